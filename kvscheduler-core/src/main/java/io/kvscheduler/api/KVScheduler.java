@@ -1,0 +1,149 @@
+package io.kvscheduler.api;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The KV Scheduler: keeps a southbound in sync with the desired state given by northbound
+ * transactions, ordering operations by the dependencies declared in {@link KVDescriptor}s.
+ *
+ * <p><b>Threading.</b> Transactions run one at a time, in FIFO order, on a single engine thread
+ * owned by the scheduler. Every read method ({@link #valueStatus}, {@link #dumpValues}, {@link
+ * #transactionHistory}, metadata maps, ...) may be called from any thread; reads never block the
+ * engine and always see the state after some completed transaction (an immutable, structurally
+ * shared snapshot). Descriptor callbacks run on the engine thread.
+ *
+ * <p><b>Transaction phases:</b> queued → pre-processed (resync refresh, filters) → ordered
+ * (deletes, re-creations, creations, updates; by key) → simulated (optional) → executed (with
+ * revert on failure, optional) → recorded → post-processed (refresh of failed values, retries,
+ * statuses to watchers, removal of deleted values).
+ *
+ * <p>Create with {@link #builder()}; close to stop the engine thread.
+ */
+public interface KVScheduler extends AutoCloseable {
+
+  /** A new builder with the defaults documented on its methods. */
+  static KVSchedulerBuilder builder() {
+    return new KVSchedulerBuilder();
+  }
+
+  /**
+   * Registers descriptors as one group: names must be unique, and every retrieve dependency must
+   * be registered before or within the group. Values waiting as UNIMPLEMENTED for a newly
+   * registered descriptor are applied by a RetryUnimplOps transaction.
+   *
+   * @throws IllegalArgumentException for a duplicate name or an unknown retrieve dependency
+   * @throws IllegalStateException for a cycle among retrieve dependencies (the cycle is named), or
+   *     after {@link #close()}
+   */
+  void registerDescriptors(KVDescriptor<?, ?>... descriptors);
+
+  /** Descriptors in retrieve order (dependencies first, then by name). */
+  List<KVDescriptor<?, ?>> descriptors();
+
+  /** The descriptor named {@code name}. */
+  Optional<KVDescriptor<?, ?>> descriptor(String name);
+
+  /** The descriptor that selects {@code key}. */
+  Optional<KVDescriptor<?, ?>> descriptorForKey(String key);
+
+  /** The non-empty NB key prefixes of all registered descriptors. */
+  Set<String> registeredNBKeyPrefixes();
+
+  /** Starts an NB transaction. */
+  Txn startNBTransaction();
+
+  /**
+   * Queues a notification from the southbound: values that appeared, changed ({@code value} set)
+   * or disappeared ({@code value} null). Processed asynchronously as one SBNotification
+   * transaction; values become OBTAINED without descriptor calls. Ignored when the first key is
+   * selected by no descriptor or is owned by the northbound.
+   *
+   * @throws IllegalStateException if the queue is full or the scheduler is closed
+   */
+  void pushSBNotification(List<KVWithMetadata<?, ?>> values);
+
+  /** Waits until every transaction queued before this call has been processed. */
+  void transactionBarrier();
+
+  /**
+   * The metadata map of descriptor {@code descriptorName}.
+   *
+   * @throws IllegalArgumentException if the descriptor is unknown or has no metadata, or its
+   *     metadata is not of {@code metadataType}
+   */
+  <M> NamedMapping<M> metadataMap(String descriptorName, Class<M> metadataType);
+
+  /** Status of {@code key} with its derived values; NONEXISTENT for unknown keys. */
+  BaseValueStatus valueStatus(String key);
+
+  /** Statuses of every base value, sorted by key. */
+  List<BaseValueStatus> valueStatuses();
+
+  /**
+   * Subscribes to status changes of base values accepted by {@code selector}: after each
+   * transaction, one status per changed base key, keys ascending (a removed value is reported once
+   * as REMOVED).
+   */
+  Subscription watchValueStatus(KeySelector selector, ValueStatusListener listener);
+
+  /** Records of transactions started within [since, until], oldest first. */
+  List<RecordedTxn> transactionHistory(Instant since, Instant until);
+
+  /** Every recorded transaction still in the history, oldest first. */
+  default List<RecordedTxn> transactionHistory() {
+    return transactionHistory(Instant.MIN, Instant.MAX);
+  }
+
+  /** The record of transaction {@code seqNum}, if still in the history. */
+  Optional<RecordedTxn> recordedTransaction(long seqNum);
+
+  /**
+   * Values of descriptor {@code descriptorName} in the given view (base values only).
+   *
+   * @throws IllegalArgumentException if the descriptor is not registered, or the view is SB and
+   *     the descriptor has no Retrieve
+   */
+  List<KVWithMetadata<Object, Object>> dumpValues(String descriptorName, View view);
+
+  /**
+   * Like {@link #dumpValues(String, View)} for the descriptor whose NB key prefix equals {@code
+   * keyPrefix}.
+   *
+   * @throws IllegalArgumentException if no descriptor has that prefix
+   */
+  List<KVWithMetadata<Object, Object>> dumpValuesByKeyPrefix(String keyPrefix, View view);
+
+  /**
+   * Validates values (and their derived values) with their descriptors without touching the graph.
+   * Values without descriptor are skipped.
+   *
+   * @return one entry per invalid value, empty when all are valid
+   */
+  List<KeyError> validateSemantically(List<KeyValuePair> values);
+
+  /** Revisions of {@code key}, oldest first (bounded by the history limits). */
+  List<NodeRevision> keyTimeline(String key);
+
+  /** The revision of every key valid at {@code time}, sorted by key. */
+  List<NodeRevision> graphSnapshot(Instant time);
+
+  /**
+   * Counts recorded revisions (of keys accepted by {@code selector}) per value of {@code flag}.
+   * Flags: {@code value-state}, {@code unavailable}, {@code error}, {@code last-update}, {@code
+   * descriptor}, {@code derived}.
+   */
+  FlagStats flagStats(String flag, KeySelector selector);
+
+  /**
+   * Explains why a value is not CONFIGURED: the chain of causes down to the roots (missing key,
+   * invalid value, failed dependency, dependency cycle). Empty for unknown keys.
+   */
+  List<String> explain(String key);
+
+  /** Stops the engine thread. Queued transactions are failed with IllegalStateException. */
+  @Override
+  void close();
+}

@@ -1,0 +1,102 @@
+package io.kvscheduler.api;
+
+import io.kvscheduler.internal.engine.SchedulerConfig;
+import io.kvscheduler.internal.engine.SchedulerImpl;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+
+/** Builds a {@link KVScheduler}. Every setting has a default, stated on its method. */
+public final class KVSchedulerBuilder {
+  private final SchedulerConfig.Mutable cfg = new SchedulerConfig.Mutable();
+
+  KVSchedulerBuilder() {}
+
+  /** Clock for records, history and retry timing. Default: the system UTC clock. */
+  public KVSchedulerBuilder clock(Clock clock) {
+    cfg.clock = Objects.requireNonNull(clock, "clock");
+    return this;
+  }
+
+  /** Runs delayed tasks (retries). Default: a daemon scheduled executor. */
+  public KVSchedulerBuilder delayScheduler(DelayScheduler scheduler) {
+    cfg.delayScheduler = Objects.requireNonNull(scheduler, "scheduler");
+    return this;
+  }
+
+  /**
+   * Delivers value statuses to watchers. Default: one daemon thread per scheduler. Pass {@code
+   * Runnable::run} to deliver on the engine thread (deterministic tests).
+   */
+  public KVSchedulerBuilder statusExecutor(Executor executor) {
+    cfg.statusExecutor = Objects.requireNonNull(executor, "executor");
+    return this;
+  }
+
+  /** Capacity of the transaction queue. Default: 200. */
+  public KVSchedulerBuilder queueCapacity(int capacity) {
+    if (capacity < 1) {
+      throw new IllegalArgumentException("queue capacity must be >= 1, got " + capacity);
+    }
+    cfg.queueCapacity = capacity;
+    return this;
+  }
+
+  /** Simulate every NB transaction and SB notification first. Default: false. */
+  public KVSchedulerBuilder enableTxnSimulation(boolean enable) {
+    cfg.simulation = enable;
+    return this;
+  }
+
+  /** Write the transaction log (logger {@code io.kvscheduler.txn}, INFO). Default: true. */
+  public KVSchedulerBuilder printTxnSummary(boolean print) {
+    cfg.printTxnSummary = print;
+    return this;
+  }
+
+  /** Text of a value in the transaction log. Default: {@code String.valueOf}. */
+  public KVSchedulerBuilder valueFormatter(Function<Object, String> formatter) {
+    cfg.valueFormatter = Objects.requireNonNull(formatter, "formatter");
+    return this;
+  }
+
+  /** Keep transaction records and graph revisions. Default: true. */
+  public KVSchedulerBuilder recordHistory(boolean record) {
+    cfg.recordHistory = record;
+    return this;
+  }
+
+  /** Drop records and revisions older than this. Default: 24 hours. */
+  public KVSchedulerBuilder historyAgeLimit(Duration age) {
+    cfg.historyAgeLimit = Objects.requireNonNull(age, "age");
+    return this;
+  }
+
+  /** Records from this long after start are kept regardless of age. Default: 1 hour. */
+  public KVSchedulerBuilder permanentHistoryPeriod(Duration period) {
+    cfg.permanentHistoryPeriod = Objects.requireNonNull(period, "period");
+    return this;
+  }
+
+  /** At most this many transaction records are kept (oldest dropped first). Default: 100 000. */
+  public KVSchedulerBuilder historyMaxRecords(int max) {
+    if (max < 1) {
+      throw new IllegalArgumentException("historyMaxRecords must be >= 1, got " + max);
+    }
+    cfg.historyMaxRecords = max;
+    return this;
+  }
+
+  /** Name of the engine thread. Default: {@code kvscheduler}. */
+  public KVSchedulerBuilder threadName(String name) {
+    cfg.threadName = Objects.requireNonNull(name, "name");
+    return this;
+  }
+
+  /** Builds and starts the scheduler (its engine thread). */
+  public KVScheduler build() {
+    return new SchedulerImpl(cfg.freeze());
+  }
+}

@@ -1,0 +1,56 @@
+package io.kvscheduler.api;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The record of one processed transaction.
+ *
+ * @param seqNum sequence number (from 0, one per processed transaction)
+ * @param type the kind of transaction
+ * @param resyncType resync flavour (NB transactions only)
+ * @param description description given by the NB caller, {@code ""} when none
+ * @param retryForTxn for retries: the transaction in which the values first failed, else 0
+ * @param retryAttempt for retries: the attempt number (1 for the first retry), else 0
+ * @param start when processing started
+ * @param stop when processing ended
+ * @param values input values sorted by key (null value = delete)
+ * @param withSimulation true when the transaction was simulated first
+ * @param planned the simulated operations (empty without simulation)
+ * @param executed the executed operations in execution order
+ */
+public record RecordedTxn(
+    long seqNum,
+    TxnType type,
+    ResyncType resyncType,
+    String description,
+    long retryForTxn,
+    int retryAttempt,
+    Instant start,
+    Instant stop,
+    List<RecordedValue> values,
+    boolean withSimulation,
+    List<RecordedTxnOp> planned,
+    List<RecordedTxnOp> executed) {
+
+  public RecordedTxn {
+    Objects.requireNonNull(type, "type");
+    Objects.requireNonNull(resyncType, "resyncType");
+    Objects.requireNonNull(description, "description");
+    Objects.requireNonNull(start, "start");
+    Objects.requireNonNull(stop, "stop");
+    values = List.copyOf(values);
+    planned = List.copyOf(planned);
+    executed = List.copyOf(executed);
+  }
+
+  /**
+   * One input value of a recorded transaction.
+   *
+   * @param key the key
+   * @param value the value, empty for a deletion
+   * @param origin origin of the value
+   */
+  public record RecordedValue(String key, java.util.Optional<Object> value, ValueOrigin origin) {}
+}

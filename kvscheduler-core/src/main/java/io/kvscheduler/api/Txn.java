@@ -1,0 +1,53 @@
+package io.kvscheduler.api;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A northbound transaction being built. Not thread-safe; use from one thread, commit once.
+ *
+ * <p>Setting the same key twice keeps the last value. A null value requests deletion.
+ */
+public interface Txn {
+  /**
+   * Sets the desired value of a base key; {@code null} requests deletion.
+   *
+   * @return this transaction
+   * @throws IllegalStateException if the transaction was already committed
+   * @throws IllegalArgumentException if the key is empty
+   */
+  Txn setValue(String key, Object value);
+
+  /**
+   * Commits with default options and waits for the result.
+   *
+   * @return the sequence number of the processed transaction
+   * @throws TransactionException if a value failed (every failed key is named) or the options are
+   *     invalid
+   * @throws IllegalStateException if the transaction was already committed or the scheduler is
+   *     closed
+   */
+  default long commit() {
+    return commit(TxnOptions.defaults());
+  }
+
+  /**
+   * Commits and, unless {@link TxnOptions#nonBlocking()}, waits for the result. Called from a
+   * descriptor callback (on the engine thread) the transaction is queued and {@code -1} returned
+   * at once: waiting there would deadlock.
+   *
+   * @return the sequence number, or {@code -1} when the commit did not wait
+   * @throws TransactionException if a value failed (every failed key is named) or the options are
+   *     invalid, or the queue is full for a non-blocking commit
+   * @throws IllegalStateException if the transaction was already committed or the scheduler is
+   *     closed
+   */
+  long commit(TxnOptions options);
+
+  /**
+   * Commits without blocking. The future completes with the sequence number, or exceptionally
+   * with a {@link TransactionException}.
+   *
+   * @throws IllegalStateException if the transaction was already committed
+   */
+  CompletableFuture<Long> commitAsync(TxnOptions options);
+}

@@ -1,0 +1,45 @@
+package io.kvscheduler.internal.engine;
+
+import io.kvscheduler.api.RecordedTxnOp;
+import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.api.ValueState;
+import java.util.Optional;
+
+/** Mutable operation record used while a transaction executes; frozen into RecordedTxnOp. */
+final class OpRecord {
+  TxnOperation op = TxnOperation.UNDEFINED;
+  String key;
+  /** Base key of the value (the key itself for base values). */
+  String baseKey;
+  Object prevValue;
+  Object newValue;
+  ValueState prevState = ValueState.NONEXISTENT;
+  ValueState newState = ValueState.NONEXISTENT;
+  Throwable prevErr;
+  Throwable newErr;
+  boolean noop;
+  boolean derived;
+  boolean property;
+  boolean revert;
+  boolean retry;
+  boolean recreate;
+
+  static String msg(Throwable t) {
+    if (t == null) {
+      return "";
+    }
+    String m = t.getMessage();
+    return m == null || m.isEmpty() ? t.getClass().getName() : m;
+  }
+
+  RecordedTxnOp freeze() {
+    return new RecordedTxnOp(op, key, Optional.ofNullable(prevValue),
+        Optional.ofNullable(newValue), prevState, newState, msg(prevErr), msg(newErr), noop,
+        derived, property, revert, retry, recreate);
+  }
+
+  @Override
+  public String toString() {
+    return freeze().toString();
+  }
+}

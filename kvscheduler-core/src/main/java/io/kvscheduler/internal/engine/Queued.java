@@ -1,0 +1,28 @@
+package io.kvscheduler.internal.engine;
+
+import io.kvscheduler.api.TxnOptions;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/** Items of the engine queue. */
+sealed interface Queued {
+  /** An NB transaction; the future completes with the sequence number or fails. */
+  record Nb(List<Kv> values, TxnOptions options, CompletableFuture<Long> result)
+      implements Queued {}
+
+  /** An SB notification. */
+  record Sb(List<Kv> values) implements Queued {}
+
+  /**
+   * A retry of failed operations (or of unimplemented values when {@code unimplemented}).
+   *
+   * @param keys base key → sequence number of its last update when the failure happened
+   */
+  record Retry(long forTxn, int attempt, Duration delay, Map<String, Long> keys,
+      boolean unimplemented) implements Queued {}
+
+  /** Work to run on the engine thread between transactions (barriers, SB dumps, scans). */
+  record Task(Runnable run) implements Queued {}
+}

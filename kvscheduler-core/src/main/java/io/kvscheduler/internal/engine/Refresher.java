@@ -1,0 +1,283 @@
+package io.kvscheduler.internal.engine;
+
+import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.KVWithMetadata;
+import io.kvscheduler.api.KeyValuePair;
+import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.api.ValueOrigin;
+import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.graph.Graph;
+import io.kvscheduler.internal.graph.Node;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Refreshes the graph from the southbound through the descriptors' Retrieve, in retrieve order.
+ *
+ * <p>For each refreshed descriptor: the correlation input is the resync's NB values at the first
+ * resync, the descriptor's available base values (with metadata) otherwise. Retrieved values
+ * replace the stored value and metadata and become available; unknown keys become OBTAINED (SB
+ * origin) or DISCOVERED (NB origin); PENDING becomes CONFIGURED; other states are kept. Unknown
+ * origin is resolved from the correlation input, then from the key's last recorded revision,
+ * then defaults to SB. Values of a refreshed descriptor that were not returned: OBTAINED and
+ * DISCOVERED are dropped, others become unavailable and CONFIGURED turns MISSING (REMOVED when the
+ * last request was a delete). Descriptors without Retrieve, or whose Retrieve fails, are skipped
+ * and their values kept as they are.
+ */
+final class Refresher {
+  private static final Logger LOG = LoggerFactory.getLogger(Refresher.class);
+
+  private final Graph g;
+  private final Registry reg;
+  private final History history;
+
+  Refresher(Graph g, Registry reg, History history) {
+    this.g = g;
+    this.reg = reg;
+    this.history = history;
+  }
+
+  /**
+   * Refreshes the given keys ({@code null} = everything).
+   *
+   * @param firstResyncNb NB values of the first resync (correlation input), or null
+   */
+  void refresh(Set<String> keys, List<Kv> firstResyncNb, boolean verbose) {
+    Set<String> refreshedDescriptors = new HashSet<>();
+    Set<String> covered = new HashSet<>();
+    for (DescriptorHandle h : reg.ordered()) {
+      if (keys != null && keys.stream().noneMatch(k -> selects(h, k))) {
+        continue;
+      }
+      if (!h.canRetrieve()) {
+        continue;
+      }
+      List<KVWithMetadata<Object, Object>> correlate = correlate(h, firstResyncNb);
+      DescriptorHandle.Result<List<KVWithMetadata<Object, Object>>> r = h.retrieve(correlate);
+      if (r.failed()) {
+        LOG.error("descriptor {}: Retrieve failed; its values are left as they are", h.name,
+            r.error());
+        continue;
+      }
+      refreshedDescriptors.add(h.name);
+      Map<String, ValueOrigin> correlated = new HashMap<>();
+      for (KVWithMetadata<Object, Object> c : correlate) {
+        correlated.put(c.key(), c.origin());
+      }
+      Set<String> returned = new HashSet<>();
+      for (KVWithMetadata<Object, Object> kv : r.value()) {
+        if (!validRetrieved(h, kv, returned, keys)) {
+          continue;
+        }
+        returned.add(kv.key());
+        applyRetrieved(h, kv, resolveOrigin(kv, correlated), covered);
+      }
+      // NB base values of this descriptor not returned lose their metadata
+      for (Node n : nodesOf(h, keys)) {
+        if (!returned.contains(n.key) && n.metadata != null && n.state != ValueState.OBTAINED) {
+          Node w = g.write(n.key);
+          w.metadata = null;
+          if (h.metadataMap != null) {
+            h.metadataMap.put(w.label, null);
+          }
+        }
+      }
+    }
+    markNotFound(keys, refreshedDescriptors, covered);
+    if (verbose) {
+      LOG.info("refreshed graph: {} values", g.size());
+    }
+  }
+
+  private boolean selects(DescriptorHandle h, String key) {
+    return reg.forKey(key) == h;
+  }
+
+  private List<KVWithMetadata<Object, Object>> correlate(DescriptorHandle h, List<Kv> firstNb) {
+    List<KVWithMetadata<Object, Object>> out = new ArrayList<>();
+    if (firstNb != null) {
+      for (Kv kv : firstNb) {
+        if (kv.value() != null && selects(h, kv.key())) {
+          out.add(new KVWithMetadata<>(kv.key(), kv.value(), null, ValueOrigin.FROM_NB));
+        }
+      }
+      out.sort((a, b) -> a.key().compareTo(b.key()));
+      return out;
+    }
+    for (Node n : nodesOf(h, null)) {
+      if (n.isAvailable()) {
+        out.add(new KVWithMetadata<>(n.key, n.value, n.metadata, n.origin()));
+      }
+    }
+    return out;
+  }
+
+  /** Base nodes handled by descriptor {@code h}, sorted by key. */
+  List<Node> nodesOf(DescriptorHandle h, Set<String> keys) {
+    List<Node> out = new ArrayList<>();
+    if (keys != null) {
+      for (String k : new java.util.TreeSet<>(keys)) {
+        Node n = g.get(k);
+        if (n != null && !n.isDerived() && h.name.equals(n.descriptor) && n.value != null) {
+          out.add(n);
+        }
+      }
+      return out;
+    }
+    for (Node n : g.range(h.d.nbKeyPrefix()).values()) {
+      if (!n.isDerived() && h.name.equals(n.descriptor) && n.value != null) {
+        out.add(n);
+      }
+    }
+    return out;
+  }
+
+  private boolean validRetrieved(DescriptorHandle h, KVWithMetadata<Object, Object> kv,
+      Set<String> returned, Set<String> keys) {
+    if (kv == null || kv.key().isEmpty() || kv.value() == null) {
+      LOG.warn("descriptor {}: Retrieve returned an entry without key or value; skipped", h.name);
+      return false;
+    }
+    if (!selects(h, kv.key())) {
+      LOG.warn("descriptor {}: Retrieve returned foreign key {}; skipped", h.name, kv.key());
+      return false;
+    }
+    if (returned.contains(kv.key())) {
+      LOG.warn("descriptor {}: Retrieve returned key {} twice; skipped", h.name, kv.key());
+      return false;
+    }
+    if (h.checkType(kv.key(), kv.value()) != null) {
+      LOG.warn("descriptor {}: Retrieve returned a value of the wrong type for {}; skipped",
+          h.name, kv.key());
+      return false;
+    }
+    return keys == null || keys.contains(kv.key());
+  }
+
+  private ValueOrigin resolveOrigin(KVWithMetadata<Object, Object> kv,
+      Map<String, ValueOrigin> correlated) {
+    if (kv.origin() != ValueOrigin.UNKNOWN) {
+      return kv.origin();
+    }
+    ValueOrigin c = correlated.get(kv.key());
+    if (c != null && c != ValueOrigin.UNKNOWN) {
+      return c;
+    }
+    ValueState last = history.lastRecordedState(kv.key());
+    if (last != null) {
+      return last == ValueState.OBTAINED ? ValueOrigin.FROM_SB : ValueOrigin.FROM_NB;
+    }
+    return ValueOrigin.FROM_SB;
+  }
+
+  private void applyRetrieved(DescriptorHandle h, KVWithMetadata<Object, Object> kv,
+      ValueOrigin origin, Set<String> covered) {
+    Node n = g.write(kv.key());
+    refreshNode(n, h, kv.value(), origin, null);
+    n.metadata = kv.metadata();
+    if (h.metadataMap != null) {
+      h.metadataMap.put(n.label, kv.metadata());
+    }
+    covered.add(n.key);
+    List<String> derivedKeys = new ArrayList<>();
+    DescriptorHandle.Result<List<KeyValuePair>> der = h.derivedValues(n.key, n.value);
+    if (!der.failed()) {
+      for (KeyValuePair d : der.value()) {
+        if (d.value() == null || d.key().equals(n.key) || derivedKeys.contains(d.key())) {
+          continue;
+        }
+        Node existing = g.get(d.key());
+        if (existing != null && existing.value != null && !n.key.equals(existing.derivedFrom)) {
+          continue;
+        }
+        derivedKeys.add(d.key());
+        Node dn = g.write(d.key());
+        refreshNode(dn, reg.forKey(d.key()), d.value(), origin, n.key);
+        covered.add(dn.key);
+      }
+    }
+    derivedKeys.sort(null);
+    n.derivedKeys = List.copyOf(derivedKeys);
+  }
+
+  private void refreshNode(Node n, DescriptorHandle h, Object value, ValueOrigin origin,
+      String base) {
+    n.value = value;
+    n.derivedFrom = base;
+    n.descriptor = h == null ? null : h.name;
+    n.label = h == null ? n.key : h.label(n.key);
+    n.unavailable = false;
+    if (n.state == ValueState.NONEXISTENT) {
+      n.state = origin == ValueOrigin.FROM_SB ? ValueState.OBTAINED : ValueState.DISCOVERED;
+    } else if (n.state == ValueState.PENDING) {
+      n.state = ValueState.CONFIGURED;
+    }
+    List<Dependency> deps = List.of();
+    if (h != null) {
+      DescriptorHandle.Result<List<Dependency>> r = h.dependencies(n.key, value);
+      if (!r.failed()) {
+        deps = r.value();
+      }
+    }
+    g.setDeps(n, deps);
+  }
+
+  private void markNotFound(Set<String> keys, Set<String> refreshed, Set<String> covered) {
+    List<Node> candidates = new ArrayList<>();
+    if (keys == null) {
+      candidates.addAll(g.all().values());
+    } else {
+      for (String k : keys) {
+        Node n = g.get(k);
+        if (n != null) {
+          candidates.add(n);
+          for (String dk : n.derivedKeys) {
+            Node dn = g.get(dk);
+            if (dn != null) {
+              candidates.add(dn);
+            }
+          }
+        }
+      }
+    }
+    for (Node n : candidates) {
+      if (covered.contains(n.key) || n.value == null) {
+        continue;
+      }
+      Node base = n.isDerived() ? g.get(n.derivedFrom) : n;
+      if (base == null || base.descriptor == null || !refreshed.contains(base.descriptor)) {
+        continue;
+      }
+      if (n.state == ValueState.OBTAINED || n.state == ValueState.DISCOVERED) {
+        g.remove(n.key);
+        continue;
+      }
+      Node w = g.write(n.key);
+      w.unavailable = true;
+      if (w.state == ValueState.CONFIGURED) {
+        w.state = w.lastUpdate != null && w.lastUpdate.op() == TxnOperation.DELETE
+            ? ValueState.REMOVED : ValueState.MISSING;
+      }
+    }
+  }
+
+  /** Retrieve for an SB-view dump: correlation = cached view. */
+  List<KVWithMetadata<Object, Object>> retrieveForDump(DescriptorHandle h) {
+    DescriptorHandle.Result<List<KVWithMetadata<Object, Object>>> r =
+        h.retrieve(correlate(h, null));
+    if (r.failed()) {
+      throw new IllegalStateException(
+          "descriptor " + h.name + ": Retrieve failed: " + OpRecord.msg(r.error()), r.error());
+    }
+    List<KVWithMetadata<Object, Object>> out = new ArrayList<>(r.value());
+    out.removeIf(kv -> kv == null || kv.value() == null);
+    out.sort((a, b) -> a.key().compareTo(b.key()));
+    return out;
+  }
+}

@@ -1,0 +1,187 @@
+package io.kvscheduler.internal.engine;
+
+import io.kvscheduler.api.KVDescriptor;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * Registered descriptors: lookup by name, by key (cached, bounded), and the retrieve order
+ * (topological over RetrieveDependencies, smallest name first among the eligible). Registration
+ * happens under the scheduler's lock; lookups by key run on the engine thread.
+ */
+final class Registry {
+  private static final int KEY_CACHE_SIZE = 4096;
+
+  private final Map<String, DescriptorHandle> byName = new HashMap<>();
+  private volatile List<DescriptorHandle> ordered = List.of();
+  private final CopyOnWriteArrayList<DescriptorHandle> all = new CopyOnWriteArrayList<>();
+  private final Map<String, DescriptorHandle> keyCache =
+      new LinkedHashMap<>(256, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, DescriptorHandle> e) {
+          return size() > KEY_CACHE_SIZE;
+        }
+      };
+
+  /**
+   * Registers a group of descriptors atomically.
+   *
+   * @throws IllegalArgumentException for duplicate names or unknown retrieve dependencies
+   * @throws IllegalStateException for cycles among retrieve dependencies
+   */
+  synchronized List<DescriptorHandle> register(Collection<KVDescriptor<?, ?>> group) {
+    Map<String, DescriptorHandle> added = new LinkedHashMap<>();
+    for (KVDescriptor<?, ?> d : group) {
+      if (byName.containsKey(d.name()) || added.containsKey(d.name())) {
+        throw new IllegalArgumentException(
+            "descriptor " + d.name() + " is already registered (descriptor names must be unique)");
+      }
+      added.put(d.name(), new DescriptorHandle(d));
+    }
+    for (DescriptorHandle h : added.values()) {
+      for (String dep : h.d.retrieveDependencies()) {
+        if (!byName.containsKey(dep) && !added.containsKey(dep)) {
+          throw new IllegalArgumentException(
+              "descriptor " + h.name + " names unknown retrieve dependency " + dep
+                  + " (register descriptors that depend on each other in one registerDescriptors"
+                  + " call)");
+        }
+      }
+    }
+    Map<String, DescriptorHandle> merged = new HashMap<>(byName);
+    merged.putAll(added);
+    List<DescriptorHandle> order = topoOrder(merged);
+    byName.putAll(added);
+    all.addAll(added.values());
+    ordered = order;
+    synchronized (keyCache) {
+      keyCache.clear();
+    }
+    return List.copyOf(added.values());
+  }
+
+  private static List<DescriptorHandle> topoOrder(Map<String, DescriptorHandle> ds) {
+    Map<String, Integer> missing = new HashMap<>();
+    Map<String, List<String>> dependents = new HashMap<>();
+    for (DescriptorHandle h : ds.values()) {
+      missing.put(h.name, h.d.retrieveDependencies().size());
+      for (String dep : h.d.retrieveDependencies()) {
+        dependents.computeIfAbsent(dep, k -> new ArrayList<>()).add(h.name);
+      }
+    }
+    TreeSet<String> ready = new TreeSet<>();
+    missing.forEach((n, c) -> {
+      if (c == 0) ready.add(n);
+    });
+    List<DescriptorHandle> out = new ArrayList<>();
+    while (!ready.isEmpty()) {
+      String n = ready.pollFirst();
+      out.add(ds.get(n));
+      for (String dep : dependents.getOrDefault(n, List.of())) {
+        if (missing.merge(dep, -1, Integer::sum) == 0) {
+          ready.add(dep);
+        }
+      }
+    }
+    if (out.size() != ds.size()) {
+      TreeSet<String> inCycle = new TreeSet<>();
+      missing.forEach((n, c) -> {
+        if (c > 0) inCycle.add(n);
+      });
+      throw new IllegalStateException(
+          "retrieve dependencies form a cycle among descriptors " + describeCycle(ds, inCycle));
+    }
+    return List.copyOf(out);
+  }
+
+  private static String describeCycle(Map<String, DescriptorHandle> ds, Set<String> rest) {
+    // walk from the smallest name along dependencies that are still unresolved until a repeat
+    List<String> path = new ArrayList<>();
+    String cur = rest.iterator().next();
+    while (!path.contains(cur)) {
+      path.add(cur);
+      String next = null;
+      for (String dep : ds.get(cur).d.retrieveDependencies()) {
+        if (rest.contains(dep)) {
+          next = dep;
+          break;
+        }
+      }
+      if (next == null) {
+        break;
+      }
+      cur = next;
+    }
+    int start = path.indexOf(cur);
+    List<String> cycle = new ArrayList<>(path.subList(Math.max(start, 0), path.size()));
+    cycle.add(cur);
+    return String.join(" -> ", cycle);
+  }
+
+  synchronized DescriptorHandle byName(String name) {
+    return byName.get(name);
+  }
+
+  /** Descriptors in retrieve order. */
+  List<DescriptorHandle> ordered() {
+    return ordered;
+  }
+
+  /**
+   * The descriptor selecting {@code key}, or null. When several select it, the first in retrieve
+   * order wins and an error is logged once per key (the reference panics).
+   */
+  DescriptorHandle forKey(String key) {
+    synchronized (keyCache) {
+      DescriptorHandle h = keyCache.get(key);
+      if (h != null) {
+        return h;
+      }
+    }
+    DescriptorHandle found = null;
+    for (DescriptorHandle h : ordered) {
+      boolean sel;
+      try {
+        sel = h.d.selects(key);
+      } catch (RuntimeException e) {
+        org.slf4j.LoggerFactory.getLogger(Registry.class)
+            .error("descriptor {}: key selector failed for key {}", h.name, key, e);
+        sel = false;
+      }
+      if (sel) {
+        if (found != null) {
+          org.slf4j.LoggerFactory.getLogger(Registry.class).error(
+              "key {} is selected by descriptors {} and {}; using {}", key, found.name, h.name,
+              found.name);
+          break;
+        }
+        found = h;
+      }
+    }
+    if (found != null) {
+      synchronized (keyCache) {
+        keyCache.put(key, found);
+      }
+    }
+    return found;
+  }
+
+  Set<String> nbKeyPrefixes() {
+    Set<String> out = new TreeSet<>();
+    for (DescriptorHandle h : all) {
+      if (!h.d.nbKeyPrefix().isEmpty()) {
+        out.add(h.d.nbKeyPrefix());
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,45 @@
+package io.kvscheduler.internal.engine;
+
+import io.kvscheduler.api.DelayScheduler;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+
+/** Immutable settings of a scheduler (see KVSchedulerBuilder for the defaults). */
+public record SchedulerConfig(
+    Clock clock,
+    DelayScheduler delayScheduler,
+    Executor statusExecutor,
+    int queueCapacity,
+    boolean simulation,
+    boolean printTxnSummary,
+    Function<Object, String> valueFormatter,
+    boolean recordHistory,
+    Duration historyAgeLimit,
+    Duration permanentHistoryPeriod,
+    int historyMaxRecords,
+    String threadName) {
+
+  /** Builder-side mutable settings. */
+  public static final class Mutable {
+    public Clock clock = Clock.systemUTC();
+    public DelayScheduler delayScheduler;
+    public Executor statusExecutor;
+    public int queueCapacity = 200;
+    public boolean simulation;
+    public boolean printTxnSummary = true;
+    public Function<Object, String> valueFormatter = String::valueOf;
+    public boolean recordHistory = true;
+    public Duration historyAgeLimit = Duration.ofHours(24);
+    public Duration permanentHistoryPeriod = Duration.ofHours(1);
+    public int historyMaxRecords = 100_000;
+    public String threadName = "kvscheduler";
+
+    public SchedulerConfig freeze() {
+      return new SchedulerConfig(clock, delayScheduler, statusExecutor, queueCapacity, simulation,
+          printTxnSummary, valueFormatter, recordHistory, historyAgeLimit,
+          permanentHistoryPeriod, historyMaxRecords, threadName);
+    }
+  }
+}

@@ -1,0 +1,535 @@
+package io.kvscheduler.internal.engine;
+
+import io.kvscheduler.api.BaseValueStatus;
+import io.kvscheduler.api.DelayScheduler;
+import io.kvscheduler.api.FlagStats;
+import io.kvscheduler.api.KVDescriptor;
+import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.KVWithMetadata;
+import io.kvscheduler.api.KeyError;
+import io.kvscheduler.api.KeySelector;
+import io.kvscheduler.api.KeyValuePair;
+import io.kvscheduler.api.NamedMapping;
+import io.kvscheduler.api.NodeRevision;
+import io.kvscheduler.api.RecordedTxn;
+import io.kvscheduler.api.ResyncType;
+import io.kvscheduler.api.Subscription;
+import io.kvscheduler.api.TransactionException;
+import io.kvscheduler.api.Txn;
+import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.api.TxnOptions;
+import io.kvscheduler.api.ValueOrigin;
+import io.kvscheduler.api.ValueState;
+import io.kvscheduler.api.ValueStatusListener;
+import io.kvscheduler.api.View;
+import io.kvscheduler.internal.graph.Graph;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingDeque;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import org.pcollections.TreePMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The scheduler: a bounded FIFO queue consumed by one engine thread that owns the graph. Callers
+ * block on futures; reads use the published snapshot and the history, never the graph.
+ */
+public final class SchedulerImpl implements KVScheduler {
+  private static final Logger LOG = LoggerFactory.getLogger(SchedulerImpl.class);
+
+  private final SchedulerConfig cfg;
+  private final Registry registry = new Registry();
+  private final Graph graph = new Graph();
+  private final LinkedBlockingDeque<Queued> queue;
+  /** Transactions queued by the engine thread itself (never blocks). */
+  private final ArrayDeque<Queued> internal = new ArrayDeque<>();
+  private final Published published = new Published();
+  private final History history;
+  private final Watchers watchers;
+  private final TxnProcessor processor;
+  private final Thread engine;
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final List<AutoCloseable> owned = new ArrayList<>();
+  private static final Queued STOP = new Queued.Task(() -> {});
+
+  public SchedulerImpl(SchedulerConfig config) {
+    SchedulerConfig c = config;
+    if (c.delayScheduler() == null || c.statusExecutor() == null) {
+      DelayScheduler ds = c.delayScheduler();
+      if (ds == null) {
+        ScheduledExecutorService ses = Executors.newSingleThreadScheduledExecutor(
+            daemon(c.threadName() + "-timer"));
+        owned.add(ses::shutdownNow);
+        ds = (delay, task) -> {
+          var f = ses.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+          return () -> f.cancel(false);
+        };
+      }
+      java.util.concurrent.Executor ex = c.statusExecutor();
+      if (ex == null) {
+        var es = Executors.newSingleThreadExecutor(daemon(c.threadName() + "-status"));
+        owned.add(es::shutdownNow);
+        ex = es;
+      }
+      c = new SchedulerConfig(c.clock(), ds, ex, c.queueCapacity(), c.simulation(),
+          c.printTxnSummary(), c.valueFormatter(), c.recordHistory(), c.historyAgeLimit(),
+          c.permanentHistoryPeriod(), c.historyMaxRecords(), c.threadName());
+    }
+    this.cfg = c;
+    this.queue = new LinkedBlockingDeque<>(c.queueCapacity());
+    this.history = new History(c, c.clock().instant());
+    this.watchers = new Watchers(c.statusExecutor());
+    this.processor = new TxnProcessor(c, graph, registry, history, published, watchers,
+        new TxnProcessor.Sink() {
+          @Override
+          public boolean offer(Queued q) {
+            return !closed.get() && queue.offerLast(q);
+          }
+
+          @Override
+          public void pushInternal(Queued q) {
+            internal.addLast(q);
+          }
+        });
+    this.engine = new Thread(this::loop, c.threadName());
+    this.engine.setDaemon(true);
+    this.engine.start();
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  // ------------------------------------------------------------------ engine loop
+
+  private void loop() {
+    while (true) {
+      Queued q = internal.pollFirst();
+      if (q == null) {
+        try {
+          q = queue.takeFirst();
+        } catch (InterruptedException e) {
+          if (closed.get()) {
+            break;
+          }
+          continue;
+        }
+      }
+      if (q == STOP) {
+        break;
+      }
+      try {
+        if (q instanceof Queued.Task t) {
+          t.run().run();
+        } else {
+          processor.process(q);
+        }
+      } catch (Throwable t) {
+        // the engine thread never dies
+        LOG.error("engine: unexpected failure while processing {}", q, t);
+      }
+    }
+    failPending();
+  }
+
+  private void failPending() {
+    List<Queued> rest = new ArrayList<>(internal);
+    queue.drainTo(rest);
+    for (Queued q : rest) {
+      if (q instanceof Queued.Nb nb) {
+        nb.result().completeExceptionally(new IllegalStateException("scheduler was closed"));
+      }
+    }
+  }
+
+  private boolean onEngine() {
+    return Thread.currentThread() == engine;
+  }
+
+  private void ensureOpen() {
+    if (closed.get()) {
+      throw new IllegalStateException("scheduler was closed");
+    }
+  }
+
+  /** Runs {@code work} on the engine thread between transactions and waits for its result. */
+  private <T> T onEngine(Supplier<T> work) {
+    if (onEngine()) {
+      return work.get();
+    }
+    ensureOpen();
+    CompletableFuture<T> f = new CompletableFuture<>();
+    try {
+      queue.putLast(new Queued.Task(() -> {
+        try {
+          f.complete(work.get());
+        } catch (Throwable t) {
+          f.completeExceptionally(t);
+        }
+      }));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while queuing", e);
+    }
+    return await(f);
+  }
+
+  private static <T> T await(CompletableFuture<T> f) {
+    try {
+      return f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("waiting for result of blocking transaction was canceled",
+          e);
+    } catch (ExecutionException e) {
+      Throwable c = e.getCause();
+      if (c instanceof RuntimeException re) {
+        throw re;
+      }
+      if (c instanceof Error err) {
+        throw err;
+      }
+      throw new IllegalStateException(c);
+    }
+  }
+
+  // ------------------------------------------------------------------ descriptors
+
+  @Override
+  public void registerDescriptors(KVDescriptor<?, ?>... descriptors) {
+    ensureOpen();
+    registry.register(List.of(descriptors));
+    Runnable retry = processor::retryUnimplemented;
+    if (onEngine()) {
+      retry.run();
+    } else {
+      queue.offerLast(new Queued.Task(retry));
+    }
+  }
+
+  @Override
+  public List<KVDescriptor<?, ?>> descriptors() {
+    List<KVDescriptor<?, ?>> out = new ArrayList<>();
+    for (DescriptorHandle h : registry.ordered()) {
+      out.add(h.d);
+    }
+    return out;
+  }
+
+  @Override
+  public Optional<KVDescriptor<?, ?>> descriptor(String name) {
+    DescriptorHandle h = registry.byName(name);
+    return Optional.ofNullable(h == null ? null : h.d);
+  }
+
+  @Override
+  public Optional<KVDescriptor<?, ?>> descriptorForKey(String key) {
+    DescriptorHandle h = registry.forKey(key);
+    return Optional.ofNullable(h == null ? null : h.d);
+  }
+
+  @Override
+  public Set<String> registeredNBKeyPrefixes() {
+    return registry.nbKeyPrefixes();
+  }
+
+  // ------------------------------------------------------------------ transactions
+
+  @Override
+  public Txn startNBTransaction() {
+    return new TxnImpl();
+  }
+
+  private final class TxnImpl implements Txn {
+    private final Map<String, Object> values = new LinkedHashMap<>();
+    private boolean committed;
+
+    @Override
+    public Txn setValue(String key, Object value) {
+      if (committed) {
+        throw new IllegalStateException("transaction was already committed");
+      }
+      if (key == null || key.isEmpty()) {
+        throw new IllegalArgumentException("key must not be empty");
+      }
+      values.put(key, value);
+      return this;
+    }
+
+    @Override
+    public long commit(TxnOptions options) {
+      CompletableFuture<Long> f = submit(options);
+      if (f == null) {
+        return -1;
+      }
+      return await(f);
+    }
+
+    @Override
+    public CompletableFuture<Long> commitAsync(TxnOptions options) {
+      CompletableFuture<Long> f = submit(options.withNonBlocking(false));
+      return f;
+    }
+
+    private CompletableFuture<Long> submit(TxnOptions o) {
+      if (committed) {
+        throw new IllegalStateException("transaction was already committed");
+      }
+      committed = true;
+      ensureOpen();
+      if (o.resync() == ResyncType.DOWNSTREAM && !values.isEmpty()) {
+        throw new TransactionException(
+            "downstream resync combined with data changes in one transaction");
+      }
+      if (o.revert() && o.resync() != ResyncType.NOT_RESYNC) {
+        throw new TransactionException("it is not supported to combine resync with revert");
+      }
+      List<Kv> kvs = new ArrayList<>(values.size());
+      values.forEach((k, v) -> kvs.add(Kv.nb(k, v)));
+      CompletableFuture<Long> f = new CompletableFuture<>();
+      Queued.Nb q = new Queued.Nb(kvs, o, f);
+      if (onEngine()) {
+        LOG.warn("transaction committed from a descriptor callback: queued, not awaited");
+        internal.addLast(q);
+        return null;
+      }
+      if (o.nonBlocking()) {
+        if (!queue.offerLast(q)) {
+          throw new TransactionException("transaction queue is full");
+        }
+        return null;
+      }
+      try {
+        queue.putLast(q);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while queuing the transaction", e);
+      }
+      return f;
+    }
+  }
+
+  @Override
+  public void pushSBNotification(List<KVWithMetadata<?, ?>> values) {
+    ensureOpen();
+    List<Kv> kvs = new ArrayList<>(values.size());
+    for (KVWithMetadata<?, ?> kv : values) {
+      kvs.add(new Kv(kv.key(), kv.value(), ValueOrigin.FROM_SB, false, kv.metadata()));
+    }
+    Queued.Sb q = new Queued.Sb(kvs);
+    if (onEngine()) {
+      internal.addLast(q);
+    } else if (!queue.offerLast(q)) {
+      throw new IllegalStateException("transaction queue is full");
+    }
+  }
+
+  @Override
+  public void transactionBarrier() {
+    if (onEngine()) {
+      return;
+    }
+    onEngine(() -> null);
+  }
+
+  // ------------------------------------------------------------------ reads
+
+  @Override
+  public <M> NamedMapping<M> metadataMap(String descriptorName, Class<M> metadataType) {
+    DescriptorHandle h = registry.byName(descriptorName);
+    if (h == null) {
+      throw new IllegalArgumentException("descriptor " + descriptorName + " is not registered");
+    }
+    if (h.metadataMap == null) {
+      throw new IllegalArgumentException("descriptor " + descriptorName + " has no metadata");
+    }
+    @SuppressWarnings("unchecked")
+    NamedMapping<M> m = (NamedMapping<M>) h.metadataMap;
+    return m;
+  }
+
+  @Override
+  public BaseValueStatus valueStatus(String key) {
+    return published.status(key);
+  }
+
+  @Override
+  public List<BaseValueStatus> valueStatuses() {
+    List<BaseValueStatus> out = new ArrayList<>();
+    TreePMap<String, Published.View> views = published.current();
+    for (Published.View v : views.values()) {
+      if (v.derivedFrom() == null) {
+        out.add(published.status(v.key()));
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public Subscription watchValueStatus(KeySelector selector, ValueStatusListener listener) {
+    return watchers.add(selector, listener);
+  }
+
+  @Override
+  public List<RecordedTxn> transactionHistory(Instant since, Instant until) {
+    return history.records(since, until);
+  }
+
+  @Override
+  public Optional<RecordedTxn> recordedTransaction(long seqNum) {
+    return history.record(seqNum);
+  }
+
+  @Override
+  public List<KVWithMetadata<Object, Object>> dumpValues(String descriptorName, View view) {
+    DescriptorHandle h = registry.byName(descriptorName);
+    if (h == null) {
+      throw new IllegalArgumentException("descriptor " + descriptorName + " is not registered");
+    }
+    return dump(h, view);
+  }
+
+  @Override
+  public List<KVWithMetadata<Object, Object>> dumpValuesByKeyPrefix(String keyPrefix, View view) {
+    for (DescriptorHandle h : registry.ordered()) {
+      if (!keyPrefix.isEmpty() && h.d.nbKeyPrefix().equals(keyPrefix)) {
+        return dump(h, view);
+      }
+    }
+    throw new IllegalArgumentException(
+        "no descriptor found matching the key prefix '" + keyPrefix + "'");
+  }
+
+  private List<KVWithMetadata<Object, Object>> dump(DescriptorHandle h, View view) {
+    if (view == View.SB) {
+      if (!h.canRetrieve()) {
+        throw new IllegalArgumentException(
+            "descriptor " + h.name + " does not support Retrieve operation");
+      }
+      return onEngine(() -> processor.refresher().retrieveForDump(h));
+    }
+    List<KVWithMetadata<Object, Object>> out = new ArrayList<>();
+    TreePMap<String, Published.View> views = published.current();
+    Iterable<Published.View> candidates = h.d.nbKeyPrefix().isEmpty()
+        ? views.values()
+        : views.subMap(h.d.nbKeyPrefix(), h.d.nbKeyPrefix() + Character.MAX_VALUE).values();
+    for (Published.View v : candidates) {
+      if (v.derivedFrom() != null || !h.name.equals(v.descriptor())) {
+        continue;
+      }
+      if (view == View.NB) {
+        if (v.state() == ValueState.OBTAINED || v.intentDelete() || v.intent() == null) {
+          continue;
+        }
+        out.add(new KVWithMetadata<>(v.key(), v.intent(), v.metadata(), ValueOrigin.FROM_NB));
+      } else {
+        boolean available = switch (v.state()) {
+          case CONFIGURED, OBTAINED, DISCOVERED -> true;
+          case FAILED, RETRYING -> v.status().lastOperation() == TxnOperation.UPDATE;
+          default -> false;
+        };
+        if (!available) {
+          continue;
+        }
+        out.add(new KVWithMetadata<>(v.key(), v.value(), v.metadata(),
+            v.state() == ValueState.OBTAINED ? ValueOrigin.FROM_SB : ValueOrigin.FROM_NB));
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public List<KeyError> validateSemantically(List<KeyValuePair> values) {
+    List<KeyError> out = new ArrayList<>();
+    for (KeyValuePair kv : values) {
+      validateOne(kv, out, true);
+    }
+    return out;
+  }
+
+  private void validateOne(KeyValuePair kv, List<KeyError> out, boolean base) {
+    DescriptorHandle h = registry.forKey(kv.key());
+    if (h == null || kv.value() == null) {
+      return;
+    }
+    Throwable err = h.validate(kv.key(), kv.value());
+    if (err != null) {
+      out.add(new KeyError(kv.key(), TxnOperation.VALIDATE, OpRecord.msg(err), err));
+    }
+    if (base) {
+      DescriptorHandle.Result<List<KeyValuePair>> der = h.derivedValues(kv.key(), kv.value());
+      if (der.failed()) {
+        out.add(new KeyError(kv.key(), TxnOperation.VALIDATE, OpRecord.msg(der.error()),
+            der.error()));
+      } else {
+        for (KeyValuePair d : der.value()) {
+          validateOne(d, out, false);
+        }
+      }
+    }
+  }
+
+  @Override
+  public List<NodeRevision> keyTimeline(String key) {
+    return history.timeline(key);
+  }
+
+  @Override
+  public List<NodeRevision> graphSnapshot(Instant time) {
+    return history.snapshot(time);
+  }
+
+  @Override
+  public FlagStats flagStats(String flag, KeySelector selector) {
+    return history.flagStats(flag, selector);
+  }
+
+  @Override
+  public List<String> explain(String key) {
+    if (closed.get()) {
+      return List.of();
+    }
+    return onEngine(() -> Explainer.explain(graph, key));
+  }
+
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    if (!queue.offerLast(STOP)) {
+      engine.interrupt();
+    }
+    try {
+      engine.join(Duration.ofSeconds(10).toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    failPending();
+    for (AutoCloseable c : owned) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        LOG.debug("closing {}", c, e);
+      }
+    }
+  }
+}

@@ -1,0 +1,47 @@
+package io.kvscheduler.internal.engine;
+
+import io.kvscheduler.api.RetryOptions;
+import io.kvscheduler.api.TxnType;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/** State of one execution pass (simulation or real) of a transaction. */
+final class TxnContext {
+  final long seq;
+  final TxnType type;
+  final boolean simulate;
+  /** Retry options of an NB transaction (null when none or not NB). */
+  final RetryOptions nbRetry;
+  final boolean revertOnFailure;
+  /** For retry transactions: base keys being retried and the attempt number. */
+  final Set<String> retryKeys;
+  final int retryAttempt;
+
+  final List<OpRecord> ops = new ArrayList<>();
+  /** Base keys whose status changed (real execution only). */
+  final TreeSet<String> changedStatus = new TreeSet<>();
+  /** Keys on the current recursion path (cycle guard). */
+  final Set<String> branch = new HashSet<>();
+
+  TxnContext(long seq, TxnType type, boolean simulate, RetryOptions nbRetry,
+      boolean revertOnFailure, Set<String> retryKeys, int retryAttempt) {
+    this.seq = seq;
+    this.type = type;
+    this.simulate = simulate;
+    this.nbRetry = nbRetry;
+    this.revertOnFailure = revertOnFailure;
+    this.retryKeys = retryKeys;
+    this.retryAttempt = retryAttempt;
+  }
+
+  boolean isNB() {
+    return type == TxnType.NB_TRANSACTION;
+  }
+
+  boolean isRetry() {
+    return type == TxnType.RETRY_FAILED_OPS;
+  }
+}

@@ -1,0 +1,542 @@
+package io.kvscheduler.internal.engine;
+
+import io.kvscheduler.api.BaseValueStatus;
+import io.kvscheduler.api.KeyError;
+import io.kvscheduler.api.RecordedTxn;
+import io.kvscheduler.api.RecordedTxnOp;
+import io.kvscheduler.api.ResyncType;
+import io.kvscheduler.api.RetryOptions;
+import io.kvscheduler.api.TransactionException;
+import io.kvscheduler.api.TxnOptions;
+import io.kvscheduler.api.TxnType;
+import io.kvscheduler.api.ValueOrigin;
+import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.graph.Graph;
+import io.kvscheduler.internal.graph.Node;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Processes one dequeued transaction on the engine thread: pre-processing (resync refresh and
+ * reconciliation, notification filter, retry filter), ordering, optional simulation, execution
+ * with optional revert, compression of pending operations, recording, and post-processing
+ * (refresh of failed values, retry scheduling, status delivery, removal of deleted values).
+ */
+final class TxnProcessor {
+  private static final Logger LOG = LoggerFactory.getLogger(TxnProcessor.class);
+  static final Logger TXN_LOG = LoggerFactory.getLogger("io.kvscheduler.txn");
+
+  private final SchedulerConfig cfg;
+  private final Graph g;
+  private final Registry reg;
+  private final History history;
+  private final Published published;
+  private final Watchers watchers;
+  private final Refresher refresher;
+  private final Sink sink;
+  private long nextSeq;
+  private int resyncCount;
+  /** UNIMPLEMENTED base keys waiting for a descriptor. */
+  private final TreeSet<String> unimplemented = new TreeSet<>();
+
+  TxnProcessor(SchedulerConfig cfg, Graph g, Registry reg, History history, Published published,
+      Watchers watchers, Sink sink) {
+    this.cfg = cfg;
+    this.g = g;
+    this.reg = reg;
+    this.history = history;
+    this.published = published;
+    this.watchers = watchers;
+    this.sink = sink;
+    this.refresher = new Refresher(g, reg, history);
+  }
+
+  Refresher refresher() {
+    return refresher;
+  }
+
+  /** Everything known about the transaction being processed. */
+  private static final class Job {
+    long seq;
+    TxnType type;
+    ResyncType resync = ResyncType.NOT_RESYNC;
+    String description = "";
+    TxnOptions options = TxnOptions.defaults();
+    long retryForTxn;
+    int retryAttempt;
+    Duration retryDelay;
+    Set<String> retryKeys = Set.of();
+    List<Kv> values = List.of();
+    List<Kv> recordedValues = List.of();
+    boolean simulate;
+    boolean skip;
+  }
+
+  void process(Queued q) {
+    Job job = new Job();
+    job.seq = nextSeq++;
+    Instant start = cfg.clock().instant();
+    CompletableFuture<Long> future = null;
+    Set<String> touched = new HashSet<>();
+    try {
+      if (q instanceof Queued.Nb nb) {
+        future = nb.result();
+        prepareNb(job, nb);
+      } else if (q instanceof Queued.Sb sb) {
+        prepareSb(job, sb);
+      } else if (q instanceof Queued.Retry r) {
+        prepareRetry(job, r);
+      } else {
+        throw new IllegalStateException("not a transaction: " + q);
+      }
+      touched.addAll(g.endBatch().keySet()); // refresh of a resync: applied unrecorded
+      run(job, start, future, touched);
+    } catch (RuntimeException | Error e) {
+      LOG.error("transaction #{} aborted by an internal error; its changes are rolled back",
+          job.seq, e);
+      g.rollback();
+      if (future != null) {
+        future.completeExceptionally(e);
+      }
+    }
+  }
+
+  private void prepareNb(Job job, Queued.Nb nb) {
+    TxnOptions o = nb.options();
+    job.type = TxnType.NB_TRANSACTION;
+    job.options = o;
+    job.resync = o.resync();
+    job.description = o.description();
+    job.simulate = o.simulation() || cfg.simulation();
+    List<Kv> values = new ArrayList<>(nb.values());
+    if (o.resync() != ResyncType.NOT_RESYNC) {
+      boolean first = resyncCount++ == 0;
+      if (o.resync() == ResyncType.DOWNSTREAM) {
+        values = new ArrayList<>();
+        for (Node n : g.all().values()) {
+          if (!n.isDerived() && n.value != null && n.state != ValueState.OBTAINED
+              && n.lastUpdate != null && n.lastUpdate.value() != null) {
+            values.add(Kv.nb(n.key, n.lastUpdate.value()));
+          }
+        }
+      }
+      if (o.resync() != ResyncType.UPSTREAM) {
+        refresher.refresh(null, first ? values : null, o.verboseRefresh());
+      }
+      Set<String> listed = new HashSet<>();
+      for (Kv kv : values) {
+        listed.add(kv.key());
+      }
+      for (Node n : new ArrayList<>(g.all().values())) {
+        if (n.isDerived() || n.value == null || listed.contains(n.key)) {
+          continue;
+        }
+        if (n.state == ValueState.OBTAINED) {
+          values.add(new Kv(n.key, n.value, ValueOrigin.FROM_SB, false, n.metadata));
+        } else if (n.state != ValueState.REMOVED) {
+          values.add(Kv.nb(n.key, null));
+        }
+      }
+    }
+    job.values = values;
+    job.recordedValues = o.resync() == ResyncType.DOWNSTREAM ? List.of() : values;
+    job.skip = values.isEmpty();
+  }
+
+  private void prepareSb(Job job, Queued.Sb sb) {
+    job.type = TxnType.SB_NOTIFICATION;
+    job.simulate = cfg.simulation();
+    job.values = sb.values();
+    job.recordedValues = sb.values();
+    if (sb.values().isEmpty()) {
+      job.skip = true;
+      return;
+    }
+    String first = sb.values().get(0).key();
+    Node n = g.get(first);
+    if (reg.forKey(first) == null
+        || (n != null && n.value != null && n.origin() == ValueOrigin.FROM_NB)) {
+      LOG.debug("SB notification for {} ignored (no descriptor or NB-owned)", first);
+      job.skip = true;
+    }
+  }
+
+  private void prepareRetry(Job job, Queued.Retry r) {
+    job.type = r.unimplemented() ? TxnType.RETRY_UNIMPL_OPS : TxnType.RETRY_FAILED_OPS;
+    job.retryForTxn = r.forTxn();
+    job.retryAttempt = r.unimplemented() ? 0 : r.attempt();
+    job.retryDelay = r.delay();
+    job.retryKeys = r.keys().keySet();
+    job.simulate = !r.unimplemented() || cfg.simulation();
+    List<Kv> values = new ArrayList<>();
+    for (Map.Entry<String, Long> e : new TreeMap<>(r.keys()).entrySet()) {
+      Node n = g.get(e.getKey());
+      if (n == null || n.value == null || n.lastUpdate == null
+          || n.lastUpdate.seq() != e.getValue()) {
+        continue; // gone or changed since the failure
+      }
+      if (r.unimplemented() && n.state != ValueState.UNIMPLEMENTED) {
+        continue;
+      }
+      values.add(new Kv(n.key, n.lastUpdate.value(), ValueOrigin.FROM_NB,
+          n.lastUpdate.revert(), null));
+    }
+    job.values = values;
+    job.recordedValues = values;
+    job.skip = values.isEmpty();
+  }
+
+  private void run(Job job, Instant start, CompletableFuture<Long> future, Set<String> touched) {
+    List<Kv> ordered = order(job.values);
+    List<OpRecord> planned = List.of();
+    boolean skip = job.skip;
+    TxnContext sim = null;
+    if (job.simulate && !skip) {
+      sim = context(job, true);
+      execute(sim, ordered);
+      planned = compress(sim.ops);
+      if (planned.isEmpty()) {
+        touched.addAll(g.endBatch().keySet()); // nothing to do: keep the bookkeeping
+        skip = true;
+      } else {
+        g.rollback();
+      }
+    }
+    RecordedTxn pre = record(job, start, start, planned, List.of());
+    if (cfg.printTxnSummary() && TXN_LOG.isInfoEnabled()) {
+      TXN_LOG.info("\n{}", TxnLogFormatter.preRecord(pre, cfg.valueFormatter()));
+    }
+
+    TxnContext tx = context(job, false);
+    if (!skip) {
+      executeWithRevert(tx, ordered, touched, job);
+    }
+    List<OpRecord> executed = compress(tx.ops);
+    Map<String, Node> journal = g.endBatch();
+    touched.addAll(journal.keySet());
+    history.addRevisions(journal, g, job.seq, cfg.clock().instant());
+    RecordedTxn rec = record(job, start, cfg.clock().instant(), planned, executed);
+    history.addRecord(rec);
+    if (cfg.printTxnSummary() && TXN_LOG.isInfoEnabled()) {
+      TXN_LOG.info("\n{}", TxnLogFormatter.finalRecord(rec, cfg.valueFormatter()));
+    }
+    postProcess(job, tx, executed, touched, future);
+  }
+
+  private TxnContext context(Job job, boolean simulate) {
+    RetryOptions retry = job.type == TxnType.NB_TRANSACTION
+        ? job.options.retry().orElse(null) : null;
+    return new TxnContext(job.seq, job.type, simulate, retry,
+        job.type == TxnType.NB_TRANSACTION && job.options.revert(), job.retryKeys,
+        job.retryAttempt);
+  }
+
+  private void execute(TxnContext tx, List<Kv> ordered) {
+    Walker w = new Walker(g, reg, tx);
+    for (Kv kv : ordered) {
+      w.applyTop(kv);
+    }
+  }
+
+  private void executeWithRevert(TxnContext tx, List<Kv> ordered, Set<String> touched, Job job) {
+    Walker w = new Walker(g, reg, tx);
+    List<Kv> previous = new ArrayList<>();
+    boolean revert = false;
+    for (Kv kv : ordered) {
+      Node before = g.get(kv.key());
+      Object prev = before == null ? null : before.value;
+      Throwable err = w.applyTop(kv);
+      previous.add(0, new Kv(kv.key(), prev, ValueOrigin.FROM_NB, true, null));
+      if (err != null && tx.revertOnFailure) {
+        refresher.refresh(Set.of(kv.key()), null, false);
+        revert = true;
+        break;
+      }
+    }
+    if (revert) {
+      Map<String, Node> journal = g.endBatch();
+      touched.addAll(journal.keySet());
+      history.addRevisions(journal, g, job.seq, cfg.clock().instant());
+      for (Kv kv : previous) {
+        w.applyTop(kv);
+      }
+    }
+  }
+
+  /** Sorts by key, then: deletions, re-creations, creations, in-place updates. */
+  List<Kv> order(List<Kv> values) {
+    List<Kv> sorted = new ArrayList<>(values);
+    sorted.sort((a, b) -> a.key().compareTo(b.key()));
+    List<Kv> delete = new ArrayList<>();
+    List<Kv> recreate = new ArrayList<>();
+    List<Kv> create = new ArrayList<>();
+    List<Kv> update = new ArrayList<>();
+    for (Kv kv : sorted) {
+      Node n = g.get(kv.key());
+      if (kv.value() == null) {
+        delete.add(kv);
+      } else if (n == null || n.value == null || !n.isAvailable()) {
+        create.add(kv);
+      } else {
+        DescriptorHandle h = reg.forKey(kv.key());
+        if (h != null && h.updateWithRecreate(kv.key(), n.value, kv.value(), n.metadata)) {
+          recreate.add(kv);
+        } else {
+          update.add(kv);
+        }
+      }
+    }
+    List<Kv> out = new ArrayList<>(sorted.size());
+    out.addAll(delete);
+    out.addAll(recreate);
+    out.addAll(create);
+    out.addAll(update);
+    return out;
+  }
+
+  /**
+   * Drops intermediate pending operations: a CREATE that ended PENDING followed by a CREATE of the
+   * same key, and a DELETE from PENDING preceded by a DELETE of the same key.
+   */
+  static List<OpRecord> compress(List<OpRecord> ops) {
+    List<OpRecord> out = new ArrayList<>(ops.size());
+    for (int i = 0; i < ops.size(); i++) {
+      OpRecord op = ops.get(i);
+      boolean drop = false;
+      if (op.op == io.kvscheduler.api.TxnOperation.CREATE && op.newState == ValueState.PENDING) {
+        for (int j = i + 1; j < ops.size(); j++) {
+          OpRecord later = ops.get(j);
+          if (later.key.equals(op.key)) {
+            if (later.op == io.kvscheduler.api.TxnOperation.CREATE) {
+              drop = true;
+              later.prevValue = op.prevValue;
+              later.prevErr = op.prevErr;
+              later.prevState = op.prevState;
+            }
+            break;
+          }
+        }
+      }
+      if (!drop) {
+        out.add(op);
+      }
+    }
+    for (int i = out.size() - 1; i >= 0; i--) {
+      OpRecord op = out.get(i);
+      if (op.op == io.kvscheduler.api.TxnOperation.DELETE && op.prevState == ValueState.PENDING) {
+        for (int j = i - 1; j >= 0; j--) {
+          OpRecord earlier = out.get(j);
+          if (earlier.key.equals(op.key)) {
+            if (earlier.op == io.kvscheduler.api.TxnOperation.DELETE) {
+              earlier.newValue = op.newValue;
+              earlier.newErr = op.newErr;
+              earlier.newState = op.newState;
+              out.remove(i);
+            }
+            break;
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  private RecordedTxn record(Job job, Instant start, Instant stop, List<OpRecord> planned,
+      List<OpRecord> executed) {
+    List<RecordedTxn.RecordedValue> values = new ArrayList<>();
+    List<Kv> sorted = new ArrayList<>(job.recordedValues);
+    sorted.sort((a, b) -> a.key().compareTo(b.key()));
+    for (Kv kv : sorted) {
+      values.add(new RecordedTxn.RecordedValue(kv.key(), Optional.ofNullable(kv.value()),
+          kv.origin()));
+    }
+    return new RecordedTxn(job.seq, job.type, job.resync, job.description, job.retryForTxn,
+        job.retryAttempt, start, stop, values, job.simulate, freeze(planned), freeze(executed));
+  }
+
+  private static List<RecordedTxnOp> freeze(List<OpRecord> ops) {
+    List<RecordedTxnOp> out = new ArrayList<>(ops.size());
+    for (OpRecord op : ops) {
+      out.add(op.freeze());
+    }
+    return out;
+  }
+
+  private void postProcess(Job job, TxnContext tx, List<OpRecord> executed, Set<String> touched,
+      CompletableFuture<Long> future) {
+    // 1. refresh values that failed (only their keys), unrecorded
+    TreeSet<String> failed = new TreeSet<>();
+    for (OpRecord op : executed) {
+      Node n = g.get(op.key);
+      if (n != null && (n.state == ValueState.FAILED || n.state == ValueState.RETRYING
+          || n.state == ValueState.UNIMPLEMENTED)) {
+        failed.add(op.baseKey);
+      }
+    }
+    failed.removeIf(k -> {
+      Node n = g.get(k);
+      return n != null && n.state == ValueState.UNIMPLEMENTED;
+    });
+    if (!failed.isEmpty()) {
+      refresher.refresh(failed, null, false);
+      touched.addAll(g.endBatch().keySet());
+    }
+    // 2. retries and unimplemented values
+    scheduleRetries(job, executed);
+    trackUnimplemented(tx.changedStatus);
+    // 3. statuses (before removal: a removed value is reported once as REMOVED)
+    List<BaseValueStatus> statuses = new ArrayList<>();
+    for (String key : tx.changedStatus) {
+      statuses.add(Published.baseStatus(g, key));
+    }
+    // 4. the transaction error
+    List<KeyError> errors = new ArrayList<>();
+    for (OpRecord op : executed) {
+      if (op.newErr != null) {
+        errors.add(new KeyError(op.key, op.op, OpRecord.msg(op.newErr), op.newErr));
+      }
+    }
+    // 6. drop removed base values (recorded)
+    for (String key : tx.changedStatus) {
+      Node n = g.get(key);
+      if (n != null && !n.isDerived() && n.state == ValueState.REMOVED) {
+        g.remove(key);
+      }
+    }
+    Map<String, Node> journal = g.endBatch();
+    touched.addAll(journal.keySet());
+    history.addRevisions(journal, g, job.seq, cfg.clock().instant());
+    publish(touched);
+    history.trim(cfg.clock().instant());
+    // 5. deliver statuses, then answer the caller
+    watchers.deliver(statuses);
+    if (future != null) {
+      if (errors.isEmpty()) {
+        future.complete(job.seq);
+      } else {
+        future.completeExceptionally(new TransactionException(job.seq, errors));
+      }
+    } else if (!errors.isEmpty()) {
+      LOG.warn("{}", new TransactionException(job.seq, errors).getMessage());
+    }
+  }
+
+  private void publish(Set<String> touched) {
+    Set<String> keys = new HashSet<>(touched);
+    for (String key : touched) {
+      for (String dep : g.dependentsOf(key)) {
+        Node dn = g.get(dep);
+        if (dn != null && dn.state == ValueState.PENDING) {
+          keys.add(dep);
+        }
+      }
+    }
+    published.update(keys, g);
+  }
+
+  private void scheduleRetries(Job job, List<OpRecord> executed) {
+    Map<List<Object>, Map<String, Long>> groups = new LinkedHashMap<>();
+    Set<String> seen = new HashSet<>();
+    for (OpRecord op : executed) {
+      if (!seen.add(op.baseKey)) {
+        continue;
+      }
+      Node n = g.get(op.baseKey);
+      Node failedNode = n;
+      if (n == null) {
+        continue;
+      }
+      // the failing node may be a derived value of this base
+      if (n.state != ValueState.RETRYING) {
+        failedNode = null;
+        for (String dk : n.derivedKeys) {
+          Node dn = g.get(dk);
+          if (dn != null && dn.state == ValueState.RETRYING) {
+            failedNode = dn;
+            break;
+          }
+        }
+      }
+      if (failedNode == null || n.lastUpdate == null || failedNode.lastUpdate == null
+          || failedNode.lastUpdate.retry() == null) {
+        continue;
+      }
+      RetryOptions ro = failedNode.lastUpdate.retry();
+      boolean repeated = job.type == TxnType.RETRY_FAILED_OPS
+          && job.retryKeys.contains(op.baseKey);
+      Duration delay = ro.period();
+      if (repeated && ro.expBackoff() && job.retryDelay != null) {
+        delay = job.retryDelay.multipliedBy(2);
+      }
+      long origin = repeated ? job.retryForTxn : job.seq;
+      int attempt = failedNode.retryAttempt;
+      groups.computeIfAbsent(List.of(origin, delay, attempt), k -> new TreeMap<>())
+          .put(op.baseKey, n.lastUpdate.seq());
+    }
+    for (Map.Entry<List<Object>, Map<String, Long>> e : groups.entrySet()) {
+      long origin = (Long) e.getKey().get(0);
+      Duration delay = (Duration) e.getKey().get(1);
+      int attempt = (Integer) e.getKey().get(2);
+      Queued.Retry r = new Queued.Retry(origin, attempt, delay,
+          Collections.unmodifiableMap(e.getValue()), false);
+      armRetry(r, delay);
+    }
+  }
+
+  private void armRetry(Queued.Retry r, Duration delay) {
+    cfg.delayScheduler().schedule(delay, () -> {
+      if (!sink.offer(r)) {
+        armRetry(r, delay); // queue full: try again later
+      }
+    });
+  }
+
+  /** Where the processor queues follow-up transactions. */
+  interface Sink {
+    /** From any thread; false when the queue is full. */
+    boolean offer(Queued q);
+
+    /** From the engine thread; never blocks. */
+    void pushInternal(Queued q);
+  }
+
+  private void trackUnimplemented(Set<String> changed) {
+    for (String key : changed) {
+      Node n = g.get(key);
+      if (n != null && n.state == ValueState.UNIMPLEMENTED) {
+        unimplemented.add(key);
+      } else {
+        unimplemented.remove(key);
+      }
+    }
+  }
+
+  /** After registration: re-apply UNIMPLEMENTED values that a descriptor now selects. */
+  void retryUnimplemented() {
+    Map<Long, Map<String, Long>> byOrigin = new TreeMap<>();
+    for (String key : unimplemented) {
+      Node n = g.get(key);
+      if (n == null || n.lastUpdate == null || reg.forKey(key) == null) {
+        continue;
+      }
+      byOrigin.computeIfAbsent(n.lastUpdate.seq(), k -> new TreeMap<>())
+          .put(key, n.lastUpdate.seq());
+    }
+    for (Map.Entry<Long, Map<String, Long>> e : byOrigin.entrySet()) {
+      sink.pushInternal(new Queued.Retry(e.getKey(), 0, null, e.getValue(), true));
+    }
+  }
+}

@@ -1,0 +1,609 @@
+package io.kvscheduler.internal.engine;
+
+import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.KeyValuePair;
+import io.kvscheduler.api.RetryOptions;
+import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.api.ValueOrigin;
+import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.graph.Graph;
+import io.kvscheduler.internal.graph.Node;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies values to the graph and the southbound: the recursive walk of one transaction.
+ *
+ * <p>{@link #apply} decides the operation for a key (CREATE when the node has no value or is
+ * unavailable, UPDATE otherwise, DELETE for a null value; for dependency-driven visits CREATE when
+ * an unavailable node became ready and DELETE when an available one is no longer ready), then:
+ *
+ * <ul>
+ *   <li>CREATE: store the value, validate, compute dependencies and derived values; not ready ⇒
+ *       PENDING (no call); else call Create, mark CONFIGURED (OBTAINED for SB values), record it,
+ *       create the unavailable values that depended on it, then its derived values.
+ *   <li>UPDATE: validate; equivalent values cause no call; re-creation (Delete + Create) when the
+ *       descriptor demands it; obsolete derived values are deleted first, then Update is called,
+ *       then derived values are applied; new dependencies not met ⇒ delete and keep PENDING.
+ *   <li>DELETE: mark unavailable (dependents see it gone), delete derived values, un-configure
+ *       dependents (they become PENDING), call Delete last and record it last. If a derived value
+ *       or dependent fails to be deleted, the value itself is left in place.
+ * </ul>
+ *
+ * In simulation no descriptor CRUD or Validate is called and every call is assumed to succeed;
+ * the graph changes are rolled back by the caller.
+ */
+final class Walker {
+  private static final Logger LOG = LoggerFactory.getLogger(Walker.class);
+
+  private final Graph g;
+  private final Registry reg;
+  private final TxnContext tx;
+
+  Walker(Graph g, Registry reg, TxnContext tx) {
+    this.g = g;
+    this.reg = reg;
+    this.tx = tx;
+  }
+
+  /** Arguments of one visit. */
+  record Args(Kv kv, String baseKey, boolean derived, boolean depUpdate, Set<String> recreating) {
+    Args withRecreating(Set<String> r) {
+      return new Args(kv, baseKey, derived, depUpdate, r);
+    }
+  }
+
+  /** Derived values and dependencies computed for a value. */
+  private record Relations(List<Dependency> deps, List<Kv> derived, List<String> derivedKeys,
+      Throwable error) {}
+
+  /** Applies a top-level value of the transaction. Returns the error of the value, or null. */
+  Throwable applyTop(Kv kv) {
+    return apply(new Args(kv, kv.key(), false, false, null));
+  }
+
+  Throwable apply(Args a) {
+    String key = a.kv.key();
+    if (!tx.branch.add(key)) {
+      return null; // already on the recursion path: a dependency cycle
+    }
+    try {
+      return applyOnPath(a);
+    } finally {
+      tx.branch.remove(key);
+    }
+  }
+
+  private Throwable applyOnPath(Args a) {
+    String key = a.kv.key();
+    Node node = g.write(key);
+    ValueState prevState = node.state;
+    TxnOperation prevOp = node.lastOperation();
+    String prevErr = OpRecord.msg(node.error);
+    List<String> prevDetails = tx.simulate ? List.of() : details(node);
+    Node.LastUpdate prevUpdate = node.lastUpdate;
+
+    OpRecord op = preRecord(a, node);
+    if (a.depUpdate) {
+      op.op = depUpdateOperation(node);
+      if (op.op == TxnOperation.UNDEFINED) {
+        return null;
+      }
+    } else if (a.kv.value() == null) {
+      op.op = TxnOperation.DELETE;
+    } else if (node.value == null || !node.isAvailable()) {
+      op.op = TxnOperation.CREATE;
+    } else {
+      op.op = TxnOperation.UPDATE;
+    }
+
+    RetryOptions retry = null;
+    if (tx.isNB()) {
+      retry = tx.nbRetry;
+    } else if (prevUpdate != null) {
+      retry = prevUpdate.retry();
+    } else if (a.derived) {
+      Node base = g.get(a.baseKey);
+      if (base != null && base.lastUpdate != null) {
+        retry = base.lastUpdate.retry();
+      }
+    }
+    node.lastUpdate = new Node.LastUpdate(tx.seq, op.op, a.kv.value(), a.kv.revert(), retry);
+
+    // a value already broken by this transaction is not touched again (except by revert)
+    if ((prevState == ValueState.FAILED || prevState == ValueState.RETRYING)
+        && !a.kv.revert() && prevUpdate != null && prevUpdate.seq() == tx.seq) {
+      return node.error;
+    }
+
+    Throwable err =
+        switch (op.op) {
+          case DELETE -> applyDelete(node, op, a, a.depUpdate, false, null);
+          case CREATE -> applyCreate(node, op, a);
+          case UPDATE -> applyUpdate(node, op, a);
+          default -> null;
+        };
+
+    if (!tx.simulate) {
+      Node now = g.get(key);
+      if (prevUpdate == null
+          || now == null
+          || now.value == null
+          || prevState != now.state
+          || prevOp != now.lastOperation()
+          || !prevErr.equals(OpRecord.msg(now.error))
+          || !prevDetails.equals(details(now))) {
+        tx.changedStatus.add(a.baseKey);
+      }
+    }
+    return err;
+  }
+
+  private TxnOperation depUpdateOperation(Node node) {
+    if (!node.isAvailable()) {
+      return isReady(node, false) ? TxnOperation.CREATE : TxnOperation.UNDEFINED;
+    }
+    return isReady(node, false) ? TxnOperation.UNDEFINED : TxnOperation.DELETE;
+  }
+
+  private OpRecord preRecord(Args a, Node node) {
+    OpRecord op = new OpRecord();
+    op.key = a.kv.key();
+    op.baseKey = a.baseKey;
+    op.prevValue = node.state != ValueState.REMOVED ? node.value : null;
+    op.newValue = a.kv.value();
+    op.prevState = node.state;
+    op.prevErr = node.error;
+    op.derived = a.derived;
+    op.property = a.derived && reg.forKey(a.kv.key()) == null;
+    op.revert = a.kv.revert();
+    op.retry = tx.isRetry();
+    op.recreate = a.recreating != null && a.recreating.contains(a.kv.key());
+    return op;
+  }
+
+  // ---------------------------------------------------------------- CREATE
+
+  private Throwable applyCreate(Node node, OpRecord op, Args a) {
+    String key = a.kv.key();
+    node.value = a.kv.value();
+    DescriptorHandle h = reg.forKey(key);
+    if (h != null) {
+      node.descriptor = h.name;
+      node.label = h.label(key);
+    } else {
+      node.descriptor = null;
+      node.label = key;
+    }
+    if (a.derived) {
+      node.derivedFrom = a.baseKey;
+    }
+
+    if (!a.kv.fromSB() && !a.derived && h == null) {
+      if (node.state == ValueState.UNIMPLEMENTED) {
+        return null; // already known: nothing to record
+      }
+      node.unavailable = true;
+      clearError(node);
+      op.noop = true;
+      setState(node, op, ValueState.UNIMPLEMENTED);
+      record(op);
+      return null;
+    }
+    if (a.derived && h == null) {
+      op.property = true;
+    }
+
+    if (!tx.simulate && !a.kv.fromSB() && h != null) {
+      Throwable invalid = h.validate(key, node.value);
+      if (invalid != null) {
+        return markInvalid(node, op, invalid);
+      }
+    }
+
+    Relations rel = relations(node, h, a);
+    if (rel.error != null) {
+      return markInvalid(node, op, rel.error);
+    }
+    g.setDeps(node, rel.deps);
+    node.derivedKeys = rel.derivedKeys;
+
+    if (!isReady(node, a.kv.fromSB())) {
+      node.unavailable = true;
+      clearError(node);
+      op.noop = true;
+      setState(node, op, ValueState.PENDING);
+      record(op);
+      return null;
+    }
+
+    if (!tx.simulate && !op.property) {
+      Object metadata;
+      if (!a.kv.fromSB()) {
+        DescriptorHandle.Result<Object> r = h.create(key, node.value);
+        if (r.failed()) {
+          node.unavailable = true;
+          op.newErr = r.error();
+          op.newState = markFailed(node, a, r.error(), h.isRetriable(r.error()), TxnOperation.CREATE);
+          record(op);
+          return r.error();
+        }
+        metadata = r.value();
+      } else {
+        metadata = a.kv.metadata();
+      }
+      if (!node.isDerived() && h.metadataMap != null) {
+        setMetadata(node, h, metadata);
+      }
+    }
+
+    clearError(node);
+    node.unavailable = false;
+    setState(node, op, a.kv.fromSB() ? ValueState.OBTAINED : ValueState.CONFIGURED);
+    record(op);
+
+    // errors of dependents are theirs, not this value's
+    runDepUpdates(node, a, true);
+    return applyDerived(rel.derived, a, true);
+  }
+
+  // ---------------------------------------------------------------- UPDATE
+
+  private Throwable applyUpdate(Node node, OpRecord op, Args a) {
+    String key = a.kv.key();
+    DescriptorHandle h = reg.forKey(key);
+    if (!tx.simulate && !a.kv.fromSB() && h != null) {
+      Throwable invalid = h.validate(key, a.kv.value());
+      if (invalid != null) {
+        node.value = a.kv.value();
+        return markInvalid(node, op, invalid);
+      }
+    }
+    boolean equivalent = h != null
+        ? h.equivalent(key, node.value, a.kv.value())
+        : Objects.equals(node.value, a.kv.value());
+    boolean recreate = !equivalent && !a.kv.fromSB() && h != null
+        && h.updateWithRecreate(key, node.value, a.kv.value(), node.metadata);
+
+    if (recreate) {
+      Set<String> recreating = new HashSet<>(node.derivedKeys);
+      recreating.add(key);
+      Args ra = a.withRecreating(recreating);
+      OpRecord del = preRecord(ra, node);
+      del.op = TxnOperation.DELETE;
+      del.newValue = null;
+      Throwable delErr = applyDelete(node, del, ra, false, true, null);
+      if (delErr != null) {
+        return delErr;
+      }
+      node = g.write(key);
+      OpRecord create = preRecord(ra, node);
+      create.op = TxnOperation.CREATE;
+      create.prevValue = null;
+      return applyCreate(node, create, ra);
+    }
+
+    Object prevValue = node.value;
+    Relations rel = relations(node, h, new Args(
+        new Kv(key, a.kv.value(), a.kv.origin(), a.kv.revert(), a.kv.metadata()),
+        a.baseKey, a.derived, a.depUpdate, a.recreating));
+    if (rel.error != null) {
+      node.value = a.kv.value();
+      return markInvalid(node, op, rel.error);
+    }
+    boolean derivedChanged = !rel.derivedKeys.equals(node.derivedKeys);
+    if (!equivalent || derivedChanged) {
+      List<String> oldDerived = node.derivedKeys;
+      g.setDeps(node, rel.deps);
+      node.derivedKeys = rel.derivedKeys;
+      List<Kv> obsolete = new ArrayList<>();
+      for (String dk : oldDerived) {
+        if (!rel.derivedKeys.contains(dk)) {
+          obsolete.add(new Kv(dk, null, a.kv.origin(), a.kv.revert(), null));
+        }
+      }
+      Throwable obsErr = applyDerived(obsolete, a, false);
+      if (obsErr != null) {
+        node.value = a.kv.value();
+        return obsErr;
+      }
+    }
+
+    if (!equivalent && !isReady(node, a.kv.fromSB())) {
+      // the new value waits for its dependencies: take the old one down, keep the new as PENDING
+      return applyDelete(node, op, a, true, false, a.kv.value());
+    }
+    node.value = a.kv.value();
+
+    if (!tx.simulate && !equivalent && h != null) {
+      Object metadata;
+      if (!a.kv.fromSB()) {
+        DescriptorHandle.Result<Object> r = h.update(key, prevValue, node.value, node.metadata);
+        if (r.failed()) {
+          op.newErr = r.error();
+          op.newState = markFailed(node, a, r.error(), h.isRetriable(r.error()), TxnOperation.UPDATE);
+          record(op);
+          return r.error();
+        }
+        metadata = r.value();
+      } else {
+        metadata = a.kv.metadata();
+      }
+      if (!node.isDerived() && h.metadataMap != null) {
+        setMetadata(node, h, metadata);
+      }
+    }
+
+    clearError(node);
+    node.unavailable = false;
+    setState(node, op, a.kv.fromSB() ? ValueState.OBTAINED : ValueState.CONFIGURED);
+    if (!equivalent) {
+      record(op);
+    } else if (op.prevState != op.newState
+        && !(op.prevState == ValueState.DISCOVERED && op.newState == ValueState.CONFIGURED)) {
+      op.noop = true;
+      record(op);
+    }
+    return applyDerived(rel.derived, a, true);
+  }
+
+  // ---------------------------------------------------------------- DELETE
+
+  /**
+   * Deletes the value of {@code node}.
+   *
+   * @param pending the value is taken down because of its dependencies (ends PENDING)
+   * @param recreate the Delete half of a re-creation (derived node stays in the graph)
+   * @param pendingValue for an update waiting on new dependencies: the new value to keep
+   */
+  private Throwable applyDelete(
+      Node node, OpRecord op, Args a, boolean pending, boolean recreate, Object pendingValue) {
+    String key = node.key;
+    if (node.value == null) {
+      g.remove(key);
+      return null;
+    }
+    if (!node.isAvailable()) {
+      op.noop = true;
+      return finishDelete(node, op, a, pending, recreate, null, pendingValue);
+    }
+    ValueState before = node.state;
+    node.unavailable = true;
+    if (!pending) {
+      node.state = ValueState.REMOVED;
+    }
+    Throwable inherited = null;
+    if (!node.isDerived()) {
+      List<Kv> dels = new ArrayList<>();
+      for (String dk : node.derivedKeys) {
+        Node dn = g.get(dk);
+        if (dn != null && dn.value != null) {
+          dels.add(new Kv(dk, null, a.kv.origin(), a.kv.revert(), null));
+        }
+      }
+      inherited = applyDerived(dels, a, false);
+    }
+    if (inherited == null) {
+      inherited = runDepUpdates(node, a, false);
+    }
+    if (inherited != null) {
+      // a derived value or a dependent could not be removed: keep this one as it was
+      node.unavailable = false;
+      node.state = before;
+      return inherited;
+    }
+    Throwable err = null;
+    DescriptorHandle h = node.descriptor == null ? null : reg.forKey(key);
+    if (!tx.simulate && h != null) {
+      if (!a.kv.fromSB()) {
+        err = h.delete(key, node.value, node.metadata);
+      }
+      if (err == null && !node.isDerived() && h.metadataMap != null) {
+        setMetadata(node, h, null);
+      }
+    }
+    return finishDelete(node, op, a, pending, recreate, err, pendingValue);
+  }
+
+  private Throwable finishDelete(Node node, OpRecord op, Args a, boolean pending,
+      boolean recreate, Throwable err, Object pendingValue) {
+    if (err == null) {
+      clearError(node);
+      if (pendingValue != null) {
+        node.value = pendingValue;
+      }
+      if (pending) {
+        setState(node, op, ValueState.PENDING);
+      } else if (a.derived && !recreate) {
+        op.newState = ValueState.REMOVED;
+        g.remove(node.key);
+      } else {
+        setState(node, op, ValueState.REMOVED);
+      }
+    } else {
+      DescriptorHandle h = reg.forKey(node.key);
+      op.newErr = err;
+      op.newState = markFailed(node, a, err, h == null || h.isRetriable(err), TxnOperation.DELETE);
+    }
+    record(op);
+    return err;
+  }
+
+  // ------------------------------------------------------------ relations
+
+  /** Visits the values depending on {@code node} whose availability may change. */
+  private Throwable runDepUpdates(Node node, Args a, boolean forUnavailable) {
+    TreeMap<String, Node> visits = new TreeMap<>();
+    for (String dk : g.dependentsOf(node.key)) {
+      Node dn = g.get(dk);
+      if (dn == null || dn.value == null || dn.origin() != ValueOrigin.FROM_NB) {
+        continue;
+      }
+      if (forUnavailable == dn.isAvailable()) {
+        continue;
+      }
+      if (dn.state == ValueState.INVALID || dn.state == ValueState.UNIMPLEMENTED) {
+        continue; // only a new NB value can fix these
+      }
+      visits.put(dk, dn);
+    }
+    Throwable first = null;
+    for (Node dn : visits.values()) {
+      Object value = dn.lastUpdate != null ? dn.lastUpdate.value() : dn.value;
+      if (value == null) {
+        continue;
+      }
+      Kv kv = new Kv(dn.key, value, dn.origin(), a.kv.revert(), null);
+      Throwable err = apply(new Args(kv, dn.baseKey(), dn.isDerived(), true, a.recreating));
+      if (err != null && first == null) {
+        first = err;
+      }
+    }
+    return first;
+  }
+
+  private Throwable applyDerived(List<Kv> derived, Args a, boolean check) {
+    Throwable was = null;
+    List<Kv> sorted = new ArrayList<>(derived);
+    sorted.sort((x, y) -> x.key().compareTo(y.key()));
+    for (Kv kv : sorted) {
+      if (check && !validDerived(kv, a.baseKey)) {
+        continue;
+      }
+      Throwable err = apply(new Args(kv, a.baseKey, true, false, a.recreating));
+      if (err != null) {
+        was = err;
+      }
+    }
+    return was;
+  }
+
+  private boolean validDerived(Kv kv, String baseKey) {
+    if (kv.value() == null) {
+      LOG.warn("derived value {} of {} is null; skipped", kv.key(), baseKey);
+      return false;
+    }
+    Node n = g.get(kv.key());
+    if (n != null && n.value != null && !baseKey.equals(n.derivedFrom)) {
+      LOG.warn("derived value {} of {} collides with an existing value; skipped", kv.key(),
+          baseKey);
+      return false;
+    }
+    return true;
+  }
+
+  private Relations relations(Node node, DescriptorHandle h, Args a) {
+    if (h == null) {
+      return new Relations(List.of(), List.of(), List.of(), null);
+    }
+    Object value = a.kv.value();
+    DescriptorHandle.Result<List<Dependency>> deps = h.dependencies(node.key, value);
+    if (deps.failed()) {
+      return new Relations(List.of(), List.of(), List.of(), deps.error());
+    }
+    if (a.derived) {
+      return new Relations(deps.value(), List.of(), List.of(), null);
+    }
+    DescriptorHandle.Result<List<KeyValuePair>> der = h.derivedValues(node.key, value);
+    if (der.failed()) {
+      return new Relations(List.of(), List.of(), List.of(), der.error());
+    }
+    List<Kv> derived = new ArrayList<>();
+    java.util.TreeSet<String> keys = new java.util.TreeSet<>();
+    for (KeyValuePair kv : der.value()) {
+      if (kv.value() == null || kv.key().equals(node.key) || !keys.add(kv.key())) {
+        continue;
+      }
+      Node existing = g.get(kv.key());
+      if (existing != null && existing.value != null && !node.key.equals(existing.derivedFrom)) {
+        keys.remove(kv.key());
+        continue;
+      }
+      derived.add(new Kv(kv.key(), kv.value(), a.kv.origin(), a.kv.revert(), null));
+    }
+    return new Relations(deps.value(), derived, List.copyOf(keys), null);
+  }
+
+  // ------------------------------------------------------------ readiness
+
+  /** True when every dependency label has an available target (SB values are always ready). */
+  boolean isReady(Node n, boolean fromSB) {
+    if (fromSB || n.state == ValueState.OBTAINED) {
+      return true;
+    }
+    if (n.deps().isEmpty()) {
+      return true;
+    }
+    return Readiness.readyDepth(g, n, 0, new java.util.HashMap<>()) >= 0;
+  }
+
+  /** PENDING: unsatisfied labels; INVALID: invalid fields; else empty. */
+  List<String> details(Node n) {
+    return Readiness.details(g, n);
+  }
+
+  // ------------------------------------------------------------ node state
+
+  private Throwable markInvalid(Node node, OpRecord op, Throwable err) {
+    node.unavailable = true;
+    op.newErr = err;
+    op.noop = true;
+    setState(node, op, ValueState.INVALID);
+    node.error = err;
+    node.errorRetriable = false;
+    node.errorOp = op.op;
+    record(op);
+    return err;
+  }
+
+  private ValueState markFailed(
+      Node node, Args a, Throwable err, boolean retriable, TxnOperation failedOp) {
+    ValueState state = ValueState.FAILED;
+    boolean toBeReverted = tx.isNB() && tx.revertOnFailure && !a.kv.revert();
+    int attempt = 1;
+    if (tx.isRetry() && tx.retryKeys.contains(node.baseKey())) {
+      attempt = tx.retryAttempt + 1;
+    }
+    if (retriable && !toBeReverted) {
+      Node.LastUpdate lu = node.lastUpdate;
+      if (lu != null && lu.retry() != null
+          && (lu.retry().maxCount() == 0 || attempt <= lu.retry().maxCount())) {
+        state = ValueState.RETRYING;
+      }
+    }
+    node.state = state;
+    node.error = err;
+    node.errorRetriable = retriable;
+    node.errorOp = failedOp;
+    node.retryAttempt = attempt;
+    return state;
+  }
+
+  private static void clearError(Node node) {
+    node.error = null;
+    node.errorRetriable = false;
+    node.errorOp = TxnOperation.UNDEFINED;
+  }
+
+  private static void setState(Node node, OpRecord op, ValueState s) {
+    node.state = s;
+    op.newState = s;
+  }
+
+  private void setMetadata(Node node, DescriptorHandle h, Object metadata) {
+    node.metadata = metadata;
+    if (!tx.simulate && h.metadataMap != null) {
+      h.metadataMap.put(node.label, metadata);
+    }
+  }
+
+  private void record(OpRecord op) {
+    tx.ops.add(op);
+  }
+}

@@ -1,0 +1,68 @@
+package io.kvscheduler.internal.engine;
+
+import io.kvscheduler.api.BaseValueStatus;
+import io.kvscheduler.api.KeySelector;
+import io.kvscheduler.api.Subscription;
+import io.kvscheduler.api.ValueStatusListener;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Value-status watchers. Statuses of one transaction are handed to the status executor as one
+ * task, so a slow listener never blocks the engine; a listener that throws is logged and keeps
+ * its subscription.
+ */
+final class Watchers {
+  private static final Logger LOG = LoggerFactory.getLogger(Watchers.class);
+
+  private record Watch(KeySelector selector, ValueStatusListener listener) {}
+
+  private final CopyOnWriteArrayList<Watch> watches = new CopyOnWriteArrayList<>();
+  private final Executor executor;
+
+  Watchers(Executor executor) {
+    this.executor = executor;
+  }
+
+  Subscription add(KeySelector selector, ValueStatusListener listener) {
+    Watch w = new Watch(selector, listener);
+    watches.add(w);
+    return () -> watches.remove(w);
+  }
+
+  void deliver(List<BaseValueStatus> statuses) {
+    if (statuses.isEmpty() || watches.isEmpty()) {
+      return;
+    }
+    List<Watch> targets = List.copyOf(watches);
+    try {
+      executor.execute(() -> {
+        for (Watch w : targets) {
+          for (BaseValueStatus s : statuses) {
+            boolean selected;
+            try {
+              selected = w.selector.test(s.key());
+            } catch (RuntimeException e) {
+              LOG.warn("status watcher selector failed for {}", s.key(), e);
+              continue;
+            }
+            if (!selected) {
+              continue;
+            }
+            try {
+              w.listener.onStatus(s);
+            } catch (RuntimeException e) {
+              LOG.warn("status watcher failed for {}", s.key(), e);
+            }
+          }
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      LOG.warn("status delivery rejected; {} statuses dropped", statuses.size());
+    }
+  }
+}

@@ -1,0 +1,289 @@
+package io.kvscheduler.internal.graph;
+
+import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.KeySelector;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Predicate;
+
+/**
+ * The in-memory graph of values: nodes by key (hash map for lookups, sorted map for prefix
+ * ranges), and a reverse index of dependency edges (exact keys, key prefixes, selector-only
+ * any-of). Every structure is updated incrementally, so the cost of a change is O(log n) per
+ * touched node, independent of the graph size.
+ *
+ * <p>Writes are journaled per <em>batch</em>: the first {@link #write(String)} of a key in a batch
+ * keeps a copy of the node as it was. {@link #rollback()} restores every journaled node (this is
+ * how simulation runs on the live graph without copying it); {@link #endBatch()} hands the journal
+ * to the caller (history revisions) and starts a new one.
+ *
+ * <p>Dependency targets are not stored: they are resolved from the indexes when needed, so a key
+ * that appears later is found without touching the nodes that depend on it.
+ *
+ * <p>Engine thread only; not thread-safe.
+ */
+public final class Graph {
+  /** Journal marker of a key that did not exist when the batch started. */
+  public static final Node ABSENT = new Node("<absent>");
+
+  private final HashMap<String, Node> nodes = new HashMap<>();
+  private final TreeMap<String, Node> ordered = new TreeMap<>();
+  private final HashMap<String, TreeSet<String>> keyDependents = new HashMap<>();
+  private final HashMap<String, TreeSet<String>> prefixDependents = new HashMap<>();
+  private final TreeMap<Integer, Integer> prefixLengths = new TreeMap<>();
+  private final TreeSet<String> selectorDependents = new TreeSet<>();
+  private LinkedHashMap<String, Node> journal = new LinkedHashMap<>();
+
+  /** The node of {@code key} or null. Read only: do not mutate the result. */
+  public Node get(String key) {
+    return nodes.get(key);
+  }
+
+  /** Number of nodes. */
+  public int size() {
+    return nodes.size();
+  }
+
+  /**
+   * The node of {@code key} for writing, created (without value) when absent. Journals the node's
+   * current content on first write in the batch.
+   */
+  public Node write(String key) {
+    Node n = nodes.get(key);
+    if (n == null) {
+      journal.putIfAbsent(key, ABSENT);
+      n = new Node(key);
+      nodes.put(key, n);
+      ordered.put(key, n);
+      return n;
+    }
+    if (!journal.containsKey(key)) {
+      journal.put(key, n.copy());
+    }
+    return n;
+  }
+
+  /** Removes a node (journaled). */
+  public void remove(String key) {
+    Node n = nodes.get(key);
+    if (n == null) {
+      return;
+    }
+    if (!journal.containsKey(key)) {
+      journal.put(key, n.copy());
+    }
+    unindex(n);
+    nodes.remove(key);
+    ordered.remove(key);
+  }
+
+  /** Replaces the dependencies of a written node, keeping the reverse index in sync. */
+  public void setDeps(Node n, List<Dependency> deps) {
+    if (n.deps.equals(deps)) {
+      return;
+    }
+    unindex(n);
+    n.deps = List.copyOf(deps);
+    index(n);
+  }
+
+  /** Undoes every write of the current batch. */
+  public void rollback() {
+    List<Map.Entry<String, Node>> entries = new ArrayList<>(journal.entrySet());
+    journal = new LinkedHashMap<>();
+    for (Map.Entry<String, Node> e : entries) {
+      String key = e.getKey();
+      Node cur = nodes.remove(key);
+      if (cur != null) {
+        ordered.remove(key);
+        unindex(cur);
+      }
+      Node orig = e.getValue();
+      if (orig != ABSENT) {
+        nodes.put(key, orig);
+        ordered.put(key, orig);
+        index(orig);
+      }
+    }
+  }
+
+  /**
+   * Closes the batch: drops nodes left without a value, returns the journal (key → node content
+   * before the batch, or {@link #ABSENT}) and starts a new batch.
+   */
+  public Map<String, Node> endBatch() {
+    for (String key : new ArrayList<>(journal.keySet())) {
+      Node n = nodes.get(key);
+      if (n != null && n.value == null) {
+        unindex(n);
+        nodes.remove(key);
+        ordered.remove(key);
+      }
+    }
+    Map<String, Node> j = journal;
+    journal = new LinkedHashMap<>();
+    return j;
+  }
+
+  /** Keys written in the current batch so far. */
+  public Collection<String> journaledKeys() {
+    return journal.keySet();
+  }
+
+  /**
+   * Keys of the nodes that have a dependency targeting {@code key}, sorted. Cost: exact-key edges
+   * O(1), prefix edges O(number of distinct prefix lengths), selector-only edges linear in their
+   * count.
+   */
+  public TreeSet<String> dependentsOf(String key) {
+    TreeSet<String> out = new TreeSet<>();
+    TreeSet<String> exact = keyDependents.get(key);
+    if (exact != null) {
+      out.addAll(exact);
+    }
+    for (Integer len : prefixLengths.headMap(key.length(), true).keySet()) {
+      TreeSet<String> srcs = prefixDependents.get(key.substring(0, len));
+      if (srcs != null) {
+        for (String src : srcs) {
+          if (!out.contains(src) && targets(src, key)) {
+            out.add(src);
+          }
+        }
+      }
+    }
+    for (String src : selectorDependents) {
+      if (!out.contains(src) && targets(src, key)) {
+        out.add(src);
+      }
+    }
+    return out;
+  }
+
+  private boolean targets(String src, String key) {
+    Node n = nodes.get(src);
+    if (n == null) {
+      return false;
+    }
+    for (Dependency d : n.deps) {
+      if (d.matches(key)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * True if some node with a value that is a target of {@code d} passes {@code test}. Prefix
+   * dependencies scan only the matching key range.
+   */
+  public boolean anyTarget(Dependency d, Predicate<Node> test) {
+    if (!d.isAnyOf()) {
+      Node n = nodes.get(d.key());
+      return n != null && n.value != null && test.test(n);
+    }
+    if (d.keyPrefixes().isEmpty()) {
+      return scan(ordered, d.keySelector(), test);
+    }
+    for (String p : d.keyPrefixes()) {
+      if (scan(range(p), d.keySelector(), test)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Every node with a value that is a target of {@code d}, sorted by key. */
+  public List<Node> targetsOf(Dependency d) {
+    List<Node> out = new ArrayList<>();
+    anyTarget(
+        d,
+        n -> {
+          out.add(n);
+          return false;
+        });
+    if (d.isAnyOf() && d.keyPrefixes().size() > 1) {
+      out.sort(java.util.Comparator.comparing(n -> n.key));
+      // overlapping prefixes may list a node twice
+      for (int i = out.size() - 1; i > 0; i--) {
+        if (out.get(i) == out.get(i - 1)) {
+          out.remove(i);
+        }
+      }
+    }
+    return out;
+  }
+
+  private static boolean scan(
+      NavigableMap<String, Node> range, KeySelector sel, Predicate<Node> test) {
+    boolean all = sel == KeySelector.any();
+    for (Node n : range.values()) {
+      if (n.value != null && (all || sel.test(n.key)) && test.test(n)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Nodes whose key starts with {@code prefix}, sorted by key (a live view: do not modify). */
+  public NavigableMap<String, Node> range(String prefix) {
+    if (prefix.isEmpty()) {
+      return ordered;
+    }
+    return ordered.subMap(prefix, true, prefix + Character.MAX_VALUE, false);
+  }
+
+  /** All nodes sorted by key (a live view: do not modify). */
+  public NavigableMap<String, Node> all() {
+    return ordered;
+  }
+
+  private void index(Node n) {
+    for (Dependency d : n.deps) {
+      if (!d.isAnyOf()) {
+        keyDependents.computeIfAbsent(d.key(), k -> new TreeSet<>()).add(n.key);
+      } else if (d.keyPrefixes().isEmpty()) {
+        selectorDependents.add(n.key);
+      } else {
+        for (String p : d.keyPrefixes()) {
+          if (prefixDependents.computeIfAbsent(p, k -> new TreeSet<>()).add(n.key)) {
+            prefixLengths.merge(p.length(), 1, Integer::sum);
+          }
+        }
+      }
+    }
+  }
+
+  private void unindex(Node n) {
+    for (Dependency d : n.deps) {
+      if (!d.isAnyOf()) {
+        removeFrom(keyDependents, d.key(), n.key);
+      } else if (d.keyPrefixes().isEmpty()) {
+        selectorDependents.remove(n.key);
+      } else {
+        for (String p : d.keyPrefixes()) {
+          if (removeFrom(prefixDependents, p, n.key)) {
+            prefixLengths.computeIfPresent(p.length(), (k, c) -> c == 1 ? null : c - 1);
+          }
+        }
+      }
+    }
+  }
+
+  private static boolean removeFrom(HashMap<String, TreeSet<String>> m, String k, String src) {
+    TreeSet<String> s = m.get(k);
+    if (s == null || !s.remove(src)) {
+      return false;
+    }
+    if (s.isEmpty()) {
+      m.remove(k);
+    }
+    return true;
+  }
+}

@@ -1,0 +1,125 @@
+package io.kvscheduler.internal.graph;
+
+import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.RetryOptions;
+import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.api.ValueOrigin;
+import io.kvscheduler.api.ValueState;
+import java.util.List;
+
+/**
+ * One key of the graph with everything the scheduler keeps for it. Mutable, engine thread only.
+ * Obtain a node for writing through {@link Graph#write(String)} so that the change is journaled
+ * (simulation rollback and history depend on it); never mutate a node obtained by {@link
+ * Graph#get(String)}.
+ */
+public final class Node {
+  /** What the last transaction that decided an operation for the key asked for. */
+  public record LastUpdate(
+      long seq, TxnOperation op, Object value, boolean revert, RetryOptions retry) {}
+
+  public final String key;
+  public String label;
+  /** Current value; null while the node is being built or after a refresh lost it. */
+  public Object value;
+  public Object metadata;
+  /** Descriptor name, null for properties and unimplemented values. */
+  public String descriptor;
+  /** Base key of a derived value, null for base values. */
+  public String derivedFrom;
+  public ValueState state = ValueState.NONEXISTENT;
+  public boolean unavailable;
+  public LastUpdate lastUpdate;
+  public Throwable error;
+  public TxnOperation errorOp = TxnOperation.UNDEFINED;
+  public boolean errorRetriable;
+  /** Retry attempt of the last failure (1 for a failure outside a retry). */
+  public int retryAttempt;
+  /** Sequence number of the transaction in which the value first failed (for retry records). */
+  public long retryOrigin = -1;
+  /** Dependencies as last computed; indexed by the graph. */
+  List<Dependency> deps = List.of();
+  /** Keys derived from this value, sorted. */
+  public List<String> derivedKeys = List.of();
+
+  Node(String key) {
+    this.key = key;
+    this.label = key;
+  }
+
+  Node copy() {
+    Node n = new Node(key);
+    n.label = label;
+    n.value = value;
+    n.metadata = metadata;
+    n.descriptor = descriptor;
+    n.derivedFrom = derivedFrom;
+    n.state = state;
+    n.unavailable = unavailable;
+    n.lastUpdate = lastUpdate;
+    n.error = error;
+    n.errorOp = errorOp;
+    n.errorRetriable = errorRetriable;
+    n.retryAttempt = retryAttempt;
+    n.retryOrigin = retryOrigin;
+    n.deps = deps;
+    n.derivedKeys = derivedKeys;
+    return n;
+  }
+
+  public List<Dependency> deps() {
+    return deps;
+  }
+
+  public boolean isDerived() {
+    return derivedFrom != null;
+  }
+
+  /** Base key: the key itself for base values. */
+  public String baseKey() {
+    return derivedFrom != null ? derivedFrom : key;
+  }
+
+  /** Origin implied by the state: OBTAINED = SB, nonexistent = unknown, anything else = NB. */
+  public ValueOrigin origin() {
+    if (state == ValueState.OBTAINED) {
+      return ValueOrigin.FROM_SB;
+    }
+    if (state == ValueState.NONEXISTENT) {
+      return ValueOrigin.UNKNOWN;
+    }
+    return ValueOrigin.FROM_NB;
+  }
+
+  /** Available: has a value, no unavailable flag, not REMOVED. */
+  public boolean isAvailable() {
+    return value != null && !unavailable && state != ValueState.REMOVED;
+  }
+
+  public TxnOperation lastOperation() {
+    if (state == ValueState.OBTAINED || lastUpdate == null) {
+      return TxnOperation.UNDEFINED;
+    }
+    return lastUpdate.op();
+  }
+
+  /** True when the observable content differs from {@code o} (used for revisions). */
+  public boolean contentDiffers(Node o) {
+    return value != o.value
+        || metadata != o.metadata
+        || state != o.state
+        || unavailable != o.unavailable
+        || lastUpdate != o.lastUpdate
+        || error != o.error
+        || !java.util.Objects.equals(label, o.label)
+        || !java.util.Objects.equals(descriptor, o.descriptor)
+        || !java.util.Objects.equals(derivedFrom, o.derivedFrom)
+        || !deps.equals(o.deps)
+        || !derivedKeys.equals(o.derivedKeys);
+  }
+
+  @Override
+  public String toString() {
+    return "Node[" + key + " " + state + (unavailable ? " unavailable" : "") + "]";
+  }
+}

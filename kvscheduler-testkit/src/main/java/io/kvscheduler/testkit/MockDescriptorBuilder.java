@@ -1,0 +1,203 @@
+package io.kvscheduler.testkit;
+
+import io.kvscheduler.api.KVDescriptor;
+import io.kvscheduler.api.KVWithMetadata;
+import io.kvscheduler.api.KeySelector;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Builds a descriptor whose Create/Update/Delete/Retrieve operate on a {@link MockSouthbound}.
+ * Everything else (dependencies, derived values, comparator, validation, re-creation rule) is
+ * given here as on {@link KVDescriptor.Builder}.
+ *
+ * <p>With metadata, Create of a base value returns an {@code Integer} starting at {@link
+ * #firstFreeIndex} and growing by one per successful base Create; Update keeps the old metadata;
+ * derived values get none. A key counts as a base key when it is selected by {@link #baseKeys}
+ * (default: keys without a further {@code /} after the NB key prefix).
+ */
+public final class MockDescriptorBuilder<V> {
+  private final MockSouthbound sb;
+  private final String name;
+  private final Class<V> type;
+  private String nbKeyPrefix = "";
+  private KeySelector keySelector;
+  private KeySelector baseKeys;
+  private boolean withMetadata;
+  private boolean withUpdate = true;
+  private boolean withRetrieve = true;
+  private int firstFreeIndex;
+  private KVDescriptor.KeyLabel keyLabel;
+  private KVDescriptor.Comparator<V> comparator;
+  private KVDescriptor.Validator<V> validate;
+  private KVDescriptor.DerivedValues<V> derived;
+  private KVDescriptor.Dependencies<V> deps;
+  private KVDescriptor.RecreateDecider<V, Object> recreate;
+  private KVDescriptor.RetriableFailure retriable;
+  private final List<String> retrieveDeps = new ArrayList<>();
+
+  MockDescriptorBuilder(MockSouthbound sb, String name, Class<V> type) {
+    this.sb = sb;
+    this.name = name;
+    this.type = type;
+  }
+
+  public MockDescriptorBuilder<V> nbKeyPrefix(String p) {
+    this.nbKeyPrefix = p;
+    return this;
+  }
+
+  public MockDescriptorBuilder<V> keySelector(KeySelector s) {
+    this.keySelector = s;
+    return this;
+  }
+
+  /** Which keys are base values (they get metadata and are returned by Retrieve). */
+  public MockDescriptorBuilder<V> baseKeys(KeySelector s) {
+    this.baseKeys = s;
+    return this;
+  }
+
+  /** Integer metadata; the key label becomes the key without the NB key prefix. */
+  public MockDescriptorBuilder<V> withMetadata() {
+    this.withMetadata = true;
+    return this;
+  }
+
+  /** First metadata index handed out by Create (default 0). */
+  public MockDescriptorBuilder<V> firstFreeIndex(int i) {
+    this.firstFreeIndex = i;
+    return this;
+  }
+
+  /** Without Update every change is a re-creation. */
+  public MockDescriptorBuilder<V> withoutUpdate() {
+    this.withUpdate = false;
+    return this;
+  }
+
+  /** Without Retrieve the southbound is never refreshed. */
+  public MockDescriptorBuilder<V> withoutRetrieve() {
+    this.withRetrieve = false;
+    return this;
+  }
+
+  public MockDescriptorBuilder<V> keyLabel(KVDescriptor.KeyLabel l) {
+    this.keyLabel = l;
+    return this;
+  }
+
+  public MockDescriptorBuilder<V> valueComparator(KVDescriptor.Comparator<V> c) {
+    this.comparator = c;
+    return this;
+  }
+
+  public MockDescriptorBuilder<V> validate(KVDescriptor.Validator<V> v) {
+    this.validate = v;
+    return this;
+  }
+
+  public MockDescriptorBuilder<V> derivedValues(KVDescriptor.DerivedValues<V> d) {
+    this.derived = d;
+    return this;
+  }
+
+  public MockDescriptorBuilder<V> dependencies(KVDescriptor.Dependencies<V> d) {
+    this.deps = d;
+    return this;
+  }
+
+  public MockDescriptorBuilder<V> updateWithRecreate(KVDescriptor.RecreateDecider<V, Object> r) {
+    this.recreate = r;
+    return this;
+  }
+
+  public MockDescriptorBuilder<V> isRetriableFailure(KVDescriptor.RetriableFailure r) {
+    this.retriable = r;
+    return this;
+  }
+
+  public MockDescriptorBuilder<V> retrieveDependencies(String... names) {
+    retrieveDeps.addAll(List.of(names));
+    return this;
+  }
+
+  /** Builds the descriptor. */
+  public KVDescriptor<V, Object> build() {
+    KeySelector selector = keySelector != null ? keySelector : KeySelector.prefix(nbKeyPrefix);
+    String prefix = nbKeyPrefix;
+    KeySelector base = baseKeys != null ? baseKeys
+        : key -> prefix.isEmpty() || (key.startsWith(prefix)
+            && key.indexOf('/', prefix.length()) < 0);
+    AtomicInteger next = new AtomicInteger(firstFreeIndex);
+    boolean meta = withMetadata;
+    KVDescriptor.Builder<V, Object> b = meta
+        ? KVDescriptor.builder(name, type).withMetadata(Object.class)
+        : withoutMetadata(KVDescriptor.builder(name, type));
+    b.nbKeyPrefix(prefix).keySelector(selector).retrieveDependencies(
+        retrieveDeps.toArray(String[]::new));
+    if (keyLabel != null) {
+      b.keyLabel(keyLabel);
+    } else if (meta && !prefix.isEmpty()) {
+      b.keyLabel(key -> key.startsWith(prefix) ? key.substring(prefix.length()) : key);
+    }
+    b.create((key, value) -> {
+      boolean isBase = base.test(key);
+      Integer m = meta && isBase ? next.get() : null;
+      sb.create(key, value, m, !isBase);
+      if (m != null) {
+        next.incrementAndGet();
+      }
+      return m;
+    });
+    b.delete((key, value, metadata) -> sb.delete(key, value));
+    if (withUpdate) {
+      b.update((key, oldValue, newValue, metadata) -> {
+        sb.update(key, oldValue, newValue, metadata, !base.test(key));
+        return metadata;
+      });
+    }
+    if (withRetrieve) {
+      b.retrieve(correlate -> {
+        List<KVWithMetadata<Object, Object>> corr = new ArrayList<>();
+        for (KVWithMetadata<V, Object> c : correlate) {
+          corr.add(new KVWithMetadata<>(c.key(), c.value(), c.metadata(), c.origin()));
+        }
+        List<KVWithMetadata<V, Object>> out = new ArrayList<>();
+        for (MockSouthbound.Entry e : sb.retrieve(name, selector, corr)) {
+          if (type.isInstance(e.value())) {
+            out.add(new KVWithMetadata<>(e.key(), type.cast(e.value()), e.metadata(),
+                e.origin()));
+          }
+        }
+        return out;
+      });
+    }
+    if (comparator != null) {
+      b.valueComparator(comparator);
+    }
+    if (validate != null) {
+      b.validate(validate);
+    }
+    if (derived != null) {
+      b.derivedValues(derived);
+    }
+    if (deps != null) {
+      b.dependencies(deps);
+    }
+    if (recreate != null) {
+      b.updateWithRecreate(recreate);
+    }
+    if (retriable != null) {
+      b.isRetriableFailure(retriable);
+    }
+    return b.build();
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static <V> KVDescriptor.Builder<V, Object> withoutMetadata(
+      KVDescriptor.Builder<V, Void> b) {
+    return (KVDescriptor.Builder) b;
+  }
+}

@@ -1,0 +1,124 @@
+package io.kvscheduler.catalogue;
+
+import static io.kvscheduler.api.TxnOperation.CREATE;
+import static io.kvscheduler.api.TxnOperation.DELETE;
+import static io.kvscheduler.api.TxnOperation.UPDATE;
+import static io.kvscheduler.api.ValueState.CONFIGURED;
+import static io.kvscheduler.api.ValueState.NONEXISTENT;
+import static io.kvscheduler.api.ValueState.PENDING;
+import static io.kvscheduler.api.ValueState.REMOVED;
+import static io.kvscheduler.catalogue.Fx.A1;
+import static io.kvscheduler.catalogue.Fx.B2;
+import static io.kvscheduler.catalogue.Fx.C3;
+import static io.kvscheduler.catalogue.Fx.arr;
+import static io.kvscheduler.catalogue.Fx.d;
+import static io.kvscheduler.catalogue.Fx.s;
+import static io.kvscheduler.testkit.OpSpec.op;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvscheduler.api.BaseValueStatus;
+import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.TxnOptions;
+import io.kvscheduler.api.ValueState;
+import io.kvscheduler.testkit.MockSouthbound;
+import io.kvscheduler.testkit.TxnAssert;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** The 3-descriptor setup of TestDataChangeTransactions (catalogue §6). */
+class DataChangeTest {
+  private final MockSouthbound sb = new MockSouthbound();
+  private Fx.Env env;
+
+  @BeforeEach
+  void setUp() {
+    env = Fx.env(true);
+    env.kvs().registerDescriptors(
+        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
+            .derivedValues(Fx.derivedItems()).build(),
+        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).withMetadata()
+            .derivedValues(Fx.derivedItems())
+            .dependencies((key, value) -> {
+              if (key.equals(d(B2, 1))) return List.of(Dependency.onKey(A1, A1));
+              if (key.equals(d(B2, 2))) return List.of(Dependency.onKey(d(A1, 1), d(A1, 1)));
+              return List.of();
+            })
+            .retrieveDependencies("descriptor1").build(),
+        sb.descriptor("descriptor3", Object.class).nbKeyPrefix(Fx.PREFIX_C).withMetadata()
+            .derivedValues(Fx.derivedItems())
+            .updateWithRecreate((key, o, n, m) -> key.equals(C3))
+            .retrieveDependencies("descriptor2").build());
+  }
+
+  @AfterEach
+  void tearDown() {
+    env.close();
+    assertThat(sb.inconsistencies()).isEmpty();
+  }
+
+  private long commit(Object... kv) {
+    var txn = env.kvs().startNBTransaction();
+    for (int i = 0; i < kv.length; i += 2) {
+      txn.setValue((String) kv[i], kv[i + 1]);
+    }
+    return txn.commit(TxnOptions.defaults().withDescription("testing data change"));
+  }
+
+  @Test
+  @DisplayName("B52 B53 B54 B123 first transaction creates base values, derived values; B2/i2 pending")
+  void firstTransaction() {
+    long seq = commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
+    assertThat(seq).isZero();
+    assertThat(sb.callLog()).containsExactly("CREATE " + A1, "CREATE " + d(A1, 2),
+        "CREATE " + B2, "CREATE " + d(B2, 1), "CREATE " + C3, "CREATE " + d(C3, 1),
+        "CREATE " + d(C3, 2));
+    var expected = new io.kvscheduler.testkit.OpSpec[] {
+        op(CREATE, A1).states(NONEXISTENT, CONFIGURED),
+        op(CREATE, d(A1, 2)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"),
+        op(CREATE, B2).states(NONEXISTENT, CONFIGURED),
+        op(CREATE, d(B2, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"),
+        op(CREATE, d(B2, 2)).states(NONEXISTENT, PENDING).flags("DERIVED", "NOOP"),
+        op(CREATE, C3).states(NONEXISTENT, CONFIGURED),
+        op(CREATE, d(C3, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"),
+        op(CREATE, d(C3, 2)).states(NONEXISTENT, CONFIGURED).flags("DERIVED")};
+    TxnAssert.assertThat(env.txn(0)).executed(expected).planned(expected);
+    BaseValueStatus b2 = env.kvs().valueStatus(B2);
+    assertThat(b2.state()).isEqualTo(CONFIGURED);
+    assertThat(b2.derivedStatus(d(B2, 2)).orElseThrow().details()).containsExactly(d(A1, 1));
+    assertThat(b2.derivedStatus(d(B2, 2)).orElseThrow().state()).isEqualTo(PENDING);
+    assertThat(env.kvs().metadataMap("descriptor1", Object.class).lookup("base-value1"))
+        .contains(0);
+  }
+
+  @Test
+  @DisplayName("B51 B55 B56 B85 B79 B87 B124 second transaction re-creates C3 first, updates A1")
+  void secondTransaction() {
+    commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
+    sb.clearCalls();
+    commit(C3, arr(1), A1, arr(1));
+    assertThat(sb.callLog()).containsExactly("DELETE " + d(C3, 1), "DELETE " + d(C3, 2),
+        "DELETE " + C3, "CREATE " + C3, "CREATE " + d(C3, 1), "DELETE " + d(A1, 2),
+        "UPDATE " + A1, "CREATE " + d(A1, 1), "CREATE " + d(B2, 2));
+    TxnAssert.assertThat(env.txn(1)).executed(
+        op(DELETE, d(C3, 1)).states(CONFIGURED, REMOVED).flags("DERIVED", "RECREATE"),
+        op(DELETE, d(C3, 2)).states(CONFIGURED, REMOVED).flags("DERIVED", "RECREATE"),
+        op(DELETE, C3).states(CONFIGURED, REMOVED).flags("RECREATE"),
+        op(CREATE, C3).states(REMOVED, CONFIGURED).flags("RECREATE"),
+        op(CREATE, d(C3, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED", "RECREATE"),
+        op(DELETE, d(A1, 2)).states(CONFIGURED, REMOVED).flags("DERIVED"),
+        op(UPDATE, A1).states(CONFIGURED, CONFIGURED).prevValue(arr(2)).newValue(arr(1)),
+        op(CREATE, d(A1, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"),
+        op(CREATE, d(B2, 2)).states(PENDING, CONFIGURED).flags("DERIVED")
+            .prevValue(s("item2")).newValue(s("item2")));
+    assertThat(env.kvs().valueStatus(C3).value().lastOperation())
+        .isEqualTo(io.kvscheduler.api.TxnOperation.UPDATE);
+    assertThat(env.kvs().metadataMap("descriptor3", Object.class).lookup("base-value3"))
+        .contains(1);
+    assertThat(env.kvs().metadataMap("descriptor1", Object.class).lookup("base-value1"))
+        .contains(0);
+    assertThat(env.kvs().valueStatus(A1).state()).isEqualTo(ValueState.CONFIGURED);
+  }
+}

@@ -1,0 +1,100 @@
+package io.kvscheduler.catalogue;
+
+import io.kvscheduler.api.KVDescriptor;
+import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.KeyValuePair;
+import io.kvscheduler.api.RecordedTxn;
+import io.kvscheduler.testkit.ManualClock;
+import io.kvscheduler.testkit.ManualDelayScheduler;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Fixtures of the behaviour catalogue (shared/spec/behaviors.md, "Notation"): keys A1, B2, C3,
+ * ..., values {@code [i1,i2]} ({@link ArrayValue}) and {@code "s"} ({@link StringValue}), the
+ * derived-values builder, and a deterministic scheduler (manual clock and timers, statuses
+ * delivered on the engine thread).
+ */
+final class Fx {
+  private Fx() {}
+
+  static final String PREFIX_A = "/prefixA/";
+  static final String PREFIX_B = "/prefixB/";
+  static final String PREFIX_C = "/prefixC/";
+  static final String A1 = "/prefixA/base-value1";
+  static final String A2 = "/prefixA/base-value2";
+  static final String A3 = "/prefixA/base-value3";
+  static final String A4 = "/prefixA/base-value4";
+  static final String B2 = "/prefixB/base-value2";
+  static final String C3 = "/prefixC/base-value3";
+
+  /** The derived key {@code base/itemN}, e.g. {@code d(A1, 1)} = A1/i1. */
+  static String d(String base, int item) {
+    return base + "/item" + item;
+  }
+
+  /** {@code [i1,i2]} = ArrayValue of items "item1", "item2". */
+  record ArrayValue(List<String> items) {
+    static ArrayValue of(int... items) {
+      List<String> l = new ArrayList<>();
+      for (int i : items) {
+        l.add("item" + i);
+      }
+      return new ArrayValue(List.copyOf(l));
+    }
+  }
+
+  /** {@code "s"} = StringValue("s"). */
+  record StringValue(String value) {}
+
+  static StringValue s(String v) {
+    return new StringValue(v);
+  }
+
+  static ArrayValue arr(int... items) {
+    return ArrayValue.of(items);
+  }
+
+  /** For every item x of an ArrayValue under K: K/x → StringValue(x + suffix). */
+  static KVDescriptor.DerivedValues<Object> derivedItems(String suffix) {
+    return (key, value) -> {
+      List<KeyValuePair> out = new ArrayList<>();
+      if (value instanceof ArrayValue a) {
+        for (String item : a.items()) {
+          out.add(KeyValuePair.of(key + "/" + item, new StringValue(item + suffix)));
+        }
+      }
+      return out;
+    };
+  }
+
+  static KVDescriptor.DerivedValues<Object> derivedItems() {
+    return derivedItems("");
+  }
+
+  /** A deterministic scheduler and its time controls. */
+  record Env(KVScheduler kvs, ManualClock clock, ManualDelayScheduler timers)
+      implements AutoCloseable {
+    RecordedTxn txn(long seq) {
+      return kvs.recordedTransaction(seq).orElseThrow(
+          () -> new AssertionError("no record of txn #" + seq));
+    }
+
+    @Override
+    public void close() {
+      kvs.close();
+    }
+  }
+
+  static Env env(boolean simulation) {
+    ManualClock clock = new ManualClock();
+    ManualDelayScheduler timers = new ManualDelayScheduler(clock);
+    KVScheduler kvs = KVScheduler.builder()
+        .clock(clock)
+        .delayScheduler(timers)
+        .statusExecutor(Runnable::run)
+        .enableTxnSimulation(simulation)
+        .build();
+    return new Env(kvs, clock, timers);
+  }
+}

@@ -7,6 +7,7 @@ import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TransactionException;
+import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueOrigin;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -253,13 +255,13 @@ final class TxnProcessor {
 
   private void executeWithRevert(TxnContext tx, List<Kv> ordered, Set<String> touched, Job job) {
     Walker w = new Walker(g, reg, tx);
-    List<Kv> previous = new ArrayList<>();
+    java.util.ArrayDeque<Kv> previous = new java.util.ArrayDeque<>();
     boolean revert = false;
     for (Kv kv : ordered) {
       Node before = g.get(kv.key());
       Object prev = before == null ? null : before.value;
       Throwable err = w.applyTop(kv);
-      previous.add(0, new Kv(kv.key(), prev, ValueOrigin.FROM_NB, true, null));
+      previous.addFirst(new Kv(kv.key(), prev, ValueOrigin.FROM_NB, true, null));
       if (err != null && tx.revertOnFailure) {
         refresher.refresh(Set.of(kv.key()), null, false);
         revert = true;
@@ -308,50 +310,60 @@ final class TxnProcessor {
   }
 
   /**
-   * Drops intermediate pending operations: a CREATE that ended PENDING followed by a CREATE of the
-   * same key, and a DELETE from PENDING preceded by a DELETE of the same key.
+   * Drops intermediate pending operations: a CREATE that ended PENDING whose nearest later
+   * operation on the same key is a CREATE (which inherits its previous value, error and state),
+   * and a DELETE from PENDING whose nearest earlier operation on the same key is a DELETE (which
+   * inherits its new value, error and state). Linear: neighbours are found through per-key links.
    */
   static List<OpRecord> compress(List<OpRecord> ops) {
-    List<OpRecord> out = new ArrayList<>(ops.size());
-    for (int i = 0; i < ops.size(); i++) {
+    int n = ops.size();
+    int[] next = new int[n];
+    Map<String, Integer> seen = new HashMap<>();
+    for (int i = n - 1; i >= 0; i--) {
+      Integer j = seen.put(ops.get(i).key, i);
+      next[i] = j == null ? -1 : j;
+    }
+    List<OpRecord> out = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
       OpRecord op = ops.get(i);
-      boolean drop = false;
-      if (op.op == io.kvscheduler.api.TxnOperation.CREATE && op.newState == ValueState.PENDING) {
-        for (int j = i + 1; j < ops.size(); j++) {
-          OpRecord later = ops.get(j);
-          if (later.key.equals(op.key)) {
-            if (later.op == io.kvscheduler.api.TxnOperation.CREATE) {
-              drop = true;
-              later.prevValue = op.prevValue;
-              later.prevErr = op.prevErr;
-              later.prevState = op.prevState;
-            }
-            break;
-          }
-        }
+      int j = next[i];
+      if (op.op == TxnOperation.CREATE && op.newState == ValueState.PENDING && j >= 0
+          && ops.get(j).op == TxnOperation.CREATE) {
+        OpRecord later = ops.get(j);
+        later.prevValue = op.prevValue;
+        later.prevErr = op.prevErr;
+        later.prevState = op.prevState;
+        continue;
       }
-      if (!drop) {
-        out.add(op);
-      }
+      out.add(op);
     }
-    for (int i = out.size() - 1; i >= 0; i--) {
+    int m = out.size();
+    int[] prev = new int[m];
+    seen.clear();
+    for (int i = 0; i < m; i++) {
+      Integer j = seen.put(out.get(i).key, i);
+      prev[i] = j == null ? -1 : j;
+    }
+    boolean[] dropped = new boolean[m];
+    for (int i = m - 1; i >= 0; i--) {
       OpRecord op = out.get(i);
-      if (op.op == io.kvscheduler.api.TxnOperation.DELETE && op.prevState == ValueState.PENDING) {
-        for (int j = i - 1; j >= 0; j--) {
-          OpRecord earlier = out.get(j);
-          if (earlier.key.equals(op.key)) {
-            if (earlier.op == io.kvscheduler.api.TxnOperation.DELETE) {
-              earlier.newValue = op.newValue;
-              earlier.newErr = op.newErr;
-              earlier.newState = op.newState;
-              out.remove(i);
-            }
-            break;
-          }
-        }
+      int j = prev[i];
+      if (op.op == TxnOperation.DELETE && op.prevState == ValueState.PENDING && j >= 0
+          && out.get(j).op == TxnOperation.DELETE) {
+        OpRecord earlier = out.get(j);
+        earlier.newValue = op.newValue;
+        earlier.newErr = op.newErr;
+        earlier.newState = op.newState;
+        dropped[i] = true;
       }
     }
-    return out;
+    List<OpRecord> result = new ArrayList<>(m);
+    for (int i = 0; i < m; i++) {
+      if (!dropped[i]) {
+        result.add(out.get(i));
+      }
+    }
+    return result;
   }
 
   private RecordedTxn record(Job job, Instant start, Instant stop, List<OpRecord> planned,

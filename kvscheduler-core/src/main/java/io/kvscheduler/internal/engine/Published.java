@@ -19,8 +19,8 @@ import org.pcollections.TreePMap;
 final class Published {
   /** What readers may know of one node. */
   record View(String key, String descriptor, String derivedFrom, Object value, Object metadata,
-      ValueState state, Object intent, boolean intentDelete, ValueStatus status,
-      List<String> derivedKeys) {}
+      ValueState state, boolean available, Object intent, boolean intentDelete,
+      ValueStatus status, List<String> derivedKeys) {}
 
   private volatile TreePMap<String, View> views = TreePMap.empty();
 
@@ -43,7 +43,7 @@ final class Published {
 
   static View viewOf(Graph g, Node n) {
     return new View(n.key, n.descriptor, n.derivedFrom, n.value, n.metadata, n.state,
-        n.lastUpdate == null ? n.value : n.lastUpdate.value(),
+        n.isAvailable(), n.lastUpdate == null ? n.value : n.lastUpdate.value(),
         n.lastUpdate != null && n.lastUpdate.op() == TxnOperation.DELETE, statusOf(g, n),
         n.derivedKeys);
   }

@@ -276,20 +276,24 @@ public final class SchedulerImpl implements KVScheduler {
 
     @Override
     public long commit(TxnOptions options) {
-      CompletableFuture<Long> f = submit(options);
-      if (f == null) {
-        return -1;
-      }
-      return await(f);
+      CompletableFuture<Long> f = new CompletableFuture<>();
+      boolean wait = submit(options, f);
+      return wait ? await(f) : -1;
     }
 
     @Override
     public CompletableFuture<Long> commitAsync(TxnOptions options) {
-      CompletableFuture<Long> f = submit(options.withNonBlocking(false));
+      CompletableFuture<Long> f = new CompletableFuture<>();
+      try {
+        submit(options.withNonBlocking(false), f);
+      } catch (TransactionException e) {
+        f.completeExceptionally(e);
+      }
       return f;
     }
 
-    private CompletableFuture<Long> submit(TxnOptions o) {
+    /** Queues the transaction; returns true when the caller should wait for {@code f}. */
+    private boolean submit(TxnOptions o, CompletableFuture<Long> f) {
       if (committed) {
         throw new IllegalStateException("transaction was already committed");
       }
@@ -304,18 +308,17 @@ public final class SchedulerImpl implements KVScheduler {
       }
       List<Kv> kvs = new ArrayList<>(values.size());
       values.forEach((k, v) -> kvs.add(Kv.nb(k, v)));
-      CompletableFuture<Long> f = new CompletableFuture<>();
       Queued.Nb q = new Queued.Nb(kvs, o, f);
       if (onEngine()) {
         LOG.warn("transaction committed from a descriptor callback: queued, not awaited");
         internal.addLast(q);
-        return null;
+        return false;
       }
       if (o.nonBlocking()) {
         if (!queue.offerLast(q)) {
           throw new TransactionException("transaction queue is full");
         }
-        return null;
+        return false;
       }
       try {
         queue.putLast(q);
@@ -323,7 +326,7 @@ public final class SchedulerImpl implements KVScheduler {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while queuing the transaction", e);
       }
-      return f;
+      return true;
     }
   }
 
@@ -441,12 +444,7 @@ public final class SchedulerImpl implements KVScheduler {
         }
         out.add(new KVWithMetadata<>(v.key(), v.intent(), v.metadata(), ValueOrigin.FROM_NB));
       } else {
-        boolean available = switch (v.state()) {
-          case CONFIGURED, OBTAINED, DISCOVERED -> true;
-          case FAILED, RETRYING -> v.status().lastOperation() == TxnOperation.UPDATE;
-          default -> false;
-        };
-        if (!available) {
+        if (!v.available()) {
           continue;
         }
         out.add(new KVWithMetadata<>(v.key(), v.value(), v.metadata(),

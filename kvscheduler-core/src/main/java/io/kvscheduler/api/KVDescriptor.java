@@ -114,6 +114,7 @@ public final class KVDescriptor<V, M> {
   private final KeyLabel keyLabel;
   private final Comparator<V> valueComparator;
   private final boolean withMetadata;
+  private final Class<?> metadataType;
   private final Map<String, Function<? super M, ? extends Collection<String>>> metadataIndexes;
   private final Validator<V> validate;
   private final Creator<V, M> create;
@@ -136,6 +137,7 @@ public final class KVDescriptor<V, M> {
     this.keyLabel = b.keyLabel;
     this.valueComparator = b.valueComparator;
     this.withMetadata = b.withMetadata;
+    this.metadataType = b.metadataType;
     this.metadataIndexes = Map.copyOf(b.metadataIndexes);
     this.validate = b.validate;
     this.create = b.create;
@@ -192,6 +194,11 @@ public final class KVDescriptor<V, M> {
 
   public boolean withMetadata() {
     return withMetadata;
+  }
+
+  /** Class of the metadata ({@code Void} without metadata). */
+  public Class<?> metadataType() {
+    return metadataType;
   }
 
   /** Secondary indexes of the metadata map (index name → values extractor). */
@@ -268,6 +275,7 @@ public final class KVDescriptor<V, M> {
     private KeyLabel keyLabel;
     private Comparator<V> valueComparator;
     private boolean withMetadata;
+    private Class<?> metadataType = Void.class;
     private final Map<String, Function<? super M, ? extends Collection<String>>> metadataIndexes =
         new LinkedHashMap<>();
     private Validator<V> validate;
@@ -307,6 +315,7 @@ public final class KVDescriptor<V, M> {
       }
       Builder<V, M2> self = (Builder<V, M2>) this;
       self.withMetadata = true;
+      self.metadataType = metadataType;
       return self;
     }
 

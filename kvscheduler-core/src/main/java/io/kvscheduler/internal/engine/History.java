@@ -22,7 +22,7 @@ import org.pcollections.TreePVector;
 /**
  * Transaction records and graph revisions. Written by the engine thread, read from any thread:
  * records live in a concurrent sorted map, each key's timeline in an immutable vector replaced on
- * every append. Only changed nodes get a revision, so the cost per transaction follows the
+ * every append (appends and trimming of one key are atomic per key). Only changed nodes get a revision, so the cost per transaction follows the
  * change. Trimmed by age (except the permanent period after start) and by record count.
  */
 final class History {
@@ -50,6 +50,7 @@ final class History {
   }
 
   List<RecordedTxn> records(Instant since, Instant until) {
+    trim(cfg.clock().instant());
     List<RecordedTxn> out = new ArrayList<>();
     if (until.isBefore(since)) {
       return out;
@@ -63,6 +64,7 @@ final class History {
   }
 
   Optional<RecordedTxn> record(long seq) {
+    trim(cfg.clock().instant());
     return Optional.ofNullable(records.get(seq));
   }
 
@@ -117,6 +119,7 @@ final class History {
   }
 
   List<NodeRevision> timeline(String key) {
+    trim(cfg.clock().instant());
     PVector<NodeRevision> tl = timelines.get(key);
     return tl == null ? List.of() : List.copyOf(tl);
   }
@@ -164,8 +167,11 @@ final class History {
     };
   }
 
-  /** Drops old records and revisions, at most once a minute. */
-  void trim(Instant now) {
+  /**
+   * Drops old records and revisions, at most once a minute. Called after every transaction and
+   * before every read, so an idle scheduler needs no timer; safe from any thread.
+   */
+  synchronized void trim(Instant now) {
     if (now.isBefore(lastTrim.plusSeconds(60))) {
       return;
     }

@@ -44,7 +44,7 @@ final class Published {
   static View viewOf(Graph g, Node n) {
     return new View(n.key, n.descriptor, n.derivedFrom, n.value, n.metadata, n.state,
         n.isAvailable(), n.lastUpdate == null ? n.value : n.lastUpdate.value(),
-        n.lastUpdate != null && n.lastUpdate.op() == TxnOperation.DELETE, statusOf(g, n),
+        n.lastUpdate != null && n.lastUpdate.value() == null, statusOf(g, n),
         n.derivedKeys);
   }
 

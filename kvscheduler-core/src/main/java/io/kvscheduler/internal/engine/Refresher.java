@@ -202,6 +202,15 @@ final class Refresher {
         covered.add(dn.key);
       }
     }
+    // derived values that failed stay derived from this base (kept FAILED/RETRYING for retry)
+    for (String old : n.derivedKeys) {
+      Node dn = g.get(old);
+      if (!derivedKeys.contains(old) && dn != null && dn.value != null
+          && n.key.equals(dn.derivedFrom)
+          && (dn.state == ValueState.FAILED || dn.state == ValueState.RETRYING)) {
+        derivedKeys.add(old);
+      }
+    }
     derivedKeys.sort(null);
     n.derivedKeys = List.copyOf(derivedKeys);
   }

@@ -364,6 +364,10 @@ public final class SchedulerImpl implements KVScheduler {
     if (h.metadataMap == null) {
       throw new IllegalArgumentException("descriptor " + descriptorName + " has no metadata");
     }
+    if (!metadataType.isAssignableFrom(h.d.metadataType())) {
+      throw new IllegalArgumentException("descriptor " + descriptorName + " has metadata of type "
+          + h.d.metadataType().getName() + ", not " + metadataType.getName());
+    }
     @SuppressWarnings("unchecked")
     NamedMapping<M> m = (NamedMapping<M>) h.metadataMap;
     return m;

@@ -21,7 +21,7 @@ final class TxnContext {
   final int retryAttempt;
 
   final List<OpRecord> ops = new ArrayList<>();
-  /** Base keys whose status changed (real execution only). */
+  /** Base keys whose status changed. */
   final TreeSet<String> changedStatus = new TreeSet<>();
   /** Keys on the current recursion path (cycle guard). */
   final Set<String> branch = new HashSet<>();

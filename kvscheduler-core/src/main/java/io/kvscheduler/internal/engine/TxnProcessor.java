@@ -211,7 +211,8 @@ final class TxnProcessor {
       execute(sim, ordered);
       planned = compress(sim.ops);
       if (planned.isEmpty()) {
-        touched.addAll(g.endBatch().keySet()); // nothing to do: keep the bookkeeping
+        // nothing to do: keep the bookkeeping (e.g. last operations of equivalent values)
+        touched.addAll(g.endBatch().keySet());
         skip = true;
       } else {
         g.rollback();
@@ -223,13 +224,19 @@ final class TxnProcessor {
     }
 
     TxnContext tx = context(job, false);
+    if (sim != null && skip) {
+      tx.changedStatus.addAll(sim.changedStatus);
+    }
     if (!skip) {
       executeWithRevert(tx, ordered, touched, job);
     }
     List<OpRecord> executed = compress(tx.ops);
     Map<String, Node> journal = g.endBatch();
     touched.addAll(journal.keySet());
-    history.addRevisions(journal, g, job.seq, cfg.clock().instant());
+    if (job.resync != ResyncType.DOWNSTREAM) {
+      // a downstream resync only brings the SB back to the unchanged intent: no revisions (B142)
+      history.addRevisions(journal, g, job.seq, cfg.clock().instant());
+    }
     RecordedTxn rec = record(job, start, cfg.clock().instant(), planned, executed);
     history.addRecord(rec);
     if (cfg.printTxnSummary() && TXN_LOG.isInfoEnabled()) {

@@ -86,7 +86,7 @@ final class Walker {
     ValueState prevState = node.state;
     TxnOperation prevOp = node.lastOperation();
     String prevErr = OpRecord.msg(node.error);
-    List<String> prevDetails = tx.simulate ? List.of() : details(node);
+    List<String> prevDetails = details(node);
     Node.LastUpdate prevUpdate = node.lastUpdate;
 
     OpRecord op = preRecord(a, node);
@@ -130,7 +130,7 @@ final class Walker {
           default -> null;
         };
 
-    if (!tx.simulate) {
+    {
       Node now = g.get(key);
       if (prevUpdate == null
           || now == null
@@ -163,7 +163,7 @@ final class Walker {
     op.derived = a.derived;
     op.property = a.derived && reg.forKey(a.kv.key()) == null;
     op.revert = a.kv.revert();
-    op.retry = tx.isRetry();
+    op.retry = tx.isRetry() || tx.type == io.kvscheduler.api.TxnType.RETRY_UNIMPL_OPS;
     op.recreate = a.recreating != null && a.recreating.contains(a.kv.key());
     return op;
   }

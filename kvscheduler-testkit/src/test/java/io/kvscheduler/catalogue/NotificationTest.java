@@ -270,7 +270,7 @@ class NotificationTest {
 
   @Test
   @DisplayName("B149 notifications for keys without descriptor or for NB-owned values are ignored"
-      + " (still recorded); only the first pair is checked; one push = one transaction")
+      + " (still recorded); (ours, D14) every pair is checked; one push = one transaction")
   void notificationFilter() {
     env = Fx.env(true);
     env.kvs().registerDescriptors(
@@ -283,15 +283,19 @@ class NotificationTest {
     pushAndWait(env, D4, s("x"), null);
     // #2: A1 is owned by the northbound
     pushAndWait(env, A1, s("sb"), 5);
-    // #3: first pair NB-owned ⇒ the whole notification is ignored (A2 included)
+    // #3: the NB-owned first pair is ignored, the second (A2) is applied (ours: every pair is
+    // checked; the reference would drop the whole notification)
     env.kvs().pushSBNotification(List.of(
         new KVWithMetadata<>(A1, s("sb"), 5, ValueOrigin.FROM_SB),
         new KVWithMetadata<>(A2, s("a2"), 6, ValueOrigin.FROM_SB)));
     env.kvs().transactionBarrier();
-    // #4: two SB values in one push ⇒ one transaction
+    // #4: two SB values in one push ⇒ one transaction; a later pair without descriptor and a
+    // later NB-owned pair are ignored (the reference would apply the NB-owned one as OBTAINED)
     env.kvs().pushSBNotification(List.of(
         new KVWithMetadata<>(A2, s("a2"), 6, ValueOrigin.FROM_SB),
-        new KVWithMetadata<>(A3, s("a3"), 7, ValueOrigin.FROM_SB)));
+        new KVWithMetadata<>(A3, s("a3"), 7, ValueOrigin.FROM_SB),
+        new KVWithMetadata<>(D4, s("y"), null, ValueOrigin.FROM_SB),
+        new KVWithMetadata<>(A1, s("sb2"), 8, ValueOrigin.FROM_SB)));
     env.kvs().transactionBarrier();
 
     assertThat(sb.callLog()).isEmpty();
@@ -305,16 +309,18 @@ class NotificationTest {
     TxnAssert.assertThat(env.txn(1)).executedNothing();
     assertThat(env.txn(1).values()).containsExactly(rv(D4, s("x"), ValueOrigin.FROM_SB));
     TxnAssert.assertThat(env.txn(2)).executedNothing();
-    TxnAssert.assertThat(env.txn(3)).executedNothing();
+    TxnAssert.assertThat(env.txn(3)).executed(
+        op(CREATE, A2).states(NONEXISTENT, OBTAINED).newValue(s("a2")));
     assertThat(env.kvs().valueStatus(D4)).isEqualTo(bs(ValueStatus.nonexistent(D4)));
     assertThat(env.kvs().valueStatus(A1)).isEqualTo(bs(vs(A1, CONFIGURED, CREATE, "")));
     assertThat(env.kvs().dumpValues("descriptor1", View.CACHED))
         .contains(kvm(A1, s("nb"), 0, ValueOrigin.FROM_NB));
     TxnAssert.assertThat(env.txn(4)).executed(
-        op(CREATE, A2).states(NONEXISTENT, OBTAINED).newValue(s("a2")),
         op(CREATE, A3).states(NONEXISTENT, OBTAINED).newValue(s("a3")));
     assertThat(env.txn(4).values()).containsExactly(
-        rv(A2, s("a2"), ValueOrigin.FROM_SB), rv(A3, s("a3"), ValueOrigin.FROM_SB));
+        rv(A1, s("sb2"), ValueOrigin.FROM_SB), rv(A2, s("a2"), ValueOrigin.FROM_SB),
+        rv(A3, s("a3"), ValueOrigin.FROM_SB), rv(D4, s("y"), ValueOrigin.FROM_SB));
+    assertThat(env.kvs().valueStatus(D4)).isEqualTo(bs(ValueStatus.nonexistent(D4)));
     assertThat(meta("descriptor1", "base-value2")).contains(6);
     assertThat(meta("descriptor1", "base-value3")).contains(7);
   }

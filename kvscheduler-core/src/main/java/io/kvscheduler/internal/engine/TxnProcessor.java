@@ -167,13 +167,22 @@ final class TxnProcessor {
       job.skip = true;
       return;
     }
-    String first = sb.values().get(0).key();
-    Node n = g.get(first);
-    if (reg.forKey(first) == null
-        || (n != null && n.value != null && n.origin() == ValueOrigin.FROM_NB)) {
-      LOG.debug("SB notification for {} ignored (no descriptor or NB-owned)", first);
-      job.skip = true;
+    // each pair is filtered (the reference checks only the first): values no descriptor selects
+    // and values owned by the northbound are ignored
+    List<Kv> kept = new ArrayList<>();
+    for (Kv kv : sb.values()) {
+      Node n = g.get(kv.key());
+      if (reg.forKey(kv.key()) == null) {
+        LOG.debug("SB notification for {} ignored: no descriptor selects it", kv.key());
+      } else if (n != null && n.value != null && n.origin() == ValueOrigin.FROM_NB) {
+        LOG.debug("SB notification for {} ignored: the value is owned by the northbound",
+            kv.key());
+      } else {
+        kept.add(kv);
+      }
     }
+    job.values = kept;
+    job.skip = kept.isEmpty();
   }
 
   private void prepareRetry(Job job, Queued.Retry r) {

@@ -238,8 +238,10 @@ final class Walker {
       } else {
         metadata = a.kv.metadata();
       }
-      if (!node.isDerived() && h.metadataMap != null) {
+      if (!node.isDerived() && h != null && h.metadataMap != null) {
         setMetadata(node, h, metadata);
+      } else if (!node.isDerived() && h == null) {
+        node.metadata = metadata; // an SB value no descriptor selects: kept as reported
       }
     }
 

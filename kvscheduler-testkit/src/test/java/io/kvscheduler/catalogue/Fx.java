@@ -1,10 +1,12 @@
 package io.kvscheduler.catalogue;
 
+import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.testkit.ManualClock;
+import io.kvscheduler.testkit.MockSouthbound;
 import io.kvscheduler.testkit.ManualDelayScheduler;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,6 +72,30 @@ final class Fx {
 
   static KVDescriptor.DerivedValues<Object> derivedItems() {
     return derivedItems("");
+  }
+
+  /**
+   * Registers the three descriptors of TestDataChangeTransactions on {@code kvs}: D1, D2, D3 over
+   * /prefixA/, /prefixB/, /prefixC/, all with metadata and the derived-values builder; B2/i1
+   * depends on A1 and B2/i2 on A1/i1; D3 re-creates C3 on change; D2 is retrieved after D1, D3
+   * after D2.
+   */
+  static void registerDataChangeDescriptors(KVScheduler kvs, MockSouthbound sb) {
+    kvs.registerDescriptors(
+        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(PREFIX_A).withMetadata()
+            .derivedValues(derivedItems()).build(),
+        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(PREFIX_B).withMetadata()
+            .derivedValues(derivedItems())
+            .dependencies((key, value) -> {
+              if (key.equals(d(B2, 1))) return List.of(Dependency.onKey(A1, A1));
+              if (key.equals(d(B2, 2))) return List.of(Dependency.onKey(d(A1, 1), d(A1, 1)));
+              return List.of();
+            })
+            .retrieveDependencies("descriptor1").build(),
+        sb.descriptor("descriptor3", Object.class).nbKeyPrefix(PREFIX_C).withMetadata()
+            .derivedValues(derivedItems())
+            .updateWithRecreate((key, o, n, m) -> key.equals(C3))
+            .retrieveDependencies("descriptor2").build());
   }
 
   /** A deterministic scheduler and its time controls. */

@@ -113,21 +113,7 @@ class StatusAndDumpTest {
 
   private void dataChangeSetup(boolean simulation) {
     env = Fx.env(simulation);
-    env.kvs().registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
-            .derivedValues(Fx.derivedItems()).build(),
-        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).withMetadata()
-            .derivedValues(Fx.derivedItems())
-            .dependencies((key, value) -> {
-              if (key.equals(d(B2, 1))) return List.of(Dependency.onKey(A1, A1));
-              if (key.equals(d(B2, 2))) return List.of(Dependency.onKey(d(A1, 1), d(A1, 1)));
-              return List.of();
-            })
-            .retrieveDependencies("descriptor1").build(),
-        sb.descriptor("descriptor3", Object.class).nbKeyPrefix(Fx.PREFIX_C).withMetadata()
-            .derivedValues(Fx.derivedItems())
-            .updateWithRecreate((key, o, n, m) -> key.equals(C3))
-            .retrieveDependencies("descriptor2").build());
+    Fx.registerDataChangeDescriptors(env.kvs(), sb);
   }
 
   /** TestDependencyCycles: A1 -> A2 -> A3 -> {A1, A4}; no Retrieve. */

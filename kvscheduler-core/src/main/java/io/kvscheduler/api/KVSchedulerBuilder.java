@@ -89,6 +89,34 @@ public final class KVSchedulerBuilder {
     return this;
   }
 
+  /**
+   * Verification mode for every transaction: after execution the changed values are read back
+   * (Retrieve) and values whose southbound state differs from what was applied are reported as
+   * failed keys. Per transaction: {@link TxnOptions#withVerify}. Default: false.
+   */
+  public KVSchedulerBuilder verifyMode(boolean verify) {
+    cfg.verify = verify;
+    return this;
+  }
+
+  /**
+   * Runs a downstream resync (refresh from the southbound, then repair) every {@code period} plus
+   * a random delay of up to {@code maxJitter}, so that changes made behind the scheduler's back
+   * are repaired. Default: off.
+   *
+   * @throws IllegalArgumentException if the period is not positive or the jitter negative
+   */
+  public KVSchedulerBuilder periodicDownstreamResync(Duration period, Duration maxJitter) {
+    if (period.isZero() || period.isNegative() || maxJitter.isNegative()) {
+      throw new IllegalArgumentException(
+          "periodic resync needs a positive period and a non-negative jitter, got " + period
+              + " and " + maxJitter);
+    }
+    cfg.downstreamResyncPeriod = period;
+    cfg.downstreamResyncJitter = maxJitter;
+    return this;
+  }
+
   /** Name of the engine thread. Default: {@code kvscheduler}. */
   public KVSchedulerBuilder threadName(String name) {
     cfg.threadName = Objects.requireNonNull(name, "name");

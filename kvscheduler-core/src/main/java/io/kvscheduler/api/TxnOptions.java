@@ -17,6 +17,8 @@ import java.util.Optional;
  * @param retry retry of failed operations, empty for none
  * @param revert undo the whole transaction when one of its values fails
  * @param simulation plan the transaction without calling descriptors first, and record the plan
+ * @param verify after execution, read the changed values back (Retrieve) and report every value
+ *     whose southbound state differs from what was applied as a failed key
  */
 public record TxnOptions(
     String description,
@@ -25,10 +27,12 @@ public record TxnOptions(
     boolean nonBlocking,
     Optional<RetryOptions> retry,
     boolean revert,
-    boolean simulation) {
+    boolean simulation,
+    boolean verify) {
 
   private static final TxnOptions DEFAULTS =
-      new TxnOptions("", ResyncType.NOT_RESYNC, false, false, Optional.empty(), false, false);
+      new TxnOptions("", ResyncType.NOT_RESYNC, false, false, Optional.empty(), false, false,
+          false);
 
   public TxnOptions {
     Objects.requireNonNull(description, "description");
@@ -42,24 +46,28 @@ public record TxnOptions(
   }
 
   public TxnOptions withDescription(String d) {
-    return new TxnOptions(d, resync, verboseRefresh, nonBlocking, retry, revert, simulation);
+    return new TxnOptions(d, resync, verboseRefresh, nonBlocking, retry, revert, simulation,
+        verify);
   }
 
   public TxnOptions withResync(ResyncType r) {
-    return new TxnOptions(description, r, verboseRefresh, nonBlocking, retry, revert, simulation);
+    return withResync(r, verboseRefresh);
   }
 
+  /** Resync of flavour {@code r}; {@code verbose} logs the refreshed graph. */
   public TxnOptions withResync(ResyncType r, boolean verbose) {
-    return new TxnOptions(description, r, verbose, nonBlocking, retry, revert, simulation);
+    return new TxnOptions(description, r, verbose, nonBlocking, retry, revert, simulation,
+        verify);
   }
 
   public TxnOptions withNonBlocking(boolean nb) {
-    return new TxnOptions(description, resync, verboseRefresh, nb, retry, revert, simulation);
+    return new TxnOptions(description, resync, verboseRefresh, nb, retry, revert, simulation,
+        verify);
   }
 
   public TxnOptions withRetry(RetryOptions r) {
-    return new TxnOptions(
-        description, resync, verboseRefresh, nonBlocking, Optional.of(r), revert, simulation);
+    return new TxnOptions(description, resync, verboseRefresh, nonBlocking, Optional.of(r),
+        revert, simulation, verify);
   }
 
   /** Retry with vpp-agent's defaults ({@link RetryOptions#DEFAULT}). */
@@ -68,10 +76,18 @@ public record TxnOptions(
   }
 
   public TxnOptions withRevert(boolean r) {
-    return new TxnOptions(description, resync, verboseRefresh, nonBlocking, retry, r, simulation);
+    return new TxnOptions(description, resync, verboseRefresh, nonBlocking, retry, r, simulation,
+        verify);
   }
 
   public TxnOptions withSimulation(boolean s) {
-    return new TxnOptions(description, resync, verboseRefresh, nonBlocking, retry, revert, s);
+    return new TxnOptions(description, resync, verboseRefresh, nonBlocking, retry, revert, s,
+        verify);
+  }
+
+  /** Read changed values back after execution and report differences (verification mode). */
+  public TxnOptions withVerify(boolean v) {
+    return new TxnOptions(description, resync, verboseRefresh, nonBlocking, retry, revert,
+        simulation, v);
   }
 }

@@ -19,7 +19,10 @@ public record SchedulerConfig(
     Duration historyAgeLimit,
     Duration permanentHistoryPeriod,
     int historyMaxRecords,
-    String threadName) {
+    String threadName,
+    boolean verify,
+    Duration downstreamResyncPeriod,
+    Duration downstreamResyncJitter) {
 
   /** Builder-side mutable settings. */
   public static final class Mutable {
@@ -35,11 +38,15 @@ public record SchedulerConfig(
     public Duration permanentHistoryPeriod = Duration.ofHours(1);
     public int historyMaxRecords = 100_000;
     public String threadName = "kvscheduler";
+    public boolean verify;
+    public Duration downstreamResyncPeriod;
+    public Duration downstreamResyncJitter = Duration.ZERO;
 
     public SchedulerConfig freeze() {
       return new SchedulerConfig(clock, delayScheduler, statusExecutor, queueCapacity, simulation,
           printTxnSummary, valueFormatter, recordHistory, historyAgeLimit,
-          permanentHistoryPeriod, historyMaxRecords, threadName);
+          permanentHistoryPeriod, historyMaxRecords, threadName, verify, downstreamResyncPeriod,
+          downstreamResyncJitter);
     }
   }
 }

@@ -87,7 +87,8 @@ public final class SchedulerImpl implements KVScheduler {
       }
       c = new SchedulerConfig(c.clock(), ds, ex, c.queueCapacity(), c.simulation(),
           c.printTxnSummary(), c.valueFormatter(), c.recordHistory(), c.historyAgeLimit(),
-          c.permanentHistoryPeriod(), c.historyMaxRecords(), c.threadName());
+          c.permanentHistoryPeriod(), c.historyMaxRecords(), c.threadName(), c.verify(),
+          c.downstreamResyncPeriod(), c.downstreamResyncJitter());
     }
     this.cfg = c;
     this.queue = new LinkedBlockingDeque<>(c.queueCapacity());
@@ -108,6 +109,32 @@ public final class SchedulerImpl implements KVScheduler {
     this.engine = new Thread(this::loop, c.threadName());
     this.engine.setDaemon(true);
     this.engine.start();
+    if (c.downstreamResyncPeriod() != null) {
+      armDownstreamResync();
+    }
+  }
+
+  private final java.util.SplittableRandom jitter = new java.util.SplittableRandom();
+
+  /** Queues a downstream resync every period (plus a random jitter), while open. */
+  private void armDownstreamResync() {
+    Duration delay = cfg.downstreamResyncPeriod();
+    long j = cfg.downstreamResyncJitter().toMillis();
+    if (j > 0) {
+      delay = delay.plusMillis(jitter.nextLong(j + 1));
+    }
+    cfg.delayScheduler().schedule(delay, () -> {
+      if (closed.get()) {
+        return;
+      }
+      Queued.Nb q = new Queued.Nb(List.of(), TxnOptions.defaults()
+          .withResync(ResyncType.DOWNSTREAM).withDescription("periodic downstream resync"),
+          new CompletableFuture<>());
+      if (!queue.offerLast(q)) {
+        LOG.warn("periodic downstream resync skipped: the transaction queue is full");
+      }
+      armDownstreamResync();
+    });
   }
 
   private static java.util.concurrent.ThreadFactory daemon(String name) {

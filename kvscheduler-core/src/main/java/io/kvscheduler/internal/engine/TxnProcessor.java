@@ -430,12 +430,15 @@ final class TxnProcessor {
     for (String key : tx.changedStatus) {
       statuses.add(Published.baseStatus(g, key));
     }
-    // 4. the transaction error
+    // 4. the transaction error (with verification mode: plus values the southbound disagrees on)
     List<KeyError> errors = new ArrayList<>();
     for (OpRecord op : executed) {
       if (op.newErr != null) {
         errors.add(new KeyError(op.key, op.op, OpRecord.msg(op.newErr), op.newErr));
       }
+    }
+    if (cfg.verify() || (job.type == TxnType.NB_TRANSACTION && job.options.verify())) {
+      errors.addAll(Verifier.verify(g, reg, refresher, executed));
     }
     // 6. drop removed base values (recorded)
     for (String key : tx.changedStatus) {

@@ -1,0 +1,92 @@
+package io.kvscheduler.internal.engine;
+
+import io.kvscheduler.api.KVWithMetadata;
+import io.kvscheduler.api.KeyError;
+import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.graph.Graph;
+import io.kvscheduler.internal.graph.Node;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Verification mode: after a transaction, the base values it touched are read back through
+ * Retrieve (descriptors without Retrieve are skipped) and compared with what the scheduler
+ * believes: a CONFIGURED value must be in the southbound with an equivalent value; a value that
+ * was deleted or is PENDING must be absent. Every disagreement becomes a key error. Values in
+ * other states (failed, invalid, ...) already carry their own error and are not checked.
+ */
+final class Verifier {
+  private Verifier() {}
+
+  /** Thrown into key errors: the southbound does not hold what was applied. */
+  static final class VerificationException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    VerificationException(String msg) {
+      super(msg);
+    }
+  }
+
+  static List<KeyError> verify(Graph g, Registry reg, Refresher refresher,
+      List<OpRecord> executed) {
+    Map<String, TxnOperation> lastOp = new LinkedHashMap<>();
+    for (OpRecord op : executed) {
+      lastOp.put(op.baseKey, op.op);
+    }
+    Map<DescriptorHandle, TreeMap<String, TxnOperation>> byDescriptor = new LinkedHashMap<>();
+    for (Map.Entry<String, TxnOperation> e : lastOp.entrySet()) {
+      DescriptorHandle h = reg.forKey(e.getKey());
+      if (h != null && h.canRetrieve()) {
+        byDescriptor.computeIfAbsent(h, k -> new TreeMap<>()).put(e.getKey(), e.getValue());
+      }
+    }
+    List<KeyError> errors = new ArrayList<>();
+    for (DescriptorHandle h : reg.ordered()) {
+      TreeMap<String, TxnOperation> keys = byDescriptor.get(h);
+      if (keys == null) {
+        continue;
+      }
+      List<KVWithMetadata<Object, Object>> found;
+      try {
+        found = refresher.retrieveForDump(h);
+      } catch (IllegalStateException e) {
+        for (Map.Entry<String, TxnOperation> k : keys.entrySet()) {
+          errors.add(error(k.getKey(), k.getValue(), "verification failed: " + e.getMessage()));
+        }
+        continue;
+      }
+      Map<String, Object> sb = new HashMap<>();
+      for (KVWithMetadata<Object, Object> kv : found) {
+        sb.put(kv.key(), kv.value());
+      }
+      for (Map.Entry<String, TxnOperation> k : keys.entrySet()) {
+        String key = k.getKey();
+        Node n = g.get(key);
+        Object actual = sb.get(key);
+        if (n != null && n.value != null && n.state == ValueState.CONFIGURED) {
+          if (actual == null) {
+            errors.add(error(key, k.getValue(),
+                "verification failed: the southbound does not hold the applied value"));
+          } else if (!h.equivalent(key, n.value, actual)) {
+            errors.add(error(key, k.getValue(), "verification failed: the southbound holds "
+                + actual + " instead of the applied " + n.value));
+          }
+        } else if ((n == null || n.value == null || n.state == ValueState.PENDING
+            || n.state == ValueState.REMOVED) && actual != null) {
+          errors.add(error(key, k.getValue(),
+              "verification failed: the southbound still holds removed value " + actual));
+        }
+      }
+    }
+    return errors;
+  }
+
+  private static KeyError error(String key, TxnOperation op, String msg) {
+    return new KeyError(key, op, msg, new VerificationException(msg));
+  }
+}

@@ -33,12 +33,15 @@ final class Readiness {
       for (Dependency d : n.deps()) {
         boolean[] satisfied = {false};
         int[] reach = {cycleDepth};
-        // fast path: an available target satisfies the label
-        if (g.anyTarget(d, Readiness::satisfies)) {
+        // fast path: an available target off the current path satisfies the label. A target on
+        // the path (the value being applied is not flagged unavailable yet) closes a cycle: it
+        // must lower the reach, so it goes through the slow path.
+        if (g.anyTarget(d, t -> satisfies(t) && !onPath.containsKey(t.key))) {
           continue;
         }
         g.anyTarget(d, t -> {
-          if (t.state == ValueState.REMOVED || t.value == null) {
+          // values on the path are assumed present, also one being re-created (REMOVED)
+          if (t.value == null || (t.state == ValueState.REMOVED && !onPath.containsKey(t.key))) {
             return false;
           }
           int r = readyDepth(g, t, depth + 1, onPath);

@@ -462,9 +462,11 @@ public final class SchedulerImpl implements KVScheduler {
     }
     List<KVWithMetadata<Object, Object>> out = new ArrayList<>();
     TreePMap<String, Published.View> views = published.current();
-    Iterable<Published.View> candidates = h.d.nbKeyPrefix().isEmpty()
-        ? views.values()
-        : views.subMap(h.d.nbKeyPrefix(), h.d.nbKeyPrefix() + Character.MAX_VALUE).values();
+    String prefix = h.d.nbKeyPrefix();
+    String end = Graph.prefixEnd(prefix);
+    Iterable<Published.View> candidates = prefix.isEmpty() ? views.values()
+        : end == null ? views.tailMap(prefix, true).values()
+        : views.subMap(prefix, end).values();
     for (Published.View v : candidates) {
       if (v.derivedFrom() != null || !h.name.equals(v.descriptor())) {
         continue;

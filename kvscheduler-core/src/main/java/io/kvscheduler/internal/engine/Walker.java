@@ -302,6 +302,7 @@ final class Walker {
     boolean derivedChanged = !rel.derivedKeys.equals(node.derivedKeys);
     if (!equivalent || derivedChanged) {
       List<String> oldDerived = node.derivedKeys;
+      List<Dependency> oldDeps = node.deps();
       g.setDeps(node, rel.deps);
       node.derivedKeys = rel.derivedKeys;
       List<Kv> obsolete = new ArrayList<>();
@@ -312,7 +313,9 @@ final class Walker {
       }
       Throwable obsErr = applyDerived(obsolete, a, false);
       if (obsErr != null) {
-        node.value = a.kv.value();
+        // the Update was not called: keep the value that is in the SB
+        g.setDeps(node, oldDeps);
+        node.derivedKeys = oldDerived;
         return obsErr;
       }
     }
@@ -459,7 +462,13 @@ final class Walker {
     for (Node dn : visits.values()) {
       Object value = dn.lastUpdate != null ? dn.lastUpdate.value() : dn.value;
       if (value == null) {
-        continue;
+        // its deletion was requested but did not happen (a derived value failed to go): while
+        // it is still available it must be taken down when what it needs goes; never re-created
+        // (visited with its null intent: the walk deletes it in pending mode)
+        Node cur = g.get(dn.key);
+        if (forUnavailable || cur == null || cur.value == null || !cur.isAvailable()) {
+          continue;
+        }
       }
       Kv kv = new Kv(dn.key, value, dn.origin(), a.kv.revert(), null);
       Throwable err = apply(new Args(kv, dn.baseKey(), dn.isDerived(), true, a.recreating));

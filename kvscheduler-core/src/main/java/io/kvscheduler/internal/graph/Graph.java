@@ -236,7 +236,23 @@ public final class Graph {
     if (prefix.isEmpty()) {
       return ordered;
     }
-    return ordered.subMap(prefix, true, prefix + Character.MAX_VALUE, false);
+    String end = prefixEnd(prefix);
+    return end == null ? ordered.tailMap(prefix, true) : ordered.subMap(prefix, true, end, false);
+  }
+
+  /**
+   * The smallest string greater than every string starting with {@code prefix}, or null when
+   * there is none (the prefix is all U+FFFF): strip trailing U+FFFF, increment the last char.
+   */
+  public static String prefixEnd(String prefix) {
+    int i = prefix.length();
+    while (i > 0 && prefix.charAt(i - 1) == Character.MAX_VALUE) {
+      i--;
+    }
+    if (i == 0) {
+      return null;
+    }
+    return prefix.substring(0, i - 1) + (char) (prefix.charAt(i - 1) + 1);
   }
 
   /** All nodes sorted by key (a live view: do not modify). */

@@ -1,0 +1,128 @@
+package io.kvscheduler.bench;
+
+import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.KVDescriptor;
+import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.KeySelector;
+import io.kvscheduler.api.KeyValuePair;
+import io.kvscheduler.api.Txn;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The mock model shared by the scale harness and the JMH benchmarks: interfaces, one bridge
+ * domain listing interfaces, and one derived binding per listed interface that depends on its
+ * interface. The southbound is a no-op (every Create/Update/Delete does nothing), so the figures
+ * measure the engine only.
+ */
+public final class MockModel {
+  private MockModel() {}
+
+  public static final String IF_PREFIX = "config/mock/v1/interfaces/";
+  public static final String BD_PREFIX = "config/mock/v1/bridge-domain/";
+  public static final String BINDING_PREFIX = "mock/bd/";
+  public static final String BD_NAME = "bd1";
+  public static final String BD_KEY = BD_PREFIX + BD_NAME;
+  /** Name of the scheduler's engine thread (the harness measures its CPU time). */
+  public static final String ENGINE_THREAD = "kvscheduler-bench";
+
+  /** An interface (NB value). */
+  public record Interface(String name, String type, boolean enabled) {}
+
+  /** A bridge domain (NB value) listing its interfaces. */
+  public record BridgeDomain(String name, List<String> interfaces) {}
+
+  /** Derived from a bridge domain: one interface bound to it. */
+  public record Binding(String bridgeDomain, String iface) {}
+
+  public static String ifName(int i) {
+    return "if" + i;
+  }
+
+  public static String ifKey(int i) {
+    return IF_PREFIX + ifName(i);
+  }
+
+  public static String bindingKey(String bd, String iface) {
+    return BINDING_PREFIX + bd + "/interface/" + iface;
+  }
+
+  public static Interface iface(int i, boolean enabled) {
+    return new Interface(ifName(i), "SOFTWARE_LOOPBACK", enabled);
+  }
+
+  /** A scheduler with the three mock descriptors registered; no transaction log. */
+  public static KVScheduler newScheduler() {
+    KVScheduler kvs =
+        KVScheduler.builder().printTxnSummary(false).threadName(ENGINE_THREAD).build();
+    kvs.registerDescriptors(interfaceDescriptor(), bridgeDomainDescriptor(), bindingDescriptor());
+    return kvs;
+  }
+
+  static KVDescriptor<Interface, Void> interfaceDescriptor() {
+    return KVDescriptor.builder("mock-interface", Interface.class)
+        .nbKeyPrefix(IF_PREFIX)
+        .create((key, v) -> null)
+        .update((key, oldV, newV, meta) -> meta)
+        .delete((key, v, meta) -> {})
+        .build();
+  }
+
+  static KVDescriptor<BridgeDomain, Void> bridgeDomainDescriptor() {
+    return KVDescriptor.builder("mock-bridge-domain", BridgeDomain.class)
+        .nbKeyPrefix(BD_PREFIX)
+        .create((key, v) -> null)
+        .update((key, oldV, newV, meta) -> meta)
+        .delete((key, v, meta) -> {})
+        .derivedValues(
+            (key, bd) -> {
+              List<KeyValuePair> out = new ArrayList<>(bd.interfaces().size());
+              for (String ifName : bd.interfaces()) {
+                out.add(
+                    KeyValuePair.of(bindingKey(bd.name(), ifName), new Binding(bd.name(), ifName)));
+              }
+              return out;
+            })
+        .build();
+  }
+
+  static KVDescriptor<Binding, Void> bindingDescriptor() {
+    return KVDescriptor.builder("mock-bd-interface", Binding.class)
+        .keySelector(KeySelector.prefix(BINDING_PREFIX))
+        .create((key, v) -> null)
+        .delete((key, v, meta) -> {})
+        .dependencies(
+            (key, b) -> List.of(Dependency.onKey("interface", IF_PREFIX + b.iface())))
+        .build();
+  }
+
+  /** The W1 transaction: {@code n} interfaces (enabled) plus the bridge domain listing them all. */
+  public static Txn populateTxn(KVScheduler kvs, int n) {
+    Txn txn = kvs.startNBTransaction();
+    List<String> names = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      txn.setValue(ifKey(i), iface(i, true));
+      names.add(ifName(i));
+    }
+    txn.setValue(BD_KEY, new BridgeDomain(BD_NAME, List.copyOf(names)));
+    return txn;
+  }
+
+  /** Only the {@code n} interfaces (enabled). */
+  public static Txn populateInterfacesTxn(KVScheduler kvs, int n) {
+    Txn txn = kvs.startNBTransaction();
+    for (int i = 0; i < n; i++) {
+      txn.setValue(ifKey(i), iface(i, true));
+    }
+    return txn;
+  }
+
+  /** Only the bridge domain listing the {@code n} interfaces. */
+  public static Txn populateBridgeDomainTxn(KVScheduler kvs, int n) {
+    List<String> names = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      names.add(ifName(i));
+    }
+    return kvs.startNBTransaction().setValue(BD_KEY, new BridgeDomain(BD_NAME, List.copyOf(names)));
+  }
+}

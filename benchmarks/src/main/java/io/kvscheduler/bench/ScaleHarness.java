@@ -1,0 +1,368 @@
+package io.kvscheduler.bench;
+
+import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.RecordedTxn;
+import io.kvscheduler.api.Txn;
+import io.kvscheduler.api.ValueState;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * Scale harness: {@code bin/kvs-bench WORKLOAD --n N[,N...] [--repeat R] [--txns T] [--warmup W]
+ * [--seed S] [--populate single|split]}. Prints one JSON object per result line on stdout and nothing else; diagnostics go
+ * to stderr. Every run builds a fresh scheduler (no transaction log, default history recording)
+ * with a no-op southbound ({@link MockModel}).
+ *
+ * <ul>
+ *   <li><b>W1</b> – one NB transaction creating N interfaces plus one bridge domain listing all of
+ *       them; the bridge domain derives N bindings, each depending on its interface. Reports the
+ *       wall time of {@code commit()} ({@code seconds}) and the executed operations of the
+ *       recorded transaction ({@code ops}, expected 2N+1).
+ *   <li><b>W2</b> – on the W1-populated graph, W (default 200) unmeasured warm-up transactions,
+ *       then T (default 1000) measured one-value transactions, each toggling {@code enabled} of a
+ *       random interface (fixed seed). Reports {@code mean_us}, {@code p50_us}, {@code p99_us},
+ *       {@code max_us} of the time from {@code startNBTransaction()} to the return of the blocking
+ *       {@code commit()}. {@code --populate split} builds the same graph with two transactions
+ *       (interfaces first, then the bridge domain, so no binding is ever PENDING) instead of the
+ *       single W1 transaction.
+ * </ul>
+ *
+ * <p>{@code engine_cpu_seconds} (W1) and {@code engine_cpu_mean_us} (W2) are the CPU time of the
+ * engine thread over the measured section: wall time minus waiting for a core, useful when the
+ * machine is shared.
+ *
+ * <p>Common fields: {@code heap_mb} = heap used after a full GC with the populated scheduler still
+ * reachable (retained size of the graph + history), {@code gc_count}/{@code gc_ms} = collections
+ * during the measured section, {@code java} = runtime version.
+ */
+public final class ScaleHarness {
+  private ScaleHarness() {}
+
+  public static void main(String[] args) {
+    try {
+      System.exit(run(args));
+    } catch (IllegalArgumentException e) {
+      System.err.println("kvs-bench: " + e.getMessage());
+      System.err.println(usage());
+      System.exit(2);
+    }
+  }
+
+  static String usage() {
+    return "usage: kvs-bench W1|W2 --n N[,N...] [--repeat R] [--txns T] [--warmup W] [--seed S]"
+        + " [--populate single|split]";
+  }
+
+  static int run(String[] args) {
+    if (args.length == 0 || args[0].startsWith("-")) {
+      throw new IllegalArgumentException("missing workload");
+    }
+    String workload = args[0].toUpperCase(Locale.ROOT);
+    List<Integer> sizes = new ArrayList<>();
+    int repeat = 1;
+    int txns = 1000;
+    int warmup = 200;
+    long seed = 42;
+    boolean splitPopulate = false;
+    for (int i = 1; i < args.length; i++) {
+      String a = args[i];
+      if (i + 1 >= args.length) {
+        throw new IllegalArgumentException("option " + a + " needs a value");
+      }
+      String v = args[++i];
+      switch (a) {
+        case "--n" -> {
+          for (String s : v.split(",")) {
+            sizes.add(parseCount(s));
+          }
+        }
+        case "--repeat" -> repeat = parseInt(v, 1);
+        case "--txns" -> txns = parseInt(v, 1);
+        case "--warmup" -> warmup = parseInt(v, 0);
+        case "--seed" -> seed = Long.parseLong(v);
+        case "--populate" -> {
+          switch (v) {
+            case "single" -> splitPopulate = false;
+            case "split" -> splitPopulate = true;
+            default -> throw new IllegalArgumentException("--populate single|split, got " + v);
+          }
+        }
+        default -> throw new IllegalArgumentException("unknown option " + a);
+      }
+    }
+    if (sizes.isEmpty()) {
+      throw new IllegalArgumentException("--n is required");
+    }
+    for (int n : sizes) {
+      for (int r = 0; r < repeat; r++) {
+        Map<String, Object> result =
+            switch (workload) {
+              case "W1" -> w1(n);
+              case "W2" -> w2(n, txns, warmup, seed, splitPopulate);
+              default -> throw new IllegalArgumentException("unknown workload " + args[0]);
+            };
+        Map<String, Object> line = new LinkedHashMap<>();
+        line.put("workload", workload);
+        line.put("n", n);
+        line.put("run", r + 1);
+        line.putAll(result);
+        line.put("java", System.getProperty("java.version"));
+        line.put("load_avg", round(
+            ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), 2));
+        System.out.println(toJson(line));
+        System.out.flush();
+        System.gc();
+      }
+    }
+    return 0;
+  }
+
+  private static int parseCount(String s) {
+    String t = s.trim().toLowerCase(Locale.ROOT).replace("_", "");
+    int mult = 1;
+    if (t.endsWith("k")) {
+      mult = 1000;
+      t = t.substring(0, t.length() - 1);
+    } else if (t.endsWith("m")) {
+      mult = 1_000_000;
+      t = t.substring(0, t.length() - 1);
+    }
+    return Math.multiplyExact(parseInt(t, 1), mult);
+  }
+
+  private static int parseInt(String s, int min) {
+    int v;
+    try {
+      v = Integer.parseInt(s.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("not a number: " + s);
+    }
+    if (v < min) {
+      throw new IllegalArgumentException("value must be >= " + min + ": " + s);
+    }
+    return v;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  static Map<String, Object> w1(int n) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    try (KVScheduler kvs = MockModel.newScheduler()) {
+      Txn txn = MockModel.populateTxn(kvs, n);
+      GcCounter gc = new GcCounter();
+      EngineCpu cpu = new EngineCpu();
+      long t0 = System.nanoTime();
+      long seq = txn.commit();
+      long t1 = System.nanoTime();
+      out.put("seconds", round((t1 - t0) / 1e9, 3));
+      out.put("engine_cpu_seconds", round(cpu.elapsedNanos() / 1e9, 3));
+      out.put("ops", executedOps(kvs, seq));
+      gc.putInto(out);
+      checkPopulated(kvs, n);
+      out.put("heap_mb", retainedHeapMb());
+    }
+    return out;
+  }
+
+  static Map<String, Object> w2(int n, int txns, int warmup, long seed, boolean split) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    try (KVScheduler kvs = MockModel.newScheduler()) {
+      long p0 = System.nanoTime();
+      if (split) {
+        MockModel.populateInterfacesTxn(kvs, n).commit();
+        MockModel.populateBridgeDomainTxn(kvs, n).commit();
+      } else {
+        MockModel.populateTxn(kvs, n).commit();
+      }
+      out.put("populate", split ? "split" : "single");
+      out.put("populate_seconds", round((System.nanoTime() - p0) / 1e9, 3));
+      checkPopulated(kvs, n);
+
+      boolean[] enabled = new boolean[n];
+      Arrays.fill(enabled, true);
+      Random rnd = new Random(seed);
+      for (int i = 0; i < warmup; i++) {
+        toggle(kvs, rnd, enabled);
+      }
+      long[] ns = new long[txns];
+      long lastSeq = -1;
+      GcCounter gc = new GcCounter();
+      EngineCpu cpu = new EngineCpu();
+      for (int i = 0; i < txns; i++) {
+        long t0 = System.nanoTime();
+        lastSeq = toggle(kvs, rnd, enabled);
+        ns[i] = System.nanoTime() - t0;
+      }
+      gc.putInto(out);
+      Arrays.sort(ns);
+      double sum = 0;
+      for (long x : ns) {
+        sum += x;
+      }
+      out.put("txns", txns);
+      out.put("warmup", warmup);
+      out.put("mean_us", round(sum / txns / 1e3, 1));
+      out.put("p50_us", round(percentile(ns, 0.50) / 1e3, 1));
+      out.put("p99_us", round(percentile(ns, 0.99) / 1e3, 1));
+      out.put("max_us", round(ns[ns.length - 1] / 1e3, 1));
+      out.put("engine_cpu_mean_us", round(cpu.elapsedNanos() / 1e3 / txns, 1));
+      out.put("ops_per_txn", executedOps(kvs, lastSeq));
+      out.put("heap_mb", retainedHeapMb());
+    }
+    return out;
+  }
+
+  private static long toggle(KVScheduler kvs, Random rnd, boolean[] enabled) {
+    int i = rnd.nextInt(enabled.length);
+    enabled[i] = !enabled[i];
+    return kvs.startNBTransaction()
+        .setValue(MockModel.ifKey(i), MockModel.iface(i, enabled[i]))
+        .commit();
+  }
+
+  /** Nearest-rank percentile of sorted samples. */
+  static long percentile(long[] sorted, double p) {
+    int rank = (int) Math.ceil(p * sorted.length);
+    return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+  }
+
+  private static Object executedOps(KVScheduler kvs, long seq) {
+    return kvs.recordedTransaction(seq).map(RecordedTxn::executed).map(List::size)
+        .map(Object.class::cast).orElse("unrecorded");
+  }
+
+  /** Sanity check: the BD and its last binding are CONFIGURED. */
+  private static void checkPopulated(KVScheduler kvs, int n) {
+    var st = kvs.valueStatus(MockModel.BD_KEY);
+    String last = MockModel.bindingKey(MockModel.BD_NAME, MockModel.ifName(n - 1));
+    var bindingState = st.derivedStatus(last).map(s -> s.state()).orElse(ValueState.NONEXISTENT);
+    if (st.state() != ValueState.CONFIGURED || bindingState != ValueState.CONFIGURED) {
+      System.err.println("kvs-bench: WARNING: graph not fully configured: BD " + st.state()
+          + ", " + last + " " + bindingState);
+    }
+  }
+
+  private static long retainedHeapMb() {
+    System.gc();
+    long used = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    return Math.round(used / (1024.0 * 1024.0));
+  }
+
+  private static double round(double v, int decimals) {
+    double f = Math.pow(10, decimals);
+    return Math.round(v * f) / f;
+  }
+
+  /**
+   * CPU time consumed by the scheduler's engine thread (named {@link MockModel#ENGINE_THREAD})
+   * since construction; less sensitive than wall time to other load on the machine. -1 when the
+   * JVM cannot measure thread CPU time.
+   */
+  private static final class EngineCpu {
+    private final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+    private final long threadId;
+    private final long start;
+
+    EngineCpu() {
+      long id = -1;
+      for (Thread t : Thread.getAllStackTraces().keySet()) {
+        if (t.getName().equals(MockModel.ENGINE_THREAD)) {
+          id = t.getId();
+        }
+      }
+      threadId = id;
+      start = id < 0 || !mx.isThreadCpuTimeSupported() ? -1 : mx.getThreadCpuTime(id);
+    }
+
+    long elapsedNanos() {
+      if (start < 0) {
+        return -1;
+      }
+      long now = mx.getThreadCpuTime(threadId);
+      return now < 0 ? -1 : now - start;
+    }
+  }
+
+  /** GC collections and time between construction and {@link #putInto}. */
+  private static final class GcCounter {
+    private final long count0;
+    private final long ms0;
+
+    GcCounter() {
+      long[] s = sample();
+      count0 = s[0];
+      ms0 = s[1];
+    }
+
+    private static long[] sample() {
+      long c = 0;
+      long t = 0;
+      for (GarbageCollectorMXBean b : ManagementFactory.getGarbageCollectorMXBeans()) {
+        c += Math.max(0, b.getCollectionCount());
+        t += Math.max(0, b.getCollectionTime());
+      }
+      return new long[] {c, t};
+    }
+
+    void putInto(Map<String, Object> out) {
+      long[] s = sample();
+      out.put("gc_count", s[0] - count0);
+      out.put("gc_ms", s[1] - ms0);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  static String toJson(Map<String, Object> m) {
+    StringBuilder sb = new StringBuilder("{");
+    boolean first = true;
+    for (Map.Entry<String, Object> e : m.entrySet()) {
+      if (!first) {
+        sb.append(',');
+      }
+      first = false;
+      quote(sb, e.getKey());
+      sb.append(':');
+      Object v = e.getValue();
+      if (v instanceof Double d) {
+        sb.append(d == Math.rint(d) && Math.abs(d) < 1e15
+            ? String.valueOf(d.longValue()) : String.format(Locale.ROOT, "%s", d));
+      } else if (v instanceof Number || v instanceof Boolean) {
+        sb.append(v);
+      } else {
+        quote(sb, String.valueOf(v));
+      }
+    }
+    return sb.append('}').toString();
+  }
+
+  private static void quote(StringBuilder sb, String s) {
+    sb.append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '"' -> sb.append("\\\"");
+        case '\\' -> sb.append("\\\\");
+        case '\n' -> sb.append("\\n");
+        case '\r' -> sb.append("\\r");
+        case '\t' -> sb.append("\\t");
+        default -> {
+          if (c < 0x20) {
+            sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+          } else {
+            sb.append(c);
+          }
+        }
+      }
+    }
+    sb.append('"');
+  }
+}

@@ -141,13 +141,15 @@ final class DescriptorHandle {
       if (deps == null) {
         return new Result<>(List.of(), null);
       }
-      java.util.Set<String> labels = new java.util.HashSet<>();
-      for (Dependency dep : deps) {
+      for (int i = 0; i < deps.size(); i++) {
+        Dependency dep = deps.get(i);
         if (dep == null) {
           throw new IllegalStateException("null dependency");
         }
-        if (!labels.add(dep.label())) {
-          throw new IllegalStateException("dependency label '" + dep.label() + "' used twice");
+        for (int j = 0; j < i; j++) {
+          if (deps.get(j).label().equals(dep.label())) {
+            throw new IllegalStateException("dependency label '" + dep.label() + "' used twice");
+          }
         }
       }
       return new Result<>(List.copyOf(deps), null);

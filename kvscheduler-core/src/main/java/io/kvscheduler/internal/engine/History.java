@@ -100,9 +100,17 @@ final class History {
   }
 
   static NodeRevision revisionOf(Node n, long seq, Instant now) {
-    Map<String, String> deps = new LinkedHashMap<>();
-    for (var d : n.deps()) {
-      deps.put(d.label(), d.isAnyOf() ? "anyOf" + d.keyPrefixes() : d.key());
+    Map<String, String> deps;
+    if (n.deps().isEmpty()) {
+      deps = Map.of();
+    } else if (n.deps().size() == 1) {
+      var d = n.deps().get(0);
+      deps = Map.of(d.label(), d.isAnyOf() ? "anyOf" + d.keyPrefixes() : d.key());
+    } else {
+      deps = new LinkedHashMap<>();
+      for (var d : n.deps()) {
+        deps.put(d.label(), d.isAnyOf() ? "anyOf" + d.keyPrefixes() : d.key());
+      }
     }
     return new NodeRevision(n.key, n.label, Optional.ofNullable(n.value),
         Optional.ofNullable(n.metadata), n.state, n.descriptor == null ? "" : n.descriptor,

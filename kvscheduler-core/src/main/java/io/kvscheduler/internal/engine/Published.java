@@ -30,6 +30,20 @@ final class Published {
 
   void update(Collection<String> keys, Graph g) {
     TreePMap<String, View> v = views;
+    if (keys.size() > 1024 && keys.size() > v.size() / 4) {
+      // a large change: one linear rebuild is cheaper than path-copying insertions
+      java.util.TreeMap<String, View> all = new java.util.TreeMap<>(v);
+      for (String key : keys) {
+        Node n = g.get(key);
+        if (n == null || n.value == null) {
+          all.remove(key);
+        } else {
+          all.put(key, viewOf(g, n));
+        }
+      }
+      views = TreePMap.fromSortedMap(all);
+      return;
+    }
     for (String key : keys) {
       Node n = g.get(key);
       if (n == null || n.value == null) {

@@ -17,20 +17,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * happens under the scheduler's lock; lookups by key run on the engine thread.
  */
 final class Registry {
-  private static final int KEY_CACHE_SIZE = 4096;
+  private static final int KEY_CACHE_SIZE = 1 << 16;
 
   private final Map<String, DescriptorHandle> byName = new HashMap<>();
   private volatile List<DescriptorHandle> ordered = List.of();
   private final CopyOnWriteArrayList<DescriptorHandle> all = new CopyOnWriteArrayList<>();
-  private final Map<String, DescriptorHandle> keyCache =
-      new LinkedHashMap<>(256, 0.75f, true) {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, DescriptorHandle> e) {
-          return size() > KEY_CACHE_SIZE;
-        }
-      };
+  /** Key → descriptor cache; cleared when full (cheap, lock-free, bounded). */
+  private final java.util.concurrent.ConcurrentHashMap<String, DescriptorHandle> keyCache =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
    * Registers a group of descriptors atomically.
@@ -63,9 +57,7 @@ final class Registry {
     byName.putAll(added);
     all.addAll(added.values());
     ordered = order;
-    synchronized (keyCache) {
-      keyCache.clear();
-    }
+    keyCache.clear();
     return List.copyOf(added.values());
   }
 
@@ -141,11 +133,9 @@ final class Registry {
    * order wins and an error is logged once per key (the reference panics).
    */
   DescriptorHandle forKey(String key) {
-    synchronized (keyCache) {
-      DescriptorHandle h = keyCache.get(key);
-      if (h != null) {
-        return h;
-      }
+    DescriptorHandle cached = keyCache.get(key);
+    if (cached != null) {
+      return cached;
     }
     DescriptorHandle found = null;
     for (DescriptorHandle h : ordered) {
@@ -168,9 +158,10 @@ final class Registry {
       }
     }
     if (found != null) {
-      synchronized (keyCache) {
-        keyCache.put(key, found);
+      if (keyCache.size() >= KEY_CACHE_SIZE) {
+        keyCache.clear();
       }
+      keyCache.put(key, found);
     }
     return found;
   }

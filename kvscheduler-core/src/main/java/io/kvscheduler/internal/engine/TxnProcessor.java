@@ -408,16 +408,13 @@ final class TxnProcessor {
     // 1. refresh values that failed (only their keys), unrecorded
     TreeSet<String> failed = new TreeSet<>();
     for (OpRecord op : executed) {
-      Node n = g.get(op.key);
-      if (n != null && (n.state == ValueState.FAILED || n.state == ValueState.RETRYING
-          || n.state == ValueState.UNIMPLEMENTED)) {
-        failed.add(op.baseKey);
+      if (op.newState == ValueState.FAILED || op.newState == ValueState.RETRYING) {
+        Node n = g.get(op.key);
+        if (n != null && (n.state == ValueState.FAILED || n.state == ValueState.RETRYING)) {
+          failed.add(op.baseKey);
+        }
       }
     }
-    failed.removeIf(k -> {
-      Node n = g.get(k);
-      return n != null && n.state == ValueState.UNIMPLEMENTED;
-    });
     if (!failed.isEmpty()) {
       refresher.refresh(failed, null, false);
       touched.addAll(g.endBatch().keySet());
@@ -427,8 +424,10 @@ final class TxnProcessor {
     trackUnimplemented(tx.changedStatus);
     // 3. statuses (before removal: a removed value is reported once as REMOVED)
     List<BaseValueStatus> statuses = new ArrayList<>();
-    for (String key : tx.changedStatus) {
-      statuses.add(Published.baseStatus(g, key));
+    if (watchers.any()) {
+      for (String key : tx.changedStatus) {
+        statuses.add(Published.baseStatus(g, key));
+      }
     }
     // 4. the transaction error (with verification mode: plus values the southbound disagrees on)
     List<KeyError> errors = new ArrayList<>();
@@ -482,7 +481,7 @@ final class TxnProcessor {
     Map<List<Object>, Map<String, Long>> groups = new LinkedHashMap<>();
     Set<String> seen = new HashSet<>();
     for (OpRecord op : executed) {
-      if (!seen.add(op.baseKey)) {
+      if (op.newState != ValueState.RETRYING || !seen.add(op.baseKey)) {
         continue;
       }
       Node n = g.get(op.baseKey);

@@ -551,7 +551,15 @@ final class Walker {
     if (n.deps().isEmpty()) {
       return true;
     }
-    return Readiness.readyDepth(g, n, 0, new java.util.HashMap<>()) >= 0;
+    // fast path: every label has an available target other than the value itself
+    boolean all = true;
+    for (Dependency d : n.deps()) {
+      if (!g.anyTarget(d, t -> t != n && t.isAvailable())) {
+        all = false;
+        break;
+      }
+    }
+    return all || Readiness.readyDepth(g, n, 0, new java.util.HashMap<>()) >= 0;
   }
 
   /** PENDING: unsatisfied labels; INVALID: invalid fields; else empty. */

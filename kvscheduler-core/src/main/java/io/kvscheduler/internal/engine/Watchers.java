@@ -34,6 +34,11 @@ final class Watchers {
     return () -> watches.remove(w);
   }
 
+  /** True when at least one watcher is subscribed. */
+  boolean any() {
+    return !watches.isEmpty();
+  }
+
   void deliver(List<BaseValueStatus> statuses) {
     if (statuses.isEmpty() || watches.isEmpty()) {
       return;

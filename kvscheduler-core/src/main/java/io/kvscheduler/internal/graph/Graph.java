@@ -142,9 +142,14 @@ public final class Graph {
    * O(1), prefix edges O(number of distinct prefix lengths), selector-only edges linear in their
    * count.
    */
-  public TreeSet<String> dependentsOf(String key) {
-    TreeSet<String> out = new TreeSet<>();
+  public java.util.SortedSet<String> dependentsOf(String key) {
     TreeSet<String> exact = keyDependents.get(key);
+    if (prefixLengths.isEmpty() && selectorDependents.isEmpty()) {
+      // only exact-key edges exist: no copy needed (callers only read)
+      return exact == null ? java.util.Collections.emptySortedSet()
+          : java.util.Collections.unmodifiableSortedSet(exact);
+    }
+    TreeSet<String> out = new TreeSet<>();
     if (exact != null) {
       out.addAll(exact);
     }

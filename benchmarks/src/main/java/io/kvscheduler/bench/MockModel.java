@@ -3,11 +3,13 @@ package io.kvscheduler.bench;
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.Txn;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The mock model shared by the scale harness and the JMH benchmarks: interfaces, one bridge
@@ -93,6 +95,57 @@ public final class MockModel {
         .delete((key, v, meta) -> {})
         .dependencies(
             (key, b) -> List.of(Dependency.onKey("interface", IF_PREFIX + b.iface())))
+        .build();
+  }
+
+  /** Puts what W1 would create into {@code sb}: {@code n} interfaces and the bridge domain. */
+  public static void fillSouthbound(Map<String, Object> sb, int n) {
+    List<String> names = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      sb.put(ifKey(i), iface(i, true));
+      names.add(ifName(i));
+    }
+    sb.put(BD_KEY, new BridgeDomain(BD_NAME, List.copyOf(names)));
+  }
+
+  /**
+   * A scheduler whose interface and bridge-domain descriptors keep their values in {@code sb} and
+   * retrieve them from it (origin unknown: resolved by correlation with the NB values).
+   */
+  public static KVScheduler newRetrievingScheduler(Map<String, Object> sb) {
+    KVScheduler kvs =
+        KVScheduler.builder().printTxnSummary(false).threadName(ENGINE_THREAD).build();
+    kvs.registerDescriptors(
+        retrieving(KVDescriptor.builder("mock-interface", Interface.class).nbKeyPrefix(IF_PREFIX),
+            Interface.class, sb),
+        retrieving(KVDescriptor.builder("mock-bridge-domain", BridgeDomain.class)
+            .nbKeyPrefix(BD_PREFIX)
+            .derivedValues(bridgeDomainDescriptor().derivedValues().orElseThrow()),
+            BridgeDomain.class, sb),
+        bindingDescriptor());
+    return kvs;
+  }
+
+  private static <V> KVDescriptor<V, Void> retrieving(KVDescriptor.Builder<V, Void> b,
+      Class<V> type, Map<String, Object> sb) {
+    return b.create((key, v) -> {
+          sb.put(key, v);
+          return null;
+        })
+        .update((key, oldV, newV, meta) -> {
+          sb.put(key, newV);
+          return null;
+        })
+        .delete((key, v, meta) -> sb.remove(key))
+        .retrieve(correlate -> {
+          List<KVWithMetadata<V, Void>> out = new ArrayList<>();
+          for (Map.Entry<String, Object> e : sb.entrySet()) {
+            if (type.isInstance(e.getValue())) {
+              out.add(KVWithMetadata.of(e.getKey(), type.cast(e.getValue())));
+            }
+          }
+          return out;
+        })
         .build();
   }
 

@@ -17,8 +17,8 @@ import java.util.Random;
 
 /**
  * Scale harness: {@code bin/kvs-bench WORKLOAD --n N[,N...] [--repeat R] [--txns T] [--warmup W]
- * [--seed S] [--populate single|split]}. Prints one JSON object per result line on stdout and nothing else; diagnostics go
- * to stderr. Every run builds a fresh scheduler (no transaction log, default history recording)
+ * [--seed S] [--populate single|split]}. Prints one JSON object per result line on stdout and
+ * nothing else; diagnostics go to stderr. Every run builds a fresh scheduler (no transaction log, default history recording)
  * with a no-op southbound ({@link MockModel}).
  *
  * <ul>
@@ -33,6 +33,9 @@ import java.util.Random;
  *       {@code commit()}. {@code --populate split} builds the same graph with two transactions
  *       (interfaces first, then the bridge domain, so no binding is ever PENDING) instead of the
  *       single W1 transaction.
+ *   <li><b>W3</b> – a full resync of the W1 values against a southbound that already holds them
+ *       (Retrieve returns all of them, origin resolved by correlation): nothing may be executed.
+ *       Reports {@code seconds} of the resync commit.
  * </ul>
  *
  * <p>{@code engine_cpu_seconds} (W1) and {@code engine_cpu_mean_us} (W2) are the CPU time of the
@@ -57,7 +60,7 @@ public final class ScaleHarness {
   }
 
   static String usage() {
-    return "usage: kvs-bench W1|W2 --n N[,N...] [--repeat R] [--txns T] [--warmup W] [--seed S]"
+    return "usage: kvs-bench W1|W2|W3 --n N[,N...] [--repeat R] [--txns T] [--warmup W] [--seed S]"
         + " [--populate single|split]";
   }
 
@@ -107,6 +110,7 @@ public final class ScaleHarness {
             switch (workload) {
               case "W1" -> w1(n);
               case "W2" -> w2(n, txns, warmup, seed, splitPopulate);
+              case "W3" -> w3(n);
               default -> throw new IllegalArgumentException("unknown workload " + args[0]);
             };
         Map<String, Object> line = new LinkedHashMap<>();
@@ -165,6 +169,38 @@ public final class ScaleHarness {
       out.put("seconds", round((t1 - t0) / 1e9, 3));
       out.put("engine_cpu_seconds", round(cpu.elapsedNanos() / 1e9, 3));
       out.put("ops", executedOps(kvs, seq));
+      gc.putInto(out);
+      checkPopulated(kvs, n);
+      out.put("heap_mb", retainedHeapMb());
+    }
+    return out;
+  }
+
+  /**
+   * W3: a full resync of {@code n} interfaces plus the bridge domain (and its {@code n} derived
+   * bindings) against a southbound that already holds exactly these values: Retrieve returns them
+   * all, nothing needs to be executed.
+   */
+  static Map<String, Object> w3(int n) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    java.util.concurrent.ConcurrentHashMap<String, Object> sb =
+        new java.util.concurrent.ConcurrentHashMap<>();
+    MockModel.fillSouthbound(sb, n);
+    try (KVScheduler kvs = MockModel.newRetrievingScheduler(sb)) {
+      Txn txn = MockModel.populateTxn(kvs, n);
+      GcCounter gc = new GcCounter();
+      EngineCpu cpu = new EngineCpu();
+      long t0 = System.nanoTime();
+      long seq = txn.commit(io.kvscheduler.api.TxnOptions.defaults()
+          .withResync(io.kvscheduler.api.ResyncType.FULL));
+      long t1 = System.nanoTime();
+      out.put("seconds", round((t1 - t0) / 1e9, 3));
+      out.put("engine_cpu_seconds", round(cpu.elapsedNanos() / 1e9, 3));
+      Object ops = executedOps(kvs, seq);
+      if (!Long.valueOf(0).equals(ops) && !Integer.valueOf(0).equals(ops)) {
+        throw new IllegalStateException("W3 expected no executed operation, got " + ops);
+      }
+      out.put("ops", ops);
       gc.putInto(out);
       checkPopulated(kvs, n);
       out.put("heap_mb", retainedHeapMb());

@@ -9,6 +9,7 @@ import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import org.pcollections.TreePMap;
 
 /**
@@ -31,17 +32,7 @@ final class Published {
   void update(Collection<String> keys, Graph g) {
     TreePMap<String, View> v = views;
     if (keys.size() > 1024 && keys.size() > v.size() / 4) {
-      // a large change: one linear rebuild is cheaper than path-copying insertions
-      java.util.TreeMap<String, View> all = new java.util.TreeMap<>(v);
-      for (String key : keys) {
-        Node n = g.get(key);
-        if (n == null || n.value == null) {
-          all.remove(key);
-        } else {
-          all.put(key, viewOf(g, n));
-        }
-      }
-      views = TreePMap.fromSortedMap(all);
+      views = rebuild(v, keys, g);
       return;
     }
     for (String key : keys) {
@@ -53,6 +44,86 @@ final class Published {
       }
     }
     views = v;
+  }
+
+  /**
+   * A large change: merge the graph's sorted nodes with the previous snapshot (views of untouched
+   * keys are reused) and build the new map in one linear pass.
+   */
+  private static TreePMap<String, View> rebuild(
+      TreePMap<String, View> old, Collection<String> keys, Graph g) {
+    java.util.Set<String> touched = keys instanceof java.util.Set<String> s ? s
+        : new java.util.HashSet<>(keys);
+    List<Map.Entry<String, View>> entries = new ArrayList<>(g.size());
+    java.util.Iterator<Map.Entry<String, View>> prev = old.entrySet().iterator();
+    Map.Entry<String, View> p = prev.hasNext() ? prev.next() : null;
+    for (Node n : g.all().values()) {
+      if (n.value == null) {
+        continue;
+      }
+      while (p != null && p.getKey().compareTo(n.key) < 0) {
+        p = prev.hasNext() ? prev.next() : null;
+      }
+      View view = p != null && p.getKey().equals(n.key) && !touched.contains(n.key)
+          ? p.getValue() : viewOf(g, n);
+      entries.add(Map.entry(n.key, view));
+    }
+    return TreePMap.fromSortedMap(new SortedEntries(entries));
+  }
+
+  /** A read-only sorted map over entries already in key order (input of fromSortedMap). */
+  private static final class SortedEntries extends java.util.AbstractMap<String, View>
+      implements java.util.SortedMap<String, View> {
+    private final List<Map.Entry<String, View>> entries;
+
+    SortedEntries(List<Map.Entry<String, View>> entries) {
+      this.entries = entries;
+    }
+
+    @Override
+    public java.util.Set<Map.Entry<String, View>> entrySet() {
+      return new java.util.AbstractSet<>() {
+        @Override
+        public java.util.Iterator<Map.Entry<String, View>> iterator() {
+          return entries.iterator();
+        }
+
+        @Override
+        public int size() {
+          return entries.size();
+        }
+      };
+    }
+
+    @Override
+    public java.util.Comparator<? super String> comparator() {
+      return null;
+    }
+
+    @Override
+    public java.util.SortedMap<String, View> subMap(String from, String to) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public java.util.SortedMap<String, View> headMap(String to) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public java.util.SortedMap<String, View> tailMap(String from) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public String firstKey() {
+      return entries.get(0).getKey();
+    }
+
+    @Override
+    public String lastKey() {
+      return entries.get(entries.size() - 1).getKey();
+    }
   }
 
   static View viewOf(Graph g, Node n) {

@@ -36,6 +36,8 @@ final class Refresher {
   private final Graph g;
   private final Registry reg;
   private final History history;
+  /** Incremented per refresh; nodes found get it as their mark (no per-refresh key sets). */
+  private long epoch;
 
   Refresher(Graph g, Registry reg, History history) {
     this.g = g;
@@ -50,7 +52,7 @@ final class Refresher {
    */
   void refresh(Set<String> keys, List<Kv> firstResyncNb, boolean verbose) {
     Set<String> refreshedDescriptors = new HashSet<>();
-    Set<String> covered = new HashSet<>();
+    long mark = ++epoch;
     for (DescriptorHandle h : reg.ordered()) {
       if (keys != null && keys.stream().noneMatch(k -> selects(h, k))) {
         continue;
@@ -70,17 +72,15 @@ final class Refresher {
       for (KVWithMetadata<Object, Object> c : correlate) {
         correlated.put(c.key(), c.origin());
       }
-      Set<String> returned = new HashSet<>();
       for (KVWithMetadata<Object, Object> kv : r.value()) {
-        if (!validRetrieved(h, kv, returned, keys)) {
+        if (!validRetrieved(h, kv, mark, keys)) {
           continue;
         }
-        returned.add(kv.key());
-        applyRetrieved(h, kv, resolveOrigin(kv, correlated), covered);
+        applyRetrieved(h, kv, resolveOrigin(kv, correlated), mark);
       }
       // NB base values of this descriptor not returned lose their metadata
       for (Node n : nodesOf(h, keys)) {
-        if (!returned.contains(n.key) && n.metadata != null && n.state != ValueState.OBTAINED) {
+        if (n.refreshMark != mark && n.metadata != null && n.state != ValueState.OBTAINED) {
           Node w = g.write(n.key);
           w.metadata = null;
           if (h.metadataMap != null) {
@@ -89,7 +89,7 @@ final class Refresher {
         }
       }
     }
-    markNotFound(keys, refreshedDescriptors, covered);
+    markNotFound(keys, refreshedDescriptors, mark);
     if (verbose) {
       LOG.info("refreshed graph: {} values", g.size());
     }
@@ -139,7 +139,7 @@ final class Refresher {
   }
 
   private boolean validRetrieved(DescriptorHandle h, KVWithMetadata<Object, Object> kv,
-      Set<String> returned, Set<String> keys) {
+      long mark, Set<String> keys) {
     if (kv == null || kv.key().isEmpty() || kv.value() == null) {
       LOG.warn("descriptor {}: Retrieve returned an entry without key or value; skipped", h.name);
       return false;
@@ -148,7 +148,8 @@ final class Refresher {
       LOG.warn("descriptor {}: Retrieve returned foreign key {}; skipped", h.name, kv.key());
       return false;
     }
-    if (returned.contains(kv.key())) {
+    Node seen = g.get(kv.key());
+    if (seen != null && seen.refreshMark == mark && !seen.isDerived()) {
       LOG.warn("descriptor {}: Retrieve returned key {} twice; skipped", h.name, kv.key());
       return false;
     }
@@ -177,15 +178,15 @@ final class Refresher {
   }
 
   private void applyRetrieved(DescriptorHandle h, KVWithMetadata<Object, Object> kv,
-      ValueOrigin origin, Set<String> covered) {
+      ValueOrigin origin, long mark) {
     Node n = g.write(kv.key());
+    n.refreshMark = mark;
     refreshNode(n, h, kv.value(), origin, null);
     n.metadata = kv.metadata();
     if (h.metadataMap != null) {
       h.metadataMap.put(n.label, kv.metadata());
     }
-    covered.add(n.key);
-    List<String> derivedKeys = new ArrayList<>();
+    java.util.TreeSet<String> derivedKeys = new java.util.TreeSet<>();
     DescriptorHandle.Result<List<KeyValuePair>> der = h.derivedValues(n.key, n.value);
     if (!der.failed()) {
       for (KeyValuePair d : der.value()) {
@@ -199,7 +200,7 @@ final class Refresher {
         derivedKeys.add(d.key());
         Node dn = g.write(d.key());
         refreshNode(dn, reg.forKey(d.key()), d.value(), origin, n.key);
-        covered.add(dn.key);
+        dn.refreshMark = mark;
       }
     }
     // derived values that failed stay derived from this base (kept FAILED/RETRYING for retry)
@@ -211,7 +212,6 @@ final class Refresher {
         derivedKeys.add(old);
       }
     }
-    derivedKeys.sort(null);
     n.derivedKeys = List.copyOf(derivedKeys);
   }
 
@@ -237,7 +237,7 @@ final class Refresher {
     g.setDeps(n, deps);
   }
 
-  private void markNotFound(Set<String> keys, Set<String> refreshed, Set<String> covered) {
+  private void markNotFound(Set<String> keys, Set<String> refreshed, long mark) {
     List<Node> candidates = new ArrayList<>();
     if (keys == null) {
       candidates.addAll(g.all().values());
@@ -256,7 +256,7 @@ final class Refresher {
       }
     }
     for (Node n : candidates) {
-      if (covered.contains(n.key) || n.value == null) {
+      if (n.refreshMark == mark || n.value == null) {
         continue;
       }
       Node base = n.isDerived() ? g.get(n.derivedFrom) : n;

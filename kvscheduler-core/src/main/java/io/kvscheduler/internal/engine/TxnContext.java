@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 
 /** State of one execution pass (simulation or real) of a transaction. */
 final class TxnContext {
@@ -22,7 +21,7 @@ final class TxnContext {
 
   final List<OpRecord> ops = new ArrayList<>();
   /** Base keys whose status changed. */
-  final TreeSet<String> changedStatus = new TreeSet<>();
+  final java.util.HashSet<String> changedStatus = new java.util.HashSet<>();
   /** Keys on the current recursion path (cycle guard). */
   final Set<String> branch = new HashSet<>();
 

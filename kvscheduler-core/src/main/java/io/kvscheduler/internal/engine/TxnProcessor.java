@@ -425,7 +425,7 @@ final class TxnProcessor {
     // 3. statuses (before removal: a removed value is reported once as REMOVED)
     List<BaseValueStatus> statuses = new ArrayList<>();
     if (watchers.any()) {
-      for (String key : tx.changedStatus) {
+      for (String key : new TreeSet<>(tx.changedStatus)) {
         statuses.add(Published.baseStatus(g, key));
       }
     }
@@ -465,16 +465,17 @@ final class TxnProcessor {
   }
 
   private void publish(Set<String> touched) {
-    Set<String> keys = new HashSet<>(touched);
+    List<String> pendingDependents = new ArrayList<>();
     for (String key : touched) {
       for (String dep : g.dependentsOf(key)) {
         Node dn = g.get(dep);
         if (dn != null && dn.state == ValueState.PENDING) {
-          keys.add(dep);
+          pendingDependents.add(dep);
         }
       }
     }
-    published.update(keys, g);
+    touched.addAll(pendingDependents);
+    published.update(touched, g);
   }
 
   private void scheduleRetries(Job job, List<OpRecord> executed) {

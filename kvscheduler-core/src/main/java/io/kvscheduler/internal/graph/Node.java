@@ -39,6 +39,8 @@ public final class Node {
   public long retryOrigin = -1;
   /** Dependencies as last computed; indexed by the graph. */
   List<Dependency> deps = List.of();
+  /** Refresh epoch in which the value was last found in the southbound (refresh bookkeeping). */
+  public long refreshMark;
   /** Keys derived from this value, sorted. */
   public List<String> derivedKeys = List.of();
 
@@ -64,6 +66,7 @@ public final class Node {
     n.retryOrigin = retryOrigin;
     n.deps = deps;
     n.derivedKeys = derivedKeys;
+    n.refreshMark = refreshMark;
     return n;
   }
 

@@ -17,7 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * happens under the scheduler's lock; lookups by key run on the engine thread.
  */
 final class Registry {
-  private static final int KEY_CACHE_SIZE = 1 << 16;
+  private static final int KEY_CACHE_SIZE = 1 << 12;
 
   private final Map<String, DescriptorHandle> byName = new HashMap<>();
   private volatile List<DescriptorHandle> ordered = List.of();

@@ -46,6 +46,18 @@ final class Walker {
   private final Registry reg;
   private final TxnContext tx;
 
+  private String lastKey;
+  private DescriptorHandle lastHandle;
+
+  /** Descriptor of {@code key}; one visit asks several times for the same key. */
+  private DescriptorHandle handle(String key) {
+    if (!key.equals(lastKey)) {
+      lastHandle = reg.forKey(key);
+      lastKey = key;
+    }
+    return lastHandle;
+  }
+
   Walker(Graph g, Registry reg, TxnContext tx) {
     this.g = g;
     this.reg = reg;
@@ -161,7 +173,7 @@ final class Walker {
     op.prevState = node.state;
     op.prevErr = node.error;
     op.derived = a.derived;
-    op.property = a.derived && reg.forKey(a.kv.key()) == null;
+    op.property = a.derived && handle(a.kv.key()) == null;
     op.revert = a.kv.revert();
     op.retry = tx.isRetry() || tx.type == io.kvscheduler.api.TxnType.RETRY_UNIMPL_OPS;
     op.recreate = a.recreating != null && a.recreating.contains(a.kv.key());
@@ -173,7 +185,7 @@ final class Walker {
   private Throwable applyCreate(Node node, OpRecord op, Args a) {
     String key = a.kv.key();
     node.value = a.kv.value();
-    DescriptorHandle h = reg.forKey(key);
+    DescriptorHandle h = handle(key);
     if (h != null) {
       node.descriptor = h.name;
       node.label = h.label(key);
@@ -259,7 +271,7 @@ final class Walker {
 
   private Throwable applyUpdate(Node node, OpRecord op, Args a) {
     String key = a.kv.key();
-    DescriptorHandle h = reg.forKey(key);
+    DescriptorHandle h = handle(key);
     if (!tx.simulate && !a.kv.fromSB() && h != null) {
       Throwable invalid = h.validate(key, a.kv.value());
       if (invalid != null) {
@@ -404,7 +416,7 @@ final class Walker {
       return inherited;
     }
     Throwable err = null;
-    DescriptorHandle h = node.descriptor == null ? null : reg.forKey(key);
+    DescriptorHandle h = node.descriptor == null ? null : handle(key);
     if (!tx.simulate && h != null) {
       if (!a.kv.fromSB()) {
         err = h.delete(key, node.value, node.metadata);
@@ -432,7 +444,7 @@ final class Walker {
         setState(node, op, ValueState.REMOVED);
       }
     } else {
-      DescriptorHandle h = reg.forKey(node.key);
+      DescriptorHandle h = handle(node.key);
       op.newErr = err;
       op.newState = markFailed(node, a, err, h == null || h.isRetriable(err), TxnOperation.DELETE);
     }

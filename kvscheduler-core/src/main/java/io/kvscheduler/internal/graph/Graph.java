@@ -35,7 +35,8 @@ public final class Graph {
 
   private final HashMap<String, Node> nodes = new HashMap<>();
   private final TreeMap<String, Node> ordered = new TreeMap<>();
-  private final HashMap<String, TreeSet<String>> keyDependents = new HashMap<>();
+  /** Target key → its dependent: one key as a String, several as a TreeSet (saves a set each). */
+  private final HashMap<String, Object> keyDependents = new HashMap<>();
   private final HashMap<String, TreeSet<String>> prefixDependents = new HashMap<>();
   private final TreeMap<Integer, Integer> prefixLengths = new TreeMap<>();
   private final TreeSet<String> selectorDependents = new TreeSet<>();
@@ -143,16 +144,12 @@ public final class Graph {
    * count.
    */
   public java.util.SortedSet<String> dependentsOf(String key) {
-    TreeSet<String> exact = keyDependents.get(key);
+    Object exact = keyDependents.get(key);
     if (prefixLengths.isEmpty() && selectorDependents.isEmpty()) {
       // only exact-key edges exist: no copy needed (callers only read)
-      return exact == null ? java.util.Collections.emptySortedSet()
-          : java.util.Collections.unmodifiableSortedSet(exact);
+      return exactSet(exact);
     }
-    TreeSet<String> out = new TreeSet<>();
-    if (exact != null) {
-      out.addAll(exact);
-    }
+    TreeSet<String> out = new TreeSet<>(exactSet(exact));
     for (Integer len : prefixLengths.headMap(key.length(), true).keySet()) {
       TreeSet<String> srcs = prefixDependents.get(key.substring(0, len));
       if (srcs != null) {
@@ -169,6 +166,17 @@ public final class Graph {
       }
     }
     return out;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static java.util.SortedSet<String> exactSet(Object exact) {
+    if (exact == null) {
+      return java.util.Collections.emptySortedSet();
+    }
+    if (exact instanceof String s) {
+      return new TreeSet<>(java.util.List.of(s));
+    }
+    return java.util.Collections.unmodifiableSortedSet((TreeSet<String>) exact);
   }
 
   private boolean targets(String src, String key) {
@@ -268,7 +276,7 @@ public final class Graph {
   private void index(Node n) {
     for (Dependency d : n.deps) {
       if (!d.isAnyOf()) {
-        keyDependents.computeIfAbsent(d.key(), k -> new TreeSet<>()).add(n.key);
+        addExact(d.key(), n.key);
       } else if (d.keyPrefixes().isEmpty()) {
         selectorDependents.add(n.key);
       } else {
@@ -284,7 +292,7 @@ public final class Graph {
   private void unindex(Node n) {
     for (Dependency d : n.deps) {
       if (!d.isAnyOf()) {
-        removeFrom(keyDependents, d.key(), n.key);
+        removeExact(d.key(), n.key);
       } else if (d.keyPrefixes().isEmpty()) {
         selectorDependents.remove(n.key);
       } else {
@@ -293,6 +301,39 @@ public final class Graph {
             prefixLengths.computeIfPresent(p.length(), (k, c) -> c == 1 ? null : c - 1);
           }
         }
+      }
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private void addExact(String target, String src) {
+    Object cur = keyDependents.get(target);
+    if (cur == null) {
+      keyDependents.put(target, src);
+    } else if (cur instanceof String s) {
+      if (!s.equals(src)) {
+        TreeSet<String> set = new TreeSet<>();
+        set.add(s);
+        set.add(src);
+        keyDependents.put(target, set);
+      }
+    } else {
+      ((TreeSet<String>) cur).add(src);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private void removeExact(String target, String src) {
+    Object cur = keyDependents.get(target);
+    if (cur instanceof String s) {
+      if (s.equals(src)) {
+        keyDependents.remove(target);
+      }
+    } else if (cur != null) {
+      TreeSet<String> set = (TreeSet<String>) cur;
+      set.remove(src);
+      if (set.size() == 1) {
+        keyDependents.put(target, set.first());
       }
     }
   }

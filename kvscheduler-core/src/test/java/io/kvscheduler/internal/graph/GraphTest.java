@@ -91,12 +91,15 @@ class GraphTest {
   }
 
   /** Deep copy of the reverse dependency index (the private structures, exactly). */
+  @SuppressWarnings("unchecked")
   static Map<String, Object> index(Graph g) {
     Map<String, Object> out = new LinkedHashMap<>();
     for (String name : List.of("keyDependents", "prefixDependents")) {
-      Map<String, TreeSet<String>> m = field(g, name);
+      // keyDependents keeps a single dependent as a String, several as a TreeSet
+      Map<String, Object> m = field(g, name);
       TreeMap<String, List<String>> copy = new TreeMap<>();
-      m.forEach((k, v) -> copy.put(k, List.copyOf(v)));
+      m.forEach((k, v) -> copy.put(k, v instanceof String s ? List.of(s)
+          : List.copyOf((java.util.Collection<String>) v)));
       out.put(name, copy);
     }
     out.put("prefixLengths", new TreeMap<>(GraphTest.<Map<Integer, Integer>>field(g, "prefixLengths")));

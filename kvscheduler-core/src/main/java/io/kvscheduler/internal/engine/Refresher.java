@@ -203,6 +203,13 @@ final class Refresher {
         dn.refreshMark = mark;
       }
     }
+    // derived values no longer produced are "not found" (§8); remember them, since the
+    // base's derived-key list (the candidates of a keyed refresh) is replaced below
+    for (String old : n.derivedKeys) {
+      if (!derivedKeys.contains(old)) {
+        vanishedDerived.add(old);
+      }
+    }
     // derived values that failed stay derived from this base (kept FAILED/RETRYING for retry)
     for (String old : n.derivedKeys) {
       Node dn = g.get(old);
@@ -237,8 +244,18 @@ final class Refresher {
     g.setDeps(n, deps);
   }
 
+  /** Derived keys that a refreshed base no longer produces (cleared by every refresh). */
+  private final List<String> vanishedDerived = new ArrayList<>();
+
   private void markNotFound(Set<String> keys, Set<String> refreshed, long mark) {
     List<Node> candidates = new ArrayList<>();
+    for (String dk : vanishedDerived) {
+      Node dn = g.get(dk);
+      if (dn != null) {
+        candidates.add(dn);
+      }
+    }
+    vanishedDerived.clear();
     if (keys == null) {
       candidates.addAll(g.all().values());
     } else {

@@ -22,6 +22,11 @@ final class TxnContext {
   final List<OpRecord> ops = new ArrayList<>();
   /** Base keys whose status changed. */
   final java.util.HashSet<String> changedStatus = new java.util.HashSet<>();
+  /** Base keys of the transaction's own values (B100: only their failures trigger revert). */
+  final Set<String> ownKeys = new HashSet<>();
+  /** Set when a node whose base key is one of {@link #ownKeys} fails (not during revert). */
+  boolean ownFailed;
+
   /** Keys on the current recursion path (cycle guard). */
   final Set<String> branch = new HashSet<>();
 

@@ -274,11 +274,15 @@ final class TxnProcessor {
     java.util.ArrayDeque<Kv> previous = new java.util.ArrayDeque<>();
     boolean revert = false;
     for (Kv kv : ordered) {
+      tx.ownKeys.add(kv.key());
+    }
+    for (Kv kv : ordered) {
       Node before = g.get(kv.key());
       Object prev = before == null ? null : before.value;
       Throwable err = w.applyTop(kv);
       previous.addFirst(new Kv(kv.key(), prev, ValueOrigin.FROM_NB, true, null));
-      if (err != null && tx.revertOnFailure) {
+      // B100: only failures of the transaction's own values trigger the revert
+      if (err != null && tx.revertOnFailure && tx.ownFailed) {
         refresher.refresh(Set.of(kv.key()), null, false);
         revert = true;
         break;
@@ -420,7 +424,7 @@ final class TxnProcessor {
       touched.addAll(g.endBatch().keySet());
     }
     // 2. retries and unimplemented values
-    scheduleRetries(job, executed);
+    scheduleRetries(job, executed, touched);
     trackUnimplemented(tx.changedStatus);
     // 3. statuses (before removal: a removed value is reported once as REMOVED)
     List<BaseValueStatus> statuses = new ArrayList<>();
@@ -440,9 +444,28 @@ final class TxnProcessor {
       errors.addAll(Verifier.verify(g, reg, refresher, executed));
     }
     // 6. drop removed base values (recorded)
-    for (String key : tx.changedStatus) {
+    // also those that became REMOVED without a status change of this transaction
+    // (a refresh that did not find a value whose last request was a delete, an NB delete of
+    // such a value): they would stay in the graph for ever, with their derived values
+    TreeSet<String> removable = new TreeSet<>(tx.changedStatus);
+    for (String key : touched) {
+      Node n = g.get(key);
+      if (n != null) {
+        removable.add(n.baseKey());
+        if (n.isDerived() && n.state == ValueState.REMOVED) {
+          g.remove(key); // e.g. marked REMOVED by a refresh after an abandoned delete
+        }
+      }
+    }
+    for (String key : removable) {
       Node n = g.get(key);
       if (n != null && !n.isDerived() && n.state == ValueState.REMOVED) {
+        for (String dk : n.derivedKeys) {
+          Node dn = g.get(dk);
+          if (dn != null && key.equals(dn.derivedFrom)) {
+            g.remove(dk);
+          }
+        }
         g.remove(key);
       }
     }
@@ -478,13 +501,31 @@ final class TxnProcessor {
     published.update(touched, g);
   }
 
-  private void scheduleRetries(Job job, List<OpRecord> executed) {
+  private void scheduleRetries(Job job, List<OpRecord> executed, Set<String> touched) {
     Map<List<Object>, Map<String, Long>> groups = new LinkedHashMap<>();
     Set<String> seen = new HashSet<>();
+    // also values this transaction decided for without a recorded operation (e.g. an
+    // abandoned delete restored to RETRYING by an inherited failure): their earlier retry is
+    // obsolete now (new last-update), so they must be scheduled again
+    TreeSet<String> candidates = new TreeSet<>();
     for (OpRecord op : executed) {
-      if (op.newState != ValueState.RETRYING || !seen.add(op.baseKey)) {
+      if (op.newState == ValueState.RETRYING) {
+        candidates.add(op.baseKey);
+      }
+    }
+    for (String k : touched) {
+      Node t = g.get(k);
+      if (t != null && t.state == ValueState.RETRYING && t.lastUpdate != null
+          && t.lastUpdate.seq() == job.seq) {
+        candidates.add(t.baseKey());
+      }
+    }
+    for (String baseKey : candidates) {
+      if (!seen.add(baseKey)) {
         continue;
       }
+      OpRecord op = new OpRecord();
+      op.baseKey = baseKey;
       Node n = g.get(op.baseKey);
       Node failedNode = n;
       if (n == null) {
@@ -524,6 +565,35 @@ final class TxnProcessor {
       Queued.Retry r = new Queued.Retry(origin, attempt, delay,
           Collections.unmodifiableMap(e.getValue()), false);
       armRetry(r, delay);
+    }
+    // a RETRYING value under a base value decided by this transaction (new
+    // last-update: any earlier retry of it is obsolete) that was not scheduled again will never
+    // be retried: it is FAILED
+    Set<String> scheduled = new HashSet<>();
+    for (Map<String, Long> keys : groups.values()) {
+      scheduled.addAll(keys.keySet());
+    }
+    Set<String> bases = new TreeSet<>();
+    for (String k : touched) {
+      Node t = g.get(k);
+      if (t != null) {
+        bases.add(t.baseKey());
+      }
+    }
+    for (String b : bases) {
+      Node n = g.get(b);
+      if (n == null || scheduled.contains(b) || n.lastUpdate == null
+          || n.lastUpdate.seq() != job.seq) {
+        continue;
+      }
+      List<String> subtree = new ArrayList<>(n.derivedKeys);
+      subtree.add(b);
+      for (String k : subtree) {
+        Node x = g.get(k);
+        if (x != null && x.state == ValueState.RETRYING) {
+          g.write(k).state = ValueState.FAILED;
+        }
+      }
     }
   }
 

@@ -127,6 +127,11 @@ final class Walker {
       }
     }
     node.lastUpdate = new Node.LastUpdate(tx.seq, op.op, a.kv.value(), a.kv.revert(), retry);
+    if (node.state == ValueState.RETRYING && retry == null) {
+      // the pending retry is obsolete now (new last-update) and no new one can be
+      // scheduled: a RETRYING state would never be retried (e.g. kept by an inherited failure)
+      node.state = ValueState.FAILED;
+    }
 
     // a value already broken by this transaction is not touched again (except by revert)
     if ((prevState == ValueState.FAILED || prevState == ValueState.RETRYING)
@@ -582,6 +587,7 @@ final class Walker {
   // ------------------------------------------------------------ node state
 
   private Throwable markInvalid(Node node, OpRecord op, Throwable err) {
+    noteOwnFailure(node, op.revert);
     node.unavailable = true;
     op.newErr = err;
     op.noop = true;
@@ -593,8 +599,22 @@ final class Walker {
     return err;
   }
 
+  private void noteOwnFailure(Node node, boolean revert) {
+    if (!revert && tx.ownKeys.contains(node.baseKey())) {
+      tx.ownFailed = true;
+    }
+  }
+
   private ValueState markFailed(
       Node node, Args a, Throwable err, boolean retriable, TxnOperation failedOp) {
+    return markFailed(node, a, err, retriable, failedOp, true);
+  }
+
+  private ValueState markFailed(Node node, Args a, Throwable err, boolean retriable,
+      TxnOperation failedOp, boolean ownError) {
+    if (ownError) {
+      noteOwnFailure(node, a.kv.revert());
+    }
     ValueState state = ValueState.FAILED;
     boolean toBeReverted = tx.isNB() && tx.revertOnFailure && !a.kv.revert();
     int attempt = 1;

@@ -18,6 +18,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class Registry {
   private static final int KEY_CACHE_SIZE = 1 << 12;
+  /** Up to this many descriptors, lookups scan them instead of using the cache. */
+  private static final int DIRECT_SCAN = 8;
 
   private final Map<String, DescriptorHandle> byName = new HashMap<>();
   private volatile List<DescriptorHandle> ordered = List.of();
@@ -133,12 +135,31 @@ final class Registry {
    * order wins and an error is logged once per key (the reference panics).
    */
   DescriptorHandle forKey(String key) {
+    List<DescriptorHandle> all = ordered;
+    if (all.size() <= DIRECT_SCAN) {
+      return scan(all, key); // a few selector calls are cheaper than any cache
+    }
     DescriptorHandle cached = keyCache.get(key);
     if (cached != null) {
       return cached;
     }
+    DescriptorHandle found = scan(all, key);
+    if (found != null) {
+      if (keyCache.size() >= KEY_CACHE_SIZE) {
+        keyCache.clear();
+      }
+      keyCache.put(key, found);
+    }
+    return found;
+  }
+
+  /** Keys already reported as ambiguous (bounded: the report is about the configuration). */
+  private static final Set<String> REPORTED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  /** The descriptor selecting {@code key}: the first in retrieve order; ambiguity is logged once. */
+  private static DescriptorHandle scan(List<DescriptorHandle> all, String key) {
     DescriptorHandle found = null;
-    for (DescriptorHandle h : ordered) {
+    for (DescriptorHandle h : all) {
       boolean sel;
       try {
         sel = h.d.selects(key);
@@ -149,19 +170,15 @@ final class Registry {
       }
       if (sel) {
         if (found != null) {
-          org.slf4j.LoggerFactory.getLogger(Registry.class).error(
-              "key {} is selected by descriptors {} and {}; using {}", key, found.name, h.name,
-              found.name);
+          if (REPORTED.size() < 10_000 && REPORTED.add(key)) {
+            org.slf4j.LoggerFactory.getLogger(Registry.class).error(
+                "key {} is selected by descriptors {} and {}; using {}", key, found.name, h.name,
+                found.name);
+          }
           break;
         }
         found = h;
       }
-    }
-    if (found != null) {
-      if (keyCache.size() >= KEY_CACHE_SIZE) {
-        keyCache.clear();
-      }
-      keyCache.put(key, found);
     }
     return found;
   }

@@ -227,8 +227,8 @@ final class TxnProcessor {
         g.rollback();
       }
     }
-    RecordedTxn pre = record(job, start, start, planned, List.of());
     if (cfg.printTxnSummary() && TXN_LOG.isInfoEnabled()) {
+      RecordedTxn pre = record(job, start, start, planned, List.of());
       TXN_LOG.info("\n{}", TxnLogFormatter.preRecord(pre, cfg.valueFormatter()));
     }
 
@@ -447,13 +447,20 @@ final class TxnProcessor {
     // also those that became REMOVED without a status change of this transaction
     // (a refresh that did not find a value whose last request was a delete, an NB delete of
     // such a value): they would stay in the graph for ever, with their derived values
-    TreeSet<String> removable = new TreeSet<>(tx.changedStatus);
+    List<String> removable = new ArrayList<>();
+    for (String key : tx.changedStatus) {
+      Node n = g.get(key);
+      if (n != null && n.state == ValueState.REMOVED) {
+        removable.add(key);
+      }
+    }
     for (String key : touched) {
       Node n = g.get(key);
-      if (n != null) {
-        removable.add(n.baseKey());
-        if (n.isDerived() && n.state == ValueState.REMOVED) {
+      if (n != null && n.state == ValueState.REMOVED) {
+        if (n.isDerived()) {
           g.remove(key); // e.g. marked REMOVED by a refresh after an abandoned delete
+        } else {
+          removable.add(key);
         }
       }
     }
@@ -513,12 +520,18 @@ final class TxnProcessor {
         candidates.add(op.baseKey);
       }
     }
+    List<Node> retrying = new ArrayList<>();
     for (String k : touched) {
       Node t = g.get(k);
-      if (t != null && t.state == ValueState.RETRYING && t.lastUpdate != null
-          && t.lastUpdate.seq() == job.seq) {
-        candidates.add(t.baseKey());
+      if (t != null && t.state == ValueState.RETRYING) {
+        retrying.add(t);
+        if (t.lastUpdate != null && t.lastUpdate.seq() == job.seq) {
+          candidates.add(t.baseKey());
+        }
       }
+    }
+    if (retrying.isEmpty()) {
+      return; // nothing waits for a retry
     }
     for (String baseKey : candidates) {
       if (!seen.add(baseKey)) {
@@ -573,12 +586,9 @@ final class TxnProcessor {
     for (Map<String, Long> keys : groups.values()) {
       scheduled.addAll(keys.keySet());
     }
-    Set<String> bases = new TreeSet<>();
-    for (String k : touched) {
-      Node t = g.get(k);
-      if (t != null) {
-        bases.add(t.baseKey());
-      }
+    Set<String> bases = new HashSet<>();
+    for (Node t : retrying) {
+      bases.add(t.baseKey());
     }
     for (String b : bases) {
       Node n = g.get(b);

@@ -139,11 +139,12 @@ public final class Graph {
   }
 
   /**
-   * Keys of the nodes that have a dependency targeting {@code key}, sorted. Cost: exact-key edges
+   * Keys of the nodes that have a dependency targeting {@code key}, sorted (read only; valid
+   * until the graph changes). Cost: exact-key edges
    * O(1), prefix edges O(number of distinct prefix lengths), selector-only edges linear in their
    * count.
    */
-  public java.util.SortedSet<String> dependentsOf(String key) {
+  public java.util.Collection<String> dependentsOf(String key) {
     Object exact = keyDependents.get(key);
     if (prefixLengths.isEmpty() && selectorDependents.isEmpty()) {
       // only exact-key edges exist: no copy needed (callers only read)
@@ -168,13 +169,14 @@ public final class Graph {
     return out;
   }
 
+  /** The exact-key dependents as a sorted, read-only collection (no copy). */
   @SuppressWarnings("unchecked")
-  private static java.util.SortedSet<String> exactSet(Object exact) {
+  private static java.util.Collection<String> exactSet(Object exact) {
     if (exact == null) {
-      return java.util.Collections.emptySortedSet();
+      return java.util.List.of();
     }
     if (exact instanceof String s) {
-      return new TreeSet<>(java.util.List.of(s));
+      return java.util.List.of(s);
     }
     return java.util.Collections.unmodifiableSortedSet((TreeSet<String>) exact);
   }

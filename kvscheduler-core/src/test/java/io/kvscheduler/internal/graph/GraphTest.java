@@ -859,9 +859,21 @@ class GraphTest {
     assertThat(g.all().keySet()).containsExactly("/a", "/b", "/c", "/m", "/m/1", "/z");
     assertThat(keys(g.targetsOf(Dependency.anyOfPrefixes("x", "/m", "/a", "/z"))))
         .containsExactly("/a", "/m", "/m/1", "/z");
-    // the result is a copy: changing it does not change the index
-    Set<String> deps = g.dependentsOf("/q");
-    deps.clear();
+    // the result is read only or a copy: changing it never changes the index
+    java.util.Collection<String> deps = g.dependentsOf("/q");
+    try {
+      deps.clear();
+    } catch (UnsupportedOperationException readOnly) {
+      // a read-only view: fine
+    }
     assertThat(g.dependentsOf("/q")).hasSize(6);
+    // with exact-key edges only, the index is handed out as a read-only view (no copy)
+    Graph exact = new Graph();
+    put(exact, "/x", Dependency.onKey("k", "/y"));
+    put(exact, "/w", Dependency.onKey("k", "/y"));
+    assertThat(exact.dependentsOf("/y")).containsExactly("/w", "/x");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> exact.dependentsOf("/y").clear())
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThat(exact.dependentsOf("/y")).containsExactly("/w", "/x");
   }
 }

@@ -154,10 +154,10 @@ final class Registry {
   }
 
   /** Keys already reported as ambiguous (bounded: the report is about the configuration). */
-  private static final Set<String> REPORTED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final Set<String> reported = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   /** The descriptor selecting {@code key}: the first in retrieve order; ambiguity is logged once. */
-  private static DescriptorHandle scan(List<DescriptorHandle> all, String key) {
+  private DescriptorHandle scan(List<DescriptorHandle> all, String key) {
     DescriptorHandle found = null;
     for (DescriptorHandle h : all) {
       boolean sel;
@@ -170,7 +170,7 @@ final class Registry {
       }
       if (sel) {
         if (found != null) {
-          if (REPORTED.size() < 10_000 && REPORTED.add(key)) {
+          if (reported.size() < 10_000 && reported.add(key)) {
             org.slf4j.LoggerFactory.getLogger(Registry.class).error(
                 "key {} is selected by descriptors {} and {}; using {}", key, found.name, h.name,
                 found.name);

@@ -93,11 +93,7 @@ class FailureAndRevertTest {
   }
 
   private long commit(TxnOptions options, Object... kv) {
-    var txn = env.kvs().startNBTransaction();
-    for (int i = 0; i < kv.length; i += 2) {
-      txn.setValue((String) kv[i], kv[i + 1]);
-    }
-    return txn.commit(options);
+    return env.commit(options, kv);
   }
 
   private TransactionException commitFailing(TxnOptions options, Object... kv) {

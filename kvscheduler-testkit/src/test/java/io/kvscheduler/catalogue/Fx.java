@@ -98,9 +98,39 @@ final class Fx {
             .retrieveDependencies("descriptor2").build());
   }
 
+  /**
+   * Registers the descriptors of TestNotifications: D1 (/prefixA/, base keys only, so A1/iN are
+   * properties; metadata; no Retrieve) and D2 (/prefixB/, metadata, B2 depends on A1 and B2/i2 on
+   * A1/i2, retrieved after D1).
+   */
+  static void registerNotificationDescriptors(KVScheduler kvs, MockSouthbound sb) {
+    io.kvscheduler.api.KeySelector onlyBase =
+        k -> k.startsWith(PREFIX_A) && k.indexOf('/', PREFIX_A.length()) < 0;
+    kvs.registerDescriptors(
+        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(PREFIX_A).keySelector(onlyBase)
+            .withMetadata().withoutRetrieve().derivedValues(derivedItems()).build(),
+        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(PREFIX_B).withMetadata()
+            .derivedValues(derivedItems())
+            .dependencies((key, value) -> {
+              if (key.equals(B2)) return List.of(Dependency.onKey(A1, A1));
+              if (key.equals(d(B2, 2))) return List.of(Dependency.onKey(d(A1, 2), d(A1, 2)));
+              return List.of();
+            })
+            .retrieveDependencies("descriptor1").build());
+  }
+
   /** A deterministic scheduler and its time controls. */
   record Env(KVScheduler kvs, ManualClock clock, ManualDelayScheduler timers)
       implements AutoCloseable {
+    /** Commits {@code key, value, key, value, ...} with {@code options}. */
+    long commit(io.kvscheduler.api.TxnOptions options, Object... kv) {
+      var txn = kvs.startNBTransaction();
+      for (int i = 0; i < kv.length; i += 2) {
+        txn.setValue((String) kv[i], kv[i + 1]);
+      }
+      return txn.commit(options);
+    }
+
     RecordedTxn txn(long seq) {
       return kvs.recordedTransaction(seq).orElseThrow(
           () -> new AssertionError("no record of txn #" + seq));

@@ -54,11 +54,7 @@ class MetadataTest {
   }
 
   private long commit(TxnOptions options, Object... kv) {
-    var txn = env.kvs().startNBTransaction();
-    for (int i = 0; i < kv.length; i += 2) {
-      txn.setValue((String) kv[i], kv[i + 1]);
-    }
-    return txn.commit(options);
+    return env.commit(options, kv);
   }
 
   private NamedMapping<Object> map(String descriptor) {
@@ -187,19 +183,7 @@ class MetadataTest {
    */
   private void notificationsSetup() {
     env = Fx.env(true);
-    KeySelector onlyBase = k -> k.startsWith(Fx.PREFIX_A)
-        && k.indexOf('/', Fx.PREFIX_A.length()) < 0;
-    env.kvs().registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).keySelector(onlyBase)
-            .withMetadata().withoutRetrieve().derivedValues(Fx.derivedItems()).build(),
-        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).withMetadata()
-            .derivedValues(Fx.derivedItems())
-            .dependencies((key, value) -> {
-              if (key.equals(B2)) return List.of(Dependency.onKey(A1, A1));
-              if (key.equals(d(B2, 2))) return List.of(Dependency.onKey(d(A1, 2), d(A1, 2)));
-              return List.of();
-            })
-            .retrieveDependencies("descriptor1").build());
+    Fx.registerNotificationDescriptors(env.kvs(), sb);
     commit(TxnOptions.defaults().withResync(ResyncType.FULL), B2, arr(1, 2));
   }
 

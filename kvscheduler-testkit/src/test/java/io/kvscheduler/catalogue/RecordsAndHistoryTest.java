@@ -94,11 +94,7 @@ class RecordsAndHistoryTest {
   }
 
   private long commit(TxnOptions options, Object... kv) {
-    var txn = env.kvs().startNBTransaction();
-    for (int i = 0; i < kv.length; i += 2) {
-      txn.setValue((String) kv[i], kv[i + 1]);
-    }
-    return txn.commit(options);
+    return env.commit(options, kv);
   }
 
   private long commit(Object... kv) {
@@ -163,19 +159,7 @@ class RecordsAndHistoryTest {
   /** TestNotifications setup; a full resync (#0) sets B2=[i1,i2] (PENDING). */
   private void notificationsSetup(boolean simulation) {
     env = Fx.env(simulation);
-    KeySelector onlyBase = k -> k.startsWith(Fx.PREFIX_A)
-        && k.indexOf('/', Fx.PREFIX_A.length()) < 0;
-    env.kvs().registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).keySelector(onlyBase)
-            .withMetadata().withoutRetrieve().derivedValues(Fx.derivedItems()).build(),
-        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).withMetadata()
-            .derivedValues(Fx.derivedItems())
-            .dependencies((key, value) -> {
-              if (key.equals(B2)) return List.of(Dependency.onKey(A1, A1));
-              if (key.equals(d(B2, 2))) return List.of(Dependency.onKey(d(A1, 2), d(A1, 2)));
-              return List.of();
-            })
-            .retrieveDependencies("descriptor1").build());
+    Fx.registerNotificationDescriptors(env.kvs(), sb);
     commit(TxnOptions.defaults().withResync(ResyncType.FULL), B2, arr(1, 2));
   }
 

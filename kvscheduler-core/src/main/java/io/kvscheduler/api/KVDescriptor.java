@@ -33,6 +33,9 @@ import java.util.function.Function;
  *         Dependency.onKey("interface", "config/interfaces/" + route.outIface())))
  *     .build();
  * }</pre>
+ *
+ * <p>(Longer than our usual class size: the callback types, accessors and the builder of this one
+ * immutable type belong together.)
  */
 public final class KVDescriptor<V, M> {
 

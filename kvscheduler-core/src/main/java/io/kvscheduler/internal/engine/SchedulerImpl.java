@@ -47,6 +47,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The scheduler: a bounded FIFO queue consumed by one engine thread that owns the graph. Callers
  * block on futures; reads use the published snapshot and the history, never the graph.
+ *
+ * <p>Longer than our usual limit: it implements the whole public {@code KVScheduler} interface;
+ * each method only queues work or reads published state, the work itself is elsewhere.
  */
 public final class SchedulerImpl implements KVScheduler {
   private static final Logger LOG = LoggerFactory.getLogger(SchedulerImpl.class);

@@ -36,6 +36,10 @@ import org.slf4j.LoggerFactory;
  * reconciliation, notification filter, retry filter), ordering, optional simulation, execution
  * with optional revert, compression of pending operations, recording, and post-processing
  * (refresh of failed values, retry scheduling, status delivery, removal of deleted values).
+ *
+ * <p>Longer than our usual limit: the phases share one transaction's state, and reading them in
+ * order is the point. Compression of pending operations is in {@link Compression}, retry planning
+ * in {@link RetryPlanner}, refresh in {@link Refresher}, verification in {@link Verifier}.
  */
 final class TxnProcessor {
   private static final Logger LOG = LoggerFactory.getLogger(TxnProcessor.class);
@@ -51,8 +55,7 @@ final class TxnProcessor {
   private final Sink sink;
   private long nextSeq;
   private int resyncCount;
-  /** UNIMPLEMENTED base keys waiting for a descriptor. */
-  private final TreeSet<String> unimplemented = new TreeSet<>();
+  private final RetryPlanner retries;
 
   TxnProcessor(SchedulerConfig cfg, Graph g, Registry reg, History history, Published published,
       Watchers watchers, Sink sink) {
@@ -64,6 +67,7 @@ final class TxnProcessor {
     this.watchers = watchers;
     this.sink = sink;
     this.refresher = new Refresher(g, reg, history);
+    this.retries = new RetryPlanner(cfg, g, reg, sink);
   }
 
   Refresher refresher() {
@@ -218,7 +222,7 @@ final class TxnProcessor {
     if (job.simulate && !skip) {
       sim = context(job, true);
       execute(sim, ordered);
-      planned = compress(sim.ops);
+      planned = Compression.compress(sim.ops);
       if (planned.isEmpty()) {
         // nothing to do: keep the bookkeeping (e.g. last operations of equivalent values)
         touched.addAll(g.endBatch().keySet());
@@ -239,7 +243,7 @@ final class TxnProcessor {
     if (!skip) {
       executeWithRevert(tx, ordered, touched, job);
     }
-    List<OpRecord> executed = compress(tx.ops);
+    List<OpRecord> executed = Compression.compress(tx.ops);
     Map<String, Node> journal = g.endBatch();
     touched.addAll(journal.keySet());
     if (job.resync != ResyncType.DOWNSTREAM) {
@@ -329,63 +333,6 @@ final class TxnProcessor {
     return out;
   }
 
-  /**
-   * Drops intermediate pending operations: a CREATE that ended PENDING whose nearest later
-   * operation on the same key is a CREATE (which inherits its previous value, error and state),
-   * and a DELETE from PENDING whose nearest earlier operation on the same key is a DELETE (which
-   * inherits its new value, error and state). Linear: neighbours are found through per-key links.
-   */
-  static List<OpRecord> compress(List<OpRecord> ops) {
-    int n = ops.size();
-    int[] next = new int[n];
-    Map<String, Integer> seen = new HashMap<>();
-    for (int i = n - 1; i >= 0; i--) {
-      Integer j = seen.put(ops.get(i).key, i);
-      next[i] = j == null ? -1 : j;
-    }
-    List<OpRecord> out = new ArrayList<>(n);
-    for (int i = 0; i < n; i++) {
-      OpRecord op = ops.get(i);
-      int j = next[i];
-      if (op.op == TxnOperation.CREATE && op.newState == ValueState.PENDING && j >= 0
-          && ops.get(j).op == TxnOperation.CREATE) {
-        OpRecord later = ops.get(j);
-        later.prevValue = op.prevValue;
-        later.prevErr = op.prevErr;
-        later.prevState = op.prevState;
-        continue;
-      }
-      out.add(op);
-    }
-    int m = out.size();
-    int[] prev = new int[m];
-    seen.clear();
-    for (int i = 0; i < m; i++) {
-      Integer j = seen.put(out.get(i).key, i);
-      prev[i] = j == null ? -1 : j;
-    }
-    boolean[] dropped = new boolean[m];
-    for (int i = m - 1; i >= 0; i--) {
-      OpRecord op = out.get(i);
-      int j = prev[i];
-      if (op.op == TxnOperation.DELETE && op.prevState == ValueState.PENDING && j >= 0
-          && out.get(j).op == TxnOperation.DELETE) {
-        OpRecord earlier = out.get(j);
-        earlier.newValue = op.newValue;
-        earlier.newErr = op.newErr;
-        earlier.newState = op.newState;
-        dropped[i] = true;
-      }
-    }
-    List<OpRecord> result = new ArrayList<>(m);
-    for (int i = 0; i < m; i++) {
-      if (!dropped[i]) {
-        result.add(out.get(i));
-      }
-    }
-    return result;
-  }
-
   private RecordedTxn record(Job job, Instant start, Instant stop, List<OpRecord> planned,
       List<OpRecord> executed) {
     List<RecordedTxn.RecordedValue> values = new ArrayList<>();
@@ -424,8 +371,9 @@ final class TxnProcessor {
       touched.addAll(g.endBatch().keySet());
     }
     // 2. retries and unimplemented values
-    scheduleRetries(job, executed, touched);
-    trackUnimplemented(tx.changedStatus);
+    retries.schedule(job.seq, job.type, job.retryForTxn, job.retryDelay, job.retryKeys, executed,
+        touched);
+    retries.trackUnimplemented(tx.changedStatus);
     // 3. statuses (before removal: a removed value is reported once as REMOVED)
     List<BaseValueStatus> statuses = new ArrayList<>();
     if (watchers.any()) {
@@ -508,113 +456,6 @@ final class TxnProcessor {
     published.update(touched, g);
   }
 
-  private void scheduleRetries(Job job, List<OpRecord> executed, Set<String> touched) {
-    Map<List<Object>, Map<String, Long>> groups = new LinkedHashMap<>();
-    Set<String> seen = new HashSet<>();
-    // also values this transaction decided for without a recorded operation (e.g. an
-    // abandoned delete restored to RETRYING by an inherited failure): their earlier retry is
-    // obsolete now (new last-update), so they must be scheduled again
-    TreeSet<String> candidates = new TreeSet<>();
-    for (OpRecord op : executed) {
-      if (op.newState == ValueState.RETRYING) {
-        candidates.add(op.baseKey);
-      }
-    }
-    List<Node> retrying = new ArrayList<>();
-    for (String k : touched) {
-      Node t = g.get(k);
-      if (t != null && t.state == ValueState.RETRYING) {
-        retrying.add(t);
-        if (t.lastUpdate != null && t.lastUpdate.seq() == job.seq) {
-          candidates.add(t.baseKey());
-        }
-      }
-    }
-    if (retrying.isEmpty()) {
-      return; // nothing waits for a retry
-    }
-    for (String baseKey : candidates) {
-      if (!seen.add(baseKey)) {
-        continue;
-      }
-      OpRecord op = new OpRecord();
-      op.baseKey = baseKey;
-      Node n = g.get(op.baseKey);
-      Node failedNode = n;
-      if (n == null) {
-        continue;
-      }
-      // the failing node may be a derived value of this base
-      if (n.state != ValueState.RETRYING) {
-        failedNode = null;
-        for (String dk : n.derivedKeys) {
-          Node dn = g.get(dk);
-          if (dn != null && dn.state == ValueState.RETRYING) {
-            failedNode = dn;
-            break;
-          }
-        }
-      }
-      if (failedNode == null || n.lastUpdate == null || failedNode.lastUpdate == null
-          || failedNode.lastUpdate.retry() == null) {
-        continue;
-      }
-      RetryOptions ro = failedNode.lastUpdate.retry();
-      boolean repeated = job.type == TxnType.RETRY_FAILED_OPS
-          && job.retryKeys.contains(op.baseKey);
-      Duration delay = ro.period();
-      if (repeated && ro.expBackoff() && job.retryDelay != null) {
-        delay = job.retryDelay.multipliedBy(2);
-      }
-      long origin = repeated ? job.retryForTxn : job.seq;
-      int attempt = failedNode.retryAttempt;
-      groups.computeIfAbsent(List.of(origin, delay, attempt), k -> new TreeMap<>())
-          .put(op.baseKey, n.lastUpdate.seq());
-    }
-    for (Map.Entry<List<Object>, Map<String, Long>> e : groups.entrySet()) {
-      long origin = (Long) e.getKey().get(0);
-      Duration delay = (Duration) e.getKey().get(1);
-      int attempt = (Integer) e.getKey().get(2);
-      Queued.Retry r = new Queued.Retry(origin, attempt, delay,
-          Collections.unmodifiableMap(e.getValue()), false);
-      armRetry(r, delay);
-    }
-    // a RETRYING value under a base value decided by this transaction (new
-    // last-update: any earlier retry of it is obsolete) that was not scheduled again will never
-    // be retried: it is FAILED
-    Set<String> scheduled = new HashSet<>();
-    for (Map<String, Long> keys : groups.values()) {
-      scheduled.addAll(keys.keySet());
-    }
-    Set<String> bases = new HashSet<>();
-    for (Node t : retrying) {
-      bases.add(t.baseKey());
-    }
-    for (String b : bases) {
-      Node n = g.get(b);
-      if (n == null || scheduled.contains(b) || n.lastUpdate == null
-          || n.lastUpdate.seq() != job.seq) {
-        continue;
-      }
-      List<String> subtree = new ArrayList<>(n.derivedKeys);
-      subtree.add(b);
-      for (String k : subtree) {
-        Node x = g.get(k);
-        if (x != null && x.state == ValueState.RETRYING) {
-          g.write(k).state = ValueState.FAILED;
-        }
-      }
-    }
-  }
-
-  private void armRetry(Queued.Retry r, Duration delay) {
-    cfg.delayScheduler().schedule(delay, () -> {
-      if (!sink.offer(r)) {
-        armRetry(r, delay); // queue full: try again later
-      }
-    });
-  }
-
   /** Where the processor queues follow-up transactions. */
   interface Sink {
     /** From any thread; false when the queue is full. */
@@ -624,30 +465,8 @@ final class TxnProcessor {
     void pushInternal(Queued q);
   }
 
-  private void trackUnimplemented(Set<String> changed) {
-    for (String key : changed) {
-      Node n = g.get(key);
-      if (n != null && n.state == ValueState.UNIMPLEMENTED) {
-        unimplemented.add(key);
-      } else {
-        unimplemented.remove(key);
-      }
-    }
-  }
-
   /** After registration: re-apply UNIMPLEMENTED values that a descriptor now selects. */
   void retryUnimplemented() {
-    Map<Long, Map<String, Long>> byOrigin = new TreeMap<>();
-    for (String key : unimplemented) {
-      Node n = g.get(key);
-      if (n == null || n.lastUpdate == null || reg.forKey(key) == null) {
-        continue;
-      }
-      byOrigin.computeIfAbsent(n.lastUpdate.seq(), k -> new TreeMap<>())
-          .put(key, n.lastUpdate.seq());
-    }
-    for (Map.Entry<Long, Map<String, Long>> e : byOrigin.entrySet()) {
-      sink.pushInternal(new Queued.Retry(e.getKey(), 0, null, e.getValue(), true));
-    }
+    retries.retryUnimplemented();
   }
 }

@@ -38,6 +38,10 @@ import org.slf4j.LoggerFactory;
  *
  * In simulation no descriptor CRUD or Validate is called and every call is assumed to succeed;
  * the graph changes are rolled back by the caller.
+ *
+ * <p>Longer than our usual limit on purpose: it is one recursive algorithm whose steps share the
+ * walk's state (recursion path, records, status changes); splitting it would scatter the
+ * recursion across classes. Readiness lives in {@link Readiness}.
  */
 final class Walker {
   private static final Logger LOG = LoggerFactory.getLogger(Walker.class);

@@ -1,0 +1,70 @@
+package io.kvscheduler.internal.engine;
+
+import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.api.ValueState;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Compression of the recorded operations of one transaction (semantics.md §6.6). */
+final class Compression {
+  private Compression() {}
+
+  /**
+   * Drops intermediate pending operations: a CREATE that ended PENDING whose nearest later
+   * operation on the same key is a CREATE (which inherits its previous value, error and state),
+   * and a DELETE from PENDING whose nearest earlier operation on the same key is a DELETE (which
+   * inherits its new value, error and state). Linear: neighbours are found through per-key links.
+   */
+  static List<OpRecord> compress(List<OpRecord> ops) {
+    int n = ops.size();
+    int[] next = new int[n];
+    Map<String, Integer> seen = new HashMap<>();
+    for (int i = n - 1; i >= 0; i--) {
+      Integer j = seen.put(ops.get(i).key, i);
+      next[i] = j == null ? -1 : j;
+    }
+    List<OpRecord> out = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      OpRecord op = ops.get(i);
+      int j = next[i];
+      if (op.op == TxnOperation.CREATE && op.newState == ValueState.PENDING && j >= 0
+          && ops.get(j).op == TxnOperation.CREATE) {
+        OpRecord later = ops.get(j);
+        later.prevValue = op.prevValue;
+        later.prevErr = op.prevErr;
+        later.prevState = op.prevState;
+        continue;
+      }
+      out.add(op);
+    }
+    int m = out.size();
+    int[] prev = new int[m];
+    seen.clear();
+    for (int i = 0; i < m; i++) {
+      Integer j = seen.put(out.get(i).key, i);
+      prev[i] = j == null ? -1 : j;
+    }
+    boolean[] dropped = new boolean[m];
+    for (int i = m - 1; i >= 0; i--) {
+      OpRecord op = out.get(i);
+      int j = prev[i];
+      if (op.op == TxnOperation.DELETE && op.prevState == ValueState.PENDING && j >= 0
+          && out.get(j).op == TxnOperation.DELETE) {
+        OpRecord earlier = out.get(j);
+        earlier.newValue = op.newValue;
+        earlier.newErr = op.newErr;
+        earlier.newState = op.newState;
+        dropped[i] = true;
+      }
+    }
+    List<OpRecord> result = new ArrayList<>(m);
+    for (int i = 0; i < m; i++) {
+      if (!dropped[i]) {
+        result.add(out.get(i));
+      }
+    }
+    return result;
+  }
+}

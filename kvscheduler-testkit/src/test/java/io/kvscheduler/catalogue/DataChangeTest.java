@@ -17,12 +17,10 @@ import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvscheduler.api.BaseValueStatus;
-import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.testkit.MockSouthbound;
 import io.kvscheduler.testkit.TxnAssert;
-import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;

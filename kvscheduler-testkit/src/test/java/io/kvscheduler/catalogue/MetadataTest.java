@@ -25,7 +25,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
-import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.NamedMapping;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TransactionException;

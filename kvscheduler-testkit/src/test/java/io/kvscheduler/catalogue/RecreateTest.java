@@ -11,7 +11,6 @@ import static io.kvscheduler.api.ValueState.OBTAINED;
 import static io.kvscheduler.api.ValueState.PENDING;
 import static io.kvscheduler.api.ValueState.REMOVED;
 import static io.kvscheduler.catalogue.Fx.A1;
-import static io.kvscheduler.catalogue.Fx.B2;
 import static io.kvscheduler.catalogue.Fx.C3;
 import static io.kvscheduler.catalogue.Fx.arr;
 import static io.kvscheduler.catalogue.Fx.d;

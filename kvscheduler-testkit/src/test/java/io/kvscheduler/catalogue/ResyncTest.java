@@ -32,7 +32,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.Dependency;
-import io.kvscheduler.api.FlagStats;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.KVWithMetadata;

@@ -1,7 +1,6 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.BaseValueStatus;
-import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.internal.graph.Graph;

@@ -572,12 +572,15 @@ final class Walker {
     if (n.deps().isEmpty()) {
       return true;
     }
-    // fast path: every label has an available target other than the value itself
+    // fast paths: every label has an available target other than the value itself (ready), or
+    // some label has no target at all (not ready: no cycle can help a missing key)
     boolean all = true;
     for (Dependency d : n.deps()) {
       if (!g.anyTarget(d, t -> t != n && t.isAvailable())) {
+        if (!g.anyTarget(d, t -> t.state != ValueState.REMOVED || t == n)) {
+          return false;
+        }
         all = false;
-        break;
       }
     }
     return all || Readiness.readyDepth(g, n, 0, new java.util.HashMap<>()) >= 0;

@@ -86,7 +86,9 @@ final class History {
       if (orig != Graph.ABSENT && !cur.contentDiffers(orig)) {
         continue;
       }
-      closeOpen(key, now);
+      if (orig != Graph.ABSENT || timelines.containsKey(key)) {
+        closeOpen(key, now);
+      }
       NodeRevision rev = revisionOf(cur, seq, now);
       timelines.merge(key, TreePVector.singleton(rev), (old, one) -> old.plus(rev));
     }

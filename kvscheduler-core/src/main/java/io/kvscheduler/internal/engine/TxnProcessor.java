@@ -104,8 +104,9 @@ final class TxnProcessor {
       } else {
         throw new IllegalStateException("not a transaction: " + q);
       }
-      touched.addAll(g.endBatch().keySet()); // refresh of a resync: applied unrecorded
-      run(job, start, future, touched);
+      Set<String> refreshed = new HashSet<>(g.endBatch().keySet()); // resync refresh: unrecorded
+      touched.addAll(refreshed);
+      run(job, start, future, touched, refreshed);
     } catch (RuntimeException | Error e) {
       LOG.error("transaction #{} aborted by an internal error; its changes are rolled back",
           job.seq, e);
@@ -210,7 +211,8 @@ final class TxnProcessor {
     job.skip = values.isEmpty();
   }
 
-  private void run(Job job, Instant start, CompletableFuture<Long> future, Set<String> touched) {
+  private void run(Job job, Instant start, CompletableFuture<Long> future, Set<String> touched,
+      Set<String> refreshed) {
     List<Kv> ordered = order(job.values);
     List<OpRecord> planned = List.of();
     boolean skip = job.skip;
@@ -251,7 +253,7 @@ final class TxnProcessor {
     if (cfg.printTxnSummary() && TXN_LOG.isInfoEnabled()) {
       TXN_LOG.info("\n{}", TxnLogFormatter.finalRecord(rec, cfg.valueFormatter()));
     }
-    postProcess(job, tx, executed, touched, future);
+    postProcess(job, tx, executed, touched, refreshed, future);
   }
 
   private TxnContext context(Job job, boolean simulate) {
@@ -351,7 +353,7 @@ final class TxnProcessor {
   }
 
   private void postProcess(Job job, TxnContext tx, List<OpRecord> executed, Set<String> touched,
-      CompletableFuture<Long> future) {
+      Set<String> refreshed, CompletableFuture<Long> future) {
     // 1. refresh values that failed (only their keys), unrecorded
     TreeSet<String> failed = new TreeSet<>();
     for (OpRecord op : executed) {
@@ -364,11 +366,15 @@ final class TxnProcessor {
     }
     if (!failed.isEmpty()) {
       refresher.refresh(failed, null, false);
-      touched.addAll(g.endBatch().keySet());
+      Set<String> keys = g.endBatch().keySet();
+      touched.addAll(keys);
+      refreshed.addAll(keys);
     }
     // 2. retries and unimplemented values
-    retries.schedule(job.seq, job.type, job.retryForTxn, job.retryDelay, job.retryKeys, executed,
-        touched);
+    if (tx.sawRetrying || !failed.isEmpty()) {
+      retries.schedule(job.seq, job.type, job.retryForTxn, job.retryDelay, job.retryKeys,
+          executed, touched);
+    }
     retries.trackUnimplemented(tx.changedStatus);
     // 3. statuses (before removal: a removed value is reported once as REMOVED)
     List<BaseValueStatus> statuses = new ArrayList<>();
@@ -423,7 +429,7 @@ final class TxnProcessor {
     Map<String, Node> journal = g.endBatch();
     touched.addAll(journal.keySet());
     history.addRevisions(journal, g, job.seq, cfg.clock().instant());
-    publish(touched);
+    publish(touched, refreshed);
     history.trim(cfg.clock().instant());
     // 5. deliver statuses, then answer the caller
     watchers.deliver(statuses);
@@ -438,9 +444,16 @@ final class TxnProcessor {
     }
   }
 
-  private void publish(Set<String> touched) {
+  private void publish(Set<String> touched, Set<String> refreshed) {
+    // PENDING dependents whose details may have changed without the walk visiting them: those of
+    // keys that went away or became unavailable (the walk takes down only available dependents)
+    // and those of keys a refresh changed
     List<String> pendingDependents = new ArrayList<>();
     for (String key : touched) {
+      Node n = g.get(key);
+      if (n != null && n.isAvailable() && !refreshed.contains(key)) {
+        continue;
+      }
       for (String dep : g.dependentsOf(key)) {
         Node dn = g.get(dep);
         if (dn != null && dn.state == ValueState.PENDING) {

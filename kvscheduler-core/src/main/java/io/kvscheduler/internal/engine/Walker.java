@@ -143,6 +143,9 @@ final class Walker {
       return node.error;
     }
 
+    if (prevState == ValueState.RETRYING) {
+      tx.sawRetrying = true;
+    }
     Throwable err =
         switch (op.op) {
           case DELETE -> applyDelete(node, op, a, a.depUpdate, false, null);
@@ -634,6 +637,9 @@ final class Walker {
           && (lu.retry().maxCount() == 0 || attempt <= lu.retry().maxCount())) {
         state = ValueState.RETRYING;
       }
+    }
+    if (state == ValueState.RETRYING) {
+      tx.sawRetrying = true;
     }
     node.state = state;
     node.error = err;

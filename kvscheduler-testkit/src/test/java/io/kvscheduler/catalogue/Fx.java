@@ -119,6 +119,25 @@ final class Fx {
             .retrieveDependencies("descriptor1").build());
   }
 
+  /**
+   * Registers the descriptor of TestDependencyCycles: D1 (/prefixA/, metadata, no Retrieve) with
+   * A1 → A2, A2 → A3, A3 → {A1, A4}.
+   */
+  static void registerCycleDescriptors(KVScheduler kvs, MockSouthbound sb) {
+    kvs.registerDescriptors(
+        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(PREFIX_A).withMetadata()
+            .withoutRetrieve()
+            .dependencies((key, value) -> {
+              if (key.equals(A1)) return List.of(Dependency.onKey(A2, A2));
+              if (key.equals(A2)) return List.of(Dependency.onKey(A3, A3));
+              if (key.equals(A3)) {
+                return List.of(Dependency.onKey(A1, A1), Dependency.onKey(A4, A4));
+              }
+              return List.of();
+            })
+            .build());
+  }
+
   /** A deterministic scheduler and its time controls. */
   record Env(KVScheduler kvs, ManualClock clock, ManualDelayScheduler timers)
       implements AutoCloseable {

@@ -166,18 +166,7 @@ class RecordsAndHistoryTest {
   /** TestDependencyCycles: A1 -> A2 -> A3 -> {A1, A4}; no Retrieve. */
   private void cycleSetup() {
     env = Fx.env(true);
-    env.kvs().registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
-            .withoutRetrieve()
-            .dependencies((key, value) -> {
-              if (key.equals(A1)) return List.of(Dependency.onKey(A2, A2));
-              if (key.equals(A2)) return List.of(Dependency.onKey(A3, A3));
-              if (key.equals(A3)) {
-                return List.of(Dependency.onKey(A1, A1), Dependency.onKey(A4, A4));
-              }
-              return List.of();
-            })
-            .build());
+    Fx.registerCycleDescriptors(env.kvs(), sb);
   }
 
   /** TestResyncWithRetry: SB holds A1=[] (meta 0, NB); NB A1=[i1,i2]; Create A1/i2 fails. */

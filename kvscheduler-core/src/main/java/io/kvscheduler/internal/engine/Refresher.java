@@ -210,12 +210,14 @@ final class Refresher {
         vanishedDerived.add(old);
       }
     }
-    // derived values that failed stay derived from this base (kept FAILED/RETRYING for retry)
+    // derived values the SB does not show stay derived from this base: those waiting (PENDING),
+    // failed (kept FAILED/RETRYING for retry) or gone missing. They still belong to the base's
+    // NB intent, so a later change or removal of the base must find them (otherwise a pending
+    // binding of a removed base would linger and be created once its dependency appears).
     for (String old : n.derivedKeys) {
       Node dn = g.get(old);
       if (!derivedKeys.contains(old) && dn != null && dn.value != null
-          && n.key.equals(dn.derivedFrom)
-          && (dn.state == ValueState.FAILED || dn.state == ValueState.RETRYING)) {
+          && n.key.equals(dn.derivedFrom)) {
         derivedKeys.add(old);
       }
     }

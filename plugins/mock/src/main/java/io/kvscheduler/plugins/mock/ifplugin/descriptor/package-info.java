@@ -1,0 +1,2 @@
+/** The interface plugin's descriptor. */
+package io.kvscheduler.plugins.mock.ifplugin.descriptor;

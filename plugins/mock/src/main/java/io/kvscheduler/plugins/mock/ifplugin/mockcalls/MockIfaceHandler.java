@@ -1,0 +1,102 @@
+package io.kvscheduler.plugins.mock.ifplugin.mockcalls;
+
+import io.kvscheduler.plugins.mock.ifplugin.model.Interface;
+import io.kvscheduler.plugins.mock.util.MockSbException;
+import io.kvscheduler.plugins.mock.util.SbPrinter;
+import java.util.Collections;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * The in-memory interface southbound: a table of interfaces by handle, handles allocated from 0.
+ * Prints every operation. Thread-safe (methods synchronized) so tests may read it while the
+ * scheduler works.
+ *
+ * <p>Failure injection: {@link #failNextTapCreation(String)} makes the next TAP creation fail once,
+ * as the reference example's {@code SimulateFailedTapCreation} does.
+ */
+public final class MockIfaceHandler implements MockIfaceApi {
+  private final SbPrinter printer;
+  private final TreeMap<Integer, Interface> interfaces = new TreeMap<>();
+  private int nextHandle;
+  private String tapCreationFailure;
+
+  public MockIfaceHandler(SbPrinter printer) {
+    this.printer = printer;
+  }
+
+  /** The next TAP creation fails with {@code message} (later ones succeed again). */
+  public synchronized void failNextTapCreation(String message) {
+    tapCreationFailure = message;
+  }
+
+  @Override
+  public synchronized int createLoopbackInterface(String name) {
+    int handle = nextHandle++;
+    interfaces.put(handle, Interface.of(name, Interface.Type.LOOPBACK, false));
+    printer.print("Created Loopback interface: " + name + " (handle " + handle + ")");
+    return handle;
+  }
+
+  @Override
+  public synchronized void deleteLoopbackInterface(int handle) {
+    Interface iface = get(handle);
+    interfaces.remove(handle);
+    printer.print("Deleted Loopback interface: " + iface.name());
+  }
+
+  @Override
+  public synchronized int createTapInterface(String name) {
+    if (tapCreationFailure != null) {
+      String message = tapCreationFailure;
+      tapCreationFailure = null;
+      printer.print("Failed to create TAP interface " + name + ": " + message);
+      throw new MockSbException(message);
+    }
+    int handle = nextHandle++;
+    interfaces.put(handle, Interface.of(name, Interface.Type.TAP, false));
+    printer.print("Created TAP interface: " + name + " (handle " + handle + ")");
+    return handle;
+  }
+
+  @Override
+  public synchronized void deleteTapInterface(int handle) {
+    Interface iface = get(handle);
+    interfaces.remove(handle);
+    printer.print("Deleted TAP interface: " + iface.name());
+  }
+
+  @Override
+  public synchronized void interfaceAdminUp(int handle) {
+    Interface iface = get(handle);
+    interfaces.put(handle, iface.withEnabled(true));
+    printer.print("Set interface '" + iface.name() + "' UP");
+  }
+
+  @Override
+  public synchronized void interfaceAdminDown(int handle) {
+    Interface iface = get(handle);
+    interfaces.put(handle, iface.withEnabled(false));
+    printer.print("Set interface '" + iface.name() + "' DOWN");
+  }
+
+  @Override
+  public synchronized void setInterfaceMac(int handle, String mac) {
+    Interface iface = get(handle);
+    interfaces.put(handle, iface.withPhysAddress(mac));
+    printer.print("Set interface '" + iface.name() + "' MAC address: " + mac);
+  }
+
+  @Override
+  public synchronized SortedMap<Integer, Interface> dumpInterfaces() {
+    return Collections.unmodifiableSortedMap(new TreeMap<>(interfaces));
+  }
+
+  private Interface get(int handle) {
+    Interface iface = interfaces.get(handle);
+    if (iface == null) {
+      throw new MockSbException("cannot find interface with index: " + handle);
+    }
+    return iface;
+  }
+}

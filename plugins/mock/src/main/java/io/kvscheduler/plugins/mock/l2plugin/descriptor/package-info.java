@@ -1,0 +1,2 @@
+/** The L2 plugin's descriptors: bridge domains, their derived bindings, FIB entries. */
+package io.kvscheduler.plugins.mock.l2plugin.descriptor;

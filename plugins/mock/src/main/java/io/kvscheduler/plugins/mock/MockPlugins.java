@@ -14,7 +14,7 @@ import io.kvscheduler.plugins.mock.util.SbPrinter;
  *   kvs.startNBTransaction()
  *       .setValue(InterfaceModel.key("tap1"), Interface.of("tap1", Interface.Type.TAP, true))
  *       .commit();
- *   mock.interfaces().southboundState();   // {0={ name:"tap1" type:TAP enabled:true }}
+ *   mock.interfaces().southboundState();   // {0=name:"tap1" type:TAP enabled:true}
  * }
  * }</pre>
  *

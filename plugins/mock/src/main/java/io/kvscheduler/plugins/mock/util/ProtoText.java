@@ -1,13 +1,12 @@
 package io.kvscheduler.plugins.mock.util;
 
 /**
- * Builds the compact one-line text form the transaction log uses for values, e.g. {@code {
- * name:"tap1" type:TAP enabled:true }}: fields in declaration order, fields holding their default
- * value left out.
+ * Builds the compact one-line text form of a value (the protobuf text format the reference's logs
+ * show), e.g. {@code name:"tap1" type:TAP enabled:true}: fields in declaration order, fields
+ * holding their default value left out, nested messages in braces.
  */
 public final class ProtoText {
-  private final StringBuilder sb = new StringBuilder("{");
-  private boolean empty = true;
+  private final StringBuilder sb = new StringBuilder();
 
   /** Appends a string field unless it is empty. */
   public ProtoText str(String name, String value) {
@@ -35,17 +34,19 @@ public final class ProtoText {
 
   /** Appends a nested message field (repeated fields call this once per element). */
   public ProtoText message(String name, Object value) {
-    field(name).append(value);
+    field(name).append('{').append(value).append('}');
     return this;
   }
 
   private StringBuilder field(String name) {
-    empty = false;
-    return sb.append(' ').append(name).append(':');
+    if (sb.length() > 0) {
+      sb.append(' ');
+    }
+    return sb.append(name).append(':');
   }
 
   @Override
   public String toString() {
-    return empty ? "{}" : sb + " }";
+    return sb.toString();
   }
 }

@@ -83,7 +83,7 @@ class DifferentialCorpusTest {
   }
 
   @Test
-  @DisplayName("B173-B178 differential corpus: every step of all 56 scripts matches the reference"
+  @DisplayName("differential corpus: every step of all 56 scripts matches the reference"
       + " except the documented differences")
   void everyStepMatchesTheReference() throws Exception {
     List<Allowed> allowed = documentedDifferences();

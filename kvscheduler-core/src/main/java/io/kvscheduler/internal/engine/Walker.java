@@ -330,8 +330,11 @@ final class Walker {
       g.setDeps(node, rel.deps);
       node.derivedKeys = rel.derivedKeys;
       List<Kv> obsolete = new ArrayList<>();
+      // membership by hash when the lists are long (a base with thousands of derived values)
+      java.util.Collection<String> kept = rel.derivedKeys.size() > 16
+          ? new HashSet<>(rel.derivedKeys) : rel.derivedKeys;
       for (String dk : oldDerived) {
-        if (!rel.derivedKeys.contains(dk)) {
+        if (!kept.contains(dk)) {
           obsolete.add(new Kv(dk, null, a.kv.origin(), a.kv.revert(), null));
         }
       }

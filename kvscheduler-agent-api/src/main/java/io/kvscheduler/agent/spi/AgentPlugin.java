@@ -1,0 +1,30 @@
+package io.kvscheduler.agent.spi;
+
+import java.util.Set;
+
+/**
+ * A plugin of the kvscheduler agent, discovered with {@link java.util.ServiceLoader} (list the
+ * class in {@code META-INF/services/io.kvscheduler.agent.spi.AgentPlugin}). The agent orders
+ * plugins by their declared dependencies, then calls {@link #init} on each in that order (register
+ * models and descriptors here), then {@link #afterInit} on each (start work that needs every
+ * plugin initialised), and {@link #close} in reverse order on shutdown.
+ */
+public interface AgentPlugin {
+
+  /** Unique plugin name. */
+  String name();
+
+  /** Names of plugins that must be initialised before this one. */
+  default Set<String> dependsOn() {
+    return Set.of();
+  }
+
+  /** Registers models and descriptors. */
+  void init(AgentContext ctx) throws Exception;
+
+  /** Called once every plugin is initialised. */
+  default void afterInit(AgentContext ctx) throws Exception {}
+
+  /** Releases resources; called in reverse initialisation order. */
+  default void close() throws Exception {}
+}

@@ -1,0 +1,29 @@
+package io.kvscheduler.agent.spi;
+
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Where northbound sources (files, etcd, REST, plugins) deliver desired configuration. Each source
+ * has a label; a resync from a source replaces that source's values, and the scheduler's full
+ * resync is built from the union of every source's values. Every delivery becomes one scheduler
+ * transaction with the default retry (1 s, 3 attempts, exponential back-off), as in vpp-agent.
+ */
+public interface Northbound {
+
+  /**
+   * Replaces the values of {@code source} with {@code values} and commits a full resync of all
+   * sources' values.
+   *
+   * @return the transaction's sequence number, or an exception naming every failed key
+   */
+  CompletableFuture<Long> resync(String source, Map<String, Object> values);
+
+  /**
+   * Applies changes of {@code source} ({@code null} value = delete) as one change transaction.
+   */
+  CompletableFuture<Long> change(String source, Map<String, Object> changes);
+
+  /** The desired configuration: union of every source's values, by key. */
+  Map<String, Object> desired();
+}

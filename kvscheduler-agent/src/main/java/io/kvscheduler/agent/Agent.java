@@ -1,0 +1,161 @@
+package io.kvscheduler.agent;
+
+import io.kvscheduler.agent.internal.NorthboundSource;
+import io.kvscheduler.agent.internal.Orchestrator;
+import io.kvscheduler.agent.internal.PluginOrder;
+import io.kvscheduler.agent.spi.AgentContext;
+import io.kvscheduler.agent.spi.AgentPlugin;
+import io.kvscheduler.agent.spi.ModelRegistry;
+import io.kvscheduler.agent.spi.Northbound;
+import io.kvscheduler.api.KVScheduler;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running agent: a scheduler, the plugins found with ServiceLoader (initialised in dependency
+ * order), and the NB sources the configuration enables.
+ *
+ * <p>Lifecycle: {@link #start} → plugins {@code init} → plugins {@code afterInit} → NB sources
+ * start (each does its first full resync) → running → {@link #close} (NB sources, then plugins in
+ * reverse order, then the scheduler).
+ */
+public final class Agent implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Agent.class);
+
+  private final AgentConfig config;
+  private final KVScheduler kvs;
+  private final ModelRegistry models = new ModelRegistry();
+  private final Orchestrator orchestrator;
+  private final List<AgentPlugin> plugins;
+  private final List<NorthboundSource> sources = new ArrayList<>();
+  private final List<AgentPlugin> initialised = new ArrayList<>();
+  private boolean closed;
+
+  private Agent(AgentConfig config, List<AgentPlugin> plugins) {
+    this.config = config;
+    this.kvs = KVScheduler.builder()
+        .printTxnSummary(config.printTxnSummary())
+        .threadName("kvs-engine")
+        .build();
+    this.orchestrator = new Orchestrator(kvs);
+    this.plugins = PluginOrder.order(plugins);
+  }
+
+  /** Starts an agent with the plugins found by ServiceLoader. */
+  public static Agent start(AgentConfig config) throws Exception {
+    List<AgentPlugin> found = new ArrayList<>();
+    ServiceLoader.load(AgentPlugin.class).forEach(found::add);
+    return start(config, found);
+  }
+
+  /** Starts an agent with the given plugins. */
+  public static Agent start(AgentConfig config, List<AgentPlugin> plugins) throws Exception {
+    Agent agent = new Agent(config, plugins);
+    try {
+      agent.run();
+    } catch (Exception | Error e) {
+      agent.close();
+      throw e;
+    }
+    return agent;
+  }
+
+  private void run() throws Exception {
+    AgentContext ctx = context();
+    for (AgentPlugin p : plugins) {
+      LOG.info("init plugin {}", p.name());
+      p.init(ctx);
+      initialised.add(p);
+    }
+    for (AgentPlugin p : plugins) {
+      p.afterInit(ctx);
+    }
+    sources.addAll(AgentSources.create(this));
+    for (NorthboundSource s : sources) {
+      LOG.info("starting {} northbound", s.name());
+      s.start();
+    }
+    LOG.info("agent '{}' started with plugins {} and northbound {}", config.label(),
+        plugins.stream().map(AgentPlugin::name).toList(),
+        sources.stream().map(NorthboundSource::name).toList());
+  }
+
+  private AgentContext context() {
+    return new AgentContext() {
+      @Override
+      public KVScheduler scheduler() {
+        return kvs;
+      }
+
+      @Override
+      public ModelRegistry models() {
+        return models;
+      }
+
+      @Override
+      public Northbound northbound() {
+        return orchestrator;
+      }
+
+      @Override
+      public String label() {
+        return config.label();
+      }
+
+      @Override
+      public <P extends AgentPlugin> Optional<P> plugin(Class<P> type) {
+        return plugins.stream().filter(type::isInstance).map(type::cast).findFirst();
+      }
+    };
+  }
+
+  public AgentConfig config() {
+    return config;
+  }
+
+  public KVScheduler scheduler() {
+    return kvs;
+  }
+
+  public ModelRegistry models() {
+    return models;
+  }
+
+  public Northbound northbound() {
+    return orchestrator;
+  }
+
+  /** The running NB sources. */
+  public List<NorthboundSource> sources() {
+    return Collections.unmodifiableList(sources);
+  }
+
+  /** Stops NB sources, plugins (reverse order) and the scheduler; errors are logged. */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (int i = sources.size() - 1; i >= 0; i--) {
+      try {
+        sources.get(i).close();
+      } catch (RuntimeException e) {
+        LOG.error("closing {} northbound failed", sources.get(i).name(), e);
+      }
+    }
+    for (int i = initialised.size() - 1; i >= 0; i--) {
+      try {
+        initialised.get(i).close();
+      } catch (Exception e) {
+        LOG.error("closing plugin {} failed", initialised.get(i).name(), e);
+      }
+    }
+    kvs.close();
+  }
+}

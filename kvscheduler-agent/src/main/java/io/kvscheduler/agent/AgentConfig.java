@@ -1,0 +1,161 @@
+package io.kvscheduler.agent;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Settings of the agent. Sources, later ones winning: defaults, the YAML file given with {@code
+ * --config}, environment variables vpp-agent users know, command-line flags.
+ *
+ * <table>
+ *   <caption>settings</caption>
+ *   <tr><th>YAML key</th><th>flag</th><th>environment</th><th>default</th></tr>
+ *   <tr><td>label</td><td>--label</td><td>MICROSERVICE_LABEL</td><td>vpp1</td></tr>
+ *   <tr><td>config-dir</td><td>--config-dir</td><td></td><td>none (file northbound off)</td></tr>
+ *   <tr><td>rest-address</td><td>--rest</td><td></td><td>127.0.0.1:9191 ({@code off} disables)</td></tr>
+ *   <tr><td>etcd-endpoints</td><td>--etcd</td><td>ETCD_ENDPOINTS</td><td>none (etcd northbound off)</td></tr>
+ *   <tr><td>status-publishing</td><td>--status-publishing</td><td>ENABLE_STATUS_PUBLISHING (non-empty)</td><td>false</td></tr>
+ *   <tr><td>print-txn-summary</td><td>--quiet (sets false)</td><td></td><td>true</td></tr>
+ * </table>
+ *
+ * @param label microservice label: the etcd prefix is {@code /vnf-agent/<label>/}
+ * @param configDir directory of the file northbound, or null
+ * @param restAddress host:port of the REST API, or null when off
+ * @param etcdEndpoints etcd endpoints (host:port or URLs); empty = etcd northbound off
+ * @param statusPublishing publish value statuses under {@code config-status/} in etcd
+ * @param printTxnSummary print every transaction's log
+ */
+public record AgentConfig(String label, Path configDir, String restAddress,
+    List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary) {
+
+  public AgentConfig {
+    etcdEndpoints = List.copyOf(etcdEndpoints);
+  }
+
+  /** The defaults: label vpp1, REST on 127.0.0.1:9191, no file or etcd northbound. */
+  public static AgentConfig defaults() {
+    return new AgentConfig("vpp1", null, "127.0.0.1:9191", List.of(), false, true);
+  }
+
+  private static final Set<String> KEYS = Set.of("label", "config-dir", "rest-address",
+      "etcd-endpoints", "status-publishing", "print-txn-summary");
+
+  /**
+   * Reads the settings from the command-line arguments (after the command) and the environment.
+   *
+   * @throws IllegalArgumentException naming the bad flag, file, key or value
+   */
+  public static AgentConfig load(List<String> args, Map<String, String> env) throws IOException {
+    String label = "vpp1";
+    Path configDir = null;
+    String rest = "127.0.0.1:9191";
+    List<String> etcd = List.of();
+    boolean status = false;
+    boolean print = true;
+
+    int fileAt = args.indexOf("--config");
+    if (fileAt >= 0) {
+      if (fileAt + 1 >= args.size()) {
+        throw new IllegalArgumentException("--config needs a file");
+      }
+      Path file = Path.of(args.get(fileAt + 1));
+      JsonNode root;
+      try {
+        root = new ObjectMapper(new YAMLFactory()).readTree(Files.readString(file));
+      } catch (IOException e) {
+        throw new IllegalArgumentException("cannot read agent config " + file + ": "
+            + e.getMessage(), e);
+      }
+      if (root != null && !root.isNull()) {
+        if (!root.isObject()) {
+          throw new IllegalArgumentException("agent config " + file + ": expected a mapping");
+        }
+        for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
+          String k = it.next();
+          if (!KEYS.contains(k)) {
+            throw new IllegalArgumentException("agent config " + file + ": unknown key '" + k
+                + "' (known: " + String.join(", ", new java.util.TreeSet<>(KEYS)) + ")");
+          }
+        }
+        label = root.path("label").asText(label);
+        if (root.hasNonNull("config-dir")) {
+          configDir = file.toAbsolutePath().getParent().resolve(root.get("config-dir").asText());
+        }
+        rest = root.path("rest-address").asText(rest);
+        if (root.has("etcd-endpoints")) {
+          etcd = endpoints(root.get("etcd-endpoints"));
+        }
+        status = root.path("status-publishing").asBoolean(status);
+        print = root.path("print-txn-summary").asBoolean(print);
+      }
+    }
+
+    if (nonEmpty(env.get("MICROSERVICE_LABEL"))) {
+      label = env.get("MICROSERVICE_LABEL");
+    }
+    if (nonEmpty(env.get("ETCD_ENDPOINTS"))) {
+      etcd = split(env.get("ETCD_ENDPOINTS"));
+    }
+    if (nonEmpty(env.get("ENABLE_STATUS_PUBLISHING"))) {
+      status = true;
+    }
+
+    for (int i = 0; i < args.size(); i++) {
+      String a = args.get(i);
+      switch (a) {
+        case "--config" -> i++;
+        case "--label" -> label = value(args, ++i, a);
+        case "--config-dir" -> configDir = Path.of(value(args, ++i, a));
+        case "--rest" -> rest = value(args, ++i, a);
+        case "--etcd" -> etcd = split(value(args, ++i, a));
+        case "--status-publishing" -> status = true;
+        case "--quiet" -> print = false;
+        default -> throw new IllegalArgumentException("unknown option '" + a + "'");
+      }
+    }
+    if (!label.matches("[-A-Za-z0-9_.]+")) {
+      throw new IllegalArgumentException("invalid label '" + label + "'");
+    }
+    return new AgentConfig(label, configDir, "off".equals(rest) ? null : rest, etcd, status,
+        print);
+  }
+
+  /** The etcd prefix of this agent: {@code /vnf-agent/<label>/}. */
+  public String agentPrefix() {
+    return "/vnf-agent/" + label + "/";
+  }
+
+  private static String value(List<String> args, int i, String flag) {
+    if (i >= args.size()) {
+      throw new IllegalArgumentException(flag + " needs a value");
+    }
+    return args.get(i);
+  }
+
+  private static List<String> endpoints(JsonNode n) {
+    if (n.isArray()) {
+      List<String> out = new ArrayList<>();
+      n.forEach(e -> out.add(e.asText()));
+      return out;
+    }
+    return split(n.asText());
+  }
+
+  private static List<String> split(String s) {
+    return Arrays.stream(s.split(",")).map(String::strip).filter(x -> !x.isEmpty()).toList();
+  }
+
+  private static boolean nonEmpty(String s) {
+    return s != null && !s.isEmpty();
+  }
+}

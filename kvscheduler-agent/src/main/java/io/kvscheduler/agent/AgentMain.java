@@ -1,0 +1,54 @@
+package io.kvscheduler.agent;
+
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Command line of the agent: {@code run [options]} starts the agent and runs until SIGTERM/SIGINT;
+ * {@code scenario ...} runs the hands-on example's scenarios.
+ */
+public final class AgentMain {
+  private AgentMain() {}
+
+  public static void main(String[] args) throws Exception {
+    List<String> a = List.of(args);
+    if (a.isEmpty() || a.get(0).equals("--help") || a.get(0).equals("-h")) {
+      usage();
+      System.exit(a.isEmpty() ? 2 : 0);
+    }
+    switch (a.get(0)) {
+      case "run" -> run(a.subList(1, a.size()));
+      default -> {
+        System.err.println("kvs-agent: unknown command '" + a.get(0) + "'");
+        usage();
+        System.exit(2);
+      }
+    }
+  }
+
+  private static void run(List<String> args) throws Exception {
+    AgentConfig cfg;
+    try {
+      cfg = AgentConfig.load(args, System.getenv());
+    } catch (IllegalArgumentException e) {
+      System.err.println("kvs-agent: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    Agent agent = Agent.start(cfg);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      agent.close();
+      stopped.countDown();
+    }, "kvs-agent-shutdown"));
+    stopped.await();
+  }
+
+  private static void usage() {
+    System.out.println(String.join("\n",
+        "usage: bin/kvs-agent run [--config FILE] [--label L] [--config-dir DIR] [--rest HOST:PORT|off]",
+        "                         [--etcd ENDPOINTS] [--status-publishing] [--quiet]",
+        "       bin/kvs-agent scenario --list | <name>... | all",
+        "Environment: MICROSERVICE_LABEL, ETCD_ENDPOINTS, ENABLE_STATUS_PUBLISHING."));
+  }
+}

@@ -1,0 +1,2 @@
+/** Internals of the agent: orchestrator, plugin ordering, NB sources. */
+package io.kvscheduler.agent.internal;

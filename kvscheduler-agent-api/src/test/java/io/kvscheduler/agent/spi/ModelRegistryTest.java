@@ -1,0 +1,112 @@
+package io.kvscheduler.agent.spi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ModelRegistryTest {
+  enum Kind { UNDEFINED_KIND, LOOPBACK, TAP }
+
+  record Iface(String name, Kind type, boolean enabled, String physAddress) {}
+
+  record Member(String name, boolean bridgedVirtualInterface) {}
+
+  record Bd(String name, List<Member> interfaces) {}
+
+  record Fib(String physAddress, String bridgeDomain) {}
+
+  record Global(boolean forwarding) {}
+
+  static final Model<Iface> IFACE = Model.builder("mock", "v1", "interfaces", Iface.class)
+      .protoName("mock.interfaces.Interface").name(Iface::name, "{{.Name}}").build();
+  static final Model<Bd> BD = Model.builder("mock", "v1", "bridge-domain", Bd.class)
+      .protoName("mock.l2.BridgeDomain").name(Bd::name, "{{.Name}}").build();
+  static final Model<Fib> FIB = Model.builder("mock", "v1", "fib", Fib.class)
+      .protoName("mock.l2.FIBEntry")
+      .name(f -> f.bridgeDomain() + "/mac/" + f.physAddress(), "{{.BridgeDomain}}/mac/{{.PhysAddress}}")
+      .build();
+  static final Model<Global> GLOBAL = Model.builder("mock.nat", "v2", "global", Global.class)
+      .protoName("mock.nat.Global").build();
+
+  private final ModelRegistry reg = new ModelRegistry();
+
+  ModelRegistryTest() {
+    reg.register(IFACE);
+    reg.register(BD);
+    reg.register(FIB);
+    reg.register(GLOBAL);
+  }
+
+  @Test
+  void keysFollowTheVppAgentLayout() {
+    assertThat(IFACE.name()).isEqualTo("mock.interfaces");
+    assertThat(IFACE.keyPrefix()).isEqualTo("config/mock/v1/interfaces/");
+    assertThat(FIB.key(new Fib("aa:bb:cc:dd:ee:ff", "bd1")))
+        .isEqualTo("config/mock/v1/fib/bd1/mac/aa:bb:cc:dd:ee:ff");
+    assertThat(GLOBAL.keyPrefix()).isEqualTo("config/mock/nat/v2/global");
+    assertThat(GLOBAL.named()).isFalse();
+    assertThat(IFACE.yamlGroup()).isEqualTo("mockConfig");
+    assertThat(IFACE.yamlField()).isEqualTo("Interface_list");
+    assertThat(GLOBAL.yamlField()).isEqualTo("Global");
+    assertThat(reg.forKey("config/mock/v1/interfaces/tap1")).contains(IFACE);
+    assertThat(reg.forKey("config/mock/v1/interfaces/")).isEmpty();
+    assertThat(reg.forKey("config/mock/nat/v2/global")).contains(GLOBAL);
+    assertThat(reg.forKey("check/status/v1/agent")).isEmpty();
+  }
+
+  @Test
+  void invalidSpecsAndOverlappingPrefixesAreRejected() {
+    assertThatThrownBy(() -> Model.builder("Mock", "v1", "x", Iface.class))
+        .hasMessageContaining("model module 'Mock'");
+    assertThatThrownBy(() -> Model.builder("mock", "1", "x", Iface.class))
+        .hasMessageContaining("model version '1'");
+    assertThatThrownBy(() -> reg.register(IFACE)).hasMessageContaining("already registered");
+    Model<Iface> overlapping = Model.builder("mock", "v1", "interfaces.sub", Iface.class)
+        .name(Iface::name, "{{.Name}}").build();
+    assertThatThrownBy(() -> reg.register(overlapping)).hasMessageContaining("overlaps");
+  }
+
+  @Test
+  void decodesSnakeOrCamelNamesAndEnumNamesOrNumbers() throws Exception {
+    Object a = reg.decode("config/mock/v1/interfaces/tap1",
+        "{\"name\":\"tap1\",\"type\":\"TAP\",\"enabled\":true,\"phys_address\":\"aa:bb:cc:dd:ee:ff\"}");
+    Object b = reg.decode("config/mock/v1/interfaces/tap1",
+        "{\"name\":\"tap1\",\"type\":2,\"enabled\":true,\"physAddress\":\"aa:bb:cc:dd:ee:ff\"}");
+    assertThat(a).isEqualTo(new Iface("tap1", Kind.TAP, true, "aa:bb:cc:dd:ee:ff")).isEqualTo(b);
+    Object bd = reg.decode("config/mock/v1/bridge-domain/bd1",
+        "{\"name\":\"bd1\",\"interfaces\":[{\"name\":\"tap1\",\"bridgedVirtualInterface\":true}]}");
+    assertThat(bd).isEqualTo(new Bd("bd1", List.of(new Member("tap1", true))));
+  }
+
+  @Test
+  void encodesSnakeCaseWithoutDefaults() {
+    assertThat(reg.encode(new Iface("tap1", Kind.TAP, true, "")))
+        .isEqualTo("{\"name\":\"tap1\",\"type\":\"TAP\",\"enabled\":true}");
+    assertThat(reg.toTree(new Bd("bd1", List.of(new Member("a", true))), true).toString())
+        .isEqualTo("{\"name\":\"bd1\",\"interfaces\":[{\"name\":\"a\",\"bridgedVirtualInterface\":true}]}");
+  }
+
+  @Test
+  void badInputIsRejectedNamingKeyAndCause() {
+    String key = "config/mock/v1/interfaces/tap1";
+    assertThatThrownBy(() -> reg.decode(key, "{\"name\":\"tap1\",\"colour\":\"red\"}"))
+        .isInstanceOf(ModelException.class)
+        .hasMessageStartingWith(key + ": unknown field 'colour' in mock.interfaces.Interface")
+        .hasMessageContaining("known fields:");
+    assertThatThrownBy(() -> reg.decode(key, "{\"name\":\"tap1\",\n\"type\":"))
+        .hasMessageStartingWith(key + ": malformed JSON at line 2");
+    assertThatThrownBy(() -> reg.decode(key, "{\"name\":\"tap1\",\"type\":\"VETH\"}"))
+        .hasMessageContaining("invalid value VETH for field 'type'");
+    assertThatThrownBy(() -> reg.decode(key, "{\"name\":\"tap2\"}"))
+        .hasMessage(key + ": key does not match the key computed from the value:"
+            + " config/mock/v1/interfaces/tap2");
+    assertThatThrownBy(() -> reg.decode("config/other/v1/x/y", "{}"))
+        .hasMessageContaining("no registered model has this key");
+    assertThatThrownBy(() -> reg.decode(key, "[1,2]"))
+        .hasMessageContaining("must be a JSON object");
+    assertThatThrownBy(() -> reg.decode(key, "{\"name\":\"tap1\",\"enabled\":\"yes\"}"))
+        .isInstanceOf(ModelException.class).hasMessageContaining("enabled");
+  }
+}

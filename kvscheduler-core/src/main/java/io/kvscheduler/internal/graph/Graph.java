@@ -5,7 +5,6 @@ import io.kvscheduler.api.KeySelector;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -40,7 +39,17 @@ public final class Graph {
   private final HashMap<String, TreeSet<String>> prefixDependents = new HashMap<>();
   private final TreeMap<Integer, Integer> prefixLengths = new TreeMap<>();
   private final TreeSet<String> selectorDependents = new TreeSet<>();
-  private LinkedHashMap<String, Node> journal = new LinkedHashMap<>();
+  /**
+   * The journal of the current batch: the nodes written in it, in order of first write. Each
+   * carries its content before the batch in {@link Node#journaled} (no per-write hash map). A node
+   * removed in the batch stays listed; when its key is written again, the new node takes over its
+   * journal entry and the old one is marked {@link #SUPERSEDED}.
+   */
+  private ArrayList<Node> journal = new ArrayList<>();
+  /** Keys removed in the current batch (usually few) → the removed, journaled node. */
+  private final HashMap<String, Node> removedInBatch = new HashMap<>();
+  /** Journal marker of an entry taken over by a later node of the same key. */
+  private static final Node SUPERSEDED = new Node("<superseded>");
 
   /** The node of {@code key} or null. Read only: do not mutate the result. */
   public Node get(String key) {
@@ -59,16 +68,28 @@ public final class Graph {
   public Node write(String key) {
     Node n = nodes.get(key);
     if (n == null) {
-      journal.putIfAbsent(key, ABSENT);
       n = new Node(key);
+      Node removed = removedInBatch.isEmpty() ? null : removedInBatch.remove(key);
+      if (removed != null) {
+        n.journaled = removed.journaled; // the key's content before the batch
+        removed.journaled = SUPERSEDED;
+      } else {
+        n.journaled = ABSENT;
+      }
+      journal.add(n);
       nodes.put(key, n);
       ordered.put(key, n);
       return n;
     }
-    if (!journal.containsKey(key)) {
-      journal.put(key, n.copy());
-    }
+    journal(n);
     return n;
+  }
+
+  private void journal(Node n) {
+    if (n.journaled == null) {
+      n.journaled = n.copy();
+      journal.add(n);
+    }
   }
 
   /** Removes a node (journaled). */
@@ -77,9 +98,8 @@ public final class Graph {
     if (n == null) {
       return;
     }
-    if (!journal.containsKey(key)) {
-      journal.put(key, n.copy());
-    }
+    journal(n);
+    removedInBatch.put(key, n);
     unindex(n);
     nodes.remove(key);
     ordered.remove(key);
@@ -97,16 +117,21 @@ public final class Graph {
 
   /** Undoes every write of the current batch. */
   public void rollback() {
-    List<Map.Entry<String, Node>> entries = new ArrayList<>(journal.entrySet());
-    journal = new LinkedHashMap<>();
-    for (Map.Entry<String, Node> e : entries) {
-      String key = e.getKey();
+    List<Node> entries = journal;
+    journal = new ArrayList<>();
+    removedInBatch.clear();
+    for (Node e : entries) {
+      Node orig = e.journaled;
+      e.journaled = null;
+      if (orig == SUPERSEDED) {
+        continue;
+      }
+      String key = e.key;
       Node cur = nodes.remove(key);
       if (cur != null) {
         ordered.remove(key);
         unindex(cur);
       }
-      Node orig = e.getValue();
       if (orig != ABSENT) {
         nodes.put(key, orig);
         ordered.put(key, orig);
@@ -117,25 +142,130 @@ public final class Graph {
 
   /**
    * Closes the batch: drops nodes left without a value, returns the journal (key → node content
-   * before the batch, or {@link #ABSENT}) and starts a new batch.
+   * before the batch, or {@link #ABSENT}; in order of first write, read only) and starts a new
+   * batch.
    */
-  public Map<String, Node> endBatch() {
-    for (String key : new ArrayList<>(journal.keySet())) {
-      Node n = nodes.get(key);
-      if (n != null && n.value == null) {
-        unindex(n);
+  public Journal endBatch() {
+    List<Node> entries = journal;
+    journal = new ArrayList<>();
+    removedInBatch.clear();
+    String[] keys = new String[entries.size()];
+    Node[] before = new Node[entries.size()];
+    Node[] current = new Node[entries.size()];
+    int size = 0;
+    for (Node e : entries) {
+      Node orig = e.journaled;
+      e.journaled = null;
+      if (orig == SUPERSEDED) {
+        continue;
+      }
+      String key = e.key;
+      if (e.value == null && nodes.get(key) == e) {
+        unindex(e);
         nodes.remove(key);
         ordered.remove(key);
       }
+      keys[size] = key;
+      before[size] = orig;
+      current[size] = nodes.get(key);
+      size++;
     }
-    Map<String, Node> j = journal;
-    journal = new LinkedHashMap<>();
-    return j;
+    return new Journal(keys, before, current, size);
+  }
+
+  /**
+   * The journal of a closed batch: a read-only map (key → content before the batch) over arrays,
+   * in order of first write, that also knows the node each key had when the batch closed.
+   */
+  public static final class Journal extends java.util.AbstractMap<String, Node> {
+    private final String[] keys;
+    private final Node[] before;
+    private final Node[] current;
+    private final int size;
+
+    Journal(String[] keys, Node[] before, Node[] current, int size) {
+      this.keys = keys;
+      this.before = before;
+      this.current = current;
+      this.size = size;
+    }
+
+    @Override
+    public int size() {
+      return size;
+    }
+
+    /** Key of entry {@code i}. */
+    public String key(int i) {
+      return keys[i];
+    }
+
+    /** Content of entry {@code i} before the batch, or {@link #ABSENT}. */
+    public Node before(int i) {
+      return before[i];
+    }
+
+    /** The node of entry {@code i} in the graph when the batch closed, or null. */
+    public Node current(int i) {
+      return current[i];
+    }
+
+    @Override
+    public java.util.Set<Map.Entry<String, Node>> entrySet() {
+      return new java.util.AbstractSet<>() {
+        @Override
+        public java.util.Iterator<Map.Entry<String, Node>> iterator() {
+          return new java.util.Iterator<>() {
+            private int i;
+
+            @Override
+            public boolean hasNext() {
+              return i < size;
+            }
+
+            @Override
+            public Map.Entry<String, Node> next() {
+              if (i >= size) {
+                throw new java.util.NoSuchElementException();
+              }
+              int k = i++;
+              return new java.util.AbstractMap.SimpleImmutableEntry<>(keys[k], before[k]);
+            }
+          };
+        }
+
+        @Override
+        public int size() {
+          return size;
+        }
+      };
+    }
+
+    @Override
+    public java.util.Set<String> keySet() {
+      return new java.util.AbstractSet<>() {
+        @Override
+        public java.util.Iterator<String> iterator() {
+          return java.util.Arrays.asList(keys).subList(0, size).iterator();
+        }
+
+        @Override
+        public int size() {
+          return size;
+        }
+      };
+    }
   }
 
   /** Keys written in the current batch so far. */
   public Collection<String> journaledKeys() {
-    return journal.keySet();
+    List<String> out = new ArrayList<>(journal.size());
+    for (Node e : journal) {
+      if (e.journaled != SUPERSEDED) {
+        out.add(e.key);
+      }
+    }
+    return out;
   }
 
   /**

@@ -43,6 +43,11 @@ public final class Node {
   public long refreshMark;
   /** Keys derived from this value, sorted. */
   public List<String> derivedKeys = List.of();
+  /**
+   * Journal entry of the current batch (graph bookkeeping): the content before the batch, {@link
+   * Graph#ABSENT}, or null when the node was not written in the batch. Never copied.
+   */
+  Node journaled;
 
   Node(String key) {
     this.key = key;

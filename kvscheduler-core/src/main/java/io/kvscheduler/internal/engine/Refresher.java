@@ -53,6 +53,7 @@ final class Refresher {
   void refresh(Set<String> keys, List<Kv> firstResyncNb, boolean verbose) {
     Set<String> refreshedDescriptors = new HashSet<>();
     long mark = ++epoch;
+    firstNbByDescriptor = null;
     for (DescriptorHandle h : reg.ordered()) {
       if (keys != null && keys.stream().noneMatch(k -> selects(h, k))) {
         continue;
@@ -68,7 +69,7 @@ final class Refresher {
         continue;
       }
       refreshedDescriptors.add(h.name);
-      Map<String, ValueOrigin> correlated = new HashMap<>();
+      Map<String, ValueOrigin> correlated = new HashMap<>(correlate.size() * 4 / 3 + 16);
       for (KVWithMetadata<Object, Object> c : correlate) {
         correlated.put(c.key(), c.origin());
       }
@@ -89,6 +90,7 @@ final class Refresher {
         }
       }
     }
+    firstNbByDescriptor = null;
     markNotFound(keys, refreshedDescriptors, mark);
     if (verbose) {
       LOG.info("refreshed graph: {} values", g.size());
@@ -99,13 +101,28 @@ final class Refresher {
     return reg.forKey(key) == h;
   }
 
+  /**
+   * The first resync's NB values grouped by the descriptor selecting them (built once per
+   * refresh: one descriptor lookup per value instead of one per value and descriptor).
+   */
+  private java.util.IdentityHashMap<DescriptorHandle, List<Kv>> firstNbByDescriptor;
+
   private List<KVWithMetadata<Object, Object>> correlate(DescriptorHandle h, List<Kv> firstNb) {
     List<KVWithMetadata<Object, Object>> out = new ArrayList<>();
     if (firstNb != null) {
-      for (Kv kv : firstNb) {
-        if (kv.value() != null && selects(h, kv.key())) {
-          out.add(new KVWithMetadata<>(kv.key(), kv.value(), null, ValueOrigin.FROM_NB));
+      if (firstNbByDescriptor == null) {
+        firstNbByDescriptor = new java.util.IdentityHashMap<>();
+        for (Kv kv : firstNb) {
+          if (kv.value() != null) {
+            DescriptorHandle owner = reg.forKey(kv.key());
+            if (owner != null) {
+              firstNbByDescriptor.computeIfAbsent(owner, k -> new ArrayList<>()).add(kv);
+            }
+          }
         }
+      }
+      for (Kv kv : firstNbByDescriptor.getOrDefault(h, List.of())) {
+        out.add(new KVWithMetadata<>(kv.key(), kv.value(), null, ValueOrigin.FROM_NB));
       }
       out.sort((a, b) -> a.key().compareTo(b.key()));
       return out;
@@ -186,13 +203,11 @@ final class Refresher {
     if (h.metadataMap != null) {
       h.metadataMap.put(n.label, kv.metadata());
     }
-    java.util.TreeSet<String> derivedKeys = new java.util.TreeSet<>();
+    List<String> derivedKeys = new ArrayList<>();
     DescriptorHandle.Result<List<KeyValuePair>> der = h.derivedValues(n.key, n.value);
     if (!der.failed()) {
-      for (KeyValuePair d : der.value()) {
-        if (d.value() == null || d.key().equals(n.key) || derivedKeys.contains(d.key())) {
-          continue;
-        }
+      // sorted by key, first occurrence of a key wins
+      for (KeyValuePair d : DerivedOrder.sortedUnique(der.value(), n.key)) {
         Node existing = g.get(d.key());
         if (existing != null && existing.value != null && !n.key.equals(existing.derivedFrom)) {
           continue;
@@ -203,22 +218,31 @@ final class Refresher {
         dn.refreshMark = mark;
       }
     }
-    // derived values no longer produced are "not found" (§8); remember them, since the
-    // base's derived-key list (the candidates of a keyed refresh) is replaced below
-    for (String old : n.derivedKeys) {
-      if (!derivedKeys.contains(old)) {
-        vanishedDerived.add(old);
+    if (!n.derivedKeys.isEmpty()) {
+      Set<String> produced = new HashSet<>(derivedKeys);
+      boolean kept = false;
+      // derived values no longer produced are "not found" (§8); remember them, since the
+      // base's derived-key list (the candidates of a keyed refresh) is replaced below
+      for (String old : n.derivedKeys) {
+        if (!produced.contains(old)) {
+          vanishedDerived.add(old);
+        }
       }
-    }
-    // derived values the SB does not show stay derived from this base: those waiting (PENDING),
-    // failed (kept FAILED/RETRYING for retry) or gone missing. They still belong to the base's
-    // NB intent, so a later change or removal of the base must find them (otherwise a pending
-    // binding of a removed base would linger and be created once its dependency appears).
-    for (String old : n.derivedKeys) {
-      Node dn = g.get(old);
-      if (!derivedKeys.contains(old) && dn != null && dn.value != null
-          && n.key.equals(dn.derivedFrom)) {
-        derivedKeys.add(old);
+      // derived values the SB does not show stay derived from this base: those waiting
+      // (PENDING), failed (kept FAILED/RETRYING for retry) or gone missing. They still belong to
+      // the base's NB intent, so a later change or removal of the base must find them (otherwise
+      // a pending binding of a removed base would linger and be created once its dependency
+      // appears).
+      for (String old : n.derivedKeys) {
+        Node dn = g.get(old);
+        if (!produced.contains(old) && dn != null && dn.value != null
+            && n.key.equals(dn.derivedFrom)) {
+          derivedKeys.add(old);
+          kept = true;
+        }
+      }
+      if (kept) {
+        derivedKeys.sort(null);
       }
     }
     n.derivedKeys = List.copyOf(derivedKeys);

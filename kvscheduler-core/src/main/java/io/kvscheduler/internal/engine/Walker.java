@@ -508,8 +508,11 @@ final class Walker {
 
   private Throwable applyDerived(List<Kv> derived, Args a, boolean check) {
     Throwable was = null;
-    List<Kv> sorted = new ArrayList<>(derived);
-    sorted.sort((x, y) -> x.key().compareTo(y.key()));
+    List<Kv> sorted = derived;
+    if (!DerivedOrder.isSorted(derived)) {
+      sorted = new ArrayList<>(derived);
+      sorted.sort((x, y) -> x.key().compareTo(y.key()));
+    }
     for (Kv kv : sorted) {
       if (check && !validDerived(kv, a.baseKey)) {
         continue;
@@ -552,20 +555,26 @@ final class Walker {
     if (der.failed()) {
       return new Relations(List.of(), List.of(), List.of(), der.error());
     }
-    List<Kv> derived = new ArrayList<>();
-    java.util.TreeSet<String> keys = new java.util.TreeSet<>();
-    for (KeyValuePair kv : der.value()) {
-      if (kv.value() == null || kv.key().equals(node.key) || !keys.add(kv.key())) {
-        continue;
-      }
+    if (der.value().isEmpty()) {
+      return new Relations(deps.value(), List.of(), List.of(), null);
+    }
+    // sorted by key, first occurrence of a key wins; a key colliding with a value that is not
+    // derived from this one is skipped
+    List<KeyValuePair> unique = DerivedOrder.sortedUnique(der.value(), node.key);
+    List<Kv> derived = new ArrayList<>(unique.size());
+    String[] keys = new String[unique.size()];
+    int n = 0;
+    for (KeyValuePair kv : unique) {
       Node existing = g.get(kv.key());
       if (existing != null && existing.value != null && !node.key.equals(existing.derivedFrom)) {
-        keys.remove(kv.key());
         continue;
       }
       derived.add(new Kv(kv.key(), kv.value(), a.kv.origin(), a.kv.revert(), null));
+      keys[n++] = kv.key();
     }
-    return new Relations(deps.value(), derived, List.copyOf(keys), null);
+    List<String> derivedKeys = n == keys.length ? List.of(keys)
+        : List.of(java.util.Arrays.copyOf(keys, n));
+    return new Relations(deps.value(), derived, derivedKeys, null);
   }
 
   // ------------------------------------------------------------ readiness

@@ -29,8 +29,35 @@ final class History {
   private final SchedulerConfig cfg;
   private final Instant started;
   private final ConcurrentSkipListMap<Long, RecordedTxn> records = new ConcurrentSkipListMap<>();
-  private final ConcurrentHashMap<String, PVector<NodeRevision>> timelines =
-      new ConcurrentHashMap<>();
+  /**
+   * Key → its timeline: a single {@link NodeRevision} while the key has one revision (most keys:
+   * no vector per key), a {@code PVector<NodeRevision>} once it has more.
+   */
+  private final ConcurrentHashMap<String, Object> timelines = new ConcurrentHashMap<>();
+
+  @SuppressWarnings("unchecked")
+  private static PVector<NodeRevision> vector(Object timeline) {
+    return timeline instanceof NodeRevision r ? TreePVector.singleton(r)
+        : (PVector<NodeRevision>) timeline;
+  }
+
+  private static NodeRevision last(Object timeline) {
+    if (timeline instanceof NodeRevision r) {
+      return r;
+    }
+    PVector<NodeRevision> tl = vector(timeline);
+    return tl.get(tl.size() - 1);
+  }
+
+  /** The timeline with its last revision closed at {@code now} (unchanged when closed). */
+  private static Object closed(Object timeline, Instant now) {
+    if (timeline instanceof NodeRevision r) {
+      return r.until().isPresent() ? r : r.closedAt(now);
+    }
+    PVector<NodeRevision> tl = vector(timeline);
+    NodeRevision last = tl.get(tl.size() - 1);
+    return last.until().isPresent() ? tl : tl.with(tl.size() - 1, last.closedAt(now));
+  }
   private Instant lastTrim;
 
   History(SchedulerConfig cfg, Instant started) {
@@ -73,32 +100,36 @@ final class History {
     if (!cfg.recordHistory()) {
       return;
     }
+    if (journal instanceof Graph.Journal j) {
+      // the journal knows the nodes: no lookup per key
+      for (int i = 0; i < j.size(); i++) {
+        addRevision(j.key(i), j.current(i), j.before(i), seq, now);
+      }
+      return;
+    }
     for (Map.Entry<String, Node> e : journal.entrySet()) {
-      String key = e.getKey();
-      Node cur = g.get(key);
-      Node orig = e.getValue();
-      if (cur == null) {
-        if (orig != Graph.ABSENT) {
-          closeOpen(key, now);
-        }
-        continue;
-      }
-      if (orig != Graph.ABSENT && !cur.contentDiffers(orig)) {
-        continue;
-      }
-      if (orig != Graph.ABSENT || timelines.containsKey(key)) {
-        closeOpen(key, now);
-      }
-      NodeRevision rev = revisionOf(cur, seq, now);
-      timelines.merge(key, TreePVector.singleton(rev), (old, one) -> old.plus(rev));
+      addRevision(e.getKey(), g.get(e.getKey()), e.getValue(), seq, now);
     }
   }
 
+  private void addRevision(String key, Node cur, Node orig, long seq, Instant now) {
+    if (cur == null) {
+      if (orig != Graph.ABSENT) {
+        closeOpen(key, now);
+      }
+      return;
+    }
+    if (orig != Graph.ABSENT && !cur.contentDiffers(orig)) {
+      return;
+    }
+    NodeRevision rev = revisionOf(cur, seq, now);
+    // one map operation: close the open revision (if any) and append
+    timelines.compute(key, (k, old) -> old == null ? rev
+        : vector(closed(old, now)).plus(rev));
+  }
+
   private void closeOpen(String key, Instant now) {
-    timelines.computeIfPresent(key, (k, tl) -> {
-      NodeRevision last = tl.get(tl.size() - 1);
-      return last.until().isPresent() ? tl : tl.with(tl.size() - 1, last.closedAt(now));
-    });
+    timelines.computeIfPresent(key, (k, tl) -> closed(tl, now));
   }
 
   static NodeRevision revisionOf(Node n, long seq, Instant now) {
@@ -124,20 +155,20 @@ final class History {
 
   /** State of the last recorded revision of {@code key}, or null. */
   io.kvscheduler.api.ValueState lastRecordedState(String key) {
-    PVector<NodeRevision> tl = timelines.get(key);
-    return tl == null || tl.isEmpty() ? null : tl.get(tl.size() - 1).state();
+    Object tl = timelines.get(key);
+    return tl == null ? null : last(tl).state();
   }
 
   List<NodeRevision> timeline(String key) {
     trim(cfg.clock().instant());
-    PVector<NodeRevision> tl = timelines.get(key);
-    return tl == null ? List.of() : List.copyOf(tl);
+    Object tl = timelines.get(key);
+    return tl == null ? List.of() : List.copyOf(vector(tl));
   }
 
   List<NodeRevision> snapshot(Instant t) {
     TreeMap<String, NodeRevision> out = new TreeMap<>();
     timelines.forEach((key, tl) -> {
-      for (NodeRevision r : tl) {
+      for (NodeRevision r : vector(tl)) {
         if (!r.since().isAfter(t) && (r.until().isEmpty() || r.until().get().isAfter(t))) {
           out.put(key, r);
         }
@@ -149,11 +180,11 @@ final class History {
   FlagStats flagStats(String flag, KeySelector selector) {
     long total = 0;
     Map<String, Long> per = new TreeMap<>();
-    for (Map.Entry<String, PVector<NodeRevision>> e : timelines.entrySet()) {
+    for (Map.Entry<String, Object> e : timelines.entrySet()) {
       if (!selector.test(e.getKey())) {
         continue;
       }
-      for (NodeRevision r : e.getValue()) {
+      for (NodeRevision r : vector(e.getValue())) {
         String v = flagValue(flag, r);
         if (v != null) {
           total++;
@@ -193,14 +224,14 @@ final class History {
     for (String key : new ArrayList<>(timelines.keySet())) {
       timelines.computeIfPresent(key, (k, tl) -> {
         PVector<NodeRevision> kept = TreePVector.empty();
-        for (NodeRevision r : tl) {
+        for (NodeRevision r : vector(tl)) {
           boolean old = r.until().isPresent() && r.until().get().isBefore(cutoff);
           boolean permanent = r.since().isBefore(permanentUntil);
           if (!old || permanent) {
             kept = kept.plus(r);
           }
         }
-        return kept.isEmpty() ? null : kept;
+        return kept.isEmpty() ? null : kept.size() == 1 ? kept.get(0) : kept;
       });
     }
   }

@@ -19,8 +19,20 @@ final class Compression {
    */
   static List<OpRecord> compress(List<OpRecord> ops) {
     int n = ops.size();
+    boolean pendingCreates = false;
+    boolean pendingDeletes = false;
+    for (OpRecord op : ops) {
+      pendingCreates |= op.op == TxnOperation.CREATE && op.newState == ValueState.PENDING;
+      pendingDeletes |= op.op == TxnOperation.DELETE && op.prevState == ValueState.PENDING;
+    }
+    if (!pendingCreates && !pendingDeletes) {
+      return new ArrayList<>(ops); // nothing to compress
+    }
+    if (!pendingCreates) {
+      return compressDeletes(new ArrayList<>(ops));
+    }
     int[] next = new int[n];
-    Map<String, Integer> seen = new HashMap<>();
+    Map<String, Integer> seen = new HashMap<>(Math.max(16, n * 4 / 3 + 1));
     for (int i = n - 1; i >= 0; i--) {
       Integer j = seen.put(ops.get(i).key, i);
       next[i] = j == null ? -1 : j;
@@ -39,9 +51,14 @@ final class Compression {
       }
       out.add(op);
     }
+    return pendingDeletes ? compressDeletes(out) : out;
+  }
+
+  /** The second step: DELETEs from PENDING merged into the nearest earlier DELETE. */
+  private static List<OpRecord> compressDeletes(List<OpRecord> out) {
     int m = out.size();
     int[] prev = new int[m];
-    seen.clear();
+    Map<String, Integer> seen = new HashMap<>(Math.max(16, m * 4 / 3 + 1));
     for (int i = 0; i < m; i++) {
       Integer j = seen.put(out.get(i).key, i);
       prev[i] = j == null ? -1 : j;

@@ -83,6 +83,8 @@ final class TxnProcessor {
     Set<String> retryKeys = Set.of();
     List<Kv> values = List.of();
     List<Kv> recordedValues = List.of();
+    /** {@link #values} sorted by key (set by the ordering step, reused by the record). */
+    List<Kv> sortedValues;
     boolean simulate;
     boolean skip;
   }
@@ -143,7 +145,7 @@ final class TxnProcessor {
       for (Kv kv : values) {
         listed.add(kv.key());
       }
-      for (Node n : new ArrayList<>(g.all().values())) {
+      for (Node n : g.all().values()) { // read only: values are collected, the graph is unchanged
         if (n.isDerived() || n.value == null || listed.contains(n.key)) {
           continue;
         }
@@ -213,7 +215,10 @@ final class TxnProcessor {
 
   private void run(Job job, Instant start, CompletableFuture<Long> future, Set<String> touched,
       Set<String> refreshed) {
-    List<Kv> ordered = order(job.values);
+    List<Kv> sorted = new ArrayList<>(job.values);
+    sorted.sort((a, b) -> a.key().compareTo(b.key()));
+    job.sortedValues = sorted;
+    List<Kv> ordered = order(sorted, true);
     List<OpRecord> planned = List.of();
     boolean skip = job.skip;
     TxnContext sim = null;
@@ -302,8 +307,15 @@ final class TxnProcessor {
 
   /** Sorts by key, then: deletions, re-creations, creations, in-place updates. */
   List<Kv> order(List<Kv> values) {
-    List<Kv> sorted = new ArrayList<>(values);
-    sorted.sort((a, b) -> a.key().compareTo(b.key()));
+    return order(values, false);
+  }
+
+  private List<Kv> order(List<Kv> values, boolean alreadySorted) {
+    List<Kv> sorted = values;
+    if (!alreadySorted) {
+      sorted = new ArrayList<>(values);
+      sorted.sort((a, b) -> a.key().compareTo(b.key()));
+    }
     List<Kv> delete = new ArrayList<>();
     List<Kv> recreate = new ArrayList<>();
     List<Kv> create = new ArrayList<>();
@@ -333,9 +345,14 @@ final class TxnProcessor {
 
   private RecordedTxn record(Job job, Instant start, Instant stop, List<OpRecord> planned,
       List<OpRecord> executed) {
-    List<RecordedTxn.RecordedValue> values = new ArrayList<>();
-    List<Kv> sorted = new ArrayList<>(job.recordedValues);
-    sorted.sort((a, b) -> a.key().compareTo(b.key()));
+    List<Kv> sorted;
+    if (job.recordedValues == job.values && job.sortedValues != null) {
+      sorted = job.sortedValues; // the same values, already sorted by the ordering step
+    } else {
+      sorted = new ArrayList<>(job.recordedValues);
+      sorted.sort((a, b) -> a.key().compareTo(b.key()));
+    }
+    List<RecordedTxn.RecordedValue> values = new ArrayList<>(sorted.size());
     for (Kv kv : sorted) {
       values.add(new RecordedTxn.RecordedValue(kv.key(), Optional.ofNullable(kv.value()),
           kv.origin()));

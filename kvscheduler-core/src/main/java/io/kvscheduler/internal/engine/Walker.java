@@ -13,7 +13,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -471,7 +470,8 @@ final class Walker {
 
   /** Visits the values depending on {@code node} whose availability may change. */
   private Throwable runDepUpdates(Node node, Args a, boolean forUnavailable) {
-    TreeMap<String, Node> visits = new TreeMap<>();
+    // dependentsOf is sorted by key and has no duplicates: visited in that order
+    List<Node> visits = null;
     for (String dk : g.dependentsOf(node.key)) {
       Node dn = g.get(dk);
       if (dn == null || dn.value == null || dn.origin() != ValueOrigin.FROM_NB) {
@@ -483,10 +483,16 @@ final class Walker {
       if (dn.state == ValueState.INVALID || dn.state == ValueState.UNIMPLEMENTED) {
         continue; // only a new NB value can fix these
       }
-      visits.put(dk, dn);
+      if (visits == null) {
+        visits = new ArrayList<>();
+      }
+      visits.add(dn);
+    }
+    if (visits == null) {
+      return null;
     }
     Throwable first = null;
-    for (Node dn : visits.values()) {
+    for (Node dn : visits) {
       Object value = dn.lastUpdate != null ? dn.lastUpdate.value() : dn.value;
       if (value == null) {
         // its deletion was requested but did not happen (a derived value failed to go): while

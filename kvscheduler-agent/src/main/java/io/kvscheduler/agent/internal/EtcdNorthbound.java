@@ -1,0 +1,461 @@
+package io.kvscheduler.agent.internal;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
+import io.kvscheduler.agent.spi.Model;
+import io.kvscheduler.agent.spi.ModelException;
+import io.kvscheduler.agent.spi.ModelRegistry;
+import io.kvscheduler.agent.spi.Northbound;
+import io.kvscheduler.api.KVScheduler;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The etcd northbound (vpp-agent's kvdbsync over etcd), with jetcd.
+ *
+ * <ul>
+ *   <li>Keys are read under the agent prefix {@code /vnf-agent/<label>/}; the watched prefixes are
+ *       {@code <agent prefix><class>/} for every class of the registered models (normally just
+ *       {@code config/}), so the keys the agent writes back ({@code config-status/…}, {@code
+ *       check/…}) are never read. Keys are handed to the scheduler relative to the agent prefix.
+ *   <li>Startup: one consistent read at revision R (the first prefix's read fixes R, the others
+ *       read at R), every key of a registered model is decoded, and one {@link
+ *       Northbound#resync} with source {@code etcd} is delivered; then a watch from R+1, so no
+ *       event is lost or applied twice.
+ *   <li>Each watch event becomes one {@link Northbound#change} (PUT = decoded value, DELETE =
+ *       null).
+ *   <li>A value that cannot be decoded (malformed JSON, unknown field, key/value mismatch) or a
+ *       key of no model is logged as an error naming the key and the cause and skipped; the rest
+ *       is applied. Rejected keys are listed by {@link #rejected()} until they are fixed or
+ *       deleted.
+ *   <li>The connection is probed every second (and watch errors are noticed); when it is lost
+ *       the watches are cancelled and, once etcd answers again (retried with back-off), a full
+ *       resync is done and the watch restarts from the new revision.
+ *   <li>If etcd cannot be reached at start, the agent starts anyway and keeps retrying in the
+ *       background (vpp-agent's {@code allow-delayed-start}).
+ * </ul>
+ *
+ * Also writes back, when enabled, the value statuses ({@code config-status/…}) and always the
+ * agent status ({@code check/status/v1/agent}): see {@link EtcdStatusPublisher}.
+ */
+public final class EtcdNorthbound implements NorthboundSource {
+  private static final Logger LOG = LoggerFactory.getLogger(EtcdNorthbound.class);
+
+  /** Source label in the orchestrator. */
+  public static final String SOURCE = "etcd";
+
+  static final Duration OP_TIMEOUT = Duration.ofSeconds(3);
+  private static final Duration PROBE_INTERVAL = Duration.ofSeconds(1);
+  private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
+  private static final Duration INITIAL_RESYNC_WAIT = Duration.ofSeconds(30);
+  private static final long BACKOFF_MIN_MS = 100;
+  private static final long BACKOFF_MAX_MS = 2000;
+
+  private final String label;
+  private final String agentPrefix;
+  private final List<String> endpoints;
+  private final ModelRegistry models;
+  private final Northbound northbound;
+  private final KVScheduler kvs;
+  private final boolean statusPublishing;
+
+  /** Guards the generation, the watchers, delivery of events and resyncs. */
+  private final Object lock = new Object();
+  private long generation;
+  private final List<Watch.Watcher> watchers = new ArrayList<>();
+  private final Map<String, String> rejected = Collections.synchronizedMap(new TreeMap<>());
+  private final BlockingQueue<Long> troubles = new LinkedBlockingQueue<>();
+  private final CountDownLatch stopped = new CountDownLatch(1);
+
+  private volatile Client client;
+  private volatile EtcdStatusPublisher publisher;
+  private volatile Thread worker;
+  private volatile boolean closed;
+  private volatile long revision;
+  private volatile long resyncCount;
+
+  /**
+   * @param label microservice label (agent prefix {@code /vnf-agent/<label>/})
+   * @param endpoints etcd endpoints, {@code host:port} or URLs
+   * @param models the registered models (read when the source starts)
+   * @param northbound where values are delivered
+   * @param kvs the scheduler, whose value statuses are published
+   * @param statusPublishing whether {@code config-status/…} keys are written
+   */
+  public EtcdNorthbound(String label, List<String> endpoints, ModelRegistry models,
+      Northbound northbound, KVScheduler kvs, boolean statusPublishing) {
+    this.label = Objects.requireNonNull(label, "label");
+    this.agentPrefix = "/vnf-agent/" + label + "/";
+    this.endpoints = List.copyOf(endpoints);
+    if (this.endpoints.isEmpty()) {
+      throw new IllegalArgumentException("no etcd endpoints");
+    }
+    this.models = Objects.requireNonNull(models, "models");
+    this.northbound = Objects.requireNonNull(northbound, "northbound");
+    this.kvs = Objects.requireNonNull(kvs, "kvs");
+    this.statusPublishing = statusPublishing;
+  }
+
+  @Override
+  public String name() {
+    return SOURCE;
+  }
+
+  /** The agent prefix, {@code /vnf-agent/<label>/}. */
+  public String agentPrefix() {
+    return agentPrefix;
+  }
+
+  /** The etcd revision of the last full resync (0 before the first). */
+  public long resyncRevision() {
+    return revision;
+  }
+
+  /** How many full resyncs were delivered (1 after a normal start, +1 per reconnection). */
+  public long resyncCount() {
+    return resyncCount;
+  }
+
+  /** Keys (relative to the agent prefix) whose current etcd value was rejected, with the cause. */
+  public Map<String, String> rejected() {
+    synchronized (rejected) {
+      return Map.copyOf(rejected);
+    }
+  }
+
+  @Override
+  public void start() {
+    client = Client.builder()
+        .endpoints(uris(endpoints))
+        .connectTimeout(Duration.ofSeconds(2))
+        .build();
+    EtcdStatusPublisher pub = new EtcdStatusPublisher(client, label, agentPrefix, kvs,
+        statusPublishing);
+    publisher = pub;
+    pub.start();
+
+    boolean synced = false;
+    try {
+      CompletableFuture<Long> txn = sync();
+      synced = true;
+      try {
+        txn.get(INITIAL_RESYNC_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (ExecutionException e) {
+        LOG.error("etcd: the resync transaction failed: {}", e.getCause().getMessage());
+      } catch (TimeoutException e) {
+        LOG.warn("etcd: the resync transaction did not finish within {}", INITIAL_RESYNC_WAIT);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      LOG.warn("etcd: cannot read {} from {} ({}); the agent starts without it and keeps"
+          + " retrying", agentPrefix, endpoints, describe(e));
+    }
+    boolean initiallySynced = synced;
+    Thread t = new Thread(() -> loop(initiallySynced), "etcd-nb-" + label);
+    t.setDaemon(true);
+    worker = t;
+    t.start();
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    Thread t = worker;
+    if (t != null) {
+      t.interrupt();
+      try {
+        stopped.await(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    synchronized (lock) {
+      generation++;
+      cancelWatchersLocked();
+    }
+    EtcdStatusPublisher pub = publisher;
+    if (pub != null) {
+      pub.close();
+    }
+    Client c = client;
+    if (c != null) {
+      c.close();
+    }
+    LOG.info("etcd northbound of {} closed", agentPrefix);
+  }
+
+  // --- worker -------------------------------------------------------------------------------
+
+  private void loop(boolean synced) {
+    long backoff = BACKOFF_MIN_MS;
+    boolean outageLogged = false;
+    try {
+      while (!closed) {
+        if (!synced) {
+          try {
+            sync();
+            synced = true;
+            backoff = BACKOFF_MIN_MS;
+            if (outageLogged) {
+              LOG.info("etcd: connection to {} is back; resynced at revision {}", endpoints,
+                  revision);
+            }
+            outageLogged = false;
+            publisher.reconnected();
+          } catch (InterruptedException e) {
+            return;
+          } catch (Exception e) {
+            if (closed) {
+              return;
+            }
+            if (!outageLogged) {
+              LOG.warn("etcd: cannot resync from {} ({}); retrying", endpoints, describe(e));
+              outageLogged = true;
+            }
+            Thread.sleep(backoff);
+            backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
+            continue;
+          }
+        }
+        Long bad = troubles.poll(PROBE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+        String why = null;
+        if (bad != null && bad == currentGeneration()) {
+          why = "the watch ended";
+        } else if (bad == null && !probe()) {
+          why = "etcd does not answer";
+        }
+        if (why != null && !closed) {
+          LOG.warn("etcd: connection to {} lost ({}); will resync when it is back", endpoints,
+              why);
+          outageLogged = true;
+          synchronized (lock) {
+            generation++;
+            cancelWatchersLocked();
+          }
+          synced = false;
+        }
+      }
+    } catch (InterruptedException e) {
+      // closing
+    } finally {
+      stopped.countDown();
+    }
+  }
+
+  private long currentGeneration() {
+    synchronized (lock) {
+      return generation;
+    }
+  }
+
+  private boolean probe() throws InterruptedException {
+    CompletableFuture<GetResponse> f = client.getKVClient().get(bytes(agentPrefix),
+        GetOption.builder().withCountOnly(true).build());
+    try {
+      f.get(PROBE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      return true;
+    } catch (ExecutionException | TimeoutException e) {
+      f.cancel(true);
+      return false;
+    }
+  }
+
+  /**
+   * One consistent read of every watched prefix, one resync, and watches from the next
+   * revision; all under the lock so that no event of an older watch is delivered in between.
+   */
+  private CompletableFuture<Long> sync() throws Exception {
+    List<String> prefixes = watchedPrefixes();
+    synchronized (lock) {
+      generation++;
+      cancelWatchersLocked();
+      long gen = generation;
+      long rev = 0;
+      Map<String, Object> values = new TreeMap<>();
+      Map<String, String> bad = new TreeMap<>();
+      for (String prefix : prefixes) {
+        GetOption.Builder opt = GetOption.builder().isPrefix(true);
+        if (rev > 0) {
+          opt.withRevision(rev);
+        }
+        GetResponse resp = await(client.getKVClient().get(bytes(prefix), opt.build()));
+        if (rev == 0) {
+          rev = resp.getHeader().getRevision();
+        }
+        for (KeyValue kv : resp.getKvs()) {
+          String key = relative(kv.getKey());
+          try {
+            values.put(key, models.decode(key, kv.getValue().toString(StandardCharsets.UTF_8)));
+          } catch (ModelException e) {
+            bad.put(key, e.getMessage());
+          }
+        }
+      }
+      synchronized (rejected) {
+        rejected.clear();
+        rejected.putAll(bad);
+      }
+      bad.values().forEach(msg -> LOG.error("etcd: skipping {}{}", agentPrefix, msg));
+      LOG.info("etcd: resync of {} value(s) from {} at revision {}{}", values.size(),
+          agentPrefix, rev, bad.isEmpty() ? "" : " (" + bad.size() + " rejected)");
+      CompletableFuture<Long> txn = northbound.resync(SOURCE, values);
+      revision = rev;
+      resyncCount++;
+      for (String prefix : prefixes) {
+        WatchOption opt = WatchOption.builder().isPrefix(true).withRevision(rev + 1).build();
+        watchers.add(client.getWatchClient().watch(bytes(prefix), opt, listener(gen)));
+      }
+      return txn;
+    }
+  }
+
+  private Watch.Listener listener(long gen) {
+    return new Watch.Listener() {
+      @Override
+      public void onNext(WatchResponse response) {
+        deliver(gen, response);
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        if (gen == currentGeneration() && !closed) {
+          LOG.warn("etcd: watch of {} failed: {}", agentPrefix, describe(t));
+          troubles.add(gen);
+        }
+      }
+
+      @Override
+      public void onCompleted() {
+        if (gen == currentGeneration() && !closed) {
+          troubles.add(gen);
+        }
+      }
+    };
+  }
+
+  private void deliver(long gen, WatchResponse response) {
+    synchronized (lock) {
+      if (gen != generation || closed) {
+        return;
+      }
+      for (WatchEvent ev : response.getEvents()) {
+        String key = relative(ev.getKeyValue().getKey());
+        Map<String, Object> change = new HashMap<>(2);
+        switch (ev.getEventType()) {
+          case PUT -> {
+            try {
+              change.put(key, models.decode(key,
+                  ev.getKeyValue().getValue().toString(StandardCharsets.UTF_8)));
+              rejected.remove(key);
+            } catch (ModelException e) {
+              rejected.put(key, e.getMessage());
+              LOG.error("etcd: skipping change of {}{}", agentPrefix, e.getMessage());
+              continue;
+            }
+          }
+          case DELETE -> {
+            boolean wasRejected = rejected.remove(key) != null;
+            if (models.forKey(key).isEmpty()) {
+              if (!wasRejected) {
+                LOG.debug("etcd: ignoring delete of {} (no model)", key);
+              }
+              continue;
+            }
+            change.put(key, null);
+          }
+          default -> {
+            continue;
+          }
+        }
+        northbound.change(SOURCE, change);
+      }
+    }
+  }
+
+  private void cancelWatchersLocked() {
+    for (Watch.Watcher w : watchers) {
+      try {
+        w.close();
+      } catch (RuntimeException e) {
+        LOG.debug("etcd: closing a watch failed", e);
+      }
+    }
+    watchers.clear();
+  }
+
+  /** {@code <agent prefix><class>/} for each class of the registered models, sorted. */
+  List<String> watchedPrefixes() {
+    Set<String> out = new LinkedHashSet<>();
+    models.models().stream().map(Model::modelClass).sorted()
+        .forEach(c -> out.add(agentPrefix + c + "/"));
+    return List.copyOf(out);
+  }
+
+  private String relative(ByteSequence key) {
+    String k = key.toString(StandardCharsets.UTF_8);
+    return k.startsWith(agentPrefix) ? k.substring(agentPrefix.length()) : k;
+  }
+
+  static ByteSequence bytes(String s) {
+    return ByteSequence.from(s, StandardCharsets.UTF_8);
+  }
+
+  static <T> T await(CompletableFuture<T> f) throws Exception {
+    try {
+      return f.get(OP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      f.cancel(true);
+      throw e.getCause() instanceof Exception ex ? ex : e;
+    } catch (TimeoutException e) {
+      f.cancel(true);
+      throw new TimeoutException("no answer within " + OP_TIMEOUT.toMillis() + " ms");
+    }
+  }
+
+  static String describe(Throwable t) {
+    Throwable c = t;
+    while ((c instanceof ExecutionException || c instanceof java.util.concurrent.CompletionException)
+        && c.getCause() != null) {
+      c = c.getCause();
+    }
+    return c.getClass().getSimpleName() + (c.getMessage() != null ? ": " + c.getMessage() : "");
+  }
+
+  static List<URI> uris(List<String> endpoints) {
+    List<URI> out = new ArrayList<>();
+    for (String e : endpoints) {
+      out.add(URI.create(e.contains("://") ? e : "http://" + e));
+    }
+    return out;
+  }
+}

@@ -333,17 +333,22 @@ public final class EtcdNorthbound implements NorthboundSource {
       resyncCount++;
       for (String prefix : prefixes) {
         WatchOption opt = WatchOption.builder().isPrefix(true).withRevision(rev + 1).build();
-        watchers.add(client.getWatchClient().watch(bytes(prefix), opt, listener(gen)));
+        watchers.add(client.getWatchClient().watch(bytes(prefix), opt, listener(gen, rev + 1)));
       }
       return txn;
     }
   }
 
-  private Watch.Listener listener(long gen) {
+  private Watch.Listener listener(long gen, long fromRevision) {
     return new Watch.Listener() {
+      /** Events at or below it were delivered: a replay (after jetcd resumes a watch) is dropped. */
+      private long delivered = fromRevision - 1;
+
       @Override
       public void onNext(WatchResponse response) {
-        deliver(gen, response);
+        synchronized (lock) {
+          delivered = deliver(gen, response, delivered);
+        }
       }
 
       @Override
@@ -363,12 +368,20 @@ public final class EtcdNorthbound implements NorthboundSource {
     };
   }
 
-  private void deliver(long gen, WatchResponse response) {
+  /** Delivers the events of a response (under the lock); returns the last revision delivered. */
+  private long deliver(long gen, WatchResponse response, long delivered) {
     synchronized (lock) {
       if (gen != generation || closed) {
-        return;
+        return delivered;
       }
+      long last = delivered;
       for (WatchEvent ev : response.getEvents()) {
+        long rev = ev.getKeyValue().getModRevision();
+        if (rev <= delivered) {
+          LOG.debug("etcd: dropping replayed event at revision {}", rev);
+          continue;
+        }
+        last = Math.max(last, rev);
         String key = relative(ev.getKeyValue().getKey());
         Map<String, Object> change = new HashMap<>(2);
         switch (ev.getEventType()) {
@@ -399,6 +412,7 @@ public final class EtcdNorthbound implements NorthboundSource {
         }
         northbound.change(SOURCE, change);
       }
+      return last;
     }
   }
 

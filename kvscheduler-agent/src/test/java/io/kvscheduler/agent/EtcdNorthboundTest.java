@@ -198,6 +198,45 @@ class EtcdNorthboundTest {
     assertThat(beta.northbound().desired()).containsOnlyKeys(IF + "tapB2");
   }
 
+  @Test
+  void changesDuringStartupAreNeitherLostNorAppliedTwice() throws Exception {
+    String p = prefix("busy");
+    for (int i = 0; i < 10; i++) {
+      etcd.put(p + IF + "tap" + i, tap("tap" + i, true));
+    }
+    // etcdctl keeps writing while the agent reads, resyncs and starts to watch
+    Thread writer = new Thread(() -> {
+      for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < 10; i++) {
+          if ((i + round) % 3 == 0) {
+            etcd.del(p + IF + "tap" + i);
+          } else {
+            etcd.put(p + IF + "tap" + i, tap("tap" + i, (i + round) % 2 == 0));
+          }
+        }
+      }
+    });
+    writer.start();
+    MockAgentPlugin mock = new MockAgentPlugin();
+    Agent agent = agents.start("busy", false, mock);
+    writer.join(30_000);
+
+    java.util.Map<String, Boolean> expected = new java.util.TreeMap<>();
+    for (int i = 0; i < 10; i++) {
+      if ((i + 2) % 3 != 0) {
+        expected.put("tap" + i, (i + 2) % 2 == 0);
+      }
+    }
+    await().atMost(TIMEOUT).untilAsserted(() -> {
+      java.util.Map<String, Boolean> sb = new java.util.TreeMap<>();
+      mock.plugins().interfaces().southboundState().values()
+          .forEach(i -> sb.put(i.name(), i.enabled()));
+      assertThat(sb).isEqualTo(expected);
+    });
+    assertThat(agent.northbound().desired().keySet())
+        .containsExactlyInAnyOrderElementsOf(expected.keySet().stream().map(n -> IF + n).toList());
+  }
+
   private static List<String> errors(ListAppender<ILoggingEvent> logged) {
     synchronized (logged.list) {
       return logged.list.stream().filter(e -> e.getLevel() == Level.ERROR)

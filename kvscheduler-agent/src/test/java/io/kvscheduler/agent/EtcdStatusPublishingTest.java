@@ -1,0 +1,137 @@
+package io.kvscheduler.agent;
+
+import static io.kvscheduler.agent.EtcdTestSupport.BD;
+import static io.kvscheduler.agent.EtcdTestSupport.FIB;
+import static io.kvscheduler.agent.EtcdTestSupport.IF;
+import static io.kvscheduler.agent.EtcdTestSupport.TIMEOUT;
+import static io.kvscheduler.agent.EtcdTestSupport.awaitState;
+import static io.kvscheduler.agent.EtcdTestSupport.prefix;
+import static io.kvscheduler.agent.EtcdTestSupport.tap;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvscheduler.api.ValueState;
+import java.time.Instant;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Status keys the agent writes back into etcd, read back with etcdctl. */
+class EtcdStatusPublishingTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String MAC = "aa:bb:cc:dd:ee:01";
+
+  private static EtcdFixture etcd;
+  private EtcdTestSupport agents;
+
+  @BeforeAll
+  static void startEtcd() throws Exception {
+    etcd = EtcdFixture.startNew();
+  }
+
+  @AfterAll
+  static void stopEtcd() throws Exception {
+    if (etcd != null) {
+      etcd.close();
+    }
+  }
+
+  @BeforeEach
+  void setUp() {
+    agents = new EtcdTestSupport(etcd);
+  }
+
+  @AfterEach
+  void tearDown() {
+    agents.close();
+  }
+
+  @Test
+  void valueStatusesArePublishedUnderConfigStatus() throws Exception {
+    String p = prefix("st1");
+    etcd.put(p + IF + "tap1", tap("tap1", true));
+    Agent agent = agents.start("st1", true);
+
+    // from the startup resync
+    JsonNode tap1 = awaitStatus(p + "config-status/mock/v1/interfaces/tap1");
+    assertThat(tap1).isEqualTo(JSON.readTree(
+        "{\"key\":\"config/mock/v1/interfaces/tap1\",\"state\":\"CONFIGURED\","
+            + "\"last_operation\":\"CREATE\"}"));
+
+    // a FIB entry forwarding to an interface that is not in the bridge domain waits
+    etcd.put(p + BD + "bd1", "{\"name\":\"bd1\",\"interfaces\":[{\"name\":\"tap1\"},"
+        + "{\"name\":\"tap9\"}]}");
+    String fibKey = FIB + "bd1/mac/" + MAC;
+    etcd.put(p + fibKey, "{\"phys_address\":\"" + MAC + "\",\"bridge_domain\":\"bd1\","
+        + "\"outgoing_interface\":\"tap9\"}");
+    String fibStatus = p + "config-status/mock/v1/fib/bd1/mac/" + MAC;
+    await().atMost(TIMEOUT).untilAsserted(() -> {
+      JsonNode s = status(fibStatus);
+      assertThat(s).isNotNull();
+      assertThat(s.path("key").asText()).isEqualTo(fibKey);
+      assertThat(s.path("state").asText()).isEqualTo("PENDING");
+    });
+    assertThat(agent.scheduler().valueStatus(fibKey).state()).isEqualTo(ValueState.PENDING);
+    JsonNode bd = awaitStatus(p + "config-status/mock/v1/bridge-domain/bd1");
+    assertThat(bd.path("state").asText()).isEqualTo("CONFIGURED");
+    assertThat(status(fibStatus).has("error")).isFalse();
+
+    // the interface appears: binding and FIB entry get configured, the status follows
+    etcd.put(p + IF + "tap9", tap("tap9", true));
+    await().atMost(TIMEOUT).untilAsserted(() ->
+        assertThat(status(fibStatus).path("state").asText()).isEqualTo("CONFIGURED"));
+    assertThat(status(fibStatus).path("last_operation").asText()).isEqualTo("CREATE");
+
+    // an update is reported as UPDATE
+    etcd.put(p + IF + "tap1", tap("tap1", false));
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(
+        status(p + "config-status/mock/v1/interfaces/tap1").path("last_operation").asText())
+        .isEqualTo("UPDATE"));
+
+    // a removed value's status is deleted
+    etcd.del(p + fibKey);
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(etcd.get(fibStatus)).isNull());
+    awaitState(agent, fibKey, ValueState.NONEXISTENT);
+    assertThat(etcd.getPrefix(p + "config-status/").keySet()).containsExactlyInAnyOrder(
+        p + "config-status/mock/v1/interfaces/tap1",
+        p + "config-status/mock/v1/interfaces/tap9",
+        p + "config-status/mock/v1/bridge-domain/bd1");
+
+    // the statuses live as long as the agent's etcd client (lease)
+    agents.close();
+    await().atMost(TIMEOUT).untilAsserted(() ->
+        assertThat(etcd.getPrefix(p + "config-status/")).isEmpty());
+  }
+
+  @Test
+  void agentStatusIsWrittenAndNoValueStatusWhenPublishingIsOff() throws Exception {
+    String p = prefix("st2");
+    long before = Instant.now().getEpochSecond();
+    etcd.put(p + IF + "tap1", tap("tap1", true));
+    Agent agent = agents.start("st2", false);
+    awaitState(agent, IF + "tap1", ValueState.CONFIGURED);
+
+    JsonNode st = awaitStatus(p + "check/status/v1/agent");
+    assertThat(st.path("state").asText()).isEqualTo("OK");
+    assertThat(st.path("build_version").asText()).isNotEmpty();
+    assertThat(st.path("start_time").isTextual()).isTrue();
+    assertThat(Long.parseLong(st.path("start_time").asText())).isBetween(before - 1,
+        Instant.now().getEpochSecond());
+    assertThat(st.path("last_update").isTextual()).isTrue();
+
+    assertThat(etcd.getPrefix(p + "config-status/")).isEmpty();
+  }
+
+  private static JsonNode awaitStatus(String key) {
+    return await().atMost(TIMEOUT).until(() -> status(key), s -> s != null);
+  }
+
+  private static JsonNode status(String key) throws Exception {
+    String v = etcd.get(key);
+    return v == null ? null : JSON.readTree(v);
+  }
+}

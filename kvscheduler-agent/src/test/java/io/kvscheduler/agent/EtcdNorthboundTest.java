@@ -22,40 +22,11 @@ import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.mock.MockAgentPlugin;
 import io.kvscheduler.plugins.mock.ifplugin.model.Interface;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 /** The etcd northbound against a real etcd: resync, watch, bad values, labels. */
-class EtcdNorthboundTest {
-  private static EtcdFixture etcd;
-  private EtcdTestSupport agents;
-
-  @BeforeAll
-  static void startEtcd() throws Exception {
-    etcd = EtcdFixture.startNew();
-  }
-
-  @AfterAll
-  static void stopEtcd() throws Exception {
-    if (etcd != null) {
-      etcd.close();
-    }
-  }
-
-  @BeforeEach
-  void setUp() {
-    agents = new EtcdTestSupport(etcd);
-  }
-
-  @AfterEach
-  void tearDown() {
-    agents.close();
-  }
-
+class EtcdNorthboundTest extends SharedEtcdTest {
   @Test
   void startupResyncsFromKeysAlreadyInEtcd() throws Exception {
     String p = prefix("resync");

@@ -14,41 +14,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvscheduler.api.ValueState;
 import java.time.Instant;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Status keys the agent writes back into etcd, read back with etcdctl. */
-class EtcdStatusPublishingTest {
+class EtcdStatusPublishingTest extends SharedEtcdTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String MAC = "aa:bb:cc:dd:ee:01";
-
-  private static EtcdFixture etcd;
-  private EtcdTestSupport agents;
-
-  @BeforeAll
-  static void startEtcd() throws Exception {
-    etcd = EtcdFixture.startNew();
-  }
-
-  @AfterAll
-  static void stopEtcd() throws Exception {
-    if (etcd != null) {
-      etcd.close();
-    }
-  }
-
-  @BeforeEach
-  void setUp() {
-    agents = new EtcdTestSupport(etcd);
-  }
-
-  @AfterEach
-  void tearDown() {
-    agents.close();
-  }
 
   @Test
   void valueStatusesArePublishedUnderConfigStatus() throws Exception {

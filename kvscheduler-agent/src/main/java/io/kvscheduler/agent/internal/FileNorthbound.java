@@ -1,0 +1,356 @@
+package io.kvscheduler.agent.internal;
+
+import static java.nio.file.StandardWatchEventKinds.ENTRY_CREATE;
+import static java.nio.file.StandardWatchEventKinds.ENTRY_DELETE;
+import static java.nio.file.StandardWatchEventKinds.ENTRY_MODIFY;
+
+import io.kvscheduler.agent.internal.ConfigFormat.ConfigException;
+import io.kvscheduler.agent.spi.ModelRegistry;
+import io.kvscheduler.agent.spi.Northbound;
+import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.ClosedWatchServiceException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The file northbound: a directory of {@code *.yaml}, {@code *.yml} and {@code *.json} files
+ * (not its subdirectories; names starting with {@code .} are ignored), each either a mapping of
+ * keys to values or vpp-agent's YAML configuration format (see {@link ConfigFormat}).
+ *
+ * <p>At start every file is read and their union is delivered as one resync of data source
+ * {@code file}. Then the directory is watched (a {@link WatchService}, events debounced, plus a
+ * periodic rescan because watch events can be late or lost): each file whose content changed (or
+ * that appeared or vanished) is read again and the difference to the values it held before is
+ * delivered as one change (a deleted file deletes its values).
+ *
+ * <p>A bad file — malformed YAML/JSON, an unknown field, a key of no model, a value that does not
+ * match its key, a key another file already gives — is reported at ERROR level with file and
+ * line, and skipped as a whole: the values it held before stay applied, other files are not
+ * touched. When it is fixed, it applies. Of two files giving the same key, the one read first
+ * (by name at start) keeps it; the other applies once the key is free.
+ */
+public final class FileNorthbound implements NorthboundSource {
+  /** The data source label of the values of this northbound. */
+  public static final String SOURCE = "file";
+
+  private static final Logger LOG = LoggerFactory.getLogger(FileNorthbound.class);
+  private static final Duration START_RESYNC_WAIT = Duration.ofSeconds(30);
+
+  private final Path dir;
+  private final ModelRegistry models;
+  private final Northbound northbound;
+  private final Duration debounce;
+  private final Duration rescan;
+
+  /** Per file: the content last read and the values applied from it (watcher thread only). */
+  private final Map<Path, FileState> files = new TreeMap<>();
+  private final Map<Path, String> errors = new ConcurrentHashMap<>();
+  private WatchService watcher;
+  private Thread thread;
+  private volatile boolean closed;
+  private String listError;
+
+  private static final class FileState {
+    String content;
+    boolean blocked; // rejected only because another file gives one of its keys
+    Map<String, Object> applied = Map.of();
+  }
+
+  /** A file northbound with a 100 ms debounce and a 1 s rescan. */
+  public FileNorthbound(Path dir, ModelRegistry models, Northbound northbound) {
+    this(dir, models, northbound, Duration.ofMillis(100), Duration.ofSeconds(1));
+  }
+
+  public FileNorthbound(Path dir, ModelRegistry models, Northbound northbound, Duration debounce,
+      Duration rescan) {
+    this.dir = dir.toAbsolutePath().normalize();
+    this.models = Objects.requireNonNull(models, "models");
+    this.northbound = Objects.requireNonNull(northbound, "northbound");
+    this.debounce = debounce;
+    this.rescan = rescan;
+  }
+
+  @Override
+  public String name() {
+    return SOURCE;
+  }
+
+  /** The watched directory. */
+  public Path directory() {
+    return dir;
+  }
+
+  /** The files currently rejected, with the error reported for each. */
+  public Map<Path, String> errors() {
+    return Collections.unmodifiableMap(new TreeMap<>(errors));
+  }
+
+  @Override
+  public void start() throws IOException {
+    if (!Files.isDirectory(dir)) {
+      throw new IOException("file northbound: " + dir + " is not a directory");
+    }
+    watcher = dir.getFileSystem().newWatchService();
+    dir.register(watcher, ENTRY_CREATE, ENTRY_MODIFY, ENTRY_DELETE);
+
+    Map<String, Object> all = new TreeMap<>();
+    for (Map.Entry<Path, String> f : readAll().entrySet()) {
+      FileState st = new FileState();
+      files.put(f.getKey(), st);
+      update(f.getKey(), st, f.getValue());
+    }
+    files.values().forEach(st -> all.putAll(st.applied));
+    LOG.info("file northbound: {} values from {} files in {}", all.size(), files.size(), dir);
+    CompletableFuture<Long> resync = northbound.resync(SOURCE, all);
+    try {
+      resync.get(START_RESYNC_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      LOG.warn("file northbound: the resync failed: {}", e.getCause().getMessage());
+    } catch (TimeoutException e) {
+      LOG.warn("file northbound: the resync is still running after {}", START_RESYNC_WAIT);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+
+    thread = new Thread(this::watch, "kvs-file-nb");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    if (watcher != null) {
+      try {
+        watcher.close();
+      } catch (IOException e) {
+        LOG.debug("closing the watch service failed", e);
+      }
+    }
+    if (thread != null && thread != Thread.currentThread()) {
+      thread.interrupt();
+      try {
+        thread.join(5000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void watch() {
+    try {
+      while (!closed) {
+        WatchKey key = watcher.poll(rescan.toMillis(), TimeUnit.MILLISECONDS);
+        if (key != null) {
+          // debounce: wait until the directory is quiet, then look at every file once
+          do {
+            key.pollEvents();
+            key.reset();
+          } while ((key = watcher.poll(debounce.toMillis(), TimeUnit.MILLISECONDS)) != null);
+        }
+        if (!closed) {
+          scan();
+        }
+      }
+    } catch (InterruptedException | ClosedWatchServiceException e) {
+      // closing
+    } catch (RuntimeException | Error e) {
+      LOG.error("file northbound: the watcher of {} stopped", dir, e);
+    }
+  }
+
+  /** Compares every file with what was read before and delivers the differences. */
+  private void scan() {
+    Map<Path, String> now;
+    try {
+      now = readAll();
+    } catch (IOException e) {
+      if (!e.toString().equals(listError)) {
+        listError = e.toString();
+        LOG.error("file northbound: cannot list {}: {}", dir, listError);
+      }
+      return;
+    }
+    listError = null;
+    boolean changed = false;
+    for (Path gone : new ArrayList<>(files.keySet())) {
+      if (!now.containsKey(gone)) {
+        FileState st = files.remove(gone);
+        errors.remove(gone);
+        LOG.info("file northbound: {} removed", gone.getFileName());
+        changed |= deliver(gone, st.applied, Map.of());
+      }
+    }
+    for (Map.Entry<Path, String> f : now.entrySet()) {
+      FileState st = files.get(f.getKey());
+      if (st == null) {
+        st = new FileState();
+        files.put(f.getKey(), st);
+      } else if (f.getValue().equals(st.content)) {
+        continue;
+      }
+      Map<String, Object> before = st.applied;
+      if (update(f.getKey(), st, f.getValue())) {
+        changed |= deliver(f.getKey(), before, st.applied);
+      }
+    }
+    // keys freed by changed files may unblock files rejected for a duplicate key
+    while (changed) {
+      changed = false;
+      for (Map.Entry<Path, FileState> f : files.entrySet()) {
+        FileState st = f.getValue();
+        if (st.blocked) {
+          Map<String, Object> before = st.applied;
+          if (update(f.getKey(), st, st.content)) {
+            changed |= deliver(f.getKey(), before, st.applied);
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Parses {@code content} as the new content of {@code file}; on success sets its applied values
+   * (not yet delivered) and returns true; on error reports it and keeps the previous values.
+   */
+  private boolean update(Path file, FileState st, String content) {
+    boolean wasBlocked = st.blocked;
+    st.content = content;
+    st.blocked = false;
+    Map<String, Object> values;
+    try {
+      values = parse(file, content);
+    } catch (ConfigException e) {
+      reject(file, e.line(), e.getMessage());
+      return false;
+    }
+    for (Map.Entry<Path, FileState> other : files.entrySet()) {
+      if (other.getKey().equals(file)) {
+        continue;
+      }
+      for (String k : values.keySet()) {
+        if (other.getValue().applied.containsKey(k)) {
+          st.blocked = true;
+          String msg = "key " + k + " is already given by file " + other.getKey().getFileName();
+          if (!wasBlocked || !msg.equals(errorMessage(file))) {
+            reject(file, 0, msg);
+          }
+          return false;
+        }
+      }
+    }
+    if (errors.remove(file) != null) {
+      LOG.info("file northbound: {} is valid again", file.getFileName());
+    }
+    st.applied = values;
+    return true;
+  }
+
+  private String errorMessage(Path file) {
+    String e = errors.get(file);
+    return e == null ? null : e.substring(e.indexOf(": ") + 2);
+  }
+
+  private void reject(Path file, int line, String message) {
+    String where = file + (line > 0 ? ":" + line : "");
+    errors.put(file, where + ": " + message);
+    LOG.error("file northbound: {}: {} (file skipped, the values it held before stay applied)",
+        where, message);
+  }
+
+  private Map<String, Object> parse(Path file, String content) throws ConfigException {
+    ConfigDocument doc;
+    try {
+      doc = file.getFileName().toString().endsWith(".json")
+          ? ConfigDocument.parseJson(content) : ConfigDocument.parseYaml(content);
+    } catch (ConfigDocument.SyntaxException e) {
+      throw new ConfigException(e.getMessage(), e.line(), e);
+    }
+    return ConfigFormat.decodeAny(models, doc);
+  }
+
+  /** Delivers the difference between two versions of a file's values; true if there was one. */
+  private boolean deliver(Path file, Map<String, Object> before, Map<String, Object> after) {
+    Map<String, Object> diff = new LinkedHashMap<>();
+    before.keySet().stream().filter(k -> !after.containsKey(k)).sorted()
+        .forEach(k -> diff.put(k, null));
+    new TreeMap<>(after).forEach((k, v) -> {
+      if (!v.equals(before.get(k))) {
+        diff.put(k, v);
+      }
+    });
+    if (diff.isEmpty()) {
+      return false;
+    }
+    LOG.info("file northbound: {} changed {} values", file.getFileName(), diff.size());
+    Map<String, Object> changes = new HashMap<>(diff);
+    northbound.change(SOURCE, changes).whenComplete((seq, err) -> {
+      if (err != null) {
+        LOG.warn("file northbound: the change from {} failed: {}", file.getFileName(),
+            err.getMessage());
+      }
+    });
+    return true;
+  }
+
+  /** Reads every config file of the directory: path → content, sorted by path. */
+  private Map<Path, String> readAll() throws IOException {
+    Map<Path, String> out = new TreeMap<>();
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+      for (Path p : ds) {
+        String n = p.getFileName().toString();
+        if (n.startsWith(".") || !(n.endsWith(".yaml") || n.endsWith(".yml")
+            || n.endsWith(".json")) || !Files.isRegularFile(p)) {
+          continue;
+        }
+        try {
+          out.put(p, decodeUtf8(Files.readAllBytes(p)));
+        } catch (NoSuchFileException e) {
+          // removed meanwhile
+        } catch (IOException e) {
+          // unreadable: keep what it held before; reported once per distinct error
+          FileState st = files.get(p);
+          String msg = "cannot read: " + e.getMessage();
+          if (!msg.equals(errorMessage(p))) {
+            reject(p, 0, msg);
+          }
+          out.put(p, st != null && st.content != null ? st.content : "");
+          if (st == null) {
+            out.remove(p);
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  private static String decodeUtf8(byte[] bytes) throws IOException {
+    try {
+      return StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes))
+          .toString();
+    } catch (CharacterCodingException e) {
+      throw new IOException("not UTF-8 text", e);
+    }
+  }
+}

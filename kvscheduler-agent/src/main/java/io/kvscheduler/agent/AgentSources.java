@@ -1,7 +1,9 @@
 package io.kvscheduler.agent;
 
 import io.kvscheduler.agent.internal.EtcdNorthbound;
+import io.kvscheduler.agent.internal.FileNorthbound;
 import io.kvscheduler.agent.internal.NorthboundSource;
+import io.kvscheduler.agent.internal.RestServer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -13,6 +15,12 @@ final class AgentSources {
     List<NorthboundSource> out = new ArrayList<>();
     // file northbound, etcd northbound and REST are added here as they are built
 
+    // --- file northbound (--config-dir) ---
+    if (agent.config().configDir() != null) {
+      out.add(new FileNorthbound(agent.config().configDir(), agent.models(), agent.northbound()));
+    }
+    // --- end of file northbound ---
+
     // --- etcd northbound (and status publishing into etcd) ---
     if (!agent.config().etcdEndpoints().isEmpty()) {
       out.add(new EtcdNorthbound(agent.config().label(), agent.config().etcdEndpoints(),
@@ -20,6 +28,12 @@ final class AgentSources {
           agent.config().statusPublishing()));
     }
     // --- end of etcd northbound ---
+
+    // --- REST API (--rest): GET /info/version, GET/PUT /configuration ---
+    if (agent.config().restAddress() != null) {
+      out.add(new RestServer(agent.config().restAddress(), agent.models(), agent.northbound()));
+    }
+    // --- end of REST API ---
     return out;
   }
 }

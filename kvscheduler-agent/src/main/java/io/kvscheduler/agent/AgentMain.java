@@ -27,6 +27,10 @@ public final class AgentMain {
   }
 
   private static void run(List<String> args) throws Exception {
+    if (args.contains("--help") || args.contains("-h")) {
+      usage();
+      return;
+    }
     AgentConfig cfg;
     try {
       cfg = AgentConfig.load(args, System.getenv());
@@ -35,7 +39,14 @@ public final class AgentMain {
       System.exit(2);
       return;
     }
-    Agent agent = Agent.start(cfg);
+    Agent agent;
+    try {
+      agent = Agent.start(cfg);
+    } catch (java.io.IOException | IllegalArgumentException e) {
+      System.err.println("kvs-agent: " + e.getMessage());
+      System.exit(1);
+      return;
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       agent.close();

@@ -91,7 +91,12 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         if (root.hasNonNull("config-dir")) {
           configDir = file.toAbsolutePath().getParent().resolve(root.get("config-dir").asText());
         }
-        rest = root.path("rest-address").asText(rest);
+        JsonNode restNode = root.get("rest-address");
+        if (restNode != null) {
+          // YAML 1.1 reads a bare `off` as the boolean false
+          rest = restNode.isNull() || (restNode.isBoolean() && !restNode.booleanValue())
+              ? "off" : restNode.asText();
+        }
         if (root.has("etcd-endpoints")) {
           etcd = endpoints(root.get("etcd-endpoints"));
         }

@@ -1,0 +1,136 @@
+package io.kvscheduler.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Settings: defaults < YAML file < environment < flags. */
+class AgentConfigTest {
+  @TempDir Path dir;
+
+  Path file(String yaml) throws Exception {
+    Path f = dir.resolve("agent.yaml");
+    Files.writeString(f, yaml);
+    return f;
+  }
+
+  @Test
+  void defaults() throws Exception {
+    AgentConfig c = AgentConfig.load(List.of(), Map.of());
+    assertThat(c).isEqualTo(AgentConfig.defaults());
+    assertThat(c.label()).isEqualTo("vpp1");
+    assertThat(c.configDir()).isNull();
+    assertThat(c.restAddress()).isEqualTo("127.0.0.1:9191");
+    assertThat(c.etcdEndpoints()).isEmpty();
+    assertThat(c.statusPublishing()).isFalse();
+    assertThat(c.printTxnSummary()).isTrue();
+    assertThat(c.agentPrefix()).isEqualTo("/vnf-agent/vpp1/");
+  }
+
+  @Test
+  void fileSetsEverything() throws Exception {
+    Path f = file("""
+        label: from-file
+        config-dir: conf.d
+        rest-address: off
+        etcd-endpoints: [127.0.0.1:2379, 127.0.0.1:22379]
+        status-publishing: true
+        print-txn-summary: false
+        """);
+    AgentConfig c = AgentConfig.load(List.of("--config", f.toString()), Map.of());
+    assertThat(c.label()).isEqualTo("from-file");
+    // relative to the file's directory
+    assertThat(c.configDir()).isEqualTo(dir.toAbsolutePath().resolve("conf.d"));
+    assertThat(c.restAddress()).isNull();
+    assertThat(c.etcdEndpoints()).containsExactly("127.0.0.1:2379", "127.0.0.1:22379");
+    assertThat(c.statusPublishing()).isTrue();
+    assertThat(c.printTxnSummary()).isFalse();
+  }
+
+  @Test
+  void environmentOverridesFileAndFlagsOverrideBoth() throws Exception {
+    Path f = file("""
+        label: from-file
+        etcd-endpoints: file:2379
+        rest-address: 127.0.0.1:1111
+        """);
+    Map<String, String> env = Map.of("MICROSERVICE_LABEL", "from-env",
+        "ETCD_ENDPOINTS", "env1:2379, env2:2379", "ENABLE_STATUS_PUBLISHING", "1");
+
+    AgentConfig fileOnly = AgentConfig.load(List.of("--config", f.toString()), Map.of());
+    assertThat(fileOnly.label()).isEqualTo("from-file");
+    assertThat(fileOnly.etcdEndpoints()).containsExactly("file:2379");
+
+    AgentConfig withEnv = AgentConfig.load(List.of("--config", f.toString()), env);
+    assertThat(withEnv.label()).isEqualTo("from-env");
+    assertThat(withEnv.etcdEndpoints()).containsExactly("env1:2379", "env2:2379");
+    assertThat(withEnv.statusPublishing()).isTrue();
+    assertThat(withEnv.restAddress()).isEqualTo("127.0.0.1:1111");
+
+    // flags win, wherever --config is among them
+    AgentConfig withFlags = AgentConfig.load(List.of("--label", "from-flag", "--config",
+        f.toString(), "--etcd", "flag:2379", "--rest", "0.0.0.0:9999", "--config-dir", "x",
+        "--quiet"), env);
+    assertThat(withFlags.label()).isEqualTo("from-flag");
+    assertThat(withFlags.etcdEndpoints()).containsExactly("flag:2379");
+    assertThat(withFlags.restAddress()).isEqualTo("0.0.0.0:9999");
+    assertThat(withFlags.configDir()).isEqualTo(Path.of("x"));
+    assertThat(withFlags.printTxnSummary()).isFalse();
+    assertThat(withFlags.statusPublishing()).isTrue();
+  }
+
+  @Test
+  void emptyEnvironmentVariablesAreIgnored() throws Exception {
+    AgentConfig c = AgentConfig.load(List.of(), Map.of("MICROSERVICE_LABEL", "",
+        "ETCD_ENDPOINTS", "", "ENABLE_STATUS_PUBLISHING", ""));
+    assertThat(c).isEqualTo(AgentConfig.defaults());
+  }
+
+  @Test
+  void restOffFlag() throws Exception {
+    assertThat(AgentConfig.load(List.of("--rest", "off"), Map.of()).restAddress()).isNull();
+  }
+
+  @Test
+  void unknownKeyInFileIsAnError() throws Exception {
+    Path f = file("label: a\nrest-adress: 127.0.0.1:1\n");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--config", f.toString()), Map.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(f.toString())
+        .hasMessageContaining("unknown key 'rest-adress'")
+        .hasMessageContaining("rest-address");
+  }
+
+  @Test
+  void unknownFlagIsAnError() {
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--label", "a", "--colour"), Map.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("unknown option '--colour'");
+  }
+
+  @Test
+  void badInputsAreErrors() throws Exception {
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--label"), Map.of()))
+        .hasMessage("--label needs a value");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--config"), Map.of()))
+        .hasMessage("--config needs a file");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--label", "a/b"), Map.of()))
+        .hasMessageContaining("invalid label 'a/b'");
+    Path missing = dir.resolve("missing.yaml");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--config", missing.toString()), Map.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(missing.toString());
+    Path list = file("- a\n- b\n");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--config", list.toString()), Map.of()))
+        .hasMessageContaining("expected a mapping");
+    Path malformed = file("label: [\n");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--config", malformed.toString()),
+        Map.of())).hasMessageContaining("cannot read agent config");
+  }
+}

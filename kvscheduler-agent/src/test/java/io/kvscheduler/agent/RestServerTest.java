@@ -1,0 +1,234 @@
+package io.kvscheduler.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.api.ValueState;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The REST API over real HTTP, with the mock plugins. */
+class RestServerTest {
+  static final String TAP1 = "config/mock/v1/interfaces/tap1";
+  static final String TAP5 = "config/mock/v1/interfaces/tap5";
+  static final String LOOP5 = "config/mock/v1/interfaces/loop5";
+  static final String BD5 = "config/mock/v1/bridge-domain/bd5";
+  static final String FIB5 = "config/mock/v1/fib/bd5/mac/00:11:22:33:44:55";
+
+  static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  static final String CONFIG = """
+      mockConfig:
+        Interface_list:
+        - name: tap5
+          type: TAP
+          enabled: true
+          physAddress: "00:11:22:33:44:01"
+        - name: loop5
+          type: LOOPBACK
+        BridgeDomain_list:
+        - name: bd5
+          interfaces:
+          - name: tap5
+          - name: loop5
+            bridgedVirtualInterface: true
+        FIBEntry_list:
+        - physAddress: "00:11:22:33:44:55"
+          bridgeDomain: bd5
+          outgoingInterface: tap5
+      """;
+
+  @TempDir Path dir;
+  final List<Agent> agents = new ArrayList<>();
+  final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  @AfterEach
+  void close() {
+    agents.forEach(Agent::close);
+  }
+
+  Agent start(Path configDir) throws Exception {
+    Agent a = Agent.start(new AgentConfig("vpp1", configDir, "127.0.0.1:0", List.of(), false,
+        false));
+    agents.add(a);
+    return a;
+  }
+
+  static URI uri(Agent a, String pathAndQuery) {
+    int port = a.sources().stream().filter(RestServer.class::isInstance)
+        .map(RestServer.class::cast).findFirst().orElseThrow().port();
+    return URI.create("http://127.0.0.1:" + port + pathAndQuery);
+  }
+
+  HttpResponse<String> get(Agent a, String path) throws Exception {
+    return http.send(HttpRequest.newBuilder(uri(a, path)).timeout(Duration.ofSeconds(15)).GET()
+        .build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  HttpResponse<String> put(Agent a, String path, String body) throws Exception {
+    return http.send(HttpRequest.newBuilder(uri(a, path)).timeout(Duration.ofSeconds(15))
+        .PUT(HttpRequest.BodyPublishers.ofString(body)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void infoVersion() throws Exception {
+    Agent a = start(null);
+    HttpResponse<String> r = get(a, "/info/version");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type")).hasValue("application/json; charset=UTF-8");
+    assertThat(r.body()).startsWith("{\n  \"App\": \"kvscheduler-agent\",\n").endsWith("}\n");
+    JsonNode v = JSON.readTree(r.body());
+    List<String> keys = new ArrayList<>();
+    v.fieldNames().forEachRemaining(keys::add);
+    assertThat(keys).containsExactly("App", "Version", "GitCommit", "GitBranch", "BuildUser",
+        "BuildHost", "BuildTime", "GoVersion", "OS", "Arch", "APIVersion", "OSType");
+    assertThat(v.get("Version").asText()).isNotEmpty();
+    assertThat(v.get("BuildTime").isIntegralNumber()).isTrue();
+    assertThat(v.get("GoVersion").asText()).isEmpty();
+  }
+
+  @Test
+  void wrongMethodAndUnknownPath() throws Exception {
+    Agent a = start(null);
+    HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri(a, "/info/version"))
+        .POST(HttpRequest.BodyPublishers.ofString("")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(405);
+    assertThat(get(a, "/no/such/path").statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void putThenGetConfigurationRoundTrip() throws Exception {
+    Files.writeString(dir.resolve("tap1.yaml"),
+        "config/mock/v1/interfaces/tap1: {name: tap1, type: TAP}\n");
+    Agent a = start(dir);
+
+    HttpResponse<String> r = put(a, "/configuration", CONFIG);
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    assertThat(r.body().strip()).isEqualTo("{}");
+    // the PUT waited for the transaction
+    assertThat(a.scheduler().valueStatus(TAP5).state()).isEqualTo(ValueState.CONFIGURED);
+    assertThat(a.scheduler().valueStatus(BD5).state()).isEqualTo(ValueState.CONFIGURED);
+    assertThat(a.scheduler().valueStatus(FIB5).state()).isEqualTo(ValueState.CONFIGURED);
+    assertThat(a.northbound().desired()).containsOnlyKeys(TAP1, TAP5, LOOP5, BD5, FIB5);
+
+    HttpResponse<String> g = get(a, "/configuration");
+    assertThat(g.statusCode()).isEqualTo(200);
+    assertThat(g.headers().firstValue("Content-Type")).hasValue("application/yaml; charset=UTF-8");
+    String yaml = g.body();
+    assertThat(yaml).startsWith("mockConfig:\n  Interface_list:\n  - name: loop5\n")
+        .contains("physAddress: 00:11:22:33:44:01").contains("bridgedVirtualInterface: true")
+        .doesNotContain("phys_address").doesNotContain("---");
+    JsonNode tree = YAML.readTree(yaml);
+    assertThat(tree.at("/mockConfig/Interface_list")).hasSize(3);
+    assertThat(tree.at("/mockConfig/Interface_list/2/name").asText()).isEqualTo("tap5");
+    assertThat(tree.at("/mockConfig/Interface_list/2/physAddress").asText())
+        .isEqualTo("00:11:22:33:44:01");
+    assertThat(tree.at("/mockConfig/FIBEntry_list/0/physAddress").asText())
+        .isEqualTo("00:11:22:33:44:55");
+
+    // what GET returns, PUT takes back: a second agent ends up with the same configuration
+    Agent b = start(null);
+    HttpResponse<String> r2 = put(b, "/configuration?replace", yaml);
+    assertThat(r2.statusCode()).as(r2.body()).isEqualTo(200);
+    assertThat(b.northbound().desired()).isEqualTo(a.northbound().desired());
+    assertThat(get(b, "/configuration").body()).isEqualTo(yaml);
+    assertThat(b.scheduler().valueStatus(FIB5).state()).isEqualTo(ValueState.CONFIGURED);
+  }
+
+  @Test
+  void replaceResyncsOnlyTheRestSource() throws Exception {
+    Files.writeString(dir.resolve("tap1.yaml"),
+        "config/mock/v1/interfaces/tap1: {name: tap1, type: TAP}\n");
+    Agent a = start(dir);
+    assertThat(put(a, "/configuration", CONFIG).statusCode()).isEqualTo(200);
+
+    // without replace: an update, nothing removed
+    assertThat(put(a, "/configuration", """
+        mockConfig:
+          Interface_list:
+          - name: loop6
+            type: LOOPBACK
+        """).statusCode()).isEqualTo(200);
+    assertThat(a.northbound().desired()).containsKeys(TAP1, TAP5, LOOP5, BD5, FIB5,
+        "config/mock/v1/interfaces/loop6");
+
+    // with replace: the REST source holds only the new values; the file's values stay
+    HttpResponse<String> r = put(a, "/configuration?replace=", """
+        {"mockConfig": {"Interface_list": [{"name": "tap5", "type": "TAP"}]}}
+        """);
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    assertThat(a.northbound().desired()).containsOnlyKeys(TAP1, TAP5);
+    assertThat(a.scheduler().valueStatus(BD5).state())
+        .isIn(ValueState.NONEXISTENT, ValueState.REMOVED);
+    assertThat(a.scheduler().valueStatus(TAP1).state()).isEqualTo(ValueState.CONFIGURED);
+  }
+
+  @Test
+  void badPutIs500WithTheProblem() throws Exception {
+    Agent a = start(null);
+    assertBad(a, "mockConfig:\n  Interface_list:\n  - name: x\n   type: TAP\n",
+        "can't unmarshall input yaml data", "line 4");
+    assertBad(a, "vppConfig:\n  interfaces: []\n", "unknown group 'vppConfig'", "mockConfig");
+    assertBad(a, "mockConfig:\n  interfaces: []\n",
+        "unknown field 'interfaces' in group mockConfig", "Interface_list");
+    assertBad(a, "mockConfig:\n  Interface_list:\n  - name: x\n    type: TAPP\n",
+        "mockConfig.Interface_list[0]: invalid value TAPP for field 'type'", "line 3");
+    assertBad(a, "mockConfig:\n  Interface_list:\n  - name: x\n    mtu: 1500\n",
+        "unknown field 'mtu'", "line 3");
+    assertBad(a, "config/mock/v1/interfaces/x: {name: x}\n", "unknown group", "");
+    assertThat(a.northbound().desired()).isEmpty();
+    assertThat(a.scheduler().transactionHistory()).isEmpty();
+
+    // decodes, but the transaction fails: the error names the key
+    assertBad(a, "mockConfig:\n  Interface_list:\n  - name: notype\n",
+        "config/mock/v1/interfaces/notype", "without type");
+    assertThat(a.scheduler().valueStatus("config/mock/v1/interfaces/notype").state())
+        .isEqualTo(ValueState.INVALID);
+  }
+
+  private void assertBad(Agent a, String body, String... expected) throws Exception {
+    HttpResponse<String> r = put(a, "/configuration", body);
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(500);
+    assertThat(r.headers().firstValue("Content-Type")).hasValue("application/json; charset=UTF-8");
+    JsonNode msg = JSON.readTree(r.body());
+    assertThat(msg.isTextual()).as(r.body()).isTrue();
+    assertThat(msg.asText()).contains(expected);
+  }
+
+  @Test
+  void getConfigurationWhenEmpty() throws Exception {
+    Agent a = start(null);
+    HttpResponse<String> g = get(a, "/configuration");
+    assertThat(g.statusCode()).isEqualTo(200);
+    assertThat(g.body()).isEqualTo("mockConfig: {}\n");
+  }
+
+  @Test
+  void restOffAndBusyPort() throws Exception {
+    Agent a = Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false));
+    agents.add(a);
+    assertThat(a.sources()).noneMatch(RestServer.class::isInstance);
+
+    Agent b = start(null);
+    int port = uri(b, "/").getPort();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> Agent.start(new AgentConfig("vpp1",
+            null, "127.0.0.1:" + port, List.of(), false, false)))
+        .hasMessageContaining("127.0.0.1:" + port);
+  }
+}

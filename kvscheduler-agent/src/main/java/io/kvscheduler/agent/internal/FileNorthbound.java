@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -160,8 +161,10 @@ public final class FileNorthbound implements NorthboundSource {
 
   private void watch() {
     try {
+      boolean settling = false;
       while (!closed) {
-        WatchKey key = watcher.poll(rescan.toMillis(), TimeUnit.MILLISECONDS);
+        WatchKey key = watcher.poll((settling ? debounce : rescan).toMillis(),
+            TimeUnit.MILLISECONDS);
         if (key != null) {
           // debounce: wait until the directory is quiet, then look at every file once
           do {
@@ -170,7 +173,7 @@ public final class FileNorthbound implements NorthboundSource {
           } while ((key = watcher.poll(debounce.toMillis(), TimeUnit.MILLISECONDS)) != null);
         }
         if (!closed) {
-          scan();
+          settling = scan();
         }
       }
     } catch (InterruptedException | ClosedWatchServiceException e) {
@@ -180,8 +183,14 @@ public final class FileNorthbound implements NorthboundSource {
     }
   }
 
-  /** Compares every file with what was read before and delivers the differences. */
-  private void scan() {
+  /**
+   * Compares every file with what was read before and delivers the differences. A file modified
+   * less than the debounce time ago is left for the next scan (it may be half written: an editor
+   * truncating and rewriting it would otherwise delete its values for a moment).
+   *
+   * @return whether a file was left for the next scan
+   */
+  private boolean scan() {
     Map<Path, String> now;
     try {
       now = readAll();
@@ -190,10 +199,11 @@ public final class FileNorthbound implements NorthboundSource {
         listError = e.toString();
         LOG.error("file northbound: cannot list {}: {}", dir, listError);
       }
-      return;
+      return false;
     }
     listError = null;
     boolean changed = false;
+    boolean settling = false;
     for (Path gone : new ArrayList<>(files.keySet())) {
       if (!now.containsKey(gone)) {
         FileState st = files.remove(gone);
@@ -204,11 +214,16 @@ public final class FileNorthbound implements NorthboundSource {
     }
     for (Map.Entry<Path, String> f : now.entrySet()) {
       FileState st = files.get(f.getKey());
+      if (st != null && f.getValue().equals(st.content)) {
+        continue;
+      }
+      if (recentlyModified(f.getKey())) {
+        settling = true;
+        continue;
+      }
       if (st == null) {
         st = new FileState();
         files.put(f.getKey(), st);
-      } else if (f.getValue().equals(st.content)) {
-        continue;
       }
       Map<String, Object> before = st.applied;
       if (update(f.getKey(), st, f.getValue())) {
@@ -227,6 +242,16 @@ public final class FileNorthbound implements NorthboundSource {
           }
         }
       }
+    }
+    return settling;
+  }
+
+  private boolean recentlyModified(Path file) {
+    try {
+      Duration age = Duration.between(Files.getLastModifiedTime(file).toInstant(), Instant.now());
+      return !age.isNegative() && age.compareTo(debounce) < 0;
+    } catch (IOException e) {
+      return false;
     }
   }
 

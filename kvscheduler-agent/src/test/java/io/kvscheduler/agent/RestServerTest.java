@@ -180,6 +180,16 @@ class RestServerTest {
   }
 
   @Test
+  void emptyGroupsOfOtherAgentsAreAcceptedAsNothingToApply() throws Exception {
+    Agent a = start(null);
+    HttpResponse<String> r = put(a, "/configuration", "vppConfig: {}\nlinuxConfig:\n"
+        + "mockConfig:\n  Interface_list:\n  - name: tap7\n    type: TAP\n");
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    assertThat(a.scheduler().valueStatus("config/mock/v1/interfaces/tap7").state())
+        .isEqualTo(ValueState.CONFIGURED);
+  }
+
+  @Test
   void badPutIs500WithTheProblem() throws Exception {
     Agent a = start(null);
     assertBad(a, "mockConfig:\n  Interface_list:\n  - name: x\n   type: TAP\n",

@@ -147,6 +147,11 @@ public final class ConfigFormat {
       int groupLine = line(doc, groupNode, root);
       Map<String, Model<?>> fields = groups.get(group);
       if (fields == null) {
+        if (groupNode.isNull() || (groupNode.isContainerNode() && groupNode.isEmpty())) {
+          // an empty group of models this agent does not have (e.g. vpp-agent's `vppConfig: {}`)
+          // holds nothing to apply or lose
+          continue;
+        }
         throw new ConfigException("unknown group '" + group + "' (known groups: "
             + String.join(", ", groups.keySet()) + ")", groupLine);
       }

@@ -130,6 +130,11 @@ public final class Agent implements AutoCloseable {
     return orchestrator;
   }
 
+  /** Names of the plugins, in initialisation order. */
+  public List<String> pluginNames() {
+    return plugins.stream().map(AgentPlugin::name).toList();
+  }
+
   /** The running NB sources. */
   public List<NorthboundSource> sources() {
     return Collections.unmodifiableList(sources);

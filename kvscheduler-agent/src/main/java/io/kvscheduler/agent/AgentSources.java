@@ -25,7 +25,7 @@ final class AgentSources {
     if (!agent.config().etcdEndpoints().isEmpty()) {
       out.add(new EtcdNorthbound(agent.config().label(), agent.config().etcdEndpoints(),
           agent.models(), agent.northbound(), agent.scheduler(),
-          agent.config().statusPublishing()));
+          agent.config().statusPublishing()).pluginNames(agent.pluginNames()));
     }
     // --- end of etcd northbound ---
 

@@ -93,6 +93,7 @@ class EtcdStatusPublishingTest extends SharedEtcdTest {
     assertThat(Long.parseLong(st.path("start_time").asText())).isBetween(before - 1,
         Instant.now().getEpochSecond());
     assertThat(st.path("last_update").isTextual()).isTrue();
+    assertThat(st.path("plugins").toString()).isEqualTo("[{\"name\":\"mock\",\"state\":\"OK\"}]");
 
     assertThat(etcd.getPrefix(p + "config-status/")).isEmpty();
   }

@@ -99,6 +99,7 @@ public final class EtcdNorthbound implements NorthboundSource {
   private volatile boolean closed;
   private volatile long revision;
   private volatile long resyncCount;
+  private volatile List<String> pluginNames = List.of();
 
   /**
    * @param label microservice label (agent prefix {@code /vnf-agent/<label>/})
@@ -149,6 +150,12 @@ public final class EtcdNorthbound implements NorthboundSource {
     }
   }
 
+  /** Names of the agent's plugins, listed in {@code check/status/v1/agent}; call before start. */
+  public EtcdNorthbound pluginNames(List<String> names) {
+    this.pluginNames = List.copyOf(names);
+    return this;
+  }
+
   @Override
   public void start() {
     client = Client.builder()
@@ -156,7 +163,7 @@ public final class EtcdNorthbound implements NorthboundSource {
         .connectTimeout(Duration.ofSeconds(2))
         .build();
     EtcdStatusPublisher pub = new EtcdStatusPublisher(client, label, agentPrefix, kvs,
-        statusPublishing);
+        statusPublishing, pluginNames);
     publisher = pub;
     pub.start();
 

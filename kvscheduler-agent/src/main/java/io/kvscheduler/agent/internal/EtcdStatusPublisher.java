@@ -84,8 +84,11 @@ final class EtcdStatusPublisher implements AutoCloseable {
   private volatile Subscription subscription;
   private volatile Thread thread;
 
+  private final java.util.List<String> plugins;
+
   EtcdStatusPublisher(Client client, String label, String agentPrefix, KVScheduler kvs,
-      boolean valueStatuses) {
+      boolean valueStatuses, java.util.List<String> plugins) {
+    this.plugins = java.util.List.copyOf(plugins);
     this.client = client;
     this.label = label;
     this.agentPrefix = agentPrefix;
@@ -165,6 +168,12 @@ final class EtcdStatusPublisher implements AutoCloseable {
     n.put("start_time", Long.toString(startTime));
     n.put("last_change", Long.toString(startTime));
     n.put("last_update", Long.toString(Instant.now().getEpochSecond()));
+    if (!plugins.isEmpty()) {
+      com.fasterxml.jackson.databind.node.ArrayNode list = n.putArray("plugins");
+      for (String name : plugins) {
+        list.addObject().put("name", name).put("state", "OK");
+      }
+    }
     return n.toString();
   }
 

@@ -40,8 +40,6 @@ public final class ModelRegistry {
       .setDefaultPropertyInclusion(JsonInclude.Include.NON_DEFAULT)
       .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
       .disable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS);
-  private final ObjectMapper fullMapper = new ObjectMapper()
-      .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
 
   /**
    * Registers a model.
@@ -208,16 +206,6 @@ public final class ModelRegistry {
   public JsonNode toTree(Object value, boolean camel) {
     JsonNode tree = mapper.valueToTree(value);
     return camel ? camelCase(tree) : tree;
-  }
-
-  /** A value as a JSON tree with every field, defaults included (snake_case). */
-  public JsonNode toFullTree(Object value) {
-    return fullMapper.valueToTree(value);
-  }
-
-  /** The JSON mapper the codec uses (snake_case names), for building trees. */
-  public ObjectMapper mapper() {
-    return mapper;
   }
 
   static JsonNode snakeCase(JsonNode node) {

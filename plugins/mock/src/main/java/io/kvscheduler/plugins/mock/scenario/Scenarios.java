@@ -13,19 +13,27 @@ import static io.kvscheduler.plugins.mock.scenario.ScenarioData.TAP1;
 import static io.kvscheduler.plugins.mock.scenario.ScenarioData.TAP2;
 import static io.kvscheduler.plugins.mock.scenario.ScenarioData.TAP2_INVALID;
 
+import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.ResyncType;
+import io.kvscheduler.api.Subscription;
+import io.kvscheduler.api.Txn;
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.plugins.mock.MockPlugins;
 import io.kvscheduler.plugins.mock.ifplugin.model.Interface;
 import io.kvscheduler.plugins.mock.ifplugin.model.InterfaceModel;
 import io.kvscheduler.plugins.mock.l2plugin.model.BridgeDomain;
 import io.kvscheduler.plugins.mock.l2plugin.model.FibEntry;
-import java.time.Duration;
+import io.kvscheduler.plugins.mock.util.SbPrinter;
+import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /** The scenarios of the hands-on example, in menu order. */
 public final class Scenarios {
@@ -146,13 +154,20 @@ public final class Scenarios {
             "A descriptor's isRetriableFailure decides which errors are worth retrying."),
         ctx -> {
           ctx.mock().interfaces().southbound().failNextTapCreation("mock error");
-          ctx.announce("Resync config: tap1 (its creation will fail once), bd2 (tap1), fib3");
-          ctx.resync("initial config", values(TAP1, BD2, FIB3));
-          ctx.announce("Waiting for the automatic retry (about 1 s) ...");
-          long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-          while (ctx.scheduler().valueStatus(InterfaceModel.key("tap1")).state()
-              != ValueState.CONFIGURED && System.nanoTime() < deadline) {
-            Thread.sleep(20);
+          String tap1 = InterfaceModel.key("tap1");
+          CountDownLatch configured = new CountDownLatch(1);
+          try (Subscription watch = ctx.scheduler().watchValueStatus(KeySelector.exact(tap1),
+              st -> {
+                if (st.state() == ValueState.CONFIGURED) {
+                  configured.countDown();
+                }
+              })) {
+            ctx.announce("Resync config: tap1 (its creation will fail once), bd2 (tap1), fib3");
+            ctx.resync("initial config", values(TAP1, BD2, FIB3));
+            ctx.announce("Waiting for the automatic retry (about 1 s) ...");
+            if (!configured.await(10, TimeUnit.SECONDS)) {
+              ctx.out().println(Console.red("tap1 was not configured within 10 s"));
+            }
           }
           ctx.printStates();
         });
@@ -179,11 +194,9 @@ public final class Scenarios {
   static final class PerfRun {
     private PerfRun() {}
 
-    static void run(java.io.PrintStream out, boolean withBd, int txns) {
-      try (io.kvscheduler.api.KVScheduler kvs = io.kvscheduler.api.KVScheduler.builder()
-          .printTxnSummary(false).build()) {
-        io.kvscheduler.plugins.mock.MockPlugins.register(kvs,
-            io.kvscheduler.plugins.mock.util.SbPrinter.silent());
+    static void run(PrintStream out, boolean withBd, int txns) {
+      try (KVScheduler kvs = KVScheduler.builder().printTxnSummary(false).build()) {
+        MockPlugins.register(kvs, SbPrinter.silent());
         kvs.startNBTransaction().commit(TxnOptions.defaults().withResync(ResyncType.FULL));
         List<BridgeDomain.Interface> members = new ArrayList<>();
         long start = System.nanoTime();
@@ -200,7 +213,7 @@ public final class Scenarios {
             vals.put(ScenarioContext.keyOf(bd), bd);
             vals.put(ScenarioContext.keyOf(fib), fib);
           }
-          io.kvscheduler.api.Txn txn = kvs.startNBTransaction();
+          Txn txn = kvs.startNBTransaction();
           vals.forEach(txn::setValue);
           txn.commit();
           if ((i + 1) % 100 == 0) {

@@ -43,6 +43,8 @@ final class OracleRunner {
       .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
       .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+  private static final ObjectMapper SORTED = JSON.copy()
+      .configure(com.fasterxml.jackson.databind.SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
 
   private OracleRunner() {}
 
@@ -234,10 +236,7 @@ final class OracleRunner {
 
   static String canonical(JsonNode node) {
     try {
-      return JSON.copy()
-          .configure(com.fasterxml.jackson.databind.SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS,
-              true)
-          .writeValueAsString(JSON.treeToValue(node, Object.class));
+      return SORTED.writeValueAsString(JSON.treeToValue(node, Object.class));
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }

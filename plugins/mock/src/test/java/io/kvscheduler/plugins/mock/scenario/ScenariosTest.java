@@ -3,6 +3,7 @@ package io.kvscheduler.plugins.mock.scenario;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvscheduler.api.BaseValueStatus;
+import io.kvscheduler.api.DelayScheduler;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxnOp;
@@ -12,10 +13,12 @@ import io.kvscheduler.plugins.mock.ifplugin.model.Interface;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -29,7 +32,8 @@ import org.junit.jupiter.api.Test;
 class ScenariosTest {
 
   /** What a scenario left behind. */
-  record Outcome(List<RecordedTxn> history, Map<String, BaseValueStatus> states, String output) {
+  record Outcome(List<RecordedTxn> history, Map<String, BaseValueStatus> states, String output,
+      List<Duration> timers) {
 
     /** Executed operations of transaction {@code seq}, as {@code OP [FLAGS] key}. */
     List<String> executed(long seq) {
@@ -43,20 +47,34 @@ class ScenariosTest {
     }
   }
 
+  /**
+   * Runs a scenario quietly; timers (the retry's 1 s delay) fire at once, on a thread of their
+   * own, so no test waits for wall-clock time.
+   */
   static Outcome run(String name) throws Exception {
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
     AtomicReference<Outcome> out = new AtomicReference<>();
+    List<Duration> delays = new CopyOnWriteArrayList<>();
+    DelayScheduler immediate = (delay, task) -> {
+      delays.add(delay);
+      Thread t = new Thread(task, "scenario-timer");
+      t.setDaemon(true);
+      t.start();
+      return () -> { };
+    };
     try (PrintStream ps = new PrintStream(buf, true, StandardCharsets.UTF_8)) {
-      ScenarioRunner.run(Scenarios.byName(name).orElseThrow(), ps, b -> b.printTxnSummary(false),
+      ScenarioRunner.run(Scenarios.byName(name).orElseThrow(), ps,
+          b -> b.printTxnSummary(false).delayScheduler(immediate),
           ctx -> {
             KVScheduler kvs = ctx.scheduler();
             Map<String, BaseValueStatus> states = new LinkedHashMap<>();
             kvs.valueStatuses().forEach(s -> states.put(s.key(), s));
-            out.set(new Outcome(kvs.transactionHistory(), states, ""));
+            out.set(new Outcome(kvs.transactionHistory(), states, "", List.of()));
           });
     }
     Outcome o = out.get();
-    return new Outcome(o.history(), o.states(), buf.toString(StandardCharsets.UTF_8));
+    return new Outcome(o.history(), o.states(), buf.toString(StandardCharsets.UTF_8),
+        List.copyOf(delays));
   }
 
   static List<String> brief(List<RecordedTxnOp> ops) {
@@ -202,6 +220,7 @@ class ScenariosTest {
         "CREATE I/tap1");
     assertThat(o.history().get(0).executed().get(3).newState()).isEqualTo(ValueState.RETRYING);
     assertThat(o.history().get(0).executed().get(3).newError()).isEqualTo("mock error");
+    assertThat(o.timers()).as("retry timer").first().isEqualTo(Duration.ofSeconds(1));
     RecordedTxn retry = o.history().get(1);
     assertThat(retry.type()).isEqualTo(TxnType.RETRY_FAILED_OPS);
     assertThat(retry.retryForTxn()).isZero();

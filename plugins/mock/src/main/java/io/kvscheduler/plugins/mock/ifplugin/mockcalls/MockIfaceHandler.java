@@ -32,17 +32,12 @@ public final class MockIfaceHandler implements MockIfaceApi {
 
   @Override
   public synchronized int createLoopbackInterface(String name) {
-    int handle = nextHandle++;
-    interfaces.put(handle, Interface.of(name, Interface.Type.LOOPBACK, false));
-    printer.print("Created Loopback interface: " + name + " (handle " + handle + ")");
-    return handle;
+    return create(name, Interface.Type.LOOPBACK, "Loopback");
   }
 
   @Override
   public synchronized void deleteLoopbackInterface(int handle) {
-    Interface iface = get(handle);
-    interfaces.remove(handle);
-    printer.print("Deleted Loopback interface: " + iface.name());
+    delete(handle, "Loopback");
   }
 
   @Override
@@ -53,17 +48,25 @@ public final class MockIfaceHandler implements MockIfaceApi {
       printer.print("Failed to create TAP interface " + name + ": " + message);
       throw new MockSbException(message);
     }
-    int handle = nextHandle++;
-    interfaces.put(handle, Interface.of(name, Interface.Type.TAP, false));
-    printer.print("Created TAP interface: " + name + " (handle " + handle + ")");
-    return handle;
+    return create(name, Interface.Type.TAP, "TAP");
   }
 
   @Override
   public synchronized void deleteTapInterface(int handle) {
+    delete(handle, "TAP");
+  }
+
+  private int create(String name, Interface.Type type, String kind) {
+    int handle = nextHandle++;
+    interfaces.put(handle, Interface.of(name, type, false));
+    printer.print("Created " + kind + " interface: " + name + " (handle " + handle + ")");
+    return handle;
+  }
+
+  private void delete(int handle, String kind) {
     Interface iface = get(handle);
     interfaces.remove(handle);
-    printer.print("Deleted TAP interface: " + iface.name());
+    printer.print("Deleted " + kind + " interface: " + iface.name());
   }
 
   @Override

@@ -23,23 +23,41 @@ final class Published {
       ValueStatus status, List<String> derivedKeys) {}
 
   private volatile TreePMap<String, View> views = TreePMap.empty();
+  /** Keys whose published state is PENDING (engine thread only). */
+  private java.util.HashSet<String> pending = new java.util.HashSet<>();
+
+  /** Keys whose published state is PENDING (engine thread only; read only). */
+  Collection<String> pendingKeys() {
+    return pending;
+  }
 
   TreePMap<String, View> current() {
     return views;
   }
 
-  void update(Collection<String> keys, Graph g) {
+  /**
+   * Re-publishes {@code keys}; {@code touched} tells whether a current node is among them (the
+   * views of the others are reused when the whole map is rebuilt).
+   */
+  void update(Collection<String> keys, java.util.function.Predicate<Node> touched, Graph g) {
     TreePMap<String, View> v = views;
     if (keys.size() > 1024 && keys.size() > v.size() / 4) {
-      views = rebuild(v, keys, g);
+      views = rebuild(v, touched, g);
       return;
     }
     for (String key : keys) {
       Node n = g.get(key);
       if (n == null || n.value == null) {
         v = v.minus(key);
+        pending.remove(key);
       } else {
-        v = v.plus(key, viewOf(g, n));
+        View view = viewOf(g, n);
+        v = v.plus(key, view);
+        if (view.state() == ValueState.PENDING) {
+          pending.add(key);
+        } else {
+          pending.remove(key);
+        }
       }
     }
     views = v;
@@ -49,10 +67,9 @@ final class Published {
    * A large change: merge the graph's sorted nodes with the previous snapshot (views of untouched
    * keys are reused) and build the new map in one linear pass.
    */
-  private static TreePMap<String, View> rebuild(
-      TreePMap<String, View> old, Collection<String> keys, Graph g) {
-    java.util.Set<String> touched = keys instanceof java.util.Set<String> s ? s
-        : new java.util.HashSet<>(keys);
+  private TreePMap<String, View> rebuild(
+      TreePMap<String, View> old, java.util.function.Predicate<Node> touched, Graph g) {
+    java.util.HashSet<String> nowPending = new java.util.HashSet<>();
     List<Map.Entry<String, View>> entries = new ArrayList<>(g.size());
     java.util.Iterator<Map.Entry<String, View>> prev = old.entrySet().iterator();
     Map.Entry<String, View> p = prev.hasNext() ? prev.next() : null;
@@ -63,10 +80,14 @@ final class Published {
       while (p != null && p.getKey().compareTo(n.key) < 0) {
         p = prev.hasNext() ? prev.next() : null;
       }
-      View view = p != null && p.getKey().equals(n.key) && !touched.contains(n.key)
+      View view = p != null && p.getKey().equals(n.key) && !touched.test(n)
           ? p.getValue() : viewOf(g, n);
+      if (view.state() == ValueState.PENDING) {
+        nowPending.add(n.key);
+      }
       entries.add(Map.entry(n.key, view));
     }
+    pending = nowPending;
     return TreePMap.fromSortedMap(new SortedEntries(entries));
   }
 

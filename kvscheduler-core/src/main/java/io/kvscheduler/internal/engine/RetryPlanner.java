@@ -41,7 +41,7 @@ final class RetryPlanner {
    * attempt); a RETRYING value whose retry became obsolete and could not be rescheduled is FAILED.
    */
   void schedule(long seq, TxnType type, long retryForTxn, Duration retryDelay,
-      Set<String> retryKeys, List<OpRecord> executed, Set<String> touched) {
+      Set<String> retryKeys, List<OpRecord> executed, java.util.Collection<String> touched) {
     Map<List<Object>, Map<String, Long>> groups = new LinkedHashMap<>();
     Set<String> seen = new HashSet<>();
     // also values this transaction decided for without a recorded operation (e.g. an

@@ -94,7 +94,7 @@ final class TxnProcessor {
     job.seq = nextSeq++;
     Instant start = cfg.clock().instant();
     CompletableFuture<Long> future = null;
-    Set<String> touched = new HashSet<>();
+    Touched touched = new Touched(job.seq);
     try {
       if (q instanceof Queued.Nb nb) {
         future = nb.result();
@@ -106,9 +106,8 @@ final class TxnProcessor {
       } else {
         throw new IllegalStateException("not a transaction: " + q);
       }
-      Set<String> refreshed = new HashSet<>(g.endBatch().keySet()); // resync refresh: unrecorded
-      touched.addAll(refreshed);
-      run(job, start, future, touched, refreshed);
+      touched.add(g.endBatch(), true); // resync refresh: unrecorded
+      run(job, start, future, touched);
     } catch (RuntimeException | Error e) {
       LOG.error("transaction #{} aborted by an internal error; its changes are rolled back",
           job.seq, e);
@@ -213,8 +212,7 @@ final class TxnProcessor {
     job.skip = values.isEmpty();
   }
 
-  private void run(Job job, Instant start, CompletableFuture<Long> future, Set<String> touched,
-      Set<String> refreshed) {
+  private void run(Job job, Instant start, CompletableFuture<Long> future, Touched touched) {
     List<Kv> sorted = new ArrayList<>(job.values);
     sorted.sort((a, b) -> a.key().compareTo(b.key()));
     job.sortedValues = sorted;
@@ -228,7 +226,7 @@ final class TxnProcessor {
       planned = Compression.compress(sim.ops);
       if (planned.isEmpty()) {
         // nothing to do: keep the bookkeeping (e.g. last operations of equivalent values)
-        touched.addAll(g.endBatch().keySet());
+        touched.add(g.endBatch(), false);
         skip = true;
       } else {
         g.rollback();
@@ -247,8 +245,8 @@ final class TxnProcessor {
       executeWithRevert(tx, ordered, touched, job);
     }
     List<OpRecord> executed = Compression.compress(tx.ops);
-    Map<String, Node> journal = g.endBatch();
-    touched.addAll(journal.keySet());
+    Graph.Journal journal = g.endBatch();
+    touched.add(journal, false);
     if (job.resync != ResyncType.DOWNSTREAM) {
       // a downstream resync only brings the SB back to the unchanged intent: no revisions (B142)
       history.addRevisions(journal, g, job.seq, cfg.clock().instant());
@@ -258,7 +256,7 @@ final class TxnProcessor {
     if (cfg.printTxnSummary() && TXN_LOG.isInfoEnabled()) {
       TXN_LOG.info("\n{}", TxnLogFormatter.finalRecord(rec, cfg.valueFormatter()));
     }
-    postProcess(job, tx, executed, touched, refreshed, future);
+    postProcess(job, tx, executed, touched, future);
   }
 
   private TxnContext context(Job job, boolean simulate) {
@@ -276,7 +274,7 @@ final class TxnProcessor {
     }
   }
 
-  private void executeWithRevert(TxnContext tx, List<Kv> ordered, Set<String> touched, Job job) {
+  private void executeWithRevert(TxnContext tx, List<Kv> ordered, Touched touched, Job job) {
     Walker w = new Walker(g, reg, tx);
     java.util.ArrayDeque<Kv> previous = new java.util.ArrayDeque<>();
     boolean revert = false;
@@ -296,8 +294,8 @@ final class TxnProcessor {
       }
     }
     if (revert) {
-      Map<String, Node> journal = g.endBatch();
-      touched.addAll(journal.keySet());
+      Graph.Journal journal = g.endBatch();
+      touched.add(journal, false);
       history.addRevisions(journal, g, job.seq, cfg.clock().instant());
       for (Kv kv : previous) {
         w.applyTop(kv);
@@ -369,8 +367,8 @@ final class TxnProcessor {
     return out;
   }
 
-  private void postProcess(Job job, TxnContext tx, List<OpRecord> executed, Set<String> touched,
-      Set<String> refreshed, CompletableFuture<Long> future) {
+  private void postProcess(Job job, TxnContext tx, List<OpRecord> executed, Touched touched,
+      CompletableFuture<Long> future) {
     // 1. refresh values that failed (only their keys), unrecorded
     TreeSet<String> failed = new TreeSet<>();
     for (OpRecord op : executed) {
@@ -383,14 +381,12 @@ final class TxnProcessor {
     }
     if (!failed.isEmpty()) {
       refresher.refresh(failed, null, false);
-      Set<String> keys = g.endBatch().keySet();
-      touched.addAll(keys);
-      refreshed.addAll(keys);
+      touched.add(g.endBatch(), true);
     }
     // 2. retries and unimplemented values
     if (tx.sawRetrying || !failed.isEmpty()) {
       retries.schedule(job.seq, job.type, job.retryForTxn, job.retryDelay, job.retryKeys,
-          executed, touched);
+          executed, touched.keys());
     }
     retries.trackUnimplemented(tx.changedStatus);
     // 3. statuses (before removal: a removed value is reported once as REMOVED)
@@ -421,7 +417,7 @@ final class TxnProcessor {
         removable.add(key);
       }
     }
-    for (String key : touched) {
+    for (String key : touched.keys()) {
       Node n = g.get(key);
       if (n != null && n.state == ValueState.REMOVED) {
         if (n.isDerived()) {
@@ -443,10 +439,10 @@ final class TxnProcessor {
         g.remove(key);
       }
     }
-    Map<String, Node> journal = g.endBatch();
-    touched.addAll(journal.keySet());
+    Graph.Journal journal = g.endBatch();
+    touched.add(journal, false);
     history.addRevisions(journal, g, job.seq, cfg.clock().instant());
-    publish(touched, refreshed);
+    publish(touched);
     history.trim(cfg.clock().instant());
     // 5. deliver statuses, then answer the caller
     watchers.deliver(statuses);
@@ -461,25 +457,38 @@ final class TxnProcessor {
     }
   }
 
-  private void publish(Set<String> touched, Set<String> refreshed) {
-    // PENDING dependents whose details may have changed without the walk visiting them: those of
-    // keys that went away or became unavailable (the walk takes down only available dependents)
-    // and those of keys a refresh changed
-    List<String> pendingDependents = new ArrayList<>();
-    for (String key : touched) {
-      Node n = g.get(key);
-      if (n != null && n.isAvailable() && !refreshed.contains(key)) {
-        continue;
-      }
-      for (String dep : g.dependentsOf(key)) {
-        Node dn = g.get(dep);
-        if (dn != null && dn.state == ValueState.PENDING) {
-          pendingDependents.add(dep);
+  private void publish(Touched touched) {
+    // PENDING values whose details may have changed without the walk visiting them: dependents
+    // of keys that went away or became unavailable (the walk takes down only available
+    // dependents) and of keys a refresh changed. When fewer values are PENDING than keys were
+    // touched, all of them are re-published instead (cheaper than looking up dependents).
+    java.util.Collection<String> pending = published.pendingKeys();
+    if (!pending.isEmpty()) {
+      List<String> keys = touched.keys();
+      if (pending.size() <= keys.size()) {
+        for (String dep : new ArrayList<>(pending)) {
+          touched.add(dep, g.get(dep));
+        }
+      } else {
+        List<String> pendingDependents = new ArrayList<>();
+        for (String key : keys) {
+          Node n = g.get(key);
+          if (n != null && n.isAvailable() && !touched.refreshed(key)) {
+            continue;
+          }
+          for (String dep : g.dependentsOf(key)) {
+            Node dn = g.get(dep);
+            if (dn != null && dn.state == ValueState.PENDING) {
+              pendingDependents.add(dep);
+            }
+          }
+        }
+        for (String dep : pendingDependents) {
+          touched.add(dep, g.get(dep));
         }
       }
     }
-    touched.addAll(pendingDependents);
-    published.update(touched, g);
+    published.update(touched.keys(), touched::contains, g);
   }
 
   /** Where the processor queues follow-up transactions. */

@@ -41,6 +41,11 @@ public final class Node {
   List<Dependency> deps = List.of();
   /** Refresh epoch in which the value was last found in the southbound (refresh bookkeeping). */
   public long refreshMark;
+  /**
+   * Mark of the last transaction whose touched keys list this node (engine bookkeeping: a mark
+   * instead of a key set per transaction). Copied with the node, so a rolled-back node keeps it.
+   */
+  public long touchMark;
   /** Keys derived from this value, sorted. */
   public List<String> derivedKeys = List.of();
   /**
@@ -72,6 +77,7 @@ public final class Node {
     n.deps = deps;
     n.derivedKeys = derivedKeys;
     n.refreshMark = refreshMark;
+    n.touchMark = touchMark;
     return n;
   }
 

@@ -1,0 +1,70 @@
+package io.kvscheduler.internal.engine;
+
+import io.kvscheduler.internal.graph.Graph;
+import io.kvscheduler.internal.graph.Node;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The keys one transaction wrote, gathered from the journals of its batches: a list of keys
+ * deduplicated by a mark on the nodes ({@link Node#touchMark}) instead of a hash set, so gathering
+ * costs no lookup per key. Keys whose node was removed may be listed twice (consumers look the key
+ * up and treat absence the same way each time). Also knows which keys a refresh wrote.
+ */
+final class Touched {
+  private final long mark;
+  private final ArrayList<String> keys = new ArrayList<>();
+  private final ArrayList<String> refreshedKeys = new ArrayList<>();
+  private Set<String> refreshedSet;
+
+  Touched(long seq) {
+    this.mark = seq + 1; // never 0, the mark of a node no transaction touched yet
+  }
+
+  /** Adds the keys of a closed batch; {@code refresh}: the batch was a refresh. */
+  void add(Graph.Journal j, boolean refresh) {
+    for (int i = 0; i < j.size(); i++) {
+      String key = j.key(i);
+      add(key, j.current(i));
+      if (refresh) {
+        refreshedKeys.add(key);
+      }
+    }
+    if (refresh) {
+      refreshedSet = null;
+    }
+  }
+
+  /** True when {@code n}, the current node of its key, is listed. */
+  boolean contains(Node n) {
+    return n.touchMark == mark;
+  }
+
+  /** True when a refresh of this transaction wrote {@code key} (builds a set on first use). */
+  boolean refreshed(String key) {
+    if (refreshedKeys.isEmpty()) {
+      return false;
+    }
+    if (refreshedSet == null) {
+      refreshedSet = new HashSet<>(refreshedKeys);
+    }
+    return refreshedSet.contains(key);
+  }
+
+  /** Lists {@code key} (whose current node is {@code n}, or null) when it is not listed yet. */
+  void add(String key, Node n) {
+    if (n == null) {
+      keys.add(key);
+    } else if (n.touchMark != mark) {
+      n.touchMark = mark;
+      keys.add(key);
+    }
+  }
+
+  /** The listed keys, in order of listing (read only). */
+  List<String> keys() {
+    return keys;
+  }
+}

@@ -148,7 +148,20 @@ final class RetryPlanner {
     });
   }
 
-  void trackUnimplemented(Set<String> changed) {
+  /**
+   * Keeps the set of UNIMPLEMENTED base values current after a transaction that changed the
+   * status of {@code changed}; the cheaper of two passes is used when nothing became
+   * UNIMPLEMENTED.
+   */
+  void trackUnimplemented(Set<String> changed, boolean sawUnimplemented) {
+    if (!sawUnimplemented && unimplemented.size() < changed.size()) {
+      // no value became UNIMPLEMENTED: only the tracked ones may have left the state
+      unimplemented.removeIf(key -> {
+        Node n = g.get(key);
+        return n == null || n.state != ValueState.UNIMPLEMENTED;
+      });
+      return;
+    }
     for (String key : changed) {
       Node n = g.get(key);
       if (n != null && n.state == ValueState.UNIMPLEMENTED) {

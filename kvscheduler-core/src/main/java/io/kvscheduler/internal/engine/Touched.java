@@ -1,5 +1,6 @@
 package io.kvscheduler.internal.engine;
 
+import io.kvscheduler.api.ValueState;
 import io.kvscheduler.internal.graph.Graph;
 import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
@@ -18,6 +19,7 @@ final class Touched {
   private final ArrayList<String> keys = new ArrayList<>();
   private final ArrayList<String> refreshedKeys = new ArrayList<>();
   private Set<String> refreshedSet;
+  private final ArrayList<String> removedCandidates = new ArrayList<>();
 
   Touched(long seq) {
     this.mark = seq + 1; // never 0, the mark of a node no transaction touched yet
@@ -27,7 +29,11 @@ final class Touched {
   void add(Graph.Journal j, boolean refresh) {
     for (int i = 0; i < j.size(); i++) {
       String key = j.key(i);
-      add(key, j.current(i));
+      Node cur = j.current(i);
+      add(key, cur);
+      if (cur != null && cur.state == ValueState.REMOVED) {
+        removedCandidates.add(key);
+      }
       if (refresh) {
         refreshedKeys.add(key);
       }
@@ -61,6 +67,14 @@ final class Touched {
       n.touchMark = mark;
       keys.add(key);
     }
+  }
+
+  /**
+   * Keys whose node was REMOVED when a batch closed (may repeat; the state may have changed
+   * since): a superset of the touched keys that are REMOVED now.
+   */
+  List<String> removedCandidates() {
+    return removedCandidates;
   }
 
   /** The listed keys, in order of listing (read only). */

@@ -27,6 +27,9 @@ final class TxnContext {
   /** Set when a node whose base key is one of {@link #ownKeys} fails (not during revert). */
   boolean ownFailed;
 
+  /** Set when the walk made a value UNIMPLEMENTED. */
+  boolean sawUnimplemented;
+
   /** Set when the walk met a value that was or became RETRYING (retry planning needed). */
   boolean sawRetrying;
 

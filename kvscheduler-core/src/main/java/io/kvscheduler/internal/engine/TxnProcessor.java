@@ -140,12 +140,19 @@ final class TxnProcessor {
       if (o.resync() != ResyncType.UPSTREAM) {
         refresher.refresh(null, first ? values : null, o.verboseRefresh());
       }
-      Set<String> listed = new HashSet<>();
-      for (Kv kv : values) {
-        listed.add(kv.key());
-      }
+      // base values the transaction does not list: a merge of the sorted values with the
+      // graph's sorted keys (no set of listed keys)
+      values.sort((a, b) -> a.key().compareTo(b.key()));
+      int next = 0;
+      int listedCount = values.size();
       for (Node n : g.all().values()) { // read only: values are collected, the graph is unchanged
-        if (n.isDerived() || n.value == null || listed.contains(n.key)) {
+        if (n.isDerived() || n.value == null) {
+          continue;
+        }
+        while (next < listedCount && values.get(next).key().compareTo(n.key) < 0) {
+          next++;
+        }
+        if (next < listedCount && values.get(next).key().equals(n.key)) {
           continue;
         }
         if (n.state == ValueState.OBTAINED) {
@@ -240,6 +247,7 @@ final class TxnProcessor {
     TxnContext tx = context(job, false);
     if (sim != null && skip) {
       tx.changedStatus.addAll(sim.changedStatus);
+      tx.sawUnimplemented |= sim.sawUnimplemented;
     }
     if (!skip) {
       executeWithRevert(tx, ordered, touched, job);
@@ -278,10 +286,16 @@ final class TxnProcessor {
     Walker w = new Walker(g, reg, tx);
     java.util.ArrayDeque<Kv> previous = new java.util.ArrayDeque<>();
     boolean revert = false;
-    for (Kv kv : ordered) {
-      tx.ownKeys.add(kv.key());
+    if (tx.revertOnFailure) {
+      for (Kv kv : ordered) {
+        tx.ownKeys.add(kv.key());
+      }
     }
     for (Kv kv : ordered) {
+      if (!tx.revertOnFailure) {
+        w.applyTop(kv);
+        continue;
+      }
       Node before = g.get(kv.key());
       Object prev = before == null ? null : before.value;
       Throwable err = w.applyTop(kv);
@@ -388,7 +402,7 @@ final class TxnProcessor {
       retries.schedule(job.seq, job.type, job.retryForTxn, job.retryDelay, job.retryKeys,
           executed, touched.keys());
     }
-    retries.trackUnimplemented(tx.changedStatus);
+    retries.trackUnimplemented(tx.changedStatus, tx.sawUnimplemented);
     // 3. statuses (before removal: a removed value is reported once as REMOVED)
     List<BaseValueStatus> statuses = new ArrayList<>();
     if (watchers.any()) {
@@ -410,14 +424,10 @@ final class TxnProcessor {
     // also those that became REMOVED without a status change of this transaction
     // (a refresh that did not find a value whose last request was a delete, an NB delete of
     // such a value): they would stay in the graph for ever, with their derived values
+    // (a key's state can only change in a batch that wrote it, and every REMOVED base value of
+    // an earlier transaction was dropped by it: the touched keys found REMOVED cover them all)
     List<String> removable = new ArrayList<>();
-    for (String key : tx.changedStatus) {
-      Node n = g.get(key);
-      if (n != null && n.state == ValueState.REMOVED) {
-        removable.add(key);
-      }
-    }
-    for (String key : touched.keys()) {
+    for (String key : touched.removedCandidates()) {
       Node n = g.get(key);
       if (n != null && n.state == ValueState.REMOVED) {
         if (n.isDerived()) {

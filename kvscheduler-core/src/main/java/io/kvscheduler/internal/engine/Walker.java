@@ -628,7 +628,7 @@ final class Walker {
   }
 
   private void noteOwnFailure(Node node, boolean revert) {
-    if (!revert && tx.ownKeys.contains(node.baseKey())) {
+    if (!revert && tx.revertOnFailure && tx.ownKeys.contains(node.baseKey())) {
       tx.ownFailed = true;
     }
   }
@@ -673,7 +673,10 @@ final class Walker {
     node.errorOp = TxnOperation.UNDEFINED;
   }
 
-  private static void setState(Node node, OpRecord op, ValueState s) {
+  private void setState(Node node, OpRecord op, ValueState s) {
+    if (s == ValueState.UNIMPLEMENTED) {
+      tx.sawUnimplemented = true;
+    }
     node.state = s;
     op.newState = s;
   }

@@ -74,10 +74,16 @@ final class Refresher {
         correlated.put(c.key(), c.origin());
       }
       for (KVWithMetadata<Object, Object> kv : r.value()) {
-        if (!validRetrieved(h, kv, mark, keys)) {
+        if (kv == null || kv.key().isEmpty() || kv.value() == null) {
+          LOG.warn("descriptor {}: Retrieve returned an entry without key or value; skipped",
+              h.name);
           continue;
         }
-        applyRetrieved(h, kv, resolveOrigin(kv, correlated), mark);
+        Node seen = g.get(kv.key());
+        if (!validRetrieved(h, kv, seen, mark, keys)) {
+          continue;
+        }
+        applyRetrieved(h, kv, seen, resolveOrigin(kv, correlated), mark);
       }
       // NB base values of this descriptor not returned lose their metadata
       for (Node n : nodesOf(h, keys)) {
@@ -156,16 +162,11 @@ final class Refresher {
   }
 
   private boolean validRetrieved(DescriptorHandle h, KVWithMetadata<Object, Object> kv,
-      long mark, Set<String> keys) {
-    if (kv == null || kv.key().isEmpty() || kv.value() == null) {
-      LOG.warn("descriptor {}: Retrieve returned an entry without key or value; skipped", h.name);
-      return false;
-    }
+      Node seen, long mark, Set<String> keys) {
     if (!selects(h, kv.key())) {
       LOG.warn("descriptor {}: Retrieve returned foreign key {}; skipped", h.name, kv.key());
       return false;
     }
-    Node seen = g.get(kv.key());
     if (seen != null && seen.refreshMark == mark && !seen.isDerived()) {
       LOG.warn("descriptor {}: Retrieve returned key {} twice; skipped", h.name, kv.key());
       return false;
@@ -194,9 +195,9 @@ final class Refresher {
     return ValueOrigin.FROM_SB;
   }
 
-  private void applyRetrieved(DescriptorHandle h, KVWithMetadata<Object, Object> kv,
+  private void applyRetrieved(DescriptorHandle h, KVWithMetadata<Object, Object> kv, Node seen,
       ValueOrigin origin, long mark) {
-    Node n = g.write(kv.key());
+    Node n = seen != null ? g.write(seen) : g.write(kv.key());
     n.refreshMark = mark;
     refreshNode(n, h, kv.value(), origin, null);
     n.metadata = kv.metadata();
@@ -213,7 +214,7 @@ final class Refresher {
           continue;
         }
         derivedKeys.add(d.key());
-        Node dn = g.write(d.key());
+        Node dn = existing != null ? g.write(existing) : g.write(d.key());
         refreshNode(dn, reg.forKey(d.key()), d.value(), origin, n.key);
         dn.refreshMark = mark;
       }

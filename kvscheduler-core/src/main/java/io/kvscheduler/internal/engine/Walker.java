@@ -68,7 +68,12 @@ final class Walker {
   }
 
   /** Arguments of one visit. */
-  record Args(Kv kv, String baseKey, boolean derived, boolean depUpdate, Set<String> recreating) {
+  record Args(Kv kv, String baseKey, boolean derived, boolean depUpdate, Set<String> recreating,
+      Node hint) {
+    Args(Kv kv, String baseKey, boolean derived, boolean depUpdate, Set<String> recreating) {
+      this(kv, baseKey, derived, depUpdate, recreating, null);
+    }
+
     Args withRecreating(Set<String> r) {
       return new Args(kv, baseKey, derived, depUpdate, r);
     }
@@ -97,7 +102,7 @@ final class Walker {
 
   private Throwable applyOnPath(Args a) {
     String key = a.kv.key();
-    Node node = g.write(key);
+    Node node = g.write(key, a.hint); // the hint: the key's node as the caller looked it up
     ValueState prevState = node.state;
     TxnOperation prevOp = node.lastOperation();
     String prevErr = OpRecord.msg(node.error);
@@ -154,7 +159,7 @@ final class Walker {
         };
 
     {
-      Node now = g.get(key);
+      Node now = node.inGraph() ? node : g.get(key);
       if (prevUpdate == null
           || now == null
           || now.value == null
@@ -504,7 +509,7 @@ final class Walker {
         }
       }
       Kv kv = new Kv(dn.key, value, dn.origin(), a.kv.revert(), null);
-      Throwable err = apply(new Args(kv, dn.baseKey(), dn.isDerived(), true, a.recreating));
+      Throwable err = apply(new Args(kv, dn.baseKey(), dn.isDerived(), true, a.recreating, dn));
       if (err != null && first == null) {
         first = err;
       }
@@ -520,10 +525,14 @@ final class Walker {
       sorted.sort((x, y) -> x.key().compareTo(y.key()));
     }
     for (Kv kv : sorted) {
-      if (check && !validDerived(kv, a.baseKey)) {
-        continue;
+      Node existing = null;
+      if (check) {
+        existing = g.get(kv.key());
+        if (!validDerived(kv, existing, a.baseKey)) {
+          continue;
+        }
       }
-      Throwable err = apply(new Args(kv, a.baseKey, true, false, a.recreating));
+      Throwable err = apply(new Args(kv, a.baseKey, true, false, a.recreating, existing));
       if (err != null) {
         was = err;
       }
@@ -531,12 +540,11 @@ final class Walker {
     return was;
   }
 
-  private boolean validDerived(Kv kv, String baseKey) {
+  private boolean validDerived(Kv kv, Node n, String baseKey) {
     if (kv.value() == null) {
       LOG.warn("derived value {} of {} is null; skipped", kv.key(), baseKey);
       return false;
     }
-    Node n = g.get(kv.key());
     if (n != null && n.value != null && !baseKey.equals(n.derivedFrom)) {
       LOG.warn("derived value {} of {} collides with an existing value; skipped", kv.key(),
           baseKey);

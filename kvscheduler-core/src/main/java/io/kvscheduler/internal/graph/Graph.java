@@ -79,7 +79,32 @@ public final class Graph {
       journal.add(n);
       nodes.put(key, n);
       ordered.put(key, n);
+      n.inGraph = true;
       return n;
+    }
+    journal(n);
+    return n;
+  }
+
+  /**
+   * Like {@link #write(String)}, without the lookup when {@code hint} (a node obtained for {@code
+   * key} earlier, or null) is still the graph's node of the key.
+   */
+  public Node write(String key, Node hint) {
+    if (hint != null && hint.inGraph) {
+      journal(hint);
+      return hint;
+    }
+    return write(key);
+  }
+
+  /**
+   * {@code n}, a node obtained from {@link #get(String)} that is still the graph's node of its
+   * key, for writing (saves the lookup of {@link #write(String)}).
+   */
+  public Node write(Node n) {
+    if (!n.inGraph) {
+      throw new IllegalStateException("node " + n.key + " is no longer in the graph");
     }
     journal(n);
     return n;
@@ -103,6 +128,7 @@ public final class Graph {
     unindex(n);
     nodes.remove(key);
     ordered.remove(key);
+    n.inGraph = false;
   }
 
   /** Replaces the dependencies of a written node, keeping the reverse index in sync. */
@@ -131,11 +157,13 @@ public final class Graph {
       if (cur != null) {
         ordered.remove(key);
         unindex(cur);
+        cur.inGraph = false;
       }
       if (orig != ABSENT) {
         nodes.put(key, orig);
         ordered.put(key, orig);
         index(orig);
+        orig.inGraph = true;
       }
     }
   }
@@ -159,15 +187,18 @@ public final class Graph {
       if (orig == SUPERSEDED) {
         continue;
       }
+      // an entry that is not superseded belongs to the key's last node of the batch: the
+      // current node when it is still in the graph, else the key has none
       String key = e.key;
-      if (e.value == null && nodes.get(key) == e) {
+      if (e.value == null && e.inGraph) {
         unindex(e);
         nodes.remove(key);
         ordered.remove(key);
+        e.inGraph = false;
       }
       keys[size] = key;
       before[size] = orig;
-      current[size] = nodes.get(key);
+      current[size] = e.inGraph ? e : null;
       size++;
     }
     return new Journal(keys, before, current, size);

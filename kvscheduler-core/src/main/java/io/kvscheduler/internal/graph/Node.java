@@ -53,6 +53,8 @@ public final class Node {
    * Graph#ABSENT}, or null when the node was not written in the batch. Never copied.
    */
   Node journaled;
+  /** True while the node is the graph's node of its key (graph bookkeeping; never copied). */
+  boolean inGraph;
 
   Node(String key) {
     this.key = key;
@@ -79,6 +81,11 @@ public final class Node {
     n.refreshMark = refreshMark;
     n.touchMark = touchMark;
     return n;
+  }
+
+  /** True while this is the graph's node of its key (false once removed or rolled back). */
+  public boolean inGraph() {
+    return inGraph;
   }
 
   public List<Dependency> deps() {

@@ -17,10 +17,18 @@ import org.pcollections.TreePMap;
  * consistent state without locks.
  */
 final class Published {
-  /** What readers may know of one node. */
+  /**
+   * What readers may know of one node. The status is assembled on demand from {@code error},
+   * {@code lastOperation} and {@code details} (no status object per published value).
+   */
   record View(String key, String descriptor, String derivedFrom, Object value, Object metadata,
-      ValueState state, boolean available, Object intent, boolean intentDelete,
-      ValueStatus status, List<String> derivedKeys) {}
+      ValueState state, boolean available, Object intent, boolean intentDelete, String error,
+      io.kvscheduler.api.TxnOperation lastOperation, List<String> details,
+      List<String> derivedKeys) {
+    ValueStatus status() {
+      return new ValueStatus(key, state, error, lastOperation, details);
+    }
+  }
 
   private volatile TreePMap<String, View> views = TreePMap.empty();
   /** Keys whose published state is PENDING (engine thread only). */
@@ -149,8 +157,8 @@ final class Published {
   static View viewOf(Graph g, Node n) {
     return new View(n.key, n.descriptor, n.derivedFrom, n.value, n.metadata, n.state,
         n.isAvailable(), n.lastUpdate == null ? n.value : n.lastUpdate.value(),
-        n.lastUpdate != null && n.lastUpdate.value() == null, statusOf(g, n),
-        n.derivedKeys);
+        n.lastUpdate != null && n.lastUpdate.value() == null, OpRecord.msg(n.error),
+        n.lastOperation(), Readiness.details(g, n), n.derivedKeys);
   }
 
   static ValueStatus statusOf(Graph g, Node n) {

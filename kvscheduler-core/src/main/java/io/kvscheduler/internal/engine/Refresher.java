@@ -53,6 +53,9 @@ final class Refresher {
   void refresh(Set<String> keys, List<Kv> firstResyncNb, boolean verbose) {
     Set<String> refreshedDescriptors = new HashSet<>();
     long mark = ++epoch;
+    // a refresh of an empty graph (the first resync) finds every value it has: no pass over the
+    // values that were not found is needed
+    boolean wasEmpty = g.size() == 0;
     firstNbByDescriptor = null;
     for (DescriptorHandle h : reg.ordered()) {
       if (keys != null && keys.stream().noneMatch(k -> selects(h, k))) {
@@ -86,7 +89,7 @@ final class Refresher {
         applyRetrieved(h, kv, seen, resolveOrigin(kv, correlated), mark);
       }
       // NB base values of this descriptor not returned lose their metadata
-      for (Node n : nodesOf(h, keys)) {
+      for (Node n : wasEmpty ? List.<Node>of() : nodesOf(h, keys)) {
         if (n.refreshMark != mark && n.metadata != null && n.state != ValueState.OBTAINED) {
           Node w = g.write(n.key);
           w.metadata = null;
@@ -97,7 +100,11 @@ final class Refresher {
       }
     }
     firstNbByDescriptor = null;
-    markNotFound(keys, refreshedDescriptors, mark);
+    if (wasEmpty) {
+      vanishedDerived.clear();
+    } else {
+      markNotFound(keys, refreshedDescriptors, mark);
+    }
     if (verbose) {
       LOG.info("refreshed graph: {} values", g.size());
     }

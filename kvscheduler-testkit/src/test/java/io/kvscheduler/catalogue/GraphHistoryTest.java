@@ -327,6 +327,29 @@ class GraphHistoryTest {
     assertThat(keys(kvs.graphSnapshot(b2End.minusNanos(1)))).contains(B2);
   }
 
+  @Test
+  @DisplayName("B37 (ours) a key removed and created again keeps one timeline: the time it was"
+      + " gone is a gap between its closed revision and the new one")
+  void timelineOfARecreatedKey() {
+    setUp(false, List.of());
+    commit(B2, s("b1"));
+    commit(B2, null);
+    Instant gone = env.clock().peek();
+    commit(A1, arr(1));
+    commit(B2, s("b2"));
+    KVScheduler kvs = env.kvs();
+    List<NodeRevision> b2 = kvs.keyTimeline(B2);
+    assertThat(b2).extracting(NodeRevision::value).containsExactly(
+        Optional.of(s("b1")), Optional.of(s("b1")), Optional.of(s("b2")));
+    assertThat(b2).extracting(NodeRevision::state).containsExactly(CONFIGURED, REMOVED,
+        CONFIGURED);
+    Instant closed = b2.get(1).until().orElseThrow();
+    assertThat(closed).isBefore(b2.get(2).since());
+    assertThat(b2.get(2).until()).isEmpty();
+    assertThat(keys(kvs.graphSnapshot(gone))).as("B2 is gone, A1 not there yet").isEmpty();
+    assertThat(keys(kvs.graphSnapshot(b2.get(2).since()))).contains(B2);
+  }
+
   // ------------------------------------------------------------------ B39
 
   @Test

@@ -4,66 +4,46 @@ import io.kvscheduler.api.FlagStats;
 import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.NodeRevision;
 import io.kvscheduler.api.RecordedTxn;
-import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.api.ValueState;
 import io.kvscheduler.internal.graph.Graph;
 import io.kvscheduler.internal.graph.Node;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
-import org.pcollections.PVector;
-import org.pcollections.TreePVector;
+import org.pcollections.TreePMap;
 
 /**
- * Transaction records and graph revisions. Written by the engine thread, read from any thread:
- * records live in a concurrent sorted map, each key's timeline in an immutable vector replaced on
- * every append (appends and trimming of one key are atomic per key). Only changed nodes get a revision, so the cost per transaction follows the
- * change. Trimmed by age (except the permanent period after start) and by record count.
+ * Transaction records and graph revisions. Records are written by the engine thread and read
+ * from any thread through a concurrent sorted map. Revisions form one immutable chain per key
+ * ({@link Rev}): the engine keeps the chain in the key's node and readers find it in the key's
+ * published view, so recording a revision costs one object and no map operation. Chains of
+ * removed keys move to a small concurrent map until the key comes back or the chain is trimmed.
+ * Only changed nodes get a revision, so the cost per transaction follows the change. Trimmed by
+ * age (except the permanent period after start), at most once a minute after a transaction, and
+ * records also by count.
  */
 final class History {
   private final SchedulerConfig cfg;
   private final Instant started;
   private final ConcurrentSkipListMap<Long, RecordedTxn> records = new ConcurrentSkipListMap<>();
-  /**
-   * Key → its timeline: a single {@link NodeRevision} while the key has one revision (most keys:
-   * no vector per key), a {@code PVector<NodeRevision>} once it has more.
-   */
-  private final ConcurrentHashMap<String, Object> timelines = new ConcurrentHashMap<>();
-
-  @SuppressWarnings("unchecked")
-  private static PVector<NodeRevision> vector(Object timeline) {
-    return timeline instanceof NodeRevision r ? TreePVector.singleton(r)
-        : (PVector<NodeRevision>) timeline;
-  }
-
-  private static NodeRevision last(Object timeline) {
-    if (timeline instanceof NodeRevision r) {
-      return r;
-    }
-    PVector<NodeRevision> tl = vector(timeline);
-    return tl.get(tl.size() - 1);
-  }
-
-  /** The timeline with its last revision closed at {@code now} (unchanged when closed). */
-  private static Object closed(Object timeline, Instant now) {
-    if (timeline instanceof NodeRevision r) {
-      return r.until().isPresent() ? r : r.closedAt(now);
-    }
-    PVector<NodeRevision> tl = vector(timeline);
-    NodeRevision last = tl.get(tl.size() - 1);
-    return last.until().isPresent() ? tl : tl.with(tl.size() - 1, last.closedAt(now));
-  }
+  /** Key → newest revision (closed) of keys that have no node. */
+  private final ConcurrentHashMap<String, Rev> removed = new ConcurrentHashMap<>();
+  /** Where readers find the chains of live keys. */
+  private final Published published;
   private Instant lastTrim;
+  private Instant lastRevisionTrim;
 
-  History(SchedulerConfig cfg, Instant started) {
+  History(SchedulerConfig cfg, Instant started, Published published) {
     this.cfg = cfg;
     this.started = started;
+    this.published = published;
     this.lastTrim = started;
+    this.lastRevisionTrim = started;
   }
 
   void addRecord(RecordedTxn txn) {
@@ -95,107 +75,167 @@ final class History {
     return Optional.ofNullable(records.get(seq));
   }
 
-  /** Appends one revision per node changed in a batch (journal: key → content before). */
-  void addRevisions(Map<String, Node> journal, Graph g, long seq, Instant now) {
+  /**
+   * Appends one revision per node changed in a batch and hands chains over to nodes that
+   * replaced others; a removed key's chain is closed and kept aside.
+   */
+  void addRevisions(Graph.Journal journal, long seq, Instant now) {
     if (!cfg.recordHistory()) {
       return;
     }
-    if (journal instanceof Graph.Journal j) {
-      // the journal knows the nodes: no lookup per key
-      for (int i = 0; i < j.size(); i++) {
-        addRevision(j.key(i), j.current(i), j.before(i), seq, now);
-      }
-      return;
-    }
-    for (Map.Entry<String, Node> e : journal.entrySet()) {
-      addRevision(e.getKey(), g.get(e.getKey()), e.getValue(), seq, now);
-    }
-  }
-
-  private void addRevision(String key, Node cur, Node orig, long seq, Instant now) {
-    if (cur == null) {
-      if (orig != Graph.ABSENT) {
-        closeOpen(key, now);
-      }
-      return;
-    }
-    if (orig != Graph.ABSENT && !cur.contentDiffers(orig)) {
-      return;
-    }
-    NodeRevision rev = revisionOf(cur, seq, now);
-    // one map operation: close the open revision (if any) and append
-    timelines.compute(key, (k, old) -> old == null ? rev
-        : vector(closed(old, now)).plus(rev));
-  }
-
-  private void closeOpen(String key, Instant now) {
-    timelines.computeIfPresent(key, (k, tl) -> closed(tl, now));
-  }
-
-  static NodeRevision revisionOf(Node n, long seq, Instant now) {
-    Map<String, String> deps;
-    if (n.deps().isEmpty()) {
-      deps = Map.of();
-    } else if (n.deps().size() == 1) {
-      var d = n.deps().get(0);
-      deps = Map.of(d.label(), d.isAnyOf() ? "anyOf" + d.keyPrefixes() : d.key());
-    } else {
-      deps = new LinkedHashMap<>();
-      for (var d : n.deps()) {
-        deps.put(d.label(), d.isAnyOf() ? "anyOf" + d.keyPrefixes() : d.key());
+    for (int i = 0; i < journal.size(); i++) {
+      Node cur = journal.current(i);
+      Node before = journal.before(i);
+      Rev old = before == Graph.ABSENT
+          ? (removed.isEmpty() ? null : removed.get(journal.key(i))) : (Rev) before.history;
+      if (cur == null) {
+        if (old != null) {
+          removed.put(journal.key(i), old.closedAt(now));
+        }
+      } else if (before != Graph.ABSENT && !cur.contentDiffers(before)) {
+        cur.history = old; // unchanged (the node may be a new one for the same key)
+      } else {
+        cur.history = new Rev(cur, seq, now, old);
       }
     }
-    return new NodeRevision(n.key, n.label, Optional.ofNullable(n.value),
-        Optional.ofNullable(n.metadata), n.state, n.descriptor == null ? "" : n.descriptor,
-        n.derivedFrom == null ? "" : n.derivedFrom, n.unavailable, OpRecord.msg(n.error),
-        n.lastUpdate == null ? TxnOperation.UNDEFINED : n.lastUpdate.op(),
-        n.lastUpdate == null ? -1 : n.lastUpdate.seq(), deps, n.derivedKeys, seq, now,
-        Optional.empty());
   }
 
-  /** State of the last recorded revision of {@code key}, or null. */
-  io.kvscheduler.api.ValueState lastRecordedState(String key) {
-    Object tl = timelines.get(key);
-    return tl == null ? null : last(tl).state();
+  /**
+   * A batch recorded without revisions (a refresh, a downstream resync): chains stay with their
+   * keys, those of removed keys are kept aside as they are.
+   */
+  void carryOver(Graph.Journal journal) {
+    if (!cfg.recordHistory()) {
+      return;
+    }
+    for (int i = 0; i < journal.size(); i++) {
+      Node cur = journal.current(i);
+      Node before = journal.before(i);
+      Rev old = before == Graph.ABSENT
+          ? (removed.isEmpty() ? null : removed.get(journal.key(i))) : (Rev) before.history;
+      if (old == null) {
+        continue;
+      }
+      if (cur == null) {
+        removed.put(journal.key(i), old);
+      } else {
+        cur.history = old;
+      }
+    }
+  }
+
+  /**
+   * After the views of a transaction are published: chains kept aside for keys that have a node
+   * again are dropped (readers find them in the views now).
+   */
+  void afterPublish(Graph g) {
+    if (removed.isEmpty()) {
+      return;
+    }
+    removed.keySet().removeIf(k -> g.get(k) != null);
+  }
+
+  /** State of the last recorded revision of {@code key} (whose node is {@code n}, or null). */
+  ValueState lastRecordedState(String key, Node n) {
+    Rev head = n != null ? (Rev) n.history : null;
+    if (head == null && !removed.isEmpty()) {
+      head = removed.get(key);
+    }
+    return head == null ? null : head.state;
+  }
+
+  /** Newest revision of {@code key} as readers see it. */
+  private Rev head(String key) {
+    Published.View v = published.current().get(key);
+    if (v != null && v.history() != null) {
+      return v.history();
+    }
+    return removed.get(key);
   }
 
   List<NodeRevision> timeline(String key) {
-    trim(cfg.clock().instant());
-    Object tl = timelines.get(key);
-    return tl == null ? List.of() : List.copyOf(vector(tl));
+    return toApi(head(key));
+  }
+
+  /** The chain from {@code head}, oldest first. */
+  private static List<NodeRevision> toApi(Rev head) {
+    List<NodeRevision> out = new ArrayList<>();
+    Rev next = null;
+    for (Rev r = head; r != null; r = r.prev) {
+      out.add(r.toApi(r.end(next)));
+      next = r;
+    }
+    java.util.Collections.reverse(out);
+    return out;
+  }
+
+  private Instant cutoff(Instant now) {
+    return now.minus(cfg.historyAgeLimit());
+  }
+
+  private boolean keep(Rev r, Instant end, Instant cutoff) {
+    boolean old = end != null && end.isBefore(cutoff);
+    return !old || r.since.isBefore(started.plus(cfg.permanentHistoryPeriod()));
+  }
+
+  /** Every chain readers can see: live keys from the views, removed keys from the side map. */
+  private void forEachChain(java.util.function.BiConsumer<String, Rev> action) {
+    TreePMap<String, Published.View> views = published.current();
+    for (Published.View v : views.values()) {
+      if (v.history() != null) {
+        action.accept(v.key(), v.history());
+      }
+    }
+    removed.forEach((k, r) -> {
+      if (!views.containsKey(k)) {
+        action.accept(k, r);
+      }
+    });
   }
 
   List<NodeRevision> snapshot(Instant t) {
     TreeMap<String, NodeRevision> out = new TreeMap<>();
-    timelines.forEach((key, tl) -> {
-      for (NodeRevision r : vector(tl)) {
-        if (!r.since().isAfter(t) && (r.until().isEmpty() || r.until().get().isAfter(t))) {
-          out.put(key, r);
+    forEachChain((key, head) -> {
+      Rev next = null;
+      for (Rev r = head; r != null; r = r.prev) {
+        Instant end = r.end(next);
+        if (!r.since.isAfter(t) && (end == null || end.isAfter(t))) {
+          out.put(key, r.toApi(end));
+          break;
         }
+        next = r;
       }
     });
     return List.copyOf(out.values());
   }
 
   FlagStats flagStats(String flag, KeySelector selector) {
-    long total = 0;
+    long[] total = {0};
     Map<String, Long> per = new TreeMap<>();
-    for (Map.Entry<String, Object> e : timelines.entrySet()) {
-      if (!selector.test(e.getKey())) {
-        continue;
+    flagValue(flag, null); // rejects an unknown flag even when there is no revision
+    forEachChain((key, head) -> {
+      if (!selector.test(key)) {
+        return;
       }
-      for (NodeRevision r : vector(e.getValue())) {
+      for (NodeRevision r : toApi(head)) {
         String v = flagValue(flag, r);
         if (v != null) {
-          total++;
+          total[0]++;
           per.merge(v, 1L, Long::sum);
         }
       }
-    }
-    return new FlagStats(total, per);
+    });
+    return new FlagStats(total[0], per);
   }
 
   private static String flagValue(String flag, NodeRevision r) {
+    if (r == null) {
+      return switch (flag) {
+        case "value-state", "unavailable", "error", "last-update", "descriptor", "derived" -> null;
+        default -> throw new IllegalArgumentException("unknown flag '" + flag
+            + "' (known: value-state, unavailable, error, last-update, descriptor, derived)");
+      };
+    }
     return switch (flag) {
       case "value-state" -> r.state().name();
       case "unavailable" -> r.unavailable() ? "" : null;
@@ -209,30 +249,70 @@ final class History {
   }
 
   /**
-   * Drops old records and revisions, at most once a minute. Called after every transaction and
-   * before every read, so an idle scheduler needs no timer; safe from any thread.
+   * Drops old records, at most once a minute. Called after every transaction and before every
+   * read of records, so an idle scheduler needs no timer; safe from any thread.
    */
   synchronized void trim(Instant now) {
     if (now.isBefore(lastTrim.plusSeconds(60))) {
       return;
     }
     lastTrim = now;
-    Instant cutoff = now.minus(cfg.historyAgeLimit());
+    Instant cutoff = cutoff(now);
     Instant permanentUntil = started.plus(cfg.permanentHistoryPeriod());
     records.values().removeIf(r ->
         r.start().isBefore(cutoff) && !r.start().isBefore(permanentUntil));
-    for (String key : new ArrayList<>(timelines.keySet())) {
-      timelines.computeIfPresent(key, (k, tl) -> {
-        PVector<NodeRevision> kept = TreePVector.empty();
-        for (NodeRevision r : vector(tl)) {
-          boolean old = r.until().isPresent() && r.until().get().isBefore(cutoff);
-          boolean permanent = r.since().isBefore(permanentUntil);
-          if (!old || permanent) {
-            kept = kept.plus(r);
-          }
-        }
-        return kept.isEmpty() ? null : kept.size() == 1 ? kept.get(0) : kept;
-      });
+  }
+
+  /**
+   * Drops old revisions from the chains, at most once a minute (engine thread). Returns the keys
+   * whose chain changed: their views must be published again.
+   */
+  List<String> trimRevisions(Instant now, Graph g) {
+    if (!cfg.recordHistory() || now.isBefore(lastRevisionTrim.plusSeconds(60))) {
+      return List.of();
     }
+    lastRevisionTrim = now;
+    Instant cutoff = cutoff(now);
+    List<String> changed = new ArrayList<>();
+    for (Node n : g.all().values()) {
+      Rev head = (Rev) n.history;
+      Rev kept = trimmed(head, cutoff);
+      if (kept != head) {
+        n.history = kept; // bookkeeping: the node's content is unchanged
+        changed.add(n.key);
+      }
+    }
+    removed.replaceAll((k, head) -> {
+      Rev kept = trimmed(head, cutoff);
+      return kept == null ? head : kept; // null: removed below
+    });
+    removed.entrySet().removeIf(e -> trimmed(e.getValue(), cutoff) == null);
+    return changed;
+  }
+
+  /** The chain without the revisions {@link #keep} drops; the same chain when none is. */
+  private Rev trimmed(Rev head, Instant cutoff) {
+    List<Rev> chain = new ArrayList<>();
+    List<Instant> ends = new ArrayList<>();
+    boolean dropped = false;
+    Rev next = null;
+    for (Rev r = head; r != null; r = r.prev) {
+      Instant end = r.end(next);
+      if (keep(r, end, cutoff)) {
+        chain.add(r);
+        ends.add(end);
+      } else {
+        dropped = true;
+      }
+      next = r;
+    }
+    if (!dropped) {
+      return head;
+    }
+    Rev out = null;
+    for (int i = chain.size() - 1; i >= 0; i--) {
+      out = chain.get(i).rebased(ends.get(i), out);
+    }
+    return out;
   }
 }

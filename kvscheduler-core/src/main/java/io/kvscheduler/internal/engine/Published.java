@@ -19,12 +19,13 @@ import org.pcollections.TreePMap;
 final class Published {
   /**
    * What readers may know of one node. The status is assembled on demand from {@code error},
-   * {@code lastOperation} and {@code details} (no status object per published value).
+   * {@code lastOperation} and {@code details} (no status object per published value); {@code
+   * history} is the key's chain of recorded revisions (null when none).
    */
   record View(String key, String descriptor, String derivedFrom, Object value, Object metadata,
       ValueState state, boolean available, Object intent, boolean intentDelete, String error,
       io.kvscheduler.api.TxnOperation lastOperation, List<String> details,
-      List<String> derivedKeys) {
+      List<String> derivedKeys, Rev history) {
     ValueStatus status() {
       return new ValueStatus(key, state, error, lastOperation, details);
     }
@@ -158,7 +159,7 @@ final class Published {
     return new View(n.key, n.descriptor, n.derivedFrom, n.value, n.metadata, n.state,
         n.isAvailable(), n.lastUpdate == null ? n.value : n.lastUpdate.value(),
         n.lastUpdate != null && n.lastUpdate.value() == null, OpRecord.msg(n.error),
-        n.lastOperation(), Readiness.details(g, n), n.derivedKeys);
+        n.lastOperation(), Readiness.details(g, n), n.derivedKeys, (Rev) n.history);
   }
 
   static ValueStatus statusOf(Graph g, Node n) {

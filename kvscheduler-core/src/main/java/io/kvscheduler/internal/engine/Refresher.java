@@ -86,7 +86,7 @@ final class Refresher {
         if (!validRetrieved(h, kv, seen, mark, keys)) {
           continue;
         }
-        applyRetrieved(h, kv, seen, resolveOrigin(kv, correlated), mark);
+        applyRetrieved(h, kv, seen, resolveOrigin(kv, seen, correlated), mark);
       }
       // NB base values of this descriptor not returned lose their metadata
       for (Node n : wasEmpty ? List.<Node>of() : nodesOf(h, keys)) {
@@ -186,7 +186,7 @@ final class Refresher {
     return keys == null || keys.contains(kv.key());
   }
 
-  private ValueOrigin resolveOrigin(KVWithMetadata<Object, Object> kv,
+  private ValueOrigin resolveOrigin(KVWithMetadata<Object, Object> kv, Node seen,
       Map<String, ValueOrigin> correlated) {
     if (kv.origin() != ValueOrigin.UNKNOWN) {
       return kv.origin();
@@ -195,7 +195,7 @@ final class Refresher {
     if (c != null && c != ValueOrigin.UNKNOWN) {
       return c;
     }
-    ValueState last = history.lastRecordedState(kv.key());
+    ValueState last = history.lastRecordedState(kv.key(), seen);
     if (last != null) {
       return last == ValueState.OBTAINED ? ValueOrigin.FROM_SB : ValueOrigin.FROM_NB;
     }

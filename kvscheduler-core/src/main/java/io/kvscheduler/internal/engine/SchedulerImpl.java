@@ -95,7 +95,7 @@ public final class SchedulerImpl implements KVScheduler {
     }
     this.cfg = c;
     this.queue = new LinkedBlockingDeque<>(c.queueCapacity());
-    this.history = new History(c, c.clock().instant());
+    this.history = new History(c, c.clock().instant(), published);
     this.watchers = new Watchers(c.statusExecutor());
     this.processor = new TxnProcessor(c, graph, registry, history, published, watchers,
         new TxnProcessor.Sink() {

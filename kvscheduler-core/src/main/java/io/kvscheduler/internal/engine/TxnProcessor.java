@@ -106,7 +106,7 @@ final class TxnProcessor {
       } else {
         throw new IllegalStateException("not a transaction: " + q);
       }
-      touched.add(g.endBatch(), true); // resync refresh: unrecorded
+      touched.add(unrecordedBatch(), true); // resync refresh: unrecorded
       run(job, start, future, touched);
     } catch (RuntimeException | Error e) {
       LOG.error("transaction #{} aborted by an internal error; its changes are rolled back",
@@ -233,7 +233,7 @@ final class TxnProcessor {
       planned = Compression.compress(sim.ops);
       if (planned.isEmpty()) {
         // nothing to do: keep the bookkeeping (e.g. last operations of equivalent values)
-        touched.add(g.endBatch(), false);
+        touched.add(unrecordedBatch(), false);
         skip = true;
       } else {
         g.rollback();
@@ -256,8 +256,10 @@ final class TxnProcessor {
     Graph.Journal journal = g.endBatch();
     touched.add(journal, false);
     if (job.resync != ResyncType.DOWNSTREAM) {
+      history.addRevisions(journal, job.seq, cfg.clock().instant());
+    } else {
       // a downstream resync only brings the SB back to the unchanged intent: no revisions (B142)
-      history.addRevisions(journal, g, job.seq, cfg.clock().instant());
+      history.carryOver(journal);
     }
     RecordedTxn rec = record(job, start, cfg.clock().instant(), planned, executed);
     history.addRecord(rec);
@@ -310,11 +312,18 @@ final class TxnProcessor {
     if (revert) {
       Graph.Journal journal = g.endBatch();
       touched.add(journal, false);
-      history.addRevisions(journal, g, job.seq, cfg.clock().instant());
+      history.addRevisions(journal, job.seq, cfg.clock().instant());
       for (Kv kv : previous) {
         w.applyTop(kv);
       }
     }
+  }
+
+  /** Closes a batch that gets no revisions (the keys keep their recorded revisions). */
+  private Graph.Journal unrecordedBatch() {
+    Graph.Journal j = g.endBatch();
+    history.carryOver(j);
+    return j;
   }
 
   /** Sorts by key, then: deletions, re-creations, creations, in-place updates. */
@@ -395,7 +404,7 @@ final class TxnProcessor {
     }
     if (!failed.isEmpty()) {
       refresher.refresh(failed, null, false);
-      touched.add(g.endBatch(), true);
+      touched.add(unrecordedBatch(), true);
     }
     // 2. retries and unimplemented values
     if (tx.sawRetrying || !failed.isEmpty()) {
@@ -451,8 +460,12 @@ final class TxnProcessor {
     }
     Graph.Journal journal = g.endBatch();
     touched.add(journal, false);
-    history.addRevisions(journal, g, job.seq, cfg.clock().instant());
+    history.addRevisions(journal, job.seq, cfg.clock().instant());
+    for (String key : history.trimRevisions(cfg.clock().instant(), g)) {
+      touched.add(key, g.get(key));
+    }
     publish(touched);
+    history.afterPublish(g);
     history.trim(cfg.clock().instant());
     // 5. deliver statuses, then answer the caller
     watchers.deliver(statuses);

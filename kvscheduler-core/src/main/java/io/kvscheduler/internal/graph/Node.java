@@ -46,6 +46,11 @@ public final class Node {
    * instead of a key set per transaction). Copied with the node, so a rolled-back node keeps it.
    */
   public long touchMark;
+  /**
+   * The key's recorded revisions (engine bookkeeping, opaque to the graph: an immutable chain
+   * owned by the history). Copied with the node.
+   */
+  public Object history;
   /** Keys derived from this value, sorted. */
   public List<String> derivedKeys = List.of();
   /**
@@ -80,6 +85,7 @@ public final class Node {
     n.derivedKeys = derivedKeys;
     n.refreshMark = refreshMark;
     n.touchMark = touchMark;
+    n.history = history;
     return n;
   }
 

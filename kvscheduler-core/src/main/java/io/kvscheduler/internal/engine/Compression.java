@@ -2,6 +2,7 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -15,9 +16,11 @@ final class Compression {
    * Drops intermediate pending operations: a CREATE that ended PENDING whose nearest later
    * operation on the same key is a CREATE (which inherits its previous value, error and state),
    * and a DELETE from PENDING whose nearest earlier operation on the same key is a DELETE (which
-   * inherits its new value, error and state). Linear: neighbours are found through per-key links.
+   * inherits its new value, error and state). Linear: neighbours are found through per-key links,
+   * kept in the nodes when {@code nodePerKey} (no node left the graph while the operations were
+   * decided, so each key had one node), else in a hash map.
    */
-  static List<OpRecord> compress(List<OpRecord> ops) {
+  static List<OpRecord> compress(List<OpRecord> ops, boolean nodePerKey) {
     int n = ops.size();
     boolean pendingCreates = false;
     boolean pendingDeletes = false;
@@ -29,13 +32,24 @@ final class Compression {
       return new ArrayList<>(ops); // nothing to compress
     }
     if (!pendingCreates) {
-      return compressDeletes(new ArrayList<>(ops));
+      return compressDeletes(new ArrayList<>(ops), nodePerKey);
     }
     int[] next = new int[n];
-    Map<String, Integer> seen = new HashMap<>(Math.max(16, n * 4 / 3 + 1));
-    for (int i = n - 1; i >= 0; i--) {
-      Integer j = seen.put(ops.get(i).key, i);
-      next[i] = j == null ? -1 : j;
+    if (nodePerKey) {
+      Object token = new Object();
+      for (int i = n - 1; i >= 0; i--) {
+        Node nd = ops.get(i).node;
+        next[i] = nd.scratchOwner == token ? nd.scratchIndex : -1;
+        nd.scratchOwner = token;
+        nd.scratchIndex = i;
+      }
+      clearScratch(ops);
+    } else {
+      Map<String, Integer> seen = new HashMap<>(Math.max(16, n * 4 / 3 + 1));
+      for (int i = n - 1; i >= 0; i--) {
+        Integer j = seen.put(ops.get(i).key, i);
+        next[i] = j == null ? -1 : j;
+      }
     }
     List<OpRecord> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
@@ -51,17 +65,34 @@ final class Compression {
       }
       out.add(op);
     }
-    return pendingDeletes ? compressDeletes(out) : out;
+    return pendingDeletes ? compressDeletes(out, nodePerKey) : out;
+  }
+
+  private static void clearScratch(List<OpRecord> ops) {
+    for (OpRecord op : ops) {
+      op.node.scratchOwner = null;
+    }
   }
 
   /** The second step: DELETEs from PENDING merged into the nearest earlier DELETE. */
-  private static List<OpRecord> compressDeletes(List<OpRecord> out) {
+  private static List<OpRecord> compressDeletes(List<OpRecord> out, boolean nodePerKey) {
     int m = out.size();
     int[] prev = new int[m];
-    Map<String, Integer> seen = new HashMap<>(Math.max(16, m * 4 / 3 + 1));
-    for (int i = 0; i < m; i++) {
-      Integer j = seen.put(out.get(i).key, i);
-      prev[i] = j == null ? -1 : j;
+    if (nodePerKey) {
+      Object token = new Object();
+      for (int i = 0; i < m; i++) {
+        Node nd = out.get(i).node;
+        prev[i] = nd.scratchOwner == token ? nd.scratchIndex : -1;
+        nd.scratchOwner = token;
+        nd.scratchIndex = i;
+      }
+      clearScratch(out);
+    } else {
+      Map<String, Integer> seen = new HashMap<>(Math.max(16, m * 4 / 3 + 1));
+      for (int i = 0; i < m; i++) {
+        Integer j = seen.put(out.get(i).key, i);
+        prev[i] = j == null ? -1 : j;
+      }
     }
     boolean[] dropped = new boolean[m];
     for (int i = m - 1; i >= 0; i--) {

@@ -23,6 +23,8 @@ final class OpRecord {
   boolean revert;
   boolean retry;
   boolean recreate;
+  /** The node the operation was decided on (stands for the key while no node left the graph). */
+  io.kvscheduler.internal.graph.Node node;
 
   static String msg(Throwable t) {
     if (t == null) {

@@ -20,6 +20,8 @@ final class TxnContext {
   final int retryAttempt;
 
   final List<OpRecord> ops = new ArrayList<>();
+  /** {@link io.kvscheduler.internal.graph.Graph#departures()} when the pass started. */
+  long departuresAtStart;
   /** Base keys whose status changed. */
   final java.util.HashSet<String> changedStatus = new java.util.HashSet<>();
   /** Base keys of the transaction's own values (B100: only their failures trigger revert). */
@@ -34,7 +36,7 @@ final class TxnContext {
   boolean sawRetrying;
 
   /** Keys on the current recursion path (cycle guard). */
-  final Set<String> branch = new HashSet<>();
+  final Path branch = new Path();
 
   TxnContext(long seq, TxnType type, boolean simulate, RetryOptions nbRetry,
       boolean revertOnFailure, Set<String> retryKeys, int retryAttempt) {

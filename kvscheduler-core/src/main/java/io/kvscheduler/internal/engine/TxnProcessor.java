@@ -89,7 +89,9 @@ final class TxnProcessor {
     boolean skip;
   }
 
+  static long T0; static void tp(String w){ if (System.getProperty("kvs.phases")!=null) { long t=System.nanoTime(); System.err.printf("%-22s %6.1f ms%n", w, (t-T0)/1e6); T0=t; } }
   void process(Queued q) {
+    T0=System.nanoTime();
     Job job = new Job();
     job.seq = nextSeq++;
     Instant start = cfg.clock().instant();
@@ -106,7 +108,9 @@ final class TxnProcessor {
       } else {
         throw new IllegalStateException("not a transaction: " + q);
       }
+      tp("prepare");
       touched.add(unrecordedBatch(), true); // resync refresh: unrecorded
+      tp("touched-refresh");
       run(job, start, future, touched);
     } catch (RuntimeException | Error e) {
       LOG.error("transaction #{} aborted by an internal error; its changes are rolled back",
@@ -224,13 +228,14 @@ final class TxnProcessor {
     sorted.sort((a, b) -> a.key().compareTo(b.key()));
     job.sortedValues = sorted;
     List<Kv> ordered = order(sorted, true);
+    tp("sort+order");
     List<OpRecord> planned = List.of();
     boolean skip = job.skip;
     TxnContext sim = null;
     if (job.simulate && !skip) {
       sim = context(job, true);
       execute(sim, ordered);
-      planned = Compression.compress(sim.ops);
+      planned = Compression.compress(sim.ops, g.departures() == sim.departuresAtStart);
       if (planned.isEmpty()) {
         // nothing to do: keep the bookkeeping (e.g. last operations of equivalent values)
         touched.add(unrecordedBatch(), false);
@@ -252,7 +257,10 @@ final class TxnProcessor {
     if (!skip) {
       executeWithRevert(tx, ordered, touched, job);
     }
-    List<OpRecord> executed = Compression.compress(tx.ops);
+    tp("walk");
+    List<OpRecord> executed =
+        Compression.compress(tx.ops, g.departures() == tx.departuresAtStart);
+    tp("compress");
     Graph.Journal journal = g.endBatch();
     touched.add(journal, false);
     if (job.resync != ResyncType.DOWNSTREAM) {
@@ -261,20 +269,25 @@ final class TxnProcessor {
       // a downstream resync only brings the SB back to the unchanged intent: no revisions (B142)
       history.carryOver(journal);
     }
+    tp("endbatch+revisions");
     RecordedTxn rec = record(job, start, cfg.clock().instant(), planned, executed);
     history.addRecord(rec);
     if (cfg.printTxnSummary() && TXN_LOG.isInfoEnabled()) {
       TXN_LOG.info("\n{}", TxnLogFormatter.finalRecord(rec, cfg.valueFormatter()));
     }
+    tp("record");
     postProcess(job, tx, executed, touched, future);
+    tp("postprocess");
   }
 
   private TxnContext context(Job job, boolean simulate) {
     RetryOptions retry = job.type == TxnType.NB_TRANSACTION
         ? job.options.retry().orElse(null) : null;
-    return new TxnContext(job.seq, job.type, simulate, retry,
+    TxnContext tx = new TxnContext(job.seq, job.type, simulate, retry,
         job.type == TxnType.NB_TRANSACTION && job.options.revert(), job.retryKeys,
         job.retryAttempt);
+    tx.departuresAtStart = g.departures();
+    return tx;
   }
 
   private void execute(TxnContext tx, List<Kv> ordered) {
@@ -464,7 +477,9 @@ final class TxnProcessor {
     for (String key : history.trimRevisions(cfg.clock().instant(), g)) {
       touched.add(key, g.get(key));
     }
+    tp("post-misc");
     publish(touched);
+    tp("publish");
     history.afterPublish(g);
     history.trim(cfg.clock().instant());
     // 5. deliver statuses, then answer the caller

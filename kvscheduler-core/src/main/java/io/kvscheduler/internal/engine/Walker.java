@@ -90,13 +90,13 @@ final class Walker {
 
   Throwable apply(Args a) {
     String key = a.kv.key();
-    if (!tx.branch.add(key)) {
+    if (!tx.branch.push(key)) {
       return null; // already on the recursion path: a dependency cycle
     }
     try {
       return applyOnPath(a);
     } finally {
-      tx.branch.remove(key);
+      tx.branch.pop();
     }
   }
 
@@ -182,6 +182,7 @@ final class Walker {
 
   private OpRecord preRecord(Args a, Node node) {
     OpRecord op = new OpRecord();
+    op.node = node;
     op.key = a.kv.key();
     op.baseKey = a.baseKey;
     op.prevValue = node.state != ValueState.REMOVED ? node.value : null;

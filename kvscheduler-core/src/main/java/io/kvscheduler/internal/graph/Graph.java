@@ -48,6 +48,8 @@ public final class Graph {
   private ArrayList<Node> journal = new ArrayList<>();
   /** Keys removed in the current batch (usually few) → the removed, journaled node. */
   private final HashMap<String, Node> removedInBatch = new HashMap<>();
+  /** Nodes that have left the graph so far (removed, dropped or swapped by a rollback). */
+  private long departures;
   /** Journal marker of an entry taken over by a later node of the same key. */
   private static final Node SUPERSEDED = new Node("<superseded>");
 
@@ -129,6 +131,15 @@ public final class Graph {
     nodes.remove(key);
     ordered.remove(key);
     n.inGraph = false;
+    departures++;
+  }
+
+  /**
+   * How many nodes have left the graph since it was created. While the count does not change,
+   * every key keeps the same node object, so the node can stand for its key.
+   */
+  public long departures() {
+    return departures;
   }
 
   /** Replaces the dependencies of a written node, keeping the reverse index in sync. */
@@ -158,6 +169,7 @@ public final class Graph {
         ordered.remove(key);
         unindex(cur);
         cur.inGraph = false;
+        departures++;
       }
       if (orig != ABSENT) {
         nodes.put(key, orig);
@@ -195,6 +207,7 @@ public final class Graph {
         nodes.remove(key);
         ordered.remove(key);
         e.inGraph = false;
+        departures++;
       }
       keys[size] = key;
       before[size] = orig;

@@ -51,6 +51,12 @@ public final class Node {
    * owned by the history). Copied with the node.
    */
   public Object history;
+  /**
+   * Scratch space of one engine algorithm run (valid only while {@link #scratchOwner} is that
+   * run's token; never copied): saves a map keyed by node.
+   */
+  public Object scratchOwner;
+  public int scratchIndex;
   /** Keys derived from this value, sorted. */
   public List<String> derivedKeys = List.of();
   /**

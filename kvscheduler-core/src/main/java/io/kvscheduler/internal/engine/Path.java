@@ -1,0 +1,55 @@
+package io.kvscheduler.internal.engine;
+
+import java.util.HashSet;
+
+/**
+ * The keys on the walk's current recursion path (the cycle guard). Paths are short, so keys are
+ * kept in a stack searched linearly; a long path also keeps a hash set, so a deep dependency
+ * chain costs O(1) per step, not O(depth).
+ */
+final class Path {
+  private static final int LINEAR = 16;
+  private String[] stack = new String[LINEAR];
+  private int size;
+  private HashSet<String> deep;
+
+  /** Pushes {@code key}; false (and nothing pushed) when it is already on the path. */
+  boolean push(String key) {
+    if (deep != null) {
+      if (!deep.add(key)) {
+        return false;
+      }
+    } else {
+      for (int i = 0; i < size; i++) {
+        String k = stack[i];
+        if (k == key || k.equals(key)) {
+          return false;
+        }
+      }
+      if (size == LINEAR) {
+        deep = new HashSet<>();
+        for (int i = 0; i < size; i++) {
+          deep.add(stack[i]);
+        }
+        deep.add(key);
+      }
+    }
+    if (size == stack.length) {
+      stack = java.util.Arrays.copyOf(stack, size * 2);
+    }
+    stack[size++] = key;
+    return true;
+  }
+
+  /** Pops the key pushed last. */
+  void pop() {
+    String key = stack[--size];
+    stack[size] = null;
+    if (deep != null) {
+      deep.remove(key);
+      if (size < LINEAR) {
+        deep = null;
+      }
+    }
+  }
+}

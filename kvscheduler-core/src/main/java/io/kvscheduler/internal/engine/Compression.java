@@ -18,7 +18,8 @@ final class Compression {
    * and a DELETE from PENDING whose nearest earlier operation on the same key is a DELETE (which
    * inherits its new value, error and state). Linear: neighbours are found through per-key links,
    * kept in the nodes when {@code nodePerKey} (no node left the graph while the operations were
-   * decided, so each key had one node), else in a hash map.
+   * decided, so each key had one node), else in a hash map. Node scratch space is claimed with a
+   * fresh token per pass, so it never needs clearing.
    */
   static List<OpRecord> compress(List<OpRecord> ops, boolean nodePerKey) {
     int n = ops.size();
@@ -43,7 +44,6 @@ final class Compression {
         nd.scratchOwner = token;
         nd.scratchIndex = i;
       }
-      clearScratch(ops);
     } else {
       Map<String, Integer> seen = new HashMap<>(Math.max(16, n * 4 / 3 + 1));
       for (int i = n - 1; i >= 0; i--) {
@@ -68,12 +68,6 @@ final class Compression {
     return pendingDeletes ? compressDeletes(out, nodePerKey) : out;
   }
 
-  private static void clearScratch(List<OpRecord> ops) {
-    for (OpRecord op : ops) {
-      op.node.scratchOwner = null;
-    }
-  }
-
   /** The second step: DELETEs from PENDING merged into the nearest earlier DELETE. */
   private static List<OpRecord> compressDeletes(List<OpRecord> out, boolean nodePerKey) {
     int m = out.size();
@@ -86,7 +80,6 @@ final class Compression {
         nd.scratchOwner = token;
         nd.scratchIndex = i;
       }
-      clearScratch(out);
     } else {
       Map<String, Integer> seen = new HashMap<>(Math.max(16, m * 4 / 3 + 1));
       for (int i = 0; i < m; i++) {

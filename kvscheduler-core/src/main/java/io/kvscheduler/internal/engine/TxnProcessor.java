@@ -141,12 +141,13 @@ final class TxnProcessor {
           }
         }
       }
+      // sorted once: the correlation input of the refresh and the merge below need key order
+      values.sort((a, b) -> a.key().compareTo(b.key()));
       if (o.resync() != ResyncType.UPSTREAM) {
         refresher.refresh(null, first ? values : null, o.verboseRefresh());
       }
       // base values the transaction does not list: a merge of the sorted values with the
       // graph's sorted keys (no set of listed keys)
-      values.sort((a, b) -> a.key().compareTo(b.key()));
       int next = 0;
       int listedCount = values.size();
       for (Node n : g.all().values()) { // read only: values are collected, the graph is unchanged

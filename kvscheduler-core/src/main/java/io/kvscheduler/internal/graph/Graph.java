@@ -33,7 +33,15 @@ public final class Graph {
   public static final Node ABSENT = new Node("<absent>");
 
   private final HashMap<String, Node> nodes = new HashMap<>();
-  private final TreeMap<String, Node> ordered = new TreeMap<>();
+  /**
+   * The nodes sorted by key, except those in {@link #unordered}: new nodes are sorted in only when
+   * an ordered view is asked for, so a transaction that creates many values and never asks
+   * (the usual case: exact-key dependencies) sorts them in one pass instead of one tree insertion
+   * each.
+   */
+  private TreeMap<String, Node> ordered = new TreeMap<>();
+  /** Nodes created since the last {@link #sorted()}, in creation order (may hold removed ones). */
+  private ArrayList<Node> unordered = new ArrayList<>();
   /** Target key → its dependent: one key as a String, several as a TreeSet (saves a set each). */
   private final HashMap<String, Object> keyDependents = new HashMap<>();
   private final HashMap<String, TreeSet<String>> prefixDependents = new HashMap<>();
@@ -80,7 +88,7 @@ public final class Graph {
       }
       journal.add(n);
       nodes.put(key, n);
-      ordered.put(key, n);
+      unordered.add(n);
       n.inGraph = true;
       return n;
     }
@@ -378,7 +386,7 @@ public final class Graph {
       return n != null && n.value != null && test.test(n);
     }
     if (d.keyPrefixes().isEmpty()) {
-      return scan(ordered, d.keySelector(), test);
+      return scan(sorted(), d.keySelector(), test);
     }
     for (String p : d.keyPrefixes()) {
       if (scan(range(p), d.keySelector(), test)) {
@@ -422,11 +430,12 @@ public final class Graph {
 
   /** Nodes whose key starts with {@code prefix}, sorted by key (a live view: do not modify). */
   public NavigableMap<String, Node> range(String prefix) {
+    TreeMap<String, Node> all = sorted();
     if (prefix.isEmpty()) {
-      return ordered;
+      return all;
     }
     String end = prefixEnd(prefix);
-    return end == null ? ordered.tailMap(prefix, true) : ordered.subMap(prefix, true, end, false);
+    return end == null ? all.tailMap(prefix, true) : all.subMap(prefix, true, end, false);
   }
 
   /**
@@ -446,7 +455,102 @@ public final class Graph {
 
   /** All nodes sorted by key (a live view: do not modify). */
   public NavigableMap<String, Node> all() {
+    return sorted();
+  }
+
+  /**
+   * {@link #ordered} with the new nodes sorted in: one by one when they are few, else by one
+   * merge of two sorted sequences into a tree built from sorted input (no comparisons there).
+   */
+  private TreeMap<String, Node> sorted() {
+    if (unordered.isEmpty()) {
+      return ordered;
+    }
+    ArrayList<Node> fresh = new ArrayList<>(unordered.size());
+    for (Node n : unordered) {
+      if (n.inGraph) { // a live node is in exactly one of ordered and unordered
+        fresh.add(n);
+      }
+    }
+    unordered = new ArrayList<>();
+    if (fresh.size() < 64 || fresh.size() < ordered.size() / 16) {
+      for (Node n : fresh) {
+        ordered.put(n.key, n);
+      }
+      return ordered;
+    }
+    fresh.sort((a, b) -> a.key.compareTo(b.key));
+    ArrayList<Map.Entry<String, Node>> merged = new ArrayList<>(ordered.size() + fresh.size());
+    java.util.Iterator<Map.Entry<String, Node>> old = ordered.entrySet().iterator();
+    Map.Entry<String, Node> o = old.hasNext() ? old.next() : null;
+    for (Node n : fresh) {
+      while (o != null && o.getKey().compareTo(n.key) < 0) {
+        merged.add(o);
+        o = old.hasNext() ? old.next() : null;
+      }
+      merged.add(Map.entry(n.key, n));
+    }
+    while (o != null) {
+      merged.add(o);
+      o = old.hasNext() ? old.next() : null;
+    }
+    ordered = new TreeMap<>(new SortedEntries(merged));
     return ordered;
+  }
+
+  /** A read-only sorted map over entries already in key order (input of a tree build). */
+  private static final class SortedEntries extends java.util.AbstractMap<String, Node>
+      implements java.util.SortedMap<String, Node> {
+    private final List<Map.Entry<String, Node>> entries;
+
+    SortedEntries(List<Map.Entry<String, Node>> entries) {
+      this.entries = entries;
+    }
+
+    @Override
+    public java.util.Set<Map.Entry<String, Node>> entrySet() {
+      return new java.util.AbstractSet<>() {
+        @Override
+        public java.util.Iterator<Map.Entry<String, Node>> iterator() {
+          return entries.iterator();
+        }
+
+        @Override
+        public int size() {
+          return entries.size();
+        }
+      };
+    }
+
+    @Override
+    public java.util.Comparator<? super String> comparator() {
+      return null;
+    }
+
+    @Override
+    public java.util.SortedMap<String, Node> subMap(String from, String to) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public java.util.SortedMap<String, Node> headMap(String to) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public java.util.SortedMap<String, Node> tailMap(String from) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public String firstKey() {
+      return entries.get(0).getKey();
+    }
+
+    @Override
+    public String lastKey() {
+      return entries.get(entries.size() - 1).getKey();
+    }
   }
 
   private void index(Node n) {

@@ -397,6 +397,41 @@ class GraphTest {
   }
 
   @Test
+  @DisplayName("B38 (ours) nodes created in bulk are sorted into the ordered index in one merge:"
+      + " all() and range() list exactly the live nodes in key order, after removals and after a"
+      + " rollback")
+  void bulkCreationKeepsTheOrderedIndex() {
+    Graph g = new Graph();
+    TreeSet<String> live = new TreeSet<>();
+    for (int i = 0; i < 300; i++) {
+      String key = "/p" + (i % 3) + "/k" + String.format("%04d", (i * 7919) % 1000);
+      g.write(key).value = i;
+      live.add(key);
+    }
+    assertThat(g.all().keySet()).containsExactlyElementsOf(live);
+    g.endBatch();
+    TreeSet<String> committed = new TreeSet<>(live);
+    // a second wave: many new keys interleaved with the old ones, some old ones removed
+    for (int i = 0; i < 200; i++) {
+      String key = "/p" + (i % 3) + "/k" + String.format("%04d", 1000 + (i * 31) % 997);
+      g.write(key).value = i;
+      live.add(key);
+    }
+    List<String> old = new ArrayList<>(committed);
+    for (int i = 0; i < old.size(); i += 7) {
+      g.remove(old.get(i));
+      live.remove(old.get(i));
+    }
+    assertThat(g.range("/p1/").keySet())
+        .containsExactlyElementsOf(live.subSet("/p1/", "/p10"));
+    assertThat(g.all().keySet()).containsExactlyElementsOf(live);
+    assertThat(g.all().values()).allMatch(n -> g.get(n.key) == n);
+    g.rollback();
+    assertThat(g.all().keySet()).containsExactlyElementsOf(committed);
+    assertThat(g.size()).isEqualTo(committed.size());
+  }
+
+  @Test
   @DisplayName("B22 B24 B30 B42 B45 (ours) random batches: rollback restores the state at the last"
       + " endBatch exactly, and the index stays consistent after every operation")
   void randomBatchesRollback() {

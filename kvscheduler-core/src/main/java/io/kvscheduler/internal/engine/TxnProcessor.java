@@ -16,7 +16,6 @@ import io.kvscheduler.internal.graph.Node;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

@@ -282,11 +282,9 @@ final class History {
         changed.add(n.key);
       }
     }
-    removed.replaceAll((k, head) -> {
-      Rev kept = trimmed(head, cutoff);
-      return kept == null ? head : kept; // null: removed below
-    });
-    removed.entrySet().removeIf(e -> trimmed(e.getValue(), cutoff) == null);
+    for (String key : new ArrayList<>(removed.keySet())) {
+      removed.computeIfPresent(key, (k, head) -> trimmed(head, cutoff)); // null drops the key
+    }
     return changed;
   }
 

@@ -97,62 +97,7 @@ final class Published {
       entries.add(Map.entry(n.key, view));
     }
     pending = nowPending;
-    return TreePMap.fromSortedMap(new SortedEntries(entries));
-  }
-
-  /** A read-only sorted map over entries already in key order (input of fromSortedMap). */
-  private static final class SortedEntries extends java.util.AbstractMap<String, View>
-      implements java.util.SortedMap<String, View> {
-    private final List<Map.Entry<String, View>> entries;
-
-    SortedEntries(List<Map.Entry<String, View>> entries) {
-      this.entries = entries;
-    }
-
-    @Override
-    public java.util.Set<Map.Entry<String, View>> entrySet() {
-      return new java.util.AbstractSet<>() {
-        @Override
-        public java.util.Iterator<Map.Entry<String, View>> iterator() {
-          return entries.iterator();
-        }
-
-        @Override
-        public int size() {
-          return entries.size();
-        }
-      };
-    }
-
-    @Override
-    public java.util.Comparator<? super String> comparator() {
-      return null;
-    }
-
-    @Override
-    public java.util.SortedMap<String, View> subMap(String from, String to) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public java.util.SortedMap<String, View> headMap(String to) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public java.util.SortedMap<String, View> tailMap(String from) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public String firstKey() {
-      return entries.get(0).getKey();
-    }
-
-    @Override
-    public String lastKey() {
-      return entries.get(entries.size() - 1).getKey();
-    }
+    return TreePMap.fromSortedMap(new io.kvscheduler.internal.graph.SortedEntries<>(entries));
   }
 
   static View viewOf(Graph g, Node n) {

@@ -206,7 +206,7 @@ final class Refresher {
 
   private void applyRetrieved(DescriptorHandle h, KVWithMetadata<Object, Object> kv, Node seen,
       ValueOrigin origin, long mark) {
-    Node n = seen != null ? g.write(seen) : g.write(kv.key());
+    Node n = g.write(kv.key(), seen);
     n.refreshMark = mark;
     refreshNode(n, h, kv.value(), origin, null);
     n.metadata = kv.metadata();
@@ -223,7 +223,7 @@ final class Refresher {
           continue;
         }
         derivedKeys.add(d.key());
-        Node dn = existing != null ? g.write(existing) : g.write(d.key());
+        Node dn = g.write(d.key(), existing);
         refreshNode(dn, reg.forKey(d.key()), d.value(), origin, n.key);
         dn.refreshMark = mark;
       }

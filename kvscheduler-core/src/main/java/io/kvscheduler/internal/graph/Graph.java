@@ -108,18 +108,6 @@ public final class Graph {
     return write(key);
   }
 
-  /**
-   * {@code n}, a node obtained from {@link #get(String)} that is still the graph's node of its
-   * key, for writing (saves the lookup of {@link #write(String)}).
-   */
-  public Node write(Node n) {
-    if (!n.inGraph) {
-      throw new IllegalStateException("node " + n.key + " is no longer in the graph");
-    }
-    journal(n);
-    return n;
-  }
-
   private void journal(Node n) {
     if (n.journaled == null) {
       n.journaled = n.copy();
@@ -494,63 +482,8 @@ public final class Graph {
       merged.add(o);
       o = old.hasNext() ? old.next() : null;
     }
-    ordered = new TreeMap<>(new SortedEntries(merged));
+    ordered = new TreeMap<>(new SortedEntries<>(merged));
     return ordered;
-  }
-
-  /** A read-only sorted map over entries already in key order (input of a tree build). */
-  private static final class SortedEntries extends java.util.AbstractMap<String, Node>
-      implements java.util.SortedMap<String, Node> {
-    private final List<Map.Entry<String, Node>> entries;
-
-    SortedEntries(List<Map.Entry<String, Node>> entries) {
-      this.entries = entries;
-    }
-
-    @Override
-    public java.util.Set<Map.Entry<String, Node>> entrySet() {
-      return new java.util.AbstractSet<>() {
-        @Override
-        public java.util.Iterator<Map.Entry<String, Node>> iterator() {
-          return entries.iterator();
-        }
-
-        @Override
-        public int size() {
-          return entries.size();
-        }
-      };
-    }
-
-    @Override
-    public java.util.Comparator<? super String> comparator() {
-      return null;
-    }
-
-    @Override
-    public java.util.SortedMap<String, Node> subMap(String from, String to) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public java.util.SortedMap<String, Node> headMap(String to) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public java.util.SortedMap<String, Node> tailMap(String from) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public String firstKey() {
-      return entries.get(0).getKey();
-    }
-
-    @Override
-    public String lastKey() {
-      return entries.get(entries.size() - 1).getKey();
-    }
   }
 
   private void index(Node n) {

@@ -71,7 +71,6 @@ final class Refresher {
             r.error());
         continue;
       }
-      TxnProcessor.tp("retrieve " + h.name);
       refreshedDescriptors.add(h.name);
       Map<String, ValueOrigin> correlated = new HashMap<>(correlate.size() * 4 / 3 + 16);
       for (KVWithMetadata<Object, Object> c : correlate) {
@@ -89,7 +88,6 @@ final class Refresher {
         }
         applyRetrieved(h, kv, seen, resolveOrigin(kv, seen, correlated), mark);
       }
-      TxnProcessor.tp("apply " + h.name);
       // NB base values of this descriptor not returned lose their metadata
       for (Node n : wasEmpty ? List.<Node>of() : nodesOf(h, keys)) {
         if (n.refreshMark != mark && n.metadata != null && n.state != ValueState.OBTAINED) {

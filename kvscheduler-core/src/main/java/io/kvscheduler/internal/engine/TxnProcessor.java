@@ -88,9 +88,7 @@ final class TxnProcessor {
     boolean skip;
   }
 
-  static long T0; static void tp(String w){ if (System.getProperty("kvs.phases")!=null) { long t=System.nanoTime(); System.err.printf("%-22s %6.1f ms%n", w, (t-T0)/1e6); T0=t; } }
   void process(Queued q) {
-    T0=System.nanoTime();
     Job job = new Job();
     job.seq = nextSeq++;
     Instant start = cfg.clock().instant();
@@ -107,9 +105,7 @@ final class TxnProcessor {
       } else {
         throw new IllegalStateException("not a transaction: " + q);
       }
-      tp("prepare");
       touched.add(unrecordedBatch(), true); // resync refresh: unrecorded
-      tp("touched-refresh");
       run(job, start, future, touched);
     } catch (RuntimeException | Error e) {
       LOG.error("transaction #{} aborted by an internal error; its changes are rolled back",
@@ -228,7 +224,6 @@ final class TxnProcessor {
     sorted.sort((a, b) -> a.key().compareTo(b.key()));
     job.sortedValues = sorted;
     List<Kv> ordered = order(sorted, true);
-    tp("sort+order");
     List<OpRecord> planned = List.of();
     boolean skip = job.skip;
     TxnContext sim = null;
@@ -257,10 +252,8 @@ final class TxnProcessor {
     if (!skip) {
       executeWithRevert(tx, ordered, touched, job);
     }
-    tp("walk");
     List<OpRecord> executed =
         Compression.compress(tx.ops, g.departures() == tx.departuresAtStart);
-    tp("compress");
     Graph.Journal journal = g.endBatch();
     touched.add(journal, false);
     if (job.resync != ResyncType.DOWNSTREAM) {
@@ -269,15 +262,12 @@ final class TxnProcessor {
       // a downstream resync only brings the SB back to the unchanged intent: no revisions (B142)
       history.carryOver(journal);
     }
-    tp("endbatch+revisions");
     RecordedTxn rec = record(job, start, cfg.clock().instant(), planned, executed);
     history.addRecord(rec);
     if (cfg.printTxnSummary() && TXN_LOG.isInfoEnabled()) {
       TXN_LOG.info("\n{}", TxnLogFormatter.finalRecord(rec, cfg.valueFormatter()));
     }
-    tp("record");
     postProcess(job, tx, executed, touched, future);
-    tp("postprocess");
   }
 
   private TxnContext context(Job job, boolean simulate) {
@@ -477,9 +467,7 @@ final class TxnProcessor {
     for (String key : history.trimRevisions(cfg.clock().instant(), g)) {
       touched.add(key, g.get(key));
     }
-    tp("post-misc");
     publish(touched);
-    tp("publish");
     history.afterPublish(g);
     history.trim(cfg.clock().instant());
     // 5. deliver statuses, then answer the caller

@@ -170,7 +170,7 @@ final class Refresher {
 
   private boolean validRetrieved(DescriptorHandle h, KVWithMetadata<Object, Object> kv,
       Node seen, long mark, Set<String> keys) {
-    if (!selects(h, kv.key())) {
+    if ((seen != null ? reg.forNode(seen) : reg.forKey(kv.key())) != h) {
       LOG.warn("descriptor {}: Retrieve returned foreign key {}; skipped", h.name, kv.key());
       return false;
     }
@@ -222,7 +222,7 @@ final class Refresher {
         }
         derivedKeys.add(d.key());
         Node dn = g.write(d.key(), existing);
-        refreshNode(dn, reg.forKey(d.key()), d.value(), origin, n.key);
+        refreshNode(dn, reg.forNode(dn), d.value(), origin, n.key);
         dn.refreshMark = mark;
       }
     }

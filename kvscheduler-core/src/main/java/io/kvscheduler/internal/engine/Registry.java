@@ -1,6 +1,7 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.KVDescriptor;
+import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -23,6 +24,11 @@ final class Registry {
 
   private final Map<String, DescriptorHandle> byName = new HashMap<>();
   private volatile List<DescriptorHandle> ordered = List.of();
+  /**
+   * Incremented by every registration (never 0): a descriptor cached in a node is valid while the
+   * node's copy of this number is current.
+   */
+  private volatile int generation = 1;
   private final CopyOnWriteArrayList<DescriptorHandle> all = new CopyOnWriteArrayList<>();
   /** Key → descriptor cache; cleared when full (cheap, lock-free, bounded). */
   private final java.util.concurrent.ConcurrentHashMap<String, DescriptorHandle> keyCache =
@@ -60,6 +66,7 @@ final class Registry {
     all.addAll(added.values());
     ordered = order;
     keyCache.clear();
+    generation = generation == Integer.MAX_VALUE ? 1 : generation + 1;
     return List.copyOf(added.values());
   }
 
@@ -151,6 +158,21 @@ final class Registry {
       keyCache.put(key, found);
     }
     return found;
+  }
+
+  /**
+   * {@link #forKey} for the key of {@code n}, cached in the node until the next registration (a
+   * key's descriptor changes only when descriptors are added). Engine thread only.
+   */
+  DescriptorHandle forNode(Node n) {
+    int gen = generation;
+    if (n.handleGeneration == gen) {
+      return (DescriptorHandle) n.handle;
+    }
+    DescriptorHandle h = forKey(n.key);
+    n.handle = h;
+    n.handleGeneration = gen;
+    return h;
   }
 
   /** Keys already reported as ambiguous (bounded: the report is about the configuration). */

@@ -153,7 +153,7 @@ final class RetryPlanner {
    * status of {@code changed}; the cheaper of two passes is used when nothing became
    * UNIMPLEMENTED.
    */
-  void trackUnimplemented(Set<String> changed, boolean sawUnimplemented) {
+  void trackUnimplemented(java.util.Collection<String> changed, boolean sawUnimplemented) {
     if (!sawUnimplemented && unimplemented.size() < changed.size()) {
       // no value became UNIMPLEMENTED: only the tracked ones may have left the state
       unimplemented.removeIf(key -> {

@@ -22,8 +22,11 @@ final class TxnContext {
   final List<OpRecord> ops = new ArrayList<>();
   /** {@link io.kvscheduler.internal.graph.Graph#departures()} when the pass started. */
   long departuresAtStart;
-  /** Base keys whose status changed. */
-  final java.util.HashSet<String> changedStatus = new java.util.HashSet<>();
+  /**
+   * Base keys whose status changed, in order of change; a key may repeat (only immediate repeats,
+   * e.g. a base and its derived values, are skipped): consumers deduplicate when they need to.
+   */
+  final ArrayList<String> changedStatus = new ArrayList<>();
   /** Base keys of the transaction's own values (B100: only their failures trigger revert). */
   final Set<String> ownKeys = new HashSet<>();
   /** Set when a node whose base key is one of {@link #ownKeys} fails (not during revert). */
@@ -47,6 +50,14 @@ final class TxnContext {
     this.revertOnFailure = revertOnFailure;
     this.retryKeys = retryKeys;
     this.retryAttempt = retryAttempt;
+  }
+
+  /** Notes that the status of base value {@code baseKey} changed. */
+  void statusChanged(String baseKey) {
+    int last = changedStatus.size() - 1;
+    if (last < 0 || !changedStatus.get(last).equals(baseKey)) {
+      changedStatus.add(baseKey);
+    }
   }
 
   boolean isNB() {

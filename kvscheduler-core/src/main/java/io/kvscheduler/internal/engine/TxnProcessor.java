@@ -138,6 +138,7 @@ final class TxnProcessor {
       }
       // sorted once: the correlation input of the refresh and the merge below need key order
       values.sort((a, b) -> a.key().compareTo(b.key()));
+      g.reserve(2 * values.size()); // a first resync: the values and as many derived ones
       if (o.resync() != ResyncType.UPSTREAM) {
         refresher.refresh(null, first ? values : null, o.verboseRefresh());
       }
@@ -220,6 +221,7 @@ final class TxnProcessor {
   }
 
   private void run(Job job, Instant start, CompletableFuture<Long> future, Touched touched) {
+    g.reserve(2 * job.values.size()); // a first transaction: the values and as many derived ones
     List<Kv> sorted = new ArrayList<>(job.values);
     sorted.sort((a, b) -> a.key().compareTo(b.key()));
     job.sortedValues = sorted;
@@ -351,7 +353,7 @@ final class TxnProcessor {
       } else if (n == null || n.value == null || !n.isAvailable()) {
         create.add(kv);
       } else {
-        DescriptorHandle h = reg.forKey(kv.key());
+        DescriptorHandle h = reg.forNode(n);
         if (h != null && h.updateWithRecreate(kv.key(), n.value, kv.value(), n.metadata)) {
           recreate.add(kv);
         } else {

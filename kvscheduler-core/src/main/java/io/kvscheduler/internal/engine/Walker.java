@@ -49,16 +49,9 @@ final class Walker {
   private final Registry reg;
   private final TxnContext tx;
 
-  private String lastKey;
-  private DescriptorHandle lastHandle;
-
-  /** Descriptor of {@code key}; one visit asks several times for the same key. */
-  private DescriptorHandle handle(String key) {
-    if (!key.equals(lastKey)) {
-      lastHandle = reg.forKey(key);
-      lastKey = key;
-    }
-    return lastHandle;
+  /** Descriptor of the node's key (cached in the node by the registry). */
+  private DescriptorHandle handle(Node node) {
+    return reg.forNode(node);
   }
 
   Walker(Graph g, Registry reg, TxnContext tx) {
@@ -167,7 +160,7 @@ final class Walker {
           || prevOp != now.lastOperation()
           || !prevErr.equals(OpRecord.msg(now.error))
           || !prevDetails.equals(details(now))) {
-        tx.changedStatus.add(a.baseKey);
+        tx.statusChanged(a.baseKey);
       }
     }
     return err;
@@ -190,7 +183,7 @@ final class Walker {
     op.prevState = node.state;
     op.prevErr = node.error;
     op.derived = a.derived;
-    op.property = a.derived && handle(a.kv.key()) == null;
+    op.property = a.derived && handle(node) == null;
     op.revert = a.kv.revert();
     op.retry = tx.isRetry() || tx.type == io.kvscheduler.api.TxnType.RETRY_UNIMPL_OPS;
     op.recreate = a.recreating != null && a.recreating.contains(a.kv.key());
@@ -202,7 +195,7 @@ final class Walker {
   private Throwable applyCreate(Node node, OpRecord op, Args a) {
     String key = a.kv.key();
     node.value = a.kv.value();
-    DescriptorHandle h = handle(key);
+    DescriptorHandle h = handle(node);
     if (h != null) {
       node.descriptor = h.name;
       node.label = h.label(key);
@@ -288,7 +281,7 @@ final class Walker {
 
   private Throwable applyUpdate(Node node, OpRecord op, Args a) {
     String key = a.kv.key();
-    DescriptorHandle h = handle(key);
+    DescriptorHandle h = handle(node);
     if (!tx.simulate && !a.kv.fromSB() && h != null) {
       Throwable invalid = h.validate(key, a.kv.value());
       if (invalid != null) {
@@ -436,7 +429,7 @@ final class Walker {
       return inherited;
     }
     Throwable err = null;
-    DescriptorHandle h = node.descriptor == null ? null : handle(key);
+    DescriptorHandle h = node.descriptor == null ? null : handle(node);
     if (!tx.simulate && h != null) {
       if (!a.kv.fromSB()) {
         err = h.delete(key, node.value, node.metadata);
@@ -464,7 +457,7 @@ final class Walker {
         setState(node, op, ValueState.REMOVED);
       }
     } else {
-      DescriptorHandle h = handle(node.key);
+      DescriptorHandle h = handle(node);
       op.newErr = err;
       op.newState = markFailed(node, a, err, h == null || h.isRetriable(err), TxnOperation.DELETE);
     }

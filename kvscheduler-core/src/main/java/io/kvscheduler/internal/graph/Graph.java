@@ -32,7 +32,7 @@ public final class Graph {
   /** Journal marker of a key that did not exist when the batch started. */
   public static final Node ABSENT = new Node("<absent>");
 
-  private final HashMap<String, Node> nodes = new HashMap<>();
+  private HashMap<String, Node> nodes = new HashMap<>();
   /**
    * The nodes sorted by key, except those in {@link #unordered}: new nodes are sorted in only when
    * an ordered view is asked for, so a transaction that creates many values and never asks
@@ -64,6 +64,17 @@ public final class Graph {
   /** The node of {@code key} or null. Read only: do not mutate the result. */
   public Node get(String key) {
     return nodes.get(key);
+  }
+
+  /**
+   * Sizes the key table of an empty graph for {@code expected} nodes, so that a first large
+   * transaction (a startup resync, an initial configuration) does not rehash it as it grows.
+   * No effect on a graph that has nodes.
+   */
+  public void reserve(int expected) {
+    if (nodes.isEmpty() && expected > 64) {
+      nodes = new HashMap<>((int) Math.min((long) (expected / 0.75) + 1, 1 << 30));
+    }
   }
 
   /** Number of nodes. */

@@ -57,6 +57,13 @@ public final class Node {
    */
   public Object scratchOwner;
   public int scratchIndex;
+  /**
+   * The descriptor selecting the key, cached by the engine's registry (opaque to the graph) and
+   * valid while {@link #handleGeneration} is the registry's current generation. Copied with the
+   * node (the key, hence the descriptor, is the same).
+   */
+  public Object handle;
+  public int handleGeneration;
   /** Keys derived from this value, sorted. */
   public List<String> derivedKeys = List.of();
   /**
@@ -92,6 +99,8 @@ public final class Node {
     n.refreshMark = refreshMark;
     n.touchMark = touchMark;
     n.history = history;
+    n.handle = handle;
+    n.handleGeneration = handleGeneration;
     return n;
   }
 

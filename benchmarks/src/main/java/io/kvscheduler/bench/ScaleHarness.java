@@ -32,7 +32,8 @@ import java.util.Random;
  *       {@code max_us} of the time from {@code startNBTransaction()} to the return of the blocking
  *       {@code commit()}. {@code --populate split} builds the same graph with two transactions
  *       (interfaces first, then the bridge domain, so no binding is ever PENDING) instead of the
- *       single W1 transaction.
+ *       single W1 transaction. A full collection after populating settles the heap before the
+ *       warm-up.
  *   <li><b>W3</b> – a full resync of the W1 values against a southbound that already holds them
  *       (Retrieve returns all of them, origin resolved by correlation): nothing may be executed.
  *       Reports {@code seconds} of the resync commit.
@@ -221,6 +222,9 @@ public final class ScaleHarness {
       out.put("populate", split ? "split" : "single");
       out.put("populate_seconds", round((System.nanoTime() - p0) / 1e9, 3));
       checkPopulated(kvs, n);
+      // settle the heap: without this, the collector digests the bulk load (a concurrent cycle
+      // over the whole old generation) while the first measured transactions run
+      System.gc();
 
       boolean[] enabled = new boolean[n];
       Arrays.fill(enabled, true);

@@ -33,6 +33,22 @@ final class DescriptorHandle {
   final KVDescriptor<Object, Object> d;
   final String name;
   final NamedMappingImpl<Object> metadataMap;
+  // the descriptor's callbacks, read once (null when absent): no Optional per call
+  private final Class<Object> valueType;
+  private final KVDescriptor.KeyLabel keyLabel;
+  private final KVDescriptor.Comparator<Object> comparator;
+  private final KVDescriptor.Validator<Object> validator;
+  private final KVDescriptor.Creator<Object, Object> creator;
+  private final KVDescriptor.Updater<Object, Object> updater;
+  private final KVDescriptor.Deleter<Object, Object> deleter;
+  private final KVDescriptor.RecreateDecider<Object, Object> recreateDecider;
+  private final KVDescriptor.Retriever<Object, Object> retriever;
+  private final KVDescriptor.RetriableFailure retriableFailure;
+  private final KVDescriptor.DerivedValues<Object> deriver;
+  private final KVDescriptor.Dependencies<Object> dependencies;
+
+  private static final Result<List<Dependency>> NO_DEPENDENCIES = new Result<>(List.of(), null);
+  private static final Result<List<KeyValuePair>> NO_DERIVED = new Result<>(List.of(), null);
 
   @SuppressWarnings("unchecked")
   DescriptorHandle(KVDescriptor<?, ?> descriptor) {
@@ -40,7 +56,20 @@ final class DescriptorHandle {
     this.name = descriptor.name();
     this.metadataMap =
         descriptor.withMetadata() ? new NamedMappingImpl<>(name, d.metadataIndexes()) : null;
+    this.valueType = d.valueType();
+    this.keyLabel = d.keyLabel().orElse(null);
+    this.comparator = d.valueComparator().orElse(null);
+    this.validator = d.validate().orElse(null);
+    this.creator = d.create().orElse(null);
+    this.updater = d.update().orElse(null);
+    this.deleter = d.delete().orElse(null);
+    this.recreateDecider = d.updateWithRecreate().orElse(null);
+    this.retriever = d.retrieve().orElse(null);
+    this.retriableFailure = d.isRetriableFailure().orElse(null);
+    this.deriver = d.derivedValues().orElse(null);
+    this.dependencies = d.dependencies().orElse(null);
   }
+
 
   /** Result of a guarded callback: a value or the thrown error. */
   record Result<T>(T value, Throwable error) {
@@ -57,11 +86,11 @@ final class DescriptorHandle {
   }
 
   String label(String key) {
-    if (d.keyLabel().isEmpty()) {
+    if (keyLabel == null) {
       return key;
     }
     try {
-      String l = d.keyLabel().get().label(key);
+      String l = keyLabel.label(key);
       return l == null || l.isEmpty() ? key : l;
     } catch (Throwable t) {
       unwrapFatal(t);
@@ -76,11 +105,11 @@ final class DescriptorHandle {
     if (typeErr != null) {
       return typeErr;
     }
-    if (d.validate().isEmpty()) {
+    if (validator == null) {
       return null;
     }
     try {
-      d.validate().get().validate(key, value);
+      validator.validate(key, value);
       return null;
     } catch (Throwable t) {
       return unwrapFatal(t);
@@ -88,7 +117,7 @@ final class DescriptorHandle {
   }
 
   Throwable checkType(String key, Object value) {
-    if (value != null && !d.valueType().isInstance(value)) {
+    if (value != null && !valueType.isInstance(value)) {
       return new InvalidValueException(
           "value for key " + key + " is a " + value.getClass().getName() + " but descriptor "
               + name + " expects " + d.valueType().getName());
@@ -100,12 +129,12 @@ final class DescriptorHandle {
     if (oldValue == null || newValue == null) {
       return oldValue == newValue;
     }
-    if (d.valueComparator().isEmpty() || checkType(key, oldValue) != null
+    if (comparator == null || checkType(key, oldValue) != null
         || checkType(key, newValue) != null) {
       return Objects.equals(oldValue, newValue);
     }
     try {
-      return d.valueComparator().get().equivalent(key, oldValue, newValue);
+      return comparator.equivalent(key, oldValue, newValue);
     } catch (Throwable t) {
       unwrapFatal(t);
       LOG.error("descriptor {}: valueComparator failed for key {}; treating values as different",
@@ -116,15 +145,15 @@ final class DescriptorHandle {
 
   /** True when a change must be applied by re-creation (no Update, or UpdateWithRecreate). */
   boolean updateWithRecreate(String key, Object oldValue, Object newValue, Object metadata) {
-    if (d.update().isEmpty()) {
+    if (updater == null) {
       return true;
     }
-    if (d.updateWithRecreate().isEmpty()
+    if (recreateDecider == null
         || checkType(key, oldValue) != null || checkType(key, newValue) != null) {
       return false;
     }
     try {
-      return d.updateWithRecreate().get().updateWithRecreate(key, oldValue, newValue, metadata);
+      return recreateDecider.updateWithRecreate(key, oldValue, newValue, metadata);
     } catch (Throwable t) {
       unwrapFatal(t);
       LOG.error("descriptor {}: updateWithRecreate failed for key {}; re-creating", name, key, t);
@@ -133,13 +162,13 @@ final class DescriptorHandle {
   }
 
   Result<List<Dependency>> dependencies(String key, Object value) {
-    if (d.dependencies().isEmpty() || checkType(key, value) != null) {
-      return new Result<>(List.of(), null);
+    if (dependencies == null || checkType(key, value) != null) {
+      return NO_DEPENDENCIES;
     }
     try {
-      List<Dependency> deps = d.dependencies().get().dependencies(key, value);
-      if (deps == null) {
-        return new Result<>(List.of(), null);
+      List<Dependency> deps = dependencies.dependencies(key, value);
+      if (deps == null || deps.isEmpty()) {
+        return NO_DEPENDENCIES;
       }
       for (int i = 0; i < deps.size(); i++) {
         Dependency dep = deps.get(i);
@@ -161,13 +190,16 @@ final class DescriptorHandle {
   }
 
   Result<List<KeyValuePair>> derivedValues(String key, Object value) {
-    if (d.derivedValues().isEmpty() || checkType(key, value) != null) {
-      return new Result<>(List.of(), null);
+    if (deriver == null || checkType(key, value) != null) {
+      return NO_DERIVED;
     }
     try {
-      List<KeyValuePair> kvs = d.derivedValues().get().derive(key, value);
-      if (kvs == null) {
-        return new Result<>(List.of(), null);
+      List<KeyValuePair> kvs = deriver.derive(key, value);
+      if (kvs == null || kvs.isEmpty()) {
+        return NO_DERIVED;
+      }
+      if (!hasNull(kvs)) {
+        return new Result<>(kvs, null); // read at once by the engine: no copy
       }
       List<KeyValuePair> out = new ArrayList<>(kvs.size());
       for (KeyValuePair kv : kvs) {
@@ -183,37 +215,47 @@ final class DescriptorHandle {
     }
   }
 
+  /** Null test by iteration ({@code List.of(..).contains(null)} throws). */
+  private static boolean hasNull(List<?> list) {
+    for (Object o : list) {
+      if (o == null) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   Result<Object> create(String key, Object value) {
-    if (d.create().isEmpty()) {
+    if (creator == null) {
       return new Result<>(null, new NotImplementedException(
           "descriptor " + name + ": operation Create is not implemented (key " + key + ")"));
     }
     try {
-      return new Result<>(d.create().get().create(key, value), null);
+      return new Result<>(creator.create(key, value), null);
     } catch (Throwable t) {
       return new Result<>(null, unwrapFatal(t));
     }
   }
 
   Result<Object> update(String key, Object oldValue, Object newValue, Object metadata) {
-    if (d.update().isEmpty()) {
+    if (updater == null) {
       return new Result<>(null, new NotImplementedException(
           "descriptor " + name + ": operation Update is not implemented (key " + key + ")"));
     }
     try {
-      return new Result<>(d.update().get().update(key, oldValue, newValue, metadata), null);
+      return new Result<>(updater.update(key, oldValue, newValue, metadata), null);
     } catch (Throwable t) {
       return new Result<>(null, unwrapFatal(t));
     }
   }
 
   Throwable delete(String key, Object value, Object metadata) {
-    if (d.delete().isEmpty()) {
+    if (deleter == null) {
       return new NotImplementedException(
           "descriptor " + name + ": operation Delete is not implemented (key " + key + ")");
     }
     try {
-      d.delete().get().delete(key, value, metadata);
+      deleter.delete(key, value, metadata);
       return null;
     } catch (Throwable t) {
       return unwrapFatal(t);
@@ -221,17 +263,17 @@ final class DescriptorHandle {
   }
 
   boolean canRetrieve() {
-    return d.retrieve().isPresent();
+    return retriever != null;
   }
 
   Result<List<KVWithMetadata<Object, Object>>> retrieve(
       List<KVWithMetadata<Object, Object>> correlate) {
-    if (d.retrieve().isEmpty()) {
+    if (retriever == null) {
       return new Result<>(null, new IllegalStateException(
           "descriptor " + name + " does not support Retrieve operation"));
     }
     try {
-      List<KVWithMetadata<Object, Object>> r = d.retrieve().get().retrieve(correlate);
+      List<KVWithMetadata<Object, Object>> r = retriever.retrieve(correlate);
       return new Result<>(r == null ? List.of() : r, null);
     } catch (Throwable t) {
       return new Result<>(null, unwrapFatal(t));
@@ -242,11 +284,11 @@ final class DescriptorHandle {
     if (err instanceof NotImplementedException || err instanceof InvalidValueException) {
       return false;
     }
-    if (d.isRetriableFailure().isEmpty()) {
+    if (retriableFailure == null) {
       return true;
     }
     try {
-      return d.isRetriableFailure().get().isRetriable(err);
+      return retriableFailure.isRetriable(err);
     } catch (Throwable t) {
       unwrapFatal(t);
       LOG.error("descriptor {}: isRetriableFailure failed; treating error as non-retriable",

@@ -391,6 +391,65 @@ class StatusAndDumpTest {
   // ------------------------------------------------------------------ §16 dumps
 
   @Test
+  @DisplayName("(ours) bulk transactions: statuses and dumps follow creation, change, removal and pending of thousands of values")
+  void bulkTransactionsArePublishedExactly() {
+    dataChangeSetup(false);
+    KVScheduler kvs = env.kvs();
+    int n = 3000; // above the size at which the published map is rebuilt in one pass
+    Object[] create = new Object[4 * n];
+    for (int i = 0; i < n; i++) {
+      create[2 * i] = Fx.PREFIX_A + "v" + i;
+      create[2 * i + 1] = arr(1);
+      create[2 * n + 2 * i] = Fx.PREFIX_B + "v" + i; // B values wait for nothing: no dependency
+      create[2 * n + 2 * i + 1] = s("b" + i);
+    }
+    commit(create);
+    assertThat(kvs.dumpValues("descriptor1", View.CACHED)).hasSize(n);
+    assertThat(kvs.dumpValues("descriptor2", View.CACHED)).hasSize(n);
+    assertThat(kvs.valueStatus(Fx.PREFIX_A + "v7"))
+        .isEqualTo(base(st(Fx.PREFIX_A + "v7", CONFIGURED, CREATE),
+            st(d(Fx.PREFIX_A + "v7", 1), CONFIGURED, CREATE)));
+    assertThat(kvs.valueStatuses()).hasSize(2 * n);
+
+    // a second bulk transaction: every even A value removed, every odd one changed; the B
+    // values are untouched and their published statuses must survive the rebuild
+    Object[] change = new Object[2 * n];
+    for (int i = 0; i < n; i++) {
+      change[2 * i] = Fx.PREFIX_A + "v" + i;
+      change[2 * i + 1] = i % 2 == 0 ? null : arr(2);
+    }
+    commit(change);
+    assertThat(kvs.dumpValues("descriptor1", View.CACHED)).extracting(KVWithMetadata::key)
+        .hasSize(n / 2).allMatch(k -> Integer.parseInt(k.substring(Fx.PREFIX_A.length() + 1)) % 2 == 1);
+    assertThat(kvs.valueStatus(Fx.PREFIX_A + "v8")).isEqualTo(base(ValueStatus.nonexistent(Fx.PREFIX_A + "v8")));
+    assertThat(kvs.valueStatus(Fx.PREFIX_A + "v9"))
+        .isEqualTo(base(st(Fx.PREFIX_A + "v9", CONFIGURED, UPDATE),
+            st(d(Fx.PREFIX_A + "v9", 2), CONFIGURED, CREATE)));
+    assertThat(kvs.valueStatus(Fx.PREFIX_B + "v8"))
+        .isEqualTo(base(st(Fx.PREFIX_B + "v8", CONFIGURED, CREATE)));
+    assertThat(kvs.valueStatuses()).hasSize(n + n / 2);
+    assertThat(kvs.dumpValues("descriptor2", View.CACHED)).hasSize(n);
+
+    // B2's derived values depend on A1 (and A1/item1): B2 waits while A1 is absent, in a bulk
+    // transaction that also re-creates every removed A value
+    Object[] again = new Object[2 * (n / 2) + 2];
+    int j = 0;
+    for (int i = 0; i < n; i += 2) {
+      again[j++] = Fx.PREFIX_A + "v" + i;
+      again[j++] = arr(3);
+    }
+    again[j++] = B2;
+    again[j] = arr(1);
+    commit(again);
+    assertThat(kvs.valueStatus(B2)).isEqualTo(base(st(B2, CONFIGURED, CREATE),
+        st(d(B2, 1), PENDING, CREATE, A1)));
+    commit(A1, arr(1));
+    assertThat(kvs.valueStatus(B2)).isEqualTo(base(st(B2, CONFIGURED, CREATE),
+        st(d(B2, 1), CONFIGURED, CREATE)));
+    assertThat(kvs.valueStatuses()).hasSize(2 * n + 2);
+  }
+
+  @Test
   @DisplayName("B158 B159 B160 views of a pending NB value, an OBTAINED value and a descriptor without Retrieve")
   void dumpsAroundNotifications() {
     notificationsSetup();

@@ -45,13 +45,13 @@ final class Published {
   }
 
   /**
-   * Re-publishes {@code keys}; {@code touched} tells whether a current node is among them (the
-   * views of the others are reused when the whole map is rebuilt).
+   * Re-publishes {@code keys} (touched keys: those whose node changed, was created or removed;
+   * may repeat).
    */
-  void update(Collection<String> keys, java.util.function.Predicate<Node> touched, Graph g) {
+  void update(Collection<String> keys, Graph g) {
     TreePMap<String, View> v = views;
     if (keys.size() > 1024 && keys.size() > v.size() / 4) {
-      views = rebuild(v, touched, g);
+      views = rebuild(v, keys, g);
       return;
     }
     for (String key : keys) {
@@ -73,28 +73,50 @@ final class Published {
   }
 
   /**
-   * A large change: merge the graph's sorted nodes with the previous snapshot (views of untouched
-   * keys are reused) and build the new map in one linear pass.
+   * A large change: the touched keys, sorted, merged with the previous snapshot (views of
+   * untouched keys are reused) into a new map built in one linear pass. Needs no ordered view
+   * of the graph.
    */
-  private TreePMap<String, View> rebuild(
-      TreePMap<String, View> old, java.util.function.Predicate<Node> touched, Graph g) {
+  private TreePMap<String, View> rebuild(TreePMap<String, View> old, Collection<String> keys,
+      Graph g) {
+    String[] touched = keys.toArray(new String[0]);
+    java.util.Arrays.sort(touched);
     java.util.HashSet<String> nowPending = new java.util.HashSet<>();
-    List<Map.Entry<String, View>> entries = new ArrayList<>(g.size());
+    List<Map.Entry<String, View>> entries = new ArrayList<>(old.size() + touched.length);
     java.util.Iterator<Map.Entry<String, View>> prev = old.entrySet().iterator();
     Map.Entry<String, View> p = prev.hasNext() ? prev.next() : null;
-    for (Node n : g.all().values()) {
-      if (n.value == null) {
-        continue;
+    String last = null;
+    for (String key : touched) {
+      if (key.equals(last)) {
+        continue; // listed twice
       }
-      while (p != null && p.getKey().compareTo(n.key) < 0) {
+      last = key;
+      int c;
+      while (p != null && (c = p.getKey().compareTo(key)) <= 0) {
+        if (c < 0) { // untouched: kept as it was
+          entries.add(p);
+          if (p.getValue().state() == ValueState.PENDING) {
+            nowPending.add(p.getKey());
+          }
+        }
         p = prev.hasNext() ? prev.next() : null;
       }
-      View view = p != null && p.getKey().equals(n.key) && !touched.test(n)
-          ? p.getValue() : viewOf(g, n);
-      if (view.state() == ValueState.PENDING) {
-        nowPending.add(n.key);
+      Node n = g.get(key);
+      if (n == null || n.value == null) {
+        continue;
       }
-      entries.add(Map.entry(n.key, view));
+      View view = viewOf(g, n);
+      if (view.state() == ValueState.PENDING) {
+        nowPending.add(key);
+      }
+      entries.add(Map.entry(key, view));
+    }
+    while (p != null) {
+      entries.add(p);
+      if (p.getValue().state() == ValueState.PENDING) {
+        nowPending.add(p.getKey());
+      }
+      p = prev.hasNext() ? prev.next() : null;
     }
     pending = nowPending;
     return TreePMap.fromSortedMap(new io.kvscheduler.internal.graph.SortedEntries<>(entries));

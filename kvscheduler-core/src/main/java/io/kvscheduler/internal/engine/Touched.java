@@ -43,11 +43,6 @@ final class Touched {
     }
   }
 
-  /** True when {@code n}, the current node of its key, is listed. */
-  boolean contains(Node n) {
-    return n.touchMark == mark;
-  }
-
   /** True when a refresh of this transaction wrote {@code key} (builds a set on first use). */
   boolean refreshed(String key) {
     if (refreshedKeys.isEmpty()) {

@@ -129,7 +129,7 @@ final class TxnProcessor {
       boolean first = resyncCount++ == 0;
       if (o.resync() == ResyncType.DOWNSTREAM) {
         values = new ArrayList<>();
-        for (Node n : g.all().values()) {
+        for (Node n : g.nodes()) { // any order: sorted below
           if (!n.isDerived() && n.value != null && n.state != ValueState.OBTAINED
               && n.lastUpdate != null && n.lastUpdate.value() != null) {
             values.add(Kv.nb(n.key, n.lastUpdate.value()));
@@ -142,26 +142,29 @@ final class TxnProcessor {
       if (o.resync() != ResyncType.UPSTREAM) {
         refresher.refresh(null, first ? values : null, o.verboseRefresh());
       }
-      // base values the transaction does not list: a merge of the sorted values with the
-      // graph's sorted keys (no set of listed keys)
-      int next = 0;
-      int listedCount = values.size();
-      for (Node n : g.all().values()) { // read only: values are collected, the graph is unchanged
-        if (n.isDerived() || n.value == null) {
-          continue;
+      // base values the transaction does not list: the listed ones are marked in their nodes,
+      // the graph's nodes are scanned in any order and the unlisted ones appended in key order
+      // (no ordered view of the graph and no set of listed keys)
+      Object listed = new Object();
+      for (Kv kv : values) {
+        Node n = g.get(kv.key());
+        if (n != null) {
+          n.scratchOwner = listed;
         }
-        while (next < listedCount && values.get(next).key().compareTo(n.key) < 0) {
-          next++;
-        }
-        if (next < listedCount && values.get(next).key().equals(n.key)) {
+      }
+      List<Kv> unlisted = new ArrayList<>();
+      for (Node n : g.nodes()) { // read only: values are collected, the graph is unchanged
+        if (n.isDerived() || n.value == null || n.scratchOwner == listed) {
           continue;
         }
         if (n.state == ValueState.OBTAINED) {
-          values.add(new Kv(n.key, n.value, ValueOrigin.FROM_SB, false, n.metadata));
+          unlisted.add(new Kv(n.key, n.value, ValueOrigin.FROM_SB, false, n.metadata));
         } else if (n.state != ValueState.REMOVED) {
-          values.add(Kv.nb(n.key, null));
+          unlisted.add(Kv.nb(n.key, null));
         }
       }
+      unlisted.sort((a, b) -> a.key().compareTo(b.key()));
+      values.addAll(unlisted);
     }
     job.values = values;
     job.recordedValues = o.resync() == ResyncType.DOWNSTREAM ? List.of() : values;
@@ -516,7 +519,7 @@ final class TxnProcessor {
         }
       }
     }
-    published.update(touched.keys(), touched::contains, g);
+    published.update(touched.keys(), g);
   }
 
   /** Where the processor queues follow-up transactions. */

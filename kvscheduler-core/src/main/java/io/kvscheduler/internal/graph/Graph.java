@@ -452,6 +452,11 @@ public final class Graph {
     return prefix.substring(0, i - 1) + (char) (prefix.charAt(i - 1) + 1);
   }
 
+  /** All nodes in no particular order (a live view: do not modify the graph while iterating). */
+  public Collection<Node> nodes() {
+    return java.util.Collections.unmodifiableCollection(nodes.values());
+  }
+
   /** All nodes sorted by key (a live view: do not modify). */
   public NavigableMap<String, Node> all() {
     return sorted();

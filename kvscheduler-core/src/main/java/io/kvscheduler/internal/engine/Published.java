@@ -45,13 +45,14 @@ final class Published {
   }
 
   /**
-   * Re-publishes {@code keys} (touched keys: those whose node changed, was created or removed;
-   * may repeat).
+   * Re-publishes the touched keys (those whose node changed, was created or removed; a key may
+   * be listed more than once).
    */
-  void update(Collection<String> keys, Graph g) {
+  void update(Touched touched, Graph g) {
+    List<String> keys = touched.keys();
     TreePMap<String, View> v = views;
     if (keys.size() > 1024 && keys.size() > v.size() / 4) {
-      views = rebuild(v, keys, g);
+      views = rebuild(v, touched, g);
       return;
     }
     for (String key : keys) {
@@ -72,21 +73,31 @@ final class Published {
     views = v;
   }
 
+  /** Sort order of the touched entries in a rebuild: a node or, for a key without one, the key. */
+  private static String keyOf(Object o) {
+    return o instanceof Node n ? n.key : (String) o;
+  }
+
   /**
    * A large change: the touched keys, sorted, merged with the previous snapshot (views of
    * untouched keys are reused) into a new map built in one linear pass. Needs no ordered view
-   * of the graph.
+   * of the graph, and no lookup for a touched node that is still in the graph.
    */
-  private TreePMap<String, View> rebuild(TreePMap<String, View> old, Collection<String> keys,
-      Graph g) {
-    String[] touched = keys.toArray(new String[0]);
-    java.util.Arrays.sort(touched);
+  private TreePMap<String, View> rebuild(TreePMap<String, View> old, Touched t, Graph g) {
+    List<String> keys = t.keys();
+    Object[] touched = new Object[keys.size()];
+    for (int i = 0; i < touched.length; i++) {
+      Node n = t.node(i);
+      touched[i] = n != null ? n : keys.get(i);
+    }
+    java.util.Arrays.sort(touched, (a, b) -> keyOf(a).compareTo(keyOf(b)));
     java.util.HashSet<String> nowPending = new java.util.HashSet<>();
     List<Map.Entry<String, View>> entries = new ArrayList<>(old.size() + touched.length);
     java.util.Iterator<Map.Entry<String, View>> prev = old.entrySet().iterator();
     Map.Entry<String, View> p = prev.hasNext() ? prev.next() : null;
     String last = null;
-    for (String key : touched) {
+    for (Object o : touched) {
+      String key = keyOf(o);
       if (key.equals(last)) {
         continue; // listed twice
       }
@@ -101,7 +112,7 @@ final class Published {
         }
         p = prev.hasNext() ? prev.next() : null;
       }
-      Node n = g.get(key);
+      Node n = o instanceof Node listed && listed.inGraph() ? listed : g.get(key);
       if (n == null || n.value == null) {
         continue;
       }

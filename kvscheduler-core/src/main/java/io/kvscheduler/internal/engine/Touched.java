@@ -17,6 +17,8 @@ import java.util.Set;
 final class Touched {
   private final long mark;
   private final ArrayList<String> keys = new ArrayList<>();
+  /** The node of each listed key when it was listed (null for a key that had none). */
+  private final ArrayList<Node> nodes = new ArrayList<>();
   private final ArrayList<String> refreshedKeys = new ArrayList<>();
   private Set<String> refreshedSet;
   private final ArrayList<String> removedCandidates = new ArrayList<>();
@@ -27,6 +29,11 @@ final class Touched {
 
   /** Adds the keys of a closed batch; {@code refresh}: the batch was a refresh. */
   void add(Graph.Journal j, boolean refresh) {
+    keys.ensureCapacity(keys.size() + j.size());
+    nodes.ensureCapacity(nodes.size() + j.size());
+    if (refresh) {
+      refreshedKeys.ensureCapacity(refreshedKeys.size() + j.size());
+    }
     for (int i = 0; i < j.size(); i++) {
       String key = j.key(i);
       Node cur = j.current(i);
@@ -58,9 +65,11 @@ final class Touched {
   void add(String key, Node n) {
     if (n == null) {
       keys.add(key);
+      nodes.add(null);
     } else if (n.touchMark != mark) {
       n.touchMark = mark;
       keys.add(key);
+      nodes.add(n);
     }
   }
 
@@ -70,6 +79,14 @@ final class Touched {
    */
   List<String> removedCandidates() {
     return removedCandidates;
+  }
+
+  /**
+   * The node of the {@code i}-th listed key when it was listed, or null: the key's current node
+   * if it is still in the graph ({@link Node#inGraph()}), else look the key up.
+   */
+  Node node(int i) {
+    return nodes.get(i);
   }
 
   /** The listed keys, in order of listing (read only). */

@@ -519,7 +519,7 @@ final class TxnProcessor {
         }
       }
     }
-    published.update(touched.keys(), g);
+    published.update(touched, g);
   }
 
   /** Where the processor queues follow-up transactions. */

@@ -228,7 +228,7 @@ final class TxnProcessor {
     List<Kv> sorted = new ArrayList<>(job.values);
     sorted.sort((a, b) -> a.key().compareTo(b.key()));
     job.sortedValues = sorted;
-    List<Kv> ordered = order(sorted, true);
+    Ordered ordered = order(sorted);
     List<OpRecord> planned = List.of();
     boolean skip = job.skip;
     TxnContext sim = null;
@@ -285,30 +285,32 @@ final class TxnProcessor {
     return tx;
   }
 
-  private void execute(TxnContext tx, List<Kv> ordered) {
+  private void execute(TxnContext tx, Ordered ordered) {
     Walker w = new Walker(g, reg, tx);
-    for (Kv kv : ordered) {
-      w.applyTop(kv);
+    for (int i = 0; i < ordered.values.size(); i++) {
+      w.applyTop(ordered.values.get(i), ordered.nodes.get(i));
     }
   }
 
-  private void executeWithRevert(TxnContext tx, List<Kv> ordered, Touched touched, Job job) {
+  private void executeWithRevert(TxnContext tx, Ordered ordered, Touched touched, Job job) {
     Walker w = new Walker(g, reg, tx);
     java.util.ArrayDeque<Kv> previous = new java.util.ArrayDeque<>();
     boolean revert = false;
     if (tx.revertOnFailure) {
-      for (Kv kv : ordered) {
+      for (Kv kv : ordered.values) {
         tx.ownKeys.add(kv.key());
       }
     }
-    for (Kv kv : ordered) {
+    for (int i = 0; i < ordered.values.size(); i++) {
+      Kv kv = ordered.values.get(i);
+      Node hint = ordered.nodes.get(i);
       if (!tx.revertOnFailure) {
-        w.applyTop(kv);
+        w.applyTop(kv, hint);
         continue;
       }
-      Node before = g.get(kv.key());
+      Node before = hint != null && hint.inGraph() ? hint : g.get(kv.key());
       Object prev = before == null ? null : before.value;
-      Throwable err = w.applyTop(kv);
+      Throwable err = w.applyTop(kv, hint);
       previous.addFirst(new Kv(kv.key(), prev, ValueOrigin.FROM_NB, true, null));
       // B100: only failures of the transaction's own values trigger the revert
       if (err != null && tx.revertOnFailure && tx.ownFailed) {
@@ -322,7 +324,7 @@ final class TxnProcessor {
       touched.add(journal, false);
       history.addRevisions(journal, job.seq, cfg.clock().instant());
       for (Kv kv : previous) {
-        w.applyTop(kv);
+        w.applyTop(kv, null);
       }
     }
   }
@@ -334,41 +336,39 @@ final class TxnProcessor {
     return j;
   }
 
-  /** Sorts by key, then: deletions, re-creations, creations, in-place updates. */
-  List<Kv> order(List<Kv> values) {
-    return order(values, false);
-  }
+  /**
+   * A transaction's values in execution order, each with the node its key had when the order was
+   * decided (or null): a hint that saves the walk a lookup while the node is still the key's.
+   */
+  private record Ordered(List<Kv> values, List<Node> nodes) {}
 
-  private List<Kv> order(List<Kv> values, boolean alreadySorted) {
-    List<Kv> sorted = values;
-    if (!alreadySorted) {
-      sorted = new ArrayList<>(values);
-      sorted.sort((a, b) -> a.key().compareTo(b.key()));
+  /** Of values sorted by key, the execution order: deletions, re-creations, creations, updates. */
+  private Ordered order(List<Kv> sorted) {
+    Ordered[] classes = new Ordered[4];
+    for (int c = 0; c < classes.length; c++) {
+      classes[c] = new Ordered(new ArrayList<>(), new ArrayList<>());
     }
-    List<Kv> delete = new ArrayList<>();
-    List<Kv> recreate = new ArrayList<>();
-    List<Kv> create = new ArrayList<>();
-    List<Kv> update = new ArrayList<>();
     for (Kv kv : sorted) {
       Node n = g.get(kv.key());
+      int c;
       if (kv.value() == null) {
-        delete.add(kv);
+        c = 0; // delete
       } else if (n == null || n.value == null || !n.isAvailable()) {
-        create.add(kv);
+        c = 2; // create
       } else {
         DescriptorHandle h = reg.forNode(n);
-        if (h != null && h.updateWithRecreate(kv.key(), n.value, kv.value(), n.metadata)) {
-          recreate.add(kv);
-        } else {
-          update.add(kv);
-        }
+        c = h != null && h.updateWithRecreate(kv.key(), n.value, kv.value(), n.metadata)
+            ? 1 // re-create
+            : 3; // update
       }
+      classes[c].values.add(kv);
+      classes[c].nodes.add(n);
     }
-    List<Kv> out = new ArrayList<>(sorted.size());
-    out.addAll(delete);
-    out.addAll(recreate);
-    out.addAll(create);
-    out.addAll(update);
+    Ordered out = new Ordered(new ArrayList<>(sorted.size()), new ArrayList<>(sorted.size()));
+    for (Ordered c : classes) {
+      out.values.addAll(c.values);
+      out.nodes.addAll(c.nodes);
+    }
     return out;
   }
 

@@ -76,9 +76,12 @@ final class Walker {
   private record Relations(List<Dependency> deps, List<Kv> derived, List<String> derivedKeys,
       Throwable error) {}
 
-  /** Applies a top-level value of the transaction. Returns the error of the value, or null. */
-  Throwable applyTop(Kv kv) {
-    return apply(new Args(kv, kv.key(), false, false, null));
+  /**
+   * Applies a top-level value of the transaction ({@code hint}: the key's node as the caller
+   * looked it up, or null). Returns the error of the value, or null.
+   */
+  Throwable applyTop(Kv kv, Node hint) {
+    return apply(new Args(kv, kv.key(), false, false, null, hint));
   }
 
   Throwable apply(Args a) {

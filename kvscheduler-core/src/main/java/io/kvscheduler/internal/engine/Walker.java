@@ -73,8 +73,12 @@ final class Walker {
   }
 
   /** Derived values and dependencies computed for a value. */
-  private record Relations(List<Dependency> deps, List<Kv> derived, List<String> derivedKeys,
-      Throwable error) {}
+  private record Relations(List<Dependency> deps, List<Kv> derived, List<Node> derivedNodes,
+      List<String> derivedKeys, Throwable error) {
+    Relations(List<Dependency> deps, Throwable error) {
+      this(deps, List.of(), List.of(), List.of(), error);
+    }
+  }
 
   /**
    * Applies a top-level value of the transaction ({@code hint}: the key's node as the caller
@@ -277,7 +281,7 @@ final class Walker {
 
     // errors of dependents are theirs, not this value's
     runDepUpdates(node, a, true);
-    return applyDerived(rel.derived, a, true);
+    return applyDerived(rel.derived, rel.derivedNodes, a, true);
   }
 
   // ---------------------------------------------------------------- UPDATE
@@ -339,7 +343,7 @@ final class Walker {
           obsolete.add(new Kv(dk, null, a.kv.origin(), a.kv.revert(), null));
         }
       }
-      Throwable obsErr = applyDerived(obsolete, a, false);
+      Throwable obsErr = applyDerived(obsolete, null, a, false);
       if (obsErr != null) {
         // the Update was not called: keep the value that is in the SB
         g.setDeps(node, oldDeps);
@@ -383,7 +387,7 @@ final class Walker {
       op.noop = true;
       record(op);
     }
-    return applyDerived(rel.derived, a, true);
+    return applyDerived(rel.derived, rel.derivedNodes, a, true);
   }
 
   // ---------------------------------------------------------------- DELETE
@@ -420,7 +424,7 @@ final class Walker {
           dels.add(new Kv(dk, null, a.kv.origin(), a.kv.revert(), null));
         }
       }
-      inherited = applyDerived(dels, a, false);
+      inherited = applyDerived(dels, null, a, false);
     }
     if (inherited == null) {
       inherited = runDepUpdates(node, a, false);
@@ -514,17 +518,24 @@ final class Walker {
     return first;
   }
 
-  private Throwable applyDerived(List<Kv> derived, Args a, boolean check) {
+  /**
+   * Applies derived values of {@code a}'s base; {@code nodes} (or null): for each value, the
+   * node its key had when it was derived, or null (a value derived before is then looked up).
+   */
+  private Throwable applyDerived(List<Kv> derived, List<Node> nodes, Args a, boolean check) {
     Throwable was = null;
     List<Kv> sorted = derived;
     if (!DerivedOrder.isSorted(derived)) {
       sorted = new ArrayList<>(derived);
       sorted.sort((x, y) -> x.key().compareTo(y.key()));
+      nodes = null; // no longer aligned
     }
-    for (Kv kv : sorted) {
+    for (int i = 0; i < sorted.size(); i++) {
+      Kv kv = sorted.get(i);
       Node existing = null;
       if (check) {
-        existing = g.get(kv.key());
+        Node seen = nodes == null ? null : nodes.get(i);
+        existing = seen != null && seen.inGraph() ? seen : g.get(kv.key());
         if (!validDerived(kv, existing, a.baseKey)) {
           continue;
         }
@@ -552,40 +563,43 @@ final class Walker {
 
   private Relations relations(Node node, DescriptorHandle h, Args a) {
     if (h == null) {
-      return new Relations(List.of(), List.of(), List.of(), null);
+      return new Relations(List.of(), null);
     }
     Object value = a.kv.value();
     DescriptorHandle.Result<List<Dependency>> deps = h.dependencies(node.key, value);
     if (deps.failed()) {
-      return new Relations(List.of(), List.of(), List.of(), deps.error());
+      return new Relations(List.of(), deps.error());
     }
     if (a.derived) {
-      return new Relations(deps.value(), List.of(), List.of(), null);
+      return new Relations(deps.value(), null);
     }
     DescriptorHandle.Result<List<KeyValuePair>> der = h.derivedValues(node.key, value);
     if (der.failed()) {
-      return new Relations(List.of(), List.of(), List.of(), der.error());
+      return new Relations(List.of(), der.error());
     }
     if (der.value().isEmpty()) {
-      return new Relations(deps.value(), List.of(), List.of(), null);
+      return new Relations(deps.value(), null);
     }
     // sorted by key, first occurrence of a key wins; a key colliding with a value that is not
     // derived from this one is skipped
     List<KeyValuePair> unique = DerivedOrder.sortedUnique(der.value(), node.key);
     List<Kv> derived = new ArrayList<>(unique.size());
+    List<Node> nodes = new ArrayList<>(unique.size());
     String[] keys = new String[unique.size()];
     int n = 0;
-    for (KeyValuePair kv : unique) {
+    for (int i = 0; i < unique.size(); i++) {
+      KeyValuePair kv = unique.get(i);
       Node existing = g.get(kv.key());
       if (existing != null && existing.value != null && !node.key.equals(existing.derivedFrom)) {
         continue;
       }
       derived.add(new Kv(kv.key(), kv.value(), a.kv.origin(), a.kv.revert(), null));
+      nodes.add(existing);
       keys[n++] = kv.key();
     }
     List<String> derivedKeys = n == keys.length ? List.of(keys)
         : List.of(java.util.Arrays.copyOf(keys, n));
-    return new Relations(deps.value(), derived, derivedKeys, null);
+    return new Relations(deps.value(), derived, nodes, derivedKeys, null);
   }
 
   // ------------------------------------------------------------ readiness

@@ -1,5 +1,6 @@
 package io.kvscheduler.api;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -130,6 +131,7 @@ public final class KVDescriptor<V, M> {
   private final Dependencies<V> dependencies;
   private final List<String> retrieveDependencies;
   private final boolean parallelizable;
+  private final Duration operationTimeout;
 
   private KVDescriptor(Builder<V, M> b) {
     this.name = b.name;
@@ -153,6 +155,7 @@ public final class KVDescriptor<V, M> {
     this.dependencies = b.dependencies;
     this.retrieveDependencies = List.copyOf(b.retrieveDependencies);
     this.parallelizable = b.parallelizable;
+    this.operationTimeout = b.operationTimeout;
   }
 
   /**
@@ -250,6 +253,14 @@ public final class KVDescriptor<V, M> {
     return retrieveDependencies;
   }
 
+  /**
+   * Limit of one southbound call (Create, Update, Delete, Retrieve) of this descriptor; empty =
+   * the scheduler's ({@link KVSchedulerBuilder#operationTimeout}).
+   */
+  public Optional<Duration> operationTimeout() {
+    return Optional.ofNullable(operationTimeout);
+  }
+
   /** Whether independent operations of this descriptor may run in parallel (opt-in). */
   public boolean parallelizable() {
     return parallelizable;
@@ -292,6 +303,7 @@ public final class KVDescriptor<V, M> {
     private Dependencies<V> dependencies;
     private final List<String> retrieveDependencies = new ArrayList<>();
     private boolean parallelizable;
+    private Duration operationTimeout;
 
     private Builder(String name, Class<V> valueType) {
       if (name == null || name.isBlank()) {
@@ -422,6 +434,19 @@ public final class KVDescriptor<V, M> {
     /** Descriptors to retrieve before this one. */
     public Builder<V, M> retrieveDependencies(String... descriptorNames) {
       this.retrieveDependencies.addAll(List.of(descriptorNames));
+      return this;
+    }
+
+    /**
+     * Bounds each southbound call (Create, Update, Delete, Retrieve) of this descriptor, instead
+     * of the scheduler's {@link KVSchedulerBuilder#operationTimeout} (same semantics): a call
+     * still running after {@code timeout} is interrupted and the operation fails with an {@link
+     * OperationTimeoutException}. Calls then run on a call thread, not the engine thread.
+     *
+     * @throws IllegalArgumentException if {@code timeout} is not positive
+     */
+    public Builder<V, M> operationTimeout(Duration timeout) {
+      this.operationTimeout = KVSchedulerBuilder.positive(timeout, "operationTimeout");
       return this;
     }
 

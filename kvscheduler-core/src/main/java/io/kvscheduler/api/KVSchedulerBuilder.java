@@ -90,6 +90,32 @@ public final class KVSchedulerBuilder {
   }
 
   /**
+   * Bounds every southbound call (Create, Update, Delete, Retrieve) of descriptors that set no
+   * timeout of their own ({@link KVDescriptor.Builder#operationTimeout}): a call still running
+   * after {@code timeout} is interrupted and no longer awaited, and the operation fails with an
+   * {@link OperationTimeoutException} (retried like any failure when the transaction asked for
+   * retries). With a timeout, calls run on a separate call thread while the engine waits; a call
+   * that ignores the interrupt may still finish later, concurrently with later calls, and its
+   * result is dropped (the failed value's key is refreshed through Retrieve after the
+   * transaction, which shows what the southbound really did). Default: none — calls run on the
+   * engine thread and may take as long as they take.
+   *
+   * @throws IllegalArgumentException if {@code timeout} is not positive
+   */
+  public KVSchedulerBuilder operationTimeout(Duration timeout) {
+    cfg.operationTimeout = positive(timeout, "operationTimeout");
+    return this;
+  }
+
+  static Duration positive(Duration d, String what) {
+    Objects.requireNonNull(d, what);
+    if (d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(what + " must be positive, got " + d);
+    }
+    return d;
+  }
+
+  /**
    * Verification mode for every transaction: after execution the changed values are read back
    * (Retrieve) and values whose southbound state differs from what was applied are reported as
    * failed keys. Per transaction: {@link TxnOptions#withVerify}. Default: false.

@@ -47,11 +47,25 @@ final class DescriptorHandle {
   private final KVDescriptor.DerivedValues<Object> deriver;
   private final KVDescriptor.Dependencies<Object> dependencies;
 
+  /** Limit of one southbound call (null: none, the call runs on the engine thread). */
+  private final java.time.Duration timeout;
+  private final SbCalls calls;
+
   private static final Result<List<Dependency>> NO_DEPENDENCIES = new Result<>(List.of(), null);
   private static final Result<List<KeyValuePair>> NO_DERIVED = new Result<>(List.of(), null);
 
-  @SuppressWarnings("unchecked")
+  /** A handle without operation timeout. */
   DescriptorHandle(KVDescriptor<?, ?> descriptor) {
+    this(descriptor, null, null);
+  }
+
+  /**
+   * A handle whose southbound calls are limited to the descriptor's operation timeout, else
+   * {@code defaultTimeout} (null: no limit); limited calls run through {@code calls}.
+   */
+  @SuppressWarnings("unchecked")
+  DescriptorHandle(KVDescriptor<?, ?> descriptor, java.time.Duration defaultTimeout,
+      SbCalls calls) {
     this.d = (KVDescriptor<Object, Object>) descriptor;
     this.name = descriptor.name();
     this.metadataMap =
@@ -68,6 +82,21 @@ final class DescriptorHandle {
     this.retriableFailure = d.isRetriableFailure().orElse(null);
     this.deriver = d.derivedValues().orElse(null);
     this.dependencies = d.dependencies().orElse(null);
+    this.timeout = calls == null ? null : d.operationTimeout().orElse(defaultTimeout);
+    this.calls = calls;
+  }
+
+  /**
+   * Runs a southbound callback: on the engine thread, or on a call thread with the descriptor's
+   * time limit.
+   */
+  private <T> T sb(java.util.concurrent.Callable<T> call, String operation, String key)
+      throws Exception {
+    if (timeout == null) {
+      return call.call();
+    }
+    return calls.call(call, timeout,
+        () -> new io.kvscheduler.api.OperationTimeoutException(name, operation, key, timeout));
   }
 
 
@@ -231,7 +260,7 @@ final class DescriptorHandle {
           "descriptor " + name + ": operation Create is not implemented (key " + key + ")"));
     }
     try {
-      return new Result<>(creator.create(key, value), null);
+      return new Result<>(sb(() -> creator.create(key, value), "Create", key), null);
     } catch (Throwable t) {
       return new Result<>(null, unwrapFatal(t));
     }
@@ -243,7 +272,8 @@ final class DescriptorHandle {
           "descriptor " + name + ": operation Update is not implemented (key " + key + ")"));
     }
     try {
-      return new Result<>(updater.update(key, oldValue, newValue, metadata), null);
+      return new Result<>(
+          sb(() -> updater.update(key, oldValue, newValue, metadata), "Update", key), null);
     } catch (Throwable t) {
       return new Result<>(null, unwrapFatal(t));
     }
@@ -255,7 +285,10 @@ final class DescriptorHandle {
           "descriptor " + name + ": operation Delete is not implemented (key " + key + ")");
     }
     try {
-      deleter.delete(key, value, metadata);
+      sb(() -> {
+        deleter.delete(key, value, metadata);
+        return null;
+      }, "Delete", key);
       return null;
     } catch (Throwable t) {
       return unwrapFatal(t);
@@ -273,7 +306,8 @@ final class DescriptorHandle {
           "descriptor " + name + " does not support Retrieve operation"));
     }
     try {
-      List<KVWithMetadata<Object, Object>> r = retriever.retrieve(correlate);
+      List<KVWithMetadata<Object, Object>> r =
+          sb(() -> retriever.retrieve(correlate), "Retrieve", null);
       return new Result<>(r == null ? List.of() : r, null);
     } catch (Throwable t) {
       return new Result<>(null, unwrapFatal(t));

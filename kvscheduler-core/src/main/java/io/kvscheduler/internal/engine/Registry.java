@@ -34,6 +34,19 @@ final class Registry {
   private final java.util.concurrent.ConcurrentHashMap<String, DescriptorHandle> keyCache =
       new java.util.concurrent.ConcurrentHashMap<>();
 
+  /** Limit of southbound calls of descriptors that set none (null: none). */
+  private final java.time.Duration defaultTimeout;
+  private final SbCalls calls;
+
+  /**
+   * @param defaultTimeout limit of southbound calls of descriptors that set none, or null
+   * @param calls where limited calls run
+   */
+  Registry(java.time.Duration defaultTimeout, SbCalls calls) {
+    this.defaultTimeout = defaultTimeout;
+    this.calls = calls;
+  }
+
   /**
    * Registers a group of descriptors atomically.
    *
@@ -47,7 +60,7 @@ final class Registry {
         throw new IllegalArgumentException(
             "descriptor " + d.name() + " is already registered (descriptor names must be unique)");
       }
-      added.put(d.name(), new DescriptorHandle(d));
+      added.put(d.name(), new DescriptorHandle(d, defaultTimeout, calls));
     }
     for (DescriptorHandle h : added.values()) {
       for (String dep : h.d.retrieveDependencies()) {

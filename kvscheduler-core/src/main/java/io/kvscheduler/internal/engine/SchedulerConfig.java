@@ -22,7 +22,8 @@ public record SchedulerConfig(
     String threadName,
     boolean verify,
     Duration downstreamResyncPeriod,
-    Duration downstreamResyncJitter) {
+    Duration downstreamResyncJitter,
+    Duration operationTimeout) {
 
   /** Builder-side mutable settings. */
   public static final class Mutable {
@@ -41,12 +42,14 @@ public record SchedulerConfig(
     public boolean verify;
     public Duration downstreamResyncPeriod;
     public Duration downstreamResyncJitter = Duration.ZERO;
+    /** Default limit of a southbound call; null = none. */
+    public Duration operationTimeout;
 
     public SchedulerConfig freeze() {
       return new SchedulerConfig(clock, delayScheduler, statusExecutor, queueCapacity, simulation,
           printTxnSummary, valueFormatter, recordHistory, historyAgeLimit,
           permanentHistoryPeriod, historyMaxRecords, threadName, verify, downstreamResyncPeriod,
-          downstreamResyncJitter);
+          downstreamResyncJitter, operationTimeout);
     }
   }
 }

@@ -25,7 +25,6 @@ import io.kvscheduler.api.View;
 import io.kvscheduler.internal.graph.Graph;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -55,11 +54,17 @@ public final class SchedulerImpl implements KVScheduler {
   private static final Logger LOG = LoggerFactory.getLogger(SchedulerImpl.class);
 
   private final SchedulerConfig cfg;
-  private final Registry registry = new Registry();
+  private final Registry registry;
+  /** Runs southbound calls that have a time limit. */
+  private final SbCalls sbCalls;
   private final Graph graph = new Graph();
   private final LinkedBlockingDeque<Queued> queue;
-  /** Transactions queued by the engine thread itself (never blocks). */
-  private final ArrayDeque<Queued> internal = new ArrayDeque<>();
+  /**
+   * Transactions queued from inside descriptor callbacks (the engine thread, or a call thread
+   * while the engine waits for it); served before the shared queue, never blocks.
+   */
+  private final java.util.concurrent.ConcurrentLinkedDeque<Queued> internal =
+      new java.util.concurrent.ConcurrentLinkedDeque<>();
   private final Published published = new Published();
   private final History history;
   private final Watchers watchers;
@@ -91,9 +96,12 @@ public final class SchedulerImpl implements KVScheduler {
       c = new SchedulerConfig(c.clock(), ds, ex, c.queueCapacity(), c.simulation(),
           c.printTxnSummary(), c.valueFormatter(), c.recordHistory(), c.historyAgeLimit(),
           c.permanentHistoryPeriod(), c.historyMaxRecords(), c.threadName(), c.verify(),
-          c.downstreamResyncPeriod(), c.downstreamResyncJitter());
+          c.downstreamResyncPeriod(), c.downstreamResyncJitter(), c.operationTimeout());
     }
     this.cfg = c;
+    this.sbCalls = new SbCalls(c.threadName());
+    owned.add(sbCalls);
+    this.registry = new Registry(c.operationTimeout(), sbCalls);
     this.queue = new LinkedBlockingDeque<>(c.queueCapacity());
     this.history = new History(c, c.clock().instant(), published);
     this.watchers = new Watchers(c.statusExecutor());
@@ -192,6 +200,28 @@ public final class SchedulerImpl implements KVScheduler {
 
   private boolean onEngine() {
     return Thread.currentThread() == engine;
+  }
+
+  /**
+   * Queues {@code q} from inside a descriptor callback. From a call thread the engine may not be
+   * waiting for the call any more (it overran its time limit): an empty task wakes the engine up
+   * if it is idle.
+   */
+  private void queueFromCallback(Queued q) {
+    internal.addLast(q);
+    if (!onEngine()) {
+      queue.offerLast(WAKE);
+    }
+  }
+
+  private static final Queued WAKE = new Queued.Task(() -> {});
+
+  /**
+   * True inside a descriptor callback: on the engine thread, or on a call thread running a
+   * southbound call the engine waits for. Waiting for the engine from there would deadlock.
+   */
+  private boolean inCallback() {
+    return onEngine() || sbCalls.inCall();
   }
 
   private void ensureOpen() {
@@ -339,9 +369,9 @@ public final class SchedulerImpl implements KVScheduler {
       List<Kv> kvs = new ArrayList<>(values.size());
       values.forEach((k, v) -> kvs.add(Kv.nb(k, v)));
       Queued.Nb q = new Queued.Nb(kvs, o, f);
-      if (onEngine()) {
+      if (inCallback()) {
         LOG.warn("transaction committed from a descriptor callback: queued, not awaited");
-        internal.addLast(q);
+        queueFromCallback(q);
         return false;
       }
       if (o.nonBlocking()) {
@@ -368,8 +398,8 @@ public final class SchedulerImpl implements KVScheduler {
       kvs.add(new Kv(kv.key(), kv.value(), ValueOrigin.FROM_SB, false, kv.metadata()));
     }
     Queued.Sb q = new Queued.Sb(kvs);
-    if (onEngine()) {
-      internal.addLast(q);
+    if (inCallback()) {
+      queueFromCallback(q);
     } else if (!queue.offerLast(q)) {
       throw new IllegalStateException("transaction queue is full");
     }
@@ -377,7 +407,7 @@ public final class SchedulerImpl implements KVScheduler {
 
   @Override
   public void transactionBarrier() {
-    if (onEngine()) {
+    if (inCallback()) {
       return;
     }
     onEngine(() -> null);

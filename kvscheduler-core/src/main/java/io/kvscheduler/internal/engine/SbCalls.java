@@ -1,0 +1,86 @@
+package io.kvscheduler.internal.engine;
+
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * Southbound calls with a time limit: the call runs on a call thread while the engine thread
+ * waits for it at most the limit. A call that overruns is interrupted and abandoned (its thread
+ * is not reused until the call returns; a later call gets another thread), so a hanging
+ * southbound costs one blocked thread, never the engine.
+ *
+ * <p>Call threads are created on demand and end after 30 s without work. While a call runs, its
+ * thread counts as "inside a descriptor callback" ({@link #inCall()}): a transaction committed
+ * from there is queued, not awaited, exactly as from the engine thread.
+ */
+final class SbCalls implements AutoCloseable {
+  private final ThreadLocal<Boolean> inCall = new ThreadLocal<>();
+  private final ThreadPoolExecutor threads;
+
+  SbCalls(String threadName) {
+    AtomicInteger n = new AtomicInteger();
+    this.threads = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS,
+        new SynchronousQueue<>(), r -> {
+          Thread t = new Thread(r, threadName + "-sb-call-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
+  }
+
+  /** True on a call thread while it runs a southbound call. */
+  boolean inCall() {
+    return inCall.get() != null;
+  }
+
+  /**
+   * Runs {@code call} on a call thread and waits at most {@code limit} for it.
+   *
+   * @return what the call returned
+   * @throws Exception what the call threw, or {@code overrun.get()} when it did not return in
+   *     time (the call is then interrupted)
+   */
+  <T> T call(Callable<T> call, Duration limit, Supplier<? extends RuntimeException> overrun)
+      throws Exception {
+    FutureTask<T> task = new FutureTask<>(() -> {
+      inCall.set(Boolean.TRUE);
+      try {
+        return call.call();
+      } finally {
+        inCall.remove();
+      }
+    });
+    threads.execute(task);
+    try {
+      return task.get(limit.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      task.cancel(true);
+      throw overrun.get();
+    } catch (InterruptedException e) {
+      task.cancel(true);
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for a southbound call", e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof Exception ex) {
+        throw ex;
+      }
+      if (cause instanceof Error err) {
+        throw err;
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public void close() {
+    threads.shutdownNow();
+  }
+}

@@ -1,0 +1,274 @@
+package io.kvscheduler.catalogue;
+
+import static io.kvscheduler.api.TxnOperation.CREATE;
+import static io.kvscheduler.api.TxnOperation.UPDATE;
+import static io.kvscheduler.api.ValueState.CONFIGURED;
+import static io.kvscheduler.api.ValueState.FAILED;
+import static io.kvscheduler.api.ValueState.NONEXISTENT;
+import static io.kvscheduler.api.ValueState.RETRYING;
+import static io.kvscheduler.catalogue.Fx.A1;
+import static io.kvscheduler.catalogue.Fx.A2;
+import static io.kvscheduler.catalogue.Fx.A3;
+import static io.kvscheduler.catalogue.Fx.A4;
+import static io.kvscheduler.catalogue.Fx.C3;
+import static io.kvscheduler.catalogue.Fx.s;
+import static io.kvscheduler.testkit.OpSpec.op;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.kvscheduler.api.KVDescriptor;
+import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.KVWithMetadata;
+import io.kvscheduler.api.KeyError;
+import io.kvscheduler.api.OperationTimeoutException;
+import io.kvscheduler.api.ResyncType;
+import io.kvscheduler.api.RetryOptions;
+import io.kvscheduler.api.TransactionException;
+import io.kvscheduler.api.TxnOptions;
+import io.kvscheduler.api.ValueOrigin;
+import io.kvscheduler.api.ValueStatus;
+import io.kvscheduler.testkit.ManualClock;
+import io.kvscheduler.testkit.ManualDelayScheduler;
+import io.kvscheduler.testkit.MockSouthbound;
+import io.kvscheduler.testkit.TxnAssert;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A southbound that hangs (DESIGN §4.5): with an operation timeout, a Create, Update, Delete or
+ * Retrieve that does not return in time fails its value (or, for Retrieve, leaves the
+ * descriptor's values as they are), and the engine goes on. The timeout is real time, so these
+ * tests wait for it (100 ms each); they assert outcomes, never durations.
+ */
+@Timeout(30) // a regression would hang the engine: fail instead
+class OperationTimeoutTest {
+  private static final Duration LIMIT = Duration.ofMillis(100);
+
+  private final MockSouthbound sb = new MockSouthbound();
+  /** Lets hanging calls return. */
+  private final CountDownLatch release = new CountDownLatch(1);
+  /** Hanging calls that returned after all (their result must be ignored). */
+  private final AtomicInteger lateReturns = new AtomicInteger();
+  private Fx.Env env;
+  private KVScheduler kvs;
+
+  @AfterEach
+  void tearDown() {
+    release.countDown();
+    if (env != null) {
+      env.close();
+    }
+    assertThat(sb.inconsistencies()).isEmpty();
+  }
+
+  private void start(Duration schedulerTimeout) {
+    ManualClock clock = new ManualClock();
+    ManualDelayScheduler timers = new ManualDelayScheduler(clock);
+    var b = KVScheduler.builder().clock(clock).delayScheduler(timers)
+        .statusExecutor(Runnable::run);
+    if (schedulerTimeout != null) {
+      b.operationTimeout(schedulerTimeout);
+    }
+    env = new Fx.Env(b.build(), clock, timers);
+    kvs = env.kvs();
+    kvs.registerDescriptors(
+        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withoutRetrieve()
+            .build());
+  }
+
+  /** Blocks until {@link #release}, ignoring interrupts (the worst case: a call that overruns). */
+  private void hang() {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        release.await();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    lateReturns.incrementAndGet();
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Descriptor for /prefixC/ whose Create hangs for the value "hang". */
+  private KVDescriptor.Builder<Object, Void> hangingOnCreate() {
+    return KVDescriptor.builder("hanging", Object.class)
+        .nbKeyPrefix(Fx.PREFIX_C)
+        .create((key, value) -> {
+          if (s("hang").equals(value)) {
+            hang();
+          }
+          return null;
+        })
+        .delete((key, value, meta) -> { });
+  }
+
+  private long commit(TxnOptions options, Object... kv) {
+    return env.commit(options, kv);
+  }
+
+  private long commit(Object... kv) {
+    return commit(TxnOptions.defaults(), kv);
+  }
+
+  private static String overran(String descriptor, String op, String key) {
+    return "descriptor " + descriptor + ": " + op + (key == null ? "" : " of key " + key)
+        + " did not return within 100ms (the call was interrupted and is no longer awaited)";
+  }
+
+  private void awaitLateReturns(int n) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (lateReturns.get() < n && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertThat(lateReturns.get()).isEqualTo(n);
+  }
+
+  @Test
+  @DisplayName("(ours) a Create that does not return within the operation timeout fails its value; the other values and later transactions are applied")
+  void hangingCreateFailsItsValueOnly() throws Exception {
+    start(LIMIT);
+    kvs.registerDescriptors(hangingOnCreate().build());
+
+    TransactionException e = assertThrows(TransactionException.class,
+        () -> commit(A1, s("a1"), C3, s("hang"), A2, s("a2")));
+    String msg = overran("hanging", "Create", C3);
+    assertThat(e.keyErrors()).extracting(KeyError::key, KeyError::operation, KeyError::message)
+        .containsExactly(tuple(C3, CREATE, msg));
+    OperationTimeoutException cause = (OperationTimeoutException) e.keyErrors().get(0).cause();
+    assertThat(List.of(cause.descriptor(), cause.operation(), cause.key(), cause.timeout()))
+        .containsExactly("hanging", "Create", C3, LIMIT);
+    assertThat(sb.callLog()).containsExactly("CREATE " + A1, "CREATE " + A2);
+    TxnAssert.assertThat(env.txn(0)).executed(
+        op(CREATE, A1).states(NONEXISTENT, CONFIGURED),
+        op(CREATE, A2).states(NONEXISTENT, CONFIGURED),
+        op(CREATE, C3).states(NONEXISTENT, FAILED).error(msg));
+    assertThat(kvs.valueStatus(C3).value())
+        .isEqualTo(new ValueStatus(C3, FAILED, msg, CREATE, List.of()));
+
+    // the abandoned call returns later: nothing changes
+    release.countDown();
+    awaitLateReturns(1);
+    kvs.transactionBarrier();
+    assertThat(kvs.valueStatus(C3).value())
+        .isEqualTo(new ValueStatus(C3, FAILED, msg, CREATE, List.of()));
+    long seq = commit(A3, s("a3"));
+    TxnAssert.assertThat(env.txn(seq)).executed(op(CREATE, A3).states(NONEXISTENT, CONFIGURED));
+  }
+
+  @Test
+  @DisplayName("(ours) with retry, a Create that timed out is RETRYING and retried on a fresh call thread while the first call still hangs")
+  void hangingCreateIsRetried() {
+    start(LIMIT);
+    AtomicInteger creates = new AtomicInteger();
+    kvs.registerDescriptors(KVDescriptor.builder("hanging", Object.class)
+        .nbKeyPrefix(Fx.PREFIX_C)
+        .create((key, value) -> {
+          if (creates.incrementAndGet() == 1) {
+            hang(); // the first attempt hangs until the end of the test
+          }
+          return null;
+        })
+        .delete((key, value, meta) -> { })
+        .build());
+
+    assertThrows(TransactionException.class, () -> commit(
+        TxnOptions.defaults().withRetry(new RetryOptions(Duration.ofSeconds(1), 3, false)),
+        C3, s("c3")));
+    assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(RETRYING);
+    env.timers().advance(Duration.ofSeconds(1));
+    kvs.transactionBarrier();
+    assertThat(creates.get()).isEqualTo(2);
+    assertThat(lateReturns.get()).isZero();
+    assertThat(kvs.valueStatus(C3).value())
+        .isEqualTo(new ValueStatus(C3, CONFIGURED, "", CREATE, List.of()));
+  }
+
+  @Test
+  @DisplayName("(ours) a Retrieve that does not return within the operation timeout leaves the descriptor's values as they are")
+  void hangingRetrieveLeavesValues() {
+    start(LIMIT);
+    AtomicInteger retrieves = new AtomicInteger();
+    kvs.registerDescriptors(hangingOnCreate()
+        .retrieve(correlate -> {
+          retrieves.incrementAndGet();
+          hang();
+          return List.of(); // were it awaited, C3 would be MISSING and re-created
+        })
+        .build());
+    commit(C3, s("c3"));
+    assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(CONFIGURED);
+
+    long seq = commit(TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM));
+    assertThat(retrieves.get()).isEqualTo(1);
+    TxnAssert.assertThat(env.txn(seq)).executed();
+    // re-applied as an equivalent update (B155): nothing executed, the value kept
+    assertThat(kvs.valueStatus(C3).value())
+        .isEqualTo(new ValueStatus(C3, CONFIGURED, "", UPDATE, List.of()));
+    assertThat(kvs.dumpValues("hanging", io.kvscheduler.api.View.CACHED))
+        .extracting(KVWithMetadata::key, KVWithMetadata::origin)
+        .containsExactly(tuple(C3, ValueOrigin.FROM_NB));
+  }
+
+  @Test
+  @DisplayName("(ours) a descriptor's own operation timeout bounds its calls when the scheduler sets none")
+  void descriptorTimeoutWithoutSchedulerTimeout() {
+    start(null);
+    kvs.registerDescriptors(hangingOnCreate().operationTimeout(LIMIT).build());
+    TransactionException e =
+        assertThrows(TransactionException.class, () -> commit(C3, s("hang"), A1, s("a1")));
+    assertThat(e.keyErrors()).extracting(KeyError::key, KeyError::message)
+        .containsExactly(tuple(C3, overran("hanging", "Create", C3)));
+    assertThat(kvs.valueStatus(A1).value().state()).isEqualTo(CONFIGURED);
+  }
+
+  @Test
+  @DisplayName("(ours) a transaction committed from a Create running on a call thread is queued, not awaited, and applied after the current one")
+  void commitFromCallThreadIsQueued() {
+    start(LIMIT);
+    List<Long> inner = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<String> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
+    kvs.registerDescriptors(KVDescriptor.builder("committing", Object.class)
+        .nbKeyPrefix(Fx.PREFIX_C)
+        .create((key, value) -> {
+          threads.add(Thread.currentThread().getName());
+          var txn = kvs.startNBTransaction();
+          txn.setValue(A4, s("from callback"));
+          inner.add(txn.commit());
+          return null;
+        })
+        .delete((key, value, meta) -> { })
+        .build());
+    long seq = commit(C3, s("c3"));
+    kvs.transactionBarrier();
+    assertThat(inner).containsExactly(-1L);
+    assertThat(threads).singleElement().asString().startsWith("kvscheduler-sb-call-");
+    assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(CONFIGURED);
+    TxnAssert.assertThat(env.txn(seq + 1)).executed(op(CREATE, A4).states(NONEXISTENT, CONFIGURED));
+    assertThat(sb.callLog()).containsExactly("CREATE " + A4);
+  }
+
+  @Test
+  @DisplayName("(ours) an operation timeout must be positive")
+  void timeoutMustBePositive() {
+    assertThatThrownBy(() -> KVScheduler.builder().operationTimeout(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("operationTimeout must be positive, got PT0S");
+    assertThatThrownBy(() -> KVDescriptor.builder("d", Object.class)
+        .operationTimeout(Duration.ofMillis(-5)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("operationTimeout must be positive, got PT-0.005S");
+  }
+}

@@ -38,10 +38,13 @@ public final class Agent implements AutoCloseable {
 
   private Agent(AgentConfig config, List<AgentPlugin> plugins) {
     this.config = config;
-    this.kvs = KVScheduler.builder()
+    var builder = KVScheduler.builder()
         .printTxnSummary(config.printTxnSummary())
-        .threadName("kvs-engine")
-        .build();
+        .threadName("kvs-engine");
+    if (config.operationTimeout() != null) {
+      builder.operationTimeout(config.operationTimeout());
+    }
+    this.kvs = builder.build();
     this.orchestrator = new Orchestrator(kvs);
     this.plugins = PluginOrder.order(plugins);
   }

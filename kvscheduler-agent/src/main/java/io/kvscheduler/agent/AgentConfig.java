@@ -6,6 +6,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -26,6 +27,8 @@ import java.util.Set;
  *   <tr><td>etcd-endpoints</td><td>--etcd</td><td>ETCD_ENDPOINTS</td><td>none (etcd northbound off)</td></tr>
  *   <tr><td>status-publishing</td><td>--status-publishing</td><td>ENABLE_STATUS_PUBLISHING (non-empty)</td><td>false</td></tr>
  *   <tr><td>print-txn-summary</td><td>--quiet (sets false)</td><td></td><td>true</td></tr>
+ *   <tr><td>operation-timeout</td><td>--operation-timeout</td><td></td><td>none (southbound
+ *       calls are not bounded)</td></tr>
  * </table>
  *
  * @param label microservice label: the etcd prefix is {@code /vnf-agent/<label>/}
@@ -34,12 +37,22 @@ import java.util.Set;
  * @param etcdEndpoints etcd endpoints (host:port or URLs); empty = etcd northbound off
  * @param statusPublishing publish value statuses under {@code config-status/} in etcd
  * @param printTxnSummary print every transaction's log
+ * @param operationTimeout limit of one southbound call of the plugins' descriptors (see {@code
+ *     KVSchedulerBuilder.operationTimeout}), or null for none; written {@code 500ms}, {@code 5s},
+ *     {@code 1m} or as an ISO-8601 duration ({@code PT5S})
  */
 public record AgentConfig(String label, Path configDir, String restAddress,
-    List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary) {
+    List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
+    Duration operationTimeout) {
 
   public AgentConfig {
     etcdEndpoints = List.copyOf(etcdEndpoints);
+  }
+
+  /** Settings without an operation timeout. */
+  public AgentConfig(String label, Path configDir, String restAddress,
+      List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary) {
+    this(label, configDir, restAddress, etcdEndpoints, statusPublishing, printTxnSummary, null);
   }
 
   /** The defaults: label vpp1, REST on 127.0.0.1:9191, no file or etcd northbound. */
@@ -48,7 +61,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
   }
 
   private static final Set<String> KEYS = Set.of("label", "config-dir", "rest-address",
-      "etcd-endpoints", "status-publishing", "print-txn-summary");
+      "etcd-endpoints", "status-publishing", "print-txn-summary", "operation-timeout");
 
   /**
    * Reads the settings from the command-line arguments (after the command) and the environment.
@@ -62,6 +75,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     List<String> etcd = List.of();
     boolean status = false;
     boolean print = true;
+    Duration timeout = null;
 
     int fileAt = args.indexOf("--config");
     if (fileAt >= 0) {
@@ -102,6 +116,10 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         }
         status = root.path("status-publishing").asBoolean(status);
         print = root.path("print-txn-summary").asBoolean(print);
+        if (root.hasNonNull("operation-timeout")) {
+          timeout = duration(root.get("operation-timeout").asText(),
+              "agent config " + file + ": operation-timeout");
+        }
       }
     }
 
@@ -125,6 +143,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         case "--etcd" -> etcd = split(value(args, ++i, a));
         case "--status-publishing" -> status = true;
         case "--quiet" -> print = false;
+        case "--operation-timeout" -> timeout = duration(value(args, ++i, a), a);
         default -> throw new IllegalArgumentException("unknown option '" + a + "'");
       }
     }
@@ -132,7 +151,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
       throw new IllegalArgumentException("invalid label '" + label + "'");
     }
     return new AgentConfig(label, configDir, "off".equals(rest) ? null : rest, etcd, status,
-        print);
+        print, timeout);
   }
 
   /** The etcd prefix of this agent: {@code /vnf-agent/<label>/}. */
@@ -145,6 +164,35 @@ public record AgentConfig(String label, Path configDir, String restAddress,
       throw new IllegalArgumentException(flag + " needs a value");
     }
     return args.get(i);
+  }
+
+  private static final java.util.regex.Pattern SHORT_DURATION =
+      java.util.regex.Pattern.compile("(\\d+)\\s*(ms|s|m)");
+
+  /** A positive duration: {@code 500ms}, {@code 5s}, {@code 1m} or ISO-8601 ({@code PT5S}). */
+  static Duration duration(String text, String what) {
+    String t = text.strip();
+    Duration d = null;
+    java.util.regex.Matcher m = SHORT_DURATION.matcher(t);
+    try {
+      if (m.matches()) {
+        long n = Long.parseLong(m.group(1));
+        d = switch (m.group(2)) {
+          case "ms" -> Duration.ofMillis(n);
+          case "s" -> Duration.ofSeconds(n);
+          default -> Duration.ofMinutes(n);
+        };
+      } else {
+        d = Duration.parse(t);
+      }
+    } catch (RuntimeException e) {
+      d = null;
+    }
+    if (d == null || d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(what + ": expected a positive duration such as 500ms,"
+          + " 5s, 1m or PT5S, got '" + text + "'");
+    }
+    return d;
   }
 
   private static List<String> endpoints(JsonNode n) {

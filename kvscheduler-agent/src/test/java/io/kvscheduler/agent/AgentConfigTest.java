@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -30,6 +31,7 @@ class AgentConfigTest {
     assertThat(c.etcdEndpoints()).isEmpty();
     assertThat(c.statusPublishing()).isFalse();
     assertThat(c.printTxnSummary()).isTrue();
+    assertThat(c.operationTimeout()).isNull();
     assertThat(c.agentPrefix()).isEqualTo("/vnf-agent/vpp1/");
   }
 
@@ -42,6 +44,7 @@ class AgentConfigTest {
         etcd-endpoints: [127.0.0.1:2379, 127.0.0.1:22379]
         status-publishing: true
         print-txn-summary: false
+        operation-timeout: 5s
         """);
     AgentConfig c = AgentConfig.load(List.of("--config", f.toString()), Map.of());
     assertThat(c.label()).isEqualTo("from-file");
@@ -51,6 +54,27 @@ class AgentConfigTest {
     assertThat(c.etcdEndpoints()).containsExactly("127.0.0.1:2379", "127.0.0.1:22379");
     assertThat(c.statusPublishing()).isTrue();
     assertThat(c.printTxnSummary()).isFalse();
+    assertThat(c.operationTimeout()).isEqualTo(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void operationTimeoutFlagAndFormats() throws Exception {
+    assertThat(AgentConfig.load(List.of("--operation-timeout", "250ms"), Map.of())
+        .operationTimeout()).isEqualTo(Duration.ofMillis(250));
+    assertThat(AgentConfig.load(List.of("--operation-timeout", "2m"), Map.of())
+        .operationTimeout()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(AgentConfig.load(List.of("--operation-timeout", "PT1.5S"), Map.of())
+        .operationTimeout()).isEqualTo(Duration.ofMillis(1500));
+    for (String bad : List.of("0s", "soon", "-1s", "PT0S")) {
+      assertThatThrownBy(() -> AgentConfig.load(List.of("--operation-timeout", bad), Map.of()))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("--operation-timeout: expected a positive duration such as 500ms, 5s, 1m"
+              + " or PT5S, got '" + bad + "'");
+    }
+    Path f = file("operation-timeout: later\n");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--config", f.toString()), Map.of()))
+        .hasMessage("agent config " + f + ": operation-timeout: expected a positive duration"
+            + " such as 500ms, 5s, 1m or PT5S, got 'later'");
   }
 
   @Test

@@ -87,14 +87,11 @@ final class DescriptorHandle {
   }
 
   /**
-   * Runs a southbound callback: on the engine thread, or on a call thread with the descriptor's
-   * time limit.
+   * Runs a southbound callback on a call thread with the descriptor's time limit (callers without
+   * a limit call the callback directly, on the engine thread).
    */
-  private <T> T sb(java.util.concurrent.Callable<T> call, String operation, String key)
+  private <T> T limited(java.util.concurrent.Callable<T> call, String operation, String key)
       throws Exception {
-    if (timeout == null) {
-      return call.call();
-    }
     return calls.call(call, timeout,
         () -> new io.kvscheduler.api.OperationTimeoutException(name, operation, key, timeout));
   }
@@ -260,7 +257,8 @@ final class DescriptorHandle {
           "descriptor " + name + ": operation Create is not implemented (key " + key + ")"));
     }
     try {
-      return new Result<>(sb(() -> creator.create(key, value), "Create", key), null);
+      return new Result<>(timeout == null ? creator.create(key, value)
+          : limited(() -> creator.create(key, value), "Create", key), null);
     } catch (Throwable t) {
       return new Result<>(null, unwrapFatal(t));
     }
@@ -272,8 +270,9 @@ final class DescriptorHandle {
           "descriptor " + name + ": operation Update is not implemented (key " + key + ")"));
     }
     try {
-      return new Result<>(
-          sb(() -> updater.update(key, oldValue, newValue, metadata), "Update", key), null);
+      return new Result<>(timeout == null ? updater.update(key, oldValue, newValue, metadata)
+          : limited(() -> updater.update(key, oldValue, newValue, metadata), "Update", key),
+          null);
     } catch (Throwable t) {
       return new Result<>(null, unwrapFatal(t));
     }
@@ -285,10 +284,14 @@ final class DescriptorHandle {
           "descriptor " + name + ": operation Delete is not implemented (key " + key + ")");
     }
     try {
-      sb(() -> {
+      if (timeout == null) {
         deleter.delete(key, value, metadata);
-        return null;
-      }, "Delete", key);
+      } else {
+        limited(() -> {
+          deleter.delete(key, value, metadata);
+          return null;
+        }, "Delete", key);
+      }
       return null;
     } catch (Throwable t) {
       return unwrapFatal(t);
@@ -306,8 +309,8 @@ final class DescriptorHandle {
           "descriptor " + name + " does not support Retrieve operation"));
     }
     try {
-      List<KVWithMetadata<Object, Object>> r =
-          sb(() -> retriever.retrieve(correlate), "Retrieve", null);
+      List<KVWithMetadata<Object, Object>> r = timeout == null ? retriever.retrieve(correlate)
+          : limited(() -> retriever.retrieve(correlate), "Retrieve", null);
       return new Result<>(r == null ? List.of() : r, null);
     } catch (Throwable t) {
       return new Result<>(null, unwrapFatal(t));

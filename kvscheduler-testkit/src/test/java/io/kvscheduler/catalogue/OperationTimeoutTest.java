@@ -17,6 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
@@ -35,6 +36,13 @@ import io.kvscheduler.testkit.MockSouthbound;
 import io.kvscheduler.testkit.TxnAssert;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.ArrayList;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -258,6 +266,142 @@ class OperationTimeoutTest {
     assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(CONFIGURED);
     TxnAssert.assertThat(env.txn(seq + 1)).executed(op(CREATE, A4).states(NONEXISTENT, CONFIGURED));
     assertThat(sb.callLog()).containsExactly("CREATE " + A4);
+  }
+
+  /**
+   * A device whose calls sometimes overrun the time limit: some finish late (the change lands in
+   * the device after the engine gave up), some give up when interrupted (the change never
+   * lands). Thread-safe: late calls run concurrently with later ones.
+   */
+  private static final class SlowDevice {
+    final Map<String, String> state = new ConcurrentHashMap<>();
+    final AtomicInteger inFlight = new AtomicInteger();
+    final AtomicInteger overruns = new AtomicInteger();
+    volatile boolean slow = true;
+    private final SplittableRandom rnd;
+
+    SlowDevice(long seed) {
+      this.rnd = new SplittableRandom(seed);
+    }
+
+    private synchronized SplittableRandom split() {
+      return rnd.split();
+    }
+
+    /** Runs {@code change}, first overrunning the limit now and then. */
+    void call(Runnable change) throws InterruptedException {
+      SplittableRandom r = split();
+      inFlight.incrementAndGet();
+      try {
+        if (slow && r.nextInt(100) < 15) {
+          overruns.incrementAndGet();
+          long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(40 + r.nextInt(40));
+          boolean stubborn = r.nextBoolean();
+          while (System.nanoTime() < until) {
+            try {
+              Thread.sleep(5);
+            } catch (InterruptedException e) {
+              if (!stubborn) {
+                throw e; // gives up: the change never lands
+              }
+            }
+          }
+        }
+        change.run();
+      } finally {
+        inFlight.decrementAndGet();
+      }
+    }
+
+    KVDescriptor<String, Void> descriptor() {
+      return KVDescriptor.builder("device", String.class)
+          .nbKeyPrefix("/d/")
+          .create((key, value) -> {
+            call(() -> state.put(key, value));
+            return null;
+          })
+          .update((key, before, after, meta) -> {
+            call(() -> state.put(key, after));
+            return null;
+          })
+          .delete((key, value, meta) -> call(() -> state.remove(key)))
+          .retrieve(correlate -> {
+            List<KVWithMetadata<String, Void>> out = new ArrayList<>();
+            call(() -> state.forEach((k, v) -> out.add(KVWithMetadata.of(k, v))));
+            return out;
+          })
+          .build();
+    }
+  }
+
+  @ParameterizedTest(name = "seed {0}")
+  @ValueSource(longs = {7, 2024, 1, 3})
+  @DisplayName("(ours) random transactions against a device whose calls overrun the timeout now and then: once it is prompt again, a downstream resync makes it equal the desired state")
+  void convergesAfterOverruns(long seed) throws Exception {
+    SlowDevice device = new SlowDevice(seed);
+    ManualClock clock = new ManualClock();
+    ManualDelayScheduler timers = new ManualDelayScheduler(clock);
+    env = new Fx.Env(KVScheduler.builder().clock(clock).delayScheduler(timers)
+        .statusExecutor(Runnable::run).printTxnSummary(false)
+        .operationTimeout(Duration.ofMillis(20)).build(), clock, timers);
+    kvs = env.kvs();
+    kvs.registerDescriptors(device.descriptor());
+    SplittableRandom rnd = new SplittableRandom(seed);
+    Map<String, String> desired = new TreeMap<>();
+    int failedTxns = 0;
+    try {
+      for (int step = 0; step < 120; step++) {
+        var txn = kvs.startNBTransaction();
+        int changes = 1 + rnd.nextInt(3);
+        for (int c = 0; c < changes; c++) {
+          String key = "/d/k" + rnd.nextInt(12);
+          String value = rnd.nextInt(4) == 0 ? null : "v" + rnd.nextInt(3);
+          txn.setValue(key, value);
+          if (value == null) {
+            desired.remove(key);
+          } else {
+            desired.put(key, value);
+          }
+        }
+        TxnOptions options = rnd.nextBoolean() ? TxnOptions.defaults()
+            : TxnOptions.defaults().withRetry(new RetryOptions(Duration.ofSeconds(1), 2, false));
+        try {
+          txn.commit(options);
+        } catch (TransactionException e) {
+          failedTxns++;
+          assertThat(e.keyErrors()).allSatisfy(k -> assertThat(k.message()).isNotEmpty());
+        }
+        if (rnd.nextInt(5) == 0) {
+          env.timers().advance(Duration.ofSeconds(1 + rnd.nextInt(4))); // retries run
+          kvs.transactionBarrier();
+        }
+      }
+      // the device becomes prompt; late calls finish; pending retries run out
+      device.slow = false;
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (device.inFlight.get() > 0 && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      assertThat(device.inFlight.get()).isZero();
+      for (int i = 0; i < 6; i++) {
+        env.timers().advance(Duration.ofSeconds(10));
+        kvs.transactionBarrier();
+      }
+      try {
+        env.commit(TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM));
+      } catch (TransactionException e) {
+        fail("seed " + seed + ": the final downstream resync failed: " + e.getMessage());
+      }
+      assertThat(device.overruns.get()).as("seed %d: overruns", seed).isPositive();
+      assertThat(failedTxns).as("seed %d: failed transactions", seed).isPositive();
+      assertThat(new TreeMap<>(device.state)).as("seed %d: device", seed).isEqualTo(desired);
+      for (String key : desired.keySet()) {
+        assertThat(kvs.valueStatus(key).value().state()).as("seed %d: %s", seed, key)
+            .isEqualTo(CONFIGURED);
+      }
+    } catch (AssertionError e) {
+      throw new AssertionError("seed " + seed + ": " + e.getMessage(), e);
+    }
   }
 
   @Test

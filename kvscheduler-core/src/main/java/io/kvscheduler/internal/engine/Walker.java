@@ -615,7 +615,23 @@ final class Walker {
     // fast paths: every label has an available target other than the value itself (ready), or
     // some label has no target at all (not ready: no cycle can help a missing key)
     boolean all = true;
-    for (Dependency d : n.deps()) {
+    List<Dependency> deps = n.deps();
+    for (int i = 0; i < deps.size(); i++) {
+      Dependency d = deps.get(i);
+      if (!d.isAnyOf()) {
+        // one target: looked up once, no predicate (the common case)
+        Node t = g.get(d.key());
+        if (t == null || t.value == null) {
+          return false;
+        }
+        if (t == n || !t.isAvailable()) {
+          if (t.state == ValueState.REMOVED && t != n) {
+            return false;
+          }
+          all = false;
+        }
+        continue;
+      }
       if (!g.anyTarget(d, t -> t != n && t.isAvailable())) {
         if (!g.anyTarget(d, t -> t.state != ValueState.REMOVED || t == n)) {
           return false;

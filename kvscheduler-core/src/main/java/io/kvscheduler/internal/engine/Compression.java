@@ -35,22 +35,7 @@ final class Compression {
     if (!pendingCreates) {
       return compressDeletes(new ArrayList<>(ops), nodePerKey);
     }
-    int[] next = new int[n];
-    if (nodePerKey) {
-      Object token = new Object();
-      for (int i = n - 1; i >= 0; i--) {
-        Node nd = ops.get(i).node;
-        next[i] = nd.scratchOwner == token ? nd.scratchIndex : -1;
-        nd.scratchOwner = token;
-        nd.scratchIndex = i;
-      }
-    } else {
-      Map<String, Integer> seen = new HashMap<>(Math.max(16, n * 4 / 3 + 1));
-      for (int i = n - 1; i >= 0; i--) {
-        Integer j = seen.put(ops.get(i).key, i);
-        next[i] = j == null ? -1 : j;
-      }
-    }
+    int[] next = sameKeyLinks(ops, nodePerKey, false);
     List<OpRecord> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       OpRecord op = ops.get(i);
@@ -71,22 +56,7 @@ final class Compression {
   /** The second step: DELETEs from PENDING merged into the nearest earlier DELETE. */
   private static List<OpRecord> compressDeletes(List<OpRecord> out, boolean nodePerKey) {
     int m = out.size();
-    int[] prev = new int[m];
-    if (nodePerKey) {
-      Object token = new Object();
-      for (int i = 0; i < m; i++) {
-        Node nd = out.get(i).node;
-        prev[i] = nd.scratchOwner == token ? nd.scratchIndex : -1;
-        nd.scratchOwner = token;
-        nd.scratchIndex = i;
-      }
-    } else {
-      Map<String, Integer> seen = new HashMap<>(Math.max(16, m * 4 / 3 + 1));
-      for (int i = 0; i < m; i++) {
-        Integer j = seen.put(out.get(i).key, i);
-        prev[i] = j == null ? -1 : j;
-      }
-    }
+    int[] prev = sameKeyLinks(out, nodePerKey, true);
     boolean[] dropped = new boolean[m];
     for (int i = m - 1; i >= 0; i--) {
       OpRecord op = out.get(i);
@@ -107,5 +77,30 @@ final class Compression {
       }
     }
     return result;
+  }
+
+  /**
+   * For each operation, the index of the nearest operation on the same key after it ({@code
+   * backwards} false) or before it ({@code backwards} true), or -1.
+   */
+  private static int[] sameKeyLinks(List<OpRecord> ops, boolean nodePerKey, boolean backwards) {
+    int n = ops.size();
+    int[] link = new int[n];
+    Object token = nodePerKey ? new Object() : null;
+    Map<String, Integer> seen = nodePerKey ? null : new HashMap<>(Math.max(16, n * 4 / 3 + 1));
+    for (int k = 0; k < n; k++) {
+      int i = backwards ? k : n - 1 - k; // visit from the side the link points away from
+      OpRecord op = ops.get(i);
+      if (nodePerKey) {
+        Node nd = op.node;
+        link[i] = nd.scratchOwner == token ? nd.scratchIndex : -1;
+        nd.scratchOwner = token;
+        nd.scratchIndex = i;
+      } else {
+        Integer j = seen.put(op.key, i);
+        link[i] = j == null ? -1 : j;
+      }
+    }
+    return link;
   }
 }

@@ -54,11 +54,6 @@ final class DescriptorHandle {
   private static final Result<List<Dependency>> NO_DEPENDENCIES = new Result<>(List.of(), null);
   private static final Result<List<KeyValuePair>> NO_DERIVED = new Result<>(List.of(), null);
 
-  /** A handle without operation timeout. */
-  DescriptorHandle(KVDescriptor<?, ?> descriptor) {
-    this(descriptor, null, null);
-  }
-
   /**
    * A handle whose southbound calls are limited to the descriptor's operation timeout, else
    * {@code defaultTimeout} (null: no limit); limited calls run through {@code calls}.

@@ -86,8 +86,7 @@ final class History {
     for (int i = 0; i < journal.size(); i++) {
       Node cur = journal.current(i);
       Node before = journal.before(i);
-      Rev old = before == Graph.ABSENT
-          ? (removed.isEmpty() ? null : removed.get(journal.key(i))) : (Rev) before.history;
+      Rev old = chainBefore(journal, i);
       if (cur == null) {
         if (old != null) {
           removed.put(journal.key(i), old.closedAt(now));
@@ -101,6 +100,18 @@ final class History {
   }
 
   /**
+   * The chain entry {@code i} of a batch's journal had before the batch: the node's, or for a key
+   * that had no node, the one kept aside for it (if any).
+   */
+  private Rev chainBefore(Graph.Journal journal, int i) {
+    Node before = journal.before(i);
+    if (before != Graph.ABSENT) {
+      return (Rev) before.history;
+    }
+    return removed.isEmpty() ? null : removed.get(journal.key(i));
+  }
+
+  /**
    * A batch recorded without revisions (a refresh, a downstream resync): chains stay with their
    * keys, those of removed keys are kept aside as they are.
    */
@@ -111,8 +122,7 @@ final class History {
     for (int i = 0; i < journal.size(); i++) {
       Node cur = journal.current(i);
       Node before = journal.before(i);
-      Rev old = before == Graph.ABSENT
-          ? (removed.isEmpty() ? null : removed.get(journal.key(i))) : (Rev) before.history;
+      Rev old = chainBefore(journal, i);
       if (old == null) {
         continue;
       }

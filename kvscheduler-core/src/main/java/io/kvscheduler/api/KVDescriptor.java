@@ -86,13 +86,19 @@ public final class KVDescriptor<V, M> {
     boolean equivalent(String key, V oldValue, V newValue);
   }
 
-  /** Lists the values derived from a base value. */
+  /**
+   * Lists the values derived from a base value. A function of key and value: the scheduler
+   * reuses a key's last answer for an equal value.
+   */
   @FunctionalInterface
   public interface DerivedValues<V> {
     List<KeyValuePair> derive(String key, V value);
   }
 
-  /** Lists the dependencies of a value. */
+  /**
+   * Lists the dependencies of a value. A function of key and value: the scheduler reuses a key's
+   * last answer for an equal value.
+   */
   @FunctionalInterface
   public interface Dependencies<V> {
     List<Dependency> dependencies(String key, V value);

@@ -5,6 +5,7 @@ import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeyValuePair;
+import io.kvscheduler.internal.graph.Node;
 import io.kvscheduler.internal.idxmap.NamedMappingImpl;
 import java.util.ArrayList;
 import java.util.List;
@@ -208,6 +209,79 @@ final class DescriptorHandle {
       return new Result<>(List.of(), new IllegalStateException(
           "descriptor " + name + ": dependencies callback failed for key " + key + ": " + t, t));
     }
+  }
+
+  /**
+   * True when the answers remembered in {@code n} were given by this descriptor for a value equal
+   * to {@code value}; {@code value} then becomes the remembered one (a later call with it matches
+   * by identity). Otherwise the memo is restarted for {@code value}, with no answer yet.
+   */
+  private boolean remembers(Node n, Object value) {
+    Object m = n.memoValue;
+    if (n.memoHandle == this && m != null && (m == value || sameValue(m, value))) {
+      n.memoValue = value;
+      return true;
+    }
+    n.memoHandle = this;
+    n.memoValue = value;
+    n.memoDeps = null;
+    n.memoDerived = null;
+    return false;
+  }
+
+  /** Guarded {@code equals} of two values of the same class. */
+  private boolean sameValue(Object a, Object b) {
+    if (b == null || a.getClass() != b.getClass()) {
+      return false;
+    }
+    try {
+      return a.equals(b);
+    } catch (Throwable t) {
+      unwrapFatal(t);
+      LOG.error("descriptor {}: equals of a value failed; treating values as different", name, t);
+      return false;
+    }
+  }
+
+  /**
+   * {@link #dependencies(String, Object)} of {@code n}'s key for {@code value}, remembered in the
+   * node: an equal value gets the same answer without a call. Failures are not remembered.
+   */
+  @SuppressWarnings("unchecked")
+  Result<List<Dependency>> dependencies(Node n, Object value) {
+    if (dependencies == null || checkType(n.key, value) != null) {
+      return NO_DEPENDENCIES;
+    }
+    if (remembers(n, value) && n.memoDeps != null) {
+      return (Result<List<Dependency>>) n.memoDeps;
+    }
+    Result<List<Dependency>> r = dependencies(n.key, value);
+    if (!r.failed()) {
+      n.memoDeps = r;
+    }
+    return r;
+  }
+
+  /**
+   * The derived values of {@code n}'s key for {@code value}, sorted by key with duplicates, null
+   * values and the base key itself left out ({@link DerivedOrder#sortedUnique}); remembered in
+   * the node like {@link #dependencies(Node, Object)}.
+   */
+  @SuppressWarnings("unchecked")
+  Result<List<KeyValuePair>> derivedSorted(Node n, Object value) {
+    if (deriver == null || checkType(n.key, value) != null) {
+      return NO_DERIVED;
+    }
+    if (remembers(n, value) && n.memoDerived != null) {
+      return (Result<List<KeyValuePair>>) n.memoDerived;
+    }
+    Result<List<KeyValuePair>> r = derivedValues(n.key, value);
+    if (!r.failed()) {
+      r = r.value().isEmpty() ? NO_DERIVED
+          : new Result<>(DerivedOrder.sortedUnique(r.value(), n.key), null);
+      n.memoDerived = r;
+    }
+    return r;
   }
 
   Result<List<KeyValuePair>> derivedValues(String key, Object value) {

@@ -212,10 +212,10 @@ final class Refresher {
       h.metadataMap.put(n.label, kv.metadata());
     }
     List<String> derivedKeys = new ArrayList<>();
-    DescriptorHandle.Result<List<KeyValuePair>> der = h.derivedValues(n.key, n.value);
+    // sorted by key, first occurrence of a key wins
+    DescriptorHandle.Result<List<KeyValuePair>> der = h.derivedSorted(n, n.value);
     if (!der.failed()) {
-      // sorted by key, first occurrence of a key wins
-      for (KeyValuePair d : DerivedOrder.sortedUnique(der.value(), n.key)) {
+      for (KeyValuePair d : der.value()) {
         Node existing = g.get(d.key());
         if (existing != null && existing.value != null && !n.key.equals(existing.derivedFrom)) {
           continue;
@@ -270,7 +270,7 @@ final class Refresher {
     }
     List<Dependency> deps = List.of();
     if (h != null) {
-      DescriptorHandle.Result<List<Dependency>> r = h.dependencies(n.key, value);
+      DescriptorHandle.Result<List<Dependency>> r = h.dependencies(n, value);
       if (!r.failed()) {
         deps = r.value();
       }

@@ -321,9 +321,7 @@ final class Walker {
     }
 
     Object prevValue = node.value;
-    Relations rel = relations(node, h, new Args(
-        new Kv(key, a.kv.value(), a.kv.origin(), a.kv.revert(), a.kv.metadata()),
-        a.baseKey, a.derived, a.depUpdate, a.recreating));
+    Relations rel = relations(node, h, a);
     if (rel.error != null) {
       node.value = a.kv.value();
       return markInvalid(node, op, rel.error);
@@ -566,23 +564,23 @@ final class Walker {
       return new Relations(List.of(), null);
     }
     Object value = a.kv.value();
-    DescriptorHandle.Result<List<Dependency>> deps = h.dependencies(node.key, value);
+    DescriptorHandle.Result<List<Dependency>> deps = h.dependencies(node, value);
     if (deps.failed()) {
       return new Relations(List.of(), deps.error());
     }
     if (a.derived) {
       return new Relations(deps.value(), null);
     }
-    DescriptorHandle.Result<List<KeyValuePair>> der = h.derivedValues(node.key, value);
+    // sorted by key, first occurrence of a key wins
+    DescriptorHandle.Result<List<KeyValuePair>> der = h.derivedSorted(node, value);
     if (der.failed()) {
       return new Relations(List.of(), der.error());
     }
     if (der.value().isEmpty()) {
       return new Relations(deps.value(), null);
     }
-    // sorted by key, first occurrence of a key wins; a key colliding with a value that is not
-    // derived from this one is skipped
-    List<KeyValuePair> unique = DerivedOrder.sortedUnique(der.value(), node.key);
+    // a key colliding with a value that is not derived from this one is skipped
+    List<KeyValuePair> unique = der.value();
     List<Kv> derived = new ArrayList<>(unique.size());
     List<Node> nodes = new ArrayList<>(unique.size());
     String[] keys = new String[unique.size()];

@@ -67,6 +67,16 @@ public final class Node {
   /** Keys derived from this value, sorted. */
   public List<String> derivedKeys = List.of();
   /**
+   * The descriptor's last answers for this key (engine bookkeeping, opaque to the graph): the
+   * value they were computed for ({@code memoValue}, by descriptor {@code memoHandle}), and the
+   * results for its dependencies and its derived values (null while not computed). The callbacks
+   * are functions of key and value, so the answers hold for any equal value. Copied with the node.
+   */
+  public Object memoValue;
+  public Object memoHandle;
+  public Object memoDeps;
+  public Object memoDerived;
+  /**
    * Journal entry of the current batch (graph bookkeeping): the content before the batch, {@link
    * Graph#ABSENT}, or null when the node was not written in the batch. Never copied.
    */
@@ -101,6 +111,10 @@ public final class Node {
     n.history = history;
     n.handle = handle;
     n.handleGeneration = handleGeneration;
+    n.memoValue = memoValue;
+    n.memoHandle = memoHandle;
+    n.memoDeps = memoDeps;
+    n.memoDerived = memoDerived;
     return n;
   }
 

@@ -1,0 +1,127 @@
+package io.kvscheduler.catalogue;
+
+import static io.kvscheduler.catalogue.Fx.A1;
+import static io.kvscheduler.catalogue.Fx.B2;
+import static io.kvscheduler.catalogue.Fx.PREFIX_A;
+import static io.kvscheduler.catalogue.Fx.PREFIX_B;
+import static io.kvscheduler.catalogue.Fx.arr;
+import static io.kvscheduler.catalogue.Fx.d;
+import static io.kvscheduler.catalogue.Fx.s;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.ResyncType;
+import io.kvscheduler.api.TransactionException;
+import io.kvscheduler.api.TxnOptions;
+import io.kvscheduler.api.ValueState;
+import io.kvscheduler.testkit.MockSouthbound;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Dependencies and DerivedValues are functions of key and value (KVDescriptor's callback
+ * contract): the engine remembers their last answer per key and asks again only for a value that
+ * is not equal to the one answered. (Ours; no catalogue entry.)
+ */
+class CallbackMemoTest {
+  private final MockSouthbound sb = new MockSouthbound();
+  private final AtomicInteger derivations = new AtomicInteger();
+  private final AtomicInteger dependencyCalls = new AtomicInteger();
+  private final AtomicBoolean failDependencies = new AtomicBoolean();
+  private final Fx.Env env = Fx.env(false);
+  private final KVScheduler kvs = env.kvs();
+
+  @AfterEach
+  void tearDown() {
+    env.close();
+    assertThat(sb.inconsistencies()).isEmpty();
+  }
+
+  /** A over /prefixA/ deriving A/itemN from [..]; B over /prefixB/ depending on A1/item1. */
+  private void register() {
+    kvs.registerDescriptors(
+        sb.descriptor("A", Object.class).nbKeyPrefix(PREFIX_A)
+            .derivedValues((key, value) -> {
+              derivations.incrementAndGet();
+              return Fx.derivedItems().derive(key, value);
+            }).build(),
+        sb.descriptor("B", Object.class).nbKeyPrefix(PREFIX_B)
+            .dependencies((key, value) -> {
+              dependencyCalls.incrementAndGet();
+              if (failDependencies.get()) {
+                throw new IllegalStateException("dependencies not ready");
+              }
+              return List.of(Dependency.onKey("item", d(A1, 1)));
+            }).build());
+  }
+
+  private long commit(String key, Object value) {
+    return kvs.startNBTransaction().setValue(key, value).commit();
+  }
+
+  @Test
+  @DisplayName("an equal value (another object) is not derived again; a different one is")
+  void equalValueReusesTheLastAnswers() {
+    register();
+    commit(A1, arr(1, 2));
+    commit(B2, s("b"));
+    assertThat(derivations).hasValue(1);
+    assertThat(dependencyCalls).hasValue(1);
+
+    commit(A1, arr(1, 2)); // equal, not the same object
+    commit(B2, s("b"));
+    assertThat(derivations).hasValue(1);
+    assertThat(dependencyCalls).hasValue(1);
+    assertThat(kvs.valueStatus(A1).derivedStatus(d(A1, 2)).orElseThrow().state())
+        .isEqualTo(ValueState.CONFIGURED);
+
+    commit(A1, arr(1, 3)); // different: derived again, A1/item2 replaced by A1/item3
+    assertThat(derivations).hasValue(2);
+    assertThat(kvs.valueStatus(A1).derivedStatus(d(A1, 2))).isEmpty();
+    assertThat(kvs.valueStatus(A1).derivedStatus(d(A1, 3)).orElseThrow().state())
+        .isEqualTo(ValueState.CONFIGURED);
+
+    commit(A1, arr(1, 2)); // back to the first value: only the last answer is remembered
+    assertThat(derivations).hasValue(3);
+    assertThat(kvs.valueStatus(B2).value().state()).isEqualTo(ValueState.CONFIGURED);
+  }
+
+  @Test
+  @DisplayName("a full resync re-applying what the southbound holds asks each callback once")
+  void resyncOfMatchingSouthboundDerivesOnce() {
+    register();
+    commit(A1, arr(1, 2));
+    commit(B2, s("b"));
+    kvs.startNBTransaction()
+        .setValue(A1, arr(1, 2))
+        .setValue(B2, s("b"))
+        .commit(TxnOptions.defaults().withResync(ResyncType.FULL));
+    // the refresh computes the retrieved values' relations; the NB values, equal to them, reuse
+    // them: one call each beyond the first transactions would mean the memo is not used
+    assertThat(derivations).hasValueLessThanOrEqualTo(2);
+    assertThat(dependencyCalls).hasValueLessThanOrEqualTo(2);
+    assertThat(kvs.valueStatus(B2).value().state()).isEqualTo(ValueState.CONFIGURED);
+  }
+
+  @Test
+  @DisplayName("a failed Dependencies call is not remembered: the same value is asked again")
+  void failedAnswerIsAskedAgain() {
+    register();
+    commit(A1, arr(1));
+    failDependencies.set(true);
+    assertThrows(TransactionException.class, () -> commit(B2, s("b")));
+    assertThat(kvs.valueStatus(B2).value().state()).isEqualTo(ValueState.INVALID);
+    int calls = dependencyCalls.get();
+
+    failDependencies.set(false);
+    commit(B2, s("b"));
+    assertThat(dependencyCalls).hasValue(calls + 1);
+    assertThat(kvs.valueStatus(B2).value().state()).isEqualTo(ValueState.CONFIGURED);
+  }
+}

@@ -25,9 +25,25 @@ final class Published {
   record View(String key, String descriptor, String derivedFrom, Object value, Object metadata,
       ValueState state, boolean available, Object intent, boolean intentDelete, String error,
       io.kvscheduler.api.TxnOperation lastOperation, List<String> details,
-      List<String> derivedKeys, Rev history) {
+      List<String> derivedKeys, Rev history) implements Map.Entry<String, View> {
     ValueStatus status() {
       return new ValueStatus(key, state, error, lastOperation, details);
+    }
+
+    /** A view is its own map entry (a rebuild lists views without an entry object each). */
+    @Override
+    public String getKey() {
+      return key;
+    }
+
+    @Override
+    public View getValue() {
+      return this;
+    }
+
+    @Override
+    public View setValue(View value) {
+      throw new UnsupportedOperationException();
     }
   }
 
@@ -120,7 +136,7 @@ final class Published {
       if (view.state() == ValueState.PENDING) {
         nowPending.add(key);
       }
-      entries.add(Map.entry(key, view));
+      entries.add(view);
     }
     while (p != null) {
       entries.add(p);

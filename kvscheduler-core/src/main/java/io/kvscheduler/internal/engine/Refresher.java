@@ -205,15 +205,16 @@ final class Refresher {
   private void applyRetrieved(DescriptorHandle h, KVWithMetadata<Object, Object> kv, Node seen,
       ValueOrigin origin, long mark) {
     Node n = g.write(kv.key(), seen);
+    reg.remember(n, h); // validRetrieved found h selecting the key
     n.refreshMark = mark;
     refreshNode(n, h, kv.value(), origin, null);
     n.metadata = kv.metadata();
     if (h.metadataMap != null) {
       h.metadataMap.put(n.label, kv.metadata());
     }
-    List<String> derivedKeys = new ArrayList<>();
     // sorted by key, first occurrence of a key wins
     DescriptorHandle.Result<List<KeyValuePair>> der = h.derivedSorted(n, n.value);
+    List<String> derivedKeys = new ArrayList<>(der.value().size());
     if (!der.failed()) {
       for (KeyValuePair d : der.value()) {
         Node existing = g.get(d.key());

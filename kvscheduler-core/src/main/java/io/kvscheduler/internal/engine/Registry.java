@@ -188,13 +188,20 @@ final class Registry {
     return h;
   }
 
+  /** Caches in {@code n} the descriptor selecting its key, as just found by {@link #forKey}. */
+  void remember(Node n, DescriptorHandle h) {
+    n.handle = h;
+    n.handleGeneration = generation;
+  }
+
   /** Keys already reported as ambiguous (bounded: the report is about the configuration). */
   private final Set<String> reported = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   /** The descriptor selecting {@code key}: the first in retrieve order; ambiguity is logged once. */
   private DescriptorHandle scan(List<DescriptorHandle> all, String key) {
     DescriptorHandle found = null;
-    for (DescriptorHandle h : all) {
+    for (int i = 0; i < all.size(); i++) { // indexed: no iterator per lookup
+      DescriptorHandle h = all.get(i);
       boolean sel;
       try {
         sel = h.d.selects(key);

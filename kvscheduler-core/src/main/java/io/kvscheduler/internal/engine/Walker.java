@@ -476,7 +476,11 @@ final class Walker {
   private Throwable runDepUpdates(Node node, Args a, boolean forUnavailable) {
     // dependentsOf is sorted by key and has no duplicates: visited in that order
     List<Node> visits = null;
-    for (String dk : g.dependentsOf(node.key)) {
+    java.util.Collection<String> dependents = g.dependentsOf(node.key);
+    if (dependents.isEmpty()) {
+      return null;
+    }
+    for (String dk : dependents) {
       Node dn = g.get(dk);
       if (dn == null || dn.value == null || dn.origin() != ValueOrigin.FROM_NB) {
         continue;
@@ -488,7 +492,7 @@ final class Walker {
         continue; // only a new NB value can fix these
       }
       if (visits == null) {
-        visits = new ArrayList<>();
+        visits = new ArrayList<>(dependents.size());
       }
       visits.add(dn);
     }

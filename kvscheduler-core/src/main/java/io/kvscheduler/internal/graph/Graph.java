@@ -151,7 +151,7 @@ public final class Graph {
 
   /** Replaces the dependencies of a written node, keeping the reverse index in sync. */
   public void setDeps(Node n, List<Dependency> deps) {
-    if (n.deps.equals(deps)) {
+    if (n.deps == deps || n.deps.equals(deps)) {
       return;
     }
     unindex(n);
@@ -503,7 +503,9 @@ public final class Graph {
   }
 
   private void index(Node n) {
-    for (Dependency d : n.deps) {
+    List<Dependency> deps = n.deps;
+    for (int i = 0; i < deps.size(); i++) { // indexed: no iterator per node
+      Dependency d = deps.get(i);
       if (!d.isAnyOf()) {
         addExact(d.key(), n.key);
       } else if (d.keyPrefixes().isEmpty()) {
@@ -519,7 +521,9 @@ public final class Graph {
   }
 
   private void unindex(Node n) {
-    for (Dependency d : n.deps) {
+    List<Dependency> deps = n.deps;
+    for (int i = 0; i < deps.size(); i++) {
+      Dependency d = deps.get(i);
       if (!d.isAnyOf()) {
         removeExact(d.key(), n.key);
       } else if (d.keyPrefixes().isEmpty()) {

@@ -84,18 +84,22 @@ final class History {
       return;
     }
     for (int i = 0; i < journal.size(); i++) {
-      Node cur = journal.current(i);
-      Node before = journal.before(i);
-      Rev old = chainBefore(journal, i);
-      if (cur == null) {
-        if (old != null) {
-          removed.put(journal.key(i), old.closedAt(now));
-        }
-      } else if (before != Graph.ABSENT && !cur.contentDiffers(before)) {
-        cur.history = old; // unchanged (the node may be a new one for the same key)
-      } else {
-        cur.history = new Rev(cur, seq, now, old);
+      addRevision(journal, i, seq, now); // the body as a method: compiled after a few hundred keys
+    }
+  }
+
+  private void addRevision(Graph.Journal journal, int i, long seq, Instant now) {
+    Node cur = journal.current(i);
+    Node before = journal.before(i);
+    Rev old = chainBefore(journal, i);
+    if (cur == null) {
+      if (old != null) {
+        removed.put(journal.key(i), old.closedAt(now));
       }
+    } else if (before != Graph.ABSENT && !cur.contentDiffers(before)) {
+      cur.history = old; // unchanged (the node may be a new one for the same key)
+    } else {
+      cur.history = new Rev(cur, seq, now, old);
     }
   }
 

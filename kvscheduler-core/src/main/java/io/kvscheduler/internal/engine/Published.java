@@ -107,30 +107,52 @@ final class Published {
       touched[i] = n != null ? n : keys.get(i);
     }
     java.util.Arrays.sort(touched, (a, b) -> keyOf(a).compareTo(keyOf(b)));
-    java.util.HashSet<String> nowPending = new java.util.HashSet<>();
-    List<Map.Entry<String, View>> entries = new ArrayList<>(old.size() + touched.length);
-    java.util.Iterator<Map.Entry<String, View>> prev = old.entrySet().iterator();
-    Map.Entry<String, View> p = prev.hasNext() ? prev.next() : null;
-    String last = null;
+    Merge m = new Merge(old, g, touched.length);
     for (Object o : touched) {
+      m.add(o);
+    }
+    m.finish();
+    pending = m.nowPending;
+    return TreePMap.fromSortedMap(new io.kvscheduler.internal.graph.SortedEntries<>(m.entries));
+  }
+
+  /**
+   * The merge of a rebuild: the previous snapshot's views of untouched keys and new views of the
+   * touched keys (given in key order, possibly repeated), in key order. One touched key per call,
+   * so the per-key step is a method the JIT compiles early.
+   */
+  private static final class Merge {
+    final java.util.HashSet<String> nowPending = new java.util.HashSet<>();
+    final List<Map.Entry<String, View>> entries;
+    private final java.util.Iterator<Map.Entry<String, View>> prev;
+    private final Graph g;
+    private Map.Entry<String, View> p;
+    private String last;
+
+    Merge(TreePMap<String, View> old, Graph g, int touched) {
+      this.entries = new ArrayList<>(old.size() + touched);
+      this.prev = old.entrySet().iterator();
+      this.g = g;
+      this.p = prev.hasNext() ? prev.next() : null;
+    }
+
+    /** A touched node, or the key of one that has none. */
+    void add(Object o) {
       String key = keyOf(o);
       if (key.equals(last)) {
-        continue; // listed twice
+        return; // listed twice
       }
       last = key;
       int c;
       while (p != null && (c = p.getKey().compareTo(key)) <= 0) {
-        if (c < 0) { // untouched: kept as it was
-          entries.add(p);
-          if (p.getValue().state() == ValueState.PENDING) {
-            nowPending.add(p.getKey());
-          }
+        if (c < 0) {
+          keep(p); // untouched: kept as it was
         }
         p = prev.hasNext() ? prev.next() : null;
       }
       Node n = o instanceof Node listed && listed.inGraph() ? listed : g.get(key);
       if (n == null || n.value == null) {
-        continue;
+        return;
       }
       View view = viewOf(g, n);
       if (view.state() == ValueState.PENDING) {
@@ -138,15 +160,21 @@ final class Published {
       }
       entries.add(view);
     }
-    while (p != null) {
-      entries.add(p);
-      if (p.getValue().state() == ValueState.PENDING) {
-        nowPending.add(p.getKey());
+
+    /** Keeps the untouched views after the last touched key. */
+    void finish() {
+      while (p != null) {
+        keep(p);
+        p = prev.hasNext() ? prev.next() : null;
       }
-      p = prev.hasNext() ? prev.next() : null;
     }
-    pending = nowPending;
-    return TreePMap.fromSortedMap(new io.kvscheduler.internal.graph.SortedEntries<>(entries));
+
+    private void keep(Map.Entry<String, View> e) {
+      entries.add(e);
+      if (e.getValue().state() == ValueState.PENDING) {
+        nowPending.add(e.getKey());
+      }
+    }
   }
 
   static View viewOf(Graph g, Node n) {

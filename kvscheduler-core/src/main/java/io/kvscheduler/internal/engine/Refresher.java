@@ -76,17 +76,9 @@ final class Refresher {
       for (KVWithMetadata<Object, Object> c : correlate) {
         correlated.put(c.key(), c.origin());
       }
-      for (KVWithMetadata<Object, Object> kv : r.value()) {
-        if (kv == null || kv.key().isEmpty() || kv.value() == null) {
-          LOG.warn("descriptor {}: Retrieve returned an entry without key or value; skipped",
-              h.name);
-          continue;
-        }
-        Node seen = g.get(kv.key());
-        if (!validRetrieved(h, kv, seen, mark, keys)) {
-          continue;
-        }
-        applyRetrieved(h, kv, seen, resolveOrigin(kv, seen, correlated), mark);
+      List<KVWithMetadata<Object, Object>> found = r.value();
+      for (int i = 0; i < found.size(); i++) {
+        refreshOne(h, found.get(i), correlated, mark, keys);
       }
       // NB base values of this descriptor not returned lose their metadata
       for (Node n : wasEmpty ? List.<Node>of() : nodesOf(h, keys)) {
@@ -107,6 +99,20 @@ final class Refresher {
     }
     if (verbose) {
       LOG.info("refreshed graph: {} values", g.size());
+    }
+  }
+
+  /** One value retrieved by {@code h}: checked, then stored in the graph. */
+  private void refreshOne(DescriptorHandle h, KVWithMetadata<Object, Object> kv,
+      Map<String, ValueOrigin> correlated, long mark, Set<String> keys) {
+    if (kv == null || kv.key().isEmpty() || kv.value() == null) {
+      LOG.warn("descriptor {}: Retrieve returned an entry without key or value; skipped",
+          h.name);
+      return;
+    }
+    Node seen = g.get(kv.key());
+    if (validRetrieved(h, kv, seen, mark, keys)) {
+      applyRetrieved(h, kv, seen, resolveOrigin(kv, seen, correlated), mark);
     }
   }
 
@@ -216,15 +222,12 @@ final class Refresher {
     DescriptorHandle.Result<List<KeyValuePair>> der = h.derivedSorted(n, n.value);
     List<String> derivedKeys = new ArrayList<>(der.value().size());
     if (!der.failed()) {
-      for (KeyValuePair d : der.value()) {
-        Node existing = g.get(d.key());
-        if (existing != null && existing.value != null && !n.key.equals(existing.derivedFrom)) {
-          continue;
+      List<KeyValuePair> derived = der.value();
+      for (int i = 0; i < derived.size(); i++) {
+        KeyValuePair d = derived.get(i);
+        if (refreshDerived(d, n.key, origin, mark)) {
+          derivedKeys.add(d.key());
         }
-        derivedKeys.add(d.key());
-        Node dn = g.write(d.key(), existing);
-        refreshNode(dn, reg.forNode(dn), d.value(), origin, n.key);
-        dn.refreshMark = mark;
       }
     }
     if (!n.derivedKeys.isEmpty()) {
@@ -255,6 +258,21 @@ final class Refresher {
       }
     }
     n.derivedKeys = List.copyOf(derivedKeys);
+  }
+
+  /**
+   * Stores derived value {@code d} of {@code baseKey} unless its key holds a value not derived
+   * from that base; true when stored.
+   */
+  private boolean refreshDerived(KeyValuePair d, String baseKey, ValueOrigin origin, long mark) {
+    Node existing = g.get(d.key());
+    if (existing != null && existing.value != null && !baseKey.equals(existing.derivedFrom)) {
+      return false;
+    }
+    Node dn = g.write(d.key(), existing);
+    refreshNode(dn, reg.forNode(dn), d.value(), origin, baseKey);
+    dn.refreshMark = mark;
+    return true;
   }
 
   private void refreshNode(Node n, DescriptorHandle h, Object value, ValueOrigin origin,

@@ -348,19 +348,10 @@ final class TxnProcessor {
     for (int c = 0; c < classes.length; c++) {
       classes[c] = new Ordered(new ArrayList<>(), new ArrayList<>());
     }
-    for (Kv kv : sorted) {
+    for (int i = 0; i < sorted.size(); i++) {
+      Kv kv = sorted.get(i);
       Node n = g.get(kv.key());
-      int c;
-      if (kv.value() == null) {
-        c = 0; // delete
-      } else if (n == null || n.value == null || !n.isAvailable()) {
-        c = 2; // create
-      } else {
-        DescriptorHandle h = reg.forNode(n);
-        c = h != null && h.updateWithRecreate(kv.key(), n.value, kv.value(), n.metadata)
-            ? 1 // re-create
-            : 3; // update
-      }
+      int c = executionClass(kv, n);
       classes[c].values.add(kv);
       classes[c].nodes.add(n);
     }
@@ -370,6 +361,18 @@ final class TxnProcessor {
       out.nodes.addAll(c.nodes);
     }
     return out;
+  }
+
+  /** 0 delete, 1 re-create, 2 create, 3 update ({@code n}: the key's node or null). */
+  private int executionClass(Kv kv, Node n) {
+    if (kv.value() == null) {
+      return 0;
+    }
+    if (n == null || n.value == null || !n.isAvailable()) {
+      return 2;
+    }
+    DescriptorHandle h = reg.forNode(n);
+    return h != null && h.updateWithRecreate(kv.key(), n.value, kv.value(), n.metadata) ? 1 : 3;
   }
 
   private RecordedTxn record(Job job, Instant start, Instant stop, List<OpRecord> planned,

@@ -533,21 +533,24 @@ final class Walker {
       nodes = null; // no longer aligned
     }
     for (int i = 0; i < sorted.size(); i++) {
-      Kv kv = sorted.get(i);
-      Node existing = null;
-      if (check) {
-        Node seen = nodes == null ? null : nodes.get(i);
-        existing = seen != null && seen.inGraph() ? seen : g.get(kv.key());
-        if (!validDerived(kv, existing, a.baseKey)) {
-          continue;
-        }
-      }
-      Throwable err = apply(new Args(kv, a.baseKey, true, false, a.recreating, existing));
+      Throwable err = applyOneDerived(sorted.get(i), nodes == null ? null : nodes.get(i), a, check);
       if (err != null) {
         was = err;
       }
     }
     return was;
+  }
+
+  /** One derived value of {@link #applyDerived} ({@code seen}: its node when derived, or null). */
+  private Throwable applyOneDerived(Kv kv, Node seen, Args a, boolean check) {
+    Node existing = null;
+    if (check) {
+      existing = seen != null && seen.inGraph() ? seen : g.get(kv.key());
+      if (!validDerived(kv, existing, a.baseKey)) {
+        return null;
+      }
+    }
+    return apply(new Args(kv, a.baseKey, true, false, a.recreating, existing));
   }
 
   private boolean validDerived(Kv kv, Node n, String baseKey) {
@@ -591,17 +594,28 @@ final class Walker {
     int n = 0;
     for (int i = 0; i < unique.size(); i++) {
       KeyValuePair kv = unique.get(i);
-      Node existing = g.get(kv.key());
-      if (existing != null && existing.value != null && !node.key.equals(existing.derivedFrom)) {
-        continue;
+      if (addDerived(kv, node, a, derived, nodes)) {
+        keys[n++] = kv.key();
       }
-      derived.add(new Kv(kv.key(), kv.value(), a.kv.origin(), a.kv.revert(), null));
-      nodes.add(existing);
-      keys[n++] = kv.key();
     }
     List<String> derivedKeys = n == keys.length ? List.of(keys)
         : List.of(java.util.Arrays.copyOf(keys, n));
     return new Relations(deps.value(), derived, nodes, derivedKeys, null);
+  }
+
+  /**
+   * Adds derived value {@code kv} of {@code base} to {@code derived} (and its node, or null, to
+   * {@code nodes}) unless its key holds a value not derived from the base. True when added.
+   */
+  private boolean addDerived(KeyValuePair kv, Node base, Args a, List<Kv> derived,
+      List<Node> nodes) {
+    Node existing = g.get(kv.key());
+    if (existing != null && existing.value != null && !base.key.equals(existing.derivedFrom)) {
+      return false;
+    }
+    derived.add(new Kv(kv.key(), kv.value(), a.kv.origin(), a.kv.revert(), null));
+    nodes.add(existing);
+    return true;
   }
 
   // ------------------------------------------------------------ readiness

@@ -200,7 +200,8 @@ public final class Graph {
     Node[] before = new Node[entries.size()];
     Node[] current = new Node[entries.size()];
     int size = 0;
-    for (Node e : entries) {
+    for (int i = 0; i < entries.size(); i++) {
+      Node e = entries.get(i);
       Node orig = e.journaled;
       e.journaled = null;
       if (orig == SUPERSEDED) {
@@ -208,20 +209,28 @@ public final class Graph {
       }
       // an entry that is not superseded belongs to the key's last node of the batch: the
       // current node when it is still in the graph, else the key has none
-      String key = e.key;
-      if (e.value == null && e.inGraph) {
-        unindex(e);
-        nodes.remove(key);
-        ordered.remove(key);
-        e.inGraph = false;
-        departures++;
-      }
-      keys[size] = key;
+      keys[size] = e.key;
       before[size] = orig;
-      current[size] = e.inGraph ? e : null;
+      current[size] = closeEntry(e);
       size++;
     }
     return new Journal(keys, before, current, size);
+  }
+
+  /**
+   * The node of a closed journal entry: {@code e} while it is in the graph, null once it is not
+   * (a node left without a value leaves the graph here). A method of its own, like other
+   * per-key steps of long loops, so the JIT compiles it after a few hundred keys.
+   */
+  private Node closeEntry(Node e) {
+    if (e.value == null && e.inGraph) {
+      unindex(e);
+      nodes.remove(e.key);
+      ordered.remove(e.key);
+      e.inGraph = false;
+      departures++;
+    }
+    return e.inGraph ? e : null;
   }
 
   /**

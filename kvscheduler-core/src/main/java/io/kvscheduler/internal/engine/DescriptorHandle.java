@@ -253,11 +253,11 @@ final class DescriptorHandle {
       return NO_DEPENDENCIES;
     }
     if (remembers(n, value) && n.memoDeps != null) {
-      return (Result<List<Dependency>>) n.memoDeps;
+      return new Result<>((List<Dependency>) n.memoDeps, null); // the list is kept, not the wrapper
     }
     Result<List<Dependency>> r = dependencies(n.key, value);
     if (!r.failed()) {
-      n.memoDeps = r;
+      n.memoDeps = r.value();
     }
     return r;
   }
@@ -273,13 +273,13 @@ final class DescriptorHandle {
       return NO_DERIVED;
     }
     if (remembers(n, value) && n.memoDerived != null) {
-      return (Result<List<KeyValuePair>>) n.memoDerived;
+      return new Result<>((List<KeyValuePair>) n.memoDerived, null);
     }
     Result<List<KeyValuePair>> r = derivedValues(n.key, value);
     if (!r.failed()) {
       r = r.value().isEmpty() ? NO_DERIVED
           : new Result<>(DerivedOrder.sortedUnique(r.value(), n.key), null);
-      n.memoDerived = r;
+      n.memoDerived = r.value();
     }
     return r;
   }

@@ -68,8 +68,8 @@ public final class Node {
   public List<String> derivedKeys = List.of();
   /**
    * The descriptor's last answers for this key (engine bookkeeping, opaque to the graph): the
-   * value they were computed for ({@code memoValue}, by descriptor {@code memoHandle}), and the
-   * results for its dependencies and its derived values (null while not computed). The callbacks
+   * value they were computed for ({@code memoValue}, by descriptor {@code memoHandle}), its
+   * dependency list and its derived values (null while not computed). The callbacks
    * are functions of key and value, so the answers hold for any equal value. Copied with the node.
    */
   public Object memoValue;

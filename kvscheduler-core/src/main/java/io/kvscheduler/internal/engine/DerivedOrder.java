@@ -1,6 +1,7 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.KeyValuePair;
+import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -44,6 +45,14 @@ final class DerivedOrder {
       }
     }
     return out;
+  }
+
+  /**
+   * True when a derived value of {@code baseKey} may not take the key of {@code existing} (the
+   * key's node, or null): the key holds a value that is not derived from that base.
+   */
+  static boolean collides(Node existing, String baseKey) {
+    return existing != null && existing.value != null && !baseKey.equals(existing.derivedFrom);
   }
 
   /** True when the keys of {@code kvs} are in ascending order. */

@@ -183,7 +183,7 @@ final class DescriptorHandle {
     }
   }
 
-  Result<List<Dependency>> dependencies(String key, Object value) {
+  private Result<List<Dependency>> dependencies(String key, Object value) {
     if (dependencies == null || checkType(key, value) != null) {
       return NO_DEPENDENCIES;
     }

@@ -30,7 +30,10 @@ final class Published {
       return new ValueStatus(key, state, error, lastOperation, details);
     }
 
-    /** A view is its own map entry (a rebuild lists views without an entry object each). */
+    /**
+     * A view is its own map entry (a rebuild lists views without an entry object each). Only
+     * for building maps: its {@code equals} is the record's, not {@link Map.Entry}'s.
+     */
     @Override
     public String getKey() {
       return key;

@@ -266,7 +266,7 @@ final class Refresher {
    */
   private boolean refreshDerived(KeyValuePair d, String baseKey, ValueOrigin origin, long mark) {
     Node existing = g.get(d.key());
-    if (existing != null && existing.value != null && !baseKey.equals(existing.derivedFrom)) {
+    if (DerivedOrder.collides(existing, baseKey)) {
       return false;
     }
     Node dn = g.write(d.key(), existing);

@@ -558,7 +558,7 @@ final class Walker {
       LOG.warn("derived value {} of {} is null; skipped", kv.key(), baseKey);
       return false;
     }
-    if (n != null && n.value != null && !baseKey.equals(n.derivedFrom)) {
+    if (DerivedOrder.collides(n, baseKey)) {
       LOG.warn("derived value {} of {} collides with an existing value; skipped", kv.key(),
           baseKey);
       return false;
@@ -610,7 +610,7 @@ final class Walker {
   private boolean addDerived(KeyValuePair kv, Node base, Args a, List<Kv> derived,
       List<Node> nodes) {
     Node existing = g.get(kv.key());
-    if (existing != null && existing.value != null && !base.key.equals(existing.derivedFrom)) {
+    if (DerivedOrder.collides(existing, base.key)) {
       return false;
     }
     derived.add(new Kv(kv.key(), kv.value(), a.kv.origin(), a.kv.revert(), null));

@@ -134,7 +134,7 @@ final class Walker {
         retry = base.lastUpdate.retry();
       }
     }
-    node.lastUpdate = new Node.LastUpdate(tx.seq, op.op, a.kv.value(), a.kv.revert(), retry);
+    node.lastUpdate = lastUpdate(prevUpdate, op.op, a.kv, retry);
     if (node.state == ValueState.RETRYING && retry == null) {
       // the pending retry is obsolete now (new last-update) and no new one can be
       // scheduled: a RETRYING state would never be retried (e.g. kept by an inherited failure)
@@ -171,6 +171,20 @@ final class Walker {
       }
     }
     return err;
+  }
+
+  /**
+   * The key's last update after this visit: {@code prev} itself when this transaction already
+   * asked the same (a value visited again, e.g. created once its dependency appeared), so a
+   * second visit allocates nothing.
+   */
+  private Node.LastUpdate lastUpdate(Node.LastUpdate prev, TxnOperation op, Kv kv,
+      RetryOptions retry) {
+    if (prev != null && prev.seq() == tx.seq && prev.op() == op && prev.value() == kv.value()
+        && prev.revert() == kv.revert() && prev.retry() == retry) {
+      return prev;
+    }
+    return new Node.LastUpdate(tx.seq, op, kv.value(), kv.revert(), retry);
   }
 
   private TxnOperation depUpdateOperation(Node node) {
@@ -475,21 +489,20 @@ final class Walker {
   /** Visits the values depending on {@code node} whose availability may change. */
   private Throwable runDepUpdates(Node node, Args a, boolean forUnavailable) {
     // dependentsOf is sorted by key and has no duplicates: visited in that order
-    List<Node> visits = null;
     java.util.Collection<String> dependents = g.dependentsOf(node.key);
     if (dependents.isEmpty()) {
       return null;
     }
+    if (dependents.size() == 1 && dependents instanceof List<String> single) {
+      // the usual single dependent, in an immutable list: no collection of visits
+      Node dn = g.get(single.get(0));
+      return needsDepUpdate(dn, forUnavailable) ? depUpdate(dn, a, forUnavailable) : null;
+    }
+    List<Node> visits = null;
     for (String dk : dependents) {
       Node dn = g.get(dk);
-      if (dn == null || dn.value == null || dn.origin() != ValueOrigin.FROM_NB) {
+      if (!needsDepUpdate(dn, forUnavailable)) {
         continue;
-      }
-      if (forUnavailable == dn.isAvailable()) {
-        continue;
-      }
-      if (dn.state == ValueState.INVALID || dn.state == ValueState.UNIMPLEMENTED) {
-        continue; // only a new NB value can fix these
       }
       if (visits == null) {
         visits = new ArrayList<>(dependents.size());
@@ -500,24 +513,41 @@ final class Walker {
       return null;
     }
     Throwable first = null;
-    for (Node dn : visits) {
-      Object value = dn.lastUpdate != null ? dn.lastUpdate.value() : dn.value;
-      if (value == null) {
-        // its deletion was requested but did not happen (a derived value failed to go): while
-        // it is still available it must be taken down when what it needs goes; never re-created
-        // (visited with its null intent: the walk deletes it in pending mode)
-        Node cur = g.get(dn.key);
-        if (forUnavailable || cur == null || cur.value == null || !cur.isAvailable()) {
-          continue;
-        }
-      }
-      Kv kv = new Kv(dn.key, value, dn.origin(), a.kv.revert(), null);
-      Throwable err = apply(new Args(kv, dn.baseKey(), dn.isDerived(), true, a.recreating, dn));
+    for (int i = 0; i < visits.size(); i++) {
+      Throwable err = depUpdate(visits.get(i), a, forUnavailable);
       if (err != null && first == null) {
         first = err;
       }
     }
     return first;
+  }
+
+  /** True when dependent {@code dn} may change availability with its dependency. */
+  private static boolean needsDepUpdate(Node dn, boolean forUnavailable) {
+    if (dn == null || dn.value == null || dn.origin() != ValueOrigin.FROM_NB) {
+      return false;
+    }
+    if (forUnavailable == dn.isAvailable()) {
+      return false;
+    }
+    // INVALID and UNIMPLEMENTED: only a new NB value can fix these
+    return dn.state != ValueState.INVALID && dn.state != ValueState.UNIMPLEMENTED;
+  }
+
+  /** Visits dependent {@code dn} after its dependency changed availability; its error or null. */
+  private Throwable depUpdate(Node dn, Args a, boolean forUnavailable) {
+    Object value = dn.lastUpdate != null ? dn.lastUpdate.value() : dn.value;
+    if (value == null) {
+      // its deletion was requested but did not happen (a derived value failed to go): while
+      // it is still available it must be taken down when what it needs goes; never re-created
+      // (visited with its null intent: the walk deletes it in pending mode)
+      Node cur = g.get(dn.key);
+      if (forUnavailable || cur == null || cur.value == null || !cur.isAvailable()) {
+        return null;
+      }
+    }
+    Kv kv = new Kv(dn.key, value, dn.origin(), a.kv.revert(), null);
+    return apply(new Args(kv, dn.baseKey(), dn.isDerived(), true, a.recreating, dn));
   }
 
   /**

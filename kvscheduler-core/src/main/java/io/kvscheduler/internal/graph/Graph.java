@@ -151,12 +151,29 @@ public final class Graph {
 
   /** Replaces the dependencies of a written node, keeping the reverse index in sync. */
   public void setDeps(Node n, List<Dependency> deps) {
-    if (n.deps == deps || n.deps.equals(deps)) {
+    if (sameDeps(n.deps, deps)) {
       return;
     }
     unindex(n);
     n.deps = List.copyOf(deps);
     index(n);
+  }
+
+  /** Element-wise equality by index (no iterator per comparison, as {@code List.equals} has). */
+  private static boolean sameDeps(List<Dependency> a, List<Dependency> b) {
+    if (a == b) {
+      return true;
+    }
+    int size = a.size();
+    if (size != b.size()) {
+      return false;
+    }
+    for (int i = 0; i < size; i++) {
+      if (!a.get(i).equals(b.get(i))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Undoes every write of the current batch. */

@@ -814,6 +814,10 @@ class ResyncTest {
     assertThat(kvs.valueStatus(A4).value()).isEqualTo(ValueStatus.nonexistent(A4));
     // the downstream resync's graph changes are not recorded as revisions
     assertThat(kvs.keyTimeline(A1)).hasSize(a1Revisions);
+    // yet readers see them: A2's newest revision (its creation) no longer shows the graph
+    assertThat(kvs.valueStatus(A2).value().lastOperation()).isEqualTo(UPDATE);
+    assertThat(kvs.keyTimeline(A2).get(kvs.keyTimeline(A2).size() - 1).lastOperation())
+        .isEqualTo(CREATE);
   }
 
   // ------------------------------------------------------------------ B143

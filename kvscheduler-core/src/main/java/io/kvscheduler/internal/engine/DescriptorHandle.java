@@ -54,6 +54,8 @@ final class DescriptorHandle {
 
   private static final Result<List<Dependency>> NO_DEPENDENCIES = new Result<>(List.of(), null);
   private static final Result<List<KeyValuePair>> NO_DERIVED = new Result<>(List.of(), null);
+  /** A successful Create or Update that returned no metadata (the usual case). */
+  private static final Result<Object> NO_METADATA = new Result<>(null, null);
 
   /**
    * A handle whose southbound calls are limited to the descriptor's operation timeout, else
@@ -97,6 +99,11 @@ final class DescriptorHandle {
   record Result<T>(T value, Throwable error) {
     boolean failed() {
       return error != null;
+    }
+
+    /** A success with {@code metadata}: the shared instance when there is none. */
+    static Result<Object> ofMetadata(Object metadata) {
+      return metadata == null ? NO_METADATA : new Result<>(metadata, null);
     }
   }
 
@@ -326,8 +333,8 @@ final class DescriptorHandle {
           "descriptor " + name + ": operation Create is not implemented (key " + key + ")"));
     }
     try {
-      return new Result<>(timeout == null ? creator.create(key, value)
-          : limited(() -> creator.create(key, value), "Create", key), null);
+      return Result.ofMetadata(timeout == null ? creator.create(key, value)
+          : limited(() -> creator.create(key, value), "Create", key));
     } catch (Throwable t) {
       return new Result<>(null, unwrapFatal(t));
     }
@@ -339,9 +346,9 @@ final class DescriptorHandle {
           "descriptor " + name + ": operation Update is not implemented (key " + key + ")"));
     }
     try {
-      return new Result<>(timeout == null ? updater.update(key, oldValue, newValue, metadata)
-          : limited(() -> updater.update(key, oldValue, newValue, metadata), "Update", key),
-          null);
+      return Result.ofMetadata(timeout == null
+          ? updater.update(key, oldValue, newValue, metadata)
+          : limited(() -> updater.update(key, oldValue, newValue, metadata), "Update", key));
     } catch (Throwable t) {
       return new Result<>(null, unwrapFatal(t));
     }

@@ -99,7 +99,7 @@ final class History {
     } else if (before != Graph.ABSENT && !cur.contentDiffers(before)) {
       cur.history = old; // unchanged (the node may be a new one for the same key)
     } else {
-      cur.history = new Rev(cur, seq, now, old);
+      cur.history = Rev.recorded(cur, seq, now, old);
     }
   }
 
@@ -160,7 +160,7 @@ final class History {
 
   /** Newest revision of {@code key} as readers see it. */
   private Rev head(String key) {
-    Published.View v = published.current().get(key);
+    Rev v = published.current().get(key);
     if (v != null && v.history() != null) {
       return v.history();
     }
@@ -194,8 +194,8 @@ final class History {
 
   /** Every chain readers can see: live keys from the views, removed keys from the side map. */
   private void forEachChain(java.util.function.BiConsumer<String, Rev> action) {
-    TreePMap<String, Published.View> views = published.current();
-    for (Published.View v : views.values()) {
+    TreePMap<String, Rev> views = published.current();
+    for (Rev v : views.values()) {
       if (v.history() != null) {
         action.accept(v.key(), v.history());
       }

@@ -12,45 +12,13 @@ import java.util.Map;
 import org.pcollections.TreePMap;
 
 /**
- * The read side: an immutable sorted map key → {@link View} replaced after every transaction.
+ * The read side: an immutable sorted map key → {@link Rev} (what readers see of the key)
+ * replaced after every transaction.
  * Only touched keys are rebuilt (O(touched × log n)); readers take the current map and see a
  * consistent state without locks.
  */
 final class Published {
-  /**
-   * What readers may know of one node. The status is assembled on demand from {@code error},
-   * {@code lastOperation} and {@code details} (no status object per published value); {@code
-   * history} is the key's chain of recorded revisions (null when none).
-   */
-  record View(String key, String descriptor, String derivedFrom, Object value, Object metadata,
-      ValueState state, boolean available, Object intent, boolean intentDelete, String error,
-      io.kvscheduler.api.TxnOperation lastOperation, List<String> details,
-      List<String> derivedKeys, Rev history) implements Map.Entry<String, View> {
-    ValueStatus status() {
-      return new ValueStatus(key, state, error, lastOperation, details);
-    }
-
-    /**
-     * A view is its own map entry (a rebuild lists views without an entry object each). Only
-     * for building maps: its {@code equals} is the record's, not {@link Map.Entry}'s.
-     */
-    @Override
-    public String getKey() {
-      return key;
-    }
-
-    @Override
-    public View getValue() {
-      return this;
-    }
-
-    @Override
-    public View setValue(View value) {
-      throw new UnsupportedOperationException();
-    }
-  }
-
-  private volatile TreePMap<String, View> views = TreePMap.empty();
+  private volatile TreePMap<String, Rev> views = TreePMap.empty();
   /** Keys whose published state is PENDING (engine thread only). */
   private java.util.HashSet<String> pending = new java.util.HashSet<>();
 
@@ -59,7 +27,7 @@ final class Published {
     return pending;
   }
 
-  TreePMap<String, View> current() {
+  TreePMap<String, Rev> current() {
     return views;
   }
 
@@ -69,7 +37,7 @@ final class Published {
    */
   void update(Touched touched, Graph g) {
     List<String> keys = touched.keys();
-    TreePMap<String, View> v = views;
+    TreePMap<String, Rev> v = views;
     if (keys.size() > 1024 && keys.size() > v.size() / 4) {
       views = rebuild(v, touched, g);
       return;
@@ -80,7 +48,7 @@ final class Published {
         v = v.minus(key);
         pending.remove(key);
       } else {
-        View view = viewOf(g, n);
+        Rev view = viewOf(g, n);
         v = v.plus(key, view);
         if (view.state() == ValueState.PENDING) {
           pending.add(key);
@@ -102,7 +70,7 @@ final class Published {
    * untouched keys are reused) into a new map built in one linear pass. Needs no ordered view
    * of the graph, and no lookup for a touched node that is still in the graph.
    */
-  private TreePMap<String, View> rebuild(TreePMap<String, View> old, Touched t, Graph g) {
+  private TreePMap<String, Rev> rebuild(TreePMap<String, Rev> old, Touched t, Graph g) {
     List<String> keys = t.keys();
     Object[] touched = new Object[keys.size()];
     for (int i = 0; i < touched.length; i++) {
@@ -126,13 +94,13 @@ final class Published {
    */
   private static final class Merge {
     final java.util.HashSet<String> nowPending = new java.util.HashSet<>();
-    final List<Map.Entry<String, View>> entries;
-    private final java.util.Iterator<Map.Entry<String, View>> prev;
+    final List<Map.Entry<String, Rev>> entries;
+    private final java.util.Iterator<Map.Entry<String, Rev>> prev;
     private final Graph g;
-    private Map.Entry<String, View> p;
+    private Map.Entry<String, Rev> p;
     private String last;
 
-    Merge(TreePMap<String, View> old, Graph g, int touched) {
+    Merge(TreePMap<String, Rev> old, Graph g, int touched) {
       this.entries = new ArrayList<>(old.size() + touched);
       this.prev = old.entrySet().iterator();
       this.g = g;
@@ -157,7 +125,7 @@ final class Published {
       if (n == null || n.value == null) {
         return;
       }
-      View view = viewOf(g, n);
+      Rev view = viewOf(g, n);
       if (view.state() == ValueState.PENDING) {
         nowPending.add(key);
       }
@@ -172,7 +140,7 @@ final class Published {
       }
     }
 
-    private void keep(Map.Entry<String, View> e) {
+    private void keep(Map.Entry<String, Rev> e) {
       entries.add(e);
       if (e.getValue().state() == ValueState.PENDING) {
         nowPending.add(e.getKey());
@@ -180,11 +148,9 @@ final class Published {
     }
   }
 
-  static View viewOf(Graph g, Node n) {
-    return new View(n.key, n.descriptor, n.derivedFrom, n.value, n.metadata, n.state,
-        n.isAvailable(), n.lastUpdate == null ? n.value : n.lastUpdate.value(),
-        n.lastUpdate != null && n.lastUpdate.value() == null, OpRecord.msg(n.error),
-        n.lastOperation(), Readiness.details(g, n), n.derivedKeys, (Rev) n.history);
+  /** What readers see of {@code n}: its newest revision when that shows it exactly. */
+  static Rev viewOf(Graph g, Node n) {
+    return Rev.published(n, Readiness.details(g, n));
   }
 
   static ValueStatus statusOf(Graph g, Node n) {
@@ -210,14 +176,14 @@ final class Published {
 
   /** Status of a key from the published map (any thread). */
   BaseValueStatus status(String key) {
-    TreePMap<String, View> v = views;
-    View view = v.get(key);
+    TreePMap<String, Rev> v = views;
+    Rev view = v.get(key);
     if (view == null) {
       return new BaseValueStatus(ValueStatus.nonexistent(key), List.of());
     }
     List<ValueStatus> derived = new ArrayList<>();
     for (String dk : view.derivedKeys()) {
-      View dv = v.get(dk);
+      Rev dv = v.get(dk);
       if (dv != null) {
         derived.add(dv.status());
       }

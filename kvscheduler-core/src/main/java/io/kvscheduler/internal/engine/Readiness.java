@@ -70,13 +70,21 @@ final class Readiness {
 
   /** Labels of the dependencies of {@code n} with no available target, in declaration order. */
   static List<String> unsatisfiedLabels(Graph g, Node n) {
-    List<String> out = new ArrayList<>();
-    for (Dependency d : n.deps()) {
+    List<Dependency> deps = n.deps();
+    List<String> out = null;
+    for (int i = 0; i < deps.size(); i++) {
+      Dependency d = deps.get(i);
       if (!g.anyTarget(d, Readiness::satisfies)) {
+        if (deps.size() == 1) {
+          return List.of(d.label()); // the usual single dependency: no list to grow
+        }
+        if (out == null) {
+          out = new ArrayList<>(deps.size());
+        }
         out.add(d.label());
       }
     }
-    return out;
+    return out == null ? List.of() : out;
   }
 
   /** Status details: PENDING ⇒ unsatisfied labels, INVALID ⇒ invalid fields, else empty. */

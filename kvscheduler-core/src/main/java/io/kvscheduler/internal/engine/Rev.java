@@ -4,6 +4,7 @@ import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.NodeRevision;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.internal.graph.Node;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -12,31 +13,49 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * One recorded revision of a key, linked to the one before it: a key's timeline is the chain
- * from its newest revision. Immutable, so a chain is shared safely by the engine (in the key's
- * node) and readers (in the published view). Appending a revision allocates one object and never
- * touches the older ones: a revision ends where the next begins, unless {@link #until} says
- * otherwise (the key was removed, or trimming dropped what followed).
+ * The content of one key at one moment, immutable: both a recorded revision and what readers
+ * see of the key.
+ *
+ * <p><b>Revision.</b> A key's timeline is the chain from its newest revision through {@link
+ * #prev}. Appending a revision allocates one object and never touches the older ones: a revision
+ * ends where the next begins, unless {@link #until} says otherwise (the key was removed, or
+ * trimming dropped what followed).
+ *
+ * <p><b>Published view.</b> The published map holds one {@code Rev} per key (the accessors below
+ * are the read side). When the key's newest recorded revision still shows the node's content,
+ * that revision is published itself (no second object per key); otherwise, e.g. after a refresh
+ * (which records no revision) or for a PENDING value whose missing dependencies are listed, a
+ * {@linkplain #recorded() view-only} {@code Rev} is published whose {@link #prev} is the recorded
+ * chain. View-only entries never enter a node's chain.
+ *
+ * <p>A view-only entry is its own map entry (a rebuild lists entries without an entry object
+ * each); its {@code equals} is identity, it is only for building maps.
  */
-final class Rev {
+final class Rev implements Map.Entry<String, Rev> {
   final String key;
   final String label;
   final Object value;
   final Object metadata;
   final ValueState state;
+  /** Descriptor name, or null. */
   final String descriptor;
+  /** Base key of a derived value, or null. */
   final String derivedFrom;
   final boolean unavailable;
   final String error;
-  final TxnOperation lastOperation;
-  final long lastUpdateSeq;
+  /** What the last transaction deciding an operation for the key asked for, or null. */
+  final Node.LastUpdate lastUpdate;
   final List<Dependency> deps;
   final List<String> derivedKeys;
+  /** Status details (PENDING: missing dependency labels; INVALID: invalid fields) or null. */
+  private final List<String> details;
+  /** False for a view-only entry (published, not part of any recorded timeline). */
+  private final boolean recorded;
   final long seq;
   final Instant since;
   /** Explicit end of validity, or null: ends where the next revision begins (open if none). */
   final Instant until;
-  /** The revision before this one, or null. */
+  /** The revision before this one (for a view-only entry: the key's newest one), or null. */
   final Rev prev;
 
   private Rev(Rev o, Instant until, Rev prev) {
@@ -49,35 +68,66 @@ final class Rev {
     this.derivedFrom = o.derivedFrom;
     this.unavailable = o.unavailable;
     this.error = o.error;
-    this.lastOperation = o.lastOperation;
-    this.lastUpdateSeq = o.lastUpdateSeq;
+    this.lastUpdate = o.lastUpdate;
     this.deps = o.deps;
     this.derivedKeys = o.derivedKeys;
+    this.details = o.details;
+    this.recorded = o.recorded;
     this.seq = o.seq;
     this.since = o.since;
     this.until = until;
     this.prev = prev;
   }
 
-  /** The content of {@code n} written by transaction {@code seq} at {@code now}. */
-  Rev(Node n, long seq, Instant now, Rev prev) {
+  private Rev(Node n, long seq, Instant now, Rev prev, List<String> details, boolean recorded) {
     this.key = n.key;
     this.label = n.label;
     this.value = n.value;
     this.metadata = n.metadata;
     this.state = n.state;
-    this.descriptor = n.descriptor == null ? "" : n.descriptor;
-    this.derivedFrom = n.derivedFrom == null ? "" : n.derivedFrom;
+    this.descriptor = n.descriptor;
+    this.derivedFrom = n.derivedFrom;
     this.unavailable = n.unavailable;
     this.error = OpRecord.msg(n.error);
-    this.lastOperation = n.lastUpdate == null ? TxnOperation.UNDEFINED : n.lastUpdate.op();
-    this.lastUpdateSeq = n.lastUpdate == null ? -1 : n.lastUpdate.seq();
+    this.lastUpdate = n.lastUpdate;
     this.deps = n.deps();
     this.derivedKeys = n.derivedKeys;
+    this.details = details;
+    this.recorded = recorded;
     this.seq = seq;
     this.since = now;
     this.until = null;
     this.prev = prev;
+  }
+
+  /** The content of {@code n} recorded as a revision of transaction {@code seq} at {@code now}. */
+  static Rev recorded(Node n, long seq, Instant now, Rev prev) {
+    return new Rev(n, seq, now, prev, null, true);
+  }
+
+  /**
+   * What readers may know of {@code n} ({@code details}: its status details): its newest
+   * recorded revision when that shows exactly this, else a view-only entry.
+   */
+  static Rev published(Node n, List<String> details) {
+    Rev head = (Rev) n.history;
+    if (head != null && details.isEmpty() && head.shows(n)) {
+      return head;
+    }
+    return new Rev(n, -1, null, head, details.isEmpty() ? null : details, false);
+  }
+
+  /** True when this revision holds everything a reader sees of {@code n} (details aside). */
+  private boolean shows(Node n) {
+    return value == n.value
+        && metadata == n.metadata
+        && state == n.state
+        && unavailable == n.unavailable
+        && lastUpdate == n.lastUpdate
+        && derivedKeys == n.derivedKeys
+        && java.util.Objects.equals(descriptor, n.descriptor)
+        && java.util.Objects.equals(derivedFrom, n.derivedFrom)
+        && error.equals(OpRecord.msg(n.error));
   }
 
   /** This revision (the newest of its chain) closed at {@code end}; itself when closed. */
@@ -108,11 +158,103 @@ final class Rev {
       }
     }
     return new NodeRevision(key, label, Optional.ofNullable(value), Optional.ofNullable(metadata),
-        state, descriptor, derivedFrom, unavailable, error, lastOperation, lastUpdateSeq, d,
-        derivedKeys, seq, since, Optional.ofNullable(end));
+        state, descriptor == null ? "" : descriptor, derivedFrom == null ? "" : derivedFrom,
+        unavailable, error, lastUpdate == null ? TxnOperation.UNDEFINED : lastUpdate.op(),
+        lastUpdate == null ? -1 : lastUpdate.seq(), d, derivedKeys, seq, since,
+        Optional.ofNullable(end));
   }
 
   private static String describe(Dependency d) {
     return d.isAnyOf() ? "anyOf" + d.keyPrefixes() : d.key();
+  }
+
+  // ------------------------------------------------------------------ the published view
+
+  /** False for a view-only entry. */
+  boolean recorded() {
+    return recorded;
+  }
+
+  /** The key's recorded timeline: this entry, or for a view-only one the revision before it. */
+  Rev history() {
+    return recorded ? this : prev;
+  }
+
+  String key() {
+    return key;
+  }
+
+  String descriptor() {
+    return descriptor;
+  }
+
+  String derivedFrom() {
+    return derivedFrom;
+  }
+
+  Object value() {
+    return value;
+  }
+
+  Object metadata() {
+    return metadata;
+  }
+
+  ValueState state() {
+    return state;
+  }
+
+  /** Available: has a value, not marked unavailable, not REMOVED. */
+  boolean available() {
+    return value != null && !unavailable && state != ValueState.REMOVED;
+  }
+
+  /** The value the northbound asked for (the current value when nothing was asked). */
+  Object intent() {
+    return lastUpdate == null ? value : lastUpdate.value();
+  }
+
+  /** True when the last request for the key was a delete. */
+  boolean intentDelete() {
+    return lastUpdate != null && lastUpdate.value() == null;
+  }
+
+  String error() {
+    return error;
+  }
+
+  /** Last operation as a status shows it (none for OBTAINED values). */
+  TxnOperation lastOperation() {
+    if (state == ValueState.OBTAINED || lastUpdate == null) {
+      return TxnOperation.UNDEFINED;
+    }
+    return lastUpdate.op();
+  }
+
+  List<String> details() {
+    return details == null ? List.of() : details;
+  }
+
+  List<String> derivedKeys() {
+    return derivedKeys;
+  }
+
+  ValueStatus status() {
+    return new ValueStatus(key, state, error, lastOperation(), details());
+  }
+
+  @Override
+  public String getKey() {
+    return key;
+  }
+
+  @Override
+  public Rev getValue() {
+    return this;
+  }
+
+  @Override
+  public Rev setValue(Rev value) {
+    throw new UnsupportedOperationException();
   }
 }

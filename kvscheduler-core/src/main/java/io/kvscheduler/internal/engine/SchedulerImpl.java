@@ -469,8 +469,8 @@ public final class SchedulerImpl implements KVScheduler {
   @Override
   public List<BaseValueStatus> valueStatuses() {
     List<BaseValueStatus> out = new ArrayList<>();
-    TreePMap<String, Published.View> views = published.current();
-    for (Published.View v : views.values()) {
+    TreePMap<String, Rev> views = published.current();
+    for (Rev v : views.values()) {
       if (v.derivedFrom() == null) {
         out.add(published.status(v.key()));
       }
@@ -522,13 +522,13 @@ public final class SchedulerImpl implements KVScheduler {
       return onEngine(() -> processor.refresher().retrieveForDump(h));
     }
     List<KVWithMetadata<Object, Object>> out = new ArrayList<>();
-    TreePMap<String, Published.View> views = published.current();
+    TreePMap<String, Rev> views = published.current();
     String prefix = h.d.nbKeyPrefix();
     String end = Graph.prefixEnd(prefix);
-    Iterable<Published.View> candidates = prefix.isEmpty() ? views.values()
+    Iterable<Rev> candidates = prefix.isEmpty() ? views.values()
         : end == null ? views.tailMap(prefix, true).values()
         : views.subMap(prefix, end).values();
-    for (Published.View v : candidates) {
+    for (Rev v : candidates) {
       if (v.derivedFrom() != null || !h.name.equals(v.descriptor())) {
         continue;
       }

@@ -78,6 +78,14 @@ final class Walker {
     Relations(List<Dependency> deps, Throwable error) {
       this(deps, List.of(), List.of(), List.of(), error);
     }
+
+    /** No dependency, no derived value, no error. */
+    static final Relations NONE = new Relations(List.of(), null);
+
+    /** Only dependencies (the shared {@link #NONE} when there are none). */
+    static Relations of(List<Dependency> deps) {
+      return deps.isEmpty() ? NONE : new Relations(deps, null);
+    }
   }
 
   /**
@@ -101,15 +109,26 @@ final class Walker {
   }
 
   private Throwable applyOnPath(Args a) {
+    Node node = g.write(a.kv.key(), a.hint); // the hint: the key's node as the caller looked it up
+    OpRecord op = preRecord(a, node);
+    try {
+      return visit(a, node, op);
+    } finally {
+      if (!op.recorded) {
+        spare = op; // nothing refers to it: the next visit reuses it
+      }
+    }
+  }
+
+  /** The visit of {@code node} with its operation record {@code op} (taken before any change). */
+  private Throwable visit(Args a, Node node, OpRecord op) {
     String key = a.kv.key();
-    Node node = g.write(key, a.hint); // the hint: the key's node as the caller looked it up
     ValueState prevState = node.state;
     TxnOperation prevOp = node.lastOperation();
     String prevErr = OpRecord.msg(node.error);
     List<String> prevDetails = details(node);
     Node.LastUpdate prevUpdate = node.lastUpdate;
 
-    OpRecord op = preRecord(a, node);
     if (a.depUpdate) {
       op.op = depUpdateOperation(node);
       if (op.op == TxnOperation.UNDEFINED) {
@@ -194,8 +213,20 @@ final class Walker {
     return isReady(node, false) ? TxnOperation.UNDEFINED : TxnOperation.DELETE;
   }
 
+  /**
+   * An operation record of a visit that recorded nothing (most visits of equal values in a
+   * resync), reused by the next visit instead of allocating one per visit.
+   */
+  private OpRecord spare;
+
   private OpRecord preRecord(Args a, Node node) {
-    OpRecord op = new OpRecord();
+    OpRecord op = spare;
+    if (op != null) {
+      spare = null;
+      op.clear();
+    } else {
+      op = new OpRecord();
+    }
     op.node = node;
     op.key = a.kv.key();
     op.baseKey = a.baseKey;
@@ -598,7 +629,7 @@ final class Walker {
 
   private Relations relations(Node node, DescriptorHandle h, Args a) {
     if (h == null) {
-      return new Relations(List.of(), null);
+      return Relations.NONE;
     }
     Object value = a.kv.value();
     DescriptorHandle.Result<List<Dependency>> deps = h.dependencies(node, value);
@@ -606,7 +637,7 @@ final class Walker {
       return new Relations(List.of(), deps.error());
     }
     if (a.derived) {
-      return new Relations(deps.value(), null);
+      return Relations.of(deps.value());
     }
     // sorted by key, first occurrence of a key wins
     DescriptorHandle.Result<List<KeyValuePair>> der = h.derivedSorted(node, value);
@@ -614,7 +645,7 @@ final class Walker {
       return new Relations(List.of(), der.error());
     }
     if (der.value().isEmpty()) {
-      return new Relations(deps.value(), null);
+      return Relations.of(deps.value());
     }
     // a key colliding with a value that is not derived from this one is skipped
     List<KeyValuePair> unique = der.value();
@@ -770,6 +801,7 @@ final class Walker {
   }
 
   private void record(OpRecord op) {
+    op.recorded = true;
     tx.ops.add(op);
   }
 }

@@ -26,7 +26,9 @@ import java.util.Random;
  *       them; the bridge domain derives N bindings, each depending on its interface. Reports the
  *       wall time of {@code commit()} ({@code seconds}) and the executed operations of the
  *       recorded transaction ({@code ops}, expected 2N+1).
- *   <li><b>W2</b> – on the W1-populated graph, W (default 200) unmeasured warm-up transactions,
+ *   <li><b>W2</b> – on the W1-populated graph, W (default 10,000: enough for the JIT to compile
+ *       the one-value path, so the figure is the engine's and not the compiler's) unmeasured
+ *       warm-up transactions,
  *       then T (default 1000) measured one-value transactions, each toggling {@code enabled} of a
  *       random interface (fixed seed). Reports {@code mean_us}, {@code p50_us}, {@code p99_us},
  *       {@code max_us} of the time from {@code startNBTransaction()} to the return of the blocking
@@ -73,7 +75,7 @@ public final class ScaleHarness {
     List<Integer> sizes = new ArrayList<>();
     int repeat = 1;
     int txns = 1000;
-    int warmup = 200;
+    int warmup = 10_000;
     long seed = 42;
     boolean splitPopulate = false;
     for (int i = 1; i < args.length; i++) {

@@ -28,8 +28,8 @@ import java.util.Optional;
  * {@linkplain #recorded() view-only} {@code Rev} is published whose {@link #prev} is the recorded
  * chain. View-only entries never enter a node's chain.
  *
- * <p>A view-only entry is its own map entry (a rebuild lists entries without an entry object
- * each); its {@code equals} is identity, it is only for building maps.
+ * <p>A {@code Rev} is its own map entry (a rebuild lists entries without an entry object each);
+ * its {@code equals} is identity: the entry side is only for building maps.
  */
 final class Rev implements Map.Entry<String, Rev> {
   final String key;

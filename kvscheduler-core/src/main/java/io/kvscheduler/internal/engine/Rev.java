@@ -206,7 +206,7 @@ final class Rev implements Map.Entry<String, Rev> {
 
   /** Available: has a value, not marked unavailable, not REMOVED. */
   boolean available() {
-    return value != null && !unavailable && state != ValueState.REMOVED;
+    return Node.available(value, unavailable, state);
   }
 
   /** The value the northbound asked for (the current value when nothing was asked). */
@@ -225,10 +225,7 @@ final class Rev implements Map.Entry<String, Rev> {
 
   /** Last operation as a status shows it (none for OBTAINED values). */
   TxnOperation lastOperation() {
-    if (state == ValueState.OBTAINED || lastUpdate == null) {
-      return TxnOperation.UNDEFINED;
-    }
-    return lastUpdate.op();
+    return Node.lastOperation(state, lastUpdate);
   }
 
   List<String> details() {

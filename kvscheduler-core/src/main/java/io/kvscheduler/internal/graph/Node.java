@@ -149,10 +149,20 @@ public final class Node {
 
   /** Available: has a value, no unavailable flag, not REMOVED. */
   public boolean isAvailable() {
+    return available(value, unavailable, state);
+  }
+
+  /** The availability rule of {@link #isAvailable()} for content held elsewhere (a snapshot). */
+  public static boolean available(Object value, boolean unavailable, ValueState state) {
     return value != null && !unavailable && state != ValueState.REMOVED;
   }
 
   public TxnOperation lastOperation() {
+    return lastOperation(state, lastUpdate);
+  }
+
+  /** The rule of {@link #lastOperation()}: none for OBTAINED values or without a last update. */
+  public static TxnOperation lastOperation(ValueState state, LastUpdate lastUpdate) {
     if (state == ValueState.OBTAINED || lastUpdate == null) {
       return TxnOperation.UNDEFINED;
     }

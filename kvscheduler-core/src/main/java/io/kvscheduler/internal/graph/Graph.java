@@ -43,7 +43,7 @@ public final class Graph {
   /** Nodes created since the last {@link #sorted()}, in creation order (may hold removed ones). */
   private ArrayList<Node> unordered = new ArrayList<>();
   /** Target key → its dependent: one key as a String, several as a TreeSet (saves a set each). */
-  private final HashMap<String, Object> keyDependents = new HashMap<>();
+  private HashMap<String, Object> keyDependents = new HashMap<>();
   private final HashMap<String, TreeSet<String>> prefixDependents = new HashMap<>();
   private final TreeMap<Integer, Integer> prefixLengths = new TreeMap<>();
   private final TreeSet<String> selectorDependents = new TreeSet<>();
@@ -67,13 +67,20 @@ public final class Graph {
   }
 
   /**
-   * Sizes the key table of an empty graph for {@code expected} nodes, so that a first large
-   * transaction (a startup resync, an initial configuration) does not rehash it as it grows.
-   * No effect on a graph that has nodes.
+   * Sizes the key table, the exact-key dependency index and the journal of an empty graph for
+   * {@code expected} nodes, so that a first large transaction (a startup resync, an initial
+   * configuration) does not rehash or copy them as they grow. No effect on a graph that has
+   * nodes.
    */
   public void reserve(int expected) {
     if (nodes.isEmpty() && expected > 64) {
-      nodes = new HashMap<>((int) Math.min((long) (expected / 0.75) + 1, 1 << 30));
+      int capacity = (int) Math.min((long) (expected / 0.75) + 1, 1 << 30);
+      nodes = new HashMap<>(capacity);
+      if (keyDependents.isEmpty()) {
+        keyDependents = new HashMap<>(capacity);
+      }
+      journal.ensureCapacity(expected);
+      unordered.ensureCapacity(expected);
     }
   }
 

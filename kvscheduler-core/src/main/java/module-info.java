@@ -5,6 +5,7 @@
 module io.kvscheduler.core {
   requires org.slf4j;
   requires org.pcollections;
+  requires io.vavr;
 
   exports io.kvscheduler.api;
 }

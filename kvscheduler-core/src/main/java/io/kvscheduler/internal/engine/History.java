@@ -15,7 +15,6 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
-import org.pcollections.TreePMap;
 
 /**
  * Transaction records and graph revisions. Records are written by the engine thread and read
@@ -194,7 +193,7 @@ final class History {
 
   /** Every chain readers can see: live keys from the views, removed keys from the side map. */
   private void forEachChain(java.util.function.BiConsumer<String, Rev> action) {
-    TreePMap<String, Rev> views = published.current();
+    Published.Snapshot views = published.current();
     for (Rev v : views.values()) {
       if (v.history() != null) {
         action.accept(v.key(), v.history());

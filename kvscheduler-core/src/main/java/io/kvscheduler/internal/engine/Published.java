@@ -5,30 +5,124 @@ import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.internal.graph.Graph;
 import io.kvscheduler.internal.graph.Node;
+import io.kvscheduler.internal.graph.SortedEntries;
+import io.vavr.collection.Vector;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.pcollections.TreePMap;
 
 /**
- * The read side: an immutable sorted map key → {@link Rev} (what readers see of the key)
- * replaced after every transaction.
- * Only touched keys are rebuilt (O(touched × log n)); readers take the current map and see a
- * consistent state without locks.
+ * The read side: an immutable {@link Snapshot} of what readers see of every key (a {@link Rev}),
+ * replaced after every transaction. Readers take the current snapshot and see a consistent state
+ * without locks.
+ *
+ * <p>A snapshot is two persistent structures: the views, a vector indexed by a slot number each
+ * key keeps while it is published, and a sorted map key → slot for lookups by key and reads in key
+ * order. A transaction that only changes values (the common case) updates the vector alone: a path
+ * of about log32(n) small arrays, found through the slot the node remembers ({@link
+ * Node#publishedSlot}), with no key comparison. The sorted map changes only when keys come or go,
+ * at O(log n) per key. A large change is merged into new structures in one linear pass.
  */
 final class Published {
-  private volatile TreePMap<String, Rev> views = TreePMap.empty();
+  /** What readers see of the graph at one moment. Immutable. */
+  static final class Snapshot {
+    static final Snapshot EMPTY = new Snapshot(TreePMap.empty(), Vector.empty());
+
+    /** Key → slot of its view, in key order. */
+    private final TreePMap<String, Integer> slots;
+    /** Views by slot; a free slot holds null. */
+    private final Vector<Rev> views;
+
+    private Snapshot(TreePMap<String, Integer> slots, Vector<Rev> views) {
+      this.slots = slots;
+      this.views = views;
+    }
+
+    /** The view of {@code key}, or null when the key has no value. */
+    Rev get(String key) {
+      Integer slot = slots.get(key);
+      return slot == null ? null : views.get(slot);
+    }
+
+    boolean containsKey(String key) {
+      return slots.containsKey(key);
+    }
+
+    int size() {
+      return slots.size();
+    }
+
+    /** Every view, in key order. */
+    Iterable<Rev> values() {
+      return viewsOf(slots.values());
+    }
+
+    /** The views of the keys starting with {@code prefix}, in key order. */
+    Iterable<Rev> withPrefix(String prefix) {
+      if (prefix.isEmpty()) {
+        return values();
+      }
+      String end = Graph.prefixEnd(prefix);
+      return viewsOf(end == null ? slots.tailMap(prefix, true).values()
+          : slots.subMap(prefix, end).values());
+    }
+
+    private Iterable<Rev> viewsOf(Collection<Integer> slotsInOrder) {
+      return () -> new Iterator<>() {
+        private final Iterator<Integer> it = slotsInOrder.iterator();
+
+        @Override
+        public boolean hasNext() {
+          return it.hasNext();
+        }
+
+        @Override
+        public Rev next() {
+          return views.get(it.next());
+        }
+      };
+    }
+
+    /** Status of {@code key} with its derived values, all from this snapshot. */
+    BaseValueStatus status(String key) {
+      Rev view = get(key);
+      if (view == null) {
+        return new BaseValueStatus(ValueStatus.nonexistent(key), List.of());
+      }
+      List<ValueStatus> derived = new ArrayList<>();
+      for (String dk : view.derivedKeys()) {
+        Rev dv = get(dk);
+        if (dv != null) {
+          derived.add(dv.status());
+        }
+      }
+      return new BaseValueStatus(view.status(), derived);
+    }
+  }
+
+  private volatile Snapshot snapshot = Snapshot.EMPTY;
   /** Keys whose published state is PENDING (engine thread only). */
-  private java.util.HashSet<String> pending = new java.util.HashSet<>();
+  private final HashSet<String> pending = new HashSet<>();
+  /** Engine side: the key published in each slot, null for a free slot. */
+  private String[] slotKeys = new String[64];
+  /** Number of slots in use or freed (the length of the views vector). */
+  private int slotCount;
+  /** Freed slots, reused before new ones (a stack). */
+  private int[] free = new int[16];
+  private int freeCount;
 
   /** Keys whose published state is PENDING (engine thread only; read only). */
   Collection<String> pendingKeys() {
     return pending;
   }
 
-  TreePMap<String, Rev> current() {
-    return views;
+  Snapshot current() {
+    return snapshot;
   }
 
   /**
@@ -37,27 +131,87 @@ final class Published {
    */
   void update(Touched touched, Graph g) {
     List<String> keys = touched.keys();
-    TreePMap<String, Rev> v = views;
-    if (keys.size() > 1024 && keys.size() > v.size() / 4) {
-      views = rebuild(v, touched, g);
+    Snapshot s = snapshot;
+    if (keys.size() > 1024 && keys.size() > s.size() / 4) {
+      snapshot = rebuild(s, touched, g);
       return;
     }
-    for (String key : keys) {
-      Node n = g.get(key);
+    TreePMap<String, Integer> slots = s.slots;
+    Vector<Rev> views = s.views;
+    for (int i = 0; i < keys.size(); i++) {
+      String key = keys.get(i);
+      Node n = touched.node(i);
+      if (n == null || !n.inGraph()) {
+        n = g.get(key);
+      }
+      int slot = slotOf(key, n, slots);
       if (n == null || n.value == null) {
-        v = v.minus(key);
-        pending.remove(key);
-      } else {
-        Rev view = viewOf(g, n);
-        v = v.plus(key, view);
-        if (view.state() == ValueState.PENDING) {
-          pending.add(key);
-        } else {
-          pending.remove(key);
+        if (slot >= 0) {
+          slots = slots.minus(key);
+          views = views.update(slot, (Rev) null);
+          release(slot);
         }
+        pending.remove(key);
+        continue;
+      }
+      Rev view = viewOf(g, n);
+      if (slot < 0) {
+        slot = acquire(key);
+        slots = slots.plus(key, slot);
+        views = slot == views.length() ? views.append(view) : views.update(slot, view);
+      } else {
+        views = views.update(slot, view);
+      }
+      n.publishedSlot = slot;
+      notePending(key, view);
+    }
+    snapshot = new Snapshot(slots, views);
+  }
+
+  /**
+   * The slot of {@code key} (whose node is {@code n}, or null), or -1 when it is not published:
+   * the node's remembered slot when that slot still holds the key, else a lookup.
+   */
+  private int slotOf(String key, Node n, TreePMap<String, Integer> slots) {
+    if (n != null) {
+      int hint = n.publishedSlot;
+      if (hint >= 0 && hint < slotCount && key.equals(slotKeys[hint])) {
+        return hint;
       }
     }
-    views = v;
+    Integer slot = slots.get(key);
+    return slot == null ? -1 : slot;
+  }
+
+  /** A slot for a newly published key: a freed one, else a new one at the end. */
+  private int acquire(String key) {
+    int slot;
+    if (freeCount > 0) {
+      slot = free[--freeCount];
+    } else {
+      slot = slotCount++;
+      if (slot == slotKeys.length) {
+        slotKeys = Arrays.copyOf(slotKeys, slot * 2);
+      }
+    }
+    slotKeys[slot] = key;
+    return slot;
+  }
+
+  private void release(int slot) {
+    slotKeys[slot] = null;
+    if (freeCount == free.length) {
+      free = Arrays.copyOf(free, freeCount * 2);
+    }
+    free[freeCount++] = slot;
+  }
+
+  private void notePending(String key, Rev view) {
+    if (view.state() == ValueState.PENDING) {
+      pending.add(key);
+    } else {
+      pending.remove(key);
+    }
   }
 
   /** Sort order of the touched entries in a rebuild: a node or, for a key without one, the key. */
@@ -66,43 +220,57 @@ final class Published {
   }
 
   /**
-   * A large change: the touched keys, sorted, merged with the previous snapshot (views of
-   * untouched keys are reused) into a new map built in one linear pass. Needs no ordered view
-   * of the graph, and no lookup for a touched node that is still in the graph.
+   * A large change: the touched keys, sorted, merged with the previous snapshot's sorted map
+   * (untouched keys keep their entries and slots) into new structures built in one linear pass.
+   * Needs no ordered view of the graph, and no lookup for a touched node that is still in the
+   * graph.
    */
-  private TreePMap<String, Rev> rebuild(TreePMap<String, Rev> old, Touched t, Graph g) {
+  private Snapshot rebuild(Snapshot old, Touched t, Graph g) {
     List<String> keys = t.keys();
     Object[] touched = new Object[keys.size()];
     for (int i = 0; i < touched.length; i++) {
       Node n = t.node(i);
       touched[i] = n != null ? n : keys.get(i);
     }
-    java.util.Arrays.sort(touched, (a, b) -> keyOf(a).compareTo(keyOf(b)));
+    Arrays.sort(touched, (a, b) -> keyOf(a).compareTo(keyOf(b)));
     Merge m = new Merge(old, g, touched.length);
     for (Object o : touched) {
       m.add(o);
     }
     m.finish();
-    pending = m.nowPending;
-    return TreePMap.fromSortedMap(new io.kvscheduler.internal.graph.SortedEntries<>(m.entries));
+    return new Snapshot(TreePMap.fromSortedMap(new SortedEntries<>(m.entries)),
+        Vector.ofAll(Arrays.asList(m.views).subList(0, slotCount)));
+  }
+
+  /** The views of {@code old} by slot, with room for {@code extra} more slots. */
+  private static Rev[] viewsBySlot(Snapshot old, int extra) {
+    Rev[] out = new Rev[old.views.length() + extra];
+    int i = 0;
+    for (Rev r : old.views) {
+      out[i++] = r;
+    }
+    return out;
   }
 
   /**
-   * The merge of a rebuild: the previous snapshot's views of untouched keys and new views of the
-   * touched keys (given in key order, possibly repeated), in key order. One touched key per call,
-   * so the per-key step is a method the JIT compiles early.
+   * The merge of a rebuild: the previous snapshot's entries of untouched keys and the touched keys
+   * (given in key order, possibly repeated), in key order, and the views by slot. One touched key
+   * per call, so the per-key step is a method the JIT compiles early.
    */
-  private static final class Merge {
-    final java.util.HashSet<String> nowPending = new java.util.HashSet<>();
-    final List<Map.Entry<String, Rev>> entries;
-    private final java.util.Iterator<Map.Entry<String, Rev>> prev;
+  private final class Merge {
+    final List<Map.Entry<String, Integer>> entries;
+    /** Views by slot: the previous ones, replaced for the touched keys. */
+    final Rev[] views;
+    private final Iterator<Map.Entry<String, Integer>> prev;
     private final Graph g;
-    private Map.Entry<String, Rev> p;
+    private Map.Entry<String, Integer> p;
     private String last;
 
-    Merge(TreePMap<String, Rev> old, Graph g, int touched) {
+    Merge(Snapshot old, Graph g, int touched) {
       this.entries = new ArrayList<>(old.size() + touched);
-      this.prev = old.entrySet().iterator();
+      // each touched key takes at most one new slot
+      this.views = viewsBySlot(old, touched);
+      this.prev = old.slots.entrySet().iterator();
       this.g = g;
       this.p = prev.hasNext() ? prev.next() : null;
     }
@@ -114,36 +282,43 @@ final class Published {
         return; // listed twice
       }
       last = key;
-      int c;
-      while (p != null && (c = p.getKey().compareTo(key)) <= 0) {
-        if (c < 0) {
-          keep(p); // untouched: kept as it was
-        }
+      int c = 1;
+      while (p != null && (c = p.getKey().compareTo(key)) < 0) {
+        entries.add(p); // untouched: kept as it was
+        p = prev.hasNext() ? prev.next() : null;
+      }
+      Map.Entry<String, Integer> published = c == 0 ? p : null;
+      if (published != null) {
         p = prev.hasNext() ? prev.next() : null;
       }
       Node n = o instanceof Node listed && listed.inGraph() ? listed : g.get(key);
       if (n == null || n.value == null) {
+        if (published != null) {
+          views[published.getValue()] = null;
+          release(published.getValue());
+        }
+        pending.remove(key);
         return;
       }
       Rev view = viewOf(g, n);
-      if (view.state() == ValueState.PENDING) {
-        nowPending.add(key);
+      int slot;
+      if (published != null) {
+        slot = published.getValue();
+        entries.add(published);
+      } else {
+        slot = acquire(key);
+        entries.add(Map.entry(key, slot));
       }
-      entries.add(view);
+      views[slot] = view;
+      n.publishedSlot = slot;
+      notePending(key, view);
     }
 
-    /** Keeps the untouched views after the last touched key. */
+    /** Keeps the untouched entries after the last touched key. */
     void finish() {
       while (p != null) {
-        keep(p);
+        entries.add(p);
         p = prev.hasNext() ? prev.next() : null;
-      }
-    }
-
-    private void keep(Map.Entry<String, Rev> e) {
-      entries.add(e);
-      if (e.getValue().state() == ValueState.PENDING) {
-        nowPending.add(e.getKey());
       }
     }
   }
@@ -174,20 +349,8 @@ final class Published {
     return new BaseValueStatus(statusOf(g, n), derived);
   }
 
-  /** Status of a key from the published map (any thread). */
+  /** Status of a key from the published snapshot (any thread). */
   BaseValueStatus status(String key) {
-    TreePMap<String, Rev> v = views;
-    Rev view = v.get(key);
-    if (view == null) {
-      return new BaseValueStatus(ValueStatus.nonexistent(key), List.of());
-    }
-    List<ValueStatus> derived = new ArrayList<>();
-    for (String dk : view.derivedKeys()) {
-      Rev dv = v.get(dk);
-      if (dv != null) {
-        derived.add(dv.status());
-      }
-    }
-    return new BaseValueStatus(view.status(), derived);
+    return snapshot.status(key);
   }
 }

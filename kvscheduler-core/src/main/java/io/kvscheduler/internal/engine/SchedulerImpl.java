@@ -39,7 +39,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
-import org.pcollections.TreePMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -469,10 +468,10 @@ public final class SchedulerImpl implements KVScheduler {
   @Override
   public List<BaseValueStatus> valueStatuses() {
     List<BaseValueStatus> out = new ArrayList<>();
-    TreePMap<String, Rev> views = published.current();
+    Published.Snapshot views = published.current();
     for (Rev v : views.values()) {
       if (v.derivedFrom() == null) {
-        out.add(published.status(v.key()));
+        out.add(views.status(v.key()));
       }
     }
     return out;
@@ -522,13 +521,7 @@ public final class SchedulerImpl implements KVScheduler {
       return onEngine(() -> processor.refresher().retrieveForDump(h));
     }
     List<KVWithMetadata<Object, Object>> out = new ArrayList<>();
-    TreePMap<String, Rev> views = published.current();
-    String prefix = h.d.nbKeyPrefix();
-    String end = Graph.prefixEnd(prefix);
-    Iterable<Rev> candidates = prefix.isEmpty() ? views.values()
-        : end == null ? views.tailMap(prefix, true).values()
-        : views.subMap(prefix, end).values();
-    for (Rev v : candidates) {
+    for (Rev v : published.current().withPrefix(h.d.nbKeyPrefix())) {
       if (v.derivedFrom() != null || !h.name.equals(v.descriptor())) {
         continue;
       }

@@ -47,6 +47,11 @@ public final class Node {
    */
   public long touchMark;
   /**
+   * Where the key's view sits in the published views (engine bookkeeping, opaque to the graph; a
+   * hint the publisher checks before use, -1 when none). Copied with the node (same key).
+   */
+  public int publishedSlot = -1;
+  /**
    * The key's recorded revisions (engine bookkeeping, opaque to the graph: an immutable chain
    * owned by the history). Copied with the node.
    */
@@ -108,6 +113,7 @@ public final class Node {
     n.derivedKeys = derivedKeys;
     n.refreshMark = refreshMark;
     n.touchMark = touchMark;
+    n.publishedSlot = publishedSlot;
     n.history = history;
     n.handle = handle;
     n.handleGeneration = handleGeneration;

@@ -1,0 +1,149 @@
+package io.kvscheduler.internal.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.graph.Graph;
+import io.kvscheduler.internal.graph.Node;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The published snapshot against the graph it was published from: after every batch, readers see
+ * exactly the keys that have a value, with their current content, in key order, by prefix; an
+ * older snapshot is unchanged by later batches. Batches mix small changes (updated in place, slots
+ * reused after removals) and large ones (merged in one pass), so both paths and their hand-over
+ * are covered.
+ */
+class PublishedTest {
+  private static final String[] PREFIXES = {"a/", "b/x/", "b/y/", "c/"};
+
+  @Test
+  @DisplayName("snapshot equals the graph after random small and large batches (slots reused)")
+  void snapshotMatchesGraph() {
+    for (long seed = 1; seed <= 8; seed++) {
+      run(seed);
+    }
+  }
+
+  @Test
+  @DisplayName("an older snapshot is unchanged by later updates and removals")
+  void olderSnapshotIsImmutable() {
+    Graph g = new Graph();
+    Published p = new Published();
+    long seq = 0;
+    for (int i = 0; i < 10; i++) {
+      put(g, "a/k" + i, "v" + i);
+    }
+    publish(p, g, seq++);
+    Published.Snapshot before = p.current();
+    g.remove("a/k3");
+    put(g, "a/k4", "changed");
+    put(g, "a/new", "n");
+    publish(p, g, seq++);
+    put(g, "a/other", "o"); // may take the slot a/k3 left
+    publish(p, g, seq);
+
+    assertThat(before.size()).isEqualTo(10);
+    assertThat(before.get("a/k3").value()).isEqualTo("v3");
+    assertThat(before.get("a/k4").value()).isEqualTo("v4");
+    assertThat(before.get("a/new")).isNull();
+    assertThat(p.current().get("a/k3")).isNull();
+    assertThat(p.current().get("a/other").value()).isEqualTo("o");
+    assertThat(p.current().get("a/k4").value()).isEqualTo("changed");
+  }
+
+  private static List<String> entries(Iterable<Rev> views) {
+    List<String> out = new ArrayList<>();
+    for (Rev v : views) {
+      out.add(v.key() + "=" + v.value());
+    }
+    return out;
+  }
+
+  private static List<String> entries(java.util.SortedMap<String, Object> model) {
+    List<String> out = new ArrayList<>();
+    model.forEach((k, v) -> out.add(k + "=" + v));
+    return out;
+  }
+
+  private void run(long seed) {
+    Random r = new Random(seed);
+    Graph g = new Graph();
+    Published p = new Published();
+    TreeMap<String, Object> model = new TreeMap<>();
+    for (long seq = 0; seq < 60; seq++) {
+      boolean large = r.nextInt(6) == 0;
+      int changes = large ? 1100 + r.nextInt(1500) : 1 + r.nextInt(12);
+      for (int c = 0; c < changes; c++) {
+        String key = PREFIXES[r.nextInt(PREFIXES.length)] + "k" + r.nextInt(large ? 4000 : 300);
+        int what = r.nextInt(10);
+        if (what < 3 && model.containsKey(key)) {
+          g.remove(key);
+          model.remove(key);
+        } else if (what < 4 && model.containsKey(key)) {
+          // removed and created again in one batch: a new node, without a remembered slot
+          g.remove(key);
+          String v = key + "@" + seq + "." + c;
+          put(g, key, v);
+          model.put(key, v);
+        } else {
+          String v = key + "@" + seq + "." + c;
+          put(g, key, v);
+          model.put(key, v);
+        }
+      }
+      // the slot a node remembers is a hint: a wrong one must not mislead publishing
+      for (int c = r.nextInt(4); c > 0 && !model.isEmpty(); c--) {
+        Node n = g.get(model.ceilingKey(PREFIXES[r.nextInt(PREFIXES.length)] + "k" + r.nextInt(300)));
+        if (n != null) {
+          n.publishedSlot = r.nextInt(50);
+        }
+      }
+      publish(p, g, seq);
+      check(p.current(), model, "seed " + seed + ", batch " + seq);
+    }
+  }
+
+  private static void put(Graph g, String key, Object value) {
+    Node n = g.write(key);
+    n.value = value;
+    n.state = ValueState.CONFIGURED;
+  }
+
+  private static void publish(Published p, Graph g, long seq) {
+    Touched t = new Touched(seq);
+    t.add(g.endBatch(), false);
+    p.update(t, g);
+  }
+
+  private static void check(Published.Snapshot s, TreeMap<String, Object> model, String where) {
+    assertThat(s.size()).as(where).isEqualTo(model.size());
+    assertThat(entries(s.values())).as(where).isEqualTo(entries(model));
+    for (String prefix : PREFIXES) {
+      assertThat(entries(s.withPrefix(prefix))).as(where + ": prefix " + prefix)
+          .isEqualTo(entries(model.subMap(prefix, Graph.prefixEnd(prefix))));
+    }
+    int step = Math.max(1, model.size() / 200);
+    int i = 0;
+    for (String key : model.keySet()) {
+      if (i++ % step != 0) {
+        continue;
+      }
+      Rev v = s.get(key);
+      if (v == null || !v.value().equals(model.get(key))) {
+        assertThat(v).as(where + ": lookup of " + key).isNotNull();
+        assertThat(v.value()).as(where + ": lookup of " + key).isEqualTo(model.get(key));
+      }
+    }
+    for (int a = 0; a < 20; a++) {
+      String absent = "a/k" + (10_000 + a);
+      assertThat(s.get(absent)).isNull();
+      assertThat(s.containsKey(absent)).isFalse();
+    }
+  }
+}

@@ -209,7 +209,7 @@ final class Published {
   private void notePending(String key, Rev view) {
     if (view.state() == ValueState.PENDING) {
       pending.add(key);
-    } else {
+    } else if (!pending.isEmpty()) {
       pending.remove(key);
     }
   }
@@ -233,13 +233,18 @@ final class Published {
       touched[i] = n != null ? n : keys.get(i);
     }
     Arrays.sort(touched, (a, b) -> keyOf(a).compareTo(keyOf(b)));
+    if (slotKeys.length < slotCount + touched.length) { // at most one new slot per key
+      slotKeys = Arrays.copyOf(slotKeys, slotCount + touched.length);
+    }
     Merge m = new Merge(old, g, touched.length);
     for (Object o : touched) {
       m.add(o);
     }
     m.finish();
-    return new Snapshot(TreePMap.fromSortedMap(new SortedEntries<>(m.entries)),
-        Vector.ofAll(Arrays.asList(m.views).subList(0, slotCount)));
+    return new Snapshot(
+        TreePMap.fromSortedMap(SortedEntries.of(m.keys, m.slots, m.size)),
+        Vector.ofAll(Arrays.asList(slotCount == m.views.length ? m.views
+            : Arrays.copyOf(m.views, slotCount))));
   }
 
   /** The views of {@code old} by slot, with room for {@code extra} more slots. */
@@ -258,7 +263,10 @@ final class Published {
    * per call, so the per-key step is a method the JIT compiles early.
    */
   private final class Merge {
-    final List<Map.Entry<String, Integer>> entries;
+    /** The new sorted map's entries: keys and slots in key order. */
+    final String[] keys;
+    final Integer[] slots;
+    int size;
     /** Views by slot: the previous ones, replaced for the touched keys. */
     final Rev[] views;
     private final Iterator<Map.Entry<String, Integer>> prev;
@@ -267,7 +275,8 @@ final class Published {
     private String last;
 
     Merge(Snapshot old, Graph g, int touched) {
-      this.entries = new ArrayList<>(old.size() + touched);
+      this.keys = new String[old.size() + touched];
+      this.slots = new Integer[keys.length];
       // each touched key takes at most one new slot
       this.views = viewsBySlot(old, touched);
       this.prev = old.slots.entrySet().iterator();
@@ -284,7 +293,7 @@ final class Published {
       last = key;
       int c = 1;
       while (p != null && (c = p.getKey().compareTo(key)) < 0) {
-        entries.add(p); // untouched: kept as it was
+        keep(p); // untouched: kept as it was
         p = prev.hasNext() ? prev.next() : null;
       }
       Map.Entry<String, Integer> published = c == 0 ? p : null;
@@ -303,11 +312,12 @@ final class Published {
       Rev view = viewOf(g, n);
       int slot;
       if (published != null) {
+        keep(published);
         slot = published.getValue();
-        entries.add(published);
       } else {
         slot = acquire(key);
-        entries.add(Map.entry(key, slot));
+        keys[size] = key;
+        slots[size++] = slot;
       }
       views[slot] = view;
       n.publishedSlot = slot;
@@ -317,9 +327,14 @@ final class Published {
     /** Keeps the untouched entries after the last touched key. */
     void finish() {
       while (p != null) {
-        entries.add(p);
+        keep(p);
         p = prev.hasNext() ? prev.next() : null;
       }
+    }
+
+    private void keep(Map.Entry<String, Integer> e) {
+      keys[size] = e.getKey();
+      slots[size++] = e.getValue();
     }
   }
 

@@ -233,12 +233,19 @@ final class Published {
       touched[i] = n != null ? n : keys.get(i);
     }
     Arrays.sort(touched, (a, b) -> keyOf(a).compareTo(keyOf(b)));
-    if (slotKeys.length < slotCount + touched.length) { // at most one new slot per key
-      slotKeys = Arrays.copyOf(slotKeys, slotCount + touched.length);
-    }
-    Merge m = new Merge(old, g, touched.length);
+    // a key listed twice counts once (the sort is stable: its first listing is kept)
+    int distinct = 0;
     for (Object o : touched) {
-      m.add(o);
+      if (distinct == 0 || !keyOf(o).equals(keyOf(touched[distinct - 1]))) {
+        touched[distinct++] = o;
+      }
+    }
+    if (slotKeys.length < slotCount + distinct) { // at most one new slot per key
+      slotKeys = Arrays.copyOf(slotKeys, slotCount + distinct);
+    }
+    Merge m = new Merge(old, g, distinct);
+    for (int i = 0; i < distinct; i++) {
+      m.add(touched[i]);
     }
     m.finish();
     return new Snapshot(
@@ -259,7 +266,7 @@ final class Published {
 
   /**
    * The merge of a rebuild: the previous snapshot's entries of untouched keys and the touched keys
-   * (given in key order, possibly repeated), in key order, and the views by slot. One touched key
+   * (given in key order, each once), in key order, and the views by slot. One touched key
    * per call, so the per-key step is a method the JIT compiles early.
    */
   private final class Merge {
@@ -272,7 +279,6 @@ final class Published {
     private final Iterator<Map.Entry<String, Integer>> prev;
     private final Graph g;
     private Map.Entry<String, Integer> p;
-    private String last;
 
     Merge(Snapshot old, Graph g, int touched) {
       this.keys = new String[old.size() + touched];
@@ -284,13 +290,9 @@ final class Published {
       this.p = prev.hasNext() ? prev.next() : null;
     }
 
-    /** A touched node, or the key of one that has none. */
+    /** A touched node, or the key of one that has none (each key once, in key order). */
     void add(Object o) {
       String key = keyOf(o);
-      if (key.equals(last)) {
-        return; // listed twice
-      }
-      last = key;
       int c = 1;
       while (p != null && (c = p.getKey().compareTo(key)) < 0) {
         keep(p); // untouched: kept as it was

@@ -21,17 +21,14 @@ import java.util.Optional;
  * ends where the next begins, unless {@link #until} says otherwise (the key was removed, or
  * trimming dropped what followed).
  *
- * <p><b>Published view.</b> The published map holds one {@code Rev} per key (the accessors below
+ * <p><b>Published view.</b> The published snapshot holds one {@code Rev} per key (the accessors below
  * are the read side). When the key's newest recorded revision still shows the node's content,
  * that revision is published itself (no second object per key); otherwise, e.g. after a refresh
  * (which records no revision) or for a PENDING value whose missing dependencies are listed, a
  * {@linkplain #recorded() view-only} {@code Rev} is published whose {@link #prev} is the recorded
  * chain. View-only entries never enter a node's chain.
- *
- * <p>A {@code Rev} is its own map entry (a rebuild lists entries without an entry object each);
- * its {@code equals} is identity: the entry side is only for building maps.
  */
-final class Rev implements Map.Entry<String, Rev> {
+final class Rev {
   final String key;
   final String label;
   final Object value;
@@ -238,20 +235,5 @@ final class Rev implements Map.Entry<String, Rev> {
 
   ValueStatus status() {
     return new ValueStatus(key, state, error, lastOperation(), details());
-  }
-
-  @Override
-  public String getKey() {
-    return key;
-  }
-
-  @Override
-  public Rev getValue() {
-    return this;
-  }
-
-  @Override
-  public Rev setValue(Rev value) {
-    throw new UnsupportedOperationException();
   }
 }

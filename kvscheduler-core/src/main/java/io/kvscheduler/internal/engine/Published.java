@@ -130,11 +130,39 @@ final class Published {
    * be listed more than once).
    */
   void update(Touched touched, Graph g) {
-    List<String> keys = touched.keys();
     Snapshot s = snapshot;
+    try {
+      snapshot = next(s, touched, g);
+    } catch (RuntimeException | Error e) {
+      // the snapshot stays as it was: so must the slot table, which the failed update may have
+      // changed (an internal error; the transaction's caller gets it)
+      resetSlots(s);
+      throw e;
+    }
+  }
+
+  /** The slot table as {@code s} has it: its keys in their slots, every other slot free. */
+  private void resetSlots(Snapshot s) {
+    slotCount = s.views.length();
+    slotKeys = new String[Math.max(64, slotCount)];
+    for (Map.Entry<String, Integer> e : s.slots.entrySet()) {
+      slotKeys[e.getValue()] = e.getKey();
+    }
+    freeCount = 0;
+    for (int i = slotCount - 1; i >= 0; i--) {
+      if (slotKeys[i] == null) {
+        if (freeCount == free.length) {
+          free = Arrays.copyOf(free, freeCount * 2);
+        }
+        free[freeCount++] = i;
+      }
+    }
+  }
+
+  private Snapshot next(Snapshot s, Touched touched, Graph g) {
+    List<String> keys = touched.keys();
     if (keys.size() > 1024 && keys.size() > s.size() / 4) {
-      snapshot = rebuild(s, touched, g);
-      return;
+      return rebuild(s, touched, g);
     }
     TreePMap<String, Integer> slots = s.slots;
     Vector<Rev> views = s.views;
@@ -165,7 +193,7 @@ final class Published {
       n.publishedSlot = slot;
       notePending(key, view);
     }
-    snapshot = new Snapshot(slots, views);
+    return new Snapshot(slots, views);
   }
 
   /**

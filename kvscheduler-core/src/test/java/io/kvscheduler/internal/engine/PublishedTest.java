@@ -71,6 +71,53 @@ class PublishedTest {
     return out;
   }
 
+  @Test
+  @DisplayName("a publication that fails midway leaves the snapshot and the slot table as they were")
+  void failedPublicationChangesNothing() {
+    for (boolean large : new boolean[] {false, true}) {
+      Graph g = new Graph();
+      Published p = new Published();
+      TreeMap<String, Object> model = new TreeMap<>();
+      int n = large ? 3000 : 10;
+      for (int i = 0; i < n; i++) {
+        put(g, "a/k" + i, "v" + i);
+        model.put("a/k" + i, "v" + i);
+      }
+      publish(p, g, 0);
+      // removals free slots, new keys take slots, then a node the views cannot be made of
+      for (int i = 0; i < n / 2; i++) {
+        g.remove("a/k" + i);
+        put(g, "b/k" + i, "w" + i);
+      }
+      put(g, "c/broken", "x");
+      g.get("c/broken").error = new IllegalStateException() { // making its view fails
+        @Override
+        public String getMessage() {
+          throw new IllegalStateException("no message");
+        }
+      };
+      Published.Snapshot before = p.current();
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> publish(p, g, 1))
+          .isInstanceOf(RuntimeException.class);
+      assertThat(p.current()).isSameAs(before);
+      check(p.current(), model, "after the failure, large=" + large);
+      // the same keys published again (the graph kept its changes), the broken node fixed
+      g.write("c/broken").error = null;
+      g.endBatch();
+      Touched again = new Touched(2);
+      for (int i = 0; i < n / 2; i++) {
+        model.remove("a/k" + i);
+        again.add("a/k" + i, null);
+        model.put("b/k" + i, "w" + i);
+        again.add("b/k" + i, g.get("b/k" + i));
+      }
+      model.put("c/broken", "x");
+      again.add("c/broken", g.get("c/broken"));
+      p.update(again, g);
+      check(p.current(), model, "after the retry, large=" + large);
+    }
+  }
+
   private void run(long seed) {
     Random r = new Random(seed);
     Graph g = new Graph();

@@ -196,7 +196,7 @@ final class History {
     Published.Snapshot views = published.current();
     for (Rev v : views.values()) {
       if (v.history() != null) {
-        action.accept(v.key(), v.history());
+        action.accept(v.key, v.history());
       }
     }
     removed.forEach((k, r) -> {

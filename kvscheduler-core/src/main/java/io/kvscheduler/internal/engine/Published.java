@@ -95,7 +95,7 @@ final class Published {
         return new BaseValueStatus(ValueStatus.nonexistent(key), List.of());
       }
       List<ValueStatus> derived = new ArrayList<>();
-      for (String dk : view.derivedKeys()) {
+      for (String dk : view.derivedKeys) {
         Rev dv = get(dk);
         if (dv != null) {
           derived.add(dv.status());
@@ -134,19 +134,26 @@ final class Published {
     try {
       snapshot = next(s, touched, g);
     } catch (RuntimeException | Error e) {
-      // the snapshot stays as it was: so must the slot table, which the failed update may have
-      // changed (an internal error; the transaction's caller gets it)
-      resetSlots(s);
+      // the snapshot stays as it was: so must the slot table and the pending keys, which the
+      // failed update may have changed (an internal error; the transaction's caller gets it)
+      resetTo(s);
       throw e;
     }
   }
 
-  /** The slot table as {@code s} has it: its keys in their slots, every other slot free. */
-  private void resetSlots(Snapshot s) {
+  /**
+   * The engine side as {@code s} has it: its keys in their slots, every other slot free, its
+   * PENDING keys pending.
+   */
+  private void resetTo(Snapshot s) {
     slotCount = s.views.length();
     slotKeys = new String[Math.max(64, slotCount)];
+    pending.clear();
     for (Map.Entry<String, Integer> e : s.slots.entrySet()) {
       slotKeys[e.getValue()] = e.getKey();
+      if (s.views.get(e.getValue()).state == ValueState.PENDING) {
+        pending.add(e.getKey());
+      }
     }
     freeCount = 0;
     for (int i = slotCount - 1; i >= 0; i--) {
@@ -235,7 +242,7 @@ final class Published {
   }
 
   private void notePending(String key, Rev view) {
-    if (view.state() == ValueState.PENDING) {
+    if (view.state == ValueState.PENDING) {
       pending.add(key);
     } else if (!pending.isEmpty()) {
       pending.remove(key);

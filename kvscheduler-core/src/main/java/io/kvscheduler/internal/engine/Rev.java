@@ -177,30 +177,6 @@ final class Rev {
     return recorded ? this : prev;
   }
 
-  String key() {
-    return key;
-  }
-
-  String descriptor() {
-    return descriptor;
-  }
-
-  String derivedFrom() {
-    return derivedFrom;
-  }
-
-  Object value() {
-    return value;
-  }
-
-  Object metadata() {
-    return metadata;
-  }
-
-  ValueState state() {
-    return state;
-  }
-
   /** Available: has a value, not marked unavailable, not REMOVED. */
   boolean available() {
     return Node.available(value, unavailable, state);
@@ -216,10 +192,6 @@ final class Rev {
     return lastUpdate != null && lastUpdate.value() == null;
   }
 
-  String error() {
-    return error;
-  }
-
   /** Last operation as a status shows it (none for OBTAINED values). */
   TxnOperation lastOperation() {
     return Node.lastOperation(state, lastUpdate);
@@ -227,10 +199,6 @@ final class Rev {
 
   List<String> details() {
     return details == null ? List.of() : details;
-  }
-
-  List<String> derivedKeys() {
-    return derivedKeys;
   }
 
   ValueStatus status() {

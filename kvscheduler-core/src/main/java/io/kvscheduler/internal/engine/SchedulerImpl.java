@@ -470,8 +470,8 @@ public final class SchedulerImpl implements KVScheduler {
     List<BaseValueStatus> out = new ArrayList<>();
     Published.Snapshot views = published.current();
     for (Rev v : views.values()) {
-      if (v.derivedFrom() == null) {
-        out.add(views.status(v.key()));
+      if (v.derivedFrom == null) {
+        out.add(views.status(v.key));
       }
     }
     return out;
@@ -522,20 +522,20 @@ public final class SchedulerImpl implements KVScheduler {
     }
     List<KVWithMetadata<Object, Object>> out = new ArrayList<>();
     for (Rev v : published.current().withPrefix(h.d.nbKeyPrefix())) {
-      if (v.derivedFrom() != null || !h.name.equals(v.descriptor())) {
+      if (v.derivedFrom != null || !h.name.equals(v.descriptor)) {
         continue;
       }
       if (view == View.NB) {
-        if (v.state() == ValueState.OBTAINED || v.intentDelete() || v.intent() == null) {
+        if (v.state == ValueState.OBTAINED || v.intentDelete() || v.intent() == null) {
           continue;
         }
-        out.add(new KVWithMetadata<>(v.key(), v.intent(), v.metadata(), ValueOrigin.FROM_NB));
+        out.add(new KVWithMetadata<>(v.key, v.intent(), v.metadata, ValueOrigin.FROM_NB));
       } else {
         if (!v.available()) {
           continue;
         }
-        out.add(new KVWithMetadata<>(v.key(), v.value(), v.metadata(),
-            v.state() == ValueState.OBTAINED ? ValueOrigin.FROM_SB : ValueOrigin.FROM_NB));
+        out.add(new KVWithMetadata<>(v.key, v.value, v.metadata,
+            v.state == ValueState.OBTAINED ? ValueOrigin.FROM_SB : ValueOrigin.FROM_NB));
       }
     }
     return out;

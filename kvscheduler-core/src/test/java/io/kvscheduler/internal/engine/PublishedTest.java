@@ -49,18 +49,18 @@ class PublishedTest {
     publish(p, g, seq);
 
     assertThat(before.size()).isEqualTo(10);
-    assertThat(before.get("a/k3").value()).isEqualTo("v3");
-    assertThat(before.get("a/k4").value()).isEqualTo("v4");
+    assertThat(before.get("a/k3").value).isEqualTo("v3");
+    assertThat(before.get("a/k4").value).isEqualTo("v4");
     assertThat(before.get("a/new")).isNull();
     assertThat(p.current().get("a/k3")).isNull();
-    assertThat(p.current().get("a/other").value()).isEqualTo("o");
-    assertThat(p.current().get("a/k4").value()).isEqualTo("changed");
+    assertThat(p.current().get("a/other").value).isEqualTo("o");
+    assertThat(p.current().get("a/k4").value).isEqualTo("changed");
   }
 
   private static List<String> entries(Iterable<Rev> views) {
     List<String> out = new ArrayList<>();
     for (Rev v : views) {
-      out.add(v.key() + "=" + v.value());
+      out.add(v.key + "=" + v.value);
     }
     return out;
   }
@@ -84,11 +84,13 @@ class PublishedTest {
         model.put("a/k" + i, "v" + i);
       }
       publish(p, g, 0);
-      // removals free slots, new keys take slots, then a node the views cannot be made of
+      // removals free their slots, a PENDING value joins the pending keys, then a node the views
+      // cannot be made of
       for (int i = 0; i < n / 2; i++) {
         g.remove("a/k" + i);
-        put(g, "b/k" + i, "w" + i);
       }
+      put(g, "b/waiting", "w");
+      g.get("b/waiting").state = ValueState.PENDING;
       put(g, "c/broken", "x");
       g.get("c/broken").error = new IllegalStateException() { // making its view fails
         @Override
@@ -100,21 +102,34 @@ class PublishedTest {
       org.assertj.core.api.Assertions.assertThatThrownBy(() -> publish(p, g, 1))
           .isInstanceOf(RuntimeException.class);
       assertThat(p.current()).isSameAs(before);
+      assertThat(p.pendingKeys()).as("pending keys after the failure").isEmpty();
       check(p.current(), model, "after the failure, large=" + large);
-      // the same keys published again (the graph kept its changes), the broken node fixed
+      // new keys must not take the slots of the removals that were never published
       g.write("c/broken").error = null;
+      for (int i = 0; i < 3; i++) {
+        put(g, "d/k" + i, "d" + i);
+      }
       g.endBatch();
-      Touched again = new Touched(2);
+      Touched fresh = new Touched(2);
+      for (int i = 0; i < 3; i++) {
+        fresh.add("d/k" + i, g.get("d/k" + i));
+        model.put("d/k" + i, "d" + i);
+      }
+      p.update(fresh, g);
+      check(p.current(), model, "new keys after the failure, large=" + large);
+      // the failed batch published again: the removals and the fixed node
+      Touched again = new Touched(3);
       for (int i = 0; i < n / 2; i++) {
         model.remove("a/k" + i);
         again.add("a/k" + i, null);
-        model.put("b/k" + i, "w" + i);
-        again.add("b/k" + i, g.get("b/k" + i));
       }
       model.put("c/broken", "x");
       again.add("c/broken", g.get("c/broken"));
+      model.put("b/waiting", "w");
+      again.add("b/waiting", g.get("b/waiting"));
       p.update(again, g);
       check(p.current(), model, "after the retry, large=" + large);
+      assertThat(p.pendingKeys()).containsExactly("b/waiting");
     }
   }
 
@@ -182,9 +197,9 @@ class PublishedTest {
         continue;
       }
       Rev v = s.get(key);
-      if (v == null || !v.value().equals(model.get(key))) {
+      if (v == null || !v.value.equals(model.get(key))) {
         assertThat(v).as(where + ": lookup of " + key).isNotNull();
-        assertThat(v.value()).as(where + ": lookup of " + key).isEqualTo(model.get(key));
+        assertThat(v.value).as(where + ": lookup of " + key).isEqualTo(model.get(key));
       }
     }
     for (int a = 0; a < 20; a++) {

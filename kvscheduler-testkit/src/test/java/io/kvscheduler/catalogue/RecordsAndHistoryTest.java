@@ -216,6 +216,25 @@ class RecordsAndHistoryTest {
   }
 
   @Test
+  @DisplayName("B162 B166 a record reads the same after later transactions update, fail on and remove its keys")
+  void recordUnchangedByLaterTransactions() {
+    dataChangeSetup(true);
+    commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
+    RecordedTxn first = env.txn(0);
+    assertThat(first.planned()).isNotEmpty();
+    TxnAssert.assertThat(first).executed(FIRST_DATA_CHANGE_OPS);
+
+    commit(A1, arr(1, 2), C3, arr(2));
+    sb.planError(A1, new RuntimeException("planned failure"));
+    assertThatThrownBy(() -> commit(A1, arr(3))).isInstanceOf(TransactionException.class);
+    commit(B2, null, C3, null);
+
+    assertThat(env.txn(0)).isEqualTo(first);
+    TxnAssert.assertThat(env.txn(0)).executed(FIRST_DATA_CHANGE_OPS);
+    assertThat(env.kvs().transactionHistory()).hasSize(4).first().isEqualTo(first);
+  }
+
+  @Test
   @DisplayName("B162 B163 B165 B107 record of a retry: type, RetryForTxn/attempt, values, retried derived create keeps PrevValue")
   void retryRecord() {
     resyncWithRetrySetup(true);

@@ -29,7 +29,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 final class History {
   private final SchedulerConfig cfg;
   private final Instant started;
-  private final ConcurrentSkipListMap<Long, RecordedTxn> records = new ConcurrentSkipListMap<>();
+  private final ConcurrentSkipListMap<Long, TxnRecord> records = new ConcurrentSkipListMap<>();
   /** Key → newest revision (closed) of keys that have no node. */
   private final ConcurrentHashMap<String, Rev> removed = new ConcurrentHashMap<>();
   /** Where readers find the chains of live keys. */
@@ -45,11 +45,11 @@ final class History {
     this.lastRevisionTrim = started;
   }
 
-  void addRecord(RecordedTxn txn) {
+  void addRecord(TxnRecord txn) {
     if (!cfg.recordHistory()) {
       return;
     }
-    records.put(txn.seqNum(), txn);
+    records.put(txn.seq, txn);
     while (records.size() > cfg.historyMaxRecords()) {
       records.pollFirstEntry();
     }
@@ -61,9 +61,9 @@ final class History {
     if (until.isBefore(since)) {
       return out;
     }
-    for (RecordedTxn r : records.values()) {
-      if (!r.start().isBefore(since) && !r.start().isAfter(until)) {
-        out.add(r);
+    for (TxnRecord r : records.values()) {
+      if (!r.start.isBefore(since) && !r.start.isAfter(until)) {
+        out.add(r.toApi());
       }
     }
     return out;
@@ -71,7 +71,8 @@ final class History {
 
   Optional<RecordedTxn> record(long seq) {
     trim(cfg.clock().instant());
-    return Optional.ofNullable(records.get(seq));
+    TxnRecord r = records.get(seq);
+    return r == null ? Optional.empty() : Optional.of(r.toApi());
   }
 
   /**
@@ -273,7 +274,7 @@ final class History {
     Instant cutoff = cutoff(now);
     Instant permanentUntil = started.plus(cfg.permanentHistoryPeriod());
     records.values().removeIf(r ->
-        r.start().isBefore(cutoff) && !r.start().isBefore(permanentUntil));
+        r.start.isBefore(cutoff) && !r.start.isBefore(permanentUntil));
   }
 
   /**

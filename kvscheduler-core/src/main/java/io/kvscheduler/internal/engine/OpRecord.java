@@ -5,7 +5,11 @@ import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
 import java.util.Optional;
 
-/** Mutable operation record used while a transaction executes; frozen into RecordedTxnOp. */
+/**
+ * Mutable operation record used while a transaction executes. Once its transaction is recorded
+ * ({@link TxnRecord}) it is never changed again: the history keeps it and readers on any thread
+ * freeze it into a {@link RecordedTxnOp} when they read the transaction.
+ */
 final class OpRecord {
   TxnOperation op = TxnOperation.UNDEFINED;
   String key;

@@ -3,7 +3,6 @@ package io.kvscheduler.internal.engine;
 import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.RecordedTxn;
-import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TransactionException;
@@ -18,7 +17,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -250,7 +248,7 @@ final class TxnProcessor {
       }
     }
     if (cfg.printTxnSummary() && TXN_LOG.isInfoEnabled()) {
-      RecordedTxn pre = record(job, start, start, planned, List.of());
+      RecordedTxn pre = record(job, start, start, planned, List.of()).toApi();
       TXN_LOG.info("\n{}", TxnLogFormatter.preRecord(pre, cfg.valueFormatter()));
     }
 
@@ -276,10 +274,10 @@ final class TxnProcessor {
       // a downstream resync only brings the SB back to the unchanged intent: no revisions (B142)
       history.carryOver(journal);
     }
-    RecordedTxn rec = record(job, start, cfg.clock().instant(), planned, executed);
+    TxnRecord rec = record(job, start, cfg.clock().instant(), planned, executed);
     history.addRecord(rec);
     if (cfg.printTxnSummary() && TXN_LOG.isInfoEnabled()) {
-      TXN_LOG.info("\n{}", TxnLogFormatter.finalRecord(rec, cfg.valueFormatter()));
+      TXN_LOG.info("\n{}", TxnLogFormatter.finalRecord(rec.toApi(), cfg.valueFormatter()));
     }
     postProcess(job, tx, executed, touched, future);
   }
@@ -384,7 +382,8 @@ final class TxnProcessor {
     return h != null && h.updateWithRecreate(kv.key(), n.value, kv.value(), n.metadata) ? 1 : 3;
   }
 
-  private RecordedTxn record(Job job, Instant start, Instant stop, List<OpRecord> planned,
+  /** The record of the transaction (its operations as recorded; see {@link TxnRecord}). */
+  private TxnRecord record(Job job, Instant start, Instant stop, List<OpRecord> planned,
       List<OpRecord> executed) {
     List<Kv> sorted;
     if (job.recordedValues == job.values && job.sortedValues != null) {
@@ -393,21 +392,8 @@ final class TxnProcessor {
       sorted = new ArrayList<>(job.recordedValues);
       sorted.sort((a, b) -> a.key().compareTo(b.key()));
     }
-    List<RecordedTxn.RecordedValue> values = new ArrayList<>(sorted.size());
-    for (Kv kv : sorted) {
-      values.add(new RecordedTxn.RecordedValue(kv.key(), Optional.ofNullable(kv.value()),
-          kv.origin()));
-    }
-    return new RecordedTxn(job.seq, job.type, job.resync, job.description, job.retryForTxn,
-        job.retryAttempt, start, stop, values, job.simulate, freeze(planned), freeze(executed));
-  }
-
-  private static List<RecordedTxnOp> freeze(List<OpRecord> ops) {
-    List<RecordedTxnOp> out = new ArrayList<>(ops.size());
-    for (OpRecord op : ops) {
-      out.add(op.freeze());
-    }
-    return out;
+    return new TxnRecord(job.seq, job.type, job.resync, job.description, job.retryForTxn,
+        job.retryAttempt, start, stop, sorted, job.simulate, planned, executed);
   }
 
   private void postProcess(Job job, TxnContext tx, List<OpRecord> executed, Touched touched,

@@ -5,7 +5,6 @@ import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.internal.graph.Graph;
 import io.kvscheduler.internal.graph.Node;
-import io.kvscheduler.internal.graph.SortedEntries;
 import io.vavr.collection.Vector;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,8 +12,6 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
-import org.pcollections.TreePMap;
 
 /**
  * The read side: an immutable {@link Snapshot} of what readers see of every key (a {@link Rev}),
@@ -22,68 +19,76 @@ import org.pcollections.TreePMap;
  * without locks.
  *
  * <p>A snapshot is two persistent structures: the views, a vector indexed by a slot number each
- * key keeps while it is published, and a sorted map key → slot for lookups by key and reads in key
- * order. A transaction that only changes values (the common case) updates the vector alone: a path
- * of about log32(n) small arrays, found through the slot the node remembers ({@link
- * Node#publishedSlot}), with no key comparison. The sorted map changes only when keys come or go,
- * at O(log n) per key. A large change is merged into new structures in one linear pass.
+ * key keeps while it is published, and a sorted key index key → slot ({@link SlotIndex}) for
+ * lookups by key and reads in key order. A transaction that only changes values (the common case)
+ * updates the vector alone: a path of about log32(n) small arrays, found through the slot the node
+ * remembers ({@link Node#publishedSlot}), with no key comparison. The key index changes only when
+ * keys come or go, at O(log n) per key. A large change is merged into new structures in one linear
+ * pass; the key index then costs no object per key.
  */
 final class Published {
   /** What readers see of the graph at one moment. Immutable. */
   static final class Snapshot {
-    static final Snapshot EMPTY = new Snapshot(TreePMap.empty(), Vector.empty());
+    static final Snapshot EMPTY = new Snapshot(SlotIndex.EMPTY, Vector.empty());
 
     /** Key → slot of its view, in key order. */
-    private final TreePMap<String, Integer> slots;
+    private final SlotIndex slots;
     /** Views by slot; a free slot holds null. */
     private final Vector<Rev> views;
 
-    private Snapshot(TreePMap<String, Integer> slots, Vector<Rev> views) {
+    private Snapshot(SlotIndex slots, Vector<Rev> views) {
       this.slots = slots;
       this.views = views;
     }
 
     /** The view of {@code key}, or null when the key has no value. */
     Rev get(String key) {
-      Integer slot = slots.get(key);
-      return slot == null ? null : views.get(slot);
+      int slot = slots.get(key);
+      return slot < 0 ? null : views.get(slot);
     }
 
     boolean containsKey(String key) {
-      return slots.containsKey(key);
+      return slots.get(key) >= 0;
     }
 
     int size() {
       return slots.size();
     }
 
+    /** The key index (tests). */
+    SlotIndex keyIndex() {
+      return slots;
+    }
+
     /** Every view, in key order. */
     Iterable<Rev> values() {
-      return viewsOf(slots.values());
+      return viewsOf(null, null);
     }
 
     /** The views of the keys starting with {@code prefix}, in key order. */
     Iterable<Rev> withPrefix(String prefix) {
-      if (prefix.isEmpty()) {
-        return values();
-      }
-      String end = Graph.prefixEnd(prefix);
-      return viewsOf(end == null ? slots.tailMap(prefix, true).values()
-          : slots.subMap(prefix, end).values());
+      return prefix.isEmpty() ? values() : viewsOf(prefix, Graph.prefixEnd(prefix));
     }
 
-    private Iterable<Rev> viewsOf(Collection<Integer> slotsInOrder) {
+    /** The views of the keys in [{@code from}, {@code to}) (null: open), in key order. */
+    private Iterable<Rev> viewsOf(String from, String to) {
       return () -> new Iterator<>() {
-        private final Iterator<Integer> it = slotsInOrder.iterator();
+        private final SlotIndex.Cursor c = slots.cursor(from, to);
+        private boolean ahead = c.next();
 
         @Override
         public boolean hasNext() {
-          return it.hasNext();
+          return ahead;
         }
 
         @Override
         public Rev next() {
-          return views.get(it.next());
+          if (!ahead) {
+            throw new java.util.NoSuchElementException();
+          }
+          Rev r = views.get(c.slot());
+          ahead = c.next();
+          return r;
         }
       };
     }
@@ -149,10 +154,10 @@ final class Published {
     slotCount = s.views.length();
     slotKeys = new String[Math.max(64, slotCount)];
     pending.clear();
-    for (Map.Entry<String, Integer> e : s.slots.entrySet()) {
-      slotKeys[e.getValue()] = e.getKey();
-      if (s.views.get(e.getValue()).state == ValueState.PENDING) {
-        pending.add(e.getKey());
+    for (SlotIndex.Cursor c = s.slots.cursor(null, null); c.next(); ) {
+      slotKeys[c.slot()] = c.key();
+      if (s.views.get(c.slot()).state == ValueState.PENDING) {
+        pending.add(c.key());
       }
     }
     freeCount = 0;
@@ -171,7 +176,7 @@ final class Published {
     if (keys.size() > 1024 && keys.size() > s.size() / 4) {
       return rebuild(s, touched, g);
     }
-    TreePMap<String, Integer> slots = s.slots;
+    SlotIndex slots = s.slots;
     Vector<Rev> views = s.views;
     for (int i = 0; i < keys.size(); i++) {
       String key = keys.get(i);
@@ -200,22 +205,27 @@ final class Published {
       n.publishedSlot = slot;
       notePending(key, view);
     }
+    if (slots.deltaSize() > Math.max(COMPACT_MIN, slots.baseSize() / 2)) {
+      slots = slots.compacted(); // the keys that came and went since the last large change
+    }
     return new Snapshot(slots, views);
   }
+
+  /** Changed keys the key index holds apart from its base before it is compacted, at least. */
+  private static final int COMPACT_MIN = 4096;
 
   /**
    * The slot of {@code key} (whose node is {@code n}, or null), or -1 when it is not published:
    * the node's remembered slot when that slot still holds the key, else a lookup.
    */
-  private int slotOf(String key, Node n, TreePMap<String, Integer> slots) {
+  private int slotOf(String key, Node n, SlotIndex slots) {
     if (n != null) {
       int hint = n.publishedSlot;
       if (hint >= 0 && hint < slotCount && key.equals(slotKeys[hint])) {
         return hint;
       }
     }
-    Integer slot = slots.get(key);
-    return slot == null ? -1 : slot;
+    return slots.get(key);
   }
 
   /** A slot for a newly published key: a freed one, else a new one at the end. */
@@ -283,8 +293,7 @@ final class Published {
       m.add(touched[i]);
     }
     m.finish();
-    return new Snapshot(
-        TreePMap.fromSortedMap(SortedEntries.of(m.keys, m.slots, m.size)),
+    return new Snapshot(SlotIndex.ofSorted(m.keys, m.slots, m.size),
         Vector.ofAll(Arrays.asList(slotCount == m.views.length ? m.views
             : Arrays.copyOf(m.views, slotCount))));
   }
@@ -305,57 +314,51 @@ final class Published {
    * per call, so the per-key step is a method the JIT compiles early.
    */
   private final class Merge {
-    /** The new sorted map's entries: keys and slots in key order. */
+    /** The new key index's entries: keys and slots in key order. */
     final String[] keys;
-    final Integer[] slots;
+    final int[] slots;
     int size;
     /** Views by slot: the previous ones, replaced for the touched keys. */
     final Rev[] views;
-    private final Iterator<Map.Entry<String, Integer>> prev;
+    /** The previous snapshot's entries; {@link #more} says whether it is on one. */
+    private final SlotIndex.Cursor prev;
+    private boolean more;
     private final Graph g;
-    private Map.Entry<String, Integer> p;
 
     Merge(Snapshot old, Graph g, int touched) {
       this.keys = new String[old.size() + touched];
-      this.slots = new Integer[keys.length];
+      this.slots = new int[keys.length];
       // each touched key takes at most one new slot
       this.views = viewsBySlot(old, touched);
-      this.prev = old.slots.entrySet().iterator();
+      this.prev = old.slots.cursor(null, null);
+      this.more = prev.next();
       this.g = g;
-      this.p = prev.hasNext() ? prev.next() : null;
     }
 
     /** A touched node, or the key of one that has none (each key once, in key order). */
     void add(Object o) {
       String key = keyOf(o);
       int c = 1;
-      while (p != null && (c = p.getKey().compareTo(key)) < 0) {
-        keep(p); // untouched: kept as it was
-        p = prev.hasNext() ? prev.next() : null;
+      while (more && (c = prev.key().compareTo(key)) < 0) {
+        keep(prev.key(), prev.slot()); // untouched: kept as it was
+        more = prev.next();
       }
-      Map.Entry<String, Integer> published = c == 0 ? p : null;
-      if (published != null) {
-        p = prev.hasNext() ? prev.next() : null;
+      int published = more && c == 0 ? prev.slot() : -1;
+      if (published >= 0) {
+        more = prev.next();
       }
       Node n = o instanceof Node listed && listed.inGraph() ? listed : g.get(key);
       if (n == null || n.value == null) {
-        if (published != null) {
-          views[published.getValue()] = null;
-          release(published.getValue());
+        if (published >= 0) {
+          views[published] = null;
+          release(published);
         }
         pending.remove(key);
         return;
       }
       Rev view = viewOf(g, n);
-      int slot;
-      if (published != null) {
-        keep(published);
-        slot = published.getValue();
-      } else {
-        slot = acquire(key);
-        keys[size] = key;
-        slots[size++] = slot;
-      }
+      int slot = published >= 0 ? published : acquire(key);
+      keep(key, slot);
       views[slot] = view;
       n.publishedSlot = slot;
       notePending(key, view);
@@ -363,15 +366,15 @@ final class Published {
 
     /** Keeps the untouched entries after the last touched key. */
     void finish() {
-      while (p != null) {
-        keep(p);
-        p = prev.hasNext() ? prev.next() : null;
+      while (more) {
+        keep(prev.key(), prev.slot());
+        more = prev.next();
       }
     }
 
-    private void keep(Map.Entry<String, Integer> e) {
-      keys[size] = e.getKey();
-      slots[size++] = e.getValue();
+    private void keep(String key, int slot) {
+      keys[size] = key;
+      slots[size++] = slot;
     }
   }
 

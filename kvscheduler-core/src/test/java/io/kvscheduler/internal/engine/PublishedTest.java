@@ -31,6 +31,45 @@ class PublishedTest {
   }
 
   @Test
+  @DisplayName("keys that come and go in many small batches after a large one: the key index is compacted and stays right")
+  void manySmallBatchesAfterLargeOne() {
+    Random r = new Random(7);
+    Graph g = new Graph();
+    Published p = new Published();
+    TreeMap<String, Object> model = new TreeMap<>();
+    for (int i = 0; i < 2000; i++) {
+      put(g, "a/k" + i, "v" + i);
+      model.put("a/k" + i, "v" + i);
+    }
+    publish(p, g, 0);
+    int compactions = 0;
+    int delta = 0;
+    for (long seq = 1; seq <= 700; seq++) {
+      for (int c = 0; c < 10; c++) {
+        String key = PREFIXES[r.nextInt(PREFIXES.length)] + "k" + r.nextInt(6000);
+        if (model.containsKey(key)) {
+          g.remove(key);
+          model.remove(key);
+        } else {
+          put(g, key, key + "@" + seq);
+          model.put(key, key + "@" + seq);
+        }
+      }
+      publish(p, g, seq);
+      int now = p.current().keyIndex().deltaSize();
+      if (now < delta) {
+        compactions++;
+      }
+      delta = now;
+      if (seq % 25 == 0) {
+        check(p.current(), model, "batch " + seq);
+      }
+    }
+    check(p.current(), model, "last batch");
+    assertThat(compactions).as("compactions of the key index").isPositive();
+  }
+
+  @Test
   @DisplayName("an older snapshot is unchanged by later updates and removals")
   void olderSnapshotIsImmutable() {
     Graph g = new Graph();

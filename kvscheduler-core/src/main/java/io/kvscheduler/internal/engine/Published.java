@@ -293,7 +293,10 @@ final class Published {
       m.add(touched[i]);
     }
     m.finish();
-    return new Snapshot(SlotIndex.ofSorted(m.keys, m.slots, m.size),
+    // the arrays were sized for every touched key being new: trimmed, as the snapshot keeps them
+    String[] sortedKeys = m.size == m.keys.length ? m.keys : Arrays.copyOf(m.keys, m.size);
+    int[] slots = m.size == m.slots.length ? m.slots : Arrays.copyOf(m.slots, m.size);
+    return new Snapshot(SlotIndex.ofSorted(sortedKeys, slots, m.size),
         Vector.ofAll(Arrays.asList(slotCount == m.views.length ? m.views
             : Arrays.copyOf(m.views, slotCount))));
   }

@@ -265,7 +265,7 @@ final class Published {
   }
 
   /**
-   * A large change: the touched keys, sorted, merged with the previous snapshot's sorted map
+   * A large change: the touched keys, sorted, merged with the previous snapshot's key index
    * (untouched keys keep their entries and slots) into new structures built in one linear pass.
    * Needs no ordered view of the graph, and no lookup for a touched node that is still in the
    * graph.
@@ -296,7 +296,7 @@ final class Published {
     // the arrays were sized for every touched key being new: trimmed, as the snapshot keeps them
     String[] sortedKeys = m.size == m.keys.length ? m.keys : Arrays.copyOf(m.keys, m.size);
     int[] slots = m.size == m.slots.length ? m.slots : Arrays.copyOf(m.slots, m.size);
-    return new Snapshot(SlotIndex.ofSorted(sortedKeys, slots, m.size),
+    return new Snapshot(SlotIndex.ofSorted(sortedKeys, slots),
         Vector.ofAll(Arrays.asList(slotCount == m.views.length ? m.views
             : Arrays.copyOf(m.views, slotCount))));
   }

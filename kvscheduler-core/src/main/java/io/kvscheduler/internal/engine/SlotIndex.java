@@ -31,29 +31,32 @@ final class SlotIndex {
   /** Delta value of a base key that is no longer in the index. */
   private static final Integer GONE = -1;
 
-  static final SlotIndex EMPTY = new SlotIndex(new String[0], new int[0], 0, TreePMap.empty(), 0);
+  static final SlotIndex EMPTY = new SlotIndex(new String[0], new int[0], TreePMap.empty(), 0);
 
+  /** The base: keys in order, each once, and their slots (same length). */
   private final String[] keys;
   private final int[] slots;
-  private final int baseSize;
   private final TreePMap<String, Integer> delta;
   private final int size;
 
-  private SlotIndex(String[] keys, int[] slots, int baseSize, TreePMap<String, Integer> delta,
-      int size) {
+  private SlotIndex(String[] keys, int[] slots, TreePMap<String, Integer> delta, int size) {
     this.keys = keys;
     this.slots = slots;
-    this.baseSize = baseSize;
     this.delta = delta;
     this.size = size;
   }
 
   /**
-   * An index of the first {@code size} entries of the arrays, which must be sorted by key with
-   * each key once. The arrays are kept, not copied: the caller must not change them afterwards.
+   * An index of the entries of the arrays, which must have the same length and be sorted by key
+   * with each key once. The arrays are kept, not copied: the caller must not change them
+   * afterwards.
    */
-  static SlotIndex ofSorted(String[] keys, int[] slots, int size) {
-    return new SlotIndex(keys, slots, size, TreePMap.empty(), size);
+  static SlotIndex ofSorted(String[] keys, int[] slots) {
+    if (keys.length != slots.length) {
+      throw new IllegalArgumentException(
+          "keys and slots differ in length: " + keys.length + " and " + slots.length);
+    }
+    return new SlotIndex(keys, slots, TreePMap.empty(), keys.length);
   }
 
   /** The slot of {@code key}, or -1 when the index does not have it. */
@@ -64,7 +67,7 @@ final class SlotIndex {
         return d;
       }
     }
-    int i = Arrays.binarySearch(keys, 0, baseSize, key);
+    int i = Arrays.binarySearch(keys, key);
     return i >= 0 ? slots[i] : -1;
   }
 
@@ -79,7 +82,7 @@ final class SlotIndex {
 
   /** Number of keys in the base (some of them may be gone since). */
   int baseSize() {
-    return baseSize;
+    return keys.length;
   }
 
   /** This index with {@code key} at {@code slot}; the key must not be in the index. */
@@ -87,13 +90,13 @@ final class SlotIndex {
     if (slot < 0) {
       throw new IllegalArgumentException("negative slot " + slot + " for " + key);
     }
-    return new SlotIndex(keys, slots, baseSize, delta.plus(key, slot), size + 1);
+    return new SlotIndex(keys, slots, delta.plus(key, slot), size + 1);
   }
 
   /** This index without {@code key}; the key must be in the index. */
   SlotIndex minus(String key) {
-    boolean inBase = Arrays.binarySearch(keys, 0, baseSize, key) >= 0;
-    return new SlotIndex(keys, slots, baseSize, inBase ? delta.plus(key, GONE) : delta.minus(key),
+    boolean inBase = Arrays.binarySearch(keys, key) >= 0;
+    return new SlotIndex(keys, slots, inBase ? delta.plus(key, GONE) : delta.minus(key),
         size - 1);
   }
 
@@ -109,7 +112,7 @@ final class SlotIndex {
       k[n] = c.key();
       s[n] = c.slot();
     }
-    return ofSorted(k, s, n);
+    return ofSorted(k, s);
   }
 
   /**
@@ -117,7 +120,7 @@ final class SlotIndex {
    */
   Cursor cursor(String from, String to) {
     int lo = from == null ? 0 : lowerBound(from);
-    int hi = to == null ? baseSize : lowerBound(to);
+    int hi = to == null ? keys.length : lowerBound(to);
     SortedMap<String, Integer> d;
     if (delta.isEmpty()) {
       d = delta;
@@ -131,7 +134,7 @@ final class SlotIndex {
 
   /** The first base position whose key is not below {@code key}. */
   private int lowerBound(String key) {
-    int i = Arrays.binarySearch(keys, 0, baseSize, key);
+    int i = Arrays.binarySearch(keys, key);
     return i >= 0 ? i : -i - 1;
   }
 

@@ -73,6 +73,13 @@ class SlotIndexTest {
   }
 
   @Test
+  @DisplayName("a base whose keys and slots differ in length is refused")
+  void mismatchedBaseRefused() {
+    assertThatThrownBy(() -> SlotIndex.ofSorted(new String[] {"a", "b"}, new int[] {0}))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("2 and 1");
+  }
+
+  @Test
   @DisplayName("a negative slot is refused with the key named")
   void negativeSlotRefused() {
     assertThatThrownBy(() -> SlotIndex.EMPTY.plus("a/key", -1))
@@ -80,14 +87,14 @@ class SlotIndexTest {
   }
 
   private static SlotIndex bulk(TreeMap<String, Integer> model) {
-    String[] keys = new String[model.size() + 3]; // slack past the size is ignored
+    String[] keys = new String[model.size()];
     int[] slots = new int[keys.length];
     int n = 0;
     for (Map.Entry<String, Integer> e : model.entrySet()) {
       keys[n] = e.getKey();
       slots[n++] = e.getValue();
     }
-    return SlotIndex.ofSorted(keys, slots, n);
+    return SlotIndex.ofSorted(keys, slots);
   }
 
   private static List<String> entries(SlotIndex idx, String from, String to) {

@@ -1,6 +1,7 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.KeyValuePair;
+import io.kvscheduler.internal.graph.Bulk;
 import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -19,17 +20,17 @@ final class DerivedOrder {
    * kept. Already sorted input is not copied twice.
    */
   static List<KeyValuePair> sortedUnique(List<KeyValuePair> derived, String baseKey) {
+    if (!(derived instanceof java.util.RandomAccess)) {
+      derived = new ArrayList<>(derived); // read by index below
+    }
     KeyValuePair[] a = new KeyValuePair[derived.size()];
     int n = 0;
     boolean sorted = true;
-    for (KeyValuePair kv : derived) {
-      if (kv.value() == null || kv.key().equals(baseKey)) {
-        continue;
-      }
-      if (sorted && n > 0 && a[n - 1].key().compareTo(kv.key()) >= 0) {
-        sorted = false;
-      }
-      a[n++] = kv;
+    for (int i = 0; i < derived.size(); i += Bulk.RANGE) { // in ranges: see Bulk
+      int to = Bulk.end(i, derived.size());
+      int kept = keep(derived, i, to, baseKey, a, n);
+      sorted = sorted && ascending(a, n == 0 ? 0 : n - 1, kept);
+      n = kept;
     }
     if (sorted) {
       return Arrays.asList(a).subList(0, n); // strictly ascending: no duplicates
@@ -48,6 +49,31 @@ final class DerivedOrder {
   }
 
   /**
+   * Copies the values of {@code derived[from, to)} that have a value and a key other than
+   * {@code baseKey} to {@code out} from index {@code n}; returns the new count.
+   */
+  private static int keep(List<KeyValuePair> derived, int from, int to, String baseKey,
+      KeyValuePair[] out, int n) {
+    for (int i = from; i < to; i++) {
+      KeyValuePair kv = derived.get(i);
+      if (kv.value() != null && !kv.key().equals(baseKey)) {
+        out[n++] = kv;
+      }
+    }
+    return n;
+  }
+
+  /** True when the keys of {@code a[from, to)} are strictly ascending. */
+  private static boolean ascending(KeyValuePair[] a, int from, int to) {
+    for (int i = from + 1; i < to; i++) {
+      if (a[i - 1].key().compareTo(a[i].key()) >= 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
    * True when a derived value of {@code baseKey} may not take the key of {@code existing} (the
    * key's node, or null): the key holds a value that is not derived from that base.
    */
@@ -55,13 +81,4 @@ final class DerivedOrder {
     return existing != null && existing.value != null && !baseKey.equals(existing.derivedFrom);
   }
 
-  /** True when the keys of {@code kvs} are in ascending order. */
-  static boolean isSorted(List<Kv> kvs) {
-    for (int i = 1; i < kvs.size(); i++) {
-      if (kvs.get(i - 1).key().compareTo(kvs.get(i).key()) > 0) {
-        return false;
-      }
-    }
-    return true;
-  }
 }

@@ -5,6 +5,7 @@ import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.NodeRevision;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.graph.Bulk;
 import io.kvscheduler.internal.graph.Graph;
 import io.kvscheduler.internal.graph.Node;
 import java.time.Instant;
@@ -83,8 +84,14 @@ final class History {
     if (!cfg.recordHistory()) {
       return;
     }
-    for (int i = 0; i < journal.size(); i++) {
-      addRevision(journal, i, seq, now); // the body as a method: compiled after a few hundred keys
+    for (int i = 0; i < journal.size(); i += Bulk.RANGE) {
+      addRevisions(journal, i, Bulk.end(i, journal.size()), seq, now);
+    }
+  }
+
+  private void addRevisions(Graph.Journal journal, int from, int to, long seq, Instant now) {
+    for (int i = from; i < to; i++) {
+      addRevision(journal, i, seq, now);
     }
   }
 
@@ -123,9 +130,14 @@ final class History {
     if (!cfg.recordHistory()) {
       return;
     }
-    for (int i = 0; i < journal.size(); i++) {
+    for (int i = 0; i < journal.size(); i += Bulk.RANGE) {
+      carryOver(journal, i, Bulk.end(i, journal.size()));
+    }
+  }
+
+  private void carryOver(Graph.Journal journal, int from, int to) {
+    for (int i = from; i < to; i++) {
       Node cur = journal.current(i);
-      Node before = journal.before(i);
       Rev old = chainBefore(journal, i);
       if (old == null) {
         continue;

@@ -3,6 +3,7 @@ package io.kvscheduler.internal.engine;
 import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
+import io.kvscheduler.internal.graph.Bulk;
 import io.kvscheduler.internal.graph.Graph;
 import io.kvscheduler.internal.graph.Node;
 import io.vavr.collection.Vector;
@@ -273,24 +274,23 @@ final class Published {
   private Snapshot rebuild(Snapshot old, Touched t, Graph g) {
     List<String> keys = t.keys();
     Object[] touched = new Object[keys.size()];
-    for (int i = 0; i < touched.length; i++) {
-      Node n = t.node(i);
-      touched[i] = n != null ? n : keys.get(i);
+    for (int i = 0; i < touched.length; i += Bulk.RANGE) { // loops in ranges: see Bulk
+      entries(t, i, Bulk.end(i, touched.length), touched);
     }
-    Arrays.sort(touched, (a, b) -> keyOf(a).compareTo(keyOf(b)));
+    if (!ascending(touched)) {
+      Arrays.sort(touched, (a, b) -> keyOf(a).compareTo(keyOf(b)));
+    }
     // a key listed twice counts once (the sort is stable: its first listing is kept)
     int distinct = 0;
-    for (Object o : touched) {
-      if (distinct == 0 || !keyOf(o).equals(keyOf(touched[distinct - 1]))) {
-        touched[distinct++] = o;
-      }
+    for (int i = 0; i < touched.length; i += Bulk.RANGE) {
+      distinct = dropRepeated(touched, i, Bulk.end(i, touched.length), distinct);
     }
     if (slotKeys.length < slotCount + distinct) { // at most one new slot per key
       slotKeys = Arrays.copyOf(slotKeys, slotCount + distinct);
     }
     Merge m = new Merge(old, g, distinct);
-    for (int i = 0; i < distinct; i++) {
-      m.add(touched[i]);
+    for (int i = 0; i < distinct; i += Bulk.RANGE) {
+      m.add(touched, i, Bulk.end(i, distinct));
     }
     m.finish();
     // the arrays were sized for every touched key being new: trimmed, as the snapshot keeps them
@@ -299,6 +299,48 @@ final class Published {
     return new Snapshot(SlotIndex.ofSorted(sortedKeys, slots),
         Vector.ofAll(Arrays.asList(slotCount == m.views.length ? m.views
             : Arrays.copyOf(m.views, slotCount))));
+  }
+
+  /** The touched entries {@code [from, to)}: the node of each key, or the key if it has none. */
+  private static void entries(Touched t, int from, int to, Object[] out) {
+    List<String> keys = t.keys();
+    for (int i = from; i < to; i++) {
+      Node n = t.node(i);
+      out[i] = n != null ? n : keys.get(i);
+    }
+  }
+
+  /** True when the entries are in key order (repeats allowed). */
+  private static boolean ascending(Object[] touched) {
+    for (int i = 1; i < touched.length; i += Bulk.RANGE) {
+      if (!ascending(touched, i, Bulk.end(i, touched.length))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean ascending(Object[] touched, int from, int to) {
+    for (int i = from; i < to; i++) {
+      if (keyOf(touched[i - 1]).compareTo(keyOf(touched[i])) > 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Moves the entries {@code [from, to)} whose key differs from the last one kept to the kept
+   * ones ({@code distinct} so far, at the front); returns the new count.
+   */
+  private static int dropRepeated(Object[] touched, int from, int to, int distinct) {
+    for (int i = from; i < to; i++) {
+      Object o = touched[i];
+      if (distinct == 0 || !keyOf(o).equals(keyOf(touched[distinct - 1]))) {
+        touched[distinct++] = o;
+      }
+    }
+    return distinct;
   }
 
   /** The views of {@code old} by slot, with room for {@code extra} more slots. */
@@ -336,6 +378,13 @@ final class Published {
       this.prev = old.slots.cursor(null, null);
       this.more = prev.next();
       this.g = g;
+    }
+
+    /** {@link #add(Object)} of {@code touched[from, to)}. */
+    void add(Object[] touched, int from, int to) {
+      for (int i = from; i < to; i++) {
+        add(touched[i]);
+      }
     }
 
     /** A touched node, or the key of one that has none (each key once, in key order). */

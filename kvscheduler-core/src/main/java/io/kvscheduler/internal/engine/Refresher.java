@@ -6,6 +6,7 @@ import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.graph.Bulk;
 import io.kvscheduler.internal.graph.Graph;
 import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
@@ -73,12 +74,15 @@ final class Refresher {
       }
       refreshedDescriptors.add(h.name);
       Map<String, ValueOrigin> correlated = new HashMap<>(correlate.size() * 4 / 3 + 16);
-      for (KVWithMetadata<Object, Object> c : correlate) {
-        correlated.put(c.key(), c.origin());
+      for (int i = 0; i < correlate.size(); i += Bulk.RANGE) {
+        putOrigins(correlate, i, Bulk.end(i, correlate.size()), correlated);
       }
       List<KVWithMetadata<Object, Object>> found = r.value();
-      for (int i = 0; i < found.size(); i++) {
-        refreshOne(h, found.get(i), correlated, mark, keys);
+      if (!(found instanceof java.util.RandomAccess)) {
+        found = new ArrayList<>(found); // read by index below
+      }
+      for (int i = 0; i < found.size(); i += Bulk.RANGE) {
+        refreshRange(h, found, i, Bulk.end(i, found.size()), correlated, mark, keys);
       }
       // NB base values of this descriptor not returned lose their metadata
       for (Node n : wasEmpty ? List.<Node>of() : nodesOf(h, keys)) {
@@ -99,6 +103,21 @@ final class Refresher {
     }
     if (verbose) {
       LOG.info("refreshed graph: {} values", g.size());
+    }
+  }
+
+  private static void putOrigins(List<KVWithMetadata<Object, Object>> correlate, int from,
+      int to, Map<String, ValueOrigin> out) {
+    for (int i = from; i < to; i++) {
+      KVWithMetadata<Object, Object> c = correlate.get(i);
+      out.put(c.key(), c.origin());
+    }
+  }
+
+  private void refreshRange(DescriptorHandle h, List<KVWithMetadata<Object, Object>> found,
+      int from, int to, Map<String, ValueOrigin> correlated, long mark, Set<String> keys) {
+    for (int i = from; i < to; i++) {
+      refreshOne(h, found.get(i), correlated, mark, keys);
     }
   }
 
@@ -131,19 +150,19 @@ final class Refresher {
     if (firstNb != null) {
       if (firstNbByDescriptor == null) {
         firstNbByDescriptor = new java.util.IdentityHashMap<>();
-        for (Kv kv : firstNb) {
-          if (kv.value() != null) {
-            DescriptorHandle owner = reg.forKey(kv.key());
-            if (owner != null) {
-              firstNbByDescriptor.computeIfAbsent(owner, k -> new ArrayList<>()).add(kv);
-            }
-          }
+        for (int i = 0; i < firstNb.size(); i += Bulk.RANGE) {
+          groupByDescriptor(firstNb, i, Bulk.end(i, firstNb.size()));
         }
       }
-      for (Kv kv : firstNbByDescriptor.getOrDefault(h, List.of())) {
-        out.add(new KVWithMetadata<>(kv.key(), kv.value(), null, ValueOrigin.FROM_NB));
+      List<Kv> mine = firstNbByDescriptor.getOrDefault(h, List.of());
+      if (!Kv.isSorted(mine)) {
+        mine = new ArrayList<>(mine);
+        Kv.sortByKey(mine);
       }
-      out.sort((a, b) -> a.key().compareTo(b.key()));
+      out = new ArrayList<>(mine.size());
+      for (int i = 0; i < mine.size(); i += Bulk.RANGE) {
+        addNbCorrelation(mine, i, Bulk.end(i, mine.size()), out);
+      }
       return out;
     }
     for (Node n : nodesOf(h, null)) {
@@ -152,6 +171,26 @@ final class Refresher {
       }
     }
     return out;
+  }
+
+  private void groupByDescriptor(List<Kv> firstNb, int from, int to) {
+    for (int i = from; i < to; i++) {
+      Kv kv = firstNb.get(i);
+      if (kv.value() != null) {
+        DescriptorHandle owner = reg.forKey(kv.key());
+        if (owner != null) {
+          firstNbByDescriptor.computeIfAbsent(owner, k -> new ArrayList<>()).add(kv);
+        }
+      }
+    }
+  }
+
+  private static void addNbCorrelation(List<Kv> nb, int from, int to,
+      List<KVWithMetadata<Object, Object>> out) {
+    for (int i = from; i < to; i++) {
+      Kv kv = nb.get(i);
+      out.add(new KVWithMetadata<>(kv.key(), kv.value(), null, ValueOrigin.FROM_NB));
+    }
   }
 
   /** Base nodes handled by descriptor {@code h}, sorted by key. */
@@ -223,11 +262,8 @@ final class Refresher {
     List<String> derivedKeys = new ArrayList<>(der.value().size());
     if (!der.failed()) {
       List<KeyValuePair> derived = der.value();
-      for (int i = 0; i < derived.size(); i++) {
-        KeyValuePair d = derived.get(i);
-        if (refreshDerived(d, n.key, origin, mark)) {
-          derivedKeys.add(d.key());
-        }
+      for (int i = 0; i < derived.size(); i += Bulk.RANGE) {
+        refreshDerived(derived, i, Bulk.end(i, derived.size()), n.key, origin, mark, derivedKeys);
       }
     }
     if (!n.derivedKeys.isEmpty()) {
@@ -258,6 +294,20 @@ final class Refresher {
       }
     }
     n.derivedKeys = List.copyOf(derivedKeys);
+  }
+
+  /**
+   * {@link #refreshDerived(KeyValuePair, String, ValueOrigin, long)} of {@code derived[from, to)};
+   * the keys stored go to {@code storedKeys}.
+   */
+  private void refreshDerived(List<KeyValuePair> derived, int from, int to, String baseKey,
+      ValueOrigin origin, long mark, List<String> storedKeys) {
+    for (int i = from; i < to; i++) {
+      KeyValuePair d = derived.get(i);
+      if (refreshDerived(d, baseKey, origin, mark)) {
+        storedKeys.add(d.key());
+      }
+    }
   }
 
   /**

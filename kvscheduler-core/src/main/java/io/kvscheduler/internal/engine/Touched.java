@@ -1,6 +1,7 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.graph.Bulk;
 import io.kvscheduler.internal.graph.Graph;
 import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
@@ -34,7 +35,16 @@ final class Touched {
     if (refresh) {
       refreshedKeys.ensureCapacity(refreshedKeys.size() + j.size());
     }
-    for (int i = 0; i < j.size(); i++) {
+    for (int i = 0; i < j.size(); i += Bulk.RANGE) {
+      add(j, i, Bulk.end(i, j.size()), refresh);
+    }
+    if (refresh) {
+      refreshedSet = null;
+    }
+  }
+
+  private void add(Graph.Journal j, int from, int to, boolean refresh) {
+    for (int i = from; i < to; i++) {
       String key = j.key(i);
       Node cur = j.current(i);
       add(key, cur);
@@ -44,9 +54,6 @@ final class Touched {
       if (refresh) {
         refreshedKeys.add(key);
       }
-    }
-    if (refresh) {
-      refreshedSet = null;
     }
   }
 

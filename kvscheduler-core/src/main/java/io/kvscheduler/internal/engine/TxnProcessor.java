@@ -10,11 +10,13 @@ import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.graph.Bulk;
 import io.kvscheduler.internal.graph.Graph;
 import io.kvscheduler.internal.graph.Node;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -135,7 +137,7 @@ final class TxnProcessor {
         }
       }
       // sorted once: the correlation input of the refresh and the merge below need key order
-      values.sort((a, b) -> a.key().compareTo(b.key()));
+      Kv.sortByKey(values);
       g.reserve(2 * values.size()); // a first resync: the values and as many derived ones
       if (o.resync() != ResyncType.UPSTREAM) {
         refresher.refresh(null, first ? values : null, o.verboseRefresh());
@@ -144,29 +146,48 @@ final class TxnProcessor {
       // the graph's nodes are scanned in any order and the unlisted ones appended in key order
       // (no ordered view of the graph and no set of listed keys)
       Object listed = new Object();
-      for (Kv kv : values) {
-        Node n = g.get(kv.key());
-        if (n != null) {
-          n.scratchOwner = listed;
-        }
+      for (int i = 0; i < values.size(); i += Bulk.RANGE) {
+        mark(values, i, Bulk.end(i, values.size()), listed);
       }
       List<Kv> unlisted = new ArrayList<>();
-      for (Node n : g.nodes()) { // read only: values are collected, the graph is unchanged
-        if (n.isDerived() || n.value == null || n.scratchOwner == listed) {
-          continue;
-        }
-        if (n.state == ValueState.OBTAINED) {
-          unlisted.add(new Kv(n.key, n.value, ValueOrigin.FROM_SB, false, n.metadata));
-        } else if (n.state != ValueState.REMOVED) {
-          unlisted.add(Kv.nb(n.key, null));
-        }
+      // read only: values are collected, the graph is unchanged
+      for (Iterator<Node> it = g.nodes().iterator(); it.hasNext(); ) {
+        collectUnlisted(it, listed, unlisted);
       }
-      unlisted.sort((a, b) -> a.key().compareTo(b.key()));
+      Kv.sortByKey(unlisted);
       values.addAll(unlisted);
     }
     job.values = values;
     job.recordedValues = o.resync() == ResyncType.DOWNSTREAM ? List.of() : values;
     job.skip = values.isEmpty();
+  }
+
+  /** Marks the nodes of {@code values[from, to)} as {@code listed}. */
+  private void mark(List<Kv> values, int from, int to, Object listed) {
+    for (int i = from; i < to; i++) {
+      Node n = g.get(values.get(i).key());
+      if (n != null) {
+        n.scratchOwner = listed;
+      }
+    }
+  }
+
+  /**
+   * Of the next nodes of {@code it} (at most a range), the base values not marked {@code listed}:
+   * to be removed (NB) or kept (OBTAINED) by a resync.
+   */
+  private static void collectUnlisted(Iterator<Node> it, Object listed, List<Kv> unlisted) {
+    for (int k = 0; k < Bulk.RANGE && it.hasNext(); k++) {
+      Node n = it.next();
+      if (n.isDerived() || n.value == null || n.scratchOwner == listed) {
+        continue;
+      }
+      if (n.state == ValueState.OBTAINED) {
+        unlisted.add(new Kv(n.key, n.value, ValueOrigin.FROM_SB, false, n.metadata));
+      } else if (n.state != ValueState.REMOVED) {
+        unlisted.add(Kv.nb(n.key, null));
+      }
+    }
   }
 
   private void prepareSb(Job job, Queued.Sb sb) {
@@ -229,7 +250,7 @@ final class TxnProcessor {
       Graph.Journal refreshed) {
     g.reserve(2 * job.values.size()); // a first transaction: the values and as many derived ones
     List<Kv> sorted = new ArrayList<>(job.values);
-    sorted.sort((a, b) -> a.key().compareTo(b.key()));
+    Kv.sortByKey(sorted);
     job.sortedValues = sorted;
     Ordered ordered = order(sorted);
     List<OpRecord> planned = List.of();
@@ -293,28 +314,37 @@ final class TxnProcessor {
   }
 
   private void execute(TxnContext tx, Ordered ordered) {
-    Walker w = new Walker(g, reg, tx);
-    for (int i = 0; i < ordered.values.size(); i++) {
+    applyAll(new Walker(g, reg, tx), ordered);
+  }
+
+  /** Applies the values in order (in ranges: {@link Bulk}). */
+  private static void applyAll(Walker w, Ordered ordered) {
+    int size = ordered.values.size();
+    for (int i = 0; i < size; i += Bulk.RANGE) {
+      applyRange(w, ordered, i, Bulk.end(i, size));
+    }
+  }
+
+  private static void applyRange(Walker w, Ordered ordered, int from, int to) {
+    for (int i = from; i < to; i++) {
       w.applyTop(ordered.values.get(i), ordered.nodes.get(i));
     }
   }
 
   private void executeWithRevert(TxnContext tx, Ordered ordered, Touched touched, Job job) {
     Walker w = new Walker(g, reg, tx);
+    if (!tx.revertOnFailure) {
+      applyAll(w, ordered);
+      return;
+    }
     java.util.ArrayDeque<Kv> previous = new java.util.ArrayDeque<>();
     boolean revert = false;
-    if (tx.revertOnFailure) {
-      for (Kv kv : ordered.values) {
-        tx.ownKeys.add(kv.key());
-      }
+    for (Kv kv : ordered.values) {
+      tx.ownKeys.add(kv.key());
     }
     for (int i = 0; i < ordered.values.size(); i++) {
       Kv kv = ordered.values.get(i);
       Node hint = ordered.nodes.get(i);
-      if (!tx.revertOnFailure) {
-        w.applyTop(kv, hint);
-        continue;
-      }
       Node before = hint != null && hint.inGraph() ? hint : g.get(kv.key());
       Object prev = before == null ? null : before.value;
       Throwable err = w.applyTop(kv, hint);
@@ -355,12 +385,8 @@ final class TxnProcessor {
     for (int c = 0; c < classes.length; c++) {
       classes[c] = new Ordered(new ArrayList<>(), new ArrayList<>());
     }
-    for (int i = 0; i < sorted.size(); i++) {
-      Kv kv = sorted.get(i);
-      Node n = g.get(kv.key());
-      int c = executionClass(kv, n);
-      classes[c].values.add(kv);
-      classes[c].nodes.add(n);
+    for (int i = 0; i < sorted.size(); i += Bulk.RANGE) {
+      classify(sorted, i, Bulk.end(i, sorted.size()), classes);
     }
     Ordered out = new Ordered(new ArrayList<>(sorted.size()), new ArrayList<>(sorted.size()));
     for (Ordered c : classes) {
@@ -368,6 +394,16 @@ final class TxnProcessor {
       out.nodes.addAll(c.nodes);
     }
     return out;
+  }
+
+  private void classify(List<Kv> sorted, int from, int to, Ordered[] classes) {
+    for (int i = from; i < to; i++) {
+      Kv kv = sorted.get(i);
+      Node n = g.get(kv.key());
+      int c = executionClass(kv, n);
+      classes[c].values.add(kv);
+      classes[c].nodes.add(n);
+    }
   }
 
   /** 0 delete, 1 re-create, 2 create, 3 update ({@code n}: the key's node or null). */
@@ -390,7 +426,7 @@ final class TxnProcessor {
       sorted = job.sortedValues; // the same values, already sorted by the ordering step
     } else {
       sorted = new ArrayList<>(job.recordedValues);
-      sorted.sort((a, b) -> a.key().compareTo(b.key()));
+      Kv.sortByKey(sorted);
     }
     return new TxnRecord(job.seq, job.type, job.resync, job.description, job.retryForTxn,
         job.retryAttempt, start, stop, sorted, job.simulate, planned, executed);

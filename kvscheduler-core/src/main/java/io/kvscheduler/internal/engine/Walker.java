@@ -6,6 +6,7 @@ import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.graph.Bulk;
 import io.kvscheduler.internal.graph.Graph;
 import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
@@ -588,12 +589,25 @@ final class Walker {
   private Throwable applyDerived(List<Kv> derived, List<Node> nodes, Args a, boolean check) {
     Throwable was = null;
     List<Kv> sorted = derived;
-    if (!DerivedOrder.isSorted(derived)) {
+    if (!Kv.isSorted(derived)) {
       sorted = new ArrayList<>(derived);
-      sorted.sort((x, y) -> x.key().compareTo(y.key()));
+      sorted.sort(Kv.BY_KEY);
       nodes = null; // no longer aligned
     }
-    for (int i = 0; i < sorted.size(); i++) {
+    for (int i = 0; i < sorted.size(); i += Bulk.RANGE) {
+      Throwable err = applyDerivedRange(sorted, nodes, i, Bulk.end(i, sorted.size()), a, check);
+      if (err != null) {
+        was = err;
+      }
+    }
+    return was;
+  }
+
+  /** {@link #applyDerived} of {@code sorted[from, to)}: the error of the last that failed. */
+  private Throwable applyDerivedRange(List<Kv> sorted, List<Node> nodes, int from, int to,
+      Args a, boolean check) {
+    Throwable was = null;
+    for (int i = from; i < to; i++) {
       Throwable err = applyOneDerived(sorted.get(i), nodes == null ? null : nodes.get(i), a, check);
       if (err != null) {
         was = err;
@@ -653,15 +667,27 @@ final class Walker {
     List<Node> nodes = new ArrayList<>(unique.size());
     String[] keys = new String[unique.size()];
     int n = 0;
-    for (int i = 0; i < unique.size(); i++) {
-      KeyValuePair kv = unique.get(i);
-      if (addDerived(kv, node, a, derived, nodes)) {
-        keys[n++] = kv.key();
-      }
+    for (int i = 0; i < unique.size(); i += Bulk.RANGE) {
+      n = addDerived(unique, i, Bulk.end(i, unique.size()), node, a, derived, nodes, keys, n);
     }
     List<String> derivedKeys = n == keys.length ? List.of(keys)
         : List.of(java.util.Arrays.copyOf(keys, n));
     return new Relations(deps.value(), derived, nodes, derivedKeys, null);
+  }
+
+  /**
+   * {@link #addDerived(KeyValuePair, Node, Args, List, List)} for {@code unique[from, to)}; the
+   * keys added go to {@code keys} from index {@code n}. Returns the new count of keys.
+   */
+  private int addDerived(List<KeyValuePair> unique, int from, int to, Node base, Args a,
+      List<Kv> derived, List<Node> nodes, String[] keys, int n) {
+    for (int i = from; i < to; i++) {
+      KeyValuePair kv = unique.get(i);
+      if (addDerived(kv, base, a, derived, nodes)) {
+        keys[n++] = kv.key();
+      }
+    }
+    return n;
   }
 
   /**

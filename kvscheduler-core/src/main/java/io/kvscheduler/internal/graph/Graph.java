@@ -224,7 +224,19 @@ public final class Graph {
     Node[] before = new Node[entries.size()];
     Node[] current = new Node[entries.size()];
     int size = 0;
-    for (int i = 0; i < entries.size(); i++) {
+    for (int i = 0; i < entries.size(); i += Bulk.RANGE) {
+      size = close(entries, i, Bulk.end(i, entries.size()), keys, before, current, size);
+    }
+    return new Journal(keys, before, current, size);
+  }
+
+  /**
+   * Closes journal entries {@code entries[from, to)} into the arrays from index {@code size};
+   * returns the new size.
+   */
+  private int close(List<Node> entries, int from, int to, String[] keys, Node[] before,
+      Node[] current, int size) {
+    for (int i = from; i < to; i++) {
       Node e = entries.get(i);
       Node orig = e.journaled;
       e.journaled = null;
@@ -238,7 +250,7 @@ public final class Graph {
       current[size] = closeEntry(e);
       size++;
     }
-    return new Journal(keys, before, current, size);
+    return size;
   }
 
   /**

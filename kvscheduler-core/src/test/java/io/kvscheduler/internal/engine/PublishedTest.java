@@ -70,6 +70,24 @@ class PublishedTest {
   }
 
   @Test
+  @DisplayName("a large batch written in key order but for one key is published in key order, wherever that key falls")
+  void largeBatchAlmostInKeyOrder() {
+    int size = 1500; // a large change: published by a rebuild
+    for (int at : new int[] {1, 15, 16, 17, 31, 32, 33, 700, size - 1}) {
+      Graph g = new Graph();
+      Published p = new Published();
+      TreeMap<String, Object> model = new TreeMap<>();
+      for (int i = 0; i < size; i++) {
+        String key = i == at ? "a/0-out-of-place" : String.format("a/k%05d", i);
+        put(g, key, "v" + i);
+        model.put(key, "v" + i);
+      }
+      publish(p, g, 0);
+      check(p.current(), model, "key out of place at " + at);
+    }
+  }
+
+  @Test
   @DisplayName("an older snapshot is unchanged by later updates and removals")
   void olderSnapshotIsImmutable() {
     Graph g = new Graph();

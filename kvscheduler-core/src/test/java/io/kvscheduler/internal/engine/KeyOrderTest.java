@@ -1,0 +1,126 @@
+package io.kvscheduler.internal.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvscheduler.api.KeyValuePair;
+import io.kvscheduler.internal.graph.Bulk;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The key-order helpers that loop in ranges ({@link Bulk}) against plain one-loop references, at
+ * sizes around and across range boundaries, so that a pair of keys straddling two ranges is
+ * checked like any other.
+ */
+class KeyOrderTest {
+  private static final int[] SIZES = {0, 1, 2, Bulk.RANGE - 1, Bulk.RANGE, Bulk.RANGE + 1,
+      2 * Bulk.RANGE, 2 * Bulk.RANGE + 1, 5 * Bulk.RANGE + 7, 300};
+
+  @Test
+  @DisplayName("isSorted finds a descent anywhere, also between the last key of a range and the first of the next")
+  void isSortedMatchesReference() {
+    Random r = new Random(7);
+    for (int size : SIZES) {
+      List<Kv> sorted = new ArrayList<>();
+      for (int i = 0; i < size; i++) {
+        sorted.add(Kv.nb(String.format("k%05d", i / 2 * 2), i)); // ties allowed
+      }
+      assertThat(Kv.isSorted(sorted)).as("sorted, size %d", size).isTrue();
+      for (int at = 1; at < size; at++) { // one descent at every position
+        List<Kv> kvs = new ArrayList<>(sorted);
+        kvs.set(at, Kv.nb("a", at));
+        assertThat(Kv.isSorted(kvs)).as("descent at %d of %d", at, size).isFalse();
+      }
+      List<Kv> shuffled = new ArrayList<>(sorted);
+      java.util.Collections.shuffle(shuffled, r);
+      assertThat(Kv.isSorted(shuffled)).isEqualTo(referenceSorted(shuffled));
+    }
+  }
+
+  @Test
+  @DisplayName("sortByKey leaves sorted input as it is and sorts other input stably")
+  void sortByKeyIsStable() {
+    Random r = new Random(11);
+    for (int size : SIZES) {
+      List<Kv> kvs = new ArrayList<>();
+      for (int i = 0; i < size; i++) {
+        kvs.add(Kv.nb("k" + r.nextInt(Math.max(1, size / 3)), i));
+      }
+      List<Kv> expected = new ArrayList<>(kvs);
+      expected.sort(Comparator.comparing(Kv::key)); // List.sort is stable
+      Kv.sortByKey(kvs);
+      assertThat(kvs).as("size %d", size).containsExactlyElementsOf(expected);
+    }
+  }
+
+  @Test
+  @DisplayName("sortedUnique equals a one-loop reference: values kept, base key and null values left out, first of equal keys wins")
+  void sortedUniqueMatchesReference() {
+    for (long seed = 1; seed <= 30; seed++) {
+      Random r = new Random(seed);
+      for (int size : SIZES) {
+        List<KeyValuePair> derived = new ArrayList<>();
+        boolean ascendingKeys = r.nextBoolean();
+        for (int i = 0; i < size; i++) {
+          String key = ascendingKeys ? String.format("d%05d", i) : "d" + r.nextInt(size + 1);
+          if (r.nextInt(10) == 0) {
+            key = "base";
+          }
+          Object value = r.nextInt(12) == 0 ? null : "v" + i;
+          derived.add(new KeyValuePair(key, value));
+        }
+        List<KeyValuePair> expected = referenceSortedUnique(derived, "base");
+        assertThat(DerivedOrder.sortedUnique(derived, "base"))
+            .as("seed %d size %d", seed, size).containsExactlyElementsOf(expected);
+        assertThat(DerivedOrder.sortedUnique(new LinkedList<>(derived), "base"))
+            .as("sequential list, seed %d size %d", seed, size)
+            .containsExactlyElementsOf(expected);
+      }
+    }
+  }
+
+  @Test
+  @DisplayName("sortedUnique sorts ascending input with one descent, wherever the descent falls")
+  void sortedUniqueFindsEveryDescent() {
+    for (int size : SIZES) {
+      for (int at = 1; at < size; at++) {
+        List<KeyValuePair> derived = new ArrayList<>();
+        for (int i = 0; i < size; i++) {
+          derived.add(new KeyValuePair(i == at ? "a" : String.format("d%05d", i), "v" + i));
+        }
+        assertThat(DerivedOrder.sortedUnique(derived, "base"))
+            .as("descent at %d of %d", at, size)
+            .containsExactlyElementsOf(referenceSortedUnique(derived, "base"));
+      }
+    }
+  }
+
+  private static boolean referenceSorted(List<Kv> kvs) {
+    for (int i = 1; i < kvs.size(); i++) {
+      if (kvs.get(i - 1).key().compareTo(kvs.get(i).key()) > 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static List<KeyValuePair> referenceSortedUnique(List<KeyValuePair> derived,
+      String baseKey) {
+    Map<String, KeyValuePair> first = new LinkedHashMap<>();
+    for (KeyValuePair kv : derived) {
+      if (kv.value() != null && !kv.key().equals(baseKey)) {
+        first.putIfAbsent(kv.key(), kv);
+      }
+    }
+    List<KeyValuePair> out = new ArrayList<>(first.values());
+    out.sort(Comparator.comparing(KeyValuePair::key));
+    return out;
+  }
+}

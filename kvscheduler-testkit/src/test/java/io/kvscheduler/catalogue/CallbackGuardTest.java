@@ -195,6 +195,41 @@ class CallbackGuardTest {
     engineStillWorks(A4);
   }
 
+  /** A value whose equals throws when it compares itself with another instance. */
+  private record Fragile(String v) {
+    @Override
+    public boolean equals(Object o) {
+      throw new IllegalStateException("equals exploded");
+    }
+
+    @Override
+    public int hashCode() {
+      return v.hashCode();
+    }
+  }
+
+  @Test
+  @DisplayName("equals of a value throwing, no valueComparator (ours: values treated as different): Update is called, value CONFIGURED, the rest of the transaction applied")
+  void valueEqualsThrows() {
+    kvs.registerDescriptors(
+        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withoutRetrieve()
+            .build());
+    commit(A1, new Fragile("x"));
+    sb.clearCalls();
+
+    long seq = kvs.startNBTransaction()
+        .setValue(A1, new Fragile("x"))
+        .setValue(A2, s("y"))
+        .commit();
+    assertThat(sb.callLog()).containsExactly("CREATE " + A2, "UPDATE " + A1); // creates first
+    TxnAssert.assertThat(env.txn(seq)).executed(
+        op(CREATE, A2).states(NONEXISTENT, CONFIGURED),
+        op(UPDATE, A1).states(CONFIGURED, CONFIGURED));
+    assertThat(kvs.valueStatus(A1).value())
+        .isEqualTo(new ValueStatus(A1, CONFIGURED, "", UPDATE, List.of()));
+    engineStillWorks(A3);
+  }
+
   @Test
   @DisplayName("valueComparator throwing (ours: values treated as different): Update is called, value CONFIGURED")
   void valueComparatorThrows() {

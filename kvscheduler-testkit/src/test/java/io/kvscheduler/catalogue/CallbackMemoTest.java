@@ -108,6 +108,56 @@ class CallbackMemoTest {
     assertThat(kvs.valueStatus(B2).value().state()).isEqualTo(ValueState.CONFIGURED);
   }
 
+  /** A value counting the calls of its {@code equals} (a stand-in for a costly comparison). */
+  private static final class Counted {
+    static final AtomicInteger EQUALS = new AtomicInteger();
+    final List<Integer> items;
+
+    Counted(Integer... items) {
+      this.items = List.of(items);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      EQUALS.incrementAndGet();
+      return o instanceof Counted c && c.items.equals(items);
+    }
+
+    @Override
+    public int hashCode() {
+      return items.hashCode();
+    }
+  }
+
+  @Test
+  @DisplayName("an equal value compares equal once: the answers remembered for the old value are found without a second equals")
+  void equalValueIsComparedOnce() {
+    kvs.registerDescriptors(
+        sb.descriptor("A", Object.class).nbKeyPrefix(PREFIX_A)
+            .dependencies((key, value) -> {
+              dependencyCalls.incrementAndGet();
+              return List.of();
+            })
+            .derivedValues((key, value) -> {
+              derivations.incrementAndGet();
+              return List.of(new io.kvscheduler.api.KeyValuePair(d(A1, 1), s("p")));
+            }).build());
+    commit(A1, new Counted(1, 2));
+    Counted.EQUALS.set(0);
+    int dependencies = dependencyCalls.get(); // of A1 and of its derived value (also selected by A)
+
+    commit(A1, new Counted(1, 2)); // equal, not the same object
+    assertThat(Counted.EQUALS).hasValue(1); // equivalence; the remembered answers match by identity
+    assertThat(derivations).hasValue(1);
+    assertThat(dependencyCalls).hasValue(dependencies);
+    assertThat(kvs.valueStatus(A1).derivedStatus(d(A1, 1)).orElseThrow().state())
+        .isEqualTo(ValueState.CONFIGURED);
+
+    commit(A1, new Counted(1, 3)); // different: asked again
+    assertThat(derivations).hasValue(2);
+    assertThat(dependencyCalls).hasValue(dependencies + 1);
+  }
+
   @Test
   @DisplayName("a failed Dependencies call is not remembered: the same value is asked again")
   void failedAnswerIsAskedAgain() {

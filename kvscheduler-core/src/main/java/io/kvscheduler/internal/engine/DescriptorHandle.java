@@ -9,7 +9,6 @@ import io.kvscheduler.internal.graph.Node;
 import io.kvscheduler.internal.idxmap.NamedMappingImpl;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -160,7 +159,7 @@ final class DescriptorHandle {
     }
     if (comparator == null || checkType(key, oldValue) != null
         || checkType(key, newValue) != null) {
-      return Objects.equals(oldValue, newValue);
+      return equalValues(key, oldValue, newValue);
     }
     try {
       return comparator.equivalent(key, oldValue, newValue);
@@ -169,6 +168,41 @@ final class DescriptorHandle {
       LOG.error("descriptor {}: valueComparator failed for key {}; treating values as different",
           name, key, t);
       return false;
+    }
+  }
+
+  /**
+   * {@code Objects.equals} of two values of {@code key}, guarded: a value's {@code equals} is user
+   * code, and when it throws the values are treated as different (and the failure logged).
+   */
+  static boolean equalValues(String key, Object a, Object b) {
+    if (a == b) {
+      return true;
+    }
+    if (a == null || b == null) {
+      return false;
+    }
+    try {
+      return a.equals(b);
+    } catch (Throwable t) {
+      unwrapFatal(t);
+      LOG.error("equals of two values of key {} failed; treating them as different", key, t);
+      return false;
+    }
+  }
+
+  /**
+   * Called once {@link #equivalent} found {@code newValue} equivalent to {@code oldValue}, the
+   * value of {@code n}: when that was decided by {@code equals} (no comparator) between values of
+   * one class, the answers remembered in {@code n} for {@code oldValue} are the answers for
+   * {@code newValue} too, and now match it by identity (asking for them calls no second
+   * {@code equals}; for a large value, such as a list of thousands of entries, that is a second
+   * pass over it).
+   */
+  void rememberEqual(Node n, Object oldValue, Object newValue) {
+    if (comparator == null && n.memoHandle == this && n.memoValue == oldValue && oldValue != null
+        && newValue != null && oldValue.getClass() == newValue.getClass()) {
+      n.memoValue = newValue;
     }
   }
 

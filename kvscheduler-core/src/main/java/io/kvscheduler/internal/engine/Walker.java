@@ -12,7 +12,6 @@ import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -344,7 +343,10 @@ final class Walker {
     }
     boolean equivalent = h != null
         ? h.equivalent(key, node.value, a.kv.value())
-        : Objects.equals(node.value, a.kv.value());
+        : DescriptorHandle.equalValues(key, node.value, a.kv.value());
+    if (equivalent && h != null) {
+      h.rememberEqual(node, node.value, a.kv.value());
+    }
     boolean recreate = !equivalent && !a.kv.fromSB() && h != null
         && h.updateWithRecreate(key, node.value, a.kv.value(), node.metadata);
 

@@ -248,7 +248,8 @@ final class DescriptorHandle {
     } catch (Throwable t) {
       unwrapFatal(t);
       return new Result<>(List.of(), new IllegalStateException(
-          "descriptor " + name + ": dependencies callback failed for key " + key + ": " + t, t));
+          "descriptor " + name + ": dependencies callback failed for key " + key + ": "
+              + OpRecord.describe(t), t));
     }
   }
 
@@ -347,7 +348,8 @@ final class DescriptorHandle {
     } catch (Throwable t) {
       unwrapFatal(t);
       return new Result<>(List.of(), new IllegalStateException(
-          "descriptor " + name + ": derivedValues callback failed for key " + key + ": " + t, t));
+          "descriptor " + name + ": derivedValues callback failed for key " + key + ": "
+              + OpRecord.describe(t), t));
     }
   }
 

@@ -53,12 +53,47 @@ final class OpRecord {
     recorded = false;
   }
 
+  /**
+   * The message of {@code t} ("" for null; its class name when it has none). An exception's
+   * {@code getMessage} may be user code: when it throws, the class name stands for it.
+   */
   static String msg(Throwable t) {
     if (t == null) {
       return "";
     }
-    String m = t.getMessage();
+    String m;
+    try {
+      m = t.getMessage();
+    } catch (Throwable failed) {
+      DescriptorHandle.unwrapFatal(failed);
+      m = null;
+    }
     return m == null || m.isEmpty() ? t.getClass().getName() : m;
+  }
+
+  /** {@code t}'s class and message, as {@code Throwable.toString} but guarded like {@link #msg}. */
+  static String describe(Throwable t) {
+    String m = msg(t);
+    return m.equals(t.getClass().getName()) ? m : t.getClass().getName() + ": " + m;
+  }
+
+  /**
+   * {@code text.apply(v)}, guarded: a value's {@code toString} (or a configured value formatter)
+   * is user code; when it throws, the value is shown by its class.
+   */
+  static String text(java.util.function.Function<Object, String> text, Object v) {
+    try {
+      return text.apply(v);
+    } catch (Throwable t) {
+      DescriptorHandle.unwrapFatal(t);
+      return "<" + (v == null ? "null" : v.getClass().getName()) + ": text failed with "
+          + t.getClass().getName() + ">";
+    }
+  }
+
+  /** {@code String.valueOf(v)}, guarded as {@link #text(java.util.function.Function, Object)}. */
+  static String text(Object v) {
+    return text(String::valueOf, v);
   }
 
   RecordedTxnOp freeze() {

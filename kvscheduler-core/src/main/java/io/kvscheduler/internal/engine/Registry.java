@@ -205,7 +205,8 @@ final class Registry {
       boolean sel;
       try {
         sel = h.d.selects(key);
-      } catch (RuntimeException e) {
+      } catch (Throwable e) { // user code
+        DescriptorHandle.unwrapFatal(e);
         org.slf4j.LoggerFactory.getLogger(Registry.class)
             .error("descriptor {}: key selector failed for key {}", h.name, key, e);
         sel = false;

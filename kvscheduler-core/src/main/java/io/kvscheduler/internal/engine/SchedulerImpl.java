@@ -97,6 +97,13 @@ public final class SchedulerImpl implements KVScheduler {
           c.permanentHistoryPeriod(), c.historyMaxRecords(), c.threadName(), c.verify(),
           c.downstreamResyncPeriod(), c.downstreamResyncJitter(), c.operationTimeout());
     }
+    // the injected clock and delay scheduler are user code: guarded once, here, for every use
+    c = new SchedulerConfig(GuardedTime.clock(c.clock()),
+        GuardedTime.delayScheduler(c.delayScheduler()), c.statusExecutor(), c.queueCapacity(),
+        c.simulation(), c.printTxnSummary(), c.valueFormatter(), c.recordHistory(),
+        c.historyAgeLimit(), c.permanentHistoryPeriod(), c.historyMaxRecords(), c.threadName(),
+        c.verify(), c.downstreamResyncPeriod(), c.downstreamResyncJitter(),
+        c.operationTimeout());
     this.cfg = c;
     this.sbCalls = new SbCalls(c.threadName());
     owned.add(sbCalls);
@@ -183,8 +190,11 @@ public final class SchedulerImpl implements KVScheduler {
           processor.process(q);
         }
       } catch (Throwable t) {
-        // the engine thread never dies
+        // the engine thread never dies, and no caller waits for ever
         LOG.error("engine: unexpected failure while processing {}", q, t);
+        if (q instanceof Queued.Nb nb) {
+          nb.result().completeExceptionally(t);
+        }
       }
     }
     failPending();

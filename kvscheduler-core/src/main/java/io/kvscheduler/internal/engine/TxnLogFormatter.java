@@ -206,7 +206,7 @@ public final class TxnLogFormatter {
   }
 
   private static String value(Optional<Object> v, Function<Object, String> valueText) {
-    return v.map(o -> "{ " + valueText.apply(o) + " }").orElse("<NIL>");
+    return v.map(o -> "{ " + OpRecord.text(valueText, o) + " }").orElse("<NIL>");
   }
 
   private static long elapsedNanos(RecordedTxn txn) {

@@ -91,12 +91,11 @@ final class TxnProcessor {
   void process(Queued q) {
     Job job = new Job();
     job.seq = nextSeq++;
-    Instant start = cfg.clock().instant();
-    CompletableFuture<Long> future = null;
+    CompletableFuture<Long> future = q instanceof Queued.Nb nb ? nb.result() : null;
     Touched touched = new Touched(job.seq);
     try {
+      Instant start = cfg.clock().instant();
       if (q instanceof Queued.Nb nb) {
-        future = nb.result();
         prepareNb(job, nb);
       } else if (q instanceof Queued.Sb sb) {
         prepareSb(job, sb);

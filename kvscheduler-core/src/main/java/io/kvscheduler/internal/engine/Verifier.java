@@ -56,7 +56,7 @@ final class Verifier {
         found = refresher.retrieveForDump(h);
       } catch (IllegalStateException e) {
         for (Map.Entry<String, TxnOperation> k : keys.entrySet()) {
-          errors.add(error(k.getKey(), k.getValue(), "verification failed: " + e.getMessage()));
+          errors.add(error(k.getKey(), k.getValue(), "verification failed: " + OpRecord.msg(e)));
         }
         continue;
       }
@@ -74,12 +74,13 @@ final class Verifier {
                 "verification failed: the southbound does not hold the applied value"));
           } else if (!h.equivalent(key, n.value, actual)) {
             errors.add(error(key, k.getValue(), "verification failed: the southbound holds "
-                + actual + " instead of the applied " + n.value));
+                + OpRecord.text(actual) + " instead of the applied " + OpRecord.text(n.value)));
           }
         } else if ((n == null || n.value == null || n.state == ValueState.PENDING
             || n.state == ValueState.REMOVED) && actual != null) {
           errors.add(error(key, k.getValue(),
-              "verification failed: the southbound still holds removed value " + actual));
+              "verification failed: the southbound still holds removed value "
+                  + OpRecord.text(actual)));
         }
       }
     }

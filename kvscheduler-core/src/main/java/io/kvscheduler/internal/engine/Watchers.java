@@ -51,7 +51,8 @@ final class Watchers {
             boolean selected;
             try {
               selected = w.selector.test(s.key());
-            } catch (RuntimeException e) {
+            } catch (Throwable e) { // user code (an AssertionError of a test, too)
+              DescriptorHandle.unwrapFatal(e);
               LOG.warn("status watcher selector failed for {}", s.key(), e);
               continue;
             }
@@ -60,7 +61,8 @@ final class Watchers {
             }
             try {
               w.listener.onStatus(s);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
+              DescriptorHandle.unwrapFatal(e);
               LOG.warn("status watcher failed for {}", s.key(), e);
             }
           }
@@ -68,6 +70,9 @@ final class Watchers {
       });
     } catch (RejectedExecutionException e) {
       LOG.warn("status delivery rejected; {} statuses dropped", statuses.size());
+    } catch (Throwable e) { // the status executor is the user's (a direct one runs the listeners)
+      DescriptorHandle.unwrapFatal(e);
+      LOG.warn("status delivery failed; {} statuses may be dropped", statuses.size(), e);
     }
   }
 }

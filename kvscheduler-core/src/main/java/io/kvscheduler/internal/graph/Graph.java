@@ -11,6 +11,8 @@ import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The in-memory graph of values: nodes by key (hash map for lookups, sorted map for prefix
@@ -166,8 +168,11 @@ public final class Graph {
     index(n);
   }
 
-  /** Element-wise equality by index (no iterator per comparison, as {@code List.equals} has). */
-  private static boolean sameDeps(List<Dependency> a, List<Dependency> b) {
+  /**
+   * Element-wise equality by index (no iterator per comparison, as {@code List.equals} has), with
+   * any-of selectors compared by identity: a selector's {@code equals} is user code.
+   */
+  static boolean sameDeps(List<Dependency> a, List<Dependency> b) {
     if (a == b) {
       return true;
     }
@@ -176,7 +181,10 @@ public final class Graph {
       return false;
     }
     for (int i = 0; i < size; i++) {
-      if (!a.get(i).equals(b.get(i))) {
+      Dependency x = a.get(i);
+      Dependency y = b.get(i);
+      if (x != y && !(x.keySelector() == y.keySelector() && x.label().equals(y.label())
+          && x.key().equals(y.key()) && x.keyPrefixes().equals(y.keyPrefixes()))) {
         return false;
       }
     }
@@ -413,9 +421,53 @@ public final class Graph {
       return false;
     }
     for (Dependency d : n.deps) {
-      if (d.matches(key)) {
+      if (matches(d, key)) {
         return true;
       }
+    }
+    return false;
+  }
+
+  /** {@link Dependency#matches}: an any-of selector is user code, guarded as {@link #accepts}. */
+  private static boolean matches(Dependency d, String key) {
+    if (!d.isAnyOf()) {
+      return d.key().equals(key);
+    }
+    try {
+      return d.matches(key);
+    } catch (Throwable t) {
+      return rejected(d.keySelector(), key, t);
+    }
+  }
+
+  /**
+   * True when the key selector of an any-of dependency accepts {@code key}. The selector is user
+   * code: one that throws accepts nothing (the dependency is not satisfied by that key) and the
+   * failure is logged, once per selector, instead of aborting the transaction.
+   */
+  private static boolean accepts(KeySelector sel, String key) {
+    try {
+      return sel.test(key);
+    } catch (Throwable t) {
+      return rejected(sel, key, t);
+    }
+  }
+
+  private static final Logger LOG = LoggerFactory.getLogger(Graph.class);
+  /**
+   * Identity hashes of the selectors whose failure was logged (bounded: the report is about the
+   * configuration; not the selectors themselves, whose equals is user code).
+   */
+  private static final java.util.Set<Integer> REPORTED =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  private static boolean rejected(KeySelector sel, String key, Throwable t) {
+    if (t instanceof VirtualMachineError && !(t instanceof StackOverflowError)) {
+      throw (VirtualMachineError) t;
+    }
+    if (REPORTED.size() < 1000 && REPORTED.add(System.identityHashCode(sel))) {
+      LOG.error("key selector of an any-of dependency failed for key {}; it is taken as not"
+          + " accepting that key (further failures of this selector are not logged)", key, t);
     }
     return false;
   }
@@ -465,7 +517,7 @@ public final class Graph {
       NavigableMap<String, Node> range, KeySelector sel, Predicate<Node> test) {
     boolean all = sel == KeySelector.any();
     for (Node n : range.values()) {
-      if (n.value != null && (all || sel.test(n.key)) && test.test(n)) {
+      if (n.value != null && (all || accepts(sel, n.key)) && test.test(n)) {
         return true;
       }
     }

@@ -186,7 +186,7 @@ public final class Node {
         || !java.util.Objects.equals(label, o.label)
         || !java.util.Objects.equals(descriptor, o.descriptor)
         || !java.util.Objects.equals(derivedFrom, o.derivedFrom)
-        || !deps.equals(o.deps)
+        || !Graph.sameDeps(deps, o.deps)
         || !derivedKeys.equals(o.derivedKeys);
   }
 

@@ -105,27 +105,45 @@ public final class NamedMappingImpl<M> implements NamedMapping<M> {
     for (BiConsumer<String, Optional<M>> w : watchers) {
       try {
         w.accept(label, now);
-      } catch (RuntimeException e) {
+      } catch (Throwable e) { // user code (an AssertionError of a test, too)
+        rethrowFatal(e);
         LOG.warn("metadata map {}: watcher failed for label {}", name, label, e);
       }
     }
   }
 
+  /**
+   * Calls {@code f} with each index and each value the index's extractor gives for {@code m}.
+   * Extractors are user code: one that throws, or whose collection fails while it is read, adds
+   * nothing to its index (logged); null values are skipped.
+   */
   private void forEachIndexValue(M m, BiConsumer<String, String> f) {
     for (Map.Entry<String, Function<? super M, ? extends Collection<String>>> e :
         extractors.entrySet()) {
-      Collection<String> vals;
+      java.util.List<String> vals = new java.util.ArrayList<>();
       try {
-        vals = e.getValue().apply(m);
-      } catch (RuntimeException ex) {
+        Collection<String> got = e.getValue().apply(m);
+        if (got != null) {
+          for (String v : got) {
+            if (v != null) {
+              vals.add(v);
+            }
+          }
+        }
+      } catch (Throwable ex) {
+        rethrowFatal(ex);
         LOG.warn("metadata map {}: index {} extractor failed", name, e.getKey(), ex);
         continue;
       }
-      if (vals != null) {
-        for (String v : vals) {
-          f.accept(e.getKey(), v);
-        }
+      for (String v : vals) {
+        f.accept(e.getKey(), v);
       }
+    }
+  }
+
+  private static void rethrowFatal(Throwable t) {
+    if (t instanceof VirtualMachineError && !(t instanceof StackOverflowError)) {
+      throw (VirtualMachineError) t;
     }
   }
 }

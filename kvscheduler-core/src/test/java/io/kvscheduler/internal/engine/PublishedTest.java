@@ -149,20 +149,22 @@ class PublishedTest {
       put(g, "b/waiting", "w");
       g.get("b/waiting").state = ValueState.PENDING;
       put(g, "c/broken", "x");
-      g.get("c/broken").error = new IllegalStateException() { // making its view fails
-        @Override
-        public String getMessage() {
-          throw new IllegalStateException("no message");
-        }
-      };
+      // making its view fails: a PENDING value's status details ask its any-of selector, whose
+      // fatal errors (unlike its other failures) are not contained
+      g.get("c/broken").state = ValueState.PENDING;
+      g.setDeps(g.get("c/broken"), List.of(io.kvscheduler.api.Dependency.anyOf("dep", List.of(),
+          key -> {
+            throw new InternalError("selector broken");
+          })));
       Published.Snapshot before = p.current();
       org.assertj.core.api.Assertions.assertThatThrownBy(() -> publish(p, g, 1))
-          .isInstanceOf(RuntimeException.class);
+          .isInstanceOf(InternalError.class);
       assertThat(p.current()).isSameAs(before);
       assertThat(p.pendingKeys()).as("pending keys after the failure").isEmpty();
       check(p.current(), model, "after the failure, large=" + large);
       // new keys must not take the slots of the removals that were never published
-      g.write("c/broken").error = null;
+      g.setDeps(g.write("c/broken"), List.of());
+      g.get("c/broken").state = ValueState.CONFIGURED;
       for (int i = 0; i < 3; i++) {
         put(g, "d/k" + i, "d" + i);
       }

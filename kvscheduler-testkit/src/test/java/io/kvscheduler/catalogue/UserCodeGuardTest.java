@@ -1,0 +1,341 @@
+package io.kvscheduler.catalogue;
+
+import static io.kvscheduler.api.ValueState.CONFIGURED;
+import static io.kvscheduler.api.ValueState.FAILED;
+import static io.kvscheduler.api.ValueState.PENDING;
+import static io.kvscheduler.api.ValueState.RETRYING;
+import static io.kvscheduler.catalogue.Fx.A1;
+import static io.kvscheduler.catalogue.Fx.A2;
+import static io.kvscheduler.catalogue.Fx.A3;
+import static io.kvscheduler.catalogue.Fx.B2;
+import static io.kvscheduler.catalogue.Fx.C3;
+import static io.kvscheduler.catalogue.Fx.PREFIX_A;
+import static io.kvscheduler.catalogue.Fx.PREFIX_B;
+import static io.kvscheduler.catalogue.Fx.PREFIX_C;
+import static io.kvscheduler.catalogue.Fx.s;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.KVDescriptor;
+import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.KeyError;
+import io.kvscheduler.api.KeySelector;
+import io.kvscheduler.api.TransactionException;
+import io.kvscheduler.api.TxnOptions;
+import io.kvscheduler.api.ValueState;
+import io.kvscheduler.testkit.MockSouthbound;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/**
+ * User code other than the descriptor callbacks (those: {@link CallbackGuardTest}) cannot abort a
+ * transaction, hang a caller or break the engine: key selectors of any-of dependencies and of
+ * descriptors, metadata index extractors and watchers, status listeners, values' {@code toString}
+ * in the transaction log, exceptions whose {@code getMessage} throws, the injected clock and
+ * delay scheduler. Errors ({@code AssertionError}, as a test's listener throws) count as user
+ * failures too. (Ours; no catalogue entry.)
+ */
+class UserCodeGuardTest {
+  private final MockSouthbound sb = new MockSouthbound();
+  private final List<AutoCloseable> toClose = new ArrayList<>();
+
+  @AfterEach
+  void tearDown() throws Exception {
+    for (AutoCloseable c : toClose) {
+      c.close();
+    }
+    assertThat(sb.inconsistencies()).isEmpty();
+  }
+
+  private KVScheduler kvs() {
+    Fx.Env env = Fx.env(false);
+    toClose.add(env);
+    return env.kvs();
+  }
+
+  private static long commit(KVScheduler kvs, Object... kv) {
+    var txn = kvs.startNBTransaction();
+    for (int i = 0; i < kv.length; i += 2) {
+      txn.setValue((String) kv[i], kv[i + 1]);
+    }
+    return txn.commit(TxnOptions.defaults());
+  }
+
+  private static ValueState state(KVScheduler kvs, String key) {
+    return kvs.valueStatus(key).value().state();
+  }
+
+  /** A further transaction of an unrelated value is processed normally. */
+  private void engineStillWorks(KVScheduler kvs, String key) {
+    sb.clearCalls();
+    commit(kvs, key, s("later"));
+    assertThat(sb.callLog()).containsExactly("CREATE " + key);
+    assertThat(state(kvs, key)).isEqualTo(CONFIGURED);
+  }
+
+  private static final String B_BAD = PREFIX_B + "bad";
+
+  @Test
+  @DisplayName("an any-of selector throwing for a key: that key does not satisfy the dependency, the transaction is applied")
+  void anyOfSelectorThrows() {
+    KVScheduler kvs = kvs();
+    KeySelector sel = key -> {
+      if (key.endsWith("bad")) {
+        throw new IllegalStateException("selector exploded");
+      }
+      return true;
+    };
+    kvs.registerDescriptors(
+        sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve()
+            .dependencies((k, v) -> List.of(Dependency.anyOf("dep", List.of(PREFIX_B), sel)))
+            .build(),
+        sb.descriptor("d2", Object.class).nbKeyPrefix(PREFIX_B).withoutRetrieve().build());
+    commit(kvs, A1, s("a"));
+    assertThat(state(kvs, A1)).isEqualTo(PENDING);
+
+    sb.clearCalls();
+    commit(kvs, B_BAD, s("b"));
+    assertThat(sb.callLog()).containsExactly("CREATE " + B_BAD);
+    assertThat(state(kvs, B_BAD)).isEqualTo(CONFIGURED);
+    assertThat(state(kvs, A1)).isEqualTo(PENDING);
+    assertThat(kvs.valueStatus(A1).value().details()).containsExactly("dep");
+    assertThat(kvs.explain(A1)).isNotEmpty();
+
+    sb.clearCalls();
+    commit(kvs, B2, s("b2")); // accepted: A1's dependency is satisfied now
+    assertThat(sb.callLog()).containsExactly("CREATE " + B2, "CREATE " + A1);
+    assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
+    engineStillWorks(kvs, A2);
+  }
+
+  @Test
+  @DisplayName("an any-of selector without prefixes that throws for every key does not poison later transactions or explain")
+  void anyOfSelectorWithoutPrefixesThrows() {
+    KVScheduler kvs = kvs();
+    AtomicBoolean armed = new AtomicBoolean();
+    KeySelector sel = key -> {
+      if (armed.get()) {
+        throw new IllegalStateException("selector exploded");
+      }
+      return key.equals(B2);
+    };
+    kvs.registerDescriptors(
+        sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve()
+            .dependencies((k, v) -> k.equals(A1)
+                ? List.of(Dependency.anyOf("dep", List.of(), sel)) : List.of())
+            .build());
+    commit(kvs, A1, s("a"));
+    assertThat(state(kvs, A1)).isEqualTo(PENDING);
+    armed.set(true);
+    assertThat(kvs.explain(A1)).isNotEmpty();
+    engineStillWorks(kvs, A2);
+    engineStillWorks(kvs, A3);
+    assertThat(state(kvs, A1)).isEqualTo(PENDING);
+  }
+
+  @Test
+  @DisplayName("a descriptor's key selector throwing an Error for a key: other descriptors still select it, the transaction is applied")
+  void descriptorSelectorThrowsError() {
+    KVScheduler kvs = kvs();
+    kvs.registerDescriptors(
+        sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve().build(),
+        sb.descriptor("d2", Object.class).nbKeyPrefix(PREFIX_B).withoutRetrieve()
+            .keySelector(k -> {
+              if (k.contains("bad")) {
+                throw new AssertionError("selector error");
+              }
+              return k.startsWith(PREFIX_B);
+            }).build());
+    commit(kvs, A1, s("a"), PREFIX_A + "bad", s("b"), B2, s("b2"));
+    assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
+    assertThat(state(kvs, PREFIX_A + "bad")).isEqualTo(CONFIGURED); // d1 selects it
+    assertThat(state(kvs, B2)).isEqualTo(CONFIGURED);
+    engineStillWorks(kvs, A2);
+  }
+
+  @Test
+  @DisplayName("metadata index extractors returning null entries or throwing, and watchers throwing Errors: values CONFIGURED, metadata kept")
+  void metadataIndexAndWatchersThrow() {
+    KVScheduler kvs = kvs();
+    KVDescriptor<Object, String> withIndexes = KVDescriptor.builder("meta", Object.class)
+        .withMetadata(String.class)
+        .nbKeyPrefix(PREFIX_C)
+        .metadataIndex("nulls", m -> Arrays.asList(null, "x"))
+        .metadataIndex("broken", m -> {
+          throw new IllegalStateException("extractor exploded");
+        })
+        .create((k, v) -> "m-" + k)
+        .delete((k, v, m) -> { })
+        .build();
+    kvs.registerDescriptors(
+        sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve().build(),
+        withIndexes);
+    kvs.metadataMap("meta", String.class).watch((label, m) -> {
+      throw new AssertionError("metadata watcher");
+    });
+    commit(kvs, A1, s("a"), C3, s("c"));
+    assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
+    assertThat(state(kvs, C3)).isEqualTo(CONFIGURED);
+    var map = kvs.metadataMap("meta", String.class);
+    assertThat(map.lookup(C3)).contains("m-" + C3);
+    assertThat(map.lookupByIndex("nulls", "x")).containsExactly(C3);
+    assertThat(map.lookupByIndex("broken", "x")).isEmpty();
+
+    commit(kvs, C3, null); // removal: the index entries go, the watcher's Error again contained
+    assertThat(map.lookup(C3)).isEmpty();
+    assertThat(map.lookupByIndex("nulls", "x")).isEmpty();
+    engineStillWorks(kvs, A2);
+  }
+
+  @Test
+  @DisplayName("a status listener and its selector throwing Errors (direct status executor): the commit returns, values CONFIGURED")
+  void statusListenerThrowsError() {
+    KVScheduler kvs = kvs();
+    kvs.registerDescriptors(
+        sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve().build());
+    kvs.watchValueStatus(KeySelector.any(), st -> {
+      throw new AssertionError("status listener");
+    });
+    kvs.watchValueStatus(k -> {
+      throw new AssertionError("listener's selector");
+    }, st -> { });
+    List<String> seen = new ArrayList<>();
+    kvs.watchValueStatus(KeySelector.any(), st -> seen.add(st.value().key()));
+    commit(kvs, A1, s("a"));
+    assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
+    assertThat(seen).containsExactly(A1); // a later listener still gets the status
+    engineStillWorks(kvs, A2);
+  }
+
+  /** A value whose {@code toString} throws. */
+  private record Unprintable(String v) {
+    @Override
+    public String toString() {
+      throw new IllegalStateException("toString exploded");
+    }
+  }
+
+  @Test
+  @DisplayName("a value whose toString throws, with the transaction log on: applied, the log shows the value by its class")
+  void valueToStringThrows() {
+    Logger txnLog = (Logger) LoggerFactory.getLogger("io.kvscheduler.txn");
+    Level oldLevel = txnLog.getLevel();
+    ListAppender<ILoggingEvent> appender = new ListAppender<>();
+    appender.start();
+    txnLog.addAppender(appender);
+    txnLog.setLevel(Level.INFO);
+    try {
+      KVScheduler kvs = kvs();
+      kvs.registerDescriptors(
+          sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve().build());
+      commit(kvs, A1, s("a"), A2, new Unprintable("u"));
+      assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
+      assertThat(state(kvs, A2)).isEqualTo(CONFIGURED);
+      assertThat(appender.list).hasSize(2); // the pre-record and the final record
+      assertThat(appender.list.get(1).getFormattedMessage())
+          .contains("<" + Unprintable.class.getName() + ": text failed with "
+              + IllegalStateException.class.getName() + ">");
+    } finally {
+      txnLog.detachAppender(appender);
+      txnLog.setLevel(oldLevel);
+    }
+  }
+
+  /** An exception whose {@code getMessage} throws. */
+  private static final class Unreadable extends RuntimeException {
+    @Override
+    public String getMessage() {
+      throw new IllegalStateException("getMessage exploded");
+    }
+  }
+
+  @Test
+  @DisplayName("a Create failing with an exception whose getMessage throws: that value FAILED, named by the exception's class")
+  void exceptionMessageThrows() {
+    KVScheduler kvs = kvs();
+    kvs.registerDescriptors(
+        sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve().build());
+    sb.planError(A2, new Unreadable());
+    assertThatThrownBy(() -> commit(kvs, A1, s("a"), A2, s("b")))
+        .isInstanceOfSatisfying(TransactionException.class, e ->
+            assertThat(e.keyErrors()).extracting(KeyError::key).containsExactly(A2));
+    assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
+    assertThat(state(kvs, A2)).isEqualTo(FAILED);
+    assertThat(kvs.valueStatus(A2).value().error()).isEqualTo(Unreadable.class.getName());
+    engineStillWorks(kvs, A3);
+  }
+
+  @Test
+  @DisplayName("an injected clock that throws: the commit completes, the record keeps the last good time")
+  void clockThrows() throws Exception {
+    AtomicBoolean broken = new AtomicBoolean();
+    Instant t0 = Instant.parse("2026-01-01T00:00:00Z");
+    Clock clock = new Clock() {
+      @Override
+      public ZoneId getZone() {
+        return ZoneOffset.UTC;
+      }
+
+      @Override
+      public Clock withZone(ZoneId zone) {
+        return this;
+      }
+
+      @Override
+      public Instant instant() {
+        if (broken.get()) {
+          throw new IllegalStateException("clock exploded");
+        }
+        return t0;
+      }
+    };
+    KVScheduler kvs = KVScheduler.builder().clock(clock).statusExecutor(Runnable::run).build();
+    toClose.add(kvs);
+    kvs.registerDescriptors(
+        sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve().build());
+    commit(kvs, A1, s("a"));
+    broken.set(true);
+    long seq = kvs.startNBTransaction().setValue(A2, s("b"))
+        .commitAsync(TxnOptions.defaults()).get(10, TimeUnit.SECONDS);
+    assertThat(state(kvs, A2)).isEqualTo(CONFIGURED);
+    assertThat(kvs.recordedTransaction(seq).orElseThrow().start()).isEqualTo(t0);
+    broken.set(false);
+    engineStillWorks(kvs, A3);
+  }
+
+  @Test
+  @DisplayName("an injected delay scheduler that throws: the failed value's retry is lost (logged), the transaction is applied and recorded")
+  void delaySchedulerThrows() {
+    KVScheduler kvs = KVScheduler.builder().statusExecutor(Runnable::run)
+        .delayScheduler((delay, task) -> {
+          throw new IllegalStateException("timer exploded");
+        }).build();
+    toClose.add(kvs);
+    kvs.registerDescriptors(
+        sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve().build());
+    sb.planError(A2, new RuntimeException("southbound busy"));
+    assertThatThrownBy(() -> kvs.startNBTransaction().setValue(A1, s("a")).setValue(A2, s("b"))
+        .commit(TxnOptions.defaults().withRetryDefault()))
+        .isInstanceOfSatisfying(TransactionException.class, e ->
+            assertThat(e.keyErrors()).extracting(KeyError::key).containsExactly(A2));
+    assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
+    assertThat(state(kvs, A2)).isEqualTo(RETRYING); // the retry was planned; arming it failed
+    engineStillWorks(kvs, A3);
+  }
+}

@@ -281,6 +281,57 @@ class UserCodeGuardTest {
     engineStillWorks(kvs, A3);
   }
 
+  /** A list that can be iterated but fails when read by index (e.g. a lazy view gone stale). */
+  private static final class ReadFailingList<T> extends java.util.AbstractList<T> {
+    private final List<T> items;
+
+    ReadFailingList(List<T> items) {
+      this.items = items;
+    }
+
+    @Override
+    public T get(int index) {
+      throw new IllegalStateException("list exploded");
+    }
+
+    @Override
+    public int size() {
+      return items.size();
+    }
+
+    @Override
+    public java.util.Iterator<T> iterator() {
+      return items.iterator();
+    }
+
+    @Override
+    public Object[] toArray() {
+      throw new IllegalStateException("list exploded");
+    }
+  }
+
+  @Test
+  @DisplayName("a Retrieve returning a list that fails when read: taken as a failed Retrieve, the resync applies the NB values")
+  void retrievedListFailsWhenRead() {
+    KVScheduler kvs = kvs();
+    java.util.Map<String, Object> device = new java.util.concurrent.ConcurrentHashMap<>();
+    kvs.registerDescriptors(KVDescriptor.builder("d1", Object.class)
+        .nbKeyPrefix(PREFIX_A)
+        .create((k, v) -> {
+          device.put(k, v);
+          return null;
+        })
+        .delete((k, v, m) -> device.remove(k))
+        .retrieve(correlate -> new ReadFailingList<>(List.of(
+            io.kvscheduler.api.KVWithMetadata.of(A2, (Object) s("x")))))
+        .build());
+    kvs.startNBTransaction().setValue(A1, s("a"))
+        .commit(TxnOptions.defaults().withResync(io.kvscheduler.api.ResyncType.FULL));
+    assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
+    assertThat(device).containsOnlyKeys(A1);
+    assertThat(kvs.valueStatus(A2).value().state()).isEqualTo(ValueState.NONEXISTENT);
+  }
+
   @Test
   @DisplayName("an injected clock that throws: the commit completes, the record keeps the last good time")
   void clockThrows() throws Exception {

@@ -335,15 +335,10 @@ final class DescriptorHandle {
       if (kvs == null || kvs.isEmpty()) {
         return NO_DERIVED;
       }
-      if (!hasNull(kvs)) {
-        return new Result<>(kvs, null); // read at once by the engine: no copy
-      }
-      List<KeyValuePair> out = new ArrayList<>(kvs.size());
-      for (KeyValuePair kv : kvs) {
-        if (kv != null) {
-          out.add(kv);
-        }
-      }
+      // copied here, inside the guard: the list is user code too (it may fail while read, or
+      // change later); one array copy, then the null entries dropped
+      List<KeyValuePair> out = new ArrayList<>(kvs);
+      out.removeIf(java.util.Objects::isNull);
       return new Result<>(out, null);
     } catch (Throwable t) {
       unwrapFatal(t);
@@ -351,16 +346,6 @@ final class DescriptorHandle {
           "descriptor " + name + ": derivedValues callback failed for key " + key + ": "
               + OpRecord.describe(t), t));
     }
-  }
-
-  /** Null test by iteration ({@code List.of(..).contains(null)} throws). */
-  private static boolean hasNull(List<?> list) {
-    for (Object o : list) {
-      if (o == null) {
-        return true;
-      }
-    }
-    return false;
   }
 
   Result<Object> create(String key, Object value) {
@@ -423,7 +408,8 @@ final class DescriptorHandle {
     try {
       List<KVWithMetadata<Object, Object>> r = timeout == null ? retriever.retrieve(correlate)
           : limited(() -> retriever.retrieve(correlate), "Retrieve", null);
-      return new Result<>(r == null ? List.of() : r, null);
+      // copied inside the guard: the returned list is user code too (read later, by index)
+      return new Result<>(r == null ? List.of() : new ArrayList<>(r), null);
     } catch (Throwable t) {
       return new Result<>(null, unwrapFatal(t));
     }

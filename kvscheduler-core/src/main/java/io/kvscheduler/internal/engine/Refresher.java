@@ -77,10 +77,7 @@ final class Refresher {
       for (int i = 0; i < correlate.size(); i += Bulk.RANGE) {
         putOrigins(correlate, i, Bulk.end(i, correlate.size()), correlated);
       }
-      List<KVWithMetadata<Object, Object>> found = r.value();
-      if (!(found instanceof java.util.RandomAccess)) {
-        found = new ArrayList<>(found); // read by index below
-      }
+      List<KVWithMetadata<Object, Object>> found = r.value(); // our copy: read by index below
       for (int i = 0; i < found.size(); i += Bulk.RANGE) {
         refreshRange(h, found, i, Bulk.end(i, found.size()), correlated, mark, keys);
       }

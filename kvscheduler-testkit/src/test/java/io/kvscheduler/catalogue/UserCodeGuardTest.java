@@ -266,7 +266,7 @@ class UserCodeGuardTest {
   }
 
   @Test
-  @DisplayName("a Create failing with an exception whose getMessage throws: that value FAILED, named by the exception's class")
+  @DisplayName("a Create failing with an exception whose getMessage throws: that value FAILED, the error names the exception's class")
   void exceptionMessageThrows() {
     KVScheduler kvs = kvs();
     kvs.registerDescriptors(
@@ -277,7 +277,8 @@ class UserCodeGuardTest {
             assertThat(e.keyErrors()).extracting(KeyError::key).containsExactly(A2));
     assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
     assertThat(state(kvs, A2)).isEqualTo(FAILED);
-    assertThat(kvs.valueStatus(A2).value().error()).isEqualTo(Unreadable.class.getName());
+    assertThat(kvs.valueStatus(A2).value().error())
+        .isEqualTo(Unreadable.class.getName() + " (its message or cause could not be read)");
     engineStillWorks(kvs, A3);
   }
 
@@ -330,6 +331,28 @@ class UserCodeGuardTest {
     assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
     assertThat(device).containsOnlyKeys(A1);
     assertThat(kvs.valueStatus(A2).value().state()).isEqualTo(ValueState.NONEXISTENT);
+  }
+
+  @Test
+  @DisplayName("a Retrieve failing with an exception whose getMessage throws: logged, the resync applies the NB values")
+  void retrieveFailsWithUnreadableException() {
+    KVScheduler kvs = kvs();
+    java.util.Map<String, Object> device = new java.util.concurrent.ConcurrentHashMap<>();
+    kvs.registerDescriptors(KVDescriptor.builder("d1", Object.class)
+        .nbKeyPrefix(PREFIX_A)
+        .create((k, v) -> {
+          device.put(k, v);
+          return null;
+        })
+        .delete((k, v, m) -> device.remove(k))
+        .retrieve(correlate -> {
+          throw new Unreadable();
+        })
+        .build());
+    kvs.startNBTransaction().setValue(A1, s("a"))
+        .commit(TxnOptions.defaults().withResync(io.kvscheduler.api.ResyncType.FULL));
+    assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
+    assertThat(device).containsOnlyKeys(A1);
   }
 
   @Test

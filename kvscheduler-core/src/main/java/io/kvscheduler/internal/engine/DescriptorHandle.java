@@ -6,6 +6,7 @@ import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.internal.graph.Node;
+import io.kvscheduler.internal.util.UserCode;
 import io.kvscheduler.internal.idxmap.NamedMappingImpl;
 import java.util.ArrayList;
 import java.util.List;
@@ -106,11 +107,12 @@ final class DescriptorHandle {
     }
   }
 
+  /**
+   * A throwable caught from user code, ready to keep and log: fatal errors of the JVM are
+   * rethrown, an unreadable throwable is replaced ({@link UserCode#contained}).
+   */
   static Throwable unwrapFatal(Throwable t) {
-    if (t instanceof VirtualMachineError && !(t instanceof StackOverflowError)) {
-      throw (VirtualMachineError) t;
-    }
-    return t;
+    return UserCode.contained(t);
   }
 
   String label(String key) {
@@ -121,7 +123,7 @@ final class DescriptorHandle {
       String l = keyLabel.label(key);
       return l == null || l.isEmpty() ? key : l;
     } catch (Throwable t) {
-      unwrapFatal(t);
+      t = unwrapFatal(t);
       LOG.error("descriptor {}: keyLabel failed for key {}; using the key", name, key, t);
       return key;
     }
@@ -164,7 +166,7 @@ final class DescriptorHandle {
     try {
       return comparator.equivalent(key, oldValue, newValue);
     } catch (Throwable t) {
-      unwrapFatal(t);
+      t = unwrapFatal(t);
       LOG.error("descriptor {}: valueComparator failed for key {}; treating values as different",
           name, key, t);
       return false;
@@ -185,7 +187,7 @@ final class DescriptorHandle {
     try {
       return a.equals(b);
     } catch (Throwable t) {
-      unwrapFatal(t);
+      t = unwrapFatal(t);
       LOG.error("equals of two values of key {} failed; treating them as different", key, t);
       return false;
     }
@@ -218,7 +220,7 @@ final class DescriptorHandle {
     try {
       return recreateDecider.updateWithRecreate(key, oldValue, newValue, metadata);
     } catch (Throwable t) {
-      unwrapFatal(t);
+      t = unwrapFatal(t);
       LOG.error("descriptor {}: updateWithRecreate failed for key {}; re-creating", name, key, t);
       return true;
     }
@@ -246,7 +248,7 @@ final class DescriptorHandle {
       }
       return new Result<>(List.copyOf(deps), null);
     } catch (Throwable t) {
-      unwrapFatal(t);
+      t = unwrapFatal(t);
       return new Result<>(List.of(), new IllegalStateException(
           "descriptor " + name + ": dependencies callback failed for key " + key + ": "
               + OpRecord.describe(t), t));
@@ -279,7 +281,7 @@ final class DescriptorHandle {
     try {
       return a.equals(b);
     } catch (Throwable t) {
-      unwrapFatal(t);
+      t = unwrapFatal(t);
       LOG.error("descriptor {}: equals of a value failed; treating values as different", name, t);
       return false;
     }
@@ -341,7 +343,7 @@ final class DescriptorHandle {
       out.removeIf(java.util.Objects::isNull);
       return new Result<>(out, null);
     } catch (Throwable t) {
-      unwrapFatal(t);
+      t = unwrapFatal(t);
       return new Result<>(List.of(), new IllegalStateException(
           "descriptor " + name + ": derivedValues callback failed for key " + key + ": "
               + OpRecord.describe(t), t));
@@ -425,7 +427,7 @@ final class DescriptorHandle {
     try {
       return retriableFailure.isRetriable(err);
     } catch (Throwable t) {
-      unwrapFatal(t);
+      t = unwrapFatal(t);
       LOG.error("descriptor {}: isRetriableFailure failed; treating error as non-retriable",
           name, t);
       return false;

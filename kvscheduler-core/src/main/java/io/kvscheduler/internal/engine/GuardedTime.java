@@ -53,7 +53,7 @@ final class GuardedTime {
         }
         throw new NullPointerException("the clock returned null");
       } catch (Throwable t) {
-        DescriptorHandle.unwrapFatal(t);
+        t = DescriptorHandle.unwrapFatal(t);
         Instant fallback = last != null ? last : Instant.now();
         if (report(failures)) {
           LOG.error("the scheduler's clock failed; using {} (failures so far: {})", fallback,
@@ -68,7 +68,7 @@ final class GuardedTime {
       try {
         return clock.getZone();
       } catch (Throwable t) {
-        DescriptorHandle.unwrapFatal(t);
+        io.kvscheduler.internal.util.UserCode.rethrowFatal(t);
         return java.time.ZoneOffset.UTC;
       }
     }
@@ -93,7 +93,7 @@ final class GuardedTime {
         Subscription s = delays.schedule(delay, task);
         return s != null ? s : () -> {};
       } catch (Throwable t) {
-        DescriptorHandle.unwrapFatal(t);
+        t = DescriptorHandle.unwrapFatal(t);
         if (report(failures)) {
           LOG.error("the scheduler's delay scheduler failed; a task due in {} (a retry or a"
               + " periodic resync) is lost (failures so far: {})", delay, failures.get(), t);

@@ -65,7 +65,7 @@ final class OpRecord {
     try {
       m = t.getMessage();
     } catch (Throwable failed) {
-      DescriptorHandle.unwrapFatal(failed);
+      io.kvscheduler.internal.util.UserCode.rethrowFatal(failed);
       m = null;
     }
     return m == null || m.isEmpty() ? t.getClass().getName() : m;
@@ -85,7 +85,7 @@ final class OpRecord {
     try {
       return text.apply(v);
     } catch (Throwable t) {
-      DescriptorHandle.unwrapFatal(t);
+      io.kvscheduler.internal.util.UserCode.rethrowFatal(t);
       return "<" + (v == null ? "null" : v.getClass().getName()) + ": text failed with "
           + t.getClass().getName() + ">";
     }

@@ -206,7 +206,7 @@ final class Registry {
       try {
         sel = h.d.selects(key);
       } catch (Throwable e) { // user code
-        DescriptorHandle.unwrapFatal(e);
+        e = DescriptorHandle.unwrapFatal(e);
         org.slf4j.LoggerFactory.getLogger(Registry.class)
             .error("descriptor {}: key selector failed for key {}", h.name, key, e);
         sel = false;

@@ -52,7 +52,7 @@ final class Watchers {
             try {
               selected = w.selector.test(s.key());
             } catch (Throwable e) { // user code (an AssertionError of a test, too)
-              DescriptorHandle.unwrapFatal(e);
+              e = DescriptorHandle.unwrapFatal(e);
               LOG.warn("status watcher selector failed for {}", s.key(), e);
               continue;
             }
@@ -62,7 +62,7 @@ final class Watchers {
             try {
               w.listener.onStatus(s);
             } catch (Throwable e) {
-              DescriptorHandle.unwrapFatal(e);
+              e = DescriptorHandle.unwrapFatal(e);
               LOG.warn("status watcher failed for {}", s.key(), e);
             }
           }
@@ -71,7 +71,7 @@ final class Watchers {
     } catch (RejectedExecutionException e) {
       LOG.warn("status delivery rejected; {} statuses dropped", statuses.size());
     } catch (Throwable e) { // the status executor is the user's (a direct one runs the listeners)
-      DescriptorHandle.unwrapFatal(e);
+      e = DescriptorHandle.unwrapFatal(e);
       LOG.warn("status delivery failed; {} statuses may be dropped", statuses.size(), e);
     }
   }

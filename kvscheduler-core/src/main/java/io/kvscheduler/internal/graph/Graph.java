@@ -11,6 +11,7 @@ import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Predicate;
+import io.kvscheduler.internal.util.UserCode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -461,10 +462,8 @@ public final class Graph {
   private static final java.util.Set<Integer> REPORTED =
       java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-  private static boolean rejected(KeySelector sel, String key, Throwable t) {
-    if (t instanceof VirtualMachineError && !(t instanceof StackOverflowError)) {
-      throw (VirtualMachineError) t;
-    }
+  private static boolean rejected(KeySelector sel, String key, Throwable failure) {
+    Throwable t = UserCode.contained(failure);
     if (REPORTED.size() < 1000 && REPORTED.add(System.identityHashCode(sel))) {
       LOG.error("key selector of an any-of dependency failed for key {}; it is taken as not"
           + " accepting that key (further failures of this selector are not logged)", key, t);

@@ -2,6 +2,7 @@ package io.kvscheduler.internal.idxmap;
 
 import io.kvscheduler.api.NamedMapping;
 import io.kvscheduler.api.Subscription;
+import io.kvscheduler.internal.util.UserCode;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Map;
@@ -106,7 +107,7 @@ public final class NamedMappingImpl<M> implements NamedMapping<M> {
       try {
         w.accept(label, now);
       } catch (Throwable e) { // user code (an AssertionError of a test, too)
-        rethrowFatal(e);
+        e = UserCode.contained(e);
         LOG.warn("metadata map {}: watcher failed for label {}", name, label, e);
       }
     }
@@ -131,7 +132,7 @@ public final class NamedMappingImpl<M> implements NamedMapping<M> {
           }
         }
       } catch (Throwable ex) {
-        rethrowFatal(ex);
+        ex = UserCode.contained(ex);
         LOG.warn("metadata map {}: index {} extractor failed", name, e.getKey(), ex);
         continue;
       }
@@ -141,9 +142,4 @@ public final class NamedMappingImpl<M> implements NamedMapping<M> {
     }
   }
 
-  private static void rethrowFatal(Throwable t) {
-    if (t instanceof VirtualMachineError && !(t instanceof StackOverflowError)) {
-      throw (VirtualMachineError) t;
-    }
-  }
 }

@@ -26,9 +26,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.FlagStats;
@@ -64,7 +61,6 @@ import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /** Catalogue §17: transaction records, history and graph revisions. */
 class RecordsAndHistoryTest {
@@ -830,13 +826,7 @@ class RecordsAndHistoryTest {
   @Test
   @DisplayName("B172 transaction log: pre-record block and final block with executed operations")
   void transactionLog() {
-    Logger txnLog = (Logger) LoggerFactory.getLogger("io.kvscheduler.txn");
-    Level oldLevel = txnLog.getLevel();
-    ListAppender<ILoggingEvent> appender = new ListAppender<>();
-    appender.start();
-    txnLog.addAppender(appender);
-    txnLog.setLevel(Level.INFO);
-    try {
+    try (TxnLogCapture log = new TxnLogCapture()) {
       env = envWith(true, b -> b.valueFormatter(RecordsAndHistoryTest::protoText));
       env.kvs().registerDescriptors(
           sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
@@ -855,10 +845,10 @@ class RecordsAndHistoryTest {
               .retrieveDependencies("descriptor2").build());
       commit(TxnOptions.defaults().withDescription("testing data change"),
           B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
-      assertThat(appender.list).hasSize(2);
-      assertThat(appender.list).allSatisfy(e -> assertThat(e.getLevel()).isEqualTo(Level.INFO));
-      String pre = appender.list.get(0).getFormattedMessage();
-      String fin = appender.list.get(1).getFormattedMessage();
+      assertThat(log.events()).hasSize(2);
+      assertThat(log.events()).allSatisfy(e -> assertThat(e.getLevel()).isEqualTo(Level.INFO));
+      String pre = log.events().get(0).getFormattedMessage();
+      String fin = log.events().get(1).getFormattedMessage();
       String plus = "+" + "=".repeat(118) + "+";
       String header = "| #0 - NBTransaction" + " ".repeat(98) + " |";
       assertThat(header).hasSize(120);
@@ -917,22 +907,13 @@ class RecordsAndHistoryTest {
       assertThat(took).matches("\\| #0 - NBTransaction +took \\d+(\\.\\d+)?ms \\|\n"
           + java.util.regex.Pattern.quote(x) + "\n");
       assertThat(took.substring(0, took.indexOf('\n'))).hasSize(120);
-    } finally {
-      txnLog.detachAppender(appender);
-      txnLog.setLevel(oldLevel);
     }
   }
 
   @Test
   @DisplayName("B172 transaction log of a failing resync and its retry: FAILED/RETRY flags, errors, retry header")
   void transactionLogRetry() {
-    Logger txnLog = (Logger) LoggerFactory.getLogger("io.kvscheduler.txn");
-    Level oldLevel = txnLog.getLevel();
-    ListAppender<ILoggingEvent> appender = new ListAppender<>();
-    appender.start();
-    txnLog.addAppender(appender);
-    txnLog.setLevel(Level.INFO);
-    try {
+    try (TxnLogCapture log = new TxnLogCapture()) {
       env = envWith(true, b -> b.valueFormatter(RecordsAndHistoryTest::protoText));
       env.kvs().registerDescriptors(sb.descriptor("descriptor1", Object.class)
           .nbKeyPrefix(Fx.PREFIX_A).withMetadata().derivedValues(Fx.derivedItems()).build());
@@ -943,11 +924,11 @@ class RecordsAndHistoryTest {
           .isInstanceOf(TransactionException.class);
       env.timers().advance(Duration.ofSeconds(3));
       env.kvs().transactionBarrier();
-      assertThat(appender.list).hasSize(4);
-      String pre0 = appender.list.get(0).getFormattedMessage();
-      String fin0 = appender.list.get(1).getFormattedMessage();
-      String pre1 = appender.list.get(2).getFormattedMessage();
-      String fin1 = appender.list.get(3).getFormattedMessage();
+      assertThat(log.events()).hasSize(4);
+      String pre0 = log.events().get(0).getFormattedMessage();
+      String fin0 = log.events().get(1).getFormattedMessage();
+      String pre1 = log.events().get(2).getFormattedMessage();
+      String fin1 = log.events().get(3).getFormattedMessage();
       String header0 = "| #0 - NBTransaction";
       assertThat(pre0).contains(header0 + " ".repeat(120 - header0.length() - 12)
           + "FullResync |\n");
@@ -973,30 +954,18 @@ class RecordsAndHistoryTest {
           "          - value: { value:\"item2\" } ",
           "          - prev-error: failed to add value",
           ""));
-    } finally {
-      txnLog.detachAppender(appender);
-      txnLog.setLevel(oldLevel);
     }
   }
 
   @Test
   @DisplayName("B172 printTxnSummary(false) disables the transaction log")
   void transactionLogDisabled() {
-    Logger txnLog = (Logger) LoggerFactory.getLogger("io.kvscheduler.txn");
-    Level oldLevel = txnLog.getLevel();
-    ListAppender<ILoggingEvent> appender = new ListAppender<>();
-    appender.start();
-    txnLog.addAppender(appender);
-    txnLog.setLevel(Level.INFO);
-    try {
+    try (TxnLogCapture log = new TxnLogCapture()) {
       env = envWith(true, b -> b.printTxnSummary(false));
       env.kvs().registerDescriptors(sb.descriptor("descriptor1", Object.class)
           .nbKeyPrefix(Fx.PREFIX_A).build());
       commit(A1, arr(1));
-      assertThat(appender.list).isEmpty();
-    } finally {
-      txnLog.detachAppender(appender);
-      txnLog.setLevel(oldLevel);
+      assertThat(log.events()).isEmpty();
     }
   }
 

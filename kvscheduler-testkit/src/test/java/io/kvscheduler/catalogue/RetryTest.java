@@ -28,10 +28,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KVDescriptor;
@@ -54,7 +50,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * Catalogue §10, B106–B116: when failures become RETRYING, retry transactions (TestResyncWithRetry,
@@ -488,13 +483,7 @@ class RetryTest {
   @DisplayName("B114 retry record and log header: RetryForTxn = the txn of the first failure,"
       + " RetryAttempt counts the retries")
   void retryRecordAndLogHeader() {
-    Logger txnLog = (Logger) LoggerFactory.getLogger("io.kvscheduler.txn");
-    Level before = txnLog.getLevel();
-    ListAppender<ILoggingEvent> appender = new ListAppender<>();
-    appender.start();
-    txnLog.addAppender(appender);
-    txnLog.setLevel(Level.INFO);
-    try {
+    try (TxnLogCapture log = new TxnLogCapture()) {
       registerA(false);
       sb.planError(A1, err("failure 1"));
       sb.planError(A1, err("failure 2"));
@@ -505,17 +494,13 @@ class RetryTest {
 
       assertRetryRecord(env.txn(1), 1, 0, 1, rv(A1, s("a"), ValueOrigin.FROM_NB));
       assertRetryRecord(env.txn(2), 2, 0, 2, rv(A1, s("a"), ValueOrigin.FROM_NB));
-      List<String> logs = appender.list.stream().map(ILoggingEvent::getFormattedMessage)
-          .toList();
+      List<String> logs = log.messages();
       assertThat(logs).anySatisfy(m -> assertThat(m)
           .containsPattern("\\| #1 - RetryFailedOps +retrying failed TXN #0 \\(attempt 1\\) \\|")
           .contains("- type: Retry Transaction (for txn #0, attempt #1)"));
       assertThat(logs).anySatisfy(m -> assertThat(m)
           .containsPattern("\\| #2 - RetryFailedOps +retrying failed TXN #0 \\(attempt 2\\) \\|")
           .contains("- type: Retry Transaction (for txn #0, attempt #2)"));
-    } finally {
-      txnLog.detachAppender(appender);
-      txnLog.setLevel(before);
     }
   }
 

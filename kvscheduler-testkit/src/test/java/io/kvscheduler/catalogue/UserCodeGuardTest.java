@@ -16,10 +16,6 @@ import static io.kvscheduler.catalogue.Fx.s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
@@ -41,7 +37,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * User code other than the descriptor callbacks (those: {@link CallbackGuardTest}) cannot abort a
@@ -234,26 +229,17 @@ class UserCodeGuardTest {
   @Test
   @DisplayName("a value whose toString throws, with the transaction log on: applied, the log shows the value by its class")
   void valueToStringThrows() {
-    Logger txnLog = (Logger) LoggerFactory.getLogger("io.kvscheduler.txn");
-    Level oldLevel = txnLog.getLevel();
-    ListAppender<ILoggingEvent> appender = new ListAppender<>();
-    appender.start();
-    txnLog.addAppender(appender);
-    txnLog.setLevel(Level.INFO);
-    try {
+    try (TxnLogCapture log = new TxnLogCapture()) {
       KVScheduler kvs = kvs();
       kvs.registerDescriptors(
           sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve().build());
       commit(kvs, A1, s("a"), A2, new Unprintable("u"));
       assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
       assertThat(state(kvs, A2)).isEqualTo(CONFIGURED);
-      assertThat(appender.list).hasSize(2); // the pre-record and the final record
-      assertThat(appender.list.get(1).getFormattedMessage())
+      assertThat(log.events()).hasSize(2); // the pre-record and the final record
+      assertThat(log.events().get(1).getFormattedMessage())
           .contains("<" + Unprintable.class.getName() + ": text failed with "
               + IllegalStateException.class.getName() + ">");
-    } finally {
-      txnLog.detachAppender(appender);
-      txnLog.setLevel(oldLevel);
     }
   }
 
@@ -280,6 +266,25 @@ class UserCodeGuardTest {
     assertThat(kvs.valueStatus(A2).value().error())
         .isEqualTo(Unreadable.class.getName() + " (its message or cause could not be read)");
     engineStillWorks(kvs, A3);
+  }
+
+  /**
+   * Registers descriptor d1 over {@code PREFIX_A} keeping its values in the returned map, with
+   * {@code retriever} as its Retrieve.
+   */
+  private static java.util.Map<String, Object> registerRetrieving(KVScheduler kvs,
+      KVDescriptor.Retriever<Object, Void> retriever) {
+    java.util.Map<String, Object> device = new java.util.concurrent.ConcurrentHashMap<>();
+    kvs.registerDescriptors(KVDescriptor.builder("d1", Object.class)
+        .nbKeyPrefix(PREFIX_A)
+        .create((k, v) -> {
+          device.put(k, v);
+          return null;
+        })
+        .delete((k, v, m) -> device.remove(k))
+        .retrieve(retriever)
+        .build());
+    return device;
   }
 
   /** A list that can be iterated but fails when read by index (e.g. a lazy view gone stale). */
@@ -315,17 +320,8 @@ class UserCodeGuardTest {
   @DisplayName("a Retrieve returning a list that fails when read: taken as a failed Retrieve, the resync applies the NB values")
   void retrievedListFailsWhenRead() {
     KVScheduler kvs = kvs();
-    java.util.Map<String, Object> device = new java.util.concurrent.ConcurrentHashMap<>();
-    kvs.registerDescriptors(KVDescriptor.builder("d1", Object.class)
-        .nbKeyPrefix(PREFIX_A)
-        .create((k, v) -> {
-          device.put(k, v);
-          return null;
-        })
-        .delete((k, v, m) -> device.remove(k))
-        .retrieve(correlate -> new ReadFailingList<>(List.of(
-            io.kvscheduler.api.KVWithMetadata.of(A2, (Object) s("x")))))
-        .build());
+    java.util.Map<String, Object> device = registerRetrieving(kvs, correlate ->
+        new ReadFailingList<>(List.of(io.kvscheduler.api.KVWithMetadata.of(A2, (Object) s("x")))));
     kvs.startNBTransaction().setValue(A1, s("a"))
         .commit(TxnOptions.defaults().withResync(io.kvscheduler.api.ResyncType.FULL));
     assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
@@ -337,18 +333,9 @@ class UserCodeGuardTest {
   @DisplayName("a Retrieve failing with an exception whose getMessage throws: logged, the resync applies the NB values")
   void retrieveFailsWithUnreadableException() {
     KVScheduler kvs = kvs();
-    java.util.Map<String, Object> device = new java.util.concurrent.ConcurrentHashMap<>();
-    kvs.registerDescriptors(KVDescriptor.builder("d1", Object.class)
-        .nbKeyPrefix(PREFIX_A)
-        .create((k, v) -> {
-          device.put(k, v);
-          return null;
-        })
-        .delete((k, v, m) -> device.remove(k))
-        .retrieve(correlate -> {
-          throw new Unreadable();
-        })
-        .build());
+    java.util.Map<String, Object> device = registerRetrieving(kvs, correlate -> {
+      throw new Unreadable();
+    });
     kvs.startNBTransaction().setValue(A1, s("a"))
         .commit(TxnOptions.defaults().withResync(io.kvscheduler.api.ResyncType.FULL));
     assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);

@@ -262,7 +262,8 @@ final class DescriptorHandle {
    */
   private boolean remembers(Node n, Object value) {
     Object m = n.memoValue;
-    if (n.memoHandle == this && m != null && (m == value || sameValue(m, value))) {
+    if (n.memoHandle == this && m != null && (m == value
+        || value != null && m.getClass() == value.getClass() && equalValues(n.key, m, value))) {
       n.memoValue = value;
       return true;
     }
@@ -271,20 +272,6 @@ final class DescriptorHandle {
     n.memoDeps = null;
     n.memoDerived = null;
     return false;
-  }
-
-  /** Guarded {@code equals} of two values of the same class. */
-  private boolean sameValue(Object a, Object b) {
-    if (b == null || a.getClass() != b.getClass()) {
-      return false;
-    }
-    try {
-      return a.equals(b);
-    } catch (Throwable t) {
-      t = unwrapFatal(t);
-      LOG.error("descriptor {}: equals of a value failed; treating values as different", name, t);
-      return false;
-    }
   }
 
   /**

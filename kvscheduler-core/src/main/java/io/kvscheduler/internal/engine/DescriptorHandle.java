@@ -6,8 +6,8 @@ import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.internal.graph.Node;
-import io.kvscheduler.internal.util.UserCode;
 import io.kvscheduler.internal.idxmap.NamedMappingImpl;
+import io.kvscheduler.internal.util.UserCode;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -107,14 +107,6 @@ final class DescriptorHandle {
     }
   }
 
-  /**
-   * A throwable caught from user code, ready to keep and log: fatal errors of the JVM are
-   * rethrown, an unreadable throwable is replaced ({@link UserCode#contained}).
-   */
-  static Throwable unwrapFatal(Throwable t) {
-    return UserCode.contained(t);
-  }
-
   String label(String key) {
     if (keyLabel == null) {
       return key;
@@ -123,7 +115,7 @@ final class DescriptorHandle {
       String l = keyLabel.label(key);
       return l == null || l.isEmpty() ? key : l;
     } catch (Throwable t) {
-      t = unwrapFatal(t);
+      t = UserCode.contained(t);
       LOG.error("descriptor {}: keyLabel failed for key {}; using the key", name, key, t);
       return key;
     }
@@ -142,7 +134,7 @@ final class DescriptorHandle {
       validator.validate(key, value);
       return null;
     } catch (Throwable t) {
-      return unwrapFatal(t);
+      return UserCode.contained(t);
     }
   }
 
@@ -166,7 +158,7 @@ final class DescriptorHandle {
     try {
       return comparator.equivalent(key, oldValue, newValue);
     } catch (Throwable t) {
-      t = unwrapFatal(t);
+      t = UserCode.contained(t);
       LOG.error("descriptor {}: valueComparator failed for key {}; treating values as different",
           name, key, t);
       return false;
@@ -187,7 +179,7 @@ final class DescriptorHandle {
     try {
       return a.equals(b);
     } catch (Throwable t) {
-      t = unwrapFatal(t);
+      t = UserCode.contained(t);
       LOG.error("equals of two values of key {} failed; treating them as different", key, t);
       return false;
     }
@@ -220,7 +212,7 @@ final class DescriptorHandle {
     try {
       return recreateDecider.updateWithRecreate(key, oldValue, newValue, metadata);
     } catch (Throwable t) {
-      t = unwrapFatal(t);
+      t = UserCode.contained(t);
       LOG.error("descriptor {}: updateWithRecreate failed for key {}; re-creating", name, key, t);
       return true;
     }
@@ -248,7 +240,7 @@ final class DescriptorHandle {
       }
       return new Result<>(List.copyOf(deps), null);
     } catch (Throwable t) {
-      t = unwrapFatal(t);
+      t = UserCode.contained(t);
       return new Result<>(List.of(), new IllegalStateException(
           "descriptor " + name + ": dependencies callback failed for key " + key + ": "
               + OpRecord.describe(t), t));
@@ -330,7 +322,7 @@ final class DescriptorHandle {
       out.removeIf(java.util.Objects::isNull);
       return new Result<>(out, null);
     } catch (Throwable t) {
-      t = unwrapFatal(t);
+      t = UserCode.contained(t);
       return new Result<>(List.of(), new IllegalStateException(
           "descriptor " + name + ": derivedValues callback failed for key " + key + ": "
               + OpRecord.describe(t), t));
@@ -346,7 +338,7 @@ final class DescriptorHandle {
       return Result.ofMetadata(timeout == null ? creator.create(key, value)
           : limited(() -> creator.create(key, value), "Create", key));
     } catch (Throwable t) {
-      return new Result<>(null, unwrapFatal(t));
+      return new Result<>(null, UserCode.contained(t));
     }
   }
 
@@ -360,7 +352,7 @@ final class DescriptorHandle {
           ? updater.update(key, oldValue, newValue, metadata)
           : limited(() -> updater.update(key, oldValue, newValue, metadata), "Update", key));
     } catch (Throwable t) {
-      return new Result<>(null, unwrapFatal(t));
+      return new Result<>(null, UserCode.contained(t));
     }
   }
 
@@ -380,7 +372,7 @@ final class DescriptorHandle {
       }
       return null;
     } catch (Throwable t) {
-      return unwrapFatal(t);
+      return UserCode.contained(t);
     }
   }
 
@@ -400,7 +392,7 @@ final class DescriptorHandle {
       // copied inside the guard: the returned list is user code too (read later, by index)
       return new Result<>(r == null ? List.of() : new ArrayList<>(r), null);
     } catch (Throwable t) {
-      return new Result<>(null, unwrapFatal(t));
+      return new Result<>(null, UserCode.contained(t));
     }
   }
 
@@ -414,7 +406,7 @@ final class DescriptorHandle {
     try {
       return retriableFailure.isRetriable(err);
     } catch (Throwable t) {
-      t = unwrapFatal(t);
+      t = UserCode.contained(t);
       LOG.error("descriptor {}: isRetriableFailure failed; treating error as non-retriable",
           name, t);
       return false;

@@ -2,6 +2,7 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.DelayScheduler;
 import io.kvscheduler.api.Subscription;
+import io.kvscheduler.internal.util.UserCode;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -53,7 +54,7 @@ final class GuardedTime {
         }
         throw new NullPointerException("the clock returned null");
       } catch (Throwable t) {
-        t = DescriptorHandle.unwrapFatal(t);
+        t = UserCode.contained(t);
         Instant fallback = last != null ? last : Instant.now();
         if (report(failures)) {
           LOG.error("the scheduler's clock failed; using {} (failures so far: {})", fallback,
@@ -68,7 +69,7 @@ final class GuardedTime {
       try {
         return clock.getZone();
       } catch (Throwable t) {
-        io.kvscheduler.internal.util.UserCode.rethrowFatal(t);
+        UserCode.rethrowFatal(t);
         return java.time.ZoneOffset.UTC;
       }
     }
@@ -93,7 +94,7 @@ final class GuardedTime {
         Subscription s = delays.schedule(delay, task);
         return s != null ? s : () -> {};
       } catch (Throwable t) {
-        t = DescriptorHandle.unwrapFatal(t);
+        t = UserCode.contained(t);
         if (report(failures)) {
           LOG.error("the scheduler's delay scheduler failed; a task due in {} (a retry or a"
               + " periodic resync) is lost (failures so far: {})", delay, failures.get(), t);

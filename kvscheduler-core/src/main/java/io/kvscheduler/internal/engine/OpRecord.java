@@ -3,6 +3,7 @@ package io.kvscheduler.internal.engine;
 import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.util.UserCode;
 import java.util.Optional;
 
 /**
@@ -65,7 +66,7 @@ final class OpRecord {
     try {
       m = t.getMessage();
     } catch (Throwable failed) {
-      io.kvscheduler.internal.util.UserCode.rethrowFatal(failed);
+      UserCode.rethrowFatal(failed);
       m = null;
     }
     return m == null || m.isEmpty() ? t.getClass().getName() : m;
@@ -85,7 +86,7 @@ final class OpRecord {
     try {
       return text.apply(v);
     } catch (Throwable t) {
-      io.kvscheduler.internal.util.UserCode.rethrowFatal(t);
+      UserCode.rethrowFatal(t);
       return "<" + (v == null ? "null" : v.getClass().getName()) + ": text failed with "
           + t.getClass().getName() + ">";
     }

@@ -2,6 +2,7 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.internal.graph.Node;
+import io.kvscheduler.internal.util.UserCode;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -206,7 +207,7 @@ final class Registry {
       try {
         sel = h.d.selects(key);
       } catch (Throwable e) { // user code
-        e = DescriptorHandle.unwrapFatal(e);
+        e = UserCode.contained(e);
         org.slf4j.LoggerFactory.getLogger(Registry.class)
             .error("descriptor {}: key selector failed for key {}", h.name, key, e);
         sel = false;

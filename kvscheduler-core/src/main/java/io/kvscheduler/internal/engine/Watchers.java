@@ -4,6 +4,7 @@ import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.Subscription;
 import io.kvscheduler.api.ValueStatusListener;
+import io.kvscheduler.internal.util.UserCode;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
@@ -52,7 +53,7 @@ final class Watchers {
             try {
               selected = w.selector.test(s.key());
             } catch (Throwable e) { // user code (an AssertionError of a test, too)
-              e = DescriptorHandle.unwrapFatal(e);
+              e = UserCode.contained(e);
               LOG.warn("status watcher selector failed for {}", s.key(), e);
               continue;
             }
@@ -62,7 +63,7 @@ final class Watchers {
             try {
               w.listener.onStatus(s);
             } catch (Throwable e) {
-              e = DescriptorHandle.unwrapFatal(e);
+              e = UserCode.contained(e);
               LOG.warn("status watcher failed for {}", s.key(), e);
             }
           }
@@ -71,7 +72,7 @@ final class Watchers {
     } catch (RejectedExecutionException e) {
       LOG.warn("status delivery rejected; {} statuses dropped", statuses.size());
     } catch (Throwable e) { // the status executor is the user's (a direct one runs the listeners)
-      e = DescriptorHandle.unwrapFatal(e);
+      e = UserCode.contained(e);
       LOG.warn("status delivery failed; {} statuses may be dropped", statuses.size(), e);
     }
   }

@@ -93,6 +93,9 @@ final class GuardedTime {
       try {
         Subscription s = delays.schedule(delay, task);
         return s != null ? s : () -> {};
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        LOG.debug("a task due in {} was rejected (the scheduler is closing)", delay, e);
+        return () -> {};
       } catch (Throwable t) {
         t = UserCode.contained(t);
         if (report(failures)) {

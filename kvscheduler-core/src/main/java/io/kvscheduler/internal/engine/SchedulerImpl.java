@@ -75,35 +75,28 @@ public final class SchedulerImpl implements KVScheduler {
 
   public SchedulerImpl(SchedulerConfig config) {
     SchedulerConfig c = config;
-    if (c.delayScheduler() == null || c.statusExecutor() == null) {
-      DelayScheduler ds = c.delayScheduler();
-      if (ds == null) {
-        ScheduledExecutorService ses = Executors.newSingleThreadScheduledExecutor(
-            daemon(c.threadName() + "-timer"));
-        owned.add(ses::shutdownNow);
-        ds = (delay, task) -> {
-          var f = ses.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
-          return () -> f.cancel(false);
-        };
-      }
-      java.util.concurrent.Executor ex = c.statusExecutor();
-      if (ex == null) {
-        var es = Executors.newSingleThreadExecutor(daemon(c.threadName() + "-status"));
-        owned.add(es::shutdownNow);
-        ex = es;
-      }
-      c = new SchedulerConfig(c.clock(), ds, ex, c.queueCapacity(), c.simulation(),
-          c.printTxnSummary(), c.valueFormatter(), c.recordHistory(), c.historyAgeLimit(),
-          c.permanentHistoryPeriod(), c.historyMaxRecords(), c.threadName(), c.verify(),
-          c.downstreamResyncPeriod(), c.downstreamResyncJitter(), c.operationTimeout());
+    DelayScheduler ds = c.delayScheduler();
+    if (ds == null) {
+      ScheduledExecutorService ses = Executors.newSingleThreadScheduledExecutor(
+          daemon(c.threadName() + "-timer"));
+      owned.add(ses::shutdownNow);
+      ds = (delay, task) -> {
+        var f = ses.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+        return () -> f.cancel(false);
+      };
+    }
+    java.util.concurrent.Executor ex = c.statusExecutor();
+    if (ex == null) {
+      var es = Executors.newSingleThreadExecutor(daemon(c.threadName() + "-status"));
+      owned.add(es::shutdownNow);
+      ex = es;
     }
     // the injected clock and delay scheduler are user code: guarded once, here, for every use
-    c = new SchedulerConfig(GuardedTime.clock(c.clock()),
-        GuardedTime.delayScheduler(c.delayScheduler()), c.statusExecutor(), c.queueCapacity(),
-        c.simulation(), c.printTxnSummary(), c.valueFormatter(), c.recordHistory(),
-        c.historyAgeLimit(), c.permanentHistoryPeriod(), c.historyMaxRecords(), c.threadName(),
-        c.verify(), c.downstreamResyncPeriod(), c.downstreamResyncJitter(),
-        c.operationTimeout());
+    c = new SchedulerConfig(GuardedTime.clock(c.clock()), GuardedTime.delayScheduler(ds), ex,
+        c.queueCapacity(), c.simulation(), c.printTxnSummary(), c.valueFormatter(),
+        c.recordHistory(), c.historyAgeLimit(), c.permanentHistoryPeriod(),
+        c.historyMaxRecords(), c.threadName(), c.verify(), c.downstreamResyncPeriod(),
+        c.downstreamResyncJitter(), c.operationTimeout());
     this.cfg = c;
     this.sbCalls = new SbCalls(c.threadName());
     owned.add(sbCalls);

@@ -274,15 +274,17 @@ final class Published {
   private Snapshot rebuild(Snapshot old, Touched t, Graph g) {
     List<String> keys = t.keys();
     Object[] touched = new Object[keys.size()];
+    int mayRepeat = 0;
     for (int i = 0; i < touched.length; i += Bulk.RANGE) { // loops in ranges: see Bulk
-      entries(t, i, Bulk.end(i, touched.length), touched);
+      mayRepeat += entries(t, i, Bulk.end(i, touched.length), touched);
     }
     if (!ascending(touched)) {
       Arrays.sort(touched, (a, b) -> keyOf(a).compareTo(keyOf(b)));
     }
-    // a key listed twice counts once (the sort is stable: its first listing is kept)
-    int distinct = 0;
-    for (int i = 0; i < touched.length; i += Bulk.RANGE) {
+    // a key listed twice counts once (the sort is stable: its first listing is kept); nodes still
+    // in the graph are listed once each and hold distinct keys, so only other entries can repeat
+    int distinct = mayRepeat == 0 ? touched.length : 0;
+    for (int i = distinct; i < touched.length; i += Bulk.RANGE) {
       distinct = dropRepeated(touched, i, Bulk.end(i, touched.length), distinct);
     }
     if (slotKeys.length < slotCount + distinct) { // at most one new slot per key
@@ -301,13 +303,22 @@ final class Published {
             : Arrays.copyOf(m.views, slotCount))));
   }
 
-  /** The touched entries {@code [from, to)}: the node of each key, or the key if it has none. */
-  private static void entries(Touched t, int from, int to, Object[] out) {
+  /**
+   * The touched entries {@code [from, to)}: the node of each key, or the key if it has none.
+   * Returns how many of them may name a key listed again: keys without a node and nodes no longer
+   * in the graph ({@link Touched} lists every node once, and the graph has one node per key).
+   */
+  private static int entries(Touched t, int from, int to, Object[] out) {
     List<String> keys = t.keys();
+    int mayRepeat = 0;
     for (int i = from; i < to; i++) {
       Node n = t.node(i);
       out[i] = n != null ? n : keys.get(i);
+      if (n == null || !n.inGraph()) {
+        mayRepeat++;
+      }
     }
+    return mayRepeat;
   }
 
   /** True when the entries are in key order (repeats allowed). */

@@ -88,6 +88,45 @@ class PublishedTest {
   }
 
   @Test
+  @DisplayName("a large change of two batches listing keys twice (removed or replaced in one, written in the other) publishes each key once")
+  void largeChangeListingKeysTwice() {
+    for (boolean removals : new boolean[] {true, false}) {
+      Graph g = new Graph();
+      Published p = new Published();
+      TreeMap<String, Object> model = new TreeMap<>();
+      for (int i = 0; i < 2000; i++) {
+        put(g, String.format("a/k%04d", i), "v" + i);
+        model.put(String.format("a/k%04d", i), "v" + i);
+      }
+      publish(p, g, 0);
+      Touched t = new Touched(1);
+      for (int i = 0; i < 1500; i++) { // first batch: removals (a key without a node) or updates
+        String key = String.format("a/k%04d", i);
+        if (removals) {
+          g.remove(key);
+          model.remove(key);
+        } else {
+          put(g, key, "u" + i);
+          model.put(key, "u" + i);
+        }
+      }
+      t.add(g.endBatch(), false);
+      for (int i = 0; i < 1000; i++) { // second batch: new nodes for most of them
+        String key = String.format("a/k%04d", i);
+        if (!removals) {
+          g.remove(key); // the updated node leaves the graph
+        }
+        put(g, key, "w" + i);
+        model.put(key, "w" + i);
+      }
+      t.add(g.endBatch(), false);
+      assertThat(t.keys()).as("listed").hasSize(2500);
+      p.update(t, g);
+      check(p.current(), model, removals ? "removed, then written" : "updated, then replaced");
+    }
+  }
+
+  @Test
   @DisplayName("an older snapshot is unchanged by later updates and removals")
   void olderSnapshotIsImmutable() {
     Graph g = new Graph();

@@ -313,6 +313,45 @@ class RecordsAndHistoryTest {
   }
 
   @Test
+  @DisplayName("B166 B80 pending creates compressed in a large transaction: each of 50 derived values waits for a value created later, one CREATE recorded for each")
+  void pendingCreatesCompressedAtScale() {
+    env = Fx.env(false);
+    env.kvs().registerDescriptors(
+        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A)
+            .derivedValues(Fx.derivedItems())
+            .dependencies((key, value) -> key.startsWith(A1 + "/")
+                ? List.of(Dependency.onKey("b", Fx.PREFIX_B + key.substring(A1.length() + 1)))
+                : List.of())
+            .build(),
+        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build());
+    int n = 50;
+    int[] items = new int[n];
+    List<Object> kv = new ArrayList<>(List.of(A1));
+    kv.add(null); // A1's value, set below
+    java.util.TreeSet<String> bKeys = new java.util.TreeSet<>();
+    for (int i = 0; i < n; i++) {
+      items[i] = i;
+      String b = Fx.PREFIX_B + "item" + i;
+      bKeys.add(b);
+      kv.add(b);
+      kv.add(s("b" + i));
+    }
+    kv.set(1, arr(items));
+    long seq = commit(kv.toArray());
+    // A1 sorts first: its derived values wait (PENDING), then each is created right after its
+    // B value; the pending creates are dropped from the record
+    List<OpSpec> expected = new ArrayList<>();
+    expected.add(op(CREATE, A1).states(NONEXISTENT, CONFIGURED));
+    for (String b : bKeys) {
+      String item = b.substring(Fx.PREFIX_B.length());
+      expected.add(op(CREATE, b).states(NONEXISTENT, CONFIGURED));
+      expected.add(op(CREATE, A1 + "/" + item).states(NONEXISTENT, CONFIGURED).flags("DERIVED")
+          .prevValue(null).newValue(s(item)));
+    }
+    TxnAssert.assertThat(env.txn(seq)).executed(expected.toArray(new OpSpec[0]));
+  }
+
+  @Test
   @DisplayName("B163 B137 resync records list SB-owned values with origin SB")
   void resyncRecordsSbValues() {
     env = Fx.env(true);

@@ -2,6 +2,7 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.graph.Bulk;
 import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,12 +24,12 @@ final class Compression {
    */
   static List<OpRecord> compress(List<OpRecord> ops, boolean nodePerKey) {
     int n = ops.size();
-    boolean pendingCreates = false;
-    boolean pendingDeletes = false;
-    for (OpRecord op : ops) {
-      pendingCreates |= op.op == TxnOperation.CREATE && op.newState == ValueState.PENDING;
-      pendingDeletes |= op.op == TxnOperation.DELETE && op.prevState == ValueState.PENDING;
+    int kinds = 0; // loops in ranges: see Bulk
+    for (int i = 0; i < n; i += Bulk.RANGE) {
+      kinds |= pendingKinds(ops, i, Bulk.end(i, n));
     }
+    boolean pendingCreates = (kinds & PENDING_CREATE) != 0;
+    boolean pendingDeletes = (kinds & PENDING_DELETE) != 0;
     if (!pendingCreates && !pendingDeletes) {
       return new ArrayList<>(ops); // nothing to compress
     }
@@ -37,7 +38,36 @@ final class Compression {
     }
     int[] next = sameKeyLinks(ops, nodePerKey, false);
     List<OpRecord> out = new ArrayList<>(n);
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n; i += Bulk.RANGE) {
+      dropPendingCreates(ops, next, i, Bulk.end(i, n), out);
+    }
+    return pendingDeletes ? compressDeletes(out, nodePerKey) : out;
+  }
+
+  private static final int PENDING_CREATE = 1;
+  private static final int PENDING_DELETE = 2;
+
+  /** Which of a CREATE ending PENDING and a DELETE from PENDING {@code ops[from, to)} hold. */
+  private static int pendingKinds(List<OpRecord> ops, int from, int to) {
+    int kinds = 0;
+    for (int i = from; i < to; i++) {
+      OpRecord op = ops.get(i);
+      if (op.op == TxnOperation.CREATE && op.newState == ValueState.PENDING) {
+        kinds |= PENDING_CREATE;
+      } else if (op.op == TxnOperation.DELETE && op.prevState == ValueState.PENDING) {
+        kinds |= PENDING_DELETE;
+      }
+    }
+    return kinds;
+  }
+
+  /**
+   * Of {@code ops[from, to)}, adds to {@code out} all but the CREATEs ending PENDING that a later
+   * CREATE of the same key replaces (which inherits their previous value, error and state).
+   */
+  private static void dropPendingCreates(List<OpRecord> ops, int[] next, int from, int to,
+      List<OpRecord> out) {
+    for (int i = from; i < to; i++) {
       OpRecord op = ops.get(i);
       int j = next[i];
       if (op.op == TxnOperation.CREATE && op.newState == ValueState.PENDING && j >= 0
@@ -50,7 +80,6 @@ final class Compression {
       }
       out.add(op);
     }
-    return pendingDeletes ? compressDeletes(out, nodePerKey) : out;
   }
 
   /** The second step: DELETEs from PENDING merged into the nearest earlier DELETE. */
@@ -88,10 +117,20 @@ final class Compression {
     int[] link = new int[n];
     Object token = nodePerKey ? new Object() : null;
     Map<String, Integer> seen = nodePerKey ? null : new HashMap<>(Math.max(16, n * 4 / 3 + 1));
-    for (int k = 0; k < n; k++) {
+    for (int k = 0; k < n; k += Bulk.RANGE) {
+      link(ops, link, k, Bulk.end(k, n), backwards, token, seen);
+    }
+    return link;
+  }
+
+  /** {@link #sameKeyLinks} of the visits {@code [from, to)} (visit k is operation i). */
+  private static void link(List<OpRecord> ops, int[] link, int from, int to, boolean backwards,
+      Object token, Map<String, Integer> seen) {
+    int n = ops.size();
+    for (int k = from; k < to; k++) {
       int i = backwards ? k : n - 1 - k; // visit from the side the link points away from
       OpRecord op = ops.get(i);
-      if (nodePerKey) {
+      if (token != null) {
         Node nd = op.node;
         link[i] = nd.scratchOwner == token ? nd.scratchIndex : -1;
         nd.scratchOwner = token;
@@ -101,6 +140,5 @@ final class Compression {
         link[i] = j == null ? -1 : j;
       }
     }
-    return link;
   }
 }

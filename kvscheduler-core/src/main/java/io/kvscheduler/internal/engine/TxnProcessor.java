@@ -431,17 +431,34 @@ final class TxnProcessor {
         job.retryAttempt, start, stop, sorted, job.simulate, planned, executed);
   }
 
-  private void postProcess(Job job, TxnContext tx, List<OpRecord> executed, Touched touched,
-      CompletableFuture<Long> future) {
-    // 1. refresh values that failed (only their keys), unrecorded
-    TreeSet<String> failed = new TreeSet<>();
-    for (OpRecord op : executed) {
+  /**
+   * Of {@code executed[from, to)}: the base keys of values that failed and are still FAILED or
+   * RETRYING (to be refreshed), and the error of every operation that failed.
+   */
+  private void failures(List<OpRecord> executed, int from, int to, Set<String> failed,
+      List<KeyError> errors) {
+    for (int i = from; i < to; i++) {
+      OpRecord op = executed.get(i);
       if (op.newState == ValueState.FAILED || op.newState == ValueState.RETRYING) {
         Node n = g.get(op.key);
         if (n != null && (n.state == ValueState.FAILED || n.state == ValueState.RETRYING)) {
           failed.add(op.baseKey);
         }
       }
+      if (op.newErr != null) {
+        errors.add(new KeyError(op.key, op.op, OpRecord.msg(op.newErr), op.newErr));
+      }
+    }
+  }
+
+  private void postProcess(Job job, TxnContext tx, List<OpRecord> executed, Touched touched,
+      CompletableFuture<Long> future) {
+    // 1. refresh values that failed (only their keys), unrecorded; the errors of the transaction
+    // are collected in the same pass (for step 4)
+    TreeSet<String> failed = new TreeSet<>();
+    List<KeyError> errors = new ArrayList<>();
+    for (int i = 0; i < executed.size(); i += Bulk.RANGE) { // in ranges: see Bulk
+      failures(executed, i, Bulk.end(i, executed.size()), failed, errors);
     }
     if (!failed.isEmpty()) {
       refresher.refresh(failed, null, false);
@@ -461,12 +478,6 @@ final class TxnProcessor {
       }
     }
     // 4. the transaction error (with verification mode: plus values the southbound disagrees on)
-    List<KeyError> errors = new ArrayList<>();
-    for (OpRecord op : executed) {
-      if (op.newErr != null) {
-        errors.add(new KeyError(op.key, op.op, OpRecord.msg(op.newErr), op.newErr));
-      }
-    }
     if (cfg.verify() || (job.type == TxnType.NB_TRANSACTION && job.options.verify())) {
       errors.addAll(Verifier.verify(g, reg, refresher, executed));
     }

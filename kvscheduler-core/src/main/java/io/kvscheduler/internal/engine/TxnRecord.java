@@ -4,6 +4,7 @@ import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TxnType;
+import io.kvscheduler.internal.graph.Bulk;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,10 +59,16 @@ final class TxnRecord {
 
   private static OpRecord[] settled(List<OpRecord> ops) {
     OpRecord[] out = ops.toArray(new OpRecord[0]);
-    for (OpRecord op : out) {
-      op.node = null;
+    for (int i = 0; i < out.length; i += Bulk.RANGE) { // in ranges: see Bulk
+      dropNodes(out, i, Bulk.end(i, out.length));
     }
     return out;
+  }
+
+  private static void dropNodes(OpRecord[] ops, int from, int to) {
+    for (int i = from; i < to; i++) {
+      ops[i].node = null;
+    }
   }
 
   /** The record as the API shows it (a new object per call, equal for equal calls). */

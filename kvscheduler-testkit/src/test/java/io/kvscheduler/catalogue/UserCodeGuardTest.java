@@ -165,6 +165,34 @@ class UserCodeGuardTest {
   }
 
   @Test
+  @DisplayName("DerivedValues returning null entries among 40: the null entries are skipped, every other value derived")
+  void derivedValuesWithNullEntries() {
+    KVScheduler kvs = kvs();
+    kvs.registerDescriptors(sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A)
+        .withoutRetrieve()
+        .derivedValues((key, value) -> {
+          List<io.kvscheduler.api.KeyValuePair> out = new ArrayList<>();
+          for (int i = 0; i < 40; i++) {
+            out.add(i % 3 == 0 ? null
+                : io.kvscheduler.api.KeyValuePair.of(Fx.d(key, i), s("item" + i)));
+          }
+          return out;
+        }).build());
+    commit(kvs, A1, s("a"));
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      if (i % 3 != 0) {
+        expected.add(Fx.d(A1, i));
+      }
+    }
+    assertThat(kvs.valueStatus(A1).derived())
+        .extracting(st -> st.key())
+        .containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(kvs.valueStatus(A1).derived())
+        .allSatisfy(st -> assertThat(st.state()).isEqualTo(CONFIGURED));
+  }
+
+  @Test
   @DisplayName("metadata index extractors returning null entries or throwing, and watchers throwing Errors: values CONFIGURED, metadata kept")
   void metadataIndexAndWatchersThrow() {
     KVScheduler kvs = kvs();

@@ -5,6 +5,7 @@ import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeyValuePair;
+import io.kvscheduler.internal.graph.Bulk;
 import io.kvscheduler.internal.graph.Node;
 import io.kvscheduler.internal.idxmap.NamedMappingImpl;
 import io.kvscheduler.internal.util.UserCode;
@@ -317,16 +318,29 @@ final class DescriptorHandle {
         return NO_DERIVED;
       }
       // copied here, inside the guard: the list is user code too (it may fail while read, or
-      // change later); one array copy, then the null entries dropped
-      List<KeyValuePair> out = new ArrayList<>(kvs);
-      out.removeIf(java.util.Objects::isNull);
-      return new Result<>(out, null);
+      // change later); one array copy, then the null entries dropped (checked in ranges: Bulk)
+      KeyValuePair[] a = kvs.toArray(new KeyValuePair[0]);
+      int kept = 0;
+      for (int i = 0; i < a.length; i += Bulk.RANGE) {
+        kept = dropNulls(a, i, Bulk.end(i, a.length), kept);
+      }
+      return new Result<>(java.util.Arrays.asList(a).subList(0, kept), null);
     } catch (Throwable t) {
       t = UserCode.contained(t);
       return new Result<>(List.of(), new IllegalStateException(
           "descriptor " + name + ": derivedValues callback failed for key " + key + ": "
               + OpRecord.describe(t), t));
     }
+  }
+
+  /** Moves the non-null entries of {@code a[from, to)} to the front; returns the new count. */
+  private static int dropNulls(KeyValuePair[] a, int from, int to, int kept) {
+    for (int i = from; i < to; i++) {
+      if (a[i] != null) {
+        a[kept++] = a[i];
+      }
+    }
+    return kept;
   }
 
   Result<Object> create(String key, Object value) {

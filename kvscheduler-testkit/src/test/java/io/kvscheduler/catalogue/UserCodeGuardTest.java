@@ -409,7 +409,7 @@ class UserCodeGuardTest {
   }
 
   @Test
-  @DisplayName("an injected delay scheduler that throws: the failed value's retry is lost (logged), the transaction is applied and recorded")
+  @DisplayName("an injected delay scheduler that throws: the failed value is FAILED, not RETRYING (no retry will come; logged), the transaction is applied")
   void delaySchedulerThrows() {
     KVScheduler kvs = KVScheduler.builder().statusExecutor(Runnable::run)
         .delayScheduler((delay, task) -> {
@@ -424,7 +424,7 @@ class UserCodeGuardTest {
         .isInstanceOfSatisfying(TransactionException.class, e ->
             assertThat(e.keyErrors()).extracting(KeyError::key).containsExactly(A2));
     assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
-    assertThat(state(kvs, A2)).isEqualTo(RETRYING); // the retry was planned; arming it failed
+    assertThat(state(kvs, A2)).isEqualTo(FAILED); // its retry could not be armed: none will come
     engineStillWorks(kvs, A3);
   }
 }

@@ -23,6 +23,12 @@ final class GuardedTime {
 
   private GuardedTime() {}
 
+  /**
+   * What the guarded delay scheduler returns for a task it could not schedule (the task will not
+   * run; cancelling it does nothing).
+   */
+  static final Subscription LOST = () -> {};
+
   static Clock clock(Clock c) {
     return c instanceof SafeClock ? c : new SafeClock(c);
   }
@@ -95,14 +101,14 @@ final class GuardedTime {
         return s != null ? s : () -> {};
       } catch (java.util.concurrent.RejectedExecutionException e) {
         LOG.debug("a task due in {} was rejected (the scheduler is closing)", delay, e);
-        return () -> {};
+        return LOST;
       } catch (Throwable t) {
         t = UserCode.contained(t);
         if (report(failures)) {
           LOG.error("the scheduler's delay scheduler failed; a task due in {} (a retry or a"
               + " periodic resync) is lost (failures so far: {})", delay, failures.get(), t);
         }
-        return () -> {};
+        return LOST;
       }
     }
   }

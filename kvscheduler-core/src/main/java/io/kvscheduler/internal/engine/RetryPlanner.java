@@ -104,21 +104,20 @@ final class RetryPlanner {
       groups.computeIfAbsent(List.of(origin, delay, attempt), k -> new TreeMap<>())
           .put(op.baseKey, n.lastUpdate.seq());
     }
+    Set<String> scheduled = new HashSet<>();
     for (Map.Entry<List<Object>, Map<String, Long>> e : groups.entrySet()) {
       long origin = (Long) e.getKey().get(0);
       Duration delay = (Duration) e.getKey().get(1);
       int attempt = (Integer) e.getKey().get(2);
       Queued.Retry r = new Queued.Retry(origin, attempt, delay,
           Collections.unmodifiableMap(e.getValue()), false);
-      armRetry(r, delay);
+      if (armRetry(r, delay)) {
+        scheduled.addAll(e.getValue().keySet());
+      } // else the delay scheduler failed (logged): these values will not be retried
     }
     // a RETRYING value under a base value decided by this transaction (new
     // last-update: any earlier retry of it is obsolete) that was not scheduled again will never
     // be retried: it is FAILED
-    Set<String> scheduled = new HashSet<>();
-    for (Map<String, Long> keys : groups.values()) {
-      scheduled.addAll(keys.keySet());
-    }
     Set<String> bases = new HashSet<>();
     for (Node t : retrying) {
       bases.add(t.baseKey());
@@ -140,12 +139,13 @@ final class RetryPlanner {
     }
   }
 
-  private void armRetry(Queued.Retry r, Duration delay) {
-    cfg.delayScheduler().schedule(delay, () -> {
+  /** Arms the retry {@code r}; false when the delay scheduler could not (it will not run). */
+  private boolean armRetry(Queued.Retry r, Duration delay) {
+    return cfg.delayScheduler().schedule(delay, () -> {
       if (!sink.offer(r)) {
         armRetry(r, delay); // queue full: try again later
       }
-    });
+    }) != GuardedTime.LOST;
   }
 
   /**

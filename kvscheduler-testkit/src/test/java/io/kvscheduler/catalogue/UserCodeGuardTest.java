@@ -409,6 +409,36 @@ class UserCodeGuardTest {
   }
 
   @Test
+  @DisplayName("a periodic resync the delay scheduler could not arm is armed again after the next transaction")
+  void periodicResyncRearmedAfterFailedArming() {
+    io.kvscheduler.testkit.ManualClock clock = new io.kvscheduler.testkit.ManualClock();
+    io.kvscheduler.testkit.ManualDelayScheduler timers =
+        new io.kvscheduler.testkit.ManualDelayScheduler(clock);
+    java.util.concurrent.atomic.AtomicInteger failuresLeft =
+        new java.util.concurrent.atomic.AtomicInteger(1);
+    KVScheduler kvs = KVScheduler.builder().clock(clock).statusExecutor(Runnable::run)
+        .delayScheduler((delay, task) -> {
+          if (failuresLeft.getAndDecrement() > 0) {
+            throw new IllegalStateException("timer exploded");
+          }
+          return timers.schedule(delay, task);
+        })
+        .periodicDownstreamResync(java.time.Duration.ofMinutes(5), java.time.Duration.ZERO)
+        .build();
+    toClose.add(kvs);
+    kvs.registerDescriptors(
+        sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).build());
+    assertThat(timers.pending()).isEmpty(); // the first arming failed
+    commit(kvs, A1, s("a"));
+    kvs.transactionBarrier();
+    assertThat(timers.pending()).hasSize(1); // armed again after that transaction
+    timers.advance(java.time.Duration.ofMinutes(5));
+    kvs.transactionBarrier();
+    assertThat(kvs.transactionHistory()).extracting(io.kvscheduler.api.RecordedTxn::description)
+        .contains("periodic downstream resync");
+  }
+
+  @Test
   @DisplayName("an injected delay scheduler that throws: the failed value is FAILED, not RETRYING (no retry will come; logged), the transaction is applied")
   void delaySchedulerThrows() {
     KVScheduler kvs = KVScheduler.builder().statusExecutor(Runnable::run)

@@ -126,6 +126,12 @@ public final class SchedulerImpl implements KVScheduler {
 
   private final java.util.SplittableRandom jitter = new java.util.SplittableRandom();
 
+  /**
+   * True when the delay scheduler could not arm the next periodic resync: the engine arms it
+   * again after the next item it processes (the periodic resyncs would stop otherwise).
+   */
+  private volatile boolean periodicResyncLost;
+
   /** Queues a downstream resync every period (plus a random jitter), while open. */
   private void armDownstreamResync() {
     Duration delay = cfg.downstreamResyncPeriod();
@@ -133,7 +139,7 @@ public final class SchedulerImpl implements KVScheduler {
     if (j > 0) {
       delay = delay.plusMillis(jitter.nextLong(j + 1));
     }
-    cfg.delayScheduler().schedule(delay, () -> {
+    periodicResyncLost = cfg.delayScheduler().schedule(delay, () -> {
       if (closed.get()) {
         return;
       }
@@ -144,7 +150,7 @@ public final class SchedulerImpl implements KVScheduler {
         LOG.warn("periodic downstream resync skipped: the transaction queue is full");
       }
       armDownstreamResync();
-    });
+    }) == GuardedTime.LOST;
   }
 
   private static java.util.concurrent.ThreadFactory daemon(String name) {
@@ -188,6 +194,9 @@ public final class SchedulerImpl implements KVScheduler {
         if (q instanceof Queued.Nb nb) {
           nb.result().completeExceptionally(t);
         }
+      }
+      if (periodicResyncLost && !closed.get()) {
+        armDownstreamResync();
       }
     }
     failPending();

@@ -20,9 +20,6 @@ final class DerivedOrder {
    * kept. Already sorted input is not copied twice.
    */
   static List<KeyValuePair> sortedUnique(List<KeyValuePair> derived, String baseKey) {
-    if (!(derived instanceof java.util.RandomAccess)) {
-      derived = new ArrayList<>(derived); // read by index below
-    }
     KeyValuePair[] a = new KeyValuePair[derived.size()];
     int n = 0;
     boolean sorted = true;

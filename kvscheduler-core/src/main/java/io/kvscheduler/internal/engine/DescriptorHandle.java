@@ -243,8 +243,7 @@ final class DescriptorHandle {
     } catch (Throwable t) {
       t = UserCode.contained(t);
       return new Result<>(List.of(), new IllegalStateException(
-          "descriptor " + name + ": dependencies callback failed for key " + key + ": "
-              + OpRecord.describe(t), t));
+          "descriptor " + name + ": dependencies callback failed for key " + key + ": " + t, t));
     }
   }
 
@@ -328,8 +327,7 @@ final class DescriptorHandle {
     } catch (Throwable t) {
       t = UserCode.contained(t);
       return new Result<>(List.of(), new IllegalStateException(
-          "descriptor " + name + ": derivedValues callback failed for key " + key + ": "
-              + OpRecord.describe(t), t));
+          "descriptor " + name + ": derivedValues callback failed for key " + key + ": " + t, t));
     }
   }
 

@@ -55,27 +55,15 @@ final class OpRecord {
   }
 
   /**
-   * The message of {@code t} ("" for null; its class name when it has none). An exception's
-   * {@code getMessage} may be user code: when it throws, the class name stands for it.
+   * The message of {@code t} ("" for null; its class name when it has none). Throwables from user
+   * code reach the engine through {@link UserCode#contained}, so reading them cannot throw.
    */
   static String msg(Throwable t) {
     if (t == null) {
       return "";
     }
-    String m;
-    try {
-      m = t.getMessage();
-    } catch (Throwable failed) {
-      UserCode.rethrowFatal(failed);
-      m = null;
-    }
+    String m = t.getMessage();
     return m == null || m.isEmpty() ? t.getClass().getName() : m;
-  }
-
-  /** {@code t}'s class and message, as {@code Throwable.toString} but guarded like {@link #msg}. */
-  static String describe(Throwable t) {
-    String m = msg(t);
-    return m.equals(t.getClass().getName()) ? m : t.getClass().getName() + ": " + m;
   }
 
   /**

@@ -152,10 +152,7 @@ final class Refresher {
         }
       }
       List<Kv> mine = firstNbByDescriptor.getOrDefault(h, List.of());
-      if (!Kv.isSorted(mine)) {
-        mine = new ArrayList<>(mine);
-        Kv.sortByKey(mine);
-      }
+      Kv.sortByKey(mine); // our list (or the empty one), in key order already as firstNb is
       out = new ArrayList<>(mine.size());
       for (int i = 0; i < mine.size(); i += Bulk.RANGE) {
         addNbCorrelation(mine, i, Bulk.end(i, mine.size()), out);

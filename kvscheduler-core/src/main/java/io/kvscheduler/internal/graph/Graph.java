@@ -2,6 +2,7 @@ package io.kvscheduler.internal.graph;
 
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KeySelector;
+import io.kvscheduler.internal.util.UserCode;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -11,7 +12,6 @@ import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Predicate;
-import io.kvscheduler.internal.util.UserCode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -431,9 +431,6 @@ public final class Graph {
 
   /** {@link Dependency#matches}: an any-of selector is user code, guarded as {@link #accepts}. */
   private static boolean matches(Dependency d, String key) {
-    if (!d.isAnyOf()) {
-      return d.key().equals(key);
-    }
     try {
       return d.matches(key);
     } catch (Throwable t) {

@@ -230,6 +230,46 @@ class GraphHistoryTest {
   }
 
   @Test
+  @DisplayName("B35 (ours) a removed key that a full resync finds again and the NB takes over"
+      + " keeps its timeline: the earlier revisions, then one CONFIGURED revision")
+  void keyFoundAgainByAResyncKeepsItsTimeline() {
+    setUp(false, List.of());
+    commit(B2, s("b1"));
+    commit(B2, null);
+    sb.setValue(B2, s("b2"), null, ValueOrigin.UNKNOWN, false); // behind the scheduler's back
+    long seq = env.kvs().startNBTransaction().setValue(B2, s("b2"))
+        .commit(TxnOptions.defaults().withResync(ResyncType.FULL));
+    assertThat(sb.callLog()).doesNotContain("CREATE " + B2 + " " + s("b2"));
+    List<NodeRevision> b2 = env.kvs().keyTimeline(B2);
+    assertThat(b2).extracting(NodeRevision::value).containsExactly(
+        Optional.of(s("b1")), Optional.of(s("b1")), Optional.of(s("b2")));
+    assertThat(states(b2)).containsExactly(CONFIGURED, REMOVED, CONFIGURED);
+    assertThat(b2.get(1).until().orElseThrow()).isBefore(b2.get(2).since());
+    assertThat(b2.get(2).seqNum()).isEqualTo(seq);
+    assertThat(b2.get(2).until()).isEmpty();
+  }
+
+  @Test
+  @DisplayName("B35 (ours) a value a full resync finds and removes (the NB no longer lists it)"
+      + " gets one REMOVED revision after its earlier ones, then its timeline is closed")
+  void keyFoundAndRemovedByAResync() {
+    setUp(false, List.of());
+    commit(B2, s("b1"));
+    commit(B2, null);
+    sb.setValue(B2, s("b2"), null, ValueOrigin.UNKNOWN, false); // NB origin: from its history
+    long seq = env.kvs().startNBTransaction().setValue(C3, s("c"))
+        .commit(TxnOptions.defaults().withResync(ResyncType.FULL));
+    assertThat(sb.keys()).doesNotContain(B2);
+    List<NodeRevision> b2 = env.kvs().keyTimeline(B2);
+    assertThat(b2).extracting(NodeRevision::value).containsExactly(
+        Optional.of(s("b1")), Optional.of(s("b1")), Optional.of(s("b2")));
+    assertThat(states(b2)).containsExactly(CONFIGURED, REMOVED, REMOVED);
+    assertThat(b2.get(2).seqNum()).isEqualTo(seq);
+    assertThat(b2.get(2).until()).as("closed once the value is dropped").isPresent();
+    assertThat(env.kvs().valueStatus(B2).state()).isEqualTo(ValueState.NONEXISTENT);
+  }
+
+  @Test
   @DisplayName("B35 (ours) with recordHistory(false) nothing is recorded: no revisions, no"
       + " records, zero flag statistics; statuses still work")
   void historyDisabled() {

@@ -103,7 +103,7 @@ final class History {
       if (old != null) {
         removed.put(journal.key(i), old.closedAt(now));
       }
-    } else if (before != Graph.ABSENT && !cur.contentDiffers(before)) {
+    } else if (before != Graph.ABSENT && !journal.born(i) && !cur.contentDiffers(before)) {
       cur.history = old; // unchanged (the node may be a new one for the same key)
     } else {
       cur.history = Rev.recorded(cur, seq, now, old);

@@ -84,6 +84,11 @@ final class TxnProcessor {
     List<Kv> recordedValues = List.of();
     /** {@link #values} sorted by key (set by the ordering step, reused by the record). */
     List<Kv> sortedValues;
+    /**
+     * Of a resync whose {@link #values} are in key order: the node each value's key had when the
+     * values were gathered (null: none), aligned with {@link #values}; else null.
+     */
+    List<Node> nodes;
     boolean simulate;
     boolean skip;
   }
@@ -142,32 +147,40 @@ final class TxnProcessor {
         refresher.refresh(null, first ? values : null, o.verboseRefresh());
       }
       // base values the transaction does not list: the listed ones are marked in their nodes,
-      // the graph's nodes are scanned in any order and the unlisted ones appended in key order
-      // (no ordered view of the graph and no set of listed keys)
+      // the graph's nodes are scanned in any order and the unlisted ones merged in, in key order
+      // (no ordered view of the graph and no set of listed keys). The nodes found on the way are
+      // kept beside the values: the ordering step then looks no key up again.
       Object listed = new Object();
+      Node[] found = new Node[values.size()];
       for (int i = 0; i < values.size(); i += Bulk.RANGE) {
-        mark(values, i, Bulk.end(i, values.size()), listed);
+        mark(values, i, Bulk.end(i, values.size()), listed, found);
       }
-      List<Kv> unlisted = new ArrayList<>();
-      // read only: values are collected, the graph is unchanged
+      List<Node> unlisted = new ArrayList<>();
+      // read only: nodes are collected, the graph is unchanged
       for (Iterator<Node> it = g.nodes().iterator(); it.hasNext(); ) {
         collectUnlisted(it, listed, unlisted);
       }
-      Kv.sortByKey(unlisted);
-      values.addAll(unlisted);
+      unlisted.sort(NODE_KEY_ORDER);
+      List<Node> nodes = new ArrayList<>(values.size() + unlisted.size());
+      values = mergeUnlisted(values, found, unlisted, nodes);
+      job.nodes = nodes;
     }
     job.values = values;
     job.recordedValues = o.resync() == ResyncType.DOWNSTREAM ? List.of() : values;
     job.skip = values.isEmpty();
   }
 
-  /** Marks the nodes of {@code values[from, to)} as {@code listed}. */
-  private void mark(List<Kv> values, int from, int to, Object listed) {
+  /**
+   * Marks the nodes of {@code values[from, to)} as {@code listed}; each value's node (or null)
+   * goes to {@code found} at the value's index.
+   */
+  private void mark(List<Kv> values, int from, int to, Object listed, Node[] found) {
     for (int i = from; i < to; i++) {
       Node n = g.get(values.get(i).key());
       if (n != null) {
         n.scratchOwner = listed;
       }
+      found[i] = n;
     }
   }
 
@@ -175,18 +188,50 @@ final class TxnProcessor {
    * Of the next nodes of {@code it} (at most a range), the base values not marked {@code listed}:
    * to be removed (NB) or kept (OBTAINED) by a resync.
    */
-  private static void collectUnlisted(Iterator<Node> it, Object listed, List<Kv> unlisted) {
+  private static void collectUnlisted(Iterator<Node> it, Object listed, List<Node> unlisted) {
     for (int k = 0; k < Bulk.RANGE && it.hasNext(); k++) {
       Node n = it.next();
-      if (n.isDerived() || n.value == null || n.scratchOwner == listed) {
+      if (n.isDerived() || n.value == null || n.scratchOwner == listed
+          || n.state == ValueState.REMOVED) {
         continue;
       }
-      if (n.state == ValueState.OBTAINED) {
-        unlisted.add(new Kv(n.key, n.value, ValueOrigin.FROM_SB, false, n.metadata));
-      } else if (n.state != ValueState.REMOVED) {
-        unlisted.add(Kv.nb(n.key, null));
-      }
+      unlisted.add(n);
     }
+  }
+
+  private static final java.util.Comparator<Node> NODE_KEY_ORDER = (a, b) -> a.key.compareTo(b.key);
+
+  /**
+   * The listed {@code values} (in key order, with their nodes {@code found}) and what a resync
+   * does with the {@code unlisted} base values (in key order: OBTAINED ones are kept, others
+   * removed), merged in key order; the node of each value goes to {@code nodes}.
+   */
+  private static List<Kv> mergeUnlisted(List<Kv> values, Node[] found, List<Node> unlisted,
+      List<Node> nodes) {
+    if (unlisted.isEmpty()) {
+      nodes.addAll(java.util.Arrays.asList(found));
+      return values;
+    }
+    List<Kv> out = new ArrayList<>(values.size() + unlisted.size());
+    int u = 0;
+    for (int i = 0; i < values.size(); i++) {
+      Kv kv = values.get(i);
+      while (u < unlisted.size() && unlisted.get(u).key.compareTo(kv.key()) < 0) {
+        addUnlisted(unlisted.get(u++), out, nodes);
+      }
+      out.add(kv);
+      nodes.add(found[i]);
+    }
+    while (u < unlisted.size()) {
+      addUnlisted(unlisted.get(u++), out, nodes);
+    }
+    return out;
+  }
+
+  private static void addUnlisted(Node n, List<Kv> out, List<Node> nodes) {
+    out.add(n.state == ValueState.OBTAINED
+        ? new Kv(n.key, n.value, ValueOrigin.FROM_SB, false, n.metadata) : Kv.nb(n.key, null));
+    nodes.add(n);
   }
 
   private void prepareSb(Job job, Queued.Sb sb) {
@@ -249,9 +294,14 @@ final class TxnProcessor {
       Graph.Journal refreshed) {
     g.reserve(2 * job.values.size()); // a first transaction: the values and as many derived ones
     List<Kv> sorted = new ArrayList<>(job.values);
-    Kv.sortByKey(sorted);
+    List<Node> hints = null;
+    if (Kv.isSorted(sorted)) {
+      hints = job.nodes; // aligned with the values (null when none were gathered)
+    } else {
+      sorted.sort(Kv.BY_KEY);
+    }
     job.sortedValues = sorted;
-    Ordered ordered = order(sorted);
+    Ordered ordered = order(sorted, hints);
     List<OpRecord> planned = List.of();
     boolean skip = job.skip;
     TxnContext sim = null;
@@ -278,6 +328,9 @@ final class TxnProcessor {
       tx.sawUnimplemented |= sim.sawUnimplemented;
     }
     if (!skip) {
+      // the values the refresh created get no journal copy when the walk changes them (each
+      // value of a first resync would otherwise be copied once); no effect after a simulation
+      g.journalBirthsLightly(refreshed);
       executeWithRevert(tx, ordered, touched, job);
     }
     List<OpRecord> executed =
@@ -378,14 +431,18 @@ final class TxnProcessor {
    */
   private record Ordered(List<Kv> values, List<Node> nodes) {}
 
-  /** Of values sorted by key, the execution order: deletions, re-creations, creations, updates. */
-  private Ordered order(List<Kv> sorted) {
+  /**
+   * Of values sorted by key, the execution order: deletions, re-creations, creations, updates.
+   * {@code hints}: null, or for each value the node its key had when the values were gathered
+   * (null: none; used while it is still the key's node).
+   */
+  private Ordered order(List<Kv> sorted, List<Node> hints) {
     Ordered[] classes = new Ordered[4];
     for (int c = 0; c < classes.length; c++) {
       classes[c] = new Ordered(new ArrayList<>(), new ArrayList<>());
     }
     for (int i = 0; i < sorted.size(); i += Bulk.RANGE) {
-      classify(sorted, i, Bulk.end(i, sorted.size()), classes);
+      classify(sorted, hints, i, Bulk.end(i, sorted.size()), classes);
     }
     Ordered out = new Ordered(new ArrayList<>(sorted.size()), new ArrayList<>(sorted.size()));
     for (Ordered c : classes) {
@@ -395,10 +452,12 @@ final class TxnProcessor {
     return out;
   }
 
-  private void classify(List<Kv> sorted, int from, int to, Ordered[] classes) {
+  private void classify(List<Kv> sorted, List<Node> hints, int from, int to,
+      Ordered[] classes) {
     for (int i = from; i < to; i++) {
       Kv kv = sorted.get(i);
-      Node n = g.get(kv.key());
+      Node hint = hints == null ? null : hints.get(i);
+      Node n = hint != null && hint.inGraph() ? hint : g.get(kv.key());
       int c = executionClass(kv, n);
       classes[c].values.add(kv);
       classes[c].nodes.add(n);

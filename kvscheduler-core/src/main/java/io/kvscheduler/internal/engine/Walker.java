@@ -109,7 +109,10 @@ final class Walker {
   }
 
   private Throwable applyOnPath(Args a) {
-    Node node = g.write(a.kv.key(), a.hint); // the hint: the key's node as the caller looked it up
+    // the hint: the key's node as the caller looked it up. A visit other than a dependency update
+    // always gives the node a last update of this transaction, which a node created by this
+    // transaction's refresh has not yet: its content changes (see Graph.writeChanging)
+    Node node = a.depUpdate ? g.write(a.kv.key(), a.hint) : g.writeChanging(a.kv.key(), a.hint);
     OpRecord op = preRecord(a, node);
     try {
       return visit(a, node, op);

@@ -63,6 +63,17 @@ public final class Graph {
   private long departures;
   /** Journal marker of an entry taken over by a later node of the same key. */
   private static final Node SUPERSEDED = new Node("<superseded>");
+  /**
+   * Journal marker of a node created in the batch before this one and written in this one without
+   * a copy ({@link #writeChanging}): its content before this batch is not kept.
+   */
+  private static final Node BORN = new Node("<born>");
+  /** Number of the current batch (counts closed and rolled-back batches). */
+  private int batch;
+  /** The batch whose new nodes {@link #writeChanging} journals without a copy, or -1. */
+  private int lightBorn = -1;
+  /** The journal the last {@link #endBatch()} returned. */
+  private Journal lastClosed;
 
   /** The node of {@code key} or null. Read only: do not mutate the result. */
   public Node get(String key) {
@@ -100,9 +111,13 @@ public final class Graph {
     Node n = nodes.get(key);
     if (n == null) {
       n = new Node(key);
+      n.born = batch;
       Node removed = removedInBatch.isEmpty() ? null : removedInBatch.remove(key);
       if (removed != null) {
         n.journaled = removed.journaled; // the key's content before the batch
+        if (removed.journaled == BORN) {
+          n.history = removed.history; // no copy holds it: the entry's node does
+        }
         removed.journaled = SUPERSEDED;
       } else {
         n.journaled = ABSENT;
@@ -127,6 +142,36 @@ public final class Graph {
       return hint;
     }
     return write(key);
+  }
+
+  /**
+   * Like {@link #write(String, Node)}, for a write after which the node's content surely differs,
+   * at the end of the batch, from its content now (the caller's promise: the batch's journal then
+   * need not hold the content before the write to tell). A node created in the batch given to
+   * {@link #journalBirthsLightly} is then journaled without a copy: its entry is {@linkplain
+   * Journal#born born}.
+   */
+  public Node writeChanging(String key, Node hint) {
+    Node n = hint != null && hint.inGraph ? hint : nodes.get(key);
+    if (n == null || n.journaled != null || lightBorn < 0 || n.born != lightBorn) {
+      return write(key, n);
+    }
+    n.journaled = BORN;
+    journal.add(n);
+    return n;
+  }
+
+  /**
+   * From now until this batch closes or is rolled back, {@link #writeChanging} journals the nodes
+   * created in {@code previous} (which must be the batch closed last, e.g. the refresh of the same
+   * transaction) without a copy. Such a batch cannot be rolled back to those nodes' content: a
+   * {@link #rollback()} removes them (as it removes nodes created in the batch itself). No effect
+   * when {@code previous} is not the batch closed last.
+   */
+  public void journalBirthsLightly(Journal previous) {
+    if (previous == lastClosed && previous != null) {
+      lightBorn = batch - 1;
+    }
   }
 
   private void journal(Node n) {
@@ -192,11 +237,17 @@ public final class Graph {
     return true;
   }
 
-  /** Undoes every write of the current batch. */
+  /**
+   * Undoes every write of the current batch (a node journaled without a copy, see {@link
+   * #writeChanging}, is removed).
+   */
   public void rollback() {
     List<Node> entries = journal;
     journal = new ArrayList<>();
     removedInBatch.clear();
+    batch++;
+    lightBorn = -1;
+    lastClosed = null;
     for (Node e : entries) {
       Node orig = e.journaled;
       e.journaled = null;
@@ -211,7 +262,7 @@ public final class Graph {
         cur.inGraph = false;
         departures++;
       }
-      if (orig != ABSENT) {
+      if (orig != ABSENT && orig != BORN) {
         nodes.put(key, orig);
         ordered.put(key, orig);
         index(orig);
@@ -232,11 +283,15 @@ public final class Graph {
     String[] keys = new String[entries.size()];
     Node[] before = new Node[entries.size()];
     Node[] current = new Node[entries.size()];
+    boolean[] born = lightBorn >= 0 ? new boolean[entries.size()] : null;
     int size = 0;
     for (int i = 0; i < entries.size(); i += Bulk.RANGE) {
-      size = close(entries, i, Bulk.end(i, entries.size()), keys, before, current, size);
+      size = close(entries, i, Bulk.end(i, entries.size()), keys, before, current, born, size);
     }
-    return new Journal(keys, before, current, size);
+    batch++;
+    lightBorn = -1;
+    lastClosed = new Journal(keys, before, current, born, size);
+    return lastClosed;
   }
 
   /**
@@ -244,7 +299,7 @@ public final class Graph {
    * returns the new size.
    */
   private int close(List<Node> entries, int from, int to, String[] keys, Node[] before,
-      Node[] current, int size) {
+      Node[] current, boolean[] born, int size) {
     for (int i = from; i < to; i++) {
       Node e = entries.get(i);
       Node orig = e.journaled;
@@ -255,7 +310,12 @@ public final class Graph {
       // an entry that is not superseded belongs to the key's last node of the batch: the
       // current node when it is still in the graph, else the key has none
       keys[size] = e.key;
-      before[size] = orig;
+      if (orig == BORN) {
+        before[size] = e; // holds the key's chain; its content is the current one
+        born[size] = true;
+      } else {
+        before[size] = orig;
+      }
       current[size] = closeEntry(e);
       size++;
     }
@@ -286,12 +346,15 @@ public final class Graph {
     private final String[] keys;
     private final Node[] before;
     private final Node[] current;
+    /** Null when no entry is born. */
+    private final boolean[] born;
     private final int size;
 
-    Journal(String[] keys, Node[] before, Node[] current, int size) {
+    Journal(String[] keys, Node[] before, Node[] current, boolean[] born, int size) {
       this.keys = keys;
       this.before = before;
       this.current = current;
+      this.born = born;
       this.size = size;
     }
 
@@ -305,9 +368,22 @@ public final class Graph {
       return keys[i];
     }
 
-    /** Content of entry {@code i} before the batch, or {@link #ABSENT}. */
+    /**
+     * Content of entry {@code i} before the batch, or {@link #ABSENT}; for a {@linkplain #born
+     * born} entry, the key's last node of the batch instead (whose content is not the one before;
+     * the bookkeeping fields that are copied with a node are).
+     */
     public Node before(int i) {
       return before[i];
+    }
+
+    /**
+     * True when entry {@code i} is a node created in the batch before this one and written in
+     * this one by {@link #writeChanging}: its content changed in this batch, and the content
+     * before is not kept.
+     */
+    public boolean born(int i) {
+      return born != null && born[i];
     }
 
     /** The node of entry {@code i} in the graph when the batch closed, or null. */

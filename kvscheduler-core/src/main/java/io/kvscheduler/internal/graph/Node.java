@@ -88,6 +88,8 @@ public final class Node {
   Node journaled;
   /** True while the node is the graph's node of its key (graph bookkeeping; never copied). */
   boolean inGraph;
+  /** The graph's batch in which the node was created (graph bookkeeping). Copied with the node. */
+  int born;
 
   Node(String key) {
     this.key = key;
@@ -121,6 +123,7 @@ public final class Node {
     n.memoHandle = memoHandle;
     n.memoDeps = memoDeps;
     n.memoDerived = memoDerived;
+    n.born = born;
     return n;
   }
 

@@ -396,6 +396,103 @@ class GraphTest {
   }
 
   @Test
+  @DisplayName("(ours) writeChanging journals a node created in the batch closed last without a"
+      + " copy (a born entry whose node keeps its chain); other nodes are copied as by write")
+  void writeChangingSkipsTheCopyOfNodesBornInThePreviousBatch() {
+    Graph g = new Graph();
+    put(g, KA1);
+    g.endBatch();
+    Node a2 = put(g, KA2);
+    a2.history = "chain of A2";
+    Graph.Journal refresh = g.endBatch();
+
+    g.journalBirthsLightly(refresh);
+    Node w2 = g.writeChanging(KA2, null);
+    assertThat(w2).isSameAs(a2);
+    w2.state = ValueState.CONFIGURED;
+    g.writeChanging(KA1, null).state = ValueState.CONFIGURED; // born two batches ago: copied
+    put(g, KB1);                                              // born in this batch
+    Graph.Journal j = g.endBatch();
+
+    assertThat(j.keySet()).containsExactly(KA2, KA1, KB1);
+    assertThat(j.born(0)).isTrue();
+    assertThat(j.before(0)).as("the node itself: no copy").isSameAs(a2);
+    assertThat(j.current(0)).isSameAs(a2);
+    assertThat(j.born(1)).isFalse();
+    assertThat(j.before(1).state).as("a copy of the content before").isEqualTo(ValueState.NONEXISTENT);
+    assertThat(j.born(2)).isFalse();
+    assertThat(j.before(2)).isSameAs(Graph.ABSENT);
+
+    // a closed batch ends it: the next one copies again
+    g.writeChanging(KA2, null);
+    Graph.Journal next = g.endBatch();
+    assertThat(next.born(0)).isFalse();
+    assertThat(next.before(0)).isNotSameAs(a2);
+  }
+
+  @Test
+  @DisplayName("(ours) journalBirthsLightly has no effect unless given the batch closed last")
+  void journalBirthsLightlyNeedsTheLastBatch() {
+    Graph g = new Graph();
+    put(g, KA1);
+    Graph.Journal first = g.endBatch();
+    put(g, KA2);
+    g.endBatch();
+    g.journalBirthsLightly(first);
+    g.writeChanging(KA1, null);
+    g.writeChanging(KA2, null);
+    Graph.Journal j = g.endBatch();
+    assertThat(j.born(0)).isFalse();
+    assertThat(j.born(1)).isFalse();
+  }
+
+  @Test
+  @DisplayName("(ours) a born node removed and created again in the same batch keeps its entry as"
+      + " born, and the new node the old one's chain")
+  void bornNodeRecreatedKeepsItsChain() {
+    Graph g = new Graph();
+    Node a1 = put(g, KA1);
+    a1.history = "chain of A1";
+    Graph.Journal refresh = g.endBatch();
+    g.journalBirthsLightly(refresh);
+    g.writeChanging(KA1, null);
+    g.remove(KA1);
+    Node again = put(g, KA1);
+    Graph.Journal j = g.endBatch();
+    assertThat(j.keySet()).containsExactly(KA1);
+    assertThat(j.born(0)).isTrue();
+    assertThat(j.current(0)).isSameAs(again);
+    assertThat(again.history).isEqualTo("chain of A1");
+    assertThat(j.before(0).history).isEqualTo("chain of A1");
+  }
+
+  @Test
+  @DisplayName("(ours) rollback of a batch with born entries removes those nodes (their content"
+      + " before the batch is not kept) and restores every other node")
+  void rollbackRemovesBornNodes() {
+    Graph g = new Graph();
+    put(g, KA1, Dependency.onKey("l", KB1));
+    g.endBatch();
+    Map<String, Object> beforeRefresh = state(g);
+    put(g, KA2, Dependency.onKey("l", KB1));
+    Graph.Journal refresh = g.endBatch();
+    g.journalBirthsLightly(refresh);
+    g.writeChanging(KA2, null).state = ValueState.CONFIGURED;
+    g.write(KA1).state = ValueState.CONFIGURED;
+    g.rollback();
+    assertThat(g.get(KA2)).isNull();
+    assertThat(state(g)).isEqualTo(beforeRefresh);
+    assertConsistent(g, List.of(KA1), "after rollback");
+    // and the batch after a rollback copies again
+    put(g, KA2);
+    Graph.Journal created = g.endBatch();
+    g.journalBirthsLightly(created);
+    g.rollback();
+    g.writeChanging(KA2, null);
+    assertThat(g.endBatch().born(0)).as("a rollback closes no batch").isFalse();
+  }
+
+  @Test
   @DisplayName("B38 (ours) nodes created in bulk are sorted into the ordered index in one merge:"
       + " all() and range() list exactly the live nodes in key order, after removals and after a"
       + " rollback")

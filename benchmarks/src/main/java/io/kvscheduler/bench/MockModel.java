@@ -98,52 +98,62 @@ public final class MockModel {
         .build();
   }
 
+  /**
+   * A southbound that holds values: one table per kind of value, as a real southbound lists each
+   * kind with a call of its own (Retrieve of a descriptor reads only its kind).
+   */
+  public static final class Southbound {
+    final Map<String, Interface> interfaces = new java.util.concurrent.ConcurrentHashMap<>();
+    final Map<String, BridgeDomain> bridgeDomains = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Number of values held. */
+    public int size() {
+      return interfaces.size() + bridgeDomains.size();
+    }
+  }
+
   /** Puts what W1 would create into {@code sb}: {@code n} interfaces and the bridge domain. */
-  public static void fillSouthbound(Map<String, Object> sb, int n) {
+  public static void fillSouthbound(Southbound sb, int n) {
     List<String> names = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      sb.put(ifKey(i), iface(i, true));
+      sb.interfaces.put(ifKey(i), iface(i, true));
       names.add(ifName(i));
     }
-    sb.put(BD_KEY, new BridgeDomain(BD_NAME, List.copyOf(names)));
+    sb.bridgeDomains.put(BD_KEY, new BridgeDomain(BD_NAME, List.copyOf(names)));
   }
 
   /**
    * A scheduler whose interface and bridge-domain descriptors keep their values in {@code sb} and
    * retrieve them from it (origin unknown: resolved by correlation with the NB values).
    */
-  public static KVScheduler newRetrievingScheduler(Map<String, Object> sb) {
+  public static KVScheduler newRetrievingScheduler(Southbound sb) {
     KVScheduler kvs =
         KVScheduler.builder().printTxnSummary(false).threadName(ENGINE_THREAD).build();
     kvs.registerDescriptors(
         retrieving(KVDescriptor.builder("mock-interface", Interface.class).nbKeyPrefix(IF_PREFIX),
-            Interface.class, sb),
+            sb.interfaces),
         retrieving(KVDescriptor.builder("mock-bridge-domain", BridgeDomain.class)
             .nbKeyPrefix(BD_PREFIX)
             .derivedValues(bridgeDomainDescriptor().derivedValues().orElseThrow()),
-            BridgeDomain.class, sb),
+            sb.bridgeDomains),
         bindingDescriptor());
     return kvs;
   }
 
   private static <V> KVDescriptor<V, Void> retrieving(KVDescriptor.Builder<V, Void> b,
-      Class<V> type, Map<String, Object> sb) {
+      Map<String, V> table) {
     return b.create((key, v) -> {
-          sb.put(key, v);
+          table.put(key, v);
           return null;
         })
         .update((key, oldV, newV, meta) -> {
-          sb.put(key, newV);
+          table.put(key, newV);
           return null;
         })
-        .delete((key, v, meta) -> sb.remove(key))
+        .delete((key, v, meta) -> table.remove(key))
         .retrieve(correlate -> {
-          List<KVWithMetadata<V, Void>> out = new ArrayList<>();
-          for (Map.Entry<String, Object> e : sb.entrySet()) {
-            if (type.isInstance(e.getValue())) {
-              out.add(KVWithMetadata.of(e.getKey(), type.cast(e.getValue())));
-            }
-          }
+          List<KVWithMetadata<V, Void>> out = new ArrayList<>(table.size());
+          table.forEach((key, v) -> out.add(KVWithMetadata.of(key, v)));
           return out;
         })
         .build();

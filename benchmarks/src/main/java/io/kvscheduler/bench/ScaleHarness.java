@@ -37,8 +37,9 @@ import java.util.Random;
  *       single W1 transaction. A full collection after populating settles the heap before the
  *       warm-up.
  *   <li><b>W3</b> – a full resync of the W1 values against a southbound that already holds them
- *       (Retrieve returns all of them, origin resolved by correlation): nothing may be executed.
- *       Reports {@code seconds} of the resync commit.
+ *       in one table per kind of value ({@link MockModel.Southbound}: each descriptor's Retrieve
+ *       lists its own table, origin resolved by correlation): nothing may be executed. Reports
+ *       {@code seconds} of the resync commit.
  * </ul>
  *
  * <p>{@code engine_cpu_seconds} (W1) and {@code engine_cpu_mean_us} (W2) are the CPU time of the
@@ -186,8 +187,7 @@ public final class ScaleHarness {
    */
   static Map<String, Object> w3(int n) {
     Map<String, Object> out = new LinkedHashMap<>();
-    java.util.concurrent.ConcurrentHashMap<String, Object> sb =
-        new java.util.concurrent.ConcurrentHashMap<>();
+    MockModel.Southbound sb = new MockModel.Southbound();
     MockModel.fillSouthbound(sb, n);
     try (KVScheduler kvs = MockModel.newRetrievingScheduler(sb)) {
       Txn txn = MockModel.populateTxn(kvs, n);

@@ -95,7 +95,13 @@ final class History {
     }
   }
 
-  private void addRevision(Graph.Journal journal, int i, long seq, Instant now) {
+  /** True when revisions are recorded (else {@link #addRevision} and {@link #carryOver} do nothing). */
+  boolean records() {
+    return cfg.recordHistory();
+  }
+
+  /** {@link #addRevisions} of entry {@code i} alone (when {@link #records()}). */
+  void addRevision(Graph.Journal journal, int i, long seq, Instant now) {
     Node cur = journal.current(i);
     Node before = journal.before(i);
     Rev old = chainBefore(journal, i);
@@ -137,16 +143,21 @@ final class History {
 
   private void carryOver(Graph.Journal journal, int from, int to) {
     for (int i = from; i < to; i++) {
-      Node cur = journal.current(i);
-      Rev old = chainBefore(journal, i);
-      if (old == null) {
-        continue;
-      }
-      if (cur == null) {
-        removed.put(journal.key(i), old);
-      } else {
-        cur.history = old;
-      }
+      carryOver(journal, i);
+    }
+  }
+
+  /** {@link #carryOver(Graph.Journal)} of entry {@code i} alone (when {@link #records()}). */
+  void carryOver(Graph.Journal journal, int i) {
+    Node cur = journal.current(i);
+    Rev old = chainBefore(journal, i);
+    if (old == null) {
+      return;
+    }
+    if (cur == null) {
+      removed.put(journal.key(i), old);
+    } else {
+      cur.history = old;
     }
   }
 

@@ -212,6 +212,9 @@ final class Published {
     return new Snapshot(slots, views);
   }
 
+  /** Entries compared first by {@link #ascending(Object[])}. */
+  private static final int SAMPLES = 32;
+
   /** Changed keys the key index holds apart from its base before it is compacted, at least. */
   private static final int COMPACT_MIN = 4096;
 
@@ -321,8 +324,18 @@ final class Published {
     return mayRepeat;
   }
 
-  /** True when the entries are in key order (repeats allowed). */
+  /**
+   * True when the entries are in key order (repeats allowed). A few entries spread over the
+   * array are compared first: entries that are not in order (e.g. the values of a resync
+   * followed by their derived values) are then usually told without a pass over all of them.
+   */
   private static boolean ascending(Object[] touched) {
+    int step = touched.length / SAMPLES;
+    for (int i = step; step > 0 && i < touched.length; i += step) {
+      if (keyOf(touched[i - step]).compareTo(keyOf(touched[i])) > 0) {
+        return false;
+      }
+    }
     for (int i = 1; i < touched.length; i += Bulk.RANGE) {
       if (!ascending(touched, i, Bulk.end(i, touched.length))) {
         return false;

@@ -20,7 +20,8 @@ final class Touched {
   private final ArrayList<String> keys = new ArrayList<>();
   /** The node of each listed key when it was listed (null for a key that had none). */
   private final ArrayList<Node> nodes = new ArrayList<>();
-  private final ArrayList<String> refreshedKeys = new ArrayList<>();
+  /** The batches that were refreshes (their keys are read only if asked for). */
+  private final ArrayList<Graph.Journal> refreshes = new ArrayList<>();
   private Set<String> refreshedSet;
   private final ArrayList<String> removedCandidates = new ArrayList<>();
 
@@ -30,40 +31,56 @@ final class Touched {
 
   /** Adds the keys of a closed batch; {@code refresh}: the batch was a refresh. */
   void add(Graph.Journal j, boolean refresh) {
-    keys.ensureCapacity(keys.size() + j.size());
-    nodes.ensureCapacity(nodes.size() + j.size());
-    if (refresh) {
-      refreshedKeys.ensureCapacity(refreshedKeys.size() + j.size());
-    }
+    reserve(j);
     for (int i = 0; i < j.size(); i += Bulk.RANGE) {
-      add(j, i, Bulk.end(i, j.size()), refresh);
+      add(j, i, Bulk.end(i, j.size()));
     }
-    if (refresh) {
+    if (refresh && j.size() > 0) {
+      refreshes.add(j);
       refreshedSet = null;
     }
   }
 
-  private void add(Graph.Journal j, int from, int to, boolean refresh) {
+  /**
+   * Makes room for the keys of {@code j} when none is listed yet: sized once for the first batch
+   * (usually the largest); later ones grow the lists, as most of their keys are usually listed
+   * already (a resync's refresh and execution).
+   */
+  void reserve(Graph.Journal j) {
+    if (keys.isEmpty()) {
+      keys.ensureCapacity(j.size());
+      nodes.ensureCapacity(j.size());
+    }
+  }
+
+  private void add(Graph.Journal j, int from, int to) {
     for (int i = from; i < to; i++) {
-      String key = j.key(i);
-      Node cur = j.current(i);
-      add(key, cur);
-      if (cur != null && cur.state == ValueState.REMOVED) {
-        removedCandidates.add(key);
-      }
-      if (refresh) {
-        refreshedKeys.add(key);
-      }
+      add(j, i);
+    }
+  }
+
+  /** Adds the key of entry {@code i} of a batch that was not a refresh (see {@link #reserve}). */
+  void add(Graph.Journal j, int i) {
+    String key = j.key(i);
+    Node cur = j.current(i);
+    add(key, cur);
+    if (cur != null && cur.state == ValueState.REMOVED) {
+      removedCandidates.add(key);
     }
   }
 
   /** True when a refresh of this transaction wrote {@code key} (builds a set on first use). */
   boolean refreshed(String key) {
-    if (refreshedKeys.isEmpty()) {
+    if (refreshes.isEmpty()) {
       return false;
     }
     if (refreshedSet == null) {
-      refreshedSet = new HashSet<>(refreshedKeys);
+      refreshedSet = new HashSet<>();
+      for (Graph.Journal j : refreshes) {
+        for (int i = 0; i < j.size(); i++) {
+          refreshedSet.add(j.key(i));
+        }
+      }
     }
     return refreshedSet.contains(key);
   }

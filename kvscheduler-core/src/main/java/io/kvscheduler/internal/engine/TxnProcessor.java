@@ -336,23 +336,49 @@ final class TxnProcessor {
     List<OpRecord> executed =
         Compression.compress(tx.ops, g.departures() == tx.departuresAtStart);
     Graph.Journal journal = g.endBatch();
-    touched.add(journal, false);
+    // a downstream resync only brings the SB back to the unchanged intent: no revisions (B142)
+    closeExecution(journal, touched, job.seq, cfg.clock().instant(),
+        job.resync != ResyncType.DOWNSTREAM);
     // the refresh's keys after the execution's: the walk writes keys in order, the refresh in
     // the southbound's order, so listed this way the touched keys form a few sorted runs that
     // publishing sorts in linear time (a resync writes most keys in both batches)
     touched.add(refreshed, true);
-    if (job.resync != ResyncType.DOWNSTREAM) {
-      history.addRevisions(journal, job.seq, cfg.clock().instant());
-    } else {
-      // a downstream resync only brings the SB back to the unchanged intent: no revisions (B142)
-      history.carryOver(journal);
-    }
     TxnRecord rec = record(job, start, cfg.clock().instant(), planned, executed);
     history.addRecord(rec);
     if (cfg.printTxnSummary() && TXN_LOG.isInfoEnabled()) {
       TXN_LOG.info("\n{}", TxnLogFormatter.finalRecord(rec.toApi(), cfg.valueFormatter()));
     }
     postProcess(job, tx, executed, touched, future);
+  }
+
+  /**
+   * The execution's batch {@code journal}: its keys listed as touched and, with {@code record},
+   * its revisions recorded (else the chains carried over). One pass over the entries for both
+   * (in ranges: {@link Bulk}), each node visited once.
+   */
+  private void closeExecution(Graph.Journal journal, Touched touched, long seq, Instant now,
+      boolean record) {
+    touched.reserve(journal);
+    boolean history = this.history.records();
+    for (int i = 0; i < journal.size(); i += Bulk.RANGE) {
+      closeExecution(journal, i, Bulk.end(i, journal.size()), touched, seq, now, record,
+          history);
+    }
+  }
+
+  private void closeExecution(Graph.Journal journal, int from, int to, Touched touched, long seq,
+      Instant now, boolean record, boolean history) {
+    for (int i = from; i < to; i++) {
+      touched.add(journal, i);
+      if (!history) {
+        continue;
+      }
+      if (record) {
+        this.history.addRevision(journal, i, seq, now);
+      } else {
+        this.history.carryOver(journal, i);
+      }
+    }
   }
 
   private TxnContext context(Job job, boolean simulate) {

@@ -88,6 +88,23 @@ class PublishedTest {
   }
 
   @Test
+  @DisplayName("a large batch written as two runs in key order (values, then what they derive) is published in key order")
+  void largeBatchOfTwoSortedRuns() {
+    for (int split : new int[] {1, 100, 750, 1499}) {
+      Graph g = new Graph();
+      Published p = new Published();
+      TreeMap<String, Object> model = new TreeMap<>();
+      for (int i = 0; i < 1500; i++) { // "b/..." keys first, then "a/..." keys
+        String key = i < split ? String.format("b/k%05d", i) : String.format("a/k%05d", i);
+        put(g, key, "v" + i);
+        model.put(key, "v" + i);
+      }
+      publish(p, g, 0);
+      check(p.current(), model, "runs split at " + split);
+    }
+  }
+
+  @Test
   @DisplayName("a large change of two batches listing keys twice (removed or replaced in one, written in the other) publishes each key once")
   void largeChangeListingKeysTwice() {
     for (boolean removals : new boolean[] {true, false}) {

@@ -78,8 +78,12 @@ final class Refresher {
         putOrigins(correlate, i, Bulk.end(i, correlate.size()), correlated);
       }
       List<KVWithMetadata<Object, Object>> found = r.value(); // our copy: read by index below
+      // at the first resync the correlation input is the NB values h selects: a key found in it
+      // needs no second descriptor lookup
+      boolean bySelection = firstResyncNb != null;
       for (int i = 0; i < found.size(); i += Bulk.RANGE) {
-        refreshRange(h, found, i, Bulk.end(i, found.size()), correlated, mark, keys);
+        refreshRange(h, found, i, Bulk.end(i, found.size()), correlated, bySelection, mark,
+            keys);
       }
       // NB base values of this descriptor not returned lose their metadata
       for (Node n : wasEmpty ? List.<Node>of() : nodesOf(h, keys)) {
@@ -112,23 +116,29 @@ final class Refresher {
   }
 
   private void refreshRange(DescriptorHandle h, List<KVWithMetadata<Object, Object>> found,
-      int from, int to, Map<String, ValueOrigin> correlated, long mark, Set<String> keys) {
+      int from, int to, Map<String, ValueOrigin> correlated, boolean bySelection, long mark,
+      Set<String> keys) {
     for (int i = from; i < to; i++) {
-      refreshOne(h, found.get(i), correlated, mark, keys);
+      refreshOne(h, found.get(i), correlated, bySelection, mark, keys);
     }
   }
 
-  /** One value retrieved by {@code h}: checked, then stored in the graph. */
+  /**
+   * One value retrieved by {@code h}: checked, then stored in the graph. {@code bySelection}:
+   * every key of {@code correlated} is known to be selected by {@code h}.
+   */
   private void refreshOne(DescriptorHandle h, KVWithMetadata<Object, Object> kv,
-      Map<String, ValueOrigin> correlated, long mark, Set<String> keys) {
+      Map<String, ValueOrigin> correlated, boolean bySelection, long mark, Set<String> keys) {
     if (kv == null || kv.key().isEmpty() || kv.value() == null) {
       LOG.warn("descriptor {}: Retrieve returned an entry without key or value; skipped",
           h.name);
       return;
     }
     Node seen = g.get(kv.key());
-    if (validRetrieved(h, kv, seen, mark, keys)) {
-      applyRetrieved(h, kv, seen, resolveOrigin(kv, seen, correlated), mark);
+    ValueOrigin c = bySelection || kv.origin() == ValueOrigin.UNKNOWN
+        ? correlated.get(kv.key()) : null;
+    if (validRetrieved(h, kv, seen, mark, keys, bySelection && c != null)) {
+      applyRetrieved(h, kv, seen, resolveOrigin(kv, seen, c), mark);
     }
   }
 
@@ -207,9 +217,10 @@ final class Refresher {
     return out;
   }
 
+  /** {@code selected}: {@code h} is known to be the descriptor selecting the key. */
   private boolean validRetrieved(DescriptorHandle h, KVWithMetadata<Object, Object> kv,
-      Node seen, long mark, Set<String> keys) {
-    if ((seen != null ? reg.forNode(seen) : reg.forKey(kv.key())) != h) {
+      Node seen, long mark, Set<String> keys, boolean selected) {
+    if (!selected && (seen != null ? reg.forNode(seen) : reg.forKey(kv.key())) != h) {
       LOG.warn("descriptor {}: Retrieve returned foreign key {}; skipped", h.name, kv.key());
       return false;
     }
@@ -225,12 +236,12 @@ final class Refresher {
     return keys == null || keys.contains(kv.key());
   }
 
+  /** {@code c}: the key's origin in the correlation input, or null. */
   private ValueOrigin resolveOrigin(KVWithMetadata<Object, Object> kv, Node seen,
-      Map<String, ValueOrigin> correlated) {
+      ValueOrigin c) {
     if (kv.origin() != ValueOrigin.UNKNOWN) {
       return kv.origin();
     }
-    ValueOrigin c = correlated.get(kv.key());
     if (c != null && c != ValueOrigin.UNKNOWN) {
       return c;
     }

@@ -35,7 +35,7 @@ public final class Graph {
   /** Journal marker of a key that did not exist when the batch started. */
   public static final Node ABSENT = new Node("<absent>");
 
-  private HashMap<String, Node> nodes = new HashMap<>();
+  private final NodeTable nodes = new NodeTable();
   /**
    * The nodes sorted by key, except those in {@link #unordered}: new nodes are sorted in only when
    * an ordered view is asked for, so a transaction that creates many values and never asks
@@ -89,7 +89,7 @@ public final class Graph {
   public void reserve(int expected) {
     if (nodes.isEmpty() && expected > 64) {
       int capacity = (int) Math.min((long) (expected / 0.75) + 1, 1 << 30);
-      nodes = new HashMap<>(capacity);
+      nodes.reserve(expected);
       if (keyDependents.isEmpty()) {
         keyDependents = new HashMap<>(capacity);
       }
@@ -123,7 +123,7 @@ public final class Graph {
         n.journaled = ABSENT;
       }
       journal.add(n);
-      nodes.put(key, n);
+      nodes.put(n);
       unordered.add(n);
       n.inGraph = true;
       return n;
@@ -263,7 +263,7 @@ public final class Graph {
         departures++;
       }
       if (orig != ABSENT && orig != BORN) {
-        nodes.put(key, orig);
+        nodes.put(orig);
         ordered.put(key, orig);
         index(orig);
         orig.inGraph = true;

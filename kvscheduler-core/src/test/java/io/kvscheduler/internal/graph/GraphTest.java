@@ -106,10 +106,25 @@ class GraphTest {
     return out;
   }
 
+  /**
+   * The node table's nodes by key, read through its iteration; each must also be found by the
+   * table's lookup (checked here) and no key may be listed twice.
+   */
+  static Map<String, Node> nodeMap(Graph g) {
+    NodeTable table = field(g, "nodes");
+    Map<String, Node> out = new TreeMap<>();
+    for (Node n : table.values()) {
+      assertThat(out.put(n.key, n)).as("key listed twice: " + n.key).isNull();
+      assertThat(table.get(n.key)).as("lookup of " + n.key).isSameAs(n);
+    }
+    assertThat(out).hasSize(table.size());
+    return out;
+  }
+
   /** Everything observable and internal: nodes (content), key order, the reverse index. */
   static Map<String, Object> state(Graph g) {
     Map<String, Object> out = new LinkedHashMap<>();
-    Map<String, Node> nodes = field(g, "nodes");
+    Map<String, Node> nodes = nodeMap(g);
     TreeMap<String, Object> contents = new TreeMap<>();
     nodes.forEach((k, n) -> contents.put(k, content(n)));
     out.put("nodes", contents);
@@ -161,7 +176,7 @@ class GraphTest {
    */
   static void assertConsistent(Graph g, Collection<String> universe, String context) {
     List<String> problems = new ArrayList<>();
-    Map<String, Node> nodes = field(g, "nodes");
+    Map<String, Node> nodes = nodeMap(g);
     List<String> sortedKeys = List.copyOf(new TreeSet<>(nodes.keySet()));
     check(problems, "ordered keys = hashed keys", List.copyOf(g.all().keySet()), sortedKeys);
     check(problems, "size", g.size(), nodes.size());

@@ -110,25 +110,32 @@ public final class Graph {
   public Node write(String key) {
     Node n = nodes.get(key);
     if (n == null) {
-      n = new Node(key);
-      n.born = batch;
-      Node removed = removedInBatch.isEmpty() ? null : removedInBatch.remove(key);
-      if (removed != null) {
-        n.journaled = removed.journaled; // the key's content before the batch
-        if (removed.journaled == BORN) {
-          n.history = removed.history; // no copy holds it: the entry's node does
-        }
-        removed.journaled = SUPERSEDED;
-      } else {
-        n.journaled = ABSENT;
-      }
-      journal.add(n);
-      nodes.put(n);
-      unordered.add(n);
-      n.inGraph = true;
-      return n;
+      return create(key);
     }
     journal(n);
+    return n;
+  }
+
+  /** A new node for {@code key}, which has none: journaled, in the graph. */
+  private Node create(String key) {
+    Node n = new Node(key);
+    n.born = batch;
+    Node removed = removedInBatch.isEmpty() ? null : removedInBatch.remove(key);
+    if (removed != null) {
+      n.journaled = removed.journaled; // the key's content before the batch
+      if (removed.journaled == BORN) {
+        n.history = removed.history; // no copy holds it: the entry's node does
+      }
+      removed.journaled = SUPERSEDED;
+    } else {
+      n.journaled = ABSENT;
+    }
+    if (nodes.put(n) != null) {
+      throw new IllegalStateException("a second node for key " + key); // a caller's error
+    }
+    journal.add(n);
+    unordered.add(n);
+    n.inGraph = true;
     return n;
   }
 
@@ -152,9 +159,16 @@ public final class Graph {
    * Journal#born born}.
    */
   public Node writeChanging(String key, Node hint) {
+    if (lightBorn < 0) {
+      return write(key, hint);
+    }
     Node n = hint != null && hint.inGraph ? hint : nodes.get(key);
-    if (n == null || n.journaled != null || lightBorn < 0 || n.born != lightBorn) {
-      return write(key, n);
+    if (n == null) {
+      return create(key);
+    }
+    if (n.journaled != null || n.born != lightBorn) {
+      journal(n);
+      return n;
     }
     n.journaled = BORN;
     journal.add(n);

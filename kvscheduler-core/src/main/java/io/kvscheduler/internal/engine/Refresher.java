@@ -73,7 +73,8 @@ final class Refresher {
         continue;
       }
       refreshedDescriptors.add(h.name);
-      Map<String, ValueOrigin> correlated = new HashMap<>(correlate.size() * 4 / 3 + 16);
+      Map<String, KVWithMetadata<Object, Object>> correlated =
+          new HashMap<>(correlate.size() * 4 / 3 + 16);
       for (int i = 0; i < correlate.size(); i += Bulk.RANGE) {
         putOrigins(correlate, i, Bulk.end(i, correlate.size()), correlated);
       }
@@ -108,15 +109,16 @@ final class Refresher {
   }
 
   private static void putOrigins(List<KVWithMetadata<Object, Object>> correlate, int from,
-      int to, Map<String, ValueOrigin> out) {
+      int to, Map<String, KVWithMetadata<Object, Object>> out) {
     for (int i = from; i < to; i++) {
       KVWithMetadata<Object, Object> c = correlate.get(i);
-      out.put(c.key(), c.origin());
+      out.put(c.key(), c);
     }
   }
 
   private void refreshRange(DescriptorHandle h, List<KVWithMetadata<Object, Object>> found,
-      int from, int to, Map<String, ValueOrigin> correlated, boolean bySelection, long mark,
+      int from, int to, Map<String, KVWithMetadata<Object, Object>> correlated,
+      boolean bySelection, long mark,
       Set<String> keys) {
     for (int i = from; i < to; i++) {
       refreshOne(h, found.get(i), correlated, bySelection, mark, keys);
@@ -128,17 +130,24 @@ final class Refresher {
    * every key of {@code correlated} is known to be selected by {@code h}.
    */
   private void refreshOne(DescriptorHandle h, KVWithMetadata<Object, Object> kv,
-      Map<String, ValueOrigin> correlated, boolean bySelection, long mark, Set<String> keys) {
+      Map<String, KVWithMetadata<Object, Object>> correlated, boolean bySelection, long mark,
+      Set<String> keys) {
     if (kv == null || kv.key().isEmpty() || kv.value() == null) {
       LOG.warn("descriptor {}: Retrieve returned an entry without key or value; skipped",
           h.name);
       return;
     }
     Node seen = g.get(kv.key());
-    ValueOrigin c = bySelection || kv.origin() == ValueOrigin.UNKNOWN
-        ? correlated.get(kv.key()) : null;
+    KVWithMetadata<Object, Object> c =
+        bySelection || seen == null || kv.origin() == ValueOrigin.UNKNOWN
+            ? correlated.get(kv.key()) : null;
     if (validRetrieved(h, kv, seen, mark, keys, bySelection && c != null)) {
-      applyRetrieved(h, kv, seen, resolveOrigin(kv, seen, c), mark);
+      // a new node takes the key as the correlation input has it (the NB's own string at the
+      // first resync): later lookups with that string then match it by identity, and the
+      // southbound's copy of the key is not kept
+      String key = seen != null ? seen.key : c != null ? c.key() : kv.key();
+      applyRetrieved(h, kv, key, seen, resolveOrigin(kv, seen, c == null ? null : c.origin()),
+          mark);
     }
   }
 
@@ -252,9 +261,9 @@ final class Refresher {
     return ValueOrigin.FROM_SB;
   }
 
-  private void applyRetrieved(DescriptorHandle h, KVWithMetadata<Object, Object> kv, Node seen,
-      ValueOrigin origin, long mark) {
-    Node n = g.write(kv.key(), seen);
+  private void applyRetrieved(DescriptorHandle h, KVWithMetadata<Object, Object> kv, String key,
+      Node seen, ValueOrigin origin, long mark) {
+    Node n = g.write(key, seen);
     reg.remember(n, h); // validRetrieved found h selecting the key
     n.refreshMark = mark;
     refreshNode(n, h, kv.value(), origin, null);

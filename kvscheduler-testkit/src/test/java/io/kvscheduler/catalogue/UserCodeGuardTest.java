@@ -409,6 +409,51 @@ class UserCodeGuardTest {
   }
 
   @Test
+  @DisplayName("a first resync aborted by an internal error (an Error thrown by user code) is"
+      + " undone, its refresh included: nothing is published, and the next resync is a first"
+      + " resync again that takes the southbound's values over without a call")
+  void abortedFirstResyncIsUndone() {
+    AtomicBoolean explode = new AtomicBoolean(true);
+    Fx.Env env = Fx.env(false);
+    toClose.add(env);
+    KVScheduler kvs = env.kvs();
+    kvs.registerDescriptors(sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A)
+        .validate((key, v) -> {
+          if (key.equals(A2) && explode.getAndSet(false)) {
+            throw new InternalError("validator broken"); // an Error: not contained as a failure
+          }
+        }).build());
+    for (String k : List.of(A1, A2, A3)) {
+      sb.setValue(k, s(k), null, io.kvscheduler.api.ValueOrigin.UNKNOWN, false);
+    }
+    TxnOptions full = TxnOptions.defaults().withResync(io.kvscheduler.api.ResyncType.FULL);
+    assertThatThrownBy(() -> kvs.startNBTransaction().setValue(A1, s(A1)).setValue(A2, s(A2))
+        .setValue(A3, s(A3)).commit(full))
+        .satisfies(e -> assertThat(chain(e)).anyMatch(InternalError.class::isInstance));
+    for (String k : List.of(A1, A2, A3)) {
+      assertThat(state(kvs, k)).as(k).isEqualTo(ValueState.NONEXISTENT);
+    }
+    long seq = kvs.startNBTransaction().setValue(A1, s(A1)).setValue(A2, s(A2))
+        .setValue(A3, s(A3)).commit(full);
+    for (String k : List.of(A1, A2, A3)) {
+      assertThat(state(kvs, k)).as(k).isEqualTo(CONFIGURED);
+    }
+    assertThat(sb.callLog()).as("no southbound operation but the two refreshes")
+        .containsExactly("RETRIEVE d1", "RETRIEVE d1");
+    assertThat(kvs.recordedTransaction(seq).orElseThrow().executed())
+        .as("taken over as DISCOVERED values (a first resync's correlation), not as OBTAINED")
+        .isEmpty();
+  }
+
+  private static List<Throwable> chain(Throwable e) {
+    List<Throwable> out = new ArrayList<>();
+    for (Throwable t = e; t != null && !out.contains(t); t = t.getCause()) {
+      out.add(t);
+    }
+    return out;
+  }
+
+  @Test
   @DisplayName("a periodic resync the delay scheduler could not arm is armed again after the next transaction")
   void periodicResyncRearmedAfterFailedArming() {
     io.kvscheduler.testkit.ManualClock clock = new io.kvscheduler.testkit.ManualClock();

@@ -89,6 +89,8 @@ final class TxnProcessor {
      * values were gathered (null: none), aligned with {@link #values}; else null.
      */
     List<Node> nodes;
+    /** True once the transaction counted as a resync (undone when it is aborted). */
+    boolean countedResync;
     boolean simulate;
     boolean skip;
   }
@@ -115,6 +117,9 @@ final class TxnProcessor {
       LOG.error("transaction #{} aborted by an internal error; its changes are rolled back",
           job.seq, e);
       g.rollback();
+      if (job.countedResync) {
+        resyncCount--; // the graph is as before: the next resync is the first again, if this was
+      }
       if (future != null) {
         future.completeExceptionally(e);
       }
@@ -131,6 +136,7 @@ final class TxnProcessor {
     List<Kv> values = new ArrayList<>(nb.values());
     if (o.resync() != ResyncType.NOT_RESYNC) {
       boolean first = resyncCount++ == 0;
+      job.countedResync = true;
       if (o.resync() == ResyncType.DOWNSTREAM) {
         values = new ArrayList<>();
         for (Node n : g.nodes()) { // any order: sorted below

@@ -130,9 +130,7 @@ public final class Graph {
     } else {
       n.journaled = ABSENT;
     }
-    if (nodes.put(n) != null) {
-      throw new IllegalStateException("a second node for key " + key); // a caller's error
-    }
+    nodes.add(n);
     journal.add(n);
     unordered.add(n);
     n.inGraph = true;
@@ -184,7 +182,7 @@ public final class Graph {
    */
   public void journalBirthsLightly(Journal previous) {
     if (previous == lastClosed && previous != null) {
-      lightBorn = batch - 1;
+      lightBorn = batch == 0 ? Integer.MAX_VALUE : batch - 1;
     }
   }
 
@@ -252,37 +250,53 @@ public final class Graph {
   }
 
   /**
-   * Undoes every write of the current batch (a node journaled without a copy, see {@link
-   * #writeChanging}, is removed).
+   * Undoes every write of the current batch. When the batch journals lightly (see {@link
+   * #journalBirthsLightly}), the content the nodes created in the batch before had when this one
+   * began is not kept: the batch before (e.g. the refresh of the same transaction) is undone as
+   * well, and the graph is back where it was before both.
    */
   public void rollback() {
     List<Node> entries = journal;
     journal = new ArrayList<>();
     removedInBatch.clear();
-    batch++;
-    lightBorn = -1;
+    Journal previous = lightBorn >= 0 ? lastClosed : null;
+    nextBatch();
     lastClosed = null;
     for (Node e : entries) {
       Node orig = e.journaled;
       e.journaled = null;
-      if (orig == SUPERSEDED) {
-        continue;
-      }
-      String key = e.key;
-      Node cur = nodes.remove(key);
-      if (cur != null) {
-        ordered.remove(key);
-        unindex(cur);
-        cur.inGraph = false;
-        departures++;
-      }
-      if (orig != ABSENT && orig != BORN) {
-        nodes.put(orig);
-        ordered.put(key, orig);
-        index(orig);
-        orig.inGraph = true;
+      if (orig != SUPERSEDED) {
+        restore(e.key, orig == BORN ? ABSENT : orig);
       }
     }
+    if (previous != null) {
+      for (int i = previous.size() - 1; i >= 0; i--) {
+        restore(previous.key(i), previous.born(i) ? ABSENT : previous.before(i));
+      }
+    }
+  }
+
+  /** Puts {@code orig} (or, for {@link #ABSENT}, no node) back as the node of {@code key}. */
+  private void restore(String key, Node orig) {
+    Node cur = nodes.remove(key);
+    if (cur != null) {
+      ordered.remove(key);
+      unindex(cur);
+      cur.inGraph = false;
+      departures++;
+    }
+    if (orig != ABSENT) {
+      nodes.add(orig);
+      ordered.put(key, orig);
+      index(orig);
+      orig.inGraph = true;
+    }
+  }
+
+  /** Starts the next batch number (wrapping to 0: never negative, as -1 means none). */
+  private void nextBatch() {
+    batch = batch == Integer.MAX_VALUE ? 0 : batch + 1;
+    lightBorn = -1;
   }
 
   /**
@@ -302,8 +316,7 @@ public final class Graph {
     for (int i = 0; i < entries.size(); i += Bulk.RANGE) {
       size = close(entries, i, Bulk.end(i, entries.size()), keys, before, current, born, size);
     }
-    batch++;
-    lightBorn = -1;
+    nextBatch();
     lastClosed = new Journal(keys, before, current, born, size);
     return lastClosed;
   }

@@ -13,8 +13,7 @@ import java.util.NoSuchElementException;
  * Removal shifts the following entries of the probe run back (no tombstones), so the cost of a
  * lookup does not grow with the number of removals.
  *
- * <p>One node per key: {@link #put} of a node whose key is present replaces the present one.
- * Engine thread only; not thread-safe.
+ * <p>One node per key: {@link #add} refuses a second one. Engine thread only; not thread-safe.
  */
 final class NodeTable {
   private static final int MIN_CAPACITY = 16;
@@ -76,9 +75,16 @@ final class NodeTable {
     }
   }
 
-  /** Adds {@code node}; a node present for its key is replaced (and returned), else null. */
-  Node put(Node node) {
+  /**
+   * Adds {@code node}, whose key has no node here.
+   *
+   * @throws IllegalStateException when the key has one (the table is unchanged): one node per key
+   */
+  void add(Node node) {
     if (2 * (size + 1) > table.length) {
+      if (table.length >= 1 << 30) {
+        throw new IllegalStateException("too many nodes: " + size);
+      }
       resize(2 * table.length);
     }
     Node[] t = table;
@@ -91,11 +97,10 @@ final class NodeTable {
         t[i] = node;
         size++;
         modCount++;
-        return null;
+        return;
       }
       if (n.hash == h && (n.key == key || n.key.equals(key))) {
-        t[i] = node;
-        return n;
+        throw new IllegalStateException("a second node for key " + key);
       }
     }
   }
@@ -147,9 +152,6 @@ final class NodeTable {
   }
 
   private void resize(int capacity) {
-    if (capacity > (1 << 30)) {
-      throw new IllegalStateException("too many nodes: " + size);
-    }
     Node[] old = table;
     Node[] t = new Node[capacity];
     int mask = capacity - 1;

@@ -482,29 +482,49 @@ class GraphTest {
   }
 
   @Test
-  @DisplayName("(ours) rollback of a batch with born entries removes those nodes (their content"
-      + " before the batch is not kept) and restores every other node")
-  void rollbackRemovesBornNodes() {
+  @DisplayName("(ours) rollback of a lightly journaled batch undoes the batch before it too (the"
+      + " content its new nodes had is not kept): the graph is back where it was before both")
+  void rollbackOfALightBatchUndoesTheBatchBefore() {
     Graph g = new Graph();
     put(g, KA1, Dependency.onKey("l", KB1));
+    put(g, KB1);
     g.endBatch();
     Map<String, Object> beforeRefresh = state(g);
-    put(g, KA2, Dependency.onKey("l", KB1));
+    // the "refresh": changes A1, creates A2 (a base) and its derived value
+    g.write(KA1).state = ValueState.DISCOVERED;
+    Node a2 = put(g, KA2, Dependency.onKey("l", KB1));
+    a2.derivedKeys = List.of(KA2 + "/x");
+    put(g, KA2 + "/x").derivedFrom = KA2;
     Graph.Journal refresh = g.endBatch();
     g.journalBirthsLightly(refresh);
+    // the "walk": changes A2 (born: no copy), A1, B1, and creates C1
     g.writeChanging(KA2, null).state = ValueState.CONFIGURED;
     g.write(KA1).state = ValueState.CONFIGURED;
+    g.setDeps(g.write(KB1), List.of(Dependency.onKey("l", KA1)));
+    put(g, "/prefixC/new");
     g.rollback();
-    assertThat(g.get(KA2)).isNull();
     assertThat(state(g)).isEqualTo(beforeRefresh);
-    assertConsistent(g, List.of(KA1), "after rollback");
-    // and the batch after a rollback copies again
+    assertConsistent(g, List.of(KA1, KA2, KA2 + "/x", KB1, "/prefixC/new"), "after rollback");
+    // a batch after a rollback journals with copies again
     put(g, KA2);
     Graph.Journal created = g.endBatch();
     g.journalBirthsLightly(created);
     g.rollback();
     g.writeChanging(KA2, null);
     assertThat(g.endBatch().born(0)).as("a rollback closes no batch").isFalse();
+  }
+
+  @Test
+  @DisplayName("(ours) rollback of a batch that is not journaled lightly leaves the batch before"
+      + " it alone")
+  void plainRollbackKeepsTheBatchBefore() {
+    Graph g = new Graph();
+    put(g, KA1);
+    g.endBatch();
+    Map<String, Object> afterFirst = state(g);
+    g.writeChanging(KA1, null).state = ValueState.CONFIGURED; // no light journaling asked for
+    g.rollback();
+    assertThat(state(g)).isEqualTo(afterFirst);
   }
 
   @Test

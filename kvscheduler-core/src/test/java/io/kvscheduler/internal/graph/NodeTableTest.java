@@ -30,8 +30,8 @@ class NodeTableTest {
   }
 
   @Test
-  @DisplayName("random puts, replacements and removals agree with a hash map, with colliding and"
-      + " spread keys, through growth and after the table empties")
+  @DisplayName("random additions, refused second nodes and removals agree with a hash map, with"
+      + " colliding and spread keys, through growth and after the table empties")
   void agreesWithAHashMap() {
     for (long seed = 1; seed <= 6; seed++) {
       Random rnd = new Random(seed);
@@ -47,7 +47,14 @@ class NodeTableTest {
         int op = rnd.nextInt(step < 12_000 ? 3 : 5); // later: mostly removals, the table empties
         if (op == 0) {
           Node n = new Node(key);
-          assertThat(t.put(n)).as("put " + key).isSameAs(model.put(key, n));
+          if (model.containsKey(key)) {
+            assertThatThrownBy(() -> t.add(n)).as("second node for " + key)
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining(key);
+            assertThat(t.get(key)).as("unchanged").isSameAs(model.get(key));
+          } else {
+            t.add(n);
+            model.put(key, n);
+          }
         } else if (op == 1) {
           assertThat(t.get(key)).as("get " + key).isSameAs(model.get(key));
         } else {
@@ -100,7 +107,7 @@ class NodeTableTest {
     for (int removed = 0; removed < same.size(); removed++) {
       NodeTable t = new NodeTable(); // 16 slots: the run of 8 from the home slot may wrap
       for (String k : same) {
-        t.put(new Node(k));
+        t.add(new Node(k));
       }
       t.remove(same.get(removed));
       for (int i = 0; i < same.size(); i++) {
@@ -118,11 +125,11 @@ class NodeTableTest {
   @DisplayName("changing the table while iterating over it is reported, not silently skipped")
   void iterationSeesChanges() {
     NodeTable t = new NodeTable();
-    t.put(new Node("/a"));
-    t.put(new Node("/b"));
+    t.add(new Node("/a"));
+    t.add(new Node("/b"));
     Iterator<Node> it = t.values().iterator();
     it.next();
-    t.put(new Node("/c"));
+    t.add(new Node("/c"));
     assertThatThrownBy(it::next).isInstanceOf(ConcurrentModificationException.class);
   }
 }

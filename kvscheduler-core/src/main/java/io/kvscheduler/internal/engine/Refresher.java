@@ -263,7 +263,7 @@ final class Refresher {
 
   private void applyRetrieved(DescriptorHandle h, KVWithMetadata<Object, Object> kv, String key,
       Node seen, ValueOrigin origin, long mark) {
-    Node n = g.write(key, seen);
+    Node n = g.writeFound(key, seen);
     reg.remember(n, h); // validRetrieved found h selecting the key
     n.refreshMark = mark;
     refreshNode(n, h, kv.value(), origin, null);
@@ -333,7 +333,7 @@ final class Refresher {
     if (DerivedOrder.collides(existing, baseKey)) {
       return false;
     }
-    Node dn = g.write(d.key(), existing);
+    Node dn = g.writeFound(d.key(), existing);
     refreshNode(dn, reg.forNode(dn), d.value(), origin, baseKey);
     dn.refreshMark = mark;
     return true;

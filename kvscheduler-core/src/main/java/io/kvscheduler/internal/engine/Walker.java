@@ -588,17 +588,15 @@ final class Walker {
   }
 
   /**
-   * Applies derived values of {@code a}'s base; {@code nodes} (or null): for each value, the
-   * node its key had when it was derived, or null (a value derived before is then looked up).
+   * Applies derived values of {@code a}'s base, given in key order (every caller builds the list
+   * from a sorted one: the descriptor's derived values as {@link DescriptorHandle#derivedSorted}
+   * returns them, or a node's derived keys, which are kept sorted); {@code nodes} (or null): for
+   * each value, the node its key had when it was derived, or null (a value derived before is
+   * then looked up).
    */
-  private Throwable applyDerived(List<Kv> derived, List<Node> nodes, Args a, boolean check) {
+  private Throwable applyDerived(List<Kv> sorted, List<Node> nodes, Args a, boolean check) {
+    assert Kv.isSorted(sorted) : "derived values out of key order";
     Throwable was = null;
-    List<Kv> sorted = derived;
-    if (!Kv.isSorted(derived)) {
-      sorted = new ArrayList<>(derived);
-      sorted.sort(Kv.BY_KEY);
-      nodes = null; // no longer aligned
-    }
     for (int i = 0; i < sorted.size(); i += Bulk.RANGE) {
       Throwable err = applyDerivedRange(sorted, nodes, i, Bulk.end(i, sorted.size()), a, check);
       if (err != null) {

@@ -58,8 +58,14 @@ final class NodeTable {
 
   /** The node of {@code key}, or null (also for a null key, as a hash map would answer). */
   Node get(String key) {
+    int i = slotOf(key);
+    return i < 0 ? null : table[i];
+  }
+
+  /** The slot holding the node of {@code key}, or -1 when there is none (or the key is null). */
+  private int slotOf(String key) {
     if (key == null) {
-      return null;
+      return -1;
     }
     Node[] t = table;
     int mask = t.length - 1;
@@ -67,10 +73,10 @@ final class NodeTable {
     for (int i = h & mask; ; i = (i + 1) & mask) {
       Node n = t[i];
       if (n == null) {
-        return null;
+        return -1;
       }
       if (n.hash == h && (n.key == key || n.key.equals(key))) {
-        return n;
+        return i;
       }
     }
   }
@@ -107,24 +113,15 @@ final class NodeTable {
 
   /** Removes the node of {@code key}; returns it, or null when there is none. */
   Node remove(String key) {
-    if (key == null) {
+    int i = slotOf(key);
+    if (i < 0) {
       return null;
     }
-    Node[] t = table;
-    int mask = t.length - 1;
-    int h = spread(key);
-    for (int i = h & mask; ; i = (i + 1) & mask) {
-      Node n = t[i];
-      if (n == null) {
-        return null;
-      }
-      if (n.hash == h && (n.key == key || n.key.equals(key))) {
-        shiftBack(t, i, mask);
-        size--;
-        modCount++;
-        return n;
-      }
-    }
+    Node n = table[i];
+    shiftBack(table, i, table.length - 1);
+    size--;
+    modCount++;
+    return n;
   }
 
   /**

@@ -118,7 +118,8 @@ final class TxnProcessor {
           job.seq, e);
       g.rollback();
       if (job.countedResync) {
-        resyncCount--; // the graph is as before: the next resync is the first again, if this was
+        // the graph is as it was before this resync: if it was the first, so is the next one
+        resyncCount--;
       }
       if (future != null) {
         future.completeExceptionally(e);

@@ -34,15 +34,26 @@ final class DerivedOrder {
     }
     Arrays.sort(a, 0, n, BY_KEY); // stable: the first of equal keys stays first
     List<KeyValuePair> out = new ArrayList<>(n);
-    String prev = null;
-    for (int i = 0; i < n; i++) {
-      String k = a[i].key();
+    for (int i = 0; i < n; i += Bulk.RANGE) {
+      dropRepeated(a, i, Bulk.end(i, n), out);
+    }
+    return out;
+  }
+
+  /**
+   * Adds the values of {@code sorted[from, to)} to {@code out}, but for those whose key is the
+   * key of the value added last.
+   */
+  private static void dropRepeated(KeyValuePair[] sorted, int from, int to,
+      List<KeyValuePair> out) {
+    String prev = out.isEmpty() ? null : out.get(out.size() - 1).key();
+    for (int i = from; i < to; i++) {
+      String k = sorted[i].key();
       if (prev == null || !prev.equals(k)) {
-        out.add(a[i]);
+        out.add(sorted[i]);
         prev = k;
       }
     }
-    return out;
   }
 
   /**

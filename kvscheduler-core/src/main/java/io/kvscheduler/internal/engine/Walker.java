@@ -377,7 +377,7 @@ final class Walker {
       node.value = a.kv.value();
       return markInvalid(node, op, rel.error);
     }
-    boolean derivedChanged = !rel.derivedKeys.equals(node.derivedKeys);
+    boolean derivedChanged = !sameKeys(rel.derivedKeys, node.derivedKeys);
     if (!equivalent || derivedChanged) {
       List<String> oldDerived = node.derivedKeys;
       List<Dependency> oldDeps = node.deps();
@@ -629,6 +629,38 @@ final class Walker {
       }
     }
     return apply(new Args(kv, a.baseKey, true, false, a.recreating, existing));
+  }
+
+  /**
+   * {@code a.equals(b)} for two lists of keys, compared in ranges ({@link Bulk}: a base value may
+   * derive thousands) and by identity first (keys derived from one remembered answer are the same
+   * strings).
+   */
+  static boolean sameKeys(List<String> a, List<String> b) {
+    if (a == b) {
+      return true;
+    }
+    int size = a.size();
+    if (size != b.size()) {
+      return false;
+    }
+    for (int i = 0; i < size; i += Bulk.RANGE) {
+      if (!sameKeys(a, b, i, Bulk.end(i, size))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean sameKeys(List<String> a, List<String> b, int from, int to) {
+    for (int i = from; i < to; i++) {
+      String x = a.get(i);
+      String y = b.get(i);
+      if (x != y && !x.equals(y)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private boolean validDerived(Kv kv, Node n, String baseKey) {

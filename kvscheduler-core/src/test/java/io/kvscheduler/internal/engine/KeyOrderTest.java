@@ -87,6 +87,32 @@ class KeyOrderTest {
   }
 
   @Test
+  @DisplayName("Walker.sameKeys equals List.equals: same lists, equal copies, a difference at any position, other sizes")
+  void sameKeysMatchesListEquals() {
+    for (int size : SIZES) {
+      List<String> keys = new ArrayList<>();
+      for (int i = 0; i < size; i++) {
+        keys.add("k" + i);
+      }
+      List<String> copy = new ArrayList<>();
+      for (String k : keys) {
+        copy.add(new String(k)); // equal, not the same strings
+      }
+      assertThat(Walker.sameKeys(keys, keys)).isTrue();
+      assertThat(Walker.sameKeys(List.copyOf(keys), copy)).as("size %d", size).isTrue();
+      for (int at = 0; at < size; at++) {
+        List<String> other = new ArrayList<>(copy);
+        other.set(at, "other");
+        assertThat(Walker.sameKeys(keys, other)).as("difference at %d of %d", at, size).isFalse();
+      }
+      List<String> longer = new ArrayList<>(keys);
+      longer.add("last");
+      assertThat(Walker.sameKeys(keys, longer)).isFalse();
+      assertThat(Walker.sameKeys(longer, keys)).isFalse();
+    }
+  }
+
+  @Test
   @DisplayName("sortedUnique sorts ascending input with one descent, wherever the descent falls")
   void sortedUniqueFindsEveryDescent() {
     for (int size : SIZES) {

@@ -663,7 +663,7 @@ public final class Graph {
 
   /** All nodes in no particular order (a live view: do not modify the graph while iterating). */
   public Collection<Node> nodes() {
-    return java.util.Collections.unmodifiableCollection(nodes.values());
+    return nodes.values(); // read only already: no wrapper between the caller and the table
   }
 
   /** All nodes sorted by key (a live view: do not modify). */

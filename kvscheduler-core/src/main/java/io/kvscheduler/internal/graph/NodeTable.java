@@ -164,7 +164,10 @@ final class NodeTable {
     table = t;
   }
 
-  /** The nodes in no particular order (a live view; the table must not change while iterating). */
+  /**
+   * The nodes in no particular order: a live, read-only view (adding or removing through it, or
+   * its iterators, is not supported); the table must not change while iterating.
+   */
   java.util.Collection<Node> values() {
     return new AbstractCollection<>() {
       @Override

@@ -132,4 +132,22 @@ class NodeTableTest {
     t.add(new Node("/c"));
     assertThatThrownBy(it::next).isInstanceOf(ConcurrentModificationException.class);
   }
+
+  @Test
+  @DisplayName("the view of the nodes is read only")
+  void valuesAreReadOnly() {
+    NodeTable t = new NodeTable();
+    Node a = new Node("/a");
+    t.add(a);
+    assertThatThrownBy(() -> t.values().add(new Node("/b")))
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> t.values().remove(a))
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> t.values().clear())
+        .isInstanceOf(UnsupportedOperationException.class);
+    Iterator<Node> it = t.values().iterator();
+    it.next();
+    assertThatThrownBy(it::remove).isInstanceOf(UnsupportedOperationException.class);
+    assertThat(t.get("/a")).isSameAs(a);
+  }
 }

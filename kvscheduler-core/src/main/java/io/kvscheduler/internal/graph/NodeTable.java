@@ -56,16 +56,15 @@ final class NodeTable {
     return Integer.highestOneBit((int) wanted - 1) << 1;
   }
 
-  /** The node of {@code key}, or null (also for a null key, as a hash map would answer). */
+  /**
+   * The node of {@code key}, or null (also for a null key, as a hash map would answer). The
+   * probe loop is written out here rather than shared with {@link #remove}: this is the engine's
+   * most frequent call, and one small method is inlined into its callers where a call to a
+   * shared one may not be.
+   */
   Node get(String key) {
-    int i = slotOf(key);
-    return i < 0 ? null : table[i];
-  }
-
-  /** The slot holding the node of {@code key}, or -1 when there is none (or the key is null). */
-  private int slotOf(String key) {
     if (key == null) {
-      return -1;
+      return null;
     }
     Node[] t = table;
     int mask = t.length - 1;
@@ -73,10 +72,10 @@ final class NodeTable {
     for (int i = h & mask; ; i = (i + 1) & mask) {
       Node n = t[i];
       if (n == null) {
-        return -1;
+        return null;
       }
       if (n.hash == h && (n.key == key || n.key.equals(key))) {
-        return i;
+        return n;
       }
     }
   }
@@ -113,15 +112,24 @@ final class NodeTable {
 
   /** Removes the node of {@code key}; returns it, or null when there is none. */
   Node remove(String key) {
-    int i = slotOf(key);
-    if (i < 0) {
+    if (key == null) {
       return null;
     }
-    Node n = table[i];
-    shiftBack(table, i, table.length - 1);
-    size--;
-    modCount++;
-    return n;
+    Node[] t = table;
+    int mask = t.length - 1;
+    int h = spread(key);
+    for (int i = h & mask; ; i = (i + 1) & mask) {
+      Node n = t[i];
+      if (n == null) {
+        return null;
+      }
+      if (n.hash == h && (n.key == key || n.key.equals(key))) {
+        shiftBack(t, i, mask);
+        size--;
+        modCount++;
+        return n;
+      }
+    }
   }
 
   /**

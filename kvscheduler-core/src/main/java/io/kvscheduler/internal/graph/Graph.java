@@ -190,8 +190,8 @@ public final class Graph {
    * From now until this batch closes or is rolled back, {@link #writeChanging} journals the nodes
    * created in {@code previous} (which must be the batch closed last, e.g. the refresh of the same
    * transaction) without a copy. Such a batch cannot be rolled back to those nodes' content: a
-   * {@link #rollback()} removes them (as it removes nodes created in the batch itself). No effect
-   * when {@code previous} is not the batch closed last.
+   * {@link #rollback()} undoes {@code previous} as well. No effect when {@code previous} is not
+   * the batch closed last.
    */
   public void journalBirthsLightly(Journal previous) {
     if (previous == lastClosed && previous != null) {

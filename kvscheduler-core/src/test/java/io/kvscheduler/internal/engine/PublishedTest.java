@@ -74,16 +74,10 @@ class PublishedTest {
   void largeBatchAlmostInKeyOrder() {
     int size = 1500; // a large change: published by a rebuild
     for (int at : new int[] {1, 15, 16, 17, 31, 32, 33, 700, size - 1}) {
-      Graph g = new Graph();
-      Published p = new Published();
-      TreeMap<String, Object> model = new TreeMap<>();
-      for (int i = 0; i < size; i++) {
-        String key = i == at ? "a/0-out-of-place" : String.format("a/k%05d", i);
-        put(g, key, "v" + i);
-        model.put(key, "v" + i);
-      }
-      publish(p, g, 0);
-      check(p.current(), model, "key out of place at " + at);
+      int out = at;
+      publishesInKeyOrder(size,
+          i -> i == out ? "a/0-out-of-place" : String.format("a/k%05d", i),
+          "key out of place at " + at);
     }
   }
 
@@ -91,17 +85,29 @@ class PublishedTest {
   @DisplayName("a large batch written as two runs in key order (values, then what they derive) is published in key order")
   void largeBatchOfTwoSortedRuns() {
     for (int split : new int[] {1, 100, 750, 1499}) {
-      Graph g = new Graph();
-      Published p = new Published();
-      TreeMap<String, Object> model = new TreeMap<>();
-      for (int i = 0; i < 1500; i++) { // "b/..." keys first, then "a/..." keys
-        String key = i < split ? String.format("b/k%05d", i) : String.format("a/k%05d", i);
-        put(g, key, "v" + i);
-        model.put(key, "v" + i);
-      }
-      publish(p, g, 0);
-      check(p.current(), model, "runs split at " + split);
+      // "b/..." keys first, then "a/..." keys
+      publishesInKeyOrder(1500,
+          i -> i < split ? String.format("b/k%05d", i) : String.format("a/k%05d", i),
+          "runs split at " + split);
     }
+  }
+
+  /**
+   * Writes {@code size} values in one batch to an empty graph, key {@code i} named by {@code
+   * keyOf}, publishes them (a rebuild) and checks the snapshot against the written values.
+   */
+  private static void publishesInKeyOrder(int size, java.util.function.IntFunction<String> keyOf,
+      String where) {
+    Graph g = new Graph();
+    Published p = new Published();
+    TreeMap<String, Object> model = new TreeMap<>();
+    for (int i = 0; i < size; i++) {
+      String key = keyOf.apply(i);
+      put(g, key, "v" + i);
+      model.put(key, "v" + i);
+    }
+    publish(p, g, 0);
+    check(p.current(), model, where);
   }
 
   @Test

@@ -4,6 +4,7 @@ import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.Txn;
 import io.kvscheduler.api.ValueState;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -48,7 +49,8 @@ import java.util.Random;
  *
  * <p>Common fields: {@code heap_mb} = heap used after a full GC with the populated scheduler still
  * reachable (retained size of the graph + history), {@code gc_count}/{@code gc_ms} = collections
- * during the measured section, {@code java} = runtime version.
+ * during the measured section, {@code jit_ms} = time the JIT compilers spent compiling during the
+ * measured section (summed over the compiler threads), {@code java} = runtime version.
  */
 public final class ScaleHarness {
   private ScaleHarness() {}
@@ -166,6 +168,7 @@ public final class ScaleHarness {
     try (KVScheduler kvs = MockModel.newScheduler()) {
       Txn txn = MockModel.populateTxn(kvs, n);
       GcCounter gc = new GcCounter();
+      JitCounter jit = new JitCounter();
       EngineCpu cpu = new EngineCpu();
       long t0 = System.nanoTime();
       long seq = txn.commit();
@@ -174,6 +177,7 @@ public final class ScaleHarness {
       out.put("engine_cpu_seconds", round(cpu.elapsedNanos() / 1e9, 3));
       out.put("ops", executedOps(kvs, seq));
       gc.putInto(out);
+      jit.putInto(out);
       checkPopulated(kvs, n);
       out.put("heap_mb", retainedHeapMb());
     }
@@ -192,6 +196,7 @@ public final class ScaleHarness {
     try (KVScheduler kvs = MockModel.newRetrievingScheduler(sb)) {
       Txn txn = MockModel.populateTxn(kvs, n);
       GcCounter gc = new GcCounter();
+      JitCounter jit = new JitCounter();
       EngineCpu cpu = new EngineCpu();
       long t0 = System.nanoTime();
       long seq = txn.commit(io.kvscheduler.api.TxnOptions.defaults()
@@ -205,6 +210,7 @@ public final class ScaleHarness {
       }
       out.put("ops", ops);
       gc.putInto(out);
+      jit.putInto(out);
       checkPopulated(kvs, n);
       out.put("heap_mb", retainedHeapMb());
     }
@@ -237,6 +243,7 @@ public final class ScaleHarness {
       long[] ns = new long[txns];
       long lastSeq = -1;
       GcCounter gc = new GcCounter();
+      JitCounter jit = new JitCounter();
       EngineCpu cpu = new EngineCpu();
       for (int i = 0; i < txns; i++) {
         long t0 = System.nanoTime();
@@ -244,6 +251,7 @@ public final class ScaleHarness {
         ns[i] = System.nanoTime() - t0;
       }
       gc.putInto(out);
+      jit.putInto(out);
       Arrays.sort(ns);
       double sum = 0;
       for (long x : ns) {
@@ -358,6 +366,28 @@ public final class ScaleHarness {
       long[] s = sample();
       out.put("gc_count", s[0] - count0);
       out.put("gc_ms", s[1] - ms0);
+    }
+  }
+
+  /**
+   * Time the JIT compilers spent compiling (all compiler threads together, so it can exceed the
+   * wall time) between construction and {@link #putInto}; -1 when the JVM does not measure it.
+   */
+  private static final class JitCounter {
+    private final long ms0 = totalMs();
+
+    static long totalMs() {
+      CompilationMXBean b = ManagementFactory.getCompilationMXBean();
+      return b == null || !b.isCompilationTimeMonitoringSupported()
+          ? -1 : b.getTotalCompilationTime();
+    }
+
+    long elapsedMs() {
+      return ms0 < 0 ? -1 : totalMs() - ms0;
+    }
+
+    void putInto(Map<String, Object> out) {
+      out.put("jit_ms", elapsedMs());
     }
   }
 

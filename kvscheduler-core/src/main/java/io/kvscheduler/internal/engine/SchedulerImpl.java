@@ -270,9 +270,8 @@ public final class SchedulerImpl implements KVScheduler {
    * How long the engine thread, its queue empty, polls before it parks. A caller committing
    * transactions one after another hands the next one over within microseconds; once parked, the
    * engine needs a wake-up, which on an idle core (a halted virtual CPU) can take longer than a
-   * one-value transaction itself. Only the engine spins (at most this long per idle transition):
-   * a spinning caller would take a core from the engine and, while code is being compiled, from
-   * the JIT compiler.
+   * one-value transaction itself. The engine yields between polls, so a thread that needs its core
+   * (the caller, woken on the same core, or the JIT compiler) gets it at once.
    */
   private static final long SPIN_NANOS = 50_000;
 
@@ -284,14 +283,24 @@ public final class SchedulerImpl implements KVScheduler {
       if (q != null) {
         return q;
       }
-      for (int i = 0; i < 32; i++) {
-        Thread.onSpinWait();
-      }
+      Thread.yield();
     } while (System.nanoTime() < deadline);
     return null;
   }
 
+  /**
+   * How long a caller of a blocking commit (or of a query run on the engine thread) polls for the
+   * result before it parks: the same wake-up as in {@link #SPIN_NANOS}, on the caller's side, for
+   * results that come within microseconds. The caller yields between polls, so the engine (or the
+   * JIT compiler) gets the core if it needs it.
+   */
+  private static final long CALLER_SPIN_NANOS = 50_000;
+
   private static <T> T await(CompletableFuture<T> f) {
+    long deadline = System.nanoTime() + CALLER_SPIN_NANOS;
+    while (!f.isDone() && System.nanoTime() < deadline) {
+      Thread.yield();
+    }
     try {
       return f.get();
     } catch (InterruptedException e) {

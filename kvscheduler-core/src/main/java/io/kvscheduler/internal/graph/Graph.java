@@ -306,10 +306,26 @@ public final class Graph {
     }
   }
 
-  /** Starts the next batch number (wrapping to 0: never negative, as -1 means none). */
+  /**
+   * Starts the next batch number (wrapping to 0: never negative, as -1 means none). At the wrap,
+   * the nodes forget the batch they were created in (once per 2<sup>31</sup> batches, a pass over
+   * the graph): an old node must not pass for one created in a recent batch of the same number.
+   */
   private void nextBatch() {
-    batch = batch == Integer.MAX_VALUE ? 0 : batch + 1;
+    if (batch == Integer.MAX_VALUE) {
+      batch = 0;
+      for (Node n : nodes.values()) {
+        n.born = -1;
+      }
+    } else {
+      batch++;
+    }
     lightBorn = -1;
+  }
+
+  /** Sets the number of the current batch (tests of the wrap-around only). */
+  void batchNumberForTest(int number) {
+    batch = number;
   }
 
   /**

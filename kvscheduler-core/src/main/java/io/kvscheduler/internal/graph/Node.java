@@ -90,7 +90,10 @@ public final class Node {
   Node journaled;
   /** True while the node is the graph's node of its key (graph bookkeeping; never copied). */
   boolean inGraph;
-  /** The graph's batch in which the node was created (graph bookkeeping). Copied with the node. */
+  /**
+   * The graph's batch in which the node was created, -1 once the batch numbers wrapped since
+   * (graph bookkeeping). Copied with the node.
+   */
   int born;
 
   Node(String key) {

@@ -515,6 +515,27 @@ class GraphTest {
   }
 
   @Test
+  @DisplayName("(ours) after the batch numbers wrap, a node created 2^31 batches ago does not pass"
+      + " for one the batch before created: a rollback restores it")
+  void batchNumbersWrapWithoutMistakingOldNodesForNewOnes() {
+    Graph g = new Graph();
+    g.endBatch(); // batch 0
+    put(g, KA1).state = ValueState.CONFIGURED; // created in batch 1
+    g.endBatch();
+    g.batchNumberForTest(Integer.MAX_VALUE);
+    g.endBatch(); // MAX_VALUE: the numbers wrap to 0
+    g.endBatch(); // 0
+    Map<String, Object> beforeRefresh = state(g);
+    put(g, KA2); // the "refresh", batch 1 again
+    Graph.Journal refresh = g.endBatch();
+    g.journalBirthsLightly(refresh);
+    g.writeChanging(KA1, null).state = ValueState.FAILED; // not born in the refresh: copied
+    g.rollback();
+    assertThat(state(g)).isEqualTo(beforeRefresh);
+    assertConsistent(g, List.of(KA1, KA2), "after rollback");
+  }
+
+  @Test
   @DisplayName("(ours) rollback of a batch that is not journaled lightly leaves the batch before"
       + " it alone")
   void plainRollbackKeepsTheBatchBefore() {

@@ -53,9 +53,8 @@ public class OneValueTxnBenchmark {
   @Setup(Level.Trial)
   public void populate() {
     kvs = MockModel.newScheduler();
-    // Same graph as W1, built in two transactions (interfaces, then the bridge domain): the
-    // single W1 transaction is quadratic in the current engine (see BENCHMARKS.md) and would
-    // make the setup at 100000 take many minutes.
+    // Same graph as W1, built in two transactions (interfaces, then the bridge domain, as W2's
+    // "--populate split" does): no binding is ever PENDING while the graph is built.
     MockModel.populateInterfacesTxn(kvs, size).commit();
     MockModel.populateBridgeDomainTxn(kvs, size).commit();
     enabled = new boolean[size];

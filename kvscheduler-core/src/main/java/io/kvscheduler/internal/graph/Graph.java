@@ -273,7 +273,7 @@ public final class Graph {
     journal = new ArrayList<>();
     removedInBatch.clear();
     Journal previous = lightBorn >= 0 ? lastClosed : null;
-    nextBatch();
+    boolean wrapped = nextBatch();
     lastClosed = null;
     for (Node e : entries) {
       Node orig = e.journaled;
@@ -286,6 +286,9 @@ public final class Graph {
       for (int i = previous.size() - 1; i >= 0; i--) {
         restore(previous.key(i), previous.born(i) ? ABSENT : previous.before(i));
       }
+    }
+    if (wrapped) { // the copies put back were made before the numbers wrapped
+      forgetBirths();
     }
   }
 
@@ -307,20 +310,26 @@ public final class Graph {
   }
 
   /**
-   * Starts the next batch number (wrapping to 0: never negative, as -1 means none). At the wrap,
-   * the nodes forget the batch they were created in (once per 2<sup>31</sup> batches, a pass over
-   * the graph): an old node must not pass for one created in a recent batch of the same number.
+   * Starts the next batch number (wrapping to 0: never negative, as -1 means none); true when it
+   * wrapped. At the wrap, the nodes forget the batch they were created in (once per 2<sup>31</sup>
+   * batches, a pass over the graph): an old node must not pass for one created in a recent batch
+   * of the same number.
    */
-  private void nextBatch() {
+  private boolean nextBatch() {
+    lightBorn = -1;
     if (batch == Integer.MAX_VALUE) {
       batch = 0;
-      for (Node n : nodes.values()) {
-        n.born = -1;
-      }
-    } else {
-      batch++;
+      forgetBirths();
+      return true;
     }
-    lightBorn = -1;
+    batch++;
+    return false;
+  }
+
+  private void forgetBirths() {
+    for (Node n : nodes.values()) {
+      n.born = -1;
+    }
   }
 
   /** Sets the number of the current batch (tests of the wrap-around only). */

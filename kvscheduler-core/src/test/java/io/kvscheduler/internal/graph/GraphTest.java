@@ -536,6 +536,27 @@ class GraphTest {
   }
 
   @Test
+  @DisplayName("(ours) a node a rollback restores as the batch numbers wrap does not pass for one"
+      + " born in a later batch of its old number")
+  void nodeRestoredAcrossTheWrapIsNotTakenForNew() {
+    Graph g = new Graph();
+    g.endBatch(); // batch 0
+    put(g, KA1).state = ValueState.CONFIGURED; // created in batch 1
+    g.endBatch();
+    g.batchNumberForTest(Integer.MAX_VALUE);
+    g.write(KA1).state = ValueState.FAILED; // journaled with a copy made in batch 1's node
+    g.rollback(); // the numbers wrap to 0; the copy is put back
+    g.endBatch(); // 0
+    Map<String, Object> beforeRefresh = state(g);
+    put(g, KA2); // the "refresh", batch 1 again
+    g.journalBirthsLightly(g.endBatch());
+    g.writeChanging(KA1, null).state = ValueState.FAILED;
+    g.rollback();
+    assertThat(state(g)).isEqualTo(beforeRefresh);
+    assertConsistent(g, List.of(KA1, KA2), "after rollback");
+  }
+
+  @Test
   @DisplayName("(ours) rollback of a batch that is not journaled lightly leaves the batch before"
       + " it alone")
   void plainRollbackKeepsTheBatchBefore() {

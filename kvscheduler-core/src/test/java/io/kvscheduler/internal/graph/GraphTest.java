@@ -518,39 +518,42 @@ class GraphTest {
   @DisplayName("(ours) after the batch numbers wrap, a node created 2^31 batches ago does not pass"
       + " for one the batch before created: a rollback restores it")
   void batchNumbersWrapWithoutMistakingOldNodesForNewOnes() {
-    Graph g = new Graph();
-    g.endBatch(); // batch 0
-    put(g, KA1).state = ValueState.CONFIGURED; // created in batch 1
-    g.endBatch();
-    g.batchNumberForTest(Integer.MAX_VALUE);
-    g.endBatch(); // MAX_VALUE: the numbers wrap to 0
+    Graph g = ka1BornInBatch1AndLastBatchNumberNext();
+    g.endBatch(); // the last number: they wrap to 0
     g.endBatch(); // 0
-    Map<String, Object> beforeRefresh = state(g);
-    put(g, KA2); // the "refresh", batch 1 again
-    Graph.Journal refresh = g.endBatch();
-    g.journalBirthsLightly(refresh);
-    g.writeChanging(KA1, null).state = ValueState.FAILED; // not born in the refresh: copied
-    g.rollback();
-    assertThat(state(g)).isEqualTo(beforeRefresh);
-    assertConsistent(g, List.of(KA1, KA2), "after rollback");
+    assertLightRollbackInBatch1RestoresKa1(g);
   }
 
   @Test
   @DisplayName("(ours) a node a rollback restores as the batch numbers wrap does not pass for one"
       + " born in a later batch of its old number")
   void nodeRestoredAcrossTheWrapIsNotTakenForNew() {
+    Graph g = ka1BornInBatch1AndLastBatchNumberNext();
+    g.write(KA1).state = ValueState.FAILED; // journaled with a copy of the node born in batch 1
+    g.rollback(); // the numbers wrap to 0; the copy is put back
+    g.endBatch(); // 0
+    assertLightRollbackInBatch1RestoresKa1(g);
+  }
+
+  /** A graph holding KA1, created in batch 1, whose current batch has the last number. */
+  private static Graph ka1BornInBatch1AndLastBatchNumberNext() {
     Graph g = new Graph();
     g.endBatch(); // batch 0
     put(g, KA1).state = ValueState.CONFIGURED; // created in batch 1
     g.endBatch();
     g.batchNumberForTest(Integer.MAX_VALUE);
-    g.write(KA1).state = ValueState.FAILED; // journaled with a copy made in batch 1's node
-    g.rollback(); // the numbers wrap to 0; the copy is put back
-    g.endBatch(); // 0
+    return g;
+  }
+
+  /**
+   * In batch 1 (again), a "refresh" creates KA2; the next batch, journaled lightly against it,
+   * changes KA1 and is rolled back: the graph must be as before the refresh, KA1 included.
+   */
+  private static void assertLightRollbackInBatch1RestoresKa1(Graph g) {
     Map<String, Object> beforeRefresh = state(g);
-    put(g, KA2); // the "refresh", batch 1 again
+    put(g, KA2);
     g.journalBirthsLightly(g.endBatch());
-    g.writeChanging(KA1, null).state = ValueState.FAILED;
+    g.writeChanging(KA1, null).state = ValueState.FAILED; // not born in the refresh: copied
     g.rollback();
     assertThat(state(g)).isEqualTo(beforeRefresh);
     assertConsistent(g, List.of(KA1, KA2), "after rollback");

@@ -271,7 +271,7 @@ public final class SchedulerImpl implements KVScheduler {
    * transactions one after another hands the next one over within microseconds; once parked, the
    * engine needs a wake-up, which on an idle core (a halted virtual CPU) can take longer than a
    * one-value transaction itself. The engine yields between polls, so a thread that needs its core
-   * (the caller, woken on the same core, or the JIT compiler) gets it at once.
+   * (the caller, woken on the same core, or the JIT compiler) usually gets it at once.
    */
   private static final long SPIN_NANOS = 50_000;
 

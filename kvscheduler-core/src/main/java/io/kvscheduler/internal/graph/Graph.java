@@ -273,7 +273,10 @@ public final class Graph {
     journal = new ArrayList<>();
     removedInBatch.clear();
     Journal previous = lightBorn >= 0 ? lastClosed : null;
-    boolean wrapped = nextBatch();
+    // copies made before the batch numbers wrapped are put back below: in this batch if the
+    // numbers wrap now, in the batch before if they wrapped when it closed
+    boolean stale = batch == Integer.MAX_VALUE || previous != null && batch == 0;
+    nextBatch();
     lastClosed = null;
     for (Node e : entries) {
       Node orig = e.journaled;
@@ -287,7 +290,7 @@ public final class Graph {
         restore(previous.key(i), previous.born(i) ? ABSENT : previous.before(i));
       }
     }
-    if (wrapped) { // the copies put back were made before the numbers wrapped
+    if (stale) {
       forgetBirths();
     }
   }
@@ -310,20 +313,18 @@ public final class Graph {
   }
 
   /**
-   * Starts the next batch number (wrapping to 0: never negative, as -1 means none); true when it
-   * wrapped. At the wrap, the nodes forget the batch they were created in (once per 2<sup>31</sup>
-   * batches, a pass over the graph): an old node must not pass for one created in a recent batch
-   * of the same number.
+   * Starts the next batch number (wrapping to 0: never negative, as -1 means none). At the wrap,
+   * the nodes forget the batch they were created in (once per 2<sup>31</sup> batches, a pass over
+   * the graph): an old node must not pass for one created in a recent batch of the same number.
    */
-  private boolean nextBatch() {
+  private void nextBatch() {
     lightBorn = -1;
     if (batch == Integer.MAX_VALUE) {
       batch = 0;
       forgetBirths();
-      return true;
+    } else {
+      batch++;
     }
-    batch++;
-    return false;
   }
 
   private void forgetBirths() {

@@ -535,6 +535,17 @@ class GraphTest {
     assertLightRollbackInBatch1RestoresKa1(g);
   }
 
+  @Test
+  @DisplayName("(ours) a node put back by the rollback of the batch after the wrap does not pass"
+      + " for one born in a later batch of its old number")
+  void nodeRestoredFromTheBatchClosedAtTheWrapIsNotTakenForNew() {
+    Graph g = ka1BornInBatch1AndLastBatchNumberNext();
+    g.write(KA1).state = ValueState.FAILED; // journaled with a copy of the node born in batch 1
+    g.journalBirthsLightly(g.endBatch()); // the numbers wrap to 0; the copy stays in the journal
+    g.rollback(); // of batch 0 and the one before it: the copy is put back
+    assertLightRollbackInBatch1RestoresKa1(g);
+  }
+
   /** A graph holding KA1, created in batch 1, whose current batch has the last number. */
   private static Graph ka1BornInBatch1AndLastBatchNumberNext() {
     Graph g = new Graph();

@@ -105,6 +105,9 @@ public interface KVScheduler extends AutoCloseable {
    *
    * @throws IllegalArgumentException if the descriptor is not registered, or the view is SB and
    *     the descriptor has no Retrieve
+   * @throws IllegalStateException for the SB view, when called from a southbound call that runs
+   *     on a call thread (with an operation timeout): the engine, which runs Retrieve, is waiting
+   *     for that call
    */
   List<KVWithMetadata<Object, Object>> dumpValues(String descriptorName, View view);
 
@@ -140,6 +143,10 @@ public interface KVScheduler extends AutoCloseable {
   /**
    * Explains why a value is not CONFIGURED: the chain of causes down to the roots (missing key,
    * invalid value, failed dependency, dependency cycle). Empty for unknown keys.
+   *
+   * @throws IllegalStateException when called from a southbound call that runs on a call thread
+   *     (with an operation timeout): the explanation is made on the engine thread, which is
+   *     waiting for that call
    */
   List<String> explain(String key);
 

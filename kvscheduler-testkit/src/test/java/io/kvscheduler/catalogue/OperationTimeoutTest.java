@@ -269,6 +269,37 @@ class OperationTimeoutTest {
     assertThat(sb.callLog()).containsExactly("CREATE " + A4);
   }
 
+  @Test
+  @DisplayName("(ours) an SB dump or an explanation asked for from a Create running on a call thread fails at once, naming the cause, instead of waiting for the engine that waits for the call")
+  void engineQueriesFromCallThreadFailAtOnce() {
+    start(LIMIT);
+    List<String> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+    kvs.registerDescriptors(KVDescriptor.builder("querying", Object.class)
+        .nbKeyPrefix(Fx.PREFIX_C)
+        .create((key, value) -> {
+          for (Runnable query : List.<Runnable>of(
+              () -> kvs.dumpValues("querying", io.kvscheduler.api.View.SB),
+              () -> kvs.explain(A1))) {
+            try {
+              query.run();
+              errors.add("no error");
+            } catch (IllegalStateException e) {
+              errors.add(e.getMessage());
+            }
+          }
+          return null;
+        })
+        .delete((key, value, meta) -> { })
+        .retrieve(correlate -> List.of())
+        .build());
+    commit(C3, s("c3"));
+    assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(CONFIGURED);
+    assertThat(errors).hasSize(2);
+    assertThat(errors.get(0)).startsWith("a dump of the SB view (descriptor querying) cannot be"
+        + " called from a southbound call that runs with a time limit");
+    assertThat(errors.get(1)).startsWith("explain cannot be called from a southbound call");
+  }
+
   /**
    * A device whose calls sometimes overrun the time limit: some finish late (the change lands in
    * the device after the engine gave up), some give up when interrupted (the change never

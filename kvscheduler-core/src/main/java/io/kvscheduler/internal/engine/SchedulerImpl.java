@@ -244,10 +244,22 @@ public final class SchedulerImpl implements KVScheduler {
     }
   }
 
-  /** Runs {@code work} on the engine thread between transactions and waits for its result. */
-  private <T> T onEngine(Supplier<T> work) {
+  /**
+   * Runs {@code work} ({@code what}, for the error message) on the engine thread between
+   * transactions and waits for its result.
+   *
+   * @throws IllegalStateException on a call thread running a southbound call: the engine waits
+   *     for that call, so waiting for the engine would last until the call's time limit and fail
+   *     the call's operation
+   */
+  private <T> T onEngine(String what, Supplier<T> work) {
     if (onEngine()) {
       return work.get();
+    }
+    if (sbCalls.inCall()) {
+      throw new IllegalStateException(what + " cannot be called from a southbound call that runs"
+          + " with a time limit (operationTimeout): it needs the engine thread, which is waiting"
+          + " for this call");
     }
     ensureOpen();
     CompletableFuture<T> f = new CompletableFuture<>();
@@ -458,7 +470,7 @@ public final class SchedulerImpl implements KVScheduler {
     if (inCallback()) {
       return;
     }
-    onEngine(() -> null);
+    onEngine("transactionBarrier", () -> null);
   }
 
   // ------------------------------------------------------------------ reads
@@ -539,7 +551,8 @@ public final class SchedulerImpl implements KVScheduler {
         throw new IllegalArgumentException(
             "descriptor " + h.name + " does not support Retrieve operation");
       }
-      return onEngine(() -> processor.refresher().retrieveForDump(h));
+      return onEngine("a dump of the SB view (descriptor " + h.name + ")",
+          () -> processor.refresher().retrieveForDump(h));
     }
     List<KVWithMetadata<Object, Object>> out = new ArrayList<>();
     for (Rev v : published.current().withPrefix(h.d.nbKeyPrefix())) {
@@ -613,7 +626,7 @@ public final class SchedulerImpl implements KVScheduler {
     if (closed.get()) {
       return List.of();
     }
-    return onEngine(() -> Explainer.explain(graph, key));
+    return onEngine("explain", () -> Explainer.explain(graph, key));
   }
 
   @Override

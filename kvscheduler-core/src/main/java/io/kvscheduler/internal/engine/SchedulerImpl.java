@@ -304,7 +304,7 @@ public final class SchedulerImpl implements KVScheduler {
    * How long a caller of a blocking commit (or of a query run on the engine thread) polls for the
    * result before it parks: the same wake-up as in {@link #SPIN_NANOS}, on the caller's side, for
    * results that come within microseconds. The caller yields between polls, so the engine (or the
-   * JIT compiler) gets the core if it needs it.
+   * JIT compiler) usually gets the core at once if it needs it.
    */
   private static final long CALLER_SPIN_NANOS = 50_000;
 

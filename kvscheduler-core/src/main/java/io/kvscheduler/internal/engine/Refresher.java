@@ -307,7 +307,7 @@ final class Refresher {
         derivedKeys.sort(null);
       }
     }
-    n.derivedKeys = List.copyOf(derivedKeys);
+    n.derivedKeys = derivedKeys.isEmpty() ? List.of() : List.copyOf(derivedKeys);
   }
 
   /**

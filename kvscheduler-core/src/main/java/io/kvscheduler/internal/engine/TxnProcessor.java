@@ -477,7 +477,20 @@ final class TxnProcessor {
     for (int i = 0; i < sorted.size(); i += Bulk.RANGE) {
       classify(sorted, hints, i, Bulk.end(i, sorted.size()), classes);
     }
-    Ordered out = new Ordered(new ArrayList<>(sorted.size()), new ArrayList<>(sorted.size()));
+    Ordered only = null;
+    for (Ordered c : classes) {
+      if (!c.values.isEmpty()) {
+        if (only != null) {
+          return concat(classes, sorted.size());
+        }
+        only = c;
+      }
+    }
+    return only != null ? only : classes[0]; // all values in one class (e.g. a first resync)
+  }
+
+  private static Ordered concat(Ordered[] classes, int size) {
+    Ordered out = new Ordered(new ArrayList<>(size), new ArrayList<>(size));
     for (Ordered c : classes) {
       out.values.addAll(c.values);
       out.nodes.addAll(c.nodes);

@@ -50,7 +50,9 @@ import java.util.Random;
  * <p>Common fields: {@code heap_mb} = heap used after a full GC with the populated scheduler still
  * reachable (retained size of the graph + history), {@code gc_count}/{@code gc_ms} = collections
  * during the measured section, {@code jit_ms} = time the JIT compilers spent compiling during the
- * measured section (summed over the compiler threads), {@code java} = runtime version.
+ * measured section (summed over the compiler threads), {@code page_faults} = page faults of the
+ * process during the measured section (Linux only: first touches of memory, such as heap the
+ * collector committed and had not used yet), {@code java} = runtime version.
  */
 public final class ScaleHarness {
   private ScaleHarness() {}
@@ -169,6 +171,7 @@ public final class ScaleHarness {
       Txn txn = MockModel.populateTxn(kvs, n);
       GcCounter gc = new GcCounter();
       JitCounter jit = new JitCounter();
+      FaultCounter faults = new FaultCounter();
       EngineCpu cpu = new EngineCpu();
       long t0 = System.nanoTime();
       long seq = txn.commit();
@@ -178,6 +181,7 @@ public final class ScaleHarness {
       out.put("ops", executedOps(kvs, seq));
       gc.putInto(out);
       jit.putInto(out);
+      faults.putInto(out);
       checkPopulated(kvs, n);
       out.put("heap_mb", retainedHeapMb());
     }
@@ -197,6 +201,7 @@ public final class ScaleHarness {
       Txn txn = MockModel.populateTxn(kvs, n);
       GcCounter gc = new GcCounter();
       JitCounter jit = new JitCounter();
+      FaultCounter faults = new FaultCounter();
       EngineCpu cpu = new EngineCpu();
       long t0 = System.nanoTime();
       long seq = txn.commit(io.kvscheduler.api.TxnOptions.defaults()
@@ -211,6 +216,7 @@ public final class ScaleHarness {
       out.put("ops", ops);
       gc.putInto(out);
       jit.putInto(out);
+      faults.putInto(out);
       checkPopulated(kvs, n);
       out.put("heap_mb", retainedHeapMb());
     }
@@ -244,6 +250,7 @@ public final class ScaleHarness {
       long lastSeq = -1;
       GcCounter gc = new GcCounter();
       JitCounter jit = new JitCounter();
+      FaultCounter faults = new FaultCounter();
       EngineCpu cpu = new EngineCpu();
       for (int i = 0; i < txns; i++) {
         long t0 = System.nanoTime();
@@ -252,6 +259,7 @@ public final class ScaleHarness {
       }
       gc.putInto(out);
       jit.putInto(out);
+      faults.putInto(out);
       Arrays.sort(ns);
       double sum = 0;
       for (long x : ns) {
@@ -388,6 +396,34 @@ public final class ScaleHarness {
 
     void putInto(Map<String, Object> out) {
       out.put("jit_ms", elapsedMs());
+    }
+  }
+
+  /**
+   * Page faults of the whole process (minor + major, from {@code /proc/self/stat}) between
+   * construction and {@link #putInto}: each is the first touch of a page of memory, e.g. of heap
+   * the collector committed but never used. Omitted where {@code /proc} is not available.
+   */
+  private static final class FaultCounter {
+    private final long faults0 = total();
+
+    /** Minor + major faults of this process so far, or -1. */
+    static long total() {
+      try {
+        String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat"));
+        // fields after the command name (which is in parentheses and may contain spaces)
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(f[7]) + Long.parseLong(f[9]); // minflt, majflt (fields 10, 12)
+      } catch (java.io.IOException | RuntimeException e) {
+        return -1;
+      }
+    }
+
+    void putInto(Map<String, Object> out) {
+      long now = total();
+      if (faults0 >= 0 && now >= 0) {
+        out.put("page_faults", now - faults0);
+      }
     }
   }
 

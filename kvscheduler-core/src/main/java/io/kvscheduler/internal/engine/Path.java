@@ -41,6 +41,19 @@ final class Path {
     return true;
   }
 
+  /**
+   * Empties the path and returns it (a no-op unless a pass ended abnormally, e.g. an internal
+   * error thrown while a key was being pushed).
+   */
+  Path cleared() {
+    if (size > 0 || deep != null) {
+      java.util.Arrays.fill(stack, 0, size, null);
+      size = 0;
+      deep = null;
+    }
+    return this;
+  }
+
   /** Pops the key pushed last. */
   void pop() {
     String key = stack[--size];

@@ -27,8 +27,11 @@ final class TxnContext {
    * e.g. a base and its derived values, are skipped): consumers deduplicate when they need to.
    */
   final ArrayList<String> changedStatus = new ArrayList<>();
-  /** Base keys of the transaction's own values (B100: only their failures trigger revert). */
-  final Set<String> ownKeys = new HashSet<>();
+  /**
+   * Base keys of the transaction's own values (B100: only their failures trigger revert); filled
+   * only when {@link #revertOnFailure} (empty and read only otherwise).
+   */
+  final Set<String> ownKeys;
   /** Set when a node whose base key is one of {@link #ownKeys} fails (not during revert). */
   boolean ownFailed;
 
@@ -38,11 +41,12 @@ final class TxnContext {
   /** Set when the walk met a value that was or became RETRYING (retry planning needed). */
   boolean sawRetrying;
 
-  /** Keys on the current recursion path (cycle guard). */
-  final Path branch = new Path();
+  /** Keys on the current recursion path (cycle guard; empty between visits). */
+  final Path branch;
 
+  /** {@code branch}: an empty path, shared by the passes of one engine (one at a time). */
   TxnContext(long seq, TxnType type, boolean simulate, RetryOptions nbRetry,
-      boolean revertOnFailure, Set<String> retryKeys, int retryAttempt) {
+      boolean revertOnFailure, Set<String> retryKeys, int retryAttempt, Path branch) {
     this.seq = seq;
     this.type = type;
     this.simulate = simulate;
@@ -50,6 +54,8 @@ final class TxnContext {
     this.revertOnFailure = revertOnFailure;
     this.retryKeys = retryKeys;
     this.retryAttempt = retryAttempt;
+    this.ownKeys = revertOnFailure ? new HashSet<>() : Set.of();
+    this.branch = branch;
   }
 
   /** Notes that the status of base value {@code baseKey} changed. */

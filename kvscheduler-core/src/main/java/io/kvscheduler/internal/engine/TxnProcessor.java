@@ -51,6 +51,8 @@ final class TxnProcessor {
   private long nextSeq;
   private int resyncCount;
   private final RetryPlanner retries;
+  /** The walk's recursion path, reused by every pass (emptied when a pass starts). */
+  private final Path path = new Path();
 
   TxnProcessor(SchedulerConfig cfg, Graph g, Registry reg, History history, Published published,
       Watchers watchers, Sink sink) {
@@ -393,7 +395,7 @@ final class TxnProcessor {
         ? job.options.retry().orElse(null) : null;
     TxnContext tx = new TxnContext(job.seq, job.type, simulate, retry,
         job.type == TxnType.NB_TRANSACTION && job.options.revert(), job.retryKeys,
-        job.retryAttempt);
+        job.retryAttempt, path.cleared());
     tx.departuresAtStart = g.departures();
     return tx;
   }
@@ -470,6 +472,13 @@ final class TxnProcessor {
    * (null: none; used while it is still the key's node).
    */
   private Ordered order(List<Kv> sorted, List<Node> hints) {
+    if (sorted.size() == 1) {
+      // the usual one-value transaction: in a class of its own, no class lists to build
+      Kv kv = sorted.get(0);
+      Node hint = hints == null ? null : hints.get(0);
+      Node n = hint != null && hint.inGraph() ? hint : g.get(kv.key());
+      return new Ordered(sorted, java.util.Collections.singletonList(n));
+    }
     Ordered[] classes = new Ordered[4];
     for (int c = 0; c < classes.length; c++) {
       classes[c] = new Ordered(new ArrayList<>(), new ArrayList<>());
@@ -540,7 +549,7 @@ final class TxnProcessor {
    * Of {@code executed[from, to)}: the base keys of values that failed and are still FAILED or
    * RETRYING (to be refreshed), and the error of every operation that failed.
    */
-  private void failures(List<OpRecord> executed, int from, int to, Set<String> failed,
+  private void failures(List<OpRecord> executed, int from, int to, List<String> failed,
       List<KeyError> errors) {
     for (int i = from; i < to; i++) {
       OpRecord op = executed.get(i);
@@ -560,13 +569,13 @@ final class TxnProcessor {
       CompletableFuture<Long> future) {
     // 1. refresh values that failed (only their keys), unrecorded; the errors of the transaction
     // are collected in the same pass (for step 4)
-    TreeSet<String> failed = new TreeSet<>();
+    List<String> failed = new ArrayList<>(); // usually stays empty: no set built
     List<KeyError> errors = new ArrayList<>();
     for (int i = 0; i < executed.size(); i += Bulk.RANGE) { // in ranges: see Bulk
       failures(executed, i, Bulk.end(i, executed.size()), failed, errors);
     }
     if (!failed.isEmpty()) {
-      refresher.refresh(failed, null, false);
+      refresher.refresh(new TreeSet<>(failed), null, false);
       touched.add(unrecordedBatch(), true);
     }
     // 2. retries and unimplemented values

@@ -72,6 +72,8 @@ public final class Graph {
   private int batch;
   /** The batch whose new nodes {@link #writeChanging} journals without a copy, or -1. */
   private int lightBorn = -1;
+  private static final String[] NO_KEYS = new String[0];
+  private static final Node[] NO_NODES = new Node[0];
   /** The journal the last {@link #endBatch()} returned. */
   private Journal lastClosed;
 
@@ -345,8 +347,15 @@ public final class Graph {
    */
   public Journal endBatch() {
     List<Node> entries = journal;
-    journal = new ArrayList<>();
     removedInBatch.clear();
+    if (entries.isEmpty()) {
+      // a batch that wrote nothing (most one-value transactions have two): its list serves the
+      // next batch, and its journal has no arrays of its own
+      nextBatch();
+      lastClosed = new Journal(NO_KEYS, NO_NODES, NO_NODES, null, 0);
+      return lastClosed;
+    }
+    journal = new ArrayList<>();
     String[] keys = new String[entries.size()];
     Node[] before = new Node[entries.size()];
     Node[] current = new Node[entries.size()];

@@ -35,15 +35,16 @@ final class History {
   private final ConcurrentHashMap<String, Rev> removed = new ConcurrentHashMap<>();
   /** Where readers find the chains of live keys. */
   private final Published published;
-  private Instant lastTrim;
-  private Instant lastRevisionTrim;
+  /** Trims run at most once a minute: the earliest time of the next (no Instant per check). */
+  private Instant nextTrim;
+  private Instant nextRevisionTrim;
 
   History(SchedulerConfig cfg, Instant started, Published published) {
     this.cfg = cfg;
     this.started = started;
     this.published = published;
-    this.lastTrim = started;
-    this.lastRevisionTrim = started;
+    this.nextTrim = started.plusSeconds(60);
+    this.nextRevisionTrim = nextTrim;
   }
 
   void addRecord(TxnRecord txn) {
@@ -290,10 +291,10 @@ final class History {
    * read of records, so an idle scheduler needs no timer; safe from any thread.
    */
   synchronized void trim(Instant now) {
-    if (now.isBefore(lastTrim.plusSeconds(60))) {
+    if (now.isBefore(nextTrim)) {
       return;
     }
-    lastTrim = now;
+    nextTrim = now.plusSeconds(60);
     Instant cutoff = cutoff(now);
     Instant permanentUntil = started.plus(cfg.permanentHistoryPeriod());
     records.values().removeIf(r ->
@@ -305,10 +306,10 @@ final class History {
    * whose chain changed: their views must be published again.
    */
   List<String> trimRevisions(Instant now, Graph g) {
-    if (!cfg.recordHistory() || now.isBefore(lastRevisionTrim.plusSeconds(60))) {
+    if (!cfg.recordHistory() || now.isBefore(nextRevisionTrim)) {
       return List.of();
     }
-    lastRevisionTrim = now;
+    nextRevisionTrim = now.plusSeconds(60);
     Instant cutoff = cutoff(now);
     List<String> changed = new ArrayList<>();
     for (Node n : g.all().values()) {

@@ -626,13 +626,14 @@ final class TxnProcessor {
     }
     Graph.Journal journal = g.endBatch();
     touched.add(journal, false);
-    history.addRevisions(journal, job.seq, cfg.clock().instant());
-    for (String key : history.trimRevisions(cfg.clock().instant(), g)) {
+    Instant now = cfg.clock().instant(); // one reading for the last steps, microseconds apart
+    history.addRevisions(journal, job.seq, now);
+    for (String key : history.trimRevisions(now, g)) {
       touched.add(key, g.get(key));
     }
     publish(touched);
     history.afterPublish(g);
-    history.trim(cfg.clock().instant());
+    history.trim(now);
     // 5. deliver statuses, then answer the caller
     watchers.deliver(statuses);
     if (future != null) {

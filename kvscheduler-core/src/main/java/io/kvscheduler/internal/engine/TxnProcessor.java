@@ -51,7 +51,10 @@ final class TxnProcessor {
   private long nextSeq;
   private int resyncCount;
   private final RetryPlanner retries;
-  /** The walk's recursion path, reused by every pass (emptied when a pass starts). */
+  /**
+   * The walk's recursion path, shared by the passes of the engine (one walks at a time; emptied
+   * whenever a pass's context is made, so a pass that ended abnormally leaves nothing behind).
+   */
   private final Path path = new Path();
 
   TxnProcessor(SchedulerConfig cfg, Graph g, Registry reg, History history, Published published,
@@ -626,8 +629,11 @@ final class TxnProcessor {
     }
     Graph.Journal journal = g.endBatch();
     touched.add(journal, false);
-    Instant now = cfg.clock().instant(); // one reading for the last steps, microseconds apart
-    history.addRevisions(journal, job.seq, now);
+    history.addRevisions(journal, job.seq, cfg.clock().instant());
+    // the trims read the clock after the revisions above are stamped (a zero age limit drops the
+    // revisions this transaction closed); the record trim after publishing reuses that reading:
+    // both trims run at most once a minute
+    Instant now = cfg.clock().instant();
     for (String key : history.trimRevisions(now, g)) {
       touched.add(key, g.get(key));
     }

@@ -27,9 +27,10 @@ import java.util.Random;
  *       them; the bridge domain derives N bindings, each depending on its interface. Reports the
  *       wall time of {@code commit()} ({@code seconds}) and the executed operations of the
  *       recorded transaction ({@code ops}, expected 2N+1).
- *   <li><b>W2</b> – on the W1-populated graph, W (default 10,000: enough for the JIT to compile
- *       the one-value path, so the figure is the engine's and not the compiler's) unmeasured
- *       warm-up transactions,
+ *   <li><b>W2</b> – on the W1-populated graph, W (default 300,000) unmeasured warm-up
+ *       transactions: enough for the JIT to finish compiling the one-value path (with 10,000, as
+ *       up to session 14, it was still compiling and the figure was the compiler's as much as the
+ *       engine's; see BENCHMARKS.md, session 15),
  *       then T (default 1000) measured one-value transactions, each toggling {@code enabled} of a
  *       random interface (fixed seed). Reports {@code mean_us}, {@code p50_us}, {@code p99_us},
  *       {@code max_us} of the time from {@code startNBTransaction()} to the return of the blocking
@@ -43,9 +44,16 @@ import java.util.Random;
  *       {@code seconds} of the resync commit.
  * </ul>
  *
+ * <p>For W1 and W3, {@code --warmup W} (default 0) runs the workload W times unmeasured, each on
+ * a fresh scheduler with min(N, 100,000) interfaces, before the measured runs: with the default,
+ * the first measured run is the first transaction of the JVM (JIT compilation included, "cold");
+ * with a warm-up it shows the compiled engine ("warm"). Both are reported in BENCHMARKS.md.
+ *
  * <p>{@code engine_cpu_seconds} (W1) and {@code engine_cpu_mean_us} (W2) are the CPU time of the
  * engine thread over the measured section: wall time minus waiting for a core, useful when the
- * machine is shared.
+ * machine is shared. {@code engine_alloc_mb} (W1, W3) and {@code engine_alloc_bytes_per_txn} (W2)
+ * are the bytes the engine thread allocated over the same section (-1 where the JVM cannot tell);
+ * what the committing thread allocates (the transaction it builds) is not included.
  *
  * <p>Common fields: {@code heap_mb} = heap used after a full GC with the populated scheduler still
  * reachable (retained size of the graph + history), {@code gc_count}/{@code gc_ms} = collections
@@ -56,6 +64,12 @@ import java.util.Random;
  */
 public final class ScaleHarness {
   private ScaleHarness() {}
+
+  /** W2's default number of unmeasured warm-up transactions. */
+  static final int DEFAULT_W2_WARMUP = 300_000;
+
+  /** W1/W3 warm-up runs use a graph of at most this many interfaces. */
+  static final int WARMUP_SIZE = 100_000;
 
   public static void main(String[] args) {
     try {
@@ -80,7 +94,7 @@ public final class ScaleHarness {
     List<Integer> sizes = new ArrayList<>();
     int repeat = 1;
     int txns = 1000;
-    int warmup = 10_000;
+    int warmup = -1; // per workload: see below
     long seed = 42;
     boolean splitPopulate = false;
     for (int i = 1; i < args.length; i++) {
@@ -112,7 +126,23 @@ public final class ScaleHarness {
     if (sizes.isEmpty()) {
       throw new IllegalArgumentException("--n is required");
     }
+    if (!List.of("W1", "W2", "W3").contains(workload)) {
+      throw new IllegalArgumentException("unknown workload " + args[0]);
+    }
+    boolean w2 = workload.equals("W2");
+    if (warmup < 0) {
+      warmup = w2 ? DEFAULT_W2_WARMUP : 0;
+    }
     for (int n : sizes) {
+      if (!w2) {
+        // unmeasured runs, reported on stderr only: the JIT compiles the workload's paths
+        for (int w = 0; w < warmup; w++) {
+          Map<String, Object> r = workload.equals("W1") ? w1(Math.min(n, WARMUP_SIZE))
+              : w3(Math.min(n, WARMUP_SIZE));
+          System.err.println("kvs-bench: warm-up " + (w + 1) + "/" + warmup + ": " + toJson(r));
+          System.gc();
+        }
+      }
       for (int r = 0; r < repeat; r++) {
         Map<String, Object> result =
             switch (workload) {
@@ -125,6 +155,9 @@ public final class ScaleHarness {
         line.put("workload", workload);
         line.put("n", n);
         line.put("run", r + 1);
+        if (!w2) {
+          line.put("warmup_runs", warmup);
+        }
         line.putAll(result);
         line.put("java", System.getProperty("java.version"));
         line.put("load_avg", round(
@@ -178,6 +211,7 @@ public final class ScaleHarness {
       long t1 = System.nanoTime();
       out.put("seconds", round((t1 - t0) / 1e9, 3));
       out.put("engine_cpu_seconds", round(cpu.elapsedNanos() / 1e9, 3));
+      out.put("engine_alloc_mb", round(cpu.allocatedBytes() / 1048576.0, 1));
       // read before the checks below, which build the transaction's record for the reader
       gc.putInto(out);
       jit.putInto(out);
@@ -210,6 +244,7 @@ public final class ScaleHarness {
       long t1 = System.nanoTime();
       out.put("seconds", round((t1 - t0) / 1e9, 3));
       out.put("engine_cpu_seconds", round(cpu.elapsedNanos() / 1e9, 3));
+      out.put("engine_alloc_mb", round(cpu.allocatedBytes() / 1048576.0, 1));
       // read before the checks below, which build the transaction's record for the reader
       gc.putInto(out);
       jit.putInto(out);
@@ -259,6 +294,8 @@ public final class ScaleHarness {
         lastSeq = toggle(kvs, rnd, enabled);
         ns[i] = System.nanoTime() - t0;
       }
+      long engineCpuNs = cpu.elapsedNanos();
+      long engineAlloc = cpu.allocatedBytes();
       gc.putInto(out);
       jit.putInto(out);
       faults.putInto(out);
@@ -273,7 +310,8 @@ public final class ScaleHarness {
       out.put("p50_us", round(percentile(ns, 0.50) / 1e3, 1));
       out.put("p99_us", round(percentile(ns, 0.99) / 1e3, 1));
       out.put("max_us", round(ns[ns.length - 1] / 1e3, 1));
-      out.put("engine_cpu_mean_us", round(cpu.elapsedNanos() / 1e3 / txns, 1));
+      out.put("engine_cpu_mean_us", round(engineCpuNs / 1e3 / txns, 1));
+      out.put("engine_alloc_bytes_per_txn", engineAlloc < 0 ? -1 : engineAlloc / txns);
       out.put("ops_per_txn", executedOps(kvs, lastSeq));
       out.put("heap_mb", retainedHeapMb());
     }
@@ -330,6 +368,7 @@ public final class ScaleHarness {
     private final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
     private final long threadId;
     private final long start;
+    private final long alloc0;
 
     EngineCpu() {
       long id = -1;
@@ -340,6 +379,9 @@ public final class ScaleHarness {
       }
       threadId = id;
       start = id < 0 || !mx.isThreadCpuTimeSupported() ? -1 : mx.getThreadCpuTime(id);
+      alloc0 = id >= 0 && mx instanceof com.sun.management.ThreadMXBean
+          && ((com.sun.management.ThreadMXBean) mx).isThreadAllocatedMemorySupported()
+          ? ((com.sun.management.ThreadMXBean) mx).getThreadAllocatedBytes(id) : -1;
     }
 
     long elapsedNanos() {
@@ -348,6 +390,15 @@ public final class ScaleHarness {
       }
       long now = mx.getThreadCpuTime(threadId);
       return now < 0 ? -1 : now - start;
+    }
+
+    /** Bytes allocated by the engine thread since construction, or -1. */
+    long allocatedBytes() {
+      if (threadId < 0 || alloc0 < 0) {
+        return -1;
+      }
+      long now = ((com.sun.management.ThreadMXBean) mx).getThreadAllocatedBytes(threadId);
+      return now < 0 ? -1 : now - alloc0;
     }
   }
 

@@ -15,11 +15,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
  * Transaction records and graph revisions. Records are written by the engine thread and read
- * from any thread through a concurrent sorted map. Revisions form one immutable chain per key
+ * from any thread through a {@link RecordLog}. Revisions form one immutable chain per key
  * ({@link Rev}): the engine keeps the chain in the key's node and readers find it in the key's
  * published view, so recording a revision costs one object and no map operation. Chains of
  * removed keys move to a small concurrent map until the key comes back or the chain is trimmed.
@@ -30,7 +29,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 final class History {
   private final SchedulerConfig cfg;
   private final Instant started;
-  private final ConcurrentSkipListMap<Long, TxnRecord> records = new ConcurrentSkipListMap<>();
+  private final RecordLog records = new RecordLog();
   /** Key → newest revision (closed) of keys that have no node. */
   private final ConcurrentHashMap<String, Rev> removed = new ConcurrentHashMap<>();
   /** Where readers find the chains of live keys. */
@@ -51,10 +50,7 @@ final class History {
     if (!cfg.recordHistory()) {
       return;
     }
-    records.put(txn.seq, txn);
-    while (records.size() > cfg.historyMaxRecords()) {
-      records.pollFirstEntry();
-    }
+    records.append(txn, cfg.historyMaxRecords());
   }
 
   List<RecordedTxn> records(Instant since, Instant until) {
@@ -63,7 +59,7 @@ final class History {
     if (until.isBefore(since)) {
       return out;
     }
-    for (TxnRecord r : records.values()) {
+    for (TxnRecord r : records.toArray()) {
       if (!r.start.isBefore(since) && !r.start.isAfter(until)) {
         out.add(r.toApi());
       }
@@ -297,7 +293,7 @@ final class History {
     nextTrim = now.plusSeconds(60);
     Instant cutoff = cutoff(now);
     Instant permanentUntil = started.plus(cfg.permanentHistoryPeriod());
-    records.values().removeIf(r ->
+    records.removeIf(r ->
         r.start.isBefore(cutoff) && !r.start.isBefore(permanentUntil));
   }
 

@@ -26,6 +26,9 @@ final class RecordLog {
     if (size > 0 && r.seq <= at(size - 1).seq) {
       insertInOrder(r); // not expected: the engine numbers its transactions in order
     } else {
+      while (size > 0 && size >= max) {
+        dropOldest(); // first, so that a ring holding max records does not grow
+      }
       if (size == ring.length) {
         grow();
       }
@@ -33,10 +36,14 @@ final class RecordLog {
       size++;
     }
     while (size > max) {
-      ring[head] = null;
-      head = (head + 1) & (ring.length - 1);
-      size--;
+      dropOldest();
     }
+  }
+
+  private void dropOldest() {
+    ring[head] = null;
+    head = (head + 1) & (ring.length - 1);
+    size--;
   }
 
   /** The record of transaction {@code seq}, or null. */

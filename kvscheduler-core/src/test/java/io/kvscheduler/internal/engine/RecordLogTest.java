@@ -13,9 +13,10 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * The history's record ring against a sorted map: appends with a count limit (the ring wraps and
- * grows), lookups by sequence number including gaps, removals by predicate in the middle of the
- * ring, and the rare out-of-order add.
+ * The history's record ring against a sorted map: appends with a count limit, lookups by sequence
+ * number including gaps, removals by predicate in the middle of the ring (random rounds); the ring
+ * wrapping, growing while wrapped and taking an out-of-order record when full (fixed cases); the
+ * rare out-of-order add.
  */
 class RecordLogTest {
 
@@ -57,6 +58,49 @@ class RecordLogTest {
           assertThat(log.get(s)).isSameAs(model.get(s));
         }
       }
+    }
+  }
+
+  @Test
+  @DisplayName("the ring wraps at its count limit, grows while wrapped, and takes an out-of-order record when full")
+  void wrapsGrowsAndInsertsWhenFull() {
+    RecordLog log = new RecordLog();
+    TreeMap<Long, TxnRecord> model = new TreeMap<>();
+    long seq = 0;
+    for (int i = 0; i < 100; i++) { // 64 slots, 50 kept: the oldest slot moves round the ring
+      seq += 2;
+      add(log, model, rec(seq), 50);
+    }
+    check(log, model);
+    for (int i = 0; i < 200; i++) { // a higher limit: grows with the oldest record mid-ring
+      seq += 2;
+      add(log, model, rec(seq), 150);
+    }
+    check(log, model);
+    RecordLog full = new RecordLog();
+    TreeMap<Long, TxnRecord> fullModel = new TreeMap<>();
+    for (long s = 2; s <= 2 * 90; s += 2) { // wrapped, then exactly 64 records in 64 slots
+      add(full, fullModel, rec(s), 64);
+    }
+    check(full, fullModel);
+    add(full, fullModel, rec(2 * 90 - 3), 65); // older than the newest, into a full ring
+    check(full, fullModel);
+    add(full, fullModel, rec(2 * 90 - 1), 65); // and once more, now over the limit again
+    check(full, fullModel);
+  }
+
+  private static void add(RecordLog log, TreeMap<Long, TxnRecord> model, TxnRecord t, int max) {
+    log.append(t, max);
+    model.put(t.seq, t);
+    while (model.size() > max) {
+      model.pollFirstEntry();
+    }
+  }
+
+  private static void check(RecordLog log, TreeMap<Long, TxnRecord> model) {
+    assertThat(log.toArray()).containsExactlyElementsOf(model.values());
+    for (long s = model.firstKey() - 2; s <= model.lastKey() + 2; s++) {
+      assertThat(log.get(s)).isSameAs(model.get(s));
     }
   }
 

@@ -104,13 +104,56 @@ final class History {
     Rev old = chainBefore(journal, i);
     if (cur == null) {
       if (old != null) {
+        if (old.until == null) {
+          noteClosed(journal.key(i), now);
+        }
         removed.put(journal.key(i), old.closedAt(now));
       }
     } else if (before != Graph.ABSENT && !journal.born(i) && !cur.contentDiffers(before)) {
       cur.history = old; // unchanged (the node may be a new one for the same key)
     } else {
+      if (old != null && old.until == null) {
+        noteClosed(cur.key, now); // the new revision ends the open one
+      }
       cur.history = Rev.recorded(cur, seq, now, old);
     }
+  }
+
+  /**
+   * Revisions ended so far and not yet trimmed, oldest first (engine thread): for each, its key
+   * and its end. A trim takes the entries that ended before the cutoff from the front and
+   * visits only those keys' chains, not every key of the graph: its cost follows what it drops.
+   * Entries of one batch share the batch's {@code Instant}. If the clock goes back, an entry may
+   * wait behind a later one: its revision is then dropped late, never early.
+   */
+  private String[] closedKeys = new String[64];
+  private Instant[] closedEnds = new Instant[64];
+  private int closedHead;
+  private int closedSize;
+
+  private void noteClosed(String key, Instant end) {
+    if (closedSize == closedKeys.length) {
+      String[] keys = new String[closedKeys.length * 2];
+      Instant[] ends = new Instant[keys.length];
+      for (int j = 0; j < closedSize; j++) {
+        int from = (closedHead + j) & (closedKeys.length - 1);
+        keys[j] = closedKeys[from];
+        ends[j] = closedEnds[from];
+      }
+      closedKeys = keys;
+      closedEnds = ends;
+      closedHead = 0;
+    }
+    int at = (closedHead + closedSize) & (closedKeys.length - 1);
+    closedKeys[at] = key;
+    closedEnds[at] = end;
+    closedSize++;
+  }
+
+  /** The recorded chain of {@code key}: its node's, else the one kept aside, else null (tests). */
+  Rev chainOf(String key, Graph g) {
+    Node n = g.get(key);
+    return n != null ? (Rev) n.history : removed.get(key);
   }
 
   /**
@@ -160,13 +203,19 @@ final class History {
 
   /**
    * After the views of a transaction are published: chains kept aside for keys that have a node
-   * again are dropped (readers find them in the views now).
+   * again are dropped (readers find them in the views now). Only the keys the transaction touched
+   * can have come back ({@code touchedKeys}, duplicates allowed): the others are not looked at.
    */
-  void afterPublish(Graph g) {
+  void afterPublish(Graph g, List<String> touchedKeys) {
     if (removed.isEmpty()) {
       return;
     }
-    removed.keySet().removeIf(k -> g.get(k) != null);
+    for (int i = 0; i < touchedKeys.size(); i++) {
+      String k = touchedKeys.get(i);
+      if (removed.containsKey(k) && g.get(k) != null) {
+        removed.remove(k);
+      }
+    }
   }
 
   /** State of the last recorded revision of {@code key} (whose node is {@code n}, or null). */
@@ -308,18 +357,47 @@ final class History {
     nextRevisionTrim = now.plusSeconds(60);
     Instant cutoff = cutoff(now);
     List<String> changed = new ArrayList<>();
-    for (Node n : g.all().values()) {
-      Rev head = (Rev) n.history;
-      Rev kept = trimmed(head, cutoff);
-      if (kept != head) {
-        n.history = kept; // bookkeeping: the node's content is unchanged
-        changed.add(n.key);
+    java.util.HashSet<String> visited = new java.util.HashSet<>();
+    while (closedSize > 0 && closedEnds[closedHead].isBefore(cutoff)) {
+      String key = closedKeys[closedHead];
+      closedKeys[closedHead] = null;
+      closedEnds[closedHead] = null;
+      closedHead = (closedHead + 1) & (closedKeys.length - 1);
+      closedSize--;
+      if (!visited.add(key)) {
+        continue; // the chain was trimmed already in this pass
+      }
+      Node n = g.get(key);
+      if (n != null) {
+        Rev head = (Rev) n.history;
+        Rev kept = trimmed(head, cutoff);
+        if (kept != head) {
+          n.history = kept; // bookkeeping: the node's content is unchanged
+          changed.add(n.key);
+        }
+      }
+      if (!removed.isEmpty()) {
+        removed.computeIfPresent(key, (k, head) -> trimmed(head, cutoff)); // null drops the key
       }
     }
-    for (String key : new ArrayList<>(removed.keySet())) {
-      removed.computeIfPresent(key, (k, head) -> trimmed(head, cutoff)); // null drops the key
+    if (closedKeys.length > 64 && closedSize < closedKeys.length / 4) {
+      shrinkClosed(); // after a burst of changes has aged out
     }
     return changed;
+  }
+
+  private void shrinkClosed() {
+    int capacity = Math.max(64, Integer.highestOneBit(Math.max(1, closedSize)) * 2);
+    String[] keys = new String[capacity];
+    Instant[] ends = new Instant[capacity];
+    for (int j = 0; j < closedSize; j++) {
+      int from = (closedHead + j) & (closedKeys.length - 1);
+      keys[j] = closedKeys[from];
+      ends[j] = closedEnds[from];
+    }
+    closedKeys = keys;
+    closedEnds = ends;
+    closedHead = 0;
   }
 
   /** The chain without the revisions {@link #keep} drops; the same chain when none is. */

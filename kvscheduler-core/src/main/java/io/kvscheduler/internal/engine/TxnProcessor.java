@@ -638,7 +638,7 @@ final class TxnProcessor {
       touched.add(key, g.get(key));
     }
     publish(touched);
-    history.afterPublish(g);
+    history.afterPublish(g, touched.keys());
     history.trim(now);
     // 5. deliver statuses, then answer the caller
     watchers.deliver(statuses);

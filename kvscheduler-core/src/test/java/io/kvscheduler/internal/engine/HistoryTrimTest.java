@@ -1,0 +1,111 @@
+package io.kvscheduler.internal.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.graph.Graph;
+import io.kvscheduler.internal.graph.Node;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The history's revision trim, which visits only the keys whose revisions ended before the
+ * cutoff, against its rule applied to every chain: after each trim pass, every key's chain (live
+ * or removed, also removed and created again) holds exactly the revisions that are not old (ended
+ * before the cutoff) or that started in the permanent period.
+ */
+class HistoryTrimTest {
+
+  /** One recorded revision of the model: its value, start and end (null while open). */
+  private static final class Revision {
+    final Object value;
+    final Instant since;
+    Instant end;
+
+    Revision(Object value, Instant since) {
+      this.value = value;
+      this.since = since;
+    }
+  }
+
+  @Test
+  @DisplayName("incremental revision trim leaves what the rule leaves in every chain, after random"
+      + " changes, removals, re-creations and clock steps")
+  void trimMatchesRuleOnEveryChain() {
+    for (long seed = 1; seed <= 25; seed++) {
+      Random r = new Random(seed);
+      SchedulerConfig.Mutable m = new SchedulerConfig.Mutable();
+      m.historyAgeLimit = Duration.ofMinutes(30);
+      m.permanentHistoryPeriod = Duration.ofMinutes(5);
+      Instant start = Instant.parse("2026-01-01T00:00:00Z");
+      History h = new History(m.freeze(), start, new Published());
+      Graph g = new Graph();
+      Map<String, List<Revision>> model = new TreeMap<>();
+      Instant now = start;
+      Instant nextPass = start.plusSeconds(60);
+      int passes = 0;
+      for (int step = 0; step < 400; step++) {
+        now = now.plusSeconds(r.nextInt(4) == 0 ? 60L * r.nextInt(20) : r.nextInt(40));
+        List<String> written = new ArrayList<>();
+        for (int c = 1 + r.nextInt(3); c > 0; c--) {
+          String key = "k" + r.nextInt(r.nextBoolean() ? 4 : 30); // a few hot keys
+          if (written.contains(key)) {
+            continue; // one revision per key and batch
+          }
+          written.add(key);
+          List<Revision> revs = model.computeIfAbsent(key, k -> new ArrayList<>());
+          Revision open = revs.isEmpty() ? null : revs.get(revs.size() - 1);
+          if (open != null && open.end != null) {
+            open = null;
+          }
+          if (g.get(key) != null && r.nextInt(4) == 0) {
+            g.remove(key);
+            open.end = now;
+          } else {
+            Node n = g.write(key);
+            n.value = "v" + step + key;
+            n.state = ValueState.CONFIGURED;
+            if (open != null) {
+              open.end = now;
+            }
+            revs.add(new Revision(n.value, now));
+          }
+        }
+        h.addRevisions(g.endBatch(), step, now);
+        Instant trimAt = now.plusMillis(r.nextInt(1000));
+        h.trimRevisions(trimAt, g);
+        h.afterPublish(g, written);
+        if (!trimAt.isBefore(nextPass)) {
+          passes++;
+          nextPass = trimAt.plusSeconds(60);
+          Instant cutoff = trimAt.minus(m.historyAgeLimit);
+          Instant permanentUntil = start.plus(m.permanentHistoryPeriod);
+          for (List<Revision> revs : model.values()) {
+            revs.removeIf(x -> x.end != null && x.end.isBefore(cutoff)
+                && !x.since.isBefore(permanentUntil));
+          }
+        }
+        for (Map.Entry<String, List<Revision>> e : model.entrySet()) {
+          List<Object> expected = new ArrayList<>();
+          for (Revision x : e.getValue()) {
+            expected.add(x.value + "@" + x.since);
+          }
+          List<Object> actual = new ArrayList<>();
+          for (Rev x = h.chainOf(e.getKey(), g); x != null; x = x.prev) {
+            actual.add(0, x.value + "@" + x.since);
+          }
+          assertThat(actual).as("seed %d step %d key %s", seed, step, e.getKey())
+              .isEqualTo(expected);
+        }
+      }
+      assertThat(passes).as("seed %d: trim passes", seed).isGreaterThan(20);
+    }
+  }
+}

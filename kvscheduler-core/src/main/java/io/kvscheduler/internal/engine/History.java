@@ -123,15 +123,22 @@ final class History {
    * Revisions ended so far and not yet trimmed, oldest first (engine thread): for each, its key
    * and its end. A trim takes the entries that ended before the cutoff from the front and
    * visits only those keys' chains, not every key of the graph: its cost follows what it drops.
-   * Entries of one batch share the batch's {@code Instant}. If the clock goes back, an entry may
-   * wait behind a later one: its revision is then dropped late, never early.
+   * Entries of one batch share the batch's {@code Instant}. If the clock goes back, an entry is
+   * queued behind later ones; the next trim then sorts the queue by end first, so nothing waits
+   * behind an entry stamped before the clock was set back.
    */
   private String[] closedKeys = new String[64];
   private Instant[] closedEnds = new Instant[64];
   private int closedHead;
   private int closedSize;
+  /** An entry was queued with an end before the entry in front of it (the clock went back). */
+  private boolean closedOutOfOrder;
 
   private void noteClosed(String key, Instant end) {
+    if (closedSize > 0 && end.isBefore(
+        closedEnds[(closedHead + closedSize - 1) & (closedKeys.length - 1)])) {
+      closedOutOfOrder = true;
+    }
     if (closedSize == closedKeys.length) {
       String[] keys = new String[closedKeys.length * 2];
       Instant[] ends = new Instant[keys.length];
@@ -336,8 +343,8 @@ final class History {
    * read of records, so an idle scheduler needs no timer; safe from any thread.
    */
   synchronized void trim(Instant now) {
-    if (now.isBefore(nextTrim)) {
-      return;
+    if (now.isBefore(nextTrim) && !now.isBefore(nextTrim.minusSeconds(60))) {
+      return; // (a clock set back by more than the gap between trims does not hold them back)
     }
     nextTrim = now.plusSeconds(60);
     Instant cutoff = cutoff(now);
@@ -351,19 +358,27 @@ final class History {
    * whose chain changed: their views must be published again.
    */
   List<String> trimRevisions(Instant now, Graph g) {
-    if (!cfg.recordHistory() || now.isBefore(nextRevisionTrim)) {
+    // a clock set back by more than the gap between trims does not hold the trims back
+    if (!cfg.recordHistory()
+        || (now.isBefore(nextRevisionTrim) && !now.isBefore(nextRevisionTrim.minusSeconds(60)))) {
       return List.of();
     }
     nextRevisionTrim = now.plusSeconds(60);
     Instant cutoff = cutoff(now);
     List<String> changed = new ArrayList<>();
-    java.util.HashSet<String> visited = new java.util.HashSet<>();
+    if (closedOutOfOrder) {
+      sortClosed();
+    }
+    java.util.HashSet<String> visited = null;
     while (closedSize > 0 && closedEnds[closedHead].isBefore(cutoff)) {
       String key = closedKeys[closedHead];
       closedKeys[closedHead] = null;
       closedEnds[closedHead] = null;
       closedHead = (closedHead + 1) & (closedKeys.length - 1);
       closedSize--;
+      if (visited == null) {
+        visited = new java.util.HashSet<>();
+      }
       if (!visited.add(key)) {
         continue; // the chain was trimmed already in this pass
       }
@@ -384,6 +399,49 @@ final class History {
       shrinkClosed(); // after a burst of changes has aged out
     }
     return changed;
+  }
+
+  /** Puts the queue in order of end (stable), after the clock went back. */
+  private void sortClosed() {
+    Integer[] order = new Integer[closedSize];
+    String[] keys = new String[closedKeys.length];
+    Instant[] ends = new Instant[closedKeys.length];
+    for (int j = 0; j < closedSize; j++) {
+      int from = (closedHead + j) & (closedKeys.length - 1);
+      keys[j] = closedKeys[from];
+      ends[j] = closedEnds[from];
+      order[j] = j;
+    }
+    java.util.Arrays.sort(order, (a, b) -> ends[a].compareTo(ends[b]));
+    for (int j = 0; j < closedSize; j++) {
+      closedKeys[j] = keys[order[j]];
+      closedEnds[j] = ends[order[j]];
+    }
+    java.util.Arrays.fill(closedKeys, closedSize, closedKeys.length, null);
+    java.util.Arrays.fill(closedEnds, closedSize, closedEnds.length, null);
+    closedHead = 0;
+    closedOutOfOrder = false;
+  }
+
+  /**
+   * After a transaction was aborted and rolled back: side chains of keys that have a node again
+   * are dropped (the transaction's own cleanup did not run). Rare: one pass over the side chains.
+   */
+  void dropRevived(Graph g) {
+    if (!removed.isEmpty()) {
+      removed.keySet().removeIf(k -> g.get(k) != null);
+    }
+  }
+
+  /** Keys that have a node and a side chain both (tests: none once a transaction is over). */
+  List<String> revivedSideChains(Graph g) {
+    List<String> out = new ArrayList<>();
+    for (String k : removed.keySet()) {
+      if (g.get(k) != null) {
+        out.add(k);
+      }
+    }
+    return out;
   }
 
   private void shrinkClosed() {

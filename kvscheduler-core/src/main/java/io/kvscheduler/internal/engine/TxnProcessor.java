@@ -122,6 +122,7 @@ final class TxnProcessor {
       LOG.error("transaction #{} aborted by an internal error; its changes are rolled back",
           job.seq, e);
       g.rollback();
+      history.dropRevived(g); // the aborted transaction's own cleanup did not run
       if (job.countedResync) {
         // the graph is as it was before this resync: if it was the first, so is the next one
         resyncCount--;

@@ -140,16 +140,7 @@ final class History {
       closedOutOfOrder = true;
     }
     if (closedSize == closedKeys.length) {
-      String[] keys = new String[closedKeys.length * 2];
-      Instant[] ends = new Instant[keys.length];
-      for (int j = 0; j < closedSize; j++) {
-        int from = (closedHead + j) & (closedKeys.length - 1);
-        keys[j] = closedKeys[from];
-        ends[j] = closedEnds[from];
-      }
-      closedKeys = keys;
-      closedEnds = ends;
-      closedHead = 0;
+      resizeClosed(closedKeys.length * 2);
     }
     int at = (closedHead + closedSize) & (closedKeys.length - 1);
     closedKeys[at] = key;
@@ -396,7 +387,8 @@ final class History {
       }
     }
     if (closedKeys.length > 64 && closedSize < closedKeys.length / 4) {
-      shrinkClosed(); // after a burst of changes has aged out
+      // after a burst of changes has aged out
+      resizeClosed(Math.max(64, Integer.highestOneBit(Math.max(1, closedSize)) * 2));
     }
     return changed;
   }
@@ -444,8 +436,8 @@ final class History {
     return out;
   }
 
-  private void shrinkClosed() {
-    int capacity = Math.max(64, Integer.highestOneBit(Math.max(1, closedSize)) * 2);
+  /** Moves the queue, oldest first, to arrays of {@code capacity} (a power of two above its size). */
+  private void resizeClosed(int capacity) {
     String[] keys = new String[capacity];
     Instant[] ends = new Instant[capacity];
     for (int j = 0; j < closedSize; j++) {

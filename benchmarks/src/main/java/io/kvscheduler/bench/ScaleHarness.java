@@ -365,7 +365,7 @@ public final class ScaleHarness {
     return Math.round(used / (1024.0 * 1024.0));
   }
 
-  private static double round(double v, int decimals) {
+  static double round(double v, int decimals) {
     double f = Math.pow(10, decimals);
     return Math.round(v * f) / f;
   }

@@ -1,14 +1,11 @@
 package io.kvscheduler.bench;
 
 import io.kvscheduler.api.KVScheduler;
-import java.time.Clock;
+import io.kvscheduler.testkit.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What the history's once-a-minute trim costs the transaction that triggers it: {@code java -cp
@@ -27,23 +24,7 @@ public final class TrimProbe {
   public static void main(String[] args) {
     int n = Integer.parseInt(args[0]);
     int passes = args.length > 1 ? Integer.parseInt(args[1]) : 5;
-    AtomicLong millis = new AtomicLong(Instant.parse("2026-01-01T00:00:00Z").toEpochMilli());
-    Clock clock = new Clock() {
-      @Override
-      public ZoneId getZone() {
-        return ZoneOffset.UTC;
-      }
-
-      @Override
-      public Clock withZone(ZoneId zone) {
-        return this;
-      }
-
-      @Override
-      public Instant instant() {
-        return Instant.ofEpochMilli(millis.get());
-      }
-    };
+    ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"), Duration.ZERO);
     try (KVScheduler kvs = KVScheduler.builder().printTxnSummary(false)
         .threadName(MockModel.ENGINE_THREAD).clock(clock)
         .permanentHistoryPeriod(Duration.ZERO).historyAgeLimit(Duration.ofMinutes(10)).build()) {
@@ -54,7 +35,7 @@ public final class TrimProbe {
         toggle(kvs, i % n, i % 2 == 0);
       }
       for (int pass = 1; pass <= passes; pass++) {
-        millis.addAndGet(61_000);
+        clock.advance(Duration.ofSeconds(61));
         long t0 = System.nanoTime();
         toggle(kvs, pass % n, pass % 2 == 0);
         long t1 = System.nanoTime();

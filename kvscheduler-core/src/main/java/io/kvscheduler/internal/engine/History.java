@@ -122,7 +122,8 @@ final class History {
   /**
    * Revisions ended so far and not yet trimmed, oldest first (engine thread): for each, its key
    * and its end. A trim takes the entries that ended before the cutoff from the front and
-   * visits only those keys' chains, not every key of the graph: its cost follows what it drops.
+   * visits only those keys' chains, not every key of the graph: it costs the chains of the keys
+   * that have something to drop.
    * Entries of one batch share the batch's {@code Instant}. If the clock goes back, an entry is
    * queued behind later ones; the next trim then sorts the queue by end first, so nothing waits
    * behind an entry stamped before the clock was set back.

@@ -335,8 +335,8 @@ final class History {
    * read of records, so an idle scheduler needs no timer; safe from any thread.
    */
   synchronized void trim(Instant now) {
-    if (now.isBefore(nextTrim) && !now.isBefore(nextTrim.minusSeconds(60))) {
-      return; // (a clock set back by more than the gap between trims does not hold them back)
+    if (!due(now, nextTrim)) {
+      return;
     }
     nextTrim = now.plusSeconds(60);
     Instant cutoff = cutoff(now);
@@ -346,13 +346,20 @@ final class History {
   }
 
   /**
+   * True when a trim whose next run is {@code next} (a minute after the last) is due at {@code
+   * now}: at or after {@code next}, or before the last run (the clock was set back: waiting for
+   * {@code next} would hold the trims back by as much).
+   */
+  private static boolean due(Instant now, Instant next) {
+    return !now.isBefore(next) || now.isBefore(next.minusSeconds(60));
+  }
+
+  /**
    * Drops old revisions from the chains, at most once a minute (engine thread). Returns the keys
    * whose chain changed: their views must be published again.
    */
   List<String> trimRevisions(Instant now, Graph g) {
-    // a clock set back by more than the gap between trims does not hold the trims back
-    if (!cfg.recordHistory()
-        || (now.isBefore(nextRevisionTrim) && !now.isBefore(nextRevisionTrim.minusSeconds(60)))) {
+    if (!cfg.recordHistory() || !due(now, nextRevisionTrim)) {
       return List.of();
     }
     nextRevisionTrim = now.plusSeconds(60);

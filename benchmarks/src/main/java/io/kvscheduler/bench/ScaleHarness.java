@@ -209,22 +209,7 @@ public final class ScaleHarness {
     Map<String, Object> out = new LinkedHashMap<>();
     try (KVScheduler kvs = MockModel.newScheduler()) {
       Txn txn = MockModel.populateTxn(kvs, n);
-      GcCounter gc = new GcCounter();
-      JitCounter jit = new JitCounter();
-      FaultCounter faults = new FaultCounter();
-      EngineCpu cpu = new EngineCpu();
-      long t0 = System.nanoTime();
-      long seq = txn.commit();
-      long t1 = System.nanoTime();
-      out.put("seconds", round((t1 - t0) / 1e9, 3));
-      long engineCpuNs = cpu.elapsedNanos();
-      long engineAlloc = cpu.allocatedBytes();
-      out.put("engine_cpu_seconds", engineCpuNs < 0 ? -1 : round(engineCpuNs / 1e9, 3));
-      out.put("engine_alloc_mb", engineAlloc < 0 ? -1 : round(engineAlloc / 1048576.0, 1));
-      // read before the checks below, which build the transaction's record for the reader
-      gc.putInto(out);
-      jit.putInto(out);
-      faults.putInto(out);
+      long seq = measured(txn::commit, out);
       out.put("ops", executedOps(kvs, seq));
       checkPopulated(kvs, n);
       out.put("heap_mb", retainedHeapMb());
@@ -243,23 +228,8 @@ public final class ScaleHarness {
     MockModel.fillSouthbound(sb, n);
     try (KVScheduler kvs = MockModel.newRetrievingScheduler(sb)) {
       Txn txn = MockModel.populateTxn(kvs, n);
-      GcCounter gc = new GcCounter();
-      JitCounter jit = new JitCounter();
-      FaultCounter faults = new FaultCounter();
-      EngineCpu cpu = new EngineCpu();
-      long t0 = System.nanoTime();
-      long seq = txn.commit(io.kvscheduler.api.TxnOptions.defaults()
-          .withResync(io.kvscheduler.api.ResyncType.FULL));
-      long t1 = System.nanoTime();
-      out.put("seconds", round((t1 - t0) / 1e9, 3));
-      long engineCpuNs = cpu.elapsedNanos();
-      long engineAlloc = cpu.allocatedBytes();
-      out.put("engine_cpu_seconds", engineCpuNs < 0 ? -1 : round(engineCpuNs / 1e9, 3));
-      out.put("engine_alloc_mb", engineAlloc < 0 ? -1 : round(engineAlloc / 1048576.0, 1));
-      // read before the checks below, which build the transaction's record for the reader
-      gc.putInto(out);
-      jit.putInto(out);
-      faults.putInto(out);
+      long seq = measured(() -> txn.commit(io.kvscheduler.api.TxnOptions.defaults()
+          .withResync(io.kvscheduler.api.ResyncType.FULL)), out);
       Object ops = executedOps(kvs, seq);
       if (!Long.valueOf(0).equals(ops) && !Integer.valueOf(0).equals(ops)) {
         throw new IllegalStateException("W3 expected no executed operation, got " + ops);
@@ -269,6 +239,31 @@ public final class ScaleHarness {
       out.put("heap_mb", retainedHeapMb());
     }
     return out;
+  }
+
+  /**
+   * Runs one commit (W1, W3) and puts its measures into {@code out}: {@code seconds}, the engine
+   * thread's CPU and allocation, collections, JIT time and page faults, all read when the commit
+   * returns (before the callers' checks, which build the transaction's record for the reader).
+   * Returns the commit's sequence number.
+   */
+  private static long measured(java.util.function.LongSupplier commit, Map<String, Object> out) {
+    GcCounter gc = new GcCounter();
+    JitCounter jit = new JitCounter();
+    FaultCounter faults = new FaultCounter();
+    EngineCpu cpu = new EngineCpu();
+    long t0 = System.nanoTime();
+    long seq = commit.getAsLong();
+    long t1 = System.nanoTime();
+    out.put("seconds", round((t1 - t0) / 1e9, 3));
+    long engineCpuNs = cpu.elapsedNanos();
+    long engineAlloc = cpu.allocatedBytes();
+    out.put("engine_cpu_seconds", engineCpuNs < 0 ? -1 : round(engineCpuNs / 1e9, 3));
+    out.put("engine_alloc_mb", engineAlloc < 0 ? -1 : round(engineAlloc / 1048576.0, 1));
+    gc.putInto(out);
+    jit.putInto(out);
+    faults.putInto(out);
+    return seq;
   }
 
   static Map<String, Object> w2(int n, int txns, int warmup, long seed, boolean split) {

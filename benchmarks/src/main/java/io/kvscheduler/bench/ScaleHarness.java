@@ -67,7 +67,10 @@ import java.util.Random;
  * during the measured section, {@code jit_ms} = time the JIT compilers spent compiling during the
  * measured section (summed over the compiler threads), {@code page_faults} = page faults of the
  * process during the measured section (Linux only: first touches of memory, such as heap the
- * collector committed and had not used yet), {@code java} = runtime version.
+ * collector committed and had not used yet), {@code steal_pct} = share of the machine's CPU time
+ * taken by the hypervisor for other guests during the measured section (Linux only; on a shared
+ * virtual machine, lines with a high figure measured the neighbours as much as the engine),
+ * {@code java} = runtime version.
  */
 public final class ScaleHarness {
   private ScaleHarness() {}
@@ -251,6 +254,7 @@ public final class ScaleHarness {
     GcCounter gc = new GcCounter();
     JitCounter jit = new JitCounter();
     FaultCounter faults = new FaultCounter();
+    StealCounter steal = new StealCounter();
     EngineCpu cpu = new EngineCpu();
     long t0 = System.nanoTime();
     long seq = commit.getAsLong();
@@ -263,6 +267,7 @@ public final class ScaleHarness {
     gc.putInto(out);
     jit.putInto(out);
     faults.putInto(out);
+    steal.putInto(out);
     return seq;
   }
 
@@ -294,6 +299,7 @@ public final class ScaleHarness {
       GcCounter gc = new GcCounter();
       JitCounter jit = new JitCounter();
       FaultCounter faults = new FaultCounter();
+      StealCounter steal = new StealCounter();
       EngineCpu cpu = new EngineCpu();
       for (int i = 0; i < txns; i++) {
         long t0 = System.nanoTime();
@@ -305,6 +311,7 @@ public final class ScaleHarness {
       gc.putInto(out);
       jit.putInto(out);
       faults.putInto(out);
+      steal.putInto(out);
       Arrays.sort(ns);
       double sum = 0;
       for (long x : ns) {
@@ -482,6 +489,42 @@ public final class ScaleHarness {
       long now = total();
       if (faults0 >= 0 && now >= 0) {
         out.put("page_faults", now - faults0);
+      }
+    }
+  }
+
+  /**
+   * The share of the machine's CPU time (all cores) that the hypervisor gave to other guests over
+   * the measured section: {@code steal} of {@code /proc/stat} against the sum of its first eight
+   * columns. Linux only; nothing is reported where the file cannot be read.
+   */
+  private static final class StealCounter {
+    private final long[] start = read();
+
+    /** {steal, total} in clock ticks so far, or null. */
+    static long[] read() {
+      try (java.io.BufferedReader r =
+          java.nio.file.Files.newBufferedReader(java.nio.file.Path.of("/proc/stat"))) {
+        String line = r.readLine(); // "cpu  user nice system idle iowait irq softirq steal ..."
+        if (line == null || !line.startsWith("cpu ")) {
+          return null;
+        }
+        String[] f = line.substring(4).trim().split("\\s+");
+        long total = 0;
+        for (int i = 0; i < 8; i++) {
+          total += Long.parseLong(f[i]);
+        }
+        return new long[] {Long.parseLong(f[7]), total};
+      } catch (java.io.IOException | RuntimeException e) {
+        return null;
+      }
+    }
+
+    void putInto(Map<String, Object> out) {
+      long[] now = read();
+      if (start != null && now != null) {
+        long total = now[1] - start[1];
+        out.put("steal_pct", total <= 0 ? 0.0 : round(100.0 * (now[0] - start[0]) / total, 1));
       }
     }
   }

@@ -1,17 +1,30 @@
 package io.kvscheduler.agent.spi;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.BeanDescription;
+import com.fasterxml.jackson.databind.DeserializationConfig;
+import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.deser.BeanDeserializerModifier;
+import com.fasterxml.jackson.databind.deser.std.DelegatingDeserializer;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.type.LogicalType;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
@@ -25,9 +38,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * protobuf JSON:
  *
  * <ul>
- *   <li>written with snake_case field names, enums by name, default values left out;
- *   <li>read accepting snake_case or lowerCamelCase names and enums by name or number; an unknown
- *       field is rejected naming the field and the known ones;
+ *   <li>written with snake_case field names, enums by name, default values left out (null, false,
+ *       zero, empty strings and lists, and an enum's first constant, its proto number 0);
+ *   <li>read accepting snake_case or lowerCamelCase names (a field given under both is rejected),
+ *       enums by name or number, and integers as numbers or decimal strings (protobuf JSON writes
+ *       64-bit integers as strings); an absent or null field reads as its default: an empty
+ *       string, list or map, or the enum's first constant;
+ *   <li>a scalar of the wrong JSON type is rejected, as protobuf JSON rejects it: a boolean must be
+ *       {@code true} or {@code false}, a string field takes only a string, an integer field no
+ *       fraction;
+ *   <li>an unknown field is rejected naming the field and the known ones;
  *   <li>a value whose computed key differs from the key it was given under is rejected.
  * </ul>
  *
@@ -35,11 +55,91 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 public final class ModelRegistry {
   private final List<Model<?>> models = new CopyOnWriteArrayList<>();
-  private final ObjectMapper mapper = new ObjectMapper()
-      .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
-      .setDefaultPropertyInclusion(JsonInclude.Include.NON_DEFAULT)
-      .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-      .disable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS);
+  private final ObjectMapper mapper = newMapper();
+
+  private static ObjectMapper newMapper() {
+    ObjectMapper m = new ObjectMapper()
+        .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+        .setDefaultPropertyInclusion(JsonInclude.Value.construct(
+            JsonInclude.Include.CUSTOM, JsonInclude.Include.ALWAYS, ProtoDefault.class, null))
+        .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+        .disable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS)
+        .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
+    // absent or null fields read as proto3's defaults: "", an empty list or map, the first
+    // constant of an enum (below); numbers and booleans are primitives, absent = 0 and false
+    for (Class<?> c : List.of(String.class, List.class, Map.class)) {
+      m.configOverride(c).setSetterInfo(JsonSetter.Value.forValueNulls(Nulls.AS_EMPTY));
+    }
+    m.coercionConfigFor(LogicalType.Boolean)
+        .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
+        .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
+        .setCoercion(CoercionInputShape.String, CoercionAction.Fail);
+    m.coercionConfigFor(LogicalType.Textual)
+        .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
+        .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
+        .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
+    m.coercionConfigFor(LogicalType.Integer)
+        .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
+    SimpleModule enums = new SimpleModule("proto3-enum-defaults");
+    enums.setDeserializerModifier(new BeanDeserializerModifier() {
+      @Override
+      public JsonDeserializer<?> modifyEnumDeserializer(DeserializationConfig config,
+          JavaType type, BeanDescription beanDesc, JsonDeserializer<?> deserializer) {
+        Object[] constants = type.getRawClass().getEnumConstants();
+        return constants == null || constants.length == 0 ? deserializer
+            : new FirstConstantWhenAbsent(deserializer, constants[0]);
+      }
+    });
+    m.registerModule(enums);
+    return m;
+  }
+
+  /**
+   * Proto3's default values, which protobuf JSON leaves out: the {@code valueFilter} of the
+   * mapper's inclusion rule ({@code equals} answers true for a value to leave out).
+   */
+  static final class ProtoDefault {
+    @Override
+    public boolean equals(Object v) {
+      return v == null
+          || v instanceof Boolean b && !b
+          || v instanceof Number n && n.doubleValue() == 0 && n.longValue() == 0
+          || v instanceof CharSequence cs && cs.length() == 0
+          || v instanceof Collection<?> c && c.isEmpty()
+          || v instanceof Map<?, ?> mp && mp.isEmpty()
+          || v instanceof Enum<?> e && e.ordinal() == 0;
+    }
+
+    @Override
+    public int hashCode() {
+      return 0;
+    }
+  }
+
+  /** An enum deserializer for which an absent or null field is the enum's first constant. */
+  private static final class FirstConstantWhenAbsent extends DelegatingDeserializer {
+    private final Object first;
+
+    FirstConstantWhenAbsent(JsonDeserializer<?> d, Object first) {
+      super(d);
+      this.first = first;
+    }
+
+    @Override
+    protected JsonDeserializer<?> newDelegatingInstance(JsonDeserializer<?> newDelegatee) {
+      return new FirstConstantWhenAbsent(newDelegatee, first);
+    }
+
+    @Override
+    public Object getNullValue(DeserializationContext ctxt) {
+      return first;
+    }
+
+    @Override
+    public Object getAbsentValue(DeserializationContext ctxt) {
+      return first;
+    }
+  }
 
   /**
    * Registers a model.
@@ -151,8 +251,15 @@ public final class ModelRegistry {
       throw new ModelException(key, "value of model " + model.name() + " must be a JSON object, got "
           + (tree == null ? "nothing" : tree.getNodeType().toString().toLowerCase()));
     }
+    JsonNode snake;
     try {
-      return mapper.treeToValue(snakeCase(tree), model.valueClass());
+      snake = snakeCase(tree);
+    } catch (TwiceGiven e) {
+      throw new ModelException(key, "field '" + e.field + "' is given twice in "
+          + model.protoName() + " (as '" + e.first + "' and as '" + e.second + "')");
+    }
+    try {
+      return mapper.treeToValue(snake, model.valueClass());
     } catch (UnrecognizedPropertyException e) {
       List<String> known = new ArrayList<>();
       Collection<Object> ids = e.getKnownPropertyIds();
@@ -208,6 +315,21 @@ public final class ModelRegistry {
     return camel ? camelCase(tree) : tree;
   }
 
+  /** A field given under two spellings that name the same field (snakeCase). */
+  private static final class TwiceGiven extends RuntimeException {
+    final String field;
+    final String first;
+    final String second;
+
+    TwiceGiven(String field, String first, String second) {
+      super(null, null, false, false);
+      this.field = field;
+      this.first = first;
+      this.second = second;
+    }
+  }
+
+  /** {@code node} with snake_case names; {@link TwiceGiven} when two names become one. */
   static JsonNode snakeCase(JsonNode node) {
     return rename(node, ModelRegistry::toSnake);
   }
@@ -219,9 +341,15 @@ public final class ModelRegistry {
   private static JsonNode rename(JsonNode node, java.util.function.UnaryOperator<String> f) {
     if (node.isObject()) {
       ObjectNode out = ((ObjectNode) node).objectNode();
+      Map<String, String> given = new java.util.HashMap<>();
       for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
         Map.Entry<String, JsonNode> e = it.next();
-        out.set(f.apply(e.getKey()), rename(e.getValue(), f));
+        String name = f.apply(e.getKey());
+        String before = given.putIfAbsent(name, e.getKey());
+        if (before != null) {
+          throw new TwiceGiven(name, before, e.getKey());
+        }
+        out.set(name, rename(e.getValue(), f));
       }
       return out;
     }

@@ -19,6 +19,8 @@ class ModelRegistryTest {
 
   record Global(boolean forwarding) {}
 
+  record Link(String name, int mtu, long speed, Kind kind) {}
+
   static final Model<Iface> IFACE = Model.builder("mock", "v1", "interfaces", Iface.class)
       .protoName("mock.interfaces.Interface").name(Iface::name, "{{.Name}}").build();
   static final Model<Bd> BD = Model.builder("mock", "v1", "bridge-domain", Bd.class)
@@ -27,6 +29,8 @@ class ModelRegistryTest {
       .protoName("mock.l2.FIBEntry")
       .name(f -> f.bridgeDomain() + "/mac/" + f.physAddress(), "{{.BridgeDomain}}/mac/{{.PhysAddress}}")
       .build();
+  static final Model<Link> LINK = Model.builder("mock", "v1", "links", Link.class)
+      .protoName("mock.links.Link").name(Link::name, "{{.Name}}").build();
   static final Model<Global> GLOBAL = Model.builder("mock.nat", "v2", "global", Global.class)
       .protoName("mock.nat.Global").build();
 
@@ -37,6 +41,7 @@ class ModelRegistryTest {
     reg.register(BD);
     reg.register(FIB);
     reg.register(GLOBAL);
+    reg.register(LINK);
   }
 
   @Test
@@ -108,5 +113,62 @@ class ModelRegistryTest {
         .hasMessageContaining("must be a JSON object");
     assertThatThrownBy(() -> reg.decode(key, "{\"name\":\"tap1\",\"enabled\":\"yes\"}"))
         .isInstanceOf(ModelException.class).hasMessageContaining("enabled");
+  }
+
+  @Test
+  void scalarsOfTheWrongJsonTypeAreRejectedAsProtobufJsonDoes() {
+    String key = "config/mock/v1/interfaces/tap1";
+    assertThatThrownBy(() -> reg.decode(key, "{\"name\":\"tap1\",\"enabled\":5}"))
+        .isInstanceOf(ModelException.class).hasMessageContaining("'enabled'");
+    assertThatThrownBy(() -> reg.decode(key, "{\"name\":\"tap1\",\"enabled\":\"true\"}"))
+        .isInstanceOf(ModelException.class).hasMessageContaining("'enabled'");
+    assertThatThrownBy(() -> reg.decode(key, "{\"name\":\"tap1\",\"enabled\":2.5}"))
+        .isInstanceOf(ModelException.class).hasMessageContaining("'enabled'");
+    assertThatThrownBy(() -> reg.decode(key, "{\"name\":\"tap1\",\"phys_address\":12}"))
+        .isInstanceOf(ModelException.class).hasMessageContaining("'phys_address'");
+    assertThatThrownBy(() -> reg.decode(key, "{\"name\":\"tap1\",\"phys_address\":true}"))
+        .isInstanceOf(ModelException.class).hasMessageContaining("'phys_address'");
+    String link = "config/mock/v1/links/l1";
+    assertThatThrownBy(() -> reg.decode(link, "{\"name\":\"l1\",\"mtu\":1500.5}"))
+        .isInstanceOf(ModelException.class).hasMessageContaining("'mtu'");
+    assertThatThrownBy(() -> reg.decode(link, "{\"name\":\"l1\",\"mtu\":true}"))
+        .isInstanceOf(ModelException.class).hasMessageContaining("'mtu'");
+  }
+
+  @Test
+  void numbersMayBeGivenAsStringsAsProtobufJsonWritesLargeIntegers() throws Exception {
+    assertThat(reg.decode("config/mock/v1/links/l1",
+        "{\"name\":\"l1\",\"mtu\":\"1500\",\"speed\":\"10000000000\"}"))
+        .isEqualTo(new Link("l1", 1500, 10_000_000_000L, Kind.UNDEFINED_KIND));
+  }
+
+  @Test
+  void aFieldGivenUnderBothSpellingsIsRejected() {
+    String key = "config/mock/v1/interfaces/tap1";
+    assertThatThrownBy(() -> reg.decode(key,
+        "{\"name\":\"tap1\",\"phys_address\":\"aa:aa:aa:aa:aa:aa\","
+            + "\"physAddress\":\"bb:bb:bb:bb:bb:bb\"}"))
+        .isInstanceOf(ModelException.class)
+        .hasMessage(key + ": field 'phys_address' is given twice in mock.interfaces.Interface"
+            + " (as 'phys_address' and as 'physAddress')");
+  }
+
+  @Test
+  void defaultsAreLeftOutAndAbsentOrNullFieldsReadAsProto3Defaults() throws Exception {
+    Iface undefined = new Iface("tap1", Kind.UNDEFINED_KIND, true, "");
+    assertThat(reg.encode(undefined)).isEqualTo("{\"name\":\"tap1\",\"enabled\":true}");
+    assertThat(reg.toTree(undefined, true).toString())
+        .isEqualTo("{\"name\":\"tap1\",\"enabled\":true}");
+    assertThat(reg.decode("config/mock/v1/interfaces/tap1", reg.encode(undefined)))
+        .isEqualTo(undefined);
+    assertThat(reg.decode("config/mock/v1/interfaces/tap1", "{\"name\":\"tap1\",\"type\":null}"))
+        .isEqualTo(new Iface("tap1", Kind.UNDEFINED_KIND, false, ""));
+    assertThat(reg.decode("config/mock/v1/interfaces/tap1",
+        "{\"name\":\"tap1\",\"physAddress\":null}"))
+        .isEqualTo(new Iface("tap1", Kind.UNDEFINED_KIND, false, ""));
+    assertThat(reg.decode("config/mock/v1/bridge-domain/bd1", "{\"name\":\"bd1\"}"))
+        .isEqualTo(new Bd("bd1", List.of()));
+    assertThat(reg.encode(new Link("l1", 0, 0, Kind.TAP)))
+        .isEqualTo("{\"name\":\"l1\",\"kind\":\"TAP\"}");
   }
 }

@@ -1,8 +1,7 @@
 package io.kvscheduler.agent;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.kvscheduler.agent.internal.ConfigDocument;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -85,7 +84,13 @@ public record AgentConfig(String label, Path configDir, String restAddress,
       Path file = Path.of(args.get(fileAt + 1));
       JsonNode root;
       try {
-        root = new ObjectMapper(new YAMLFactory()).readTree(Files.readString(file));
+        root = ConfigDocument.parseYaml(Files.readString(file)).root();
+      } catch (java.nio.file.NoSuchFileException e) {
+        throw new IllegalArgumentException("cannot read agent config " + file + ": no such file",
+            e);
+      } catch (ConfigDocument.SyntaxException e) {
+        throw new IllegalArgumentException("cannot read agent config " + file
+            + (e.line() > 0 ? ":" + e.line() : "") + ": " + e.getMessage(), e);
       } catch (IOException e) {
         throw new IllegalArgumentException("cannot read agent config " + file + ": "
             + e.getMessage(), e);
@@ -101,24 +106,26 @@ public record AgentConfig(String label, Path configDir, String restAddress,
                 + "' (known: " + String.join(", ", new java.util.TreeSet<>(KEYS)) + ")");
           }
         }
-        label = root.path("label").asText(label);
-        if (root.hasNonNull("config-dir")) {
-          configDir = file.toAbsolutePath().getParent().resolve(root.get("config-dir").asText());
+        String where = "agent config " + file;
+        label = text(root, "label", label, where);
+        String dirSetting = text(root, "config-dir", null, where);
+        if (dirSetting != null) {
+          configDir = file.toAbsolutePath().getParent().resolve(dirSetting);
         }
         JsonNode restNode = root.get("rest-address");
         if (restNode != null) {
           // YAML 1.1 reads a bare `off` as the boolean false
           rest = restNode.isNull() || (restNode.isBoolean() && !restNode.booleanValue())
-              ? "off" : restNode.asText();
+              ? "off" : text(root, "rest-address", null, where);
         }
         if (root.has("etcd-endpoints")) {
           etcd = endpoints(root.get("etcd-endpoints"));
         }
-        status = root.path("status-publishing").asBoolean(status);
-        print = root.path("print-txn-summary").asBoolean(print);
-        if (root.hasNonNull("operation-timeout")) {
-          timeout = duration(root.get("operation-timeout").asText(),
-              "agent config " + file + ": operation-timeout");
+        status = flag(root, "status-publishing", status, where);
+        print = flag(root, "print-txn-summary", print, where);
+        String timeoutSetting = text(root, "operation-timeout", null, where);
+        if (timeoutSetting != null) {
+          timeout = duration(timeoutSetting, where + ": operation-timeout");
         }
       }
     }
@@ -193,6 +200,32 @@ public record AgentConfig(String label, Path configDir, String restAddress,
           + " 5s, 1m or PT5S, got '" + text + "'");
     }
     return d;
+  }
+
+  /** The boolean setting {@code name} of the file ({@code where}), or {@code dflt} when unset. */
+  private static boolean flag(JsonNode root, String name, boolean dflt, String where) {
+    JsonNode n = root.get(name);
+    if (n == null || n.isNull()) {
+      return dflt;
+    }
+    if (!n.isBoolean()) {
+      throw new IllegalArgumentException(where + ": " + name + " must be true or false, got '"
+          + (n.isValueNode() ? n.asText() : n.toString()) + "'");
+    }
+    return n.booleanValue();
+  }
+
+  /** The single-value setting {@code name} of the file ({@code where}), or {@code dflt}. */
+  private static String text(JsonNode root, String name, String dflt, String where) {
+    JsonNode n = root.get(name);
+    if (n == null || n.isNull()) {
+      return dflt;
+    }
+    if (!n.isValueNode()) {
+      throw new IllegalArgumentException(where + ": " + name + " must be a single value, got "
+          + (n.isObject() ? "a mapping" : "a list"));
+    }
+    return n.asText();
   }
 
   private static List<String> endpoints(JsonNode n) {

@@ -155,6 +155,32 @@ class AgentConfigTest {
         .hasMessageContaining("expected a mapping");
     Path malformed = file("label: [\n");
     assertThatThrownBy(() -> AgentConfig.load(List.of("--config", malformed.toString()),
-        Map.of())).hasMessageContaining("cannot read agent config");
+        Map.of())).hasMessageContaining("cannot read agent config")
+        .hasMessageContaining(malformed + ":2: malformed YAML");
+  }
+
+  @Test
+  void aMissingConfigFileIsNamedAsMissing() {
+    Path missing = dir.resolve("missing.yaml");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--config", missing.toString()), Map.of()))
+        .hasMessage("cannot read agent config " + missing + ": no such file");
+  }
+
+  @Test
+  void settingsOfTheWrongTypeInTheFileAreErrors() throws Exception {
+    Path typo = file("print-txn-summary: flase\n");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--config", typo.toString()), Map.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("agent config " + typo + ": print-txn-summary must be true or false, got 'flase'");
+    Path word = file("status-publishing: nope\n");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--config", word.toString()), Map.of()))
+        .hasMessage("agent config " + word + ": status-publishing must be true or false, got 'nope'");
+    Path nested = file("label:\n  name: a\n");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--config", nested.toString()), Map.of()))
+        .hasMessage("agent config " + nested + ": label must be a single value, got a mapping");
+    Path quoted = file("print-txn-summary: false\nstatus-publishing: true\n");
+    AgentConfig ok = AgentConfig.load(List.of("--config", quoted.toString()), Map.of());
+    assertThat(ok.printTxnSummary()).isFalse();
+    assertThat(ok.statusPublishing()).isTrue();
   }
 }

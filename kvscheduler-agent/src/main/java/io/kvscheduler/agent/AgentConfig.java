@@ -2,6 +2,7 @@ package io.kvscheduler.agent;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kvscheduler.agent.internal.ConfigDocument;
+import io.kvscheduler.agent.internal.RestServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -156,6 +157,9 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     }
     if (!label.matches("[-A-Za-z0-9_.]+")) {
       throw new IllegalArgumentException("invalid label '" + label + "'");
+    }
+    if (!"off".equals(rest)) {
+      RestServer.parseAddress(rest); // a malformed address is an error of the settings
     }
     return new AgentConfig(label, configDir, "off".equals(rest) ? null : rest, etcd, status,
         print, timeout);

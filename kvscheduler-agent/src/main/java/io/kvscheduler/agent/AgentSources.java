@@ -13,7 +13,14 @@ final class AgentSources {
 
   static List<NorthboundSource> create(Agent agent) {
     List<NorthboundSource> out = new ArrayList<>();
-    // file northbound, etcd northbound and REST are added here as they are built
+    // the sources start in this order. REST comes first: it is the one most likely to fail at
+    // start (a port in use), and it then stops the agent before any source applied configuration
+
+    // --- REST API (--rest): GET /info/version, GET/PUT /configuration ---
+    if (agent.config().restAddress() != null) {
+      out.add(new RestServer(agent.config().restAddress(), agent.models(), agent.northbound()));
+    }
+    // --- end of REST API ---
 
     // --- file northbound (--config-dir) ---
     if (agent.config().configDir() != null) {
@@ -28,12 +35,6 @@ final class AgentSources {
           agent.config().statusPublishing()).pluginNames(agent.pluginNames()));
     }
     // --- end of etcd northbound ---
-
-    // --- REST API (--rest): GET /info/version, GET/PUT /configuration ---
-    if (agent.config().restAddress() != null) {
-      out.add(new RestServer(agent.config().restAddress(), agent.models(), agent.northbound()));
-    }
-    // --- end of REST API ---
     return out;
   }
 }

@@ -160,6 +160,18 @@ class AgentConfigTest {
   }
 
   @Test
+  void aMalformedRestAddressIsAnErrorOfTheSettings() throws Exception {
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--rest", "localhost"), Map.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("REST address 'localhost' is not host:port");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--rest", "127.0.0.1:abc"), Map.of()))
+        .hasMessage("REST address '127.0.0.1:abc': bad port");
+    Path f = file("rest-address: 127.0.0.1:70000\n");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--config", f.toString()), Map.of()))
+        .hasMessage("REST address '127.0.0.1:70000': bad port");
+  }
+
+  @Test
   void aMissingConfigFileIsNamedAsMissing() {
     Path missing = dir.resolve("missing.yaml");
     assertThatThrownBy(() -> AgentConfig.load(List.of("--config", missing.toString()), Map.of()))

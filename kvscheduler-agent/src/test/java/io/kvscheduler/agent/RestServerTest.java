@@ -180,6 +180,19 @@ class RestServerTest {
   }
 
   @Test
+  void aBodyThatIsNotUtf8IsRejectedAndChangesNothing() throws Exception {
+    Agent a = start(null);
+    byte[] body = "\u00ff\u00femockConfig:\n  Interface_list:\n  - name: tap8\n"
+        .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+    HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri(a, "/configuration"))
+        .timeout(Duration.ofSeconds(15)).PUT(HttpRequest.BodyPublishers.ofByteArray(body))
+        .build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(500);
+    assertThat(r.body()).contains("not UTF-8 text");
+    assertThat(a.northbound().desired()).isEmpty();
+  }
+
+  @Test
   void emptyGroupsOfOtherAgentsAreAcceptedAsNothingToApply() throws Exception {
     Agent a = start(null);
     HttpResponse<String> r = put(a, "/configuration", "vppConfig: {}\nlinuxConfig:\n"
@@ -240,5 +253,18 @@ class RestServerTest {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> Agent.start(new AgentConfig("vpp1",
             null, "127.0.0.1:" + port, List.of(), false, false)))
         .hasMessageContaining("127.0.0.1:" + port);
+  }
+
+  @Test
+  void aBusyPortStopsTheAgentBeforeAnyConfigurationIsApplied() throws Exception {
+    Agent b = start(null);
+    int port = uri(b, "/").getPort();
+    Files.writeString(dir.resolve("interfaces.yaml"), CONFIG);
+    io.kvscheduler.plugins.mock.MockAgentPlugin mock =
+        new io.kvscheduler.plugins.mock.MockAgentPlugin();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> Agent.start(new AgentConfig("vpp1",
+            dir, "127.0.0.1:" + port, List.of(), false, false), List.of(mock)))
+        .hasMessageContaining("cannot listen on 127.0.0.1:" + port);
+    assertThat(mock.plugins().interfaces().southboundState()).isEmpty();
   }
 }

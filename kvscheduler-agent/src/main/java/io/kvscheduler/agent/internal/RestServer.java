@@ -158,8 +158,12 @@ public final class RestServer implements NorthboundSource {
     }
   }
 
-  /** Parses {@code host:port}, {@code :port} or {@code [v6]:port}. */
-  static InetSocketAddress parseAddress(String address) {
+  /**
+   * Parses {@code host:port}, {@code :port} or {@code [v6]:port}.
+   *
+   * @throws IllegalArgumentException naming the address when it is none of these
+   */
+  public static InetSocketAddress parseAddress(String address) {
     int colon = address.lastIndexOf(':');
     if (colon < 0) {
       throw new IllegalArgumentException("REST address '" + address + "' is not host:port");
@@ -221,7 +225,13 @@ public final class RestServer implements NorthboundSource {
   private Response putConfiguration(HttpExchange ex) throws IOException, InterruptedException {
     String body;
     try (InputStream in = ex.getRequestBody()) {
-      body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      body = StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+          .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+          .decode(java.nio.ByteBuffer.wrap(in.readAllBytes())).toString();
+    } catch (java.nio.charset.CharacterCodingException e) {
+      return error("can't unmarshall input yaml data into dynamically created config: the"
+          + " request body is not UTF-8 text");
     }
     boolean replace = hasQueryParameter(ex.getRequestURI().getRawQuery(), "replace");
     Map<String, Object> values;

@@ -24,6 +24,10 @@ public interface Northbound {
    */
   CompletableFuture<Long> change(String source, Map<String, Object> changes);
 
-  /** The desired configuration: union of every source's values, by key. */
+  /**
+   * The desired configuration: every source's values, by key. A key given by several sources
+   * has the value delivered last; once that source removes it, the value of the source that
+   * delivered it most recently before.
+   */
   Map<String, Object> desired();
 }

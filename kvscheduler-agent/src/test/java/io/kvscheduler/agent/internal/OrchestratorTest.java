@@ -1,0 +1,86 @@
+package io.kvscheduler.agent.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvscheduler.api.KVDescriptor;
+import io.kvscheduler.api.KVScheduler;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** How the orchestrator combines sources that give the same key. */
+class OrchestratorTest {
+  static final String K = "config/t/v1/items/a";
+
+  final Map<String, String> southbound = new ConcurrentHashMap<>();
+  final KVScheduler kvs = KVScheduler.builder().printTxnSummary(false).build();
+  final Orchestrator nb = new Orchestrator(kvs);
+
+  OrchestratorTest() {
+    kvs.registerDescriptors(KVDescriptor.builder("item", String.class)
+        .nbKeyPrefix("config/t/v1/items/")
+        .create((key, v) -> {
+          southbound.put(key, v);
+          return null;
+        })
+        .update((key, before, after, meta) -> {
+          southbound.put(key, after);
+          return null;
+        })
+        .delete((key, v, meta) -> southbound.remove(key))
+        .build());
+  }
+
+  @AfterEach
+  void close() {
+    kvs.close();
+  }
+
+  private static Map<String, Object> one(String key, Object value) {
+    Map<String, Object> m = new HashMap<>();
+    m.put(key, value);
+    return m;
+  }
+
+  @Test
+  void theLastDeliveryOfAKeyWinsAndDesiredShowsWhatIsApplied() throws Exception {
+    nb.change("file", one(K, "from-file")).get();
+    nb.change("rest", one(K, "from-rest")).get();
+    assertThat(nb.desired()).containsExactlyEntriesOf(Map.of(K, "from-rest"));
+    assertThat(southbound).containsExactlyEntriesOf(Map.of(K, "from-rest"));
+
+    nb.change("file", one(K, "file-again")).get();
+    assertThat(nb.desired()).containsExactlyEntriesOf(Map.of(K, "file-again"));
+    assertThat(southbound).containsExactlyEntriesOf(Map.of(K, "file-again"));
+  }
+
+  @Test
+  void removingAKeyFromOneSourceAppliesTheValueAnotherSourceStillGives() throws Exception {
+    nb.change("file", one(K, "from-file")).get();
+    nb.change("rest", one(K, "from-rest")).get();
+    nb.change("rest", one(K, null)).get();
+    assertThat(nb.desired()).containsExactlyEntriesOf(Map.of(K, "from-file"));
+    assertThat(southbound).containsExactlyEntriesOf(Map.of(K, "from-file"));
+
+    nb.change("file", one(K, null)).get();
+    assertThat(nb.desired()).isEmpty();
+    assertThat(southbound).isEmpty();
+  }
+
+  @Test
+  void aResyncThatLeavesItsValueUnchangedDoesNotTakeTheKeyBack() throws Exception {
+    nb.resync("file", Map.of(K, "from-file")).get();
+    nb.change("rest", one(K, "from-rest")).get();
+    nb.resync("file", Map.of(K, "from-file")).get();
+    assertThat(nb.desired()).containsExactlyEntriesOf(Map.of(K, "from-rest"));
+    assertThat(southbound).containsExactlyEntriesOf(Map.of(K, "from-rest"));
+
+    nb.resync("file", Map.of(K, "file-changed")).get();
+    assertThat(southbound).containsExactlyEntriesOf(Map.of(K, "file-changed"));
+    nb.resync("file", Map.of()).get();
+    assertThat(nb.desired()).containsExactlyEntriesOf(Map.of(K, "from-rest"));
+    assertThat(southbound).containsExactlyEntriesOf(Map.of(K, "from-rest"));
+  }
+}

@@ -211,7 +211,7 @@ class FileNorthboundTest {
         """);
     eventually().untilAsserted(() -> assertThat(fileNb().errors().get(file))
         .contains("unknown field 'speed'"));
-    assertThat(fileNb().errors().get(file)).startsWith(file + ":4: " + TAP2);
+    assertThat(fileNb().errors().get(file)).startsWith(file + ":6: " + TAP2);
     assertThat(desired()).containsKeys(TAP1, LOOP1).doesNotContainKey(TAP2);
 
     // key of no model
@@ -332,7 +332,7 @@ class FileNorthboundTest {
             type: TUNNEL
         """);
     eventually().untilAsserted(() -> assertThat(fileNb().errors().get(file)).isEqualTo(
-        file + ":5: mockConfig.Interface_list[1]: invalid value TUNNEL for field 'type' of"
+        file + ":6: mockConfig.Interface_list[1]: invalid value TUNNEL for field 'type' of"
             + " mock.interfaces.Interface"));
     write("all.yaml", """
         mockConfig:
@@ -359,7 +359,7 @@ class FileNorthboundTest {
         """);
     eventually().untilAsserted(() -> assertThat(fileNb().errors().get(file))
         .contains(":5: mockConfig.Interface_list[1]: key " + TAP1
-            + " is also given by mockConfig.Interface_list[0] (line 3)"));
+            + " is also given by mockConfig.Interface_list[0] on line 3"));
     assertThat(desired()).containsOnlyKeys(TAP1, TAP2, BD1);
     assertThat(state(TAP2)).isEqualTo(ValueState.CONFIGURED);
   }

@@ -211,9 +211,16 @@ class RestServerTest {
     assertBad(a, "mockConfig:\n  interfaces: []\n",
         "unknown field 'interfaces' in group mockConfig", "Interface_list");
     assertBad(a, "mockConfig:\n  Interface_list:\n  - name: x\n    type: TAPP\n",
-        "mockConfig.Interface_list[0]: invalid value TAPP for field 'type'", "line 3");
+        "mockConfig.Interface_list[0]: invalid value TAPP for field 'type'", "(line 4)");
     assertBad(a, "mockConfig:\n  Interface_list:\n  - name: x\n    mtu: 1500\n",
-        "unknown field 'mtu'", "line 3");
+        "unknown field 'mtu'", "(line 4)");
+    assertBad(a, "mockConfig:\n  Interface_list:\n  - name: x\n    type: TAP\n"
+            + "    enabled: 5\n",
+        "mockConfig.Interface_list[0]: wrong type for field 'enabled' of"
+            + " mock.interfaces.Interface: expected true or false, got a number (line 5)");
+    assertBad(a, "mockConfig:\n  BridgeDomain_list:\n  - name: bd\n    interfaces:\n"
+            + "    - name: a\n    - name: b\n      bridgedVirtualInterface: \"yes\"\n",
+        "wrong type for field 'interfaces[1].bridged_virtual_interface'", "(line 7)");
     assertBad(a, "config/mock/v1/interfaces/x: {name: x}\n", "unknown group", "");
     assertThat(a.northbound().desired()).isEmpty();
     assertThat(a.scheduler().transactionHistory()).isEmpty();

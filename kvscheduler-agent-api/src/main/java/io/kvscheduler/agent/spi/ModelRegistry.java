@@ -256,7 +256,8 @@ public final class ModelRegistry {
       snake = snakeCase(tree);
     } catch (TwiceGiven e) {
       throw new ModelException(key, "field '" + e.field + "' is given twice in "
-          + model.protoName() + " (as '" + e.first + "' and as '" + e.second + "')");
+          + model.protoName() + " (as '" + e.first + "' and as '" + e.second + "')", null,
+          e.path);
     }
     try {
       return mapper.treeToValue(snake, model.valueClass());
@@ -267,19 +268,97 @@ public final class ModelRegistry {
         ids.forEach(id -> known.add(String.valueOf(id)));
       }
       throw new ModelException(key, "unknown field '" + e.getPropertyName() + "' in "
-          + model.protoName() + " (known fields: " + String.join(", ", known) + ")", e);
+          + model.protoName() + " (known fields: " + String.join(", ", known) + ")", e,
+          pathOf(e));
     } catch (InvalidFormatException e) {
+      if (e.getTargetType() == null || !e.getTargetType().isEnum()) {
+        throw wrongType(model, key, snake, e);
+      }
       throw new ModelException(key, "invalid value " + e.getValue() + " for field '"
-          + path(e) + "' of " + model.protoName(), e);
+          + path(e) + "' of " + model.protoName(), e, pathOf(e));
     } catch (MismatchedInputException e) {
-      throw new ModelException(key, "wrong type for field '" + path(e) + "' of "
-          + model.protoName() + ": " + e.getOriginalMessage(), e);
+      throw wrongType(model, key, snake, e);
     } catch (JsonProcessingException e) {
       throw new ModelException(key, "cannot decode " + model.protoName() + ": "
           + e.getOriginalMessage(), e);
     } catch (IllegalArgumentException e) {
       throw new ModelException(key, "cannot decode " + model.protoName() + ": " + e.getMessage(), e);
     }
+  }
+
+  private static ModelException wrongType(Model<?> model, String key, JsonNode tree,
+      MismatchedInputException e) {
+    JsonNode given = at(tree, pathOf(e));
+    return new ModelException(key, "wrong type for field '" + path(e) + "' of "
+        + model.protoName() + ": expected " + expected(e.getTargetType())
+        + (given != null ? ", got " + kind(given) : ""), e, pathOf(e));
+  }
+
+  /** The field names and list indexes of a Jackson error's path, outermost first. */
+  private static List<Object> pathOf(MismatchedInputException e) {
+    List<Object> out = new ArrayList<>();
+    e.getPath().forEach(ref -> {
+      if (ref.getFieldName() != null) {
+        out.add(ref.getFieldName());
+      } else if (ref.getIndex() >= 0) {
+        out.add(ref.getIndex());
+      }
+    });
+    return out;
+  }
+
+  /** The node at {@code path} under {@code node}, or null. */
+  private static JsonNode at(JsonNode node, List<Object> path) {
+    JsonNode n = node;
+    for (Object step : path) {
+      n = step instanceof Integer i ? n.get(i) : n.get((String) step);
+      if (n == null) {
+        return null;
+      }
+    }
+    return n;
+  }
+
+  /** What a field of type {@code t} takes, in words. */
+  private static String expected(Class<?> t) {
+    if (t == null) {
+      return "another type";
+    }
+    if (t == String.class || CharSequence.class.isAssignableFrom(t)) {
+      return "a string";
+    }
+    if (t == boolean.class || t == Boolean.class) {
+      return "true or false";
+    }
+    if (t == int.class || t == long.class || t == short.class || t == byte.class
+        || t == Integer.class || t == Long.class || t == Short.class || t == Byte.class
+        || t == java.math.BigInteger.class) {
+      return "an integer";
+    }
+    if (t.isPrimitive() || Number.class.isAssignableFrom(t)) {
+      return "a number";
+    }
+    if (t.isEnum()) {
+      return "one of " + java.util.Arrays.stream(t.getEnumConstants()).map(String::valueOf)
+          .collect(java.util.stream.Collectors.joining(", "));
+    }
+    if (t.isArray() || Collection.class.isAssignableFrom(t)) {
+      return "a list";
+    }
+    return "an object";
+  }
+
+  /** What a JSON node is, in words. */
+  private static String kind(JsonNode n) {
+    return switch (n.getNodeType()) {
+      case STRING -> "a string";
+      case NUMBER -> "a number";
+      case BOOLEAN -> "a boolean";
+      case ARRAY -> "a list";
+      case OBJECT, POJO -> "an object";
+      case NULL, MISSING -> "nothing";
+      case BINARY -> "binary data";
+    };
   }
 
   private static String path(MismatchedInputException e) {
@@ -320,12 +399,15 @@ public final class ModelRegistry {
     final String field;
     final String first;
     final String second;
+    /** Where the second spelling is, outermost first (filled in on the way out). */
+    final java.util.LinkedList<Object> path = new java.util.LinkedList<>();
 
     TwiceGiven(String field, String first, String second) {
       super(null, null, false, false);
       this.field = field;
       this.first = first;
       this.second = second;
+      path.add(second);
     }
   }
 
@@ -349,13 +431,25 @@ public final class ModelRegistry {
         if (before != null) {
           throw new TwiceGiven(name, before, e.getKey());
         }
-        out.set(name, rename(e.getValue(), f));
+        try {
+          out.set(name, rename(e.getValue(), f));
+        } catch (TwiceGiven t) {
+          t.path.addFirst(e.getKey());
+          throw t;
+        }
       }
       return out;
     }
     if (node.isArray()) {
       ArrayNode out = ((ArrayNode) node).arrayNode();
-      node.forEach(n -> out.add(rename(n, f)));
+      for (int i = 0; i < node.size(); i++) {
+        try {
+          out.add(rename(node.get(i), f));
+        } catch (TwiceGiven t) {
+          t.path.addFirst(i);
+          throw t;
+        }
+      }
       return out;
     }
     return node;

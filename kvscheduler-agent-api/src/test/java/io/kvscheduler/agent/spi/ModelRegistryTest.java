@@ -171,4 +171,34 @@ class ModelRegistryTest {
     assertThat(reg.encode(new Link("l1", 0, 0, Kind.TAP)))
         .isEqualTo("{\"name\":\"l1\",\"kind\":\"TAP\"}");
   }
+
+  @Test
+  void aWrongTypeIsNamedInWordsWithThePathOfTheField() {
+    String key = "config/mock/v1/interfaces/tap1";
+    assertThatThrownBy(() -> reg.decode(key, "{\"name\":\"tap1\",\"enabled\":\"yes\"}"))
+        .isInstanceOf(ModelException.class)
+        .hasMessage(key + ": wrong type for field 'enabled' of mock.interfaces.Interface:"
+            + " expected true or false, got a string")
+        .extracting(e -> ((ModelException) e).path()).isEqualTo(List.of("enabled"));
+    assertThatThrownBy(() -> reg.decode(key, "{\"name\":[\"tap1\"]}"))
+        .hasMessage(key + ": wrong type for field 'name' of mock.interfaces.Interface:"
+            + " expected a string, got a list");
+    String bd = "config/mock/v1/bridge-domain/bd1";
+    assertThatThrownBy(() -> reg.decode(bd,
+        "{\"name\":\"bd1\",\"interfaces\":[{\"name\":\"a\"},{\"name\":\"b\","
+            + "\"bridgedVirtualInterface\":1}]}"))
+        .hasMessageContaining("field 'interfaces[1].bridged_virtual_interface'")
+        .hasMessageEndingWith("expected true or false, got a number")
+        .extracting(e -> ((ModelException) e).path())
+        .isEqualTo(List.of("interfaces", 1, "bridged_virtual_interface"));
+    assertThatThrownBy(() -> reg.decode(bd,
+        "{\"name\":\"bd1\",\"interfaces\":[{\"name\":\"a\",\"colour\":1}]}"))
+        .extracting(e -> ((ModelException) e).path())
+        .isEqualTo(List.of("interfaces", 0, "colour"));
+    assertThatThrownBy(() -> reg.decode(bd,
+        "{\"name\":\"bd1\",\"interfaces\":[{\"name\":\"a\",\"bridgedVirtualInterface\":true,"
+            + "\"bridged_virtual_interface\":false}]}"))
+        .extracting(e -> ((ModelException) e).path())
+        .isEqualTo(List.of("interfaces", 0, "bridged_virtual_interface"));
+  }
 }

@@ -12,7 +12,10 @@ import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 
@@ -27,9 +30,17 @@ public final class ConfigDocument {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private final JsonNode root;
-  private final Map<JsonNode, Integer> lines;
+  /** Lines of the document's nodes (identity): containers, and the entries of each container. */
+  private final Lines lines;
 
-  private ConfigDocument(JsonNode root, Map<JsonNode, Integer> lines) {
+  /** Where things are: every object and array, and the fields and items of each. */
+  private static final class Lines {
+    final Map<JsonNode, Integer> containers = new IdentityHashMap<>();
+    final Map<JsonNode, Map<String, Integer>> fields = new IdentityHashMap<>();
+    final Map<JsonNode, List<Integer>> items = new IdentityHashMap<>();
+  }
+
+  private ConfigDocument(JsonNode root, Lines lines) {
     this.root = root;
     this.lines = lines;
   }
@@ -61,7 +72,7 @@ public final class ConfigDocument {
   }
 
   private static ConfigDocument parse(JsonFactory factory, String text) throws SyntaxException {
-    Map<JsonNode, Integer> lines = new IdentityHashMap<>();
+    Lines lines = new Lines();
     try (JsonParser p = factory.createParser(text)) {
       JsonToken first = p.nextToken();
       if (first == null) {
@@ -96,13 +107,15 @@ public final class ConfigDocument {
     return loc == null ? 0 : Math.max(loc.getLineNr(), 0);
   }
 
-  private static JsonNode read(JsonParser p, Map<JsonNode, Integer> lines, int line)
+  private static JsonNode read(JsonParser p, Lines lines, int line)
       throws IOException, SyntaxException {
     JsonToken t = p.currentToken();
     switch (t) {
       case START_OBJECT -> {
         ObjectNode o = NODES.objectNode();
-        lines.put(o, line);
+        lines.containers.put(o, line);
+        Map<String, Integer> fieldLines = new HashMap<>();
+        lines.fields.put(o, fieldLines);
         while (p.nextToken() == JsonToken.FIELD_NAME) {
           String name = p.currentName();
           int fieldLine = line(p);
@@ -112,14 +125,19 @@ public final class ConfigDocument {
             throw new SyntaxException("duplicate key '" + name + "'", fieldLine, null);
           }
           o.set(name, v);
+          fieldLines.put(name, fieldLine);
         }
         return o;
       }
       case START_ARRAY -> {
         ArrayNode a = NODES.arrayNode();
-        lines.put(a, line);
+        lines.containers.put(a, line);
+        List<Integer> itemLines = new ArrayList<>();
+        lines.items.put(a, itemLines);
         while (p.nextToken() != JsonToken.END_ARRAY) {
-          a.add(read(p, lines, line(p)));
+          int itemLine = line(p);
+          a.add(read(p, lines, itemLine));
+          itemLines.add(itemLine);
         }
         return a;
       }
@@ -160,7 +178,55 @@ public final class ConfigDocument {
 
   /** The line of an object or array node of this document, 0 when unknown. */
   public int lineOf(JsonNode node) {
-    Integer l = lines.get(node);
+    Integer l = lines.containers.get(node);
     return l == null ? 0 : l;
+  }
+
+  /**
+   * The line of what {@code path} (field names and list indexes, outermost first) names inside
+   * {@code node}, an object or array of this document: the line of the deepest field or item the
+   * path reaches, else of {@code node}, else {@code fallback}. A field name also matches a field spelled in the other
+   * case style ({@code phys_address} finds {@code physAddress}).
+   */
+  public int lineOf(JsonNode node, List<Object> path, int fallback) {
+    int best = lineOf(node) > 0 ? lineOf(node) : fallback;
+    JsonNode n = node;
+    for (Object step : path) {
+      Integer l = null;
+      JsonNode next = null;
+      if (step instanceof Integer i && n.isArray() && i < n.size()) {
+        List<Integer> items = lines.items.get(n);
+        l = items != null && i < items.size() ? items.get(i) : null;
+        next = n.get(i);
+      } else if (step instanceof String name && n.isObject()) {
+        String given = fieldNamed(n, name);
+        Map<String, Integer> fields = lines.fields.get(n);
+        l = given != null && fields != null ? fields.get(given) : null;
+        next = given != null ? n.get(given) : null;
+      }
+      if (next == null) {
+        break;
+      }
+      if (l != null && l > 0) {
+        best = l;
+      }
+      n = next;
+    }
+    return best;
+  }
+
+  /** The field of {@code o} spelled {@code name}, or in the other case style; null if none. */
+  private static String fieldNamed(JsonNode o, String name) {
+    if (o.has(name)) {
+      return name;
+    }
+    String wanted = name.replace("_", "").toLowerCase(java.util.Locale.ROOT);
+    for (java.util.Iterator<String> it = o.fieldNames(); it.hasNext(); ) {
+      String f = it.next();
+      if (f.replace("_", "").toLowerCase(java.util.Locale.ROOT).equals(wanted)) {
+        return f;
+      }
+    }
+    return null;
   }
 }

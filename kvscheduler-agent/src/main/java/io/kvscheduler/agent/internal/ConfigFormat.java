@@ -120,7 +120,8 @@ public final class ConfigFormat {
       try {
         out.put(key, models.decodeTree(key, node));
       } catch (ModelException ex) {
-        throw new ConfigException(ex.getMessage(), line, ex);
+        throw new ConfigException(ex.getMessage(),
+            ex.path().isEmpty() ? line : doc.lineOf(node, ex.path(), line), ex);
       }
     }
     return out;
@@ -182,18 +183,20 @@ public final class ConfigFormat {
           }
           for (int i = 0; i < fieldNode.size(); i++) {
             JsonNode item = fieldNode.get(i);
-            put(models, model, item, path + "[" + i + "]", line(doc, item, fieldNode), out, where);
+            put(models, doc, model, item, path + "[" + i + "]", line(doc, item, fieldNode), out,
+                where);
           }
         } else {
-          put(models, model, fieldNode, path, fieldLine, out, where);
+          put(models, doc, model, fieldNode, path, fieldLine, out, where);
         }
       }
     }
     return out;
   }
 
-  private static void put(ModelRegistry models, Model<?> model, JsonNode node, String path,
-      int line, Map<String, Object> out, Map<String, String> where) throws ConfigException {
+  private static void put(ModelRegistry models, ConfigDocument doc, Model<?> model,
+      JsonNode node, String path, int line, Map<String, Object> out, Map<String, String> where)
+      throws ConfigException {
     Object value;
     try {
       value = models.decodeTree(model, node);
@@ -201,14 +204,15 @@ public final class ConfigFormat {
       String msg = e.getMessage();
       String prefix = e.key() + ": ";
       throw new ConfigException(path + ": "
-          + (msg.startsWith(prefix) ? msg.substring(prefix.length()) : msg), line, e);
+          + (msg.startsWith(prefix) ? msg.substring(prefix.length()) : msg),
+          e.path().isEmpty() ? line : doc.lineOf(node, e.path(), line), e);
     }
     String key = models.keyOf(value);
     if (!model.isKey(key)) {
       throw new ConfigException(path + ": the value has no name (its key would be '" + key
           + "')", line);
     }
-    String at = path + (line > 0 ? " (line " + line + ")" : "");
+    String at = path + (line > 0 ? " on line " + line : "");
     String previous = where.putIfAbsent(key, at);
     if (previous != null) {
       throw new ConfigException(path + ": key " + key + " is also given by " + previous, line);

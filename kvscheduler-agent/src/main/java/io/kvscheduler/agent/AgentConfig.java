@@ -159,7 +159,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
       throw new IllegalArgumentException("invalid label '" + label + "'");
     }
     if (!"off".equals(rest)) {
-      RestServer.parseAddress(rest); // a malformed address is an error of the settings
+      RestServer.checkAddress(rest); // a malformed address is an error of the settings
     }
     return new AgentConfig(label, configDir, "off".equals(rest) ? null : rest, etcd, status,
         print, timeout);
@@ -212,11 +212,15 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     if (n == null || n.isNull()) {
       return dflt;
     }
-    if (!n.isBoolean()) {
-      throw new IllegalArgumentException(where + ": " + name + " must be true or false, got '"
-          + (n.isValueNode() ? n.asText() : n.toString()) + "'");
+    if (n.isBoolean()) {
+      return n.booleanValue();
     }
-    return n.booleanValue();
+    if (n.isTextual() && (n.textValue().equalsIgnoreCase("true")
+        || n.textValue().equalsIgnoreCase("false"))) {
+      return Boolean.parseBoolean(n.textValue()); // quoted, as templating tools often write it
+    }
+    throw new IllegalArgumentException(where + ": " + name + " must be true or false, got '"
+        + (n.isValueNode() ? n.asText() : n.toString()) + "'");
   }
 
   /** The single-value setting {@code name} of the file ({@code where}), or {@code dflt}. */

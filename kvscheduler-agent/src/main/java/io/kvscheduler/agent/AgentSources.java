@@ -14,7 +14,9 @@ final class AgentSources {
   static List<NorthboundSource> create(Agent agent) {
     List<NorthboundSource> out = new ArrayList<>();
     // the sources start in this order. REST comes first: it is the one most likely to fail at
-    // start (a port in use), and it then stops the agent before any source applied configuration
+    // start (a port in use), and it then stops the agent before any source applied configuration.
+    // The order also decides, after a restart, which source's value of a key given by several
+    // sources applies: the first resyncs are the first deliveries (Orchestrator), etcd's last
 
     // --- REST API (--rest): GET /info/version, GET/PUT /configuration ---
     if (agent.config().restAddress() != null) {

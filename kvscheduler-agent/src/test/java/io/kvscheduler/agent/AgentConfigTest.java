@@ -183,16 +183,22 @@ class AgentConfigTest {
     Path typo = file("print-txn-summary: flase\n");
     assertThatThrownBy(() -> AgentConfig.load(List.of("--config", typo.toString()), Map.of()))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("agent config " + typo + ": print-txn-summary must be true or false, got 'flase'");
+        .hasMessage("agent config " + typo
+            + ": print-txn-summary must be true or false, got 'flase'");
     Path word = file("status-publishing: nope\n");
     assertThatThrownBy(() -> AgentConfig.load(List.of("--config", word.toString()), Map.of()))
-        .hasMessage("agent config " + word + ": status-publishing must be true or false, got 'nope'");
+        .hasMessage("agent config " + word
+            + ": status-publishing must be true or false, got 'nope'");
     Path nested = file("label:\n  name: a\n");
     assertThatThrownBy(() -> AgentConfig.load(List.of("--config", nested.toString()), Map.of()))
         .hasMessage("agent config " + nested + ": label must be a single value, got a mapping");
-    Path quoted = file("print-txn-summary: false\nstatus-publishing: true\n");
-    AgentConfig ok = AgentConfig.load(List.of("--config", quoted.toString()), Map.of());
+    Path plain = file("print-txn-summary: false\nstatus-publishing: true\n");
+    AgentConfig ok = AgentConfig.load(List.of("--config", plain.toString()), Map.of());
     assertThat(ok.printTxnSummary()).isFalse();
     assertThat(ok.statusPublishing()).isTrue();
+    Path quoted = file("print-txn-summary: \"false\"\nstatus-publishing: 'True'\n");
+    AgentConfig q = AgentConfig.load(List.of("--config", quoted.toString()), Map.of());
+    assertThat(q.printTxnSummary()).isFalse();
+    assertThat(q.statusPublishing()).isTrue();
   }
 }

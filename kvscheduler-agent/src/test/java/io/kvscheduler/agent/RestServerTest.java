@@ -217,7 +217,7 @@ class RestServerTest {
     assertBad(a, "mockConfig:\n  Interface_list:\n  - name: x\n    type: TAP\n"
             + "    enabled: 5\n",
         "mockConfig.Interface_list[0]: wrong type for field 'enabled' of"
-            + " mock.interfaces.Interface: expected true or false, got a number (line 5)");
+            + " mock.interfaces.Interface: expected true or false, got the number 5 (line 5)");
     assertBad(a, "mockConfig:\n  BridgeDomain_list:\n  - name: bd\n    interfaces:\n"
             + "    - name: a\n    - name: b\n      bridgedVirtualInterface: \"yes\"\n",
         "wrong type for field 'interfaces[1].bridged_virtual_interface'", "(line 7)");

@@ -24,7 +24,8 @@ public final class ModelException extends Exception {
 
   /**
    * @param path the field at fault inside the value: field names (as given or in snake_case) and
-   *     list indexes ({@link Integer}), outermost first; empty when the value as a whole is at fault
+   *     list indexes ({@link Integer}), outermost first; empty when the value as a whole is at
+   *     fault
    */
   public ModelException(String key, String message, Throwable cause, List<Object> path) {
     super(key + ": " + message, cause);

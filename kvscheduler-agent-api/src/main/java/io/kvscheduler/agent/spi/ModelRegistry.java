@@ -45,8 +45,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *       64-bit integers as strings); an absent or null field reads as its default: an empty
  *       string, list or map, or the enum's first constant;
  *   <li>a scalar of the wrong JSON type is rejected, as protobuf JSON rejects it: a boolean must be
- *       {@code true} or {@code false}, a string field takes only a string, an integer field no
- *       fraction;
+ *       {@code true} or {@code false}, a string field takes only a string, an integer field a
+ *       whole number ({@code 1500}, {@code 1500.0}, {@code "1500"}; not {@code 1500.5}, an empty
+ *       or padded string), a number field no empty string; a field given twice is rejected;
  *   <li>an unknown field is rejected naming the field and the known ones;
  *   <li>a value whose computed key differs from the key it was given under is rejected.
  * </ul>
@@ -64,7 +65,8 @@ public final class ModelRegistry {
             JsonInclude.Include.CUSTOM, JsonInclude.Include.ALWAYS, ProtoDefault.class, null))
         .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
         .disable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS)
-        .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
+        .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+        .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     // absent or null fields read as proto3's defaults: "", an empty list or map, the first
     // constant of an enum (below); numbers and booleans are primitives, absent = 0 and false
     for (Class<?> c : List.of(String.class, List.class, Map.class)) {
@@ -73,14 +75,26 @@ public final class ModelRegistry {
     m.coercionConfigFor(LogicalType.Boolean)
         .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
         .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
-        .setCoercion(CoercionInputShape.String, CoercionAction.Fail);
+        .setCoercion(CoercionInputShape.String, CoercionAction.Fail)
+        .setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail)
+        .setAcceptBlankAsEmpty(false);
+    m.coercionConfigFor(LogicalType.Float)
+        .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail)
+        .setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail)
+        .setAcceptBlankAsEmpty(false);
     m.coercionConfigFor(LogicalType.Textual)
         .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
         .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
         .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
     m.coercionConfigFor(LogicalType.Integer)
-        .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
+        .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail)
+        .setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail)
+        .setAcceptBlankAsEmpty(false);
     SimpleModule enums = new SimpleModule("proto3-enum-defaults");
+    enums.addDeserializer(int.class, new WholeNumber<>(int.class, false));
+    enums.addDeserializer(Integer.class, new WholeNumber<>(Integer.class, false));
+    enums.addDeserializer(long.class, new WholeNumber<>(long.class, true));
+    enums.addDeserializer(Long.class, new WholeNumber<>(Long.class, true));
     enums.setDeserializerModifier(new BeanDeserializerModifier() {
       @Override
       public JsonDeserializer<?> modifyEnumDeserializer(DeserializationConfig config,
@@ -95,6 +109,62 @@ public final class ModelRegistry {
   }
 
   /**
+   * A 32- or 64-bit integer field, as protobuf JSON reads one: a JSON number with no fraction
+   * ({@code 1500}, {@code 1500.0}, {@code 1.5e3}) or a string holding one ({@code "1500"}: protobuf
+   * JSON writes 64-bit integers as strings), within the type's range; anything else (a fraction,
+   * padding, an empty string, {@code "null"}, a boolean) is refused.
+   */
+  private static final class WholeNumber<T>
+      extends com.fasterxml.jackson.databind.deser.std.StdScalarDeserializer<T> {
+    private static final long serialVersionUID = 1L;
+    private static final java.util.regex.Pattern NUMBER =
+        java.util.regex.Pattern.compile("-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?");
+    private final boolean wide;
+
+    WholeNumber(Class<T> type, boolean wide) {
+      super(type);
+      this.wide = wide;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public T deserialize(com.fasterxml.jackson.core.JsonParser p, DeserializationContext ctxt)
+        throws java.io.IOException {
+      java.math.BigDecimal d;
+      switch (p.currentToken()) {
+        case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> d = p.getDecimalValue();
+        case VALUE_STRING -> {
+          String text = p.getText();
+          if (!NUMBER.matcher(text).matches()) {
+            return (T) ctxt.handleWeirdStringValue(handledType(), text, "not an integer");
+          }
+          d = new java.math.BigDecimal(text);
+        }
+        default -> {
+          return (T) ctxt.handleUnexpectedToken(handledType(), p);
+        }
+      }
+      try {
+        long v = d.toBigIntegerExact().longValueExact();
+        Object boxed = wide ? (Object) Long.valueOf(v)
+            : (Object) Integer.valueOf(Math.toIntExact(v));
+        return (T) boxed;
+      } catch (ArithmeticException e) {
+        return (T) ctxt.handleWeirdNumberValue(handledType(), d,
+            "not a whole number within range");
+      }
+    }
+
+    @Override
+    public T getNullValue(DeserializationContext ctxt) {
+      Class<?> t = handledType();
+      @SuppressWarnings("unchecked")
+      T zero = (T) (t == int.class ? (Object) 0 : t == long.class ? (Object) 0L : null);
+      return zero;
+    }
+  }
+
+  /**
    * Proto3's default values, which protobuf JSON leaves out: the {@code valueFilter} of the
    * mapper's inclusion rule ({@code equals} answers true for a value to leave out).
    */
@@ -103,11 +173,29 @@ public final class ModelRegistry {
     public boolean equals(Object v) {
       return v == null
           || v instanceof Boolean b && !b
-          || v instanceof Number n && n.doubleValue() == 0 && n.longValue() == 0
+          || isZero(v)
           || v instanceof CharSequence cs && cs.length() == 0
+          || v instanceof byte[] bytes && bytes.length == 0
           || v instanceof Collection<?> c && c.isEmpty()
           || v instanceof Map<?, ?> mp && mp.isEmpty()
           || v instanceof Enum<?> e && e.ordinal() == 0;
+    }
+
+    /** A numeric zero (not -0.0, which protobuf JSON keeps). */
+    private static boolean isZero(Object v) {
+      if (v instanceof java.math.BigDecimal d) {
+        return d.signum() == 0;
+      }
+      if (v instanceof java.math.BigInteger i) {
+        return i.signum() == 0;
+      }
+      if (v instanceof Double d) {
+        return Double.doubleToRawLongBits(d) == 0;
+      }
+      if (v instanceof Float f) {
+        return Float.floatToRawIntBits(f) == 0;
+      }
+      return v instanceof Number n && n.longValue() == 0;
     }
 
     @Override
@@ -255,7 +343,13 @@ public final class ModelRegistry {
     try {
       snake = snakeCase(tree);
     } catch (TwiceGiven e) {
-      throw new ModelException(key, "field '" + e.field + "' is given twice in "
+      StringBuilder where = new StringBuilder();
+      for (Object step : e.path.subList(0, e.path.size() - 1)) {
+        where.append(step instanceof Integer i ? "[" + i + "]"
+            : (where.length() > 0 ? "." : "") + toSnake((String) step));
+      }
+      String field = where.length() > 0 ? where + "." + e.field : e.field;
+      throw new ModelException(key, "field '" + field + "' is given twice in "
           + model.protoName() + " (as '" + e.first + "' and as '" + e.second + "')", null,
           e.path);
     }
@@ -351,14 +445,18 @@ public final class ModelRegistry {
   /** What a JSON node is, in words. */
   private static String kind(JsonNode n) {
     return switch (n.getNodeType()) {
-      case STRING -> "a string";
-      case NUMBER -> "a number";
-      case BOOLEAN -> "a boolean";
+      case STRING -> "the string '" + abbreviated(n.textValue()) + "'";
+      case NUMBER -> "the number " + abbreviated(n.asText());
+      case BOOLEAN -> n.booleanValue() ? "true" : "false";
       case ARRAY -> "a list";
       case OBJECT, POJO -> "an object";
       case NULL, MISSING -> "nothing";
       case BINARY -> "binary data";
     };
+  }
+
+  private static String abbreviated(String s) {
+    return s.length() <= 40 ? s : s.substring(0, 37) + "...";
   }
 
   private static String path(MismatchedInputException e) {
@@ -391,7 +489,12 @@ public final class ModelRegistry {
    */
   public JsonNode toTree(Object value, boolean camel) {
     JsonNode tree = mapper.valueToTree(value);
-    return camel ? camelCase(tree) : tree;
+    try {
+      return camel ? camelCase(tree) : tree;
+    } catch (TwiceGiven e) {
+      throw new IllegalArgumentException("cannot write " + value.getClass().getName()
+          + " in lowerCamelCase: '" + e.first + "' and '" + e.second + "' become the same name");
+    }
   }
 
   /** A field given under two spellings that name the same field (snakeCase). */

@@ -6,8 +6,9 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Where northbound sources (files, etcd, REST, plugins) deliver desired configuration. Each source
  * has a label; a resync from a source replaces that source's values, and the scheduler's full
- * resync is built from the union of every source's values. Every delivery becomes one scheduler
- * transaction with the default retry (1 s, 3 attempts, exponential back-off), as in vpp-agent.
+ * resync is built from the values chosen over every source ({@link #desired()}). Every delivery
+ * becomes one scheduler transaction with the default retry (1 s, 3 attempts, exponential
+ * back-off), as in vpp-agent.
  */
 public interface Northbound {
 
@@ -20,14 +21,17 @@ public interface Northbound {
   CompletableFuture<Long> resync(String source, Map<String, Object> values);
 
   /**
-   * Applies changes of {@code source} ({@code null} value = delete) as one change transaction.
+   * Applies changes of {@code source} as one change transaction. A {@code null} value means the
+   * source no longer gives the key: the key is deleted unless another source still gives it, whose
+   * value then applies.
    */
   CompletableFuture<Long> change(String source, Map<String, Object> changes);
 
   /**
-   * The desired configuration: every source's values, by key. A key given by several sources
-   * has the value delivered last; once that source removes it, the value of the source that
-   * delivered it most recently before.
+   * The desired configuration: the value chosen for each key any source gives. A key given by
+   * several sources has the value delivered last; once that source removes it, the value of the
+   * source that delivered it most recently before. Listed as soon as delivered, whether or not
+   * its transaction has finished or the value could be applied.
    */
   Map<String, Object> desired();
 }

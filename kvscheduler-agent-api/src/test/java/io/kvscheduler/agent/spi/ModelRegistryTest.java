@@ -133,6 +133,16 @@ class ModelRegistryTest {
         .isInstanceOf(ModelException.class).hasMessageContaining("'mtu'");
     assertThatThrownBy(() -> reg.decode(link, "{\"name\":\"l1\",\"mtu\":true}"))
         .isInstanceOf(ModelException.class).hasMessageContaining("'mtu'");
+    for (String bad : List.of("\"\"", "\" \"", "\"null\"", "\" 1500 \"", "\"15x\"")) {
+      assertThatThrownBy(() -> reg.decode(link, "{\"name\":\"l1\",\"mtu\":" + bad + "}"))
+          .as(bad).isInstanceOf(ModelException.class).hasMessageContaining("'mtu'");
+    }
+    for (String bad : List.of("\"\"", "\" \"")) {
+      assertThatThrownBy(() -> reg.decode(key, "{\"name\":\"tap1\",\"enabled\":" + bad + "}"))
+          .as(bad).isInstanceOf(ModelException.class).hasMessageContaining("'enabled'");
+    }
+    assertThatThrownBy(() -> reg.decode(key, "{\"name\":\"tap1\",\"name\":\"tap1\"}"))
+        .isInstanceOf(ModelException.class).hasMessageContaining("Duplicate field 'name'");
   }
 
   @Test
@@ -140,6 +150,11 @@ class ModelRegistryTest {
     assertThat(reg.decode("config/mock/v1/links/l1",
         "{\"name\":\"l1\",\"mtu\":\"1500\",\"speed\":\"10000000000\"}"))
         .isEqualTo(new Link("l1", 1500, 10_000_000_000L, Kind.UNDEFINED_KIND));
+    assertThat(reg.decode("config/mock/v1/links/l1",
+        "{\"name\":\"l1\",\"mtu\":1500.0,\"speed\":1e10}"))
+        .isEqualTo(new Link("l1", 1500, 10_000_000_000L, Kind.UNDEFINED_KIND));
+    assertThat(reg.decode("config/mock/v1/links/l1", "{\"name\":\"l1\",\"mtu\":null}"))
+        .isEqualTo(new Link("l1", 0, 0, Kind.UNDEFINED_KIND));
   }
 
   @Test
@@ -178,17 +193,22 @@ class ModelRegistryTest {
     assertThatThrownBy(() -> reg.decode(key, "{\"name\":\"tap1\",\"enabled\":\"yes\"}"))
         .isInstanceOf(ModelException.class)
         .hasMessage(key + ": wrong type for field 'enabled' of mock.interfaces.Interface:"
-            + " expected true or false, got a string")
+            + " expected true or false, got the string 'yes'")
         .extracting(e -> ((ModelException) e).path()).isEqualTo(List.of("enabled"));
     assertThatThrownBy(() -> reg.decode(key, "{\"name\":[\"tap1\"]}"))
         .hasMessage(key + ": wrong type for field 'name' of mock.interfaces.Interface:"
             + " expected a string, got a list");
+    assertThatThrownBy(() -> reg.decode("config/mock/v1/links/l1",
+        "{\"name\":\"l1\",\"mtu\":3000000000}"))
+        .hasMessage("config/mock/v1/links/l1: wrong type for field 'mtu' of mock.links.Link:"
+            + " expected an integer, got the number 3000000000")
+        .extracting(e -> ((ModelException) e).path()).isEqualTo(List.of("mtu"));
     String bd = "config/mock/v1/bridge-domain/bd1";
     assertThatThrownBy(() -> reg.decode(bd,
         "{\"name\":\"bd1\",\"interfaces\":[{\"name\":\"a\"},{\"name\":\"b\","
             + "\"bridgedVirtualInterface\":1}]}"))
         .hasMessageContaining("field 'interfaces[1].bridged_virtual_interface'")
-        .hasMessageEndingWith("expected true or false, got a number")
+        .hasMessageEndingWith("expected true or false, got the number 1")
         .extracting(e -> ((ModelException) e).path())
         .isEqualTo(List.of("interfaces", 1, "bridged_virtual_interface"));
     assertThatThrownBy(() -> reg.decode(bd,

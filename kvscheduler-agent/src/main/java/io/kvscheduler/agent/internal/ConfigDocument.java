@@ -185,8 +185,8 @@ public final class ConfigDocument {
   /**
    * The line of what {@code path} (field names and list indexes, outermost first) names inside
    * {@code node}, an object or array of this document: the line of the deepest field or item the
-   * path reaches, else of {@code node}, else {@code fallback}. A field name also matches a field spelled in the other
-   * case style ({@code phys_address} finds {@code physAddress}).
+   * path reaches, else of {@code node}, else {@code fallback}. A field name also matches a field
+   * spelled in the other case style ({@code phys_address} finds {@code physAddress}).
    */
   public int lineOf(JsonNode node, List<Object> path, int fallback) {
     int best = lineOf(node) > 0 ? lineOf(node) : fallback;

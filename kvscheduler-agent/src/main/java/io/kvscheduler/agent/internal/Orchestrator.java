@@ -21,8 +21,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A key given by several sources takes the value delivered last. When that source removes it,
  * the value of the source that delivered it most recently before applies again (the key is not
- * deleted while a source still gives it). A resync that leaves a source's value of a key as it
- * was is no new delivery of that key. {@link #desired()} is what is applied.
+ * deleted while a source still gives it). A delivery that repeats a source's value of a key (in
+ * a resync or a change) is no new delivery of that key. {@link #desired()} lists the value chosen
+ * for each key. The order of deliveries is kept in memory only: after a restart it starts anew
+ * with the sources' first resyncs, in the order the sources start.
  */
 public final class Orchestrator implements Northbound {
   private static final Logger LOG = LoggerFactory.getLogger(Orchestrator.class);
@@ -42,16 +44,21 @@ public final class Orchestrator implements Northbound {
   public synchronized CompletableFuture<Long> resync(String source, Map<String, Object> values) {
     Map<String, Given> before = bySource.getOrDefault(source, Map.of());
     Map<String, Given> mine = new HashMap<>();
+    Conflicts conflicts = new Conflicts(source);
     values.forEach((key, value) -> {
       if (value == null) {
         return;
       }
       Given old = before.get(key);
-      mine.put(key, old != null && Objects.equals(old.value(), value)
-          ? old : new Given(value, ++deliveries));
+      if (old != null && Objects.equals(old.value(), value)) {
+        mine.put(key, old);
+      } else {
+        conflicts.check(key, value);
+        mine.put(key, new Given(value, ++deliveries));
+      }
     });
     bySource.put(source, mine);
-    mine.keySet().forEach(key -> warnIfShared(key, source));
+    conflicts.log();
     Txn txn = kvs.startNBTransaction();
     desiredLocked().forEach(txn::setValue);
     return txn.commitAsync(TxnOptions.defaults()
@@ -63,16 +70,19 @@ public final class Orchestrator implements Northbound {
   @Override
   public synchronized CompletableFuture<Long> change(String source, Map<String, Object> changes) {
     Map<String, Given> mine = bySource.computeIfAbsent(source, s -> new HashMap<>());
+    Conflicts conflicts = new Conflicts(source);
     Txn txn = kvs.startNBTransaction();
     changes.forEach((key, value) -> {
+      Given old = mine.get(key);
       if (value == null) {
         mine.remove(key);
-      } else {
+      } else if (old == null || !Objects.equals(old.value(), value)) {
+        conflicts.check(key, value);
         mine.put(key, new Given(value, ++deliveries));
-        warnIfShared(key, source);
       }
       txn.setValue(key, effective(key)); // null when no source gives the key any more
     });
+    conflicts.log();
     return txn.commitAsync(TxnOptions.defaults()
         .withDescription("change from " + source)
         .withRetryDefault());
@@ -105,12 +115,39 @@ public final class Orchestrator implements Northbound {
     return best == null ? null : best.value();
   }
 
-  private void warnIfShared(String key, String source) {
-    for (Map.Entry<String, Map<String, Given>> e : bySource.entrySet()) {
-      if (!e.getKey().equals(source) && e.getValue().containsKey(key)) {
-        LOG.warn("{} is given by the {} and the {} northbound; the value delivered last applies",
-            key, e.getKey(), source);
-        return;
+  /**
+   * The keys of one delivery that other sources give with another value: logged as one warning
+   * per delivery (a count and the first few keys), not one line per key.
+   */
+  private final class Conflicts {
+    private static final int SHOWN = 5;
+    private final String source;
+    private int count;
+    private final StringBuilder shown = new StringBuilder();
+
+    Conflicts(String source) {
+      this.source = source;
+    }
+
+    void check(String key, Object value) {
+      for (Map.Entry<String, Map<String, Given>> e : bySource.entrySet()) {
+        Given other = e.getValue().get(key);
+        if (!e.getKey().equals(source) && other != null
+            && !Objects.equals(other.value(), value)) {
+          if (count++ < SHOWN) {
+            shown.append(shown.length() > 0 ? ", " : "").append(key).append(" (also from ")
+                .append(e.getKey()).append(')');
+          }
+          return;
+        }
+      }
+    }
+
+    void log() {
+      if (count > 0) {
+        LOG.warn("{} key(s) delivered by the {} northbound are also given, with another value,"
+            + " by another source; the values delivered last apply: {}{}", count, source, shown,
+            count > SHOWN ? ", ..." : "");
       }
     }
   }

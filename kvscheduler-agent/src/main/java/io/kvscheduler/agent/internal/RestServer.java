@@ -159,11 +159,21 @@ public final class RestServer implements NorthboundSource {
   }
 
   /**
-   * Parses {@code host:port}, {@code :port} or {@code [v6]:port}.
+   * Checks that {@code address} is {@code host:port}, {@code :port} or {@code [v6]:port}, without
+   * resolving the host.
    *
    * @throws IllegalArgumentException naming the address when it is none of these
    */
-  public static InetSocketAddress parseAddress(String address) {
+  public static void checkAddress(String address) {
+    parse(address, false);
+  }
+
+  /** Parses {@code host:port}, {@code :port} or {@code [v6]:port}, resolving the host. */
+  static InetSocketAddress parseAddress(String address) {
+    return parse(address, true);
+  }
+
+  private static InetSocketAddress parse(String address, boolean resolve) {
     int colon = address.lastIndexOf(':');
     if (colon < 0) {
       throw new IllegalArgumentException("REST address '" + address + "' is not host:port");
@@ -181,7 +191,11 @@ public final class RestServer implements NorthboundSource {
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1);
     }
-    return host.isEmpty() ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
+    if (host.isEmpty()) {
+      return new InetSocketAddress(port);
+    }
+    return resolve ? new InetSocketAddress(host, port)
+        : InetSocketAddress.createUnresolved(host, port);
   }
 
   private void dispatch(HttpExchange ex) throws IOException {

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** How the orchestrator combines sources that give the same key. */
@@ -45,6 +46,7 @@ class OrchestratorTest {
   }
 
   @Test
+  @DisplayName("D26 the last delivery of a key wins, and desired() lists the value chosen")
   void theLastDeliveryOfAKeyWinsAndDesiredShowsWhatIsApplied() throws Exception {
     nb.change("file", one(K, "from-file")).get();
     nb.change("rest", one(K, "from-rest")).get();
@@ -57,6 +59,7 @@ class OrchestratorTest {
   }
 
   @Test
+  @DisplayName("D26 removing a key from one source applies the value another source still gives")
   void removingAKeyFromOneSourceAppliesTheValueAnotherSourceStillGives() throws Exception {
     nb.change("file", one(K, "from-file")).get();
     nb.change("rest", one(K, "from-rest")).get();
@@ -70,6 +73,7 @@ class OrchestratorTest {
   }
 
   @Test
+  @DisplayName("D26 a delivery that repeats a source's value does not take the key back")
   void aResyncThatLeavesItsValueUnchangedDoesNotTakeTheKeyBack() throws Exception {
     nb.resync("file", Map.of(K, "from-file")).get();
     nb.change("rest", one(K, "from-rest")).get();
@@ -82,5 +86,19 @@ class OrchestratorTest {
     nb.resync("file", Map.of()).get();
     assertThat(nb.desired()).containsExactlyEntriesOf(Map.of(K, "from-rest"));
     assertThat(southbound).containsExactlyEntriesOf(Map.of(K, "from-rest"));
+  }
+
+  @Test
+  @DisplayName("D26 a source that is not the last to deliver a key removes it without effect")
+  void removingAKeyFromASourceThatDidNotWinChangesNothing() throws Exception {
+    nb.change("file", one(K, "from-file")).get();
+    nb.change("rest", one(K, "from-rest")).get();
+    nb.change("file", one(K, null)).get();
+    assertThat(nb.desired()).containsExactlyEntriesOf(Map.of(K, "from-rest"));
+    assertThat(southbound).containsExactlyEntriesOf(Map.of(K, "from-rest"));
+
+    nb.change("file", one(K, "from-file")).get();
+    nb.change("rest", one(K, "from-rest")).get(); // repeated: no new delivery
+    assertThat(southbound).containsExactlyEntriesOf(Map.of(K, "from-file"));
   }
 }

@@ -341,7 +341,7 @@ public final class ModelRegistry {
     }
     JsonNode snake;
     try {
-      snake = snakeCase(tree);
+      snake = snakeCase(tree, model.valueClass());
     } catch (TwiceGiven e) {
       StringBuilder where = new StringBuilder();
       for (Object step : e.path.subList(0, e.path.size() - 1)) {
@@ -490,7 +490,7 @@ public final class ModelRegistry {
   public JsonNode toTree(Object value, boolean camel) {
     JsonNode tree = mapper.valueToTree(value);
     try {
-      return camel ? camelCase(tree) : tree;
+      return camel ? camelCase(tree, value.getClass()) : tree;
     } catch (TwiceGiven e) {
       throw new IllegalArgumentException("cannot write " + value.getClass().getName()
           + " in lowerCamelCase: '" + e.first + "' and '" + e.second + "' become the same name");
@@ -514,28 +514,38 @@ public final class ModelRegistry {
     }
   }
 
-  /** {@code node} with snake_case names; {@link TwiceGiven} when two names become one. */
-  static JsonNode snakeCase(JsonNode node) {
-    return rename(node, ModelRegistry::toSnake);
+  /**
+   * {@code node}, a value of {@code type}, with its field names in snake_case; {@link TwiceGiven}
+   * when two names become one. The keys of map fields are data and keep their spelling.
+   */
+  private JsonNode snakeCase(JsonNode node, Class<?> type) {
+    return rename(node, mapper.constructType(type), ModelRegistry::toSnake);
   }
 
-  static JsonNode camelCase(JsonNode node) {
-    return rename(node, ModelRegistry::toCamel);
+  private JsonNode camelCase(JsonNode node, Class<?> type) {
+    return rename(node, mapper.constructType(type), ModelRegistry::toCamel);
   }
 
-  private static JsonNode rename(JsonNode node, java.util.function.UnaryOperator<String> f) {
+  /**
+   * Renames the field names of the objects that are values of classes (per the declared type,
+   * null when unknown: then every object key is taken for a field name); leaves map keys alone.
+   */
+  private JsonNode rename(JsonNode node, JavaType type, java.util.function.UnaryOperator<String> f) {
     if (node.isObject()) {
       ObjectNode out = ((ObjectNode) node).objectNode();
+      boolean map = type != null && type.isMapLikeType();
+      Map<String, JavaType> fields = map || type == null ? Map.of() : fieldTypes(type);
       Map<String, String> given = new java.util.HashMap<>();
       for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
         Map.Entry<String, JsonNode> e = it.next();
-        String name = f.apply(e.getKey());
+        String name = map ? e.getKey() : f.apply(e.getKey());
         String before = given.putIfAbsent(name, e.getKey());
         if (before != null) {
           throw new TwiceGiven(name, before, e.getKey());
         }
+        JavaType child = map ? type.getContentType() : fields.get(toSnake(e.getKey()));
         try {
-          out.set(name, rename(e.getValue(), f));
+          out.set(name, rename(e.getValue(), child, f));
         } catch (TwiceGiven t) {
           t.path.addFirst(e.getKey());
           throw t;
@@ -545,9 +555,11 @@ public final class ModelRegistry {
     }
     if (node.isArray()) {
       ArrayNode out = ((ArrayNode) node).arrayNode();
+      JavaType item = type != null && (type.isCollectionLikeType() || type.isArrayType())
+          ? type.getContentType() : null;
       for (int i = 0; i < node.size(); i++) {
         try {
-          out.add(rename(node.get(i), f));
+          out.add(rename(node.get(i), item, f));
         } catch (TwiceGiven t) {
           t.path.addFirst(i);
           throw t;
@@ -556,6 +568,23 @@ public final class ModelRegistry {
       return out;
     }
     return node;
+  }
+
+  /** The declared type of each field of a value class, by snake_case name (cached per type). */
+  private final Map<JavaType, Map<String, JavaType>> fieldTypes =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  private Map<String, JavaType> fieldTypes(JavaType type) {
+    if (type.isContainerType() || type.isEnumType() || type.isPrimitive()
+        || type.getRawClass() == Object.class || type.getRawClass() == String.class) {
+      return Map.of();
+    }
+    return fieldTypes.computeIfAbsent(type, t -> {
+      Map<String, JavaType> out = new java.util.HashMap<>();
+      BeanDescription d = mapper.getDeserializationConfig().introspect(t);
+      d.findProperties().forEach(p -> out.put(p.getName(), p.getPrimaryType()));
+      return Map.copyOf(out);
+    });
   }
 
   static String toSnake(String name) {

@@ -21,6 +21,8 @@ class ModelRegistryTest {
 
   record Link(String name, int mtu, long speed, Kind kind) {}
 
+  record Labelled(String name, java.util.Map<String, String> labels, List<Member> members) {}
+
   static final Model<Iface> IFACE = Model.builder("mock", "v1", "interfaces", Iface.class)
       .protoName("mock.interfaces.Interface").name(Iface::name, "{{.Name}}").build();
   static final Model<Bd> BD = Model.builder("mock", "v1", "bridge-domain", Bd.class)
@@ -31,6 +33,8 @@ class ModelRegistryTest {
       .build();
   static final Model<Link> LINK = Model.builder("mock", "v1", "links", Link.class)
       .protoName("mock.links.Link").name(Link::name, "{{.Name}}").build();
+  static final Model<Labelled> LABELLED = Model.builder("mock", "v1", "labelled", Labelled.class)
+      .protoName("mock.Labelled").name(Labelled::name, "{{.Name}}").build();
   static final Model<Global> GLOBAL = Model.builder("mock.nat", "v2", "global", Global.class)
       .protoName("mock.nat.Global").build();
 
@@ -42,6 +46,7 @@ class ModelRegistryTest {
     reg.register(FIB);
     reg.register(GLOBAL);
     reg.register(LINK);
+    reg.register(LABELLED);
   }
 
   @Test
@@ -220,5 +225,19 @@ class ModelRegistryTest {
             + "\"bridged_virtual_interface\":false}]}"))
         .extracting(e -> ((ModelException) e).path())
         .isEqualTo(List.of("interfaces", 0, "bridged_virtual_interface"));
+  }
+
+  @Test
+  void theKeysOfAMapFieldAreDataAndKeepTheirSpelling() throws Exception {
+    String key = "config/mock/v1/labelled/x";
+    Object v = reg.decode(key, "{\"name\":\"x\",\"labels\":{\"myKey\":\"a\",\"my_key\":\"b\"},"
+        + "\"members\":[{\"name\":\"m\",\"bridged_virtual_interface\":true}]}");
+    assertThat(v).isEqualTo(new Labelled("x", java.util.Map.of("myKey", "a", "my_key", "b"),
+        List.of(new Member("m", true))));
+    assertThat(reg.toTree(v, true).toString()).isEqualTo("{\"name\":\"x\","
+        + "\"labels\":{\"myKey\":\"a\",\"my_key\":\"b\"},"
+        + "\"members\":[{\"name\":\"m\",\"bridgedVirtualInterface\":true}]}");
+    assertThat(reg.encode(v)).contains("\"labels\":{\"myKey\":\"a\",\"my_key\":\"b\"}")
+        .contains("\"bridged_virtual_interface\":true");
   }
 }

@@ -78,6 +78,9 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     Duration timeout = null;
 
     int fileAt = args.indexOf("--config");
+    if (fileAt >= 0 && args.lastIndexOf("--config") != fileAt) {
+      throw new IllegalArgumentException("--config given twice (one settings file at most)");
+    }
     if (fileAt >= 0) {
       if (fileAt + 1 >= args.size()) {
         throw new IllegalArgumentException("--config needs a file");
@@ -110,17 +113,24 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         String where = "agent config " + file;
         label = text(root, "label", label, where);
         String dirSetting = text(root, "config-dir", null, where);
+        if (dirSetting != null && dirSetting.isBlank()) {
+          throw new IllegalArgumentException(where + ": config-dir is empty");
+        }
         if (dirSetting != null) {
           configDir = file.toAbsolutePath().getParent().resolve(dirSetting);
         }
         JsonNode restNode = root.get("rest-address");
         if (restNode != null) {
           // YAML 1.1 reads a bare `off` as the boolean false
-          rest = restNode.isNull() || (restNode.isBoolean() && !restNode.booleanValue())
+          if (restNode.isBoolean() && restNode.booleanValue()) {
+            throw new IllegalArgumentException(where + ": rest-address must be host:port or off,"
+                + " got '" + restNode.asText() + "'");
+          }
+          rest = restNode.isNull() || restNode.isBoolean()
               ? "off" : text(root, "rest-address", null, where);
         }
         if (root.has("etcd-endpoints")) {
-          etcd = endpoints(root.get("etcd-endpoints"));
+          etcd = endpoints(root.get("etcd-endpoints"), where + ": etcd-endpoints");
         }
         status = flag(root, "status-publishing", status, where);
         print = flag(root, "print-txn-summary", print, where);
@@ -135,7 +145,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
       label = env.get("MICROSERVICE_LABEL");
     }
     if (nonEmpty(env.get("ETCD_ENDPOINTS"))) {
-      etcd = split(env.get("ETCD_ENDPOINTS"));
+      etcd = checkedEndpoints(split(env.get("ETCD_ENDPOINTS")), "ETCD_ENDPOINTS");
     }
     if (nonEmpty(env.get("ENABLE_STATUS_PUBLISHING"))) {
       status = true;
@@ -148,7 +158,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         case "--label" -> label = value(args, ++i, a);
         case "--config-dir" -> configDir = Path.of(value(args, ++i, a));
         case "--rest" -> rest = value(args, ++i, a);
-        case "--etcd" -> etcd = split(value(args, ++i, a));
+        case "--etcd" -> etcd = checkedEndpoints(split(value(args, ++i, a)), a);
         case "--status-publishing" -> status = true;
         case "--quiet" -> print = false;
         case "--operation-timeout" -> timeout = duration(value(args, ++i, a), a);
@@ -171,7 +181,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
   }
 
   private static String value(List<String> args, int i, String flag) {
-    if (i >= args.size()) {
+    if (i >= args.size() || args.get(i).startsWith("--")) {
       throw new IllegalArgumentException(flag + " needs a value");
     }
     return args.get(i);
@@ -236,13 +246,42 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     return n.asText();
   }
 
-  private static List<String> endpoints(JsonNode n) {
+  private static List<String> endpoints(JsonNode n, String where) {
+    List<String> out = new ArrayList<>();
     if (n.isArray()) {
-      List<String> out = new ArrayList<>();
-      n.forEach(e -> out.add(e.asText()));
-      return out;
+      for (JsonNode e : n) {
+        if (!e.isValueNode()) {
+          throw new IllegalArgumentException(where + ": expected host:port entries");
+        }
+        out.add(e.asText().strip());
+      }
+    } else if (n.isValueNode()) {
+      out.addAll(split(n.asText()));
+    } else {
+      throw new IllegalArgumentException(where + ": expected a list or a comma-separated string");
     }
-    return split(n.asText());
+    return checkedEndpoints(out, where);
+  }
+
+  /** {@code endpoints}, each {@code host:port} or {@code http(s)://host:port}, at least one. */
+  private static List<String> checkedEndpoints(List<String> endpoints, String where) {
+    if (endpoints.isEmpty()) {
+      throw new IllegalArgumentException(where + ": no endpoint given");
+    }
+    for (String e : endpoints) {
+      java.net.URI u;
+      try {
+        u = new java.net.URI(e.contains("://") ? e : "http://" + e);
+      } catch (java.net.URISyntaxException ex) {
+        u = null;
+      }
+      if (u == null || u.getHost() == null || u.getPort() <= 0
+          || !(u.getScheme().equals("http") || u.getScheme().equals("https"))) {
+        throw new IllegalArgumentException(where + ": endpoint '" + e
+            + "' is not host:port or http(s)://host:port");
+      }
+    }
+    return endpoints;
   }
 
   private static List<String> split(String s) {

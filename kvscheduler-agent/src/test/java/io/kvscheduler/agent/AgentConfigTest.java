@@ -201,4 +201,31 @@ class AgentConfigTest {
     assertThat(q.printTxnSummary()).isFalse();
     assertThat(q.statusPublishing()).isTrue();
   }
+
+  @Test
+  void etcdEndpointsAndOtherSettingsAreCheckedWhereTheyAreGiven() throws Exception {
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--etcd", ","), Map.of()))
+        .hasMessage("--etcd: no endpoint given");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--etcd", "127.0.0.1:notaport"), Map.of()))
+        .hasMessage("--etcd: endpoint '127.0.0.1:notaport' is not host:port or http(s)://host:port");
+    assertThatThrownBy(() -> AgentConfig.load(List.of(), Map.of("ETCD_ENDPOINTS", "http://[::1")))
+        .hasMessageStartingWith("ETCD_ENDPOINTS: endpoint 'http://[::1'");
+    Path map = file("etcd-endpoints: {a: 1}\n");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--config", map.toString()), Map.of()))
+        .hasMessage("agent config " + map + ": etcd-endpoints: expected a list or a"
+            + " comma-separated string");
+    assertThat(AgentConfig.load(List.of("--etcd", "127.0.0.1:2379, http://h:2380"), Map.of())
+        .etcdEndpoints()).containsExactly("127.0.0.1:2379", "http://h:2380");
+    Path emptyDir = file("config-dir: \"\"\n");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--config", emptyDir.toString()), Map.of()))
+        .hasMessage("agent config " + emptyDir + ": config-dir is empty");
+    Path restOn = file("rest-address: on\n");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--config", restOn.toString()), Map.of()))
+        .hasMessage("agent config " + restOn + ": rest-address must be host:port or off, got 'true'");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--config-dir", "--rest", "off"), Map.of()))
+        .hasMessage("--config-dir needs a value");
+    assertThatThrownBy(() -> AgentConfig.load(
+        List.of("--config", restOn.toString(), "--config", emptyDir.toString()), Map.of()))
+        .hasMessage("--config given twice (one settings file at most)");
+  }
 }

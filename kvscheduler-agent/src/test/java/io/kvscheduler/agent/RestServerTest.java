@@ -274,4 +274,49 @@ class RestServerTest {
         .hasMessageContaining("cannot listen on 127.0.0.1:" + port);
     assertThat(mock.plugins().interfaces().southboundState()).isEmpty();
   }
+
+  @Test
+  void jsonWithTabsIsReadAsJsonWhenSaidSo() throws Exception {
+    Agent a = start(null);
+    String body = "{\n\t\"mockConfig\": {\n\t\t\"Interface_list\": [{\"name\": \"tab1\","
+        + " \"type\": \"TAP\"}]\n\t}\n}\n";
+    HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri(a, "/configuration"))
+        .timeout(Duration.ofSeconds(15)).header("Content-Type", "application/json")
+        .PUT(HttpRequest.BodyPublishers.ofString(body)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    assertThat(a.northbound().desired()).containsKey("config/mock/v1/interfaces/tab1");
+  }
+
+  @Test
+  void whatGetConfigurationWritesCanBePutBack() throws Exception {
+    Agent a = start(null);
+    assertThat(put(a, "/configuration", "mockConfig:\n  Interface_list:\n"
+        + "  - name: \"0x1F\"\n    type: TAP\n  - name: \"1_000\"\n    type: TAP\n"
+        + "  - name: \".inf\"\n    type: TAP\n  - name: \"yes\"\n    type: TAP\n")
+        .statusCode()).isEqualTo(200);
+    java.util.Map<String, Object> before = a.northbound().desired();
+    assertThat(before).hasSize(4);
+    String listed = get(a, "/configuration").body();
+    HttpResponse<String> r = put(a, "/configuration?replace", listed);
+    assertThat(r.statusCode()).as(listed + r.body()).isEqualTo(200);
+    assertThat(a.northbound().desired()).isEqualTo(before);
+  }
+
+  @Test
+  void aReplaceFailsOnlyForWhatItPushedNotForOtherSourcesValues() throws Exception {
+    Files.writeString(dir.resolve("bad.yaml"), "config/mock/v1/interfaces/bad1:"
+        + " {name: bad1, type: TAP, physAddress: zz}\n");
+    Agent a = start(dir);
+    assertThat(a.scheduler().valueStatus("config/mock/v1/interfaces/bad1").state())
+        .isEqualTo(ValueState.INVALID);
+    HttpResponse<String> ok = put(a, "/configuration?replace",
+        "mockConfig:\n  Interface_list:\n  - name: r5\n    type: TAP\n");
+    assertThat(ok.statusCode()).as(ok.body()).isEqualTo(200);
+    HttpResponse<String> bad = put(a, "/configuration?replace",
+        "mockConfig:\n  Interface_list:\n  - name: r6\n    type: TAP\n    physAddress: qq\n");
+    assertThat(bad.statusCode()).isEqualTo(500);
+    assertThat(bad.body()).contains("config/mock/v1/interfaces/r6")
+        .doesNotContain("config/mock/v1/interfaces/bad1");
+  }
 }

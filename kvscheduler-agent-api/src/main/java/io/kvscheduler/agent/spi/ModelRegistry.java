@@ -66,6 +66,7 @@ public final class ModelRegistry {
         .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
         .disable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS)
         .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+        .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
         .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     // absent or null fields read as proto3's defaults: "", an empty list or map, the first
     // constant of an enum (below); numbers and booleans are primitives, absent = 0 and false
@@ -342,6 +343,14 @@ public final class ModelRegistry {
     JsonNode snake;
     try {
       snake = snakeCase(tree, model.valueClass());
+    } catch (NullItem e) {
+      StringBuilder where = new StringBuilder();
+      for (Object step : e.path) {
+        where.append(step instanceof Integer i ? "[" + i + "]"
+            : (where.length() > 0 ? "." : "") + toSnake((String) step));
+      }
+      throw new ModelException(key, "field '" + where + "' of " + model.protoName()
+          + " is null (a list holds no null items)", null, e.path);
     } catch (TwiceGiven e) {
       StringBuilder where = new StringBuilder();
       for (Object step : e.path.subList(0, e.path.size() - 1)) {
@@ -372,6 +381,17 @@ public final class ModelRegistry {
           + path(e) + "' of " + model.protoName(), e, pathOf(e));
     } catch (MismatchedInputException e) {
       throw wrongType(model, key, snake, e);
+    } catch (com.fasterxml.jackson.databind.JsonMappingException e) {
+      List<Object> at = pathOf(e);
+      String message = e.getOriginalMessage();
+      // a value class's constructor that failed: its own message, not Jackson's wrapping
+      for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
+        if (c.getMessage() != null && !(c instanceof JsonProcessingException)) {
+          message = c.getMessage();
+        }
+      }
+      throw new ModelException(key, "cannot decode " + model.protoName()
+          + (at.isEmpty() ? "" : ", field '" + path(e) + "'") + ": " + message, e, at);
     } catch (JsonProcessingException e) {
       throw new ModelException(key, "cannot decode " + model.protoName() + ": "
           + e.getOriginalMessage(), e);
@@ -389,7 +409,7 @@ public final class ModelRegistry {
   }
 
   /** The field names and list indexes of a Jackson error's path, outermost first. */
-  private static List<Object> pathOf(MismatchedInputException e) {
+  private static List<Object> pathOf(com.fasterxml.jackson.databind.JsonMappingException e) {
     List<Object> out = new ArrayList<>();
     e.getPath().forEach(ref -> {
       if (ref.getFieldName() != null) {
@@ -459,7 +479,7 @@ public final class ModelRegistry {
     return s.length() <= 40 ? s : s.substring(0, 37) + "...";
   }
 
-  private static String path(MismatchedInputException e) {
+  private static String path(com.fasterxml.jackson.databind.JsonMappingException e) {
     StringBuilder sb = new StringBuilder();
     e.getPath().forEach(ref -> {
       if (ref.getFieldName() != null) {
@@ -494,6 +514,19 @@ public final class ModelRegistry {
     } catch (TwiceGiven e) {
       throw new IllegalArgumentException("cannot write " + value.getClass().getName()
           + " in lowerCamelCase: '" + e.first + "' and '" + e.second + "' become the same name");
+    } catch (NullItem e) {
+      throw new IllegalArgumentException("cannot write " + value.getClass().getName()
+          + ": a list holds a null item at " + e.path);
+    }
+  }
+
+  /** A null item of a list (snakeCase); its path filled in on the way out. */
+  private static final class NullItem extends RuntimeException {
+    final java.util.LinkedList<Object> path = new java.util.LinkedList<>();
+
+    NullItem(int index) {
+      super(null, null, false, false);
+      path.add(index);
     }
   }
 
@@ -549,6 +582,9 @@ public final class ModelRegistry {
         } catch (TwiceGiven t) {
           t.path.addFirst(e.getKey());
           throw t;
+        } catch (NullItem t) {
+          t.path.addFirst(e.getKey());
+          throw t;
         }
       }
       return out;
@@ -558,9 +594,15 @@ public final class ModelRegistry {
       JavaType item = type != null && (type.isCollectionLikeType() || type.isArrayType())
           ? type.getContentType() : null;
       for (int i = 0; i < node.size(); i++) {
+        if (node.get(i).isNull()) {
+          throw new NullItem(i); // protobuf JSON has no null in a repeated field
+        }
         try {
           out.add(rename(node.get(i), item, f));
         } catch (TwiceGiven t) {
+          t.path.addFirst(i);
+          throw t;
+        } catch (NullItem t) {
           t.path.addFirst(i);
           throw t;
         }

@@ -240,4 +240,21 @@ class ModelRegistryTest {
     assertThat(reg.encode(v)).contains("\"labels\":{\"myKey\":\"a\",\"my_key\":\"b\"}")
         .contains("\"bridged_virtual_interface\":true");
   }
+
+  @Test
+  void trailingTextNullItemsAndFailingConstructorsAreReportedAtTheirField() {
+    String key = "config/mock/v1/interfaces/tap1";
+    assertThatThrownBy(() -> reg.decode(key, "{\"name\":\"tap1\"} trailing"))
+        .isInstanceOf(ModelException.class).hasMessageContaining("malformed JSON");
+    assertThatThrownBy(() -> reg.decode(key, "{\"name\":\"tap1\"}{\"x\":1}"))
+        .isInstanceOf(ModelException.class).hasMessageContaining("malformed JSON");
+    String bd = "config/mock/v1/bridge-domain/bd1";
+    assertThatThrownBy(() -> reg.decode(bd, "{\"name\":\"bd1\",\"interfaces\":[{\"name\":\"a\"},null]}"))
+        .hasMessage(bd + ": field 'interfaces[1]' of mock.l2.BridgeDomain is null"
+            + " (a list holds no null items)")
+        .extracting(e -> ((ModelException) e).path()).isEqualTo(List.of("interfaces", 1));
+    assertThatThrownBy(() -> reg.decode(key, "{\"name\":\"tap1\",\"type\":99999999999}"))
+        .isInstanceOf(ModelException.class).hasMessageContaining("'type'")
+        .extracting(e -> ((ModelException) e).path()).isEqualTo(List.of("type"));
+  }
 }

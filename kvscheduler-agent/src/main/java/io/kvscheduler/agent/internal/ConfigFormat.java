@@ -40,7 +40,37 @@ public final class ConfigFormat {
       .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
       .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
       .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
+      .stringQuotingChecker(new ReadsBack())
       .build());
+  private static final com.fasterxml.jackson.core.JsonFactory YAML_IN = new YAMLFactory();
+
+  /**
+   * Quotes a string value whenever reading it back unquoted would not give the same string (e.g.
+   * {@code 0x1F}, {@code 1_000}, {@code .inf}, which YAML reads as numbers), so that what {@code
+   * GET /configuration} writes can be sent back with {@code PUT}.
+   */
+  private static final class ReadsBack
+      extends com.fasterxml.jackson.dataformat.yaml.util.StringQuotingChecker.Default {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public boolean needToQuoteValue(String value) {
+      return super.needToQuoteValue(value) || !readsBackAsItself(value);
+    }
+
+    private static boolean readsBackAsItself(String value) {
+      try (com.fasterxml.jackson.core.JsonParser p = YAML_IN.createParser("v: " + value)) {
+        return p.nextToken() == com.fasterxml.jackson.core.JsonToken.START_OBJECT
+            && p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME
+            && p.nextToken() == com.fasterxml.jackson.core.JsonToken.VALUE_STRING
+            && value.equals(p.getText())
+            && p.nextToken() == com.fasterxml.jackson.core.JsonToken.END_OBJECT
+            && p.nextToken() == null;
+      } catch (java.io.IOException | RuntimeException e) {
+        return false;
+      }
+    }
+  }
 
   private ConfigFormat() {}
 
@@ -183,8 +213,8 @@ public final class ConfigFormat {
           }
           for (int i = 0; i < fieldNode.size(); i++) {
             JsonNode item = fieldNode.get(i);
-            put(models, doc, model, item, path + "[" + i + "]", line(doc, item, fieldNode), out,
-                where);
+            put(models, doc, model, item, path + "[" + i + "]",
+                doc.lineOf(fieldNode, List.of(i), doc.lineOf(fieldNode)), out, where);
           }
         } else {
           put(models, doc, model, fieldNode, path, fieldLine, out, where);

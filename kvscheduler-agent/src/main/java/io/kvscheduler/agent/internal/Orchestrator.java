@@ -129,17 +129,21 @@ public final class Orchestrator implements Northbound {
       this.source = source;
     }
 
+    /** Before {@code source}'s new value of {@code key} is stored. */
     void check(String key, Object value) {
+      String replaced = null; // the other source whose value applied until now
+      long latest = -1;
       for (Map.Entry<String, Map<String, Given>> e : bySource.entrySet()) {
         Given other = e.getValue().get(key);
-        if (!e.getKey().equals(source) && other != null
+        if (!e.getKey().equals(source) && other != null && other.delivered() > latest
             && !Objects.equals(other.value(), value)) {
-          if (count++ < SHOWN) {
-            shown.append(shown.length() > 0 ? ", " : "").append(key).append(" (also from ")
-                .append(e.getKey()).append(')');
-          }
-          return;
+          replaced = e.getKey();
+          latest = other.delivered();
         }
+      }
+      if (replaced != null && count++ < SHOWN) {
+        shown.append(shown.length() > 0 ? ", " : "").append(key).append(" (also from ")
+            .append(replaced).append(')');
       }
     }
 

@@ -11,6 +11,8 @@ import com.sun.net.httpserver.HttpServer;
 import io.kvscheduler.agent.internal.ConfigFormat.ConfigException;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
+import io.kvscheduler.api.KeyError;
+import io.kvscheduler.api.TransactionException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -18,6 +20,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -52,7 +55,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class RestServer implements NorthboundSource {
   /** The data source label of configuration pushed with {@code PUT /configuration}. */
-  public static final String SOURCE = "grpc";
+  public static final String SOURCE = "rest";
 
   private static final Logger LOG = LoggerFactory.getLogger(RestServer.class);
   private static final String JSON_TYPE = "application/json; charset=UTF-8";
@@ -248,9 +251,12 @@ public final class RestServer implements NorthboundSource {
           + " request body is not UTF-8 text");
     }
     boolean replace = hasQueryParameter(ex.getRequestURI().getRawQuery(), "replace");
+    String type = ex.getRequestHeaders().getFirst("Content-Type");
+    boolean json = type != null && type.toLowerCase(java.util.Locale.ROOT).contains("json");
     Map<String, Object> values;
     try {
-      ConfigDocument doc = ConfigDocument.parseYaml(body);
+      // JSON is YAML too, except for tabs, which JSON allows between tokens and YAML does not
+      ConfigDocument doc = json ? ConfigDocument.parseJson(body) : ConfigDocument.parseYaml(body);
       values = ConfigFormat.decodeYamlConfig(models, doc);
     } catch (ConfigDocument.SyntaxException e) {
       return error("can't unmarshall input yaml data into dynamically created config: "
@@ -265,6 +271,17 @@ public final class RestServer implements NorthboundSource {
     try {
       txn.get(TXN_WAIT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
+      if (e.getCause() instanceof TransactionException te && !te.isInitError()) {
+        // a replace commits every source's values: failures of values only other sources give
+        // are not this request's (derived values, which no source gives, are kept)
+        Map<String, Object> desired = northbound.desired();
+        List<KeyError> mine = te.keyErrors().stream()
+            .filter(k -> values.containsKey(k.key()) || !desired.containsKey(k.key())).toList();
+        if (mine.isEmpty()) {
+          return new Response(200, JSON_TYPE, "{}\n".getBytes(StandardCharsets.UTF_8));
+        }
+        return error(new TransactionException(te.seqNum(), mine).getMessage());
+      }
       return error(String.valueOf(e.getCause().getMessage()));
     } catch (TimeoutException e) {
       return error("the transaction did not finish within " + TXN_WAIT.toSeconds() + " s");

@@ -48,6 +48,11 @@ class EtcdOutageTest {
     await().atMost(TIMEOUT).until(() ->
         etcd.get(p + "config-status/mock/v1/interfaces/tap2") != null);
     long firstRevision = nb.resyncRevision();
+    // a value whose update was rejected keeps its applied value, through the resync too
+    etcd.put(p + IF + "tap6", tap("tap6", true));
+    awaitState(agent, IF + "tap6", ValueState.CONFIGURED);
+    etcd.put(p + IF + "tap6", "{\"name\":\"tap6\",\"enabled\":1}");
+    await().atMost(TIMEOUT).until(() -> nb.rejected().containsKey(IF + "tap6"));
 
     etcd.stop();
     Thread.sleep(4000);
@@ -61,13 +66,14 @@ class EtcdOutageTest {
     etcd.put(p + IF + "tap4", tap("tap4", true));
 
     await().atMost(TIMEOUT).untilAsserted(() -> {
-      assertThat(sbInterfaces(mock)).containsExactly("tap2", "tap3", "tap4");
+      assertThat(sbInterfaces(mock)).containsExactly("tap2", "tap3", "tap4", "tap6");
       assertThat(sbInterface(mock, "tap2").enabled()).isFalse();
     });
+    assertThat(nb.rejected()).containsKey(IF + "tap6");
     assertThat(nb.resyncCount()).isGreaterThanOrEqualTo(2);
     assertThat(nb.resyncRevision()).isGreaterThan(firstRevision);
     assertThat(agent.northbound().desired()).containsOnlyKeys(IF + "tap2", IF + "tap3",
-        IF + "tap4");
+        IF + "tap4", IF + "tap6");
     assertThat(agent.scheduler().valueStatus(IF + "tap1").state())
         .isEqualTo(ValueState.NONEXISTENT);
 
@@ -76,7 +82,8 @@ class EtcdOutageTest {
         assertThat(etcd.getPrefix(p + "config-status/").keySet()).containsExactlyInAnyOrder(
             p + "config-status/mock/v1/interfaces/tap2",
             p + "config-status/mock/v1/interfaces/tap3",
-            p + "config-status/mock/v1/interfaces/tap4"));
+            p + "config-status/mock/v1/interfaces/tap4",
+            p + "config-status/mock/v1/interfaces/tap6"));
 
     // and the watch works again
     etcd.put(p + IF + "tap5", tap("tap5", true));

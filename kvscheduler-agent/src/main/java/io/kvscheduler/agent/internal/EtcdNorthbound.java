@@ -109,6 +109,9 @@ public final class EtcdNorthbound implements NorthboundSource {
    * @param kvs the scheduler, whose value statuses are published
    * @param statusPublishing whether {@code config-status/…} keys are written
    */
+  /** The value last accepted for each key (by resync or watch): kept when an update is rejected. */
+  private final Map<String, Object> accepted = new java.util.HashMap<>();
+
   public EtcdNorthbound(String label, List<String> endpoints, ModelRegistry models,
       Northbound northbound, KVScheduler kvs, boolean statusPublishing) {
     this.label = Objects.requireNonNull(label, "label");
@@ -332,7 +335,21 @@ public final class EtcdNorthbound implements NorthboundSource {
         rejected.clear();
         rejected.putAll(bad);
       }
-      bad.values().forEach(msg -> LOG.error("etcd: skipping {}{}", agentPrefix, msg));
+      // a rejected key keeps the value last accepted for it, as a rejected change does: the
+      // same etcd content gives the same configuration whether it came by watch or by resync
+      synchronized (accepted) {
+        bad.forEach((key, msg) -> {
+          Object kept = accepted.get(key);
+          if (kept != null) {
+            values.put(key, kept);
+            LOG.error("etcd: skipping {}{} (the value accepted before stays)", agentPrefix, msg);
+          } else {
+            LOG.error("etcd: skipping {}{}", agentPrefix, msg);
+          }
+        });
+        accepted.clear();
+        accepted.putAll(values);
+      }
       LOG.info("etcd: resync of {} value(s) from {} at revision {}{}", values.size(),
           agentPrefix, rev, bad.isEmpty() ? "" : " (" + bad.size() + " rejected)");
       CompletableFuture<Long> txn = northbound.resync(SOURCE, values);
@@ -394,9 +411,13 @@ public final class EtcdNorthbound implements NorthboundSource {
         switch (ev.getEventType()) {
           case PUT -> {
             try {
-              change.put(key, models.decode(key,
-                  ev.getKeyValue().getValue().toString(StandardCharsets.UTF_8)));
+              Object value = models.decode(key,
+                  ev.getKeyValue().getValue().toString(StandardCharsets.UTF_8));
+              change.put(key, value);
               rejected.remove(key);
+              synchronized (accepted) {
+                accepted.put(key, value);
+              }
             } catch (ModelException e) {
               rejected.put(key, e.getMessage());
               LOG.error("etcd: skipping change of {}{}", agentPrefix, e.getMessage());
@@ -412,6 +433,9 @@ public final class EtcdNorthbound implements NorthboundSource {
               continue;
             }
             change.put(key, null);
+            synchronized (accepted) {
+              accepted.remove(key);
+            }
           }
           default -> {
             continue;

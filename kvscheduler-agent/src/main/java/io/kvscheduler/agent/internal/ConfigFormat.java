@@ -55,7 +55,13 @@ public final class ConfigFormat {
 
     @Override
     public boolean needToQuoteValue(String value) {
-      return super.needToQuoteValue(value) || !readsBackAsItself(value);
+      if (super.needToQuoteValue(value)) {
+        return true;
+      }
+      // a plain scalar that starts with a letter (and is no reserved word, checked above) is read
+      // as a string: only the others (numbers, dates, .inf, ...) need the costlier check
+      return !value.isEmpty() && !Character.isLetter(value.charAt(0))
+          && !readsBackAsItself(value);
     }
 
     private static boolean readsBackAsItself(String value) {

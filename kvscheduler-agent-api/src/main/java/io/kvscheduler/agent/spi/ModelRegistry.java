@@ -370,9 +370,10 @@ public final class ModelRegistry {
       if (ids != null) {
         ids.forEach(id -> known.add(String.valueOf(id)));
       }
-      throw new ModelException(key, "unknown field '" + e.getPropertyName() + "' in "
-          + model.protoName() + " (known fields: " + String.join(", ", known) + ")", e,
-          pathOf(e));
+      List<Object> at = pathOf(e);
+      throw new ModelException(key, "unknown field '" + asTyped(tree, at) + "' in "
+          + model.protoName() + " (known fields" + (at.size() > 1 ? " there" : "") + ": "
+          + String.join(", ", known) + ")", e, at);
     } catch (InvalidFormatException e) {
       if (e.getTargetType() == null || !e.getTargetType().isEnum()) {
         throw wrongType(model, key, snake, e);
@@ -419,6 +420,35 @@ public final class ModelRegistry {
       }
     });
     return out;
+  }
+
+  /**
+   * {@code path} (snake_case names and indexes) spelled as in {@code tree}, the value as given:
+   * {@code interfaces[1].colourName} rather than {@code interfaces[1].colour_name}.
+   */
+  private static String asTyped(JsonNode tree, List<Object> path) {
+    StringBuilder sb = new StringBuilder();
+    JsonNode n = tree;
+    for (Object step : path) {
+      if (step instanceof Integer i) {
+        sb.append('[').append(i).append(']');
+        n = n == null ? null : n.get(i);
+        continue;
+      }
+      String name = (String) step;
+      if (n != null && n.isObject() && !n.has(name)) {
+        for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
+          String f = it.next();
+          if (toSnake(f).equals(name)) {
+            name = f;
+            break;
+          }
+        }
+      }
+      sb.append(sb.length() > 0 ? "." : "").append(name);
+      n = n == null ? null : n.get(name);
+    }
+    return sb.toString();
   }
 
   /** The node at {@code path} under {@code node}, or null. */

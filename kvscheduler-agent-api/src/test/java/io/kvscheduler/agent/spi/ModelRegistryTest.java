@@ -257,4 +257,17 @@ class ModelRegistryTest {
         .isInstanceOf(ModelException.class).hasMessageContaining("'type'")
         .extracting(e -> ((ModelException) e).path()).isEqualTo(List.of("type"));
   }
+
+  @Test
+  void anUnknownFieldIsNamedAsTypedWithItsPath() {
+    assertThatThrownBy(() -> reg.decode("config/mock/v1/interfaces/tap1",
+        "{\"name\":\"tap1\",\"colourName\":\"red\"}"))
+        .hasMessageStartingWith("config/mock/v1/interfaces/tap1: unknown field 'colourName' in"
+            + " mock.interfaces.Interface (known fields: ");
+    assertThatThrownBy(() -> reg.decode("config/mock/v1/bridge-domain/bd1",
+        "{\"name\":\"bd1\",\"interfaces\":[{\"name\":\"a\"},{\"name\":\"b\",\"color\":1}]}"))
+        .hasMessageStartingWith("config/mock/v1/bridge-domain/bd1: unknown field"
+            + " 'interfaces[1].color' in mock.l2.BridgeDomain (known fields there: ")
+        .extracting(e -> ((ModelException) e).path()).isEqualTo(List.of("interfaces", 1, "color"));
+  }
 }

@@ -91,12 +91,12 @@ public final class ModelRegistry {
         .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail)
         .setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail)
         .setAcceptBlankAsEmpty(false);
-    SimpleModule enums = new SimpleModule("proto3-enum-defaults");
-    enums.addDeserializer(int.class, new WholeNumber<>(int.class, false));
-    enums.addDeserializer(Integer.class, new WholeNumber<>(Integer.class, false));
-    enums.addDeserializer(long.class, new WholeNumber<>(long.class, true));
-    enums.addDeserializer(Long.class, new WholeNumber<>(Long.class, true));
-    enums.setDeserializerModifier(new BeanDeserializerModifier() {
+    SimpleModule proto3 = new SimpleModule("proto3-json");
+    proto3.addDeserializer(int.class, new WholeNumber<>(int.class, false));
+    proto3.addDeserializer(Integer.class, new WholeNumber<>(Integer.class, false));
+    proto3.addDeserializer(long.class, new WholeNumber<>(long.class, true));
+    proto3.addDeserializer(Long.class, new WholeNumber<>(Long.class, true));
+    proto3.setDeserializerModifier(new BeanDeserializerModifier() {
       @Override
       public JsonDeserializer<?> modifyEnumDeserializer(DeserializationConfig config,
           JavaType type, BeanDescription beanDesc, JsonDeserializer<?> deserializer) {
@@ -105,7 +105,7 @@ public final class ModelRegistry {
             : new FirstConstantWhenAbsent(deserializer, constants[0]);
       }
     });
-    m.registerModule(enums);
+    m.registerModule(proto3);
     return m;
   }
 
@@ -344,21 +344,12 @@ public final class ModelRegistry {
     try {
       snake = snakeCase(tree, model.valueClass());
     } catch (NullItem e) {
-      StringBuilder where = new StringBuilder();
-      for (Object step : e.path) {
-        where.append(step instanceof Integer i ? "[" + i + "]"
-            : (where.length() > 0 ? "." : "") + toSnake((String) step));
-      }
-      throw new ModelException(key, "field '" + where + "' of " + model.protoName()
+      throw new ModelException(key, "field '" + pathText(e.path) + "' of " + model.protoName()
           + " is null (a list holds no null items)", null, e.path);
     } catch (TwiceGiven e) {
-      StringBuilder where = new StringBuilder();
-      for (Object step : e.path.subList(0, e.path.size() - 1)) {
-        where.append(step instanceof Integer i ? "[" + i + "]"
-            : (where.length() > 0 ? "." : "") + toSnake((String) step));
-      }
-      String field = where.length() > 0 ? where + "." + e.field : e.field;
-      throw new ModelException(key, "field '" + field + "' is given twice in "
+      List<Object> field = new ArrayList<>(e.path.subList(0, e.path.size() - 1));
+      field.add(e.field);
+      throw new ModelException(key, "field '" + pathText(field) + "' is given twice in "
           + model.protoName() + " (as '" + e.first + "' and as '" + e.second + "')", null,
           e.path);
     }
@@ -371,7 +362,7 @@ public final class ModelRegistry {
         ids.forEach(id -> known.add(String.valueOf(id)));
       }
       List<Object> at = pathOf(e);
-      throw new ModelException(key, "unknown field '" + asTyped(tree, at) + "' in "
+      throw new ModelException(key, "unknown field '" + pathText(asTyped(tree, at)) + "' in "
           + model.protoName() + " (known fields" + (at.size() > 1 ? " there" : "") + ": "
           + String.join(", ", known) + ")", e, at);
     } catch (InvalidFormatException e) {
@@ -424,14 +415,14 @@ public final class ModelRegistry {
 
   /**
    * {@code path} (snake_case names and indexes) spelled as in {@code tree}, the value as given:
-   * {@code interfaces[1].colourName} rather than {@code interfaces[1].colour_name}.
+   * {@code colourName} rather than {@code colour_name}.
    */
-  private static String asTyped(JsonNode tree, List<Object> path) {
-    StringBuilder sb = new StringBuilder();
+  private static List<Object> asTyped(JsonNode tree, List<Object> path) {
+    List<Object> out = new ArrayList<>();
     JsonNode n = tree;
     for (Object step : path) {
       if (step instanceof Integer i) {
-        sb.append('[').append(i).append(']');
+        out.add(i);
         n = n == null ? null : n.get(i);
         continue;
       }
@@ -445,8 +436,21 @@ public final class ModelRegistry {
           }
         }
       }
-      sb.append(sb.length() > 0 ? "." : "").append(name);
+      out.add(name);
       n = n == null ? null : n.get(name);
+    }
+    return out;
+  }
+
+  /** A path of field names and list indexes as text: {@code interfaces[1].name}. */
+  private static String pathText(List<Object> path) {
+    StringBuilder sb = new StringBuilder();
+    for (Object step : path) {
+      if (step instanceof Integer i) {
+        sb.append('[').append(i).append(']');
+      } else {
+        sb.append(sb.length() > 0 ? "." : "").append(step);
+      }
     }
     return sb.toString();
   }
@@ -510,18 +514,7 @@ public final class ModelRegistry {
   }
 
   private static String path(com.fasterxml.jackson.databind.JsonMappingException e) {
-    StringBuilder sb = new StringBuilder();
-    e.getPath().forEach(ref -> {
-      if (ref.getFieldName() != null) {
-        if (sb.length() > 0) {
-          sb.append('.');
-        }
-        sb.append(ref.getFieldName());
-      } else if (ref.getIndex() >= 0) {
-        sb.append('[').append(ref.getIndex()).append(']');
-      }
-    });
-    return sb.toString();
+    return pathText(pathOf(e));
   }
 
   /** Compact protobuf-style JSON of a value: snake_case names, defaults left out. */
@@ -550,30 +543,37 @@ public final class ModelRegistry {
     }
   }
 
-  /** A null item of a list (snakeCase); its path filled in on the way out. */
-  private static final class NullItem extends RuntimeException {
+  /**
+   * A fault found while renaming a value's fields, at {@link #path} (outermost first; {@link
+   * #rename} adds the steps above the fault on the way out).
+   */
+  private abstract static class RenameFault extends RuntimeException {
     final java.util.LinkedList<Object> path = new java.util.LinkedList<>();
 
-    NullItem(int index) {
+    RenameFault(Object at) {
       super(null, null, false, false);
-      path.add(index);
+      path.add(at);
     }
   }
 
-  /** A field given under two spellings that name the same field (snakeCase). */
-  private static final class TwiceGiven extends RuntimeException {
+  /** A null item of a list. */
+  private static final class NullItem extends RenameFault {
+    NullItem(int index) {
+      super(index);
+    }
+  }
+
+  /** A field given under two spellings that name the same field. */
+  private static final class TwiceGiven extends RenameFault {
     final String field;
     final String first;
     final String second;
-    /** Where the second spelling is, outermost first (filled in on the way out). */
-    final java.util.LinkedList<Object> path = new java.util.LinkedList<>();
 
     TwiceGiven(String field, String first, String second) {
-      super(null, null, false, false);
+      super(second);
       this.field = field;
       this.first = first;
       this.second = second;
-      path.add(second);
     }
   }
 
@@ -609,10 +609,7 @@ public final class ModelRegistry {
         JavaType child = map ? type.getContentType() : fields.get(toSnake(e.getKey()));
         try {
           out.set(name, rename(e.getValue(), child, f));
-        } catch (TwiceGiven t) {
-          t.path.addFirst(e.getKey());
-          throw t;
-        } catch (NullItem t) {
+        } catch (RenameFault t) {
           t.path.addFirst(e.getKey());
           throw t;
         }
@@ -629,10 +626,7 @@ public final class ModelRegistry {
         }
         try {
           out.add(rename(node.get(i), item, f));
-        } catch (TwiceGiven t) {
-          t.path.addFirst(i);
-          throw t;
-        } catch (NullItem t) {
+        } catch (RenameFault t) {
           t.path.addFirst(i);
           throw t;
         }

@@ -278,7 +278,7 @@ public final class RestServer implements NorthboundSource {
         List<KeyError> mine = te.keyErrors().stream()
             .filter(k -> values.containsKey(k.key()) || !desired.containsKey(k.key())).toList();
         if (mine.isEmpty()) {
-          return new Response(200, JSON_TYPE, "{}\n".getBytes(StandardCharsets.UTF_8));
+          return done();
         }
         return error(new TransactionException(te.seqNum(), mine).getMessage());
       }
@@ -286,6 +286,11 @@ public final class RestServer implements NorthboundSource {
     } catch (TimeoutException e) {
       return error("the transaction did not finish within " + TXN_WAIT.toSeconds() + " s");
     }
+    return done();
+  }
+
+  /** 200 with the empty JSON object: the transaction went through. */
+  private static Response done() {
     return new Response(200, JSON_TYPE, "{}\n".getBytes(StandardCharsets.UTF_8));
   }
 

@@ -150,7 +150,16 @@ public interface KVScheduler extends AutoCloseable {
    */
   List<String> explain(String key);
 
-  /** Stops the engine thread. Queued transactions are failed with IllegalStateException. */
+  /**
+   * Stops the scheduler. The transaction being processed, if any, is finished (its southbound
+   * calls are not interrupted); every transaction and request still queued, including those of
+   * callers waiting for room in a full queue, fails at once with an {@link IllegalStateException}
+   * ("scheduler was closed"), and nothing queued reaches the southbound. Waits up to 10 s for the
+   * engine thread to finish; a southbound call still running then is interrupted. Called from a
+   * descriptor callback, returns at once: the engine stops when the callback's transaction is
+   * finished. Later transactions, notifications and registrations throw {@link
+   * IllegalStateException}; closing again has no effect.
+   */
   @Override
   void close();
 }

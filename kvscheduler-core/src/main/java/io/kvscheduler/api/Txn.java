@@ -44,10 +44,13 @@ public interface Txn {
   long commit(TxnOptions options);
 
   /**
-   * Commits without blocking. The future completes with the sequence number, or exceptionally
-   * with a {@link TransactionException}.
+   * Commits without blocking, even when the queue is full. The future completes with the sequence
+   * number, or exceptionally with a {@link TransactionException} (a failed value, invalid
+   * options, or "transaction queue is full") or with an {@link IllegalStateException} when the
+   * scheduler is closed before the transaction runs.
    *
-   * @throws IllegalStateException if the transaction was already committed
+   * @throws IllegalStateException if the transaction was already committed or the scheduler is
+   *     closed
    */
   CompletableFuture<Long> commitAsync(TxnOptions options);
 }

@@ -62,6 +62,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Catalogue §6 (B47–B67): NB transactions — commit and sequence numbers, option errors, the
@@ -323,6 +324,166 @@ class NbTransactionTest {
       release.countDown();
       small.close();
     }
+  }
+
+  /** A scheduler with one "blocking" descriptor whose Create of /block/x1 waits for release. */
+  private static KVScheduler blockingScheduler(int capacity, String threadName,
+      CountDownLatch entered, CountDownLatch release, List<String> created) {
+    KVScheduler k = KVScheduler.builder().queueCapacity(capacity).threadName(threadName)
+        .printTxnSummary(false).build();
+    k.registerDescriptors(KVDescriptor.builder("blocking", StringValue.class)
+        .nbKeyPrefix("/block/")
+        .create((key, v) -> {
+          created.add(key);
+          if (key.equals("/block/x1")) {
+            entered.countDown();
+            release.await();
+          }
+          return null;
+        })
+        .delete((key, v, m) -> {})
+        .build());
+    k.transactionBarrier();
+    return k;
+  }
+
+  private static boolean threadAlive(String name) {
+    return Thread.getAllStackTraces().keySet().stream()
+        .anyMatch(t -> t.getName().equals(name) && t.isAlive());
+  }
+
+  @Test
+  @Timeout(60) // a regression blocks a caller for good: fail instead
+  @DisplayName("B49 (ours) commitAsync never blocks its caller: with the queue full, its future"
+      + " fails with 'transaction queue is full' and the transaction is not applied")
+  void commitAsyncDoesNotBlockOnAFullQueue() throws Exception {
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    List<String> created = Collections.synchronizedList(new ArrayList<>());
+    KVScheduler small = blockingScheduler(1, "kvs-async-full", entered, release, created);
+    try {
+      var first = small.startNBTransaction().setValue("/block/x1", s("1"))
+          .commitAsync(TxnOptions.defaults());
+      assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue(); // the engine is busy with #0
+      var second = small.startNBTransaction().setValue("/block/x2", s("2"))
+          .commitAsync(TxnOptions.defaults()); // fills the queue
+      var third = small.startNBTransaction().setValue("/block/x3", s("3"))
+          .commitAsync(TxnOptions.defaults()); // returned at once (the engine is still blocked)
+      assertThat(third).isCompletedExceptionally();
+      assertThatThrownBy(third::join).hasCauseInstanceOf(TransactionException.class)
+          .hasMessageContaining("transaction queue is full");
+      release.countDown();
+      assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(0);
+      assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+      small.transactionBarrier();
+      assertThat(created).containsExactly("/block/x1", "/block/x2");
+    } finally {
+      release.countDown();
+      small.close();
+    }
+  }
+
+  @Test
+  @Timeout(60) // a regression blocks a caller for good: fail instead
+  @DisplayName("B49 (ours) close finishes the transaction being processed without interrupting"
+      + " its southbound call, fails every queued transaction and request and every caller"
+      + " waiting for room with 'scheduler was closed', applies none of them, and stops the"
+      + " engine thread")
+  void closeFailsWhatIsQueued() throws Exception {
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    List<String> created = Collections.synchronizedList(new ArrayList<>());
+    String name = "kvs-close-queued";
+    KVScheduler small = blockingScheduler(2, name, entered, release, created);
+    var running = small.startNBTransaction().setValue("/block/x1", s("1"))
+        .commitAsync(TxnOptions.defaults());
+    assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+    var queued = small.startNBTransaction().setValue("/block/x2", s("2"))
+        .commitAsync(TxnOptions.defaults());
+    AtomicReference<Throwable> barrierErr = new AtomicReference<>();
+    Thread barrier = new Thread(() -> {
+      try {
+        small.transactionBarrier(); // a request queued behind x2: the queue is now full
+      } catch (Throwable t) {
+        barrierErr.set(t);
+      }
+    });
+    barrier.start();
+    AtomicReference<Throwable> waitingErr = new AtomicReference<>();
+    Thread waiting = new Thread(() -> {
+      try {
+        small.startNBTransaction().setValue("/block/x3", s("3")).commit();
+      } catch (Throwable t) {
+        waitingErr.set(t);
+      }
+    });
+    awaitCondition(() -> barrier.getState() == Thread.State.WAITING
+        || barrier.getState() == Thread.State.TIMED_WAITING, "the barrier is queued");
+    waiting.start();
+    awaitCondition(() -> waiting.getState() == Thread.State.WAITING,
+        "the blocking commit waits for room in the queue");
+
+    Thread closer = new Thread(small::close);
+    closer.start();
+    awaitCondition(() -> queued.isDone(), "close fails the queued transaction at once");
+    assertThatThrownBy(queued::join).hasCauseInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("scheduler was closed");
+    barrier.join(TimeUnit.SECONDS.toMillis(10));
+    waiting.join(TimeUnit.SECONDS.toMillis(10));
+    assertThat(barrierErr.get()).isInstanceOf(IllegalStateException.class)
+        .hasMessage("scheduler was closed");
+    assertThat(waitingErr.get()).isInstanceOf(IllegalStateException.class)
+        .hasMessage("scheduler was closed");
+    assertThat(running).isNotDone(); // close waits for it, and does not interrupt it
+
+    release.countDown();
+    assertThat(running.get(10, TimeUnit.SECONDS)).isEqualTo(0);
+    closer.join(TimeUnit.SECONDS.toMillis(5)); // well before close's 10 s limit
+    assertThat(closer.isAlive()).isFalse();
+    assertThat(created).containsExactly("/block/x1");
+    assertThat(small.valueStatus("/block/x1").state()).isEqualTo(CONFIGURED);
+    assertThat(threadAlive(name)).as("engine thread").isFalse();
+  }
+
+  @Test
+  @Timeout(60) // a regression blocks a caller for good: fail instead
+  @DisplayName("B49 (ours) close called from a descriptor callback returns at once; the engine"
+      + " finishes that transaction, fails what is queued and stops")
+  void closeFromACallback() throws Exception {
+    String name = "kvs-close-inside";
+    KVScheduler k = KVScheduler.builder().threadName(name).printTxnSummary(false).build();
+    List<String> created = Collections.synchronizedList(new ArrayList<>());
+    CountDownLatch closing = new CountDownLatch(1);
+    CountDownLatch proceed = new CountDownLatch(1);
+    AtomicLong closeMillis = new AtomicLong(-1);
+    k.registerDescriptors(KVDescriptor.builder("closing", StringValue.class)
+        .nbKeyPrefix("/c/")
+        .create((key, v) -> {
+          created.add(key);
+          if (key.equals("/c/a")) {
+            closing.countDown();
+            proceed.await();
+            long t0 = System.nanoTime();
+            k.close();
+            closeMillis.set(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+          }
+          return null;
+        })
+        .delete((key, v, m) -> {})
+        .build());
+    var first = k.startNBTransaction().setValue("/c/a", s("a")).setValue("/c/b", s("b"))
+        .commitAsync(TxnOptions.defaults());
+    assertThat(closing.await(10, TimeUnit.SECONDS)).isTrue();
+    var queued = k.startNBTransaction().setValue("/c/q", s("q"))
+        .commitAsync(TxnOptions.defaults());
+    proceed.countDown();
+    assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(0);
+    assertThatThrownBy(() -> queued.get(10, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("scheduler was closed");
+    assertThat(closeMillis.get()).isBetween(0L, 5_000L); // no join of the engine by itself
+    assertThat(created).containsExactly("/c/a", "/c/b");
+    awaitCondition(() -> !threadAlive(name), "the engine thread stops");
   }
 
   @Test

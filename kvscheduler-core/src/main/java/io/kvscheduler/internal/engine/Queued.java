@@ -23,6 +23,15 @@ sealed interface Queued {
   record Retry(long forTxn, int attempt, Duration delay, Map<String, Long> keys,
       boolean unimplemented) implements Queued {}
 
-  /** Work to run on the engine thread between transactions (barriers, SB dumps, scans). */
-  record Task(Runnable run) implements Queued {}
+  /**
+   * Work to run on the engine thread between transactions (barriers, SB dumps, scans).
+   *
+   * @param waiter the future a caller waits on (completed by {@code run}), failed instead when the
+   *     scheduler closes before the task runs; null when nobody waits
+   */
+  record Task(Runnable run, CompletableFuture<?> waiter) implements Queued {
+    Task(Runnable run) {
+      this(run, null);
+    }
+  }
 }

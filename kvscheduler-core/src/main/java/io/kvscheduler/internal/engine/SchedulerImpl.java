@@ -164,7 +164,8 @@ public final class SchedulerImpl implements KVScheduler {
   // ------------------------------------------------------------------ engine loop
 
   private void loop() {
-    while (true) {
+    // closed: the transaction being processed was finished; what is still queued is failed
+    while (!closed.get()) {
       Queued q = internal.pollFirst();
       if (q == null) {
         q = spinPoll();
@@ -200,15 +201,43 @@ public final class SchedulerImpl implements KVScheduler {
       }
     }
     failPending();
+    closeOwned();
   }
 
+  /** Fails everything still queued: the callers waiting for it get "scheduler was closed". */
   private void failPending() {
-    List<Queued> rest = new ArrayList<>(internal);
+    List<Queued> rest = new ArrayList<>();
+    for (Queued q = internal.pollFirst(); q != null; q = internal.pollFirst()) {
+      rest.add(q);
+    }
     queue.drainTo(rest);
     for (Queued q : rest) {
-      if (q instanceof Queued.Nb nb) {
-        nb.result().completeExceptionally(new IllegalStateException("scheduler was closed"));
-      }
+      fail(q);
+    }
+  }
+
+  private static void fail(Queued q) {
+    CompletableFuture<?> waiter = q instanceof Queued.Nb nb ? nb.result()
+        : q instanceof Queued.Task t ? t.waiter() : null;
+    if (waiter != null) {
+      waiter.completeExceptionally(new IllegalStateException("scheduler was closed"));
+    }
+  }
+
+  /**
+   * Puts {@code q} at the end of the queue, waiting for room when the queue is full. A scheduler
+   * closed meanwhile fails {@code q} (close drains the queue, which may be what made the room):
+   * the caller's wait then ends at once.
+   */
+  private void putWaiting(Queued q) {
+    try {
+      queue.putLast(q);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while queuing", e);
+    }
+    if (closed.get() && queue.remove(q)) {
+      fail(q);
     }
   }
 
@@ -263,18 +292,13 @@ public final class SchedulerImpl implements KVScheduler {
     }
     ensureOpen();
     CompletableFuture<T> f = new CompletableFuture<>();
-    try {
-      queue.putLast(new Queued.Task(() -> {
-        try {
-          f.complete(work.get());
-        } catch (Throwable t) {
-          f.completeExceptionally(t);
-        }
-      }));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while queuing", e);
-    }
+    putWaiting(new Queued.Task(() -> {
+      try {
+        f.complete(work.get());
+      } catch (Throwable t) {
+        f.completeExceptionally(t);
+      }
+    }, f));
     return await(f);
   }
 
@@ -397,7 +421,7 @@ public final class SchedulerImpl implements KVScheduler {
     @Override
     public long commit(TxnOptions options) {
       CompletableFuture<Long> f = new CompletableFuture<>();
-      boolean wait = submit(options, f);
+      boolean wait = submit(options, f, !options.nonBlocking());
       return wait ? await(f) : -1;
     }
 
@@ -405,15 +429,19 @@ public final class SchedulerImpl implements KVScheduler {
     public CompletableFuture<Long> commitAsync(TxnOptions options) {
       CompletableFuture<Long> f = new CompletableFuture<>();
       try {
-        submit(options.withNonBlocking(false), f);
+        submit(options.withNonBlocking(false), f, false);
       } catch (TransactionException e) {
         f.completeExceptionally(e);
       }
       return f;
     }
 
-    /** Queues the transaction; returns true when the caller should wait for {@code f}. */
-    private boolean submit(TxnOptions o, CompletableFuture<Long> f) {
+    /**
+     * Queues the transaction; returns true when the caller should wait for {@code f}. {@code
+     * mayWait}: a full queue is waited for (a blocking commit) rather than refused with "transaction
+     * queue is full" (a non-blocking or asynchronous one).
+     */
+    private boolean submit(TxnOptions o, CompletableFuture<Long> f, boolean mayWait) {
       if (committed) {
         throw new IllegalStateException("transaction was already committed");
       }
@@ -434,18 +462,16 @@ public final class SchedulerImpl implements KVScheduler {
         queueFromCallback(q);
         return false;
       }
-      if (o.nonBlocking()) {
+      if (!mayWait) {
         if (!queue.offerLast(q)) {
           throw new TransactionException("transaction queue is full");
         }
+        if (closed.get() && queue.remove(q)) {
+          fail(q);
+        }
         return false;
       }
-      try {
-        queue.putLast(q);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while queuing the transaction", e);
-      }
+      putWaiting(q);
       return true;
     }
   }
@@ -629,20 +655,43 @@ public final class SchedulerImpl implements KVScheduler {
     return onEngine("explain", () -> Explainer.explain(graph, key));
   }
 
+  /** How long {@link #close()} waits for the transaction being processed before interrupting it. */
+  private static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
+
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    if (!queue.offerLast(STOP)) {
-      engine.interrupt();
+    // what is queued fails now; the engine finishes what it is processing, then sees the flag
+    // (STOP wakes it up if it waits for work)
+    failPending();
+    while (!queue.offerFirst(STOP)) {
+      failPending(); // filled again by callers that were waiting for room: they fail too
+    }
+    if (onEngine() || sbCalls.inCall()) {
+      // called from a descriptor callback: the engine stops once the callback's transaction is
+      // finished, and closes the timer and call threads itself (joining here would wait for
+      // the thread that waits for this call)
+      return;
     }
     try {
-      engine.join(Duration.ofSeconds(10).toMillis());
+      engine.join(CLOSE_WAIT.toMillis());
+      if (engine.isAlive()) {
+        LOG.warn("close: the engine thread is still processing a transaction after {} s;"
+            + " interrupting it", CLOSE_WAIT.toSeconds());
+        engine.interrupt();
+        engine.join(CLOSE_WAIT.toMillis());
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
     failPending();
+    closeOwned();
+  }
+
+  /** Stops the threads the scheduler started besides the engine (timer, status, calls). */
+  private void closeOwned() {
     for (AutoCloseable c : owned) {
       try {
         c.close();

@@ -58,8 +58,10 @@ public interface KVScheduler extends AutoCloseable {
   /**
    * Queues a notification from the southbound: values that appeared, changed ({@code value} set)
    * or disappeared ({@code value} null). Processed asynchronously as one SBNotification
-   * transaction; values become OBTAINED without descriptor calls. Ignored when the first key is
-   * selected by no descriptor or is owned by the northbound.
+   * transaction; values become OBTAINED without descriptor calls. Each pair is checked on its
+   * own, and ignored when no descriptor selects its key, when its value is not of the
+   * descriptor's value class (logged as a warning), when the key holds a value owned by the
+   * northbound, or when it is a derived value (set only by its base value).
    *
    * @throws IllegalStateException if the queue is full or the scheduler is closed
    */

@@ -89,6 +89,28 @@ class DerivedValuesTest {
     return tl.get(tl.size() - 1);
   }
 
+  // ------------------------------------------------------------------ derived values and NB
+
+  @Test
+  @DisplayName("(ours: semantics §1, as the reference) a transaction cannot set or remove a"
+      + " derived value: the pair is ignored, the rest of the transaction applies, and the base"
+      + " keeps its derived value")
+  void derivedValueNotSetByNb() {
+    kvs.registerDescriptors(
+        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
+            .derivedValues(Fx.derivedItems())
+            .build());
+    commit(A1, arr(1));
+    sb.clearCalls();
+    commit(d(A1, 1), s("nb-owned"), A2, arr());
+    commit(d(A1, 1), null);
+    assertThat(sb.callLog()).containsExactly("CREATE " + A2);
+    assertThat(kvs.valueStatus(A1).derived()).extracting(ValueStatus::key, ValueStatus::state)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(d(A1, 1), CONFIGURED));
+    assertThat(lastRevision(d(A1, 1)).value()).contains(s("item1"));
+    assertThat(lastRevision(d(A1, 1)).derivedFrom()).isEqualTo(A1);
+  }
+
   // ------------------------------------------------------------------ B79
 
   @Test

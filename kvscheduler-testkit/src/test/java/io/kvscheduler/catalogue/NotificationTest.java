@@ -160,6 +160,34 @@ class NotificationTest {
   }
 
   @Test
+  @DisplayName("(ours) a notified value of the wrong class is ignored, as a retrieved one is: the"
+      + " descriptor's code never sees it, and the other pairs of the notification apply")
+  void notifiedValueOfTheWrongClassIgnored() {
+    env = Fx.env(true);
+    List<String> seen = new CopyOnWriteArrayList<>();
+    env.kvs().registerDescriptors(
+        io.kvscheduler.api.KVDescriptor.builder("typed", Fx.StringValue.class)
+            .nbKeyPrefix("/typed/")
+            .create((k, v) -> null)
+            .delete((k, v, m) -> {})
+            .retrieve(correlate -> {
+              for (var c : correlate) {
+                seen.add(c.value().value()); // a String here would fail with a cast
+              }
+              return List.of();
+            })
+            .build());
+    env.kvs().pushSBNotification(List.<KVWithMetadata<?, ?>>of(
+        kvm("/typed/x", "not a StringValue", null, ValueOrigin.FROM_SB),
+        kvm("/typed/y", s("ok"), null, ValueOrigin.FROM_SB)));
+    env.kvs().transactionBarrier();
+    assertThat(env.kvs().valueStatus("/typed/x").state()).isEqualTo(NONEXISTENT);
+    assertThat(env.kvs().valueStatus("/typed/y").state()).isEqualTo(OBTAINED);
+    assertThat(env.kvs().dumpValues("typed", View.SB)).isEmpty(); // Retrieve ran, and found none
+    assertThat(seen).containsExactly("ok");
+  }
+
+  @Test
   @DisplayName("B145 B146 B152 a notified value is OBTAINED without calls; its pending"
       + " dependents are created before its derived values (TestNotifications, 1st notification)")
   void notifiedNewValue() {

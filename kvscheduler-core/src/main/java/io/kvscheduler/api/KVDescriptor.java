@@ -322,7 +322,9 @@ public final class KVDescriptor<V, M> {
     /**
      * Declares that values carry metadata of class {@code metadataType}, kept in a metadata map
      * readable through {@link KVScheduler#metadataMap(String, Class)}. Call before setting
-     * callbacks that use metadata.
+     * callbacks that use metadata. Metadata of another class (possible only through an unchecked
+     * cast) fails the Create or Update that returned it, naming the key and both classes; a
+     * retrieved or notified value carrying such metadata is ignored, with a warning.
      *
      * @throws IllegalStateException if callbacks were already set
      */

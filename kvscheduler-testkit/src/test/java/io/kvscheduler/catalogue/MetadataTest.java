@@ -67,6 +67,54 @@ class MetadataTest {
   }
 
   @Test
+  @DisplayName("(ours) metadata of another class than the descriptor declares (an unchecked cast"
+      + " in user code) fails the Create, naming the key and both classes, and is not kept")
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  void metadataOfTheWrongClassFailsTheOperation() {
+    env = Fx.env(true);
+    KVDescriptor.Creator<Fx.StringValue, Integer> lying =
+        (KVDescriptor.Creator) (KVDescriptor.Creator<Fx.StringValue, Object>) (k, v) -> "text";
+    env.kvs().registerDescriptors(KVDescriptor.builder("counted", Fx.StringValue.class)
+        .nbKeyPrefix("/counted/")
+        .withMetadata(Integer.class)
+        .create(lying)
+        .delete((k, v, m) -> {})
+        .build());
+    assertThatThrownBy(() -> commit(TxnOptions.defaults(), "/counted/x", s("x")))
+        .isInstanceOf(TransactionException.class)
+        .hasMessageContaining("/counted/x")
+        .hasMessageContaining("descriptor counted: Create gave metadata of class java.lang.String"
+            + " for key /counted/x, but the descriptor declares metadata of class"
+            + " java.lang.Integer");
+    assertThat(env.kvs().valueStatus("/counted/x").state()).isEqualTo(FAILED);
+    assertThat(env.kvs().metadataMap("counted", Integer.class).lookup("/counted/x")).isEmpty();
+  }
+
+  @Test
+  @DisplayName("(ours) a notified or retrieved value whose metadata is of another class than"
+      + " declared is ignored, like one whose value is")
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  void notifiedOrRetrievedMetadataOfTheWrongClassIgnored() {
+    env = Fx.env(true);
+    env.kvs().registerDescriptors(KVDescriptor.builder("counted", Fx.StringValue.class)
+        .nbKeyPrefix("/counted/")
+        .withMetadata(Integer.class)
+        .create((k, v) -> 1)
+        .delete((k, v, m) -> {})
+        .retrieve(correlate -> (List) List.of( // raw: metadata of the wrong class
+            new KVWithMetadata<Object, Object>("/counted/r", s("r"), "text", ValueOrigin.FROM_SB),
+            new KVWithMetadata<Object, Object>("/counted/ok", s("ok"), 7, ValueOrigin.FROM_SB)))
+        .build());
+    env.kvs().pushSBNotification(List.<KVWithMetadata<?, ?>>of(
+        new KVWithMetadata<>("/counted/n", s("n"), "text", ValueOrigin.FROM_SB)));
+    env.kvs().transactionBarrier();
+    assertThat(env.kvs().valueStatus("/counted/n").state()).isEqualTo(NONEXISTENT);
+    commit(TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM));
+    assertThat(env.kvs().valueStatus("/counted/r").state()).isEqualTo(NONEXISTENT);
+    assertThat(env.kvs().metadataMap("counted", Integer.class).lookup("/counted/ok")).contains(7);
+  }
+
+  @Test
   @DisplayName("B123 metadata of a created base value is published under its label; derived values have none")
   void createPublishesMetadata() {
     dataChangeSetup();

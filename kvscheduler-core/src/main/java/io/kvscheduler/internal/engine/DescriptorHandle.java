@@ -148,6 +148,22 @@ final class DescriptorHandle {
     return null;
   }
 
+  /**
+   * Null, or the error for metadata that is not of the class the descriptor declared (it can get
+   * there only through an unchecked cast in user code; kept, it would fail later, in a reader's
+   * or callback's cast, naming no key). {@code from}: what produced it, e.g. "Create".
+   */
+  Throwable checkMetadata(String key, Object metadata, String from) {
+    Class<?> declared = d.metadataType();
+    if (metadata != null && d.withMetadata() && !declared.isPrimitive()
+        && !declared.isInstance(metadata)) {
+      return new IllegalStateException("descriptor " + name + ": " + from
+          + " gave metadata of class " + metadata.getClass().getName() + " for key " + key
+          + ", but the descriptor declares metadata of class " + declared.getName());
+    }
+    return null;
+  }
+
   boolean equivalent(String key, Object oldValue, Object newValue) {
     if (oldValue == null || newValue == null) {
       return oldValue == newValue;
@@ -347,11 +363,16 @@ final class DescriptorHandle {
           "descriptor " + name + ": operation Create is not implemented (key " + key + ")"));
     }
     try {
-      return Result.ofMetadata(timeout == null ? creator.create(key, value)
-          : limited(() -> creator.create(key, value), "Create", key));
+      return checked(key, timeout == null ? creator.create(key, value)
+          : limited(() -> creator.create(key, value), "Create", key), "Create");
     } catch (Throwable t) {
       return new Result<>(null, UserCode.contained(t));
     }
+  }
+
+  private Result<Object> checked(String key, Object metadata, String from) {
+    Throwable wrong = checkMetadata(key, metadata, from);
+    return wrong != null ? new Result<>(null, wrong) : Result.ofMetadata(metadata);
   }
 
   Result<Object> update(String key, Object oldValue, Object newValue, Object metadata) {
@@ -360,9 +381,10 @@ final class DescriptorHandle {
           "descriptor " + name + ": operation Update is not implemented (key " + key + ")"));
     }
     try {
-      return Result.ofMetadata(timeout == null
+      return checked(key, timeout == null
           ? updater.update(key, oldValue, newValue, metadata)
-          : limited(() -> updater.update(key, oldValue, newValue, metadata), "Update", key));
+          : limited(() -> updater.update(key, oldValue, newValue, metadata), "Update", key),
+          "Update");
     } catch (Throwable t) {
       return new Result<>(null, UserCode.contained(t));
     }

@@ -242,6 +242,11 @@ final class Refresher {
           h.name, kv.key());
       return false;
     }
+    Throwable wrongMetadata = h.checkMetadata(kv.key(), kv.metadata(), "Retrieve");
+    if (wrongMetadata != null) {
+      LOG.warn("{}; skipped", wrongMetadata.getMessage());
+      return false;
+    }
     return keys == null || keys.contains(kv.key());
   }
 

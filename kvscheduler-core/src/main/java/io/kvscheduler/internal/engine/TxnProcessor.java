@@ -263,6 +263,9 @@ final class TxnProcessor {
       Node n = g.get(kv.key());
       DescriptorHandle h = reg.forKey(kv.key());
       Throwable wrongType = h == null ? null : h.checkType(kv.key(), kv.value());
+      if (wrongType == null && h != null) {
+        wrongType = h.checkMetadata(kv.key(), kv.metadata(), "the notification");
+      }
       if (h == null) {
         LOG.debug("SB notification for {} ignored: no descriptor selects it", kv.key());
       } else if (wrongType != null) {

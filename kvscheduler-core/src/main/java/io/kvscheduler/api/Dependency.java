@@ -24,8 +24,14 @@ public record Dependency(
   public Dependency {
     Objects.requireNonNull(label, "label");
     Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(keyPrefixes, "keyPrefixes (an empty list for none)");
+    for (String p : keyPrefixes) {
+      if (p == null) {
+        throw new NullPointerException("dependency '" + label + "' has a null key prefix");
+      }
+    }
     keyPrefixes = List.copyOf(keyPrefixes);
-    Objects.requireNonNull(keySelector, "keySelector");
+    Objects.requireNonNull(keySelector, "keySelector (KeySelector.any() when unused)");
     if (label.isEmpty()) {
       throw new IllegalArgumentException("dependency label must not be empty");
     }

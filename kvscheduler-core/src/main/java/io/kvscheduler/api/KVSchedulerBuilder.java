@@ -68,15 +68,29 @@ public final class KVSchedulerBuilder {
     return this;
   }
 
-  /** Drop records and revisions older than this. Default: 24 hours. */
+  /**
+   * Drop records and revisions older than this. Default: 24 hours.
+   *
+   * @throws IllegalArgumentException if {@code age} is not positive (to keep no history, use
+   *     {@link #recordHistory(boolean) recordHistory(false)})
+   */
   public KVSchedulerBuilder historyAgeLimit(Duration age) {
-    cfg.historyAgeLimit = Objects.requireNonNull(age, "age");
+    cfg.historyAgeLimit = positive(age, "historyAgeLimit");
     return this;
   }
 
-  /** Records from this long after start are kept regardless of age. Default: 1 hour. */
+  /**
+   * Records from this long after start are kept regardless of age. Default: 1 hour.
+   *
+   * @throws IllegalArgumentException if {@code period} is negative (zero keeps none that way)
+   */
   public KVSchedulerBuilder permanentHistoryPeriod(Duration period) {
-    cfg.permanentHistoryPeriod = Objects.requireNonNull(period, "period");
+    Objects.requireNonNull(period, "permanentHistoryPeriod");
+    if (period.isNegative()) {
+      throw new IllegalArgumentException(
+          "permanentHistoryPeriod must not be negative, got " + period);
+    }
+    cfg.permanentHistoryPeriod = period;
     return this;
   }
 
@@ -133,6 +147,8 @@ public final class KVSchedulerBuilder {
    * @throws IllegalArgumentException if the period is not positive or the jitter negative
    */
   public KVSchedulerBuilder periodicDownstreamResync(Duration period, Duration maxJitter) {
+    Objects.requireNonNull(period, "period");
+    Objects.requireNonNull(maxJitter, "maxJitter (Duration.ZERO for none)");
     if (period.isZero() || period.isNegative() || maxJitter.isNegative()) {
       throw new IllegalArgumentException(
           "periodic resync needs a positive period and a non-negative jitter, got " + period
@@ -143,9 +159,18 @@ public final class KVSchedulerBuilder {
     return this;
   }
 
-  /** Name of the engine thread. Default: {@code kvscheduler}. */
+  /**
+   * Name of the engine thread (and prefix of the scheduler's other threads). Default: {@code
+   * kvscheduler}.
+   *
+   * @throws IllegalArgumentException if {@code name} is blank
+   */
   public KVSchedulerBuilder threadName(String name) {
-    cfg.threadName = Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(name, "threadName");
+    if (name.isBlank()) {
+      throw new IllegalArgumentException("threadName must not be blank");
+    }
+    cfg.threadName = name;
     return this;
   }
 

@@ -66,6 +66,7 @@ public record TxnOptions(
   }
 
   public TxnOptions withRetry(RetryOptions r) {
+    java.util.Objects.requireNonNull(r, "retry options (RetryOptions.DEFAULT for the defaults)");
     return new TxnOptions(description, resync, verboseRefresh, nonBlocking, Optional.of(r),
         revert, simulation, verify);
   }

@@ -111,6 +111,42 @@ class DerivedValuesTest {
     assertThat(lastRevision(d(A1, 1)).derivedFrom()).isEqualTo(A1);
   }
 
+  @Test
+  @DisplayName("(ours) derived entries that cannot be kept (null, without a value, the base's own"
+      + " key, a key given twice) are dropped with a warning naming the key and the count; the"
+      + " first of a repeated key is kept")
+  void droppedDerivedEntriesAreLogged() {
+    ch.qos.logback.classic.Logger log = (ch.qos.logback.classic.Logger)
+        org.slf4j.LoggerFactory.getLogger("io.kvscheduler.internal.engine.DescriptorHandle");
+    var appender = new ch.qos.logback.core.read.ListAppender<
+        ch.qos.logback.classic.spi.ILoggingEvent>();
+    appender.start();
+    log.addAppender(appender);
+    try {
+      kvs.registerDescriptors(
+          sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A)
+              .derivedValues((key, value) -> java.util.Arrays.asList(
+                  io.kvscheduler.api.KeyValuePair.of(key + "/x", s("first")),
+                  null,
+                  io.kvscheduler.api.KeyValuePair.of(key, s("own key")),
+                  io.kvscheduler.api.KeyValuePair.of(key + "/x", s("second")),
+                  io.kvscheduler.api.KeyValuePair.of(key + "/y", null)))
+              .build());
+      commit(A1, s("a"));
+    } finally {
+      log.detachAppender(appender);
+    }
+    assertThat(lastRevision(A1 + "/x").value()).contains(s("first"));
+    assertThat(kvs.valueStatus(A1).derived()).extracting(ValueStatus::key)
+        .containsExactly(A1 + "/x");
+    // once per computation: the simulation (on in this suite) asks the descriptor again
+    assertThat(appender.list).extracting(e -> e.getFormattedMessage()).containsOnly(
+        "descriptor descriptor1: derivedValues for key " + A1 + " gave 1 null entries; skipped",
+        "descriptor descriptor1: derivedValues for key " + A1 + " gave 3 entries that were"
+            + " dropped (without a value, with the base's own key, or with a key given before:"
+            + " the first is kept)");
+  }
+
   // ------------------------------------------------------------------ B79
 
   @Test

@@ -239,28 +239,34 @@ final class DescriptorHandle {
     if (dependencies == null || checkType(key, value) != null) {
       return NO_DEPENDENCIES;
     }
+    List<Dependency> deps;
     try {
-      List<Dependency> deps = dependencies.dependencies(key, value);
-      if (deps == null || deps.isEmpty()) {
-        return NO_DEPENDENCIES;
-      }
-      for (int i = 0; i < deps.size(); i++) {
-        Dependency dep = deps.get(i);
-        if (dep == null) {
-          throw new IllegalStateException("null dependency");
-        }
-        for (int j = 0; j < i; j++) {
-          if (deps.get(j).label().equals(dep.label())) {
-            throw new IllegalStateException("dependency label '" + dep.label() + "' used twice");
-          }
-        }
-      }
-      return new Result<>(List.copyOf(deps), null);
+      deps = dependencies.dependencies(key, value);
+      deps = deps == null || deps.isEmpty() ? List.of() : java.util.Arrays.asList(deps.toArray(
+          new Dependency[0])); // read inside the guard: the list is user code too
     } catch (Throwable t) {
       t = UserCode.contained(t);
       return new Result<>(List.of(), new IllegalStateException(
           "descriptor " + name + ": dependencies callback failed for key " + key + ": " + t, t));
     }
+    if (deps.isEmpty()) {
+      return NO_DEPENDENCIES;
+    }
+    // what the callback answered breaks its contract: said as such, not as a failed callback
+    for (int i = 0; i < deps.size(); i++) {
+      Dependency dep = deps.get(i);
+      String wrong = dep == null ? "a null dependency" : null;
+      for (int j = 0; wrong == null && j < i; j++) {
+        if (deps.get(j).label().equals(dep.label())) {
+          wrong = "dependency label '" + dep.label() + "' used twice";
+        }
+      }
+      if (wrong != null) {
+        return new Result<>(List.of(), new IllegalStateException(
+            "descriptor " + name + ": dependencies of key " + key + ": " + wrong));
+      }
+    }
+    return new Result<>(List.copyOf(deps), null);
   }
 
   /**
@@ -316,8 +322,14 @@ final class DescriptorHandle {
     }
     Result<List<KeyValuePair>> r = derivedValues(n.key, value);
     if (!r.failed()) {
-      r = r.value().isEmpty() ? NO_DERIVED
-          : new Result<>(DerivedOrder.sortedUnique(r.value(), n.key), null);
+      List<KeyValuePair> given = r.value();
+      r = given.isEmpty() ? NO_DERIVED
+          : new Result<>(DerivedOrder.sortedUnique(given, n.key), null);
+      if (r.value().size() < given.size()) {
+        LOG.warn("descriptor {}: derivedValues for key {} gave {} entries that were dropped"
+            + " (without a value, with the base's own key, or with a key given before: the first"
+            + " is kept)", name, n.key, given.size() - r.value().size());
+      }
       n.memoDerived = r.value();
     }
     return r;
@@ -338,6 +350,10 @@ final class DescriptorHandle {
       int kept = 0;
       for (int i = 0; i < a.length; i += Bulk.RANGE) {
         kept = dropNulls(a, i, Bulk.end(i, a.length), kept);
+      }
+      if (kept < a.length) {
+        LOG.warn("descriptor {}: derivedValues for key {} gave {} null entries; skipped", name,
+            key, a.length - kept);
       }
       return new Result<>(java.util.Arrays.asList(a).subList(0, kept), null);
     } catch (Throwable t) {

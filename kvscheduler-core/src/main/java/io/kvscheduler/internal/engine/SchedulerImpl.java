@@ -360,6 +360,13 @@ public final class SchedulerImpl implements KVScheduler {
   @Override
   public void registerDescriptors(KVDescriptor<?, ?>... descriptors) {
     ensureOpen();
+    java.util.Objects.requireNonNull(descriptors, "descriptors");
+    for (int i = 0; i < descriptors.length; i++) {
+      if (descriptors[i] == null) {
+        throw new NullPointerException("descriptor " + (i + 1) + " of " + descriptors.length
+            + " is null");
+      }
+    }
     registry.register(List.of(descriptors));
     Runnable retry = processor::retryUnimplemented;
     if (onEngine()) {
@@ -420,6 +427,7 @@ public final class SchedulerImpl implements KVScheduler {
 
     @Override
     public long commit(TxnOptions options) {
+      java.util.Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
       CompletableFuture<Long> f = new CompletableFuture<>();
       boolean wait = submit(options, f, !options.nonBlocking());
       return wait ? await(f) : -1;
@@ -427,6 +435,7 @@ public final class SchedulerImpl implements KVScheduler {
 
     @Override
     public CompletableFuture<Long> commitAsync(TxnOptions options) {
+      java.util.Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
       CompletableFuture<Long> f = new CompletableFuture<>();
       try {
         submit(options.withNonBlocking(false), f, false);
@@ -479,8 +488,13 @@ public final class SchedulerImpl implements KVScheduler {
   @Override
   public void pushSBNotification(List<KVWithMetadata<?, ?>> values) {
     ensureOpen();
+    java.util.Objects.requireNonNull(values, "values");
     List<Kv> kvs = new ArrayList<>(values.size());
     for (KVWithMetadata<?, ?> kv : values) {
+      if (kv == null) {
+        throw new NullPointerException("SB notification with a null entry (a removal is an"
+            + " entry whose value is null)");
+      }
       kvs.add(new Kv(kv.key(), kv.value(), ValueOrigin.FROM_SB, false, kv.metadata()));
     }
     Queued.Sb q = new Queued.Sb(kvs);
@@ -538,11 +552,15 @@ public final class SchedulerImpl implements KVScheduler {
 
   @Override
   public Subscription watchValueStatus(KeySelector selector, ValueStatusListener listener) {
+    java.util.Objects.requireNonNull(selector, "selector (KeySelector.any() for every key)");
+    java.util.Objects.requireNonNull(listener, "listener");
     return watchers.add(selector, listener);
   }
 
   @Override
   public List<RecordedTxn> transactionHistory(Instant since, Instant until) {
+    java.util.Objects.requireNonNull(since, "since (Instant.MIN for no lower bound)");
+    java.util.Objects.requireNonNull(until, "until (Instant.MAX for no upper bound)");
     return history.records(since, until);
   }
 
@@ -603,6 +621,7 @@ public final class SchedulerImpl implements KVScheduler {
 
   @Override
   public List<KeyError> validateSemantically(List<KeyValuePair> values) {
+    java.util.Objects.requireNonNull(values, "values");
     List<KeyError> out = new ArrayList<>();
     for (KeyValuePair kv : values) {
       validateOne(kv, out, true);
@@ -639,11 +658,14 @@ public final class SchedulerImpl implements KVScheduler {
 
   @Override
   public List<NodeRevision> graphSnapshot(Instant time) {
+    java.util.Objects.requireNonNull(time, "time");
     return history.snapshot(time);
   }
 
   @Override
   public FlagStats flagStats(String flag, KeySelector selector) {
+    java.util.Objects.requireNonNull(flag, "flag");
+    java.util.Objects.requireNonNull(selector, "selector (KeySelector.any() for every key)");
     return history.flagStats(flag, selector);
   }
 

@@ -216,8 +216,8 @@ final class Registry {
         if (found != null) {
           if (reported.size() < 10_000 && reported.add(key)) {
             org.slf4j.LoggerFactory.getLogger(Registry.class).error(
-                "key {} is selected by descriptors {} and {}; using {}", key, found.name, h.name,
-                found.name);
+                "key {} is selected by descriptors {}; using {} (the first in retrieve order)",
+                key, String.join(", ", selecting(all, key)), found.name);
           }
           break;
         }
@@ -225,6 +225,21 @@ final class Registry {
       }
     }
     return found;
+  }
+
+  /** Names of every descriptor of {@code all} selecting {@code key} (for the ambiguity report). */
+  private static List<String> selecting(List<DescriptorHandle> all, String key) {
+    List<String> out = new ArrayList<>();
+    for (DescriptorHandle h : all) {
+      try {
+        if (h.d.selects(key)) {
+          out.add(h.name);
+        }
+      } catch (Throwable e) { // user code: already reported by the scan
+        UserCode.contained(e);
+      }
+    }
+    return out;
   }
 
   Set<String> nbKeyPrefixes() {

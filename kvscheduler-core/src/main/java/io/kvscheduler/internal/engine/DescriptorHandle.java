@@ -240,33 +240,43 @@ final class DescriptorHandle {
       return NO_DEPENDENCIES;
     }
     List<Dependency> deps;
+    String wrong; // what breaks the callback's contract in its answer, or null
     try {
       deps = dependencies.dependencies(key, value);
-      deps = deps == null || deps.isEmpty() ? List.of() : java.util.Arrays.asList(deps.toArray(
-          new Dependency[0])); // read inside the guard: the list is user code too
+      if (deps == null || deps.isEmpty()) {
+        return NO_DEPENDENCIES;
+      }
+      wrong = contractBreach(deps); // read inside the guard: the list is user code too
+      if (wrong == null) {
+        deps = List.copyOf(deps); // no copy of an immutable list
+      }
     } catch (Throwable t) {
       t = UserCode.contained(t);
       return new Result<>(List.of(), new IllegalStateException(
           "descriptor " + name + ": dependencies callback failed for key " + key + ": " + t, t));
     }
-    if (deps.isEmpty()) {
-      return NO_DEPENDENCIES;
+    if (wrong != null) {
+      // the callback answered, wrongly: said as such, not as a failed callback
+      return new Result<>(List.of(), new IllegalStateException(
+          "descriptor " + name + ": dependencies of key " + key + ": " + wrong));
     }
-    // what the callback answered breaks its contract: said as such, not as a failed callback
+    return new Result<>(deps, null);
+  }
+
+  /** Null, or what is wrong with a dependency list: a null entry or a label used twice. */
+  private static String contractBreach(List<Dependency> deps) {
     for (int i = 0; i < deps.size(); i++) {
       Dependency dep = deps.get(i);
-      String wrong = dep == null ? "a null dependency" : null;
-      for (int j = 0; wrong == null && j < i; j++) {
+      if (dep == null) {
+        return "a null dependency";
+      }
+      for (int j = 0; j < i; j++) {
         if (deps.get(j).label().equals(dep.label())) {
-          wrong = "dependency label '" + dep.label() + "' used twice";
+          return "dependency label '" + dep.label() + "' used twice";
         }
       }
-      if (wrong != null) {
-        return new Result<>(List.of(), new IllegalStateException(
-            "descriptor " + name + ": dependencies of key " + key + ": " + wrong));
-      }
     }
-    return new Result<>(List.copyOf(deps), null);
+    return null;
   }
 
   /**

@@ -25,8 +25,8 @@ public record Dependency(
     Objects.requireNonNull(label, "label");
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(keyPrefixes, "keyPrefixes (an empty list for none)");
-    for (String p : keyPrefixes) {
-      if (p == null) {
+    for (int i = 0; i < keyPrefixes.size(); i++) { // indexed: no iterator per dependency
+      if (keyPrefixes.get(i) == null) {
         throw new NullPointerException("dependency '" + label + "' has a null key prefix");
       }
     }

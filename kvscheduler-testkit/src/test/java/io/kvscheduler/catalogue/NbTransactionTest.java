@@ -268,18 +268,7 @@ class NbTransactionTest {
     CountDownLatch release = new CountDownLatch(1);
     List<String> created = Collections.synchronizedList(new ArrayList<>());
     try {
-      small.registerDescriptors(KVDescriptor.builder("blocking", StringValue.class)
-          .nbKeyPrefix("/block/")
-          .create((key, v) -> {
-            created.add(key);
-            if (key.equals("/block/x1")) {
-              entered.countDown();
-              release.await();
-            }
-            return null;
-          })
-          .delete((key, v, m) -> {})
-          .build());
+      small.registerDescriptors(blockingDescriptor(entered, release, created));
       small.transactionBarrier();
       TxnOptions nonBlocking = TxnOptions.defaults().withNonBlocking(true);
 
@@ -326,12 +315,13 @@ class NbTransactionTest {
     }
   }
 
-  /** A scheduler with one "blocking" descriptor whose Create of /block/x1 waits for release. */
-  private static KVScheduler blockingScheduler(int capacity, String threadName,
-      CountDownLatch entered, CountDownLatch release, List<String> created) {
-    KVScheduler k = KVScheduler.builder().queueCapacity(capacity).threadName(threadName)
-        .printTxnSummary(false).build();
-    k.registerDescriptors(KVDescriptor.builder("blocking", StringValue.class)
+  /**
+   * Descriptor "blocking" over /block/: every Create is listed in {@code created}; the Create of
+   * /block/x1 counts {@code entered} down, then waits for {@code release}.
+   */
+  private static KVDescriptor<StringValue, Void> blockingDescriptor(CountDownLatch entered,
+      CountDownLatch release, List<String> created) {
+    return KVDescriptor.builder("blocking", StringValue.class)
         .nbKeyPrefix("/block/")
         .create((key, v) -> {
           created.add(key);
@@ -342,7 +332,15 @@ class NbTransactionTest {
           return null;
         })
         .delete((key, v, m) -> {})
-        .build());
+        .build();
+  }
+
+  /** A scheduler with only {@link #blockingDescriptor}, registered. */
+  private static KVScheduler blockingScheduler(int capacity, String threadName,
+      CountDownLatch entered, CountDownLatch release, List<String> created) {
+    KVScheduler k = KVScheduler.builder().queueCapacity(capacity).threadName(threadName)
+        .printTxnSummary(false).build();
+    k.registerDescriptors(blockingDescriptor(entered, release, created));
     k.transactionBarrier();
     return k;
   }
@@ -492,17 +490,8 @@ class NbTransactionTest {
   void cancelledWait() throws Exception {
     CountDownLatch entered = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    kvs.registerDescriptors(KVDescriptor.builder("blocking", StringValue.class)
-        .nbKeyPrefix("/block/")
-        .create((key, v) -> {
-          if (key.equals("/block/x1")) {
-            entered.countDown();
-            release.await();
-          }
-          return null;
-        })
-        .delete((key, v, m) -> {})
-        .build());
+    kvs.registerDescriptors(blockingDescriptor(entered, release,
+        Collections.synchronizedList(new ArrayList<>())));
     try {
       kvs.startNBTransaction().setValue("/block/x1", s("1"))
           .commit(TxnOptions.defaults().withNonBlocking(true));

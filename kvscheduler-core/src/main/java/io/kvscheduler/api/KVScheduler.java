@@ -59,9 +59,12 @@ public interface KVScheduler extends AutoCloseable {
    * Queues a notification from the southbound: values that appeared, changed ({@code value} set)
    * or disappeared ({@code value} null). Processed asynchronously as one SBNotification
    * transaction; values become OBTAINED without descriptor calls. Each pair is checked on its
-   * own, and ignored when no descriptor selects its key, when its value is not of the
-   * descriptor's value class (logged as a warning), when the key holds a value owned by the
+   * own, and ignored when no descriptor selects its key, when its value or metadata is not of
+   * the descriptor's class for it (logged as a warning), when the key holds a value owned by the
    * northbound, or when it is a derived value (set only by its base value).
+   *
+   * @throws NullPointerException if {@code values} or one of its entries is null (a removal is
+   *     an entry whose value is null)
    *
    * @throws IllegalStateException if the queue is full or the scheduler is closed
    */
@@ -157,7 +160,8 @@ public interface KVScheduler extends AutoCloseable {
    * calls are not interrupted); every transaction and request still queued, including those of
    * callers waiting for room in a full queue, fails at once with an {@link IllegalStateException}
    * ("scheduler was closed"), and nothing queued reaches the southbound. Waits up to 10 s for the
-   * engine thread to finish; a southbound call still running then is interrupted. Called from a
+   * engine thread to finish; a southbound call still running then is interrupted, and waited for
+   * up to 10 s more. Called from a
    * descriptor callback, returns at once: the engine stops when the callback's transaction is
    * finished. Later transactions, notifications and registrations throw {@link
    * IllegalStateException}; closing again has no effect.

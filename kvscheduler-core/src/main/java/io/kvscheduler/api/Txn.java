@@ -44,10 +44,13 @@ public interface Txn {
   long commit(TxnOptions options);
 
   /**
-   * Commits without blocking, even when the queue is full. The future completes with the sequence
-   * number, or exceptionally with a {@link TransactionException} (a failed value, invalid
-   * options, or "transaction queue is full") or with an {@link IllegalStateException} when the
-   * scheduler is closed before the transaction runs.
+   * Commits without waiting for the transaction to be processed. While the queue is full, the
+   * call waits for room first: a stream of changes committed this way is slowed down to the
+   * engine's pace instead of losing any (for a commit refused at once when the queue is full,
+   * use {@link #commit(TxnOptions)} with {@link TxnOptions#withNonBlocking}). The future
+   * completes with the sequence number, or exceptionally with a {@link TransactionException} (a
+   * failed value, invalid options) or with an {@link IllegalStateException} when the scheduler is
+   * closed before the transaction runs.
    *
    * @throws IllegalStateException if the transaction was already committed or the scheduler is
    *     closed

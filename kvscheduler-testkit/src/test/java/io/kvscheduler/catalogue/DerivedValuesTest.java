@@ -112,6 +112,24 @@ class DerivedValuesTest {
   }
 
   @Test
+  @DisplayName("(ours) a transaction that removes a base value and sets a key the base derived"
+      + " gets that key as a value of its own: the removal runs first and frees the key")
+  void keyFreedByItsBaseInTheSameTransaction() {
+    kvs.registerDescriptors(
+        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
+            .derivedValues(Fx.derivedItems())
+            .build());
+    commit(A1, arr(1));
+    sb.clearCalls();
+    commit(A1, null, d(A1, 1), s("own"));
+    assertThat(sb.callLog()).containsExactly(
+        "DELETE " + d(A1, 1), "DELETE " + A1, "CREATE " + d(A1, 1));
+    assertThat(kvs.valueStatus(d(A1, 1)).state()).isEqualTo(CONFIGURED);
+    assertThat(lastRevision(d(A1, 1)).value()).contains(s("own"));
+    assertThat(lastRevision(d(A1, 1)).derivedFrom()).isEmpty();
+  }
+
+  @Test
   @DisplayName("(ours) derived entries that cannot be kept (null, without a value, the base's own"
       + " key, a key given twice) are dropped with a warning naming the key and the count; the"
       + " first of a repeated key is kept")

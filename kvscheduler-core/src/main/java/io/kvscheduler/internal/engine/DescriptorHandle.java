@@ -157,7 +157,7 @@ final class DescriptorHandle {
     Class<?> declared = d.metadataType();
     if (metadata != null && d.withMetadata() && !declared.isPrimitive()
         && !declared.isInstance(metadata)) {
-      return new IllegalStateException("descriptor " + name + ": " + from
+      return new ContractException("descriptor " + name + ": " + from
           + " gave metadata of class " + metadata.getClass().getName() + " for key " + key
           + ", but the descriptor declares metadata of class " + declared.getName());
     }
@@ -457,7 +457,8 @@ final class DescriptorHandle {
   }
 
   boolean isRetriable(Throwable err) {
-    if (err instanceof NotImplementedException || err instanceof InvalidValueException) {
+    if (err instanceof NotImplementedException || err instanceof InvalidValueException
+        || err instanceof ContractException) {
       return false;
     }
     if (retriableFailure == null) {

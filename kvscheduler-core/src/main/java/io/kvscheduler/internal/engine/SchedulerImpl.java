@@ -180,7 +180,11 @@ public final class SchedulerImpl implements KVScheduler {
           continue;
         }
       }
-      if (q == STOP) {
+      if (q == STOP || closed.get()) {
+        // closed while this was being taken from the queue: it fails like the rest
+        if (q != STOP) {
+          fail(q);
+        }
         break;
       }
       try {
@@ -438,7 +442,7 @@ public final class SchedulerImpl implements KVScheduler {
       java.util.Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
       CompletableFuture<Long> f = new CompletableFuture<>();
       try {
-        submit(options.withNonBlocking(false), f, false);
+        submit(options.withNonBlocking(false), f, true);
       } catch (TransactionException e) {
         f.completeExceptionally(e);
       }

@@ -488,9 +488,6 @@ final class TxnProcessor {
       Kv kv = sorted.get(0);
       Node hint = hints == null ? null : hints.get(0);
       Node n = hint != null && hint.inGraph() ? hint : g.get(kv.key());
-      if (changesDerived(kv, n)) {
-        return new Ordered(List.of(), List.of());
-      }
       return new Ordered(sorted, java.util.Collections.singletonList(n));
     }
     Ordered[] classes = new Ordered[4];
@@ -527,27 +524,10 @@ final class TxnProcessor {
       Kv kv = sorted.get(i);
       Node hint = hints == null ? null : hints.get(i);
       Node n = hint != null && hint.inGraph() ? hint : g.get(kv.key());
-      if (changesDerived(kv, n)) {
-        continue;
-      }
       int c = executionClass(kv, n);
       classes[c].values.add(kv);
       classes[c].nodes.add(n);
     }
-  }
-
-  /**
-   * True when {@code kv} would set or remove a derived value ({@code n}: the key's node or null):
-   * derived values belong to their base value, so such a pair of a transaction or notification
-   * is ignored, with a warning, as the reference does.
-   */
-  private static boolean changesDerived(Kv kv, Node n) {
-    if (n == null || !n.isDerived()) {
-      return false;
-    }
-    LOG.warn("{} of {} ignored: it is a value derived from {}, which only its base value sets",
-        kv.value() == null ? "removal" : "value", kv.key(), n.derivedFrom);
-    return true;
   }
 
   /** 0 delete, 1 re-create, 2 create, 3 update ({@code n}: the key's node or null). */

@@ -93,7 +93,27 @@ final class Walker {
    * looked it up, or null). Returns the error of the value, or null.
    */
   Throwable applyTop(Kv kv, Node hint) {
-    return apply(new Args(kv, kv.key(), false, false, null, hint));
+    Node n = hint != null && hint.inGraph() ? hint : g.get(kv.key());
+    if (changesDerived(kv, n)) {
+      return null;
+    }
+    return apply(new Args(kv, kv.key(), false, false, null, n));
+  }
+
+  /**
+   * True when {@code kv}, a pair of a transaction or notification, would set or remove a derived
+   * value ({@code n}: the key's node now, or null): derived values belong to their base value, so
+   * the pair is ignored, with a warning, as the reference does. Checked when the pair is applied:
+   * a base removed earlier in the same transaction has taken its derived values with it, and the
+   * key is then free for a value of its own.
+   */
+  private static boolean changesDerived(Kv kv, Node n) {
+    if (n == null || !n.isDerived()) {
+      return false;
+    }
+    LOG.warn("{} of {} ignored: it is a value derived from {}, which only its base value sets",
+        kv.value() == null ? "removal" : "value", kv.key(), n.derivedFrom);
+    return true;
   }
 
   Throwable apply(Args a) {

@@ -235,8 +235,10 @@ final class Registry {
         if (h.d.selects(key)) {
           out.add(h.name);
         }
-      } catch (Throwable e) { // user code: already reported by the scan
-        UserCode.contained(e);
+      } catch (Throwable e) { // user code; runs once per ambiguous key
+        e = UserCode.contained(e);
+        org.slf4j.LoggerFactory.getLogger(Registry.class)
+            .error("descriptor {}: key selector failed for key {}", h.name, key, e);
       }
     }
     return out;

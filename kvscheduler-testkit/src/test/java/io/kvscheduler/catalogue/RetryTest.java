@@ -31,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KVDescriptor;
+import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.ResyncType;
@@ -135,6 +136,31 @@ class RetryTest {
   }
 
   // ------------------------------------------------------------------ B106 B107
+
+  @Test
+  @DisplayName("(ours, D27) a downstream resync given no retry options keeps each value's retry"
+      + " settings: a value committed with retry still fails as RETRYING after it")
+  void downstreamResyncKeepsRetrySettings() {
+    env.kvs().registerDescriptors(
+        sb.descriptor("descriptorA", Object.class).nbKeyPrefix(Fx.PREFIX_A).build(),
+        sb.descriptor("descriptorB", Object.class).nbKeyPrefix(Fx.PREFIX_B)
+            .dependencies((k, v) -> List.of(Dependency.onKey("a", A1)))
+            .build());
+    RetryOptions retry = new RetryOptions(Duration.ofSeconds(1), 3, false);
+    commit(TxnOptions.defaults().withRetry(retry), B2, s("b")); // PENDING on A1
+    commit(TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM));
+    sb.planError(B2, err("busy"), null);
+    // A1 appears in the southbound: B2 is created, fails, and is retried with the settings it
+    // was committed with (before, the resync had replaced them with its own: none)
+    env.kvs().pushSBNotification(List.of(
+        new KVWithMetadata<>(A1, s("a"), null, ValueOrigin.FROM_SB)));
+    env.kvs().transactionBarrier();
+    assertThat(env.kvs().valueStatus(B2).state()).isEqualTo(RETRYING);
+    assertThat(env.kvs().valueStatus(B2).value().error()).isEqualTo("busy");
+    assertThat(pendingDelays()).containsExactly(Duration.ofSeconds(1));
+    advance(Duration.ofSeconds(1));
+    assertThat(env.kvs().valueStatus(B2).state()).isEqualTo(CONFIGURED);
+  }
 
   @Test
   @DisplayName("B106 B107 B97 TestResyncWithRetry: a retriable failure of a txn with retry is"

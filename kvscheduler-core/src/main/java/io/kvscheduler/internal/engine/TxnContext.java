@@ -14,6 +14,12 @@ final class TxnContext {
   final boolean simulate;
   /** Retry options of an NB transaction (null when none or not NB). */
   final RetryOptions nbRetry;
+  /**
+   * True for a downstream resync given no retry options: it re-applies the NB intent as it is,
+   * so each value keeps the retry settings of the transaction that last set it (as notifications
+   * and retries do) instead of losing them.
+   */
+  boolean inheritRetry;
   final boolean revertOnFailure;
   /** For retry transactions: base keys being retried and the attempt number. */
   final Set<String> retryKeys;

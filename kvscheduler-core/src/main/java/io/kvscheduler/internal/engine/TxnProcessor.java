@@ -149,7 +149,9 @@ final class TxnProcessor {
         for (Node n : g.nodes()) { // any order: sorted below
           if (!n.isDerived() && n.value != null && n.state != ValueState.OBTAINED
               && n.lastUpdate != null && n.lastUpdate.value() != null) {
-            values.add(Kv.nb(n.key, n.lastUpdate.value()));
+            // the intent as it is, with its revert flag (its retry settings: TxnContext)
+            values.add(new Kv(n.key, n.lastUpdate.value(), ValueOrigin.FROM_NB,
+                n.lastUpdate.revert(), null));
           }
         }
       }
@@ -407,6 +409,8 @@ final class TxnProcessor {
     TxnContext tx = new TxnContext(job.seq, job.type, simulate, retry,
         job.type == TxnType.NB_TRANSACTION && job.options.revert(), job.retryKeys,
         job.retryAttempt, path.cleared());
+    tx.inheritRetry = job.type == TxnType.NB_TRANSACTION && job.resync == ResyncType.DOWNSTREAM
+        && retry == null;
     tx.departuresAtStart = g.departures();
     return tx;
   }

@@ -166,7 +166,7 @@ final class Walker {
     }
 
     RetryOptions retry = null;
-    if (tx.isNB()) {
+    if (tx.isNB() && !tx.inheritRetry) {
       retry = tx.nbRetry;
     } else if (prevUpdate != null) {
       retry = prevUpdate.retry();

@@ -138,6 +138,29 @@ class RetryTest {
   // ------------------------------------------------------------------ B106 B107
 
   @Test
+  @DisplayName("(ours) a Create that failed although the southbound carried it out: the refresh"
+      + " finds the value, and its retry, a no-op, creates the values that waited for it")
+  void retryOfAFailedCreateFoundInTheSouthboundReleasesDependents() {
+    env.kvs().registerDescriptors(
+        sb.descriptor("descriptorA", Object.class).nbKeyPrefix(Fx.PREFIX_A).build(),
+        sb.descriptor("descriptorB", Object.class).nbKeyPrefix(Fx.PREFIX_B)
+            .dependencies((k, v) -> List.of(Dependency.onKey("a", A1)))
+            .build());
+    sb.planError(A1, err("timed out"),
+        () -> sb.setValue(A1, s("a"), null, ValueOrigin.FROM_NB, false)); // done all the same
+    TransactionException e = commitFailing(
+        TxnOptions.defaults().withRetry(new RetryOptions(Duration.ofSeconds(1), 3, false)),
+        A1, s("a"), B2, s("b"));
+    assertThat(keyErrors(e)).containsExactly(tuple(A1, CREATE, "timed out"));
+    assertThat(env.kvs().valueStatus(B2).state()).isEqualTo(PENDING);
+    sb.clearCalls();
+    advance(Duration.ofSeconds(1));
+    assertThat(env.kvs().valueStatus(A1).state()).isEqualTo(CONFIGURED);
+    assertThat(env.kvs().valueStatus(B2).state()).isEqualTo(CONFIGURED);
+    assertThat(sb.callLog()).containsExactly("CREATE " + B2); // A1 itself: no call
+  }
+
+  @Test
   @DisplayName("(ours, D27) a downstream resync given no retry options keeps each value's retry"
       + " settings: a value committed with retry still fails as RETRYING after it")
   void downstreamResyncKeepsRetrySettings() {

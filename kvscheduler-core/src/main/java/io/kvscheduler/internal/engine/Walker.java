@@ -456,6 +456,12 @@ final class Walker {
       op.noop = true;
       record(op);
     }
+    if (equivalent && (op.prevState == ValueState.FAILED || op.prevState == ValueState.RETRYING)) {
+      // a failed operation that the southbound carried out after all (the refresh after the
+      // failure found the value): nothing was created in this walk, yet the value is available
+      // again, so what waits for it goes ahead now, as after a Create (their errors are theirs)
+      runDepUpdates(node, a, true);
+    }
     return applyDerived(rel.derived, rel.derivedNodes, a, true);
   }
 

@@ -97,6 +97,35 @@ class VerificationAndPeriodicResyncTest {
   }
 
   @Test
+  @DisplayName("(ours) verification of a PENDING value the southbound holds anyway says it is"
+      + " PENDING, not 'removed'")
+  void verificationOfAPendingValueSaysPending() {
+    Map<String, Fx.StringValue> sb = new TreeMap<>();
+    kvs = Fx.env(false).kvs();
+    kvs.registerDescriptors(KVDescriptor.builder("waiting", Fx.StringValue.class)
+        .nbKeyPrefix(Fx.PREFIX_A)
+        .create((key, value) -> {
+          sb.put(key, value);
+          return null;
+        })
+        .delete((key, value, meta) -> sb.remove(key))
+        .dependencies((key, value) -> List.of(
+            io.kvscheduler.api.Dependency.onKey("missing", "/nowhere/x")))
+        .retrieve(correlate -> {
+          List<KVWithMetadata<Fx.StringValue, Void>> out = new ArrayList<>();
+          sb.forEach((k, v) -> out.add(new KVWithMetadata<>(k, v, null, ValueOrigin.FROM_NB)));
+          return out;
+        })
+        .build());
+    sb.put(A1, s("put there behind the scheduler's back"));
+    assertThatThrownBy(() -> kvs.startNBTransaction().setValue(A1, s("a"))
+        .commit(TxnOptions.defaults().withVerify(true)))
+        .hasMessageContaining("verification failed: the southbound holds StringValue[value=put"
+            + " there behind the scheduler's back] although the value is PENDING (not applied:"
+            + " waiting for dependencies)");
+  }
+
+  @Test
   @DisplayName("verification mode passes silently when the southbound agrees (scheduler-wide)")
   void verificationPassesWhenInSync() {
     MockSouthbound sb = new MockSouthbound();

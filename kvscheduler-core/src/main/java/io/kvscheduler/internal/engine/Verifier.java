@@ -78,8 +78,11 @@ final class Verifier {
           }
         } else if ((n == null || n.value == null || n.state == ValueState.PENDING
             || n.state == ValueState.REMOVED) && actual != null) {
-          errors.add(error(key, k.getValue(),
-              "verification failed: the southbound still holds removed value "
+          // PENDING: the value waits for its dependencies, so nothing of it should be there
+          errors.add(error(key, k.getValue(), n != null && n.state == ValueState.PENDING
+              ? "verification failed: the southbound holds " + OpRecord.text(actual)
+                  + " although the value is PENDING (not applied: waiting for dependencies)"
+              : "verification failed: the southbound still holds removed value "
                   + OpRecord.text(actual)));
         }
       }

@@ -91,17 +91,22 @@ class DerivedValuesTest {
 
   // ------------------------------------------------------------------ derived values and NB
 
-  @Test
-  @DisplayName("(ours: semantics §1, as the reference) a transaction cannot set or remove a"
-      + " derived value: the pair is ignored, the rest of the transaction applies, and the base"
-      + " keeps its derived value")
-  void derivedValueNotSetByNb() {
+  /** A1 = [i1] created through descriptor1, which derives A1/item1; the call log cleared. */
+  private void baseDerivingItem1() {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
             .derivedValues(Fx.derivedItems())
             .build());
     commit(A1, arr(1));
     sb.clearCalls();
+  }
+
+  @Test
+  @DisplayName("(ours: semantics §1, as the reference) a transaction cannot set or remove a"
+      + " derived value: the pair is ignored, the rest of the transaction applies, and the base"
+      + " keeps its derived value")
+  void derivedValueNotSetByNb() {
+    baseDerivingItem1();
     commit(d(A1, 1), s("nb-owned"), A2, arr());
     commit(d(A1, 1), null);
     assertThat(sb.callLog()).containsExactly("CREATE " + A2);
@@ -115,12 +120,7 @@ class DerivedValuesTest {
   @DisplayName("(ours) a transaction that removes a base value and sets a key the base derived"
       + " gets that key as a value of its own: the removal runs first and frees the key")
   void keyFreedByItsBaseInTheSameTransaction() {
-    kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
-            .derivedValues(Fx.derivedItems())
-            .build());
-    commit(A1, arr(1));
-    sb.clearCalls();
+    baseDerivingItem1();
     commit(A1, null, d(A1, 1), s("own"));
     assertThat(sb.callLog()).containsExactly(
         "DELETE " + d(A1, 1), "DELETE " + A1, "CREATE " + d(A1, 1));

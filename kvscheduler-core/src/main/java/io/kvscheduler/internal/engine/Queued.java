@@ -8,9 +8,23 @@ import java.util.concurrent.CompletableFuture;
 
 /** Items of the engine queue. */
 sealed interface Queued {
-  /** An NB transaction; the future completes with the sequence number or fails. */
+  /**
+   * An NB transaction; the future completes with the sequence number or fails. Equal only to
+   * itself: the queue's removal of a given transaction must neither compare the values (user
+   * code) nor take another one.
+   */
   record Nb(List<Kv> values, TxnOptions options, CompletableFuture<Long> result)
-      implements Queued {}
+      implements Queued {
+    @Override
+    public boolean equals(Object o) {
+      return this == o;
+    }
+
+    @Override
+    public int hashCode() {
+      return System.identityHashCode(this);
+    }
+  }
 
   /** An SB notification. */
   record Sb(List<Kv> values) implements Queued {}

@@ -590,6 +590,25 @@ class ResyncTest {
     assertThat(sb.values()).isEmpty();
   }
 
+  @Test
+  @DisplayName("B138 (ours, D29) unknown origin of a key whose last revision is REMOVED: the"
+      + " revision before it decides, so an SB value a notification removed stays SB-owned when"
+      + " it shows up again and the resync leaves it alone")
+  void unknownOriginOfANotifiedRemovalStaysSb() {
+    kvs.registerDescriptors(d1().build());
+    kvs.pushSBNotification(List.of(new KVWithMetadata<>(A1, arr(1), null, FROM_SB)));
+    kvs.pushSBNotification(List.of(new KVWithMetadata<>(A1, null, null, FROM_SB)));
+    kvs.transactionBarrier();
+    assertThat(kvs.valueStatus(A1).state()).isEqualTo(NONEXISTENT);
+    sb.setValue(A1, arr(1), null, UNKNOWN, false); // re-appears behind the scheduler's back
+    sb.clearCalls();
+
+    commit(resync(ResyncType.FULL));
+
+    assertThat(sb.callLog()).containsExactly("RETRIEVE " + D1); // no Delete
+    assertThat(kvs.valueStatus(A1).state()).isEqualTo(OBTAINED);
+  }
+
   // ------------------------------------------------------------------ B139
 
   @Test

@@ -217,13 +217,22 @@ final class History {
     }
   }
 
-  /** State of the last recorded revision of {@code key} (whose node is {@code n}, or null). */
-  ValueState lastRecordedState(String key, Node n) {
+  /**
+   * The state of the newest recorded revision of {@code key} (whose node is {@code n}, or null)
+   * in which the value was there (not REMOVED), or null: what the key was before it went,
+   * whoever removed it.
+   */
+  ValueState lastPresentState(String key, Node n) {
     Rev head = n != null ? (Rev) n.history : null;
     if (head == null && !removed.isEmpty()) {
       head = removed.get(key);
     }
-    return head == null ? null : head.state;
+    for (Rev r = head; r != null; r = r.prev) {
+      if (r.state != ValueState.REMOVED) {
+        return r.state;
+      }
+    }
+    return null;
   }
 
   /** Newest revision of {@code key} as readers see it. */

@@ -259,7 +259,9 @@ final class Refresher {
     if (c != null && c != ValueOrigin.UNKNOWN) {
       return c;
     }
-    ValueState last = history.lastRecordedState(kv.key(), seen);
+    // the revision before a removal: an SB value that a notification removed stays SB-owned
+    // when it shows up again (the reference reads REMOVED as NB, and deletes it)
+    ValueState last = history.lastPresentState(kv.key(), seen);
     if (last != null) {
       return last == ValueState.OBTAINED ? ValueOrigin.FROM_SB : ValueOrigin.FROM_NB;
     }

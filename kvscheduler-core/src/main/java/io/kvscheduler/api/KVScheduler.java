@@ -65,7 +65,6 @@ public interface KVScheduler extends AutoCloseable {
    *
    * @throws NullPointerException if {@code values} or one of its entries is null (a removal is
    *     an entry whose value is null)
-   *
    * @throws IllegalStateException if the queue is full or the scheduler is closed
    */
   void pushSBNotification(List<KVWithMetadata<?, ?>> values);
@@ -161,10 +160,9 @@ public interface KVScheduler extends AutoCloseable {
    * callers waiting for room in a full queue, fails at once with an {@link IllegalStateException}
    * ("scheduler was closed"), and nothing queued reaches the southbound. Waits up to 10 s for the
    * engine thread to finish; a southbound call still running then is interrupted, and waited for
-   * up to 10 s more. Called from a
-   * descriptor callback, returns at once: the engine stops when the callback's transaction is
-   * finished. Later transactions, notifications and registrations throw {@link
-   * IllegalStateException}; closing again has no effect.
+   * up to 10 s more. Called from a descriptor callback, returns at once: the engine stops when the
+   * callback's transaction is finished. Later transactions, notifications and registrations throw
+   * {@link IllegalStateException}; closing again has no effect.
    */
   @Override
   void close();

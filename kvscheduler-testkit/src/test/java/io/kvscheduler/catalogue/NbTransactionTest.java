@@ -286,13 +286,8 @@ class NbTransactionTest {
 
       AtomicLong blockingSeq = new AtomicLong(-2);
       AtomicReference<Throwable> blockingErr = new AtomicReference<>();
-      Thread blocking = new Thread(() -> {
-        try {
-          blockingSeq.set(small.startNBTransaction().setValue("/block/x4", s("4")).commit());
-        } catch (Throwable t) {
-          blockingErr.set(t);
-        }
-      });
+      Thread blocking = capturing(() -> blockingSeq.set(
+          small.startNBTransaction().setValue("/block/x4", s("4")).commit()), blockingErr);
       blocking.start();
       awaitCondition(() -> blocking.getState() == Thread.State.WAITING,
           "the blocking commit waits for room in the queue");
@@ -343,6 +338,17 @@ class NbTransactionTest {
     k.registerDescriptors(blockingDescriptor(entered, release, created));
     k.transactionBarrier();
     return k;
+  }
+
+  /** A thread (not started) running {@code body}; what it throws goes to {@code err}. */
+  private static Thread capturing(Runnable body, AtomicReference<Throwable> err) {
+    return new Thread(() -> {
+      try {
+        body.run();
+      } catch (Throwable t) {
+        err.set(t);
+      }
+    });
   }
 
   private static boolean threadAlive(String name) {
@@ -414,22 +420,12 @@ class NbTransactionTest {
     var queued = small.startNBTransaction().setValue("/block/x2", s("2"))
         .commitAsync(TxnOptions.defaults());
     AtomicReference<Throwable> barrierErr = new AtomicReference<>();
-    Thread barrier = new Thread(() -> {
-      try {
-        small.transactionBarrier(); // a request queued behind x2: the queue is now full
-      } catch (Throwable t) {
-        barrierErr.set(t);
-      }
-    });
+    // a request queued behind x2: the queue is then full
+    Thread barrier = capturing(small::transactionBarrier, barrierErr);
     barrier.start();
     AtomicReference<Throwable> waitingErr = new AtomicReference<>();
-    Thread waiting = new Thread(() -> {
-      try {
-        small.startNBTransaction().setValue("/block/x3", s("3")).commit();
-      } catch (Throwable t) {
-        waitingErr.set(t);
-      }
-    });
+    Thread waiting = capturing(
+        () -> small.startNBTransaction().setValue("/block/x3", s("3")).commit(), waitingErr);
     awaitCondition(() -> barrier.getState() == Thread.State.WAITING
         || barrier.getState() == Thread.State.TIMED_WAITING, "the barrier is queued");
     waiting.start();
@@ -512,13 +508,8 @@ class NbTransactionTest {
           .commit(TxnOptions.defaults().withNonBlocking(true));
       assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
       AtomicReference<Throwable> err = new AtomicReference<>();
-      Thread waiter = new Thread(() -> {
-        try {
-          kvs.startNBTransaction().setValue("/block/x2", s("2")).commit();
-        } catch (Throwable t) {
-          err.set(t);
-        }
-      });
+      Thread waiter = capturing(
+          () -> kvs.startNBTransaction().setValue("/block/x2", s("2")).commit(), err);
       waiter.start();
       awaitCondition(() -> waiter.getState() == Thread.State.WAITING,
           "the caller waits for the result");

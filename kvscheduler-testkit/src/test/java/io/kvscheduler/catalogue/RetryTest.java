@@ -135,17 +135,22 @@ class RetryTest {
     env.kvs().registerDescriptors(b.build());
   }
 
-  // ------------------------------------------------------------------ B106 B107
+  // ------------------------------------------------------------------ retries and resyncs (ours)
 
-  @Test
-  @DisplayName("(ours) a Create that failed although the southbound carried it out: the refresh"
-      + " finds the value, and its retry, a no-op, creates the values that waited for it")
-  void retryOfAFailedCreateFoundInTheSouthboundReleasesDependents() {
+  /** descriptorA over /prefixA/ and descriptorB over /prefixB/, whose values depend on A1. */
+  private void registerBDependingOnA1() {
     env.kvs().registerDescriptors(
         sb.descriptor("descriptorA", Object.class).nbKeyPrefix(Fx.PREFIX_A).build(),
         sb.descriptor("descriptorB", Object.class).nbKeyPrefix(Fx.PREFIX_B)
             .dependencies((k, v) -> List.of(Dependency.onKey("a", A1)))
             .build());
+  }
+
+  @Test
+  @DisplayName("(ours) a Create that failed although the southbound carried it out: the refresh"
+      + " finds the value, and its retry, a no-op, creates the values that waited for it")
+  void retryOfAFailedCreateFoundInTheSouthboundReleasesDependents() {
+    registerBDependingOnA1();
     sb.planError(A1, err("timed out"),
         () -> sb.setValue(A1, s("a"), null, ValueOrigin.FROM_NB, false)); // done all the same
     TransactionException e = commitFailing(
@@ -164,11 +169,7 @@ class RetryTest {
   @DisplayName("(ours, D27) a downstream resync given no retry options keeps each value's retry"
       + " settings: a value committed with retry still fails as RETRYING after it")
   void downstreamResyncKeepsRetrySettings() {
-    env.kvs().registerDescriptors(
-        sb.descriptor("descriptorA", Object.class).nbKeyPrefix(Fx.PREFIX_A).build(),
-        sb.descriptor("descriptorB", Object.class).nbKeyPrefix(Fx.PREFIX_B)
-            .dependencies((k, v) -> List.of(Dependency.onKey("a", A1)))
-            .build());
+    registerBDependingOnA1();
     RetryOptions retry = new RetryOptions(Duration.ofSeconds(1), 3, false);
     commit(TxnOptions.defaults().withRetry(retry), B2, s("b")); // PENDING on A1
     commit(TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM));
@@ -184,6 +185,8 @@ class RetryTest {
     advance(Duration.ofSeconds(1));
     assertThat(env.kvs().valueStatus(B2).state()).isEqualTo(CONFIGURED);
   }
+
+  // ------------------------------------------------------------------ B106 B107
 
   @Test
   @DisplayName("B106 B107 B97 TestResyncWithRetry: a retriable failure of a txn with retry is"

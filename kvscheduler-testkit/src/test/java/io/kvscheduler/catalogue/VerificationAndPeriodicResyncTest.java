@@ -45,6 +45,14 @@ class VerificationAndPeriodicResyncTest {
     }
   }
 
+  /** Retrieve of a map southbound: every value it holds, as NB values. */
+  private static List<KVWithMetadata<Fx.StringValue, Void>> everything(
+      Map<String, Fx.StringValue> sb) {
+    List<KVWithMetadata<Fx.StringValue, Void>> out = new ArrayList<>();
+    sb.forEach((k, v) -> out.add(new KVWithMetadata<>(k, v, null, ValueOrigin.FROM_NB)));
+    return out;
+  }
+
   /** A southbound that drops updates of A2 on the floor and stores A1 with a typo. */
   private KVDescriptor<Fx.StringValue, Void> liarDescriptor(Map<String, Fx.StringValue> sb) {
     return KVDescriptor.builder("liar", Fx.StringValue.class)
@@ -59,11 +67,7 @@ class VerificationAndPeriodicResyncTest {
             sb.remove(key);
           }
         })
-        .retrieve(correlate -> {
-          List<KVWithMetadata<Fx.StringValue, Void>> out = new ArrayList<>();
-          sb.forEach((k, v) -> out.add(new KVWithMetadata<>(k, v, null, ValueOrigin.FROM_NB)));
-          return out;
-        })
+        .retrieve(correlate -> everything(sb))
         .build();
   }
 
@@ -111,11 +115,7 @@ class VerificationAndPeriodicResyncTest {
         .delete((key, value, meta) -> sb.remove(key))
         .dependencies((key, value) -> List.of(
             io.kvscheduler.api.Dependency.onKey("missing", "/nowhere/x")))
-        .retrieve(correlate -> {
-          List<KVWithMetadata<Fx.StringValue, Void>> out = new ArrayList<>();
-          sb.forEach((k, v) -> out.add(new KVWithMetadata<>(k, v, null, ValueOrigin.FROM_NB)));
-          return out;
-        })
+        .retrieve(correlate -> everything(sb))
         .build());
     sb.put(A1, s("put there behind the scheduler's back"));
     assertThatThrownBy(() -> kvs.startNBTransaction().setValue(A1, s("a"))

@@ -164,6 +164,16 @@ final class DescriptorHandle {
     return null;
   }
 
+  /**
+   * Null, or the error for a value found in the southbound (retrieved or notified, {@code from})
+   * whose value or metadata is not of the descriptor's class: {@link #checkType}, then {@link
+   * #checkMetadata}.
+   */
+  Throwable checkFound(String key, Object value, Object metadata, String from) {
+    Throwable wrong = checkType(key, value);
+    return wrong != null ? wrong : checkMetadata(key, metadata, from);
+  }
+
   boolean equivalent(String key, Object oldValue, Object newValue) {
     if (oldValue == null || newValue == null) {
       return oldValue == newValue;

@@ -237,14 +237,10 @@ final class Refresher {
       LOG.warn("descriptor {}: Retrieve returned key {} twice; skipped", h.name, kv.key());
       return false;
     }
-    if (h.checkType(kv.key(), kv.value()) != null) {
-      LOG.warn("descriptor {}: Retrieve returned a value of the wrong type for {}; skipped",
-          h.name, kv.key());
-      return false;
-    }
-    Throwable wrongMetadata = h.checkMetadata(kv.key(), kv.metadata(), "Retrieve");
-    if (wrongMetadata != null) {
-      LOG.warn("{}; skipped", wrongMetadata.getMessage());
+    Throwable wrong = h.checkFound(kv.key(), kv.value(), kv.metadata(), "Retrieve");
+    if (wrong != null) {
+      LOG.warn("descriptor {}: retrieved value of {} skipped: {}", h.name, kv.key(),
+          wrong.getMessage());
       return false;
     }
     return keys == null || keys.contains(kv.key());

@@ -240,6 +240,14 @@ public final class SchedulerImpl implements KVScheduler {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while queuing", e);
     }
+    failIfClosed(q);
+  }
+
+  /**
+   * Fails {@code q}, just queued, when the scheduler was closed meanwhile and {@code q} is still
+   * in the queue (otherwise close's drain, or the engine, has it).
+   */
+  private void failIfClosed(Queued q) {
     if (closed.get() && queue.remove(q)) {
       fail(q);
     }
@@ -433,7 +441,7 @@ public final class SchedulerImpl implements KVScheduler {
     public long commit(TxnOptions options) {
       java.util.Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
       CompletableFuture<Long> f = new CompletableFuture<>();
-      boolean wait = submit(options, f, !options.nonBlocking());
+      boolean wait = submit(options, f);
       return wait ? await(f) : -1;
     }
 
@@ -442,7 +450,7 @@ public final class SchedulerImpl implements KVScheduler {
       java.util.Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
       CompletableFuture<Long> f = new CompletableFuture<>();
       try {
-        submit(options.withNonBlocking(false), f, true);
+        submit(options.withNonBlocking(false), f);
       } catch (TransactionException e) {
         f.completeExceptionally(e);
       }
@@ -450,11 +458,11 @@ public final class SchedulerImpl implements KVScheduler {
     }
 
     /**
-     * Queues the transaction; returns true when the caller should wait for {@code f}. {@code
-     * mayWait}: a full queue is waited for (a blocking commit) rather than refused with "transaction
-     * queue is full" (a non-blocking or asynchronous one).
+     * Queues the transaction; returns true when the caller should wait for {@code f}. A full queue
+     * is waited for, unless the commit is non-blocking: then it is refused ("transaction queue is
+     * full").
      */
-    private boolean submit(TxnOptions o, CompletableFuture<Long> f, boolean mayWait) {
+    private boolean submit(TxnOptions o, CompletableFuture<Long> f) {
       if (committed) {
         throw new IllegalStateException("transaction was already committed");
       }
@@ -475,13 +483,11 @@ public final class SchedulerImpl implements KVScheduler {
         queueFromCallback(q);
         return false;
       }
-      if (!mayWait) {
+      if (o.nonBlocking()) {
         if (!queue.offerLast(q)) {
           throw new TransactionException("transaction queue is full");
         }
-        if (closed.get() && queue.remove(q)) {
-          fail(q);
-        }
+        failIfClosed(q);
         return false;
       }
       putWaiting(q);

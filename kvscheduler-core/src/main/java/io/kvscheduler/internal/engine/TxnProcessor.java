@@ -264,10 +264,8 @@ final class TxnProcessor {
     for (Kv kv : sb.values()) {
       Node n = g.get(kv.key());
       DescriptorHandle h = reg.forKey(kv.key());
-      Throwable wrongType = h == null ? null : h.checkType(kv.key(), kv.value());
-      if (wrongType == null && h != null) {
-        wrongType = h.checkMetadata(kv.key(), kv.metadata(), "the notification");
-      }
+      Throwable wrongType =
+          h == null ? null : h.checkFound(kv.key(), kv.value(), kv.metadata(), "the notification");
       if (h == null) {
         LOG.debug("SB notification for {} ignored: no descriptor selects it", kv.key());
       } else if (wrongType != null) {

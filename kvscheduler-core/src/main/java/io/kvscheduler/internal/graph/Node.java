@@ -19,8 +19,6 @@ public final class Node {
       long seq, TxnOperation op, Object value, boolean revert, RetryOptions retry) {}
 
   public final String key;
-  /** {@link NodeTable#spread} of the key (graph bookkeeping). */
-  final int hash;
   public String label;
   /** Current value; null while the node is being built or after a refresh lost it. */
   public Object value;
@@ -98,7 +96,6 @@ public final class Node {
 
   Node(String key) {
     this.key = key;
-    this.hash = NodeTable.spread(key);
     this.label = key;
   }
 

@@ -7,11 +7,11 @@ import java.util.NoSuchElementException;
 
 /**
  * The graph's nodes by key: an open-addressing hash table of the nodes themselves (linear probing,
- * at most half full). A node carries its key and the key's spread hash ({@link Node#hash}), so a
- * lookup reads the table slot and the node, and compares key contents only when the hashes are
- * equal; a hash map would read an entry object between the two and keep one entry object per key.
- * Removal shifts the following entries of the probe run back (no tombstones), so the cost of a
- * lookup does not grow with the number of removals.
+ * at most half full), with the keys' hashes in a parallel array. A probe reads only the hash array
+ * (sixteen slots per cache line) and reads the node only when the hashes are equal, so a long probe
+ * run costs a few cache lines instead of one node per slot; a hash map would read an entry object
+ * per probe and keep one entry object per key. Removal shifts the following entries of the probe
+ * run back (no tombstones), so the cost of a lookup does not grow with the number of removals.
  *
  * <p>One node per key: {@link #add} refuses a second one. Engine thread only; not thread-safe.
  */
@@ -19,14 +19,19 @@ final class NodeTable {
   private static final int MIN_CAPACITY = 16;
 
   private Node[] table = new Node[MIN_CAPACITY];
+  /** {@link #stored} hash of each slot's key; 0 for an empty slot. */
+  private int[] hashes = new int[MIN_CAPACITY];
   private int size;
   /** Changes of the key set, for the iterators' check. */
   private int modCount;
 
-  /** The hash stored in a node for {@code key}: {@link String#hashCode()} with the high bits mixed in. */
-  static int spread(String key) {
+  /**
+   * The hash kept for {@code key}: {@link String#hashCode()} with the high bits mixed in and the
+   * top bit set, so that 0 marks an empty slot (the slot is chosen by the low bits).
+   */
+  static int stored(String key) {
     int h = key.hashCode();
-    return h ^ (h >>> 16);
+    return (h ^ (h >>> 16)) | Integer.MIN_VALUE;
   }
 
   int size() {
@@ -43,6 +48,7 @@ final class NodeTable {
       int capacity = capacityFor(expected);
       if (capacity > table.length) {
         table = new Node[capacity];
+        hashes = new int[capacity];
       }
     }
   }
@@ -66,16 +72,19 @@ final class NodeTable {
     if (key == null) {
       return null;
     }
-    Node[] t = table;
-    int mask = t.length - 1;
-    int h = spread(key);
+    int[] hs = hashes;
+    int mask = hs.length - 1;
+    int h = stored(key);
     for (int i = h & mask; ; i = (i + 1) & mask) {
-      Node n = t[i];
-      if (n == null) {
+      int s = hs[i];
+      if (s == 0) {
         return null;
       }
-      if (n.hash == h && (n.key == key || n.key.equals(key))) {
-        return n;
+      if (s == h) {
+        Node n = table[i];
+        if (n.key == key || n.key.equals(key)) {
+          return n;
+        }
       }
     }
   }
@@ -92,20 +101,24 @@ final class NodeTable {
       }
       resize(2 * table.length);
     }
-    Node[] t = table;
-    int mask = t.length - 1;
-    int h = node.hash;
+    int[] hs = hashes;
+    int mask = hs.length - 1;
     String key = node.key;
+    int h = stored(key);
     for (int i = h & mask; ; i = (i + 1) & mask) {
-      Node n = t[i];
-      if (n == null) {
-        t[i] = node;
+      int s = hs[i];
+      if (s == 0) {
+        hs[i] = h;
+        table[i] = node;
         size++;
         modCount++;
         return;
       }
-      if (n.hash == h && (n.key == key || n.key.equals(key))) {
-        throw new IllegalStateException("a second node for key " + key);
+      if (s == h) {
+        Node n = table[i];
+        if (n.key == key || n.key.equals(key)) {
+          throw new IllegalStateException("a second node for key " + key);
+        }
       }
     }
   }
@@ -115,19 +128,22 @@ final class NodeTable {
     if (key == null) {
       return null;
     }
-    Node[] t = table;
-    int mask = t.length - 1;
-    int h = spread(key);
+    int[] hs = hashes;
+    int mask = hs.length - 1;
+    int h = stored(key);
     for (int i = h & mask; ; i = (i + 1) & mask) {
-      Node n = t[i];
-      if (n == null) {
+      int s = hs[i];
+      if (s == 0) {
         return null;
       }
-      if (n.hash == h && (n.key == key || n.key.equals(key))) {
-        shiftBack(t, i, mask);
-        size--;
-        modCount++;
-        return n;
+      if (s == h) {
+        Node n = table[i];
+        if (n.key == key || n.key.equals(key)) {
+          shiftBack(table, hs, i, mask);
+          size--;
+          modCount++;
+          return n;
+        }
       }
     }
   }
@@ -137,39 +153,46 @@ final class NodeTable {
    * slot does not lie (cyclically) between the gap and the node's slot, so that every node stays
    * reachable from its home slot.
    */
-  private static void shiftBack(Node[] t, int gap, int mask) {
+  private static void shiftBack(Node[] t, int[] hs, int gap, int mask) {
     int i = gap;
     while (true) {
       i = (i + 1) & mask;
-      Node n = t[i];
-      if (n == null) {
+      int s = hs[i];
+      if (s == 0) {
         t[gap] = null;
+        hs[gap] = 0;
         return;
       }
-      int home = n.hash & mask;
-      // n may fill the gap unless its home is in (gap, i], cyclically
+      int home = s & mask;
+      // the node may fill the gap unless its home is in (gap, i], cyclically
       boolean homeAfterGap = gap <= i ? gap < home && home <= i : gap < home || home <= i;
       if (!homeAfterGap) {
-        t[gap] = n;
+        t[gap] = t[i];
+        hs[gap] = s;
         gap = i;
       }
     }
   }
 
   private void resize(int capacity) {
-    Node[] old = table;
+    Node[] oldNodes = table;
+    int[] oldHashes = hashes;
     Node[] t = new Node[capacity];
+    int[] hs = new int[capacity];
     int mask = capacity - 1;
-    for (Node n : old) {
-      if (n != null) {
-        int i = n.hash & mask;
-        while (t[i] != null) {
+    for (int j = 0; j < oldHashes.length; j++) {
+      int s = oldHashes[j];
+      if (s != 0) {
+        int i = s & mask;
+        while (hs[i] != 0) {
           i = (i + 1) & mask;
         }
-        t[i] = n;
+        hs[i] = s;
+        t[i] = oldNodes[j];
       }
     }
     table = t;
+    hashes = hs;
   }
 
   /**

@@ -89,10 +89,10 @@ class NodeTableTest {
   @DisplayName("removing from a run of colliding keys keeps every other key of the run reachable,"
       + " whichever is removed, also when the run wraps around the end of the table")
   void removalInsideAWrappingRun() {
-    // keys whose spread hash is the same: one probe run; the prefix is chosen so that the run
+    // keys whose stored hash is the same: one probe run; the prefix is chosen so that the run
     // starts two slots before the end of a table of 16 slots, and wraps
     String prefix = "";
-    for (int p = 0; (NodeTable.spread(prefix + "AaAaAa") & 15) != 14; p++) {
+    for (int p = 0; (NodeTable.stored(prefix + "AaAaAa") & 15) != 14; p++) {
       prefix = "p" + p;
     }
     List<String> same = new ArrayList<>();
@@ -103,7 +103,7 @@ class NodeTableTest {
         }
       }
     }
-    assertThat(same).allMatch(k -> NodeTable.spread(k) == NodeTable.spread(same.get(0)));
+    assertThat(same).allMatch(k -> NodeTable.stored(k) == NodeTable.stored(same.get(0)));
     for (int removed = 0; removed < same.size(); removed++) {
       NodeTable t = new NodeTable(); // 16 slots: the run of 8 from the home slot may wrap
       for (String k : same) {

@@ -70,7 +70,11 @@ import java.util.Random;
  * collector committed and had not used yet), {@code steal_pct} = share of the machine's CPU time
  * taken by the hypervisor for other guests during the measured section (Linux only; on a shared
  * virtual machine, lines with a high figure measured the neighbours as much as the engine),
- * {@code java} = runtime version.
+ * {@code java} = runtime version. W1 and W3 also report where the process's CPU went during the
+ * commit: {@code cpu_all_seconds} (every thread), {@code cpu_jit_seconds} (JIT compiler threads),
+ * {@code cpu_gc_seconds} (collector threads and the VM thread) and {@code engine_wait_seconds}
+ * (time the engine thread was ready to run but had no core; Linux only). On two cores,
+ * {@code cpu_all_seconds} near twice {@code seconds} means the machine was saturated.
  */
 public final class ScaleHarness {
   private ScaleHarness() {}
@@ -255,6 +259,7 @@ public final class ScaleHarness {
     JitCounter jit = new JitCounter();
     FaultCounter faults = new FaultCounter();
     StealCounter steal = new StealCounter();
+    ThreadCpu threads = new ThreadCpu();
     EngineCpu cpu = new EngineCpu();
     long t0 = System.nanoTime();
     long seq = commit.getAsLong();
@@ -268,6 +273,7 @@ public final class ScaleHarness {
     jit.putInto(out);
     faults.putInto(out);
     steal.putInto(out);
+    threads.putInto(out);
     return seq;
   }
 
@@ -489,6 +495,83 @@ public final class ScaleHarness {
       long now = total();
       if (faults0 >= 0 && now >= 0) {
         out.put("page_faults", now - faults0);
+      }
+    }
+  }
+
+  /**
+   * CPU time of the process's threads by kind between construction and {@link #putInto}, from
+   * {@code /proc/self/task/TID/schedstat} (nanoseconds on a core, then nanoseconds runnable but
+   * waiting for one): {@code cpu_all_seconds} (every thread), {@code cpu_jit_seconds} (the JIT's
+   * compiler threads), {@code cpu_gc_seconds} (the collector's threads and the VM thread, which
+   * runs the pauses) and {@code engine_wait_seconds}, the time the engine thread was ready to run
+   * but had no core. Together they show when the measured section had the machine to itself and
+   * when the engine shared its cores with the JIT and the collector. Linux only; nothing is
+   * reported where the files cannot be read. A thread that ended during the section is not
+   * counted.
+   */
+  private static final class ThreadCpu {
+    private final Map<String, long[]> start = read();
+
+    /** Thread name (as the kernel keeps it) of each thread id, with its {cpu ns, wait ns}. */
+    private static Map<String, long[]> read() {
+      Map<String, long[]> out = new LinkedHashMap<>();
+      java.nio.file.Path tasks = java.nio.file.Path.of("/proc/self/task");
+      try (var dirs = java.nio.file.Files.newDirectoryStream(tasks)) {
+        for (java.nio.file.Path d : dirs) {
+          try {
+            String name = java.nio.file.Files.readString(d.resolve("comm")).trim();
+            String[] f = java.nio.file.Files.readString(d.resolve("schedstat")).trim().split(" ");
+            out.put(d.getFileName() + " " + name,
+                new long[] {Long.parseLong(f[0]), Long.parseLong(f[1])});
+          } catch (java.io.IOException | RuntimeException e) {
+            // the thread ended while listed: not counted
+          }
+        }
+      } catch (java.io.IOException | RuntimeException e) {
+        return null;
+      }
+      return out;
+    }
+
+    private static boolean isJit(String name) {
+      return name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre");
+    }
+
+    private static boolean isGc(String name) {
+      return name.startsWith("GC Thread") || name.startsWith("G1 ") || name.equals("VM Thread")
+          || name.startsWith("ParGC") || name.startsWith("VM Periodic");
+    }
+
+    void putInto(Map<String, Object> out) {
+      Map<String, long[]> now = read();
+      if (start == null || now == null) {
+        return;
+      }
+      String engine = MockModel.ENGINE_THREAD.substring(0,
+          Math.min(15, MockModel.ENGINE_THREAD.length())); // the kernel keeps 15 characters
+      long all = 0;
+      long jit = 0;
+      long gc = 0;
+      long engineWait = -1;
+      for (Map.Entry<String, long[]> e : now.entrySet()) {
+        long[] before = start.getOrDefault(e.getKey(), new long[2]); // new thread: from zero
+        long cpu = e.getValue()[0] - before[0];
+        String name = e.getKey().substring(e.getKey().indexOf(' ') + 1);
+        all += cpu;
+        if (isJit(name)) {
+          jit += cpu;
+        } else if (isGc(name)) {
+          gc += cpu;
+        } else if (name.equals(engine)) {
+          engineWait = e.getValue()[1] - before[1];
+        }
+      }
+      out.put("cpu_all_seconds", round(all / 1e9, 3));
+      out.put("cpu_jit_seconds", round(jit / 1e9, 3));
+      out.put("cpu_gc_seconds", round(gc / 1e9, 3));
+      if (engineWait >= 0) {
+        out.put("engine_wait_seconds", round(engineWait / 1e9, 3));
       }
     }
   }

@@ -146,7 +146,9 @@ public interface KVScheduler extends AutoCloseable {
 
   /**
    * Explains why a value is not CONFIGURED: the chain of causes down to the roots (missing key,
-   * invalid value, failed dependency, dependency cycle). Empty for unknown keys.
+   * invalid value, failed dependency, dependency cycle), one line per cause, indented by depth
+   * (beyond 32 levels the indentation stops growing and the line starts with its depth, e.g.
+   * {@code (40) }). Empty for unknown keys.
    *
    * @throws IllegalStateException when called from a southbound call that runs on a call thread
    *     (with an operation timeout): the explanation is made on the engine thread, which is

@@ -10,10 +10,20 @@ import java.util.List;
 /**
  * Explains why a value is not applied: one line per cause, indented by depth, following
  * unsatisfied dependencies down to their roots (missing key, invalid value, failed value,
- * unimplemented value) and naming dependency cycles in full.
+ * unimplemented value) and naming dependency cycles in full. Indentation stops growing at {@link
+ * #MAX_INDENT} levels, deeper lines start with their depth instead: a chain of thousands of
+ * PENDING values then explains in lines of bounded length, not in lines as long as the chain.
  */
 final class Explainer {
   private Explainer() {}
+
+  /** Levels of indentation at most; deeper lines show their depth as {@code (N) }. */
+  static final int MAX_INDENT = 32;
+
+  /** The start of a line at {@code depth}. */
+  static String pad(int depth) {
+    return depth <= MAX_INDENT ? "  ".repeat(depth) : "  ".repeat(MAX_INDENT) + "(" + depth + ") ";
+  }
 
   static List<String> explain(Graph g, String key) {
     List<String> out = new ArrayList<>();
@@ -27,7 +37,7 @@ final class Explainer {
 
   private static void walk(Graph g, Node n, int depth, LinkedHashSet<String> path,
       List<String> out) {
-    String pad = "  ".repeat(depth);
+    String pad = pad(depth);
     if (path.contains(n.key)) {
       List<String> cycle = new ArrayList<>();
       boolean in = false;
@@ -52,11 +62,11 @@ final class Explainer {
             }
             List<Node> targets = g.targetsOf(d);
             if (targets.isEmpty()) {
-              out.add(pad + "  dependency '" + d.label() + "': "
+              out.add(pad(depth + 1) + "dependency '" + d.label() + "': "
                   + (d.isAnyOf() ? "no key matches " + d : "key " + d.key() + " does not exist"));
               continue;
             }
-            out.add(pad + "  dependency '" + d.label() + "': no target is available");
+            out.add(pad(depth + 1) + "dependency '" + d.label() + "': no target is available");
             for (Node t : targets) {
               walk(g, t, depth + 2, path, out);
             }

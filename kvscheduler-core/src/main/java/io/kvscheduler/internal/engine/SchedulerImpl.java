@@ -116,13 +116,24 @@ public final class SchedulerImpl implements KVScheduler {
             internal.addLast(q);
           }
         });
-    this.engine = new Thread(this::loop, c.threadName());
+    this.engine = new Thread(null, this::loop, c.threadName(), ENGINE_STACK_BYTES);
     this.engine.setDaemon(true);
     this.engine.start();
     if (c.downstreamResyncPeriod() != null) {
       armDownstreamResync();
     }
   }
+
+  /**
+   * Stack size of the engine thread. The walk recurses once per link of a dependency chain (a
+   * value created or taken down makes its dependents follow), so the default stack of a thread
+   * (1 MB) ends the walk at chains of a few hundred values. This much address space is reserved,
+   * not used: memory is taken only as deep walks touch it. Chains of 100,000 links fit (20,000
+   * measured in one transaction). Time, not the stack, limits such chains: taking one down checks
+   * each link's readiness down to the root, so a chain of n links costs about n²/2 node visits
+   * (20,000 links: about a minute).
+   */
+  static final long ENGINE_STACK_BYTES = 256L << 20;
 
   private final java.util.SplittableRandom jitter = new java.util.SplittableRandom();
 

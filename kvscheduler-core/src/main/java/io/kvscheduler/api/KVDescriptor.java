@@ -73,7 +73,8 @@ public final class KVDescriptor<V, M> {
   /**
    * Reads every value of the descriptor's scope from the southbound. {@code correlate} holds the
    * values the scheduler expects: the NB values about to be applied at the first resync, the
-   * cached values with their metadata later.
+   * cached values with their metadata later. Returning null (rather than an empty list) counts as
+   * a failed Retrieve, as throwing does: the descriptor's values are left as they are.
    */
   @FunctionalInterface
   public interface Retriever<V, M> {

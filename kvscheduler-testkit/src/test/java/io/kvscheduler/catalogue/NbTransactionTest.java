@@ -11,6 +11,7 @@ import static io.kvscheduler.api.ValueState.PENDING;
 import static io.kvscheduler.api.ValueState.REMOVED;
 import static io.kvscheduler.api.ValueState.RETRYING;
 import static io.kvscheduler.catalogue.Fx.A1;
+import static io.kvscheduler.catalogue.Fx.A2;
 import static io.kvscheduler.catalogue.Fx.B2;
 import static io.kvscheduler.catalogue.Fx.C3;
 import static io.kvscheduler.catalogue.Fx.arr;
@@ -254,6 +255,18 @@ class NbTransactionTest {
     assertThat(sb.callLog()).containsExactly("CREATE " + A1, "CREATE " + d(A1, 1));
     assertThat(seen).containsExactly(
         base(st(A1, CONFIGURED, CREATE), st(d(A1, 1), CONFIGURED, CREATE)));
+  }
+
+  @Test
+  @DisplayName("removing a key that never had a value changes no status: watchers get nothing for"
+      + " it, only for the value the same transaction creates")
+  void removalOfUnknownKeyNotifiesNoWatcher() {
+    List<BaseValueStatus> seen = Collections.synchronizedList(new ArrayList<>());
+    kvs.watchValueStatus(KeySelector.prefix(Fx.PREFIX_A), seen::add);
+    txn(A1, arr(), A2, null).commit();
+    kvs.transactionBarrier();
+    assertThat(seen).containsExactly(base(st(A1, CONFIGURED, CREATE)));
+    assertThat(sb.callLog()).containsExactly("CREATE " + A1);
   }
 
   @Test

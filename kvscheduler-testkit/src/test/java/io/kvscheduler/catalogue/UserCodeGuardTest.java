@@ -358,6 +358,55 @@ class UserCodeGuardTest {
   }
 
   @Test
+  @DisplayName("a Retrieve returning null instead of a list: taken as a failed Retrieve, the"
+      + " values are left as they are (no second Create of a value the southbound holds)")
+  void retrieveReturnsNull() {
+    KVScheduler kvs = kvs();
+    AtomicBoolean answerNull = new AtomicBoolean();
+    java.util.concurrent.atomic.AtomicInteger creates = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.Map<String, Object> device = new java.util.concurrent.ConcurrentHashMap<>();
+    kvs.registerDescriptors(KVDescriptor.builder("d1", Object.class)
+        .nbKeyPrefix(PREFIX_A)
+        .create((k, v) -> {
+          creates.incrementAndGet();
+          device.put(k, v);
+          return null;
+        })
+        .delete((k, v, m) -> device.remove(k))
+        .retrieve(correlate -> {
+          if (answerNull.get()) {
+            return null;
+          }
+          List<io.kvscheduler.api.KVWithMetadata<Object, Void>> out = new ArrayList<>();
+          device.forEach((k, v) -> out.add(io.kvscheduler.api.KVWithMetadata.of(k, v)));
+          return out;
+        })
+        .build());
+    commit(kvs, A1, s("a"));
+    answerNull.set(true);
+    kvs.startNBTransaction().setValue(A1, s("a"))
+        .commit(TxnOptions.defaults().withResync(io.kvscheduler.api.ResyncType.FULL));
+    assertThat(creates).hasValue(1);
+    assertThat(device).containsOnlyKeys(A1);
+    assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
+  }
+
+  @Test
+  @DisplayName("the SB view of a dump leaves out what a refresh skips: a key listed twice (the"
+      + " first listing is kept), a key no descriptor selects, a null entry")
+  void sbDumpSkipsWhatTheRefreshSkips() {
+    KVScheduler kvs = kvs();
+    registerRetrieving(kvs, correlate -> java.util.Arrays.asList(
+        io.kvscheduler.api.KVWithMetadata.of(A1, (Object) s("first")),
+        io.kvscheduler.api.KVWithMetadata.of(A1, (Object) s("second")),
+        io.kvscheduler.api.KVWithMetadata.of("/nobody/selects/this", (Object) s("x")),
+        null));
+    assertThat(kvs.dumpValues("d1", io.kvscheduler.api.View.SB))
+        .extracting(kv -> kv.key() + "=" + kv.value())
+        .containsExactly(A1 + "=" + s("first"));
+  }
+
+  @Test
   @DisplayName("a Retrieve failing with an exception whose getMessage throws: logged, the resync applies the NB values")
   void retrieveFailsWithUnreadableException() {
     KVScheduler kvs = kvs();

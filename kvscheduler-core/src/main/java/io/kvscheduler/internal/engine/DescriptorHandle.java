@@ -459,8 +459,15 @@ final class DescriptorHandle {
     try {
       List<KVWithMetadata<Object, Object>> r = timeout == null ? retriever.retrieve(correlate)
           : limited(() -> retriever.retrieve(correlate), "Retrieve", null);
+      if (r == null) {
+        // most likely a bug, not an empty southbound: taken as "empty", the resync would create
+        // every value again over what the southbound holds
+        return new Result<>(null, new ContractException("descriptor " + name
+            + ": Retrieve returned null instead of a list (an empty list says that the"
+            + " southbound holds nothing)"));
+      }
       // copied inside the guard: the returned list is user code too (read later, by index)
-      return new Result<>(r == null ? List.of() : new ArrayList<>(r), null);
+      return new Result<>(new ArrayList<>(r), null);
     } catch (Throwable t) {
       return new Result<>(null, UserCode.contained(t));
     }

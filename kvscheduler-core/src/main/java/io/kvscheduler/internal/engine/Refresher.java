@@ -413,7 +413,10 @@ final class Refresher {
     }
   }
 
-  /** Retrieve for an SB-view dump: correlation = cached view. */
+  /**
+   * Retrieve for an SB-view dump or a verification: correlation = cached view; the values a
+   * refresh would skip are left out.
+   */
   List<KVWithMetadata<Object, Object>> retrieveForDump(DescriptorHandle h) {
     DescriptorHandle.Result<List<KVWithMetadata<Object, Object>>> r =
         h.retrieve(correlate(h, null));
@@ -421,8 +424,18 @@ final class Refresher {
       throw new IllegalStateException(
           "descriptor " + h.name + ": Retrieve failed: " + OpRecord.msg(r.error()), r.error());
     }
-    List<KVWithMetadata<Object, Object>> out = new ArrayList<>(r.value());
-    out.removeIf(kv -> kv == null || kv.value() == null);
+    // what a refresh would take in (it logs what it skips): no foreign or unselected key, each
+    // key once (its first listing), no value or metadata of a class the descriptor does not hold
+    List<KVWithMetadata<Object, Object>> out = new ArrayList<>(r.value().size());
+    Set<String> listed = new HashSet<>();
+    for (KVWithMetadata<Object, Object> kv : r.value()) {
+      if (kv == null || kv.value() == null || reg.forKey(kv.key()) != h
+          || h.checkFound(kv.key(), kv.value(), kv.metadata(), "Retrieve") != null
+          || !listed.add(kv.key())) {
+        continue;
+      }
+      out.add(kv);
+    }
     out.sort((a, b) -> a.key().compareTo(b.key()));
     return out;
   }

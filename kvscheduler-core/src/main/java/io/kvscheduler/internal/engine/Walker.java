@@ -202,6 +202,11 @@ final class Walker {
 
     {
       Node now = node.inGraph() ? node : g.get(key);
+      boolean neverThere = prevState == ValueState.NONEXISTENT && prevUpdate == null
+          && (now == null || now.value == null); // e.g. the removal of an unknown key
+      if (neverThere) {
+        return err;
+      }
       if (prevUpdate == null
           || now == null
           || now.value == null

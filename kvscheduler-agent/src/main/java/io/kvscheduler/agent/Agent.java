@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * order), and the NB sources the configuration enables.
  *
  * <p>Lifecycle: {@link #start} → plugins {@code init} → plugins {@code afterInit} → NB sources
- * start (each does its first full resync) → running → {@link #close} (NB sources, then plugins in
- * reverse order, then the scheduler).
+ * start (each does its first full resync) → running → {@link #close} (NB sources, so that no
+ * configuration is read after the stop, then plugins in reverse order, then the scheduler).
  */
 public final class Agent implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Agent.class);
@@ -143,13 +143,20 @@ public final class Agent implements AutoCloseable {
     return Collections.unmodifiableList(sources);
   }
 
-  /** Stops NB sources, plugins (reverse order) and the scheduler; errors are logged. */
+  /**
+   * Stops the NB sources first (once each returned, it reads and delivers no more configuration:
+   * nothing read after the stop is applied), then the plugins (reverse order), then the
+   * scheduler (which fails what is still queued); errors are logged. Logs one line when stopping
+   * starts and one when everything stopped.
+   */
   @Override
   public synchronized void close() {
     if (closed) {
       return;
     }
     closed = true;
+    LOG.info("agent '{}' stopping: northbound {} first, then plugins and the scheduler",
+        config.label(), sources.stream().map(NorthboundSource::name).toList());
     for (int i = sources.size() - 1; i >= 0; i--) {
       try {
         sources.get(i).close();
@@ -165,5 +172,6 @@ public final class Agent implements AutoCloseable {
       }
     }
     kvs.close();
+    LOG.info("agent '{}' stopped", config.label());
   }
 }

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -431,5 +432,160 @@ class FileNorthboundTest {
     org.assertj.core.api.Assertions.assertThatThrownBy(() ->
             Agent.start(new AgentConfig("vpp1", missing, null, List.of(), false, false)))
         .hasMessageContaining(missing.toString()).hasMessageContaining("not a directory");
+  }
+
+  @Test
+  @DisplayName("a file over 3 Mi code points (SnakeYAML's default limit) applies")
+  void fileOverThreeMegabytesApplies() throws Exception {
+    // comments first: SnakeYAML checks its limit before each token, not after a last comment
+    StringBuilder big = new StringBuilder();
+    while (big.length() < 4 * 1024 * 1024) {
+      big.append("# ").append("x".repeat(77)).append('\n');
+    }
+    write("interfaces.yaml", big.append(INTERFACES).toString());
+    start();
+    assertThat(fileNb().errors()).isEmpty();
+    assertThat(desired()).containsOnlyKeys(TAP1, LOOP1);
+  }
+
+  @Test
+  @DisplayName("a bad file at start is logged as skipped with none of its values applied; a file"
+      + " that held values keeps them")
+  void badFileLogSaysWhatStaysApplied() throws Exception {
+    write("interfaces.yaml", INTERFACES);
+    write("broken.yaml", "config/mock/v1/interfaces/tap2:\n  name: tap2\n  speed: 1\n");
+    Path broken = dir.resolve("broken.yaml");
+    try (LogCapture log = new LogCapture(FileNorthbound.class)) {
+      start();
+      assertThat(log.messages()).filteredOn(m -> m.contains("broken.yaml")).singleElement()
+          .satisfies(m -> assertThat(m)
+              .startsWith("file northbound: " + broken + ":3: " + TAP2 + ": unknown field 'speed'")
+              .endsWith("(file skipped, none of its values are applied)"));
+
+      write("interfaces.yaml", INTERFACES + "  speed: 1\n");
+      eventually().untilAsserted(() -> assertThat(log.messages())
+          .anyMatch(m -> m.contains("interfaces.yaml:")
+              && m.endsWith("(file skipped, the values it held before stay applied)")));
+    }
+    assertThat(desired()).containsOnlyKeys(TAP1, LOOP1);
+  }
+
+  @Test
+  @DisplayName("a key already given by another file is reported with its line in the skipped file"
+      + " and in the other file")
+  void duplicateKeyAcrossFilesNamesBothLines() throws Exception {
+    write("a.yaml", """
+        config/mock/v1/interfaces/loop1:
+          name: loop1
+          type: LOOPBACK
+        config/mock/v1/interfaces/tap1:
+          name: tap1
+          type: TAP
+        """);
+    write("b.yaml", """
+        mockConfig:
+          Interface_list:
+          - name: tap2
+            type: TAP
+          - name: tap1
+            type: LOOPBACK
+        """);
+    start();
+    Path b = dir.resolve("b.yaml");
+    assertThat(fileNb().errors()).containsOnlyKeys(b);
+    assertThat(fileNb().errors().get(b)).isEqualTo(
+        b + ":5: key " + TAP1 + " is already given by file a.yaml on line 4");
+
+    // a keyed file too: its line is the key's
+    write("c.yaml", "# c\nconfig/mock/v1/interfaces/loop1: {name: loop1, type: LOOPBACK}\n");
+    Path c = dir.resolve("c.yaml");
+    eventually().untilAsserted(() -> assertThat(fileNb().errors().get(c)).isEqualTo(
+        c + ":2: key " + LOOP1 + " is already given by file a.yaml on line 1"));
+  }
+
+  @Test
+  @DisplayName("once closed, the file northbound delivers no change it read before; closing"
+      + " waits for a delivery under way")
+  void closedFileNorthboundDeliversNothingMore() throws Exception {
+    write("a.yaml", "config/mock/v1/interfaces/loop1: {name: loop1, type: LOOPBACK}\n");
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    List<Map<String, Object>> delivered =
+        java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    io.kvscheduler.agent.spi.Northbound slow = new io.kvscheduler.agent.spi.Northbound() {
+      @Override
+      public java.util.concurrent.CompletableFuture<Long> resync(String source,
+          Map<String, Object> values) {
+        return java.util.concurrent.CompletableFuture.completedFuture(1L);
+      }
+
+      @Override
+      public java.util.concurrent.CompletableFuture<Long> change(String source,
+          Map<String, Object> changes) {
+        delivered.add(changes);
+        if (delivered.size() == 1) {
+          boolean interrupted = false;
+          while (true) { // the first delivery is slow, and not cut short by close()
+            try {
+              release.await();
+              break;
+            } catch (InterruptedException e) {
+              interrupted = true;
+            }
+          }
+          if (interrupted) {
+            Thread.currentThread().interrupt();
+          }
+        }
+        return java.util.concurrent.CompletableFuture.completedFuture(2L);
+      }
+
+      @Override
+      public Map<String, Object> desired() {
+        return Map.of();
+      }
+    };
+    // the mock models, from an agent without a file northbound of its own
+    agent = Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false));
+    FileNorthbound nb = new FileNorthbound(dir, agent.models(), slow, Duration.ofMillis(50),
+        Duration.ofMillis(200));
+    nb.start();
+    try {
+      // two files changed in one scan (modified long enough ago not to be left for later)
+      java.nio.file.attribute.FileTime old = java.nio.file.attribute.FileTime.from(
+          java.time.Instant.now().minusSeconds(60));
+      for (String name : List.of("a.yaml", "b.yaml")) {
+        Path tmp = dir.resolve("." + name + ".tmp");
+        Files.writeString(tmp, "config/mock/v1/interfaces/" + name.charAt(0)
+            + "1: {name: " + name.charAt(0) + "1, type: TAP}\n");
+        Files.setLastModifiedTime(tmp, old);
+        Files.move(tmp, dir.resolve(name), StandardCopyOption.REPLACE_EXISTING,
+            StandardCopyOption.ATOMIC_MOVE);
+      }
+      eventually().until(() -> delivered.size() == 1);
+      Thread closing = new Thread(nb::close);
+      closing.start();
+      eventually().until(() -> closing.getState() != Thread.State.RUNNABLE
+          && closing.getState() != Thread.State.NEW);
+      release.countDown();
+      closing.join(10_000);
+      assertThat(closing.isAlive()).isFalse();
+      Thread.sleep(300);
+      assertThat(delivered).hasSize(1);
+    } finally {
+      release.countDown();
+      nb.close();
+    }
+  }
+
+  @Test
+  @DisplayName("closing the agent logs one line when stopping starts and one when it stopped")
+  void closeLogsStoppingAndStopped() throws Exception {
+    start();
+    try (LogCapture log = new LogCapture(Agent.class)) {
+      agent.close();
+      assertThat(log.messages()).containsExactly(
+          "agent 'vpp1' stopping: northbound [file] first, then plugins and the scheduler",
+          "agent 'vpp1' stopped");
+    }
   }
 }

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -56,9 +57,77 @@ class RestServerTest {
   final List<Agent> agents = new ArrayList<>();
   final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
+  final List<RestServer> servers = new ArrayList<>();
+  final List<java.net.Socket> sockets = new ArrayList<>();
+
   @AfterEach
-  void close() {
+  void close() throws Exception {
+    for (java.net.Socket s : sockets) {
+      s.close();
+    }
+    servers.forEach(RestServer::close);
     agents.forEach(Agent::close);
+  }
+
+  /** A REST server with other limits, over an agent without REST (its models and northbound). */
+  RestServer server(RestServer.Limits limits) throws Exception {
+    Agent a = Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false));
+    agents.add(a);
+    return server(a.models(), a.northbound(), limits);
+  }
+
+  RestServer server(io.kvscheduler.agent.spi.ModelRegistry models,
+      io.kvscheduler.agent.spi.Northbound northbound, RestServer.Limits limits) throws Exception {
+    RestServer rs = new RestServer("127.0.0.1:0", models, northbound, limits);
+    servers.add(rs);
+    rs.start();
+    return rs;
+  }
+
+  static URI uri(RestServer rs, String pathAndQuery) {
+    return URI.create("http://127.0.0.1:" + rs.port() + pathAndQuery);
+  }
+
+  /** Opens a connection and sends {@code text}, then nothing more. */
+  java.net.Socket stall(int port, String text) throws Exception {
+    java.net.Socket s = new java.net.Socket("127.0.0.1", port);
+    sockets.add(s);
+    s.getOutputStream().write(text.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    s.getOutputStream().flush();
+    return s;
+  }
+
+  /** A PUT that says its body has 100 bytes and sends 2. */
+  static final String STALLED_PUT = "PUT /configuration HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+      + "Content-Length: 100\r\n\r\nab";
+
+  /** Whether the server closed {@code s} within {@code wait} (EOF or reset). */
+  static boolean closedByServer(java.net.Socket s, Duration wait) throws Exception {
+    s.setSoTimeout((int) wait.toMillis());
+    try {
+      java.io.InputStream in = s.getInputStream();
+      while (in.read() >= 0) {
+        // a response, if any, then the end
+      }
+      return true;
+    } catch (java.net.SocketTimeoutException e) {
+      return false;
+    } catch (java.io.IOException e) {
+      return true; // reset
+    }
+  }
+
+  /**
+   * {@code config} (ASCII) after YAML comment lines, {@code size} bytes in all (comments first:
+   * SnakeYAML checks its size limit before each token, not after a trailing comment).
+   */
+  static String padded(String config, int size) {
+    StringBuilder b = new StringBuilder(size);
+    while (size - config.length() - b.length() > 80) {
+      b.append("# ").append("x".repeat(77)).append('\n');
+    }
+    int rest = size - config.length() - b.length();
+    return b.append('#').append("x".repeat(rest - 2)).append('\n').append(config).toString();
   }
 
   Agent start(Path configDir) throws Exception {
@@ -318,5 +387,187 @@ class RestServerTest {
     assertThat(bad.statusCode()).isEqualTo(500);
     assertThat(bad.body()).contains("config/mock/v1/interfaces/r6")
         .doesNotContain("config/mock/v1/interfaces/bad1");
+  }
+
+  @Test
+  @DisplayName("PUT /configuration of a body over 3 Mi code points (SnakeYAML's default limit) is"
+      + " applied")
+  void putOfABodyOverThreeMegabytesIsApplied() throws Exception {
+    Agent a = start(null);
+    String body = padded(CONFIG, 4 * 1024 * 1024);
+    HttpResponse<String> r = put(a, "/configuration", body);
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    assertThat(a.northbound().desired()).containsKeys(TAP5, LOOP5, BD5, FIB5);
+  }
+
+  @Test
+  @DisplayName("replace, replace=, replace=true and replace=1 replace what REST pushed;"
+      + " replace=false and replace=0 only change it")
+  void replaceParameterValues() throws Exception {
+    Agent a = start(null);
+    String loop6 = "config/mock/v1/interfaces/loop6";
+    String justLoop6 = "mockConfig:\n  Interface_list:\n  - name: loop6\n    type: LOOPBACK\n";
+    for (String no : List.of("?replace=false", "?replace=0", "?replace=FALSE", "?x=1")) {
+      assertThat(put(a, "/configuration", CONFIG).statusCode()).isEqualTo(200);
+      HttpResponse<String> r = put(a, "/configuration" + no, justLoop6);
+      assertThat(r.statusCode()).as(no + r.body()).isEqualTo(200);
+      assertThat(a.northbound().desired()).as(no)
+          .containsOnlyKeys(TAP5, LOOP5, BD5, FIB5, loop6);
+    }
+    for (String yes : List.of("?replace", "?replace=", "?replace=true", "?replace=1",
+        "?replace=True")) {
+      assertThat(put(a, "/configuration", CONFIG).statusCode()).isEqualTo(200);
+      HttpResponse<String> r = put(a, "/configuration" + yes, justLoop6);
+      assertThat(r.statusCode()).as(yes + r.body()).isEqualTo(200);
+      assertThat(a.northbound().desired()).as(yes).containsOnlyKeys(loop6);
+    }
+  }
+
+  @Test
+  @DisplayName("any other value of replace is a 400 naming the parameter and the accepted values;"
+      + " nothing is applied")
+  void badReplaceValueIs400() throws Exception {
+    Agent a = start(null);
+    assertThat(put(a, "/configuration", CONFIG).statusCode()).isEqualTo(200);
+    long txns = a.scheduler().transactionHistory().size();
+    for (String bad : List.of("?replace=yes", "?replace=no", "?replace=2",
+        "?replace=true&replace=0")) {
+      HttpResponse<String> r = put(a, "/configuration" + bad,
+          "mockConfig:\n  Interface_list:\n  - name: loop6\n    type: LOOPBACK\n");
+      assertThat(r.statusCode()).as(bad).isEqualTo(400);
+      assertThat(r.headers().firstValue("Content-Type")).hasValue(
+          "application/json; charset=UTF-8");
+      assertThat(JSON.readTree(r.body()).asText()).as(bad).contains("'replace'");
+    }
+    assertThat(JSON.readTree(put(a, "/configuration?replace=yes", CONFIG).body()).asText())
+        .isEqualTo("bad value 'yes' of query parameter 'replace': accepted are 'replace',"
+            + " 'replace=true' or 'replace=1' (yes) and 'replace=false' or 'replace=0' (no)\n");
+    assertThat(a.northbound().desired()).containsOnlyKeys(TAP5, LOOP5, BD5, FIB5);
+    assertThat(a.scheduler().transactionHistory()).hasSize((int) txns);
+  }
+
+  @Test
+  @DisplayName("stalled PUTs (more than the old pool of 4 threads) do not block a GET")
+  void stalledPutsDoNotBlockAGet() throws Exception {
+    Agent a = start(null);
+    for (int i = 0; i < 8; i++) {
+      stall(uri(a, "/").getPort(), STALLED_PUT);
+    }
+    HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri(a, "/configuration"))
+        .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  @DisplayName("a request not received within the I/O timeout of its first byte has its"
+      + " connection closed, and its thread serves the next request")
+  void stalledRequestsAreCutOffAfterTheTimeout() throws Exception {
+    RestServer rs = server(new RestServer.Limits(2, 8, Duration.ofMillis(500), 1024 * 1024));
+    long start = System.nanoTime();
+    java.net.Socket body = stall(rs.port(), STALLED_PUT);
+    java.net.Socket headers = stall(rs.port(), "GET /configuration HTTP/1.1\r\nHost: 12");
+    // both threads are taken: this GET waits in the queue until the stalled ones are cut off
+    HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri(rs, "/configuration"))
+        .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(closedByServer(body, Duration.ofSeconds(5))).isTrue();
+    assertThat(closedByServer(headers, Duration.ofSeconds(5))).isTrue();
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+    // the threads are free again
+    assertThat(http.send(HttpRequest.newBuilder(uri(rs, "/info/version"))
+        .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString())
+        .statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  @DisplayName("a request body over the limit gets 413 naming its size and the limit; one at the"
+      + " limit is applied")
+  void bodyOverTheLimitIs413() throws Exception {
+    RestServer rs = server(new RestServer.Limits(4, 8, Duration.ofSeconds(10), 1024));
+    HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri(rs, "/configuration"))
+        .timeout(Duration.ofSeconds(10))
+        .PUT(HttpRequest.BodyPublishers.ofString(padded(CONFIG, 2048))).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(413);
+    assertThat(JSON.readTree(r.body()).asText())
+        .isEqualTo("request body too large (2048 bytes, limit 1024 bytes)\n");
+
+    // without a Content-Length (chunked): read up to the limit
+    byte[] big = padded(CONFIG, 2048).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    r = http.send(HttpRequest.newBuilder(uri(rs, "/configuration"))
+        .timeout(Duration.ofSeconds(10))
+        .PUT(HttpRequest.BodyPublishers.ofInputStream(() ->
+            new java.io.ByteArrayInputStream(big))).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(413);
+    assertThat(JSON.readTree(r.body()).asText())
+        .isEqualTo("request body too large (more than 1024 bytes, limit 1024 bytes)\n");
+
+    r = http.send(HttpRequest.newBuilder(uri(rs, "/configuration"))
+        .timeout(Duration.ofSeconds(10))
+        .PUT(HttpRequest.BodyPublishers.ofString(padded(CONFIG, 1024))).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+  }
+
+  @Test
+  @DisplayName("once closed, the REST server delivers no PUT still under way to the northbound")
+  void closedServerDeliversNoPendingPut() throws Exception {
+    Agent a = Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false));
+    agents.add(a);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    List<java.util.Map<String, Object>> delivered =
+        java.util.Collections.synchronizedList(new ArrayList<>());
+    io.kvscheduler.agent.spi.Northbound slow = new io.kvscheduler.agent.spi.Northbound() {
+      @Override
+      public java.util.concurrent.CompletableFuture<Long> resync(String source,
+          java.util.Map<String, Object> values) {
+        return change(source, values);
+      }
+
+      @Override
+      public java.util.concurrent.CompletableFuture<Long> change(String source,
+          java.util.Map<String, Object> changes) {
+        delivered.add(changes);
+        if (delivered.size() == 1) {
+          try {
+            release.await(); // the first delivery is slow
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+        return java.util.concurrent.CompletableFuture.completedFuture(1L);
+      }
+
+      @Override
+      public java.util.Map<String, Object> desired() {
+        return java.util.Map.of();
+      }
+    };
+    RestServer rs = server(a.models(), slow, RestServer.Limits.DEFAULT);
+    var first = http.sendAsync(HttpRequest.newBuilder(uri(rs, "/configuration"))
+        .PUT(HttpRequest.BodyPublishers.ofString(CONFIG)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+        .until(() -> delivered.size() == 1);
+    var second = http.sendAsync(HttpRequest.newBuilder(uri(rs, "/configuration"))
+        .PUT(HttpRequest.BodyPublishers.ofString(
+            "mockConfig:\n  Interface_list:\n  - name: late\n    type: TAP\n")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    // the second PUT is decoded and about to be delivered: it waits for the first (or, without
+    // that wait, is delivered at once)
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() ->
+        delivered.size() > 1 || Thread.getAllStackTraces().keySet().stream().anyMatch(t ->
+            t.getName().startsWith("kvs-rest-") && t.getState() == Thread.State.BLOCKED));
+    Thread closing = new Thread(rs::close);
+    closing.start();
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+        .until(() -> closing.getState() != Thread.State.RUNNABLE);
+    release.countDown();
+    closing.join(10_000);
+    Thread.sleep(200);
+    assertThat(delivered).hasSize(1);
+    first.cancel(true);
+    second.cancel(true);
   }
 }

@@ -11,12 +11,14 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 /**
@@ -25,8 +27,22 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
  * line.
  */
 public final class ConfigDocument {
+  /**
+   * The largest document read, in code points (characters; 256 Mi, about 4.5 million mock
+   * interfaces in the YAML configuration format). SnakeYAML's own default, 3 Mi code points, would
+   * reject what {@code GET /configuration} lists for some 60,000 interfaces.
+   */
+  public static final int MAX_CODE_POINTS = 256 * 1024 * 1024;
+
   private static final JsonFactory JSON = new JsonFactory();
-  private static final YAMLFactory YAML = new YAMLFactory();
+  /**
+   * As {@code new YAMLFactory()}, with the size limit (the builder's defaults differ: without
+   * {@code EMPTY_STRING_AS_NULL}, {@code key:} with no value would be "", not null).
+   */
+  private static final YAMLFactory YAML = YAMLFactory.builder()
+      .loaderOptions(loaderOptions(MAX_CODE_POINTS))
+      .enable(YAMLParser.Feature.EMPTY_STRING_AS_NULL)
+      .build();
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private final JsonNode root;
@@ -61,17 +77,46 @@ public final class ConfigDocument {
     }
   }
 
-  /** Parses YAML (which also accepts JSON). */
+  private static LoaderOptions loaderOptions(int codePointLimit) {
+    LoaderOptions options = new LoaderOptions();
+    options.setCodePointLimit(codePointLimit);
+    return options;
+  }
+
+  /**
+   * Parses YAML (which also accepts JSON).
+   *
+   * @throws SyntaxException also when {@code text} has more than {@link #MAX_CODE_POINTS}
+   */
   public static ConfigDocument parseYaml(String text) throws SyntaxException {
-    return parse(YAML, text);
+    return parse(YAML, text, MAX_CODE_POINTS);
   }
 
-  /** Parses strict JSON. */
+  /**
+   * Parses strict JSON.
+   *
+   * @throws SyntaxException also when {@code text} has more than {@link #MAX_CODE_POINTS}
+   */
   public static ConfigDocument parseJson(String text) throws SyntaxException {
-    return parse(JSON, text);
+    return parse(JSON, text, MAX_CODE_POINTS);
   }
 
-  private static ConfigDocument parse(JsonFactory factory, String text) throws SyntaxException {
+  /** Parses YAML with a lower size limit than {@link #MAX_CODE_POINTS} (for tests). */
+  static ConfigDocument parseYaml(String text, int maxCodePoints) throws SyntaxException {
+    return parse(YAML, text, Math.min(maxCodePoints, MAX_CODE_POINTS));
+  }
+
+  private static ConfigDocument parse(JsonFactory factory, String text, int maxCodePoints)
+      throws SyntaxException {
+    // checked here, not left to SnakeYAML (whose limit is the same), so that a document too large
+    // is called that, not "malformed", in YAML and JSON alike; length() >= code points
+    if (text.length() > maxCodePoints) {
+      int codePoints = text.codePointCount(0, text.length());
+      if (codePoints > maxCodePoints) {
+        throw new SyntaxException("too large (" + codePoints + " code points, limit "
+            + maxCodePoints + ")", 0, null);
+      }
+    }
     Lines lines = new Lines();
     try (JsonParser p = factory.createParser(text)) {
       JsonToken first = p.nextToken();

@@ -122,6 +122,16 @@ public final class ConfigFormat {
    */
   public static Map<String, Object> decodeAny(ModelRegistry models, ConfigDocument doc)
       throws ConfigException {
+    return decodeAny(models, doc, null);
+  }
+
+  /**
+   * As {@link #decodeAny(ModelRegistry, ConfigDocument)}, and puts the line of each key into
+   * {@code lines} (when not null): of the key in the keyed format, of the list item or field in
+   * the YAML configuration format.
+   */
+  public static Map<String, Object> decodeAny(ModelRegistry models, ConfigDocument doc,
+      Map<String, Integer> lines) throws ConfigException {
     JsonNode root = doc.root();
     if (root.isNull() || root.isMissingNode()) {
       return new TreeMap<>();
@@ -130,12 +140,18 @@ public final class ConfigFormat {
       throw new ConfigException("expected a mapping of keys to values, or the YAML configuration"
           + " format (top-level <group>Config keys); got " + kind(root), doc.lineOf(root));
     }
-    return isYamlConfig(root) ? decodeYamlConfig(models, doc) : decodeKeyed(models, doc);
+    return isYamlConfig(root)
+        ? decodeYamlConfig(models, doc, lines) : decodeKeyed(models, doc, lines);
   }
 
   /** Decodes a mapping of keys to values. */
   public static Map<String, Object> decodeKeyed(ModelRegistry models, ConfigDocument doc)
       throws ConfigException {
+    return decodeKeyed(models, doc, null);
+  }
+
+  private static Map<String, Object> decodeKeyed(ModelRegistry models, ConfigDocument doc,
+      Map<String, Integer> lines) throws ConfigException {
     Map<String, Object> out = new TreeMap<>();
     JsonNode root = doc.root();
     if (root.isNull()) {
@@ -155,6 +171,9 @@ public final class ConfigFormat {
       }
       try {
         out.put(key, models.decodeTree(key, node));
+        if (lines != null) {
+          lines.put(key, doc.lineOf(root, List.of(key), line));
+        }
       } catch (ModelException ex) {
         throw new ConfigException(ex.getMessage(),
             ex.path().isEmpty() ? line : doc.lineOf(node, ex.path(), line), ex);
@@ -166,6 +185,11 @@ public final class ConfigFormat {
   /** Decodes the YAML configuration format (§2.6). */
   public static Map<String, Object> decodeYamlConfig(ModelRegistry models, ConfigDocument doc)
       throws ConfigException {
+    return decodeYamlConfig(models, doc, null);
+  }
+
+  private static Map<String, Object> decodeYamlConfig(ModelRegistry models, ConfigDocument doc,
+      Map<String, Integer> lines) throws ConfigException {
     Map<String, Object> out = new TreeMap<>();
     Map<String, String> where = new HashMap<>();
     JsonNode root = doc.root();
@@ -220,10 +244,10 @@ public final class ConfigFormat {
           for (int i = 0; i < fieldNode.size(); i++) {
             JsonNode item = fieldNode.get(i);
             put(models, doc, model, item, path + "[" + i + "]",
-                doc.lineOf(fieldNode, List.of(i), doc.lineOf(fieldNode)), out, where);
+                doc.lineOf(fieldNode, List.of(i), doc.lineOf(fieldNode)), out, where, lines);
           }
         } else {
-          put(models, doc, model, fieldNode, path, fieldLine, out, where);
+          put(models, doc, model, fieldNode, path, fieldLine, out, where, lines);
         }
       }
     }
@@ -231,8 +255,8 @@ public final class ConfigFormat {
   }
 
   private static void put(ModelRegistry models, ConfigDocument doc, Model<?> model,
-      JsonNode node, String path, int line, Map<String, Object> out, Map<String, String> where)
-      throws ConfigException {
+      JsonNode node, String path, int line, Map<String, Object> out, Map<String, String> where,
+      Map<String, Integer> lines) throws ConfigException {
     Object value;
     try {
       value = models.decodeTree(model, node);
@@ -254,6 +278,9 @@ public final class ConfigFormat {
       throw new ConfigException(path + ": key " + key + " is also given by " + previous, line);
     }
     out.put(key, value);
+    if (lines != null) {
+      lines.put(key, line);
+    }
   }
 
   /**

@@ -46,10 +46,13 @@ import org.slf4j.LoggerFactory;
  * delivered as one change (a deleted file deletes its values).
  *
  * <p>A bad file — malformed YAML/JSON, an unknown field, a key of no model, a value that does not
- * match its key, a key another file already gives — is reported at ERROR level with file and
- * line, and skipped as a whole: the values it held before stay applied, other files are not
- * touched. When it is fixed, it applies. Of two files giving the same key, the one read first
- * (by name at start) keeps it; the other applies once the key is free.
+ * match its key, a key another file already gives, a file too large ({@link
+ * ConfigDocument#MAX_CODE_POINTS}) — is reported at ERROR level with file and line, and skipped
+ * as a whole: the values it held before stay applied (a file bad from the start applies none),
+ * other files are not touched. When it is fixed, it applies. Of two files giving the same key,
+ * the one read first (by name at start) keeps it; the other applies once the key is free.
+ *
+ * <p>{@link #close} stops the watching: once it returned, nothing more is read or delivered.
  */
 public final class FileNorthbound implements NorthboundSource {
   /** The data source label of the values of this northbound. */
@@ -70,12 +73,16 @@ public final class FileNorthbound implements NorthboundSource {
   private WatchService watcher;
   private Thread thread;
   private volatile boolean closed;
+  /** Held while a change is delivered; {@link #close} waits for it. */
+  private final Object delivering = new Object();
   private String listError;
 
   private static final class FileState {
     String content;
     boolean blocked; // rejected only because another file gives one of its keys
     Map<String, Object> applied = Map.of();
+    /** The content {@link #applied} was read from (to name the line of a key). */
+    String appliedContent = "";
   }
 
   /** A file northbound with a 100 ms debounce and a 1 s rescan. */
@@ -139,9 +146,17 @@ public final class FileNorthbound implements NorthboundSource {
     thread.start();
   }
 
+  /**
+   * Stops watching: a change being delivered is queued before this returns, and no change is
+   * read or delivered after (a scan under way is abandoned). Waits up to 5 s for the watcher
+   * thread to end.
+   */
   @Override
   public void close() {
     closed = true;
+    synchronized (delivering) {
+      // a delivery under way has queued its transaction; the next ones see closed
+    }
     if (watcher != null) {
       try {
         watcher.close();
@@ -213,6 +228,9 @@ public final class FileNorthbound implements NorthboundSource {
       }
     }
     for (Map.Entry<Path, String> f : now.entrySet()) {
+      if (closed) {
+        return false;
+      }
       FileState st = files.get(f.getKey());
       if (st != null && f.getValue().equals(st.content)) {
         continue;
@@ -231,7 +249,7 @@ public final class FileNorthbound implements NorthboundSource {
       }
     }
     // keys freed by changed files may unblock files rejected for a duplicate key
-    while (changed) {
+    while (changed && !closed) {
       changed = false;
       for (Map.Entry<Path, FileState> f : files.entrySet()) {
         FileState st = f.getValue();
@@ -265,7 +283,7 @@ public final class FileNorthbound implements NorthboundSource {
     st.blocked = false;
     Map<String, Object> values;
     try {
-      values = parse(file, content);
+      values = parse(file, content, null);
     } catch (ConfigException e) {
       reject(file, e.line(), e.getMessage());
       return false;
@@ -277,9 +295,13 @@ public final class FileNorthbound implements NorthboundSource {
       for (String k : values.keySet()) {
         if (other.getValue().applied.containsKey(k)) {
           st.blocked = true;
-          String msg = "key " + k + " is already given by file " + other.getKey().getFileName();
-          if (!wasBlocked || !msg.equals(errorMessage(file))) {
-            reject(file, 0, msg);
+          int otherLine = lineOf(other.getKey(), other.getValue().appliedContent, k);
+          String msg = "key " + k + " is already given by file " + other.getKey().getFileName()
+              + (otherLine > 0 ? " on line " + otherLine : "");
+          int line = lineOf(file, content, k);
+          if (!wasBlocked || !(file + (line > 0 ? ":" + line : "") + ": " + msg)
+              .equals(errors.get(file))) {
+            reject(file, line, msg);
           }
           return false;
         }
@@ -289,7 +311,23 @@ public final class FileNorthbound implements NorthboundSource {
       LOG.info("file northbound: {} is valid again", file.getFileName());
     }
     st.applied = values;
+    st.appliedContent = content;
     return true;
+  }
+
+  /**
+   * The line of {@code key} in {@code content} of {@code file}, 0 when unknown. Parses the
+   * content again: lines are only wanted for an error, and keeping them for every key would cost
+   * memory for nothing.
+   */
+  private int lineOf(Path file, String content, String key) {
+    Map<String, Integer> lines = new HashMap<>();
+    try {
+      parse(file, content, lines);
+    } catch (ConfigException e) {
+      return 0;
+    }
+    return lines.getOrDefault(key, 0);
   }
 
   private String errorMessage(Path file) {
@@ -297,14 +335,22 @@ public final class FileNorthbound implements NorthboundSource {
     return e == null ? null : e.substring(e.indexOf(": ") + 2);
   }
 
+  /**
+   * Records and logs that {@code file} is skipped. The log says what stays applied: the values
+   * the file held before, or none when it held none (a file bad from the start, or new).
+   */
   private void reject(Path file, int line, String message) {
     String where = file + (line > 0 ? ":" + line : "");
     errors.put(file, where + ": " + message);
-    LOG.error("file northbound: {}: {} (file skipped, the values it held before stay applied)",
-        where, message);
+    FileState st = files.get(file);
+    boolean held = st != null && !st.applied.isEmpty();
+    LOG.error("file northbound: {}: {} (file skipped, {})", where, message,
+        held ? "the values it held before stay applied" : "none of its values are applied");
   }
 
-  private Map<String, Object> parse(Path file, String content) throws ConfigException {
+  /** Parses a file's content; puts the line of each key into {@code lines} when not null. */
+  private Map<String, Object> parse(Path file, String content, Map<String, Integer> lines)
+      throws ConfigException {
     ConfigDocument doc;
     try {
       doc = file.getFileName().toString().endsWith(".json")
@@ -312,7 +358,7 @@ public final class FileNorthbound implements NorthboundSource {
     } catch (ConfigDocument.SyntaxException e) {
       throw new ConfigException(e.getMessage(), e.line(), e);
     }
-    return ConfigFormat.decodeAny(models, doc);
+    return ConfigFormat.decodeAny(models, doc, lines);
   }
 
   /** Delivers the difference between two versions of a file's values; true if there was one. */
@@ -328,14 +374,19 @@ public final class FileNorthbound implements NorthboundSource {
     if (diff.isEmpty()) {
       return false;
     }
-    LOG.info("file northbound: {} changed {} values", file.getFileName(), diff.size());
     Map<String, Object> changes = new HashMap<>(diff);
-    northbound.change(SOURCE, changes).whenComplete((seq, err) -> {
-      if (err != null) {
-        LOG.warn("file northbound: the change from {} failed: {}", file.getFileName(),
-            err.getMessage());
+    synchronized (delivering) {
+      if (closed) {
+        return false; // read before close(), not delivered: nothing is applied after the stop
       }
-    });
+      LOG.info("file northbound: {} changed {} values", file.getFileName(), diff.size());
+      northbound.change(SOURCE, changes).whenComplete((seq, err) -> {
+        if (err != null) {
+          LOG.warn("file northbound: the change from {} failed: {}", file.getFileName(),
+              err.getMessage());
+        }
+      });
+    }
     return true;
   }
 

@@ -22,6 +22,7 @@ import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.mock.MockAgentPlugin;
 import io.kvscheduler.plugins.mock.ifplugin.model.Interface;
 import java.util.List;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
@@ -139,6 +140,33 @@ class EtcdNorthboundTest extends SharedEtcdTest {
     } finally {
       log.detachAppender(logged);
     }
+  }
+
+  @Test
+  @DisplayName("a key with an empty name is rejected saying so; a value starting with a UTF-8"
+      + " byte order mark is read")
+  void emptyNameIsNamedAndByteOrderMarkIsSkipped() throws Exception {
+    String p = prefix("bom");
+    etcd.put(p + IF, "{\"name\":\"\",\"type\":\"TAP\"}");
+    etcd.put(p + IF + "tap1", "\uFEFF" + tap("tap1", true));
+    MockAgentPlugin mock = new MockAgentPlugin();
+    Agent agent = agents.start("bom", false, mock);
+    EtcdNorthbound nb = etcdSource(agent);
+    awaitState(agent, IF + "tap1", ValueState.CONFIGURED);
+    assertThat(nb.rejected()).containsOnlyKeys(IF);
+    assertThat(nb.rejected().get(IF)).isEqualTo(IF + ": the key has an empty name after the"
+        + " prefix " + IF + " of model mock.interfaces");
+
+    // live too
+    try (LogCapture log = new LogCapture(EtcdNorthbound.class)) {
+      etcd.put(p + IF + "tap2", "\uFEFF" + tap("tap2", true));
+      etcd.put(p + IF, "{\"name\":\"\",\"type\":\"LOOPBACK\"}");
+      awaitState(agent, IF + "tap2", ValueState.CONFIGURED);
+      await().atMost(TIMEOUT).untilAsserted(() -> assertThat(log.messages()).contains(
+          "etcd: skipping change of " + p + IF + ": the key has an empty name after the prefix "
+              + IF + " of model mock.interfaces"));
+    }
+    assertThat(nb.rejected()).containsOnlyKeys(IF);
   }
 
   @Test

@@ -4,15 +4,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.kvscheduler.agent.internal.FileNorthbound;
+import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.RecordedTxn;
+import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.ValueState;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
@@ -99,6 +111,111 @@ class FileNorthboundTest {
 
   Map<String, Object> desired() {
     return agent.northbound().desired();
+  }
+
+  /** The transactions of the file northbound's changes, in order. */
+  List<RecordedTxn> changes() {
+    return agent.scheduler().transactionHistory().stream()
+        .filter(t -> t.description().equals("change from file")).toList();
+  }
+
+  /** The operations of all changes on {@code key} (southbound calls and pending ones). */
+  List<RecordedTxnOp> changeOps(String key) {
+    return changes().stream().flatMap(t -> t.executed().stream())
+        .filter(op -> op.key().equals(key)).toList();
+  }
+
+  /**
+   * Writes a file as {@link #write} does, modified a minute ago: the file northbound applies it
+   * at its next scan, without waiting for it to settle.
+   */
+  void writeOld(String name, String content) throws IOException {
+    Path tmp = dir.resolve("." + name + ".tmp");
+    Files.writeString(tmp, content);
+    Files.setLastModifiedTime(tmp, FileTime.from(Instant.now().minusSeconds(60)));
+    Files.move(tmp, dir.resolve(name), StandardCopyOption.REPLACE_EXISTING,
+        StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  /**
+   * A northbound passing everything to another and recording the changes; while {@link #hold}
+   * is in force, a change waits before it is passed on, and with it the watcher thread of the
+   * file northbound delivering it: files written meanwhile are seen together by its next scan.
+   */
+  static final class Gate implements Northbound {
+    final Northbound target;
+    final List<Map<String, Object>> changes = Collections.synchronizedList(new ArrayList<>());
+    final Semaphore entered = new Semaphore(0);
+    volatile CountDownLatch open = new CountDownLatch(0);
+
+    Gate(Northbound target) {
+      this.target = target;
+    }
+
+    /** Makes the next changes wait until {@link #release}. */
+    void hold() {
+      open = new CountDownLatch(1);
+    }
+
+    void release() {
+      open.countDown();
+    }
+
+    @Override
+    public CompletableFuture<Long> resync(String source, Map<String, Object> values) {
+      return target.resync(source, values);
+    }
+
+    @Override
+    public CompletableFuture<Long> change(String source, Map<String, Object> changes) {
+      this.changes.add(new HashMap<>(changes));
+      entered.release();
+      try {
+        open.await(15, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return target.change(source, changes);
+    }
+
+    @Override
+    public Map<String, Object> desired() {
+      return target.desired();
+    }
+  }
+
+  /**
+   * Starts an agent without a file northbound of its own and a file northbound on {@link #dir}
+   * delivering to it through {@code gate}.
+   */
+  FileNorthbound startGated(java.util.function.Function<Northbound, Gate> gate)
+      throws Exception {
+    agent = Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false));
+    FileNorthbound nb = new FileNorthbound(dir, agent.models(), gate.apply(agent.northbound()),
+        Duration.ofMillis(50), Duration.ofMillis(200));
+    nb.start();
+    return nb;
+  }
+
+  /**
+   * Runs {@code writes} while the file northbound is held in the delivery of a change (of file
+   * {@code trigger.yaml}, written first), so that its next scan sees all the files written.
+   */
+  static void inOneScan(Gate gate, Path dir, IoAction writes) throws Exception {
+    gate.hold();
+    Files.writeString(dir.resolve("trigger.yaml"),
+        "config/mock/v1/bridge-domain/bd1: {name: bd1}\n");
+    assertThat(gate.entered.tryAcquire(15, TimeUnit.SECONDS)).isTrue();
+    try {
+      writes.run();
+    } finally {
+      gate.release();
+    }
+  }
+
+  /** File writing that may fail. */
+  interface IoAction {
+    void run() throws IOException;
   }
 
   @Test
@@ -417,6 +534,167 @@ class FileNorthboundTest {
   }
 
   @Test
+  @DisplayName("renaming a file is no change: its values are neither deleted nor created again,"
+      + " and belong to the file under its new name")
+  void renamedFileIsNoChange() throws Exception {
+    write("interfaces.yaml", INTERFACES);
+    write("l2.yaml", L2);
+    start();
+    try (LogCapture log = new LogCapture(FileNorthbound.class)) {
+      Files.move(dir.resolve("l2.yaml"), dir.resolve("l2-renamed.yaml"),
+          StandardCopyOption.ATOMIC_MOVE);
+      eventually().untilAsserted(() -> assertThat(log.messages())
+          .contains("file northbound: l2.yaml removed"));
+    }
+    // a later change: had the rename's scan delivered anything, it would come before this one
+    write("interfaces.yaml",
+        INTERFACES + "config/mock/v1/interfaces/tap2: {name: tap2, type: TAP}\n");
+    eventually().untilAsserted(() -> assertThat(state(FIB_TAP2))
+        .isEqualTo(ValueState.CONFIGURED));
+    assertThat(changes()).singleElement().satisfies(t -> assertThat(t.values())
+        .extracting(RecordedTxn.RecordedValue::key).containsExactly(TAP2));
+    assertThat(changeOps(BD1)).isEmpty();
+    assertThat(changeOps(FIB_TAP1)).isEmpty();
+    assertThat(state(BD1)).isEqualTo(ValueState.CONFIGURED);
+    assertThat(fileNb().errors()).isEmpty();
+
+    // the renamed file holds the values now
+    Files.delete(dir.resolve("l2-renamed.yaml"));
+    eventually().untilAsserted(() -> assertThat(desired()).containsOnlyKeys(TAP1, TAP2, LOOP1));
+  }
+
+  @Test
+  @DisplayName("a key moved to another file with the same value in one scan is no change, reports"
+      + " no duplicate, and belongs to the file it moved to")
+  void keyMovedBetweenFilesWithTheSameValueIsNoChange() throws Exception {
+    String tap1 = "config/mock/v1/interfaces/tap1: {name: tap1, type: TAP, enabled: true}\n";
+    String tap2 = "config/mock/v1/interfaces/tap2: {name: tap2, type: TAP}\n";
+    String loop1 = "config/mock/v1/interfaces/loop1: {name: loop1, type: LOOPBACK}\n";
+    writeOld("a.yaml", tap2);
+    writeOld("b.yaml", tap1 + loop1);
+    Gate gate;
+    FileNorthbound nb;
+    try (LogCapture log = new LogCapture(FileNorthbound.class)) {
+      Gate[] made = new Gate[1];
+      nb = startGated(t -> made[0] = new Gate(t));
+      gate = made[0];
+      try {
+        // tap1 moves to a.yaml (read first: it is examined while b.yaml still holds tap1), tap2
+        // is enabled so that the scan has something to deliver
+        inOneScan(gate, dir, () -> {
+          writeOld("a.yaml", tap1 + tap2.replace("}", ", enabled: true}"));
+          writeOld("b.yaml", loop1);
+        });
+        eventually().until(() -> gate.changes.size() == 2);
+        assertThat(gate.changes.get(1)).containsOnlyKeys(TAP2);
+        assertThat(nb.errors()).isEmpty();
+        assertThat(log.messages()).noneMatch(m -> m.contains("already given"));
+        eventually().untilAsserted(() -> assertThat(desired().get(TAP2).toString())
+            .contains("enabled"));
+        assertThat(changeOps(TAP1)).isEmpty();
+        assertThat(state(TAP1)).isEqualTo(ValueState.CONFIGURED);
+
+        // a.yaml holds tap1 now: removing b.yaml leaves it
+        Files.delete(dir.resolve("b.yaml"));
+        eventually().until(() -> gate.changes.size() == 3);
+        assertThat(gate.changes.get(2)).containsOnlyKeys(LOOP1).containsEntry(LOOP1, null);
+        Files.delete(dir.resolve("a.yaml"));
+        eventually().until(() -> gate.changes.size() == 4);
+        assertThat(gate.changes.get(3)).containsOnlyKeys(TAP1, TAP2);
+      } finally {
+        nb.close();
+      }
+    }
+  }
+
+  @Test
+  @DisplayName("a key moved to another file with another value in one scan is one update, not a"
+      + " delete and a create")
+  void keyMovedBetweenFilesWithAnotherValueIsAnUpdate() throws Exception {
+    writeOld("a.yaml", "config/mock/v1/interfaces/tap1: {name: tap1, type: TAP}\n"
+        + "config/mock/v1/interfaces/loop1: {name: loop1, type: LOOPBACK}\n");
+    writeOld("b.yaml", "config/mock/v1/interfaces/tap2: {name: tap2, type: TAP}\n");
+    Gate[] made = new Gate[1];
+    FileNorthbound nb = startGated(t -> made[0] = new Gate(t));
+    Gate gate = made[0];
+    try {
+      inOneScan(gate, dir, () -> {
+        writeOld("a.yaml", "config/mock/v1/interfaces/loop1: {name: loop1, type: LOOPBACK}\n");
+        writeOld("b.yaml", "config/mock/v1/interfaces/tap2: {name: tap2, type: TAP}\n"
+            + "config/mock/v1/interfaces/tap1: {name: tap1, type: TAP, enabled: true}\n");
+      });
+      eventually().until(() -> gate.changes.size() == 2);
+      assertThat(gate.changes.get(1)).containsOnlyKeys(TAP1);
+      assertThat(gate.changes.get(1).get(TAP1)).as("value of tap1").isNotNull().asString()
+          .contains("enabled");
+      assertThat(nb.errors()).isEmpty();
+      eventually().untilAsserted(() -> assertThat(changes()).hasSize(2));
+      assertThat(changes().get(1).values()).singleElement()
+          .satisfies(v -> assertThat(v.value()).isPresent());
+      assertThat(state(TAP1)).isEqualTo(ValueState.CONFIGURED);
+
+      // b.yaml holds tap1 now
+      Files.delete(dir.resolve("b.yaml"));
+      eventually().untilAsserted(() -> assertThat(desired()).containsOnlyKeys(LOOP1, BD1));
+    } finally {
+      nb.close();
+    }
+  }
+
+  @Test
+  @DisplayName("a file blocked by a key another file drops takes the key over in the same"
+      + " transaction, without a delete of the key")
+  void blockedFileTakesOverADroppedKeyInOneTransaction() throws Exception {
+    write("a.yaml", """
+        config/mock/v1/interfaces/tap1:
+          name: tap1
+          type: TAP
+        """);
+    write("b.yaml", """
+        config/mock/v1/interfaces/tap1: {name: tap1, type: LOOPBACK}
+        config/mock/v1/interfaces/tap2: {name: tap2, type: TAP}
+        """);
+    start();
+    assertThat(fileNb().errors()).containsOnlyKeys(dir.resolve("b.yaml"));
+
+    write("a.yaml", "config/mock/v1/interfaces/loop1: {name: loop1, type: LOOPBACK}\n");
+    eventually().untilAsserted(() -> {
+      assertThat(state(TAP2)).isEqualTo(ValueState.CONFIGURED);
+      assertThat(state(LOOP1)).isEqualTo(ValueState.CONFIGURED);
+    });
+    assertThat(fileNb().errors()).isEmpty();
+    assertThat(desired().get(TAP1).toString()).contains("type:LOOPBACK");
+    assertThat(changes()).singleElement().satisfies(t -> assertThat(t.values())
+        .allMatch(v -> v.value().isPresent())
+        .extracting(RecordedTxn.RecordedValue::key).containsExactly(LOOP1, TAP1, TAP2));
+  }
+
+  @Test
+  @DisplayName("a key with the prefix of a model but an empty name is rejected for its empty name,"
+      + " not as a key of no model")
+  void keyWithAnEmptyNameIsCalledThat() throws Exception {
+    write("empty-name.yaml", "# one\nconfig/mock/v1/interfaces/: {name: \"\", type: TAP}\n");
+    start();
+    Path file = dir.resolve("empty-name.yaml");
+    assertThat(fileNb().errors()).containsOnlyKeys(file);
+    assertThat(fileNb().errors().get(file)).isEqualTo(file + ":2: config/mock/v1/interfaces/: the"
+        + " key has an empty name after the prefix config/mock/v1/interfaces/ of model"
+        + " mock.interfaces");
+  }
+
+  @Test
+  @DisplayName("a JSON file starting with a UTF-8 byte order mark applies, as a YAML file does")
+  void jsonFileWithByteOrderMarkApplies() throws Exception {
+    Files.write(dir.resolve("tap.json"), ("\uFEFF{\"config/mock/v1/interfaces/tap1\":"
+        + " {\"name\": \"tap1\", \"type\": \"TAP\"}}\n").getBytes(StandardCharsets.UTF_8));
+    Files.write(dir.resolve("loop.yaml"), ("\uFEFFconfig/mock/v1/interfaces/loop1:"
+        + " {name: loop1, type: LOOPBACK}\n").getBytes(StandardCharsets.UTF_8));
+    start();
+    assertThat(fileNb().errors()).isEmpty();
+    assertThat(desired()).containsOnlyKeys(TAP1, LOOP1);
+  }
+
+  @Test
   void emptyDirectoryAndEmptyFile() throws Exception {
     start();
     assertThat(desired()).isEmpty();
@@ -550,18 +828,10 @@ class FileNorthboundTest {
         Duration.ofMillis(200));
     nb.start();
     try {
-      // two files changed in one scan (modified long enough ago not to be left for later)
-      java.nio.file.attribute.FileTime old = java.nio.file.attribute.FileTime.from(
-          java.time.Instant.now().minusSeconds(60));
-      for (String name : List.of("a.yaml", "b.yaml")) {
-        Path tmp = dir.resolve("." + name + ".tmp");
-        Files.writeString(tmp, "config/mock/v1/interfaces/" + name.charAt(0)
-            + "1: {name: " + name.charAt(0) + "1, type: TAP}\n");
-        Files.setLastModifiedTime(tmp, old);
-        Files.move(tmp, dir.resolve(name), StandardCopyOption.REPLACE_EXISTING,
-            StandardCopyOption.ATOMIC_MOVE);
-      }
+      // a change under way (held in the northbound), and another file changed meanwhile
+      writeOld("a.yaml", "config/mock/v1/interfaces/a1: {name: a1, type: TAP}\n");
       eventually().until(() -> delivered.size() == 1);
+      writeOld("b.yaml", "config/mock/v1/interfaces/b1: {name: b1, type: TAP}\n");
       Thread closing = new Thread(nb::close);
       closing.start();
       eventually().until(() -> closing.getState() != Thread.State.RUNNABLE

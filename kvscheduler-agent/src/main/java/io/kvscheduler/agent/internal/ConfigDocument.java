@@ -93,12 +93,20 @@ public final class ConfigDocument {
   }
 
   /**
-   * Parses strict JSON.
+   * Parses strict JSON; a leading byte order mark (U+FEFF) is skipped, as YAML skips it.
    *
    * @throws SyntaxException also when {@code text} has more than {@link #MAX_CODE_POINTS}
    */
   public static ConfigDocument parseJson(String text) throws SyntaxException {
-    return parse(JSON, text, MAX_CODE_POINTS);
+    return parse(JSON, withoutBom(text), MAX_CODE_POINTS);
+  }
+
+  /**
+   * {@code text} without a leading byte order mark (U+FEFF, which editors on some systems put at
+   * the start of UTF-8 files; Jackson's JSON parser rejects it in a string).
+   */
+  public static String withoutBom(String text) {
+    return text.startsWith("\uFEFF") ? text.substring(1) : text;
   }
 
   /** Parses YAML with a lower size limit than {@link #MAX_CODE_POINTS} (for tests). */

@@ -170,6 +170,7 @@ public final class ConfigFormat {
         throw new ConfigException(key + ": no value", line);
       }
       try {
+        checkKey(models, key);
         out.put(key, models.decodeTree(key, node));
         if (lines != null) {
           lines.put(key, doc.lineOf(root, List.of(key), line));
@@ -180,6 +181,25 @@ public final class ConfigFormat {
       }
     }
     return out;
+  }
+
+  /**
+   * Checks, before a value given under {@code key} is decoded, that the key is no named model's
+   * key prefix with nothing after it: such a key has the model's prefix, but an empty name, and is
+   * rejected saying so (not as a key of no model, as {@link ModelRegistry} would).
+   *
+   * @throws ModelException for a key with an empty name
+   */
+  public static void checkKey(ModelRegistry models, String key) throws ModelException {
+    if (models.forKey(key).isPresent()) {
+      return;
+    }
+    for (Model<?> m : models.models()) {
+      if (m.named() && key.equals(m.keyPrefix())) {
+        throw new ModelException(key, "the key has an empty name after the prefix "
+            + m.keyPrefix() + " of model " + m.name());
+      }
+    }
   }
 
   /** Decodes the YAML configuration format (§2.6). */

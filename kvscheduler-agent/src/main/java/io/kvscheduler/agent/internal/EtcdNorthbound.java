@@ -325,7 +325,7 @@ public final class EtcdNorthbound implements NorthboundSource {
         for (KeyValue kv : resp.getKvs()) {
           String key = relative(kv.getKey());
           try {
-            values.put(key, models.decode(key, kv.getValue().toString(StandardCharsets.UTF_8)));
+            values.put(key, decode(key, kv.getValue()));
           } catch (ModelException e) {
             bad.put(key, e.getMessage());
           }
@@ -361,6 +361,15 @@ public final class EtcdNorthbound implements NorthboundSource {
       }
       return txn;
     }
+  }
+
+  /**
+   * Decodes the value stored under {@code key} (relative to the agent prefix): a leading byte
+   * order mark is skipped, a key with an empty name is called that.
+   */
+  private Object decode(String key, ByteSequence value) throws ModelException {
+    ConfigFormat.checkKey(models, key);
+    return models.decode(key, ConfigDocument.withoutBom(value.toString(StandardCharsets.UTF_8)));
   }
 
   private Watch.Listener listener(long gen, long fromRevision) {
@@ -411,8 +420,7 @@ public final class EtcdNorthbound implements NorthboundSource {
         switch (ev.getEventType()) {
           case PUT -> {
             try {
-              Object value = models.decode(key,
-                  ev.getKeyValue().getValue().toString(StandardCharsets.UTF_8));
+              Object value = decode(key, ev.getKeyValue().getValue());
               change.put(key, value);
               rejected.remove(key);
               synchronized (accepted) {

@@ -20,11 +20,14 @@ import java.nio.file.WatchService;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -41,16 +44,20 @@ import org.slf4j.LoggerFactory;
  *
  * <p>At start every file is read and their union is delivered as one resync of data source
  * {@code file}. Then the directory is watched (a {@link WatchService}, events debounced, plus a
- * periodic rescan because watch events can be late or lost): each file whose content changed (or
- * that appeared or vanished) is read again and the difference to the values it held before is
- * delivered as one change (a deleted file deletes its values).
+ * periodic rescan because watch events can be late or lost): the files whose content changed (or
+ * that appeared or vanished) are read again, and the difference of all of them to the values
+ * they held before is delivered as one change (a deleted file deletes its values). A key that
+ * leaves one file and appears in another in the same scan (a renamed file, a block moved to
+ * another file) is thus no change when its value is the same, and an update otherwise.
  *
  * <p>A bad file — malformed YAML/JSON, an unknown field, a key of no model, a value that does not
  * match its key, a key another file already gives, a file too large ({@link
  * ConfigDocument#MAX_CODE_POINTS}) — is reported at ERROR level with file and line, and skipped
  * as a whole: the values it held before stay applied (a file bad from the start applies none),
  * other files are not touched. When it is fixed, it applies. Of two files giving the same key,
- * the one read first (by name at start) keeps it; the other applies once the key is free.
+ * the one read first (by name at start) keeps it; the other applies once the key is free —
+ * within the same change when the file holding it lets it go in the same scan (no delete and
+ * create of the key). A key moved from one file to another belongs to the file it moved to.
  *
  * <p>{@link #close} stops the watching: once it returned, nothing more is read or delivered.
  */
@@ -123,11 +130,13 @@ public final class FileNorthbound implements NorthboundSource {
     dir.register(watcher, ENTRY_CREATE, ENTRY_MODIFY, ENTRY_DELETE);
 
     Map<String, Object> all = new TreeMap<>();
+    Map<Path, Duplicate> duplicates = new HashMap<>();
     for (Map.Entry<Path, String> f : readAll().entrySet()) {
       FileState st = new FileState();
       files.put(f.getKey(), st);
-      update(f.getKey(), st, f.getValue());
+      update(f.getKey(), st, f.getValue(), duplicates);
     }
+    reportDuplicates(duplicates, Set.of());
     files.values().forEach(st -> all.putAll(st.applied));
     LOG.info("file northbound: {} values from {} files in {}", all.size(), files.size(), dir);
     CompletableFuture<Long> resync = northbound.resync(SOURCE, all);
@@ -199,9 +208,12 @@ public final class FileNorthbound implements NorthboundSource {
   }
 
   /**
-   * Compares every file with what was read before and delivers the differences. A file modified
-   * less than the debounce time ago is left for the next scan (it may be half written: an editor
-   * truncating and rewriting it would otherwise delete its values for a moment).
+   * Compares every file with what was read before and delivers the differences, of all files
+   * together, as one change: a key that leaves one file and appears in another in the same scan
+   * (a renamed file, a block moved between files) is no change when its value is the same, and
+   * an update otherwise. A file modified less than the debounce time ago is left for the next
+   * scan (it may be half written: an editor truncating and rewriting it would otherwise delete
+   * its values for a moment).
    *
    * @return whether a file was left for the next scan
    */
@@ -217,51 +229,73 @@ public final class FileNorthbound implements NorthboundSource {
       return false;
     }
     listError = null;
-    boolean changed = false;
-    boolean settling = false;
-    for (Path gone : new ArrayList<>(files.keySet())) {
-      if (!now.containsKey(gone)) {
-        FileState st = files.remove(gone);
-        errors.remove(gone);
-        LOG.info("file northbound: {} removed", gone.getFileName());
-        changed |= deliver(gone, st.applied, Map.of());
+    List<Path> gone = new ArrayList<>();
+    for (Path p : files.keySet()) {
+      if (!now.containsKey(p)) {
+        gone.add(p);
       }
     }
+    List<Path> changedFiles = new ArrayList<>();
+    boolean fresh = false;
     for (Map.Entry<Path, String> f : now.entrySet()) {
-      if (closed) {
-        return false;
-      }
       FileState st = files.get(f.getKey());
       if (st != null && f.getValue().equals(st.content)) {
         continue;
       }
       if (recentlyModified(f.getKey())) {
-        settling = true;
-        continue;
-      }
-      if (st == null) {
-        st = new FileState();
-        files.put(f.getKey(), st);
-      }
-      Map<String, Object> before = st.applied;
-      if (update(f.getKey(), st, f.getValue())) {
-        changed |= deliver(f.getKey(), before, st.applied);
+        fresh = true;
+      } else {
+        changedFiles.add(f.getKey());
       }
     }
-    // keys freed by changed files may unblock files rejected for a duplicate key
+    if (gone.isEmpty() && changedFiles.isEmpty()) {
+      return fresh;
+    }
+
+    // the values each file touched in this scan held before it: the files' values are disjoint
+    // (a key is held by one file at most), so the change is the difference of their unions
+    Map<Path, Map<String, Object>> touched = new TreeMap<>();
+    Set<Path> blockedBefore = new HashSet<>();
+    files.forEach((p, st) -> {
+      if (st.blocked) {
+        blockedBefore.add(p);
+      }
+    });
+    Map<Path, Duplicate> duplicates = new HashMap<>();
+    boolean changed = false;
+    for (Path p : gone) {
+      FileState st = files.remove(p);
+      errors.remove(p);
+      LOG.info("file northbound: {} removed", p.getFileName());
+      touched.putIfAbsent(p, st.applied);
+      changed |= !st.applied.isEmpty();
+    }
+    for (Path p : changedFiles) {
+      if (closed) {
+        return false;
+      }
+      FileState st = files.computeIfAbsent(p, x -> new FileState());
+      touched.putIfAbsent(p, st.applied);
+      changed |= update(p, st, now.get(p), duplicates);
+    }
+    // keys freed by changed files may unblock files rejected for a duplicate key (also files
+    // blocked just above by a key another file of this scan lets go of later)
     while (changed && !closed) {
       changed = false;
       for (Map.Entry<Path, FileState> f : files.entrySet()) {
         FileState st = f.getValue();
         if (st.blocked) {
-          Map<String, Object> before = st.applied;
-          if (update(f.getKey(), st, st.content)) {
-            changed |= deliver(f.getKey(), before, st.applied);
-          }
+          touched.putIfAbsent(f.getKey(), st.applied);
+          changed |= update(f.getKey(), st, st.content, duplicates);
         }
       }
     }
-    return settling;
+    if (closed) {
+      return false;
+    }
+    reportDuplicates(duplicates, blockedBefore);
+    deliver(touched);
+    return fresh;
   }
 
   private boolean recentlyModified(Path file) {
@@ -273,14 +307,21 @@ public final class FileNorthbound implements NorthboundSource {
     }
   }
 
+  /** A file blocked because {@code other} already holds {@code key}. */
+  private record Duplicate(String key, Path other) {}
+
   /**
    * Parses {@code content} as the new content of {@code file}; on success sets its applied values
-   * (not yet delivered) and returns true; on error reports it and keeps the previous values.
+   * (not yet delivered) and returns true; on error reports it and keeps the previous values. A
+   * key another file holds blocks the file (it keeps its previous values too): that is put into
+   * {@code duplicates} and reported by {@link #reportDuplicates} once the scan has settled which
+   * file holds what, since a key another file gives up later in the same scan unblocks it.
    */
-  private boolean update(Path file, FileState st, String content) {
-    boolean wasBlocked = st.blocked;
+  private boolean update(Path file, FileState st, String content,
+      Map<Path, Duplicate> duplicates) {
     st.content = content;
     st.blocked = false;
+    duplicates.remove(file);
     Map<String, Object> values;
     try {
       values = parse(file, content, null);
@@ -295,14 +336,7 @@ public final class FileNorthbound implements NorthboundSource {
       for (String k : values.keySet()) {
         if (other.getValue().applied.containsKey(k)) {
           st.blocked = true;
-          int otherLine = lineOf(other.getKey(), other.getValue().appliedContent, k);
-          String msg = "key " + k + " is already given by file " + other.getKey().getFileName()
-              + (otherLine > 0 ? " on line " + otherLine : "");
-          int line = lineOf(file, content, k);
-          if (!wasBlocked || !(file + (line > 0 ? ":" + line : "") + ": " + msg)
-              .equals(errors.get(file))) {
-            reject(file, line, msg);
-          }
+          duplicates.put(file, new Duplicate(k, other.getKey()));
           return false;
         }
       }
@@ -313,6 +347,28 @@ public final class FileNorthbound implements NorthboundSource {
     st.applied = values;
     st.appliedContent = content;
     return true;
+  }
+
+  /**
+   * Reports the files still blocked by a key another file holds, with the key's line in both;
+   * a file blocked before the scan is not reported again for the same reason.
+   */
+  private void reportDuplicates(Map<Path, Duplicate> duplicates, Set<Path> blockedBefore) {
+    new TreeMap<>(duplicates).forEach((file, d) -> {
+      FileState st = files.get(file);
+      FileState other = files.get(d.other());
+      if (st == null || !st.blocked) {
+        return;
+      }
+      int otherLine = other == null ? 0 : lineOf(d.other(), other.appliedContent, d.key());
+      String msg = "key " + d.key() + " is already given by file " + d.other().getFileName()
+          + (otherLine > 0 ? " on line " + otherLine : "");
+      int line = lineOf(file, st.content, d.key());
+      if (!blockedBefore.contains(file) || !(file + (line > 0 ? ":" + line : "") + ": " + msg)
+          .equals(errors.get(file))) {
+        reject(file, line, msg);
+      }
+    });
   }
 
   /**
@@ -361,33 +417,63 @@ public final class FileNorthbound implements NorthboundSource {
     return ConfigFormat.decodeAny(models, doc, lines);
   }
 
-  /** Delivers the difference between two versions of a file's values; true if there was one. */
-  private boolean deliver(Path file, Map<String, Object> before, Map<String, Object> after) {
-    Map<String, Object> diff = new LinkedHashMap<>();
-    before.keySet().stream().filter(k -> !after.containsKey(k)).sorted()
-        .forEach(k -> diff.put(k, null));
-    new TreeMap<>(after).forEach((k, v) -> {
-      if (!v.equals(before.get(k))) {
-        diff.put(k, v);
+  /**
+   * Delivers, as one change, the difference between the values the touched files held before
+   * the scan ({@code before}, by file) and the values they hold now (a removed file holds none).
+   */
+  private void deliver(Map<Path, Map<String, Object>> before) {
+    Map<String, Object> old = new HashMap<>();
+    Map<String, Object> now = new HashMap<>();
+    before.forEach((file, values) -> {
+      old.putAll(values);
+      FileState st = files.get(file);
+      if (st != null) {
+        now.putAll(st.applied);
       }
     });
-    if (diff.isEmpty()) {
-      return false;
+    Map<String, Object> changes = new HashMap<>();
+    old.keySet().stream().filter(k -> !now.containsKey(k)).forEach(k -> changes.put(k, null));
+    now.forEach((k, v) -> {
+      if (!v.equals(old.get(k))) {
+        changes.put(k, v);
+      }
+    });
+    if (changes.isEmpty()) {
+      return;
     }
-    Map<String, Object> changes = new HashMap<>(diff);
+    List<Path> changedFiles = new ArrayList<>();
+    before.forEach((file, values) -> {
+      FileState st = files.get(file);
+      if (st == null || st.applied != values) {
+        changedFiles.add(file);
+      }
+    });
+    String names = fileNames(changedFiles);
     synchronized (delivering) {
       if (closed) {
-        return false; // read before close(), not delivered: nothing is applied after the stop
+        return; // read before close(), not delivered: nothing is applied after the stop
       }
-      LOG.info("file northbound: {} changed {} values", file.getFileName(), diff.size());
+      LOG.info("file northbound: {} changed {} values", names, changes.size());
       northbound.change(SOURCE, changes).whenComplete((seq, err) -> {
         if (err != null) {
-          LOG.warn("file northbound: the change from {} failed: {}", file.getFileName(),
-              err.getMessage());
+          LOG.warn("file northbound: the change from {} failed: {}", names, err.getMessage());
         }
       });
     }
-    return true;
+  }
+
+  /** The names of {@code paths}, the first few of them, for a log line. */
+  private static String fileNames(Collection<Path> paths) {
+    int shown = 5;
+    StringBuilder b = new StringBuilder();
+    int i = 0;
+    for (Path p : paths) {
+      if (i++ == shown) {
+        return b.append(" and ").append(paths.size() - shown).append(" more").toString();
+      }
+      b.append(b.length() > 0 ? ", " : "").append(p.getFileName());
+    }
+    return b.toString();
   }
 
   /** Reads every config file of the directory: path → content, sorted by path. */

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-/** Parsing of config documents: the size limit. */
+/** Parsing of config documents: the size limit, a byte order mark. */
 class ConfigDocumentTest {
 
   /** A keyed document of {@code n} interfaces, about 100 code points each. */
@@ -44,6 +44,20 @@ class ConfigDocumentTest {
     // 1,204 UTF-16 units, 604 code points
     assertThat(ConfigDocument.parseYaml("k: " + "\uD83D\uDE00".repeat(600) + "\n", 1000)
         .root().get("k").asText()).hasSize(1200);
+  }
+
+  @Test
+  @DisplayName("a leading UTF-8 byte order mark is skipped in JSON as in YAML, lines unchanged")
+  void leadingByteOrderMarkIsSkippedInJsonAndYaml() throws Exception {
+    String json = "\uFEFF{\n  \"k\": {\"v\": 1}\n}\n";
+    ConfigDocument doc = ConfigDocument.parseJson(json);
+    assertThat(doc.root().get("k").get("v").asInt()).isEqualTo(1);
+    assertThat(doc.lineOf(doc.root().get("k"))).isEqualTo(2);
+    assertThat(ConfigDocument.parseYaml("\uFEFFk:\n  v: 1\n").root().get("k").get("v").asInt())
+        .isEqualTo(1);
+    // only a leading one: elsewhere it is a character like any other
+    assertThatThrownBy(() -> ConfigDocument.parseJson("{\"k\": \uFEFF1}"))
+        .hasMessageContaining("malformed JSON");
   }
 
   @Test

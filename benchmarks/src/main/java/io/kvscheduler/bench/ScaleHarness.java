@@ -540,7 +540,7 @@ public final class ScaleHarness {
 
     private static boolean isGc(String name) {
       return name.startsWith("GC Thread") || name.startsWith("G1 ") || name.equals("VM Thread")
-          || name.startsWith("ParGC") || name.startsWith("VM Periodic");
+          || name.startsWith("ParGC");
     }
 
     void putInto(Map<String, Object> out) {

@@ -642,6 +642,36 @@ class FileNorthboundTest {
   }
 
   @Test
+  @DisplayName("two files that exchange their keys in one scan both apply: one update per key,"
+      + " no file blocked by the other's previous values")
+  void filesExchangingKeysInOneScanBothApply() throws Exception {
+    writeOld("a.yaml", "config/mock/v1/interfaces/tap1: {name: tap1, type: TAP}\n");
+    writeOld("b.yaml", "config/mock/v1/interfaces/tap2: {name: tap2, type: TAP}\n");
+    Gate[] made = new Gate[1];
+    FileNorthbound nb = startGated(t -> made[0] = new Gate(t));
+    Gate gate = made[0];
+    try {
+      inOneScan(gate, dir, () -> {
+        writeOld("a.yaml", "config/mock/v1/interfaces/tap2: {name: tap2, type: TAP,"
+            + " enabled: true}\n");
+        writeOld("b.yaml", "config/mock/v1/interfaces/tap1: {name: tap1, type: TAP,"
+            + " enabled: true}\n");
+      });
+      eventually().until(() -> gate.changes.size() == 2);
+      assertThat(gate.changes.get(1)).containsOnlyKeys(TAP1, TAP2);
+      assertThat(gate.changes.get(1).values()).allSatisfy(v ->
+          assertThat(v).as("value").isNotNull().asString().contains("enabled"));
+      assertThat(nb.errors()).isEmpty();
+
+      // b.yaml holds tap1 now, a.yaml tap2
+      Files.delete(dir.resolve("b.yaml"));
+      eventually().untilAsserted(() -> assertThat(desired()).containsOnlyKeys(TAP2, BD1));
+    } finally {
+      nb.close();
+    }
+  }
+
+  @Test
   @DisplayName("a file blocked by a key another file drops takes the key over in the same"
       + " transaction, without a delete of the key")
   void blockedFileTakesOverADroppedKeyInOneTransaction() throws Exception {

@@ -262,40 +262,109 @@ public final class FileNorthbound implements NorthboundSource {
       }
     });
     Map<Path, Duplicate> duplicates = new HashMap<>();
-    boolean changed = false;
     for (Path p : gone) {
       FileState st = files.remove(p);
       errors.remove(p);
       LOG.info("file northbound: {} removed", p.getFileName());
       touched.putIfAbsent(p, st.applied);
-      changed |= !st.applied.isEmpty();
     }
+    // what each changed file now gives (a file that does not parse is reported and keeps its
+    // values), and what each file blocked by a duplicate key gives (the key may be free now)
+    Map<Path, Map<String, Object>> wanted = new TreeMap<>();
     for (Path p : changedFiles) {
       if (closed) {
         return false;
       }
       FileState st = files.computeIfAbsent(p, x -> new FileState());
       touched.putIfAbsent(p, st.applied);
-      changed |= update(p, st, now.get(p), duplicates);
+      st.content = now.get(p);
+      st.blocked = false;
+      try {
+        wanted.put(p, parse(p, st.content, null));
+      } catch (ConfigException e) {
+        reject(p, e.line(), e.getMessage());
+      }
     }
-    // keys freed by changed files may unblock files rejected for a duplicate key (also files
-    // blocked just above by a key another file of this scan lets go of later)
-    while (changed && !closed) {
-      changed = false;
-      for (Map.Entry<Path, FileState> f : files.entrySet()) {
-        FileState st = f.getValue();
-        if (st.blocked) {
+    for (Map.Entry<Path, FileState> f : files.entrySet()) {
+      FileState st = f.getValue();
+      if (st.blocked && !wanted.containsKey(f.getKey())) {
+        try {
+          wanted.put(f.getKey(), parse(f.getKey(), st.content, null));
           touched.putIfAbsent(f.getKey(), st.applied);
-          changed |= update(f.getKey(), st, st.content, duplicates);
+        } catch (ConfigException e) {
+          // parsed when it was blocked: cannot happen for the same content; stays as it is
         }
       }
     }
+    settle(wanted, duplicates);
     if (closed) {
       return false;
     }
     reportDuplicates(duplicates, blockedBefore);
     deliver(touched);
     return fresh;
+  }
+
+  /**
+   * Decides which of the files that want new values ({@code wanted}: changed files that parse,
+   * and files blocked by a duplicate key) take them. Every other file keeps what it holds. A
+   * wanting file is blocked (keeps its previous values, put into {@code duplicates}) when one of
+   * its keys is held by a file that keeps its values, or wanted by a file before it in name
+   * order; a file blocked that way holds its previous values again, which may block another
+   * wanting file in turn, so this repeats until no key is claimed twice. The files' previous
+   * values were disjoint, so the files that keep theirs never collide with each other. Deciding
+   * on the new keys of all files at once lets files exchange keys in one scan (a key moved from
+   * a.yaml to b.yaml while another moves the other way), which checking one file after another
+   * against the others' previous values would block for good.
+   */
+  private void settle(Map<Path, Map<String, Object>> wanted, Map<Path, Duplicate> duplicates) {
+    Set<Path> yielded = new HashSet<>();
+    boolean again = true;
+    while (again) {
+      again = false;
+      Map<String, Path> owner = new HashMap<>();
+      files.forEach((p, st) -> {
+        if (!wanted.containsKey(p) || yielded.contains(p)) {
+          st.applied.keySet().forEach(k -> owner.put(k, p));
+        }
+      });
+      for (Map.Entry<Path, Map<String, Object>> w : wanted.entrySet()) {
+        Path p = w.getKey();
+        if (yielded.contains(p)) {
+          continue;
+        }
+        Duplicate dup = null;
+        for (String k : w.getValue().keySet()) {
+          Path o = owner.get(k);
+          if (o != null && !o.equals(p)) {
+            dup = new Duplicate(k, o);
+            break;
+          }
+        }
+        if (dup != null) {
+          yielded.add(p);
+          duplicates.put(p, dup);
+          again = true; // its previous values are held again: decide the others anew
+          continue;
+        }
+        for (String k : w.getValue().keySet()) {
+          owner.put(k, p);
+        }
+      }
+    }
+    wanted.forEach((p, values) -> {
+      FileState st = files.get(p);
+      if (yielded.contains(p)) {
+        st.blocked = true;
+        return;
+      }
+      duplicates.remove(p);
+      if (errors.remove(p) != null) {
+        LOG.info("file northbound: {} is valid again", p.getFileName());
+      }
+      st.applied = values;
+      st.appliedContent = st.content;
+    });
   }
 
   private boolean recentlyModified(Path file) {
@@ -491,9 +560,12 @@ public final class FileNorthbound implements NorthboundSource {
         } catch (NoSuchFileException e) {
           // removed meanwhile
         } catch (IOException e) {
+          if (closed) {
+            return out; // the read was interrupted by close(): the scan is abandoned anyway
+          }
           // unreadable: keep what it held before; reported once per distinct error
           FileState st = files.get(p);
-          String msg = "cannot read: " + e.getMessage();
+          String msg = "cannot read: " + e; // the exception's class says what went wrong
           if (!msg.equals(errorMessage(p))) {
             reject(p, 0, msg);
           }

@@ -29,9 +29,9 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -108,7 +108,8 @@ public final class RestServer implements NorthboundSource {
           || maxBodyBytes < 0) {
         throw new IllegalArgumentException("REST limits: threads " + threads + ", queue " + queue
             + ", I/O timeout " + ioTimeout + ", body limit " + maxBodyBytes
-            + " (each must be positive)");
+            + " (threads and the timeout must be positive, the queue and the body limit not"
+            + " negative)");
       }
     }
   }
@@ -197,11 +198,15 @@ public final class RestServer implements NorthboundSource {
           return t;
         });
     executor.allowCoreThreadTimeOut(true);
-    deadlines = Executors.newSingleThreadScheduledExecutor(r -> {
+    ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "kvs-rest-deadlines");
       t.setDaemon(true);
       return t;
     });
+    // every request schedules two deadlines and cancels them: a cancelled one leaves the queue
+    // at once instead of staying there, with its thread, until it would have expired
+    timers.setRemoveOnCancelPolicy(true);
+    deadlines = timers;
     // the server reads a request's line and headers in the executor's thread, then calls the
     // handler there: the deadline starts with the task, and dispatch() ends it once the body is
     // read. A rejected task (threads and queue full) makes the server close the connection
@@ -424,7 +429,8 @@ public final class RestServer implements NorthboundSource {
       }
     }
     if (body == null || body.length > max) {
-      // the deadline keeps running: closing the exchange drains what the client still sends
+      // not read: closing the exchange drains what the client still sends, within the deadline
+      // that writing the response starts
       String size = body == null ? declared + " bytes" : "more than " + max + " bytes";
       LOG.warn("REST {} {}: request body too large ({}, limit {} bytes)", ex.getRequestMethod(),
           ex.getRequestURI().getPath(), size, max);

@@ -88,7 +88,7 @@ public final class NamedMappingImpl<M> implements NamedMapping<M> {
       return;
     }
     if (old != null) {
-      forEachIndexValue(label, old, (idx, v) -> {
+      forEachIndexValue(label, old, false, (idx, v) -> {
         Set<String> s = indexes.get(idx).get(v);
         if (s != null) {
           s.remove(label);
@@ -99,7 +99,7 @@ public final class NamedMappingImpl<M> implements NamedMapping<M> {
       });
     }
     if (metadata != null) {
-      forEachIndexValue(label, (M) metadata, (idx, v) ->
+      forEachIndexValue(label, (M) metadata, true, (idx, v) ->
           indexes.get(idx).computeIfAbsent(v, k -> ConcurrentHashMap.newKeySet()).add(label));
     }
     Optional<M> now = Optional.ofNullable((M) metadata);
@@ -118,7 +118,8 @@ public final class NamedMappingImpl<M> implements NamedMapping<M> {
    * Extractors are user code: one that throws, or whose collection fails while it is read, adds
    * nothing to its index (logged); null values are skipped.
    */
-  private void forEachIndexValue(String label, M m, BiConsumer<String, String> f) {
+  private void forEachIndexValue(String label, M m, boolean adding,
+      BiConsumer<String, String> f) {
     for (Map.Entry<String, Function<? super M, ? extends Collection<String>>> e :
         extractors.entrySet()) {
       java.util.List<String> vals = new java.util.ArrayList<>();
@@ -133,8 +134,9 @@ public final class NamedMappingImpl<M> implements NamedMapping<M> {
         }
       } catch (Throwable ex) {
         ex = UserCode.contained(ex);
-        LOG.warn("metadata map {}: index {} extractor failed for label {}; the label is not"
-            + " indexed under it", name, e.getKey(), label, ex);
+        LOG.warn("metadata map {}: index {} extractor failed for label {}; {}", name, e.getKey(),
+            label, adding ? "the label is not indexed under it"
+                : "the label's entries of the old metadata stay in the index", ex);
         continue;
       }
       for (String v : vals) {

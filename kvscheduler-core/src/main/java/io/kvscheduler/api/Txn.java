@@ -9,7 +9,10 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface Txn {
   /**
-   * Sets the desired value of a base key; {@code null} requests deletion.
+   * Sets the desired value of a base key; {@code null} requests deletion. A key that holds a
+   * value derived from another one (when the transaction is applied) is not set or removed: only
+   * its base value does that, and the commit fails with a {@link TransactionException} naming the
+   * key (the transaction's other values apply).
    *
    * @return this transaction
    * @throws IllegalStateException if the transaction was already committed

@@ -102,13 +102,27 @@ class DerivedValuesTest {
   }
 
   @Test
-  @DisplayName("(ours: semantics §1, as the reference) a transaction cannot set or remove a"
-      + " derived value: the pair is ignored, the rest of the transaction applies, and the base"
-      + " keeps its derived value")
+  @DisplayName("(ours: semantics §1; D32) a transaction cannot set or remove a derived value: the"
+      + " pair is ignored, the rest of the transaction applies, the base keeps its derived value,"
+      + " and the commit fails naming the key (the reference only logs it)")
   void derivedValueNotSetByNb() {
     baseDerivingItem1();
-    commit(d(A1, 1), s("nb-owned"), A2, arr());
-    commit(d(A1, 1), null);
+    io.kvscheduler.api.TransactionException set = org.junit.jupiter.api.Assertions.assertThrows(
+        io.kvscheduler.api.TransactionException.class,
+        () -> commit(d(A1, 1), s("nb-owned"), A2, arr()));
+    assertThat(set.keyErrors()).singleElement().satisfies(e -> {
+      assertThat(e.key()).isEqualTo(d(A1, 1));
+      assertThat(e.operation()).isEqualTo(io.kvscheduler.api.TxnOperation.UPDATE);
+      assertThat(e.message()).isEqualTo("value ignored: the key holds a value derived from " + A1
+          + ", which only its base value sets");
+    });
+    io.kvscheduler.api.TransactionException removal =
+        org.junit.jupiter.api.Assertions.assertThrows(io.kvscheduler.api.TransactionException.class,
+            () -> commit(d(A1, 1), null));
+    assertThat(removal.keyErrors()).extracting(io.kvscheduler.api.KeyError::key,
+        io.kvscheduler.api.KeyError::operation)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(d(A1, 1),
+            io.kvscheduler.api.TxnOperation.DELETE));
     assertThat(sb.callLog()).containsExactly("CREATE " + A2);
     assertThat(kvs.valueStatus(A1).derived()).extracting(ValueStatus::key, ValueStatus::state)
         .containsExactly(org.assertj.core.groups.Tuple.tuple(d(A1, 1), CONFIGURED));

@@ -26,6 +26,11 @@ final class TxnContext {
   final int retryAttempt;
 
   final List<OpRecord> ops = new ArrayList<>();
+  /**
+   * Pairs of the transaction ignored because their key holds a derived value (no operation, so
+   * not among {@link #ops}): reported as key errors of an NB transaction.
+   */
+  final List<io.kvscheduler.api.KeyError> ignored = new ArrayList<>();
   /** {@link io.kvscheduler.internal.graph.Graph#departures()} when the pass started. */
   long departuresAtStart;
   /**

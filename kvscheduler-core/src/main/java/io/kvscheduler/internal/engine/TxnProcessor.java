@@ -345,6 +345,7 @@ final class TxnProcessor {
     TxnContext tx = context(job, false);
     if (sim != null && skip) {
       tx.changedStatus.addAll(sim.changedStatus);
+      tx.ignored.addAll(sim.ignored);
       tx.sawUnimplemented |= sim.sawUnimplemented;
     }
     if (!skip) {
@@ -604,6 +605,9 @@ final class TxnProcessor {
         statuses.add(Published.baseStatus(g, key));
       }
     }
+    // pairs ignored because their key holds a derived value: the caller learns it (the
+    // reference only logs it); nothing was done for them, so nothing is retried or reverted
+    errors.addAll(tx.ignored);
     // 4. the transaction error (with verification mode: plus values the southbound disagrees on)
     if (cfg.verify() || (job.type == TxnType.NB_TRANSACTION && job.options.verify())) {
       errors.addAll(Verifier.verify(g, reg, refresher, executed));

@@ -95,6 +95,13 @@ final class Walker {
   Throwable applyTop(Kv kv, Node hint) {
     Node n = hint != null && hint.inGraph() ? hint : g.get(kv.key());
     if (changesDerived(kv, n)) {
+      if (tx.isNB()) {
+        String msg = (kv.value() == null ? "removal" : "value") + " ignored: the key holds a"
+            + " value derived from " + n.derivedFrom + ", which only its base value sets";
+        tx.ignored.add(new io.kvscheduler.api.KeyError(kv.key(),
+            kv.value() == null ? TxnOperation.DELETE : TxnOperation.UPDATE, msg,
+            new ContractException(kv.key() + ": " + msg)));
+      }
       return null;
     }
     return apply(new Args(kv, kv.key(), false, false, null, n));

@@ -407,6 +407,26 @@ class UserCodeGuardTest {
   }
 
   @Test
+  @DisplayName("the SB view of a dump leaves out a retrieved value of another class than the"
+      + " descriptor's, as the refresh does")
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  void sbDumpSkipsValuesOfAnotherClass() {
+    KVScheduler kvs = kvs();
+    KVDescriptor.Retriever<String, Void> retriever = correlate -> (List) List.of(
+        io.kvscheduler.api.KVWithMetadata.of(Fx.PREFIX_B + "text", "a string"),
+        io.kvscheduler.api.KVWithMetadata.of(Fx.PREFIX_B + "number", 42));
+    kvs.registerDescriptors(KVDescriptor.builder("strings", String.class)
+        .nbKeyPrefix(Fx.PREFIX_B)
+        .create((k, v) -> null)
+        .delete((k, v, m) -> {})
+        .retrieve(retriever)
+        .build());
+    assertThat(kvs.dumpValues("strings", io.kvscheduler.api.View.SB))
+        .extracting(kv -> kv.key() + "=" + kv.value())
+        .containsExactly(Fx.PREFIX_B + "text=a string");
+  }
+
+  @Test
   @DisplayName("a Retrieve failing with an exception whose getMessage throws: logged, the resync applies the NB values")
   void retrieveFailsWithUnreadableException() {
     KVScheduler kvs = kvs();

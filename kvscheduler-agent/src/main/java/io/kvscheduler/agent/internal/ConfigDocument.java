@@ -114,6 +114,11 @@ public final class ConfigDocument {
     return parse(YAML, text, Math.min(maxCodePoints, MAX_CODE_POINTS));
   }
 
+  /** Parses JSON with a lower size limit than {@link #MAX_CODE_POINTS} (for tests). */
+  static ConfigDocument parseJson(String text, int maxCodePoints) throws SyntaxException {
+    return parse(JSON, withoutBom(text), Math.min(maxCodePoints, MAX_CODE_POINTS));
+  }
+
   private static ConfigDocument parse(JsonFactory factory, String text, int maxCodePoints)
       throws SyntaxException {
     // checked here, not left to SnakeYAML (whose limit is the same), so that a document too large

@@ -61,8 +61,14 @@ class ConfigDocumentTest {
   }
 
   @Test
-  @DisplayName("the limit is 256 Mi code points, the same for YAML and JSON")
-  void theLimitIsNamed() {
+  @DisplayName("the limit is 256 Mi code points, and a JSON document over a limit is too large,"
+      + " not malformed, as a YAML one is")
+  void theLimitIsNamed() throws Exception {
     assertThat(ConfigDocument.MAX_CODE_POINTS).isEqualTo(256 * 1024 * 1024);
+    String json = "{\"k\": \"" + "\u00e9".repeat(1000) + "\"}";
+    assertThatThrownBy(() -> ConfigDocument.parseJson(json, 1000))
+        .isInstanceOf(ConfigDocument.SyntaxException.class)
+        .hasMessage("too large (1009 code points, limit 1000)");
+    assertThat(ConfigDocument.parseJson(json, 2000).root().get("k").asText()).hasSize(1000);
   }
 }

@@ -111,7 +111,9 @@ public final class KVSchedulerBuilder {
    * retries). With a timeout, calls run on a separate call thread while the engine waits; a call
    * that ignores the interrupt may still finish later, concurrently with later calls, and its
    * result is dropped (the failed value's key is refreshed through Retrieve after the
-   * transaction, which shows what the southbound really did). Default: none — calls run on the
+   * transaction, and again when the abandoned call returns, which shows what the southbound
+   * really did: e.g. a Create that completed late leaves a value that a later removal deletes).
+   * Default: none — calls run on the
    * engine thread and may take as long as they take.
    *
    * @throws IllegalArgumentException if {@code timeout} is not positive

@@ -178,6 +178,51 @@ class OperationTimeoutTest {
   }
 
   @Test
+  @DisplayName("(ours) a Create that timed out but completes later: when the abandoned call"
+      + " returns, its key is read again, so a later removal deletes what the call created")
+  void lateCreateIsReadAgainAndRemovedByTheNorthbound() throws Exception {
+    start(LIMIT);
+    java.util.Map<String, Object> device = new java.util.concurrent.ConcurrentHashMap<>();
+    kvs.registerDescriptors(KVDescriptor.builder("late", Object.class)
+        .nbKeyPrefix(Fx.PREFIX_C)
+        .create((key, value) -> {
+          if (s("late").equals(value)) {
+            hang();
+          }
+          device.put(key, value); // done, however late
+          return null;
+        })
+        .delete((key, value, meta) -> device.remove(key))
+        .retrieve(correlate -> {
+          List<io.kvscheduler.api.KVWithMetadata<Object, Void>> out = new java.util.ArrayList<>();
+          device.forEach((k, v) -> out.add(io.kvscheduler.api.KVWithMetadata.of(k, v)));
+          return out;
+        })
+        .build());
+
+    assertThrows(TransactionException.class, () -> commit(C3, s("late")));
+    assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(FAILED);
+    assertThat(device).isEmpty(); // the refresh after the failure found nothing yet
+
+    release.countDown();
+    awaitLateReturns(1);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (kvs.dumpValues("late", io.kvscheduler.api.View.CACHED).isEmpty()
+        && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+      kvs.transactionBarrier();
+    }
+    // read again: the value the call created is known to be there (still FAILED: no retry)
+    assertThat(kvs.dumpValues("late", io.kvscheduler.api.View.CACHED))
+        .extracting(io.kvscheduler.api.KVWithMetadata::key).containsExactly(C3);
+    assertThat(device).containsOnlyKeys(C3);
+
+    commit(C3, null);
+    assertThat(device).isEmpty();
+    assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(io.kvscheduler.api.ValueState.NONEXISTENT);
+  }
+
+  @Test
   @DisplayName("(ours) with retry, a Create that timed out is RETRYING and retried on a fresh call thread while the first call still hangs")
   void hangingCreateIsRetried() {
     start(LIMIT);

@@ -92,7 +92,7 @@ final class DescriptorHandle {
   private <T> T limited(java.util.concurrent.Callable<T> call, String operation, String key)
       throws Exception {
     return calls.call(call, timeout,
-        () -> new io.kvscheduler.api.OperationTimeoutException(name, operation, key, timeout));
+        () -> new io.kvscheduler.api.OperationTimeoutException(name, operation, key, timeout), key);
   }
 
 

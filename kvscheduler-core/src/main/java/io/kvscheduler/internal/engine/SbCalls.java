@@ -24,6 +24,8 @@ import java.util.function.Supplier;
 final class SbCalls implements AutoCloseable {
   private final ThreadLocal<Boolean> inCall = new ThreadLocal<>();
   private final ThreadPoolExecutor threads;
+  /** Told the key of an abandoned call when that call returns at last (or throws). */
+  private volatile java.util.function.Consumer<String> lateReturns = key -> { };
 
   SbCalls(String threadName) {
     AtomicInteger n = new AtomicInteger();
@@ -35,6 +37,14 @@ final class SbCalls implements AutoCloseable {
         });
   }
 
+  /**
+   * Sets what is told the key of an abandoned call when the call returns at last: the southbound
+   * may have done what the call asked after all, so the scheduler reads the key again.
+   */
+  void onLateReturn(java.util.function.Consumer<String> sink) {
+    this.lateReturns = java.util.Objects.requireNonNull(sink, "sink");
+  }
+
   /** True on a call thread while it runs a southbound call. */
   boolean inCall() {
     return inCall.get() != null;
@@ -43,27 +53,42 @@ final class SbCalls implements AutoCloseable {
   /**
    * Runs {@code call} on a call thread and waits at most {@code limit} for it.
    *
+   * @param key the key the call is for, or null: told {@link #onLateReturn}'s sink when the call
+   *     returns after it was abandoned
    * @return what the call returned
    * @throws Exception what the call threw, or {@code overrun.get()} when it did not return in
    *     time (the call is then interrupted)
    */
-  <T> T call(Callable<T> call, Duration limit, Supplier<? extends RuntimeException> overrun)
-      throws Exception {
+  <T> T call(Callable<T> call, Duration limit, Supplier<? extends RuntimeException> overrun,
+      String key) throws Exception {
+    java.util.concurrent.atomic.AtomicBoolean abandoned =
+        new java.util.concurrent.atomic.AtomicBoolean();
     FutureTask<T> task = new FutureTask<>(() -> {
       inCall.set(Boolean.TRUE);
       try {
         return call.call();
       } finally {
         inCall.remove();
+        // flagged before the engine gave up on it: a call that returned before that was seen
+        // by the refresh that follows the failure
+        if (abandoned.get() && key != null) {
+          try {
+            lateReturns.accept(key);
+          } catch (RuntimeException ex) {
+            // the scheduler is closing: nothing to read again
+          }
+        }
       }
     });
     threads.execute(task);
     try {
       return task.get(limit.toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
+      abandoned.set(true);
       task.cancel(true);
       throw overrun.get();
     } catch (InterruptedException e) {
+      abandoned.set(true);
       task.cancel(true);
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while waiting for a southbound call", e);

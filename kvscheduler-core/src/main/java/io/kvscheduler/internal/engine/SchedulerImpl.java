@@ -116,6 +116,14 @@ public final class SchedulerImpl implements KVScheduler {
             internal.addLast(q);
           }
         });
+    // a southbound call abandoned after its time limit may still do what it was asked: when it
+    // returns, its key is read again (Retrieve), so that the scheduler sees what it did
+    sbCalls.onLateReturn(key -> {
+      if (!closed.get() && !queue.offerLast(new Queued.Task(() -> processor.refreshLate(key)))) {
+        LOG.warn("{}: a southbound call abandoned after its time limit returned, but the"
+            + " transaction queue is full: the key is not read again until the next resync", key);
+      }
+    });
     this.engine = new Thread(null, this::loop, c.threadName(), ENGINE_STACK_BYTES);
     this.engine.setDaemon(true);
     this.engine.start();

@@ -710,6 +710,23 @@ final class TxnProcessor {
     void pushInternal(Queued q);
   }
 
+  /** Refreshes outside transactions so far (their marks: see {@link Touched#outside}). */
+  private long lateRefreshes;
+
+  /**
+   * Reads {@code key} again through its descriptor's Retrieve, outside any transaction, after a
+   * southbound call for it that overran its time limit returned at last: the refresh after the
+   * failure ran while the call was still running, so it may have missed what the call did (a
+   * Create that completed late leaves an object that a later removal must delete). Recorded as
+   * a refresh is (no revision); the key's view is published.
+   */
+  void refreshLate(String key) {
+    refresher.refresh(new java.util.TreeSet<>(Set.of(key)), null, false);
+    Touched touched = Touched.outside(++lateRefreshes);
+    touched.add(unrecordedBatch(), true);
+    publish(touched);
+  }
+
   /** After registration: re-apply UNIMPLEMENTED values that a descriptor now selects. */
   void retryUnimplemented() {
     retries.retryUnimplemented();

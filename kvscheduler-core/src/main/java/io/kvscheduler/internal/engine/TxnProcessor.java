@@ -721,10 +721,19 @@ final class TxnProcessor {
    * a refresh is (no revision); the key's view is published.
    */
   void refreshLate(String key) {
-    refresher.refresh(new java.util.TreeSet<>(Set.of(key)), null, false);
-    Touched touched = Touched.outside(++lateRefreshes);
-    touched.add(unrecordedBatch(), true);
-    publish(touched);
+    try {
+      refresher.refresh(new java.util.TreeSet<>(Set.of(key)), null, false);
+      Touched touched = Touched.outside(++lateRefreshes);
+      touched.add(unrecordedBatch(), true);
+      publish(touched);
+    } catch (RuntimeException | Error e) {
+      // an internal error: the graph goes back to what it was before the refresh, as after an
+      // aborted transaction; the next resync reads the key again
+      LOG.error("refresh of {} after a late southbound call aborted by an internal error; its"
+          + " changes are rolled back", key, e);
+      g.rollback();
+      history.dropRevived(g);
+    }
   }
 
   /** After registration: re-apply UNIMPLEMENTED values that a descriptor now selects. */

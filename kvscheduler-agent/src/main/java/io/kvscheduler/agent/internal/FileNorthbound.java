@@ -131,11 +131,13 @@ public final class FileNorthbound implements NorthboundSource {
 
     Map<String, Object> all = new TreeMap<>();
     Map<Path, Duplicate> duplicates = new HashMap<>();
+    Map<Path, Map<String, Object>> wanted = new TreeMap<>();
     for (Map.Entry<Path, String> f : readAll().entrySet()) {
       FileState st = new FileState();
       files.put(f.getKey(), st);
-      update(f.getKey(), st, f.getValue(), duplicates);
+      read(f.getKey(), st, f.getValue(), wanted);
     }
+    settle(wanted, duplicates); // every file wants its values: the first by name keeps a key
     reportDuplicates(duplicates, Set.of());
     files.values().forEach(st -> all.putAll(st.applied));
     LOG.info("file northbound: {} values from {} files in {}", all.size(), files.size(), dir);
@@ -277,13 +279,7 @@ public final class FileNorthbound implements NorthboundSource {
       }
       FileState st = files.computeIfAbsent(p, x -> new FileState());
       touched.putIfAbsent(p, st.applied);
-      st.content = now.get(p);
-      st.blocked = false;
-      try {
-        wanted.put(p, parse(p, st.content, null));
-      } catch (ConfigException e) {
-        reject(p, e.line(), e.getMessage());
-      }
+      read(p, st, now.get(p), wanted);
     }
     for (Map.Entry<Path, FileState> f : files.entrySet()) {
       FileState st = f.getValue();
@@ -380,42 +376,19 @@ public final class FileNorthbound implements NorthboundSource {
   private record Duplicate(String key, Path other) {}
 
   /**
-   * Parses {@code content} as the new content of {@code file}; on success sets its applied values
-   * (not yet delivered) and returns true; on error reports it and keeps the previous values. A
-   * key another file holds blocks the file (it keeps its previous values too): that is put into
-   * {@code duplicates} and reported by {@link #reportDuplicates} once the scan has settled which
-   * file holds what, since a key another file gives up later in the same scan unblocks it.
+   * Takes {@code content} as the content of {@code file} and parses it: the values go to {@code
+   * wanted} (applied by {@link #settle}); a file that does not parse is reported and keeps the
+   * values it held.
    */
-  private boolean update(Path file, FileState st, String content,
-      Map<Path, Duplicate> duplicates) {
+  private void read(Path file, FileState st, String content,
+      Map<Path, Map<String, Object>> wanted) {
     st.content = content;
     st.blocked = false;
-    duplicates.remove(file);
-    Map<String, Object> values;
     try {
-      values = parse(file, content, null);
+      wanted.put(file, parse(file, content, null));
     } catch (ConfigException e) {
       reject(file, e.line(), e.getMessage());
-      return false;
     }
-    for (Map.Entry<Path, FileState> other : files.entrySet()) {
-      if (other.getKey().equals(file)) {
-        continue;
-      }
-      for (String k : values.keySet()) {
-        if (other.getValue().applied.containsKey(k)) {
-          st.blocked = true;
-          duplicates.put(file, new Duplicate(k, other.getKey()));
-          return false;
-        }
-      }
-    }
-    if (errors.remove(file) != null) {
-      LOG.info("file northbound: {} is valid again", file.getFileName());
-    }
-    st.applied = values;
-    st.appliedContent = content;
-    return true;
   }
 
   /**

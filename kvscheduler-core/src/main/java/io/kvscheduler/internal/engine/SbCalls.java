@@ -75,7 +75,7 @@ final class SbCalls implements AutoCloseable {
           try {
             lateReturns.accept(key);
           } catch (RuntimeException ex) {
-            // the scheduler is closing: nothing to read again
+            // the sink only queues a task; whatever it throws must not fail this call's thread
           }
         }
       }

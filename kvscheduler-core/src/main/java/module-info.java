@@ -5,7 +5,6 @@
 module io.kvscheduler.core {
   requires org.slf4j;
   requires org.pcollections;
-  requires io.vavr;
 
   exports io.kvscheduler.api;
 }

@@ -6,7 +6,6 @@ import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.internal.graph.Bulk;
 import io.kvscheduler.internal.graph.Graph;
 import io.kvscheduler.internal.graph.Node;
-import io.vavr.collection.Vector;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -19,9 +18,9 @@ import java.util.List;
  * replaced after every transaction. Readers take the current snapshot and see a consistent state
  * without locks.
  *
- * <p>A snapshot is two persistent structures: the views, a vector indexed by a slot number each
- * key keeps while it is published, and a sorted key index key → slot ({@link SlotIndex}) for
- * lookups by key and reads in key order. A transaction that only changes values (the common case)
+ * <p>A snapshot is two persistent structures: the views, a vector ({@link SlotVector}) indexed by
+ * a slot number each key keeps while it is published, and a sorted key index key → slot ({@link
+ * SlotIndex}) for lookups by key and reads in key order. A transaction that only changes values (the common case)
  * updates the vector alone: a path of about log32(n) small arrays, found through the slot the node
  * remembers ({@link Node#publishedSlot}), with no key comparison. The key index changes only when
  * keys come or go, at O(log n) per key. A large change is merged into new structures in one linear
@@ -30,14 +29,14 @@ import java.util.List;
 final class Published {
   /** What readers see of the graph at one moment. Immutable. */
   static final class Snapshot {
-    static final Snapshot EMPTY = new Snapshot(SlotIndex.EMPTY, Vector.empty());
+    static final Snapshot EMPTY = new Snapshot(SlotIndex.EMPTY, SlotVector.empty());
 
     /** Key → slot of its view, in key order. */
     private final SlotIndex slots;
     /** Views by slot; a free slot holds null. */
-    private final Vector<Rev> views;
+    private final SlotVector<Rev> views;
 
-    private Snapshot(SlotIndex slots, Vector<Rev> views) {
+    private Snapshot(SlotIndex slots, SlotVector<Rev> views) {
       this.slots = slots;
       this.views = views;
     }
@@ -152,7 +151,7 @@ final class Published {
    * PENDING keys pending.
    */
   private void resetTo(Snapshot s) {
-    slotCount = s.views.length();
+    slotCount = s.views.size();
     slotKeys = new String[Math.max(64, slotCount)];
     pending.clear();
     for (SlotIndex.Cursor c = s.slots.cursor(null, null); c.next(); ) {
@@ -178,7 +177,7 @@ final class Published {
       return rebuild(s, touched, g);
     }
     SlotIndex slots = s.slots;
-    Vector<Rev> views = s.views;
+    SlotVector<Rev> views = s.views;
     for (int i = 0; i < keys.size(); i++) {
       String key = keys.get(i);
       Node n = touched.node(i);
@@ -189,7 +188,7 @@ final class Published {
       if (n == null || n.value == null) {
         if (slot >= 0) {
           slots = slots.minus(key);
-          views = views.update(slot, (Rev) null);
+          views = views.set(slot, null);
           release(slot);
         }
         pending.remove(key);
@@ -199,9 +198,9 @@ final class Published {
       if (slot < 0) {
         slot = acquire(key);
         slots = slots.plus(key, slot);
-        views = slot == views.length() ? views.append(view) : views.update(slot, view);
+        views = slot == views.size() ? views.append(view) : views.set(slot, view);
       } else {
-        views = views.update(slot, view);
+        views = views.set(slot, view);
       }
       n.publishedSlot = slot;
       notePending(key, view);
@@ -301,9 +300,8 @@ final class Published {
     // the arrays were sized for every touched key being new: trimmed, as the snapshot keeps them
     String[] sortedKeys = m.size == m.keys.length ? m.keys : Arrays.copyOf(m.keys, m.size);
     int[] slots = m.size == m.slots.length ? m.slots : Arrays.copyOf(m.slots, m.size);
-    return new Snapshot(SlotIndex.ofSorted(sortedKeys, slots),
-        Vector.ofAll(Arrays.asList(slotCount == m.views.length ? m.views
-            : Arrays.copyOf(m.views, slotCount))));
+    return new Snapshot(SlotIndex.ofSorted(sortedKeys, slots), SlotVector.of(
+        m.views.length >= slotCount ? m.views : Arrays.copyOf(m.views, slotCount), slotCount));
   }
 
   /**
@@ -369,11 +367,8 @@ final class Published {
 
   /** The views of {@code old} by slot, with room for {@code extra} more slots. */
   private static Rev[] viewsBySlot(Snapshot old, int extra) {
-    Rev[] out = new Rev[old.views.length() + extra];
-    int i = 0;
-    for (Rev r : old.views) {
-      out[i++] = r;
-    }
+    Rev[] out = new Rev[old.views.size() + extra];
+    old.views.copyTo(out);
     return out;
   }
 

@@ -28,9 +28,8 @@ import java.util.Random;
  *       wall time of {@code commit()} ({@code seconds}) and the executed operations of the
  *       recorded transaction ({@code ops}, expected 2N+1).
  *   <li><b>W2</b> – on the W1-populated graph, W (default 300,000) unmeasured warm-up
- *       transactions: enough for the JIT to finish compiling the one-value path (with 10,000, as
- *       up to session 14, it was still compiling and the figure was the compiler's as much as the
- *       engine's; see BENCHMARKS.md, session 15),
+ *       transactions: enough for the JIT to finish compiling the one-value path (with 10,000 it
+ *       was still compiling, and the figure was the compiler's as much as the engine's),
  *       then T (default 1000) measured one-value transactions, each toggling {@code enabled} of a
  *       random interface (fixed seed). Reports {@code mean_us}, {@code p50_us}, {@code p99_us},
  *       {@code max_us} of the time from {@code startNBTransaction()} to the return of the blocking

@@ -184,6 +184,47 @@ class SkeletonNoMetaTest {
   }
 
   @Test
+  void downstreamResyncRepairsTheSouthboundWithTheValuesTheSchedulerHolds() {
+    Route other = Route.of("10.2.0.0/16", "tap1", "");
+    kvs.startNBTransaction().setValue(TAP1_KEY, TAP1).setValue(ROUTE_KEY, ROUTE)
+        .setValue(RouteModel.key(other), other).commit();
+    // behind the scheduler's back: a metric changed, a route lost, a stray route added
+    routeSb.setRouteMetric("10.1.0.0/16", 55);
+    routeSb.deleteRoute("10.2.0.0/16");
+    routeSb.addRoute(new SbRoute("10.9.0.0/16", 0, "", 7));
+    sbLog.clear();
+
+    // repair the southbound: no values given, the desired state is what the scheduler holds
+    kvs.startNBTransaction().commit(TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM));
+
+    assertThat(sbLog).containsExactly(
+        "Deleted route 10.9.0.0/16",
+        "Added route 10.2.0.0/16 via if 0 metric 100",
+        "Set metric of route 10.1.0.0/16 to 100");
+    assertThat(routes.southboundState()).containsExactly(
+        new SbRoute("10.1.0.0/16", 0, "192.0.2.1", 100),
+        new SbRoute("10.2.0.0/16", 0, "", 100));
+    assertThat(status(ROUTE_KEY).state()).isEqualTo(ValueState.CONFIGURED);
+    assertThat(status(RouteModel.key(other)).state()).isEqualTo(ValueState.CONFIGURED);
+  }
+
+  @Test
+  void fullResyncWithoutValuesDeletesEverythingTheNorthboundAskedFor() {
+    kvs.startNBTransaction().setValue(TAP1_KEY, TAP1).setValue(ROUTE_KEY, ROUTE).commit();
+    sbLog.clear();
+
+    // a full resync carries the whole desired state: an empty one desires nothing
+    kvs.startNBTransaction().commit(TxnOptions.defaults().withResync(ResyncType.FULL));
+
+    assertThat(sbLog).containsExactly(
+        "Deleted route 10.1.0.0/16",
+        "Deleted TAP interface: tap1");
+    assertThat(routes.southboundState()).isEmpty();
+    assertThat(kvs.valueStatus(ROUTE_KEY).value().state()).isEqualTo(ValueState.NONEXISTENT);
+    assertThat(kvs.valueStatus(TAP1_KEY).value().state()).isEqualTo(ValueState.NONEXISTENT);
+  }
+
+  @Test
   void temporaryFailureIsRetriedOtherFailuresAreFinal() {
     kvs.startNBTransaction().setValue(TAP1_KEY, TAP1).commit();
     sbLog.clear();

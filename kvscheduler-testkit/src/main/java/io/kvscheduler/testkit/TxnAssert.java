@@ -12,6 +12,7 @@ import org.assertj.core.api.AbstractAssert;
  * assertThat(txn).executed(
  *     op(CREATE, "a").states(NONEXISTENT, CONFIGURED),
  *     op(CREATE, "a/x").states(NONEXISTENT, CONFIGURED).flags("DERIVED"));
+ * assertThat(txn).executedInOrder(op(CREATE, "a"), op(CREATE, "b")); // others may come between
  * }</pre>
  */
 public final class TxnAssert extends AbstractAssert<TxnAssert, RecordedTxn> {
@@ -28,6 +29,36 @@ public final class TxnAssert extends AbstractAssert<TxnAssert, RecordedTxn> {
   public TxnAssert executed(OpSpec... expected) {
     isNotNull();
     matchOps("executed", actual.executed(), expected);
+    return this;
+  }
+
+  /**
+   * These operations were executed in this order, possibly with others before, between and after
+   * them (a partial order: e.g. that a dependency was created before its dependent, whatever else
+   * the transaction did). Each expectation matches the first executed operation after the
+   * previous match that it fits; see {@link #executed} for the exact list.
+   */
+  public TxnAssert executedInOrder(OpSpec... expected) {
+    isNotNull();
+    List<RecordedTxnOp> ops = actual.executed();
+    int from = 0;
+    for (int e = 0; e < expected.length; e++) {
+      int found = -1;
+      for (int i = from; i < ops.size(); i++) {
+        if (expected[e].mismatches(ops.get(i)).isEmpty()) {
+          found = i;
+          break;
+        }
+      }
+      if (found < 0) {
+        String where = e == 0 ? "" : String.format(" after #%d (%s)", from, expected[e - 1]);
+        failWithMessage("executed operations of txn #%s: expected %s%s, not found%s%n"
+            + "actual list:%n%s", actual.seqNum(), expected[e], where,
+            e == 0 ? "" : "; expected before it, in order: " + List.of(expected).subList(0, e),
+            list(ops));
+      }
+      from = found + 1;
+    }
     return this;
   }
 

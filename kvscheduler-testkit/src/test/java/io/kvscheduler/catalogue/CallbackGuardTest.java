@@ -23,13 +23,13 @@ import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.TransactionException;
-import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.ValueStatus;
+import io.kvscheduler.testkit.KVSchedulerTest;
 import io.kvscheduler.testkit.MockSouthbound;
 import io.kvscheduler.testkit.OpSpec;
+import io.kvscheduler.testkit.SchedulerFixture;
 import io.kvscheduler.testkit.TxnAssert;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -40,39 +40,27 @@ import org.junit.jupiter.api.Test;
  * later transactions still run. (Guarantee of KVDescriptor's "Callbacks" contract; no catalogue
  * entry.)
  */
+@KVSchedulerTest(simulation = true, printTxnSummary = true)
 class CallbackGuardTest {
-  private final MockSouthbound sb = new MockSouthbound();
-  private Fx.Env env;
+  private MockSouthbound sb;
+  private SchedulerFixture env;
   private KVScheduler kvs;
 
   @BeforeEach
-  void setUp() {
-    env = Fx.env(true);
-    kvs = env.kvs();
-  }
-
-  @AfterEach
-  void tearDown() {
-    env.close();
-    assertThat(sb.inconsistencies()).isEmpty();
-  }
-
-  private long commit(Object... kv) {
-    var txn = kvs.startNBTransaction();
-    for (int i = 0; i < kv.length; i += 2) {
-      txn.setValue((String) kv[i], kv[i + 1]);
-    }
-    return txn.commit(TxnOptions.defaults());
+  void setUp(SchedulerFixture fx) {
+    env = fx;
+    sb = fx.southbound();
+    kvs = fx.kvs();
   }
 
   private TransactionException commitFails(Object... kv) {
-    return assertThrows(TransactionException.class, () -> commit(kv));
+    return assertThrows(TransactionException.class, () -> env.commit(kv));
   }
 
   /** A further transaction is processed normally. */
   private void engineStillWorks(String key) {
     sb.clearCalls();
-    long seq = commit(key, s("later"));
+    long seq = env.commit(key, s("later"));
     assertThat(sb.callLog()).containsExactly("CREATE " + key);
     TxnAssert.assertThat(env.txn(seq)).executed(op(CREATE, key).states(NONEXISTENT, CONFIGURED));
     assertThat(kvs.valueStatus(key).value())
@@ -214,7 +202,7 @@ class CallbackGuardTest {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withoutRetrieve()
             .build());
-    commit(A1, new Fragile("x"));
+    env.commit(A1, new Fragile("x"));
     sb.clearCalls();
 
     long seq = kvs.startNBTransaction()
@@ -239,10 +227,10 @@ class CallbackGuardTest {
               throw new IllegalStateException("compare exploded");
             })
             .build());
-    commit(A1, s("x"));
+    env.commit(A1, s("x"));
     sb.clearCalls();
 
-    long seq = commit(A1, s("x"));
+    long seq = env.commit(A1, s("x"));
     assertThat(sb.callLog()).containsExactly("UPDATE " + A1);
     TxnAssert.assertThat(env.txn(seq)).executed(
         op(UPDATE, A1).states(CONFIGURED, CONFIGURED).prevValue(s("x")).newValue(s("x")));

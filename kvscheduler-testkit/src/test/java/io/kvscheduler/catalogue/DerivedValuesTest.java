@@ -34,44 +34,29 @@ import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.api.View;
+import io.kvscheduler.testkit.KVSchedulerTest;
 import io.kvscheduler.testkit.MockSouthbound;
 import io.kvscheduler.testkit.OpSpec;
+import io.kvscheduler.testkit.SchedulerFixture;
 import io.kvscheduler.testkit.TxnAssert;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** Catalogue §8: derived values. */
+@KVSchedulerTest(simulation = true, printTxnSummary = true)
 class DerivedValuesTest {
-  private final MockSouthbound sb = new MockSouthbound();
-  private Fx.Env env;
+  private MockSouthbound sb;
+  private SchedulerFixture env;
   private KVScheduler kvs;
 
   @BeforeEach
-  void setUp() {
-    env = Fx.env(true);
-    kvs = env.kvs();
-  }
-
-  @AfterEach
-  void tearDown() {
-    env.close();
-    assertThat(sb.inconsistencies()).isEmpty();
-  }
-
-  private long commit(TxnOptions o, Object... kv) {
-    var txn = kvs.startNBTransaction();
-    for (int i = 0; i < kv.length; i += 2) {
-      txn.setValue((String) kv[i], kv[i + 1]);
-    }
-    return txn.commit(o);
-  }
-
-  private long commit(Object... kv) {
-    return commit(TxnOptions.defaults(), kv);
+  void setUp(SchedulerFixture fx) {
+    env = fx;
+    sb = fx.southbound();
+    kvs = fx.kvs();
   }
 
   private static OpSpec[] ops(OpSpec... o) {
@@ -97,7 +82,7 @@ class DerivedValuesTest {
         sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
             .derivedValues(Fx.derivedItems())
             .build());
-    commit(A1, arr(1));
+    env.commit(A1, arr(1));
     sb.clearCalls();
   }
 
@@ -109,7 +94,7 @@ class DerivedValuesTest {
     baseDerivingItem1();
     io.kvscheduler.api.TransactionException set = org.junit.jupiter.api.Assertions.assertThrows(
         io.kvscheduler.api.TransactionException.class,
-        () -> commit(d(A1, 1), s("nb-owned"), A2, arr()));
+        () -> env.commit(d(A1, 1), s("nb-owned"), A2, arr()));
     assertThat(set.keyErrors()).singleElement().satisfies(e -> {
       assertThat(e.key()).isEqualTo(d(A1, 1));
       assertThat(e.operation()).isEqualTo(io.kvscheduler.api.TxnOperation.UPDATE);
@@ -118,7 +103,7 @@ class DerivedValuesTest {
     });
     io.kvscheduler.api.TransactionException removal =
         org.junit.jupiter.api.Assertions.assertThrows(io.kvscheduler.api.TransactionException.class,
-            () -> commit(d(A1, 1), null));
+            () -> env.commit(d(A1, 1), null));
     assertThat(removal.keyErrors()).extracting(io.kvscheduler.api.KeyError::key,
         io.kvscheduler.api.KeyError::operation)
         .containsExactly(org.assertj.core.groups.Tuple.tuple(d(A1, 1),
@@ -135,7 +120,7 @@ class DerivedValuesTest {
       + " gets that key as a value of its own: the removal runs first and frees the key")
   void keyFreedByItsBaseInTheSameTransaction() {
     baseDerivingItem1();
-    commit(A1, null, d(A1, 1), s("own"));
+    env.commit(A1, null, d(A1, 1), s("own"));
     assertThat(sb.callLog()).containsExactly(
         "DELETE " + d(A1, 1), "DELETE " + A1, "CREATE " + d(A1, 1));
     assertThat(kvs.valueStatus(d(A1, 1)).state()).isEqualTo(CONFIGURED);
@@ -164,7 +149,7 @@ class DerivedValuesTest {
                   io.kvscheduler.api.KeyValuePair.of(key + "/x", s("second")),
                   io.kvscheduler.api.KeyValuePair.of(key + "/y", null)))
               .build());
-      commit(A1, s("a"));
+      env.commit(A1, s("a"));
     } finally {
       log.detachAppender(appender);
     }
@@ -189,9 +174,9 @@ class DerivedValuesTest {
             .derivedValues(Fx.derivedItems())
             .updateWithRecreate((key, o, n, m) -> key.equals(A1))
             .build());
-    commit(A1, arr(1, 2));
+    env.commit(A1, arr(1, 2));
     sb.clearCalls();
-    commit(A1, arr(1, 3));
+    env.commit(A1, arr(1, 3));
     assertThat(sb.callLog()).containsExactly("DELETE " + d(A1, 1), "DELETE " + d(A1, 2),
         "DELETE " + A1, "CREATE " + A1, "CREATE " + d(A1, 1), "CREATE " + d(A1, 3));
     OpSpec[] expected = ops(
@@ -216,10 +201,10 @@ class DerivedValuesTest {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A)
             .derivedValues(Fx.derivedItems()).build());
-    commit(A1, arr(1, 2));
+    env.commit(A1, arr(1, 2));
     sb.clearCalls();
     // no longer derived -> deleted and gone
-    commit(A1, arr(1));
+    env.commit(A1, arr(1));
     assertThat(sb.callLog()).containsExactly("DELETE " + d(A1, 2), "UPDATE " + A1);
     TxnAssert.assertThat(env.txn(1)).executed(
         op(DELETE, d(A1, 2)).states(CONFIGURED, REMOVED).flags("DERIVED"),
@@ -230,7 +215,7 @@ class DerivedValuesTest {
     assertThat(kvs.valueStatus(d(A1, 2)).state()).isEqualTo(NONEXISTENT);
 
     sb.clearCalls();
-    commit(A1, null);
+    env.commit(A1, null);
     assertThat(sb.callLog()).containsExactly("DELETE " + d(A1, 1), "DELETE " + A1);
     TxnAssert.assertThat(env.txn(2)).executed(
         op(DELETE, d(A1, 1)).states(CONFIGURED, REMOVED).flags("DERIVED"),
@@ -250,11 +235,11 @@ class DerivedValuesTest {
                 ? List.of(Dependency.onKey(B2, B2)) : List.of())
             .build(),
         sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build());
-    commit(A1, arr(1), B2, s("b2"));
+    env.commit(A1, arr(1), B2, s("b2"));
     // A1/i1 waits for B2 within the transaction
     assertThat(sb.callLog()).containsExactly("CREATE " + A1, "CREATE " + B2, "CREATE " + d(A1, 1));
     sb.clearCalls();
-    commit(B2, null);
+    env.commit(B2, null);
     assertThat(sb.callLog()).containsExactly("DELETE " + d(A1, 1), "DELETE " + B2);
     TxnAssert.assertThat(env.txn(1)).executed(
         op(DELETE, d(A1, 1)).states(CONFIGURED, PENDING).flags("DERIVED")
@@ -279,7 +264,7 @@ class DerivedValuesTest {
               return List.of();
             })
             .build());
-    long seq = commit(TxnOptions.defaults().withResync(ResyncType.FULL)
+    long seq = env.commit(TxnOptions.defaults().withResync(ResyncType.FULL)
             .withDescription("testing resync against empty SB"),
         A2, arr(1), A1, arr(1, 2));
     assertThat(seq).isZero();
@@ -319,11 +304,11 @@ class DerivedValuesTest {
   @DisplayName("B81 a derived key selected by no descriptor is a property: tracked, no calls, PROPERTY flag, can be a dependency")
   void propertiesOfNbValue() {
     registerWithProperties();
-    commit(B2, s("b2"));
+    env.commit(B2, s("b2"));
     assertThat(kvs.valueStatus(B2).value()).isEqualTo(status(B2, PENDING, CREATE, "", d(A1, 1)));
 
     sb.clearCalls();
-    commit(A1, arr(1));
+    env.commit(A1, arr(1));
     // no descriptor call for the property; B2 (depending on it) is created
     assertThat(sb.callLog()).containsExactly("CREATE " + A1, "CREATE " + B2);
     OpSpec[] expected = ops(
@@ -340,7 +325,7 @@ class DerivedValuesTest {
 
     // deleting the base removes the property without calls, un-configuring B2 first
     sb.clearCalls();
-    commit(A1, null);
+    env.commit(A1, null);
     assertThat(sb.callLog()).containsExactly("DELETE " + B2, "DELETE " + A1);
     TxnAssert.assertThat(env.txn(2)).executed(
         op(DELETE, B2).states(CONFIGURED, PENDING),
@@ -392,7 +377,7 @@ class DerivedValuesTest {
     assertThat(lastRevision(d(A1, 1)).descriptor()).isEqualTo("descriptor1");
 
     // derived values of NB values are NB values (created by the descriptor)
-    commit(A2, arr(1));
+    env.commit(A2, arr(1));
     assertThat(sb.callLog()).containsExactly("CREATE " + A2, "CREATE " + d(A2, 1));
     TxnAssert.assertThat(env.txn(1)).executed(
         op(CREATE, A2).states(NONEXISTENT, CONFIGURED),
@@ -408,12 +393,12 @@ class DerivedValuesTest {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
             .derivedValues(Fx.derivedItems()).build());
-    assertThat(commit(A1, arr(1))).isZero();
+    assertThat(env.commit(A1, arr(1))).isZero();
     assertThat(sb.get(A1).orElseThrow().metadata()).isEqualTo(0);
     sb.clearCalls();
 
     sb.planError(d(A1, 1), new RuntimeException("failed to delete value"));
-    TransactionException e = assertThrows(TransactionException.class, () -> commit(A1, null));
+    TransactionException e = assertThrows(TransactionException.class, () -> env.commit(A1, null));
     assertThat(e.seqNum()).isEqualTo(1);
     assertThat(e.keyErrors()).extracting(KeyError::key, KeyError::operation, KeyError::message)
         .containsExactly(org.assertj.core.groups.Tuple.tuple(
@@ -447,7 +432,7 @@ class DerivedValuesTest {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
             .derivedValues(Fx.derivedItems()).build());
-    commit(A1, arr(1, 2));
+    env.commit(A1, arr(1, 2));
     assertThat(sb.get(A1).orElseThrow().metadata()).isEqualTo(0);
     assertThat(sb.get(d(A1, 1)).orElseThrow().metadata()).isNull();
     assertThat(sb.get(d(A1, 2)).orElseThrow().metadata()).isNull();

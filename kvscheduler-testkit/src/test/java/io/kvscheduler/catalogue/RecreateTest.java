@@ -30,22 +30,22 @@ import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxn.RecordedValue;
 import io.kvscheduler.api.TransactionException;
-import io.kvscheduler.api.Txn;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.api.View;
+import io.kvscheduler.testkit.KVSchedulerTest;
 import io.kvscheduler.testkit.MockSouthbound;
 import io.kvscheduler.testkit.MockSouthbound.Entry;
 import io.kvscheduler.testkit.OpSpec;
+import io.kvscheduler.testkit.SchedulerFixture;
 import io.kvscheduler.testkit.TxnAssert;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -55,21 +55,17 @@ import org.junit.jupiter.api.Test;
  * re-created value, re-creation of derived values, equivalence, SB-originated changes. Simulation
  * is on, so planned and executed lists are both checked.
  */
+@KVSchedulerTest(simulation = true, printTxnSummary = true)
 class RecreateTest {
-  private final MockSouthbound sb = new MockSouthbound();
-  private Fx.Env env;
+  private MockSouthbound sb;
+  private SchedulerFixture env;
   private KVScheduler kvs;
 
   @BeforeEach
-  void setUp() {
-    env = Fx.env(true);
-    kvs = env.kvs();
-  }
-
-  @AfterEach
-  void tearDown() {
-    env.close();
-    assertThat(sb.inconsistencies()).isEmpty();
+  void setUp(SchedulerFixture fx) {
+    env = fx;
+    sb = fx.southbound();
+    kvs = fx.kvs();
   }
 
   // ------------------------------------------------------------------ fixtures
@@ -139,14 +135,6 @@ class RecreateTest {
             .build());
   }
 
-  private long commit(Object... kv) {
-    Txn t = kvs.startNBTransaction();
-    for (int i = 0; i < kv.length; i += 2) {
-      t.setValue((String) kv[i], kv[i + 1]);
-    }
-    return t.commit();
-  }
-
   private static ValueStatus st(String key, ValueState state, TxnOperation op, String... details) {
     return new ValueStatus(key, state, "", op, List.of(details));
   }
@@ -171,11 +159,11 @@ class RecreateTest {
       + " 0 → 1 → 2")
   void recreateBaseTwice() {
     registerDataChange();
-    commit(C3, arr(1, 2));
+    env.commit(C3, arr(1, 2));
     assertThat(meta("descriptor3", "base-value3")).contains(0);
 
     sb.clearCalls();
-    long seq = commit(C3, arr(1));
+    long seq = env.commit(C3, arr(1));
     assertThat(sb.callLog()).containsExactly("DELETE " + d(C3, 1), "DELETE " + d(C3, 2),
         "DELETE " + C3, "CREATE " + C3, "CREATE " + d(C3, 1));
     assertBoth(env.txn(seq),
@@ -195,7 +183,7 @@ class RecreateTest {
     assertThat(sb.get(C3).orElseThrow().metadata()).isEqualTo(1);
 
     sb.clearCalls();
-    seq = commit(C3, arr(1, 2));
+    seq = env.commit(C3, arr(1, 2));
     assertThat(sb.callLog()).containsExactly("DELETE " + d(C3, 1), "DELETE " + C3,
         "CREATE " + C3, "CREATE " + d(C3, 1), "CREATE " + d(C3, 2));
     assertBoth(env.txn(seq),
@@ -234,10 +222,10 @@ class RecreateTest {
               return false;
             })
             .build());
-    commit(x, s("a"), y, s("a"), z, s("a"));
+    env.commit(x, s("a"), y, s("a"), z, s("a"));
     sb.clearCalls();
 
-    long seq = commit(x, s("b"), y, s("b"), z, s("b"));
+    long seq = env.commit(x, s("b"), y, s("b"), z, s("b"));
     // ordering: the re-creation (x) before the in-place updates (y, z)
     assertThat(sb.callLog()).containsExactly(
         "DELETE " + x, "CREATE " + x, "UPDATE " + z, "UPDATE " + y);
@@ -257,7 +245,7 @@ class RecreateTest {
 
     // an equivalent value is not a change: nothing happens even without Update
     sb.clearCalls();
-    seq = commit(x, s("b"));
+    seq = env.commit(x, s("b"));
     assertThat(sb.callLog()).isEmpty();
     TxnAssert.assertThat(env.txn(seq)).executedNothing();
     assertThat(meta("noUpdate", "x")).contains(1);
@@ -276,14 +264,14 @@ class RecreateTest {
     String bd2 = bdKey("bd2");
     String member = bindingKey("bd2", "tap1");
     String fib3 = "/fib/fib3";
-    commit(tap1, tap, bd2, new Bd("bd2", List.of("tap1")), fib3, new Fib("bd2", "tap1"));
+    env.commit(tap1, tap, bd2, new Bd("bd2", List.of("tap1")), fib3, new Fib("bd2", "tap1"));
     assertThat(kvs.valueStatus(fib3).state()).isEqualTo(CONFIGURED);
     assertThat(kvs.valueStatus(bd2).derivedStatus(member).orElseThrow().state())
         .isEqualTo(CONFIGURED);
     assertThat(meta("iface", "tap1")).contains(0);
 
     sb.clearCalls();
-    long seq = commit(tap1, loop);
+    long seq = env.commit(tap1, loop);
     assertThat(sb.callLog()).containsExactly("DELETE " + fib3, "DELETE " + member,
         "DELETE " + tap1, "CREATE " + tap1, "CREATE " + member, "CREATE " + fib3);
     assertBoth(env.txn(seq),
@@ -326,14 +314,14 @@ class RecreateTest {
         .build());
     SuffixArray v1 = new SuffixArray(List.of("item1"), "-v1");
     SuffixArray v2 = new SuffixArray(List.of("item1"), "-v2");
-    assertThat(commit(A1, v1)).isZero();
+    assertThat(env.commit(A1, v1)).isZero();
     assertThat(sb.get(d(A1, 1)).orElseThrow().value()).isEqualTo(s("item1-v1"));
     assertThat(sb.get(A1).orElseThrow().metadata()).isEqualTo(0);
 
     sb.planError(d(A1, 1), null); // the Delete passes
     sb.planError(d(A1, 1), new RuntimeException("failed to create value")); // the re-Create fails
     sb.clearCalls();
-    assertThatThrownBy(() -> commit(A1, v2))
+    assertThatThrownBy(() -> env.commit(A1, v2))
         .isInstanceOfSatisfying(TransactionException.class, e -> {
           assertThat(e.seqNum()).isEqualTo(1);
           assertThat(e.isInitError()).isFalse();
@@ -387,11 +375,11 @@ class RecreateTest {
     String bd2 = bdKey("bd2");
     Bd withTap1 = new Bd("bd2", List.of("tap1"));
     Bd withTap2 = new Bd("bd2", List.of("tap2"));
-    commit(tap1, new Iface("tap1", "TAP", "first"), tap2, new Iface("tap2", "TAP", ""),
+    env.commit(tap1, new Iface("tap1", "TAP", "first"), tap2, new Iface("tap2", "TAP", ""),
         bd2, withTap1);
     sb.clearCalls();
 
-    long seq = commit(bd2, withTap2);
+    long seq = env.commit(bd2, withTap2);
     assertThat(sb.callLog()).containsExactly(
         "DELETE " + bindingKey("bd2", "tap1"), "CREATE " + bindingKey("bd2", "tap2"));
     assertBoth(env.txn(seq),
@@ -407,7 +395,7 @@ class RecreateTest {
         .containsExactly(withTap2);
 
     sb.clearCalls();
-    seq = commit(tap1, new Iface("tap1", "TAP", "second"));
+    seq = env.commit(tap1, new Iface("tap1", "TAP", "second"));
     assertThat(sb.callLog()).isEmpty();
     TxnAssert.assertThat(env.txn(seq)).executedNothing();
     assertThat(env.txn(seq).planned()).isEmpty();

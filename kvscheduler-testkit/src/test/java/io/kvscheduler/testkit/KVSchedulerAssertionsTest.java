@@ -1,0 +1,163 @@
+package io.kvscheduler.testkit;
+
+import static io.kvscheduler.testkit.KVSchedulerAssertions.assertThat;
+import static io.kvscheduler.testkit.KVSchedulerAssertions.assertThatCommitFails;
+import static io.kvscheduler.testkit.OpSpec.op;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.TransactionException;
+import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.api.ValueOrigin;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The testkit's assertions fail when they should, with messages that say what differs; and the
+ * fixture's own checks (argument pairs, the mock southbound's consistency).
+ */
+class KVSchedulerAssertionsTest {
+  static final String ETH0 = "config/interfaces/eth0";
+  static final String ETH1 = "config/interfaces/eth1";
+  static final String ROUTE = "config/routes/r1";
+
+  private SchedulerFixture fx;
+
+  @BeforeEach
+  void setUp() {
+    fx = SchedulerFixture.create();
+    fx.kvs().registerDescriptors(
+        fx.southbound().descriptor("interface", String.class).nbKeyPrefix("config/interfaces/")
+            .build(),
+        fx.southbound().descriptor("route", String.class).nbKeyPrefix("config/routes/")
+            .dependencies((key, out) -> List.of(
+                Dependency.onKey("interface-exists", "config/interfaces/" + out),
+                Dependency.onKey("table-exists", "config/tables/main")))
+            .build());
+  }
+
+  @AfterEach
+  void tearDown() {
+    fx.close();
+  }
+
+  @Test
+  @DisplayName("status assertions fail on another state, other dependencies, another error")
+  void statusAssertionsFail() {
+    fx.commit(ROUTE, "eth0");
+
+    assertThat(fx.kvs()).value(ROUTE).isPending()
+        .waitingFor("table-exists", "interface-exists");
+    assertThatThrownBy(() -> assertThat(fx.kvs()).value(ROUTE).isConfigured())
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("expected " + ROUTE + " to be CONFIGURED but it is PENDING")
+        .hasMessageContaining("interface-exists");
+    assertThatThrownBy(() -> assertThat(fx.kvs()).value(ROUTE).waitingFor("interface-exists"))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("to wait for [interface-exists] but it waits for");
+    assertThatThrownBy(() -> assertThat(fx.kvs()).value(ROUTE)
+        .waitingFor("interface-exists", "interface-exists"))
+        .isInstanceOf(AssertionError.class);
+    assertThatThrownBy(() -> assertThat(fx.kvs()).value(ROUTE).hasError("boom"))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("expected error of " + ROUTE + " to be 'boom' but it is ''");
+    assertThatThrownBy(() -> assertThat(fx.kvs()).value(ROUTE).lastOperation(TxnOperation.DELETE))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("to be DELETE but it is CREATE");
+    assertThat(fx.kvs()).value(ETH1).doesNotExist();
+    assertThatThrownBy(() -> assertThat(fx.kvs()).value(ETH1).isPending())
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("it is NONEXISTENT");
+  }
+
+  @Test
+  @DisplayName("executedInOrder: a partial order, other operations may come between")
+  void executedInOrder() {
+    long seq = fx.commit(ETH0, "a", ETH1, "b", "config/interfaces/eth2", "c");
+
+    assertThat(fx.kvs()).txn(seq)
+        .executedInOrder(op(TxnOperation.CREATE, ETH0), op(TxnOperation.CREATE,
+            "config/interfaces/eth2"))
+        .executedInOrder();
+    assertThatThrownBy(() -> assertThat(fx.kvs()).txn(seq)
+        .executedInOrder(op(TxnOperation.CREATE, ETH1), op(TxnOperation.CREATE, ETH0)))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("expected CREATE " + ETH0)
+        .hasMessageContaining("after #2 (CREATE " + ETH1)
+        .hasMessageContaining("1. ");
+    assertThatThrownBy(() -> assertThat(fx.kvs()).txn(seq)
+        .executedInOrder(op(TxnOperation.DELETE, ETH0)))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("expected DELETE " + ETH0);
+    assertThatThrownBy(() -> assertThat(fx.kvs()).txn(seq)
+        .executedInOrder(op(TxnOperation.CREATE, ETH0), op(TxnOperation.CREATE, ETH0)))
+        .as("one executed operation matches one expectation only")
+        .isInstanceOf(AssertionError.class);
+    assertThatThrownBy(() -> assertThat(fx.kvs()).txn(seq + 1))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("expected a record of txn #" + (seq + 1));
+  }
+
+  @Test
+  @DisplayName("key-error assertions fail on another key, operation, message or cause")
+  void keyErrorAssertionsFail() {
+    fx.southbound().planError(ETH0, new IllegalStateException("southbound busy"));
+    TransactionException e = org.junit.jupiter.api.Assertions.assertThrows(
+        TransactionException.class, () -> fx.commit(ETH0, "a", ETH1, "b"));
+
+    assertThat(e).hasFailedKeys(ETH0).hasKeyError(ETH0, TxnOperation.CREATE, "busy")
+        .hasKeyErrorCausedBy(ETH0, IllegalStateException.class)
+        .hasMessageContaining("southbound busy");
+    assertThatThrownBy(() -> assertThat(e).hasFailedKeys(ETH0, ETH1))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("expected failed keys [" + ETH0 + ", " + ETH1 + "]");
+    assertThatThrownBy(() -> assertThat(e).hasKeyError(ETH1, TxnOperation.CREATE))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("expected " + ETH1 + " among the failed keys");
+    assertThatThrownBy(() -> assertThat(e).hasKeyError(ETH0, TxnOperation.UPDATE))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("to fail in UPDATE but it failed in CREATE");
+    assertThatThrownBy(() -> assertThat(e).hasKeyError(ETH0, TxnOperation.CREATE, "timeout"))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("to contain 'timeout'");
+    assertThatThrownBy(() -> assertThat(e).hasKeyErrorCausedBy(ETH0, ArithmeticException.class))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("caused by a java.lang.ArithmeticException");
+
+    assertThatThrownBy(() -> assertThatCommitFails(() -> fx.commit(ETH1, "c")))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("but it succeeded");
+    assertThatThrownBy(() -> assertThatCommitFails(() -> fx.commit(ETH1)))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("but it threw java.lang.IllegalArgumentException")
+        .hasRootCauseMessage("key/value pairs expected, got 1 arguments");
+  }
+
+  @Test
+  @DisplayName("the fixture rejects arguments that are not key/value pairs")
+  void commitArguments() {
+    assertThatThrownBy(() -> fx.commit(ETH0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("key/value pairs expected, got 1 arguments");
+    assertThatThrownBy(() -> fx.commit(ETH0, "a", 7, "b"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("argument 2 is a key and must be a String, got 7");
+    assertThat(fx.southbound().calls()).isEmpty();
+  }
+
+  @Test
+  @DisplayName("the southbound check names every inconsistent call")
+  void southboundCheck() {
+    fx.assertSouthboundConsistent();
+    fx.southbound().setValue(ETH0, "already there", null, ValueOrigin.FROM_NB, false);
+    fx.commit(ETH0, "a"); // the scheduler does not know: it creates the key again
+
+    assertThatThrownBy(fx::assertSouthboundConsistent)
+        .isInstanceOf(AssertionError.class)
+        .hasMessage("inconsistent calls on the mock southbound:\n  CREATE of existing key " + ETH0);
+  }
+}

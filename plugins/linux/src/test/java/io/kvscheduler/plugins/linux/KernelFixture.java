@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Assumptions;
 
 /**
  * A scheduler with the Linux plugin driving the real kernel inside a private network namespace
- * (with private named namespaces), plus helpers to look at the kernel with {@code ip -json} and
+ * (with private named namespaces), plus methods to look at the kernel with {@code ip -json} and
  * to change it by hand. Closing it ends the namespace and everything in it.
  */
 final class KernelFixture implements AutoCloseable {

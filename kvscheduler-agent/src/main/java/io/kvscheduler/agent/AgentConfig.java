@@ -29,6 +29,8 @@ import java.util.Set;
  *   <tr><td>print-txn-summary</td><td>--quiet (sets false)</td><td></td><td>true</td></tr>
  *   <tr><td>operation-timeout</td><td>--operation-timeout</td><td></td><td>none (southbound
  *       calls are not bounded)</td></tr>
+ *   <tr><td>linux</td><td>--linux</td><td>KVS_LINUX ({@code true})</td><td>false (the Linux
+ *       networking plugin is off: the agent does not touch the host's network)</td></tr>
  * </table>
  *
  * @param label microservice label: the etcd prefix is {@code /vnf-agent/<label>/}
@@ -40,13 +42,32 @@ import java.util.Set;
  * @param operationTimeout limit of one southbound call of the plugins' descriptors (see {@code
  *     KVSchedulerBuilder.operationTimeout}), or null for none; written {@code 500ms}, {@code 5s},
  *     {@code 1m} or as an ISO-8601 duration ({@code PT5S})
+ * @param enabledPlugins names of plugins that are off by default and enabled here ({@code
+ *     linux})
  */
 public record AgentConfig(String label, Path configDir, String restAddress,
     List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
-    Duration operationTimeout) {
+    Duration operationTimeout, Set<String> enabledPlugins) {
 
   public AgentConfig {
     etcdEndpoints = List.copyOf(etcdEndpoints);
+    enabledPlugins = Set.copyOf(enabledPlugins);
+  }
+
+  /** Settings with no plugin enabled beyond the default ones. */
+  public AgentConfig(String label, Path configDir, String restAddress,
+      List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
+      Duration operationTimeout) {
+    this(label, configDir, restAddress, etcdEndpoints, statusPublishing, printTxnSummary,
+        operationTimeout, Set.of());
+  }
+
+  /** These settings with the plugin {@code name}, off by default, enabled. */
+  public AgentConfig withPlugin(String name) {
+    java.util.Set<String> names = new java.util.HashSet<>(enabledPlugins);
+    names.add(name);
+    return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
+        printTxnSummary, operationTimeout, names);
   }
 
   /** Settings without an operation timeout. */
@@ -61,7 +82,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
   }
 
   private static final Set<String> KEYS = Set.of("label", "config-dir", "rest-address",
-      "etcd-endpoints", "status-publishing", "print-txn-summary", "operation-timeout");
+      "etcd-endpoints", "status-publishing", "print-txn-summary", "operation-timeout", "linux");
 
   /**
    * Reads the settings from the command-line arguments (after the command) and the environment.
@@ -76,6 +97,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     boolean status = false;
     boolean print = true;
     Duration timeout = null;
+    boolean linux = false;
 
     int fileAt = args.indexOf("--config");
     if (fileAt >= 0 && args.lastIndexOf("--config") != fileAt) {
@@ -134,6 +156,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         }
         status = flag(root, "status-publishing", status, where);
         print = flag(root, "print-txn-summary", print, where);
+        linux = flag(root, "linux", linux, where);
         String timeoutSetting = text(root, "operation-timeout", null, where);
         if (timeoutSetting != null) {
           timeout = duration(timeoutSetting, where + ": operation-timeout");
@@ -150,6 +173,14 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     if (nonEmpty(env.get("ENABLE_STATUS_PUBLISHING"))) {
       status = true;
     }
+    if (nonEmpty(env.get("KVS_LINUX"))) {
+      if (!env.get("KVS_LINUX").equalsIgnoreCase("true")
+          && !env.get("KVS_LINUX").equalsIgnoreCase("false")) {
+        throw new IllegalArgumentException("KVS_LINUX must be true or false, got '"
+            + env.get("KVS_LINUX") + "'");
+      }
+      linux = Boolean.parseBoolean(env.get("KVS_LINUX"));
+    }
 
     for (int i = 0; i < args.size(); i++) {
       String a = args.get(i);
@@ -162,6 +193,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         case "--status-publishing" -> status = true;
         case "--quiet" -> print = false;
         case "--operation-timeout" -> timeout = duration(value(args, ++i, a), a);
+        case "--linux" -> linux = true;
         default -> throw new IllegalArgumentException("unknown option '" + a + "'");
       }
     }
@@ -172,7 +204,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
       RestServer.checkAddress(rest); // a malformed address is an error of the settings
     }
     return new AgentConfig(label, configDir, "off".equals(rest) ? null : rest, etcd, status,
-        print, timeout);
+        print, timeout, linux ? Set.of("linux") : Set.of());
   }
 
   /** The etcd prefix of this agent: {@code /vnf-agent/<label>/}. */

@@ -59,8 +59,9 @@ public final class AgentMain {
     System.out.println(String.join("\n",
         "usage: bin/kvs-agent run [--config FILE] [--label L] [--config-dir DIR] [--rest HOST:PORT|off]",
         "                         [--etcd ENDPOINTS] [--status-publishing] [--quiet]",
-        "                         [--operation-timeout DURATION]",
+        "                         [--operation-timeout DURATION] [--linux]",
         "       bin/kvs-agent scenario --list | <name>... | all",
-        "Environment: MICROSERVICE_LABEL, ETCD_ENDPOINTS, ENABLE_STATUS_PUBLISHING."));
+        "--linux enables the Linux networking plugin (configures the namespace the agent runs in).",
+        "Environment: MICROSERVICE_LABEL, ETCD_ENDPOINTS, ENABLE_STATUS_PUBLISHING, KVS_LINUX."));
   }
 }

@@ -1,0 +1,134 @@
+package io.kvscheduler.plugins.linux.linuxcalls;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Runs a command (after a fixed prefix, e.g. {@code nsenter ...} to enter a sandbox) and returns
+ * its output, bounded in time: a command that runs longer than the limit is killed and fails.
+ */
+final class CommandRunner {
+  /** Reads the error output of running commands (one thread per command at most). */
+  private static final ExecutorService READERS = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "ip-stderr-reader");
+    t.setDaemon(true);
+    return t;
+  });
+  /** Kills commands that overrun their limit. */
+  private static final ScheduledExecutorService WATCHDOG =
+      Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "ip-watchdog");
+        t.setDaemon(true);
+        return t;
+      });
+
+  private final List<String> prefix;
+  private final Duration limit;
+
+  CommandRunner(List<String> prefix, Duration limit) {
+    this.prefix = List.copyOf(prefix);
+    this.limit = limit;
+  }
+
+  /** The command line {@code argv} after the prefix. */
+  List<String> commandLine(List<String> argv) {
+    List<String> cmd = new ArrayList<>(prefix);
+    cmd.addAll(argv);
+    return cmd;
+  }
+
+  /** What a finished command printed, and its exit code. */
+  record Result(int exitCode, String stdout, String stderr) {}
+
+  /**
+   * Runs {@code argv} with {@code stdin} as its input (null for none); returns stdout.
+   *
+   * @throws LinuxCallException with the command's error output as message when it fails
+   */
+  String run(List<String> argv, String stdin) throws LinuxCallException {
+    Result r = runForResult(argv, stdin);
+    if (r.exitCode() != 0) {
+      String shown = String.join(" ", argv);
+      throw new LinuxCallException(shown, r.exitCode(), r.stderr().isEmpty()
+          ? "'" + shown + "' failed with exit code " + r.exitCode() : r.stderr());
+    }
+    return r.stdout();
+  }
+
+  /** Runs {@code argv}; returns what it printed whatever its exit code. */
+  Result runForResult(List<String> argv, String stdin) throws LinuxCallException {
+    List<String> cmd = commandLine(argv);
+    String shown = String.join(" ", argv);
+    Process p;
+    try {
+      p = new ProcessBuilder(cmd).start();
+    } catch (IOException e) {
+      throw new LinuxCallException(shown, -1, "cannot run " + cmd.get(0) + ": " + e.getMessage());
+    }
+    AtomicBoolean killed = new AtomicBoolean();
+    ScheduledFuture<?> watchdog = WATCHDOG.schedule(() -> {
+      killed.set(true);
+      p.destroyForcibly();
+    }, limit.toMillis(), TimeUnit.MILLISECONDS);
+    Future<String> err = READERS.submit(() -> read(p.getErrorStream()));
+    Future<String> in = stdin == null ? null : READERS.submit(() -> {
+      try (var o = p.getOutputStream()) {
+        o.write(stdin.getBytes(StandardCharsets.UTF_8));
+      } catch (IOException e) {
+        // the command ended before reading all its input: its exit code and stderr tell why
+      }
+      return "";
+    });
+    try {
+      if (stdin == null) {
+        p.getOutputStream().close();
+      }
+      String stdout = read(p.getInputStream());
+      int code = p.waitFor();
+      String stderr = err.get().strip();
+      if (in != null) {
+        in.get();
+      }
+      if (killed.get()) {
+        throw new LinuxCallException(shown, -1, "'" + shown + "' did not finish within "
+            + limit.toMillis() + " ms");
+      }
+      return new Result(code, stdout, stderr);
+    } catch (InterruptedException e) {
+      p.destroyForcibly();
+      Thread.currentThread().interrupt();
+      throw new LinuxCallException(shown, -1, "interrupted while running '" + shown + "'");
+    } catch (IOException | java.util.concurrent.ExecutionException e) {
+      p.destroyForcibly();
+      throw new LinuxCallException(shown, -1, "cannot read the output of '" + shown + "': " + e);
+    } finally {
+      watchdog.cancel(false);
+    }
+  }
+
+  /** Starts {@code argv} as a long-running process (stdout to read, stderr discarded). */
+  Process start(List<String> argv) throws LinuxCallException {
+    try {
+      return new ProcessBuilder(commandLine(argv))
+          .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    } catch (IOException e) {
+      throw new LinuxCallException(String.join(" ", argv), -1, "cannot run " + argv.get(0) + ": "
+          + e.getMessage());
+    }
+  }
+
+  private static String read(InputStream in) throws IOException {
+    return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+  }
+}

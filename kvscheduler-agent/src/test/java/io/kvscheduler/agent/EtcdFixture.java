@@ -138,6 +138,26 @@ final class EtcdFixture implements AutoCloseable {
     return out;
   }
 
+  /** {@code etcdctl <args>}; fails unless it exits with 0. Returns the output. */
+  String ctlChecked(String... args) {
+    return check(ctl(args)).output;
+  }
+
+  /** The ID of the lease {@code key} is attached to (0 for none), from {@code etcdctl -w json}. */
+  long leaseOf(String key) {
+    String out = ctlChecked("get", key, "-w", "json");
+    try {
+      com.fasterxml.jackson.databind.JsonNode kvs = new com.fasterxml.jackson.databind.ObjectMapper()
+          .readTree(out).path("kvs");
+      if (!kvs.isArray() || kvs.isEmpty()) {
+        throw new IllegalStateException("no key " + key);
+      }
+      return kvs.get(0).path("lease").asLong(0);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** {@code etcdctl compact <current revision>}: old revisions can no longer be watched. */
   void compact() {
     Result r = check(ctl("get", "x", "-w", "fields"));

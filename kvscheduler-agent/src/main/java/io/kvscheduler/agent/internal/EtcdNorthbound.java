@@ -9,12 +9,12 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
+import io.kvscheduler.agent.EtcdSettings;
 import io.kvscheduler.agent.spi.Model;
 import io.kvscheduler.agent.spi.ModelException;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KVScheduler;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -70,9 +70,7 @@ public final class EtcdNorthbound implements NorthboundSource {
   /** Source label in the orchestrator. */
   public static final String SOURCE = "etcd";
 
-  static final Duration OP_TIMEOUT = Duration.ofSeconds(3);
   private static final Duration PROBE_INTERVAL = Duration.ofSeconds(1);
-  private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
   private static final Duration INITIAL_RESYNC_WAIT = Duration.ofSeconds(30);
   private static final long BACKOFF_MIN_MS = 100;
   private static final long BACKOFF_MAX_MS = 2000;
@@ -80,6 +78,7 @@ public final class EtcdNorthbound implements NorthboundSource {
   private final String label;
   private final String agentPrefix;
   private final List<String> endpoints;
+  private final EtcdSettings settings;
   private final ModelRegistry models;
   private final Northbound northbound;
   private final KVScheduler kvs;
@@ -101,22 +100,24 @@ public final class EtcdNorthbound implements NorthboundSource {
   private volatile long resyncCount;
   private volatile List<String> pluginNames = List.of();
 
+  /** The value last accepted for each key (by resync or watch): kept when an update is rejected. */
+  private final Map<String, Object> accepted = new java.util.HashMap<>();
+
   /**
    * @param label microservice label (agent prefix {@code /vnf-agent/<label>/})
    * @param endpoints etcd endpoints, {@code host:port} or URLs
+   * @param settings TLS, credentials, timeouts and lease TTL
    * @param models the registered models (read when the source starts)
    * @param northbound where values are delivered
    * @param kvs the scheduler, whose value statuses are published
    * @param statusPublishing whether {@code config-status/…} keys are written
    */
-  /** The value last accepted for each key (by resync or watch): kept when an update is rejected. */
-  private final Map<String, Object> accepted = new java.util.HashMap<>();
-
-  public EtcdNorthbound(String label, List<String> endpoints, ModelRegistry models,
-      Northbound northbound, KVScheduler kvs, boolean statusPublishing) {
+  public EtcdNorthbound(String label, List<String> endpoints, EtcdSettings settings,
+      ModelRegistry models, Northbound northbound, KVScheduler kvs, boolean statusPublishing) {
     this.label = Objects.requireNonNull(label, "label");
     this.agentPrefix = "/vnf-agent/" + label + "/";
     this.endpoints = List.copyOf(endpoints);
+    this.settings = Objects.requireNonNull(settings, "settings");
     if (this.endpoints.isEmpty()) {
       throw new IllegalArgumentException("no etcd endpoints");
     }
@@ -159,14 +160,16 @@ public final class EtcdNorthbound implements NorthboundSource {
     return this;
   }
 
+  /**
+   * Connects (in the background if etcd does not answer) and does the first resync.
+   *
+   * @throws IllegalArgumentException when the TLS files cannot be used (naming the file)
+   */
   @Override
   public void start() {
-    client = Client.builder()
-        .endpoints(uris(endpoints))
-        .connectTimeout(Duration.ofSeconds(2))
-        .build();
+    client = EtcdClients.create(endpoints, settings);
     EtcdStatusPublisher pub = new EtcdStatusPublisher(client, label, agentPrefix, kvs,
-        statusPublishing, pluginNames);
+        statusPublishing, pluginNames, settings.requestTimeout(), settings.leaseTtl());
     publisher = pub;
     pub.start();
 
@@ -185,7 +188,7 @@ public final class EtcdNorthbound implements NorthboundSource {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
       LOG.warn("etcd: cannot read {} from {} ({}); the agent starts without it and keeps"
-          + " retrying", agentPrefix, endpoints, describe(e));
+          + " retrying", agentPrefix, endpoints, EtcdClients.explain(e, settings));
     }
     boolean initiallySynced = synced;
     Thread t = new Thread(() -> loop(initiallySynced), "etcd-nb-" + label);
@@ -229,6 +232,7 @@ public final class EtcdNorthbound implements NorthboundSource {
   private void loop(boolean synced) {
     long backoff = BACKOFF_MIN_MS;
     boolean outageLogged = false;
+    String lastWhy = null;
     try {
       while (!closed) {
         if (!synced) {
@@ -241,6 +245,7 @@ public final class EtcdNorthbound implements NorthboundSource {
                   revision);
             }
             outageLogged = false;
+            lastWhy = null;
             publisher.reconnected();
           } catch (InterruptedException e) {
             return;
@@ -248,9 +253,11 @@ public final class EtcdNorthbound implements NorthboundSource {
             if (closed) {
               return;
             }
-            if (!outageLogged) {
-              LOG.warn("etcd: cannot resync from {} ({}); retrying", endpoints, describe(e));
+            String why = EtcdClients.explain(e, settings);
+            if (!outageLogged || !why.equals(lastWhy)) {
+              LOG.warn("etcd: cannot resync from {} ({}); retrying", endpoints, why);
               outageLogged = true;
+              lastWhy = why;
             }
             Thread.sleep(backoff);
             backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
@@ -292,7 +299,7 @@ public final class EtcdNorthbound implements NorthboundSource {
     CompletableFuture<GetResponse> f = client.getKVClient().get(bytes(agentPrefix),
         GetOption.builder().withCountOnly(true).build());
     try {
-      f.get(PROBE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      f.get(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
       return true;
     } catch (ExecutionException | TimeoutException e) {
       f.cancel(true);
@@ -318,7 +325,8 @@ public final class EtcdNorthbound implements NorthboundSource {
         if (rev > 0) {
           opt.withRevision(rev);
         }
-        GetResponse resp = await(client.getKVClient().get(bytes(prefix), opt.build()));
+        GetResponse resp = await(client.getKVClient().get(bytes(prefix), opt.build()),
+            settings.requestTimeout());
         if (rev == 0) {
           rev = resp.getHeader().getRevision();
         }
@@ -483,15 +491,16 @@ public final class EtcdNorthbound implements NorthboundSource {
     return ByteSequence.from(s, StandardCharsets.UTF_8);
   }
 
-  static <T> T await(CompletableFuture<T> f) throws Exception {
+  /** The result of {@code f}, waited for at most {@code timeout} (then cancelled). */
+  static <T> T await(CompletableFuture<T> f, Duration timeout) throws Exception {
     try {
-      return f.get(OP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      return f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       f.cancel(true);
       throw e.getCause() instanceof Exception ex ? ex : e;
     } catch (TimeoutException e) {
       f.cancel(true);
-      throw new TimeoutException("no answer within " + OP_TIMEOUT.toMillis() + " ms");
+      throw new TimeoutException("no answer within " + timeout.toMillis() + " ms");
     }
   }
 
@@ -504,11 +513,4 @@ public final class EtcdNorthbound implements NorthboundSource {
     return c.getClass().getSimpleName() + (c.getMessage() != null ? ": " + c.getMessage() : "");
   }
 
-  static List<URI> uris(List<String> endpoints) {
-    List<URI> out = new ArrayList<>();
-    for (String e : endpoints) {
-      out.add(URI.create(e.contains("://") ? e : "http://" + e));
-    }
-    return out;
-  }
 }

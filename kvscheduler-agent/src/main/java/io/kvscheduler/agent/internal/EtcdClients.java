@@ -36,7 +36,11 @@ final class EtcdClients {
             "https://")));
     ClientBuilder b = Client.builder()
         .endpoints(uris(endpoints, tls))
-        .connectTimeout(settings.dialTimeout());
+        .connectTimeout(settings.dialTimeout())
+        // a request fails as soon as no endpoint can be connected to, with the cause (refused
+        // password, untrusted certificate), instead of waiting until it times out; requests
+        // still wait for a connection being made, bounded by the request timeout
+        .waitForReady(false);
     if (settings.username() != null) {
       b.user(ByteSequence.from(settings.username(), StandardCharsets.UTF_8));
       b.password(ByteSequence.from(settings.password() == null ? "" : settings.password(),
@@ -107,10 +111,16 @@ final class EtcdClients {
     if (cert != null || ssl != null || all.contains("pkix") || all.contains("certificate")) {
       Throwable root = cert != null ? cert : ssl;
       String detail = root != null ? rootMessage(root) : text;
-      return "TLS handshake with etcd failed, server certificate not trusted or client"
-          + " certificate refused: check ca-file" + (settings.caFile() != null ? " ("
-          + settings.caFile() + ")" : " (none set: the JDK's trusted roots are used)")
-          + ", cert-file and key-file (" + detail + ")";
+      String lower = detail.toLowerCase(Locale.ROOT);
+      if (lower.contains("received fatal alert") && (lower.contains("certificate")
+          || lower.contains("unknown_ca") || lower.contains("access_denied"))) {
+        return "TLS handshake with etcd failed, etcd refused the client certificate: check"
+            + " cert-file" + (settings.certFile() != null ? " (" + settings.certFile() + ")"
+            : " (none set)") + " and key-file, signed by a CA etcd trusts (" + detail + ")";
+      }
+      return "TLS handshake with etcd failed, the server certificate is not trusted: check"
+          + " ca-file" + (settings.caFile() != null ? " (" + settings.caFile() + ")"
+          : " (none set: the JDK's trusted roots are used)") + " (" + detail + ")";
     }
     if (c instanceof TimeoutException) {
       return "etcd did not answer in time (" + text + "; operation-timeout "

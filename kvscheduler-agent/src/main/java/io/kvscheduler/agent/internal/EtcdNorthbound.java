@@ -59,6 +59,11 @@ import org.slf4j.LoggerFactory;
  *       resync is done and the watch restarts from the new revision.
  *   <li>If etcd cannot be reached at start, the agent starts anyway and keeps retrying in the
  *       background (vpp-agent's {@code allow-delayed-start}).
+ *   <li>The connection follows {@link EtcdSettings}: TLS with a CA and a client certificate,
+ *       username and password, dial and request timeouts (every request and probe is bounded by
+ *       the request timeout, so an endpoint that accepts connections and never answers cannot
+ *       hang the agent). A refused password or an untrusted certificate is logged naming the
+ *       cause and the settings to check; the agent keeps what it applied and keeps retrying.
  * </ul>
  *
  * Also writes back, when enabled, the value statuses ({@code config-status/…}) and always the
@@ -268,8 +273,8 @@ public final class EtcdNorthbound implements NorthboundSource {
         String why = null;
         if (bad != null && bad == currentGeneration()) {
           why = "the watch ended";
-        } else if (bad == null && !probe()) {
-          why = "etcd does not answer";
+        } else if (bad == null) {
+          why = probe();
         }
         if (why != null && !closed) {
           LOG.warn("etcd: connection to {} lost ({}); will resync when it is back", endpoints,
@@ -295,15 +300,20 @@ public final class EtcdNorthbound implements NorthboundSource {
     }
   }
 
-  private boolean probe() throws InterruptedException {
+  /** Null when etcd answers a read within the request timeout, else what went wrong. */
+  private String probe() throws InterruptedException {
     CompletableFuture<GetResponse> f = client.getKVClient().get(bytes(agentPrefix),
         GetOption.builder().withCountOnly(true).build());
     try {
       f.get(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
-      return true;
-    } catch (ExecutionException | TimeoutException e) {
+      return null;
+    } catch (ExecutionException e) {
       f.cancel(true);
-      return false;
+      return "etcd does not answer: " + EtcdClients.explain(e, settings);
+    } catch (TimeoutException e) {
+      f.cancel(true);
+      return "etcd does not answer within operation-timeout "
+          + settings.requestTimeout().toMillis() + " ms";
     }
   }
 
@@ -395,7 +405,8 @@ public final class EtcdNorthbound implements NorthboundSource {
       @Override
       public void onError(Throwable t) {
         if (gen == currentGeneration() && !closed) {
-          LOG.warn("etcd: watch of {} failed: {}", agentPrefix, describe(t));
+          LOG.warn("etcd: watch of {} failed: {}", agentPrefix,
+              EtcdClients.explain(t, settings));
           troubles.add(gen);
         }
       }

@@ -160,11 +160,12 @@ final class EtcdClients {
     return sb.toString();
   }
 
-  private static Throwable find(Throwable t, Class<? extends Throwable> type) {
+  /** The first throwable of {@code type} in the cause chain of {@code t}, or null. */
+  static <T extends Throwable> T find(Throwable t, Class<T> type) {
     int depth = 0;
     for (Throwable c = t; c != null && depth < 20; c = c.getCause(), depth++) {
       if (type.isInstance(c)) {
-        return c;
+        return type.cast(c);
       }
     }
     return null;

@@ -92,9 +92,9 @@ public final class EtcdNorthbound implements NorthboundSource {
   /** Guards the generation, the watchers, delivery of events and resyncs. */
   private final Object lock = new Object();
   private long generation;
-  private final List<Watch.Watcher> watchers = new ArrayList<>();
+  private final Map<String, PrefixWatch> watches = new HashMap<>();
   private final Map<String, String> rejected = Collections.synchronizedMap(new TreeMap<>());
-  private final BlockingQueue<Long> troubles = new LinkedBlockingQueue<>();
+  private final BlockingQueue<WatchEnd> troubles = new LinkedBlockingQueue<>();
   private final CountDownLatch stopped = new CountDownLatch(1);
 
   private volatile Client client;
@@ -103,6 +103,7 @@ public final class EtcdNorthbound implements NorthboundSource {
   private volatile boolean closed;
   private volatile long revision;
   private volatile long resyncCount;
+  private volatile long resumedCount;
   private volatile List<String> pluginNames = List.of();
 
   /** The value last accepted for each key (by resync or watch): kept when an update is rejected. */
@@ -150,6 +151,11 @@ public final class EtcdNorthbound implements NorthboundSource {
   /** How many full resyncs were delivered (1 after a normal start, +1 per reconnection). */
   public long resyncCount() {
     return resyncCount;
+  }
+
+  /** How many times a watch that ended was resumed where it stopped, without a resync. */
+  public long resumedCount() {
+    return resumedCount;
   }
 
   /** Keys (relative to the agent prefix) whose current etcd value was rejected, with the cause. */
@@ -246,7 +252,7 @@ public final class EtcdNorthbound implements NorthboundSource {
             synced = true;
             backoff = BACKOFF_MIN_MS;
             if (outageLogged) {
-              LOG.info("etcd: connection to {} is back; resynced at revision {}", endpoints,
+              LOG.info("etcd: {} answers again; resynced at revision {}", endpoints,
                   revision);
             }
             outageLogged = false;
@@ -269,16 +275,15 @@ public final class EtcdNorthbound implements NorthboundSource {
             continue;
           }
         }
-        Long bad = troubles.poll(PROBE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+        WatchEnd end = troubles.poll(PROBE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
         String why = null;
-        if (bad != null && bad == currentGeneration()) {
-          why = "the watch ended";
-        } else if (bad == null) {
+        if (end != null && end.generation() == currentGeneration()) {
+          why = resume(end);
+        } else if (end == null) {
           why = probe();
         }
         if (why != null && !closed) {
-          LOG.warn("etcd: connection to {} lost ({}); will resync when it is back", endpoints,
-              why);
+          LOG.warn("etcd: {}; full resync when etcd answers", why);
           outageLogged = true;
           synchronized (lock) {
             generation++;
@@ -300,21 +305,72 @@ public final class EtcdNorthbound implements NorthboundSource {
     }
   }
 
-  /** Null when etcd answers a read within the request timeout, else what went wrong. */
+  /**
+   * Null when etcd answers a (linearizable) read within the request timeout, else what went
+   * wrong. Tried once per endpoint (at most 3): requests go round the endpoints, so one member
+   * that cannot answer (just restarted, cut off from the others) does not count as an outage.
+   */
   private String probe() throws InterruptedException {
-    CompletableFuture<GetResponse> f = client.getKVClient().get(bytes(agentPrefix),
-        GetOption.builder().withCountOnly(true).build());
-    try {
-      f.get(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
-      return null;
-    } catch (ExecutionException e) {
-      f.cancel(true);
-      return "etcd does not answer: " + EtcdClients.explain(e, settings);
-    } catch (TimeoutException e) {
-      f.cancel(true);
-      return "etcd does not answer within operation-timeout "
-          + settings.requestTimeout().toMillis() + " ms";
+    String why = null;
+    for (int attempt = 0; attempt < Math.min(3, endpoints.size()) && !closed; attempt++) {
+      CompletableFuture<GetResponse> f = client.getKVClient().get(bytes(agentPrefix),
+          GetOption.builder().withCountOnly(true).build());
+      try {
+        f.get(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        return null;
+      } catch (ExecutionException e) {
+        f.cancel(true);
+        why = "connection to " + endpoints + " lost: etcd does not answer ("
+            + EtcdClients.explain(e, settings) + ")";
+      } catch (TimeoutException e) {
+        f.cancel(true);
+        why = "connection to " + endpoints + " lost: etcd does not answer within"
+            + " operation-timeout " + settings.requestTimeout().toMillis() + " ms";
+      }
     }
+    return why;
+  }
+
+  /**
+   * A watch ended: resumes it where it stopped when etcd still answers and still has the
+   * history from there. Returns null when resumed, else why a full resync is needed: etcd does
+   * not answer, the history was compacted past the watch's revision, or the watch ends again
+   * and again.
+   */
+  private String resume(WatchEnd end) throws InterruptedException {
+    io.etcd.jetcd.common.exception.CompactedException compacted = EtcdClients.find(end.cause(),
+        io.etcd.jetcd.common.exception.CompactedException.class);
+    if (compacted != null) {
+      return "the watch of " + end.prefix() + " cannot resume from revision "
+          + end.resumeFrom() + ": etcd compacted its history up to revision "
+          + compacted.getCompactedRevision();
+    }
+    String cause = end.cause() == null ? "the watch was closed by etcd"
+        : EtcdClients.explain(end.cause(), settings);
+    long now = System.nanoTime();
+    if (end.wasResumed() && now - end.started() < PROBE_INTERVAL.toNanos()) {
+      return "the watch of " + end.prefix() + " ended again right after it started (" + cause
+          + ")";
+    }
+    String down = probe();
+    if (down != null) {
+      return down + " (the watch of " + end.prefix() + " ended: " + cause + ")";
+    }
+    synchronized (lock) {
+      if (end.generation() != generation || closed) {
+        return null;
+      }
+      PrefixWatch old = watches.remove(end.prefix());
+      if (old != null) {
+        old.cancel();
+      }
+      watches.put(end.prefix(), new PrefixWatch(end.generation(), end.prefix(),
+          end.resumeFrom(), true));
+    }
+    resumedCount++;
+    LOG.info("etcd: watch of {} resumed from revision {} ({})", end.prefix(), end.resumeFrom(),
+        cause);
+    return null;
   }
 
   /**
@@ -374,8 +430,7 @@ public final class EtcdNorthbound implements NorthboundSource {
       revision = rev;
       resyncCount++;
       for (String prefix : prefixes) {
-        WatchOption opt = WatchOption.builder().isPrefix(true).withRevision(rev + 1).build();
-        watchers.add(client.getWatchClient().watch(bytes(prefix), opt, listener(gen, rev + 1)));
+        watches.put(prefix, new PrefixWatch(gen, prefix, rev + 1, false));
       }
       return txn;
     }
@@ -390,34 +445,73 @@ public final class EtcdNorthbound implements NorthboundSource {
     return models.decode(key, ConfigDocument.withoutBom(value.toString(StandardCharsets.UTF_8)));
   }
 
-  private Watch.Listener listener(long gen, long fromRevision) {
-    return new Watch.Listener() {
-      /** Events at or below it were delivered: a replay (after jetcd resumes a watch) is dropped. */
-      private long delivered = fromRevision - 1;
+  /** A watch that ended: of which generation and prefix, from where it can resume, why. */
+  private record WatchEnd(long generation, String prefix, long resumeFrom, Throwable cause,
+      long started, boolean wasResumed) {}
 
-      @Override
-      public void onNext(WatchResponse response) {
-        synchronized (lock) {
+  /**
+   * The watch of one prefix from a revision on (created under the lock). Events at or below the
+   * last delivered revision are dropped (a replay); once it ends or is cancelled it delivers
+   * nothing more, and its end is reported once with the revision to resume from.
+   */
+  private final class PrefixWatch implements Watch.Listener {
+    private final long gen;
+    private final String prefix;
+    private final long started = System.nanoTime();
+    private final boolean resumed;
+    private final Watch.Watcher watcher;
+    private long delivered; // guarded by lock
+    private boolean active = true; // guarded by lock
+
+    PrefixWatch(long gen, String prefix, long fromRevision, boolean resumed) {
+      this.gen = gen;
+      this.resumed = resumed;
+      this.prefix = prefix;
+      this.delivered = fromRevision - 1;
+      WatchOption opt = WatchOption.builder().isPrefix(true).withRevision(fromRevision).build();
+      this.watcher = client.getWatchClient().watch(bytes(prefix), opt, this);
+    }
+
+    @Override
+    public void onNext(WatchResponse response) {
+      synchronized (lock) {
+        if (active) {
           delivered = deliver(gen, response, delivered);
         }
       }
+    }
 
-      @Override
-      public void onError(Throwable t) {
-        if (gen == currentGeneration() && !closed) {
-          LOG.warn("etcd: watch of {} failed: {}", agentPrefix,
-              EtcdClients.explain(t, settings));
-          troubles.add(gen);
-        }
-      }
+    @Override
+    public void onError(Throwable t) {
+      ended(t);
+    }
 
-      @Override
-      public void onCompleted() {
-        if (gen == currentGeneration() && !closed) {
-          troubles.add(gen);
+    @Override
+    public void onCompleted() {
+      ended(null);
+    }
+
+    private void ended(Throwable t) {
+      synchronized (lock) {
+        if (!active || gen != generation || closed) {
+          return;
         }
+        active = false;
+        LOG.warn("etcd: watch of {} ended at revision {}: {}", prefix, delivered,
+            t == null ? "closed by etcd" : EtcdClients.explain(t, settings));
+        troubles.add(new WatchEnd(gen, prefix, delivered + 1, t, started, resumed));
       }
-    };
+    }
+
+    /** Stops delivering and closes the jetcd watch (under the lock). */
+    void cancel() {
+      active = false;
+      try {
+        watcher.close();
+      } catch (RuntimeException e) {
+        LOG.debug("etcd: closing a watch failed", e);
+      }
+    }
   }
 
   /** Delivers the events of a response (under the lock); returns the last revision delivered. */
@@ -475,14 +569,8 @@ public final class EtcdNorthbound implements NorthboundSource {
   }
 
   private void cancelWatchersLocked() {
-    for (Watch.Watcher w : watchers) {
-      try {
-        w.close();
-      } catch (RuntimeException e) {
-        LOG.debug("etcd: closing a watch failed", e);
-      }
-    }
-    watchers.clear();
+    watches.values().forEach(PrefixWatch::cancel);
+    watches.clear();
   }
 
   /** {@code <agent prefix><class>/} for each class of the registered models, sorted. */

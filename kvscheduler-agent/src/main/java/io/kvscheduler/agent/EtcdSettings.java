@@ -92,18 +92,6 @@ public record EtcdSettings(Duration dialTimeout, Duration requestTimeout, Durati
         certFile, keyFile, caFile, username, password);
   }
 
-  /** These settings with TLS files (null for none). */
-  public EtcdSettings withTls(Path ca, Path cert, Path key) {
-    return new EtcdSettings(dialTimeout, requestTimeout, leaseTtl, false, insecureSkipTlsVerify,
-        cert, key, ca, username, password);
-  }
-
-  /** These settings with credentials (null for none). */
-  public EtcdSettings withCredentials(String user, String pass) {
-    return new EtcdSettings(dialTimeout, requestTimeout, leaseTtl, insecureTransport,
-        insecureSkipTlsVerify, certFile, keyFile, caFile, user, pass);
-  }
-
   /** The settings without the password, which is shown as {@code ***} when set. */
   @Override
   public String toString() {

@@ -54,9 +54,12 @@ import org.slf4j.LoggerFactory;
  *       key of no model is logged as an error naming the key and the cause and skipped; the rest
  *       is applied. Rejected keys are listed by {@link #rejected()} until they are fixed or
  *       deleted.
- *   <li>The connection is probed every second (and watch errors are noticed); when it is lost
- *       the watches are cancelled and, once etcd answers again (retried with back-off), a full
- *       resync is done and the watch restarts from the new revision.
+ *   <li>The connection is probed every second with a read (tried on up to 3 endpoints). A
+ *       watch that ends while etcd still answers (its member died, its connection was cut) is
+ *       resumed from the revision after the last event delivered: nothing is lost or applied
+ *       twice, and no resync is needed. When etcd does not answer, or compacted the history a
+ *       watch needs to resume, the watches are cancelled and, once etcd answers again (retried
+ *       with back-off), one full resync is done and the watches restart from its revision.
  *   <li>If etcd cannot be reached at start, the agent starts anyway and keeps retrying in the
  *       background (vpp-agent's {@code allow-delayed-start}).
  *   <li>The connection follows {@link EtcdSettings}: TLS with a CA and a client certificate,
@@ -67,7 +70,12 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * Also writes back, when enabled, the value statuses ({@code config-status/…}) and always the
- * agent status ({@code check/status/v1/agent}): see {@link EtcdStatusPublisher}.
+ * agent status ({@code check/status/v1/agent}), under the agent's lease: see {@link
+ * EtcdStatusPublisher}.
+ *
+ * <p>One class, longer than most: the first read, the resyncs, the watches and the connection
+ * loop share one lock and one generation counter, which is what guarantees that no event of an
+ * older watch is delivered after a newer resync; splitting them would spread that invariant.
  */
 public final class EtcdNorthbound implements NorthboundSource {
   private static final Logger LOG = LoggerFactory.getLogger(EtcdNorthbound.class);

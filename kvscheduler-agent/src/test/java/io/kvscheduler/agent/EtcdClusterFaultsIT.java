@@ -221,6 +221,8 @@ class EtcdClusterFaultsIT {
     awaitSb(sb, expected);
     await().atMost(TIMEOUT).until(() -> nb.resyncCount() > resyncs);
     long reconnectMs = ms(System.nanoTime() - t0);
+    // found within seconds, although gRPC's own reconnection back-off has grown long by now
+    assertThat(reconnectMs).isLessThan(8000);
     Thread.sleep(3000);
     assertThat(nb.resyncCount()).as("resyncs after the cluster came back")
         .isEqualTo(resyncs + 1);

@@ -87,6 +87,11 @@ public final class EtcdNorthbound implements NorthboundSource {
   private static final Duration INITIAL_RESYNC_WAIT = Duration.ofSeconds(30);
   private static final long BACKOFF_MIN_MS = 100;
   private static final long BACKOFF_MAX_MS = 2000;
+  /**
+   * During an outage the client is replaced this often: gRPC's own reconnection back-off grows
+   * to minutes, a new client tries at once, so etcd is found within seconds of coming back.
+   */
+  private static final Duration RENEW_CLIENT_EVERY = Duration.ofSeconds(5);
 
   private final String label;
   private final String agentPrefix;
@@ -252,6 +257,7 @@ public final class EtcdNorthbound implements NorthboundSource {
     long backoff = BACKOFF_MIN_MS;
     boolean outageLogged = false;
     String lastWhy = null;
+    long renewedAt = System.nanoTime();
     try {
       while (!closed) {
         if (!synced) {
@@ -278,6 +284,10 @@ public final class EtcdNorthbound implements NorthboundSource {
               outageLogged = true;
               lastWhy = why;
             }
+            if (System.nanoTime() - renewedAt > RENEW_CLIENT_EVERY.toNanos()) {
+              renewClient();
+              renewedAt = System.nanoTime();
+            }
             Thread.sleep(backoff);
             backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
             continue;
@@ -298,6 +308,7 @@ public final class EtcdNorthbound implements NorthboundSource {
             cancelWatchersLocked();
           }
           synced = false;
+          renewedAt = System.nanoTime();
         }
       }
     } catch (InterruptedException e) {
@@ -305,6 +316,26 @@ public final class EtcdNorthbound implements NorthboundSource {
     } finally {
       stopped.countDown();
     }
+  }
+
+  /** Replaces the client by a new one with the same settings (during an outage). */
+  private void renewClient() {
+    Client old = client;
+    Client fresh;
+    try {
+      fresh = EtcdClients.create(endpoints, settings);
+    } catch (RuntimeException e) {
+      LOG.warn("etcd: cannot create a new client ({}); keeping the old one", e.getMessage());
+      return;
+    }
+    client = fresh;
+    publisher.useClient(fresh);
+    try {
+      old.close();
+    } catch (RuntimeException e) {
+      LOG.debug("etcd: closing the old client failed ({})", describe(e));
+    }
+    LOG.debug("etcd: new client for {} (the outage goes on)", endpoints);
   }
 
   private long currentGeneration() {

@@ -70,7 +70,7 @@ final class EtcdStatusPublisher implements AutoCloseable {
   private static final Duration AGENT_STATUS_PERIOD = Duration.ofSeconds(10);
   private static final long RETRY_MS = 500;
 
-  private final Client client;
+  private volatile Client client;
   private final String label;
   private final String agentPrefix;
   private final KVScheduler kvs;
@@ -116,6 +116,16 @@ final class EtcdStatusPublisher implements AutoCloseable {
     t.setDaemon(true);
     thread = t;
     t.start();
+  }
+
+  /**
+   * From now on, writes go through {@code c} (a new client after a long outage): the lease kept
+   * alive by the old one is taken as lost, so a new one is granted and every status rewritten.
+   */
+  synchronized void useClient(Client c) {
+    client = c;
+    leaseLost = true;
+    notifyAll();
   }
 
   /** After a reconnection: rewrite every status and delete stale ones. */
@@ -281,7 +291,11 @@ final class EtcdStatusPublisher implements AutoCloseable {
   private void grantLease() throws Exception {
     CloseableClient old = keepAlive;
     if (old != null) {
-      old.close();
+      try {
+        old.close();
+      } catch (RuntimeException e) {
+        LOG.debug("etcd: closing the old lease keep-alive failed ({})", describe(e));
+      }
     }
     long id = await(client.getLeaseClient().grant(leaseTtlSeconds), requestTimeout).getID();
     leaseId = id;

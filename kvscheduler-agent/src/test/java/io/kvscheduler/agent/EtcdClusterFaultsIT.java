@@ -107,6 +107,9 @@ class EtcdClusterFaultsIT {
     awaitSb(sb, written);
     long resyncs = nb.resyncCount();
     long resumes = nb.resumedCount();
+    assertStatusKeysConsistent(agent, label, written.keySet());
+    StatusSampler sampler = new StatusSampler(cluster.endpoints(), p, written.keySet());
+    closeables.add(sampler);
 
     AtomicInteger done = new AtomicInteger();
     AtomicInteger retried = new AtomicInteger();
@@ -154,6 +157,9 @@ class EtcdClusterFaultsIT {
     long writtenMs = ms(System.nanoTime() - t0);
     awaitSb(sb, written);
     long convergedMs = ms(System.nanoTime() - t0);
+    sampler.close();
+    assertThat(sampler.violations()).as("status keys while members died").isEmpty();
+    assertThat(sampler.samples()).isGreaterThan(20);
 
     long extraResyncs = nb.resyncCount() - resyncs;
     TreeMap<String, List<String>> applied = sb.macsSet();
@@ -177,8 +183,10 @@ class EtcdClusterFaultsIT {
     Figures.print("etcd member killed (SIGKILL) and restarted, %d times, while %d updates were"
         + " written (%d puts retried by the writer): %d updates applied (incl. %d creates), none"
         + " twice or out of order; watches resumed %d times, %d full resyncs; written in %d ms,"
-        + " converged %d ms after the first write", kills, writes, retried.get(), appliedCount,
-        keys, nb.resumedCount() - resumes, extraResyncs, writtenMs, convergedMs);
+        + " converged %d ms after the first write; status keys consistent in all %d samples"
+        + " (%d unreadable)", kills, writes, retried.get(), appliedCount, keys,
+        nb.resumedCount() - resumes, extraResyncs, writtenMs, convergedMs, sampler.samples(),
+        sampler.unreadable());
   }
 
   @Test
@@ -212,6 +220,9 @@ class EtcdClusterFaultsIT {
     cluster.startAll();
     long upMs = ms(System.nanoTime() - t0);
     long downMs = ms(System.nanoTime() - down);
+    // etcd renews leases when it comes back: the statuses are there before the agent returns
+    assertThat(cluster.keys(p + "config-status/")).hasSize(3);
+    assertThat(cluster.get(p + "check/status/v1/agent")).contains("\"state\":\"OK\"");
     cluster.ctlChecked("del", p + IF + "tap0");
     cluster.put(p + IF + "tap1", iface("tap1", 1));
     cluster.put(p + IF + "tap3", iface("tap3", 0));

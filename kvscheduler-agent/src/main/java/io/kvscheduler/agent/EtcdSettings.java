@@ -7,7 +7,7 @@ import java.util.Optional;
 
 /**
  * How the agent connects to etcd: transport security, credentials, timeouts and the lease of the
- * keys it writes back. Named as in vpp-agent's {@code etcd.conf} (see {@link EtcdConfigFile}).
+ * keys it writes back. Named as in vpp-agent's {@code etcd.conf}.
  *
  * <p>TLS is used when {@link #tls()}: a CA, a client certificate or skipping verification is
  * asked for and the transport is not declared insecure (an endpoint may also be given as {@code

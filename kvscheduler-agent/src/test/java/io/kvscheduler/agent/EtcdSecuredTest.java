@@ -236,6 +236,23 @@ class EtcdSecuredTest {
     }
   }
 
+  @Test
+  void userWithoutAccessToTheAgentPrefixIsNamed() throws Exception {
+    etcd.ctlChecked("user", "add", "stranger", "--new-user-password", "pw");
+    try (LogCapture log = new LogCapture(EtcdNorthbound.class)) {
+      Agent agent = start("sec5", etcdConf("sec5", "agent", "stranger", "pw"),
+          new MockAgentPlugin());
+      await().atMost(TIMEOUT).until(() -> log.messages().stream().anyMatch(m ->
+          m.contains("etcd denied user 'stranger' access: grant it read and write on the"
+              + " agent prefix /vnf-agent/sec5/")));
+      Figures.print("etcd user without access to the agent prefix, reported as: %s", log
+          .messages().stream().filter(m -> m.contains("denied")).findFirst().orElseThrow());
+      assertThat(etcdSource(agent).resyncCount()).isZero();
+    } finally {
+      etcd.ctlChecked("user", "delete", "stranger");
+    }
+  }
+
   /** Restarts etcd with the server certificate {@code name} (no restart if already in use). */
   private static void useServerCertificate(String name) throws Exception {
     Path crt = dir.resolve("server.crt");

@@ -91,13 +91,16 @@ final class EtcdClients {
    * What went wrong talking to etcd, for the log: the root cause and, for authentication and
    * certificate failures, which settings to check.
    */
-  static String explain(Throwable t, EtcdSettings settings) {
+  static String explain(Throwable t, EtcdSettings settings, String prefix) {
     Throwable c = unwrap(t);
     String text = EtcdNorthbound.describe(c);
     String all = chainText(c).toLowerCase(Locale.ROOT);
+    if (all.contains("permission denied") || statusCode(c) == Status.Code.PERMISSION_DENIED) {
+      return "etcd denied user '" + settings.username() + "' access: grant it read and write"
+          + " on the agent prefix " + prefix + " (" + text + ")";
+    }
     if (all.contains("authentication failed") || all.contains("invalid user id or password")
         || all.contains("user name is empty") || all.contains("auth token is invalid")
-        || all.contains("permission denied")
         || statusCode(c) == Status.Code.UNAUTHENTICATED) {
       if (settings.username() == null) {
         return "etcd requires authentication: set username and password of the etcd settings ("

@@ -212,7 +212,7 @@ public final class EtcdNorthbound implements NorthboundSource {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
       LOG.warn("etcd: cannot read {} from {} ({}); the agent starts without it and keeps"
-          + " retrying", agentPrefix, endpoints, EtcdClients.explain(e, settings));
+          + " retrying", agentPrefix, endpoints, explain(e));
     }
     boolean initiallySynced = synced;
     Thread t = new Thread(() -> loop(initiallySynced), "etcd-nb-" + label);
@@ -278,7 +278,7 @@ public final class EtcdNorthbound implements NorthboundSource {
             if (closed) {
               return;
             }
-            String why = EtcdClients.explain(e, settings);
+            String why = explain(e);
             if (!outageLogged || !why.equals(lastWhy)) {
               LOG.warn("etcd: cannot resync from {} ({}); retrying", endpoints, why);
               outageLogged = true;
@@ -316,6 +316,11 @@ public final class EtcdNorthbound implements NorthboundSource {
     } finally {
       stopped.countDown();
     }
+  }
+
+  /** What went wrong talking to etcd (see {@link EtcdClients#explain}). */
+  private String explain(Throwable t) {
+    return EtcdClients.explain(t, settings, agentPrefix);
   }
 
   /** Replaces the client by a new one with the same settings (during an outage). */
@@ -360,7 +365,7 @@ public final class EtcdNorthbound implements NorthboundSource {
       } catch (ExecutionException e) {
         f.cancel(true);
         why = "connection to " + endpoints + " lost: etcd does not answer ("
-            + EtcdClients.explain(e, settings) + ")";
+            + explain(e) + ")";
       } catch (TimeoutException e) {
         f.cancel(true);
         why = "connection to " + endpoints + " lost: etcd does not answer within"
@@ -385,7 +390,7 @@ public final class EtcdNorthbound implements NorthboundSource {
           + compacted.getCompactedRevision();
     }
     String cause = end.cause() == null ? "the watch was closed by etcd"
-        : EtcdClients.explain(end.cause(), settings);
+        : explain(end.cause());
     long now = System.nanoTime();
     if (end.wasResumed() && now - end.started() < PROBE_INTERVAL.toNanos()) {
       return "the watch of " + end.prefix() + " ended again right after it started (" + cause
@@ -537,7 +542,7 @@ public final class EtcdNorthbound implements NorthboundSource {
         }
         active = false;
         LOG.warn("etcd: watch of {} ended at revision {}: {}", prefix, delivered,
-            t == null ? "closed by etcd" : EtcdClients.explain(t, settings));
+            t == null ? "closed by etcd" : explain(t));
         troubles.add(new WatchEnd(gen, prefix, delivered + 1, t, started, resumed));
       }
     }

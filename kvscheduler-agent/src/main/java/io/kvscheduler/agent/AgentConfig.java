@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +32,16 @@ import java.util.Set;
  *       calls are not bounded)</td></tr>
  *   <tr><td>linux</td><td>--linux</td><td>KVS_LINUX ({@code true})</td><td>false (the Linux
  *       networking plugin is off: the agent does not touch the host's network)</td></tr>
+ *   <tr><td>etcd-config (a file), etcd (a mapping)</td><td>--etcd-config</td><td>ETCD_CONFIG</td>
+ *       <td>{@link EtcdSettings#defaults()}</td></tr>
  * </table>
+ *
+ * <p>The etcd connection settings (TLS, authentication, timeouts, lease TTL) are written as in
+ * vpp-agent's {@code etcd.conf} (keys in the README). Naming an etcd configuration file
+ * turns the etcd northbound on, at {@code 127.0.0.1:2379} if no source names endpoints, as
+ * vpp-agent does. Order, later winning: the settings file's {@code etcd-config} file, its {@code
+ * etcd} mapping, its {@code etcd-endpoints}; {@code ETCD_CONFIG}; {@code ETCD_ENDPOINTS}; {@code
+ * --etcd-config}; {@code --etcd}.
  *
  * @param label microservice label: the etcd prefix is {@code /vnf-agent/<label>/}
  * @param configDir directory of the file northbound, or null
@@ -44,36 +54,40 @@ import java.util.Set;
  *     {@code 1m} or as an ISO-8601 duration ({@code PT5S})
  * @param enabledPlugins names of plugins that are off by default and enabled here ({@code
  *     linux})
+ * @param etcd how to connect to etcd (TLS, authentication, timeouts, lease TTL); null means
+ *     {@link EtcdSettings#defaults()}
  */
 public record AgentConfig(String label, Path configDir, String restAddress,
     List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
-    Duration operationTimeout, Set<String> enabledPlugins) {
+    Duration operationTimeout, Set<String> enabledPlugins, EtcdSettings etcd) {
 
   public AgentConfig {
     etcdEndpoints = List.copyOf(etcdEndpoints);
     enabledPlugins = Set.copyOf(enabledPlugins);
+    etcd = etcd != null ? etcd : EtcdSettings.defaults();
   }
 
-  /** Settings with no plugin enabled beyond the default ones. */
+  /** Settings with no plugin enabled beyond the default ones and the default etcd settings. */
   public AgentConfig(String label, Path configDir, String restAddress,
       List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
       Duration operationTimeout) {
     this(label, configDir, restAddress, etcdEndpoints, statusPublishing, printTxnSummary,
-        operationTimeout, Set.of());
+        operationTimeout, Set.of(), null);
   }
 
   /** These settings with the plugin {@code name}, off by default, enabled. */
   public AgentConfig withPlugin(String name) {
-    java.util.Set<String> names = new java.util.HashSet<>(enabledPlugins);
+    Set<String> names = new HashSet<>(enabledPlugins);
     names.add(name);
     return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
-        printTxnSummary, operationTimeout, names);
+        printTxnSummary, operationTimeout, names, etcd);
   }
 
   /** Settings without an operation timeout. */
   public AgentConfig(String label, Path configDir, String restAddress,
       List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary) {
-    this(label, configDir, restAddress, etcdEndpoints, statusPublishing, printTxnSummary, null);
+    this(label, configDir, restAddress, etcdEndpoints, statusPublishing, printTxnSummary,
+        (Duration) null);
   }
 
   /** The defaults: label vpp1, REST on 127.0.0.1:9191, no file or etcd northbound. */
@@ -82,7 +96,8 @@ public record AgentConfig(String label, Path configDir, String restAddress,
   }
 
   private static final Set<String> KEYS = Set.of("label", "config-dir", "rest-address",
-      "etcd-endpoints", "status-publishing", "print-txn-summary", "operation-timeout", "linux");
+      "etcd-endpoints", "status-publishing", "print-txn-summary", "operation-timeout", "linux",
+      "etcd-config", "etcd");
 
   /**
    * Reads the settings from the command-line arguments (after the command) and the environment.
@@ -98,6 +113,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     boolean print = true;
     Duration timeout = null;
     boolean linux = false;
+    EtcdConfigFile.Layers etcdLayers = new EtcdConfigFile.Layers();
 
     int fileAt = args.indexOf("--config");
     if (fileAt >= 0 && args.lastIndexOf("--config") != fileAt) {
@@ -151,8 +167,16 @@ public record AgentConfig(String label, Path configDir, String restAddress,
           rest = restNode.isNull() || restNode.isBoolean()
               ? "off" : text(root, "rest-address", null, where);
         }
+        String etcdFile = text(root, "etcd-config", null, where);
+        if (etcdFile != null) {
+          EtcdConfigFile.read(file.toAbsolutePath().getParent().resolve(etcdFile), etcdLayers);
+        }
+        if (root.hasNonNull("etcd")) {
+          EtcdConfigFile.apply(root.get("etcd"), file.toAbsolutePath().getParent(),
+              where + ": etcd", etcdLayers);
+        }
         if (root.has("etcd-endpoints")) {
-          etcd = endpoints(root.get("etcd-endpoints"), where + ": etcd-endpoints");
+          etcdLayers.endpoints = endpoints(root.get("etcd-endpoints"), where + ": etcd-endpoints");
         }
         status = flag(root, "status-publishing", status, where);
         print = flag(root, "print-txn-summary", print, where);
@@ -167,9 +191,13 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     if (nonEmpty(env.get("MICROSERVICE_LABEL"))) {
       label = env.get("MICROSERVICE_LABEL");
     }
-    if (nonEmpty(env.get("ETCD_ENDPOINTS"))) {
-      etcd = checkedEndpoints(split(env.get("ETCD_ENDPOINTS")), "ETCD_ENDPOINTS");
+    if (nonEmpty(env.get("ETCD_CONFIG"))) {
+      EtcdConfigFile.read(Path.of(env.get("ETCD_CONFIG")), etcdLayers);
     }
+    if (nonEmpty(env.get("ETCD_ENDPOINTS"))) {
+      etcdLayers.endpoints = checkedEndpoints(split(env.get("ETCD_ENDPOINTS")), "ETCD_ENDPOINTS");
+    }
+    List<String> etcdFlag = null;
     if (nonEmpty(env.get("ENABLE_STATUS_PUBLISHING"))) {
       status = true;
     }
@@ -189,7 +217,8 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         case "--label" -> label = value(args, ++i, a);
         case "--config-dir" -> configDir = Path.of(value(args, ++i, a));
         case "--rest" -> rest = value(args, ++i, a);
-        case "--etcd" -> etcd = checkedEndpoints(split(value(args, ++i, a)), a);
+        case "--etcd" -> etcdFlag = checkedEndpoints(split(value(args, ++i, a)), a);
+        case "--etcd-config" -> EtcdConfigFile.read(Path.of(value(args, ++i, a)), etcdLayers);
         case "--status-publishing" -> status = true;
         case "--quiet" -> print = false;
         case "--operation-timeout" -> timeout = duration(value(args, ++i, a), a);
@@ -197,6 +226,14 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         default -> throw new IllegalArgumentException("unknown option '" + a + "'");
       }
     }
+    if (etcdFlag != null) {
+      etcd = etcdFlag;
+    } else if (etcdLayers.endpoints != null) {
+      etcd = etcdLayers.endpoints;
+    } else if (etcdLayers.fileSeen) {
+      etcd = List.of(EtcdConfigFile.DEFAULT_ENDPOINT);
+    }
+    EtcdSettings etcdSettings = etcdLayers.settings("etcd settings");
     if (!label.matches("[-A-Za-z0-9_.]+")) {
       throw new IllegalArgumentException("invalid label '" + label + "'");
     }
@@ -204,7 +241,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
       RestServer.checkAddress(rest); // a malformed address is an error of the settings
     }
     return new AgentConfig(label, configDir, "off".equals(rest) ? null : rest, etcd, status,
-        print, timeout, linux ? Set.of("linux") : Set.of());
+        print, timeout, linux ? Set.of("linux") : Set.of(), etcdSettings);
   }
 
   /** The etcd prefix of this agent: {@code /vnf-agent/<label>/}. */
@@ -296,7 +333,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
   }
 
   /** {@code endpoints}, each {@code host:port} or {@code http(s)://host:port}, at least one. */
-  private static List<String> checkedEndpoints(List<String> endpoints, String where) {
+  static List<String> checkedEndpoints(List<String> endpoints, String where) {
     if (endpoints.isEmpty()) {
       throw new IllegalArgumentException(where + ": no endpoint given");
     }

@@ -58,10 +58,14 @@ public final class AgentMain {
   private static void usage() {
     System.out.println(String.join("\n",
         "usage: bin/kvs-agent run [--config FILE] [--label L] [--config-dir DIR] [--rest HOST:PORT|off]",
-        "                         [--etcd ENDPOINTS] [--status-publishing] [--quiet]",
-        "                         [--operation-timeout DURATION] [--linux]",
+        "                         [--etcd ENDPOINTS] [--etcd-config FILE] [--status-publishing]",
+        "                         [--quiet] [--operation-timeout DURATION] [--linux]",
         "       bin/kvs-agent scenario --list | <name>... | all",
         "--linux enables the Linux networking plugin (configures the namespace the agent runs in).",
-        "Environment: MICROSERVICE_LABEL, ETCD_ENDPOINTS, ENABLE_STATUS_PUBLISHING, KVS_LINUX."));
+        "Environment: MICROSERVICE_LABEL, ETCD_ENDPOINTS, ETCD_CONFIG, ENABLE_STATUS_PUBLISHING,",
+        "  KVS_LINUX.",
+        "ETCD_CONFIG / --etcd-config: a YAML file as vpp-agent's etcd.conf (endpoints,",
+        "  dial-timeout, operation-timeout, session-ttl, insecure-transport,",
+        "  insecure-skip-tls-verify, cert-file, key-file, ca-file, username, password)."));
   }
 }

@@ -29,6 +29,7 @@ import java.util.Set;
  *   <tr><td>print-txn-summary</td><td>--quiet (sets false)</td><td></td><td>true</td></tr>
  *   <tr><td>operation-timeout</td><td>--operation-timeout</td><td></td><td>none (southbound
  *       calls are not bounded)</td></tr>
+ *   <tr><td>file-settle-time</td><td>--file-settle-time</td><td></td><td>2s</td></tr>
  * </table>
  *
  * @param label microservice label: the etcd prefix is {@code /vnf-agent/<label>/}
@@ -40,13 +41,25 @@ import java.util.Set;
  * @param operationTimeout limit of one southbound call of the plugins' descriptors (see {@code
  *     KVSchedulerBuilder.operationTimeout}), or null for none; written {@code 500ms}, {@code 5s},
  *     {@code 1m} or as an ISO-8601 duration ({@code PT5S})
+ * @param fileSettleTime how long the files a change of the file northbound touches must read
+ *     the same before a change that removes or replaces values applies (additions apply at
+ *     once), or null for the default ({@code FileNorthbound.DEFAULT_SETTLE}, 2 s); written as
+ *     {@code operationTimeout}
  */
 public record AgentConfig(String label, Path configDir, String restAddress,
     List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
-    Duration operationTimeout) {
+    Duration operationTimeout, Duration fileSettleTime) {
 
   public AgentConfig {
     etcdEndpoints = List.copyOf(etcdEndpoints);
+  }
+
+  /** Settings with the default file settle time. */
+  public AgentConfig(String label, Path configDir, String restAddress,
+      List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
+      Duration operationTimeout) {
+    this(label, configDir, restAddress, etcdEndpoints, statusPublishing, printTxnSummary,
+        operationTimeout, null);
   }
 
   /** Settings without an operation timeout. */
@@ -61,7 +74,8 @@ public record AgentConfig(String label, Path configDir, String restAddress,
   }
 
   private static final Set<String> KEYS = Set.of("label", "config-dir", "rest-address",
-      "etcd-endpoints", "status-publishing", "print-txn-summary", "operation-timeout");
+      "etcd-endpoints", "status-publishing", "print-txn-summary", "operation-timeout",
+      "file-settle-time");
 
   /**
    * Reads the settings from the command-line arguments (after the command) and the environment.
@@ -76,6 +90,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     boolean status = false;
     boolean print = true;
     Duration timeout = null;
+    Duration settle = null;
 
     int fileAt = args.indexOf("--config");
     if (fileAt >= 0 && args.lastIndexOf("--config") != fileAt) {
@@ -138,6 +153,10 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         if (timeoutSetting != null) {
           timeout = duration(timeoutSetting, where + ": operation-timeout");
         }
+        String settleSetting = text(root, "file-settle-time", null, where);
+        if (settleSetting != null) {
+          settle = duration(settleSetting, where + ": file-settle-time");
+        }
       }
     }
 
@@ -162,6 +181,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         case "--status-publishing" -> status = true;
         case "--quiet" -> print = false;
         case "--operation-timeout" -> timeout = duration(value(args, ++i, a), a);
+        case "--file-settle-time" -> settle = duration(value(args, ++i, a), a);
         default -> throw new IllegalArgumentException("unknown option '" + a + "'");
       }
     }
@@ -172,7 +192,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
       RestServer.checkAddress(rest); // a malformed address is an error of the settings
     }
     return new AgentConfig(label, configDir, "off".equals(rest) ? null : rest, etcd, status,
-        print, timeout);
+        print, timeout, settle);
   }
 
   /** The etcd prefix of this agent: {@code /vnf-agent/<label>/}. */

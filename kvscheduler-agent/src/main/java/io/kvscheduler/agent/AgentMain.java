@@ -59,7 +59,7 @@ public final class AgentMain {
     System.out.println(String.join("\n",
         "usage: bin/kvs-agent run [--config FILE] [--label L] [--config-dir DIR] [--rest HOST:PORT|off]",
         "                         [--etcd ENDPOINTS] [--status-publishing] [--quiet]",
-        "                         [--operation-timeout DURATION]",
+        "                         [--operation-timeout DURATION] [--file-settle-time DURATION]",
         "       bin/kvs-agent scenario --list | <name>... | all",
         "Environment: MICROSERVICE_LABEL, ETCD_ENDPOINTS, ENABLE_STATUS_PUBLISHING."));
   }

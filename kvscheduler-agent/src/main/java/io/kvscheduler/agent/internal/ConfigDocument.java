@@ -81,9 +81,13 @@ public final class ConfigDocument {
     final Map<JsonNode, List<Integer>> items = new IdentityHashMap<>();
   }
 
-  private ConfigDocument(JsonNode root, Lines lines) {
+  /** The line the root starts on (a scalar root has no entry in {@link #lines}). */
+  private final int rootLine;
+
+  private ConfigDocument(JsonNode root, Lines lines, int rootLine) {
     this.root = root;
     this.lines = lines;
+    this.rootLine = rootLine;
   }
 
   /** A syntax error (or a duplicate mapping key) at a line (0 when unknown). */
@@ -159,13 +163,14 @@ public final class ConfigDocument {
     try (JsonParser p = factory.createParser(text)) {
       JsonToken first = p.nextToken();
       if (first == null) {
-        return new ConfigDocument(NullNode.getInstance(), lines);
+        return new ConfigDocument(NullNode.getInstance(), lines, 0);
       }
-      JsonNode root = read(p, lines, line(p), 1);
+      int rootLine = line(p);
+      JsonNode root = read(p, lines, rootLine, 1);
       if (p.nextToken() != null) {
         throw new SyntaxException("more than one document (only one is supported)", line(p), null);
       }
-      return new ConfigDocument(root, lines);
+      return new ConfigDocument(root, lines, rootLine);
     } catch (JsonProcessingException e) {
       throw syntaxError(factory == YAML ? "YAML" : "JSON", text, e);
     } catch (IOException e) {
@@ -303,10 +308,10 @@ public final class ConfigDocument {
     return root;
   }
 
-  /** The line of an object or array node of this document, 0 when unknown. */
+  /** The line of an object or array node of this document, or of its root; 0 when unknown. */
   public int lineOf(JsonNode node) {
     Integer l = lines.containers.get(node);
-    return l == null ? 0 : l;
+    return l != null ? l : node == root ? rootLine : 0;
   }
 
   /**

@@ -5,7 +5,6 @@ import io.kvscheduler.agent.spi.AgentPlugin;
 import io.kvscheduler.plugins.mock.util.SbPrinter;
 import io.kvscheduler.plugins.mock.util.SouthboundJournal;
 import java.nio.file.Path;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,18 +28,8 @@ public final class MockAgentPlugin implements AgentPlugin {
 
   private static final Logger LOG = LoggerFactory.getLogger(MockAgentPlugin.class);
 
-  private final Map<String, String> env;
   private volatile MockPlugins plugins;
   private volatile SouthboundJournal journal;
-
-  /** The plugin as the agent finds it: settings from the process's environment. */
-  public MockAgentPlugin() {
-    this(System.getenv());
-  }
-
-  MockAgentPlugin(Map<String, String> env) {
-    this.env = env;
-  }
 
   @Override
   public String name() {
@@ -50,7 +39,8 @@ public final class MockAgentPlugin implements AgentPlugin {
   @Override
   public void init(AgentContext ctx) throws Exception {
     MockModels.registerAll(ctx.models());
-    String stateFile = System.getProperty(STATE_FILE_PROPERTY, env.get(STATE_FILE_ENV));
+    String stateFile = System.getProperty(STATE_FILE_PROPERTY,
+        System.getenv(STATE_FILE_ENV));
     if (stateFile != null && !stateFile.isBlank()) {
       journal = SouthboundJournal.open(Path.of(stateFile));
       LOG.info("mock southbound kept in {} ({} operations replayed)", journal.file(),

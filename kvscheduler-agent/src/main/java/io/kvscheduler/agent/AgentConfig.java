@@ -34,6 +34,7 @@ import java.util.Set;
  *       networking plugin is off: the agent does not touch the host's network)</td></tr>
  *   <tr><td>etcd-config (a file), etcd (a mapping)</td><td>--etcd-config</td><td>ETCD_CONFIG</td>
  *       <td>{@link EtcdSettings#defaults()}</td></tr>
+ *   <tr><td>file-settle-time</td><td>--file-settle-time</td><td></td><td>2s</td></tr>
  * </table>
  *
  * <p>The etcd connection settings (TLS, authentication, timeouts, lease TTL) are written as in
@@ -56,10 +57,15 @@ import java.util.Set;
  *     linux})
  * @param etcd how to connect to etcd (TLS, authentication, timeouts, lease TTL); null means
  *     {@link EtcdSettings#defaults()}
+ * @param fileSettleTime how long the files a change of the file northbound touches must read
+ *     the same before a change that removes or replaces values applies (additions apply at
+ *     once), or null for the default ({@code FileNorthbound.DEFAULT_SETTLE}, 2 s); written as
+ *     {@code operationTimeout}
  */
 public record AgentConfig(String label, Path configDir, String restAddress,
     List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
-    Duration operationTimeout, Set<String> enabledPlugins, EtcdSettings etcd) {
+    Duration operationTimeout, Set<String> enabledPlugins, EtcdSettings etcd,
+    Duration fileSettleTime) {
 
   public AgentConfig {
     etcdEndpoints = List.copyOf(etcdEndpoints);
@@ -72,7 +78,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
       List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
       Duration operationTimeout) {
     this(label, configDir, restAddress, etcdEndpoints, statusPublishing, printTxnSummary,
-        operationTimeout, Set.of(), null);
+        operationTimeout, Set.of(), null, null);
   }
 
   /** These settings with the plugin {@code name}, off by default, enabled. */
@@ -80,7 +86,19 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     Set<String> names = new HashSet<>(enabledPlugins);
     names.add(name);
     return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
-        printTxnSummary, operationTimeout, names, etcd);
+        printTxnSummary, operationTimeout, names, etcd, fileSettleTime);
+  }
+
+  /** These settings with other etcd connection settings. */
+  public AgentConfig withEtcd(EtcdSettings settings) {
+    return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
+        printTxnSummary, operationTimeout, enabledPlugins, settings, fileSettleTime);
+  }
+
+  /** These settings with another settle time of the file northbound. */
+  public AgentConfig withFileSettleTime(Duration settle) {
+    return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
+        printTxnSummary, operationTimeout, enabledPlugins, etcd, settle);
   }
 
   /** Settings without an operation timeout. */
@@ -97,7 +115,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
 
   private static final Set<String> KEYS = Set.of("label", "config-dir", "rest-address",
       "etcd-endpoints", "status-publishing", "print-txn-summary", "operation-timeout", "linux",
-      "etcd-config", "etcd");
+      "etcd-config", "etcd", "file-settle-time");
 
   /**
    * Reads the settings from the command-line arguments (after the command) and the environment.
@@ -114,6 +132,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     Duration timeout = null;
     boolean linux = false;
     EtcdConfigFile.Layers etcdLayers = new EtcdConfigFile.Layers();
+    Duration settle = null;
 
     int fileAt = args.indexOf("--config");
     if (fileAt >= 0 && args.lastIndexOf("--config") != fileAt) {
@@ -185,6 +204,10 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         if (timeoutSetting != null) {
           timeout = duration(timeoutSetting, where + ": operation-timeout");
         }
+        String settleSetting = text(root, "file-settle-time", null, where);
+        if (settleSetting != null) {
+          settle = duration(settleSetting, where + ": file-settle-time");
+        }
       }
     }
 
@@ -223,6 +246,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         case "--quiet" -> print = false;
         case "--operation-timeout" -> timeout = duration(value(args, ++i, a), a);
         case "--linux" -> linux = true;
+        case "--file-settle-time" -> settle = duration(value(args, ++i, a), a);
         default -> throw new IllegalArgumentException("unknown option '" + a + "'");
       }
     }
@@ -241,7 +265,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
       RestServer.checkAddress(rest); // a malformed address is an error of the settings
     }
     return new AgentConfig(label, configDir, "off".equals(rest) ? null : rest, etcd, status,
-        print, timeout, linux ? Set.of("linux") : Set.of(), etcdSettings);
+        print, timeout, linux ? Set.of("linux") : Set.of(), etcdSettings, settle);
   }
 
   /** The etcd prefix of this agent: {@code /vnf-agent/<label>/}. */

@@ -60,6 +60,7 @@ public final class AgentMain {
         "usage: bin/kvs-agent run [--config FILE] [--label L] [--config-dir DIR] [--rest HOST:PORT|off]",
         "                         [--etcd ENDPOINTS] [--etcd-config FILE] [--status-publishing]",
         "                         [--quiet] [--operation-timeout DURATION] [--linux]",
+        "                         [--file-settle-time DURATION]",
         "       bin/kvs-agent scenario --list | <name>... | all",
         "--linux enables the Linux networking plugin (configures the namespace the agent runs in).",
         "Environment: MICROSERVICE_LABEL, ETCD_ENDPOINTS, ETCD_CONFIG, ENABLE_STATUS_PUBLISHING,",

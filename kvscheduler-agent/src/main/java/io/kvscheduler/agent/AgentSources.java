@@ -4,6 +4,8 @@ import io.kvscheduler.agent.internal.EtcdNorthbound;
 import io.kvscheduler.agent.internal.FileNorthbound;
 import io.kvscheduler.agent.internal.NorthboundSource;
 import io.kvscheduler.agent.internal.RestServer;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -26,7 +28,10 @@ final class AgentSources {
 
     // --- file northbound (--config-dir) ---
     if (agent.config().configDir() != null) {
-      out.add(new FileNorthbound(agent.config().configDir(), agent.models(), agent.northbound()));
+      Duration settle = agent.config().fileSettleTime();
+      out.add(new FileNorthbound(agent.config().configDir(), agent.models(), agent.northbound(),
+          Duration.ofMillis(100), Duration.ofSeconds(1),
+          settle != null ? settle : FileNorthbound.DEFAULT_SETTLE, Clock.systemUTC()));
     }
     // --- end of file northbound ---
 

@@ -58,6 +58,18 @@ class AgentConfigTest {
   }
 
   @Test
+  void fileSettleTimeFromFileOrFlag() throws Exception {
+    assertThat(AgentConfig.load(List.of(), Map.of()).fileSettleTime()).isNull(); // the default
+    Path f = file("file-settle-time: 5s\n");
+    assertThat(AgentConfig.load(List.of("--config", f.toString()), Map.of()).fileSettleTime())
+        .isEqualTo(Duration.ofSeconds(5));
+    assertThat(AgentConfig.load(List.of("--config", f.toString(), "--file-settle-time", "300ms"),
+        Map.of()).fileSettleTime()).isEqualTo(Duration.ofMillis(300));
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--file-settle-time", "0s"), Map.of()))
+        .hasMessageStartingWith("--file-settle-time: expected a positive duration");
+  }
+
+  @Test
   void operationTimeoutFlagAndFormats() throws Exception {
     assertThat(AgentConfig.load(List.of("--operation-timeout", "250ms"), Map.of())
         .operationTimeout()).isEqualTo(Duration.ofMillis(250));

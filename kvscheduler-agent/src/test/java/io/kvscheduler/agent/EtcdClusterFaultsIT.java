@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -81,8 +80,8 @@ class EtcdClusterFaultsIT {
 
   private Agent start(String label, List<String> endpoints, SbRecorder sb, EtcdSettings settings)
       throws Exception {
-    Agent a = Agent.start(new AgentConfig(label, null, null, endpoints, true, false, null,
-        Set.of(), settings), List.of(sb));
+    Agent a = Agent.start(new AgentConfig(label, null, null, endpoints, true, false)
+        .withEtcd(settings), List.of(sb));
     started.add(a);
     return a;
   }

@@ -3,8 +3,11 @@ package io.kvscheduler.agent.spi;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonSetter;
 import com.fasterxml.jackson.annotation.Nulls;
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.BeanDescription;
 import com.fasterxml.jackson.databind.DeserializationConfig;
 import com.fasterxml.jackson.databind.DeserializationContext;
@@ -60,11 +63,25 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * Thread-safe.
  */
 public final class ModelRegistry {
+  /**
+   * Limits of the JSON text {@link #decode(String, String)} reads (an etcd value, for example),
+   * each refused as too large naming the limit: 64 Mi characters in all, 1 Mi characters in a
+   * string or a field name, 100 levels of nested objects and lists, 1,000 digits in a number.
+   * Parsing costs time linear in the text's length.
+   */
+  public static final StreamReadConstraints LIMITS = StreamReadConstraints.builder()
+      .maxDocumentLength(64L * 1024 * 1024)
+      .maxStringLength(1024 * 1024)
+      .maxNameLength(1024 * 1024)
+      .maxNestingDepth(100)
+      .maxNumberLength(1000)
+      .build();
+
   private final List<Model<?>> models = new CopyOnWriteArrayList<>();
   private final ObjectMapper mapper = newMapper();
 
   private static ObjectMapper newMapper() {
-    ObjectMapper m = new ObjectMapper()
+    ObjectMapper m = new ObjectMapper(JsonFactory.builder().streamReadConstraints(LIMITS).build())
         .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
         .setDefaultPropertyInclusion(JsonInclude.Value.construct(
             JsonInclude.Include.CUSTOM, JsonInclude.Include.ALWAYS, ProtoDefault.class, null))
@@ -300,7 +317,8 @@ public final class ModelRegistry {
       tree = mapper.readTree(json);
     } catch (JsonProcessingException e) {
       JsonLocation loc = e.getLocation();
-      throw new ModelException(key, "malformed JSON"
+      throw new ModelException(key, (e instanceof StreamConstraintsException
+          ? "too large" : "malformed JSON")
           + (loc != null ? " at line " + loc.getLineNr() + ", column " + loc.getColumnNr() : "")
           + ": " + e.getOriginalMessage(), e);
     }

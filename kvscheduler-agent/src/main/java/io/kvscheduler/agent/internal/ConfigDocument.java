@@ -5,6 +5,8 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -20,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.reader.ReaderException;
 
 /**
  * A parsed JSON or YAML document that remembers the line of every object and array (the line of
@@ -30,19 +33,41 @@ public final class ConfigDocument {
   /**
    * The largest document read, in code points (characters; 256 Mi, about 4.5 million mock
    * interfaces in the YAML configuration format). SnakeYAML's own default, 3 Mi code points, would
-   * reject what {@code GET /configuration} lists for some 60,000 interfaces.
+   * reject what {@code GET /configuration} lists for some 60,000 interfaces. Parsing costs time
+   * linear in the document's length.
    */
   public static final int MAX_CODE_POINTS = 256 * 1024 * 1024;
+  /**
+   * The longest string (a scalar value or a mapping key), in code points: 1 Mi. In YAML also the
+   * longest run the scanner reads as one piece (a scalar's line, a comment, a run of spaces),
+   * refused before it is read whole.
+   */
+  public static final int MAX_SCALAR_CODE_POINTS = 1024 * 1024;
+  /** The deepest nesting of mappings and lists: 100 (the root mapping is level 1). */
+  public static final int MAX_DEPTH = 100;
 
-  private static final JsonFactory JSON = new JsonFactory();
+  /**
+   * Jackson's own limits, above ours (chars, not code points: up to two per code point) so that
+   * ours, which name the line and the limit in our terms, are met first.
+   */
+  private static final StreamReadConstraints CONSTRAINTS = StreamReadConstraints.builder()
+      .maxDocumentLength(-1)
+      .maxStringLength(2 * MAX_SCALAR_CODE_POINTS + 1)
+      .maxNameLength(2 * MAX_SCALAR_CODE_POINTS + 1)
+      .maxNestingDepth(MAX_DEPTH + 1)
+      .build();
+  private static final JsonFactory JSON = JsonFactory.builder()
+      .streamReadConstraints(CONSTRAINTS)
+      .build();
   /**
    * As {@code new YAMLFactory()}, with the size limit (the builder's defaults differ: without
-   * {@code EMPTY_STRING_AS_NULL}, {@code key:} with no value would be "", not null).
+   * {@code EMPTY_STRING_AS_NULL}, {@code key:} with no value would be "", not null), reading in
+   * linear time ({@link LinearYamlReader}).
    */
-  private static final YAMLFactory YAML = YAMLFactory.builder()
+  private static final YAMLFactory YAML = new LinearYamlFactory(YAMLFactory.builder()
       .loaderOptions(loaderOptions(MAX_CODE_POINTS))
-      .enable(YAMLParser.Feature.EMPTY_STRING_AS_NULL)
-      .build();
+      .streamReadConstraints(CONSTRAINTS)
+      .enable(YAMLParser.Feature.EMPTY_STRING_AS_NULL), MAX_SCALAR_CODE_POINTS);
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private final JsonNode root;
@@ -56,9 +81,13 @@ public final class ConfigDocument {
     final Map<JsonNode, List<Integer>> items = new IdentityHashMap<>();
   }
 
-  private ConfigDocument(JsonNode root, Lines lines) {
+  /** The line the root starts on (a scalar root has no entry in {@link #lines}). */
+  private final int rootLine;
+
+  private ConfigDocument(JsonNode root, Lines lines, int rootLine) {
     this.root = root;
     this.lines = lines;
+    this.rootLine = rootLine;
   }
 
   /** A syntax error (or a duplicate mapping key) at a line (0 when unknown). */
@@ -134,30 +163,58 @@ public final class ConfigDocument {
     try (JsonParser p = factory.createParser(text)) {
       JsonToken first = p.nextToken();
       if (first == null) {
-        return new ConfigDocument(NullNode.getInstance(), lines);
+        return new ConfigDocument(NullNode.getInstance(), lines, 0);
       }
-      JsonNode root = read(p, lines, line(p));
+      int rootLine = line(p);
+      JsonNode root = read(p, lines, rootLine, 1);
       if (p.nextToken() != null) {
         throw new SyntaxException("more than one document (only one is supported)", line(p), null);
       }
-      return new ConfigDocument(root, lines);
+      return new ConfigDocument(root, lines, rootLine);
     } catch (JsonProcessingException e) {
-      if (e.getCause() instanceof MarkedYAMLException y && y.getProblemMark() != null) {
-        // SnakeYAML knows the problem's own position, and where the construct it was in began
-        String context = y.getContext() != null && y.getContextMark() != null
-            ? " (" + y.getContext() + " at line " + (y.getContextMark().getLine() + 1) + ")" : "";
-        throw new SyntaxException("malformed YAML: " + y.getProblem() + context,
-            y.getProblemMark().getLine() + 1, e);
-      }
-      JsonLocation loc = e.getLocation();
-      int line = loc != null && loc.getLineNr() > 0 ? loc.getLineNr() : 0;
-      String msg = e.getOriginalMessage();
-      int nl = msg == null ? -1 : msg.indexOf('\n');
-      throw new SyntaxException("malformed " + (factory == YAML ? "YAML" : "JSON") + ": "
-          + (nl > 0 ? msg.substring(0, nl).strip() : msg), line, e);
+      throw syntaxError(factory == YAML ? "YAML" : "JSON", text, e);
     } catch (IOException e) {
       throw new SyntaxException("cannot parse: " + e.getMessage(), 0, e);
     }
+  }
+
+  private static SyntaxException syntaxError(String format, String text,
+      JsonProcessingException e) {
+    if (e.getCause() instanceof LinearYamlReader.TokenTooLong t) {
+      return new SyntaxException("too large: " + t.getMessage(), t.line(), e);
+    }
+    if (e.getCause() instanceof ReaderException r) {
+      return new SyntaxException("malformed YAML: character U+"
+          + String.format("%04X", r.getCodePoint()) + " is not allowed in YAML",
+          lineAtCodePoint(text, r.getPosition()), e);
+    }
+    if (e.getCause() instanceof MarkedYAMLException y && y.getProblemMark() != null) {
+      // SnakeYAML knows the problem's own position, and where the construct it was in began
+      String context = y.getContext() != null && y.getContextMark() != null
+          ? " (" + y.getContext() + " at line " + (y.getContextMark().getLine() + 1) + ")" : "";
+      return new SyntaxException("malformed YAML: " + y.getProblem() + context,
+          y.getProblemMark().getLine() + 1, e);
+    }
+    JsonLocation loc = e.getLocation();
+    int line = loc != null && loc.getLineNr() > 0 ? loc.getLineNr() : 0;
+    String msg = e.getOriginalMessage();
+    int nl = msg == null ? -1 : msg.indexOf('\n');
+    return new SyntaxException((e instanceof StreamConstraintsException ? "too large: "
+        : "malformed " + format + ": ") + (nl > 0 ? msg.substring(0, nl).strip() : msg), line, e);
+  }
+
+  /** The 1-based line of the code point at {@code index} of {@code text}. */
+  private static int lineAtCodePoint(String text, int index) {
+    int line = 1;
+    int end = index <= 0 ? 0 : text.offsetByCodePoints(0, Math.min(index,
+        text.codePointCount(0, text.length())));
+    for (int i = 0; i < end; i++) {
+      char c = text.charAt(i);
+      if (c == '\n' || (c == '\r' && (i + 1 >= text.length() || text.charAt(i + 1) != '\n'))) {
+        line++;
+      }
+    }
+    return line;
   }
 
   private static int line(JsonParser p) {
@@ -165,9 +222,13 @@ public final class ConfigDocument {
     return loc == null ? 0 : Math.max(loc.getLineNr(), 0);
   }
 
-  private static JsonNode read(JsonParser p, Lines lines, int line)
+  private static JsonNode read(JsonParser p, Lines lines, int line, int depth)
       throws IOException, SyntaxException {
     JsonToken t = p.currentToken();
+    if (depth > MAX_DEPTH && (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY)) {
+      throw new SyntaxException("too deeply nested: more than " + MAX_DEPTH
+          + " levels of mappings and lists (limit " + MAX_DEPTH + ")", line, null);
+    }
     switch (t) {
       case START_OBJECT -> {
         ObjectNode o = NODES.objectNode();
@@ -177,8 +238,9 @@ public final class ConfigDocument {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
           String name = p.currentName();
           int fieldLine = line(p);
+          checkLength("key", name, fieldLine);
           p.nextToken();
-          JsonNode v = read(p, lines, fieldLine);
+          JsonNode v = read(p, lines, fieldLine, depth + 1);
           if (o.has(name)) {
             throw new SyntaxException("duplicate key '" + name + "'", fieldLine, null);
           }
@@ -194,13 +256,13 @@ public final class ConfigDocument {
         lines.items.put(a, itemLines);
         while (p.nextToken() != JsonToken.END_ARRAY) {
           int itemLine = line(p);
-          a.add(read(p, lines, itemLine));
+          a.add(read(p, lines, itemLine, depth + 1));
           itemLines.add(itemLine);
         }
         return a;
       }
       case VALUE_STRING -> {
-        return NODES.textNode(p.getText());
+        return NODES.textNode(checkLength("string", p.getText(), line));
       }
       case VALUE_NUMBER_INT -> {
         return switch (p.getNumberType()) {
@@ -229,15 +291,27 @@ public final class ConfigDocument {
     }
   }
 
+  /** {@code s}, checked against {@link #MAX_SCALAR_CODE_POINTS}. */
+  private static String checkLength(String what, String s, int line) throws SyntaxException {
+    if (s.length() > MAX_SCALAR_CODE_POINTS) {
+      int codePoints = s.codePointCount(0, s.length());
+      if (codePoints > MAX_SCALAR_CODE_POINTS) {
+        throw new SyntaxException("too large: a " + what + " of " + codePoints
+            + " characters (limit " + MAX_SCALAR_CODE_POINTS + ")", line, null);
+      }
+    }
+    return s;
+  }
+
   /** The root node; a {@link NullNode} for an empty document. */
   public JsonNode root() {
     return root;
   }
 
-  /** The line of an object or array node of this document, 0 when unknown. */
+  /** The line of an object or array node of this document, or of its root; 0 when unknown. */
   public int lineOf(JsonNode node) {
     Integer l = lines.containers.get(node);
-    return l == null ? 0 : l;
+    return l != null ? l : node == root ? rootLine : 0;
   }
 
   /**

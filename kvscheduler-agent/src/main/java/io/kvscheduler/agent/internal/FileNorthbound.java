@@ -13,10 +13,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -38,9 +40,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The file northbound: a directory of {@code *.yaml}, {@code *.yml} and {@code *.json} files
- * (not its subdirectories; names starting with {@code .} are ignored), each either a mapping of
- * keys to values or vpp-agent's YAML configuration format (see {@link ConfigFormat}).
+ * The file northbound: a directory of {@code *.yaml}, {@code *.yml} and {@code *.json} files,
+ * its subdirectories included (names starting with {@code .} are ignored, files and directories
+ * alike; symbolic links to directories are not followed), each either a mapping of keys to
+ * values or vpp-agent's YAML configuration format (see {@link ConfigFormat}).
  *
  * <p>At start every file is read and their union is delivered as one resync of data source
  * {@code file}. Then the directory is watched (a {@link WatchService}, events debounced, plus a
@@ -49,6 +52,15 @@ import org.slf4j.LoggerFactory;
  * they held before is delivered as one change (a deleted file deletes its values). A key that
  * leaves one file and appears in another in the same scan (a renamed file, a block moved to
  * another file) is thus no change when its value is the same, and an update otherwise.
+ *
+ * <p>Files are often written in place, slowly ({@code cp}, {@code cat >}, an editor saving
+ * without a rename): a scan may read one half-written. Half a file usually gives fewer values
+ * than the whole, so its reading would remove values to create them again a moment later. A
+ * scan whose change only adds values (every changed file still gives every value it gave, equal)
+ * is therefore delivered at once, but a scan that would remove or replace a value, or finds a
+ * file removed or not parsing, is delivered only once each of the files it touches has read the
+ * same (or stayed absent) for the <em>settle time</em> (default {@link #DEFAULT_SETTLE}, measured
+ * on the injected clock from the scan that first saw the content).
  *
  * <p>A bad file — malformed YAML/JSON, an unknown field, a key of no model, a value that does not
  * match its key, a key another file already gives, a file too large ({@link
@@ -60,6 +72,10 @@ import org.slf4j.LoggerFactory;
  * create of the key). A key moved from one file to another belongs to the file it moved to.
  *
  * <p>{@link #close} stops the watching: once it returned, nothing more is read or delivered.
+ *
+ * <p>One class of some 700 lines: the files' state, the keys they hold, the changes waiting to
+ * settle and the watched directories are one state machine of the watcher thread, decided
+ * together in each scan.
  */
 public final class FileNorthbound implements NorthboundSource {
   /** The data source label of the values of this northbound. */
@@ -67,12 +83,16 @@ public final class FileNorthbound implements NorthboundSource {
 
   private static final Logger LOG = LoggerFactory.getLogger(FileNorthbound.class);
   private static final Duration START_RESYNC_WAIT = Duration.ofSeconds(30);
+  /** How long a file must read the same before a change removing or replacing values applies. */
+  public static final Duration DEFAULT_SETTLE = Duration.ofSeconds(2);
 
   private final Path dir;
   private final ModelRegistry models;
   private final Northbound northbound;
   private final Duration debounce;
   private final Duration rescan;
+  private final Duration settle;
+  private final Clock clock;
 
   /** Per file: the content last read and the values applied from it (watcher thread only). */
   private final Map<Path, FileState> files = new TreeMap<>();
@@ -83,6 +103,15 @@ public final class FileNorthbound implements NorthboundSource {
   /** Held while a change is delivered; {@link #close} waits for it. */
   private final Object delivering = new Object();
   private String listError;
+  /** Directories registered with the watch service (watcher thread only, after start). */
+  private final Set<Path> watched = new HashSet<>();
+  /**
+   * Per file whose change waits for the settle time: the content seen (null: the file is gone)
+   * and when this content was first seen (watcher thread only).
+   */
+  private final Map<Path, Seen> waiting = new HashMap<>();
+
+  private record Seen(String content, Instant since) {}
 
   private static final class FileState {
     String content;
@@ -92,18 +121,34 @@ public final class FileNorthbound implements NorthboundSource {
     String appliedContent = "";
   }
 
-  /** A file northbound with a 100 ms debounce and a 1 s rescan. */
+  /** A file northbound with a 100 ms debounce, a 1 s rescan and the default settle time. */
   public FileNorthbound(Path dir, ModelRegistry models, Northbound northbound) {
     this(dir, models, northbound, Duration.ofMillis(100), Duration.ofSeconds(1));
   }
 
+  /** A file northbound with the default settle time, on the system clock. */
   public FileNorthbound(Path dir, ModelRegistry models, Northbound northbound, Duration debounce,
       Duration rescan) {
+    this(dir, models, northbound, debounce, rescan, DEFAULT_SETTLE, Clock.systemUTC());
+  }
+
+  /**
+   * @param debounce how long the directory must be quiet (no watch event) before a scan, and how
+   *     long ago a file must have been modified to be read
+   * @param rescan the period of scans without watch events
+   * @param settle how long every file a change touches must read the same before a change that
+   *     removes or replaces values is delivered (zero: at once)
+   * @param clock the time of the settle time
+   */
+  public FileNorthbound(Path dir, ModelRegistry models, Northbound northbound, Duration debounce,
+      Duration rescan, Duration settle, Clock clock) {
     this.dir = dir.toAbsolutePath().normalize();
     this.models = Objects.requireNonNull(models, "models");
     this.northbound = Objects.requireNonNull(northbound, "northbound");
     this.debounce = debounce;
     this.rescan = rescan;
+    this.settle = Objects.requireNonNull(settle, "settle");
+    this.clock = Objects.requireNonNull(clock, "clock");
   }
 
   @Override
@@ -123,11 +168,21 @@ public final class FileNorthbound implements NorthboundSource {
 
   @Override
   public void start() throws IOException {
+    resyncAtStart();
+    thread = new Thread(this::watch, "kvs-file-nb");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  /**
+   * Reads every file and delivers them as one resync, and starts watching the directory; scans
+   * are left to the caller ({@link #scanNow}). For tests driving the scans themselves.
+   */
+  void resyncAtStart() throws IOException {
     if (!Files.isDirectory(dir)) {
       throw new IOException("file northbound: " + dir + " is not a directory");
     }
     watcher = dir.getFileSystem().newWatchService();
-    dir.register(watcher, ENTRY_CREATE, ENTRY_MODIFY, ENTRY_DELETE);
 
     Map<String, Object> all = new TreeMap<>();
     Map<Path, Duplicate> duplicates = new HashMap<>();
@@ -151,10 +206,16 @@ public final class FileNorthbound implements NorthboundSource {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
 
-    thread = new Thread(this::watch, "kvs-file-nb");
-    thread.setDaemon(true);
-    thread.start();
+  /**
+   * One scan, as the watcher thread makes them (for tests that drive the scans).
+   *
+   * @return whether a change waits for a later scan (a file modified just now, or a change
+   *     waiting for the settle time)
+   */
+  boolean scanNow() {
+    return scan();
   }
 
   /**
@@ -250,9 +311,17 @@ public final class FileNorthbound implements NorthboundSource {
         changedFiles.add(f.getKey());
       }
     }
+    Set<Path> touchedNow = new HashSet<>(changedFiles);
+    touchedNow.addAll(gone);
+    waiting.keySet().retainAll(touchedNow);
     if (gone.isEmpty() && changedFiles.isEmpty()) {
       return fresh;
     }
+    if (!settled(gone, changedFiles, now)) {
+      return true; // scanned again soon, and delivered once settled
+    }
+    gone.forEach(waiting::remove);
+    changedFiles.forEach(waiting::remove);
 
     // the values each file touched in this scan held before it: the files' values are disjoint
     // (a key is held by one file at most), so the change is the difference of their unions
@@ -267,7 +336,7 @@ public final class FileNorthbound implements NorthboundSource {
     for (Path p : gone) {
       FileState st = files.remove(p);
       errors.remove(p);
-      LOG.info("file northbound: {} removed", p.getFileName());
+      LOG.info("file northbound: {} removed", name(p));
       touched.putIfAbsent(p, st.applied);
     }
     // what each changed file now gives (a file that does not parse is reported and keeps its
@@ -356,11 +425,53 @@ public final class FileNorthbound implements NorthboundSource {
       }
       duplicates.remove(p);
       if (errors.remove(p) != null) {
-        LOG.info("file northbound: {} is valid again", p.getFileName());
+        LOG.info("file northbound: {} is valid again", name(p));
       }
       st.applied = values;
       st.appliedContent = st.content;
     });
+  }
+
+  /**
+   * Whether this scan's change may be delivered now: it only adds values (every changed file
+   * parses and still gives every value it gave, equal), or each file it touches (removed,
+   * changed) has read the same for the settle time. Remembers when each touched file was first
+   * seen as it is now.
+   */
+  private boolean settled(List<Path> gone, List<Path> changedFiles, Map<Path, String> now) {
+    Instant t = clock.instant();
+    boolean additive = gone.stream().allMatch(p -> files.get(p).applied.isEmpty());
+    for (Path p : changedFiles) {
+      if (!additive) {
+        break;
+      }
+      FileState st = files.get(p);
+      Map<String, Object> held = st == null ? Map.of() : st.applied;
+      try {
+        Map<String, Object> given = parse(p, now.get(p), null);
+        additive = held.entrySet().stream()
+            .allMatch(e -> e.getValue().equals(given.get(e.getKey())));
+      } catch (ConfigException e) {
+        additive = false; // reported once it has read the same for the settle time
+      }
+    }
+    boolean stable = true;
+    List<Path> touched = new ArrayList<>(gone);
+    touched.addAll(changedFiles);
+    for (Path p : touched) {
+      String content = now.get(p);
+      Seen seen = waiting.get(p);
+      if (seen == null || !Objects.equals(seen.content(), content)) {
+        seen = new Seen(content, t);
+        waiting.put(p, seen);
+      }
+      stable &= Duration.between(seen.since(), t).compareTo(settle) >= 0;
+    }
+    if (!additive && !stable) {
+      LOG.debug("file northbound: a change of {} waits until the files read the same for {}",
+          fileNames(touched), settle);
+    }
+    return additive || stable;
   }
 
   private boolean recentlyModified(Path file) {
@@ -403,7 +514,7 @@ public final class FileNorthbound implements NorthboundSource {
         return;
       }
       int otherLine = other == null ? 0 : lineOf(d.other(), other.appliedContent, d.key());
-      String msg = "key " + d.key() + " is already given by file " + d.other().getFileName()
+      String msg = "key " + d.key() + " is already given by file " + name(d.other())
           + (otherLine > 0 ? " on line " + otherLine : "");
       int line = lineOf(file, st.content, d.key());
       if (!blockedBefore.contains(file) || !(file + (line > 0 ? ":" + line : "") + ": " + msg)
@@ -505,7 +616,7 @@ public final class FileNorthbound implements NorthboundSource {
   }
 
   /** The names of {@code paths}, the first few of them, for a log line. */
-  private static String fileNames(Collection<Path> paths) {
+  private String fileNames(Collection<Path> paths) {
     int shown = 5;
     StringBuilder b = new StringBuilder();
     int i = 0;
@@ -513,19 +624,48 @@ public final class FileNorthbound implements NorthboundSource {
       if (i++ == shown) {
         return b.append(" and ").append(paths.size() - shown).append(" more").toString();
       }
-      b.append(b.length() > 0 ? ", " : "").append(p.getFileName());
+      b.append(b.length() > 0 ? ", " : "").append(name(p));
     }
     return b.toString();
   }
 
-  /** Reads every config file of the directory: path → content, sorted by path. */
+  /** The name of a file for the log: its path inside the directory. */
+  private String name(Path file) {
+    return dir.relativize(file).toString();
+  }
+
+  /**
+   * Reads every config file of the directory and its subdirectories: path → content, sorted by
+   * path. Registers the subdirectories not watched yet with the watch service.
+   */
   private Map<Path, String> readAll() throws IOException {
     Map<Path, String> out = new TreeMap<>();
-    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+    readDir(dir, out);
+    watched.removeIf(d -> !Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS));
+    return out;
+  }
+
+  private void readDir(Path d, Map<Path, String> out) throws IOException {
+    if (watcher != null && !watched.contains(d)) {
+      d.register(watcher, ENTRY_CREATE, ENTRY_MODIFY, ENTRY_DELETE);
+      watched.add(d);
+    }
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(d)) {
       for (Path p : ds) {
         String n = p.getFileName().toString();
-        if (n.startsWith(".") || !(n.endsWith(".yaml") || n.endsWith(".yml")
-            || n.endsWith(".json")) || !Files.isRegularFile(p)) {
+        if (n.startsWith(".")) {
+          continue;
+        }
+        if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+          try {
+            readDir(p, out);
+          } catch (NoSuchFileException e) {
+            // removed meanwhile
+          }
+          continue;
+        }
+        if (!(n.endsWith(".yaml") || n.endsWith(".yml") || n.endsWith(".json"))
+            || !Files.isRegularFile(p)) {
           continue;
         }
         try {
@@ -534,7 +674,7 @@ public final class FileNorthbound implements NorthboundSource {
           // removed meanwhile
         } catch (IOException e) {
           if (closed) {
-            return out; // the read was interrupted by close(): the scan is abandoned anyway
+            return; // the read was interrupted by close(): the scan is abandoned anyway
           }
           // unreadable: keep what it held before; reported once per distinct error
           FileState st = files.get(p);
@@ -542,14 +682,12 @@ public final class FileNorthbound implements NorthboundSource {
           if (!msg.equals(errorMessage(p))) {
             reject(p, 0, msg);
           }
-          out.put(p, st != null && st.content != null ? st.content : "");
-          if (st == null) {
-            out.remove(p);
+          if (st != null && st.content != null) {
+            out.put(p, st.content);
           }
         }
       }
     }
-    return out;
   }
 
   private static String decodeUtf8(byte[] bytes) throws IOException {

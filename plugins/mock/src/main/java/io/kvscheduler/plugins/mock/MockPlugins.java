@@ -4,6 +4,7 @@ import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.plugins.mock.ifplugin.InterfacePlugin;
 import io.kvscheduler.plugins.mock.l2plugin.L2Plugin;
 import io.kvscheduler.plugins.mock.util.SbPrinter;
+import io.kvscheduler.plugins.mock.util.SouthboundJournal;
 
 /**
  * The hands-on example's two plugins, registered together on a scheduler:
@@ -25,8 +26,17 @@ public record MockPlugins(InterfacePlugin interfaces, L2Plugin l2) {
 
   /** Registers the interface plugin, then the L2 plugin, each over a fresh mock southbound. */
   public static MockPlugins register(KVScheduler scheduler, SbPrinter printer) {
-    InterfacePlugin interfaces = InterfacePlugin.register(scheduler, printer);
-    L2Plugin l2 = L2Plugin.register(scheduler, printer);
+    return register(scheduler, printer, null);
+  }
+
+  /**
+   * Registers both plugins over mock southbounds kept in {@code journal}, which replays what
+   * they held before (null: fresh southbounds in memory).
+   */
+  public static MockPlugins register(KVScheduler scheduler, SbPrinter printer,
+      SouthboundJournal journal) {
+    InterfacePlugin interfaces = InterfacePlugin.register(scheduler, printer, journal);
+    L2Plugin l2 = L2Plugin.register(scheduler, printer, journal);
     return new MockPlugins(interfaces, l2);
   }
 

@@ -7,6 +7,7 @@ import io.kvscheduler.plugins.mock.ifplugin.mockcalls.MockIfaceHandler;
 import io.kvscheduler.plugins.mock.ifplugin.model.Interface;
 import io.kvscheduler.plugins.mock.util.SbIndex;
 import io.kvscheduler.plugins.mock.util.SbPrinter;
+import io.kvscheduler.plugins.mock.util.SouthboundJournal;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
@@ -27,7 +28,16 @@ public final class InterfacePlugin {
 
   /** Registers the plugin's descriptor on {@code scheduler}, over a fresh mock southbound. */
   public static InterfacePlugin register(KVScheduler scheduler, SbPrinter printer) {
-    MockIfaceHandler sb = new MockIfaceHandler(printer);
+    return register(scheduler, printer, null);
+  }
+
+  /**
+   * Registers the plugin's descriptor over a mock southbound kept in {@code journal} (null: in
+   * memory only).
+   */
+  public static InterfacePlugin register(KVScheduler scheduler, SbPrinter printer,
+      SouthboundJournal journal) {
+    MockIfaceHandler sb = new MockIfaceHandler(printer, journal);
     scheduler.registerDescriptors(InterfaceDescriptor.create(sb));
     return new InterfacePlugin(sb, scheduler.metadataMap(InterfaceDescriptor.NAME, SbIndex.class));
   }

@@ -11,6 +11,7 @@ import io.kvscheduler.plugins.mock.l2plugin.model.BridgeDomain;
 import io.kvscheduler.plugins.mock.l2plugin.model.FibEntry;
 import io.kvscheduler.plugins.mock.util.SbIndex;
 import io.kvscheduler.plugins.mock.util.SbPrinter;
+import io.kvscheduler.plugins.mock.util.SouthboundJournal;
 import java.util.List;
 import java.util.SortedMap;
 
@@ -31,8 +32,17 @@ public final class L2Plugin {
 
   /** Registers the plugin's three descriptors on {@code scheduler} over fresh mock southbounds. */
   public static L2Plugin register(KVScheduler scheduler, SbPrinter printer) {
-    MockBdHandler bds = new MockBdHandler(printer);
-    MockFibHandler fibs = new MockFibHandler(printer);
+    return register(scheduler, printer, null);
+  }
+
+  /**
+   * Registers the plugin's three descriptors over mock southbounds kept in {@code journal}
+   * (null: in memory only).
+   */
+  public static L2Plugin register(KVScheduler scheduler, SbPrinter printer,
+      SouthboundJournal journal) {
+    MockBdHandler bds = new MockBdHandler(printer, journal);
+    MockFibHandler fibs = new MockFibHandler(printer, journal);
     scheduler.registerDescriptors(BridgeDomainDescriptor.create(bds));
     NamedMapping<SbIndex> bdIndex =
         scheduler.metadataMap(BridgeDomainDescriptor.NAME, SbIndex.class);

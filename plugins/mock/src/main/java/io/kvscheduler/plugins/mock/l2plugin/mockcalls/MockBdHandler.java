@@ -3,6 +3,7 @@ package io.kvscheduler.plugins.mock.l2plugin.mockcalls;
 import io.kvscheduler.plugins.mock.l2plugin.model.BridgeDomain;
 import io.kvscheduler.plugins.mock.util.MockSbException;
 import io.kvscheduler.plugins.mock.util.SbPrinter;
+import io.kvscheduler.plugins.mock.util.SouthboundJournal;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -18,14 +19,55 @@ public final class MockBdHandler implements MockBdApi {
   private final TreeMap<Integer, BridgeDomain> bds = new TreeMap<>();
   private int nextHandle;
 
+  private final SouthboundJournal journal;
+
   public MockBdHandler(SbPrinter printer) {
+    this(printer, null);
+  }
+
+  /**
+   * A southbound that outlives the process: replays the bridge-domain operations of {@code
+   * journal} (null: none, nothing kept) and appends its own to it.
+   */
+  public MockBdHandler(SbPrinter printer, SouthboundJournal journal) {
     this.printer = printer;
+    this.journal = journal;
+    if (journal != null) {
+      journal.replayed().forEach(this::replay);
+    }
+  }
+
+  private void replay(List<String> op) {
+    switch (op.get(0)) {
+      case "bd-create" -> {
+        int handle = Integer.parseInt(op.get(1));
+        bds.put(handle, BridgeDomain.of(op.get(2)));
+        nextHandle = Math.max(nextHandle, handle + 1);
+      }
+      case "bd-delete" -> bds.remove(Integer.parseInt(op.get(1)));
+      case "bd-add" -> bds.computeIfPresent(Integer.parseInt(op.get(1)), (h, bd) -> {
+        List<BridgeDomain.Interface> members = new ArrayList<>(bd.interfaces());
+        members.add(new BridgeDomain.Interface(op.get(2), Boolean.parseBoolean(op.get(3))));
+        return new BridgeDomain(bd.name(), members);
+      });
+      case "bd-remove" -> bds.computeIfPresent(Integer.parseInt(op.get(1)), (h, bd) ->
+          new BridgeDomain(bd.name(), bd.interfaces().stream()
+              .filter(m -> !m.name().equals(op.get(2))).toList()));
+      default -> { } // another southbound's operation
+    }
+  }
+
+  private void journal(Object... fields) {
+    if (journal != null) {
+      journal.append(fields);
+    }
   }
 
   @Override
   public synchronized int createBridgeDomain(String name) {
     int handle = nextHandle++;
     bds.put(handle, BridgeDomain.of(name));
+    journal("bd-create", handle, name);
     printer.print("Created bridge domain: " + name + " (handle " + handle + ")");
     return handle;
   }
@@ -34,6 +76,7 @@ public final class MockBdHandler implements MockBdApi {
   public synchronized void deleteBridgeDomain(int handle) {
     BridgeDomain bd = get(handle);
     bds.remove(handle);
+    journal("bd-delete", handle);
     printer.print("Deleted bridge domain: " + bd.name());
   }
 
@@ -49,6 +92,7 @@ public final class MockBdHandler implements MockBdApi {
     List<BridgeDomain.Interface> members = new ArrayList<>(bd.interfaces());
     members.add(new BridgeDomain.Interface(iface, bvi));
     bds.put(handle, new BridgeDomain(bd.name(), members));
+    journal("bd-add", handle, iface, bvi);
     printer.print("Added interface '" + iface + "' into the bridge domain '" + bd.name() + "'"
         + (bvi ? " as BVI" : ""));
   }
@@ -70,6 +114,7 @@ public final class MockBdHandler implements MockBdApi {
           "interface '" + iface + "' is not in the bridge domain '" + bd.name() + "'");
     }
     bds.put(handle, new BridgeDomain(bd.name(), members));
+    journal("bd-remove", handle, iface);
     printer.print("Removed interface '" + iface + "' from the bridge domain '" + bd.name() + "'");
   }
 

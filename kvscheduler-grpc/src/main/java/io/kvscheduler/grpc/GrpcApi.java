@@ -1,0 +1,110 @@
+package io.kvscheduler.grpc;
+
+import com.google.protobuf.Descriptors.FileDescriptor;
+import io.grpc.ServerBuilder;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
+import io.grpc.protobuf.services.ProtoReflectionService;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.kvscheduler.agent.spi.ModelRegistry;
+import io.kvscheduler.agent.spi.Northbound;
+import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.grpc.internal.BearerToken;
+import io.kvscheduler.grpc.internal.ConfiguratorServiceImpl;
+import io.kvscheduler.grpc.internal.GrpcSource;
+import io.kvscheduler.grpc.internal.ManagerServiceImpl;
+import io.kvscheduler.grpc.internal.MetaServiceImpl;
+import io.kvscheduler.grpc.internal.NotificationBuffer;
+import io.kvscheduler.grpc.internal.ProtoModels;
+import io.kvscheduler.grpc.internal.SeqNumHeader;
+import io.kvscheduler.grpc.internal.StatusStreams;
+import io.kvscheduler.grpc.proto.configurator.Notification;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * The agent's gRPC services, ready to be added to a server: {@code
+ * ligato.configurator.ConfiguratorService}, {@code ligato.generic.ManagerService} and {@code
+ * MetaService}, and server reflection (v1 and v1alpha). Values given through them are delivered
+ * to the northbound as data source {@value GrpcSource#NAME}, one transaction per request.
+ *
+ * <p>Close it to end the open streams ({@code Notify}, {@code Subscribe}).
+ */
+public final class GrpcApi implements AutoCloseable {
+  /** Notifications kept for {@code Notify} to replay (as vpp-agent). */
+  public static final int NOTIFICATION_BUFFER = 10_000;
+  /** Status changes waiting for a {@code Subscribe} client before its stream is ended. */
+  public static final int SUBSCRIBE_QUEUE_LIMIT = 10_000;
+
+  private final NotificationBuffer notifications = new NotificationBuffer(NOTIFICATION_BUFFER);
+  private final StatusStreams statusStreams;
+  private final ExecutorService streamExecutor;
+  private final ConfiguratorServiceImpl configurator;
+  private final ManagerServiceImpl manager;
+  private final MetaServiceImpl meta;
+  private final List<ServerInterceptor> interceptors = new ArrayList<>();
+
+  /**
+   * @param kvs the scheduler (value states, dumps)
+   * @param registry the models
+   * @param northbound where requests' values are delivered
+   * @param modelFiles proto files of models beyond the mock plugins' (whose values are not
+   *     generated protobuf classes themselves)
+   * @param token bearer token calls must carry, or null
+   */
+  public GrpcApi(KVScheduler kvs, ModelRegistry registry, Northbound northbound,
+      List<FileDescriptor> modelFiles, String token) {
+    ProtoModels models = new ProtoModels(registry, modelFiles);
+    GrpcSource source = new GrpcSource(northbound);
+    this.streamExecutor = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "kvs-grpc-stream");
+      t.setDaemon(true);
+      return t;
+    });
+    this.statusStreams = new StatusStreams(kvs, northbound::desired, SUBSCRIBE_QUEUE_LIMIT,
+        streamExecutor);
+    this.configurator = new ConfiguratorServiceImpl(kvs, models, source, notifications);
+    this.manager = new ManagerServiceImpl(kvs, models, source, statusStreams);
+    this.meta = new MetaServiceImpl(models);
+    interceptors.add(new SeqNumHeader());
+    if (token != null) {
+      interceptors.add(new BearerToken(token)); // added last: runs first
+    }
+  }
+
+  /** Adds the services (and reflection) to {@code server}. */
+  public <T extends ServerBuilder<T>> T addTo(T server) {
+    ServerInterceptor[] chain = interceptors.toArray(ServerInterceptor[]::new);
+    server.addService(ServerInterceptors.intercept(configurator, chain));
+    server.addService(ServerInterceptors.intercept(manager, chain));
+    server.addService(ServerInterceptors.intercept(meta, chain));
+    server.addService(ServerInterceptors.intercept(ProtoReflectionServiceV1.newInstance(), chain));
+    @SuppressWarnings("deprecation") // v1alpha: what vpp-agent's clients (agentctl) ask
+    var alpha = ProtoReflectionService.newInstance();
+    server.addService(ServerInterceptors.intercept(alpha, chain));
+    return server;
+  }
+
+  /**
+   * Publishes a notification to the {@code Notify} streams (kept in the replay buffer). Called by
+   * southbound watchers, e.g. the Linux interface watcher.
+   */
+  public void publish(Notification notification) {
+    notifications.publish(notification);
+  }
+
+  /** Open {@code Notify} and {@code Subscribe} streams. */
+  public int openStreams() {
+    return notifications.streams() + statusStreams.streams();
+  }
+
+  /** Ends the open streams with {@code UNAVAILABLE}. */
+  @Override
+  public void close() {
+    notifications.close();
+    statusStreams.close();
+    streamExecutor.shutdown();
+  }
+}

@@ -29,6 +29,12 @@ import java.util.Set;
  *   <tr><td>print-txn-summary</td><td>--quiet (sets false)</td><td></td><td>true</td></tr>
  *   <tr><td>operation-timeout</td><td>--operation-timeout</td><td></td><td>none (southbound
  *       calls are not bounded)</td></tr>
+ *   <tr><td>grpc-address</td><td>--grpc</td><td></td><td>none (gRPC server off)</td></tr>
+ *   <tr><td>grpc-config</td><td>--grpc-config</td><td>GRPC_CONFIG</td><td>none: vpp-agent's
+ *       {@code grpc.conf} ({@code endpoint}, {@code max-msg-size}, TLS); {@code --grpc} wins
+ *       over its endpoint</td></tr>
+ *   <tr><td></td><td>--rest-token-file</td><td>KVS_REST_TOKEN</td><td>none: the bearer token
+ *       the gRPC calls must carry</td></tr>
  * </table>
  *
  * @param label microservice label: the etcd prefix is {@code /vnf-agent/<label>/}
@@ -40,13 +46,28 @@ import java.util.Set;
  * @param operationTimeout limit of one southbound call of the plugins' descriptors (see {@code
  *     KVSchedulerBuilder.operationTimeout}), or null for none; written {@code 500ms}, {@code 5s},
  *     {@code 1m} or as an ISO-8601 duration ({@code PT5S})
+ * @param grpc settings of the gRPC server, or null when it is off
  */
 public record AgentConfig(String label, Path configDir, String restAddress,
     List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
-    Duration operationTimeout) {
+    Duration operationTimeout, io.kvscheduler.grpc.GrpcSettings grpc) {
 
   public AgentConfig {
     etcdEndpoints = List.copyOf(etcdEndpoints);
+  }
+
+  /** Settings without a gRPC server. */
+  public AgentConfig(String label, Path configDir, String restAddress,
+      List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
+      Duration operationTimeout) {
+    this(label, configDir, restAddress, etcdEndpoints, statusPublishing, printTxnSummary,
+        operationTimeout, null);
+  }
+
+  /** These settings with the gRPC server of {@code settings} (null: off). */
+  public AgentConfig withGrpc(io.kvscheduler.grpc.GrpcSettings settings) {
+    return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
+        printTxnSummary, operationTimeout, settings);
   }
 
   /** Settings without an operation timeout. */
@@ -61,7 +82,8 @@ public record AgentConfig(String label, Path configDir, String restAddress,
   }
 
   private static final Set<String> KEYS = Set.of("label", "config-dir", "rest-address",
-      "etcd-endpoints", "status-publishing", "print-txn-summary", "operation-timeout");
+      "etcd-endpoints", "status-publishing", "print-txn-summary", "operation-timeout",
+      "grpc-address", "grpc-config");
 
   /**
    * Reads the settings from the command-line arguments (after the command) and the environment.
@@ -76,6 +98,9 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     boolean status = false;
     boolean print = true;
     Duration timeout = null;
+    String grpcAddress = null;
+    Path grpcConfig = null;
+    Path tokenFile = null;
 
     int fileAt = args.indexOf("--config");
     if (fileAt >= 0 && args.lastIndexOf("--config") != fileAt) {
@@ -138,6 +163,11 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         if (timeoutSetting != null) {
           timeout = duration(timeoutSetting, where + ": operation-timeout");
         }
+        grpcAddress = text(root, "grpc-address", null, where);
+        String grpcConfigSetting = text(root, "grpc-config", null, where);
+        if (grpcConfigSetting != null) {
+          grpcConfig = file.toAbsolutePath().getParent().resolve(grpcConfigSetting);
+        }
       }
     }
 
@@ -149,6 +179,9 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     }
     if (nonEmpty(env.get("ENABLE_STATUS_PUBLISHING"))) {
       status = true;
+    }
+    if (nonEmpty(env.get("GRPC_CONFIG"))) {
+      grpcConfig = Path.of(env.get("GRPC_CONFIG"));
     }
 
     for (int i = 0; i < args.size(); i++) {
@@ -162,6 +195,9 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         case "--status-publishing" -> status = true;
         case "--quiet" -> print = false;
         case "--operation-timeout" -> timeout = duration(value(args, ++i, a), a);
+        case "--grpc" -> grpcAddress = value(args, ++i, a);
+        case "--grpc-config" -> grpcConfig = Path.of(value(args, ++i, a));
+        case "--rest-token-file" -> tokenFile = Path.of(value(args, ++i, a));
         default -> throw new IllegalArgumentException("unknown option '" + a + "'");
       }
     }
@@ -171,8 +207,52 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     if (!"off".equals(rest)) {
       RestServer.checkAddress(rest); // a malformed address is an error of the settings
     }
+    io.kvscheduler.grpc.GrpcSettings grpc =
+        grpcSettings(grpcAddress, grpcConfig, apiToken(tokenFile, env));
     return new AgentConfig(label, configDir, "off".equals(rest) ? null : rest, etcd, status,
-        print, timeout);
+        print, timeout, grpc);
+  }
+
+  /**
+   * The gRPC server's settings: from vpp-agent's {@code grpc.conf} when one is given, its
+   * endpoint replaced by {@code address} when that is given too; null when neither is.
+   */
+  private static io.kvscheduler.grpc.GrpcSettings grpcSettings(String address, Path conf,
+      String token) throws IOException {
+    io.kvscheduler.grpc.GrpcSettings s = null;
+    if (conf != null) {
+      s = io.kvscheduler.grpc.GrpcSettings.fromFile(conf);
+    }
+    if (address != null) {
+      try {
+        s = s == null ? io.kvscheduler.grpc.GrpcSettings.plain(address)
+            : new io.kvscheduler.grpc.GrpcSettings(address, s.certFile(), s.keyFile(), null,
+                s.maxMessageBytes());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("--grpc: " + e.getMessage(), e);
+      }
+    }
+    return s == null || token == null ? s : s.withToken(token);
+  }
+
+  /**
+   * The bearer token of the APIs: the first line of {@code --rest-token-file}, else {@code
+   * KVS_REST_TOKEN}; null when neither is set.
+   */
+  private static String apiToken(Path file, Map<String, String> env) throws IOException {
+    if (file != null) {
+      String t;
+      try {
+        t = Files.readString(file).lines().findFirst().orElse("").strip();
+      } catch (java.nio.file.NoSuchFileException e) {
+        throw new IllegalArgumentException("--rest-token-file " + file + ": no such file", e);
+      }
+      if (t.isEmpty()) {
+        throw new IllegalArgumentException("--rest-token-file " + file + " holds no token");
+      }
+      return t;
+    }
+    return nonEmpty(env.get("KVS_REST_TOKEN")) ? env.get("KVS_REST_TOKEN").strip() : null;
   }
 
   /** The etcd prefix of this agent: {@code /vnf-agent/<label>/}. */

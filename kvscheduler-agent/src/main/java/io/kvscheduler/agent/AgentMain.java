@@ -60,7 +60,9 @@ public final class AgentMain {
         "usage: bin/kvs-agent run [--config FILE] [--label L] [--config-dir DIR] [--rest HOST:PORT|off]",
         "                         [--etcd ENDPOINTS] [--status-publishing] [--quiet]",
         "                         [--operation-timeout DURATION]",
+        "                         [--grpc HOST:PORT] [--grpc-config FILE] [--rest-token-file FILE]",
         "       bin/kvs-agent scenario --list | <name>... | all",
-        "Environment: MICROSERVICE_LABEL, ETCD_ENDPOINTS, ENABLE_STATUS_PUBLISHING."));
+        "Environment: MICROSERVICE_LABEL, ETCD_ENDPOINTS, ENABLE_STATUS_PUBLISHING, GRPC_CONFIG,",
+        "             KVS_REST_TOKEN."));
   }
 }

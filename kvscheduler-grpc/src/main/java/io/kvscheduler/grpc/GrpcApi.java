@@ -38,7 +38,25 @@ public final class GrpcApi implements AutoCloseable {
   /** Status changes waiting for a {@code Subscribe} client before its stream is ended. */
   public static final int SUBSCRIBE_QUEUE_LIMIT = 10_000;
 
-  private final NotificationBuffer notifications = new NotificationBuffer(NOTIFICATION_BUFFER);
+  /**
+   * Bounds of the streams.
+   *
+   * @param notificationBuffer notifications kept for {@code Notify} to replay
+   * @param subscribeQueue status changes waiting for a {@code Subscribe} client before its stream
+   *     is ended with {@code RESOURCE_EXHAUSTED}
+   */
+  public record Limits(int notificationBuffer, int subscribeQueue) {
+    /** vpp-agent's replay buffer, and as many changes waiting per subscriber. */
+    public static final Limits DEFAULT = new Limits(NOTIFICATION_BUFFER, SUBSCRIBE_QUEUE_LIMIT);
+
+    public Limits {
+      if (notificationBuffer < 1 || subscribeQueue < 1) {
+        throw new IllegalArgumentException("stream limits must be positive");
+      }
+    }
+  }
+
+  private final NotificationBuffer notifications;
   private final StatusStreams statusStreams;
   private final ExecutorService streamExecutor;
   private final ConfiguratorServiceImpl configurator;
@@ -56,6 +74,13 @@ public final class GrpcApi implements AutoCloseable {
    */
   public GrpcApi(KVScheduler kvs, ModelRegistry registry, Northbound northbound,
       List<FileDescriptor> modelFiles, String token) {
+    this(kvs, registry, northbound, modelFiles, token, Limits.DEFAULT);
+  }
+
+  /** Services with the stream bounds of {@code limits}. */
+  public GrpcApi(KVScheduler kvs, ModelRegistry registry, Northbound northbound,
+      List<FileDescriptor> modelFiles, String token, Limits limits) {
+    this.notifications = new NotificationBuffer(limits.notificationBuffer());
     ProtoModels models = new ProtoModels(registry, modelFiles);
     GrpcSource source = new GrpcSource(northbound);
     this.streamExecutor = Executors.newCachedThreadPool(r -> {
@@ -63,7 +88,7 @@ public final class GrpcApi implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    this.statusStreams = new StatusStreams(kvs, northbound::desired, SUBSCRIBE_QUEUE_LIMIT,
+    this.statusStreams = new StatusStreams(kvs, northbound::desired, limits.subscribeQueue(),
         streamExecutor);
     this.configurator = new ConfiguratorServiceImpl(kvs, models, source, notifications);
     this.manager = new ManagerServiceImpl(kvs, models, source, statusStreams);

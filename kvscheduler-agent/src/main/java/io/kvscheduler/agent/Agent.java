@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The running agent: a scheduler, the plugins found with ServiceLoader (initialised in dependency
- * order), and the NB sources the configuration enables.
+ * order; a plugin that is off by default only when the settings enable it), and the NB sources
+ * the configuration enables.
  *
  * <p>Lifecycle: {@link #start} → plugins {@code init} → plugins {@code afterInit} → NB sources
  * start (each does its first full resync) → running → {@link #close} (NB sources, so that no
@@ -46,7 +47,15 @@ public final class Agent implements AutoCloseable {
     }
     this.kvs = builder.build();
     this.orchestrator = new Orchestrator(kvs);
-    this.plugins = PluginOrder.order(plugins);
+    List<AgentPlugin> enabled = new ArrayList<>();
+    for (AgentPlugin p : plugins) {
+      if (p.enabledByDefault() || config.enabledPlugins().contains(p.name())) {
+        enabled.add(p);
+      } else {
+        LOG.info("plugin {} is off (enable it in the settings)", p.name());
+      }
+    }
+    this.plugins = PluginOrder.order(enabled);
   }
 
   /** Starts an agent with the plugins found by ServiceLoader. */

@@ -29,6 +29,8 @@ import java.util.Set;
  *   <tr><td>print-txn-summary</td><td>--quiet (sets false)</td><td></td><td>true</td></tr>
  *   <tr><td>operation-timeout</td><td>--operation-timeout</td><td></td><td>none (southbound
  *       calls are not bounded)</td></tr>
+ *   <tr><td>linux</td><td>--linux</td><td>KVS_LINUX ({@code true})</td><td>false (the Linux
+ *       networking plugin is off: the agent does not touch the host's network)</td></tr>
  *   <tr><td>grpc-address</td><td>--grpc</td><td></td><td>none (gRPC server off)</td></tr>
  *   <tr><td>grpc-config</td><td>--grpc-config</td><td>GRPC_CONFIG</td><td>none: vpp-agent's
  *       {@code grpc.conf} ({@code endpoint}, {@code max-msg-size}, TLS); {@code --grpc} wins
@@ -46,28 +48,47 @@ import java.util.Set;
  * @param operationTimeout limit of one southbound call of the plugins' descriptors (see {@code
  *     KVSchedulerBuilder.operationTimeout}), or null for none; written {@code 500ms}, {@code 5s},
  *     {@code 1m} or as an ISO-8601 duration ({@code PT5S})
+ * @param enabledPlugins names of plugins that are off by default and enabled here ({@code
+ *     linux})
  * @param grpc settings of the gRPC server, or null when it is off
  */
 public record AgentConfig(String label, Path configDir, String restAddress,
     List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
-    Duration operationTimeout, io.kvscheduler.grpc.GrpcSettings grpc) {
+    Duration operationTimeout, Set<String> enabledPlugins, io.kvscheduler.grpc.GrpcSettings grpc) {
 
   public AgentConfig {
     etcdEndpoints = List.copyOf(etcdEndpoints);
+    enabledPlugins = Set.copyOf(enabledPlugins);
+  }
+
+  /** Settings with no plugin enabled beyond the default ones and no gRPC server. */
+  public AgentConfig(String label, Path configDir, String restAddress,
+      List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
+      Duration operationTimeout) {
+    this(label, configDir, restAddress, etcdEndpoints, statusPublishing, printTxnSummary,
+        operationTimeout, Set.of());
   }
 
   /** Settings without a gRPC server. */
   public AgentConfig(String label, Path configDir, String restAddress,
       List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
-      Duration operationTimeout) {
+      Duration operationTimeout, Set<String> enabledPlugins) {
     this(label, configDir, restAddress, etcdEndpoints, statusPublishing, printTxnSummary,
-        operationTimeout, null);
+        operationTimeout, enabledPlugins, null);
+  }
+
+  /** These settings with the plugin {@code name}, off by default, enabled. */
+  public AgentConfig withPlugin(String name) {
+    java.util.Set<String> names = new java.util.HashSet<>(enabledPlugins);
+    names.add(name);
+    return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
+        printTxnSummary, operationTimeout, names, grpc);
   }
 
   /** These settings with the gRPC server of {@code settings} (null: off). */
   public AgentConfig withGrpc(io.kvscheduler.grpc.GrpcSettings settings) {
     return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
-        printTxnSummary, operationTimeout, settings);
+        printTxnSummary, operationTimeout, enabledPlugins, settings);
   }
 
   /** Settings without an operation timeout. */
@@ -82,7 +103,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
   }
 
   private static final Set<String> KEYS = Set.of("label", "config-dir", "rest-address",
-      "etcd-endpoints", "status-publishing", "print-txn-summary", "operation-timeout",
+      "etcd-endpoints", "status-publishing", "print-txn-summary", "operation-timeout", "linux",
       "grpc-address", "grpc-config");
 
   /**
@@ -98,6 +119,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     boolean status = false;
     boolean print = true;
     Duration timeout = null;
+    boolean linux = false;
     String grpcAddress = null;
     Path grpcConfig = null;
     Path tokenFile = null;
@@ -159,6 +181,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         }
         status = flag(root, "status-publishing", status, where);
         print = flag(root, "print-txn-summary", print, where);
+        linux = flag(root, "linux", linux, where);
         String timeoutSetting = text(root, "operation-timeout", null, where);
         if (timeoutSetting != null) {
           timeout = duration(timeoutSetting, where + ": operation-timeout");
@@ -180,6 +203,14 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     if (nonEmpty(env.get("ENABLE_STATUS_PUBLISHING"))) {
       status = true;
     }
+    if (nonEmpty(env.get("KVS_LINUX"))) {
+      if (!env.get("KVS_LINUX").equalsIgnoreCase("true")
+          && !env.get("KVS_LINUX").equalsIgnoreCase("false")) {
+        throw new IllegalArgumentException("KVS_LINUX must be true or false, got '"
+            + env.get("KVS_LINUX") + "'");
+      }
+      linux = Boolean.parseBoolean(env.get("KVS_LINUX"));
+    }
     if (nonEmpty(env.get("GRPC_CONFIG"))) {
       grpcConfig = Path.of(env.get("GRPC_CONFIG"));
     }
@@ -198,6 +229,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         case "--grpc" -> grpcAddress = value(args, ++i, a);
         case "--grpc-config" -> grpcConfig = Path.of(value(args, ++i, a));
         case "--rest-token-file" -> tokenFile = Path.of(value(args, ++i, a));
+        case "--linux" -> linux = true;
         default -> throw new IllegalArgumentException("unknown option '" + a + "'");
       }
     }
@@ -210,7 +242,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     io.kvscheduler.grpc.GrpcSettings grpc =
         grpcSettings(grpcAddress, grpcConfig, apiToken(tokenFile, env));
     return new AgentConfig(label, configDir, "off".equals(rest) ? null : rest, etcd, status,
-        print, timeout, grpc);
+        print, timeout, linux ? Set.of("linux") : Set.of(), grpc);
   }
 
   /**

@@ -59,10 +59,11 @@ public final class AgentMain {
     System.out.println(String.join("\n",
         "usage: bin/kvs-agent run [--config FILE] [--label L] [--config-dir DIR] [--rest HOST:PORT|off]",
         "                         [--etcd ENDPOINTS] [--status-publishing] [--quiet]",
-        "                         [--operation-timeout DURATION]",
+        "                         [--operation-timeout DURATION] [--linux]",
         "                         [--grpc HOST:PORT] [--grpc-config FILE] [--rest-token-file FILE]",
         "       bin/kvs-agent scenario --list | <name>... | all",
-        "Environment: MICROSERVICE_LABEL, ETCD_ENDPOINTS, ENABLE_STATUS_PUBLISHING, GRPC_CONFIG,",
-        "             KVS_REST_TOKEN."));
+        "--linux enables the Linux networking plugin (configures the namespace the agent runs in).",
+        "Environment: MICROSERVICE_LABEL, ETCD_ENDPOINTS, ENABLE_STATUS_PUBLISHING, KVS_LINUX,",
+        "             GRPC_CONFIG, KVS_REST_TOKEN."));
   }
 }

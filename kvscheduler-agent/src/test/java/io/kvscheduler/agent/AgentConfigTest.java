@@ -228,4 +228,21 @@ class AgentConfigTest {
         List.of("--config", restOn.toString(), "--config", emptyDir.toString()), Map.of()))
         .hasMessage("--config given twice (one settings file at most)");
   }
+
+  @Test
+  void linuxPluginIsOffUnlessTheFileTheEnvironmentOrTheFlagEnablesIt() throws Exception {
+    assertThat(AgentConfig.load(List.of(), Map.of()).enabledPlugins()).isEmpty();
+    assertThat(AgentConfig.load(List.of("--linux"), Map.of()).enabledPlugins())
+        .containsExactly("linux");
+    assertThat(AgentConfig.load(List.of("--config", file("linux: true\n").toString()), Map.of())
+        .enabledPlugins()).containsExactly("linux");
+    assertThat(AgentConfig.load(List.of(), Map.of("KVS_LINUX", "true")).enabledPlugins())
+        .containsExactly("linux");
+    assertThat(AgentConfig.load(List.of("--config", file("linux: true\n").toString()),
+        Map.of("KVS_LINUX", "false")).enabledPlugins()).isEmpty();
+    assertThatThrownBy(() -> AgentConfig.load(List.of(), Map.of("KVS_LINUX", "yes")))
+        .hasMessage("KVS_LINUX must be true or false, got 'yes'");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--config", file("linux: 3\n").toString()),
+        Map.of())).hasMessageContaining("linux must be true or false, got '3'");
+  }
 }

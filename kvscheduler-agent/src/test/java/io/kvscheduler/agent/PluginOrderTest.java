@@ -49,4 +49,37 @@ class PluginOrderTest {
       assertThat(agent.northbound().desired()).containsOnlyKeys("config/mock/v1/interfaces/tap1");
     }
   }
+
+  @Test
+  void aPluginOffByDefaultStartsOnlyWhenTheSettingsEnableIt() throws Exception {
+    AgentConfig base = new AgentConfig("vpp1", null, null, List.of(), false, false);
+    try (Agent agent = Agent.start(base)) {
+      assertThat(agent.pluginNames()).doesNotContain("linux");
+      assertThat(agent.scheduler().descriptor("linux-interface")).isEmpty();
+    }
+    List<String> inited = new java.util.ArrayList<>();
+    io.kvscheduler.agent.spi.AgentPlugin optional = new io.kvscheduler.agent.spi.AgentPlugin() {
+      @Override
+      public String name() {
+        return "optional";
+      }
+
+      @Override
+      public boolean enabledByDefault() {
+        return false;
+      }
+
+      @Override
+      public void init(io.kvscheduler.agent.spi.AgentContext ctx) {
+        inited.add(name());
+      }
+    };
+    try (Agent agent = Agent.start(base, List.of(optional))) {
+      assertThat(agent.pluginNames()).isEmpty();
+    }
+    try (Agent agent = Agent.start(base.withPlugin("optional"), List.of(optional))) {
+      assertThat(agent.pluginNames()).containsExactly("optional");
+    }
+    assertThat(inited).containsExactly("optional");
+  }
 }

@@ -19,6 +19,15 @@ public interface AgentPlugin {
     return Set.of();
   }
 
+  /**
+   * Whether the agent starts this plugin without being told to. A plugin that touches the host
+   * (such as the Linux networking plugin) answers false: the agent then starts it only when its
+   * settings enable the plugin by name (see the agent's settings).
+   */
+  default boolean enabledByDefault() {
+    return true;
+  }
+
   /** Registers models and descriptors. */
   void init(AgentContext ctx) throws Exception;
 

@@ -12,6 +12,9 @@ import java.util.function.Function;
  * lowerCamelCase forms of the proto field names; enums must declare their constants in proto
  * number order (the JSON codec accepts enum numbers as ordinals).
  *
+ * <p>Value classes may also be generated protobuf messages: their proto name is then the message's
+ * full name, and the registry encodes them with protobuf's own JSON mapping.
+ *
  * @param <V> the value class
  */
 public final class Model<V> {
@@ -148,7 +151,8 @@ public final class Model<V> {
       this.version = requireMatch(version, "^v[0-9]+(?:[-a-z0-9]+)?$", "version");
       this.type = requireMatch(type, "^[-a-z0-9_]+(?:\\.[-a-z0-9_]+)?$", "type");
       this.valueClass = Objects.requireNonNull(valueClass, "valueClass");
-      this.protoName = valueClass.getSimpleName();
+      this.protoName = ProtoJson.isMessage(valueClass)
+          ? ProtoJson.fullName(valueClass) : valueClass.getSimpleName();
     }
 
     /** The model class (default {@code config}). */

@@ -52,6 +52,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *   <li>a value whose computed key differs from the key it was given under is rejected.
  * </ul>
  *
+ * <p>Models whose value class is a generated protobuf message ({@link com.google.protobuf.Message})
+ * need no codec of their own: their values go through protobuf-java-util's {@code JsonFormat},
+ * which reads snake_case and lowerCamelCase names and enums by name or number, rejects unknown
+ * fields, and writes snake_case names, enums by name and no default values.
+ *
  * Thread-safe.
  */
 public final class ModelRegistry {
@@ -340,6 +345,9 @@ public final class ModelRegistry {
       throw new ModelException(key, "value of model " + model.name() + " must be a JSON object, got "
           + (tree == null ? "nothing" : tree.getNodeType().toString().toLowerCase()));
     }
+    if (ProtoJson.isMessage(model.valueClass())) {
+      return ProtoJson.decode(model, key, tree);
+    }
     JsonNode snake;
     try {
       snake = snakeCase(tree, model.valueClass());
@@ -519,6 +527,9 @@ public final class ModelRegistry {
 
   /** Compact protobuf-style JSON of a value: snake_case names, defaults left out. */
   public String encode(Object value) {
+    if (value instanceof com.google.protobuf.Message m) {
+      return ProtoJson.encode(m);
+    }
     try {
       return mapper.writeValueAsString(value);
     } catch (JsonProcessingException e) {
@@ -531,6 +542,9 @@ public final class ModelRegistry {
    * (the YAML configuration format), snake_case otherwise.
    */
   public JsonNode toTree(Object value, boolean camel) {
+    if (value instanceof com.google.protobuf.Message m) {
+      return ProtoJson.toTree(mapper, m, camel);
+    }
     JsonNode tree = mapper.valueToTree(value);
     try {
       return camel ? camelCase(tree, value.getClass()) : tree;

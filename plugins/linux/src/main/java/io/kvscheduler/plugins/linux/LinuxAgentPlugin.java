@@ -1,0 +1,54 @@
+package io.kvscheduler.plugins.linux;
+
+import io.kvscheduler.agent.spi.AgentContext;
+import io.kvscheduler.agent.spi.AgentPlugin;
+import io.kvscheduler.plugins.linux.linuxcalls.IpRoute2Calls;
+import io.kvscheduler.plugins.linux.model.LinuxModels;
+import java.time.Duration;
+
+/**
+ * The Linux plugin as an agent plugin: registers the Linux models and descriptors over iproute2
+ * in the namespace the agent runs in, and follows the kernel's link events. Off unless the agent
+ * is told to enable it ({@code --linux}), so that a default agent never touches the host's
+ * network.
+ */
+public final class LinuxAgentPlugin implements AgentPlugin {
+  /** Limit of one {@code ip} command. */
+  private static final Duration CALL_LIMIT = Duration.ofSeconds(10);
+
+  private volatile LinuxPlugin plugin;
+
+  @Override
+  public String name() {
+    return "linux";
+  }
+
+  @Override
+  public boolean enabledByDefault() {
+    return false;
+  }
+
+  @Override
+  public void init(AgentContext ctx) {
+    LinuxModels.registerAll(ctx.models());
+    plugin = LinuxPlugin.register(ctx.scheduler(), new IpRoute2Calls(CALL_LIMIT),
+        "/vnf-agent/" + ctx.label() + "/");
+  }
+
+  @Override
+  public void afterInit(AgentContext ctx) throws Exception {
+    plugin.startWatching();
+  }
+
+  /** The registered plugin (after init). */
+  public LinuxPlugin plugin() {
+    return plugin;
+  }
+
+  @Override
+  public void close() {
+    if (plugin != null) {
+      plugin.close();
+    }
+  }
+}

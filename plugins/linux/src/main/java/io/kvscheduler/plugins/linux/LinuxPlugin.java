@@ -1,0 +1,68 @@
+package io.kvscheduler.plugins.linux;
+
+import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.plugins.linux.descriptor.ArpDescriptor;
+import io.kvscheduler.plugins.linux.descriptor.InterfaceAddressDescriptor;
+import io.kvscheduler.plugins.linux.descriptor.InterfaceDescriptor;
+import io.kvscheduler.plugins.linux.descriptor.InterfaceWatcherDescriptor;
+import io.kvscheduler.plugins.linux.descriptor.RouteDescriptor;
+import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfIndex;
+import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfMetadata;
+import io.kvscheduler.plugins.linux.linuxcalls.LinuxCallException;
+import io.kvscheduler.plugins.linux.linuxcalls.LinuxCalls;
+import java.util.List;
+
+/**
+ * The Linux descriptors registered on a scheduler, in vpp-agent's order: interfaces, their
+ * addresses, the interface watcher, ARP entries, routes. Exposes the interface metadata map
+ * read-only, and starts and stops the watcher's kernel events.
+ */
+public final class LinuxPlugin implements AutoCloseable {
+  /** The descriptors whose operations on different values may run concurrently. */
+  public static final List<String> PARALLEL_DESCRIPTORS = List.of(
+      InterfaceAddressDescriptor.NAME, RouteDescriptor.NAME, ArpDescriptor.NAME);
+
+  private final KVScheduler kvs;
+  private final LinuxIfIndex interfaces;
+  private final InterfaceWatcherDescriptor watcher;
+
+  private LinuxPlugin(KVScheduler kvs, LinuxIfIndex interfaces,
+      InterfaceWatcherDescriptor watcher) {
+    this.kvs = kvs;
+    this.interfaces = interfaces;
+    this.watcher = watcher;
+  }
+
+  /**
+   * Registers the descriptors on {@code kvs} over {@code calls}; links the agent creates are
+   * marked with aliases starting with {@code agentPrefix} ({@code /vnf-agent/<label>/}).
+   */
+  public static LinuxPlugin register(KVScheduler kvs, LinuxCalls calls, String agentPrefix) {
+    kvs.registerDescriptors(InterfaceDescriptor.create(calls, agentPrefix));
+    LinuxIfIndex index = new LinuxIfIndex(
+        kvs.metadataMap(InterfaceDescriptor.NAME, LinuxIfMetadata.class));
+    InterfaceWatcherDescriptor watcher = new InterfaceWatcherDescriptor(calls);
+    kvs.registerDescriptors(
+        InterfaceAddressDescriptor.create(calls, index),
+        watcher.descriptor(),
+        ArpDescriptor.create(calls, index),
+        RouteDescriptor.create(calls, index));
+    return new LinuxPlugin(kvs, index, watcher);
+  }
+
+  /** Starts following the kernel's link and address events. */
+  public void startWatching() throws LinuxCallException {
+    watcher.start(kvs);
+  }
+
+  /** Read-only metadata of the configured interfaces (kernel index, namespace, host name). */
+  public LinuxIfIndex interfaces() {
+    return interfaces;
+  }
+
+  /** Stops following kernel events. */
+  @Override
+  public void close() {
+    watcher.close();
+  }
+}

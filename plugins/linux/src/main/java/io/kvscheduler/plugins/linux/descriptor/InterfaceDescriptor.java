@@ -1,0 +1,452 @@
+package io.kvscheduler.plugins.linux.descriptor;
+
+import com.google.protobuf.Empty;
+import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.KVDescriptor;
+import io.kvscheduler.api.KVWithMetadata;
+import io.kvscheduler.api.KeyValuePair;
+import io.kvscheduler.api.ValueOrigin;
+import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfIndex;
+import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfMetadata;
+import io.kvscheduler.plugins.linux.linuxcalls.Link;
+import io.kvscheduler.plugins.linux.linuxcalls.LinkSettings;
+import io.kvscheduler.plugins.linux.linuxcalls.LinuxCallException;
+import io.kvscheduler.plugins.linux.linuxcalls.LinuxCalls;
+import io.kvscheduler.plugins.linux.model.IpNet;
+import io.kvscheduler.plugins.linux.model.LinuxKeys;
+import io.kvscheduler.plugins.linux.model.LinuxKeys.AddressSource;
+import io.kvscheduler.plugins.linux.model.interfaces.Interface;
+import io.kvscheduler.plugins.linux.model.interfaces.VethLink;
+import io.kvscheduler.plugins.linux.model.namespace.NetNamespace;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code linux-interface}: veth pairs, dummy links, the loopback, and existing links the agent
+ * only adopts.
+ *
+ * <ul>
+ *   <li>The ends of a veth pair depend on each other (a cycle the scheduler creates together):
+ *       the first end created makes the pair with temporary names ({@code veth-<hash of the
+ *       logical name>}), moves its own end into its namespace and names it; the other end finds
+ *       its temporary link waiting and does the same. Deleting either end deletes the pair.
+ *   <li>An EXISTING interface waits for the watcher to report its link up, and is never changed.
+ *   <li>Links the agent creates carry the alias {@code <agent prefix><name>[/<peer>]}; Retrieve
+ *       returns only such links, plus the EXISTING links the configuration expects.
+ *   <li>Name, up/down, MAC and MTU change in place; a new type, namespace, peer or
+ *       {@code link_only} re-creates the link (a new interface index).
+ * </ul>
+ */
+public final class InterfaceDescriptor {
+  private static final Logger LOG = LoggerFactory.getLogger(InterfaceDescriptor.class);
+
+  /** Descriptor name. */
+  public static final String NAME = "linux-interface";
+
+  private final LinuxCalls calls;
+  private final String agentPrefix;
+
+  private InterfaceDescriptor(LinuxCalls calls, String agentPrefix) {
+    this.calls = calls;
+    this.agentPrefix = agentPrefix;
+  }
+
+  /**
+   * The descriptor over {@code calls}; links it creates are marked with aliases starting with
+   * {@code agentPrefix} ({@code /vnf-agent/<label>/}).
+   */
+  public static KVDescriptor<Interface, LinuxIfMetadata> create(LinuxCalls calls,
+      String agentPrefix) {
+    InterfaceDescriptor d = new InterfaceDescriptor(calls, agentPrefix);
+    return KVDescriptor.builder(NAME, Interface.class)
+        .withMetadata(LinuxIfMetadata.class)
+        .metadataIndex(LinuxIfIndex.BY_HOST_NAME, LinuxIfIndex::hostNameKeys)
+        .valueTypeName(Interface.getDescriptor().getFullName())
+        .nbKeyPrefix(LinuxKeys.INTERFACE_PREFIX)
+        .keySelector(LinuxKeys::isInterfaceKey)
+        .keyLabel(k -> k.substring(LinuxKeys.INTERFACE_PREFIX.length()))
+        .valueComparator(InterfaceDescriptor::equivalent)
+        .validate(InterfaceDescriptor::validate)
+        .dependencies(InterfaceDescriptor::dependencies)
+        .derivedValues(InterfaceDescriptor::derived)
+        .create(d::create)
+        .update(d::update)
+        .updateWithRecreate(InterfaceDescriptor::needsRecreate)
+        .delete(d::delete)
+        .retrieve(d::retrieve)
+        .isRetriableFailure(InterfaceDescriptor::isRetriable)
+        .parallelizable(false)
+        .build();
+  }
+
+  // ---- rules about values
+
+  /** The kernel name of {@code i}: {@code lo} for the loopback, else host_if_name or name. */
+  public static String hostName(Interface i) {
+    if (i.getType() == Interface.Type.LOOPBACK) {
+      return "lo";
+    }
+    return i.getHostIfName().isEmpty() ? i.getName() : i.getHostIfName();
+  }
+
+  /** The named namespace of {@code i}, "" for the agent's own. */
+  public static String namespace(Interface i) {
+    return i.hasNamespace() ? i.getNamespace().getReference() : "";
+  }
+
+  /** The MTU the kernel gives {@code i} when none is configured. */
+  static int defaultMtu(Interface i) {
+    return i.getType() == Interface.Type.LOOPBACK ? 65536 : 1500;
+  }
+
+  static int effectiveMtu(Interface i) {
+    return i.getMtu() == 0 ? defaultMtu(i) : i.getMtu();
+  }
+
+  private static String peer(Interface i) {
+    return i.hasVeth() ? i.getVeth().getPeerIfName() : "";
+  }
+
+  /** The temporary kernel name of a veth end before it reaches its namespace and name. */
+  static String tempName(String logicalName) {
+    int h = 0x811c9dc5;
+    for (byte b : logicalName.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+      h ^= b & 0xff;
+      h *= 0x01000193;
+    }
+    return "veth-" + String.format("%08x", h);
+  }
+
+  private String alias(Interface i) {
+    return agentPrefix + i.getName()
+        + (i.getType() == Interface.Type.VETH ? "/" + peer(i) : "");
+  }
+
+  static void validate(String key, Interface i) {
+    Invalid bad = new Invalid();
+    if (i.getName().isEmpty()) {
+      bad.add("the interface has no name", "name");
+    } else if (!LinuxKeys.interfaceKey(i.getName()).equals(key)) {
+      bad.add("name '" + i.getName() + "' does not match the key", "name");
+    }
+    if (i.hasNamespace()) {
+      NetNamespace ns = i.getNamespace();
+      if (ns.getType() == NetNamespace.ReferenceType.UNDEFINED || ns.getReference().isEmpty()) {
+        bad.add("a namespace needs a type and a reference", "namespace");
+      } else if (ns.getType() != NetNamespace.ReferenceType.NSID) {
+        bad.add("only named namespaces (NSID) are supported", "namespace");
+      } else if (!ns.getReference().matches("[-A-Za-z0-9_.]+")) {
+        bad.add("namespace name '" + ns.getReference() + "' is not a valid name", "namespace");
+      }
+    }
+    String host = hostName(i);
+    if (host.length() > 15 || !host.matches("[-A-Za-z0-9_.:@]+")) {
+      bad.add("host name '" + host + "' is not a valid Linux interface name (at most 15"
+          + " characters, no spaces or '/')", "host_if_name");
+    }
+    if (!i.getPhysAddress().isEmpty() && !Invalid.isMac(i.getPhysAddress())) {
+      bad.add("'" + i.getPhysAddress() + "' is not a MAC address", "phys_address");
+    }
+    switch (i.getType()) {
+      case UNDEFINED, UNRECOGNIZED -> bad.add("the interface type is not defined", "type");
+      case TAP_TO_VPP, VRF_DEVICE ->
+          bad.add("type " + i.getType() + " is not supported by this plugin", "type");
+      case EXISTING -> {
+        if (i.getLinkCase() != Interface.LinkCase.LINK_NOT_SET) {
+          bad.add("an EXISTING interface takes no link", "link");
+        }
+        if (i.hasNamespace()) {
+          bad.add("an EXISTING interface must be in the agent's namespace", "namespace");
+        }
+      }
+      case LOOPBACK, DUMMY -> {
+        if (i.getLinkCase() != Interface.LinkCase.LINK_NOT_SET) {
+          bad.add("a " + i.getType() + " interface takes no link", "link");
+        }
+      }
+      case VETH -> {
+        if (i.getLinkCase() != Interface.LinkCase.VETH && i.getLinkCase()
+            != Interface.LinkCase.LINK_NOT_SET) {
+          bad.add("a VETH interface takes a veth link", "link");
+        } else if (peer(i).isEmpty()) {
+          bad.add("a VETH interface needs the name of its peer", "peer_if_name");
+        } else if (peer(i).equals(i.getName())) {
+          bad.add("a VETH interface cannot be its own peer", "peer_if_name");
+        }
+      }
+    }
+    bad.throwIfAny();
+  }
+
+  static List<Dependency> dependencies(String key, Interface i) {
+    List<Dependency> out = new ArrayList<>();
+    if (i.getType() == Interface.Type.EXISTING) {
+      out.add(Dependency.onKey("host-interface-exists", LinuxKeys.hostNameKey(hostName(i))));
+    }
+    if (i.getType() == Interface.Type.VETH && !peer(i).isEmpty()) {
+      out.add(Dependency.onKey("veth-peer-exists", LinuxKeys.interfaceKey(peer(i))));
+    }
+    return out;
+  }
+
+  static List<KeyValuePair> derived(String key, Interface i) {
+    List<KeyValuePair> out = new ArrayList<>();
+    out.add(new KeyValuePair(LinuxKeys.stateKey(i.getName(), i.getEnabled()),
+        Empty.getDefaultInstance()));
+    boolean existing = i.getType() == Interface.Type.EXISTING;
+    if (!i.getLinkOnly() || existing) {
+      for (String a : new LinkedHashSet<>(i.getIpAddressesList())) {
+        AddressSource src = a.startsWith("alloc:") ? AddressSource.ALLOC_REF
+            : existing && i.getLinkOnly() ? AddressSource.EXISTING : AddressSource.STATIC;
+        Interface v = Interface.newBuilder().setName(i.getName()).setType(i.getType())
+            .setHostIfName(hostName(i)).setVrfMasterInterface(i.getVrfMasterInterface())
+            .addIpAddresses(a).build();
+        out.add(new KeyValuePair(LinuxKeys.addressKey(i.getName(), src, a), v));
+      }
+    }
+    return out;
+  }
+
+  static boolean equivalent(String key, Interface a, Interface b) {
+    if (a.getType() != b.getType() || !namespace(a).equals(namespace(b))
+        || a.getLinkOnly() != b.getLinkOnly() || !peer(a).equals(peer(b))
+        || !hostName(a).equals(hostName(b))) {
+      return false;
+    }
+    if (b.getType() == Interface.Type.EXISTING) {
+      return true; // never changed by the agent
+    }
+    if (a.getEnabled() != b.getEnabled() || effectiveMtu(a) != effectiveMtu(b)) {
+      return false;
+    }
+    return b.getPhysAddress().isEmpty() || b.getLinkOnly()
+        || b.getPhysAddress().equalsIgnoreCase(a.getPhysAddress());
+  }
+
+  static boolean needsRecreate(String key, Interface a, Interface b, LinuxIfMetadata m) {
+    return a.getType() != b.getType() || !namespace(a).equals(namespace(b))
+        || a.getLinkOnly() != b.getLinkOnly() || !peer(a).equals(peer(b));
+  }
+
+  static boolean isRetriable(Throwable e) {
+    return !(e instanceof LinuxCallException l) || l.retriable();
+  }
+
+  // ---- operations
+
+  private LinkSettings settings(Interface i) {
+    LinkSettings s = LinkSettings.none();
+    if (i.getMtu() != 0) {
+      s = s.withMtu(i.getMtu());
+    }
+    if (!i.getPhysAddress().isEmpty() && !i.getLinkOnly()) {
+      s = s.withMac(i.getPhysAddress());
+    }
+    return s.withUp(i.getEnabled());
+  }
+
+  LinuxIfMetadata create(String key, Interface i) throws LinuxCallException {
+    String ns = namespace(i);
+    String host = hostName(i);
+    switch (i.getType()) {
+      case EXISTING -> {
+        return metadata(ns, host);
+      }
+      case LOOPBACK -> {
+        if (!ns.isEmpty()) {
+          calls.ensureNamespace(ns);
+        }
+        calls.setLink(ns, host, settings(i).withAlias(alias(i)));
+        return metadata(ns, host);
+      }
+      case DUMMY -> {
+        if (!ns.isEmpty()) {
+          calls.ensureNamespace(ns);
+        }
+        if (!ownedLinkExists(ns, host, i)) {
+          calls.addLink(ns, host, "dummy");
+          calls.setLink(ns, host, LinkSettings.none().withAlias(alias(i)));
+        }
+        calls.setLink(ns, host, settings(i));
+        return metadata(ns, host);
+      }
+      case VETH -> {
+        if (!ns.isEmpty()) {
+          calls.ensureNamespace(ns);
+        }
+        if (!ownedLinkExists(ns, host, i)) {
+          String temp = tempName(i.getName());
+          boolean waitingThere = !ns.isEmpty() && calls.link(ns, temp).isPresent();
+          if (!waitingThere) {
+            if (calls.link("", temp).isEmpty()) {
+              calls.addVethPair(temp, tempName(peer(i)));
+            }
+            if (!ns.isEmpty()) {
+              calls.moveLink(temp, ns);
+            }
+          }
+          calls.renameLink(ns, temp, host);
+          calls.setLink(ns, host, LinkSettings.none().withAlias(alias(i)));
+        }
+        calls.setLink(ns, host, settings(i));
+        return metadata(ns, host);
+      }
+      default -> throw new IllegalStateException("type " + i.getType() + " passed validation");
+    }
+  }
+
+  /** Whether {@code host} exists in {@code ns} already marked as {@code i}'s (an earlier try). */
+  private boolean ownedLinkExists(String ns, String host, Interface i) throws LinuxCallException {
+    Optional<Link> l = calls.link(ns, host);
+    return l.isPresent() && l.get().alias().equals(alias(i));
+  }
+
+  private LinuxIfMetadata metadata(String ns, String host) throws LinuxCallException {
+    Link l = calls.link(ns, host).orElseThrow(() -> new LinuxCallException("ip link show " + host,
+        1, "Cannot find device \"" + host + "\"" + (ns.isEmpty() ? "" : " in namespace " + ns)));
+    return new LinuxIfMetadata(l.index(), ns, host);
+  }
+
+  LinuxIfMetadata update(String key, Interface a, Interface b, LinuxIfMetadata m)
+      throws LinuxCallException {
+    if (b.getType() == Interface.Type.EXISTING) {
+      return metadata(namespace(b), hostName(b));
+    }
+    String ns = namespace(b);
+    String host = hostName(b);
+    if (!hostName(a).equals(host)) {
+      calls.setLink(ns, hostName(a), LinkSettings.none().withUp(false)); // names change down
+      calls.renameLink(ns, hostName(a), host);
+    }
+    LinkSettings s = LinkSettings.none().withUp(b.getEnabled());
+    if (effectiveMtu(a) != effectiveMtu(b)) {
+      s = s.withMtu(effectiveMtu(b));
+    }
+    if (!b.getPhysAddress().isEmpty() && !b.getLinkOnly()
+        && !b.getPhysAddress().equalsIgnoreCase(a.getPhysAddress())) {
+      s = s.withMac(b.getPhysAddress());
+    }
+    calls.setLink(ns, host, s);
+    return metadata(ns, host);
+  }
+
+  void delete(String key, Interface i, LinuxIfMetadata m) throws LinuxCallException {
+    String ns = namespace(i);
+    String host = hostName(i);
+    try {
+      switch (i.getType()) {
+        case EXISTING -> { } // not ours
+        case LOOPBACK -> calls.setLink(ns, host, LinkSettings.none().withAlias(""));
+        default -> calls.deleteLink(ns, host);
+      }
+    } catch (LinuxCallException e) {
+      if (!e.notFound()) { // gone already (the peer end took the pair along)
+        throw e;
+      }
+    }
+  }
+
+  List<KVWithMetadata<Interface, LinuxIfMetadata>> retrieve(
+      List<KVWithMetadata<Interface, LinuxIfMetadata>> correlate) throws LinuxCallException {
+    Map<String, Interface> expected = new HashMap<>();
+    Set<String> namespaces = new LinkedHashSet<>();
+    namespaces.add("");
+    for (KVWithMetadata<Interface, LinuxIfMetadata> kv : correlate) {
+      expected.put(kv.value().getName(), kv.value());
+    }
+    namespaces.addAll(calls.namespaces());
+    Map<String, KVWithMetadata<Interface, LinuxIfMetadata>> found = new LinkedHashMap<>();
+    for (String ns : namespaces) {
+      for (Link l : calls.links(ns)) {
+        if (!l.alias().startsWith(agentPrefix)) {
+          continue;
+        }
+        String rest = l.alias().substring(agentPrefix.length());
+        int slash = rest.indexOf('/');
+        String name = slash < 0 ? rest : rest.substring(0, slash);
+        Interface.Type type = switch (l.kind()) {
+          case "veth" -> Interface.Type.VETH;
+          case "dummy" -> Interface.Type.DUMMY;
+          case "loopback" -> Interface.Type.LOOPBACK;
+          default -> Interface.Type.UNDEFINED;
+        };
+        if (name.isEmpty() || type == Interface.Type.UNDEFINED) {
+          continue;
+        }
+        if (found.containsKey(name)) {
+          LOG.warn("link {} in namespace '{}' carries the alias of interface {}, found already;"
+              + " left alone", l.name(), ns, name);
+          continue;
+        }
+        Interface.Builder b = Interface.newBuilder().setName(name).setType(type)
+            .setHostIfName(l.name()).setEnabled(l.up()).setMtu(l.mtu())
+            .setPhysAddress(l.mac());
+        if (!ns.isEmpty()) {
+          b.setNamespace(NetNamespace.newBuilder().setType(NetNamespace.ReferenceType.NSID)
+              .setReference(ns));
+        }
+        if (type == Interface.Type.VETH) {
+          b.setVeth(VethLink.newBuilder().setPeerIfName(slash < 0 ? "" : rest.substring(
+              slash + 1)));
+        }
+        Interface exp = expected.get(name);
+        Interface v = b.addAllIpAddresses(spelledAsExpected(l.addresses(), exp)).build();
+        if (exp != null && equivalent(LinuxKeys.interfaceKey(name), v, exp)) {
+          // as configured, with the addresses the kernel holds
+          v = exp.toBuilder().clearIpAddresses().addAllIpAddresses(v.getIpAddressesList()).build();
+        }
+        found.put(name, new KVWithMetadata<>(LinuxKeys.interfaceKey(name), v,
+            new LinuxIfMetadata(l.index(), ns, l.name()), ValueOrigin.FROM_NB));
+      }
+    }
+    for (Interface exp : expected.values()) {
+      if (exp.getType() != Interface.Type.EXISTING || found.containsKey(exp.getName())) {
+        continue;
+      }
+      Optional<Link> l = calls.link("", hostName(exp));
+      if (l.isPresent()) {
+        List<String> present = new ArrayList<>();
+        for (String a : exp.getIpAddressesList()) {
+          if (l.get().addresses().stream().anyMatch(x -> sameNet(x, a))) {
+            present.add(a);
+          }
+        }
+        Interface v = exp.toBuilder().clearIpAddresses().addAllIpAddresses(present).build();
+        found.put(exp.getName(), new KVWithMetadata<>(LinuxKeys.interfaceKey(exp.getName()), v,
+            new LinuxIfMetadata(l.get().index(), "", l.get().name()), ValueOrigin.FROM_NB));
+      }
+    }
+    return new ArrayList<>(found.values());
+  }
+
+  /** The kernel's addresses, each written as the expected value writes it when it is there. */
+  private static List<String> spelledAsExpected(List<String> kernel, Interface exp) {
+    List<String> out = new ArrayList<>();
+    for (String k : kernel) {
+      String spelled = k;
+      if (exp != null) {
+        for (String e : exp.getIpAddressesList()) {
+          if (sameNet(k, e)) {
+            spelled = e;
+            break;
+          }
+        }
+      }
+      out.add(spelled);
+    }
+    return out;
+  }
+
+  private static boolean sameNet(String x, String y) {
+    Optional<IpNet> a = IpNet.parse(x);
+    return a.isPresent() && a.equals(IpNet.parse(y));
+  }
+}

@@ -1,0 +1,143 @@
+package io.kvscheduler.plugins.linux.descriptor;
+
+import com.google.protobuf.Empty;
+import io.kvscheduler.api.KVDescriptor;
+import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.KVWithMetadata;
+import io.kvscheduler.api.ValueOrigin;
+import io.kvscheduler.plugins.linux.linuxcalls.Link;
+import io.kvscheduler.plugins.linux.linuxcalls.LinuxCallException;
+import io.kvscheduler.plugins.linux.linuxcalls.LinuxCalls;
+import io.kvscheduler.plugins.linux.model.LinuxKeys;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code linux-interface-watcher}: the host links of the agent's namespace as the scheduler sees
+ * them. While a link is up, {@code linux/interface/host-name/<name>} exists, and {@code
+ * .../address/<ip/prefix>} for each of its addresses; values are OBTAINED (owned by the kernel).
+ * Retrieve reads them at a resync; between resyncs {@link #start} follows the kernel's link and
+ * address events and pushes the differences as SB notifications, so an EXISTING interface, or
+ * a route waiting for an address, reacts when someone runs {@code ip link add} or {@code ip addr
+ * add} by hand.
+ */
+public final class InterfaceWatcherDescriptor implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(InterfaceWatcherDescriptor.class);
+
+  /** Descriptor name. */
+  public static final String NAME = "linux-interface-watcher";
+
+  /** How long events are gathered before the links are read again. */
+  private static final long SETTLE_MS = 10;
+
+  private final LinuxCalls calls;
+  private final ScheduledExecutorService executor;
+  private Set<String> reported = new TreeSet<>();
+  private ScheduledFuture<?> pending;
+  private AutoCloseable monitor;
+  private KVScheduler scheduler;
+
+  /** A watcher over {@code calls}; nothing runs until {@link #start}. */
+  public InterfaceWatcherDescriptor(LinuxCalls calls) {
+    this.calls = calls;
+    this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "linux-interface-watcher");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /** The descriptor (Retrieve only). */
+  public KVDescriptor<Empty, Void> descriptor() {
+    return KVDescriptor.builder(NAME, Empty.class)
+        .valueTypeName(Empty.getDescriptor().getFullName())
+        .keySelector(k -> k.startsWith(LinuxKeys.HOST_NAME_PREFIX))
+        .retrieve(c -> {
+          List<KVWithMetadata<Empty, Void>> out = new ArrayList<>();
+          for (String k : readState()) {
+            out.add(new KVWithMetadata<>(k, Empty.getDefaultInstance(), null,
+                ValueOrigin.FROM_SB));
+          }
+          return out;
+        })
+        .build();
+  }
+
+  /** The keys that describe the up links of the agent's namespace and their addresses now. */
+  Set<String> readState() throws LinuxCallException {
+    Set<String> keys = new TreeSet<>();
+    for (Link l : calls.links("")) {
+      if (!l.up()) {
+        continue;
+      }
+      keys.add(LinuxKeys.hostNameKey(l.name()));
+      for (String a : l.addresses()) {
+        keys.add(LinuxKeys.hostAddressKey(l.name(), a));
+      }
+    }
+    return keys;
+  }
+
+  /** Starts following kernel events, pushing what changes to {@code kvs}. */
+  public synchronized void start(KVScheduler kvs) throws LinuxCallException {
+    if (monitor != null) {
+      return;
+    }
+    this.scheduler = kvs;
+    monitor = calls.watchLinks(this::changed);
+    changed(); // whatever happened before the monitor started
+  }
+
+  private synchronized void changed() {
+    if (pending == null || pending.isDone()) {
+      pending = executor.schedule(this::refresh, SETTLE_MS, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void refresh() {
+    try {
+      Set<String> now = readState();
+      List<KVWithMetadata<?, ?>> changes = new ArrayList<>();
+      for (String k : now) {
+        if (!reported.contains(k)) {
+          changes.add(new KVWithMetadata<>(k, Empty.getDefaultInstance(), null,
+              ValueOrigin.FROM_SB));
+        }
+      }
+      for (String k : reported) {
+        if (!now.contains(k)) {
+          changes.add(new KVWithMetadata<>(k, null, null, ValueOrigin.FROM_SB));
+        }
+      }
+      reported = now;
+      if (!changes.isEmpty()) {
+        LOG.debug("host links changed: {}", changes.stream().map(KVWithMetadata::key).toList());
+        scheduler.pushSBNotification(changes);
+      }
+    } catch (LinuxCallException | RuntimeException e) {
+      LOG.warn("cannot read the host links after a kernel event: {}", e.getMessage());
+    }
+  }
+
+  /** Stops following kernel events. */
+  @Override
+  public synchronized void close() {
+    if (monitor != null) {
+      try {
+        monitor.close();
+      } catch (Exception e) {
+        LOG.warn("stopping the link monitor failed: {}", e.toString());
+      }
+      monitor = null;
+    }
+    executor.shutdownNow();
+  }
+}

@@ -1,0 +1,222 @@
+package io.kvscheduler.plugins.linux.descriptor;
+
+import com.google.protobuf.Empty;
+import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.KVDescriptor;
+import io.kvscheduler.api.KVWithMetadata;
+import io.kvscheduler.api.KeyValuePair;
+import io.kvscheduler.api.ValueOrigin;
+import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfIndex;
+import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfMetadata;
+import io.kvscheduler.plugins.linux.linuxcalls.LinuxCallException;
+import io.kvscheduler.plugins.linux.linuxcalls.LinuxCalls;
+import io.kvscheduler.plugins.linux.linuxcalls.RouteEntry;
+import io.kvscheduler.plugins.linux.model.IpNet;
+import io.kvscheduler.plugins.linux.model.LinuxKeys;
+import io.kvscheduler.plugins.linux.model.l3.Route;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * {@code linux-route}: static routes through a configured interface. A route waits until its
+ * interface is up and has an address, and, with a gateway, until the gateway is reachable: an
+ * address of the interface or a link-local route of the interface whose network holds it. A
+ * LINK-scope route derives the property {@code linux/link-local-route/<iface>/dest-address/<dst>}
+ * other routes' gateways can rely on. A change is a route replace; a new metric re-creates the
+ * route (the kernel keys routes by metric).
+ */
+public final class RouteDescriptor {
+  /** Descriptor name. */
+  public static final String NAME = "linux-route";
+
+  private final LinuxCalls calls;
+  private final LinuxIfIndex interfaces;
+
+  private RouteDescriptor(LinuxCalls calls, LinuxIfIndex interfaces) {
+    this.calls = calls;
+    this.interfaces = interfaces;
+  }
+
+  /** The descriptor over {@code calls}, finding links through {@code interfaces}. */
+  public static KVDescriptor<Route, Void> create(LinuxCalls calls, LinuxIfIndex interfaces) {
+    RouteDescriptor d = new RouteDescriptor(calls, interfaces);
+    return KVDescriptor.builder(NAME, Route.class)
+        .valueTypeName(Route.getDescriptor().getFullName())
+        .nbKeyPrefix(LinuxKeys.ROUTE_PREFIX)
+        .keyLabel(k -> k.substring(LinuxKeys.ROUTE_PREFIX.length()))
+        .valueComparator(RouteDescriptor::equivalent)
+        .validate(RouteDescriptor::validate)
+        .dependencies(RouteDescriptor::dependencies)
+        .derivedValues(RouteDescriptor::derived)
+        .create(d::create)
+        .update(d::update)
+        .updateWithRecreate((k, a, b, m) -> effectiveMetric(a) != effectiveMetric(b))
+        .delete(d::delete)
+        .retrieve(d::retrieve)
+        .retrieveDependencies(InterfaceDescriptor.NAME)
+        .isRetriableFailure(InterfaceDescriptor::isRetriable)
+        .parallelizable(true)
+        .build();
+  }
+
+  private static boolean v6(Route r) {
+    return r.getDstNetwork().contains(":");
+  }
+
+  static int effectiveMetric(Route r) {
+    return v6(r) && r.getMetric() == 0 ? 1024 : r.getMetric();
+  }
+
+  private static boolean hasGateway(Route r) {
+    return !r.getGwAddr().isEmpty()
+        && !IpNet.parseAddress(r.getGwAddr()).map(a -> java.util.Arrays.equals(a,
+            new byte[a.length])).orElse(false);
+  }
+
+  static Route.Scope effectiveScope(Route r) {
+    if (v6(r)) {
+      return Route.Scope.UNDEFINED; // scope applies to IPv4 only
+    }
+    if (r.getScope() == Route.Scope.UNDEFINED) {
+      return hasGateway(r) ? Route.Scope.GLOBAL : Route.Scope.LINK;
+    }
+    return r.getScope();
+  }
+
+  static void validate(String key, Route r) {
+    Invalid bad = new Invalid();
+    if (r.getOutgoingInterface().isEmpty()) {
+      bad.add("a route needs its outgoing interface", "outgoing_interface");
+    }
+    Optional<IpNet> dst = IpNet.parse(r.getDstNetwork());
+    if (dst.isEmpty()) {
+      bad.add("'" + r.getDstNetwork() + "' is not a network with a prefix length (e.g."
+          + " 10.0.2.0/24)", "dst_network");
+    }
+    if (!r.getGwAddr().isEmpty()) {
+      Optional<byte[]> gw = IpNet.parseAddress(r.getGwAddr());
+      if (gw.isEmpty()) {
+        bad.add("'" + r.getGwAddr() + "' is not an IP address", "gw_addr");
+      } else if (dst.isPresent() && gw.get().length != dst.get().address().length) {
+        bad.add("the gateway and the destination are of different IP versions", "gw_addr");
+      }
+    }
+    if (r.getScope() == Route.Scope.LINK && hasGateway(r)) {
+      bad.add("a LINK-scope route takes no gateway", "scope", "gw_addr");
+    }
+    if (r.getScope() == Route.Scope.UNRECOGNIZED) {
+      bad.add("unknown scope", "scope");
+    }
+    bad.throwIfAny();
+  }
+
+  static List<Dependency> dependencies(String key, Route r) {
+    String iface = r.getOutgoingInterface();
+    List<Dependency> out = new ArrayList<>();
+    out.add(Dependency.onKey("outgoing-interface-is-up", LinuxKeys.stateKey(iface, true)));
+    out.add(Dependency.anyOfPrefixes("outgoing-interface-has-ip-address",
+        LinuxKeys.addressPrefix(iface)));
+    Optional<byte[]> gw = IpNet.parseAddress(r.getGwAddr());
+    if (hasGateway(r) && gw.isPresent()) {
+      byte[] ip = gw.get();
+      String linkLocal = LinuxKeys.LINK_LOCAL_ROUTE_PREFIX + iface + "/";
+      out.add(Dependency.anyOf("gw-reachable",
+          List.of(LinuxKeys.addressPrefix(iface), linkLocal), k -> {
+            if (k.startsWith(linkLocal)) {
+              String dst = k.substring(k.indexOf("/dest-address/") + "/dest-address/".length());
+              return IpNet.parse(dst).map(n -> n.contains(ip)).orElse(false);
+            }
+            return LinuxKeys.parseAddressKey(k)
+                .filter(a -> a.source() != LinuxKeys.AddressSource.ALLOC_REF)
+                .flatMap(a -> IpNet.parse(a.address())).map(n -> n.contains(ip)).orElse(false);
+          }));
+    }
+    return out;
+  }
+
+  static List<KeyValuePair> derived(String key, Route r) {
+    if (r.getScope() == Route.Scope.LINK) {
+      return List.of(new KeyValuePair(LinuxKeys.linkLocalRouteKey(r.getOutgoingInterface(),
+          r.getDstNetwork()), Empty.getDefaultInstance()));
+    }
+    return List.of();
+  }
+
+  static boolean equivalent(String key, Route a, Route b) {
+    boolean sameGw = a.getGwAddr().equals(b.getGwAddr())
+        || (!hasGateway(a) && !hasGateway(b))
+        || IpNet.sameAddress(a.getGwAddr(), b.getGwAddr());
+    return sameGw && effectiveMetric(a) == effectiveMetric(b)
+        && effectiveScope(a) == effectiveScope(b);
+  }
+
+  private RouteEntry entry(Route r) throws LinuxCallException {
+    LinuxIfMetadata m = interfaces.lookup(r.getOutgoingInterface()).orElseThrow(() ->
+        new LinuxCallException("route " + r.getDstNetwork(), 1,
+            "interface " + r.getOutgoingInterface() + " is not configured"));
+    String scope = switch (r.getScope()) {
+      case GLOBAL -> "global";
+      case SITE -> "site";
+      case LINK -> "link";
+      case HOST -> "host";
+      default -> "";
+    };
+    return new RouteEntry(m.namespace(), m.hostIfName(),
+        IpNet.parse(r.getDstNetwork()).orElseThrow().network().toString(),
+        hasGateway(r) ? r.getGwAddr() : "", r.getMetric(), scope);
+  }
+
+  Void create(String key, Route r) throws LinuxCallException {
+    calls.addRoute(entry(r));
+    return null;
+  }
+
+  Void update(String key, Route a, Route b, Void m) throws LinuxCallException {
+    calls.replaceRoute(entry(b));
+    return null;
+  }
+
+  void delete(String key, Route r, Void m) throws LinuxCallException {
+    try {
+      calls.deleteRoute(entry(r));
+    } catch (LinuxCallException e) {
+      if (!e.notFound()) {
+        throw e;
+      }
+    }
+  }
+
+  List<KVWithMetadata<Route, Void>> retrieve(List<KVWithMetadata<Route, Void>> correlate)
+      throws LinuxCallException {
+    Map<String, Route> expected = new HashMap<>();
+    correlate.forEach(kv -> expected.put(kv.key(), kv.value()));
+    List<KVWithMetadata<Route, Void>> out = new ArrayList<>();
+    for (String iface : interfaces.names()) {
+      LinuxIfMetadata m = interfaces.lookup(iface).orElse(null);
+      if (m == null) {
+        continue;
+      }
+      for (RouteEntry e : calls.routes(m.namespace(), m.hostIfName())) {
+        Route.Builder b = Route.newBuilder().setOutgoingInterface(iface)
+            .setDstNetwork(e.destination()).setGwAddr(e.gateway()).setMetric(e.metric());
+        if (!e.destination().contains(":")) {
+          b.setScope(switch (e.scope()) {
+            case "link" -> Route.Scope.LINK;
+            case "host" -> Route.Scope.HOST;
+            case "site" -> Route.Scope.SITE;
+            default -> Route.Scope.GLOBAL;
+          });
+        }
+        Route found = b.build();
+        String key = LinuxKeys.routeKey(found);
+        Route exp = expected.get(key);
+        out.add(new KVWithMetadata<>(key, exp != null && equivalent(key, found, exp) ? exp : found,
+            null, ValueOrigin.FROM_NB));
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,294 @@
+package io.kvscheduler.plugins.linux.linuxcalls;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * {@link LinuxCalls} through the iproute2 {@code ip} command: reads with {@code ip -json}, writes
+ * with one {@code ip} command per call, follows link events with {@code ip monitor}. Whatever
+ * {@code ip} prints on failure (the kernel's answer, e.g. {@code RTNETLINK answers: File exists})
+ * becomes the exception's message unchanged.
+ */
+public final class IpRoute2Calls implements LinuxCalls {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final CommandRunner runner;
+
+  /** Calls {@code ip} directly, each call bounded to {@code limit}. */
+  public IpRoute2Calls(Duration limit) {
+    this(List.of(), limit);
+  }
+
+  /**
+   * Calls {@code ip} after {@code prefix} (e.g. the {@code nsenter} command of a {@link
+   * NetnsSandbox}), each call bounded to {@code limit}.
+   */
+  public IpRoute2Calls(List<String> prefix, Duration limit) {
+    this.runner = new CommandRunner(prefix, limit);
+  }
+
+  /** Runs {@code ip} with {@code args} in {@code namespace}; returns stdout. */
+  private String ip(String namespace, String... args) throws LinuxCallException {
+    List<String> argv = new ArrayList<>();
+    argv.add("ip");
+    if (!namespace.isEmpty()) {
+      argv.add("-n");
+      argv.add(namespace);
+    }
+    argv.addAll(List.of(args));
+    return runner.run(argv, null);
+  }
+
+  /**
+   * Runs the {@code ip -batch} commands of {@code script} (one per line), stopping at the first
+   * failure, whose message is the kernel's answer.
+   */
+  public void batch(String namespace, String script) throws LinuxCallException {
+    List<String> argv = new ArrayList<>(List.of("ip"));
+    if (!namespace.isEmpty()) {
+      argv.addAll(List.of("-n", namespace));
+    }
+    argv.addAll(List.of("-batch", "-"));
+    runner.run(argv, script);
+  }
+
+  private JsonNode json(String namespace, String... args) throws LinuxCallException {
+    String out = ip(namespace, args);
+    try {
+      return out.isBlank() ? JSON.createArrayNode() : JSON.readTree(out);
+    } catch (IOException e) {
+      throw new LinuxCallException("ip " + String.join(" ", args), 0,
+          "cannot parse the output of ip: " + e.getMessage());
+    }
+  }
+
+  @Override
+  public List<String> namespaces() throws LinuxCallException {
+    List<String> out = new ArrayList<>();
+    for (JsonNode n : json("", "-json", "netns", "list")) {
+      out.add(n.path("name").asText());
+    }
+    return out;
+  }
+
+  @Override
+  public synchronized void ensureNamespace(String name) throws LinuxCallException {
+    if (!namespaces().contains(name)) {
+      ip("", "netns", "add", name);
+    }
+  }
+
+  @Override
+  public List<Link> links(String namespace) throws LinuxCallException {
+    return parseLinks(namespace, json(namespace, "-d", "-json", "addr", "show"));
+  }
+
+  @Override
+  public java.util.Optional<Link> link(String namespace, String name) throws LinuxCallException {
+    try {
+      return parseLinks(namespace, json(namespace, "-d", "-json", "addr", "show", "dev", name))
+          .stream().findFirst();
+    } catch (LinuxCallException e) {
+      if (e.notFound()) {
+        return java.util.Optional.empty();
+      }
+      throw e;
+    }
+  }
+
+  private static List<Link> parseLinks(String namespace, JsonNode links) {
+    List<Link> out = new ArrayList<>();
+    for (JsonNode n : links) {
+      List<String> addrs = new ArrayList<>();
+      for (JsonNode a : n.path("addr_info")) {
+        boolean v6 = "inet6".equals(a.path("family").asText());
+        if (v6 && "link".equals(a.path("scope").asText())) {
+          continue; // the kernel's own link-local address
+        }
+        addrs.add(a.path("local").asText() + "/" + a.path("prefixlen").asInt());
+      }
+      boolean up = false;
+      for (JsonNode f : n.path("flags")) {
+        up |= "UP".equals(f.asText());
+      }
+      String kind = n.path("linkinfo").path("info_kind").asText("");
+      if (kind.isEmpty() && "loopback".equals(n.path("link_type").asText())) {
+        kind = "loopback";
+      }
+      out.add(new Link(namespace, n.path("ifindex").asInt(), n.path("ifname").asText(), kind,
+          n.path("ifalias").asText(""), up, n.path("mtu").asInt(),
+          n.path("address").asText("").toLowerCase(Locale.ROOT), addrs));
+    }
+    return out;
+  }
+
+  @Override
+  public void addVethPair(String name, String peerName) throws LinuxCallException {
+    ip("", "link", "add", name, "type", "veth", "peer", "name", peerName);
+  }
+
+  @Override
+  public void addLink(String namespace, String name, String kind) throws LinuxCallException {
+    ip(namespace, "link", "add", name, "type", kind);
+  }
+
+  @Override
+  public void deleteLink(String namespace, String name) throws LinuxCallException {
+    ip(namespace, "link", "del", "dev", name);
+  }
+
+  @Override
+  public void moveLink(String name, String namespace) throws LinuxCallException {
+    ip("", "link", "set", "dev", name, "netns", namespace);
+  }
+
+  @Override
+  public void renameLink(String namespace, String name, String newName)
+      throws LinuxCallException {
+    ip(namespace, "link", "set", "dev", name, "name", newName);
+  }
+
+  @Override
+  public void setLink(String namespace, String name, LinkSettings s) throws LinuxCallException {
+    if (s.isEmpty()) {
+      return;
+    }
+    List<String> args = new ArrayList<>(List.of("link", "set", "dev", name));
+    if (s.alias() != null) {
+      args.addAll(List.of("alias", s.alias()));
+    }
+    if (s.mtu() != null) {
+      args.addAll(List.of("mtu", Integer.toString(s.mtu())));
+    }
+    if (s.mac() != null) {
+      args.addAll(List.of("address", s.mac()));
+    }
+    if (s.up() != null) {
+      args.add(s.up() ? "up" : "down");
+    }
+    ip(namespace, args.toArray(String[]::new));
+  }
+
+  @Override
+  public void addAddress(String namespace, String device, String address)
+      throws LinuxCallException {
+    ip(namespace, "addr", "add", address, "dev", device);
+  }
+
+  @Override
+  public void deleteAddress(String namespace, String device, String address)
+      throws LinuxCallException {
+    ip(namespace, "addr", "del", address, "dev", device);
+  }
+
+  @Override
+  public List<RouteEntry> routes(String namespace, String device) throws LinuxCallException {
+    List<RouteEntry> out = new ArrayList<>();
+    for (String family : List.of("-4", "-6")) {
+      for (JsonNode n : json(namespace, family, "-json", "route", "show", "dev", device)) {
+        String proto = n.path("protocol").asText("");
+        String type = n.path("type").asText("unicast");
+        if (proto.equals("kernel") || proto.equals("ra") || !type.equals("unicast")) {
+          continue; // put there by an address or by the kernel itself
+        }
+        String dst = n.path("dst").asText();
+        boolean v6 = family.equals("-6");
+        if (dst.equals("default")) {
+          dst = v6 ? "::/0" : "0.0.0.0/0";
+        } else if (!dst.contains("/")) {
+          dst = dst + (v6 ? "/128" : "/32");
+        }
+        if (v6 && (dst.startsWith("fe80:") || dst.startsWith("ff00:"))) {
+          continue;
+        }
+        out.add(new RouteEntry(namespace, device, dst, n.path("gateway").asText(""),
+            n.path("metric").asInt(0), n.path("scope").asText("global")));
+      }
+    }
+    return out;
+  }
+
+  private List<String> routeArgs(String verb, RouteEntry r) {
+    List<String> args = new ArrayList<>(List.of("route", verb, r.destination()));
+    if (!r.gateway().isEmpty()) {
+      args.addAll(List.of("via", r.gateway()));
+    }
+    args.addAll(List.of("dev", r.device()));
+    if (r.metric() != 0) {
+      args.addAll(List.of("metric", Integer.toString(r.metric())));
+    }
+    if (!r.scope().isEmpty() && !r.destination().contains(":")) {
+      args.addAll(List.of("scope", r.scope()));
+    }
+    return args;
+  }
+
+  @Override
+  public void addRoute(RouteEntry r) throws LinuxCallException {
+    ip(r.namespace(), routeArgs("add", r).toArray(String[]::new));
+  }
+
+  @Override
+  public void replaceRoute(RouteEntry r) throws LinuxCallException {
+    ip(r.namespace(), routeArgs("replace", r).toArray(String[]::new));
+  }
+
+  @Override
+  public void deleteRoute(RouteEntry r) throws LinuxCallException {
+    ip(r.namespace(), routeArgs("del", r).toArray(String[]::new));
+  }
+
+  @Override
+  public List<Neighbour> neighbours(String namespace, String device) throws LinuxCallException {
+    List<Neighbour> out = new ArrayList<>();
+    for (JsonNode n : json(namespace, "-json", "neigh", "show", "dev", device, "nud",
+        "permanent")) {
+      out.add(new Neighbour(namespace, device, n.path("dst").asText(),
+          n.path("lladdr").asText("").toLowerCase(Locale.ROOT)));
+    }
+    return out;
+  }
+
+  @Override
+  public void replaceNeighbour(Neighbour n) throws LinuxCallException {
+    ip(n.namespace(), "neigh", "replace", n.ip(), "lladdr", n.mac(), "dev", n.device(), "nud",
+        "permanent");
+  }
+
+  @Override
+  public void deleteNeighbour(Neighbour n) throws LinuxCallException {
+    ip(n.namespace(), "neigh", "del", n.ip(), "dev", n.device());
+  }
+
+  @Override
+  public AutoCloseable watchLinks(Runnable onChange) throws LinuxCallException {
+    Process p = runner.start(List.of("ip", "monitor", "link", "address"));
+    Thread reader = new Thread(() -> {
+      try (BufferedReader r = new BufferedReader(
+          new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+        while (r.readLine() != null) {
+          onChange.run();
+        }
+      } catch (IOException e) {
+        // the monitor was stopped
+      }
+    }, "linux-link-monitor");
+    reader.setDaemon(true);
+    reader.start();
+    return () -> {
+      p.destroy();
+      if (!p.waitFor(2, java.util.concurrent.TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+      }
+      reader.join(2000);
+    };
+  }
+}

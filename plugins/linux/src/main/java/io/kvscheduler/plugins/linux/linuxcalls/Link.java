@@ -1,0 +1,24 @@
+package io.kvscheduler.plugins.linux.linuxcalls;
+
+import java.util.List;
+
+/**
+ * A network link as the kernel reports it.
+ *
+ * @param namespace the named namespace it is in, "" for the agent's own
+ * @param index the kernel's interface index
+ * @param name the host name
+ * @param kind the link kind ({@code veth}, {@code dummy}, {@code loopback}, ... or "")
+ * @param alias the link alias ("" when none)
+ * @param up administratively up
+ * @param mtu the MTU
+ * @param mac the hardware address, lower case
+ * @param addresses the addresses with prefix length ({@code 10.0.0.1/24}), link-local IPv6
+ *     addresses left out
+ */
+public record Link(String namespace, int index, String name, String kind, String alias,
+    boolean up, int mtu, String mac, List<String> addresses) {
+  public Link {
+    addresses = List.copyOf(addresses);
+  }
+}

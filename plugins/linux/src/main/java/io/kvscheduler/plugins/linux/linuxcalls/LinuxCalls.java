@@ -1,0 +1,88 @@
+package io.kvscheduler.plugins.linux.linuxcalls;
+
+import java.util.List;
+
+/**
+ * What the Linux plugin asks of the kernel. A {@code namespace} argument is the name of a named
+ * network namespace ({@code ip netns}), or "" for the namespace the agent runs in. Every failure
+ * is a {@link LinuxCallException} carrying the kernel's message.
+ *
+ * <p>Implementations are thread-safe: the interface watcher reads while the engine writes.
+ */
+public interface LinuxCalls {
+
+  // ---- namespaces
+
+  /** Names of the named namespaces. */
+  List<String> namespaces() throws LinuxCallException;
+
+  /** Creates the named namespace {@code name} unless it exists. */
+  void ensureNamespace(String name) throws LinuxCallException;
+
+  // ---- links
+
+  /** Every link of {@code namespace}, with its addresses. */
+  List<Link> links(String namespace) throws LinuxCallException;
+
+  /** The link {@code name} of {@code namespace}, with its addresses, if it exists. */
+  java.util.Optional<Link> link(String namespace, String name) throws LinuxCallException;
+
+  /** Creates a veth pair in the agent's namespace: {@code name} and its peer {@code peerName}. */
+  void addVethPair(String name, String peerName) throws LinuxCallException;
+
+  /** Creates a link of {@code kind} ({@code dummy}) named {@code name} in {@code namespace}. */
+  void addLink(String namespace, String name, String kind) throws LinuxCallException;
+
+  /** Deletes the link {@code name} of {@code namespace} (a veth takes its peer along). */
+  void deleteLink(String namespace, String name) throws LinuxCallException;
+
+  /** Moves the link {@code name} from the agent's namespace into {@code namespace}. */
+  void moveLink(String name, String namespace) throws LinuxCallException;
+
+  /** Renames a link; the link must be down. */
+  void renameLink(String namespace, String name, String newName) throws LinuxCallException;
+
+  /** Sets the attributes of {@code settings} that are not null, in one call. */
+  void setLink(String namespace, String name, LinkSettings settings) throws LinuxCallException;
+
+  // ---- addresses
+
+  /** Adds {@code address} ({@code ip/prefix}) to the link {@code device}. */
+  void addAddress(String namespace, String device, String address) throws LinuxCallException;
+
+  /** Removes {@code address} from the link {@code device}. */
+  void deleteAddress(String namespace, String device, String address) throws LinuxCallException;
+
+  // ---- routes
+
+  /** The routes of the main table through {@code device} that no address put there. */
+  List<RouteEntry> routes(String namespace, String device) throws LinuxCallException;
+
+  /** Adds a route; fails if an equal one exists. */
+  void addRoute(RouteEntry route) throws LinuxCallException;
+
+  /** Adds or replaces a route. */
+  void replaceRoute(RouteEntry route) throws LinuxCallException;
+
+  /** Deletes a route. */
+  void deleteRoute(RouteEntry route) throws LinuxCallException;
+
+  // ---- neighbours
+
+  /** The permanent neighbour entries of {@code device}. */
+  List<Neighbour> neighbours(String namespace, String device) throws LinuxCallException;
+
+  /** Adds or replaces a permanent neighbour entry. */
+  void replaceNeighbour(Neighbour n) throws LinuxCallException;
+
+  /** Deletes a neighbour entry. */
+  void deleteNeighbour(Neighbour n) throws LinuxCallException;
+
+  // ---- events
+
+  /**
+   * Calls {@code onChange} (on a thread of its own) whenever a link or an address of the agent's
+   * namespace changes, until the returned handle is closed.
+   */
+  AutoCloseable watchLinks(Runnable onChange) throws LinuxCallException;
+}

@@ -1,0 +1,16 @@
+package io.kvscheduler.plugins.linux.linuxcalls;
+
+/**
+ * A route of the main table as the kernel reports it, or as one is requested.
+ *
+ * @param namespace the named namespace, "" for the agent's own
+ * @param device the outgoing link's host name
+ * @param destination network with prefix length ({@code 10.0.2.0/24}, {@code default} becomes
+ *     {@code 0.0.0.0/0} or {@code ::/0})
+ * @param gateway next hop, "" when directly connected
+ * @param metric the metric (priority)
+ * @param scope {@code global}, {@code site}, {@code link}, {@code host}; "" for the kernel's
+ *     default
+ */
+public record RouteEntry(String namespace, String device, String destination, String gateway,
+    int metric, String scope) {}

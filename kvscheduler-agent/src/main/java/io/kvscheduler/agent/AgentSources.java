@@ -27,8 +27,9 @@ final class AgentSources {
 
     // --- gRPC (--grpc, --grpc-config, GRPC_CONFIG) ---
     if (agent.config().grpc() != null) {
+      // Notify streams the Linux interface watcher's link changes when that plugin runs
       out.add(new GrpcNorthbound(agent.config().grpc(), agent.scheduler(), agent.models(),
-          agent.northbound()));
+          agent.northbound()).followLinuxAmong(agent.plugins()));
     }
     // --- end of gRPC ---
 

@@ -120,6 +120,30 @@ public final class GrpcApi implements AutoCloseable {
     notifications.publish(notification);
   }
 
+  /**
+   * Publishes the Linux plugin's link changes to {@code Notify} (see {@link
+   * io.kvscheduler.grpc.internal.LinuxNotifications}); close the returned handle to stop.
+   */
+  public AutoCloseable followLinux(io.kvscheduler.plugins.linux.LinuxPlugin linux,
+      java.time.Clock clock) {
+    return linux.onLinks(new io.kvscheduler.grpc.internal.LinuxNotifications(this::publish,
+        clock));
+  }
+
+  /**
+   * Publishes the link changes of the Linux plugin to {@code Notify} when it is among {@code
+   * plugins} (the agent's running plugins); empty when it is not (the stream then stays idle).
+   */
+  public java.util.Optional<AutoCloseable> followLinuxAmong(
+      List<io.kvscheduler.agent.spi.AgentPlugin> plugins, java.time.Clock clock) {
+    return plugins.stream()
+        .filter(io.kvscheduler.plugins.linux.LinuxAgentPlugin.class::isInstance)
+        .map(p -> ((io.kvscheduler.plugins.linux.LinuxAgentPlugin) p).plugin())
+        .filter(java.util.Objects::nonNull)
+        .findFirst()
+        .map(linux -> followLinux(linux, clock));
+  }
+
   /** Open {@code Notify} and {@code Subscribe} streams. */
   public int openStreams() {
     return notifications.streams() + statusStreams.streams();

@@ -16,6 +16,7 @@ import java.util.List;
  */
 public final class GrpcNorthbound implements NorthboundSource {
   private final GrpcServer server;
+  private AutoCloseable linux;
 
   public GrpcNorthbound(GrpcSettings settings, KVScheduler kvs, ModelRegistry models,
       Northbound northbound) {
@@ -43,8 +44,25 @@ public final class GrpcNorthbound implements NorthboundSource {
     return server.api();
   }
 
+  /**
+   * Streams the link changes of the Linux plugin to {@code Notify} when it is among {@code
+   * plugins} (the running ones).
+   */
+  public synchronized GrpcNorthbound followLinuxAmong(
+      List<io.kvscheduler.agent.spi.AgentPlugin> plugins) {
+    linux = server.api().followLinuxAmong(plugins, java.time.Clock.systemUTC()).orElse(null);
+    return this;
+  }
+
   @Override
-  public void close() {
+  public synchronized void close() {
+    if (linux != null) {
+      try {
+        linux.close();
+      } catch (Exception e) {
+        throw new IllegalStateException("cannot stop following the Linux links", e);
+      }
+    }
     server.close();
   }
 }

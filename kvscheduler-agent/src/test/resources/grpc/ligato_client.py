@@ -18,6 +18,7 @@ from ligato.configurator import configurator_pb2 as cfg, configurator_pb2_grpc  
 from ligato.generic import manager_pb2 as gen, manager_pb2_grpc, meta_pb2, meta_pb2_grpc  # noqa: E402
 from ligato.linux import linux_pb2  # noqa: E402
 from ligato.linux.interfaces import interface_pb2 as linux_if  # noqa: E402
+from ligato.linux.interfaces import state_pb2 as linux_state  # noqa: E402
 from ligato.vpp import vpp_pb2  # noqa: E402
 from ligato.vpp.interfaces import interface_pb2 as vpp_if  # noqa: E402
 from mock import interface_pb2 as mock_if, bridge_domain_pb2 as mock_bd, fib_pb2 as mock_fib  # noqa: E402
@@ -211,6 +212,19 @@ ok("Subscribe: PENDING -> CONFIGURED")
 
 # --- Linux values through the configurator's own fields -------------------------------------
 if LINUX:
+    links = queue.Queue()
+    notify = configurator.Notify(cfg.NotifyRequest(filters=[cfg.Notification(
+        linux_notification=linux_pb2.Notification(interface=linux_state.InterfaceNotification(
+            type=linux_state.InterfaceNotification.UPDOWN)))]))
+
+    def follow():
+        try:
+            for resp in notify:
+                links.put(resp.notification.linux_notification.interface.state)
+        except grpc.RpcError:
+            pass
+
+    threading.Thread(target=follow, daemon=True).start()
     veth = cfg.Config(linux_config=linux_pb2.ConfigData(interfaces=[
         linux_if.Interface(name="veth1", type=linux_if.Interface.VETH, enabled=True,
                            ip_addresses=["10.11.0.1/24"],
@@ -223,6 +237,16 @@ if LINUX:
     dumped = configurator.Dump(cfg.DumpRequest(), timeout=10).dump.linux_config.interfaces
     expect(sorted(i.name for i in dumped) == ["veth1", "veth2"], "Dump: %s" % dumped)
     ok("Linux veth pair: Update wait_done, Get, Dump from the kernel")
+    seen = {}
+    while "veth1" not in seen:
+        st = links.get(timeout=10)
+        seen[st.internal_name] = st
+    expect(seen["veth1"].type == linux_if.Interface.VETH
+           and seen["veth1"].name.startswith("/vnf-agent/vpp1/veth1") and seen["veth1"].if_index > 0,
+           "Notify: %s" % seen["veth1"])
+    notify.cancel()
+    ok("Notify: the watcher reported veth1 (%s, index %d)" % (seen["veth1"].name,
+                                                              seen["veth1"].if_index))
     configurator.Delete(cfg.DeleteRequest(delete=veth, wait_done=True), timeout=30)
     expect(not configurator.Dump(cfg.DumpRequest(), timeout=10).dump.linux_config.interfaces,
            "Dump after Delete")

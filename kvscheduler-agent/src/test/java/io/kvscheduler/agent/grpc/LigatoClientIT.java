@@ -126,4 +126,34 @@ class LigatoClientIT {
       assertThat(yaml.body()).contains("name: tap3", "name: learnt", "name: red");
     }
   }
+
+  @Test
+  @DisplayName("with the Linux plugin, in a private network namespace: Linux values over the configurator")
+  void ligatoClientWithTheLinuxPlugin() throws Exception {
+    assumeTrue(run(List.of("unshare", "--user", "--map-root-user", "--net", "true")) == 0,
+        "skipped: the kernel does not allow private network namespaces here (unshare failed)");
+    assumeTrue(run(List.of("ip", "-V")) == 0, "skipped: iproute2 ('ip') is missing");
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    // the agent and the client share the namespace; its port cannot collide with another's
+    String inside = String.join(" ",
+        "ip link set lo up &&",
+        quote(java), "-cp", quote(System.getProperty("java.class.path")),
+        "io.kvscheduler.agent.AgentMain run --linux --rest off --quiet --grpc 127.0.0.1:9111",
+        "> " + quote(work.resolve("agent.log").toString()) + " 2>&1 & agent=$!;",
+        quote(python), quote(script().toString()), quote(work.resolve("stubs").toString()),
+        "127.0.0.1:9111 --linux; status=$?; kill $agent; wait $agent; exit $status");
+    Process p = new ProcessBuilder("unshare", "--user", "--map-root-user", "--net", "sh", "-c",
+        inside).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(240, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as(out + "\nagent log:\n"
+        + Files.readString(work.resolve("agent.log"))).isZero();
+    assertThat(out).contains("ok Linux veth pair: Update wait_done, Get, Dump from the kernel",
+        "ok Notify: the watcher reported veth1", "ok Linux veth pair deleted",
+        "all checks passed");
+  }
+
+  private static String quote(String s) {
+    return "'" + s.replace("'", "'\\''") + "'";
+  }
 }

@@ -41,6 +41,7 @@ public final class Agent implements AutoCloseable {
     this.config = config;
     var builder = KVScheduler.builder()
         .printTxnSummary(config.printTxnSummary())
+        .valueFormatter(ModelRegistry::text)
         .threadName("kvs-engine");
     if (config.operationTimeout() != null) {
       builder.operationTimeout(config.operationTimeout());

@@ -525,6 +525,17 @@ public final class ModelRegistry {
     return pathText(pathOf(e));
   }
 
+  /**
+   * A value as one line of text for logs and transaction records: protobuf text format on one
+   * line for protobuf messages ({@code name: "veth1" type: VETH}), {@code toString()} otherwise.
+   */
+  public static String text(Object value) {
+    if (value instanceof com.google.protobuf.MessageOrBuilder m) {
+      return com.google.protobuf.TextFormat.shortDebugString(m);
+    }
+    return String.valueOf(value);
+  }
+
   /** Compact protobuf-style JSON of a value: snake_case names, defaults left out. */
   public String encode(Object value) {
     if (value instanceof com.google.protobuf.Message m) {

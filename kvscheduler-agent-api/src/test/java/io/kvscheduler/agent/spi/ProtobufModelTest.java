@@ -68,4 +68,11 @@ class ProtobufModelTest {
     assertThatThrownBy(() -> registry.decode(key, "[1]"))
         .isInstanceOf(ModelException.class).hasMessageContaining("must be a JSON object");
   }
+
+  @Test
+  void logTextOfAMessageIsOneLine() {
+    Field f = Field.newBuilder().setName("f1").setKind(Field.Kind.TYPE_BOOL).build();
+    assertThat(ModelRegistry.text(f)).isEqualTo("kind: TYPE_BOOL name: \"f1\"");
+    assertThat(ModelRegistry.text(java.util.List.of(1))).isEqualTo("[1]");
+  }
 }

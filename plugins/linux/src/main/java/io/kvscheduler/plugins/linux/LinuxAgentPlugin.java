@@ -3,6 +3,7 @@ package io.kvscheduler.plugins.linux;
 import io.kvscheduler.agent.spi.AgentContext;
 import io.kvscheduler.agent.spi.AgentPlugin;
 import io.kvscheduler.plugins.linux.linuxcalls.IpRoute2Calls;
+import io.kvscheduler.plugins.linux.linuxcalls.LinuxCalls;
 import io.kvscheduler.plugins.linux.model.LinuxModels;
 import java.time.Duration;
 
@@ -16,7 +17,21 @@ public final class LinuxAgentPlugin implements AgentPlugin {
   /** Limit of one {@code ip} command. */
   private static final Duration CALL_LIMIT = Duration.ofSeconds(10);
 
+  private final LinuxCalls calls;
   private volatile LinuxPlugin plugin;
+
+  /** The plugin over iproute2 in the namespace the agent runs in (found by ServiceLoader). */
+  public LinuxAgentPlugin() {
+    this(new IpRoute2Calls(CALL_LIMIT));
+  }
+
+  /**
+   * The plugin over {@code calls}, e.g. iproute2 inside a {@link
+   * io.kvscheduler.plugins.linux.linuxcalls.NetnsSandbox}.
+   */
+  public LinuxAgentPlugin(LinuxCalls calls) {
+    this.calls = calls;
+  }
 
   @Override
   public String name() {
@@ -31,8 +46,7 @@ public final class LinuxAgentPlugin implements AgentPlugin {
   @Override
   public void init(AgentContext ctx) {
     LinuxModels.registerAll(ctx.models());
-    plugin = LinuxPlugin.register(ctx.scheduler(), new IpRoute2Calls(CALL_LIMIT),
-        "/vnf-agent/" + ctx.label() + "/");
+    plugin = LinuxPlugin.register(ctx.scheduler(), calls, "/vnf-agent/" + ctx.label() + "/");
   }
 
   @Override

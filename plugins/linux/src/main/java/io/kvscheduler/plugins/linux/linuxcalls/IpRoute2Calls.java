@@ -107,20 +107,23 @@ public final class IpRoute2Calls implements LinuxCalls {
   private static List<Link> parseLinks(String namespace, JsonNode links) {
     List<Link> out = new ArrayList<>();
     for (JsonNode n : links) {
+      boolean loopback = "loopback".equals(n.path("link_type").asText());
       List<String> addrs = new ArrayList<>();
       for (JsonNode a : n.path("addr_info")) {
         boolean v6 = "inet6".equals(a.path("family").asText());
-        if (v6 && "link".equals(a.path("scope").asText())) {
-          continue; // the kernel's own link-local address
+        String addr = a.path("local").asText() + "/" + a.path("prefixlen").asInt();
+        if (v6 && "link".equals(a.path("scope").asText())
+            || loopback && (addr.equals("127.0.0.1/8") || addr.equals("::1/128"))) {
+          continue; // the kernel's own addresses
         }
-        addrs.add(a.path("local").asText() + "/" + a.path("prefixlen").asInt());
+        addrs.add(addr);
       }
       boolean up = false;
       for (JsonNode f : n.path("flags")) {
         up |= "UP".equals(f.asText());
       }
       String kind = n.path("linkinfo").path("info_kind").asText("");
-      if (kind.isEmpty() && "loopback".equals(n.path("link_type").asText())) {
+      if (kind.isEmpty() && loopback) {
         kind = "loopback";
       }
       out.add(new Link(namespace, n.path("ifindex").asInt(), n.path("ifname").asText(), kind,

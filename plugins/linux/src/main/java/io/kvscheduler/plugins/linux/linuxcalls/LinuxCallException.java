@@ -14,6 +14,8 @@ public final class LinuxCallException extends Exception {
   private static final List<String> PERMANENT = List.of(
       "Invalid argument",
       "Numerical result out of range",
+      "greater than device maximum",
+      "less than device minimum",
       "Operation not permitted",
       "Operation not supported",
       "Permission denied",

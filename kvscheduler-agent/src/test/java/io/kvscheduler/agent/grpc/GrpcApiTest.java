@@ -173,7 +173,7 @@ class GrpcApiTest {
   }
 
   @Test
-  @DisplayName("Get lists the desired values of every source, placed by message type")
+  @DisplayName("D40 Get lists the desired values of every source, placed by message type")
   void getListsDesiredValuesOfAllSources() throws Exception {
     agent.northbound().change("file", Map.of(TAP_KEY + "fromfile",
         new io.kvscheduler.plugins.mock.ifplugin.model.Interface("fromfile",
@@ -267,7 +267,7 @@ class GrpcApiTest {
   }
 
   @Test
-  @DisplayName("VPP content, unknown fields and values of no model: INVALID_ARGUMENT, nothing applied")
+  @DisplayName("D41 D42 VPP content, unknown fields and values of no model: INVALID_ARGUMENT, nothing applied")
   void unsupportedContentIsRefusedByName() {
     Builder vpp = io.kvscheduler.grpc.proto.vpp.ConfigData.newBuilder()
         .addInterfaces(ByteString.copyFromUtf8("\n\u0004memif"));
@@ -434,7 +434,7 @@ class GrpcApiTest {
   }
 
   @Test
-  @DisplayName("Subscribe streams status changes of the selected models: PENDING, then CONFIGURED")
+  @DisplayName("D43 Subscribe streams status changes of the selected models: PENDING, then CONFIGURED")
   void subscribeStreamsStatusChanges() throws Exception {
     BlockingQueue<SubscribeResponse> got = new LinkedBlockingQueue<>();
     Context.CancellableContext ctx = Context.current().withCancellation();
@@ -471,7 +471,7 @@ class GrpcApiTest {
   }
 
   @Test
-  @DisplayName("a Subscribe client that never reads: its stream ends with RESOURCE_EXHAUSTED")
+  @DisplayName("D43 a Subscribe client that never reads: its stream ends with RESOURCE_EXHAUSTED")
   void subscriberThatNeverReadsIsBounded() throws Exception {
     serve(null, new GrpcApi.Limits(100, 20));
     ClientCall<SubscribeRequest, SubscribeResponse> call = channel.newCall(
@@ -546,7 +546,7 @@ class GrpcApiTest {
   }
 
   @Test
-  @DisplayName("a Notify client that reads slowly holds no memory: it continues from the oldest kept")
+  @DisplayName("D46 a Notify client that reads slowly holds no memory: it continues from the oldest kept")
   void slowNotifyClientSkipsToTheOldestKept() throws Exception {
     serve(null, new GrpcApi.Limits(100, 20));
     ClientCall<NotifyRequest, NotifyResponse> call = channel.newCall(

@@ -26,9 +26,6 @@ final class ConfigLayout {
     }
   }
 
-  /** The values found in a Config, by key, in the order found. */
-  record Values(Map<String, Object> byKey) {}
-
   private final ProtoModels models;
   private final Map<String, Place> byMessage = new HashMap<>();
 

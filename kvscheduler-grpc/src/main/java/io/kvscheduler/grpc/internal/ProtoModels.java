@@ -41,6 +41,8 @@ public final class ProtoModels {
   private final ModelRegistry registry;
   private final Map<String, Descriptor> messages = new LinkedHashMap<>();
   private final Map<String, FileDescriptor> files = new LinkedHashMap<>();
+  private final Map<Model<?>, Optional<Descriptor>> byModel =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
    * @param registry the agent's models
@@ -72,6 +74,10 @@ public final class ProtoModels {
 
   /** The message definition of {@code model}'s values, if known. */
   public Optional<Descriptor> descriptor(Model<?> model) {
+    return byModel.computeIfAbsent(model, this::find);
+  }
+
+  private Optional<Descriptor> find(Model<?> model) {
     if (Message.class.isAssignableFrom(model.valueClass())) {
       try {
         Descriptor d = (Descriptor) model.valueClass().getMethod("getDescriptor").invoke(null);
@@ -84,12 +90,6 @@ public final class ProtoModels {
     synchronized (this) {
       return Optional.ofNullable(messages.get(model.protoName()));
     }
-  }
-
-  /** The message definition named {@code fullName}, among the known ones. */
-  public synchronized Optional<Descriptor> message(String fullName) {
-    registry.models().forEach(this::descriptor); // files of models registered since
-    return Optional.ofNullable(messages.get(fullName));
   }
 
   /** The proto file named {@code name} that defines some registered model's messages. */

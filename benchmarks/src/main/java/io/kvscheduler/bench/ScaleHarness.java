@@ -42,6 +42,10 @@ import java.util.Random;
  *       in one table per kind of value ({@link MockModel.Southbound}: each descriptor's Retrieve
  *       lists its own table, origin resolved by correlation): nothing may be executed. Reports
  *       {@code seconds} of the resync commit.
+ *   <li><b>W8</b> – the Linux plugin on the real kernel, in a private network namespace (no root
+ *       needed): N veth pairs with an address and a route each in one transaction, next to
+ *       {@code ip -batch} doing the same ({@link LinuxWorkload}). Reports {@code seconds},
+ *       {@code ops}, {@code per_op_ms} and {@code batch_seconds}.
  * </ul>
  *
  * <p>For W1 and W3, {@code --warmup W} (default 0) runs the workload W times unmeasured, each on
@@ -96,7 +100,7 @@ public final class ScaleHarness {
   }
 
   static String usage() {
-    return "usage: kvs-bench W1|W2|W3 --n N[,N...] [--repeat R] [--txns T] [--warmup W] [--seed S]"
+    return "usage: kvs-bench W1|W2|W3|W8 --n N[,N...] [--repeat R] [--txns T] [--warmup W] [--seed S]"
         + " [--populate single|split]";
   }
 
@@ -105,7 +109,7 @@ public final class ScaleHarness {
       throw new IllegalArgumentException("missing workload");
     }
     String workload = args[0].toUpperCase(Locale.ROOT);
-    if (!List.of("W1", "W2", "W3").contains(workload)) {
+    if (!List.of("W1", "W2", "W3", "W8").contains(workload)) {
       throw new IllegalArgumentException("unknown workload " + args[0]);
     }
     List<Integer> sizes = new ArrayList<>();
@@ -144,11 +148,12 @@ public final class ScaleHarness {
       throw new IllegalArgumentException("--n is required");
     }
     boolean w2 = workload.equals("W2");
+    boolean w8 = workload.equals("W8");
     if (warmup < 0) {
       warmup = w2 ? DEFAULT_W2_WARMUP : 0;
     }
     for (int n : sizes) {
-      if (!w2) {
+      if (!w2 && !w8) {
         // unmeasured runs, reported on stderr only: the JIT compiles the workload's paths
         for (int w = 0; w < warmup; w++) {
           Map<String, Object> r = workload.equals("W1") ? w1(Math.min(n, WARMUP_SIZE))
@@ -163,13 +168,14 @@ public final class ScaleHarness {
               case "W1" -> w1(n);
               case "W2" -> w2(n, txns, warmup, seed, splitPopulate);
               case "W3" -> w3(n);
+              case "W8" -> LinuxWorkload.run(n);
               default -> throw new IllegalArgumentException("unknown workload " + args[0]);
             };
         Map<String, Object> line = new LinkedHashMap<>();
         line.put("workload", workload);
         line.put("n", n);
         line.put("run", r + 1);
-        if (!w2) {
+        if (!w2 && !w8) {
           line.put("warmup_runs", warmup);
         }
         line.putAll(result);

@@ -101,6 +101,27 @@ class ExternalChangeKernelTest {
   }
 
   @Test
+  void routesAndNeighboursSomeoneElseAddsToAConfiguredLinkAreLeftAlone() {
+    k.sh("ip", "link", "add", "ext0", "type", "veth", "peer", "name", "ext0-peer");
+    k.sh("ip", "link", "set", "ext0", "up");
+    k.await(LinuxKeys.hostNameKey("ext0"), ValueState.OBTAINED);
+    k.change(existingValues());
+    k.sh("ip", "route", "add", "10.77.0.0/16", "dev", "ext0");
+    k.sh("ip", "neigh", "add", "10.9.0.77", "lladdr", "02:00:00:00:00:77", "dev", "ext0",
+        "nud", "permanent");
+
+    RecordedTxn resync = k.fullResync();
+
+    assertThat(KernelFixture.sbOperations(resync)).isEmpty();
+    assertThat(k.state("config/linux/l3/v2/route/10.77.0.0/16/ext"))
+        .isEqualTo(ValueState.OBTAINED);
+    assertThat(k.state("config/linux/l3/v2/arp/ext/10.9.0.77")).isEqualTo(ValueState.OBTAINED);
+    assertThat(k.ipJson("", "route", "show", "10.77.0.0/16")).hasSize(1);
+    assertThat(k.ipJson("", "neigh", "show", "10.9.0.77")).hasSize(1);
+    assertThat(k.state(Values.key(EXT_ROUTE))).isEqualTo(ValueState.CONFIGURED);
+  }
+
+  @Test
   void anAddressAddedByHandSatisfiesTheRouteOfAWaitingExistingInterface() {
     Interface waiting = EXT.toBuilder().setLinkOnly(true).build(); // waits for its address
     Route route = Values.route("ext", "10.10.0.0/16", "");

@@ -110,7 +110,7 @@ public final class ArpDescriptor {
           }
         }
         out.add(new KVWithMetadata<>(LinuxKeys.arpKey(found), found, null,
-            ValueOrigin.FROM_NB));
+            ValueOrigin.UNKNOWN)); // the scheduler's own entries, or someone else's (OBTAINED)
       }
     }
     return out;

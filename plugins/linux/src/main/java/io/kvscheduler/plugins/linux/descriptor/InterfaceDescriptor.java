@@ -256,57 +256,49 @@ public final class InterfaceDescriptor {
   LinuxIfMetadata create(String key, Interface i) throws LinuxCallException {
     String ns = namespace(i);
     String host = hostName(i);
+    if (i.getType() == Interface.Type.EXISTING) {
+      return metadata(ns, host);
+    }
+    if (!ns.isEmpty()) {
+      calls.ensureNamespace(ns);
+    }
     switch (i.getType()) {
-      case EXISTING -> {
-        return metadata(ns, host);
-      }
       case LOOPBACK -> {
-        if (!ns.isEmpty()) {
-          calls.ensureNamespace(ns);
-        }
-        calls.setLink(ns, host, settings(i).withAlias(alias(i)));
-        return metadata(ns, host);
+        return metadata(calls.configureLink(ns, host, host, alias(i), settings(i)));
       }
       case DUMMY -> {
-        if (!ns.isEmpty()) {
-          calls.ensureNamespace(ns);
-        }
-        if (!ownedLinkExists(ns, host, i)) {
+        Link found = calls.findLinks(ns, List.of(host)).get(host);
+        if (!owned(found, i)) {
           calls.addLink(ns, host, "dummy");
-          calls.setLink(ns, host, LinkSettings.none().withAlias(alias(i)));
         }
-        calls.setLink(ns, host, settings(i));
-        return metadata(ns, host);
+        return metadata(calls.configureLink(ns, host, host, alias(i), settings(i)));
       }
       case VETH -> {
-        if (!ns.isEmpty()) {
-          calls.ensureNamespace(ns);
+        String temp = tempName(i.getName());
+        Map<String, Link> there = calls.findLinks(ns, List.of(host, temp));
+        if (owned(there.get(host), i)) { // made by an earlier try
+          return metadata(calls.configureLink(ns, host, host, null, settings(i)));
         }
-        if (!ownedLinkExists(ns, host, i)) {
-          String temp = tempName(i.getName());
-          boolean waitingThere = !ns.isEmpty() && calls.link(ns, temp).isPresent();
-          if (!waitingThere) {
-            if (calls.link("", temp).isEmpty()) {
-              calls.addVethPair(temp, tempName(peer(i)));
-            }
-            if (!ns.isEmpty()) {
-              calls.moveLink(temp, ns);
-            }
+        if (!there.containsKey(temp)) { // not waiting in its namespace yet
+          if (!ns.isEmpty() && calls.findLinks("", List.of(temp)).containsKey(temp)) {
+            calls.moveLink(temp, ns); // made by the peer's Create
+          } else {
+            calls.addVethPair(temp, tempName(peer(i)), ns);
           }
-          calls.renameLink(ns, temp, host);
-          calls.setLink(ns, host, LinkSettings.none().withAlias(alias(i)));
         }
-        calls.setLink(ns, host, settings(i));
-        return metadata(ns, host);
+        return metadata(calls.configureLink(ns, temp, host, alias(i), settings(i)));
       }
       default -> throw new IllegalStateException("type " + i.getType() + " passed validation");
     }
   }
 
-  /** Whether {@code host} exists in {@code ns} already marked as {@code i}'s (an earlier try). */
-  private boolean ownedLinkExists(String ns, String host, Interface i) throws LinuxCallException {
-    Optional<Link> l = calls.link(ns, host);
-    return l.isPresent() && l.get().alias().equals(alias(i));
+  /** Whether {@code link} exists marked as {@code i}'s (made by an earlier try). */
+  private boolean owned(Link link, Interface i) {
+    return link != null && link.alias().equals(alias(i));
+  }
+
+  private static LinuxIfMetadata metadata(Link l) {
+    return new LinuxIfMetadata(l.index(), l.namespace(), l.name());
   }
 
   private LinuxIfMetadata metadata(String ns, String host) throws LinuxCallException {
@@ -317,14 +309,9 @@ public final class InterfaceDescriptor {
 
   LinuxIfMetadata update(String key, Interface a, Interface b, LinuxIfMetadata m)
       throws LinuxCallException {
-    if (b.getType() == Interface.Type.EXISTING) {
-      return metadata(namespace(b), hostName(b));
-    }
     String ns = namespace(b);
-    String host = hostName(b);
-    if (!hostName(a).equals(host)) {
-      calls.setLink(ns, hostName(a), LinkSettings.none().withUp(false)); // names change down
-      calls.renameLink(ns, hostName(a), host);
+    if (b.getType() == Interface.Type.EXISTING) {
+      return metadata(ns, hostName(b));
     }
     LinkSettings s = LinkSettings.none().withUp(b.getEnabled());
     if (effectiveMtu(a) != effectiveMtu(b)) {
@@ -334,8 +321,8 @@ public final class InterfaceDescriptor {
         && !b.getPhysAddress().equalsIgnoreCase(a.getPhysAddress())) {
       s = s.withMac(b.getPhysAddress());
     }
-    calls.setLink(ns, host, s);
-    return metadata(ns, host);
+    // a new host name: the link is set down for the rename, then up again as configured
+    return metadata(calls.configureLink(ns, hostName(a), hostName(b), null, s));
   }
 
   void delete(String key, Interface i, LinuxIfMetadata m) throws LinuxCallException {

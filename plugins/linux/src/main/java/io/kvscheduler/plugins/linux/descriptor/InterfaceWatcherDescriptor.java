@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * them. While a link is up, {@code linux/interface/host-name/<name>} exists, and {@code
  * .../address/<ip/prefix>} for each of its addresses; values are OBTAINED (owned by the kernel).
  * Retrieve reads them at a resync; between resyncs {@link #start} follows the kernel's link and
- * address events and pushes the differences as SB notifications, so an EXISTING interface, or
+ * address events (and reads the links every second in case events were missed) and pushes the
+ * differences as SB notifications, so an EXISTING interface, or
  * a route waiting for an address, reacts when someone runs {@code ip link add} or {@code ip addr
  * add} by hand.
  */
@@ -38,6 +39,12 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
 
   /** How long events are gathered before the links are read again. */
   private static final long SETTLE_MS = 10;
+
+  /**
+   * The links are also read this often without an event: a change made while the monitor was
+   * starting, or events the kernel dropped (a full netlink buffer), are not missed for long.
+   */
+  private static final long REREAD_MS = 1000;
 
   private final LinuxCalls calls;
   private final ScheduledExecutorService executor;
@@ -111,6 +118,7 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
     this.scheduler = kvs;
     monitor = calls.watchLinks(this::changed);
     changed(); // whatever happened before the monitor started
+    executor.scheduleWithFixedDelay(this::changed, REREAD_MS, REREAD_MS, TimeUnit.MILLISECONDS);
   }
 
   private synchronized void changed() {

@@ -213,8 +213,10 @@ public final class RouteDescriptor {
         Route found = b.build();
         String key = LinuxKeys.routeKey(found);
         Route exp = expected.get(key);
+        // origin left to the scheduler: routes it configured are the northbound's, routes
+        // someone else put on the link are left alone (OBTAINED)
         out.add(new KVWithMetadata<>(key, exp != null && equivalent(key, found, exp) ? exp : found,
-            null, ValueOrigin.FROM_NB));
+            null, ValueOrigin.UNKNOWN));
       }
     }
     return out;

@@ -6,24 +6,39 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Runs a command (after a fixed prefix, e.g. {@code nsenter ...} to enter a sandbox) and returns
  * its output, bounded in time: a command that runs longer than the limit is killed and fails.
  */
 final class CommandRunner {
+  /** Reads the error output of running commands (one thread per command at most). */
+  private static final ExecutorService READERS = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "ip-stderr-reader");
+    t.setDaemon(true);
+    return t;
+  });
+  /** Kills commands that overrun their limit. */
+  private static final ScheduledExecutorService WATCHDOG =
+      Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "ip-watchdog");
+        t.setDaemon(true);
+        return t;
+      });
+
   private final List<String> prefix;
   private final Duration limit;
 
   CommandRunner(List<String> prefix, Duration limit) {
     this.prefix = List.copyOf(prefix);
     this.limit = limit;
-  }
-
-  List<String> prefix() {
-    return prefix;
   }
 
   /** The command line {@code argv} after the prefix. */
@@ -33,8 +48,26 @@ final class CommandRunner {
     return cmd;
   }
 
-  /** Runs {@code argv} with {@code stdin} as its input (null for none); returns stdout. */
+  /** What a finished command printed, and its exit code. */
+  record Result(int exitCode, String stdout, String stderr) {}
+
+  /**
+   * Runs {@code argv} with {@code stdin} as its input (null for none); returns stdout.
+   *
+   * @throws LinuxCallException with the command's error output as message when it fails
+   */
   String run(List<String> argv, String stdin) throws LinuxCallException {
+    Result r = runForResult(argv, stdin);
+    if (r.exitCode() != 0) {
+      String shown = String.join(" ", argv);
+      throw new LinuxCallException(shown, r.exitCode(), r.stderr().isEmpty()
+          ? "'" + shown + "' failed with exit code " + r.exitCode() : r.stderr());
+    }
+    return r.stdout();
+  }
+
+  /** Runs {@code argv}; returns what it printed whatever its exit code. */
+  Result runForResult(List<String> argv, String stdin) throws LinuxCallException {
     List<String> cmd = commandLine(argv);
     String shown = String.join(" ", argv);
     Process p;
@@ -43,36 +76,44 @@ final class CommandRunner {
     } catch (IOException e) {
       throw new LinuxCallException(shown, -1, "cannot run " + cmd.get(0) + ": " + e.getMessage());
     }
-    CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(p.getErrorStream()));
-    try {
-      if (stdin != null) {
-        p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
+    AtomicBoolean killed = new AtomicBoolean();
+    ScheduledFuture<?> watchdog = WATCHDOG.schedule(() -> {
+      killed.set(true);
+      p.destroyForcibly();
+    }, limit.toMillis(), TimeUnit.MILLISECONDS);
+    Future<String> err = READERS.submit(() -> read(p.getErrorStream()));
+    Future<String> in = stdin == null ? null : READERS.submit(() -> {
+      try (var o = p.getOutputStream()) {
+        o.write(stdin.getBytes(StandardCharsets.UTF_8));
+      } catch (IOException e) {
+        // the command ended before reading all its input: its exit code and stderr tell why
       }
-      p.getOutputStream().close();
-    } catch (IOException e) {
-      // the command ended before reading its input: its exit code and stderr tell why
-    }
-    CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(p.getInputStream()));
+      return "";
+    });
     try {
-      if (!p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
-        p.destroyForcibly();
+      if (stdin == null) {
+        p.getOutputStream().close();
+      }
+      String stdout = read(p.getInputStream());
+      int code = p.waitFor();
+      String stderr = err.get().strip();
+      if (in != null) {
+        in.get();
+      }
+      if (killed.get()) {
         throw new LinuxCallException(shown, -1, "'" + shown + "' did not finish within "
             + limit.toMillis() + " ms");
       }
-      String stdout = out.get(limit.toMillis(), TimeUnit.MILLISECONDS);
-      String stderr = err.get(limit.toMillis(), TimeUnit.MILLISECONDS).strip();
-      if (p.exitValue() != 0) {
-        throw new LinuxCallException(shown, p.exitValue(),
-            stderr.isEmpty() ? "'" + shown + "' failed with exit code " + p.exitValue() : stderr);
-      }
-      return stdout;
+      return new Result(code, stdout, stderr);
     } catch (InterruptedException e) {
       p.destroyForcibly();
       Thread.currentThread().interrupt();
       throw new LinuxCallException(shown, -1, "interrupted while running '" + shown + "'");
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+    } catch (IOException | java.util.concurrent.ExecutionException e) {
       p.destroyForcibly();
       throw new LinuxCallException(shown, -1, "cannot read the output of '" + shown + "': " + e);
+    } finally {
+      watchdog.cancel(false);
     }
   }
 
@@ -87,11 +128,7 @@ final class CommandRunner {
     }
   }
 
-  private static String read(InputStream in) {
-    try {
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      return "";
-    }
+  private static String read(InputStream in) throws IOException {
+    return new String(in.readAllBytes(), StandardCharsets.UTF_8);
   }
 }

@@ -37,14 +37,7 @@ public final class IpRoute2Calls implements LinuxCalls {
 
   /** Runs {@code ip} with {@code args} in {@code namespace}; returns stdout. */
   private String ip(String namespace, String... args) throws LinuxCallException {
-    List<String> argv = new ArrayList<>();
-    argv.add("ip");
-    if (!namespace.isEmpty()) {
-      argv.add("-n");
-      argv.add(namespace);
-    }
-    argv.addAll(List.of(args));
-    return runner.run(argv, null);
+    return runner.run(ipArgs(namespace, args), null);
   }
 
   /**
@@ -52,12 +45,39 @@ public final class IpRoute2Calls implements LinuxCalls {
    * failure, whose message is the kernel's answer.
    */
   public void batch(String namespace, String script) throws LinuxCallException {
+    batchOutput(namespace, script);
+  }
+
+  /**
+   * Runs a batch with the global {@code options}; returns its output. A failure's message is
+   * the kernel's answer, without the line saying which command of the batch failed.
+   */
+  private String batchOutput(String namespace, String script, String... options)
+      throws LinuxCallException {
+    List<String> args = new ArrayList<>(List.of(options));
+    args.addAll(List.of("-batch", "-"));
+    CommandRunner.Result r = runner.runForResult(ipArgs(namespace, args.toArray(String[]::new)),
+        script);
+    if (r.exitCode() != 0) {
+      StringBuilder msg = new StringBuilder();
+      for (String line : r.stderr().split("\n")) {
+        if (!line.isBlank() && !line.startsWith("Command failed")) {
+          msg.append(msg.length() == 0 ? "" : "\n").append(line.strip());
+        }
+      }
+      throw new LinuxCallException("ip -batch", r.exitCode(),
+          msg.length() == 0 ? "ip -batch failed with exit code " + r.exitCode() : msg.toString());
+    }
+    return r.stdout();
+  }
+
+  private static List<String> ipArgs(String namespace, String... args) {
     List<String> argv = new ArrayList<>(List.of("ip"));
     if (!namespace.isEmpty()) {
       argv.addAll(List.of("-n", namespace));
     }
-    argv.addAll(List.of("-batch", "-"));
-    runner.run(argv, script);
+    argv.addAll(List.of(args));
+    return argv;
   }
 
   private JsonNode json(String namespace, String... args) throws LinuxCallException {
@@ -134,8 +154,81 @@ public final class IpRoute2Calls implements LinuxCalls {
   }
 
   @Override
-  public void addVethPair(String name, String peerName) throws LinuxCallException {
-    ip("", "link", "add", name, "type", "veth", "peer", "name", peerName);
+  public java.util.Map<String, Link> findLinks(String namespace, List<String> names)
+      throws LinuxCallException {
+    java.util.Map<String, Link> out = new java.util.LinkedHashMap<>();
+    if (names.size() == 1) {
+      link(namespace, names.get(0)).ifPresent(l -> out.put(l.name(), l));
+      return out;
+    }
+    StringBuilder script = new StringBuilder();
+    names.forEach(n -> script.append("addr show dev ").append(n).append('\n'));
+    CommandRunner.Result r = runner.runForResult(
+        ipArgs(namespace, "-d", "-json", "-force", "-batch", "-"), script.toString());
+    for (String line : r.stderr().split("\n")) {
+      if (!line.isBlank() && !line.contains("does not exist") && !line.startsWith("Command failed")) {
+        throw new LinuxCallException("ip -batch: addr show", r.exitCode(), line.strip());
+      }
+    }
+    // one JSON array per command that found its link, one after the other
+    try (com.fasterxml.jackson.core.JsonParser p = JSON.createParser(r.stdout())) {
+      while (p.nextToken() != null) {
+        JsonNode links = JSON.readTree(p);
+        parseLinks(namespace, links).forEach(l -> out.put(l.name(), l));
+      }
+    } catch (IOException | RuntimeException e) {
+      throw new LinuxCallException("ip -batch: addr show", 0,
+          "cannot parse the output of ip: " + e.getMessage());
+    }
+    return out;
+  }
+
+  @Override
+  public void addVethPair(String name, String peerName, String namespace)
+      throws LinuxCallException {
+    String add = "link add " + name + " type veth peer name " + peerName + "\n";
+    batch("", namespace.isEmpty() ? add : add + "link set dev " + name + " netns " + namespace
+        + "\n");
+  }
+
+  @Override
+  public Link configureLink(String namespace, String name, String newName, String alias,
+      LinkSettings s) throws LinuxCallException {
+    StringBuilder script = new StringBuilder();
+    if (!name.equals(newName)) {
+      script.append("link set dev ").append(name).append(" down\n");
+      script.append("link set dev ").append(name).append(" name ").append(newName).append('\n');
+    }
+    if (alias != null) {
+      script.append("link set dev ").append(newName).append(" alias \"").append(alias)
+          .append("\"\n");
+    }
+    if (!s.isEmpty()) {
+      script.append("link set dev ").append(newName);
+      if (s.alias() != null) {
+        script.append(" alias \"").append(s.alias()).append('"');
+      }
+      if (s.mtu() != null) {
+        script.append(" mtu ").append(s.mtu());
+      }
+      if (s.mac() != null) {
+        script.append(" address ").append(s.mac());
+      }
+      if (s.up() != null) {
+        script.append(s.up() ? " up" : " down");
+      }
+      script.append('\n');
+    }
+    script.append("addr show dev ").append(newName).append('\n');
+    String out = batchOutput(namespace, script.toString(), "-d", "-json");
+    try {
+      return parseLinks(namespace, JSON.readTree(out)).stream().findFirst().orElseThrow(() ->
+          new LinuxCallException("ip addr show dev " + newName, 1,
+              "Device \"" + newName + "\" does not exist."));
+    } catch (IOException e) {
+      throw new LinuxCallException("ip addr show dev " + newName, 0,
+          "cannot parse the output of ip: " + e.getMessage());
+    }
   }
 
   @Override

@@ -27,8 +27,26 @@ public interface LinuxCalls {
   /** The link {@code name} of {@code namespace}, with its addresses, if it exists. */
   java.util.Optional<Link> link(String namespace, String name) throws LinuxCallException;
 
-  /** Creates a veth pair in the agent's namespace: {@code name} and its peer {@code peerName}. */
-  void addVethPair(String name, String peerName) throws LinuxCallException;
+  /**
+   * The links among {@code names} that exist in {@code namespace}, by name (one call for all).
+   */
+  java.util.Map<String, Link> findLinks(String namespace, List<String> names)
+      throws LinuxCallException;
+
+  /**
+   * Creates a veth pair in the agent's namespace, {@code name} and its peer {@code peerName},
+   * and moves {@code name} into {@code namespace} unless it is "".
+   */
+  void addVethPair(String name, String peerName, String namespace) throws LinuxCallException;
+
+  /**
+   * Configures the link {@code name} of {@code namespace} in one call: renames it to {@code
+   * newName} (set down first) when that differs, sets {@code alias} unless null, then the
+   * attributes of {@code settings}; returns the link as it is afterwards. Stops at the first
+   * failure, leaving what was done before it.
+   */
+  Link configureLink(String namespace, String name, String newName, String alias,
+      LinkSettings settings) throws LinuxCallException;
 
   /** Creates a link of {@code kind} ({@code dummy}) named {@code name} in {@code namespace}. */
   void addLink(String namespace, String name, String kind) throws LinuxCallException;

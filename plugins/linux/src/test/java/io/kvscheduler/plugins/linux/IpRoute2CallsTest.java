@@ -1,0 +1,91 @@
+package io.kvscheduler.plugins.linux;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.kvscheduler.plugins.linux.linuxcalls.IpRoute2Calls;
+import io.kvscheduler.plugins.linux.linuxcalls.Link;
+import io.kvscheduler.plugins.linux.linuxcalls.LinkSettings;
+import io.kvscheduler.plugins.linux.linuxcalls.LinuxCallException;
+import io.kvscheduler.plugins.linux.linuxcalls.NetnsSandbox;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The iproute2 calls on the real kernel of a private namespace. */
+class IpRoute2CallsTest {
+  NetnsSandbox sandbox;
+  IpRoute2Calls calls;
+
+  @BeforeEach
+  void start() {
+    try {
+      sandbox = NetnsSandbox.start();
+    } catch (IOException e) {
+      Assumptions.abort("the kernel or the system forbids private network namespaces here: "
+          + e.getMessage());
+    }
+    calls = new IpRoute2Calls(sandbox.prefix(), Duration.ofSeconds(10));
+  }
+
+  @AfterEach
+  void stop() {
+    if (sandbox != null) {
+      sandbox.close();
+    }
+  }
+
+  @Test
+  void findsSeveralLinksInOneCallAndSkipsMissingOnes() throws Exception {
+    calls.addVethPair("t1", "t2", "");
+    Map<String, Link> found = calls.findLinks("", List.of("nope", "t2", "t1"));
+    assertThat(found).containsOnlyKeys("t1", "t2");
+    assertThat(found.get("t1").kind()).isEqualTo("veth");
+    assertThat(found.get("t1").index()).isPositive();
+    assertThat(calls.findLinks("", List.of("nope"))).isEmpty();
+  }
+
+  @Test
+  void configuresALinkInOneCallAndReportsTheKernelsAnswerVerbatim() throws Exception {
+    calls.ensureNamespace("a");
+    calls.addVethPair("t1", "t2", "a");
+    assertThat(calls.findLinks("", List.of("t1"))).isEmpty();
+    Link l = calls.configureLink("a", "t1", "x1", "/vnf-agent/t/x1",
+        LinkSettings.none().withMtu(1400).withMac("02:00:00:00:00:01").withUp(true));
+    assertThat(l.name()).isEqualTo("x1");
+    assertThat(l.alias()).isEqualTo("/vnf-agent/t/x1");
+    assertThat(l.mtu()).isEqualTo(1400);
+    assertThat(l.mac()).isEqualTo("02:00:00:00:00:01");
+    assertThat(l.up()).isTrue();
+    assertThat(l.namespace()).isEqualTo("a");
+
+    calls.addVethPair("t3", "t4", "");
+    assertThatThrownBy(() -> calls.configureLink("", "t3", "t4", "x", LinkSettings.none()))
+        .isInstanceOf(LinuxCallException.class)
+        .hasMessage("RTNETLINK answers: File exists")
+        .satisfies(e -> assertThat(((LinuxCallException) e).retriable()).isTrue());
+    assertThatThrownBy(() -> calls.configureLink("", "t3", "t3", null,
+        LinkSettings.none().withMtu(100000)))
+        .isInstanceOf(LinuxCallException.class)
+        .hasMessage("Error: mtu greater than device maximum.")
+        .satisfies(e -> assertThat(((LinuxCallException) e).retriable()).isFalse());
+    assertThatThrownBy(() -> calls.deleteLink("", "nope"))
+        .isInstanceOf(LinuxCallException.class)
+        .hasMessage("Cannot find device \"nope\"")
+        .satisfies(e -> assertThat(((LinuxCallException) e).notFound()).isTrue());
+  }
+
+  @Test
+  void batchRunsTheKernelsOwnFastPath() throws Exception {
+    calls.batch("", "link add b1 type veth peer name b2\nlink set b1 up\n"
+        + "addr add 10.5.0.1/24 dev b1\n");
+    assertThat(calls.link("", "b1").orElseThrow().addresses()).containsExactly("10.5.0.1/24");
+    assertThatThrownBy(() -> calls.batch("", "link add b1 type veth peer name b3\n"))
+        .hasMessage("RTNETLINK answers: File exists");
+  }
+}

@@ -530,6 +530,22 @@ class GrpcApiTest {
     ctx.cancel(null);
   }
 
+  @Test
+  @DisplayName("without the Linux plugin, Notify stays open and idle")
+  void notifyWithoutLinuxStaysOpenAndIdle() throws Exception {
+    BlockingQueue<NotifyResponse> got = new LinkedBlockingQueue<>();
+    Context.CancellableContext ctx = Context.current().withCancellation();
+    ctx.run(() -> ConfiguratorServiceGrpc.newStub(channel).notify(
+        NotifyRequest.getDefaultInstance(), collect(got)));
+    await().atMost(Duration.ofSeconds(5)).until(() -> api.openStreams() == 1);
+    configurator().update(UpdateRequest.newBuilder().setUpdate(mockConfig(ConfigData.newBuilder()
+        .addInterfaces(tap("tap1")))).build());
+    assertThat(got.poll(300, TimeUnit.MILLISECONDS)).isNull();
+    assertThat(api.openStreams()).isEqualTo(1);
+    ctx.cancel(null);
+    await().atMost(Duration.ofSeconds(5)).until(() -> api.openStreams() == 0);
+  }
+
   private static <T> StreamObserver<T> collect(BlockingQueue<T> into) {
     return new StreamObserver<>() {
       @Override

@@ -116,7 +116,19 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
       return;
     }
     this.scheduler = kvs;
-    monitor = calls.watchLinks(this::changed);
+    // started from the watcher's own thread, which lives as long as the watcher: the monitor
+    // process is tied to the thread that starts it
+    try {
+      monitor = executor.submit(() -> calls.watchLinks(this::changed)).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LinuxCallException("ip monitor", -1, "interrupted while starting the monitor");
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (e.getCause() instanceof LinuxCallException l) {
+        throw l;
+      }
+      throw new IllegalStateException(e.getCause());
+    }
     changed(); // whatever happened before the monitor started
     executor.scheduleWithFixedDelay(this::changed, REREAD_MS, REREAD_MS, TimeUnit.MILLISECONDS);
   }

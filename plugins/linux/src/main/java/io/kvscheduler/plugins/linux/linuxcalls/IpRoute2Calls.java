@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Stream;
 
 /**
  * {@link LinuxCalls} through the iproute2 {@code ip} command: reads with {@code ip -json}, writes
@@ -21,6 +22,11 @@ public final class IpRoute2Calls implements LinuxCalls {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final CommandRunner runner;
+
+  /** Whether util-linux's {@code setpriv} is there (to tie the monitor's life to this JVM). */
+  private static final boolean SETPRIV = java.util.Arrays.stream(
+      System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator))
+      .anyMatch(d -> java.nio.file.Files.isExecutable(java.nio.file.Path.of(d, "setpriv")));
 
   /** Calls {@code ip} directly, each call bounded to {@code limit}. */
   public IpRoute2Calls(Duration limit) {
@@ -366,7 +372,10 @@ public final class IpRoute2Calls implements LinuxCalls {
 
   @Override
   public AutoCloseable watchLinks(Runnable onChange) throws LinuxCallException {
-    Process p = runner.start(List.of("ip", "monitor", "link", "address"));
+    // with setpriv the monitor ends with this JVM even when the JVM is killed outright
+    List<String> monitor = List.of("ip", "monitor", "link", "address");
+    Process p = runner.start(SETPRIV ? java.util.stream.Stream.concat(
+        Stream.of("setpriv", "--pdeathsig", "KILL"), monitor.stream()).toList() : monitor);
     Thread reader = new Thread(() -> {
       try (BufferedReader r = new BufferedReader(
           new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {

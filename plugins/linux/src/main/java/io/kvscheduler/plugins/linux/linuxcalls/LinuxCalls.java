@@ -100,7 +100,8 @@ public interface LinuxCalls {
 
   /**
    * Calls {@code onChange} (on a thread of its own) whenever a link or an address of the agent's
-   * namespace changes, until the returned handle is closed.
+   * namespace changes, until the returned handle is closed. The monitoring may end with the
+   * thread that called this method: call it from a thread that lives as long as the watch.
    */
   AutoCloseable watchLinks(Runnable onChange) throws LinuxCallException;
 }

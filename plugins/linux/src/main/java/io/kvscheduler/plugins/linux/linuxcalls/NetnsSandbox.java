@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
  * started with {@code unshare --user --map-root-user --net --mount} holds it, with a fresh
  * {@code /run/netns} of its own so that {@code ip netns add} inside never touches the host's.
  * {@link #prefix()} is the {@code nsenter} command that runs a command inside; closing the
- * sandbox ends the process, and with it every link, address and route made inside.
+ * sandbox (or the end of this JVM) ends the process, and with it every link, address and route
+ * made inside.
  */
 public final class NetnsSandbox implements AutoCloseable {
   private final Process holder;
@@ -30,7 +31,7 @@ public final class NetnsSandbox implements AutoCloseable {
     Process p = new ProcessBuilder("unshare", "--user", "--map-root-user", "--net", "--mount",
         "--propagation", "private", "sh", "-c",
         "mkdir -p /run/netns && mount -t tmpfs kvs-netns /run/netns && ip link set lo up"
-            + " && echo ready && exec sleep 1000000")
+            + " && echo ready && exec cat >/dev/null") // ends when this JVM's end of stdin closes
         .redirectErrorStream(true).start();
     BufferedReader out = new BufferedReader(
         new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));

@@ -143,6 +143,11 @@ public final class Agent implements AutoCloseable {
     return orchestrator;
   }
 
+  /** The running plugins, in initialisation order. */
+  public List<AgentPlugin> plugins() {
+    return List.copyOf(plugins);
+  }
+
   /** Names of the plugins, in initialisation order. */
   public List<String> pluginNames() {
     return plugins.stream().map(AgentPlugin::name).toList();

@@ -3,6 +3,7 @@ package io.kvscheduler.agent;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kvscheduler.agent.internal.ConfigDocument;
 import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.grpc.GrpcSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,6 +36,12 @@ import java.util.Set;
  *   <tr><td>etcd-config (a file), etcd (a mapping)</td><td>--etcd-config</td><td>ETCD_CONFIG</td>
  *       <td>{@link EtcdSettings#defaults()}</td></tr>
  *   <tr><td>file-settle-time</td><td>--file-settle-time</td><td></td><td>2s</td></tr>
+ *   <tr><td>grpc-address</td><td>--grpc</td><td></td><td>none (gRPC server off)</td></tr>
+ *   <tr><td>grpc-config</td><td>--grpc-config</td><td>GRPC_CONFIG</td><td>none: vpp-agent's
+ *       {@code grpc.conf} ({@code endpoint}, {@code max-msg-size}, TLS); {@code --grpc} wins
+ *       over its endpoint</td></tr>
+ *   <tr><td></td><td>--rest-token-file</td><td>KVS_REST_TOKEN</td><td>none: the bearer token
+ *       the gRPC calls must carry</td></tr>
  * </table>
  *
  * <p>The etcd connection settings (TLS, authentication, timeouts, lease TTL) are written as in
@@ -61,11 +68,12 @@ import java.util.Set;
  *     the same before a change that removes or replaces values applies (additions apply at
  *     once), or null for the default ({@code FileNorthbound.DEFAULT_SETTLE}, 2 s); written as
  *     {@code operationTimeout}
+ * @param grpc settings of the gRPC server, or null when it is off
  */
 public record AgentConfig(String label, Path configDir, String restAddress,
     List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
     Duration operationTimeout, Set<String> enabledPlugins, EtcdSettings etcd,
-    Duration fileSettleTime) {
+    Duration fileSettleTime, GrpcSettings grpc) {
 
   public AgentConfig {
     etcdEndpoints = List.copyOf(etcdEndpoints);
@@ -78,7 +86,15 @@ public record AgentConfig(String label, Path configDir, String restAddress,
       List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
       Duration operationTimeout) {
     this(label, configDir, restAddress, etcdEndpoints, statusPublishing, printTxnSummary,
-        operationTimeout, Set.of(), null, null);
+        operationTimeout, Set.of(), null, null, null);
+  }
+
+  /** Settings without a gRPC server. */
+  public AgentConfig(String label, Path configDir, String restAddress,
+      List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
+      Duration operationTimeout, Set<String> enabledPlugins) {
+    this(label, configDir, restAddress, etcdEndpoints, statusPublishing, printTxnSummary,
+        operationTimeout, enabledPlugins, null, null, null);
   }
 
   /** These settings with the plugin {@code name}, off by default, enabled. */
@@ -86,19 +102,25 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     Set<String> names = new HashSet<>(enabledPlugins);
     names.add(name);
     return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
-        printTxnSummary, operationTimeout, names, etcd, fileSettleTime);
+        printTxnSummary, operationTimeout, names, etcd, fileSettleTime, grpc);
   }
 
   /** These settings with other etcd connection settings. */
   public AgentConfig withEtcd(EtcdSettings settings) {
     return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
-        printTxnSummary, operationTimeout, enabledPlugins, settings, fileSettleTime);
+        printTxnSummary, operationTimeout, enabledPlugins, settings, fileSettleTime, grpc);
   }
 
   /** These settings with another settle time of the file northbound. */
   public AgentConfig withFileSettleTime(Duration settle) {
     return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
-        printTxnSummary, operationTimeout, enabledPlugins, etcd, settle);
+        printTxnSummary, operationTimeout, enabledPlugins, etcd, settle, grpc);
+  }
+
+  /** These settings with the gRPC server of {@code settings} (null: off). */
+  public AgentConfig withGrpc(GrpcSettings settings) {
+    return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
+        printTxnSummary, operationTimeout, enabledPlugins, etcd, fileSettleTime, settings);
   }
 
   /** Settings without an operation timeout. */
@@ -115,7 +137,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
 
   private static final Set<String> KEYS = Set.of("label", "config-dir", "rest-address",
       "etcd-endpoints", "status-publishing", "print-txn-summary", "operation-timeout", "linux",
-      "etcd-config", "etcd", "file-settle-time");
+      "etcd-config", "etcd", "file-settle-time", "grpc-address", "grpc-config");
 
   /**
    * Reads the settings from the command-line arguments (after the command) and the environment.
@@ -133,6 +155,9 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     boolean linux = false;
     EtcdConfigFile.Layers etcdLayers = new EtcdConfigFile.Layers();
     Duration settle = null;
+    String grpcAddress = null;
+    Path grpcConfig = null;
+    Path tokenFile = null;
 
     int fileAt = args.indexOf("--config");
     if (fileAt >= 0 && args.lastIndexOf("--config") != fileAt) {
@@ -208,6 +233,11 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         if (settleSetting != null) {
           settle = duration(settleSetting, where + ": file-settle-time");
         }
+        grpcAddress = text(root, "grpc-address", null, where);
+        String grpcConfigSetting = text(root, "grpc-config", null, where);
+        if (grpcConfigSetting != null) {
+          grpcConfig = file.toAbsolutePath().getParent().resolve(grpcConfigSetting);
+        }
       }
     }
 
@@ -232,6 +262,9 @@ public record AgentConfig(String label, Path configDir, String restAddress,
       }
       linux = Boolean.parseBoolean(env.get("KVS_LINUX"));
     }
+    if (nonEmpty(env.get("GRPC_CONFIG"))) {
+      grpcConfig = Path.of(env.get("GRPC_CONFIG"));
+    }
 
     for (int i = 0; i < args.size(); i++) {
       String a = args.get(i);
@@ -245,6 +278,9 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         case "--status-publishing" -> status = true;
         case "--quiet" -> print = false;
         case "--operation-timeout" -> timeout = duration(value(args, ++i, a), a);
+        case "--grpc" -> grpcAddress = value(args, ++i, a);
+        case "--grpc-config" -> grpcConfig = Path.of(value(args, ++i, a));
+        case "--rest-token-file" -> tokenFile = Path.of(value(args, ++i, a));
         case "--linux" -> linux = true;
         case "--file-settle-time" -> settle = duration(value(args, ++i, a), a);
         default -> throw new IllegalArgumentException("unknown option '" + a + "'");
@@ -264,8 +300,52 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     if (!"off".equals(rest)) {
       RestServer.checkAddress(rest); // a malformed address is an error of the settings
     }
+    GrpcSettings grpc =
+        grpcSettings(grpcAddress, grpcConfig, apiToken(tokenFile, env));
     return new AgentConfig(label, configDir, "off".equals(rest) ? null : rest, etcd, status,
-        print, timeout, linux ? Set.of("linux") : Set.of(), etcdSettings, settle);
+        print, timeout, linux ? Set.of("linux") : Set.of(), etcdSettings, settle, grpc);
+  }
+
+  /**
+   * The gRPC server's settings: from vpp-agent's {@code grpc.conf} when one is given, its
+   * endpoint replaced by {@code address} when that is given too; null when neither is.
+   */
+  private static GrpcSettings grpcSettings(String address, Path conf,
+      String token) throws IOException {
+    GrpcSettings s = null;
+    if (conf != null) {
+      s = GrpcSettings.fromFile(conf);
+    }
+    if (address != null) {
+      try {
+        s = s == null ? GrpcSettings.plain(address)
+            : new GrpcSettings(address, s.certFile(), s.keyFile(), null,
+                s.maxMessageBytes());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("--grpc: " + e.getMessage(), e);
+      }
+    }
+    return s == null || token == null ? s : s.withToken(token);
+  }
+
+  /**
+   * The bearer token of the APIs: the first line of {@code --rest-token-file}, else {@code
+   * KVS_REST_TOKEN}; null when neither is set.
+   */
+  private static String apiToken(Path file, Map<String, String> env) throws IOException {
+    if (file != null) {
+      String t;
+      try {
+        t = Files.readString(file).lines().findFirst().orElse("").strip();
+      } catch (java.nio.file.NoSuchFileException e) {
+        throw new IllegalArgumentException("--rest-token-file " + file + ": no such file", e);
+      }
+      if (t.isEmpty()) {
+        throw new IllegalArgumentException("--rest-token-file " + file + " holds no token");
+      }
+      return t;
+    }
+    return nonEmpty(env.get("KVS_REST_TOKEN")) ? env.get("KVS_REST_TOKEN").strip() : null;
   }
 
   /** The etcd prefix of this agent: {@code /vnf-agent/<label>/}. */

@@ -61,10 +61,11 @@ public final class AgentMain {
         "                         [--etcd ENDPOINTS] [--etcd-config FILE] [--status-publishing]",
         "                         [--quiet] [--operation-timeout DURATION] [--linux]",
         "                         [--file-settle-time DURATION]",
+        "                         [--grpc HOST:PORT] [--grpc-config FILE] [--rest-token-file FILE]",
         "       bin/kvs-agent scenario --list | <name>... | all",
         "--linux enables the Linux networking plugin (configures the namespace the agent runs in).",
         "Environment: MICROSERVICE_LABEL, ETCD_ENDPOINTS, ETCD_CONFIG, ENABLE_STATUS_PUBLISHING,",
-        "  KVS_LINUX.",
+        "  KVS_LINUX, GRPC_CONFIG, KVS_REST_TOKEN.",
         "ETCD_CONFIG / --etcd-config: a YAML file as vpp-agent's etcd.conf (endpoints,",
         "  dial-timeout, operation-timeout, session-ttl, insecure-transport,",
         "  insecure-skip-tls-verify, cert-file, key-file, ca-file, username, password)."));

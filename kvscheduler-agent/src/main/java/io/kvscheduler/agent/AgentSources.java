@@ -2,6 +2,7 @@ package io.kvscheduler.agent;
 
 import io.kvscheduler.agent.internal.EtcdNorthbound;
 import io.kvscheduler.agent.internal.FileNorthbound;
+import io.kvscheduler.agent.internal.GrpcNorthbound;
 import io.kvscheduler.agent.internal.NorthboundSource;
 import io.kvscheduler.agent.internal.RestServer;
 import java.time.Clock;
@@ -25,6 +26,14 @@ final class AgentSources {
       out.add(new RestServer(agent.config().restAddress(), agent.models(), agent.northbound()));
     }
     // --- end of REST API ---
+
+    // --- gRPC (--grpc, --grpc-config, GRPC_CONFIG) ---
+    if (agent.config().grpc() != null) {
+      // Notify streams the Linux interface watcher's link changes when that plugin runs
+      out.add(new GrpcNorthbound(agent.config().grpc(), agent.scheduler(), agent.models(),
+          agent.northbound()).followLinuxAmong(agent.plugins()));
+    }
+    // --- end of gRPC ---
 
     // --- file northbound (--config-dir) ---
     if (agent.config().configDir() != null) {

@@ -83,8 +83,10 @@ class FileNorthboundTest {
     return await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50));
   }
 
+  /** An agent on {@code dir}; removals settle for 300 ms (FileNorthboundSettleTest tests the wait). */
   Agent start() throws Exception {
-    agent = Agent.start(new AgentConfig("vpp1", dir, null, List.of(), false, false));
+    agent = Agent.start(new AgentConfig("vpp1", dir, null, List.of(), false, false)
+        .withFileSettleTime(Duration.ofMillis(300)));
     return agent;
   }
 

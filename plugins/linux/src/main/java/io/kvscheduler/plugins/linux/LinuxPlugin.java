@@ -55,6 +55,16 @@ public final class LinuxPlugin implements AutoCloseable {
     watcher.start(kvs);
   }
 
+  /**
+   * Calls {@code listener} with the links of the agent's namespace whenever kernel link or
+   * address events made the interface watcher read them again (see {@link
+   * InterfaceWatcherDescriptor#onLinks}).
+   */
+  public AutoCloseable onLinks(
+      java.util.function.Consumer<List<io.kvscheduler.plugins.linux.linuxcalls.Link>> listener) {
+    return watcher.onLinks(listener);
+  }
+
   /** Read-only metadata of the configured interfaces (kernel index, namespace, host name). */
   public LinuxIfIndex interfaces() {
     return interfaces;

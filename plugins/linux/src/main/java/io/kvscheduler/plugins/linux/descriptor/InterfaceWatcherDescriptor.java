@@ -17,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,6 +52,8 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
   private ScheduledFuture<?> pending;
   private AutoCloseable monitor;
   private KVScheduler scheduler;
+  private final List<Consumer<List<Link>>> linkListeners =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /** A watcher over {@code calls}; nothing runs until {@link #start}. */
   public InterfaceWatcherDescriptor(LinuxCalls calls) {
@@ -78,10 +81,24 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
         .build();
   }
 
+  /**
+   * Calls {@code listener} with the links of the agent's namespace each time kernel events made
+   * the watcher read them (on the watcher's thread; keep it short). Closing the returned handle
+   * stops the calls.
+   */
+  public AutoCloseable onLinks(Consumer<List<Link>> listener) {
+    linkListeners.add(listener);
+    return () -> linkListeners.remove(listener);
+  }
+
   /** The keys that describe the up links of the agent's namespace and their addresses now. */
   Set<String> readState() throws LinuxCallException {
+    return keysOf(calls.links(""));
+  }
+
+  private static Set<String> keysOf(List<Link> links) {
     Set<String> keys = new TreeSet<>();
-    for (Link l : calls.links("")) {
+    for (Link l : links) {
       if (!l.up()) {
         continue;
       }
@@ -124,7 +141,15 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
 
   private void refresh() {
     try {
-      Set<String> now = readState();
+      List<Link> links = calls.links("");
+      for (Consumer<List<Link>> l : linkListeners) {
+        try {
+          l.accept(links);
+        } catch (RuntimeException e) {
+          LOG.warn("a link listener failed: {}", e.toString());
+        }
+      }
+      Set<String> now = keysOf(links);
       List<KVWithMetadata<?, ?>> changes = new ArrayList<>();
       for (String k : now) {
         if (!reported.contains(k)) {

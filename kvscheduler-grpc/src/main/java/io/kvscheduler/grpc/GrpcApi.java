@@ -1,0 +1,159 @@
+package io.kvscheduler.grpc;
+
+import com.google.protobuf.Descriptors.FileDescriptor;
+import io.grpc.ServerBuilder;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
+import io.grpc.protobuf.services.ProtoReflectionService;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.kvscheduler.agent.spi.ModelRegistry;
+import io.kvscheduler.agent.spi.Northbound;
+import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.grpc.internal.BearerToken;
+import io.kvscheduler.grpc.internal.ConfiguratorServiceImpl;
+import io.kvscheduler.grpc.internal.GrpcSource;
+import io.kvscheduler.grpc.internal.ManagerServiceImpl;
+import io.kvscheduler.grpc.internal.MetaServiceImpl;
+import io.kvscheduler.grpc.internal.NotificationBuffer;
+import io.kvscheduler.grpc.internal.ProtoModels;
+import io.kvscheduler.grpc.internal.SeqNumHeader;
+import io.kvscheduler.grpc.internal.StatusStreams;
+import io.kvscheduler.grpc.proto.configurator.Notification;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * The agent's gRPC services, ready to be added to a server: {@code
+ * ligato.configurator.ConfiguratorService}, {@code ligato.generic.ManagerService} and {@code
+ * MetaService}, and server reflection (v1 and v1alpha). Values given through them are delivered
+ * to the northbound as data source {@value GrpcSource#NAME}, one transaction per request.
+ *
+ * <p>Close it to end the open streams ({@code Notify}, {@code Subscribe}).
+ */
+public final class GrpcApi implements AutoCloseable {
+  /** Notifications kept for {@code Notify} to replay (as vpp-agent). */
+  public static final int NOTIFICATION_BUFFER = 10_000;
+  /** Status changes waiting for a {@code Subscribe} client before its stream is ended. */
+  public static final int SUBSCRIBE_QUEUE_LIMIT = 10_000;
+
+  /**
+   * Bounds of the streams.
+   *
+   * @param notificationBuffer notifications kept for {@code Notify} to replay
+   * @param subscribeQueue status changes waiting for a {@code Subscribe} client before its stream
+   *     is ended with {@code RESOURCE_EXHAUSTED}
+   */
+  public record Limits(int notificationBuffer, int subscribeQueue) {
+    /** vpp-agent's replay buffer, and as many changes waiting per subscriber. */
+    public static final Limits DEFAULT = new Limits(NOTIFICATION_BUFFER, SUBSCRIBE_QUEUE_LIMIT);
+
+    public Limits {
+      if (notificationBuffer < 1 || subscribeQueue < 1) {
+        throw new IllegalArgumentException("stream limits must be positive");
+      }
+    }
+  }
+
+  private final NotificationBuffer notifications;
+  private final StatusStreams statusStreams;
+  private final ExecutorService streamExecutor;
+  private final ConfiguratorServiceImpl configurator;
+  private final ManagerServiceImpl manager;
+  private final MetaServiceImpl meta;
+  private final List<ServerInterceptor> interceptors = new ArrayList<>();
+
+  /**
+   * @param kvs the scheduler (value states, dumps)
+   * @param registry the models
+   * @param northbound where requests' values are delivered
+   * @param modelFiles proto files of models beyond the mock plugins' (whose values are not
+   *     generated protobuf classes themselves)
+   * @param token bearer token calls must carry, or null
+   */
+  public GrpcApi(KVScheduler kvs, ModelRegistry registry, Northbound northbound,
+      List<FileDescriptor> modelFiles, String token) {
+    this(kvs, registry, northbound, modelFiles, token, Limits.DEFAULT);
+  }
+
+  /** Services with the stream bounds of {@code limits}. */
+  public GrpcApi(KVScheduler kvs, ModelRegistry registry, Northbound northbound,
+      List<FileDescriptor> modelFiles, String token, Limits limits) {
+    this.notifications = new NotificationBuffer(limits.notificationBuffer());
+    ProtoModels models = new ProtoModels(registry, modelFiles);
+    GrpcSource source = new GrpcSource(northbound);
+    this.streamExecutor = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "kvs-grpc-stream");
+      t.setDaemon(true);
+      return t;
+    });
+    this.statusStreams = new StatusStreams(kvs, northbound::desired, limits.subscribeQueue(),
+        streamExecutor);
+    this.configurator = new ConfiguratorServiceImpl(kvs, models, source, notifications);
+    this.manager = new ManagerServiceImpl(kvs, models, source, statusStreams);
+    this.meta = new MetaServiceImpl(models);
+    interceptors.add(new SeqNumHeader());
+    if (token != null) {
+      interceptors.add(new BearerToken(token)); // added last: runs first
+    }
+  }
+
+  /** Adds the services (and reflection) to {@code server}. */
+  public <T extends ServerBuilder<T>> T addTo(T server) {
+    ServerInterceptor[] chain = interceptors.toArray(ServerInterceptor[]::new);
+    server.addService(ServerInterceptors.intercept(configurator, chain));
+    server.addService(ServerInterceptors.intercept(manager, chain));
+    server.addService(ServerInterceptors.intercept(meta, chain));
+    server.addService(ServerInterceptors.intercept(ProtoReflectionServiceV1.newInstance(), chain));
+    @SuppressWarnings("deprecation") // v1alpha: what vpp-agent's clients (agentctl) ask
+    var alpha = ProtoReflectionService.newInstance();
+    server.addService(ServerInterceptors.intercept(alpha, chain));
+    return server;
+  }
+
+  /**
+   * Publishes a notification to the {@code Notify} streams (kept in the replay buffer). Called by
+   * southbound watchers, e.g. the Linux interface watcher.
+   */
+  public void publish(Notification notification) {
+    notifications.publish(notification);
+  }
+
+  /**
+   * Publishes the Linux plugin's link changes to {@code Notify} (see {@link
+   * io.kvscheduler.grpc.internal.LinuxNotifications}); close the returned handle to stop.
+   */
+  public AutoCloseable followLinux(io.kvscheduler.plugins.linux.LinuxPlugin linux,
+      java.time.Clock clock) {
+    return linux.onLinks(new io.kvscheduler.grpc.internal.LinuxNotifications(this::publish,
+        clock));
+  }
+
+  /**
+   * Publishes the link changes of the Linux plugin to {@code Notify} when it is among {@code
+   * plugins} (the agent's running plugins); empty when it is not (the stream then stays idle).
+   */
+  public java.util.Optional<AutoCloseable> followLinuxAmong(
+      List<io.kvscheduler.agent.spi.AgentPlugin> plugins, java.time.Clock clock) {
+    return plugins.stream()
+        .filter(io.kvscheduler.plugins.linux.LinuxAgentPlugin.class::isInstance)
+        .map(p -> ((io.kvscheduler.plugins.linux.LinuxAgentPlugin) p).plugin())
+        .filter(java.util.Objects::nonNull)
+        .findFirst()
+        .map(linux -> followLinux(linux, clock));
+  }
+
+  /** Open {@code Notify} and {@code Subscribe} streams. */
+  public int openStreams() {
+    return notifications.streams() + statusStreams.streams();
+  }
+
+  /** Ends the open streams with {@code UNAVAILABLE}. */
+  @Override
+  public void close() {
+    notifications.close();
+    statusStreams.close();
+    streamExecutor.shutdown();
+  }
+}

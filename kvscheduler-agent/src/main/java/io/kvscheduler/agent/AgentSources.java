@@ -18,9 +18,11 @@ final class AgentSources {
     // The order also decides, after a restart, which source's value of a key given by several
     // sources applies: the first resyncs are the first deliveries (Orchestrator), etcd's last
 
-    // --- REST API (--rest): GET /info/version, GET/PUT /configuration ---
+    // --- REST API (--rest): GET /info/version, GET/PUT /configuration, /scheduler/*, /metrics ---
     if (agent.config().restAddress() != null) {
-      out.add(new RestServer(agent.config().restAddress(), agent.models(), agent.northbound()));
+      RestServer rest = new RestServer(agent.config().restAddress(), agent.models(),
+          agent.northbound(), RestServer.Limits.DEFAULT, agent.config().restSecurity());
+      out.add(rest);
     }
     // --- end of REST API ---
 

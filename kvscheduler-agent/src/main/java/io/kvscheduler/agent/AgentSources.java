@@ -4,6 +4,7 @@ import io.kvscheduler.agent.internal.EtcdNorthbound;
 import io.kvscheduler.agent.internal.FileNorthbound;
 import io.kvscheduler.agent.internal.NorthboundSource;
 import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.SchedulerRoutes;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,6 +23,7 @@ final class AgentSources {
     if (agent.config().restAddress() != null) {
       RestServer rest = new RestServer(agent.config().restAddress(), agent.models(),
           agent.northbound(), RestServer.Limits.DEFAULT, agent.config().restSecurity());
+      SchedulerRoutes.register(rest, agent.scheduler(), agent.models());
       out.add(rest);
     }
     // --- end of REST API ---

@@ -157,6 +157,15 @@ public interface KVScheduler extends AutoCloseable {
   List<String> explain(String key);
 
   /**
+   * Explains why a value is in its state, as a tree of causes (the data behind {@link
+   * #explain}): {@link Explanation.Reason#UNKNOWN_KEY} for unknown keys, {@link
+   * Explanation.Reason#APPLIED} for a value without problem.
+   *
+   * @throws IllegalStateException as {@link #explain}
+   */
+  Explanation explanation(String key);
+
+  /**
    * Stops the scheduler. The transaction being processed, if any, is finished (its southbound
    * calls are not interrupted); every transaction and request still queued, including those of
    * callers waiting for room in a full queue, fails at once with an {@link IllegalStateException}

@@ -220,11 +220,35 @@ public final class RestServer implements NorthboundSource {
     /** Go-style indented JSON of {@code value}, with a trailing newline, written as it goes. */
     public static Response json(int status, Object value) {
       return new Response(status, JSON_TYPE, out -> {
-        com.fasterxml.jackson.core.JsonGenerator g = JSON.getFactory().createGenerator(out);
-        g.disable(com.fasterxml.jackson.core.JsonGenerator.Feature.AUTO_CLOSE_TARGET);
-        JSON.writeValue(g, value);
+        try (com.fasterxml.jackson.core.JsonGenerator g = JSON.createGenerator(out)) {
+          g.disable(com.fasterxml.jackson.core.JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+          JSON.writeValue(g, value);
+        }
         out.write('\n');
       });
+    }
+
+    /**
+     * A JSON array of {@code items}, each turned into JSON by {@code toJson} only as it is
+     * written: a large answer streams instead of being built in memory first.
+     */
+    public static <T> Response jsonArray(int status, Iterable<T> items,
+        java.util.function.Function<? super T, ?> toJson) {
+      // Jackson writes an Iterable element by element: each is converted only when written
+      Iterable<Object> lazy = () -> new java.util.Iterator<>() {
+        private final java.util.Iterator<T> it = items.iterator();
+
+        @Override
+        public boolean hasNext() {
+          return it.hasNext();
+        }
+
+        @Override
+        public Object next() {
+          return toJson.apply(it.next());
+        }
+      };
+      return json(status, lazy);
     }
 
     /** {@code {"Error": message}} with {@code status}. */
@@ -428,6 +452,10 @@ public final class RestServer implements NorthboundSource {
       return Response.error(403, ctx.method() + " " + ctx.path() + " is refused: the REST API"
           + " is read-only");
     }
+    String malformed = malformedEscape(ctx.queryString());
+    if (malformed != null) {
+      return Response.error(400, "malformed query string: " + malformed);
+    }
     Map<String, List<String>> query;
     try {
       query = ctx.queryParamMap();
@@ -450,6 +478,24 @@ public final class RestServer implements NorthboundSource {
       body = (byte[]) tooLarge;
     }
     return route.handler().handle(new Request(ctx, body));
+  }
+
+  /** What is wrong with the percent-escapes of {@code rawQuery}, or null when nothing. */
+  static String malformedEscape(String rawQuery) {
+    if (rawQuery == null) {
+      return null;
+    }
+    for (int i = 0; i < rawQuery.length(); i++) {
+      if (rawQuery.charAt(i) == '%') {
+        if (i + 2 >= rawQuery.length()
+            || Character.digit(rawQuery.charAt(i + 1), 16) < 0
+            || Character.digit(rawQuery.charAt(i + 2), 16) < 0) {
+          String at = rawQuery.substring(i, Math.min(rawQuery.length(), i + 3));
+          return "bad percent-escape '" + at + "' at character " + (i + 1);
+        }
+      }
+    }
+    return null;
   }
 
   private static void send(Context ctx, Response r) {

@@ -23,7 +23,7 @@ final class AgentSources {
     if (agent.config().restAddress() != null) {
       RestServer rest = new RestServer(agent.config().restAddress(), agent.models(),
           agent.northbound(), RestServer.Limits.DEFAULT, agent.config().restSecurity());
-      SchedulerRoutes.register(rest, agent.scheduler(), agent.models());
+      SchedulerRoutes.register(rest, agent.scheduler(), agent.models(), agent.metrics());
       out.add(rest);
     }
     // --- end of REST API ---

@@ -350,15 +350,31 @@ class SchedulerRestTest {
   @DisplayName("downstream-resync: POST commits a DownstreamResync and returns its record"
       + " without Values; GET is 405; a bad flag is 400")
   void downstreamResync() throws Exception {
-    HttpResponse<String> r = post("/scheduler/downstream-resync?retry=true&verbose=1");
-    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-    JsonNode t = JSON.readTree(r.body());
-    assertThat(t.get("TxnType").asText()).isEqualTo("NBTransaction");
-    assertThat(t.get("ResyncType").asText()).isEqualTo("DownstreamResync");
-    assertThat(keys(t)).doesNotContain("Values");
-    assertThat(kvs.recordedTransaction(t.get("SeqNum").asLong())).isPresent();
-    assertThat(get("/scheduler/downstream-resync").statusCode()).isEqualTo(405);
-    error(post("/scheduler/downstream-resync?retry=maybe"), 400, "'retry'");
+    // an agent of its own: a downstream resync re-applies the failed values of the shared one
+    try (Agent own = Agent.start(new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false,
+        false))) {
+      int ownPort = own.sources().stream().filter(RestServer.class::isInstance)
+          .map(RestServer.class::cast).findFirst().orElseThrow().port();
+      String base = "http://127.0.0.1:" + ownPort;
+      HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(base
+          + "/scheduler/downstream-resync?retry=true&verbose=1"))
+          .POST(HttpRequest.BodyPublishers.noBody()).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+      JsonNode t = JSON.readTree(r.body());
+      assertThat(t.get("TxnType").asText()).isEqualTo("NBTransaction");
+      assertThat(t.get("ResyncType").asText()).isEqualTo("DownstreamResync");
+      assertThat(keys(t)).doesNotContain("Values");
+      assertThat(own.scheduler().recordedTransaction(t.get("SeqNum").asLong())).isPresent();
+      assertThat(HTTP.send(HttpRequest.newBuilder(URI.create(base
+          + "/scheduler/downstream-resync")).GET().build(),
+          HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(405);
+      error(HTTP.send(HttpRequest.newBuilder(URI.create(base
+          + "/scheduler/downstream-resync?retry=maybe"))
+          .POST(HttpRequest.BodyPublishers.noBody()).build(),
+          HttpResponse.BodyHandlers.ofString()), 400, "'retry'");
+      assertThat(own.scheduler().transactionHistory()).hasSize(1);
+    }
   }
 
   // ------------------------------------------------------------------ dump
@@ -540,6 +556,56 @@ class SchedulerRestTest {
     assertThat(text.statusCode()).isEqualTo(200);
     assertThat(text.body()).startsWith(BD1_GONE + " is PENDING\n");
     error(get("/scheduler/explain"), 400, "missing key argument");
+  }
+
+  // ------------------------------------------------------------------ metrics
+
+  @Test
+  @DisplayName("metrics: valid Prometheus text with transactions, durations, queue, operations,"
+      + " value states, retries and northbound deliveries")
+  void metrics() throws Exception {
+    HttpResponse<String> put = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+        + port + "/configuration")).timeout(Duration.ofSeconds(30))
+        .PUT(HttpRequest.BodyPublishers.ofString(
+            "mockConfig:\n  Interface_list:\n  - name: metered\n    type: LOOPBACK\n"))
+        .build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(put.statusCode()).as(put.body()).isEqualTo(200);
+    HttpResponse<String> r = get("/metrics");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("text/plain");
+    String text = r.body();
+    for (String line : text.split("\n")) {
+      if (!line.startsWith("#") && !line.isBlank()) {
+        assertThat(line).matches("[a-zA-Z_:][a-zA-Z0-9_:]*(\\{.*\\})? \\S+");
+      }
+    }
+    assertThat(text).contains("# TYPE kvs_transactions_total counter",
+        "kvs_transactions_total{result=\"error\",resync=\"NotResync\",type=\"NBTransaction\"}",
+        "kvs_transaction_duration_seconds_bucket{",
+        "kvs_transaction_duration_seconds_count ",
+        "kvs_queue_length ",
+        "kvs_queue_wait_seconds_count ",
+        "kvs_commits_refused_total 0.0",
+        "kvs_operations_total{descriptor=\"mock-interface\",operation=\"CREATE\","
+            + "result=\"error\"}",
+        "kvs_values{state=\"FAILED\"} 1.0",
+        "kvs_values{state=\"INVALID\"} 1.0",
+        "kvs_values{state=\"RETRYING\"} 1.0",
+        "kvs_northbound_deliveries_total{kind=\"change\",source=\"rest\"} 1.0");
+    assertThat(text).containsPattern("kvs_retries_scheduled_total [1-9]");
+    // counted once: a second scrape does not count the same transactions again
+    long count = count(text);
+    assertThat(count(get("/metrics").body())).isEqualTo(count);
+  }
+
+  /** The value of kvs_transaction_duration_seconds_count. */
+  static long count(String text) {
+    for (String line : text.split("\n")) {
+      if (line.startsWith("kvs_transaction_duration_seconds_count ")) {
+        return (long) Double.parseDouble(line.substring(line.indexOf(' ') + 1));
+      }
+    }
+    throw new AssertionError("no kvs_transaction_duration_seconds_count in " + text);
   }
 
   // ------------------------------------------------------------------ the server's own errors

@@ -69,6 +69,9 @@ public interface KVScheduler extends AutoCloseable {
    */
   void pushSBNotification(List<KVWithMetadata<?, ?>> values);
 
+  /** Transactions and notifications waiting in the queue now (not the one being processed). */
+  int queueLength();
+
   /** Waits until every transaction queued before this call has been processed. */
   void transactionBarrier();
 

@@ -54,8 +54,9 @@ public final class SchedulerRoutes {
     this.text = new TxnText(zone);
   }
 
-  /** Adds the {@code /scheduler/*} endpoints to {@code server}. */
-  public static void register(RestServer server, KVScheduler kvs, ModelRegistry models) {
+  /** Adds the {@code /scheduler/*} endpoints and {@code /metrics} to {@code server}. */
+  public static void register(RestServer server, KVScheduler kvs, ModelRegistry models,
+      AgentMetrics metrics) {
     SchedulerRoutes r = new SchedulerRoutes(kvs, models, ZoneId.systemDefault());
     server.route("GET", "/scheduler/txn-history", Set.of("seq-num", "since", "until", "format"),
         r::txnHistory);
@@ -70,6 +71,8 @@ public final class SchedulerRoutes {
     server.route("GET", "/scheduler/stats", Set.of(), r::stats);
     server.route("GET", "/scheduler/graph", Set.of("txn", "format"), r::graph);
     server.route("GET", "/scheduler/explain", Set.of("key", "format"), r::explain);
+    server.route("GET", "/metrics", Set.of(), req -> Response.bytes(200,
+        "text/plain; version=0.0.4; charset=utf-8", utf8(metrics.scrape())));
   }
 
   // ------------------------------------------------------------------ parameters

@@ -535,6 +535,11 @@ public final class SchedulerImpl implements KVScheduler {
   }
 
   @Override
+  public int queueLength() {
+    return queue.size();
+  }
+
+  @Override
   public void transactionBarrier() {
     if (inCallback()) {
       return;

@@ -593,6 +593,7 @@ class SchedulerRestTest {
         "kvs_operations_total{descriptor=\"mock-interface\",operation=\"CREATE\","
             + "result=\"error\"}",
         "kvs_values{state=\"FAILED\"} 1.0",
+        "kvs_southbound_call_seconds_count{call=\"create\",descriptor=\"mock-interface\"}",
         "kvs_values{state=\"INVALID\"} 1.0",
         "kvs_values{state=\"RETRYING\"} 1.0",
         "kvs_northbound_deliveries_total{kind=\"change\",source=\"rest\"} 1.0");

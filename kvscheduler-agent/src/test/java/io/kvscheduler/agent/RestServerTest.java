@@ -502,6 +502,49 @@ class RestServerTest {
   }
 
   @Test
+  @DisplayName("a body trickling in slower than the minimum rate has its connection closed long"
+      + " before the idle timeout")
+  void aTricklingBodyIsCutOff() throws Exception {
+    RestServer rs = server(new RestServer.Limits(2, 8, Duration.ofSeconds(60), 1024 * 1024));
+    java.net.Socket s = stall(rs.port(), "PUT /configuration HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        + "Content-Length: 100000\r\n\r\n#");
+    long start = System.nanoTime();
+    boolean closed = false;
+    StringBuilder answer = new StringBuilder();
+    int sent = 0;
+    // one byte every 200 ms: 5 bytes/s, far below the minimum of 1 KiB/s
+    for (int i = 0; i < 100 && !closed; i++) {
+      try {
+        s.getOutputStream().write('x');
+        s.getOutputStream().flush();
+        sent++;
+      } catch (java.io.IOException e) {
+        closed = true;
+        break;
+      }
+      s.setSoTimeout(200);
+      try {
+        int c;
+        while ((c = s.getInputStream().read()) >= 0) {
+          answer.append((char) c);
+        }
+        closed = true; // the server closed the connection (after an error answer, if any)
+      } catch (java.net.SocketTimeoutException e) {
+        // still open
+      } catch (java.io.IOException e) {
+        closed = true;
+      }
+    }
+    assertThat(closed).isTrue();
+    assertThat(sent).as("bytes sent before the cut").isGreaterThan(2);
+    assertThat(answer.toString()).doesNotStartWith("HTTP/1.1 200");
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
+    assertThat(http.send(HttpRequest.newBuilder(uri(rs, "/info/version"))
+        .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString())
+        .statusCode()).isEqualTo(200);
+  }
+
+  @Test
   @DisplayName("a request body over the limit gets 413 naming its size and the limit; one at the"
       + " limit is applied")
   void bodyOverTheLimitIs413() throws Exception {

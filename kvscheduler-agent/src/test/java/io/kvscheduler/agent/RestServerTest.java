@@ -306,6 +306,23 @@ class RestServerTest {
         .isEqualTo(ValueState.INVALID);
   }
 
+  @Test
+  @DisplayName("a bad body of megabytes on one line gets a short 400: the message names the place"
+      + " and does not repeat the body")
+  void aHugeBadBodyGetsAShortMessage() throws Exception {
+    Agent a = start(null);
+    String huge = "{\"mockConfig\": {\"Interface_list\": [{\"name\": \""
+        + "x".repeat(2_000_000) + "\", \"type\": TAP}]}}";
+    HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri(a, "/configuration"))
+        .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
+        .PUT(HttpRequest.BodyPublishers.ofString(huge)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(r.body().length()).isLessThan(2000);
+    assertThat(JSON.readTree(r.body()).get("Error").asText()).contains("line 1");
+    assertThat(a.northbound().desired()).isEmpty();
+  }
+
   private void assertBad(Agent a, String body, String... expected) throws Exception {
     HttpResponse<String> r = put(a, "/configuration", body);
     assertThat(r.statusCode()).as(r.body()).isEqualTo(400);

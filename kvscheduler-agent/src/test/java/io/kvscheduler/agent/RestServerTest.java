@@ -553,7 +553,10 @@ class RestServerTest {
       }
     }
     assertThat(closed).isTrue();
-    assertThat(sent).as("bytes sent before the cut").isGreaterThan(2);
+    // Jetty measures the rate from the request's first byte: the cut may come at the first
+    // read that finds too little, long before the idle timeout (without the minimum rate, the
+    // 20 s of trickling pass and the connection stays open)
+    assertThat(sent).as("bytes sent before the cut").isPositive();
     assertThat(answer.toString()).doesNotStartWith("HTTP/1.1 200");
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
     assertThat(http.send(HttpRequest.newBuilder(uri(rs, "/info/version"))

@@ -82,6 +82,9 @@ import org.slf4j.LoggerFactory;
  * mutating request) and TLS.
  *
  * <p>More endpoints are added with {@link #route} before {@link #start}.
+ *
+ * <p>Longer than our usual limit: the server's set-up (limits, TLS, token, JSON errors) and the
+ * {@code /configuration} endpoints it has always served, whose error handling is most of it.
  */
 public final class RestServer implements NorthboundSource {
   /** The data source label of configuration pushed with {@code PUT /configuration}. */

@@ -41,6 +41,10 @@ import java.util.Random;
  *       in one table per kind of value ({@link MockModel.Southbound}: each descriptor's Retrieve
  *       lists its own table, origin resolved by correlation): nothing may be executed. Reports
  *       {@code seconds} of the resync commit.
+ *   <li><b>W7</b> – W2's one-value transactions on the W1 graph, first alone, then while a client
+ *       fetches {@code GET /scheduler/status} (every value) from the agent's REST server in a loop
+ *       ({@link RestReaderBench}). Reports {@code mean_us} (with the reader), {@code
+ *       mean_us_no_reader} and the reader's mean response time {@code status_ms}.
  *   <li><b>W8</b> – the Linux plugin on the real kernel, in a private network namespace (no root
  *       needed): N veth pairs with an address and a route each in one transaction, next to
  *       {@code ip -batch} doing the same ({@link LinuxWorkload}). Reports {@code seconds},
@@ -99,7 +103,7 @@ public final class ScaleHarness {
   }
 
   static String usage() {
-    return "usage: kvs-bench W1|W2|W3|W8 --n N[,N...] [--repeat R] [--txns T] [--warmup W] [--seed S]"
+    return "usage: kvs-bench W1|W2|W3|W7|W8 --n N[,N...] [--repeat R] [--txns T] [--warmup W] [--seed S]"
         + " [--populate single|split]";
   }
 
@@ -108,7 +112,7 @@ public final class ScaleHarness {
       throw new IllegalArgumentException("missing workload");
     }
     String workload = args[0].toUpperCase(Locale.ROOT);
-    if (!List.of("W1", "W2", "W3", "W8").contains(workload)) {
+    if (!List.of("W1", "W2", "W3", "W7", "W8").contains(workload)) {
       throw new IllegalArgumentException("unknown workload " + args[0]);
     }
     List<Integer> sizes = new ArrayList<>();
@@ -146,10 +150,11 @@ public final class ScaleHarness {
     if (sizes.isEmpty()) {
       throw new IllegalArgumentException("--n is required");
     }
-    boolean w2 = workload.equals("W2");
+    boolean w2 = workload.equals("W2") || workload.equals("W7");
     boolean w8 = workload.equals("W8");
     if (warmup < 0) {
-      warmup = w2 ? DEFAULT_W2_WARMUP : 0;
+      warmup = workload.equals("W7") ? RestReaderBench.DEFAULT_WARMUP
+          : w2 ? DEFAULT_W2_WARMUP : 0;
     }
     for (int n : sizes) {
       if (!w2 && !w8) {
@@ -167,6 +172,7 @@ public final class ScaleHarness {
               case "W1" -> w1(n);
               case "W2" -> w2(n, txns, warmup, seed, splitPopulate);
               case "W3" -> w3(n);
+              case "W7" -> RestReaderBench.run(n, txns, warmup, seed);
               case "W8" -> LinuxWorkload.run(n);
               default -> throw new IllegalArgumentException("unknown workload " + args[0]);
             };
@@ -342,7 +348,7 @@ public final class ScaleHarness {
     return out;
   }
 
-  private static long toggle(KVScheduler kvs, Random rnd, boolean[] enabled) {
+  static long toggle(KVScheduler kvs, Random rnd, boolean[] enabled) {
     int i = rnd.nextInt(enabled.length);
     enabled[i] = !enabled[i];
     return kvs.startNBTransaction()

@@ -1,5 +1,6 @@
 package io.kvscheduler.agent;
 
+import io.kvscheduler.agent.internal.AgentMetrics;
 import io.kvscheduler.agent.internal.NorthboundSource;
 import io.kvscheduler.agent.internal.Orchestrator;
 import io.kvscheduler.agent.internal.PluginOrder;
@@ -8,6 +9,7 @@ import io.kvscheduler.agent.spi.AgentPlugin;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KVScheduler;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -32,6 +34,9 @@ public final class Agent implements AutoCloseable {
   private final KVScheduler kvs;
   private final ModelRegistry models = new ModelRegistry();
   private final Orchestrator orchestrator;
+  private final AgentMetrics metrics;
+  /** The orchestrator, counted by the metrics: what the sources and plugins deliver to. */
+  private final Northbound northbound;
   private final List<AgentPlugin> plugins;
   private final List<NorthboundSource> sources = new ArrayList<>();
   private final List<AgentPlugin> initialised = new ArrayList<>();
@@ -42,6 +47,7 @@ public final class Agent implements AutoCloseable {
     var builder = KVScheduler.builder()
         .printTxnSummary(config.printTxnSummary())
         .valueFormatter(ModelRegistry::text)
+        .txnLogMaxItems(config.txnLogMaxOps())
         .threadName("kvs-engine");
     if (config.operationTimeout() != null) {
       builder.operationTimeout(config.operationTimeout());
@@ -56,6 +62,8 @@ public final class Agent implements AutoCloseable {
         LOG.info("plugin {} is off (enable it in the settings)", p.name());
       }
     }
+    this.metrics = new AgentMetrics(kvs, Clock.systemUTC());
+    this.northbound = metrics.northbound(orchestrator);
     this.plugins = PluginOrder.order(enabled);
   }
 
@@ -99,10 +107,11 @@ public final class Agent implements AutoCloseable {
   }
 
   private AgentContext context() {
+    KVScheduler timed = metrics.timing(kvs);
     return new AgentContext() {
       @Override
       public KVScheduler scheduler() {
-        return kvs;
+        return timed;
       }
 
       @Override
@@ -112,7 +121,7 @@ public final class Agent implements AutoCloseable {
 
       @Override
       public Northbound northbound() {
-        return orchestrator;
+        return northbound;
       }
 
       @Override
@@ -140,7 +149,12 @@ public final class Agent implements AutoCloseable {
   }
 
   public Northbound northbound() {
-    return orchestrator;
+    return northbound;
+  }
+
+  /** The agent's metrics (served at {@code GET /metrics}). */
+  AgentMetrics metrics() {
+    return metrics;
   }
 
   /** The running plugins, in initialisation order. */

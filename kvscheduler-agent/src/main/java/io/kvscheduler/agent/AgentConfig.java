@@ -5,6 +5,7 @@ import io.kvscheduler.agent.internal.ConfigDocument;
 import io.kvscheduler.agent.internal.RestServer;
 import io.kvscheduler.grpc.GrpcSettings;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,6 +15,7 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -40,8 +42,12 @@ import java.util.Set;
  *   <tr><td>grpc-config</td><td>--grpc-config</td><td>GRPC_CONFIG</td><td>none: vpp-agent's
  *       {@code grpc.conf} ({@code endpoint}, {@code max-msg-size}, TLS); {@code --grpc} wins
  *       over its endpoint</td></tr>
- *   <tr><td></td><td>--rest-token-file</td><td>KVS_REST_TOKEN</td><td>none: the bearer token
- *       the gRPC calls must carry</td></tr>
+ *   <tr><td>rest-token-file</td><td>--rest-token-file</td><td>KVS_REST_TOKEN (the token
+ *       itself)</td><td>none (no authentication of REST and gRPC calls)</td></tr>
+ *   <tr><td>rest-read-only</td><td>--rest-read-only</td><td></td><td>false</td></tr>
+ *   <tr><td>rest-tls-cert, rest-tls-key</td><td>--rest-tls-cert, --rest-tls-key</td><td></td>
+ *       <td>none (plain HTTP)</td></tr>
+ *   <tr><td>txn-log-max-ops</td><td>--txn-log-max-ops</td><td></td><td>50 (0: no limit)</td></tr>
  * </table>
  *
  * <p>The etcd connection settings (TLS, authentication, timeouts, lease TTL) are written as in
@@ -69,24 +75,38 @@ import java.util.Set;
  *     once), or null for the default ({@code FileNorthbound.DEFAULT_SETTLE}, 2 s); written as
  *     {@code operationTimeout}
  * @param grpc settings of the gRPC server, or null when it is off
+ * @param restSecurity bearer token (of the REST API and the gRPC server), read-only mode and TLS
+ *     of the REST API
+ * @param txnLogMaxOps operations printed per transaction in the transaction log, at most (the
+ *     rest are counted and found in {@code /scheduler/txn-history}); 0 prints them all
  */
 public record AgentConfig(String label, Path configDir, String restAddress,
     List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
     Duration operationTimeout, Set<String> enabledPlugins, EtcdSettings etcd,
-    Duration fileSettleTime, GrpcSettings grpc) {
+    Duration fileSettleTime, GrpcSettings grpc, RestSecurity restSecurity, int txnLogMaxOps) {
+
+  /** Operations printed per transaction by default. */
+  public static final int DEFAULT_TXN_LOG_MAX_OPS = 50;
 
   public AgentConfig {
     etcdEndpoints = List.copyOf(etcdEndpoints);
     enabledPlugins = Set.copyOf(enabledPlugins);
     etcd = etcd != null ? etcd : EtcdSettings.defaults();
+    Objects.requireNonNull(restSecurity, "restSecurity");
+    if (txnLogMaxOps < 0) {
+      throw new IllegalArgumentException("txn-log-max-ops must not be negative, got "
+          + txnLogMaxOps);
+    }
   }
 
-  /** Settings with no plugin enabled beyond the default ones and the default etcd settings. */
+  /** Settings with no plugin enabled beyond the default ones, the default etcd settings,
+   * no gRPC server, the default REST security and transaction log. */
   public AgentConfig(String label, Path configDir, String restAddress,
       List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
       Duration operationTimeout) {
     this(label, configDir, restAddress, etcdEndpoints, statusPublishing, printTxnSummary,
-        operationTimeout, Set.of(), null, null, null);
+        operationTimeout, Set.of(), null, null, null, RestSecurity.NONE,
+        DEFAULT_TXN_LOG_MAX_OPS);
   }
 
   /** Settings without a gRPC server. */
@@ -94,7 +114,8 @@ public record AgentConfig(String label, Path configDir, String restAddress,
       List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
       Duration operationTimeout, Set<String> enabledPlugins) {
     this(label, configDir, restAddress, etcdEndpoints, statusPublishing, printTxnSummary,
-        operationTimeout, enabledPlugins, null, null, null);
+        operationTimeout, enabledPlugins, null, null, null, RestSecurity.NONE,
+        DEFAULT_TXN_LOG_MAX_OPS);
   }
 
   /** These settings with the plugin {@code name}, off by default, enabled. */
@@ -102,25 +123,36 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     Set<String> names = new HashSet<>(enabledPlugins);
     names.add(name);
     return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
-        printTxnSummary, operationTimeout, names, etcd, fileSettleTime, grpc);
+        printTxnSummary, operationTimeout, names, etcd, fileSettleTime, grpc,
+        restSecurity, txnLogMaxOps);
   }
 
   /** These settings with other etcd connection settings. */
   public AgentConfig withEtcd(EtcdSettings settings) {
     return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
-        printTxnSummary, operationTimeout, enabledPlugins, settings, fileSettleTime, grpc);
+        printTxnSummary, operationTimeout, enabledPlugins, settings, fileSettleTime, grpc,
+        restSecurity, txnLogMaxOps);
   }
 
   /** These settings with another settle time of the file northbound. */
   public AgentConfig withFileSettleTime(Duration settle) {
     return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
-        printTxnSummary, operationTimeout, enabledPlugins, etcd, settle, grpc);
+        printTxnSummary, operationTimeout, enabledPlugins, etcd, settle, grpc,
+        restSecurity, txnLogMaxOps);
   }
 
   /** These settings with the gRPC server of {@code settings} (null: off). */
   public AgentConfig withGrpc(GrpcSettings settings) {
     return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
-        printTxnSummary, operationTimeout, enabledPlugins, etcd, fileSettleTime, settings);
+        printTxnSummary, operationTimeout, enabledPlugins, etcd, fileSettleTime, settings,
+        restSecurity, txnLogMaxOps);
+  }
+
+  /** The same settings with other REST security. */
+  public AgentConfig withRestSecurity(RestSecurity security) {
+    return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
+        printTxnSummary, operationTimeout, enabledPlugins, etcd, fileSettleTime, grpc, security,
+        txnLogMaxOps);
   }
 
   /** Settings without an operation timeout. */
@@ -137,7 +169,8 @@ public record AgentConfig(String label, Path configDir, String restAddress,
 
   private static final Set<String> KEYS = Set.of("label", "config-dir", "rest-address",
       "etcd-endpoints", "status-publishing", "print-txn-summary", "operation-timeout", "linux",
-      "etcd-config", "etcd", "file-settle-time", "grpc-address", "grpc-config");
+      "etcd-config", "etcd", "file-settle-time", "grpc-address", "grpc-config",
+      "rest-token-file", "rest-read-only", "rest-tls-cert", "rest-tls-key", "txn-log-max-ops");
 
   /**
    * Reads the settings from the command-line arguments (after the command) and the environment.
@@ -157,7 +190,12 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     Duration settle = null;
     String grpcAddress = null;
     Path grpcConfig = null;
+    String restToken = null;
     Path tokenFile = null;
+    boolean readOnly = false;
+    Path tlsCert = null;
+    Path tlsKey = null;
+    int maxOps = DEFAULT_TXN_LOG_MAX_OPS;
 
     int fileAt = args.indexOf("--config");
     if (fileAt >= 0 && args.lastIndexOf("--config") != fileAt) {
@@ -229,6 +267,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         if (timeoutSetting != null) {
           timeout = duration(timeoutSetting, where + ": operation-timeout");
         }
+        Path base = file.toAbsolutePath().getParent();
         String settleSetting = text(root, "file-settle-time", null, where);
         if (settleSetting != null) {
           settle = duration(settleSetting, where + ": file-settle-time");
@@ -236,7 +275,18 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         grpcAddress = text(root, "grpc-address", null, where);
         String grpcConfigSetting = text(root, "grpc-config", null, where);
         if (grpcConfigSetting != null) {
-          grpcConfig = file.toAbsolutePath().getParent().resolve(grpcConfigSetting);
+          grpcConfig = base.resolve(grpcConfigSetting);
+        }
+        String tokenSetting = text(root, "rest-token-file", null, where);
+        tokenFile = tokenSetting == null ? null : base.resolve(tokenSetting);
+        readOnly = flag(root, "rest-read-only", readOnly, where);
+        String certSetting = text(root, "rest-tls-cert", null, where);
+        tlsCert = certSetting == null ? null : base.resolve(certSetting);
+        String keySetting = text(root, "rest-tls-key", null, where);
+        tlsKey = keySetting == null ? null : base.resolve(keySetting);
+        String opsSetting = text(root, "txn-log-max-ops", null, where);
+        if (opsSetting != null) {
+          maxOps = count(opsSetting, where + ": txn-log-max-ops");
         }
       }
     }
@@ -265,6 +315,9 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     if (nonEmpty(env.get("GRPC_CONFIG"))) {
       grpcConfig = Path.of(env.get("GRPC_CONFIG"));
     }
+    if (nonEmpty(env.get("KVS_REST_TOKEN"))) {
+      restToken = env.get("KVS_REST_TOKEN").strip();
+    }
 
     for (int i = 0; i < args.size(); i++) {
       String a = args.get(i);
@@ -280,9 +333,13 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         case "--operation-timeout" -> timeout = duration(value(args, ++i, a), a);
         case "--grpc" -> grpcAddress = value(args, ++i, a);
         case "--grpc-config" -> grpcConfig = Path.of(value(args, ++i, a));
-        case "--rest-token-file" -> tokenFile = Path.of(value(args, ++i, a));
         case "--linux" -> linux = true;
         case "--file-settle-time" -> settle = duration(value(args, ++i, a), a);
+        case "--rest-token-file" -> tokenFile = Path.of(value(args, ++i, a));
+        case "--rest-read-only" -> readOnly = true;
+        case "--rest-tls-cert" -> tlsCert = Path.of(value(args, ++i, a));
+        case "--rest-tls-key" -> tlsKey = Path.of(value(args, ++i, a));
+        case "--txn-log-max-ops" -> maxOps = count(value(args, ++i, a), a);
         default -> throw new IllegalArgumentException("unknown option '" + a + "'");
       }
     }
@@ -300,10 +357,14 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     if (!"off".equals(rest)) {
       RestServer.checkAddress(rest); // a malformed address is an error of the settings
     }
-    GrpcSettings grpc =
-        grpcSettings(grpcAddress, grpcConfig, apiToken(tokenFile, env));
+    RestSecurity security = new RestSecurity(tokenFile != null ? null : restToken, tokenFile,
+        readOnly, tlsCert, tlsKey);
+    byte[] token = security.loadToken();
+    GrpcSettings grpc = grpcSettings(grpcAddress, grpcConfig,
+        token == null ? null : new String(token, StandardCharsets.UTF_8));
     return new AgentConfig(label, configDir, "off".equals(rest) ? null : rest, etcd, status,
-        print, timeout, linux ? Set.of("linux") : Set.of(), etcdSettings, settle, grpc);
+        print, timeout, linux ? Set.of("linux") : Set.of(), etcdSettings, settle, grpc, security,
+        maxOps);
   }
 
   /**
@@ -328,24 +389,18 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     return s == null || token == null ? s : s.withToken(token);
   }
 
-  /**
-   * The bearer token of the APIs: the first line of {@code --rest-token-file}, else {@code
-   * KVS_REST_TOKEN}; null when neither is set.
-   */
-  private static String apiToken(Path file, Map<String, String> env) throws IOException {
-    if (file != null) {
-      String t;
-      try {
-        t = Files.readString(file).lines().findFirst().orElse("").strip();
-      } catch (java.nio.file.NoSuchFileException e) {
-        throw new IllegalArgumentException("--rest-token-file " + file + ": no such file", e);
+  /** A count of 0 or more. */
+  private static int count(String text, String what) {
+    try {
+      int n = Integer.parseInt(text.strip());
+      if (n >= 0) {
+        return n;
       }
-      if (t.isEmpty()) {
-        throw new IllegalArgumentException("--rest-token-file " + file + " holds no token");
-      }
-      return t;
+    } catch (NumberFormatException e) {
+      // below
     }
-    return nonEmpty(env.get("KVS_REST_TOKEN")) ? env.get("KVS_REST_TOKEN").strip() : null;
+    throw new IllegalArgumentException(what + ": expected a whole number, 0 or more, got '"
+        + text + "'");
   }
 
   /** The etcd prefix of this agent: {@code /vnf-agent/<label>/}. */

@@ -2,6 +2,7 @@ package io.kvscheduler.plugins.mock;
 
 import io.kvscheduler.agent.spi.AgentContext;
 import io.kvscheduler.agent.spi.AgentPlugin;
+import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.plugins.mock.util.SbPrinter;
 
 /**
@@ -19,8 +20,13 @@ public final class MockAgentPlugin implements AgentPlugin {
 
   @Override
   public void init(AgentContext ctx) {
-    MockModels.registerAll(ctx.models());
+    registerModels(ctx.models());
     plugins = MockPlugins.register(ctx.scheduler(), SbPrinter.logging());
+  }
+
+  @Override
+  public void registerModels(ModelRegistry models) {
+    MockModels.registerAll(models);
   }
 
   /** The registered plugins (after init). */

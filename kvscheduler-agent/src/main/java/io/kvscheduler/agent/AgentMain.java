@@ -4,8 +4,9 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * Command line of the agent: {@code run [options]} starts the agent and runs until SIGTERM/SIGINT;
- * {@code scenario ...} runs the hands-on example's scenarios.
+ * Command line of the agent: {@code run [options]} starts the agent and runs until SIGTERM/SIGINT
+ * (then stops cleanly and exits with 0); {@code scenario ...} runs the hands-on example's
+ * scenarios.
  */
 public final class AgentMain {
   private AgentMain() {}
@@ -39,6 +40,13 @@ public final class AgentMain {
       System.exit(2);
       return;
     }
+    // SIGTERM and SIGINT ask for a clean stop: the agent closes and the process exits with 0,
+    // which supervisors count as success (the JVM's default for a signal is 143 or 130)
+    CountDownLatch stop = new CountDownLatch(1);
+    for (String signal : List.of("TERM", "INT")) {
+      sun.misc.Signal.handle(new sun.misc.Signal(signal), s -> stop.countDown());
+    }
+    // (handled from before the start on: a signal during the start stops the agent once started)
     Agent agent;
     try {
       agent = Agent.start(cfg);
@@ -47,12 +55,12 @@ public final class AgentMain {
       System.exit(1);
       return;
     }
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      agent.close();
-      stopped.countDown();
-    }, "kvs-agent-shutdown"));
-    stopped.await();
+    // any other way out (System.exit elsewhere, a second signal after the handler) still closes
+    Thread hook = new Thread(agent::close, "kvs-agent-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    stop.await();
+    agent.close();
+    System.exit(0);
   }
 
   private static void usage() {

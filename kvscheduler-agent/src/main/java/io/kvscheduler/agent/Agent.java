@@ -1,5 +1,6 @@
 package io.kvscheduler.agent;
 
+import io.kvscheduler.agent.internal.AgentMetrics;
 import io.kvscheduler.agent.internal.NorthboundSource;
 import io.kvscheduler.agent.internal.Orchestrator;
 import io.kvscheduler.agent.internal.PluginOrder;
@@ -31,6 +32,9 @@ public final class Agent implements AutoCloseable {
   private final KVScheduler kvs;
   private final ModelRegistry models = new ModelRegistry();
   private final Orchestrator orchestrator;
+  private final AgentMetrics metrics;
+  /** The orchestrator, counted by the metrics: what the sources and plugins deliver to. */
+  private final Northbound northbound;
   private final List<AgentPlugin> plugins;
   private final List<NorthboundSource> sources = new ArrayList<>();
   private final List<AgentPlugin> initialised = new ArrayList<>();
@@ -46,6 +50,8 @@ public final class Agent implements AutoCloseable {
     }
     this.kvs = builder.build();
     this.orchestrator = new Orchestrator(kvs);
+    this.metrics = new AgentMetrics(kvs, java.time.Clock.systemUTC());
+    this.northbound = metrics.northbound(orchestrator);
     this.plugins = PluginOrder.order(plugins);
   }
 
@@ -102,7 +108,7 @@ public final class Agent implements AutoCloseable {
 
       @Override
       public Northbound northbound() {
-        return orchestrator;
+        return northbound;
       }
 
       @Override
@@ -130,7 +136,12 @@ public final class Agent implements AutoCloseable {
   }
 
   public Northbound northbound() {
-    return orchestrator;
+    return northbound;
+  }
+
+  /** The agent's metrics (served at {@code GET /metrics}). */
+  AgentMetrics metrics() {
+    return metrics;
   }
 
   /** Names of the plugins, in initialisation order. */

@@ -29,6 +29,12 @@ import java.util.Set;
  *   <tr><td>print-txn-summary</td><td>--quiet (sets false)</td><td></td><td>true</td></tr>
  *   <tr><td>operation-timeout</td><td>--operation-timeout</td><td></td><td>none (southbound
  *       calls are not bounded)</td></tr>
+ *   <tr><td>rest-token-file</td><td>--rest-token-file</td><td>KVS_REST_TOKEN (the token
+ *       itself)</td><td>none (no authentication)</td></tr>
+ *   <tr><td>rest-read-only</td><td>--rest-read-only</td><td></td><td>false</td></tr>
+ *   <tr><td>rest-tls-cert, rest-tls-key</td><td>--rest-tls-cert, --rest-tls-key</td><td></td>
+ *       <td>none (plain HTTP)</td></tr>
+ *   <tr><td>txn-log-max-ops</td><td>--txn-log-max-ops</td><td></td><td>50 (0: no limit)</td></tr>
  * </table>
  *
  * @param label microservice label: the etcd prefix is {@code /vnf-agent/<label>/}
@@ -40,13 +46,38 @@ import java.util.Set;
  * @param operationTimeout limit of one southbound call of the plugins' descriptors (see {@code
  *     KVSchedulerBuilder.operationTimeout}), or null for none; written {@code 500ms}, {@code 5s},
  *     {@code 1m} or as an ISO-8601 duration ({@code PT5S})
+ * @param restSecurity bearer token, read-only mode and TLS of the REST API
+ * @param txnLogMaxOps operations printed per transaction in the transaction log, at most (the
+ *     rest are counted and found in {@code /scheduler/txn-history}); 0 prints them all
  */
 public record AgentConfig(String label, Path configDir, String restAddress,
     List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
-    Duration operationTimeout) {
+    Duration operationTimeout, RestSecurity restSecurity, int txnLogMaxOps) {
+
+  /** Operations printed per transaction by default. */
+  public static final int DEFAULT_TXN_LOG_MAX_OPS = 50;
 
   public AgentConfig {
     etcdEndpoints = List.copyOf(etcdEndpoints);
+    java.util.Objects.requireNonNull(restSecurity, "restSecurity");
+    if (txnLogMaxOps < 0) {
+      throw new IllegalArgumentException("txn-log-max-ops must not be negative, got "
+          + txnLogMaxOps);
+    }
+  }
+
+  /** Settings with the default REST security and transaction log. */
+  public AgentConfig(String label, Path configDir, String restAddress,
+      List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
+      Duration operationTimeout) {
+    this(label, configDir, restAddress, etcdEndpoints, statusPublishing, printTxnSummary,
+        operationTimeout, RestSecurity.NONE, DEFAULT_TXN_LOG_MAX_OPS);
+  }
+
+  /** The same settings with other REST security. */
+  public AgentConfig withRestSecurity(RestSecurity security) {
+    return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
+        printTxnSummary, operationTimeout, security, txnLogMaxOps);
   }
 
   /** Settings without an operation timeout. */
@@ -61,7 +92,8 @@ public record AgentConfig(String label, Path configDir, String restAddress,
   }
 
   private static final Set<String> KEYS = Set.of("label", "config-dir", "rest-address",
-      "etcd-endpoints", "status-publishing", "print-txn-summary", "operation-timeout");
+      "etcd-endpoints", "status-publishing", "print-txn-summary", "operation-timeout",
+      "rest-token-file", "rest-read-only", "rest-tls-cert", "rest-tls-key", "txn-log-max-ops");
 
   /**
    * Reads the settings from the command-line arguments (after the command) and the environment.
@@ -76,6 +108,12 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     boolean status = false;
     boolean print = true;
     Duration timeout = null;
+    String restToken = null;
+    Path tokenFile = null;
+    boolean readOnly = false;
+    Path tlsCert = null;
+    Path tlsKey = null;
+    int maxOps = DEFAULT_TXN_LOG_MAX_OPS;
 
     int fileAt = args.indexOf("--config");
     if (fileAt >= 0 && args.lastIndexOf("--config") != fileAt) {
@@ -138,6 +176,18 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         if (timeoutSetting != null) {
           timeout = duration(timeoutSetting, where + ": operation-timeout");
         }
+        Path base = file.toAbsolutePath().getParent();
+        String tokenSetting = text(root, "rest-token-file", null, where);
+        tokenFile = tokenSetting == null ? null : base.resolve(tokenSetting);
+        readOnly = flag(root, "rest-read-only", readOnly, where);
+        String certSetting = text(root, "rest-tls-cert", null, where);
+        tlsCert = certSetting == null ? null : base.resolve(certSetting);
+        String keySetting = text(root, "rest-tls-key", null, where);
+        tlsKey = keySetting == null ? null : base.resolve(keySetting);
+        String opsSetting = text(root, "txn-log-max-ops", null, where);
+        if (opsSetting != null) {
+          maxOps = count(opsSetting, where + ": txn-log-max-ops");
+        }
       }
     }
 
@@ -149,6 +199,9 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     }
     if (nonEmpty(env.get("ENABLE_STATUS_PUBLISHING"))) {
       status = true;
+    }
+    if (nonEmpty(env.get("KVS_REST_TOKEN"))) {
+      restToken = env.get("KVS_REST_TOKEN").strip();
     }
 
     for (int i = 0; i < args.size(); i++) {
@@ -162,6 +215,11 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         case "--status-publishing" -> status = true;
         case "--quiet" -> print = false;
         case "--operation-timeout" -> timeout = duration(value(args, ++i, a), a);
+        case "--rest-token-file" -> tokenFile = Path.of(value(args, ++i, a));
+        case "--rest-read-only" -> readOnly = true;
+        case "--rest-tls-cert" -> tlsCert = Path.of(value(args, ++i, a));
+        case "--rest-tls-key" -> tlsKey = Path.of(value(args, ++i, a));
+        case "--txn-log-max-ops" -> maxOps = count(value(args, ++i, a), a);
         default -> throw new IllegalArgumentException("unknown option '" + a + "'");
       }
     }
@@ -171,8 +229,24 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     if (!"off".equals(rest)) {
       RestServer.checkAddress(rest); // a malformed address is an error of the settings
     }
+    RestSecurity security = new RestSecurity(tokenFile != null ? null : restToken, tokenFile,
+        readOnly, tlsCert, tlsKey);
     return new AgentConfig(label, configDir, "off".equals(rest) ? null : rest, etcd, status,
-        print, timeout);
+        print, timeout, security, maxOps);
+  }
+
+  /** A count of 0 or more. */
+  private static int count(String text, String what) {
+    try {
+      int n = Integer.parseInt(text.strip());
+      if (n >= 0) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // below
+    }
+    throw new IllegalArgumentException(what + ": expected a whole number, 0 or more, got '"
+        + text + "'");
   }
 
   /** The etcd prefix of this agent: {@code /vnf-agent/<label>/}. */

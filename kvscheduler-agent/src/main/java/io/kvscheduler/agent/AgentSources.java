@@ -4,6 +4,7 @@ import io.kvscheduler.agent.internal.EtcdNorthbound;
 import io.kvscheduler.agent.internal.FileNorthbound;
 import io.kvscheduler.agent.internal.NorthboundSource;
 import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.SchedulerRoutes;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -18,9 +19,12 @@ final class AgentSources {
     // The order also decides, after a restart, which source's value of a key given by several
     // sources applies: the first resyncs are the first deliveries (Orchestrator), etcd's last
 
-    // --- REST API (--rest): GET /info/version, GET/PUT /configuration ---
+    // --- REST API (--rest): GET /info/version, GET/PUT /configuration, /scheduler/*, /metrics ---
     if (agent.config().restAddress() != null) {
-      out.add(new RestServer(agent.config().restAddress(), agent.models(), agent.northbound()));
+      RestServer rest = new RestServer(agent.config().restAddress(), agent.models(),
+          agent.northbound(), RestServer.Limits.DEFAULT, agent.config().restSecurity());
+      SchedulerRoutes.register(rest, agent.scheduler(), agent.models(), agent.metrics());
+      out.add(rest);
     }
     // --- end of REST API ---
 

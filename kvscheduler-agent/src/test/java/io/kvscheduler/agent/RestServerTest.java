@@ -159,7 +159,7 @@ class RestServerTest {
     Agent a = start(null);
     HttpResponse<String> r = get(a, "/info/version");
     assertThat(r.statusCode()).isEqualTo(200);
-    assertThat(r.headers().firstValue("Content-Type")).hasValue("application/json; charset=UTF-8");
+    assertContentType(r, "application/json; charset=UTF-8");
     assertThat(r.body()).startsWith("{\n  \"App\": \"kvscheduler-agent\",\n").endsWith("}\n");
     JsonNode v = JSON.readTree(r.body());
     List<String> keys = new ArrayList<>();
@@ -198,7 +198,7 @@ class RestServerTest {
 
     HttpResponse<String> g = get(a, "/configuration");
     assertThat(g.statusCode()).isEqualTo(200);
-    assertThat(g.headers().firstValue("Content-Type")).hasValue("application/yaml; charset=UTF-8");
+    assertContentType(g, "application/yaml; charset=UTF-8");
     String yaml = g.body();
     assertThat(yaml).startsWith("mockConfig:\n  Interface_list:\n  - name: loop5\n")
         .contains("physAddress: 00:11:22:33:44:01").contains("bridgedVirtualInterface: true")
@@ -256,8 +256,8 @@ class RestServerTest {
     HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri(a, "/configuration"))
         .timeout(Duration.ofSeconds(15)).PUT(HttpRequest.BodyPublishers.ofByteArray(body))
         .build(), HttpResponse.BodyHandlers.ofString());
-    assertThat(r.statusCode()).isEqualTo(500);
-    assertThat(r.body()).contains("not UTF-8 text");
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(JSON.readTree(r.body()).get("Error").asText()).contains("not UTF-8 text");
     assertThat(a.northbound().desired()).isEmpty();
   }
 
@@ -272,7 +272,9 @@ class RestServerTest {
   }
 
   @Test
-  void badPutIs500WithTheProblem() throws Exception {
+  @DisplayName("a body that cannot be read, or names unknown groups, fields or values, is a 400"
+      + " naming the place; a transaction that fails is a 500 naming the key")
+  void badPutIs400WithTheProblem() throws Exception {
     Agent a = start(null);
     assertBad(a, "mockConfig:\n  Interface_list:\n  - name: x\n   type: TAP\n",
         "can't unmarshall input yaml data", "line 4");
@@ -295,19 +297,38 @@ class RestServerTest {
     assertThat(a.scheduler().transactionHistory()).isEmpty();
 
     // decodes, but the transaction fails: the error names the key
-    assertBad(a, "mockConfig:\n  Interface_list:\n  - name: notype\n",
-        "config/mock/v1/interfaces/notype", "without type");
+    HttpResponse<String> failed = put(a, "/configuration",
+        "mockConfig:\n  Interface_list:\n  - name: notype\n");
+    assertThat(failed.statusCode()).as(failed.body()).isEqualTo(500);
+    assertThat(JSON.readTree(failed.body()).asText())
+        .contains("config/mock/v1/interfaces/notype", "without type");
     assertThat(a.scheduler().valueStatus("config/mock/v1/interfaces/notype").state())
         .isEqualTo(ValueState.INVALID);
   }
 
   private void assertBad(Agent a, String body, String... expected) throws Exception {
     HttpResponse<String> r = put(a, "/configuration", body);
-    assertThat(r.statusCode()).as(r.body()).isEqualTo(500);
-    assertThat(r.headers().firstValue("Content-Type")).hasValue("application/json; charset=UTF-8");
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+    assertContentType(r, "application/json; charset=UTF-8");
     JsonNode msg = JSON.readTree(r.body());
-    assertThat(msg.isTextual()).as(r.body()).isTrue();
-    assertThat(msg.asText()).contains(expected);
+    assertThat(fieldNames(msg)).as(r.body()).containsExactly("Error");
+    assertThat(msg.get("Error").asText()).contains(expected);
+  }
+
+  /**
+   * The response's media type and charset are {@code expected}'s (Jetty writes {@code
+   * application/json;charset=utf-8} for Go's {@code application/json; charset=UTF-8}: the same
+   * type, charset names are case-insensitive).
+   */
+  static void assertContentType(HttpResponse<?> r, String expected) {
+    assertThat(r.headers().firstValue("Content-Type").orElse("").replace(" ", ""))
+        .isEqualToIgnoringCase(expected.replace(" ", ""));
+  }
+
+  static List<String> fieldNames(JsonNode n) {
+    List<String> keys = new ArrayList<>();
+    n.fieldNames().forEachRemaining(keys::add);
+    return keys;
   }
 
   @Test
@@ -407,7 +428,7 @@ class RestServerTest {
     Agent a = start(null);
     String loop6 = "config/mock/v1/interfaces/loop6";
     String justLoop6 = "mockConfig:\n  Interface_list:\n  - name: loop6\n    type: LOOPBACK\n";
-    for (String no : List.of("?replace=false", "?replace=0", "?replace=FALSE", "?x=1")) {
+    for (String no : List.of("?replace=false", "?replace=0", "?replace=FALSE")) {
       assertThat(put(a, "/configuration", CONFIG).statusCode()).isEqualTo(200);
       HttpResponse<String> r = put(a, "/configuration" + no, justLoop6);
       assertThat(r.statusCode()).as(no + r.body()).isEqualTo(200);
@@ -424,24 +445,25 @@ class RestServerTest {
   }
 
   @Test
-  @DisplayName("any other value of replace is a 400 naming the parameter and the accepted values;"
-      + " nothing is applied")
+  @DisplayName("any other value of replace, or another query parameter, is a 400 naming the"
+      + " parameter and the accepted values; nothing is applied")
   void badReplaceValueIs400() throws Exception {
     Agent a = start(null);
     assertThat(put(a, "/configuration", CONFIG).statusCode()).isEqualTo(200);
     long txns = a.scheduler().transactionHistory().size();
     for (String bad : List.of("?replace=yes", "?replace=no", "?replace=2",
-        "?replace=true&replace=0")) {
+        "?replace=true&replace=0", "?x=1")) {
       HttpResponse<String> r = put(a, "/configuration" + bad,
           "mockConfig:\n  Interface_list:\n  - name: loop6\n    type: LOOPBACK\n");
       assertThat(r.statusCode()).as(bad).isEqualTo(400);
-      assertThat(r.headers().firstValue("Content-Type")).hasValue(
-          "application/json; charset=UTF-8");
-      assertThat(JSON.readTree(r.body()).asText()).as(bad).contains("'replace'");
+      assertContentType(r, "application/json; charset=UTF-8");
+      assertThat(JSON.readTree(r.body()).get("Error").asText()).as(bad)
+          .contains(bad.equals("?x=1") ? "unknown query parameter 'x'" : "'replace'");
     }
-    assertThat(JSON.readTree(put(a, "/configuration?replace=yes", CONFIG).body()).asText())
-        .isEqualTo("bad value 'yes' of query parameter 'replace': accepted are 'replace',"
-            + " 'replace=true' or 'replace=1' (yes) and 'replace=false' or 'replace=0' (no)\n");
+    assertThat(JSON.readTree(put(a, "/configuration?replace=yes", CONFIG).body()).get("Error")
+        .asText()).isEqualTo("bad value 'yes' of query parameter 'replace': accepted are"
+            + " 'replace', 'replace=true' or 'replace=1' (yes) and 'replace=false' or 'replace=0'"
+            + " (no)");
     assertThat(a.northbound().desired()).containsOnlyKeys(TAP5, LOOP5, BD5, FIB5);
     assertThat(a.scheduler().transactionHistory()).hasSize((int) txns);
   }

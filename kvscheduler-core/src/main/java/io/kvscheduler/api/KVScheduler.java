@@ -69,6 +69,9 @@ public interface KVScheduler extends AutoCloseable {
    */
   void pushSBNotification(List<KVWithMetadata<?, ?>> values);
 
+  /** Transactions and notifications waiting in the queue now (not the one being processed). */
+  int queueLength();
+
   /** Waits until every transaction queued before this call has been processed. */
   void transactionBarrier();
 
@@ -155,6 +158,15 @@ public interface KVScheduler extends AutoCloseable {
    *     waiting for that call
    */
   List<String> explain(String key);
+
+  /**
+   * Explains why a value is in its state, as a tree of causes (the data behind {@link
+   * #explain}): {@link Explanation.Reason#UNKNOWN_KEY} for unknown keys, {@link
+   * Explanation.Reason#APPLIED} for a value without problem.
+   *
+   * @throws IllegalStateException as {@link #explain}
+   */
+  Explanation explanation(String key);
 
   /**
    * Stops the scheduler. The transaction being processed, if any, is finished (its southbound

@@ -6,8 +6,10 @@ import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.core.util.Separators;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import io.javalin.Javalin;
+import io.javalin.compression.CompressionStrategy;
+import io.javalin.http.Context;
+import io.kvscheduler.agent.RestSecurity;
 import io.kvscheduler.agent.internal.ConfigFormat.ConfigException;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
@@ -17,31 +19,43 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
-import java.util.concurrent.ArrayBlockingQueue;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.MimeTypes;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.util.BlockingArrayQueue;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The agent's REST API (JDK HTTP server), following vpp-agent's conventions ({@code
+ * The agent's REST API on Javalin (Jetty), following vpp-agent's conventions ({@code
  * spec/interop.md} §2.1): exact paths, a wrong method gets 405, an unknown path 404; JSON indented
  * as Go's {@code MarshalIndent(v, "", "  ")} with a trailing newline.
  *
@@ -53,28 +67,36 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code PUT /configuration}: YAML (or JSON) in that format, applied as data source {@code
  *       rest} — a change, or with query parameter {@code replace} ({@code replace}, {@code
  *       replace=}, {@code =true} or {@code =1}; {@code =false} or {@code =0} is a change) a
- *       resync of that source; waits for the transaction; 200 {@code {}}, 400 for a bad {@code
- *       replace} value, or 500 with a JSON string naming the problem.
+ *       resync of that source; waits for the transaction; 200 {@code {}}; 400 {@code {"Error":
+ *       ...}} for a body that cannot be read or names unknown groups, models or fields (the
+ *       message names the line and field and never repeats the body) and for a bad query
+ *       parameter; 500 with a JSON string when the transaction fails.
  * </ul>
  *
- * <p>A slow or stalled client cannot hold the API for long: requests are served by up to {@link
- * Limits#threads} threads (more wait in a bounded queue; beyond it a connection is closed at
- * once); a request whose line, headers and body have not all arrived within {@link
- * Limits#ioTimeout} of a thread taking it up, or whose response is not taken within that time,
- * has its connection closed; a body larger than {@link Limits#maxBodyBytes} gets 413 without
- * being read. Every body is read before its handler runs (the handler reads it from memory).
+ * <p>Client mistakes get 400 {@code {"Error": "..."}}: a query parameter the endpoint does not
+ * know, a bad value, a malformed URL. Limits are Jetty's own settings: up to {@link
+ * Limits#threads} requests are served at once (more wait in a bounded queue), a connection idle
+ * for {@link Limits#ioTimeout} or sending its request slower than {@link #MIN_DATA_RATE} bytes per
+ * second is closed, and a body larger than {@link Limits#maxBodyBytes} gets 413 without being
+ * read. {@link RestSecurity} adds a bearer token (401 without it), a read-only mode (403 for every
+ * mutating request) and TLS.
  *
- * <p>More endpoints can be added with {@link #route}.
+ * <p>More endpoints are added with {@link #route} before {@link #start}.
  */
 public final class RestServer implements NorthboundSource {
   /** The data source label of configuration pushed with {@code PUT /configuration}. */
   public static final String SOURCE = "rest";
 
+  /** Slowest accepted upload of a request, in bytes per second (a slow-client limit). */
+  public static final long MIN_DATA_RATE = 1024;
+
   private static final Logger LOG = LoggerFactory.getLogger(RestServer.class);
-  private static final String JSON_TYPE = "application/json; charset=UTF-8";
-  private static final String YAML_TYPE = "application/yaml; charset=UTF-8";
-  private static final String TEXT_TYPE = "text/plain; charset=UTF-8";
+  static final String JSON_TYPE = "application/json; charset=UTF-8";
+  static final String YAML_TYPE = "application/yaml; charset=UTF-8";
+  static final String TEXT_TYPE = "text/plain; charset=UTF-8";
   private static final Duration TXN_WAIT = Duration.ofMinutes(2);
+  /** Acceptor and selector threads Jetty takes from the pool besides the request threads. */
+  private static final int IO_THREADS = 2;
 
   /** Go-style indented JSON: {@code "key": value}, two-space indent, {@code {}} when empty. */
   public static final ObjectWriter JSON = new ObjectMapper().writer(
@@ -89,16 +111,15 @@ public final class RestServer implements NorthboundSource {
    * How much the server serves at once and how long and how large a request may be.
    *
    * @param threads requests served at the same time (each waits for its transaction)
-   * @param queue requests waiting for a thread; a connection beyond it is closed at once
-   * @param ioTimeout time for a request's line, headers and body to arrive, counted from when a
-   *     thread takes the request up (its first byte has come), and then, separately, for its
-   *     response to be taken; when it passes, the connection is closed
+   * @param queue requests waiting for a thread
+   * @param ioTimeout how long a connection may stay idle: a request whose bytes stop arriving, or
+   *     whose response is not taken, for this long has its connection closed
    * @param maxBodyBytes largest request body; a larger one gets 413
    */
   public record Limits(int threads, int queue, Duration ioTimeout, long maxBodyBytes) {
     /**
-     * 32 threads, 256 waiting, 60 s to send a request and 60 s to take its response, bodies up
-     * to {@link ConfigDocument#MAX_CODE_POINTS} bytes (256 MiB).
+     * 32 threads, 256 waiting, 60 s idle at most, bodies up to {@link
+     * ConfigDocument#MAX_CODE_POINTS} bytes (256 MiB).
      */
     public static final Limits DEFAULT =
         new Limits(32, 256, Duration.ofSeconds(60), ConfigDocument.MAX_CODE_POINTS);
@@ -114,42 +135,152 @@ public final class RestServer implements NorthboundSource {
     }
   }
 
+  /** Handles one request whose query parameters were checked against the route's. */
+  @FunctionalInterface
+  public interface Handler {
+    Response handle(Request request) throws Exception;
+  }
+
+  /**
+   * One request as handlers see it: its checked query parameters, its body (read within the
+   * limit) and its headers.
+   */
+  public static final class Request {
+    private final Context ctx;
+    private final byte[] body;
+
+    Request(Context ctx, byte[] body) {
+      this.ctx = ctx;
+      this.body = body;
+    }
+
+    /** The query parameter's values, in the order given; empty when absent. */
+    public List<String> params(String name) {
+      return ctx.queryParams(name);
+    }
+
+    /** The query parameter's single value; empty when absent; 400 when given twice. */
+    public java.util.Optional<String> param(String name) {
+      List<String> v = ctx.queryParams(name);
+      if (v.size() > 1) {
+        throw new BadRequest("query parameter '" + name + "' is given " + v.size()
+            + " times (at most once)");
+      }
+      return v.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(v.get(0));
+    }
+
+    /** Whether the query names {@code name} (even without a value). */
+    public boolean has(String name) {
+      return ctx.queryParamMap().containsKey(name);
+    }
+
+    public String rawQuery() {
+      return ctx.queryString();
+    }
+
+    public String header(String name) {
+      return ctx.header(name);
+    }
+
+    public byte[] body() {
+      return body;
+    }
+
+    public String path() {
+      return ctx.path();
+    }
+  }
+
+  /** A client mistake: 400 {@code {"Error": message}}. */
+  public static final class BadRequest extends RuntimeException {
+    private final int status;
+
+    public BadRequest(String message) {
+      this(400, message);
+    }
+
+    public BadRequest(int status, String message) {
+      super(message, null, false, false);
+      this.status = status;
+    }
+
+    public int status() {
+      return status;
+    }
+  }
+
+  /** Writes a response body to the client's stream. */
+  @FunctionalInterface
+  public interface Body {
+    void writeTo(OutputStream out) throws IOException;
+  }
+
+  /** A response: status, content type and a body written as it is sent. */
+  public record Response(int status, String contentType, Body body) {
+    /** Go-style indented JSON of {@code value}, with a trailing newline, written as it goes. */
+    public static Response json(int status, Object value) {
+      return new Response(status, JSON_TYPE, out -> {
+        try (com.fasterxml.jackson.core.JsonGenerator g = JSON.createGenerator(out)) {
+          g.disable(com.fasterxml.jackson.core.JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+          JSON.writeValue(g, value);
+        }
+        out.write('\n');
+      });
+    }
+
+    /**
+     * A JSON array of {@code items}, each turned into JSON by {@code toJson} only as it is
+     * written: a large answer streams instead of being built in memory first.
+     */
+    public static <T> Response jsonArray(int status, Iterable<T> items,
+        java.util.function.Function<? super T, ?> toJson) {
+      // Jackson writes an Iterable element by element: each is converted only when written
+      Iterable<Object> lazy = () -> new java.util.Iterator<>() {
+        private final java.util.Iterator<T> it = items.iterator();
+
+        @Override
+        public boolean hasNext() {
+          return it.hasNext();
+        }
+
+        @Override
+        public Object next() {
+          return toJson.apply(it.next());
+        }
+      };
+      return json(status, lazy);
+    }
+
+    /** {@code {"Error": message}} with {@code status}. */
+    public static Response error(int status, String message) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("Error", message);
+      return json(status, m);
+    }
+
+    public static Response text(int status, String text) {
+      return bytes(status, TEXT_TYPE, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    public static Response bytes(int status, String type, byte[] body) {
+      return new Response(status, type, out -> out.write(body));
+    }
+  }
+
+  private record Route(String method, String path, Set<String> params, boolean mutating,
+      Handler handler) {}
+
   private final String address;
   private final ModelRegistry models;
   private final Northbound northbound;
   private final Limits limits;
-  private final Map<String, Map<String, Handler>> routes = new ConcurrentHashMap<>();
-  /** The deadline of the request the current thread is reading, if any. */
-  private final ThreadLocal<Deadline> reading = new ThreadLocal<>();
+  private final RestSecurity security;
+  private final List<Route> routes = new ArrayList<>();
   /** Held while a PUT delivers to the northbound; {@link #close} waits for it. */
   private final Object delivering = new Object();
   private volatile boolean closed;
-  private HttpServer server;
-  private ThreadPoolExecutor executor;
-  private ScheduledExecutorService deadlines;
-
-  /** Handles one request. */
-  @FunctionalInterface
-  public interface Handler {
-    Response handle(HttpExchange exchange) throws Exception;
-  }
-
-  /** A response: status, content type and body. */
-  public record Response(int status, String contentType, byte[] body) {
-    /** Go-style indented JSON of {@code value}, with a trailing newline. */
-    public static Response json(int status, Object value) {
-      try {
-        return new Response(status, JSON_TYPE,
-            (JSON.writeValueAsString(value) + "\n").getBytes(StandardCharsets.UTF_8));
-      } catch (JsonProcessingException e) {
-        throw new IllegalStateException("cannot write JSON", e);
-      }
-    }
-
-    public static Response text(int status, String text) {
-      return new Response(status, TEXT_TYPE, text.getBytes(StandardCharsets.UTF_8));
-    }
-  }
+  private Javalin app;
+  private byte[] token;
 
   /**
    * @param address {@code host:port}, {@code :port} (every interface) or {@code [v6]:port}; port
@@ -161,13 +292,20 @@ public final class RestServer implements NorthboundSource {
 
   /** A server with other {@link Limits} than the default ones. */
   public RestServer(String address, ModelRegistry models, Northbound northbound, Limits limits) {
+    this(address, models, northbound, limits, RestSecurity.NONE);
+  }
+
+  /** A server with other limits and security settings. */
+  public RestServer(String address, ModelRegistry models, Northbound northbound, Limits limits,
+      RestSecurity security) {
     this.address = Objects.requireNonNull(address, "address");
     this.models = Objects.requireNonNull(models, "models");
     this.northbound = Objects.requireNonNull(northbound, "northbound");
     this.limits = Objects.requireNonNull(limits, "limits");
-    route("GET", "/info/version", ex -> Response.json(200, version()));
-    route("GET", "/configuration", ex -> getConfiguration());
-    route("PUT", "/configuration", this::putConfiguration);
+    this.security = Objects.requireNonNull(security, "security");
+    route("GET", "/info/version", Set.of(), r -> Response.json(200, version()));
+    route("GET", "/configuration", Set.of(), r -> getConfiguration());
+    mutatingRoute("PUT", "/configuration", Set.of("replace"), this::putConfiguration);
   }
 
   @Override
@@ -175,115 +313,280 @@ public final class RestServer implements NorthboundSource {
     return "rest";
   }
 
-  /** Adds (or replaces) the handler of {@code method} on the exact path {@code path}. */
-  public void route(String method, String path, Handler handler) {
-    routes.computeIfAbsent(path, p -> new ConcurrentHashMap<>())
-        .put(method.toUpperCase(Locale.ROOT), handler);
+  /**
+   * Adds the handler of {@code method} on the exact path {@code path}, accepting the query
+   * parameters {@code params} (any other is a 400). Call before {@link #start}.
+   */
+  public void route(String method, String path, Set<String> params, Handler handler) {
+    add(method, path, params, false, handler);
+  }
+
+  /** Like {@link #route}, for a request that changes something (refused in read-only mode). */
+  public void mutatingRoute(String method, String path, Set<String> params, Handler handler) {
+    add(method, path, params, true, handler);
+  }
+
+  private synchronized void add(String method, String path, Set<String> params,
+      boolean mutating, Handler handler) {
+    if (app != null) {
+      throw new IllegalStateException("routes are added before the REST server starts");
+    }
+    routes.add(new Route(method.toUpperCase(Locale.ROOT), path, Set.copyOf(params), mutating,
+        handler));
   }
 
   @Override
-  public void start() throws IOException {
+  public synchronized void start() throws IOException {
     InetSocketAddress bind = parseAddress(address);
-    try {
-      server = HttpServer.create(bind, 0);
-    } catch (IOException e) {
-      throw new IOException("REST API: cannot listen on " + address + ": " + e.getMessage(), e);
-    }
-    AtomicInteger n = new AtomicInteger();
-    executor = new ThreadPoolExecutor(limits.threads(), limits.threads(), 60, TimeUnit.SECONDS,
-        limits.queue() == 0 ? new SynchronousQueue<>() : new ArrayBlockingQueue<>(limits.queue()),
-        r -> {
-          Thread t = new Thread(r, "kvs-rest-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
-    executor.allowCoreThreadTimeOut(true);
-    ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "kvs-rest-deadlines");
-      t.setDaemon(true);
-      return t;
+    token = security.loadToken();
+    SslContextFactory.Server tls = security.tlsEnabled() ? PemTls.serverContext(
+        security.tlsCert(), security.tlsKey()) : null;
+    QueuedThreadPool pool = new QueuedThreadPool(limits.threads() + IO_THREADS,
+        Math.min(2, limits.threads() + IO_THREADS), (int) Duration.ofMinutes(1).toMillis(),
+        new BlockingArrayQueue<>(64, 64));
+    pool.setName("kvs-rest");
+    pool.setDaemon(true);
+    pool.setReservedThreads(0);
+    Javalin created = Javalin.create(config -> {
+      config.startup.showJavalinBanner = false;
+      config.startup.showOldJavalinVersionWarning = false;
+      config.http.prefer405over404 = true;
+      config.http.maxRequestSize = limits.maxBodyBytes();
+      config.http.compressionStrategy = CompressionStrategy.NONE;
+      config.jetty.threadPool = pool;
+      config.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrors()));
+      config.jetty.addConnector((server, http) -> connector(server, http, bind, tls));
+      config.routes.before(this::authenticate);
+      for (Route r : routes) {
+        io.javalin.http.Handler h = ctx -> serve(r, ctx);
+        switch (r.method()) {
+          case "GET" -> config.routes.get(r.path(), h);
+          case "PUT" -> config.routes.put(r.path(), h);
+          case "POST" -> config.routes.post(r.path(), h);
+          default -> throw new IllegalArgumentException("method " + r.method());
+        }
+      }
+      config.routes.error(404, ctx -> {
+        if (ctx.result() == null || !JSON_TYPE.equals(ctx.res().getContentType())) {
+          send(ctx, Response.error(404, "no such endpoint: " + ctx.path()));
+        }
+      });
+      config.routes.error(405, ctx -> send(ctx, Response.error(405, "method " + ctx.method()
+          + " is not allowed on " + ctx.path())));
+      config.routes.exception(Exception.class, (e, ctx) -> {
+        LOG.error("REST {} {} failed", ctx.method(), ctx.path(), e);
+        send(ctx, Response.error(500, String.valueOf(e.getMessage())));
+      });
     });
-    // every request schedules two deadlines and cancels them: a cancelled one leaves the queue
-    // at once instead of staying there, with its thread, until it would have expired
-    timers.setRemoveOnCancelPolicy(true);
-    deadlines = timers;
-    // the server reads a request's line and headers in the executor's thread, then calls the
-    // handler there: the deadline starts with the task, and dispatch() ends it once the body is
-    // read. A rejected task (threads and queue full) makes the server close the connection
-    server.setExecutor(task -> executor.execute(() -> runExchange(task)));
-    server.createContext("/", this::dispatch);
-    server.start();
-    LOG.info("REST API listening on {}:{}", server.getAddress().getHostString(), port());
+    try {
+      created.start();
+    } catch (RuntimeException e) {
+      created.stop();
+      throw new IOException("REST API: cannot listen on " + address + ": "
+          + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
+    }
+    app = created;
+    LOG.info("REST API listening on {}://{}:{}{}", tls != null ? "https" : "http",
+        bind.getHostString(), port(), token != null ? " (bearer token required)" : "");
+  }
+
+  private ServerConnector connector(Server server, HttpConfiguration http, InetSocketAddress bind,
+      SslContextFactory.Server tls) {
+    http.setIdleTimeout(limits.ioTimeout().toMillis());
+    http.setMinRequestDataRate(MIN_DATA_RATE);
+    http.setSendServerVersion(false);
+    ServerConnector c;
+    if (tls != null) {
+      HttpConfiguration https = new HttpConfiguration(http);
+      https.addCustomizer(new SecureRequestCustomizer(false));
+      c = new ServerConnector(server, 1, 1, new SslConnectionFactory(tls, "http/1.1"),
+          new HttpConnectionFactory(https));
+    } else {
+      c = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
+    }
+    c.setHost(bind.getAddress() == null || bind.getAddress().isAnyLocalAddress() ? null
+        : bind.getAddress().getHostAddress());
+    c.setPort(bind.getPort());
+    c.setIdleTimeout(limits.ioTimeout().toMillis());
+    c.setAcceptQueueSize(limits.queue());
+    return c;
+  }
+
+  /** 401 unless the request carries the configured bearer token (compared in constant time). */
+  private void authenticate(Context ctx) {
+    if (token == null) {
+      return;
+    }
+    String h = ctx.header("Authorization");
+    byte[] given = h != null && h.regionMatches(true, 0, "Bearer ", 0, 7)
+        ? h.substring(7).strip().getBytes(StandardCharsets.UTF_8) : new byte[0];
+    if (!MessageDigest.isEqual(given, token)) {
+      ctx.header("WWW-Authenticate", "Bearer");
+      send(ctx, Response.error(401, h == null ? "authentication required: send the header"
+          + " 'Authorization: Bearer <token>'" : "wrong bearer token"));
+      ctx.skipRemainingHandlers();
+    }
+  }
+
+  private void serve(Route route, Context ctx) {
+    Response r;
+    try {
+      r = handle(route, ctx);
+    } catch (BadRequest e) {
+      LOG.debug("REST {} {}: {}", ctx.method(), ctx.path(), e.getMessage());
+      r = Response.error(e.status(), e.getMessage());
+    } catch (IOException e) {
+      // the request did not arrive in time or the client went away: its connection is closed
+      LOG.warn("REST {} {}: the request was not received ({}); its connection is closed",
+          ctx.method(), ctx.path(), e.toString());
+      return;
+    } catch (Exception | Error e) {
+      LOG.error("REST {} {} failed", ctx.method(), ctx.path(), e);
+      r = Response.error(500, String.valueOf(e.getMessage()));
+    }
+    send(ctx, r);
+  }
+
+  private Response handle(Route route, Context ctx) throws Exception {
+    if (route.mutating() && security.readOnly()) {
+      return Response.error(403, ctx.method() + " " + ctx.path() + " is refused: the REST API"
+          + " is read-only");
+    }
+    String malformed = malformedEscape(ctx.queryString());
+    if (malformed != null) {
+      return Response.error(400, "malformed query string: " + malformed);
+    }
+    Map<String, List<String>> query;
+    try {
+      query = ctx.queryParamMap();
+    } catch (RuntimeException e) {
+      return Response.error(400, "malformed query string: " + e.getMessage());
+    }
+    for (String p : query.keySet()) {
+      if (!route.params().contains(p)) {
+        return Response.error(400, "unknown query parameter '" + p + "' of " + route.path()
+            + (route.params().isEmpty() ? " (it takes none)"
+                : " (accepted: " + String.join(", ", new TreeSet<>(route.params())) + ")"));
+      }
+    }
+    byte[] body = new byte[0];
+    if (!route.method().equals("GET")) {
+      Object tooLarge = readBody(ctx);
+      if (tooLarge instanceof Response resp) {
+        return resp;
+      }
+      body = (byte[]) tooLarge;
+    }
+    return route.handler().handle(new Request(ctx, body));
+  }
+
+  /** What is wrong with the percent-escapes of {@code rawQuery}, or null when nothing. */
+  static String malformedEscape(String rawQuery) {
+    if (rawQuery == null) {
+      return null;
+    }
+    for (int i = 0; i < rawQuery.length(); i++) {
+      if (rawQuery.charAt(i) == '%') {
+        if (i + 2 >= rawQuery.length()
+            || Character.digit(rawQuery.charAt(i + 1), 16) < 0
+            || Character.digit(rawQuery.charAt(i + 2), 16) < 0) {
+          String at = rawQuery.substring(i, Math.min(rawQuery.length(), i + 3));
+          return "bad percent-escape '" + at + "' at character " + (i + 1);
+        }
+      }
+    }
+    return null;
+  }
+
+  private static void send(Context ctx, Response r) {
+    ctx.status(r.status());
+    if (r.contentType() != null) {
+      ctx.contentType(r.contentType()); // Jetty spells it application/json;charset=utf-8
+    }
+    if (ctx.method() == io.javalin.http.HandlerType.HEAD) {
+      return;
+    }
+    try {
+      OutputStream out = ctx.outputStream();
+      r.body().writeTo(out);
+      out.flush();
+    } catch (IOException e) {
+      LOG.debug("REST {} {}: the client went away: {}", ctx.method(), ctx.path(),
+          e.getMessage());
+    }
   }
 
   /**
-   * A time limit on the current thread's reading of a request or writing of a response: when it
-   * passes before {@link #finish}, the thread is interrupted, which closes the connection (the
-   * server reads and writes an interruptible channel) and ends the blocked read or write with an
-   * exception.
+   * Reads the request body within {@link Limits#maxBodyBytes}: the bytes, or a 413 response
+   * (checked before reading when the request says its length).
    */
-  private static final class Deadline {
-    private final Thread thread = Thread.currentThread();
-    private ScheduledFuture<?> timer;
-    private boolean finished;
-    private boolean expired;
-
-    /** The deadline passed: interrupts the thread unless it finished. */
-    synchronized void expire() {
-      if (!finished) {
-        expired = true;
-        thread.interrupt();
+  private Object readBody(Context ctx) throws IOException {
+    long max = limits.maxBodyBytes();
+    long declared = ctx.req().getContentLengthLong();
+    String size;
+    if (declared > max) {
+      size = declared + " bytes";
+    } else {
+      byte[] body;
+      try (InputStream in = ctx.req().getInputStream()) {
+        body = in.readNBytes((int) Math.min(max + 1, Integer.MAX_VALUE - 8));
       }
-    }
-
-    /**
-     * Ends the deadline; no interrupt comes after this returns (one that came is the caller's
-     * to clear).
-     *
-     * @return false when the deadline had passed (the connection is being closed)
-     */
-    synchronized boolean finish() {
-      finished = true;
-      if (timer != null) {
-        timer.cancel(false);
+      if (body.length <= max) {
+        return body;
       }
-      return !expired;
+      size = "more than " + max + " bytes";
     }
+    LOG.warn("REST {} {}: request body too large ({}, limit {} bytes)", ctx.method(),
+        ctx.path(), size, max);
+    ctx.header("Connection", "close");
+    return Response.json(413, "request body too large (" + size + ", limit " + max
+        + " bytes)\n");
   }
 
-  /** A deadline of {@link Limits#ioTimeout} for the current thread; null once closed. */
-  private Deadline startDeadline() {
-    Deadline d = new Deadline();
-    synchronized (d) {
+  /** Errors Jetty answers itself (a malformed request line or URL, ...) as JSON. */
+  private static final class JsonErrors extends ErrorHandler {
+    @Override
+    public boolean handle(org.eclipse.jetty.server.Request request,
+        org.eclipse.jetty.server.Response response, Callback callback) {
+      int status = response.getStatus() >= 400 ? response.getStatus() : 500;
+      Object message = request.getAttribute(ERROR_MESSAGE);
+      response.getHeaders().put(HttpHeader.CONTENT_TYPE, JSON_TYPE);
+      response.write(true, errorBody(status, message == null ? null : message.toString()),
+          callback);
+      return true;
+    }
+
+    @Override
+    public ByteBuffer badMessageError(int status, String reason, HttpFields.Mutable fields) {
+      fields.put(HttpHeader.CONTENT_TYPE, JSON_TYPE);
+      return errorBody(status, reason);
+    }
+
+    private static ByteBuffer errorBody(int status, String reason) {
+      String text = reason == null || reason.isBlank()
+          ? org.eclipse.jetty.http.HttpStatus.getMessage(status) : reason;
+      if (status == 400) {
+        text = "malformed request: " + text;
+      }
       try {
-        d.timer = deadlines.schedule(d::expire, limits.ioTimeout().toMillis(),
-            TimeUnit.MILLISECONDS);
-      } catch (java.util.concurrent.RejectedExecutionException e) {
-        return null; // closed
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("Error", text);
+        return ByteBuffer.wrap((JSON.writeValueAsString(m) + "\n")
+            .getBytes(StandardCharsets.UTF_8));
+      } catch (JsonProcessingException e) {
+        throw new IllegalStateException(e);
       }
-    }
-    return d;
-  }
-
-  /** Runs one exchange of the server (read the request, call {@link #dispatch}). */
-  private void runExchange(Runnable exchange) {
-    Deadline deadline = startDeadline();
-    reading.set(deadline);
-    try {
-      exchange.run();
-    } finally {
-      reading.remove();
-      if (deadline != null && !deadline.finish()) {
-        LOG.warn("REST: a request did not arrive within {} ms; its connection was closed",
-            limits.ioTimeout().toMillis());
-      }
-      Thread.interrupted(); // the interrupt of an expired deadline is not the next task's
     }
   }
 
   /** The port listened on (after start). */
   public int port() {
-    return server.getAddress().getPort();
+    return app.port();
+  }
+
+  /** Whether the server speaks TLS. */
+  public boolean tls() {
+    return security.tlsEnabled();
   }
 
   /**
@@ -296,14 +599,12 @@ public final class RestServer implements NorthboundSource {
     synchronized (delivering) {
       // a PUT that was delivering has queued its transaction
     }
-    if (server != null) {
-      server.stop(0);
+    Javalin a;
+    synchronized (this) {
+      a = app;
     }
-    if (executor != null) {
-      executor.shutdownNow();
-    }
-    if (deadlines != null) {
-      deadlines.shutdownNow();
+    if (a != null) {
+      a.stop();
     }
   }
 
@@ -347,149 +648,35 @@ public final class RestServer implements NorthboundSource {
         : InetSocketAddress.createUnresolved(host, port);
   }
 
-  private void dispatch(HttpExchange ex) throws IOException {
-    Deadline writing = null;
-    try {
-      Response r;
-      Map<String, Handler> byMethod = routes.get(ex.getRequestURI().getPath());
-      if (byMethod == null) {
-        r = Response.text(404, "404 page not found\n");
-      } else {
-        Handler h = byMethod.get(ex.getRequestMethod().toUpperCase(Locale.ROOT));
-        if (h == null) {
-          ex.getResponseHeaders().set("Allow", String.join(", ", byMethod.keySet()));
-          r = new Response(405, null, new byte[0]);
-        } else {
-          r = readBody(ex);
-          if (r == null) {
-            try {
-              r = h.handle(ex);
-            } catch (Exception | Error e) {
-              LOG.error("REST {} {} failed", ex.getRequestMethod(), ex.getRequestURI(), e);
-              r = Response.json(500, Map.of("Error", String.valueOf(e.getMessage())));
-            }
-          }
-        }
-      }
-      // the request is read (or left unread, to be drained when the exchange closes): writing
-      // the response and closing get a deadline of their own, so that a client that does not
-      // take its response cannot hold the thread either
-      Deadline read = reading.get();
-      if (read != null && !read.finish()) {
-        throw new IOException("REST: the request did not arrive within "
-            + limits.ioTimeout().toMillis() + " ms");
-      }
-      writing = startDeadline();
-      if (r.contentType() != null) {
-        ex.getResponseHeaders().set("Content-Type", r.contentType());
-      }
-      boolean head = ex.getRequestMethod().equalsIgnoreCase("HEAD");
-      ex.sendResponseHeaders(r.status(), head || r.body().length == 0 ? -1 : r.body().length);
-      if (!head && r.body().length > 0) {
-        try (OutputStream out = ex.getResponseBody()) {
-          out.write(r.body());
-        }
-      }
-    } finally {
-      try {
-        ex.close();
-      } finally {
-        if (writing != null && !writing.finish()) {
-          LOG.warn("REST {} {}: the response was not taken within {} ms; the connection was"
-              + " closed", ex.getRequestMethod(), ex.getRequestURI().getPath(),
-              limits.ioTimeout().toMillis());
-        }
-      }
-    }
-  }
-
-  /**
-   * Reads the request body into memory (the handler then reads it from there) within the read
-   * deadline, and ends the deadline.
-   *
-   * @return null when read, else the response: 413 when it is larger than the limit (checked
-   *     before reading when the request says its length)
-   * @throws IOException when the deadline passed or the client went away: the connection is
-   *     closed, no response
-   */
-  private Response readBody(HttpExchange ex) throws IOException {
-    long max = limits.maxBodyBytes();
-    String declared = ex.getRequestHeaders().getFirst("Content-Length");
-    byte[] body = null;
-    if (declared == null || parseLength(declared) <= max) {
-      try (InputStream in = ex.getRequestBody()) {
-        body = in.readNBytes((int) Math.min(max + 1, Integer.MAX_VALUE - 8));
-      } catch (IOException e) {
-        Deadline d = reading.get();
-        if (d != null && !d.finish()) {
-          throw new IOException("REST: the request did not arrive within "
-              + limits.ioTimeout().toMillis() + " ms", e);
-        }
-        throw e;
-      }
-    }
-    if (body == null || body.length > max) {
-      // not read: closing the exchange drains what the client still sends, within the deadline
-      // that writing the response starts
-      String size = body == null ? declared + " bytes" : "more than " + max + " bytes";
-      LOG.warn("REST {} {}: request body too large ({}, limit {} bytes)", ex.getRequestMethod(),
-          ex.getRequestURI().getPath(), size, max);
-      ex.getResponseHeaders().set("Connection", "close");
-      return Response.json(413, "request body too large (" + size + ", limit " + max
-          + " bytes)\n");
-    }
-    Deadline d = reading.get();
-    if (d != null && !d.finish()) {
-      throw new IOException("REST: the request did not arrive within "
-          + limits.ioTimeout().toMillis() + " ms");
-    }
-    ex.setStreams(new java.io.ByteArrayInputStream(body), null);
-    return null;
-  }
-
-  private static long parseLength(String value) {
-    try {
-      return Long.parseLong(value.strip());
-    } catch (NumberFormatException e) {
-      return Long.MAX_VALUE; // the server rejects it before calling us
-    }
-  }
-
   private Response getConfiguration() {
     String yaml = ConfigFormat.toYaml(ConfigFormat.encode(models, northbound.desired()));
-    return new Response(200, YAML_TYPE, yaml.getBytes(StandardCharsets.UTF_8));
+    return Response.bytes(200, YAML_TYPE, yaml.getBytes(StandardCharsets.UTF_8));
   }
 
-  private Response putConfiguration(HttpExchange ex) throws IOException, InterruptedException {
+  private Response putConfiguration(Request req) throws InterruptedException {
+    boolean replace = booleanParameter(req.rawQuery(), "replace");
     String body;
-    try (InputStream in = ex.getRequestBody()) {
+    try {
       body = StandardCharsets.UTF_8.newDecoder()
           .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
           .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
-          .decode(java.nio.ByteBuffer.wrap(in.readAllBytes())).toString();
+          .decode(ByteBuffer.wrap(req.body())).toString();
     } catch (java.nio.charset.CharacterCodingException e) {
-      return error("can't unmarshall input yaml data into dynamically created config: the"
-          + " request body is not UTF-8 text");
+      return badConfiguration("can't unmarshall input yaml data into dynamically created config:"
+          + " the request body is not UTF-8 text");
     }
-    boolean replace;
-    try {
-      replace = booleanParameter(ex.getRequestURI().getRawQuery(), "replace");
-    } catch (IllegalArgumentException e) {
-      LOG.warn("REST PUT /configuration: {}", e.getMessage());
-      return Response.json(400, e.getMessage() + "\n");
-    }
-    String type = ex.getRequestHeaders().getFirst("Content-Type");
-    boolean json = type != null && type.toLowerCase(java.util.Locale.ROOT).contains("json");
+    String type = req.header("Content-Type");
+    boolean json = type != null && type.toLowerCase(Locale.ROOT).contains("json");
     Map<String, Object> values;
     try {
       // JSON is YAML too, except for tabs, which JSON allows between tokens and YAML does not
       ConfigDocument doc = json ? ConfigDocument.parseJson(body) : ConfigDocument.parseYaml(body);
       values = ConfigFormat.decodeYamlConfig(models, doc);
     } catch (ConfigDocument.SyntaxException e) {
-      return error("can't unmarshall input yaml data into dynamically created config: "
-          + e.getMessage() + (e.line() > 0 ? " (line " + e.line() + ")" : ""));
+      return badConfiguration("can't unmarshall input yaml data into dynamically created config: "
+          + shortened(e.getMessage()) + (e.line() > 0 ? " (line " + e.line() + ")" : ""));
     } catch (ConfigException e) {
-      return error("invalid configuration: " + e.getMessage()
+      return badConfiguration("invalid configuration: " + shortened(e.getMessage())
           + (e.line() > 0 ? " (line " + e.line() + ")" : ""));
     }
     CompletableFuture<Long> txn;
@@ -512,22 +699,38 @@ public final class RestServer implements NorthboundSource {
         if (mine.isEmpty()) {
           return done();
         }
-        return error(new TransactionException(te.seqNum(), mine).getMessage());
+        return failed(new TransactionException(te.seqNum(), mine).getMessage());
       }
-      return error(String.valueOf(e.getCause().getMessage()));
+      return failed(String.valueOf(e.getCause().getMessage()));
     } catch (TimeoutException e) {
-      return error("the transaction did not finish within " + TXN_WAIT.toSeconds() + " s");
+      return failed("the transaction did not finish within " + TXN_WAIT.toSeconds() + " s");
     }
     return done();
   }
 
+  /** Longest error message quoted from a parser: it never repeats megabytes of the body. */
+  static final int MAX_MESSAGE = 600;
+
+  /** {@code message}, cut at {@link #MAX_MESSAGE} characters. */
+  static String shortened(String message) {
+    String m = String.valueOf(message);
+    return m.length() <= MAX_MESSAGE ? m
+        : m.substring(0, MAX_MESSAGE) + "… (" + (m.length() - MAX_MESSAGE) + " more characters)";
+  }
+
   /** 200 with the empty JSON object: the transaction went through. */
   private static Response done() {
-    return new Response(200, JSON_TYPE, "{}\n".getBytes(StandardCharsets.UTF_8));
+    return Response.bytes(200, JSON_TYPE, "{}\n".getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** 400 {@code {"Error": ...}}: the body cannot be applied as it is. */
+  private static Response badConfiguration(String message) {
+    LOG.warn("REST PUT /configuration: {}", message);
+    return Response.error(400, message);
   }
 
   /** 500 with a JSON string body, as vpp-agent's {@code /configuration} errors. */
-  private static Response error(String message) {
+  private static Response failed(String message) {
     LOG.warn("REST PUT /configuration: {}", message);
     return Response.json(500, message + "\n");
   }
@@ -537,7 +740,7 @@ public final class RestServer implements NorthboundSource {
    * {@code 1} is true; {@code false} or {@code 0} is false (case ignored). Given more than once,
    * every occurrence must say the same.
    *
-   * @throws IllegalArgumentException naming the parameter, the value and the accepted values
+   * @throws BadRequest naming the parameter, the value and the accepted values
    */
   static boolean booleanParameter(String rawQuery, String name) {
     Boolean result = null;
@@ -553,12 +756,12 @@ public final class RestServer implements NorthboundSource {
       boolean b = switch (value.toLowerCase(Locale.ROOT)) {
         case "", "true", "1" -> true;
         case "false", "0" -> false;
-        default -> throw new IllegalArgumentException("bad value '" + value + "' of query"
+        default -> throw new BadRequest("bad value '" + value + "' of query"
             + " parameter '" + name + "': accepted are '" + name + "', '" + name + "=true' or '"
             + name + "=1' (yes) and '" + name + "=false' or '" + name + "=0' (no)");
       };
       if (result != null && result != b) {
-        throw new IllegalArgumentException("query parameter '" + name + "' is given twice,"
+        throw new BadRequest("query parameter '" + name + "' is given twice,"
             + " with different values");
       }
       result = b;

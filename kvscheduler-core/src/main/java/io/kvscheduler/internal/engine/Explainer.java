@@ -1,6 +1,10 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.Explanation;
+import io.kvscheduler.api.InvalidValueException;
+import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.api.ValueState;
 import io.kvscheduler.internal.graph.Graph;
 import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
@@ -33,6 +37,81 @@ final class Explainer {
     }
     walk(g, n, 0, new LinkedHashSet<>(), out);
     return out;
+  }
+
+  /** The explanation of {@code key} as a tree of causes. */
+  static Explanation tree(Graph g, String key) {
+    Node n = g.get(key);
+    if (n == null || n.value == null) {
+      return Explanation.of(key, n == null ? ValueState.NONEXISTENT : n.state,
+          Explanation.Reason.UNKNOWN_KEY);
+    }
+    return node(g, n, new LinkedHashSet<>());
+  }
+
+  private static Explanation node(Graph g, Node n, LinkedHashSet<String> path) {
+    if (path.contains(n.key)) {
+      List<String> cycle = new ArrayList<>();
+      boolean in = false;
+      for (String p : path) {
+        in |= p.equals(n.key);
+        if (in) {
+          cycle.add(p);
+        }
+      }
+      cycle.add(n.key);
+      return new Explanation(n.key, n.state, Explanation.Reason.CYCLE, "", List.of(), List.of(),
+          "", TxnOperation.UNDEFINED, cycle, List.of());
+    }
+    path.add(n.key);
+    try {
+      String error = OpRecord.msg(n.error);
+      return switch (n.state) {
+        case PENDING -> {
+          List<Explanation> causes = new ArrayList<>();
+          for (Dependency d : n.deps()) {
+            if (g.anyTarget(d, Node::isAvailable)) {
+              continue;
+            }
+            List<Node> targets = g.targetsOf(d);
+            if (targets.isEmpty()) {
+              causes.add(d.isAnyOf()
+                  ? new Explanation("", ValueState.NONEXISTENT,
+                      Explanation.Reason.NO_MATCHING_KEY, d.label(), d.keyPrefixes(), List.of(),
+                      "", TxnOperation.UNDEFINED, List.of(), List.of())
+                  : Explanation.of(d.key(), ValueState.NONEXISTENT,
+                      Explanation.Reason.MISSING_DEPENDENCY).via(d.label()));
+              continue;
+            }
+            for (Node t : targets) {
+              causes.add(node(g, t, path).via(d.label()));
+            }
+          }
+          yield new Explanation(n.key, n.state, Explanation.Reason.WAITING, "", List.of(),
+              List.of(), "", TxnOperation.UNDEFINED, List.of(), causes);
+        }
+        case INVALID -> new Explanation(n.key, n.state, Explanation.Reason.INVALID, "",
+            List.of(), invalidFields(n.error), error, TxnOperation.UNDEFINED, List.of(),
+            List.of());
+        case FAILED, RETRYING -> new Explanation(n.key, n.state, Explanation.Reason.FAILED, "",
+            List.of(), List.of(), error, n.errorOp, List.of(), List.of());
+        case UNIMPLEMENTED -> Explanation.of(n.key, n.state, Explanation.Reason.UNIMPLEMENTED);
+        case MISSING -> Explanation.of(n.key, n.state, Explanation.Reason.MISSING);
+        default -> Explanation.of(n.key, n.state, Explanation.Reason.APPLIED);
+      };
+    } finally {
+      path.remove(n.key);
+    }
+  }
+
+  /** The fields an {@link InvalidValueException} in {@code t}'s causes names, else none. */
+  private static List<String> invalidFields(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof InvalidValueException iv) {
+        return iv.invalidFields();
+      }
+    }
+    return List.of();
   }
 
   private static void walk(Graph g, Node n, int depth, LinkedHashSet<String> path,

@@ -535,6 +535,11 @@ public final class SchedulerImpl implements KVScheduler {
   }
 
   @Override
+  public int queueLength() {
+    return queue.size();
+  }
+
+  @Override
   public void transactionBarrier() {
     if (inCallback()) {
       return;
@@ -704,6 +709,16 @@ public final class SchedulerImpl implements KVScheduler {
       return List.of();
     }
     return onEngine("explain", () -> Explainer.explain(graph, key));
+  }
+
+  @Override
+  public io.kvscheduler.api.Explanation explanation(String key) {
+    java.util.Objects.requireNonNull(key, "key");
+    if (closed.get()) {
+      return io.kvscheduler.api.Explanation.of(key, io.kvscheduler.api.ValueState.NONEXISTENT,
+          io.kvscheduler.api.Explanation.Reason.UNKNOWN_KEY);
+    }
+    return onEngine("explain", () -> Explainer.tree(graph, key));
   }
 
   /** How long {@link #close()} waits for the transaction being processed before interrupting it. */

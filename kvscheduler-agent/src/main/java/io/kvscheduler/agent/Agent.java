@@ -1,6 +1,8 @@
 package io.kvscheduler.agent;
 
 import io.kvscheduler.agent.internal.AgentMetrics;
+import io.kvscheduler.agent.internal.LogTail;
+import io.kvscheduler.agent.internal.StatusEvents;
 import io.kvscheduler.agent.internal.NorthboundSource;
 import io.kvscheduler.agent.internal.Orchestrator;
 import io.kvscheduler.agent.internal.PluginOrder;
@@ -27,12 +29,18 @@ import org.slf4j.LoggerFactory;
  */
 public final class Agent implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Agent.class);
+  /** Lines of the recent log kept in memory. */
+  static final int LOG_TAIL_LINES = 2000;
 
   private final AgentConfig config;
   private final KVScheduler kvs;
   private final ModelRegistry models = new ModelRegistry();
   private final Orchestrator orchestrator;
   private final AgentMetrics metrics;
+  /** The recent log, for bug reports ({@code GET /info/log}). */
+  private final LogTail logTail = new LogTail(LOG_TAIL_LINES);
+  /** Status changes for the web page's live view. */
+  private final StatusEvents statusEvents;
   /** The orchestrator, counted by the metrics: what the sources and plugins deliver to. */
   private final Northbound northbound;
   private final List<AgentPlugin> plugins;
@@ -53,6 +61,8 @@ public final class Agent implements AutoCloseable {
     this.metrics = new AgentMetrics(kvs, java.time.Clock.systemUTC());
     this.northbound = metrics.northbound(orchestrator);
     this.plugins = PluginOrder.order(plugins);
+    this.statusEvents = new StatusEvents(kvs, java.time.Duration.ofMillis(100));
+    logTail.attach();
   }
 
   /** Starts an agent with the plugins found by ServiceLoader. */
@@ -144,6 +154,16 @@ public final class Agent implements AutoCloseable {
     return metrics;
   }
 
+  /** The recent log. */
+  LogTail logTail() {
+    return logTail;
+  }
+
+  /** Status changes, for live clients. */
+  StatusEvents statusEvents() {
+    return statusEvents;
+  }
+
   /** Names of the plugins, in initialisation order. */
   public List<String> pluginNames() {
     return plugins.stream().map(AgentPlugin::name).toList();
@@ -182,7 +202,9 @@ public final class Agent implements AutoCloseable {
         LOG.error("closing plugin {} failed", initialised.get(i).name(), e);
       }
     }
+    statusEvents.close();
     kvs.close();
     LOG.info("agent '{}' stopped", config.label());
+    logTail.detach();
   }
 }

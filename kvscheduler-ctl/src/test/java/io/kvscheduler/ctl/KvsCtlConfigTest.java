@@ -171,6 +171,39 @@ class KvsCtlConfigTest {
   }
 
   @Test
+  void tokenFromFileOrEnvironmentAndRefusalsAreExitCode4() throws Exception {
+    agent = RunningAgent.start(new io.kvscheduler.agent.RestSecurity("s3cret", null, false, null,
+        null));
+    var none = agent.ctl("status");
+    assertThat(none.exit()).isEqualTo(4);
+    assertThat(none.err()).contains("refused").contains("--token-file FILE or KVS_REST_TOKEN");
+
+    var wrong = agent.ctl(Map.of("KVS_REST_TOKEN", "guess"), "status");
+    assertThat(wrong.exit()).isEqualTo(4);
+    assertThat(wrong.err()).contains("the token was not accepted");
+
+    var env = agent.ctl(Map.of("KVS_REST_TOKEN", "s3cret"), "config", "put",
+        file("c.yaml", CONFIG).toString());
+    assertThat(env.exit()).as(env.err()).isZero();
+    Path tokenFile = file("token", "s3cret\n");
+    var fromFile = agent.ctl(Map.of("KVS_REST_TOKEN", "guess"), "--token-file",
+        tokenFile.toString(), "status", TAP5);
+    assertThat(fromFile.exit()).as(fromFile.err()).isZero();
+    assertThat(fromFile.out()).contains(TAP5).contains("CONFIGURED");
+  }
+
+  @Test
+  void readOnlyAgentRefusesAPutWithExitCode4() throws Exception {
+    agent = RunningAgent.start(new io.kvscheduler.agent.RestSecurity(null, null, true, null,
+        null));
+    var r = agent.ctl("config", "put", file("c.yaml", CONFIG).toString());
+    assertThat(r.exit()).isEqualTo(4);
+    assertThat(r.err()).contains("403").contains("read-only");
+    assertThat(agent.agent.scheduler().valueStatus(TAP5).state())
+        .isEqualTo(ValueState.NONEXISTENT);
+  }
+
+  @Test
   void completionScriptIsGeneratedForEveryCommand() {
     var r = RunningAgent.run(Map.of(), "completion");
     assertThat(r.exit()).isZero();

@@ -25,13 +25,19 @@ final class RunningAgent implements AutoCloseable {
 
   /** An agent with REST only. */
   static RunningAgent start() throws Exception {
-    return start(null);
+    return start((Path) null);
   }
 
   /** An agent with REST and, when not null, the file northbound on {@code configDir}. */
   static RunningAgent start(Path configDir) throws Exception {
     return new RunningAgent(Agent.start(new AgentConfig("vpp1", configDir, "127.0.0.1:0",
         List.of(), false, false)));
+  }
+
+  /** An agent with REST only, with {@code security}. */
+  static RunningAgent start(io.kvscheduler.agent.RestSecurity security) throws Exception {
+    return new RunningAgent(Agent.start(new AgentConfig("vpp1", null, "127.0.0.1:0",
+        List.of(), false, false).withRestSecurity(security)));
   }
 
   /** What one kvsctl run printed and returned. */

@@ -42,6 +42,10 @@ import java.util.Random;
  *       in one table per kind of value ({@link MockModel.Southbound}: each descriptor's Retrieve
  *       lists its own table, origin resolved by correlation): nothing may be executed. Reports
  *       {@code seconds} of the resync commit.
+ *   <li><b>W7</b> – W2's one-value transactions on the W1 graph, first alone, then while a client
+ *       fetches {@code GET /scheduler/status} (every value) from the agent's REST server in a loop
+ *       ({@link RestReaderBench}). Reports {@code mean_us} (with the reader), {@code
+ *       mean_us_no_reader} and the reader's mean response time {@code status_ms}.
  * </ul>
  *
  * <p>For W1 and W3, {@code --warmup W} (default 0) runs the workload W times unmeasured, each on
@@ -96,7 +100,7 @@ public final class ScaleHarness {
   }
 
   static String usage() {
-    return "usage: kvs-bench W1|W2|W3 --n N[,N...] [--repeat R] [--txns T] [--warmup W] [--seed S]"
+    return "usage: kvs-bench W1|W2|W3|W7 --n N[,N...] [--repeat R] [--txns T] [--warmup W] [--seed S]"
         + " [--populate single|split]";
   }
 
@@ -105,7 +109,7 @@ public final class ScaleHarness {
       throw new IllegalArgumentException("missing workload");
     }
     String workload = args[0].toUpperCase(Locale.ROOT);
-    if (!List.of("W1", "W2", "W3").contains(workload)) {
+    if (!List.of("W1", "W2", "W3", "W7").contains(workload)) {
       throw new IllegalArgumentException("unknown workload " + args[0]);
     }
     List<Integer> sizes = new ArrayList<>();
@@ -143,9 +147,10 @@ public final class ScaleHarness {
     if (sizes.isEmpty()) {
       throw new IllegalArgumentException("--n is required");
     }
-    boolean w2 = workload.equals("W2");
+    boolean w2 = workload.equals("W2") || workload.equals("W7");
     if (warmup < 0) {
-      warmup = w2 ? DEFAULT_W2_WARMUP : 0;
+      warmup = workload.equals("W7") ? RestReaderBench.DEFAULT_WARMUP
+          : w2 ? DEFAULT_W2_WARMUP : 0;
     }
     for (int n : sizes) {
       if (!w2) {
@@ -163,6 +168,7 @@ public final class ScaleHarness {
               case "W1" -> w1(n);
               case "W2" -> w2(n, txns, warmup, seed, splitPopulate);
               case "W3" -> w3(n);
+              case "W7" -> RestReaderBench.run(n, txns, warmup, seed);
               default -> throw new IllegalArgumentException("unknown workload " + args[0]);
             };
         Map<String, Object> line = new LinkedHashMap<>();
@@ -337,7 +343,7 @@ public final class ScaleHarness {
     return out;
   }
 
-  private static long toggle(KVScheduler kvs, Random rnd, boolean[] enabled) {
+  static long toggle(KVScheduler kvs, Random rnd, boolean[] enabled) {
     int i = rnd.nextInt(enabled.length);
     enabled[i] = !enabled[i];
     return kvs.startNBTransaction()

@@ -52,6 +52,7 @@ public final class Agent implements AutoCloseable {
     this.config = config;
     var builder = KVScheduler.builder()
         .printTxnSummary(config.printTxnSummary())
+        .txnLogMaxItems(config.txnLogMaxOps())
         .threadName("kvs-engine");
     if (config.operationTimeout() != null) {
       builder.operationTimeout(config.operationTimeout());

@@ -513,11 +513,15 @@ class SchedulerRestTest {
     assertThat(early.get("nodes").size()).isLessThan(g.get("nodes").size());
 
     HttpResponse<String> svg = get("/scheduler/graph");
+    HttpResponse<String> laidOut = get("/scheduler/graph?format=dot");
     if (svg.statusCode() == 200) {
       assertThat(svg.headers().firstValue("Content-Type").orElse("")).startsWith("image/svg+xml");
-      assertThat(svg.body()).contains("<svg");
+      assertThat(svg.body()).contains("<svg", BD1_GONE);
+      assertThat(laidOut.statusCode()).isEqualTo(200);
+      assertThat(laidOut.body()).startsWith("digraph kvscheduler {").contains("pos=\"");
     } else {
       error(svg, 501, "graphviz", "format=raw");
+      error(laidOut, 501, "graphviz");
     }
     error(get("/scheduler/graph?format=png"), 400, "'format'");
     error(get("/scheduler/graph?txn=x"), 400, "'txn'");

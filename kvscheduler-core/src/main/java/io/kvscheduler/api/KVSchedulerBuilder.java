@@ -56,6 +56,21 @@ public final class KVSchedulerBuilder {
     return this;
   }
 
+  /**
+   * Values and operations listed per transaction in the transaction log, at most: a longer list
+   * ends with {@code … and M more (see /scheduler/txn-history?seq-num=N)}, the whole of it
+   * staying in the transaction history. Default: 0, every one.
+   *
+   * @throws IllegalArgumentException if {@code max} is negative
+   */
+  public KVSchedulerBuilder txnLogMaxItems(int max) {
+    if (max < 0) {
+      throw new IllegalArgumentException("txnLogMaxItems must not be negative, got " + max);
+    }
+    cfg.txnLogMaxItems = max;
+    return this;
+  }
+
   /** Text of a value in the transaction log. Default: {@code String.valueOf}. */
   public KVSchedulerBuilder valueFormatter(Function<Object, String> formatter) {
     cfg.valueFormatter = Objects.requireNonNull(formatter, "formatter");

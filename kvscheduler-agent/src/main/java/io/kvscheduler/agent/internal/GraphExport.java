@@ -244,7 +244,13 @@ final class GraphExport {
    */
   static byte[] render(String source, String format) throws NoGraphviz, IOException,
       InterruptedException {
-    Path dot = findDot();
+    return render(source, format, System.getenv("PATH"));
+  }
+
+  /** Like {@link #render(String, String)}, looking for {@code dot} in {@code searchPath}. */
+  static byte[] render(String source, String format, String searchPath) throws NoGraphviz,
+      IOException, InterruptedException {
+    Path dot = findDot(searchPath);
     if (dot == null) {
       throw new NoGraphviz();
     }
@@ -282,8 +288,7 @@ final class GraphExport {
     return t;
   }
 
-  private static Path findDot() {
-    String path = System.getenv("PATH");
+  private static Path findDot(String path) {
     if (path == null) {
       return null;
     }

@@ -75,7 +75,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Client mistakes get 400 {@code {"Error": "..."}}: a query parameter the endpoint does not
  * know, a bad value, a malformed URL. Limits are Jetty's own settings: up to {@link
- * Limits#threads} requests are served at once (more wait in a bounded queue), a connection idle
+ * Limits#threads} requests are served at once (more wait for a thread), a connection idle
  * for {@link Limits#ioTimeout} or sending its request slower than {@link #MIN_DATA_RATE} bytes per
  * second is closed, and a body larger than {@link Limits#maxBodyBytes} gets 413 without being
  * read. {@link RestSecurity} adds a bearer token (401 without it), a read-only mode (403 for every
@@ -111,14 +111,15 @@ public final class RestServer implements NorthboundSource {
    * How much the server serves at once and how long and how large a request may be.
    *
    * @param threads requests served at the same time (each waits for its transaction)
-   * @param queue requests waiting for a thread
+   * @param queue connections waiting to be accepted (the listen backlog); requests that arrive
+   *     while every thread is busy wait in Jetty's queue until one is free
    * @param ioTimeout how long a connection may stay idle: a request whose bytes stop arriving, or
    *     whose response is not taken, for this long has its connection closed
    * @param maxBodyBytes largest request body; a larger one gets 413
    */
   public record Limits(int threads, int queue, Duration ioTimeout, long maxBodyBytes) {
     /**
-     * 32 threads, 256 waiting, 60 s idle at most, bodies up to {@link
+     * 32 threads, a backlog of 256, 60 s idle at most, bodies up to {@link
      * ConfigDocument#MAX_CODE_POINTS} bytes (256 MiB).
      */
     public static final Limits DEFAULT =

@@ -9,6 +9,7 @@ import io.kvscheduler.api.ValueOrigin;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.time.temporal.ChronoUnit;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Optional;
@@ -18,8 +19,9 @@ import java.util.Optional;
  * the answer of {@code GET /scheduler/txn-history?format=text}.
  */
 final class TxnText {
-  private static final DateTimeFormatter GO_TIME =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS xx zzz");
+  private static final DateTimeFormatter SECONDS =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
+  private static final DateTimeFormatter ZONE = DateTimeFormatter.ofPattern("xx zzz");
 
   private final ZoneId zone;
 
@@ -150,10 +152,12 @@ final class TxnText {
     return v.map(o -> "{ " + o + " }").orElse("<NIL>");
   }
 
+  /** Go's {@code time.String()} of {@code t} rounded to the millisecond (zeros trimmed). */
   private String goTime(Instant t) {
-    long millis = (t.toEpochMilli() * 1_000_000L + 500_000L < 0) ? t.toEpochMilli()
-        : Math.round(t.getEpochSecond() * 1000.0 + t.getNano() / 1e6);
-    return GO_TIME.format(Instant.ofEpochMilli(millis).atZone(zone));
+    java.time.ZonedDateTime z = t.plusNanos(500_000).truncatedTo(ChronoUnit.MILLIS).atZone(zone);
+    String millis = z.getNano() == 0 ? ""
+        : ("." + String.format("%03d", z.getNano() / 1_000_000)).replaceAll("0+$", "");
+    return SECONDS.format(z) + millis + " " + ZONE.format(z);
   }
 
   private static long roundToMillis(long nanos) {

@@ -23,7 +23,8 @@ public record SchedulerConfig(
     boolean verify,
     Duration downstreamResyncPeriod,
     Duration downstreamResyncJitter,
-    Duration operationTimeout) {
+    Duration operationTimeout,
+    int txnLogMaxItems) {
 
   /** Builder-side mutable settings. */
   public static final class Mutable {
@@ -44,12 +45,14 @@ public record SchedulerConfig(
     public Duration downstreamResyncJitter = Duration.ZERO;
     /** Default limit of a southbound call; null = none. */
     public Duration operationTimeout;
+    /** Values and operations printed per transaction in the log, at most; 0 = all. */
+    public int txnLogMaxItems;
 
     public SchedulerConfig freeze() {
       return new SchedulerConfig(clock, delayScheduler, statusExecutor, queueCapacity, simulation,
           printTxnSummary, valueFormatter, recordHistory, historyAgeLimit,
           permanentHistoryPeriod, historyMaxRecords, threadName, verify, downstreamResyncPeriod,
-          downstreamResyncJitter, operationTimeout);
+          downstreamResyncJitter, operationTimeout, txnLogMaxItems);
     }
   }
 }

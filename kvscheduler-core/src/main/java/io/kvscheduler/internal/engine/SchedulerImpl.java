@@ -96,7 +96,7 @@ public final class SchedulerImpl implements KVScheduler {
         c.queueCapacity(), c.simulation(), c.printTxnSummary(), c.valueFormatter(),
         c.recordHistory(), c.historyAgeLimit(), c.permanentHistoryPeriod(),
         c.historyMaxRecords(), c.threadName(), c.verify(), c.downstreamResyncPeriod(),
-        c.downstreamResyncJitter(), c.operationTimeout());
+        c.downstreamResyncJitter(), c.operationTimeout(), c.txnLogMaxItems());
     this.cfg = c;
     this.sbCalls = new SbCalls(c.threadName());
     owned.add(sbCalls);

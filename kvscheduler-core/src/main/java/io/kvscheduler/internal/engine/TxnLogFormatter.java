@@ -66,6 +66,21 @@ public final class TxnLogFormatter {
 
   /** The block printed when processing of {@code txn} starts (before execution). */
   public static String preRecord(RecordedTxn txn, Function<Object, String> valueText) {
+    return preRecord(txn, valueText, 0);
+  }
+
+  /** The line that ends a list cut at {@code shown} items of {@code total}. */
+  static String more(int total, int shown, long seq) {
+    return "… and " + (total - shown) + " more (see /scheduler/txn-history?seq-num=" + seq
+        + ")\n";
+  }
+
+  /**
+   * Like {@link #preRecord(RecordedTxn, Function)}, listing at most {@code maxItems} values (0:
+   * all), then how many more there are and where to see them.
+   */
+  public static String preRecord(RecordedTxn txn, Function<Object, String> valueText,
+      int maxItems) {
     StringBuilder sb = new StringBuilder();
     String rule = "+" + "=".repeat(WIDTH - 2) + "+\n";
     sb.append(rule).append(titleLine(txn, headerInfo(txn))).append(rule);
@@ -85,23 +100,42 @@ public final class TxnLogFormatter {
       boolean resync = nb && txn.resyncType() != ResyncType.NOT_RESYNC;
       // As in Go, "NONE" depends on the full list even if every entry is filtered out below.
       sb.append(I2).append(txn.values().isEmpty() ? "- values: NONE\n" : "- values:\n");
+      int shown = 0;
+      int listed = 0;
       for (RecordedTxn.RecordedValue kv : txn.values()) {
         if (resync && kv.origin() == ValueOrigin.FROM_SB) {
           continue;
         }
+        listed++;
+        if (maxItems > 0 && shown == maxItems) {
+          continue;
+        }
+        shown++;
         sb.append(I3).append("- key: ").append(kv.key()).append('\n');
         sb.append(I3).append("  val: ").append(value(kv.value(), valueText)).append('\n');
+      }
+      if (listed > shown) {
+        sb.append(I3).append(more(listed, shown, txn.seqNum()));
       }
     }
     if (txn.withSimulation()) {
       sb.append(I1).append("* planned operations:\n");
-      appendOps(sb, txn.planned(), valueText);
+      appendOps(sb, txn.planned(), valueText, maxItems, txn.seqNum());
     }
     return sb.toString();
   }
 
   /** The block printed when execution of {@code txn} has ended. */
   public static String finalRecord(RecordedTxn txn, Function<Object, String> valueText) {
+    return finalRecord(txn, valueText, 0);
+  }
+
+  /**
+   * Like {@link #finalRecord(RecordedTxn, Function)}, listing at most {@code maxItems} operations
+   * (0: all), then how many more there are and where to see them.
+   */
+  public static String finalRecord(RecordedTxn txn, Function<Object, String> valueText,
+      int maxItems) {
     StringBuilder sb = new StringBuilder();
     sb.append('o').append("-".repeat(WIDTH - 2)).append("o\n");
     if (txn.executed().isEmpty()) {
@@ -116,7 +150,7 @@ public final class TxnLogFormatter {
           .append(goDuration(round(elapsedNanos(txn), MILLI)))
           .append("):\n");
     }
-    appendOps(sb, txn.executed(), valueText);
+    appendOps(sb, txn.executed(), valueText, maxItems, txn.seqNum());
     String rule = "x" + "-".repeat(WIDTH - 2) + "x\n";
     String took = "took " + goDuration(round(elapsedNanos(txn), 100 * MICRO));
     sb.append(rule).append(titleLine(txn, took)).append(rule);
@@ -126,12 +160,22 @@ public final class TxnLogFormatter {
   /** Renders a numbered operation list at the operation indent ({@code <NONE>} when empty). */
   static void appendOps(
       StringBuilder sb, List<RecordedTxnOp> ops, Function<Object, String> valueText) {
+    appendOps(sb, ops, valueText, 0, 0);
+  }
+
+  /** Like {@link #appendOps(StringBuilder, List, Function)}, at most {@code maxItems} (0: all). */
+  static void appendOps(StringBuilder sb, List<RecordedTxnOp> ops,
+      Function<Object, String> valueText, int maxItems, long seq) {
     if (ops.isEmpty()) {
       sb.append(I2).append("<NONE>\n");
       return;
     }
     int n = 0;
     for (RecordedTxnOp op : ops) {
+      if (maxItems > 0 && n == maxItems) {
+        sb.append(I2).append(more(ops.size(), n, seq));
+        break;
+      }
       n++;
       List<String> flags = op.displayFlags();
       sb.append(I2).append(n).append(". ").append(op.operation().name());

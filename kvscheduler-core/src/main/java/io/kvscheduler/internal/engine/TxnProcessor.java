@@ -339,7 +339,8 @@ final class TxnProcessor {
     }
     if (cfg.printTxnSummary() && TXN_LOG.isInfoEnabled()) {
       RecordedTxn pre = record(job, start, start, planned, List.of()).toApi();
-      TXN_LOG.info("\n{}", TxnLogFormatter.preRecord(pre, cfg.valueFormatter()));
+      TXN_LOG.info("\n{}", TxnLogFormatter.preRecord(pre, cfg.valueFormatter(),
+          cfg.txnLogMaxItems()));
     }
 
     TxnContext tx = context(job, false);
@@ -367,7 +368,8 @@ final class TxnProcessor {
     TxnRecord rec = record(job, start, cfg.clock().instant(), planned, executed);
     history.addRecord(rec);
     if (cfg.printTxnSummary() && TXN_LOG.isInfoEnabled()) {
-      TXN_LOG.info("\n{}", TxnLogFormatter.finalRecord(rec.toApi(), cfg.valueFormatter()));
+      TXN_LOG.info("\n{}", TxnLogFormatter.finalRecord(rec.toApi(), cfg.valueFormatter(),
+          cfg.txnLogMaxItems()));
     }
     postProcess(job, tx, executed, touched, future);
   }

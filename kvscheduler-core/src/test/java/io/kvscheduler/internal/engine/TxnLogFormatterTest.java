@@ -127,6 +127,32 @@ class TxnLogFormatterTest {
   // ---------------------------------------------------------------- tests
 
   @Test
+  void longListsAreCutAtTheLimitWithACountAndWhereToSeeTheRest() {
+    RecordedTxn t = dataChangeTxn();
+    String fin = TxnLogFormatter.finalRecord(t, TEXT, 2);
+    assertThat(fin).contains("""
+              1. CREATE:
+                  - key: /prefixA/base-value1
+        """).contains("""
+              2. CREATE [DERIVED]:
+                  - key: /prefixA/base-value1/item2
+                  - value: { value:"item2" }\s
+              … and 6 more (see /scheduler/txn-history?seq-num=0)
+        x""").doesNotContain("3. CREATE");
+    String pre = TxnLogFormatter.preRecord(t, TEXT, 2);
+    assertThat(pre).contains("""
+                  - key: /prefixB/base-value2
+                    val: { items:"item1" items:"item2" }
+                  … and 1 more (see /scheduler/txn-history?seq-num=0)
+          * planned operations:
+        """).doesNotContain("/prefixC/base-value3\n    ").contains("… and 6 more");
+    // at or under the limit, and with no limit: everything
+    assertThat(TxnLogFormatter.finalRecord(t, TEXT, 8)).isEqualTo(
+        TxnLogFormatter.finalRecord(t, TEXT));
+    assertThat(TxnLogFormatter.finalRecord(t, TEXT, 0)).doesNotContain("more (see");
+  }
+
+  @Test
   void preRecordOfSimulatedNbTransactionListsValuesAndPlannedOperations() {
     String expected = PLUS_RULE
         + "| #0 - NBTransaction                                                                    "

@@ -35,7 +35,16 @@ import java.util.Set;
  *   <tr><td>rest-tls-cert, rest-tls-key</td><td>--rest-tls-cert, --rest-tls-key</td><td></td>
  *       <td>none (plain HTTP)</td></tr>
  *   <tr><td>txn-log-max-ops</td><td>--txn-log-max-ops</td><td></td><td>50 (0: no limit)</td></tr>
+ *   <tr><td>etcd-config (a file), etcd (a mapping)</td><td>--etcd-config</td><td>ETCD_CONFIG</td>
+ *       <td>{@link EtcdSettings#defaults()}</td></tr>
  * </table>
+ *
+ * <p>The etcd connection settings (TLS, authentication, timeouts, lease TTL) are written as in
+ * vpp-agent's {@code etcd.conf} (keys in the README). Naming an etcd configuration file
+ * turns the etcd northbound on, at {@code 127.0.0.1:2379} if no source names endpoints, as
+ * vpp-agent does. Order, later winning: the settings file's {@code etcd-config} file, its {@code
+ * etcd} mapping, its {@code etcd-endpoints}; {@code ETCD_CONFIG}; {@code ETCD_ENDPOINTS}; {@code
+ * --etcd-config}; {@code --etcd}.
  *
  * @param label microservice label: the etcd prefix is {@code /vnf-agent/<label>/}
  * @param configDir directory of the file northbound, or null
@@ -46,19 +55,22 @@ import java.util.Set;
  * @param operationTimeout limit of one southbound call of the plugins' descriptors (see {@code
  *     KVSchedulerBuilder.operationTimeout}), or null for none; written {@code 500ms}, {@code 5s},
  *     {@code 1m} or as an ISO-8601 duration ({@code PT5S})
+ * @param etcd how to connect to etcd (TLS, authentication, timeouts, lease TTL); null means
+ *     {@link EtcdSettings#defaults()}
  * @param restSecurity bearer token, read-only mode and TLS of the REST API
  * @param txnLogMaxOps operations printed per transaction in the transaction log, at most (the
  *     rest are counted and found in {@code /scheduler/txn-history}); 0 prints them all
  */
 public record AgentConfig(String label, Path configDir, String restAddress,
     List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
-    Duration operationTimeout, RestSecurity restSecurity, int txnLogMaxOps) {
+    Duration operationTimeout, EtcdSettings etcd, RestSecurity restSecurity, int txnLogMaxOps) {
 
   /** Operations printed per transaction by default. */
   public static final int DEFAULT_TXN_LOG_MAX_OPS = 50;
 
   public AgentConfig {
     etcdEndpoints = List.copyOf(etcdEndpoints);
+    etcd = etcd != null ? etcd : EtcdSettings.defaults();
     java.util.Objects.requireNonNull(restSecurity, "restSecurity");
     if (txnLogMaxOps < 0) {
       throw new IllegalArgumentException("txn-log-max-ops must not be negative, got "
@@ -69,21 +81,30 @@ public record AgentConfig(String label, Path configDir, String restAddress,
   /** Settings with the default REST security and transaction log. */
   public AgentConfig(String label, Path configDir, String restAddress,
       List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
+      Duration operationTimeout, EtcdSettings etcd) {
+    this(label, configDir, restAddress, etcdEndpoints, statusPublishing, printTxnSummary,
+        operationTimeout, etcd, RestSecurity.NONE, DEFAULT_TXN_LOG_MAX_OPS);
+  }
+
+  /** Settings with the default etcd connection settings, REST security and transaction log. */
+  public AgentConfig(String label, Path configDir, String restAddress,
+      List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
       Duration operationTimeout) {
     this(label, configDir, restAddress, etcdEndpoints, statusPublishing, printTxnSummary,
-        operationTimeout, RestSecurity.NONE, DEFAULT_TXN_LOG_MAX_OPS);
+        operationTimeout, (EtcdSettings) null);
   }
 
   /** The same settings with other REST security. */
   public AgentConfig withRestSecurity(RestSecurity security) {
     return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
-        printTxnSummary, operationTimeout, security, txnLogMaxOps);
+        printTxnSummary, operationTimeout, etcd, security, txnLogMaxOps);
   }
 
   /** Settings without an operation timeout. */
   public AgentConfig(String label, Path configDir, String restAddress,
       List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary) {
-    this(label, configDir, restAddress, etcdEndpoints, statusPublishing, printTxnSummary, null);
+    this(label, configDir, restAddress, etcdEndpoints, statusPublishing, printTxnSummary, null,
+        null);
   }
 
   /** The defaults: label vpp1, REST on 127.0.0.1:9191, no file or etcd northbound. */
@@ -93,7 +114,8 @@ public record AgentConfig(String label, Path configDir, String restAddress,
 
   private static final Set<String> KEYS = Set.of("label", "config-dir", "rest-address",
       "etcd-endpoints", "status-publishing", "print-txn-summary", "operation-timeout",
-      "rest-token-file", "rest-read-only", "rest-tls-cert", "rest-tls-key", "txn-log-max-ops");
+      "rest-token-file", "rest-read-only", "rest-tls-cert", "rest-tls-key", "txn-log-max-ops",
+      "etcd-config", "etcd");
 
   /**
    * Reads the settings from the command-line arguments (after the command) and the environment.
@@ -114,6 +136,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     Path tlsCert = null;
     Path tlsKey = null;
     int maxOps = DEFAULT_TXN_LOG_MAX_OPS;
+    EtcdConfigFile.Layers etcdLayers = new EtcdConfigFile.Layers();
 
     int fileAt = args.indexOf("--config");
     if (fileAt >= 0 && args.lastIndexOf("--config") != fileAt) {
@@ -167,8 +190,16 @@ public record AgentConfig(String label, Path configDir, String restAddress,
           rest = restNode.isNull() || restNode.isBoolean()
               ? "off" : text(root, "rest-address", null, where);
         }
+        String etcdFile = text(root, "etcd-config", null, where);
+        if (etcdFile != null) {
+          EtcdConfigFile.read(file.toAbsolutePath().getParent().resolve(etcdFile), etcdLayers);
+        }
+        if (root.hasNonNull("etcd")) {
+          EtcdConfigFile.apply(root.get("etcd"), file.toAbsolutePath().getParent(),
+              where + ": etcd", etcdLayers);
+        }
         if (root.has("etcd-endpoints")) {
-          etcd = endpoints(root.get("etcd-endpoints"), where + ": etcd-endpoints");
+          etcdLayers.endpoints = endpoints(root.get("etcd-endpoints"), where + ": etcd-endpoints");
         }
         status = flag(root, "status-publishing", status, where);
         print = flag(root, "print-txn-summary", print, where);
@@ -194,9 +225,13 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     if (nonEmpty(env.get("MICROSERVICE_LABEL"))) {
       label = env.get("MICROSERVICE_LABEL");
     }
-    if (nonEmpty(env.get("ETCD_ENDPOINTS"))) {
-      etcd = checkedEndpoints(split(env.get("ETCD_ENDPOINTS")), "ETCD_ENDPOINTS");
+    if (nonEmpty(env.get("ETCD_CONFIG"))) {
+      EtcdConfigFile.read(Path.of(env.get("ETCD_CONFIG")), etcdLayers);
     }
+    if (nonEmpty(env.get("ETCD_ENDPOINTS"))) {
+      etcdLayers.endpoints = checkedEndpoints(split(env.get("ETCD_ENDPOINTS")), "ETCD_ENDPOINTS");
+    }
+    List<String> etcdFlag = null;
     if (nonEmpty(env.get("ENABLE_STATUS_PUBLISHING"))) {
       status = true;
     }
@@ -211,7 +246,8 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         case "--label" -> label = value(args, ++i, a);
         case "--config-dir" -> configDir = Path.of(value(args, ++i, a));
         case "--rest" -> rest = value(args, ++i, a);
-        case "--etcd" -> etcd = checkedEndpoints(split(value(args, ++i, a)), a);
+        case "--etcd" -> etcdFlag = checkedEndpoints(split(value(args, ++i, a)), a);
+        case "--etcd-config" -> EtcdConfigFile.read(Path.of(value(args, ++i, a)), etcdLayers);
         case "--status-publishing" -> status = true;
         case "--quiet" -> print = false;
         case "--operation-timeout" -> timeout = duration(value(args, ++i, a), a);
@@ -223,6 +259,14 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         default -> throw new IllegalArgumentException("unknown option '" + a + "'");
       }
     }
+    if (etcdFlag != null) {
+      etcd = etcdFlag;
+    } else if (etcdLayers.endpoints != null) {
+      etcd = etcdLayers.endpoints;
+    } else if (etcdLayers.fileSeen) {
+      etcd = List.of(EtcdConfigFile.DEFAULT_ENDPOINT);
+    }
+    EtcdSettings etcdSettings = etcdLayers.settings("etcd settings");
     if (!label.matches("[-A-Za-z0-9_.]+")) {
       throw new IllegalArgumentException("invalid label '" + label + "'");
     }
@@ -232,7 +276,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     RestSecurity security = new RestSecurity(tokenFile != null ? null : restToken, tokenFile,
         readOnly, tlsCert, tlsKey);
     return new AgentConfig(label, configDir, "off".equals(rest) ? null : rest, etcd, status,
-        print, timeout, security, maxOps);
+        print, timeout, etcdSettings, security, maxOps);
   }
 
   /** A count of 0 or more. */
@@ -338,7 +382,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
   }
 
   /** {@code endpoints}, each {@code host:port} or {@code http(s)://host:port}, at least one. */
-  private static List<String> checkedEndpoints(List<String> endpoints, String where) {
+  static List<String> checkedEndpoints(List<String> endpoints, String where) {
     if (endpoints.isEmpty()) {
       throw new IllegalArgumentException(where + ": no endpoint given");
     }

@@ -9,7 +9,7 @@ import java.util.Set;
 
 /**
  * What a bug report needs about the agent itself: {@code GET /info/settings} (the settings in
- * force, secrets left out: a token is only said to be set, and where from) and {@code GET
+ * force, secrets left out: a token or an etcd password is only said to be set) and {@code GET
  * /info/log} (the recent log, {@link LogTail}).
  */
 final class AgentInfoRoutes {
@@ -27,6 +27,19 @@ final class AgentInfoRoutes {
     m.put("config-dir", c.configDir() == null ? null : c.configDir().toString());
     m.put("rest-address", c.restAddress() == null ? "off" : c.restAddress());
     m.put("etcd-endpoints", c.etcdEndpoints());
+    EtcdSettings e = c.etcd();
+    Map<String, Object> etcd = new LinkedHashMap<>();
+    etcd.put("dial-timeout", e.dialTimeout().toString());
+    etcd.put("operation-timeout", e.requestTimeout().toString());
+    etcd.put("session-ttl", e.leaseTtl().toString());
+    etcd.put("insecure-transport", e.insecureTransport());
+    etcd.put("insecure-skip-tls-verify", e.insecureSkipTlsVerify());
+    etcd.put("cert-file", e.certFile() == null ? null : e.certFile().toString());
+    etcd.put("key-file", e.keyFile() == null ? null : e.keyFile().toString());
+    etcd.put("ca-file", e.caFile() == null ? null : e.caFile().toString());
+    etcd.put("username", e.username());
+    etcd.put("password", e.password() == null ? "none" : "set");
+    m.put("etcd", etcd);
     m.put("status-publishing", c.statusPublishing());
     m.put("print-txn-summary", c.printTxnSummary());
     m.put("operation-timeout", c.operationTimeout() == null ? null

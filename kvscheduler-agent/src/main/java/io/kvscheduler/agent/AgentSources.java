@@ -41,7 +41,7 @@ final class AgentSources {
     // --- etcd northbound (and status publishing into etcd) ---
     if (!agent.config().etcdEndpoints().isEmpty()) {
       out.add(new EtcdNorthbound(agent.config().label(), agent.config().etcdEndpoints(),
-          agent.models(), agent.northbound(), agent.scheduler(),
+          agent.config().etcd(), agent.models(), agent.northbound(), agent.scheduler(),
           agent.config().statusPublishing()).pluginNames(agent.pluginNames()));
     }
     // --- end of etcd northbound ---

@@ -19,7 +19,9 @@ import java.util.stream.Stream;
 /**
  * A real etcd server for tests: the {@code etcd} binary on free loopback ports with a temporary
  * data directory, and the {@code etcdctl} command-line client (API v3) to read and write keys.
- * {@link #stop()} and {@link #start()} restart it on the same ports and data directory.
+ * {@link #stop()} and {@link #start()} restart it on the same ports and data directory. With
+ * {@link Tls}, clients must use TLS and present a certificate signed by the CA; the server's
+ * certificate files are read at each start (a test may replace them in between).
  */
 final class EtcdFixture implements AutoCloseable {
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(20);
@@ -30,9 +32,19 @@ final class EtcdFixture implements AutoCloseable {
   private final Path log;
   private final int clientPort;
   private final int peerPort;
+  private final Tls tls;
+  private volatile String ctlUser;
   private Process process;
 
+  /** Files of a TLS etcd: the CA clients trust, the server's pair, etcdctl's client pair. */
+  record Tls(Path ca, Path serverCert, Path serverKey, Path clientCert, Path clientKey) {}
+
   private EtcdFixture() throws IOException {
+    this(null);
+  }
+
+  private EtcdFixture(Tls tls) throws IOException {
+    this.tls = tls;
     this.dir = Files.createTempDirectory("kvs-etcd-test");
     this.dataDir = dir.resolve("data");
     this.log = dir.resolve("etcd.log");
@@ -46,7 +58,12 @@ final class EtcdFixture implements AutoCloseable {
 
   /** Starts a fresh etcd and waits until it answers. */
   static EtcdFixture startNew() throws Exception {
-    EtcdFixture f = new EtcdFixture();
+    return startNew(null);
+  }
+
+  /** Starts a fresh etcd, with client TLS if {@code tls} is given, and waits until it answers. */
+  static EtcdFixture startNew(Tls tls) throws Exception {
+    EtcdFixture f = new EtcdFixture(tls);
     try {
       f.start();
     } catch (Exception | Error e) {
@@ -56,9 +73,14 @@ final class EtcdFixture implements AutoCloseable {
     return f;
   }
 
-  /** The client endpoint, {@code http://127.0.0.1:<port>}. */
+  /** The client endpoint, {@code http(s)://127.0.0.1:<port>}. */
   String endpoint() {
-    return "http://127.0.0.1:" + clientPort;
+    return (tls != null ? "https" : "http") + "://127.0.0.1:" + clientPort;
+  }
+
+  /** etcdctl authenticates as {@code user:password} from now on (null: no authentication). */
+  void ctlUser(String userAndPassword) {
+    this.ctlUser = userAndPassword;
   }
 
   /** Starts (or restarts) etcd on the same ports and data directory; waits until it answers. */
@@ -67,7 +89,7 @@ final class EtcdFixture implements AutoCloseable {
       return;
     }
     String peer = "http://127.0.0.1:" + peerPort;
-    ProcessBuilder pb = new ProcessBuilder("etcd",
+    List<String> cmd = new ArrayList<>(List.of("etcd",
         "--name", "kvs-test",
         "--data-dir", dataDir.toString(),
         "--listen-client-urls", endpoint(),
@@ -75,7 +97,14 @@ final class EtcdFixture implements AutoCloseable {
         "--listen-peer-urls", peer,
         "--initial-advertise-peer-urls", peer,
         "--initial-cluster", "kvs-test=" + peer,
-        "--log-level", "warn")
+        "--log-level", "warn"));
+    if (tls != null) {
+      cmd.addAll(List.of("--cert-file", tls.serverCert().toString(),
+          "--key-file", tls.serverKey().toString(),
+          "--trusted-ca-file", tls.ca().toString(),
+          "--client-cert-auth"));
+    }
+    ProcessBuilder pb = new ProcessBuilder(cmd)
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     process = pb.start();
@@ -138,6 +167,26 @@ final class EtcdFixture implements AutoCloseable {
     return out;
   }
 
+  /** {@code etcdctl <args>}; fails unless it exits with 0. Returns the output. */
+  String ctlChecked(String... args) {
+    return check(ctl(args)).output;
+  }
+
+  /** The ID of the lease {@code key} is attached to (0 for none), from {@code etcdctl -w json}. */
+  long leaseOf(String key) {
+    String out = ctlChecked("get", key, "-w", "json");
+    try {
+      com.fasterxml.jackson.databind.JsonNode kvs = new com.fasterxml.jackson.databind.ObjectMapper()
+          .readTree(out).path("kvs");
+      if (!kvs.isArray() || kvs.isEmpty()) {
+        throw new IllegalStateException("no key " + key);
+      }
+      return kvs.get(0).path("lease").asLong(0);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** {@code etcdctl compact <current revision>}: old revisions can no longer be watched. */
   void compact() {
     Result r = check(ctl("get", "x", "-w", "fields"));
@@ -159,6 +208,15 @@ final class EtcdFixture implements AutoCloseable {
   private Result ctl(String... args) {
     List<String> cmd = new ArrayList<>(List.of("etcdctl", "--endpoints", endpoint(),
         "--dial-timeout", "2s", "--command-timeout", "5s"));
+    if (tls != null) {
+      // the test may give the server a certificate of another CA: etcdctl does not mind
+      cmd.addAll(List.of("--cert", tls.clientCert().toString(), "--key",
+          tls.clientKey().toString(), "--insecure-skip-tls-verify"));
+    }
+    String user = ctlUser;
+    if (user != null) {
+      cmd.addAll(List.of("--user", user));
+    }
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.environment().put("ETCDCTL_API", "3");

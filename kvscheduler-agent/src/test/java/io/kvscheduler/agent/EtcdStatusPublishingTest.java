@@ -12,8 +12,14 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.Watch;
 import io.kvscheduler.api.ValueState;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /** Status keys the agent writes back into etcd, read back with etcdctl. */
@@ -96,6 +102,50 @@ class EtcdStatusPublishingTest extends SharedEtcdTest {
     assertThat(st.path("plugins").toString()).isEqualTo("[{\"name\":\"mock\",\"state\":\"OK\"}]");
 
     assertThat(etcd.getPrefix(p + "config-status/")).isEmpty();
+  }
+
+  @Test
+  void agentStatusLivesUnderTheAgentsLeaseAndSaysStoppingOnCleanShutdown() throws Exception {
+    String p = prefix("st3");
+    String agentKey = p + "check/status/v1/agent";
+    etcd.put(p + IF + "tap1", tap("tap1", true));
+    Agent agent = agents.start("st3", true);
+    awaitState(agent, IF + "tap1", ValueState.CONFIGURED);
+    assertThat(awaitStatus(agentKey).path("state").asText()).isEqualTo("OK");
+    String tapStatus = p + "config-status/mock/v1/interfaces/tap1";
+    awaitStatus(tapStatus);
+
+    // one lease for the agent status and the value statuses: they die with the agent
+    long lease = etcd.leaseOf(agentKey);
+    assertThat(lease).isNotZero();
+    assertThat(etcd.leaseOf(tapStatus)).isEqualTo(lease);
+    assertThat(etcd.ctlChecked("lease", "timetolive", Long.toHexString(lease)))
+        .contains("granted with TTL(10s)");
+
+    List<String> events = new CopyOnWriteArrayList<>();
+    try (Client c = Client.builder().endpoints(etcd.endpoint()).build();
+        Watch.Watcher w = c.getWatchClient().watch(bytes(agentKey), r -> r.getEvents()
+            .forEach(e -> events.add(e.getEventType() + " " + e.getKeyValue().getValue()
+                .toString(StandardCharsets.UTF_8))))) {
+      Thread.sleep(300); // the watch is registered
+      agent.close();
+      await().atMost(TIMEOUT).until(() -> events.size() >= 2);
+    }
+    assertThat(events).hasSize(2);
+    assertThat(events.get(0)).startsWith("PUT ");
+    JsonNode stopping = JSON.readTree(events.get(0).substring(4));
+    assertThat(stopping.path("state").asText()).isEqualTo("INIT");
+    assertThat(stopping.path("plugins").toString())
+        .isEqualTo("[{\"name\":\"mock\",\"state\":\"INIT\",\"error\":\"agent stopping\"}]");
+    assertThat(Long.parseLong(stopping.path("last_change").asText()))
+        .isGreaterThanOrEqualTo(Long.parseLong(stopping.path("start_time").asText()));
+    assertThat(events.get(1)).isEqualTo("DELETE ");
+    assertThat(etcd.get(agentKey)).isNull();
+    assertThat(etcd.get(tapStatus)).isNull();
+  }
+
+  private static ByteSequence bytes(String s) {
+    return ByteSequence.from(s, StandardCharsets.UTF_8);
   }
 
   private static JsonNode awaitStatus(String key) {

@@ -9,12 +9,12 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
+import io.kvscheduler.agent.EtcdSettings;
 import io.kvscheduler.agent.spi.Model;
 import io.kvscheduler.agent.spi.ModelException;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KVScheduler;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,15 +54,28 @@ import org.slf4j.LoggerFactory;
  *       key of no model is logged as an error naming the key and the cause and skipped; the rest
  *       is applied. Rejected keys are listed by {@link #rejected()} until they are fixed or
  *       deleted.
- *   <li>The connection is probed every second (and watch errors are noticed); when it is lost
- *       the watches are cancelled and, once etcd answers again (retried with back-off), a full
- *       resync is done and the watch restarts from the new revision.
+ *   <li>The connection is probed every second with a read (tried on up to 3 endpoints). A
+ *       watch that ends while etcd still answers (its member died, its connection was cut) is
+ *       resumed from the revision after the last event delivered: nothing is lost or applied
+ *       twice, and no resync is needed. When etcd does not answer, or compacted the history a
+ *       watch needs to resume, the watches are cancelled and, once etcd answers again (retried
+ *       with back-off), one full resync is done and the watches restart from its revision.
  *   <li>If etcd cannot be reached at start, the agent starts anyway and keeps retrying in the
  *       background (vpp-agent's {@code allow-delayed-start}).
+ *   <li>The connection follows {@link EtcdSettings}: TLS with a CA and a client certificate,
+ *       username and password, dial and request timeouts (every request and probe is bounded by
+ *       the request timeout, so an endpoint that accepts connections and never answers cannot
+ *       hang the agent). A refused password or an untrusted certificate is logged naming the
+ *       cause and the settings to check; the agent keeps what it applied and keeps retrying.
  * </ul>
  *
  * Also writes back, when enabled, the value statuses ({@code config-status/…}) and always the
- * agent status ({@code check/status/v1/agent}): see {@link EtcdStatusPublisher}.
+ * agent status ({@code check/status/v1/agent}), under the agent's lease: see {@link
+ * EtcdStatusPublisher}.
+ *
+ * <p>One class, longer than most: the first read, the resyncs, the watches and the connection
+ * loop share one lock and one generation counter, which is what guarantees that no event of an
+ * older watch is delivered after a newer resync; splitting them would spread that invariant.
  */
 public final class EtcdNorthbound implements NorthboundSource {
   private static final Logger LOG = LoggerFactory.getLogger(EtcdNorthbound.class);
@@ -70,16 +83,20 @@ public final class EtcdNorthbound implements NorthboundSource {
   /** Source label in the orchestrator. */
   public static final String SOURCE = "etcd";
 
-  static final Duration OP_TIMEOUT = Duration.ofSeconds(3);
   private static final Duration PROBE_INTERVAL = Duration.ofSeconds(1);
-  private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
   private static final Duration INITIAL_RESYNC_WAIT = Duration.ofSeconds(30);
   private static final long BACKOFF_MIN_MS = 100;
   private static final long BACKOFF_MAX_MS = 2000;
+  /**
+   * During an outage the client is replaced this often: gRPC's own reconnection back-off grows
+   * to minutes, a new client tries at once, so etcd is found within seconds of coming back.
+   */
+  private static final Duration RENEW_CLIENT_EVERY = Duration.ofSeconds(5);
 
   private final String label;
   private final String agentPrefix;
   private final List<String> endpoints;
+  private final EtcdSettings settings;
   private final ModelRegistry models;
   private final Northbound northbound;
   private final KVScheduler kvs;
@@ -88,9 +105,9 @@ public final class EtcdNorthbound implements NorthboundSource {
   /** Guards the generation, the watchers, delivery of events and resyncs. */
   private final Object lock = new Object();
   private long generation;
-  private final List<Watch.Watcher> watchers = new ArrayList<>();
+  private final Map<String, PrefixWatch> watches = new HashMap<>();
   private final Map<String, String> rejected = Collections.synchronizedMap(new TreeMap<>());
-  private final BlockingQueue<Long> troubles = new LinkedBlockingQueue<>();
+  private final BlockingQueue<WatchEnd> troubles = new LinkedBlockingQueue<>();
   private final CountDownLatch stopped = new CountDownLatch(1);
 
   private volatile Client client;
@@ -99,24 +116,27 @@ public final class EtcdNorthbound implements NorthboundSource {
   private volatile boolean closed;
   private volatile long revision;
   private volatile long resyncCount;
+  private volatile long resumedCount;
   private volatile List<String> pluginNames = List.of();
+
+  /** The value last accepted for each key (by resync or watch): kept when an update is rejected. */
+  private final Map<String, Object> accepted = new java.util.HashMap<>();
 
   /**
    * @param label microservice label (agent prefix {@code /vnf-agent/<label>/})
    * @param endpoints etcd endpoints, {@code host:port} or URLs
+   * @param settings TLS, credentials, timeouts and lease TTL
    * @param models the registered models (read when the source starts)
    * @param northbound where values are delivered
    * @param kvs the scheduler, whose value statuses are published
    * @param statusPublishing whether {@code config-status/…} keys are written
    */
-  /** The value last accepted for each key (by resync or watch): kept when an update is rejected. */
-  private final Map<String, Object> accepted = new java.util.HashMap<>();
-
-  public EtcdNorthbound(String label, List<String> endpoints, ModelRegistry models,
-      Northbound northbound, KVScheduler kvs, boolean statusPublishing) {
+  public EtcdNorthbound(String label, List<String> endpoints, EtcdSettings settings,
+      ModelRegistry models, Northbound northbound, KVScheduler kvs, boolean statusPublishing) {
     this.label = Objects.requireNonNull(label, "label");
     this.agentPrefix = "/vnf-agent/" + label + "/";
     this.endpoints = List.copyOf(endpoints);
+    this.settings = Objects.requireNonNull(settings, "settings");
     if (this.endpoints.isEmpty()) {
       throw new IllegalArgumentException("no etcd endpoints");
     }
@@ -146,6 +166,11 @@ public final class EtcdNorthbound implements NorthboundSource {
     return resyncCount;
   }
 
+  /** How many times a watch that ended was resumed where it stopped, without a resync. */
+  public long resumedCount() {
+    return resumedCount;
+  }
+
   /** Keys (relative to the agent prefix) whose current etcd value was rejected, with the cause. */
   public Map<String, String> rejected() {
     synchronized (rejected) {
@@ -159,14 +184,16 @@ public final class EtcdNorthbound implements NorthboundSource {
     return this;
   }
 
+  /**
+   * Connects (in the background if etcd does not answer) and does the first resync.
+   *
+   * @throws IllegalArgumentException when the TLS files cannot be used (naming the file)
+   */
   @Override
   public void start() {
-    client = Client.builder()
-        .endpoints(uris(endpoints))
-        .connectTimeout(Duration.ofSeconds(2))
-        .build();
+    client = EtcdClients.create(endpoints, settings);
     EtcdStatusPublisher pub = new EtcdStatusPublisher(client, label, agentPrefix, kvs,
-        statusPublishing, pluginNames);
+        statusPublishing, pluginNames, settings.requestTimeout(), settings.leaseTtl());
     publisher = pub;
     pub.start();
 
@@ -185,7 +212,7 @@ public final class EtcdNorthbound implements NorthboundSource {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
       LOG.warn("etcd: cannot read {} from {} ({}); the agent starts without it and keeps"
-          + " retrying", agentPrefix, endpoints, describe(e));
+          + " retrying", agentPrefix, endpoints, explain(e));
     }
     boolean initiallySynced = synced;
     Thread t = new Thread(() -> loop(initiallySynced), "etcd-nb-" + label);
@@ -229,6 +256,8 @@ public final class EtcdNorthbound implements NorthboundSource {
   private void loop(boolean synced) {
     long backoff = BACKOFF_MIN_MS;
     boolean outageLogged = false;
+    String lastWhy = null;
+    long renewedAt = System.nanoTime();
     try {
       while (!closed) {
         if (!synced) {
@@ -237,10 +266,11 @@ public final class EtcdNorthbound implements NorthboundSource {
             synced = true;
             backoff = BACKOFF_MIN_MS;
             if (outageLogged) {
-              LOG.info("etcd: connection to {} is back; resynced at revision {}", endpoints,
+              LOG.info("etcd: {} answers again; resynced at revision {}", endpoints,
                   revision);
             }
             outageLogged = false;
+            lastWhy = null;
             publisher.reconnected();
           } catch (InterruptedException e) {
             return;
@@ -248,31 +278,37 @@ public final class EtcdNorthbound implements NorthboundSource {
             if (closed) {
               return;
             }
-            if (!outageLogged) {
-              LOG.warn("etcd: cannot resync from {} ({}); retrying", endpoints, describe(e));
+            String why = explain(e);
+            if (!outageLogged || !why.equals(lastWhy)) {
+              LOG.warn("etcd: cannot resync from {} ({}); retrying", endpoints, why);
               outageLogged = true;
+              lastWhy = why;
+            }
+            if (System.nanoTime() - renewedAt > RENEW_CLIENT_EVERY.toNanos()) {
+              renewClient();
+              renewedAt = System.nanoTime();
             }
             Thread.sleep(backoff);
             backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
             continue;
           }
         }
-        Long bad = troubles.poll(PROBE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+        WatchEnd end = troubles.poll(PROBE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
         String why = null;
-        if (bad != null && bad == currentGeneration()) {
-          why = "the watch ended";
-        } else if (bad == null && !probe()) {
-          why = "etcd does not answer";
+        if (end != null && end.generation() == currentGeneration()) {
+          why = resume(end);
+        } else if (end == null) {
+          why = probe();
         }
         if (why != null && !closed) {
-          LOG.warn("etcd: connection to {} lost ({}); will resync when it is back", endpoints,
-              why);
+          LOG.warn("etcd: {}; full resync when etcd answers", why);
           outageLogged = true;
           synchronized (lock) {
             generation++;
             cancelWatchersLocked();
           }
           synced = false;
+          renewedAt = System.nanoTime();
         }
       }
     } catch (InterruptedException e) {
@@ -282,22 +318,103 @@ public final class EtcdNorthbound implements NorthboundSource {
     }
   }
 
+  /** What went wrong talking to etcd (see {@link EtcdClients#explain}). */
+  private String explain(Throwable t) {
+    return EtcdClients.explain(t, settings, agentPrefix);
+  }
+
+  /** Replaces the client by a new one with the same settings (during an outage). */
+  private void renewClient() {
+    Client old = client;
+    Client fresh;
+    try {
+      fresh = EtcdClients.create(endpoints, settings);
+    } catch (RuntimeException e) {
+      LOG.warn("etcd: cannot create a new client ({}); keeping the old one", e.getMessage());
+      return;
+    }
+    client = fresh;
+    publisher.useClient(fresh);
+    try {
+      old.close();
+    } catch (RuntimeException e) {
+      LOG.debug("etcd: closing the old client failed ({})", describe(e));
+    }
+    LOG.debug("etcd: new client for {} (the outage goes on)", endpoints);
+  }
+
   private long currentGeneration() {
     synchronized (lock) {
       return generation;
     }
   }
 
-  private boolean probe() throws InterruptedException {
-    CompletableFuture<GetResponse> f = client.getKVClient().get(bytes(agentPrefix),
-        GetOption.builder().withCountOnly(true).build());
-    try {
-      f.get(PROBE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      return true;
-    } catch (ExecutionException | TimeoutException e) {
-      f.cancel(true);
-      return false;
+  /**
+   * Null when etcd answers a (linearizable) read within the request timeout, else what went
+   * wrong. Tried once per endpoint (at most 3): requests go round the endpoints, so one member
+   * that cannot answer (just restarted, cut off from the others) does not count as an outage.
+   */
+  private String probe() throws InterruptedException {
+    String why = null;
+    for (int attempt = 0; attempt < Math.min(3, endpoints.size()) && !closed; attempt++) {
+      CompletableFuture<GetResponse> f = client.getKVClient().get(bytes(agentPrefix),
+          GetOption.builder().withCountOnly(true).build());
+      try {
+        f.get(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        return null;
+      } catch (ExecutionException e) {
+        f.cancel(true);
+        why = "connection to " + endpoints + " lost: etcd does not answer ("
+            + explain(e) + ")";
+      } catch (TimeoutException e) {
+        f.cancel(true);
+        why = "connection to " + endpoints + " lost: etcd does not answer within"
+            + " operation-timeout " + settings.requestTimeout().toMillis() + " ms";
+      }
     }
+    return why;
+  }
+
+  /**
+   * A watch ended: resumes it where it stopped when etcd still answers and still has the
+   * history from there. Returns null when resumed, else why a full resync is needed: etcd does
+   * not answer, the history was compacted past the watch's revision, or the watch ends again
+   * and again.
+   */
+  private String resume(WatchEnd end) throws InterruptedException {
+    io.etcd.jetcd.common.exception.CompactedException compacted = EtcdClients.find(end.cause(),
+        io.etcd.jetcd.common.exception.CompactedException.class);
+    if (compacted != null) {
+      return "the watch of " + end.prefix() + " cannot resume from revision "
+          + end.resumeFrom() + ": etcd compacted its history up to revision "
+          + compacted.getCompactedRevision();
+    }
+    String cause = end.cause() == null ? "the watch was closed by etcd"
+        : explain(end.cause());
+    long now = System.nanoTime();
+    if (end.wasResumed() && now - end.started() < PROBE_INTERVAL.toNanos()) {
+      return "the watch of " + end.prefix() + " ended again right after it started (" + cause
+          + ")";
+    }
+    String down = probe();
+    if (down != null) {
+      return down + " (the watch of " + end.prefix() + " ended: " + cause + ")";
+    }
+    synchronized (lock) {
+      if (end.generation() != generation || closed) {
+        return null;
+      }
+      PrefixWatch old = watches.remove(end.prefix());
+      if (old != null) {
+        old.cancel();
+      }
+      watches.put(end.prefix(), new PrefixWatch(end.generation(), end.prefix(),
+          end.resumeFrom(), true));
+    }
+    resumedCount++;
+    LOG.info("etcd: watch of {} resumed from revision {} ({})", end.prefix(), end.resumeFrom(),
+        cause);
+    return null;
   }
 
   /**
@@ -318,7 +435,8 @@ public final class EtcdNorthbound implements NorthboundSource {
         if (rev > 0) {
           opt.withRevision(rev);
         }
-        GetResponse resp = await(client.getKVClient().get(bytes(prefix), opt.build()));
+        GetResponse resp = await(client.getKVClient().get(bytes(prefix), opt.build()),
+            settings.requestTimeout());
         if (rev == 0) {
           rev = resp.getHeader().getRevision();
         }
@@ -356,8 +474,7 @@ public final class EtcdNorthbound implements NorthboundSource {
       revision = rev;
       resyncCount++;
       for (String prefix : prefixes) {
-        WatchOption opt = WatchOption.builder().isPrefix(true).withRevision(rev + 1).build();
-        watchers.add(client.getWatchClient().watch(bytes(prefix), opt, listener(gen, rev + 1)));
+        watches.put(prefix, new PrefixWatch(gen, prefix, rev + 1, false));
       }
       return txn;
     }
@@ -372,33 +489,73 @@ public final class EtcdNorthbound implements NorthboundSource {
     return models.decode(key, ConfigDocument.withoutBom(value.toString(StandardCharsets.UTF_8)));
   }
 
-  private Watch.Listener listener(long gen, long fromRevision) {
-    return new Watch.Listener() {
-      /** Events at or below it were delivered: a replay (after jetcd resumes a watch) is dropped. */
-      private long delivered = fromRevision - 1;
+  /** A watch that ended: of which generation and prefix, from where it can resume, why. */
+  private record WatchEnd(long generation, String prefix, long resumeFrom, Throwable cause,
+      long started, boolean wasResumed) {}
 
-      @Override
-      public void onNext(WatchResponse response) {
-        synchronized (lock) {
+  /**
+   * The watch of one prefix from a revision on (created under the lock). Events at or below the
+   * last delivered revision are dropped (a replay); once it ends or is cancelled it delivers
+   * nothing more, and its end is reported once with the revision to resume from.
+   */
+  private final class PrefixWatch implements Watch.Listener {
+    private final long gen;
+    private final String prefix;
+    private final long started = System.nanoTime();
+    private final boolean resumed;
+    private final Watch.Watcher watcher;
+    private long delivered; // guarded by lock
+    private boolean active = true; // guarded by lock
+
+    PrefixWatch(long gen, String prefix, long fromRevision, boolean resumed) {
+      this.gen = gen;
+      this.resumed = resumed;
+      this.prefix = prefix;
+      this.delivered = fromRevision - 1;
+      WatchOption opt = WatchOption.builder().isPrefix(true).withRevision(fromRevision).build();
+      this.watcher = client.getWatchClient().watch(bytes(prefix), opt, this);
+    }
+
+    @Override
+    public void onNext(WatchResponse response) {
+      synchronized (lock) {
+        if (active) {
           delivered = deliver(gen, response, delivered);
         }
       }
+    }
 
-      @Override
-      public void onError(Throwable t) {
-        if (gen == currentGeneration() && !closed) {
-          LOG.warn("etcd: watch of {} failed: {}", agentPrefix, describe(t));
-          troubles.add(gen);
-        }
-      }
+    @Override
+    public void onError(Throwable t) {
+      ended(t);
+    }
 
-      @Override
-      public void onCompleted() {
-        if (gen == currentGeneration() && !closed) {
-          troubles.add(gen);
+    @Override
+    public void onCompleted() {
+      ended(null);
+    }
+
+    private void ended(Throwable t) {
+      synchronized (lock) {
+        if (!active || gen != generation || closed) {
+          return;
         }
+        active = false;
+        LOG.warn("etcd: watch of {} ended at revision {}: {}", prefix, delivered,
+            t == null ? "closed by etcd" : explain(t));
+        troubles.add(new WatchEnd(gen, prefix, delivered + 1, t, started, resumed));
       }
-    };
+    }
+
+    /** Stops delivering and closes the jetcd watch (under the lock). */
+    void cancel() {
+      active = false;
+      try {
+        watcher.close();
+      } catch (RuntimeException e) {
+        LOG.debug("etcd: closing a watch failed", e);
+      }
+    }
   }
 
   /** Delivers the events of a response (under the lock); returns the last revision delivered. */
@@ -456,14 +613,8 @@ public final class EtcdNorthbound implements NorthboundSource {
   }
 
   private void cancelWatchersLocked() {
-    for (Watch.Watcher w : watchers) {
-      try {
-        w.close();
-      } catch (RuntimeException e) {
-        LOG.debug("etcd: closing a watch failed", e);
-      }
-    }
-    watchers.clear();
+    watches.values().forEach(PrefixWatch::cancel);
+    watches.clear();
   }
 
   /** {@code <agent prefix><class>/} for each class of the registered models, sorted. */
@@ -483,15 +634,16 @@ public final class EtcdNorthbound implements NorthboundSource {
     return ByteSequence.from(s, StandardCharsets.UTF_8);
   }
 
-  static <T> T await(CompletableFuture<T> f) throws Exception {
+  /** The result of {@code f}, waited for at most {@code timeout} (then cancelled). */
+  static <T> T await(CompletableFuture<T> f, Duration timeout) throws Exception {
     try {
-      return f.get(OP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      return f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       f.cancel(true);
       throw e.getCause() instanceof Exception ex ? ex : e;
     } catch (TimeoutException e) {
       f.cancel(true);
-      throw new TimeoutException("no answer within " + OP_TIMEOUT.toMillis() + " ms");
+      throw new TimeoutException("no answer within " + timeout.toMillis() + " ms");
     }
   }
 
@@ -504,11 +656,4 @@ public final class EtcdNorthbound implements NorthboundSource {
     return c.getClass().getSimpleName() + (c.getMessage() != null ? ": " + c.getMessage() : "");
   }
 
-  static List<URI> uris(List<String> endpoints) {
-    List<URI> out = new ArrayList<>();
-    for (String e : endpoints) {
-      out.add(URI.create(e.contains("://") ? e : "http://" + e));
-    }
-    return out;
-  }
 }

@@ -43,7 +43,12 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code check/status/v1/agent}: the agent status ({@code status.AgentStatus} as protojson
  *       with proto names: {@code build_version}, {@code state} {@code OK}, {@code start_time},
  *       {@code last_change}, {@code last_update} as strings of unix seconds), on start and every
- *       10 s; always written when etcd is used (cn-infra's statuscheck).
+ *       10 s; always written when etcd is used (cn-infra's statuscheck). Written under the
+ *       agent's lease, so it vanishes when the agent dies. On a clean shutdown it is rewritten
+ *       as stopping ({@code state} {@code INIT}, every plugin {@code INIT} with {@code error}
+ *       {@code "agent stopping"}: {@code OperationalState} has no stopping state, and INIT keeps
+ *       it readable by vpp-agent's tools and means "not ready, not failed"), then the lease is
+ *       revoked and the key is gone.
  *   <li>{@code config-status/<rest of the value key after the first "config/">}: the status of
  *       each base value ({@code ligato.kvscheduler.ValueStatus}: {@code key}, {@code state},
  *       {@code error}, {@code last_operation}, {@code details}; zero values left out), only when
@@ -60,17 +65,20 @@ final class EtcdStatusPublisher implements AutoCloseable {
 
   static final String AGENT_STATUS_KEY = "check/status/v1/agent";
   static final String STATUS_PREFIX = "config-status/";
-  private static final long LEASE_TTL_SECONDS = 10;
+  /** The {@code error} of every plugin in the agent status written on a clean shutdown. */
+  static final String STOPPING = "agent stopping";
   private static final Duration AGENT_STATUS_PERIOD = Duration.ofSeconds(10);
   private static final long RETRY_MS = 500;
 
-  private final Client client;
+  private volatile Client client;
   private final String label;
   private final String agentPrefix;
   private final KVScheduler kvs;
   private final boolean valueStatuses;
   private final ObjectMapper json = new ObjectMapper();
   private final long startTime = Instant.now().getEpochSecond();
+  private final Duration requestTimeout;
+  private final long leaseTtlSeconds;
 
   // guarded by this
   private final Map<String, String> desired = new HashMap<>();
@@ -87,8 +95,11 @@ final class EtcdStatusPublisher implements AutoCloseable {
   private final java.util.List<String> plugins;
 
   EtcdStatusPublisher(Client client, String label, String agentPrefix, KVScheduler kvs,
-      boolean valueStatuses, java.util.List<String> plugins) {
+      boolean valueStatuses, java.util.List<String> plugins, Duration requestTimeout,
+      Duration leaseTtl) {
     this.plugins = java.util.List.copyOf(plugins);
+    this.requestTimeout = requestTimeout;
+    this.leaseTtlSeconds = Math.max(1, leaseTtl.toSeconds());
     this.client = client;
     this.label = label;
     this.agentPrefix = agentPrefix;
@@ -105,6 +116,16 @@ final class EtcdStatusPublisher implements AutoCloseable {
     t.setDaemon(true);
     thread = t;
     t.start();
+  }
+
+  /**
+   * From now on, writes go through {@code c} (a new client after a long outage): the lease kept
+   * alive by the old one is taken as lost, so a new one is granted and every status rewritten.
+   */
+  synchronized void useClient(Client c) {
+    client = c;
+    leaseLost = true;
+    notifyAll();
   }
 
   /** After a reconnection: rewrite every status and delete stale ones. */
@@ -159,19 +180,25 @@ final class EtcdStatusPublisher implements AutoCloseable {
     return n.toString();
   }
 
-  /** protojson of {@code status.AgentStatus} with proto names. */
-  String agentStatusJson() {
+  /** protojson of {@code status.AgentStatus} with proto names: running, or stopping. */
+  String agentStatusJson(boolean stopping, long lastChange) {
     ObjectNode n = json.createObjectNode();
     String version = EtcdStatusPublisher.class.getPackage().getImplementationVersion();
     n.put("build_version", version != null ? version : "dev");
-    n.put("state", "OK");
+    // INIT, the zero value, is written out (Go's protojson would leave it out; its readers
+    // accept both) so that a stopping agent is plain to see with etcdctl
+    n.put("state", stopping ? "INIT" : "OK");
     n.put("start_time", Long.toString(startTime));
-    n.put("last_change", Long.toString(startTime));
+    n.put("last_change", Long.toString(lastChange));
     n.put("last_update", Long.toString(Instant.now().getEpochSecond()));
     if (!plugins.isEmpty()) {
-      com.fasterxml.jackson.databind.node.ArrayNode list = n.putArray("plugins");
+      ArrayNode list = n.putArray("plugins");
       for (String name : plugins) {
-        list.addObject().put("name", name).put("state", "OK");
+        ObjectNode p = list.addObject().put("name", name);
+        p.put("state", stopping ? "INIT" : "OK");
+        if (stopping) {
+          p.put("error", STOPPING);
+        }
       }
     }
     return n.toString();
@@ -183,17 +210,18 @@ final class EtcdStatusPublisher implements AutoCloseable {
       try {
         long now = System.nanoTime();
         if (now - nextAgentStatus >= 0) {
-          writeAgentStatus();
+          synchronized (this) {
+            desired.put(AGENT_STATUS_KEY, agentStatusJson(false, startTime));
+            dirty.add(AGENT_STATUS_KEY);
+          }
           nextAgentStatus = now + AGENT_STATUS_PERIOD.toNanos();
         }
-        if (valueStatuses) {
-          publishStatuses();
-        }
+        publishStatuses();
         synchronized (this) {
           if (closed) {
             return;
           }
-          boolean work = valueStatuses && (!dirty.isEmpty() || reconcile || leaseLost);
+          boolean work = !dirty.isEmpty() || (valueStatuses && reconcile) || leaseLost;
           if (!work) {
             long waitMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextAgentStatus
                 - System.nanoTime()));
@@ -218,11 +246,6 @@ final class EtcdStatusPublisher implements AutoCloseable {
     }
   }
 
-  private void writeAgentStatus() throws Exception {
-    await(client.getKVClient().put(bytes(agentPrefix + AGENT_STATUS_KEY),
-        bytes(agentStatusJson())));
-  }
-
   private void publishStatuses() throws Exception {
     boolean needLease;
     boolean needReconcile;
@@ -233,7 +256,7 @@ final class EtcdStatusPublisher implements AutoCloseable {
     if (needLease) {
       grantLease();
     }
-    if (needReconcile) {
+    if (needReconcile && valueStatuses) {
       deleteStale();
     }
     while (true) {
@@ -251,10 +274,10 @@ final class EtcdStatusPublisher implements AutoCloseable {
         value = desired.get(key);
       }
       if (value == null) {
-        await(client.getKVClient().delete(bytes(agentPrefix + key)));
+        await(client.getKVClient().delete(bytes(agentPrefix + key)), requestTimeout);
       } else {
         await(client.getKVClient().put(bytes(agentPrefix + key), bytes(value),
-            PutOption.builder().withLeaseId(leaseId).build()));
+            PutOption.builder().withLeaseId(leaseId).build()), requestTimeout);
       }
       synchronized (this) {
         // unless it changed meanwhile, it is done
@@ -268,9 +291,13 @@ final class EtcdStatusPublisher implements AutoCloseable {
   private void grantLease() throws Exception {
     CloseableClient old = keepAlive;
     if (old != null) {
-      old.close();
+      try {
+        old.close();
+      } catch (RuntimeException e) {
+        LOG.debug("etcd: closing the old lease keep-alive failed ({})", describe(e));
+      }
     }
-    long id = await(client.getLeaseClient().grant(LEASE_TTL_SECONDS)).getID();
+    long id = await(client.getLeaseClient().grant(leaseTtlSeconds), requestTimeout).getID();
     leaseId = id;
     keepAlive = client.getLeaseClient().keepAlive(id,
         new StreamObserver<LeaseKeepAliveResponse>() {
@@ -294,7 +321,7 @@ final class EtcdStatusPublisher implements AutoCloseable {
       reconcile = true;
       dirty.addAll(desired.keySet());
     }
-    LOG.debug("etcd: status lease {} granted (TTL {} s)", Long.toHexString(id), LEASE_TTL_SECONDS);
+    LOG.debug("etcd: status lease {} granted (TTL {} s)", Long.toHexString(id), leaseTtlSeconds);
   }
 
   private void lost(long id, String why) {
@@ -312,7 +339,7 @@ final class EtcdStatusPublisher implements AutoCloseable {
   /** Deletes {@code config-status/} keys in etcd that this agent does not have (any more). */
   private void deleteStale() throws Exception {
     GetResponse resp = await(client.getKVClient().get(bytes(agentPrefix + STATUS_PREFIX),
-        GetOption.builder().isPrefix(true).withKeysOnly(true).build()));
+        GetOption.builder().isPrefix(true).withKeysOnly(true).build()), requestTimeout);
     List<String> stale = new ArrayList<>();
     synchronized (this) {
       for (KeyValue kv : resp.getKvs()) {
@@ -323,7 +350,7 @@ final class EtcdStatusPublisher implements AutoCloseable {
       }
     }
     for (String key : stale) {
-      await(client.getKVClient().delete(bytes(agentPrefix + key)));
+      await(client.getKVClient().delete(bytes(agentPrefix + key)), requestTimeout);
     }
     synchronized (this) {
       reconcile = false;
@@ -349,14 +376,29 @@ final class EtcdStatusPublisher implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
+    long id = leaseId;
+    boolean leaseValid;
+    synchronized (this) {
+      leaseValid = !leaseLost && id != 0;
+    }
+    if (leaseValid) {
+      try {
+        // watchers see the agent stop before its keys go
+        await(client.getKVClient().put(bytes(agentPrefix + AGENT_STATUS_KEY),
+            bytes(agentStatusJson(true, Instant.now().getEpochSecond())),
+            PutOption.builder().withLeaseId(id).build()), requestTimeout);
+      } catch (Exception e) {
+        LOG.debug("etcd: writing the stopping agent status failed ({})", describe(e));
+      }
+    }
     CloseableClient ka = keepAlive;
     if (ka != null) {
       ka.close();
     }
-    if (valueStatuses && leaseId != 0) {
+    if (id != 0) {
       try {
-        // the statuses live as long as the client: revoke so they vanish now
-        client.getLeaseClient().revoke(leaseId).get(2, TimeUnit.SECONDS);
+        // the statuses live as long as the agent: revoke so they vanish now
+        await(client.getLeaseClient().revoke(id), requestTimeout);
       } catch (Exception e) {
         LOG.debug("etcd: revoking the status lease failed ({})", describe(e));
       }

@@ -1,0 +1,268 @@
+package io.kvscheduler.agent;
+
+import static io.kvscheduler.agent.EtcdTestSupport.IF;
+import static io.kvscheduler.agent.EtcdTestSupport.TIMEOUT;
+import static io.kvscheduler.agent.EtcdTestSupport.awaitState;
+import static io.kvscheduler.agent.EtcdTestSupport.etcdSource;
+import static io.kvscheduler.agent.EtcdTestSupport.prefix;
+import static io.kvscheduler.agent.EtcdTestSupport.sbInterfaces;
+import static io.kvscheduler.agent.EtcdTestSupport.state;
+import static io.kvscheduler.agent.EtcdTestSupport.tap;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.kvscheduler.agent.internal.EtcdNorthbound;
+import io.kvscheduler.api.ValueState;
+import io.kvscheduler.plugins.mock.MockAgentPlugin;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The agent against a secured etcd: client TLS with client certificates signed by a test CA
+ * (made with openssl) and username/password authentication, settings from an {@code
+ * ETCD_CONFIG} file as vpp-agent users write it. A wrong password and an untrusted server
+ * certificate are reported naming the cause; the agent keeps its state, retries, and connects
+ * once the cause is fixed.
+ */
+class EtcdSecuredTest {
+  private static Path dir;
+  private static TestCertificates certs;
+  private static EtcdFixture etcd;
+  private final List<Agent> started = new ArrayList<>();
+
+  @BeforeAll
+  static void startSecuredEtcd() throws Exception {
+    dir = Files.createTempDirectory("kvs-etcd-tls");
+    certs = new TestCertificates(dir);
+    Path ca = certs.ca("trusted-ca");
+    certs.ca("other-ca");
+    Path server = certs.signed("server", "trusted-ca", true);
+    certs.signed("server-of-other-ca", "other-ca", true);
+    Path ctl = certs.signed("etcdctl", "trusted-ca", false);
+    certs.signed("agent", "trusted-ca", false);
+    certs.signed("agent-of-other-ca", "other-ca", false);
+    Files.copy(server, dir.resolve("server-good.crt"));
+    Files.copy(certs.key("server"), dir.resolve("server-good.key"));
+    etcd = EtcdFixture.startNew(new EtcdFixture.Tls(ca, server, certs.key("server"), ctl,
+        certs.key("etcdctl")));
+    etcd.ctlChecked("user", "add", "root", "--new-user-password", "root-pw");
+    etcd.ctlChecked("user", "grant-role", "root", "root");
+    etcd.ctlChecked("role", "add", "agents");
+    etcd.ctlChecked("role", "grant-permission", "agents", "readwrite", "/vnf-agent/",
+        "--prefix=true");
+    addAgentUser("agent", "secret");
+    etcd.ctlChecked("auth", "enable");
+    etcd.ctlUser("root:root-pw");
+  }
+
+  private static void addAgentUser(String user, String password) {
+    etcd.ctlChecked("user", "add", user, "--new-user-password", password);
+    etcd.ctlChecked("user", "grant-role", user, "agents");
+  }
+
+  @AfterEach
+  void closeAgents() throws Exception {
+    started.forEach(Agent::close);
+    started.clear();
+    useServerCertificate("server-good");
+  }
+
+  @AfterAll
+  static void stopEtcd() throws Exception {
+    if (etcd != null) {
+      etcd.close();
+    }
+  }
+
+  /** Writes an etcd.conf as vpp-agent users do. */
+  private static Path etcdConf(String name, String cert, String user, String password)
+      throws Exception {
+    Path f = dir.resolve(name + ".conf");
+    Files.writeString(f, String.join("\n",
+        "endpoints:",
+        "  - \"" + etcd.endpoint().substring("https://".length()) + "\"",
+        "dial-timeout: 1s",
+        "operation-timeout: 2s",
+        "session-ttl: 7",
+        "insecure-transport: false",
+        "ca-file: trusted-ca.crt",
+        "cert-file: " + cert + ".crt",
+        "key-file: " + cert + ".key",
+        "username: " + user,
+        "password: " + password,
+        "auto-compact: 0",
+        ""));
+    return f;
+  }
+
+  private Agent start(String label, Path conf, MockAgentPlugin mock) throws Exception {
+    AgentConfig cfg = AgentConfig.load(List.of("--label", label, "--rest", "off", "--quiet",
+        "--status-publishing"), Map.of("ETCD_CONFIG", conf.toString()));
+    Agent a = Agent.start(cfg, List.of(mock));
+    started.add(a);
+    return a;
+  }
+
+  @Test
+  void connectsWithClientCertificateAndPasswordFromEtcdConfig() throws Exception {
+    String p = prefix("sec1");
+    etcd.put(p + IF + "tap1", tap("tap1", true));
+    Path conf = etcdConf("sec1", "agent", "agent", "secret");
+    AgentConfig cfg = AgentConfig.load(List.of(), Map.of("ETCD_CONFIG", conf.toString()));
+    assertThat(cfg.etcdEndpoints()).containsExactly(etcd.endpoint().substring(8));
+    assertThat(cfg.etcd().tls()).isTrue();
+    assertThat(cfg.etcd().leaseTtl()).isEqualTo(Duration.ofSeconds(7));
+    assertThat(cfg.etcd().toString()).doesNotContain("secret");
+
+    MockAgentPlugin mock = new MockAgentPlugin();
+    Agent agent = start("sec1", conf, mock);
+    awaitState(agent, IF + "tap1", ValueState.CONFIGURED);
+    etcd.put(p + IF + "tap2", tap("tap2", true));
+    awaitState(agent, IF + "tap2", ValueState.CONFIGURED);
+    // the status keys live under a lease of session-ttl
+    String agentKey = p + "check/status/v1/agent";
+    await().atMost(TIMEOUT).until(() -> etcd.get(agentKey) != null);
+    long lease = etcd.leaseOf(agentKey);
+    assertThat(etcd.ctlChecked("lease", "timetolive", Long.toHexString(lease)))
+        .contains("granted with TTL(7s)");
+    assertThat(sbInterfaces(mock)).containsExactly("tap1", "tap2");
+  }
+
+  @Test
+  void wrongPasswordIsNamedAndTheAgentKeepsItsStateUntilItConnects() throws Exception {
+    String p = prefix("sec2");
+    addAgentUser("agent2", "secret2");
+    try {
+      etcd.put(p + IF + "tap1", tap("tap1", true));
+      MockAgentPlugin mock = new MockAgentPlugin();
+      Agent agent;
+      try (LogCapture log = new LogCapture(EtcdNorthbound.class)) {
+        // at start: the agent comes up without etcd, naming the cause, in bounded time
+        long t0 = System.nanoTime();
+        agent = start("sec2", etcdConf("sec2-wrong", "agent", "agent2", "not-the-password"),
+            mock);
+        long startMs = (System.nanoTime() - t0) / 1_000_000;
+        Figures.print("etcd wrong password at start: Agent.start returned after %d ms",
+            startMs);
+        assertThat(startMs).isLessThan(10_000);
+        assertThat(log.messages()).anyMatch(m -> m.contains("authentication failed for user"
+            + " 'agent2'") && m.contains("check the username and password"));
+        assertThat(etcdSource(agent).resyncCount()).isZero();
+        agent.close();
+      }
+
+      // running, then the password is changed in etcd: the agent keeps what it applied
+      agent = start("sec2", etcdConf("sec2", "agent", "agent2", "secret2"), mock);
+      awaitState(agent, IF + "tap1", ValueState.CONFIGURED);
+      EtcdNorthbound nb = etcdSource(agent);
+      long resyncs = nb.resyncCount();
+      try (LogCapture log = new LogCapture(EtcdNorthbound.class)) {
+        etcd.ctlChecked("user", "delete", "agent2");
+        addAgentUser("agent2", "changed-by-an-operator");
+        await().atMost(TIMEOUT).until(() -> log.messages().stream().anyMatch(m ->
+            m.contains("authentication failed for user 'agent2'")));
+        etcd.put(p + IF + "tap2", tap("tap2", true));
+        Figures.print("etcd password changed while running, reported as: %s", log.messages()
+            .stream().filter(m -> m.contains("authentication failed")).findFirst()
+            .orElseThrow());
+        Thread.sleep(2000); // retrying, and nothing of what was applied is lost
+        assertThat(state(agent, IF + "tap1")).isEqualTo(ValueState.CONFIGURED);
+        assertThat(sbInterfaces(mock)).contains("tap1");
+        assertThat(agent.northbound().desired()).containsKey(IF + "tap1");
+      }
+      // fixed: the agent connects, resyncs once and applies what changed meanwhile
+      etcd.ctlChecked("user", "delete", "agent2");
+      addAgentUser("agent2", "secret2");
+      awaitState(agent, IF + "tap2", ValueState.CONFIGURED);
+      assertThat(state(agent, IF + "tap1")).isEqualTo(ValueState.CONFIGURED);
+      assertThat(nb.resyncCount()).as("resyncs after the fix").isEqualTo(resyncs + 1);
+      assertThat(sbInterfaces(mock)).containsExactly("tap1", "tap2");
+    } finally {
+      etcd.ctlChecked("user", "delete", "agent2");
+    }
+  }
+
+  @Test
+  void untrustedServerCertificateIsNamedAndTheAgentKeepsItsStateUntilItConnects()
+      throws Exception {
+    String p = prefix("sec3");
+    etcd.put(p + IF + "tap5", tap("tap5", true));
+    MockAgentPlugin mock = new MockAgentPlugin();
+    Agent agent = start("sec3", etcdConf("sec3", "agent", "agent", "secret"), mock);
+    awaitState(agent, IF + "tap5", ValueState.CONFIGURED);
+    EtcdNorthbound nb = etcdSource(agent);
+    long resyncs = nb.resyncCount();
+
+    try (LogCapture log = new LogCapture(EtcdNorthbound.class)) {
+      // etcd comes back with a certificate of a CA the agent does not trust
+      useServerCertificate("server-of-other-ca");
+      etcd.put(p + IF + "tap6", tap("tap6", true));
+      await().atMost(TIMEOUT).until(() -> log.messages().stream().anyMatch(m ->
+          m.contains("TLS handshake with etcd failed, the server certificate is not trusted: check"
+          + " ca-file") && m.contains("trusted-ca.crt")));
+      Figures.print("etcd untrusted server certificate, reported as: %s", log.messages()
+          .stream().filter(m -> m.contains("TLS handshake")).findFirst().orElseThrow());
+      Thread.sleep(2000);
+      assertThat(state(agent, IF + "tap5")).isEqualTo(ValueState.CONFIGURED);
+      assertThat(state(agent, IF + "tap6")).isEqualTo(ValueState.NONEXISTENT);
+      assertThat(sbInterfaces(mock)).containsExactly("tap5");
+    }
+    useServerCertificate("server-good");
+    awaitState(agent, IF + "tap6", ValueState.CONFIGURED);
+    assertThat(nb.resyncCount()).isEqualTo(resyncs + 1);
+    assertThat(sbInterfaces(mock)).containsExactly("tap5", "tap6");
+  }
+
+  @Test
+  void clientCertificateOfAnotherCaIsNamed() throws Exception {
+    try (LogCapture log = new LogCapture(EtcdNorthbound.class)) {
+      Agent agent = start("sec4", etcdConf("sec4", "agent-of-other-ca", "agent", "secret"),
+          new MockAgentPlugin());
+      await().atMost(TIMEOUT).until(() -> log.messages().stream().anyMatch(m ->
+          m.contains("TLS handshake with etcd failed, etcd refused the client certificate")
+          && m.contains("agent-of-other-ca.crt")));
+      Figures.print("etcd client certificate of another CA, reported as: %s", log.messages()
+          .stream().filter(m -> m.contains("TLS handshake")).findFirst().orElseThrow());
+      assertThat(etcdSource(agent).resyncCount()).isZero();
+    }
+  }
+
+  @Test
+  void userWithoutAccessToTheAgentPrefixIsNamed() throws Exception {
+    etcd.ctlChecked("user", "add", "stranger", "--new-user-password", "pw");
+    try (LogCapture log = new LogCapture(EtcdNorthbound.class)) {
+      Agent agent = start("sec5", etcdConf("sec5", "agent", "stranger", "pw"),
+          new MockAgentPlugin());
+      await().atMost(TIMEOUT).until(() -> log.messages().stream().anyMatch(m ->
+          m.contains("etcd denied user 'stranger' access: grant it read and write on the"
+              + " agent prefix /vnf-agent/sec5/")));
+      Figures.print("etcd user without access to the agent prefix, reported as: %s", log
+          .messages().stream().filter(m -> m.contains("denied")).findFirst().orElseThrow());
+      assertThat(etcdSource(agent).resyncCount()).isZero();
+    } finally {
+      etcd.ctlChecked("user", "delete", "stranger");
+    }
+  }
+
+  /** Restarts etcd with the server certificate {@code name} (no restart if already in use). */
+  private static void useServerCertificate(String name) throws Exception {
+    Path crt = dir.resolve("server.crt");
+    if (Files.mismatch(crt, dir.resolve(name + ".crt")) == -1) {
+      return;
+    }
+    etcd.stop();
+    Files.copy(dir.resolve(name + ".crt"), crt, StandardCopyOption.REPLACE_EXISTING);
+    Files.copy(dir.resolve(name + ".key"), dir.resolve("server.key"),
+        StandardCopyOption.REPLACE_EXISTING);
+    etcd.start();
+  }
+}

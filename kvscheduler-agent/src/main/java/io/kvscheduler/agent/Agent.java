@@ -100,6 +100,14 @@ public final class Agent implements AutoCloseable {
       LOG.info("starting {} northbound", s.name());
       s.start();
     }
+    List<String> names = sources.stream().map(NorthboundSource::name).toList();
+    if (!names.contains("file") && !names.contains("etcd")) {
+      // a new user should not wonder why nothing happens
+      LOG.warn("agent '{}' has no configuration source (neither --config-dir nor --etcd): {}",
+          config.label(), names.contains("rest")
+              ? "only what is pushed with PUT /configuration is applied"
+              : "and REST is off, so nothing will be configured");
+    }
     LOG.info("agent '{}' started with plugins {} and northbound {}", config.label(),
         plugins.stream().map(AgentPlugin::name).toList(),
         sources.stream().map(NorthboundSource::name).toList());

@@ -29,7 +29,7 @@ public final class AgentMain {
 
   private static void run(List<String> args) throws Exception {
     if (args.contains("--help") || args.contains("-h")) {
-      usage();
+      AgentOptions.commandLine(new AgentOptions()).usage(System.out);
       return;
     }
     AgentConfig cfg;
@@ -64,14 +64,7 @@ public final class AgentMain {
   }
 
   private static void usage() {
-    System.out.println(String.join("\n",
-        "usage: bin/kvs-agent run [--config FILE] [--label L] [--config-dir DIR] [--rest HOST:PORT|off]",
-        "                         [--etcd ENDPOINTS] [--etcd-config FILE] [--status-publishing]",
-        "                         [--quiet] [--operation-timeout DURATION]",
-        "       bin/kvs-agent scenario --list | <name>... | all",
-        "Environment: MICROSERVICE_LABEL, ETCD_ENDPOINTS, ETCD_CONFIG, ENABLE_STATUS_PUBLISHING.",
-        "ETCD_CONFIG / --etcd-config: a YAML file as vpp-agent's etcd.conf (endpoints,",
-        "  dial-timeout, operation-timeout, session-ttl, insecure-transport,",
-        "  insecure-skip-tls-verify, cert-file, key-file, ca-file, username, password)."));
+    System.out.println("usage: bin/kvs-agent run [options]   (bin/kvs-agent run --help: the options)");
+    System.out.println("       bin/kvs-agent scenario --list | <name>... | all");
   }
 }

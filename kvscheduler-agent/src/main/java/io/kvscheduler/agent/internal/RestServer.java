@@ -81,7 +81,10 @@ import org.slf4j.LoggerFactory;
  * read. {@link RestSecurity} adds a bearer token (401 without it), a read-only mode (403 for every
  * mutating request) and TLS.
  *
- * <p>More endpoints are added with {@link #route} before {@link #start}.
+ * <p>More endpoints are added with {@link #route} before {@link #start}; {@link #publicRoute}
+ * serves a file of the web page without the token, and {@link #eventRoute} a stream of
+ * server-sent events (an open stream gets a comment every {@link #EVENT_HEARTBEAT}, so that the
+ * idle timeout does not close it).
  */
 public final class RestServer implements NorthboundSource {
   /** The data source label of configuration pushed with {@code PUT /configuration}. */

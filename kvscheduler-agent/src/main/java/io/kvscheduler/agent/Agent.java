@@ -114,10 +114,11 @@ public final class Agent implements AutoCloseable {
   }
 
   private AgentContext context() {
+    KVScheduler timed = metrics.timing(kvs);
     return new AgentContext() {
       @Override
       public KVScheduler scheduler() {
-        return kvs;
+        return timed;
       }
 
       @Override

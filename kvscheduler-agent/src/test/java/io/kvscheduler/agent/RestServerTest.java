@@ -306,6 +306,23 @@ class RestServerTest {
         .isEqualTo(ValueState.INVALID);
   }
 
+  @Test
+  @DisplayName("a bad body of megabytes on one line gets a short 400: the message names the place"
+      + " and does not repeat the body")
+  void aHugeBadBodyGetsAShortMessage() throws Exception {
+    Agent a = start(null);
+    String huge = "{\"mockConfig\": {\"Interface_list\": [{\"name\": \""
+        + "x".repeat(2_000_000) + "\", \"type\": TAP}]}}";
+    HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri(a, "/configuration"))
+        .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
+        .PUT(HttpRequest.BodyPublishers.ofString(huge)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(r.body().length()).isLessThan(2000);
+    assertThat(JSON.readTree(r.body()).get("Error").asText()).contains("line 1");
+    assertThat(a.northbound().desired()).isEmpty();
+  }
+
   private void assertBad(Agent a, String body, String... expected) throws Exception {
     HttpResponse<String> r = put(a, "/configuration", body);
     assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
@@ -496,6 +513,52 @@ class RestServerTest {
     assertThat(closedByServer(headers, Duration.ofSeconds(5))).isTrue();
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
     // the threads are free again
+    assertThat(http.send(HttpRequest.newBuilder(uri(rs, "/info/version"))
+        .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString())
+        .statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  @DisplayName("a body trickling in slower than the minimum rate has its connection closed long"
+      + " before the idle timeout")
+  void aTricklingBodyIsCutOff() throws Exception {
+    RestServer rs = server(new RestServer.Limits(2, 8, Duration.ofSeconds(60), 1024 * 1024));
+    java.net.Socket s = stall(rs.port(), "PUT /configuration HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        + "Content-Length: 100000\r\n\r\n#");
+    long start = System.nanoTime();
+    boolean closed = false;
+    StringBuilder answer = new StringBuilder();
+    int sent = 0;
+    // one byte every 200 ms: 5 bytes/s, far below the minimum of 1 KiB/s
+    for (int i = 0; i < 100 && !closed; i++) {
+      try {
+        s.getOutputStream().write('x');
+        s.getOutputStream().flush();
+        sent++;
+      } catch (java.io.IOException e) {
+        closed = true;
+        break;
+      }
+      s.setSoTimeout(200);
+      try {
+        int c;
+        while ((c = s.getInputStream().read()) >= 0) {
+          answer.append((char) c);
+        }
+        closed = true; // the server closed the connection (after an error answer, if any)
+      } catch (java.net.SocketTimeoutException e) {
+        // still open
+      } catch (java.io.IOException e) {
+        closed = true;
+      }
+    }
+    assertThat(closed).isTrue();
+    // Jetty measures the rate from the request's first byte: the cut may come at the first
+    // read that finds too little, long before the idle timeout (without the minimum rate, the
+    // 20 s of trickling pass and the connection stays open)
+    assertThat(sent).as("bytes sent before the cut").isPositive();
+    assertThat(answer.toString()).doesNotStartWith("HTTP/1.1 200");
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
     assertThat(http.send(HttpRequest.newBuilder(uri(rs, "/info/version"))
         .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString())
         .statusCode()).isEqualTo(200);

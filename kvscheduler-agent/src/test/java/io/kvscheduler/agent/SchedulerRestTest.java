@@ -562,6 +562,48 @@ class SchedulerRestTest {
     error(get("/scheduler/explain"), 400, "missing key argument");
   }
 
+  // ------------------------------------------------------------------ reads and the engine
+
+  @Test
+  @DisplayName("a client reading a large status answer slowly does not hold the engine:"
+      + " transactions go on while its answer is being written")
+  void aSlowReaderDoesNotStallTheEngine() throws Exception {
+    try (Agent own = Agent.start(new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false,
+        false))) {
+      int ownPort = own.sources().stream().filter(RestServer.class::isInstance)
+          .map(RestServer.class::cast).findFirst().orElseThrow().port();
+      var txn = own.scheduler().startNBTransaction();
+      for (int i = 0; i < 20_000; i++) {
+        txn.setValue("config/mock/v1/interfaces/lo" + i,
+            Interface.of("lo" + i, Interface.Type.LOOPBACK, true));
+      }
+      txn.commit();
+      try (Socket s = new Socket()) {
+        s.setReceiveBufferSize(4096);
+        s.connect(new java.net.InetSocketAddress("127.0.0.1", ownPort));
+        s.getOutputStream().write(("GET /scheduler/status HTTP/1.1\r\nHost: x\r\n\r\n")
+            .getBytes(StandardCharsets.US_ASCII));
+        s.getOutputStream().flush();
+        InputStream in = s.getInputStream();
+        byte[] first = new byte[100];
+        assertThat(in.readNBytes(first, 0, first.length)).isEqualTo(first.length);
+        assertThat(new String(first, StandardCharsets.US_ASCII)).startsWith("HTTP/1.1 200");
+        // the answer (several MB) is stuck in the socket buffers: the engine goes on
+        long t0 = System.nanoTime();
+        for (int i = 0; i < 20; i++) {
+          own.scheduler().startNBTransaction().setValue("config/mock/v1/interfaces/lo" + i,
+              Interface.of("lo" + i, Interface.Type.LOOPBACK, false)).commit();
+        }
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(20));
+        assertThat(own.scheduler().valueStatus("config/mock/v1/interfaces/lo19").state())
+            .isEqualTo(ValueState.CONFIGURED);
+        // and the answer goes on once the client reads again
+        String rest = new String(in.readNBytes(64 * 1024), StandardCharsets.UTF_8);
+        assertThat(rest).contains("\"key\": \"config/mock/v1/interfaces/lo");
+      }
+    }
+  }
+
   // ------------------------------------------------------------------ metrics
 
   @Test
@@ -593,6 +635,7 @@ class SchedulerRestTest {
         "kvs_operations_total{descriptor=\"mock-interface\",operation=\"CREATE\","
             + "result=\"error\"}",
         "kvs_values{state=\"FAILED\"} 1.0",
+        "kvs_southbound_call_seconds_count{call=\"create\",descriptor=\"mock-interface\"}",
         "kvs_values{state=\"INVALID\"} 1.0",
         "kvs_values{state=\"RETRYING\"} 1.0",
         "kvs_northbound_deliveries_total{kind=\"change\",source=\"rest\"} 1.0");

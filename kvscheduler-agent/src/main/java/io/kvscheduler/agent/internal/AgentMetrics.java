@@ -40,6 +40,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code kvs_queue_wait_seconds} — time a northbound transaction waited in the queue;
  *   <li>{@code kvs_commits_refused_total} — commits refused because the queue was full;
  *   <li>{@code kvs_operations_total{descriptor, operation, result}} — executed operations;
+ *   <li>{@code kvs_southbound_call_seconds{descriptor, call}} — southbound calls (create,
+ *       update, delete, retrieve) of the descriptors plugins register (histogram);
  *   <li>{@code kvs_values{state}} — values per state (base and derived);
  *   <li>{@code kvs_retries_scheduled_total} — operations that failed and were scheduled for a
  *       retry;
@@ -130,6 +132,14 @@ public final class AgentMetrics {
       }
     }
     states.forEach((s, n) -> n.set(counts.getOrDefault(s, 0L)));
+  }
+
+  /**
+   * The scheduler as plugins see it: the descriptors they register have their southbound calls
+   * timed ({@code kvs_southbound_call_seconds{descriptor, call}}).
+   */
+  public KVScheduler timing(KVScheduler scheduler) {
+    return TimedDescriptors.scheduler(scheduler, registry);
   }
 
   /** Counts a value a northbound source rejected ({@code malformed}, {@code unknown-model}). */

@@ -85,6 +85,9 @@ import org.slf4j.LoggerFactory;
  * serves a file of the web page without the token, and {@link #eventRoute} a stream of
  * server-sent events (an open stream gets a comment every {@link #EVENT_HEARTBEAT}, so that the
  * idle timeout does not close it).
+ *
+ * <p>Longer than our usual limit: the server's set-up (limits, TLS, token, JSON errors) and the
+ * {@code /configuration} endpoints it has always served, whose error handling is most of it.
  */
 public final class RestServer implements NorthboundSource {
   /** The data source label of configuration pushed with {@code PUT /configuration}. */

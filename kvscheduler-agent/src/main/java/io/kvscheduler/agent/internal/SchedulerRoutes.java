@@ -38,6 +38,10 @@ import java.util.TreeMap;
  * <p>Where vpp-agent answers a client mistake with 500 or a crash (an unknown flag or format, a
  * bad number or view), these answer 400 {@code {"Error": ...}} naming the parameter and the
  * accepted values.
+ *
+ * <p>Longer than our usual limit: one short method per endpoint of vpp-agent's API and the
+ * parameter checks they share; the JSON shapes are in {@link SchedulerJson}, the graph in {@link
+ * GraphExport}, the text form in {@link TxnText}.
  */
 public final class SchedulerRoutes {
   /** The flags of {@code /scheduler/flag-stats}, in vpp-agent's index order. */

@@ -1,6 +1,8 @@
 package io.kvscheduler.agent;
 
 import io.kvscheduler.agent.internal.AgentMetrics;
+import io.kvscheduler.agent.internal.LogTail;
+import io.kvscheduler.agent.internal.StatusEvents;
 import io.kvscheduler.agent.internal.NorthboundSource;
 import io.kvscheduler.agent.internal.Orchestrator;
 import io.kvscheduler.agent.internal.PluginOrder;
@@ -10,6 +12,7 @@ import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KVScheduler;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -29,12 +32,18 @@ import org.slf4j.LoggerFactory;
  */
 public final class Agent implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Agent.class);
+  /** Lines of the recent log kept in memory. */
+  static final int LOG_TAIL_LINES = 2000;
 
   private final AgentConfig config;
   private final KVScheduler kvs;
   private final ModelRegistry models = new ModelRegistry();
   private final Orchestrator orchestrator;
   private final AgentMetrics metrics;
+  /** The recent log, for bug reports ({@code GET /info/log}). */
+  private final LogTail logTail = new LogTail(LOG_TAIL_LINES);
+  /** Status changes for the web page's live view. */
+  private final StatusEvents statusEvents;
   /** The orchestrator, counted by the metrics: what the sources and plugins deliver to. */
   private final Northbound northbound;
   private final List<AgentPlugin> plugins;
@@ -65,6 +74,8 @@ public final class Agent implements AutoCloseable {
     this.metrics = new AgentMetrics(kvs, Clock.systemUTC());
     this.northbound = metrics.northbound(orchestrator);
     this.plugins = PluginOrder.order(enabled);
+    this.statusEvents = new StatusEvents(kvs, Duration.ofMillis(100));
+    logTail.attach();
   }
 
   /** Starts an agent with the plugins found by ServiceLoader. */
@@ -100,6 +111,14 @@ public final class Agent implements AutoCloseable {
     for (NorthboundSource s : sources) {
       LOG.info("starting {} northbound", s.name());
       s.start();
+    }
+    List<String> names = sources.stream().map(NorthboundSource::name).toList();
+    if (!names.contains("file") && !names.contains("etcd")) {
+      // a new user should not wonder why nothing happens
+      LOG.warn("agent '{}' has no configuration source (neither --config-dir nor --etcd): {}",
+          config.label(), names.contains("rest")
+              ? "only what is pushed with PUT /configuration is applied"
+              : "and REST is off, so nothing will be configured");
     }
     LOG.info("agent '{}' started with plugins {} and northbound {}", config.label(),
         plugins.stream().map(AgentPlugin::name).toList(),
@@ -162,6 +181,16 @@ public final class Agent implements AutoCloseable {
     return List.copyOf(plugins);
   }
 
+  /** The recent log. */
+  LogTail logTail() {
+    return logTail;
+  }
+
+  /** Status changes, for live clients. */
+  StatusEvents statusEvents() {
+    return statusEvents;
+  }
+
   /** Names of the plugins, in initialisation order. */
   public List<String> pluginNames() {
     return plugins.stream().map(AgentPlugin::name).toList();
@@ -200,7 +229,9 @@ public final class Agent implements AutoCloseable {
         LOG.error("closing plugin {} failed", initialised.get(i).name(), e);
       }
     }
+    statusEvents.close();
     kvs.close();
     LOG.info("agent '{}' stopped", config.label());
+    logTail.detach();
   }
 }

@@ -173,7 +173,8 @@ public record AgentConfig(String label, Path configDir, String restAddress,
       "rest-token-file", "rest-read-only", "rest-tls-cert", "rest-tls-key", "txn-log-max-ops");
 
   /**
-   * Reads the settings from the command-line arguments (after the command) and the environment.
+   * Reads the settings from the command-line arguments (after the command; parsed by picocli,
+   * {@link AgentOptions}) and the environment.
    *
    * @throws IllegalArgumentException naming the bad flag, file, key or value
    */
@@ -197,15 +198,9 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     Path tlsKey = null;
     int maxOps = DEFAULT_TXN_LOG_MAX_OPS;
 
-    int fileAt = args.indexOf("--config");
-    if (fileAt >= 0 && args.lastIndexOf("--config") != fileAt) {
-      throw new IllegalArgumentException("--config given twice (one settings file at most)");
-    }
-    if (fileAt >= 0) {
-      if (fileAt + 1 >= args.size()) {
-        throw new IllegalArgumentException("--config needs a file");
-      }
-      Path file = Path.of(args.get(fileAt + 1));
+    AgentOptions flags = AgentOptions.parse(args);
+    if (!flags.config.isEmpty()) {
+      Path file = flags.config.get(0);
       JsonNode root;
       try {
         root = ConfigDocument.parseYaml(Files.readString(file)).root();
@@ -319,29 +314,48 @@ public record AgentConfig(String label, Path configDir, String restAddress,
       restToken = env.get("KVS_REST_TOKEN").strip();
     }
 
-    for (int i = 0; i < args.size(); i++) {
-      String a = args.get(i);
-      switch (a) {
-        case "--config" -> i++;
-        case "--label" -> label = value(args, ++i, a);
-        case "--config-dir" -> configDir = Path.of(value(args, ++i, a));
-        case "--rest" -> rest = value(args, ++i, a);
-        case "--etcd" -> etcdFlag = checkedEndpoints(split(value(args, ++i, a)), a);
-        case "--etcd-config" -> EtcdConfigFile.read(Path.of(value(args, ++i, a)), etcdLayers);
-        case "--status-publishing" -> status = true;
-        case "--quiet" -> print = false;
-        case "--operation-timeout" -> timeout = duration(value(args, ++i, a), a);
-        case "--grpc" -> grpcAddress = value(args, ++i, a);
-        case "--grpc-config" -> grpcConfig = Path.of(value(args, ++i, a));
-        case "--linux" -> linux = true;
-        case "--file-settle-time" -> settle = duration(value(args, ++i, a), a);
-        case "--rest-token-file" -> tokenFile = Path.of(value(args, ++i, a));
-        case "--rest-read-only" -> readOnly = true;
-        case "--rest-tls-cert" -> tlsCert = Path.of(value(args, ++i, a));
-        case "--rest-tls-key" -> tlsKey = Path.of(value(args, ++i, a));
-        case "--txn-log-max-ops" -> maxOps = count(value(args, ++i, a), a);
-        default -> throw new IllegalArgumentException("unknown option '" + a + "'");
-      }
+    if (flags.label != null) {
+      label = flags.label;
+    }
+    if (flags.configDir != null) {
+      configDir = flags.configDir;
+    }
+    if (flags.rest != null) {
+      rest = flags.rest;
+    }
+    if (flags.etcd != null) {
+      etcdFlag = checkedEndpoints(split(flags.etcd), "--etcd");
+    }
+    for (Path f : flags.etcdConfig) {
+      EtcdConfigFile.read(f, etcdLayers);
+    }
+    status |= flags.statusPublishing;
+    print &= !flags.quiet;
+    if (flags.operationTimeout != null) {
+      timeout = duration(flags.operationTimeout, "--operation-timeout");
+    }
+    if (flags.restTokenFile != null) {
+      tokenFile = flags.restTokenFile;
+    }
+    readOnly |= flags.restReadOnly;
+    if (flags.restTlsCert != null) {
+      tlsCert = flags.restTlsCert;
+    }
+    if (flags.restTlsKey != null) {
+      tlsKey = flags.restTlsKey;
+    }
+    if (flags.txnLogMaxOps != null) {
+      maxOps = count(flags.txnLogMaxOps, "--txn-log-max-ops");
+    }
+    linux |= flags.linux;
+    if (flags.fileSettleTime != null) {
+      settle = duration(flags.fileSettleTime, "--file-settle-time");
+    }
+    if (flags.grpc != null) {
+      grpcAddress = flags.grpc;
+    }
+    if (flags.grpcConfig != null) {
+      grpcConfig = flags.grpcConfig;
     }
     if (etcdFlag != null) {
       etcd = etcdFlag;
@@ -406,13 +420,6 @@ public record AgentConfig(String label, Path configDir, String restAddress,
   /** The etcd prefix of this agent: {@code /vnf-agent/<label>/}. */
   public String agentPrefix() {
     return "/vnf-agent/" + label + "/";
-  }
-
-  private static String value(List<String> args, int i, String flag) {
-    if (i >= args.size() || args.get(i).startsWith("--")) {
-      throw new IllegalArgumentException(flag + " needs a value");
-    }
-    return args.get(i);
   }
 
   private static final java.util.regex.Pattern SHORT_DURATION =

@@ -4,8 +4,9 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * Command line of the agent: {@code run [options]} starts the agent and runs until SIGTERM/SIGINT;
- * {@code scenario ...} runs the hands-on example's scenarios.
+ * Command line of the agent: {@code run [options]} starts the agent and runs until SIGTERM/SIGINT
+ * (then stops cleanly and exits with 0); {@code scenario ...} runs the hands-on example's
+ * scenarios.
  */
 public final class AgentMain {
   private AgentMain() {}
@@ -28,7 +29,7 @@ public final class AgentMain {
 
   private static void run(List<String> args) throws Exception {
     if (args.contains("--help") || args.contains("-h")) {
-      usage();
+      AgentOptions.commandLine(new AgentOptions()).usage(System.out);
       return;
     }
     AgentConfig cfg;
@@ -39,6 +40,13 @@ public final class AgentMain {
       System.exit(2);
       return;
     }
+    // SIGTERM and SIGINT ask for a clean stop: the agent closes and the process exits with 0,
+    // which supervisors count as success (the JVM's default for a signal is 143 or 130)
+    CountDownLatch stop = new CountDownLatch(1);
+    for (String signal : List.of("TERM", "INT")) {
+      sun.misc.Signal.handle(new sun.misc.Signal(signal), s -> stop.countDown());
+    }
+    // (handled from before the start on: a signal during the start stops the agent once started)
     Agent agent;
     try {
       agent = Agent.start(cfg);
@@ -47,27 +55,16 @@ public final class AgentMain {
       System.exit(1);
       return;
     }
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      agent.close();
-      stopped.countDown();
-    }, "kvs-agent-shutdown"));
-    stopped.await();
+    // any other way out (System.exit elsewhere, a second signal after the handler) still closes
+    Thread hook = new Thread(agent::close, "kvs-agent-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    stop.await();
+    agent.close();
+    System.exit(0);
   }
 
   private static void usage() {
-    System.out.println(String.join("\n",
-        "usage: bin/kvs-agent run [--config FILE] [--label L] [--config-dir DIR] [--rest HOST:PORT|off]",
-        "                         [--etcd ENDPOINTS] [--etcd-config FILE] [--status-publishing]",
-        "                         [--quiet] [--operation-timeout DURATION] [--linux]",
-        "                         [--file-settle-time DURATION]",
-        "                         [--grpc HOST:PORT] [--grpc-config FILE] [--rest-token-file FILE]",
-        "       bin/kvs-agent scenario --list | <name>... | all",
-        "--linux enables the Linux networking plugin (configures the namespace the agent runs in).",
-        "Environment: MICROSERVICE_LABEL, ETCD_ENDPOINTS, ETCD_CONFIG, ENABLE_STATUS_PUBLISHING,",
-        "  KVS_LINUX, GRPC_CONFIG, KVS_REST_TOKEN.",
-        "ETCD_CONFIG / --etcd-config: a YAML file as vpp-agent's etcd.conf (endpoints,",
-        "  dial-timeout, operation-timeout, session-ttl, insecure-transport,",
-        "  insecure-skip-tls-verify, cert-file, key-file, ca-file, username, password)."));
+    System.out.println("usage: bin/kvs-agent run [options]   (bin/kvs-agent run --help: the options)");
+    System.out.println("       bin/kvs-agent scenario --list | <name>... | all");
   }
 }

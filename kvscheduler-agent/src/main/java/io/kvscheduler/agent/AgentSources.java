@@ -6,6 +6,7 @@ import io.kvscheduler.agent.internal.GrpcNorthbound;
 import io.kvscheduler.agent.internal.NorthboundSource;
 import io.kvscheduler.agent.internal.RestServer;
 import io.kvscheduler.agent.internal.SchedulerRoutes;
+import io.kvscheduler.agent.internal.WebPage;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,11 +23,14 @@ final class AgentSources {
     // The order also decides, after a restart, which source's value of a key given by several
     // sources applies: the first resyncs are the first deliveries (Orchestrator), etcd's last
 
-    // --- REST API (--rest): GET /info/version, GET/PUT /configuration, /scheduler/*, /metrics ---
+    // --- REST API (--rest): GET /info/version, GET/PUT /configuration, /scheduler/*, /metrics,
+    // /info/settings, /info/log, the web page at / and its events ---
     if (agent.config().restAddress() != null) {
       RestServer rest = new RestServer(agent.config().restAddress(), agent.models(),
           agent.northbound(), RestServer.Limits.DEFAULT, agent.config().restSecurity());
       SchedulerRoutes.register(rest, agent.scheduler(), agent.models(), agent.metrics());
+      AgentInfoRoutes.register(rest, agent.config(), agent.logTail());
+      WebPage.register(rest, agent.statusEvents());
       out.add(rest);
     }
     // --- end of REST API ---

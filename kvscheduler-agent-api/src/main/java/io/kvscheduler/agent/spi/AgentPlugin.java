@@ -31,6 +31,13 @@ public interface AgentPlugin {
   /** Registers models and descriptors. */
   void init(AgentContext ctx) throws Exception;
 
+  /**
+   * Registers the plugin's models only, without descriptors or a scheduler: for tools that read
+   * and write configuration (such as the command-line client writing values into etcd) without
+   * running the plugin. A plugin with models overrides this and calls it from {@link #init}.
+   */
+  default void registerModels(ModelRegistry models) {}
+
   /** Called once every plugin is initialised. */
   default void afterInit(AgentContext ctx) throws Exception {}
 

@@ -81,7 +81,10 @@ import org.slf4j.LoggerFactory;
  * read. {@link RestSecurity} adds a bearer token (401 without it), a read-only mode (403 for every
  * mutating request) and TLS.
  *
- * <p>More endpoints are added with {@link #route} before {@link #start}.
+ * <p>More endpoints are added with {@link #route} before {@link #start}; {@link #publicRoute}
+ * serves a file of the web page without the token, and {@link #eventRoute} a stream of
+ * server-sent events (an open stream gets a comment every {@link #EVENT_HEARTBEAT}, so that the
+ * idle timeout does not close it).
  *
  * <p>Longer than our usual limit: the server's set-up (limits, TLS, token, JSON errors) and the
  * {@code /configuration} endpoints it has always served, whose error handling is most of it.
@@ -274,12 +277,30 @@ public final class RestServer implements NorthboundSource {
   private record Route(String method, String path, Set<String> params, boolean mutating,
       Handler handler) {}
 
+  /**
+   * A source of server-sent events: every event's data (one line of JSON) goes to each
+   * subscribed client until its handle is closed.
+   */
+  @FunctionalInterface
+  public interface EventStream {
+    AutoCloseable subscribe(java.util.function.Consumer<String> client);
+  }
+
+  /** How often an open event stream gets a comment, so that its idle connection stays open. */
+  static final Duration EVENT_HEARTBEAT = Duration.ofSeconds(15);
+
   private final String address;
   private final ModelRegistry models;
   private final Northbound northbound;
   private final Limits limits;
   private final RestSecurity security;
   private final List<Route> routes = new ArrayList<>();
+  /** Paths served without the bearer token: the web page's files, which hold no data. */
+  private final Set<String> publicPaths = new java.util.HashSet<>();
+  private final Map<String, EventStream> eventRoutes = new LinkedHashMap<>();
+  private final Set<io.javalin.http.sse.SseClient> eventClients =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private java.util.concurrent.ScheduledExecutorService heartbeat;
   /** Held while a PUT delivers to the northbound; {@link #close} waits for it. */
   private final Object delivering = new Object();
   private volatile boolean closed;
@@ -330,6 +351,45 @@ public final class RestServer implements NorthboundSource {
     add(method, path, params, true, handler);
   }
 
+  /**
+   * Like {@link #route} for a GET that needs no bearer token (a file of the web page, which holds
+   * no data: the page asks for the token before it reads anything).
+   */
+  public synchronized void publicRoute(String path, Handler handler) {
+    add("GET", path, Set.of(), false, handler);
+    publicPaths.add(path);
+  }
+
+  /**
+   * Serves {@code stream} as server-sent events at {@code GET path} (with the bearer token when
+   * one is configured); an open stream gets a comment every {@link #EVENT_HEARTBEAT}.
+   */
+  public synchronized void eventRoute(String path, EventStream stream) {
+    if (app != null) {
+      throw new IllegalStateException("routes are added before the REST server starts");
+    }
+    eventRoutes.put(path, Objects.requireNonNull(stream, "stream"));
+  }
+
+  private void serveEvents(io.javalin.http.sse.SseClient client, EventStream stream) {
+    client.keepAlive();
+    eventClients.add(client);
+    AutoCloseable subscription = stream.subscribe(data -> {
+      if (client.terminated()) {
+        throw new IllegalStateException("event client gone");
+      }
+      client.sendEvent("status", data);
+    });
+    client.onClose(() -> {
+      eventClients.remove(client);
+      try {
+        subscription.close();
+      } catch (Exception e) {
+        LOG.debug("closing an event subscription failed", e);
+      }
+    });
+  }
+
   private synchronized void add(String method, String path, Set<String> params,
       boolean mutating, Handler handler) {
     if (app != null) {
@@ -361,6 +421,8 @@ public final class RestServer implements NorthboundSource {
       config.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrors()));
       config.jetty.addConnector((server, http) -> connector(server, http, bind, tls));
       config.routes.before(this::authenticate);
+      eventRoutes.forEach((path, stream) -> config.routes.get(path,
+          new io.javalin.http.sse.SseHandler(client -> serveEvents(client, stream))));
       for (Route r : routes) {
         io.javalin.http.Handler h = ctx -> serve(r, ctx);
         switch (r.method()) {
@@ -390,6 +452,20 @@ public final class RestServer implements NorthboundSource {
           + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
     }
     app = created;
+    if (!eventRoutes.isEmpty()) {
+      heartbeat = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(rn -> {
+        Thread t = new Thread(rn, "kvs-rest-events");
+        t.setDaemon(true);
+        return t;
+      });
+      heartbeat.scheduleAtFixedRate(() -> eventClients.forEach(c -> {
+        try {
+          c.sendComment("keep-alive");
+        } catch (RuntimeException e) {
+          eventClients.remove(c);
+        }
+      }), EVENT_HEARTBEAT.toMillis(), EVENT_HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
+    }
     LOG.info("REST API listening on {}://{}:{}{}", tls != null ? "https" : "http",
         bind.getHostString(), port(), token != null ? " (bearer token required)" : "");
   }
@@ -418,7 +494,7 @@ public final class RestServer implements NorthboundSource {
 
   /** 401 unless the request carries the configured bearer token (compared in constant time). */
   private void authenticate(Context ctx) {
-    if (token == null) {
+    if (token == null || publicPaths.contains(ctx.path())) {
       return;
     }
     String h = ctx.header("Authorization");
@@ -606,7 +682,11 @@ public final class RestServer implements NorthboundSource {
     Javalin a;
     synchronized (this) {
       a = app;
+      if (heartbeat != null) {
+        heartbeat.shutdownNow();
+      }
     }
+    eventClients.forEach(io.javalin.http.sse.SseClient::close);
     if (a != null) {
       a.stop();
     }

@@ -2,6 +2,7 @@ package io.kvscheduler.plugins.mock;
 
 import io.kvscheduler.agent.spi.AgentContext;
 import io.kvscheduler.agent.spi.AgentPlugin;
+import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.plugins.mock.util.SbPrinter;
 import io.kvscheduler.plugins.mock.util.SouthboundJournal;
 import java.nio.file.Path;
@@ -38,7 +39,7 @@ public final class MockAgentPlugin implements AgentPlugin {
 
   @Override
   public void init(AgentContext ctx) throws Exception {
-    MockModels.registerAll(ctx.models());
+    registerModels(ctx.models());
     String stateFile = System.getProperty(STATE_FILE_PROPERTY,
         System.getenv(STATE_FILE_ENV));
     if (stateFile != null && !stateFile.isBlank()) {
@@ -47,6 +48,11 @@ public final class MockAgentPlugin implements AgentPlugin {
           journal.replayed().size());
     }
     plugins = MockPlugins.register(ctx.scheduler(), SbPrinter.logging(), journal);
+  }
+
+  @Override
+  public void registerModels(ModelRegistry models) {
+    MockModels.registerAll(models);
   }
 
   /** The registered plugins (after init). */

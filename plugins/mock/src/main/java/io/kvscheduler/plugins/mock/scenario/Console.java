@@ -2,9 +2,13 @@ package io.kvscheduler.plugins.mock.scenario;
 
 import java.io.PrintStream;
 
-/** Terminal output of the scenarios: boxes and colours (colours off when NO_COLOR is set). */
+/**
+ * Terminal output of the scenarios: boxes and colours. Colours only when the output is a terminal
+ * and NO_COLOR is not set (a file or a pipe gets plain text).
+ */
 final class Console {
-  private static final boolean COLOR = System.getenv("NO_COLOR") == null;
+  private static final boolean COLOR = System.getenv("NO_COLOR") == null
+      && System.console() != null;
 
   private Console() {}
 

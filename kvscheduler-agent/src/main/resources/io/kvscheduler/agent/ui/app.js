@@ -1,0 +1,593 @@
+// The agent's web page: the graph of values laid out along dependencies (dagre), drawn with d3,
+// following the agent's status events live; the transaction history beside it.
+'use strict';
+
+const STATES = ['CONFIGURED', 'OBTAINED', 'DISCOVERED', 'PENDING', 'RETRYING', 'FAILED', 'INVALID',
+  'UNIMPLEMENTED', 'REMOVED', 'MISSING', 'NONEXISTENT'];
+/** States in which a value is not applied: shown first when a group is summarised. */
+const TROUBLE = ['FAILED', 'INVALID', 'RETRYING', 'PENDING', 'UNIMPLEMENTED', 'MISSING'];
+/** Most values drawn one by one; beyond, values are folded into groups. */
+const DRAW_LIMIT = 250;
+const AVAILABLE = new Set(['CONFIGURED', 'OBTAINED', 'DISCOVERED']);
+
+const ui = {
+  graph: null,          // {nodes: Map(key -> node), edges: [...]}
+  asOfTxn: null,        // seq num of the transaction shown, or null = live
+  selected: null,       // key or group id
+  expanded: new Set(),  // expanded group ids
+  changed: new Set(),   // keys changed by the last transaction (live)
+  token: sessionStorage.getItem('kvs-token'),
+  txns: new Map(),      // seq -> recorded transaction
+  renders: 0,
+  lastRenderMs: 0,
+};
+window.kvsUi = ui;
+
+// ---------------------------------------------------------------- talking to the agent
+
+async function api(path, asText) {
+  const headers = ui.token ? {Authorization: 'Bearer ' + ui.token} : {};
+  const r = await fetch(path, {headers});
+  if (r.status === 401) {
+    await askToken();
+    return api(path, asText);
+  }
+  if (!r.ok) {
+    let msg = r.status + ' ' + r.statusText;
+    try { msg = (await r.json()).Error || msg; } catch (e) { /* not JSON */ }
+    throw new Error(path + ': ' + msg);
+  }
+  return asText ? r.text() : r.json();
+}
+
+function askToken() {
+  return new Promise(resolve => {
+    const d = document.getElementById('token-dialog');
+    d.addEventListener('close', () => {
+      ui.token = document.getElementById('token').value.trim() || null;
+      if (ui.token) sessionStorage.setItem('kvs-token', ui.token);
+      resolve();
+    }, {once: true});
+    d.showModal();
+  });
+}
+
+/** Reads the agent's server-sent events (through fetch, so that the token can be sent). */
+async function follow() {
+  const live = document.getElementById('live');
+  for (;;) {
+    try {
+      const headers = {Accept: 'text/event-stream'};
+      if (ui.token) headers.Authorization = 'Bearer ' + ui.token;
+      const r = await fetch('/ui/events', {headers});
+      if (r.status === 401) { await askToken(); continue; }
+      if (!r.ok || !r.body) throw new Error('events: ' + r.status);
+      live.textContent = 'live'; live.className = 'live on';
+      const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buf = '';
+      for (;;) {
+        const {value, done} = await reader.read();
+        if (done) break;
+        buf += value;
+        let i;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const block = buf.slice(0, i); buf = buf.slice(i + 2);
+          const data = block.split('\n').filter(l => l.startsWith('data:'))
+            .map(l => l.slice(5).trim()).join('\n');
+          if (data) onEvent(JSON.parse(data));
+        }
+      }
+    } catch (e) {
+      console.warn(e);
+    }
+    live.textContent = 'reconnecting…'; live.className = 'live off';
+    await new Promise(r => setTimeout(r, 2000));
+  }
+}
+
+let refreshTimer = null;
+function onEvent(ev) {
+  if (!ev.changes) return;
+  if (!ui.pendingChanges) ui.pendingChanges = new Set();
+  ev.changes.forEach(c => ui.pendingChanges.add(c.key));
+  clearTimeout(refreshTimer);
+  refreshTimer = setTimeout(async () => {
+    ui.changed = ui.pendingChanges; ui.pendingChanges = null;
+    await loadHistory();
+    if (ui.asOfTxn === null) await loadGraph();
+    if (ui.selected && ui.graph && ui.graph.nodes.has(ui.selected)) showDetails(ui.selected);
+  }, 150);
+}
+
+// ---------------------------------------------------------------- the graph's data
+
+/**
+ * The agent's graph JSON ({"nodes": [...], "edges": [...]}), with a map of nodes and the derived
+ * values of every base. A placeholder node is a key a dependency names that has no value.
+ */
+function normalise(raw) {
+  const nodes = new Map();
+  for (const n of raw.nodes || []) {
+    const key = n.key;
+    nodes.set(key, {
+      key,
+      state: n.state || 'NONEXISTENT',
+      descriptor: n.descriptor || '',
+      base: n.derivedFrom || null,
+      error: n.error || '',
+      details: null,
+      label: n.label || null,
+      value: n.value || null,
+      derived: [],
+      missing: n.placeholder === true,
+    });
+  }
+  for (const n of nodes.values()) {
+    if (n.base && nodes.has(n.base)) nodes.get(n.base).derived.push(n.key);
+  }
+  const edges = [];
+  for (const e of raw.edges || []) {
+    edges.push({from: e.from, to: e.to, label: e.label || '', relation: e.relation,
+      satisfied: e.satisfied});
+  }
+  // a dependency on a key no value has: drawn as a missing value, so that the wait is visible
+  for (const e of edges) {
+    if (e.relation === 'depends-on' && e.to && !nodes.has(e.to)) {
+      nodes.set(e.to, {key: e.to, state: 'MISSING', descriptor: '', base: null, error: '',
+        details: null, label: null, value: null, derived: [], missing: true});
+    }
+  }
+  return {nodes, edges};
+}
+
+/** Why a PENDING value waits: the agent's details, or the labels of its unmet dependencies. */
+function pendingReason(g, n) {
+  if (n.details && n.details.length) return n.details;
+  const out = [];
+  for (const e of g.edges) {
+    if (e.from !== n.key || e.relation !== 'depends-on') continue;
+    const t = e.to && g.nodes.get(e.to);
+    if (e.satisfied === false || !t || !AVAILABLE.has(t.state)) out.push(e.label || e.to);
+  }
+  return out;
+}
+
+async function loadGraph() {
+  const path = '/scheduler/graph?format=json' + (ui.asOfTxn !== null ? '&txn=' + ui.asOfTxn : '');
+  ui.graph = normalise(await api(path));
+  fillFilters();
+  render();
+}
+
+// ---------------------------------------------------------------- what is drawn
+
+function filters() {
+  return {
+    text: document.getElementById('f-text').value.trim().toLowerCase(),
+    descriptor: document.getElementById('f-descriptor').value,
+    state: document.getElementById('f-state').value,
+    fold: document.getElementById('f-fold').value,
+    neighbourhood: document.getElementById('f-neighbourhood').checked,
+  };
+}
+
+function fillFilters() {
+  const sel = document.getElementById('f-descriptor');
+  const have = new Set([...sel.options].map(o => o.value));
+  const ds = [...new Set([...ui.graph.nodes.values()].map(n => n.descriptor).filter(d => d))].sort();
+  for (const d of ds) {
+    if (!have.has(d)) sel.add(new Option(d, d));
+  }
+  const st = document.getElementById('f-state');
+  if (st.options.length === 1) STATES.forEach(s => st.add(new Option(s, s)));
+}
+
+/** The keys passing the filters (a derived value passes with its base). */
+function visibleKeys(g, f) {
+  const pass = n => (!f.text || n.key.toLowerCase().includes(f.text))
+    && (!f.descriptor || n.descriptor === f.descriptor)
+    && (!f.state || n.state === f.state);
+  let keys = new Set();
+  for (const n of g.nodes.values()) {
+    if (pass(n) || (n.base && g.nodes.has(n.base) && pass(g.nodes.get(n.base)))) keys.add(n.key);
+  }
+  if (f.neighbourhood && ui.selected && g.nodes.has(ui.selected)) keys = neighbourhood(g, ui.selected);
+  return keys;
+}
+
+/** A value, its base and derived values, what it depends on and what depends on it. */
+function neighbourhood(g, key) {
+  const out = new Set([key]);
+  const n = g.nodes.get(key);
+  if (n.base) out.add(n.base);
+  const core = new Set(out);
+  for (const k of core) (g.nodes.get(k)?.derived || []).forEach(d => { out.add(d); core.add(d); });
+  for (const e of g.edges) {
+    if (core.has(e.from) && e.to) out.add(e.to);
+    if (e.to && core.has(e.to)) out.add(e.from);
+  }
+  for (const k of [...out]) (g.nodes.get(k)?.derived || []).forEach(d => out.add(d));
+  return new Set([...out].filter(k => g.nodes.has(k)));
+}
+
+/** The group a value is folded into: its descriptor, or its key without the last segment. */
+function groupOf(n, by) {
+  if (by === 'prefix') {
+    const k = n.key;
+    const i = k.lastIndexOf('/');
+    return 'prefix:' + (i > 0 ? k.slice(0, i + 1) : k);
+  }
+  return 'descriptor:' + (n.descriptor || (n.missing ? '(missing values)' : '(no descriptor)'));
+}
+
+/** The key a value is folded by: its base's key for a derived value (kept with its base). */
+function foldKey(g, k) {
+  const n = g.nodes.get(k);
+  return n.base && g.nodes.has(n.base) ? n.base : k;
+}
+
+function commonPrefix(strings) {
+  let p = strings[0] || '';
+  for (const s of strings) {
+    let i = 0;
+    while (i < p.length && i < s.length && p[i] === s[i]) i++;
+    p = p.slice(0, i);
+    if (!p) break;
+  }
+  return p;
+}
+
+/**
+ * The units drawn: single values, or groups of values (folded). A group opens when the user
+ * chooses it; one too large to draw splits into groups by the next character of the keys (a
+ * split into one group goes on at once), so at no level are thousands of values laid out.
+ */
+function units(g, keys, f) {
+  const fold = f.fold === 'none' ? false
+    : f.fold === 'auto' ? keys.size > DRAW_LIMIT : true;
+  const unitOf = new Map();
+  if (!fold) {
+    keys.forEach(k => unitOf.set(k, k));
+    return unitOf;
+  }
+  const by = f.fold === 'prefix' ? 'prefix' : 'descriptor';
+  let level = new Map();
+  for (const k of keys) {
+    const gid = groupOf(g.nodes.get(foldKey(g, k)), by);
+    if (!level.has(gid)) level.set(gid, []);
+    level.get(gid).push(k);
+  }
+  while (level.size) {
+    const next = new Map();
+    for (const [gid, ks] of level) {
+      if (!ui.expanded.has(gid)) { ks.forEach(k => unitOf.set(k, gid)); continue; }
+      if (ks.length <= DRAW_LIMIT) { ks.forEach(k => unitOf.set(k, k)); continue; }
+      const bases = [...new Set(ks.map(k => foldKey(g, k)))];
+      if (bases.length === 1) { ks.forEach(k => unitOf.set(k, k)); continue; }
+      const cp = commonPrefix(bases);
+      const split = new Map();
+      for (const k of ks) {
+        const sub = 'prefix:' + foldKey(g, k).slice(0, cp.length + 1);
+        if (!split.has(sub)) split.set(sub, []);
+        split.get(sub).push(k);
+      }
+      if (split.size === 1) ui.expanded.add([...split.keys()][0]);
+      split.forEach((v, sub) => next.set(sub, v));
+    }
+    level = next;
+  }
+  return unitOf;
+}
+
+// ---------------------------------------------------------------- drawing
+
+function shortName(key) {
+  const parts = key.split('/');
+  return parts.length <= 2 ? key : parts.slice(-2).join('/');
+}
+
+function render() {
+  const t0 = performance.now();
+  const g = ui.graph;
+  const f = filters();
+  const keys = visibleKeys(g, f);
+  const unitOf = units(g, keys, f);
+
+  const layout = new dagre.graphlib.Graph({compound: true, multigraph: true});
+  layout.setGraph({rankdir: 'BT', nodesep: 24, ranksep: 60, edgesep: 10, marginx: 20, marginy: 20});
+  layout.setDefaultEdgeLabel(() => ({}));
+
+  const groups = new Map();
+  for (const [k, u] of unitOf) {
+    if (u === k) continue;
+    if (!groups.has(u)) groups.set(u, {id: u, keys: [], counts: {}});
+    const grp = groups.get(u);
+    grp.keys.push(k);
+    const s = g.nodes.get(k).state;
+    grp.counts[s] = (grp.counts[s] || 0) + 1;
+  }
+  const drawn = [];
+  for (const [k, u] of unitOf) {
+    if (u !== k) continue;
+    const n = g.nodes.get(k);
+    const reason = n.state === 'PENDING' ? pendingReason(g, n) : [];
+    const lines = [shortName(k), (n.missing ? 'MISSING (no such value)' : n.state)
+      + (reason.length ? ' — waits for ' + reason.join(', ') : '')];
+    if (n.error && n.state !== 'PENDING') lines.push(n.error.length > 48 ? n.error.slice(0, 47) + '…' : n.error);
+    const width = Math.min(360, 16 + 7 * Math.max(...lines.map(l => l.length)));
+    const item = {id: k, node: n, lines, width, height: 14 + 16 * lines.length, reason};
+    drawn.push(item);
+    layout.setNode(k, item);
+  }
+  for (const grp of groups.values()) {
+    const worst = TROUBLE.find(s => grp.counts[s]) || Object.keys(grp.counts)[0];
+    const summary = Object.entries(grp.counts).sort((a, b) => b[1] - a[1])
+      .map(([s, c]) => s + ' ' + c).join(', ');
+    const title = grp.id.replace(/^(descriptor|prefix):/, '') + (grp.id.startsWith('prefix:') ? '…' : '');
+    grp.lines = [title, grp.keys.length + (grp.keys.length === 1 ? ' value' : ' values') + ' (folded)', summary];
+    grp.state = worst;
+    grp.width = Math.min(420, 16 + 7 * Math.max(...grp.lines.map(l => l.length)));
+    grp.height = 14 + 16 * grp.lines.length;
+    grp.group = true;
+    layout.setNode(grp.id, grp);
+  }
+  // derived values drawn inside a box with their base
+  for (const item of drawn) {
+    const n = item.node;
+    if (n.base && unitOf.get(n.base) === n.base) {
+      const cid = 'cluster:' + n.base;
+      if (!layout.hasNode(cid)) { layout.setNode(cid, {cluster: true}); layout.setParent(n.base, cid); }
+      layout.setParent(n.key, cid);
+    }
+  }
+  // edges between drawn units; edges inside one group left out, parallel ones counted
+  const agg = new Map();
+  for (const e of g.edges) {
+    if (e.relation === 'derives') continue;  // shown by the box around base and derived
+    const a = unitOf.get(e.from);
+    const b = e.to ? unitOf.get(e.to) : undefined;
+    if (!a || !b || a === b) continue;
+    const id = a + '\u0000' + b + '\u0000' + (groups.has(a) || groups.has(b) ? '' : e.label);
+    if (!agg.has(id)) agg.set(id, {from: a, to: b, label: e.label, count: 0, unsatisfied: false});
+    const x = agg.get(id);
+    x.count++;
+    const t = g.nodes.get(e.to);
+    if (e.satisfied === false || !t || !AVAILABLE.has(t.state)) x.unsatisfied = true;
+  }
+  for (const [id, e] of agg) {
+    e.text = e.count > 1 ? e.count + ' dependencies' : e.label;
+    e.width = Math.min(200, 7 * e.text.length); e.height = 14; e.labelpos = 'c';
+    layout.setEdge(e.from, e.to, e, id);
+  }
+  dagre.layout(layout);
+  draw(layout, groups);
+  ui.lastRenderMs = Math.round(performance.now() - t0);
+  ui.renders++;
+  document.getElementById('summary').textContent = g.nodes.size + ' values, ' + keys.size
+    + ' shown' + (groups.size ? ' (' + groups.size + ' folded groups; open one with a click)' : '')
+    + ' — drawn in ' + ui.lastRenderMs + ' ms';
+  document.body.dataset.renders = String(ui.renders);
+}
+
+function draw(layout, groups) {
+  const svg = d3.select('#graph');
+  let root = svg.select('g.root');
+  if (root.empty()) {
+    root = svg.append('g').attr('class', 'root');
+    svg.append('defs').html('<marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" '
+      + 'markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z"/></marker>');
+    ui.zoom = d3.zoom().scaleExtent([0.05, 3]).on('zoom', ev => root.attr('transform', ev.transform));
+    svg.call(ui.zoom).on('dblclick.zoom', null);
+  }
+  root.selectAll('*').remove();
+  // clusters (base value with its derived values)
+  for (const id of layout.nodes()) {
+    const c = layout.node(id);
+    if (!c || !c.cluster) continue;
+    root.append('g').attr('class', 'cluster').append('rect')
+      .attr('x', c.x - c.width / 2).attr('y', c.y - c.height / 2)
+      .attr('width', c.width).attr('height', c.height).attr('rx', 6);
+  }
+  for (const ref of layout.edges()) {
+    const e = layout.edge(ref);
+    const line = d3.line().x(p => p.x).y(p => p.y).curve(d3.curveBasis);
+    const eg = root.append('g').attr('class', 'edge' + (e.unsatisfied ? ' unsatisfied' : ''))
+      .attr('data-from', e.from).attr('data-to', e.to);
+    eg.append('path').attr('d', line(e.points)).attr('marker-end', 'url(#arrow)');
+    if (e.text) eg.append('text').attr('x', e.x).attr('y', e.y + 4).attr('text-anchor', 'middle').text(e.text);
+  }
+  for (const id of layout.nodes()) {
+    const item = layout.node(id);
+    if (!item || item.cluster) continue;
+    const state = item.group ? item.state : item.node.state;
+    const cls = ['node', item.group ? 'group' : '', item.node && item.node.base ? 'derived' : '',
+      item.node && item.node.missing ? 'missing' : '',
+      ui.changed.has(id) ? 'changed' : '', ui.selected === id ? 'selected' : ''].join(' ');
+    const label = item.group
+      ? item.lines.join(', ') + '. Press Enter to open.'
+      : id + ', ' + item.lines.slice(1).join(', ');
+    const ng = root.append('g').attr('class', cls)
+      .attr('transform', 'translate(' + (item.x - item.width / 2) + ',' + (item.y - item.height / 2) + ')')
+      .attr('tabindex', 0).attr('role', 'button').attr('aria-label', label)
+      .attr('data-key', id).attr('data-state', state)
+      .on('click', () => choose(id, item))
+      .on('keydown', ev => { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); choose(id, item); } });
+    ng.append('title').text(item.group ? item.lines.join('\n') : id);
+    ng.append('rect').attr('width', item.width).attr('height', item.height).attr('rx', 4)
+      .attr('fill', 'var(--' + state + ', #fff)');
+    item.lines.forEach((l, i) => ng.append('text').attr('x', 8).attr('y', 18 + 16 * i)
+      .attr('class', i === 1 && !item.group ? 'state' : '').text(l));
+  }
+  fit(layout);
+}
+
+function fit(layout) {
+  const svg = document.getElementById('graph');
+  const gw = layout.graph().width || 1, gh = layout.graph().height || 1;
+  const w = svg.clientWidth || 800, h = svg.clientHeight || 600;
+  // the whole graph when it fits at half size or more; else its top left at half size (zoom and
+  // drag to move, or fold and filter)
+  const k = Math.max(0.5, Math.min(1, w / gw, h / gh));
+  const x = gw * k < w ? (w - gw * k) / 2 : 0;
+  d3.select(svg).call(ui.zoom.transform, d3.zoomIdentity.translate(x, 24).scale(k));
+}
+
+function choose(id, item) {
+  if (item.group) {
+    ui.expanded.add(id);
+    render();
+    return;
+  }
+  ui.selected = id;
+  d3.selectAll('.node.selected').classed('selected', false);
+  d3.selectAll('.node').filter(function () { return this.dataset.key === id; }).classed('selected', true);
+  showDetails(id);
+  if (filters().neighbourhood) render();
+}
+
+// ---------------------------------------------------------------- the selected value
+
+async function showDetails(key) {
+  document.getElementById('details-empty').hidden = true;
+  document.getElementById('details-body').hidden = false;
+  const n = ui.graph.nodes.get(key);
+  const set = (id, text) => { document.getElementById(id).textContent = text || '—'; };
+  set('d-key', key);
+  set('d-descriptor', n && n.descriptor);
+  try {
+    const st = await api('/scheduler/status?key=' + encodeURIComponent(key));
+    const v = n && n.base ? (st.derived_values || []).find(d => d.key === key) || st.value : st.value;
+    set('d-state', v.state || 'NONEXISTENT');
+    set('d-lastop', v.last_operation);
+    set('d-details', (v.details || []).join(', '));
+    set('d-error', v.error);
+    if (!AVAILABLE.has(v.state || 'NONEXISTENT')) {
+      api('/scheduler/explain?key=' + encodeURIComponent(key))
+        .then(x => set('d-explain', explainText(x)))
+        .catch(e => set('d-explain', String(e.message)));
+    } else {
+      set('d-explain', 'applied');
+    }
+  } catch (e) {
+    set('d-state', n ? n.state : '');
+    set('d-explain', String(e.message));
+  }
+  try {
+    const tl = await api('/scheduler/key-timeline?key=' + encodeURIComponent(key)) || [];
+    const last = tl[tl.length - 1];
+    set('d-value', last && last.Value ? JSON.stringify(last.Value.ProtoMsgData ?? last.Value, null, 2) : '');
+    set('d-metadata', last && last.MetadataFields ? JSON.stringify(last.MetadataFields, null, 2) : '');
+    const body = document.querySelector('#d-timeline tbody');
+    body.replaceChildren(...tl.slice().reverse().map(r => {
+      const tr = document.createElement('tr');
+      const f = r.Flags || {};
+      [new Date(r.Since).toLocaleTimeString(), f['value-state'], f['last-update'], f.error]
+        .forEach(t => { const td = document.createElement('td'); td.textContent = t || ''; tr.append(td); });
+      return tr;
+    }));
+  } catch (e) {
+    set('d-value', String(e.message));
+  }
+}
+
+/** The explain tree as indented lines: key [STATE] and the reason of each cause. */
+function explainText(x, depth = 0) {
+  if (x == null) return '';
+  if (Array.isArray(x)) return x.map(c => explainText(c, depth)).join('');
+  if (typeof x !== 'object') return '  '.repeat(depth) + x + '\n';
+  let line = '  '.repeat(depth) + (x.key || '') + (x.state ? ' [' + x.state + ']' : '');
+  const children = [];
+  for (const [k, v] of Object.entries(x)) {
+    if (k === 'key' || k === 'state') continue;
+    if (Array.isArray(v) && v.length && typeof v[0] === 'object') children.push(v);
+    else if (v && typeof v === 'object' && !Array.isArray(v) && v.key) children.push([v]);
+    else line += '  ' + k + ': ' + (typeof v === 'string' ? v : JSON.stringify(v));
+  }
+  return line + '\n' + children.map(c => explainText(c, depth + 1)).join('');
+}
+
+// ---------------------------------------------------------------- transaction history
+
+async function loadHistory() {
+  const txns = await api('/scheduler/txn-history') || [];
+  ui.txns = new Map(txns.map(t => [t.SeqNum, t]));
+  const list = document.getElementById('txns');
+  const items = txns.slice(-200).reverse().map(t => {
+    const li = document.createElement('li');
+    const errors = (t.Executed || []).filter(o => o.NewErrMsg);
+    if (errors.length) li.classList.add('has-errors');
+    if (t.SeqNum === ui.asOfTxn) li.classList.add('chosen');
+    li.dataset.seq = t.SeqNum;
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.setAttribute('aria-label', 'Show the graph as of transaction ' + t.SeqNum);
+    const head = document.createElement('div');
+    head.className = 'txn-head';
+    head.textContent = '#' + t.SeqNum + ' ' + t.TxnType + (t.ResyncType ? ' (' + t.ResyncType + ')' : '')
+      + ' ' + new Date(t.Start).toLocaleTimeString() + ' — ' + (t.Executed || []).length + ' operations';
+    b.append(head);
+    b.addEventListener('click', () => chooseTxn(t.SeqNum));
+    li.append(b);
+    const ops = document.createElement('ul');
+    ops.className = 'ops';
+    (t.Executed || []).slice(0, 20).forEach(o => {
+      const op = document.createElement('li');
+      op.textContent = o.Operation + ' ' + o.Key + ' → ' + (o.NewState || '') + (o.NewErrMsg ? ' (' + o.NewErrMsg + ')' : '');
+      if (o.NewErrMsg) op.className = 'err';
+      ops.append(op);
+    });
+    if ((t.Executed || []).length > 20) {
+      const more = document.createElement('li');
+      more.textContent = '… ' + (t.Executed.length - 20) + ' more';
+      ops.append(more);
+    }
+    li.append(ops);
+    return li;
+  });
+  list.replaceChildren(...items);
+}
+
+async function chooseTxn(seq) {
+  ui.asOfTxn = seq;
+  ui.changed = new Set((ui.txns.get(seq)?.Executed || []).map(o => o.Key));
+  document.getElementById('asof').hidden = false;
+  document.getElementById('asof-seq').textContent = '#' + seq;
+  document.querySelectorAll('#txns li').forEach(li => li.classList.toggle('chosen', Number(li.dataset.seq) === seq));
+  await loadGraph();
+}
+
+// ---------------------------------------------------------------- start
+
+function legend() {
+  const ul = document.getElementById('legend');
+  for (const s of STATES.slice(0, 9)) {
+    const li = document.createElement('li');
+    li.textContent = s;
+    li.style.setProperty('--swatch', 'var(--' + s + ')');
+    ul.append(li);
+  }
+}
+
+async function start() {
+  legend();
+  let debounce = null;
+  document.getElementById('filters').addEventListener('input', () => {
+    clearTimeout(debounce);
+    debounce = setTimeout(() => { ui.expanded.clear(); render(); }, 200);
+  });
+  document.getElementById('filters').addEventListener('submit', ev => ev.preventDefault());
+  document.getElementById('asof-back').addEventListener('click', async () => {
+    ui.asOfTxn = null;
+    document.getElementById('asof').hidden = true;
+    document.querySelectorAll('#txns li.chosen').forEach(li => li.classList.remove('chosen'));
+    await loadGraph();
+  });
+  try {
+    const v = await api('/info/version');
+    document.getElementById('agent').textContent = (v.App || 'agent') + ' ' + (v.Version || '');
+  } catch (e) { /* the version is only decoration */ }
+  follow();
+  await Promise.all([loadGraph(), loadHistory()]);
+}
+
+document.addEventListener('DOMContentLoaded', start);

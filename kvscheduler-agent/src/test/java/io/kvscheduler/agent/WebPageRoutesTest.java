@@ -1,0 +1,103 @@
+package io.kvscheduler.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvscheduler.agent.internal.RestServer;
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The web page's routes over real HTTP: its files, its live events, and the token. */
+class WebPageRoutesTest {
+  static final String TOKEN = "page-token";
+  final HttpClient http = HttpClient.newHttpClient();
+  Agent agent;
+  String url;
+
+  @AfterEach
+  void stop() {
+    if (agent != null) {
+      agent.close();
+    }
+  }
+
+  void start(RestSecurity security) throws Exception {
+    agent = Agent.start(new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false, false)
+        .withRestSecurity(security));
+    int port = agent.sources().stream().filter(RestServer.class::isInstance)
+        .map(RestServer.class::cast).findFirst().orElseThrow().port();
+    url = "http://127.0.0.1:" + port;
+  }
+
+  HttpResponse<String> get(String path, String token) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url + path));
+    if (token != null) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void filesAreServedWithoutTokenDataOnlyWithIt() throws Exception {
+    start(new RestSecurity(TOKEN, null, false, null, null));
+    for (String path : List.of("/", "/ui/")) {
+      HttpResponse<String> page = get(path, null);
+      assertThat(page.statusCode()).isEqualTo(200);
+      assertThat(page.headers().firstValue("Content-Type").orElse("")).startsWith("text/html");
+      assertThat(page.body()).contains("<svg id=\"graph\"", "/webjars/d3/7.9.0/dist/d3.min.js");
+    }
+    assertThat(get("/ui/app.js", null).body()).contains("function render()");
+    assertThat(get("/webjars/d3/7.9.0/dist/d3.min.js", null).body()).contains("d3");
+    assertThat(get("/webjars/dagre/0.8.4/dist/dagre.min.js", null).body()).contains("dagre");
+    // what the page reads needs the token
+    assertThat(get("/scheduler/graph?format=json", null).statusCode()).isEqualTo(401);
+    assertThat(get("/ui/events", null).statusCode()).isEqualTo(401);
+    assertThat(get("/info/log", null).statusCode()).isEqualTo(401);
+    assertThat(get("/info/settings", TOKEN).body()).contains("\"rest-token\": \"set (from"
+        + " KVS_REST_TOKEN)\"").doesNotContain(TOKEN);
+  }
+
+  @Test
+  void eventsFollowTransactions() throws Exception {
+    start(RestSecurity.NONE);
+    HttpResponse<InputStream> stream = http.send(HttpRequest.newBuilder(
+            URI.create(url + "/ui/events")).header("Accept", "text/event-stream").build(),
+        HttpResponse.BodyHandlers.ofInputStream());
+    assertThat(stream.statusCode()).isEqualTo(200);
+    assertThat(stream.headers().firstValue("Content-Type").orElse(""))
+        .startsWith("text/event-stream");
+    CompletableFuture<String> event = CompletableFuture.supplyAsync(() -> {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(stream.body(),
+          StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = r.readLine()) != null) {
+          if (line.startsWith("data:")) {
+            return line.substring(5).strip();
+          }
+        }
+        return null;
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    Thread.sleep(300); // the subscription is in place
+    HttpResponse<String> put = http.send(HttpRequest.newBuilder(URI.create(url + "/configuration"))
+        .PUT(HttpRequest.BodyPublishers.ofString(
+            "mockConfig:\n  Interface_list:\n  - name: tap7\n    type: TAP\n")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(put.statusCode()).isEqualTo(200);
+    assertThat(event.get(10, TimeUnit.SECONDS)).isEqualTo(
+        "{\"changes\":[{\"key\":\"config/mock/v1/interfaces/tap7\",\"state\":\"CONFIGURED\"}]}");
+  }
+}

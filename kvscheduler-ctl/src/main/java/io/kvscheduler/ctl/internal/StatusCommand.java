@@ -1,0 +1,110 @@
+package io.kvscheduler.ctl.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Locale;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code status}: the state of every value, of one key, of a descriptor's values or a state. */
+@Command(name = "status", description = {"The state of values: all, one KEY, a descriptor's,"
+    + " or those in one state.", "Example: kvsctl status --state PENDING"})
+public final class StatusCommand extends AgentCommand {
+  @Mixin
+  OutputFormat output;
+
+  @ArgGroup(exclusive = true)
+  Selection selection = new Selection();
+
+  static final class Selection {
+    @Parameters(paramLabel = "KEY", arity = "0..1", description = "One value's key.")
+    String key;
+
+    @Option(names = "--descriptor", paramLabel = "D", description = "Values of descriptor D.")
+    String descriptor;
+
+    @Option(names = "--state", paramLabel = "S",
+        description = "Values in state S (CONFIGURED, PENDING, FAILED, ...), derived included.")
+    String state;
+  }
+
+  @Override
+  protected int run() {
+    String q = selection.key != null ? AgentClient.query("key", selection.key)
+        : AgentClient.query("descriptor", selection.descriptor);
+    JsonNode answer = client().get("/scheduler/status" + q).json();
+    if (selection.key != null) {
+      answer = JsonNodeFactory.instance.arrayNode().add(answer);
+    } else if (answer == null || answer.isNull()) {
+      answer = JsonNodeFactory.instance.arrayNode();
+    }
+    if (selection.state != null) {
+      answer = inState(answer, selection.state.toUpperCase(Locale.ROOT));
+    }
+    if (output.json()) {
+      out().println(Json.pretty(selection.key != null && answer.size() == 1
+          ? answer.get(0) : answer));
+      return ExitCodes.OK;
+    }
+    Table t = new Table("KEY", "STATE", "LAST OP", "DETAILS", "ERROR");
+    for (JsonNode s : answer) {
+      row(t, s.get("value"), "");
+      for (JsonNode d : s.path("derived_values")) {
+        row(t, d, "  ");
+      }
+    }
+    t.print(out());
+    return ExitCodes.OK;
+  }
+
+  private static void row(Table t, JsonNode v, String indent) {
+    if (v == null) {
+      return;
+    }
+    String state = Json.text(v, "state");
+    t.row(indent + Json.text(v, "key"), state.isEmpty() ? "NONEXISTENT" : state,
+        Json.text(v, "last_operation"), details(v.get("details")), Json.text(v, "error"));
+  }
+
+  private static String details(JsonNode d) {
+    if (d == null || !d.isArray()) {
+      return "";
+    }
+    StringBuilder b = new StringBuilder();
+    d.forEach(x -> b.append(b.length() == 0 ? "" : ", ").append(x.asText()));
+    return b.toString();
+  }
+
+  /** The statuses whose value (or one of whose derived values) is in {@code state}. */
+  static ArrayNode inState(JsonNode statuses, String state) {
+    ArrayNode out = JsonNodeFactory.instance.arrayNode();
+    for (JsonNode s : statuses) {
+      boolean base = state.equals(stateOf(s.get("value")));
+      ArrayNode derived = JsonNodeFactory.instance.arrayNode();
+      for (JsonNode d : s.path("derived_values")) {
+        if (state.equals(stateOf(d))) {
+          derived.add(d);
+        }
+      }
+      if (base || !derived.isEmpty()) {
+        ObjectNode copy = JsonNodeFactory.instance.objectNode();
+        copy.set("value", s.get("value"));
+        if (!derived.isEmpty()) {
+          copy.set("derived_values", derived);
+        }
+        out.add(copy);
+      }
+    }
+    return out;
+  }
+
+  private static String stateOf(JsonNode v) {
+    String s = Json.text(v, "state");
+    return s.isEmpty() ? "NONEXISTENT" : s;
+  }
+}

@@ -1,0 +1,207 @@
+package io.kvscheduler.ctl;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A real etcd server for tests: the {@code etcd} binary on free loopback ports with a temporary
+ * data directory, and the {@code etcdctl} command-line client (API v3) to read and write keys.
+ * {@link #stop()} and {@link #start()} restart it on the same ports and data directory.
+ */
+final class EtcdFixture implements AutoCloseable {
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(20);
+  private static final Duration CTL_TIMEOUT = Duration.ofSeconds(10);
+
+  private final Path dir;
+  private final Path dataDir;
+  private final Path log;
+  private final int clientPort;
+  private final int peerPort;
+  private Process process;
+
+  private EtcdFixture() throws IOException {
+    this.dir = Files.createTempDirectory("kvs-etcd-test");
+    this.dataDir = dir.resolve("data");
+    this.log = dir.resolve("etcd.log");
+    this.clientPort = freePort();
+    int peer = freePort();
+    while (peer == clientPort) {
+      peer = freePort();
+    }
+    this.peerPort = peer;
+  }
+
+  /** Starts a fresh etcd and waits until it answers. */
+  static EtcdFixture startNew() throws Exception {
+    EtcdFixture f = new EtcdFixture();
+    try {
+      f.start();
+    } catch (Exception | Error e) {
+      f.close();
+      throw e;
+    }
+    return f;
+  }
+
+  /** The client endpoint, {@code http://127.0.0.1:<port>}. */
+  String endpoint() {
+    return "http://127.0.0.1:" + clientPort;
+  }
+
+  /** Starts (or restarts) etcd on the same ports and data directory; waits until it answers. */
+  synchronized void start() throws Exception {
+    if (process != null && process.isAlive()) {
+      return;
+    }
+    String peer = "http://127.0.0.1:" + peerPort;
+    ProcessBuilder pb = new ProcessBuilder("etcd",
+        "--name", "kvs-test",
+        "--data-dir", dataDir.toString(),
+        "--listen-client-urls", endpoint(),
+        "--advertise-client-urls", endpoint(),
+        "--listen-peer-urls", peer,
+        "--initial-advertise-peer-urls", peer,
+        "--initial-cluster", "kvs-test=" + peer,
+        "--log-level", "warn")
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    process = pb.start();
+    long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+    while (true) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("etcd exited with " + process.exitValue() + ":\n"
+            + tail());
+      }
+      Result r = ctl("endpoint", "health");
+      if (r.exit == 0) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("etcd not healthy within " + READY_TIMEOUT + ": "
+            + r.output + "\n" + tail());
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  /** Stops etcd (SIGTERM, then SIGKILL after 10 s); the data directory stays. */
+  synchronized void stop() throws InterruptedException {
+    if (process == null) {
+      return;
+    }
+    process.destroy();
+    if (!process.waitFor(10, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      process.waitFor(10, TimeUnit.SECONDS);
+    }
+    process = null;
+  }
+
+  /** {@code etcdctl put key value}. */
+  void put(String key, String value) {
+    check(ctl("put", key, value));
+  }
+
+  /** {@code etcdctl del key}. */
+  void del(String key) {
+    check(ctl("del", key));
+  }
+
+  /** {@code etcdctl get key --print-value-only}: the value, or null when the key is absent. */
+  String get(String key) {
+    Result r = check(ctl("get", key, "--print-value-only"));
+    String out = r.output.strip();
+    return out.isEmpty() ? null : out;
+  }
+
+  /** {@code etcdctl get --prefix prefix}: keys and values, in key order. */
+  Map<String, String> getPrefix(String prefix) {
+    Result r = check(ctl("get", "--prefix", prefix));
+    List<String> lines = r.output.lines().toList();
+    Map<String, String> out = new LinkedHashMap<>();
+    for (int i = 0; i + 1 < lines.size(); i += 2) {
+      out.put(lines.get(i), lines.get(i + 1));
+    }
+    return out;
+  }
+
+  /** {@code etcdctl compact <current revision>}: old revisions can no longer be watched. */
+  void compact() {
+    Result r = check(ctl("get", "x", "-w", "fields"));
+    String rev = r.output.lines().filter(l -> l.startsWith("\"Revision\""))
+        .map(l -> l.substring(l.indexOf(':') + 1).strip()).findFirst()
+        .orElseThrow(() -> new IllegalStateException("no revision in " + r.output));
+    check(ctl("compact", rev));
+  }
+
+  record Result(int exit, String output) {}
+
+  private Result check(Result r) {
+    if (r.exit != 0) {
+      throw new IllegalStateException("etcdctl failed (" + r.exit + "): " + r.output);
+    }
+    return r;
+  }
+
+  private Result ctl(String... args) {
+    List<String> cmd = new ArrayList<>(List.of("etcdctl", "--endpoints", endpoint(),
+        "--dial-timeout", "2s", "--command-timeout", "5s"));
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    pb.environment().put("ETCDCTL_API", "3");
+    try {
+      Process p = pb.start();
+      p.getOutputStream().close();
+      byte[] out = p.getInputStream().readAllBytes();
+      if (!p.waitFor(CTL_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        return new Result(-1, "etcdctl timed out");
+      }
+      return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private String tail() {
+    try {
+      List<String> lines = Files.readAllLines(log);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
+    } catch (IOException e) {
+      return "(no log: " + e + ")";
+    }
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    stop();
+    try (Stream<Path> s = Files.walk(dir)) {
+      s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // best effort
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      s.setReuseAddress(true);
+      return s.getLocalPort();
+    }
+  }
+}

@@ -50,7 +50,9 @@ public final class Agent implements AutoCloseable {
       builder.operationTimeout(config.operationTimeout());
     }
     this.kvs = builder.build();
-    this.orchestrator = new Orchestrator(kvs);
+    // a REST client is told when the queue is full (503); files and etcd wait for room
+    this.orchestrator = new Orchestrator(kvs,
+        java.util.Set.of(io.kvscheduler.agent.internal.RestServer.SOURCE));
     this.metrics = new AgentMetrics(kvs, java.time.Clock.systemUTC());
     this.northbound = metrics.northbound(orchestrator);
     this.plugins = PluginOrder.order(plugins);

@@ -17,6 +17,7 @@ import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.mock.MockAgentPlugin;
 import io.kvscheduler.plugins.mock.ifplugin.mockcalls.MockIfaceHandler;
+import io.kvscheduler.plugins.mock.ifplugin.model.Interface;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -122,6 +123,15 @@ class RestQueueFullTest {
       await().atMost(Duration.ofSeconds(20)).until(() -> kvs.queueLength() == 1);
 
       refused = http.send(put("tap3"), HttpResponse.BodyHandlers.ofString());
+      // a refused change of a value given before leaves that value as it was
+      HttpResponse<String> refusedChange = http.send(HttpRequest.newBuilder(
+          uri("/configuration")).timeout(Duration.ofSeconds(60))
+          .PUT(HttpRequest.BodyPublishers.ofString("mockConfig:\n  Interface_list:\n"
+              + "  - name: tap1\n    type: TAP\n    physAddress: \"02:00:00:00:00:01\"\n"))
+          .build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(refusedChange.statusCode()).as(refusedChange.body()).isEqualTo(503);
+      assertThat(northbound.desired().get(IF + "tap1"))
+          .isEqualTo(Interface.of("tap1", Interface.Type.TAP, false));
       // readers are not held by the full queue
       assertThat(get("/configuration")).contains("tap1", "tap2").doesNotContain("tap3");
       assertThat(first).isNotDone();
@@ -138,7 +148,7 @@ class RestQueueFullTest {
     assertThat(kvs.valueStatus(IF + "tap2").state()).isEqualTo(ValueState.CONFIGURED);
     assertThat(kvs.valueStatus(IF + "tap3").state()).isEqualTo(ValueState.NONEXISTENT);
     assertThat(northbound.desired()).doesNotContainKey(IF + "tap3");
-    assertThat(get("/metrics")).contains("kvs_commits_refused_total 1.0");
+    assertThat(get("/metrics")).contains("kvs_commits_refused_total 2.0");
 
     // sent again once there is room, it is applied
     assertThat(http.send(put("tap3"), HttpResponse.BodyHandlers.ofString()).statusCode())

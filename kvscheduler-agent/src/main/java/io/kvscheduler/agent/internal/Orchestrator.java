@@ -92,14 +92,17 @@ public final class Orchestrator implements Northbound {
 
   @Override
   public synchronized CompletableFuture<Long> change(String source, Map<String, Object> changes) {
-    Map<String, Given> previous = bySource.get(source);
+    boolean known = bySource.containsKey(source);
     long deliveriesBefore = deliveries;
-    Map<String, Given> mine = new HashMap<>(previous == null ? Map.of() : previous);
-    bySource.put(source, mine);
+    Map<String, Given> mine = bySource.computeIfAbsent(source, s -> new HashMap<>());
+    Map<String, Given> undo = new HashMap<>(); // the source's entries before, null when none
     Conflicts conflicts = new Conflicts(source);
     Txn txn = kvs.startNBTransaction();
     changes.forEach((key, value) -> {
       Given old = mine.get(key);
+      if (!undo.containsKey(key)) {
+        undo.put(key, old);
+      }
       if (value == null) {
         mine.remove(key);
       } else if (old == null || !Objects.equals(old.value(), value)) {
@@ -112,7 +115,14 @@ public final class Orchestrator implements Northbound {
         .withDescription("change from " + source)
         .withRetryDefault());
     if (refused(f)) {
-      restore(source, previous, deliveriesBefore);
+      undo.forEach((key, old) -> {
+        if (old == null) {
+          mine.remove(key);
+        } else {
+          mine.put(key, old);
+        }
+      });
+      restore(source, known ? mine : null, deliveriesBefore);
     } else {
       conflicts.log();
     }

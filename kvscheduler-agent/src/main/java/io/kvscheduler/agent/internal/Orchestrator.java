@@ -158,7 +158,7 @@ public final class Orchestrator implements Northbound {
       bySource.put(source, previous);
     }
     deliveries = deliveriesBefore;
-    LOG.warn("delivery from the {} northbound refused: the transaction queue is full", source);
+    LOG.debug("delivery from the {} northbound refused: the transaction queue is full", source);
   }
 
   @Override

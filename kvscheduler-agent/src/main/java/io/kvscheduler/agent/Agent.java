@@ -6,6 +6,7 @@ import io.kvscheduler.agent.internal.StatusEvents;
 import io.kvscheduler.agent.internal.NorthboundSource;
 import io.kvscheduler.agent.internal.Orchestrator;
 import io.kvscheduler.agent.internal.PluginOrder;
+import io.kvscheduler.agent.internal.RestServer;
 import io.kvscheduler.agent.spi.AgentContext;
 import io.kvscheduler.agent.spi.AgentPlugin;
 import io.kvscheduler.agent.spi.ModelRegistry;
@@ -18,6 +19,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.ServiceLoader;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,7 +64,8 @@ public final class Agent implements AutoCloseable {
       builder.operationTimeout(config.operationTimeout());
     }
     this.kvs = builder.build();
-    this.orchestrator = new Orchestrator(kvs);
+    // a REST client is told when the queue is full (503); files and etcd wait for room
+    this.orchestrator = new Orchestrator(kvs, Set.of(RestServer.SOURCE));
     List<AgentPlugin> enabled = new ArrayList<>();
     for (AgentPlugin p : plugins) {
       if (p.enabledByDefault() || config.enabledPlugins().contains(p.name())) {

@@ -49,11 +49,13 @@ public interface Txn {
   /**
    * Commits without waiting for the transaction to be processed. While the queue is full, the
    * call waits for room first: a stream of changes committed this way is slowed down to the
-   * engine's pace instead of losing any (for a commit refused at once when the queue is full,
-   * use {@link #commit(TxnOptions)} with {@link TxnOptions#withNonBlocking}). The future
-   * completes with the sequence number, or exceptionally with a {@link TransactionException} (a
-   * failed value, invalid options) or with an {@link IllegalStateException} when the scheduler is
-   * closed before the transaction runs.
+   * engine's pace instead of losing any. With {@link TxnOptions#withNonBlocking} a full queue
+   * refuses the commit at once instead: the returned future has already failed with a {@link
+   * TransactionException} "transaction queue is full" (for a caller that has someone to tell,
+   * such as a REST client). The future completes with the sequence number, or exceptionally
+   * with a {@link TransactionException} (a failed value, invalid options, a full queue for a
+   * non-blocking commit) or with an {@link IllegalStateException} when the scheduler is closed
+   * before the transaction runs.
    *
    * @throws IllegalStateException if the transaction was already committed or the scheduler is
    *     closed

@@ -3,11 +3,13 @@ package io.kvscheduler.agent.internal;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.ResyncType;
+import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.Txn;
 import io.kvscheduler.api.TxnOptions;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
@@ -25,6 +27,12 @@ import org.slf4j.LoggerFactory;
  * a resync or a change) is no new delivery of that key. {@link #desired()} lists the value chosen
  * for each key. The order of deliveries is kept in memory only: after a restart it starts anew
  * with the sources' first resyncs, in the order the sources start.
+ *
+ * <p>While the scheduler's queue is full, a delivery waits for room (the source is slowed down to
+ * the engine's pace), except from the sources named {@code refusedWhenFull}, whose callers can
+ * tell someone (a REST client): their delivery is refused at once, its future has already failed
+ * with a {@link TransactionException} "transaction queue is full", and the source's values stay
+ * as they were before it.
  */
 public final class Orchestrator implements Northbound {
   private static final Logger LOG = LoggerFactory.getLogger(Orchestrator.class);
@@ -33,16 +41,26 @@ public final class Orchestrator implements Northbound {
   private record Given(Object value, long delivered) {}
 
   private final KVScheduler kvs;
+  private final Set<String> refusedWhenFull;
   private final Map<String, Map<String, Given>> bySource = new HashMap<>();
   private long deliveries;
 
+  /** Every source waits for room in a full queue. */
   public Orchestrator(KVScheduler kvs) {
+    this(kvs, Set.of());
+  }
+
+  /** The deliveries of {@code refusedWhenFull} are refused, not delayed, by a full queue. */
+  public Orchestrator(KVScheduler kvs, Set<String> refusedWhenFull) {
     this.kvs = kvs;
+    this.refusedWhenFull = Set.copyOf(refusedWhenFull);
   }
 
   @Override
   public synchronized CompletableFuture<Long> resync(String source, Map<String, Object> values) {
     Map<String, Given> before = bySource.getOrDefault(source, Map.of());
+    Map<String, Given> previous = bySource.get(source);
+    long deliveriesBefore = deliveries;
     Map<String, Given> mine = new HashMap<>();
     Conflicts conflicts = new Conflicts(source);
     values.forEach((key, value) -> {
@@ -58,22 +76,33 @@ public final class Orchestrator implements Northbound {
       }
     });
     bySource.put(source, mine);
-    conflicts.log();
     Txn txn = kvs.startNBTransaction();
     desiredLocked().forEach(txn::setValue);
-    return txn.commitAsync(TxnOptions.defaults()
+    CompletableFuture<Long> f = txn.commitAsync(options(source)
         .withDescription("resync from " + source)
         .withResync(ResyncType.FULL, true)
         .withRetryDefault());
+    if (refused(f)) {
+      restore(source, previous, deliveriesBefore);
+    } else {
+      conflicts.log();
+    }
+    return f;
   }
 
   @Override
   public synchronized CompletableFuture<Long> change(String source, Map<String, Object> changes) {
+    boolean known = bySource.containsKey(source);
+    long deliveriesBefore = deliveries;
     Map<String, Given> mine = bySource.computeIfAbsent(source, s -> new HashMap<>());
+    Map<String, Given> undo = new HashMap<>(); // the source's entries before, null when none
     Conflicts conflicts = new Conflicts(source);
     Txn txn = kvs.startNBTransaction();
     changes.forEach((key, value) -> {
       Given old = mine.get(key);
+      if (!undo.containsKey(key)) {
+        undo.put(key, old);
+      }
       if (value == null) {
         mine.remove(key);
       } else if (old == null || !Objects.equals(old.value(), value)) {
@@ -82,10 +111,54 @@ public final class Orchestrator implements Northbound {
       }
       txn.setValue(key, effective(key)); // null when no source gives the key any more
     });
-    conflicts.log();
-    return txn.commitAsync(TxnOptions.defaults()
+    CompletableFuture<Long> f = txn.commitAsync(options(source)
         .withDescription("change from " + source)
         .withRetryDefault());
+    if (refused(f)) {
+      undo.forEach((key, old) -> {
+        if (old == null) {
+          mine.remove(key);
+        } else {
+          mine.put(key, old);
+        }
+      });
+      restore(source, known ? mine : null, deliveriesBefore);
+    } else {
+      conflicts.log();
+    }
+    return f;
+  }
+
+  /** Non-blocking (refused by a full queue) for the sources named so. */
+  private TxnOptions options(String source) {
+    return TxnOptions.defaults().withNonBlocking(refusedWhenFull.contains(source));
+  }
+
+  /** Whether the commit was refused at once because the queue was full. */
+  private static boolean refused(CompletableFuture<Long> f) {
+    if (!f.isCompletedExceptionally()) {
+      return false;
+    }
+    try {
+      f.getNow(null);
+      return false;
+    } catch (java.util.concurrent.CompletionException e) {
+      return e.getCause() instanceof TransactionException te && te.isInitError()
+          && String.valueOf(te.getMessage()).contains("queue is full");
+    } catch (java.util.concurrent.CancellationException e) {
+      return false;
+    }
+  }
+
+  /** Puts back the values {@code source} had before a refused delivery. */
+  private void restore(String source, Map<String, Given> previous, long deliveriesBefore) {
+    if (previous == null) {
+      bySource.remove(source);
+    } else {
+      bySource.put(source, previous);
+    }
+    deliveries = deliveriesBefore;
+    LOG.debug("delivery from the {} northbound refused: the transaction queue is full", source);
   }
 
   @Override

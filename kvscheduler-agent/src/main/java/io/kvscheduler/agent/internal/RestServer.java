@@ -70,7 +70,9 @@ import org.slf4j.LoggerFactory;
  *       resync of that source; waits for the transaction; 200 {@code {}}; 400 {@code {"Error":
  *       ...}} for a body that cannot be read or names unknown groups, models or fields (the
  *       message names the line and field and never repeats the body) and for a bad query
- *       parameter; 500 with a JSON string when the transaction fails.
+ *       parameter; 503 {@code {"Error": ...}} when the scheduler's transaction queue is full
+ *       (nothing of the request is kept: it may be sent again, counted in {@code
+ *       kvs_commits_refused_total}); 500 with a JSON string when the transaction fails.
  * </ul>
  *
  * <p>Client mistakes get 400 {@code {"Error": "..."}}: a query parameter the endpoint does not
@@ -774,6 +776,11 @@ public final class RestServer implements NorthboundSource {
     try {
       txn.get(TXN_WAIT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
+      if (isQueueFull(e.getCause())) {
+        LOG.warn("REST PUT /configuration: not applied, the transaction queue is full");
+        return Response.error(503, "not applied: the transaction queue is full; nothing of this"
+            + " request was kept, send it again later");
+      }
       if (e.getCause() instanceof TransactionException te && !te.isInitError()) {
         // a replace commits every source's values: failures of values only other sources give
         // are not this request's (derived values, which no source gives, are kept)
@@ -790,6 +797,12 @@ public final class RestServer implements NorthboundSource {
       return failed("the transaction did not finish within " + TXN_WAIT.toSeconds() + " s");
     }
     return done();
+  }
+
+  /** Whether {@code e} is the refusal of a commit by a full transaction queue. */
+  private static boolean isQueueFull(Throwable e) {
+    return e instanceof TransactionException te && te.isInitError()
+        && String.valueOf(te.getMessage()).contains("queue is full");
   }
 
   /** Longest error message quoted from a parser: it never repeats megabytes of the body. */

@@ -144,7 +144,8 @@ public final class SchedulerRoutes {
     if (seq.isPresent()) {
       Optional<RecordedTxn> t = kvs.recordedTransaction(seq.get());
       if (t.isEmpty()) {
-        return Response.error(404, "transaction with such sequence number is not recorded");
+        return Response.error(404, "transaction with such sequence number is not recorded:"
+            + " seq-num " + seq.get());
       }
       return format.equals("text") ? Response.text(200, text.single(t.get()))
           : Response.json(200, json.txn(t.get()));
@@ -295,7 +296,10 @@ public final class SchedulerRoutes {
       Optional<KVDescriptor<?, ?>> d = kvs.descriptors().stream()
           .filter(x -> p.equals(x.nbKeyPrefix())).findFirst();
       if (d.isEmpty()) {
-        return Response.error(404, "no descriptor found matching the key prefix");
+        // vpp-agent's words, then which parameter and value, and what would have matched
+        return Response.error(404, "no descriptor found matching the key prefix: key-prefix '"
+            + abbreviate(p) + "' (known: " + String.join(", ", kvs.registeredNBKeyPrefixes())
+            + ")");
       }
       if (view == View.SB && d.get().retrieve().isEmpty()) {
         throw new BadRequest("descriptor does not support Retrieve operation: "
@@ -417,7 +421,7 @@ public final class SchedulerRoutes {
     Instant at = Instant.now();
     if (txn.isPresent()) {
       RecordedTxn t = kvs.recordedTransaction(txn.get()).orElseThrow(() -> new BadRequest(404,
-          "transaction with such sequence number is not recorded"));
+          "transaction with such sequence number is not recorded: txn " + txn.get()));
       at = t.stop();
     }
     GraphExport g = new GraphExport(kvs.graphSnapshot(at));

@@ -469,7 +469,7 @@ public final class SchedulerImpl implements KVScheduler {
       java.util.Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
       CompletableFuture<Long> f = new CompletableFuture<>();
       try {
-        submit(options.withNonBlocking(false), f);
+        submit(options, f);
       } catch (TransactionException e) {
         f.completeExceptionally(e);
       }

@@ -207,6 +207,9 @@ final class Walker {
           default -> null;
         };
 
+    if (!a.derived) {
+      settleObsoleteRetries(node.inGraph() ? node : g.get(key), a.baseKey);
+    }
     {
       Node now = node.inGraph() ? node : g.get(key);
       boolean neverThere = prevState == ValueState.NONEXISTENT && prevUpdate == null
@@ -225,6 +228,28 @@ final class Walker {
       }
     }
     return err;
+  }
+
+  /**
+   * A retry is planned per base value and dropped as obsolete once the base has a newer last
+   * update. {@code base} now has one from this transaction, so a RETRYING derived value that
+   * this visit did not apply again (an INVALID or PENDING base, a failed Create or Delete, an
+   * abandoned removal) will never be retried: it is FAILED, keeping its error. Values this
+   * transaction applied are planned again after it (or failed) by {@link RetryPlanner}.
+   */
+  private void settleObsoleteRetries(Node base, String baseKey) {
+    if (base == null || base.derivedKeys.isEmpty() || base.lastUpdate == null
+        || base.lastUpdate.seq() != tx.seq) {
+      return;
+    }
+    for (String dk : base.derivedKeys) {
+      Node dn = g.get(dk);
+      if (dn != null && dn.state == ValueState.RETRYING && baseKey.equals(dn.derivedFrom)
+          && (dn.lastUpdate == null || dn.lastUpdate.seq() != tx.seq)) {
+        g.write(dk).state = ValueState.FAILED;
+        tx.statusChanged(baseKey);
+      }
+    }
   }
 
   /**

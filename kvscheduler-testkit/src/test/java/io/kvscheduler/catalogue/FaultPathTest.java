@@ -1,0 +1,120 @@
+package io.kvscheduler.catalogue;
+
+import static io.kvscheduler.api.ValueState.CONFIGURED;
+import static io.kvscheduler.api.ValueState.FAILED;
+import static io.kvscheduler.api.ValueState.INVALID;
+import static io.kvscheduler.api.ValueState.RETRYING;
+import static io.kvscheduler.catalogue.Fx.arr;
+import static io.kvscheduler.catalogue.Fx.d;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.kvscheduler.api.InvalidValueException;
+import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.RetryOptions;
+import io.kvscheduler.api.TransactionException;
+import io.kvscheduler.api.Txn;
+import io.kvscheduler.api.TxnOptions;
+import io.kvscheduler.api.ValueState;
+import io.kvscheduler.api.ValueStatus;
+import io.kvscheduler.catalogue.Fx.ArrayValue;
+import io.kvscheduler.testkit.ManualClock;
+import io.kvscheduler.testkit.ManualDelayScheduler;
+import io.kvscheduler.testkit.MockSouthbound;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The engine under faults, one root cause per test: the smallest step sequences the randomized
+ * {@link FaultInjectionConvergenceTest} reduced to, each checking a promise a status makes (a
+ * RETRYING value has a retry scheduled; a CONFIGURED value is what the southbound holds; an
+ * operation's old value is what the southbound holds).
+ */
+class FaultPathTest {
+  private static final String A = "/a/k0";
+  private static final ArrayValue BAD = new ArrayValue(List.of("BAD"));
+  private static final RetryOptions RETRY = new RetryOptions(Duration.ofSeconds(1), 3, true);
+
+  private final MockSouthbound sb = new MockSouthbound();
+  private final ManualClock clock = new ManualClock();
+  private final ManualDelayScheduler timers = new ManualDelayScheduler(clock);
+  private KVScheduler kvs;
+
+  @BeforeEach
+  void setUp() {
+    kvs = KVScheduler.builder().clock(clock).delayScheduler(timers)
+        .statusExecutor(Runnable::run).printTxnSummary(false).build();
+    kvs.registerDescriptors(
+        sb.descriptor("items", Object.class)
+            .keySelector(k -> k.startsWith("/a/") && k.indexOf('/', 3) > 0)
+            .baseKeys(k -> false).withoutRetrieve().build(),
+        sb.descriptor("bases", Object.class).nbKeyPrefix("/a/")
+            .keySelector(k -> k.startsWith("/a/") && k.indexOf('/', 3) < 0)
+            .withMetadata().derivedValues(Fx.derivedItems())
+            .validate((k, v) -> {
+              if (v.equals(BAD)) {
+                throw new InvalidValueException("marker value rejected", "items");
+              }
+            })
+            .build());
+  }
+
+  @AfterEach
+  void tearDown() {
+    kvs.close();
+    assertThat(sb.inconsistencies()).isEmpty();
+  }
+
+  private long commit(TxnOptions o, String key, Object value) {
+    Txn t = kvs.startNBTransaction();
+    t.setValue(key, value);
+    return t.commit(o);
+  }
+
+  private ValueStatus status(String key) {
+    return kvs.valueStatus(key.indexOf('/', 3) > 0 ? key.substring(0, key.indexOf('/', 3)) : key)
+        .derived().stream().filter(s -> s.key().equals(key)).findFirst()
+        .orElseGet(() -> kvs.valueStatus(key).value());
+  }
+
+  private void advance(Duration d) {
+    timers.advance(d);
+    kvs.transactionBarrier();
+  }
+
+  @Test
+  @DisplayName("a derived value whose retry a new value of its base made obsolete is FAILED, not"
+      + " RETRYING")
+  void obsoleteRetryOfDerivedValue() {
+    commit(TxnOptions.defaults(), A, arr(1));
+    // the removal of A is abandoned: its derived value cannot be deleted (retry planned)
+    sb.planError(d(A, 1), new RuntimeException("busy"));
+    assertThrows(TransactionException.class,
+        () -> commit(TxnOptions.defaults().withRetry(RETRY), A, null));
+    assertThat(status(d(A, 1)).state()).isEqualTo(RETRYING);
+    assertThat(status(A).state()).isEqualTo(CONFIGURED);
+
+    // a new value of A, rejected by Validate: nothing is applied, the retry of the removal is
+    // obsolete, so the derived value will never be retried
+    assertThrows(TransactionException.class,
+        () -> commit(TxnOptions.defaults().withRetry(RETRY), A, BAD));
+    assertThat(status(A).state()).isEqualTo(INVALID);
+    ValueStatus item = status(d(A, 1));
+    assertThat(item.state()).isEqualTo(FAILED);
+    assertThat(item.error()).contains("busy");
+
+    // the retry fires, finds A changed and does nothing: no value is left RETRYING
+    advance(Duration.ofSeconds(10));
+    assertThat(timers.pending()).isEmpty();
+    assertThat(kvs.valueStatuses()).flatExtracting(bs -> {
+      List<ValueState> states = new java.util.ArrayList<>();
+      states.add(bs.value().state());
+      bs.derived().forEach(s -> states.add(s.state()));
+      return states;
+    }).doesNotContain(RETRYING);
+  }
+}

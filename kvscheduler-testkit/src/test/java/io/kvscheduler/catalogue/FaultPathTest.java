@@ -36,6 +36,7 @@ import org.junit.jupiter.api.Test;
  */
 class FaultPathTest {
   private static final String A = "/a/k0";
+  private static final String P = "/p/k0";
   private static final ArrayValue BAD = new ArrayValue(List.of("BAD"));
   private static final RetryOptions RETRY = new RetryOptions(Duration.ofSeconds(1), 3, true);
 
@@ -51,7 +52,7 @@ class FaultPathTest {
     kvs.registerDescriptors(
         sb.descriptor("items", Object.class)
             .keySelector(k -> k.startsWith("/a/") && k.indexOf('/', 3) > 0)
-            .baseKeys(k -> false).withoutRetrieve().build(),
+            .baseKeys(k -> false).derivedOnly().withoutRetrieve().build(),
         sb.descriptor("bases", Object.class).nbKeyPrefix("/a/")
             .keySelector(k -> k.startsWith("/a/") && k.indexOf('/', 3) < 0)
             .withMetadata().derivedValues(Fx.derivedItems())
@@ -60,7 +61,8 @@ class FaultPathTest {
                 throw new InvalidValueException("marker value rejected", "items");
               }
             })
-            .build());
+            .build(),
+        sb.descriptor("plain", Object.class).nbKeyPrefix("/p/").withoutRetrieve().build());
   }
 
   @AfterEach
@@ -116,5 +118,99 @@ class FaultPathTest {
       bs.derived().forEach(s -> states.add(s.state()));
       return states;
     }).doesNotContain(RETRYING);
+  }
+
+  @Test
+  @DisplayName("an update rejected by Validate keeps the old object; removing the value deletes it")
+  void invalidValueRemovedDeletesWhatTheSouthboundHolds() {
+    commit(TxnOptions.defaults(), A, arr(1));
+    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), A, BAD));
+    assertThat(status(A).state()).isEqualTo(INVALID);
+    assertThat(sb.keys()).containsExactly(A, d(A, 1)); // nothing was called
+
+    sb.clearCalls();
+    commit(TxnOptions.defaults(), A, null);
+    assertThat(sb.callLog()).containsExactly("DELETE " + d(A, 1), "DELETE " + A);
+    assertThat(sb.keys()).isEmpty();
+    assertThat(kvs.valueStatuses()).isEmpty();
+  }
+
+  @Test
+  @DisplayName("an INVALID value made valid again updates the object the southbound holds")
+  void invalidValueFixedUpdatesTheOldObject() {
+    commit(TxnOptions.defaults(), A, arr(1));
+    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), A, BAD));
+
+    sb.clearCalls();
+    commit(TxnOptions.defaults(), A, arr(2));
+    assertThat(sb.callLog()).containsExactly("DELETE " + d(A, 1), "UPDATE " + A,
+        "CREATE " + d(A, 2));
+    assertThat(sb.get(A).orElseThrow().value()).isEqualTo(arr(2));
+    assertThat(sb.keys()).containsExactly(A, d(A, 2));
+    assertThat(status(A).state()).isEqualTo(CONFIGURED);
+    assertThat(status(d(A, 2)).state()).isEqualTo(CONFIGURED);
+    assertThat(kvs.recordedTransaction(2).orElseThrow().executed())
+        .filteredOn(op -> op.key().equals(A))
+        .singleElement()
+        .satisfies(op -> {
+          assertThat(op.operation()).isEqualTo(io.kvscheduler.api.TxnOperation.UPDATE);
+          assertThat(op.prevValue()).contains(arr(1)); // as the southbound held it
+        });
+  }
+
+  @Test
+  @DisplayName("a retried removal whose Delete failed deletes the object (no Retrieve to re-read"
+      + " it)")
+  void failedDeleteIsRetriedForReal() {
+    commit(TxnOptions.defaults(), P, Fx.s("v1"));
+    sb.planError(P, new RuntimeException("busy"));
+    assertThrows(TransactionException.class,
+        () -> commit(TxnOptions.defaults().withRetry(RETRY), P, null));
+    assertThat(status(P).state()).isEqualTo(RETRYING);
+    assertThat(sb.keys()).containsExactly(P);
+
+    sb.clearCalls();
+    advance(Duration.ofSeconds(1));
+    assertThat(sb.callLog()).containsExactly("DELETE " + P);
+    assertThat(sb.keys()).isEmpty();
+    assertThat(kvs.valueStatuses()).isEmpty();
+  }
+
+  @Test
+  @DisplayName("a value asked for again after its Delete failed is not created a second time")
+  void valueAskedForAgainAfterAFailedDelete() {
+    commit(TxnOptions.defaults(), P, Fx.s("v1"));
+    sb.planError(P, new RuntimeException("busy"));
+    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), P, null));
+    assertThat(status(P).state()).isEqualTo(FAILED);
+
+    sb.clearCalls();
+    commit(TxnOptions.defaults(), P, Fx.s("v1")); // what the southbound holds: no call
+    assertThat(sb.callLog()).isEmpty();
+    assertThat(status(P).state()).isEqualTo(CONFIGURED);
+
+    commit(TxnOptions.defaults(), P, Fx.s("v2"));
+    assertThat(sb.callLog()).containsExactly("UPDATE " + P);
+    assertThat(sb.get(P).orElseThrow().value()).isEqualTo(Fx.s("v2"));
+  }
+
+  @Test
+  @DisplayName("the northbound may not set a key of a descriptor of derived values only, even"
+      + " when no base value derives it")
+  void derivedOnlyDescriptorRefusesNorthboundValues() {
+    TransactionException e = assertThrows(TransactionException.class,
+        () -> commit(TxnOptions.defaults(), d(A, 1), Fx.s("item1")));
+    assertThat(e.keyErrors()).singleElement().satisfies(k -> {
+      assertThat(k.key()).isEqualTo(d(A, 1));
+      assertThat(k.message()).contains("describes only derived values");
+    });
+    assertThat(sb.callLog()).isEmpty();
+    assertThat(kvs.valueStatus(d(A, 1)).state()).isEqualTo(ValueState.NONEXISTENT);
+
+    // with a base deriving it, the key is refused as well; the base's value is untouched
+    commit(TxnOptions.defaults(), A, arr(1));
+    assertThrows(TransactionException.class,
+        () -> commit(TxnOptions.defaults(), d(A, 1), Fx.s("other")));
+    assertThat(sb.get(d(A, 1)).orElseThrow().value()).isEqualTo(Fx.s("item1"));
   }
 }

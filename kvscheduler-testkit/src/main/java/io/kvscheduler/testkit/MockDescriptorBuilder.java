@@ -27,6 +27,7 @@ public final class MockDescriptorBuilder<V> {
   private boolean withMetadata;
   private boolean withUpdate = true;
   private boolean withRetrieve = true;
+  private boolean derivedOnly;
   private int firstFreeIndex;
   private KVDescriptor.KeyLabel keyLabel;
   private KVDescriptor.Comparator<V> comparator;
@@ -74,6 +75,12 @@ public final class MockDescriptorBuilder<V> {
   /** Without Update every change is a re-creation. */
   public MockDescriptorBuilder<V> withoutUpdate() {
     this.withUpdate = false;
+    return this;
+  }
+
+  /** The descriptor describes only derived values: the northbound may not set its keys. */
+  public MockDescriptorBuilder<V> derivedOnly() {
+    this.derivedOnly = true;
     return this;
   }
 
@@ -137,6 +144,9 @@ public final class MockDescriptorBuilder<V> {
         : withoutMetadata(KVDescriptor.builder(name, type));
     b.nbKeyPrefix(prefix).keySelector(selector).retrieveDependencies(
         retrieveDeps.toArray(String[]::new));
+    if (derivedOnly) {
+      b.derivedOnly();
+    }
     if (keyLabel != null) {
       b.keyLabel(keyLabel);
     } else if (meta && !prefix.isEmpty()) {

@@ -548,11 +548,11 @@ class DependencyTest {
   private void cycleTxn4() {
     sb.clearCalls();
     assertThat(commit(A2, V2_NEW)).isEqualTo(3);
-    // a FAILED (unavailable) value is re-applied with Create although SB still holds it
-    expectedInconsistencies.add("CREATE of existing key " + A2);
-    assertThat(sb.callLog()).containsExactly("CREATE " + A2, "CREATE " + A1, "CREATE " + A3);
+    // the reference re-applies a FAILED (unavailable) value with Create although the southbound
+    // still holds it; we update the object its failed Delete left in place (D35)
+    assertThat(sb.callLog()).containsExactly("UPDATE " + A2, "CREATE " + A1, "CREATE " + A3);
     TxnAssert.assertThat(env.txn(3)).executed(
-        op(CREATE, A2).states(FAILED, CONFIGURED).newValue(V2_NEW)
+        op(UPDATE, A2).states(FAILED, CONFIGURED).prevValue(V2).newValue(V2_NEW)
             .prevError("failed to remove the value").error(""),
         op(CREATE, A1).states(PENDING, CONFIGURED).prevValue(V1).newValue(V1),
         op(CREATE, A3).states(PENDING, CONFIGURED).prevValue(V3).newValue(V3));
@@ -561,9 +561,10 @@ class DependencyTest {
     assertThat(sb.get(A2).orElseThrow().value()).isEqualTo(V2_NEW);
     assertThat(sb.get(A3).orElseThrow().value()).isEqualTo(V3);
     assertThat(sb.get(A4).orElseThrow().value()).isEqualTo(V4);
-    for (String k : List.of(A1, A2, A3, A4)) {
+    for (String k : List.of(A1, A3, A4)) {
       assertStatus(k, CONFIGURED, CREATE, "");
     }
+    assertStatus(A2, CONFIGURED, UPDATE, "");
   }
 
   @Test
@@ -591,7 +592,8 @@ class DependencyTest {
   }
 
   @Test
-  @DisplayName("B77 re-adding the failed member (CREATE, not Update) restores the whole cycle")
+  @DisplayName("B77 re-adding the failed member restores the whole cycle (D35: an Update of the"
+      + " object its failed Delete left, not a second Create)")
   void readdingFailedMemberRestoresCycle() {
     registerCycle();
     cycleTxn1();

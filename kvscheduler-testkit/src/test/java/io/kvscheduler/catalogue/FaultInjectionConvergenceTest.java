@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
+import ch.qos.logback.core.AppenderBase;
 import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.InvalidValueException;
@@ -39,18 +39,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -87,6 +90,15 @@ import org.slf4j.LoggerFactory;
  * checkConfiguredIsApplied} for the exemptions); a revert is triggered only by a failure of the
  * transaction's own values (B100).
  *
+ * <p><b>Abandoned operations.</b> A Delete or Update abandoned because a derived value or a
+ * dependent could not be removed leaves the value CONFIGURED with the content the southbound
+ * still holds (§6.3) while its NB intent differs; the model exempts such a value until its own
+ * operation runs again. It is abandoned when a value below it failed during the step — also when
+ * that failure was cleared later in the same transaction (a revert, a later value taking the
+ * failed one away), since the operation was not tried again then — and it stays abandoned
+ * through a later transaction that lists the key without running its operation (a revert stops
+ * before the values after the failing one).
+ *
  * <p><b>Tolerated inconsistent calls</b> — rejected by a guard in front of the mock with a retriable
  * error, as a real device would, so they never reach {@link MockSouthbound#inconsistencies()}
  * (which must stay empty: every other inconsistent call fails the test):
@@ -94,8 +106,9 @@ import org.slf4j.LoggerFactory;
  *   <li>stale cache: any call on a key changed behind the scheduler's back (or on a derived key
  *       of such a base key) that contradicts the SB, until the next FULL/DOWNSTREAM resync;
  *   <li>CREATE of a key whose old content the scheduler knowingly left in the SB: an UPDATE
- *       rejected by Validate calls nothing (§6.2), the INVALID node is unavailable, and the next
- *       valid value is applied as CREATE (the reference does the same);
+ *       rejected by Validate calls nothing (§6.2) and the reference applies the next valid value
+ *       as CREATE. The engine now remembers that content and updates it (D35), so this tolerance
+ *       should no longer be used (the "leftover" count of the summary line);
  *   <li>CREATE of a key whose Delete failed, or whose failed Create left it in the SB, within the
  *       same step: a revert re-applies values before the failed key is refreshed (only the failing
  *       top-level key is refreshed, §7.1). Outside that window the post-failure refresh re-reads
@@ -115,16 +128,21 @@ import org.slf4j.LoggerFactory;
  * details naming exactly the unsatisfied dependencies; INVALID; UNIMPLEMENTED); SB values are
  * OBTAINED; nothing else is known to the scheduler; a trivial transaction still commits.
  *
- * <p>Reproduce one seed with {@code -Dkvs.fic.seed=<seed>} and cut the run with {@code
- * -Dkvs.fic.steps=<n>}; a failure names the seed, the step, the last steps, the transactions of
- * the step with their executed operations and the SB calls. Diagnosis aids: {@code
+ * <p><b>Seeds.</b> Without properties (the build's run) the fixed seeds and thirty regression
+ * seeds run, 3,000 steps each, plus {@link #DEFAULT_RANDOM} fresh random seeds ({@link
+ * #seeds()}). {@code
+ * -Dkvs.fic.seeds=a,b,c} runs the given seeds instead ({@code -Dkvs.fic.seed=a} is the same for
+ * one), {@code -Dkvs.fic.random=N} adds N fresh random seeds (each printed before it runs), and
+ * {@code -Dkvs.fic.steps=<n>} sets the steps per seed (below about 700 steps the final "enough
+ * transactions ran" check fails). Seeds run in parallel, one per core. A failure names the seed,
+ * the step, the last steps, the transactions of the step with their executed operations and the
+ * SB calls; {@code -Dkvs.fic.seeds=<seed> -Dkvs.fic.steps=<step+1>} reproduces it. Diagnosis aids: {@code
  * -Dkvs.fic.dumpAt=<step>} (fail with that dump after the step; {@code -Dkvs.fic.dumpFrom=<seq>}
  * lists the transactions from seq on) and {@code -Dkvs.fic.dumpKey=<key>} (adds its timeline).
  */
 class FaultInjectionConvergenceTest {
 
-  private static final int STEPS = Integer.getInteger("kvs.fic.steps", 900);
-  private static final Long ONLY_SEED = Long.getLong("kvs.fic.seed");
+  private static final int STEPS = Integer.getInteger("kvs.fic.steps", 3000);
 
   static final String MARKER = "BAD";
   static final List<String> ITEMS = List.of("item1", "item2", "item3");
@@ -154,8 +172,32 @@ class FaultInjectionConvergenceTest {
   // ------------------------------------------------------------------ logging
 
   private static final Logger ENGINE_LOG = (Logger) LoggerFactory.getLogger("io.kvscheduler");
-  private static final ListAppender<ILoggingEvent> LOG_EVENTS = new ListAppender<>();
+  private static final ThreadLog LOG_EVENTS = new ThreadLog();
   private static Level savedLevel;
+
+  /**
+   * Engine log events of level WARN and above, kept per thread name: seeds run in parallel, and
+   * each run looks only at its own engine thread and its own test thread.
+   */
+  static final class ThreadLog extends AppenderBase<ILoggingEvent> {
+    private final Map<String, Queue<ILoggingEvent>> byThread = new ConcurrentHashMap<>();
+
+    @Override
+    protected void append(ILoggingEvent ev) {
+      if (ev.getLevel().isGreaterOrEqual(Level.WARN)) {
+        ev.prepareForDeferredProcessing();
+        byThread.computeIfAbsent(ev.getThreadName(), t -> new ConcurrentLinkedQueue<>()).add(ev);
+      }
+    }
+
+    List<ILoggingEvent> of(String threadName) {
+      return List.copyOf(byThread.getOrDefault(threadName, new ConcurrentLinkedQueue<>()));
+    }
+
+    void clear(String threadName) {
+      byThread.remove(threadName);
+    }
+  }
 
   @BeforeAll
   static void quietEngineLog() {
@@ -178,17 +220,68 @@ class FaultInjectionConvergenceTest {
     ((Logger) LoggerFactory.getLogger("io.kvscheduler.internal.engine.Refresher")).setLevel(null);
   }
 
+  // ------------------------------------------------------------------ seeds
+
+  /** Seeds that ran since the test was written; each once failed or guards a fixed defect. */
+  static final List<Long> FIXED_SEEDS = List.of(1L, 42L, 20240601L, 987654321L);
+  /** Thirty seeds a newcomer tried first; most of them once failed at 3,000 steps. */
+  static final List<Long> REGRESSION_SEEDS = List.of(7L, 11L, 13L, 17L, 19L, 23L, 29L, 31L, 37L,
+      41L, 43L, 47L, 53L, 59L, 61L, 67L, 71L, 73L, 79L, 83L, 89L, 97L, 101L, 103L, 107L, 109L,
+      113L, 127L, 131L, 137L);
+  /**
+   * Fresh random seeds of the default run. Zero for now: random seeds still find a failure now and
+   * then (e.g. 8588694600012349150 at step 773: a derived value left in the southbound without
+   * its base); raise it to 3 once that is fixed. Until then ask for them with kvs.fic.random.
+   */
+  static final int DEFAULT_RANDOM = 0;
+
+  /** One seed to run and where it came from (shown in the test name). */
+  record Seed(long value, String source) {
+    @Override
+    public String toString() {
+      return value + " (" + source + ")";
+    }
+  }
+
+  /**
+   * The seeds of this run. {@code -Dkvs.fic.seeds=a,b,c} (or {@code -Dkvs.fic.seed=a}) runs those
+   * seeds only; {@code -Dkvs.fic.random=N} adds N fresh random seeds. Without either, the fixed
+   * seeds, the regression seeds and {@value #DEFAULT_RANDOM} random seeds run. Every random seed
+   * is printed before it runs, so a failure can be reproduced with {@code -Dkvs.fic.seeds}.
+   */
+  static List<Seed> seeds() {
+    String listed = System.getProperty("kvs.fic.seeds", System.getProperty("kvs.fic.seed", ""));
+    Integer random = Integer.getInteger("kvs.fic.random");
+    Map<Long, Seed> out = new LinkedHashMap<>();
+    for (String s : listed.split(",")) {
+      if (!s.isBlank()) {
+        long v = Long.parseLong(s.trim());
+        out.putIfAbsent(v, new Seed(v, "given"));
+      }
+    }
+    if (listed.isBlank() && random == null) {
+      FIXED_SEEDS.forEach(v -> out.putIfAbsent(v, new Seed(v, "fixed")));
+      REGRESSION_SEEDS.forEach(v -> out.putIfAbsent(v, new Seed(v, "regression")));
+      random = DEFAULT_RANDOM;
+    }
+    SplittableRandom fresh = new SplittableRandom();
+    for (int i = 0; i < (random == null ? 0 : random); i++) {
+      long v = fresh.nextLong() & Long.MAX_VALUE;
+      out.putIfAbsent(v, new Seed(v, "random"));
+      System.out.printf("FaultInjectionConvergenceTest: random seed %d (reproduce with"
+          + " -Dkvs.fic.seeds=%d -Dkvs.fic.steps=%d)%n", v, v, STEPS);
+    }
+    return List.copyOf(out.values());
+  }
+
   // ------------------------------------------------------------------ the test
 
   @ParameterizedTest(name = "seed {0}")
-  @ValueSource(longs = {1L, 42L, 20240601L, 987654321L})
-  @Timeout(value = 120, unit = TimeUnit.SECONDS)
-  void convergesUnderFaults(long seed) {
-    Assumptions.assumeTrue(ONLY_SEED == null || ONLY_SEED == seed, "only seed " + ONLY_SEED);
-    synchronized (LOG_EVENTS) {
-      LOG_EVENTS.list.clear();
-    }
-    try (Run run = new Run(seed)) {
+  @MethodSource("seeds")
+  @Execution(ExecutionMode.CONCURRENT)
+  @Timeout(value = 600, unit = TimeUnit.SECONDS)
+  void convergesUnderFaults(Seed seed) {
+    try (Run run = new Run(seed.value())) {
       run.execute(STEPS);
     }
   }
@@ -325,15 +418,21 @@ class FaultInjectionConvergenceTest {
     int retryTxnsRun;
     final Map<ValueState, Integer> statesSeen = new TreeMap<>();
 
+    final String engineThread;
+    final String testThread = Thread.currentThread().getName();
+
     Run(long seed) {
       this.seed = seed;
       this.rnd = new SplittableRandom(seed);
+      this.engineThread = "kvs-fic-" + seed;
+      LOG_EVENTS.clear(engineThread);
+      LOG_EVENTS.clear(testThread);
       this.kvs = KVScheduler.builder()
           .clock(clock)
           .delayScheduler(timers)
           .statusExecutor(Runnable::run)
           .printTxnSummary(false)
-          .threadName("kvs-fic-" + seed)
+          .threadName(engineThread)
           .build();
       registerDescriptors();
     }
@@ -350,6 +449,7 @@ class FaultInjectionConvergenceTest {
       KVDescriptor<Object, Object> aItem = sb.descriptor("descAItem", Object.class)
           .keySelector(FaultInjectionConvergenceTest::isDerivedKey)
           .baseKeys(k -> false)
+          .derivedOnly()
           .withoutRetrieve()
           .isRetriableFailure(retriable)
           .build();
@@ -400,6 +500,9 @@ class FaultInjectionConvergenceTest {
       KVDescriptor.Builder<Object, Object> b = d.withMetadata()
           ? KVDescriptor.builder(d.name(), Object.class).withMetadata(Object.class)
           : (KVDescriptor.Builder) KVDescriptor.builder(d.name(), Object.class);
+      if (d.derivedOnly()) {
+        b.derivedOnly();
+      }
       b.nbKeyPrefix(d.nbKeyPrefix()).keySelector(d.keySelector())
           .retrieveDependencies(d.retrieveDependencies().toArray(String[]::new));
       d.keyLabel().ifPresent(b::keyLabel);
@@ -531,7 +634,7 @@ class FaultInjectionConvergenceTest {
     AssertionError failure(Throwable e) {
       StringBuilder sbf = new StringBuilder();
       sbf.append("seed=").append(seed).append(" step=").append(step).append(" (").append(stepInfo)
-          .append("): ").append(e).append("\nlast steps (reproduce with -Dkvs.fic.seed=")
+          .append("): ").append(e).append("\nlast steps (reproduce with -Dkvs.fic.seeds=")
           .append(seed).append(" -Dkvs.fic.steps=").append(step + 1).append("):\n");
       for (String t : trail) {
         sbf.append("  ").append(t).append('\n');
@@ -657,8 +760,10 @@ class FaultInjectionConvergenceTest {
         seen(k, v);
       });
       nbTxns++;
-      abortedCascade.removeAll(values.keySet());
       boolean failed = commit(txn, o);
+      // only a key whose own operation ran has its intent applied: a revert stops before the
+      // values after the failing one, and an abandoned Delete/Update records nothing of its own
+      abortedCascade.removeAll(ownOperations(lastCommitSeq));
       if (revert) {
         checkRevertTrigger(lastCommitSeq, values.keySet());
       }
@@ -928,8 +1033,9 @@ class FaultInjectionConvergenceTest {
       if (isDerivedKey(key)) {
         String base = baseOf(key);
         StringValue v = new StringValue(key.substring(base.length() + 1));
+        // the base is not written: the views of it that Retrieve reported stay acceptable old
+        // values of its Update/Delete (the fake keeps the base as last written)
         return named(vanish ? "absent" : "present", () -> {
-          reported.remove(base);
           if (vanish) {
             sb.setValue(key, null, null, ValueOrigin.FROM_NB, true);
           } else if (sb.get(base).isPresent()) {
@@ -1045,7 +1151,10 @@ class FaultInjectionConvergenceTest {
      */
     void checkConfiguredIsApplied() {
       List<BaseValueStatus> all = kvs.valueStatuses();
-      Set<String> failing = new TreeSet<>();
+      // what failed now, and what failed during the step: a Delete/Update abandoned because of a
+      // failure below it stays abandoned when that failure is cleared later in the transaction
+      // (a revert, a later value of the same transaction taking the failed value away)
+      Set<String> failing = failedDuringStep();
       for (BaseValueStatus bs : all) {
         for (ValueStatus v : concatStatus(bs)) {
           if (v.state() == ValueState.FAILED || v.state() == ValueState.RETRYING) {
@@ -1080,6 +1189,26 @@ class FaultInjectionConvergenceTest {
           }
         }
       }
+    }
+
+    /** Keys whose operation failed in a transaction of the current step. */
+    Set<String> failedDuringStep() {
+      Set<String> out = new TreeSet<>();
+      for (long seq = stepFirstSeq, last = lastSeq(); seq <= last; seq++) {
+        kvs.recordedTransaction(seq).ifPresent(t -> t.executed().forEach(op -> {
+          if (!op.newError().isEmpty()) {
+            out.add(op.key());
+          }
+        }));
+      }
+      return out;
+    }
+
+    /** Base keys whose own operation the transaction {@code seq} executed. */
+    Set<String> ownOperations(long seq) {
+      Set<String> out = new TreeSet<>();
+      kvs.recordedTransaction(seq).ifPresent(t -> t.executed().forEach(op -> out.add(op.key())));
+      return out;
     }
 
     /** The value of a base key as the device has it (/a/kX: the derived items present). */
@@ -1152,14 +1281,12 @@ class FaultInjectionConvergenceTest {
     }
 
     void checkLog() {
-      synchronized (LOG_EVENTS) {
-        for (ILoggingEvent ev : LOG_EVENTS.list) {
-          if (ev.getLevel().isGreaterOrEqual(Level.WARN)) {
-            fail("engine logged " + ev.getLevel() + " " + ev.getLoggerName() + ": "
-                + ev.getFormattedMessage()
-                + (ev.getThrowableProxy() != null ? " / " + ev.getThrowableProxy().getMessage()
-                    : ""));
-          }
+      for (String thread : List.of(engineThread, testThread)) {
+        for (ILoggingEvent ev : LOG_EVENTS.of(thread)) {
+          fail("engine logged " + ev.getLevel() + " " + ev.getLoggerName() + ": "
+              + ev.getFormattedMessage()
+              + (ev.getThrowableProxy() != null ? " / " + ev.getThrowableProxy().getMessage()
+                  : ""));
         }
       }
     }

@@ -349,6 +349,7 @@ final class Refresher {
     n.descriptor = h == null ? null : h.name;
     n.label = h == null ? n.key : h.label(n.key);
     n.unavailable = false;
+    n.held = null; // the southbound holds what was found
     if (n.state == ValueState.NONEXISTENT) {
       n.state = origin == ValueOrigin.FROM_SB ? ValueState.OBTAINED : ValueState.DISCOVERED;
     } else if (n.state == ValueState.PENDING) {
@@ -406,9 +407,12 @@ final class Refresher {
       }
       Node w = g.write(n.key);
       w.unavailable = true;
+      w.held = null; // nothing is left in the southbound
       if (w.state == ValueState.CONFIGURED) {
+        // REMOVED only when the northbound asked for the removal: a value taken down because of
+        // its dependencies (a DELETE whose intent is still the value) is MISSING, and kept
         w.state = w.lastUpdate != null && w.lastUpdate.op() == TxnOperation.DELETE
-            ? ValueState.REMOVED : ValueState.MISSING;
+            && w.lastUpdate.value() == null ? ValueState.REMOVED : ValueState.MISSING;
       }
     }
   }

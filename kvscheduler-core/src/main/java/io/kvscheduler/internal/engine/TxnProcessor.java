@@ -540,7 +540,7 @@ final class TxnProcessor {
     if (kv.value() == null) {
       return 0;
     }
-    if (n == null || n.value == null || !n.isAvailable()) {
+    if (n == null || n.value == null || !n.isAvailable() && n.held == null) {
       return 2;
     }
     DescriptorHandle h = reg.forNode(n);

@@ -104,6 +104,21 @@ final class Walker {
       }
       return null;
     }
+    if (tx.isNB() && kv.value() != null) {
+      DescriptorHandle h = n != null ? handle(n) : reg.forKey(kv.key());
+      if (h != null && h.d.derivedOnly()) {
+        // no base value derives the key (else the check above refused it): still, only base
+        // values set keys of this descriptor
+        String msg = "value ignored: descriptor " + h.name + " describes only derived values,"
+            + " which their base values set";
+        LOG.warn("value of {} ignored: descriptor {} describes only derived values", kv.key(),
+            h.name);
+        tx.ignored.add(new io.kvscheduler.api.KeyError(kv.key(),
+            n == null || n.value == null ? TxnOperation.CREATE : TxnOperation.UPDATE, msg,
+            new ContractException(kv.key() + ": " + msg)));
+        return null;
+      }
+    }
     return apply(new Args(kv, kv.key(), false, false, null, n));
   }
 
@@ -171,6 +186,21 @@ final class Walker {
     } else {
       op.op = TxnOperation.UPDATE;
     }
+    if (node.held != null && prevUpdate != null && prevUpdate.seq() == tx.seq
+        && (prevState == ValueState.FAILED || prevState == ValueState.RETRYING)) {
+      // its call failed earlier in this transaction: what the southbound holds is unknown until
+      // the refresh after the transaction (the failure may have left anything), so the walk goes
+      // on as if nothing were there, as the reference does
+      node.held = null;
+    }
+    if (node.held != null) {
+      // the southbound still holds an object for the key: it is updated (or re-created), never
+      // created a second time, and the operation starts from it
+      if (op.op == TxnOperation.CREATE) {
+        op.op = TxnOperation.UPDATE;
+      }
+      op.prevValue = node.held;
+    }
 
     RetryOptions retry = null;
     if (tx.isNB() && !tx.inheritRetry) {
@@ -207,6 +237,9 @@ final class Walker {
           default -> null;
         };
 
+    if (!a.derived) {
+      settleObsoleteRetries(node.inGraph() ? node : g.get(key), a.baseKey);
+    }
     {
       Node now = node.inGraph() ? node : g.get(key);
       boolean neverThere = prevState == ValueState.NONEXISTENT && prevUpdate == null
@@ -225,6 +258,28 @@ final class Walker {
       }
     }
     return err;
+  }
+
+  /**
+   * A retry is planned per base value and dropped as obsolete once the base has a newer last
+   * update. {@code base} now has one from this transaction, so a RETRYING derived value that
+   * this visit did not apply again (an INVALID or PENDING base, a failed Create or Delete, an
+   * abandoned removal) will never be retried: it is FAILED, keeping its error. Values this
+   * transaction applied are planned again after it (or failed) by {@link RetryPlanner}.
+   */
+  private void settleObsoleteRetries(Node base, String baseKey) {
+    if (base == null || base.derivedKeys.isEmpty() || base.lastUpdate == null
+        || base.lastUpdate.seq() != tx.seq) {
+      return;
+    }
+    for (String dk : base.derivedKeys) {
+      Node dn = g.get(dk);
+      if (dn != null && dn.state == ValueState.RETRYING && baseKey.equals(dn.derivedFrom)
+          && (dn.lastUpdate == null || dn.lastUpdate.seq() != tx.seq)) {
+        g.write(dk).state = ValueState.FAILED;
+        tx.statusChanged(baseKey);
+      }
+    }
   }
 
   /**
@@ -356,6 +411,7 @@ final class Walker {
 
     clearError(node);
     node.unavailable = false;
+    node.held = null;
     setState(node, op, a.kv.fromSB() ? ValueState.OBTAINED : ValueState.CONFIGURED);
     record(op);
 
@@ -369,9 +425,15 @@ final class Walker {
   private Throwable applyUpdate(Node node, OpRecord op, Args a) {
     String key = a.kv.key();
     DescriptorHandle h = handle(node);
+    if (node.held != null) {
+      node.value = node.held; // what the southbound holds: the update starts from it
+    }
     if (!tx.simulate && !a.kv.fromSB() && h != null) {
       Throwable invalid = h.validate(key, a.kv.value());
       if (invalid != null) {
+        // nothing is called: the southbound keeps what it holds, remembered for the next
+        // operation (a removal deletes it, a valid value updates it)
+        node.held = node.value;
         node.value = a.kv.value();
         return markInvalid(node, op, invalid);
       }
@@ -404,8 +466,12 @@ final class Walker {
     }
 
     Object prevValue = node.value;
+    // an unavailable value whose object the southbound holds: once updated it is available
+    // again, and what waits for it goes ahead, as after a Create
+    boolean wasUnavailable = node.unavailable;
     Relations rel = relations(node, h, a);
     if (rel.error != null) {
+      node.held = node.value;
       node.value = a.kv.value();
       return markInvalid(node, op, rel.error);
     }
@@ -433,8 +499,9 @@ final class Walker {
       }
     }
 
-    if (!equivalent && !isReady(node, a.kv.fromSB())) {
+    if ((!equivalent || node.unavailable) && !isReady(node, a.kv.fromSB())) {
       // the new value waits for its dependencies: take the old one down, keep the new as PENDING
+      // (also an equal value whose object a failed Delete left behind: it goes now)
       return applyDelete(node, op, a, true, false, a.kv.value());
     }
     node.value = a.kv.value();
@@ -444,6 +511,9 @@ final class Walker {
       if (!a.kv.fromSB()) {
         DescriptorHandle.Result<Object> r = h.update(key, prevValue, node.value, node.metadata);
         if (r.failed()) {
+          if (node.unavailable) {
+            node.held = prevValue; // still there (an available value keeps its own value)
+          }
           op.newErr = r.error();
           op.newState = markFailed(node, a, r.error(), h.isRetriable(r.error()), TxnOperation.UPDATE);
           record(op);
@@ -460,6 +530,7 @@ final class Walker {
 
     clearError(node);
     node.unavailable = false;
+    node.held = null;
     setState(node, op, a.kv.fromSB() ? ValueState.OBTAINED : ValueState.CONFIGURED);
     if (!equivalent) {
       record(op);
@@ -468,7 +539,8 @@ final class Walker {
       op.noop = true;
       record(op);
     }
-    if (equivalent && (op.prevState == ValueState.FAILED || op.prevState == ValueState.RETRYING)) {
+    if (wasUnavailable
+        || equivalent && (op.prevState == ValueState.FAILED || op.prevState == ValueState.RETRYING)) {
       // a failed operation that the southbound carried out after all (the refresh after the
       // failure found the value): nothing was created in this walk, yet the value is available
       // again, so what waits for it goes ahead now, as after a Create (their errors are theirs)
@@ -493,11 +565,14 @@ final class Walker {
       g.remove(key);
       return null;
     }
-    if (!node.isAvailable()) {
+    if (!node.isAvailable() && node.held == null) {
       op.noop = true;
       return finishDelete(node, op, a, pending, recreate, null, pendingValue);
     }
+    // an available value, or an unavailable one whose object the southbound still holds
+    Object object = node.held != null ? node.held : node.value;
     ValueState before = node.state;
+    boolean wasUnavailable = node.unavailable;
     node.unavailable = true;
     if (!pending) {
       node.state = ValueState.REMOVED;
@@ -518,7 +593,7 @@ final class Walker {
     }
     if (inherited != null) {
       // a derived value or a dependent could not be removed: keep this one as it was
-      node.unavailable = false;
+      node.unavailable = wasUnavailable;
       node.state = before;
       return inherited;
     }
@@ -526,7 +601,7 @@ final class Walker {
     DescriptorHandle h = node.descriptor == null ? null : handle(node);
     if (!tx.simulate && h != null) {
       if (!a.kv.fromSB()) {
-        err = h.delete(key, node.value, node.metadata);
+        err = h.delete(key, object, node.metadata);
       }
       if (err == null && !node.isDerived() && h.metadataMap != null) {
         setMetadata(node, h, null);
@@ -539,6 +614,7 @@ final class Walker {
       boolean recreate, Throwable err, Object pendingValue) {
     if (err == null) {
       clearError(node);
+      node.held = null;
       if (pendingValue != null) {
         node.value = pendingValue;
       }
@@ -551,6 +627,8 @@ final class Walker {
         setState(node, op, ValueState.REMOVED);
       }
     } else {
+      // the object is still in the southbound: the next operation on the key starts from it
+      node.held = node.held != null ? node.held : node.value;
       DescriptorHandle h = handle(node);
       op.newErr = err;
       op.newState = markFailed(node, a, err, h == null || h.isRetriable(err), TxnOperation.DELETE);

@@ -23,6 +23,15 @@ public final class Node {
   /** Current value; null while the node is being built or after a refresh lost it. */
   public Object value;
   public Object metadata;
+  /**
+   * What the southbound still holds for the key while the value is unavailable, or null: the
+   * object a failed Delete left in place, or the content applied before an update that Validate
+   * rejected (INVALID). The next operation on the key starts from it — a removal deletes it, a new
+   * value updates (or re-creates) it rather than creating a second object — and a refresh replaces
+   * it with what Retrieve finds. Null whenever the value is available ({@link #value} is then
+   * what the southbound holds, as far as the scheduler knows).
+   */
+  public Object held;
   /** Descriptor name, null for properties and unimplemented values. */
   public String descriptor;
   /** Base key of a derived value, null for base values. */
@@ -104,6 +113,7 @@ public final class Node {
     n.label = label;
     n.value = value;
     n.metadata = metadata;
+    n.held = held;
     n.descriptor = descriptor;
     n.derivedFrom = derivedFrom;
     n.state = state;
@@ -185,6 +195,7 @@ public final class Node {
   public boolean contentDiffers(Node o) {
     return value != o.value
         || metadata != o.metadata
+        || held != o.held
         || state != o.state
         || unavailable != o.unavailable
         || lastUpdate != o.lastUpdate

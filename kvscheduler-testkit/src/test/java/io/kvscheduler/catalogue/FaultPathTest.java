@@ -1,0 +1,249 @@
+package io.kvscheduler.catalogue;
+
+import static io.kvscheduler.api.ValueState.CONFIGURED;
+import static io.kvscheduler.api.ValueState.FAILED;
+import static io.kvscheduler.api.ValueState.INVALID;
+import static io.kvscheduler.api.ValueState.RETRYING;
+import static io.kvscheduler.catalogue.Fx.arr;
+import static io.kvscheduler.catalogue.Fx.d;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.InvalidValueException;
+import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.ResyncType;
+import io.kvscheduler.api.RetryOptions;
+import io.kvscheduler.api.TransactionException;
+import io.kvscheduler.api.Txn;
+import io.kvscheduler.api.TxnOptions;
+import io.kvscheduler.api.ValueState;
+import io.kvscheduler.api.ValueStatus;
+import io.kvscheduler.api.View;
+import io.kvscheduler.catalogue.Fx.ArrayValue;
+import io.kvscheduler.testkit.ManualClock;
+import io.kvscheduler.testkit.ManualDelayScheduler;
+import io.kvscheduler.testkit.MockSouthbound;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The engine under faults, one root cause per test: the smallest step sequences the randomized
+ * {@link FaultInjectionConvergenceTest} reduced to, each checking a promise a status makes (a
+ * RETRYING value has a retry scheduled; a CONFIGURED value is what the southbound holds; an
+ * operation's old value is what the southbound holds).
+ */
+class FaultPathTest {
+  private static final String A = "/a/k0";
+  private static final String A1 = "/a/k1";
+  private static final String P = "/p/k0";
+  private static final ArrayValue BAD = new ArrayValue(List.of("BAD"));
+  private static final RetryOptions RETRY = new RetryOptions(Duration.ofSeconds(1), 3, true);
+
+  private final MockSouthbound sb = new MockSouthbound();
+  private final ManualClock clock = new ManualClock();
+  private final ManualDelayScheduler timers = new ManualDelayScheduler(clock);
+  private KVScheduler kvs;
+
+  @BeforeEach
+  void setUp() {
+    kvs = KVScheduler.builder().clock(clock).delayScheduler(timers)
+        .statusExecutor(Runnable::run).printTxnSummary(false).build();
+    kvs.registerDescriptors(
+        sb.descriptor("items", Object.class)
+            .keySelector(k -> k.startsWith("/a/") && k.indexOf('/', 3) > 0)
+            .baseKeys(k -> false).derivedOnly().withoutRetrieve().build(),
+        sb.descriptor("bases", Object.class).nbKeyPrefix("/a/")
+            .keySelector(k -> k.startsWith("/a/") && k.indexOf('/', 3) < 0)
+            .withMetadata().derivedValues(Fx.derivedItems())
+            .dependencies((k, v) -> k.equals(A1) ? List.of(Dependency.onKey("p0", P)) : List.of())
+            .validate((k, v) -> {
+              if (v.equals(BAD)) {
+                throw new InvalidValueException("marker value rejected", "items");
+              }
+            })
+            .build(),
+        sb.descriptor("plain", Object.class).nbKeyPrefix("/p/").withoutRetrieve().build());
+  }
+
+  @AfterEach
+  void tearDown() {
+    kvs.close();
+    assertThat(sb.inconsistencies()).isEmpty();
+  }
+
+  private long commit(TxnOptions o, String key, Object value) {
+    Txn t = kvs.startNBTransaction();
+    t.setValue(key, value);
+    return t.commit(o);
+  }
+
+  private ValueStatus status(String key) {
+    return kvs.valueStatus(key.indexOf('/', 3) > 0 ? key.substring(0, key.indexOf('/', 3)) : key)
+        .derived().stream().filter(s -> s.key().equals(key)).findFirst()
+        .orElseGet(() -> kvs.valueStatus(key).value());
+  }
+
+  private void advance(Duration d) {
+    timers.advance(d);
+    kvs.transactionBarrier();
+  }
+
+  @Test
+  @DisplayName("a derived value whose retry a new value of its base made obsolete is FAILED, not"
+      + " RETRYING")
+  void obsoleteRetryOfDerivedValue() {
+    commit(TxnOptions.defaults(), A, arr(1));
+    // the removal of A is abandoned: its derived value cannot be deleted (retry planned)
+    sb.planError(d(A, 1), new RuntimeException("busy"));
+    assertThrows(TransactionException.class,
+        () -> commit(TxnOptions.defaults().withRetry(RETRY), A, null));
+    assertThat(status(d(A, 1)).state()).isEqualTo(RETRYING);
+    assertThat(status(A).state()).isEqualTo(CONFIGURED);
+
+    // a new value of A, rejected by Validate: nothing is applied, the retry of the removal is
+    // obsolete, so the derived value will never be retried
+    assertThrows(TransactionException.class,
+        () -> commit(TxnOptions.defaults().withRetry(RETRY), A, BAD));
+    assertThat(status(A).state()).isEqualTo(INVALID);
+    ValueStatus item = status(d(A, 1));
+    assertThat(item.state()).isEqualTo(FAILED);
+    assertThat(item.error()).contains("busy");
+
+    // the retry fires, finds A changed and does nothing: no value is left RETRYING
+    advance(Duration.ofSeconds(10));
+    assertThat(timers.pending()).isEmpty();
+    assertThat(kvs.valueStatuses()).flatExtracting(bs -> {
+      List<ValueState> states = new java.util.ArrayList<>();
+      states.add(bs.value().state());
+      bs.derived().forEach(s -> states.add(s.state()));
+      return states;
+    }).doesNotContain(RETRYING);
+  }
+
+  @Test
+  @DisplayName("an update rejected by Validate keeps the old object; removing the value deletes it")
+  void invalidValueRemovedDeletesWhatTheSouthboundHolds() {
+    commit(TxnOptions.defaults(), A, arr(1));
+    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), A, BAD));
+    assertThat(status(A).state()).isEqualTo(INVALID);
+    assertThat(sb.keys()).containsExactly(A, d(A, 1)); // nothing was called
+
+    sb.clearCalls();
+    commit(TxnOptions.defaults(), A, null);
+    assertThat(sb.callLog()).containsExactly("DELETE " + d(A, 1), "DELETE " + A);
+    assertThat(sb.keys()).isEmpty();
+    assertThat(kvs.valueStatuses()).isEmpty();
+  }
+
+  @Test
+  @DisplayName("an INVALID value made valid again updates the object the southbound holds")
+  void invalidValueFixedUpdatesTheOldObject() {
+    commit(TxnOptions.defaults(), A, arr(1));
+    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), A, BAD));
+
+    sb.clearCalls();
+    commit(TxnOptions.defaults(), A, arr(2));
+    assertThat(sb.callLog()).containsExactly("DELETE " + d(A, 1), "UPDATE " + A,
+        "CREATE " + d(A, 2));
+    assertThat(sb.get(A).orElseThrow().value()).isEqualTo(arr(2));
+    assertThat(sb.keys()).containsExactly(A, d(A, 2));
+    assertThat(status(A).state()).isEqualTo(CONFIGURED);
+    assertThat(status(d(A, 2)).state()).isEqualTo(CONFIGURED);
+    assertThat(kvs.recordedTransaction(2).orElseThrow().executed())
+        .filteredOn(op -> op.key().equals(A))
+        .singleElement()
+        .satisfies(op -> {
+          assertThat(op.operation()).isEqualTo(io.kvscheduler.api.TxnOperation.UPDATE);
+          assertThat(op.prevValue()).contains(arr(1)); // as the southbound held it
+        });
+  }
+
+  @Test
+  @DisplayName("a retried removal whose Delete failed deletes the object (no Retrieve to re-read"
+      + " it)")
+  void failedDeleteIsRetriedForReal() {
+    commit(TxnOptions.defaults(), P, Fx.s("v1"));
+    sb.planError(P, new RuntimeException("busy"));
+    assertThrows(TransactionException.class,
+        () -> commit(TxnOptions.defaults().withRetry(RETRY), P, null));
+    assertThat(status(P).state()).isEqualTo(RETRYING);
+    assertThat(sb.keys()).containsExactly(P);
+
+    sb.clearCalls();
+    advance(Duration.ofSeconds(1));
+    assertThat(sb.callLog()).containsExactly("DELETE " + P);
+    assertThat(sb.keys()).isEmpty();
+    assertThat(kvs.valueStatuses()).isEmpty();
+  }
+
+  @Test
+  @DisplayName("a value asked for again after its Delete failed is not created a second time")
+  void valueAskedForAgainAfterAFailedDelete() {
+    commit(TxnOptions.defaults(), P, Fx.s("v1"));
+    sb.planError(P, new RuntimeException("busy"));
+    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), P, null));
+    assertThat(status(P).state()).isEqualTo(FAILED);
+
+    sb.clearCalls();
+    commit(TxnOptions.defaults(), P, Fx.s("v1")); // what the southbound holds: no call
+    assertThat(sb.callLog()).isEmpty();
+    assertThat(status(P).state()).isEqualTo(CONFIGURED);
+
+    commit(TxnOptions.defaults(), P, Fx.s("v2"));
+    assertThat(sb.callLog()).containsExactly("UPDATE " + P);
+    assertThat(sb.get(P).orElseThrow().value()).isEqualTo(Fx.s("v2"));
+  }
+
+  @Test
+  @DisplayName("the northbound may not set a key of a descriptor of derived values only, even"
+      + " when no base value derives it")
+  void derivedOnlyDescriptorRefusesNorthboundValues() {
+    TransactionException e = assertThrows(TransactionException.class,
+        () -> commit(TxnOptions.defaults(), d(A, 1), Fx.s("item1")));
+    assertThat(e.keyErrors()).singleElement().satisfies(k -> {
+      assertThat(k.key()).isEqualTo(d(A, 1));
+      assertThat(k.message()).contains("describes only derived values");
+    });
+    assertThat(sb.callLog()).isEmpty();
+    assertThat(kvs.valueStatus(d(A, 1)).state()).isEqualTo(ValueState.NONEXISTENT);
+
+    // with a base deriving it, the key is refused as well; the base's value is untouched
+    commit(TxnOptions.defaults(), A, arr(1));
+    assertThrows(TransactionException.class,
+        () -> commit(TxnOptions.defaults(), d(A, 1), Fx.s("other")));
+    assertThat(sb.get(d(A, 1)).orElseThrow().value()).isEqualTo(Fx.s("item1"));
+  }
+
+  @Test
+  @DisplayName("a value taken down for its dependencies and then not found by a refresh keeps its"
+      + " NB value (MISSING, not REMOVED)")
+  void refreshKeepsTheIntentOfAValueTakenDownForItsDependencies() {
+    commit(TxnOptions.defaults(), P, Fx.s("v1"));
+    commit(TxnOptions.defaults(), A1, arr(1));
+    // P's removal takes A1 down, which fails at its derived value (and A1 vanishes from the
+    // southbound meanwhile): P and A1 stay; the refresh after the failure does not find A1
+    sb.planError(d(A1, 1), new RuntimeException("busy"), () -> {
+      sb.setValue(d(A1, 1), null, null, io.kvscheduler.api.ValueOrigin.FROM_NB, true);
+      sb.setValue(A1, null, null, io.kvscheduler.api.ValueOrigin.FROM_NB, false);
+    });
+    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), P, null));
+
+    // A1's last operation was that DELETE, but the northbound still asks for it: it is missing
+    ValueStatus a1 = status(A1);
+    assertThat(a1.state()).isEqualTo(ValueState.MISSING);
+    assertThat(a1.lastOperation()).isEqualTo(io.kvscheduler.api.TxnOperation.DELETE);
+    assertThat(kvs.dumpValues("bases", View.NB)).extracting(kv -> kv.key()).containsExactly(A1);
+
+    // a downstream resync removes P at last; A1 waits for it
+    kvs.startNBTransaction().commit(TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM));
+    assertThat(sb.keys()).isEmpty();
+    a1 = status(A1);
+    assertThat(a1.state()).isEqualTo(ValueState.PENDING);
+    assertThat(a1.details()).containsExactly("p0");
+  }
+}

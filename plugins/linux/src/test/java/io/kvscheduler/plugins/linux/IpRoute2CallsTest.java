@@ -36,6 +36,7 @@ class IpRoute2CallsTest {
   @AfterEach
   void stop() {
     if (sandbox != null) {
+      calls.close();
       sandbox.close();
     }
   }

@@ -201,14 +201,26 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   @Override
   public Link configureLink(String namespace, String name, String newName, String alias,
       LinkSettings s) throws LinuxCallException {
+    // one request: the kernel applies MAC and MTU, then the name, the alias, and up/down last,
+    // so a link that fails before its rename keeps its old name (and is found there next time)
+    List<String> args = new ArrayList<>(List.of("link", "set", "dev", name));
     if (!name.equals(newName)) {
-      setLink(namespace, name, LinkSettings.none().withUp(false));
-      renameLink(namespace, name, newName);
+      args.addAll(List.of("name", newName));
     }
-    if (alias != null) { // first: a link that fails to be configured is still known as ours
-      setLink(namespace, newName, LinkSettings.none().withAlias(alias));
+    LinkSettings all = alias == null ? s : s.withAlias(alias);
+    args.addAll(settingArgs(all));
+    if (args.size() > 4) {
+      try {
+        ip(namespace, args.toArray(String[]::new));
+      } catch (LinuxCallException e) {
+        if (name.equals(newName) || !e.getMessage().contains("Device or resource busy")) {
+          throw e;
+        }
+        // an up link cannot be renamed: down first, then the same request
+        setLink(namespace, name, LinkSettings.none().withUp(false));
+        ip(namespace, args.toArray(String[]::new));
+      }
     }
-    setLink(namespace, newName, s);
     return link(namespace, newName).orElseThrow(() -> new LinuxCallException(
         "ip addr show dev " + newName, 1, "Device \"" + newName + "\" does not exist."));
   }
@@ -240,6 +252,13 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
       return;
     }
     List<String> args = new ArrayList<>(List.of("link", "set", "dev", name));
+    args.addAll(settingArgs(s));
+    ip(namespace, args.toArray(String[]::new));
+  }
+
+  /** The {@code ip link set} arguments of the attributes of {@code s} that are not null. */
+  private static List<String> settingArgs(LinkSettings s) {
+    List<String> args = new ArrayList<>();
     if (s.alias() != null) {
       args.addAll(List.of("alias", s.alias()));
     }
@@ -252,7 +271,7 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     if (s.up() != null) {
       args.add(s.up() ? "up" : "down");
     }
-    ip(namespace, args.toArray(String[]::new));
+    return args;
   }
 
   @Override

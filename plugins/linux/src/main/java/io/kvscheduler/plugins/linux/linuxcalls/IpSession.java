@@ -95,19 +95,21 @@ final class IpSession implements AutoCloseable {
    * process looks the name up afresh (and says {@code Cannot find device} if it is really gone).
    */
   private String sendFresh(String command) throws LinuxCallException {
-    String failure = send(command);
-    if (failure != null && failure.contains("No such device")) {
+    List<String> said = send(command);
+    if (said.stream().anyMatch(l -> l.contains("No such device"))) {
+      // a reading command may even say so and succeed, with or without an answer: start afresh
       stop();
-      failure = send(command);
+      said = send(command);
     }
-    return failure;
+    if (said.stream().anyMatch(l -> l.startsWith("Command failed"))) {
+      String msg = kernelAnswer(said);
+      return msg.isEmpty() ? "'ip " + command + "' failed" : msg;
+    }
+    return null;
   }
 
-  /**
-   * Sends {@code command} and the marker; returns the kernel's answer when the command failed,
-   * null when it succeeded.
-   */
-  private String send(String command) throws LinuxCallException {
+  /** Sends {@code command} and the marker; returns what ip said on its error output. */
+  private List<String> send(String command) throws LinuxCallException {
     if (command.indexOf('\n') >= 0) {
       throw new IllegalArgumentException("one command per line: " + command);
     }
@@ -137,11 +139,7 @@ final class IpSession implements AutoCloseable {
     } finally {
       watchdog.cancel(false);
     }
-    if (said.stream().anyMatch(l -> l.startsWith("Command failed"))) {
-      String msg = kernelAnswer(said);
-      return msg.isEmpty() ? "'ip " + command + "' failed" : msg;
-    }
-    return null;
+    return said;
   }
 
   /** What {@code ip -batch} printed on its error output, without its "Command failed" lines. */

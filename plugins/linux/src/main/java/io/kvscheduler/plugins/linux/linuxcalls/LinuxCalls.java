@@ -40,10 +40,11 @@ public interface LinuxCalls {
   void addVethPair(String name, String peerName, String namespace) throws LinuxCallException;
 
   /**
-   * Configures the link {@code name} of {@code namespace} in one call: renames it to {@code
-   * newName} (set down first) when that differs, sets {@code alias} unless null, then the
-   * attributes of {@code settings}; returns the link as it is afterwards. Stops at the first
-   * failure, leaving what was done before it.
+   * Configures the link {@code name} of {@code namespace} in one request: renames it to {@code
+   * newName} when that differs (setting it down first if the kernel refuses to rename it up),
+   * sets {@code alias} unless null and the attributes of {@code settings}; returns the link as it
+   * is afterwards. The kernel applies MAC and MTU before the name, so a link whose configuration
+   * fails that early keeps its old name.
    */
   Link configureLink(String namespace, String name, String newName, String alias,
       LinkSettings settings) throws LinuxCallException;

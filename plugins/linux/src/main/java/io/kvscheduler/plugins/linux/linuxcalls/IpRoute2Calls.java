@@ -183,8 +183,13 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   public java.util.Map<String, Link> findLinks(String namespace, List<String> names)
       throws LinuxCallException {
     java.util.Map<String, Link> out = new java.util.LinkedHashMap<>();
-    for (String name : names) {
-      link(namespace, name).ifPresent(l -> out.put(l.name(), l));
+    List<String> commands = names.stream().map(n -> line("addr", "show", "dev", n)).toList();
+    for (IpSession.Answer a : session(namespace, "").runAll(commands)) {
+      if (a.failure() == null) {
+        parseLinks(namespace, a.document()).forEach(l -> out.put(l.name(), l));
+      } else if (!new LinuxCallException(a.command(), 1, a.failure()).notFound()) {
+        a.orThrow();
+      }
     }
     return out;
   }
@@ -209,20 +214,29 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     }
     LinkSettings all = alias == null ? s : s.withAlias(alias);
     args.addAll(settingArgs(all));
-    if (args.size() > 4) {
-      try {
-        ip(namespace, args.toArray(String[]::new));
-      } catch (LinuxCallException e) {
-        if (name.equals(newName) || !e.getMessage().contains("Device or resource busy")) {
-          throw e;
-        }
-        // an up link cannot be renamed: down first, then the same request
-        setLink(namespace, name, LinkSettings.none().withUp(false));
-        ip(namespace, args.toArray(String[]::new));
+    String read = line("addr", "show", "dev", newName);
+    if (args.size() > 4) { // the request and the reading in one exchange
+      List<IpSession.Answer> answers = session(namespace, "").runAll(
+          List.of(line(args.toArray(String[]::new)), read));
+      String failure = answers.get(0).failure();
+      if (failure == null) {
+        return readLink(namespace, newName, answers.get(1).orThrow());
       }
+      if (name.equals(newName) || !failure.contains("Device or resource busy")) {
+        answers.get(0).orThrow();
+      }
+      // an up link cannot be renamed: down first, then the same request
+      setLink(namespace, name, LinkSettings.none().withUp(false));
+      ip(namespace, args.toArray(String[]::new));
     }
-    return link(namespace, newName).orElseThrow(() -> new LinuxCallException(
-        "ip addr show dev " + newName, 1, "Device \"" + newName + "\" does not exist."));
+    return readLink(namespace, newName, json(namespace, "addr", "show", "dev", newName));
+  }
+
+  private static Link readLink(String namespace, String name, JsonNode doc)
+      throws LinuxCallException {
+    return parseLinks(namespace, doc).stream().findFirst().orElseThrow(() ->
+        new LinuxCallException("ip addr show dev " + name, 1,
+            "Device \"" + name + "\" does not exist."));
   }
 
   @Override

@@ -57,23 +57,65 @@ final class IpSession implements AutoCloseable {
     this.limit = limit;
   }
 
-  /** Runs {@code command}, which prints nothing. */
-  synchronized void run(String command) throws LinuxCallException {
-    String failure = sendFresh(command);
-    if (failure != null) {
-      throw new LinuxCallException(command, 1, failure);
+  /** What one command came to: the kernel's answer when it failed, else its JSON document. */
+  record Answer(String command, String failure, JsonNode document) {
+    /** The document, or the failure as an exception. */
+    JsonNode orThrow() throws LinuxCallException {
+      if (failure != null) {
+        throw new LinuxCallException(command, 1, failure);
+      }
+      return document;
     }
   }
 
+  /** Runs {@code command}, which prints nothing. */
+  void run(String command) throws LinuxCallException {
+    runAll(List.of(command)).get(0).orThrow();
+  }
+
+  /** Runs {@code command}, which prints one JSON document, and returns the document. */
+  JsonNode query(String command) throws LinuxCallException {
+    return runAll(List.of(command)).get(0).orThrow();
+  }
+
   /**
-   * Runs {@code command}, which prints one JSON document when it succeeds and none when it
-   * fails, and returns the document.
+   * Runs {@code commands} one after the other, sent together (one exchange with {@code ip}, not
+   * one per command); every command runs whatever became of those before it. A reading command
+   * ({@code ... show}, {@code ... list}) prints one JSON document when it succeeds and none when
+   * it fails.
+   *
+   * <p>When the kernel answers that a link's index is gone ({@code No such device}), the commands
+   * are sent again to a new process: {@code ip} remembers the index of each link name it looked
+   * up, and a link deleted or renamed by someone else leaves that memory stale; a new process
+   * looks the name up afresh (and says {@code Cannot find device} if it is really gone).
    */
-  synchronized JsonNode query(String command) throws LinuxCallException {
-    String failure = sendFresh(command);
-    if (failure != null) {
-      throw new LinuxCallException(command, 1, failure);
+  synchronized List<Answer> runAll(List<String> commands) throws LinuxCallException {
+    List<List<String>> said = send(commands);
+    if (said.stream().flatMap(List::stream).anyMatch(l -> l.contains("No such device"))) {
+      // a reading command may even say so and succeed, with or without an answer: start afresh
+      stop();
+      said = send(commands);
     }
+    List<Answer> out = new ArrayList<>();
+    for (int i = 0; i < commands.size(); i++) {
+      String command = commands.get(i);
+      if (said.get(i).stream().anyMatch(l -> l.startsWith("Command failed"))) {
+        String msg = kernelAnswer(said.get(i));
+        out.add(new Answer(command, msg.isEmpty() ? "'ip " + command + "' failed" : msg, null));
+      } else {
+        out.add(new Answer(command, null, reads(command) ? nextDocument(command) : null));
+      }
+    }
+    return out;
+  }
+
+  /** Whether {@code command} reads ({@code addr show ...}, {@code netns list}). */
+  private static boolean reads(String command) {
+    String[] words = command.split(" ", 3);
+    return words.length > 1 && (words[1].equals("show") || words[1].equals("list"));
+  }
+
+  private JsonNode nextDocument(String command) throws LinuxCallException {
     try {
       JsonNode doc = documents.poll(limit.toMillis(), TimeUnit.MILLISECONDS);
       if (doc == null || doc == END) {
@@ -89,57 +131,54 @@ final class IpSession implements AutoCloseable {
   }
 
   /**
-   * Sends {@code command}; when the kernel answers that the link's index is gone ({@code No such
-   * device}), sends it again to a new process. {@code ip} remembers the index of each link name it
-   * looked up, and a link deleted or renamed by someone else leaves that memory stale: a new
-   * process looks the name up afresh (and says {@code Cannot find device} if it is really gone).
+   * Sends each command followed by its marker; returns, for each, what ip said on its error
+   * output.
    */
-  private String sendFresh(String command) throws LinuxCallException {
-    List<String> said = send(command);
-    if (said.stream().anyMatch(l -> l.contains("No such device"))) {
-      // a reading command may even say so and succeed, with or without an answer: start afresh
-      stop();
-      said = send(command);
-    }
-    if (said.stream().anyMatch(l -> l.startsWith("Command failed"))) {
-      String msg = kernelAnswer(said);
-      return msg.isEmpty() ? "'ip " + command + "' failed" : msg;
-    }
-    return null;
-  }
-
-  /** Sends {@code command} and the marker; returns what ip said on its error output. */
-  private List<String> send(String command) throws LinuxCallException {
-    if (command.indexOf('\n') >= 0) {
-      throw new IllegalArgumentException("one command per line: " + command);
+  private List<List<String>> send(List<String> commands) throws LinuxCallException {
+    for (String command : commands) {
+      if (command.indexOf('\n') >= 0) {
+        throw new IllegalArgumentException("one command per line: " + command);
+      }
     }
     start();
     documents.clear(); // left over from a command that printed although it failed
-    String marker = MARKER + (++sequence);
+    String shown = String.join("; ", commands);
+    List<String> markers = new ArrayList<>();
+    StringBuilder text = new StringBuilder();
+    for (String command : commands) {
+      String marker = MARKER + (++sequence);
+      markers.add(marker);
+      text.append(command).append('\n').append(marker).append('\n');
+    }
     var watchdog = CommandRunner.killAfter(process, limit);
+    List<List<String>> all = new ArrayList<>();
     List<String> said = new ArrayList<>();
     try {
-      input.write(command + "\n" + marker + "\n");
+      input.write(text.toString());
       input.flush();
-      String line;
-      while ((line = errors.readLine()) != null && !line.contains('"' + marker + '"')) {
-        said.add(line);
+      for (String marker : markers) {
+        said = new ArrayList<>();
+        all.add(said);
+        String line;
+        while ((line = errors.readLine()) != null && !line.contains('"' + marker + '"')) {
+          said.add(line);
+        }
+        if (line == null || errors.readLine() == null) {
+          throw new IOException("ip ended");
+        }
       }
-      if (line == null || errors.readLine() == null) {
-        throw new IOException("ip ended");
-      }
+      return all;
     } catch (IOException e) {
       stop();
       if (watchdog.isDone() && !watchdog.isCancelled()) {
-        throw new LinuxCallException(command, -1, "'ip " + command + "' did not finish within "
+        throw new LinuxCallException(shown, -1, "'ip " + shown + "' did not finish within "
             + limit.toMillis() + " ms");
       }
-      throw new LinuxCallException(command, -1, said.isEmpty()
-          ? "ip ended while running '" + command + "'" : String.join("\n", said).strip());
+      throw new LinuxCallException(shown, -1, said.isEmpty()
+          ? "ip ended while running '" + shown + "'" : String.join("\n", said).strip());
     } finally {
       watchdog.cancel(false);
     }
-    return said;
   }
 
   /** What {@code ip -batch} printed on its error output, without its "Command failed" lines. */

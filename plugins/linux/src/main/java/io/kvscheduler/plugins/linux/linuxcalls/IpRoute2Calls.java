@@ -321,7 +321,8 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
           continue;
         }
         out.add(new RouteEntry(namespace, device, dst, n.path("gateway").asText(""),
-            n.path("metric").asInt(0), n.path("scope").asText("global")));
+            n.path("metric").asInt(0), n.path("scope").asText("global"),
+            proto.equals(Integer.toString(ROUTE_PROTOCOL))));
       }
     }
     return out;
@@ -338,6 +339,9 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     }
     if (!r.scope().isEmpty() && !r.destination().contains(":")) {
       args.addAll(List.of("scope", r.scope()));
+    }
+    if (!verb.equals("del")) {
+      args.addAll(List.of("proto", Integer.toString(ROUTE_PROTOCOL)));
     }
     return args;
   }

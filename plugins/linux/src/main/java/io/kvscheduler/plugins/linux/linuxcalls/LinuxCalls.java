@@ -10,6 +10,12 @@ import java.util.List;
  * <p>Implementations are thread-safe: the interface watcher reads while the engine writes.
  */
 public interface LinuxCalls {
+  /**
+   * The routing protocol number routes made through these calls carry ({@code proto 200}), so
+   * that a restarted agent tells them from routes someone else made. Not one of the numbers
+   * {@code /etc/iproute2/rt_protos} reserves.
+   */
+  int ROUTE_PROTOCOL = 200;
 
   // ---- namespaces
 
@@ -77,10 +83,10 @@ public interface LinuxCalls {
   /** The routes of the main table through {@code device} that no address put there. */
   List<RouteEntry> routes(String namespace, String device) throws LinuxCallException;
 
-  /** Adds a route; fails if an equal one exists. */
+  /** Adds a route, marked with {@link #ROUTE_PROTOCOL}; fails if an equal one exists. */
   void addRoute(RouteEntry route) throws LinuxCallException;
 
-  /** Adds or replaces a route. */
+  /** Adds or replaces a route, marked with {@link #ROUTE_PROTOCOL}. */
   void replaceRoute(RouteEntry route) throws LinuxCallException;
 
   /** Deletes a route. */

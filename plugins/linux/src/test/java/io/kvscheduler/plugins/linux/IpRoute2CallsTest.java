@@ -103,7 +103,11 @@ class IpRoute2CallsTest {
     calls.setLink("", "t1", LinkSettings.none().withMtu(1400));
     assertThat(calls.link("", "t1").orElseThrow().mtu()).isEqualTo(1400);
 
+    calls.addAddress("", "t1", "10.6.0.1/24");
     byHand("ip", "link", "del", "t1");
+    assertThatThrownBy(() -> calls.deleteAddress("", "t1", "10.6.0.1/24"))
+        .as("the name is looked up afresh, not through the index of the deleted link")
+        .hasMessage("Cannot find device \"t1\"");
     assertThat(calls.link("", "t1")).isEmpty();
     assertThatThrownBy(() -> calls.setLink("", "t1", LinkSettings.none().withUp(true)))
         .hasMessage("Cannot find device \"t1\"");

@@ -84,14 +84,15 @@ final class IpSession implements AutoCloseable {
    * ({@code ... show}, {@code ... list}) prints one JSON document when it succeeds and none when
    * it fails.
    *
-   * <p>When the kernel answers that a link's index is gone ({@code No such device}), the commands
+   * <p>When the kernel answers that a link's index is gone ({@code No such device}, {@code Device
+   * not found}), the commands
    * are sent again to a new process: {@code ip} remembers the index of each link name it looked
    * up, and a link deleted or renamed by someone else leaves that memory stale; a new process
    * looks the name up afresh (and says {@code Cannot find device} if it is really gone).
    */
   synchronized List<Answer> runAll(List<String> commands) throws LinuxCallException {
     List<List<String>> said = send(commands);
-    if (said.stream().flatMap(List::stream).anyMatch(l -> l.contains("No such device"))) {
+    if (said.stream().flatMap(List::stream).anyMatch(IpSession::staleIndex)) {
       // a reading command may even say so and succeed, with or without an answer: start afresh
       stop();
       said = send(commands);
@@ -107,6 +108,11 @@ final class IpSession implements AutoCloseable {
       }
     }
     return out;
+  }
+
+  /** Whether ip's error line says a link index is gone (ENODEV, with or without extack text). */
+  private static boolean staleIndex(String line) {
+    return line.contains("No such device") || line.contains("Device not found");
   }
 
   /** Whether {@code command} reads ({@code addr show ...}, {@code netns list}). */

@@ -79,8 +79,8 @@ final class LinuxWorkload {
 
   static Map<String, Object> run(int n) {
     Map<String, Object> out = new LinkedHashMap<>();
-    try (NetnsSandbox sandbox = NetnsSandbox.start()) {
-      IpRoute2Calls calls = new IpRoute2Calls(sandbox.prefix(), Duration.ofSeconds(60));
+    try (NetnsSandbox sandbox = NetnsSandbox.start();
+         IpRoute2Calls calls = new IpRoute2Calls(sandbox.prefix(), Duration.ofSeconds(60))) {
       try (KVScheduler kvs = KVScheduler.builder().printTxnSummary(false).build();
            LinuxPlugin plugin = LinuxPlugin.register(kvs, calls, "/vnf-agent/bench/")) {
         plugin.startWatching();
@@ -108,8 +108,8 @@ final class LinuxWorkload {
       throw new IllegalStateException("W8 needs private network namespaces: " + e.getMessage(),
           e);
     }
-    try (NetnsSandbox sandbox = NetnsSandbox.start()) {
-      IpRoute2Calls calls = new IpRoute2Calls(sandbox.prefix(), Duration.ofMinutes(10));
+    try (NetnsSandbox sandbox = NetnsSandbox.start();
+         IpRoute2Calls calls = new IpRoute2Calls(sandbox.prefix(), Duration.ofMinutes(10))) {
       String script = batchScript(n);
       long t0 = System.nanoTime();
       calls.batch("", script);

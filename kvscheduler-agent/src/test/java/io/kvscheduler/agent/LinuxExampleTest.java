@@ -60,8 +60,8 @@ class LinuxExampleTest {
 
   @Test
   void exampleComesUpPingsAndIsAdoptedWithNoOperationAfterARestart() throws Exception {
-    try (NetnsSandbox sb = sandbox()) {
-      IpRoute2Calls calls = new IpRoute2Calls(sb.prefix(), Duration.ofSeconds(10));
+    try (NetnsSandbox sb = sandbox();
+         IpRoute2Calls calls = new IpRoute2Calls(sb.prefix(), Duration.ofSeconds(10))) {
       AgentConfig cfg = new AgentConfig("vpp1", exampleDir(), null, List.of(), false, false)
           .withPlugin("linux");
       int index;

@@ -18,11 +18,14 @@ public final class LinuxAgentPlugin implements AgentPlugin {
   private static final Duration CALL_LIMIT = Duration.ofSeconds(10);
 
   private final LinuxCalls calls;
+  /** Made by this plugin (closed with it), not handed in. */
+  private final IpRoute2Calls ownCalls;
   private volatile LinuxPlugin plugin;
 
   /** The plugin over iproute2 in the namespace the agent runs in (found by ServiceLoader). */
   public LinuxAgentPlugin() {
-    this(new IpRoute2Calls(CALL_LIMIT));
+    this.ownCalls = new IpRoute2Calls(CALL_LIMIT);
+    this.calls = ownCalls;
   }
 
   /**
@@ -31,6 +34,7 @@ public final class LinuxAgentPlugin implements AgentPlugin {
    */
   public LinuxAgentPlugin(LinuxCalls calls) {
     this.calls = calls;
+    this.ownCalls = null;
   }
 
   @Override
@@ -63,6 +67,9 @@ public final class LinuxAgentPlugin implements AgentPlugin {
   public void close() {
     if (plugin != null) {
       plugin.close();
+    }
+    if (ownCalls != null) {
+      ownCalls.close();
     }
   }
 }

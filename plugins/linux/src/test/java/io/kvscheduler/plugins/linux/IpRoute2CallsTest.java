@@ -36,6 +36,7 @@ class IpRoute2CallsTest {
   @AfterEach
   void stop() {
     if (sandbox != null) {
+      calls.close();
       sandbox.close();
     }
   }
@@ -87,5 +88,48 @@ class IpRoute2CallsTest {
     assertThat(calls.link("", "b1").orElseThrow().addresses()).containsExactly("10.5.0.1/24");
     assertThatThrownBy(() -> calls.batch("", "link add b1 type veth peer name b3\n"))
         .hasMessage("RTNETLINK answers: File exists");
+  }
+
+  @Test
+  void aLinkReplacedByHandIsFoundUnderItsNameAgain() throws Exception {
+    calls.addVethPair("t1", "t2", "");
+    int old = calls.link("", "t1").orElseThrow().index();
+    byHand("ip", "link", "del", "t1");
+    byHand("ip", "link", "add", "t3", "type", "veth", "peer", "name", "t4");
+    byHand("ip", "link", "set", "dev", "t3", "name", "t1");
+
+    Link now = calls.link("", "t1").orElseThrow();
+    assertThat(now.index()).isNotEqualTo(old);
+    calls.setLink("", "t1", LinkSettings.none().withMtu(1400));
+    assertThat(calls.link("", "t1").orElseThrow().mtu()).isEqualTo(1400);
+
+    calls.addAddress("", "t1", "10.6.0.1/24");
+    byHand("ip", "link", "del", "t1");
+    assertThatThrownBy(() -> calls.deleteAddress("", "t1", "10.6.0.1/24"))
+        .as("the name is looked up afresh, not through the index of the deleted link")
+        .hasMessage("Cannot find device \"t1\"");
+    assertThat(calls.link("", "t1")).isEmpty();
+    assertThatThrownBy(() -> calls.setLink("", "t1", LinkSettings.none().withUp(true)))
+        .hasMessage("Cannot find device \"t1\"");
+  }
+
+  @Test
+  void manyCallsReuseOneProcessAndStayInStep() throws Exception {
+    calls.addVethPair("t1", "t2", "");
+    for (int i = 0; i < 50; i++) {
+      calls.setLink("", "t1", LinkSettings.none().withMtu(1000 + i));
+      assertThat(calls.link("", "t1").orElseThrow().mtu()).isEqualTo(1000 + i);
+      assertThat(calls.link("", "nope" + i)).isEmpty();
+      assertThat(calls.routes("", "t1")).isEmpty();
+    }
+  }
+
+  /** Runs a command inside the sandbox, as someone else than the plugin would. */
+  private void byHand(String... argv) throws Exception {
+    List<String> cmd = new java.util.ArrayList<>(sandbox.prefix());
+    cmd.addAll(List.of(argv));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).as(String.join(" ", argv) + ": " + out).isZero();
   }
 }

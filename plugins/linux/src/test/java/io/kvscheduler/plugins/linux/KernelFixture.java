@@ -72,6 +72,7 @@ final class KernelFixture implements AutoCloseable {
   void restartAgent() {
     plugin.close();
     kvs.close();
+    calls.close(); // a new agent starts its own ip processes
     startAgent();
   }
 
@@ -239,6 +240,7 @@ final class KernelFixture implements AutoCloseable {
       plugin.close();
       kvs.close();
     } finally {
+      calls.close();
       sandbox.close();
     }
   }

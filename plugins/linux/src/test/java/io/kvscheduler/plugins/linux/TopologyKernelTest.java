@@ -100,4 +100,22 @@ class TopologyKernelTest {
     link.path("flags").forEach(f -> out.add(f.asText()));
     return out;
   }
+
+  @Test
+  void aRouteRemovedFromTheConfigurationWhileTheAgentWasDownIsDeletedOnRestart() {
+    k.change(Topology.values());
+    k.sh("ip", "-n", "ns1", "route", "add", "10.0.9.0/24", "via", "10.0.1.2"); // someone else's
+    assertThat(k.ipJson("ns1", "route", "show", "10.0.2.0/24").get(0).path("protocol").asText())
+        .as("the agent's route carries its protocol number").isEqualTo("200");
+
+    k.restartAgent();
+    k.desired.remove(Values.key(Topology.ROUTE));
+    RecordedTxn resync = k.fullResync();
+
+    assertThat(KernelFixture.sbOperations(resync))
+        .containsExactly("DELETE " + Values.key(Topology.ROUTE));
+    assertThat(k.ipJson("ns1", "route", "show", "10.0.2.0/24")).isEmpty();
+    assertThat(k.ipJson("ns1", "route", "show", "10.0.9.0/24")).as("a foreign route stays")
+        .hasSize(1);
+  }
 }

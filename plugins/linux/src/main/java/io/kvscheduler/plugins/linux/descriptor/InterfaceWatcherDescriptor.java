@@ -37,8 +37,14 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
   /** Descriptor name. */
   public static final String NAME = "linux-interface-watcher";
 
-  /** How long events are gathered before the links are read again. */
+  /** How long events are gathered before the links are read again, at least. */
   private static final long SETTLE_MS = 10;
+
+  /**
+   * Events are gathered for this many times as long as the last reading took, so that reading
+   * many links (each reading is a dump of them all) takes a bounded share of the time.
+   */
+  private static final long SETTLE_FACTOR = 4;
 
   /**
    * The links are also read this often without an event: a change made while the monitor was
@@ -50,6 +56,7 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
   private final ScheduledExecutorService executor;
   private Set<String> reported = new TreeSet<>();
   private ScheduledFuture<?> pending;
+  private volatile long lastReadMs;
   private AutoCloseable monitor;
   private KVScheduler scheduler;
   private final List<Consumer<List<Link>>> linkListeners =
@@ -135,12 +142,14 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
 
   private synchronized void changed() {
     if (pending == null || pending.isDone()) {
-      pending = executor.schedule(this::refresh, SETTLE_MS, TimeUnit.MILLISECONDS);
+      pending = executor.schedule(this::refresh, Math.max(SETTLE_MS, SETTLE_FACTOR * lastReadMs),
+          TimeUnit.MILLISECONDS);
     }
   }
 
   private void refresh() {
     try {
+      long t0 = System.nanoTime();
       List<Link> links = calls.links("");
       for (Consumer<List<Link>> l : linkListeners) {
         try {
@@ -150,6 +159,7 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
         }
       }
       Set<String> now = keysOf(links);
+      lastReadMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
       List<KVWithMetadata<?, ?>> changes = new ArrayList<>();
       for (String k : now) {
         if (!reported.contains(k)) {

@@ -166,7 +166,7 @@ public final class RouteDescriptor {
     };
     return new RouteEntry(m.namespace(), m.hostIfName(),
         IpNet.parse(r.getDstNetwork()).orElseThrow().network().toString(),
-        hasGateway(r) ? r.getGwAddr() : "", r.getMetric(), scope);
+        hasGateway(r) ? r.getGwAddr() : "", r.getMetric(), scope, true);
   }
 
   Void create(String key, Route r) throws LinuxCallException {
@@ -213,10 +213,11 @@ public final class RouteDescriptor {
         Route found = b.build();
         String key = LinuxKeys.routeKey(found);
         Route exp = expected.get(key);
-        // origin left to the scheduler: routes it configured are the northbound's, routes
-        // someone else put on the link are left alone (OBTAINED)
+        // a route with the plugin's protocol number is the northbound's (a resync deletes it
+        // when it is no longer configured); other routes are left to the scheduler: those it
+        // configured are the northbound's, those someone else put on the link are OBTAINED
         out.add(new KVWithMetadata<>(key, exp != null && equivalent(key, found, exp) ? exp : found,
-            null, ValueOrigin.UNKNOWN));
+            null, e.ours() ? ValueOrigin.FROM_NB : ValueOrigin.UNKNOWN));
       }
     }
     return out;

@@ -12,7 +12,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Runs a command (after a fixed prefix, e.g. {@code nsenter ...} to enter a sandbox) and returns
@@ -76,11 +75,7 @@ final class CommandRunner {
     } catch (IOException e) {
       throw new LinuxCallException(shown, -1, "cannot run " + cmd.get(0) + ": " + e.getMessage());
     }
-    AtomicBoolean killed = new AtomicBoolean();
-    ScheduledFuture<?> watchdog = WATCHDOG.schedule(() -> {
-      killed.set(true);
-      p.destroyForcibly();
-    }, limit.toMillis(), TimeUnit.MILLISECONDS);
+    ScheduledFuture<?> watchdog = killAfter(p, limit);
     Future<String> err = READERS.submit(() -> read(p.getErrorStream()));
     Future<String> in = stdin == null ? null : READERS.submit(() -> {
       try (var o = p.getOutputStream()) {
@@ -100,7 +95,7 @@ final class CommandRunner {
       if (in != null) {
         in.get();
       }
-      if (killed.get()) {
+      if (watchdog.isDone() && !watchdog.isCancelled()) {
         throw new LinuxCallException(shown, -1, "'" + shown + "' did not finish within "
             + limit.toMillis() + " ms");
       }
@@ -114,6 +109,23 @@ final class CommandRunner {
       throw new LinuxCallException(shown, -1, "cannot read the output of '" + shown + "': " + e);
     } finally {
       watchdog.cancel(false);
+    }
+  }
+
+  /** Kills {@code p} after {@code limit} unless the returned future is cancelled first. */
+  static ScheduledFuture<?> killAfter(Process p, Duration limit) {
+    return WATCHDOG.schedule(() -> {
+      p.destroyForcibly();
+    }, limit.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Starts {@code argv} as a long-running process with its input, output and errors piped. */
+  Process startInteractive(List<String> argv) throws LinuxCallException {
+    try {
+      return new ProcessBuilder(commandLine(argv)).start();
+    } catch (IOException e) {
+      throw new LinuxCallException(String.join(" ", argv), -1, "cannot run " + argv.get(0) + ": "
+          + e.getMessage());
     }
   }
 

@@ -13,15 +13,20 @@ import java.util.Locale;
 import java.util.stream.Stream;
 
 /**
- * {@link LinuxCalls} through the iproute2 {@code ip} command: reads with {@code ip -json}, writes
- * with one {@code ip} command per call, follows link events with {@code ip monitor}. Whatever
+ * {@link LinuxCalls} through the iproute2 {@code ip} command. Reads ({@code -json}) and writes go
+ * to one long-running {@code ip -batch} process per namespace ({@link IpSession}), one command at
+ * a time; {@code ip netns add} runs on its own, {@code ip monitor} follows link events. Whatever
  * {@code ip} prints on failure (the kernel's answer, e.g. {@code RTNETLINK answers: File exists})
  * becomes the exception's message unchanged.
  */
-public final class IpRoute2Calls implements LinuxCalls {
+public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final CommandRunner runner;
+  private final Duration limit;
+  /** The sessions, by namespace and address family option ("" or "-6"). */
+  private final java.util.concurrent.ConcurrentMap<List<String>, IpSession> sessions =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   /** Whether util-linux's {@code setpriv} is there (to tie the monitor's life to this JVM). */
   private static final boolean SETPRIV = java.util.Arrays.stream(
@@ -39,42 +44,46 @@ public final class IpRoute2Calls implements LinuxCalls {
    */
   public IpRoute2Calls(List<String> prefix, Duration limit) {
     this.runner = new CommandRunner(prefix, limit);
+    this.limit = limit;
   }
 
-  /** Runs {@code ip} with {@code args} in {@code namespace}; returns stdout. */
-  private String ip(String namespace, String... args) throws LinuxCallException {
-    return runner.run(ipArgs(namespace, args), null);
+  private IpSession session(String namespace, String family) {
+    return sessions.computeIfAbsent(List.of(namespace, family), k -> {
+      List<String> argv = new ArrayList<>(ipArgs(namespace, "-d", "-json"));
+      if (!family.isEmpty()) {
+        argv.add(family);
+      }
+      return new IpSession(runner, argv, limit);
+    });
+  }
+
+  /** Runs the {@code ip} command {@code args} in {@code namespace}. */
+  private void ip(String namespace, String... args) throws LinuxCallException {
+    session(namespace, "").run(line(args));
+  }
+
+  /** The command line {@code args} as {@code ip -batch} reads it (quoted where needed). */
+  private static String line(String... args) {
+    StringBuilder sb = new StringBuilder();
+    for (String a : args) {
+      sb.append(sb.length() == 0 ? "" : " ");
+      sb.append(a.isEmpty() || a.contains(" ") ? '"' + a + '"' : a);
+    }
+    return sb.toString();
   }
 
   /**
-   * Runs the {@code ip -batch} commands of {@code script} (one per line), stopping at the first
-   * failure, whose message is the kernel's answer.
+   * Runs the {@code ip -batch} commands of {@code script} (one per line) in a process of their
+   * own, stopping at the first failure, whose message is the kernel's answer (without the line
+   * saying which command of the batch failed).
    */
   public void batch(String namespace, String script) throws LinuxCallException {
-    batchOutput(namespace, script);
-  }
-
-  /**
-   * Runs a batch with the global {@code options}; returns its output. A failure's message is
-   * the kernel's answer, without the line saying which command of the batch failed.
-   */
-  private String batchOutput(String namespace, String script, String... options)
-      throws LinuxCallException {
-    List<String> args = new ArrayList<>(List.of(options));
-    args.addAll(List.of("-batch", "-"));
-    CommandRunner.Result r = runner.runForResult(ipArgs(namespace, args.toArray(String[]::new)),
-        script);
+    CommandRunner.Result r = runner.runForResult(ipArgs(namespace, "-batch", "-"), script);
     if (r.exitCode() != 0) {
-      StringBuilder msg = new StringBuilder();
-      for (String line : r.stderr().split("\n")) {
-        if (!line.isBlank() && !line.startsWith("Command failed")) {
-          msg.append(msg.length() == 0 ? "" : "\n").append(line.strip());
-        }
-      }
+      String msg = IpSession.kernelAnswer(List.of(r.stderr().split("\n")));
       throw new LinuxCallException("ip -batch", r.exitCode(),
-          msg.length() == 0 ? "ip -batch failed with exit code " + r.exitCode() : msg.toString());
+          msg.isEmpty() ? "ip -batch failed with exit code " + r.exitCode() : msg);
     }
-    return r.stdout();
   }
 
   private static List<String> ipArgs(String namespace, String... args) {
@@ -86,20 +95,24 @@ public final class IpRoute2Calls implements LinuxCalls {
     return argv;
   }
 
+  /** The JSON answer of the reading command {@code args} in {@code namespace}. */
   private JsonNode json(String namespace, String... args) throws LinuxCallException {
-    String out = ip(namespace, args);
-    try {
-      return out.isBlank() ? JSON.createArrayNode() : JSON.readTree(out);
-    } catch (IOException e) {
-      throw new LinuxCallException("ip " + String.join(" ", args), 0,
-          "cannot parse the output of ip: " + e.getMessage());
-    }
+    return session(namespace, "").query(line(args));
   }
 
   @Override
   public List<String> namespaces() throws LinuxCallException {
     List<String> out = new ArrayList<>();
-    for (JsonNode n : json("", "-json", "netns", "list")) {
+    // in a process of its own: with no named namespace, ip may print nothing at all
+    String listed = runner.run(ipArgs("", "-json", "netns", "list"), null);
+    JsonNode all;
+    try {
+      all = listed.isBlank() ? JSON.createArrayNode() : JSON.readTree(listed);
+    } catch (IOException e) {
+      throw new LinuxCallException("ip -json netns list", 0,
+          "cannot parse the output of ip: " + e.getMessage());
+    }
+    for (JsonNode n : all) {
       out.add(n.path("name").asText());
     }
     return out;
@@ -108,19 +121,26 @@ public final class IpRoute2Calls implements LinuxCalls {
   @Override
   public synchronized void ensureNamespace(String name) throws LinuxCallException {
     if (!namespaces().contains(name)) {
-      ip("", "netns", "add", name);
+      runner.run(ipArgs("", "netns", "add", name), null);
+      // a session left from a namespace of the same name, deleted since, holds the old one
+      for (String family : List.of("", "-6")) {
+        IpSession stale = sessions.remove(List.of(name, family));
+        if (stale != null) {
+          stale.close();
+        }
+      }
     }
   }
 
   @Override
   public List<Link> links(String namespace) throws LinuxCallException {
-    return parseLinks(namespace, json(namespace, "-d", "-json", "addr", "show"));
+    return parseLinks(namespace, json(namespace, "addr", "show"));
   }
 
   @Override
   public java.util.Optional<Link> link(String namespace, String name) throws LinuxCallException {
     try {
-      return parseLinks(namespace, json(namespace, "-d", "-json", "addr", "show", "dev", name))
+      return parseLinks(namespace, json(namespace, "addr", "show", "dev", name))
           .stream().findFirst();
     } catch (LinuxCallException e) {
       if (e.notFound()) {
@@ -163,28 +183,13 @@ public final class IpRoute2Calls implements LinuxCalls {
   public java.util.Map<String, Link> findLinks(String namespace, List<String> names)
       throws LinuxCallException {
     java.util.Map<String, Link> out = new java.util.LinkedHashMap<>();
-    if (names.size() == 1) {
-      link(namespace, names.get(0)).ifPresent(l -> out.put(l.name(), l));
-      return out;
-    }
-    StringBuilder script = new StringBuilder();
-    names.forEach(n -> script.append("addr show dev ").append(n).append('\n'));
-    CommandRunner.Result r = runner.runForResult(
-        ipArgs(namespace, "-d", "-json", "-force", "-batch", "-"), script.toString());
-    for (String line : r.stderr().split("\n")) {
-      if (!line.isBlank() && !line.contains("does not exist") && !line.startsWith("Command failed")) {
-        throw new LinuxCallException("ip -batch: addr show", r.exitCode(), line.strip());
+    List<String> commands = names.stream().map(n -> line("addr", "show", "dev", n)).toList();
+    for (IpSession.Answer a : session(namespace, "").runAll(commands)) {
+      if (a.failure() == null) {
+        parseLinks(namespace, a.document()).forEach(l -> out.put(l.name(), l));
+      } else if (!new LinuxCallException(a.command(), 1, a.failure()).notFound()) {
+        a.orThrow();
       }
-    }
-    // one JSON array per command that found its link, one after the other
-    try (com.fasterxml.jackson.core.JsonParser p = JSON.createParser(r.stdout())) {
-      while (p.nextToken() != null) {
-        JsonNode links = JSON.readTree(p);
-        parseLinks(namespace, links).forEach(l -> out.put(l.name(), l));
-      }
-    } catch (IOException | RuntimeException e) {
-      throw new LinuxCallException("ip -batch: addr show", 0,
-          "cannot parse the output of ip: " + e.getMessage());
     }
     return out;
   }
@@ -192,49 +197,46 @@ public final class IpRoute2Calls implements LinuxCalls {
   @Override
   public void addVethPair(String name, String peerName, String namespace)
       throws LinuxCallException {
-    String add = "link add " + name + " type veth peer name " + peerName + "\n";
-    batch("", namespace.isEmpty() ? add : add + "link set dev " + name + " netns " + namespace
-        + "\n");
+    ip("", "link", "add", name, "type", "veth", "peer", "name", peerName);
+    if (!namespace.isEmpty()) {
+      moveLink(name, namespace);
+    }
   }
 
   @Override
   public Link configureLink(String namespace, String name, String newName, String alias,
       LinkSettings s) throws LinuxCallException {
-    StringBuilder script = new StringBuilder();
+    // one request: the kernel applies MAC and MTU, then the name, the alias, and up/down last,
+    // so a link that fails before its rename keeps its old name (and is found there next time)
+    List<String> args = new ArrayList<>(List.of("link", "set", "dev", name));
     if (!name.equals(newName)) {
-      script.append("link set dev ").append(name).append(" down\n");
-      script.append("link set dev ").append(name).append(" name ").append(newName).append('\n');
+      args.addAll(List.of("name", newName));
     }
-    if (alias != null) {
-      script.append("link set dev ").append(newName).append(" alias \"").append(alias)
-          .append("\"\n");
+    LinkSettings all = alias == null ? s : s.withAlias(alias);
+    args.addAll(settingArgs(all));
+    String read = line("addr", "show", "dev", newName);
+    if (args.size() > 4) { // the request and the reading in one exchange
+      List<IpSession.Answer> answers = session(namespace, "").runAll(
+          List.of(line(args.toArray(String[]::new)), read));
+      String failure = answers.get(0).failure();
+      if (failure == null) {
+        return readLink(namespace, newName, answers.get(1).orThrow());
+      }
+      if (name.equals(newName) || !failure.contains("Device or resource busy")) {
+        answers.get(0).orThrow();
+      }
+      // an up link cannot be renamed: down first, then the same request
+      setLink(namespace, name, LinkSettings.none().withUp(false));
+      ip(namespace, args.toArray(String[]::new));
     }
-    if (!s.isEmpty()) {
-      script.append("link set dev ").append(newName);
-      if (s.alias() != null) {
-        script.append(" alias \"").append(s.alias()).append('"');
-      }
-      if (s.mtu() != null) {
-        script.append(" mtu ").append(s.mtu());
-      }
-      if (s.mac() != null) {
-        script.append(" address ").append(s.mac());
-      }
-      if (s.up() != null) {
-        script.append(s.up() ? " up" : " down");
-      }
-      script.append('\n');
-    }
-    script.append("addr show dev ").append(newName).append('\n');
-    String out = batchOutput(namespace, script.toString(), "-d", "-json");
-    try {
-      return parseLinks(namespace, JSON.readTree(out)).stream().findFirst().orElseThrow(() ->
-          new LinuxCallException("ip addr show dev " + newName, 1,
-              "Device \"" + newName + "\" does not exist."));
-    } catch (IOException e) {
-      throw new LinuxCallException("ip addr show dev " + newName, 0,
-          "cannot parse the output of ip: " + e.getMessage());
-    }
+    return readLink(namespace, newName, json(namespace, "addr", "show", "dev", newName));
+  }
+
+  private static Link readLink(String namespace, String name, JsonNode doc)
+      throws LinuxCallException {
+    return parseLinks(namespace, doc).stream().findFirst().orElseThrow(() ->
+        new LinuxCallException("ip addr show dev " + name, 1,
+            "Device \"" + name + "\" does not exist."));
   }
 
   @Override
@@ -264,6 +266,13 @@ public final class IpRoute2Calls implements LinuxCalls {
       return;
     }
     List<String> args = new ArrayList<>(List.of("link", "set", "dev", name));
+    args.addAll(settingArgs(s));
+    ip(namespace, args.toArray(String[]::new));
+  }
+
+  /** The {@code ip link set} arguments of the attributes of {@code s} that are not null. */
+  private static List<String> settingArgs(LinkSettings s) {
+    List<String> args = new ArrayList<>();
     if (s.alias() != null) {
       args.addAll(List.of("alias", s.alias()));
     }
@@ -276,7 +285,7 @@ public final class IpRoute2Calls implements LinuxCalls {
     if (s.up() != null) {
       args.add(s.up() ? "up" : "down");
     }
-    ip(namespace, args.toArray(String[]::new));
+    return args;
   }
 
   @Override
@@ -294,8 +303,8 @@ public final class IpRoute2Calls implements LinuxCalls {
   @Override
   public List<RouteEntry> routes(String namespace, String device) throws LinuxCallException {
     List<RouteEntry> out = new ArrayList<>();
-    for (String family : List.of("-4", "-6")) {
-      for (JsonNode n : json(namespace, family, "-json", "route", "show", "dev", device)) {
+    for (String family : List.of("", "-6")) { // without a family, ip shows IPv4 routes
+      for (JsonNode n : session(namespace, family).query(line("route", "show", "dev", device))) {
         String proto = n.path("protocol").asText("");
         String type = n.path("type").asText("unicast");
         if (proto.equals("kernel") || proto.equals("ra") || !type.equals("unicast")) {
@@ -312,7 +321,8 @@ public final class IpRoute2Calls implements LinuxCalls {
           continue;
         }
         out.add(new RouteEntry(namespace, device, dst, n.path("gateway").asText(""),
-            n.path("metric").asInt(0), n.path("scope").asText("global")));
+            n.path("metric").asInt(0), n.path("scope").asText("global"),
+            proto.equals(Integer.toString(ROUTE_PROTOCOL))));
       }
     }
     return out;
@@ -329,6 +339,9 @@ public final class IpRoute2Calls implements LinuxCalls {
     }
     if (!r.scope().isEmpty() && !r.destination().contains(":")) {
       args.addAll(List.of("scope", r.scope()));
+    }
+    if (!verb.equals("del")) {
+      args.addAll(List.of("proto", Integer.toString(ROUTE_PROTOCOL)));
     }
     return args;
   }
@@ -351,7 +364,7 @@ public final class IpRoute2Calls implements LinuxCalls {
   @Override
   public List<Neighbour> neighbours(String namespace, String device) throws LinuxCallException {
     List<Neighbour> out = new ArrayList<>();
-    for (JsonNode n : json(namespace, "-json", "neigh", "show", "dev", device, "nud",
+    for (JsonNode n : json(namespace, "neigh", "show", "dev", device, "nud",
         "permanent")) {
       out.add(new Neighbour(namespace, device, n.path("dst").asText(),
           n.path("lladdr").asText("").toLowerCase(Locale.ROOT)));
@@ -368,6 +381,13 @@ public final class IpRoute2Calls implements LinuxCalls {
   @Override
   public void deleteNeighbour(Neighbour n) throws LinuxCallException {
     ip(n.namespace(), "neigh", "del", n.ip(), "dev", n.device());
+  }
+
+  /** Ends the {@code ip} processes of the sessions. */
+  @Override
+  public void close() {
+    sessions.values().forEach(IpSession::close);
+    sessions.clear();
   }
 
   @Override

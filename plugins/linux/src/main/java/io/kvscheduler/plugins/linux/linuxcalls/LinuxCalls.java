@@ -10,6 +10,12 @@ import java.util.List;
  * <p>Implementations are thread-safe: the interface watcher reads while the engine writes.
  */
 public interface LinuxCalls {
+  /**
+   * The routing protocol number routes made through these calls carry ({@code proto 200}), so
+   * that a restarted agent tells them from routes someone else made. Not one of the numbers
+   * {@code /etc/iproute2/rt_protos} reserves.
+   */
+  int ROUTE_PROTOCOL = 200;
 
   // ---- namespaces
 
@@ -40,10 +46,11 @@ public interface LinuxCalls {
   void addVethPair(String name, String peerName, String namespace) throws LinuxCallException;
 
   /**
-   * Configures the link {@code name} of {@code namespace} in one call: renames it to {@code
-   * newName} (set down first) when that differs, sets {@code alias} unless null, then the
-   * attributes of {@code settings}; returns the link as it is afterwards. Stops at the first
-   * failure, leaving what was done before it.
+   * Configures the link {@code name} of {@code namespace} in one request: renames it to {@code
+   * newName} when that differs (setting it down first if the kernel refuses to rename it up),
+   * sets {@code alias} unless null and the attributes of {@code settings}; returns the link as it
+   * is afterwards. The kernel applies MAC and MTU before the name, so a link whose configuration
+   * fails that early keeps its old name.
    */
   Link configureLink(String namespace, String name, String newName, String alias,
       LinkSettings settings) throws LinuxCallException;
@@ -76,10 +83,10 @@ public interface LinuxCalls {
   /** The routes of the main table through {@code device} that no address put there. */
   List<RouteEntry> routes(String namespace, String device) throws LinuxCallException;
 
-  /** Adds a route; fails if an equal one exists. */
+  /** Adds a route, marked with {@link #ROUTE_PROTOCOL}; fails if an equal one exists. */
   void addRoute(RouteEntry route) throws LinuxCallException;
 
-  /** Adds or replaces a route. */
+  /** Adds or replaces a route, marked with {@link #ROUTE_PROTOCOL}. */
   void replaceRoute(RouteEntry route) throws LinuxCallException;
 
   /** Deletes a route. */

@@ -11,6 +11,8 @@ package io.kvscheduler.plugins.linux.linuxcalls;
  * @param metric the metric (priority)
  * @param scope {@code global}, {@code site}, {@code link}, {@code host}; "" for the kernel's
  *     default
+ * @param ours whether the route carries the plugin's routing protocol number ({@link
+ *     LinuxCalls#ROUTE_PROTOCOL}): made by the plugin, not by someone else; ignored in requests
  */
 public record RouteEntry(String namespace, String device, String destination, String gateway,
-    int metric, String scope) {}
+    int metric, String scope, boolean ours) {}

@@ -1,0 +1,255 @@
+package io.kvscheduler.plugins.linux.linuxcalls;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.MissingNode;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One long-running {@code ip -d -json -force -batch -} process for one namespace, fed one command
+ * at a time over its standard input: the cost of starting {@code ip} is paid once, not per call.
+ *
+ * <p>Each command is followed by a marker line that {@code ip} refuses at once ({@code Object
+ * "kvs-sync-N" is unknown}) without asking the kernel. {@code ip} reports errors on its error
+ * output in order, so what it printed there before the marker's refusal belongs to the command:
+ * with {@code -force} a failed command is followed by {@code Command failed -:LINE}, and the lines
+ * before that are the kernel's answer, kept verbatim. A command that reads prints one JSON
+ * document on the standard output (flushed when the command ends), read by a thread of its own
+ * so that a large answer never blocks {@code ip}: a reading command prints one document when it
+ * succeeds (an empty array when it finds nothing) and none when it fails. {@code link show} is
+ * never sent: it switches the session's address family to links for the commands after it.
+ *
+ * <p>A command that does not finish within the limit kills the process; so does a broken pipe.
+ * The next command starts a new one.
+ */
+final class IpSession implements AutoCloseable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String MARKER = "kvs-sync-";
+  /** Put in the output queue when {@code ip}'s standard output ends. */
+  private static final JsonNode END = MissingNode.getInstance();
+
+  private final CommandRunner runner;
+  private final List<String> argv;
+  private final Duration limit;
+
+  private Process process;
+  private Writer input;
+  private BufferedReader errors;
+  private BlockingQueue<JsonNode> documents;
+  private long sequence;
+
+  /** A session running {@code ip} with {@code argv} (without {@code -batch -}). */
+  IpSession(CommandRunner runner, List<String> argv, Duration limit) {
+    this.runner = runner;
+    this.argv = List.copyOf(argv);
+    this.limit = limit;
+  }
+
+  /** What one command came to: the kernel's answer when it failed, else its JSON document. */
+  record Answer(String command, String failure, JsonNode document) {
+    /** The document, or the failure as an exception. */
+    JsonNode orThrow() throws LinuxCallException {
+      if (failure != null) {
+        throw new LinuxCallException(command, 1, failure);
+      }
+      return document;
+    }
+  }
+
+  /** Runs {@code command}, which prints nothing. */
+  void run(String command) throws LinuxCallException {
+    runAll(List.of(command)).get(0).orThrow();
+  }
+
+  /** Runs {@code command}, which prints one JSON document, and returns the document. */
+  JsonNode query(String command) throws LinuxCallException {
+    return runAll(List.of(command)).get(0).orThrow();
+  }
+
+  /**
+   * Runs {@code commands} one after the other, sent together (one exchange with {@code ip}, not
+   * one per command); every command runs whatever became of those before it. A reading command
+   * ({@code ... show}, {@code ... list}) prints one JSON document when it succeeds and none when
+   * it fails.
+   *
+   * <p>When the kernel answers that a link's index is gone ({@code No such device}, {@code Device
+   * not found}), the commands
+   * are sent again to a new process: {@code ip} remembers the index of each link name it looked
+   * up, and a link deleted or renamed by someone else leaves that memory stale; a new process
+   * looks the name up afresh (and says {@code Cannot find device} if it is really gone).
+   */
+  synchronized List<Answer> runAll(List<String> commands) throws LinuxCallException {
+    List<List<String>> said = send(commands);
+    if (said.stream().flatMap(List::stream).anyMatch(IpSession::staleIndex)) {
+      // a reading command may even say so and succeed, with or without an answer: start afresh
+      stop();
+      said = send(commands);
+    }
+    List<Answer> out = new ArrayList<>();
+    for (int i = 0; i < commands.size(); i++) {
+      String command = commands.get(i);
+      if (said.get(i).stream().anyMatch(l -> l.startsWith("Command failed"))) {
+        String msg = kernelAnswer(said.get(i));
+        out.add(new Answer(command, msg.isEmpty() ? "'ip " + command + "' failed" : msg, null));
+      } else {
+        out.add(new Answer(command, null, reads(command) ? nextDocument(command) : null));
+      }
+    }
+    return out;
+  }
+
+  /** Whether ip's error line says a link index is gone (ENODEV, with or without extack text). */
+  private static boolean staleIndex(String line) {
+    return line.contains("No such device") || line.contains("Device not found");
+  }
+
+  /** Whether {@code command} reads ({@code addr show ...}, {@code netns list}). */
+  private static boolean reads(String command) {
+    String[] words = command.split(" ", 3);
+    return words.length > 1 && (words[1].equals("show") || words[1].equals("list"));
+  }
+
+  private JsonNode nextDocument(String command) throws LinuxCallException {
+    try {
+      JsonNode doc = documents.poll(limit.toMillis(), TimeUnit.MILLISECONDS);
+      if (doc == null || doc == END) {
+        stop();
+        throw new LinuxCallException(command, -1, "ip printed no answer to '" + command + "'");
+      }
+      return doc;
+    } catch (InterruptedException e) {
+      stop();
+      Thread.currentThread().interrupt();
+      throw new LinuxCallException(command, -1, "interrupted while running '" + command + "'");
+    }
+  }
+
+  /**
+   * Sends each command followed by its marker; returns, for each, what ip said on its error
+   * output.
+   */
+  private List<List<String>> send(List<String> commands) throws LinuxCallException {
+    for (String command : commands) {
+      if (command.indexOf('\n') >= 0) {
+        throw new IllegalArgumentException("one command per line: " + command);
+      }
+    }
+    start();
+    documents.clear(); // left over from a command that printed although it failed
+    String shown = String.join("; ", commands);
+    List<String> markers = new ArrayList<>();
+    StringBuilder text = new StringBuilder();
+    for (String command : commands) {
+      String marker = MARKER + (++sequence);
+      markers.add(marker);
+      text.append(command).append('\n').append(marker).append('\n');
+    }
+    var watchdog = CommandRunner.killAfter(process, limit);
+    List<List<String>> all = new ArrayList<>();
+    List<String> said = new ArrayList<>();
+    try {
+      input.write(text.toString());
+      input.flush();
+      for (String marker : markers) {
+        said = new ArrayList<>();
+        all.add(said);
+        String line;
+        while ((line = errors.readLine()) != null && !line.contains('"' + marker + '"')) {
+          said.add(line);
+        }
+        if (line == null || errors.readLine() == null) {
+          throw new IOException("ip ended");
+        }
+      }
+      return all;
+    } catch (IOException e) {
+      stop();
+      if (watchdog.isDone() && !watchdog.isCancelled()) {
+        throw new LinuxCallException(shown, -1, "'ip " + shown + "' did not finish within "
+            + limit.toMillis() + " ms");
+      }
+      throw new LinuxCallException(shown, -1, said.isEmpty()
+          ? "ip ended while running '" + shown + "'" : String.join("\n", said).strip());
+    } finally {
+      watchdog.cancel(false);
+    }
+  }
+
+  /** What {@code ip -batch} printed on its error output, without its "Command failed" lines. */
+  static String kernelAnswer(List<String> errorLines) {
+    return errorLines.stream().filter(l -> !l.isBlank() && !l.startsWith("Command failed"))
+        .map(String::strip).collect(java.util.stream.Collectors.joining("\n"));
+  }
+
+  private void start() throws LinuxCallException {
+    if (process != null && process.isAlive()) {
+      return;
+    }
+    stop();
+    List<String> cmd = new ArrayList<>(argv);
+    cmd.addAll(List.of("-force", "-batch", "-"));
+    Process p = runner.startInteractive(cmd);
+    BlockingQueue<JsonNode> docs = new LinkedBlockingQueue<>();
+    Thread reader = new Thread(() -> {
+      // from a reader: a parser on bytes waits for 4 of them to guess the encoding, and "[]" is 3
+      try (JsonParser parser = JSON.createParser(
+          new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+        while (parser.nextToken() != null) {
+          docs.add(parser.readValueAsTree());
+        }
+      } catch (IOException | RuntimeException e) {
+        // ip ended or printed something that is not JSON: the session restarts
+        p.destroyForcibly();
+      } finally {
+        docs.add(END);
+      }
+    }, "ip-session-output");
+    reader.setDaemon(true);
+    reader.start();
+    process = p;
+    documents = docs;
+    input = new OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8);
+    errors = new BufferedReader(new InputStreamReader(p.getErrorStream(),
+        StandardCharsets.UTF_8));
+  }
+
+  private void stop() {
+    if (process != null) {
+      process.destroyForcibly();
+      process = null;
+    }
+  }
+
+  /** Ends the process (closing its input ends {@code ip -batch}). */
+  @Override
+  public synchronized void close() {
+    if (process != null) {
+      try {
+        input.close();
+      } catch (IOException e) {
+        // ending anyway
+      }
+      try {
+        if (!process.waitFor(1, TimeUnit.SECONDS)) {
+          process.destroyForcibly();
+        }
+      } catch (InterruptedException e) {
+        process.destroyForcibly();
+        Thread.currentThread().interrupt();
+      }
+      process = null;
+    }
+  }
+}

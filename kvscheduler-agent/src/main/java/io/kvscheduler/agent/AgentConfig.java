@@ -1,20 +1,27 @@
 package io.kvscheduler.agent;
 
+import static io.kvscheduler.agent.SettingValues.bool;
+import static io.kvscheduler.agent.SettingValues.checkedEndpoints;
+import static io.kvscheduler.agent.SettingValues.duration;
+import static io.kvscheduler.agent.SettingValues.endpoints;
+import static io.kvscheduler.agent.SettingValues.readYaml;
+import static io.kvscheduler.agent.SettingValues.set;
+import static io.kvscheduler.agent.SettingValues.split;
+
 import com.fasterxml.jackson.databind.JsonNode;
-import io.kvscheduler.agent.internal.ConfigDocument;
 import io.kvscheduler.agent.internal.RestServer;
 import io.kvscheduler.grpc.GrpcSettings;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Settings of the agent. Sources, later ones winning: defaults, the YAML file given with {@code
@@ -89,14 +96,6 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         operationTimeout, Set.of(), null, null, null);
   }
 
-  /** Settings without a gRPC server. */
-  public AgentConfig(String label, Path configDir, String restAddress,
-      List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
-      Duration operationTimeout, Set<String> enabledPlugins) {
-    this(label, configDir, restAddress, etcdEndpoints, statusPublishing, printTxnSummary,
-        operationTimeout, enabledPlugins, null, null, null);
-  }
-
   /** These settings with the plugin {@code name}, off by default, enabled. */
   public AgentConfig withPlugin(String name) {
     Set<String> names = new HashSet<>(enabledPlugins);
@@ -168,19 +167,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         throw new IllegalArgumentException("--config needs a file");
       }
       Path file = Path.of(args.get(fileAt + 1));
-      JsonNode root;
-      try {
-        root = ConfigDocument.parseYaml(Files.readString(file)).root();
-      } catch (java.nio.file.NoSuchFileException e) {
-        throw new IllegalArgumentException("cannot read agent config " + file + ": no such file",
-            e);
-      } catch (ConfigDocument.SyntaxException e) {
-        throw new IllegalArgumentException("cannot read agent config " + file
-            + (e.line() > 0 ? ":" + e.line() : "") + ": " + e.getMessage(), e);
-      } catch (IOException e) {
-        throw new IllegalArgumentException("cannot read agent config " + file + ": "
-            + e.getMessage(), e);
-      }
+      JsonNode root = readYaml(file, "cannot read agent config ");
       if (root != null && !root.isNull()) {
         if (!root.isObject()) {
           throw new IllegalArgumentException("agent config " + file + ": expected a mapping");
@@ -189,7 +176,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
           String k = it.next();
           if (!KEYS.contains(k)) {
             throw new IllegalArgumentException("agent config " + file + ": unknown key '" + k
-                + "' (known: " + String.join(", ", new java.util.TreeSet<>(KEYS)) + ")");
+                + "' (known: " + String.join(", ", new TreeSet<>(KEYS)) + ")");
           }
         }
         String where = "agent config " + file;
@@ -302,8 +289,12 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     }
     GrpcSettings grpc =
         grpcSettings(grpcAddress, grpcConfig, apiToken(tokenFile, env));
-    return new AgentConfig(label, configDir, "off".equals(rest) ? null : rest, etcd, status,
-        print, timeout, linux ? Set.of("linux") : Set.of(), etcdSettings, settle, grpc);
+    AgentConfig config = new AgentConfig(label, configDir, "off".equals(rest) ? null : rest,
+        etcd, status, print, timeout)
+        .withEtcd(etcdSettings)
+        .withFileSettleTime(settle)
+        .withGrpc(grpc);
+    return linux ? config.withPlugin("linux") : config;
   }
 
   /**
@@ -337,7 +328,7 @@ public record AgentConfig(String label, Path configDir, String restAddress,
       String t;
       try {
         t = Files.readString(file).lines().findFirst().orElse("").strip();
-      } catch (java.nio.file.NoSuchFileException e) {
+      } catch (NoSuchFileException e) {
         throw new IllegalArgumentException("--rest-token-file " + file + ": no such file", e);
       }
       if (t.isEmpty()) {
@@ -360,105 +351,16 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     return args.get(i);
   }
 
-  private static final java.util.regex.Pattern SHORT_DURATION =
-      java.util.regex.Pattern.compile("(\\d+)\\s*(ms|s|m)");
-
-  /** A positive duration: {@code 500ms}, {@code 5s}, {@code 1m} or ISO-8601 ({@code PT5S}). */
-  static Duration duration(String text, String what) {
-    String t = text.strip();
-    Duration d = null;
-    java.util.regex.Matcher m = SHORT_DURATION.matcher(t);
-    try {
-      if (m.matches()) {
-        long n = Long.parseLong(m.group(1));
-        d = switch (m.group(2)) {
-          case "ms" -> Duration.ofMillis(n);
-          case "s" -> Duration.ofSeconds(n);
-          default -> Duration.ofMinutes(n);
-        };
-      } else {
-        d = Duration.parse(t);
-      }
-    } catch (RuntimeException e) {
-      d = null;
-    }
-    if (d == null || d.isNegative() || d.isZero()) {
-      throw new IllegalArgumentException(what + ": expected a positive duration such as 500ms,"
-          + " 5s, 1m or PT5S, got '" + text + "'");
-    }
-    return d;
-  }
-
   /** The boolean setting {@code name} of the file ({@code where}), or {@code dflt} when unset. */
   private static boolean flag(JsonNode root, String name, boolean dflt, String where) {
-    JsonNode n = root.get(name);
-    if (n == null || n.isNull()) {
-      return dflt;
-    }
-    if (n.isBoolean()) {
-      return n.booleanValue();
-    }
-    if (n.isTextual() && (n.textValue().equalsIgnoreCase("true")
-        || n.textValue().equalsIgnoreCase("false"))) {
-      return Boolean.parseBoolean(n.textValue()); // quoted, as templating tools often write it
-    }
-    throw new IllegalArgumentException(where + ": " + name + " must be true or false, got '"
-        + (n.isValueNode() ? n.asText() : n.toString()) + "'");
+    JsonNode n = set(root, name);
+    return n == null ? dflt : bool(n, where, name);
   }
 
   /** The single-value setting {@code name} of the file ({@code where}), or {@code dflt}. */
   private static String text(JsonNode root, String name, String dflt, String where) {
-    JsonNode n = root.get(name);
-    if (n == null || n.isNull()) {
-      return dflt;
-    }
-    if (!n.isValueNode()) {
-      throw new IllegalArgumentException(where + ": " + name + " must be a single value, got "
-          + (n.isObject() ? "a mapping" : "a list"));
-    }
-    return n.asText();
-  }
-
-  private static List<String> endpoints(JsonNode n, String where) {
-    List<String> out = new ArrayList<>();
-    if (n.isArray()) {
-      for (JsonNode e : n) {
-        if (!e.isValueNode()) {
-          throw new IllegalArgumentException(where + ": expected host:port entries");
-        }
-        out.add(e.asText().strip());
-      }
-    } else if (n.isValueNode()) {
-      out.addAll(split(n.asText()));
-    } else {
-      throw new IllegalArgumentException(where + ": expected a list or a comma-separated string");
-    }
-    return checkedEndpoints(out, where);
-  }
-
-  /** {@code endpoints}, each {@code host:port} or {@code http(s)://host:port}, at least one. */
-  static List<String> checkedEndpoints(List<String> endpoints, String where) {
-    if (endpoints.isEmpty()) {
-      throw new IllegalArgumentException(where + ": no endpoint given");
-    }
-    for (String e : endpoints) {
-      java.net.URI u;
-      try {
-        u = new java.net.URI(e.contains("://") ? e : "http://" + e);
-      } catch (java.net.URISyntaxException ex) {
-        u = null;
-      }
-      if (u == null || u.getHost() == null || u.getPort() <= 0
-          || !(u.getScheme().equals("http") || u.getScheme().equals("https"))) {
-        throw new IllegalArgumentException(where + ": endpoint '" + e
-            + "' is not host:port or http(s)://host:port");
-      }
-    }
-    return endpoints;
-  }
-
-  private static List<String> split(String s) {
-    return Arrays.stream(s.split(",")).map(String::strip).filter(x -> !x.isEmpty()).toList();
+    JsonNode n = set(root, name);
+    return n == null ? dflt : SettingValues.text(n, where, name);
   }
 
   private static boolean nonEmpty(String s) {

@@ -31,6 +31,7 @@ import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -92,12 +93,12 @@ final class EtcdStatusPublisher implements AutoCloseable {
   private volatile Subscription subscription;
   private volatile Thread thread;
 
-  private final java.util.List<String> plugins;
+  private final List<String> plugins;
 
   EtcdStatusPublisher(Client client, String label, String agentPrefix, KVScheduler kvs,
-      boolean valueStatuses, java.util.List<String> plugins, Duration requestTimeout,
+      boolean valueStatuses, List<String> plugins, Duration requestTimeout,
       Duration leaseTtl) {
-    this.plugins = java.util.List.copyOf(plugins);
+    this.plugins = List.copyOf(plugins);
     this.requestTimeout = requestTimeout;
     this.leaseTtlSeconds = Math.max(1, leaseTtl.toSeconds());
     this.client = client;
@@ -281,7 +282,7 @@ final class EtcdStatusPublisher implements AutoCloseable {
       }
       synchronized (this) {
         // unless it changed meanwhile, it is done
-        if (java.util.Objects.equals(desired.get(key), value)) {
+        if (Objects.equals(desired.get(key), value)) {
           dirty.remove(key);
         }
       }

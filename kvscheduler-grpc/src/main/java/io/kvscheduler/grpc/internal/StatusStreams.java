@@ -13,6 +13,7 @@ import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
@@ -26,7 +27,7 @@ public final class StatusStreams {
   private final KVScheduler kvs;
   private final Supplier<Map<String, Object>> desired;
   private final int limit;
-  private final java.util.concurrent.Executor executor;
+  private final Executor executor;
   private final Set<Stream> open = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
@@ -37,7 +38,7 @@ public final class StatusStreams {
    *     them and must not wait for the desired values' lock)
    */
   public StatusStreams(KVScheduler kvs, Supplier<Map<String, Object>> desired, int limit,
-      java.util.concurrent.Executor executor) {
+      Executor executor) {
     this.kvs = kvs;
     this.desired = desired;
     this.limit = limit;

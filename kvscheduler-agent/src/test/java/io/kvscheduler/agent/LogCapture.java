@@ -14,7 +14,12 @@ final class LogCapture implements AutoCloseable {
   private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
   LogCapture(Class<?> type) {
-    logger = (Logger) LoggerFactory.getLogger(type);
+    this(type.getName());
+  }
+
+  /** Captures the logger {@code name}: a class, or a package and the classes in it. */
+  LogCapture(String name) {
+    logger = (Logger) LoggerFactory.getLogger(name);
     level = logger.getLevel();
     logger.setLevel(Level.INFO);
     appender.start();

@@ -207,6 +207,7 @@ final class EtcdStatusPublisher implements AutoCloseable {
 
   private void run() {
     long nextAgentStatus = 0;
+    String lastFailure = null;
     while (true) {
       try {
         long now = System.nanoTime();
@@ -218,6 +219,7 @@ final class EtcdStatusPublisher implements AutoCloseable {
           nextAgentStatus = now + AGENT_STATUS_PERIOD.toNanos();
         }
         publishStatuses();
+        lastFailure = null;
         synchronized (this) {
           if (closed) {
             return;
@@ -237,7 +239,16 @@ final class EtcdStatusPublisher implements AutoCloseable {
             return;
           }
         }
-        LOG.debug("etcd: status publishing failed ({}); retrying", describe(e));
+        // told once per cause (an outage is reported by the northbound too; a user who may
+        // read the agent prefix but not write it is reported only here)
+        String why = describe(e);
+        if (!why.equals(lastFailure)) {
+          LOG.warn("etcd: cannot write the status keys under {} ({}); retrying", agentPrefix,
+              why);
+          lastFailure = why;
+        } else {
+          LOG.debug("etcd: status publishing failed ({}); retrying", why);
+        }
         try {
           Thread.sleep(RETRY_MS);
         } catch (InterruptedException ie) {

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
@@ -79,6 +80,7 @@ public final class StatusStreams {
     private final ServerCallStreamObserver<SubscribeResponse> call;
     private final BiFunction<BaseValueStatus, Map<String, Object>, Notification> toNotification;
     private final ArrayDeque<BaseValueStatus> queue = new ArrayDeque<>();
+    private final AtomicBoolean drainQueued = new AtomicBoolean();
     private volatile Subscription subscription;
     private boolean ended;
 
@@ -110,7 +112,14 @@ public final class StatusStreams {
             + " not read the stream: more than " + limit + " status changes are waiting")));
         return;
       }
-      executor.execute(this::drain);
+      // one drain waiting at most: a burst of changes does not become a burst of tasks (each a
+      // thread of the executor, waiting for this stream's lock)
+      if (drainQueued.compareAndSet(false, true)) {
+        executor.execute(() -> {
+          drainQueued.set(false);
+          drain();
+        });
+      }
     }
 
     synchronized void drain() {

@@ -1,5 +1,6 @@
 package io.kvscheduler.agent;
 
+import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
@@ -50,7 +51,7 @@ public final class AgentMain {
     Agent agent;
     try {
       agent = Agent.start(cfg);
-    } catch (java.io.IOException | IllegalArgumentException e) {
+    } catch (IOException | IllegalArgumentException e) {
       System.err.println("kvs-agent: " + e.getMessage());
       System.exit(1);
       return;

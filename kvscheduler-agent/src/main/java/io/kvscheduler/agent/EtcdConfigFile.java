@@ -1,13 +1,16 @@
 package io.kvscheduler.agent;
 
+import static io.kvscheduler.agent.SettingValues.bool;
+import static io.kvscheduler.agent.SettingValues.duration;
+import static io.kvscheduler.agent.SettingValues.endpoints;
+import static io.kvscheduler.agent.SettingValues.readYaml;
+import static io.kvscheduler.agent.SettingValues.set;
+import static io.kvscheduler.agent.SettingValues.text;
+
 import com.fasterxml.jackson.databind.JsonNode;
-import io.kvscheduler.agent.internal.ConfigDocument;
-import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
@@ -85,23 +88,12 @@ final class EtcdConfigFile {
    * @throws IllegalArgumentException naming the file (and line or key) and the cause
    */
   static void read(Path file, Layers into) {
-    String where = "etcd config " + file;
-    JsonNode root;
-    try {
-      root = ConfigDocument.parseYaml(Files.readString(file)).root();
-    } catch (NoSuchFileException e) {
-      throw new IllegalArgumentException(where + ": no such file", e);
-    } catch (ConfigDocument.SyntaxException e) {
-      throw new IllegalArgumentException("etcd config " + file
-          + (e.line() > 0 ? ":" + e.line() : "") + ": " + e.getMessage(), e);
-    } catch (IOException e) {
-      throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
-    }
+    JsonNode root = readYaml(file, "etcd config ");
     into.fileSeen = true;
     if (root == null || root.isNull()) {
       return; // an empty file: vpp-agent's defaults
     }
-    apply(root, file.toAbsolutePath().getParent(), where, into);
+    apply(root, file.toAbsolutePath().getParent(), "etcd config " + file, into);
   }
 
   /**
@@ -125,17 +117,17 @@ final class EtcdConfigFile {
       into.endpoints = endpoints(n, where + ": endpoints");
     }
     if ((n = set(map, "dial-timeout")) != null) {
-      into.dialTimeout = AgentConfig.duration(text(n, where, "dial-timeout"),
+      into.dialTimeout = duration(text(n, where, "dial-timeout"),
           where + ": dial-timeout");
     }
     if ((n = set(map, "operation-timeout")) != null) {
-      into.requestTimeout = AgentConfig.duration(text(n, where, "operation-timeout"),
+      into.requestTimeout = duration(text(n, where, "operation-timeout"),
           where + ": operation-timeout");
     }
     if ((n = set(map, "session-ttl")) != null) {
       into.leaseTtl = n.isIntegralNumber() && n.asLong() > 0
           ? Duration.ofSeconds(n.asLong())
-          : AgentConfig.duration(text(n, where, "session-ttl"), where + ": session-ttl");
+          : duration(text(n, where, "session-ttl"), where + ": session-ttl");
     }
     if ((n = set(map, "insecure-transport")) != null) {
       into.insecureTransport = bool(n, where, "insecure-transport");
@@ -160,31 +152,6 @@ final class EtcdConfigFile {
     }
   }
 
-  private static JsonNode set(JsonNode map, String key) {
-    JsonNode n = map.get(key);
-    return n == null || n.isNull() ? null : n;
-  }
-
-  private static String text(JsonNode n, String where, String key) {
-    if (!n.isValueNode()) {
-      throw new IllegalArgumentException(where + ": " + key + " must be a single value, got "
-          + (n.isObject() ? "a mapping" : "a list"));
-    }
-    return n.asText();
-  }
-
-  private static boolean bool(JsonNode n, String where, String key) {
-    if (n.isBoolean()) {
-      return n.booleanValue();
-    }
-    if (n.isTextual() && (n.textValue().equalsIgnoreCase("true")
-        || n.textValue().equalsIgnoreCase("false"))) {
-      return Boolean.parseBoolean(n.textValue());
-    }
-    throw new IllegalArgumentException(where + ": " + key + " must be true or false, got '"
-        + (n.isValueNode() ? n.asText() : n.toString()) + "'");
-  }
-
   /** A readable file, relative to {@code baseDir}. */
   private static Path file(JsonNode n, Path baseDir, String where, String key) {
     String text = text(n, where, key);
@@ -199,26 +166,5 @@ final class EtcdConfigFile {
       throw new IllegalArgumentException(where + ": " + key + " '" + p + "': not readable");
     }
     return p;
-  }
-
-  private static List<String> endpoints(JsonNode n, String where) {
-    List<String> out = new ArrayList<>();
-    if (n.isArray()) {
-      for (JsonNode e : n) {
-        if (!e.isValueNode()) {
-          throw new IllegalArgumentException(where + ": expected host:port entries");
-        }
-        out.add(e.asText().strip());
-      }
-    } else if (n.isValueNode()) {
-      for (String s : n.asText().split(",")) {
-        if (!s.isBlank()) {
-          out.add(s.strip());
-        }
-      }
-    } else {
-      throw new IllegalArgumentException(where + ": expected a list or a comma-separated string");
-    }
-    return AgentConfig.checkedEndpoints(out, where);
   }
 }

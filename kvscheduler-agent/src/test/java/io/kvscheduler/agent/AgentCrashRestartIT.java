@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
@@ -337,7 +338,7 @@ class AgentCrashRestartIT {
       Set<String> names = new HashSet<>(byName.keySet());
       names.addAll(target.ifaces().keySet());
       for (String n : names) {
-        if (count.getOrDefault(n, 0) > 1 || !java.util.Objects.equals(byName.get(n),
+        if (count.getOrDefault(n, 0) > 1 || !Objects.equals(byName.get(n),
             target.ifaces().get(n))) {
           out.add("iface " + n);
         }
@@ -351,7 +352,7 @@ class AgentCrashRestartIT {
       Set<String> bdSet = new HashSet<>(bds.keySet());
       bdSet.addAll(target.bds().keySet());
       for (String n : bdSet) {
-        if (bdCount.getOrDefault(n, 0) > 1 || !java.util.Objects.equals(bds.get(n),
+        if (bdCount.getOrDefault(n, 0) > 1 || !Objects.equals(bds.get(n),
             target.bds().get(n))) {
           out.add("bd " + n);
         }

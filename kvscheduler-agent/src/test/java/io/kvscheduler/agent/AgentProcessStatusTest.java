@@ -9,6 +9,7 @@ import static org.awaitility.Awaitility.await;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.watch.WatchEvent;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,9 +47,20 @@ class AgentProcessStatusTest extends SharedEtcdTest {
   /** The events of the agent status key of {@code label}, as "PUT state" / "DELETE". */
   private static Watch.Watcher watchAgentStatus(Client c, String label, List<String> events) {
     return c.getWatchClient().watch(bytes(prefix(label) + "check/status/v1/agent"), r ->
-        r.getEvents().forEach(e -> events.add(e.getEventType() == io.etcd.jetcd.watch
-            .WatchEvent.EventType.DELETE ? "DELETE" : "PUT " + e.getKeyValue().getValue()
-            .toString(StandardCharsets.UTF_8))));
+        r.getEvents().forEach(e -> events.add(e.getEventType() == WatchEvent.EventType.DELETE
+            ? "DELETE" : "PUT " + e.getKeyValue().getValue().toString(StandardCharsets.UTF_8))));
+  }
+
+  /**
+   * Waits until the agent {@code label} wrote its status OK and the status of tap1, then forgets
+   * the events seen so far.
+   */
+  private void awaitRunning(String label, List<String> events) {
+    await().atMost(TIMEOUT).until(() -> events.stream().anyMatch(e ->
+        e.contains("\"state\":\"OK\"")));
+    await().atMost(TIMEOUT).until(() ->
+        etcd.get(prefix(label) + "config-status/mock/v1/interfaces/tap1") != null);
+    events.clear();
   }
 
   @Test
@@ -60,11 +72,7 @@ class AgentProcessStatusTest extends SharedEtcdTest {
         Watch.Watcher w = watchAgentStatus(c, label, events)) {
       Process agent = startAgent(label);
       try {
-        await().atMost(TIMEOUT).until(() -> events.stream().anyMatch(e ->
-            e.contains("\"state\":\"OK\"")));
-        await().atMost(TIMEOUT).until(() ->
-            etcd.get(prefix(label) + "config-status/mock/v1/interfaces/tap1") != null);
-        events.clear();
+        awaitRunning(label, events);
         long t0 = System.nanoTime();
         agent.destroy(); // SIGTERM
         assertThat(agent.waitFor(20, TimeUnit.SECONDS)).isTrue();
@@ -91,11 +99,7 @@ class AgentProcessStatusTest extends SharedEtcdTest {
         Watch.Watcher w = watchAgentStatus(c, label, events)) {
       Process agent = startAgent(label);
       try {
-        await().atMost(TIMEOUT).until(() -> events.stream().anyMatch(e ->
-            e.contains("\"state\":\"OK\"")));
-        await().atMost(TIMEOUT).until(() ->
-            etcd.get(prefix(label) + "config-status/mock/v1/interfaces/tap1") != null);
-        events.clear();
+        awaitRunning(label, events);
         long t0 = System.nanoTime();
         agent.destroyForcibly(); // SIGKILL: no shutdown hook runs
         assertThat(agent.waitFor(20, TimeUnit.SECONDS)).isTrue();

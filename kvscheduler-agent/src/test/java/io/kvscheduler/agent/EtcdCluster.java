@@ -1,5 +1,6 @@
 package io.kvscheduler.agent;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -131,7 +132,7 @@ final class EtcdCluster implements AutoCloseable {
     String out = ctlChecked("get", "--prefix", prefix, "-w", "json");
     try {
       List<Long> ids = new ArrayList<>();
-      new com.fasterxml.jackson.databind.ObjectMapper().readTree(out).path("kvs")
+      new ObjectMapper().readTree(out).path("kvs")
           .forEach(kv -> ids.add(kv.path("lease").asLong(0)));
       return ids;
     } catch (IOException e) {

@@ -17,6 +17,8 @@ import io.kvscheduler.api.ValueState;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -389,7 +391,7 @@ class EtcdClusterFaultsIT {
    * other, the agent status OK, all under one live lease.
    */
   private static void assertStatusKeysConsistent(Agent agent, String label,
-      java.util.Collection<String> names) throws Exception {
+      Collection<String> names) throws Exception {
     String p = prefix(label);
     await().atMost(TIMEOUT).untilAsserted(() -> {
       List<String> want = names.stream().map(n -> p + "config-status/mock/v1/interfaces/" + n)
@@ -404,7 +406,7 @@ class EtcdClusterFaultsIT {
       List<Long> leases = new ArrayList<>(cluster.leases(p + "config-status/"));
       leases.addAll(cluster.leases(p + "check/status/v1/agent"));
       assertThat(leases).doesNotContain(0L);
-      assertThat(new java.util.HashSet<>(leases)).hasSize(1);
+      assertThat(new HashSet<>(leases)).hasSize(1);
       assertThat(cluster.ctlChecked("lease", "timetolive", Long.toHexString(leases.get(0))))
           .doesNotContain("already expired");
     });

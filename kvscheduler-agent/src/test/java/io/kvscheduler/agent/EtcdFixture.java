@@ -1,5 +1,7 @@
 package io.kvscheduler.agent;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -176,7 +178,7 @@ final class EtcdFixture implements AutoCloseable {
   long leaseOf(String key) {
     String out = ctlChecked("get", key, "-w", "json");
     try {
-      com.fasterxml.jackson.databind.JsonNode kvs = new com.fasterxml.jackson.databind.ObjectMapper()
+      JsonNode kvs = new ObjectMapper()
           .readTree(out).path("kvs");
       if (!kvs.isArray() || kvs.isEmpty()) {
         throw new IllegalStateException("no key " + key);

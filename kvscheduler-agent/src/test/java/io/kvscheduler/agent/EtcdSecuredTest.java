@@ -20,6 +20,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -250,6 +251,29 @@ class EtcdSecuredTest {
       assertThat(etcdSource(agent).resyncCount()).isZero();
     } finally {
       etcd.ctlChecked("user", "delete", "stranger");
+    }
+  }
+
+  @Test
+  void userWhoMayOnlyReadIsToldTheStatusKeysCannotBeWritten() throws Exception {
+    String p = prefix("sec6");
+    etcd.put(p + IF + "tap7", tap("tap7", true));
+    etcd.ctlChecked("role", "add", "readers");
+    etcd.ctlChecked("role", "grant-permission", "readers", "read", p, "--prefix=true");
+    etcd.ctlChecked("user", "add", "reader", "--new-user-password", "pw");
+    etcd.ctlChecked("user", "grant-role", "reader", "readers");
+    // the status publisher is internal: its messages are captured with its package's
+    try (LogCapture log = new LogCapture(EtcdNorthbound.class.getPackageName())) {
+      MockAgentPlugin mock = new MockAgentPlugin();
+      Agent agent = start("sec6", etcdConf("sec6", "agent", "reader", "pw"), mock);
+      awaitState(agent, IF + "tap7", ValueState.CONFIGURED);
+      await().atMost(TIMEOUT).until(() -> log.messages().stream().anyMatch(m ->
+          m.contains("cannot write the status keys under " + p)
+              && m.toLowerCase(Locale.ROOT).contains("permission denied")));
+      assertThat(etcd.get(p + "check/status/v1/agent")).isNull();
+    } finally {
+      etcd.ctlChecked("user", "delete", "reader");
+      etcd.ctlChecked("role", "delete", "readers");
     }
   }
 

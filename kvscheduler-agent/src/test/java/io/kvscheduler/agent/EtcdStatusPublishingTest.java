@@ -15,11 +15,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.options.WatchOption;
 import io.kvscheduler.api.ValueState;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** Status keys the agent writes back into etcd, read back with etcdctl. */
@@ -123,13 +125,17 @@ class EtcdStatusPublishingTest extends SharedEtcdTest {
         .contains("granted with TTL(10s)");
 
     List<String> events = new CopyOnWriteArrayList<>();
-    try (Client c = Client.builder().endpoints(etcd.endpoint()).build();
-        Watch.Watcher w = c.getWatchClient().watch(bytes(agentKey), r -> r.getEvents()
-            .forEach(e -> events.add(e.getEventType() + " " + e.getKeyValue().getValue()
-                .toString(StandardCharsets.UTF_8))))) {
-      Thread.sleep(300); // the watch is registered
+    try (Client c = Client.builder().endpoints(etcd.endpoint()).build()) {
+      // the watch starts after the current revision, however late it is registered
+      long revision = c.getKVClient().get(bytes(agentKey)).get(10, TimeUnit.SECONDS)
+          .getHeader().getRevision();
+      Watch.Watcher w = c.getWatchClient().watch(bytes(agentKey),
+          WatchOption.builder().withRevision(revision + 1).build(), r -> r.getEvents()
+              .forEach(e -> events.add(e.getEventType() + " " + e.getKeyValue().getValue()
+                  .toString(StandardCharsets.UTF_8))));
       agent.close();
       await().atMost(TIMEOUT).until(() -> events.size() >= 2);
+      w.close();
     }
     assertThat(events).hasSize(2);
     assertThat(events.get(0)).startsWith("PUT ");

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,6 +26,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.assertj.core.api.Assertions;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
@@ -83,10 +86,16 @@ class FileNorthboundTest {
     return await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50));
   }
 
-  /** An agent on {@code dir}; removals settle for 300 ms (FileNorthboundSettleTest tests the wait). */
+  /**
+   * How long removals settle in these tests: shorter than the default, which {@code
+   * FileNorthboundSettleTest} tests on a manual clock.
+   */
+  static final Duration SETTLE = Duration.ofMillis(300);
+
+  /** An agent on {@code dir}; removals settle for {@link #SETTLE}. */
   Agent start() throws Exception {
     agent = Agent.start(new AgentConfig("vpp1", dir, null, List.of(), false, false)
-        .withFileSettleTime(Duration.ofMillis(300)));
+        .withFileSettleTime(SETTLE));
     return agent;
   }
 
@@ -190,11 +199,11 @@ class FileNorthboundTest {
    * Starts an agent without a file northbound of its own and a file northbound on {@link #dir}
    * delivering to it through {@code gate}.
    */
-  FileNorthbound startGated(java.util.function.Function<Northbound, Gate> gate)
+  FileNorthbound startGated(Function<Northbound, Gate> gate)
       throws Exception {
     agent = Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false));
     FileNorthbound nb = new FileNorthbound(dir, agent.models(), gate.apply(agent.northbound()),
-        Duration.ofMillis(50), Duration.ofMillis(200));
+        Duration.ofMillis(50), Duration.ofMillis(200), SETTLE, Clock.systemUTC());
     nb.start();
     return nb;
   }
@@ -739,7 +748,7 @@ class FileNorthboundTest {
   @Test
   void missingDirectoryFailsTheStart() {
     Path missing = dir.resolve("nope");
-    org.assertj.core.api.Assertions.assertThatThrownBy(() ->
+    Assertions.assertThatThrownBy(() ->
             Agent.start(new AgentConfig("vpp1", missing, null, List.of(), false, false)))
         .hasMessageContaining(missing.toString()).hasMessageContaining("not a directory");
   }
@@ -818,18 +827,18 @@ class FileNorthboundTest {
       + " waits for a delivery under way")
   void closedFileNorthboundDeliversNothingMore() throws Exception {
     write("a.yaml", "config/mock/v1/interfaces/loop1: {name: loop1, type: LOOPBACK}\n");
-    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
     List<Map<String, Object>> delivered =
-        java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-    io.kvscheduler.agent.spi.Northbound slow = new io.kvscheduler.agent.spi.Northbound() {
+        Collections.synchronizedList(new ArrayList<>());
+    Northbound slow = new Northbound() {
       @Override
-      public java.util.concurrent.CompletableFuture<Long> resync(String source,
+      public CompletableFuture<Long> resync(String source,
           Map<String, Object> values) {
-        return java.util.concurrent.CompletableFuture.completedFuture(1L);
+        return CompletableFuture.completedFuture(1L);
       }
 
       @Override
-      public java.util.concurrent.CompletableFuture<Long> change(String source,
+      public CompletableFuture<Long> change(String source,
           Map<String, Object> changes) {
         delivered.add(changes);
         if (delivered.size() == 1) {
@@ -846,7 +855,7 @@ class FileNorthboundTest {
             Thread.currentThread().interrupt();
           }
         }
-        return java.util.concurrent.CompletableFuture.completedFuture(2L);
+        return CompletableFuture.completedFuture(2L);
       }
 
       @Override
@@ -875,6 +884,50 @@ class FileNorthboundTest {
       assertThat(delivered).hasSize(1);
     } finally {
       release.countDown();
+      nb.close();
+    }
+  }
+
+  @Test
+  @DisplayName("a scan that fails is logged naming the directory and the cause, and the watcher"
+      + " goes on: a later change is delivered")
+  void aFailedScanDoesNotStopTheWatcher() throws Exception {
+    List<Map<String, Object>> delivered = Collections.synchronizedList(new ArrayList<>());
+    Semaphore failures = new Semaphore(1);
+    Northbound failingOnce = new Northbound() {
+      @Override
+      public CompletableFuture<Long> resync(String source, Map<String, Object> values) {
+        return CompletableFuture.completedFuture(1L);
+      }
+
+      @Override
+      public CompletableFuture<Long> change(String source, Map<String, Object> changes) {
+        if (failures.tryAcquire()) {
+          throw new IllegalStateException("northbound refused the change");
+        }
+        delivered.add(Map.copyOf(changes));
+        return CompletableFuture.completedFuture(2L);
+      }
+
+      @Override
+      public Map<String, Object> desired() {
+        return Map.of();
+      }
+    };
+    agent = Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false));
+    FileNorthbound nb = new FileNorthbound(dir, agent.models(), failingOnce,
+        Duration.ofMillis(50), Duration.ofMillis(200));
+    try (LogCapture log = new LogCapture(FileNorthbound.class)) {
+      nb.start();
+      writeOld("a.yaml", "config/mock/v1/interfaces/a1: {name: a1, type: TAP}\n");
+      eventually().until(() -> failures.availablePermits() == 0);
+      eventually().untilAsserted(() -> assertThat(log.messages()).anySatisfy(m -> assertThat(m)
+          .contains("a scan of " + dir.toAbsolutePath().normalize())
+          .contains("northbound refused the change")));
+      writeOld("b.yaml", "config/mock/v1/interfaces/b1: {name: b1, type: TAP}\n");
+      eventually().untilAsserted(() -> assertThat(delivered).anySatisfy(c ->
+          assertThat(c).containsKey("config/mock/v1/interfaces/b1")));
+    } finally {
       nb.close();
     }
   }

@@ -17,7 +17,7 @@ final class LogCapture implements AutoCloseable {
     this(type.getName());
   }
 
-  /** Captures the logger named {@code name}. */
+  /** Captures the logger {@code name}: a class, or a package and the classes in it. */
   LogCapture(String name) {
     logger = (Logger) LoggerFactory.getLogger(name);
     level = logger.getLevel();

@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.kvscheduler.agent.internal.PluginOrder;
 import io.kvscheduler.agent.spi.AgentContext;
 import io.kvscheduler.agent.spi.AgentPlugin;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -41,7 +43,7 @@ class PluginOrderTest {
       assertThat(agent.scheduler().descriptor("mock-interface")).isPresent();
       Object tap = agent.models().decode("config/mock/v1/interfaces/tap1",
           "{\"name\":\"tap1\",\"type\":\"TAP\",\"enabled\":true}");
-      long seq = agent.northbound().change("test", java.util.Map.of("config/mock/v1/interfaces/tap1", tap))
+      long seq = agent.northbound().change("test", Map.of("config/mock/v1/interfaces/tap1", tap))
           .get();
       assertThat(seq).isGreaterThanOrEqualTo(0);
       assertThat(agent.scheduler().valueStatus("config/mock/v1/interfaces/tap1").state().name())
@@ -57,8 +59,8 @@ class PluginOrderTest {
       assertThat(agent.pluginNames()).doesNotContain("linux");
       assertThat(agent.scheduler().descriptor("linux-interface")).isEmpty();
     }
-    List<String> inited = new java.util.ArrayList<>();
-    io.kvscheduler.agent.spi.AgentPlugin optional = new io.kvscheduler.agent.spi.AgentPlugin() {
+    List<String> inited = new ArrayList<>();
+    AgentPlugin optional = new AgentPlugin() {
       @Override
       public String name() {
         return "optional";
@@ -70,7 +72,7 @@ class PluginOrderTest {
       }
 
       @Override
-      public void init(io.kvscheduler.agent.spi.AgentContext ctx) {
+      public void init(AgentContext ctx) {
         inited.add(name());
       }
     };

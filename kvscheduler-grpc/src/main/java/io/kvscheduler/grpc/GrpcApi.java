@@ -6,12 +6,14 @@ import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.protobuf.services.ProtoReflectionService;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.kvscheduler.agent.spi.AgentPlugin;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.grpc.internal.BearerToken;
 import io.kvscheduler.grpc.internal.ConfiguratorServiceImpl;
 import io.kvscheduler.grpc.internal.GrpcSource;
+import io.kvscheduler.grpc.internal.LinuxNotifications;
 import io.kvscheduler.grpc.internal.ManagerServiceImpl;
 import io.kvscheduler.grpc.internal.MetaServiceImpl;
 import io.kvscheduler.grpc.internal.NotificationBuffer;
@@ -19,8 +21,13 @@ import io.kvscheduler.grpc.internal.ProtoModels;
 import io.kvscheduler.grpc.internal.SeqNumHeader;
 import io.kvscheduler.grpc.internal.StatusStreams;
 import io.kvscheduler.grpc.proto.configurator.Notification;
+import io.kvscheduler.plugins.linux.LinuxAgentPlugin;
+import io.kvscheduler.plugins.linux.LinuxPlugin;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -124,22 +131,20 @@ public final class GrpcApi implements AutoCloseable {
    * Publishes the Linux plugin's link changes to {@code Notify} (see {@link
    * io.kvscheduler.grpc.internal.LinuxNotifications}); close the returned handle to stop.
    */
-  public AutoCloseable followLinux(io.kvscheduler.plugins.linux.LinuxPlugin linux,
-      java.time.Clock clock) {
-    return linux.onLinks(new io.kvscheduler.grpc.internal.LinuxNotifications(this::publish,
-        clock));
+  public AutoCloseable followLinux(LinuxPlugin linux, Clock clock) {
+    return linux.onLinks(new LinuxNotifications(this::publish, clock));
   }
 
   /**
    * Publishes the link changes of the Linux plugin to {@code Notify} when it is among {@code
    * plugins} (the agent's running plugins); empty when it is not (the stream then stays idle).
    */
-  public java.util.Optional<AutoCloseable> followLinuxAmong(
-      List<io.kvscheduler.agent.spi.AgentPlugin> plugins, java.time.Clock clock) {
+  public Optional<AutoCloseable> followLinuxAmong(List<AgentPlugin> plugins,
+      Clock clock) {
     return plugins.stream()
-        .filter(io.kvscheduler.plugins.linux.LinuxAgentPlugin.class::isInstance)
-        .map(p -> ((io.kvscheduler.plugins.linux.LinuxAgentPlugin) p).plugin())
-        .filter(java.util.Objects::nonNull)
+        .filter(LinuxAgentPlugin.class::isInstance)
+        .map(p -> ((LinuxAgentPlugin) p).plugin())
+        .filter(Objects::nonNull)
         .findFirst()
         .map(linux -> followLinux(linux, clock));
   }

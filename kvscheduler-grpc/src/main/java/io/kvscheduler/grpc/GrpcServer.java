@@ -3,6 +3,7 @@ package io.kvscheduler.grpc;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,9 +37,9 @@ public final class GrpcServer implements AutoCloseable {
    * @throws IOException when the address cannot be bound (in use, unknown host)
    */
   public synchronized void start() throws IOException {
-    java.net.InetSocketAddress at = settings.socketAddress();
+    InetSocketAddress at = settings.socketAddress();
     if (at.isUnresolved()) {
-      at = new java.net.InetSocketAddress(at.getHostString(), at.getPort());
+      at = new InetSocketAddress(at.getHostString(), at.getPort());
       if (at.isUnresolved()) {
         throw new IOException("gRPC address " + settings.address() + ": unknown host");
       }
@@ -65,7 +66,7 @@ public final class GrpcServer implements AutoCloseable {
     if (server == null) {
       throw new IllegalStateException("gRPC server not started");
     }
-    return ((java.net.InetSocketAddress) server.getListenSockets().get(0)).getPort();
+    return ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
   }
 
   /** The services. */

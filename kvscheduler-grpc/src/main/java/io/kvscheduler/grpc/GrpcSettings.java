@@ -1,15 +1,19 @@
 package io.kvscheduler.grpc;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,7 +93,7 @@ public record GrpcSettings(String address, Path certFile, Path keyFile, String t
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1);
     }
-    return host.isEmpty() ? new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), port)
+    return host.isEmpty() ? new InetSocketAddress(InetAddress.getLoopbackAddress(), port)
         : InetSocketAddress.createUnresolved(host, port);
   }
 
@@ -106,9 +110,9 @@ public record GrpcSettings(String address, Path certFile, Path keyFile, String t
     JsonNode root;
     try {
       root = new ObjectMapper(new YAMLFactory()).readTree(Files.readString(file));
-    } catch (java.nio.file.NoSuchFileException e) {
+    } catch (NoSuchFileException e) {
       throw new IllegalArgumentException("gRPC config " + file + ": no such file", e);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JsonProcessingException e) {
       throw new IllegalArgumentException("gRPC config " + file + ": " + e.getOriginalMessage(),
           e);
     }
@@ -124,7 +128,7 @@ public record GrpcSettings(String address, Path certFile, Path keyFile, String t
         LOG.warn("gRPC config {}: '{}' is not supported by this agent, ignored", file, k);
       } else if (!KEYS.contains(k)) {
         throw new IllegalArgumentException("gRPC config " + file + ": unknown key '" + k
-            + "' (known: " + String.join(", ", new java.util.TreeSet<>(KEYS)) + ")");
+            + "' (known: " + String.join(", ", new TreeSet<>(KEYS)) + ")");
       }
     }
     String endpoint = text(root, "endpoint", file).orElseThrow(() ->

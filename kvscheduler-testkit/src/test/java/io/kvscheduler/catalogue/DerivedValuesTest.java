@@ -24,6 +24,7 @@ import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeyError;
+import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.NodeRevision;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TransactionException;
@@ -40,10 +41,14 @@ import io.kvscheduler.testkit.OpSpec;
 import io.kvscheduler.testkit.SchedulerFixture;
 import io.kvscheduler.testkit.TxnAssert;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import org.assertj.core.groups.Tuple;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** Catalogue §8: derived values. */
 @KVSchedulerTest(simulation = true, printTxnSummary = true)
@@ -92,25 +97,25 @@ class DerivedValuesTest {
       + " and the commit fails naming the key (the reference only logs it)")
   void derivedValueNotSetByNb() {
     baseDerivingItem1();
-    io.kvscheduler.api.TransactionException set = org.junit.jupiter.api.Assertions.assertThrows(
-        io.kvscheduler.api.TransactionException.class,
+    TransactionException set = Assertions.assertThrows(
+        TransactionException.class,
         () -> env.commit(d(A1, 1), s("nb-owned"), A2, arr()));
     assertThat(set.keyErrors()).singleElement().satisfies(e -> {
       assertThat(e.key()).isEqualTo(d(A1, 1));
-      assertThat(e.operation()).isEqualTo(io.kvscheduler.api.TxnOperation.UPDATE);
+      assertThat(e.operation()).isEqualTo(TxnOperation.UPDATE);
       assertThat(e.message()).isEqualTo("value ignored: the key holds a value derived from " + A1
           + ", which only its base value sets");
     });
-    io.kvscheduler.api.TransactionException removal =
-        org.junit.jupiter.api.Assertions.assertThrows(io.kvscheduler.api.TransactionException.class,
+    TransactionException removal =
+        Assertions.assertThrows(TransactionException.class,
             () -> env.commit(d(A1, 1), null));
-    assertThat(removal.keyErrors()).extracting(io.kvscheduler.api.KeyError::key,
-        io.kvscheduler.api.KeyError::operation)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple(d(A1, 1),
-            io.kvscheduler.api.TxnOperation.DELETE));
+    assertThat(removal.keyErrors()).extracting(KeyError::key,
+        KeyError::operation)
+        .containsExactly(Tuple.tuple(d(A1, 1),
+            TxnOperation.DELETE));
     assertThat(sb.callLog()).containsExactly("CREATE " + A2);
     assertThat(kvs.valueStatus(A1).derived()).extracting(ValueStatus::key, ValueStatus::state)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple(d(A1, 1), CONFIGURED));
+        .containsExactly(Tuple.tuple(d(A1, 1), CONFIGURED));
     assertThat(lastRevision(d(A1, 1)).value()).contains(s("item1"));
     assertThat(lastRevision(d(A1, 1)).derivedFrom()).isEqualTo(A1);
   }
@@ -134,7 +139,7 @@ class DerivedValuesTest {
       + " first of a repeated key is kept")
   void droppedDerivedEntriesAreLogged() {
     ch.qos.logback.classic.Logger log = (ch.qos.logback.classic.Logger)
-        org.slf4j.LoggerFactory.getLogger("io.kvscheduler.internal.engine.DescriptorHandle");
+        LoggerFactory.getLogger("io.kvscheduler.internal.engine.DescriptorHandle");
     var appender = new ch.qos.logback.core.read.ListAppender<
         ch.qos.logback.classic.spi.ILoggingEvent>();
     appender.start();
@@ -142,12 +147,12 @@ class DerivedValuesTest {
     try {
       kvs.registerDescriptors(
           sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A)
-              .derivedValues((key, value) -> java.util.Arrays.asList(
-                  io.kvscheduler.api.KeyValuePair.of(key + "/x", s("first")),
+              .derivedValues((key, value) -> Arrays.asList(
+                  KeyValuePair.of(key + "/x", s("first")),
                   null,
-                  io.kvscheduler.api.KeyValuePair.of(key, s("own key")),
-                  io.kvscheduler.api.KeyValuePair.of(key + "/x", s("second")),
-                  io.kvscheduler.api.KeyValuePair.of(key + "/y", null)))
+                  KeyValuePair.of(key, s("own key")),
+                  KeyValuePair.of(key + "/x", s("second")),
+                  KeyValuePair.of(key + "/y", null)))
               .build());
       env.commit(A1, s("a"));
     } finally {
@@ -401,7 +406,7 @@ class DerivedValuesTest {
     TransactionException e = assertThrows(TransactionException.class, () -> env.commit(A1, null));
     assertThat(e.seqNum()).isEqualTo(1);
     assertThat(e.keyErrors()).extracting(KeyError::key, KeyError::operation, KeyError::message)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple(
+        .containsExactly(Tuple.tuple(
             d(A1, 1), DELETE, "failed to delete value"));
 
     // the base's Delete is never called; the failed derived value's base is refreshed

@@ -12,6 +12,7 @@ import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueOrigin;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -106,7 +107,7 @@ class KVSchedulerAssertionsTest {
   @DisplayName("key-error assertions fail on another key, operation, message or cause")
   void keyErrorAssertionsFail() {
     fx.southbound().planError(ETH0, new IllegalStateException("southbound busy"));
-    TransactionException e = org.junit.jupiter.api.Assertions.assertThrows(
+    TransactionException e = Assertions.assertThrows(
         TransactionException.class, () -> fx.commit(ETH0, "a", ETH1, "b"));
 
     assertThat(e).hasFailedKeys(ETH0).hasKeyError(ETH0, TxnOperation.CREATE, "busy")

@@ -8,12 +8,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.TxnOptions;
+import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
-import io.kvscheduler.api.ValueOrigin;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -133,7 +135,7 @@ class KVSchedulerExtensionTest {
     long seq = fx.commit(ETH0, "up");
     assertThat(fx.kvs()).txn(seq)
         .executedInOrder(op(TxnOperation.CREATE, ETH0), op(TxnOperation.CREATE, ROUTE));
-    fx.southbound().planError(ETH0, new java.io.IOException("busy"));
+    fx.southbound().planError(ETH0, new IOException("busy"));
     assertThatCommitFails(() -> fx.commit(ETH0, null))
         .hasFailedKeys(ETH0).hasKeyError(ETH0, TxnOperation.DELETE, "busy");
     // the dependent goes first; the failed key is read back
@@ -147,7 +149,7 @@ class KVSchedulerExtensionTest {
   void partsAlone(KVScheduler kvs, MockSouthbound sb) {
     sb.setValue(ETH0, "down", null, ValueOrigin.FROM_NB, false);
     kvs.startNBTransaction().setValue(ETH0, "up").commit(
-        TxnOptions.defaults().withResync(io.kvscheduler.api.ResyncType.FULL));
+        TxnOptions.defaults().withResync(ResyncType.FULL));
     assertThat(sb.callLog()).containsExactly("RETRIEVE interface", "RETRIEVE route",
         "UPDATE " + ETH0);
   }

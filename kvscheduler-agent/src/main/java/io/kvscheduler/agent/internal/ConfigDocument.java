@@ -18,7 +18,9 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
@@ -352,10 +354,10 @@ public final class ConfigDocument {
     if (o.has(name)) {
       return name;
     }
-    String wanted = name.replace("_", "").toLowerCase(java.util.Locale.ROOT);
-    for (java.util.Iterator<String> it = o.fieldNames(); it.hasNext(); ) {
+    String wanted = name.replace("_", "").toLowerCase(Locale.ROOT);
+    for (Iterator<String> it = o.fieldNames(); it.hasNext(); ) {
       String f = it.next();
-      if (f.replace("_", "").toLowerCase(java.util.Locale.ROOT).equals(wanted)) {
+      if (f.replace("_", "").toLowerCase(Locale.ROOT).equals(wanted)) {
         return f;
       }
     }

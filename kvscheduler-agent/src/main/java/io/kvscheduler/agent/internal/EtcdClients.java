@@ -133,7 +133,8 @@ final class EtcdClients {
     return text;
   }
 
-  private static Throwable unwrap(Throwable t) {
+  /** {@code t} without the futures' wrappers (execution and completion exceptions). */
+  static Throwable unwrap(Throwable t) {
     Throwable c = t;
     while ((c instanceof ExecutionException || c instanceof CompletionException)
         && c.getCause() != null) {

@@ -4,6 +4,7 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.common.exception.CompactedException;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.WatchOption;
@@ -120,7 +121,7 @@ public final class EtcdNorthbound implements NorthboundSource {
   private volatile List<String> pluginNames = List.of();
 
   /** The value last accepted for each key (by resync or watch): kept when an update is rejected. */
-  private final Map<String, Object> accepted = new java.util.HashMap<>();
+  private final Map<String, Object> accepted = new HashMap<>();
 
   /**
    * @param label microservice label (agent prefix {@code /vnf-agent/<label>/})
@@ -295,10 +296,16 @@ public final class EtcdNorthbound implements NorthboundSource {
         }
         WatchEnd end = troubles.poll(PROBE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
         String why = null;
-        if (end != null && end.generation() == currentGeneration()) {
-          why = resume(end);
-        } else if (end == null) {
-          why = probe();
+        try {
+          if (end != null && end.generation() == currentGeneration()) {
+            why = resume(end);
+          } else if (end == null) {
+            why = probe();
+          }
+        } catch (RuntimeException e) {
+          // the client refused the request (closed, shutting down): the worker lives on and
+          // starts again from a full resync
+          why = "watching " + agentPrefix + " failed (" + explain(e) + ")";
         }
         if (why != null && !closed) {
           LOG.warn("etcd: {}; full resync when etcd answers", why);
@@ -382,8 +389,7 @@ public final class EtcdNorthbound implements NorthboundSource {
    * and again.
    */
   private String resume(WatchEnd end) throws InterruptedException {
-    io.etcd.jetcd.common.exception.CompactedException compacted = EtcdClients.find(end.cause(),
-        io.etcd.jetcd.common.exception.CompactedException.class);
+    CompactedException compacted = EtcdClients.find(end.cause(), CompactedException.class);
     if (compacted != null) {
       return "the watch of " + end.prefix() + " cannot resume from revision "
           + end.resumeFrom() + ": etcd compacted its history up to revision "
@@ -647,13 +653,9 @@ public final class EtcdNorthbound implements NorthboundSource {
     }
   }
 
+  /** The class and message of the cause of {@code t}, unwrapped from the futures' wrappers. */
   static String describe(Throwable t) {
-    Throwable c = t;
-    while ((c instanceof ExecutionException || c instanceof java.util.concurrent.CompletionException)
-        && c.getCause() != null) {
-      c = c.getCause();
-    }
+    Throwable c = EtcdClients.unwrap(t);
     return c.getClass().getSimpleName() + (c.getMessage() != null ? ": " + c.getMessage() : "");
   }
-
 }

@@ -31,6 +31,7 @@ import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -92,12 +93,12 @@ final class EtcdStatusPublisher implements AutoCloseable {
   private volatile Subscription subscription;
   private volatile Thread thread;
 
-  private final java.util.List<String> plugins;
+  private final List<String> plugins;
 
   EtcdStatusPublisher(Client client, String label, String agentPrefix, KVScheduler kvs,
-      boolean valueStatuses, java.util.List<String> plugins, Duration requestTimeout,
+      boolean valueStatuses, List<String> plugins, Duration requestTimeout,
       Duration leaseTtl) {
-    this.plugins = java.util.List.copyOf(plugins);
+    this.plugins = List.copyOf(plugins);
     this.requestTimeout = requestTimeout;
     this.leaseTtlSeconds = Math.max(1, leaseTtl.toSeconds());
     this.client = client;
@@ -206,6 +207,7 @@ final class EtcdStatusPublisher implements AutoCloseable {
 
   private void run() {
     long nextAgentStatus = 0;
+    String lastFailure = null;
     while (true) {
       try {
         long now = System.nanoTime();
@@ -217,6 +219,7 @@ final class EtcdStatusPublisher implements AutoCloseable {
           nextAgentStatus = now + AGENT_STATUS_PERIOD.toNanos();
         }
         publishStatuses();
+        lastFailure = null;
         synchronized (this) {
           if (closed) {
             return;
@@ -236,7 +239,16 @@ final class EtcdStatusPublisher implements AutoCloseable {
             return;
           }
         }
-        LOG.debug("etcd: status publishing failed ({}); retrying", describe(e));
+        // told once per cause (an outage is reported by the northbound too; a user who may
+        // read the agent prefix but not write it is reported only here)
+        String why = describe(e);
+        if (!why.equals(lastFailure)) {
+          LOG.warn("etcd: cannot write the status keys under {} ({}); retrying", agentPrefix,
+              why);
+          lastFailure = why;
+        } else {
+          LOG.debug("etcd: status publishing failed ({}); retrying", why);
+        }
         try {
           Thread.sleep(RETRY_MS);
         } catch (InterruptedException ie) {
@@ -281,7 +293,7 @@ final class EtcdStatusPublisher implements AutoCloseable {
       }
       synchronized (this) {
         // unless it changed meanwhile, it is done
-        if (java.util.Objects.equals(desired.get(key), value)) {
+        if (Objects.equals(desired.get(key), value)) {
           dirty.remove(key);
         }
       }

@@ -8,6 +8,7 @@ import io.kvscheduler.agent.internal.ConfigFormat.ConfigException;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.ClosedWatchServiceException;
@@ -260,13 +261,32 @@ public final class FileNorthbound implements NorthboundSource {
           } while ((key = watcher.poll(debounce.toMillis(), TimeUnit.MILLISECONDS)) != null);
         }
         if (!closed) {
-          settling = scan();
+          settling = scanGuarded();
         }
       }
     } catch (InterruptedException | ClosedWatchServiceException e) {
       // closing
-    } catch (RuntimeException | Error e) {
+    } catch (Error e) {
       LOG.error("file northbound: the watcher of {} stopped", dir, e);
+      throw e;
+    }
+  }
+
+  /**
+   * One scan; a failure of it is logged and the watcher goes on (the files are compared again at
+   * the next scan).
+   */
+  private boolean scanGuarded() {
+    try {
+      return scan();
+    } catch (ClosedWatchServiceException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      if (!closed) {
+        LOG.error("file northbound: a scan of {} failed ({}); scanning again in {}", dir,
+            e, rescan, e);
+      }
+      return false;
     }
   }
 
@@ -692,7 +712,7 @@ public final class FileNorthbound implements NorthboundSource {
 
   private static String decodeUtf8(byte[] bytes) throws IOException {
     try {
-      return StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes))
+      return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes))
           .toString();
     } catch (CharacterCodingException e) {
       throw new IOException("not UTF-8 text", e);

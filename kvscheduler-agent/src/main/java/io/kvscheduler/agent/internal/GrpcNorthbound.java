@@ -1,5 +1,6 @@
 package io.kvscheduler.agent.internal;
 
+import io.kvscheduler.agent.spi.AgentPlugin;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KVScheduler;
@@ -7,6 +8,7 @@ import io.kvscheduler.grpc.GrpcApi;
 import io.kvscheduler.grpc.GrpcServer;
 import io.kvscheduler.grpc.GrpcSettings;
 import java.io.IOException;
+import java.time.Clock;
 import java.util.List;
 
 /**
@@ -48,21 +50,21 @@ public final class GrpcNorthbound implements NorthboundSource {
    * Streams the link changes of the Linux plugin to {@code Notify} when it is among {@code
    * plugins} (the running ones).
    */
-  public synchronized GrpcNorthbound followLinuxAmong(
-      List<io.kvscheduler.agent.spi.AgentPlugin> plugins) {
-    linux = server.api().followLinuxAmong(plugins, java.time.Clock.systemUTC()).orElse(null);
+  public synchronized GrpcNorthbound followLinuxAmong(List<AgentPlugin> plugins) {
+    linux = server.api().followLinuxAmong(plugins, Clock.systemUTC()).orElse(null);
     return this;
   }
 
   @Override
   public synchronized void close() {
-    if (linux != null) {
-      try {
+    try {
+      if (linux != null) {
         linux.close();
-      } catch (Exception e) {
-        throw new IllegalStateException("cannot stop following the Linux links", e);
       }
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot stop following the Linux links", e);
+    } finally {
+      server.close(); // stopped even when the link watcher could not be left
     }
-    server.close();
   }
 }

@@ -9,6 +9,7 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FileDescriptor;
 import com.google.protobuf.DynamicMessage;
+import com.google.protobuf.Message;
 import com.google.protobuf.UnknownFieldSet;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
@@ -38,6 +39,7 @@ import io.kvscheduler.grpc.proto.configurator.Notification;
 import io.kvscheduler.grpc.proto.configurator.NotifyRequest;
 import io.kvscheduler.grpc.proto.configurator.NotifyResponse;
 import io.kvscheduler.grpc.proto.configurator.UpdateRequest;
+import io.kvscheduler.grpc.proto.configurator.UpdateResponse;
 import io.kvscheduler.grpc.proto.generic.Data;
 import io.kvscheduler.grpc.proto.generic.DumpStateRequest;
 import io.kvscheduler.grpc.proto.generic.GetConfigRequest;
@@ -77,6 +79,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -245,7 +248,7 @@ class GrpcApiTest {
         .setWaitDone(true).setUpdate(mockConfig(ConfigData.newBuilder().addFibs(dropFib())))
         .build(), new StreamObserver<>() {
           @Override
-          public void onNext(io.kvscheduler.grpc.proto.configurator.UpdateResponse r) {}
+          public void onNext(UpdateResponse r) {}
 
           @Override
           public void onError(Throwable t) {
@@ -316,12 +319,12 @@ class GrpcApiTest {
         .contains("tap1", "outside");
   }
 
-  static Any any(com.google.protobuf.Message m) {
+  static Any any(Message m) {
     return Any.newBuilder().setTypeUrl("type.googleapis.com/"
         + m.getDescriptorForType().getFullName()).setValue(m.toByteString()).build();
   }
 
-  static UpdateItem put(com.google.protobuf.Message m, Map<String, String> labels) {
+  static UpdateItem put(Message m, Map<String, String> labels) {
     return UpdateItem.newBuilder().setItem(Item.newBuilder()
         .setData(Data.newBuilder().setAny(any(m)))).putAllLabels(labels).build();
   }
@@ -495,6 +498,51 @@ class GrpcApiTest {
     assertThat(api.openStreams()).isZero();
   }
 
+  @Test
+  @DisplayName("a burst of status changes to a Subscribe stream keeps a few sending threads, not"
+      + " one per change")
+  void statusBurstStartsFewThreads() throws Exception {
+    serve(null, new GrpcApi.Limits(100, 5_000));
+    BlockingQueue<SubscribeResponse> got = new LinkedBlockingQueue<>();
+    Context.CancellableContext ctx = Context.current().withCancellation();
+    ctx.run(() -> ManagerServiceGrpc.newStub(channel).subscribe(
+        SubscribeRequest.getDefaultInstance(), new StreamObserver<>() {
+          @Override
+          public void onNext(SubscribeResponse r) {
+            got.add(r);
+          }
+
+          @Override
+          public void onError(Throwable t) {}
+
+          @Override
+          public void onCompleted() {}
+        }));
+    await().atMost(Duration.ofSeconds(5)).until(() -> api.openStreams() == 1);
+    long before = streamThreads();
+    SetConfigRequest.Builder burst = SetConfigRequest.newBuilder();
+    for (int i = 0; i < 1000; i++) {
+      burst.addUpdates(put(tap("burst" + i), Map.of()));
+    }
+    manager().setConfig(burst.build());
+    // every value's change arrives (CONFIGURED is the last of each)
+    await().atMost(Duration.ofSeconds(20)).until(() -> got.stream()
+        .flatMap(r -> r.getNotificationsList().stream())
+        .filter(n -> n.getStatus().getStatus().equals("CONFIGURED")).count() == 1000);
+    // idle threads of the stream executor live on for a while: their number is what the burst
+    // started. Two drains of the stream at a time at most (one sending, one waiting); the pool
+    // starts a thread more when a task comes as one finishes. One task per change started 16
+    // to 30 threads in such bursts.
+    assertThat(streamThreads() - before).isLessThanOrEqualTo(8);
+    ctx.cancel(null);
+  }
+
+  /** The live threads that send the Subscribe streams' responses. */
+  static long streamThreads() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.getName().equals("kvs-grpc-stream")).count();
+  }
+
   static Notification linkNotification(String name, InterfaceState.Status oper) {
     return Notification.newBuilder().setLinuxNotification(
         io.kvscheduler.grpc.proto.linux.Notification.newBuilder().setInterface(
@@ -635,8 +683,8 @@ class GrpcApiTest {
     Map<String, Long> creates = agent.scheduler().transactionHistory().stream()
         .flatMap(t -> t.executed().stream())
         .filter(op -> op.operation() == TxnOperation.CREATE && op.key().startsWith(TAP_KEY))
-        .collect(java.util.stream.Collectors.groupingBy(RecordedTxnOp::key,
-            java.util.stream.Collectors.counting()));
+        .collect(Collectors.groupingBy(RecordedTxnOp::key,
+            Collectors.counting()));
     assertThat(creates).hasSize(clients * perClient);
     assertThat(creates.values()).allMatch(n -> n == 1);
     assertThat(agent.northbound().desired()).hasSize(clients * perClient);

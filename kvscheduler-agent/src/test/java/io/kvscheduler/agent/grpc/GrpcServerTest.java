@@ -29,6 +29,7 @@ import io.kvscheduler.grpc.proto.configurator.NotifyResponse;
 import io.kvscheduler.grpc.proto.configurator.UpdateRequest;
 import io.kvscheduler.grpc.proto.mock.ConfigData;
 import io.kvscheduler.grpc.proto.mock.interfaces.Interface;
+import java.io.IOException;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,6 +38,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -99,7 +101,7 @@ class GrpcServerTest {
           "-keyout", key.toString(), "-out", cert.toString(), "-days", "1", "-subj",
           "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1")
           .redirectErrorStream(true).start();
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       openssl = null;
     }
     assumeTrue(openssl != null && openssl.waitFor(60, TimeUnit.SECONDS)
@@ -197,7 +199,7 @@ class GrpcServerTest {
             ended.complete(Status.OK);
           }
         });
-    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() ->
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() ->
         agent.sources().stream().filter(GrpcNorthbound.class::isInstance)
             .mapToInt(s -> ((GrpcNorthbound) s).api().openStreams()).sum() == 1);
     long t0 = System.nanoTime();
@@ -205,7 +207,7 @@ class GrpcServerTest {
     assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
     assertThat(ended.get(5, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.UNAVAILABLE);
     assertThatThrownBy(() -> new Socket("127.0.0.1", port).close())
-        .isInstanceOf(java.io.IOException.class);
+        .isInstanceOf(IOException.class);
     ch.shutdownNow();
   }
 }

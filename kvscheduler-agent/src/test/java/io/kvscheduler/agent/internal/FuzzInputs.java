@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.math.BigInteger;
 import java.util.List;
 import java.util.Random;
 import net.jqwik.api.Arbitraries;
@@ -183,7 +184,7 @@ final class FuzzInputs {
         return f.nullNode();
       }
       case 7 -> {
-        return f.numberNode(new java.math.BigInteger(80, r));
+        return f.numberNode(new BigInteger(80, r));
       }
       case 8 -> {
         ArrayNode a = f.arrayNode();

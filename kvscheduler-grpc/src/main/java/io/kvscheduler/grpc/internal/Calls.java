@@ -4,6 +4,7 @@ import io.grpc.Context;
 import io.grpc.Deadline;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.ValueState;
@@ -12,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.slf4j.LoggerFactory;
 
 /** Waiting within a call's deadline, and errors as gRPC statuses. */
 final class Calls {
@@ -32,7 +34,7 @@ final class Calls {
    * Answers a unary call with {@code work}'s response, or ends it with the status of what it
    * threw ({@code INTERNAL} for an unexpected exception, whose text is given).
    */
-  static <R> void unary(io.grpc.stub.StreamObserver<R> out, Work<R> work) {
+  static <R> void unary(StreamObserver<R> out, Work<R> work) {
     R response;
     try {
       response = work.run();
@@ -40,7 +42,7 @@ final class Calls {
       out.onError(e);
       return;
     } catch (RuntimeException e) {
-      org.slf4j.LoggerFactory.getLogger(Calls.class).error("gRPC call failed", e);
+      LoggerFactory.getLogger(Calls.class).error("gRPC call failed", e);
       out.onError(Status.INTERNAL.withDescription(String.valueOf(e)).withCause(e)
           .asRuntimeException());
       return;

@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * {@code ligato.configurator.ConfiguratorService}: the configuration by domain. Update and
@@ -107,7 +108,7 @@ public final class ConfiguratorServiceImpl
           mine.put(kv.key(), kv.value());
         }
       });
-      running.putAll(new java.util.TreeMap<>(mine));
+      running.putAll(new TreeMap<>(mine));
     }
     return DumpResponse.newBuilder().setDump(layout.config(running)).build();
   }

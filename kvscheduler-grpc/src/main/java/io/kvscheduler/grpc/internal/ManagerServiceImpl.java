@@ -23,6 +23,7 @@ import io.kvscheduler.grpc.proto.generic.GetConfigResponse;
 import io.kvscheduler.grpc.proto.generic.Item;
 import io.kvscheduler.grpc.proto.generic.ItemStatus;
 import io.kvscheduler.grpc.proto.generic.ManagerServiceGrpc;
+import io.kvscheduler.grpc.proto.generic.Notification;
 import io.kvscheduler.grpc.proto.generic.SetConfigRequest;
 import io.kvscheduler.grpc.proto.generic.SetConfigResponse;
 import io.kvscheduler.grpc.proto.generic.StateItem;
@@ -273,11 +274,10 @@ public final class ManagerServiceImpl extends ManagerServiceGrpc.ManagerServiceI
     streams.open(selector, out, this::notification);
   }
 
-  private io.kvscheduler.grpc.proto.generic.Notification notification(BaseValueStatus s,
+  private Notification notification(BaseValueStatus s,
       Map<String, Object> desired) {
-    io.kvscheduler.grpc.proto.generic.Notification.Builder n =
-        io.kvscheduler.grpc.proto.generic.Notification.newBuilder()
-            .setStatus(status(s.value()));
+    Notification.Builder n = Notification.newBuilder()
+        .setStatus(status(s.value()));
     item(s.key(), desired.get(s.key())).ifPresent(n::setItem);
     return n.build();
   }

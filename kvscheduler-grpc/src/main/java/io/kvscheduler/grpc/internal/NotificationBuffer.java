@@ -52,14 +52,17 @@ public final class NotificationBuffer {
     return streams.size();
   }
 
-  /** Index and notification at {@code idx} or, when it left the buffer, the oldest kept. */
-  private synchronized Object[] at(long idx) {
+  /** A buffered notification and its index. */
+  private record Kept(long index, Notification notification) {}
+
+  /** The notification at {@code idx} or, when it left the buffer, the oldest kept; null if none. */
+  private synchronized Kept at(long idx) {
     if (idx >= next) {
       return null;
     }
     long oldest = Math.max(0, next - capacity);
     long i = Math.max(idx, oldest);
-    return new Object[] {i, ring[(int) (i % capacity)]};
+    return new Kept(i, ring[(int) (i % capacity)]);
   }
 
   /** Opens a stream for {@code request}. */
@@ -102,13 +105,12 @@ public final class NotificationBuffer {
 
     synchronized void drain() {
       while (!ended && !call.isCancelled() && call.isReady()) {
-        Object[] found = at(cursor);
+        Kept found = at(cursor);
         if (found == null) {
           return;
         }
-        long idx = (Long) found[0];
-        Notification n = (Notification) found[1];
-        cursor = idx + 1;
+        Notification n = found.notification();
+        cursor = found.index() + 1;
         if (matches(n)) {
           call.onNext(NotifyResponse.newBuilder()
               .setNextIdx((int) cursor)

@@ -1,5 +1,6 @@
 package io.kvscheduler.grpc.internal;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.Any;
@@ -20,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The protobuf side of the registered models: the message definition of each model (found by its
@@ -42,7 +44,7 @@ public final class ProtoModels {
   private final Map<String, Descriptor> messages = new LinkedHashMap<>();
   private final Map<String, FileDescriptor> files = new LinkedHashMap<>();
   private final Map<Model<?>, Optional<Descriptor>> byModel =
-      new java.util.concurrent.ConcurrentHashMap<>();
+      new ConcurrentHashMap<>();
 
   /**
    * @param registry the agent's models
@@ -141,7 +143,7 @@ public final class ProtoModels {
     JsonNode tree;
     try {
       tree = JSON.readTree(PRINTER.print(message));
-    } catch (InvalidProtocolBufferException | com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (InvalidProtocolBufferException | JsonProcessingException e) {
       throw new ModelException(model.keyPrefix(), "cannot read " + model.protoName() + ": "
           + e.getMessage(), e);
     }

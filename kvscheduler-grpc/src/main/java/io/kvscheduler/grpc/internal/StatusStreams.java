@@ -13,6 +13,8 @@ import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
@@ -26,7 +28,7 @@ public final class StatusStreams {
   private final KVScheduler kvs;
   private final Supplier<Map<String, Object>> desired;
   private final int limit;
-  private final java.util.concurrent.Executor executor;
+  private final Executor executor;
   private final Set<Stream> open = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
@@ -37,7 +39,7 @@ public final class StatusStreams {
    *     them and must not wait for the desired values' lock)
    */
   public StatusStreams(KVScheduler kvs, Supplier<Map<String, Object>> desired, int limit,
-      java.util.concurrent.Executor executor) {
+      Executor executor) {
     this.kvs = kvs;
     this.desired = desired;
     this.limit = limit;
@@ -78,6 +80,7 @@ public final class StatusStreams {
     private final ServerCallStreamObserver<SubscribeResponse> call;
     private final BiFunction<BaseValueStatus, Map<String, Object>, Notification> toNotification;
     private final ArrayDeque<BaseValueStatus> queue = new ArrayDeque<>();
+    private final AtomicBoolean drainQueued = new AtomicBoolean();
     private volatile Subscription subscription;
     private boolean ended;
 
@@ -109,7 +112,14 @@ public final class StatusStreams {
             + " not read the stream: more than " + limit + " status changes are waiting")));
         return;
       }
-      executor.execute(this::drain);
+      // one drain waiting at most: a burst of changes does not become a burst of tasks (each a
+      // thread of the executor, waiting for this stream's lock)
+      if (drainQueued.compareAndSet(false, true)) {
+        executor.execute(() -> {
+          drainQueued.set(false);
+          drain();
+        });
+      }
     }
 
     synchronized void drain() {

@@ -42,12 +42,12 @@ public final class SouthboundJournal implements AutoCloseable {
     if (file.getParent() != null) {
       Files.createDirectories(file.getParent());
     }
-    List<List<String>> lines = read(file);
     byte[] bytes = Files.exists(file) ? Files.readAllBytes(file) : new byte[0];
     int complete = bytes.length;
     while (complete > 0 && bytes[complete - 1] != '\n') {
       complete--;
     }
+    List<List<String>> lines = lines(new String(bytes, 0, complete, StandardCharsets.UTF_8));
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE,
         StandardOpenOption.WRITE)) {
       ch.truncate(complete);
@@ -63,11 +63,15 @@ public final class SouthboundJournal implements AutoCloseable {
    * @throws IOException when the file cannot be read
    */
   public static List<List<String>> read(Path file) throws IOException {
-    List<List<String>> out = new ArrayList<>();
     if (!Files.exists(file)) {
-      return out;
+      return new ArrayList<>();
     }
-    String text = new String(Files.readAllBytes(file), StandardCharsets.UTF_8);
+    return lines(new String(Files.readAllBytes(file), StandardCharsets.UTF_8));
+  }
+
+  /** The complete lines of {@code text}, split into fields. */
+  private static List<List<String>> lines(String text) {
+    List<List<String>> out = new ArrayList<>();
     int start = 0;
     for (int nl; (nl = text.indexOf('\n', start)) >= 0; start = nl + 1) {
       out.add(split(text.substring(start, nl)));

@@ -164,7 +164,8 @@ public final class AgentMetrics implements SourceEvents {
 
   /**
    * Counts a gRPC request by its full method name (e.g. {@code
-   * ligato.configurator.ConfiguratorService/Update}) and status code ({@code OK}, {@code UNAUTHENTICATED}, ...), when it ends.
+   * ligato.configurator.ConfiguratorService/Update}) and status code ({@code OK}, {@code
+   * UNAUTHENTICATED}, ...), when it ends.
    */
   public void grpcRequest(String rpc, String code) {
     Counter.builder("kvs_grpc_requests").description("gRPC requests by method and status code")

@@ -3,6 +3,7 @@ package io.kvscheduler.agent;
 import io.kvscheduler.agent.internal.EtcdNorthbound;
 import io.kvscheduler.agent.internal.FileNorthbound;
 import io.kvscheduler.agent.internal.GrpcNorthbound;
+import io.kvscheduler.agent.internal.GrpcRequestCounter;
 import io.kvscheduler.agent.internal.NorthboundSource;
 import io.kvscheduler.agent.internal.RestServer;
 import io.kvscheduler.agent.internal.SchedulerRoutes;
@@ -38,8 +39,10 @@ final class AgentSources {
     // --- gRPC (--grpc, --grpc-config, GRPC_CONFIG) ---
     if (agent.config().grpc() != null) {
       // Notify streams the Linux interface watcher's link changes when that plugin runs
+      // every request is counted by method and status code (kvs_grpc_requests_total)
       out.add(new GrpcNorthbound(agent.config().grpc(), agent.scheduler(), agent.models(),
-          agent.northbound()).followLinuxAmong(agent.plugins()));
+          agent.northbound(), List.of(new GrpcRequestCounter(agent.metrics()::grpcRequest)))
+          .followLinuxAmong(agent.plugins()));
     }
     // --- end of gRPC ---
 
@@ -48,7 +51,8 @@ final class AgentSources {
       Duration settle = agent.config().fileSettleTime();
       out.add(new FileNorthbound(agent.config().configDir(), agent.models(), agent.northbound(),
           Duration.ofMillis(100), Duration.ofSeconds(1),
-          settle != null ? settle : FileNorthbound.DEFAULT_SETTLE, Clock.systemUTC()));
+          settle != null ? settle : FileNorthbound.DEFAULT_SETTLE, Clock.systemUTC())
+          .events(agent.metrics()));
     }
     // --- end of file northbound ---
 
@@ -56,7 +60,8 @@ final class AgentSources {
     if (!agent.config().etcdEndpoints().isEmpty()) {
       out.add(new EtcdNorthbound(agent.config().label(), agent.config().etcdEndpoints(),
           agent.config().etcd(), agent.models(), agent.northbound(), agent.scheduler(),
-          agent.config().statusPublishing()).pluginNames(agent.pluginNames()));
+          agent.config().statusPublishing()).pluginNames(agent.pluginNames())
+          .events(agent.metrics()));
     }
     // --- end of etcd northbound ---
     return out;

@@ -129,6 +129,11 @@ class EtcdNorthboundTest extends SharedEtcdTest {
       await().atMost(TIMEOUT).untilAsserted(() ->
           assertThat(nb.rejected()).containsKey(IF + "tap1"));
       assertThat(sbInterface(mock, "tap1").enabled()).isTrue();
+      // counted per reason: tap2, tap3, tap4 (resync), tap5 and tap1 (watch); the key of no model
+      assertThat(nb.resyncCount()).isEqualTo(1);
+      assertThat(agent.metrics().scrape()).contains(
+          "kvs_northbound_rejected_values_total{reason=\"malformed\",source=\"etcd\"} 5.0",
+          "kvs_northbound_rejected_values_total{reason=\"unknown-model\",source=\"etcd\"} 1.0");
 
       // fixed values are applied and no longer listed as rejected
       etcd.put(p + IF + "tap2", tap("tap2", true));

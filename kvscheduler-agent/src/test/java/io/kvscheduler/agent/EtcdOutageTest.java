@@ -71,6 +71,9 @@ class EtcdOutageTest {
     });
     assertThat(nb.rejected()).containsKey(IF + "tap6");
     assertThat(nb.resyncCount()).isGreaterThanOrEqualTo(2);
+    // each resync after the first is a reconnect, counted in the metrics
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(agent.metrics().scrape()).contains(
+        "kvs_northbound_reconnects_total{source=\"etcd\"} " + (nb.resyncCount() - 1) + ".0"));
     assertThat(nb.resyncRevision()).isGreaterThan(firstRevision);
     assertThat(agent.northbound().desired()).containsOnlyKeys(IF + "tap2", IF + "tap3",
         IF + "tap4", IF + "tap6");

@@ -1,14 +1,28 @@
 package io.kvscheduler.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.stub.MetadataUtils;
+import io.kvscheduler.agent.internal.GrpcNorthbound;
 import io.kvscheduler.agent.internal.RestServer;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.grpc.GrpcSettings;
+import io.kvscheduler.grpc.proto.configurator.Config;
+import io.kvscheduler.grpc.proto.configurator.ConfiguratorServiceGrpc;
+import io.kvscheduler.grpc.proto.configurator.GetRequest;
+import io.kvscheduler.grpc.proto.configurator.UpdateRequest;
+import io.kvscheduler.grpc.proto.mock.ConfigData;
 import io.kvscheduler.plugins.mock.MockAgentPlugin;
 import io.kvscheduler.plugins.mock.ifplugin.model.Interface;
 import io.kvscheduler.plugins.mock.l2plugin.model.BridgeDomain;
@@ -21,13 +35,17 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The {@code /scheduler/*} endpoints over real HTTP against a running agent with the mock
@@ -643,6 +661,58 @@ class SchedulerRestTest {
     // counted once: a second scrape does not count the same transactions again
     long count = count(text);
     assertThat(count(get("/metrics").body())).isEqualTo(count);
+  }
+
+  @Test
+  @DisplayName("metrics: files rejected by reason; gRPC requests by method and status code")
+  void sourceMetrics(@TempDir Path dir) throws Exception {
+    Files.writeString(dir.resolve("good.yaml"),
+        "config/mock/v1/interfaces/good:\n  name: good\n  type: LOOPBACK\n");
+    Files.writeString(dir.resolve("malformed.yaml"),
+        "config/mock/v1/interfaces/bad:\n  name: bad\n type LOOPBACK\n");
+    Files.writeString(dir.resolve("unknown.yaml"), "config/mock/v9/tunnels/t1:\n  name: t1\n");
+    AgentConfig cfg = new AgentConfig("vpp1", dir, "127.0.0.1:0", List.of(), false, false)
+        .withGrpc(new GrpcSettings("127.0.0.1:0", null, null, "s3cret",
+            GrpcSettings.DEFAULT_MAX_MESSAGE_BYTES));
+    try (Agent own = Agent.start(cfg, List.of(new MockAgentPlugin()))) {
+      int restPort = own.sources().stream().filter(RestServer.class::isInstance)
+          .map(RestServer.class::cast).findFirst().orElseThrow().port();
+      int grpcPort = own.sources().stream().filter(GrpcNorthbound.class::isInstance)
+          .map(GrpcNorthbound.class::cast).findFirst().orElseThrow().port();
+      ManagedChannel channel = Grpc.newChannelBuilderForAddress("127.0.0.1", grpcPort,
+          InsecureChannelCredentials.create()).build();
+      try {
+        var stub = ConfiguratorServiceGrpc.newBlockingStub(channel)
+            .withDeadlineAfter(20, TimeUnit.SECONDS);
+        assertThatThrownBy(() -> stub.get(GetRequest.getDefaultInstance()))
+            .satisfies(e -> assertThat(Status.fromThrowable(e).getCode())
+                .isEqualTo(Status.Code.UNAUTHENTICATED));
+        Metadata auth = new Metadata();
+        auth.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER),
+            "Bearer s3cret");
+        var authorized = stub.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(auth));
+        authorized.get(GetRequest.getDefaultInstance());
+        authorized.get(GetRequest.getDefaultInstance());
+        authorized.update(UpdateRequest.newBuilder().setUpdate(Config.newBuilder()
+            .setMockConfig(ConfigData.newBuilder().addInterfaces(
+                io.kvscheduler.grpc.proto.mock.interfaces.Interface.newBuilder().setName("g1")
+                    .setType(io.kvscheduler.grpc.proto.mock.interfaces.Interface.Type.TAP))))
+            .build());
+      } finally {
+        channel.shutdownNow();
+      }
+      String get = "rpc=\"ligato.configurator.ConfiguratorService/Get\"";
+      String text = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + restPort
+          + "/metrics")).timeout(Duration.ofSeconds(30)).GET().build(),
+          HttpResponse.BodyHandlers.ofString()).body();
+      assertThat(text).contains(
+          "kvs_northbound_rejected_values_total{reason=\"malformed\",source=\"file\"} 1.0",
+          "kvs_northbound_rejected_values_total{reason=\"unknown-model\",source=\"file\"} 1.0",
+          "kvs_grpc_requests_total{code=\"UNAUTHENTICATED\"," + get + "} 1.0",
+          "kvs_grpc_requests_total{code=\"OK\"," + get + "} 2.0",
+          "kvs_grpc_requests_total{code=\"OK\","
+              + "rpc=\"ligato.configurator.ConfiguratorService/Update\"} 1.0");
+    }
   }
 
   /** The value of kvs_transaction_duration_seconds_count. */

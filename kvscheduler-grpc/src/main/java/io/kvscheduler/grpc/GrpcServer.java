@@ -24,11 +24,22 @@ public final class GrpcServer implements AutoCloseable {
 
   private final GrpcSettings settings;
   private final GrpcApi api;
+  private final java.util.List<io.grpc.ServerInterceptor> interceptors;
   private Server server;
 
   public GrpcServer(GrpcSettings settings, GrpcApi api) {
+    this(settings, api, java.util.List.of());
+  }
+
+  /**
+   * @param interceptors run for every call of every service, before the services' own ones (the
+   *     first given runs first)
+   */
+  public GrpcServer(GrpcSettings settings, GrpcApi api,
+      java.util.List<io.grpc.ServerInterceptor> interceptors) {
     this.settings = settings;
     this.api = api;
+    this.interceptors = java.util.List.copyOf(interceptors);
   }
 
   /**
@@ -50,6 +61,10 @@ public final class GrpcServer implements AutoCloseable {
       b.useTransportSecurity(settings.certFile().toFile(), settings.keyFile().toFile());
     }
     api.addTo(b);
+    // the builder runs the interceptor added last first
+    for (int i = interceptors.size() - 1; i >= 0; i--) {
+      b.intercept(interceptors.get(i));
+    }
     try {
       server = b.build().start();
     } catch (IOException e) {

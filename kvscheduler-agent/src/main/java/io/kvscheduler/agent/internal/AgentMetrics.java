@@ -49,10 +49,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *       per northbound source;
  *   <li>{@code kvs_northbound_rejected_values_total{source, reason}} and {@code
  *       kvs_northbound_reconnects_total{source}} — counted by the sources that report them
- *       through {@link #valueRejected} and {@link #reconnected}.
+ *       through {@link #valueRejected} and {@link #reconnected};
+ *   <li>{@code kvs_grpc_requests_total{rpc, code}} — gRPC requests by method and status code
+ *       ({@link #grpcRequest}, fed by {@link GrpcRequestCounter}).
  * </ul>
  */
-public final class AgentMetrics {
+public final class AgentMetrics implements SourceEvents {
   private final KVScheduler kvs;
   private final Clock clock;
   private final PrometheusMeterRegistry registry =
@@ -142,7 +144,11 @@ public final class AgentMetrics {
     return TimedDescriptors.scheduler(scheduler, registry);
   }
 
-  /** Counts a value a northbound source rejected ({@code malformed}, {@code unknown-model}). */
+  /**
+   * Counts a value a northbound source rejected ({@code malformed}, {@code unknown-model},
+   * {@code duplicate}, {@code unreadable}).
+   */
+  @Override
   public void valueRejected(String source, String reason) {
     Counter.builder("kvs_northbound_rejected_values")
         .description("Values a northbound source rejected").tag("source", source)
@@ -150,9 +156,20 @@ public final class AgentMetrics {
   }
 
   /** Counts a reconnect of a northbound source (etcd). */
+  @Override
   public void reconnected(String source) {
     Counter.builder("kvs_northbound_reconnects").description("Reconnects of a northbound source")
         .tag("source", source).register(registry).increment();
+  }
+
+  /**
+   * Counts a gRPC request by its full method name (e.g. {@code
+   * ligato.configurator.ConfiguratorService/Update}) and status code ({@code OK}, {@code
+   * UNAUTHENTICATED}, ...), when it ends.
+   */
+  public void grpcRequest(String rpc, String code) {
+    Counter.builder("kvs_grpc_requests").description("gRPC requests by method and status code")
+        .tag("rpc", rpc).tag("code", code).register(registry).increment();
   }
 
   /**

@@ -119,6 +119,7 @@ public final class EtcdNorthbound implements NorthboundSource {
   private volatile long resyncCount;
   private volatile long resumedCount;
   private volatile List<String> pluginNames = List.of();
+  private volatile SourceEvents events = SourceEvents.NONE;
 
   /** The value last accepted for each key (by resync or watch): kept when an update is rejected. */
   private final Map<String, Object> accepted = new HashMap<>();
@@ -182,6 +183,12 @@ public final class EtcdNorthbound implements NorthboundSource {
   /** Names of the agent's plugins, listed in {@code check/status/v1/agent}; call before start. */
   public EtcdNorthbound pluginNames(List<String> names) {
     this.pluginNames = List.copyOf(names);
+    return this;
+  }
+
+  /** Where rejected values and reconnects are reported; call before start. */
+  public EtcdNorthbound events(SourceEvents events) {
+    this.events = Objects.requireNonNull(events, "events");
     return this;
   }
 
@@ -273,6 +280,7 @@ public final class EtcdNorthbound implements NorthboundSource {
             outageLogged = false;
             lastWhy = null;
             publisher.reconnected();
+            events.reconnected(SOURCE);
           } catch (InterruptedException e) {
             return;
           } catch (Exception e) {
@@ -463,6 +471,7 @@ public final class EtcdNorthbound implements NorthboundSource {
       // same etcd content gives the same configuration whether it came by watch or by resync
       synchronized (accepted) {
         bad.forEach((key, msg) -> {
+          events.valueRejected(SOURCE, SourceEvents.reasonFor(models, key));
           Object kept = accepted.get(key);
           if (kept != null) {
             values.put(key, kept);
@@ -591,6 +600,7 @@ public final class EtcdNorthbound implements NorthboundSource {
               }
             } catch (ModelException e) {
               rejected.put(key, e.getMessage());
+              events.valueRejected(SOURCE, SourceEvents.reasonFor(models, key));
               LOG.error("etcd: skipping change of {}{}", agentPrefix, e.getMessage());
               continue;
             }

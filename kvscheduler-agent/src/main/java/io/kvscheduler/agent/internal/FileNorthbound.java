@@ -5,6 +5,7 @@ import static java.nio.file.StandardWatchEventKinds.ENTRY_DELETE;
 import static java.nio.file.StandardWatchEventKinds.ENTRY_MODIFY;
 
 import io.kvscheduler.agent.internal.ConfigFormat.ConfigException;
+import io.kvscheduler.agent.spi.ModelException;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import java.io.IOException;
@@ -103,6 +104,7 @@ public final class FileNorthbound implements NorthboundSource {
   private volatile boolean closed;
   /** Held while a change is delivered; {@link #close} waits for it. */
   private final Object delivering = new Object();
+  private volatile SourceEvents events = SourceEvents.NONE;
   private String listError;
   /** Directories registered with the watch service (watcher thread only, after start). */
   private final Set<Path> watched = new HashSet<>();
@@ -150,6 +152,12 @@ public final class FileNorthbound implements NorthboundSource {
     this.rescan = rescan;
     this.settle = Objects.requireNonNull(settle, "settle");
     this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  /** Where rejected files are reported (one per rejection, with its reason); call before start. */
+  public FileNorthbound events(SourceEvents events) {
+    this.events = Objects.requireNonNull(events, "events");
+    return this;
   }
 
   @Override
@@ -518,7 +526,8 @@ public final class FileNorthbound implements NorthboundSource {
     try {
       wanted.put(file, parse(file, content, null));
     } catch (ConfigException e) {
-      reject(file, e.line(), e.getMessage());
+      reject(file, e.line(), e.getMessage(), e.getCause() instanceof ModelException m
+          ? SourceEvents.reasonFor(models, m.key()) : "malformed");
     }
   }
 
@@ -539,7 +548,7 @@ public final class FileNorthbound implements NorthboundSource {
       int line = lineOf(file, st.content, d.key());
       if (!blockedBefore.contains(file) || !(file + (line > 0 ? ":" + line : "") + ": " + msg)
           .equals(errors.get(file))) {
-        reject(file, line, msg);
+        reject(file, line, msg, "duplicate");
       }
     });
   }
@@ -568,7 +577,8 @@ public final class FileNorthbound implements NorthboundSource {
    * Records and logs that {@code file} is skipped. The log says what stays applied: the values
    * the file held before, or none when it held none (a file bad from the start, or new).
    */
-  private void reject(Path file, int line, String message) {
+  private void reject(Path file, int line, String message, String reason) {
+    events.valueRejected(SOURCE, reason);
     String where = file + (line > 0 ? ":" + line : "");
     errors.put(file, where + ": " + message);
     FileState st = files.get(file);
@@ -700,7 +710,7 @@ public final class FileNorthbound implements NorthboundSource {
           FileState st = files.get(p);
           String msg = "cannot read: " + e; // the exception's class says what went wrong
           if (!msg.equals(errorMessage(p))) {
-            reject(p, 0, msg);
+            reject(p, 0, msg, "unreadable");
           }
           if (st != null && st.content != null) {
             out.put(p, st.content);

@@ -22,8 +22,14 @@ public final class GrpcNorthbound implements NorthboundSource {
 
   public GrpcNorthbound(GrpcSettings settings, KVScheduler kvs, ModelRegistry models,
       Northbound northbound) {
+    this(settings, kvs, models, northbound, List.of());
+  }
+
+  /** @param interceptors run for every call (e.g. a {@link GrpcRequestCounter}) */
+  public GrpcNorthbound(GrpcSettings settings, KVScheduler kvs, ModelRegistry models,
+      Northbound northbound, List<io.grpc.ServerInterceptor> interceptors) {
     this.server = new GrpcServer(settings,
-        new GrpcApi(kvs, models, northbound, List.of(), settings.token()));
+        new GrpcApi(kvs, models, northbound, List.of(), settings.token()), interceptors);
   }
 
   @Override

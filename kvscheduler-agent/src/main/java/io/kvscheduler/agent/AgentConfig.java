@@ -1,5 +1,10 @@
 package io.kvscheduler.agent;
 
+import static io.kvscheduler.agent.SettingValues.checkedEndpoints;
+import static io.kvscheduler.agent.SettingValues.duration;
+import static io.kvscheduler.agent.SettingValues.endpoints;
+import static io.kvscheduler.agent.SettingValues.split;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kvscheduler.agent.internal.ConfigDocument;
 import io.kvscheduler.agent.internal.RestServer;
@@ -9,8 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
@@ -422,35 +425,6 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     return "/vnf-agent/" + label + "/";
   }
 
-  private static final java.util.regex.Pattern SHORT_DURATION =
-      java.util.regex.Pattern.compile("(\\d+)\\s*(ms|s|m)");
-
-  /** A positive duration: {@code 500ms}, {@code 5s}, {@code 1m} or ISO-8601 ({@code PT5S}). */
-  static Duration duration(String text, String what) {
-    String t = text.strip();
-    Duration d = null;
-    java.util.regex.Matcher m = SHORT_DURATION.matcher(t);
-    try {
-      if (m.matches()) {
-        long n = Long.parseLong(m.group(1));
-        d = switch (m.group(2)) {
-          case "ms" -> Duration.ofMillis(n);
-          case "s" -> Duration.ofSeconds(n);
-          default -> Duration.ofMinutes(n);
-        };
-      } else {
-        d = Duration.parse(t);
-      }
-    } catch (RuntimeException e) {
-      d = null;
-    }
-    if (d == null || d.isNegative() || d.isZero()) {
-      throw new IllegalArgumentException(what + ": expected a positive duration such as 500ms,"
-          + " 5s, 1m or PT5S, got '" + text + "'");
-    }
-    return d;
-  }
-
   /** The boolean setting {@code name} of the file ({@code where}), or {@code dflt} when unset. */
   private static boolean flag(JsonNode root, String name, boolean dflt, String where) {
     JsonNode n = root.get(name);
@@ -479,48 +453,6 @@ public record AgentConfig(String label, Path configDir, String restAddress,
           + (n.isObject() ? "a mapping" : "a list"));
     }
     return n.asText();
-  }
-
-  private static List<String> endpoints(JsonNode n, String where) {
-    List<String> out = new ArrayList<>();
-    if (n.isArray()) {
-      for (JsonNode e : n) {
-        if (!e.isValueNode()) {
-          throw new IllegalArgumentException(where + ": expected host:port entries");
-        }
-        out.add(e.asText().strip());
-      }
-    } else if (n.isValueNode()) {
-      out.addAll(split(n.asText()));
-    } else {
-      throw new IllegalArgumentException(where + ": expected a list or a comma-separated string");
-    }
-    return checkedEndpoints(out, where);
-  }
-
-  /** {@code endpoints}, each {@code host:port} or {@code http(s)://host:port}, at least one. */
-  static List<String> checkedEndpoints(List<String> endpoints, String where) {
-    if (endpoints.isEmpty()) {
-      throw new IllegalArgumentException(where + ": no endpoint given");
-    }
-    for (String e : endpoints) {
-      java.net.URI u;
-      try {
-        u = new java.net.URI(e.contains("://") ? e : "http://" + e);
-      } catch (java.net.URISyntaxException ex) {
-        u = null;
-      }
-      if (u == null || u.getHost() == null || u.getPort() <= 0
-          || !(u.getScheme().equals("http") || u.getScheme().equals("https"))) {
-        throw new IllegalArgumentException(where + ": endpoint '" + e
-            + "' is not host:port or http(s)://host:port");
-      }
-    }
-    return endpoints;
-  }
-
-  private static List<String> split(String s) {
-    return Arrays.stream(s.split(",")).map(String::strip).filter(x -> !x.isEmpty()).toList();
   }
 
   private static boolean nonEmpty(String s) {

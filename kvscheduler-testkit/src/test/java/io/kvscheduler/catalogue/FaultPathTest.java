@@ -246,4 +246,40 @@ class FaultPathTest {
     assertThat(a1.state()).isEqualTo(ValueState.PENDING);
     assertThat(a1.details()).containsExactly("p0");
   }
+
+  @Test
+  @DisplayName("a value removed behind the scheduler's back stays CONFIGURED until a refresh; an"
+      + " equal value calls nothing for it, and a device refusing its derived value reveals it")
+  void equalValueForABaseRemovedBehindTheScheduler() {
+    String q = "/q/k0";
+    kvs.registerDescriptors(sb.descriptor("dependent", Object.class).nbKeyPrefix("/q/")
+        .withoutRetrieve().dependencies((k, v) -> List.of(Dependency.onKey("a0", A))).build());
+    commit(TxnOptions.defaults(), A, arr(1));
+    commit(TxnOptions.defaults(), q, Fx.s("v1"));
+    // the removal of A is abandoned after its derived value went: the dependent's Delete fails
+    sb.planError(q, new RuntimeException("busy"));
+    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), A, null));
+    assertThat(status(A).state()).isEqualTo(CONFIGURED);
+    assertThat(sb.keys()).containsExactly(A, q);
+
+    // A vanishes behind the scheduler's back: nothing tells the scheduler
+    sb.setValue(A, null, null, io.kvscheduler.api.ValueOrigin.FROM_NB, false);
+    sb.clearCalls();
+    // A asked for again, equal to what the scheduler believes the southbound holds: no call for
+    // A (as the reference), its derived value is created, and the device refuses a sub-object of
+    // an object it does not hold; the refresh after the failure finds A gone
+    sb.planError(d(A, 1), new RuntimeException("no such object " + A));
+    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), A, arr(1)));
+    assertThat(sb.callLog()).first().isEqualTo("CREATE " + d(A, 1) + " ✗");
+    assertThat(sb.callLog()).noneMatch(c -> c.equals("CREATE " + A) || c.startsWith("UPDATE " + A));
+    assertThat(sb.keys()).doesNotContain(d(A, 1));
+    assertThat(status(A).state()).isNotEqualTo(CONFIGURED);
+
+    // a downstream resync brings the base and its derived value back, in that order
+    sb.clearCalls();
+    kvs.startNBTransaction().commit(TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM));
+    assertThat(sb.keys()).containsExactly(A, d(A, 1), q);
+    assertThat(status(A).state()).isEqualTo(CONFIGURED);
+    assertThat(status(d(A, 1)).state()).isEqualTo(CONFIGURED);
+  }
 }

@@ -31,7 +31,10 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -77,6 +80,13 @@ import org.slf4j.LoggerFactory;
  * <p>One class, longer than most: the first read, the resyncs, the watches and the connection
  * loop share one lock and one generation counter, which is what guarantees that no event of an
  * older watch is delivered after a newer resync; splitting them would spread that invariant.
+ *
+ * <p>Threads: jetcd calls the watch listeners on its event loop, which also completes every
+ * request of the client, and it calls them while holding a lock of its own (closing a watch
+ * calls {@code onCompleted} inside it). A listener therefore never waits: it hands the event to
+ * one thread of this source ({@code etcd-watch-<label>}), which delivers events in the order
+ * they came, under the lock. Taking the lock on the event loop would let a thread that holds it
+ * and closes a watch, or waits for a read, wait for the event loop for ever.
  */
 public final class EtcdNorthbound implements NorthboundSource {
   private static final Logger LOG = LoggerFactory.getLogger(EtcdNorthbound.class);
@@ -110,6 +120,8 @@ public final class EtcdNorthbound implements NorthboundSource {
   private final Map<String, String> rejected = Collections.synchronizedMap(new TreeMap<>());
   private final BlockingQueue<WatchEnd> troubles = new LinkedBlockingQueue<>();
   private final CountDownLatch stopped = new CountDownLatch(1);
+  /** Delivers the watch listeners' events in order, off jetcd's event loop. */
+  private final ExecutorService watchEvents;
 
   private volatile Client client;
   private volatile EtcdStatusPublisher publisher;
@@ -146,6 +158,11 @@ public final class EtcdNorthbound implements NorthboundSource {
     this.northbound = Objects.requireNonNull(northbound, "northbound");
     this.kvs = Objects.requireNonNull(kvs, "kvs");
     this.statusPublishing = statusPublishing;
+    this.watchEvents = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "etcd-watch-" + label);
+      t.setDaemon(true);
+      return t;
+    });
   }
 
   @Override
@@ -248,6 +265,7 @@ public final class EtcdNorthbound implements NorthboundSource {
       generation++;
       cancelWatchersLocked();
     }
+    watchEvents.shutdown();
     EtcdStatusPublisher pub = publisher;
     if (pub != null) {
       pub.close();
@@ -533,21 +551,38 @@ public final class EtcdNorthbound implements NorthboundSource {
 
     @Override
     public void onNext(WatchResponse response) {
-      synchronized (lock) {
-        if (active) {
-          delivered = deliver(gen, response, delivered);
+      later(() -> {
+        synchronized (lock) {
+          if (active) {
+            delivered = deliver(gen, response, delivered);
+          }
         }
-      }
+      });
     }
 
     @Override
     public void onError(Throwable t) {
-      ended(t);
+      later(() -> ended(t));
     }
 
     @Override
     public void onCompleted() {
-      ended(null);
+      later(() -> ended(null));
+    }
+
+    /** Runs {@code event} on the source's event thread (nothing once the source is closed). */
+    private void later(Runnable event) {
+      try {
+        watchEvents.execute(() -> {
+          try {
+            event.run();
+          } catch (RuntimeException e) {
+            LOG.error("etcd: delivering a watch event of {} failed", prefix, e);
+          }
+        });
+      } catch (RejectedExecutionException e) {
+        LOG.debug("etcd: watch event of {} after close dropped", prefix);
+      }
     }
 
     private void ended(Throwable t) {

@@ -12,6 +12,8 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,10 +34,19 @@ import org.slf4j.LoggerFactory;
  * the engine's pace), except from the sources named {@code refusedWhenFull}, whose callers can
  * tell someone (a REST client): their delivery is refused at once, its future has already failed
  * with a {@link TransactionException} "transaction queue is full", and the source's values stay
- * as they were before it.
+ * as they were before it. A delivery waits for room outside the lock: meanwhile the others are
+ * served at once (a refusal, {@link #desired()}), and the values of the waiting delivery are not
+ * listed until it is queued. Waiting deliveries get room in the order they came; while one waits,
+ * the deliveries of {@code refusedWhenFull} are refused, so they cannot take the room it waits
+ * for. A thread interrupted while it waits gets an {@link IllegalStateException}, nothing of its
+ * delivery kept.
  */
 public final class Orchestrator implements Northbound {
   private static final Logger LOG = LoggerFactory.getLogger(Orchestrator.class);
+  /** The longest pause of a delivery waiting for room before it tries again. */
+  private static final long MAX_PAUSE_MS = 16;
+  /** The error of a commit refused because the queue is full (as the scheduler words it). */
+  private static final String QUEUE_FULL = "transaction queue is full";
 
   /** One source's value of a key, and when it was delivered (a counter: later is larger). */
   private record Given(Object value, long delivered) {}
@@ -44,6 +55,10 @@ public final class Orchestrator implements Northbound {
   private final Set<String> refusedWhenFull;
   private final Map<String, Map<String, Given>> bySource = new HashMap<>();
   private long deliveries;
+  /** Taken by a delivery that may wait for room: they wait one at a time, in order. */
+  private final ReentrantLock roomTurn = new ReentrantLock(true);
+  /** Whether a delivery waits for room in the queue. */
+  private volatile boolean roomWanted;
 
   /** Every source waits for room in a full queue. */
   public Orchestrator(KVScheduler kvs) {
@@ -57,7 +72,59 @@ public final class Orchestrator implements Northbound {
   }
 
   @Override
-  public synchronized CompletableFuture<Long> resync(String source, Map<String, Object> values) {
+  public CompletableFuture<Long> resync(String source, Map<String, Object> values) {
+    return deliver(source, () -> resyncLocked(source, values));
+  }
+
+  @Override
+  public CompletableFuture<Long> change(String source, Map<String, Object> changes) {
+    return deliver(source, () -> changeLocked(source, changes));
+  }
+
+  /**
+   * Runs {@code attempt} (a non-blocking commit, whose refusal puts the source's values back)
+   * under the lock; for a source that waits for room, again and again until it is not refused,
+   * pausing outside the lock.
+   */
+  private CompletableFuture<Long> deliver(String source,
+      Supplier<CompletableFuture<Long>> attempt) {
+    if (refusedWhenFull.contains(source)) {
+      synchronized (this) {
+        if (roomWanted) {
+          LOG.debug("delivery from the {} northbound refused: another delivery waits for room"
+              + " in the transaction queue", source);
+          return CompletableFuture.failedFuture(new TransactionException(QUEUE_FULL));
+        }
+        return attempt.get();
+      }
+    }
+    try {
+      roomTurn.lockInterruptibly();
+      try {
+        long pauseMs = 1;
+        while (true) {
+          synchronized (this) {
+            CompletableFuture<Long> f = attempt.get();
+            if (!refused(f)) {
+              return f;
+            }
+            roomWanted = true;
+          }
+          Thread.sleep(pauseMs);
+          pauseMs = Math.min(2 * pauseMs, MAX_PAUSE_MS);
+        }
+      } finally {
+        roomWanted = false;
+        roomTurn.unlock();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for room in the transaction"
+          + " queue; the delivery from the " + source + " northbound was not applied", e);
+    }
+  }
+
+  private CompletableFuture<Long> resyncLocked(String source, Map<String, Object> values) {
     Map<String, Given> before = bySource.getOrDefault(source, Map.of());
     Map<String, Given> previous = bySource.get(source);
     long deliveriesBefore = deliveries;
@@ -78,7 +145,7 @@ public final class Orchestrator implements Northbound {
     bySource.put(source, mine);
     Txn txn = kvs.startNBTransaction();
     desiredLocked().forEach(txn::setValue);
-    CompletableFuture<Long> f = txn.commitAsync(options(source)
+    CompletableFuture<Long> f = txn.commitAsync(options()
         .withDescription("resync from " + source)
         .withResync(ResyncType.FULL, true)
         .withRetryDefault());
@@ -90,8 +157,7 @@ public final class Orchestrator implements Northbound {
     return f;
   }
 
-  @Override
-  public synchronized CompletableFuture<Long> change(String source, Map<String, Object> changes) {
+  private CompletableFuture<Long> changeLocked(String source, Map<String, Object> changes) {
     boolean known = bySource.containsKey(source);
     long deliveriesBefore = deliveries;
     Map<String, Given> mine = bySource.computeIfAbsent(source, s -> new HashMap<>());
@@ -111,7 +177,7 @@ public final class Orchestrator implements Northbound {
       }
       txn.setValue(key, effective(key)); // null when no source gives the key any more
     });
-    CompletableFuture<Long> f = txn.commitAsync(options(source)
+    CompletableFuture<Long> f = txn.commitAsync(options()
         .withDescription("change from " + source)
         .withRetryDefault());
     if (refused(f)) {
@@ -129,9 +195,9 @@ public final class Orchestrator implements Northbound {
     return f;
   }
 
-  /** Non-blocking (refused by a full queue) for the sources named so. */
-  private TxnOptions options(String source) {
-    return TxnOptions.defaults().withNonBlocking(refusedWhenFull.contains(source));
+  /** Non-blocking: a full queue refuses the commit (and a source that waits tries again). */
+  private static TxnOptions options() {
+    return TxnOptions.defaults().withNonBlocking(true);
   }
 
   /** Whether the commit was refused at once because the queue was full. */
@@ -158,7 +224,7 @@ public final class Orchestrator implements Northbound {
       bySource.put(source, previous);
     }
     deliveries = deliveriesBefore;
-    LOG.debug("delivery from the {} northbound refused: the transaction queue is full", source);
+    LOG.trace("delivery from the {} northbound refused: the transaction queue is full", source);
   }
 
   @Override

@@ -35,6 +35,12 @@ import org.junit.jupiter.api.Test;
  * once the cause is fixed.
  */
 class EtcdSecuredTest {
+  /**
+   * The request timeout of the agents: room for a request over TLS whose password etcd checks
+   * (bcrypt) while the machine's 2 cores are shared with other builds, so that the cause an
+   * agent names is etcd's answer and not a timeout.
+   */
+  private static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(5);
   private static Path dir;
   private static TestCertificates certs;
   private static EtcdFixture etcd;
@@ -92,7 +98,8 @@ class EtcdSecuredTest {
         "endpoints:",
         "  - \"" + etcd.endpoint().substring("https://".length()) + "\"",
         "dial-timeout: 1s",
-        "operation-timeout: 2s",
+        // a request over TLS with a password check (bcrypt in etcd) on a loaded 2-core machine
+        "operation-timeout: " + OPERATION_TIMEOUT.toSeconds() + "s",
         "session-ttl: 7",
         "insecure-transport: false",
         "ca-file: trusted-ca.crt",
@@ -145,6 +152,11 @@ class EtcdSecuredTest {
     try {
       etcd.put(p + IF + "tap1", tap("tap1", true));
       MockAgentPlugin mock = new MockAgentPlugin();
+      // the JVM's first agent loads and compiles the TLS, gRPC and etcd client code, which on a
+      // loaded machine takes longer than the bound below: what it bounds is how long the agent
+      // waits for etcd, so an agent with the right password starts first
+      start("sec2-warm-up", etcdConf("sec2-warm-up", "agent", "agent", "secret"),
+          new MockAgentPlugin()).close();
       Agent agent;
       try (LogCapture log = new LogCapture(EtcdNorthbound.class)) {
         // at start: the agent comes up without etcd, naming the cause, in bounded time

@@ -86,7 +86,8 @@ import org.slf4j.LoggerFactory;
  * <p>More endpoints are added with {@link #route} before {@link #start}; {@link #publicRoute}
  * serves a file of the web page without the token, and {@link #eventRoute} a stream of
  * server-sent events (an open stream gets a comment every {@link #EVENT_HEARTBEAT}, so that the
- * idle timeout does not close it).
+ * idle timeout does not close it; each stream is written from a thread of its own, and a client
+ * that lets more than {@link #EVENT_BACKLOG} events pile up is disconnected).
  *
  * <p>Longer than our usual limit: the server's set-up (limits, TLS, token, JSON errors) and the
  * {@code /configuration} endpoints it has always served, whose error handling is most of it.
@@ -290,6 +291,8 @@ public final class RestServer implements NorthboundSource {
 
   /** How often an open event stream gets a comment, so that its idle connection stays open. */
   static final Duration EVENT_HEARTBEAT = Duration.ofSeconds(15);
+  /** Events waiting for one event client; a client that lets more pile up is disconnected. */
+  static final int EVENT_BACKLOG = 64;
 
   private final String address;
   private final ModelRegistry models;
@@ -300,7 +303,7 @@ public final class RestServer implements NorthboundSource {
   /** Paths served without the bearer token: the web page's files, which hold no data. */
   private final Set<String> publicPaths = new java.util.HashSet<>();
   private final Map<String, EventStream> eventRoutes = new LinkedHashMap<>();
-  private final Set<io.javalin.http.sse.SseClient> eventClients =
+  private final Set<EventSender> eventClients =
       java.util.concurrent.ConcurrentHashMap.newKeySet();
   private java.util.concurrent.ScheduledExecutorService heartbeat;
   /** Held while a PUT delivers to the northbound; {@link #close} waits for it. */
@@ -375,15 +378,17 @@ public final class RestServer implements NorthboundSource {
 
   private void serveEvents(io.javalin.http.sse.SseClient client, EventStream stream) {
     client.keepAlive();
-    eventClients.add(client);
+    // sent from a thread of the client's own: one that does not read holds up no other
+    EventSender sender = new EventSender(client, EVENT_BACKLOG);
+    eventClients.add(sender);
     AutoCloseable subscription = stream.subscribe(data -> {
-      if (client.terminated()) {
+      if (!sender.event("status", data)) {
         throw new IllegalStateException("event client gone");
       }
-      client.sendEvent("status", data);
     });
     client.onClose(() -> {
-      eventClients.remove(client);
+      eventClients.remove(sender);
+      sender.close();
       try {
         subscription.close();
       } catch (Exception e) {
@@ -460,13 +465,8 @@ public final class RestServer implements NorthboundSource {
         t.setDaemon(true);
         return t;
       });
-      heartbeat.scheduleAtFixedRate(() -> eventClients.forEach(c -> {
-        try {
-          c.sendComment("keep-alive");
-        } catch (RuntimeException e) {
-          eventClients.remove(c);
-        }
-      }), EVENT_HEARTBEAT.toMillis(), EVENT_HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
+      heartbeat.scheduleAtFixedRate(() -> eventClients.removeIf(c -> !c.comment("keep-alive")),
+          EVENT_HEARTBEAT.toMillis(), EVENT_HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
     }
     LOG.info("REST API listening on {}://{}:{}{}", tls != null ? "https" : "http",
         bind.getHostString(), port(), token != null ? " (bearer token required)" : "");
@@ -688,7 +688,7 @@ public final class RestServer implements NorthboundSource {
         heartbeat.shutdownNow();
       }
     }
-    eventClients.forEach(io.javalin.http.sse.SseClient::close);
+    eventClients.forEach(EventSender::close);
     if (a != null) {
       a.stop();
     }

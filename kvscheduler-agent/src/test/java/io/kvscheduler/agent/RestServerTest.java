@@ -519,6 +519,27 @@ class RestServerTest {
   }
 
   @Test
+  @DisplayName("a small PUT whose client pauses for a second and a half in the middle of its"
+      + " body (a loaded client) is served, not refused as a slow upload")
+  void aSmallBodyWithAPauseIsServed() throws Exception {
+    RestServer rs = server(new RestServer.Limits(2, 8, Duration.ofSeconds(10), 1024 * 1024));
+    byte[] body = CONFIG.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    java.net.Socket s = stall(rs.port(), "PUT /configuration HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        + "Content-Length: " + body.length + "\r\nConnection: close\r\n\r\n");
+    int half = body.length / 2;
+    s.getOutputStream().write(body, 0, half);
+    s.getOutputStream().flush();
+    // a few hundred bytes in 1.5 s is far below 1 KiB/s, but well within the grace
+    Thread.sleep(1500);
+    s.getOutputStream().write(body, half, body.length - half);
+    s.getOutputStream().flush();
+    s.setSoTimeout(15_000);
+    String answer = new String(s.getInputStream().readAllBytes(),
+        java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(answer).startsWith("HTTP/1.1 200");
+  }
+
+  @Test
   @DisplayName("a body trickling in slower than the minimum rate has its connection closed long"
       + " before the idle timeout")
   void aTricklingBodyIsCutOff() throws Exception {

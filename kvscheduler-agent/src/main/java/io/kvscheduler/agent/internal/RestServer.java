@@ -15,6 +15,7 @@ import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.TransactionException;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -36,6 +37,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.MimeTypes;
@@ -78,8 +80,9 @@ import org.slf4j.LoggerFactory;
  * <p>Client mistakes get 400 {@code {"Error": "..."}}: a query parameter the endpoint does not
  * know, a bad value, a malformed URL. Limits are Jetty's own settings: up to {@link
  * Limits#threads} requests are served at once (more wait for a thread), a connection idle
- * for {@link Limits#ioTimeout} or sending its request slower than {@link #MIN_DATA_RATE} bytes per
- * second is closed, and a body larger than {@link Limits#maxBodyBytes} gets 413 without being
+ * for {@link Limits#ioTimeout} is closed, a body arriving slower than {@link #MIN_DATA_RATE}
+ * bytes per second (after {@link #RATE_GRACE}, from when its handler starts reading it) gets 408
+ * and its connection is closed, and a body larger than {@link Limits#maxBodyBytes} gets 413 without being
  * read. {@link RestSecurity} adds a bearer token (401 without it), a read-only mode (403 for every
  * mutating request) and TLS.
  *
@@ -96,8 +99,10 @@ public final class RestServer implements NorthboundSource {
   /** The data source label of configuration pushed with {@code PUT /configuration}. */
   public static final String SOURCE = "rest";
 
-  /** Slowest accepted upload of a request, in bytes per second (a slow-client limit). */
+  /** Slowest accepted upload of a request body, in bytes per second (a slow-client limit). */
   public static final long MIN_DATA_RATE = 1024;
+  /** Time a body may take before {@link #MIN_DATA_RATE} applies. */
+  static final Duration RATE_GRACE = Duration.ofSeconds(5);
 
   private static final Logger LOG = LoggerFactory.getLogger(RestServer.class);
   static final String JSON_TYPE = "application/json; charset=UTF-8";
@@ -475,7 +480,6 @@ public final class RestServer implements NorthboundSource {
   private ServerConnector connector(Server server, HttpConfiguration http, InetSocketAddress bind,
       SslContextFactory.Server tls) {
     http.setIdleTimeout(limits.ioTimeout().toMillis());
-    http.setMinRequestDataRate(MIN_DATA_RATE);
     http.setSendServerVersion(false);
     ServerConnector c;
     if (tls != null) {
@@ -523,10 +527,29 @@ public final class RestServer implements NorthboundSource {
           ctx.method(), ctx.path(), e.toString());
       return;
     } catch (Exception | Error e) {
-      LOG.error("REST {} {} failed", ctx.method(), ctx.path(), e);
-      r = Response.error(500, String.valueOf(e.getMessage()));
+      HttpException refused = httpException(e);
+      if (refused != null) {
+        // Jetty refused the request while it was read (a bad message): its status, not a 500
+        LOG.warn("REST {} {}: the request was refused while read ({} {})", ctx.method(),
+            ctx.path(), refused.getCode(), refused.getReason());
+        r = Response.error(refused.getCode(), "the request could not be read: "
+            + refused.getReason());
+      } else {
+        LOG.error("REST {} {} failed", ctx.method(), ctx.path(), e);
+        r = Response.error(500, String.valueOf(e.getMessage()));
+      }
     }
     send(ctx, r);
+  }
+
+  /** The HTTP error Jetty raised for the request, found in the causes of {@code e}, or null. */
+  private static HttpException httpException(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof HttpException h && h.getCode() >= 400) {
+        return h;
+      }
+    }
+    return null;
   }
 
   private Response handle(Route route, Context ctx) throws Exception {
@@ -611,7 +634,15 @@ public final class RestServer implements NorthboundSource {
     } else {
       byte[] body;
       try (InputStream in = ctx.req().getInputStream()) {
-        body = in.readNBytes((int) Math.min(max + 1, Integer.MAX_VALUE - 8));
+        body = readAtMinimumRate(in, (int) Math.min(max + 1, Integer.MAX_VALUE - 8),
+            declared);
+      }
+      if (body == null) {
+        LOG.warn("REST {} {}: request body arrives slower than {} bytes per second; its"
+            + " connection is closed", ctx.method(), ctx.path(), MIN_DATA_RATE);
+        ctx.header("Connection", "close");
+        return Response.error(408, "request body arrives slower than " + MIN_DATA_RATE
+            + " bytes per second");
       }
       if (body.length <= max) {
         return body;
@@ -623,6 +654,34 @@ public final class RestServer implements NorthboundSource {
     ctx.header("Connection", "close");
     return Response.json(413, "request body too large (" + size + ", limit " + max
         + " bytes)\n");
+  }
+
+  /**
+   * Reads up to {@code limit} bytes, or null when they arrive slower than {@link
+   * #MIN_DATA_RATE} after a {@link #RATE_GRACE}. The rate is measured from the first read here,
+   * not from the request's first byte (as Jetty's own minimum rate is): a small body that
+   * arrived long ago, while its request waited for a thread, is read at once and is not slow.
+   */
+  private static byte[] readAtMinimumRate(InputStream in, int limit, long declared)
+      throws IOException {
+    long start = System.nanoTime();
+    ByteArrayOutputStream out = new ByteArrayOutputStream(
+        (int) Math.max(32, Math.min(declared, Math.min(limit, 1 << 20))));
+    byte[] chunk = new byte[64 * 1024];
+    long total = 0;
+    while (total < limit) {
+      int n = in.read(chunk, 0, (int) Math.min(chunk.length, limit - total));
+      if (n < 0) {
+        break;
+      }
+      out.write(chunk, 0, n);
+      total += n;
+      long allowedNanos = RATE_GRACE.toNanos() + total * 1_000_000_000L / MIN_DATA_RATE;
+      if (total < limit && System.nanoTime() - start > allowedNanos) {
+        return null;
+      }
+    }
+    return out.toByteArray();
   }
 
   /** Errors Jetty answers itself (a malformed request line or URL, ...) as JSON. */

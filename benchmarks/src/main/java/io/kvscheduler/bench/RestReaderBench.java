@@ -24,8 +24,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * W7: do reads stall the engine? One-value transactions on the W1 graph of {@code n} interfaces,
  * measured first alone ({@code mean_us_no_reader}), then while a client fetches {@code GET
  * /scheduler/status} (every value, over loopback HTTP from the agent's REST server) in a loop
- * ({@code mean_us}); {@code status_ms} is the reader's mean response time and {@code
- * status_reads} how many answers it read completely during the measured transactions.
+ * ({@code mean_us}); {@code ratio} is the one over the other, {@code status_ms} the reader's mean
+ * response time and {@code status_reads} how many answers it read completely during the measured
+ * transactions. Each series also reports the engine thread's CPU time per transaction, the
+ * collections and where the process's CPU went (the fields of the series without the reader end
+ * in {@code _no_reader}).
  */
 final class RestReaderBench {
   private RestReaderBench() {}
@@ -51,8 +54,8 @@ final class RestReaderBench {
         rest.start();
         out.put("txns", txns);
         out.put("warmup", warmup);
-        out.put("mean_us_no_reader", ScaleHarness.round(meanNanos(kvs, rnd, enabled, txns) / 1e3,
-            1));
+        Map<String, Object> alone = measured(kvs, rnd, enabled, txns);
+        out.put("mean_us_no_reader", alone.get("mean_us"));
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong reads = new AtomicLong();
         AtomicLong readNanos = new AtomicLong();
@@ -81,13 +84,25 @@ final class RestReaderBench {
         }, "kvs-bench-reader");
         reader.setDaemon(true);
         reader.start();
-        double with = meanNanos(kvs, rnd, enabled, txns);
+        Map<String, Object> with = measured(kvs, rnd, enabled, txns);
         stop.set(true);
         reader.join(Duration.ofMinutes(5).toMillis());
-        out.put("mean_us", ScaleHarness.round(with / 1e3, 1));
+        out.put("mean_us", with.get("mean_us"));
+        out.put("ratio", ScaleHarness.round((double) with.get("mean_us")
+            / (double) alone.get("mean_us"), 2));
         long r = reads.get();
         out.put("status_reads", r);
         out.put("status_ms", r == 0 ? -1 : ScaleHarness.round(readNanos.get() / 1e6 / r, 1));
+        with.forEach((k, v) -> {
+          if (!k.equals("mean_us")) {
+            out.put(k, v);
+          }
+        });
+        alone.forEach((k, v) -> {
+          if (!k.equals("mean_us")) {
+            out.put(k + "_no_reader", v);
+          }
+        });
       } catch (java.io.IOException e) {
         throw new IllegalStateException("W7: cannot start the REST server: " + e.getMessage(), e);
       } catch (InterruptedException e) {
@@ -98,6 +113,30 @@ final class RestReaderBench {
       }
     }
     return out;
+  }
+
+  /**
+   * {@code mean_us} of {@code txns} one-value transactions, with what the engine thread and the
+   * collector did meanwhile: {@code engine_cpu_mean_us} (the engine thread's CPU time per
+   * transaction), {@code gc_count}, {@code gc_ms}, and where the process's CPU went ({@code
+   * cpu_all_seconds}, {@code cpu_gc_seconds}, {@code engine_wait_seconds}: runnable without a
+   * core; Linux only) and {@code steal_pct}.
+   */
+  private static Map<String, Object> measured(KVScheduler kvs, Random rnd, boolean[] enabled,
+      int txns) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    ScaleHarness.GcCounter gc = new ScaleHarness.GcCounter();
+    ScaleHarness.ThreadCpu threads = new ScaleHarness.ThreadCpu();
+    ScaleHarness.StealCounter steal = new ScaleHarness.StealCounter();
+    ScaleHarness.EngineCpu engine = new ScaleHarness.EngineCpu();
+    double mean = meanNanos(kvs, rnd, enabled, txns);
+    long engineNs = engine.elapsedNanos();
+    m.put("mean_us", ScaleHarness.round(mean / 1e3, 1));
+    m.put("engine_cpu_mean_us", engineNs < 0 ? -1 : ScaleHarness.round(engineNs / 1e3 / txns, 1));
+    gc.putInto(m);
+    threads.putInto(m);
+    steal.putInto(m);
+    return m;
   }
 
   private static double meanNanos(KVScheduler kvs, Random rnd, boolean[] enabled, int txns) {

@@ -26,7 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * /scheduler/status} (every value, over loopback HTTP from the agent's REST server) in a loop
  * ({@code mean_us}); {@code ratio} is the one over the other, {@code status_ms} the reader's mean
  * response time and {@code status_reads} how many answers it read completely during the measured
- * transactions. Each series also reports the engine thread's CPU time per transaction, the
+ * transactions, after {@link #READER_WARMUP} unmeasured ones ({@code status_warmup_reads}) that
+ * compile the reader's code before the series is measured. Each series also reports the engine thread's CPU time per transaction, the
  * collections and where the process's CPU went (the fields of the series without the reader end
  * in {@code _no_reader}).
  */
@@ -35,6 +36,12 @@ final class RestReaderBench {
 
   /** Unmeasured one-value transactions before each measured series. */
   static final int DEFAULT_WARMUP = 20_000;
+
+  /** Complete status answers the reader reads before the series with the reader is measured. */
+  static final int READER_WARMUP = 5;
+
+  /** The longest the reader's warm-up may take. */
+  static final Duration READER_WARMUP_LIMIT = Duration.ofMinutes(2);
 
   static Map<String, Object> run(int n, int txns, int warmup, long seed) {
     Map<String, Object> out = new LinkedHashMap<>();
@@ -57,6 +64,8 @@ final class RestReaderBench {
         Map<String, Object> alone = measured(kvs, rnd, enabled, txns);
         out.put("mean_us_no_reader", alone.get("mean_us"));
         AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong warmReads = new AtomicLong();
+        AtomicLong measureFrom = new AtomicLong(Long.MAX_VALUE);
         AtomicLong reads = new AtomicLong();
         AtomicLong readNanos = new AtomicLong();
         HttpClient http = HttpClient.newHttpClient();
@@ -76,14 +85,28 @@ final class RestReaderBench {
             } catch (InterruptedException e) {
               return;
             }
-            if (!stop.get()) {
+            if (stop.get()) {
+              break;
+            }
+            if (t0 >= measureFrom.get()) {
               readNanos.addAndGet(System.nanoTime() - t0);
               reads.incrementAndGet();
+            } else {
+              warmReads.incrementAndGet();
             }
           }
         }, "kvs-bench-reader");
         reader.setDaemon(true);
         reader.start();
+        // the reader's first answers compile the server's, Jackson's and the client's code:
+        // not while the transactions are measured (the series without the reader is warm too)
+        long warmUntil = System.nanoTime() + READER_WARMUP_LIMIT.toNanos();
+        while (warmReads.get() < READER_WARMUP && System.nanoTime() < warmUntil
+            && reader.isAlive()) {
+          Thread.sleep(10);
+        }
+        out.put("status_warmup_reads", warmReads.get());
+        measureFrom.set(System.nanoTime());
         Map<String, Object> with = measured(kvs, rnd, enabled, txns);
         stop.set(true);
         reader.join(Duration.ofMinutes(5).toMillis());

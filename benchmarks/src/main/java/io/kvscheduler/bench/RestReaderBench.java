@@ -26,8 +26,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * /scheduler/status} (every value, over loopback HTTP from the agent's REST server) in a loop
  * ({@code mean_us}); {@code ratio} is the one over the other, {@code status_ms} the reader's mean
  * response time and {@code status_reads} how many answers it read completely during the measured
- * transactions, after {@link #READER_WARMUP} unmeasured ones ({@code status_warmup_reads}) that
- * compile the reader's code before the series is measured. Each series also reports the engine thread's CPU time per transaction, the
+ * transactions, after {@link #READER_WARMUP} unmeasured ones ({@code status_warmup_reads}) and
+ * a second in which the JIT compiled next to nothing: the reader's code is compiled before the
+ * series is measured. Each series also reports the engine thread's CPU time per transaction, the
  * collections and where the process's CPU went (the fields of the series without the reader end
  * in {@code _no_reader}).
  */
@@ -105,6 +106,7 @@ final class RestReaderBench {
             && reader.isAlive()) {
           Thread.sleep(10);
         }
+        waitForQuietJit(warmUntil);
         out.put("status_warmup_reads", warmReads.get());
         measureFrom.set(System.nanoTime());
         Map<String, Object> with = measured(kvs, rnd, enabled, txns);
@@ -136,6 +138,28 @@ final class RestReaderBench {
       }
     }
     return out;
+  }
+
+  /**
+   * Waits until the JIT compilers spent at most 20 ms compiling in the last second (or until
+   * {@code deadline}, a {@link System#nanoTime()}): what the reader's first answers made hot is
+   * compiled before the series is measured.
+   */
+  private static void waitForQuietJit(long deadline) throws InterruptedException {
+    java.lang.management.CompilationMXBean jit =
+        java.lang.management.ManagementFactory.getCompilationMXBean();
+    if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+      return;
+    }
+    long before = jit.getTotalCompilationTime();
+    while (System.nanoTime() < deadline) {
+      Thread.sleep(1000);
+      long now = jit.getTotalCompilationTime();
+      if (now - before <= 20) {
+        return;
+      }
+      before = now;
+    }
   }
 
   /**

@@ -377,10 +377,10 @@ public final class SchedulerRoutes {
     for (ValueState s : ValueState.values()) {
       states.put(s.name(), 0L);
     }
-    for (BaseValueStatus s : kvs.valueStatuses()) {
+    kvs.forEachValueStatus(KeySelector.any(), s -> {
       states.merge(s.state().name(), 1L, Long::sum);
       s.derived().forEach(d -> states.merge(d.state().name(), 1L, Long::sum));
-    }
+    });
     Map<String, Object> txnStats = new LinkedHashMap<>();
     txnStats.put("TotalProcessed", history.size());
     txnStats.put("OperationCount", ops);

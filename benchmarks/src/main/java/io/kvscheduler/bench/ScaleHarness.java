@@ -44,7 +44,9 @@ import java.util.Random;
  *   <li><b>W7</b> – W2's one-value transactions on the W1 graph, first alone, then while a client
  *       fetches {@code GET /scheduler/status} (every value) from the agent's REST server in a loop
  *       ({@link RestReaderBench}). Reports {@code mean_us} (with the reader), {@code
- *       mean_us_no_reader} and the reader's mean response time {@code status_ms}.
+ *       mean_us_no_reader}, their {@code ratio}, the reader's mean response time {@code
+ *       status_ms}, and for each series the engine thread's CPU time per transaction and where
+ *       the process's CPU went (collector, JIT, the engine waiting for a core).
  *   <li><b>W8</b> – the Linux plugin on the real kernel, in a private network namespace (no root
  *       needed): N veth pairs with an address and a route each in one transaction, next to
  *       {@code ip -batch} doing the same ({@link LinuxWorkload}). Reports {@code seconds},
@@ -394,7 +396,7 @@ public final class ScaleHarness {
    * since construction; less sensitive than wall time to other load on the machine. -1 when the
    * JVM cannot measure thread CPU time.
    */
-  private static final class EngineCpu {
+  static final class EngineCpu {
     private final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
     private final long threadId;
     private final long start;
@@ -433,7 +435,7 @@ public final class ScaleHarness {
   }
 
   /** GC collections and time between construction and {@link #putInto}. */
-  private static final class GcCounter {
+  static final class GcCounter {
     private final long count0;
     private final long ms0;
 
@@ -521,7 +523,7 @@ public final class ScaleHarness {
    * reported where the files cannot be read. A thread that ended during the section is not
    * counted.
    */
-  private static final class ThreadCpu {
+  static final class ThreadCpu {
     private final Map<String, long[]> start = read();
 
     /** Thread name (as the kernel keeps it) of each thread id, with its {cpu ns, wait ns}. */
@@ -592,7 +594,7 @@ public final class ScaleHarness {
    * the measured section: {@code steal} of {@code /proc/stat} against the sum of its first eight
    * columns. Linux only; nothing is reported where the file cannot be read.
    */
-  private static final class StealCounter {
+  static final class StealCounter {
     private final long[] start = read();
 
     /** {steal, total} in clock ticks so far, or null. */

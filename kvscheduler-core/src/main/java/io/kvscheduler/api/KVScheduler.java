@@ -90,6 +90,24 @@ public interface KVScheduler extends AutoCloseable {
   List<BaseValueStatus> valueStatuses();
 
   /**
+   * Gives {@code action} the status of every base value whose key {@code selector} accepts, with
+   * its derived values, in key order, one at a time: all from one published snapshot, on the
+   * calling thread, without waiting for the engine (a transaction in progress is not waited
+   * for) and without building the whole list first, so that a reader of many values keeps no
+   * more than one status at a time.
+   */
+  default void forEachValueStatus(KeySelector selector,
+      java.util.function.Consumer<? super BaseValueStatus> action) {
+    java.util.Objects.requireNonNull(selector, "selector (KeySelector.any() for every key)");
+    java.util.Objects.requireNonNull(action, "action");
+    for (BaseValueStatus s : valueStatuses()) {
+      if (selector.test(s.key())) {
+        action.accept(s);
+      }
+    }
+  }
+
+  /**
    * Subscribes to status changes of base values accepted by {@code selector}: after each
    * transaction, one status per changed base key, keys ascending (a removed value is reported once
    * as REMOVED).

@@ -154,6 +154,25 @@ class StatusAndDumpTest {
   }
 
   @Test
+  @DisplayName("B153 forEachValueStatus gives the selected base values' statuses one by one, in"
+      + " key order, as valueStatuses lists them")
+  void forEachValueStatus() {
+    dataChangeSetup();
+    commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
+    List<BaseValueStatus> all = new ArrayList<>();
+    env.kvs().forEachValueStatus(KeySelector.any(), all::add);
+    assertThat(all).isEqualTo(env.kvs().valueStatuses()).extracting(BaseValueStatus::key)
+        .containsExactly(A1, B2, C3);
+    List<BaseValueStatus> some = new ArrayList<>();
+    env.kvs().forEachValueStatus(key -> !key.equals(A1), some::add);
+    assertThat(some).containsExactly(env.kvs().valueStatus(B2), env.kvs().valueStatus(C3));
+    assertThatThrownBy(() -> env.kvs().forEachValueStatus(null, all::add))
+        .isInstanceOf(NullPointerException.class).hasMessageContaining("selector");
+    assertThatThrownBy(() -> env.kvs().forEachValueStatus(KeySelector.any(), null))
+        .isInstanceOf(NullPointerException.class).hasMessageContaining("action");
+  }
+
+  @Test
   @DisplayName("B154 B74 PENDING details list the unsatisfied dependency labels (cycle: A3 -> [A4, A1])")
   void pendingDetails() {
     cycleSetup();

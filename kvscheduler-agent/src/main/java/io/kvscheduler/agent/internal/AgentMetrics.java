@@ -1,9 +1,9 @@
 package io.kvscheduler.agent.internal;
 
 import io.kvscheduler.agent.spi.Northbound;
-import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.ValueState;
@@ -127,12 +127,12 @@ public final class AgentMetrics implements SourceEvents {
       duration.record(Duration.between(t.start(), t.stop()));
     }
     Map<ValueState, Long> counts = new EnumMap<>(ValueState.class);
-    for (BaseValueStatus s : kvs.valueStatuses()) {
+    kvs.forEachValueStatus(KeySelector.any(), s -> {
       counts.merge(s.state(), 1L, Long::sum);
       for (ValueStatus d : s.derived()) {
         counts.merge(d.state(), 1L, Long::sum);
       }
-    }
+    });
     states.forEach((s, n) -> n.set(counts.getOrDefault(s, 0L)));
   }
 

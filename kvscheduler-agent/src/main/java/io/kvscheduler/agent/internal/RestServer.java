@@ -230,14 +230,28 @@ public final class RestServer implements NorthboundSource {
     void writeTo(OutputStream out) throws IOException;
   }
 
+  /** Writes a JSON body token by token with a generator of {@link #JSON}'s layout. */
+  @FunctionalInterface
+  public interface JsonBody {
+    void writeTo(com.fasterxml.jackson.core.JsonGenerator g) throws IOException;
+  }
+
   /** A response: status, content type and a body written as it is sent. */
   public record Response(int status, String contentType, Body body) {
     /** Go-style indented JSON of {@code value}, with a trailing newline, written as it goes. */
     public static Response json(int status, Object value) {
+      return jsonStream(status, g -> JSON.writeValue(g, value));
+    }
+
+    /**
+     * Go-style indented JSON that {@code body} writes straight to the client's stream with a
+     * generator (no object tree in between), with a trailing newline.
+     */
+    public static Response jsonStream(int status, JsonBody body) {
       return new Response(status, JSON_TYPE, out -> {
         try (com.fasterxml.jackson.core.JsonGenerator g = JSON.createGenerator(out)) {
           g.disable(com.fasterxml.jackson.core.JsonGenerator.Feature.AUTO_CLOSE_TARGET);
-          JSON.writeValue(g, value);
+          body.writeTo(g);
         }
         out.write('\n');
       });

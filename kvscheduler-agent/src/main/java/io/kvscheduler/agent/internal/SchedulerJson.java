@@ -1,5 +1,6 @@
 package io.kvscheduler.agent.internal;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvscheduler.agent.spi.Model;
@@ -14,6 +15,8 @@ import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
@@ -25,13 +28,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
  * The JSON building blocks of vpp-agent's scheduler API ({@code spec/interop.md} §2.2), as
  * ordered maps Jackson writes in the documented key order: {@code RecordedTxn}, {@code
- * RecordedTxnOp}, {@code RecordedNode}, {@code BaseValueStatus} and {@code RecordedProtoMessage}.
- * Fields documented as omitted when zero are left out.
+ * RecordedTxnOp}, {@code RecordedNode} and {@code RecordedProtoMessage}; {@code BaseValueStatus},
+ * read for every value at once, is written field by field with a generator instead. Fields
+ * documented as omitted when zero are left out.
  */
 final class SchedulerJson {
   /** Go's zero {@code time.Time}. */
@@ -237,30 +242,77 @@ final class SchedulerJson {
     return out;
   }
 
-  /** {@code BaseValueStatus} with the proto JSON names of vpp-agent's generated structs. */
-  static Map<String, Object> status(BaseValueStatus s) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("value", valueStatus(s.value()));
+  /**
+   * {@code BaseValueStatus} with the proto JSON names of vpp-agent's generated structs, written
+   * field by field: {@code derived_values} only when there are some.
+   */
+  static void writeStatus(JsonGenerator g, BaseValueStatus s) throws IOException {
+    g.writeStartObject();
+    g.writeFieldName("value");
+    writeValueStatus(g, s.value());
     if (!s.derived().isEmpty()) {
-      m.put("derived_values", s.derived().stream().map(SchedulerJson::valueStatus).toList());
+      g.writeArrayFieldStart("derived_values");
+      for (ValueStatus d : s.derived()) {
+        writeValueStatus(g, d);
+      }
+      g.writeEndArray();
     }
-    return m;
+    g.writeEndObject();
   }
 
-  static Map<String, Object> valueStatus(ValueStatus v) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("key", v.key());
+  /**
+   * {@code ValueStatus}: the key, then what is not zero of state, error, last operation and
+   * details.
+   */
+  static void writeValueStatus(JsonGenerator g, ValueStatus v) throws IOException {
+    g.writeStartObject();
+    g.writeStringField("key", v.key());
     if (v.state() != ValueState.NONEXISTENT) {
-      m.put("state", v.state().name());
+      g.writeStringField("state", v.state().name());
     }
-    putIfNotEmpty(m, "error", v.error());
+    if (!v.error().isEmpty()) {
+      g.writeStringField("error", v.error());
+    }
     if (v.lastOperation() != TxnOperation.UNDEFINED) {
-      m.put("last_operation", v.lastOperation().name());
+      g.writeStringField("last_operation", v.lastOperation().name());
     }
     if (!v.details().isEmpty()) {
-      m.put("details", v.details());
+      g.writeArrayFieldStart("details");
+      for (String d : v.details()) {
+        g.writeString(d);
+      }
+      g.writeEndArray();
     }
-    return m;
+    g.writeEndObject();
+  }
+
+  /**
+   * The statuses {@code source} gives to its consumer, as a JSON array written while they come
+   * (one status in memory at a time); {@code null} when it gives none, as vpp-agent answers.
+   */
+  static void writeStatuses(JsonGenerator g,
+      Consumer<Consumer<BaseValueStatus>> source) throws IOException {
+    boolean[] started = {false};
+    try {
+      source.accept(s -> {
+        try {
+          if (!started[0]) {
+            g.writeStartArray();
+            started[0] = true;
+          }
+          writeStatus(g, s);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      });
+    } catch (UncheckedIOException e) {
+      throw e.getCause(); // the client went away: nothing more to read
+    }
+    if (started[0]) {
+      g.writeEndArray();
+    } else {
+      g.writeNull();
+    }
   }
 
   /** {@code RecordedProtoMessage}: the value's proto name and its protobuf JSON. */

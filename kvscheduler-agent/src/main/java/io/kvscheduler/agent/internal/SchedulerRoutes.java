@@ -326,7 +326,8 @@ public final class SchedulerRoutes {
       throw new BadRequest("give at most one of 'key', 'descriptor' and 'key-prefix'");
     }
     if (key.isPresent()) {
-      return Response.json(200, SchedulerJson.status(kvs.valueStatus(key.get())));
+      BaseValueStatus one = kvs.valueStatus(key.get());
+      return Response.jsonStream(200, g -> SchedulerJson.writeStatus(g, one));
     }
     KeySelector select = KeySelector.any();
     if (descriptor.isPresent()) {
@@ -343,12 +344,10 @@ public final class SchedulerRoutes {
       select = d::selects;
     }
     KeySelector selected = select;
-    List<BaseValueStatus> all = kvs.valueStatuses().stream()
-        .filter(s -> selected.test(s.key())).toList();
-    if (all.isEmpty()) {
-      return Response.json(200, null);
-    }
-    return Response.jsonArray(200, all, SchedulerJson::status);
+    // read while written, from one published snapshot: nothing waits for the engine, and no
+    // list or tree of every status is built first
+    return Response.jsonStream(200, g -> SchedulerJson.writeStatuses(g,
+        each -> kvs.forEachValueStatus(selected, each)));
   }
 
   private Response stats(Request req) {
@@ -378,10 +377,10 @@ public final class SchedulerRoutes {
     for (ValueState s : ValueState.values()) {
       states.put(s.name(), 0L);
     }
-    for (BaseValueStatus s : kvs.valueStatuses()) {
+    kvs.forEachValueStatus(KeySelector.any(), s -> {
       states.merge(s.state().name(), 1L, Long::sum);
       s.derived().forEach(d -> states.merge(d.state().name(), 1L, Long::sum));
-    }
+    });
     Map<String, Object> txnStats = new LinkedHashMap<>();
     txnStats.put("TotalProcessed", history.size());
     txnStats.put("OperationCount", ops);

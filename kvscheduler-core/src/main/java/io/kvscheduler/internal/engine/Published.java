@@ -99,7 +99,15 @@ final class Published {
       if (view == null) {
         return new BaseValueStatus(ValueStatus.nonexistent(key), List.of());
       }
-      List<ValueStatus> derived = new ArrayList<>();
+      return status(view);
+    }
+
+    /** Status of the value {@code view} of this snapshot shows, with its derived values. */
+    BaseValueStatus status(Rev view) {
+      if (view.derivedKeys.isEmpty()) {
+        return new BaseValueStatus(view.status(), List.of());
+      }
+      List<ValueStatus> derived = new ArrayList<>(view.derivedKeys.size());
       for (String dk : view.derivedKeys) {
         Rev dv = get(dk);
         if (dv != null) {

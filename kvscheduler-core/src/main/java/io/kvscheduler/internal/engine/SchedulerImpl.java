@@ -575,13 +575,21 @@ public final class SchedulerImpl implements KVScheduler {
   @Override
   public List<BaseValueStatus> valueStatuses() {
     List<BaseValueStatus> out = new ArrayList<>();
+    forEachValueStatus(KeySelector.any(), out::add);
+    return out;
+  }
+
+  @Override
+  public void forEachValueStatus(KeySelector selector,
+      java.util.function.Consumer<? super BaseValueStatus> action) {
+    java.util.Objects.requireNonNull(selector, "selector (KeySelector.any() for every key)");
+    java.util.Objects.requireNonNull(action, "action");
     Published.Snapshot views = published.current();
     for (Rev v : views.values()) {
-      if (v.derivedFrom == null) {
-        out.add(views.status(v.key));
+      if (v.derivedFrom == null && selector.test(v.key)) {
+        action.accept(views.status(v));
       }
     }
-    return out;
   }
 
   @Override

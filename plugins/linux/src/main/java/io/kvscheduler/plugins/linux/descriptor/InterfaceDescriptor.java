@@ -53,6 +53,11 @@ public final class InterfaceDescriptor {
 
   private final LinuxCalls calls;
   private final String agentPrefix;
+  /**
+   * Temporary names of veth ends this descriptor made for a peer that was not created yet (a
+   * hint only: a name found here is tried first, and looked for when it is not there).
+   */
+  private final Set<String> waitingEnds = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   private InterfaceDescriptor(LinuxCalls calls, String agentPrefix) {
     this.calls = calls;
@@ -275,6 +280,16 @@ public final class InterfaceDescriptor {
       }
       case VETH -> {
         String temp = tempName(i.getName());
+        if (waitingEnds.remove(temp) && ns.isEmpty()) {
+          // the peer's Create made this end a moment ago: configure it without looking first
+          try {
+            return metadata(calls.configureLink(ns, temp, host, alias(i), settings(i)));
+          } catch (LinuxCallException e) {
+            if (!e.notFound()) {
+              throw e;
+            }
+          }
+        }
         Map<String, Link> there = calls.findLinks(ns, List.of(host, temp));
         if (owned(there.get(host), i)) { // made by an earlier try
           return metadata(calls.configureLink(ns, host, host, null, settings(i)));
@@ -283,7 +298,10 @@ public final class InterfaceDescriptor {
           if (!ns.isEmpty() && calls.findLinks("", List.of(temp)).containsKey(temp)) {
             calls.moveLink(temp, ns); // made by the peer's Create
           } else {
-            calls.addVethPair(temp, tempName(peer(i)), ns);
+            Link made = calls.addVethPair(temp, tempName(peer(i)), ns, host, alias(i),
+                settings(i));
+            waitingEnds.add(tempName(peer(i)));
+            return metadata(made);
           }
         }
         return metadata(calls.configureLink(ns, temp, host, alias(i), settings(i)));
@@ -302,8 +320,9 @@ public final class InterfaceDescriptor {
   }
 
   private LinuxIfMetadata metadata(String ns, String host) throws LinuxCallException {
-    Link l = calls.link(ns, host).orElseThrow(() -> new LinuxCallException("ip link show " + host,
-        1, "Cannot find device \"" + host + "\"" + (ns.isEmpty() ? "" : " in namespace " + ns)));
+    Link l = Optional.ofNullable(calls.findLinks(ns, List.of(host)).get(host)).orElseThrow(() ->
+        new LinuxCallException("ip link show " + host, 1, "Cannot find device \"" + host + "\""
+            + (ns.isEmpty() ? "" : " in namespace " + ns)));
     return new LinuxIfMetadata(l.index(), ns, host);
   }
 

@@ -90,6 +90,7 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
   private boolean publishScheduled;
   private long lastReadNanos;
   private long lastReadMs;
+  private long lastRestartNanos = System.nanoTime() - TimeUnit.HOURS.toNanos(1);
 
   private AutoCloseable monitor;
   private KVScheduler scheduler;
@@ -212,6 +213,13 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
           if (e instanceof LinkEvent.Lost lost) {
             LOG.info("reading all host links again: {}", lost.reason());
             if (lost.ended()) {
+              long since = System.nanoTime() - lastRestartNanos;
+              if (since < TimeUnit.MILLISECONDS.toNanos(REREAD_MS)) {
+                // a monitor that ends at once (ip cannot listen): try again a second later
+                executor.schedule(() -> received(lost),
+                    REREAD_MS - TimeUnit.NANOSECONDS.toMillis(since), TimeUnit.MILLISECONDS);
+                continue;
+              }
               restartMonitor();
             }
           }
@@ -257,6 +265,7 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
   }
 
   private void restartMonitor() {
+    lastRestartNanos = System.nanoTime();
     synchronized (this) {
       if (closed) {
         return;

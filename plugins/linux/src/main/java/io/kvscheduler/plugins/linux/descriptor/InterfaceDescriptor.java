@@ -53,6 +53,11 @@ public final class InterfaceDescriptor {
 
   private final LinuxCalls calls;
   private final String agentPrefix;
+  /**
+   * Temporary names of veth ends this descriptor made for a peer that was not created yet (a
+   * hint only: a name found here is tried first, and looked for when it is not there).
+   */
+  private final Set<String> waitingEnds = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   private InterfaceDescriptor(LinuxCalls calls, String agentPrefix) {
     this.calls = calls;
@@ -275,6 +280,16 @@ public final class InterfaceDescriptor {
       }
       case VETH -> {
         String temp = tempName(i.getName());
+        if (waitingEnds.remove(temp) && ns.isEmpty()) {
+          // the peer's Create made this end a moment ago: configure it without looking first
+          try {
+            return metadata(calls.configureLink(ns, temp, host, alias(i), settings(i)));
+          } catch (LinuxCallException e) {
+            if (!e.notFound()) {
+              throw e;
+            }
+          }
+        }
         Map<String, Link> there = calls.findLinks(ns, List.of(host, temp));
         if (owned(there.get(host), i)) { // made by an earlier try
           return metadata(calls.configureLink(ns, host, host, null, settings(i)));
@@ -283,7 +298,10 @@ public final class InterfaceDescriptor {
           if (!ns.isEmpty() && calls.findLinks("", List.of(temp)).containsKey(temp)) {
             calls.moveLink(temp, ns); // made by the peer's Create
           } else {
-            calls.addVethPair(temp, tempName(peer(i)), ns);
+            Link made = calls.addVethPair(temp, tempName(peer(i)), ns, host, alias(i),
+                settings(i));
+            waitingEnds.add(tempName(peer(i)));
+            return metadata(made);
           }
         }
         return metadata(calls.configureLink(ns, temp, host, alias(i), settings(i)));
@@ -302,8 +320,9 @@ public final class InterfaceDescriptor {
   }
 
   private LinuxIfMetadata metadata(String ns, String host) throws LinuxCallException {
-    Link l = calls.link(ns, host).orElseThrow(() -> new LinuxCallException("ip link show " + host,
-        1, "Cannot find device \"" + host + "\"" + (ns.isEmpty() ? "" : " in namespace " + ns)));
+    Link l = Optional.ofNullable(calls.findLinks(ns, List.of(host)).get(host)).orElseThrow(() ->
+        new LinuxCallException("ip link show " + host, 1, "Cannot find device \"" + host + "\""
+            + (ns.isEmpty() ? "" : " in namespace " + ns)));
     return new LinuxIfMetadata(l.index(), ns, host);
   }
 
@@ -341,6 +360,22 @@ public final class InterfaceDescriptor {
     }
   }
 
+  /** Suffix of the name under which Retrieve returns a veth end whose peer it did not find. */
+  static final String MISSING_PEER = "-MISSING_PEER";
+  /** Suffix (followed by a number) of the names of further links claiming one interface. */
+  static final String DUPLICATE = "-DUPLICATE";
+
+  /** A link carrying this agent's alias: which interface it claims to be. */
+  private record Claim(String name, String peer, Interface.Type type, String ns, Link link) {}
+
+  /**
+   * The links of every namespace that carry this agent's alias, plus the EXISTING links the
+   * configuration expects. A link that claims an interface another link already stands for (the
+   * one that matches the configuration, else the first found) is returned as {@code
+   * <name>-DUPLICATE<n>}; a veth end whose peer end was not found the same way is returned as
+   * {@code <name>-MISSING_PEER}. No configuration has these names, so the resync deletes such
+   * links, and creates the interfaces they claimed afresh.
+   */
   List<KVWithMetadata<Interface, LinuxIfMetadata>> retrieve(
       List<KVWithMetadata<Interface, LinuxIfMetadata>> correlate) throws LinuxCallException {
     Map<String, Interface> expected = new HashMap<>();
@@ -350,7 +385,7 @@ public final class InterfaceDescriptor {
       expected.put(kv.value().getName(), kv.value());
     }
     namespaces.addAll(calls.namespaces());
-    Map<String, KVWithMetadata<Interface, LinuxIfMetadata>> found = new LinkedHashMap<>();
+    Map<String, List<Claim>> claims = new LinkedHashMap<>();
     for (String ns : namespaces) {
       for (Link l : calls.links(ns)) {
         if (!l.alias().startsWith(agentPrefix)) {
@@ -368,31 +403,41 @@ public final class InterfaceDescriptor {
         if (name.isEmpty() || type == Interface.Type.UNDEFINED) {
           continue;
         }
-        if (found.containsKey(name)) {
-          LOG.warn("link {} in namespace '{}' carries the alias of interface {}, found already;"
-              + " left alone", l.name(), ns, name);
-          continue;
-        }
-        Interface.Builder b = Interface.newBuilder().setName(name).setType(type)
-            .setHostIfName(l.name()).setEnabled(l.up()).setMtu(l.mtu())
-            .setPhysAddress(l.mac());
-        if (!ns.isEmpty()) {
-          b.setNamespace(NetNamespace.newBuilder().setType(NetNamespace.ReferenceType.NSID)
-              .setReference(ns));
-        }
-        if (type == Interface.Type.VETH) {
-          b.setVeth(VethLink.newBuilder().setPeerIfName(slash < 0 ? "" : rest.substring(
-              slash + 1)));
-        }
-        Interface exp = expected.get(name);
-        Interface v = b.addAllIpAddresses(spelledAsExpected(l.addresses(), exp)).build();
-        if (exp != null && equivalent(LinuxKeys.interfaceKey(name), v, exp)) {
-          // as configured, with the addresses the kernel holds
-          v = exp.toBuilder().clearIpAddresses().addAllIpAddresses(v.getIpAddressesList()).build();
-        }
-        found.put(name, new KVWithMetadata<>(LinuxKeys.interfaceKey(name), v,
-            new LinuxIfMetadata(l.index(), ns, l.name()), ValueOrigin.FROM_NB));
+        claims.computeIfAbsent(name, n -> new ArrayList<>()).add(new Claim(name,
+            slash < 0 ? "" : rest.substring(slash + 1), type, ns, l));
       }
+    }
+    // one link per interface: the one as configured (namespace, host name), else the first
+    Map<String, Claim> primary = new LinkedHashMap<>();
+    List<Claim> duplicates = new ArrayList<>();
+    claims.forEach((name, all) -> {
+      Interface exp = expected.get(name);
+      Claim chosen = all.stream().filter(c -> exp != null && c.ns().equals(namespace(exp))
+          && c.link().name().equals(hostName(exp))).findFirst().orElse(all.get(0));
+      primary.put(name, chosen);
+      all.stream().filter(c -> c != chosen).forEach(duplicates::add);
+    });
+    Map<String, KVWithMetadata<Interface, LinuxIfMetadata>> found = new LinkedHashMap<>();
+    for (Claim c : primary.values()) {
+      Claim peer = primary.get(c.peer());
+      boolean orphan = c.type() == Interface.Type.VETH && (peer == null
+          || peer.type() != Interface.Type.VETH || !peer.peer().equals(c.name()));
+      if (orphan) {
+        LOG.warn("veth {} in namespace '{}' is interface {}, whose peer {} was not found: {}",
+            c.link().name(), c.ns(), c.name(), c.peer(), "it is removed and made again");
+      }
+      String name = orphan ? c.name() + MISSING_PEER : c.name();
+      found.put(name, retrieved(name, c, orphan ? null : expected.get(name)));
+    }
+    Map<String, Integer> seen = new HashMap<>();
+    for (Claim c : duplicates) {
+      String name;
+      do {
+        name = c.name() + DUPLICATE + seen.merge(c.name(), 1, Integer::sum);
+      } while (found.containsKey(name));
+      LOG.warn("link {} in namespace '{}' carries the alias of interface {}, found already: {}",
+          c.link().name(), c.ns(), c.name(), "it is removed");
+      found.put(name, retrieved(name, c, null));
     }
     for (Interface exp : expected.values()) {
       if (exp.getType() != Interface.Type.EXISTING || found.containsKey(exp.getName())) {
@@ -400,18 +445,45 @@ public final class InterfaceDescriptor {
       }
       Optional<Link> l = calls.link("", hostName(exp));
       if (l.isPresent()) {
-        List<String> present = new ArrayList<>();
-        for (String a : exp.getIpAddressesList()) {
-          if (l.get().addresses().stream().anyMatch(x -> sameNet(x, a))) {
-            present.add(a);
+        List<String> addresses = new ArrayList<>();
+        if (exp.getLinkOnly()) { // only waits for its addresses: others are not its business
+          for (String a : exp.getIpAddressesList()) {
+            if (l.get().addresses().stream().anyMatch(x -> sameNet(x, a))) {
+              addresses.add(a);
+            }
           }
+        } else { // the link's addresses are the configuration's: others are removed
+          addresses.addAll(spelledAsExpected(l.get().addresses(), exp));
         }
-        Interface v = exp.toBuilder().clearIpAddresses().addAllIpAddresses(present).build();
+        Interface v = exp.toBuilder().clearIpAddresses().addAllIpAddresses(addresses).build();
         found.put(exp.getName(), new KVWithMetadata<>(LinuxKeys.interfaceKey(exp.getName()), v,
             new LinuxIfMetadata(l.get().index(), "", l.get().name()), ValueOrigin.FROM_NB));
       }
     }
     return new ArrayList<>(found.values());
+  }
+
+  /** The value of the link of {@code c}, named {@code name}, as configured when it is. */
+  private static KVWithMetadata<Interface, LinuxIfMetadata> retrieved(String name, Claim c,
+      Interface exp) {
+    Link l = c.link();
+    Interface.Builder b = Interface.newBuilder().setName(name).setType(c.type())
+        .setHostIfName(l.name()).setEnabled(l.up()).setMtu(l.mtu())
+        .setPhysAddress(l.mac());
+    if (!c.ns().isEmpty()) {
+      b.setNamespace(NetNamespace.newBuilder().setType(NetNamespace.ReferenceType.NSID)
+          .setReference(c.ns()));
+    }
+    if (c.type() == Interface.Type.VETH) {
+      b.setVeth(VethLink.newBuilder().setPeerIfName(c.peer()));
+    }
+    Interface v = b.addAllIpAddresses(spelledAsExpected(l.addresses(), exp)).build();
+    if (exp != null && equivalent(LinuxKeys.interfaceKey(name), v, exp)) {
+      // as configured, with the addresses the kernel holds
+      v = exp.toBuilder().clearIpAddresses().addAllIpAddresses(v.getIpAddressesList()).build();
+    }
+    return new KVWithMetadata<>(LinuxKeys.interfaceKey(name), v,
+        new LinuxIfMetadata(l.index(), c.ns(), l.name()), ValueOrigin.FROM_NB);
   }
 
   /** The kernel's addresses, each written as the expected value writes it when it is there. */

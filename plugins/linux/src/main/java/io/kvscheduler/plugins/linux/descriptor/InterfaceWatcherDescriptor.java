@@ -6,16 +6,24 @@ import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.plugins.linux.linuxcalls.Link;
+import io.kvscheduler.plugins.linux.linuxcalls.LinkEvent;
 import io.kvscheduler.plugins.linux.linuxcalls.LinuxCallException;
 import io.kvscheduler.plugins.linux.linuxcalls.LinuxCalls;
 import io.kvscheduler.plugins.linux.model.LinuxKeys;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -26,10 +34,18 @@ import org.slf4j.LoggerFactory;
  * them. While a link is up, {@code linux/interface/host-name/<name>} exists, and {@code
  * .../address/<ip/prefix>} for each of its addresses; values are OBTAINED (owned by the kernel).
  * Retrieve reads them at a resync; between resyncs {@link #start} follows the kernel's link and
- * address events (and reads the links every second in case events were missed) and pushes the
- * differences as SB notifications, so an EXISTING interface, or
- * a route waiting for an address, reacts when someone runs {@code ip link add} or {@code ip addr
+ * address events and pushes the differences as SB notifications, so an EXISTING interface, or a
+ * route waiting for an address, reacts when someone runs {@code ip link add} or {@code ip addr
  * add} by hand.
+ *
+ * <p>The watcher reads all links once when it starts; after that it keeps its own copy up to
+ * date from the events alone: an address event changes the copy directly, a link event makes it
+ * read that one link again ({@link LinuxCalls#findLinks}, which costs the same whatever the
+ * number of links). Events are gathered for a few milliseconds and applied together. It reads
+ * all links again when events may have been lost (the kernel dropped some, or the monitoring
+ * ended and is started again), and, as a last resort, every second or 50 times as long as the
+ * last such reading took, whichever is longer, so that reading thousands of links takes a
+ * bounded share of the time.
  */
 public final class InterfaceWatcherDescriptor implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(InterfaceWatcherDescriptor.class);
@@ -37,30 +53,48 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
   /** Descriptor name. */
   public static final String NAME = "linux-interface-watcher";
 
-  /** How long events are gathered before the links are read again, at least. */
+  /** How long events are gathered before they are applied. */
   private static final long SETTLE_MS = 10;
 
-  /**
-   * Events are gathered for this many times as long as the last reading took, so that reading
-   * many links (each reading is a dump of them all) takes a bounded share of the time.
-   */
-  private static final long SETTLE_FACTOR = 4;
+  /** All links are read again at least this often, in case events were missed. */
+  private static final long REREAD_MS = 1000;
+
+  /** ... and no more often than this many times as long as the last reading of them took. */
+  private static final long REREAD_FACTOR = 50;
 
   /**
-   * The links are also read this often without an event: a change made while the monitor was
-   * starting, or events the kernel dropped (a full netlink buffer), are not missed for long.
+   * While the scheduler has transactions waiting, kernel events are held back this long at a
+   * time, so that the events of a long transaction are applied together (each link they name
+   * read once) and become one notification, not one per burst; ...
    */
-  private static final long REREAD_MS = 1000;
+  private static final long DEFER_MS = 50;
+
+  /** ... but never longer than this. */
+  private static final long MAX_DEFER_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   private final LinuxCalls calls;
   private final ScheduledExecutorService executor;
-  private Set<String> reported = new TreeSet<>();
-  private ScheduledFuture<?> pending;
-  private volatile long lastReadMs;
-  private AutoCloseable monitor;
-  private KVScheduler scheduler;
   private final List<Consumer<List<Link>>> linkListeners =
       new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final Queue<LinkEvent> events = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean applyScheduled = new AtomicBoolean();
+
+  // touched on the watcher's thread only
+  /** The links of the namespace by index (their addresses are in {@link #addresses}). */
+  private final Map<Integer, Link> links = new HashMap<>();
+  private final Map<Integer, Set<String>> addresses = new HashMap<>();
+  /** The keys the scheduler was told about. */
+  private Set<String> reported = new TreeSet<>();
+  /** When changes were first held back for a busy scheduler (0 when none are). */
+  private long firstDeferredNanos;
+  private boolean publishScheduled;
+  private long lastReadNanos;
+  private long lastReadMs;
+  private long lastRestartNanos = System.nanoTime() - TimeUnit.HOURS.toNanos(1);
+
+  private AutoCloseable monitor;
+  private KVScheduler scheduler;
+  private boolean closed;
 
   /** A watcher over {@code calls}; nothing runs until {@link #start}. */
   public InterfaceWatcherDescriptor(LinuxCalls calls) {
@@ -89,9 +123,9 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
   }
 
   /**
-   * Calls {@code listener} with the links of the agent's namespace each time kernel events made
-   * the watcher read them (on the watcher's thread; keep it short). Closing the returned handle
-   * stops the calls.
+   * Calls {@code listener} with the links of the agent's namespace (with their addresses) each
+   * time kernel events changed them, and each time the watcher read them all (on the watcher's
+   * thread; keep it short). Closing the returned handle stops the calls.
    */
   public AutoCloseable onLinks(Consumer<List<Link>> listener) {
     linkListeners.add(listener);
@@ -103,7 +137,7 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
     return keysOf(calls.links(""));
   }
 
-  private static Set<String> keysOf(List<Link> links) {
+  private static Set<String> keysOf(Collection<Link> links) {
     Set<String> keys = new TreeSet<>();
     for (Link l : links) {
       if (!l.up()) {
@@ -124,9 +158,14 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
     }
     this.scheduler = kvs;
     // started from the watcher's own thread, which lives as long as the watcher: the monitor
-    // process is tied to the thread that starts it
+    // process is tied to the thread that starts it; then all links are read once, after the
+    // monitor started so that no change falls between the reading and the first event
     try {
-      monitor = executor.submit(() -> calls.watchLinks(this::changed)).get();
+      monitor = executor.submit(() -> {
+        AutoCloseable m = calls.watchLinks(this::received);
+        readAll();
+        return m;
+      }).get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new LinuxCallException("ip monitor", -1, "interrupted while starting the monitor");
@@ -136,55 +175,213 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
       }
       throw new IllegalStateException(e.getCause());
     }
-    changed(); // whatever happened before the monitor started
-    executor.scheduleWithFixedDelay(this::changed, REREAD_MS, REREAD_MS, TimeUnit.MILLISECONDS);
+    executor.scheduleWithFixedDelay(this::rereadWhenDue, REREAD_MS, REREAD_MS,
+        TimeUnit.MILLISECONDS);
   }
 
-  private synchronized void changed() {
-    if (pending == null || pending.isDone()) {
-      pending = executor.schedule(this::refresh, Math.max(SETTLE_MS, SETTLE_FACTOR * lastReadMs),
-          TimeUnit.MILLISECONDS);
+  /** On the monitor's thread: queues the event; the watcher applies a burst of them together. */
+  private void received(LinkEvent e) {
+    events.add(e);
+    if (applyScheduled.compareAndSet(false, true)) {
+      try {
+        executor.schedule(this::applyEvents, SETTLE_MS, TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.RejectedExecutionException closing) {
+        // the watcher is closed
+      }
     }
   }
 
-  private void refresh() {
+  private void applyEvents() {
+    applyScheduled.set(false);
+    if (events.isEmpty()) {
+      return;
+    }
+    if (holdBack()) {
+      // the scheduler is busy: the events wait, so that the links they name are read once
+      if (applyScheduled.compareAndSet(false, true)) {
+        executor.schedule(this::applyEvents, DEFER_MS, TimeUnit.MILLISECONDS);
+      }
+      return;
+    }
+    List<LinkEvent> burst = new ArrayList<>();
+    for (LinkEvent e; (e = events.poll()) != null; ) {
+      burst.add(e);
+    }
     try {
-      long t0 = System.nanoTime();
-      List<Link> links = calls.links("");
-      for (Consumer<List<Link>> l : linkListeners) {
-        try {
-          l.accept(links);
-        } catch (RuntimeException e) {
-          LOG.warn("a link listener failed: {}", e.toString());
+      if (burst.stream().anyMatch(e -> e instanceof LinkEvent.Lost)) {
+        for (LinkEvent e : burst) {
+          if (e instanceof LinkEvent.Lost lost) {
+            LOG.info("reading all host links again: {}", lost.reason());
+            if (lost.ended()) {
+              long since = System.nanoTime() - lastRestartNanos;
+              if (since < TimeUnit.MILLISECONDS.toNanos(REREAD_MS)) {
+                // a monitor that ends at once (ip cannot listen): try again a second later
+                executor.schedule(() -> received(lost),
+                    REREAD_MS - TimeUnit.NANOSECONDS.toMillis(since), TimeUnit.MILLISECONDS);
+                continue;
+              }
+              restartMonitor();
+            }
+          }
+        }
+        readAll();
+        return;
+      }
+      Map<Integer, List<String>> changed = new LinkedHashMap<>();
+      for (LinkEvent e : burst) {
+        if (e instanceof LinkEvent.Changed c) {
+          changed.put(c.index(), c.names());
+        } else if (e instanceof LinkEvent.Removed r) {
+          links.remove(r.index());
+          addresses.remove(r.index());
+          changed.remove(r.index());
+        } else if (e instanceof LinkEvent.AddressAdded a) {
+          addresses.computeIfAbsent(a.index(), i -> new LinkedHashSet<>()).add(a.address());
+        } else if (e instanceof LinkEvent.AddressRemoved a) {
+          Set<String> of = addresses.get(a.index());
+          if (of != null) {
+            of.remove(a.address());
+          }
         }
       }
-      Set<String> now = keysOf(links);
-      lastReadMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-      List<KVWithMetadata<?, ?>> changes = new ArrayList<>();
-      for (String k : now) {
-        if (!reported.contains(k)) {
-          changes.add(new KVWithMetadata<>(k, Empty.getDefaultInstance(), null,
-              ValueOrigin.FROM_SB));
+      if (!changed.isEmpty()) {
+        // the links as they are now; one whose name changed again since is read at its next
+        // event, one gone since is removed at its next event
+        List<String> names = changed.values().stream().flatMap(List::stream).distinct().toList();
+        for (Link l : calls.findLinks("", names).values()) {
+          links.put(l.index(), l);
         }
       }
-      for (String k : reported) {
-        if (!now.contains(k)) {
-          changes.add(new KVWithMetadata<>(k, null, null, ValueOrigin.FROM_SB));
-        }
-      }
-      reported = now;
-      if (!changes.isEmpty()) {
-        LOG.debug("host links changed: {}", changes.stream().map(KVWithMetadata::key).toList());
-        scheduler.pushSBNotification(changes);
-      }
+      publish();
     } catch (LinuxCallException | RuntimeException e) {
-      LOG.warn("cannot read the host links after a kernel event: {}", e.getMessage());
+      LOG.warn("cannot follow a change of the host links ({}); reading them all again",
+          e.getMessage());
+      try {
+        readAll();
+      } catch (RuntimeException again) {
+        LOG.warn("cannot read the host links: {}", again.toString());
+      }
+    }
+  }
+
+  private void restartMonitor() {
+    lastRestartNanos = System.nanoTime();
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      try {
+        if (monitor != null) {
+          monitor.close();
+        }
+        monitor = calls.watchLinks(this::received);
+      } catch (Exception e) {
+        LOG.warn("cannot restart the link monitor: {}", e.toString());
+        monitor = null;
+      }
+    }
+  }
+
+  private void rereadWhenDue() {
+    long since = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastReadNanos);
+    if (since >= Math.max(REREAD_MS, REREAD_FACTOR * lastReadMs)) {
+      readAll();
+    }
+  }
+
+  /** Reads all links and their addresses, and publishes what changed (on the watcher's thread). */
+  private void readAll() {
+    events.clear(); // what happened before is in the reading
+    long t0 = System.nanoTime();
+    try {
+      List<Link> all = calls.links("");
+      links.clear();
+      addresses.clear();
+      for (Link l : all) {
+        links.put(l.index(), l);
+        addresses.put(l.index(), new LinkedHashSet<>(l.addresses()));
+      }
+      publish();
+    } catch (LinuxCallException | RuntimeException e) {
+      LOG.warn("cannot read the host links: {}", e.getMessage());
+    } finally {
+      lastReadNanos = System.nanoTime();
+      lastReadMs = TimeUnit.NANOSECONDS.toMillis(lastReadNanos - t0);
+    }
+  }
+
+  /** Tells the listeners and the scheduler what the links are now. */
+  private void publish() {
+    List<Link> current = new ArrayList<>(links.size());
+    for (Link l : new java.util.TreeMap<>(links).values()) {
+      current.add(new Link(l.namespace(), l.index(), l.name(), l.kind(), l.alias(), l.up(), l.mtu(),
+          l.mac(), List.copyOf(addresses.getOrDefault(l.index(), Set.of()))));
+    }
+    for (Consumer<List<Link>> l : linkListeners) {
+      try {
+        l.accept(current);
+      } catch (RuntimeException e) {
+        LOG.warn("a link listener failed: {}", e.toString());
+      }
+    }
+    Set<String> keys = keysOf(current);
+    List<KVWithMetadata<?, ?>> changes = new ArrayList<>();
+    for (String k : keys) {
+      if (!reported.contains(k)) {
+        changes.add(new KVWithMetadata<>(k, Empty.getDefaultInstance(), null,
+            ValueOrigin.FROM_SB));
+      }
+    }
+    for (String k : reported) {
+      if (!keys.contains(k)) {
+        changes.add(new KVWithMetadata<>(k, null, null, ValueOrigin.FROM_SB));
+      }
+    }
+    if (changes.isEmpty()) {
+      firstDeferredNanos = 0;
+      return;
+    }
+    if (holdBack()) {
+      publishLater(); // the scheduler is busy: one notification later says as much as many now
+      return;
+    }
+    try {
+      scheduler.pushSBNotification(changes);
+    } catch (IllegalStateException full) {
+      publishLater(); // the queue is full (or the scheduler closing): the changes wait
+      return;
+    }
+    LOG.debug("host links changed: {}", changes.stream().map(KVWithMetadata::key).toList());
+    reported = keys;
+    firstDeferredNanos = 0;
+  }
+
+  /**
+   * Whether changes should wait: the scheduler has transactions queued, and changes have not
+   * waited for {@link #MAX_DEFER_NANOS} yet.
+   */
+  private boolean holdBack() {
+    long t = System.nanoTime();
+    if (firstDeferredNanos == 0) {
+      firstDeferredNanos = t;
+    }
+    return scheduler.queueLength() > 0 && t - firstDeferredNanos < MAX_DEFER_NANOS;
+  }
+
+  private void publishLater() {
+    if (!publishScheduled) {
+      publishScheduled = true;
+      executor.schedule(() -> {
+        publishScheduled = false;
+        publish();
+      }, DEFER_MS, TimeUnit.MILLISECONDS);
     }
   }
 
   /** Stops following kernel events. */
   @Override
   public synchronized void close() {
+    closed = true;
     if (monitor != null) {
       try {
         monitor.close();

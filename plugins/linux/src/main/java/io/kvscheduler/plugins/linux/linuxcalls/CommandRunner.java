@@ -129,11 +129,10 @@ final class CommandRunner {
     }
   }
 
-  /** Starts {@code argv} as a long-running process (stdout to read, stderr discarded). */
+  /** Starts {@code argv} as a long-running process (its error output merged into its output). */
   Process start(List<String> argv) throws LinuxCallException {
     try {
-      return new ProcessBuilder(commandLine(argv))
-          .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+      return new ProcessBuilder(commandLine(argv)).redirectErrorStream(true).start();
     } catch (IOException e) {
       throw new LinuxCallException(String.join(" ", argv), -1, "cannot run " + argv.get(0) + ": "
           + e.getMessage());

@@ -14,17 +14,24 @@ import java.util.stream.Stream;
 
 /**
  * {@link LinuxCalls} through the iproute2 {@code ip} command. Reads ({@code -json}) and writes go
- * to one long-running {@code ip -batch} process per namespace ({@link IpSession}), one command at
- * a time; {@code ip netns add} runs on its own, {@code ip monitor} follows link events. Whatever
- * {@code ip} prints on failure (the kernel's answer, e.g. {@code RTNETLINK answers: File exists})
- * becomes the exception's message unchanged.
+ * to long-running {@code ip -batch} processes ({@link IpSession}): per namespace one for links
+ * ({@code ip link ...}), one for addresses, routes and neighbours, and one for reading IPv6
+ * routes. {@code ip netns add} runs on its own, {@code ip -o monitor} follows link and address
+ * events. Whatever {@code ip} prints on failure (the kernel's answer, e.g. {@code RTNETLINK
+ * answers: File exists}) becomes the exception's message unchanged.
+ *
+ * <p>Links have a process of their own because {@code ip link show} switches the {@code ip}
+ * process it runs in to links for good: the address and route commands after it would fail. A
+ * link is read with {@code ip link show dev NAME}, one request to the kernel, not with {@code ip
+ * addr show dev NAME}, which reads the addresses of every link of the namespace (its cost grows
+ * with the number of links).
  */
 public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final CommandRunner runner;
   private final Duration limit;
-  /** The sessions, by namespace and address family option ("" or "-6"). */
+  /** The sessions, by namespace and kind ({@link #ADDRESSES}, {@link #IPV6}, {@link #LINKS}). */
   private final java.util.concurrent.ConcurrentMap<List<String>, IpSession> sessions =
       new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -47,11 +54,18 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     this.limit = limit;
   }
 
-  private IpSession session(String namespace, String family) {
-    return sessions.computeIfAbsent(List.of(namespace, family), k -> {
+  /** The session for addresses, IPv4 routes and neighbours (and reading all links). */
+  private static final String ADDRESSES = "";
+  /** The session reading IPv6 routes ({@code ip -6}). */
+  private static final String IPV6 = "-6";
+  /** The session for {@code ip link} commands. */
+  private static final String LINKS = "link";
+
+  private IpSession session(String namespace, String kind) {
+    return sessions.computeIfAbsent(List.of(namespace, kind), k -> {
       List<String> argv = new ArrayList<>(ipArgs(namespace, "-d", "-json"));
-      if (!family.isEmpty()) {
-        argv.add(family);
+      if (kind.startsWith("-")) {
+        argv.add(kind);
       }
       return new IpSession(runner, argv, limit);
     });
@@ -59,7 +73,12 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
 
   /** Runs the {@code ip} command {@code args} in {@code namespace}. */
   private void ip(String namespace, String... args) throws LinuxCallException {
-    session(namespace, "").run(line(args));
+    session(namespace, ADDRESSES).run(line(args));
+  }
+
+  /** Runs the {@code ip link} command {@code args} in {@code namespace}. */
+  private void ipLink(String namespace, String... args) throws LinuxCallException {
+    session(namespace, LINKS).run(line(args));
   }
 
   /** The command line {@code args} as {@code ip -batch} reads it (quoted where needed). */
@@ -97,7 +116,7 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
 
   /** The JSON answer of the reading command {@code args} in {@code namespace}. */
   private JsonNode json(String namespace, String... args) throws LinuxCallException {
-    return session(namespace, "").query(line(args));
+    return session(namespace, ADDRESSES).query(line(args));
   }
 
   @Override
@@ -123,8 +142,8 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     if (!namespaces().contains(name)) {
       runner.run(ipArgs("", "netns", "add", name), null);
       // a session left from a namespace of the same name, deleted since, holds the old one
-      for (String family : List.of("", "-6")) {
-        IpSession stale = sessions.remove(List.of(name, family));
+      for (String kind : List.of(ADDRESSES, IPV6, LINKS)) {
+        IpSession stale = sessions.remove(List.of(name, kind));
         if (stale != null) {
           stale.close();
         }
@@ -150,6 +169,15 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     }
   }
 
+  /**
+   * Whether an address is one the kernel gives links by itself: IPv6 link-local addresses, and
+   * the loopback's {@code 127.0.0.1/8} and {@code ::1/128} (of scope host).
+   */
+  static boolean kernelsOwn(boolean v6, String address, String scope) {
+    return v6 && scope.equals("link")
+        || scope.equals("host") && (address.equals("127.0.0.1/8") || address.equals("::1/128"));
+  }
+
   private static List<Link> parseLinks(String namespace, JsonNode links) {
     List<Link> out = new ArrayList<>();
     for (JsonNode n : links) {
@@ -158,9 +186,8 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
       for (JsonNode a : n.path("addr_info")) {
         boolean v6 = "inet6".equals(a.path("family").asText());
         String addr = a.path("local").asText() + "/" + a.path("prefixlen").asInt();
-        if (v6 && "link".equals(a.path("scope").asText())
-            || loopback && (addr.equals("127.0.0.1/8") || addr.equals("::1/128"))) {
-          continue; // the kernel's own addresses
+        if (kernelsOwn(v6, addr, a.path("scope").asText())) {
+          continue;
         }
         addrs.add(addr);
       }
@@ -182,11 +209,38 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   @Override
   public java.util.Map<String, Link> findLinks(String namespace, List<String> names)
       throws LinuxCallException {
+    List<String> commands = names.stream().map(n -> line("link", "show", "dev", n)).toList();
+    IpSession links = session(namespace, LINKS);
+    java.util.Map<String, Link> out = readLinks(namespace, names, links.runAll(commands));
+    if (out == null) {
+      // ip found a name through the index it remembered, and that index now belongs to a link
+      // renamed since: a new process looks the names up afresh
+      links.restart();
+      out = readLinks(namespace, names, links.runAll(commands));
+      if (out == null) {
+        throw new LinuxCallException(String.join("; ", commands), 1,
+            "ip answered for another link than the one asked for");
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The links of the answers to {@code link show dev NAME} for each of {@code names}, by name;
+   * null when one answer is about a link of another name.
+   */
+  private static java.util.Map<String, Link> readLinks(String namespace, List<String> names,
+      List<IpSession.Answer> answers) throws LinuxCallException {
     java.util.Map<String, Link> out = new java.util.LinkedHashMap<>();
-    List<String> commands = names.stream().map(n -> line("addr", "show", "dev", n)).toList();
-    for (IpSession.Answer a : session(namespace, "").runAll(commands)) {
+    for (int i = 0; i < names.size(); i++) {
+      IpSession.Answer a = answers.get(i);
       if (a.failure() == null) {
-        parseLinks(namespace, a.document()).forEach(l -> out.put(l.name(), l));
+        for (Link l : parseLinks(namespace, a.document())) {
+          if (!l.name().equals(names.get(i))) {
+            return null;
+          }
+          out.put(l.name(), l);
+        }
       } else if (!new LinuxCallException(a.command(), 1, a.failure()).notFound()) {
         a.orThrow();
       }
@@ -197,10 +251,40 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   @Override
   public void addVethPair(String name, String peerName, String namespace)
       throws LinuxCallException {
-    ip("", "link", "add", name, "type", "veth", "peer", "name", peerName);
+    ipLink("", "link", "add", name, "type", "veth", "peer", "name", peerName);
     if (!namespace.isEmpty()) {
       moveLink(name, namespace);
     }
+  }
+
+  @Override
+  public Link addVethPair(String name, String peerName, String namespace, String newName,
+      String alias, LinkSettings s) throws LinuxCallException {
+    String add = line("link", "add", name, "type", "veth", "peer", "name", peerName);
+    if (!namespace.isEmpty()) {
+      for (IpSession.Answer a : session("", LINKS).runAll(
+          List.of(add, line("link", "set", "dev", name, "netns", namespace)))) {
+        a.orThrow();
+      }
+      return configureLink(namespace, name, newName, alias, s);
+    }
+    // a new link is down: it can be renamed and configured at once
+    List<String> set = new ArrayList<>(List.of("link", "set", "dev", name));
+    if (!name.equals(newName)) {
+      set.addAll(List.of("name", newName));
+    }
+    set.addAll(settingArgs(alias == null ? s : s.withAlias(alias)));
+    List<IpSession.Answer> answers = session("", LINKS).runAll(List.of(add,
+        line(set.toArray(String[]::new)), line("link", "show", "dev", newName)));
+    answers.get(0).orThrow();
+    answers.get(1).orThrow();
+    Link l = parseLinks("", answers.get(2).orThrow()).stream().findFirst().orElse(null);
+    if (l != null && l.name().equals(newName)) {
+      return l;
+    }
+    return findLinks("", List.of(newName)).values().stream().findFirst().orElseThrow(
+        () -> new LinuxCallException("ip link show dev " + newName, 1,
+            "Device \"" + newName + "\" does not exist."));
   }
 
   @Override
@@ -214,50 +298,49 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     }
     LinkSettings all = alias == null ? s : s.withAlias(alias);
     args.addAll(settingArgs(all));
-    String read = line("addr", "show", "dev", newName);
     if (args.size() > 4) { // the request and the reading in one exchange
-      List<IpSession.Answer> answers = session(namespace, "").runAll(
-          List.of(line(args.toArray(String[]::new)), read));
+      List<IpSession.Answer> answers = session(namespace, LINKS).runAll(
+          List.of(line(args.toArray(String[]::new)), line("link", "show", "dev", newName)));
       String failure = answers.get(0).failure();
       if (failure == null) {
-        return readLink(namespace, newName, answers.get(1).orThrow());
+        Link l = parseLinks(namespace, answers.get(1).orThrow()).stream().findFirst()
+            .orElse(null);
+        if (l != null && l.name().equals(newName)) {
+          return l;
+        }
+      } else {
+        if (name.equals(newName) || !failure.contains("Device or resource busy")) {
+          answers.get(0).orThrow();
+        }
+        // an up link cannot be renamed: down first, then the same request
+        setLink(namespace, name, LinkSettings.none().withUp(false));
+        ipLink(namespace, args.toArray(String[]::new));
       }
-      if (name.equals(newName) || !failure.contains("Device or resource busy")) {
-        answers.get(0).orThrow();
-      }
-      // an up link cannot be renamed: down first, then the same request
-      setLink(namespace, name, LinkSettings.none().withUp(false));
-      ip(namespace, args.toArray(String[]::new));
     }
-    return readLink(namespace, newName, json(namespace, "addr", "show", "dev", newName));
-  }
-
-  private static Link readLink(String namespace, String name, JsonNode doc)
-      throws LinuxCallException {
-    return parseLinks(namespace, doc).stream().findFirst().orElseThrow(() ->
-        new LinuxCallException("ip addr show dev " + name, 1,
-            "Device \"" + name + "\" does not exist."));
+    return findLinks(namespace, List.of(newName)).values().stream().findFirst().orElseThrow(
+        () -> new LinuxCallException("ip link show dev " + newName, 1,
+            "Device \"" + newName + "\" does not exist."));
   }
 
   @Override
   public void addLink(String namespace, String name, String kind) throws LinuxCallException {
-    ip(namespace, "link", "add", name, "type", kind);
+    ipLink(namespace, "link", "add", name, "type", kind);
   }
 
   @Override
   public void deleteLink(String namespace, String name) throws LinuxCallException {
-    ip(namespace, "link", "del", "dev", name);
+    ipLink(namespace, "link", "del", "dev", name);
   }
 
   @Override
   public void moveLink(String name, String namespace) throws LinuxCallException {
-    ip("", "link", "set", "dev", name, "netns", namespace);
+    ipLink("", "link", "set", "dev", name, "netns", namespace);
   }
 
   @Override
   public void renameLink(String namespace, String name, String newName)
       throws LinuxCallException {
-    ip(namespace, "link", "set", "dev", name, "name", newName);
+    ipLink(namespace, "link", "set", "dev", name, "name", newName);
   }
 
   @Override
@@ -267,7 +350,7 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     }
     List<String> args = new ArrayList<>(List.of("link", "set", "dev", name));
     args.addAll(settingArgs(s));
-    ip(namespace, args.toArray(String[]::new));
+    ipLink(namespace, args.toArray(String[]::new));
   }
 
   /** The {@code ip link set} arguments of the attributes of {@code s} that are not null. */
@@ -303,7 +386,7 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   @Override
   public List<RouteEntry> routes(String namespace, String device) throws LinuxCallException {
     List<RouteEntry> out = new ArrayList<>();
-    for (String family : List.of("", "-6")) { // without a family, ip shows IPv4 routes
+    for (String family : List.of(ADDRESSES, IPV6)) { // without a family, ip shows IPv4 routes
       for (JsonNode n : session(namespace, family).query(line("route", "show", "dev", device))) {
         String proto = n.path("protocol").asText("");
         String type = n.path("type").asText("unicast");
@@ -311,7 +394,7 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
           continue; // put there by an address or by the kernel itself
         }
         String dst = n.path("dst").asText();
-        boolean v6 = family.equals("-6");
+        boolean v6 = family.equals(IPV6);
         if (dst.equals("default")) {
           dst = v6 ? "::/0" : "0.0.0.0/0";
         } else if (!dst.contains("/")) {
@@ -391,24 +474,34 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   }
 
   @Override
-  public AutoCloseable watchLinks(Runnable onChange) throws LinuxCallException {
+  public AutoCloseable watchLinks(java.util.function.Consumer<LinkEvent> onEvent)
+      throws LinuxCallException {
     // with setpriv the monitor ends with this JVM even when the JVM is killed outright
-    List<String> monitor = List.of("ip", "monitor", "link", "address");
+    List<String> monitor = List.of("ip", "-o", "monitor", "link", "address");
     Process p = runner.start(SETPRIV ? java.util.stream.Stream.concat(
         Stream.of("setpriv", "--pdeathsig", "KILL"), monitor.stream()).toList() : monitor);
+    java.util.concurrent.atomic.AtomicBoolean closed =
+        new java.util.concurrent.atomic.AtomicBoolean();
     Thread reader = new Thread(() -> {
       try (BufferedReader r = new BufferedReader(
           new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-        while (r.readLine() != null) {
-          onChange.run();
+        String line;
+        while ((line = r.readLine()) != null) {
+          // a line of another shape (e.g. "netlink receive error ... No buffer space
+          // available": the kernel dropped events) is a Lost event
+          MonitorLines.parse(line).ifPresent(onEvent);
         }
       } catch (IOException e) {
-        // the monitor was stopped
+        // the monitor was stopped, or ended
+      }
+      if (!closed.get()) {
+        onEvent.accept(new LinkEvent.Lost("ip monitor ended", true));
       }
     }, "linux-link-monitor");
     reader.setDaemon(true);
     reader.start();
     return () -> {
+      closed.set(true);
       p.destroy();
       if (!p.waitFor(2, java.util.concurrent.TimeUnit.SECONDS)) {
         p.destroyForcibly();

@@ -28,8 +28,9 @@ import java.util.concurrent.TimeUnit;
  * before that are the kernel's answer, kept verbatim. A command that reads prints one JSON
  * document on the standard output (flushed when the command ends), read by a thread of its own
  * so that a large answer never blocks {@code ip}: a reading command prints one document when it
- * succeeds (an empty array when it finds nothing) and none when it fails. {@code link show} is
- * never sent: it switches the session's address family to links for the commands after it.
+ * succeeds (an empty array when it finds nothing) and none when it fails. A session that runs
+ * {@code link show} stays switched to links for the commands after it: {@code ip link}
+ * commands still work, address and route commands do not.
  *
  * <p>A command that does not finish within the limit kills the process; so does a broken pipe.
  * The next command starts a new one.
@@ -85,18 +86,31 @@ final class IpSession implements AutoCloseable {
    * it fails.
    *
    * <p>When the kernel answers that a link's index is gone ({@code No such device}, {@code Device
-   * not found}), the commands
-   * are sent again to a new process: {@code ip} remembers the index of each link name it looked
-   * up, and a link deleted or renamed by someone else leaves that memory stale; a new process
-   * looks the name up afresh (and says {@code Cannot find device} if it is really gone).
+   * not found}), that command and those after it are sent again to a new process: {@code ip}
+   * remembers the index of each link name it looked up, and a link deleted or renamed since
+   * leaves that memory stale; a new process looks the name up afresh (and says {@code Cannot
+   * find device} if it is really gone). The commands before it are not run twice.
    */
   synchronized List<Answer> runAll(List<String> commands) throws LinuxCallException {
+    List<Answer> out = new ArrayList<>();
     List<List<String>> said = send(commands);
-    if (said.stream().flatMap(List::stream).anyMatch(IpSession::staleIndex)) {
+    int stale = 0;
+    while (stale < said.size() && said.get(stale).stream().noneMatch(IpSession::staleIndex)) {
+      stale++;
+    }
+    out.addAll(answers(commands.subList(0, stale), said.subList(0, stale)));
+    if (stale < commands.size()) {
       // a reading command may even say so and succeed, with or without an answer: start afresh
       stop();
-      said = send(commands);
+      List<String> rest = commands.subList(stale, commands.size());
+      out.addAll(answers(rest, send(rest)));
     }
+    return out;
+  }
+
+  /** The answers to {@code commands}, given what ip said on its error output for each. */
+  private List<Answer> answers(List<String> commands, List<List<String>> said)
+      throws LinuxCallException {
     List<Answer> out = new ArrayList<>();
     for (int i = 0; i < commands.size(); i++) {
       String command = commands.get(i);
@@ -138,7 +152,8 @@ final class IpSession implements AutoCloseable {
 
   /**
    * Sends each command followed by its marker; returns, for each, what ip said on its error
-   * output.
+   * output: for fewer commands when ip exited at a stale link index (some commands exit rather
+   * than fail), the last entry being that command's.
    */
   private List<List<String>> send(List<String> commands) throws LinuxCallException {
     for (String command : commands) {
@@ -176,6 +191,9 @@ final class IpSession implements AutoCloseable {
       return all;
     } catch (IOException e) {
       stop();
+      if (said.stream().anyMatch(IpSession::staleIndex)) {
+        return all; // ip gave up on a stale index (some commands exit): the rest is sent again
+      }
       if (watchdog.isDone() && !watchdog.isCancelled()) {
         throw new LinuxCallException(shown, -1, "'ip " + shown + "' did not finish within "
             + limit.toMillis() + " ms");
@@ -223,6 +241,11 @@ final class IpSession implements AutoCloseable {
     input = new OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8);
     errors = new BufferedReader(new InputStreamReader(p.getErrorStream(),
         StandardCharsets.UTF_8));
+  }
+
+  /** Ends the process; the next command starts a new one. */
+  synchronized void restart() {
+    stop();
   }
 
   private void stop() {

@@ -34,7 +34,8 @@ public interface LinuxCalls {
   java.util.Optional<Link> link(String namespace, String name) throws LinuxCallException;
 
   /**
-   * The links among {@code names} that exist in {@code namespace}, by name (one call for all).
+   * The links among {@code names} that exist in {@code namespace}, by name (one call for all),
+   * without their addresses (reading a link's addresses costs as much as reading all links).
    */
   java.util.Map<String, Link> findLinks(String namespace, List<String> names)
       throws LinuxCallException;
@@ -46,10 +47,19 @@ public interface LinuxCalls {
   void addVethPair(String name, String peerName, String namespace) throws LinuxCallException;
 
   /**
+   * Creates a veth pair in the agent's namespace, {@code name} and its peer {@code peerName},
+   * moves {@code name} into {@code namespace} unless it is "", and configures it as {@link
+   * #configureLink} does, in as few exchanges with the kernel as it can; returns {@code name} as
+   * it is afterwards (named {@code newName}), without its addresses.
+   */
+  Link addVethPair(String name, String peerName, String namespace, String newName, String alias,
+      LinkSettings settings) throws LinuxCallException;
+
+  /**
    * Configures the link {@code name} of {@code namespace} in one request: renames it to {@code
    * newName} when that differs (setting it down first if the kernel refuses to rename it up),
    * sets {@code alias} unless null and the attributes of {@code settings}; returns the link as it
-   * is afterwards. The kernel applies MAC and MTU before the name, so a link whose configuration
+   * is afterwards, without its addresses. The kernel applies MAC and MTU before the name, so a link whose configuration
    * fails that early keeps its old name.
    */
   Link configureLink(String namespace, String name, String newName, String alias,
@@ -106,9 +116,11 @@ public interface LinuxCalls {
   // ---- events
 
   /**
-   * Calls {@code onChange} (on a thread of its own) whenever a link or an address of the agent's
-   * namespace changes, until the returned handle is closed. The monitoring may end with the
-   * thread that called this method: call it from a thread that lives as long as the watch.
+   * Calls {@code onEvent} (on a thread of its own, in the kernel's order) with each change of
+   * the links and addresses of the agent's namespace, until the returned handle is closed. The
+   * monitoring may end with the thread that called this method: call it from a thread that
+   * lives as long as the watch.
    */
-  AutoCloseable watchLinks(Runnable onChange) throws LinuxCallException;
+  AutoCloseable watchLinks(java.util.function.Consumer<LinkEvent> onEvent)
+      throws LinuxCallException;
 }

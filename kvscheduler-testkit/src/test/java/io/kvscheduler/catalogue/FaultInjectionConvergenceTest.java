@@ -132,7 +132,7 @@ import org.slf4j.LoggerFactory;
  * details naming exactly the unsatisfied dependencies; INVALID; UNIMPLEMENTED); SB values are
  * OBTAINED; nothing else is known to the scheduler; a trivial transaction still commits.
  *
- * <p><b>Seeds.</b> Without properties (the build's run) the fixed seeds and 31 regression
+ * <p><b>Seeds.</b> Without properties (the build's run) the fixed seeds and 33 regression
  * seeds run, 3,000 steps each, plus {@link #DEFAULT_RANDOM} fresh random seeds ({@link
  * #seeds()}). {@code
  * -Dkvs.fic.seeds=a,b,c} runs the given seeds instead ({@code -Dkvs.fic.seed=a} is the same for
@@ -234,7 +234,10 @@ class FaultInjectionConvergenceTest {
       113L, 127L, 131L, 137L,
       // a derived value created under a base removed behind the scheduler's back (the fake
       // device accepted it; see the stale-cache tolerance)
-      8588694600012349150L);
+      8588694600012349150L,
+      // a value whose Update failed during a revert, then deleted by the same revert with the
+      // value it was to get as old value (FaultPathTest.noCallAfterAFailedRevertCall)
+      1703586103012252442L, 8744417148442608482L);
   /**
    * Fresh random seeds of the default run. 0 for now: of 200 fresh seeds at 3,000 steps, 2 fail
    * (1703586103012252442 at step 292 and 8744417148442608482 at step 1832, inconsistent southbound

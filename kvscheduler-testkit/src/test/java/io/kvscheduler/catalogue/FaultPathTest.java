@@ -282,4 +282,43 @@ class FaultPathTest {
     assertThat(status(A).state()).isEqualTo(CONFIGURED);
     assertThat(status(d(A, 1)).state()).isEqualTo(CONFIGURED);
   }
+
+  @Test
+  @DisplayName("a value whose call failed during a revert gets no further call in that"
+      + " transaction: what the southbound holds for it is unknown until it is read again")
+  void noCallAfterAFailedRevertCall() {
+    String q = "/q/k0";
+    kvs.registerDescriptors(sb.descriptor("dependent", Object.class).nbKeyPrefix("/q/")
+        .dependencies((k, v) -> List.of(Dependency.onKey("a0", A))).build());
+    commit(TxnOptions.defaults(), q, Fx.s("v1"));
+    assertThat(status(q).state()).isEqualTo(ValueState.PENDING);
+    // the Create of q fails and leaves junk behind; the revert's Update of q fails as well
+    sb.planError(q, new RuntimeException("create failed"), () -> sb.setValue(q, Fx.s("junk"),
+        null, io.kvscheduler.api.ValueOrigin.FROM_NB, false));
+    sb.planError(q, new RuntimeException("update failed"));
+    sb.clearCalls();
+    Txn t = kvs.startNBTransaction();
+    t.setValue(A, arr(1));
+    t.setValue(q, Fx.s("v2"));
+    TransactionException e = assertThrows(TransactionException.class,
+        () -> t.commit(TxnOptions.defaults().withRevert(true).withRetry(RETRY)));
+
+    // forward: A is created, q (waiting for A) fails; q's own value is not tried again, q is
+    // read (junk), and the revert puts q back (the Update fails) and takes A away. q's object
+    // is unknown after that failure: it is not deleted with an old value the southbound may not
+    // hold, so A, which q needs, stays (with q's failure reported) until q is read again
+    assertThat(sb.callLog()).containsExactly("CREATE " + A, "CREATE " + q + " ✗",
+        "CREATE " + d(A, 1), "RETRIEVE dependent", "UPDATE " + q + " ✗", "DELETE " + d(A, 1),
+        "RETRIEVE dependent"); // the refresh of the failed value after the transaction
+    assertThat(sb.inconsistencies()).isEmpty();
+    assertThat(sb.get(q).orElseThrow().value()).isEqualTo(Fx.s("junk"));
+    assertThat(status(q).state()).isIn(FAILED, RETRYING);
+    assertThat(status(q).error()).contains("update failed");
+    assertThat(status(A).state()).isEqualTo(CONFIGURED);
+    assertThat(kvs.recordedTransaction(e.seqNum()).orElseThrow().executed())
+        .extracting(op -> op.operation() + " " + op.key() + (op.revert() ? " revert" : "")
+            + (op.newError().isEmpty() ? "" : " failed"))
+        .containsExactly("CREATE " + A, "CREATE " + q + " failed", "CREATE " + d(A, 1),
+            "UPDATE " + q + " revert failed", "DELETE " + d(A, 1) + " revert");
+  }
 }

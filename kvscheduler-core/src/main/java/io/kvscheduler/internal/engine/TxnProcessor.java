@@ -454,7 +454,7 @@ final class TxnProcessor {
       previous.addFirst(new Kv(kv.key(), prev, ValueOrigin.FROM_NB, true, null));
       // B100: only failures of the transaction's own values trigger the revert
       if (err != null && tx.revertOnFailure && tx.ownFailed) {
-        refresher.refresh(Set.of(kv.key()), null, false);
+        markRead(tx, kv.key(), refresher.refresh(Set.of(kv.key()), null, false));
         revert = true;
         break;
       }
@@ -467,6 +467,22 @@ final class TxnProcessor {
         w.applyTop(kv, null);
       }
     }
+  }
+
+  /**
+   * After a refresh of base key {@code key} that read the descriptors {@code read}: the key and
+   * its derived values are known again when its descriptor's Retrieve answered, so the revert may
+   * call the southbound for them.
+   */
+  private void markRead(TxnContext tx, String key, Set<String> read) {
+    DescriptorHandle h = reg.forKey(key);
+    if (h == null || !read.contains(h.name) || tx.unread.isEmpty()) {
+      return;
+    }
+    tx.unread.removeIf(k -> {
+      Node n = g.get(k);
+      return k.equals(key) || n != null && key.equals(n.derivedFrom);
+    });
   }
 
   /** Closes a batch that gets no revisions (the keys keep their recorded revisions). */

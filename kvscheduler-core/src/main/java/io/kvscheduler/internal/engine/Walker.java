@@ -220,9 +220,12 @@ final class Walker {
       node.state = ValueState.FAILED;
     }
 
-    // a value already broken by this transaction is not touched again (except by revert)
+    // a value already broken by this transaction is not touched again, except by the revert
+    // once a refresh has read it: until then what the southbound holds for it is unknown, and
+    // only an operation that calls nothing (a removal of what is not there) may go ahead
     if ((prevState == ValueState.FAILED || prevState == ValueState.RETRYING)
-        && !a.kv.revert() && prevUpdate != null && prevUpdate.seq() == tx.seq) {
+        && prevUpdate != null && prevUpdate.seq() == tx.seq
+        && (!a.kv.revert() || tx.unread.contains(key) && callsSouthbound(node, op.op))) {
       return node.error;
     }
 
@@ -258,6 +261,14 @@ final class Walker {
       }
     }
     return err;
+  }
+
+  /**
+   * False when operation {@code op} on {@code node} surely calls nothing: the removal of a value
+   * whose object the southbound does not hold.
+   */
+  private static boolean callsSouthbound(Node node, TxnOperation op) {
+    return op != TxnOperation.DELETE || node.isAvailable() || node.held != null;
   }
 
   /**
@@ -932,6 +943,7 @@ final class Walker {
     if (ownError) {
       noteOwnFailure(node, a.kv.revert());
     }
+    tx.unread.add(node.key); // a call failed: the southbound may hold anything for the key
     ValueState state = ValueState.FAILED;
     boolean toBeReverted = tx.isNB() && tx.revertOnFailure && !a.kv.revert();
     int attempt = 1;

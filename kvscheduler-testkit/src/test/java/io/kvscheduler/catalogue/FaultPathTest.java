@@ -321,4 +321,46 @@ class FaultPathTest {
         .containsExactly("CREATE " + A, "CREATE " + q + " failed", "CREATE " + d(A, 1),
             "UPDATE " + q + " revert failed", "DELETE " + d(A, 1) + " revert");
   }
+
+  @Test
+  @DisplayName("a value whose removal failed and which a refresh found still there lets the"
+      + " values waiting for it go ahead: none stays PENDING without a missing dependency")
+  void dependentsGoAheadWhenARefreshFindsTheirDependency() {
+    String dir = "/d/k0";
+    String file = "/f/k0";
+    kvs.registerDescriptors(
+        sb.descriptor("dirs", Object.class).nbKeyPrefix("/d/").build(),
+        sb.descriptor("files", Object.class).nbKeyPrefix("/f/").withoutRetrieve()
+            .dependencies((k, v) -> List.of(Dependency.onKey("dir", dir))).build());
+    Txn t = kvs.startNBTransaction();
+    t.setValue(dir, Fx.s("d1"));
+    t.setValue(file, Fx.s("f1"));
+    t.commit(TxnOptions.defaults());
+    sb.clearCalls();
+
+    // the removal of the directory takes the file down first; then the directory cannot be
+    // removed (not empty, for a reason of the device's own) and the refresh finds it there
+    sb.planError(dir, new RuntimeException("directory not empty"));
+    TransactionException e = assertThrows(TransactionException.class,
+        () -> commit(TxnOptions.defaults(), dir, null));
+    assertThat(sb.callLog()).containsExactly("DELETE " + file, "DELETE " + dir + " ✗",
+        "RETRIEVE dirs", "CREATE " + file);
+    assertThat(sb.keys()).containsExactly(dir, file);
+    assertThat(status(dir).state()).isEqualTo(FAILED);
+    ValueStatus f = status(file);
+    assertThat(f.state()).isEqualTo(CONFIGURED);
+    assertThat(f.details()).isEmpty();
+    assertThat(kvs.recordedTransaction(e.seqNum()).orElseThrow().executed())
+        .extracting(op -> op.operation() + " " + op.key() + " " + op.prevState() + "->"
+            + op.newState())
+        .containsExactly("DELETE " + file + " CONFIGURED->PENDING",
+            "DELETE " + dir + " CONFIGURED->FAILED", "CREATE " + file + " PENDING->CONFIGURED");
+
+    // the removal asked for again: the file goes first, then the directory
+    sb.clearCalls();
+    commit(TxnOptions.defaults(), dir, null);
+    assertThat(sb.callLog()).containsExactly("DELETE " + file, "DELETE " + dir);
+    assertThat(status(file).state()).isEqualTo(ValueState.PENDING);
+    assertThat(status(file).details()).containsExactly("dir");
+  }
 }

@@ -650,6 +650,23 @@ final class Walker {
 
   // ------------------------------------------------------------ relations
 
+  /**
+   * After a refresh found {@code node} available (a failed removal that left the object in place,
+   * a failed call the southbound carried out after all): the values waiting for it are visited
+   * and created when ready, as after a Create. Their errors are theirs.
+   */
+  void reevaluateDependents(Node node) {
+    if (!tx.branch.push(node.key)) {
+      return;
+    }
+    try {
+      Kv kv = new Kv(node.key, node.value, node.origin(), false, null);
+      runDepUpdates(node, new Args(kv, node.baseKey(), node.isDerived(), true, null), true);
+    } finally {
+      tx.branch.pop();
+    }
+  }
+
   /** Visits the values depending on {@code node} whose availability may change. */
   private Throwable runDepUpdates(Node node, Args a, boolean forUnavailable) {
     // dependentsOf is sorted by key and has no duplicates: visited in that order

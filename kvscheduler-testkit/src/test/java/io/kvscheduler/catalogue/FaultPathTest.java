@@ -284,7 +284,7 @@ class FaultPathTest {
   }
 
   @Test
-  @DisplayName("a value whose call failed during a revert gets no further call in that"
+  @DisplayName("(D50) a value whose call failed during a revert gets no further call in that"
       + " transaction: what the southbound holds for it is unknown until it is read again")
   void noCallAfterAFailedRevertCall() {
     String q = "/q/k0";
@@ -323,8 +323,8 @@ class FaultPathTest {
   }
 
   @Test
-  @DisplayName("a value whose removal failed and which a refresh found still there lets the"
-      + " values waiting for it go ahead: none stays PENDING without a missing dependency")
+  @DisplayName("(D49) a value whose removal failed and which a refresh found still there lets"
+      + " the values waiting for it go ahead: none stays PENDING without a missing dependency")
   void dependentsGoAheadWhenARefreshFindsTheirDependency() {
     String dir = "/d/k0";
     String file = "/f/k0";

@@ -98,6 +98,8 @@ final class TxnProcessor {
     boolean countedResync;
     boolean simulate;
     boolean skip;
+    /** Base keys of the values that failed, refreshed after the execution (refreshFailed). */
+    List<String> refreshedFailed = List.of();
   }
 
   void process(Queued q) {
@@ -600,9 +602,6 @@ final class TxnProcessor {
     }
   }
 
-  /** The base keys of the values that failed, refreshed by {@link #refreshFailed}. */
-  private List<String> refreshedFailed = List.of();
-
   /**
    * Refreshes the values that failed (only their keys), unrecorded. A value the refresh finds
    * available again (a removal that failed, a call the southbound carried out after all) lets
@@ -617,9 +616,9 @@ final class TxnProcessor {
     List<OpRecord> round = executed;
     while (true) {
       List<String> failed = new ArrayList<>(); // usually stays empty: no set built
-      List<KeyError> ignore = new ArrayList<>();
+      List<KeyError> errors = new ArrayList<>(); // collected by postProcess
       for (int i = 0; i < round.size(); i += Bulk.RANGE) { // in ranges: see Bulk
-        failures(round, i, Bulk.end(i, round.size()), failed, ignore);
+        failures(round, i, Bulk.end(i, round.size()), failed, errors);
       }
       if (failed.isEmpty()) {
         break;
@@ -641,7 +640,7 @@ final class TxnProcessor {
       joined.addAll(round);
       all = joined;
     }
-    refreshedFailed = refreshed;
+    job.refreshedFailed = refreshed;
     return all;
   }
 
@@ -668,12 +667,11 @@ final class TxnProcessor {
       CompletableFuture<Long> future) {
     // 1. the values that failed were refreshed (refreshFailed); the errors of the transaction
     // are collected here (for step 4)
-    List<String> failed = refreshedFailed;
-    refreshedFailed = List.of();
+    List<String> failed = job.refreshedFailed;
     List<KeyError> errors = new ArrayList<>();
-    List<String> ignore = new ArrayList<>();
+    List<String> stillFailed = new ArrayList<>(); // refreshed already: not needed here
     for (int i = 0; i < executed.size(); i += Bulk.RANGE) { // in ranges: see Bulk
-      failures(executed, i, Bulk.end(i, executed.size()), ignore, errors);
+      failures(executed, i, Bulk.end(i, executed.size()), stillFailed, errors);
     }
 
     // 2. retries and unimplemented values

@@ -363,4 +363,55 @@ class FaultPathTest {
     assertThat(status(file).state()).isEqualTo(ValueState.PENDING);
     assertThat(status(file).details()).containsExactly("dir");
   }
+
+  @Test
+  @DisplayName("an Update the southbound carried out and then reported failed: the refresh reads"
+      + " the new value, and the retry calls nothing")
+  void updateCarriedOutThenReportedFailed() {
+    String q = "/q/k0";
+    kvs.registerDescriptors(sb.descriptor("values", Object.class).nbKeyPrefix("/q/").build());
+    commit(TxnOptions.defaults(), q, Fx.s("v1"));
+    sb.planError(q, new RuntimeException("answer lost"), () -> sb.setValue(q, Fx.s("v2"), null,
+        io.kvscheduler.api.ValueOrigin.FROM_NB, false)); // carried out all the same
+    sb.clearCalls();
+    assertThrows(TransactionException.class,
+        () -> commit(TxnOptions.defaults().withRetry(RETRY), q, Fx.s("v2")));
+    assertThat(sb.callLog()).containsExactly("UPDATE " + q + " ✗", "RETRIEVE values");
+    assertThat(status(q).state()).isEqualTo(RETRYING);
+    assertThat(status(q).error()).isEqualTo("answer lost");
+
+    sb.clearCalls();
+    advance(Duration.ofSeconds(1));
+    assertThat(sb.callLog()).isEmpty(); // the southbound holds v2 already
+    assertThat(status(q).state()).isEqualTo(CONFIGURED);
+    assertThat(timers.pending()).isEmpty();
+  }
+
+  @Test
+  @DisplayName("(D50) a derived value whose Create the southbound carried out but reported failed"
+      + " is not taken for absent by the revert: its base is not deleted from under it")
+  void derivedCreateCarriedOutIsNotTakenForAbsentByTheRevert() {
+    String r = "/r/k0";
+    kvs.registerDescriptors(sb.descriptor("others", Object.class).nbKeyPrefix("/r/").build());
+    commit(TxnOptions.defaults(), A1, arr(1)); // PENDING: waits for P
+    sb.planError(d(A1, 1), new RuntimeException("answer lost"), () -> sb.setValue(d(A1, 1),
+        Fx.s("item1"), null, io.kvscheduler.api.ValueOrigin.FROM_NB, true)); // carried out
+    sb.planError(r, new RuntimeException("refused"));
+    sb.clearCalls();
+    Txn t = kvs.startNBTransaction();
+    t.setValue(P, Fx.s("v1"));
+    t.setValue(r, Fx.s("v1"));
+    assertThrows(TransactionException.class,
+        () -> t.commit(TxnOptions.defaults().withRevert(true)));
+
+    // P lets A1 be created (its derived value "fails"); r fails: the revert takes P away, which
+    // takes A1 down first. A1's derived value is unread since its failure: it is not removed as
+    // if absent, so neither A1 nor P is deleted; the refresh after the transaction reads A1
+    assertThat(sb.callLog()).containsExactly("CREATE " + P, "CREATE " + A1,
+        "CREATE " + d(A1, 1) + " ✗", "CREATE " + r + " ✗", "RETRIEVE others", "RETRIEVE bases");
+    assertThat(sb.keys()).containsExactly(A1, d(A1, 1), P);
+    assertThat(status(A1).state()).isEqualTo(CONFIGURED);
+    assertThat(status(d(A1, 1)).state()).isEqualTo(FAILED);
+    assertThat(status(P).state()).isEqualTo(CONFIGURED);
+  }
 }

@@ -221,11 +221,11 @@ final class Walker {
     }
 
     // a value already broken by this transaction is not touched again, except by the revert
-    // once a refresh has read it: until then what the southbound holds for it is unknown, and
-    // only an operation that calls nothing (a removal of what is not there) may go ahead
+    // once a refresh has read it: until then what the southbound holds for it is unknown (even
+    // whether a failed Create left an object that a removal would have to delete)
     if ((prevState == ValueState.FAILED || prevState == ValueState.RETRYING)
         && prevUpdate != null && prevUpdate.seq() == tx.seq
-        && (!a.kv.revert() || tx.unread.contains(key) && callsSouthbound(node, op.op))) {
+        && (!a.kv.revert() || tx.unread.contains(key))) {
       return node.error;
     }
 
@@ -264,11 +264,14 @@ final class Walker {
   }
 
   /**
-   * False when operation {@code op} on {@code node} surely calls nothing: the removal of a value
-   * whose object the southbound does not hold.
+   * True when a refresh can read {@code node}: its descriptor (of a derived value: its base's)
+   * can Retrieve. What the southbound holds for a value nothing can read stays the scheduler's
+   * best guess.
    */
-  private static boolean callsSouthbound(Node node, TxnOperation op) {
-    return op != TxnOperation.DELETE || node.isAvailable() || node.held != null;
+  private boolean readable(Node node) {
+    Node base = node.isDerived() ? g.get(node.derivedFrom) : node;
+    DescriptorHandle h = base == null ? null : handle(base);
+    return h != null && h.canRetrieve();
   }
 
   /**
@@ -960,7 +963,9 @@ final class Walker {
     if (ownError) {
       noteOwnFailure(node, a.kv.revert());
     }
-    tx.unread.add(node.key); // a call failed: the southbound may hold anything for the key
+    if (readable(node)) {
+      tx.unread.add(node.key); // a call failed: the southbound may hold anything for the key
+    }
     ValueState state = ValueState.FAILED;
     boolean toBeReverted = tx.isNB() && tx.revertOnFailure && !a.kv.revert();
     int attempt = 1;

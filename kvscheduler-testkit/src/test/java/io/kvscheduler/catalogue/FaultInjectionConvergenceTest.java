@@ -45,6 +45,7 @@ import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -81,6 +82,15 @@ import org.slf4j.LoggerFactory;
  * whose old value is a view reported since the key was last written is accepted. Deleting
  * {@code /a/kX} also removes derived entries that a failed Create left behind (a device removes the
  * sub-objects of a deleted object).
+ *
+ * <p><b>Calls carried out, then reported failed</b> (a lost answer): planned on a key like the
+ * other faults, from a random stream of their own (the steps of a seed stay what they were
+ * before this fault class), they let the next Create, Update or Delete of the key reach the
+ * southbound and then fail with a retriable or permanent error. Expected: the value is FAILED or
+ * RETRYING like after any failure, gets no further call in its transaction until a refresh reads
+ * it, and the refresh after the transaction reads what the call did (through the base's view for
+ * a derived value), so no later call contradicts the southbound; its retry, an equivalent value
+ * now, calls nothing. The per-step invariants and the final state are the same as for any fault.
  *
  * <p><b>Per-step invariants</b> (after {@code transactionBarrier()}): the engine logs no ERROR and
  * the walker/refresher no WARN; {@code sb.inconsistencies()} is empty; no derived entry without its
@@ -401,6 +411,12 @@ class FaultInjectionConvergenceTest {
     String stepInfo = "";
     int callsSeen;
     int faultsPlanned;
+    /** Calls carried out and then reported failed, per key (see the class comment). */
+    final Map<String, Deque<RuntimeException>> appliedFaults = new ConcurrentHashMap<>();
+    /** The random stream of the applied-then-failed faults (the steps' stream stays as it was). */
+    final SplittableRandom appliedRnd;
+    int appliedPlanned;
+    int appliedThrown;
     int faultsConsumed;
     int staleRejections;
     int nbTxns;
@@ -415,6 +431,7 @@ class FaultInjectionConvergenceTest {
     Run(long seed) {
       this.seed = seed;
       this.rnd = new SplittableRandom(seed);
+      this.appliedRnd = new SplittableRandom(seed ^ 0x5DEECE66DL);
       this.engineThread = "kvs-fic-" + seed;
       LOG_EVENTS.clear(engineThread);
       LOG_EVENTS.clear(testThread);
@@ -523,12 +540,14 @@ class FaultInjectionConvergenceTest {
         Object meta = cr.create(k, v);
         reported.remove(k);
         corruptLeftovers.remove(k);
+        reportAppliedFault(k);
         return meta;
       }));
       d.update().ifPresent(up -> b.update((k, o, n, m) -> {
         guard("UPDATE", k, o);
         Object meta = up.update(k, o, n, m);
         reported.remove(k);
+        reportAppliedFault(k);
         return meta;
       }));
       d.delete().ifPresent(de -> b.delete((k, v, m) -> {
@@ -545,8 +564,19 @@ class FaultInjectionConvergenceTest {
             }
           }
         }
+        reportAppliedFault(k);
       }));
       return b.build();
+    }
+
+    /** After a call the southbound carried out: fails it when such a fault is planned for it. */
+    void reportAppliedFault(String key) {
+      Deque<RuntimeException> q = appliedFaults.get(key);
+      RuntimeException e = q == null ? null : q.pollFirst();
+      if (e != null) {
+        appliedThrown++;
+        throw e;
+      }
     }
 
     /** Rejects (like a real device) a call contradicting a value changed behind our back. */
@@ -996,6 +1026,21 @@ class FaultInjectionConvergenceTest {
         what.add(key + (permanent ? " permanent" : " transient") + (corrupt != null
             ? " +corrupt(" + corrupt + ")" : "") + " #" + id);
       }
+      if (appliedRnd.nextInt(100) < 30) {
+        String key = appliedRnd.nextInt(100) < 60
+            ? DESCRIBED_KEYS.get(appliedRnd.nextInt(DESCRIBED_KEYS.size()))
+            : A_KEYS.get(appliedRnd.nextInt(A_KEYS.size())) + "/"
+                + ITEMS.get(appliedRnd.nextInt(3));
+        Deque<RuntimeException> q =
+            appliedFaults.computeIfAbsent(key, k -> new ConcurrentLinkedDeque<>());
+        if (q.size() < 2) {
+          int id = ++appliedPlanned;
+          q.addLast(appliedRnd.nextBoolean()
+              ? new PermanentFault("permanent fault #A" + id + " (call carried out)")
+              : new RuntimeException("transient fault #A" + id + " (call carried out)"));
+          what.add(key + " carried out, then failed #A" + id);
+        }
+      }
       trail.addLast("#" + step + " faults planned: " + what);
     }
 
@@ -1313,11 +1358,12 @@ class FaultInjectionConvergenceTest {
       }
       System.out.printf(
           "FaultInjectionConvergenceTest seed=%d: %d steps, %d txns (%d NB, %d failed, %d"
-              + " reverted, %d by timers), faults planned %d / consumed %d, rejected calls:"
+              + " reverted, %d by timers), faults planned %d / consumed %d, carried out and"
+              + " failed %d / %d, rejected calls:"
               + " stale %d; cascaded leftovers %d; final resyncs %d+%d; sticky %s;"
               + " states seen %s%n",
           seed, step, seq + 1, nbTxns, failedTxns, revertedTxns, retryTxnsRun, faultsPlanned,
-          faultsConsumed, staleRejections, cascadedLeftovers,
+          faultsConsumed, appliedPlanned, appliedThrown, staleRejections, cascadedLeftovers,
           resyncs, extra, lastSticky, statesSeen);
       if (seq + 1 < 500) {
         fail("only " + (seq + 1) + " transactions ran");
@@ -1339,9 +1385,11 @@ class FaultInjectionConvergenceTest {
       abortedCascade.clear();
       drift.clear();
       int before = staleRejections;
+      int thrownBefore = appliedThrown;
       commit(kvs.startNBTransaction(), TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM));
       kvs.transactionBarrier();
       int[] r = ingestCalls();
+      r[1] += appliedThrown - thrownBefore; // failed for the scheduler, carried out in the SB
       if (staleRejections != before) {
         fail("stale-cache rejection right after a full refresh");
       }

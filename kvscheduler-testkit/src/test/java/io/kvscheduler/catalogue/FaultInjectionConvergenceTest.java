@@ -45,6 +45,7 @@ import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -82,6 +83,15 @@ import org.slf4j.LoggerFactory;
  * {@code /a/kX} also removes derived entries that a failed Create left behind (a device removes the
  * sub-objects of a deleted object).
  *
+ * <p><b>Calls carried out, then reported failed</b> (a lost answer): planned on a key like the
+ * other faults, from a random stream of their own (the steps of a seed stay what they were
+ * before this fault class), they let the next Create, Update or Delete of the key reach the
+ * southbound and then fail with a retriable or permanent error. Expected: the value is FAILED or
+ * RETRYING like after any failure, gets no further call in its transaction until a refresh reads
+ * it, and the refresh after the transaction reads what the call did (through the base's view for
+ * a derived value), so no later call contradicts the southbound; its retry, an equivalent value
+ * now, calls nothing. The per-step invariants and the final state are the same as for any fault.
+ *
  * <p><b>Per-step invariants</b> (after {@code transactionBarrier()}): the engine logs no ERROR and
  * the walker/refresher no WARN; {@code sb.inconsistencies()} is empty; no derived entry without its
  * base in the SB; FAILED/RETRYING/INVALID statuses carry an error and the other ones none; no
@@ -101,23 +111,19 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Tolerated inconsistent calls</b> — rejected by a guard in front of the mock with a retriable
  * error, as a real device would, so they never reach {@link MockSouthbound#inconsistencies()}
- * (which must stay empty: every other inconsistent call fails the test):
- * <ul>
- *   <li>stale cache: any call on a key changed behind the scheduler's back (or on a derived key
+ * (which must stay empty: every other inconsistent call fails the test). Only one kind, the
+ * stale cache: any call on a key changed behind the scheduler's back (or on a derived key
  *       of such a base key) that contradicts the SB, until the next FULL/DOWNSTREAM resync. The
  *       CREATE of a derived key whose base was removed behind the back contradicts it too: a
  *       device holds no sub-object of an object it does not have. The scheduler still believes
  *       the base CONFIGURED (nothing told it otherwise), so an equal NB value for the base calls
  *       nothing, as in the reference, and only the derived value's Create can reveal the removal;
- *   <li>CREATE of a key whose old content the scheduler knowingly left in the SB: an UPDATE
- *       rejected by Validate calls nothing (§6.2) and the reference applies the next valid value
- *       as CREATE. The engine now remembers that content and updates it (D35), so this tolerance
- *       should no longer be used (the "leftover" count of the summary line);
- *   <li>CREATE of a key whose Delete failed, or whose failed Create left it in the SB, within the
- *       same step: a revert re-applies values before the failed key is refreshed (only the failing
- *       top-level key is refreshed, §7.1). Outside that window the post-failure refresh re-reads
- *       such values and "CREATE of existing key" is a failure.
- * </ul>
+ * Two tolerances of earlier versions are gone because the engine is exact there: a CREATE of a
+ * key whose old content an UPDATE rejected by Validate left in the SB (the engine remembers and
+ * updates that content, D35), and a CREATE, within the step, of a key whose Delete failed or
+ * whose failed Create left it in the SB (a revert re-applied such values before they were read
+ * again; a value whose call failed now gets no further call in its transaction until a refresh
+ * reads it). Both are "CREATE of existing key" in the mock now, and fail the test.
  *
  * <p><b>Final state</b> (faults drained, timers run out, DOWNSTREAM resyncs until one makes no
  * call): the SB equals the desired state exactly, except values that cannot be applied — INVALID,
@@ -132,7 +138,7 @@ import org.slf4j.LoggerFactory;
  * details naming exactly the unsatisfied dependencies; INVALID; UNIMPLEMENTED); SB values are
  * OBTAINED; nothing else is known to the scheduler; a trivial transaction still commits.
  *
- * <p><b>Seeds.</b> Without properties (the build's run) the fixed seeds and 31 regression
+ * <p><b>Seeds.</b> Without properties (the build's run) the fixed seeds and 33 regression
  * seeds run, 3,000 steps each, plus {@link #DEFAULT_RANDOM} fresh random seeds ({@link
  * #seeds()}). {@code
  * -Dkvs.fic.seeds=a,b,c} runs the given seeds instead ({@code -Dkvs.fic.seed=a} is the same for
@@ -234,15 +240,15 @@ class FaultInjectionConvergenceTest {
       113L, 127L, 131L, 137L,
       // a derived value created under a base removed behind the scheduler's back (the fake
       // device accepted it; see the stale-cache tolerance)
-      8588694600012349150L);
+      8588694600012349150L,
+      // a value whose Update failed during a revert, then deleted by the same revert with the
+      // value it was to get as old value (FaultPathTest.noCallAfterAFailedRevertCall)
+      1703586103012252442L, 8744417148442608482L);
   /**
-   * Fresh random seeds of the default run. 0 for now: of 200 fresh seeds at 3,000 steps, 2 fail
-   * (1703586103012252442 at step 292 and 8744417148442608482 at step 1832, inconsistent southbound
-   * calls under retry and revert), so random seeds would make about one build in 30 fail. Once
-   * those are fixed, every build should try 3 seeds nobody has seen (each printed before it runs
-   * so that a failure can be reproduced with kvs.fic.seeds).
+   * Fresh random seeds of the default run: every build tries seeds nobody has seen (each printed
+   * before it runs so that a failure can be reproduced with kvs.fic.seeds).
    */
-  static final int DEFAULT_RANDOM = 0;
+  static final int DEFAULT_RANDOM = 3;
 
   /** One seed to run and where it came from (shown in the test name). */
   record Seed(long value, String source) {
@@ -383,19 +389,6 @@ class FaultInjectionConvergenceTest {
     /** Views of /a/kX reported by Retrieve since the scheduler last wrote the key. */
     final Map<String, Set<Object>> reported = new ConcurrentHashMap<>();
     /**
-     * Base keys whose old content the scheduler knowingly left in the SB although it considers
-     * them absent: an UPDATE rejected by Validate calls nothing (§6.2), the node is unavailable,
-     * so the next valid value is applied as CREATE (as in the reference).
-     */
-    final Set<String> leftovers = ConcurrentHashMap.newKeySet();
-    /**
-     * Keys whose call failed in the current step. A revert re-applies values before the
-     * failed ones are refreshed (only the failing top-level key is, §7.1), so a dependent whose
-     * Delete failed (or whose failed Create left it in the SB) may be created again although it
-     * is still there — the reference does the same.
-     */
-    final Set<String> failedThisStep = ConcurrentHashMap.newKeySet();
-    /**
      * Derived values that a failed Create nevertheless left in the SB (corruption "present"),
      * while the scheduler considers them absent. If the scheduler deletes their base before a
      * refresh re-reads them (a revert, a dependency going), the fake device removes them with the
@@ -410,7 +403,6 @@ class FaultInjectionConvergenceTest {
      * transaction that touches the key (the test's own NB transaction, a resync).
      */
     final Set<String> abortedCascade = new HashSet<>();
-    int leftoverRejections;
     int stepCalls;
     final Map<String, Integer> planned = new HashMap<>();
     final Map<String, Integer> consumed = new HashMap<>();
@@ -419,6 +411,12 @@ class FaultInjectionConvergenceTest {
     String stepInfo = "";
     int callsSeen;
     int faultsPlanned;
+    /** Calls carried out and then reported failed, per key (see the class comment). */
+    final Map<String, Deque<RuntimeException>> appliedFaults = new ConcurrentHashMap<>();
+    /** The random stream of the applied-then-failed faults (the steps' stream stays as it was). */
+    final SplittableRandom appliedRnd;
+    int appliedPlanned;
+    int appliedThrown;
     int faultsConsumed;
     int staleRejections;
     int nbTxns;
@@ -433,6 +431,7 @@ class FaultInjectionConvergenceTest {
     Run(long seed) {
       this.seed = seed;
       this.rnd = new SplittableRandom(seed);
+      this.appliedRnd = new SplittableRandom(seed ^ 0x5DEECE66DL);
       this.engineThread = "kvs-fic-" + seed;
       LOG_EVENTS.clear(engineThread);
       LOG_EVENTS.clear(testThread);
@@ -537,49 +536,47 @@ class FaultInjectionConvergenceTest {
         return out;
       }));
       d.create().ifPresent(cr -> b.create((k, v) -> {
-        try {
-          guard("CREATE", k, null);
-          Object meta = cr.create(k, v);
-          reported.remove(k);
-          corruptLeftovers.remove(k);
-          return meta;
-        } catch (RuntimeException e) {
-          failedThisStep.add(k);
-          throw e;
-        }
+        guard("CREATE", k, null);
+        Object meta = cr.create(k, v);
+        reported.remove(k);
+        corruptLeftovers.remove(k);
+        reportAppliedFault(k);
+        return meta;
       }));
       d.update().ifPresent(up -> b.update((k, o, n, m) -> {
-        try {
-          guard("UPDATE", k, o);
-          Object meta = up.update(k, o, n, m);
-          reported.remove(k);
-          return meta;
-        } catch (RuntimeException e) {
-          failedThisStep.add(k);
-          throw e;
-        }
+        guard("UPDATE", k, o);
+        Object meta = up.update(k, o, n, m);
+        reported.remove(k);
+        reportAppliedFault(k);
+        return meta;
       }));
       d.delete().ifPresent(de -> b.delete((k, v, m) -> {
-        try {
-          guard("DELETE", k, v);
-          de.delete(k, v, m);
-          reported.remove(k);
-          corruptLeftovers.remove(k);
-          if (A_KEYS.contains(k)) {
-            // like a device, deleting /a/kX removes what a failed Create left under it
-            for (String item : ITEMS) {
-              if (corruptLeftovers.remove(k + "/" + item)) {
-                sb.setValue(k + "/" + item, null, null, ValueOrigin.FROM_NB, true);
-                cascadedLeftovers++;
-              }
+        guard("DELETE", k, v);
+        de.delete(k, v, m);
+        reported.remove(k);
+        corruptLeftovers.remove(k);
+        if (A_KEYS.contains(k)) {
+          // like a device, deleting /a/kX removes what a failed Create left under it
+          for (String item : ITEMS) {
+            if (corruptLeftovers.remove(k + "/" + item)) {
+              sb.setValue(k + "/" + item, null, null, ValueOrigin.FROM_NB, true);
+              cascadedLeftovers++;
             }
           }
-        } catch (RuntimeException e) {
-          failedThisStep.add(k);
-          throw e;
         }
+        reportAppliedFault(k);
       }));
       return b.build();
+    }
+
+    /** After a call the southbound carried out: fails it when such a fault is planned for it. */
+    void reportAppliedFault(String key) {
+      Deque<RuntimeException> q = appliedFaults.get(key);
+      RuntimeException e = q == null ? null : q.pollFirst();
+      if (e != null) {
+        appliedThrown++;
+        throw e;
+      }
     }
 
     /** Rejects (like a real device) a call contradicting a value changed behind our back. */
@@ -596,9 +593,7 @@ class FaultInjectionConvergenceTest {
         });
       }
       boolean stale = drift.contains(base);
-      boolean leftover = op.equals("CREATE")
-          && (leftovers.contains(key) || failedThisStep.contains(key));
-      if (!stale && !leftover) {
+      if (!stale) {
         return; // anything inconsistent goes to the mock and fails the test
       }
       Optional<MockSouthbound.Entry> e = sb.get(key);
@@ -609,13 +604,9 @@ class FaultInjectionConvergenceTest {
           ? e.isPresent() || !base.equals(key) && sb.get(base).isEmpty()
           : e.isEmpty() || !Objects.equals(e.get().value(), expected);
       if (contradicts) {
-        if (stale) {
-          staleRejections++;
-        } else {
-          leftoverRejections++;
-        }
-        throw new StaleSbRejection(op + " " + key + ": the southbound disagrees ("
-            + (stale ? "changed behind the scheduler's back" : "already exists") + ")");
+        staleRejections++;
+        throw new StaleSbRejection(op + " " + key + ": the southbound disagrees (changed behind"
+            + " the scheduler's back)");
       }
     }
 
@@ -689,7 +680,6 @@ class FaultInjectionConvergenceTest {
     long stepFirstSeq;
 
     void oneStep() {
-      failedThisStep.clear();
       stepCalls = sb.calls().size();
       stepFirstSeq = lastSeq() + 1;
       if (rnd.nextInt(100) < 35) {
@@ -1036,6 +1026,21 @@ class FaultInjectionConvergenceTest {
         what.add(key + (permanent ? " permanent" : " transient") + (corrupt != null
             ? " +corrupt(" + corrupt + ")" : "") + " #" + id);
       }
+      if (appliedRnd.nextInt(100) < 30) {
+        String key = appliedRnd.nextInt(100) < 60
+            ? DESCRIBED_KEYS.get(appliedRnd.nextInt(DESCRIBED_KEYS.size()))
+            : A_KEYS.get(appliedRnd.nextInt(A_KEYS.size())) + "/"
+                + ITEMS.get(appliedRnd.nextInt(3));
+        Deque<RuntimeException> q =
+            appliedFaults.computeIfAbsent(key, k -> new ConcurrentLinkedDeque<>());
+        if (q.size() < 2) {
+          int id = ++appliedPlanned;
+          q.addLast(appliedRnd.nextBoolean()
+              ? new PermanentFault("permanent fault #A" + id + " (call carried out)")
+              : new RuntimeException("transient fault #A" + id + " (call carried out)"));
+          what.add(key + " carried out, then failed #A" + id);
+        }
+      }
       trail.addLast("#" + step + " faults planned: " + what);
     }
 
@@ -1132,24 +1137,9 @@ class FaultInjectionConvergenceTest {
           retrying |= checkStatus(d);
         }
       }
-      trackLeftovers();
       checkConfiguredIsApplied();
       if (retrying && timers.pending().isEmpty()) {
         fail("a value is RETRYING but no retry is scheduled: " + kvs.valueStatuses());
-      }
-    }
-
-    void trackLeftovers() {
-      for (String k : DESCRIBED_KEYS) {
-        Optional<MockSouthbound.Entry> e = sb.get(k);
-        ValueState st = kvs.valueStatus(k).state();
-        if (e.isEmpty()) {
-          leftovers.remove(k);
-        } else if (st == ValueState.INVALID) {
-          leftovers.add(k);
-        } else if (st != ValueState.NONEXISTENT && st != ValueState.PENDING) {
-          leftovers.remove(k); // the scheduler knows the value again (refresh, failure)
-        }
       }
     }
 
@@ -1368,12 +1358,13 @@ class FaultInjectionConvergenceTest {
       }
       System.out.printf(
           "FaultInjectionConvergenceTest seed=%d: %d steps, %d txns (%d NB, %d failed, %d"
-              + " reverted, %d by timers), faults planned %d / consumed %d, rejected calls:"
-              + " stale %d, leftover %d; cascaded leftovers %d; final resyncs %d+%d; sticky %s;"
+              + " reverted, %d by timers), faults planned %d / consumed %d, carried out and"
+              + " failed %d / %d, rejected calls:"
+              + " stale %d; cascaded leftovers %d; final resyncs %d+%d; sticky %s;"
               + " states seen %s%n",
           seed, step, seq + 1, nbTxns, failedTxns, revertedTxns, retryTxnsRun, faultsPlanned,
-          faultsConsumed, staleRejections, leftoverRejections, cascadedLeftovers, resyncs, extra,
-          lastSticky, statesSeen);
+          faultsConsumed, appliedPlanned, appliedThrown, staleRejections, cascadedLeftovers,
+          resyncs, extra, lastSticky, statesSeen);
       if (seq + 1 < 500) {
         fail("only " + (seq + 1) + " transactions ran");
       }
@@ -1391,19 +1382,17 @@ class FaultInjectionConvergenceTest {
     /** One DOWNSTREAM resync; returns (crud calls, failed calls). */
     int[] finalResync() {
       note("final DOWNSTREAM resync");
-      failedThisStep.clear();
       abortedCascade.clear();
       drift.clear();
       int before = staleRejections;
-      int leftoverBefore = leftoverRejections;
+      int thrownBefore = appliedThrown;
       commit(kvs.startNBTransaction(), TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM));
       kvs.transactionBarrier();
       int[] r = ingestCalls();
+      r[1] += appliedThrown - thrownBefore; // failed for the scheduler, carried out in the SB
       if (staleRejections != before) {
         fail("stale-cache rejection right after a full refresh");
       }
-      r[1] += leftoverRejections - leftoverBefore;
-      trackLeftovers();
       return r;
     }
 

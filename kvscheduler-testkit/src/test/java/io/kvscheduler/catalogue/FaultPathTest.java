@@ -282,4 +282,136 @@ class FaultPathTest {
     assertThat(status(A).state()).isEqualTo(CONFIGURED);
     assertThat(status(d(A, 1)).state()).isEqualTo(CONFIGURED);
   }
+
+  @Test
+  @DisplayName("(D50) a value whose call failed during a revert gets no further call in that"
+      + " transaction: what the southbound holds for it is unknown until it is read again")
+  void noCallAfterAFailedRevertCall() {
+    String q = "/q/k0";
+    kvs.registerDescriptors(sb.descriptor("dependent", Object.class).nbKeyPrefix("/q/")
+        .dependencies((k, v) -> List.of(Dependency.onKey("a0", A))).build());
+    commit(TxnOptions.defaults(), q, Fx.s("v1"));
+    assertThat(status(q).state()).isEqualTo(ValueState.PENDING);
+    // the Create of q fails and leaves junk behind; the revert's Update of q fails as well
+    sb.planError(q, new RuntimeException("create failed"), () -> sb.setValue(q, Fx.s("junk"),
+        null, io.kvscheduler.api.ValueOrigin.FROM_NB, false));
+    sb.planError(q, new RuntimeException("update failed"));
+    sb.clearCalls();
+    Txn t = kvs.startNBTransaction();
+    t.setValue(A, arr(1));
+    t.setValue(q, Fx.s("v2"));
+    TransactionException e = assertThrows(TransactionException.class,
+        () -> t.commit(TxnOptions.defaults().withRevert(true).withRetry(RETRY)));
+
+    // forward: A is created, q (waiting for A) fails; q's own value is not tried again, q is
+    // read (junk), and the revert puts q back (the Update fails) and takes A away. q's object
+    // is unknown after that failure: it is not deleted with an old value the southbound may not
+    // hold, so A, which q needs, stays (with q's failure reported) until q is read again
+    assertThat(sb.callLog()).containsExactly("CREATE " + A, "CREATE " + q + " ✗",
+        "CREATE " + d(A, 1), "RETRIEVE dependent", "UPDATE " + q + " ✗", "DELETE " + d(A, 1),
+        "RETRIEVE dependent"); // the refresh of the failed value after the transaction
+    assertThat(sb.inconsistencies()).isEmpty();
+    assertThat(sb.get(q).orElseThrow().value()).isEqualTo(Fx.s("junk"));
+    assertThat(status(q).state()).isIn(FAILED, RETRYING);
+    assertThat(status(q).error()).contains("update failed");
+    assertThat(status(A).state()).isEqualTo(CONFIGURED);
+    assertThat(kvs.recordedTransaction(e.seqNum()).orElseThrow().executed())
+        .extracting(op -> op.operation() + " " + op.key() + (op.revert() ? " revert" : "")
+            + (op.newError().isEmpty() ? "" : " failed"))
+        .containsExactly("CREATE " + A, "CREATE " + q + " failed", "CREATE " + d(A, 1),
+            "UPDATE " + q + " revert failed", "DELETE " + d(A, 1) + " revert");
+  }
+
+  @Test
+  @DisplayName("(D49) a value whose removal failed and which a refresh found still there lets"
+      + " the values waiting for it go ahead: none stays PENDING without a missing dependency")
+  void dependentsGoAheadWhenARefreshFindsTheirDependency() {
+    String dir = "/d/k0";
+    String file = "/f/k0";
+    kvs.registerDescriptors(
+        sb.descriptor("dirs", Object.class).nbKeyPrefix("/d/").build(),
+        sb.descriptor("files", Object.class).nbKeyPrefix("/f/").withoutRetrieve()
+            .dependencies((k, v) -> List.of(Dependency.onKey("dir", dir))).build());
+    Txn t = kvs.startNBTransaction();
+    t.setValue(dir, Fx.s("d1"));
+    t.setValue(file, Fx.s("f1"));
+    t.commit(TxnOptions.defaults());
+    sb.clearCalls();
+
+    // the removal of the directory takes the file down first; then the directory cannot be
+    // removed (not empty, for a reason of the device's own) and the refresh finds it there
+    sb.planError(dir, new RuntimeException("directory not empty"));
+    TransactionException e = assertThrows(TransactionException.class,
+        () -> commit(TxnOptions.defaults(), dir, null));
+    assertThat(sb.callLog()).containsExactly("DELETE " + file, "DELETE " + dir + " ✗",
+        "RETRIEVE dirs", "CREATE " + file);
+    assertThat(sb.keys()).containsExactly(dir, file);
+    assertThat(status(dir).state()).isEqualTo(FAILED);
+    ValueStatus f = status(file);
+    assertThat(f.state()).isEqualTo(CONFIGURED);
+    assertThat(f.details()).isEmpty();
+    assertThat(kvs.recordedTransaction(e.seqNum()).orElseThrow().executed())
+        .extracting(op -> op.operation() + " " + op.key() + " " + op.prevState() + "->"
+            + op.newState())
+        .containsExactly("DELETE " + file + " CONFIGURED->PENDING",
+            "DELETE " + dir + " CONFIGURED->FAILED", "CREATE " + file + " PENDING->CONFIGURED");
+
+    // the removal asked for again: the file goes first, then the directory
+    sb.clearCalls();
+    commit(TxnOptions.defaults(), dir, null);
+    assertThat(sb.callLog()).containsExactly("DELETE " + file, "DELETE " + dir);
+    assertThat(status(file).state()).isEqualTo(ValueState.PENDING);
+    assertThat(status(file).details()).containsExactly("dir");
+  }
+
+  @Test
+  @DisplayName("an Update the southbound carried out and then reported failed: the refresh reads"
+      + " the new value, and the retry calls nothing")
+  void updateCarriedOutThenReportedFailed() {
+    String q = "/q/k0";
+    kvs.registerDescriptors(sb.descriptor("values", Object.class).nbKeyPrefix("/q/").build());
+    commit(TxnOptions.defaults(), q, Fx.s("v1"));
+    sb.planError(q, new RuntimeException("answer lost"), () -> sb.setValue(q, Fx.s("v2"), null,
+        io.kvscheduler.api.ValueOrigin.FROM_NB, false)); // carried out all the same
+    sb.clearCalls();
+    assertThrows(TransactionException.class,
+        () -> commit(TxnOptions.defaults().withRetry(RETRY), q, Fx.s("v2")));
+    assertThat(sb.callLog()).containsExactly("UPDATE " + q + " ✗", "RETRIEVE values");
+    assertThat(status(q).state()).isEqualTo(RETRYING);
+    assertThat(status(q).error()).isEqualTo("answer lost");
+
+    sb.clearCalls();
+    advance(Duration.ofSeconds(1));
+    assertThat(sb.callLog()).isEmpty(); // the southbound holds v2 already
+    assertThat(status(q).state()).isEqualTo(CONFIGURED);
+    assertThat(timers.pending()).isEmpty();
+  }
+
+  @Test
+  @DisplayName("(D50) a derived value whose Create the southbound carried out but reported failed"
+      + " is not taken for absent by the revert: its base is not deleted from under it")
+  void derivedCreateCarriedOutIsNotTakenForAbsentByTheRevert() {
+    String r = "/r/k0";
+    kvs.registerDescriptors(sb.descriptor("others", Object.class).nbKeyPrefix("/r/").build());
+    commit(TxnOptions.defaults(), A1, arr(1)); // PENDING: waits for P
+    sb.planError(d(A1, 1), new RuntimeException("answer lost"), () -> sb.setValue(d(A1, 1),
+        Fx.s("item1"), null, io.kvscheduler.api.ValueOrigin.FROM_NB, true)); // carried out
+    sb.planError(r, new RuntimeException("refused"));
+    sb.clearCalls();
+    Txn t = kvs.startNBTransaction();
+    t.setValue(P, Fx.s("v1"));
+    t.setValue(r, Fx.s("v1"));
+    assertThrows(TransactionException.class,
+        () -> t.commit(TxnOptions.defaults().withRevert(true)));
+
+    // P lets A1 be created (its derived value "fails"); r fails: the revert takes P away, which
+    // takes A1 down first. A1's derived value is unread since its failure: it is not removed as
+    // if absent, so neither A1 nor P is deleted; the refresh after the transaction reads A1
+    assertThat(sb.callLog()).containsExactly("CREATE " + P, "CREATE " + A1,
+        "CREATE " + d(A1, 1) + " ✗", "CREATE " + r + " ✗", "RETRIEVE others", "RETRIEVE bases");
+    assertThat(sb.keys()).containsExactly(A1, d(A1, 1), P);
+    assertThat(status(A1).state()).isEqualTo(CONFIGURED);
+    assertThat(status(d(A1, 1)).state()).isEqualTo(FAILED);
+    assertThat(status(P).state()).isEqualTo(CONFIGURED);
+  }
 }

@@ -138,9 +138,10 @@ class KVSchedulerExtensionTest {
     fx.southbound().planError(ETH0, new IOException("busy"));
     assertThatCommitFails(() -> fx.commit(ETH0, null))
         .hasFailedKeys(ETH0).hasKeyError(ETH0, TxnOperation.DELETE, "busy");
-    // the dependent goes first; the failed key is read back
+    // the dependent goes first; the failed key is read back, and as the interface is still
+    // there, the route that waits for it is created again
     assertThat(fx.southbound().callLog()).containsExactly("CREATE " + ETH0, "CREATE " + ROUTE,
-        "DELETE " + ROUTE, "DELETE " + ETH0 + " ✗", "RETRIEVE interface");
+        "DELETE " + ROUTE, "DELETE " + ETH0 + " ✗", "RETRIEVE interface", "CREATE " + ROUTE);
   }
 
   @Test

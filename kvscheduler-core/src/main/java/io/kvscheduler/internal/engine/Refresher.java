@@ -50,8 +50,9 @@ final class Refresher {
    * Refreshes the given keys ({@code null} = everything).
    *
    * @param firstResyncNb NB values of the first resync (correlation input), or null
+   * @return the names of the descriptors whose Retrieve answered (their values were read)
    */
-  void refresh(Set<String> keys, List<Kv> firstResyncNb, boolean verbose) {
+  Set<String> refresh(Set<String> keys, List<Kv> firstResyncNb, boolean verbose) {
     Set<String> refreshedDescriptors = new HashSet<>();
     long mark = ++epoch;
     // a refresh of an empty graph (the first resync) finds every value it has: no pass over the
@@ -106,6 +107,7 @@ final class Refresher {
     if (verbose) {
       LOG.info("refreshed graph: {} values", g.size());
     }
+    return refreshedDescriptors;
   }
 
   private static void putOrigins(List<KVWithMetadata<Object, Object>> correlate, int from,

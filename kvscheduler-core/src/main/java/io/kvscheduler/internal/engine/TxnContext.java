@@ -46,6 +46,13 @@ final class TxnContext {
   /** Set when a node whose base key is one of {@link #ownKeys} fails (not during revert). */
   boolean ownFailed;
 
+  /**
+   * Keys whose southbound call failed in this pass and that no refresh has read since: what the
+   * southbound holds for them is unknown (the failure may have left anything), so the pass makes
+   * no further call for them — a later call would name an old value the southbound may not hold.
+   */
+  final Set<String> unread = new HashSet<>();
+
   /** Set when the walk made a value UNIMPLEMENTED. */
   boolean sawUnimplemented;
 

@@ -98,6 +98,8 @@ final class TxnProcessor {
     boolean countedResync;
     boolean simulate;
     boolean skip;
+    /** Base keys of the values that failed, refreshed after the execution (refreshFailed). */
+    List<String> refreshedFailed = List.of();
   }
 
   void process(Queued q) {
@@ -365,6 +367,9 @@ final class TxnProcessor {
     // the southbound's order, so listed this way the touched keys form a few sorted runs that
     // publishing sorts in linear time (a resync writes most keys in both batches)
     touched.add(refreshed, true);
+    if (!skip) {
+      executed = refreshFailed(job, tx, executed, touched);
+    }
     TxnRecord rec = record(job, start, cfg.clock().instant(), planned, executed);
     history.addRecord(rec);
     if (cfg.printTxnSummary() && TXN_LOG.isInfoEnabled()) {
@@ -454,7 +459,7 @@ final class TxnProcessor {
       previous.addFirst(new Kv(kv.key(), prev, ValueOrigin.FROM_NB, true, null));
       // B100: only failures of the transaction's own values trigger the revert
       if (err != null && tx.revertOnFailure && tx.ownFailed) {
-        refresher.refresh(Set.of(kv.key()), null, false);
+        markRead(tx, kv.key(), refresher.refresh(Set.of(kv.key()), null, false));
         revert = true;
         break;
       }
@@ -467,6 +472,22 @@ final class TxnProcessor {
         w.applyTop(kv, null);
       }
     }
+  }
+
+  /**
+   * After a refresh of base key {@code key} that read the descriptors {@code read}: the key and
+   * its derived values are known again when its descriptor's Retrieve answered, so the revert may
+   * call the southbound for them.
+   */
+  private void markRead(TxnContext tx, String key, Set<String> read) {
+    DescriptorHandle h = reg.forKey(key);
+    if (h == null || !read.contains(h.name) || tx.unread.isEmpty()) {
+      return;
+    }
+    tx.unread.removeIf(k -> {
+      Node n = g.get(k);
+      return k.equals(key) || n != null && key.equals(n.derivedFrom);
+    });
   }
 
   /** Closes a batch that gets no revisions (the keys keep their recorded revisions). */
@@ -581,19 +602,78 @@ final class TxnProcessor {
     }
   }
 
+  /**
+   * Refreshes the values that failed (only their keys), unrecorded. A value the refresh finds
+   * available again (a removal that failed, a call the southbound carried out after all) lets
+   * the values waiting for it go ahead in this transaction, as after a Create: their operations
+   * are recorded with the transaction's, and those that fail are refreshed in turn (a value fails
+   * once per transaction: this ends). Returns the transaction's operations.
+   */
+  private List<OpRecord> refreshFailed(Job job, TxnContext tx, List<OpRecord> executed,
+      Touched touched) {
+    List<String> refreshed = new ArrayList<>();
+    List<OpRecord> all = executed;
+    List<OpRecord> round = executed;
+    while (true) {
+      List<String> failed = new ArrayList<>(); // usually stays empty: no set built
+      List<KeyError> errors = new ArrayList<>(); // collected by postProcess
+      for (int i = 0; i < round.size(); i += Bulk.RANGE) { // in ranges: see Bulk
+        failures(round, i, Bulk.end(i, round.size()), failed, errors);
+      }
+      if (failed.isEmpty()) {
+        break;
+      }
+      refreshed.addAll(failed);
+      Set<String> keys = new TreeSet<>(failed);
+      refresher.refresh(keys, null, false);
+      touched.add(unrecordedBatch(), true);
+      int before = tx.ops.size();
+      reevaluateDependents(new Walker(g, reg, tx), keys);
+      if (tx.ops.size() == before) {
+        break;
+      }
+      round = Compression.compress(new ArrayList<>(tx.ops.subList(before, tx.ops.size())),
+          g.departures() == tx.departuresAtStart);
+      closeExecution(g.endBatch(), touched, job.seq, cfg.clock().instant(), true);
+      List<OpRecord> joined = new ArrayList<>(all.size() + round.size());
+      joined.addAll(all);
+      joined.addAll(round);
+      all = joined;
+    }
+    job.refreshedFailed = refreshed;
+    return all;
+  }
+
+  /** Visits the values waiting for the refreshed base values {@code keys} or their derived ones. */
+  private void reevaluateDependents(Walker w, Set<String> keys) {
+    for (String key : keys) {
+      Node n = g.get(key);
+      if (n == null) {
+        continue;
+      }
+      if (n.isAvailable()) {
+        w.reevaluateDependents(n);
+      }
+      for (String dk : n.derivedKeys) {
+        Node dn = g.get(dk);
+        if (dn != null && dn.isAvailable() && key.equals(dn.derivedFrom)) {
+          w.reevaluateDependents(dn);
+        }
+      }
+    }
+  }
+
   private void postProcess(Job job, TxnContext tx, List<OpRecord> executed, Touched touched,
       CompletableFuture<Long> future) {
-    // 1. refresh values that failed (only their keys), unrecorded; the errors of the transaction
-    // are collected in the same pass (for step 4)
-    List<String> failed = new ArrayList<>(); // usually stays empty: no set built
+    // 1. the values that failed were refreshed (refreshFailed); the errors of the transaction
+    // are collected here (for step 4)
+    List<String> failed = job.refreshedFailed;
     List<KeyError> errors = new ArrayList<>();
+    List<String> stillFailed = new ArrayList<>(); // refreshed already: not needed here
     for (int i = 0; i < executed.size(); i += Bulk.RANGE) { // in ranges: see Bulk
-      failures(executed, i, Bulk.end(i, executed.size()), failed, errors);
+      failures(executed, i, Bulk.end(i, executed.size()), stillFailed, errors);
     }
-    if (!failed.isEmpty()) {
-      refresher.refresh(new TreeSet<>(failed), null, false);
-      touched.add(unrecordedBatch(), true);
-    }
+
     // 2. retries and unimplemented values
     if (tx.sawRetrying || !failed.isEmpty()) {
       retries.schedule(job.seq, job.type, job.retryForTxn, job.retryDelay, job.retryKeys,

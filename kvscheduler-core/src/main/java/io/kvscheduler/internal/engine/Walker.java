@@ -220,9 +220,12 @@ final class Walker {
       node.state = ValueState.FAILED;
     }
 
-    // a value already broken by this transaction is not touched again (except by revert)
+    // a value already broken by this transaction is not touched again, except by the revert
+    // once a refresh has read it: until then what the southbound holds for it is unknown (even
+    // whether a failed Create left an object that a removal would have to delete)
     if ((prevState == ValueState.FAILED || prevState == ValueState.RETRYING)
-        && !a.kv.revert() && prevUpdate != null && prevUpdate.seq() == tx.seq) {
+        && prevUpdate != null && prevUpdate.seq() == tx.seq
+        && (!a.kv.revert() || tx.unread.contains(key))) {
       return node.error;
     }
 
@@ -258,6 +261,17 @@ final class Walker {
       }
     }
     return err;
+  }
+
+  /**
+   * True when a refresh can read {@code node}: its descriptor (of a derived value: its base's)
+   * can Retrieve. What the southbound holds for a value nothing can read stays the scheduler's
+   * best guess.
+   */
+  private boolean readable(Node node) {
+    Node base = node.isDerived() ? g.get(node.derivedFrom) : node;
+    DescriptorHandle h = base == null ? null : handle(base);
+    return h != null && h.canRetrieve();
   }
 
   /**
@@ -639,6 +653,23 @@ final class Walker {
 
   // ------------------------------------------------------------ relations
 
+  /**
+   * After a refresh found {@code node} available (a failed removal that left the object in place,
+   * a failed call the southbound carried out after all): the values waiting for it are visited
+   * and created when ready, as after a Create. Their errors are theirs.
+   */
+  void reevaluateDependents(Node node) {
+    if (!tx.branch.push(node.key)) {
+      return;
+    }
+    try {
+      Kv kv = new Kv(node.key, node.value, node.origin(), false, null);
+      runDepUpdates(node, new Args(kv, node.baseKey(), node.isDerived(), true, null), true);
+    } finally {
+      tx.branch.pop();
+    }
+  }
+
   /** Visits the values depending on {@code node} whose availability may change. */
   private Throwable runDepUpdates(Node node, Args a, boolean forUnavailable) {
     // dependentsOf is sorted by key and has no duplicates: visited in that order
@@ -931,6 +962,9 @@ final class Walker {
       TxnOperation failedOp, boolean ownError) {
     if (ownError) {
       noteOwnFailure(node, a.kv.revert());
+    }
+    if (readable(node)) {
+      tx.unread.add(node.key); // a call failed: the southbound may hold anything for the key
     }
     ValueState state = ValueState.FAILED;
     boolean toBeReverted = tx.isNB() && tx.revertOnFailure && !a.kv.revert();

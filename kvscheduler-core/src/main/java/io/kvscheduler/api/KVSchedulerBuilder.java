@@ -149,7 +149,7 @@ public final class KVSchedulerBuilder {
   /**
    * Verification mode for every transaction: after execution the changed values are read back
    * (Retrieve) and values whose southbound state differs from what was applied are reported as
-   * failed keys. Per transaction: {@link TxnOptions#withVerify}. Default: false.
+   * failed keys. Per transaction: {@link TxnOptions.Builder#verify}. Default: false.
    */
   public KVSchedulerBuilder verifyMode(boolean verify) {
     cfg.verify = verify;

@@ -49,7 +49,7 @@ public interface Txn {
   /**
    * Commits without waiting for the transaction to be processed. While the queue is full, the
    * call waits for room first: a stream of changes committed this way is slowed down to the
-   * engine's pace instead of losing any. With {@link TxnOptions#withNonBlocking} a full queue
+   * engine's pace instead of losing any. With {@link TxnOptions.Builder#nonBlocking} a full queue
    * refuses the commit at once instead: the returned future has already failed with a {@link
    * TransactionException} "transaction queue is full" (for a caller that has someone to tell,
    * such as a REST client). The future completes with the sequence number, or exceptionally

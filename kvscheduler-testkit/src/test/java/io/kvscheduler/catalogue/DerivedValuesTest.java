@@ -269,8 +269,8 @@ class DerivedValuesTest {
               return List.of();
             })
             .build());
-    long seq = env.commit(TxnOptions.defaults().withResync(ResyncType.FULL)
-            .withDescription("testing resync against empty SB"),
+    long seq = env.commit(TxnOptions.builder().resync(ResyncType.FULL)
+            .description("testing resync against empty SB").build(),
         A2, arr(1), A1, arr(1, 2));
     assertThat(seq).isZero();
     assertThat(sb.callLog()).containsExactly("RETRIEVE descriptor1", "CREATE " + A1,

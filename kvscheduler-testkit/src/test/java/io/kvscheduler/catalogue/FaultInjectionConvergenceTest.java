@@ -754,15 +754,15 @@ class FaultInjectionConvergenceTest {
       boolean revert = rnd.nextInt(100) < 22
           && values.keySet().stream().noneMatch(k -> k.startsWith("/u/"));
       boolean simulate = rnd.nextInt(100) < 15;
-      TxnOptions o = TxnOptions.defaults().withDescription("step " + step);
+      TxnOptions o = TxnOptions.builder().description("step " + step).build();
       if (retry) {
-        o = o.withRetry(RETRY);
+        o = o.toBuilder().retry(RETRY).build();
       }
       if (revert) {
-        o = o.withRevert(true);
+        o = o.toBuilder().revert(true).build();
       }
       if (simulate) {
-        o = o.withSimulation(true);
+        o = o.toBuilder().simulation(true).build();
       }
       note("NB txn " + values + (retry ? " +retry" : "") + (revert ? " +revert" : "")
           + (simulate ? " +simulation" : ""));
@@ -897,16 +897,16 @@ class FaultInjectionConvergenceTest {
       abortedCascade.clear();
       Txn txn = kvs.startNBTransaction();
       desired.forEach(txn::setValue);
-      TxnOptions o = TxnOptions.defaults().withResync(ResyncType.FULL);
-      commit(txn, retry ? o.withRetry(RETRY) : o);
+      TxnOptions o = TxnOptions.builder().resync(ResyncType.FULL).build();
+      commit(txn, retry ? o.toBuilder().retry(RETRY).build() : o);
     }
 
     void downstreamResync(boolean retry) {
       note("DOWNSTREAM resync" + (retry ? " +retry" : ""));
       drift.clear();
       abortedCascade.clear();
-      TxnOptions o = TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM);
-      commit(kvs.startNBTransaction(), retry ? o.withRetry(RETRY) : o);
+      TxnOptions o = TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build();
+      commit(kvs.startNBTransaction(), retry ? o.toBuilder().retry(RETRY).build() : o);
     }
 
     void advanceTimers(Duration d) {
@@ -1362,7 +1362,7 @@ class FaultInjectionConvergenceTest {
       checkStep();
       checkFinalState();
       // the engine is alive: a trivial transaction still commits
-      long seq = kvs.startNBTransaction().commit(TxnOptions.defaults().withDescription("alive"));
+      long seq = kvs.startNBTransaction().commit(TxnOptions.builder().description("alive").build());
       if (seq != lastSeq()) {
         fail("trivial transaction got seq " + seq + ", history ends at " + lastSeq());
       }
@@ -1396,7 +1396,7 @@ class FaultInjectionConvergenceTest {
       drift.clear();
       int before = staleRejections;
       int leftoverBefore = leftoverRejections;
-      commit(kvs.startNBTransaction(), TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM));
+      commit(kvs.startNBTransaction(), TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
       kvs.transactionBarrier();
       int[] r = ingestCalls();
       if (staleRejections != before) {

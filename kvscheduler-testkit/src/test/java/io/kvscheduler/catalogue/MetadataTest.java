@@ -83,7 +83,7 @@ class MetadataTest {
         .build());
     // not retriable: calling Create again would not change its answer
     assertThatThrownBy(
-        () -> commit(TxnOptions.defaults().withRetryDefault(), "/counted/x", s("x")))
+        () -> commit(TxnOptions.builder().retryWithDefaults().build(), "/counted/x", s("x")))
         .isInstanceOf(TransactionException.class)
         .hasMessageContaining("/counted/x")
         .hasMessageContaining("descriptor counted: Create gave metadata of class java.lang.String"
@@ -112,7 +112,7 @@ class MetadataTest {
         new KVWithMetadata<>("/counted/n", s("n"), "text", ValueOrigin.FROM_SB)));
     env.kvs().transactionBarrier();
     assertThat(env.kvs().valueStatus("/counted/n").state()).isEqualTo(NONEXISTENT);
-    commit(TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM));
+    commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
     assertThat(env.kvs().valueStatus("/counted/r").state()).isEqualTo(NONEXISTENT);
     assertThat(env.kvs().metadataMap("counted", Integer.class).lookup("/counted/ok")).contains(7);
   }
@@ -216,7 +216,7 @@ class MetadataTest {
   @DisplayName("B125 a full resync without values deletes A1 and A2 and empties the metadata map")
   void deleteRemovesMetadata() {
     resyncWithEmptySbSetup();
-    TxnOptions full = TxnOptions.defaults().withResync(ResyncType.FULL);
+    TxnOptions full = TxnOptions.builder().resync(ResyncType.FULL).build();
     commit(full, A2, arr(1), A1, arr(1, 2));
     assertThat(map("descriptor1").lookup("base-value1")).contains(0);
     assertThat(map("descriptor1").lookup("base-value2")).contains(1);
@@ -234,7 +234,7 @@ class MetadataTest {
   private void notificationsSetup() {
     env = Fx.env(true);
     Fx.registerNotificationDescriptors(env.kvs(), sb);
-    commit(TxnOptions.defaults().withResync(ResyncType.FULL), B2, arr(1, 2));
+    commit(TxnOptions.builder().resync(ResyncType.FULL).build(), B2, arr(1, 2));
   }
 
   private void notify(String key, Object value, Object metadata) {
@@ -281,7 +281,7 @@ class MetadataTest {
       sb.setValue(k, arr(1), meta++, ValueOrigin.FROM_NB, false);
       sb.setValue(d(k, 1), s("item1"), null, ValueOrigin.FROM_NB, true);
     }
-    commit(TxnOptions.defaults().withResync(ResyncType.FULL),
+    commit(TxnOptions.builder().resync(ResyncType.FULL).build(),
         A1, arr(2), A2, arr(1, 2), A3, arr(1, 2));
     assertThat(sb.callLog()).containsExactly("RETRIEVE descriptor1",
         "DELETE " + d(A3, 1), "DELETE " + A3, "CREATE " + A3, "CREATE " + d(A3, 1),
@@ -340,7 +340,7 @@ class MetadataTest {
     sb.setValue(A1, null, null, ValueOrigin.FROM_NB, false);
     sb.planError(A1, new RuntimeException("failed to add value"));
     sb.clearCalls();
-    assertThatThrownBy(() -> commit(TxnOptions.defaults().withResync(ResyncType.FULL),
+    assertThatThrownBy(() -> commit(TxnOptions.builder().resync(ResyncType.FULL).build(),
         A1, arr(1), A2, arr(2)))
         .isInstanceOf(TransactionException.class);
     assertThat(sb.callLog()).containsExactly("RETRIEVE descriptor1", "CREATE " + A1 + " ✗",

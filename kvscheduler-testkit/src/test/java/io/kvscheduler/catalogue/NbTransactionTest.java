@@ -131,7 +131,7 @@ class NbTransactionTest {
   /** The two transactions of TestDataChangeTransactions. */
   private void dataChangeTxns() {
     assertThat(txn(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2))
-        .commit(TxnOptions.defaults().withDescription("testing data change"))).isZero();
+        .commit(TxnOptions.builder().description("testing data change").build())).isZero();
     assertThat(commit(C3, arr(1), A1, arr(1))).isEqualTo(1);
   }
 
@@ -184,8 +184,8 @@ class NbTransactionTest {
 
     sb.planError(Fx.A2, new RuntimeException("failed to create"));
     var failing = txn(Fx.A2, arr());
-    assertThatThrownBy(() -> failing.commit(TxnOptions.defaults()
-        .withRetry(new RetryOptions(Duration.ofSeconds(1), 3, false))))
+    assertThatThrownBy(() -> failing.commit(TxnOptions.builder()
+        .retry(new RetryOptions(Duration.ofSeconds(1), 3, false)).build()))
         .isInstanceOfSatisfying(TransactionException.class, e -> {
           assertThat(e.seqNum()).isEqualTo(3);
           assertThat(e.isInitError()).isFalse();
@@ -216,7 +216,7 @@ class NbTransactionTest {
       + " sequence number consumed, nothing recorded or called")
   void optionErrorsBeforeQueuing() {
     assertThatThrownBy(() -> txn(A1, arr(1))
-        .commit(TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM)))
+        .commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build()))
         .isInstanceOfSatisfying(TransactionException.class, e -> {
           assertThat(e.isInitError()).isTrue();
           assertThat(e.seqNum()).isEqualTo(-1);
@@ -226,7 +226,7 @@ class NbTransactionTest {
         });
     for (ResyncType resync : List.of(ResyncType.FULL, ResyncType.UPSTREAM, ResyncType.DOWNSTREAM)) {
       assertThatThrownBy(() -> kvs.startNBTransaction()
-          .commit(TxnOptions.defaults().withRevert(true).withResync(resync)))
+          .commit(TxnOptions.builder().revert(true).resync(resync).build()))
           .isInstanceOfSatisfying(TransactionException.class, e -> {
             assertThat(e.isInitError()).isTrue();
             assertThat(e.seqNum()).isEqualTo(-1);
@@ -247,7 +247,7 @@ class NbTransactionTest {
   void nonBlockingCommit() {
     List<BaseValueStatus> seen = Collections.synchronizedList(new ArrayList<>());
     kvs.watchValueStatus(KeySelector.prefix(Fx.PREFIX_A), seen::add);
-    assertThat(txn(A1, arr(1)).commit(TxnOptions.defaults().withNonBlocking(true))).isEqualTo(-1);
+    assertThat(txn(A1, arr(1)).commit(TxnOptions.builder().nonBlocking(true).build())).isEqualTo(-1);
     kvs.transactionBarrier();
     assertBoth(env.txn(0),
         op(CREATE, A1).states(NONEXISTENT, CONFIGURED),
@@ -283,7 +283,7 @@ class NbTransactionTest {
     try {
       small.registerDescriptors(blockingDescriptor(entered, release, created));
       small.transactionBarrier();
-      TxnOptions nonBlocking = TxnOptions.defaults().withNonBlocking(true);
+      TxnOptions nonBlocking = TxnOptions.builder().nonBlocking(true).build();
 
       assertThat(small.startNBTransaction().setValue("/block/x1", s("1")).commit(nonBlocking))
           .isEqualTo(-1);
@@ -518,7 +518,7 @@ class NbTransactionTest {
         Collections.synchronizedList(new ArrayList<>())));
     try {
       kvs.startNBTransaction().setValue("/block/x1", s("1"))
-          .commit(TxnOptions.defaults().withNonBlocking(true));
+          .commit(TxnOptions.builder().nonBlocking(true).build());
       assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
       AtomicReference<Throwable> err = new AtomicReference<>();
       Thread waiter = capturing(
@@ -546,7 +546,7 @@ class NbTransactionTest {
     env.close();
     assertThatThrownBy(pending::commit)
         .isInstanceOf(IllegalStateException.class).hasMessage("scheduler was closed");
-    assertThatThrownBy(() -> txn(B2, arr(1)).commit(TxnOptions.defaults().withNonBlocking(true)))
+    assertThatThrownBy(() -> txn(B2, arr(1)).commit(TxnOptions.builder().nonBlocking(true).build()))
         .isInstanceOf(IllegalStateException.class).hasMessage("scheduler was closed");
     assertThatThrownBy(() -> kvs.pushSBNotification(
         List.of(new KVWithMetadata<>(A1, arr(1), null, ValueOrigin.FROM_SB))))
@@ -643,7 +643,7 @@ class NbTransactionTest {
     // ---- 1st transaction
     Instant before0 = env.clock().peek();
     assertThat(txn(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2))
-        .commit(TxnOptions.defaults().withDescription("testing data change"))).isZero();
+        .commit(TxnOptions.builder().description("testing data change").build())).isZero();
     assertThat(sb.values().values()).containsExactly(
         nbEntry(A1, arr(2), 0, false),
         nbEntry(d(A1, 2), s("item2"), null, true),

@@ -137,7 +137,7 @@ class NotificationTest {
             .withMetadata().retrieveDependencies("descriptor1").build());
     var txn = env.kvs().startNBTransaction();
     txn.setValue(B2, arr(1, 2));
-    assertThat(txn.commit(TxnOptions.defaults().withResync(ResyncType.FULL, true))).isZero();
+    assertThat(txn.commit(TxnOptions.builder().resync(ResyncType.FULL, true).build())).isZero();
     assertThat(sb.callLog()).containsExactly("RETRIEVE descriptor2");
     assertThat(sb.calls().get(0).correlate())
         .containsExactly(kvm(B2, arr(1, 2), null, ValueOrigin.FROM_NB));
@@ -396,10 +396,10 @@ class NotificationTest {
           () -> sb.setValue(C3, null, null, ValueOrigin.FROM_NB, false));
 
       assertThat(env.kvs().startNBTransaction().setValue(B2, arr(1, 2))
-          .commit(TxnOptions.defaults().withRetryDefault())).isZero();
+          .commit(TxnOptions.builder().retryWithDefaults().build())).isZero();
       assertThat(env.kvs().startNBTransaction().setValue(C3, C3_DATA)
-          .commit(TxnOptions.defaults()
-              .withRetry(new RetryOptions(Duration.ofSeconds(3), 3, true)))).isEqualTo(1);
+          .commit(TxnOptions.builder()
+              .retry(new RetryOptions(Duration.ofSeconds(3), 3, true)).build())).isEqualTo(1);
       assertThat(sb.keys()).isEmpty();
       assertThat(sb.calls()).isEmpty();
 

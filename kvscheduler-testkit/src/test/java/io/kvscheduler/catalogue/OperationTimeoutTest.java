@@ -239,7 +239,7 @@ class OperationTimeoutTest {
         .build());
 
     assertThrows(TransactionException.class, () -> commit(
-        TxnOptions.defaults().withRetry(new RetryOptions(Duration.ofSeconds(1), 3, false)),
+        TxnOptions.builder().retry(new RetryOptions(Duration.ofSeconds(1), 3, false)).build(),
         C3, s("c3")));
     assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(RETRYING);
     env.timers().advance(Duration.ofSeconds(1));
@@ -265,7 +265,7 @@ class OperationTimeoutTest {
     commit(C3, s("c3"));
     assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(CONFIGURED);
 
-    long seq = commit(TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM));
+    long seq = commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
     assertThat(retrieves.get()).isEqualTo(1);
     TxnAssert.assertThat(env.txn(seq)).executed();
     // re-applied as an equivalent update (B155): nothing executed, the value kept
@@ -441,7 +441,7 @@ class OperationTimeoutTest {
           }
         }
         TxnOptions options = rnd.nextBoolean() ? TxnOptions.defaults()
-            : TxnOptions.defaults().withRetry(new RetryOptions(Duration.ofSeconds(1), 2, false));
+            : TxnOptions.builder().retry(new RetryOptions(Duration.ofSeconds(1), 2, false)).build();
         try {
           txn.commit(options);
         } catch (TransactionException e) {
@@ -465,7 +465,7 @@ class OperationTimeoutTest {
         kvs.transactionBarrier();
       }
       try {
-        env.commit(TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM));
+        env.commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
       } catch (TransactionException e) {
         fail("seed " + seed + ": the final downstream resync failed: " + e.getMessage());
       }

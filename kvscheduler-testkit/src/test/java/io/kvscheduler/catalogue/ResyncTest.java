@@ -90,7 +90,11 @@ class ResyncTest {
   // ------------------------------------------------------------------ helpers
 
   private static TxnOptions resync(ResyncType type) {
-    return TxnOptions.defaults().withResync(type);
+    return TxnOptions.builder().resync(type).build();
+  }
+
+  private static TxnOptions fullResync(String description) {
+    return TxnOptions.builder().resync(ResyncType.FULL).description(description).build();
   }
 
   private long commit(TxnOptions options, Object... kv) {
@@ -184,7 +188,7 @@ class ResyncTest {
     assertThat(kvs.registeredNBKeyPrefixes()).containsExactly(PREFIX_A);
     assertThat(kvs.transactionHistory()).isEmpty();
 
-    long seq = commit(resync(ResyncType.FULL).withDescription("testing empty resync"));
+    long seq = commit(fullResync("testing empty resync"));
 
     assertThat(seq).isZero();
     assertThat(sb.values()).isEmpty();
@@ -228,7 +232,7 @@ class ResyncTest {
   void resyncWithEmptySbStartup() {
     registerEmptySbDescriptor();
 
-    long seq = commit(resync(ResyncType.FULL).withDescription("testing resync against empty SB"),
+    long seq = commit(fullResync("testing resync against empty SB"),
         A2, arr(1), A1, arr(1, 2));
 
     assertThat(seq).isZero();
@@ -281,7 +285,7 @@ class ResyncTest {
       + "(with metadata) and deletes everything; dependent deletes are merged")
   void resyncWithEmptySbRemoveAll() {
     registerEmptySbDescriptor();
-    commit(resync(ResyncType.FULL).withDescription("testing resync against empty SB"),
+    commit(fullResync("testing resync against empty SB"),
         A2, arr(1), A1, arr(1, 2));
     sb.clearCalls();
 

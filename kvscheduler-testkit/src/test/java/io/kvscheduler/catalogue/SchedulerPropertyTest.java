@@ -654,7 +654,7 @@ class SchedulerPropertyTest {
           }
           long seq;
           try {
-            seq = txn.commit(TxnOptions.defaults().withRevert(t.revert()));
+            seq = txn.commit(TxnOptions.builder().revert(t.revert()).build());
           } catch (TransactionException e) {
             if (!failures) {
               violations.add(phase + ": unexpected transaction error " + e.getMessage());

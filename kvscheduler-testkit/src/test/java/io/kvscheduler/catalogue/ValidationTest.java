@@ -238,8 +238,8 @@ class ValidationTest {
   @DisplayName("B118 an INVALID value blocks its dependents and is neither refreshed nor retried")
   void invalidBlocksDependentsAndIsNotRetried() {
     sb.planError(TAP3, new RuntimeException("failed to create"));
-    TxnOptions retry = TxnOptions.defaults()
-        .withRetry(new RetryOptions(Duration.ofSeconds(1), 3, false));
+    TxnOptions retry = TxnOptions.builder()
+        .retry(new RetryOptions(Duration.ofSeconds(1), 3, false)).build();
     TransactionException e = commitFails(retry, TAP2, new Iface(BAD_MAC),
         BD1, new Bd(List.of("tap2")), FIB2, new Fib("bd1", "tap2"), TAP3, new Iface(MAC1));
     assertThat(e.keyErrors()).extracting(KeyError::key, KeyError::operation, KeyError::message)

@@ -79,9 +79,10 @@ public final class Orchestrator implements Northbound {
     Txn txn = kvs.startNBTransaction();
     desiredLocked().forEach(txn::setValue);
     CompletableFuture<Long> f = txn.commitAsync(options(source)
-        .withDescription("resync from " + source)
-        .withResync(ResyncType.FULL, true)
-        .withRetryDefault());
+        .description("resync from " + source)
+        .resync(ResyncType.FULL, true)
+        .retryWithDefaults()
+        .build());
     if (refused(f)) {
       restore(source, previous, deliveriesBefore);
     } else {
@@ -112,8 +113,9 @@ public final class Orchestrator implements Northbound {
       txn.setValue(key, effective(key)); // null when no source gives the key any more
     });
     CompletableFuture<Long> f = txn.commitAsync(options(source)
-        .withDescription("change from " + source)
-        .withRetryDefault());
+        .description("change from " + source)
+        .retryWithDefaults()
+        .build());
     if (refused(f)) {
       undo.forEach((key, old) -> {
         if (old == null) {
@@ -130,8 +132,8 @@ public final class Orchestrator implements Northbound {
   }
 
   /** Non-blocking (refused by a full queue) for the sources named so. */
-  private TxnOptions options(String source) {
-    return TxnOptions.defaults().withNonBlocking(refusedWhenFull.contains(source));
+  private TxnOptions.Builder options(String source) {
+    return TxnOptions.builder().nonBlocking(refusedWhenFull.contains(source));
   }
 
   /** Whether the commit was refused at once because the queue was full. */

@@ -162,8 +162,8 @@ public final class SchedulerImpl implements KVScheduler {
       if (closed.get()) {
         return;
       }
-      Queued.Nb q = new Queued.Nb(List.of(), TxnOptions.defaults()
-          .withResync(ResyncType.DOWNSTREAM).withDescription("periodic downstream resync"),
+      Queued.Nb q = new Queued.Nb(List.of(), TxnOptions.builder()
+          .resync(ResyncType.DOWNSTREAM).description("periodic downstream resync").build(),
           new CompletableFuture<>());
       if (!queue.offerLast(q)) {
         LOG.warn("periodic downstream resync skipped: the transaction queue is full");

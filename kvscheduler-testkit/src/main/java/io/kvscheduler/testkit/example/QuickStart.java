@@ -60,7 +60,7 @@ public final class QuickStart {
       step("2. the interface appears: the pending route is created right after it");
       kvs.startNBTransaction()
           .setValue("config/interfaces/eth0", new Interface("eth0", true))
-          .commit(TxnOptions.defaults().withDescription("add eth0"));
+          .commit(TxnOptions.builder().description("add eth0").build());
       show(kvs.valueStatus("config/routes/10.0.0.0-24"));
 
       step("3. the interface is removed: the route is deleted first and waits again");

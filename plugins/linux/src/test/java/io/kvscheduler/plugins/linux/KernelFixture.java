@@ -111,7 +111,7 @@ final class KernelFixture implements AutoCloseable {
     desired.forEach(t::setValue);
     long seq;
     try {
-      seq = t.commit(TxnOptions.defaults().withResync(ResyncType.FULL));
+      seq = t.commit(TxnOptions.builder().resync(ResyncType.FULL).build());
     } catch (TransactionException e) {
       seq = e.seqNum();
     }

@@ -22,8 +22,9 @@ import java.util.function.Function;
  *
  * <p><b>Callbacks</b> run on the scheduler's engine thread, one at a time. They may throw: an
  * exception fails that value only (FAILED or RETRYING with the exception in its status); the
- * engine keeps running. A callback must not wait for a transaction it commits itself: commits made
- * from a callback are queued and run after the current transaction.
+ * engine keeps running. A callback cannot wait for a transaction it commits itself: it commits with
+ * {@link Txn#commitAsync}, whose future completes when the transaction has run, after the current
+ * one ({@link Txn#commit} throws there).
  *
  * <pre>{@code
  * KVDescriptor<Route, Void> routes = KVDescriptor.builder("route", Route.class)

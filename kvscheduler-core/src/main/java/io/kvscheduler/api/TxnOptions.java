@@ -29,10 +29,8 @@ public final class TxnOptions {
   private final boolean revert;
   private final boolean simulation;
   private final boolean verify;
-  private final boolean nonBlocking;
 
   private TxnOptions(Builder b) {
-    this.nonBlocking = b.nonBlocking;
     this.description = b.description;
     this.resync = b.resync;
     this.verboseRefresh = b.verboseRefresh;
@@ -95,11 +93,6 @@ public final class TxnOptions {
     return verify;
   }
 
-  /** Whether commit returns at once instead of waiting for the result. */
-  public boolean nonBlocking() {
-    return nonBlocking;
-  }
-
   @Override
   public boolean equals(Object o) {
     return o instanceof TxnOptions t
@@ -109,8 +102,7 @@ public final class TxnOptions {
         && Objects.equals(retry, t.retry)
         && revert == t.revert
         && simulation == t.simulation
-        && verify == t.verify
-        && nonBlocking == t.nonBlocking;
+        && verify == t.verify;
   }
 
   @Override
@@ -135,7 +127,6 @@ public final class TxnOptions {
     private boolean revert;
     private boolean simulation;
     private boolean verify;
-    private boolean nonBlocking;
 
     private Builder() {}
 
@@ -147,13 +138,6 @@ public final class TxnOptions {
       this.revert = o.revert;
       this.simulation = o.simulation;
       this.verify = o.verify;
-      this.nonBlocking = o.nonBlocking;
-    }
-
-    /** Commit returns at once instead of waiting for the result. Default: false. */
-    public Builder nonBlocking(boolean nonBlocking) {
-      this.nonBlocking = nonBlocking;
-      return this;
     }
 
     /**

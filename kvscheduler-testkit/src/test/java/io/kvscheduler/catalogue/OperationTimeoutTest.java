@@ -289,10 +289,11 @@ class OperationTimeoutTest {
   }
 
   @Test
-  @DisplayName("(ours) a transaction committed from a Create running on a call thread is queued, not awaited, and applied after the current one")
+  @DisplayName("(ours) a transaction committed (commitAsync) from a Create running on a call thread is queued and applied after the current one, then its future completes")
   void commitFromCallThreadIsQueued() {
     start(LIMIT);
-    List<Long> inner = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<java.util.concurrent.CompletableFuture<Long>> inner =
+        new java.util.concurrent.CopyOnWriteArrayList<>();
     List<String> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
     kvs.registerDescriptors(KVDescriptor.builder("committing", Object.class)
         .nbKeyPrefix(Fx.PREFIX_C)
@@ -300,14 +301,15 @@ class OperationTimeoutTest {
           threads.add(Thread.currentThread().getName());
           var txn = kvs.startNBTransaction();
           txn.setValue(A4, s("from callback"));
-          inner.add(txn.commit());
+          inner.add(txn.commitAsync(io.kvscheduler.api.TxnOptions.defaults()));
           return null;
         })
         .delete((key, value, meta) -> { })
         .build());
     long seq = commit(C3, s("c3"));
     kvs.transactionBarrier();
-    assertThat(inner).containsExactly(-1L);
+    assertThat(inner).singleElement()
+        .satisfies(f -> assertThat(f.join()).isEqualTo(seq + 1));
     assertThat(threads).singleElement().asString().startsWith("kvscheduler-sb-call-");
     assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(CONFIGURED);
     TxnAssert.assertThat(env.txn(seq + 1)).executed(op(CREATE, A4).states(NONEXISTENT, CONFIGURED));

@@ -228,7 +228,7 @@ public final class AgentMetrics implements SourceEvents {
 
   private static boolean isQueueFull(Throwable e) {
     for (Throwable c = e; c != null; c = c.getCause()) {
-      if (c.getMessage() != null && c.getMessage().contains("queue is full")) {
+      if (c instanceof io.kvscheduler.api.QueueFullException) {
         return true;
       }
     }

@@ -2,8 +2,8 @@ package io.kvscheduler.agent.internal;
 
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.QueueFullException;
 import io.kvscheduler.api.ResyncType;
-import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.Txn;
 import io.kvscheduler.api.TxnOptions;
 import java.util.HashMap;
@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * <p>While the scheduler's queue is full, a delivery waits for room (the source is slowed down to
  * the engine's pace), except from the sources named {@code refusedWhenFull}, whose callers can
  * tell someone (a REST client): their delivery is refused at once, its future has already failed
- * with a {@link TransactionException} "transaction queue is full", and the source's values stay
+ * with a {@link QueueFullException} ("transaction queue is full"), and the source's values stay
  * as they were before it.
  */
 public final class Orchestrator implements Northbound {
@@ -78,7 +78,7 @@ public final class Orchestrator implements Northbound {
     bySource.put(source, mine);
     Txn txn = kvs.startNBTransaction();
     desiredLocked().forEach(txn::setValue);
-    CompletableFuture<Long> f = txn.commitAsync(options(source)
+    CompletableFuture<Long> f = commit(source, txn, TxnOptions.builder()
         .description("resync from " + source)
         .resync(ResyncType.FULL, true)
         .retryWithDefaults()
@@ -112,7 +112,7 @@ public final class Orchestrator implements Northbound {
       }
       txn.setValue(key, effective(key)); // null when no source gives the key any more
     });
-    CompletableFuture<Long> f = txn.commitAsync(options(source)
+    CompletableFuture<Long> f = commit(source, txn, TxnOptions.builder()
         .description("change from " + source)
         .retryWithDefaults()
         .build());
@@ -131,9 +131,20 @@ public final class Orchestrator implements Northbound {
     return f;
   }
 
-  /** Non-blocking (refused by a full queue) for the sources named so. */
-  private TxnOptions.Builder options(String source) {
-    return TxnOptions.builder().nonBlocking(refusedWhenFull.contains(source));
+  /**
+   * Commits {@code txn} without waiting for it: for the sources named {@code refusedWhenFull} a
+   * full queue refuses it at once (the future has failed with a {@link QueueFullException}), the
+   * others wait for room.
+   */
+  private CompletableFuture<Long> commit(String source, Txn txn, TxnOptions options) {
+    if (!refusedWhenFull.contains(source)) {
+      return txn.commitAsync(options);
+    }
+    try {
+      return txn.tryCommitAsync(options);
+    } catch (QueueFullException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /** Whether the commit was refused at once because the queue was full. */
@@ -145,8 +156,7 @@ public final class Orchestrator implements Northbound {
       f.getNow(null);
       return false;
     } catch (java.util.concurrent.CompletionException e) {
-      return e.getCause() instanceof TransactionException te && te.isInitError()
-          && String.valueOf(te.getMessage()).contains("queue is full");
+      return e.getCause() instanceof QueueFullException;
     } catch (java.util.concurrent.CancellationException e) {
       return false;
     }

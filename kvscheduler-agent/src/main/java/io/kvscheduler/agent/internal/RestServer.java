@@ -14,6 +14,7 @@ import io.kvscheduler.agent.internal.ConfigFormat.ConfigException;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KeyError;
+import io.kvscheduler.api.QueueFullException;
 import io.kvscheduler.api.TransactionException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -801,8 +802,7 @@ public final class RestServer implements NorthboundSource {
 
   /** Whether {@code e} is the refusal of a commit by a full transaction queue. */
   private static boolean isQueueFull(Throwable e) {
-    return e instanceof TransactionException te && te.isInitError()
-        && String.valueOf(te.getMessage()).contains("queue is full");
+    return e instanceof QueueFullException;
   }
 
   /** Longest error message quoted from a parser: it never repeats megabytes of the body. */

@@ -11,6 +11,7 @@ import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.NamedMapping;
 import io.kvscheduler.api.NodeRevision;
+import io.kvscheduler.api.QueueFullException;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.Subscription;
@@ -459,9 +460,13 @@ public final class SchedulerImpl implements KVScheduler {
     @Override
     public long commit(TxnOptions options) {
       java.util.Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
+      if (inCallback()) {
+        throw new IllegalStateException("commit() cannot wait inside a descriptor callback: the"
+            + " engine runs the callback and would wait for itself; use commitAsync()");
+      }
       CompletableFuture<Long> f = new CompletableFuture<>();
-      boolean wait = submit(options, f);
-      return wait ? await(f) : -1;
+      submit(options, f, true);
+      return await(f);
     }
 
     @Override
@@ -469,7 +474,19 @@ public final class SchedulerImpl implements KVScheduler {
       java.util.Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
       CompletableFuture<Long> f = new CompletableFuture<>();
       try {
-        submit(options, f);
+        submit(options, f, true);
+      } catch (TransactionException e) {
+        f.completeExceptionally(e);
+      }
+      return f;
+    }
+
+    @Override
+    public CompletableFuture<Long> tryCommitAsync(TxnOptions options) {
+      java.util.Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
+      CompletableFuture<Long> f = new CompletableFuture<>();
+      try {
+        submit(options, f, false);
       } catch (TransactionException e) {
         f.completeExceptionally(e);
       }
@@ -477,11 +494,11 @@ public final class SchedulerImpl implements KVScheduler {
     }
 
     /**
-     * Queues the transaction; returns true when the caller should wait for {@code f}. A full queue
-     * is waited for, unless the commit is non-blocking: then it is refused ("transaction queue is
-     * full").
+     * Queues the transaction, to complete {@code f}. From a descriptor callback it is queued to
+     * run after the current transaction, never waiting. Otherwise a full queue is waited for when
+     * {@code waitForRoom}, else refused with a {@link QueueFullException}.
      */
-    private boolean submit(TxnOptions o, CompletableFuture<Long> f) {
+    private void submit(TxnOptions o, CompletableFuture<Long> f, boolean waitForRoom) {
       if (committed) {
         throw new IllegalStateException("transaction was already committed");
       }
@@ -498,19 +515,15 @@ public final class SchedulerImpl implements KVScheduler {
       values.forEach((k, v) -> kvs.add(Kv.nb(k, v)));
       Queued.Nb q = new Queued.Nb(kvs, o, f);
       if (inCallback()) {
-        LOG.warn("transaction committed from a descriptor callback: queued, not awaited");
         queueFromCallback(q);
-        return false;
-      }
-      if (o.nonBlocking()) {
-        if (!queue.offerLast(q)) {
-          throw new TransactionException("transaction queue is full");
-        }
+      } else if (waitForRoom) {
+        putWaiting(q);
+      } else if (queue.offerLast(q)) {
         failIfClosed(q);
-        return false;
+      } else {
+        committed = false; // nothing was queued: the caller may try again
+        throw new QueueFullException();
       }
-      putWaiting(q);
-      return true;
     }
   }
 
@@ -530,7 +543,7 @@ public final class SchedulerImpl implements KVScheduler {
     if (inCallback()) {
       queueFromCallback(q);
     } else if (!queue.offerLast(q)) {
-      throw new IllegalStateException("transaction queue is full");
+      throw new QueueFullException();
     }
   }
 

@@ -809,7 +809,7 @@ class FaultInjectionConvergenceTest {
       List<RecordedTxnOp> ops = rec.executed();
       int firstRevert = -1;
       for (int i = 0; i < ops.size(); i++) {
-        if (ops.get(i).revert()) {
+        if (ops.get(i).is(RecordedTxnOp.Flag.REVERT)) {
           firstRevert = i;
           break;
         }

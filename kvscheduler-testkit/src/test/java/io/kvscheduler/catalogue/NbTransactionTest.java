@@ -31,6 +31,7 @@ import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.QueueFullException;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxn.RecordedValue;
+import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TransactionException;
@@ -793,7 +794,7 @@ class NbTransactionTest {
     assertBoth(env.txn(seq),
         op(CREATE, d(B2, 2)).states(PENDING, PENDING).flags("DERIVED", "NOOP")
             .prevValue(s("item2")).newValue(s("item2")));
-    assertThat(env.txn(seq).executed().get(0).displayFlags())
+    assertThat(RecordedTxnOp.labels(env.txn(seq).executed().get(0).displayFlags()))
         .containsExactly("DERIVED", "NOOP", "STILL-PENDING");
     assertThat(kvs.valueStatus(A1)).isEqualTo(
         base(st(A1, CONFIGURED, UPDATE), st(d(A1, 2), CONFIGURED, UPDATE)));

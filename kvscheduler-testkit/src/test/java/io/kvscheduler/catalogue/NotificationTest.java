@@ -27,6 +27,7 @@ import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.RecordedTxn;
+import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TxnOperation;
@@ -491,7 +492,7 @@ class NotificationTest {
         op(UPDATE, A1).states(OBTAINED, CONFIGURED).prevValue(s("sb1")).newValue(s("nb1")),
         op(UPDATE, A2).states(OBTAINED, CONFIGURED).flags("NOOP").prevValue(s("sb2"))
             .newValue(s("sb2")));
-    assertThat(env.txn(1).executed().get(1).displayFlags()).contains("NOOP", "WAS-OBTAINED");
+    assertThat(RecordedTxnOp.labels(env.txn(1).executed().get(1).displayFlags())).contains("NOOP", "WAS-OBTAINED");
     assertThat(env.kvs().valueStatus(A1)).isEqualTo(bs(vs(A1, CONFIGURED, UPDATE, "")));
     assertThat(env.kvs().valueStatus(A2)).isEqualTo(bs(vs(A2, CONFIGURED, UPDATE, "")));
     assertThat(env.kvs().dumpValues("descriptor1", View.NB)).containsExactly(

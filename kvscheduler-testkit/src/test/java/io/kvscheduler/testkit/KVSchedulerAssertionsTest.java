@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.RecordedTxnOp;
+import io.kvscheduler.api.RecordedTxnOp.Flag;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueOrigin;
@@ -101,6 +103,35 @@ class KVSchedulerAssertionsTest {
     assertThatThrownBy(() -> assertThat(fx.kvs()).txn(seq + 1))
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("expected a record of txn #" + (seq + 1));
+  }
+
+  @Test
+  @DisplayName("an expected operation lists the flags the log prints (IS-PENDING, WAS-PENDING),"
+      + " by label or as RecordedTxnOp.Flag; the recorded ones are matched exactly")
+  void logFlagsInExpectedOperations() {
+    long pending = fx.commit(ROUTE, "eth0");
+    assertThat(fx.kvs()).txn(pending)
+        .executed(op(TxnOperation.CREATE, ROUTE).flags("NOOP", "IS-PENDING"))
+        .executed(op(TxnOperation.CREATE, ROUTE).flags(Flag.NOOP, Flag.IS_PENDING));
+    assertThatThrownBy(() -> assertThat(fx.kvs()).txn(pending)
+        .executed(op(TxnOperation.CREATE, ROUTE).flags("IS-PENDING")))
+        .as("NOOP is recorded: leaving it out is a mismatch")
+        .isInstanceOf(AssertionError.class).hasMessageContaining("flags [NOOP]");
+    assertThatThrownBy(() -> assertThat(fx.kvs()).txn(pending)
+        .executed(op(TxnOperation.CREATE, ROUTE).flags("NOOP", "WAS-PENDING")))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("logged flags [NOOP, IS-PENDING]");
+    assertThatThrownBy(() -> op(TxnOperation.CREATE, ROUTE).flags("IS_PENDING"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unknown operation flag 'IS_PENDING'");
+
+    long removed = fx.commit(ROUTE, null);
+    RecordedTxnOp delete = fx.txn(removed).executed().get(0);
+    assertThat(delete.flags()).containsExactly(Flag.NOOP);
+    assertThat(delete.displayFlags()).containsExactly(Flag.NOOP, Flag.WAS_PENDING);
+    assertThat(RecordedTxnOp.labels(delete.displayFlags())).containsExactly("NOOP", "WAS-PENDING");
+    assertThat(fx.kvs()).txn(removed)
+        .executed(op(TxnOperation.DELETE, ROUTE).flags(Flag.NOOP, Flag.WAS_PENDING));
   }
 
   @Test

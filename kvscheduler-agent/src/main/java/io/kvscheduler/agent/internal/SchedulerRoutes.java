@@ -365,7 +365,7 @@ public final class SchedulerRoutes {
         if (!op.newError().isEmpty()) {
           errors++;
         }
-        if (!op.noop()) {
+        if (!op.is(RecordedTxnOp.Flag.NOOP)) {
           String d = kvs.descriptorForKey(op.key()).map(KVDescriptor::name).orElse("");
           if (!d.isEmpty()) {
             perDescriptor.computeIfAbsent(d, x -> new TreeMap<>())

@@ -110,7 +110,7 @@ final class OracleRunner {
           }
         }
         for (RecordedTxnOp op : rec.executed()) {
-          if (!op.derived()) {
+          if (!op.is(RecordedTxnOp.Flag.DERIVED)) {
             keysSoFar.add(op.key());
           }
         }
@@ -182,9 +182,9 @@ final class OracleRunner {
       o.put("prev_error", op.prevError());
       o.put("error", op.newError());
       ArrayNode flags = o.putArray("flags");
-      op.flags().stream().sorted().forEach(flags::add);
+      RecordedTxnOp.labels(op.flags()).stream().sorted().forEach(flags::add);
       ArrayNode display = o.putArray("display_flags");
-      op.displayFlags().forEach(display::add);
+      RecordedTxnOp.labels(op.displayFlags()).forEach(display::add);
     }
     return arr;
   }

@@ -334,7 +334,7 @@ public final class KVDescriptor<V, M> {
 
     /**
      * Declares that values carry metadata of class {@code metadataType}, kept in a metadata map
-     * readable through {@link KVScheduler#metadataMap(String, Class)}. Call before setting
+     * readable through {@link KVScheduler#metadataMap(KVDescriptor)}. Call before setting
      * callbacks that use metadata. Metadata of another class (possible only through an unchecked
      * cast) fails the Create or Update that returned it, naming the key and both classes; a
      * retrieved or notified value carrying such metadata is ignored, with a warning.

@@ -76,7 +76,18 @@ public interface KVScheduler extends AutoCloseable {
   void transactionBarrier();
 
   /**
-   * The metadata map of descriptor {@code descriptorName}.
+   * The metadata map of {@code descriptor}, typed by its metadata class:
+   * {@code NamedMapping<TunnelMetadata> tunnels = kvs.metadataMap(tunnelDescriptor)}.
+   *
+   * @throws IllegalArgumentException if the descriptor is not registered (another descriptor of
+   *     the same name counts as not registered unless it has the same value and metadata
+   *     classes) or has no metadata
+   */
+  <M> NamedMapping<M> metadataMap(KVDescriptor<?, M> descriptor);
+
+  /**
+   * The metadata map of descriptor {@code descriptorName}, for callers that know the descriptor
+   * by name only ({@link #metadataMap(KVDescriptor)} when you hold the descriptor).
    *
    * @throws IllegalArgumentException if the descriptor is unknown or has no metadata, or its
    *     metadata is not of {@code metadataType}
@@ -108,7 +119,21 @@ public interface KVScheduler extends AutoCloseable {
   Optional<RecordedTxn> recordedTransaction(long seqNum);
 
   /**
-   * Values of descriptor {@code descriptorName} in the given view (base values only).
+   * Values of {@code descriptor} in the given view (base values only), typed by its value and
+   * metadata classes. A desired value of another class than the descriptor's (INVALID) is left
+   * out.
+   *
+   * @throws IllegalArgumentException if the descriptor is not registered (another descriptor of
+   *     the same name counts as not registered unless it has the same value and metadata
+   *     classes), or the view is SB and the descriptor has no Retrieve
+   * @throws IllegalStateException as {@link #dumpValues(String, View)}
+   */
+  <V, M> List<KVWithMetadata<V, M>> dumpValues(KVDescriptor<V, M> descriptor, View view);
+
+  /**
+   * Values of descriptor {@code descriptorName} in the given view (base values only), for callers
+   * that know the descriptor by name only ({@link #dumpValues(KVDescriptor, View)} when you hold
+   * the descriptor).
    *
    * @throws IllegalArgumentException if the descriptor is not registered, or the view is SB and
    *     the descriptor has no Retrieve

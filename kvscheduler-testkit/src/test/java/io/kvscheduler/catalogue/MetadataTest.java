@@ -164,6 +164,58 @@ class MetadataTest {
   }
 
   @Test
+  @DisplayName("(ours) the metadata map and the dump of a descriptor held in hand are typed by its"
+      + " classes; a descriptor not registered (or another of the same name) is refused")
+  void typedMetadataMapAndDump() {
+    env = Fx.env(true);
+    KVDescriptor<String, Integer> counted = KVDescriptor.builder("counted", String.class)
+        .withMetadata(Integer.class)
+        .nbKeyPrefix("/counted/")
+        .create((k, v) -> v.length())
+        .delete((k, v, m) -> {})
+        .build();
+    KVDescriptor<String, Void> plain = KVDescriptor.builder("plain", String.class)
+        .nbKeyPrefix("/plain/")
+        .create((k, v) -> null)
+        .delete((k, v, m) -> {})
+        .build();
+    env.kvs().registerDescriptors(counted, plain);
+    assertThatThrownBy(() -> commit(TxnOptions.defaults(),
+        "/counted/x", "four", "/counted/bad", 7, "/plain/p", "v"))
+        .isInstanceOf(TransactionException.class).hasMessageContaining("/counted/bad");
+
+    NamedMapping<Integer> lengths = env.kvs().metadataMap(counted);
+    Integer length = lengths.lookup("/counted/x").orElseThrow();
+    assertThat(length).isEqualTo(4);
+    List<KVWithMetadata<String, Integer>> nb = env.kvs().dumpValues(counted, View.NB);
+    assertThat(nb).as("the INVALID value of another class is left out").containsExactly(
+        new KVWithMetadata<>("/counted/x", "four", 4, ValueOrigin.FROM_NB));
+    String value = env.kvs().dumpValues(plain, View.CACHED).get(0).value();
+    assertThat(value).isEqualTo("v");
+
+    assertThatThrownBy(() -> env.kvs().metadataMap(plain))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("descriptor plain has no metadata");
+    KVDescriptor<String, Integer> twin = KVDescriptor.builder("counted", String.class)
+        .withMetadata(Integer.class).nbKeyPrefix("/counted/")
+        .create((k, v) -> 0).delete((k, v, m) -> {}).build();
+    assertThat(env.kvs().metadataMap(twin).lookup("/counted/x")).as("same name and classes")
+        .contains(4);
+    KVDescriptor<String, Long> sameName = KVDescriptor.builder("counted", String.class)
+        .withMetadata(Long.class).nbKeyPrefix("/other/")
+        .create((k, v) -> 0L).delete((k, v, m) -> {}).build();
+    assertThatThrownBy(() -> env.kvs().metadataMap(sameName))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("descriptor counted is not registered: another descriptor of that name is,"
+            + " for java.lang.String values with java.lang.Integer metadata");
+    KVDescriptor<String, Void> unknown = KVDescriptor.builder("unknown", String.class)
+        .nbKeyPrefix("/unknown/").create((k, v) -> null).delete((k, v, m) -> {}).build();
+    assertThatThrownBy(() -> env.kvs().dumpValues(unknown, View.NB))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("descriptor unknown is not registered");
+  }
+
+  @Test
   @DisplayName("B124 B87 an in-place Update keeps the metadata returned by Update; re-creation gets fresh metadata")
   void updateKeepsReturnedMetadata() {
     dataChangeSetup();

@@ -563,6 +563,36 @@ public final class SchedulerImpl implements KVScheduler {
   // ------------------------------------------------------------------ reads
 
   @Override
+  public <M> NamedMapping<M> metadataMap(KVDescriptor<?, M> descriptor) {
+    DescriptorHandle h = registered(descriptor);
+    if (h.metadataMap == null) {
+      throw new IllegalArgumentException("descriptor " + h.name + " has no metadata");
+    }
+    @SuppressWarnings("unchecked")
+    NamedMapping<M> m = (NamedMapping<M>) h.metadataMap;
+    return m;
+  }
+
+  /**
+   * The handle of the descriptor registered under {@code descriptor}'s name, which must have the
+   * same value and metadata classes (it may be a wrapper of {@code descriptor}).
+   */
+  private DescriptorHandle registered(KVDescriptor<?, ?> descriptor) {
+    java.util.Objects.requireNonNull(descriptor, "descriptor");
+    DescriptorHandle h = registry.byName(descriptor.name());
+    if (h == null) {
+      throw new IllegalArgumentException("descriptor " + descriptor.name() + " is not registered");
+    }
+    if (h.d != descriptor && (h.d.valueType() != descriptor.valueType()
+        || h.d.metadataType() != descriptor.metadataType())) {
+      throw new IllegalArgumentException("descriptor " + descriptor.name() + " is not registered:"
+          + " another descriptor of that name is, for " + h.d.valueType().getName() + " values"
+          + " with " + h.d.metadataType().getName() + " metadata");
+    }
+    return h;
+  }
+
+  @Override
   public <M> NamedMapping<M> metadataMap(String descriptorName, Class<M> metadataType) {
     DescriptorHandle h = registry.byName(descriptorName);
     if (h == null) {
@@ -614,6 +644,17 @@ public final class SchedulerImpl implements KVScheduler {
   @Override
   public Optional<RecordedTxn> recordedTransaction(long seqNum) {
     return history.record(seqNum);
+  }
+
+  @Override
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public <V, M> List<KVWithMetadata<V, M>> dumpValues(KVDescriptor<V, M> descriptor, View view) {
+    java.util.Objects.requireNonNull(view, "view");
+    List<KVWithMetadata<Object, Object>> all =
+        new ArrayList<>(dump(registered(descriptor), view));
+    // metadata is checked by the engine; a desired value of another class (INVALID) is left out
+    all.removeIf(kv -> kv.value() != null && !descriptor.valueType().isInstance(kv.value()));
+    return (List) all;
   }
 
   @Override

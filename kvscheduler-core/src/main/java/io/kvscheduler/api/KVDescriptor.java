@@ -17,7 +17,7 @@ import java.util.function.Function;
  * them. Descriptors are stateless; run-time state lives in metadata kept by the scheduler.
  *
  * <p>Built with {@link #builder(String, Class)}; immutable. {@code V} is the value class (a Java
- * record is the natural choice: its {@code equals} is the default value comparator), {@code M} the
+ * record is the natural choice: its {@code equals} is the default equivalence), {@code M} the
  * metadata class ({@code Void} without metadata).
  *
  * <p><b>Callbacks</b> run on the scheduler's engine thread, one at a time. They may throw: an
@@ -84,7 +84,7 @@ public final class KVDescriptor<V, M> {
 
   /** Decides whether two values are equivalent (no operation needed). */
   @FunctionalInterface
-  public interface Comparator<V> {
+  public interface Equivalence<V> {
     boolean equivalent(String key, V oldValue, V newValue);
   }
 
@@ -124,7 +124,7 @@ public final class KVDescriptor<V, M> {
   private final String nbKeyPrefix;
   private final KeySelector keySelector;
   private final KeyLabel keyLabel;
-  private final Comparator<V> valueComparator;
+  private final Equivalence<V> equivalence;
   private final boolean withMetadata;
   private final Class<?> metadataType;
   private final Map<String, Function<? super M, ? extends Collection<String>>> metadataIndexes;
@@ -149,7 +149,7 @@ public final class KVDescriptor<V, M> {
     this.nbKeyPrefix = b.nbKeyPrefix;
     this.keySelector = b.keySelector != null ? b.keySelector : KeySelector.prefix(b.nbKeyPrefix);
     this.keyLabel = b.keyLabel;
-    this.valueComparator = b.valueComparator;
+    this.equivalence = b.equivalence;
     this.withMetadata = b.withMetadata;
     this.metadataType = b.metadataType;
     this.metadataIndexes = Map.copyOf(b.metadataIndexes);
@@ -204,8 +204,8 @@ public final class KVDescriptor<V, M> {
     return Optional.ofNullable(keyLabel);
   }
 
-  public Optional<Comparator<V>> valueComparator() {
-    return Optional.ofNullable(valueComparator);
+  public Optional<Equivalence<V>> equivalence() {
+    return Optional.ofNullable(equivalence);
   }
 
   public boolean withMetadata() {
@@ -305,7 +305,7 @@ public final class KVDescriptor<V, M> {
     private String nbKeyPrefix = "";
     private KeySelector keySelector;
     private KeyLabel keyLabel;
-    private Comparator<V> valueComparator;
+    private Equivalence<V> equivalence;
     private boolean withMetadata;
     private Class<?> metadataType = Void.class;
     private final Map<String, Function<? super M, ? extends Collection<String>>> metadataIndexes =
@@ -383,8 +383,8 @@ public final class KVDescriptor<V, M> {
     }
 
     /** Custom equivalence (default: {@link Objects#equals}). */
-    public Builder<V, M> valueComparator(Comparator<V> comparator) {
-      this.valueComparator = comparator;
+    public Builder<V, M> equivalence(Equivalence<V> equivalence) {
+      this.equivalence = equivalence;
       return this;
     }
 

@@ -515,7 +515,7 @@ class FaultInjectionConvergenceTest {
       b.nbKeyPrefix(d.nbKeyPrefix()).keySelector(d.keySelector())
           .retrieveDependencies(d.retrieveDependencies().toArray(String[]::new));
       d.keyLabel().ifPresent(b::keyLabel);
-      d.valueComparator().ifPresent(b::valueComparator);
+      d.equivalence().ifPresent(b::equivalence);
       d.validate().ifPresent(b::validate);
       d.derivedValues().ifPresent(b::derivedValues);
       d.dependencies().ifPresent(b::dependencies);

@@ -73,7 +73,7 @@ public final class InterfaceDescriptor {
         .nbKeyPrefix(LinuxKeys.INTERFACE_PREFIX)
         .keySelector(LinuxKeys::isInterfaceKey)
         .keyLabel(k -> k.substring(LinuxKeys.INTERFACE_PREFIX.length()))
-        .valueComparator(InterfaceDescriptor::equivalent)
+        .equivalence(InterfaceDescriptor::equivalent)
         .validate(InterfaceDescriptor::validate)
         .dependencies(InterfaceDescriptor::dependencies)
         .derivedValues(InterfaceDescriptor::derived)

@@ -47,7 +47,7 @@ public final class RouteDescriptor {
         .valueTypeName(Route.getDescriptor().getFullName())
         .nbKeyPrefix(LinuxKeys.ROUTE_PREFIX)
         .keyLabel(k -> k.substring(LinuxKeys.ROUTE_PREFIX.length()))
-        .valueComparator(RouteDescriptor::equivalent)
+        .equivalence(RouteDescriptor::equivalent)
         .validate(RouteDescriptor::validate)
         .dependencies(RouteDescriptor::dependencies)
         .derivedValues(RouteDescriptor::derived)

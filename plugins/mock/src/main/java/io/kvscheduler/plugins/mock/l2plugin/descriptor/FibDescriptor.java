@@ -48,7 +48,7 @@ public final class FibDescriptor {
         .nbKeyPrefix(L2Model.FIB_KEY_PREFIX)
         .keySelector(L2Model::isFibKey)
         .keyLabel(L2Model::label)
-        .valueComparator(FibDescriptor::equivalent)
+        .equivalence(FibDescriptor::equivalent)
         .validate(FibDescriptor::validate)
         .create((key, fib) -> {
           sb.createL2Fib(fib);

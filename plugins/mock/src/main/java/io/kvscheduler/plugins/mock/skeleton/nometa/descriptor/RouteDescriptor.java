@@ -67,7 +67,7 @@ public final class RouteDescriptor {
         .keySelector(RouteModel::isKey)
         .keyLabel(RouteModel::destination)
         // value semantics
-        .valueComparator(RouteDescriptor::equivalent)
+        .equivalence(RouteDescriptor::equivalent)
         .validate(RouteDescriptor::validate)
         .dependencies(RouteDescriptor::dependencies)
         // southbound operations
@@ -82,7 +82,7 @@ public final class RouteDescriptor {
   }
 
   /**
-   * Value comparator: decides whether going from {@code oldRoute} to {@code newRoute} needs an
+   * Equivalence: decides whether going from {@code oldRoute} to {@code newRoute} needs an
    * operation at all. Called before every Update, and by a resync to compare the retrieved value
    * with the desired one. Keep it pure. Here: metric 0 means the default metric, so 0 and 100 are
    * the same route; everything else must be equal.
@@ -144,7 +144,7 @@ public final class RouteDescriptor {
   }
 
   /**
-   * Update: changes an existing value in place. Called only when the comparator says the values
+   * Update: changes an existing value in place. Called only when the equivalence says the values
    * differ and {@link #needsRecreate} said no. Returns the new metadata (null here). Replace the
    * body with your southbound call.
    */

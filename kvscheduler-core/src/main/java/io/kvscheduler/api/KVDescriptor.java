@@ -29,7 +29,7 @@ import java.util.function.Function;
  * <pre>{@code
  * KVDescriptor<Route, Void> routes = KVDescriptor.builder("route", Route.class)
  *     .nbKeyPrefix("config/routes/")
- *     .create((key, route) -> { sb.addRoute(route); return null; })
+ *     .createWithoutMetadata((key, route) -> sb.addRoute(route))
  *     .delete((key, route, meta) -> sb.deleteRoute(route))
  *     .dependencies((key, route) -> List.of(
  *         Dependency.onKey("interface", "config/interfaces/" + route.outIface())))
@@ -51,6 +51,23 @@ public final class KVDescriptor<V, M> {
   @FunctionalInterface
   public interface Creator<V, M> {
     M create(String key, V value) throws Exception;
+  }
+
+  /**
+   * Creates a value of a descriptor without metadata ({@link Builder#createWithoutMetadata}).
+   */
+  @FunctionalInterface
+  public interface PlainCreator<V> {
+    void create(String key, V value) throws Exception;
+  }
+
+  /**
+   * Updates a value in place for a descriptor without metadata ({@link
+   * Builder#updateWithoutMetadata}).
+   */
+  @FunctionalInterface
+  public interface PlainUpdater<V> {
+    void update(String key, V oldValue, V newValue) throws Exception;
   }
 
   /** Updates a value in place; returns the new metadata ({@code oldMetadata} may be reused). */
@@ -138,7 +155,6 @@ public final class KVDescriptor<V, M> {
   private final DerivedValues<V> derivedValues;
   private final Dependencies<V> dependencies;
   private final List<String> retrieveDependencies;
-  private final boolean parallelizable;
   private final boolean derivedOnly;
   private final Duration operationTimeout;
 
@@ -163,7 +179,6 @@ public final class KVDescriptor<V, M> {
     this.derivedValues = b.derivedValues;
     this.dependencies = b.dependencies;
     this.retrieveDependencies = List.copyOf(b.retrieveDependencies);
-    this.parallelizable = b.parallelizable;
     this.derivedOnly = b.derivedOnly;
     this.operationTimeout = b.operationTimeout;
   }
@@ -271,11 +286,6 @@ public final class KVDescriptor<V, M> {
     return Optional.ofNullable(operationTimeout);
   }
 
-  /** Whether independent operations of this descriptor may run in parallel (opt-in). */
-  public boolean parallelizable() {
-    return parallelizable;
-  }
-
   /**
    * True when the descriptor describes only values derived from other values: the northbound may
    * not set its keys (a commit that does fails, naming the key), only base values derive them.
@@ -320,7 +330,6 @@ public final class KVDescriptor<V, M> {
     private DerivedValues<V> derivedValues;
     private Dependencies<V> dependencies;
     private final List<String> retrieveDependencies = new ArrayList<>();
-    private boolean parallelizable;
     private boolean derivedOnly;
     private Duration operationTimeout;
 
@@ -409,9 +418,48 @@ public final class KVDescriptor<V, M> {
       return this;
     }
 
+    /** Creates a value in the southbound and returns its metadata. */
     public Builder<V, M> create(Creator<V, M> c) {
       this.create = c;
       return this;
+    }
+
+    /**
+     * Creates a value in the southbound, for a descriptor without metadata: nothing to return.
+     *
+     * @throws IllegalStateException if the descriptor has metadata ({@link #withMetadata})
+     */
+    public Builder<V, M> createWithoutMetadata(PlainCreator<V> c) {
+      Objects.requireNonNull(c, "create");
+      requireNoMetadata("createWithoutMetadata");
+      this.create = (key, value) -> {
+        c.create(key, value);
+        return null;
+      };
+      return this;
+    }
+
+    /**
+     * Updates a value in place, for a descriptor without metadata: nothing to return.
+     *
+     * @throws IllegalStateException if the descriptor has metadata ({@link #withMetadata})
+     */
+    public Builder<V, M> updateWithoutMetadata(PlainUpdater<V> u) {
+      Objects.requireNonNull(u, "update");
+      requireNoMetadata("updateWithoutMetadata");
+      this.update = (key, oldValue, newValue, oldMetadata) -> {
+        u.update(key, oldValue, newValue);
+        return null;
+      };
+      return this;
+    }
+
+    private void requireNoMetadata(String what) {
+      if (withMetadata) {
+        throw new IllegalStateException("descriptor " + name + " has metadata: " + what
+            + " is for descriptors without; use " + what.replace("WithoutMetadata", "")
+            + "(...), which returns the metadata");
+      }
     }
 
     public Builder<V, M> delete(Deleter<V, M> d) {
@@ -479,12 +527,6 @@ public final class KVDescriptor<V, M> {
      */
     public Builder<V, M> derivedOnly() {
       this.derivedOnly = true;
-      return this;
-    }
-
-    /** Allows independent operations of this descriptor to run in parallel. */
-    public Builder<V, M> parallelizable(boolean p) {
-      this.parallelizable = p;
       return this;
     }
 

@@ -120,7 +120,6 @@ final class TimedDescriptors {
       b.retrieveDependencies(d.retrieveDependencies().toArray(String[]::new));
     }
     d.operationTimeout().ifPresent(b::operationTimeout);
-    b.parallelizable(d.parallelizable());
     return (KVDescriptor<V, M>) b.build();
   }
 

@@ -27,22 +27,14 @@ public final class QuickStart {
   public static void main(String[] args) {
     KVDescriptor<Interface, Void> interfaces = KVDescriptor.builder("interface", Interface.class)
         .nbKeyPrefix("config/interfaces/")
-        .create((key, itf) -> {
-          System.out.println("  SB: create interface " + itf);
-          return null;
-        })
-        .update((key, before, after, meta) -> {
-          System.out.println("  SB: update interface " + before + " -> " + after);
-          return null;
-        })
+        .createWithoutMetadata((key, itf) -> System.out.println("  SB: create interface " + itf))
+        .updateWithoutMetadata((key, before, after) ->
+            System.out.println("  SB: update interface " + before + " -> " + after))
         .delete((key, itf, meta) -> System.out.println("  SB: delete interface " + itf))
         .build();
     KVDescriptor<Route, Void> routes = KVDescriptor.builder("route", Route.class)
         .nbKeyPrefix("config/routes/")
-        .create((key, route) -> {
-          System.out.println("  SB: create route " + route);
-          return null;
-        })
+        .createWithoutMetadata((key, route) -> System.out.println("  SB: create route " + route))
         .delete((key, route, meta) -> System.out.println("  SB: delete route " + route))
         .dependencies((key, route) -> List.of(
             Dependency.onKey("interface-exists", "config/interfaces/" + route.outInterface())))

@@ -50,7 +50,7 @@ public final class ArpDescriptor {
         .retrieve(d::retrieve)
         .retrieveDependencies(InterfaceDescriptor.NAME)
         .isRetriableFailure(InterfaceDescriptor::isRetriable)
-        .parallelizable(true)
+        // safe to call concurrently: yes, each entry is one kernel neighbour of one link
         .build();
   }
 

@@ -43,7 +43,7 @@ public final class InterfaceAddressDescriptor {
         .create(d::create)
         .delete(d::delete)
         .isRetriableFailure(InterfaceDescriptor::isRetriable)
-        .parallelizable(true)
+        // safe to call concurrently: yes, each address is one kernel address of one link
         .build();
   }
 

@@ -83,7 +83,7 @@ public final class InterfaceDescriptor {
         .delete(d::delete)
         .retrieve(d::retrieve)
         .isRetriableFailure(InterfaceDescriptor::isRetriable)
-        .parallelizable(false)
+        // safe to call concurrently: no, the two ends of a veth pair share one kernel link
         .build();
   }
 

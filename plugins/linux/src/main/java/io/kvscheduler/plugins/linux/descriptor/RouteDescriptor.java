@@ -58,7 +58,7 @@ public final class RouteDescriptor {
         .retrieve(d::retrieve)
         .retrieveDependencies(InterfaceDescriptor.NAME)
         .isRetriableFailure(InterfaceDescriptor::isRetriable)
-        .parallelizable(true)
+        // safe to call concurrently: yes, each route is one kernel route, ordered after its link
         .build();
   }
 

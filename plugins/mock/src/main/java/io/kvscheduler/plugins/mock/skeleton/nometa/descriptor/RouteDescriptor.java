@@ -71,8 +71,8 @@ public final class RouteDescriptor {
         .validate(RouteDescriptor::validate)
         .dependencies(RouteDescriptor::dependencies)
         // southbound operations
-        .create(d::create)
-        .update(d::update)
+        .createWithoutMetadata(d::create)
+        .updateWithoutMetadata(d::update)
         .updateWithRecreate(RouteDescriptor::needsRecreate)
         .delete(d::delete)
         .retrieve(d::retrieve)
@@ -135,22 +135,20 @@ public final class RouteDescriptor {
 
   /**
    * Create: makes the value exist in the southbound. Called only once Validate passed and every
-   * dependency exists, so the interface's SB handle is in its metadata map. Returns the metadata
-   * (always null here). Replace the body with your southbound call.
+   * dependency exists, so the interface's SB handle is in its metadata map. Routes have no
+   * metadata: nothing to return. Replace the body with your southbound call.
    */
-  private Void create(String key, Route route) {
+  private void create(String key, Route route) {
     sb.addRoute(toSb(route));
-    return null;
   }
 
   /**
    * Update: changes an existing value in place. Called only when the equivalence says the values
-   * differ and {@link #needsRecreate} said no. Returns the new metadata (null here). Replace the
+   * differ and {@link #needsRecreate} said no. Nothing to return, as for Create. Replace the
    * body with your southbound call.
    */
-  private Void update(String key, Route oldRoute, Route newRoute, Void metadata) {
+  private void update(String key, Route oldRoute, Route newRoute) {
     sb.setRouteMetric(newRoute.destination(), newRoute.effectiveMetric());
-    return null;
   }
 
   /**

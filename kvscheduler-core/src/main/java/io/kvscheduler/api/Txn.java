@@ -24,8 +24,9 @@ public interface Txn {
    * Commits with default options and waits for the result.
    *
    * @return the sequence number of the processed transaction
-   * @throws TransactionException if a value failed (every failed key is named) or the options are
-   *     invalid
+   * @throws TransactionException if a value failed (every failed key is named)
+   * @throws IllegalArgumentException if the options are invalid (a resync with revert, a
+   *     downstream resync carrying values): nothing is queued
    * @throws IllegalStateException if the transaction was already committed or the scheduler is
    *     closed
    */
@@ -37,8 +38,9 @@ public interface Txn {
    * Commits and waits for the result. While the scheduler's queue is full, waits for room first.
    *
    * @return the sequence number of the processed transaction
-   * @throws TransactionException if a value failed (every failed key is named) or the options are
-   *     invalid
+   * @throws TransactionException if a value failed (every failed key is named)
+   * @throws IllegalArgumentException if the options are invalid (a resync with revert, a
+   *     downstream resync carrying values): nothing is queued
    * @throws IllegalStateException if the transaction was already committed, the scheduler is
    *     closed, or when called inside a descriptor callback: the engine runs the callback and
    *     cannot wait for itself; use {@link #commitAsync} there
@@ -52,9 +54,10 @@ public interface Txn {
    * descriptor callback, the transaction is queued at once to run right after the current one.
    *
    * @return a future completed, once the transaction ran, with its sequence number, or
-   *     exceptionally with a {@link TransactionException} (a failed value, invalid options) or
+   *     exceptionally with a {@link TransactionException} (a failed value) or
    *     with an {@link IllegalStateException} when the scheduler is closed before the transaction
    *     runs
+   * @throws IllegalArgumentException if the options are invalid (as for {@link #commit})
    * @throws IllegalStateException if the transaction was already committed or the scheduler is
    *     closed
    */
@@ -67,6 +70,7 @@ public interface Txn {
    *
    * @return a future completed as {@link #commitAsync}'s
    * @throws QueueFullException if the scheduler's queue is full (nothing was queued)
+   * @throws IllegalArgumentException if the options are invalid (as for {@link #commit})
    * @throws IllegalStateException if the transaction was already committed or the scheduler is
    *     closed
    */

@@ -821,27 +821,20 @@ class RecordsAndHistoryTest {
   // ------------------------------------------------------------------ B171, B172
 
   @Test
-  @DisplayName("B171 (ours, deliberate difference D12: 'transaction #N failed: ' prefix) error lists KeyErrors: [key (OP): err, ...] in execution order; init errors consume no seq")
+  @DisplayName("B171 (ours, deliberate difference D12: 'transaction #N failed: ' prefix) error lists KeyErrors: [key (OP): err, ...] in execution order; invalid options throw IllegalArgumentException and consume no seq")
   void transactionErrorFormat() {
     env = Fx.env(true);
     env.kvs().registerDescriptors(sb.descriptor("descriptor1", Object.class)
         .nbKeyPrefix(Fx.PREFIX_A).build());
-    // init errors: no sequence number consumed
+    // invalid options are a usage error, not a failed transaction: no sequence number consumed
     assertThatThrownBy(() -> commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build(),
         A1, arr(1)))
-        .isInstanceOfSatisfying(TransactionException.class, e -> {
-          assertThat(e.isInitError()).isTrue();
-          assertThat(e.seqNum()).isEqualTo(-1);
-          assertThat(e.keyErrors()).isEmpty();
-          assertThat(e.getMessage())
-              .isEqualTo("downstream resync combined with data changes in one transaction");
-        });
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("downstream resync combined with data changes in one transaction");
     assertThatThrownBy(() -> commit(TxnOptions.builder().resync(ResyncType.FULL)
         .revert(true).build(), A1, arr(1)))
-        .isInstanceOfSatisfying(TransactionException.class, e -> {
-          assertThat(e.isInitError()).isTrue();
-          assertThat(e.getMessage()).isEqualTo("it is not supported to combine resync with revert");
-        });
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("it is not supported to combine resync with revert");
     assertThat(env.kvs().transactionHistory()).isEmpty();
     // key errors
     RuntimeException e1 = new RuntimeException("failed to add value");
@@ -849,7 +842,6 @@ class RecordsAndHistoryTest {
     sb.planError(A2, new RuntimeException("failed again"));
     assertThatThrownBy(() -> commit(A2, arr(2), A1, arr(1), A3, arr(3)))
         .isInstanceOfSatisfying(TransactionException.class, e -> {
-          assertThat(e.isInitError()).isFalse();
           assertThat(e.seqNum()).isZero();
           assertThat(e.keyErrors())
               .extracting(KeyError::key, KeyError::operation, KeyError::message)

@@ -324,7 +324,6 @@ class RecreateTest {
     assertThatThrownBy(() -> env.commit(A1, v2))
         .isInstanceOfSatisfying(TransactionException.class, e -> {
           assertThat(e.seqNum()).isEqualTo(1);
-          assertThat(e.isInitError()).isFalse();
           assertThat(e.keyErrors()).extracting(KeyError::key, KeyError::operation,
                   KeyError::message)
               .containsExactly(tuple(

@@ -782,7 +782,7 @@ public final class RestServer implements NorthboundSource {
         return Response.error(503, "not applied: the transaction queue is full; nothing of this"
             + " request was kept, send it again later");
       }
-      if (e.getCause() instanceof TransactionException te && !te.isInitError()) {
+      if (e.getCause() instanceof TransactionException te) {
         // a replace commits every source's values: failures of values only other sources give
         // are not this request's (derived values, which no source gives, are kept)
         Map<String, Object> desired = northbound.desired();

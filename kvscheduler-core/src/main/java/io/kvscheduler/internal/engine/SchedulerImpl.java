@@ -15,7 +15,6 @@ import io.kvscheduler.api.QueueFullException;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.Subscription;
-import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.Txn;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.TxnOptions;
@@ -473,11 +472,7 @@ public final class SchedulerImpl implements KVScheduler {
     public CompletableFuture<Long> commitAsync(TxnOptions options) {
       java.util.Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
       CompletableFuture<Long> f = new CompletableFuture<>();
-      try {
-        submit(options, f, true);
-      } catch (TransactionException e) {
-        f.completeExceptionally(e);
-      }
+      submit(options, f, true);
       return f;
     }
 
@@ -485,11 +480,7 @@ public final class SchedulerImpl implements KVScheduler {
     public CompletableFuture<Long> tryCommitAsync(TxnOptions options) {
       java.util.Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
       CompletableFuture<Long> f = new CompletableFuture<>();
-      try {
-        submit(options, f, false);
-      } catch (TransactionException e) {
-        f.completeExceptionally(e);
-      }
+      submit(options, f, false);
       return f;
     }
 
@@ -505,11 +496,11 @@ public final class SchedulerImpl implements KVScheduler {
       committed = true;
       ensureOpen();
       if (o.resync() == ResyncType.DOWNSTREAM && !values.isEmpty()) {
-        throw new TransactionException(
+        throw new IllegalArgumentException(
             "downstream resync combined with data changes in one transaction");
       }
       if (o.revert() && o.resync() != ResyncType.NOT_RESYNC) {
-        throw new TransactionException("it is not supported to combine resync with revert");
+        throw new IllegalArgumentException("it is not supported to combine resync with revert");
       }
       List<Kv> kvs = new ArrayList<>(values.size());
       values.forEach((k, v) -> kvs.add(Kv.nb(k, v)));

@@ -21,6 +21,17 @@ public interface Txn {
   Txn setValue(String key, Object value);
 
   /**
+   * Requests the deletion of base key {@code key}: the same as {@code setValue(key, null)}.
+   *
+   * @return this transaction
+   * @throws IllegalStateException if the transaction was already committed
+   * @throws IllegalArgumentException if the key is empty
+   */
+  default Txn delete(String key) {
+    return setValue(key, null);
+  }
+
+  /**
    * Commits with default options and waits for the result.
    *
    * @return the sequence number of the processed transaction

@@ -7,11 +7,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.RecordedTxnOp.Flag;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueOrigin;
+import io.kvscheduler.api.ValueState;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assertions;
@@ -132,6 +135,29 @@ class KVSchedulerAssertionsTest {
     assertThat(RecordedTxnOp.labels(delete.displayFlags())).containsExactly("NOOP", "WAS-PENDING");
     assertThat(fx.kvs()).txn(removed)
         .executed(op(TxnOperation.DELETE, ROUTE).flags(Flag.NOOP, Flag.WAS_PENDING));
+  }
+
+  @Test
+  @DisplayName("awaitState returns at once for a value already in the state, waits for one that"
+      + " gets there, times out otherwise; Txn.delete removes; KVWithMetadata.fromNb")
+  void awaitStateDeleteAndFromNb() throws Exception {
+    fx.commit(ROUTE, "eth0");
+    assertThat(fx.kvs().awaitState(ROUTE, ValueState.PENDING, Duration.ZERO)).isTrue();
+    assertThat(fx.kvs().awaitState(ETH0, ValueState.CONFIGURED, Duration.ofMillis(20))).isFalse();
+
+    Thread committer = new Thread(() -> fx.commit(ETH0, "a"));
+    committer.start();
+    assertThat(fx.kvs().awaitState(ETH0, ValueState.CONFIGURED, Duration.ofSeconds(10))).isTrue();
+    committer.join();
+
+    long seq = fx.kvs().startNBTransaction().delete(ETH0).commit();
+    assertThat(fx.kvs()).txn(seq).executed(op(TxnOperation.DELETE, ETH0));
+    assertThat(fx.kvs().awaitState(ETH0, ValueState.NONEXISTENT, Duration.ZERO)).isTrue();
+    assertThatThrownBy(() -> fx.kvs().awaitState(ETH0, ValueState.CONFIGURED,
+        Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class);
+
+    assertThat(KVWithMetadata.fromNb(ETH0, "a"))
+        .isEqualTo(new KVWithMetadata<>(ETH0, "a", null, ValueOrigin.FROM_NB));
   }
 
   @Test

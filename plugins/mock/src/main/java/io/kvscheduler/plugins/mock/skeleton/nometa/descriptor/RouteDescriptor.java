@@ -5,7 +5,6 @@ import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.NamedMapping;
-import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.plugins.mock.ifplugin.descriptor.InterfaceDescriptor;
 import io.kvscheduler.plugins.mock.ifplugin.model.InterfaceModel;
 import io.kvscheduler.plugins.mock.skeleton.nometa.mockcalls.RouteApi;
@@ -188,7 +187,7 @@ public final class RouteDescriptor {
         continue;
       }
       Route route = new Route(r.destination(), iface.get(), r.nextHop(), r.metric());
-      out.add(new KVWithMetadata<>(RouteModel.key(route), route, null, ValueOrigin.FROM_NB));
+      out.add(KVWithMetadata.fromNb(RouteModel.key(route), route));
     }
     return out;
   }

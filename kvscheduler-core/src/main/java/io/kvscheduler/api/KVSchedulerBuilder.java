@@ -191,6 +191,17 @@ public final class KVSchedulerBuilder {
     return this;
   }
 
+  /**
+   * Refuses NB values of keys that no registered descriptor selects: the commit throws an {@link
+   * IllegalArgumentException} naming them, and nothing of the transaction is queued. Default:
+   * false — such a value is accepted with a warning naming the key, and waits as UNIMPLEMENTED
+   * until a descriptor that selects it is registered.
+   */
+  public KVSchedulerBuilder rejectUnselectedKeys(boolean reject) {
+    cfg.rejectUnselectedKeys = reject;
+    return this;
+  }
+
   /** Builds and starts the scheduler (its engine thread). */
   public KVScheduler build() {
     return new SchedulerImpl(cfg.freeze());

@@ -37,7 +37,8 @@ public interface Txn {
    * @return the sequence number of the processed transaction
    * @throws TransactionException if a value failed (every failed key is named)
    * @throws IllegalArgumentException if the options are invalid (a resync with revert, a
-   *     downstream resync carrying values): nothing is queued
+   *     downstream resync carrying values), or a key no descriptor selects was given to a
+   *     scheduler built with {@link KVSchedulerBuilder#rejectUnselectedKeys}: nothing is queued
    * @throws IllegalStateException if the transaction was already committed or the scheduler is
    *     closed
    */
@@ -51,7 +52,8 @@ public interface Txn {
    * @return the sequence number of the processed transaction
    * @throws TransactionException if a value failed (every failed key is named)
    * @throws IllegalArgumentException if the options are invalid (a resync with revert, a
-   *     downstream resync carrying values): nothing is queued
+   *     downstream resync carrying values), or a key no descriptor selects was given to a
+   *     scheduler built with {@link KVSchedulerBuilder#rejectUnselectedKeys}: nothing is queued
    * @throws IllegalStateException if the transaction was already committed, the scheduler is
    *     closed, or when called inside a descriptor callback: the engine runs the callback and
    *     cannot wait for itself; use {@link #commitAsync} there

@@ -161,6 +161,28 @@ class KVSchedulerAssertionsTest {
   }
 
   @Test
+  @DisplayName("a key no descriptor selects waits as UNIMPLEMENTED; with rejectUnselectedKeys the"
+      + " commit fails naming the keys and nothing is queued")
+  void unselectedKeys() {
+    fx.commit("config/unknown/a", "x");
+    assertThat(fx.kvs().valueStatus("config/unknown/a").state())
+        .isEqualTo(ValueState.UNIMPLEMENTED);
+
+    try (SchedulerFixture strict = SchedulerFixture.create(b -> b.rejectUnselectedKeys(true))) {
+      strict.kvs().registerDescriptors(strict.southbound().descriptor("interface", String.class)
+          .nbKeyPrefix("config/interfaces/").build());
+      var txn = strict.kvs().startNBTransaction().setValue(ETH0, "a")
+          .setValue("config/unknown/a", "x").setValue("config/unknown/b", "y");
+      assertThatThrownBy(txn::commit).isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("no registered descriptor selects keys config/unknown/a, config/unknown/b");
+      strict.kvs().transactionBarrier();
+      assertThat(strict.kvs().transactionHistory()).isEmpty();
+      assertThat(strict.kvs().startNBTransaction().setValue(ETH0, "a")
+          .delete("config/unknown/a").commit()).as("a removal is accepted").isZero();
+    }
+  }
+
+  @Test
   @DisplayName("key-error assertions fail on another key, operation, message or cause")
   void keyErrorAssertionsFail() {
     fx.southbound().planError(ETH0, new IllegalStateException("southbound busy"));

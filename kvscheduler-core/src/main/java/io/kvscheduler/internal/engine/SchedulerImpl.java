@@ -96,7 +96,8 @@ public final class SchedulerImpl implements KVScheduler {
         c.queueCapacity(), c.simulation(), c.printTxnSummary(), c.valueFormatter(),
         c.recordHistory(), c.historyAgeLimit(), c.permanentHistoryPeriod(),
         c.historyMaxRecords(), c.threadName(), c.verify(), c.downstreamResyncPeriod(),
-        c.downstreamResyncJitter(), c.operationTimeout(), c.txnLogMaxItems());
+        c.downstreamResyncJitter(), c.operationTimeout(), c.txnLogMaxItems(),
+        c.rejectUnselectedKeys());
     this.cfg = c;
     this.sbCalls = new SbCalls(c.threadName());
     owned.add(sbCalls);
@@ -485,6 +486,29 @@ public final class SchedulerImpl implements KVScheduler {
     }
 
     /**
+     * Warns about (or, with {@code rejectUnselectedKeys}, refuses) values of keys that no
+     * registered descriptor selects: they would wait as UNIMPLEMENTED for a descriptor.
+     */
+    private void checkSelected() {
+      List<String> unselected = new ArrayList<>();
+      values.forEach((k, v) -> {
+        if (v != null && registry.forKey(k) == null) {
+          unselected.add(k);
+        }
+      });
+      if (unselected.isEmpty()) {
+        return;
+      }
+      if (cfg.rejectUnselectedKeys()) {
+        committed = false; // nothing was queued: the caller may fix the keys
+        throw new IllegalArgumentException("no registered descriptor selects key"
+            + (unselected.size() > 1 ? "s " : " ") + String.join(", ", unselected));
+      }
+      LOG.warn("no registered descriptor selects key{} {}: UNIMPLEMENTED until one is registered",
+          unselected.size() > 1 ? "s" : "", String.join(", ", unselected));
+    }
+
+    /**
      * Queues the transaction, to complete {@code f}. From a descriptor callback it is queued to
      * run after the current transaction, never waiting. Otherwise a full queue is waited for when
      * {@code waitForRoom}, else refused with a {@link QueueFullException}.
@@ -502,6 +526,7 @@ public final class SchedulerImpl implements KVScheduler {
       if (o.revert() && o.resync() != ResyncType.NOT_RESYNC) {
         throw new IllegalArgumentException("it is not supported to combine resync with revert");
       }
+      checkSelected();
       List<Kv> kvs = new ArrayList<>(values.size());
       values.forEach((k, v) -> kvs.add(Kv.nb(k, v)));
       Queued.Nb q = new Queued.Nb(kvs, o, f);

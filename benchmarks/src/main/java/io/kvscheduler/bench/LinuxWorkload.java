@@ -96,7 +96,9 @@ final class LinuxWorkload {
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
         RecordedTxn rec = kvs.recordedTransaction(seq).orElseThrow();
-        long ops = rec.executed().stream().filter(op -> !op.noop() && !op.property()).count();
+        long ops = rec.executed().stream()
+            .filter(op -> !op.is(RecordedTxnOp.Flag.NOOP) && !op.is(RecordedTxnOp.Flag.PROPERTY))
+            .count();
         long failed = rec.executed().stream().map(RecordedTxnOp::newState)
             .filter(s -> s != ValueState.CONFIGURED && s != ValueState.REMOVED).count();
         out.put("seconds", ScaleHarness.round(seconds, 3));

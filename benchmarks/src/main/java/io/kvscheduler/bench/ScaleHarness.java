@@ -248,8 +248,8 @@ public final class ScaleHarness {
     MockModel.fillSouthbound(sb, n);
     try (KVScheduler kvs = MockModel.newRetrievingScheduler(sb)) {
       Txn txn = MockModel.populateTxn(kvs, n);
-      long seq = measured(() -> txn.commit(io.kvscheduler.api.TxnOptions.defaults()
-          .withResync(io.kvscheduler.api.ResyncType.FULL)), out);
+      long seq = measured(() -> txn.commit(io.kvscheduler.api.TxnOptions.builder()
+          .resync(io.kvscheduler.api.ResyncType.FULL).build()), out);
       Object ops = executedOps(kvs, seq);
       if (!Long.valueOf(0).equals(ops) && !Integer.valueOf(0).equals(ops)) {
         throw new IllegalStateException("W3 expected no executed operation, got " + ops);

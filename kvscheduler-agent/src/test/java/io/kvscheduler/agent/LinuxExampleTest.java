@@ -91,7 +91,8 @@ class LinuxExampleTest {
         List<RecordedTxn> history = agent.scheduler().transactionHistory();
         RecordedTxn resync = history.stream()
             .filter(t -> t.description().equals("resync from file")).findFirst().orElseThrow();
-        assertThat(resync.executed().stream().filter(op -> !op.noop() && !op.property())
+        assertThat(resync.executed().stream()
+            .filter(op -> !op.is(RecordedTxnOp.Flag.NOOP) && !op.is(RecordedTxnOp.Flag.PROPERTY))
             .map(RecordedTxnOp::key)).as("operations of the first resync after a restart")
             .isEmpty();
         assertThat(link(calls, "ns1", "veth1").index()).isEqualTo(index);

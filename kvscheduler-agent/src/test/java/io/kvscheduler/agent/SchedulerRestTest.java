@@ -103,8 +103,8 @@ class SchedulerRestTest {
     try {
       kvs.startNBTransaction()
           .setValue(RETRYING, Interface.of("retrying", Interface.Type.TAP, true))
-          .commit(TxnOptions.defaults().withRetry(
-              new RetryOptions(Duration.ofHours(1), 1, false)));
+          .commit(TxnOptions.builder().retry(
+              new RetryOptions(Duration.ofHours(1), 1, false)).build());
     } catch (RuntimeException expected) {
       // RETRYING
     }

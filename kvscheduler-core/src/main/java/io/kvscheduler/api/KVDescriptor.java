@@ -17,18 +17,19 @@ import java.util.function.Function;
  * them. Descriptors are stateless; run-time state lives in metadata kept by the scheduler.
  *
  * <p>Built with {@link #builder(String, Class)}; immutable. {@code V} is the value class (a Java
- * record is the natural choice: its {@code equals} is the default value comparator), {@code M} the
+ * record is the natural choice: its {@code equals} is the default equivalence), {@code M} the
  * metadata class ({@code Void} without metadata).
  *
  * <p><b>Callbacks</b> run on the scheduler's engine thread, one at a time. They may throw: an
  * exception fails that value only (FAILED or RETRYING with the exception in its status); the
- * engine keeps running. A callback must not wait for a transaction it commits itself: commits made
- * from a callback are queued and run after the current transaction.
+ * engine keeps running. A callback cannot wait for a transaction it commits itself: it commits with
+ * {@link Txn#commitAsync}, whose future completes when the transaction has run, after the current
+ * one ({@link Txn#commit} throws there).
  *
  * <pre>{@code
  * KVDescriptor<Route, Void> routes = KVDescriptor.builder("route", Route.class)
  *     .nbKeyPrefix("config/routes/")
- *     .create((key, route) -> { sb.addRoute(route); return null; })
+ *     .createWithoutMetadata((key, route) -> sb.addRoute(route))
  *     .delete((key, route, meta) -> sb.deleteRoute(route))
  *     .dependencies((key, route) -> List.of(
  *         Dependency.onKey("interface", "config/interfaces/" + route.outIface())))
@@ -50,6 +51,23 @@ public final class KVDescriptor<V, M> {
   @FunctionalInterface
   public interface Creator<V, M> {
     M create(String key, V value) throws Exception;
+  }
+
+  /**
+   * Creates a value of a descriptor without metadata ({@link Builder#createWithoutMetadata}).
+   */
+  @FunctionalInterface
+  public interface PlainCreator<V> {
+    void create(String key, V value) throws Exception;
+  }
+
+  /**
+   * Updates a value in place for a descriptor without metadata ({@link
+   * Builder#updateWithoutMetadata}).
+   */
+  @FunctionalInterface
+  public interface PlainUpdater<V> {
+    void update(String key, V oldValue, V newValue) throws Exception;
   }
 
   /** Updates a value in place; returns the new metadata ({@code oldMetadata} may be reused). */
@@ -83,7 +101,7 @@ public final class KVDescriptor<V, M> {
 
   /** Decides whether two values are equivalent (no operation needed). */
   @FunctionalInterface
-  public interface Comparator<V> {
+  public interface Equivalence<V> {
     boolean equivalent(String key, V oldValue, V newValue);
   }
 
@@ -123,7 +141,7 @@ public final class KVDescriptor<V, M> {
   private final String nbKeyPrefix;
   private final KeySelector keySelector;
   private final KeyLabel keyLabel;
-  private final Comparator<V> valueComparator;
+  private final Equivalence<V> equivalence;
   private final boolean withMetadata;
   private final Class<?> metadataType;
   private final Map<String, Function<? super M, ? extends Collection<String>>> metadataIndexes;
@@ -137,7 +155,6 @@ public final class KVDescriptor<V, M> {
   private final DerivedValues<V> derivedValues;
   private final Dependencies<V> dependencies;
   private final List<String> retrieveDependencies;
-  private final boolean parallelizable;
   private final boolean derivedOnly;
   private final Duration operationTimeout;
 
@@ -148,7 +165,7 @@ public final class KVDescriptor<V, M> {
     this.nbKeyPrefix = b.nbKeyPrefix;
     this.keySelector = b.keySelector != null ? b.keySelector : KeySelector.prefix(b.nbKeyPrefix);
     this.keyLabel = b.keyLabel;
-    this.valueComparator = b.valueComparator;
+    this.equivalence = b.equivalence;
     this.withMetadata = b.withMetadata;
     this.metadataType = b.metadataType;
     this.metadataIndexes = Map.copyOf(b.metadataIndexes);
@@ -162,7 +179,6 @@ public final class KVDescriptor<V, M> {
     this.derivedValues = b.derivedValues;
     this.dependencies = b.dependencies;
     this.retrieveDependencies = List.copyOf(b.retrieveDependencies);
-    this.parallelizable = b.parallelizable;
     this.derivedOnly = b.derivedOnly;
     this.operationTimeout = b.operationTimeout;
   }
@@ -203,8 +219,8 @@ public final class KVDescriptor<V, M> {
     return Optional.ofNullable(keyLabel);
   }
 
-  public Optional<Comparator<V>> valueComparator() {
-    return Optional.ofNullable(valueComparator);
+  public Optional<Equivalence<V>> equivalence() {
+    return Optional.ofNullable(equivalence);
   }
 
   public boolean withMetadata() {
@@ -270,11 +286,6 @@ public final class KVDescriptor<V, M> {
     return Optional.ofNullable(operationTimeout);
   }
 
-  /** Whether independent operations of this descriptor may run in parallel (opt-in). */
-  public boolean parallelizable() {
-    return parallelizable;
-  }
-
   /**
    * True when the descriptor describes only values derived from other values: the northbound may
    * not set its keys (a commit that does fails, naming the key), only base values derive them.
@@ -304,7 +315,7 @@ public final class KVDescriptor<V, M> {
     private String nbKeyPrefix = "";
     private KeySelector keySelector;
     private KeyLabel keyLabel;
-    private Comparator<V> valueComparator;
+    private Equivalence<V> equivalence;
     private boolean withMetadata;
     private Class<?> metadataType = Void.class;
     private final Map<String, Function<? super M, ? extends Collection<String>>> metadataIndexes =
@@ -319,7 +330,6 @@ public final class KVDescriptor<V, M> {
     private DerivedValues<V> derivedValues;
     private Dependencies<V> dependencies;
     private final List<String> retrieveDependencies = new ArrayList<>();
-    private boolean parallelizable;
     private boolean derivedOnly;
     private Duration operationTimeout;
 
@@ -333,7 +343,7 @@ public final class KVDescriptor<V, M> {
 
     /**
      * Declares that values carry metadata of class {@code metadataType}, kept in a metadata map
-     * readable through {@link KVScheduler#metadataMap(String, Class)}. Call before setting
+     * readable through {@link KVScheduler#metadataMap(KVDescriptor)}. Call before setting
      * callbacks that use metadata. Metadata of another class (possible only through an unchecked
      * cast) fails the Create or Update that returned it, naming the key and both classes; a
      * retrieved or notified value carrying such metadata is ignored, with a warning.
@@ -382,8 +392,8 @@ public final class KVDescriptor<V, M> {
     }
 
     /** Custom equivalence (default: {@link Objects#equals}). */
-    public Builder<V, M> valueComparator(Comparator<V> comparator) {
-      this.valueComparator = comparator;
+    public Builder<V, M> equivalence(Equivalence<V> equivalence) {
+      this.equivalence = equivalence;
       return this;
     }
 
@@ -408,9 +418,48 @@ public final class KVDescriptor<V, M> {
       return this;
     }
 
+    /** Creates a value in the southbound and returns its metadata. */
     public Builder<V, M> create(Creator<V, M> c) {
       this.create = c;
       return this;
+    }
+
+    /**
+     * Creates a value in the southbound, for a descriptor without metadata: nothing to return.
+     *
+     * @throws IllegalStateException if the descriptor has metadata ({@link #withMetadata})
+     */
+    public Builder<V, M> createWithoutMetadata(PlainCreator<V> c) {
+      Objects.requireNonNull(c, "create");
+      requireNoMetadata("createWithoutMetadata");
+      this.create = (key, value) -> {
+        c.create(key, value);
+        return null;
+      };
+      return this;
+    }
+
+    /**
+     * Updates a value in place, for a descriptor without metadata: nothing to return.
+     *
+     * @throws IllegalStateException if the descriptor has metadata ({@link #withMetadata})
+     */
+    public Builder<V, M> updateWithoutMetadata(PlainUpdater<V> u) {
+      Objects.requireNonNull(u, "update");
+      requireNoMetadata("updateWithoutMetadata");
+      this.update = (key, oldValue, newValue, oldMetadata) -> {
+        u.update(key, oldValue, newValue);
+        return null;
+      };
+      return this;
+    }
+
+    private void requireNoMetadata(String what) {
+      if (withMetadata) {
+        throw new IllegalStateException("descriptor " + name + " has metadata: " + what
+            + " is for descriptors without; use " + what.replace("WithoutMetadata", "")
+            + "(...), which returns the metadata");
+      }
     }
 
     public Builder<V, M> delete(Deleter<V, M> d) {
@@ -478,12 +527,6 @@ public final class KVDescriptor<V, M> {
      */
     public Builder<V, M> derivedOnly() {
       this.derivedOnly = true;
-      return this;
-    }
-
-    /** Allows independent operations of this descriptor to run in parallel. */
-    public Builder<V, M> parallelizable(boolean p) {
-      this.parallelizable = p;
       return this;
     }
 

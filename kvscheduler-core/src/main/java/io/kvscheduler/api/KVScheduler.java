@@ -1,9 +1,14 @@
 package io.kvscheduler.api;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * The KV Scheduler: keeps a southbound in sync with the desired state given by northbound
@@ -76,7 +81,18 @@ public interface KVScheduler extends AutoCloseable {
   void transactionBarrier();
 
   /**
-   * The metadata map of descriptor {@code descriptorName}.
+   * The metadata map of {@code descriptor}, typed by its metadata class:
+   * {@code NamedMapping<TunnelMetadata> tunnels = kvs.metadataMap(tunnelDescriptor)}.
+   *
+   * @throws IllegalArgumentException if the descriptor is not registered (another descriptor of
+   *     the same name counts as not registered unless it has the same value and metadata
+   *     classes) or has no metadata
+   */
+  <M> NamedMapping<M> metadataMap(KVDescriptor<?, M> descriptor);
+
+  /**
+   * The metadata map of descriptor {@code descriptorName}, for callers that know the descriptor
+   * by name only ({@link #metadataMap(KVDescriptor)} when you hold the descriptor).
    *
    * @throws IllegalArgumentException if the descriptor is unknown or has no metadata, or its
    *     metadata is not of {@code metadataType}
@@ -114,6 +130,39 @@ public interface KVScheduler extends AutoCloseable {
    */
   Subscription watchValueStatus(KeySelector selector, ValueStatusListener listener);
 
+  /**
+   * Waits until base value {@code key} is in {@code state}, at most {@code timeout}: returns at
+   * once when it is already. Waiting for NONEXISTENT ends also when the value is REMOVED. Built on
+   * {@link #watchValueStatus}, so statuses reach it through the status executor; do not call it
+   * from the thread that delivers statuses (a listener, or any descriptor callback when statuses
+   * are delivered on the engine thread), as it would wait for itself.
+   *
+   * @return true when the value reached {@code state}, false when {@code timeout} passed first
+   * @throws InterruptedException if the calling thread is interrupted while waiting
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code timeout} is negative
+   */
+  default boolean awaitState(String key, ValueState state, Duration timeout)
+      throws InterruptedException {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(state, "state");
+    Objects.requireNonNull(timeout, "timeout");
+    if (timeout.isNegative()) {
+      throw new IllegalArgumentException("timeout must not be negative, got " + timeout);
+    }
+    Predicate<ValueState> reached =
+        s -> s == state || (state == ValueState.NONEXISTENT && s == ValueState.REMOVED);
+    CountDownLatch latch = new CountDownLatch(1);
+    try (Subscription ignored = watchValueStatus(KeySelector.exact(key), status -> {
+      if (status.key().equals(key) && reached.test(status.state())) {
+        latch.countDown();
+      }
+    })) {
+      return reached.test(valueStatus(key).state())
+          || latch.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+  }
+
   /** Records of transactions started within [since, until], oldest first. */
   List<RecordedTxn> transactionHistory(Instant since, Instant until);
 
@@ -126,7 +175,21 @@ public interface KVScheduler extends AutoCloseable {
   Optional<RecordedTxn> recordedTransaction(long seqNum);
 
   /**
-   * Values of descriptor {@code descriptorName} in the given view (base values only).
+   * Values of {@code descriptor} in the given view (base values only), typed by its value and
+   * metadata classes. A desired value of another class than the descriptor's (INVALID) is left
+   * out.
+   *
+   * @throws IllegalArgumentException if the descriptor is not registered (another descriptor of
+   *     the same name counts as not registered unless it has the same value and metadata
+   *     classes), or the view is SB and the descriptor has no Retrieve
+   * @throws IllegalStateException as {@link #dumpValues(String, View)}
+   */
+  <V, M> List<KVWithMetadata<V, M>> dumpValues(KVDescriptor<V, M> descriptor, View view);
+
+  /**
+   * Values of descriptor {@code descriptorName} in the given view (base values only), for callers
+   * that know the descriptor by name only ({@link #dumpValues(KVDescriptor, View)} when you hold
+   * the descriptor).
    *
    * @throws IllegalArgumentException if the descriptor is not registered, or the view is SB and
    *     the descriptor has no Retrieve

@@ -149,7 +149,7 @@ public final class KVSchedulerBuilder {
   /**
    * Verification mode for every transaction: after execution the changed values are read back
    * (Retrieve) and values whose southbound state differs from what was applied are reported as
-   * failed keys. Per transaction: {@link TxnOptions#withVerify}. Default: false.
+   * failed keys. Per transaction: {@link TxnOptions.Builder#verify}. Default: false.
    */
   public KVSchedulerBuilder verifyMode(boolean verify) {
     cfg.verify = verify;
@@ -188,6 +188,17 @@ public final class KVSchedulerBuilder {
       throw new IllegalArgumentException("threadName must not be blank");
     }
     cfg.threadName = name;
+    return this;
+  }
+
+  /**
+   * Refuses NB values of keys that no registered descriptor selects: the commit throws an {@link
+   * IllegalArgumentException} naming them, and nothing of the transaction is queued. Default:
+   * false — such a value is accepted with a warning naming the key, and waits as UNIMPLEMENTED
+   * until a descriptor that selects it is registered.
+   */
+  public KVSchedulerBuilder rejectUnselectedKeys(boolean reject) {
+    cfg.rejectUnselectedKeys = reject;
     return this;
   }
 

@@ -16,6 +16,14 @@ public record KVWithMetadata<V, M>(String key, V value, M metadata, ValueOrigin 
     Objects.requireNonNull(origin, "origin");
   }
 
+  /**
+   * A value owned by the northbound, without metadata: what a Retrieve returns for a value the
+   * northbound asked for (the scheduler then need not decide its origin).
+   */
+  public static <V, M> KVWithMetadata<V, M> fromNb(String key, V value) {
+    return new KVWithMetadata<>(key, value, null, ValueOrigin.FROM_NB);
+  }
+
   /** A value of unknown origin without metadata. */
   public static <V, M> KVWithMetadata<V, M> of(String key, V value) {
     return new KVWithMetadata<>(key, value, null, ValueOrigin.UNKNOWN);

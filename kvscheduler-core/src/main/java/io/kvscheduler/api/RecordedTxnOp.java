@@ -1,9 +1,13 @@
 package io.kvscheduler.api;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * One operation of a recorded transaction.
@@ -17,13 +21,8 @@ import java.util.Optional;
  * @param newState state after
  * @param prevError error message before, {@code ""} when none
  * @param newError error message after, {@code ""} when none
- * @param noop no descriptor call was made (pending create, invalid, unimplemented, delete of an
- *     unavailable value, equivalent update that only changes the state)
- * @param derived the key is a derived value
- * @param property the key is a derived value without descriptor
- * @param revert part of the revert of a failed transaction
- * @param retry part of a retry transaction
- * @param recreate part of a re-creation (Delete + Create instead of Update)
+ * @param flags the recorded flags ({@link Flag#isRecorded()}: NOOP, DERIVED, PROPERTY, REVERT,
+ *     RETRY, RECREATE) that are set; an unmodifiable copy, iterated in the log's order
  */
 public record RecordedTxnOp(
     TxnOperation operation,
@@ -34,13 +33,97 @@ public record RecordedTxnOp(
     ValueState newState,
     String prevError,
     String newError,
-    boolean noop,
-    boolean derived,
-    boolean property,
-    boolean revert,
-    boolean retry,
-    boolean recreate) {
+    Set<Flag> flags) {
 
+  /**
+   * A flag of an operation, as the transaction log prints it ({@link #label()}). The first six
+   * are recorded with the operation ({@link #isRecorded()}); the others are read from the
+   * operation's states ({@link #displayFlags()}). Declared in the log's order.
+   */
+  public enum Flag {
+    /** The key is a derived value. */
+    DERIVED(true),
+    /** The key is a derived value without descriptor. */
+    PROPERTY(true),
+    /**
+     * No descriptor call was made (pending create, invalid, unimplemented, delete of an
+     * unavailable value, equivalent update that only changes the state).
+     */
+    NOOP(true),
+    /** Part of the revert of a failed transaction. */
+    REVERT(true),
+    /** Part of a retry transaction. */
+    RETRY(true),
+    /** Part of a re-creation (Delete + Create instead of Update). */
+    RECREATE(true),
+    /** The value is now OBTAINED (owned by the southbound). */
+    OBTAINED(false),
+    /** The value was OBTAINED and no longer is. */
+    WAS_OBTAINED(false),
+    /** The value is now UNIMPLEMENTED (no descriptor). */
+    UNIMPLEMENTED(false),
+    /** The value was UNIMPLEMENTED and no longer is. */
+    WAS_UNIMPLEMENTED(false),
+    /** A deletion of a value already REMOVED. */
+    ALREADY_REMOVED(false),
+    /** A value found MISSING from the southbound is now removed. */
+    ALREADY_MISSING(false),
+    /** The value was MISSING from the southbound. */
+    WAS_MISSING(false),
+    /** The value was DISCOVERED in the southbound. */
+    DISCOVERED(false),
+    /** The value was PENDING and still is. */
+    STILL_PENDING(false),
+    /** The value was PENDING and no longer is. */
+    WAS_PENDING(false),
+    /** The value is now PENDING. */
+    IS_PENDING(false),
+    /** The value was FAILED and still is. */
+    STILL_FAILING(false),
+    /** The value was FAILED or INVALID and is now CONFIGURED. */
+    FIXED(false),
+    /** The value is now FAILED. */
+    FAILED(false),
+    /** The value was INVALID and still is. */
+    STILL_INVALID(false),
+    /** The value is now INVALID. */
+    INVALID(false);
+
+    private final boolean recorded;
+
+    Flag(boolean recorded) {
+      this.recorded = recorded;
+    }
+
+    /** True for the flags recorded with the operation, false for those read from its states. */
+    public boolean isRecorded() {
+      return recorded;
+    }
+
+    /** The flag as the log prints it: the name with dashes ({@code WAS-MISSING}). */
+    public String label() {
+      return name().replace('_', '-');
+    }
+
+    /**
+     * The flag printed as {@code label}.
+     *
+     * @throws IllegalArgumentException if no flag is printed so
+     */
+    public static Flag fromLabel(String label) {
+      for (Flag f : values()) {
+        if (f.label().equals(label)) {
+          return f;
+        }
+      }
+      throw new IllegalArgumentException("unknown operation flag '" + label + "'");
+    }
+  }
+
+  /**
+   * @throws NullPointerException if a component is null
+   * @throws IllegalArgumentException if {@code flags} holds a flag that is not recorded
+   */
   public RecordedTxnOp {
     Objects.requireNonNull(operation, "operation");
     Objects.requireNonNull(key, "key");
@@ -50,68 +133,82 @@ public record RecordedTxnOp(
     Objects.requireNonNull(newState, "newState");
     Objects.requireNonNull(prevError, "prevError");
     Objects.requireNonNull(newError, "newError");
+    Objects.requireNonNull(flags, "flags (an empty set for none)");
+    EnumSet<Flag> copy = EnumSet.noneOf(Flag.class);
+    for (Flag f : flags) {
+      if (!f.isRecorded()) {
+        throw new IllegalArgumentException("flag " + f.label() + " of " + key
+            + " is read from the states, not recorded");
+      }
+      copy.add(f);
+    }
+    flags = Collections.unmodifiableSet(copy);
   }
 
-  /** The boolean flags that are set, sorted alphabetically (NOOP, DERIVED, ...). */
-  public List<String> flags() {
-    List<String> f = new ArrayList<>();
-    if (derived) f.add("DERIVED");
-    if (noop) f.add("NOOP");
-    if (property) f.add("PROPERTY");
-    if (recreate) f.add("RECREATE");
-    if (retry) f.add("RETRY");
-    if (revert) f.add("REVERT");
-    return f;
+  /** Whether recorded flag {@code flag} is set. */
+  public boolean is(Flag flag) {
+    return flags.contains(flag);
   }
 
   /**
    * The flags as the transaction log prints them, in the log's order: DERIVED, PROPERTY, NOOP,
-   * REVERT, RETRY, RECREATE, then state-transition flags such as WAS-PENDING or FAILED.
+   * REVERT, RETRY, RECREATE (DERIVED, REVERT and RETRY not for a PROPERTY), then the flags read
+   * from the state transition, such as WAS-PENDING or FAILED.
    */
-  public List<String> displayFlags() {
-    List<String> f = new ArrayList<>();
-    if (derived && !property) f.add("DERIVED");
-    if (property) f.add("PROPERTY");
-    if (noop) f.add("NOOP");
-    if (revert && !property) f.add("REVERT");
-    if (retry && !property) f.add("RETRY");
-    if (recreate) f.add("RECREATE");
-    if (newState == ValueState.OBTAINED) f.add("OBTAINED");
-    if (prevState == ValueState.OBTAINED && prevState != newState) f.add("WAS-OBTAINED");
-    if (newState == ValueState.UNIMPLEMENTED) f.add("UNIMPLEMENTED");
+  public Set<Flag> displayFlags() {
+    EnumSet<Flag> f = EnumSet.noneOf(Flag.class);
+    boolean property = is(Flag.PROPERTY);
+    if (is(Flag.DERIVED) && !property) f.add(Flag.DERIVED);
+    if (property) f.add(Flag.PROPERTY);
+    if (is(Flag.NOOP)) f.add(Flag.NOOP);
+    if (is(Flag.REVERT) && !property) f.add(Flag.REVERT);
+    if (is(Flag.RETRY) && !property) f.add(Flag.RETRY);
+    if (is(Flag.RECREATE)) f.add(Flag.RECREATE);
+    if (newState == ValueState.OBTAINED) f.add(Flag.OBTAINED);
+    if (prevState == ValueState.OBTAINED && prevState != newState) f.add(Flag.WAS_OBTAINED);
+    if (newState == ValueState.UNIMPLEMENTED) f.add(Flag.UNIMPLEMENTED);
     if (prevState == ValueState.UNIMPLEMENTED && prevState != newState) {
-      f.add("WAS-UNIMPLEMENTED");
+      f.add(Flag.WAS_UNIMPLEMENTED);
     }
     if (prevState == ValueState.REMOVED && operation == TxnOperation.DELETE) {
-      f.add("ALREADY-REMOVED");
+      f.add(Flag.ALREADY_REMOVED);
     }
     if (prevState == ValueState.MISSING) {
-      f.add(newState == ValueState.REMOVED ? "ALREADY-MISSING" : "WAS-MISSING");
+      f.add(newState == ValueState.REMOVED ? Flag.ALREADY_MISSING : Flag.WAS_MISSING);
     }
-    if (prevState == ValueState.DISCOVERED) f.add("DISCOVERED");
+    if (prevState == ValueState.DISCOVERED) f.add(Flag.DISCOVERED);
     if (prevState == ValueState.PENDING) {
-      f.add(newState == ValueState.PENDING ? "STILL-PENDING" : "WAS-PENDING");
+      f.add(newState == ValueState.PENDING ? Flag.STILL_PENDING : Flag.WAS_PENDING);
     } else if (newState == ValueState.PENDING) {
-      f.add("IS-PENDING");
+      f.add(Flag.IS_PENDING);
     }
     if (prevState == ValueState.FAILED) {
-      if (newState == ValueState.FAILED) f.add("STILL-FAILING");
-      else if (newState == ValueState.CONFIGURED) f.add("FIXED");
+      if (newState == ValueState.FAILED) f.add(Flag.STILL_FAILING);
+      else if (newState == ValueState.CONFIGURED) f.add(Flag.FIXED);
     } else if (newState == ValueState.FAILED) {
-      f.add("FAILED");
+      f.add(Flag.FAILED);
     }
     if (prevState == ValueState.INVALID) {
-      if (newState == ValueState.INVALID) f.add("STILL-INVALID");
-      else if (newState == ValueState.CONFIGURED) f.add("FIXED");
+      if (newState == ValueState.INVALID) f.add(Flag.STILL_INVALID);
+      else if (newState == ValueState.CONFIGURED) f.add(Flag.FIXED);
     } else if (newState == ValueState.INVALID) {
-      f.add("INVALID");
+      f.add(Flag.INVALID);
     }
-    return f;
+    return Collections.unmodifiableSet(f);
+  }
+
+  /** Labels of {@code flags} in their order, e.g. {@code [DERIVED, IS-PENDING]}. */
+  public static List<String> labels(Set<Flag> flags) {
+    List<String> out = new ArrayList<>(flags.size());
+    for (Flag f : flags) {
+      out.add(f.label());
+    }
+    return out;
   }
 
   @Override
   public String toString() {
-    return operation + " " + key + " (" + prevState + "->" + newState + ") " + flags()
-        + (newError.isEmpty() ? "" : " error: " + newError);
+    return operation + " " + key + " (" + prevState + "->" + newState + ") "
+        + new TreeSet<>(labels(flags)) + (newError.isEmpty() ? "" : " error: " + newError);
   }
 }

@@ -4,10 +4,11 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * The one error of a transaction: either an option error detected before queuing (no sequence
- * number consumed, {@link #seqNum()} is -1), or the list of every key that failed, in execution
- * order, each with its operation and cause. Message format: {@code KeyErrors: [key (OP): error,
- * ...]}.
+ * The failure of a processed transaction: the list of every key that failed, in execution order,
+ * each with its operation and cause. Message format: {@code transaction #N failed: KeyErrors:
+ * [key (OP): error, ...]}. Only failed values are reported so: a misuse (invalid options, a
+ * closed scheduler, a full queue) throws {@link IllegalArgumentException}, {@link
+ * IllegalStateException} or {@link QueueFullException} before anything is queued.
  */
 public final class TransactionException extends RuntimeException {
   private static final long serialVersionUID = 1L;
@@ -28,25 +29,13 @@ public final class TransactionException extends RuntimeException {
     this.keyErrors = List.copyOf(keyErrors);
   }
 
-  /** An error detected before the transaction was queued. */
-  public TransactionException(String initError) {
-    super(initError);
-    this.seqNum = -1;
-    this.keyErrors = List.of();
-  }
-
-  /** Sequence number of the failed transaction, -1 if it was never queued. */
+  /** Sequence number of the failed transaction. */
   public long seqNum() {
     return seqNum;
   }
 
-  /** Every failed key, in execution order; empty for an option error. */
+  /** Every failed key, in execution order. */
   public List<KeyError> keyErrors() {
     return keyErrors;
-  }
-
-  /** True when the transaction was rejected before it was queued. */
-  public boolean isInitError() {
-    return seqNum < 0;
   }
 }

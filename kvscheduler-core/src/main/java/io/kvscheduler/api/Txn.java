@@ -21,11 +21,24 @@ public interface Txn {
   Txn setValue(String key, Object value);
 
   /**
+   * Requests the deletion of base key {@code key}: the same as {@code setValue(key, null)}.
+   *
+   * @return this transaction
+   * @throws IllegalStateException if the transaction was already committed
+   * @throws IllegalArgumentException if the key is empty
+   */
+  default Txn delete(String key) {
+    return setValue(key, null);
+  }
+
+  /**
    * Commits with default options and waits for the result.
    *
    * @return the sequence number of the processed transaction
-   * @throws TransactionException if a value failed (every failed key is named) or the options are
-   *     invalid
+   * @throws TransactionException if a value failed (every failed key is named)
+   * @throws IllegalArgumentException if the options are invalid (a resync with revert, a
+   *     downstream resync carrying values), or a key no descriptor selects was given to a
+   *     scheduler built with {@link KVSchedulerBuilder#rejectUnselectedKeys}: nothing is queued
    * @throws IllegalStateException if the transaction was already committed or the scheduler is
    *     closed
    */
@@ -34,31 +47,45 @@ public interface Txn {
   }
 
   /**
-   * Commits and, unless {@link TxnOptions#nonBlocking()}, waits for the result. Called from a
-   * descriptor callback (on the engine thread) the transaction is queued and {@code -1} returned
-   * at once: waiting there would deadlock.
+   * Commits and waits for the result. While the scheduler's queue is full, waits for room first.
    *
-   * @return the sequence number, or {@code -1} when the commit did not wait
-   * @throws TransactionException if a value failed (every failed key is named) or the options are
-   *     invalid, or the queue is full for a non-blocking commit
-   * @throws IllegalStateException if the transaction was already committed or the scheduler is
-   *     closed
+   * @return the sequence number of the processed transaction
+   * @throws TransactionException if a value failed (every failed key is named)
+   * @throws IllegalArgumentException if the options are invalid (a resync with revert, a
+   *     downstream resync carrying values), or a key no descriptor selects was given to a
+   *     scheduler built with {@link KVSchedulerBuilder#rejectUnselectedKeys}: nothing is queued
+   * @throws IllegalStateException if the transaction was already committed, the scheduler is
+   *     closed, or when called inside a descriptor callback: the engine runs the callback and
+   *     cannot wait for itself; use {@link #commitAsync} there
    */
   long commit(TxnOptions options);
 
   /**
    * Commits without waiting for the transaction to be processed. While the queue is full, the
    * call waits for room first: a stream of changes committed this way is slowed down to the
-   * engine's pace instead of losing any. With {@link TxnOptions#withNonBlocking} a full queue
-   * refuses the commit at once instead: the returned future has already failed with a {@link
-   * TransactionException} "transaction queue is full" (for a caller that has someone to tell,
-   * such as a REST client). The future completes with the sequence number, or exceptionally
-   * with a {@link TransactionException} (a failed value, invalid options, a full queue for a
-   * non-blocking commit) or with an {@link IllegalStateException} when the scheduler is closed
-   * before the transaction runs.
+   * engine's pace instead of losing any ({@link #tryCommitAsync} refuses instead). Called inside a
+   * descriptor callback, the transaction is queued at once to run right after the current one.
    *
+   * @return a future completed, once the transaction ran, with its sequence number, or
+   *     exceptionally with a {@link TransactionException} (a failed value) or
+   *     with an {@link IllegalStateException} when the scheduler is closed before the transaction
+   *     runs
+   * @throws IllegalArgumentException if the options are invalid (as for {@link #commit})
    * @throws IllegalStateException if the transaction was already committed or the scheduler is
    *     closed
    */
   CompletableFuture<Long> commitAsync(TxnOptions options);
+
+  /**
+   * Like {@link #commitAsync}, but a full queue refuses the transaction at once instead of
+   * waiting for room: for a caller that has someone to tell, such as a REST client. A refused
+   * transaction is not committed; it may be committed again later.
+   *
+   * @return a future completed as {@link #commitAsync}'s
+   * @throws QueueFullException if the scheduler's queue is full (nothing was queued)
+   * @throws IllegalArgumentException if the options are invalid (as for {@link #commit})
+   * @throws IllegalStateException if the transaction was already committed or the scheduler is
+   *     closed
+   */
+  CompletableFuture<Long> tryCommitAsync(TxnOptions options);
 }

@@ -4,40 +4,40 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Options of one NB transaction. Immutable; start from {@link #defaults()} and derive variants
- * with the {@code with*} methods.
+ * Options of one NB transaction. Immutable; build with {@link #builder()} (or use {@link
+ * #defaults()}), derive a variant with {@link #toBuilder()}:
  *
- * <p>Defaults: no description, not a resync, blocking, no retry, best effort (no revert), no
- * simulation (unless the scheduler was built with simulation enabled).
+ * <pre>{@code
+ * TxnOptions options = TxnOptions.builder()
+ *     .description("resync from files")
+ *     .resync(ResyncType.FULL)
+ *     .retry(RetryOptions.DEFAULT)
+ *     .build();
+ * }</pre>
  *
- * @param description free text shown in the record and the log
- * @param resync resync flavour
- * @param verboseRefresh log the refreshed graph of a resync
- * @param nonBlocking commit returns at once instead of waiting for the result
- * @param retry retry of failed operations, empty for none
- * @param revert undo the whole transaction when one of its values fails
- * @param simulation plan the transaction without calling descriptors first, and record the plan
- * @param verify after execution, read the changed values back (Retrieve) and report every value
- *     whose southbound state differs from what was applied as a failed key
+ * <p>Defaults: no description, not a resync, no retry, best effort (no revert), no simulation
+ * (unless the scheduler was built with simulation enabled), no verification (unless the scheduler
+ * was built with {@link KVSchedulerBuilder#verifyMode}).
  */
-public record TxnOptions(
-    String description,
-    ResyncType resync,
-    boolean verboseRefresh,
-    boolean nonBlocking,
-    Optional<RetryOptions> retry,
-    boolean revert,
-    boolean simulation,
-    boolean verify) {
+public final class TxnOptions {
+  private static final TxnOptions DEFAULTS = new Builder().build();
 
-  private static final TxnOptions DEFAULTS =
-      new TxnOptions("", ResyncType.NOT_RESYNC, false, false, Optional.empty(), false, false,
-          false);
+  private final String description;
+  private final ResyncType resync;
+  private final boolean verboseRefresh;
+  private final RetryOptions retry;
+  private final boolean revert;
+  private final boolean simulation;
+  private final boolean verify;
 
-  public TxnOptions {
-    Objects.requireNonNull(description, "description");
-    Objects.requireNonNull(resync, "resync");
-    Objects.requireNonNull(retry, "retry");
+  private TxnOptions(Builder b) {
+    this.description = b.description;
+    this.resync = b.resync;
+    this.verboseRefresh = b.verboseRefresh;
+    this.retry = b.retry;
+    this.revert = b.revert;
+    this.simulation = b.simulation;
+    this.verify = b.verify;
   }
 
   /** The default options. */
@@ -45,50 +45,180 @@ public record TxnOptions(
     return DEFAULTS;
   }
 
-  public TxnOptions withDescription(String d) {
-    return new TxnOptions(d, resync, verboseRefresh, nonBlocking, retry, revert, simulation,
-        verify);
+  /** A builder starting from the defaults. */
+  public static Builder builder() {
+    return new Builder();
   }
 
-  public TxnOptions withResync(ResyncType r) {
-    return withResync(r, verboseRefresh);
+  /** A builder starting from these options. */
+  public Builder toBuilder() {
+    return new Builder(this);
   }
 
-  /** Resync of flavour {@code r}; {@code verbose} logs the refreshed graph. */
-  public TxnOptions withResync(ResyncType r, boolean verbose) {
-    return new TxnOptions(description, r, verbose, nonBlocking, retry, revert, simulation,
-        verify);
+  /** Free text shown in the record and the log; {@code ""} when none. */
+  public String description() {
+    return description;
   }
 
-  public TxnOptions withNonBlocking(boolean nb) {
-    return new TxnOptions(description, resync, verboseRefresh, nb, retry, revert, simulation,
-        verify);
+  /** Resync flavour; {@link ResyncType#NOT_RESYNC} for a plain change. */
+  public ResyncType resync() {
+    return resync;
   }
 
-  public TxnOptions withRetry(RetryOptions r) {
-    java.util.Objects.requireNonNull(r, "retry options (RetryOptions.DEFAULT for the defaults)");
-    return new TxnOptions(description, resync, verboseRefresh, nonBlocking, Optional.of(r),
-        revert, simulation, verify);
+  /** Whether the refreshed graph of a resync is logged. */
+  public boolean verboseRefresh() {
+    return verboseRefresh;
   }
 
-  /** Retry with vpp-agent's defaults ({@link RetryOptions#DEFAULT}). */
-  public TxnOptions withRetryDefault() {
-    return withRetry(RetryOptions.DEFAULT);
+  /** Retry of failed operations; empty for none. */
+  public Optional<RetryOptions> retry() {
+    return Optional.ofNullable(retry);
   }
 
-  public TxnOptions withRevert(boolean r) {
-    return new TxnOptions(description, resync, verboseRefresh, nonBlocking, retry, r, simulation,
-        verify);
+  /** Whether the whole transaction is undone when one of its values fails. */
+  public boolean revert() {
+    return revert;
   }
 
-  public TxnOptions withSimulation(boolean s) {
-    return new TxnOptions(description, resync, verboseRefresh, nonBlocking, retry, revert, s,
-        verify);
+  /** Whether the transaction is planned without descriptor calls first, and the plan recorded. */
+  public boolean simulation() {
+    return simulation;
   }
 
-  /** Read changed values back after execution and report differences (verification mode). */
-  public TxnOptions withVerify(boolean v) {
-    return new TxnOptions(description, resync, verboseRefresh, nonBlocking, retry, revert,
-        simulation, v);
+  /**
+   * Whether, after execution, the changed values are read back (Retrieve) and every value whose
+   * southbound state differs from what was applied is reported as a failed key.
+   */
+  public boolean verify() {
+    return verify;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof TxnOptions t
+        && description.equals(t.description)
+        && resync == t.resync
+        && verboseRefresh == t.verboseRefresh
+        && Objects.equals(retry, t.retry)
+        && revert == t.revert
+        && simulation == t.simulation
+        && verify == t.verify;
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(description, resync, verboseRefresh, retry, revert, simulation, verify);
+  }
+
+  @Override
+  public String toString() {
+    return "TxnOptions[description=" + description + ", resync=" + resync
+        + (verboseRefresh ? " (verbose)" : "") + ", retry=" + retry().map(String::valueOf)
+        .orElse("none") + ", revert=" + revert + ", simulation=" + simulation + ", verify="
+        + verify + "]";
+  }
+
+  /** Builder of {@link TxnOptions}; every setting starts at its default, stated on its method. */
+  public static final class Builder {
+    private String description = "";
+    private ResyncType resync = ResyncType.NOT_RESYNC;
+    private boolean verboseRefresh;
+    private RetryOptions retry;
+    private boolean revert;
+    private boolean simulation;
+    private boolean verify;
+
+    private Builder() {}
+
+    private Builder(TxnOptions o) {
+      this.description = o.description;
+      this.resync = o.resync;
+      this.verboseRefresh = o.verboseRefresh;
+      this.retry = o.retry;
+      this.revert = o.revert;
+      this.simulation = o.simulation;
+      this.verify = o.verify;
+    }
+
+    /**
+     * Free text shown in the record and the log. Default: {@code ""}.
+     *
+     * @throws NullPointerException if {@code description} is null
+     */
+    public Builder description(String description) {
+      this.description = Objects.requireNonNull(description, "description");
+      return this;
+    }
+
+    /**
+     * Resync flavour. Default: {@link ResyncType#NOT_RESYNC}. A resync cannot be combined with
+     * {@link #revert}, and a downstream resync carries no values (the commit throws {@link
+     * IllegalArgumentException} otherwise).
+     *
+     * @throws NullPointerException if {@code type} is null
+     */
+    public Builder resync(ResyncType type) {
+      this.resync = Objects.requireNonNull(type, "resync");
+      return this;
+    }
+
+    /** Resync of flavour {@code type}; {@code verboseRefresh} logs the refreshed graph. */
+    public Builder resync(ResyncType type, boolean verboseRefresh) {
+      resync(type);
+      this.verboseRefresh = verboseRefresh;
+      return this;
+    }
+
+    /**
+     * Retries failed operations as {@code options} say. Default: no retry.
+     *
+     * @throws NullPointerException if {@code options} is null ({@link RetryOptions#DEFAULT} for
+     *     the defaults)
+     */
+    public Builder retry(RetryOptions options) {
+      this.retry = Objects.requireNonNull(options,
+          "retry options (RetryOptions.DEFAULT for the defaults)");
+      return this;
+    }
+
+    /** Retries failed operations with vpp-agent's defaults ({@link RetryOptions#DEFAULT}). */
+    public Builder retryWithDefaults() {
+      return retry(RetryOptions.DEFAULT);
+    }
+
+    /** No retry of failed operations (the default). */
+    public Builder noRetry() {
+      this.retry = null;
+      return this;
+    }
+
+    /** Undo the whole transaction when one of its values fails. Default: false (best effort). */
+    public Builder revert(boolean revert) {
+      this.revert = revert;
+      return this;
+    }
+
+    /**
+     * Plan the transaction without calling descriptors first, and record the plan. Default:
+     * false (the scheduler's {@link KVSchedulerBuilder#enableTxnSimulation} applies anyway).
+     */
+    public Builder simulation(boolean simulation) {
+      this.simulation = simulation;
+      return this;
+    }
+
+    /**
+     * Read changed values back after execution and report differences (verification mode).
+     * Default: false (the scheduler's {@link KVSchedulerBuilder#verifyMode} applies anyway).
+     */
+    public Builder verify(boolean verify) {
+      this.verify = verify;
+      return this;
+    }
+
+    /** The options. */
+    public TxnOptions build() {
+      return new TxnOptions(this);
+    }
   }
 }

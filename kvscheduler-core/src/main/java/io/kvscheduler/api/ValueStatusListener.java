@@ -3,8 +3,8 @@ package io.kvscheduler.api;
 /**
  * Receives value status changes. Called through the scheduler's status executor ({@link
  * KVSchedulerBuilder#statusExecutor}): by default one delivery thread, never the engine thread;
- * with a direct executor such as {@code Runnable::run}, on the engine thread, where a blocking
- * commit is only queued, not awaited. A listener that throws is logged and keeps receiving.
+ * with a direct executor such as {@code Runnable::run}, on the engine thread, where a transaction
+ * can only be committed with {@link Txn#commitAsync} (it runs after the current one). A listener that throws is logged and keeps receiving.
  * Statuses arrive in transaction order, one per changed base key, keys ascending.
  */
 @FunctionalInterface

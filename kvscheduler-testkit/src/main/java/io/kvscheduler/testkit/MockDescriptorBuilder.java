@@ -30,7 +30,7 @@ public final class MockDescriptorBuilder<V> {
   private boolean derivedOnly;
   private int firstFreeIndex;
   private KVDescriptor.KeyLabel keyLabel;
-  private KVDescriptor.Comparator<V> comparator;
+  private KVDescriptor.Equivalence<V> comparator;
   private KVDescriptor.Validator<V> validate;
   private KVDescriptor.DerivedValues<V> derived;
   private KVDescriptor.Dependencies<V> deps;
@@ -95,7 +95,7 @@ public final class MockDescriptorBuilder<V> {
     return this;
   }
 
-  public MockDescriptorBuilder<V> valueComparator(KVDescriptor.Comparator<V> c) {
+  public MockDescriptorBuilder<V> equivalence(KVDescriptor.Equivalence<V> c) {
     this.comparator = c;
     return this;
   }
@@ -185,7 +185,7 @@ public final class MockDescriptorBuilder<V> {
       });
     }
     if (comparator != null) {
-      b.valueComparator(comparator);
+      b.equivalence(comparator);
     }
     if (validate != null) {
       b.validate(validate);

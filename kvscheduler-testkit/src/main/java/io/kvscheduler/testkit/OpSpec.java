@@ -4,6 +4,7 @@ import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -12,15 +13,21 @@ import java.util.TreeSet;
 
 /**
  * Expected recorded operation: operation and key always; states, flags, values and errors when
- * given. Flags are matched exactly: a flag not listed must be false. Build with {@link
- * #op(TxnOperation, String)}.
+ * given. Build with {@link #op(TxnOperation, String)}.
+ *
+ * <p>Flags are those of {@link RecordedTxnOp.Flag}, given as flags or as the labels the
+ * transaction log prints ({@code "IS-PENDING"}). The recorded ones (NOOP, DERIVED, PROPERTY,
+ * REVERT, RETRY, RECREATE) are matched exactly: one not listed must not be set. The others
+ * (IS-PENDING, WAS-MISSING, FIXED, ...) must each be among the operation's {@link
+ * RecordedTxnOp#displayFlags()}.
  */
 public final class OpSpec {
   private final TxnOperation operation;
   private final String key;
   private ValueState prevState;
   private ValueState newState;
-  private final Set<String> flags = new TreeSet<>();
+  private final Set<RecordedTxnOp.Flag> recorded = EnumSet.noneOf(RecordedTxnOp.Flag.class);
+  private final Set<RecordedTxnOp.Flag> shown = EnumSet.noneOf(RecordedTxnOp.Flag.class);
   private Optional<Object> prevValue;
   private Optional<Object> newValue;
   private String prevError;
@@ -43,10 +50,28 @@ public final class OpSpec {
     return this;
   }
 
-  /** Expected flags (NOOP, DERIVED, PROPERTY, REVERT, RETRY, RECREATE); all others false. */
-  public OpSpec flags(String... f) {
-    flags.addAll(List.of(f));
+  /**
+   * Expected flags, by the labels the transaction log prints (see the class comment).
+   *
+   * @throws IllegalArgumentException for a label that is no flag
+   */
+  public OpSpec flags(String... labels) {
+    for (String label : labels) {
+      flag(RecordedTxnOp.Flag.fromLabel(label));
+    }
     return this;
+  }
+
+  /** Expected flags (see the class comment). */
+  public OpSpec flags(RecordedTxnOp.Flag... flags) {
+    for (RecordedTxnOp.Flag f : flags) {
+      flag(f);
+    }
+    return this;
+  }
+
+  private void flag(RecordedTxnOp.Flag f) {
+    (f.isRecorded() ? recorded : shown).add(f);
   }
 
   /** Expected previous value ({@code null} = none). */
@@ -84,7 +109,12 @@ public final class OpSpec {
     if (newState != null && actual.newState() != newState) {
       out.add("newState " + actual.newState());
     }
-    if (!new TreeSet<>(actual.flags()).equals(flags)) out.add("flags " + actual.flags());
+    if (!actual.flags().equals(recorded)) {
+      out.add("flags " + new TreeSet<>(RecordedTxnOp.labels(actual.flags())));
+    }
+    if (!actual.displayFlags().containsAll(shown)) {
+      out.add("logged flags " + RecordedTxnOp.labels(actual.displayFlags()));
+    }
     if (prevValue != null && !Objects.equals(actual.prevValue(), prevValue)) {
       out.add("prevValue " + actual.prevValue().orElse(null));
     }
@@ -103,7 +133,9 @@ public final class OpSpec {
   @Override
   public String toString() {
     return operation + " " + key
-        + (prevState != null ? " (" + prevState + "->" + newState + ")" : "") + " " + flags
+        + (prevState != null ? " (" + prevState + "->" + newState + ")" : "") + " "
+        + new TreeSet<>(RecordedTxnOp.labels(recorded))
+        + (shown.isEmpty() ? "" : " logged " + RecordedTxnOp.labels(shown))
         + (newError != null && !newError.isEmpty() ? " error: " + newError : "");
   }
 }

@@ -83,7 +83,7 @@ class ArgumentCheckTest {
     assertThatThrownBy(() -> Dependency.anyOf("l", Arrays.asList("p/", null), KeySelector.any()))
         .isInstanceOf(NullPointerException.class)
         .hasMessage("dependency 'l' has a null key prefix");
-    assertThatThrownBy(() -> TxnOptions.defaults().withRetry(null))
+    assertThatThrownBy(() -> TxnOptions.builder().retry(null).build())
         .isInstanceOf(NullPointerException.class).hasMessageStartingWith("retry options");
 
     Txn txn = kvs.startNBTransaction().setValue("a/x", "v");

@@ -197,7 +197,7 @@ class CallbackGuardTest {
   }
 
   @Test
-  @DisplayName("equals of a value throwing, no valueComparator (ours: values treated as different): Update is called, value CONFIGURED, the rest of the transaction applied")
+  @DisplayName("equals of a value throwing, no equivalence (ours: values treated as different): Update is called, value CONFIGURED, the rest of the transaction applied")
   void valueEqualsThrows() {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withoutRetrieve()
@@ -219,11 +219,11 @@ class CallbackGuardTest {
   }
 
   @Test
-  @DisplayName("valueComparator throwing (ours: values treated as different): Update is called, value CONFIGURED")
-  void valueComparatorThrows() {
+  @DisplayName("equivalence throwing (ours: values treated as different): Update is called, value CONFIGURED")
+  void equivalenceThrows() {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withoutRetrieve()
-            .valueComparator((key, o, n) -> {
+            .equivalence((key, o, n) -> {
               throw new IllegalStateException("compare exploded");
             })
             .build());

@@ -101,7 +101,7 @@ class CallbackMemoTest {
     kvs.startNBTransaction()
         .setValue(A1, arr(1, 2))
         .setValue(B2, s("b"))
-        .commit(TxnOptions.defaults().withResync(ResyncType.FULL));
+        .commit(TxnOptions.builder().resync(ResyncType.FULL).build());
     // the retrieved values and the NB values equal the remembered ones: no call at all
     assertThat(derivations).hasValue(1);
     assertThat(dependencyCalls).hasValue(1);

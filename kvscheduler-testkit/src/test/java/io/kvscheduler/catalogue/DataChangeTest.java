@@ -48,7 +48,7 @@ class DataChangeTest {
     for (int i = 0; i < kv.length; i += 2) {
       txn.setValue((String) kv[i], kv[i + 1]);
     }
-    return txn.commit(TxnOptions.defaults().withDescription("testing data change"));
+    return txn.commit(TxnOptions.builder().description("testing data change").build());
   }
 
   @Test

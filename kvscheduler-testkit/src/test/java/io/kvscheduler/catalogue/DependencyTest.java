@@ -183,7 +183,7 @@ class DependencyTest {
                 ? List.of(Dependency.onKey(A1, A1)) : List.of())
             .build());
 
-    long seq = commit(TxnOptions.defaults().withResync(ResyncType.FULL), A2, arr(1));
+    long seq = commit(TxnOptions.builder().resync(ResyncType.FULL).build(), A2, arr(1));
     assertThat(seq).isZero();
 
     assertThat(sb.callLog()).containsExactly(
@@ -485,7 +485,7 @@ class DependencyTest {
   }
 
   private void cycleTxn1() {
-    long seq = commit(TxnOptions.defaults().withDescription("testing dependency cycles"),
+    long seq = commit(TxnOptions.builder().description("testing dependency cycles").build(),
         A1, V1, A2, V2, A3, V3);
     assertThat(seq).isZero();
     assertThat(sb.callLog()).isEmpty();

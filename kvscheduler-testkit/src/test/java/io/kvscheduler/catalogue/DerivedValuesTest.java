@@ -26,6 +26,7 @@ import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.NodeRevision;
+import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnOperation;
@@ -269,8 +270,8 @@ class DerivedValuesTest {
               return List.of();
             })
             .build());
-    long seq = env.commit(TxnOptions.defaults().withResync(ResyncType.FULL)
-            .withDescription("testing resync against empty SB"),
+    long seq = env.commit(TxnOptions.builder().resync(ResyncType.FULL)
+            .description("testing resync against empty SB").build(),
         A2, arr(1), A1, arr(1, 2));
     assertThat(seq).isZero();
     assertThat(sb.callLog()).containsExactly("RETRIEVE descriptor1", "CREATE " + A1,
@@ -350,7 +351,7 @@ class DerivedValuesTest {
         op(CREATE, A1).states(NONEXISTENT, OBTAINED),
         op(CREATE, d(A1, 1)).states(NONEXISTENT, OBTAINED).flags("DERIVED", "PROPERTY"));
     TxnAssert.assertThat(env.txn(0)).executed(expected).planned(expected);
-    assertThat(env.txn(0).executed().get(1).displayFlags())
+    assertThat(RecordedTxnOp.labels(env.txn(0).executed().get(1).displayFlags()))
         .containsExactly("PROPERTY", "OBTAINED");
     assertThat(kvs.metadataMap("descriptor1", Object.class).lookup("base-value1")).contains(10);
   }

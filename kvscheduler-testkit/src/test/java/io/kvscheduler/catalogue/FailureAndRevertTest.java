@@ -140,7 +140,7 @@ class FailureAndRevertTest {
     env.kvs().watchValueStatus(KeySelector.prefix(Fx.PREFIX_A), statuses::add);
 
     TransactionException e =
-        commitFailing(TxnOptions.defaults().withRevert(true), C3, arr(1), A1, arr(1));
+        commitFailing(TxnOptions.builder().revert(true).build(), C3, arr(1), A1, arr(1));
 
     assertThat(e.seqNum()).isEqualTo(1);
     assertThat(keyErrors(e)).containsExactly(tuple(A1, UPDATE, "failed to modify value"));
@@ -408,7 +408,7 @@ class FailureAndRevertTest {
     sb.planError(B2, err("failed to add value"));
 
     TransactionException e =
-        commitFailing(TxnOptions.defaults().withRevert(true), A1, s("a"), A4, s("a4"));
+        commitFailing(TxnOptions.builder().revert(true).build(), A1, s("a"), A4, s("a4"));
 
     assertThat(keyErrors(e)).containsExactly(tuple(B2, CREATE, "failed to add value"));
     assertThat(sb.callLog()).containsExactly(
@@ -434,7 +434,7 @@ class FailureAndRevertTest {
         () -> sb.setValue(A1, s("broken"), 0, ValueOrigin.FROM_NB, false));
     sb.planError(A1, err("failed to revert value"));
 
-    TransactionException e = commitFailing(TxnOptions.defaults().withRevert(true),
+    TransactionException e = commitFailing(TxnOptions.builder().revert(true).build(),
         A1, s("new"), A2, s("a2"));
 
     assertThat(keyErrors(e)).containsExactly(
@@ -471,8 +471,8 @@ class FailureAndRevertTest {
     sb.planError(A1, err("failed to modify value"),
         () -> sb.setValue(A1, s("broken"), 0, ValueOrigin.FROM_NB, false));
 
-    TransactionException e = commitFailing(TxnOptions.defaults().withRevert(true)
-        .withRetry(new RetryOptions(Duration.ofSeconds(1), 3, false)), A1, s("new"));
+    TransactionException e = commitFailing(TxnOptions.builder().revert(true)
+        .retry(new RetryOptions(Duration.ofSeconds(1), 3, false)).build(), A1, s("new"));
 
     assertThat(keyErrors(e)).containsExactly(tuple(A1, UPDATE, "failed to modify value"));
     assertThat(sb.callLog()).containsExactly(

@@ -101,14 +101,14 @@ class FaultPathTest {
     // the removal of A is abandoned: its derived value cannot be deleted (retry planned)
     sb.planError(d(A, 1), new RuntimeException("busy"));
     assertThrows(TransactionException.class,
-        () -> commit(TxnOptions.defaults().withRetry(RETRY), A, null));
+        () -> commit(TxnOptions.builder().retry(RETRY).build(), A, null));
     assertThat(status(d(A, 1)).state()).isEqualTo(RETRYING);
     assertThat(status(A).state()).isEqualTo(CONFIGURED);
 
     // a new value of A, rejected by Validate: nothing is applied, the retry of the removal is
     // obsolete, so the derived value will never be retried
     assertThrows(TransactionException.class,
-        () -> commit(TxnOptions.defaults().withRetry(RETRY), A, BAD));
+        () -> commit(TxnOptions.builder().retry(RETRY).build(), A, BAD));
     assertThat(status(A).state()).isEqualTo(INVALID);
     ValueStatus item = status(d(A, 1));
     assertThat(item.state()).isEqualTo(FAILED);
@@ -170,7 +170,7 @@ class FaultPathTest {
     commit(TxnOptions.defaults(), P, Fx.s("v1"));
     sb.planError(P, new RuntimeException("busy"));
     assertThrows(TransactionException.class,
-        () -> commit(TxnOptions.defaults().withRetry(RETRY), P, null));
+        () -> commit(TxnOptions.builder().retry(RETRY).build(), P, null));
     assertThat(status(P).state()).isEqualTo(RETRYING);
     assertThat(sb.keys()).containsExactly(P);
 
@@ -240,7 +240,7 @@ class FaultPathTest {
     assertThat(kvs.dumpValues("bases", View.NB)).extracting(kv -> kv.key()).containsExactly(A1);
 
     // a downstream resync removes P at last; A1 waits for it
-    kvs.startNBTransaction().commit(TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM));
+    kvs.startNBTransaction().commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
     assertThat(sb.keys()).isEmpty();
     a1 = status(A1);
     assertThat(a1.state()).isEqualTo(ValueState.PENDING);
@@ -277,7 +277,7 @@ class FaultPathTest {
 
     // a downstream resync brings the base and its derived value back, in that order
     sb.clearCalls();
-    kvs.startNBTransaction().commit(TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM));
+    kvs.startNBTransaction().commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
     assertThat(sb.keys()).containsExactly(A, d(A, 1), q);
     assertThat(status(A).state()).isEqualTo(CONFIGURED);
     assertThat(status(d(A, 1)).state()).isEqualTo(CONFIGURED);

@@ -220,7 +220,7 @@ class GraphHistoryTest {
     setUp(false, List.of());
     sb.setValue(A1, s("a"), 7, ValueOrigin.FROM_NB, false);
     env.kvs().startNBTransaction().setValue(A1, s("a"))
-        .commit(TxnOptions.defaults().withResync(ResyncType.FULL));
+        .commit(TxnOptions.builder().resync(ResyncType.FULL).build());
     assertThat(sb.callLog()).doesNotContain("CREATE " + A1, "UPDATE " + A1);
     List<NodeRevision> a1 = env.kvs().keyTimeline(A1);
     assertThat(states(a1)).containsExactly(CONFIGURED);
@@ -247,7 +247,7 @@ class GraphHistoryTest {
   void keyFoundAgainByAResyncKeepsItsTimeline() {
     b2RemovedThenBackInTheSouthbound();
     long seq = env.kvs().startNBTransaction().setValue(B2, s("b2"))
-        .commit(TxnOptions.defaults().withResync(ResyncType.FULL));
+        .commit(TxnOptions.builder().resync(ResyncType.FULL).build());
     assertThat(sb.callLog()).as("taken over without a call")
         .noneMatch(c -> c.startsWith("CREATE") || c.startsWith("UPDATE"));
     List<NodeRevision> b2 = env.kvs().keyTimeline(B2);
@@ -265,7 +265,7 @@ class GraphHistoryTest {
   void keyFoundAndRemovedByAResync() {
     b2RemovedThenBackInTheSouthbound(); // NB origin, from the key's history
     long seq = env.kvs().startNBTransaction().setValue(C3, s("c"))
-        .commit(TxnOptions.defaults().withResync(ResyncType.FULL));
+        .commit(TxnOptions.builder().resync(ResyncType.FULL).build());
     assertThat(sb.keys()).doesNotContain(B2);
     List<NodeRevision> b2 = env.kvs().keyTimeline(B2);
     assertThat(b2).extracting(NodeRevision::value).containsExactly(

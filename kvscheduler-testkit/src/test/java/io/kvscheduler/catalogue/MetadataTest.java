@@ -83,7 +83,7 @@ class MetadataTest {
         .build());
     // not retriable: calling Create again would not change its answer
     assertThatThrownBy(
-        () -> commit(TxnOptions.defaults().withRetryDefault(), "/counted/x", s("x")))
+        () -> commit(TxnOptions.builder().retryWithDefaults().build(), "/counted/x", s("x")))
         .isInstanceOf(TransactionException.class)
         .hasMessageContaining("/counted/x")
         .hasMessageContaining("descriptor counted: Create gave metadata of class java.lang.String"
@@ -112,7 +112,7 @@ class MetadataTest {
         new KVWithMetadata<>("/counted/n", s("n"), "text", ValueOrigin.FROM_SB)));
     env.kvs().transactionBarrier();
     assertThat(env.kvs().valueStatus("/counted/n").state()).isEqualTo(NONEXISTENT);
-    commit(TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM));
+    commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
     assertThat(env.kvs().valueStatus("/counted/r").state()).isEqualTo(NONEXISTENT);
     assertThat(env.kvs().metadataMap("counted", Integer.class).lookup("/counted/ok")).contains(7);
   }
@@ -161,6 +161,58 @@ class MetadataTest {
     assertThat(last(env.kvs().keyTimeline(B2)).metadata()).isEmpty();
     assertThatThrownBy(() -> env.kvs().metadataMap("descriptor2", Object.class))
         .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  @DisplayName("(ours) the metadata map and the dump of a descriptor held in hand are typed by its"
+      + " classes; a descriptor not registered (or another of the same name) is refused")
+  void typedMetadataMapAndDump() {
+    env = Fx.env(true);
+    KVDescriptor<String, Integer> counted = KVDescriptor.builder("counted", String.class)
+        .withMetadata(Integer.class)
+        .nbKeyPrefix("/counted/")
+        .create((k, v) -> v.length())
+        .delete((k, v, m) -> {})
+        .build();
+    KVDescriptor<String, Void> plain = KVDescriptor.builder("plain", String.class)
+        .nbKeyPrefix("/plain/")
+        .create((k, v) -> null)
+        .delete((k, v, m) -> {})
+        .build();
+    env.kvs().registerDescriptors(counted, plain);
+    assertThatThrownBy(() -> commit(TxnOptions.defaults(),
+        "/counted/x", "four", "/counted/bad", 7, "/plain/p", "v"))
+        .isInstanceOf(TransactionException.class).hasMessageContaining("/counted/bad");
+
+    NamedMapping<Integer> lengths = env.kvs().metadataMap(counted);
+    Integer length = lengths.lookup("/counted/x").orElseThrow();
+    assertThat(length).isEqualTo(4);
+    List<KVWithMetadata<String, Integer>> nb = env.kvs().dumpValues(counted, View.NB);
+    assertThat(nb).as("the INVALID value of another class is left out").containsExactly(
+        new KVWithMetadata<>("/counted/x", "four", 4, ValueOrigin.FROM_NB));
+    String value = env.kvs().dumpValues(plain, View.CACHED).get(0).value();
+    assertThat(value).isEqualTo("v");
+
+    assertThatThrownBy(() -> env.kvs().metadataMap(plain))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("descriptor plain has no metadata");
+    KVDescriptor<String, Integer> twin = KVDescriptor.builder("counted", String.class)
+        .withMetadata(Integer.class).nbKeyPrefix("/counted/")
+        .create((k, v) -> 0).delete((k, v, m) -> {}).build();
+    assertThat(env.kvs().metadataMap(twin).lookup("/counted/x")).as("same name and classes")
+        .contains(4);
+    KVDescriptor<String, Long> sameName = KVDescriptor.builder("counted", String.class)
+        .withMetadata(Long.class).nbKeyPrefix("/other/")
+        .create((k, v) -> 0L).delete((k, v, m) -> {}).build();
+    assertThatThrownBy(() -> env.kvs().metadataMap(sameName))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("descriptor counted is not registered: another descriptor of that name is,"
+            + " for java.lang.String values with java.lang.Integer metadata");
+    KVDescriptor<String, Void> unknown = KVDescriptor.builder("unknown", String.class)
+        .nbKeyPrefix("/unknown/").create((k, v) -> null).delete((k, v, m) -> {}).build();
+    assertThatThrownBy(() -> env.kvs().dumpValues(unknown, View.NB))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("descriptor unknown is not registered");
   }
 
   @Test
@@ -216,7 +268,7 @@ class MetadataTest {
   @DisplayName("B125 a full resync without values deletes A1 and A2 and empties the metadata map")
   void deleteRemovesMetadata() {
     resyncWithEmptySbSetup();
-    TxnOptions full = TxnOptions.defaults().withResync(ResyncType.FULL);
+    TxnOptions full = TxnOptions.builder().resync(ResyncType.FULL).build();
     commit(full, A2, arr(1), A1, arr(1, 2));
     assertThat(map("descriptor1").lookup("base-value1")).contains(0);
     assertThat(map("descriptor1").lookup("base-value2")).contains(1);
@@ -234,7 +286,7 @@ class MetadataTest {
   private void notificationsSetup() {
     env = Fx.env(true);
     Fx.registerNotificationDescriptors(env.kvs(), sb);
-    commit(TxnOptions.defaults().withResync(ResyncType.FULL), B2, arr(1, 2));
+    commit(TxnOptions.builder().resync(ResyncType.FULL).build(), B2, arr(1, 2));
   }
 
   private void notify(String key, Object value, Object metadata) {
@@ -281,7 +333,7 @@ class MetadataTest {
       sb.setValue(k, arr(1), meta++, ValueOrigin.FROM_NB, false);
       sb.setValue(d(k, 1), s("item1"), null, ValueOrigin.FROM_NB, true);
     }
-    commit(TxnOptions.defaults().withResync(ResyncType.FULL),
+    commit(TxnOptions.builder().resync(ResyncType.FULL).build(),
         A1, arr(2), A2, arr(1, 2), A3, arr(1, 2));
     assertThat(sb.callLog()).containsExactly("RETRIEVE descriptor1",
         "DELETE " + d(A3, 1), "DELETE " + A3, "CREATE " + A3, "CREATE " + d(A3, 1),
@@ -340,7 +392,7 @@ class MetadataTest {
     sb.setValue(A1, null, null, ValueOrigin.FROM_NB, false);
     sb.planError(A1, new RuntimeException("failed to add value"));
     sb.clearCalls();
-    assertThatThrownBy(() -> commit(TxnOptions.defaults().withResync(ResyncType.FULL),
+    assertThatThrownBy(() -> commit(TxnOptions.builder().resync(ResyncType.FULL).build(),
         A1, arr(1), A2, arr(2)))
         .isInstanceOf(TransactionException.class);
     assertThat(sb.callLog()).containsExactly("RETRIEVE descriptor1", "CREATE " + A1 + " ✗",

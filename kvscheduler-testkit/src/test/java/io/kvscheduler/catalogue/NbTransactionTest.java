@@ -28,8 +28,10 @@ import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.KeyValuePair;
+import io.kvscheduler.api.QueueFullException;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxn.RecordedValue;
+import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TransactionException;
@@ -54,6 +56,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -131,7 +134,7 @@ class NbTransactionTest {
   /** The two transactions of TestDataChangeTransactions. */
   private void dataChangeTxns() {
     assertThat(txn(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2))
-        .commit(TxnOptions.defaults().withDescription("testing data change"))).isZero();
+        .commit(TxnOptions.builder().description("testing data change").build())).isZero();
     assertThat(commit(C3, arr(1), A1, arr(1))).isEqualTo(1);
   }
 
@@ -184,11 +187,10 @@ class NbTransactionTest {
 
     sb.planError(Fx.A2, new RuntimeException("failed to create"));
     var failing = txn(Fx.A2, arr());
-    assertThatThrownBy(() -> failing.commit(TxnOptions.defaults()
-        .withRetry(new RetryOptions(Duration.ofSeconds(1), 3, false))))
+    assertThatThrownBy(() -> failing.commit(TxnOptions.builder()
+        .retry(new RetryOptions(Duration.ofSeconds(1), 3, false)).build()))
         .isInstanceOfSatisfying(TransactionException.class, e -> {
           assertThat(e.seqNum()).isEqualTo(3);
-          assertThat(e.isInitError()).isFalse();
         });
     assertThat(kvs.valueStatus(Fx.A2).state()).isEqualTo(RETRYING);
     env.timers().advance(Duration.ofSeconds(1));
@@ -212,28 +214,18 @@ class NbTransactionTest {
   }
 
   @Test
-  @DisplayName("B48 invalid option combinations fail before queuing: init error, seqNum -1, no"
-      + " sequence number consumed, nothing recorded or called")
+  @DisplayName("B48 invalid option combinations fail before queuing with an"
+      + " IllegalArgumentException: no sequence number consumed, nothing recorded or called")
   void optionErrorsBeforeQueuing() {
     assertThatThrownBy(() -> txn(A1, arr(1))
-        .commit(TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM)))
-        .isInstanceOfSatisfying(TransactionException.class, e -> {
-          assertThat(e.isInitError()).isTrue();
-          assertThat(e.seqNum()).isEqualTo(-1);
-          assertThat(e.keyErrors()).isEmpty();
-          assertThat(e.getMessage())
-              .isEqualTo("downstream resync combined with data changes in one transaction");
-        });
+        .commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("downstream resync combined with data changes in one transaction");
     for (ResyncType resync : List.of(ResyncType.FULL, ResyncType.UPSTREAM, ResyncType.DOWNSTREAM)) {
       assertThatThrownBy(() -> kvs.startNBTransaction()
-          .commit(TxnOptions.defaults().withRevert(true).withResync(resync)))
-          .isInstanceOfSatisfying(TransactionException.class, e -> {
-            assertThat(e.isInitError()).isTrue();
-            assertThat(e.seqNum()).isEqualTo(-1);
-            assertThat(e.keyErrors()).isEmpty();
-            assertThat(e.getMessage())
-                .isEqualTo("it is not supported to combine resync with revert");
-          });
+          .commit(TxnOptions.builder().revert(true).resync(resync).build()))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("it is not supported to combine resync with revert");
     }
     kvs.transactionBarrier();
     assertThat(kvs.transactionHistory()).isEmpty();
@@ -242,12 +234,13 @@ class NbTransactionTest {
   }
 
   @Test
-  @DisplayName("B49 a non-blocking commit returns -1 at once; the result is seen through watchers"
-      + " and the history")
-  void nonBlockingCommit() {
+  @DisplayName("B49 commitAsync returns at once with a future of the sequence number; the result"
+      + " is seen through the future, watchers and the history")
+  void commitAsyncReturnsAtOnce() throws Exception {
     List<BaseValueStatus> seen = Collections.synchronizedList(new ArrayList<>());
     kvs.watchValueStatus(KeySelector.prefix(Fx.PREFIX_A), seen::add);
-    assertThat(txn(A1, arr(1)).commit(TxnOptions.defaults().withNonBlocking(true))).isEqualTo(-1);
+    CompletableFuture<Long> f = txn(A1, arr(1)).commitAsync(TxnOptions.defaults());
+    assertThat(f.get(10, TimeUnit.SECONDS)).isZero();
     kvs.transactionBarrier();
     assertBoth(env.txn(0),
         op(CREATE, A1).states(NONEXISTENT, CONFIGURED),
@@ -270,8 +263,8 @@ class NbTransactionTest {
   }
 
   @Test
-  @DisplayName("B49 FIFO queue: a full queue rejects non-blocking commits and notifications with"
-      + " 'transaction queue is full'; a blocking commit waits for room")
+  @DisplayName("B49 FIFO queue: a full queue refuses tryCommitAsync and notifications with a"
+      + " QueueFullException 'transaction queue is full'; commit and commitAsync wait for room")
   void queueFull() throws Exception {
     ManualClock clock = new ManualClock();
     KVScheduler small = KVScheduler.builder().clock(clock)
@@ -283,19 +276,20 @@ class NbTransactionTest {
     try {
       small.registerDescriptors(blockingDescriptor(entered, release, created));
       small.transactionBarrier();
-      TxnOptions nonBlocking = TxnOptions.defaults().withNonBlocking(true);
+      TxnOptions none = TxnOptions.defaults();
 
-      assertThat(small.startNBTransaction().setValue("/block/x1", s("1")).commit(nonBlocking))
-          .isEqualTo(-1);
+      CompletableFuture<Long> first =
+          small.startNBTransaction().setValue("/block/x1", s("1")).tryCommitAsync(none);
       assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue(); // the engine is busy with #0
-      assertThat(small.startNBTransaction().setValue("/block/x2", s("2")).commit(nonBlocking))
-          .isEqualTo(-1); // fills the queue
-      assertThatThrownBy(() -> small.startNBTransaction().setValue("/block/x3", s("3"))
-          .commit(nonBlocking))
-          .isInstanceOf(TransactionException.class).hasMessage("transaction queue is full");
+      CompletableFuture<Long> second =
+          small.startNBTransaction().setValue("/block/x2", s("2")).tryCommitAsync(none);
+      assertThat(second).isNotDone(); // fills the queue
+      Txn refused = small.startNBTransaction().setValue("/block/x3", s("3"));
+      assertThatThrownBy(() -> refused.tryCommitAsync(none))
+          .isInstanceOf(QueueFullException.class).hasMessage("transaction queue is full");
       assertThatThrownBy(() -> small.pushSBNotification(
           List.of(new KVWithMetadata<>("/block/sb", s("sb"), null, ValueOrigin.FROM_SB))))
-          .isInstanceOf(IllegalStateException.class).hasMessage("transaction queue is full");
+          .isInstanceOf(QueueFullException.class).hasMessage("transaction queue is full");
 
       AtomicLong blockingSeq = new AtomicLong(-2);
       AtomicReference<Throwable> blockingErr = new AtomicReference<>();
@@ -311,6 +305,8 @@ class NbTransactionTest {
       assertThat(blocking.isAlive()).isFalse();
       assertThat(blockingErr.get()).isNull();
       assertThat(blockingSeq.get()).isEqualTo(2);
+      assertThat(first.get(10, TimeUnit.SECONDS)).isZero();
+      assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(1);
       small.transactionBarrier();
       assertThat(created).containsExactly("/block/x1", "/block/x2", "/block/x4");
       assertThat(small.transactionHistory()).extracting(RecordedTxn::seqNum)
@@ -517,8 +513,7 @@ class NbTransactionTest {
     kvs.registerDescriptors(blockingDescriptor(entered, release,
         Collections.synchronizedList(new ArrayList<>())));
     try {
-      kvs.startNBTransaction().setValue("/block/x1", s("1"))
-          .commit(TxnOptions.defaults().withNonBlocking(true));
+      kvs.startNBTransaction().setValue("/block/x1", s("1")).commitAsync(TxnOptions.defaults());
       assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
       AtomicReference<Throwable> err = new AtomicReference<>();
       Thread waiter = capturing(
@@ -546,7 +541,9 @@ class NbTransactionTest {
     env.close();
     assertThatThrownBy(pending::commit)
         .isInstanceOf(IllegalStateException.class).hasMessage("scheduler was closed");
-    assertThatThrownBy(() -> txn(B2, arr(1)).commit(TxnOptions.defaults().withNonBlocking(true)))
+    assertThatThrownBy(() -> txn(B2, arr(1)).commitAsync(TxnOptions.defaults()))
+        .isInstanceOf(IllegalStateException.class).hasMessage("scheduler was closed");
+    assertThatThrownBy(() -> txn(B2, arr(1)).tryCommitAsync(TxnOptions.defaults()))
         .isInstanceOf(IllegalStateException.class).hasMessage("scheduler was closed");
     assertThatThrownBy(() -> kvs.pushSBNotification(
         List.of(new KVWithMetadata<>(A1, arr(1), null, ValueOrigin.FROM_SB))))
@@ -555,26 +552,37 @@ class NbTransactionTest {
   }
 
   @Test
-  @DisplayName("B49 a commit issued inside a descriptor callback is queued (returns -1, no"
-      + " deadlock) and runs right after the current transaction")
-  void commitFromCallback() {
+  @DisplayName("B49 a commitAsync issued inside a descriptor callback is queued (no deadlock),"
+      + " runs right after the current transaction, and its future then completes; a waiting"
+      + " commit there fails at once")
+  void commitFromCallback() throws Exception {
     String f1 = "/prefixF/f1";
     String f2 = "/prefixF/f2";
     List<String> calls = Collections.synchronizedList(new ArrayList<>());
-    AtomicLong nested = new AtomicLong(-2);
+    AtomicReference<CompletableFuture<Long>> nested = new AtomicReference<>();
+    AtomicReference<Throwable> waiting = new AtomicReference<>();
     kvs.registerDescriptors(KVDescriptor.builder("descriptorF", StringValue.class)
         .nbKeyPrefix("/prefixF/")
         .create((key, v) -> {
           calls.add("CREATE " + key);
           if (key.equals(f1)) {
-            nested.set(kvs.startNBTransaction().setValue(f2, s("from-callback")).commit());
+            Txn txn = kvs.startNBTransaction().setValue(f2, s("from-callback"));
+            try {
+              txn.commit();
+            } catch (IllegalStateException e) {
+              waiting.set(e);
+            }
+            nested.set(txn.commitAsync(TxnOptions.defaults()));
+            assertThat(nested.get()).isNotDone();
           }
           return null;
         })
         .delete((key, v, m) -> calls.add("DELETE " + key))
         .build());
     assertThat(commit(f1, s("x"))).isZero();
-    assertThat(nested.get()).isEqualTo(-1);
+    assertThat(nested.get().get(10, TimeUnit.SECONDS)).isEqualTo(1);
+    assertThat(waiting.get()).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("use commitAsync()");
     kvs.transactionBarrier();
     assertThat(calls).containsExactly("CREATE " + f1, "CREATE " + f2);
     assertBoth(env.txn(0), op(CREATE, f1).states(NONEXISTENT, CONFIGURED));
@@ -643,7 +651,7 @@ class NbTransactionTest {
     // ---- 1st transaction
     Instant before0 = env.clock().peek();
     assertThat(txn(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2))
-        .commit(TxnOptions.defaults().withDescription("testing data change"))).isZero();
+        .commit(TxnOptions.builder().description("testing data change").build())).isZero();
     assertThat(sb.values().values()).containsExactly(
         nbEntry(A1, arr(2), 0, false),
         nbEntry(d(A1, 2), s("item2"), null, true),
@@ -775,7 +783,7 @@ class NbTransactionTest {
     assertBoth(env.txn(seq),
         op(CREATE, d(B2, 2)).states(PENDING, PENDING).flags("DERIVED", "NOOP")
             .prevValue(s("item2")).newValue(s("item2")));
-    assertThat(env.txn(seq).executed().get(0).displayFlags())
+    assertThat(RecordedTxnOp.labels(env.txn(seq).executed().get(0).displayFlags()))
         .containsExactly("DERIVED", "NOOP", "STILL-PENDING");
     assertThat(kvs.valueStatus(A1)).isEqualTo(
         base(st(A1, CONFIGURED, UPDATE), st(d(A1, 2), CONFIGURED, UPDATE)));

@@ -27,6 +27,7 @@ import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.RecordedTxn;
+import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TxnOperation;
@@ -137,7 +138,7 @@ class NotificationTest {
             .withMetadata().retrieveDependencies("descriptor1").build());
     var txn = env.kvs().startNBTransaction();
     txn.setValue(B2, arr(1, 2));
-    assertThat(txn.commit(TxnOptions.defaults().withResync(ResyncType.FULL, true))).isZero();
+    assertThat(txn.commit(TxnOptions.builder().resync(ResyncType.FULL, true).build())).isZero();
     assertThat(sb.callLog()).containsExactly("RETRIEVE descriptor2");
     assertThat(sb.calls().get(0).correlate())
         .containsExactly(kvm(B2, arr(1, 2), null, ValueOrigin.FROM_NB));
@@ -396,10 +397,10 @@ class NotificationTest {
           () -> sb.setValue(C3, null, null, ValueOrigin.FROM_NB, false));
 
       assertThat(env.kvs().startNBTransaction().setValue(B2, arr(1, 2))
-          .commit(TxnOptions.defaults().withRetryDefault())).isZero();
+          .commit(TxnOptions.builder().retryWithDefaults().build())).isZero();
       assertThat(env.kvs().startNBTransaction().setValue(C3, C3_DATA)
-          .commit(TxnOptions.defaults()
-              .withRetry(new RetryOptions(Duration.ofSeconds(3), 3, true)))).isEqualTo(1);
+          .commit(TxnOptions.builder()
+              .retry(new RetryOptions(Duration.ofSeconds(3), 3, true)).build())).isEqualTo(1);
       assertThat(sb.keys()).isEmpty();
       assertThat(sb.calls()).isEmpty();
 
@@ -491,7 +492,7 @@ class NotificationTest {
         op(UPDATE, A1).states(OBTAINED, CONFIGURED).prevValue(s("sb1")).newValue(s("nb1")),
         op(UPDATE, A2).states(OBTAINED, CONFIGURED).flags("NOOP").prevValue(s("sb2"))
             .newValue(s("sb2")));
-    assertThat(env.txn(1).executed().get(1).displayFlags()).contains("NOOP", "WAS-OBTAINED");
+    assertThat(RecordedTxnOp.labels(env.txn(1).executed().get(1).displayFlags())).contains("NOOP", "WAS-OBTAINED");
     assertThat(env.kvs().valueStatus(A1)).isEqualTo(bs(vs(A1, CONFIGURED, UPDATE, "")));
     assertThat(env.kvs().valueStatus(A2)).isEqualTo(bs(vs(A2, CONFIGURED, UPDATE, "")));
     assertThat(env.kvs().dumpValues("descriptor1", View.NB)).containsExactly(

@@ -239,7 +239,7 @@ class OperationTimeoutTest {
         .build());
 
     assertThrows(TransactionException.class, () -> commit(
-        TxnOptions.defaults().withRetry(new RetryOptions(Duration.ofSeconds(1), 3, false)),
+        TxnOptions.builder().retry(new RetryOptions(Duration.ofSeconds(1), 3, false)).build(),
         C3, s("c3")));
     assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(RETRYING);
     env.timers().advance(Duration.ofSeconds(1));
@@ -265,7 +265,7 @@ class OperationTimeoutTest {
     commit(C3, s("c3"));
     assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(CONFIGURED);
 
-    long seq = commit(TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM));
+    long seq = commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
     assertThat(retrieves.get()).isEqualTo(1);
     TxnAssert.assertThat(env.txn(seq)).executed();
     // re-applied as an equivalent update (B155): nothing executed, the value kept
@@ -289,10 +289,11 @@ class OperationTimeoutTest {
   }
 
   @Test
-  @DisplayName("(ours) a transaction committed from a Create running on a call thread is queued, not awaited, and applied after the current one")
+  @DisplayName("(ours) a transaction committed (commitAsync) from a Create running on a call thread is queued and applied after the current one, then its future completes")
   void commitFromCallThreadIsQueued() {
     start(LIMIT);
-    List<Long> inner = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<java.util.concurrent.CompletableFuture<Long>> inner =
+        new java.util.concurrent.CopyOnWriteArrayList<>();
     List<String> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
     kvs.registerDescriptors(KVDescriptor.builder("committing", Object.class)
         .nbKeyPrefix(Fx.PREFIX_C)
@@ -300,14 +301,15 @@ class OperationTimeoutTest {
           threads.add(Thread.currentThread().getName());
           var txn = kvs.startNBTransaction();
           txn.setValue(A4, s("from callback"));
-          inner.add(txn.commit());
+          inner.add(txn.commitAsync(io.kvscheduler.api.TxnOptions.defaults()));
           return null;
         })
         .delete((key, value, meta) -> { })
         .build());
     long seq = commit(C3, s("c3"));
     kvs.transactionBarrier();
-    assertThat(inner).containsExactly(-1L);
+    assertThat(inner).singleElement()
+        .satisfies(f -> assertThat(f.join()).isEqualTo(seq + 1));
     assertThat(threads).singleElement().asString().startsWith("kvscheduler-sb-call-");
     assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(CONFIGURED);
     TxnAssert.assertThat(env.txn(seq + 1)).executed(op(CREATE, A4).states(NONEXISTENT, CONFIGURED));
@@ -441,7 +443,7 @@ class OperationTimeoutTest {
           }
         }
         TxnOptions options = rnd.nextBoolean() ? TxnOptions.defaults()
-            : TxnOptions.defaults().withRetry(new RetryOptions(Duration.ofSeconds(1), 2, false));
+            : TxnOptions.builder().retry(new RetryOptions(Duration.ofSeconds(1), 2, false)).build();
         try {
           txn.commit(options);
         } catch (TransactionException e) {
@@ -465,7 +467,7 @@ class OperationTimeoutTest {
         kvs.transactionBarrier();
       }
       try {
-        env.commit(TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM));
+        env.commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
       } catch (TransactionException e) {
         fail("seed " + seed + ": the final downstream resync failed: " + e.getMessage());
       }

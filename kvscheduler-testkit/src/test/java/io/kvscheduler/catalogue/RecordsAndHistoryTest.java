@@ -156,7 +156,7 @@ class RecordsAndHistoryTest {
   private void notificationsSetup(boolean simulation) {
     env = Fx.env(simulation);
     Fx.registerNotificationDescriptors(env.kvs(), sb);
-    commit(TxnOptions.defaults().withResync(ResyncType.FULL), B2, arr(1, 2));
+    commit(TxnOptions.builder().resync(ResyncType.FULL).build(), B2, arr(1, 2));
   }
 
   /** TestDependencyCycles: A1 -> A2 -> A3 -> {A1, A4}; no Retrieve. */
@@ -176,10 +176,10 @@ class RecordsAndHistoryTest {
         () -> sb.setValue(A1, arr(1), 0, ValueOrigin.FROM_NB, false));
   }
 
-  private static final TxnOptions RESYNC_WITH_RETRY = TxnOptions.defaults()
-      .withRetry(new RetryOptions(Duration.ofSeconds(3), 3, false))
-      .withResync(ResyncType.FULL)
-      .withDescription("testing resync with retry");
+  private static final TxnOptions RESYNC_WITH_RETRY = TxnOptions.builder()
+      .retry(new RetryOptions(Duration.ofSeconds(3), 3, false))
+      .resync(ResyncType.FULL)
+      .description("testing resync with retry").build();
 
   // ------------------------------------------------------------------ B162 .. B166
 
@@ -191,7 +191,7 @@ class RecordsAndHistoryTest {
     Instant before = env.clock().peek();
     long seq = env.kvs().startNBTransaction()
         .setValue(B2, arr(1, 2)).setValue(A1, arr(2)).setValue(C3, arr(1, 2))
-        .commit(TxnOptions.defaults().withDescription("testing data change"));
+        .commit(TxnOptions.builder().description("testing data change").build());
     Instant after = env.clock().peek();
     assertThat(seq).isZero();
     RecordedTxn txn = env.txn(0);
@@ -278,8 +278,9 @@ class RecordsAndHistoryTest {
   @DisplayName("B163 B166 B60 B80 resync records: intermediate pending ops compressed; missing NB values recorded as deletions")
   void resyncRecordsAndCompression() {
     resyncWithEmptySbSetup();
-    TxnOptions full = TxnOptions.defaults().withResync(ResyncType.FULL);
-    commit(full.withDescription("testing resync against empty SB"), A2, arr(1), A1, arr(1, 2));
+    TxnOptions full = TxnOptions.builder().resync(ResyncType.FULL).build();
+    commit(full.toBuilder().description("testing resync against empty SB").build(),
+        A2, arr(1), A1, arr(1, 2));
     assertThat(sb.callLog()).containsExactly("RETRIEVE descriptor1", "CREATE " + A1,
         "CREATE " + d(A1, 1), "CREATE " + A2, "CREATE " + d(A2, 1), "CREATE " + d(A1, 2));
     RecordedTxn first = env.txn(0);
@@ -361,7 +362,7 @@ class RecordsAndHistoryTest {
             ? List.of(Dependency.onKey(A1, A1)) : List.of())
         .build());
     sb.setValue(A1, s("base-value1"), null, ValueOrigin.FROM_SB, false);
-    commit(TxnOptions.defaults().withResync(ResyncType.FULL), A2, arr(1));
+    commit(TxnOptions.builder().resync(ResyncType.FULL).build(), A2, arr(1));
     assertThat(sb.callLog()).containsExactly("RETRIEVE descriptor1", "CREATE " + A2,
         "CREATE " + d(A2, 1));
     assertThat(env.txn(0).values())
@@ -380,7 +381,7 @@ class RecordsAndHistoryTest {
     commit(A1, arr(1));
     sb.setValue(A1, arr(9), 0, ValueOrigin.FROM_NB, false); // drift
     sb.clearCalls();
-    long seq = commit(TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM));
+    long seq = commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
     assertThat(seq).isEqualTo(1);
     assertThat(sb.callLog()).containsExactly("RETRIEVE descriptor1", "UPDATE " + A1);
     RecordedTxn txn = env.txn(1);
@@ -426,7 +427,7 @@ class RecordsAndHistoryTest {
     assertThat(plain.withSimulation()).isFalse();
     assertThat(plain.planned()).isEmpty();
     assertThat(plain.executed()).hasSize(2);
-    commit(TxnOptions.defaults().withSimulation(true), B2, arr(1, 2));
+    commit(TxnOptions.builder().simulation(true).build(), B2, arr(1, 2));
     RecordedTxn simulated = env.txn(1);
     assertThat(simulated.withSimulation()).isTrue();
     TxnAssert.assertThat(simulated).executed(
@@ -559,8 +560,8 @@ class RecordsAndHistoryTest {
     env.kvs().registerDescriptors(sb.descriptor("descriptor1", Object.class)
         .nbKeyPrefix(Fx.PREFIX_A).withMetadata().build());
     // #0 empty full resync
-    long seq = commit(TxnOptions.defaults().withResync(ResyncType.FULL)
-        .withDescription("testing empty resync"));
+    long seq = commit(TxnOptions.builder().resync(ResyncType.FULL)
+        .description("testing empty resync").build());
     assertThat(seq).isZero();
     assertThat(sb.calls()).singleElement().satisfies(c -> {
       assertThat(c.kind()).isEqualTo(MockSouthbound.CallKind.RETRIEVE);
@@ -595,8 +596,8 @@ class RecordsAndHistoryTest {
         .containsExactly(new KVWithMetadata<>(A1, arr(1), 0, ValueOrigin.FROM_NB));
     // #4 a failure with retry, #5 fixes the value before the retry
     sb.planError(A2, new RuntimeException("failed to add value"));
-    assertThatThrownBy(() -> commit(TxnOptions.defaults()
-        .withRetry(new RetryOptions(Duration.ofSeconds(3), 3, false)), A2, arr(2)))
+    assertThatThrownBy(() -> commit(TxnOptions.builder()
+        .retry(new RetryOptions(Duration.ofSeconds(3), 3, false)).build(), A2, arr(2)))
         .isInstanceOf(TransactionException.class);
     assertThat(commit(A2, arr(3))).isEqualTo(5);
     sb.clearCalls();
@@ -787,7 +788,7 @@ class RecordsAndHistoryTest {
     commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
     sb.planError(A1, new RuntimeException("failed to modify value"),
         () -> sb.setValue(A1, arr(), 0, ValueOrigin.FROM_NB, false));
-    assertThatThrownBy(() -> commit(TxnOptions.defaults().withRevert(true), C3, arr(1), A1,
+    assertThatThrownBy(() -> commit(TxnOptions.builder().revert(true).build(), C3, arr(1), A1,
         arr(1))).isInstanceOf(TransactionException.class);
     List<NodeRevision> a1 = env.kvs().keyTimeline(A1);
     assertThat(a1).extracting(NodeRevision::seqNum, NodeRevision::state, NodeRevision::error)
@@ -820,27 +821,20 @@ class RecordsAndHistoryTest {
   // ------------------------------------------------------------------ B171, B172
 
   @Test
-  @DisplayName("B171 (ours, deliberate difference D12: 'transaction #N failed: ' prefix) error lists KeyErrors: [key (OP): err, ...] in execution order; init errors consume no seq")
+  @DisplayName("B171 (ours, deliberate difference D12: 'transaction #N failed: ' prefix) error lists KeyErrors: [key (OP): err, ...] in execution order; invalid options throw IllegalArgumentException and consume no seq")
   void transactionErrorFormat() {
     env = Fx.env(true);
     env.kvs().registerDescriptors(sb.descriptor("descriptor1", Object.class)
         .nbKeyPrefix(Fx.PREFIX_A).build());
-    // init errors: no sequence number consumed
-    assertThatThrownBy(() -> commit(TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM),
+    // invalid options are a usage error, not a failed transaction: no sequence number consumed
+    assertThatThrownBy(() -> commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build(),
         A1, arr(1)))
-        .isInstanceOfSatisfying(TransactionException.class, e -> {
-          assertThat(e.isInitError()).isTrue();
-          assertThat(e.seqNum()).isEqualTo(-1);
-          assertThat(e.keyErrors()).isEmpty();
-          assertThat(e.getMessage())
-              .isEqualTo("downstream resync combined with data changes in one transaction");
-        });
-    assertThatThrownBy(() -> commit(TxnOptions.defaults().withResync(ResyncType.FULL)
-        .withRevert(true), A1, arr(1)))
-        .isInstanceOfSatisfying(TransactionException.class, e -> {
-          assertThat(e.isInitError()).isTrue();
-          assertThat(e.getMessage()).isEqualTo("it is not supported to combine resync with revert");
-        });
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("downstream resync combined with data changes in one transaction");
+    assertThatThrownBy(() -> commit(TxnOptions.builder().resync(ResyncType.FULL)
+        .revert(true).build(), A1, arr(1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("it is not supported to combine resync with revert");
     assertThat(env.kvs().transactionHistory()).isEmpty();
     // key errors
     RuntimeException e1 = new RuntimeException("failed to add value");
@@ -848,7 +842,6 @@ class RecordsAndHistoryTest {
     sb.planError(A2, new RuntimeException("failed again"));
     assertThatThrownBy(() -> commit(A2, arr(2), A1, arr(1), A3, arr(3)))
         .isInstanceOfSatisfying(TransactionException.class, e -> {
-          assertThat(e.isInitError()).isFalse();
           assertThat(e.seqNum()).isZero();
           assertThat(e.keyErrors())
               .extracting(KeyError::key, KeyError::operation, KeyError::message)
@@ -882,7 +875,7 @@ class RecordsAndHistoryTest {
               .derivedValues(Fx.derivedItems())
               .updateWithRecreate((key, o, n, m) -> key.equals(C3))
               .retrieveDependencies("descriptor2").build());
-      commit(TxnOptions.defaults().withDescription("testing data change"),
+      commit(TxnOptions.builder().description("testing data change").build(),
           B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
       assertThat(log.events()).hasSize(2);
       assertThat(log.events()).allSatisfy(e -> assertThat(e.getLevel()).isEqualTo(Level.INFO));

@@ -106,12 +106,12 @@ class RecreateTest {
    */
   private void registerL2(
       KVDescriptor.RecreateDecider<Iface, Object> ifaceRecreate,
-      KVDescriptor.Comparator<Iface> ifaceComparator,
-      KVDescriptor.Comparator<Bd> bdComparator) {
+      KVDescriptor.Equivalence<Iface> ifaceComparator,
+      KVDescriptor.Equivalence<Bd> bdComparator) {
     var iface = sb.descriptor("iface", Iface.class).nbKeyPrefix("/if/").withMetadata()
         .updateWithRecreate(ifaceRecreate);
     if (ifaceComparator != null) {
-      iface.valueComparator(ifaceComparator);
+      iface.equivalence(ifaceComparator);
     }
     var bd = sb.descriptor("bd", Bd.class).nbKeyPrefix("/bd/")
         .keySelector(k -> k.startsWith("/bd/") && !k.contains("/interface/"))
@@ -119,7 +119,7 @@ class RecreateTest {
             .map(i -> KeyValuePair.of(key + "/interface/" + i, new Binding(v.name(), i)))
             .toList());
     if (bdComparator != null) {
-      bd.valueComparator(bdComparator);
+      bd.equivalence(bdComparator);
     }
     kvs.registerDescriptors(
         iface.build(),
@@ -324,7 +324,6 @@ class RecreateTest {
     assertThatThrownBy(() -> env.commit(A1, v2))
         .isInstanceOfSatisfying(TransactionException.class, e -> {
           assertThat(e.seqNum()).isEqualTo(1);
-          assertThat(e.isInitError()).isFalse();
           assertThat(e.keyErrors()).extracting(KeyError::key, KeyError::operation,
                   KeyError::message)
               .containsExactly(tuple(

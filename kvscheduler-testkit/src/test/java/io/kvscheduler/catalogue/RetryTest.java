@@ -155,7 +155,7 @@ class RetryTest {
     sb.planError(A1, err("timed out"),
         () -> sb.setValue(A1, s("a"), null, ValueOrigin.FROM_NB, false)); // done all the same
     TransactionException e = commitFailing(
-        TxnOptions.defaults().withRetry(new RetryOptions(Duration.ofSeconds(1), 3, false)),
+        TxnOptions.builder().retry(new RetryOptions(Duration.ofSeconds(1), 3, false)).build(),
         A1, s("a"), B2, s("b"));
     assertThat(keyErrors(e)).containsExactly(tuple(A1, CREATE, "timed out"));
     // the refresh after the failure found A1: B2, which waited for it, goes ahead in the same
@@ -178,8 +178,8 @@ class RetryTest {
   void downstreamResyncKeepsRetrySettings() {
     registerBDependingOnA1();
     RetryOptions retry = new RetryOptions(Duration.ofSeconds(1), 3, false);
-    commit(TxnOptions.defaults().withRetry(retry), B2, s("b")); // PENDING on A1
-    commit(TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM));
+    commit(TxnOptions.builder().retry(retry).build(), B2, s("b")); // PENDING on A1
+    commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
     sb.planError(B2, err("busy"), null);
     // A1 appears in the southbound: B2 is created, fails, and is retried with the settings it
     // was committed with (before, the resync had replaced them with its own: none)
@@ -207,9 +207,9 @@ class RetryTest {
         () -> sb.setValue(A1, arr(1), 0, ValueOrigin.FROM_NB, false));
     env.kvs().watchValueStatus(KeySelector.prefix(Fx.PREFIX_A), statuses::add);
 
-    TransactionException e = commitFailing(TxnOptions.defaults()
-        .withRetry(new RetryOptions(Duration.ofSeconds(3), 3, false))
-        .withResync(ResyncType.FULL, true).withDescription("testing resync with retry"),
+    TransactionException e = commitFailing(TxnOptions.builder()
+        .retry(new RetryOptions(Duration.ofSeconds(3), 3, false))
+        .resync(ResyncType.FULL, true).description("testing resync with retry").build(),
         A1, arr(1, 2));
 
     assertThat(e.seqNum()).isZero();
@@ -288,8 +288,8 @@ class RetryTest {
     sb.planError(A1, new IllegalStateException("temporary failure"));
     sb.planError(A2, new IllegalArgumentException("permanent failure"));
 
-    TransactionException e = commitFailing(TxnOptions.defaults()
-        .withRetry(new RetryOptions(Duration.ofSeconds(1), 3, false)), A1, s("a1"), A2, s("a2"));
+    TransactionException e = commitFailing(TxnOptions.builder()
+        .retry(new RetryOptions(Duration.ofSeconds(1), 3, false)).build(), A1, s("a1"), A2, s("a2"));
 
     assertThat(keyErrors(e)).containsExactly(tuple(A1, CREATE, "temporary failure"),
         tuple(A2, CREATE, "permanent failure"));
@@ -321,7 +321,7 @@ class RetryTest {
             .keySelector(k -> k.startsWith(A1 + "/")).build());
 
     TransactionException e =
-        commitFailing(TxnOptions.defaults().withRetryDefault(), A1, arr(1));
+        commitFailing(TxnOptions.builder().retryWithDefaults().build(), A1, arr(1));
 
     assertThat(e.keyErrors()).hasSize(1);
     assertThat(e.keyErrors().get(0).key()).isEqualTo(d(A1, 1));
@@ -342,13 +342,13 @@ class RetryTest {
       + " attempts 1..3, the failure of the 3rd retry leaves the value FAILED")
   void defaultRetryBackoffAndLimit() {
     assertThat(RetryOptions.DEFAULT).isEqualTo(new RetryOptions(Duration.ofSeconds(1), 3, true));
-    assertThat(TxnOptions.defaults().withRetryDefault().retry()).contains(RetryOptions.DEFAULT);
+    assertThat(TxnOptions.builder().retryWithDefaults().build().retry()).contains(RetryOptions.DEFAULT);
     registerA(false);
     for (int i = 1; i <= 4; i++) {
       sb.planError(A1, err("failure " + i));
     }
 
-    TransactionException e = commitFailing(TxnOptions.defaults().withRetryDefault(), A1, s("a"));
+    TransactionException e = commitFailing(TxnOptions.builder().retryWithDefaults().build(), A1, s("a"));
     assertThat(keyErrors(e)).containsExactly(tuple(A1, CREATE, "failure 1"));
     assertThat(env.kvs().valueStatus(A1)).isEqualTo(bs(vs(A1, RETRYING, CREATE, "failure 1")));
 
@@ -385,8 +385,8 @@ class RetryTest {
     for (int i = 1; i <= 3; i++) {
       sb.planError(A1, err("failure " + i));
     }
-    commitFailing(TxnOptions.defaults().withRetry(new RetryOptions(Duration.ofSeconds(2), 2,
-        false)), A1, s("a"));
+    commitFailing(TxnOptions.builder().retry(new RetryOptions(Duration.ofSeconds(2), 2,
+        false)).build(), A1, s("a"));
 
     assertThat(pendingDelays()).containsExactly(Duration.ofSeconds(2));
     advance(Duration.ofSeconds(2));
@@ -470,7 +470,7 @@ class RetryTest {
             .build(),
         sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).withoutRetrieve()
             .dependencies((key, value) -> List.of(Dependency.onKey(A1, A1))).build());
-    commit(TxnOptions.defaults().withRetryDefault(), B2, s("b"));
+    commit(TxnOptions.builder().retryWithDefaults().build(), B2, s("b"));
     assertThat(env.kvs().valueStatus(B2).value().state()).isEqualTo(PENDING);
     sb.planError(B2, err("failed to add value"));
 
@@ -493,8 +493,8 @@ class RetryTest {
     sb.planError(A1, err("failed to add value"));
     sb.planError(A2, err("failed to add value"));
     sb.planError(A3, err("failed to add value"));
-    commitFailing(TxnOptions.defaults().withRetry(new RetryOptions(Duration.ofSeconds(1), 3,
-        false)), A1, s("a1"), A2, s("a2"), A3, s("a3"));
+    commitFailing(TxnOptions.builder().retry(new RetryOptions(Duration.ofSeconds(1), 3,
+        false)).build(), A1, s("a1"), A2, s("a2"), A3, s("a3"));
     assertThat(pendingDelays()).containsExactly(Duration.ofSeconds(1));
     commit(TxnOptions.defaults(), A1, s("a1-new"));
     commit(TxnOptions.defaults(), A2, null);
@@ -518,8 +518,8 @@ class RetryTest {
   void obsoleteRetryStillRecorded() {
     registerA(false);
     sb.planError(A1, err("failed to add value"));
-    commitFailing(TxnOptions.defaults().withRetry(new RetryOptions(Duration.ofSeconds(1), 3,
-        false)), A1, s("a1"));
+    commitFailing(TxnOptions.builder().retry(new RetryOptions(Duration.ofSeconds(1), 3,
+        false)).build(), A1, s("a1"));
     commit(TxnOptions.defaults(), A1, s("a1-new"));
     sb.clearCalls();
 
@@ -546,8 +546,8 @@ class RetryTest {
       registerA(false);
       sb.planError(A1, err("failure 1"));
       sb.planError(A1, err("failure 2"));
-      commitFailing(TxnOptions.defaults().withRetry(new RetryOptions(Duration.ofSeconds(1), 3,
-          true)), A1, s("a"));
+      commitFailing(TxnOptions.builder().retry(new RetryOptions(Duration.ofSeconds(1), 3,
+          true)).build(), A1, s("a"));
       advance(Duration.ofSeconds(1));
       advance(Duration.ofSeconds(2));
 
@@ -575,8 +575,8 @@ class RetryTest {
         () -> sb.setValue(A1, s("broken"), null, ValueOrigin.FROM_NB, false));
     sb.planError(A1, err("failed to revert value"));
 
-    TransactionException e = commitFailing(TxnOptions.defaults().withRevert(true)
-        .withRetry(new RetryOptions(Duration.ofSeconds(1), 3, false)), A1, s("new"));
+    TransactionException e = commitFailing(TxnOptions.builder().revert(true)
+        .retry(new RetryOptions(Duration.ofSeconds(1), 3, false)).build(), A1, s("new"));
 
     assertThat(keyErrors(e)).containsExactly(tuple(A1, UPDATE, "failed to modify value"),
         tuple(A1, UPDATE, "failed to revert value"));

@@ -585,7 +585,7 @@ class SchedulerPropertyTest {
           KVDescriptor.builder(m.name(), Object.class).withMetadata(Object.class);
       b.nbKeyPrefix(m.nbKeyPrefix()).keySelector(m.keySelector());
       m.keyLabel().ifPresent(b::keyLabel);
-      m.valueComparator().ifPresent(b::valueComparator);
+      m.equivalence().ifPresent(b::equivalence);
       m.updateWithRecreate().ifPresent(b::updateWithRecreate);
       m.retrieve().ifPresent(b::retrieve);
       m.derivedValues().ifPresent(b::derivedValues);
@@ -654,7 +654,7 @@ class SchedulerPropertyTest {
           }
           long seq;
           try {
-            seq = txn.commit(TxnOptions.defaults().withRevert(t.revert()));
+            seq = txn.commit(TxnOptions.builder().revert(t.revert()).build());
           } catch (TransactionException e) {
             if (!failures) {
               violations.add(phase + ": unexpected transaction error " + e.getMessage());

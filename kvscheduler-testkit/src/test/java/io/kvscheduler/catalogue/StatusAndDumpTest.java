@@ -122,7 +122,7 @@ class StatusAndDumpTest {
   private void notificationsSetup() {
     env = Fx.env(true);
     Fx.registerNotificationDescriptors(env.kvs(), sb);
-    commit(TxnOptions.defaults().withResync(ResyncType.FULL), B2, arr(1, 2));
+    commit(TxnOptions.builder().resync(ResyncType.FULL).build(), B2, arr(1, 2));
   }
 
   private void notify(String key, Object value, Object metadata) {
@@ -291,7 +291,7 @@ class StatusAndDumpTest {
     List<BaseValueStatus> c = watch(KeySelector.prefix(Fx.PREFIX_C));
     sb.planError(A1, new RuntimeException("failed to modify value"),
         () -> sb.setValue(A1, arr(), 0, ValueOrigin.FROM_NB, false));
-    assertThatThrownBy(() -> commit(TxnOptions.defaults().withRevert(true), C3, arr(1), A1,
+    assertThatThrownBy(() -> commit(TxnOptions.builder().revert(true).build(), C3, arr(1), A1,
         arr(1)))
         .isInstanceOfSatisfying(TransactionException.class, e -> assertThat(e.keyErrors())
             .extracting(KeyError::key, KeyError::operation, KeyError::message)
@@ -316,8 +316,8 @@ class StatusAndDumpTest {
     sb.setValue(A1, arr(), 0, ValueOrigin.FROM_NB, false);
     sb.planError(d(A1, 2), new RuntimeException("failed to add value"),
         () -> sb.setValue(A1, arr(1), 0, ValueOrigin.FROM_NB, false));
-    assertThatThrownBy(() -> commit(TxnOptions.defaults().withResync(ResyncType.FULL)
-        .withRetry(new RetryOptions(Duration.ofSeconds(3), 3, false)), A1, arr(1, 2)))
+    assertThatThrownBy(() -> commit(TxnOptions.builder().resync(ResyncType.FULL)
+        .retry(new RetryOptions(Duration.ofSeconds(3), 3, false)).build(), A1, arr(1, 2)))
         .isInstanceOf(TransactionException.class);
     assertThat(got).containsExactly(base(st(A1, CONFIGURED, UPDATE),
         st(d(A1, 1), CONFIGURED, CREATE),
@@ -553,7 +553,7 @@ class StatusAndDumpTest {
             ? List.of(Dependency.onKey(A1, A1)) : List.of())
         .build());
     sb.setValue(A1, s("base-value1"), null, ValueOrigin.FROM_SB, false);
-    commit(TxnOptions.defaults().withResync(ResyncType.FULL), A2, arr(1));
+    commit(TxnOptions.builder().resync(ResyncType.FULL).build(), A2, arr(1));
     assertThat(env.kvs().dumpValues("descriptor1", View.NB))
         .containsExactly(kvm(A2, arr(1), 0, ValueOrigin.FROM_NB));
     assertThat(env.kvs().dumpValues("descriptor1", View.CACHED)).containsExactly(

@@ -351,7 +351,7 @@ class UserCodeGuardTest {
     java.util.Map<String, Object> device = registerRetrieving(kvs, correlate ->
         new ReadFailingList<>(List.of(io.kvscheduler.api.KVWithMetadata.of(A2, (Object) s("x")))));
     kvs.startNBTransaction().setValue(A1, s("a"))
-        .commit(TxnOptions.defaults().withResync(io.kvscheduler.api.ResyncType.FULL));
+        .commit(TxnOptions.builder().resync(io.kvscheduler.api.ResyncType.FULL).build());
     assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
     assertThat(device).containsOnlyKeys(A1);
     assertThat(kvs.valueStatus(A2).value().state()).isEqualTo(ValueState.NONEXISTENT);
@@ -385,7 +385,7 @@ class UserCodeGuardTest {
     commit(kvs, A1, s("a"));
     answerNull.set(true);
     kvs.startNBTransaction().setValue(A1, s("a"))
-        .commit(TxnOptions.defaults().withResync(io.kvscheduler.api.ResyncType.FULL));
+        .commit(TxnOptions.builder().resync(io.kvscheduler.api.ResyncType.FULL).build());
     assertThat(creates).hasValue(1);
     assertThat(device).containsOnlyKeys(A1);
     assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
@@ -434,7 +434,7 @@ class UserCodeGuardTest {
       throw new Unreadable();
     });
     kvs.startNBTransaction().setValue(A1, s("a"))
-        .commit(TxnOptions.defaults().withResync(io.kvscheduler.api.ResyncType.FULL));
+        .commit(TxnOptions.builder().resync(io.kvscheduler.api.ResyncType.FULL).build());
     assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
     assertThat(device).containsOnlyKeys(A1);
   }
@@ -495,7 +495,7 @@ class UserCodeGuardTest {
     for (String k : List.of(A1, A2, A3)) {
       sb.setValue(k, s(k), null, io.kvscheduler.api.ValueOrigin.UNKNOWN, false);
     }
-    TxnOptions full = TxnOptions.defaults().withResync(io.kvscheduler.api.ResyncType.FULL);
+    TxnOptions full = TxnOptions.builder().resync(io.kvscheduler.api.ResyncType.FULL).build();
     assertThatThrownBy(() -> kvs.startNBTransaction().setValue(A1, s(A1)).setValue(A2, s(A2))
         .setValue(A3, s(A3)).commit(full))
         .satisfies(e -> assertThat(chain(e)).anyMatch(InternalError.class::isInstance));
@@ -566,7 +566,7 @@ class UserCodeGuardTest {
         sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve().build());
     sb.planError(A2, new RuntimeException("southbound busy"));
     assertThatThrownBy(() -> kvs.startNBTransaction().setValue(A1, s("a")).setValue(A2, s("b"))
-        .commit(TxnOptions.defaults().withRetryDefault()))
+        .commit(TxnOptions.builder().retryWithDefaults().build()))
         .isInstanceOfSatisfying(TransactionException.class, e ->
             assertThat(e.keyErrors()).extracting(KeyError::key).containsExactly(A2));
     assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);

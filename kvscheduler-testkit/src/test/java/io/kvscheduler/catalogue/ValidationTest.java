@@ -20,6 +20,7 @@ import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.RecordedTxn;
+import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnOperation;
@@ -207,7 +208,7 @@ class ValidationTest {
         .planned(op(CREATE, TAP2).states(NONEXISTENT, CONFIGURED).error(""))
         .executed(op(CREATE, TAP2).states(NONEXISTENT, INVALID).flags("NOOP")
             .newValue(new Iface(BAD_MAC)).error(PHYS_ERR));
-    assertThat(txn.executed().get(0).displayFlags()).containsExactly("NOOP", "INVALID");
+    assertThat(RecordedTxnOp.labels(txn.executed().get(0).displayFlags())).containsExactly("NOOP", "INVALID");
     assertThat(statusOf(TAP2))
         .isEqualTo(status(TAP2, INVALID, CREATE, PHYS_ERR, "phys_address"));
   }
@@ -238,8 +239,8 @@ class ValidationTest {
   @DisplayName("B118 an INVALID value blocks its dependents and is neither refreshed nor retried")
   void invalidBlocksDependentsAndIsNotRetried() {
     sb.planError(TAP3, new RuntimeException("failed to create"));
-    TxnOptions retry = TxnOptions.defaults()
-        .withRetry(new RetryOptions(Duration.ofSeconds(1), 3, false));
+    TxnOptions retry = TxnOptions.builder()
+        .retry(new RetryOptions(Duration.ofSeconds(1), 3, false)).build();
     TransactionException e = commitFails(retry, TAP2, new Iface(BAD_MAC),
         BD1, new Bd(List.of("tap2")), FIB2, new Fib("bd1", "tap2"), TAP3, new Iface(MAC1));
     assertThat(e.keyErrors()).extracting(KeyError::key, KeyError::operation, KeyError::message)
@@ -299,8 +300,8 @@ class ValidationTest {
         op(CREATE, FIB2).states(PENDING, CONFIGURED));
     RecordedTxn txn = env.txn(seq);
     TxnAssert.assertThat(txn).executed(expected).planned(expected);
-    assertThat(txn.executed().get(0).displayFlags()).containsExactly("FIXED");
-    assertThat(txn.executed().get(1).displayFlags()).containsExactly("DERIVED", "WAS-PENDING");
+    assertThat(RecordedTxnOp.labels(txn.executed().get(0).displayFlags())).containsExactly("FIXED");
+    assertThat(RecordedTxnOp.labels(txn.executed().get(1).displayFlags())).containsExactly("DERIVED", "WAS-PENDING");
     assertThat(statusOf(TAP2)).isEqualTo(status(TAP2, CONFIGURED, CREATE, ""));
     assertThat(statusOf(FIB2)).isEqualTo(status(FIB2, CONFIGURED, CREATE, ""));
   }

@@ -79,7 +79,7 @@ class VerificationAndPeriodicResyncTest {
     kvs = Fx.env(false).kvs();
     kvs.registerDescriptors(liarDescriptor(sb));
 
-    TxnOptions verify = TxnOptions.defaults().withVerify(true);
+    TxnOptions verify = TxnOptions.builder().verify(true).build();
     assertThatThrownBy(() -> kvs.startNBTransaction().setValue(A1, s("a")).setValue(A2, s("b"))
         .commit(verify))
         .isInstanceOfSatisfying(TransactionException.class, e ->
@@ -119,7 +119,7 @@ class VerificationAndPeriodicResyncTest {
         .build());
     sb.put(A1, s("put there behind the scheduler's back"));
     assertThatThrownBy(() -> kvs.startNBTransaction().setValue(A1, s("a"))
-        .commit(TxnOptions.defaults().withVerify(true)))
+        .commit(TxnOptions.builder().verify(true).build()))
         .hasMessageContaining("verification failed: the southbound holds StringValue[value=put"
             + " there behind the scheduler's back] although the value is PENDING (not applied:"
             + " waiting for dependencies)");

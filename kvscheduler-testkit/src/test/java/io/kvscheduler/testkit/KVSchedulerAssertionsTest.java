@@ -7,9 +7,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.KVWithMetadata;
+import io.kvscheduler.api.RecordedTxnOp;
+import io.kvscheduler.api.RecordedTxnOp.Flag;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueOrigin;
+import io.kvscheduler.api.ValueState;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assertions;
@@ -101,6 +106,80 @@ class KVSchedulerAssertionsTest {
     assertThatThrownBy(() -> assertThat(fx.kvs()).txn(seq + 1))
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("expected a record of txn #" + (seq + 1));
+  }
+
+  @Test
+  @DisplayName("an expected operation lists the flags the log prints (IS-PENDING, WAS-PENDING),"
+      + " by label or as RecordedTxnOp.Flag; the recorded ones are matched exactly")
+  void logFlagsInExpectedOperations() {
+    long pending = fx.commit(ROUTE, "eth0");
+    assertThat(fx.kvs()).txn(pending)
+        .executed(op(TxnOperation.CREATE, ROUTE).flags("NOOP", "IS-PENDING"))
+        .executed(op(TxnOperation.CREATE, ROUTE).flags(Flag.NOOP, Flag.IS_PENDING));
+    assertThatThrownBy(() -> assertThat(fx.kvs()).txn(pending)
+        .executed(op(TxnOperation.CREATE, ROUTE).flags("IS-PENDING")))
+        .as("NOOP is recorded: leaving it out is a mismatch")
+        .isInstanceOf(AssertionError.class).hasMessageContaining("flags [NOOP]");
+    assertThatThrownBy(() -> assertThat(fx.kvs()).txn(pending)
+        .executed(op(TxnOperation.CREATE, ROUTE).flags("NOOP", "WAS-PENDING")))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("logged flags [NOOP, IS-PENDING]");
+    assertThatThrownBy(() -> op(TxnOperation.CREATE, ROUTE).flags("IS_PENDING"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unknown operation flag 'IS_PENDING'");
+
+    long removed = fx.commit(ROUTE, null);
+    RecordedTxnOp delete = fx.txn(removed).executed().get(0);
+    assertThat(delete.flags()).containsExactly(Flag.NOOP);
+    assertThat(delete.displayFlags()).containsExactly(Flag.NOOP, Flag.WAS_PENDING);
+    assertThat(RecordedTxnOp.labels(delete.displayFlags())).containsExactly("NOOP", "WAS-PENDING");
+    assertThat(fx.kvs()).txn(removed)
+        .executed(op(TxnOperation.DELETE, ROUTE).flags(Flag.NOOP, Flag.WAS_PENDING));
+  }
+
+  @Test
+  @DisplayName("awaitState returns at once for a value already in the state, waits for one that"
+      + " gets there, times out otherwise; Txn.delete removes; KVWithMetadata.fromNb")
+  void awaitStateDeleteAndFromNb() throws Exception {
+    fx.commit(ROUTE, "eth0");
+    assertThat(fx.kvs().awaitState(ROUTE, ValueState.PENDING, Duration.ZERO)).isTrue();
+    assertThat(fx.kvs().awaitState(ETH0, ValueState.CONFIGURED, Duration.ofMillis(20))).isFalse();
+
+    Thread committer = new Thread(() -> fx.commit(ETH0, "a"));
+    committer.start();
+    assertThat(fx.kvs().awaitState(ETH0, ValueState.CONFIGURED, Duration.ofSeconds(10))).isTrue();
+    committer.join();
+
+    long seq = fx.kvs().startNBTransaction().delete(ETH0).commit();
+    assertThat(fx.kvs()).txn(seq).executed(op(TxnOperation.DELETE, ETH0));
+    assertThat(fx.kvs().awaitState(ETH0, ValueState.NONEXISTENT, Duration.ZERO)).isTrue();
+    assertThatThrownBy(() -> fx.kvs().awaitState(ETH0, ValueState.CONFIGURED,
+        Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class);
+
+    assertThat(KVWithMetadata.fromNb(ETH0, "a"))
+        .isEqualTo(new KVWithMetadata<>(ETH0, "a", null, ValueOrigin.FROM_NB));
+  }
+
+  @Test
+  @DisplayName("a key no descriptor selects waits as UNIMPLEMENTED; with rejectUnselectedKeys the"
+      + " commit fails naming the keys and nothing is queued")
+  void unselectedKeys() {
+    fx.commit("config/unknown/a", "x");
+    assertThat(fx.kvs().valueStatus("config/unknown/a").state())
+        .isEqualTo(ValueState.UNIMPLEMENTED);
+
+    try (SchedulerFixture strict = SchedulerFixture.create(b -> b.rejectUnselectedKeys(true))) {
+      strict.kvs().registerDescriptors(strict.southbound().descriptor("interface", String.class)
+          .nbKeyPrefix("config/interfaces/").build());
+      var txn = strict.kvs().startNBTransaction().setValue(ETH0, "a")
+          .setValue("config/unknown/a", "x").setValue("config/unknown/b", "y");
+      assertThatThrownBy(txn::commit).isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("no registered descriptor selects keys config/unknown/a, config/unknown/b");
+      strict.kvs().transactionBarrier();
+      assertThat(strict.kvs().transactionHistory()).isEmpty();
+      assertThat(strict.kvs().startNBTransaction().setValue(ETH0, "a")
+          .delete("config/unknown/a").commit()).as("a removal is accepted").isZero();
+    }
   }
 
   @Test

@@ -103,8 +103,8 @@ class KVSchedulerExtensionTest {
     List<ValueStatus> seen = new ArrayList<>();
     fx.kvs().watchValueStatus(key -> key.equals(ETH0), s -> seen.add(s.value()));
     fx.southbound().planError(ETH0, new IllegalStateException("southbound busy"));
-    TxnOptions retry = TxnOptions.defaults()
-        .withRetry(new RetryOptions(Duration.ofSeconds(1), 3, false));
+    TxnOptions retry = TxnOptions.builder()
+        .retry(new RetryOptions(Duration.ofSeconds(1), 3, false)).build();
 
     assertThatCommitFails(() -> fx.commit(retry, ETH0, "up"))
         .hasFailedKeys(ETH0)
@@ -150,7 +150,7 @@ class KVSchedulerExtensionTest {
   void partsAlone(KVScheduler kvs, MockSouthbound sb) {
     sb.setValue(ETH0, "down", null, ValueOrigin.FROM_NB, false);
     kvs.startNBTransaction().setValue(ETH0, "up").commit(
-        TxnOptions.defaults().withResync(ResyncType.FULL));
+        TxnOptions.builder().resync(ResyncType.FULL).build());
     assertThat(sb.callLog()).containsExactly("RETRIEVE interface", "RETRIEVE route",
         "UPDATE " + ETH0);
   }

@@ -118,7 +118,7 @@ public final class AgentMetrics implements SourceEvents {
         String descriptor = kvs.descriptorForKey(op.key()).map(KVDescriptor::name).orElse("");
         Counter.builder("kvs_operations").description("Executed operations")
             .tag("descriptor", descriptor).tag("operation", op.operation().name())
-            .tag("result", error ? "error" : op.noop() ? "noop" : "ok")
+            .tag("result", error ? "error" : op.is(RecordedTxnOp.Flag.NOOP) ? "noop" : "ok")
             .register(registry).increment();
       }
       Counter.builder("kvs_transactions").description("Processed transactions")
@@ -228,7 +228,7 @@ public final class AgentMetrics implements SourceEvents {
 
   private static boolean isQueueFull(Throwable e) {
     for (Throwable c = e; c != null; c = c.getCause()) {
-      if (c.getMessage() != null && c.getMessage().contains("queue is full")) {
+      if (c instanceof io.kvscheduler.api.QueueFullException) {
         return true;
       }
     }

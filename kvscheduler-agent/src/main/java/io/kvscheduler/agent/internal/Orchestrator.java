@@ -2,8 +2,8 @@ package io.kvscheduler.agent.internal;
 
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.QueueFullException;
 import io.kvscheduler.api.ResyncType;
-import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.Txn;
 import io.kvscheduler.api.TxnOptions;
 import java.util.HashMap;
@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * <p>While the scheduler's queue is full, a delivery waits for room (the source is slowed down to
  * the engine's pace), except from the sources named {@code refusedWhenFull}, whose callers can
  * tell someone (a REST client): their delivery is refused at once, its future has already failed
- * with a {@link TransactionException} "transaction queue is full", and the source's values stay
+ * with a {@link QueueFullException} ("transaction queue is full"), and the source's values stay
  * as they were before it. A delivery waits for room outside the lock: meanwhile the others are
  * served at once (a refusal, {@link #desired()}), and the values of the waiting delivery are not
  * listed until it is queued. Waiting deliveries get room in the order they came; while one waits,
@@ -45,8 +45,6 @@ public final class Orchestrator implements Northbound {
   private static final Logger LOG = LoggerFactory.getLogger(Orchestrator.class);
   /** The longest pause of a delivery waiting for room before it tries again. */
   private static final long MAX_PAUSE_MS = 16;
-  /** The error of a commit refused because the queue is full (as the scheduler words it). */
-  private static final String QUEUE_FULL = "transaction queue is full";
 
   /** One source's value of a key, and when it was delivered (a counter: later is larger). */
   private record Given(Object value, long delivered) {}
@@ -93,7 +91,7 @@ public final class Orchestrator implements Northbound {
         if (roomWanted) {
           LOG.debug("delivery from the {} northbound refused: another delivery waits for room"
               + " in the transaction queue", source);
-          return CompletableFuture.failedFuture(new TransactionException(QUEUE_FULL));
+          return CompletableFuture.failedFuture(new QueueFullException());
         }
         return attempt.get();
       }
@@ -145,10 +143,11 @@ public final class Orchestrator implements Northbound {
     bySource.put(source, mine);
     Txn txn = kvs.startNBTransaction();
     desiredLocked().forEach(txn::setValue);
-    CompletableFuture<Long> f = txn.commitAsync(options()
-        .withDescription("resync from " + source)
-        .withResync(ResyncType.FULL, true)
-        .withRetryDefault());
+    CompletableFuture<Long> f = tryCommit(txn, TxnOptions.builder()
+        .description("resync from " + source)
+        .resync(ResyncType.FULL, true)
+        .retryWithDefaults()
+        .build());
     if (refused(f)) {
       restore(source, previous, deliveriesBefore);
     } else {
@@ -177,9 +176,10 @@ public final class Orchestrator implements Northbound {
       }
       txn.setValue(key, effective(key)); // null when no source gives the key any more
     });
-    CompletableFuture<Long> f = txn.commitAsync(options()
-        .withDescription("change from " + source)
-        .withRetryDefault());
+    CompletableFuture<Long> f = tryCommit(txn, TxnOptions.builder()
+        .description("change from " + source)
+        .retryWithDefaults()
+        .build());
     if (refused(f)) {
       undo.forEach((key, old) -> {
         if (old == null) {
@@ -195,9 +195,16 @@ public final class Orchestrator implements Northbound {
     return f;
   }
 
-  /** Non-blocking: a full queue refuses the commit (and a source that waits tries again). */
-  private static TxnOptions options() {
-    return TxnOptions.defaults().withNonBlocking(true);
+  /**
+   * Queues {@code txn} without waiting for room: a full queue refuses it at once (the future has
+   * failed with a {@link QueueFullException}; a source that waits tries again).
+   */
+  private static CompletableFuture<Long> tryCommit(Txn txn, TxnOptions options) {
+    try {
+      return txn.tryCommitAsync(options);
+    } catch (QueueFullException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /** Whether the commit was refused at once because the queue was full. */
@@ -209,8 +216,7 @@ public final class Orchestrator implements Northbound {
       f.getNow(null);
       return false;
     } catch (java.util.concurrent.CompletionException e) {
-      return e.getCause() instanceof TransactionException te && te.isInitError()
-          && String.valueOf(te.getMessage()).contains("queue is full");
+      return e.getCause() instanceof QueueFullException;
     } catch (java.util.concurrent.CancellationException e) {
       return false;
     }

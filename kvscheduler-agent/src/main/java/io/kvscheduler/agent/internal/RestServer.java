@@ -14,6 +14,7 @@ import io.kvscheduler.agent.internal.ConfigFormat.ConfigException;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KeyError;
+import io.kvscheduler.api.QueueFullException;
 import io.kvscheduler.api.TransactionException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -854,7 +855,7 @@ public final class RestServer implements NorthboundSource {
         return Response.error(503, "not applied: the transaction queue is full; nothing of this"
             + " request was kept, send it again later");
       }
-      if (e.getCause() instanceof TransactionException te && !te.isInitError()) {
+      if (e.getCause() instanceof TransactionException te) {
         // a replace commits every source's values: failures of values only other sources give
         // are not this request's (derived values, which no source gives, are kept)
         Map<String, Object> desired = northbound.desired();
@@ -874,8 +875,7 @@ public final class RestServer implements NorthboundSource {
 
   /** Whether {@code e} is the refusal of a commit by a full transaction queue. */
   private static boolean isQueueFull(Throwable e) {
-    return e instanceof TransactionException te && te.isInitError()
-        && String.valueOf(te.getMessage()).contains("queue is full");
+    return e instanceof QueueFullException;
   }
 
   /** Longest error message quoted from a parser: it never repeats megabytes of the body. */

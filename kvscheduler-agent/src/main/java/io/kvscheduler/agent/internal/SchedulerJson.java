@@ -128,12 +128,12 @@ final class SchedulerJson {
     }
     o.prevValue().ifPresent(v -> m.put("PrevValue", proto(o.key(), v)));
     putIfNotEmpty(m, "PrevErrMsg", o.prevError());
-    putIfTrue(m, "NOOP", o.noop());
-    putIfTrue(m, "IsDerived", o.derived());
-    putIfTrue(m, "IsProperty", o.property());
-    putIfTrue(m, "IsRevert", o.revert());
-    putIfTrue(m, "IsRetry", o.retry());
-    putIfTrue(m, "IsRecreate", o.recreate());
+    putIfTrue(m, "NOOP", o.is(RecordedTxnOp.Flag.NOOP));
+    putIfTrue(m, "IsDerived", o.is(RecordedTxnOp.Flag.DERIVED));
+    putIfTrue(m, "IsProperty", o.is(RecordedTxnOp.Flag.PROPERTY));
+    putIfTrue(m, "IsRevert", o.is(RecordedTxnOp.Flag.REVERT));
+    putIfTrue(m, "IsRetry", o.is(RecordedTxnOp.Flag.RETRY));
+    putIfTrue(m, "IsRecreate", o.is(RecordedTxnOp.Flag.RECREATE));
     return m;
   }
 

@@ -219,14 +219,14 @@ public final class SchedulerRoutes {
   private Response downstreamResync(Request req) throws Exception {
     boolean retry = yes(req, "retry");
     boolean verbose = yes(req, "verbose");
-    TxnOptions options = TxnOptions.defaults().withDescription("downstream resync (REST)")
-        .withResync(ResyncType.DOWNSTREAM, verbose);
+    TxnOptions.Builder options = TxnOptions.builder().description("downstream resync (REST)")
+        .resync(ResyncType.DOWNSTREAM, verbose);
     if (retry) {
-      options = options.withRetryDefault();
+      options.retryWithDefaults();
     }
     long seq;
     try {
-      seq = kvs.startNBTransaction().commitAsync(options).get();
+      seq = kvs.startNBTransaction().commitAsync(options.build()).get();
     } catch (java.util.concurrent.ExecutionException e) {
       if (e.getCause() instanceof io.kvscheduler.api.TransactionException te
           && te.seqNum() >= 0) {
@@ -364,7 +364,7 @@ public final class SchedulerRoutes {
         if (!op.newError().isEmpty()) {
           errors++;
         }
-        if (!op.noop()) {
+        if (!op.is(RecordedTxnOp.Flag.NOOP)) {
           String d = kvs.descriptorForKey(op.key()).map(KVDescriptor::name).orElse("");
           if (!d.isEmpty()) {
             perDescriptor.computeIfAbsent(d, x -> new TreeMap<>())

@@ -65,7 +65,7 @@ final class TimedDescriptors {
     }
     b.keySelector(d.keySelector());
     d.keyLabel().ifPresent(b::keyLabel);
-    d.valueComparator().ifPresent(c -> b.valueComparator((KVDescriptor.Comparator) c));
+    d.equivalence().ifPresent(c -> b.equivalence((KVDescriptor.Equivalence) c));
     d.validate().ifPresent(v -> b.validate((KVDescriptor.Validator) v));
     String name = d.name();
     d.create().ifPresent(c -> {
@@ -120,7 +120,6 @@ final class TimedDescriptors {
       b.retrieveDependencies(d.retrieveDependencies().toArray(String[]::new));
     }
     d.operationTimeout().ifPresent(b::operationTimeout);
-    b.parallelizable(d.parallelizable());
     return (KVDescriptor<V, M>) b.build();
   }
 

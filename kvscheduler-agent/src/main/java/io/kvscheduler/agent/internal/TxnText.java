@@ -105,7 +105,7 @@ final class TxnText {
     for (RecordedTxnOp op : ops) {
       n++;
       sb.append(j).append(n).append(". ").append(op.operation().name());
-      List<String> flags = op.displayFlags();
+      List<String> flags = RecordedTxnOp.labels(op.displayFlags());
       if (!flags.isEmpty()) {
         sb.append(" [").append(String.join(" ", flags)).append(']');
       }

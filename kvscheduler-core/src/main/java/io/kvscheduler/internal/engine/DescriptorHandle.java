@@ -38,7 +38,7 @@ final class DescriptorHandle {
   // the descriptor's callbacks, read once (null when absent): no Optional per call
   private final Class<Object> valueType;
   private final KVDescriptor.KeyLabel keyLabel;
-  private final KVDescriptor.Comparator<Object> comparator;
+  private final KVDescriptor.Equivalence<Object> comparator;
   private final KVDescriptor.Validator<Object> validator;
   private final KVDescriptor.Creator<Object, Object> creator;
   private final KVDescriptor.Updater<Object, Object> updater;
@@ -71,7 +71,7 @@ final class DescriptorHandle {
         descriptor.withMetadata() ? new NamedMappingImpl<>(name, d.metadataIndexes()) : null;
     this.valueType = d.valueType();
     this.keyLabel = d.keyLabel().orElse(null);
-    this.comparator = d.valueComparator().orElse(null);
+    this.comparator = d.equivalence().orElse(null);
     this.validator = d.validate().orElse(null);
     this.creator = d.create().orElse(null);
     this.updater = d.update().orElse(null);
@@ -186,7 +186,7 @@ final class DescriptorHandle {
       return comparator.equivalent(key, oldValue, newValue);
     } catch (Throwable t) {
       t = UserCode.contained(t);
-      LOG.error("descriptor {}: valueComparator failed for key {}; treating values as different",
+      LOG.error("descriptor {}: equivalence failed for key {}; treating values as different",
           name, key, t);
       return false;
     }

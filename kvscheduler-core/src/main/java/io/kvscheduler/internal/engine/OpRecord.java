@@ -4,7 +4,9 @@ import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.internal.util.UserCode;
+import java.util.EnumSet;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Mutable operation record used while a transaction executes. Once its transaction is recorded
@@ -87,8 +89,18 @@ final class OpRecord {
 
   RecordedTxnOp freeze() {
     return new RecordedTxnOp(op, key, Optional.ofNullable(prevValue),
-        Optional.ofNullable(newValue), prevState, newState, msg(prevErr), msg(newErr), noop,
-        derived, property, revert, retry, recreate);
+        Optional.ofNullable(newValue), prevState, newState, msg(prevErr), msg(newErr), flags());
+  }
+
+  private Set<RecordedTxnOp.Flag> flags() {
+    EnumSet<RecordedTxnOp.Flag> f = EnumSet.noneOf(RecordedTxnOp.Flag.class);
+    if (noop) f.add(RecordedTxnOp.Flag.NOOP);
+    if (derived) f.add(RecordedTxnOp.Flag.DERIVED);
+    if (property) f.add(RecordedTxnOp.Flag.PROPERTY);
+    if (revert) f.add(RecordedTxnOp.Flag.REVERT);
+    if (retry) f.add(RecordedTxnOp.Flag.RETRY);
+    if (recreate) f.add(RecordedTxnOp.Flag.RECREATE);
+    return f;
   }
 
   @Override

@@ -19,7 +19,7 @@ import java.util.function.Supplier;
  *
  * <p>Call threads are created on demand and end after 30 s without work. While a call runs, its
  * thread counts as "inside a descriptor callback" ({@link #inCall()}): a transaction committed
- * from there is queued, not awaited, exactly as from the engine thread.
+ * from there is queued to run after the current one, exactly as from the engine thread.
  */
 final class SbCalls implements AutoCloseable {
   private final ThreadLocal<Boolean> inCall = new ThreadLocal<>();

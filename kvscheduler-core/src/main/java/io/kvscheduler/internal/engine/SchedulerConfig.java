@@ -24,7 +24,8 @@ public record SchedulerConfig(
     Duration downstreamResyncPeriod,
     Duration downstreamResyncJitter,
     Duration operationTimeout,
-    int txnLogMaxItems) {
+    int txnLogMaxItems,
+    boolean rejectUnselectedKeys) {
 
   /** Builder-side mutable settings. */
   public static final class Mutable {
@@ -47,12 +48,14 @@ public record SchedulerConfig(
     public Duration operationTimeout;
     /** Values and operations printed per transaction in the log, at most; 0 = all. */
     public int txnLogMaxItems;
+    /** Refuse NB values of keys no descriptor selects (instead of a warning). */
+    public boolean rejectUnselectedKeys;
 
     public SchedulerConfig freeze() {
       return new SchedulerConfig(clock, delayScheduler, statusExecutor, queueCapacity, simulation,
           printTxnSummary, valueFormatter, recordHistory, historyAgeLimit,
           permanentHistoryPeriod, historyMaxRecords, threadName, verify, downstreamResyncPeriod,
-          downstreamResyncJitter, operationTimeout, txnLogMaxItems);
+          downstreamResyncJitter, operationTimeout, txnLogMaxItems, rejectUnselectedKeys);
     }
   }
 }

@@ -11,10 +11,10 @@ import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.NamedMapping;
 import io.kvscheduler.api.NodeRevision;
+import io.kvscheduler.api.QueueFullException;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.Subscription;
-import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.Txn;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.TxnOptions;
@@ -96,7 +96,8 @@ public final class SchedulerImpl implements KVScheduler {
         c.queueCapacity(), c.simulation(), c.printTxnSummary(), c.valueFormatter(),
         c.recordHistory(), c.historyAgeLimit(), c.permanentHistoryPeriod(),
         c.historyMaxRecords(), c.threadName(), c.verify(), c.downstreamResyncPeriod(),
-        c.downstreamResyncJitter(), c.operationTimeout(), c.txnLogMaxItems());
+        c.downstreamResyncJitter(), c.operationTimeout(), c.txnLogMaxItems(),
+        c.rejectUnselectedKeys());
     this.cfg = c;
     this.sbCalls = new SbCalls(c.threadName());
     owned.add(sbCalls);
@@ -162,8 +163,8 @@ public final class SchedulerImpl implements KVScheduler {
       if (closed.get()) {
         return;
       }
-      Queued.Nb q = new Queued.Nb(List.of(), TxnOptions.defaults()
-          .withResync(ResyncType.DOWNSTREAM).withDescription("periodic downstream resync"),
+      Queued.Nb q = new Queued.Nb(List.of(), TxnOptions.builder()
+          .resync(ResyncType.DOWNSTREAM).description("periodic downstream resync").build(),
           new CompletableFuture<>());
       if (!queue.offerLast(q)) {
         LOG.warn("periodic downstream resync skipped: the transaction queue is full");
@@ -459,58 +460,86 @@ public final class SchedulerImpl implements KVScheduler {
     @Override
     public long commit(TxnOptions options) {
       java.util.Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
+      if (inCallback()) {
+        throw new IllegalStateException("commit() cannot wait inside a descriptor callback: the"
+            + " engine runs the callback and would wait for itself; use commitAsync()");
+      }
       CompletableFuture<Long> f = new CompletableFuture<>();
-      boolean wait = submit(options, f);
-      return wait ? await(f) : -1;
+      submit(options, f, true);
+      return await(f);
     }
 
     @Override
     public CompletableFuture<Long> commitAsync(TxnOptions options) {
       java.util.Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
       CompletableFuture<Long> f = new CompletableFuture<>();
-      try {
-        submit(options, f);
-      } catch (TransactionException e) {
-        f.completeExceptionally(e);
-      }
+      submit(options, f, true);
+      return f;
+    }
+
+    @Override
+    public CompletableFuture<Long> tryCommitAsync(TxnOptions options) {
+      java.util.Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
+      CompletableFuture<Long> f = new CompletableFuture<>();
+      submit(options, f, false);
       return f;
     }
 
     /**
-     * Queues the transaction; returns true when the caller should wait for {@code f}. A full queue
-     * is waited for, unless the commit is non-blocking: then it is refused ("transaction queue is
-     * full").
+     * Warns about (or, with {@code rejectUnselectedKeys}, refuses) values of keys that no
+     * registered descriptor selects: they would wait as UNIMPLEMENTED for a descriptor.
      */
-    private boolean submit(TxnOptions o, CompletableFuture<Long> f) {
+    private void checkSelected() {
+      List<String> unselected = new ArrayList<>();
+      values.forEach((k, v) -> {
+        if (v != null && registry.forKey(k) == null) {
+          unselected.add(k);
+        }
+      });
+      if (unselected.isEmpty()) {
+        return;
+      }
+      if (cfg.rejectUnselectedKeys()) {
+        committed = false; // nothing was queued: the caller may fix the keys
+        throw new IllegalArgumentException("no registered descriptor selects key"
+            + (unselected.size() > 1 ? "s " : " ") + String.join(", ", unselected));
+      }
+      LOG.warn("no registered descriptor selects key{} {}: UNIMPLEMENTED until one is registered",
+          unselected.size() > 1 ? "s" : "", String.join(", ", unselected));
+    }
+
+    /**
+     * Queues the transaction, to complete {@code f}. From a descriptor callback it is queued to
+     * run after the current transaction, never waiting. Otherwise a full queue is waited for when
+     * {@code waitForRoom}, else refused with a {@link QueueFullException}.
+     */
+    private void submit(TxnOptions o, CompletableFuture<Long> f, boolean waitForRoom) {
       if (committed) {
         throw new IllegalStateException("transaction was already committed");
       }
       committed = true;
       ensureOpen();
       if (o.resync() == ResyncType.DOWNSTREAM && !values.isEmpty()) {
-        throw new TransactionException(
+        throw new IllegalArgumentException(
             "downstream resync combined with data changes in one transaction");
       }
       if (o.revert() && o.resync() != ResyncType.NOT_RESYNC) {
-        throw new TransactionException("it is not supported to combine resync with revert");
+        throw new IllegalArgumentException("it is not supported to combine resync with revert");
       }
+      checkSelected();
       List<Kv> kvs = new ArrayList<>(values.size());
       values.forEach((k, v) -> kvs.add(Kv.nb(k, v)));
       Queued.Nb q = new Queued.Nb(kvs, o, f);
       if (inCallback()) {
-        LOG.warn("transaction committed from a descriptor callback: queued, not awaited");
         queueFromCallback(q);
-        return false;
-      }
-      if (o.nonBlocking()) {
-        if (!queue.offerLast(q)) {
-          throw new TransactionException("transaction queue is full");
-        }
+      } else if (waitForRoom) {
+        putWaiting(q);
+      } else if (queue.offerLast(q)) {
         failIfClosed(q);
-        return false;
+      } else {
+        committed = false; // nothing was queued: the caller may try again
+        throw new QueueFullException();
       }
-      putWaiting(q);
-      return true;
     }
   }
 
@@ -530,7 +559,7 @@ public final class SchedulerImpl implements KVScheduler {
     if (inCallback()) {
       queueFromCallback(q);
     } else if (!queue.offerLast(q)) {
-      throw new IllegalStateException("transaction queue is full");
+      throw new QueueFullException();
     }
   }
 
@@ -548,6 +577,36 @@ public final class SchedulerImpl implements KVScheduler {
   }
 
   // ------------------------------------------------------------------ reads
+
+  @Override
+  public <M> NamedMapping<M> metadataMap(KVDescriptor<?, M> descriptor) {
+    DescriptorHandle h = registered(descriptor);
+    if (h.metadataMap == null) {
+      throw new IllegalArgumentException("descriptor " + h.name + " has no metadata");
+    }
+    @SuppressWarnings("unchecked")
+    NamedMapping<M> m = (NamedMapping<M>) h.metadataMap;
+    return m;
+  }
+
+  /**
+   * The handle of the descriptor registered under {@code descriptor}'s name, which must have the
+   * same value and metadata classes (it may be a wrapper of {@code descriptor}).
+   */
+  private DescriptorHandle registered(KVDescriptor<?, ?> descriptor) {
+    java.util.Objects.requireNonNull(descriptor, "descriptor");
+    DescriptorHandle h = registry.byName(descriptor.name());
+    if (h == null) {
+      throw new IllegalArgumentException("descriptor " + descriptor.name() + " is not registered");
+    }
+    if (h.d != descriptor && (h.d.valueType() != descriptor.valueType()
+        || h.d.metadataType() != descriptor.metadataType())) {
+      throw new IllegalArgumentException("descriptor " + descriptor.name() + " is not registered:"
+          + " another descriptor of that name is, for " + h.d.valueType().getName() + " values"
+          + " with " + h.d.metadataType().getName() + " metadata");
+    }
+    return h;
+  }
 
   @Override
   public <M> NamedMapping<M> metadataMap(String descriptorName, Class<M> metadataType) {
@@ -609,6 +668,17 @@ public final class SchedulerImpl implements KVScheduler {
   @Override
   public Optional<RecordedTxn> recordedTransaction(long seqNum) {
     return history.record(seqNum);
+  }
+
+  @Override
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public <V, M> List<KVWithMetadata<V, M>> dumpValues(KVDescriptor<V, M> descriptor, View view) {
+    java.util.Objects.requireNonNull(view, "view");
+    List<KVWithMetadata<Object, Object>> all =
+        new ArrayList<>(dump(registered(descriptor), view));
+    // metadata is checked by the engine; a desired value of another class (INVALID) is left out
+    all.removeIf(kv -> kv.value() != null && !descriptor.valueType().isInstance(kv.value()));
+    return (List) all;
   }
 
   @Override

@@ -177,7 +177,7 @@ public final class TxnLogFormatter {
         break;
       }
       n++;
-      List<String> flags = op.displayFlags();
+      List<String> flags = RecordedTxnOp.labels(op.displayFlags());
       sb.append(I2).append(n).append(". ").append(op.operation().name());
       if (!flags.isEmpty()) {
         sb.append(" [").append(String.join(" ", flags)).append(']');

@@ -12,6 +12,7 @@ import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
@@ -44,8 +45,13 @@ class TxnLogFormatterTest {
       boolean derived,
       boolean revert,
       boolean retry) {
+    EnumSet<RecordedTxnOp.Flag> flags = EnumSet.noneOf(RecordedTxnOp.Flag.class);
+    if (noop) flags.add(RecordedTxnOp.Flag.NOOP);
+    if (derived) flags.add(RecordedTxnOp.Flag.DERIVED);
+    if (revert) flags.add(RecordedTxnOp.Flag.REVERT);
+    if (retry) flags.add(RecordedTxnOp.Flag.RETRY);
     return new RecordedTxnOp(operation, key, Optional.ofNullable(prev), Optional.ofNullable(next),
-        prevState, newState, prevErr, newErr, noop, derived, false, revert, retry, false);
+        prevState, newState, prevErr, newErr, flags);
   }
 
   private static RecordedTxnOp create(String key, String value, boolean derived) {

@@ -96,6 +96,9 @@ final class Calls {
     if (cause instanceof TransactionException t) {
       return Status.FAILED_PRECONDITION.withDescription(t.getMessage()).asRuntimeException();
     }
+    if (cause instanceof IllegalArgumentException) {
+      return Status.INVALID_ARGUMENT.withDescription(cause.getMessage()).asRuntimeException();
+    }
     if (cause instanceof IllegalStateException) {
       return Status.UNAVAILABLE.withDescription(cause.getMessage()).asRuntimeException();
     }

@@ -27,22 +27,14 @@ public final class QuickStart {
   public static void main(String[] args) {
     KVDescriptor<Interface, Void> interfaces = KVDescriptor.builder("interface", Interface.class)
         .nbKeyPrefix("config/interfaces/")
-        .create((key, itf) -> {
-          System.out.println("  SB: create interface " + itf);
-          return null;
-        })
-        .update((key, before, after, meta) -> {
-          System.out.println("  SB: update interface " + before + " -> " + after);
-          return null;
-        })
+        .createWithoutMetadata((key, itf) -> System.out.println("  SB: create interface " + itf))
+        .updateWithoutMetadata((key, before, after) ->
+            System.out.println("  SB: update interface " + before + " -> " + after))
         .delete((key, itf, meta) -> System.out.println("  SB: delete interface " + itf))
         .build();
     KVDescriptor<Route, Void> routes = KVDescriptor.builder("route", Route.class)
         .nbKeyPrefix("config/routes/")
-        .create((key, route) -> {
-          System.out.println("  SB: create route " + route);
-          return null;
-        })
+        .createWithoutMetadata((key, route) -> System.out.println("  SB: create route " + route))
         .delete((key, route, meta) -> System.out.println("  SB: delete route " + route))
         .dependencies((key, route) -> List.of(
             Dependency.onKey("interface-exists", "config/interfaces/" + route.outInterface())))
@@ -60,7 +52,7 @@ public final class QuickStart {
       step("2. the interface appears: the pending route is created right after it");
       kvs.startNBTransaction()
           .setValue("config/interfaces/eth0", new Interface("eth0", true))
-          .commit(TxnOptions.defaults().withDescription("add eth0"));
+          .commit(TxnOptions.builder().description("add eth0").build());
       show(kvs.valueStatus("config/routes/10.0.0.0-24"));
 
       step("3. the interface is removed: the route is deleted first and waits again");

@@ -1,5 +1,6 @@
 package io.kvscheduler.plugins.linux;
 
+import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.plugins.linux.descriptor.ArpDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.InterfaceAddressDescriptor;
@@ -10,6 +11,7 @@ import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfIndex;
 import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfMetadata;
 import io.kvscheduler.plugins.linux.linuxcalls.LinuxCallException;
 import io.kvscheduler.plugins.linux.linuxcalls.LinuxCalls;
+import io.kvscheduler.plugins.linux.model.interfaces.Interface;
 import java.util.List;
 
 /**
@@ -38,9 +40,10 @@ public final class LinuxPlugin implements AutoCloseable {
    * marked with aliases starting with {@code agentPrefix} ({@code /vnf-agent/<label>/}).
    */
   public static LinuxPlugin register(KVScheduler kvs, LinuxCalls calls, String agentPrefix) {
-    kvs.registerDescriptors(InterfaceDescriptor.create(calls, agentPrefix));
-    LinuxIfIndex index = new LinuxIfIndex(
-        kvs.metadataMap(InterfaceDescriptor.NAME, LinuxIfMetadata.class));
+    KVDescriptor<Interface, LinuxIfMetadata> interfaces =
+        InterfaceDescriptor.create(calls, agentPrefix);
+    kvs.registerDescriptors(interfaces);
+    LinuxIfIndex index = new LinuxIfIndex(kvs.metadataMap(interfaces));
     InterfaceWatcherDescriptor watcher = new InterfaceWatcherDescriptor(calls);
     kvs.registerDescriptors(
         InterfaceAddressDescriptor.create(calls, index),

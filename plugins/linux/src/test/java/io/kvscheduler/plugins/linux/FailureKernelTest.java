@@ -84,8 +84,8 @@ class FailureKernelTest {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put(Values.key(a), a);
     m.put(Values.key(b), b);
-    k.change(m, TxnOptions.defaults().withRetry(
-        new RetryOptions(Duration.ofMillis(500), 0, false)));
+    k.change(m, TxnOptions.builder().retry(
+        new RetryOptions(Duration.ofMillis(500), 0, false)).build());
 
     ValueStatus failed = status(Values.key(a));
     assertThat(failed.state()).isEqualTo(ValueState.RETRYING);
@@ -108,8 +108,8 @@ class FailureKernelTest {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put(Values.key(big), big);
     m.put(Values.key(b), b);
-    k.change(m, TxnOptions.defaults().withRetry(
-        new RetryOptions(Duration.ofMillis(100), 0, false)));
+    k.change(m, TxnOptions.builder().retry(
+        new RetryOptions(Duration.ofMillis(100), 0, false)).build());
 
     ValueStatus failed = status(Values.key(big));
     assertThat(failed.state()).isEqualTo(ValueState.FAILED);

@@ -111,7 +111,7 @@ final class KernelFixture implements AutoCloseable {
     desired.forEach(t::setValue);
     long seq;
     try {
-      seq = t.commit(TxnOptions.defaults().withResync(ResyncType.FULL));
+      seq = t.commit(TxnOptions.builder().resync(ResyncType.FULL).build());
     } catch (TransactionException e) {
       seq = e.seqNum();
     }
@@ -122,7 +122,7 @@ final class KernelFixture implements AutoCloseable {
   static List<String> sbOperations(RecordedTxn txn) {
     List<String> out = new ArrayList<>();
     for (RecordedTxnOp op : txn.executed()) {
-      if (!op.noop() && !op.property()) {
+      if (!op.is(RecordedTxnOp.Flag.NOOP) && !op.is(RecordedTxnOp.Flag.PROPERTY)) {
         out.add(op.operation() + " " + op.key());
       }
     }

@@ -93,7 +93,7 @@ class UpdateKernelTest {
     RecordedTxn txn = k.kvs.recordedTransaction(k.change(m)).orElseThrow();
 
     List<RecordedTxnOp> recreated = txn.executed().stream()
-        .filter(op -> op.key().equals(Values.key(veth1)) && !op.noop()).toList();
+        .filter(op -> op.key().equals(Values.key(veth1)) && !op.is(RecordedTxnOp.Flag.NOOP)).toList();
     // the old peer goes first, taking the pair along; veth1 waits, then gets a new pair
     assertThat(recreated).extracting(op -> op.operation().name())
         .containsExactly("DELETE", "CREATE");
@@ -108,7 +108,7 @@ class UpdateKernelTest {
     assertThat(txn.executed().stream().filter(op -> op.key().equals(Values.key(moved))))
         .extracting(op -> op.operation().name()).containsExactly("DELETE", "CREATE");
     assertThat(txn.executed().stream().filter(op -> op.key().equals(Values.key(moved))))
-        .allMatch(RecordedTxnOp::recreate);
+        .allMatch(op -> op.is(RecordedTxnOp.Flag.RECREATE));
     assertThat(k.state(Values.key(veth3))).isEqualTo(ValueState.CONFIGURED);
     assertThat(k.link("ns2", "veth3")).as("the peer is re-made with the pair").isNotNull();
     assertThat(k.link("ns1", "veth1")).isNull();

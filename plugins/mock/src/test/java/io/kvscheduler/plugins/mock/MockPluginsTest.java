@@ -118,7 +118,7 @@ class MockPluginsTest {
 
   @Test
   void pendingBindingOfARefreshedBridgeDomainGoesWithItsBase() {
-    TxnOptions full = TxnOptions.defaults().withResync(ResyncType.FULL);
+    TxnOptions full = TxnOptions.builder().resync(ResyncType.FULL).build();
     kvs.startNBTransaction()
         .setValue(L2Model.bridgeDomainKey("bd1"), BridgeDomain.of("bd1", BridgeDomain.member("tap1")))
         .commit(full);

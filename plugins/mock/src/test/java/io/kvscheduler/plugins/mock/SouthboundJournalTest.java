@@ -63,7 +63,7 @@ class SouthboundJournalTest {
           .isEqualTo(first.interfaces().southboundState());
       assertThat(again.l2().bridgeDomainState()).isEqualTo(first.l2().bridgeDomainState());
       assertThat(again.l2().fibState()).isEqualTo(first.l2().fibState());
-      set(kvs, config).commit(TxnOptions.defaults().withResync(ResyncType.FULL));
+      set(kvs, config).commit(TxnOptions.builder().resync(ResyncType.FULL).build());
       assertThat(log).as("the resync finds everything in place").isEmpty();
 
       // tap1 lost its MAC address while the agent was away: only that is done again
@@ -73,7 +73,7 @@ class SouthboundJournalTest {
     try (KVScheduler kvs = KVScheduler.builder().printTxnSummary(false).build();
         SouthboundJournal journal = SouthboundJournal.open(state)) {
       MockPlugins again = MockPlugins.register(kvs, log::add, journal);
-      set(kvs, config).commit(TxnOptions.defaults().withResync(ResyncType.FULL));
+      set(kvs, config).commit(TxnOptions.builder().resync(ResyncType.FULL).build());
       assertThat(log).containsExactly("Set interface 'tap1' MAC address: aa:bb:cc:00:00:01");
       assertThat(again.interfaces().southboundState()).hasSize(2);
     }

@@ -38,7 +38,7 @@ public final class ArpDescriptor {
         .valueTypeName(ARPEntry.getDescriptor().getFullName())
         .nbKeyPrefix(LinuxKeys.ARP_PREFIX)
         .keyLabel(k -> k.substring(LinuxKeys.ARP_PREFIX.length()))
-        .valueComparator((k, a, b) -> a.getHwAddress().equalsIgnoreCase(b.getHwAddress()))
+        .equivalence((k, a, b) -> a.getHwAddress().equalsIgnoreCase(b.getHwAddress()))
         .validate(ArpDescriptor::validate)
         .dependencies((k, a) -> List.of(
             Dependency.onKey("interface-is-up", LinuxKeys.stateKey(a.getInterface(), true)),
@@ -50,7 +50,7 @@ public final class ArpDescriptor {
         .retrieve(d::retrieve)
         .retrieveDependencies(InterfaceDescriptor.NAME)
         .isRetriableFailure(InterfaceDescriptor::isRetriable)
-        .parallelizable(true)
+        // safe to call concurrently: yes, each entry is one kernel neighbour of one link
         .build();
   }
 

@@ -37,13 +37,13 @@ public final class InterfaceAddressDescriptor {
     InterfaceAddressDescriptor d = new InterfaceAddressDescriptor(calls, interfaces);
     return KVDescriptor.builder(NAME, Interface.class)
         .keySelector(k -> LinuxKeys.parseAddressKey(k).isPresent())
-        .valueComparator((k, a, b) -> true) // the key says it all
+        .equivalence((k, a, b) -> true) // the key says it all
         .validate(InterfaceAddressDescriptor::validate)
         .dependencies(InterfaceAddressDescriptor::dependencies)
         .create(d::create)
         .delete(d::delete)
         .isRetriableFailure(InterfaceDescriptor::isRetriable)
-        .parallelizable(true)
+        // safe to call concurrently: yes, each address is one kernel address of one link
         .build();
   }
 

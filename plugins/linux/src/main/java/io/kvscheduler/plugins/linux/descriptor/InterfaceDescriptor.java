@@ -78,7 +78,7 @@ public final class InterfaceDescriptor {
         .nbKeyPrefix(LinuxKeys.INTERFACE_PREFIX)
         .keySelector(LinuxKeys::isInterfaceKey)
         .keyLabel(k -> k.substring(LinuxKeys.INTERFACE_PREFIX.length()))
-        .valueComparator(InterfaceDescriptor::equivalent)
+        .equivalence(InterfaceDescriptor::equivalent)
         .validate(InterfaceDescriptor::validate)
         .dependencies(InterfaceDescriptor::dependencies)
         .derivedValues(InterfaceDescriptor::derived)
@@ -88,7 +88,7 @@ public final class InterfaceDescriptor {
         .delete(d::delete)
         .retrieve(d::retrieve)
         .isRetriableFailure(InterfaceDescriptor::isRetriable)
-        .parallelizable(false)
+        // safe to call concurrently: no, the two ends of a veth pair share one kernel link
         .build();
   }
 

@@ -47,7 +47,7 @@ public final class RouteDescriptor {
         .valueTypeName(Route.getDescriptor().getFullName())
         .nbKeyPrefix(LinuxKeys.ROUTE_PREFIX)
         .keyLabel(k -> k.substring(LinuxKeys.ROUTE_PREFIX.length()))
-        .valueComparator(RouteDescriptor::equivalent)
+        .equivalence(RouteDescriptor::equivalent)
         .validate(RouteDescriptor::validate)
         .dependencies(RouteDescriptor::dependencies)
         .derivedValues(RouteDescriptor::derived)
@@ -58,7 +58,7 @@ public final class RouteDescriptor {
         .retrieve(d::retrieve)
         .retrieveDependencies(InterfaceDescriptor.NAME)
         .isRetriableFailure(InterfaceDescriptor::isRetriable)
-        .parallelizable(true)
+        // safe to call concurrently: yes, each route is one kernel route, ordered after its link
         .build();
   }
 

@@ -1,5 +1,6 @@
 package io.kvscheduler.plugins.mock.ifplugin;
 
+import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.NamedMapping;
 import io.kvscheduler.plugins.mock.ifplugin.descriptor.InterfaceDescriptor;
@@ -38,8 +39,9 @@ public final class InterfacePlugin {
   public static InterfacePlugin register(KVScheduler scheduler, SbPrinter printer,
       SouthboundJournal journal) {
     MockIfaceHandler sb = new MockIfaceHandler(printer, journal);
-    scheduler.registerDescriptors(InterfaceDescriptor.create(sb));
-    return new InterfacePlugin(sb, scheduler.metadataMap(InterfaceDescriptor.NAME, SbIndex.class));
+    KVDescriptor<Interface, SbIndex> interfaces = InterfaceDescriptor.create(sb);
+    scheduler.registerDescriptors(interfaces);
+    return new InterfacePlugin(sb, scheduler.metadataMap(interfaces));
   }
 
   /** Read-only metadata of configured interfaces, labelled by interface name. */

@@ -1,5 +1,6 @@
 package io.kvscheduler.plugins.mock.l2plugin;
 
+import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.NamedMapping;
 import io.kvscheduler.plugins.mock.l2plugin.descriptor.BdInterfaceDescriptor;
@@ -43,9 +44,9 @@ public final class L2Plugin {
       SouthboundJournal journal) {
     MockBdHandler bds = new MockBdHandler(printer, journal);
     MockFibHandler fibs = new MockFibHandler(printer, journal);
-    scheduler.registerDescriptors(BridgeDomainDescriptor.create(bds));
-    NamedMapping<SbIndex> bdIndex =
-        scheduler.metadataMap(BridgeDomainDescriptor.NAME, SbIndex.class);
+    KVDescriptor<BridgeDomain, SbIndex> bridgeDomains = BridgeDomainDescriptor.create(bds);
+    scheduler.registerDescriptors(bridgeDomains);
+    NamedMapping<SbIndex> bdIndex = scheduler.metadataMap(bridgeDomains);
     scheduler.registerDescriptors(
         BdInterfaceDescriptor.create(bds, bdIndex), FibDescriptor.create(fibs));
     return new L2Plugin(bds, fibs, bdIndex);

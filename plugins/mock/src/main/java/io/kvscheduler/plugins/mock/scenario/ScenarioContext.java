@@ -74,14 +74,14 @@ public final class ScenarioContext {
 
   /** Commits {@code values} as a full resync (the NB state becomes exactly these values). */
   public long resync(String description, Map<String, Object> values) {
-    return commit(values, TxnOptions.defaults().withDescription(description)
-        .withResync(ResyncType.FULL).withRetryDefault());
+    return commit(values, TxnOptions.builder().description(description)
+        .resync(ResyncType.FULL).retryWithDefaults().build());
   }
 
   /** Commits {@code changes} (null value = delete) as a change transaction. */
   public long change(String description, Map<String, Object> changes, boolean revert) {
-    return commit(changes, TxnOptions.defaults().withDescription(description)
-        .withRevert(revert).withRetryDefault());
+    return commit(changes, TxnOptions.builder().description(description)
+        .revert(revert).retryWithDefaults().build());
   }
 
   private long commit(Map<String, Object> values, TxnOptions options) {

@@ -197,7 +197,7 @@ public final class Scenarios {
     static void run(PrintStream out, boolean withBd, int txns) {
       try (KVScheduler kvs = KVScheduler.builder().printTxnSummary(false).build()) {
         MockPlugins.register(kvs, SbPrinter.silent());
-        kvs.startNBTransaction().commit(TxnOptions.defaults().withResync(ResyncType.FULL));
+        kvs.startNBTransaction().commit(TxnOptions.builder().resync(ResyncType.FULL).build());
         List<BridgeDomain.Interface> members = new ArrayList<>();
         long start = System.nanoTime();
         long batch = start;

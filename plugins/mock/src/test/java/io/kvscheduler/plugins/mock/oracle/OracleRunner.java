@@ -69,18 +69,18 @@ final class OracleRunner {
           JsonNode value = v.get("value");
           txn.setValue(key, value == null || value.isNull() ? null : decode(key, value));
         }
-        TxnOptions options = TxnOptions.defaults().withRevert(revert);
+        TxnOptions.Builder options = TxnOptions.builder().revert(revert);
         switch (resync) {
-          case "full" -> options = options.withResync(ResyncType.FULL, false);
-          case "upstream" -> options = options.withResync(ResyncType.UPSTREAM, false);
-          case "downstream" -> options = options.withResync(ResyncType.DOWNSTREAM, false);
+          case "full" -> options.resync(ResyncType.FULL, false);
+          case "upstream" -> options.resync(ResyncType.UPSTREAM, false);
+          case "downstream" -> options.resync(ResyncType.DOWNSTREAM, false);
           case "none" -> { }
           default -> throw new IllegalArgumentException("unknown resync " + resync);
         }
         long seq;
         String commitError = "";
         try {
-          seq = txn.commit(options);
+          seq = txn.commit(options.build());
         } catch (TransactionException e) {
           seq = e.seqNum();
           commitError = goStyle(e.keyErrors());
@@ -110,7 +110,7 @@ final class OracleRunner {
           }
         }
         for (RecordedTxnOp op : rec.executed()) {
-          if (!op.derived()) {
+          if (!op.is(RecordedTxnOp.Flag.DERIVED)) {
             keysSoFar.add(op.key());
           }
         }
@@ -182,9 +182,9 @@ final class OracleRunner {
       o.put("prev_error", op.prevError());
       o.put("error", op.newError());
       ArrayNode flags = o.putArray("flags");
-      op.flags().stream().sorted().forEach(flags::add);
+      RecordedTxnOp.labels(op.flags()).stream().sorted().forEach(flags::add);
       ArrayNode display = o.putArray("display_flags");
-      op.displayFlags().forEach(display::add);
+      RecordedTxnOp.labels(op.displayFlags()).forEach(display::add);
     }
     return arr;
   }

@@ -80,7 +80,7 @@ class ScenariosTest {
   static List<String> brief(List<RecordedTxnOp> ops) {
     List<String> out = new ArrayList<>();
     for (RecordedTxnOp op : ops) {
-      List<String> flags = op.displayFlags();
+      List<String> flags = RecordedTxnOp.labels(op.displayFlags());
       out.add(op.operation() + (flags.isEmpty() ? "" : " " + flags) + " " + shorten(op.key()));
     }
     return out;

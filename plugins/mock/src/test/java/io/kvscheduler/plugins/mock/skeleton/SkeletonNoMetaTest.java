@@ -160,7 +160,7 @@ class SkeletonNoMetaTest {
     routeSb.addRoute(new SbRoute("10.9.0.0/16", 0, "", 7));
     sbLog.clear();
 
-    TxnOptions fullResync = TxnOptions.defaults().withResync(ResyncType.FULL);
+    TxnOptions fullResync = TxnOptions.builder().resync(ResyncType.FULL).build();
     kvs.startNBTransaction().setValue(TAP1_KEY, TAP1).setValue(ROUTE_KEY, ROUTE)
         .setValue(RouteModel.key(other), other).commit(fullResync);
 
@@ -195,7 +195,7 @@ class SkeletonNoMetaTest {
     sbLog.clear();
 
     // repair the southbound: no values given, the desired state is what the scheduler holds
-    kvs.startNBTransaction().commit(TxnOptions.defaults().withResync(ResyncType.DOWNSTREAM));
+    kvs.startNBTransaction().commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
 
     assertThat(sbLog).containsExactly(
         "Deleted route 10.9.0.0/16",
@@ -214,7 +214,7 @@ class SkeletonNoMetaTest {
     sbLog.clear();
 
     // a full resync carries the whole desired state: an empty one desires nothing
-    kvs.startNBTransaction().commit(TxnOptions.defaults().withResync(ResyncType.FULL));
+    kvs.startNBTransaction().commit(TxnOptions.builder().resync(ResyncType.FULL).build());
 
     assertThat(sbLog).containsExactly(
         "Deleted route 10.1.0.0/16",
@@ -229,7 +229,7 @@ class SkeletonNoMetaTest {
     kvs.startNBTransaction().setValue(TAP1_KEY, TAP1).commit();
     sbLog.clear();
     TxnOptions withRetry =
-        TxnOptions.defaults().withRetry(new RetryOptions(Duration.ofSeconds(1), 3, false));
+        TxnOptions.builder().retry(new RetryOptions(Duration.ofSeconds(1), 3, false)).build();
 
     routeSb.failNextCall(new RouteSbException("southbound busy", true));
     assertThatThrownBy(() -> kvs.startNBTransaction().setValue(ROUTE_KEY, ROUTE).commit(withRetry))

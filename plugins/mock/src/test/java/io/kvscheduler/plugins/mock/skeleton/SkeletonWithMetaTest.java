@@ -185,7 +185,7 @@ class SkeletonWithMetaTest {
     tunnelSb.addTunnelAddress(0, "10.0.0.1/24");
     tunnelSb.createTunnel("198.51.100.7", 99, 1500);
     sbLog.clear();
-    TxnOptions fullResync = TxnOptions.defaults().withResync(ResyncType.FULL);
+    TxnOptions fullResync = TxnOptions.builder().resync(ResyncType.FULL).build();
 
     kvs.startNBTransaction().setValue(T1_KEY, T1).commit(fullResync);
 

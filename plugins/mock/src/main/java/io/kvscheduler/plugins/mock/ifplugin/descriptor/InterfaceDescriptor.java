@@ -56,7 +56,7 @@ public final class InterfaceDescriptor {
         .nbKeyPrefix(InterfaceModel.KEY_PREFIX)
         .keySelector(InterfaceModel::isKey)
         .keyLabel(InterfaceModel::name)
-        .valueComparator(InterfaceDescriptor::equivalent)
+        .equivalence(InterfaceDescriptor::equivalent)
         .validate(InterfaceDescriptor::validate)
         .create(d::createInterface)
         .update(d::update)

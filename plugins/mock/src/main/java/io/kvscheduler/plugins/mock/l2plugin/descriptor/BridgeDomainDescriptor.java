@@ -47,7 +47,7 @@ public final class BridgeDomainDescriptor {
         .nbKeyPrefix(L2Model.BD_KEY_PREFIX)
         .keySelector(L2Model::isBridgeDomainKey)
         .keyLabel(L2Model::label)
-        .valueComparator((key, oldBd, newBd) -> true)
+        .equivalence((key, oldBd, newBd) -> true)
         .validate(BridgeDomainDescriptor::validate)
         .create((key, bd) -> new SbIndex(d.sb.createBridgeDomain(bd.name())))
         .delete((key, bd, meta) -> d.sb.deleteBridgeDomain(meta.index()))

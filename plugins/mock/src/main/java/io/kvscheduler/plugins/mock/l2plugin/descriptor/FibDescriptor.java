@@ -4,7 +4,6 @@ import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
-import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.plugins.mock.ifplugin.descriptor.InterfaceDescriptor;
 import io.kvscheduler.plugins.mock.l2plugin.mockcalls.MockFibApi;
 import io.kvscheduler.plugins.mock.l2plugin.model.FibEntry;
@@ -48,7 +47,7 @@ public final class FibDescriptor {
         .nbKeyPrefix(L2Model.FIB_KEY_PREFIX)
         .keySelector(L2Model::isFibKey)
         .keyLabel(L2Model::label)
-        .valueComparator(FibDescriptor::equivalent)
+        .equivalence(FibDescriptor::equivalent)
         .validate(FibDescriptor::validate)
         .create((key, fib) -> {
           sb.createL2Fib(fib);
@@ -58,7 +57,7 @@ public final class FibDescriptor {
         .retrieve(correlate -> {
           List<KVWithMetadata<FibEntry, Void>> out = new ArrayList<>();
           for (FibEntry fib : sb.dumpL2Fibs()) {
-            out.add(new KVWithMetadata<>(L2Model.key(fib), fib, null, ValueOrigin.FROM_NB));
+            out.add(KVWithMetadata.fromNb(L2Model.key(fib), fib));
           }
           return out;
         })

@@ -1,11 +1,13 @@
 package io.kvscheduler.plugins.mock.skeleton.withmeta;
 
+import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.plugins.mock.skeleton.withmeta.descriptor.TunnelAddressDescriptor;
 import io.kvscheduler.plugins.mock.skeleton.withmeta.descriptor.TunnelDescriptor;
 import io.kvscheduler.plugins.mock.skeleton.withmeta.mockcalls.InMemoryTunnelHandler;
 import io.kvscheduler.plugins.mock.skeleton.withmeta.mockcalls.SbTunnel;
 import io.kvscheduler.plugins.mock.skeleton.withmeta.mockcalls.TunnelApi;
+import io.kvscheduler.plugins.mock.skeleton.withmeta.model.Tunnel;
 import io.kvscheduler.plugins.mock.skeleton.withmeta.tunnelidx.TunnelIndex;
 import io.kvscheduler.plugins.mock.skeleton.withmeta.tunnelidx.TunnelMetadata;
 import io.kvscheduler.plugins.mock.util.SbPrinter;
@@ -27,10 +29,10 @@ public final class TunnelPlugin {
 
   /** Registers the tunnel descriptors on {@code scheduler} over {@code southbound}. */
   public static TunnelPlugin register(KVScheduler scheduler, TunnelApi southbound) {
-    scheduler.registerDescriptors(TunnelDescriptor.create(southbound));
+    KVDescriptor<Tunnel, TunnelMetadata> tunnels = TunnelDescriptor.create(southbound);
+    scheduler.registerDescriptors(tunnels);
     // the metadata map exists once its descriptor is registered
-    TunnelIndex index = new TunnelIndex(
-        scheduler.metadataMap(TunnelDescriptor.NAME, TunnelMetadata.class));
+    TunnelIndex index = new TunnelIndex(scheduler.metadataMap(tunnels));
     scheduler.registerDescriptors(TunnelAddressDescriptor.create(southbound, index));
     return new TunnelPlugin(southbound, index);
   }

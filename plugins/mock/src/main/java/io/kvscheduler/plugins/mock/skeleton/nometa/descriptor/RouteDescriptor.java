@@ -5,7 +5,6 @@ import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.NamedMapping;
-import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.plugins.mock.ifplugin.descriptor.InterfaceDescriptor;
 import io.kvscheduler.plugins.mock.ifplugin.model.InterfaceModel;
 import io.kvscheduler.plugins.mock.skeleton.nometa.mockcalls.RouteApi;
@@ -67,12 +66,12 @@ public final class RouteDescriptor {
         .keySelector(RouteModel::isKey)
         .keyLabel(RouteModel::destination)
         // value semantics
-        .valueComparator(RouteDescriptor::equivalent)
+        .equivalence(RouteDescriptor::equivalent)
         .validate(RouteDescriptor::validate)
         .dependencies(RouteDescriptor::dependencies)
         // southbound operations
-        .create(d::create)
-        .update(d::update)
+        .createWithoutMetadata(d::create)
+        .updateWithoutMetadata(d::update)
         .updateWithRecreate(RouteDescriptor::needsRecreate)
         .delete(d::delete)
         .retrieve(d::retrieve)
@@ -82,7 +81,7 @@ public final class RouteDescriptor {
   }
 
   /**
-   * Value comparator: decides whether going from {@code oldRoute} to {@code newRoute} needs an
+   * Equivalence: decides whether going from {@code oldRoute} to {@code newRoute} needs an
    * operation at all. Called before every Update, and by a resync to compare the retrieved value
    * with the desired one. Keep it pure. Here: metric 0 means the default metric, so 0 and 100 are
    * the same route; everything else must be equal.
@@ -135,22 +134,20 @@ public final class RouteDescriptor {
 
   /**
    * Create: makes the value exist in the southbound. Called only once Validate passed and every
-   * dependency exists, so the interface's SB handle is in its metadata map. Returns the metadata
-   * (always null here). Replace the body with your southbound call.
+   * dependency exists, so the interface's SB handle is in its metadata map. Routes have no
+   * metadata: nothing to return. Replace the body with your southbound call.
    */
-  private Void create(String key, Route route) {
+  private void create(String key, Route route) {
     sb.addRoute(toSb(route));
-    return null;
   }
 
   /**
-   * Update: changes an existing value in place. Called only when the comparator says the values
-   * differ and {@link #needsRecreate} said no. Returns the new metadata (null here). Replace the
+   * Update: changes an existing value in place. Called only when the equivalence says the values
+   * differ and {@link #needsRecreate} said no. Nothing to return, as for Create. Replace the
    * body with your southbound call.
    */
-  private Void update(String key, Route oldRoute, Route newRoute, Void metadata) {
+  private void update(String key, Route oldRoute, Route newRoute) {
     sb.setRouteMetric(newRoute.destination(), newRoute.effectiveMetric());
-    return null;
   }
 
   /**
@@ -190,7 +187,7 @@ public final class RouteDescriptor {
         continue;
       }
       Route route = new Route(r.destination(), iface.get(), r.nextHop(), r.metric());
-      out.add(new KVWithMetadata<>(RouteModel.key(route), route, null, ValueOrigin.FROM_NB));
+      out.add(KVWithMetadata.fromNb(RouteModel.key(route), route));
     }
     return out;
   }

@@ -62,7 +62,7 @@ public final class TunnelDescriptor {
         .nbKeyPrefix(TunnelModel.KEY_PREFIX)
         .keySelector(TunnelModel::isKey)
         .keyLabel(TunnelModel::name) // labels of the metadata map: tunnel names
-        .valueComparator(TunnelDescriptor::equivalent)
+        .equivalence(TunnelDescriptor::equivalent)
         .validate(TunnelDescriptor::validate)
         .derivedValues(TunnelDescriptor::derivedValues)
         .create(d::create)
@@ -74,7 +74,7 @@ public final class TunnelDescriptor {
   }
 
   /**
-   * Value comparator: MTU 0 is the default MTU; addresses are not compared because each address
+   * Equivalence: MTU 0 is the default MTU; addresses are not compared because each address
    * is a derived value that the scheduler adds and removes on its own (comparing them here would
    * only cause useless Update calls).
    */

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A registered descriptor with every callback guarded: exceptions thrown by user code never
- * escape to the engine. CRUD failures are returned as {@link Failure}s; failures of the pure
+ * escape to the engine. CRUD failures are returned as failed {@link Result}s; failures of the pure
  * callbacks (label, comparator, dependencies, derived values) are logged and replaced by a safe
  * answer, or turned into an {@link InvalidValueException} when the value cannot be handled.
  */

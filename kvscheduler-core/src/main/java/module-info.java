@@ -1,6 +1,6 @@
 /**
- * The KV Scheduler engine. Only {@code io.kvscheduler.api} is exported; everything under
- * {@code io.kvscheduler.internal} is implementation and may change at any time.
+ * The KV Scheduler engine. Only {@code io.kvscheduler.api} is exported; everything under {@code
+ * io.kvscheduler.internal} is implementation and may change at any time.
  */
 module io.kvscheduler.core {
   requires org.slf4j;

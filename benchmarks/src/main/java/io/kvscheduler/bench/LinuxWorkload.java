@@ -22,11 +22,11 @@ import java.util.Map;
 
 /**
  * W8: the Linux plugin on the real kernel. In a fresh private network namespace, one transaction
- * creates N veth pairs, an address on one end of each ({@code 10.x.y.z/30}) and a route through
- * it ({@code 100.a.b.0/24} via the other address of the /30). Reports {@code seconds} (the
- * commit), {@code ops} (southbound operations executed), {@code per_op_ms}, and {@code
- * batch_seconds}: the time {@code ip -batch} takes to make the same links, addresses and routes
- * in another fresh namespace — what the kernel and iproute2 need without the agent.
+ * creates N veth pairs, an address on one end of each ({@code 10.x.y.z/30}) and a route through it
+ * ({@code 100.a.b.0/24} via the other address of the /30). Reports {@code seconds} (the commit),
+ * {@code ops} (southbound operations executed), {@code per_op_ms}, and {@code batch_seconds}: the
+ * time {@code ip -batch} takes to make the same links, addresses and routes in another fresh
+ * namespace — what the kernel and iproute2 need without the agent.
  */
 final class LinuxWorkload {
   private LinuxWorkload() {}
@@ -48,13 +48,27 @@ final class LinuxWorkload {
   static Map<String, Object> values(int n) {
     Map<String, Object> m = new LinkedHashMap<>();
     for (int i = 0; i < n; i++) {
-      Interface a = Interface.newBuilder().setName(end(i, 'a')).setType(Interface.Type.VETH)
-          .setEnabled(true).addIpAddresses(address(i, 1) + "/30")
-          .setVeth(VethLink.newBuilder().setPeerIfName(end(i, 'b'))).build();
-      Interface b = Interface.newBuilder().setName(end(i, 'b')).setType(Interface.Type.VETH)
-          .setEnabled(true).setVeth(VethLink.newBuilder().setPeerIfName(end(i, 'a'))).build();
-      Route r = Route.newBuilder().setOutgoingInterface(end(i, 'a'))
-          .setDstNetwork(destination(i)).setGwAddr(address(i, 2)).build();
+      Interface a =
+          Interface.newBuilder()
+              .setName(end(i, 'a'))
+              .setType(Interface.Type.VETH)
+              .setEnabled(true)
+              .addIpAddresses(address(i, 1) + "/30")
+              .setVeth(VethLink.newBuilder().setPeerIfName(end(i, 'b')))
+              .build();
+      Interface b =
+          Interface.newBuilder()
+              .setName(end(i, 'b'))
+              .setType(Interface.Type.VETH)
+              .setEnabled(true)
+              .setVeth(VethLink.newBuilder().setPeerIfName(end(i, 'a')))
+              .build();
+      Route r =
+          Route.newBuilder()
+              .setOutgoingInterface(end(i, 'a'))
+              .setDstNetwork(destination(i))
+              .setGwAddr(address(i, 2))
+              .build();
       m.put(LinuxKeys.interfaceKey(a.getName()), a);
       m.put(LinuxKeys.interfaceKey(b.getName()), b);
       m.put(LinuxKeys.routeKey(r), r);
@@ -65,14 +79,25 @@ final class LinuxWorkload {
   static String batchScript(int n) {
     StringBuilder sb = new StringBuilder();
     for (int i = 0; i < n; i++) {
-      sb.append("link add ").append(end(i, 'a')).append(" type veth peer name ")
-          .append(end(i, 'b')).append('\n');
+      sb.append("link add ")
+          .append(end(i, 'a'))
+          .append(" type veth peer name ")
+          .append(end(i, 'b'))
+          .append('\n');
       sb.append("link set ").append(end(i, 'a')).append(" up\n");
       sb.append("link set ").append(end(i, 'b')).append(" up\n");
-      sb.append("addr add ").append(address(i, 1)).append("/30 dev ").append(end(i, 'a'))
+      sb.append("addr add ")
+          .append(address(i, 1))
+          .append("/30 dev ")
+          .append(end(i, 'a'))
           .append('\n');
-      sb.append("route add ").append(destination(i)).append(" via ").append(address(i, 2))
-          .append(" dev ").append(end(i, 'a')).append('\n');
+      sb.append("route add ")
+          .append(destination(i))
+          .append(" via ")
+          .append(address(i, 2))
+          .append(" dev ")
+          .append(end(i, 'a'))
+          .append('\n');
     }
     return sb.toString();
   }
@@ -80,9 +105,9 @@ final class LinuxWorkload {
   static Map<String, Object> run(int n) {
     Map<String, Object> out = new LinkedHashMap<>();
     try (NetnsSandbox sandbox = NetnsSandbox.start();
-         IpRoute2Calls calls = new IpRoute2Calls(sandbox.prefix(), Duration.ofSeconds(60))) {
+        IpRoute2Calls calls = new IpRoute2Calls(sandbox.prefix(), Duration.ofSeconds(60))) {
       try (KVScheduler kvs = KVScheduler.builder().printTxnSummary(false).build();
-           LinuxPlugin plugin = LinuxPlugin.register(kvs, calls, "/vnf-agent/bench/")) {
+          LinuxPlugin plugin = LinuxPlugin.register(kvs, calls, "/vnf-agent/bench/")) {
         plugin.startWatching();
         Map<String, Object> values = values(n);
         Txn txn = kvs.startNBTransaction();
@@ -96,22 +121,26 @@ final class LinuxWorkload {
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
         RecordedTxn rec = kvs.recordedTransaction(seq).orElseThrow();
-        long ops = rec.executed().stream()
-            .filter(op -> !op.is(RecordedTxnOp.Flag.NOOP) && !op.is(RecordedTxnOp.Flag.PROPERTY))
-            .count();
-        long failed = rec.executed().stream().map(RecordedTxnOp::newState)
-            .filter(s -> s != ValueState.CONFIGURED && s != ValueState.REMOVED).count();
+        long ops =
+            rec.executed().stream()
+                .filter(
+                    op -> !op.is(RecordedTxnOp.Flag.NOOP) && !op.is(RecordedTxnOp.Flag.PROPERTY))
+                .count();
+        long failed =
+            rec.executed().stream()
+                .map(RecordedTxnOp::newState)
+                .filter(s -> s != ValueState.CONFIGURED && s != ValueState.REMOVED)
+                .count();
         out.put("seconds", ScaleHarness.round(seconds, 3));
         out.put("ops", ops);
         out.put("per_op_ms", ScaleHarness.round(ops == 0 ? 0 : seconds * 1000 / ops, 3));
         out.put("not_configured", failed);
       }
     } catch (IOException | LinuxCallException e) {
-      throw new IllegalStateException("W8 needs private network namespaces: " + e.getMessage(),
-          e);
+      throw new IllegalStateException("W8 needs private network namespaces: " + e.getMessage(), e);
     }
     try (NetnsSandbox sandbox = NetnsSandbox.start();
-         IpRoute2Calls calls = new IpRoute2Calls(sandbox.prefix(), Duration.ofMinutes(10))) {
+        IpRoute2Calls calls = new IpRoute2Calls(sandbox.prefix(), Duration.ofMinutes(10))) {
       String script = batchScript(n);
       long t0 = System.nanoTime();
       calls.batch("", script);

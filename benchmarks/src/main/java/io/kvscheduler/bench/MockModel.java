@@ -10,12 +10,13 @@ import io.kvscheduler.api.Txn;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The mock model shared by the scale harness and the JMH benchmarks: interfaces, one bridge
- * domain listing interfaces, and one derived binding per listed interface that depends on its
- * interface. The southbound is a no-op (every Create/Update/Delete does nothing), so the figures
- * measure the engine only.
+ * The mock model shared by the scale harness and the JMH benchmarks: interfaces, one bridge domain
+ * listing interfaces, and one derived binding per listed interface that depends on its interface.
+ * The southbound is a no-op (every Create/Update/Delete does nothing), so the figures measure the
+ * engine only.
  */
 public final class MockModel {
   private MockModel() {}
@@ -25,10 +26,11 @@ public final class MockModel {
   public static final String BINDING_PREFIX = "mock/bd/";
   public static final String BD_NAME = "bd1";
   public static final String BD_KEY = BD_PREFIX + BD_NAME;
+
   /**
-   * Name of the scheduler's engine thread (the harness measures its CPU time). Shorter than the
-   * 15 characters the kernel keeps of a thread's name, so that the scheduler's other threads,
-   * named after it with a suffix, keep names of their own there.
+   * Name of the scheduler's engine thread (the harness measures its CPU time). Shorter than the 15
+   * characters the kernel keeps of a thread's name, so that the scheduler's other threads, named
+   * after it with a suffix, keep names of their own there.
    */
   public static final String ENGINE_THREAD = "kvs-bench";
 
@@ -97,8 +99,7 @@ public final class MockModel {
         .keySelector(KeySelector.prefix(BINDING_PREFIX))
         .create((key, v) -> null)
         .delete((key, v, meta) -> {})
-        .dependencies(
-            (key, b) -> List.of(Dependency.onKey("interface", IF_PREFIX + b.iface())))
+        .dependencies((key, b) -> List.of(Dependency.onKey("interface", IF_PREFIX + b.iface())))
         .build();
   }
 
@@ -107,8 +108,8 @@ public final class MockModel {
    * kind with a call of its own (Retrieve of a descriptor reads only its kind).
    */
   public static final class Southbound {
-    final Map<String, Interface> interfaces = new java.util.concurrent.ConcurrentHashMap<>();
-    final Map<String, BridgeDomain> bridgeDomains = new java.util.concurrent.ConcurrentHashMap<>();
+    final Map<String, Interface> interfaces = new ConcurrentHashMap<>();
+    final Map<String, BridgeDomain> bridgeDomains = new ConcurrentHashMap<>();
 
     /** Number of values held. */
     public int size() {
@@ -134,32 +135,37 @@ public final class MockModel {
     KVScheduler kvs =
         KVScheduler.builder().printTxnSummary(false).threadName(ENGINE_THREAD).build();
     kvs.registerDescriptors(
-        retrieving(KVDescriptor.builder("mock-interface", Interface.class).nbKeyPrefix(IF_PREFIX),
+        retrieving(
+            KVDescriptor.builder("mock-interface", Interface.class).nbKeyPrefix(IF_PREFIX),
             sb.interfaces),
-        retrieving(KVDescriptor.builder("mock-bridge-domain", BridgeDomain.class)
-            .nbKeyPrefix(BD_PREFIX)
-            .derivedValues(bridgeDomainDescriptor().derivedValues().orElseThrow()),
+        retrieving(
+            KVDescriptor.builder("mock-bridge-domain", BridgeDomain.class)
+                .nbKeyPrefix(BD_PREFIX)
+                .derivedValues(bridgeDomainDescriptor().derivedValues().orElseThrow()),
             sb.bridgeDomains),
         bindingDescriptor());
     return kvs;
   }
 
-  private static <V> KVDescriptor<V, Void> retrieving(KVDescriptor.Builder<V, Void> b,
-      Map<String, V> table) {
-    return b.create((key, v) -> {
-          table.put(key, v);
-          return null;
-        })
-        .update((key, oldV, newV, meta) -> {
-          table.put(key, newV);
-          return null;
-        })
+  private static <V> KVDescriptor<V, Void> retrieving(
+      KVDescriptor.Builder<V, Void> b, Map<String, V> table) {
+    return b.create(
+            (key, v) -> {
+              table.put(key, v);
+              return null;
+            })
+        .update(
+            (key, oldV, newV, meta) -> {
+              table.put(key, newV);
+              return null;
+            })
         .delete((key, v, meta) -> table.remove(key))
-        .retrieve(correlate -> {
-          List<KVWithMetadata<V, Void>> out = new ArrayList<>(table.size());
-          table.forEach((key, v) -> out.add(KVWithMetadata.of(key, v)));
-          return out;
-        })
+        .retrieve(
+            correlate -> {
+              List<KVWithMetadata<V, Void>> out = new ArrayList<>(table.size());
+              table.forEach((key, v) -> out.add(KVWithMetadata.of(key, v)));
+              return out;
+            })
         .build();
   }
 

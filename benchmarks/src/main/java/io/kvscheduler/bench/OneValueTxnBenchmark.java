@@ -1,6 +1,7 @@
 package io.kvscheduler.bench;
 
 import io.kvscheduler.api.KVScheduler;
+import java.util.Arrays;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -25,8 +26,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * about the score at 1000.
  *
  * <p>Run (from the repository root, after {@code ./mvnw -B -q install -DskipTests}, which also
- * generates {@code benchmarks/target/classes/META-INF/BenchmarkList} and copies the dependencies
- * to {@code benchmarks/target/lib}):
+ * generates {@code benchmarks/target/classes/META-INF/BenchmarkList} and copies the dependencies to
+ * {@code benchmarks/target/lib}):
  *
  * <pre>
  * java -cp 'benchmarks/target/classes:benchmarks/target/lib/*' org.openjdk.jmh.Main OneValueTxnBenchmark
@@ -40,7 +41,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Xmx4g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xmx4g"})
 public class OneValueTxnBenchmark {
 
   @Param({"1000", "100000"})
@@ -58,7 +61,7 @@ public class OneValueTxnBenchmark {
     MockModel.populateInterfacesTxn(kvs, size).commit();
     MockModel.populateBridgeDomainTxn(kvs, size).commit();
     enabled = new boolean[size];
-    java.util.Arrays.fill(enabled, true);
+    Arrays.fill(enabled, true);
     rnd = new Random(42);
   }
 

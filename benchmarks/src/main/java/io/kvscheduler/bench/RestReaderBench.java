@@ -6,6 +6,7 @@ import io.kvscheduler.agent.internal.SchedulerRoutes;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KVScheduler;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,11 +27,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * /scheduler/status} (every value, over loopback HTTP from the agent's REST server) in a loop
  * ({@code mean_us}); {@code ratio} is the one over the other, {@code status_ms} the reader's mean
  * response time and {@code status_reads} how many answers it read completely during the measured
- * transactions, after {@link #READER_WARMUP} unmeasured ones ({@code status_warmup_reads}) and
- * a second in which the JIT compiled next to nothing: the reader's code is compiled before the
- * series is measured. Each series also reports the engine thread's CPU time per transaction, the
- * collections and where the process's CPU went (the fields of the series without the reader end
- * in {@code _no_reader}).
+ * transactions, after {@link #READER_WARMUP} unmeasured ones ({@code status_warmup_reads}) and a
+ * second in which the JIT compiled next to nothing: the reader's code is compiled before the series
+ * is measured. Each series also reports the engine thread's CPU time per transaction, the
+ * collections and where the process's CPU went (the fields of the series without the reader end in
+ * {@code _no_reader}).
  */
 final class RestReaderBench {
   private RestReaderBench() {}
@@ -56,8 +57,8 @@ final class RestReaderBench {
         ScaleHarness.toggle(kvs, rnd, enabled);
       }
       RestServer rest = new RestServer("127.0.0.1:0", new ModelRegistry(), noNorthbound());
-      SchedulerRoutes.register(rest, kvs, new ModelRegistry(),
-          new AgentMetrics(kvs, Clock.systemUTC()));
+      SchedulerRoutes.register(
+          rest, kvs, new ModelRegistry(), new AgentMetrics(kvs, Clock.systemUTC()));
       try {
         rest.start();
         out.put("txns", txns);
@@ -71,38 +72,46 @@ final class RestReaderBench {
         AtomicLong readNanos = new AtomicLong();
         HttpClient http = HttpClient.newHttpClient();
         URI status = URI.create("http://127.0.0.1:" + rest.port() + "/scheduler/status");
-        Thread reader = new Thread(() -> {
-          while (!stop.get()) {
-            long t0 = System.nanoTime();
-            try {
-              HttpResponse<Void> r = http.send(HttpRequest.newBuilder(status)
-                  .timeout(Duration.ofMinutes(5)).GET().build(),
-                  HttpResponse.BodyHandlers.discarding());
-              if (r.statusCode() != 200) {
-                throw new IllegalStateException("GET /scheduler/status: " + r.statusCode());
-              }
-            } catch (java.io.IOException e) {
-              throw new IllegalStateException(e);
-            } catch (InterruptedException e) {
-              return;
-            }
-            if (stop.get()) {
-              break;
-            }
-            if (t0 >= measureFrom.get()) {
-              readNanos.addAndGet(System.nanoTime() - t0);
-              reads.incrementAndGet();
-            } else {
-              warmReads.incrementAndGet();
-            }
-          }
-        }, "kvs-bench-reader");
+        Thread reader =
+            new Thread(
+                () -> {
+                  while (!stop.get()) {
+                    long t0 = System.nanoTime();
+                    try {
+                      HttpResponse<Void> r =
+                          http.send(
+                              HttpRequest.newBuilder(status)
+                                  .timeout(Duration.ofMinutes(5))
+                                  .GET()
+                                  .build(),
+                              HttpResponse.BodyHandlers.discarding());
+                      if (r.statusCode() != 200) {
+                        throw new IllegalStateException("GET /scheduler/status: " + r.statusCode());
+                      }
+                    } catch (IOException e) {
+                      throw new IllegalStateException(e);
+                    } catch (InterruptedException e) {
+                      return;
+                    }
+                    if (stop.get()) {
+                      break;
+                    }
+                    if (t0 >= measureFrom.get()) {
+                      readNanos.addAndGet(System.nanoTime() - t0);
+                      reads.incrementAndGet();
+                    } else {
+                      warmReads.incrementAndGet();
+                    }
+                  }
+                },
+                "kvs-bench-reader");
         reader.setDaemon(true);
         reader.start();
         // the reader's first answers compile the server's, Jackson's and the client's code:
         // not while the transactions are measured (the series without the reader is warm too)
         long warmUntil = System.nanoTime() + READER_WARMUP_LIMIT.toNanos();
-        while (warmReads.get() < READER_WARMUP && System.nanoTime() < warmUntil
+        while (warmReads.get() < READER_WARMUP
+            && System.nanoTime() < warmUntil
             && reader.isAlive()) {
           Thread.sleep(10);
         }
@@ -113,22 +122,25 @@ final class RestReaderBench {
         stop.set(true);
         reader.join(Duration.ofMinutes(5).toMillis());
         out.put("mean_us", with.get("mean_us"));
-        out.put("ratio", ScaleHarness.round((double) with.get("mean_us")
-            / (double) alone.get("mean_us"), 2));
+        out.put(
+            "ratio",
+            ScaleHarness.round((double) with.get("mean_us") / (double) alone.get("mean_us"), 2));
         long r = reads.get();
         out.put("status_reads", r);
         out.put("status_ms", r == 0 ? -1 : ScaleHarness.round(readNanos.get() / 1e6 / r, 1));
-        with.forEach((k, v) -> {
-          if (!k.equals("mean_us")) {
-            out.put(k, v);
-          }
-        });
-        alone.forEach((k, v) -> {
-          if (!k.equals("mean_us")) {
-            out.put(k + "_no_reader", v);
-          }
-        });
-      } catch (java.io.IOException e) {
+        with.forEach(
+            (k, v) -> {
+              if (!k.equals("mean_us")) {
+                out.put(k, v);
+              }
+            });
+        alone.forEach(
+            (k, v) -> {
+              if (!k.equals("mean_us")) {
+                out.put(k + "_no_reader", v);
+              }
+            });
+      } catch (IOException e) {
         throw new IllegalStateException("W7: cannot start the REST server: " + e.getMessage(), e);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -141,9 +153,9 @@ final class RestReaderBench {
   }
 
   /**
-   * Waits until the JIT compilers spent at most 20 ms compiling in the last second (or until
-   * {@code deadline}, a {@link System#nanoTime()}): what the reader's first answers made hot is
-   * compiled before the series is measured.
+   * Waits until the JIT compilers spent at most 20 ms compiling in the last second (or until {@code
+   * deadline}, a {@link System#nanoTime()}): what the reader's first answers made hot is compiled
+   * before the series is measured.
    */
   private static void waitForQuietJit(long deadline) throws InterruptedException {
     java.lang.management.CompilationMXBean jit =
@@ -166,11 +178,11 @@ final class RestReaderBench {
    * {@code mean_us} of {@code txns} one-value transactions, with what the engine thread and the
    * collector did meanwhile: {@code engine_cpu_mean_us} (the engine thread's CPU time per
    * transaction), {@code gc_count}, {@code gc_ms}, and where the process's CPU went ({@code
-   * cpu_all_seconds}, {@code cpu_gc_seconds}, {@code engine_wait_seconds}: runnable without a
-   * core; Linux only) and {@code steal_pct}.
+   * cpu_all_seconds}, {@code cpu_gc_seconds}, {@code engine_wait_seconds}: runnable without a core;
+   * Linux only) and {@code steal_pct}.
    */
-  private static Map<String, Object> measured(KVScheduler kvs, Random rnd, boolean[] enabled,
-      int txns) {
+  private static Map<String, Object> measured(
+      KVScheduler kvs, Random rnd, boolean[] enabled, int txns) {
     Map<String, Object> m = new LinkedHashMap<>();
     ScaleHarness.GcCounter gc = new ScaleHarness.GcCounter();
     ScaleHarness.ThreadCpu threads = new ScaleHarness.ThreadCpu();

@@ -2,12 +2,18 @@ package io.kvscheduler.bench;
 
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.RecordedTxn;
+import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.Txn;
+import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.ValueState;
+import java.io.BufferedReader;
+import java.io.IOException;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -15,58 +21,58 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.LongSupplier;
 
 /**
  * Scale harness: {@code bin/kvs-bench WORKLOAD --n N[,N...] [--repeat R] [--txns T] [--warmup W]
  * [--seed S] [--populate single|split]}. Prints one JSON object per result line on stdout and
- * nothing else; diagnostics go to stderr. Every run builds a fresh scheduler (no transaction log, default history recording)
- * with a no-op southbound ({@link MockModel}).
+ * nothing else; diagnostics go to stderr. Every run builds a fresh scheduler (no transaction log,
+ * default history recording) with a no-op southbound ({@link MockModel}).
  *
  * <ul>
  *   <li><b>W1</b> – one NB transaction creating N interfaces plus one bridge domain listing all of
  *       them; the bridge domain derives N bindings, each depending on its interface. Reports the
- *       wall time of {@code commit()} ({@code seconds}) and the executed operations of the
- *       recorded transaction ({@code ops}, expected 2N+1).
- *   <li><b>W2</b> – on the W1-populated graph, W (default 300,000) unmeasured warm-up
- *       transactions: enough for the JIT to finish compiling the one-value path (with 10,000 it
- *       was still compiling, and the figure was the compiler's as much as the engine's),
- *       then T (default 1000) measured one-value transactions, each toggling {@code enabled} of a
- *       random interface (fixed seed). Reports {@code mean_us}, {@code p50_us}, {@code p99_us},
- *       {@code max_us} of the time from {@code startNBTransaction()} to the return of the blocking
- *       {@code commit()}. {@code --populate split} builds the same graph with two transactions
- *       (interfaces first, then the bridge domain, so no binding is ever PENDING) instead of the
- *       single W1 transaction. A full collection after populating settles the heap before the
- *       warm-up.
- *   <li><b>W3</b> – a full resync of the W1 values against a southbound that already holds them
- *       in one table per kind of value ({@link MockModel.Southbound}: each descriptor's Retrieve
- *       lists its own table, origin resolved by correlation): nothing may be executed. Reports
- *       {@code seconds} of the resync commit.
+ *       wall time of {@code commit()} ({@code seconds}) and the executed operations of the recorded
+ *       transaction ({@code ops}, expected 2N+1).
+ *   <li><b>W2</b> – on the W1-populated graph, W (default 300,000) unmeasured warm-up transactions:
+ *       enough for the JIT to finish compiling the one-value path (with 10,000 it was still
+ *       compiling, and the figure was the compiler's as much as the engine's), then T (default
+ *       1000) measured one-value transactions, each toggling {@code enabled} of a random interface
+ *       (fixed seed). Reports {@code mean_us}, {@code p50_us}, {@code p99_us}, {@code max_us} of
+ *       the time from {@code startNBTransaction()} to the return of the blocking {@code commit()}.
+ *       {@code --populate split} builds the same graph with two transactions (interfaces first,
+ *       then the bridge domain, so no binding is ever PENDING) instead of the single W1
+ *       transaction. A full collection after populating settles the heap before the warm-up.
+ *   <li><b>W3</b> – a full resync of the W1 values against a southbound that already holds them in
+ *       one table per kind of value ({@link MockModel.Southbound}: each descriptor's Retrieve lists
+ *       its own table, origin resolved by correlation): nothing may be executed. Reports {@code
+ *       seconds} of the resync commit.
  *   <li><b>W7</b> – W2's one-value transactions on the W1 graph, first alone, then while a client
  *       fetches {@code GET /scheduler/status} (every value) from the agent's REST server in a loop
  *       ({@link RestReaderBench}). Reports {@code mean_us} (with the reader), {@code
- *       mean_us_no_reader}, their {@code ratio}, the reader's mean response time {@code
- *       status_ms}, and for each series the engine thread's CPU time per transaction and where
- *       the process's CPU went (collector, JIT, the engine waiting for a core).
+ *       mean_us_no_reader}, their {@code ratio}, the reader's mean response time {@code status_ms},
+ *       and for each series the engine thread's CPU time per transaction and where the process's
+ *       CPU went (collector, JIT, the engine waiting for a core).
  *   <li><b>W8</b> – the Linux plugin on the real kernel, in a private network namespace (no root
- *       needed): N veth pairs with an address and a route each in one transaction, next to
- *       {@code ip -batch} doing the same ({@link LinuxWorkload}). Reports {@code seconds},
- *       {@code ops}, {@code per_op_ms} and {@code batch_seconds}.
+ *       needed): N veth pairs with an address and a route each in one transaction, next to {@code
+ *       ip -batch} doing the same ({@link LinuxWorkload}). Reports {@code seconds}, {@code ops},
+ *       {@code per_op_ms} and {@code batch_seconds}.
  * </ul>
  *
- * <p>For W1 and W3, {@code --warmup W} (default 0) runs the workload W times unmeasured, each on
- * a fresh scheduler with min(N, 100,000) interfaces, before the measured runs of each size (their
- * results go to stderr only): with the default, the first measured run is the first transaction
- * of the JVM (JIT compilation included, "cold"); with a warm-up it shows the compiled engine
- * ("warm"). Both are reported in BENCHMARKS.md.
+ * <p>For W1 and W3, {@code --warmup W} (default 0) runs the workload W times unmeasured, each on a
+ * fresh scheduler with min(N, 100,000) interfaces, before the measured runs of each size (their
+ * results go to stderr only): with the default, the first measured run is the first transaction of
+ * the JVM (JIT compilation included, "cold"); with a warm-up it shows the compiled engine ("warm").
+ * Both are reported in BENCHMARKS.md.
  *
- * <p>W2's long warm-up fills the history (300,000 transactions: the default count limit of
- * 100,000 records is reached, and every revision of the last 24 hours is kept), so each measured
+ * <p>W2's long warm-up fills the history (300,000 transactions: the default count limit of 100,000
+ * records is reached, and every revision of the last 24 hours is kept), so each measured
  * transaction also drops the oldest record, and whether a young collection falls in the measured
- * window is chance: read {@code gc_count}. {@code --txns} in the hundreds of thousands gives a
- * long run in which collections are part of the mean.
+ * window is chance: read {@code gc_count}. {@code --txns} in the hundreds of thousands gives a long
+ * run in which collections are part of the mean.
  *
- * <p>{@code engine_cpu_seconds} (W1, W3) and {@code engine_cpu_mean_us} (W2) are the CPU time of the
- * engine thread over the measured section: wall time minus waiting for a core, useful when the
+ * <p>{@code engine_cpu_seconds} (W1, W3) and {@code engine_cpu_mean_us} (W2) are the CPU time of
+ * the engine thread over the measured section: wall time minus waiting for a core, useful when the
  * machine is shared. {@code engine_alloc_mb} (W1, W3) and {@code engine_alloc_bytes_per_txn} (W2)
  * are the bytes the engine thread allocated over the same section (-1 where the JVM cannot tell);
  * what the committing thread allocates (the transaction it builds) is not included.
@@ -78,12 +84,12 @@ import java.util.Random;
  * process during the measured section (Linux only: first touches of memory, such as heap the
  * collector committed and had not used yet), {@code steal_pct} = share of the machine's CPU time
  * taken by the hypervisor for other guests during the measured section (Linux only; on a shared
- * virtual machine, lines with a high figure measured the neighbours as much as the engine),
- * {@code java} = runtime version. W1 and W3 also report where the process's CPU went during the
- * commit: {@code cpu_all_seconds} (every thread), {@code cpu_jit_seconds} (JIT compiler threads),
- * {@code cpu_gc_seconds} (collector threads and the VM thread) and {@code engine_wait_seconds}
- * (time the engine thread was ready to run but had no core; Linux only). On two cores,
- * {@code cpu_all_seconds} near twice {@code seconds} means the machine was saturated.
+ * virtual machine, lines with a high figure measured the neighbours as much as the engine), {@code
+ * java} = runtime version. W1 and W3 also report where the process's CPU went during the commit:
+ * {@code cpu_all_seconds} (every thread), {@code cpu_jit_seconds} (JIT compiler threads), {@code
+ * cpu_gc_seconds} (collector threads and the VM thread) and {@code engine_wait_seconds} (time the
+ * engine thread was ready to run but had no core; Linux only). On two cores, {@code
+ * cpu_all_seconds} near twice {@code seconds} means the machine was saturated.
  */
 public final class ScaleHarness {
   private ScaleHarness() {}
@@ -155,15 +161,14 @@ public final class ScaleHarness {
     boolean w2 = workload.equals("W2") || workload.equals("W7");
     boolean w8 = workload.equals("W8");
     if (warmup < 0) {
-      warmup = workload.equals("W7") ? RestReaderBench.DEFAULT_WARMUP
-          : w2 ? DEFAULT_W2_WARMUP : 0;
+      warmup = workload.equals("W7") ? RestReaderBench.DEFAULT_WARMUP : w2 ? DEFAULT_W2_WARMUP : 0;
     }
     for (int n : sizes) {
       if (!w2 && !w8) {
         // unmeasured runs, reported on stderr only: the JIT compiles the workload's paths
         for (int w = 0; w < warmup; w++) {
-          Map<String, Object> r = workload.equals("W1") ? w1(Math.min(n, WARMUP_SIZE))
-              : w3(Math.min(n, WARMUP_SIZE));
+          Map<String, Object> r =
+              workload.equals("W1") ? w1(Math.min(n, WARMUP_SIZE)) : w3(Math.min(n, WARMUP_SIZE));
           System.err.println("kvs-bench: warm-up " + (w + 1) + "/" + warmup + ": " + toJson(r));
           System.gc();
         }
@@ -187,8 +192,9 @@ public final class ScaleHarness {
         }
         line.putAll(result);
         line.put("java", System.getProperty("java.version"));
-        line.put("load_avg", round(
-            ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), 2));
+        line.put(
+            "load_avg",
+            round(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), 2));
         System.out.println(toJson(line));
         System.out.flush();
         System.gc();
@@ -248,8 +254,8 @@ public final class ScaleHarness {
     MockModel.fillSouthbound(sb, n);
     try (KVScheduler kvs = MockModel.newRetrievingScheduler(sb)) {
       Txn txn = MockModel.populateTxn(kvs, n);
-      long seq = measured(() -> txn.commit(io.kvscheduler.api.TxnOptions.builder()
-          .resync(io.kvscheduler.api.ResyncType.FULL).build()), out);
+      long seq =
+          measured(() -> txn.commit(TxnOptions.builder().resync(ResyncType.FULL).build()), out);
       Object ops = executedOps(kvs, seq);
       if (!Long.valueOf(0).equals(ops) && !Integer.valueOf(0).equals(ops)) {
         throw new IllegalStateException("W3 expected no executed operation, got " + ops);
@@ -267,7 +273,7 @@ public final class ScaleHarness {
    * returns (before the callers' checks, which build the transaction's record for the reader).
    * Returns the commit's sequence number.
    */
-  private static long measured(java.util.function.LongSupplier commit, Map<String, Object> out) {
+  private static long measured(LongSupplier commit, Map<String, Object> out) {
     GcCounter gc = new GcCounter();
     JitCounter jit = new JitCounter();
     FaultCounter faults = new FaultCounter();
@@ -365,8 +371,11 @@ public final class ScaleHarness {
   }
 
   private static Object executedOps(KVScheduler kvs, long seq) {
-    return kvs.recordedTransaction(seq).map(RecordedTxn::executed).map(List::size)
-        .map(Object.class::cast).orElse("unrecorded");
+    return kvs.recordedTransaction(seq)
+        .map(RecordedTxn::executed)
+        .map(List::size)
+        .map(Object.class::cast)
+        .orElse("unrecorded");
   }
 
   /** Sanity check: the BD and its last binding are CONFIGURED. */
@@ -375,8 +384,13 @@ public final class ScaleHarness {
     String last = MockModel.bindingKey(MockModel.BD_NAME, MockModel.ifName(n - 1));
     var bindingState = st.derivedStatus(last).map(s -> s.state()).orElse(ValueState.NONEXISTENT);
     if (st.state() != ValueState.CONFIGURED || bindingState != ValueState.CONFIGURED) {
-      System.err.println("kvs-bench: WARNING: graph not fully configured: BD " + st.state()
-          + ", " + last + " " + bindingState);
+      System.err.println(
+          "kvs-bench: WARNING: graph not fully configured: BD "
+              + st.state()
+              + ", "
+              + last
+              + " "
+              + bindingState);
     }
   }
 
@@ -393,8 +407,8 @@ public final class ScaleHarness {
 
   /**
    * CPU time consumed by the scheduler's engine thread (named {@link MockModel#ENGINE_THREAD})
-   * since construction; less sensitive than wall time to other load on the machine. -1 when the
-   * JVM cannot measure thread CPU time.
+   * since construction; less sensitive than wall time to other load on the machine. -1 when the JVM
+   * cannot measure thread CPU time.
    */
   static final class EngineCpu {
     private final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
@@ -411,9 +425,12 @@ public final class ScaleHarness {
       }
       threadId = id;
       start = id < 0 || !mx.isThreadCpuTimeSupported() ? -1 : mx.getThreadCpuTime(id);
-      alloc0 = id >= 0 && mx instanceof com.sun.management.ThreadMXBean
-          && ((com.sun.management.ThreadMXBean) mx).isThreadAllocatedMemorySupported()
-          ? ((com.sun.management.ThreadMXBean) mx).getThreadAllocatedBytes(id) : -1;
+      alloc0 =
+          id >= 0
+                  && mx instanceof com.sun.management.ThreadMXBean
+                  && ((com.sun.management.ThreadMXBean) mx).isThreadAllocatedMemorySupported()
+              ? ((com.sun.management.ThreadMXBean) mx).getThreadAllocatedBytes(id)
+              : -1;
     }
 
     long elapsedNanos() {
@@ -472,7 +489,8 @@ public final class ScaleHarness {
     static long totalMs() {
       CompilationMXBean b = ManagementFactory.getCompilationMXBean();
       return b == null || !b.isCompilationTimeMonitoringSupported()
-          ? -1 : b.getTotalCompilationTime();
+          ? -1
+          : b.getTotalCompilationTime();
     }
 
     long elapsedMs() {
@@ -495,11 +513,11 @@ public final class ScaleHarness {
     /** Minor + major faults of this process so far, or -1. */
     static long total() {
       try {
-        String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat"));
+        String stat = Files.readString(Path.of("/proc/self/stat"));
         // fields after the command name (which is in parentheses and may contain spaces)
         String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         return Long.parseLong(f[7]) + Long.parseLong(f[9]); // minflt, majflt (fields 10, 12)
-      } catch (java.io.IOException | RuntimeException e) {
+      } catch (IOException | RuntimeException e) {
         return -1;
       }
     }
@@ -520,8 +538,7 @@ public final class ScaleHarness {
    * runs the pauses) and {@code engine_wait_seconds}, the time the engine thread was ready to run
    * but had no core. Together they show when the measured section had the machine to itself and
    * when the engine shared its cores with the JIT and the collector. Linux only; nothing is
-   * reported where the files cannot be read. A thread that ended during the section is not
-   * counted.
+   * reported where the files cannot be read. A thread that ended during the section is not counted.
    */
   static final class ThreadCpu {
     private final Map<String, long[]> start = read();
@@ -529,19 +546,20 @@ public final class ScaleHarness {
     /** Thread name (as the kernel keeps it) of each thread id, with its {cpu ns, wait ns}. */
     private static Map<String, long[]> read() {
       Map<String, long[]> out = new LinkedHashMap<>();
-      java.nio.file.Path tasks = java.nio.file.Path.of("/proc/self/task");
-      try (var dirs = java.nio.file.Files.newDirectoryStream(tasks)) {
-        for (java.nio.file.Path d : dirs) {
+      Path tasks = Path.of("/proc/self/task");
+      try (var dirs = Files.newDirectoryStream(tasks)) {
+        for (Path d : dirs) {
           try {
-            String name = java.nio.file.Files.readString(d.resolve("comm")).trim();
-            String[] f = java.nio.file.Files.readString(d.resolve("schedstat")).trim().split(" ");
-            out.put(d.getFileName() + " " + name,
+            String name = Files.readString(d.resolve("comm")).trim();
+            String[] f = Files.readString(d.resolve("schedstat")).trim().split(" ");
+            out.put(
+                d.getFileName() + " " + name,
                 new long[] {Long.parseLong(f[0]), Long.parseLong(f[1])});
-          } catch (java.io.IOException | RuntimeException e) {
+          } catch (IOException | RuntimeException e) {
             // the thread ended while listed: not counted
           }
         }
-      } catch (java.io.IOException | RuntimeException e) {
+      } catch (IOException | RuntimeException e) {
         return null;
       }
       return out;
@@ -552,7 +570,9 @@ public final class ScaleHarness {
     }
 
     private static boolean isGc(String name) {
-      return name.startsWith("GC Thread") || name.startsWith("G1 ") || name.equals("VM Thread")
+      return name.startsWith("GC Thread")
+          || name.startsWith("G1 ")
+          || name.equals("VM Thread")
           || name.startsWith("ParGC");
     }
 
@@ -561,8 +581,9 @@ public final class ScaleHarness {
       if (start == null || now == null) {
         return;
       }
-      String engine = MockModel.ENGINE_THREAD.substring(0,
-          Math.min(15, MockModel.ENGINE_THREAD.length())); // the kernel keeps 15 characters
+      String engine =
+          MockModel.ENGINE_THREAD.substring(
+              0, Math.min(15, MockModel.ENGINE_THREAD.length())); // the kernel keeps 15 characters
       long all = 0;
       long jit = 0;
       long gc = 0;
@@ -599,8 +620,7 @@ public final class ScaleHarness {
 
     /** {steal, total} in clock ticks so far, or null. */
     static long[] read() {
-      try (java.io.BufferedReader r =
-          java.nio.file.Files.newBufferedReader(java.nio.file.Path.of("/proc/stat"))) {
+      try (BufferedReader r = Files.newBufferedReader(Path.of("/proc/stat"))) {
         String line = r.readLine(); // "cpu  user nice system idle iowait irq softirq steal ..."
         if (line == null || !line.startsWith("cpu ")) {
           return null;
@@ -611,7 +631,7 @@ public final class ScaleHarness {
           total += Long.parseLong(f[i]);
         }
         return new long[] {Long.parseLong(f[7]), total};
-      } catch (java.io.IOException | RuntimeException e) {
+      } catch (IOException | RuntimeException e) {
         return null;
       }
     }
@@ -639,8 +659,10 @@ public final class ScaleHarness {
       sb.append(':');
       Object v = e.getValue();
       if (v instanceof Double d) {
-        sb.append(d == Math.rint(d) && Math.abs(d) < 1e15
-            ? String.valueOf(d.longValue()) : String.format(Locale.ROOT, "%s", d));
+        sb.append(
+            d == Math.rint(d) && Math.abs(d) < 1e15
+                ? String.valueOf(d.longValue())
+                : String.format(Locale.ROOT, "%s", d));
       } else if (v instanceof Number || v instanceof Boolean) {
         sb.append(v);
       } else {

@@ -11,12 +11,12 @@ import java.util.Map;
  * What the history's once-a-minute trim costs the transaction that triggers it: {@code java -cp
  * 'benchmarks/target/classes:benchmarks/target/lib/*' io.kvscheduler.bench.TrimProbe N [PASSES]}.
  *
- * <p>Builds the W1 graph of N interfaces on a scheduler with a manual clock (history age limit
- * 10 minutes, no permanent period), commits 20,000 one-value transactions, then PASSES times
- * (default 5): moves the clock 61 s on, commits one transaction (it runs the trims), commits
- * another (no trim). Prints one JSON object per pass with both times ({@code trim_txn_ms},
- * {@code next_txn_ms}). Nothing is old enough to be dropped, so the figure is what a trim pass
- * costs by itself.
+ * <p>Builds the W1 graph of N interfaces on a scheduler with a manual clock (history age limit 10
+ * minutes, no permanent period), commits 20,000 one-value transactions, then PASSES times (default
+ * 5): moves the clock 61 s on, commits one transaction (it runs the trims), commits another (no
+ * trim). Prints one JSON object per pass with both times ({@code trim_txn_ms}, {@code
+ * next_txn_ms}). Nothing is old enough to be dropped, so the figure is what a trim pass costs by
+ * itself.
  */
 public final class TrimProbe {
   private TrimProbe() {}
@@ -25,10 +25,17 @@ public final class TrimProbe {
     int n = Integer.parseInt(args[0]);
     int passes = args.length > 1 ? Integer.parseInt(args[1]) : 5;
     ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"), Duration.ZERO);
-    try (KVScheduler kvs = KVScheduler.builder().printTxnSummary(false)
-        .threadName(MockModel.ENGINE_THREAD).clock(clock)
-        .permanentHistoryPeriod(Duration.ZERO).historyAgeLimit(Duration.ofMinutes(10)).build()) {
-      kvs.registerDescriptors(MockModel.interfaceDescriptor(), MockModel.bridgeDomainDescriptor(),
+    try (KVScheduler kvs =
+        KVScheduler.builder()
+            .printTxnSummary(false)
+            .threadName(MockModel.ENGINE_THREAD)
+            .clock(clock)
+            .permanentHistoryPeriod(Duration.ZERO)
+            .historyAgeLimit(Duration.ofMinutes(10))
+            .build()) {
+      kvs.registerDescriptors(
+          MockModel.interfaceDescriptor(),
+          MockModel.bridgeDomainDescriptor(),
           MockModel.bindingDescriptor());
       MockModel.populateTxn(kvs, n).commit();
       for (int i = 0; i < 20_000; i++) {

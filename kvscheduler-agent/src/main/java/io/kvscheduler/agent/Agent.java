@@ -2,11 +2,11 @@ package io.kvscheduler.agent;
 
 import io.kvscheduler.agent.internal.AgentMetrics;
 import io.kvscheduler.agent.internal.LogTail;
-import io.kvscheduler.agent.internal.StatusEvents;
 import io.kvscheduler.agent.internal.NorthboundSource;
 import io.kvscheduler.agent.internal.Orchestrator;
 import io.kvscheduler.agent.internal.PluginOrder;
 import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.StatusEvents;
 import io.kvscheduler.agent.spi.AgentContext;
 import io.kvscheduler.agent.spi.AgentPlugin;
 import io.kvscheduler.agent.spi.ModelRegistry;
@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The running agent: a scheduler, the plugins found with ServiceLoader (initialised in dependency
- * order; a plugin that is off by default only when the settings enable it), and the NB sources
- * the configuration enables.
+ * order; a plugin that is off by default only when the settings enable it), and the NB sources the
+ * configuration enables.
  *
  * <p>Lifecycle: {@link #start} → plugins {@code init} → plugins {@code afterInit} → NB sources
  * start (each does its first full resync) → running → {@link #close} (NB sources, so that no
@@ -34,6 +34,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Agent implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Agent.class);
+
   /** Lines of the recent log kept in memory. */
   static final int LOG_TAIL_LINES = 2000;
 
@@ -42,12 +43,16 @@ public final class Agent implements AutoCloseable {
   private final ModelRegistry models = new ModelRegistry();
   private final Orchestrator orchestrator;
   private final AgentMetrics metrics;
+
   /** The recent log, for bug reports ({@code GET /info/log}). */
   private final LogTail logTail = new LogTail(LOG_TAIL_LINES);
+
   /** Status changes for the web page's live view. */
   private final StatusEvents statusEvents;
+
   /** The orchestrator, counted by the metrics: what the sources and plugins deliver to. */
   private final Northbound northbound;
+
   private final List<AgentPlugin> plugins;
   private final List<NorthboundSource> sources = new ArrayList<>();
   private final List<AgentPlugin> initialised = new ArrayList<>();
@@ -55,11 +60,12 @@ public final class Agent implements AutoCloseable {
 
   private Agent(AgentConfig config, List<AgentPlugin> plugins) {
     this.config = config;
-    var builder = KVScheduler.builder()
-        .printTxnSummary(config.printTxnSummary())
-        .valueFormatter(ModelRegistry::text)
-        .txnLogMaxItems(config.txnLogMaxOps())
-        .threadName("kvs-engine");
+    var builder =
+        KVScheduler.builder()
+            .printTxnSummary(config.printTxnSummary())
+            .valueFormatter(ModelRegistry::text)
+            .txnLogMaxItems(config.txnLogMaxOps())
+            .threadName("kvs-engine");
     if (config.operationTimeout() != null) {
       builder.operationTimeout(config.operationTimeout());
     }
@@ -118,12 +124,16 @@ public final class Agent implements AutoCloseable {
     List<String> names = sources.stream().map(NorthboundSource::name).toList();
     if (!names.contains("file") && !names.contains("etcd")) {
       // a new user should not wonder why nothing happens
-      LOG.warn("agent '{}' has no configuration source (neither --config-dir nor --etcd): {}",
-          config.label(), names.contains("rest")
+      LOG.warn(
+          "agent '{}' has no configuration source (neither --config-dir nor --etcd): {}",
+          config.label(),
+          names.contains("rest")
               ? "only what is pushed with PUT /configuration is applied"
               : "and REST is off, so nothing will be configured");
     }
-    LOG.info("agent '{}' started with plugins {} and northbound {}", config.label(),
+    LOG.info(
+        "agent '{}' started with plugins {} and northbound {}",
+        config.label(),
         plugins.stream().map(AgentPlugin::name).toList(),
         sources.stream().map(NorthboundSource::name).toList());
   }
@@ -206,9 +216,9 @@ public final class Agent implements AutoCloseable {
 
   /**
    * Stops the NB sources first (once each returned, it reads and delivers no more configuration:
-   * nothing read after the stop is applied), then the plugins (reverse order), then the
-   * scheduler (which fails what is still queued); errors are logged. Logs one line when stopping
-   * starts and one when everything stopped.
+   * nothing read after the stop is applied), then the plugins (reverse order), then the scheduler
+   * (which fails what is still queued); errors are logged. Logs one line when stopping starts and
+   * one when everything stopped.
    */
   @Override
   public synchronized void close() {
@@ -216,8 +226,10 @@ public final class Agent implements AutoCloseable {
       return;
     }
     closed = true;
-    LOG.info("agent '{}' stopping: northbound {} first, then plugins and the scheduler",
-        config.label(), sources.stream().map(NorthboundSource::name).toList());
+    LOG.info(
+        "agent '{}' stopping: northbound {} first, then plugins and the scheduler",
+        config.label(),
+        sources.stream().map(NorthboundSource::name).toList());
     for (int i = sources.size() - 1; i >= 0; i--) {
       try {
         sources.get(i).close();

@@ -12,6 +12,7 @@ import io.kvscheduler.grpc.GrpcSettings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Settings of the agent. Sources, later ones winning: defaults, the YAML file given with {@code
@@ -54,11 +56,11 @@ import java.util.Set;
  * </table>
  *
  * <p>The etcd connection settings (TLS, authentication, timeouts, lease TTL) are written as in
- * vpp-agent's {@code etcd.conf} (keys in the README). Naming an etcd configuration file
- * turns the etcd northbound on, at {@code 127.0.0.1:2379} if no source names endpoints, as
- * vpp-agent does. Order, later winning: the settings file's {@code etcd-config} file, its {@code
- * etcd} mapping, its {@code etcd-endpoints}; {@code ETCD_CONFIG}; {@code ETCD_ENDPOINTS}; {@code
- * --etcd-config}; {@code --etcd}.
+ * vpp-agent's {@code etcd.conf} (keys in the README). Naming an etcd configuration file turns the
+ * etcd northbound on, at {@code 127.0.0.1:2379} if no source names endpoints, as vpp-agent does.
+ * Order, later winning: the settings file's {@code etcd-config} file, its {@code etcd} mapping, its
+ * {@code etcd-endpoints}; {@code ETCD_CONFIG}; {@code ETCD_ENDPOINTS}; {@code --etcd-config};
+ * {@code --etcd}.
  *
  * @param label microservice label: the etcd prefix is {@code /vnf-agent/<label>/}
  * @param configDir directory of the file northbound, or null
@@ -69,24 +71,33 @@ import java.util.Set;
  * @param operationTimeout limit of one southbound call of the plugins' descriptors (see {@code
  *     KVSchedulerBuilder.operationTimeout}), or null for none; written {@code 500ms}, {@code 5s},
  *     {@code 1m} or as an ISO-8601 duration ({@code PT5S})
- * @param enabledPlugins names of plugins that are off by default and enabled here ({@code
- *     linux})
- * @param etcd how to connect to etcd (TLS, authentication, timeouts, lease TTL); null means
- *     {@link EtcdSettings#defaults()}
- * @param fileSettleTime how long the files a change of the file northbound touches must read
- *     the same before a change that removes or replaces values applies (additions apply at
- *     once), or null for the default ({@code FileNorthbound.DEFAULT_SETTLE}, 2 s); written as
- *     {@code operationTimeout}
+ * @param enabledPlugins names of plugins that are off by default and enabled here ({@code linux})
+ * @param etcd how to connect to etcd (TLS, authentication, timeouts, lease TTL); null means {@link
+ *     EtcdSettings#defaults()}
+ * @param fileSettleTime how long the files a change of the file northbound touches must read the
+ *     same before a change that removes or replaces values applies (additions apply at once), or
+ *     null for the default ({@code FileNorthbound.DEFAULT_SETTLE}, 2 s); written as {@code
+ *     operationTimeout}
  * @param grpc settings of the gRPC server, or null when it is off
- * @param restSecurity bearer token (of the REST API and the gRPC server), read-only mode and TLS
- *     of the REST API
- * @param txnLogMaxOps operations printed per transaction in the transaction log, at most (the
- *     rest are counted and found in {@code /scheduler/txn-history}); 0 prints them all
+ * @param restSecurity bearer token (of the REST API and the gRPC server), read-only mode and TLS of
+ *     the REST API
+ * @param txnLogMaxOps operations printed per transaction in the transaction log, at most (the rest
+ *     are counted and found in {@code /scheduler/txn-history}); 0 prints them all
  */
-public record AgentConfig(String label, Path configDir, String restAddress,
-    List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
-    Duration operationTimeout, Set<String> enabledPlugins, EtcdSettings etcd,
-    Duration fileSettleTime, GrpcSettings grpc, RestSecurity restSecurity, int txnLogMaxOps) {
+public record AgentConfig(
+    String label,
+    Path configDir,
+    String restAddress,
+    List<String> etcdEndpoints,
+    boolean statusPublishing,
+    boolean printTxnSummary,
+    Duration operationTimeout,
+    Set<String> enabledPlugins,
+    EtcdSettings etcd,
+    Duration fileSettleTime,
+    GrpcSettings grpc,
+    RestSecurity restSecurity,
+    int txnLogMaxOps) {
 
   /** Operations printed per transaction by default. */
   public static final int DEFAULT_TXN_LOG_MAX_OPS = 50;
@@ -97,27 +108,62 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     etcd = etcd != null ? etcd : EtcdSettings.defaults();
     Objects.requireNonNull(restSecurity, "restSecurity");
     if (txnLogMaxOps < 0) {
-      throw new IllegalArgumentException("txn-log-max-ops must not be negative, got "
-          + txnLogMaxOps);
+      throw new IllegalArgumentException(
+          "txn-log-max-ops must not be negative, got " + txnLogMaxOps);
     }
   }
 
-  /** Settings with no plugin enabled beyond the default ones, the default etcd settings,
-   * no gRPC server, the default REST security and transaction log. */
-  public AgentConfig(String label, Path configDir, String restAddress,
-      List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
+  /**
+   * Settings with no plugin enabled beyond the default ones, the default etcd settings, no gRPC
+   * server, the default REST security and transaction log.
+   */
+  public AgentConfig(
+      String label,
+      Path configDir,
+      String restAddress,
+      List<String> etcdEndpoints,
+      boolean statusPublishing,
+      boolean printTxnSummary,
       Duration operationTimeout) {
-    this(label, configDir, restAddress, etcdEndpoints, statusPublishing, printTxnSummary,
-        operationTimeout, Set.of(), null, null, null, RestSecurity.NONE,
+    this(
+        label,
+        configDir,
+        restAddress,
+        etcdEndpoints,
+        statusPublishing,
+        printTxnSummary,
+        operationTimeout,
+        Set.of(),
+        null,
+        null,
+        null,
+        RestSecurity.NONE,
         DEFAULT_TXN_LOG_MAX_OPS);
   }
 
   /** Settings without a gRPC server. */
-  public AgentConfig(String label, Path configDir, String restAddress,
-      List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary,
-      Duration operationTimeout, Set<String> enabledPlugins) {
-    this(label, configDir, restAddress, etcdEndpoints, statusPublishing, printTxnSummary,
-        operationTimeout, enabledPlugins, null, null, null, RestSecurity.NONE,
+  public AgentConfig(
+      String label,
+      Path configDir,
+      String restAddress,
+      List<String> etcdEndpoints,
+      boolean statusPublishing,
+      boolean printTxnSummary,
+      Duration operationTimeout,
+      Set<String> enabledPlugins) {
+    this(
+        label,
+        configDir,
+        restAddress,
+        etcdEndpoints,
+        statusPublishing,
+        printTxnSummary,
+        operationTimeout,
+        enabledPlugins,
+        null,
+        null,
+        null,
+        RestSecurity.NONE,
         DEFAULT_TXN_LOG_MAX_OPS);
   }
 
@@ -125,43 +171,109 @@ public record AgentConfig(String label, Path configDir, String restAddress,
   public AgentConfig withPlugin(String name) {
     Set<String> names = new HashSet<>(enabledPlugins);
     names.add(name);
-    return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
-        printTxnSummary, operationTimeout, names, etcd, fileSettleTime, grpc,
-        restSecurity, txnLogMaxOps);
+    return new AgentConfig(
+        label,
+        configDir,
+        restAddress,
+        etcdEndpoints,
+        statusPublishing,
+        printTxnSummary,
+        operationTimeout,
+        names,
+        etcd,
+        fileSettleTime,
+        grpc,
+        restSecurity,
+        txnLogMaxOps);
   }
 
   /** These settings with other etcd connection settings. */
   public AgentConfig withEtcd(EtcdSettings settings) {
-    return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
-        printTxnSummary, operationTimeout, enabledPlugins, settings, fileSettleTime, grpc,
-        restSecurity, txnLogMaxOps);
+    return new AgentConfig(
+        label,
+        configDir,
+        restAddress,
+        etcdEndpoints,
+        statusPublishing,
+        printTxnSummary,
+        operationTimeout,
+        enabledPlugins,
+        settings,
+        fileSettleTime,
+        grpc,
+        restSecurity,
+        txnLogMaxOps);
   }
 
   /** These settings with another settle time of the file northbound. */
   public AgentConfig withFileSettleTime(Duration settle) {
-    return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
-        printTxnSummary, operationTimeout, enabledPlugins, etcd, settle, grpc,
-        restSecurity, txnLogMaxOps);
+    return new AgentConfig(
+        label,
+        configDir,
+        restAddress,
+        etcdEndpoints,
+        statusPublishing,
+        printTxnSummary,
+        operationTimeout,
+        enabledPlugins,
+        etcd,
+        settle,
+        grpc,
+        restSecurity,
+        txnLogMaxOps);
   }
 
   /** These settings with the gRPC server of {@code settings} (null: off). */
   public AgentConfig withGrpc(GrpcSettings settings) {
-    return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
-        printTxnSummary, operationTimeout, enabledPlugins, etcd, fileSettleTime, settings,
-        restSecurity, txnLogMaxOps);
+    return new AgentConfig(
+        label,
+        configDir,
+        restAddress,
+        etcdEndpoints,
+        statusPublishing,
+        printTxnSummary,
+        operationTimeout,
+        enabledPlugins,
+        etcd,
+        fileSettleTime,
+        settings,
+        restSecurity,
+        txnLogMaxOps);
   }
 
   /** The same settings with other REST security. */
   public AgentConfig withRestSecurity(RestSecurity security) {
-    return new AgentConfig(label, configDir, restAddress, etcdEndpoints, statusPublishing,
-        printTxnSummary, operationTimeout, enabledPlugins, etcd, fileSettleTime, grpc, security,
+    return new AgentConfig(
+        label,
+        configDir,
+        restAddress,
+        etcdEndpoints,
+        statusPublishing,
+        printTxnSummary,
+        operationTimeout,
+        enabledPlugins,
+        etcd,
+        fileSettleTime,
+        grpc,
+        security,
         txnLogMaxOps);
   }
 
   /** Settings without an operation timeout. */
-  public AgentConfig(String label, Path configDir, String restAddress,
-      List<String> etcdEndpoints, boolean statusPublishing, boolean printTxnSummary) {
-    this(label, configDir, restAddress, etcdEndpoints, statusPublishing, printTxnSummary,
+  public AgentConfig(
+      String label,
+      Path configDir,
+      String restAddress,
+      List<String> etcdEndpoints,
+      boolean statusPublishing,
+      boolean printTxnSummary) {
+    this(
+        label,
+        configDir,
+        restAddress,
+        etcdEndpoints,
+        statusPublishing,
+        printTxnSummary,
         (Duration) null);
   }
 
@@ -170,10 +282,26 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     return new AgentConfig("vpp1", null, "127.0.0.1:9191", List.of(), false, true);
   }
 
-  private static final Set<String> KEYS = Set.of("label", "config-dir", "rest-address",
-      "etcd-endpoints", "status-publishing", "print-txn-summary", "operation-timeout", "linux",
-      "etcd-config", "etcd", "file-settle-time", "grpc-address", "grpc-config",
-      "rest-token-file", "rest-read-only", "rest-tls-cert", "rest-tls-key", "txn-log-max-ops");
+  private static final Set<String> KEYS =
+      Set.of(
+          "label",
+          "config-dir",
+          "rest-address",
+          "etcd-endpoints",
+          "status-publishing",
+          "print-txn-summary",
+          "operation-timeout",
+          "linux",
+          "etcd-config",
+          "etcd",
+          "file-settle-time",
+          "grpc-address",
+          "grpc-config",
+          "rest-token-file",
+          "rest-read-only",
+          "rest-tls-cert",
+          "rest-tls-key",
+          "txn-log-max-ops");
 
   /**
    * Reads the settings from the command-line arguments (after the command; parsed by picocli,
@@ -207,15 +335,20 @@ public record AgentConfig(String label, Path configDir, String restAddress,
       JsonNode root;
       try {
         root = ConfigDocument.parseYaml(Files.readString(file)).root();
-      } catch (java.nio.file.NoSuchFileException e) {
-        throw new IllegalArgumentException("cannot read agent config " + file + ": no such file",
-            e);
+      } catch (NoSuchFileException e) {
+        throw new IllegalArgumentException(
+            "cannot read agent config " + file + ": no such file", e);
       } catch (ConfigDocument.SyntaxException e) {
-        throw new IllegalArgumentException("cannot read agent config " + file
-            + (e.line() > 0 ? ":" + e.line() : "") + ": " + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            "cannot read agent config "
+                + file
+                + (e.line() > 0 ? ":" + e.line() : "")
+                + ": "
+                + e.getMessage(),
+            e);
       } catch (IOException e) {
-        throw new IllegalArgumentException("cannot read agent config " + file + ": "
-            + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            "cannot read agent config " + file + ": " + e.getMessage(), e);
       }
       if (root != null && !root.isNull()) {
         if (!root.isObject()) {
@@ -224,8 +357,14 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
           String k = it.next();
           if (!KEYS.contains(k)) {
-            throw new IllegalArgumentException("agent config " + file + ": unknown key '" + k
-                + "' (known: " + String.join(", ", new java.util.TreeSet<>(KEYS)) + ")");
+            throw new IllegalArgumentException(
+                "agent config "
+                    + file
+                    + ": unknown key '"
+                    + k
+                    + "' (known: "
+                    + String.join(", ", new TreeSet<>(KEYS))
+                    + ")");
           }
         }
         String where = "agent config " + file;
@@ -241,19 +380,25 @@ public record AgentConfig(String label, Path configDir, String restAddress,
         if (restNode != null) {
           // YAML 1.1 reads a bare `off` as the boolean false
           if (restNode.isBoolean() && restNode.booleanValue()) {
-            throw new IllegalArgumentException(where + ": rest-address must be host:port or off,"
-                + " got '" + restNode.asText() + "'");
+            throw new IllegalArgumentException(
+                where
+                    + ": rest-address must be host:port or off,"
+                    + " got '"
+                    + restNode.asText()
+                    + "'");
           }
-          rest = restNode.isNull() || restNode.isBoolean()
-              ? "off" : text(root, "rest-address", null, where);
+          rest =
+              restNode.isNull() || restNode.isBoolean()
+                  ? "off"
+                  : text(root, "rest-address", null, where);
         }
         String etcdFile = text(root, "etcd-config", null, where);
         if (etcdFile != null) {
           EtcdConfigFile.read(file.toAbsolutePath().getParent().resolve(etcdFile), etcdLayers);
         }
         if (root.hasNonNull("etcd")) {
-          EtcdConfigFile.apply(root.get("etcd"), file.toAbsolutePath().getParent(),
-              where + ": etcd", etcdLayers);
+          EtcdConfigFile.apply(
+              root.get("etcd"), file.toAbsolutePath().getParent(), where + ": etcd", etcdLayers);
         }
         if (root.has("etcd-endpoints")) {
           etcdLayers.endpoints = endpoints(root.get("etcd-endpoints"), where + ": etcd-endpoints");
@@ -305,8 +450,8 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     if (nonEmpty(env.get("KVS_LINUX"))) {
       if (!env.get("KVS_LINUX").equalsIgnoreCase("true")
           && !env.get("KVS_LINUX").equalsIgnoreCase("false")) {
-        throw new IllegalArgumentException("KVS_LINUX must be true or false, got '"
-            + env.get("KVS_LINUX") + "'");
+        throw new IllegalArgumentException(
+            "KVS_LINUX must be true or false, got '" + env.get("KVS_LINUX") + "'");
       }
       linux = Boolean.parseBoolean(env.get("KVS_LINUX"));
     }
@@ -374,31 +519,47 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     if (!"off".equals(rest)) {
       RestServer.checkAddress(rest); // a malformed address is an error of the settings
     }
-    RestSecurity security = new RestSecurity(tokenFile != null ? null : restToken, tokenFile,
-        readOnly, tlsCert, tlsKey);
+    RestSecurity security =
+        new RestSecurity(
+            tokenFile != null ? null : restToken, tokenFile, readOnly, tlsCert, tlsKey);
     byte[] token = security.loadToken();
-    GrpcSettings grpc = grpcSettings(grpcAddress, grpcConfig,
-        token == null ? null : new String(token, StandardCharsets.UTF_8));
-    return new AgentConfig(label, configDir, "off".equals(rest) ? null : rest, etcd, status,
-        print, timeout, linux ? Set.of("linux") : Set.of(), etcdSettings, settle, grpc, security,
+    GrpcSettings grpc =
+        grpcSettings(
+            grpcAddress,
+            grpcConfig,
+            token == null ? null : new String(token, StandardCharsets.UTF_8));
+    return new AgentConfig(
+        label,
+        configDir,
+        "off".equals(rest) ? null : rest,
+        etcd,
+        status,
+        print,
+        timeout,
+        linux ? Set.of("linux") : Set.of(),
+        etcdSettings,
+        settle,
+        grpc,
+        security,
         maxOps);
   }
 
   /**
-   * The gRPC server's settings: from vpp-agent's {@code grpc.conf} when one is given, its
-   * endpoint replaced by {@code address} when that is given too; null when neither is.
+   * The gRPC server's settings: from vpp-agent's {@code grpc.conf} when one is given, its endpoint
+   * replaced by {@code address} when that is given too; null when neither is.
    */
-  private static GrpcSettings grpcSettings(String address, Path conf,
-      String token) throws IOException {
+  private static GrpcSettings grpcSettings(String address, Path conf, String token)
+      throws IOException {
     GrpcSettings s = null;
     if (conf != null) {
       s = GrpcSettings.fromFile(conf);
     }
     if (address != null) {
       try {
-        s = s == null ? GrpcSettings.plain(address)
-            : new GrpcSettings(address, s.certFile(), s.keyFile(), null,
-                s.maxMessageBytes());
+        s =
+            s == null
+                ? GrpcSettings.plain(address)
+                : new GrpcSettings(address, s.certFile(), s.keyFile(), null, s.maxMessageBytes());
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("--grpc: " + e.getMessage(), e);
       }
@@ -416,8 +577,8 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     } catch (NumberFormatException e) {
       // below
     }
-    throw new IllegalArgumentException(what + ": expected a whole number, 0 or more, got '"
-        + text + "'");
+    throw new IllegalArgumentException(
+        what + ": expected a whole number, 0 or more, got '" + text + "'");
   }
 
   /** The etcd prefix of this agent: {@code /vnf-agent/<label>/}. */
@@ -434,12 +595,17 @@ public record AgentConfig(String label, Path configDir, String restAddress,
     if (n.isBoolean()) {
       return n.booleanValue();
     }
-    if (n.isTextual() && (n.textValue().equalsIgnoreCase("true")
-        || n.textValue().equalsIgnoreCase("false"))) {
+    if (n.isTextual()
+        && (n.textValue().equalsIgnoreCase("true") || n.textValue().equalsIgnoreCase("false"))) {
       return Boolean.parseBoolean(n.textValue()); // quoted, as templating tools often write it
     }
-    throw new IllegalArgumentException(where + ": " + name + " must be true or false, got '"
-        + (n.isValueNode() ? n.asText() : n.toString()) + "'");
+    throw new IllegalArgumentException(
+        where
+            + ": "
+            + name
+            + " must be true or false, got '"
+            + (n.isValueNode() ? n.asText() : n.toString())
+            + "'");
   }
 
   /** The single-value setting {@code name} of the file ({@code where}), or {@code dflt}. */
@@ -449,8 +615,12 @@ public record AgentConfig(String label, Path configDir, String restAddress,
       return dflt;
     }
     if (!n.isValueNode()) {
-      throw new IllegalArgumentException(where + ": " + name + " must be a single value, got "
-          + (n.isObject() ? "a mapping" : "a list"));
+      throw new IllegalArgumentException(
+          where
+              + ": "
+              + name
+              + " must be a single value, got "
+              + (n.isObject() ? "a mapping" : "a list"));
     }
     return n.asText();
   }

@@ -42,11 +42,14 @@ final class AgentInfoRoutes {
     m.put("etcd", etcd);
     m.put("status-publishing", c.statusPublishing());
     m.put("print-txn-summary", c.printTxnSummary());
-    m.put("operation-timeout", c.operationTimeout() == null ? null
-        : c.operationTimeout().toString());
+    m.put(
+        "operation-timeout", c.operationTimeout() == null ? null : c.operationTimeout().toString());
     RestSecurity s = c.restSecurity();
-    m.put("rest-token", s.tokenFile() != null ? "set (from file " + s.tokenFile() + ")"
-        : s.token() != null ? "set (from KVS_REST_TOKEN)" : "none");
+    m.put(
+        "rest-token",
+        s.tokenFile() != null
+            ? "set (from file " + s.tokenFile() + ")"
+            : s.token() != null ? "set (from KVS_REST_TOKEN)" : "none");
     m.put("rest-read-only", s.readOnly());
     m.put("rest-tls-cert", s.tlsCert() == null ? null : s.tlsCert().toString());
     m.put("rest-tls-key", s.tlsKey() == null ? null : s.tlsKey().toString());

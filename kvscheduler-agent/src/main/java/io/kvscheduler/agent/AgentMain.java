@@ -3,6 +3,7 @@ package io.kvscheduler.agent;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import sun.misc.Signal;
 
 /**
  * Command line of the agent: {@code run [options]} starts the agent and runs until SIGTERM/SIGINT
@@ -45,7 +46,7 @@ public final class AgentMain {
     // which supervisors count as success (the JVM's default for a signal is 143 or 130)
     CountDownLatch stop = new CountDownLatch(1);
     for (String signal : List.of("TERM", "INT")) {
-      sun.misc.Signal.handle(new sun.misc.Signal(signal), s -> stop.countDown());
+      Signal.handle(new Signal(signal), s -> stop.countDown());
     }
     // (handled from before the start on: a signal during the start stops the agent once started)
     Agent agent;
@@ -65,7 +66,8 @@ public final class AgentMain {
   }
 
   private static void usage() {
-    System.out.println("usage: bin/kvs-agent run [options]   (bin/kvs-agent run --help: the options)");
+    System.out.println(
+        "usage: bin/kvs-agent run [options]   (bin/kvs-agent run --help: the options)");
     System.out.println("       bin/kvs-agent scenario --list | <name>... | all");
   }
 }

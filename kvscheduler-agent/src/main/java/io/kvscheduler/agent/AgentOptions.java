@@ -9,95 +9,131 @@ import picocli.CommandLine.Option;
 
 /**
  * The flags of {@code kvs-agent run}, parsed by picocli. Only what the command line says: {@link
- * AgentConfig#load} lays the flags over the defaults, the settings file and the environment
- * (later sources win). A flag given twice takes its last value, except {@code --config} (one
- * settings file) and {@code --etcd-config} (each file is read, in order).
+ * AgentConfig#load} lays the flags over the defaults, the settings file and the environment (later
+ * sources win). A flag given twice takes its last value, except {@code --config} (one settings
+ * file) and {@code --etcd-config} (each file is read, in order).
  */
-@Command(name = "kvs-agent run", mixinStandardHelpOptions = true,
+@Command(
+    name = "kvs-agent run",
+    mixinStandardHelpOptions = true,
     description = "Runs the agent until SIGTERM or SIGINT (then stops cleanly, exit code 0).",
     sortOptions = false,
     footerHeading = "%nEnvironment:%n",
-    footer = {"  MICROSERVICE_LABEL        --label",
-        "  ETCD_ENDPOINTS            --etcd",
-        "  ETCD_CONFIG               --etcd-config",
-        "  ENABLE_STATUS_PUBLISHING  --status-publishing (any non-empty value)",
-        "  KVS_REST_TOKEN            the REST and gRPC bearer token itself",
-        "  KVS_LINUX                 --linux (true or false)",
-        "  GRPC_CONFIG               --grpc-config",
-        "Sources, later ones winning: defaults, the --config file, the environment, flags.",
-        "The --etcd-config file is written as vpp-agent's etcd.conf (endpoints, dial-timeout,",
-        "operation-timeout, session-ttl, insecure-transport, insecure-skip-tls-verify,",
-        "cert-file, key-file, ca-file, username, password)."})
+    footer = {
+      "  MICROSERVICE_LABEL        --label",
+      "  ETCD_ENDPOINTS            --etcd",
+      "  ETCD_CONFIG               --etcd-config",
+      "  ENABLE_STATUS_PUBLISHING  --status-publishing (any non-empty value)",
+      "  KVS_REST_TOKEN            the REST and gRPC bearer token itself",
+      "  KVS_LINUX                 --linux (true or false)",
+      "  GRPC_CONFIG               --grpc-config",
+      "Sources, later ones winning: defaults, the --config file, the environment, flags.",
+      "The --etcd-config file is written as vpp-agent's etcd.conf (endpoints, dial-timeout,",
+      "operation-timeout, session-ttl, insecure-transport, insecure-skip-tls-verify,",
+      "cert-file, key-file, ca-file, username, password)."
+    })
 final class AgentOptions {
-  @Option(names = "--config", paramLabel = "FILE",
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
       description = "Settings file (YAML; keys as the flags without --, see the README).")
   List<Path> config = new ArrayList<>();
 
-  @Option(names = "--label", paramLabel = "L",
+  @Option(
+      names = "--label",
+      paramLabel = "L",
       description = "Microservice label: the etcd prefix is /vnf-agent/<label>/ (default vpp1).")
   String label;
 
-  @Option(names = "--config-dir", paramLabel = "DIR",
+  @Option(
+      names = "--config-dir",
+      paramLabel = "DIR",
       description = "Directory of the file northbound (default: none).")
   Path configDir;
 
-  @Option(names = "--rest", paramLabel = "HOST:PORT|off",
+  @Option(
+      names = "--rest",
+      paramLabel = "HOST:PORT|off",
       description = "Address of the REST API and web page (default 127.0.0.1:9191).")
   String rest;
 
-  @Option(names = "--etcd", paramLabel = "ENDPOINTS",
+  @Option(
+      names = "--etcd",
+      paramLabel = "ENDPOINTS",
       description = "etcd endpoints, comma-separated: turns the etcd northbound on.")
   String etcd;
 
-  @Option(names = "--etcd-config", paramLabel = "FILE",
+  @Option(
+      names = "--etcd-config",
+      paramLabel = "FILE",
       description = "etcd connection settings (as vpp-agent's etcd.conf); turns etcd on.")
   List<Path> etcdConfig = new ArrayList<>();
 
-  @Option(names = "--status-publishing",
+  @Option(
+      names = "--status-publishing",
       description = "Publish value statuses under config-status/ in etcd.")
   boolean statusPublishing;
 
   @Option(names = "--quiet", description = "Do not print the transaction log.")
   boolean quiet;
 
-  @Option(names = "--operation-timeout", paramLabel = "DURATION",
+  @Option(
+      names = "--operation-timeout",
+      paramLabel = "DURATION",
       description = "Limit of one southbound call: 500ms, 5s, 1m or PT5S (default: none).")
   String operationTimeout;
 
-  @Option(names = "--rest-token-file", paramLabel = "FILE",
+  @Option(
+      names = "--rest-token-file",
+      paramLabel = "FILE",
       description = "File holding the REST bearer token (or KVS_REST_TOKEN).")
   Path restTokenFile;
 
   @Option(names = "--rest-read-only", description = "Refuse every change over REST (403).")
   boolean restReadOnly;
 
-  @Option(names = "--rest-tls-cert", paramLabel = "FILE",
+  @Option(
+      names = "--rest-tls-cert",
+      paramLabel = "FILE",
       description = "PEM certificate of the REST API: HTTPS only.")
   Path restTlsCert;
 
-  @Option(names = "--rest-tls-key", paramLabel = "FILE",
+  @Option(
+      names = "--rest-tls-key",
+      paramLabel = "FILE",
       description = "PEM private key (PKCS#8) of that certificate.")
   Path restTlsKey;
 
-  @Option(names = "--txn-log-max-ops", paramLabel = "N",
+  @Option(
+      names = "--txn-log-max-ops",
+      paramLabel = "N",
       description = "Operations printed per transaction, at most (default 50; 0: all).")
   String txnLogMaxOps;
 
-  @Option(names = "--linux",
-      description = "Enable the Linux networking plugin (it configures the namespace the agent"
-          + " runs in; off by default).")
+  @Option(
+      names = "--linux",
+      description =
+          "Enable the Linux networking plugin (it configures the namespace the agent"
+              + " runs in; off by default).")
   boolean linux;
 
-  @Option(names = "--file-settle-time", paramLabel = "DURATION",
-      description = "How long config files must read the same before a change that removes or"
-          + " replaces values applies (default 2s).")
+  @Option(
+      names = "--file-settle-time",
+      paramLabel = "DURATION",
+      description =
+          "How long config files must read the same before a change that removes or"
+              + " replaces values applies (default 2s).")
   String fileSettleTime;
 
-  @Option(names = "--grpc", paramLabel = "HOST:PORT",
+  @Option(
+      names = "--grpc",
+      paramLabel = "HOST:PORT",
       description = "Address of the gRPC server (default: off).")
   String grpc;
 
-  @Option(names = "--grpc-config", paramLabel = "FILE",
+  @Option(
+      names = "--grpc-config",
+      paramLabel = "FILE",
       description = "vpp-agent's grpc.conf (endpoint, max-msg-size, cert-file, key-file).")
   Path grpcConfig;
 
@@ -111,8 +147,8 @@ final class AgentOptions {
   /**
    * Parses {@code args}.
    *
-   * @throws IllegalArgumentException naming the flag: an unknown one, a flag without its value,
-   *     a second settings file
+   * @throws IllegalArgumentException naming the flag: an unknown one, a flag without its value, a
+   *     second settings file
    */
   static AgentOptions parse(List<String> args) {
     AgentOptions o = new AgentOptions();
@@ -121,10 +157,12 @@ final class AgentOptions {
     } catch (CommandLine.UnmatchedArgumentException e) {
       throw new IllegalArgumentException("unknown option '" + e.getUnmatched().get(0) + "'", e);
     } catch (CommandLine.MissingParameterException e) {
-      String flag = e.getMissing().isEmpty() ? "an option"
-          : ((CommandLine.Model.OptionSpec) e.getMissing().get(0)).longestName();
-      throw new IllegalArgumentException(flag + (flag.equals("--config")
-          ? " needs a file" : " needs a value"), e);
+      String flag =
+          e.getMissing().isEmpty()
+              ? "an option"
+              : ((CommandLine.Model.OptionSpec) e.getMissing().get(0)).longestName();
+      throw new IllegalArgumentException(
+          flag + (flag.equals("--config") ? " needs a file" : " needs a value"), e);
     } catch (CommandLine.ParameterException e) {
       throw new IllegalArgumentException(e.getMessage(), e);
     }

@@ -27,8 +27,13 @@ final class AgentSources {
     // --- REST API (--rest): GET /info/version, GET/PUT /configuration, /scheduler/*, /metrics,
     // /info/settings, /info/log, the web page at / and its events ---
     if (agent.config().restAddress() != null) {
-      RestServer rest = new RestServer(agent.config().restAddress(), agent.models(),
-          agent.northbound(), RestServer.Limits.DEFAULT, agent.config().restSecurity());
+      RestServer rest =
+          new RestServer(
+              agent.config().restAddress(),
+              agent.models(),
+              agent.northbound(),
+              RestServer.Limits.DEFAULT,
+              agent.config().restSecurity());
       SchedulerRoutes.register(rest, agent.scheduler(), agent.models(), agent.metrics());
       AgentInfoRoutes.register(rest, agent.config(), agent.logTail());
       WebPage.register(rest, agent.statusEvents());
@@ -40,28 +45,46 @@ final class AgentSources {
     if (agent.config().grpc() != null) {
       // Notify streams the Linux interface watcher's link changes when that plugin runs
       // every request is counted by method and status code (kvs_grpc_requests_total)
-      out.add(new GrpcNorthbound(agent.config().grpc(), agent.scheduler(), agent.models(),
-          agent.northbound(), List.of(new GrpcRequestCounter(agent.metrics()::grpcRequest)))
-          .followLinuxAmong(agent.plugins()));
+      out.add(
+          new GrpcNorthbound(
+                  agent.config().grpc(),
+                  agent.scheduler(),
+                  agent.models(),
+                  agent.northbound(),
+                  List.of(new GrpcRequestCounter(agent.metrics()::grpcRequest)))
+              .followLinuxAmong(agent.plugins()));
     }
     // --- end of gRPC ---
 
     // --- file northbound (--config-dir) ---
     if (agent.config().configDir() != null) {
       Duration settle = agent.config().fileSettleTime();
-      out.add(new FileNorthbound(agent.config().configDir(), agent.models(), agent.northbound(),
-          Duration.ofMillis(100), Duration.ofSeconds(1),
-          settle != null ? settle : FileNorthbound.DEFAULT_SETTLE, Clock.systemUTC())
-          .events(agent.metrics()));
+      out.add(
+          new FileNorthbound(
+                  agent.config().configDir(),
+                  agent.models(),
+                  agent.northbound(),
+                  Duration.ofMillis(100),
+                  Duration.ofSeconds(1),
+                  settle != null ? settle : FileNorthbound.DEFAULT_SETTLE,
+                  Clock.systemUTC())
+              .events(agent.metrics()));
     }
     // --- end of file northbound ---
 
     // --- etcd northbound (and status publishing into etcd) ---
     if (!agent.config().etcdEndpoints().isEmpty()) {
-      out.add(new EtcdNorthbound(agent.config().label(), agent.config().etcdEndpoints(),
-          agent.config().etcd(), agent.models(), agent.northbound(), agent.scheduler(),
-          agent.config().statusPublishing()).pluginNames(agent.pluginNames())
-          .events(agent.metrics()));
+      out.add(
+          new EtcdNorthbound(
+                  agent.config().label(),
+                  agent.config().etcdEndpoints(),
+                  agent.config().etcd(),
+                  agent.models(),
+                  agent.northbound(),
+                  agent.scheduler(),
+                  agent.config().statusPublishing())
+              .pluginNames(agent.pluginNames())
+              .events(agent.metrics()));
     }
     // --- end of etcd northbound ---
     return out;

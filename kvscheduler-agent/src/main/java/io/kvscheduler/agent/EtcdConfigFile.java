@@ -18,8 +18,8 @@ import java.util.TreeSet;
 
 /**
  * Reads etcd connection settings written as vpp-agent's {@code etcd.conf} (a YAML mapping): from
- * the file named by {@code ETCD_CONFIG} or {@code --etcd-config}, or from the {@code etcd:}
- * mapping of the agent's settings file. Later sources override the keys they set, one by one.
+ * the file named by {@code ETCD_CONFIG} or {@code --etcd-config}, or from the {@code etcd:} mapping
+ * of the agent's settings file. Later sources override the keys they set, one by one.
  *
  * <table>
  *   <caption>keys</caption>
@@ -33,16 +33,33 @@ import java.util.TreeSet;
  *   <tr><td>username, password</td><td>etcd authentication</td></tr>
  * </table>
  *
- * vpp-agent keys without meaning here ({@link #IGNORED}) are accepted and have no effect; any
- * other key is an error naming it.
+ * vpp-agent keys without meaning here ({@link #IGNORED}) are accepted and have no effect; any other
+ * key is an error naming it.
  */
 final class EtcdConfigFile {
-  static final Set<String> KEYS = Set.of("endpoints", "dial-timeout", "operation-timeout",
-      "session-ttl", "insecure-transport", "insecure-skip-tls-verify", "cert-file", "key-file",
-      "ca-file", "username", "password");
+  static final Set<String> KEYS =
+      Set.of(
+          "endpoints",
+          "dial-timeout",
+          "operation-timeout",
+          "session-ttl",
+          "insecure-transport",
+          "insecure-skip-tls-verify",
+          "cert-file",
+          "key-file",
+          "ca-file",
+          "username",
+          "password");
+
   /** vpp-agent's keys that are accepted without effect (the behaviour they choose is fixed). */
-  static final Set<String> IGNORED = Set.of("auto-compact", "resync-after-reconnect",
-      "allow-delayed-start", "reconnect-interval", "expand-env-variables");
+  static final Set<String> IGNORED =
+      Set.of(
+          "auto-compact",
+          "resync-after-reconnect",
+          "allow-delayed-start",
+          "reconnect-interval",
+          "expand-env-variables");
+
   /** vpp-agent's default endpoint when a configuration file names none. */
   static final String DEFAULT_ENDPOINT = "127.0.0.1:2379";
 
@@ -67,11 +84,17 @@ final class EtcdConfigFile {
     EtcdSettings settings(String where) {
       EtcdSettings d = EtcdSettings.defaults();
       try {
-        return new EtcdSettings(or(dialTimeout, d.dialTimeout()),
-            or(requestTimeout, d.requestTimeout()), or(leaseTtl, d.leaseTtl()),
+        return new EtcdSettings(
+            or(dialTimeout, d.dialTimeout()),
+            or(requestTimeout, d.requestTimeout()),
+            or(leaseTtl, d.leaseTtl()),
             insecureTransport != null && insecureTransport,
-            insecureSkipTlsVerify != null && insecureSkipTlsVerify, certFile, keyFile, caFile,
-            username, password);
+            insecureSkipTlsVerify != null && insecureSkipTlsVerify,
+            certFile,
+            keyFile,
+            caFile,
+            username,
+            password);
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
       }
@@ -108,8 +131,13 @@ final class EtcdConfigFile {
     for (Iterator<String> it = map.fieldNames(); it.hasNext(); ) {
       String k = it.next();
       if (!KEYS.contains(k) && !IGNORED.contains(k)) {
-        throw new IllegalArgumentException(where + ": unknown key '" + k + "' (known: "
-            + String.join(", ", new TreeSet<>(KEYS)) + ")");
+        throw new IllegalArgumentException(
+            where
+                + ": unknown key '"
+                + k
+                + "' (known: "
+                + String.join(", ", new TreeSet<>(KEYS))
+                + ")");
       }
     }
     JsonNode n;
@@ -117,17 +145,17 @@ final class EtcdConfigFile {
       into.endpoints = endpoints(n, where + ": endpoints");
     }
     if ((n = set(map, "dial-timeout")) != null) {
-      into.dialTimeout = duration(text(n, where, "dial-timeout"),
-          where + ": dial-timeout");
+      into.dialTimeout = duration(text(n, where, "dial-timeout"), where + ": dial-timeout");
     }
     if ((n = set(map, "operation-timeout")) != null) {
-      into.requestTimeout = duration(text(n, where, "operation-timeout"),
-          where + ": operation-timeout");
+      into.requestTimeout =
+          duration(text(n, where, "operation-timeout"), where + ": operation-timeout");
     }
     if ((n = set(map, "session-ttl")) != null) {
-      into.leaseTtl = n.isIntegralNumber() && n.asLong() > 0
-          ? Duration.ofSeconds(n.asLong())
-          : duration(text(n, where, "session-ttl"), where + ": session-ttl");
+      into.leaseTtl =
+          n.isIntegralNumber() && n.asLong() > 0
+              ? Duration.ofSeconds(n.asLong())
+              : duration(text(n, where, "session-ttl"), where + ": session-ttl");
     }
     if ((n = set(map, "insecure-transport")) != null) {
       into.insecureTransport = bool(n, where, "insecure-transport");

@@ -8,16 +8,16 @@ import java.nio.file.Path;
 /**
  * How the REST API protects itself, besides listening on loopback by default.
  *
- * @param token the bearer token every request must carry ({@code Authorization: Bearer
- *     <token>}), or null for none; taken from {@code KVS_REST_TOKEN}
+ * @param token the bearer token every request must carry ({@code Authorization: Bearer <token>}),
+ *     or null for none; taken from {@code KVS_REST_TOKEN}
  * @param tokenFile a file holding the bearer token (its first line), or null; read at start
- * @param readOnly refuse every request that changes something ({@code PUT /configuration},
- *     {@code POST /scheduler/downstream-resync}) with 403
+ * @param readOnly refuse every request that changes something ({@code PUT /configuration}, {@code
+ *     POST /scheduler/downstream-resync}) with 403
  * @param tlsCert PEM certificate (chain) of the server, or null for plain HTTP
  * @param tlsKey PEM private key (PKCS#8, unencrypted) of the certificate, or null
  */
-public record RestSecurity(String token, Path tokenFile, boolean readOnly, Path tlsCert,
-    Path tlsKey) {
+public record RestSecurity(
+    String token, Path tokenFile, boolean readOnly, Path tlsCert, Path tlsKey) {
 
   /** No token, read-write, plain HTTP. */
   public static final RestSecurity NONE = new RestSecurity(null, null, false, null, null);
@@ -28,9 +28,11 @@ public record RestSecurity(String token, Path tokenFile, boolean readOnly, Path 
    */
   public RestSecurity {
     if ((tlsCert == null) != (tlsKey == null)) {
-      throw new IllegalArgumentException("TLS of the REST API needs both --rest-tls-cert and"
-          + " --rest-tls-key (got only " + (tlsCert != null ? "the certificate" : "the key")
-          + ")");
+      throw new IllegalArgumentException(
+          "TLS of the REST API needs both --rest-tls-cert and"
+              + " --rest-tls-key (got only "
+              + (tlsCert != null ? "the certificate" : "the key")
+              + ")");
     }
     if (token != null && token.isBlank()) {
       throw new IllegalArgumentException("the REST bearer token is empty");
@@ -55,8 +57,8 @@ public record RestSecurity(String token, Path tokenFile, boolean readOnly, Path 
       try {
         text = Files.readString(tokenFile, StandardCharsets.UTF_8);
       } catch (IOException e) {
-        throw new IOException("REST token file " + tokenFile + ": cannot read it ("
-            + e.getMessage() + ")", e);
+        throw new IOException(
+            "REST token file " + tokenFile + ": cannot read it (" + e.getMessage() + ")", e);
       }
       t = text.lines().findFirst().orElse("").strip();
       if (t.isEmpty()) {

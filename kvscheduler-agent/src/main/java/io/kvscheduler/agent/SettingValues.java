@@ -16,9 +16,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Reading of the values the settings files and the environment give: a YAML file, single
- * values, booleans, durations and etcd endpoints. Every error names the place ({@code where})
- * and the setting.
+ * Reading of the values the settings files and the environment give: a YAML file, single values,
+ * booleans, durations and etcd endpoints. Every error names the place ({@code where}) and the
+ * setting.
  */
 final class SettingValues {
   private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m)");
@@ -37,8 +37,8 @@ final class SettingValues {
     } catch (NoSuchFileException e) {
       throw new IllegalArgumentException(what + file + ": no such file", e);
     } catch (ConfigDocument.SyntaxException e) {
-      throw new IllegalArgumentException(what + file + (e.line() > 0 ? ":" + e.line() : "")
-          + ": " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          what + file + (e.line() > 0 ? ":" + e.line() : "") + ": " + e.getMessage(), e);
     } catch (IOException e) {
       throw new IllegalArgumentException(what + file + ": " + e.getMessage(), e);
     }
@@ -53,8 +53,12 @@ final class SettingValues {
   /** {@code n}, the setting {@code key} of {@code where}, as a single value. */
   static String text(JsonNode n, String where, String key) {
     if (!n.isValueNode()) {
-      throw new IllegalArgumentException(where + ": " + key + " must be a single value, got "
-          + (n.isObject() ? "a mapping" : "a list"));
+      throw new IllegalArgumentException(
+          where
+              + ": "
+              + key
+              + " must be a single value, got "
+              + (n.isObject() ? "a mapping" : "a list"));
     }
     return n.asText();
   }
@@ -64,12 +68,17 @@ final class SettingValues {
     if (n.isBoolean()) {
       return n.booleanValue();
     }
-    if (n.isTextual() && (n.textValue().equalsIgnoreCase("true")
-        || n.textValue().equalsIgnoreCase("false"))) {
+    if (n.isTextual()
+        && (n.textValue().equalsIgnoreCase("true") || n.textValue().equalsIgnoreCase("false"))) {
       return Boolean.parseBoolean(n.textValue()); // quoted, as templating tools often write it
     }
-    throw new IllegalArgumentException(where + ": " + key + " must be true or false, got '"
-        + (n.isValueNode() ? n.asText() : n.toString()) + "'");
+    throw new IllegalArgumentException(
+        where
+            + ": "
+            + key
+            + " must be true or false, got '"
+            + (n.isValueNode() ? n.asText() : n.toString())
+            + "'");
   }
 
   /** A positive duration: {@code 500ms}, {@code 5s}, {@code 1m} or ISO-8601 ({@code PT5S}). */
@@ -80,11 +89,12 @@ final class SettingValues {
     try {
       if (m.matches()) {
         long n = Long.parseLong(m.group(1));
-        d = switch (m.group(2)) {
-          case "ms" -> Duration.ofMillis(n);
-          case "s" -> Duration.ofSeconds(n);
-          default -> Duration.ofMinutes(n);
-        };
+        d =
+            switch (m.group(2)) {
+              case "ms" -> Duration.ofMillis(n);
+              case "s" -> Duration.ofSeconds(n);
+              default -> Duration.ofMinutes(n);
+            };
       } else {
         d = Duration.parse(t);
       }
@@ -92,8 +102,12 @@ final class SettingValues {
       d = null;
     }
     if (d == null || d.isNegative() || d.isZero()) {
-      throw new IllegalArgumentException(what + ": expected a positive duration such as 500ms,"
-          + " 5s, 1m or PT5S, got '" + text + "'");
+      throw new IllegalArgumentException(
+          what
+              + ": expected a positive duration such as 500ms,"
+              + " 5s, 1m or PT5S, got '"
+              + text
+              + "'");
     }
     return d;
   }
@@ -128,10 +142,12 @@ final class SettingValues {
       } catch (URISyntaxException ex) {
         u = null;
       }
-      if (u == null || u.getHost() == null || u.getPort() <= 0
+      if (u == null
+          || u.getHost() == null
+          || u.getPort() <= 0
           || !(u.getScheme().equals("http") || u.getScheme().equals("https"))) {
-        throw new IllegalArgumentException(where + ": endpoint '" + e
-            + "' is not host:port or http(s)://host:port");
+        throw new IllegalArgumentException(
+            where + ": endpoint '" + e + "' is not host:port or http(s)://host:port");
       }
     }
     return endpoints;

@@ -37,7 +37,9 @@ class AgentConfigTest {
 
   @Test
   void fileSetsEverything() throws Exception {
-    Path f = file("""
+    Path f =
+        file(
+            """
         label: from-file
         config-dir: conf.d
         rest-address: off
@@ -63,41 +65,60 @@ class AgentConfigTest {
     Path f = file("file-settle-time: 5s\n");
     assertThat(AgentConfig.load(List.of("--config", f.toString()), Map.of()).fileSettleTime())
         .isEqualTo(Duration.ofSeconds(5));
-    assertThat(AgentConfig.load(List.of("--config", f.toString(), "--file-settle-time", "300ms"),
-        Map.of()).fileSettleTime()).isEqualTo(Duration.ofMillis(300));
+    assertThat(
+            AgentConfig.load(
+                    List.of("--config", f.toString(), "--file-settle-time", "300ms"), Map.of())
+                .fileSettleTime())
+        .isEqualTo(Duration.ofMillis(300));
     assertThatThrownBy(() -> AgentConfig.load(List.of("--file-settle-time", "0s"), Map.of()))
         .hasMessageStartingWith("--file-settle-time: expected a positive duration");
   }
 
   @Test
   void operationTimeoutFlagAndFormats() throws Exception {
-    assertThat(AgentConfig.load(List.of("--operation-timeout", "250ms"), Map.of())
-        .operationTimeout()).isEqualTo(Duration.ofMillis(250));
-    assertThat(AgentConfig.load(List.of("--operation-timeout", "2m"), Map.of())
-        .operationTimeout()).isEqualTo(Duration.ofMinutes(2));
-    assertThat(AgentConfig.load(List.of("--operation-timeout", "PT1.5S"), Map.of())
-        .operationTimeout()).isEqualTo(Duration.ofMillis(1500));
+    assertThat(
+            AgentConfig.load(List.of("--operation-timeout", "250ms"), Map.of()).operationTimeout())
+        .isEqualTo(Duration.ofMillis(250));
+    assertThat(AgentConfig.load(List.of("--operation-timeout", "2m"), Map.of()).operationTimeout())
+        .isEqualTo(Duration.ofMinutes(2));
+    assertThat(
+            AgentConfig.load(List.of("--operation-timeout", "PT1.5S"), Map.of()).operationTimeout())
+        .isEqualTo(Duration.ofMillis(1500));
     for (String bad : List.of("0s", "soon", "-1s", "PT0S")) {
       assertThatThrownBy(() -> AgentConfig.load(List.of("--operation-timeout", bad), Map.of()))
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessage("--operation-timeout: expected a positive duration such as 500ms, 5s, 1m"
-              + " or PT5S, got '" + bad + "'");
+          .hasMessage(
+              "--operation-timeout: expected a positive duration such as 500ms, 5s, 1m"
+                  + " or PT5S, got '"
+                  + bad
+                  + "'");
     }
     Path f = file("operation-timeout: later\n");
     assertThatThrownBy(() -> AgentConfig.load(List.of("--config", f.toString()), Map.of()))
-        .hasMessage("agent config " + f + ": operation-timeout: expected a positive duration"
-            + " such as 500ms, 5s, 1m or PT5S, got 'later'");
+        .hasMessage(
+            "agent config "
+                + f
+                + ": operation-timeout: expected a positive duration"
+                + " such as 500ms, 5s, 1m or PT5S, got 'later'");
   }
 
   @Test
   void environmentOverridesFileAndFlagsOverrideBoth() throws Exception {
-    Path f = file("""
+    Path f =
+        file(
+            """
         label: from-file
         etcd-endpoints: file:2379
         rest-address: 127.0.0.1:1111
         """);
-    Map<String, String> env = Map.of("MICROSERVICE_LABEL", "from-env",
-        "ETCD_ENDPOINTS", "env1:2379, env2:2379", "ENABLE_STATUS_PUBLISHING", "1");
+    Map<String, String> env =
+        Map.of(
+            "MICROSERVICE_LABEL",
+            "from-env",
+            "ETCD_ENDPOINTS",
+            "env1:2379, env2:2379",
+            "ENABLE_STATUS_PUBLISHING",
+            "1");
 
     AgentConfig fileOnly = AgentConfig.load(List.of("--config", f.toString()), Map.of());
     assertThat(fileOnly.label()).isEqualTo("from-file");
@@ -110,9 +131,21 @@ class AgentConfigTest {
     assertThat(withEnv.restAddress()).isEqualTo("127.0.0.1:1111");
 
     // flags win, wherever --config is among them
-    AgentConfig withFlags = AgentConfig.load(List.of("--label", "from-flag", "--config",
-        f.toString(), "--etcd", "flag:2379", "--rest", "0.0.0.0:9999", "--config-dir", "x",
-        "--quiet"), env);
+    AgentConfig withFlags =
+        AgentConfig.load(
+            List.of(
+                "--label",
+                "from-flag",
+                "--config",
+                f.toString(),
+                "--etcd",
+                "flag:2379",
+                "--rest",
+                "0.0.0.0:9999",
+                "--config-dir",
+                "x",
+                "--quiet"),
+            env);
     assertThat(withFlags.label()).isEqualTo("from-flag");
     assertThat(withFlags.etcdEndpoints()).containsExactly("flag:2379");
     assertThat(withFlags.restAddress()).isEqualTo("0.0.0.0:9999");
@@ -123,8 +156,10 @@ class AgentConfigTest {
 
   @Test
   void emptyEnvironmentVariablesAreIgnored() throws Exception {
-    AgentConfig c = AgentConfig.load(List.of(), Map.of("MICROSERVICE_LABEL", "",
-        "ETCD_ENDPOINTS", "", "ENABLE_STATUS_PUBLISHING", ""));
+    AgentConfig c =
+        AgentConfig.load(
+            List.of(),
+            Map.of("MICROSERVICE_LABEL", "", "ETCD_ENDPOINTS", "", "ENABLE_STATUS_PUBLISHING", ""));
     assertThat(c).isEqualTo(AgentConfig.defaults());
   }
 
@@ -166,8 +201,8 @@ class AgentConfigTest {
     assertThatThrownBy(() -> AgentConfig.load(List.of("--config", list.toString()), Map.of()))
         .hasMessageContaining("expected a mapping");
     Path malformed = file("label: [\n");
-    assertThatThrownBy(() -> AgentConfig.load(List.of("--config", malformed.toString()),
-        Map.of())).hasMessageContaining("cannot read agent config")
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--config", malformed.toString()), Map.of()))
+        .hasMessageContaining("cannot read agent config")
         .hasMessageContaining(malformed + ":2: malformed YAML");
   }
 
@@ -195,12 +230,12 @@ class AgentConfigTest {
     Path typo = file("print-txn-summary: flase\n");
     assertThatThrownBy(() -> AgentConfig.load(List.of("--config", typo.toString()), Map.of()))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("agent config " + typo
-            + ": print-txn-summary must be true or false, got 'flase'");
+        .hasMessage(
+            "agent config " + typo + ": print-txn-summary must be true or false, got 'flase'");
     Path word = file("status-publishing: nope\n");
     assertThatThrownBy(() -> AgentConfig.load(List.of("--config", word.toString()), Map.of()))
-        .hasMessage("agent config " + word
-            + ": status-publishing must be true or false, got 'nope'");
+        .hasMessage(
+            "agent config " + word + ": status-publishing must be true or false, got 'nope'");
     Path nested = file("label:\n  name: a\n");
     assertThatThrownBy(() -> AgentConfig.load(List.of("--config", nested.toString()), Map.of()))
         .hasMessage("agent config " + nested + ": label must be a single value, got a mapping");
@@ -219,25 +254,35 @@ class AgentConfigTest {
     assertThatThrownBy(() -> AgentConfig.load(List.of("--etcd", ","), Map.of()))
         .hasMessage("--etcd: no endpoint given");
     assertThatThrownBy(() -> AgentConfig.load(List.of("--etcd", "127.0.0.1:notaport"), Map.of()))
-        .hasMessage("--etcd: endpoint '127.0.0.1:notaport' is not host:port or http(s)://host:port");
+        .hasMessage(
+            "--etcd: endpoint '127.0.0.1:notaport' is not host:port or http(s)://host:port");
     assertThatThrownBy(() -> AgentConfig.load(List.of(), Map.of("ETCD_ENDPOINTS", "http://[::1")))
         .hasMessageStartingWith("ETCD_ENDPOINTS: endpoint 'http://[::1'");
     Path map = file("etcd-endpoints: {a: 1}\n");
     assertThatThrownBy(() -> AgentConfig.load(List.of("--config", map.toString()), Map.of()))
-        .hasMessage("agent config " + map + ": etcd-endpoints: expected a list or a"
-            + " comma-separated string");
-    assertThat(AgentConfig.load(List.of("--etcd", "127.0.0.1:2379, http://h:2380"), Map.of())
-        .etcdEndpoints()).containsExactly("127.0.0.1:2379", "http://h:2380");
+        .hasMessage(
+            "agent config "
+                + map
+                + ": etcd-endpoints: expected a list or a"
+                + " comma-separated string");
+    assertThat(
+            AgentConfig.load(List.of("--etcd", "127.0.0.1:2379, http://h:2380"), Map.of())
+                .etcdEndpoints())
+        .containsExactly("127.0.0.1:2379", "http://h:2380");
     Path emptyDir = file("config-dir: \"\"\n");
     assertThatThrownBy(() -> AgentConfig.load(List.of("--config", emptyDir.toString()), Map.of()))
         .hasMessage("agent config " + emptyDir + ": config-dir is empty");
     Path restOn = file("rest-address: on\n");
     assertThatThrownBy(() -> AgentConfig.load(List.of("--config", restOn.toString()), Map.of()))
-        .hasMessage("agent config " + restOn + ": rest-address must be host:port or off, got 'true'");
+        .hasMessage(
+            "agent config " + restOn + ": rest-address must be host:port or off, got 'true'");
     assertThatThrownBy(() -> AgentConfig.load(List.of("--config-dir", "--rest", "off"), Map.of()))
         .hasMessage("--config-dir needs a value");
-    assertThatThrownBy(() -> AgentConfig.load(
-        List.of("--config", restOn.toString(), "--config", emptyDir.toString()), Map.of()))
+    assertThatThrownBy(
+            () ->
+                AgentConfig.load(
+                    List.of("--config", restOn.toString(), "--config", emptyDir.toString()),
+                    Map.of()))
         .hasMessage("--config given twice (one settings file at most)");
   }
 
@@ -246,15 +291,22 @@ class AgentConfigTest {
     assertThat(AgentConfig.load(List.of(), Map.of()).enabledPlugins()).isEmpty();
     assertThat(AgentConfig.load(List.of("--linux"), Map.of()).enabledPlugins())
         .containsExactly("linux");
-    assertThat(AgentConfig.load(List.of("--config", file("linux: true\n").toString()), Map.of())
-        .enabledPlugins()).containsExactly("linux");
+    assertThat(
+            AgentConfig.load(List.of("--config", file("linux: true\n").toString()), Map.of())
+                .enabledPlugins())
+        .containsExactly("linux");
     assertThat(AgentConfig.load(List.of(), Map.of("KVS_LINUX", "true")).enabledPlugins())
         .containsExactly("linux");
-    assertThat(AgentConfig.load(List.of("--config", file("linux: true\n").toString()),
-        Map.of("KVS_LINUX", "false")).enabledPlugins()).isEmpty();
+    assertThat(
+            AgentConfig.load(
+                    List.of("--config", file("linux: true\n").toString()),
+                    Map.of("KVS_LINUX", "false"))
+                .enabledPlugins())
+        .isEmpty();
     assertThatThrownBy(() -> AgentConfig.load(List.of(), Map.of("KVS_LINUX", "yes")))
         .hasMessage("KVS_LINUX must be true or false, got 'yes'");
-    assertThatThrownBy(() -> AgentConfig.load(List.of("--config", file("linux: 3\n").toString()),
-        Map.of())).hasMessageContaining("linux must be true or false, got '3'");
+    assertThatThrownBy(
+            () -> AgentConfig.load(List.of("--config", file("linux: 3\n").toString()), Map.of()))
+        .hasMessageContaining("linux must be true or false, got '3'");
   }
 }

@@ -26,17 +26,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The agent as a real process (java with the agent's classpath), with the file northbound and
- * the mock southbound kept in a state file, killed with SIGKILL at random points of large
- * transactions and started again. After each restart it must converge: the southbound holds
- * exactly what the configuration asks for (every value configured, nothing twice, nothing left
- * over), and the restart's resync carries out operations only on what was missing or wrong.
+ * The agent as a real process (java with the agent's classpath), with the file northbound and the
+ * mock southbound kept in a state file, killed with SIGKILL at random points of large transactions
+ * and started again. After each restart it must converge: the southbound holds exactly what the
+ * configuration asks for (every value configured, nothing twice, nothing left over), and the
+ * restart's resync carries out operations only on what was missing or wrong.
  *
- * <p>Each round writes the other of two large configurations (A, B: interfaces, bridge domains
- * with members, FIB entries; B removes, changes and adds a good part of A) while the agent runs,
- * kills the agent once the southbound has carried out a random number of the operations the
- * change needs, looks at what the southbound holds (an oracle of its own reading the state
- * file), starts the agent again on the same configuration and waits until it converged.
+ * <p>Each round writes the other of two large configurations (A, B: interfaces, bridge domains with
+ * members, FIB entries; B removes, changes and adds a good part of A) while the agent runs, kills
+ * the agent once the southbound has carried out a random number of the operations the change needs,
+ * looks at what the southbound holds (an oracle of its own reading the state file), starts the
+ * agent again on the same configuration and waits until it converged.
  */
 class AgentCrashRestartIT {
   static final int KILL_POINTS = 20;
@@ -56,8 +56,9 @@ class AgentCrashRestartIT {
   }
 
   @Test
-  @DisplayName("killed with SIGKILL at 20 random points of large transactions, the agent restarts"
-      + " and converges, its resync doing only what was missing")
+  @DisplayName(
+      "killed with SIGKILL at 20 random points of large transactions, the agent restarts"
+          + " and converges, its resync doing only what was missing")
   void killedAgentConvergesAfterRestart() throws Exception {
     Path dir = Files.createDirectories(tmp.resolve("config"));
     Path state = tmp.resolve("sb.state");
@@ -93,24 +94,40 @@ class AgentCrashRestartIT {
       List<List<String>> restartOps = Sb.opsAfter(state, linesAtKill);
       opsOfRestarts += restartOps.size();
       Set<String> touched = crashed.objectsTouchedBy(restartOps);
-      assertThat(touched).as("round %d: what the restart's resync touched (killed %d operations"
-          + " into the change, at line %d)", round, killAfter, killedAt).isEqualTo(missing);
+      assertThat(touched)
+          .as(
+              "round %d: what the restart's resync touched (killed %d operations"
+                  + " into the change, at line %d)",
+              round, killAfter, killedAt)
+          .isEqualTo(missing);
     }
-    System.out.printf("crash and restart: %d kill points (SIGKILL), %d southbound operations"
-        + " before the kills, %d by the restarts' resyncs%n", kills, opsBeforeKills,
-        opsOfRestarts);
+    System.out.printf(
+        "crash and restart: %d kill points (SIGKILL), %d southbound operations"
+            + " before the kills, %d by the restarts' resyncs%n",
+        kills, opsBeforeKills, opsOfRestarts);
     assertThat(kills).isGreaterThanOrEqualTo(20);
   }
 
   private Process start(Path dir, Path state, Path log) throws IOException {
     // the test's classpath: the agent, its plugins, and the test classes' quiet logging
-    String classpath = System.getProperty("surefire.test.class.path",
-        System.getProperty("java.class.path"));
-    ProcessBuilder pb = new ProcessBuilder(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", classpath,
-        "io.kvscheduler.agent.AgentMain", "run", "--config-dir", dir.toString(),
-        "--rest", "off", "--quiet", "--file-settle-time", "200ms");
+    String classpath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    ProcessBuilder pb =
+        new ProcessBuilder(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xmx256m",
+            "-XX:TieredStopAtLevel=1",
+            "-cp",
+            classpath,
+            "io.kvscheduler.agent.AgentMain",
+            "run",
+            "--config-dir",
+            dir.toString(),
+            "--rest",
+            "off",
+            "--quiet",
+            "--file-settle-time",
+            "200ms");
     pb.environment().put(MockAgentPlugin.STATE_FILE_ENV, state.toString());
     pb.redirectErrorStream(true).redirectOutput(log.toFile());
     return pb.start();
@@ -176,9 +193,15 @@ class AgentCrashRestartIT {
       Map<String, Iface> ifaces = new TreeMap<>();
       for (int i = from; i < to; i++) {
         boolean changed = other && i < 2 * INTERFACES / 3;
-        ifaces.put("if" + i, new Iface(i % 7 == 0 ? "LOOPBACK" : "TAP", !changed || i % 2 == 0,
-            i % 7 == 0 ? "" : String.format("02:00:00:00:%02x:%02x", i / 256,
-                (i + (changed ? 128 : 0)) % 256)));
+        ifaces.put(
+            "if" + i,
+            new Iface(
+                i % 7 == 0 ? "LOOPBACK" : "TAP",
+                !changed || i % 2 == 0,
+                i % 7 == 0
+                    ? ""
+                    : String.format(
+                        "02:00:00:00:%02x:%02x", i / 256, (i + (changed ? 128 : 0)) % 256)));
       }
       List<String> names = new ArrayList<>(ifaces.keySet());
       Map<String, Map<String, Boolean>> bds = new TreeMap<>();
@@ -204,24 +227,48 @@ class AgentCrashRestartIT {
 
     String yaml() {
       StringBuilder b = new StringBuilder();
-      ifaces.forEach((n, i) -> {
-        b.append("config/mock/v1/interfaces/").append(n).append(":\n  name: ").append(n)
-            .append("\n  type: ").append(i.type()).append("\n  enabled: ").append(i.enabled())
-            .append('\n');
-        if (!i.mac().isEmpty()) {
-          b.append("  phys_address: \"").append(i.mac()).append("\"\n");
-        }
-      });
-      bds.forEach((n, members) -> {
-        b.append("config/mock/v1/bridge-domain/").append(n).append(":\n  name: ").append(n)
-            .append("\n  interfaces:\n");
-        members.forEach((m, bvi) -> b.append("  - name: ").append(m)
-            .append("\n    bridged_virtual_interface: ").append(bvi).append('\n'));
-      });
+      ifaces.forEach(
+          (n, i) -> {
+            b.append("config/mock/v1/interfaces/")
+                .append(n)
+                .append(":\n  name: ")
+                .append(n)
+                .append("\n  type: ")
+                .append(i.type())
+                .append("\n  enabled: ")
+                .append(i.enabled())
+                .append('\n');
+            if (!i.mac().isEmpty()) {
+              b.append("  phys_address: \"").append(i.mac()).append("\"\n");
+            }
+          });
+      bds.forEach(
+          (n, members) -> {
+            b.append("config/mock/v1/bridge-domain/")
+                .append(n)
+                .append(":\n  name: ")
+                .append(n)
+                .append("\n  interfaces:\n");
+            members.forEach(
+                (m, bvi) ->
+                    b.append("  - name: ")
+                        .append(m)
+                        .append("\n    bridged_virtual_interface: ")
+                        .append(bvi)
+                        .append('\n'));
+          });
       for (Fib f : fibs) {
-        b.append("config/mock/v1/fib/").append(f.bd()).append("/mac/").append(f.mac())
-            .append(":\n  phys_address: \"").append(f.mac()).append("\"\n  bridge_domain: ")
-            .append(f.bd()).append("\n  action: ").append(f.action()).append('\n');
+        b.append("config/mock/v1/fib/")
+            .append(f.bd())
+            .append("/mac/")
+            .append(f.mac())
+            .append(":\n  phys_address: \"")
+            .append(f.mac())
+            .append("\"\n  bridge_domain: ")
+            .append(f.bd())
+            .append("\n  action: ")
+            .append(f.action())
+            .append('\n');
         if (!f.out().isEmpty()) {
           b.append("  outgoing_interface: ").append(f.out()).append('\n');
         }
@@ -234,8 +281,8 @@ class AgentCrashRestartIT {
 
   /**
    * What the southbound holds, read from its state file by this test's own reading of the
-   * operations (independent of the mock plugin's replay): objects by handle, so that one made
-   * twice shows.
+   * operations (independent of the mock plugin's replay): objects by handle, so that one made twice
+   * shows.
    */
   static final class Sb {
     final Map<Integer, String[]> ifaces = new TreeMap<>(); // name, type, enabled, mac
@@ -331,29 +378,32 @@ class AgentCrashRestartIT {
       Set<String> out = new TreeSet<>();
       Map<String, Integer> count = new HashMap<>();
       Map<String, Iface> byName = new HashMap<>();
-      ifaces.values().forEach(i -> {
-        count.merge(i[0], 1, Integer::sum);
-        byName.put(i[0], new Iface(i[1], Boolean.parseBoolean(i[2]), i[3]));
-      });
+      ifaces
+          .values()
+          .forEach(
+              i -> {
+                count.merge(i[0], 1, Integer::sum);
+                byName.put(i[0], new Iface(i[1], Boolean.parseBoolean(i[2]), i[3]));
+              });
       Set<String> names = new HashSet<>(byName.keySet());
       names.addAll(target.ifaces().keySet());
       for (String n : names) {
-        if (count.getOrDefault(n, 0) > 1 || !Objects.equals(byName.get(n),
-            target.ifaces().get(n))) {
+        if (count.getOrDefault(n, 0) > 1
+            || !Objects.equals(byName.get(n), target.ifaces().get(n))) {
           out.add("iface " + n);
         }
       }
       Map<String, Integer> bdCount = new HashMap<>();
       Map<String, Map<String, Boolean>> bds = new HashMap<>();
-      bdNames.forEach((h, n) -> {
-        bdCount.merge(n, 1, Integer::sum);
-        bds.put(n, bdMembers.get(h));
-      });
+      bdNames.forEach(
+          (h, n) -> {
+            bdCount.merge(n, 1, Integer::sum);
+            bds.put(n, bdMembers.get(h));
+          });
       Set<String> bdSet = new HashSet<>(bds.keySet());
       bdSet.addAll(target.bds().keySet());
       for (String n : bdSet) {
-        if (bdCount.getOrDefault(n, 0) > 1 || !Objects.equals(bds.get(n),
-            target.bds().get(n))) {
+        if (bdCount.getOrDefault(n, 0) > 1 || !Objects.equals(bds.get(n), target.bds().get(n))) {
           out.add("bd " + n);
         }
       }

@@ -20,30 +20,56 @@ class AgentOptionsTest {
   void helpListsEveryFlagAndTheEnvironment() {
     StringWriter out = new StringWriter();
     AgentOptions.commandLine(new AgentOptions()).usage(new PrintWriter(out, true));
-    assertThat(out.toString()).contains("--config=FILE", "--label=L", "--config-dir=DIR",
-        "--rest=HOST:PORT|off", "--etcd=ENDPOINTS", "--etcd-config=FILE", "--status-publishing",
-        "--quiet", "--operation-timeout=DURATION", "--rest-token-file=FILE", "--rest-read-only",
-        "--rest-tls-cert=FILE", "--rest-tls-key=FILE", "--txn-log-max-ops=N",
-        "MICROSERVICE_LABEL", "ETCD_ENDPOINTS", "KVS_REST_TOKEN");
+    assertThat(out.toString())
+        .contains(
+            "--config=FILE",
+            "--label=L",
+            "--config-dir=DIR",
+            "--rest=HOST:PORT|off",
+            "--etcd=ENDPOINTS",
+            "--etcd-config=FILE",
+            "--status-publishing",
+            "--quiet",
+            "--operation-timeout=DURATION",
+            "--rest-token-file=FILE",
+            "--rest-read-only",
+            "--rest-tls-cert=FILE",
+            "--rest-tls-key=FILE",
+            "--txn-log-max-ops=N",
+            "MICROSERVICE_LABEL",
+            "ETCD_ENDPOINTS",
+            "KVS_REST_TOKEN");
   }
 
   @Test
   void aRepeatedFlagTakesItsLastValueFlagsWinOverFileAndEnvironment() throws Exception {
     Path f = dir.resolve("agent.yaml");
     Files.writeString(f, "label: from-file\nprint-txn-summary: true\ntxn-log-max-ops: 7\n");
-    AgentConfig c = AgentConfig.load(List.of("--label", "a", "--config", f.toString(),
-        "--label", "b", "--quiet", "--txn-log-max-ops=9"), Map.of("MICROSERVICE_LABEL", "env"));
+    AgentConfig c =
+        AgentConfig.load(
+            List.of(
+                "--label",
+                "a",
+                "--config",
+                f.toString(),
+                "--label",
+                "b",
+                "--quiet",
+                "--txn-log-max-ops=9"),
+            Map.of("MICROSERVICE_LABEL", "env"));
     assertThat(c.label()).isEqualTo("b");
     assertThat(c.printTxnSummary()).isFalse();
     assertThat(c.txnLogMaxOps()).isEqualTo(9);
-    assertThat(AgentConfig.load(List.of("--config", f.toString()),
-        Map.of("MICROSERVICE_LABEL", "env")).label()).isEqualTo("env");
+    assertThat(
+            AgentConfig.load(List.of("--config", f.toString()), Map.of("MICROSERVICE_LABEL", "env"))
+                .label())
+        .isEqualTo("env");
   }
 
   @Test
   void badFlagsAreNamed() {
-    assertThatThrownBy(() -> AgentConfig.load(List.of("--config", "a", "--config", "b"),
-        Map.of())).hasMessage("--config given twice (one settings file at most)");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--config", "a", "--config", "b"), Map.of()))
+        .hasMessage("--config given twice (one settings file at most)");
     assertThatThrownBy(() -> AgentConfig.load(List.of("--rest-token-file"), Map.of()))
         .hasMessage("--rest-token-file needs a value");
     assertThatThrownBy(() -> AgentConfig.load(List.of("extra"), Map.of()))

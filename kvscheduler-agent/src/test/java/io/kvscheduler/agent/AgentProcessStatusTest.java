@@ -21,9 +21,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The agent as a process ({@code AgentMain run}) with etcd: its status keys say it is gone
- * whether it stops cleanly (SIGTERM: stopping, then deleted) or dies (SIGKILL: deleted when its
- * lease of {@code session-ttl} expires), never "OK" for a dead agent.
+ * The agent as a process ({@code AgentMain run}) with etcd: its status keys say it is gone whether
+ * it stops cleanly (SIGTERM: stopping, then deleted) or dies (SIGKILL: deleted when its lease of
+ * {@code session-ttl} expires), never "OK" for a dead agent.
  */
 class AgentProcessStatusTest extends SharedEtcdTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(40);
@@ -32,12 +32,21 @@ class AgentProcessStatusTest extends SharedEtcdTest {
   private Process startAgent(String label) throws Exception {
     Path conf = dir.resolve("etcd.conf");
     Files.writeString(conf, "endpoints: [\"" + etcd.endpoint() + "\"]\nsession-ttl: 2\n");
-    ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin",
-        "java").toString(), "-cp", System.getProperty("java.class.path"),
-        AgentMain.class.getName(), "run", "--label", label, "--rest", "off", "--quiet",
-        "--status-publishing")
-        .redirectErrorStream(true)
-        .redirectOutput(dir.resolve(label + ".log").toFile());
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                AgentMain.class.getName(),
+                "run",
+                "--label",
+                label,
+                "--rest",
+                "off",
+                "--quiet",
+                "--status-publishing")
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve(label + ".log").toFile());
     pb.environment().put("ETCD_CONFIG", conf.toString());
     pb.environment().remove("ETCD_ENDPOINTS");
     pb.environment().remove("MICROSERVICE_LABEL");
@@ -46,9 +55,20 @@ class AgentProcessStatusTest extends SharedEtcdTest {
 
   /** The events of the agent status key of {@code label}, as "PUT state" / "DELETE". */
   private static Watch.Watcher watchAgentStatus(Client c, String label, List<String> events) {
-    return c.getWatchClient().watch(bytes(prefix(label) + "check/status/v1/agent"), r ->
-        r.getEvents().forEach(e -> events.add(e.getEventType() == WatchEvent.EventType.DELETE
-            ? "DELETE" : "PUT " + e.getKeyValue().getValue().toString(StandardCharsets.UTF_8))));
+    return c.getWatchClient()
+        .watch(
+            bytes(prefix(label) + "check/status/v1/agent"),
+            r ->
+                r.getEvents()
+                    .forEach(
+                        e ->
+                            events.add(
+                                e.getEventType() == WatchEvent.EventType.DELETE
+                                    ? "DELETE"
+                                    : "PUT "
+                                        + e.getKeyValue()
+                                            .getValue()
+                                            .toString(StandardCharsets.UTF_8))));
   }
 
   /**
@@ -56,10 +76,12 @@ class AgentProcessStatusTest extends SharedEtcdTest {
    * the events seen so far.
    */
   private void awaitRunning(String label, List<String> events) {
-    await().atMost(TIMEOUT).until(() -> events.stream().anyMatch(e ->
-        e.contains("\"state\":\"OK\"")));
-    await().atMost(TIMEOUT).until(() ->
-        etcd.get(prefix(label) + "config-status/mock/v1/interfaces/tap1") != null);
+    await()
+        .atMost(TIMEOUT)
+        .until(() -> events.stream().anyMatch(e -> e.contains("\"state\":\"OK\"")));
+    await()
+        .atMost(TIMEOUT)
+        .until(() -> etcd.get(prefix(label) + "config-status/mock/v1/interfaces/tap1") != null);
     events.clear();
   }
 
@@ -82,8 +104,10 @@ class AgentProcessStatusTest extends SharedEtcdTest {
         assertThat(events.get(0)).contains("\"state\":\"INIT\"").contains("agent stopping");
         assertThat(events.get(1)).isEqualTo("DELETE");
         assertThat(etcd.getPrefix(prefix(label) + "config-status/")).isEmpty();
-        Figures.print("etcd agent process stopped with SIGTERM: status 'stopping' then deleted"
-            + " with the value statuses, %d ms after the signal", ms);
+        Figures.print(
+            "etcd agent process stopped with SIGTERM: status 'stopping' then deleted"
+                + " with the value statuses, %d ms after the signal",
+            ms);
       } finally {
         agent.destroyForcibly();
       }
@@ -108,8 +132,10 @@ class AgentProcessStatusTest extends SharedEtcdTest {
         assertThat(events).containsExactly("DELETE");
         assertThat(ms).isGreaterThan(1000); // the lease ran out (session-ttl 2 s)
         assertThat(etcd.getPrefix(prefix(label) + "config-status/")).isEmpty();
-        Figures.print("etcd agent process killed with SIGKILL: its status keys vanished %d ms"
-            + " later (session-ttl 2 s)", ms);
+        Figures.print(
+            "etcd agent process killed with SIGKILL: its status keys vanished %d ms"
+                + " later (session-ttl 2 s)",
+            ms);
       } finally {
         agent.destroyForcibly();
       }

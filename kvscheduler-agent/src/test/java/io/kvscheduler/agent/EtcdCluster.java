@@ -123,8 +123,10 @@ final class EtcdCluster implements AutoCloseable {
 
   /** {@code etcdctl get --prefix --keys-only}: the keys under {@code prefix}. */
   List<String> keys(String prefix) {
-    return ctlChecked("get", "--prefix", prefix, "--keys-only").lines()
-        .filter(l -> !l.isBlank()).toList();
+    return ctlChecked("get", "--prefix", prefix, "--keys-only")
+        .lines()
+        .filter(l -> !l.isBlank())
+        .toList();
   }
 
   /** The lease IDs of the keys under {@code prefix}, in key order (0 = no lease). */
@@ -132,7 +134,9 @@ final class EtcdCluster implements AutoCloseable {
     String out = ctlChecked("get", "--prefix", prefix, "-w", "json");
     try {
       List<Long> ids = new ArrayList<>();
-      new ObjectMapper().readTree(out).path("kvs")
+      new ObjectMapper()
+          .readTree(out)
+          .path("kvs")
           .forEach(kv -> ids.add(kv.path("lease").asLong(0)));
       return ids;
     } catch (IOException e) {
@@ -143,8 +147,10 @@ final class EtcdCluster implements AutoCloseable {
   /** The current revision of the cluster. */
   long revision() {
     String out = ctlChecked("get", "kvs-test-none", "-w", "fields");
-    return out.lines().filter(l -> l.startsWith("\"Revision\""))
-        .map(l -> Long.parseLong(l.substring(l.indexOf(':') + 1).strip())).findFirst()
+    return out.lines()
+        .filter(l -> l.startsWith("\"Revision\""))
+        .map(l -> Long.parseLong(l.substring(l.indexOf(':') + 1).strip()))
+        .findFirst()
         .orElseThrow(() -> new IllegalStateException("no revision in " + out));
   }
 
@@ -157,13 +163,21 @@ final class EtcdCluster implements AutoCloseable {
 
   /** {@code etcdctl <args>} against every member; fails unless it exits with 0. */
   String ctlChecked(String... args) {
-    List<String> cmd = new ArrayList<>(List.of("etcdctl", "--endpoints",
-        String.join(",", endpoints()), "--dial-timeout", "2s", "--command-timeout", "10s"));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                "etcdctl",
+                "--endpoints",
+                String.join(",", endpoints()),
+                "--dial-timeout",
+                "2s",
+                "--command-timeout",
+                "10s"));
     cmd.addAll(List.of(args));
     String[] result = run(cmd);
     if (!result[0].equals("0")) {
-      throw new IllegalStateException("etcdctl " + String.join(" ", args) + " failed ("
-          + result[0] + "): " + result[1]);
+      throw new IllegalStateException(
+          "etcdctl " + String.join(" ", args) + " failed (" + result[0] + "): " + result[1]);
     }
     return result[1];
   }
@@ -173,21 +187,35 @@ final class EtcdCluster implements AutoCloseable {
       return;
     }
     Path data = dir.resolve(name(i));
-    List<String> cmd = List.of("etcd",
-        "--name", name(i),
-        "--data-dir", data.toString(),
-        "--listen-client-urls", endpoint(i),
-        "--advertise-client-urls", endpoint(i),
-        "--listen-peer-urls", peerUrl(i),
-        "--initial-advertise-peer-urls", peerUrl(i),
-        "--initial-cluster", initialCluster,
-        "--initial-cluster-state", "new",
-        "--initial-cluster-token", "kvs-test-" + dir.getFileName(),
-        "--log-level", "warn");
-    processes[i] = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(name(i) + ".log")
-            .toFile()))
-        .start();
+    List<String> cmd =
+        List.of(
+            "etcd",
+            "--name",
+            name(i),
+            "--data-dir",
+            data.toString(),
+            "--listen-client-urls",
+            endpoint(i),
+            "--advertise-client-urls",
+            endpoint(i),
+            "--listen-peer-urls",
+            peerUrl(i),
+            "--initial-advertise-peer-urls",
+            peerUrl(i),
+            "--initial-cluster",
+            initialCluster,
+            "--initial-cluster-state",
+            "new",
+            "--initial-cluster-token",
+            "kvs-test-" + dir.getFileName(),
+            "--log-level",
+            "warn");
+    processes[i] =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(
+                ProcessBuilder.Redirect.appendTo(dir.resolve(name(i) + ".log").toFile()))
+            .start();
   }
 
   private void awaitHealthy(int i) throws Exception {
@@ -197,14 +225,31 @@ final class EtcdCluster implements AutoCloseable {
       if (p == null || !p.isAlive()) {
         throw new IllegalStateException("etcd member " + name(i) + " exited:\n" + tail(i));
       }
-      String[] r = run(List.of("etcdctl", "--endpoints", endpoint(i), "--dial-timeout", "1s",
-          "--command-timeout", "2s", "endpoint", "health"));
+      String[] r =
+          run(
+              List.of(
+                  "etcdctl",
+                  "--endpoints",
+                  endpoint(i),
+                  "--dial-timeout",
+                  "1s",
+                  "--command-timeout",
+                  "2s",
+                  "endpoint",
+                  "health"));
       if (r[0].equals("0")) {
         return;
       }
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("etcd member " + name(i) + " not healthy within "
-            + READY_TIMEOUT + ": " + r[1] + "\n" + tail(i));
+        throw new IllegalStateException(
+            "etcd member "
+                + name(i)
+                + " not healthy within "
+                + READY_TIMEOUT
+                + ": "
+                + r[1]
+                + "\n"
+                + tail(i));
       }
       Thread.sleep(100);
     }
@@ -221,8 +266,9 @@ final class EtcdCluster implements AutoCloseable {
         p.destroyForcibly();
         return new String[] {"-1", "etcdctl timed out"};
       }
-      return new String[] {Integer.toString(p.exitValue()),
-          new String(out, StandardCharsets.UTF_8)};
+      return new String[] {
+        Integer.toString(p.exitValue()), new String(out, StandardCharsets.UTF_8)
+      };
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {

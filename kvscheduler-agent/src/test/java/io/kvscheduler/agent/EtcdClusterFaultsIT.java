@@ -34,18 +34,20 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The etcd northbound against a real 3-member etcd cluster on loopback ports, through faults:
- * a member killed and restarted while values change, the whole cluster down and back, the agent
- * cut off while etcd compacts past its last revision, and a blackholed endpoint. After each,
- * what the southbound holds, the order in which it got there and the status keys in etcd are
- * checked; the figures go to the test log ({@code [figure]} lines).
+ * The etcd northbound against a real 3-member etcd cluster on loopback ports, through faults: a
+ * member killed and restarted while values change, the whole cluster down and back, the agent cut
+ * off while etcd compacts past its last revision, and a blackholed endpoint. After each, what the
+ * southbound holds, the order in which it got there and the status keys in etcd are checked; the
+ * figures go to the test log ({@code [figure]} lines).
  */
 class EtcdClusterFaultsIT {
   /** How long the whole cluster stays down. */
   static final Duration CLUSTER_DOWN = Duration.ofSeconds(30);
+
   static final Duration TIMEOUT = Duration.ofSeconds(40);
-  static final EtcdSettings SETTINGS = EtcdSettings.defaults()
-      .withTimeouts(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5));
+  static final EtcdSettings SETTINGS =
+      EtcdSettings.defaults()
+          .withTimeouts(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5));
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private static EtcdCluster cluster;
@@ -56,8 +58,8 @@ class EtcdClusterFaultsIT {
   static void startCluster() throws Exception {
     long t0 = System.nanoTime();
     cluster = EtcdCluster.startNew(3);
-    Figures.print("etcd cluster of %d members started in %d ms", cluster.size(),
-        ms(System.nanoTime() - t0));
+    Figures.print(
+        "etcd cluster of %d members started in %d ms", cluster.size(), ms(System.nanoTime() - t0));
   }
 
   @AfterAll
@@ -84,15 +86,20 @@ class EtcdClusterFaultsIT {
 
   private Agent start(String label, List<String> endpoints, SbRecorder sb, EtcdSettings settings)
       throws Exception {
-    Agent a = Agent.start(new AgentConfig(label, null, null, endpoints, true, false)
-        .withEtcd(settings), List.of(sb));
+    Agent a =
+        Agent.start(
+            new AgentConfig(label, null, null, endpoints, true, false).withEtcd(settings),
+            List.of(sb));
     started.add(a);
     return a;
   }
 
   static String iface(String name, int seq) {
-    return "{\"name\":\"" + name + "\",\"type\":\"TAP\",\"enabled\":true,\"phys_address\":\""
-        + mac(seq) + "\"}";
+    return "{\"name\":\""
+        + name
+        + "\",\"type\":\"TAP\",\"enabled\":true,\"phys_address\":\""
+        + mac(seq)
+        + "\"}";
   }
 
   static String mac(int seq) {
@@ -123,31 +130,35 @@ class EtcdClusterFaultsIT {
     AtomicInteger done = new AtomicInteger();
     AtomicInteger retried = new AtomicInteger();
     AtomicReference<Throwable> failed = new AtomicReference<>();
-    Thread writer = new Thread(() -> {
-      try (Client c = Client.builder().endpoints(cluster.endpoints().toArray(String[]::new))
-          .build()) {
-        for (int i = 1; i <= writes; i++) {
-          String name = "tap" + (i % keys);
-          ByteSequence key = bytes(p + IF + name);
-          ByteSequence value = bytes(iface(name, i));
-          while (true) {
-            try {
-              c.getKVClient().put(key, value).get(5, TimeUnit.SECONDS);
-              break;
-            } catch (Exception e) {
-              retried.incrementAndGet(); // a put whose answer was lost: the same value again
-            }
-          }
-          synchronized (written) {
-            written.get(name).add(mac(i));
-          }
-          done.set(i);
-          Thread.sleep(10);
-        }
-      } catch (Throwable t) {
-        failed.set(t);
-      }
-    }, "etcd-writer");
+    Thread writer =
+        new Thread(
+            () -> {
+              try (Client c =
+                  Client.builder().endpoints(cluster.endpoints().toArray(String[]::new)).build()) {
+                for (int i = 1; i <= writes; i++) {
+                  String name = "tap" + (i % keys);
+                  ByteSequence key = bytes(p + IF + name);
+                  ByteSequence value = bytes(iface(name, i));
+                  while (true) {
+                    try {
+                      c.getKVClient().put(key, value).get(5, TimeUnit.SECONDS);
+                      break;
+                    } catch (Exception e) {
+                      retried
+                          .incrementAndGet(); // a put whose answer was lost: the same value again
+                    }
+                  }
+                  synchronized (written) {
+                    written.get(name).add(mac(i));
+                  }
+                  done.set(i);
+                  Thread.sleep(10);
+                }
+              } catch (Throwable t) {
+                failed.set(t);
+              }
+            },
+            "etcd-writer");
     long t0 = System.nanoTime();
     writer.start();
     int kills = 0;
@@ -189,12 +200,22 @@ class EtcdClusterFaultsIT {
     assertThat(sb.deletions()).isEmpty();
     int appliedCount = applied.values().stream().mapToInt(List::size).sum();
     assertStatusKeysConsistent(agent, label, written.keySet());
-    Figures.print("etcd member killed (SIGKILL) and restarted, %d times, while %d updates were"
-        + " written (%d puts retried by the writer): %d updates applied (incl. %d creates), none"
-        + " twice or out of order; watches resumed %d times, %d full resyncs; written in %d ms,"
-        + " converged %d ms after the first write; status keys consistent in all %d samples"
-        + " (%d unreadable)", kills, writes, retried.get(), appliedCount, keys,
-        nb.resumedCount() - resumes, extraResyncs, writtenMs, convergedMs, sampler.samples(),
+    Figures.print(
+        "etcd member killed (SIGKILL) and restarted, %d times, while %d updates were"
+            + " written (%d puts retried by the writer): %d updates applied (incl. %d creates), none"
+            + " twice or out of order; watches resumed %d times, %d full resyncs; written in %d ms,"
+            + " converged %d ms after the first write; status keys consistent in all %d samples"
+            + " (%d unreadable)",
+        kills,
+        writes,
+        retried.get(),
+        appliedCount,
+        keys,
+        nb.resumedCount() - resumes,
+        extraResyncs,
+        writtenMs,
+        convergedMs,
+        sampler.samples(),
         sampler.unreadable());
   }
 
@@ -208,8 +229,9 @@ class EtcdClusterFaultsIT {
     SbRecorder sb = new SbRecorder();
     Agent agent = start(label, cluster.endpoints(), sb);
     EtcdNorthbound nb = etcdSource(agent);
-    Map<String, List<String>> expected = new TreeMap<>(Map.of("tap0", List.of(mac(0)),
-        "tap1", List.of(mac(0)), "tap2", List.of(mac(0))));
+    Map<String, List<String>> expected =
+        new TreeMap<>(
+            Map.of("tap0", List.of(mac(0)), "tap1", List.of(mac(0)), "tap2", List.of(mac(0))));
     awaitSb(sb, expected);
     // the statuses are written on a thread of their own, after the southbound has the values:
     // on a loaded machine a moment later (they must be there before the outage, to be there after)
@@ -236,12 +258,15 @@ class EtcdClusterFaultsIT {
     // when the agent has resynced, taken apart from the etcdctl calls below, which take seconds
     // of their own on a loaded machine
     CompletableFuture<Long> resyncedAt = new CompletableFuture<>();
-    Thread stopwatch = new Thread(() -> {
-      while (nb.resyncCount() == resyncs && !resyncedAt.isDone()) {
-        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-      }
-      resyncedAt.complete(System.nanoTime());
-    }, "resync-stopwatch");
+    Thread stopwatch =
+        new Thread(
+            () -> {
+              while (nb.resyncCount() == resyncs && !resyncedAt.isDone()) {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+              }
+              resyncedAt.complete(System.nanoTime());
+            },
+            "resync-stopwatch");
     stopwatch.setDaemon(true);
     stopwatch.start();
     // etcd renews leases when it comes back: the statuses are there before the agent returns
@@ -258,23 +283,29 @@ class EtcdClusterFaultsIT {
     long reconnectMs = ms(System.nanoTime() - t0);
     // found within seconds, although gRPC's own reconnection back-off has grown long by now
     assertThat(ms(resyncedAt.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS) - healthy))
-        .as("ms from a healthy cluster to the agent's resync").isLessThan(8000);
+        .as("ms from a healthy cluster to the agent's resync")
+        .isLessThan(8000);
     Thread.sleep(3000);
-    assertThat(nb.resyncCount()).as("resyncs after the cluster came back")
-        .isEqualTo(resyncs + 1);
+    assertThat(nb.resyncCount()).as("resyncs after the cluster came back").isEqualTo(resyncs + 1);
     // the resync executed only what changed: tap0 deleted, tap1 updated, tap3 created
     List<String> after = sb.lines().subList(opsBefore, sb.lines().size());
-    assertThat(after).containsExactlyInAnyOrder("Deleted TAP interface: tap0",
-        "Set interface 'tap1' MAC address: " + mac(1),
-        after.stream().filter(l -> l.startsWith("Created TAP interface: tap3")).findFirst()
-            .orElse("Created TAP interface: tap3"),
-        "Set interface 'tap3' UP", "Set interface 'tap3' MAC address: " + mac(0));
+    assertThat(after)
+        .containsExactlyInAnyOrder(
+            "Deleted TAP interface: tap0",
+            "Set interface 'tap1' MAC address: " + mac(1),
+            after.stream()
+                .filter(l -> l.startsWith("Created TAP interface: tap3"))
+                .findFirst()
+                .orElse("Created TAP interface: tap3"),
+            "Set interface 'tap3' UP",
+            "Set interface 'tap3' MAC address: " + mac(0));
     // the statuses outlive the lease the agent had before the outage
     Thread.sleep(SETTINGS.leaseTtl().toMillis() + 1000);
     assertStatusKeysConsistent(agent, label, expected.keySet());
-    Figures.print("etcd cluster down (all %d members SIGKILLed) for %d ms: agent state kept, 0"
-        + " southbound operations meanwhile; cluster healthy %d ms after restart; agent"
-        + " resynced once and converged %d ms after restart; %d southbound operations after",
+    Figures.print(
+        "etcd cluster down (all %d members SIGKILLed) for %d ms: agent state kept, 0"
+            + " southbound operations meanwhile; cluster healthy %d ms after restart; agent"
+            + " resynced once and converged %d ms after restart; %d southbound operations after",
         cluster.size(), downMs, upMs, reconnectMs, after.size());
   }
 
@@ -290,31 +321,46 @@ class EtcdClusterFaultsIT {
     SbRecorder sb = new SbRecorder();
     // the probe waits for the held connection longer than the cut lasts, so that the agent
     // sees etcd answer and resumes its watch from before the compaction
-    Agent agent = start(label, List.of(proxy.address()), sb, SETTINGS.withTimeouts(
-        SETTINGS.dialTimeout(), Duration.ofSeconds(8), SETTINGS.leaseTtl()));
+    Agent agent =
+        start(
+            label,
+            List.of(proxy.address()),
+            sb,
+            SETTINGS.withTimeouts(
+                SETTINGS.dialTimeout(), Duration.ofSeconds(8), SETTINGS.leaseTtl()));
     EtcdNorthbound nb = etcdSource(agent);
-    Map<String, List<String>> expected = new TreeMap<>(Map.of("tap0", List.of(mac(0)),
-        "tap1", List.of(mac(0)), "tap2", List.of(mac(0))));
+    Map<String, List<String>> expected =
+        new TreeMap<>(
+            Map.of("tap0", List.of(mac(0)), "tap1", List.of(mac(0)), "tap2", List.of(mac(0))));
     awaitSb(sb, expected);
     long resyncs = nb.resyncCount();
     long seenRevision = cluster.revision();
 
     try (LogCapture log = new LogCapture(EtcdNorthbound.class);
-        Client writer = Client.builder().endpoints(cluster.endpoints().toArray(String[]::new))
-            .build()) {
+        Client writer =
+            Client.builder().endpoints(cluster.endpoints().toArray(String[]::new)).build()) {
       // cut off: connections closed, new ones held (the agent's probe waits on them)
       proxy.mode(TcpProxy.Mode.HOLD);
       proxy.cut();
       long t0 = System.nanoTime();
       writer.getKVClient().delete(bytes(p + IF + "tap0")).get(5, TimeUnit.SECONDS);
       for (int i = 1; i <= 10; i++) {
-        writer.getKVClient().put(bytes(p + IF + "tap1"), bytes(iface("tap1", i)))
+        writer
+            .getKVClient()
+            .put(bytes(p + IF + "tap1"), bytes(iface("tap1", i)))
             .get(5, TimeUnit.SECONDS);
       }
-      long compacted = writer.getKVClient().put(bytes(p + IF + "tap3"), bytes(iface("tap3", 0)))
-          .get(5, TimeUnit.SECONDS).getHeader().getRevision();
-      writer.getKVClient().compact(compacted, CompactOption.builder().withCompactPhysical(true)
-          .build()).get(5, TimeUnit.SECONDS);
+      long compacted =
+          writer
+              .getKVClient()
+              .put(bytes(p + IF + "tap3"), bytes(iface("tap3", 0)))
+              .get(5, TimeUnit.SECONDS)
+              .getHeader()
+              .getRevision();
+      writer
+          .getKVClient()
+          .compact(compacted, CompactOption.builder().withCompactPhysical(true).build())
+          .get(5, TimeUnit.SECONDS);
       assertThat(compacted).isGreaterThan(seenRevision + 10);
       proxy.mode(TcpProxy.Mode.FORWARD);
       long cutMs = ms(System.nanoTime() - t0);
@@ -330,14 +376,17 @@ class EtcdClusterFaultsIT {
       assertThat(sb.macsSet().get("tap1")).containsExactly(mac(0), mac(10));
       assertStatusKeysConsistent(agent, label, expected.keySet());
       // the watch was resumed where it stopped, and etcd said that history is gone
-      String noticed = log.messages().stream().filter(m -> m.contains("cannot resume"))
-          .findFirst().orElseThrow(() -> new AssertionError("compaction not noticed: "
-              + log.messages()));
+      String noticed =
+          log.messages().stream()
+              .filter(m -> m.contains("cannot resume"))
+              .findFirst()
+              .orElseThrow(() -> new AssertionError("compaction not noticed: " + log.messages()));
       assertThat(noticed).contains("etcd compacted its history up to revision " + compacted);
-      Figures.print("etcd agent cut off for %d ms while 12 changes were made and etcd compacted"
-          + " past its last revision (%d -> %d): the watch could not resume, one full resync at"
-          + " revision %d, converged %d ms after the cut; logged: %s", cutMs, seenRevision,
-          compacted, nb.resyncRevision(), convergedMs, noticed);
+      Figures.print(
+          "etcd agent cut off for %d ms while 12 changes were made and etcd compacted"
+              + " past its last revision (%d -> %d): the watch could not resume, one full resync at"
+              + " revision %d, converged %d ms after the cut; logged: %s",
+          cutMs, seenRevision, compacted, nb.resyncRevision(), convergedMs, noticed);
     }
   }
 
@@ -355,18 +404,24 @@ class EtcdClusterFaultsIT {
     try (LogCapture log = new LogCapture(EtcdNorthbound.class)) {
       alone = start("bh", List.of(blackhole.address()), sb1);
       long startMs = ms(System.nanoTime() - t0);
-      assertThat(startMs).isLessThan(SETTINGS.dialTimeout().plus(SETTINGS.requestTimeout())
-          .toMillis() + 3000);
+      assertThat(startMs)
+          .isLessThan(SETTINGS.dialTimeout().plus(SETTINGS.requestTimeout()).toMillis() + 3000);
       assertThat(log.messages()).anyMatch(m -> m.contains("did not answer in time"));
       assertThat(etcdSource(alone).resyncCount()).isZero();
       long t1 = System.nanoTime();
       alone.close();
       long closeMs = ms(System.nanoTime() - t1);
       assertThat(closeMs).isLessThan(SETTINGS.requestTimeout().toMillis() * 2 + 3000);
-      Figures.print("etcd blackholed only endpoint: Agent.start returned in %d ms (dial-timeout"
-          + " %d ms, operation-timeout %d ms), close in %d ms; reported as: %s", startMs,
-          SETTINGS.dialTimeout().toMillis(), SETTINGS.requestTimeout().toMillis(), closeMs,
-          log.messages().stream().filter(m -> m.contains("did not answer")).findFirst()
+      Figures.print(
+          "etcd blackholed only endpoint: Agent.start returned in %d ms (dial-timeout"
+              + " %d ms, operation-timeout %d ms), close in %d ms; reported as: %s",
+          startMs,
+          SETTINGS.dialTimeout().toMillis(),
+          SETTINGS.requestTimeout().toMillis(),
+          closeMs,
+          log.messages().stream()
+              .filter(m -> m.contains("did not answer"))
+              .findFirst()
               .orElseThrow());
     }
 
@@ -385,48 +440,63 @@ class EtcdClusterFaultsIT {
     long changeMs = ms(System.nanoTime() - t3);
     assertThat(etcdSource(agent).resyncCount()).isEqualTo(1);
     assertStatusKeysConsistent(agent, "bh", List.of("tap0", "tap1"));
-    Figures.print("etcd blackholed endpoint among %d good ones: started and applied in %d ms, a"
-        + " change applied in %d ms", cluster.size(), firstMs, changeMs);
+    Figures.print(
+        "etcd blackholed endpoint among %d good ones: started and applied in %d ms, a"
+            + " change applied in %d ms",
+        cluster.size(), firstMs, changeMs);
   }
 
   /** Waits until the southbound holds exactly {@code expected}: name -> MACs set, last holds. */
   private static void awaitSb(SbRecorder sb, Map<String, List<String>> expected) {
-    await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
-      Map<String, String> now = new TreeMap<>();
-      sb.plugins().interfaces().southboundState().values()
-          .forEach(i -> now.put(i.name(), i.physAddress()));
-      Map<String, String> want = new TreeMap<>();
-      synchronized (expected) {
-        expected.forEach((k, v) -> want.put(k, v.get(v.size() - 1)));
-      }
-      assertThat(now).isEqualTo(want);
-    });
+    await()
+        .atMost(TIMEOUT)
+        .pollInterval(Duration.ofMillis(50))
+        .untilAsserted(
+            () -> {
+              Map<String, String> now = new TreeMap<>();
+              sb.plugins()
+                  .interfaces()
+                  .southboundState()
+                  .values()
+                  .forEach(i -> now.put(i.name(), i.physAddress()));
+              Map<String, String> want = new TreeMap<>();
+              synchronized (expected) {
+                expected.forEach((k, v) -> want.put(k, v.get(v.size() - 1)));
+              }
+              assertThat(now).isEqualTo(want);
+            });
   }
 
   /**
-   * The status keys in etcd match the agent: one CONFIGURED value status per value, none
-   * other, the agent status OK, all under one live lease.
+   * The status keys in etcd match the agent: one CONFIGURED value status per value, none other, the
+   * agent status OK, all under one live lease.
    */
-  private static void assertStatusKeysConsistent(Agent agent, String label,
-      Collection<String> names) throws Exception {
+  private static void assertStatusKeysConsistent(
+      Agent agent, String label, Collection<String> names) throws Exception {
     String p = prefix(label);
-    await().atMost(TIMEOUT).untilAsserted(() -> {
-      List<String> want = names.stream().map(n -> p + "config-status/mock/v1/interfaces/" + n)
-          .sorted().toList();
-      assertThat(cluster.keys(p + "config-status/")).isEqualTo(want);
-      for (String key : want) {
-        JsonNode s = JSON.readTree(cluster.get(key));
-        assertThat(s.path("state").asText()).as(key).isEqualTo("CONFIGURED");
-      }
-      JsonNode st = JSON.readTree(cluster.get(p + "check/status/v1/agent"));
-      assertThat(st.path("state").asText()).isEqualTo("OK");
-      List<Long> leases = new ArrayList<>(cluster.leases(p + "config-status/"));
-      leases.addAll(cluster.leases(p + "check/status/v1/agent"));
-      assertThat(leases).doesNotContain(0L);
-      assertThat(new HashSet<>(leases)).hasSize(1);
-      assertThat(cluster.ctlChecked("lease", "timetolive", Long.toHexString(leases.get(0))))
-          .doesNotContain("already expired");
-    });
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> {
+              List<String> want =
+                  names.stream()
+                      .map(n -> p + "config-status/mock/v1/interfaces/" + n)
+                      .sorted()
+                      .toList();
+              assertThat(cluster.keys(p + "config-status/")).isEqualTo(want);
+              for (String key : want) {
+                JsonNode s = JSON.readTree(cluster.get(key));
+                assertThat(s.path("state").asText()).as(key).isEqualTo("CONFIGURED");
+              }
+              JsonNode st = JSON.readTree(cluster.get(p + "check/status/v1/agent"));
+              assertThat(st.path("state").asText()).isEqualTo("OK");
+              List<Long> leases = new ArrayList<>(cluster.leases(p + "config-status/"));
+              leases.addAll(cluster.leases(p + "check/status/v1/agent"));
+              assertThat(leases).doesNotContain(0L);
+              assertThat(new HashSet<>(leases)).hasSize(1);
+              assertThat(cluster.ctlChecked("lease", "timetolive", Long.toHexString(leases.get(0))))
+                  .doesNotContain("already expired");
+            });
     for (String n : names) {
       assertThat(state(agent, IF + n)).isEqualTo(ValueState.CONFIGURED);
     }

@@ -21,9 +21,9 @@ import java.util.stream.Stream;
 /**
  * A real etcd server for tests: the {@code etcd} binary on free loopback ports with a temporary
  * data directory, and the {@code etcdctl} command-line client (API v3) to read and write keys.
- * {@link #stop()} and {@link #start()} restart it on the same ports and data directory. With
- * {@link Tls}, clients must use TLS and present a certificate signed by the CA; the server's
- * certificate files are read at each start (a test may replace them in between).
+ * {@link #stop()} and {@link #start()} restart it on the same ports and data directory. With {@link
+ * Tls}, clients must use TLS and present a certificate signed by the CA; the server's certificate
+ * files are read at each start (a test may replace them in between).
  */
 final class EtcdFixture implements AutoCloseable {
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(20);
@@ -91,38 +91,54 @@ final class EtcdFixture implements AutoCloseable {
       return;
     }
     String peer = "http://127.0.0.1:" + peerPort;
-    List<String> cmd = new ArrayList<>(List.of("etcd",
-        "--name", "kvs-test",
-        "--data-dir", dataDir.toString(),
-        "--listen-client-urls", endpoint(),
-        "--advertise-client-urls", endpoint(),
-        "--listen-peer-urls", peer,
-        "--initial-advertise-peer-urls", peer,
-        "--initial-cluster", "kvs-test=" + peer,
-        "--log-level", "warn"));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                "etcd",
+                "--name",
+                "kvs-test",
+                "--data-dir",
+                dataDir.toString(),
+                "--listen-client-urls",
+                endpoint(),
+                "--advertise-client-urls",
+                endpoint(),
+                "--listen-peer-urls",
+                peer,
+                "--initial-advertise-peer-urls",
+                peer,
+                "--initial-cluster",
+                "kvs-test=" + peer,
+                "--log-level",
+                "warn"));
     if (tls != null) {
-      cmd.addAll(List.of("--cert-file", tls.serverCert().toString(),
-          "--key-file", tls.serverKey().toString(),
-          "--trusted-ca-file", tls.ca().toString(),
-          "--client-cert-auth"));
+      cmd.addAll(
+          List.of(
+              "--cert-file",
+              tls.serverCert().toString(),
+              "--key-file",
+              tls.serverKey().toString(),
+              "--trusted-ca-file",
+              tls.ca().toString(),
+              "--client-cert-auth"));
     }
-    ProcessBuilder pb = new ProcessBuilder(cmd)
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     process = pb.start();
     long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
     while (true) {
       if (!process.isAlive()) {
-        throw new IllegalStateException("etcd exited with " + process.exitValue() + ":\n"
-            + tail());
+        throw new IllegalStateException("etcd exited with " + process.exitValue() + ":\n" + tail());
       }
       Result r = ctl("endpoint", "health");
       if (r.exit == 0) {
         return;
       }
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("etcd not healthy within " + READY_TIMEOUT + ": "
-            + r.output + "\n" + tail());
+        throw new IllegalStateException(
+            "etcd not healthy within " + READY_TIMEOUT + ": " + r.output + "\n" + tail());
       }
       Thread.sleep(100);
     }
@@ -178,8 +194,7 @@ final class EtcdFixture implements AutoCloseable {
   long leaseOf(String key) {
     String out = ctlChecked("get", key, "-w", "json");
     try {
-      JsonNode kvs = new ObjectMapper()
-          .readTree(out).path("kvs");
+      JsonNode kvs = new ObjectMapper().readTree(out).path("kvs");
       if (!kvs.isArray() || kvs.isEmpty()) {
         throw new IllegalStateException("no key " + key);
       }
@@ -192,9 +207,13 @@ final class EtcdFixture implements AutoCloseable {
   /** {@code etcdctl compact <current revision>}: old revisions can no longer be watched. */
   void compact() {
     Result r = check(ctl("get", "x", "-w", "fields"));
-    String rev = r.output.lines().filter(l -> l.startsWith("\"Revision\""))
-        .map(l -> l.substring(l.indexOf(':') + 1).strip()).findFirst()
-        .orElseThrow(() -> new IllegalStateException("no revision in " + r.output));
+    String rev =
+        r.output
+            .lines()
+            .filter(l -> l.startsWith("\"Revision\""))
+            .map(l -> l.substring(l.indexOf(':') + 1).strip())
+            .findFirst()
+            .orElseThrow(() -> new IllegalStateException("no revision in " + r.output));
     check(ctl("compact", rev));
   }
 
@@ -208,12 +227,25 @@ final class EtcdFixture implements AutoCloseable {
   }
 
   private Result ctl(String... args) {
-    List<String> cmd = new ArrayList<>(List.of("etcdctl", "--endpoints", endpoint(),
-        "--dial-timeout", "2s", "--command-timeout", "5s"));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                "etcdctl",
+                "--endpoints",
+                endpoint(),
+                "--dial-timeout",
+                "2s",
+                "--command-timeout",
+                "5s"));
     if (tls != null) {
       // the test may give the server a certificate of another CA: etcdctl does not mind
-      cmd.addAll(List.of("--cert", tls.clientCert().toString(), "--key",
-          tls.clientKey().toString(), "--insecure-skip-tls-verify"));
+      cmd.addAll(
+          List.of(
+              "--cert",
+              tls.clientCert().toString(),
+              "--key",
+              tls.clientKey().toString(),
+              "--insecure-skip-tls-verify"));
     }
     String user = ctlUser;
     if (user != null) {

@@ -45,8 +45,9 @@ class EtcdOutageTest {
     EtcdNorthbound nb = etcdSource(agent);
     awaitState(agent, IF + "tap1", ValueState.CONFIGURED);
     awaitState(agent, IF + "tap2", ValueState.CONFIGURED);
-    await().atMost(TIMEOUT).until(() ->
-        etcd.get(p + "config-status/mock/v1/interfaces/tap2") != null);
+    await()
+        .atMost(TIMEOUT)
+        .until(() -> etcd.get(p + "config-status/mock/v1/interfaces/tap2") != null);
     long firstRevision = nb.resyncRevision();
     // a value whose update was rejected keeps its applied value, through the resync too
     etcd.put(p + IF + "tap6", tap("tap6", true));
@@ -65,32 +66,45 @@ class EtcdOutageTest {
     etcd.compact();
     etcd.put(p + IF + "tap4", tap("tap4", true));
 
-    await().atMost(TIMEOUT).untilAsserted(() -> {
-      assertThat(sbInterfaces(mock)).containsExactly("tap2", "tap3", "tap4", "tap6");
-      assertThat(sbInterface(mock, "tap2").enabled()).isFalse();
-    });
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> {
+              assertThat(sbInterfaces(mock)).containsExactly("tap2", "tap3", "tap4", "tap6");
+              assertThat(sbInterface(mock, "tap2").enabled()).isFalse();
+            });
     assertThat(nb.rejected()).containsKey(IF + "tap6");
     assertThat(nb.resyncCount()).isGreaterThanOrEqualTo(2);
     // each resync after the first is a reconnect, counted in the metrics
-    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(agent.metrics().scrape()).contains(
-        "kvs_northbound_reconnects_total{source=\"etcd\"} " + (nb.resyncCount() - 1) + ".0"));
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () ->
+                assertThat(agent.metrics().scrape())
+                    .contains(
+                        "kvs_northbound_reconnects_total{source=\"etcd\"} "
+                            + (nb.resyncCount() - 1)
+                            + ".0"));
     assertThat(nb.resyncRevision()).isGreaterThan(firstRevision);
-    assertThat(agent.northbound().desired()).containsOnlyKeys(IF + "tap2", IF + "tap3",
-        IF + "tap4", IF + "tap6");
+    assertThat(agent.northbound().desired())
+        .containsOnlyKeys(IF + "tap2", IF + "tap3", IF + "tap4", IF + "tap6");
     assertThat(agent.scheduler().valueStatus(IF + "tap1").state())
         .isEqualTo(ValueState.NONEXISTENT);
 
     // the status keys follow: tap1's is gone, the others are (re)written
-    await().atMost(TIMEOUT).untilAsserted(() ->
-        assertThat(etcd.getPrefix(p + "config-status/").keySet()).containsExactlyInAnyOrder(
-            p + "config-status/mock/v1/interfaces/tap2",
-            p + "config-status/mock/v1/interfaces/tap3",
-            p + "config-status/mock/v1/interfaces/tap4",
-            p + "config-status/mock/v1/interfaces/tap6"));
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () ->
+                assertThat(etcd.getPrefix(p + "config-status/").keySet())
+                    .containsExactlyInAnyOrder(
+                        p + "config-status/mock/v1/interfaces/tap2",
+                        p + "config-status/mock/v1/interfaces/tap3",
+                        p + "config-status/mock/v1/interfaces/tap4",
+                        p + "config-status/mock/v1/interfaces/tap6"));
 
     // and the watch works again
     etcd.put(p + IF + "tap5", tap("tap5", true));
-    await().atMost(TIMEOUT).untilAsserted(() ->
-        assertThat(sbInterfaces(mock)).contains("tap5"));
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(sbInterfaces(mock)).contains("tap5"));
   }
 }

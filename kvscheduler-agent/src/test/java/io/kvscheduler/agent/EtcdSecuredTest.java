@@ -28,19 +28,19 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The agent against a secured etcd: client TLS with client certificates signed by a test CA
- * (made with openssl) and username/password authentication, settings from an {@code
- * ETCD_CONFIG} file as vpp-agent users write it. A wrong password and an untrusted server
- * certificate are reported naming the cause; the agent keeps its state, retries, and connects
- * once the cause is fixed.
+ * The agent against a secured etcd: client TLS with client certificates signed by a test CA (made
+ * with openssl) and username/password authentication, settings from an {@code ETCD_CONFIG} file as
+ * vpp-agent users write it. A wrong password and an untrusted server certificate are reported
+ * naming the cause; the agent keeps its state, retries, and connects once the cause is fixed.
  */
 class EtcdSecuredTest {
   /**
    * The request timeout of the agents: room for a request over TLS whose password etcd checks
-   * (bcrypt) while the machine's 2 cores are shared with other builds, so that the cause an
-   * agent names is etcd's answer and not a timeout.
+   * (bcrypt) while the machine's 2 cores are shared with other builds, so that the cause an agent
+   * names is etcd's answer and not a timeout.
    */
   private static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(5);
+
   private static Path dir;
   private static TestCertificates certs;
   private static EtcdFixture etcd;
@@ -59,13 +59,14 @@ class EtcdSecuredTest {
     certs.signed("agent-of-other-ca", "other-ca", false);
     Files.copy(server, dir.resolve("server-good.crt"));
     Files.copy(certs.key("server"), dir.resolve("server-good.key"));
-    etcd = EtcdFixture.startNew(new EtcdFixture.Tls(ca, server, certs.key("server"), ctl,
-        certs.key("etcdctl")));
+    etcd =
+        EtcdFixture.startNew(
+            new EtcdFixture.Tls(ca, server, certs.key("server"), ctl, certs.key("etcdctl")));
     etcd.ctlChecked("user", "add", "root", "--new-user-password", "root-pw");
     etcd.ctlChecked("user", "grant-role", "root", "root");
     etcd.ctlChecked("role", "add", "agents");
-    etcd.ctlChecked("role", "grant-permission", "agents", "readwrite", "/vnf-agent/",
-        "--prefix=true");
+    etcd.ctlChecked(
+        "role", "grant-permission", "agents", "readwrite", "/vnf-agent/", "--prefix=true");
     addAgentUser("agent", "secret");
     etcd.ctlChecked("auth", "enable");
     etcd.ctlUser("root:root-pw");
@@ -94,27 +95,32 @@ class EtcdSecuredTest {
   private static Path etcdConf(String name, String cert, String user, String password)
       throws Exception {
     Path f = dir.resolve(name + ".conf");
-    Files.writeString(f, String.join("\n",
-        "endpoints:",
-        "  - \"" + etcd.endpoint().substring("https://".length()) + "\"",
-        "dial-timeout: 1s",
-        // a request over TLS with a password check (bcrypt in etcd) on a loaded 2-core machine
-        "operation-timeout: " + OPERATION_TIMEOUT.toSeconds() + "s",
-        "session-ttl: 7",
-        "insecure-transport: false",
-        "ca-file: trusted-ca.crt",
-        "cert-file: " + cert + ".crt",
-        "key-file: " + cert + ".key",
-        "username: " + user,
-        "password: " + password,
-        "auto-compact: 0",
-        ""));
+    Files.writeString(
+        f,
+        String.join(
+            "\n",
+            "endpoints:",
+            "  - \"" + etcd.endpoint().substring("https://".length()) + "\"",
+            "dial-timeout: 1s",
+            // a request over TLS with a password check (bcrypt in etcd) on a loaded 2-core machine
+            "operation-timeout: " + OPERATION_TIMEOUT.toSeconds() + "s",
+            "session-ttl: 7",
+            "insecure-transport: false",
+            "ca-file: trusted-ca.crt",
+            "cert-file: " + cert + ".crt",
+            "key-file: " + cert + ".key",
+            "username: " + user,
+            "password: " + password,
+            "auto-compact: 0",
+            ""));
     return f;
   }
 
   private Agent start(String label, Path conf, MockAgentPlugin mock) throws Exception {
-    AgentConfig cfg = AgentConfig.load(List.of("--label", label, "--rest", "off", "--quiet",
-        "--status-publishing"), Map.of("ETCD_CONFIG", conf.toString()));
+    AgentConfig cfg =
+        AgentConfig.load(
+            List.of("--label", label, "--rest", "off", "--quiet", "--status-publishing"),
+            Map.of("ETCD_CONFIG", conf.toString()));
     Agent a = Agent.start(cfg, List.of(mock));
     started.add(a);
     return a;
@@ -155,20 +161,24 @@ class EtcdSecuredTest {
       // the JVM's first agent loads and compiles the TLS, gRPC and etcd client code, which on a
       // loaded machine takes longer than the bound below: what it bounds is how long the agent
       // waits for etcd, so an agent with the right password starts first
-      start("sec2-warm-up", etcdConf("sec2-warm-up", "agent", "agent", "secret"),
-          new MockAgentPlugin()).close();
+      start(
+              "sec2-warm-up",
+              etcdConf("sec2-warm-up", "agent", "agent", "secret"),
+              new MockAgentPlugin())
+          .close();
       Agent agent;
       try (LogCapture log = new LogCapture(EtcdNorthbound.class)) {
         // at start: the agent comes up without etcd, naming the cause, in bounded time
         long t0 = System.nanoTime();
-        agent = start("sec2", etcdConf("sec2-wrong", "agent", "agent2", "not-the-password"),
-            mock);
+        agent = start("sec2", etcdConf("sec2-wrong", "agent", "agent2", "not-the-password"), mock);
         long startMs = (System.nanoTime() - t0) / 1_000_000;
-        Figures.print("etcd wrong password at start: Agent.start returned after %d ms",
-            startMs);
+        Figures.print("etcd wrong password at start: Agent.start returned after %d ms", startMs);
         assertThat(startMs).isLessThan(10_000);
-        assertThat(log.messages()).anyMatch(m -> m.contains("authentication failed for user"
-            + " 'agent2'") && m.contains("check the username and password"));
+        assertThat(log.messages())
+            .anyMatch(
+                m ->
+                    m.contains("authentication failed for user" + " 'agent2'")
+                        && m.contains("check the username and password"));
         assertThat(etcdSource(agent).resyncCount()).isZero();
         agent.close();
       }
@@ -181,12 +191,19 @@ class EtcdSecuredTest {
       try (LogCapture log = new LogCapture(EtcdNorthbound.class)) {
         etcd.ctlChecked("user", "delete", "agent2");
         addAgentUser("agent2", "changed-by-an-operator");
-        await().atMost(TIMEOUT).until(() -> log.messages().stream().anyMatch(m ->
-            m.contains("authentication failed for user 'agent2'")));
+        await()
+            .atMost(TIMEOUT)
+            .until(
+                () ->
+                    log.messages().stream()
+                        .anyMatch(m -> m.contains("authentication failed for user 'agent2'")));
         etcd.put(p + IF + "tap2", tap("tap2", true));
-        Figures.print("etcd password changed while running, reported as: %s", log.messages()
-            .stream().filter(m -> m.contains("authentication failed")).findFirst()
-            .orElseThrow());
+        Figures.print(
+            "etcd password changed while running, reported as: %s",
+            log.messages().stream()
+                .filter(m -> m.contains("authentication failed"))
+                .findFirst()
+                .orElseThrow());
         Thread.sleep(2000); // retrying, and nothing of what was applied is lost
         assertThat(state(agent, IF + "tap1")).isEqualTo(ValueState.CONFIGURED);
         assertThat(sbInterfaces(mock)).contains("tap1");
@@ -205,8 +222,7 @@ class EtcdSecuredTest {
   }
 
   @Test
-  void untrustedServerCertificateIsNamedAndTheAgentKeepsItsStateUntilItConnects()
-      throws Exception {
+  void untrustedServerCertificateIsNamedAndTheAgentKeepsItsStateUntilItConnects() throws Exception {
     String p = prefix("sec3");
     etcd.put(p + IF + "tap5", tap("tap5", true));
     MockAgentPlugin mock = new MockAgentPlugin();
@@ -219,11 +235,23 @@ class EtcdSecuredTest {
       // etcd comes back with a certificate of a CA the agent does not trust
       useServerCertificate("server-of-other-ca");
       etcd.put(p + IF + "tap6", tap("tap6", true));
-      await().atMost(TIMEOUT).until(() -> log.messages().stream().anyMatch(m ->
-          m.contains("TLS handshake with etcd failed, the server certificate is not trusted: check"
-          + " ca-file") && m.contains("trusted-ca.crt")));
-      Figures.print("etcd untrusted server certificate, reported as: %s", log.messages()
-          .stream().filter(m -> m.contains("TLS handshake")).findFirst().orElseThrow());
+      await()
+          .atMost(TIMEOUT)
+          .until(
+              () ->
+                  log.messages().stream()
+                      .anyMatch(
+                          m ->
+                              m.contains(
+                                      "TLS handshake with etcd failed, the server certificate is not trusted: check"
+                                          + " ca-file")
+                                  && m.contains("trusted-ca.crt")));
+      Figures.print(
+          "etcd untrusted server certificate, reported as: %s",
+          log.messages().stream()
+              .filter(m -> m.contains("TLS handshake"))
+              .findFirst()
+              .orElseThrow());
       Thread.sleep(2000);
       assertThat(state(agent, IF + "tap5")).isEqualTo(ValueState.CONFIGURED);
       assertThat(state(agent, IF + "tap6")).isEqualTo(ValueState.NONEXISTENT);
@@ -238,13 +266,27 @@ class EtcdSecuredTest {
   @Test
   void clientCertificateOfAnotherCaIsNamed() throws Exception {
     try (LogCapture log = new LogCapture(EtcdNorthbound.class)) {
-      Agent agent = start("sec4", etcdConf("sec4", "agent-of-other-ca", "agent", "secret"),
-          new MockAgentPlugin());
-      await().atMost(TIMEOUT).until(() -> log.messages().stream().anyMatch(m ->
-          m.contains("TLS handshake with etcd failed, etcd refused the client certificate")
-          && m.contains("agent-of-other-ca.crt")));
-      Figures.print("etcd client certificate of another CA, reported as: %s", log.messages()
-          .stream().filter(m -> m.contains("TLS handshake")).findFirst().orElseThrow());
+      Agent agent =
+          start(
+              "sec4",
+              etcdConf("sec4", "agent-of-other-ca", "agent", "secret"),
+              new MockAgentPlugin());
+      await()
+          .atMost(TIMEOUT)
+          .until(
+              () ->
+                  log.messages().stream()
+                      .anyMatch(
+                          m ->
+                              m.contains(
+                                      "TLS handshake with etcd failed, etcd refused the client certificate")
+                                  && m.contains("agent-of-other-ca.crt")));
+      Figures.print(
+          "etcd client certificate of another CA, reported as: %s",
+          log.messages().stream()
+              .filter(m -> m.contains("TLS handshake"))
+              .findFirst()
+              .orElseThrow());
       assertThat(etcdSource(agent).resyncCount()).isZero();
     }
   }
@@ -253,13 +295,21 @@ class EtcdSecuredTest {
   void userWithoutAccessToTheAgentPrefixIsNamed() throws Exception {
     etcd.ctlChecked("user", "add", "stranger", "--new-user-password", "pw");
     try (LogCapture log = new LogCapture(EtcdNorthbound.class)) {
-      Agent agent = start("sec5", etcdConf("sec5", "agent", "stranger", "pw"),
-          new MockAgentPlugin());
-      await().atMost(TIMEOUT).until(() -> log.messages().stream().anyMatch(m ->
-          m.contains("etcd denied user 'stranger' access: grant it read and write on the"
-              + " agent prefix /vnf-agent/sec5/")));
-      Figures.print("etcd user without access to the agent prefix, reported as: %s", log
-          .messages().stream().filter(m -> m.contains("denied")).findFirst().orElseThrow());
+      Agent agent =
+          start("sec5", etcdConf("sec5", "agent", "stranger", "pw"), new MockAgentPlugin());
+      await()
+          .atMost(TIMEOUT)
+          .until(
+              () ->
+                  log.messages().stream()
+                      .anyMatch(
+                          m ->
+                              m.contains(
+                                  "etcd denied user 'stranger' access: grant it read and write on the"
+                                      + " agent prefix /vnf-agent/sec5/")));
+      Figures.print(
+          "etcd user without access to the agent prefix, reported as: %s",
+          log.messages().stream().filter(m -> m.contains("denied")).findFirst().orElseThrow());
       assertThat(etcdSource(agent).resyncCount()).isZero();
     } finally {
       etcd.ctlChecked("user", "delete", "stranger");
@@ -279,9 +329,15 @@ class EtcdSecuredTest {
       MockAgentPlugin mock = new MockAgentPlugin();
       Agent agent = start("sec6", etcdConf("sec6", "agent", "reader", "pw"), mock);
       awaitState(agent, IF + "tap7", ValueState.CONFIGURED);
-      await().atMost(TIMEOUT).until(() -> log.messages().stream().anyMatch(m ->
-          m.contains("cannot write the status keys under " + p)
-              && m.toLowerCase(Locale.ROOT).contains("permission denied")));
+      await()
+          .atMost(TIMEOUT)
+          .until(
+              () ->
+                  log.messages().stream()
+                      .anyMatch(
+                          m ->
+                              m.contains("cannot write the status keys under " + p)
+                                  && m.toLowerCase(Locale.ROOT).contains("permission denied")));
       assertThat(etcd.get(p + "check/status/v1/agent")).isNull();
     } finally {
       etcd.ctlChecked("user", "delete", "reader");
@@ -297,8 +353,8 @@ class EtcdSecuredTest {
     }
     etcd.stop();
     Files.copy(dir.resolve(name + ".crt"), crt, StandardCopyOption.REPLACE_EXISTING);
-    Files.copy(dir.resolve(name + ".key"), dir.resolve("server.key"),
-        StandardCopyOption.REPLACE_EXISTING);
+    Files.copy(
+        dir.resolve(name + ".key"), dir.resolve("server.key"), StandardCopyOption.REPLACE_EXISTING);
     etcd.start();
   }
 }

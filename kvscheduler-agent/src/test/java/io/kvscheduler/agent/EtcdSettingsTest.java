@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * etcd connection settings, written as in vpp-agent's etcd.conf: from {@code ETCD_CONFIG},
- * {@code --etcd-config}, or the agent settings file ({@code etcd-config}, {@code etcd:}).
+ * etcd connection settings, written as in vpp-agent's etcd.conf: from {@code ETCD_CONFIG}, {@code
+ * --etcd-config}, or the agent settings file ({@code etcd-config}, {@code etcd:}).
  */
 class EtcdSettingsTest {
   @TempDir Path dir;
@@ -45,7 +45,10 @@ class EtcdSettingsTest {
 
   @Test
   void etcdConfigFileFromTheEnvironmentSetsEverything() throws Exception {
-    Path f = write("etcd.conf", """
+    Path f =
+        write(
+            "etcd.conf",
+            """
         endpoints:
           - "10.0.0.1:2379"
           - "10.0.0.2:2379"
@@ -86,19 +89,25 @@ class EtcdSettingsTest {
     assertThat(c.etcdEndpoints()).containsExactly("127.0.0.1:2379");
     assertThat(c.etcd().tls()).isFalse();
     Path empty = write("empty.conf", "");
-    assertThat(AgentConfig.load(List.of("--etcd-config", empty.toString()), Map.of())
-        .etcdEndpoints()).containsExactly("127.0.0.1:2379");
+    assertThat(
+            AgentConfig.load(List.of("--etcd-config", empty.toString()), Map.of()).etcdEndpoints())
+        .containsExactly("127.0.0.1:2379");
   }
 
   @Test
   void laterSourcesOverrideTheKeysTheySet() throws Exception {
-    write("base.conf", """
+    write(
+        "base.conf",
+        """
         endpoints: "file:2379"
         dial-timeout: 1s
         username: from-file
         password: pw
         """);
-    Path agent = write("agent.yaml", """
+    Path agent =
+        write(
+            "agent.yaml",
+            """
         etcd-config: base.conf
         etcd:
           operation-timeout: 9s
@@ -112,16 +121,20 @@ class EtcdSettingsTest {
     assertThat(fileOnly.etcd().requestTimeout()).isEqualTo(Duration.ofSeconds(9));
     assertThat(fileOnly.etcd().username()).isEqualTo("from-file");
 
-    AgentConfig all = AgentConfig.load(List.of("--config", agent.toString(), "--etcd-config",
-        flag.toString()), Map.of("ETCD_CONFIG", env.toString(), "ETCD_ENDPOINTS", "env:2379"));
+    AgentConfig all =
+        AgentConfig.load(
+            List.of("--config", agent.toString(), "--etcd-config", flag.toString()),
+            Map.of("ETCD_CONFIG", env.toString(), "ETCD_ENDPOINTS", "env:2379"));
     assertThat(all.etcdEndpoints()).containsExactly("env:2379");
     assertThat(all.etcd().dialTimeout()).isEqualTo(Duration.ofMillis(250));
     assertThat(all.etcd().requestTimeout()).isEqualTo(Duration.ofSeconds(9));
     assertThat(all.etcd().leaseTtl()).isEqualTo(Duration.ofSeconds(30));
     assertThat(all.etcd().username()).isEqualTo("from-file");
 
-    AgentConfig flagEndpoints = AgentConfig.load(List.of("--etcd", "flag:2379",
-        "--etcd-config", flag.toString()), Map.of("ETCD_CONFIG", env.toString()));
+    AgentConfig flagEndpoints =
+        AgentConfig.load(
+            List.of("--etcd", "flag:2379", "--etcd-config", flag.toString()),
+            Map.of("ETCD_CONFIG", env.toString()));
     assertThat(flagEndpoints.etcdEndpoints()).containsExactly("flag:2379");
   }
 
@@ -131,13 +144,16 @@ class EtcdSettingsTest {
     assertError("operation-timeout: -1s\n", "etcd.conf: operation-timeout");
     assertError("session-ttl: 0\n", "etcd.conf: session-ttl");
     assertError("colour: blue\n", "etcd.conf: unknown key 'colour'");
-    assertError("insecure-transport: maybe\n",
+    assertError(
+        "insecure-transport: maybe\n",
         "etcd.conf: insecure-transport must be true or false, got 'maybe'");
     assertError("ca-file: missing.crt\n", "etcd.conf: ca-file '");
     assertError("ca-file: missing.crt\n", "missing.crt': no such file");
-    assertError("cert-file: client.crt\n",
+    assertError(
+        "cert-file: client.crt\n",
         "cert-file and key-file go together: cert-file is given without the other");
-    assertError("insecure-transport: true\nca-file: ca.crt\n",
+    assertError(
+        "insecure-transport: true\nca-file: ca.crt\n",
         "insecure-transport is true but TLS files are given");
     assertError("password: x\n", "password is given without username");
     assertError("endpoints: [\"not a url\"]\n", "etcd.conf: endpoints: endpoint 'not a url'");
@@ -145,9 +161,12 @@ class EtcdSettingsTest {
     assertError("- a\n- b\n", "etcd.conf: expected a mapping of etcd settings");
     assertError("endpoints: [a\n", "etcd.conf:");
 
-    assertThatThrownBy(() -> AgentConfig.load(List.of(), Map.of("ETCD_CONFIG",
-        dir.resolve("nope.conf").toString())))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nope.conf")
+    assertThatThrownBy(
+            () ->
+                AgentConfig.load(
+                    List.of(), Map.of("ETCD_CONFIG", dir.resolve("nope.conf").toString())))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("nope.conf")
         .hasMessageContaining("no such file");
     assertThatThrownBy(() -> AgentConfig.load(List.of("--etcd-config"), Map.of()))
         .isInstanceOf(IllegalArgumentException.class)
@@ -161,6 +180,8 @@ class EtcdSettingsTest {
   private void assertError(String yaml, String message) throws Exception {
     Path f = write("etcd.conf", yaml);
     assertThatThrownBy(() -> AgentConfig.load(List.of(), Map.of("ETCD_CONFIG", f.toString())))
-        .as(yaml).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
+        .as(yaml)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(message);
   }
 }

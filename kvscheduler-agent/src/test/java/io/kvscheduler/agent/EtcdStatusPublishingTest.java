@@ -37,23 +37,33 @@ class EtcdStatusPublishingTest extends SharedEtcdTest {
 
     // from the startup resync
     JsonNode tap1 = awaitStatus(p + "config-status/mock/v1/interfaces/tap1");
-    assertThat(tap1).isEqualTo(JSON.readTree(
-        "{\"key\":\"config/mock/v1/interfaces/tap1\",\"state\":\"CONFIGURED\","
-            + "\"last_operation\":\"CREATE\"}"));
+    assertThat(tap1)
+        .isEqualTo(
+            JSON.readTree(
+                "{\"key\":\"config/mock/v1/interfaces/tap1\",\"state\":\"CONFIGURED\","
+                    + "\"last_operation\":\"CREATE\"}"));
 
     // a FIB entry forwarding to an interface that is not in the bridge domain waits
-    etcd.put(p + BD + "bd1", "{\"name\":\"bd1\",\"interfaces\":[{\"name\":\"tap1\"},"
-        + "{\"name\":\"tap9\"}]}");
+    etcd.put(
+        p + BD + "bd1",
+        "{\"name\":\"bd1\",\"interfaces\":[{\"name\":\"tap1\"}," + "{\"name\":\"tap9\"}]}");
     String fibKey = FIB + "bd1/mac/" + MAC;
-    etcd.put(p + fibKey, "{\"phys_address\":\"" + MAC + "\",\"bridge_domain\":\"bd1\","
-        + "\"outgoing_interface\":\"tap9\"}");
+    etcd.put(
+        p + fibKey,
+        "{\"phys_address\":\""
+            + MAC
+            + "\",\"bridge_domain\":\"bd1\","
+            + "\"outgoing_interface\":\"tap9\"}");
     String fibStatus = p + "config-status/mock/v1/fib/bd1/mac/" + MAC;
-    await().atMost(TIMEOUT).untilAsserted(() -> {
-      JsonNode s = status(fibStatus);
-      assertThat(s).isNotNull();
-      assertThat(s.path("key").asText()).isEqualTo(fibKey);
-      assertThat(s.path("state").asText()).isEqualTo("PENDING");
-    });
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> {
+              JsonNode s = status(fibStatus);
+              assertThat(s).isNotNull();
+              assertThat(s.path("key").asText()).isEqualTo(fibKey);
+              assertThat(s.path("state").asText()).isEqualTo("PENDING");
+            });
     assertThat(agent.scheduler().valueStatus(fibKey).state()).isEqualTo(ValueState.PENDING);
     JsonNode bd = awaitStatus(p + "config-status/mock/v1/bridge-domain/bd1");
     assertThat(bd.path("state").asText()).isEqualTo("CONFIGURED");
@@ -61,29 +71,39 @@ class EtcdStatusPublishingTest extends SharedEtcdTest {
 
     // the interface appears: binding and FIB entry get configured, the status follows
     etcd.put(p + IF + "tap9", tap("tap9", true));
-    await().atMost(TIMEOUT).untilAsserted(() ->
-        assertThat(status(fibStatus).path("state").asText()).isEqualTo("CONFIGURED"));
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> assertThat(status(fibStatus).path("state").asText()).isEqualTo("CONFIGURED"));
     assertThat(status(fibStatus).path("last_operation").asText()).isEqualTo("CREATE");
 
     // an update is reported as UPDATE
     etcd.put(p + IF + "tap1", tap("tap1", false));
-    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(
-        status(p + "config-status/mock/v1/interfaces/tap1").path("last_operation").asText())
-        .isEqualTo("UPDATE"));
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () ->
+                assertThat(
+                        status(p + "config-status/mock/v1/interfaces/tap1")
+                            .path("last_operation")
+                            .asText())
+                    .isEqualTo("UPDATE"));
 
     // a removed value's status is deleted
     etcd.del(p + fibKey);
     await().atMost(TIMEOUT).untilAsserted(() -> assertThat(etcd.get(fibStatus)).isNull());
     awaitState(agent, fibKey, ValueState.NONEXISTENT);
-    assertThat(etcd.getPrefix(p + "config-status/").keySet()).containsExactlyInAnyOrder(
-        p + "config-status/mock/v1/interfaces/tap1",
-        p + "config-status/mock/v1/interfaces/tap9",
-        p + "config-status/mock/v1/bridge-domain/bd1");
+    assertThat(etcd.getPrefix(p + "config-status/").keySet())
+        .containsExactlyInAnyOrder(
+            p + "config-status/mock/v1/interfaces/tap1",
+            p + "config-status/mock/v1/interfaces/tap9",
+            p + "config-status/mock/v1/bridge-domain/bd1");
 
     // the statuses live as long as the agent's etcd client (lease)
     agents.close();
-    await().atMost(TIMEOUT).untilAsserted(() ->
-        assertThat(etcd.getPrefix(p + "config-status/")).isEmpty());
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(() -> assertThat(etcd.getPrefix(p + "config-status/")).isEmpty());
   }
 
   @Test
@@ -98,8 +118,8 @@ class EtcdStatusPublishingTest extends SharedEtcdTest {
     assertThat(st.path("state").asText()).isEqualTo("OK");
     assertThat(st.path("build_version").asText()).isNotEmpty();
     assertThat(st.path("start_time").isTextual()).isTrue();
-    assertThat(Long.parseLong(st.path("start_time").asText())).isBetween(before - 1,
-        Instant.now().getEpochSecond());
+    assertThat(Long.parseLong(st.path("start_time").asText()))
+        .isBetween(before - 1, Instant.now().getEpochSecond());
     assertThat(st.path("last_update").isTextual()).isTrue();
     assertThat(st.path("plugins").toString()).isEqualTo("[{\"name\":\"mock\",\"state\":\"OK\"}]");
 
@@ -127,12 +147,23 @@ class EtcdStatusPublishingTest extends SharedEtcdTest {
     List<String> events = new CopyOnWriteArrayList<>();
     try (Client c = Client.builder().endpoints(etcd.endpoint()).build()) {
       // the watch starts after the current revision, however late it is registered
-      long revision = c.getKVClient().get(bytes(agentKey)).get(10, TimeUnit.SECONDS)
-          .getHeader().getRevision();
-      Watch.Watcher w = c.getWatchClient().watch(bytes(agentKey),
-          WatchOption.builder().withRevision(revision + 1).build(), r -> r.getEvents()
-              .forEach(e -> events.add(e.getEventType() + " " + e.getKeyValue().getValue()
-                  .toString(StandardCharsets.UTF_8))));
+      long revision =
+          c.getKVClient().get(bytes(agentKey)).get(10, TimeUnit.SECONDS).getHeader().getRevision();
+      Watch.Watcher w =
+          c.getWatchClient()
+              .watch(
+                  bytes(agentKey),
+                  WatchOption.builder().withRevision(revision + 1).build(),
+                  r ->
+                      r.getEvents()
+                          .forEach(
+                              e ->
+                                  events.add(
+                                      e.getEventType()
+                                          + " "
+                                          + e.getKeyValue()
+                                              .getValue()
+                                              .toString(StandardCharsets.UTF_8))));
       agent.close();
       await().atMost(TIMEOUT).until(() -> events.size() >= 2);
       w.close();

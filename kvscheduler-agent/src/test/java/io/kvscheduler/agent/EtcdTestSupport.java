@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.assertj.core.api.Assertions;
 
 /** Helpers shared by the etcd tests: agents on an {@link EtcdFixture}, keys, waiting. */
 final class EtcdTestSupport implements AutoCloseable {
@@ -28,16 +29,19 @@ final class EtcdTestSupport implements AutoCloseable {
 
   /** An agent found by ServiceLoader (the mock plugins), REST off. */
   Agent start(String label, boolean statusPublishing) throws Exception {
-    Agent a = Agent.start(new AgentConfig(label, null, null, List.of(etcd.endpoint()),
-        statusPublishing, false));
+    Agent a =
+        Agent.start(
+            new AgentConfig(label, null, null, List.of(etcd.endpoint()), statusPublishing, false));
     agents.add(a);
     return a;
   }
 
   /** An agent with the given mock plugin instance (to look at its southbound). */
   Agent start(String label, boolean statusPublishing, MockAgentPlugin mock) throws Exception {
-    Agent a = Agent.start(new AgentConfig(label, null, null, List.of(etcd.endpoint()),
-        statusPublishing, false), List.of(mock));
+    Agent a =
+        Agent.start(
+            new AgentConfig(label, null, null, List.of(etcd.endpoint()), statusPublishing, false),
+            List.of(mock));
     agents.add(a);
     return a;
   }
@@ -51,8 +55,11 @@ final class EtcdTestSupport implements AutoCloseable {
   }
 
   static EtcdNorthbound etcdSource(Agent agent) {
-    return agent.sources().stream().filter(EtcdNorthbound.class::isInstance)
-        .map(EtcdNorthbound.class::cast).findFirst().orElseThrow();
+    return agent.sources().stream()
+        .filter(EtcdNorthbound.class::isInstance)
+        .map(EtcdNorthbound.class::cast)
+        .findFirst()
+        .orElseThrow();
   }
 
   static ValueState state(Agent agent, String key) {
@@ -60,8 +67,9 @@ final class EtcdTestSupport implements AutoCloseable {
   }
 
   static void awaitState(Agent agent, String key, ValueState state) {
-    await().atMost(TIMEOUT).untilAsserted(() ->
-        org.assertj.core.api.Assertions.assertThat(state(agent, key)).as(key).isEqualTo(state));
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(() -> Assertions.assertThat(state(agent, key)).as(key).isEqualTo(state));
   }
 
   /** Names of the interfaces in the mock southbound. */
@@ -73,7 +81,9 @@ final class EtcdTestSupport implements AutoCloseable {
 
   static Interface sbInterface(MockAgentPlugin mock, String name) {
     return mock.plugins().interfaces().southboundState().values().stream()
-        .filter(i -> i.name().equals(name)).findFirst().orElse(null);
+        .filter(i -> i.name().equals(name))
+        .findFirst()
+        .orElse(null);
   }
 
   @Override

@@ -24,8 +24,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Watch events are delivered off jetcd's event loop: a delivery that takes long (the scheduler's
  * queue is full, a resync holds the source) must not stall the client's other requests, or the
- * source takes itself for cut off from etcd, and a watch closed at that moment would wait for
- * ever.
+ * source takes itself for cut off from etcd, and a watch closed at that moment would wait for ever.
  */
 class EtcdWatchDeliveryTest extends SharedEtcdTest {
   @Test
@@ -33,37 +32,39 @@ class EtcdWatchDeliveryTest extends SharedEtcdTest {
     String p = prefix("slow");
     CountDownLatch release = new CountDownLatch(1);
     List<String> delivered = new CopyOnWriteArrayList<>();
-    Northbound slow = new Northbound() {
-      @Override
-      public CompletableFuture<Long> resync(String source, Map<String, Object> values) {
-        return CompletableFuture.completedFuture(0L);
-      }
+    Northbound slow =
+        new Northbound() {
+          @Override
+          public CompletableFuture<Long> resync(String source, Map<String, Object> values) {
+            return CompletableFuture.completedFuture(0L);
+          }
 
-      @Override
-      public CompletableFuture<Long> change(String source, Map<String, Object> changes) {
-        delivered.addAll(changes.keySet());
-        try {
-          // the first change waits for longer than a request may take
-          release.await(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-        return CompletableFuture.completedFuture(0L);
-      }
+          @Override
+          public CompletableFuture<Long> change(String source, Map<String, Object> changes) {
+            delivered.addAll(changes.keySet());
+            try {
+              // the first change waits for longer than a request may take
+              release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            return CompletableFuture.completedFuture(0L);
+          }
 
-      @Override
-      public Map<String, Object> desired() {
-        return Map.of();
-      }
-    };
+          @Override
+          public Map<String, Object> desired() {
+            return Map.of();
+          }
+        };
     ModelRegistry models = new ModelRegistry();
     new MockAgentPlugin().registerModels(models);
     Duration request = Duration.ofSeconds(1);
-    EtcdSettings settings = EtcdSettings.defaults()
-        .withTimeouts(Duration.ofSeconds(2), request, Duration.ofSeconds(10));
+    EtcdSettings settings =
+        EtcdSettings.defaults()
+            .withTimeouts(Duration.ofSeconds(2), request, Duration.ofSeconds(10));
     try (KVScheduler kvs = KVScheduler.builder().printTxnSummary(false).build()) {
-      EtcdNorthbound nb = new EtcdNorthbound("slow", List.of(etcd.endpoint()), settings, models,
-          slow, kvs, false);
+      EtcdNorthbound nb =
+          new EtcdNorthbound("slow", List.of(etcd.endpoint()), settings, models, slow, kvs, false);
       try {
         nb.start();
         assertThat(nb.resyncCount()).isEqualTo(1);

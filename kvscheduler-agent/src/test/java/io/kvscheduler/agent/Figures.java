@@ -1,8 +1,8 @@
 package io.kvscheduler.agent;
 
 /**
- * Prints the figures of fault tests (counts, timings, reported causes) into the test log, one
- * line each, prefixed {@code [figure]}, whatever the log level.
+ * Prints the figures of fault tests (counts, timings, reported causes) into the test log, one line
+ * each, prefixed {@code [figure]}, whatever the log level.
  */
 final class Figures {
   private Figures() {}

@@ -18,9 +18,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The running agent's file northbound (watch service, debounce, rescan) with a writer that
- * rewrites a file in place and pauses in the middle, as a slow {@code cp} or {@code cat >}
- * does, and with files in subdirectories made while it runs.
+ * The running agent's file northbound (watch service, debounce, rescan) with a writer that rewrites
+ * a file in place and pauses in the middle, as a slow {@code cp} or {@code cat >} does, and with
+ * files in subdirectories made while it runs.
  */
 class FileNorthboundSlowWriterTest {
   @TempDir Path dir;
@@ -36,25 +36,34 @@ class FileNorthboundSlowWriterTest {
   static String interfaces(int n, String type) {
     StringBuilder b = new StringBuilder();
     for (int i = 0; i < n; i++) {
-      b.append("config/mock/v1/interfaces/tap").append(i).append(":\n  name: tap").append(i)
-          .append("\n  type: ").append(type).append("\n  enabled: true\n");
+      b.append("config/mock/v1/interfaces/tap")
+          .append(i)
+          .append(":\n  name: tap")
+          .append(i)
+          .append("\n  type: ")
+          .append(type)
+          .append("\n  enabled: true\n");
     }
     return b.toString();
   }
 
   List<RecordedTxn> fileChanges() {
     return agent.scheduler().transactionHistory().stream()
-        .filter(t -> t.description().equals("change from file")).toList();
+        .filter(t -> t.description().equals("change from file"))
+        .toList();
   }
 
   @Test
-  @DisplayName("a file rewritten in place with pauses mid-write: no value is deleted and created"
-      + " again, the new values are applied")
+  @DisplayName(
+      "a file rewritten in place with pauses mid-write: no value is deleted and created"
+          + " again, the new values are applied")
   void slowInPlaceRewriteDeletesNothing() throws Exception {
     Path file = dir.resolve("interfaces.yaml");
     Files.writeString(file, interfaces(100, "TAP"));
-    agent = Agent.start(new AgentConfig("vpp1", dir, null, List.of(), false, false)
-        .withFileSettleTime(Duration.ofSeconds(5)));
+    agent =
+        Agent.start(
+            new AgentConfig("vpp1", dir, null, List.of(), false, false)
+                .withFileSettleTime(Duration.ofSeconds(5)));
     assertThat(agent.northbound().desired()).hasSize(100);
 
     // the same content, then the same with 20 more interfaces, each written in three pieces
@@ -73,12 +82,19 @@ class FileNorthboundSlowWriterTest {
         out.write(whole.substring(second).getBytes(StandardCharsets.UTF_8));
       }
     }
-    await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(100))
         .until(() -> agent.northbound().desired().size() == 120);
     Thread.sleep(1500); // any late scan of a half would show now
-    assertThat(fileChanges().stream().flatMap(t -> t.executed().stream())
-        .filter(op -> op.operation() == TxnOperation.DELETE).map(op -> op.key()).toList())
-        .as("values deleted by the file northbound").isEmpty();
+    assertThat(
+            fileChanges().stream()
+                .flatMap(t -> t.executed().stream())
+                .filter(op -> op.operation() == TxnOperation.DELETE)
+                .map(op -> op.key())
+                .toList())
+        .as("values deleted by the file northbound")
+        .isEmpty();
     assertThat(fileChanges()).hasSize(1);
     for (int i = 0; i < 120; i++) {
       assertThat(agent.scheduler().valueStatus("config/mock/v1/interfaces/tap" + i).state())
@@ -87,21 +103,31 @@ class FileNorthboundSlowWriterTest {
   }
 
   @Test
-  @DisplayName("a file in a subdirectory made while the agent runs is applied, and its removal"
-      + " removes its values")
+  @DisplayName(
+      "a file in a subdirectory made while the agent runs is applied, and its removal"
+          + " removes its values")
   void subdirectoryMadeLaterIsWatched() throws Exception {
-    agent = Agent.start(new AgentConfig("vpp1", dir, null, List.of(), false, false)
-        .withFileSettleTime(Duration.ofMillis(300)));
+    agent =
+        Agent.start(
+            new AgentConfig("vpp1", dir, null, List.of(), false, false)
+                .withFileSettleTime(Duration.ofMillis(300)));
     Path sub = Files.createDirectories(dir.resolve("site/rack1"));
     Files.writeString(sub.resolve("rack.yaml"), interfaces(3, "TAP"));
-    await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50))
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(50))
         .until(() -> agent.northbound().desired().size() == 3);
-    Files.writeString(sub.resolve("more.json"),
+    Files.writeString(
+        sub.resolve("more.json"),
         "{\"config/mock/v1/interfaces/loop9\": {\"name\": \"loop9\", \"type\": \"LOOPBACK\"}}");
-    await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50))
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(50))
         .until(() -> agent.northbound().desired().containsKey("config/mock/v1/interfaces/loop9"));
     Files.delete(sub.resolve("rack.yaml"));
-    await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50))
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(50))
         .until(() -> agent.northbound().desired().size() == 1);
   }
 }

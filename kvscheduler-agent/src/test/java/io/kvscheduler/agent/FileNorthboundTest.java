@@ -44,7 +44,8 @@ class FileNorthboundTest {
   static final String FIB_TAP1 = "config/mock/v1/fib/bd1/mac/aa:bb:cc:00:00:10";
   static final String FIB_TAP2 = "config/mock/v1/fib/bd1/mac/aa:bb:cc:00:00:20";
 
-  static final String INTERFACES = """
+  static final String INTERFACES =
+      """
       config/mock/v1/interfaces/tap1:
         name: tap1
         type: TAP
@@ -56,7 +57,8 @@ class FileNorthboundTest {
       """;
 
   /** §2.6 format: bd1 with tap1 and tap2 (missing), FIB entries to both. */
-  static final String L2 = """
+  static final String L2 =
+      """
       mockConfig:
         BridgeDomain_list:
         - name: bd1
@@ -94,14 +96,18 @@ class FileNorthboundTest {
 
   /** An agent on {@code dir}; removals settle for {@link #SETTLE}. */
   Agent start() throws Exception {
-    agent = Agent.start(new AgentConfig("vpp1", dir, null, List.of(), false, false)
-        .withFileSettleTime(SETTLE));
+    agent =
+        Agent.start(
+            new AgentConfig("vpp1", dir, null, List.of(), false, false).withFileSettleTime(SETTLE));
     return agent;
   }
 
   FileNorthbound fileNb() {
-    return agent.sources().stream().filter(FileNorthbound.class::isInstance)
-        .map(FileNorthbound.class::cast).findFirst().orElseThrow();
+    return agent.sources().stream()
+        .filter(FileNorthbound.class::isInstance)
+        .map(FileNorthbound.class::cast)
+        .findFirst()
+        .orElseThrow();
   }
 
   ValueState state(String key) {
@@ -116,7 +122,10 @@ class FileNorthboundTest {
   void write(String name, String content) throws IOException {
     Path tmp = dir.resolve("." + name + ".tmp");
     Files.writeString(tmp, content);
-    Files.move(tmp, dir.resolve(name), StandardCopyOption.REPLACE_EXISTING,
+    Files.move(
+        tmp,
+        dir.resolve(name),
+        StandardCopyOption.REPLACE_EXISTING,
         StandardCopyOption.ATOMIC_MOVE);
   }
 
@@ -127,31 +136,37 @@ class FileNorthboundTest {
   /** The transactions of the file northbound's changes, in order. */
   List<RecordedTxn> changes() {
     return agent.scheduler().transactionHistory().stream()
-        .filter(t -> t.description().equals("change from file")).toList();
+        .filter(t -> t.description().equals("change from file"))
+        .toList();
   }
 
   /** The operations of all changes on {@code key} (southbound calls and pending ones). */
   List<RecordedTxnOp> changeOps(String key) {
-    return changes().stream().flatMap(t -> t.executed().stream())
-        .filter(op -> op.key().equals(key)).toList();
+    return changes().stream()
+        .flatMap(t -> t.executed().stream())
+        .filter(op -> op.key().equals(key))
+        .toList();
   }
 
   /**
-   * Writes a file as {@link #write} does, modified a minute ago: the file northbound applies it
-   * at its next scan, without waiting for it to settle.
+   * Writes a file as {@link #write} does, modified a minute ago: the file northbound applies it at
+   * its next scan, without waiting for it to settle.
    */
   void writeOld(String name, String content) throws IOException {
     Path tmp = dir.resolve("." + name + ".tmp");
     Files.writeString(tmp, content);
     Files.setLastModifiedTime(tmp, FileTime.from(Instant.now().minusSeconds(60)));
-    Files.move(tmp, dir.resolve(name), StandardCopyOption.REPLACE_EXISTING,
+    Files.move(
+        tmp,
+        dir.resolve(name),
+        StandardCopyOption.REPLACE_EXISTING,
         StandardCopyOption.ATOMIC_MOVE);
   }
 
   /**
-   * A northbound passing everything to another and recording the changes; while {@link #hold}
-   * is in force, a change waits before it is passed on, and with it the watcher thread of the
-   * file northbound delivering it: files written meanwhile are seen together by its next scan.
+   * A northbound passing everything to another and recording the changes; while {@link #hold} is in
+   * force, a change waits before it is passed on, and with it the watcher thread of the file
+   * northbound delivering it: files written meanwhile are seen together by its next scan.
    */
   static final class Gate implements Northbound {
     final Northbound target;
@@ -199,11 +214,17 @@ class FileNorthboundTest {
    * Starts an agent without a file northbound of its own and a file northbound on {@link #dir}
    * delivering to it through {@code gate}.
    */
-  FileNorthbound startGated(Function<Northbound, Gate> gate)
-      throws Exception {
+  FileNorthbound startGated(Function<Northbound, Gate> gate) throws Exception {
     agent = Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false));
-    FileNorthbound nb = new FileNorthbound(dir, agent.models(), gate.apply(agent.northbound()),
-        Duration.ofMillis(50), Duration.ofMillis(200), SETTLE, Clock.systemUTC());
+    FileNorthbound nb =
+        new FileNorthbound(
+            dir,
+            agent.models(),
+            gate.apply(agent.northbound()),
+            Duration.ofMillis(50),
+            Duration.ofMillis(200),
+            SETTLE,
+            Clock.systemUTC());
     nb.start();
     return nb;
   }
@@ -214,8 +235,8 @@ class FileNorthboundTest {
    */
   static void inOneScan(Gate gate, Path dir, IoAction writes) throws Exception {
     gate.hold();
-    Files.writeString(dir.resolve("trigger.yaml"),
-        "config/mock/v1/bridge-domain/bd1: {name: bd1}\n");
+    Files.writeString(
+        dir.resolve("trigger.yaml"), "config/mock/v1/bridge-domain/bd1: {name: bd1}\n");
     assertThat(gate.entered.tryAcquire(15, TimeUnit.SECONDS)).isTrue();
     try {
       writes.run();
@@ -259,7 +280,9 @@ class FileNorthboundTest {
     assertThat(state(FIB_TAP2)).isEqualTo(ValueState.PENDING);
 
     // add tap2, disable tap1, drop loop1: one change of three values
-    write("interfaces.yaml", """
+    write(
+        "interfaces.yaml",
+        """
         config/mock/v1/interfaces/tap1:
           name: tap1
           type: TAP
@@ -269,19 +292,24 @@ class FileNorthboundTest {
           type: TAP
           enabled: true
         """);
-    eventually().untilAsserted(() -> {
-      assertThat(state(TAP2)).isEqualTo(ValueState.CONFIGURED);
-      assertThat(derivedState(BD1, BD1_TAP2)).isEqualTo(ValueState.CONFIGURED);
-      assertThat(state(FIB_TAP2)).isEqualTo(ValueState.CONFIGURED);
-      assertThat(state(LOOP1)).isIn(ValueState.NONEXISTENT, ValueState.REMOVED);
-    });
+    eventually()
+        .untilAsserted(
+            () -> {
+              assertThat(state(TAP2)).isEqualTo(ValueState.CONFIGURED);
+              assertThat(derivedState(BD1, BD1_TAP2)).isEqualTo(ValueState.CONFIGURED);
+              assertThat(state(FIB_TAP2)).isEqualTo(ValueState.CONFIGURED);
+              assertThat(state(LOOP1)).isIn(ValueState.NONEXISTENT, ValueState.REMOVED);
+            });
     assertThat(desired()).containsOnlyKeys(TAP1, TAP2, BD1, FIB_TAP1, FIB_TAP2);
     assertThat(desired().get(TAP1).toString()).doesNotContain("enabled");
 
-    List<RecordedTxn> changes = agent.scheduler().transactionHistory().stream()
-        .filter(t -> t.description().equals("change from file")).toList();
+    List<RecordedTxn> changes =
+        agent.scheduler().transactionHistory().stream()
+            .filter(t -> t.description().equals("change from file"))
+            .toList();
     assertThat(changes).hasSize(1);
-    assertThat(changes.get(0).values()).extracting(RecordedTxn.RecordedValue::key)
+    assertThat(changes.get(0).values())
+        .extracting(RecordedTxn.RecordedValue::key)
         .containsExactlyInAnyOrder(TAP1, TAP2, LOOP1);
     assertThat(fileNb().errors()).isEmpty();
   }
@@ -293,15 +321,19 @@ class FileNorthboundTest {
     assertThat(state(BD1)).isEqualTo(ValueState.CONFIGURED);
     assertThat(derivedState(BD1, "mock/bd/bd1/interface/tap1")).isEqualTo(ValueState.PENDING);
 
-    Files.writeString(dir.resolve("tap.json"), """
+    Files.writeString(
+        dir.resolve("tap.json"),
+        """
         {
           "config/mock/v1/interfaces/tap1": {"name": "tap1", "type": "TAP", "enabled": true}
         }
         """);
-    eventually().untilAsserted(() -> {
-      assertThat(state(TAP1)).isEqualTo(ValueState.CONFIGURED);
-      assertThat(state(FIB_TAP1)).isEqualTo(ValueState.CONFIGURED);
-    });
+    eventually()
+        .untilAsserted(
+            () -> {
+              assertThat(state(TAP1)).isEqualTo(ValueState.CONFIGURED);
+              assertThat(state(FIB_TAP1)).isEqualTo(ValueState.CONFIGURED);
+            });
   }
 
   @Test
@@ -313,7 +345,9 @@ class FileNorthboundTest {
     Path file = dir.resolve("interfaces.yaml");
 
     // malformed YAML, reported with file and line; nothing changes
-    write("interfaces.yaml", """
+    write(
+        "interfaces.yaml",
+        """
         config/mock/v1/interfaces/tap1:
           name: tap1
           type: TAP
@@ -330,7 +364,9 @@ class FileNorthboundTest {
     assertThat(state(BD1)).isEqualTo(ValueState.CONFIGURED);
 
     // unknown field, on line 6
-    write("interfaces.yaml", """
+    write(
+        "interfaces.yaml",
+        """
         config/mock/v1/interfaces/tap1:
           name: tap1
           type: TAP
@@ -338,37 +374,51 @@ class FileNorthboundTest {
           name: tap2
           speed: 100
         """);
-    eventually().untilAsserted(() -> assertThat(fileNb().errors().get(file))
-        .contains("unknown field 'speed'"));
+    eventually()
+        .untilAsserted(
+            () -> assertThat(fileNb().errors().get(file)).contains("unknown field 'speed'"));
     assertThat(fileNb().errors().get(file)).startsWith(file + ":6: " + TAP2);
     assertThat(desired()).containsKeys(TAP1, LOOP1).doesNotContainKey(TAP2);
 
     // key of no model
-    write("interfaces.yaml", """
+    write(
+        "interfaces.yaml",
+        """
         config/mock/v1/interfaces/tap1:
           name: tap1
           type: TAP
         config/mock/v9/tunnels/t1:
           name: t1
         """);
-    eventually().untilAsserted(() -> assertThat(fileNb().errors().get(file))
-        .contains("config/mock/v9/tunnels/t1: no registered model has this key"));
+    eventually()
+        .untilAsserted(
+            () ->
+                assertThat(fileNb().errors().get(file))
+                    .contains("config/mock/v9/tunnels/t1: no registered model has this key"));
 
     // key / value mismatch
-    write("interfaces.yaml", """
+    write(
+        "interfaces.yaml",
+        """
         config/mock/v1/interfaces/tap1:
           name: tap3
           type: TAP
         """);
-    eventually().untilAsserted(() -> assertThat(fileNb().errors().get(file))
-        .contains("key does not match").contains("config/mock/v1/interfaces/tap3"));
+    eventually()
+        .untilAsserted(
+            () ->
+                assertThat(fileNb().errors().get(file))
+                    .contains("key does not match")
+                    .contains("config/mock/v1/interfaces/tap3"));
     assertThat(desired().get(TAP1)).isEqualTo(tap1Before);
     assertThat(desired()).containsKeys(LOOP1, BD1, FIB_TAP1, FIB_TAP2);
     assertThat(state(TAP1)).isEqualTo(ValueState.CONFIGURED);
     assertThat(agent.scheduler().transactionHistory()).hasSize(1);
 
     // fixed: applies, the error is gone
-    write("interfaces.yaml", """
+    write(
+        "interfaces.yaml",
+        """
         config/mock/v1/interfaces/tap1:
           name: tap1
           type: TAP
@@ -376,19 +426,22 @@ class FileNorthboundTest {
           name: tap2
           type: TAP
         """);
-    eventually().untilAsserted(() -> {
-      assertThat(state(TAP2)).isEqualTo(ValueState.CONFIGURED);
-      assertThat(state(FIB_TAP2)).isEqualTo(ValueState.CONFIGURED);
-      assertThat(state(LOOP1)).isIn(ValueState.NONEXISTENT, ValueState.REMOVED);
-    });
+    eventually()
+        .untilAsserted(
+            () -> {
+              assertThat(state(TAP2)).isEqualTo(ValueState.CONFIGURED);
+              assertThat(state(FIB_TAP2)).isEqualTo(ValueState.CONFIGURED);
+              assertThat(state(LOOP1)).isIn(ValueState.NONEXISTENT, ValueState.REMOVED);
+            });
     assertThat(fileNb().errors()).isEmpty();
   }
 
   @Test
   void badFileAtStartDoesNotStopTheOthers() throws Exception {
     write("interfaces.yaml", INTERFACES);
-    Files.writeString(dir.resolve("broken.json"), "{\n  \"config/mock/v1/interfaces/tap2\": {\n"
-        + "    \"name\": \"tap2\",,\n  }\n}\n");
+    Files.writeString(
+        dir.resolve("broken.json"),
+        "{\n  \"config/mock/v1/interfaces/tap2\": {\n" + "    \"name\": \"tap2\",,\n  }\n}\n");
     start();
     Path broken = dir.resolve("broken.json");
     assertThat(fileNb().errors()).containsOnlyKeys(broken);
@@ -396,8 +449,9 @@ class FileNorthboundTest {
     assertThat(desired()).containsOnlyKeys(TAP1, LOOP1);
     assertThat(state(TAP1)).isEqualTo(ValueState.CONFIGURED);
 
-    Files.writeString(broken, "{\"config/mock/v1/interfaces/tap2\": {\"name\": \"tap2\","
-        + " \"type\": \"TAP\"}}");
+    Files.writeString(
+        broken,
+        "{\"config/mock/v1/interfaces/tap2\": {\"name\": \"tap2\"," + " \"type\": \"TAP\"}}");
     eventually().untilAsserted(() -> assertThat(state(TAP2)).isEqualTo(ValueState.CONFIGURED));
     assertThat(fileNb().errors()).isEmpty();
   }
@@ -410,22 +464,28 @@ class FileNorthboundTest {
     assertThat(state(FIB_TAP1)).isEqualTo(ValueState.CONFIGURED);
 
     Files.delete(dir.resolve("l2.yaml"));
-    eventually().untilAsserted(() -> {
-      assertThat(desired()).containsOnlyKeys(TAP1, LOOP1);
-      assertThat(state(BD1)).isIn(ValueState.NONEXISTENT, ValueState.REMOVED);
-      assertThat(state(FIB_TAP1)).isIn(ValueState.NONEXISTENT, ValueState.REMOVED);
-      assertThat(state(FIB_TAP2)).isIn(ValueState.NONEXISTENT, ValueState.REMOVED);
-    });
+    eventually()
+        .untilAsserted(
+            () -> {
+              assertThat(desired()).containsOnlyKeys(TAP1, LOOP1);
+              assertThat(state(BD1)).isIn(ValueState.NONEXISTENT, ValueState.REMOVED);
+              assertThat(state(FIB_TAP1)).isIn(ValueState.NONEXISTENT, ValueState.REMOVED);
+              assertThat(state(FIB_TAP2)).isIn(ValueState.NONEXISTENT, ValueState.REMOVED);
+            });
     assertThat(state(TAP1)).isEqualTo(ValueState.CONFIGURED);
-    List<RecordedTxn> changes = agent.scheduler().transactionHistory().stream()
-        .filter(t -> t.description().equals("change from file")).toList();
+    List<RecordedTxn> changes =
+        agent.scheduler().transactionHistory().stream()
+            .filter(t -> t.description().equals("change from file"))
+            .toList();
     assertThat(changes).hasSize(1);
     assertThat(changes.get(0).values()).allMatch(v -> v.value().isEmpty()).hasSize(3);
   }
 
   @Test
   void yamlConfigFormatFile() throws Exception {
-    write("all.yaml", """
+    write(
+        "all.yaml",
+        """
         mockConfig:
           Interface_list:
           - name: tap1
@@ -444,7 +504,8 @@ class FileNorthboundTest {
         """);
     start();
     assertThat(desired()).containsOnlyKeys(TAP1, TAP2, BD1);
-    assertThat(desired().get(TAP2).toString()).contains("type:TAP")
+    assertThat(desired().get(TAP2).toString())
+        .contains("type:TAP")
         .contains("phys_address:\"aa:bb:cc:00:00:02\"");
     assertThat(state(TAP1)).isEqualTo(ValueState.CONFIGURED);
     assertThat(state(TAP2)).isEqualTo(ValueState.CONFIGURED);
@@ -452,7 +513,9 @@ class FileNorthboundTest {
 
     // errors name the group, field, item and line
     Path file = dir.resolve("all.yaml");
-    write("all.yaml", """
+    write(
+        "all.yaml",
+        """
         mockConfig:
           Interface_list:
           - name: tap1
@@ -460,25 +523,43 @@ class FileNorthboundTest {
           - name: tap2
             type: TUNNEL
         """);
-    eventually().untilAsserted(() -> assertThat(fileNb().errors().get(file)).isEqualTo(
-        file + ":6: mockConfig.Interface_list[1]: invalid value TUNNEL for field 'type' of"
-            + " mock.interfaces.Interface"));
-    write("all.yaml", """
+    eventually()
+        .untilAsserted(
+            () ->
+                assertThat(fileNb().errors().get(file))
+                    .isEqualTo(
+                        file
+                            + ":6: mockConfig.Interface_list[1]: invalid value TUNNEL for field 'type' of"
+                            + " mock.interfaces.Interface"));
+    write(
+        "all.yaml",
+        """
         mockConfig:
           Interfaces:
           - name: tap1
         """);
-    eventually().untilAsserted(() -> assertThat(fileNb().errors().get(file))
-        .contains(":2: unknown field 'Interfaces' in group mockConfig (known fields:"
-            + " Interface_list, BridgeDomain_list, FIBEntry_list)"));
-    write("all.yaml", """
+    eventually()
+        .untilAsserted(
+            () ->
+                assertThat(fileNb().errors().get(file))
+                    .contains(
+                        ":2: unknown field 'Interfaces' in group mockConfig (known fields:"
+                            + " Interface_list, BridgeDomain_list, FIBEntry_list)"));
+    write(
+        "all.yaml",
+        """
         vppConfig:
           interfaces:
           - name: tap1
         """);
-    eventually().untilAsserted(() -> assertThat(fileNb().errors().get(file))
-        .contains(":1: unknown group 'vppConfig' (known groups: mockConfig)"));
-    write("all.yaml", """
+    eventually()
+        .untilAsserted(
+            () ->
+                assertThat(fileNb().errors().get(file))
+                    .contains(":1: unknown group 'vppConfig' (known groups: mockConfig)"));
+    write(
+        "all.yaml",
+        """
         mockConfig:
           Interface_list:
           - name: tap1
@@ -486,21 +567,30 @@ class FileNorthboundTest {
           - name: tap1
             type: LOOPBACK
         """);
-    eventually().untilAsserted(() -> assertThat(fileNb().errors().get(file))
-        .contains(":5: mockConfig.Interface_list[1]: key " + TAP1
-            + " is also given by mockConfig.Interface_list[0] on line 3"));
+    eventually()
+        .untilAsserted(
+            () ->
+                assertThat(fileNb().errors().get(file))
+                    .contains(
+                        ":5: mockConfig.Interface_list[1]: key "
+                            + TAP1
+                            + " is also given by mockConfig.Interface_list[0] on line 3"));
     assertThat(desired()).containsOnlyKeys(TAP1, TAP2, BD1);
     assertThat(state(TAP2)).isEqualTo(ValueState.CONFIGURED);
   }
 
   @Test
   void sameKeyInTwoFiles() throws Exception {
-    write("a.yaml", """
+    write(
+        "a.yaml",
+        """
         config/mock/v1/interfaces/tap1:
           name: tap1
           type: TAP
         """);
-    write("b.yaml", """
+    write(
+        "b.yaml",
+        """
         mockConfig:
           Interface_list:
           - name: tap2
@@ -512,13 +602,15 @@ class FileNorthboundTest {
     Path b = dir.resolve("b.yaml");
     // the file read first keeps the key; the other is skipped as a whole
     assertThat(fileNb().errors()).containsOnlyKeys(b);
-    assertThat(fileNb().errors().get(b)).contains("key " + TAP1 + " is already given by file"
-        + " a.yaml");
+    assertThat(fileNb().errors().get(b))
+        .contains("key " + TAP1 + " is already given by file" + " a.yaml");
     assertThat(desired()).containsOnlyKeys(TAP1);
     assertThat(desired().get(TAP1).toString()).contains("type:TAP");
 
     // a new file taking a key of a.yaml is skipped too
-    write("c.yaml", """
+    write(
+        "c.yaml",
+        """
         config/mock/v1/interfaces/tap1:
           name: tap1
           type: LOOPBACK
@@ -526,44 +618,53 @@ class FileNorthboundTest {
           name: loop1
           type: LOOPBACK
         """);
-    eventually().untilAsserted(() -> assertThat(fileNb().errors())
-        .containsKey(dir.resolve("c.yaml")));
+    eventually()
+        .untilAsserted(() -> assertThat(fileNb().errors()).containsKey(dir.resolve("c.yaml")));
     assertThat(desired()).containsOnlyKeys(TAP1);
 
     // once a.yaml lets the key go, b.yaml (first by name) takes it
     Files.delete(dir.resolve("a.yaml"));
-    eventually().untilAsserted(() -> {
-      assertThat(desired()).containsKeys(TAP1, TAP2).doesNotContainKey(LOOP1);
-      assertThat(desired().get(TAP1).toString()).contains("type:LOOPBACK");
-      assertThat(state(TAP2)).isEqualTo(ValueState.CONFIGURED);
-      assertThat(state(TAP1)).isEqualTo(ValueState.CONFIGURED);
-      // c.yaml is re-examined right after b.yaml took the key (same rescan, possibly later
-      // than the transaction that applied b.yaml): now blocked by b.yaml
-      assertThat(fileNb().errors()).containsOnlyKeys(dir.resolve("c.yaml"));
-      assertThat(fileNb().errors().get(dir.resolve("c.yaml"))).contains("b.yaml");
-    });
+    eventually()
+        .untilAsserted(
+            () -> {
+              assertThat(desired()).containsKeys(TAP1, TAP2).doesNotContainKey(LOOP1);
+              assertThat(desired().get(TAP1).toString()).contains("type:LOOPBACK");
+              assertThat(state(TAP2)).isEqualTo(ValueState.CONFIGURED);
+              assertThat(state(TAP1)).isEqualTo(ValueState.CONFIGURED);
+              // c.yaml is re-examined right after b.yaml took the key (same rescan, possibly later
+              // than the transaction that applied b.yaml): now blocked by b.yaml
+              assertThat(fileNb().errors()).containsOnlyKeys(dir.resolve("c.yaml"));
+              assertThat(fileNb().errors().get(dir.resolve("c.yaml"))).contains("b.yaml");
+            });
   }
 
   @Test
-  @DisplayName("renaming a file is no change: its values are neither deleted nor created again,"
-      + " and belong to the file under its new name")
+  @DisplayName(
+      "renaming a file is no change: its values are neither deleted nor created again,"
+          + " and belong to the file under its new name")
   void renamedFileIsNoChange() throws Exception {
     write("interfaces.yaml", INTERFACES);
     write("l2.yaml", L2);
     start();
     try (LogCapture log = new LogCapture(FileNorthbound.class)) {
-      Files.move(dir.resolve("l2.yaml"), dir.resolve("l2-renamed.yaml"),
-          StandardCopyOption.ATOMIC_MOVE);
-      eventually().untilAsserted(() -> assertThat(log.messages())
-          .contains("file northbound: l2.yaml removed"));
+      Files.move(
+          dir.resolve("l2.yaml"), dir.resolve("l2-renamed.yaml"), StandardCopyOption.ATOMIC_MOVE);
+      eventually()
+          .untilAsserted(
+              () -> assertThat(log.messages()).contains("file northbound: l2.yaml removed"));
     }
     // a later change: had the rename's scan delivered anything, it would come before this one
-    write("interfaces.yaml",
+    write(
+        "interfaces.yaml",
         INTERFACES + "config/mock/v1/interfaces/tap2: {name: tap2, type: TAP}\n");
-    eventually().untilAsserted(() -> assertThat(state(FIB_TAP2))
-        .isEqualTo(ValueState.CONFIGURED));
-    assertThat(changes()).singleElement().satisfies(t -> assertThat(t.values())
-        .extracting(RecordedTxn.RecordedValue::key).containsExactly(TAP2));
+    eventually().untilAsserted(() -> assertThat(state(FIB_TAP2)).isEqualTo(ValueState.CONFIGURED));
+    assertThat(changes())
+        .singleElement()
+        .satisfies(
+            t ->
+                assertThat(t.values())
+                    .extracting(RecordedTxn.RecordedValue::key)
+                    .containsExactly(TAP2));
     assertThat(changeOps(BD1)).isEmpty();
     assertThat(changeOps(FIB_TAP1)).isEmpty();
     assertThat(state(BD1)).isEqualTo(ValueState.CONFIGURED);
@@ -575,8 +676,9 @@ class FileNorthboundTest {
   }
 
   @Test
-  @DisplayName("a key moved to another file with the same value in one scan is no change, reports"
-      + " no duplicate, and belongs to the file it moved to")
+  @DisplayName(
+      "a key moved to another file with the same value in one scan is no change, reports"
+          + " no duplicate, and belongs to the file it moved to")
   void keyMovedBetweenFilesWithTheSameValueIsNoChange() throws Exception {
     String tap1 = "config/mock/v1/interfaces/tap1: {name: tap1, type: TAP, enabled: true}\n";
     String tap2 = "config/mock/v1/interfaces/tap2: {name: tap2, type: TAP}\n";
@@ -592,16 +694,19 @@ class FileNorthboundTest {
       try {
         // tap1 moves to a.yaml (read first: it is examined while b.yaml still holds tap1), tap2
         // is enabled so that the scan has something to deliver
-        inOneScan(gate, dir, () -> {
-          writeOld("a.yaml", tap1 + tap2.replace("}", ", enabled: true}"));
-          writeOld("b.yaml", loop1);
-        });
+        inOneScan(
+            gate,
+            dir,
+            () -> {
+              writeOld("a.yaml", tap1 + tap2.replace("}", ", enabled: true}"));
+              writeOld("b.yaml", loop1);
+            });
         eventually().until(() -> gate.changes.size() == 2);
         assertThat(gate.changes.get(1)).containsOnlyKeys(TAP2);
         assertThat(nb.errors()).isEmpty();
         assertThat(log.messages()).noneMatch(m -> m.contains("already given"));
-        eventually().untilAsserted(() -> assertThat(desired().get(TAP2).toString())
-            .contains("enabled"));
+        eventually()
+            .untilAsserted(() -> assertThat(desired().get(TAP2).toString()).contains("enabled"));
         assertThat(changeOps(TAP1)).isEmpty();
         assertThat(state(TAP1)).isEqualTo(ValueState.CONFIGURED);
 
@@ -619,28 +724,40 @@ class FileNorthboundTest {
   }
 
   @Test
-  @DisplayName("a key moved to another file with another value in one scan is one update, not a"
-      + " delete and a create")
+  @DisplayName(
+      "a key moved to another file with another value in one scan is one update, not a"
+          + " delete and a create")
   void keyMovedBetweenFilesWithAnotherValueIsAnUpdate() throws Exception {
-    writeOld("a.yaml", "config/mock/v1/interfaces/tap1: {name: tap1, type: TAP}\n"
-        + "config/mock/v1/interfaces/loop1: {name: loop1, type: LOOPBACK}\n");
+    writeOld(
+        "a.yaml",
+        "config/mock/v1/interfaces/tap1: {name: tap1, type: TAP}\n"
+            + "config/mock/v1/interfaces/loop1: {name: loop1, type: LOOPBACK}\n");
     writeOld("b.yaml", "config/mock/v1/interfaces/tap2: {name: tap2, type: TAP}\n");
     Gate[] made = new Gate[1];
     FileNorthbound nb = startGated(t -> made[0] = new Gate(t));
     Gate gate = made[0];
     try {
-      inOneScan(gate, dir, () -> {
-        writeOld("a.yaml", "config/mock/v1/interfaces/loop1: {name: loop1, type: LOOPBACK}\n");
-        writeOld("b.yaml", "config/mock/v1/interfaces/tap2: {name: tap2, type: TAP}\n"
-            + "config/mock/v1/interfaces/tap1: {name: tap1, type: TAP, enabled: true}\n");
-      });
+      inOneScan(
+          gate,
+          dir,
+          () -> {
+            writeOld("a.yaml", "config/mock/v1/interfaces/loop1: {name: loop1, type: LOOPBACK}\n");
+            writeOld(
+                "b.yaml",
+                "config/mock/v1/interfaces/tap2: {name: tap2, type: TAP}\n"
+                    + "config/mock/v1/interfaces/tap1: {name: tap1, type: TAP, enabled: true}\n");
+          });
       eventually().until(() -> gate.changes.size() == 2);
       assertThat(gate.changes.get(1)).containsOnlyKeys(TAP1);
-      assertThat(gate.changes.get(1).get(TAP1)).as("value of tap1").isNotNull().asString()
+      assertThat(gate.changes.get(1).get(TAP1))
+          .as("value of tap1")
+          .isNotNull()
+          .asString()
           .contains("enabled");
       assertThat(nb.errors()).isEmpty();
       eventually().untilAsserted(() -> assertThat(changes()).hasSize(2));
-      assertThat(changes().get(1).values()).singleElement()
+      assertThat(changes().get(1).values())
+          .singleElement()
           .satisfies(v -> assertThat(v.value()).isPresent());
       assertThat(state(TAP1)).isEqualTo(ValueState.CONFIGURED);
 
@@ -653,8 +770,9 @@ class FileNorthboundTest {
   }
 
   @Test
-  @DisplayName("two files that exchange their keys in one scan both apply: one update per key,"
-      + " no file blocked by the other's previous values")
+  @DisplayName(
+      "two files that exchange their keys in one scan both apply: one update per key,"
+          + " no file blocked by the other's previous values")
   void filesExchangingKeysInOneScanBothApply() throws Exception {
     writeOld("a.yaml", "config/mock/v1/interfaces/tap1: {name: tap1, type: TAP}\n");
     writeOld("b.yaml", "config/mock/v1/interfaces/tap2: {name: tap2, type: TAP}\n");
@@ -662,16 +780,21 @@ class FileNorthboundTest {
     FileNorthbound nb = startGated(t -> made[0] = new Gate(t));
     Gate gate = made[0];
     try {
-      inOneScan(gate, dir, () -> {
-        writeOld("a.yaml", "config/mock/v1/interfaces/tap2: {name: tap2, type: TAP,"
-            + " enabled: true}\n");
-        writeOld("b.yaml", "config/mock/v1/interfaces/tap1: {name: tap1, type: TAP,"
-            + " enabled: true}\n");
-      });
+      inOneScan(
+          gate,
+          dir,
+          () -> {
+            writeOld(
+                "a.yaml",
+                "config/mock/v1/interfaces/tap2: {name: tap2, type: TAP," + " enabled: true}\n");
+            writeOld(
+                "b.yaml",
+                "config/mock/v1/interfaces/tap1: {name: tap1, type: TAP," + " enabled: true}\n");
+          });
       eventually().until(() -> gate.changes.size() == 2);
       assertThat(gate.changes.get(1)).containsOnlyKeys(TAP1, TAP2);
-      assertThat(gate.changes.get(1).values()).allSatisfy(v ->
-          assertThat(v).as("value").isNotNull().asString().contains("enabled"));
+      assertThat(gate.changes.get(1).values())
+          .allSatisfy(v -> assertThat(v).as("value").isNotNull().asString().contains("enabled"));
       assertThat(nb.errors()).isEmpty();
 
       // b.yaml holds tap1 now, a.yaml tap2
@@ -683,15 +806,20 @@ class FileNorthboundTest {
   }
 
   @Test
-  @DisplayName("a file blocked by a key another file drops takes the key over in the same"
-      + " transaction, without a delete of the key")
+  @DisplayName(
+      "a file blocked by a key another file drops takes the key over in the same"
+          + " transaction, without a delete of the key")
   void blockedFileTakesOverADroppedKeyInOneTransaction() throws Exception {
-    write("a.yaml", """
+    write(
+        "a.yaml",
+        """
         config/mock/v1/interfaces/tap1:
           name: tap1
           type: TAP
         """);
-    write("b.yaml", """
+    write(
+        "b.yaml",
+        """
         config/mock/v1/interfaces/tap1: {name: tap1, type: LOOPBACK}
         config/mock/v1/interfaces/tap2: {name: tap2, type: TAP}
         """);
@@ -699,37 +827,53 @@ class FileNorthboundTest {
     assertThat(fileNb().errors()).containsOnlyKeys(dir.resolve("b.yaml"));
 
     write("a.yaml", "config/mock/v1/interfaces/loop1: {name: loop1, type: LOOPBACK}\n");
-    eventually().untilAsserted(() -> {
-      assertThat(state(TAP2)).isEqualTo(ValueState.CONFIGURED);
-      assertThat(state(LOOP1)).isEqualTo(ValueState.CONFIGURED);
-    });
+    eventually()
+        .untilAsserted(
+            () -> {
+              assertThat(state(TAP2)).isEqualTo(ValueState.CONFIGURED);
+              assertThat(state(LOOP1)).isEqualTo(ValueState.CONFIGURED);
+            });
     assertThat(fileNb().errors()).isEmpty();
     assertThat(desired().get(TAP1).toString()).contains("type:LOOPBACK");
-    assertThat(changes()).singleElement().satisfies(t -> assertThat(t.values())
-        .allMatch(v -> v.value().isPresent())
-        .extracting(RecordedTxn.RecordedValue::key).containsExactly(LOOP1, TAP1, TAP2));
+    assertThat(changes())
+        .singleElement()
+        .satisfies(
+            t ->
+                assertThat(t.values())
+                    .allMatch(v -> v.value().isPresent())
+                    .extracting(RecordedTxn.RecordedValue::key)
+                    .containsExactly(LOOP1, TAP1, TAP2));
   }
 
   @Test
-  @DisplayName("a key with the prefix of a model but an empty name is rejected for its empty name,"
-      + " not as a key of no model")
+  @DisplayName(
+      "a key with the prefix of a model but an empty name is rejected for its empty name,"
+          + " not as a key of no model")
   void keyWithAnEmptyNameIsCalledThat() throws Exception {
     write("empty-name.yaml", "# one\nconfig/mock/v1/interfaces/: {name: \"\", type: TAP}\n");
     start();
     Path file = dir.resolve("empty-name.yaml");
     assertThat(fileNb().errors()).containsOnlyKeys(file);
-    assertThat(fileNb().errors().get(file)).isEqualTo(file + ":2: config/mock/v1/interfaces/: the"
-        + " key has an empty name after the prefix config/mock/v1/interfaces/ of model"
-        + " mock.interfaces");
+    assertThat(fileNb().errors().get(file))
+        .isEqualTo(
+            file
+                + ":2: config/mock/v1/interfaces/: the"
+                + " key has an empty name after the prefix config/mock/v1/interfaces/ of model"
+                + " mock.interfaces");
   }
 
   @Test
   @DisplayName("a JSON file starting with a UTF-8 byte order mark applies, as a YAML file does")
   void jsonFileWithByteOrderMarkApplies() throws Exception {
-    Files.write(dir.resolve("tap.json"), ("\uFEFF{\"config/mock/v1/interfaces/tap1\":"
-        + " {\"name\": \"tap1\", \"type\": \"TAP\"}}\n").getBytes(StandardCharsets.UTF_8));
-    Files.write(dir.resolve("loop.yaml"), ("\uFEFFconfig/mock/v1/interfaces/loop1:"
-        + " {name: loop1, type: LOOPBACK}\n").getBytes(StandardCharsets.UTF_8));
+    Files.write(
+        dir.resolve("tap.json"),
+        ("\uFEFF{\"config/mock/v1/interfaces/tap1\":"
+                + " {\"name\": \"tap1\", \"type\": \"TAP\"}}\n")
+            .getBytes(StandardCharsets.UTF_8));
+    Files.write(
+        dir.resolve("loop.yaml"),
+        ("\uFEFFconfig/mock/v1/interfaces/loop1:" + " {name: loop1, type: LOOPBACK}\n")
+            .getBytes(StandardCharsets.UTF_8));
     start();
     assertThat(fileNb().errors()).isEmpty();
     assertThat(desired()).containsOnlyKeys(TAP1, LOOP1);
@@ -748,9 +892,10 @@ class FileNorthboundTest {
   @Test
   void missingDirectoryFailsTheStart() {
     Path missing = dir.resolve("nope");
-    Assertions.assertThatThrownBy(() ->
-            Agent.start(new AgentConfig("vpp1", missing, null, List.of(), false, false)))
-        .hasMessageContaining(missing.toString()).hasMessageContaining("not a directory");
+    Assertions.assertThatThrownBy(
+            () -> Agent.start(new AgentConfig("vpp1", missing, null, List.of(), false, false)))
+        .hasMessageContaining(missing.toString())
+        .hasMessageContaining("not a directory");
   }
 
   @Test
@@ -768,32 +913,47 @@ class FileNorthboundTest {
   }
 
   @Test
-  @DisplayName("a bad file at start is logged as skipped with none of its values applied; a file"
-      + " that held values keeps them")
+  @DisplayName(
+      "a bad file at start is logged as skipped with none of its values applied; a file"
+          + " that held values keeps them")
   void badFileLogSaysWhatStaysApplied() throws Exception {
     write("interfaces.yaml", INTERFACES);
     write("broken.yaml", "config/mock/v1/interfaces/tap2:\n  name: tap2\n  speed: 1\n");
     Path broken = dir.resolve("broken.yaml");
     try (LogCapture log = new LogCapture(FileNorthbound.class)) {
       start();
-      assertThat(log.messages()).filteredOn(m -> m.contains("broken.yaml")).singleElement()
-          .satisfies(m -> assertThat(m)
-              .startsWith("file northbound: " + broken + ":3: " + TAP2 + ": unknown field 'speed'")
-              .endsWith("(file skipped, none of its values are applied)"));
+      assertThat(log.messages())
+          .filteredOn(m -> m.contains("broken.yaml"))
+          .singleElement()
+          .satisfies(
+              m ->
+                  assertThat(m)
+                      .startsWith(
+                          "file northbound: " + broken + ":3: " + TAP2 + ": unknown field 'speed'")
+                      .endsWith("(file skipped, none of its values are applied)"));
 
       write("interfaces.yaml", INTERFACES + "  speed: 1\n");
-      eventually().untilAsserted(() -> assertThat(log.messages())
-          .anyMatch(m -> m.contains("interfaces.yaml:")
-              && m.endsWith("(file skipped, the values it held before stay applied)")));
+      eventually()
+          .untilAsserted(
+              () ->
+                  assertThat(log.messages())
+                      .anyMatch(
+                          m ->
+                              m.contains("interfaces.yaml:")
+                                  && m.endsWith(
+                                      "(file skipped, the values it held before stay applied)")));
     }
     assertThat(desired()).containsOnlyKeys(TAP1, LOOP1);
   }
 
   @Test
-  @DisplayName("a key already given by another file is reported with its line in the skipped file"
-      + " and in the other file")
+  @DisplayName(
+      "a key already given by another file is reported with its line in the skipped file"
+          + " and in the other file")
   void duplicateKeyAcrossFilesNamesBothLines() throws Exception {
-    write("a.yaml", """
+    write(
+        "a.yaml",
+        """
         config/mock/v1/interfaces/loop1:
           name: loop1
           type: LOOPBACK
@@ -801,7 +961,9 @@ class FileNorthboundTest {
           name: tap1
           type: TAP
         """);
-    write("b.yaml", """
+    write(
+        "b.yaml",
+        """
         mockConfig:
           Interface_list:
           - name: tap2
@@ -812,61 +974,65 @@ class FileNorthboundTest {
     start();
     Path b = dir.resolve("b.yaml");
     assertThat(fileNb().errors()).containsOnlyKeys(b);
-    assertThat(fileNb().errors().get(b)).isEqualTo(
-        b + ":5: key " + TAP1 + " is already given by file a.yaml on line 4");
+    assertThat(fileNb().errors().get(b))
+        .isEqualTo(b + ":5: key " + TAP1 + " is already given by file a.yaml on line 4");
 
     // a keyed file too: its line is the key's
     write("c.yaml", "# c\nconfig/mock/v1/interfaces/loop1: {name: loop1, type: LOOPBACK}\n");
     Path c = dir.resolve("c.yaml");
-    eventually().untilAsserted(() -> assertThat(fileNb().errors().get(c)).isEqualTo(
-        c + ":2: key " + LOOP1 + " is already given by file a.yaml on line 1"));
+    eventually()
+        .untilAsserted(
+            () ->
+                assertThat(fileNb().errors().get(c))
+                    .isEqualTo(
+                        c + ":2: key " + LOOP1 + " is already given by file a.yaml on line 1"));
   }
 
   @Test
-  @DisplayName("once closed, the file northbound delivers no change it read before; closing"
-      + " waits for a delivery under way")
+  @DisplayName(
+      "once closed, the file northbound delivers no change it read before; closing"
+          + " waits for a delivery under way")
   void closedFileNorthboundDeliversNothingMore() throws Exception {
     write("a.yaml", "config/mock/v1/interfaces/loop1: {name: loop1, type: LOOPBACK}\n");
     CountDownLatch release = new CountDownLatch(1);
-    List<Map<String, Object>> delivered =
-        Collections.synchronizedList(new ArrayList<>());
-    Northbound slow = new Northbound() {
-      @Override
-      public CompletableFuture<Long> resync(String source,
-          Map<String, Object> values) {
-        return CompletableFuture.completedFuture(1L);
-      }
+    List<Map<String, Object>> delivered = Collections.synchronizedList(new ArrayList<>());
+    Northbound slow =
+        new Northbound() {
+          @Override
+          public CompletableFuture<Long> resync(String source, Map<String, Object> values) {
+            return CompletableFuture.completedFuture(1L);
+          }
 
-      @Override
-      public CompletableFuture<Long> change(String source,
-          Map<String, Object> changes) {
-        delivered.add(changes);
-        if (delivered.size() == 1) {
-          boolean interrupted = false;
-          while (true) { // the first delivery is slow, and not cut short by close()
-            try {
-              release.await();
-              break;
-            } catch (InterruptedException e) {
-              interrupted = true;
+          @Override
+          public CompletableFuture<Long> change(String source, Map<String, Object> changes) {
+            delivered.add(changes);
+            if (delivered.size() == 1) {
+              boolean interrupted = false;
+              while (true) { // the first delivery is slow, and not cut short by close()
+                try {
+                  release.await();
+                  break;
+                } catch (InterruptedException e) {
+                  interrupted = true;
+                }
+              }
+              if (interrupted) {
+                Thread.currentThread().interrupt();
+              }
             }
+            return CompletableFuture.completedFuture(2L);
           }
-          if (interrupted) {
-            Thread.currentThread().interrupt();
-          }
-        }
-        return CompletableFuture.completedFuture(2L);
-      }
 
-      @Override
-      public Map<String, Object> desired() {
-        return Map.of();
-      }
-    };
+          @Override
+          public Map<String, Object> desired() {
+            return Map.of();
+          }
+        };
     // the mock models, from an agent without a file northbound of its own
     agent = Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false));
-    FileNorthbound nb = new FileNorthbound(dir, agent.models(), slow, Duration.ofMillis(50),
-        Duration.ofMillis(200));
+    FileNorthbound nb =
+        new FileNorthbound(
+            dir, agent.models(), slow, Duration.ofMillis(50), Duration.ofMillis(200));
     nb.start();
     try {
       // a change under way (held in the northbound), and another file changed meanwhile
@@ -875,8 +1041,11 @@ class FileNorthboundTest {
       writeOld("b.yaml", "config/mock/v1/interfaces/b1: {name: b1, type: TAP}\n");
       Thread closing = new Thread(nb::close);
       closing.start();
-      eventually().until(() -> closing.getState() != Thread.State.RUNNABLE
-          && closing.getState() != Thread.State.NEW);
+      eventually()
+          .until(
+              () ->
+                  closing.getState() != Thread.State.RUNNABLE
+                      && closing.getState() != Thread.State.NEW);
       release.countDown();
       closing.join(10_000);
       assertThat(closing.isAlive()).isFalse();
@@ -889,44 +1058,56 @@ class FileNorthboundTest {
   }
 
   @Test
-  @DisplayName("a scan that fails is logged naming the directory and the cause, and the watcher"
-      + " goes on: a later change is delivered")
+  @DisplayName(
+      "a scan that fails is logged naming the directory and the cause, and the watcher"
+          + " goes on: a later change is delivered")
   void aFailedScanDoesNotStopTheWatcher() throws Exception {
     List<Map<String, Object>> delivered = Collections.synchronizedList(new ArrayList<>());
     Semaphore failures = new Semaphore(1);
-    Northbound failingOnce = new Northbound() {
-      @Override
-      public CompletableFuture<Long> resync(String source, Map<String, Object> values) {
-        return CompletableFuture.completedFuture(1L);
-      }
+    Northbound failingOnce =
+        new Northbound() {
+          @Override
+          public CompletableFuture<Long> resync(String source, Map<String, Object> values) {
+            return CompletableFuture.completedFuture(1L);
+          }
 
-      @Override
-      public CompletableFuture<Long> change(String source, Map<String, Object> changes) {
-        if (failures.tryAcquire()) {
-          throw new IllegalStateException("northbound refused the change");
-        }
-        delivered.add(Map.copyOf(changes));
-        return CompletableFuture.completedFuture(2L);
-      }
+          @Override
+          public CompletableFuture<Long> change(String source, Map<String, Object> changes) {
+            if (failures.tryAcquire()) {
+              throw new IllegalStateException("northbound refused the change");
+            }
+            delivered.add(Map.copyOf(changes));
+            return CompletableFuture.completedFuture(2L);
+          }
 
-      @Override
-      public Map<String, Object> desired() {
-        return Map.of();
-      }
-    };
+          @Override
+          public Map<String, Object> desired() {
+            return Map.of();
+          }
+        };
     agent = Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false));
-    FileNorthbound nb = new FileNorthbound(dir, agent.models(), failingOnce,
-        Duration.ofMillis(50), Duration.ofMillis(200));
+    FileNorthbound nb =
+        new FileNorthbound(
+            dir, agent.models(), failingOnce, Duration.ofMillis(50), Duration.ofMillis(200));
     try (LogCapture log = new LogCapture(FileNorthbound.class)) {
       nb.start();
       writeOld("a.yaml", "config/mock/v1/interfaces/a1: {name: a1, type: TAP}\n");
       eventually().until(() -> failures.availablePermits() == 0);
-      eventually().untilAsserted(() -> assertThat(log.messages()).anySatisfy(m -> assertThat(m)
-          .contains("a scan of " + dir.toAbsolutePath().normalize())
-          .contains("northbound refused the change")));
+      eventually()
+          .untilAsserted(
+              () ->
+                  assertThat(log.messages())
+                      .anySatisfy(
+                          m ->
+                              assertThat(m)
+                                  .contains("a scan of " + dir.toAbsolutePath().normalize())
+                                  .contains("northbound refused the change")));
       writeOld("b.yaml", "config/mock/v1/interfaces/b1: {name: b1, type: TAP}\n");
-      eventually().untilAsserted(() -> assertThat(delivered).anySatisfy(c ->
-          assertThat(c).containsKey("config/mock/v1/interfaces/b1")));
+      eventually()
+          .untilAsserted(
+              () ->
+                  assertThat(delivered)
+                      .anySatisfy(c -> assertThat(c).containsKey("config/mock/v1/interfaces/b1")));
     } finally {
       nb.close();
     }
@@ -938,9 +1119,10 @@ class FileNorthboundTest {
     start();
     try (LogCapture log = new LogCapture(Agent.class)) {
       agent.close();
-      assertThat(log.messages()).containsExactly(
-          "agent 'vpp1' stopping: northbound [file] first, then plugins and the scheduler",
-          "agent 'vpp1' stopped");
+      assertThat(log.messages())
+          .containsExactly(
+              "agent 'vpp1' stopping: northbound [file] first, then plugins and the scheduler",
+              "agent 'vpp1' stopped");
     }
   }
 }

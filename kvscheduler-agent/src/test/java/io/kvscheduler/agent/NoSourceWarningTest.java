@@ -14,10 +14,12 @@ class NoSourceWarningTest {
   @Test
   void restOnlyAgentWarns() throws Exception {
     try (LogCapture log = new LogCapture(Agent.class);
-        Agent a = Agent.start(new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false,
-            false))) {
-      assertThat(log.messages()).contains("agent 'vpp1' has no configuration source (neither"
-          + " --config-dir nor --etcd): only what is pushed with PUT /configuration is applied");
+        Agent a =
+            Agent.start(new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false, false))) {
+      assertThat(log.messages())
+          .contains(
+              "agent 'vpp1' has no configuration source (neither"
+                  + " --config-dir nor --etcd): only what is pushed with PUT /configuration is applied");
     }
   }
 
@@ -25,8 +27,8 @@ class NoSourceWarningTest {
   void agentWithoutAnySourceWarnsThatNothingWillBeConfigured() throws Exception {
     try (LogCapture log = new LogCapture(Agent.class);
         Agent a = Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false))) {
-      assertThat(log.messages()).anyMatch(m -> m.contains("REST is off, so nothing will be"
-          + " configured"));
+      assertThat(log.messages())
+          .anyMatch(m -> m.contains("REST is off, so nothing will be" + " configured"));
     }
   }
 

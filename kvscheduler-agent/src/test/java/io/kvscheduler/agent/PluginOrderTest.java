@@ -20,14 +20,19 @@ class PluginOrderTest {
 
   @Test
   void dependenciesComeFirstTiesByName() {
-    List<AgentPlugin> ordered = PluginOrder.order(List.of(
-        new P("l2", Set.of("ifplugin")), new P("ifplugin", Set.of()), new P("audit", Set.of("l2"))));
+    List<AgentPlugin> ordered =
+        PluginOrder.order(
+            List.of(
+                new P("l2", Set.of("ifplugin")),
+                new P("ifplugin", Set.of()),
+                new P("audit", Set.of("l2"))));
     assertThat(ordered).extracting(AgentPlugin::name).containsExactly("ifplugin", "l2", "audit");
   }
 
   @Test
   void cyclesUnknownDependenciesAndDuplicatesAreNamed() {
-    assertThatThrownBy(() -> PluginOrder.order(List.of(new P("a", Set.of("b")), new P("b", Set.of("a")))))
+    assertThatThrownBy(
+            () -> PluginOrder.order(List.of(new P("a", Set.of("b")), new P("b", Set.of("a")))))
         .hasMessage("plugin dependency cycle: a -> b -> a");
     assertThatThrownBy(() -> PluginOrder.order(List.of(new P("a", Set.of("zz")))))
         .hasMessage("plugin 'a' depends on unknown plugin 'zz'");
@@ -38,13 +43,18 @@ class PluginOrderTest {
   @Test
   void agentStartsTheMockPluginsFoundByServiceLoader() throws Exception {
     try (Agent agent = Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false))) {
-      assertThat(agent.models().models()).extracting(m -> m.name())
+      assertThat(agent.models().models())
+          .extracting(m -> m.name())
           .containsExactly("mock.interfaces", "mock.bridge-domain", "mock.fib");
       assertThat(agent.scheduler().descriptor("mock-interface")).isPresent();
-      Object tap = agent.models().decode("config/mock/v1/interfaces/tap1",
-          "{\"name\":\"tap1\",\"type\":\"TAP\",\"enabled\":true}");
-      long seq = agent.northbound().change("test", Map.of("config/mock/v1/interfaces/tap1", tap))
-          .get();
+      Object tap =
+          agent
+              .models()
+              .decode(
+                  "config/mock/v1/interfaces/tap1",
+                  "{\"name\":\"tap1\",\"type\":\"TAP\",\"enabled\":true}");
+      long seq =
+          agent.northbound().change("test", Map.of("config/mock/v1/interfaces/tap1", tap)).get();
       assertThat(seq).isGreaterThanOrEqualTo(0);
       assertThat(agent.scheduler().valueStatus("config/mock/v1/interfaces/tap1").state().name())
           .isEqualTo("CONFIGURED");
@@ -60,22 +70,23 @@ class PluginOrderTest {
       assertThat(agent.scheduler().descriptor("linux-interface")).isEmpty();
     }
     List<String> inited = new ArrayList<>();
-    AgentPlugin optional = new AgentPlugin() {
-      @Override
-      public String name() {
-        return "optional";
-      }
+    AgentPlugin optional =
+        new AgentPlugin() {
+          @Override
+          public String name() {
+            return "optional";
+          }
 
-      @Override
-      public boolean enabledByDefault() {
-        return false;
-      }
+          @Override
+          public boolean enabledByDefault() {
+            return false;
+          }
 
-      @Override
-      public void init(AgentContext ctx) {
-        inited.add(name());
-      }
-    };
+          @Override
+          public void init(AgentContext ctx) {
+            inited.add(name());
+          }
+        };
     try (Agent agent = Agent.start(base, List.of(optional))) {
       assertThat(agent.pluginNames()).isEmpty();
     }

@@ -1,11 +1,13 @@
 package io.kvscheduler.agent;
 
+import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -38,11 +40,15 @@ final class RawHttpClient implements AutoCloseable {
   }
 
   /** Sends one request; {@code contentType} may be null, {@code body} empty. */
-  Answer send(String method, String target, String contentType, byte[] body)
-      throws IOException {
+  Answer send(String method, String target, String contentType, byte[] body) throws IOException {
     StringBuilder head = new StringBuilder();
-    head.append(method).append(' ').append(target).append(" HTTP/1.1\r\n")
-        .append("Host: 127.0.0.1:").append(port).append("\r\n");
+    head.append(method)
+        .append(' ')
+        .append(target)
+        .append(" HTTP/1.1\r\n")
+        .append("Host: 127.0.0.1:")
+        .append(port)
+        .append("\r\n");
     if (contentType != null) {
       head.append("Content-Type: ").append(contentType).append("\r\n");
     }
@@ -54,7 +60,7 @@ final class RawHttpClient implements AutoCloseable {
     boolean fresh = socket == null;
     try {
       return exchange(h, body);
-    } catch (EOFException | java.net.SocketException e) {
+    } catch (EOFException | SocketException e) {
       // the server closed a kept-alive connection before this request: once more on a new one
       closeSocket();
       if (fresh) {
@@ -69,7 +75,7 @@ final class RawHttpClient implements AutoCloseable {
       socket = new Socket("127.0.0.1", port);
       socket.setSoTimeout(60_000);
       socket.setTcpNoDelay(true);
-      in = new java.io.BufferedInputStream(socket.getInputStream());
+      in = new BufferedInputStream(socket.getInputStream());
       out = socket.getOutputStream();
     }
     out.write(head);
@@ -84,8 +90,8 @@ final class RawHttpClient implements AutoCloseable {
     Map<String, String> headers = new LinkedHashMap<>();
     for (String l = line(); !l.isEmpty(); l = line()) {
       int colon = l.indexOf(':');
-      headers.put(l.substring(0, colon).trim().toLowerCase(Locale.ROOT),
-          l.substring(colon + 1).trim());
+      headers.put(
+          l.substring(0, colon).trim().toLowerCase(Locale.ROOT), l.substring(colon + 1).trim());
     }
     byte[] content;
     if (headers.getOrDefault("transfer-encoding", "").equalsIgnoreCase("chunked")) {

@@ -33,19 +33,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Load over real HTTP and a real etcd: 64 REST clients, each its own JDK {@link HttpClient},
- * push one-interface changes with {@code PUT /configuration} while an etcd writer changes other
+ * Load over real HTTP and a real etcd: 64 REST clients, each its own JDK {@link HttpClient}, push
+ * one-interface changes with {@code PUT /configuration} while an etcd writer changes other
  * interfaces and status readers poll {@code /scheduler/status}, for {@value #DEFAULT_SECONDS} s
  * (system property {@code kvs.load.seconds}).
  *
- * <p>Asserted: every PUT is either applied (200) or refused with a reason the client sees (503
- * with a JSON error, each counted in {@code kvs_commits_refused_total}), nothing else; the
- * southbound ends with the last accepted value of every key, REST and etcd; readers are served
- * throughout and do not stall the engine (p99 of the one-value transactions, measured at the
- * client, stays bounded). Then, for a sixth of that time, 16 readers poll every status while one
- * client changes one value at a time: its p99 stays under {@link #PROBE_P99_BOUND} (statuses are
- * read from the engine's published snapshot, never queued behind or ahead of transactions).
- * Throughput and latency percentiles are printed as {@code [figure] load} lines.
+ * <p>Asserted: every PUT is either applied (200) or refused with a reason the client sees (503 with
+ * a JSON error, each counted in {@code kvs_commits_refused_total}), nothing else; the southbound
+ * ends with the last accepted value of every key, REST and etcd; readers are served throughout and
+ * do not stall the engine (p99 of the one-value transactions, measured at the client, stays
+ * bounded). Then, for a sixth of that time, 16 readers poll every status while one client changes
+ * one value at a time: its p99 stays under {@link #PROBE_P99_BOUND} (statuses are read from the
+ * engine's published snapshot, never queued behind or ahead of transactions). Throughput and
+ * latency percentiles are printed as {@code [figure] load} lines.
  */
 class RestEtcdLoadIT {
   static final int DEFAULT_SECONDS = 60;
@@ -53,20 +53,25 @@ class RestEtcdLoadIT {
   static final int KEYS_PER_CLIENT = 4;
   static final int READERS = 4;
   static final int ETCD_KEYS = 32;
+
   /** Bound of the p99 latency of a one-value change, on a busy shared machine. */
   static final Duration P99_BOUND = Duration.ofSeconds(5);
+
   /** Readers polling every status while one client changes one value at a time. */
   static final int PROBE_READERS = 16;
+
   /** Bound of the p99 latency of that client's one-value changes. */
   static final Duration PROBE_P99_BOUND = Duration.ofSeconds(2);
+
   static final String LABEL = "load";
   static final String IF = "config/mock/v1/interfaces/";
   static final ObjectMapper JSON = new ObjectMapper();
 
   /** A distinct, valid MAC address per change: the value that identifies the intent. */
   static String mac(long n) {
-    return String.format("02:%02x:%02x:%02x:%02x:%02x", (n >> 32) & 0xff, (n >> 24) & 0xff,
-        (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff);
+    return String.format(
+        "02:%02x:%02x:%02x:%02x:%02x",
+        (n >> 32) & 0xff, (n >> 24) & 0xff, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff);
   }
 
   /** Latencies in nanoseconds, collected per thread and merged at the end. */
@@ -107,16 +112,22 @@ class RestEtcdLoadIT {
 
   @Test
   @Timeout(value = 10, unit = TimeUnit.MINUTES)
-  void manyRestClientsAndAnEtcdWriterAreAppliedOrRefusedVisiblyWhileReadersPoll()
-      throws Exception {
+  void manyRestClientsAndAnEtcdWriterAreAppliedOrRefusedVisiblyWhileReadersPoll() throws Exception {
     long seconds = Long.getLong("kvs.load.seconds", DEFAULT_SECONDS);
     MockAgentPlugin mock = new MockAgentPlugin();
     try (EtcdFixture etcd = EtcdFixture.startNew();
         Client etcdClient = Client.builder().endpoints(etcd.endpoint()).build();
-        Agent agent = Agent.start(new AgentConfig(LABEL, null, "127.0.0.1:0",
-            List.of(etcd.endpoint()), false, false), List.of(mock))) {
-      int port = agent.sources().stream().filter(RestServer.class::isInstance)
-          .map(RestServer.class::cast).findFirst().orElseThrow().port();
+        Agent agent =
+            Agent.start(
+                new AgentConfig(LABEL, null, "127.0.0.1:0", List.of(etcd.endpoint()), false, false),
+                List.of(mock))) {
+      int port =
+          agent.sources().stream()
+              .filter(RestServer.class::isInstance)
+              .map(RestServer.class::cast)
+              .findFirst()
+              .orElseThrow()
+              .port();
       String base = "http://127.0.0.1:" + port;
       AtomicLong changeCounter = new AtomicLong();
 
@@ -138,91 +149,131 @@ class RestEtcdLoadIT {
 
       for (int c = 0; c < CLIENTS; c++) {
         int client = c;
-        threads.add(new Thread(() -> {
-          HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-              .connectTimeout(Duration.ofSeconds(10)).build();
-          LongList lat = new LongList();
-          try {
-            go.await();
-            while (System.nanoTime() < end) {
-              String name = "c" + client + "k"
-                  + ThreadLocalRandom.current().nextInt(KEYS_PER_CLIENT);
-              String mac = mac(changeCounter.incrementAndGet());
-              String body = "mockConfig:\n  Interface_list:\n  - name: " + name
-                  + "\n    type: TAP\n    enabled: true\n    physAddress: \"" + mac + "\"\n";
-              long t0 = System.nanoTime();
-              HttpResponse<String> r = http.send(HttpRequest.newBuilder(
-                  URI.create(base + "/configuration")).timeout(Duration.ofSeconds(120))
-                  .PUT(HttpRequest.BodyPublishers.ofString(body)).build(),
-                  HttpResponse.BodyHandlers.ofString());
-              lat.add(System.nanoTime() - t0);
-              if (r.statusCode() == 200) {
-                restIntent.put(IF + name, mac);
-                applied.incrementAndGet();
-              } else if (r.statusCode() == 503 && isJsonError(r, "queue is full")) {
-                refused.incrementAndGet();
-              } else {
-                unexpected.add("PUT " + name + ": " + r.statusCode() + " " + r.body());
-              }
-            }
-          } catch (Exception e) {
-            unexpected.add("REST client " + client + ": " + e);
-          } finally {
-            putLatency.parts.add(lat.toArray());
-          }
-        }, "load-rest-" + client));
+        threads.add(
+            new Thread(
+                () -> {
+                  HttpClient http =
+                      HttpClient.newBuilder()
+                          .version(HttpClient.Version.HTTP_1_1)
+                          .connectTimeout(Duration.ofSeconds(10))
+                          .build();
+                  LongList lat = new LongList();
+                  try {
+                    go.await();
+                    while (System.nanoTime() < end) {
+                      String name =
+                          "c" + client + "k" + ThreadLocalRandom.current().nextInt(KEYS_PER_CLIENT);
+                      String mac = mac(changeCounter.incrementAndGet());
+                      String body =
+                          "mockConfig:\n  Interface_list:\n  - name: "
+                              + name
+                              + "\n    type: TAP\n    enabled: true\n    physAddress: \""
+                              + mac
+                              + "\"\n";
+                      long t0 = System.nanoTime();
+                      HttpResponse<String> r =
+                          http.send(
+                              HttpRequest.newBuilder(URI.create(base + "/configuration"))
+                                  .timeout(Duration.ofSeconds(120))
+                                  .PUT(HttpRequest.BodyPublishers.ofString(body))
+                                  .build(),
+                              HttpResponse.BodyHandlers.ofString());
+                      lat.add(System.nanoTime() - t0);
+                      if (r.statusCode() == 200) {
+                        restIntent.put(IF + name, mac);
+                        applied.incrementAndGet();
+                      } else if (r.statusCode() == 503 && isJsonError(r, "queue is full")) {
+                        refused.incrementAndGet();
+                      } else {
+                        unexpected.add("PUT " + name + ": " + r.statusCode() + " " + r.body());
+                      }
+                    }
+                  } catch (Exception e) {
+                    unexpected.add("REST client " + client + ": " + e);
+                  } finally {
+                    putLatency.parts.add(lat.toArray());
+                  }
+                },
+                "load-rest-" + client));
       }
 
-      threads.add(new Thread(() -> {
-        try {
-          go.await();
-          while (System.nanoTime() < end) {
-            String name = "e" + ThreadLocalRandom.current().nextInt(ETCD_KEYS);
-            String mac = mac(changeCounter.incrementAndGet());
-            String value = "{\"name\":\"" + name + "\",\"type\":\"TAP\",\"enabled\":true,"
-                + "\"physAddress\":\"" + mac + "\"}";
-            etcdClient.getKVClient().put(
-                ByteSequence.from("/vnf-agent/" + LABEL + "/" + IF + name, StandardCharsets.UTF_8),
-                ByteSequence.from(value, StandardCharsets.UTF_8)).get(30, TimeUnit.SECONDS);
-            etcdIntent.put(IF + name, mac);
-            etcdPuts.incrementAndGet();
-          }
-        } catch (Exception e) {
-          unexpected.add("etcd writer: " + e);
-        }
-      }, "load-etcd-writer"));
+      threads.add(
+          new Thread(
+              () -> {
+                try {
+                  go.await();
+                  while (System.nanoTime() < end) {
+                    String name = "e" + ThreadLocalRandom.current().nextInt(ETCD_KEYS);
+                    String mac = mac(changeCounter.incrementAndGet());
+                    String value =
+                        "{\"name\":\""
+                            + name
+                            + "\",\"type\":\"TAP\",\"enabled\":true,"
+                            + "\"physAddress\":\""
+                            + mac
+                            + "\"}";
+                    etcdClient
+                        .getKVClient()
+                        .put(
+                            ByteSequence.from(
+                                "/vnf-agent/" + LABEL + "/" + IF + name, StandardCharsets.UTF_8),
+                            ByteSequence.from(value, StandardCharsets.UTF_8))
+                        .get(30, TimeUnit.SECONDS);
+                    etcdIntent.put(IF + name, mac);
+                    etcdPuts.incrementAndGet();
+                  }
+                } catch (Exception e) {
+                  unexpected.add("etcd writer: " + e);
+                }
+              },
+              "load-etcd-writer"));
 
       for (int i = 0; i < READERS; i++) {
         int reader = i;
-        threads.add(new Thread(() -> {
-          HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-              .connectTimeout(Duration.ofSeconds(10)).build();
-          LongList lat = new LongList();
-          try {
-            go.await();
-            while (System.nanoTime() < end) {
-              // half read every status, half one key's status
-              String q = reader % 2 == 0 ? "/scheduler/status"
-                  : "/scheduler/status?key=" + IF + "c" + ThreadLocalRandom.current()
-                      .nextInt(CLIENTS) + "k0";
-              long t0 = System.nanoTime();
-              HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + q))
-                  .timeout(Duration.ofSeconds(120)).GET().build(),
-                  HttpResponse.BodyHandlers.ofString());
-              lat.add(System.nanoTime() - t0);
-              if (r.statusCode() != 200) {
-                unexpected.add("GET " + q + ": " + r.statusCode() + " " + r.body());
-              } else {
-                JSON.readTree(r.body());
-              }
-              reads.incrementAndGet();
-            }
-          } catch (Exception e) {
-            unexpected.add("status reader " + reader + ": " + e);
-          } finally {
-            readLatency.parts.add(lat.toArray());
-          }
-        }, "load-reader-" + reader));
+        threads.add(
+            new Thread(
+                () -> {
+                  HttpClient http =
+                      HttpClient.newBuilder()
+                          .version(HttpClient.Version.HTTP_1_1)
+                          .connectTimeout(Duration.ofSeconds(10))
+                          .build();
+                  LongList lat = new LongList();
+                  try {
+                    go.await();
+                    while (System.nanoTime() < end) {
+                      // half read every status, half one key's status
+                      String q =
+                          reader % 2 == 0
+                              ? "/scheduler/status"
+                              : "/scheduler/status?key="
+                                  + IF
+                                  + "c"
+                                  + ThreadLocalRandom.current().nextInt(CLIENTS)
+                                  + "k0";
+                      long t0 = System.nanoTime();
+                      HttpResponse<String> r =
+                          http.send(
+                              HttpRequest.newBuilder(URI.create(base + q))
+                                  .timeout(Duration.ofSeconds(120))
+                                  .GET()
+                                  .build(),
+                              HttpResponse.BodyHandlers.ofString());
+                      lat.add(System.nanoTime() - t0);
+                      if (r.statusCode() != 200) {
+                        unexpected.add("GET " + q + ": " + r.statusCode() + " " + r.body());
+                      } else {
+                        JSON.readTree(r.body());
+                      }
+                      reads.incrementAndGet();
+                    }
+                  } catch (Exception e) {
+                    unexpected.add("status reader " + reader + ": " + e);
+                  } finally {
+                    readLatency.parts.add(lat.toArray());
+                  }
+                },
+                "load-reader-" + reader));
       }
 
       threads.forEach(Thread::start);
@@ -235,16 +286,31 @@ class RestEtcdLoadIT {
 
       long[] puts = putLatency.sorted();
       long[] gets = readLatency.sorted();
-      System.out.printf("[figure] load rest: %d clients, %d PUT /configuration in %.1f s"
+      System.out.printf(
+          "[figure] load rest: %d clients, %d PUT /configuration in %.1f s"
               + " (%.0f/s): %d applied, %d refused (503); latency p50 %.1f ms, p99 %.1f ms,"
-              + " max %.1f ms%n", CLIENTS, puts.length, elapsed, puts.length / elapsed,
-          applied.get(), refused.get(), Latencies.ms(puts, 0.5), Latencies.ms(puts, 0.99),
+              + " max %.1f ms%n",
+          CLIENTS,
+          puts.length,
+          elapsed,
+          puts.length / elapsed,
+          applied.get(),
+          refused.get(),
+          Latencies.ms(puts, 0.5),
+          Latencies.ms(puts, 0.99),
           Latencies.ms(puts, 1.0));
-      System.out.printf("[figure] load etcd: %d puts in %.1f s (%.0f/s)%n", etcdPuts.get(),
-          elapsed, etcdPuts.get() / elapsed);
-      System.out.printf("[figure] load status: %d readers, %d GET /scheduler/status in %.1f s"
-              + " (%.0f/s); latency p50 %.1f ms, p99 %.1f ms%n", READERS, gets.length, elapsed,
-          gets.length / elapsed, Latencies.ms(gets, 0.5), Latencies.ms(gets, 0.99));
+      System.out.printf(
+          "[figure] load etcd: %d puts in %.1f s (%.0f/s)%n",
+          etcdPuts.get(), elapsed, etcdPuts.get() / elapsed);
+      System.out.printf(
+          "[figure] load status: %d readers, %d GET /scheduler/status in %.1f s"
+              + " (%.0f/s); latency p50 %.1f ms, p99 %.1f ms%n",
+          READERS,
+          gets.length,
+          elapsed,
+          gets.length / elapsed,
+          Latencies.ms(gets, 0.5),
+          Latencies.ms(gets, 0.99));
 
       // every change was applied or refused visibly
       assertThat(unexpected).as("answers other than 200 or a 503 JSON error").isEmpty();
@@ -254,8 +320,11 @@ class RestEtcdLoadIT {
       assertThat(reads.get()).isPositive();
       // a refusal is counted where operators look
       HttpClient http = HttpClient.newHttpClient();
-      String metrics = http.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
-          HttpResponse.BodyHandlers.ofString()).body();
+      String metrics =
+          http.send(
+                  HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
       Matcher m = Pattern.compile("(?m)^kvs_commits_refused_total (\\S+)$").matcher(metrics);
       assertThat(m.find()).as(metrics).isTrue();
       assertThat((long) Double.parseDouble(m.group(1))).isEqualTo(refused.get());
@@ -268,35 +337,48 @@ class RestEtcdLoadIT {
       List<Thread> probeReaders = new ArrayList<>();
       AtomicLong probeReads = new AtomicLong();
       for (int i = 0; i < PROBE_READERS; i++) {
-        probeReaders.add(new Thread(() -> {
-          HttpClient h = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-          try {
-            while (System.nanoTime() < probeEnd) {
-              HttpResponse<String> r = h.send(HttpRequest.newBuilder(
-                  URI.create(base + "/scheduler/status")).timeout(Duration.ofSeconds(60))
-                  .build(), HttpResponse.BodyHandlers.ofString());
-              if (r.statusCode() != 200) {
-                unexpected.add("GET /scheduler/status: " + r.statusCode() + " " + r.body());
-              }
-              probeReads.incrementAndGet();
-            }
-          } catch (Exception e) {
-            unexpected.add("probe reader: " + e);
-          }
-        }, "load-probe-reader-" + i));
+        probeReaders.add(
+            new Thread(
+                () -> {
+                  HttpClient h =
+                      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+                  try {
+                    while (System.nanoTime() < probeEnd) {
+                      HttpResponse<String> r =
+                          h.send(
+                              HttpRequest.newBuilder(URI.create(base + "/scheduler/status"))
+                                  .timeout(Duration.ofSeconds(60))
+                                  .build(),
+                              HttpResponse.BodyHandlers.ofString());
+                      if (r.statusCode() != 200) {
+                        unexpected.add("GET /scheduler/status: " + r.statusCode() + " " + r.body());
+                      }
+                      probeReads.incrementAndGet();
+                    }
+                  } catch (Exception e) {
+                    unexpected.add("probe reader: " + e);
+                  }
+                },
+                "load-probe-reader-" + i));
       }
       probeReaders.forEach(Thread::start);
       LongList probe = new LongList();
-      HttpClient probeClient = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-          .build();
+      HttpClient probeClient = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
       while (System.nanoTime() < probeEnd) {
         String mac = mac(changeCounter.incrementAndGet());
         long t0 = System.nanoTime();
-        HttpResponse<String> r = probeClient.send(HttpRequest.newBuilder(
-            URI.create(base + "/configuration")).timeout(Duration.ofSeconds(60))
-            .PUT(HttpRequest.BodyPublishers.ofString("mockConfig:\n  Interface_list:\n"
-                + "  - name: probe\n    type: TAP\n    enabled: true\n    physAddress: \""
-                + mac + "\"\n")).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r =
+            probeClient.send(
+                HttpRequest.newBuilder(URI.create(base + "/configuration"))
+                    .timeout(Duration.ofSeconds(60))
+                    .PUT(
+                        HttpRequest.BodyPublishers.ofString(
+                            "mockConfig:\n  Interface_list:\n"
+                                + "  - name: probe\n    type: TAP\n    enabled: true\n    physAddress: \""
+                                + mac
+                                + "\"\n"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
         probe.add(System.nanoTime() - t0);
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         restIntent.put(IF + "probe", mac);
@@ -306,9 +388,13 @@ class RestEtcdLoadIT {
       }
       long[] probes = probe.toArray();
       Arrays.sort(probes);
-      System.out.printf("[figure] load probe: %d one-value PUTs, one at a time, while %d readers"
+      System.out.printf(
+          "[figure] load probe: %d one-value PUTs, one at a time, while %d readers"
               + " made %d GET /scheduler/status; latency p50 %.1f ms, p99 %.1f ms%n",
-          probes.length, PROBE_READERS, probeReads.get(), Latencies.ms(probes, 0.5),
+          probes.length,
+          PROBE_READERS,
+          probeReads.get(),
+          Latencies.ms(probes, 0.5),
           Latencies.ms(probes, 0.99));
       assertThat(unexpected).isEmpty();
       assertThat(probeReads.get()).isPositive();
@@ -317,24 +403,32 @@ class RestEtcdLoadIT {
       // the final state is the last intent of every key, in the southbound
       Map<String, String> intent = new ConcurrentHashMap<>(restIntent);
       intent.putAll(etcdIntent);
-      await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-        Map<String, Object> desired = agent.northbound().desired();
-        for (Map.Entry<String, String> e : intent.entrySet()) {
-          String name = e.getKey().substring(IF.length());
-          assertThat(desired.get(e.getKey())).as(e.getKey())
-              .isEqualTo(new Interface(name, Interface.Type.TAP, true, e.getValue()));
-          assertThat(agent.scheduler().valueStatus(e.getKey()).state()).as(e.getKey())
-              .isEqualTo(ValueState.CONFIGURED);
-          Interface sb = EtcdTestSupport.sbInterface(mock, name);
-          assertThat(sb).as(name).isNotNull();
-          assertThat(sb.physAddress()).as(name).isEqualTo(e.getValue());
-        }
-      });
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .untilAsserted(
+              () -> {
+                Map<String, Object> desired = agent.northbound().desired();
+                for (Map.Entry<String, String> e : intent.entrySet()) {
+                  String name = e.getKey().substring(IF.length());
+                  assertThat(desired.get(e.getKey()))
+                      .as(e.getKey())
+                      .isEqualTo(new Interface(name, Interface.Type.TAP, true, e.getValue()));
+                  assertThat(agent.scheduler().valueStatus(e.getKey()).state())
+                      .as(e.getKey())
+                      .isEqualTo(ValueState.CONFIGURED);
+                  Interface sb = EtcdTestSupport.sbInterface(mock, name);
+                  assertThat(sb).as(name).isNotNull();
+                  assertThat(sb.physAddress()).as(name).isEqualTo(e.getValue());
+                }
+              });
       assertThat(EtcdTestSupport.sbInterfaces(mock)).hasSize(intent.size());
       // and the status readers see it
-      JsonNode status = JSON.readTree(http.send(HttpRequest.newBuilder(
-          URI.create(base + "/scheduler/status")).build(),
-          HttpResponse.BodyHandlers.ofString()).body());
+      JsonNode status =
+          JSON.readTree(
+              http.send(
+                      HttpRequest.newBuilder(URI.create(base + "/scheduler/status")).build(),
+                      HttpResponse.BodyHandlers.ofString())
+                  .body());
       assertThat(status.size()).isGreaterThanOrEqualTo(intent.size());
     }
   }
@@ -342,7 +436,8 @@ class RestEtcdLoadIT {
   static boolean isJsonError(HttpResponse<String> r, String words) {
     try {
       JsonNode e = JSON.readTree(r.body());
-      return e.isObject() && e.path("Error").asText().contains(words)
+      return e.isObject()
+          && e.path("Error").asText().contains(words)
           && r.headers().firstValue("Content-Type").orElse("").contains("json");
     } catch (Exception ex) {
       return false;

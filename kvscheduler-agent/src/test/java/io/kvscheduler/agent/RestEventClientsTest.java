@@ -35,6 +35,7 @@ import org.junit.jupiter.api.Test;
 class RestEventClientsTest {
   /** The subscribed clients; events are handed to them one after the other on one thread. */
   final List<Consumer<String>> subscribers = new CopyOnWriteArrayList<>();
+
   final KVScheduler kvs = KVScheduler.builder().printTxnSummary(false).build();
   final ExecutorService threads = Executors.newCachedThreadPool();
   final List<Socket> sockets = new ArrayList<>();
@@ -70,49 +71,61 @@ class RestEventClientsTest {
     s.setReceiveBufferSize(4096);
     s.connect(new InetSocketAddress("127.0.0.1", rest.port()), 5000);
     OutputStream out = s.getOutputStream();
-    out.write("GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"
-        .getBytes(StandardCharsets.US_ASCII));
+    out.write(
+        "GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"
+            .getBytes(StandardCharsets.US_ASCII));
     out.flush();
     return s;
   }
 
   @Test
   void aClientThatDoesNotReadHoldsUpNeitherTheOtherClientsNorTheEvents() throws Exception {
-    rest = new RestServer("127.0.0.1:0", new ModelRegistry(), new Orchestrator(kvs),
-        new RestServer.Limits(4, 8, Duration.ofSeconds(60), 1024 * 1024));
-    rest.eventRoute("/events", client -> {
-      subscribers.add(client);
-      return () -> subscribers.remove(client);
-    });
+    rest =
+        new RestServer(
+            "127.0.0.1:0",
+            new ModelRegistry(),
+            new Orchestrator(kvs),
+            new RestServer.Limits(4, 8, Duration.ofSeconds(60), 1024 * 1024));
+    rest.eventRoute(
+        "/events",
+        client -> {
+          subscribers.add(client);
+          return () -> subscribers.remove(client);
+        });
     rest.start();
 
     open(); // never read
     Socket reader = open();
     List<String> received = new CopyOnWriteArrayList<>();
-    threads.execute(() -> {
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(
-          reader.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line; (line = in.readLine()) != null; ) {
-          if (line.startsWith("data:") && line.length() < 100) {
-            received.add(line.substring(5).strip());
+    threads.execute(
+        () -> {
+          try (BufferedReader in =
+              new BufferedReader(
+                  new InputStreamReader(reader.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = in.readLine()) != null; ) {
+              if (line.startsWith("data:") && line.length() < 100) {
+                received.add(line.substring(5).strip());
+              }
+            }
+          } catch (Exception e) {
+            // closed at the end
           }
-        }
-      } catch (Exception e) {
-        // closed at the end
-      }
-    });
+        });
     await().atMost(Duration.ofSeconds(20)).until(() -> subscribers.size() == 2);
 
     // far more than the stuck client's connection buffers hold, at a pace a reading client
     // keeps up with (the status events come at most every 100 ms)
     String big = "x".repeat(64 * 1024);
-    CompletableFuture<Void> published = CompletableFuture.runAsync(() -> {
-      for (int i = 0; i < 200; i++) {
-        publish(big);
-        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-      }
-      publish("after");
-    }, threads);
+    CompletableFuture<Void> published =
+        CompletableFuture.runAsync(
+            () -> {
+              for (int i = 0; i < 200; i++) {
+                publish(big);
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+              }
+              publish("after");
+            },
+            threads);
     // a write to the stuck client waits for the idle timeout of 60 s: the events are not held
     published.get(30, TimeUnit.SECONDS);
     await().atMost(Duration.ofSeconds(10)).until(() -> received.contains("after"));

@@ -23,8 +23,14 @@ class RestFuzzRegressionTest {
   @BeforeAll
   static void start() throws Exception {
     agent = Agent.start(new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false, false));
-    http = new RawHttpClient(agent.sources().stream().filter(RestServer.class::isInstance)
-        .map(RestServer.class::cast).findFirst().orElseThrow().port());
+    http =
+        new RawHttpClient(
+            agent.sources().stream()
+                .filter(RestServer.class::isInstance)
+                .map(RestServer.class::cast)
+                .findFirst()
+                .orElseThrow()
+                .port());
   }
 
   @AfterAll
@@ -38,8 +44,12 @@ class RestFuzzRegressionTest {
   }
 
   static String error(String method, String target, String body, int status) throws Exception {
-    RawHttpClient.Answer a = http.send(method, target, body.isEmpty() ? null
-        : "application/yaml", body.getBytes(StandardCharsets.UTF_8));
+    RawHttpClient.Answer a =
+        http.send(
+            method,
+            target,
+            body.isEmpty() ? null : "application/yaml",
+            body.getBytes(StandardCharsets.UTF_8));
     assertThat(a.status()).as(target + " -> " + a.text()).isEqualTo(status);
     assertThat(a.header("content-type")).contains("application/json");
     JsonNode n = JSON.readTree(a.body());
@@ -49,8 +59,8 @@ class RestFuzzRegressionTest {
 
   @Test
   void anUnknownDumpKeyPrefixNamesTheParameterItsValueAndTheKnownPrefixes() throws Exception {
-    assertThat(error("GET", "/scheduler/dump?key-prefix=0", "", 404)).startsWith(
-        "no descriptor found matching the key prefix: key-prefix '0' (known: ")
+    assertThat(error("GET", "/scheduler/dump?key-prefix=0", "", 404))
+        .startsWith("no descriptor found matching the key prefix: key-prefix '0' (known: ")
         .contains("config/mock/v1/interfaces/");
   }
 
@@ -62,9 +72,10 @@ class RestFuzzRegressionTest {
 
   @Test
   void anUnrecordedTransactionNamesTheParameterAndTheNumber() throws Exception {
-    assertThat(error("GET", "/scheduler/txn-history?seq-num=88", "", 404)).isEqualTo(
-        "transaction with such sequence number is not recorded: seq-num 88");
-    assertThat(error("GET", "/scheduler/graph?txn=9223372036854775807", "", 404)).isEqualTo(
-        "transaction with such sequence number is not recorded: txn 9223372036854775807");
+    assertThat(error("GET", "/scheduler/txn-history?seq-num=88", "", 404))
+        .isEqualTo("transaction with such sequence number is not recorded: seq-num 88");
+    assertThat(error("GET", "/scheduler/graph?txn=9223372036854775807", "", 404))
+        .isEqualTo(
+            "transaction with such sequence number is not recorded: txn 9223372036854775807");
   }
 }

@@ -32,16 +32,20 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A full transaction queue is an error the REST client sees (503 with a JSON error), counted in
- * {@code /metrics}, and nothing of the refused request is kept; files and etcd would wait for
- * room instead. The engine is held inside a southbound call (the mock southbound's lock) while
- * the queue, of one place, fills up.
+ * {@code /metrics}, and nothing of the refused request is kept; files and etcd would wait for room
+ * instead. The engine is held inside a southbound call (the mock southbound's lock) while the
+ * queue, of one place, fills up.
  */
 class RestQueueFullTest {
   static final ObjectMapper JSON = new ObjectMapper();
   static final String IF = "config/mock/v1/interfaces/";
 
-  final KVScheduler kvs = KVScheduler.builder().printTxnSummary(false).queueCapacity(1)
-      .threadName("kvs-engine").build();
+  final KVScheduler kvs =
+      KVScheduler.builder()
+          .printTxnSummary(false)
+          .queueCapacity(1)
+          .threadName("kvs-engine")
+          .build();
   final ModelRegistry models = new ModelRegistry();
   final MockAgentPlugin mock = new MockAgentPlugin();
   final AgentMetrics metrics = new AgentMetrics(kvs, Clock.systemUTC());
@@ -59,41 +63,45 @@ class RestQueueFullTest {
   }
 
   void start() throws Exception {
-    mock.init(new AgentContext() {
-      @Override
-      public KVScheduler scheduler() {
-        return kvs;
-      }
+    mock.init(
+        new AgentContext() {
+          @Override
+          public KVScheduler scheduler() {
+            return kvs;
+          }
 
-      @Override
-      public ModelRegistry models() {
-        return models;
-      }
+          @Override
+          public ModelRegistry models() {
+            return models;
+          }
 
-      @Override
-      public Northbound northbound() {
-        return northbound;
-      }
+          @Override
+          public Northbound northbound() {
+            return northbound;
+          }
 
-      @Override
-      public String label() {
-        return "vpp1";
-      }
+          @Override
+          public String label() {
+            return "vpp1";
+          }
 
-      @Override
-      public <P extends AgentPlugin> Optional<P> plugin(Class<P> type) {
-        return Optional.empty();
-      }
-    });
+          @Override
+          public <P extends AgentPlugin> Optional<P> plugin(Class<P> type) {
+            return Optional.empty();
+          }
+        });
     rest = new RestServer("127.0.0.1:0", models, northbound);
     SchedulerRoutes.register(rest, kvs, models, metrics);
     rest.start();
   }
 
   HttpRequest put(String tap) {
-    return HttpRequest.newBuilder(uri("/configuration")).timeout(Duration.ofSeconds(60))
-        .PUT(HttpRequest.BodyPublishers.ofString("mockConfig:\n  Interface_list:\n  - name: "
-            + tap + "\n    type: TAP\n")).build();
+    return HttpRequest.newBuilder(uri("/configuration"))
+        .timeout(Duration.ofSeconds(60))
+        .PUT(
+            HttpRequest.BodyPublishers.ofString(
+                "mockConfig:\n  Interface_list:\n  - name: " + tap + "\n    type: TAP\n"))
+        .build();
   }
 
   URI uri(String pathAndQuery) {
@@ -101,8 +109,10 @@ class RestQueueFullTest {
   }
 
   String get(String pathAndQuery) throws Exception {
-    HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri(pathAndQuery)).GET().build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(uri(pathAndQuery)).GET().build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     return r.body();
   }
@@ -117,18 +127,24 @@ class RestQueueFullTest {
     HttpResponse<String> refused;
     synchronized (sb) { // the engine blocks in its first southbound call
       first = http.sendAsync(put("tap1"), HttpResponse.BodyHandlers.ofString());
-      await().atMost(Duration.ofSeconds(20)).until(() ->
-          northbound.desired().containsKey(IF + "tap1") && kvs.queueLength() == 0);
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> northbound.desired().containsKey(IF + "tap1") && kvs.queueLength() == 0);
       second = http.sendAsync(put("tap2"), HttpResponse.BodyHandlers.ofString());
       await().atMost(Duration.ofSeconds(20)).until(() -> kvs.queueLength() == 1);
 
       refused = http.send(put("tap3"), HttpResponse.BodyHandlers.ofString());
       // a refused change of a value given before leaves that value as it was
-      HttpResponse<String> refusedChange = http.send(HttpRequest.newBuilder(
-          uri("/configuration")).timeout(Duration.ofSeconds(60))
-          .PUT(HttpRequest.BodyPublishers.ofString("mockConfig:\n  Interface_list:\n"
-              + "  - name: tap1\n    type: TAP\n    physAddress: \"02:00:00:00:00:01\"\n"))
-          .build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> refusedChange =
+          http.send(
+              HttpRequest.newBuilder(uri("/configuration"))
+                  .timeout(Duration.ofSeconds(60))
+                  .PUT(
+                      HttpRequest.BodyPublishers.ofString(
+                          "mockConfig:\n  Interface_list:\n"
+                              + "  - name: tap1\n    type: TAP\n    physAddress: \"02:00:00:00:00:01\"\n"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       assertThat(refusedChange.statusCode()).as(refusedChange.body()).isEqualTo(503);
       assertThat(northbound.desired().get(IF + "tap1"))
           .isEqualTo(Interface.of("tap1", Interface.Type.TAP, false));
@@ -137,8 +153,8 @@ class RestQueueFullTest {
       assertThat(first).isNotDone();
     }
     assertThat(refused.statusCode()).as(refused.body()).isEqualTo(503);
-    assertThat(refused.headers().firstValue("Content-Type")).hasValueSatisfying(t ->
-        assertThat(t.toLowerCase()).contains("application/json"));
+    assertThat(refused.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(t -> assertThat(t.toLowerCase()).contains("application/json"));
     JsonNode error = JSON.readTree(refused.body());
     assertThat(error.get("Error").asText()).contains("transaction queue is full");
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvscheduler.agent.internal.RestServer;
+import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -23,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
 import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
@@ -53,16 +55,24 @@ class RestSecurityTest {
   }
 
   static int port(Agent a) {
-    return a.sources().stream().filter(RestServer.class::isInstance)
-        .map(RestServer.class::cast).findFirst().orElseThrow().port();
+    return a.sources().stream()
+        .filter(RestServer.class::isInstance)
+        .map(RestServer.class::cast)
+        .findFirst()
+        .orElseThrow()
+        .port();
   }
 
   HttpResponse<String> send(Agent a, String method, String path, String body, String token)
       throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port(a)
-        + path)).timeout(Duration.ofSeconds(15))
-        .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-            : HttpRequest.BodyPublishers.ofString(body));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port(a) + path))
+            .timeout(Duration.ofSeconds(15))
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body));
     if (token != null) {
       b.header("Authorization", "Bearer " + token);
     }
@@ -70,8 +80,9 @@ class RestSecurityTest {
   }
 
   @Test
-  @DisplayName("with a token file, a request without the token or with another one gets 401 and"
-      + " changes nothing; with it, 200")
+  @DisplayName(
+      "with a token file, a request without the token or with another one gets 401 and"
+          + " changes nothing; with it, 200")
   void tokenFromFile() throws Exception {
     Path file = dir.resolve("token");
     Files.writeString(file, "s3cret-token\n");
@@ -89,8 +100,8 @@ class RestSecurityTest {
     HttpResponse<String> ok = send(a, "PUT", "/configuration", PUT_TAP9, "s3cret-token");
     assertThat(ok.statusCode()).as(ok.body()).isEqualTo(200);
     assertThat(a.northbound().desired()).containsOnlyKeys(TAP9);
-    assertThat(send(a, "GET", "/scheduler/status?key=" + TAP9, null, "s3cret-token")
-        .statusCode()).isEqualTo(200);
+    assertThat(send(a, "GET", "/scheduler/status?key=" + TAP9, null, "s3cret-token").statusCode())
+        .isEqualTo(200);
   }
 
   @Test
@@ -107,15 +118,17 @@ class RestSecurityTest {
     Path empty = dir.resolve("empty");
     Files.writeString(empty, "\n");
     assertThatThrownBy(() -> start(List.of("--rest-token-file", empty.toString()), Map.of()))
-        .hasMessageContaining(empty.toString()).hasMessageContaining("no token");
+        .hasMessageContaining(empty.toString())
+        .hasMessageContaining("no token");
     Path missing = dir.resolve("missing");
     assertThatThrownBy(() -> start(List.of("--rest-token-file", missing.toString()), Map.of()))
         .hasMessageContaining(missing.toString());
   }
 
   @Test
-  @DisplayName("read-only: PUT /configuration and POST downstream-resync get 403 and change"
-      + " nothing; reads work")
+  @DisplayName(
+      "read-only: PUT /configuration and POST downstream-resync get 403 and change"
+          + " nothing; reads work")
   void readOnly() throws Exception {
     Agent a = start(List.of("--rest-read-only"), Map.of());
     HttpResponse<String> put = send(a, "PUT", "/configuration", PUT_TAP9, null);
@@ -133,11 +146,30 @@ class RestSecurityTest {
   @DisplayName("TLS: an HTTPS client trusting the certificate is served; plain HTTP is refused")
   void tls() throws Exception {
     Path p12 = dir.resolve("server.p12");
-    Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin",
-        "keytool").toString(), "-genkeypair", "-alias", "rest", "-keyalg", "EC", "-groupname",
-        "secp256r1", "-dname", "CN=localhost", "-ext", "SAN=ip:127.0.0.1,dns:localhost",
-        "-validity", "2", "-storetype", "PKCS12", "-keystore", p12.toString(), "-storepass",
-        "changeit").redirectErrorStream(true).start();
+    Process keytool =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                "-genkeypair",
+                "-alias",
+                "rest",
+                "-keyalg",
+                "EC",
+                "-groupname",
+                "secp256r1",
+                "-dname",
+                "CN=localhost",
+                "-ext",
+                "SAN=ip:127.0.0.1,dns:localhost",
+                "-validity",
+                "2",
+                "-storetype",
+                "PKCS12",
+                "-keystore",
+                p12.toString(),
+                "-storepass",
+                "changeit")
+            .redirectErrorStream(true)
+            .start();
     String out = new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(keytool.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(keytool.exitValue()).as(out).isZero();
@@ -152,34 +184,49 @@ class RestSecurityTest {
     Files.writeString(certPem, pem("CERTIFICATE", cert.getEncoded()));
     Files.writeString(keyPem, pem("PRIVATE KEY", key.getEncoded()));
 
-    Agent a = start(List.of("--rest-tls-cert", certPem.toString(), "--rest-tls-key",
-        keyPem.toString()), Map.of());
+    Agent a =
+        start(
+            List.of("--rest-tls-cert", certPem.toString(), "--rest-tls-key", keyPem.toString()),
+            Map.of());
     KeyStore trust = KeyStore.getInstance("PKCS12");
     trust.load(null, null);
     trust.setCertificateEntry("rest", cert);
-    TrustManagerFactory tmf = TrustManagerFactory.getInstance(
-        TrustManagerFactory.getDefaultAlgorithm());
+    TrustManagerFactory tmf =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
     tmf.init(trust);
     SSLContext ssl = SSLContext.getInstance("TLS");
     ssl.init(null, tmf.getTrustManagers(), null);
-    HttpClient https = HttpClient.newBuilder().sslContext(ssl)
-        .connectTimeout(Duration.ofSeconds(5)).build();
-    HttpResponse<String> r = https.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:"
-        + port(a) + "/scheduler/status")).timeout(Duration.ofSeconds(15)).GET().build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpClient https =
+        HttpClient.newBuilder().sslContext(ssl).connectTimeout(Duration.ofSeconds(5)).build();
+    HttpResponse<String> r =
+        https.send(
+            HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port(a) + "/scheduler/status"))
+                .timeout(Duration.ofSeconds(15))
+                .GET()
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.body().strip()).isEqualTo("null");
 
     // plain HTTP on the TLS port: no HTTP answer
-    assertThatThrownBy(() -> {
-      HttpResponse<String> plain = send(a, "GET", "/scheduler/status", null, null);
-      assertThat(plain.statusCode()).isNotEqualTo(200);
-      throw new java.io.IOException("answered " + plain.statusCode());
-    }).isInstanceOf(java.io.IOException.class);
+    assertThatThrownBy(
+            () -> {
+              HttpResponse<String> plain = send(a, "GET", "/scheduler/status", null, null);
+              assertThat(plain.statusCode()).isNotEqualTo(200);
+              throw new IOException("answered " + plain.statusCode());
+            })
+        .isInstanceOf(IOException.class);
     // a default client does not trust the self-signed certificate
-    assertThatThrownBy(() -> http.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:"
-        + port(a) + "/info/version")).timeout(Duration.ofSeconds(15)).GET().build(),
-        HttpResponse.BodyHandlers.ofString())).isInstanceOf(javax.net.ssl.SSLException.class);
+    assertThatThrownBy(
+            () ->
+                http.send(
+                    HttpRequest.newBuilder(
+                            URI.create("https://127.0.0.1:" + port(a) + "/info/version"))
+                        .timeout(Duration.ofSeconds(15))
+                        .GET()
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString()))
+        .isInstanceOf(SSLException.class);
   }
 
   @Test
@@ -190,8 +237,12 @@ class RestSecurityTest {
   }
 
   static String pem(String type, byte[] der) {
-    return "-----BEGIN " + type + "-----\n"
+    return "-----BEGIN "
+        + type
+        + "-----\n"
         + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der)
-        + "\n-----END " + type + "-----\n";
+        + "\n-----END "
+        + type
+        + "-----\n";
   }
 }

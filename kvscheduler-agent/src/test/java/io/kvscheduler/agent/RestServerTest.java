@@ -6,16 +6,31 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.spi.ModelRegistry;
+import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.plugins.mock.MockAgentPlugin;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import org.assertj.core.api.Assertions;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -32,7 +47,8 @@ class RestServerTest {
   static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   static final ObjectMapper JSON = new ObjectMapper();
 
-  static final String CONFIG = """
+  static final String CONFIG =
+      """
       mockConfig:
         Interface_list:
         - name: tap5
@@ -58,11 +74,11 @@ class RestServerTest {
   final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   final List<RestServer> servers = new ArrayList<>();
-  final List<java.net.Socket> sockets = new ArrayList<>();
+  final List<Socket> sockets = new ArrayList<>();
 
   @AfterEach
   void close() throws Exception {
-    for (java.net.Socket s : sockets) {
+    for (Socket s : sockets) {
       s.close();
     }
     servers.forEach(RestServer::close);
@@ -76,8 +92,8 @@ class RestServerTest {
     return server(a.models(), a.northbound(), limits);
   }
 
-  RestServer server(io.kvscheduler.agent.spi.ModelRegistry models,
-      io.kvscheduler.agent.spi.Northbound northbound, RestServer.Limits limits) throws Exception {
+  RestServer server(ModelRegistry models, Northbound northbound, RestServer.Limits limits)
+      throws Exception {
     RestServer rs = new RestServer("127.0.0.1:0", models, northbound, limits);
     servers.add(rs);
     rs.start();
@@ -89,30 +105,30 @@ class RestServerTest {
   }
 
   /** Opens a connection and sends {@code text}, then nothing more. */
-  java.net.Socket stall(int port, String text) throws Exception {
-    java.net.Socket s = new java.net.Socket("127.0.0.1", port);
+  Socket stall(int port, String text) throws Exception {
+    Socket s = new Socket("127.0.0.1", port);
     sockets.add(s);
-    s.getOutputStream().write(text.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    s.getOutputStream().write(text.getBytes(StandardCharsets.US_ASCII));
     s.getOutputStream().flush();
     return s;
   }
 
   /** A PUT that says its body has 100 bytes and sends 2. */
-  static final String STALLED_PUT = "PUT /configuration HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-      + "Content-Length: 100\r\n\r\nab";
+  static final String STALLED_PUT =
+      "PUT /configuration HTTP/1.1\r\nHost: 127.0.0.1\r\n" + "Content-Length: 100\r\n\r\nab";
 
   /** Whether the server closed {@code s} within {@code wait} (EOF or reset). */
-  static boolean closedByServer(java.net.Socket s, Duration wait) throws Exception {
+  static boolean closedByServer(Socket s, Duration wait) throws Exception {
     s.setSoTimeout((int) wait.toMillis());
     try {
-      java.io.InputStream in = s.getInputStream();
+      InputStream in = s.getInputStream();
       while (in.read() >= 0) {
         // a response, if any, then the end
       }
       return true;
-    } catch (java.net.SocketTimeoutException e) {
+    } catch (SocketTimeoutException e) {
       return false;
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       return true; // reset
     }
   }
@@ -131,26 +147,35 @@ class RestServerTest {
   }
 
   Agent start(Path configDir) throws Exception {
-    Agent a = Agent.start(new AgentConfig("vpp1", configDir, "127.0.0.1:0", List.of(), false,
-        false));
+    Agent a =
+        Agent.start(new AgentConfig("vpp1", configDir, "127.0.0.1:0", List.of(), false, false));
     agents.add(a);
     return a;
   }
 
   static URI uri(Agent a, String pathAndQuery) {
-    int port = a.sources().stream().filter(RestServer.class::isInstance)
-        .map(RestServer.class::cast).findFirst().orElseThrow().port();
+    int port =
+        a.sources().stream()
+            .filter(RestServer.class::isInstance)
+            .map(RestServer.class::cast)
+            .findFirst()
+            .orElseThrow()
+            .port();
     return URI.create("http://127.0.0.1:" + port + pathAndQuery);
   }
 
   HttpResponse<String> get(Agent a, String path) throws Exception {
-    return http.send(HttpRequest.newBuilder(uri(a, path)).timeout(Duration.ofSeconds(15)).GET()
-        .build(), HttpResponse.BodyHandlers.ofString());
+    return http.send(
+        HttpRequest.newBuilder(uri(a, path)).timeout(Duration.ofSeconds(15)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   HttpResponse<String> put(Agent a, String path, String body) throws Exception {
-    return http.send(HttpRequest.newBuilder(uri(a, path)).timeout(Duration.ofSeconds(15))
-        .PUT(HttpRequest.BodyPublishers.ofString(body)).build(),
+    return http.send(
+        HttpRequest.newBuilder(uri(a, path))
+            .timeout(Duration.ofSeconds(15))
+            .PUT(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
@@ -164,8 +189,20 @@ class RestServerTest {
     JsonNode v = JSON.readTree(r.body());
     List<String> keys = new ArrayList<>();
     v.fieldNames().forEachRemaining(keys::add);
-    assertThat(keys).containsExactly("App", "Version", "GitCommit", "GitBranch", "BuildUser",
-        "BuildHost", "BuildTime", "GoVersion", "OS", "Arch", "APIVersion", "OSType");
+    assertThat(keys)
+        .containsExactly(
+            "App",
+            "Version",
+            "GitCommit",
+            "GitBranch",
+            "BuildUser",
+            "BuildHost",
+            "BuildTime",
+            "GoVersion",
+            "OS",
+            "Arch",
+            "APIVersion",
+            "OSType");
     assertThat(v.get("Version").asText()).isNotEmpty();
     assertThat(v.get("BuildTime").isIntegralNumber()).isTrue();
     assertThat(v.get("GoVersion").asText()).isEmpty();
@@ -174,17 +211,20 @@ class RestServerTest {
   @Test
   void wrongMethodAndUnknownPath() throws Exception {
     Agent a = start(null);
-    HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri(a, "/info/version"))
-        .POST(HttpRequest.BodyPublishers.ofString("")).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(uri(a, "/info/version"))
+                .POST(HttpRequest.BodyPublishers.ofString(""))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).isEqualTo(405);
     assertThat(get(a, "/no/such/path").statusCode()).isEqualTo(404);
   }
 
   @Test
   void putThenGetConfigurationRoundTrip() throws Exception {
-    Files.writeString(dir.resolve("tap1.yaml"),
-        "config/mock/v1/interfaces/tap1: {name: tap1, type: TAP}\n");
+    Files.writeString(
+        dir.resolve("tap1.yaml"), "config/mock/v1/interfaces/tap1: {name: tap1, type: TAP}\n");
     Agent a = start(dir);
 
     HttpResponse<String> r = put(a, "/configuration", CONFIG);
@@ -200,9 +240,12 @@ class RestServerTest {
     assertThat(g.statusCode()).isEqualTo(200);
     assertContentType(g, "application/yaml; charset=UTF-8");
     String yaml = g.body();
-    assertThat(yaml).startsWith("mockConfig:\n  Interface_list:\n  - name: loop5\n")
-        .contains("physAddress: 00:11:22:33:44:01").contains("bridgedVirtualInterface: true")
-        .doesNotContain("phys_address").doesNotContain("---");
+    assertThat(yaml)
+        .startsWith("mockConfig:\n  Interface_list:\n  - name: loop5\n")
+        .contains("physAddress: 00:11:22:33:44:01")
+        .contains("bridgedVirtualInterface: true")
+        .doesNotContain("phys_address")
+        .doesNotContain("---");
     JsonNode tree = YAML.readTree(yaml);
     assertThat(tree.at("/mockConfig/Interface_list")).hasSize(3);
     assertThat(tree.at("/mockConfig/Interface_list/2/name").asText()).isEqualTo("tap5");
@@ -222,23 +265,33 @@ class RestServerTest {
 
   @Test
   void replaceResyncsOnlyTheRestSource() throws Exception {
-    Files.writeString(dir.resolve("tap1.yaml"),
-        "config/mock/v1/interfaces/tap1: {name: tap1, type: TAP}\n");
+    Files.writeString(
+        dir.resolve("tap1.yaml"), "config/mock/v1/interfaces/tap1: {name: tap1, type: TAP}\n");
     Agent a = start(dir);
     assertThat(put(a, "/configuration", CONFIG).statusCode()).isEqualTo(200);
 
     // without replace: an update, nothing removed
-    assertThat(put(a, "/configuration", """
+    assertThat(
+            put(
+                    a,
+                    "/configuration",
+                    """
         mockConfig:
           Interface_list:
           - name: loop6
             type: LOOPBACK
-        """).statusCode()).isEqualTo(200);
-    assertThat(a.northbound().desired()).containsKeys(TAP1, TAP5, LOOP5, BD5, FIB5,
-        "config/mock/v1/interfaces/loop6");
+        """)
+                .statusCode())
+        .isEqualTo(200);
+    assertThat(a.northbound().desired())
+        .containsKeys(TAP1, TAP5, LOOP5, BD5, FIB5, "config/mock/v1/interfaces/loop6");
 
     // with replace: the REST source holds only the new values; the file's values stay
-    HttpResponse<String> r = put(a, "/configuration?replace=", """
+    HttpResponse<String> r =
+        put(
+            a,
+            "/configuration?replace=",
+            """
         {"mockConfig": {"Interface_list": [{"name": "tap5", "type": "TAP"}]}}
         """);
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
@@ -251,11 +304,16 @@ class RestServerTest {
   @Test
   void aBodyThatIsNotUtf8IsRejectedAndChangesNothing() throws Exception {
     Agent a = start(null);
-    byte[] body = "\u00ff\u00femockConfig:\n  Interface_list:\n  - name: tap8\n"
-        .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
-    HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri(a, "/configuration"))
-        .timeout(Duration.ofSeconds(15)).PUT(HttpRequest.BodyPublishers.ofByteArray(body))
-        .build(), HttpResponse.BodyHandlers.ofString());
+    byte[] body =
+        "\u00ff\u00femockConfig:\n  Interface_list:\n  - name: tap8\n"
+            .getBytes(StandardCharsets.ISO_8859_1);
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(uri(a, "/configuration"))
+                .timeout(Duration.ofSeconds(15))
+                .PUT(HttpRequest.BodyPublishers.ofByteArray(body))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).isEqualTo(400);
     assertThat(JSON.readTree(r.body()).get("Error").asText()).contains("not UTF-8 text");
     assertThat(a.northbound().desired()).isEmpty();
@@ -264,41 +322,62 @@ class RestServerTest {
   @Test
   void emptyGroupsOfOtherAgentsAreAcceptedAsNothingToApply() throws Exception {
     Agent a = start(null);
-    HttpResponse<String> r = put(a, "/configuration", "vppConfig: {}\nlinuxConfig:\n"
-        + "mockConfig:\n  Interface_list:\n  - name: tap7\n    type: TAP\n");
+    HttpResponse<String> r =
+        put(
+            a,
+            "/configuration",
+            "vppConfig: {}\nlinuxConfig:\n"
+                + "mockConfig:\n  Interface_list:\n  - name: tap7\n    type: TAP\n");
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     assertThat(a.scheduler().valueStatus("config/mock/v1/interfaces/tap7").state())
         .isEqualTo(ValueState.CONFIGURED);
   }
 
   @Test
-  @DisplayName("a body that cannot be read, or names unknown groups, fields or values, is a 400"
-      + " naming the place; a transaction that fails is a 500 naming the key")
+  @DisplayName(
+      "a body that cannot be read, or names unknown groups, fields or values, is a 400"
+          + " naming the place; a transaction that fails is a 500 naming the key")
   void badPutIs400WithTheProblem() throws Exception {
     Agent a = start(null);
-    assertBad(a, "mockConfig:\n  Interface_list:\n  - name: x\n   type: TAP\n",
-        "can't unmarshall input yaml data", "line 4");
+    assertBad(
+        a,
+        "mockConfig:\n  Interface_list:\n  - name: x\n   type: TAP\n",
+        "can't unmarshall input yaml data",
+        "line 4");
     assertBad(a, "vppConfig:\n  interfaces: []\n", "unknown group 'vppConfig'", "mockConfig");
-    assertBad(a, "mockConfig:\n  interfaces: []\n",
-        "unknown field 'interfaces' in group mockConfig", "Interface_list");
-    assertBad(a, "mockConfig:\n  Interface_list:\n  - name: x\n    type: TAPP\n",
-        "mockConfig.Interface_list[0]: invalid value TAPP for field 'type'", "(line 4)");
-    assertBad(a, "mockConfig:\n  Interface_list:\n  - name: x\n    mtu: 1500\n",
-        "unknown field 'mtu'", "(line 4)");
-    assertBad(a, "mockConfig:\n  Interface_list:\n  - name: x\n    type: TAP\n"
-            + "    enabled: 5\n",
+    assertBad(
+        a,
+        "mockConfig:\n  interfaces: []\n",
+        "unknown field 'interfaces' in group mockConfig",
+        "Interface_list");
+    assertBad(
+        a,
+        "mockConfig:\n  Interface_list:\n  - name: x\n    type: TAPP\n",
+        "mockConfig.Interface_list[0]: invalid value TAPP for field 'type'",
+        "(line 4)");
+    assertBad(
+        a,
+        "mockConfig:\n  Interface_list:\n  - name: x\n    mtu: 1500\n",
+        "unknown field 'mtu'",
+        "(line 4)");
+    assertBad(
+        a,
+        "mockConfig:\n  Interface_list:\n  - name: x\n    type: TAP\n" + "    enabled: 5\n",
         "mockConfig.Interface_list[0]: wrong type for field 'enabled' of"
             + " mock.interfaces.Interface: expected true or false, got the number 5 (line 5)");
-    assertBad(a, "mockConfig:\n  BridgeDomain_list:\n  - name: bd\n    interfaces:\n"
+    assertBad(
+        a,
+        "mockConfig:\n  BridgeDomain_list:\n  - name: bd\n    interfaces:\n"
             + "    - name: a\n    - name: b\n      bridgedVirtualInterface: \"yes\"\n",
-        "wrong type for field 'interfaces[1].bridged_virtual_interface'", "(line 7)");
+        "wrong type for field 'interfaces[1].bridged_virtual_interface'",
+        "(line 7)");
     assertBad(a, "config/mock/v1/interfaces/x: {name: x}\n", "unknown group", "");
     assertThat(a.northbound().desired()).isEmpty();
     assertThat(a.scheduler().transactionHistory()).isEmpty();
 
     // decodes, but the transaction fails: the error names the key
-    HttpResponse<String> failed = put(a, "/configuration",
-        "mockConfig:\n  Interface_list:\n  - name: notype\n");
+    HttpResponse<String> failed =
+        put(a, "/configuration", "mockConfig:\n  Interface_list:\n  - name: notype\n");
     assertThat(failed.statusCode()).as(failed.body()).isEqualTo(500);
     assertThat(JSON.readTree(failed.body()).asText())
         .contains("config/mock/v1/interfaces/notype", "without type");
@@ -307,16 +386,23 @@ class RestServerTest {
   }
 
   @Test
-  @DisplayName("a bad body of megabytes on one line gets a short 400: the message names the place"
-      + " and does not repeat the body")
+  @DisplayName(
+      "a bad body of megabytes on one line gets a short 400: the message names the place"
+          + " and does not repeat the body")
   void aHugeBadBodyGetsAShortMessage() throws Exception {
     Agent a = start(null);
-    String huge = "{\"mockConfig\": {\"Interface_list\": [{\"name\": \""
-        + "x".repeat(2_000_000) + "\", \"type\": TAP}]}}";
-    HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri(a, "/configuration"))
-        .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
-        .PUT(HttpRequest.BodyPublishers.ofString(huge)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    String huge =
+        "{\"mockConfig\": {\"Interface_list\": [{\"name\": \""
+            + "x".repeat(2_000_000)
+            + "\", \"type\": TAP}]}}";
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(uri(a, "/configuration"))
+                .timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(huge))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).isEqualTo(400);
     assertThat(r.body().length()).isLessThan(2000);
     assertThat(JSON.readTree(r.body()).get("Error").asText()).contains("line 1");
@@ -364,8 +450,10 @@ class RestServerTest {
 
     Agent b = start(null);
     int port = uri(b, "/").getPort();
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> Agent.start(new AgentConfig("vpp1",
-            null, "127.0.0.1:" + port, List.of(), false, false)))
+    Assertions.assertThatThrownBy(
+            () ->
+                Agent.start(
+                    new AgentConfig("vpp1", null, "127.0.0.1:" + port, List.of(), false, false)))
         .hasMessageContaining("127.0.0.1:" + port);
   }
 
@@ -374,10 +462,12 @@ class RestServerTest {
     Agent b = start(null);
     int port = uri(b, "/").getPort();
     Files.writeString(dir.resolve("interfaces.yaml"), CONFIG);
-    io.kvscheduler.plugins.mock.MockAgentPlugin mock =
-        new io.kvscheduler.plugins.mock.MockAgentPlugin();
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> Agent.start(new AgentConfig("vpp1",
-            dir, "127.0.0.1:" + port, List.of(), false, false), List.of(mock)))
+    MockAgentPlugin mock = new MockAgentPlugin();
+    Assertions.assertThatThrownBy(
+            () ->
+                Agent.start(
+                    new AgentConfig("vpp1", dir, "127.0.0.1:" + port, List.of(), false, false),
+                    List.of(mock)))
         .hasMessageContaining("cannot listen on 127.0.0.1:" + port);
     assertThat(mock.plugins().interfaces().southboundState()).isEmpty();
   }
@@ -385,12 +475,17 @@ class RestServerTest {
   @Test
   void jsonWithTabsIsReadAsJsonWhenSaidSo() throws Exception {
     Agent a = start(null);
-    String body = "{\n\t\"mockConfig\": {\n\t\t\"Interface_list\": [{\"name\": \"tab1\","
-        + " \"type\": \"TAP\"}]\n\t}\n}\n";
-    HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri(a, "/configuration"))
-        .timeout(Duration.ofSeconds(15)).header("Content-Type", "application/json")
-        .PUT(HttpRequest.BodyPublishers.ofString(body)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    String body =
+        "{\n\t\"mockConfig\": {\n\t\t\"Interface_list\": [{\"name\": \"tab1\","
+            + " \"type\": \"TAP\"}]\n\t}\n}\n";
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(uri(a, "/configuration"))
+                .timeout(Duration.ofSeconds(15))
+                .header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     assertThat(a.northbound().desired()).containsKey("config/mock/v1/interfaces/tab1");
   }
@@ -398,11 +493,16 @@ class RestServerTest {
   @Test
   void whatGetConfigurationWritesCanBePutBack() throws Exception {
     Agent a = start(null);
-    assertThat(put(a, "/configuration", "mockConfig:\n  Interface_list:\n"
-        + "  - name: \"0x1F\"\n    type: TAP\n  - name: \"1_000\"\n    type: TAP\n"
-        + "  - name: \".inf\"\n    type: TAP\n  - name: \"yes\"\n    type: TAP\n")
-        .statusCode()).isEqualTo(200);
-    java.util.Map<String, Object> before = a.northbound().desired();
+    assertThat(
+            put(
+                    a,
+                    "/configuration",
+                    "mockConfig:\n  Interface_list:\n"
+                        + "  - name: \"0x1F\"\n    type: TAP\n  - name: \"1_000\"\n    type: TAP\n"
+                        + "  - name: \".inf\"\n    type: TAP\n  - name: \"yes\"\n    type: TAP\n")
+                .statusCode())
+        .isEqualTo(200);
+    Map<String, Object> before = a.northbound().desired();
     assertThat(before).hasSize(4);
     String listed = get(a, "/configuration").body();
     HttpResponse<String> r = put(a, "/configuration?replace", listed);
@@ -412,24 +512,33 @@ class RestServerTest {
 
   @Test
   void aReplaceFailsOnlyForWhatItPushedNotForOtherSourcesValues() throws Exception {
-    Files.writeString(dir.resolve("bad.yaml"), "config/mock/v1/interfaces/bad1:"
-        + " {name: bad1, type: TAP, physAddress: zz}\n");
+    Files.writeString(
+        dir.resolve("bad.yaml"),
+        "config/mock/v1/interfaces/bad1:" + " {name: bad1, type: TAP, physAddress: zz}\n");
     Agent a = start(dir);
     assertThat(a.scheduler().valueStatus("config/mock/v1/interfaces/bad1").state())
         .isEqualTo(ValueState.INVALID);
-    HttpResponse<String> ok = put(a, "/configuration?replace",
-        "mockConfig:\n  Interface_list:\n  - name: r5\n    type: TAP\n");
+    HttpResponse<String> ok =
+        put(
+            a,
+            "/configuration?replace",
+            "mockConfig:\n  Interface_list:\n  - name: r5\n    type: TAP\n");
     assertThat(ok.statusCode()).as(ok.body()).isEqualTo(200);
-    HttpResponse<String> bad = put(a, "/configuration?replace",
-        "mockConfig:\n  Interface_list:\n  - name: r6\n    type: TAP\n    physAddress: qq\n");
+    HttpResponse<String> bad =
+        put(
+            a,
+            "/configuration?replace",
+            "mockConfig:\n  Interface_list:\n  - name: r6\n    type: TAP\n    physAddress: qq\n");
     assertThat(bad.statusCode()).isEqualTo(500);
-    assertThat(bad.body()).contains("config/mock/v1/interfaces/r6")
+    assertThat(bad.body())
+        .contains("config/mock/v1/interfaces/r6")
         .doesNotContain("config/mock/v1/interfaces/bad1");
   }
 
   @Test
-  @DisplayName("PUT /configuration of a body over 3 Mi code points (SnakeYAML's default limit) is"
-      + " applied")
+  @DisplayName(
+      "PUT /configuration of a body over 3 Mi code points (SnakeYAML's default limit) is"
+          + " applied")
   void putOfABodyOverThreeMegabytesIsApplied() throws Exception {
     Agent a = start(null);
     String body = padded(CONFIG, 4 * 1024 * 1024);
@@ -439,8 +548,9 @@ class RestServerTest {
   }
 
   @Test
-  @DisplayName("replace, replace=, replace=true and replace=1 replace what REST pushed;"
-      + " replace=false and replace=0 only change it")
+  @DisplayName(
+      "replace, replace=, replace=true and replace=1 replace what REST pushed;"
+          + " replace=false and replace=0 only change it")
   void replaceParameterValues() throws Exception {
     Agent a = start(null);
     String loop6 = "config/mock/v1/interfaces/loop6";
@@ -449,11 +559,10 @@ class RestServerTest {
       assertThat(put(a, "/configuration", CONFIG).statusCode()).isEqualTo(200);
       HttpResponse<String> r = put(a, "/configuration" + no, justLoop6);
       assertThat(r.statusCode()).as(no + r.body()).isEqualTo(200);
-      assertThat(a.northbound().desired()).as(no)
-          .containsOnlyKeys(TAP5, LOOP5, BD5, FIB5, loop6);
+      assertThat(a.northbound().desired()).as(no).containsOnlyKeys(TAP5, LOOP5, BD5, FIB5, loop6);
     }
-    for (String yes : List.of("?replace", "?replace=", "?replace=true", "?replace=1",
-        "?replace=True")) {
+    for (String yes :
+        List.of("?replace", "?replace=", "?replace=true", "?replace=1", "?replace=True")) {
       assertThat(put(a, "/configuration", CONFIG).statusCode()).isEqualTo(200);
       HttpResponse<String> r = put(a, "/configuration" + yes, justLoop6);
       assertThat(r.statusCode()).as(yes + r.body()).isEqualTo(200);
@@ -462,25 +571,34 @@ class RestServerTest {
   }
 
   @Test
-  @DisplayName("any other value of replace, or another query parameter, is a 400 naming the"
-      + " parameter and the accepted values; nothing is applied")
+  @DisplayName(
+      "any other value of replace, or another query parameter, is a 400 naming the"
+          + " parameter and the accepted values; nothing is applied")
   void badReplaceValueIs400() throws Exception {
     Agent a = start(null);
     assertThat(put(a, "/configuration", CONFIG).statusCode()).isEqualTo(200);
     long txns = a.scheduler().transactionHistory().size();
-    for (String bad : List.of("?replace=yes", "?replace=no", "?replace=2",
-        "?replace=true&replace=0", "?x=1")) {
-      HttpResponse<String> r = put(a, "/configuration" + bad,
-          "mockConfig:\n  Interface_list:\n  - name: loop6\n    type: LOOPBACK\n");
+    for (String bad :
+        List.of("?replace=yes", "?replace=no", "?replace=2", "?replace=true&replace=0", "?x=1")) {
+      HttpResponse<String> r =
+          put(
+              a,
+              "/configuration" + bad,
+              "mockConfig:\n  Interface_list:\n  - name: loop6\n    type: LOOPBACK\n");
       assertThat(r.statusCode()).as(bad).isEqualTo(400);
       assertContentType(r, "application/json; charset=UTF-8");
-      assertThat(JSON.readTree(r.body()).get("Error").asText()).as(bad)
+      assertThat(JSON.readTree(r.body()).get("Error").asText())
+          .as(bad)
           .contains(bad.equals("?x=1") ? "unknown query parameter 'x'" : "'replace'");
     }
-    assertThat(JSON.readTree(put(a, "/configuration?replace=yes", CONFIG).body()).get("Error")
-        .asText()).isEqualTo("bad value 'yes' of query parameter 'replace': accepted are"
-            + " 'replace', 'replace=true' or 'replace=1' (yes) and 'replace=false' or 'replace=0'"
-            + " (no)");
+    assertThat(
+            JSON.readTree(put(a, "/configuration?replace=yes", CONFIG).body())
+                .get("Error")
+                .asText())
+        .isEqualTo(
+            "bad value 'yes' of query parameter 'replace': accepted are"
+                + " 'replace', 'replace=true' or 'replace=1' (yes) and 'replace=false' or 'replace=0'"
+                + " (no)");
     assertThat(a.northbound().desired()).containsOnlyKeys(TAP5, LOOP5, BD5, FIB5);
     assertThat(a.scheduler().transactionHistory()).hasSize((int) txns);
   }
@@ -492,40 +610,63 @@ class RestServerTest {
     for (int i = 0; i < 8; i++) {
       stall(uri(a, "/").getPort(), STALLED_PUT);
     }
-    HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri(a, "/configuration"))
-        .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(uri(a, "/configuration"))
+                .timeout(Duration.ofSeconds(5))
+                .GET()
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).isEqualTo(200);
   }
 
   @Test
-  @DisplayName("a request not received within the I/O timeout of its first byte has its"
-      + " connection closed, and its thread serves the next request")
+  @DisplayName(
+      "a request not received within the I/O timeout of its first byte has its"
+          + " connection closed, and its thread serves the next request")
   void stalledRequestsAreCutOffAfterTheTimeout() throws Exception {
     RestServer rs = server(new RestServer.Limits(2, 8, Duration.ofMillis(500), 1024 * 1024));
     long start = System.nanoTime();
-    java.net.Socket body = stall(rs.port(), STALLED_PUT);
-    java.net.Socket headers = stall(rs.port(), "GET /configuration HTTP/1.1\r\nHost: 12");
+    Socket body = stall(rs.port(), STALLED_PUT);
+    Socket headers = stall(rs.port(), "GET /configuration HTTP/1.1\r\nHost: 12");
     // both threads are taken: this GET waits in the queue until the stalled ones are cut off
-    HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri(rs, "/configuration"))
-        .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(uri(rs, "/configuration"))
+                .timeout(Duration.ofSeconds(10))
+                .GET()
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(closedByServer(body, Duration.ofSeconds(5))).isTrue();
     assertThat(closedByServer(headers, Duration.ofSeconds(5))).isTrue();
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
     // the threads are free again
-    assertThat(http.send(HttpRequest.newBuilder(uri(rs, "/info/version"))
-        .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString())
-        .statusCode()).isEqualTo(200);
+    assertThat(
+            http.send(
+                    HttpRequest.newBuilder(uri(rs, "/info/version"))
+                        .timeout(Duration.ofSeconds(5))
+                        .GET()
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString())
+                .statusCode())
+        .isEqualTo(200);
   }
 
   @Test
-  @DisplayName("a small PUT whose client pauses for a second and a half in the middle of its"
-      + " body (a loaded client) is served, not refused as a slow upload")
+  @DisplayName(
+      "a small PUT whose client pauses for a second and a half in the middle of its"
+          + " body (a loaded client) is served, not refused as a slow upload")
   void aSmallBodyWithAPauseIsServed() throws Exception {
     RestServer rs = server(new RestServer.Limits(2, 8, Duration.ofSeconds(10), 1024 * 1024));
-    byte[] body = CONFIG.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    java.net.Socket s = stall(rs.port(), "PUT /configuration HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-        + "Content-Length: " + body.length + "\r\nConnection: close\r\n\r\n");
+    byte[] body = CONFIG.getBytes(StandardCharsets.UTF_8);
+    Socket s =
+        stall(
+            rs.port(),
+            "PUT /configuration HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Content-Length: "
+                + body.length
+                + "\r\nConnection: close\r\n\r\n");
     int half = body.length / 2;
     s.getOutputStream().write(body, 0, half);
     s.getOutputStream().flush();
@@ -534,18 +675,21 @@ class RestServerTest {
     s.getOutputStream().write(body, half, body.length - half);
     s.getOutputStream().flush();
     s.setSoTimeout(15_000);
-    String answer = new String(s.getInputStream().readAllBytes(),
-        java.nio.charset.StandardCharsets.UTF_8);
+    String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(answer).startsWith("HTTP/1.1 200");
   }
 
   @Test
-  @DisplayName("a body trickling in slower than the minimum rate has its connection closed long"
-      + " before the idle timeout")
+  @DisplayName(
+      "a body trickling in slower than the minimum rate has its connection closed long"
+          + " before the idle timeout")
   void aTricklingBodyIsCutOff() throws Exception {
     RestServer rs = server(new RestServer.Limits(2, 8, Duration.ofSeconds(60), 1024 * 1024));
-    java.net.Socket s = stall(rs.port(), "PUT /configuration HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-        + "Content-Length: 100000\r\n\r\n#");
+    Socket s =
+        stall(
+            rs.port(),
+            "PUT /configuration HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Content-Length: 100000\r\n\r\n#");
     long start = System.nanoTime();
     boolean closed = false;
     StringBuilder answer = new StringBuilder();
@@ -556,7 +700,7 @@ class RestServerTest {
         s.getOutputStream().write('x');
         s.getOutputStream().flush();
         sent++;
-      } catch (java.io.IOException e) {
+      } catch (IOException e) {
         closed = true;
         break;
       }
@@ -567,9 +711,9 @@ class RestServerTest {
           answer.append((char) c);
         }
         closed = true; // the server closed the connection (after an error answer, if any)
-      } catch (java.net.SocketTimeoutException e) {
+      } catch (SocketTimeoutException e) {
         // still open
-      } catch (java.io.IOException e) {
+      } catch (IOException e) {
         closed = true;
       }
     }
@@ -580,39 +724,54 @@ class RestServerTest {
     assertThat(sent).as("bytes sent before the cut").isPositive();
     assertThat(answer.toString()).doesNotStartWith("HTTP/1.1 200");
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
-    assertThat(http.send(HttpRequest.newBuilder(uri(rs, "/info/version"))
-        .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString())
-        .statusCode()).isEqualTo(200);
+    assertThat(
+            http.send(
+                    HttpRequest.newBuilder(uri(rs, "/info/version"))
+                        .timeout(Duration.ofSeconds(5))
+                        .GET()
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString())
+                .statusCode())
+        .isEqualTo(200);
   }
 
   @Test
-  @DisplayName("a request body over the limit gets 413 naming its size and the limit; one at the"
-      + " limit is applied")
+  @DisplayName(
+      "a request body over the limit gets 413 naming its size and the limit; one at the"
+          + " limit is applied")
   void bodyOverTheLimitIs413() throws Exception {
     RestServer rs = server(new RestServer.Limits(4, 8, Duration.ofSeconds(10), 1024));
-    HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri(rs, "/configuration"))
-        .timeout(Duration.ofSeconds(10))
-        .PUT(HttpRequest.BodyPublishers.ofString(padded(CONFIG, 2048))).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(uri(rs, "/configuration"))
+                .timeout(Duration.ofSeconds(10))
+                .PUT(HttpRequest.BodyPublishers.ofString(padded(CONFIG, 2048)))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).isEqualTo(413);
     assertThat(JSON.readTree(r.body()).asText())
         .isEqualTo("request body too large (2048 bytes, limit 1024 bytes)\n");
 
     // without a Content-Length (chunked): read up to the limit
-    byte[] big = padded(CONFIG, 2048).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    r = http.send(HttpRequest.newBuilder(uri(rs, "/configuration"))
-        .timeout(Duration.ofSeconds(10))
-        .PUT(HttpRequest.BodyPublishers.ofInputStream(() ->
-            new java.io.ByteArrayInputStream(big))).build(),
-        HttpResponse.BodyHandlers.ofString());
+    byte[] big = padded(CONFIG, 2048).getBytes(StandardCharsets.UTF_8);
+    r =
+        http.send(
+            HttpRequest.newBuilder(uri(rs, "/configuration"))
+                .timeout(Duration.ofSeconds(10))
+                .PUT(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(big)))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).isEqualTo(413);
     assertThat(JSON.readTree(r.body()).asText())
         .isEqualTo("request body too large (more than 1024 bytes, limit 1024 bytes)\n");
 
-    r = http.send(HttpRequest.newBuilder(uri(rs, "/configuration"))
-        .timeout(Duration.ofSeconds(10))
-        .PUT(HttpRequest.BodyPublishers.ofString(padded(CONFIG, 1024))).build(),
-        HttpResponse.BodyHandlers.ofString());
+    r =
+        http.send(
+            HttpRequest.newBuilder(uri(rs, "/configuration"))
+                .timeout(Duration.ofSeconds(10))
+                .PUT(HttpRequest.BodyPublishers.ofString(padded(CONFIG, 1024)))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
   }
 
@@ -621,53 +780,65 @@ class RestServerTest {
   void closedServerDeliversNoPendingPut() throws Exception {
     Agent a = Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false));
     agents.add(a);
-    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-    List<java.util.Map<String, Object>> delivered =
-        java.util.Collections.synchronizedList(new ArrayList<>());
-    io.kvscheduler.agent.spi.Northbound slow = new io.kvscheduler.agent.spi.Northbound() {
-      @Override
-      public java.util.concurrent.CompletableFuture<Long> resync(String source,
-          java.util.Map<String, Object> values) {
-        return change(source, values);
-      }
-
-      @Override
-      public java.util.concurrent.CompletableFuture<Long> change(String source,
-          java.util.Map<String, Object> changes) {
-        delivered.add(changes);
-        if (delivered.size() == 1) {
-          try {
-            release.await(); // the first delivery is slow
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+    CountDownLatch release = new CountDownLatch(1);
+    List<Map<String, Object>> delivered = Collections.synchronizedList(new ArrayList<>());
+    Northbound slow =
+        new Northbound() {
+          @Override
+          public CompletableFuture<Long> resync(String source, Map<String, Object> values) {
+            return change(source, values);
           }
-        }
-        return java.util.concurrent.CompletableFuture.completedFuture(1L);
-      }
 
-      @Override
-      public java.util.Map<String, Object> desired() {
-        return java.util.Map.of();
-      }
-    };
+          @Override
+          public CompletableFuture<Long> change(String source, Map<String, Object> changes) {
+            delivered.add(changes);
+            if (delivered.size() == 1) {
+              try {
+                release.await(); // the first delivery is slow
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
+            return CompletableFuture.completedFuture(1L);
+          }
+
+          @Override
+          public Map<String, Object> desired() {
+            return Map.of();
+          }
+        };
     RestServer rs = server(a.models(), slow, RestServer.Limits.DEFAULT);
-    var first = http.sendAsync(HttpRequest.newBuilder(uri(rs, "/configuration"))
-        .PUT(HttpRequest.BodyPublishers.ofString(CONFIG)).build(),
-        HttpResponse.BodyHandlers.ofString());
-    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
-        .until(() -> delivered.size() == 1);
-    var second = http.sendAsync(HttpRequest.newBuilder(uri(rs, "/configuration"))
-        .PUT(HttpRequest.BodyPublishers.ofString(
-            "mockConfig:\n  Interface_list:\n  - name: late\n    type: TAP\n")).build(),
-        HttpResponse.BodyHandlers.ofString());
+    var first =
+        http.sendAsync(
+            HttpRequest.newBuilder(uri(rs, "/configuration"))
+                .PUT(HttpRequest.BodyPublishers.ofString(CONFIG))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> delivered.size() == 1);
+    var second =
+        http.sendAsync(
+            HttpRequest.newBuilder(uri(rs, "/configuration"))
+                .PUT(
+                    HttpRequest.BodyPublishers.ofString(
+                        "mockConfig:\n  Interface_list:\n  - name: late\n    type: TAP\n"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     // the second PUT is decoded and about to be delivered: it waits for the first (or, without
     // that wait, is delivered at once)
-    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() ->
-        delivered.size() > 1 || Thread.getAllStackTraces().keySet().stream().anyMatch(t ->
-            t.getName().startsWith("kvs-rest-") && t.getState() == Thread.State.BLOCKED));
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                delivered.size() > 1
+                    || Thread.getAllStackTraces().keySet().stream()
+                        .anyMatch(
+                            t ->
+                                t.getName().startsWith("kvs-rest-")
+                                    && t.getState() == Thread.State.BLOCKED));
     Thread closing = new Thread(rs::close);
     closing.start();
-    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
         .until(() -> closing.getState() != Thread.State.RUNNABLE);
     release.countDown();
     closing.join(10_000);

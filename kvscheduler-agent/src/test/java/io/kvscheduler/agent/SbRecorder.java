@@ -12,13 +12,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The mock plugins with a southbound whose every operation is recorded, to check what reached
- * the southbound and in which order (for example that no update was applied twice or out of
- * order).
+ * The mock plugins with a southbound whose every operation is recorded, to check what reached the
+ * southbound and in which order (for example that no update was applied twice or out of order).
  */
 final class SbRecorder implements AgentPlugin {
-  private static final Pattern MAC = Pattern.compile(
-      "Set interface '([^']+)' MAC address: (\\S+)");
+  private static final Pattern MAC = Pattern.compile("Set interface '([^']+)' MAC address: (\\S+)");
   private static final Pattern CREATED = Pattern.compile("Created \\w+ interface: (\\S+) .*");
   private static final Pattern DELETED = Pattern.compile("Deleted \\w+ interface: (\\S+)");
 

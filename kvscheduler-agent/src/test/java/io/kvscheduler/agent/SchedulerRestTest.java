@@ -29,6 +29,7 @@ import io.kvscheduler.plugins.mock.l2plugin.model.BridgeDomain;
 import io.kvscheduler.plugins.mock.l2plugin.model.FibEntry;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -48,9 +49,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The {@code /scheduler/*} endpoints over real HTTP against a running agent with the mock
- * plugins, holding values in every interesting state: CONFIGURED, PENDING (a missing interface
- * and a missing bridge domain), INVALID, FAILED and RETRYING.
+ * The {@code /scheduler/*} endpoints over real HTTP against a running agent with the mock plugins,
+ * holding values in every interesting state: CONFIGURED, PENDING (a missing interface and a missing
+ * bridge domain), INVALID, FAILED and RETRYING.
  */
 class SchedulerRestTest {
   static final String TAP1 = "config/mock/v1/interfaces/tap1";
@@ -63,39 +64,54 @@ class SchedulerRestTest {
   static final String FIB = "config/mock/v1/fib/nobd/mac/aa:bb:cc:dd:ee:ff";
 
   static final ObjectMapper JSON = new ObjectMapper();
-  static final List<String> NODE_KEYS = List.of("Since", "Until", "Key", "Label", "Value",
-      "Flags", "MetadataFields", "Targets", "TargetUpdateOnly");
+  static final List<String> NODE_KEYS =
+      List.of(
+          "Since",
+          "Until",
+          "Key",
+          "Label",
+          "Value",
+          "Flags",
+          "MetadataFields",
+          "Targets",
+          "TargetUpdateOnly");
 
   static Agent agent;
   static KVScheduler kvs;
   static int port;
-  static final HttpClient HTTP = HttpClient.newBuilder()
-      .connectTimeout(Duration.ofSeconds(5)).build();
+  static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   @BeforeAll
   static void start() throws Exception {
     MockAgentPlugin mock = new MockAgentPlugin();
-    agent = Agent.start(new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false, false),
-        List.of(mock));
+    agent =
+        Agent.start(
+            new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false, false), List.of(mock));
     kvs = agent.scheduler();
-    port = agent.sources().stream().filter(RestServer.class::isInstance)
-        .map(RestServer.class::cast).findFirst().orElseThrow().port();
+    port =
+        agent.sources().stream()
+            .filter(RestServer.class::isInstance)
+            .map(RestServer.class::cast)
+            .findFirst()
+            .orElseThrow()
+            .port();
     kvs.startNBTransaction()
         .setValue(TAP1, Interface.of("tap1", Interface.Type.TAP, true))
-        .setValue(BD1, BridgeDomain.of("bd1", BridgeDomain.member("tap1"),
-            BridgeDomain.member("gone")))
+        .setValue(
+            BD1, BridgeDomain.of("bd1", BridgeDomain.member("tap1"), BridgeDomain.member("gone")))
         .setValue(FIB, new FibEntry("aa:bb:cc:dd:ee:ff", "nobd", FibEntry.Action.FORWARD, "tap1"))
         .commit();
     try {
-      kvs.startNBTransaction().setValue(NOTYPE, new Interface("notype", null, false, ""))
-          .commit();
+      kvs.startNBTransaction().setValue(NOTYPE, new Interface("notype", null, false, "")).commit();
     } catch (RuntimeException expected) {
       // INVALID
     }
     mock.plugins().interfaces().southbound().failNextTapCreation("mock error");
     try {
       kvs.startNBTransaction()
-          .setValue(FAILING, Interface.of("failing", Interface.Type.TAP, true)).commit();
+          .setValue(FAILING, Interface.of("failing", Interface.Type.TAP, true))
+          .commit();
     } catch (RuntimeException expected) {
       // FAILED
     }
@@ -103,8 +119,8 @@ class SchedulerRestTest {
     try {
       kvs.startNBTransaction()
           .setValue(RETRYING, Interface.of("retrying", Interface.Type.TAP, true))
-          .commit(TxnOptions.builder().retry(
-              new RetryOptions(Duration.ofHours(1), 1, false)).build());
+          .commit(
+              TxnOptions.builder().retry(new RetryOptions(Duration.ofHours(1), 1, false)).build());
     } catch (RuntimeException expected) {
       // RETRYING
     }
@@ -123,15 +139,20 @@ class SchedulerRestTest {
   }
 
   static HttpResponse<String> get(String pathAndQuery) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-        + pathAndQuery)).timeout(Duration.ofSeconds(30)).GET().build(),
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery))
+            .timeout(Duration.ofSeconds(30))
+            .GET()
+            .build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
   static HttpResponse<String> post(String pathAndQuery) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-        + pathAndQuery)).timeout(Duration.ofSeconds(30))
-        .POST(HttpRequest.BodyPublishers.noBody()).build(),
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery))
+            .timeout(Duration.ofSeconds(30))
+            .POST(HttpRequest.BodyPublishers.noBody())
+            .build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
@@ -169,8 +190,9 @@ class SchedulerRestTest {
   // ------------------------------------------------------------------ txn-history
 
   @Test
-  @DisplayName("txn-history: every transaction, oldest first, RecordedTxn keys in order, zero"
-      + " fields left out")
+  @DisplayName(
+      "txn-history: every transaction, oldest first, RecordedTxn keys in order, zero"
+          + " fields left out")
   void txnHistory() throws Exception {
     JsonNode all = ok("/scheduler/txn-history");
     assertThat(all.isArray()).isTrue();
@@ -180,9 +202,22 @@ class SchedulerRestTest {
       assertThat(t.get("SeqNum").asLong()).isGreaterThan(prev);
       prev = t.get("SeqNum").asLong();
       List<String> k = keys(t);
-      assertThat(List.of("PreRecord", "WithSimulation", "Start", "Stop", "SeqNum", "TxnType",
-          "ResyncType", "Description", "RetryForTxn", "RetryAttempt", "Values", "Planned",
-          "Executed")).containsSubsequence(k);
+      assertThat(
+              List.of(
+                  "PreRecord",
+                  "WithSimulation",
+                  "Start",
+                  "Stop",
+                  "SeqNum",
+                  "TxnType",
+                  "ResyncType",
+                  "Description",
+                  "RetryForTxn",
+                  "RetryAttempt",
+                  "Values",
+                  "Planned",
+                  "Executed"))
+          .containsSubsequence(k);
       assertThat(k).contains("Start", "Stop", "SeqNum", "TxnType").doesNotContain("PreRecord");
       assertThat(t.get("Start").asText())
           .matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d*[1-9])?(Z|[+-]\\d\\d:\\d\\d)");
@@ -199,8 +234,8 @@ class SchedulerRestTest {
       }
     }
     assertThat(failed).isNotNull();
-    assertThat(keys(failed)).containsExactly("Operation", "Key", "NewState", "NewValue",
-        "NewErrMsg");
+    assertThat(keys(failed))
+        .containsExactly("Operation", "Key", "NewState", "NewValue", "NewErrMsg");
     assertThat(failed.get("NewState").asText()).isEqualTo("FAILED");
     assertThat(failed.get("NewErrMsg").asText()).isEqualTo("mock error");
     assertThat(keys(failed.get("NewValue"))).containsExactly("ProtoMsgName", "ProtoMsgData");
@@ -210,12 +245,16 @@ class SchedulerRestTest {
   }
 
   @Test
-  @DisplayName("txn-history?seq-num=N: one RecordedTxn; derived values with the nested proto name;"
-      + " Values with Key, Value, Origin")
+  @DisplayName(
+      "txn-history?seq-num=N: one RecordedTxn; derived values with the nested proto name;"
+          + " Values with Key, Value, Origin")
   void txnHistoryBySeqNum() throws Exception {
-    long seq = kvs.transactionHistory().stream()
-        .filter(t -> t.values().stream().anyMatch(v -> v.key().equals(BD1)))
-        .findFirst().orElseThrow().seqNum();
+    long seq =
+        kvs.transactionHistory().stream()
+            .filter(t -> t.values().stream().anyMatch(v -> v.key().equals(BD1)))
+            .findFirst()
+            .orElseThrow()
+            .seqNum();
     JsonNode t = ok("/scheduler/txn-history?seq-num=" + seq);
     assertThat(t.get("SeqNum").asLong()).isEqualTo(seq);
     assertThat(t.get("TxnType").asText()).isEqualTo("NBTransaction");
@@ -232,25 +271,29 @@ class SchedulerRestTest {
     assertThat(pending.get("NewState").asText()).isEqualTo("PENDING");
     assertThat(pending.get("NOOP").asBoolean()).isTrue();
 
-    error(get("/scheduler/txn-history?seq-num=999999"), 404,
+    error(
+        get("/scheduler/txn-history?seq-num=999999"),
+        404,
         "transaction with such sequence number is not recorded");
     error(get("/scheduler/txn-history?seq-num=abc"), 400, "'seq-num'", "abc");
     error(get("/scheduler/txn-history?seq-num=-1"), 400, "'seq-num'");
   }
 
   @Test
-  @DisplayName("txn-history: since/until in ns since the epoch; until before since is null; an"
-      + " empty window is []")
+  @DisplayName(
+      "txn-history: since/until in ns since the epoch; until before since is null; an"
+          + " empty window is []")
   void txnHistoryWindow() throws Exception {
     long now = System.currentTimeMillis() * 1_000_000L;
-    assertThat(ok("/scheduler/txn-history?since=" + (now + 3_600_000_000_000L)).isArray())
-        .isTrue();
-    assertThat(ok("/scheduler/txn-history?since=" + (now + 3_600_000_000_000L)).size())
-        .isZero();
+    assertThat(ok("/scheduler/txn-history?since=" + (now + 3_600_000_000_000L)).isArray()).isTrue();
+    assertThat(ok("/scheduler/txn-history?since=" + (now + 3_600_000_000_000L)).size()).isZero();
     assertThat(ok("/scheduler/txn-history?since=10&until=5").isNull()).isTrue();
     assertThat(ok("/scheduler/txn-history?since=0&until=" + (now + 1_000_000_000L)).size())
         .isEqualTo(kvs.transactionHistory().size());
-    error(get("/scheduler/txn-history?since=yesterday"), 400, "'since'",
+    error(
+        get("/scheduler/txn-history?since=yesterday"),
+        400,
+        "'since'",
         "nanoseconds since the Unix epoch");
     error(get("/scheduler/txn-history?until=1.5"), 400, "'until'");
   }
@@ -261,19 +304,23 @@ class SchedulerRestTest {
     HttpResponse<String> r = get("/scheduler/txn-history?format=text");
     assertThat(r.statusCode()).isEqualTo(200);
     RestServerTest.assertContentType(r, "text/plain; charset=UTF-8");
-    assertThat(r.body()).startsWith("Transaction #0:\n    * transaction arguments:\n"
-        + "        - seqNum: 0\n");
-    assertThat(r.body()).contains("\nTransaction #1:\n", "- error: mock error\n",
-        "[DERIVED NOOP IS-PENDING]");
-    long seq = kvs.transactionHistory().stream()
-        .filter(t -> t.values().stream().anyMatch(v -> v.key().equals(FAILING)))
-        .findFirst().orElseThrow().seqNum();
+    assertThat(r.body())
+        .startsWith("Transaction #0:\n    * transaction arguments:\n" + "        - seqNum: 0\n");
+    assertThat(r.body())
+        .contains("\nTransaction #1:\n", "- error: mock error\n", "[DERIVED NOOP IS-PENDING]");
+    long seq =
+        kvs.transactionHistory().stream()
+            .filter(t -> t.values().stream().anyMatch(v -> v.key().equals(FAILING)))
+            .findFirst()
+            .orElseThrow()
+            .seqNum();
     String one = get("/scheduler/txn-history?format=text&seq-num=" + seq).body();
-    assertThat(one).startsWith("* transaction arguments:\n    - seqNum: " + seq + "\n")
+    assertThat(one)
+        .startsWith("* transaction arguments:\n    - seqNum: " + seq + "\n")
         .contains("- prev-state: NONEXISTENT \n", "- new-state: FAILED \n");
     error(get("/scheduler/txn-history?format=xml"), 400, "'format'", "json, text");
-    error(get("/scheduler/txn-history?seqnum=1"), 400, "unknown query parameter 'seqnum'",
-        "seq-num");
+    error(
+        get("/scheduler/txn-history?seqnum=1"), 400, "unknown query parameter 'seqnum'", "seq-num");
   }
 
   // ------------------------------------------------------------------ timeline and snapshot
@@ -287,8 +334,8 @@ class SchedulerRestTest {
     assertThat(keys(last)).containsExactlyElementsOf(NODE_KEYS);
     assertThat(last.get("Until").asText()).isEqualTo("0001-01-01T00:00:00Z");
     assertThat(last.get("Key").asText()).isEqualTo(FAILING);
-    assertThat(keys(last.get("Flags"))).containsSubsequence("last-update", "error",
-        "value-state", "descriptor");
+    assertThat(keys(last.get("Flags")))
+        .containsSubsequence("last-update", "error", "value-state", "descriptor");
     assertThat(last.at("/Flags/value-state").asText()).isEqualTo("FAILED");
     assertThat(last.at("/Flags/error").asText()).isEqualTo("mock error");
     assertThat(last.at("/Flags/descriptor").asText()).isEqualTo("mock-interface");
@@ -301,8 +348,7 @@ class SchedulerRestTest {
     assertThat(node.at("/Flags/value-state").asText()).isEqualTo("PENDING");
     assertThat(node.at("/Flags/derived").asText()).isEqualTo(BD1);
     JsonNode target = node.get("Targets").get(0);
-    assertThat(keys(target)).containsExactly("Relation", "Label", "ExpectedKey",
-        "MatchingKeys");
+    assertThat(keys(target)).containsExactly("Relation", "Label", "ExpectedKey", "MatchingKeys");
     assertThat(target.get("Relation").asText()).isEqualTo("depends-on");
     assertThat(target.get("ExpectedKey").asText()).isEqualTo("config/mock/v1/interfaces/gone");
     assertThat(target.get("MatchingKeys").size()).isZero();
@@ -318,8 +364,9 @@ class SchedulerRestTest {
   }
 
   @Test
-  @DisplayName("graph-snapshot: one RecordedNode per key; base values list their derived"
-      + " values; time=1 is empty")
+  @DisplayName(
+      "graph-snapshot: one RecordedNode per key; base values list their derived"
+          + " values; time=1 is empty")
   void graphSnapshot() throws Exception {
     JsonNode all = ok("/scheduler/graph-snapshot");
     assertThat(all.isArray()).isTrue();
@@ -329,11 +376,13 @@ class SchedulerRestTest {
     JsonNode bd = find(all, "Key", BD1);
     assertThat(keys(bd)).containsExactlyElementsOf(NODE_KEYS);
     List<String> derives = new ArrayList<>();
-    bd.get("Targets").forEach(t -> {
-      if (t.get("Relation").asText().equals("derives")) {
-        derives.add(t.get("Label").asText());
-      }
-    });
+    bd.get("Targets")
+        .forEach(
+            t -> {
+              if (t.get("Relation").asText().equals("derives")) {
+                derives.add(t.get("Label").asText());
+              }
+            });
     assertThat(derives).containsExactlyInAnyOrder(BD1_TAP1, BD1_GONE);
     JsonNode tap = find(all, "Key", TAP1);
     assertThat(tap.get("Targets").isNull()).isTrue();
@@ -345,52 +394,76 @@ class SchedulerRestTest {
   // ------------------------------------------------------------------ flag-stats
 
   @Test
-  @DisplayName("flag-stats: TotalCount and PerValueCount; prefix filters; missing or unknown"
-      + " flag is a 400 naming the accepted flags")
+  @DisplayName(
+      "flag-stats: TotalCount and PerValueCount; prefix filters; missing or unknown"
+          + " flag is a 400 naming the accepted flags")
   void flagStats() throws Exception {
     JsonNode s = ok("/scheduler/flag-stats?flag=value-state");
     assertThat(keys(s)).containsExactly("TotalCount", "PerValueCount");
     assertThat(s.get("TotalCount").asLong()).isPositive();
     assertThat(s.at("/PerValueCount/FAILED").asLong()).isPositive();
     assertThat(s.at("/PerValueCount/INVALID").asLong()).isPositive();
-    JsonNode only = ok("/scheduler/flag-stats?flag=descriptor&prefix=config/mock/v1/fib/"
-        + "&prefix=config/mock/v1/bridge-domain/");
-    assertThat(keys(only.get("PerValueCount"))).containsExactly("mock-bridge-domain",
-        "mock-l2-fib");
+    JsonNode only =
+        ok(
+            "/scheduler/flag-stats?flag=descriptor&prefix=config/mock/v1/fib/"
+                + "&prefix=config/mock/v1/bridge-domain/");
+    assertThat(keys(only.get("PerValueCount")))
+        .containsExactly("mock-bridge-domain", "mock-l2-fib");
     error(get("/scheduler/flag-stats"), 400, "missing flag argument");
-    error(get("/scheduler/flag-stats?flag=colour"), 400, "unknown flag 'colour'",
+    error(
+        get("/scheduler/flag-stats?flag=colour"),
+        400,
+        "unknown flag 'colour'",
         "last-update, error, value-state, unavailable, descriptor, derived");
   }
 
   // ------------------------------------------------------------------ downstream-resync
 
   @Test
-  @DisplayName("downstream-resync: POST commits a DownstreamResync and returns its record"
-      + " without Values; GET is 405; a bad flag is 400")
+  @DisplayName(
+      "downstream-resync: POST commits a DownstreamResync and returns its record"
+          + " without Values; GET is 405; a bad flag is 400")
   void downstreamResync() throws Exception {
     // an agent of its own: a downstream resync re-applies the failed values of the shared one
-    try (Agent own = Agent.start(new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false,
-        false))) {
-      int ownPort = own.sources().stream().filter(RestServer.class::isInstance)
-          .map(RestServer.class::cast).findFirst().orElseThrow().port();
+    try (Agent own =
+        Agent.start(new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false, false))) {
+      int ownPort =
+          own.sources().stream()
+              .filter(RestServer.class::isInstance)
+              .map(RestServer.class::cast)
+              .findFirst()
+              .orElseThrow()
+              .port();
       String base = "http://127.0.0.1:" + ownPort;
-      HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(base
-          + "/scheduler/downstream-resync?retry=true&verbose=1"))
-          .POST(HttpRequest.BodyPublishers.noBody()).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> r =
+          HTTP.send(
+              HttpRequest.newBuilder(
+                      URI.create(base + "/scheduler/downstream-resync?retry=true&verbose=1"))
+                  .POST(HttpRequest.BodyPublishers.noBody())
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
       JsonNode t = JSON.readTree(r.body());
       assertThat(t.get("TxnType").asText()).isEqualTo("NBTransaction");
       assertThat(t.get("ResyncType").asText()).isEqualTo("DownstreamResync");
       assertThat(keys(t)).doesNotContain("Values");
       assertThat(own.scheduler().recordedTransaction(t.get("SeqNum").asLong())).isPresent();
-      assertThat(HTTP.send(HttpRequest.newBuilder(URI.create(base
-          + "/scheduler/downstream-resync")).GET().build(),
-          HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(405);
-      error(HTTP.send(HttpRequest.newBuilder(URI.create(base
-          + "/scheduler/downstream-resync?retry=maybe"))
-          .POST(HttpRequest.BodyPublishers.noBody()).build(),
-          HttpResponse.BodyHandlers.ofString()), 400, "'retry'");
+      assertThat(
+              HTTP.send(
+                      HttpRequest.newBuilder(URI.create(base + "/scheduler/downstream-resync"))
+                          .GET()
+                          .build(),
+                      HttpResponse.BodyHandlers.ofString())
+                  .statusCode())
+          .isEqualTo(405);
+      error(
+          HTTP.send(
+              HttpRequest.newBuilder(URI.create(base + "/scheduler/downstream-resync?retry=maybe"))
+                  .POST(HttpRequest.BodyPublishers.noBody())
+                  .build(),
+              HttpResponse.BodyHandlers.ofString()),
+          400,
+          "'retry'");
       assertThat(own.scheduler().transactionHistory()).hasSize(1);
     }
   }
@@ -398,8 +471,9 @@ class SchedulerRestTest {
   // ------------------------------------------------------------------ dump
 
   @Test
-  @DisplayName("dump: the index, then values per descriptor or key prefix in the SB, NB and"
-      + " cached views")
+  @DisplayName(
+      "dump: the index, then values per descriptor or key prefix in the SB, NB and"
+          + " cached views")
   void dump() throws Exception {
     JsonNode index = ok("/scheduler/dump");
     assertThat(keys(index)).containsExactly("Descriptors", "KeyPrefixes", "Views");
@@ -425,12 +499,19 @@ class SchedulerRestTest {
     cached.forEach(n -> cachedKeys.add(n.get("Key").asText()));
     assertThat(cachedKeys).contains(TAP1).doesNotContain(NOTYPE, FAILING);
 
-    error(get("/scheduler/dump?descriptor=mock-interface&view=everything"), 400, "'view'",
+    error(
+        get("/scheduler/dump?descriptor=mock-interface&view=everything"),
+        400,
+        "'view'",
         "SB, NB, cached");
-    error(get("/scheduler/dump?key-prefix=config/nothing/"), 404,
+    error(
+        get("/scheduler/dump?key-prefix=config/nothing/"),
+        404,
         "no descriptor found matching the key prefix");
     error(get("/scheduler/dump?descriptor=nothing"), 404, "'nothing'", "not registered");
-    error(get("/scheduler/dump?descriptor=mock-interface&key-prefix=config/mock/v1/fib/"), 400,
+    error(
+        get("/scheduler/dump?descriptor=mock-interface&key-prefix=config/mock/v1/fib/"),
+        400,
         "either");
     error(get("/scheduler/dump?descriptor=a&descriptor=b"), 400, "'descriptor'", "2 times");
   }
@@ -438,8 +519,9 @@ class SchedulerRestTest {
   // ------------------------------------------------------------------ status
 
   @Test
-  @DisplayName("status: one value with its derived values; states FAILED, RETRYING, PENDING"
-      + " (details: labels), INVALID (details: fields); unknown keys have only the key")
+  @DisplayName(
+      "status: one value with its derived values; states FAILED, RETRYING, PENDING"
+          + " (details: labels), INVALID (details: fields); unknown keys have only the key")
   void status() throws Exception {
     JsonNode bd = ok("/scheduler/status?key=" + BD1);
     assertThat(keys(bd)).containsExactly("value", "derived_values");
@@ -467,8 +549,9 @@ class SchedulerRestTest {
     assertThat(unknown.toString()).isEqualTo("{\"value\":{\"key\":\"no/such/key\"}}");
 
     // Go's MarshalIndent layout, also for a streamed array
-    assertThat(get("/scheduler/status").body()).startsWith("[\n  {\n    \"value\": {\n"
-        + "      \"key\": ").endsWith("\n  }\n]\n");
+    assertThat(get("/scheduler/status").body())
+        .startsWith("[\n  {\n    \"value\": {\n" + "      \"key\": ")
+        .endsWith("\n  }\n]\n");
     JsonNode all = ok("/scheduler/status");
     List<String> ks = new ArrayList<>();
     all.forEach(n -> ks.add(n.at("/value/key").asText()));
@@ -487,36 +570,53 @@ class SchedulerRestTest {
   @DisplayName("stats: TxnStats with operation and state counts, per-descriptor call counts")
   void stats() throws Exception {
     JsonNode s = ok("/scheduler/stats");
-    assertThat(keys(s)).containsExactly("TxnStats", "GraphMethods", "AllDescriptors",
-        "Descriptors");
-    assertThat(keys(s.get("TxnStats"))).containsExactly("TotalProcessed", "OperationCount",
-        "ValueStateCount", "ErrorCount", "Methods");
+    assertThat(keys(s))
+        .containsExactly("TxnStats", "GraphMethods", "AllDescriptors", "Descriptors");
+    assertThat(keys(s.get("TxnStats")))
+        .containsExactly(
+            "TotalProcessed", "OperationCount", "ValueStateCount", "ErrorCount", "Methods");
     assertThat(keys(s.at("/TxnStats/ValueStateCount"))).hasSize(ValueState.values().length);
     assertThat(s.at("/TxnStats/ValueStateCount/FAILED").asLong()).isPositive();
     assertThat(s.at("/TxnStats/ErrorCount").asLong()).isPositive();
     assertThat(keys(s.get("Descriptors"))).contains("mock-interface");
     assertThat(keys(s.at("/Descriptors/mock-interface/0"))).containsExactly("name", "count");
-    error(get("/scheduler/stats?verbose=1"), 400, "unknown query parameter 'verbose'",
+    error(
+        get("/scheduler/stats?verbose=1"),
+        400,
+        "unknown query parameter 'verbose'",
         "it takes none");
   }
 
   // ------------------------------------------------------------------ graph
 
   @Test
-  @DisplayName("graph: DOT source coloured by state with labelled dependencies; JSON nodes and"
-      + " edges; txn=N; SVG rendered by Graphviz or a clear error naming the package")
+  @DisplayName(
+      "graph: DOT source coloured by state with labelled dependencies; JSON nodes and"
+          + " edges; txn=N; SVG rendered by Graphviz or a clear error naming the package")
   void graph() throws Exception {
     HttpResponse<String> raw = get("/scheduler/graph?format=raw");
     assertThat(raw.statusCode()).isEqualTo(200);
-    assertThat(raw.body()).startsWith("digraph kvscheduler {")
+    assertThat(raw.body())
+        .startsWith("digraph kvscheduler {")
         .contains("\"" + BD1_GONE + "\" -> \"config/mock/v1/interfaces/gone\" [label=")
-        .contains("subgraph cluster_").contains("fillcolor=\"#ff9b9b\"");
+        .contains("subgraph cluster_")
+        .contains("fillcolor=\"#ff9b9b\"");
 
     JsonNode g = ok("/scheduler/graph?format=json");
     assertThat(keys(g)).containsExactly("nodes", "edges");
     JsonNode failing = find(g.get("nodes"), "key", FAILING);
-    assertThat(keys(failing)).containsExactly("key", "label", "state", "descriptor",
-        "derivedFrom", "error", "unavailable", "lastUpdate", "value", "placeholder");
+    assertThat(keys(failing))
+        .containsExactly(
+            "key",
+            "label",
+            "state",
+            "descriptor",
+            "derivedFrom",
+            "error",
+            "unavailable",
+            "lastUpdate",
+            "value",
+            "placeholder");
     assertThat(failing.get("state").asText()).isEqualTo("FAILED");
     JsonNode derived = find(g.get("nodes"), "key", BD1_TAP1);
     assertThat(derived.get("derivedFrom").asText()).isEqualTo(BD1);
@@ -549,8 +649,9 @@ class SchedulerRestTest {
   // ------------------------------------------------------------------ explain
 
   @Test
-  @DisplayName("explain: the root-cause chain as a JSON tree: missing dependency, invalid fields,"
-      + " error text; text form on request")
+  @DisplayName(
+      "explain: the root-cause chain as a JSON tree: missing dependency, invalid fields,"
+          + " error text; text form on request")
   void explain() throws Exception {
     JsonNode bind = ok("/scheduler/explain?key=" + BD1_GONE);
     assertThat(keys(bind)).containsExactly("key", "state", "reason", "causes");
@@ -566,11 +667,9 @@ class SchedulerRestTest {
     assertThat(invalid.get("invalidFields").toString()).isEqualTo("[\"type\"]");
     assertThat(invalid.get("error").asText()).contains("without type");
     JsonNode failed = ok("/scheduler/explain?key=" + FAILING);
-    assertThat(keys(failed)).containsExactly("key", "state", "reason", "error",
-        "failedOperation");
+    assertThat(keys(failed)).containsExactly("key", "state", "reason", "error", "failedOperation");
     assertThat(failed.get("failedOperation").asText()).isEqualTo("CREATE");
-    assertThat(ok("/scheduler/explain?key=" + TAP1).get("reason").asText())
-        .isEqualTo("APPLIED");
+    assertThat(ok("/scheduler/explain?key=" + TAP1).get("reason").asText()).isEqualTo("APPLIED");
     assertThat(ok("/scheduler/explain?key=no/such").get("reason").asText())
         .isEqualTo("UNKNOWN_KEY");
 
@@ -583,24 +682,33 @@ class SchedulerRestTest {
   // ------------------------------------------------------------------ reads and the engine
 
   @Test
-  @DisplayName("a client reading a large status answer slowly does not hold the engine:"
-      + " transactions go on while its answer is being written")
+  @DisplayName(
+      "a client reading a large status answer slowly does not hold the engine:"
+          + " transactions go on while its answer is being written")
   void aSlowReaderDoesNotStallTheEngine() throws Exception {
-    try (Agent own = Agent.start(new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false,
-        false))) {
-      int ownPort = own.sources().stream().filter(RestServer.class::isInstance)
-          .map(RestServer.class::cast).findFirst().orElseThrow().port();
+    try (Agent own =
+        Agent.start(new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false, false))) {
+      int ownPort =
+          own.sources().stream()
+              .filter(RestServer.class::isInstance)
+              .map(RestServer.class::cast)
+              .findFirst()
+              .orElseThrow()
+              .port();
       var txn = own.scheduler().startNBTransaction();
       for (int i = 0; i < 20_000; i++) {
-        txn.setValue("config/mock/v1/interfaces/lo" + i,
+        txn.setValue(
+            "config/mock/v1/interfaces/lo" + i,
             Interface.of("lo" + i, Interface.Type.LOOPBACK, true));
       }
       txn.commit();
       try (Socket s = new Socket()) {
         s.setReceiveBufferSize(4096);
-        s.connect(new java.net.InetSocketAddress("127.0.0.1", ownPort));
-        s.getOutputStream().write(("GET /scheduler/status HTTP/1.1\r\nHost: x\r\n\r\n")
-            .getBytes(StandardCharsets.US_ASCII));
+        s.connect(new InetSocketAddress("127.0.0.1", ownPort));
+        s.getOutputStream()
+            .write(
+                ("GET /scheduler/status HTTP/1.1\r\nHost: x\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
         s.getOutputStream().flush();
         InputStream in = s.getInputStream();
         byte[] first = new byte[100];
@@ -609,8 +717,12 @@ class SchedulerRestTest {
         // the answer (several MB) is stuck in the socket buffers: the engine goes on
         long t0 = System.nanoTime();
         for (int i = 0; i < 20; i++) {
-          own.scheduler().startNBTransaction().setValue("config/mock/v1/interfaces/lo" + i,
-              Interface.of("lo" + i, Interface.Type.LOOPBACK, false)).commit();
+          own.scheduler()
+              .startNBTransaction()
+              .setValue(
+                  "config/mock/v1/interfaces/lo" + i,
+                  Interface.of("lo" + i, Interface.Type.LOOPBACK, false))
+              .commit();
         }
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(20));
         assertThat(own.scheduler().valueStatus("config/mock/v1/interfaces/lo19").state())
@@ -625,14 +737,19 @@ class SchedulerRestTest {
   // ------------------------------------------------------------------ metrics
 
   @Test
-  @DisplayName("metrics: valid Prometheus text with transactions, durations, queue, operations,"
-      + " value states, retries and northbound deliveries")
+  @DisplayName(
+      "metrics: valid Prometheus text with transactions, durations, queue, operations,"
+          + " value states, retries and northbound deliveries")
   void metrics() throws Exception {
-    HttpResponse<String> put = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-        + port + "/configuration")).timeout(Duration.ofSeconds(30))
-        .PUT(HttpRequest.BodyPublishers.ofString(
-            "mockConfig:\n  Interface_list:\n  - name: metered\n    type: LOOPBACK\n"))
-        .build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> put =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/configuration"))
+                .timeout(Duration.ofSeconds(30))
+                .PUT(
+                    HttpRequest.BodyPublishers.ofString(
+                        "mockConfig:\n  Interface_list:\n  - name: metered\n    type: LOOPBACK\n"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(put.statusCode()).as(put.body()).isEqualTo(200);
     HttpResponse<String> r = get("/metrics");
     assertThat(r.statusCode()).isEqualTo(200);
@@ -643,20 +760,22 @@ class SchedulerRestTest {
         assertThat(line).matches("[a-zA-Z_:][a-zA-Z0-9_:]*(\\{.*\\})? \\S+");
       }
     }
-    assertThat(text).contains("# TYPE kvs_transactions_total counter",
-        "kvs_transactions_total{result=\"error\",resync=\"NotResync\",type=\"NBTransaction\"}",
-        "kvs_transaction_duration_seconds_bucket{",
-        "kvs_transaction_duration_seconds_count ",
-        "kvs_queue_length ",
-        "kvs_queue_wait_seconds_count ",
-        "kvs_commits_refused_total 0.0",
-        "kvs_operations_total{descriptor=\"mock-interface\",operation=\"CREATE\","
-            + "result=\"error\"}",
-        "kvs_values{state=\"FAILED\"} 1.0",
-        "kvs_southbound_call_seconds_count{call=\"create\",descriptor=\"mock-interface\"}",
-        "kvs_values{state=\"INVALID\"} 1.0",
-        "kvs_values{state=\"RETRYING\"} 1.0",
-        "kvs_northbound_deliveries_total{kind=\"change\",source=\"rest\"} 1.0");
+    assertThat(text)
+        .contains(
+            "# TYPE kvs_transactions_total counter",
+            "kvs_transactions_total{result=\"error\",resync=\"NotResync\",type=\"NBTransaction\"}",
+            "kvs_transaction_duration_seconds_bucket{",
+            "kvs_transaction_duration_seconds_count ",
+            "kvs_queue_length ",
+            "kvs_queue_wait_seconds_count ",
+            "kvs_commits_refused_total 0.0",
+            "kvs_operations_total{descriptor=\"mock-interface\",operation=\"CREATE\","
+                + "result=\"error\"}",
+            "kvs_values{state=\"FAILED\"} 1.0",
+            "kvs_southbound_call_seconds_count{call=\"create\",descriptor=\"mock-interface\"}",
+            "kvs_values{state=\"INVALID\"} 1.0",
+            "kvs_values{state=\"RETRYING\"} 1.0",
+            "kvs_northbound_deliveries_total{kind=\"change\",source=\"rest\"} 1.0");
     assertThat(text).containsPattern("kvs_retries_scheduled_total [1-9]");
     // counted once: a second scrape does not count the same transactions again
     long count = count(text);
@@ -666,52 +785,85 @@ class SchedulerRestTest {
   @Test
   @DisplayName("metrics: files rejected by reason; gRPC requests by method and status code")
   void sourceMetrics(@TempDir Path dir) throws Exception {
-    Files.writeString(dir.resolve("good.yaml"),
+    Files.writeString(
+        dir.resolve("good.yaml"),
         "config/mock/v1/interfaces/good:\n  name: good\n  type: LOOPBACK\n");
-    Files.writeString(dir.resolve("malformed.yaml"),
+    Files.writeString(
+        dir.resolve("malformed.yaml"),
         "config/mock/v1/interfaces/bad:\n  name: bad\n type LOOPBACK\n");
     Files.writeString(dir.resolve("unknown.yaml"), "config/mock/v9/tunnels/t1:\n  name: t1\n");
-    AgentConfig cfg = new AgentConfig("vpp1", dir, "127.0.0.1:0", List.of(), false, false)
-        .withGrpc(new GrpcSettings("127.0.0.1:0", null, null, "s3cret",
-            GrpcSettings.DEFAULT_MAX_MESSAGE_BYTES));
+    AgentConfig cfg =
+        new AgentConfig("vpp1", dir, "127.0.0.1:0", List.of(), false, false)
+            .withGrpc(
+                new GrpcSettings(
+                    "127.0.0.1:0", null, null, "s3cret", GrpcSettings.DEFAULT_MAX_MESSAGE_BYTES));
     try (Agent own = Agent.start(cfg, List.of(new MockAgentPlugin()))) {
-      int restPort = own.sources().stream().filter(RestServer.class::isInstance)
-          .map(RestServer.class::cast).findFirst().orElseThrow().port();
-      int grpcPort = own.sources().stream().filter(GrpcNorthbound.class::isInstance)
-          .map(GrpcNorthbound.class::cast).findFirst().orElseThrow().port();
-      ManagedChannel channel = Grpc.newChannelBuilderForAddress("127.0.0.1", grpcPort,
-          InsecureChannelCredentials.create()).build();
+      int restPort =
+          own.sources().stream()
+              .filter(RestServer.class::isInstance)
+              .map(RestServer.class::cast)
+              .findFirst()
+              .orElseThrow()
+              .port();
+      int grpcPort =
+          own.sources().stream()
+              .filter(GrpcNorthbound.class::isInstance)
+              .map(GrpcNorthbound.class::cast)
+              .findFirst()
+              .orElseThrow()
+              .port();
+      ManagedChannel channel =
+          Grpc.newChannelBuilderForAddress(
+                  "127.0.0.1", grpcPort, InsecureChannelCredentials.create())
+              .build();
       try {
-        var stub = ConfiguratorServiceGrpc.newBlockingStub(channel)
-            .withDeadlineAfter(20, TimeUnit.SECONDS);
+        var stub =
+            ConfiguratorServiceGrpc.newBlockingStub(channel)
+                .withDeadlineAfter(20, TimeUnit.SECONDS);
         assertThatThrownBy(() -> stub.get(GetRequest.getDefaultInstance()))
-            .satisfies(e -> assertThat(Status.fromThrowable(e).getCode())
-                .isEqualTo(Status.Code.UNAUTHENTICATED));
+            .satisfies(
+                e ->
+                    assertThat(Status.fromThrowable(e).getCode())
+                        .isEqualTo(Status.Code.UNAUTHENTICATED));
         Metadata auth = new Metadata();
-        auth.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER),
-            "Bearer s3cret");
+        auth.put(
+            Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer s3cret");
         var authorized = stub.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(auth));
         authorized.get(GetRequest.getDefaultInstance());
         authorized.get(GetRequest.getDefaultInstance());
-        authorized.update(UpdateRequest.newBuilder().setUpdate(Config.newBuilder()
-            .setMockConfig(ConfigData.newBuilder().addInterfaces(
-                io.kvscheduler.grpc.proto.mock.interfaces.Interface.newBuilder().setName("g1")
-                    .setType(io.kvscheduler.grpc.proto.mock.interfaces.Interface.Type.TAP))))
-            .build());
+        authorized.update(
+            UpdateRequest.newBuilder()
+                .setUpdate(
+                    Config.newBuilder()
+                        .setMockConfig(
+                            ConfigData.newBuilder()
+                                .addInterfaces(
+                                    io.kvscheduler.grpc.proto.mock.interfaces.Interface.newBuilder()
+                                        .setName("g1")
+                                        .setType(
+                                            io.kvscheduler.grpc.proto.mock.interfaces.Interface.Type
+                                                .TAP))))
+                .build());
       } finally {
         channel.shutdownNow();
       }
       String get = "rpc=\"ligato.configurator.ConfiguratorService/Get\"";
-      String text = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + restPort
-          + "/metrics")).timeout(Duration.ofSeconds(30)).GET().build(),
-          HttpResponse.BodyHandlers.ofString()).body();
-      assertThat(text).contains(
-          "kvs_northbound_rejected_values_total{reason=\"malformed\",source=\"file\"} 1.0",
-          "kvs_northbound_rejected_values_total{reason=\"unknown-model\",source=\"file\"} 1.0",
-          "kvs_grpc_requests_total{code=\"UNAUTHENTICATED\"," + get + "} 1.0",
-          "kvs_grpc_requests_total{code=\"OK\"," + get + "} 2.0",
-          "kvs_grpc_requests_total{code=\"OK\","
-              + "rpc=\"ligato.configurator.ConfiguratorService/Update\"} 1.0");
+      String text =
+          HTTP.send(
+                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + restPort + "/metrics"))
+                      .timeout(Duration.ofSeconds(30))
+                      .GET()
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      assertThat(text)
+          .contains(
+              "kvs_northbound_rejected_values_total{reason=\"malformed\",source=\"file\"} 1.0",
+              "kvs_northbound_rejected_values_total{reason=\"unknown-model\",source=\"file\"} 1.0",
+              "kvs_grpc_requests_total{code=\"UNAUTHENTICATED\"," + get + "} 1.0",
+              "kvs_grpc_requests_total{code=\"OK\"," + get + "} 2.0",
+              "kvs_grpc_requests_total{code=\"OK\","
+                  + "rpc=\"ligato.configurator.ConfiguratorService/Update\"} 1.0");
     }
   }
 
@@ -730,8 +882,8 @@ class SchedulerRestTest {
   @Test
   @DisplayName("a malformed URL, an unknown path and a wrong method are JSON errors")
   void malformedRequests() throws Exception {
-    String bad = raw("GET /scheduler/status?key=%zz HTTP/1.1\r\nHost: x\r\n"
-        + "Connection: close\r\n\r\n");
+    String bad =
+        raw("GET /scheduler/status?key=%zz HTTP/1.1\r\nHost: x\r\n" + "Connection: close\r\n\r\n");
     assertThat(bad).startsWith("HTTP/1.1 400");
     assertThat(bad).containsIgnoringCase("content-type: application/json");
     assertThat(bad).contains("{\n  \"Error\": \"");

@@ -6,8 +6,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 
 /**
- * Base of test classes sharing one real etcd server (started once per class, on free loopback
- * ports with a temporary data dir) and closing the agents each test started.
+ * Base of test classes sharing one real etcd server (started once per class, on free loopback ports
+ * with a temporary data dir) and closing the agents each test started.
  */
 abstract class SharedEtcdTest {
   static EtcdFixture etcd;

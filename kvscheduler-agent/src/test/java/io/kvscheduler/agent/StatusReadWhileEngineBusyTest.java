@@ -41,34 +41,39 @@ class StatusReadWhileEngineBusyTest {
   record Item(String name) {}
 
   @Test
-  @DisplayName("status and dump are answered from the published snapshot while a southbound"
-      + " call holds the engine, and queue nothing for it")
+  @DisplayName(
+      "status and dump are answered from the published snapshot while a southbound"
+          + " call holds the engine, and queue nothing for it")
   void readsWhileEngineHeld() throws Exception {
     CountDownLatch entered = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    KVDescriptor<Item, Void> held = KVDescriptor.builder("held-items", Item.class)
-        .nbKeyPrefix(PREFIX)
-        .create((key, v) -> {
-          if (key.equals(HELD)) {
-            entered.countDown();
-            if (!release.await(60, TimeUnit.SECONDS)) {
-              throw new IllegalStateException("not released");
-            }
-          }
-          return null;
-        })
-        .delete((key, v, meta) -> { })
-        .build();
+    KVDescriptor<Item, Void> held =
+        KVDescriptor.builder("held-items", Item.class)
+            .nbKeyPrefix(PREFIX)
+            .create(
+                (key, v) -> {
+                  if (key.equals(HELD)) {
+                    entered.countDown();
+                    if (!release.await(60, TimeUnit.SECONDS)) {
+                      throw new IllegalStateException("not released");
+                    }
+                  }
+                  return null;
+                })
+            .delete((key, v, meta) -> {})
+            .build();
     try (KVScheduler kvs = KVScheduler.builder().printTxnSummary(false).build()) {
       kvs.registerDescriptors(held);
       kvs.startNBTransaction().setValue(DONE, new Item("done")).commit();
       RestServer rest = new RestServer("127.0.0.1:0", new ModelRegistry(), readOnly());
-      SchedulerRoutes.register(rest, kvs, new ModelRegistry(), new AgentMetrics(kvs,
-          Clock.systemUTC()));
+      SchedulerRoutes.register(
+          rest, kvs, new ModelRegistry(), new AgentMetrics(kvs, Clock.systemUTC()));
       rest.start();
       try {
-        CompletableFuture<Long> txn = kvs.startNBTransaction().setValue(HELD, new Item("held"))
-            .commitAsync(TxnOptions.defaults());
+        CompletableFuture<Long> txn =
+            kvs.startNBTransaction()
+                .setValue(HELD, new Item("held"))
+                .commitAsync(TxnOptions.defaults());
         assertThat(entered.await(30, TimeUnit.SECONDS)).as("the create call started").isTrue();
 
         JsonNode all = get(rest, "/scheduler/status");
@@ -78,8 +83,11 @@ class StatusReadWhileEngineBusyTest {
         assertThat(get(rest, "/scheduler/status?key=" + HELD).toString())
             .isEqualTo("{\"value\":{\"key\":\"" + HELD + "\"}}");
         assertThat(get(rest, "/scheduler/status?descriptor=held-items").size()).isEqualTo(1);
-        assertThat(get(rest, "/scheduler/dump?descriptor=held-items&view=cached").at("/0/Key")
-            .asText()).isEqualTo(DONE);
+        assertThat(
+                get(rest, "/scheduler/dump?descriptor=held-items&view=cached")
+                    .at("/0/Key")
+                    .asText())
+            .isEqualTo(DONE);
         assertThat(get(rest, "/scheduler/dump?key-prefix=" + PREFIX + "&view=NB").size())
             .isEqualTo(1);
 
@@ -98,9 +106,14 @@ class StatusReadWhileEngineBusyTest {
   }
 
   private static JsonNode get(RestServer rest, String pathAndQuery) throws Exception {
-    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-        URI.create("http://127.0.0.1:" + rest.port() + pathAndQuery))
-        .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + rest.port() + pathAndQuery))
+                    .timeout(Duration.ofSeconds(10))
+                    .GET()
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).as(pathAndQuery + ": " + r.body()).isEqualTo(200);
     return JSON.readTree(r.body());
   }

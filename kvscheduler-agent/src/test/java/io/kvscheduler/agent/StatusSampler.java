@@ -16,9 +16,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Reads an agent's status keys from etcd every 100 ms while a fault goes on and notes every
- * sample in which they are not consistent: the agent status missing or not {@code OK}, a value
- * status missing, not {@code CONFIGURED}, or of a value the agent does not have.
+ * Reads an agent's status keys from etcd every 100 ms while a fault goes on and notes every sample
+ * in which they are not consistent: the agent status missing or not {@code OK}, a value status
+ * missing, not {@code CONFIGURED}, or of a value the agent does not have.
  */
 final class StatusSampler implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -32,7 +32,9 @@ final class StatusSampler implements AutoCloseable {
   private final List<String> violations = new CopyOnWriteArrayList<>();
   private volatile boolean stop;
 
-  /** Samples the keys of agent prefix {@code prefix}, whose values are the interfaces {@code names}. */
+  /**
+   * Samples the keys of agent prefix {@code prefix}, whose values are the interfaces {@code names}.
+   */
   StatusSampler(List<String> endpoints, String prefix, Set<String> names) {
     this.client = Client.builder().endpoints(endpoints.toArray(String[]::new)).build();
     this.prefix = prefix;
@@ -45,8 +47,11 @@ final class StatusSampler implements AutoCloseable {
   private void run() {
     while (!stop) {
       try {
-        GetResponse r = client.getKVClient().get(bytes(prefix + "c"), GetOption.builder()
-            .isPrefix(true).build()).get(2, TimeUnit.SECONDS);
+        GetResponse r =
+            client
+                .getKVClient()
+                .get(bytes(prefix + "c"), GetOption.builder().isPrefix(true).build())
+                .get(2, TimeUnit.SECONDS);
         check(r.getKvs());
         samples.incrementAndGet();
       } catch (InterruptedException e) {

@@ -11,14 +11,18 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A loopback TCP endpoint for network faults in tests: forwards to a target ({@link
- * Mode#FORWARD}), closes what it accepts ({@link Mode#REFUSE}), accepts and never answers
- * ({@link Mode#BLACKHOLE}, the target is never contacted), or accepts and holds connections
- * until it forwards again ({@link Mode#HOLD}: a network that is slow to come back). {@link
- * #cut()} closes every open connection.
+ * A loopback TCP endpoint for network faults in tests: forwards to a target ({@link Mode#FORWARD}),
+ * closes what it accepts ({@link Mode#REFUSE}), accepts and never answers ({@link Mode#BLACKHOLE},
+ * the target is never contacted), or accepts and holds connections until it forwards again ({@link
+ * Mode#HOLD}: a network that is slow to come back). {@link #cut()} closes every open connection.
  */
 final class TcpProxy implements AutoCloseable {
-  enum Mode { FORWARD, REFUSE, BLACKHOLE, HOLD }
+  enum Mode {
+    FORWARD,
+    REFUSE,
+    BLACKHOLE,
+    HOLD
+  }
 
   private final ServerSocket server;
   private final InetSocketAddress target;
@@ -101,23 +105,27 @@ final class TcpProxy implements AutoCloseable {
   }
 
   private void pump(Socket from, Socket to) {
-    Thread t = new Thread(() -> {
-      byte[] buf = new byte[16384];
-      try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-        int n;
-        while ((n = in.read(buf)) >= 0) {
-          out.write(buf, 0, n);
-          out.flush();
-        }
-      } catch (IOException e) {
-        // the connection is gone
-      } finally {
-        closeQuietly(from);
-        closeQuietly(to);
-        open.remove(from);
-        open.remove(to);
-      }
-    }, "tcp-proxy-pump");
+    Thread t =
+        new Thread(
+            () -> {
+              byte[] buf = new byte[16384];
+              try (InputStream in = from.getInputStream();
+                  OutputStream out = to.getOutputStream()) {
+                int n;
+                while ((n = in.read(buf)) >= 0) {
+                  out.write(buf, 0, n);
+                  out.flush();
+                }
+              } catch (IOException e) {
+                // the connection is gone
+              } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+                open.remove(from);
+                open.remove(to);
+              }
+            },
+            "tcp-proxy-pump");
     t.setDaemon(true);
     t.start();
   }

@@ -10,8 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Certificates for TLS tests, made with the {@code openssl} command: a CA, and server or client
- * pairs it signs (EC P-256, PEM, keys in PKCS#8). Server certificates name 127.0.0.1 and
- * localhost.
+ * pairs it signs (EC P-256, PEM, keys in PKCS#8). Server certificates name 127.0.0.1 and localhost.
  */
 final class TestCertificates {
   private final Path dir;
@@ -20,11 +19,27 @@ final class TestCertificates {
     this.dir = dir;
   }
 
-  /** A self-signed CA {@code name}: returns its certificate ({@code name.crt}, key {@code name.key}). */
+  /**
+   * A self-signed CA {@code name}: returns its certificate ({@code name.crt}, key {@code
+   * name.key}).
+   */
   Path ca(String name) throws Exception {
-    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-        "-nodes", "-keyout", dir.resolve(name + ".key").toString(),
-        "-out", dir.resolve(name + ".crt").toString(), "-days", "2", "-subj", "/CN=" + name);
+    openssl(
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        dir.resolve(name + ".key").toString(),
+        "-out",
+        dir.resolve(name + ".crt").toString(),
+        "-days",
+        "2",
+        "-subj",
+        "/CN=" + name);
     return dir.resolve(name + ".crt");
   }
 
@@ -33,14 +48,40 @@ final class TestCertificates {
     Path key = dir.resolve(name + ".key");
     Path csr = dir.resolve(name + ".csr");
     Path ext = dir.resolve(name + ".ext");
-    Files.writeString(ext, server
-        ? "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n"
-        : "extendedKeyUsage=clientAuth\n");
-    openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-        "-keyout", key.toString(), "-out", csr.toString(), "-subj", "/CN=" + name);
-    openssl("x509", "-req", "-in", csr.toString(), "-CA", dir.resolve(ca + ".crt").toString(),
-        "-CAkey", dir.resolve(ca + ".key").toString(), "-CAcreateserial",
-        "-out", dir.resolve(name + ".crt").toString(), "-days", "2", "-extfile", ext.toString());
+    Files.writeString(
+        ext,
+        server
+            ? "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n"
+            : "extendedKeyUsage=clientAuth\n");
+    openssl(
+        "req",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        key.toString(),
+        "-out",
+        csr.toString(),
+        "-subj",
+        "/CN=" + name);
+    openssl(
+        "x509",
+        "-req",
+        "-in",
+        csr.toString(),
+        "-CA",
+        dir.resolve(ca + ".crt").toString(),
+        "-CAkey",
+        dir.resolve(ca + ".key").toString(),
+        "-CAcreateserial",
+        "-out",
+        dir.resolve(name + ".crt").toString(),
+        "-days",
+        "2",
+        "-extfile",
+        ext.toString());
     return dir.resolve(name + ".crt");
   }
 

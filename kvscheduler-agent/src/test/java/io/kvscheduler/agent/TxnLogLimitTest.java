@@ -13,11 +13,12 @@ import org.junit.jupiter.api.Test;
 /** The transaction log lists a bounded number of values and operations per transaction. */
 class TxnLogLimitTest {
   @Test
-  @DisplayName("--txn-log-max-ops N: the log lists N operations, then how many more and where"
-      + " to see them; the history keeps them all")
+  @DisplayName(
+      "--txn-log-max-ops N: the log lists N operations, then how many more and where"
+          + " to see them; the history keeps them all")
   void theLogIsBounded() throws Exception {
-    AgentConfig config = AgentConfig.load(List.of("--rest", "off", "--txn-log-max-ops", "3"),
-        Map.of());
+    AgentConfig config =
+        AgentConfig.load(List.of("--rest", "off", "--txn-log-max-ops", "3"), Map.of());
     assertThat(config.txnLogMaxOps()).isEqualTo(3);
     assertThat(AgentConfig.defaults().txnLogMaxOps()).isEqualTo(50);
     try (LogCapture log = new LogCapture("io.kvscheduler.txn");
@@ -25,7 +26,8 @@ class TxnLogLimitTest {
       Northbound nb = a.northbound();
       Map<String, Object> values = new TreeMap<>();
       for (int i = 0; i < 10; i++) {
-        values.put("config/mock/v1/interfaces/lo" + i,
+        values.put(
+            "config/mock/v1/interfaces/lo" + i,
             Interface.of("lo" + i, Interface.Type.LOOPBACK, true));
       }
       long seq = nb.change("test", values).get();

@@ -20,7 +20,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.Keys;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -38,6 +40,7 @@ class WebPageIT {
   private static final Logger LOG = LoggerFactory.getLogger(WebPageIT.class);
   static final String FIB20 = "config/mock/v1/fib/bd1/mac/aa:bb:cc:00:00:20";
   static final String TAP1 = "config/mock/v1/interfaces/tap1";
+
   /** The bound within which the page draws an agent of 10,000 values (measured, logged). */
   static final Duration BIG_GRAPH_BOUND = Duration.ofSeconds(20);
 
@@ -55,18 +58,33 @@ class WebPageIT {
       Files.copy(examples.resolve(f), config.resolve(f));
     }
     agent = Agent.start(new AgentConfig("vpp1", config, "127.0.0.1:0", List.of(), false, false));
-    int port = agent.sources().stream().filter(RestServer.class::isInstance)
-        .map(RestServer.class::cast).findFirst().orElseThrow().port();
+    int port =
+        agent.sources().stream()
+            .filter(RestServer.class::isInstance)
+            .map(RestServer.class::cast)
+            .findFirst()
+            .orElseThrow()
+            .port();
     url = "http://127.0.0.1:" + port;
 
     ChromeOptions options = new ChromeOptions();
     options.setBinary("/usr/bin/chromium");
-    options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-        "--no-first-run", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--window-size=1400,900",
+    options.addArguments(
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1400,900",
         "--user-data-dir=" + Files.createDirectories(dir.resolve("chromium-profile")));
-    ChromeDriverService service = new ChromeDriverService.Builder()
-        .usingDriverExecutable(new File("/usr/bin/chromedriver")).usingAnyFreePort().build();
+    ChromeDriverService service =
+        new ChromeDriverService.Builder()
+            .usingDriverExecutable(new File("/usr/bin/chromedriver"))
+            .usingAnyFreePort()
+            .build();
     browser = new ChromeDriver(service, options);
     browser.manage().timeouts().scriptTimeout(Duration.ofSeconds(30));
   }
@@ -96,48 +114,58 @@ class WebPageIT {
   /** Waits, ignoring elements replaced while the page draws again. */
   WebDriverWait waiting(Duration d) {
     WebDriverWait w = new WebDriverWait(browser, d);
-    w.ignoring(org.openqa.selenium.StaleElementReferenceException.class);
+    w.ignoring(StaleElementReferenceException.class);
     return w;
   }
 
   int put(String yaml) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create(url + "/configuration"))
-        .header("Content-Type", "application/yaml")
-        .PUT(HttpRequest.BodyPublishers.ofString(yaml)).build(),
-        HttpResponse.BodyHandlers.ofString()).statusCode();
+    return http.send(
+            HttpRequest.newBuilder(URI.create(url + "/configuration"))
+                .header("Content-Type", "application/yaml")
+                .PUT(HttpRequest.BodyPublishers.ofString(yaml))
+                .build(),
+            HttpResponse.BodyHandlers.ofString())
+        .statusCode();
   }
 
   @Test
   void pendingValueTurnsConfiguredLiveAndShowsItsStatus() throws Exception {
     browser.get(url + "/");
-    waiting(Duration.ofSeconds(30)).until(b ->
-        !b.findElements(By.cssSelector(".node[data-key='" + FIB20 + "']")).isEmpty());
+    waiting(Duration.ofSeconds(30))
+        .until(b -> !b.findElements(By.cssSelector(".node[data-key='" + FIB20 + "']")).isEmpty());
     WebElement fib = node(FIB20);
     assertThat(fib.getAttribute("data-state")).isEqualTo("PENDING");
     // state and reason in text, not colour only
     assertThat(fib.getText()).contains("PENDING").contains("waits for");
     assertThat(fib.getAttribute("aria-label")).contains("PENDING");
-    waiting(Duration.ofSeconds(10)).until(b -> b.findElement(By.id("live")).getText()
-        .equals("live"));
+    waiting(Duration.ofSeconds(10))
+        .until(b -> b.findElement(By.id("live")).getText().equals("live"));
     // its status panel explains the wait: the missing interface
     fib.click();
-    waiting(Duration.ofSeconds(10)).until(b ->
-        b.findElement(By.id("d-explain")).getText().contains("config/mock/v1/interfaces/tap2"));
+    waiting(Duration.ofSeconds(10))
+        .until(
+            b ->
+                b.findElement(By.id("d-explain"))
+                    .getText()
+                    .contains("config/mock/v1/interfaces/tap2"));
     assertThat(browser.findElement(By.id("d-state")).getText()).isEqualTo("PENDING");
     assertThat(browser.findElement(By.id("d-details")).getText()).contains("bridged-interface");
     screenshot("web-page.png");
 
     // a mark that a reload would lose
     ((JavascriptExecutor) browser).executeScript("window.notReloaded = true;");
-    assertThat(put("""
+    assertThat(
+            put(
+                """
         mockConfig:
           Interface_list:
           - name: tap2
             type: TAP
-        """)).isEqualTo(200);
+        """))
+        .isEqualTo(200);
     assertThat(agent.scheduler().valueStatus(FIB20).state()).isEqualTo(ValueState.CONFIGURED);
-    waiting(Duration.ofSeconds(20)).until(b ->
-        "CONFIGURED".equals(node(FIB20).getAttribute("data-state")));
+    waiting(Duration.ofSeconds(20))
+        .until(b -> "CONFIGURED".equals(node(FIB20).getAttribute("data-state")));
     assertThat(((JavascriptExecutor) browser).executeScript("return window.notReloaded"))
         .isEqualTo(Boolean.TRUE);
     // what the last transaction changed is highlighted
@@ -146,20 +174,20 @@ class WebPageIT {
 
     // click a value: its status panel
     node(TAP1).click();
-    waiting(Duration.ofSeconds(10)).until(b ->
-        b.findElement(By.id("d-state")).getText().equals("CONFIGURED"));
+    waiting(Duration.ofSeconds(10))
+        .until(b -> b.findElement(By.id("d-state")).getText().equals("CONFIGURED"));
     assertThat(browser.findElement(By.id("d-key")).getText()).isEqualTo(TAP1);
     assertThat(browser.findElement(By.id("d-lastop")).getText()).isEqualTo("CREATE");
-    waiting(Duration.ofSeconds(10)).until(b ->
-        b.findElement(By.id("d-value")).getText().contains("aa:bb:cc:00:00:01"));
+    waiting(Duration.ofSeconds(10))
+        .until(b -> b.findElement(By.id("d-value")).getText().contains("aa:bb:cc:00:00:01"));
     assertThat(browser.findElements(By.cssSelector("#d-timeline tbody tr"))).isNotEmpty();
 
     // keyboard: Tab reaches a value and Enter selects it
     WebElement fibNode = node(FIB20);
     ((JavascriptExecutor) browser).executeScript("arguments[0].focus()", fibNode);
-    fibNode.sendKeys(org.openqa.selenium.Keys.ENTER);
-    waiting(Duration.ofSeconds(10)).until(b ->
-        b.findElement(By.id("d-key")).getText().equals(FIB20));
+    fibNode.sendKeys(Keys.ENTER);
+    waiting(Duration.ofSeconds(10))
+        .until(b -> b.findElement(By.id("d-key")).getText().equals(FIB20));
 
     screenshot("web-page-live.png");
   }
@@ -175,26 +203,29 @@ class WebPageIT {
   @Test
   void historyShowsTheGraphAsOfATransaction() throws Exception {
     browser.get(url + "/");
-    waiting(Duration.ofSeconds(30)).until(b -> !b.findElements(By.cssSelector("#txns > li"))
-        .isEmpty());
-    assertThat(put("""
+    waiting(Duration.ofSeconds(30))
+        .until(b -> !b.findElements(By.cssSelector("#txns > li")).isEmpty());
+    assertThat(
+            put(
+                """
         mockConfig:
           Interface_list:
           - name: tap2
             type: TAP
-        """)).isEqualTo(200);
-    waiting(Duration.ofSeconds(20)).until(b ->
-        "CONFIGURED".equals(node(FIB20).getAttribute("data-state")));
+        """))
+        .isEqualTo(200);
+    waiting(Duration.ofSeconds(20))
+        .until(b -> "CONFIGURED".equals(node(FIB20).getAttribute("data-state")));
     // the oldest transaction with FIB20 PENDING: before tap2 came
     List<WebElement> txns = browser.findElements(By.cssSelector("#txns > li"));
     WebElement oldest = txns.get(txns.size() - 1);
     oldest.findElement(By.tagName("button")).click();
-    waiting(Duration.ofSeconds(20)).until(b ->
-        "PENDING".equals(node(FIB20).getAttribute("data-state")));
+    waiting(Duration.ofSeconds(20))
+        .until(b -> "PENDING".equals(node(FIB20).getAttribute("data-state")));
     assertThat(browser.findElement(By.id("asof")).isDisplayed()).isTrue();
     browser.findElement(By.id("asof-back")).click();
-    waiting(Duration.ofSeconds(20)).until(b ->
-        "CONFIGURED".equals(node(FIB20).getAttribute("data-state")));
+    waiting(Duration.ofSeconds(20))
+        .until(b -> "CONFIGURED".equals(node(FIB20).getAttribute("data-state")));
   }
 
   @Test
@@ -206,21 +237,26 @@ class WebPageIT {
     assertThat(put(yaml.toString())).isEqualTo(200);
     long start = System.nanoTime();
     browser.get(url + "/");
-    waiting(BIG_GRAPH_BOUND).until(b ->
-        !b.findElements(By.cssSelector(".node.group")).isEmpty());
+    waiting(BIG_GRAPH_BOUND).until(b -> !b.findElements(By.cssSelector(".node.group")).isEmpty());
     Duration took = Duration.ofNanos(System.nanoTime() - start);
-    Object drawMs = ((JavascriptExecutor) browser).executeScript("return window.kvsUi.lastRenderMs");
-    LOG.info("10,000 values: page loaded and drawn in {} ms (layout and drawing {} ms)",
-        took.toMillis(), drawMs);
+    Object drawMs =
+        ((JavascriptExecutor) browser).executeScript("return window.kvsUi.lastRenderMs");
+    LOG.info(
+        "10,000 values: page loaded and drawn in {} ms (layout and drawing {} ms)",
+        took.toMillis(),
+        drawMs);
     assertThat(took).isLessThan(BIG_GRAPH_BOUND);
     assertThat(browser.findElement(By.id("summary")).getText()).contains("10010 values");
 
     // open the interfaces' group: it splits into smaller groups, never 10,000 nodes at once
-    WebElement group = browser.findElement(By.cssSelector(
-        ".node.group[data-key='descriptor:mock-interface']"));
+    WebElement group =
+        browser.findElement(By.cssSelector(".node.group[data-key='descriptor:mock-interface']"));
     group.click();
-    waiting(Duration.ofSeconds(20)).until(b -> b.findElements(By.cssSelector(
-        ".node.group[data-key='descriptor:mock-interface']")).isEmpty());
+    waiting(Duration.ofSeconds(20))
+        .until(
+            b ->
+                b.findElements(By.cssSelector(".node.group[data-key='descriptor:mock-interface']"))
+                    .isEmpty());
     assertThat(browser.findElements(By.cssSelector(".node")).size()).isLessThan(300);
 
     // search: one value, drawn alone

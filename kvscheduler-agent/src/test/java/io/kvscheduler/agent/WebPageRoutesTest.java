@@ -11,7 +11,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -33,10 +32,17 @@ class WebPageRoutesTest {
   }
 
   void start(RestSecurity security) throws Exception {
-    agent = Agent.start(new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false, false)
-        .withRestSecurity(security));
-    int port = agent.sources().stream().filter(RestServer.class::isInstance)
-        .map(RestServer.class::cast).findFirst().orElseThrow().port();
+    agent =
+        Agent.start(
+            new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false, false)
+                .withRestSecurity(security));
+    int port =
+        agent.sources().stream()
+            .filter(RestServer.class::isInstance)
+            .map(RestServer.class::cast)
+            .findFirst()
+            .orElseThrow()
+            .port();
     url = "http://127.0.0.1:" + port;
   }
 
@@ -64,40 +70,52 @@ class WebPageRoutesTest {
     assertThat(get("/scheduler/graph?format=json", null).statusCode()).isEqualTo(401);
     assertThat(get("/ui/events", null).statusCode()).isEqualTo(401);
     assertThat(get("/info/log", null).statusCode()).isEqualTo(401);
-    assertThat(get("/info/settings", TOKEN).body()).contains("\"rest-token\": \"set (from"
-        + " KVS_REST_TOKEN)\"").doesNotContain(TOKEN);
+    assertThat(get("/info/settings", TOKEN).body())
+        .contains("\"rest-token\": \"set (from" + " KVS_REST_TOKEN)\"")
+        .doesNotContain(TOKEN);
   }
 
   @Test
   void eventsFollowTransactions() throws Exception {
     start(RestSecurity.NONE);
-    HttpResponse<InputStream> stream = http.send(HttpRequest.newBuilder(
-            URI.create(url + "/ui/events")).header("Accept", "text/event-stream").build(),
-        HttpResponse.BodyHandlers.ofInputStream());
+    HttpResponse<InputStream> stream =
+        http.send(
+            HttpRequest.newBuilder(URI.create(url + "/ui/events"))
+                .header("Accept", "text/event-stream")
+                .build(),
+            HttpResponse.BodyHandlers.ofInputStream());
     assertThat(stream.statusCode()).isEqualTo(200);
     assertThat(stream.headers().firstValue("Content-Type").orElse(""))
         .startsWith("text/event-stream");
-    CompletableFuture<String> event = CompletableFuture.supplyAsync(() -> {
-      try (BufferedReader r = new BufferedReader(new InputStreamReader(stream.body(),
-          StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = r.readLine()) != null) {
-          if (line.startsWith("data:")) {
-            return line.substring(5).strip();
-          }
-        }
-        return null;
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    CompletableFuture<String> event =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(
+                      new InputStreamReader(stream.body(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                  if (line.startsWith("data:")) {
+                    return line.substring(5).strip();
+                  }
+                }
+                return null;
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
     Thread.sleep(300); // the subscription is in place
-    HttpResponse<String> put = http.send(HttpRequest.newBuilder(URI.create(url + "/configuration"))
-        .PUT(HttpRequest.BodyPublishers.ofString(
-            "mockConfig:\n  Interface_list:\n  - name: tap7\n    type: TAP\n")).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> put =
+        http.send(
+            HttpRequest.newBuilder(URI.create(url + "/configuration"))
+                .PUT(
+                    HttpRequest.BodyPublishers.ofString(
+                        "mockConfig:\n  Interface_list:\n  - name: tap7\n    type: TAP\n"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(put.statusCode()).isEqualTo(200);
-    assertThat(event.get(10, TimeUnit.SECONDS)).isEqualTo(
-        "{\"changes\":[{\"key\":\"config/mock/v1/interfaces/tap7\",\"state\":\"CONFIGURED\"}]}");
+    assertThat(event.get(10, TimeUnit.SECONDS))
+        .isEqualTo(
+            "{\"changes\":[{\"key\":\"config/mock/v1/interfaces/tap7\",\"state\":\"CONFIGURED\"}]}");
   }
 }

@@ -2,6 +2,7 @@ package io.kvscheduler.api;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The status of a base value together with the statuses of its current derived values (sorted by
@@ -24,7 +25,7 @@ public record BaseValueStatus(ValueStatus value, List<ValueStatus> derived) {
   }
 
   /** The status of derived key {@code key}, if it is one of this value's derived values. */
-  public java.util.Optional<ValueStatus> derivedStatus(String key) {
+  public Optional<ValueStatus> derivedStatus(String key) {
     return derived.stream().filter(s -> s.key().equals(key)).findFirst();
   }
 }

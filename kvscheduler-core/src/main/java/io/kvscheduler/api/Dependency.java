@@ -9,9 +9,8 @@ import java.util.Objects;
  * dependency is satisfied when at least one of its targets exists and is available. All
  * dependencies of a value must be satisfied (AND) before it is created.
  *
- * <p>Prefix dependencies are answered from an ordered key index in O(log n + matches). A
- * dependency with a selector and no prefixes is evaluated against every key (linear): prefer
- * prefixes.
+ * <p>Prefix dependencies are answered from an ordered key index in O(log n + matches). A dependency
+ * with a selector and no prefixes is evaluated against every key (linear): prefer prefixes.
  *
  * @param label unique within the value; shown in the status details while the value is PENDING
  * @param key the static key, or {@code ""} for an any-of dependency
@@ -96,6 +95,9 @@ public record Dependency(
     if (!isAnyOf()) {
       return label + " -> " + key;
     }
-    return label + " -> anyOf" + keyPrefixes + (keySelector == KeySelector.any() ? "" : "+selector");
+    return label
+        + " -> anyOf"
+        + keyPrefixes
+        + (keySelector == KeySelector.any() ? "" : "+selector");
   }
 }

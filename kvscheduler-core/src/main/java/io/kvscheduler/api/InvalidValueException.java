@@ -3,9 +3,9 @@ package io.kvscheduler.api;
 import java.util.List;
 
 /**
- * Thrown by a descriptor's Validate to reject a value, naming the invalid fields. The fields
- * become the details of the INVALID status. Message: the cause alone without fields, {@code field
- * f is invalid: cause} for one field, {@code fields [f1 f2] are invalid: cause} for several.
+ * Thrown by a descriptor's Validate to reject a value, naming the invalid fields. The fields become
+ * the details of the INVALID status. Message: the cause alone without fields, {@code field f is
+ * invalid: cause} for one field, {@code fields [f1 f2] are invalid: cause} for several.
  */
 public final class InvalidValueException extends RuntimeException {
   private static final long serialVersionUID = 1L;

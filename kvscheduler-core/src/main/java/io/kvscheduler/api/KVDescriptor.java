@@ -3,6 +3,7 @@ package io.kvscheduler.api;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,19 +13,19 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * Describes one kind of value for the scheduler: which keys it owns, how to create, update,
- * delete and retrieve such values in the southbound, what they depend on and what is derived from
- * them. Descriptors are stateless; run-time state lives in metadata kept by the scheduler.
+ * Describes one kind of value for the scheduler: which keys it owns, how to create, update, delete
+ * and retrieve such values in the southbound, what they depend on and what is derived from them.
+ * Descriptors are stateless; run-time state lives in metadata kept by the scheduler.
  *
  * <p>Built with {@link #builder(String, Class)}; immutable. {@code V} is the value class (a Java
  * record is the natural choice: its {@code equals} is the default equivalence), {@code M} the
  * metadata class ({@code Void} without metadata).
  *
  * <p><b>Callbacks</b> run on the scheduler's engine thread, one at a time. They may throw: an
- * exception fails that value only (FAILED or RETRYING with the exception in its status); the
- * engine keeps running. A callback cannot wait for a transaction it commits itself: it commits with
- * {@link Txn#commitAsync}, whose future completes when the transaction has run, after the current
- * one ({@link Txn#commit} throws there).
+ * exception fails that value only (FAILED or RETRYING with the exception in its status); the engine
+ * keeps running. A callback cannot wait for a transaction it commits itself: it commits with {@link
+ * Txn#commitAsync}, whose future completes when the transaction has run, after the current one
+ * ({@link Txn#commit} throws there).
  *
  * <pre>{@code
  * KVDescriptor<Route, Void> routes = KVDescriptor.builder("route", Route.class)
@@ -53,9 +54,7 @@ public final class KVDescriptor<V, M> {
     M create(String key, V value) throws Exception;
   }
 
-  /**
-   * Creates a value of a descriptor without metadata ({@link Builder#createWithoutMetadata}).
-   */
+  /** Creates a value of a descriptor without metadata ({@link Builder#createWithoutMetadata}). */
   @FunctionalInterface
   public interface PlainCreator<V> {
     void create(String key, V value) throws Exception;
@@ -90,9 +89,9 @@ public final class KVDescriptor<V, M> {
 
   /**
    * Reads every value of the descriptor's scope from the southbound. {@code correlate} holds the
-   * values the scheduler expects: the NB values about to be applied at the first resync, the
-   * cached values with their metadata later. Returning null (rather than an empty list) counts as
-   * a failed Retrieve, as throwing does: the descriptor's values are left as they are.
+   * values the scheduler expects: the NB values about to be applied at the first resync, the cached
+   * values with their metadata later. Returning null (rather than an empty list) counts as a failed
+   * Retrieve, as throwing does: the descriptor's values are left as they are.
    */
   @FunctionalInterface
   public interface Retriever<V, M> {
@@ -106,8 +105,8 @@ public final class KVDescriptor<V, M> {
   }
 
   /**
-   * Lists the values derived from a base value. A function of key and value: the scheduler
-   * reuses a key's last answer for an equal value.
+   * Lists the values derived from a base value. A function of key and value: the scheduler reuses a
+   * key's last answer for an equal value.
    */
   @FunctionalInterface
   public interface DerivedValues<V> {
@@ -279,8 +278,8 @@ public final class KVDescriptor<V, M> {
   }
 
   /**
-   * Limit of one southbound call (Create, Update, Delete, Retrieve) of this descriptor; empty =
-   * the scheduler's ({@link KVSchedulerBuilder#operationTimeout}).
+   * Limit of one southbound call (Create, Update, Delete, Retrieve) of this descriptor; empty = the
+   * scheduler's ({@link KVSchedulerBuilder#operationTimeout}).
    */
   public Optional<Duration> operationTimeout() {
     return Optional.ofNullable(operationTimeout);
@@ -343,18 +342,22 @@ public final class KVDescriptor<V, M> {
 
     /**
      * Declares that values carry metadata of class {@code metadataType}, kept in a metadata map
-     * readable through {@link KVScheduler#metadataMap(KVDescriptor)}. Call before setting
-     * callbacks that use metadata. Metadata of another class (possible only through an unchecked
-     * cast) fails the Create or Update that returned it, naming the key and both classes; a
-     * retrieved or notified value carrying such metadata is ignored, with a warning.
+     * readable through {@link KVScheduler#metadataMap(KVDescriptor)}. Call before setting callbacks
+     * that use metadata. Metadata of another class (possible only through an unchecked cast) fails
+     * the Create or Update that returned it, naming the key and both classes; a retrieved or
+     * notified value carrying such metadata is ignored, with a warning.
      *
      * @throws IllegalStateException if callbacks were already set
      */
     @SuppressWarnings("unchecked")
     public <M2> Builder<V, M2> withMetadata(Class<M2> metadataType) {
       Objects.requireNonNull(metadataType, "metadataType");
-      if (create != null || update != null || delete != null || retrieve != null
-          || updateWithRecreate != null || !metadataIndexes.isEmpty()) {
+      if (create != null
+          || update != null
+          || delete != null
+          || retrieve != null
+          || updateWithRecreate != null
+          || !metadataIndexes.isEmpty()) {
         throw new IllegalStateException(
             "descriptor " + name + ": call withMetadata(...) before setting callbacks");
       }
@@ -371,8 +374,8 @@ public final class KVDescriptor<V, M> {
     }
 
     /**
-     * Key prefix under which the northbound stores values of this descriptor. Also the default
-     * key selector ({@code key.startsWith(prefix)}).
+     * Key prefix under which the northbound stores values of this descriptor. Also the default key
+     * selector ({@code key.startsWith(prefix)}).
      */
     public Builder<V, M> nbKeyPrefix(String prefix) {
       this.nbKeyPrefix = Objects.requireNonNull(prefix, "prefix");
@@ -398,8 +401,8 @@ public final class KVDescriptor<V, M> {
     }
 
     /**
-     * Adds a secondary index to the metadata map (Go's MetadataMapFactory): {@code extractor}
-     * gives the index values of one metadata.
+     * Adds a secondary index to the metadata map (Go's MetadataMapFactory): {@code extractor} gives
+     * the index values of one metadata.
      *
      * @throws IllegalStateException if the descriptor has no metadata
      */
@@ -432,10 +435,11 @@ public final class KVDescriptor<V, M> {
     public Builder<V, M> createWithoutMetadata(PlainCreator<V> c) {
       Objects.requireNonNull(c, "create");
       requireNoMetadata("createWithoutMetadata");
-      this.create = (key, value) -> {
-        c.create(key, value);
-        return null;
-      };
+      this.create =
+          (key, value) -> {
+            c.create(key, value);
+            return null;
+          };
       return this;
     }
 
@@ -447,18 +451,24 @@ public final class KVDescriptor<V, M> {
     public Builder<V, M> updateWithoutMetadata(PlainUpdater<V> u) {
       Objects.requireNonNull(u, "update");
       requireNoMetadata("updateWithoutMetadata");
-      this.update = (key, oldValue, newValue, oldMetadata) -> {
-        u.update(key, oldValue, newValue);
-        return null;
-      };
+      this.update =
+          (key, oldValue, newValue, oldMetadata) -> {
+            u.update(key, oldValue, newValue);
+            return null;
+          };
       return this;
     }
 
     private void requireNoMetadata(String what) {
       if (withMetadata) {
-        throw new IllegalStateException("descriptor " + name + " has metadata: " + what
-            + " is for descriptors without; use " + what.replace("WithoutMetadata", "")
-            + "(...), which returns the metadata");
+        throw new IllegalStateException(
+            "descriptor "
+                + name
+                + " has metadata: "
+                + what
+                + " is for descriptors without; use "
+                + what.replace("WithoutMetadata", "")
+                + "(...), which returns the metadata");
       }
     }
 
@@ -507,9 +517,9 @@ public final class KVDescriptor<V, M> {
     }
 
     /**
-     * Bounds each southbound call (Create, Update, Delete, Retrieve) of this descriptor, instead
-     * of the scheduler's {@link KVSchedulerBuilder#operationTimeout} (same semantics): a call
-     * still running after {@code timeout} is interrupted and the operation fails with an {@link
+     * Bounds each southbound call (Create, Update, Delete, Retrieve) of this descriptor, instead of
+     * the scheduler's {@link KVSchedulerBuilder#operationTimeout} (same semantics): a call still
+     * running after {@code timeout} is interrupted and the operation fails with an {@link
      * OperationTimeoutException}. Calls then run on a call thread, not the engine thread.
      *
      * @throws IllegalArgumentException if {@code timeout} is not positive
@@ -520,10 +530,9 @@ public final class KVDescriptor<V, M> {
     }
 
     /**
-     * Declares that the descriptor describes only derived values (e.g. the bindings a bridge
-     * domain derives): an NB transaction setting one of its keys fails for that key with a
-     * clear error, as one setting a key that holds a derived value does. Not combinable with an
-     * NB key prefix.
+     * Declares that the descriptor describes only derived values (e.g. the bindings a bridge domain
+     * derives): an NB transaction setting one of its keys fails for that key with a clear error, as
+     * one setting a key that holds a derived value does. Not combinable with an NB key prefix.
      */
     public Builder<V, M> derivedOnly() {
       this.derivedOnly = true;
@@ -533,8 +542,8 @@ public final class KVDescriptor<V, M> {
     /**
      * Builds the descriptor.
      *
-     * @throws IllegalArgumentException if a mandatory attribute is missing (a descriptor with an
-     *     NB key prefix needs Create and Delete; a metadata index without metadata)
+     * @throws IllegalArgumentException if a mandatory attribute is missing (a descriptor with an NB
+     *     key prefix needs Create and Delete; a metadata index without metadata)
      */
     public KVDescriptor<V, M> build() {
       if (keySelector == null && nbKeyPrefix.isEmpty()) {
@@ -542,8 +551,13 @@ public final class KVDescriptor<V, M> {
             "descriptor " + name + ": needs a key selector or an NB key prefix");
       }
       if (derivedOnly && !nbKeyPrefix.isEmpty()) {
-        throw new IllegalArgumentException("descriptor " + name + " describes only derived values"
-            + " but has an NB key prefix '" + nbKeyPrefix + "'");
+        throw new IllegalArgumentException(
+            "descriptor "
+                + name
+                + " describes only derived values"
+                + " but has an NB key prefix '"
+                + nbKeyPrefix
+                + "'");
       }
       List<String> missing = new ArrayList<>();
       if (!nbKeyPrefix.isEmpty()) {
@@ -552,14 +566,19 @@ public final class KVDescriptor<V, M> {
       }
       if (!missing.isEmpty()) {
         throw new IllegalArgumentException(
-            "descriptor " + name + " describes NB values (nbKeyPrefix '" + nbKeyPrefix
-                + "') but has no " + String.join(" and no ", missing) + " callback");
+            "descriptor "
+                + name
+                + " describes NB values (nbKeyPrefix '"
+                + nbKeyPrefix
+                + "') but has no "
+                + String.join(" and no ", missing)
+                + " callback");
       }
       if (retrieveDependencies.contains(name)) {
         throw new IllegalArgumentException(
             "descriptor " + name + " lists itself in its retrieve dependencies");
       }
-      Set<String> dup = new java.util.HashSet<>();
+      Set<String> dup = new HashSet<>();
       for (String d : retrieveDependencies) {
         if (!dup.add(d)) {
           throw new IllegalArgumentException(

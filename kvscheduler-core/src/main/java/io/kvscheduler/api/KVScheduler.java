@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -35,9 +36,9 @@ public interface KVScheduler extends AutoCloseable {
   }
 
   /**
-   * Registers descriptors as one group: names must be unique, and every retrieve dependency must
-   * be registered before or within the group. Values waiting as UNIMPLEMENTED for a newly
-   * registered descriptor are applied by a RetryUnimplOps transaction.
+   * Registers descriptors as one group: names must be unique, and every retrieve dependency must be
+   * registered before or within the group. Values waiting as UNIMPLEMENTED for a newly registered
+   * descriptor are applied by a RetryUnimplOps transaction.
    *
    * @throws IllegalArgumentException for a duplicate name or an unknown retrieve dependency
    * @throws IllegalStateException for a cycle among retrieve dependencies (the cycle is named), or
@@ -61,15 +62,15 @@ public interface KVScheduler extends AutoCloseable {
   Txn startNBTransaction();
 
   /**
-   * Queues a notification from the southbound: values that appeared, changed ({@code value} set)
-   * or disappeared ({@code value} null). Processed asynchronously as one SBNotification
-   * transaction; values become OBTAINED without descriptor calls. Each pair is checked on its
-   * own, and ignored when no descriptor selects its key, when its value or metadata is not of
-   * the descriptor's class for it (logged as a warning), when the key holds a value owned by the
-   * northbound, or when it is a derived value (set only by its base value).
+   * Queues a notification from the southbound: values that appeared, changed ({@code value} set) or
+   * disappeared ({@code value} null). Processed asynchronously as one SBNotification transaction;
+   * values become OBTAINED without descriptor calls. Each pair is checked on its own, and ignored
+   * when no descriptor selects its key, when its value or metadata is not of the descriptor's class
+   * for it (logged as a warning), when the key holds a value owned by the northbound, or when it is
+   * a derived value (set only by its base value).
    *
-   * @throws NullPointerException if {@code values} or one of its entries is null (a removal is
-   *     an entry whose value is null)
+   * @throws NullPointerException if {@code values} or one of its entries is null (a removal is an
+   *     entry whose value is null)
    * @throws IllegalStateException if the queue is full or the scheduler is closed
    */
   void pushSBNotification(List<KVWithMetadata<?, ?>> values);
@@ -81,18 +82,18 @@ public interface KVScheduler extends AutoCloseable {
   void transactionBarrier();
 
   /**
-   * The metadata map of {@code descriptor}, typed by its metadata class:
-   * {@code NamedMapping<TunnelMetadata> tunnels = kvs.metadataMap(tunnelDescriptor)}.
+   * The metadata map of {@code descriptor}, typed by its metadata class: {@code
+   * NamedMapping<TunnelMetadata> tunnels = kvs.metadataMap(tunnelDescriptor)}.
    *
-   * @throws IllegalArgumentException if the descriptor is not registered (another descriptor of
-   *     the same name counts as not registered unless it has the same value and metadata
-   *     classes) or has no metadata
+   * @throws IllegalArgumentException if the descriptor is not registered (another descriptor of the
+   *     same name counts as not registered unless it has the same value and metadata classes) or
+   *     has no metadata
    */
   <M> NamedMapping<M> metadataMap(KVDescriptor<?, M> descriptor);
 
   /**
-   * The metadata map of descriptor {@code descriptorName}, for callers that know the descriptor
-   * by name only ({@link #metadataMap(KVDescriptor)} when you hold the descriptor).
+   * The metadata map of descriptor {@code descriptorName}, for callers that know the descriptor by
+   * name only ({@link #metadataMap(KVDescriptor)} when you hold the descriptor).
    *
    * @throws IllegalArgumentException if the descriptor is unknown or has no metadata, or its
    *     metadata is not of {@code metadataType}
@@ -108,14 +109,13 @@ public interface KVScheduler extends AutoCloseable {
   /**
    * Gives {@code action} the status of every base value whose key {@code selector} accepts, with
    * its derived values, in key order, one at a time: all from one published snapshot, on the
-   * calling thread, without waiting for the engine (a transaction in progress is not waited
-   * for) and without building the whole list first, so that a reader of many values keeps no
-   * more than one status at a time.
+   * calling thread, without waiting for the engine (a transaction in progress is not waited for)
+   * and without building the whole list first, so that a reader of many values keeps no more than
+   * one status at a time.
    */
-  default void forEachValueStatus(KeySelector selector,
-      java.util.function.Consumer<? super BaseValueStatus> action) {
-    java.util.Objects.requireNonNull(selector, "selector (KeySelector.any() for every key)");
-    java.util.Objects.requireNonNull(action, "action");
+  default void forEachValueStatus(KeySelector selector, Consumer<? super BaseValueStatus> action) {
+    Objects.requireNonNull(selector, "selector (KeySelector.any() for every key)");
+    Objects.requireNonNull(action, "action");
     for (BaseValueStatus s : valueStatuses()) {
       if (selector.test(s.key())) {
         action.accept(s);
@@ -153,11 +153,14 @@ public interface KVScheduler extends AutoCloseable {
     Predicate<ValueState> reached =
         s -> s == state || (state == ValueState.NONEXISTENT && s == ValueState.REMOVED);
     CountDownLatch latch = new CountDownLatch(1);
-    try (Subscription ignored = watchValueStatus(KeySelector.exact(key), status -> {
-      if (status.key().equals(key) && reached.test(status.state())) {
-        latch.countDown();
-      }
-    })) {
+    try (Subscription ignored =
+        watchValueStatus(
+            KeySelector.exact(key),
+            status -> {
+              if (status.key().equals(key) && reached.test(status.state())) {
+                latch.countDown();
+              }
+            })) {
       return reached.test(valueStatus(key).state())
           || latch.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
@@ -176,12 +179,11 @@ public interface KVScheduler extends AutoCloseable {
 
   /**
    * Values of {@code descriptor} in the given view (base values only), typed by its value and
-   * metadata classes. A desired value of another class than the descriptor's (INVALID) is left
-   * out.
+   * metadata classes. A desired value of another class than the descriptor's (INVALID) is left out.
    *
-   * @throws IllegalArgumentException if the descriptor is not registered (another descriptor of
-   *     the same name counts as not registered unless it has the same value and metadata
-   *     classes), or the view is SB and the descriptor has no Retrieve
+   * @throws IllegalArgumentException if the descriptor is not registered (another descriptor of the
+   *     same name counts as not registered unless it has the same value and metadata classes), or
+   *     the view is SB and the descriptor has no Retrieve
    * @throws IllegalStateException as {@link #dumpValues(String, View)}
    */
   <V, M> List<KVWithMetadata<V, M>> dumpValues(KVDescriptor<V, M> descriptor, View view);
@@ -191,11 +193,11 @@ public interface KVScheduler extends AutoCloseable {
    * that know the descriptor by name only ({@link #dumpValues(KVDescriptor, View)} when you hold
    * the descriptor).
    *
-   * @throws IllegalArgumentException if the descriptor is not registered, or the view is SB and
-   *     the descriptor has no Retrieve
-   * @throws IllegalStateException for the SB view, when called from a southbound call that runs
-   *     on a call thread (with an operation timeout): the engine, which runs Retrieve, is waiting
-   *     for that call
+   * @throws IllegalArgumentException if the descriptor is not registered, or the view is SB and the
+   *     descriptor has no Retrieve
+   * @throws IllegalStateException for the SB view, when called from a southbound call that runs on
+   *     a call thread (with an operation timeout): the engine, which runs Retrieve, is waiting for
+   *     that call
    */
   List<KVWithMetadata<Object, Object>> dumpValues(String descriptorName, View view);
 
@@ -231,31 +233,31 @@ public interface KVScheduler extends AutoCloseable {
   /**
    * Explains why a value is not CONFIGURED: the chain of causes down to the roots (missing key,
    * invalid value, failed dependency, dependency cycle), one line per cause, indented by depth
-   * (beyond 32 levels the indentation stops growing and the line starts with its depth, e.g.
-   * {@code (40) }). Empty for unknown keys.
+   * (beyond 32 levels the indentation stops growing and the line starts with its depth, e.g. {@code
+   * (40) }). Empty for unknown keys.
    *
    * @throws IllegalStateException when called from a southbound call that runs on a call thread
-   *     (with an operation timeout): the explanation is made on the engine thread, which is
-   *     waiting for that call
+   *     (with an operation timeout): the explanation is made on the engine thread, which is waiting
+   *     for that call
    */
   List<String> explain(String key);
 
   /**
-   * Explains why a value is in its state, as a tree of causes (the data behind {@link
-   * #explain}): {@link Explanation.Reason#UNKNOWN_KEY} for unknown keys, {@link
-   * Explanation.Reason#APPLIED} for a value without problem.
+   * Explains why a value is in its state, as a tree of causes (the data behind {@link #explain}):
+   * {@link Explanation.Reason#UNKNOWN_KEY} for unknown keys, {@link Explanation.Reason#APPLIED} for
+   * a value without problem.
    *
    * @throws IllegalStateException as {@link #explain}
    */
   Explanation explanation(String key);
 
   /**
-   * Stops the scheduler. The transaction being processed, if any, is finished (its southbound
-   * calls are not interrupted); every transaction and request still queued, including those of
-   * callers waiting for room in a full queue, fails at once with an {@link IllegalStateException}
+   * Stops the scheduler. The transaction being processed, if any, is finished (its southbound calls
+   * are not interrupted); every transaction and request still queued, including those of callers
+   * waiting for room in a full queue, fails at once with an {@link IllegalStateException}
    * ("scheduler was closed"), and nothing queued reaches the southbound. Waits up to 10 s for the
-   * engine thread to finish; a southbound call still running then is interrupted, and waited for
-   * up to 10 s more. Called from a descriptor callback, returns at once: the engine stops when the
+   * engine thread to finish; a southbound call still running then is interrupted, and waited for up
+   * to 10 s more. Called from a descriptor callback, returns at once: the engine stops when the
    * callback's transaction is finished. Later transactions, notifications and registrations throw
    * {@link IllegalStateException}; closing again has no effect.
    */

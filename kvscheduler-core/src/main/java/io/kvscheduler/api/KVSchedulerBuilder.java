@@ -58,8 +58,8 @@ public final class KVSchedulerBuilder {
 
   /**
    * Values and operations listed per transaction in the transaction log, at most: a longer list
-   * ends with {@code … and M more (see /scheduler/txn-history?seq-num=N)}, the whole of it
-   * staying in the transaction history. Default: 0, every one.
+   * ends with {@code … and M more (see /scheduler/txn-history?seq-num=N)}, the whole of it staying
+   * in the transaction history. Default: 0, every one.
    *
    * @throws IllegalArgumentException if {@code max} is negative
    */
@@ -86,8 +86,8 @@ public final class KVSchedulerBuilder {
   /**
    * Drop records and revisions older than this. Default: 24 hours.
    *
-   * @throws IllegalArgumentException if {@code age} is not positive (to keep no history, use
-   *     {@link #recordHistory(boolean) recordHistory(false)})
+   * @throws IllegalArgumentException if {@code age} is not positive (to keep no history, use {@link
+   *     #recordHistory(boolean) recordHistory(false)})
    */
   public KVSchedulerBuilder historyAgeLimit(Duration age) {
     cfg.historyAgeLimit = positive(age, "historyAgeLimit");
@@ -125,11 +125,10 @@ public final class KVSchedulerBuilder {
    * {@link OperationTimeoutException} (retried like any failure when the transaction asked for
    * retries). With a timeout, calls run on a separate call thread while the engine waits; a call
    * that ignores the interrupt may still finish later, concurrently with later calls, and its
-   * result is dropped (the failed value's key is refreshed through Retrieve after the
-   * transaction, and again when the abandoned call returns, which shows what the southbound
-   * really did: e.g. a Create that completed late leaves a value that a later removal deletes).
-   * Default: none — calls run on the
-   * engine thread and may take as long as they take.
+   * result is dropped (the failed value's key is refreshed through Retrieve after the transaction,
+   * and again when the abandoned call returns, which shows what the southbound really did: e.g. a
+   * Create that completed late leaves a value that a later removal deletes). Default: none — calls
+   * run on the engine thread and may take as long as they take.
    *
    * @throws IllegalArgumentException if {@code timeout} is not positive
    */
@@ -157,9 +156,9 @@ public final class KVSchedulerBuilder {
   }
 
   /**
-   * Runs a downstream resync (refresh from the southbound, then repair) every {@code period} plus
-   * a random delay of up to {@code maxJitter}, so that changes made behind the scheduler's back
-   * are repaired. Default: off.
+   * Runs a downstream resync (refresh from the southbound, then repair) every {@code period} plus a
+   * random delay of up to {@code maxJitter}, so that changes made behind the scheduler's back are
+   * repaired. Default: off.
    *
    * @throws IllegalArgumentException if the period is not positive or the jitter negative
    */
@@ -168,8 +167,10 @@ public final class KVSchedulerBuilder {
     Objects.requireNonNull(maxJitter, "maxJitter (Duration.ZERO for none)");
     if (period.isZero() || period.isNegative() || maxJitter.isNegative()) {
       throw new IllegalArgumentException(
-          "periodic resync needs a positive period and a non-negative jitter, got " + period
-              + " and " + maxJitter);
+          "periodic resync needs a positive period and a non-negative jitter, got "
+              + period
+              + " and "
+              + maxJitter);
     }
     cfg.downstreamResyncPeriod = period;
     cfg.downstreamResyncJitter = maxJitter;
@@ -193,9 +194,9 @@ public final class KVSchedulerBuilder {
 
   /**
    * Refuses NB values of keys that no registered descriptor selects: the commit throws an {@link
-   * IllegalArgumentException} naming them, and nothing of the transaction is queued. Default:
-   * false — such a value is accepted with a warning naming the key, and waits as UNIMPLEMENTED
-   * until a descriptor that selects it is registered.
+   * IllegalArgumentException} naming them, and nothing of the transaction is queued. Default: false
+   * — such a value is accepted with a warning naming the key, and waits as UNIMPLEMENTED until a
+   * descriptor that selects it is registered.
    */
   public KVSchedulerBuilder rejectUnselectedKeys(boolean reject) {
     cfg.rejectUnselectedKeys = reject;

@@ -46,8 +46,22 @@ public record NodeRevision(
 
   /** The same revision closed at {@code end}. */
   public NodeRevision closedAt(Instant end) {
-    return new NodeRevision(key, label, value, metadata, state, descriptor, derivedFrom,
-        unavailable, error, lastOperation, lastUpdateSeq, dependencies, derivedKeys, seqNum,
-        since, Optional.of(end));
+    return new NodeRevision(
+        key,
+        label,
+        value,
+        metadata,
+        state,
+        descriptor,
+        derivedFrom,
+        unavailable,
+        error,
+        lastOperation,
+        lastUpdateSeq,
+        dependencies,
+        derivedKeys,
+        seqNum,
+        since,
+        Optional.of(end));
   }
 }

@@ -6,9 +6,9 @@ import java.util.Objects;
 /**
  * A southbound call (Create, Update, Delete or Retrieve) that did not return within its operation
  * timeout ({@link KVSchedulerBuilder#operationTimeout}, {@link
- * KVDescriptor.Builder#operationTimeout}). The engine stops waiting, interrupts the call and
- * treats the operation as failed with this exception; whether it is retried is decided like for
- * any other failure (the descriptor's {@code isRetriableFailure}, retriable by default).
+ * KVDescriptor.Builder#operationTimeout}). The engine stops waiting, interrupts the call and treats
+ * the operation as failed with this exception; whether it is retried is decided like for any other
+ * failure (the descriptor's {@code isRetriableFailure}, retriable by default).
  */
 public final class OperationTimeoutException extends RuntimeException {
   private static final long serialVersionUID = 1L;
@@ -24,11 +24,17 @@ public final class OperationTimeoutException extends RuntimeException {
    * @param key key of the value, or null for Retrieve
    * @param timeout the limit that was exceeded
    */
-  public OperationTimeoutException(String descriptor, String operation, String key,
-      Duration timeout) {
-    super("descriptor " + descriptor + ": " + operation
-        + (key == null ? "" : " of key " + key) + " did not return within "
-        + text(timeout) + " (the call was interrupted and is no longer awaited)");
+  public OperationTimeoutException(
+      String descriptor, String operation, String key, Duration timeout) {
+    super(
+        "descriptor "
+            + descriptor
+            + ": "
+            + operation
+            + (key == null ? "" : " of key " + key)
+            + " did not return within "
+            + text(timeout)
+            + " (the call was interrupted and is no longer awaited)");
     this.descriptor = Objects.requireNonNull(descriptor, "descriptor");
     this.operation = Objects.requireNonNull(operation, "operation");
     this.key = key;

@@ -3,6 +3,7 @@ package io.kvscheduler.api;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The record of one processed transaction.
@@ -52,5 +53,5 @@ public record RecordedTxn(
    * @param value the value, empty for a deletion
    * @param origin origin of the value
    */
-  public record RecordedValue(String key, java.util.Optional<Object> value, ValueOrigin origin) {}
+  public record RecordedValue(String key, Optional<Object> value, ValueOrigin origin) {}
 }

@@ -36,9 +36,9 @@ public record RecordedTxnOp(
     Set<Flag> flags) {
 
   /**
-   * A flag of an operation, as the transaction log prints it ({@link #label()}). The first six
-   * are recorded with the operation ({@link #isRecorded()}); the others are read from the
-   * operation's states ({@link #displayFlags()}). Declared in the log's order.
+   * A flag of an operation, as the transaction log prints it ({@link #label()}). The first six are
+   * recorded with the operation ({@link #isRecorded()}); the others are read from the operation's
+   * states ({@link #displayFlags()}). Declared in the log's order.
    */
   public enum Flag {
     /** The key is a derived value. */
@@ -46,8 +46,8 @@ public record RecordedTxnOp(
     /** The key is a derived value without descriptor. */
     PROPERTY(true),
     /**
-     * No descriptor call was made (pending create, invalid, unimplemented, delete of an
-     * unavailable value, equivalent update that only changes the state).
+     * No descriptor call was made (pending create, invalid, unimplemented, delete of an unavailable
+     * value, equivalent update that only changes the state).
      */
     NOOP(true),
     /** Part of the revert of a failed transaction. */
@@ -137,8 +137,8 @@ public record RecordedTxnOp(
     EnumSet<Flag> copy = EnumSet.noneOf(Flag.class);
     for (Flag f : flags) {
       if (!f.isRecorded()) {
-        throw new IllegalArgumentException("flag " + f.label() + " of " + key
-            + " is read from the states, not recorded");
+        throw new IllegalArgumentException(
+            "flag " + f.label() + " of " + key + " is read from the states, not recorded");
       }
       copy.add(f);
     }
@@ -208,7 +208,15 @@ public record RecordedTxnOp(
 
   @Override
   public String toString() {
-    return operation + " " + key + " (" + prevState + "->" + newState + ") "
-        + new TreeSet<>(labels(flags)) + (newError.isEmpty() ? "" : " error: " + newError);
+    return operation
+        + " "
+        + key
+        + " ("
+        + prevState
+        + "->"
+        + newState
+        + ") "
+        + new TreeSet<>(labels(flags))
+        + (newError.isEmpty() ? "" : " error: " + newError);
   }
 }

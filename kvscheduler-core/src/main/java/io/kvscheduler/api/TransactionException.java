@@ -5,10 +5,10 @@ import java.util.stream.Collectors;
 
 /**
  * The failure of a processed transaction: the list of every key that failed, in execution order,
- * each with its operation and cause. Message format: {@code transaction #N failed: KeyErrors:
- * [key (OP): error, ...]}. Only failed values are reported so: a misuse (invalid options, a
- * closed scheduler, a full queue) throws {@link IllegalArgumentException}, {@link
- * IllegalStateException} or {@link QueueFullException} before anything is queued.
+ * each with its operation and cause. Message format: {@code transaction #N failed: KeyErrors: [key
+ * (OP): error, ...]}. Only failed values are reported so: a misuse (invalid options, a closed
+ * scheduler, a full queue) throws {@link IllegalArgumentException}, {@link IllegalStateException}
+ * or {@link QueueFullException} before anything is queued.
  */
 public final class TransactionException extends RuntimeException {
   private static final long serialVersionUID = 1L;

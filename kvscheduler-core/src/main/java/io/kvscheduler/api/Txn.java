@@ -9,10 +9,10 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface Txn {
   /**
-   * Sets the desired value of a base key; {@code null} requests deletion. A key that holds a
-   * value derived from another one (when the transaction is applied) is not set or removed: only
-   * its base value does that, and the commit fails with a {@link TransactionException} naming the
-   * key (the transaction's other values apply).
+   * Sets the desired value of a base key; {@code null} requests deletion. A key that holds a value
+   * derived from another one (when the transaction is applied) is not set or removed: only its base
+   * value does that, and the commit fails with a {@link TransactionException} naming the key (the
+   * transaction's other values apply).
    *
    * @return this transaction
    * @throws IllegalStateException if the transaction was already committed
@@ -36,9 +36,9 @@ public interface Txn {
    *
    * @return the sequence number of the processed transaction
    * @throws TransactionException if a value failed (every failed key is named)
-   * @throws IllegalArgumentException if the options are invalid (a resync with revert, a
-   *     downstream resync carrying values), or a key no descriptor selects was given to a
-   *     scheduler built with {@link KVSchedulerBuilder#rejectUnselectedKeys}: nothing is queued
+   * @throws IllegalArgumentException if the options are invalid (a resync with revert, a downstream
+   *     resync carrying values), or a key no descriptor selects was given to a scheduler built with
+   *     {@link KVSchedulerBuilder#rejectUnselectedKeys}: nothing is queued
    * @throws IllegalStateException if the transaction was already committed or the scheduler is
    *     closed
    */
@@ -51,9 +51,9 @@ public interface Txn {
    *
    * @return the sequence number of the processed transaction
    * @throws TransactionException if a value failed (every failed key is named)
-   * @throws IllegalArgumentException if the options are invalid (a resync with revert, a
-   *     downstream resync carrying values), or a key no descriptor selects was given to a
-   *     scheduler built with {@link KVSchedulerBuilder#rejectUnselectedKeys}: nothing is queued
+   * @throws IllegalArgumentException if the options are invalid (a resync with revert, a downstream
+   *     resync carrying values), or a key no descriptor selects was given to a scheduler built with
+   *     {@link KVSchedulerBuilder#rejectUnselectedKeys}: nothing is queued
    * @throws IllegalStateException if the transaction was already committed, the scheduler is
    *     closed, or when called inside a descriptor callback: the engine runs the callback and
    *     cannot wait for itself; use {@link #commitAsync} there
@@ -61,15 +61,14 @@ public interface Txn {
   long commit(TxnOptions options);
 
   /**
-   * Commits without waiting for the transaction to be processed. While the queue is full, the
-   * call waits for room first: a stream of changes committed this way is slowed down to the
-   * engine's pace instead of losing any ({@link #tryCommitAsync} refuses instead). Called inside a
+   * Commits without waiting for the transaction to be processed. While the queue is full, the call
+   * waits for room first: a stream of changes committed this way is slowed down to the engine's
+   * pace instead of losing any ({@link #tryCommitAsync} refuses instead). Called inside a
    * descriptor callback, the transaction is queued at once to run right after the current one.
    *
    * @return a future completed, once the transaction ran, with its sequence number, or
-   *     exceptionally with a {@link TransactionException} (a failed value) or
-   *     with an {@link IllegalStateException} when the scheduler is closed before the transaction
-   *     runs
+   *     exceptionally with a {@link TransactionException} (a failed value) or with an {@link
+   *     IllegalStateException} when the scheduler is closed before the transaction runs
    * @throws IllegalArgumentException if the options are invalid (as for {@link #commit})
    * @throws IllegalStateException if the transaction was already committed or the scheduler is
    *     closed
@@ -77,9 +76,9 @@ public interface Txn {
   CompletableFuture<Long> commitAsync(TxnOptions options);
 
   /**
-   * Like {@link #commitAsync}, but a full queue refuses the transaction at once instead of
-   * waiting for room: for a caller that has someone to tell, such as a REST client. A refused
-   * transaction is not committed; it may be committed again later.
+   * Like {@link #commitAsync}, but a full queue refuses the transaction at once instead of waiting
+   * for room: for a caller that has someone to tell, such as a REST client. A refused transaction
+   * is not committed; it may be committed again later.
    *
    * @return a future completed as {@link #commitAsync}'s
    * @throws QueueFullException if the scheduler's queue is full (nothing was queued)

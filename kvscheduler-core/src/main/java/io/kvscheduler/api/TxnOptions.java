@@ -112,10 +112,20 @@ public final class TxnOptions {
 
   @Override
   public String toString() {
-    return "TxnOptions[description=" + description + ", resync=" + resync
-        + (verboseRefresh ? " (verbose)" : "") + ", retry=" + retry().map(String::valueOf)
-        .orElse("none") + ", revert=" + revert + ", simulation=" + simulation + ", verify="
-        + verify + "]";
+    return "TxnOptions[description="
+        + description
+        + ", resync="
+        + resync
+        + (verboseRefresh ? " (verbose)" : "")
+        + ", retry="
+        + retry().map(String::valueOf).orElse("none")
+        + ", revert="
+        + revert
+        + ", simulation="
+        + simulation
+        + ", verify="
+        + verify
+        + "]";
   }
 
   /** Builder of {@link TxnOptions}; every setting starts at its default, stated on its method. */
@@ -172,12 +182,12 @@ public final class TxnOptions {
     /**
      * Retries failed operations as {@code options} say. Default: no retry.
      *
-     * @throws NullPointerException if {@code options} is null ({@link RetryOptions#DEFAULT} for
-     *     the defaults)
+     * @throws NullPointerException if {@code options} is null ({@link RetryOptions#DEFAULT} for the
+     *     defaults)
      */
     public Builder retry(RetryOptions options) {
-      this.retry = Objects.requireNonNull(options,
-          "retry options (RetryOptions.DEFAULT for the defaults)");
+      this.retry =
+          Objects.requireNonNull(options, "retry options (RetryOptions.DEFAULT for the defaults)");
       return this;
     }
 
@@ -199,8 +209,8 @@ public final class TxnOptions {
     }
 
     /**
-     * Plan the transaction without calling descriptors first, and record the plan. Default:
-     * false (the scheduler's {@link KVSchedulerBuilder#enableTxnSimulation} applies anyway).
+     * Plan the transaction without calling descriptors first, and record the plan. Default: false
+     * (the scheduler's {@link KVSchedulerBuilder#enableTxnSimulation} applies anyway).
      */
     public Builder simulation(boolean simulation) {
       this.simulation = simulation;
@@ -208,8 +218,8 @@ public final class TxnOptions {
     }
 
     /**
-     * Read changed values back after execution and report differences (verification mode).
-     * Default: false (the scheduler's {@link KVSchedulerBuilder#verifyMode} applies anyway).
+     * Read changed values back after execution and report differences (verification mode). Default:
+     * false (the scheduler's {@link KVSchedulerBuilder#verifyMode} applies anyway).
      */
     public Builder verify(boolean verify) {
       this.verify = verify;

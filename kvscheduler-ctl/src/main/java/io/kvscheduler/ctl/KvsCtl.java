@@ -28,43 +28,68 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 
 /**
- * kvsctl, the command-line client of a running agent: talks to its REST API (and to etcd for
- * {@code config put --etcd}). Run {@code kvsctl --help} for the commands.
+ * kvsctl, the command-line client of a running agent: talks to its REST API (and to etcd for {@code
+ * config put --etcd}). Run {@code kvsctl --help} for the commands.
  */
-@Command(name = "kvsctl", mixinStandardHelpOptions = true,
+@Command(
+    name = "kvsctl",
+    mixinStandardHelpOptions = true,
     versionProvider = KvsCtl.Version.class,
     description = "Looks at a running kvscheduler agent and changes its configuration.",
-    subcommands = {StatusCommand.class, ExplainCommand.class, DumpCommand.class,
-        HistoryCommand.class, TimelineCommand.class, GraphCommand.class, ResyncCommand.class,
-        MetricsCommand.class, ConfigCommand.class, WatchCommand.class, ReportCommand.class,
-        CompletionCommand.class},
+    subcommands = {
+      StatusCommand.class,
+      ExplainCommand.class,
+      DumpCommand.class,
+      HistoryCommand.class,
+      TimelineCommand.class,
+      GraphCommand.class,
+      ResyncCommand.class,
+      MetricsCommand.class,
+      ConfigCommand.class,
+      WatchCommand.class,
+      ReportCommand.class,
+      CompletionCommand.class
+    },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-        "0:Success.",
-        "1:The agent or etcd answered with an error, or a file could not be read or written.",
-        "2:Bad command line.",
-        "3:The agent or etcd could not be reached.",
-        "4:The agent refused the request (token missing or wrong, or read-only agent).",
-        "5:The configuration file is invalid."},
+      "0:Success.",
+      "1:The agent or etcd answered with an error, or a file could not be read or written.",
+      "2:Bad command line.",
+      "3:The agent or etcd could not be reached.",
+      "4:The agent refused the request (token missing or wrong, or read-only agent).",
+      "5:The configuration file is invalid."
+    },
     footerHeading = "%nEnvironment:%n",
-    footer = {"  KVS_AGENT       the agent's URL (instead of --agent)",
-        "  KVS_REST_TOKEN  the bearer token (instead of --token-file)"})
+    footer = {
+      "  KVS_AGENT       the agent's URL (instead of --agent)",
+      "  KVS_REST_TOKEN  the bearer token (instead of --token-file)"
+    })
 public final class KvsCtl {
   /** The agent's address when neither {@code --agent} nor {@code KVS_AGENT} is given. */
   public static final String DEFAULT_AGENT = "http://127.0.0.1:9191";
 
   private final Map<String, String> env;
 
-  @Option(names = "--agent", paramLabel = "URL", scope = ScopeType.INHERIT,
+  @Option(
+      names = "--agent",
+      paramLabel = "URL",
+      scope = ScopeType.INHERIT,
       description = "The agent's REST API (default: KVS_AGENT, else " + DEFAULT_AGENT + ").")
   String agent;
 
-  @Option(names = "--token-file", paramLabel = "FILE", scope = ScopeType.INHERIT,
+  @Option(
+      names = "--token-file",
+      paramLabel = "FILE",
+      scope = ScopeType.INHERIT,
       description = "File holding the agent's bearer token (default: KVS_REST_TOKEN).")
   Path tokenFile;
 
-  @Option(names = "--timeout", paramLabel = "SECONDS", scope = ScopeType.INHERIT,
-      defaultValue = "60", description = "Limit of one request (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--timeout",
+      paramLabel = "SECONDS",
+      scope = ScopeType.INHERIT,
+      defaultValue = "60",
+      description = "Limit of one request (default: ${DEFAULT-VALUE}).")
   int timeoutSeconds;
 
   /** A client reading {@code KVS_AGENT} and {@code KVS_REST_TOKEN} from {@code env}. */
@@ -75,16 +100,17 @@ public final class KvsCtl {
   /** The command line, with exit codes and error messages set up. */
   public static CommandLine commandLine(Map<String, String> env) {
     CommandLine cl = new CommandLine(new KvsCtl(env));
-    cl.setExecutionExceptionHandler((e, line, parsed) -> {
-      if (e instanceof CtlException c) {
-        line.getErr().println("kvsctl: " + c.getMessage());
-        line.getErr().flush();
-        return c.exitCode();
-      }
-      throw e;
-    });
-    cl.setExitCodeExceptionMapper(e -> e instanceof CommandLine.ParameterException
-        ? ExitCodes.USAGE : ExitCodes.FAILED);
+    cl.setExecutionExceptionHandler(
+        (e, line, parsed) -> {
+          if (e instanceof CtlException c) {
+            line.getErr().println("kvsctl: " + c.getMessage());
+            line.getErr().flush();
+            return c.exitCode();
+          }
+          throw e;
+        });
+    cl.setExitCodeExceptionMapper(
+        e -> e instanceof CommandLine.ParameterException ? ExitCodes.USAGE : ExitCodes.FAILED);
     return cl;
   }
 
@@ -99,8 +125,10 @@ public final class KvsCtl {
 
   /** The agent's URL: {@code --agent}, else {@code KVS_AGENT}, else the default. */
   public URI agentUri() {
-    String a = agent != null ? agent
-        : env.getOrDefault("KVS_AGENT", "").isBlank() ? DEFAULT_AGENT : env.get("KVS_AGENT");
+    String a =
+        agent != null
+            ? agent
+            : env.getOrDefault("KVS_AGENT", "").isBlank() ? DEFAULT_AGENT : env.get("KVS_AGENT");
     if (!a.contains("://")) {
       a = "http://" + a;
     }
@@ -111,8 +139,8 @@ public final class KvsCtl {
       }
       return u;
     } catch (IllegalArgumentException e) {
-      throw new CtlException(ExitCodes.USAGE, "the agent's address '" + a
-          + "' is not a URL such as " + DEFAULT_AGENT);
+      throw new CtlException(
+          ExitCodes.USAGE, "the agent's address '" + a + "' is not a URL such as " + DEFAULT_AGENT);
     }
   }
 
@@ -126,8 +154,8 @@ public final class KvsCtl {
         }
         return t;
       } catch (IOException e) {
-        throw new CtlException(ExitCodes.USAGE, "cannot read token file " + tokenFile + ": "
-            + e, e);
+        throw new CtlException(
+            ExitCodes.USAGE, "cannot read token file " + tokenFile + ": " + e, e);
       }
     }
     String t = env.get("KVS_REST_TOKEN");

@@ -67,31 +67,40 @@ final class EtcdFixture implements AutoCloseable {
       return;
     }
     String peer = "http://127.0.0.1:" + peerPort;
-    ProcessBuilder pb = new ProcessBuilder("etcd",
-        "--name", "kvs-test",
-        "--data-dir", dataDir.toString(),
-        "--listen-client-urls", endpoint(),
-        "--advertise-client-urls", endpoint(),
-        "--listen-peer-urls", peer,
-        "--initial-advertise-peer-urls", peer,
-        "--initial-cluster", "kvs-test=" + peer,
-        "--log-level", "warn")
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                "etcd",
+                "--name",
+                "kvs-test",
+                "--data-dir",
+                dataDir.toString(),
+                "--listen-client-urls",
+                endpoint(),
+                "--advertise-client-urls",
+                endpoint(),
+                "--listen-peer-urls",
+                peer,
+                "--initial-advertise-peer-urls",
+                peer,
+                "--initial-cluster",
+                "kvs-test=" + peer,
+                "--log-level",
+                "warn")
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     process = pb.start();
     long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
     while (true) {
       if (!process.isAlive()) {
-        throw new IllegalStateException("etcd exited with " + process.exitValue() + ":\n"
-            + tail());
+        throw new IllegalStateException("etcd exited with " + process.exitValue() + ":\n" + tail());
       }
       Result r = ctl("endpoint", "health");
       if (r.exit == 0) {
         return;
       }
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("etcd not healthy within " + READY_TIMEOUT + ": "
-            + r.output + "\n" + tail());
+        throw new IllegalStateException(
+            "etcd not healthy within " + READY_TIMEOUT + ": " + r.output + "\n" + tail());
       }
       Thread.sleep(100);
     }
@@ -141,9 +150,13 @@ final class EtcdFixture implements AutoCloseable {
   /** {@code etcdctl compact <current revision>}: old revisions can no longer be watched. */
   void compact() {
     Result r = check(ctl("get", "x", "-w", "fields"));
-    String rev = r.output.lines().filter(l -> l.startsWith("\"Revision\""))
-        .map(l -> l.substring(l.indexOf(':') + 1).strip()).findFirst()
-        .orElseThrow(() -> new IllegalStateException("no revision in " + r.output));
+    String rev =
+        r.output
+            .lines()
+            .filter(l -> l.startsWith("\"Revision\""))
+            .map(l -> l.substring(l.indexOf(':') + 1).strip())
+            .findFirst()
+            .orElseThrow(() -> new IllegalStateException("no revision in " + r.output));
     check(ctl("compact", rev));
   }
 
@@ -157,8 +170,16 @@ final class EtcdFixture implements AutoCloseable {
   }
 
   private Result ctl(String... args) {
-    List<String> cmd = new ArrayList<>(List.of("etcdctl", "--endpoints", endpoint(),
-        "--dial-timeout", "2s", "--command-timeout", "5s"));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                "etcdctl",
+                "--endpoints",
+                endpoint(),
+                "--dial-timeout",
+                "2s",
+                "--command-timeout",
+                "5s"));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.environment().put("ETCDCTL_API", "3");

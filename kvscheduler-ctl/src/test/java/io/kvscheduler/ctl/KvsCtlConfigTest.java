@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvscheduler.agent.Agent;
 import io.kvscheduler.agent.AgentConfig;
+import io.kvscheduler.agent.RestSecurity;
 import io.kvscheduler.api.ValueState;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -22,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 class KvsCtlConfigTest {
   static final String TAP5 = "config/mock/v1/interfaces/tap5";
   static final String LOOP5 = "config/mock/v1/interfaces/loop5";
-  static final String CONFIG = """
+  static final String CONFIG =
+      """
       mockConfig:
         Interface_list:
         - name: tap5
@@ -70,12 +72,20 @@ class KvsCtlConfigTest {
   void configPutReplaceRemovesWhatTheFileLeavesOut() throws Exception {
     agent = RunningAgent.start();
     assertThat(agent.ctl("config", "put", file("c.yaml", CONFIG).toString()).exit()).isZero();
-    var r = agent.ctl("config", "put", "--replace", file("d.yaml", """
+    var r =
+        agent.ctl(
+            "config",
+            "put",
+            "--replace",
+            file(
+                    "d.yaml",
+                    """
         mockConfig:
           Interface_list:
           - name: loop5
             type: LOOPBACK
-        """).toString());
+        """)
+                .toString());
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(agent.agent.scheduler().valueStatus(TAP5).state()).isEqualTo(ValueState.NONEXISTENT);
     assertThat(agent.agent.scheduler().valueStatus(LOOP5).state()).isEqualTo(ValueState.CONFIGURED);
@@ -84,12 +94,19 @@ class KvsCtlConfigTest {
   @Test
   void invalidConfigOverRestIsTheAgentsErrorAndChangesNothing() throws Exception {
     agent = RunningAgent.start();
-    var r = agent.ctl("config", "put", file("bad.yaml", """
+    var r =
+        agent.ctl(
+            "config",
+            "put",
+            file(
+                    "bad.yaml",
+                    """
         mockConfig:
           Interface_list:
           - name: tap5
             colour: blue
-        """).toString());
+        """)
+                .toString());
     assertThat(r.exit()).isEqualTo(1);
     assertThat(r.err()).startsWith("kvsctl: the agent answered ").contains("colour");
     assertThat(agent.agent.scheduler().valueStatus(TAP5).state()).isEqualTo(ValueState.NONEXISTENT);
@@ -103,7 +120,8 @@ class KvsCtlConfigTest {
     }
     var r = RunningAgent.run(Map.of(), "--agent", "http://127.0.0.1:" + port, "config", "get");
     assertThat(r.exit()).isEqualTo(3);
-    assertThat(r.err()).contains("cannot reach the agent at http://127.0.0.1:" + port)
+    assertThat(r.err())
+        .contains("cannot reach the agent at http://127.0.0.1:" + port)
         .contains("--agent or KVS_AGENT");
   }
 
@@ -122,33 +140,59 @@ class KvsCtlConfigTest {
   @Test
   void configPutIntoEtcdInTheReferenceLayoutReachesAnAgentWatchingIt() throws Exception {
     try (EtcdFixture etcd = EtcdFixture.startNew()) {
-      var r = RunningAgent.run(Map.of(), "config", "put", "--etcd", etcd.endpoint(), "--label",
-          "lab1", file("c.yaml", CONFIG).toString());
+      var r =
+          RunningAgent.run(
+              Map.of(),
+              "config",
+              "put",
+              "--etcd",
+              etcd.endpoint(),
+              "--label",
+              "lab1",
+              file("c.yaml", CONFIG).toString());
       assertThat(r.exit()).as(r.err()).isZero();
       assertThat(r.err()).contains("wrote 2 value(s)").contains("/vnf-agent/lab1/");
       // vpp-agent's layout: absolute key under the label, protobuf JSON with snake_case names
-      assertThat(etcd.getPrefix("/vnf-agent/lab1/")).containsExactly(
-          Map.entry("/vnf-agent/lab1/" + LOOP5, "{\"name\":\"loop5\",\"type\":\"LOOPBACK\"}"),
-          Map.entry("/vnf-agent/lab1/" + TAP5, "{\"name\":\"tap5\",\"type\":\"TAP\","
-              + "\"enabled\":true,\"phys_address\":\"00:11:22:33:44:01\"}"));
+      assertThat(etcd.getPrefix("/vnf-agent/lab1/"))
+          .containsExactly(
+              Map.entry("/vnf-agent/lab1/" + LOOP5, "{\"name\":\"loop5\",\"type\":\"LOOPBACK\"}"),
+              Map.entry(
+                  "/vnf-agent/lab1/" + TAP5,
+                  "{\"name\":\"tap5\",\"type\":\"TAP\","
+                      + "\"enabled\":true,\"phys_address\":\"00:11:22:33:44:01\"}"));
 
-      try (Agent a = Agent.start(new AgentConfig("lab1", null, null,
-          List.of(etcd.endpoint()), false, false))) {
-        await().atMost(Duration.ofSeconds(20)).until(() ->
-            a.scheduler().valueStatus(TAP5).state() == ValueState.CONFIGURED);
+      try (Agent a =
+          Agent.start(
+              new AgentConfig("lab1", null, null, List.of(etcd.endpoint()), false, false))) {
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(() -> a.scheduler().valueStatus(TAP5).state() == ValueState.CONFIGURED);
 
         // --replace: what the file leaves out is deleted, and the agent removes it
-        var rep = RunningAgent.run(Map.of(), "config", "put", "--replace", "--etcd",
-            etcd.endpoint(), "--label", "lab1", file("d.yaml", """
+        var rep =
+            RunningAgent.run(
+                Map.of(),
+                "config",
+                "put",
+                "--replace",
+                "--etcd",
+                etcd.endpoint(),
+                "--label",
+                "lab1",
+                file(
+                        "d.yaml",
+                        """
                 config/mock/v1/interfaces/loop5:
                   name: loop5
                   type: LOOPBACK
-                """).toString());
+                """)
+                    .toString());
         assertThat(rep.exit()).as(rep.err()).isZero();
         assertThat(rep.err()).contains("removed 1");
         assertThat(etcd.get("/vnf-agent/lab1/" + TAP5)).isNull();
-        await().atMost(Duration.ofSeconds(20)).until(() ->
-            a.scheduler().valueStatus(TAP5).state() == ValueState.NONEXISTENT);
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(() -> a.scheduler().valueStatus(TAP5).state() == ValueState.NONEXISTENT);
       }
     }
   }
@@ -156,14 +200,23 @@ class KvsCtlConfigTest {
   @Test
   void configPutIntoEtcdRejectsAnInvalidFileNamingTheLineAndWritesNothing() throws Exception {
     try (EtcdFixture etcd = EtcdFixture.startNew()) {
-      var r = RunningAgent.run(Map.of(), "config", "put", "--etcd", etcd.endpoint(),
-          file("bad.yaml", """
+      var r =
+          RunningAgent.run(
+              Map.of(),
+              "config",
+              "put",
+              "--etcd",
+              etcd.endpoint(),
+              file(
+                      "bad.yaml",
+                      """
               mockConfig:
                 Interface_list:
                 - name: ok1
                 - name: tap5
                   mtu: lots
-              """).toString());
+              """)
+                  .toString());
       assertThat(r.exit()).isEqualTo(5);
       assertThat(r.err()).contains("bad.yaml:5").contains("mtu");
       assertThat(etcd.getPrefix("/vnf-agent/")).isEmpty();
@@ -172,8 +225,7 @@ class KvsCtlConfigTest {
 
   @Test
   void tokenFromFileOrEnvironmentAndRefusalsAreExitCode4() throws Exception {
-    agent = RunningAgent.start(new io.kvscheduler.agent.RestSecurity("s3cret", null, false, null,
-        null));
+    agent = RunningAgent.start(new RestSecurity("s3cret", null, false, null, null));
     var none = agent.ctl("status");
     assertThat(none.exit()).isEqualTo(4);
     assertThat(none.err()).contains("refused").contains("--token-file FILE or KVS_REST_TOKEN");
@@ -182,32 +234,42 @@ class KvsCtlConfigTest {
     assertThat(wrong.exit()).isEqualTo(4);
     assertThat(wrong.err()).contains("the token was not accepted");
 
-    var env = agent.ctl(Map.of("KVS_REST_TOKEN", "s3cret"), "config", "put",
-        file("c.yaml", CONFIG).toString());
+    var env =
+        agent.ctl(
+            Map.of("KVS_REST_TOKEN", "s3cret"), "config", "put", file("c.yaml", CONFIG).toString());
     assertThat(env.exit()).as(env.err()).isZero();
     Path tokenFile = file("token", "s3cret\n");
-    var fromFile = agent.ctl(Map.of("KVS_REST_TOKEN", "guess"), "--token-file",
-        tokenFile.toString(), "status", TAP5);
+    var fromFile =
+        agent.ctl(
+            Map.of("KVS_REST_TOKEN", "guess"),
+            "--token-file",
+            tokenFile.toString(),
+            "status",
+            TAP5);
     assertThat(fromFile.exit()).as(fromFile.err()).isZero();
     assertThat(fromFile.out()).contains(TAP5).contains("CONFIGURED");
   }
 
   @Test
   void readOnlyAgentRefusesAPutWithExitCode4() throws Exception {
-    agent = RunningAgent.start(new io.kvscheduler.agent.RestSecurity(null, null, true, null,
-        null));
+    agent = RunningAgent.start(new RestSecurity(null, null, true, null, null));
     var r = agent.ctl("config", "put", file("c.yaml", CONFIG).toString());
     assertThat(r.exit()).isEqualTo(4);
     assertThat(r.err()).contains("403").contains("read-only");
-    assertThat(agent.agent.scheduler().valueStatus(TAP5).state())
-        .isEqualTo(ValueState.NONEXISTENT);
+    assertThat(agent.agent.scheduler().valueStatus(TAP5).state()).isEqualTo(ValueState.NONEXISTENT);
   }
 
   @Test
   void completionScriptIsGeneratedForEveryCommand() {
     var r = RunningAgent.run(Map.of(), "completion");
     assertThat(r.exit()).isZero();
-    assertThat(r.out()).contains("complete -F _complete_kvsctl", "status", "explain", "history",
-        "--descriptor", "--token-file");
+    assertThat(r.out())
+        .contains(
+            "complete -F _complete_kvsctl",
+            "status",
+            "explain",
+            "history",
+            "--descriptor",
+            "--token-file");
   }
 }

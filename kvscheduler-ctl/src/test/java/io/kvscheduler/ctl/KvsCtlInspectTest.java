@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.zip.ZipFile;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -19,9 +20,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * kvsctl's commands that look inside the agent, against a real agent on the example
- * configuration (bridge domain bd1 lists tap2, which is not configured: its binding and the FIB
- * entry forwarding to tap2 are PENDING).
+ * kvsctl's commands that look inside the agent, against a real agent on the example configuration
+ * (bridge domain bd1 lists tap2, which is not configured: its binding and the FIB entry forwarding
+ * to tap2 are PENDING).
  */
 class KvsCtlInspectTest {
   static final String TAP1 = "config/mock/v1/interfaces/tap1";
@@ -41,8 +42,9 @@ class KvsCtlInspectTest {
       Files.copy(examples().resolve(f), config.resolve(f));
     }
     agent = RunningAgent.start(config);
-    await().atMost(Duration.ofSeconds(20)).until(() ->
-        agent.agent.scheduler().valueStatus(FIB20).state() == ValueState.PENDING);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> agent.agent.scheduler().valueStatus(FIB20).state() == ValueState.PENDING);
   }
 
   static Path examples() {
@@ -59,12 +61,19 @@ class KvsCtlInspectTest {
   }
 
   void putTap2() throws Exception {
-    var r = agent.ctl("config", "put", Files.writeString(dir.resolve("tap2.yaml"), """
+    var r =
+        agent.ctl(
+            "config",
+            "put",
+            Files.writeString(
+                    dir.resolve("tap2.yaml"),
+                    """
         mockConfig:
           Interface_list:
           - name: tap2
             type: TAP
-        """).toString());
+        """)
+                .toString());
     assertThat(r.exit()).as(r.err()).isZero();
   }
 
@@ -73,9 +82,11 @@ class KvsCtlInspectTest {
     var all = agent.ctl("status");
     assertThat(all.exit()).as(all.err()).isZero();
     assertThat(all.out().lines().findFirst().orElseThrow())
-        .startsWith("KEY").contains("STATE", "LAST OP", "DETAILS", "ERROR");
-    assertThat(all.out()).containsPattern(
-        "(?m)^config/mock/v1/fib/bd1/mac/aa:bb:cc:00:00:20 +PENDING +CREATE +bridged-interface");
+        .startsWith("KEY")
+        .contains("STATE", "LAST OP", "DETAILS", "ERROR");
+    assertThat(all.out())
+        .containsPattern(
+            "(?m)^config/mock/v1/fib/bd1/mac/aa:bb:cc:00:00:20 +PENDING +CREATE +bridged-interface");
     assertThat(all.out()).containsPattern("(?m)^  mock/bd/bd1/interface/tap2 +PENDING");
     assertThat(all.out()).containsPattern("(?m)^config/mock/v1/interfaces/tap1 +CONFIGURED");
 
@@ -119,11 +130,13 @@ class KvsCtlInspectTest {
     var last = agent.ctl("history", "--last", "1");
     assertThat(last.exit()).as(last.err()).isZero();
     assertThat(last.out().lines().toList()).hasSize(2);
-    assertThat(last.out().lines().toList().get(1)).startsWith(lastSeq + " ")
+    assertThat(last.out().lines().toList().get(1))
+        .startsWith(lastSeq + " ")
         .contains("NBTransaction");
 
     var seq = agent.ctl("history", "--seq", String.valueOf(lastSeq));
-    assertThat(seq.out()).startsWith("Transaction #" + lastSeq)
+    assertThat(seq.out())
+        .startsWith("Transaction #" + lastSeq)
         .contains("CREATE", TAP2, FIB20, "PENDING", "CONFIGURED");
 
     var text = agent.ctl("history", "--last", "1", "--text");
@@ -158,7 +171,10 @@ class KvsCtlInspectTest {
   void dumpOfTheViews() throws Exception {
     var nb = agent.ctl("dump", "--view", "NB", "--descriptor", "mock-interface");
     assertThat(nb.exit()).as(nb.err()).isZero();
-    assertThat(nb.out()).contains(TAP1).contains("\"physAddress\":\"aa:bb:cc:00:00:01\"").doesNotContain(TAP2);
+    assertThat(nb.out())
+        .contains(TAP1)
+        .contains("\"physAddress\":\"aa:bb:cc:00:00:01\"")
+        .doesNotContain(TAP2);
     var all = agent.ctl("dump", "--view", "cached", "-o", "json");
     JsonNode byDescriptor = JSON.readTree(all.out());
     assertThat(byDescriptor.has("mock-interface")).isTrue();
@@ -209,14 +225,16 @@ class KvsCtlInspectTest {
 
   @Test
   void watchFollowsAChange() throws Exception {
-    CompletableFuture<RunningAgent.Run> watch = CompletableFuture.supplyAsync(() ->
-        agent.ctl("watch", "--state", "PENDING", "--interval", "100", "--count", "4"));
+    CompletableFuture<RunningAgent.Run> watch =
+        CompletableFuture.supplyAsync(
+            () -> agent.ctl("watch", "--state", "PENDING", "--interval", "100", "--count", "4"));
     // the first read lists the current PENDING values (2), then tap2 comes
     Thread.sleep(1000);
     putTap2();
-    RunningAgent.Run r = watch.get(30, java.util.concurrent.TimeUnit.SECONDS);
+    RunningAgent.Run r = watch.get(30, TimeUnit.SECONDS);
     assertThat(r.exit()).as(r.err()).isZero();
-    assertThat(r.out()).contains(FIB20 + "  NONEXISTENT -> PENDING")
+    assertThat(r.out())
+        .contains(FIB20 + "  NONEXISTENT -> PENDING")
         .contains(FIB20 + "  PENDING -> CONFIGURED")
         .contains(BD1_TAP2 + "  PENDING -> CONFIGURED");
   }
@@ -224,8 +242,16 @@ class KvsCtlInspectTest {
   @Test
   void reportBundlesEverything() throws Exception {
     // something in the agent's log (the tests log warnings only): a refused configuration
-    assertThat(agent.ctl("config", "put", Files.writeString(dir.resolve("bad.yaml"),
-        "mockConfig:\n  Interface_list:\n  - name: x\n    colour: red\n").toString()).exit())
+    assertThat(
+            agent
+                .ctl(
+                    "config",
+                    "put",
+                    Files.writeString(
+                            dir.resolve("bad.yaml"),
+                            "mockConfig:\n  Interface_list:\n  - name: x\n    colour: red\n")
+                        .toString())
+                .exit())
         .isEqualTo(1);
     Path zip = dir.resolve("report.zip");
     var r = agent.ctl("report", "-o", zip.toString());
@@ -233,15 +259,27 @@ class KvsCtlInspectTest {
     assertThat(r.err()).doesNotContain("not in the report");
     try (ZipFile z = new ZipFile(zip.toFile())) {
       List<String> names = z.stream().map(e -> e.getName()).toList();
-      assertThat(names).containsExactlyInAnyOrder("version.json", "settings.json",
-          "configuration.yaml", "status.json", "txn-history.json", "txn-history.txt",
-          "graph.dot", "graph.json", "stats.json", "metrics.txt", "agent.log", "manifest.txt");
+      assertThat(names)
+          .containsExactlyInAnyOrder(
+              "version.json",
+              "settings.json",
+              "configuration.yaml",
+              "status.json",
+              "txn-history.json",
+              "txn-history.txt",
+              "graph.dot",
+              "graph.json",
+              "stats.json",
+              "metrics.txt",
+              "agent.log",
+              "manifest.txt");
       assertThat(new String(z.getInputStream(z.getEntry("status.json")).readAllBytes()))
           .contains(FIB20);
       assertThat(new String(z.getInputStream(z.getEntry("agent.log")).readAllBytes()))
           .contains("unknown field 'colour'");
       assertThat(new String(z.getInputStream(z.getEntry("settings.json")).readAllBytes()))
-          .contains("\"label\"").contains("\"rest-token\": \"none\"");
+          .contains("\"label\"")
+          .contains("\"rest-token\": \"none\"");
       assertThat(new String(z.getInputStream(z.getEntry("graph.dot")).readAllBytes()))
           .startsWith("digraph");
     }

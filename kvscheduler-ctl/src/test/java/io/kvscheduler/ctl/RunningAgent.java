@@ -2,6 +2,7 @@ package io.kvscheduler.ctl;
 
 import io.kvscheduler.agent.Agent;
 import io.kvscheduler.agent.AgentConfig;
+import io.kvscheduler.agent.RestSecurity;
 import io.kvscheduler.agent.internal.RestServer;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -18,8 +19,13 @@ final class RunningAgent implements AutoCloseable {
 
   private RunningAgent(Agent agent) {
     this.agent = agent;
-    int port = agent.sources().stream().filter(RestServer.class::isInstance)
-        .map(RestServer.class::cast).findFirst().orElseThrow().port();
+    int port =
+        agent.sources().stream()
+            .filter(RestServer.class::isInstance)
+            .map(RestServer.class::cast)
+            .findFirst()
+            .orElseThrow()
+            .port();
     this.url = "http://127.0.0.1:" + port;
   }
 
@@ -30,14 +36,16 @@ final class RunningAgent implements AutoCloseable {
 
   /** An agent with REST and, when not null, the file northbound on {@code configDir}. */
   static RunningAgent start(Path configDir) throws Exception {
-    return new RunningAgent(Agent.start(new AgentConfig("vpp1", configDir, "127.0.0.1:0",
-        List.of(), false, false)));
+    return new RunningAgent(
+        Agent.start(new AgentConfig("vpp1", configDir, "127.0.0.1:0", List.of(), false, false)));
   }
 
   /** An agent with REST only, with {@code security}. */
-  static RunningAgent start(io.kvscheduler.agent.RestSecurity security) throws Exception {
-    return new RunningAgent(Agent.start(new AgentConfig("vpp1", null, "127.0.0.1:0",
-        List.of(), false, false).withRestSecurity(security)));
+  static RunningAgent start(RestSecurity security) throws Exception {
+    return new RunningAgent(
+        Agent.start(
+            new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false, false)
+                .withRestSecurity(security)));
   }
 
   /** What one kvsctl run printed and returned. */

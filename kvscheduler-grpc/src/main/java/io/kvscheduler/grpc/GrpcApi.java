@@ -34,14 +34,15 @@ import java.util.concurrent.Executors;
 /**
  * The agent's gRPC services, ready to be added to a server: {@code
  * ligato.configurator.ConfiguratorService}, {@code ligato.generic.ManagerService} and {@code
- * MetaService}, and server reflection (v1 and v1alpha). Values given through them are delivered
- * to the northbound as data source {@value GrpcSource#NAME}, one transaction per request.
+ * MetaService}, and server reflection (v1 and v1alpha). Values given through them are delivered to
+ * the northbound as data source {@value GrpcSource#NAME}, one transaction per request.
  *
  * <p>Close it to end the open streams ({@code Notify}, {@code Subscribe}).
  */
 public final class GrpcApi implements AutoCloseable {
   /** Notifications kept for {@code Notify} to replay (as vpp-agent). */
   public static final int NOTIFICATION_BUFFER = 10_000;
+
   /** Status changes waiting for a {@code Subscribe} client before its stream is ended. */
   public static final int SUBSCRIBE_QUEUE_LIMIT = 10_000;
 
@@ -79,24 +80,35 @@ public final class GrpcApi implements AutoCloseable {
    *     generated protobuf classes themselves)
    * @param token bearer token calls must carry, or null
    */
-  public GrpcApi(KVScheduler kvs, ModelRegistry registry, Northbound northbound,
-      List<FileDescriptor> modelFiles, String token) {
+  public GrpcApi(
+      KVScheduler kvs,
+      ModelRegistry registry,
+      Northbound northbound,
+      List<FileDescriptor> modelFiles,
+      String token) {
     this(kvs, registry, northbound, modelFiles, token, Limits.DEFAULT);
   }
 
   /** Services with the stream bounds of {@code limits}. */
-  public GrpcApi(KVScheduler kvs, ModelRegistry registry, Northbound northbound,
-      List<FileDescriptor> modelFiles, String token, Limits limits) {
+  public GrpcApi(
+      KVScheduler kvs,
+      ModelRegistry registry,
+      Northbound northbound,
+      List<FileDescriptor> modelFiles,
+      String token,
+      Limits limits) {
     this.notifications = new NotificationBuffer(limits.notificationBuffer());
     ProtoModels models = new ProtoModels(registry, modelFiles);
     GrpcSource source = new GrpcSource(northbound);
-    this.streamExecutor = Executors.newCachedThreadPool(r -> {
-      Thread t = new Thread(r, "kvs-grpc-stream");
-      t.setDaemon(true);
-      return t;
-    });
-    this.statusStreams = new StatusStreams(kvs, northbound::desired, limits.subscribeQueue(),
-        streamExecutor);
+    this.streamExecutor =
+        Executors.newCachedThreadPool(
+            r -> {
+              Thread t = new Thread(r, "kvs-grpc-stream");
+              t.setDaemon(true);
+              return t;
+            });
+    this.statusStreams =
+        new StatusStreams(kvs, northbound::desired, limits.subscribeQueue(), streamExecutor);
     this.configurator = new ConfiguratorServiceImpl(kvs, models, source, notifications);
     this.manager = new ManagerServiceImpl(kvs, models, source, statusStreams);
     this.meta = new MetaServiceImpl(models);
@@ -139,8 +151,7 @@ public final class GrpcApi implements AutoCloseable {
    * Publishes the link changes of the Linux plugin to {@code Notify} when it is among {@code
    * plugins} (the agent's running plugins); empty when it is not (the stream then stays idle).
    */
-  public Optional<AutoCloseable> followLinuxAmong(List<AgentPlugin> plugins,
-      Clock clock) {
+  public Optional<AutoCloseable> followLinuxAmong(List<AgentPlugin> plugins, Clock clock) {
     return plugins.stream()
         .filter(LinuxAgentPlugin.class::isInstance)
         .map(p -> ((LinuxAgentPlugin) p).plugin())

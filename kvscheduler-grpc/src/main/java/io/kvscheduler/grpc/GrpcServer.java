@@ -1,17 +1,18 @@
 package io.kvscheduler.grpc;
 
 import io.grpc.Server;
+import io.grpc.ServerInterceptor;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The gRPC server of the agent (grpc-java on Netty): the {@link GrpcApi} services on the address
- * of {@link GrpcSettings}, with TLS when a certificate is given and the settings' message size
- * limit.
+ * The gRPC server of the agent (grpc-java on Netty): the {@link GrpcApi} services on the address of
+ * {@link GrpcSettings}, with TLS when a certificate is given and the settings' message size limit.
  *
  * <p>{@link #close} stops gracefully: no new calls, open streams ended, then up to {@link
  * #GRACE_SECONDS} s for the calls running to finish before they are cancelled.
@@ -24,22 +25,21 @@ public final class GrpcServer implements AutoCloseable {
 
   private final GrpcSettings settings;
   private final GrpcApi api;
-  private final java.util.List<io.grpc.ServerInterceptor> interceptors;
+  private final List<ServerInterceptor> interceptors;
   private Server server;
 
   public GrpcServer(GrpcSettings settings, GrpcApi api) {
-    this(settings, api, java.util.List.of());
+    this(settings, api, List.of());
   }
 
   /**
    * @param interceptors run for every call of every service, before the services' own ones (the
    *     first given runs first)
    */
-  public GrpcServer(GrpcSettings settings, GrpcApi api,
-      java.util.List<io.grpc.ServerInterceptor> interceptors) {
+  public GrpcServer(GrpcSettings settings, GrpcApi api, List<ServerInterceptor> interceptors) {
     this.settings = settings;
     this.api = api;
-    this.interceptors = java.util.List.copyOf(interceptors);
+    this.interceptors = List.copyOf(interceptors);
   }
 
   /**
@@ -55,8 +55,8 @@ public final class GrpcServer implements AutoCloseable {
         throw new IOException("gRPC address " + settings.address() + ": unknown host");
       }
     }
-    NettyServerBuilder b = NettyServerBuilder.forAddress(at)
-        .maxInboundMessageSize(settings.maxMessageBytes());
+    NettyServerBuilder b =
+        NettyServerBuilder.forAddress(at).maxInboundMessageSize(settings.maxMessageBytes());
     if (settings.certFile() != null) {
       b.useTransportSecurity(settings.certFile().toFile(), settings.keyFile().toFile());
     }
@@ -68,10 +68,12 @@ public final class GrpcServer implements AutoCloseable {
     try {
       server = b.build().start();
     } catch (IOException e) {
-      throw new IOException("gRPC server cannot listen on " + settings.address() + ": "
-          + e.getMessage(), e);
+      throw new IOException(
+          "gRPC server cannot listen on " + settings.address() + ": " + e.getMessage(), e);
     }
-    LOG.info("gRPC server listening on {} ({}{})", server.getListenSockets(),
+    LOG.info(
+        "gRPC server listening on {} ({}{})",
+        server.getListenSockets(),
         settings.certFile() != null ? "TLS" : "plaintext",
         settings.token() != null ? ", bearer token required" : "");
   }

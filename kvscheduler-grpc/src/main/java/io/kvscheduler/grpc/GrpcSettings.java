@@ -28,20 +28,31 @@ import org.slf4j.LoggerFactory;
  *     Bearer <token>}), or null for none
  * @param maxMessageBytes largest request message accepted
  */
-public record GrpcSettings(String address, Path certFile, Path keyFile, String token,
-    int maxMessageBytes) {
+public record GrpcSettings(
+    String address, Path certFile, Path keyFile, String token, int maxMessageBytes) {
   /** vpp-agent's default message size limit: 4096 KiB. */
   public static final int DEFAULT_MAX_MESSAGE_BYTES = 4096 * 1024;
 
   private static final Logger LOG = LoggerFactory.getLogger(GrpcSettings.class);
 
   /** Keys of vpp-agent's {@code grpc.conf} this server reads. */
-  private static final Set<String> KEYS = Set.of("endpoint", "network", "max-msg-size",
-      "insecure-transport", "cert-file", "key-file");
+  private static final Set<String> KEYS =
+      Set.of("endpoint", "network", "max-msg-size", "insecure-transport", "cert-file", "key-file");
+
   /** Keys of vpp-agent's {@code grpc.conf} this server ignores (with a warning). */
-  private static final Set<String> IGNORED = Set.of("ca-files", "max-concurrent-streams",
-      "extended-logging", "prometheus-metrics", "compression", "permission", "force-socket-removal",
-      "client-token", "rate-limit", "rate-limit-burst", "tls");
+  private static final Set<String> IGNORED =
+      Set.of(
+          "ca-files",
+          "max-concurrent-streams",
+          "extended-logging",
+          "prometheus-metrics",
+          "compression",
+          "permission",
+          "force-socket-removal",
+          "client-token",
+          "rate-limit",
+          "rate-limit-burst",
+          "tls");
 
   public GrpcSettings {
     address(address);
@@ -49,8 +60,8 @@ public record GrpcSettings(String address, Path certFile, Path keyFile, String t
       throw new IllegalArgumentException("gRPC TLS needs both a certificate and a key file");
     }
     if (maxMessageBytes <= 0) {
-      throw new IllegalArgumentException("gRPC max message size must be positive, got "
-          + maxMessageBytes);
+      throw new IllegalArgumentException(
+          "gRPC max message size must be positive, got " + maxMessageBytes);
     }
     if (token != null && token.isBlank()) {
       throw new IllegalArgumentException("gRPC bearer token is empty");
@@ -93,7 +104,8 @@ public record GrpcSettings(String address, Path certFile, Path keyFile, String t
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1);
     }
-    return host.isEmpty() ? new InetSocketAddress(InetAddress.getLoopbackAddress(), port)
+    return host.isEmpty()
+        ? new InetSocketAddress(InetAddress.getLoopbackAddress(), port)
         : InetSocketAddress.createUnresolved(host, port);
   }
 
@@ -113,8 +125,7 @@ public record GrpcSettings(String address, Path certFile, Path keyFile, String t
     } catch (NoSuchFileException e) {
       throw new IllegalArgumentException("gRPC config " + file + ": no such file", e);
     } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("gRPC config " + file + ": " + e.getOriginalMessage(),
-          e);
+      throw new IllegalArgumentException("gRPC config " + file + ": " + e.getOriginalMessage(), e);
     }
     if (root == null || root.isMissingNode() || root.isNull()) {
       throw new IllegalArgumentException("gRPC config " + file + " is empty (endpoint needed)");
@@ -127,23 +138,37 @@ public record GrpcSettings(String address, Path certFile, Path keyFile, String t
       if (IGNORED.contains(k)) {
         LOG.warn("gRPC config {}: '{}' is not supported by this agent, ignored", file, k);
       } else if (!KEYS.contains(k)) {
-        throw new IllegalArgumentException("gRPC config " + file + ": unknown key '" + k
-            + "' (known: " + String.join(", ", new TreeSet<>(KEYS)) + ")");
+        throw new IllegalArgumentException(
+            "gRPC config "
+                + file
+                + ": unknown key '"
+                + k
+                + "' (known: "
+                + String.join(", ", new TreeSet<>(KEYS))
+                + ")");
       }
     }
-    String endpoint = text(root, "endpoint", file).orElseThrow(() ->
-        new IllegalArgumentException("gRPC config " + file + ": endpoint is missing"));
+    String endpoint =
+        text(root, "endpoint", file)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException("gRPC config " + file + ": endpoint is missing"));
     String network = text(root, "network", file).orElse("tcp");
     if (!network.equals("tcp")) {
-      throw new IllegalArgumentException("gRPC config " + file + ": network '" + network
-          + "' is not supported (tcp only)");
+      throw new IllegalArgumentException(
+          "gRPC config " + file + ": network '" + network + "' is not supported (tcp only)");
     }
     int max = DEFAULT_MAX_MESSAGE_BYTES;
     if (root.hasNonNull("max-msg-size")) {
       JsonNode n = root.get("max-msg-size");
       if (!n.canConvertToInt() || n.asInt() <= 0 || n.asInt() > Integer.MAX_VALUE / 1024) {
-        throw new IllegalArgumentException("gRPC config " + file + ": max-msg-size must be a"
-            + " positive number of KiB, got '" + n.asText() + "'");
+        throw new IllegalArgumentException(
+            "gRPC config "
+                + file
+                + ": max-msg-size must be a"
+                + " positive number of KiB, got '"
+                + n.asText()
+                + "'");
       }
       max = n.asInt() * 1024;
     }
@@ -163,8 +188,8 @@ public record GrpcSettings(String address, Path certFile, Path keyFile, String t
       return Optional.empty();
     }
     if (!n.isValueNode()) {
-      throw new IllegalArgumentException("gRPC config " + file + ": " + key
-          + " must be a single value");
+      throw new IllegalArgumentException(
+          "gRPC config " + file + ": " + key + " must be a single value");
     }
     return Optional.of(n.asText());
   }

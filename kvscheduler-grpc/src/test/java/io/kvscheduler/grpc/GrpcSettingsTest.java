@@ -10,14 +10,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** vpp-agent's grpc.conf and the address rules. */
 class GrpcSettingsTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void readsVppAgentsGrpcConf() throws Exception {
-    Path conf = Files.writeString(dir.resolve("grpc.conf"),
-        "endpoint: 0.0.0.0:9111\nmax-msg-size: 1024\ncert-file: tls/cert.pem\n"
-            + "key-file: tls/key.pem\nextended-logging: true\n");
+    Path conf =
+        Files.writeString(
+            dir.resolve("grpc.conf"),
+            "endpoint: 0.0.0.0:9111\nmax-msg-size: 1024\ncert-file: tls/cert.pem\n"
+                + "key-file: tls/key.pem\nextended-logging: true\n");
     GrpcSettings s = GrpcSettings.fromFile(conf);
     assertThat(s.address()).isEqualTo("0.0.0.0:9111");
     assertThat(s.maxMessageBytes()).isEqualTo(1024 * 1024);
@@ -37,7 +38,8 @@ class GrpcSettingsTest {
     Path typo = Files.writeString(dir.resolve("a.conf"), "endpoint: :9111\nendpiont: x\n");
     assertThatThrownBy(() -> GrpcSettings.fromFile(typo))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining(typo.toString()).hasMessageContaining("unknown key 'endpiont'");
+        .hasMessageContaining(typo.toString())
+        .hasMessageContaining("unknown key 'endpiont'");
     Path unix = Files.writeString(dir.resolve("b.conf"), "endpoint: /tmp/s\nnetwork: unix\n");
     assertThatThrownBy(() -> GrpcSettings.fromFile(unix))
         .hasMessageContaining("network 'unix' is not supported");

@@ -29,9 +29,7 @@ public final class KVSchedulerAssert extends AbstractAssert<KVSchedulerAssert, K
     return new StatusAssert(status).as("status of %s", key);
   }
 
-  /**
-   * Assertions on the record of transaction {@code seqNum}, which must be in the history.
-   */
+  /** Assertions on the record of transaction {@code seqNum}, which must be in the history. */
   public TxnAssert txn(long seqNum) {
     isNotNull();
     Optional<RecordedTxn> txn = actual.recordedTransaction(seqNum);

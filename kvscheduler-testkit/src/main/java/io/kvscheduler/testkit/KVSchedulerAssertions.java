@@ -56,12 +56,13 @@ public final class KVSchedulerAssertions {
       thrown = t;
     }
     if (thrown == null) {
-      throw new AssertionError("expected the commit to fail with a TransactionException, but it"
-          + " succeeded");
+      throw new AssertionError(
+          "expected the commit to fail with a TransactionException, but it" + " succeeded");
     }
     if (!(thrown instanceof TransactionException e)) {
-      AssertionError error = new AssertionError(
-          "expected the commit to fail with a TransactionException, but it threw " + thrown);
+      AssertionError error =
+          new AssertionError(
+              "expected the commit to fail with a TransactionException, but it threw " + thrown);
       error.initCause(thrown);
       throw error;
     }

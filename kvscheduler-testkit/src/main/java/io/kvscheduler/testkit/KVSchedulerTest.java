@@ -10,12 +10,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Gives each test of the annotated class (or the annotated test method) its own {@link
- * SchedulerFixture}: a scheduler with a manual clock and delay scheduler, status updates
- * delivered synchronously, no transaction log, and a {@link MockSouthbound}. Test methods and
- * {@code @BeforeEach} / {@code @AfterEach} methods receive it, or one of its parts, as a
- * parameter: {@link SchedulerFixture}, {@link io.kvscheduler.api.KVScheduler}, {@link
- * MockSouthbound}, {@link ManualClock} or {@link ManualDelayScheduler}. All parameters of one test
- * belong to the same fixture.
+ * SchedulerFixture}: a scheduler with a manual clock and delay scheduler, status updates delivered
+ * synchronously, no transaction log, and a {@link MockSouthbound}. Test methods and
+ * {@code @BeforeEach} / {@code @AfterEach} methods receive it, or one of its parts, as a parameter:
+ * {@link SchedulerFixture}, {@link io.kvscheduler.api.KVScheduler}, {@link MockSouthbound}, {@link
+ * ManualClock} or {@link ManualDelayScheduler}. All parameters of one test belong to the same
+ * fixture.
  *
  * <p>After the test (and its {@code @AfterEach} methods) the scheduler is closed, then the test
  * fails if the scheduler made an inconsistent call on the mock southbound ({@link

@@ -16,8 +16,9 @@ public final class ManualDelayScheduler implements DelayScheduler {
   private record Task(Instant due, long order, Runnable run, boolean[] cancelled) {}
 
   private final ManualClock clock;
-  private final PriorityQueue<Task> tasks = new PriorityQueue<>(
-      (a, b) -> a.due.equals(b.due) ? Long.compare(a.order, b.order) : a.due.compareTo(b.due));
+  private final PriorityQueue<Task> tasks =
+      new PriorityQueue<>(
+          (a, b) -> a.due.equals(b.due) ? Long.compare(a.order, b.order) : a.due.compareTo(b.due));
   private long order;
 
   public ManualDelayScheduler(ManualClock clock) {

@@ -9,8 +9,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Builds a descriptor whose Create/Update/Delete/Retrieve operate on a {@link MockSouthbound}.
- * Everything else (dependencies, derived values, comparator, validation, re-creation rule) is
- * given here as on {@link KVDescriptor.Builder}.
+ * Everything else (dependencies, derived values, comparator, validation, re-creation rule) is given
+ * here as on {@link KVDescriptor.Builder}.
  *
  * <p>With metadata, Create of a base value returns an {@code Integer} starting at {@link
  * #firstFreeIndex} and growing by one per successful base Create; Update keeps the old metadata;
@@ -134,16 +134,21 @@ public final class MockDescriptorBuilder<V> {
   public KVDescriptor<V, Object> build() {
     KeySelector selector = keySelector != null ? keySelector : KeySelector.prefix(nbKeyPrefix);
     String prefix = nbKeyPrefix;
-    KeySelector base = baseKeys != null ? baseKeys
-        : key -> prefix.isEmpty() || (key.startsWith(prefix)
-            && key.indexOf('/', prefix.length()) < 0);
+    KeySelector base =
+        baseKeys != null
+            ? baseKeys
+            : key ->
+                prefix.isEmpty()
+                    || (key.startsWith(prefix) && key.indexOf('/', prefix.length()) < 0);
     AtomicInteger next = new AtomicInteger(firstFreeIndex);
     boolean meta = withMetadata;
-    KVDescriptor.Builder<V, Object> b = meta
-        ? KVDescriptor.builder(name, type).withMetadata(Object.class)
-        : withoutMetadata(KVDescriptor.builder(name, type));
-    b.nbKeyPrefix(prefix).keySelector(selector).retrieveDependencies(
-        retrieveDeps.toArray(String[]::new));
+    KVDescriptor.Builder<V, Object> b =
+        meta
+            ? KVDescriptor.builder(name, type).withMetadata(Object.class)
+            : withoutMetadata(KVDescriptor.builder(name, type));
+    b.nbKeyPrefix(prefix)
+        .keySelector(selector)
+        .retrieveDependencies(retrieveDeps.toArray(String[]::new));
     if (derivedOnly) {
       b.derivedOnly();
     }
@@ -152,37 +157,40 @@ public final class MockDescriptorBuilder<V> {
     } else if (meta && !prefix.isEmpty()) {
       b.keyLabel(key -> key.startsWith(prefix) ? key.substring(prefix.length()) : key);
     }
-    b.create((key, value) -> {
-      boolean isBase = base.test(key);
-      Integer m = meta && isBase ? next.get() : null;
-      sb.create(key, value, m, !isBase);
-      if (m != null) {
-        next.incrementAndGet();
-      }
-      return m;
-    });
+    b.create(
+        (key, value) -> {
+          boolean isBase = base.test(key);
+          Integer m = meta && isBase ? next.get() : null;
+          sb.create(key, value, m, !isBase);
+          if (m != null) {
+            next.incrementAndGet();
+          }
+          return m;
+        });
     b.delete((key, value, metadata) -> sb.delete(key, value));
     if (withUpdate) {
-      b.update((key, oldValue, newValue, metadata) -> {
-        sb.update(key, oldValue, newValue, metadata, !base.test(key));
-        return metadata;
-      });
+      b.update(
+          (key, oldValue, newValue, metadata) -> {
+            sb.update(key, oldValue, newValue, metadata, !base.test(key));
+            return metadata;
+          });
     }
     if (withRetrieve) {
-      b.retrieve(correlate -> {
-        List<KVWithMetadata<Object, Object>> corr = new ArrayList<>();
-        for (KVWithMetadata<V, Object> c : correlate) {
-          corr.add(new KVWithMetadata<>(c.key(), c.value(), c.metadata(), c.origin()));
-        }
-        List<KVWithMetadata<V, Object>> out = new ArrayList<>();
-        for (MockSouthbound.Entry e : sb.retrieve(name, selector, corr)) {
-          if (type.isInstance(e.value())) {
-            out.add(new KVWithMetadata<>(e.key(), type.cast(e.value()), e.metadata(),
-                e.origin()));
-          }
-        }
-        return out;
-      });
+      b.retrieve(
+          correlate -> {
+            List<KVWithMetadata<Object, Object>> corr = new ArrayList<>();
+            for (KVWithMetadata<V, Object> c : correlate) {
+              corr.add(new KVWithMetadata<>(c.key(), c.value(), c.metadata(), c.origin()));
+            }
+            List<KVWithMetadata<V, Object>> out = new ArrayList<>();
+            for (MockSouthbound.Entry e : sb.retrieve(name, selector, corr)) {
+              if (type.isInstance(e.value())) {
+                out.add(
+                    new KVWithMetadata<>(e.key(), type.cast(e.value()), e.metadata(), e.origin()));
+              }
+            }
+            return out;
+          });
     }
     if (comparator != null) {
       b.equivalence(comparator);

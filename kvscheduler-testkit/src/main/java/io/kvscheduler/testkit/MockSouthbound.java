@@ -1,6 +1,7 @@
 package io.kvscheduler.testkit;
 
 import io.kvscheduler.api.KVWithMetadata;
+import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.ValueOrigin;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -25,8 +26,8 @@ import java.util.TreeMap;
 public final class MockSouthbound {
 
   /** One stored value. */
-  public record Entry(String key, Object value, Object metadata, ValueOrigin origin,
-      boolean derived) {}
+  public record Entry(
+      String key, Object value, Object metadata, ValueOrigin origin, boolean derived) {}
 
   /** Kinds of recorded calls. */
   public enum CallKind {
@@ -45,8 +46,12 @@ public final class MockSouthbound {
    * @param correlate the correlation input of a RETRIEVE, empty otherwise
    * @param error the planned error the call failed with, or null
    */
-  public record Call(CallKind kind, String key, Object value,
-      List<KVWithMetadata<Object, Object>> correlate, Throwable error) {
+  public record Call(
+      CallKind kind,
+      String key,
+      Object value,
+      List<KVWithMetadata<Object, Object>> correlate,
+      Throwable error) {
     /** {@code "CREATE key"}, {@code "RETRIEVE descriptor"}, ... with {@code " ✗"} for failures. */
     @Override
     public String toString() {
@@ -80,8 +85,8 @@ public final class MockSouthbound {
   }
 
   /** Puts a value into the southbound directly (no call is recorded). */
-  public synchronized void setValue(String key, Object value, Object metadata, ValueOrigin origin,
-      boolean derived) {
+  public synchronized void setValue(
+      String key, Object value, Object metadata, ValueOrigin origin, boolean derived) {
     if (value == null) {
       values.remove(key);
     } else {
@@ -152,8 +157,9 @@ public final class MockSouthbound {
     return metadata;
   }
 
-  synchronized void update(String key, Object oldValue, Object newValue, Object metadata,
-      boolean derived) throws Exception {
+  synchronized void update(
+      String key, Object oldValue, Object newValue, Object metadata, boolean derived)
+      throws Exception {
     Throwable err = consumePlanned(key, CallKind.UPDATE, newValue);
     if (err != null) {
       throwAny(err);
@@ -162,8 +168,8 @@ public final class MockSouthbound {
     if (e == null) {
       inconsistencies.add("UPDATE of missing key " + key);
     } else if (!Objects.equals(e.value(), oldValue)) {
-      inconsistencies.add("UPDATE of " + key + " with old value " + oldValue + " but SB has "
-          + e.value());
+      inconsistencies.add(
+          "UPDATE of " + key + " with old value " + oldValue + " but SB has " + e.value());
     }
     values.put(key, new Entry(key, newValue, metadata, ValueOrigin.FROM_NB, derived));
     calls.add(new Call(CallKind.UPDATE, key, newValue, List.of(), null));
@@ -178,15 +184,14 @@ public final class MockSouthbound {
     if (e == null) {
       inconsistencies.add("DELETE of missing key " + key);
     } else if (!Objects.equals(e.value(), value)) {
-      inconsistencies.add("DELETE of " + key + " with value " + value + " but SB has "
-          + e.value());
+      inconsistencies.add("DELETE of " + key + " with value " + value + " but SB has " + e.value());
     }
     values.remove(key);
     calls.add(new Call(CallKind.DELETE, key, value, List.of(), null));
   }
 
-  synchronized List<Entry> retrieve(String descriptor, io.kvscheduler.api.KeySelector selector,
-      List<KVWithMetadata<Object, Object>> correlate) {
+  synchronized List<Entry> retrieve(
+      String descriptor, KeySelector selector, List<KVWithMetadata<Object, Object>> correlate) {
     calls.add(new Call(CallKind.RETRIEVE, descriptor, null, List.copyOf(correlate), null));
     List<Entry> out = new ArrayList<>();
     for (Entry e : values.values()) {

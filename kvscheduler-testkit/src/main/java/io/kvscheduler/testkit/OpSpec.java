@@ -15,11 +15,10 @@ import java.util.TreeSet;
  * Expected recorded operation: operation and key always; states, flags, values and errors when
  * given. Build with {@link #op(TxnOperation, String)}.
  *
- * <p>Flags are those of {@link RecordedTxnOp.Flag}, given as flags or as the labels the
- * transaction log prints ({@code "IS-PENDING"}). The recorded ones (NOOP, DERIVED, PROPERTY,
- * REVERT, RETRY, RECREATE) are matched exactly: one not listed must not be set. The others
- * (IS-PENDING, WAS-MISSING, FIXED, ...) must each be among the operation's {@link
- * RecordedTxnOp#displayFlags()}.
+ * <p>Flags are those of {@link RecordedTxnOp.Flag}, given as flags or as the labels the transaction
+ * log prints ({@code "IS-PENDING"}). The recorded ones (NOOP, DERIVED, PROPERTY, REVERT, RETRY,
+ * RECREATE) are matched exactly: one not listed must not be set. The others (IS-PENDING,
+ * WAS-MISSING, FIXED, ...) must each be among the operation's {@link RecordedTxnOp#displayFlags()}.
  */
 public final class OpSpec {
   private final TxnOperation operation;
@@ -132,8 +131,11 @@ public final class OpSpec {
 
   @Override
   public String toString() {
-    return operation + " " + key
-        + (prevState != null ? " (" + prevState + "->" + newState + ")" : "") + " "
+    return operation
+        + " "
+        + key
+        + (prevState != null ? " (" + prevState + "->" + newState + ")" : "")
+        + " "
         + new TreeSet<>(RecordedTxnOp.labels(recorded))
         + (shown.isEmpty() ? "" : " logged " + RecordedTxnOp.labels(shown))
         + (newError != null && !newError.isEmpty() ? " error: " + newError : "");

@@ -10,11 +10,10 @@ import java.util.Objects;
 import java.util.function.UnaryOperator;
 
 /**
- * A scheduler set up for deterministic tests, with what a test drives it by: a {@link
- * ManualClock}, a {@link ManualDelayScheduler} on that clock (retries and periodic work run only
- * when the test advances it), status updates delivered on the engine thread before the
- * transaction's {@code commit} returns, no transaction log, and a {@link MockSouthbound} to build
- * descriptors on.
+ * A scheduler set up for deterministic tests, with what a test drives it by: a {@link ManualClock},
+ * a {@link ManualDelayScheduler} on that clock (retries and periodic work run only when the test
+ * advances it), status updates delivered on the engine thread before the transaction's {@code
+ * commit} returns, no transaction log, and a {@link MockSouthbound} to build descriptors on.
  *
  * <p>The {@link KVSchedulerTest} extension gives each test one and closes it afterwards; {@link
  * #create()} makes one by hand (then close it yourself, e.g. with try-with-resources).
@@ -35,8 +34,8 @@ public final class SchedulerFixture implements AutoCloseable {
   private final ManualClock clock;
   private final ManualDelayScheduler timers;
 
-  private SchedulerFixture(KVScheduler kvs, MockSouthbound southbound, ManualClock clock,
-      ManualDelayScheduler timers) {
+  private SchedulerFixture(
+      KVScheduler kvs, MockSouthbound southbound, ManualClock clock, ManualDelayScheduler timers) {
     this.kvs = kvs;
     this.southbound = southbound;
     this.clock = clock;
@@ -49,9 +48,9 @@ public final class SchedulerFixture implements AutoCloseable {
   }
 
   /**
-   * A fixture whose scheduler is built with the defaults described above, then {@code
-   * configure}d (e.g. {@code b -> b.enableTxnSimulation(true)}); what {@code configure} sets
-   * wins over the defaults.
+   * A fixture whose scheduler is built with the defaults described above, then {@code configure}d
+   * (e.g. {@code b -> b.enableTxnSimulation(true)}); what {@code configure} sets wins over the
+   * defaults.
    *
    * @throws NullPointerException if {@code configure} is null or returns null
    */
@@ -59,13 +58,14 @@ public final class SchedulerFixture implements AutoCloseable {
     Objects.requireNonNull(configure, "configure");
     ManualClock clock = new ManualClock();
     ManualDelayScheduler timers = new ManualDelayScheduler(clock);
-    KVSchedulerBuilder builder = KVScheduler.builder()
-        .clock(clock)
-        .delayScheduler(timers)
-        .statusExecutor(Runnable::run)
-        .printTxnSummary(false);
-    KVScheduler kvs = Objects.requireNonNull(configure.apply(builder), "configured builder")
-        .build();
+    KVSchedulerBuilder builder =
+        KVScheduler.builder()
+            .clock(clock)
+            .delayScheduler(timers)
+            .statusExecutor(Runnable::run)
+            .printTxnSummary(false);
+    KVScheduler kvs =
+        Objects.requireNonNull(configure.apply(builder), "configured builder").build();
     return new SchedulerFixture(kvs, new MockSouthbound(), clock, timers);
   }
 
@@ -109,14 +109,14 @@ public final class SchedulerFixture implements AutoCloseable {
   public long commit(TxnOptions options, Object... keyValuePairs) {
     Objects.requireNonNull(options, "options");
     if (keyValuePairs.length % 2 != 0) {
-      throw new IllegalArgumentException("key/value pairs expected, got " + keyValuePairs.length
-          + " arguments");
+      throw new IllegalArgumentException(
+          "key/value pairs expected, got " + keyValuePairs.length + " arguments");
     }
     Txn txn = kvs.startNBTransaction();
     for (int i = 0; i < keyValuePairs.length; i += 2) {
       if (!(keyValuePairs[i] instanceof String key)) {
-        throw new IllegalArgumentException("argument " + i + " is a key and must be a String, got "
-            + keyValuePairs[i]);
+        throw new IllegalArgumentException(
+            "argument " + i + " is a key and must be a String, got " + keyValuePairs[i]);
       }
       txn.setValue(key, keyValuePairs[i + 1]);
     }
@@ -134,16 +134,16 @@ public final class SchedulerFixture implements AutoCloseable {
   }
 
   /**
-   * Checks that the scheduler never made an inconsistent call on the mock southbound (a Create
-   * of a key it holds, an Update or Delete of a key it does not hold or with another value).
+   * Checks that the scheduler never made an inconsistent call on the mock southbound (a Create of a
+   * key it holds, an Update or Delete of a key it does not hold or with another value).
    *
    * @throws AssertionError listing the inconsistent calls, if there were any
    */
   public void assertSouthboundConsistent() {
     List<String> inconsistencies = southbound.inconsistencies();
     if (!inconsistencies.isEmpty()) {
-      throw new AssertionError("inconsistent calls on the mock southbound:\n  "
-          + String.join("\n  ", inconsistencies));
+      throw new AssertionError(
+          "inconsistent calls on the mock southbound:\n  " + String.join("\n  ", inconsistencies));
     }
   }
 

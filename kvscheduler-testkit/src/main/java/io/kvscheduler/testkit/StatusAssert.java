@@ -18,8 +18,8 @@ import org.assertj.core.api.AbstractAssert;
  * assertThat(kvs).value("config/interfaces/eth1").isFailed().hasErrorContaining("busy");
  * }</pre>
  *
- * Entry points: {@link KVSchedulerAssertions#assertThat(io.kvscheduler.api.KVScheduler)} and
- * {@link KVSchedulerAssertions#assertThat(ValueStatus)}.
+ * Entry points: {@link KVSchedulerAssertions#assertThat(io.kvscheduler.api.KVScheduler)} and {@link
+ * KVSchedulerAssertions#assertThat(ValueStatus)}.
  */
 public final class StatusAssert extends AbstractAssert<StatusAssert, ValueStatus> {
   StatusAssert(ValueStatus actual) {
@@ -30,8 +30,9 @@ public final class StatusAssert extends AbstractAssert<StatusAssert, ValueStatus
   public StatusAssert hasState(ValueState state) {
     isNotNull();
     if (actual.state() != state) {
-      failWithMessage("expected %s to be %s but it is %s%s", actual.key(), state, actual.state(),
-          describe(actual));
+      failWithMessage(
+          "expected %s to be %s but it is %s%s",
+          actual.key(), state, actual.state(), describe(actual));
     }
     return this;
   }
@@ -76,9 +77,7 @@ public final class StatusAssert extends AbstractAssert<StatusAssert, ValueStatus
     return hasState(ValueState.NONEXISTENT);
   }
 
-  /**
-   * The value is PENDING and waits for exactly these dependencies (their labels, in any order).
-   */
+  /** The value is PENDING and waits for exactly these dependencies (their labels, in any order). */
   public StatusAssert waitingFor(String... dependencyLabels) {
     isPending();
     List<String> expected = new ArrayList<>(Arrays.asList(dependencyLabels));
@@ -86,21 +85,23 @@ public final class StatusAssert extends AbstractAssert<StatusAssert, ValueStatus
     Collections.sort(expected);
     Collections.sort(waiting);
     if (!waiting.equals(expected)) {
-      failWithMessage("expected %s to wait for %s but it waits for %s", actual.key(),
-          Arrays.asList(dependencyLabels), actual.details());
+      failWithMessage(
+          "expected %s to wait for %s but it waits for %s",
+          actual.key(), Arrays.asList(dependencyLabels), actual.details());
     }
     return this;
   }
 
   /**
-   * The status details are exactly these, in this order (for PENDING the missing dependency
-   * labels, for INVALID the invalid fields).
+   * The status details are exactly these, in this order (for PENDING the missing dependency labels,
+   * for INVALID the invalid fields).
    */
   public StatusAssert hasDetails(String... details) {
     isNotNull();
     if (!actual.details().equals(List.of(details))) {
-      failWithMessage("expected details of %s to be %s but they are %s", actual.key(),
-          Arrays.asList(details), actual.details());
+      failWithMessage(
+          "expected details of %s to be %s but they are %s",
+          actual.key(), Arrays.asList(details), actual.details());
     }
     return this;
   }
@@ -109,8 +110,8 @@ public final class StatusAssert extends AbstractAssert<StatusAssert, ValueStatus
   public StatusAssert hasError(String message) {
     isNotNull();
     if (!actual.error().equals(message)) {
-      failWithMessage("expected error of %s to be '%s' but it is '%s'", actual.key(), message,
-          actual.error());
+      failWithMessage(
+          "expected error of %s to be '%s' but it is '%s'", actual.key(), message, actual.error());
     }
     return this;
   }
@@ -119,8 +120,9 @@ public final class StatusAssert extends AbstractAssert<StatusAssert, ValueStatus
   public StatusAssert hasErrorContaining(String part) {
     isNotNull();
     if (!actual.error().contains(part)) {
-      failWithMessage("expected error of %s to contain '%s' but it is '%s'", actual.key(), part,
-          actual.error());
+      failWithMessage(
+          "expected error of %s to contain '%s' but it is '%s'",
+          actual.key(), part, actual.error());
     }
     return this;
   }
@@ -134,8 +136,9 @@ public final class StatusAssert extends AbstractAssert<StatusAssert, ValueStatus
   public StatusAssert lastOperation(TxnOperation operation) {
     isNotNull();
     if (actual.lastOperation() != operation) {
-      failWithMessage("expected last operation of %s to be %s but it is %s", actual.key(),
-          operation, actual.lastOperation());
+      failWithMessage(
+          "expected last operation of %s to be %s but it is %s",
+          actual.key(), operation, actual.lastOperation());
     }
     return this;
   }

@@ -35,8 +35,9 @@ public final class TransactionExceptionAssert
       failed.add(e.key());
     }
     if (!failed.equals(Arrays.asList(keys))) {
-      failWithMessage("expected failed keys %s but they are %s (%s)", Arrays.asList(keys),
-          failed, actual.keyErrors());
+      failWithMessage(
+          "expected failed keys %s but they are %s (%s)",
+          Arrays.asList(keys), failed, actual.keyErrors());
     }
     return this;
   }
@@ -45,31 +46,33 @@ public final class TransactionExceptionAssert
   public TransactionExceptionAssert hasKeyError(String key, TxnOperation operation) {
     KeyError e = keyError(key);
     if (e.operation() != operation) {
-      failWithMessage("expected %s to fail in %s but it failed in %s: %s", key, operation,
-          e.operation(), e.message());
+      failWithMessage(
+          "expected %s to fail in %s but it failed in %s: %s",
+          key, operation, e.operation(), e.message());
     }
     return this;
   }
 
   /** {@code key} failed in {@code operation} with a message containing {@code messagePart}. */
-  public TransactionExceptionAssert hasKeyError(String key, TxnOperation operation,
-      String messagePart) {
+  public TransactionExceptionAssert hasKeyError(
+      String key, TxnOperation operation, String messagePart) {
     hasKeyError(key, operation);
     KeyError e = keyError(key);
     if (!e.message().contains(messagePart)) {
-      failWithMessage("expected the error of %s to contain '%s' but it is '%s'", key, messagePart,
-          e.message());
+      failWithMessage(
+          "expected the error of %s to contain '%s' but it is '%s'", key, messagePart, e.message());
     }
     return this;
   }
 
   /** {@code key} failed with a cause of class {@code type} (or a subclass). */
-  public TransactionExceptionAssert hasKeyErrorCausedBy(String key,
-      Class<? extends Throwable> type) {
+  public TransactionExceptionAssert hasKeyErrorCausedBy(
+      String key, Class<? extends Throwable> type) {
     KeyError e = keyError(key);
     if (!type.isInstance(e.cause())) {
-      failWithMessage("expected the error of %s to be caused by a %s but the cause is %s", key,
-          type.getName(), e.cause());
+      failWithMessage(
+          "expected the error of %s to be caused by a %s but the cause is %s",
+          key, type.getName(), e.cause());
     }
     return this;
   }

@@ -35,8 +35,8 @@ public final class TxnAssert extends AbstractAssert<TxnAssert, RecordedTxn> {
   /**
    * These operations were executed in this order, possibly with others before, between and after
    * them (a partial order: e.g. that a dependency was created before its dependent, whatever else
-   * the transaction did). Each expectation matches the first executed operation after the
-   * previous match that it fits; see {@link #executed} for the exact list.
+   * the transaction did). Each expectation matches the first executed operation after the previous
+   * match that it fits; see {@link #executed} for the exact list.
    */
   public TxnAssert executedInOrder(OpSpec... expected) {
     isNotNull();
@@ -52,8 +52,11 @@ public final class TxnAssert extends AbstractAssert<TxnAssert, RecordedTxn> {
       }
       if (found < 0) {
         String where = e == 0 ? "" : String.format(" after #%d (%s)", from, expected[e - 1]);
-        failWithMessage("executed operations of txn #%s: expected %s%s, not found%s%n"
-            + "actual list:%n%s", actual.seqNum(), expected[e], where,
+        failWithMessage(
+            "executed operations of txn #%s: expected %s%s, not found%s%n" + "actual list:%n%s",
+            actual.seqNum(),
+            expected[e],
+            where,
             e == 0 ? "" : "; expected before it, in order: " + List.of(expected).subList(0, e),
             list(ops));
       }
@@ -73,7 +76,8 @@ public final class TxnAssert extends AbstractAssert<TxnAssert, RecordedTxn> {
   public TxnAssert executedNothing() {
     isNotNull();
     if (!actual.executed().isEmpty()) {
-      failWithMessage("expected no executed operation in txn #%s but got:%n%s",
+      failWithMessage(
+          "expected no executed operation in txn #%s but got:%n%s",
           actual.seqNum(), list(actual.executed()));
     }
     return this;
@@ -90,14 +94,17 @@ public final class TxnAssert extends AbstractAssert<TxnAssert, RecordedTxn> {
       } else {
         List<String> mm = expected[i].mismatches(ops.get(i));
         if (!mm.isEmpty()) {
-          problems.append(String.format("  #%d expected %s%n      but was %s (%s)%n", i + 1,
-              expected[i], ops.get(i), String.join(", ", mm)));
+          problems.append(
+              String.format(
+                  "  #%d expected %s%n      but was %s (%s)%n",
+                  i + 1, expected[i], ops.get(i), String.join(", ", mm)));
         }
       }
     }
     if (problems.length() > 0) {
-      failWithMessage("%s operations of txn #%s differ:%n%sactual list:%n%s", what,
-          actual.seqNum(), problems, list(ops));
+      failWithMessage(
+          "%s operations of txn #%s differ:%n%sactual list:%n%s",
+          what, actual.seqNum(), problems, list(ops));
     }
   }
 

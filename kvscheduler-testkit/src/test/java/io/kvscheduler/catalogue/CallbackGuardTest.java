@@ -35,10 +35,9 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * The engine never dies on exceptions thrown by user code (descriptor callbacks): the failing
- * value gets a status naming the problem, the other values of the transaction are applied, and
- * later transactions still run. (Guarantee of KVDescriptor's "Callbacks" contract; no catalogue
- * entry.)
+ * The engine never dies on exceptions thrown by user code (descriptor callbacks): the failing value
+ * gets a status naming the problem, the other values of the transaction are applied, and later
+ * transactions still run. (Guarantee of KVDescriptor's "Callbacks" contract; no catalogue entry.)
  */
 @KVSchedulerTest(simulation = true, printTxnSummary = true)
 class CallbackGuardTest {
@@ -68,30 +67,37 @@ class CallbackGuardTest {
   }
 
   @Test
-  @DisplayName("Create throwing a RuntimeException: value FAILED with the message, other values applied")
+  @DisplayName(
+      "Create throwing a RuntimeException: value FAILED with the message, other values applied")
   void createThrows() {
-    KVDescriptor<Object, Void> exploding = KVDescriptor.builder("exploding", Object.class)
-        .nbKeyPrefix(Fx.PREFIX_C)
-        .create((key, value) -> {
-          throw new IllegalStateException("create exploded for " + key);
-        })
-        .delete((key, value, meta) -> { })
-        .build();
+    KVDescriptor<Object, Void> exploding =
+        KVDescriptor.builder("exploding", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_C)
+            .create(
+                (key, value) -> {
+                  throw new IllegalStateException("create exploded for " + key);
+                })
+            .delete((key, value, meta) -> {})
+            .build();
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withoutRetrieve()
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_A)
+            .withoutRetrieve()
             .build(),
         exploding);
 
     TransactionException e = commitFails(A1, s("a1"), C3, s("c3"), A2, s("a2"));
     String msg = "create exploded for " + C3;
-    assertThat(e.keyErrors()).extracting(KeyError::key, KeyError::operation, KeyError::message)
+    assertThat(e.keyErrors())
+        .extracting(KeyError::key, KeyError::operation, KeyError::message)
         .containsExactly(tuple(C3, CREATE, msg));
     assertThat(e.keyErrors().get(0).cause()).isInstanceOf(IllegalStateException.class);
     assertThat(sb.callLog()).containsExactly("CREATE " + A1, "CREATE " + A2);
-    TxnAssert.assertThat(env.txn(0)).executed(
-        op(CREATE, A1).states(NONEXISTENT, CONFIGURED),
-        op(CREATE, A2).states(NONEXISTENT, CONFIGURED),
-        op(CREATE, C3).states(NONEXISTENT, FAILED).error(msg));
+    TxnAssert.assertThat(env.txn(0))
+        .executed(
+            op(CREATE, A1).states(NONEXISTENT, CONFIGURED),
+            op(CREATE, A2).states(NONEXISTENT, CONFIGURED),
+            op(CREATE, C3).states(NONEXISTENT, FAILED).error(msg));
     assertThat(kvs.valueStatus(C3).value())
         .isEqualTo(new ValueStatus(C3, FAILED, msg, CREATE, List.of()));
     assertThat(kvs.valueStatus(A1).state()).isEqualTo(CONFIGURED);
@@ -100,19 +106,24 @@ class CallbackGuardTest {
   }
 
   @Test
-  @DisplayName("Create throwing an Error or a message-less exception: value FAILED, engine keeps running")
+  @DisplayName(
+      "Create throwing an Error or a message-less exception: value FAILED, engine keeps running")
   void createThrowsErrorOrNoMessage() {
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withoutRetrieve()
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_A)
+            .withoutRetrieve()
             .build());
     sb.planError(A2, new AssertionError("assertion in user code"));
     sb.planError(A3, new NullPointerException());
 
     TransactionException e = commitFails(A1, s("a1"), A2, s("a2"), A3, s("a3"));
-    assertThat(e.keyErrors()).extracting(KeyError::key, KeyError::message).containsExactly(
-        tuple(A2, "assertion in user code"), tuple(A3, "java.lang.NullPointerException"));
-    assertThat(sb.callLog()).containsExactly("CREATE " + A1, "CREATE " + A2 + " ✗",
-        "CREATE " + A3 + " ✗");
+    assertThat(e.keyErrors())
+        .extracting(KeyError::key, KeyError::message)
+        .containsExactly(
+            tuple(A2, "assertion in user code"), tuple(A3, "java.lang.NullPointerException"));
+    assertThat(sb.callLog())
+        .containsExactly("CREATE " + A1, "CREATE " + A2 + " ✗", "CREATE " + A3 + " ✗");
     assertThat(kvs.valueStatus(A2).value())
         .isEqualTo(new ValueStatus(A2, FAILED, "assertion in user code", CREATE, List.of()));
     assertThat(kvs.valueStatus(A3).value().state()).isEqualTo(FAILED);
@@ -121,16 +132,20 @@ class CallbackGuardTest {
   }
 
   @Test
-  @DisplayName("dependencies() throwing: value INVALID with an error naming descriptor and key; others applied")
+  @DisplayName(
+      "dependencies() throwing: value INVALID with an error naming descriptor and key; others applied")
   void dependenciesThrows() {
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withoutRetrieve()
-            .dependencies((key, value) -> {
-              if (key.equals(A2)) {
-                throw new IllegalStateException("deps exploded");
-              }
-              return List.of();
-            })
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_A)
+            .withoutRetrieve()
+            .dependencies(
+                (key, value) -> {
+                  if (key.equals(A2)) {
+                    throw new IllegalStateException("deps exploded");
+                  }
+                  return List.of();
+                })
             .build());
 
     TransactionException e = commitFails(A1, s("a1"), A2, s("a2"), A3, s("a3"));
@@ -140,27 +155,32 @@ class CallbackGuardTest {
     assertThat(ke.operation()).isEqualTo(CREATE);
     assertThat(ke.message()).contains("descriptor1").contains(A2).contains("deps exploded");
     assertThat(sb.callLog()).containsExactly("CREATE " + A1, "CREATE " + A3);
-    TxnAssert.assertThat(env.txn(0)).executed(
-        op(CREATE, A1).states(NONEXISTENT, CONFIGURED),
-        op(CREATE, A2).states(NONEXISTENT, INVALID).flags("NOOP").error(ke.message()),
-        op(CREATE, A3).states(NONEXISTENT, CONFIGURED));
+    TxnAssert.assertThat(env.txn(0))
+        .executed(
+            op(CREATE, A1).states(NONEXISTENT, CONFIGURED),
+            op(CREATE, A2).states(NONEXISTENT, INVALID).flags("NOOP").error(ke.message()),
+            op(CREATE, A3).states(NONEXISTENT, CONFIGURED));
     assertThat(kvs.valueStatus(A2).value())
         .isEqualTo(new ValueStatus(A2, INVALID, ke.message(), CREATE, List.of()));
     engineStillWorks(A4);
   }
 
   @Test
-  @DisplayName("derivedValues() throwing: value INVALID with an error naming descriptor and key; others applied")
+  @DisplayName(
+      "derivedValues() throwing: value INVALID with an error naming descriptor and key; others applied")
   void derivedValuesThrows() {
     KVDescriptor.DerivedValues<Object> items = Fx.derivedItems();
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withoutRetrieve()
-            .derivedValues((key, value) -> {
-              if (key.equals(A2)) {
-                throw new IllegalStateException("derive exploded");
-              }
-              return items.derive(key, value);
-            })
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_A)
+            .withoutRetrieve()
+            .derivedValues(
+                (key, value) -> {
+                  if (key.equals(A2)) {
+                    throw new IllegalStateException("derive exploded");
+                  }
+                  return items.derive(key, value);
+                })
             .build());
 
     TransactionException e = commitFails(A1, arr(1), A2, arr(1), A3, arr(1));
@@ -168,14 +188,16 @@ class CallbackGuardTest {
     KeyError ke = e.keyErrors().get(0);
     assertThat(ke.key()).isEqualTo(A2);
     assertThat(ke.message()).contains("descriptor1").contains(A2).contains("derive exploded");
-    assertThat(sb.callLog()).containsExactly(
-        "CREATE " + A1, "CREATE " + d(A1, 1), "CREATE " + A3, "CREATE " + d(A3, 1));
+    assertThat(sb.callLog())
+        .containsExactly(
+            "CREATE " + A1, "CREATE " + d(A1, 1), "CREATE " + A3, "CREATE " + d(A3, 1));
     OpSpec[] expected = {
-        op(CREATE, A1).states(NONEXISTENT, CONFIGURED),
-        op(CREATE, d(A1, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"),
-        op(CREATE, A2).states(NONEXISTENT, INVALID).flags("NOOP").error(ke.message()),
-        op(CREATE, A3).states(NONEXISTENT, CONFIGURED),
-        op(CREATE, d(A3, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED")};
+      op(CREATE, A1).states(NONEXISTENT, CONFIGURED),
+      op(CREATE, d(A1, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"),
+      op(CREATE, A2).states(NONEXISTENT, INVALID).flags("NOOP").error(ke.message()),
+      op(CREATE, A3).states(NONEXISTENT, CONFIGURED),
+      op(CREATE, d(A3, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED")
+    };
     TxnAssert.assertThat(env.txn(0)).executed(expected);
     assertThat(kvs.valueStatus(A2).value())
         .isEqualTo(new ValueStatus(A2, INVALID, ke.message(), CREATE, List.of()));
@@ -197,43 +219,49 @@ class CallbackGuardTest {
   }
 
   @Test
-  @DisplayName("equals of a value throwing, no equivalence (ours: values treated as different): Update is called, value CONFIGURED, the rest of the transaction applied")
+  @DisplayName(
+      "equals of a value throwing, no equivalence (ours: values treated as different): Update is called, value CONFIGURED, the rest of the transaction applied")
   void valueEqualsThrows() {
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withoutRetrieve()
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_A)
+            .withoutRetrieve()
             .build());
     env.commit(A1, new Fragile("x"));
     sb.clearCalls();
 
-    long seq = kvs.startNBTransaction()
-        .setValue(A1, new Fragile("x"))
-        .setValue(A2, s("y"))
-        .commit();
+    long seq =
+        kvs.startNBTransaction().setValue(A1, new Fragile("x")).setValue(A2, s("y")).commit();
     assertThat(sb.callLog()).containsExactly("CREATE " + A2, "UPDATE " + A1); // creates first
-    TxnAssert.assertThat(env.txn(seq)).executed(
-        op(CREATE, A2).states(NONEXISTENT, CONFIGURED),
-        op(UPDATE, A1).states(CONFIGURED, CONFIGURED));
+    TxnAssert.assertThat(env.txn(seq))
+        .executed(
+            op(CREATE, A2).states(NONEXISTENT, CONFIGURED),
+            op(UPDATE, A1).states(CONFIGURED, CONFIGURED));
     assertThat(kvs.valueStatus(A1).value())
         .isEqualTo(new ValueStatus(A1, CONFIGURED, "", UPDATE, List.of()));
     engineStillWorks(A3);
   }
 
   @Test
-  @DisplayName("equivalence throwing (ours: values treated as different): Update is called, value CONFIGURED")
+  @DisplayName(
+      "equivalence throwing (ours: values treated as different): Update is called, value CONFIGURED")
   void equivalenceThrows() {
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withoutRetrieve()
-            .equivalence((key, o, n) -> {
-              throw new IllegalStateException("compare exploded");
-            })
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_A)
+            .withoutRetrieve()
+            .equivalence(
+                (key, o, n) -> {
+                  throw new IllegalStateException("compare exploded");
+                })
             .build());
     env.commit(A1, s("x"));
     sb.clearCalls();
 
     long seq = env.commit(A1, s("x"));
     assertThat(sb.callLog()).containsExactly("UPDATE " + A1);
-    TxnAssert.assertThat(env.txn(seq)).executed(
-        op(UPDATE, A1).states(CONFIGURED, CONFIGURED).prevValue(s("x")).newValue(s("x")));
+    TxnAssert.assertThat(env.txn(seq))
+        .executed(op(UPDATE, A1).states(CONFIGURED, CONFIGURED).prevValue(s("x")).newValue(s("x")));
     assertThat(kvs.valueStatus(A1).value())
         .isEqualTo(new ValueStatus(A1, CONFIGURED, "", UPDATE, List.of()));
     engineStillWorks(A2);

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnOptions;
@@ -25,9 +26,9 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * Dependencies and DerivedValues are functions of key and value (KVDescriptor's callback
- * contract): the engine remembers their last answer per key and asks again only for a value that
- * is not equal to the one answered. (Ours; no catalogue entry.)
+ * Dependencies and DerivedValues are functions of key and value (KVDescriptor's callback contract):
+ * the engine remembers their last answer per key and asks again only for a value that is not equal
+ * to the one answered. (Ours; no catalogue entry.)
  */
 class CallbackMemoTest {
   private final MockSouthbound sb = new MockSouthbound();
@@ -46,19 +47,25 @@ class CallbackMemoTest {
   /** A over /prefixA/ deriving A/itemN from [..]; B over /prefixB/ depending on A1/item1. */
   private void register() {
     kvs.registerDescriptors(
-        sb.descriptor("A", Object.class).nbKeyPrefix(PREFIX_A)
-            .derivedValues((key, value) -> {
-              derivations.incrementAndGet();
-              return Fx.derivedItems().derive(key, value);
-            }).build(),
-        sb.descriptor("B", Object.class).nbKeyPrefix(PREFIX_B)
-            .dependencies((key, value) -> {
-              dependencyCalls.incrementAndGet();
-              if (failDependencies.get()) {
-                throw new IllegalStateException("dependencies not ready");
-              }
-              return List.of(Dependency.onKey("item", d(A1, 1)));
-            }).build());
+        sb.descriptor("A", Object.class)
+            .nbKeyPrefix(PREFIX_A)
+            .derivedValues(
+                (key, value) -> {
+                  derivations.incrementAndGet();
+                  return Fx.derivedItems().derive(key, value);
+                })
+            .build(),
+        sb.descriptor("B", Object.class)
+            .nbKeyPrefix(PREFIX_B)
+            .dependencies(
+                (key, value) -> {
+                  dependencyCalls.incrementAndGet();
+                  if (failDependencies.get()) {
+                    throw new IllegalStateException("dependencies not ready");
+                  }
+                  return List.of(Dependency.onKey("item", d(A1, 1)));
+                })
+            .build());
   }
 
   private long commit(String key, Object value) {
@@ -130,18 +137,23 @@ class CallbackMemoTest {
   }
 
   @Test
-  @DisplayName("an equal value compares equal once: the answers remembered for the old value are found without a second equals")
+  @DisplayName(
+      "an equal value compares equal once: the answers remembered for the old value are found without a second equals")
   void equalValueIsComparedOnce() {
     kvs.registerDescriptors(
-        sb.descriptor("A", Object.class).nbKeyPrefix(PREFIX_A)
-            .dependencies((key, value) -> {
-              dependencyCalls.incrementAndGet();
-              return List.of();
-            })
-            .derivedValues((key, value) -> {
-              derivations.incrementAndGet();
-              return List.of(new io.kvscheduler.api.KeyValuePair(d(A1, 1), s("p")));
-            }).build());
+        sb.descriptor("A", Object.class)
+            .nbKeyPrefix(PREFIX_A)
+            .dependencies(
+                (key, value) -> {
+                  dependencyCalls.incrementAndGet();
+                  return List.of();
+                })
+            .derivedValues(
+                (key, value) -> {
+                  derivations.incrementAndGet();
+                  return List.of(new KeyValuePair(d(A1, 1), s("p")));
+                })
+            .build());
     commit(A1, new Counted(1, 2));
     Counted.EQUALS.set(0);
     int dependencies = dependencyCalls.get(); // of A1 and of its derived value (also selected by A)

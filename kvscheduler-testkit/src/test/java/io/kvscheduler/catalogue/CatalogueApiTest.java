@@ -60,13 +60,18 @@ class CatalogueApiTest {
     assertThat(TxnType.RETRY_UNIMPL_OPS.jsonName()).isEqualTo("RetryUnimplOps");
     assertThat(TxnType.NB_TRANSACTION).hasToString("NBTransaction");
     assertThat(TxnType.RETRY_UNIMPL_OPS).hasToString("RetryUnimplOps");
-    assertThat(List.of(TxnType.SB_NOTIFICATION.code(), TxnType.NB_TRANSACTION.code(),
-        TxnType.RETRY_FAILED_OPS.code(), TxnType.RETRY_UNIMPL_OPS.code()))
+    assertThat(
+            List.of(
+                TxnType.SB_NOTIFICATION.code(),
+                TxnType.NB_TRANSACTION.code(),
+                TxnType.RETRY_FAILED_OPS.code(),
+                TxnType.RETRY_UNIMPL_OPS.code()))
         .containsExactly(0, 1, 2, 3);
   }
 
   @Test
-  @DisplayName("B2 TxnType deserialisation is lenient: name or integer; unknown name -> -1 (UndefinedTxnType), no error")
+  @DisplayName(
+      "B2 TxnType deserialisation is lenient: name or integer; unknown name -> -1 (UndefinedTxnType), no error")
   void txnTypeDecode() {
     assertThat(TxnType.fromJson("1")).isEqualTo(TxnType.NB_TRANSACTION);
     assertThat(TxnType.fromJson("0")).isEqualTo(TxnType.SB_NOTIFICATION);
@@ -81,8 +86,12 @@ class CatalogueApiTest {
     assertThat(TxnType.fromJson("INVALID")).isEqualTo(TxnType.UNDEFINED);
     assertThat(TxnType.fromJson("42")).isEqualTo(TxnType.UNDEFINED);
     // round trip of every defined value
-    for (TxnType t : List.of(TxnType.SB_NOTIFICATION, TxnType.NB_TRANSACTION,
-        TxnType.RETRY_FAILED_OPS, TxnType.RETRY_UNIMPL_OPS)) {
+    for (TxnType t :
+        List.of(
+            TxnType.SB_NOTIFICATION,
+            TxnType.NB_TRANSACTION,
+            TxnType.RETRY_FAILED_OPS,
+            TxnType.RETRY_UNIMPL_OPS)) {
       assertThat(TxnType.fromJson("\"" + t.jsonName() + "\"")).isEqualTo(t);
       assertThat(TxnType.fromJson(Integer.toString(t.code()))).isEqualTo(t);
     }
@@ -96,12 +105,18 @@ class CatalogueApiTest {
     assertThat(ResyncType.UPSTREAM.jsonName()).isEqualTo("UpstreamResync");
     assertThat(ResyncType.DOWNSTREAM.jsonName()).isEqualTo("DownstreamResync");
     assertThat(ResyncType.DOWNSTREAM).hasToString("DownstreamResync");
-    assertThat(List.of(ResyncType.NOT_RESYNC.code(), ResyncType.FULL.code(),
-        ResyncType.UPSTREAM.code(), ResyncType.DOWNSTREAM.code())).containsExactly(0, 1, 2, 3);
+    assertThat(
+            List.of(
+                ResyncType.NOT_RESYNC.code(),
+                ResyncType.FULL.code(),
+                ResyncType.UPSTREAM.code(),
+                ResyncType.DOWNSTREAM.code()))
+        .containsExactly(0, 1, 2, 3);
   }
 
   @Test
-  @DisplayName("B4 ResyncType deserialisation is lenient: name or integer; unknown name -> NotResync, no error")
+  @DisplayName(
+      "B4 ResyncType deserialisation is lenient: name or integer; unknown name -> NotResync, no error")
   void resyncTypeDecode() {
     assertThat(ResyncType.fromJson("3")).isEqualTo(ResyncType.DOWNSTREAM);
     assertThat(ResyncType.fromJson("1")).isEqualTo(ResyncType.FULL);
@@ -119,13 +134,20 @@ class CatalogueApiTest {
   /** d1 needs d2, d2 needs d3, d3 needs d4 (exact key "randomKey"), as in registry_test.go. */
   private List<KVDescriptor<?, ?>> registryDescriptors() {
     return List.of(
-        sb.descriptor("descriptor3", Object.class).nbKeyPrefix(Fx.PREFIX_C)
-            .retrieveDependencies("descriptor4").build(),
-        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B)
-            .retrieveDependencies("descriptor3").build(),
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A)
-            .retrieveDependencies("descriptor2").build(),
-        sb.descriptor("descriptor4", Object.class).keySelector(KeySelector.exact("randomKey"))
+        sb.descriptor("descriptor3", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_C)
+            .retrieveDependencies("descriptor4")
+            .build(),
+        sb.descriptor("descriptor2", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_B)
+            .retrieveDependencies("descriptor3")
+            .build(),
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_A)
+            .retrieveDependencies("descriptor2")
+            .build(),
+        sb.descriptor("descriptor4", Object.class)
+            .keySelector(KeySelector.exact("randomKey"))
             .build());
   }
 
@@ -138,7 +160,8 @@ class CatalogueApiTest {
   }
 
   @Test
-  @DisplayName("B11 descriptors() follows retrieve dependencies: registered d3,d2,d1,d4 -> [d4,d3,d2,d1]")
+  @DisplayName(
+      "B11 descriptors() follows retrieve dependencies: registered d3,d2,d1,d4 -> [d4,d3,d2,d1]")
   void retrieveOrder() {
     assertThat(env.kvs().descriptors()).isEmpty();
     env.kvs().registerDescriptors(registryDescriptors().toArray(KVDescriptor[]::new));
@@ -150,20 +173,23 @@ class CatalogueApiTest {
   @DisplayName("B11 among eligible descriptors the alphabetically smallest name comes first")
   void retrieveOrderTieBreak() {
     // x has no deps, a needs x, m has no deps: eligible {m, x} -> m, x; then a.
-    env.kvs().registerDescriptors(
-        sb.descriptor("x", Object.class).nbKeyPrefix("/x/").build(),
-        sb.descriptor("a", Object.class).nbKeyPrefix("/a/").retrieveDependencies("x").build(),
-        sb.descriptor("m", Object.class).nbKeyPrefix("/m/").build());
+    env.kvs()
+        .registerDescriptors(
+            sb.descriptor("x", Object.class).nbKeyPrefix("/x/").build(),
+            sb.descriptor("a", Object.class).nbKeyPrefix("/a/").retrieveDependencies("x").build(),
+            sb.descriptor("m", Object.class).nbKeyPrefix("/m/").build());
     assertThat(names(env.kvs().descriptors())).containsExactly("m", "x", "a");
     // a later group is merged into the same order
-    env.kvs().registerDescriptors(
-        sb.descriptor("b", Object.class).nbKeyPrefix("/b/").retrieveDependencies("a").build(),
-        sb.descriptor("c", Object.class).nbKeyPrefix("/c/").build());
+    env.kvs()
+        .registerDescriptors(
+            sb.descriptor("b", Object.class).nbKeyPrefix("/b/").retrieveDependencies("a").build(),
+            sb.descriptor("c", Object.class).nbKeyPrefix("/c/").build());
     assertThat(names(env.kvs().descriptors())).containsExactly("c", "m", "x", "a", "b");
   }
 
   @Test
-  @DisplayName("B12 descriptor(name) returns the registered descriptor with its selector, empty for an unknown name")
+  @DisplayName(
+      "B12 descriptor(name) returns the registered descriptor with its selector, empty for an unknown name")
   void lookupByName() {
     List<KVDescriptor<?, ?>> ds = registryDescriptors();
     env.kvs().registerDescriptors(ds.toArray(KVDescriptor[]::new));
@@ -175,7 +201,8 @@ class CatalogueApiTest {
   }
 
   @Test
-  @DisplayName("B13 (ours, D3: key->descriptor cache) descriptorForKey stays correct across many lookups; unknown keys not pinned")
+  @DisplayName(
+      "B13 (ours, D3: key->descriptor cache) descriptorForKey stays correct across many lookups; unknown keys not pinned")
   void lookupByKey() {
     env.kvs().registerDescriptors(registryDescriptors().toArray(KVDescriptor[]::new));
     var kvs = env.kvs();
@@ -203,36 +230,43 @@ class CatalogueApiTest {
         .isEqualTo("descriptor1");
     assertThat(kvs.descriptorForKey("/prefixD/randomSuffix")).isEmpty();
     // a key without descriptor is answered afresh once a descriptor for it is registered
-    kvs.registerDescriptors(sb.descriptor("descriptor5", Object.class).nbKeyPrefix("/prefixD/")
-        .build());
+    kvs.registerDescriptors(
+        sb.descriptor("descriptor5", Object.class).nbKeyPrefix("/prefixD/").build());
     assertThat(kvs.descriptorForKey("/prefixD/randomSuffix").orElseThrow().name())
         .isEqualTo("descriptor5");
-    assertThat(kvs.descriptorForKey("/prefixD/3").orElseThrow().name())
-        .isEqualTo("descriptor5");
+    assertThat(kvs.descriptorForKey("/prefixD/3").orElseThrow().name()).isEqualTo("descriptor5");
   }
 
   @Test
-  @DisplayName("B14 (ours, deliberate difference D1: no panic) two descriptors selecting one key: error logged, first in retrieve order used")
+  @DisplayName(
+      "B14 (ours, deliberate difference D1: no panic) two descriptors selecting one key: error logged, first in retrieve order used")
   void ambiguousSelection() {
     MockSouthbound sbAlpha = new MockSouthbound();
     MockSouthbound sbBeta = new MockSouthbound();
-    Logger registryLog = (Logger) LoggerFactory.getLogger(
-        "io.kvscheduler.internal.engine.Registry");
+    Logger registryLog =
+        (Logger) LoggerFactory.getLogger("io.kvscheduler.internal.engine.Registry");
     ListAppender<ILoggingEvent> appender = new ListAppender<>();
     appender.start();
     registryLog.addAppender(appender);
     try {
-      env.kvs().registerDescriptors(
-          sbBeta.descriptor("beta", Object.class).nbKeyPrefix("/prefixA/base").build(),
-          sbAlpha.descriptor("alpha", Object.class).nbKeyPrefix(Fx.PREFIX_A).build(),
-          new MockSouthbound().descriptor("gamma", Object.class).nbKeyPrefix(Fx.PREFIX_A)
-              .build());
+      env.kvs()
+          .registerDescriptors(
+              sbBeta.descriptor("beta", Object.class).nbKeyPrefix("/prefixA/base").build(),
+              sbAlpha.descriptor("alpha", Object.class).nbKeyPrefix(Fx.PREFIX_A).build(),
+              new MockSouthbound()
+                  .descriptor("gamma", Object.class)
+                  .nbKeyPrefix(Fx.PREFIX_A)
+                  .build());
       assertThat(env.kvs().descriptorForKey(A1).orElseThrow().name()).isEqualTo("alpha");
       // every descriptor selecting the key is named, not just the first two
-      assertThat(appender.list).filteredOn(e -> e.getLevel() == Level.ERROR)
-          .extracting(ILoggingEvent::getFormattedMessage).containsExactly("key " + A1
-              + " is selected by descriptors alpha, beta, gamma; using alpha (the first in"
-              + " retrieve order)");
+      assertThat(appender.list)
+          .filteredOn(e -> e.getLevel() == Level.ERROR)
+          .extracting(ILoggingEvent::getFormattedMessage)
+          .containsExactly(
+              "key "
+                  + A1
+                  + " is selected by descriptors alpha, beta, gamma; using alpha (the first in"
+                  + " retrieve order)");
       // the value is applied through the first descriptor only
       env.kvs().startNBTransaction().setValue(A1, arr(1)).commit();
       assertThat(sbAlpha.callLog()).containsExactly("CREATE " + A1);
@@ -244,12 +278,16 @@ class CatalogueApiTest {
   }
 
   @Test
-  @DisplayName("B14 (ours) with retrieve order reversed, the other descriptor wins the ambiguous key")
+  @DisplayName(
+      "B14 (ours) with retrieve order reversed, the other descriptor wins the ambiguous key")
   void ambiguousSelectionFollowsRetrieveOrder() {
-    env.kvs().registerDescriptors(
-        sb.descriptor("beta", Object.class).nbKeyPrefix("/prefixA/base").build(),
-        sb.descriptor("alpha", Object.class).nbKeyPrefix(Fx.PREFIX_A)
-            .retrieveDependencies("beta").build());
+    env.kvs()
+        .registerDescriptors(
+            sb.descriptor("beta", Object.class).nbKeyPrefix("/prefixA/base").build(),
+            sb.descriptor("alpha", Object.class)
+                .nbKeyPrefix(Fx.PREFIX_A)
+                .retrieveDependencies("beta")
+                .build());
     assertThat(names(env.kvs().descriptors())).containsExactly("beta", "alpha");
     assertThat(env.kvs().descriptorForKey(A1).orElseThrow().name()).isEqualTo("beta");
     assertThat(env.kvs().descriptorForKey("/prefixA/other").orElseThrow().name())
@@ -257,15 +295,25 @@ class CatalogueApiTest {
   }
 
   @Test
-  @DisplayName("B14 (ours, D2) a cycle among retrieve dependencies fails registration, names the cycle and registers nothing")
+  @DisplayName(
+      "B14 (ours, D2) a cycle among retrieve dependencies fails registration, names the cycle and registers nothing")
   void retrieveDependencyCycle() {
-    assertThatThrownBy(() -> env.kvs().registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A)
-            .retrieveDependencies("descriptor2").build(),
-        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B)
-            .retrieveDependencies("descriptor3").build(),
-        sb.descriptor("descriptor3", Object.class).nbKeyPrefix(Fx.PREFIX_C)
-            .retrieveDependencies("descriptor1").build()))
+    assertThatThrownBy(
+            () ->
+                env.kvs()
+                    .registerDescriptors(
+                        sb.descriptor("descriptor1", Object.class)
+                            .nbKeyPrefix(Fx.PREFIX_A)
+                            .retrieveDependencies("descriptor2")
+                            .build(),
+                        sb.descriptor("descriptor2", Object.class)
+                            .nbKeyPrefix(Fx.PREFIX_B)
+                            .retrieveDependencies("descriptor3")
+                            .build(),
+                        sb.descriptor("descriptor3", Object.class)
+                            .nbKeyPrefix(Fx.PREFIX_C)
+                            .retrieveDependencies("descriptor1")
+                            .build()))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("descriptor1 -> descriptor2 -> descriptor3 -> descriptor1");
     assertThat(env.kvs().descriptors()).isEmpty();
@@ -277,15 +325,24 @@ class CatalogueApiTest {
   @Test
   @DisplayName("B14 the cycle message names only the cycle, not a descriptor depending on it")
   void retrieveDependencyCycleWithTail() {
-    env.kvs().registerDescriptors(sb.descriptor("base", Object.class).nbKeyPrefix("/base/")
-        .build());
-    assertThatThrownBy(() -> env.kvs().registerDescriptors(
-        sb.descriptor("aaa", Object.class).nbKeyPrefix("/aaa/").retrieveDependencies("cyc1")
-            .build(),
-        sb.descriptor("cyc1", Object.class).nbKeyPrefix("/cyc1/")
-            .retrieveDependencies("base", "cyc2").build(),
-        sb.descriptor("cyc2", Object.class).nbKeyPrefix("/cyc2/").retrieveDependencies("cyc1")
-            .build()))
+    env.kvs()
+        .registerDescriptors(sb.descriptor("base", Object.class).nbKeyPrefix("/base/").build());
+    assertThatThrownBy(
+            () ->
+                env.kvs()
+                    .registerDescriptors(
+                        sb.descriptor("aaa", Object.class)
+                            .nbKeyPrefix("/aaa/")
+                            .retrieveDependencies("cyc1")
+                            .build(),
+                        sb.descriptor("cyc1", Object.class)
+                            .nbKeyPrefix("/cyc1/")
+                            .retrieveDependencies("base", "cyc2")
+                            .build(),
+                        sb.descriptor("cyc2", Object.class)
+                            .nbKeyPrefix("/cyc2/")
+                            .retrieveDependencies("cyc1")
+                            .build()))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("cyc1 -> cyc2 -> cyc1")
         .hasMessageNotContaining("aaa");
@@ -293,12 +350,18 @@ class CatalogueApiTest {
   }
 
   @Test
-  @DisplayName("B14 (ours, D2) an unknown retrieve dependency fails registration naming both descriptors, nothing registered")
+  @DisplayName(
+      "B14 (ours, D2) an unknown retrieve dependency fails registration naming both descriptors, nothing registered")
   void unknownRetrieveDependency() {
-    assertThatThrownBy(() -> env.kvs().registerDescriptors(
-        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build(),
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A)
-            .retrieveDependencies("descriptorX").build()))
+    assertThatThrownBy(
+            () ->
+                env.kvs()
+                    .registerDescriptors(
+                        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build(),
+                        sb.descriptor("descriptor1", Object.class)
+                            .nbKeyPrefix(Fx.PREFIX_A)
+                            .retrieveDependencies("descriptorX")
+                            .build()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("descriptor1")
         .hasMessageContaining("descriptorX");
@@ -307,26 +370,42 @@ class CatalogueApiTest {
   }
 
   @Test
-  @DisplayName("B15 (ours, D2) registering a name twice throws IllegalArgumentException naming it and changes nothing")
+  @DisplayName(
+      "B15 (ours, D2) registering a name twice throws IllegalArgumentException naming it and changes nothing")
   void duplicateName() {
-    KVDescriptor<Object, Object> d1 = sb.descriptor("descriptor1", Object.class)
-        .nbKeyPrefix(Fx.PREFIX_A).withMetadata().build();
+    KVDescriptor<Object, Object> d1 =
+        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata().build();
     env.kvs().registerDescriptors(d1);
     // alone
-    assertThatThrownBy(() -> env.kvs().registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_C).build()))
+    assertThatThrownBy(
+            () ->
+                env.kvs()
+                    .registerDescriptors(
+                        sb.descriptor("descriptor1", Object.class)
+                            .nbKeyPrefix(Fx.PREFIX_C)
+                            .build()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("descriptor1");
     // within a group: the group is rejected as a whole
-    assertThatThrownBy(() -> env.kvs().registerDescriptors(
-        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build(),
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_C).build()))
+    assertThatThrownBy(
+            () ->
+                env.kvs()
+                    .registerDescriptors(
+                        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build(),
+                        sb.descriptor("descriptor1", Object.class)
+                            .nbKeyPrefix(Fx.PREFIX_C)
+                            .build()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("descriptor1");
     // twice in one group
-    assertThatThrownBy(() -> env.kvs().registerDescriptors(
-        sb.descriptor("descriptor3", Object.class).nbKeyPrefix(Fx.PREFIX_C).build(),
-        sb.descriptor("descriptor3", Object.class).nbKeyPrefix("/prefixD/").build()))
+    assertThatThrownBy(
+            () ->
+                env.kvs()
+                    .registerDescriptors(
+                        sb.descriptor("descriptor3", Object.class).nbKeyPrefix(Fx.PREFIX_C).build(),
+                        sb.descriptor("descriptor3", Object.class)
+                            .nbKeyPrefix("/prefixD/")
+                            .build()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("descriptor3");
     assertThat(names(env.kvs().descriptors())).containsExactly("descriptor1");
@@ -345,33 +424,41 @@ class CatalogueApiTest {
   @DisplayName("B16 registeredNBKeyPrefixes() is the set of non-empty NB key prefixes")
   void nbKeyPrefixes() {
     assertThat(env.kvs().registeredNBKeyPrefixes()).isEmpty();
-    env.kvs().registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).build());
+    env.kvs()
+        .registerDescriptors(
+            sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).build());
     assertThat(env.kvs().registeredNBKeyPrefixes()).containsExactly(Fx.PREFIX_A);
-    env.kvs().registerDescriptors(
-        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build(),
-        sb.descriptor("descriptor3", Object.class).nbKeyPrefix(Fx.PREFIX_C).build(),
-        sb.descriptor("descriptor4", Object.class).keySelector(KeySelector.exact("randomKey"))
-            .build());
+    env.kvs()
+        .registerDescriptors(
+            sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build(),
+            sb.descriptor("descriptor3", Object.class).nbKeyPrefix(Fx.PREFIX_C).build(),
+            sb.descriptor("descriptor4", Object.class)
+                .keySelector(KeySelector.exact("randomKey"))
+                .build());
     assertThat(env.kvs().registeredNBKeyPrefixes())
         .containsExactlyInAnyOrder(Fx.PREFIX_A, Fx.PREFIX_B, Fx.PREFIX_C);
   }
 
   @Test
-  @DisplayName("B17 the metadata map exists, empty, right after registration (with declared secondary indexes)")
+  @DisplayName(
+      "B17 the metadata map exists, empty, right after registration (with declared secondary indexes)")
   void metadataMapAfterRegistration() {
-    KVDescriptor<Object, Integer> typed = KVDescriptor.builder("descriptor2", Object.class)
-        .withMetadata(Integer.class)
-        .nbKeyPrefix(Fx.PREFIX_B)
-        .metadataIndex("parity", m -> List.of(m % 2 == 0 ? "even" : "odd"))
-        .create((k, v) -> 7)
-        .delete((k, v, m) -> {})
-        .build();
-    env.kvs().registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
-            .build(),
-        typed,
-        sb.descriptor("descriptor3", Object.class).nbKeyPrefix(Fx.PREFIX_C).build());
+    KVDescriptor<Object, Integer> typed =
+        KVDescriptor.builder("descriptor2", Object.class)
+            .withMetadata(Integer.class)
+            .nbKeyPrefix(Fx.PREFIX_B)
+            .metadataIndex("parity", m -> List.of(m % 2 == 0 ? "even" : "odd"))
+            .create((k, v) -> 7)
+            .delete((k, v, m) -> {})
+            .build();
+    env.kvs()
+        .registerDescriptors(
+            sb.descriptor("descriptor1", Object.class)
+                .nbKeyPrefix(Fx.PREFIX_A)
+                .withMetadata()
+                .build(),
+            typed,
+            sb.descriptor("descriptor3", Object.class).nbKeyPrefix(Fx.PREFIX_C).build());
     NamedMapping<Object> m1 = env.kvs().metadataMap("descriptor1", Object.class);
     assertThat(m1.name()).isEqualTo("descriptor1");
     assertThat(m1.labels()).isEmpty();
@@ -388,53 +475,67 @@ class CatalogueApiTest {
     assertThat(m2.lookupByIndex("parity", "odd")).containsExactly(Fx.B2);
     // without metadata there is no map (Go: nil; ours: IllegalArgumentException)
     assertThatThrownBy(() -> env.kvs().metadataMap("descriptor3", Object.class))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("descriptor3");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("descriptor3");
     assertThatThrownBy(() -> env.kvs().metadataMap("descriptorX", Object.class))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("descriptorX");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("descriptorX");
   }
 
   @Test
-  @DisplayName("B17 (ours) metadataMap with a metadata type other than the descriptor's is rejected, as documented")
+  @DisplayName(
+      "B17 (ours) metadataMap with a metadata type other than the descriptor's is rejected, as documented")
   void metadataMapWrongType() {
-    env.kvs().registerDescriptors(KVDescriptor.builder("descriptor2", Object.class)
-        .withMetadata(Integer.class)
-        .nbKeyPrefix(Fx.PREFIX_B)
-        .create((k, v) -> 7)
-        .delete((k, v, m) -> {})
-        .build());
+    env.kvs()
+        .registerDescriptors(
+            KVDescriptor.builder("descriptor2", Object.class)
+                .withMetadata(Integer.class)
+                .nbKeyPrefix(Fx.PREFIX_B)
+                .create((k, v) -> 7)
+                .delete((k, v, m) -> {})
+                .build());
     assertThatThrownBy(() -> env.kvs().metadataMap("descriptor2", String.class))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("descriptor2");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("descriptor2");
   }
 
   @Test
-  @DisplayName("B18 (ours: registration re-applies UNIMPLEMENTED values) a value waiting for a descriptor is applied by RetryUnimplOps")
+  @DisplayName(
+      "B18 (ours: registration re-applies UNIMPLEMENTED values) a value waiting for a descriptor is applied by RetryUnimplOps")
   void unimplementedAppliedOnRegistration() {
-    env.kvs().registerDescriptors(
-        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build());
+    env.kvs()
+        .registerDescriptors(
+            sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build());
     long seq = env.kvs().startNBTransaction().setValue(A1, arr(1)).commit();
     assertThat(seq).isZero();
     assertThat(sb.callLog()).isEmpty();
-    TxnAssert.assertThat(env.txn(0)).executed(
-        op(CREATE, A1).states(NONEXISTENT, UNIMPLEMENTED).flags("NOOP"));
+    TxnAssert.assertThat(env.txn(0))
+        .executed(op(CREATE, A1).states(NONEXISTENT, UNIMPLEMENTED).flags("NOOP"));
     assertThat(env.kvs().valueStatus(A1).value())
         .isEqualTo(new ValueStatus(A1, UNIMPLEMENTED, "", CREATE, List.of()));
     // registering a descriptor with another prefix does not touch it
-    env.kvs().registerDescriptors(
-        sb.descriptor("descriptor3", Object.class).nbKeyPrefix(Fx.PREFIX_C).build());
+    env.kvs()
+        .registerDescriptors(
+            sb.descriptor("descriptor3", Object.class).nbKeyPrefix(Fx.PREFIX_C).build());
     env.kvs().transactionBarrier();
     assertThat(env.kvs().transactionHistory()).hasSize(1);
 
-    env.kvs().registerDescriptors(sb.descriptor("descriptor1", Object.class)
-        .nbKeyPrefix(Fx.PREFIX_A).derivedValues(Fx.derivedItems()).build());
+    env.kvs()
+        .registerDescriptors(
+            sb.descriptor("descriptor1", Object.class)
+                .nbKeyPrefix(Fx.PREFIX_A)
+                .derivedValues(Fx.derivedItems())
+                .build());
     env.kvs().transactionBarrier();
     assertThat(sb.callLog()).containsExactly("CREATE " + A1, "CREATE " + d(A1, 1));
     var retry = env.txn(1);
     assertThat(retry.type()).isEqualTo(TxnType.RETRY_UNIMPL_OPS);
     assertThat(retry.retryForTxn()).isZero();
     assertThat(retry.values()).extracting(v -> v.key()).containsExactly(A1);
-    TxnAssert.assertThat(retry).executed(
-        op(CREATE, A1).states(UNIMPLEMENTED, CONFIGURED).flags("RETRY"),
-        op(CREATE, d(A1, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED", "RETRY"));
+    TxnAssert.assertThat(retry)
+        .executed(
+            op(CREATE, A1).states(UNIMPLEMENTED, CONFIGURED).flags("RETRY"),
+            op(CREATE, d(A1, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED", "RETRY"));
     BaseValueStatus st = env.kvs().valueStatus(A1);
     assertThat(st.value()).isEqualTo(new ValueStatus(A1, CONFIGURED, "", CREATE, List.of()));
     assertThat(env.kvs().registeredNBKeyPrefixes())

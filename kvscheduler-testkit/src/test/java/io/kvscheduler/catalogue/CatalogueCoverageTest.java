@@ -49,11 +49,17 @@ class CatalogueCoverageTest {
   }
 
   private static String testSource(String className) throws IOException {
-    for (String base : List.of("kvscheduler-core/src/test/java",
-        "kvscheduler-testkit/src/test/java", "plugins/mock/src/test/java")) {
+    for (String base :
+        List.of(
+            "kvscheduler-core/src/test/java",
+            "kvscheduler-testkit/src/test/java",
+            "plugins/mock/src/test/java")) {
       try (Stream<Path> files = Files.walk(ROOT.resolve(base))) {
-        Path p = files.filter(f -> f.getFileName().toString().equals(className + ".java"))
-            .findFirst().orElse(null);
+        Path p =
+            files
+                .filter(f -> f.getFileName().toString().equals(className + ".java"))
+                .findFirst()
+                .orElse(null);
         if (p != null) {
           return Files.readString(p);
         }

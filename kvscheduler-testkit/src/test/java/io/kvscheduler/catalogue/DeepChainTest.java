@@ -14,8 +14,8 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * Long dependency chains: the walk recurses once per link (a value created or taken down makes
- * its dependents follow), so the engine thread must have the stack for it.
+ * Long dependency chains: the walk recurses once per link (a value created or taken down makes its
+ * dependents follow), so the engine thread must have the stack for it.
  */
 class DeepChainTest {
   /** A link of the chain: the key it needs, or null for the root. */
@@ -28,16 +28,21 @@ class DeepChainTest {
   /** A scheduler whose southbound records "C key" / "D key" per call into {@code ops}. */
   private static KVScheduler scheduler(List<String> ops) {
     KVScheduler kvs = KVScheduler.builder().printTxnSummary(false).build();
-    kvs.registerDescriptors(KVDescriptor.builder("chain", Link.class)
-        .nbKeyPrefix("chain/")
-        .create((k, v) -> {
-          ops.add("C " + k);
-          return null;
-        })
-        .delete((k, v, m) -> ops.add("D " + k))
-        .dependencies((k, v) -> v.needs() == null
-            ? List.of() : List.of(Dependency.onKey("previous", v.needs())))
-        .build());
+    kvs.registerDescriptors(
+        KVDescriptor.builder("chain", Link.class)
+            .nbKeyPrefix("chain/")
+            .create(
+                (k, v) -> {
+                  ops.add("C " + k);
+                  return null;
+                })
+            .delete((k, v, m) -> ops.add("D " + k))
+            .dependencies(
+                (k, v) ->
+                    v.needs() == null
+                        ? List.of()
+                        : List.of(Dependency.onKey("previous", v.needs())))
+            .build());
     return kvs;
   }
 
@@ -53,9 +58,10 @@ class DeepChainTest {
   }
 
   @Test
-  @DisplayName("a chain of 5,000 values given in one transaction, last link first, is created"
-      + " link by link; removing its root takes it down from the far end, and explain follows it"
-      + " down to the missing root in lines of bounded length")
+  @DisplayName(
+      "a chain of 5,000 values given in one transaction, last link first, is created"
+          + " link by link; removing its root takes it down from the far end, and explain follows it"
+          + " down to the missing root in lines of bounded length")
   void chainInOneTransaction() {
     int n = 5_000; // the default stack of a thread ends the walk at a few hundred links
     List<String> ops = Collections.synchronizedList(new ArrayList<>());
@@ -76,14 +82,22 @@ class DeepChainTest {
       // every link PENDING, then the missing root; lines of bounded length at any depth
       assertThat(why).hasSize(2 * (n - 1)).allMatch(line -> line.length() < 160);
       assertThat(why.get(0)).isEqualTo(key(n - 1) + " is PENDING");
-      assertThat(why.get(why.size() - 1)).isEqualTo("  ".repeat(32) + "(" + (2 * n - 3) + ")"
-          + " dependency 'previous': key " + key(0) + " does not exist");
+      assertThat(why.get(why.size() - 1))
+          .isEqualTo(
+              "  ".repeat(32)
+                  + "("
+                  + (2 * n - 3)
+                  + ")"
+                  + " dependency 'previous': key "
+                  + key(0)
+                  + " does not exist");
     }
   }
 
   @Test
-  @DisplayName("a chain of 3,000 PENDING values waits for its root; the root's transaction"
-      + " creates all of them")
+  @DisplayName(
+      "a chain of 3,000 PENDING values waits for its root; the root's transaction"
+          + " creates all of them")
   void pendingChainReleasedByItsRoot() {
     int n = 3_000;
     List<String> ops = Collections.synchronizedList(new ArrayList<>());

@@ -57,6 +57,7 @@ class DependencyTest {
   private final MockSouthbound sb = new MockSouthbound();
   private Fx.Env env;
   private KVScheduler kvs;
+
   /** Inconsistent SB calls a test expects on purpose (checked in tearDown). */
   private final List<String> expectedInconsistencies = new ArrayList<>();
 
@@ -90,8 +91,8 @@ class DependencyTest {
     return assertThrows(TransactionException.class, () -> commit(kv));
   }
 
-  private void assertStatus(String key, ValueState state, TxnOperation lastOp, String error,
-      String... details) {
+  private void assertStatus(
+      String key, ValueState state, TxnOperation lastOp, String error, String... details) {
     assertThat(kvs.valueStatus(key).value())
         .isEqualTo(new ValueStatus(key, state, error, lastOp, List.of(details)));
   }
@@ -115,20 +116,23 @@ class DependencyTest {
   // ------------------------------------------------------------------ B68
 
   @Test
-  @DisplayName("B68 dependencies are AND-ed; PENDING details list the labels without available target")
+  @DisplayName(
+      "B68 dependencies are AND-ed; PENDING details list the labels without available target")
   void andedDependencies() {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).build(),
         sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build(),
-        sb.descriptor("descriptor3", Object.class).nbKeyPrefix(Fx.PREFIX_C)
-            .dependencies((key, value) -> List.of(
-                Dependency.onKey("needs-a1", A1), Dependency.onKey("needs-b2", B2)))
+        sb.descriptor("descriptor3", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_C)
+            .dependencies(
+                (key, value) ->
+                    List.of(Dependency.onKey("needs-a1", A1), Dependency.onKey("needs-b2", B2)))
             .build());
 
     commit(C3, s("c3"));
     assertThat(sb.callLog()).isEmpty();
-    TxnAssert.assertThat(env.txn(0)).executed(
-        op(CREATE, C3).states(NONEXISTENT, PENDING).flags("NOOP"));
+    TxnAssert.assertThat(env.txn(0))
+        .executed(op(CREATE, C3).states(NONEXISTENT, PENDING).flags("NOOP"));
     assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(PENDING);
     assertThat(kvs.valueStatus(C3).value().details())
         .containsExactlyInAnyOrder("needs-a1", "needs-b2");
@@ -136,36 +140,41 @@ class DependencyTest {
     // one of two dependencies is not enough
     commit(A1, s("a1"));
     assertThat(sb.callLog()).containsExactly("CREATE " + A1);
-    TxnAssert.assertThat(env.txn(1)).executed(
-        op(CREATE, A1).states(NONEXISTENT, CONFIGURED));
+    TxnAssert.assertThat(env.txn(1)).executed(op(CREATE, A1).states(NONEXISTENT, CONFIGURED));
     assertStatus(C3, PENDING, CREATE, "", "needs-b2");
 
     // both: created in the transaction that brings the second one
     sb.clearCalls();
     commit(B2, s("b2"));
     assertThat(sb.callLog()).containsExactly("CREATE " + B2, "CREATE " + C3);
-    OpSpec[] expected = ops(
-        op(CREATE, B2).states(NONEXISTENT, CONFIGURED),
-        op(CREATE, C3).states(PENDING, CONFIGURED).prevValue(s("c3")).newValue(s("c3")));
+    OpSpec[] expected =
+        ops(
+            op(CREATE, B2).states(NONEXISTENT, CONFIGURED),
+            op(CREATE, C3).states(PENDING, CONFIGURED).prevValue(s("c3")).newValue(s("c3")));
     TxnAssert.assertThat(env.txn(2)).executed(expected).planned(expected);
     assertStatus(C3, CONFIGURED, CREATE, "");
   }
 
   @Test
-  @DisplayName("B68 (ours: labels must be unique within a value; a duplicate label makes the value INVALID)")
+  @DisplayName(
+      "B68 (ours: labels must be unique within a value; a duplicate label makes the value INVALID)")
   void duplicateLabelIsInvalid() {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).build(),
-        sb.descriptor("descriptor3", Object.class).nbKeyPrefix(Fx.PREFIX_C)
-            .dependencies((key, value) -> List.of(
-                Dependency.onKey("dup", A1), Dependency.onKey("dup", A2)))
+        sb.descriptor("descriptor3", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_C)
+            .dependencies(
+                (key, value) -> List.of(Dependency.onKey("dup", A1), Dependency.onKey("dup", A2)))
             .build());
     TransactionException e = commitFails(A1, s("a1"), A2, s("a2"), C3, s("c3"));
     assertThat(e.keyErrors()).hasSize(1);
     assertThat(keyError(e, 0).key()).isEqualTo(C3);
     // the callback answered, wrongly: said as a broken contract, not as a failed callback
-    assertThat(keyError(e, 0).message()).isEqualTo("descriptor descriptor3: dependencies of key "
-        + C3 + ": dependency label 'dup' used twice");
+    assertThat(keyError(e, 0).message())
+        .isEqualTo(
+            "descriptor descriptor3: dependencies of key "
+                + C3
+                + ": dependency label 'dup' used twice");
     assertThat(sb.callLog()).containsExactly("CREATE " + A1, "CREATE " + A2);
     assertThat(kvs.valueStatus(C3).state()).isEqualTo(INVALID);
   }
@@ -173,32 +182,37 @@ class DependencyTest {
   // ------------------------------------------------------------------ B69
 
   @Test
-  @DisplayName("B69 a value OBTAINED from SB (full resync) satisfies an NB dependency and is left untouched")
+  @DisplayName(
+      "B69 a value OBTAINED from SB (full resync) satisfies an NB dependency and is left untouched")
   void obtainedValueSatisfiesNbDependency() {
     sb.setValue(A1, s("base-value1"), null, ValueOrigin.FROM_SB, false);
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_A)
+            .withMetadata()
             .derivedValues(Fx.derivedItems())
-            .dependencies((key, value) -> key.equals(A2)
-                ? List.of(Dependency.onKey(A1, A1)) : List.of())
+            .dependencies(
+                (key, value) -> key.equals(A2) ? List.of(Dependency.onKey(A1, A1)) : List.of())
             .build());
 
     long seq = commit(TxnOptions.builder().resync(ResyncType.FULL).build(), A2, arr(1));
     assertThat(seq).isZero();
 
-    assertThat(sb.callLog()).containsExactly(
-        "RETRIEVE descriptor1", "CREATE " + A2, "CREATE " + d(A2, 1));
-    OpSpec[] expected = ops(
-        op(CREATE, A2).states(NONEXISTENT, CONFIGURED).newValue(arr(1)),
-        op(CREATE, d(A2, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"));
+    assertThat(sb.callLog())
+        .containsExactly("RETRIEVE descriptor1", "CREATE " + A2, "CREATE " + d(A2, 1));
+    OpSpec[] expected =
+        ops(
+            op(CREATE, A2).states(NONEXISTENT, CONFIGURED).newValue(arr(1)),
+            op(CREATE, d(A2, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"));
     TxnAssert.assertThat(env.txn(0)).executed(expected).planned(expected);
-    assertThat(env.txn(0).values()).containsExactly(
-        new RecordedValue(A1, Optional.of(s("base-value1")), ValueOrigin.FROM_SB),
-        new RecordedValue(A2, Optional.of(arr(1)), ValueOrigin.FROM_NB));
+    assertThat(env.txn(0).values())
+        .containsExactly(
+            new RecordedValue(A1, Optional.of(s("base-value1")), ValueOrigin.FROM_SB),
+            new RecordedValue(A2, Optional.of(arr(1)), ValueOrigin.FROM_NB));
 
     assertThat(sb.get(A1).orElseThrow())
-        .isEqualTo(new MockSouthbound.Entry(A1, s("base-value1"), null, ValueOrigin.FROM_SB,
-            false));
+        .isEqualTo(
+            new MockSouthbound.Entry(A1, s("base-value1"), null, ValueOrigin.FROM_SB, false));
     assertStatus(A1, OBTAINED, UNDEFINED, "");
     assertStatus(A2, CONFIGURED, CREATE, "");
     var meta = kvs.metadataMap("descriptor1", Object.class);
@@ -209,18 +223,20 @@ class DependencyTest {
   // ------------------------------------------------------------------ B70
 
   @Test
-  @DisplayName("B70 AnyOf by key prefix: pending until a value with the prefix appears (SB notification)")
+  @DisplayName(
+      "B70 AnyOf by key prefix: pending until a value with the prefix appears (SB notification)")
   void anyOfPrefixSatisfiedByLaterValue() {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).build(),
         sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build(),
-        sb.descriptor("descriptor3", Object.class).nbKeyPrefix(Fx.PREFIX_C)
+        sb.descriptor("descriptor3", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_C)
             .dependencies((key, value) -> List.of(Dependency.anyOfPrefixes("any-A", Fx.PREFIX_A)))
             .build());
 
     commit(C3, s("c3"));
-    TxnAssert.assertThat(env.txn(0)).executed(
-        op(CREATE, C3).states(NONEXISTENT, PENDING).flags("NOOP"));
+    TxnAssert.assertThat(env.txn(0))
+        .executed(op(CREATE, C3).states(NONEXISTENT, PENDING).flags("NOOP"));
     assertStatus(C3, PENDING, CREATE, "", "any-A");
 
     // a key outside the prefix does not satisfy it
@@ -235,9 +251,10 @@ class DependencyTest {
     kvs.transactionBarrier();
     assertThat(env.txn(2).type()).isEqualTo(TxnType.SB_NOTIFICATION);
     assertThat(sb.callLog()).containsExactly("CREATE " + C3);
-    OpSpec[] expected = ops(
-        op(CREATE, A1).states(NONEXISTENT, OBTAINED),
-        op(CREATE, C3).states(PENDING, CONFIGURED).prevValue(s("c3")).newValue(s("c3")));
+    OpSpec[] expected =
+        ops(
+            op(CREATE, A1).states(NONEXISTENT, OBTAINED),
+            op(CREATE, C3).states(PENDING, CONFIGURED).prevValue(s("c3")).newValue(s("c3")));
     TxnAssert.assertThat(env.txn(2)).executed(expected).planned(expected);
     assertStatus(C3, CONFIGURED, CREATE, "");
   }
@@ -245,14 +262,17 @@ class DependencyTest {
   // ------------------------------------------------------------------ B71
 
   @Test
-  @DisplayName("B71 AnyOf with key prefix AND key selector: only keys in the intersection satisfy it")
+  @DisplayName(
+      "B71 AnyOf with key prefix AND key selector: only keys in the intersection satisfy it")
   void anyOfPrefixIntersectSelector() {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).build(),
         sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build(),
-        sb.descriptor("descriptor3", Object.class).nbKeyPrefix(Fx.PREFIX_C)
-            .dependencies((key, value) -> List.of(Dependency.anyOf("sel",
-                List.of(Fx.PREFIX_A), k -> k.endsWith("2"))))
+        sb.descriptor("descriptor3", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_C)
+            .dependencies(
+                (key, value) ->
+                    List.of(Dependency.anyOf("sel", List.of(Fx.PREFIX_A), k -> k.endsWith("2"))))
             .build());
 
     commit(C3, s("c3"));
@@ -266,21 +286,25 @@ class DependencyTest {
     sb.clearCalls();
     commit(A2, s("a2"));
     assertThat(sb.callLog()).containsExactly("CREATE " + A2, "CREATE " + C3);
-    TxnAssert.assertThat(env.txn(2)).executed(
-        op(CREATE, A2).states(NONEXISTENT, CONFIGURED),
-        op(CREATE, C3).states(PENDING, CONFIGURED));
+    TxnAssert.assertThat(env.txn(2))
+        .executed(
+            op(CREATE, A2).states(NONEXISTENT, CONFIGURED),
+            op(CREATE, C3).states(PENDING, CONFIGURED));
     assertStatus(C3, CONFIGURED, CREATE, "");
   }
 
   @Test
-  @DisplayName("B71 AnyOf with a key selector only: evaluated on every key, re-evaluated as keys appear")
+  @DisplayName(
+      "B71 AnyOf with a key selector only: evaluated on every key, re-evaluated as keys appear")
   void anyOfSelectorOnly() {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).build(),
         sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build(),
-        sb.descriptor("descriptor3", Object.class).nbKeyPrefix(Fx.PREFIX_C)
-            .dependencies((key, value) -> List.of(Dependency.anyOf("sel",
-                List.of(), k -> k.endsWith("base-value2"))))
+        sb.descriptor("descriptor3", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_C)
+            .dependencies(
+                (key, value) ->
+                    List.of(Dependency.anyOf("sel", List.of(), k -> k.endsWith("base-value2"))))
             .build());
 
     commit(C3, s("c3"));
@@ -291,9 +315,10 @@ class DependencyTest {
     sb.clearCalls();
     commit(B2, s("b2"));
     assertThat(sb.callLog()).containsExactly("CREATE " + B2, "CREATE " + C3);
-    TxnAssert.assertThat(env.txn(2)).executed(
-        op(CREATE, B2).states(NONEXISTENT, CONFIGURED),
-        op(CREATE, C3).states(PENDING, CONFIGURED));
+    TxnAssert.assertThat(env.txn(2))
+        .executed(
+            op(CREATE, B2).states(NONEXISTENT, CONFIGURED),
+            op(CREATE, C3).states(PENDING, CONFIGURED));
     assertStatus(C3, CONFIGURED, CREATE, "");
   }
 
@@ -304,23 +329,29 @@ class DependencyTest {
    * s("needs-b2")), D2 (/prefixB/), D3 (/prefixC/: C3 = s(k) depends on key k, label "dep").
    */
   private void registerForAvailability(boolean withRetrieve) {
-    var d1 = sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A)
-        .derivedValues(Fx.derivedItems())
-        .validate((key, value) -> {
-          if (s("invalid").equals(value)) {
-            throw new InvalidValueException("bad", "value");
-          }
-        })
-        .dependencies((key, value) -> s("needs-b2").equals(value)
-            ? List.of(Dependency.onKey(B2, B2)) : List.of());
+    var d1 =
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_A)
+            .derivedValues(Fx.derivedItems())
+            .validate(
+                (key, value) -> {
+                  if (s("invalid").equals(value)) {
+                    throw new InvalidValueException("bad", "value");
+                  }
+                })
+            .dependencies(
+                (key, value) ->
+                    s("needs-b2").equals(value) ? List.of(Dependency.onKey(B2, B2)) : List.of());
     if (!withRetrieve) {
       d1.withoutRetrieve();
     }
-    kvs.registerDescriptors(d1.build(),
+    kvs.registerDescriptors(
+        d1.build(),
         sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build(),
-        sb.descriptor("descriptor3", Object.class).nbKeyPrefix(Fx.PREFIX_C)
-            .dependencies((key, value) -> List.of(
-                Dependency.onKey("dep", ((Fx.StringValue) value).value())))
+        sb.descriptor("descriptor3", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_C)
+            .dependencies(
+                (key, value) -> List.of(Dependency.onKey("dep", ((Fx.StringValue) value).value())))
             .build());
   }
 
@@ -363,7 +394,9 @@ class DependencyTest {
     commit(A1, arr(1));
     // the Create of A1/i2 fails and A1 disappears from SB meanwhile; the post-failure refresh
     // of A1 does not find it
-    sb.planError(d(A1, 2), new RuntimeException("failed to create"),
+    sb.planError(
+        d(A1, 2),
+        new RuntimeException("failed to create"),
         () -> sb.setValue(A1, null, null, ValueOrigin.FROM_NB, false));
     commitFails(A1, arr(1, 2));
     assertThat(kvs.valueStatus(A1).state()).isEqualTo(MISSING);
@@ -403,7 +436,8 @@ class DependencyTest {
   }
 
   @Test
-  @DisplayName("B72 a value is unavailable from the start of its own deletion (dependents go first)")
+  @DisplayName(
+      "B72 a value is unavailable from the start of its own deletion (dependents go first)")
   void unavailableFromStartOfDeletion() {
     registerForAvailability(false);
     commit(A1, s("a1"), C3, s(A1));
@@ -411,9 +445,10 @@ class DependencyTest {
     sb.clearCalls();
     commit(A1, null);
     assertThat(sb.callLog()).containsExactly("DELETE " + C3, "DELETE " + A1);
-    OpSpec[] expected = ops(
-        op(DELETE, C3).states(CONFIGURED, PENDING).prevValue(s(A1)).newValue(s(A1)),
-        op(DELETE, A1).states(CONFIGURED, REMOVED).prevValue(s("a1")).newValue(null));
+    OpSpec[] expected =
+        ops(
+            op(DELETE, C3).states(CONFIGURED, PENDING).prevValue(s(A1)).newValue(s(A1)),
+            op(DELETE, A1).states(CONFIGURED, REMOVED).prevValue(s("a1")).newValue(null));
     TxnAssert.assertThat(env.txn(1)).executed(expected).planned(expected);
     assertStatus(C3, PENDING, DELETE, "", "dep");
     assertThat(kvs.valueStatus(A1).state()).isEqualTo(NONEXISTENT);
@@ -436,30 +471,34 @@ class DependencyTest {
   // ------------------------------------------------------------------ B73
 
   @Test
-  @DisplayName("B73 values from SB (and their derived values) are OBTAINED even with unmet dependencies")
+  @DisplayName(
+      "B73 values from SB (and their derived values) are OBTAINED even with unmet dependencies")
   void sbValuesNeverBlocked() {
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A)
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_A)
             .derivedValues(Fx.derivedItems())
-            .dependencies((key, value) -> {
-              if (key.equals(A1)) return List.of(Dependency.onKey(B2, B2));
-              if (key.equals(d(A1, 1))) return List.of(Dependency.onKey(C3, C3));
-              return List.of();
-            })
+            .dependencies(
+                (key, value) -> {
+                  if (key.equals(A1)) return List.of(Dependency.onKey(B2, B2));
+                  if (key.equals(d(A1, 1))) return List.of(Dependency.onKey(C3, C3));
+                  return List.of();
+                })
             .build());
     sb.setValue(A1, arr(1), null, ValueOrigin.FROM_SB, false);
     kvs.pushSBNotification(List.of(new KVWithMetadata<>(A1, arr(1), null, ValueOrigin.FROM_SB)));
     kvs.transactionBarrier();
 
     assertThat(sb.callLog()).isEmpty();
-    OpSpec[] expected = ops(
-        op(CREATE, A1).states(NONEXISTENT, OBTAINED),
-        op(CREATE, d(A1, 1)).states(NONEXISTENT, OBTAINED).flags("DERIVED"));
+    OpSpec[] expected =
+        ops(
+            op(CREATE, A1).states(NONEXISTENT, OBTAINED),
+            op(CREATE, d(A1, 1)).states(NONEXISTENT, OBTAINED).flags("DERIVED"));
     TxnAssert.assertThat(env.txn(0)).executed(expected).planned(expected);
     var st = kvs.valueStatus(A1);
     assertThat(st.value()).isEqualTo(new ValueStatus(A1, OBTAINED, "", UNDEFINED, List.of()));
-    assertThat(st.derived()).containsExactly(
-        new ValueStatus(d(A1, 1), OBTAINED, "", UNDEFINED, List.of()));
+    assertThat(st.derived())
+        .containsExactly(new ValueStatus(d(A1, 1), OBTAINED, "", UNDEFINED, List.of()));
   }
 
   // ------------------------------------------------------------------ B74..B77
@@ -472,28 +511,40 @@ class DependencyTest {
 
   /** TestDependencyCycles: A1→A2, A2→A3, A3→{A1,A4}; labels are the keys; no Retrieve. */
   private void registerCycle() {
-    KVDescriptor<Object, Object> d = sb.descriptor("descriptor1", Object.class)
-        .nbKeyPrefix(Fx.PREFIX_A).withoutRetrieve()
-        .dependencies((key, value) -> {
-          if (key.equals(A1)) return List.of(Dependency.onKey(A2, A2));
-          if (key.equals(A2)) return List.of(Dependency.onKey(A3, A3));
-          if (key.equals(A3)) return List.of(Dependency.onKey(A1, A1), Dependency.onKey(A4, A4));
-          return List.of();
-        })
-        .build();
+    KVDescriptor<Object, Object> d =
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_A)
+            .withoutRetrieve()
+            .dependencies(
+                (key, value) -> {
+                  if (key.equals(A1)) return List.of(Dependency.onKey(A2, A2));
+                  if (key.equals(A2)) return List.of(Dependency.onKey(A3, A3));
+                  if (key.equals(A3))
+                    return List.of(Dependency.onKey(A1, A1), Dependency.onKey(A4, A4));
+                  return List.of();
+                })
+            .build();
     kvs.registerDescriptors(d);
   }
 
   private void cycleTxn1() {
-    long seq = commit(TxnOptions.builder().description("testing dependency cycles").build(),
-        A1, V1, A2, V2, A3, V3);
+    long seq =
+        commit(
+            TxnOptions.builder().description("testing dependency cycles").build(),
+            A1,
+            V1,
+            A2,
+            V2,
+            A3,
+            V3);
     assertThat(seq).isZero();
     assertThat(sb.callLog()).isEmpty();
     assertThat(sb.keys()).isEmpty();
-    OpSpec[] expected = ops(
-        op(CREATE, A1).states(NONEXISTENT, PENDING).flags("NOOP").newValue(V1),
-        op(CREATE, A2).states(NONEXISTENT, PENDING).flags("NOOP").newValue(V2),
-        op(CREATE, A3).states(NONEXISTENT, PENDING).flags("NOOP").newValue(V3));
+    OpSpec[] expected =
+        ops(
+            op(CREATE, A1).states(NONEXISTENT, PENDING).flags("NOOP").newValue(V1),
+            op(CREATE, A2).states(NONEXISTENT, PENDING).flags("NOOP").newValue(V2),
+            op(CREATE, A3).states(NONEXISTENT, PENDING).flags("NOOP").newValue(V3));
     TxnAssert.assertThat(env.txn(0)).executed(expected).planned(expected);
     assertStatus(A1, PENDING, CREATE, "", A2);
     assertStatus(A2, PENDING, CREATE, "", A3);
@@ -506,13 +557,14 @@ class DependencyTest {
   private void cycleTxn2() {
     sb.clearCalls();
     assertThat(commit(A4, V4)).isEqualTo(1);
-    assertThat(sb.callLog()).containsExactly(
-        "CREATE " + A4, "CREATE " + A3, "CREATE " + A2, "CREATE " + A1);
-    OpSpec[] expected = ops(
-        op(CREATE, A4).states(NONEXISTENT, CONFIGURED).prevValue(null).newValue(V4),
-        op(CREATE, A3).states(PENDING, CONFIGURED).prevValue(V3).newValue(V3),
-        op(CREATE, A2).states(PENDING, CONFIGURED).prevValue(V2).newValue(V2),
-        op(CREATE, A1).states(PENDING, CONFIGURED).prevValue(V1).newValue(V1));
+    assertThat(sb.callLog())
+        .containsExactly("CREATE " + A4, "CREATE " + A3, "CREATE " + A2, "CREATE " + A1);
+    OpSpec[] expected =
+        ops(
+            op(CREATE, A4).states(NONEXISTENT, CONFIGURED).prevValue(null).newValue(V4),
+            op(CREATE, A3).states(PENDING, CONFIGURED).prevValue(V3).newValue(V3),
+            op(CREATE, A2).states(PENDING, CONFIGURED).prevValue(V2).newValue(V2),
+            op(CREATE, A1).states(PENDING, CONFIGURED).prevValue(V1).newValue(V1));
     TxnAssert.assertThat(env.txn(1)).executed(expected).planned(expected);
     for (String k : List.of(A1, A2, A3, A4)) {
       assertStatus(k, CONFIGURED, CREATE, "");
@@ -534,7 +586,10 @@ class DependencyTest {
         .executed(
             op(DELETE, A3).states(CONFIGURED, PENDING).prevValue(V3).newValue(V3),
             op(DELETE, A1).states(CONFIGURED, PENDING).prevValue(V1).newValue(V1),
-            op(DELETE, A2).states(CONFIGURED, FAILED).prevValue(V2).newValue(null)
+            op(DELETE, A2)
+                .states(CONFIGURED, FAILED)
+                .prevValue(V2)
+                .newValue(null)
                 .error("failed to remove the value"));
     // SB: A2 could not be removed, A4 untouched
     assertThat(sb.keys()).containsExactly(A2, A4);
@@ -551,11 +606,16 @@ class DependencyTest {
     // the reference re-applies a FAILED (unavailable) value with Create although the southbound
     // still holds it; we update the object its failed Delete left in place (D35)
     assertThat(sb.callLog()).containsExactly("UPDATE " + A2, "CREATE " + A1, "CREATE " + A3);
-    TxnAssert.assertThat(env.txn(3)).executed(
-        op(UPDATE, A2).states(FAILED, CONFIGURED).prevValue(V2).newValue(V2_NEW)
-            .prevError("failed to remove the value").error(""),
-        op(CREATE, A1).states(PENDING, CONFIGURED).prevValue(V1).newValue(V1),
-        op(CREATE, A3).states(PENDING, CONFIGURED).prevValue(V3).newValue(V3));
+    TxnAssert.assertThat(env.txn(3))
+        .executed(
+            op(UPDATE, A2)
+                .states(FAILED, CONFIGURED)
+                .prevValue(V2)
+                .newValue(V2_NEW)
+                .prevError("failed to remove the value")
+                .error(""),
+            op(CREATE, A1).states(PENDING, CONFIGURED).prevValue(V1).newValue(V1),
+            op(CREATE, A3).states(PENDING, CONFIGURED).prevValue(V3).newValue(V3));
     assertThat(sb.keys()).containsExactly(A1, A2, A3, A4);
     assertThat(sb.get(A1).orElseThrow().value()).isEqualTo(V1);
     assertThat(sb.get(A2).orElseThrow().value()).isEqualTo(V2_NEW);
@@ -575,7 +635,8 @@ class DependencyTest {
   }
 
   @Test
-  @DisplayName("B75 a completed cycle is created as one unit, following reverse edges from the new value")
+  @DisplayName(
+      "B75 a completed cycle is created as one unit, following reverse edges from the new value")
   void completedCycleCreated() {
     registerCycle();
     cycleTxn1();
@@ -583,7 +644,8 @@ class DependencyTest {
   }
 
   @Test
-  @DisplayName("B76 breaking a cycle with a failing Delete: others un-configured, value FAILED, commit error")
+  @DisplayName(
+      "B76 breaking a cycle with a failing Delete: others un-configured, value FAILED, commit error")
   void breakingCycleWithFailingDelete() {
     registerCycle();
     cycleTxn1();
@@ -592,8 +654,9 @@ class DependencyTest {
   }
 
   @Test
-  @DisplayName("B77 re-adding the failed member restores the whole cycle (D35: an Update of the"
-      + " object its failed Delete left, not a second Create)")
+  @DisplayName(
+      "B77 re-adding the failed member restores the whole cycle (D35: an Update of the"
+          + " object its failed Delete left, not a second Create)")
   void readdingFailedMemberRestoresCycle() {
     registerCycle();
     cycleTxn1();
@@ -605,35 +668,39 @@ class DependencyTest {
   // ------------------------------------------------------------------ B78
 
   @Test
-  @DisplayName("B78 (ours: observable guarantee) a cycle created in one transaction: walks terminate, one Create per key")
+  @DisplayName(
+      "B78 (ours: observable guarantee) a cycle created in one transaction: walks terminate, one Create per key")
   void cycleCreatedInOneTransaction() {
     registerCycle();
     commit(A1, V1, A2, V2, A3, V3, A4, V4);
-    assertThat(sb.callLog()).containsExactly(
-        "CREATE " + A4, "CREATE " + A3, "CREATE " + A2, "CREATE " + A1);
+    assertThat(sb.callLog())
+        .containsExactly("CREATE " + A4, "CREATE " + A3, "CREATE " + A2, "CREATE " + A1);
     // the intermediate pending creates are compressed away (B80 rule)
-    OpSpec[] expected = ops(
-        op(CREATE, A4).states(NONEXISTENT, CONFIGURED),
-        op(CREATE, A3).states(NONEXISTENT, CONFIGURED).prevValue(null).newValue(V3),
-        op(CREATE, A2).states(NONEXISTENT, CONFIGURED).prevValue(null).newValue(V2),
-        op(CREATE, A1).states(NONEXISTENT, CONFIGURED).prevValue(null).newValue(V1));
+    OpSpec[] expected =
+        ops(
+            op(CREATE, A4).states(NONEXISTENT, CONFIGURED),
+            op(CREATE, A3).states(NONEXISTENT, CONFIGURED).prevValue(null).newValue(V3),
+            op(CREATE, A2).states(NONEXISTENT, CONFIGURED).prevValue(null).newValue(V2),
+            op(CREATE, A1).states(NONEXISTENT, CONFIGURED).prevValue(null).newValue(V1));
     TxnAssert.assertThat(env.txn(0)).executed(expected).planned(expected);
   }
 
   @Test
-  @DisplayName("B78 (ours: observable guarantee) a whole cycle deleted in one transaction: one Delete per key")
+  @DisplayName(
+      "B78 (ours: observable guarantee) a whole cycle deleted in one transaction: one Delete per key")
   void cycleDeletedInOneTransaction() {
     registerCycle();
     commit(A1, V1, A2, V2, A3, V3, A4, V4);
     sb.clearCalls();
     commit(A1, null, A2, null, A3, null, A4, null);
-    assertThat(sb.callLog()).containsExactly(
-        "DELETE " + A2, "DELETE " + A3, "DELETE " + A1, "DELETE " + A4);
-    OpSpec[] expected = ops(
-        op(DELETE, A2).states(CONFIGURED, REMOVED).prevValue(V2).newValue(null),
-        op(DELETE, A3).states(CONFIGURED, REMOVED).prevValue(V3).newValue(null),
-        op(DELETE, A1).states(CONFIGURED, REMOVED).prevValue(V1).newValue(null),
-        op(DELETE, A4).states(CONFIGURED, REMOVED).prevValue(V4).newValue(null));
+    assertThat(sb.callLog())
+        .containsExactly("DELETE " + A2, "DELETE " + A3, "DELETE " + A1, "DELETE " + A4);
+    OpSpec[] expected =
+        ops(
+            op(DELETE, A2).states(CONFIGURED, REMOVED).prevValue(V2).newValue(null),
+            op(DELETE, A3).states(CONFIGURED, REMOVED).prevValue(V3).newValue(null),
+            op(DELETE, A1).states(CONFIGURED, REMOVED).prevValue(V1).newValue(null),
+            op(DELETE, A4).states(CONFIGURED, REMOVED).prevValue(V4).newValue(null));
     TxnAssert.assertThat(env.txn(1)).executed(expected).planned(expected);
     assertThat(sb.keys()).isEmpty();
     assertThat(kvs.valueStatuses()).isEmpty();

@@ -20,6 +20,9 @@ import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.KVWithMetadata;
@@ -69,8 +72,8 @@ class DerivedValuesTest {
     return o;
   }
 
-  private ValueStatus status(String key, ValueState state, TxnOperation lastOp, String error,
-      String... details) {
+  private ValueStatus status(
+      String key, ValueState state, TxnOperation lastOp, String error, String... details) {
     return new ValueStatus(key, state, error, lastOp, List.of(details));
   }
 
@@ -85,7 +88,9 @@ class DerivedValuesTest {
   /** A1 = [i1] created through descriptor1, which derives A1/item1; the call log cleared. */
   private void baseDerivingItem1() {
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_A)
+            .withMetadata()
             .derivedValues(Fx.derivedItems())
             .build());
     env.commit(A1, arr(1));
@@ -93,108 +98,138 @@ class DerivedValuesTest {
   }
 
   @Test
-  @DisplayName("(ours: semantics §1; D32) a transaction cannot set or remove a derived value: the"
-      + " pair is ignored, the rest of the transaction applies, the base keeps its derived value,"
-      + " and the commit fails naming the key (the reference only logs it)")
+  @DisplayName(
+      "(ours: semantics §1; D32) a transaction cannot set or remove a derived value: the"
+          + " pair is ignored, the rest of the transaction applies, the base keeps its derived value,"
+          + " and the commit fails naming the key (the reference only logs it)")
   void derivedValueNotSetByNb() {
     baseDerivingItem1();
-    TransactionException set = Assertions.assertThrows(
-        TransactionException.class,
-        () -> env.commit(d(A1, 1), s("nb-owned"), A2, arr()));
-    assertThat(set.keyErrors()).singleElement().satisfies(e -> {
-      assertThat(e.key()).isEqualTo(d(A1, 1));
-      assertThat(e.operation()).isEqualTo(TxnOperation.UPDATE);
-      assertThat(e.message()).isEqualTo("value ignored: the key holds a value derived from " + A1
-          + ", which only its base value sets");
-    });
+    TransactionException set =
+        Assertions.assertThrows(
+            TransactionException.class, () -> env.commit(d(A1, 1), s("nb-owned"), A2, arr()));
+    assertThat(set.keyErrors())
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.key()).isEqualTo(d(A1, 1));
+              assertThat(e.operation()).isEqualTo(TxnOperation.UPDATE);
+              assertThat(e.message())
+                  .isEqualTo(
+                      "value ignored: the key holds a value derived from "
+                          + A1
+                          + ", which only its base value sets");
+            });
     TransactionException removal =
-        Assertions.assertThrows(TransactionException.class,
-            () -> env.commit(d(A1, 1), null));
-    assertThat(removal.keyErrors()).extracting(KeyError::key,
-        KeyError::operation)
-        .containsExactly(Tuple.tuple(d(A1, 1),
-            TxnOperation.DELETE));
+        Assertions.assertThrows(TransactionException.class, () -> env.commit(d(A1, 1), null));
+    assertThat(removal.keyErrors())
+        .extracting(KeyError::key, KeyError::operation)
+        .containsExactly(Tuple.tuple(d(A1, 1), TxnOperation.DELETE));
     assertThat(sb.callLog()).containsExactly("CREATE " + A2);
-    assertThat(kvs.valueStatus(A1).derived()).extracting(ValueStatus::key, ValueStatus::state)
+    assertThat(kvs.valueStatus(A1).derived())
+        .extracting(ValueStatus::key, ValueStatus::state)
         .containsExactly(Tuple.tuple(d(A1, 1), CONFIGURED));
     assertThat(lastRevision(d(A1, 1)).value()).contains(s("item1"));
     assertThat(lastRevision(d(A1, 1)).derivedFrom()).isEqualTo(A1);
   }
 
   @Test
-  @DisplayName("(ours) a transaction that removes a base value and sets a key the base derived"
-      + " gets that key as a value of its own: the removal runs first and frees the key")
+  @DisplayName(
+      "(ours) a transaction that removes a base value and sets a key the base derived"
+          + " gets that key as a value of its own: the removal runs first and frees the key")
   void keyFreedByItsBaseInTheSameTransaction() {
     baseDerivingItem1();
     env.commit(A1, null, d(A1, 1), s("own"));
-    assertThat(sb.callLog()).containsExactly(
-        "DELETE " + d(A1, 1), "DELETE " + A1, "CREATE " + d(A1, 1));
+    assertThat(sb.callLog())
+        .containsExactly("DELETE " + d(A1, 1), "DELETE " + A1, "CREATE " + d(A1, 1));
     assertThat(kvs.valueStatus(d(A1, 1)).state()).isEqualTo(CONFIGURED);
     assertThat(lastRevision(d(A1, 1)).value()).contains(s("own"));
     assertThat(lastRevision(d(A1, 1)).derivedFrom()).isEmpty();
   }
 
   @Test
-  @DisplayName("(ours) derived entries that cannot be kept (null, without a value, the base's own"
-      + " key, a key given twice) are dropped with a warning naming the key and the count; the"
-      + " first of a repeated key is kept")
+  @DisplayName(
+      "(ours) derived entries that cannot be kept (null, without a value, the base's own"
+          + " key, a key given twice) are dropped with a warning naming the key and the count; the"
+          + " first of a repeated key is kept")
   void droppedDerivedEntriesAreLogged() {
-    ch.qos.logback.classic.Logger log = (ch.qos.logback.classic.Logger)
-        LoggerFactory.getLogger("io.kvscheduler.internal.engine.DescriptorHandle");
-    var appender = new ch.qos.logback.core.read.ListAppender<
-        ch.qos.logback.classic.spi.ILoggingEvent>();
+    Logger log =
+        (Logger) LoggerFactory.getLogger("io.kvscheduler.internal.engine.DescriptorHandle");
+    var appender = new ListAppender<ILoggingEvent>();
     appender.start();
     log.addAppender(appender);
     try {
       kvs.registerDescriptors(
-          sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A)
-              .derivedValues((key, value) -> Arrays.asList(
-                  KeyValuePair.of(key + "/x", s("first")),
-                  null,
-                  KeyValuePair.of(key, s("own key")),
-                  KeyValuePair.of(key + "/x", s("second")),
-                  KeyValuePair.of(key + "/y", null)))
+          sb.descriptor("descriptor1", Object.class)
+              .nbKeyPrefix(Fx.PREFIX_A)
+              .derivedValues(
+                  (key, value) ->
+                      Arrays.asList(
+                          KeyValuePair.of(key + "/x", s("first")),
+                          null,
+                          KeyValuePair.of(key, s("own key")),
+                          KeyValuePair.of(key + "/x", s("second")),
+                          KeyValuePair.of(key + "/y", null)))
               .build());
       env.commit(A1, s("a"));
     } finally {
       log.detachAppender(appender);
     }
     assertThat(lastRevision(A1 + "/x").value()).contains(s("first"));
-    assertThat(kvs.valueStatus(A1).derived()).extracting(ValueStatus::key)
+    assertThat(kvs.valueStatus(A1).derived())
+        .extracting(ValueStatus::key)
         .containsExactly(A1 + "/x");
     // once per computation: the simulation (on in this suite) asks the descriptor again
-    assertThat(appender.list).extracting(e -> e.getFormattedMessage()).containsOnly(
-        "descriptor descriptor1: derivedValues for key " + A1 + " gave 1 null entries; skipped",
-        "descriptor descriptor1: derivedValues for key " + A1 + " gave 3 entries that were"
-            + " dropped (without a value, with the base's own key, or with a key given before:"
-            + " the first is kept)");
+    assertThat(appender.list)
+        .extracting(e -> e.getFormattedMessage())
+        .containsOnly(
+            "descriptor descriptor1: derivedValues for key " + A1 + " gave 1 null entries; skipped",
+            "descriptor descriptor1: derivedValues for key "
+                + A1
+                + " gave 3 entries that were"
+                + " dropped (without a value, with the base's own key, or with a key given before:"
+                + " the first is kept)");
   }
 
   // ------------------------------------------------------------------ B79
 
   @Test
-  @DisplayName("B79 a derived value deleted with its base's re-creation is dropped at once: re-created from NONEXISTENT")
+  @DisplayName(
+      "B79 a derived value deleted with its base's re-creation is dropped at once: re-created from NONEXISTENT")
   void derivedDroppedImmediatelyOnRecreate() {
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_A)
+            .withMetadata()
             .derivedValues(Fx.derivedItems())
             .updateWithRecreate((key, o, n, m) -> key.equals(A1))
             .build());
     env.commit(A1, arr(1, 2));
     sb.clearCalls();
     env.commit(A1, arr(1, 3));
-    assertThat(sb.callLog()).containsExactly("DELETE " + d(A1, 1), "DELETE " + d(A1, 2),
-        "DELETE " + A1, "CREATE " + A1, "CREATE " + d(A1, 1), "CREATE " + d(A1, 3));
-    OpSpec[] expected = ops(
-        op(DELETE, d(A1, 1)).states(CONFIGURED, REMOVED).flags("DERIVED", "RECREATE"),
-        op(DELETE, d(A1, 2)).states(CONFIGURED, REMOVED).flags("DERIVED", "RECREATE"),
-        op(DELETE, A1).states(CONFIGURED, REMOVED).flags("RECREATE"),
-        op(CREATE, A1).states(REMOVED, CONFIGURED).flags("RECREATE").prevValue(null)
-            .newValue(arr(1, 3)),
-        op(CREATE, d(A1, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED", "RECREATE")
-            .prevValue(null),
-        // A1/i3 was not a derived value of the re-created base: no RECREATE flag
-        op(CREATE, d(A1, 3)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"));
+    assertThat(sb.callLog())
+        .containsExactly(
+            "DELETE " + d(A1, 1),
+            "DELETE " + d(A1, 2),
+            "DELETE " + A1,
+            "CREATE " + A1,
+            "CREATE " + d(A1, 1),
+            "CREATE " + d(A1, 3));
+    OpSpec[] expected =
+        ops(
+            op(DELETE, d(A1, 1)).states(CONFIGURED, REMOVED).flags("DERIVED", "RECREATE"),
+            op(DELETE, d(A1, 2)).states(CONFIGURED, REMOVED).flags("DERIVED", "RECREATE"),
+            op(DELETE, A1).states(CONFIGURED, REMOVED).flags("RECREATE"),
+            op(CREATE, A1)
+                .states(REMOVED, CONFIGURED)
+                .flags("RECREATE")
+                .prevValue(null)
+                .newValue(arr(1, 3)),
+            op(CREATE, d(A1, 1))
+                .states(NONEXISTENT, CONFIGURED)
+                .flags("DERIVED", "RECREATE")
+                .prevValue(null),
+            // A1/i3 was not a derived value of the re-created base: no RECREATE flag
+            op(CREATE, d(A1, 3)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"));
     TxnAssert.assertThat(env.txn(1)).executed(expected).planned(expected);
     var st = kvs.valueStatus(A1);
     assertThat(st.derived()).extracting(ValueStatus::key).containsExactly(d(A1, 1), d(A1, 3));
@@ -202,43 +237,51 @@ class DerivedValuesTest {
   }
 
   @Test
-  @DisplayName("B79 derived values exist only while the base derives them; deleting the base removes them")
+  @DisplayName(
+      "B79 derived values exist only while the base derives them; deleting the base removes them")
   void derivedRemovedWithBase() {
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A)
-            .derivedValues(Fx.derivedItems()).build());
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_A)
+            .derivedValues(Fx.derivedItems())
+            .build());
     env.commit(A1, arr(1, 2));
     sb.clearCalls();
     // no longer derived -> deleted and gone
     env.commit(A1, arr(1));
     assertThat(sb.callLog()).containsExactly("DELETE " + d(A1, 2), "UPDATE " + A1);
-    TxnAssert.assertThat(env.txn(1)).executed(
-        op(DELETE, d(A1, 2)).states(CONFIGURED, REMOVED).flags("DERIVED"),
-        op(UPDATE, A1).states(CONFIGURED, CONFIGURED).prevValue(arr(1, 2)).newValue(arr(1)));
+    TxnAssert.assertThat(env.txn(1))
+        .executed(
+            op(DELETE, d(A1, 2)).states(CONFIGURED, REMOVED).flags("DERIVED"),
+            op(UPDATE, A1).states(CONFIGURED, CONFIGURED).prevValue(arr(1, 2)).newValue(arr(1)));
     // (the unchanged derived value was visited with an equivalent, unrecorded UPDATE)
-    assertThat(kvs.valueStatus(A1).derived()).containsExactly(
-        status(d(A1, 1), CONFIGURED, UPDATE, ""));
+    assertThat(kvs.valueStatus(A1).derived())
+        .containsExactly(status(d(A1, 1), CONFIGURED, UPDATE, ""));
     assertThat(kvs.valueStatus(d(A1, 2)).state()).isEqualTo(NONEXISTENT);
 
     sb.clearCalls();
     env.commit(A1, null);
     assertThat(sb.callLog()).containsExactly("DELETE " + d(A1, 1), "DELETE " + A1);
-    TxnAssert.assertThat(env.txn(2)).executed(
-        op(DELETE, d(A1, 1)).states(CONFIGURED, REMOVED).flags("DERIVED"),
-        op(DELETE, A1).states(CONFIGURED, REMOVED));
+    TxnAssert.assertThat(env.txn(2))
+        .executed(
+            op(DELETE, d(A1, 1)).states(CONFIGURED, REMOVED).flags("DERIVED"),
+            op(DELETE, A1).states(CONFIGURED, REMOVED));
     assertThat(kvs.valueStatus(A1).state()).isEqualTo(NONEXISTENT);
     assertThat(kvs.valueStatus(d(A1, 1)).state()).isEqualTo(NONEXISTENT);
     assertThat(sb.keys()).isEmpty();
   }
 
   @Test
-  @DisplayName("B79 a derived value un-configured because its own dependency disappeared stays PENDING")
+  @DisplayName(
+      "B79 a derived value un-configured because its own dependency disappeared stays PENDING")
   void derivedLosingDependencyStaysPending() {
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A)
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_A)
             .derivedValues(Fx.derivedItems())
-            .dependencies((key, value) -> key.equals(d(A1, 1))
-                ? List.of(Dependency.onKey(B2, B2)) : List.of())
+            .dependencies(
+                (key, value) ->
+                    key.equals(d(A1, 1)) ? List.of(Dependency.onKey(B2, B2)) : List.of())
             .build(),
         sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build());
     env.commit(A1, arr(1), B2, s("b2"));
@@ -247,10 +290,14 @@ class DerivedValuesTest {
     sb.clearCalls();
     env.commit(B2, null);
     assertThat(sb.callLog()).containsExactly("DELETE " + d(A1, 1), "DELETE " + B2);
-    TxnAssert.assertThat(env.txn(1)).executed(
-        op(DELETE, d(A1, 1)).states(CONFIGURED, PENDING).flags("DERIVED")
-            .prevValue(s("item1")).newValue(s("item1")),
-        op(DELETE, B2).states(CONFIGURED, REMOVED));
+    TxnAssert.assertThat(env.txn(1))
+        .executed(
+            op(DELETE, d(A1, 1))
+                .states(CONFIGURED, PENDING)
+                .flags("DERIVED")
+                .prevValue(s("item1"))
+                .newValue(s("item1")),
+            op(DELETE, B2).states(CONFIGURED, REMOVED));
     var st = kvs.valueStatus(A1);
     assertThat(st.value()).isEqualTo(status(A1, CONFIGURED, CREATE, ""));
     assertThat(st.derived()).containsExactly(status(d(A1, 1), PENDING, DELETE, "", B2));
@@ -259,30 +306,51 @@ class DerivedValuesTest {
   // ------------------------------------------------------------------ B80
 
   @Test
-  @DisplayName("B80 base and derived values depend on each other; a late-satisfied derived value is one CREATE from NONEXISTENT")
+  @DisplayName(
+      "B80 base and derived values depend on each other; a late-satisfied derived value is one CREATE from NONEXISTENT")
   void baseAndDerivedInterDependencies() {
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_A)
+            .withMetadata()
             .derivedValues(Fx.derivedItems())
-            .dependencies((key, value) -> {
-              if (key.equals(A2)) return List.of(Dependency.onKey(d(A1, 1), d(A1, 1)));
-              if (key.equals(d(A1, 2))) return List.of(Dependency.onKey(d(A2, 1), d(A2, 1)));
-              return List.of();
-            })
+            .dependencies(
+                (key, value) -> {
+                  if (key.equals(A2)) return List.of(Dependency.onKey(d(A1, 1), d(A1, 1)));
+                  if (key.equals(d(A1, 2))) return List.of(Dependency.onKey(d(A2, 1), d(A2, 1)));
+                  return List.of();
+                })
             .build());
-    long seq = env.commit(TxnOptions.builder().resync(ResyncType.FULL)
-            .description("testing resync against empty SB").build(),
-        A2, arr(1), A1, arr(1, 2));
+    long seq =
+        env.commit(
+            TxnOptions.builder()
+                .resync(ResyncType.FULL)
+                .description("testing resync against empty SB")
+                .build(),
+            A2,
+            arr(1),
+            A1,
+            arr(1, 2));
     assertThat(seq).isZero();
-    assertThat(sb.callLog()).containsExactly("RETRIEVE descriptor1", "CREATE " + A1,
-        "CREATE " + d(A1, 1), "CREATE " + A2, "CREATE " + d(A2, 1), "CREATE " + d(A1, 2));
-    OpSpec[] expected = ops(
-        op(CREATE, A1).states(NONEXISTENT, CONFIGURED).newValue(arr(1, 2)),
-        op(CREATE, d(A1, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"),
-        op(CREATE, A2).states(NONEXISTENT, CONFIGURED).newValue(arr(1)),
-        op(CREATE, d(A2, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"),
-        op(CREATE, d(A1, 2)).states(NONEXISTENT, CONFIGURED).flags("DERIVED")
-            .prevValue(null).newValue(s("item2")));
+    assertThat(sb.callLog())
+        .containsExactly(
+            "RETRIEVE descriptor1",
+            "CREATE " + A1,
+            "CREATE " + d(A1, 1),
+            "CREATE " + A2,
+            "CREATE " + d(A2, 1),
+            "CREATE " + d(A1, 2));
+    OpSpec[] expected =
+        ops(
+            op(CREATE, A1).states(NONEXISTENT, CONFIGURED).newValue(arr(1, 2)),
+            op(CREATE, d(A1, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"),
+            op(CREATE, A2).states(NONEXISTENT, CONFIGURED).newValue(arr(1)),
+            op(CREATE, d(A2, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"),
+            op(CREATE, d(A1, 2))
+                .states(NONEXISTENT, CONFIGURED)
+                .flags("DERIVED")
+                .prevValue(null)
+                .newValue(s("item2")));
     TxnAssert.assertThat(env.txn(0)).executed(expected).planned(expected);
     var meta = kvs.metadataMap("descriptor1", Object.class);
     assertThat(meta.lookup("base-value1")).contains(0);
@@ -295,19 +363,23 @@ class DerivedValuesTest {
   /** D1 selects /prefixA/ keys without a further "/": derived keys are properties. */
   private void registerWithProperties() {
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
-            .keySelector(k -> k.startsWith(Fx.PREFIX_A)
-                && k.indexOf('/', Fx.PREFIX_A.length()) < 0)
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_A)
+            .withMetadata()
+            .keySelector(k -> k.startsWith(Fx.PREFIX_A) && k.indexOf('/', Fx.PREFIX_A.length()) < 0)
             .derivedValues(Fx.derivedItems())
             .build(),
-        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B)
-            .dependencies((key, value) -> key.equals(B2)
-                ? List.of(Dependency.onKey(d(A1, 1), d(A1, 1))) : List.of())
+        sb.descriptor("descriptor2", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_B)
+            .dependencies(
+                (key, value) ->
+                    key.equals(B2) ? List.of(Dependency.onKey(d(A1, 1), d(A1, 1))) : List.of())
             .build());
   }
 
   @Test
-  @DisplayName("B81 a derived key selected by no descriptor is a property: tracked, no calls, PROPERTY flag, can be a dependency")
+  @DisplayName(
+      "B81 a derived key selected by no descriptor is a property: tracked, no calls, PROPERTY flag, can be a dependency")
   void propertiesOfNbValue() {
     registerWithProperties();
     env.commit(B2, s("b2"));
@@ -317,10 +389,11 @@ class DerivedValuesTest {
     env.commit(A1, arr(1));
     // no descriptor call for the property; B2 (depending on it) is created
     assertThat(sb.callLog()).containsExactly("CREATE " + A1, "CREATE " + B2);
-    OpSpec[] expected = ops(
-        op(CREATE, A1).states(NONEXISTENT, CONFIGURED),
-        op(CREATE, d(A1, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED", "PROPERTY"),
-        op(CREATE, B2).states(PENDING, CONFIGURED));
+    OpSpec[] expected =
+        ops(
+            op(CREATE, A1).states(NONEXISTENT, CONFIGURED),
+            op(CREATE, d(A1, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED", "PROPERTY"),
+            op(CREATE, B2).states(PENDING, CONFIGURED));
     TxnAssert.assertThat(env.txn(1)).executed(expected).planned(expected);
     NodeRevision prop = lastRevision(d(A1, 1));
     assertThat(prop.descriptor()).isEmpty();
@@ -333,23 +406,26 @@ class DerivedValuesTest {
     sb.clearCalls();
     env.commit(A1, null);
     assertThat(sb.callLog()).containsExactly("DELETE " + B2, "DELETE " + A1);
-    TxnAssert.assertThat(env.txn(2)).executed(
-        op(DELETE, B2).states(CONFIGURED, PENDING),
-        op(DELETE, d(A1, 1)).states(CONFIGURED, REMOVED).flags("DERIVED", "PROPERTY"),
-        op(DELETE, A1).states(CONFIGURED, REMOVED));
+    TxnAssert.assertThat(env.txn(2))
+        .executed(
+            op(DELETE, B2).states(CONFIGURED, PENDING),
+            op(DELETE, d(A1, 1)).states(CONFIGURED, REMOVED).flags("DERIVED", "PROPERTY"),
+            op(DELETE, A1).states(CONFIGURED, REMOVED));
   }
 
   @Test
-  @DisplayName("B81 B82 properties of an SB value: CREATE A1/i1 (NONEXISTENT->OBTAINED) {DERIVED, PROPERTY}")
+  @DisplayName(
+      "B81 B82 properties of an SB value: CREATE A1/i1 (NONEXISTENT->OBTAINED) {DERIVED, PROPERTY}")
   void propertiesOfSbValue() {
     registerWithProperties();
     sb.setValue(A1, arr(1), 10, ValueOrigin.FROM_SB, false);
     kvs.pushSBNotification(List.of(new KVWithMetadata<>(A1, arr(1), 10, ValueOrigin.FROM_SB)));
     kvs.transactionBarrier();
     assertThat(sb.callLog()).isEmpty();
-    OpSpec[] expected = ops(
-        op(CREATE, A1).states(NONEXISTENT, OBTAINED),
-        op(CREATE, d(A1, 1)).states(NONEXISTENT, OBTAINED).flags("DERIVED", "PROPERTY"));
+    OpSpec[] expected =
+        ops(
+            op(CREATE, A1).states(NONEXISTENT, OBTAINED),
+            op(CREATE, d(A1, 1)).states(NONEXISTENT, OBTAINED).flags("DERIVED", "PROPERTY"));
     TxnAssert.assertThat(env.txn(0)).executed(expected).planned(expected);
     assertThat(RecordedTxnOp.labels(env.txn(0).executed().get(1).displayFlags()))
         .containsExactly("PROPERTY", "OBTAINED");
@@ -359,11 +435,15 @@ class DerivedValuesTest {
   // ------------------------------------------------------------------ B82
 
   @Test
-  @DisplayName("B82 derived values of an SB value are OBTAINED without calls even when a descriptor selects them")
+  @DisplayName(
+      "B82 derived values of an SB value are OBTAINED without calls even when a descriptor selects them")
   void derivedInheritSbOrigin() {
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
-            .derivedValues(Fx.derivedItems()).build());
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_A)
+            .withMetadata()
+            .derivedValues(Fx.derivedItems())
+            .build());
     assertThat(kvs.descriptorForKey(d(A1, 1))).isPresent();
     sb.setValue(A1, arr(1, 2), 10, ValueOrigin.FROM_SB, false);
     kvs.pushSBNotification(List.of(new KVWithMetadata<>(A1, arr(1, 2), 10, ValueOrigin.FROM_SB)));
@@ -371,34 +451,41 @@ class DerivedValuesTest {
 
     assertThat(env.txn(0).type()).isEqualTo(TxnType.SB_NOTIFICATION);
     assertThat(sb.callLog()).isEmpty();
-    OpSpec[] expected = ops(
-        op(CREATE, A1).states(NONEXISTENT, OBTAINED),
-        op(CREATE, d(A1, 1)).states(NONEXISTENT, OBTAINED).flags("DERIVED"),
-        op(CREATE, d(A1, 2)).states(NONEXISTENT, OBTAINED).flags("DERIVED"));
+    OpSpec[] expected =
+        ops(
+            op(CREATE, A1).states(NONEXISTENT, OBTAINED),
+            op(CREATE, d(A1, 1)).states(NONEXISTENT, OBTAINED).flags("DERIVED"),
+            op(CREATE, d(A1, 2)).states(NONEXISTENT, OBTAINED).flags("DERIVED"));
     TxnAssert.assertThat(env.txn(0)).executed(expected).planned(expected);
     var st = kvs.valueStatus(A1);
     assertThat(st.value()).isEqualTo(status(A1, OBTAINED, UNDEFINED, ""));
-    assertThat(st.derived()).containsExactly(
-        status(d(A1, 1), OBTAINED, UNDEFINED, ""), status(d(A1, 2), OBTAINED, UNDEFINED, ""));
+    assertThat(st.derived())
+        .containsExactly(
+            status(d(A1, 1), OBTAINED, UNDEFINED, ""), status(d(A1, 2), OBTAINED, UNDEFINED, ""));
     assertThat(lastRevision(d(A1, 1)).descriptor()).isEqualTo("descriptor1");
 
     // derived values of NB values are NB values (created by the descriptor)
     env.commit(A2, arr(1));
     assertThat(sb.callLog()).containsExactly("CREATE " + A2, "CREATE " + d(A2, 1));
-    TxnAssert.assertThat(env.txn(1)).executed(
-        op(CREATE, A2).states(NONEXISTENT, CONFIGURED),
-        op(CREATE, d(A2, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"));
+    TxnAssert.assertThat(env.txn(1))
+        .executed(
+            op(CREATE, A2).states(NONEXISTENT, CONFIGURED),
+            op(CREATE, d(A2, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"));
     assertThat(sb.get(d(A2, 1)).orElseThrow().origin()).isEqualTo(ValueOrigin.FROM_NB);
   }
 
   // ------------------------------------------------------------------ B83
 
   @Test
-  @DisplayName("B83 a failed Delete of a derived value aborts the base's Delete (TestFailedDeleteOfDerivedValue)")
+  @DisplayName(
+      "B83 a failed Delete of a derived value aborts the base's Delete (TestFailedDeleteOfDerivedValue)")
   void failedDeleteOfDerivedValue() {
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
-            .derivedValues(Fx.derivedItems()).build());
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_A)
+            .withMetadata()
+            .derivedValues(Fx.derivedItems())
+            .build());
     assertThat(env.commit(A1, arr(1))).isZero();
     assertThat(sb.get(A1).orElseThrow().metadata()).isEqualTo(0);
     sb.clearCalls();
@@ -406,24 +493,31 @@ class DerivedValuesTest {
     sb.planError(d(A1, 1), new RuntimeException("failed to delete value"));
     TransactionException e = assertThrows(TransactionException.class, () -> env.commit(A1, null));
     assertThat(e.seqNum()).isEqualTo(1);
-    assertThat(e.keyErrors()).extracting(KeyError::key, KeyError::operation, KeyError::message)
-        .containsExactly(Tuple.tuple(
-            d(A1, 1), DELETE, "failed to delete value"));
+    assertThat(e.keyErrors())
+        .extracting(KeyError::key, KeyError::operation, KeyError::message)
+        .containsExactly(Tuple.tuple(d(A1, 1), DELETE, "failed to delete value"));
 
     // the base's Delete is never called; the failed derived value's base is refreshed
     assertThat(sb.callLog()).containsExactly("DELETE " + d(A1, 1) + " ✗", "RETRIEVE descriptor1");
     TxnAssert.assertThat(env.txn(1))
         .planned(
-            op(DELETE, d(A1, 1)).states(CONFIGURED, REMOVED).flags("DERIVED")
-                .prevValue(s("item1")).newValue(null),
+            op(DELETE, d(A1, 1))
+                .states(CONFIGURED, REMOVED)
+                .flags("DERIVED")
+                .prevValue(s("item1"))
+                .newValue(null),
             op(DELETE, A1).states(CONFIGURED, REMOVED).prevValue(arr(1)).newValue(null))
         .executed(
-            op(DELETE, d(A1, 1)).states(CONFIGURED, FAILED).flags("DERIVED")
-                .prevValue(s("item1")).newValue(null).error("failed to delete value"));
+            op(DELETE, d(A1, 1))
+                .states(CONFIGURED, FAILED)
+                .flags("DERIVED")
+                .prevValue(s("item1"))
+                .newValue(null)
+                .error("failed to delete value"));
     var st = kvs.valueStatus(A1);
     assertThat(st.value()).isEqualTo(status(A1, CONFIGURED, DELETE, ""));
-    assertThat(st.derived()).containsExactly(
-        status(d(A1, 1), FAILED, DELETE, "failed to delete value"));
+    assertThat(st.derived())
+        .containsExactly(status(d(A1, 1), FAILED, DELETE, "failed to delete value"));
     // still in SB, still with its metadata; the NB intent is now "deleted"
     assertThat(sb.keys()).containsExactly(A1, d(A1, 1));
     assertThat(kvs.metadataMap("descriptor1", Object.class).lookup("base-value1")).contains(0);
@@ -433,11 +527,15 @@ class DerivedValuesTest {
   // ------------------------------------------------------------------ B84
 
   @Test
-  @DisplayName("B84 derived values never carry metadata; dumps (NB, cached, SB) list only base values")
+  @DisplayName(
+      "B84 derived values never carry metadata; dumps (NB, cached, SB) list only base values")
   void derivedWithoutMetadataAndNotDumped() {
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
-            .derivedValues(Fx.derivedItems()).build());
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_A)
+            .withMetadata()
+            .derivedValues(Fx.derivedItems())
+            .build());
     env.commit(A1, arr(1, 2));
     assertThat(sb.get(A1).orElseThrow().metadata()).isEqualTo(0);
     assertThat(sb.get(d(A1, 1)).orElseThrow().metadata()).isNull();

@@ -26,29 +26,33 @@ class ExplanationTest {
 
   static KVScheduler scheduler() {
     KVScheduler kvs = KVScheduler.builder().printTxnSummary(false).build();
-    kvs.registerDescriptors(KVDescriptor.builder("items", Item.class)
-        .nbKeyPrefix("item/")
-        .validate((k, v) -> {
-          if (v.invalid()) {
-            throw new InvalidValueException("colour is not a colour", "colour");
-          }
-        })
-        .create((k, v) -> {
-          if (v.fail()) {
-            throw new IllegalStateException("southbound says no");
-          }
-          return null;
-        })
-        .delete((k, v, m) -> { })
-        .dependencies((k, v) -> {
-          List<Dependency> deps = new ArrayList<>();
-          v.needs().forEach(n -> deps.add(Dependency.onKey("needs " + n, n)));
-          if (!v.anyOf().isEmpty()) {
-            deps.add(Dependency.anyOfPrefixes("any", v.anyOf().toArray(String[]::new)));
-          }
-          return deps;
-        })
-        .build());
+    kvs.registerDescriptors(
+        KVDescriptor.builder("items", Item.class)
+            .nbKeyPrefix("item/")
+            .validate(
+                (k, v) -> {
+                  if (v.invalid()) {
+                    throw new InvalidValueException("colour is not a colour", "colour");
+                  }
+                })
+            .create(
+                (k, v) -> {
+                  if (v.fail()) {
+                    throw new IllegalStateException("southbound says no");
+                  }
+                  return null;
+                })
+            .delete((k, v, m) -> {})
+            .dependencies(
+                (k, v) -> {
+                  List<Dependency> deps = new ArrayList<>();
+                  v.needs().forEach(n -> deps.add(Dependency.onKey("needs " + n, n)));
+                  if (!v.anyOf().isEmpty()) {
+                    deps.add(Dependency.anyOfPrefixes("any", v.anyOf().toArray(String[]::new)));
+                  }
+                  return deps;
+                })
+            .build());
     return kvs;
   }
 
@@ -61,13 +65,17 @@ class ExplanationTest {
   }
 
   @Test
-  @DisplayName("a PENDING value: its missing dependency, its unmatched any-of with the prefixes,"
-      + " and a dependency that is itself INVALID, down to the root")
+  @DisplayName(
+      "a PENDING value: its missing dependency, its unmatched any-of with the prefixes,"
+          + " and a dependency that is itself INVALID, down to the root")
   void pendingChains() {
     try (KVScheduler kvs = scheduler()) {
       commit(kvs, "item/bad", new Item(List.of(), List.of(), true, false));
-      commit(kvs, "item/a", new Item(List.of("item/missing", "item/bad"),
-          List.of("item/x-", "item/y-"), false, false));
+      commit(
+          kvs,
+          "item/a",
+          new Item(
+              List.of("item/missing", "item/bad"), List.of("item/x-", "item/y-"), false, false));
       Explanation e = kvs.explanation("item/a");
       assertThat(e.state()).isEqualTo(ValueState.PENDING);
       assertThat(e.reason()).isEqualTo(Reason.WAITING);
@@ -87,14 +95,15 @@ class ExplanationTest {
       assertThat(any.key()).isEmpty();
       assertThat(any.anyOfPrefixes()).containsExactly("item/x-", "item/y-");
       // the text form tells the same story
-      assertThat(String.join("\n", kvs.explain("item/a"))).contains("item/missing",
-          "item/bad is INVALID");
+      assertThat(String.join("\n", kvs.explain("item/a")))
+          .contains("item/missing", "item/bad is INVALID");
     }
   }
 
   @Test
-  @DisplayName("a dependency cycle is named in full; failed values carry error and operation;"
-      + " applied and unknown keys say so")
+  @DisplayName(
+      "a dependency cycle is named in full; failed values carry error and operation;"
+          + " applied and unknown keys say so")
   void cyclesFailuresAndTheRest() {
     try (KVScheduler kvs = scheduler()) {
       var txn = kvs.startNBTransaction();
@@ -103,8 +112,8 @@ class ExplanationTest {
       txn.commit();
       Explanation c1 = kvs.explanation("item/c1");
       assertThat(c1.reason()).isEqualTo(Reason.WAITING);
-      Explanation viaC2 = c1.causes().stream().filter(c -> c.key().equals("item/c2"))
-          .findFirst().orElseThrow();
+      Explanation viaC2 =
+          c1.causes().stream().filter(c -> c.key().equals("item/c2")).findFirst().orElseThrow();
       assertThat(viaC2.reason()).isEqualTo(Reason.WAITING);
       Explanation cycle = viaC2.causes().get(0);
       assertThat(cycle.reason()).isEqualTo(Reason.CYCLE);

@@ -19,6 +19,7 @@ import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.Txn;
 import io.kvscheduler.api.TxnOptions;
+import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
@@ -79,18 +80,18 @@ import org.slf4j.LoggerFactory;
  * reference) assumes that a derived value exists exactly when the retrieved base value derives it.
  * So descA's Retrieve reports for {@code /a/kX} the items whose {@code /a/kX/itemN} entries really
  * exist (as the Go tests do with their after-callbacks), and an Update/Delete of {@code /a/kX}
- * whose old value is a view reported since the key was last written is accepted. Deleting
- * {@code /a/kX} also removes derived entries that a failed Create left behind (a device removes the
+ * whose old value is a view reported since the key was last written is accepted. Deleting {@code
+ * /a/kX} also removes derived entries that a failed Create left behind (a device removes the
  * sub-objects of a deleted object).
  *
  * <p><b>Calls carried out, then reported failed</b> (a lost answer): planned on a key like the
- * other faults, from a random stream of their own (the steps of a seed stay what they were
- * before this fault class), they let the next Create, Update or Delete of the key reach the
- * southbound and then fail with a retriable or permanent error. Expected: the value is FAILED or
- * RETRYING like after any failure, gets no further call in its transaction until a refresh reads
- * it, and the refresh after the transaction reads what the call did (through the base's view for
- * a derived value), so no later call contradicts the southbound; its retry, an equivalent value
- * now, calls nothing. The per-step invariants and the final state are the same as for any fault.
+ * other faults, from a random stream of their own (the steps of a seed stay what they were before
+ * this fault class), they let the next Create, Update or Delete of the key reach the southbound and
+ * then fail with a retriable or permanent error. Expected: the value is FAILED or RETRYING like
+ * after any failure, gets no further call in its transaction until a refresh reads it, and the
+ * refresh after the transaction reads what the call did (through the base's view for a derived
+ * value), so no later call contradicts the southbound; its retry, an equivalent value now, calls
+ * nothing. The per-step invariants and the final state are the same as for any fault.
  *
  * <p><b>Per-step invariants</b> (after {@code transactionBarrier()}): the engine logs no ERROR and
  * the walker/refresher no WARN; {@code sb.inconsistencies()} is empty; no derived entry without its
@@ -101,29 +102,29 @@ import org.slf4j.LoggerFactory;
  * transaction's own values (B100).
  *
  * <p><b>Abandoned operations.</b> A Delete or Update abandoned because a derived value or a
- * dependent could not be removed leaves the value CONFIGURED with the content the southbound
- * still holds (§6.3) while its NB intent differs; the model exempts such a value until its own
- * operation runs again. It is abandoned when a value below it failed during the step — also when
- * that failure was cleared later in the same transaction (a revert, a later value taking the
- * failed one away), since the operation was not tried again then — and it stays abandoned
- * through a later transaction that lists the key without running its operation (a revert stops
- * before the values after the failing one).
+ * dependent could not be removed leaves the value CONFIGURED with the content the southbound still
+ * holds (§6.3) while its NB intent differs; the model exempts such a value until its own operation
+ * runs again. It is abandoned when a value below it failed during the step — also when that failure
+ * was cleared later in the same transaction (a revert, a later value taking the failed one away),
+ * since the operation was not tried again then — and it stays abandoned through a later transaction
+ * that lists the key without running its operation (a revert stops before the values after the
+ * failing one).
  *
- * <p><b>Tolerated inconsistent calls</b> — rejected by a guard in front of the mock with a retriable
- * error, as a real device would, so they never reach {@link MockSouthbound#inconsistencies()}
- * (which must stay empty: every other inconsistent call fails the test). Only one kind, the
- * stale cache: any call on a key changed behind the scheduler's back (or on a derived key
- *       of such a base key) that contradicts the SB, until the next FULL/DOWNSTREAM resync. The
- *       CREATE of a derived key whose base was removed behind the back contradicts it too: a
- *       device holds no sub-object of an object it does not have. The scheduler still believes
- *       the base CONFIGURED (nothing told it otherwise), so an equal NB value for the base calls
- *       nothing, as in the reference, and only the derived value's Create can reveal the removal;
- * Two tolerances of earlier versions are gone because the engine is exact there: a CREATE of a
- * key whose old content an UPDATE rejected by Validate left in the SB (the engine remembers and
- * updates that content, D35), and a CREATE, within the step, of a key whose Delete failed or
- * whose failed Create left it in the SB (a revert re-applied such values before they were read
- * again; a value whose call failed now gets no further call in its transaction until a refresh
- * reads it). Both are "CREATE of existing key" in the mock now, and fail the test.
+ * <p><b>Tolerated inconsistent calls</b> — rejected by a guard in front of the mock with a
+ * retriable error, as a real device would, so they never reach {@link
+ * MockSouthbound#inconsistencies()} (which must stay empty: every other inconsistent call fails the
+ * test). Only one kind, the stale cache: any call on a key changed behind the scheduler's back (or
+ * on a derived key of such a base key) that contradicts the SB, until the next FULL/DOWNSTREAM
+ * resync. The CREATE of a derived key whose base was removed behind the back contradicts it too: a
+ * device holds no sub-object of an object it does not have. The scheduler still believes the base
+ * CONFIGURED (nothing told it otherwise), so an equal NB value for the base calls nothing, as in
+ * the reference, and only the derived value's Create can reveal the removal; Two tolerances of
+ * earlier versions are gone because the engine is exact there: a CREATE of a key whose old content
+ * an UPDATE rejected by Validate left in the SB (the engine remembers and updates that content,
+ * D35), and a CREATE, within the step, of a key whose Delete failed or whose failed Create left it
+ * in the SB (a revert re-applied such values before they were read again; a value whose call failed
+ * now gets no further call in its transaction until a refresh reads it). Both are "CREATE of
+ * existing key" in the mock now, and fail the test.
  *
  * <p><b>Final state</b> (faults drained, timers run out, DOWNSTREAM resyncs until one makes no
  * call): the SB equals the desired state exactly, except values that cannot be applied — INVALID,
@@ -138,17 +139,17 @@ import org.slf4j.LoggerFactory;
  * details naming exactly the unsatisfied dependencies; INVALID; UNIMPLEMENTED); SB values are
  * OBTAINED; nothing else is known to the scheduler; a trivial transaction still commits.
  *
- * <p><b>Seeds.</b> Without properties (the build's run) the fixed seeds and 33 regression
- * seeds run, 3,000 steps each, plus {@link #DEFAULT_RANDOM} fresh random seeds ({@link
- * #seeds()}). {@code
+ * <p><b>Seeds.</b> Without properties (the build's run) the fixed seeds and 33 regression seeds
+ * run, 3,000 steps each, plus {@link #DEFAULT_RANDOM} fresh random seeds ({@link #seeds()}). {@code
  * -Dkvs.fic.seeds=a,b,c} runs the given seeds instead ({@code -Dkvs.fic.seed=a} is the same for
  * one), {@code -Dkvs.fic.random=N} adds N fresh random seeds (each printed before it runs), and
  * {@code -Dkvs.fic.steps=<n>} sets the steps per seed (below about 700 steps the final "enough
  * transactions ran" check fails). Seeds run in parallel, one per core. A failure names the seed,
- * the step, the last steps, the transactions of the step with their executed operations and the
- * SB calls; {@code -Dkvs.fic.seeds=<seed> -Dkvs.fic.steps=<step+1>} reproduces it. Diagnosis aids: {@code
- * -Dkvs.fic.dumpAt=<step>} (fail with that dump after the step; {@code -Dkvs.fic.dumpFrom=<seq>}
- * lists the transactions from seq on) and {@code -Dkvs.fic.dumpKey=<key>} (adds its timeline).
+ * the step, the last steps, the transactions of the step with their executed operations and the SB
+ * calls; {@code -Dkvs.fic.seeds=<seed> -Dkvs.fic.steps=<step+1>} reproduces it. Diagnosis aids:
+ * {@code -Dkvs.fic.dumpAt=<step>} (fail with that dump after the step; {@code
+ * -Dkvs.fic.dumpFrom=<seq>} lists the transactions from seq on) and {@code -Dkvs.fic.dumpKey=<key>}
+ * (adds its timeline).
  */
 class FaultInjectionConvergenceTest {
 
@@ -215,7 +216,8 @@ class FaultInjectionConvergenceTest {
     // failed retries / notifications are logged as WARN by the processor: expected here
     ENGINE_LOG.setLevel(Level.ERROR);
     // ... but the walker and the refresher must never complain
-    ((Logger) LoggerFactory.getLogger("io.kvscheduler.internal.engine.Walker")).setLevel(Level.WARN);
+    ((Logger) LoggerFactory.getLogger("io.kvscheduler.internal.engine.Walker"))
+        .setLevel(Level.WARN);
     ((Logger) LoggerFactory.getLogger("io.kvscheduler.internal.engine.Refresher"))
         .setLevel(Level.WARN);
     LOG_EVENTS.start();
@@ -234,16 +236,48 @@ class FaultInjectionConvergenceTest {
 
   /** Seeds that ran since the test was written; each once failed or guards a fixed defect. */
   static final List<Long> FIXED_SEEDS = List.of(1L, 42L, 20240601L, 987654321L);
+
   /** Thirty seeds a newcomer tried first; most of them once failed at 3,000 steps. */
-  static final List<Long> REGRESSION_SEEDS = List.of(7L, 11L, 13L, 17L, 19L, 23L, 29L, 31L, 37L,
-      41L, 43L, 47L, 53L, 59L, 61L, 67L, 71L, 73L, 79L, 83L, 89L, 97L, 101L, 103L, 107L, 109L,
-      113L, 127L, 131L, 137L,
-      // a derived value created under a base removed behind the scheduler's back (the fake
-      // device accepted it; see the stale-cache tolerance)
-      8588694600012349150L,
-      // a value whose Update failed during a revert, then deleted by the same revert with the
-      // value it was to get as old value (FaultPathTest.noCallAfterAFailedRevertCall)
-      1703586103012252442L, 8744417148442608482L);
+  static final List<Long> REGRESSION_SEEDS =
+      List.of(
+          7L,
+          11L,
+          13L,
+          17L,
+          19L,
+          23L,
+          29L,
+          31L,
+          37L,
+          41L,
+          43L,
+          47L,
+          53L,
+          59L,
+          61L,
+          67L,
+          71L,
+          73L,
+          79L,
+          83L,
+          89L,
+          97L,
+          101L,
+          103L,
+          107L,
+          109L,
+          113L,
+          127L,
+          131L,
+          137L,
+          // a derived value created under a base removed behind the scheduler's back (the fake
+          // device accepted it; see the stale-cache tolerance)
+          8588694600012349150L,
+          // a value whose Update failed during a revert, then deleted by the same revert with the
+          // value it was to get as old value (FaultPathTest.noCallAfterAFailedRevertCall)
+          1703586103012252442L,
+          8744417148442608482L);
+
   /**
    * Fresh random seeds of the default run: every build tries seeds nobody has seen (each printed
    * before it runs so that a failure can be reproduced with kvs.fic.seeds).
@@ -261,8 +295,8 @@ class FaultInjectionConvergenceTest {
   /**
    * The seeds of this run. {@code -Dkvs.fic.seeds=a,b,c} (or {@code -Dkvs.fic.seed=a}) runs those
    * seeds only; {@code -Dkvs.fic.random=N} adds N fresh random seeds. Without either, the fixed
-   * seeds, the regression seeds and {@value #DEFAULT_RANDOM} random seeds run. Every random seed
-   * is printed before it runs, so a failure can be reproduced with {@code -Dkvs.fic.seeds}.
+   * seeds, the regression seeds and {@value #DEFAULT_RANDOM} random seeds run. Every random seed is
+   * printed before it runs, so a failure can be reproduced with {@code -Dkvs.fic.seeds}.
    */
   static List<Seed> seeds() {
     String listed = System.getProperty("kvs.fic.seeds", System.getProperty("kvs.fic.seed", ""));
@@ -283,8 +317,10 @@ class FaultInjectionConvergenceTest {
     for (int i = 0; i < (random == null ? 0 : random); i++) {
       long v = fresh.nextLong() & Long.MAX_VALUE;
       out.putIfAbsent(v, new Seed(v, "random"));
-      System.out.printf("FaultInjectionConvergenceTest: random seed %d (reproduce with"
-          + " -Dkvs.fic.seeds=%d -Dkvs.fic.steps=%d)%n", v, v, STEPS);
+      System.out.printf(
+          "FaultInjectionConvergenceTest: random seed %d (reproduce with"
+              + " -Dkvs.fic.seeds=%d -Dkvs.fic.steps=%d)%n",
+          v, v, STEPS);
     }
     return List.copyOf(out.values());
   }
@@ -314,8 +350,8 @@ class FaultInjectionConvergenceTest {
       case "/b/k3" -> List.of(Dependency.anyOfPrefixes("sb-a", "/a/sb"));
       case "/b/k5" -> List.of(Dependency.onKey("b4", "/b/k4"), Dependency.onKey("a3", "/a/k3"));
       case "/c/k0" -> List.of(Dependency.anyOfPrefixes("any-b", "/b/"));
-      case "/c/k1" -> List.of(Dependency.onKey("b1", "/b/k1"),
-          Dependency.onKey("a4-item2", "/a/k4/item2"));
+      case "/c/k1" ->
+          List.of(Dependency.onKey("b1", "/b/k1"), Dependency.onKey("a4-item2", "/a/k4/item2"));
       case "/c/k2" -> List.of(Dependency.onKey("u0", "/u/k0"));
       case "/c/k4" -> List.of(Dependency.anyOfPrefixes("a5-a6-items", "/a/k5/", "/a/k6/"));
       default -> List.of();
@@ -382,27 +418,34 @@ class FaultInjectionConvergenceTest {
 
     /** The desired NB state: what the test last requested per key (null/absent = delete). */
     final TreeMap<String, Object> desired = new TreeMap<>();
+
     /** Every value a key was ever asked for or given in the SB (sanity check of reverts). */
     final Map<String, Set<Object>> everSeen = new ConcurrentHashMap<>();
+
     /** Base keys changed behind the scheduler's back since the last full refresh. */
     final Set<String> drift = ConcurrentHashMap.newKeySet();
+
     /** Views of /a/kX reported by Retrieve since the scheduler last wrote the key. */
     final Map<String, Set<Object>> reported = new ConcurrentHashMap<>();
+
     /**
-     * Derived values that a failed Create nevertheless left in the SB (corruption "present"),
-     * while the scheduler considers them absent. If the scheduler deletes their base before a
-     * refresh re-reads them (a revert, a dependency going), the fake device removes them with the
-     * base, as a real one removes the sub-objects of a deleted object.
+     * Derived values that a failed Create nevertheless left in the SB (corruption "present"), while
+     * the scheduler considers them absent. If the scheduler deletes their base before a refresh
+     * re-reads them (a revert, a dependency going), the fake device removes them with the base, as
+     * a real one removes the sub-objects of a deleted object.
      */
     final Set<String> corruptLeftovers = ConcurrentHashMap.newKeySet();
+
     int cascadedLeftovers;
     Set<String> lastSticky = Set.of();
+
     /**
-     * CONFIGURED values whose last requested Delete/Update was abandoned because a derived value
-     * or a dependent could not be removed (§6.3); the intent is applied again by the next
-     * transaction that touches the key (the test's own NB transaction, a resync).
+     * CONFIGURED values whose last requested Delete/Update was abandoned because a derived value or
+     * a dependent could not be removed (§6.3); the intent is applied again by the next transaction
+     * that touches the key (the test's own NB transaction, a resync).
      */
     final Set<String> abortedCascade = new HashSet<>();
+
     int stepCalls;
     final Map<String, Integer> planned = new HashMap<>();
     final Map<String, Integer> consumed = new HashMap<>();
@@ -411,10 +454,13 @@ class FaultInjectionConvergenceTest {
     String stepInfo = "";
     int callsSeen;
     int faultsPlanned;
+
     /** Calls carried out and then reported failed, per key (see the class comment). */
     final Map<String, Deque<RuntimeException>> appliedFaults = new ConcurrentHashMap<>();
+
     /** The random stream of the applied-then-failed faults (the steps' stream stays as it was). */
     final SplittableRandom appliedRnd;
+
     int appliedPlanned;
     int appliedThrown;
     int faultsConsumed;
@@ -435,13 +481,14 @@ class FaultInjectionConvergenceTest {
       this.engineThread = "kvs-fic-" + seed;
       LOG_EVENTS.clear(engineThread);
       LOG_EVENTS.clear(testThread);
-      this.kvs = KVScheduler.builder()
-          .clock(clock)
-          .delayScheduler(timers)
-          .statusExecutor(Runnable::run)
-          .printTxnSummary(false)
-          .threadName(engineThread)
-          .build();
+      this.kvs =
+          KVScheduler.builder()
+              .clock(clock)
+              .delayScheduler(timers)
+              .statusExecutor(Runnable::run)
+              .printTxnSummary(false)
+              .threadName(engineThread)
+              .build();
       registerDescriptors();
     }
 
@@ -454,64 +501,73 @@ class FaultInjectionConvergenceTest {
 
     void registerDescriptors() {
       KVDescriptor.RetriableFailure retriable = t -> !(t instanceof PermanentFault);
-      KVDescriptor<Object, Object> aItem = sb.descriptor("descAItem", Object.class)
-          .keySelector(FaultInjectionConvergenceTest::isDerivedKey)
-          .baseKeys(k -> false)
-          .derivedOnly()
-          .withoutRetrieve()
-          .isRetriableFailure(retriable)
-          .build();
-      KVDescriptor<Object, Object> a = sb.descriptor("descA", Object.class)
-          .nbKeyPrefix("/a/")
-          .keySelector(k -> k.startsWith("/a/") && !isDerivedKey(k))
-          .withMetadata()
-          .derivedValues(Fx.derivedItems())
-          .validate((k, v) -> {
-            if (isMarker(v)) {
-              throw new InvalidValueException("marker value rejected", "items");
-            }
-          })
-          .dependencies((k, v) -> deps(k))
-          .isRetriableFailure(retriable)
-          .build();
-      KVDescriptor<Object, Object> b = sb.descriptor("descB", Object.class)
-          .nbKeyPrefix("/b/")
-          .validate((k, v) -> {
-            if (isMarker(v)) {
-              throw new InvalidValueException("marker value rejected");
-            }
-          })
-          .dependencies((k, v) -> deps(k))
-          .isRetriableFailure(retriable)
-          .retrieveDependencies("descA")
-          .build();
-      KVDescriptor<Object, Object> c = sb.descriptor("descC", Object.class)
-          .nbKeyPrefix("/c/")
-          .withMetadata()
-          .firstFreeIndex(100)
-          .withoutUpdate()
-          .validate((k, v) -> {
-            if (isMarker(v)) {
-              throw new InvalidValueException("marker value rejected", "value");
-            }
-          })
-          .dependencies((k, v) -> deps(k))
-          .isRetriableFailure(retriable)
-          .retrieveDependencies("descB")
-          .build();
+      KVDescriptor<Object, Object> aItem =
+          sb.descriptor("descAItem", Object.class)
+              .keySelector(FaultInjectionConvergenceTest::isDerivedKey)
+              .baseKeys(k -> false)
+              .derivedOnly()
+              .withoutRetrieve()
+              .isRetriableFailure(retriable)
+              .build();
+      KVDescriptor<Object, Object> a =
+          sb.descriptor("descA", Object.class)
+              .nbKeyPrefix("/a/")
+              .keySelector(k -> k.startsWith("/a/") && !isDerivedKey(k))
+              .withMetadata()
+              .derivedValues(Fx.derivedItems())
+              .validate(
+                  (k, v) -> {
+                    if (isMarker(v)) {
+                      throw new InvalidValueException("marker value rejected", "items");
+                    }
+                  })
+              .dependencies((k, v) -> deps(k))
+              .isRetriableFailure(retriable)
+              .build();
+      KVDescriptor<Object, Object> b =
+          sb.descriptor("descB", Object.class)
+              .nbKeyPrefix("/b/")
+              .validate(
+                  (k, v) -> {
+                    if (isMarker(v)) {
+                      throw new InvalidValueException("marker value rejected");
+                    }
+                  })
+              .dependencies((k, v) -> deps(k))
+              .isRetriableFailure(retriable)
+              .retrieveDependencies("descA")
+              .build();
+      KVDescriptor<Object, Object> c =
+          sb.descriptor("descC", Object.class)
+              .nbKeyPrefix("/c/")
+              .withMetadata()
+              .firstFreeIndex(100)
+              .withoutUpdate()
+              .validate(
+                  (k, v) -> {
+                    if (isMarker(v)) {
+                      throw new InvalidValueException("marker value rejected", "value");
+                    }
+                  })
+              .dependencies((k, v) -> deps(k))
+              .isRetriableFailure(retriable)
+              .retrieveDependencies("descB")
+              .build();
       kvs.registerDescriptors(guarded(aItem), guarded(a), guarded(b), guarded(c));
     }
 
     /** The same descriptor with the stale-cache guard in front of Create/Update/Delete. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     KVDescriptor<Object, Object> guarded(KVDescriptor<Object, Object> d) {
-      KVDescriptor.Builder<Object, Object> b = d.withMetadata()
-          ? KVDescriptor.builder(d.name(), Object.class).withMetadata(Object.class)
-          : (KVDescriptor.Builder) KVDescriptor.builder(d.name(), Object.class);
+      KVDescriptor.Builder<Object, Object> b =
+          d.withMetadata()
+              ? KVDescriptor.builder(d.name(), Object.class).withMetadata(Object.class)
+              : (KVDescriptor.Builder) KVDescriptor.builder(d.name(), Object.class);
       if (d.derivedOnly()) {
         b.derivedOnly();
       }
-      b.nbKeyPrefix(d.nbKeyPrefix()).keySelector(d.keySelector())
+      b.nbKeyPrefix(d.nbKeyPrefix())
+          .keySelector(d.keySelector())
           .retrieveDependencies(d.retrieveDependencies().toArray(String[]::new));
       d.keyLabel().ifPresent(b::keyLabel);
       d.equivalence().ifPresent(b::equivalence);
@@ -520,52 +576,72 @@ class FaultInjectionConvergenceTest {
       d.dependencies().ifPresent(b::dependencies);
       d.isRetriableFailure().ifPresent(b::isRetriableFailure);
       d.updateWithRecreate().ifPresent(b::updateWithRecreate);
-      d.retrieve().ifPresent(r -> b.retrieve(correlate -> {
-        List<KVWithMetadata<Object, Object>> out = new ArrayList<>();
-        for (KVWithMetadata<Object, Object> kv : r.retrieve(correlate)) {
-          if (A_KEYS.contains(kv.key()) && kv.value() instanceof ArrayValue) {
-            // the device reports the items of /a/kX that actually exist
-            ArrayValue view = deviceView(kv.key());
-            seen(kv.key(), view);
-            reported.computeIfAbsent(kv.key(), k -> ConcurrentHashMap.newKeySet()).add(view);
-            out.add(new KVWithMetadata<>(kv.key(), view, kv.metadata(), kv.origin()));
-          } else {
-            out.add(kv);
-          }
-        }
-        return out;
-      }));
-      d.create().ifPresent(cr -> b.create((k, v) -> {
-        guard("CREATE", k, null);
-        Object meta = cr.create(k, v);
-        reported.remove(k);
-        corruptLeftovers.remove(k);
-        reportAppliedFault(k);
-        return meta;
-      }));
-      d.update().ifPresent(up -> b.update((k, o, n, m) -> {
-        guard("UPDATE", k, o);
-        Object meta = up.update(k, o, n, m);
-        reported.remove(k);
-        reportAppliedFault(k);
-        return meta;
-      }));
-      d.delete().ifPresent(de -> b.delete((k, v, m) -> {
-        guard("DELETE", k, v);
-        de.delete(k, v, m);
-        reported.remove(k);
-        corruptLeftovers.remove(k);
-        if (A_KEYS.contains(k)) {
-          // like a device, deleting /a/kX removes what a failed Create left under it
-          for (String item : ITEMS) {
-            if (corruptLeftovers.remove(k + "/" + item)) {
-              sb.setValue(k + "/" + item, null, null, ValueOrigin.FROM_NB, true);
-              cascadedLeftovers++;
-            }
-          }
-        }
-        reportAppliedFault(k);
-      }));
+      d.retrieve()
+          .ifPresent(
+              r ->
+                  b.retrieve(
+                      correlate -> {
+                        List<KVWithMetadata<Object, Object>> out = new ArrayList<>();
+                        for (KVWithMetadata<Object, Object> kv : r.retrieve(correlate)) {
+                          if (A_KEYS.contains(kv.key()) && kv.value() instanceof ArrayValue) {
+                            // the device reports the items of /a/kX that actually exist
+                            ArrayValue view = deviceView(kv.key());
+                            seen(kv.key(), view);
+                            reported
+                                .computeIfAbsent(kv.key(), k -> ConcurrentHashMap.newKeySet())
+                                .add(view);
+                            out.add(
+                                new KVWithMetadata<>(kv.key(), view, kv.metadata(), kv.origin()));
+                          } else {
+                            out.add(kv);
+                          }
+                        }
+                        return out;
+                      }));
+      d.create()
+          .ifPresent(
+              cr ->
+                  b.create(
+                      (k, v) -> {
+                        guard("CREATE", k, null);
+                        Object meta = cr.create(k, v);
+                        reported.remove(k);
+                        corruptLeftovers.remove(k);
+                        reportAppliedFault(k);
+                        return meta;
+                      }));
+      d.update()
+          .ifPresent(
+              up ->
+                  b.update(
+                      (k, o, n, m) -> {
+                        guard("UPDATE", k, o);
+                        Object meta = up.update(k, o, n, m);
+                        reported.remove(k);
+                        reportAppliedFault(k);
+                        return meta;
+                      }));
+      d.delete()
+          .ifPresent(
+              de ->
+                  b.delete(
+                      (k, v, m) -> {
+                        guard("DELETE", k, v);
+                        de.delete(k, v, m);
+                        reported.remove(k);
+                        corruptLeftovers.remove(k);
+                        if (A_KEYS.contains(k)) {
+                          // like a device, deleting /a/kX removes what a failed Create left under
+                          // it
+                          for (String item : ITEMS) {
+                            if (corruptLeftovers.remove(k + "/" + item)) {
+                              sb.setValue(k + "/" + item, null, null, ValueOrigin.FROM_NB, true);
+                              cascadedLeftovers++;
+                            }
+                          }
+                        }
+                        reportAppliedFault(k);
+                      }));
       return b.build();
     }
 
@@ -585,12 +661,14 @@ class FaultInjectionConvergenceTest {
       if (!op.equals("CREATE") && A_KEYS.contains(key)) {
         // the scheduler may know /a/kX as the device reported it (only the items present) while
         // the fake keeps what was last written: accept any reported view since that write
-        sb.get(key).ifPresent(e -> {
-          if (!Objects.equals(e.value(), expected)
-              && reported.getOrDefault(key, Set.of()).contains(expected)) {
-            sb.setValue(key, expected, e.metadata(), e.origin(), false);
-          }
-        });
+        sb.get(key)
+            .ifPresent(
+                e -> {
+                  if (!Objects.equals(e.value(), expected)
+                      && reported.getOrDefault(key, Set.of()).contains(expected)) {
+                    sb.setValue(key, expected, e.metadata(), e.origin(), false);
+                  }
+                });
       }
       boolean stale = drift.contains(base);
       if (!stale) {
@@ -600,13 +678,18 @@ class FaultInjectionConvergenceTest {
       // a device refuses a sub-object of an object it does not hold: a derived value whose base
       // was removed behind the scheduler's back cannot be created (the scheduler still believes
       // the base CONFIGURED, and an equal NB value for it calls nothing)
-      boolean contradicts = op.equals("CREATE")
-          ? e.isPresent() || !base.equals(key) && sb.get(base).isEmpty()
-          : e.isEmpty() || !Objects.equals(e.get().value(), expected);
+      boolean contradicts =
+          op.equals("CREATE")
+              ? e.isPresent() || !base.equals(key) && sb.get(base).isEmpty()
+              : e.isEmpty() || !Objects.equals(e.get().value(), expected);
       if (contradicts) {
         staleRejections++;
-        throw new StaleSbRejection(op + " " + key + ": the southbound disagrees (changed behind"
-            + " the scheduler's back)");
+        throw new StaleSbRejection(
+            op
+                + " "
+                + key
+                + ": the southbound disagrees (changed behind"
+                + " the scheduler's back)");
       }
     }
 
@@ -636,30 +719,58 @@ class FaultInjectionConvergenceTest {
 
     AssertionError failure(Throwable e) {
       StringBuilder sbf = new StringBuilder();
-      sbf.append("seed=").append(seed).append(" step=").append(step).append(" (").append(stepInfo)
-          .append("): ").append(e).append("\nlast steps (reproduce with -Dkvs.fic.seeds=")
-          .append(seed).append(" -Dkvs.fic.steps=").append(step + 1).append("):\n");
+      sbf.append("seed=")
+          .append(seed)
+          .append(" step=")
+          .append(step)
+          .append(" (")
+          .append(stepInfo)
+          .append("): ")
+          .append(e)
+          .append("\nlast steps (reproduce with -Dkvs.fic.seeds=")
+          .append(seed)
+          .append(" -Dkvs.fic.steps=")
+          .append(step + 1)
+          .append("):\n");
       for (String t : trail) {
         sbf.append("  ").append(t).append('\n');
       }
       sbf.append("transactions of the step:\n");
       for (RecordedTxn t : kvs.transactionHistory()) {
         if (t.seqNum() >= stepFirstSeq) {
-          sbf.append("  #").append(t.seqNum()).append(' ').append(t.type())
-              .append(t.retryForTxn() >= 0 && t.type() != io.kvscheduler.api.TxnType.NB_TRANSACTION
-                  ? " for #" + t.retryForTxn() + " attempt " + t.retryAttempt() : "")
-              .append(" values=").append(t.values()).append('\n');
+          sbf.append("  #")
+              .append(t.seqNum())
+              .append(' ')
+              .append(t.type())
+              .append(
+                  t.retryForTxn() >= 0 && t.type() != TxnType.NB_TRANSACTION
+                      ? " for #" + t.retryForTxn() + " attempt " + t.retryAttempt()
+                      : "")
+              .append(" values=")
+              .append(t.values())
+              .append('\n');
           for (RecordedTxnOp op : t.executed()) {
-            sbf.append("      ").append(op.operation()).append(' ').append(op.key()).append(' ')
-                .append(op.prevState()).append("->").append(op.newState()).append(' ')
-                .append(op.flags()).append(op.newError().isEmpty() ? "" : " err=" + op.newError())
+            sbf.append("      ")
+                .append(op.operation())
+                .append(' ')
+                .append(op.key())
+                .append(' ')
+                .append(op.prevState())
+                .append("->")
+                .append(op.newState())
+                .append(' ')
+                .append(op.flags())
+                .append(op.newError().isEmpty() ? "" : " err=" + op.newError())
                 .append('\n');
           }
         }
       }
       if (System.getProperty("kvs.fic.dumpKey") != null) {
-        sbf.append("timeline of ").append(System.getProperty("kvs.fic.dumpKey")).append(": ")
-            .append(kvs.keyTimeline(System.getProperty("kvs.fic.dumpKey"))).append('\n');
+        sbf.append("timeline of ")
+            .append(System.getProperty("kvs.fic.dumpKey"))
+            .append(": ")
+            .append(kvs.keyTimeline(System.getProperty("kvs.fic.dumpKey")))
+            .append('\n');
       }
       sbf.append("SB calls of the step: ").append(stepCallLog()).append('\n');
       sbf.append("SB: ").append(sb.values().values()).append('\n');
@@ -741,8 +852,8 @@ class FaultInjectionConvergenceTest {
         }
       }
       boolean retry = rnd.nextInt(100) < 40;
-      boolean revert = rnd.nextInt(100) < 22
-          && values.keySet().stream().noneMatch(k -> k.startsWith("/u/"));
+      boolean revert =
+          rnd.nextInt(100) < 22 && values.keySet().stream().noneMatch(k -> k.startsWith("/u/"));
       boolean simulate = rnd.nextInt(100) < 15;
       TxnOptions o = TxnOptions.builder().description("step " + step).build();
       if (retry) {
@@ -754,13 +865,18 @@ class FaultInjectionConvergenceTest {
       if (simulate) {
         o = o.toBuilder().simulation(true).build();
       }
-      note("NB txn " + values + (retry ? " +retry" : "") + (revert ? " +revert" : "")
-          + (simulate ? " +simulation" : ""));
+      note(
+          "NB txn "
+              + values
+              + (retry ? " +retry" : "")
+              + (revert ? " +revert" : "")
+              + (simulate ? " +simulation" : ""));
       Txn txn = kvs.startNBTransaction();
-      values.forEach((k, v) -> {
-        txn.setValue(k, v);
-        seen(k, v);
-      });
+      values.forEach(
+          (k, v) -> {
+            txn.setValue(k, v);
+            seen(k, v);
+          });
       nbTxns++;
       boolean failed = commit(txn, o);
       // only a key whose own operation ran has its intent applied: a revert stops before the
@@ -777,10 +893,19 @@ class FaultInjectionConvergenceTest {
         for (Map.Entry<String, Object> e : values.entrySet()) {
           Object now = intents.get(e.getKey());
           Object before = desired.get(e.getKey());
-          if (!Objects.equals(now, e.getValue()) && !Objects.equals(now, before)
+          if (!Objects.equals(now, e.getValue())
+              && !Objects.equals(now, before)
               && (now == null || !everSeen.getOrDefault(e.getKey(), Set.of()).contains(now))) {
-            fail("after a reverted transaction " + e.getKey() + " has intent " + now
-                + ", neither requested (" + e.getValue() + ") nor previous (" + before + ")");
+            fail(
+                "after a reverted transaction "
+                    + e.getKey()
+                    + " has intent "
+                    + now
+                    + ", neither requested ("
+                    + e.getValue()
+                    + ") nor previous ("
+                    + before
+                    + ")");
           }
           put(e.getKey(), now);
         }
@@ -791,8 +916,8 @@ class FaultInjectionConvergenceTest {
     }
 
     /**
-     * Semantics §6/B100: only a failure of one of the transaction's own values (or of their
-     * derived values) triggers the revert; failures of dependents never do.
+     * Semantics §6/B100: only a failure of one of the transaction's own values (or of their derived
+     * values) triggers the revert; failures of dependents never do.
      */
     void checkRevertTrigger(long seq, Set<String> own) {
       RecordedTxn rec = kvs.recordedTransaction(seq).orElseThrow();
@@ -813,12 +938,24 @@ class FaultInjectionConvergenceTest {
           return;
         }
       }
-      fail("txn #" + seq + " was reverted although none of its own values " + own
-          + " failed (B100: failures of dependents never trigger revert); executed: "
-          + ops.subList(0, firstRevert).stream()
-              .map(op -> op.operation() + " " + op.key() + " " + op.prevState() + "->"
-                  + op.newState() + (op.newError().isEmpty() ? "" : " err=" + op.newError()))
-              .toList());
+      fail(
+          "txn #"
+              + seq
+              + " was reverted although none of its own values "
+              + own
+              + " failed (B100: failures of dependents never trigger revert); executed: "
+              + ops.subList(0, firstRevert).stream()
+                  .map(
+                      op ->
+                          op.operation()
+                              + " "
+                              + op.key()
+                              + " "
+                              + op.prevState()
+                              + "->"
+                              + op.newState()
+                              + (op.newError().isEmpty() ? "" : " err=" + op.newError()))
+                  .toList());
     }
 
     Map<String, Object> subMap(Map<String, Object> m, Set<String> keys) {
@@ -905,8 +1042,8 @@ class FaultInjectionConvergenceTest {
 
     /**
      * Advances the manual time one due timer at a time, waiting for the transactions each one
-     * queued: a retry scheduled by the engine while the test thread moves the clock would
-     * otherwise get a due time that depends on thread timing.
+     * queued: a retry scheduled by the engine while the test thread moves the clock would otherwise
+     * get a due time that depends on thread timing.
      */
     void advanceDeterministically(Duration d) {
       Duration remaining = d;
@@ -949,8 +1086,10 @@ class FaultInjectionConvergenceTest {
       } else {
         Object v;
         do {
-          v = key.startsWith("/a/") ? randomItems()
-              : new StringValue((nbKey ? "v" : "s") + (1 + rnd.nextInt(3)));
+          v =
+              key.startsWith("/a/")
+                  ? randomItems()
+                  : new StringValue((nbKey ? "v" : "s") + (1 + rnd.nextInt(3)));
         } while (v.equals(e.value()));
         note("behind the back: " + key + " " + e.value() + " -> " + v);
         seen(key, v);
@@ -978,8 +1117,12 @@ class FaultInjectionConvergenceTest {
 
     void setBaseWithDerived(String base, ArrayValue v, Object metadata) {
       for (String i : ITEMS) {
-        sb.setValue(base + "/" + i, v.items().contains(i) ? new StringValue(i) : null, null,
-            ValueOrigin.FROM_NB, true);
+        sb.setValue(
+            base + "/" + i,
+            v.items().contains(i) ? new StringValue(i) : null,
+            null,
+            ValueOrigin.FROM_NB,
+            true);
       }
       sb.setValue(base, v, metadata, ValueOrigin.FROM_NB, false);
     }
@@ -1006,35 +1149,45 @@ class FaultInjectionConvergenceTest {
       int n = 1 + rnd.nextInt(2);
       List<String> what = new ArrayList<>();
       for (int i = 0; i < n; i++) {
-        String key = rnd.nextInt(100) < 60
-            ? DESCRIBED_KEYS.get(rnd.nextInt(DESCRIBED_KEYS.size()))
-            : A_KEYS.get(rnd.nextInt(A_KEYS.size())) + "/" + ITEMS.get(rnd.nextInt(3));
+        String key =
+            rnd.nextInt(100) < 60
+                ? DESCRIBED_KEYS.get(rnd.nextInt(DESCRIBED_KEYS.size()))
+                : A_KEYS.get(rnd.nextInt(A_KEYS.size())) + "/" + ITEMS.get(rnd.nextInt(3));
         if (outstanding(key) >= 2) {
           continue;
         }
         int id = ++faultsPlanned;
         int kind = rnd.nextInt(100);
         boolean permanent = kind >= 45 && kind < 70 || kind >= 70 && rnd.nextBoolean();
-        RuntimeException err = permanent ? new PermanentFault("permanent fault #" + id)
-            : new RuntimeException("transient fault #" + id);
+        RuntimeException err =
+            permanent
+                ? new PermanentFault("permanent fault #" + id)
+                : new RuntimeException("transient fault #" + id);
         Runnable corrupt = kind >= 70 ? corruption(key) : null;
         sb.planError(key, err, corrupt);
         planned.merge(key, 1, Integer::sum);
-        what.add(key + (permanent ? " permanent" : " transient") + (corrupt != null
-            ? " +corrupt(" + corrupt + ")" : "") + " #" + id);
+        what.add(
+            key
+                + (permanent ? " permanent" : " transient")
+                + (corrupt != null ? " +corrupt(" + corrupt + ")" : "")
+                + " #"
+                + id);
       }
       if (appliedRnd.nextInt(100) < 30) {
-        String key = appliedRnd.nextInt(100) < 60
-            ? DESCRIBED_KEYS.get(appliedRnd.nextInt(DESCRIBED_KEYS.size()))
-            : A_KEYS.get(appliedRnd.nextInt(A_KEYS.size())) + "/"
-                + ITEMS.get(appliedRnd.nextInt(3));
+        String key =
+            appliedRnd.nextInt(100) < 60
+                ? DESCRIBED_KEYS.get(appliedRnd.nextInt(DESCRIBED_KEYS.size()))
+                : A_KEYS.get(appliedRnd.nextInt(A_KEYS.size()))
+                    + "/"
+                    + ITEMS.get(appliedRnd.nextInt(3));
         Deque<RuntimeException> q =
             appliedFaults.computeIfAbsent(key, k -> new ConcurrentLinkedDeque<>());
         if (q.size() < 2) {
           int id = ++appliedPlanned;
-          q.addLast(appliedRnd.nextBoolean()
-              ? new PermanentFault("permanent fault #A" + id + " (call carried out)")
-              : new RuntimeException("transient fault #A" + id + " (call carried out)"));
+          q.addLast(
+              appliedRnd.nextBoolean()
+                  ? new PermanentFault("permanent fault #A" + id + " (call carried out)")
+                  : new RuntimeException("transient fault #A" + id + " (call carried out)"));
           what.add(key + " carried out, then failed #A" + id);
         }
       }
@@ -1049,36 +1202,42 @@ class FaultInjectionConvergenceTest {
         StringValue v = new StringValue(key.substring(base.length() + 1));
         // the base is not written: the views of it that Retrieve reported stay acceptable old
         // values of its Update/Delete (the fake keeps the base as last written)
-        return named(vanish ? "absent" : "present", () -> {
-          if (vanish) {
-            sb.setValue(key, null, null, ValueOrigin.FROM_NB, true);
-          } else if (sb.get(base).isPresent()) {
-            sb.setValue(key, v, null, ValueOrigin.FROM_NB, true);
-            corruptLeftovers.add(key);
-          }
-        });
+        return named(
+            vanish ? "absent" : "present",
+            () -> {
+              if (vanish) {
+                sb.setValue(key, null, null, ValueOrigin.FROM_NB, true);
+              } else if (sb.get(base).isPresent()) {
+                sb.setValue(key, v, null, ValueOrigin.FROM_NB, true);
+                corruptLeftovers.add(key);
+              }
+            });
       }
       if (vanish) {
-        return named("vanish", () -> {
-          reported.remove(key);
-          if (key.startsWith("/a/")) {
-            removeWithDerived(key);
-          } else {
-            sb.setValue(key, null, null, ValueOrigin.FROM_NB, false);
-          }
-        });
+        return named(
+            "vanish",
+            () -> {
+              reported.remove(key);
+              if (key.startsWith("/a/")) {
+                removeWithDerived(key);
+              } else {
+                sb.setValue(key, null, null, ValueOrigin.FROM_NB, false);
+              }
+            });
       }
       Object junk = key.startsWith("/a/") ? randomItems() : new StringValue("junk");
       seen(key, junk);
-      return named("junk " + junk, () -> {
-        reported.remove(key);
-        Object meta = sb.get(key).map(MockSouthbound.Entry::metadata).orElse(null);
-        if (junk instanceof ArrayValue a) {
-          setBaseWithDerived(key, a, meta);
-        } else {
-          sb.setValue(key, junk, meta, ValueOrigin.FROM_NB, false);
-        }
-      });
+      return named(
+          "junk " + junk,
+          () -> {
+            reported.remove(key);
+            Object meta = sb.get(key).map(MockSouthbound.Entry::metadata).orElse(null);
+            if (junk instanceof ArrayValue a) {
+              setBaseWithDerived(key, a, meta);
+            } else {
+              sb.setValue(key, junk, meta, ValueOrigin.FROM_NB, false);
+            }
+          });
     }
 
     static Runnable named(String name, Runnable r) {
@@ -1122,8 +1281,13 @@ class FaultInjectionConvergenceTest {
       checkNoInconsistency();
       for (MockSouthbound.Entry e : sb.values().values()) {
         if (e.derived() && sb.get(baseOf(e.key())).isEmpty()) {
-          fail("derived value " + e.key() + " left in the southbound without its base value"
-              + " (calls of the step: " + stepCallLog() + ")");
+          fail(
+              "derived value "
+                  + e.key()
+                  + " left in the southbound without its base value"
+                  + " (calls of the step: "
+                  + stepCallLog()
+                  + ")");
         }
       }
       checkLog();
@@ -1179,8 +1343,14 @@ class FaultInjectionConvergenceTest {
         Object have = sbValue(k);
         Object want = desired.get(k);
         if (!Objects.equals(have, want)) {
-          fail(k + " is CONFIGURED (" + bs.value() + ") but the southbound holds " + have
-              + " instead of " + want);
+          fail(
+              k
+                  + " is CONFIGURED ("
+                  + bs.value()
+                  + ") but the southbound holds "
+                  + have
+                  + " instead of "
+                  + want);
         }
         for (ValueStatus d : bs.derived()) {
           if (d.state() == ValueState.CONFIGURED && sb.get(d.key()).isEmpty()) {
@@ -1194,11 +1364,16 @@ class FaultInjectionConvergenceTest {
     Set<String> failedDuringStep() {
       Set<String> out = new TreeSet<>();
       for (long seq = stepFirstSeq, last = lastSeq(); seq <= last; seq++) {
-        kvs.recordedTransaction(seq).ifPresent(t -> t.executed().forEach(op -> {
-          if (!op.newError().isEmpty()) {
-            out.add(op.key());
-          }
-        }));
+        kvs.recordedTransaction(seq)
+            .ifPresent(
+                t ->
+                    t.executed()
+                        .forEach(
+                            op -> {
+                              if (!op.newError().isEmpty()) {
+                                out.add(op.key());
+                              }
+                            }));
       }
       return out;
     }
@@ -1264,8 +1439,12 @@ class FaultInjectionConvergenceTest {
     void checkNoInconsistency() {
       List<String> inc = sb.inconsistencies();
       if (!inc.isEmpty()) {
-        fail("the scheduler made inconsistent calls to the southbound: " + inc
-            + "\n(calls of the step: " + stepCallLog() + ")");
+        fail(
+            "the scheduler made inconsistent calls to the southbound: "
+                + inc
+                + "\n(calls of the step: "
+                + stepCallLog()
+                + ")");
       }
     }
 
@@ -1282,10 +1461,16 @@ class FaultInjectionConvergenceTest {
     void checkLog() {
       for (String thread : List.of(engineThread, testThread)) {
         for (ILoggingEvent ev : LOG_EVENTS.of(thread)) {
-          fail("engine logged " + ev.getLevel() + " " + ev.getLoggerName() + ": "
-              + ev.getFormattedMessage()
-              + (ev.getThrowableProxy() != null ? " / " + ev.getThrowableProxy().getMessage()
-                  : ""));
+          fail(
+              "engine logged "
+                  + ev.getLevel()
+                  + " "
+                  + ev.getLoggerName()
+                  + ": "
+                  + ev.getFormattedMessage()
+                  + (ev.getThrowableProxy() != null
+                      ? " / " + ev.getThrowableProxy().getMessage()
+                      : ""));
         }
       }
     }
@@ -1299,14 +1484,18 @@ class FaultInjectionConvergenceTest {
             fail(s.key() + " is " + s.state() + " without an error: " + s);
           }
         }
-        case REMOVED -> fail(s.key() + " is still known as REMOVED after the transaction"
-            + " (removed values are dropped from the graph, §5.4): " + s);
+        case REMOVED ->
+            fail(
+                s.key()
+                    + " is still known as REMOVED after the transaction"
+                    + " (removed values are dropped from the graph, §5.4): "
+                    + s);
         case CONFIGURED, PENDING, OBTAINED, DISCOVERED, MISSING, UNIMPLEMENTED -> {
           if (!s.error().isEmpty()) {
             fail(s.key() + " is " + s.state() + " but carries an error: " + s);
           }
         }
-        default -> { }
+        default -> {}
       }
       return s.state() == ValueState.RETRYING;
     }
@@ -1339,8 +1528,11 @@ class FaultInjectionConvergenceTest {
           fail("a CRUD call failed after the faults were drained");
         }
         if (r[0] != 0 && ++extra > 2) {
-          fail("DOWNSTREAM resync is not idempotent: it keeps making " + r[0] + " calls: "
-              + lastCalls(r[0]));
+          fail(
+              "DOWNSTREAM resync is not idempotent: it keeps making "
+                  + r[0]
+                  + " calls: "
+                  + lastCalls(r[0]));
         }
       } while (r[0] != 0);
       if (!timers.pending().isEmpty()) {
@@ -1359,9 +1551,23 @@ class FaultInjectionConvergenceTest {
               + " failed %d / %d, rejected calls:"
               + " stale %d; cascaded leftovers %d; final resyncs %d+%d; sticky %s;"
               + " states seen %s%n",
-          seed, step, seq + 1, nbTxns, failedTxns, revertedTxns, retryTxnsRun, faultsPlanned,
-          faultsConsumed, appliedPlanned, appliedThrown, staleRejections, cascadedLeftovers,
-          resyncs, extra, lastSticky, statesSeen);
+          seed,
+          step,
+          seq + 1,
+          nbTxns,
+          failedTxns,
+          revertedTxns,
+          retryTxnsRun,
+          faultsPlanned,
+          faultsConsumed,
+          appliedPlanned,
+          appliedThrown,
+          staleRejections,
+          cascadedLeftovers,
+          resyncs,
+          extra,
+          lastSticky,
+          statesSeen);
       if (seq + 1 < 500) {
         fail("only " + (seq + 1) + " transactions ran");
       }
@@ -1432,7 +1638,9 @@ class FaultInjectionConvergenceTest {
       Set<String> sticky = new TreeSet<>();
       for (Map.Entry<String, Object> d : desired.entrySet()) {
         String k = d.getKey();
-        if (!k.startsWith("/u/") && !isMarker(d.getValue()) && d.getValue().equals(sbValue(k))
+        if (!k.startsWith("/u/")
+            && !isMarker(d.getValue())
+            && d.getValue().equals(sbValue(k))
             && kvs.valueStatus(k).state() == ValueState.CONFIGURED) {
           sticky.add(k);
         }
@@ -1474,9 +1682,15 @@ class FaultInjectionConvergenceTest {
             differ.add(k + " (expected " + expectedSb.get(k) + ", SB " + actualSb.get(k) + ")");
           }
         }
-        fail("southbound differs from the desired state: missing " + missing + ", unexpected "
-            + extraKeys + ", different " + differ + "\nstatuses of those: "
-            + statusesOf(missing, extraKeys));
+        fail(
+            "southbound differs from the desired state: missing "
+                + missing
+                + ", unexpected "
+                + extraKeys
+                + ", different "
+                + differ
+                + "\nstatuses of those: "
+                + statusesOf(missing, extraKeys));
       }
       // statuses
       Set<String> expectedBases = new TreeSet<>(desired.keySet());
@@ -1514,11 +1728,18 @@ class FaultInjectionConvergenceTest {
           expectState(s, ValueState.PENDING);
           List<String> lenient = unsatisfied(k, avail);
           List<String> strict = unsatisfied(k, strictAvail);
-          if (s.details().isEmpty() || !strict.containsAll(s.details())
+          if (s.details().isEmpty()
+              || !strict.containsAll(s.details())
               || !s.details().containsAll(lenient)) {
-            fail(k + " is PENDING with details " + s.details() + "; unsatisfied dependencies: "
-                + lenient + " (counting stale INVALID content as available), " + strict
-                + " (not counting it)");
+            fail(
+                k
+                    + " is PENDING with details "
+                    + s.details()
+                    + "; unsatisfied dependencies: "
+                    + lenient
+                    + " (counting stale INVALID content as available), "
+                    + strict
+                    + " (not counting it)");
           }
         }
       }
@@ -1561,8 +1782,18 @@ class FaultInjectionConvergenceTest {
 
     void expectState(ValueStatus s, ValueState expected) {
       if (s.state() != expected) {
-        fail(s.key() + " is " + s.state() + ", expected " + expected + " (desired "
-            + desired.get(baseOf(s.key())) + "): " + s + " explain=" + kvs.explain(s.key()));
+        fail(
+            s.key()
+                + " is "
+                + s.state()
+                + ", expected "
+                + expected
+                + " (desired "
+                + desired.get(baseOf(s.key()))
+                + "): "
+                + s
+                + " explain="
+                + kvs.explain(s.key()));
       }
     }
   }

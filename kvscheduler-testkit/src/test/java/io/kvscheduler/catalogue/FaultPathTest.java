@@ -12,11 +12,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.Txn;
+import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.TxnOptions;
+import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.api.View;
@@ -25,6 +28,7 @@ import io.kvscheduler.testkit.ManualClock;
 import io.kvscheduler.testkit.ManualDelayScheduler;
 import io.kvscheduler.testkit.MockSouthbound;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -51,21 +55,32 @@ class FaultPathTest {
 
   @BeforeEach
   void setUp() {
-    kvs = KVScheduler.builder().clock(clock).delayScheduler(timers)
-        .statusExecutor(Runnable::run).printTxnSummary(false).build();
+    kvs =
+        KVScheduler.builder()
+            .clock(clock)
+            .delayScheduler(timers)
+            .statusExecutor(Runnable::run)
+            .printTxnSummary(false)
+            .build();
     kvs.registerDescriptors(
         sb.descriptor("items", Object.class)
             .keySelector(k -> k.startsWith("/a/") && k.indexOf('/', 3) > 0)
-            .baseKeys(k -> false).derivedOnly().withoutRetrieve().build(),
-        sb.descriptor("bases", Object.class).nbKeyPrefix("/a/")
+            .baseKeys(k -> false)
+            .derivedOnly()
+            .withoutRetrieve()
+            .build(),
+        sb.descriptor("bases", Object.class)
+            .nbKeyPrefix("/a/")
             .keySelector(k -> k.startsWith("/a/") && k.indexOf('/', 3) < 0)
-            .withMetadata().derivedValues(Fx.derivedItems())
+            .withMetadata()
+            .derivedValues(Fx.derivedItems())
             .dependencies((k, v) -> k.equals(A1) ? List.of(Dependency.onKey("p0", P)) : List.of())
-            .validate((k, v) -> {
-              if (v.equals(BAD)) {
-                throw new InvalidValueException("marker value rejected", "items");
-              }
-            })
+            .validate(
+                (k, v) -> {
+                  if (v.equals(BAD)) {
+                    throw new InvalidValueException("marker value rejected", "items");
+                  }
+                })
             .build(),
         sb.descriptor("plain", Object.class).nbKeyPrefix("/p/").withoutRetrieve().build());
   }
@@ -83,8 +98,12 @@ class FaultPathTest {
   }
 
   private ValueStatus status(String key) {
-    return kvs.valueStatus(key.indexOf('/', 3) > 0 ? key.substring(0, key.indexOf('/', 3)) : key)
-        .derived().stream().filter(s -> s.key().equals(key)).findFirst()
+    return kvs
+        .valueStatus(key.indexOf('/', 3) > 0 ? key.substring(0, key.indexOf('/', 3)) : key)
+        .derived()
+        .stream()
+        .filter(s -> s.key().equals(key))
+        .findFirst()
         .orElseGet(() -> kvs.valueStatus(key).value());
   }
 
@@ -94,20 +113,23 @@ class FaultPathTest {
   }
 
   @Test
-  @DisplayName("a derived value whose retry a new value of its base made obsolete is FAILED, not"
-      + " RETRYING")
+  @DisplayName(
+      "a derived value whose retry a new value of its base made obsolete is FAILED, not"
+          + " RETRYING")
   void obsoleteRetryOfDerivedValue() {
     commit(TxnOptions.defaults(), A, arr(1));
     // the removal of A is abandoned: its derived value cannot be deleted (retry planned)
     sb.planError(d(A, 1), new RuntimeException("busy"));
-    assertThrows(TransactionException.class,
+    assertThrows(
+        TransactionException.class,
         () -> commit(TxnOptions.builder().retry(RETRY).build(), A, null));
     assertThat(status(d(A, 1)).state()).isEqualTo(RETRYING);
     assertThat(status(A).state()).isEqualTo(CONFIGURED);
 
     // a new value of A, rejected by Validate: nothing is applied, the retry of the removal is
     // obsolete, so the derived value will never be retried
-    assertThrows(TransactionException.class,
+    assertThrows(
+        TransactionException.class,
         () -> commit(TxnOptions.builder().retry(RETRY).build(), A, BAD));
     assertThat(status(A).state()).isEqualTo(INVALID);
     ValueStatus item = status(d(A, 1));
@@ -117,12 +139,15 @@ class FaultPathTest {
     // the retry fires, finds A changed and does nothing: no value is left RETRYING
     advance(Duration.ofSeconds(10));
     assertThat(timers.pending()).isEmpty();
-    assertThat(kvs.valueStatuses()).flatExtracting(bs -> {
-      List<ValueState> states = new java.util.ArrayList<>();
-      states.add(bs.value().state());
-      bs.derived().forEach(s -> states.add(s.state()));
-      return states;
-    }).doesNotContain(RETRYING);
+    assertThat(kvs.valueStatuses())
+        .flatExtracting(
+            bs -> {
+              List<ValueState> states = new ArrayList<>();
+              states.add(bs.value().state());
+              bs.derived().forEach(s -> states.add(s.state()));
+              return states;
+            })
+        .doesNotContain(RETRYING);
   }
 
   @Test
@@ -148,8 +173,8 @@ class FaultPathTest {
 
     sb.clearCalls();
     commit(TxnOptions.defaults(), A, arr(2));
-    assertThat(sb.callLog()).containsExactly("DELETE " + d(A, 1), "UPDATE " + A,
-        "CREATE " + d(A, 2));
+    assertThat(sb.callLog())
+        .containsExactly("DELETE " + d(A, 1), "UPDATE " + A, "CREATE " + d(A, 2));
     assertThat(sb.get(A).orElseThrow().value()).isEqualTo(arr(2));
     assertThat(sb.keys()).containsExactly(A, d(A, 2));
     assertThat(status(A).state()).isEqualTo(CONFIGURED);
@@ -157,19 +182,21 @@ class FaultPathTest {
     assertThat(kvs.recordedTransaction(2).orElseThrow().executed())
         .filteredOn(op -> op.key().equals(A))
         .singleElement()
-        .satisfies(op -> {
-          assertThat(op.operation()).isEqualTo(io.kvscheduler.api.TxnOperation.UPDATE);
-          assertThat(op.prevValue()).contains(arr(1)); // as the southbound held it
-        });
+        .satisfies(
+            op -> {
+              assertThat(op.operation()).isEqualTo(TxnOperation.UPDATE);
+              assertThat(op.prevValue()).contains(arr(1)); // as the southbound held it
+            });
   }
 
   @Test
-  @DisplayName("a retried removal whose Delete failed deletes the object (no Retrieve to re-read"
-      + " it)")
+  @DisplayName(
+      "a retried removal whose Delete failed deletes the object (no Retrieve to re-read" + " it)")
   void failedDeleteIsRetriedForReal() {
     commit(TxnOptions.defaults(), P, Fx.s("v1"));
     sb.planError(P, new RuntimeException("busy"));
-    assertThrows(TransactionException.class,
+    assertThrows(
+        TransactionException.class,
         () -> commit(TxnOptions.builder().retry(RETRY).build(), P, null));
     assertThat(status(P).state()).isEqualTo(RETRYING);
     assertThat(sb.keys()).containsExactly(P);
@@ -200,43 +227,53 @@ class FaultPathTest {
   }
 
   @Test
-  @DisplayName("the northbound may not set a key of a descriptor of derived values only, even"
-      + " when no base value derives it")
+  @DisplayName(
+      "the northbound may not set a key of a descriptor of derived values only, even"
+          + " when no base value derives it")
   void derivedOnlyDescriptorRefusesNorthboundValues() {
-    TransactionException e = assertThrows(TransactionException.class,
-        () -> commit(TxnOptions.defaults(), d(A, 1), Fx.s("item1")));
-    assertThat(e.keyErrors()).singleElement().satisfies(k -> {
-      assertThat(k.key()).isEqualTo(d(A, 1));
-      assertThat(k.message()).contains("describes only derived values");
-    });
+    TransactionException e =
+        assertThrows(
+            TransactionException.class,
+            () -> commit(TxnOptions.defaults(), d(A, 1), Fx.s("item1")));
+    assertThat(e.keyErrors())
+        .singleElement()
+        .satisfies(
+            k -> {
+              assertThat(k.key()).isEqualTo(d(A, 1));
+              assertThat(k.message()).contains("describes only derived values");
+            });
     assertThat(sb.callLog()).isEmpty();
     assertThat(kvs.valueStatus(d(A, 1)).state()).isEqualTo(ValueState.NONEXISTENT);
 
     // with a base deriving it, the key is refused as well; the base's value is untouched
     commit(TxnOptions.defaults(), A, arr(1));
-    assertThrows(TransactionException.class,
-        () -> commit(TxnOptions.defaults(), d(A, 1), Fx.s("other")));
+    assertThrows(
+        TransactionException.class, () -> commit(TxnOptions.defaults(), d(A, 1), Fx.s("other")));
     assertThat(sb.get(d(A, 1)).orElseThrow().value()).isEqualTo(Fx.s("item1"));
   }
 
   @Test
-  @DisplayName("a value taken down for its dependencies and then not found by a refresh keeps its"
-      + " NB value (MISSING, not REMOVED)")
+  @DisplayName(
+      "a value taken down for its dependencies and then not found by a refresh keeps its"
+          + " NB value (MISSING, not REMOVED)")
   void refreshKeepsTheIntentOfAValueTakenDownForItsDependencies() {
     commit(TxnOptions.defaults(), P, Fx.s("v1"));
     commit(TxnOptions.defaults(), A1, arr(1));
     // P's removal takes A1 down, which fails at its derived value (and A1 vanishes from the
     // southbound meanwhile): P and A1 stay; the refresh after the failure does not find A1
-    sb.planError(d(A1, 1), new RuntimeException("busy"), () -> {
-      sb.setValue(d(A1, 1), null, null, io.kvscheduler.api.ValueOrigin.FROM_NB, true);
-      sb.setValue(A1, null, null, io.kvscheduler.api.ValueOrigin.FROM_NB, false);
-    });
+    sb.planError(
+        d(A1, 1),
+        new RuntimeException("busy"),
+        () -> {
+          sb.setValue(d(A1, 1), null, null, ValueOrigin.FROM_NB, true);
+          sb.setValue(A1, null, null, ValueOrigin.FROM_NB, false);
+        });
     assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), P, null));
 
     // A1's last operation was that DELETE, but the northbound still asks for it: it is missing
     ValueStatus a1 = status(A1);
     assertThat(a1.state()).isEqualTo(ValueState.MISSING);
-    assertThat(a1.lastOperation()).isEqualTo(io.kvscheduler.api.TxnOperation.DELETE);
+    assertThat(a1.lastOperation()).isEqualTo(TxnOperation.DELETE);
     assertThat(kvs.dumpValues("bases", View.NB)).extracting(kv -> kv.key()).containsExactly(A1);
 
     // a downstream resync removes P at last; A1 waits for it
@@ -248,12 +285,17 @@ class FaultPathTest {
   }
 
   @Test
-  @DisplayName("a value removed behind the scheduler's back stays CONFIGURED until a refresh; an"
-      + " equal value calls nothing for it, and a device refusing its derived value reveals it")
+  @DisplayName(
+      "a value removed behind the scheduler's back stays CONFIGURED until a refresh; an"
+          + " equal value calls nothing for it, and a device refusing its derived value reveals it")
   void equalValueForABaseRemovedBehindTheScheduler() {
     String q = "/q/k0";
-    kvs.registerDescriptors(sb.descriptor("dependent", Object.class).nbKeyPrefix("/q/")
-        .withoutRetrieve().dependencies((k, v) -> List.of(Dependency.onKey("a0", A))).build());
+    kvs.registerDescriptors(
+        sb.descriptor("dependent", Object.class)
+            .nbKeyPrefix("/q/")
+            .withoutRetrieve()
+            .dependencies((k, v) -> List.of(Dependency.onKey("a0", A)))
+            .build());
     commit(TxnOptions.defaults(), A, arr(1));
     commit(TxnOptions.defaults(), q, Fx.s("v1"));
     // the removal of A is abandoned after its derived value went: the dependent's Delete fails
@@ -263,7 +305,7 @@ class FaultPathTest {
     assertThat(sb.keys()).containsExactly(A, q);
 
     // A vanishes behind the scheduler's back: nothing tells the scheduler
-    sb.setValue(A, null, null, io.kvscheduler.api.ValueOrigin.FROM_NB, false);
+    sb.setValue(A, null, null, ValueOrigin.FROM_NB, false);
     sb.clearCalls();
     // A asked for again, equal to what the scheduler believes the southbound holds: no call for
     // A (as the reference), its derived value is created, and the device refuses a sub-object of
@@ -284,54 +326,81 @@ class FaultPathTest {
   }
 
   @Test
-  @DisplayName("(D50) a value whose call failed during a revert gets no further call in that"
-      + " transaction: what the southbound holds for it is unknown until it is read again")
+  @DisplayName(
+      "(D50) a value whose call failed during a revert gets no further call in that"
+          + " transaction: what the southbound holds for it is unknown until it is read again")
   void noCallAfterAFailedRevertCall() {
     String q = "/q/k0";
-    kvs.registerDescriptors(sb.descriptor("dependent", Object.class).nbKeyPrefix("/q/")
-        .dependencies((k, v) -> List.of(Dependency.onKey("a0", A))).build());
+    kvs.registerDescriptors(
+        sb.descriptor("dependent", Object.class)
+            .nbKeyPrefix("/q/")
+            .dependencies((k, v) -> List.of(Dependency.onKey("a0", A)))
+            .build());
     commit(TxnOptions.defaults(), q, Fx.s("v1"));
     assertThat(status(q).state()).isEqualTo(ValueState.PENDING);
     // the Create of q fails and leaves junk behind; the revert's Update of q fails as well
-    sb.planError(q, new RuntimeException("create failed"), () -> sb.setValue(q, Fx.s("junk"),
-        null, io.kvscheduler.api.ValueOrigin.FROM_NB, false));
+    sb.planError(
+        q,
+        new RuntimeException("create failed"),
+        () -> sb.setValue(q, Fx.s("junk"), null, ValueOrigin.FROM_NB, false));
     sb.planError(q, new RuntimeException("update failed"));
     sb.clearCalls();
     Txn t = kvs.startNBTransaction();
     t.setValue(A, arr(1));
     t.setValue(q, Fx.s("v2"));
-    TransactionException e = assertThrows(TransactionException.class,
-        () -> t.commit(TxnOptions.defaults().withRevert(true).withRetry(RETRY)));
+    TransactionException e =
+        assertThrows(
+            TransactionException.class,
+            () -> t.commit(TxnOptions.builder().revert(true).retry(RETRY).build()));
 
     // forward: A is created, q (waiting for A) fails; q's own value is not tried again, q is
     // read (junk), and the revert puts q back (the Update fails) and takes A away. q's object
     // is unknown after that failure: it is not deleted with an old value the southbound may not
     // hold, so A, which q needs, stays (with q's failure reported) until q is read again
-    assertThat(sb.callLog()).containsExactly("CREATE " + A, "CREATE " + q + " ✗",
-        "CREATE " + d(A, 1), "RETRIEVE dependent", "UPDATE " + q + " ✗", "DELETE " + d(A, 1),
-        "RETRIEVE dependent"); // the refresh of the failed value after the transaction
+    assertThat(sb.callLog())
+        .containsExactly(
+            "CREATE " + A,
+            "CREATE " + q + " ✗",
+            "CREATE " + d(A, 1),
+            "RETRIEVE dependent",
+            "UPDATE " + q + " ✗",
+            "DELETE " + d(A, 1),
+            "RETRIEVE dependent"); // the refresh of the failed value after the transaction
     assertThat(sb.inconsistencies()).isEmpty();
     assertThat(sb.get(q).orElseThrow().value()).isEqualTo(Fx.s("junk"));
     assertThat(status(q).state()).isIn(FAILED, RETRYING);
     assertThat(status(q).error()).contains("update failed");
     assertThat(status(A).state()).isEqualTo(CONFIGURED);
     assertThat(kvs.recordedTransaction(e.seqNum()).orElseThrow().executed())
-        .extracting(op -> op.operation() + " " + op.key() + (op.revert() ? " revert" : "")
-            + (op.newError().isEmpty() ? "" : " failed"))
-        .containsExactly("CREATE " + A, "CREATE " + q + " failed", "CREATE " + d(A, 1),
-            "UPDATE " + q + " revert failed", "DELETE " + d(A, 1) + " revert");
+        .extracting(
+            op ->
+                op.operation()
+                    + " "
+                    + op.key()
+                    + (op.is(RecordedTxnOp.Flag.REVERT) ? " revert" : "")
+                    + (op.newError().isEmpty() ? "" : " failed"))
+        .containsExactly(
+            "CREATE " + A,
+            "CREATE " + q + " failed",
+            "CREATE " + d(A, 1),
+            "UPDATE " + q + " revert failed",
+            "DELETE " + d(A, 1) + " revert");
   }
 
   @Test
-  @DisplayName("(D49) a value whose removal failed and which a refresh found still there lets"
-      + " the values waiting for it go ahead: none stays PENDING without a missing dependency")
+  @DisplayName(
+      "(D49) a value whose removal failed and which a refresh found still there lets"
+          + " the values waiting for it go ahead: none stays PENDING without a missing dependency")
   void dependentsGoAheadWhenARefreshFindsTheirDependency() {
     String dir = "/d/k0";
     String file = "/f/k0";
     kvs.registerDescriptors(
         sb.descriptor("dirs", Object.class).nbKeyPrefix("/d/").build(),
-        sb.descriptor("files", Object.class).nbKeyPrefix("/f/").withoutRetrieve()
-            .dependencies((k, v) -> List.of(Dependency.onKey("dir", dir))).build());
+        sb.descriptor("files", Object.class)
+            .nbKeyPrefix("/f/")
+            .withoutRetrieve()
+            .dependencies((k, v) -> List.of(Dependency.onKey("dir", dir)))
+            .build());
     Txn t = kvs.startNBTransaction();
     t.setValue(dir, Fx.s("d1"));
     t.setValue(file, Fx.s("f1"));
@@ -341,20 +410,23 @@ class FaultPathTest {
     // the removal of the directory takes the file down first; then the directory cannot be
     // removed (not empty, for a reason of the device's own) and the refresh finds it there
     sb.planError(dir, new RuntimeException("directory not empty"));
-    TransactionException e = assertThrows(TransactionException.class,
-        () -> commit(TxnOptions.defaults(), dir, null));
-    assertThat(sb.callLog()).containsExactly("DELETE " + file, "DELETE " + dir + " ✗",
-        "RETRIEVE dirs", "CREATE " + file);
+    TransactionException e =
+        assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), dir, null));
+    assertThat(sb.callLog())
+        .containsExactly(
+            "DELETE " + file, "DELETE " + dir + " ✗", "RETRIEVE dirs", "CREATE " + file);
     assertThat(sb.keys()).containsExactly(dir, file);
     assertThat(status(dir).state()).isEqualTo(FAILED);
     ValueStatus f = status(file);
     assertThat(f.state()).isEqualTo(CONFIGURED);
     assertThat(f.details()).isEmpty();
     assertThat(kvs.recordedTransaction(e.seqNum()).orElseThrow().executed())
-        .extracting(op -> op.operation() + " " + op.key() + " " + op.prevState() + "->"
-            + op.newState())
-        .containsExactly("DELETE " + file + " CONFIGURED->PENDING",
-            "DELETE " + dir + " CONFIGURED->FAILED", "CREATE " + file + " PENDING->CONFIGURED");
+        .extracting(
+            op -> op.operation() + " " + op.key() + " " + op.prevState() + "->" + op.newState())
+        .containsExactly(
+            "DELETE " + file + " CONFIGURED->PENDING",
+            "DELETE " + dir + " CONFIGURED->FAILED",
+            "CREATE " + file + " PENDING->CONFIGURED");
 
     // the removal asked for again: the file goes first, then the directory
     sb.clearCalls();
@@ -365,17 +437,23 @@ class FaultPathTest {
   }
 
   @Test
-  @DisplayName("an Update the southbound carried out and then reported failed: the refresh reads"
-      + " the new value, and the retry calls nothing")
+  @DisplayName(
+      "an Update the southbound carried out and then reported failed: the refresh reads"
+          + " the new value, and the retry calls nothing")
   void updateCarriedOutThenReportedFailed() {
     String q = "/q/k0";
     kvs.registerDescriptors(sb.descriptor("values", Object.class).nbKeyPrefix("/q/").build());
     commit(TxnOptions.defaults(), q, Fx.s("v1"));
-    sb.planError(q, new RuntimeException("answer lost"), () -> sb.setValue(q, Fx.s("v2"), null,
-        io.kvscheduler.api.ValueOrigin.FROM_NB, false)); // carried out all the same
+    sb.planError(
+        q,
+        new RuntimeException("answer lost"),
+        () ->
+            sb.setValue(
+                q, Fx.s("v2"), null, ValueOrigin.FROM_NB, false)); // carried out all the same
     sb.clearCalls();
-    assertThrows(TransactionException.class,
-        () -> commit(TxnOptions.defaults().withRetry(RETRY), q, Fx.s("v2")));
+    assertThrows(
+        TransactionException.class,
+        () -> commit(TxnOptions.builder().retry(RETRY).build(), q, Fx.s("v2")));
     assertThat(sb.callLog()).containsExactly("UPDATE " + q + " ✗", "RETRIEVE values");
     assertThat(status(q).state()).isEqualTo(RETRYING);
     assertThat(status(q).error()).isEqualTo("answer lost");
@@ -388,27 +466,36 @@ class FaultPathTest {
   }
 
   @Test
-  @DisplayName("(D50) a derived value whose Create the southbound carried out but reported failed"
-      + " is not taken for absent by the revert: its base is not deleted from under it")
+  @DisplayName(
+      "(D50) a derived value whose Create the southbound carried out but reported failed"
+          + " is not taken for absent by the revert: its base is not deleted from under it")
   void derivedCreateCarriedOutIsNotTakenForAbsentByTheRevert() {
     String r = "/r/k0";
     kvs.registerDescriptors(sb.descriptor("others", Object.class).nbKeyPrefix("/r/").build());
     commit(TxnOptions.defaults(), A1, arr(1)); // PENDING: waits for P
-    sb.planError(d(A1, 1), new RuntimeException("answer lost"), () -> sb.setValue(d(A1, 1),
-        Fx.s("item1"), null, io.kvscheduler.api.ValueOrigin.FROM_NB, true)); // carried out
+    sb.planError(
+        d(A1, 1),
+        new RuntimeException("answer lost"),
+        () -> sb.setValue(d(A1, 1), Fx.s("item1"), null, ValueOrigin.FROM_NB, true)); // carried out
     sb.planError(r, new RuntimeException("refused"));
     sb.clearCalls();
     Txn t = kvs.startNBTransaction();
     t.setValue(P, Fx.s("v1"));
     t.setValue(r, Fx.s("v1"));
-    assertThrows(TransactionException.class,
-        () -> t.commit(TxnOptions.defaults().withRevert(true)));
+    assertThrows(
+        TransactionException.class, () -> t.commit(TxnOptions.builder().revert(true).build()));
 
     // P lets A1 be created (its derived value "fails"); r fails: the revert takes P away, which
     // takes A1 down first. A1's derived value is unread since its failure: it is not removed as
     // if absent, so neither A1 nor P is deleted; the refresh after the transaction reads A1
-    assertThat(sb.callLog()).containsExactly("CREATE " + P, "CREATE " + A1,
-        "CREATE " + d(A1, 1) + " ✗", "CREATE " + r + " ✗", "RETRIEVE others", "RETRIEVE bases");
+    assertThat(sb.callLog())
+        .containsExactly(
+            "CREATE " + P,
+            "CREATE " + A1,
+            "CREATE " + d(A1, 1) + " ✗",
+            "CREATE " + r + " ✗",
+            "RETRIEVE others",
+            "RETRIEVE bases");
     assertThat(sb.keys()).containsExactly(A1, d(A1, 1), P);
     assertThat(status(A1).state()).isEqualTo(CONFIGURED);
     assertThat(status(d(A1, 1)).state()).isEqualTo(FAILED);

@@ -3,17 +3,19 @@ package io.kvscheduler.catalogue;
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.RecordedTxn;
+import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.testkit.ManualClock;
-import io.kvscheduler.testkit.MockSouthbound;
 import io.kvscheduler.testkit.ManualDelayScheduler;
+import io.kvscheduler.testkit.MockSouthbound;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Fixtures of the behaviour catalogue (shared/spec/behaviors.md, "Notation"): keys A1, B2, C3,
- * ..., values {@code [i1,i2]} ({@link ArrayValue}) and {@code "s"} ({@link StringValue}), the
+ * Fixtures of the behaviour catalogue (shared/spec/behaviors.md, "Notation"): keys A1, B2, C3, ...,
+ * values {@code [i1,i2]} ({@link ArrayValue}) and {@code "s"} ({@link StringValue}), the
  * derived-values builder, and a deterministic scheduler (manual clock and timers, statuses
  * delivered on the engine thread).
  */
@@ -82,20 +84,30 @@ final class Fx {
    */
   static void registerDataChangeDescriptors(KVScheduler kvs, MockSouthbound sb) {
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(PREFIX_A).withMetadata()
-            .derivedValues(derivedItems()).build(),
-        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(PREFIX_B).withMetadata()
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(PREFIX_A)
+            .withMetadata()
             .derivedValues(derivedItems())
-            .dependencies((key, value) -> {
-              if (key.equals(d(B2, 1))) return List.of(Dependency.onKey(A1, A1));
-              if (key.equals(d(B2, 2))) return List.of(Dependency.onKey(d(A1, 1), d(A1, 1)));
-              return List.of();
-            })
-            .retrieveDependencies("descriptor1").build(),
-        sb.descriptor("descriptor3", Object.class).nbKeyPrefix(PREFIX_C).withMetadata()
+            .build(),
+        sb.descriptor("descriptor2", Object.class)
+            .nbKeyPrefix(PREFIX_B)
+            .withMetadata()
+            .derivedValues(derivedItems())
+            .dependencies(
+                (key, value) -> {
+                  if (key.equals(d(B2, 1))) return List.of(Dependency.onKey(A1, A1));
+                  if (key.equals(d(B2, 2))) return List.of(Dependency.onKey(d(A1, 1), d(A1, 1)));
+                  return List.of();
+                })
+            .retrieveDependencies("descriptor1")
+            .build(),
+        sb.descriptor("descriptor3", Object.class)
+            .nbKeyPrefix(PREFIX_C)
+            .withMetadata()
             .derivedValues(derivedItems())
             .updateWithRecreate((key, o, n, m) -> key.equals(C3))
-            .retrieveDependencies("descriptor2").build());
+            .retrieveDependencies("descriptor2")
+            .build());
   }
 
   /**
@@ -104,37 +116,48 @@ final class Fx {
    * A1/i2, retrieved after D1).
    */
   static void registerNotificationDescriptors(KVScheduler kvs, MockSouthbound sb) {
-    io.kvscheduler.api.KeySelector onlyBase =
-        k -> k.startsWith(PREFIX_A) && k.indexOf('/', PREFIX_A.length()) < 0;
+    KeySelector onlyBase = k -> k.startsWith(PREFIX_A) && k.indexOf('/', PREFIX_A.length()) < 0;
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(PREFIX_A).keySelector(onlyBase)
-            .withMetadata().withoutRetrieve().derivedValues(derivedItems()).build(),
-        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(PREFIX_B).withMetadata()
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(PREFIX_A)
+            .keySelector(onlyBase)
+            .withMetadata()
+            .withoutRetrieve()
             .derivedValues(derivedItems())
-            .dependencies((key, value) -> {
-              if (key.equals(B2)) return List.of(Dependency.onKey(A1, A1));
-              if (key.equals(d(B2, 2))) return List.of(Dependency.onKey(d(A1, 2), d(A1, 2)));
-              return List.of();
-            })
-            .retrieveDependencies("descriptor1").build());
+            .build(),
+        sb.descriptor("descriptor2", Object.class)
+            .nbKeyPrefix(PREFIX_B)
+            .withMetadata()
+            .derivedValues(derivedItems())
+            .dependencies(
+                (key, value) -> {
+                  if (key.equals(B2)) return List.of(Dependency.onKey(A1, A1));
+                  if (key.equals(d(B2, 2))) return List.of(Dependency.onKey(d(A1, 2), d(A1, 2)));
+                  return List.of();
+                })
+            .retrieveDependencies("descriptor1")
+            .build());
   }
 
   /**
-   * Registers the descriptor of TestDependencyCycles: D1 (/prefixA/, metadata, no Retrieve) with
-   * A1 → A2, A2 → A3, A3 → {A1, A4}.
+   * Registers the descriptor of TestDependencyCycles: D1 (/prefixA/, metadata, no Retrieve) with A1
+   * → A2, A2 → A3, A3 → {A1, A4}.
    */
   static void registerCycleDescriptors(KVScheduler kvs, MockSouthbound sb) {
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(PREFIX_A).withMetadata()
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(PREFIX_A)
+            .withMetadata()
             .withoutRetrieve()
-            .dependencies((key, value) -> {
-              if (key.equals(A1)) return List.of(Dependency.onKey(A2, A2));
-              if (key.equals(A2)) return List.of(Dependency.onKey(A3, A3));
-              if (key.equals(A3)) {
-                return List.of(Dependency.onKey(A1, A1), Dependency.onKey(A4, A4));
-              }
-              return List.of();
-            })
+            .dependencies(
+                (key, value) -> {
+                  if (key.equals(A1)) return List.of(Dependency.onKey(A2, A2));
+                  if (key.equals(A2)) return List.of(Dependency.onKey(A3, A3));
+                  if (key.equals(A3)) {
+                    return List.of(Dependency.onKey(A1, A1), Dependency.onKey(A4, A4));
+                  }
+                  return List.of();
+                })
             .build());
   }
 
@@ -142,7 +165,7 @@ final class Fx {
   record Env(KVScheduler kvs, ManualClock clock, ManualDelayScheduler timers)
       implements AutoCloseable {
     /** Commits {@code key, value, key, value, ...} with {@code options}. */
-    long commit(io.kvscheduler.api.TxnOptions options, Object... kv) {
+    long commit(TxnOptions options, Object... kv) {
       var txn = kvs.startNBTransaction();
       for (int i = 0; i < kv.length; i += 2) {
         txn.setValue((String) kv[i], kv[i + 1]);
@@ -151,8 +174,8 @@ final class Fx {
     }
 
     RecordedTxn txn(long seq) {
-      return kvs.recordedTransaction(seq).orElseThrow(
-          () -> new AssertionError("no record of txn #" + seq));
+      return kvs.recordedTransaction(seq)
+          .orElseThrow(() -> new AssertionError("no record of txn #" + seq));
     }
 
     @Override
@@ -164,12 +187,13 @@ final class Fx {
   static Env env(boolean simulation) {
     ManualClock clock = new ManualClock();
     ManualDelayScheduler timers = new ManualDelayScheduler(clock);
-    KVScheduler kvs = KVScheduler.builder()
-        .clock(clock)
-        .delayScheduler(timers)
-        .statusExecutor(Runnable::run)
-        .enableTxnSimulation(simulation)
-        .build();
+    KVScheduler kvs =
+        KVScheduler.builder()
+            .clock(clock)
+            .delayScheduler(timers)
+            .statusExecutor(Runnable::run)
+            .enableTxnSimulation(simulation)
+            .build();
     return new Env(kvs, clock, timers);
   }
 }

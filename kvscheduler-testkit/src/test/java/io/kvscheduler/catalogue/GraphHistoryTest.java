@@ -36,6 +36,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -43,8 +44,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Graph revisions, key timelines, snapshots and flag statistics (catalogue §4, B19 and B33-B39)
  * through the public API. Our history keeps one revision per changed node per write batch (a
- * transaction's execution, a revert phase, the removal of deleted values); dependency targets
- * are not stored, so there are no "target update only" revisions.
+ * transaction's execution, a revert phase, the removal of deleted values); dependency targets are
+ * not stored, so there are no "target update only" revisions.
  */
 class GraphHistoryTest {
   private static final String B3 = "/prefixB/base-value3";
@@ -60,7 +61,9 @@ class GraphHistoryTest {
     assertThat(sb.inconsistencies()).isEmpty();
   }
 
-  /** descriptor1 (/prefixA/, derived items, A1 depends on {@code a1Deps}), descriptor2 (/prefixB/). */
+  /**
+   * descriptor1 (/prefixA/, derived items, A1 depends on {@code a1Deps}), descriptor2 (/prefixB/).
+   */
   private void setUp(boolean simulation, List<Dependency> a1Deps) {
     env = Fx.env(simulation);
     register(env.kvs(), a1Deps);
@@ -68,11 +71,13 @@ class GraphHistoryTest {
 
   private void register(KVScheduler kvs, List<Dependency> a1Deps) {
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_A)
+            .withMetadata()
             .derivedValues(Fx.derivedItems())
-            .dependencies((key, value) -> key.equals(A1) ? a1Deps : List.of()).build(),
-        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).withMetadata()
-            .build());
+            .dependencies((key, value) -> key.equals(A1) ? a1Deps : List.of())
+            .build(),
+        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).withMetadata().build());
   }
 
   private long commit(Object... kv) {
@@ -98,8 +103,9 @@ class GraphHistoryTest {
   // ------------------------------------------------------------------ B19
 
   @Test
-  @DisplayName("B19 (ours) a new scheduler has no timelines, an empty snapshot, zero flag"
-      + " statistics and no records")
+  @DisplayName(
+      "B19 (ours) a new scheduler has no timelines, an empty snapshot, zero flag"
+          + " statistics and no records")
   void emptyHistory() {
     setUp(true, List.of());
     KVScheduler kvs = env.kvs();
@@ -107,9 +113,10 @@ class GraphHistoryTest {
     assertThat(kvs.keyTimeline("")).isEmpty();
     assertThat(kvs.graphSnapshot(env.clock().peek())).isEmpty();
     assertThat(kvs.graphSnapshot(Instant.MAX)).isEmpty();
-    for (String flag : List.of("value-state", "unavailable", "error", "last-update", "descriptor",
-        "derived")) {
-      assertThat(kvs.flagStats(flag, KeySelector.any())).as(flag)
+    for (String flag :
+        List.of("value-state", "unavailable", "error", "last-update", "descriptor", "derived")) {
+      assertThat(kvs.flagStats(flag, KeySelector.any()))
+          .as(flag)
           .isEqualTo(new FlagStats(0, Map.of()));
     }
     assertThat(kvs.transactionHistory()).isEmpty();
@@ -120,8 +127,9 @@ class GraphHistoryTest {
   // ------------------------------------------------------------------ B33
 
   @Test
-  @DisplayName("B33 (ours) one revision per changed node per transaction (not per write), with"
-      + " every field; the previous revision is closed; simulation leaves no revision")
+  @DisplayName(
+      "B33 (ours) one revision per changed node per transaction (not per write), with"
+          + " every field; the previous revision is closed; simulation leaves no revision")
   void oneRevisionPerTransaction() {
     setUp(true, List.of(Dependency.onKey("b2", B2)));
     // A1 is written twice: created PENDING (sorted before B2), then CONFIGURED once B2 exists
@@ -183,8 +191,9 @@ class GraphHistoryTest {
   // ------------------------------------------------------------------ B34
 
   @Test
-  @DisplayName("B34 (ours: no target-only revisions) a new target of an AnyOf dependency adds no"
-      + " revision to the dependent; deletions close the timeline")
+  @DisplayName(
+      "B34 (ours: no target-only revisions) a new target of an AnyOf dependency adds no"
+          + " revision to the dependent; deletions close the timeline")
   void noTargetOnlyRevisionsAndDeletions() {
     setUp(false, List.of(Dependency.anyOfPrefixes("any B", Fx.PREFIX_B)));
     commit(A1, arr(1), B2, s("b"));
@@ -200,26 +209,32 @@ class GraphHistoryTest {
     assertThat(a1.get(1).lastOperation()).isEqualTo(TxnOperation.DELETE);
     assertThat(a1.get(1).value()).as("REMOVED keeps the last value").contains(arr(1));
     assertThat(a1.get(0).until()).contains(a1.get(1).since());
-    assertThat(a1.get(1).until()).as("closed when the node is dropped after the transaction")
+    assertThat(a1.get(1).until())
+        .as("closed when the node is dropped after the transaction")
         .hasValueSatisfying(u -> assertThat(u).isAfter(a1.get(1).since()).isAfter(t2.stop()));
     List<NodeRevision> item = env.kvs().keyTimeline(d(A1, 1));
-    assertThat(states(item)).as("a deleted derived value gets no REMOVED revision")
+    assertThat(states(item))
+        .as("a deleted derived value gets no REMOVED revision")
         .containsExactly(CONFIGURED);
     assertThat(item.get(0).until()).isPresent();
     assertThat(env.kvs().keyTimeline(B2)).hasSize(1);
-    assertThat(env.kvs().graphSnapshot(env.clock().peek())).extracting(NodeRevision::key)
+    assertThat(env.kvs().graphSnapshot(env.clock().peek()))
+        .extracting(NodeRevision::key)
         .containsExactly(B2, B3);
   }
 
   // ------------------------------------------------------------------ B35
 
   @Test
-  @DisplayName("B35 (ours) the refresh before a resync is not recorded: a DISCOVERED value taken"
-      + " over by the NB has one CONFIGURED revision only")
+  @DisplayName(
+      "B35 (ours) the refresh before a resync is not recorded: a DISCOVERED value taken"
+          + " over by the NB has one CONFIGURED revision only")
   void refreshIsNotRecorded() {
     setUp(false, List.of());
     sb.setValue(A1, s("a"), 7, ValueOrigin.FROM_NB, false);
-    env.kvs().startNBTransaction().setValue(A1, s("a"))
+    env.kvs()
+        .startNBTransaction()
+        .setValue(A1, s("a"))
         .commit(TxnOptions.builder().resync(ResyncType.FULL).build());
     assertThat(sb.callLog()).doesNotContain("CREATE " + A1, "UPDATE " + A1);
     List<NodeRevision> a1 = env.kvs().keyTimeline(A1);
@@ -230,8 +245,8 @@ class GraphHistoryTest {
   }
 
   /**
-   * B2 created (b1) and removed again, then held by the southbound (b2, origin unknown) behind
-   * the scheduler's back; the call log is cleared.
+   * B2 created (b1) and removed again, then held by the southbound (b2, origin unknown) behind the
+   * scheduler's back; the call log is cleared.
    */
   private void b2RemovedThenBackInTheSouthbound() {
     setUp(false, List.of());
@@ -242,17 +257,23 @@ class GraphHistoryTest {
   }
 
   @Test
-  @DisplayName("B35 (ours) a removed key that a full resync finds again and the NB takes over"
-      + " keeps its timeline: the earlier revisions, then one CONFIGURED revision")
+  @DisplayName(
+      "B35 (ours) a removed key that a full resync finds again and the NB takes over"
+          + " keeps its timeline: the earlier revisions, then one CONFIGURED revision")
   void keyFoundAgainByAResyncKeepsItsTimeline() {
     b2RemovedThenBackInTheSouthbound();
-    long seq = env.kvs().startNBTransaction().setValue(B2, s("b2"))
-        .commit(TxnOptions.builder().resync(ResyncType.FULL).build());
-    assertThat(sb.callLog()).as("taken over without a call")
+    long seq =
+        env.kvs()
+            .startNBTransaction()
+            .setValue(B2, s("b2"))
+            .commit(TxnOptions.builder().resync(ResyncType.FULL).build());
+    assertThat(sb.callLog())
+        .as("taken over without a call")
         .noneMatch(c -> c.startsWith("CREATE") || c.startsWith("UPDATE"));
     List<NodeRevision> b2 = env.kvs().keyTimeline(B2);
-    assertThat(b2).extracting(NodeRevision::value).containsExactly(
-        Optional.of(s("b1")), Optional.of(s("b1")), Optional.of(s("b2")));
+    assertThat(b2)
+        .extracting(NodeRevision::value)
+        .containsExactly(Optional.of(s("b1")), Optional.of(s("b1")), Optional.of(s("b2")));
     assertThat(states(b2)).containsExactly(CONFIGURED, REMOVED, CONFIGURED);
     assertThat(b2.get(1).until().orElseThrow()).isBefore(b2.get(2).since());
     assertThat(b2.get(2).seqNum()).isEqualTo(seq);
@@ -260,16 +281,21 @@ class GraphHistoryTest {
   }
 
   @Test
-  @DisplayName("B35 (ours) a value a full resync finds and removes (the NB no longer lists it)"
-      + " gets one REMOVED revision after its earlier ones, then its timeline is closed")
+  @DisplayName(
+      "B35 (ours) a value a full resync finds and removes (the NB no longer lists it)"
+          + " gets one REMOVED revision after its earlier ones, then its timeline is closed")
   void keyFoundAndRemovedByAResync() {
     b2RemovedThenBackInTheSouthbound(); // NB origin, from the key's history
-    long seq = env.kvs().startNBTransaction().setValue(C3, s("c"))
-        .commit(TxnOptions.builder().resync(ResyncType.FULL).build());
+    long seq =
+        env.kvs()
+            .startNBTransaction()
+            .setValue(C3, s("c"))
+            .commit(TxnOptions.builder().resync(ResyncType.FULL).build());
     assertThat(sb.keys()).doesNotContain(B2);
     List<NodeRevision> b2 = env.kvs().keyTimeline(B2);
-    assertThat(b2).extracting(NodeRevision::value).containsExactly(
-        Optional.of(s("b1")), Optional.of(s("b1")), Optional.of(s("b2")));
+    assertThat(b2)
+        .extracting(NodeRevision::value)
+        .containsExactly(Optional.of(s("b1")), Optional.of(s("b1")), Optional.of(s("b2")));
     assertThat(states(b2)).containsExactly(CONFIGURED, REMOVED, REMOVED);
     assertThat(b2.get(2).seqNum()).isEqualTo(seq);
     assertThat(b2.get(2).until()).as("closed once the value is dropped").isPresent();
@@ -277,13 +303,18 @@ class GraphHistoryTest {
   }
 
   @Test
-  @DisplayName("B35 (ours) with recordHistory(false) nothing is recorded: no revisions, no"
-      + " records, zero flag statistics; statuses still work")
+  @DisplayName(
+      "B35 (ours) with recordHistory(false) nothing is recorded: no revisions, no"
+          + " records, zero flag statistics; statuses still work")
   void historyDisabled() {
     ManualClock clock = new ManualClock();
-    try (KVScheduler kvs = KVScheduler.builder().clock(clock)
-        .delayScheduler(new ManualDelayScheduler(clock)).statusExecutor(Runnable::run)
-        .recordHistory(false).build()) {
+    try (KVScheduler kvs =
+        KVScheduler.builder()
+            .clock(clock)
+            .delayScheduler(new ManualDelayScheduler(clock))
+            .statusExecutor(Runnable::run)
+            .recordHistory(false)
+            .build()) {
       register(kvs, List.of());
       commit(kvs, A1, arr(1), B2, s("b"));
       commit(kvs, A1, null);
@@ -300,15 +331,16 @@ class GraphHistoryTest {
   // ------------------------------------------------------------------ B36
 
   @Test
-  @DisplayName("B36 (ours) flag statistics count revisions per flag value, restricted by a key"
-      + " selector; dropping deleted nodes adds nothing")
+  @DisplayName(
+      "B36 (ours) flag statistics count revisions per flag value, restricted by a key"
+          + " selector; dropping deleted nodes adds nothing")
   void flagStatistics() {
     setUp(false, List.of(Dependency.onKey("b2", B2)));
-    commit(A1, arr(1));                 // #0: A1 PENDING
-    commit(B2, s("b"));                 // #1: B2, A1, A1/item1 CONFIGURED
-    commit(B2, null);                   // #2: B2 REMOVED, A1 PENDING (item1 dropped)
+    commit(A1, arr(1)); // #0: A1 PENDING
+    commit(B2, s("b")); // #1: B2, A1, A1/item1 CONFIGURED
+    commit(B2, null); // #2: B2 REMOVED, A1 PENDING (item1 dropped)
     sb.planError(A1, new IllegalStateException("no"));
-    assertThatThrownBy(() -> commit(B2, s("b2")))  // #3: B2 CONFIGURED, A1 FAILED
+    assertThatThrownBy(() -> commit(B2, s("b2"))) // #3: B2 CONFIGURED, A1 FAILED
         .isInstanceOf(TransactionException.class);
     KVScheduler kvs = env.kvs();
     assertThat(states(kvs.keyTimeline(A1))).containsExactly(PENDING, CONFIGURED, PENDING, FAILED);
@@ -316,8 +348,9 @@ class GraphHistoryTest {
     assertThat(states(kvs.keyTimeline(d(A1, 1)))).containsExactly(CONFIGURED);
 
     KeySelector any = KeySelector.any();
-    assertThat(kvs.flagStats("value-state", any)).isEqualTo(new FlagStats(8,
-        Map.of("PENDING", 2L, "CONFIGURED", 4L, "REMOVED", 1L, "FAILED", 1L)));
+    assertThat(kvs.flagStats("value-state", any))
+        .isEqualTo(
+            new FlagStats(8, Map.of("PENDING", 2L, "CONFIGURED", 4L, "REMOVED", 1L, "FAILED", 1L)));
     assertThat(kvs.flagStats("unavailable", any)).isEqualTo(new FlagStats(4, Map.of("", 4L)));
     assertThat(kvs.flagStats("error", any)).isEqualTo(new FlagStats(1, Map.of("", 1L)));
     assertThat(kvs.flagStats("last-update", any))
@@ -325,20 +358,22 @@ class GraphHistoryTest {
     assertThat(kvs.flagStats("descriptor", any))
         .isEqualTo(new FlagStats(8, Map.of("descriptor1", 5L, "descriptor2", 3L)));
     assertThat(kvs.flagStats("derived", any)).isEqualTo(new FlagStats(1, Map.of(A1, 1L)));
-    assertThat(kvs.flagStats("value-state", KeySelector.prefix(Fx.PREFIX_A))).isEqualTo(
-        new FlagStats(5, Map.of("PENDING", 2L, "CONFIGURED", 2L, "FAILED", 1L)));
+    assertThat(kvs.flagStats("value-state", KeySelector.prefix(Fx.PREFIX_A)))
+        .isEqualTo(new FlagStats(5, Map.of("PENDING", 2L, "CONFIGURED", 2L, "FAILED", 1L)));
     assertThat(kvs.flagStats("value-state", KeySelector.exact(B2)))
         .isEqualTo(new FlagStats(3, Map.of("CONFIGURED", 2L, "REMOVED", 1L)));
     assertThatThrownBy(() -> kvs.flagStats("color", any))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("color")
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("color")
         .hasMessageContaining("value-state");
   }
 
   // ------------------------------------------------------------------ B37
 
   @Test
-  @DisplayName("B37 (ours: [since, until) intervals) graphSnapshot(t) returns the revision of every"
-      + " key valid at t, sorted by key")
+  @DisplayName(
+      "B37 (ours: [since, until) intervals) graphSnapshot(t) returns the revision of every"
+          + " key valid at t, sorted by key")
   void snapshots() {
     setUp(false, List.of(Dependency.onKey("b2", B2)));
     Instant t0 = env.clock().peek();
@@ -350,13 +385,16 @@ class GraphHistoryTest {
     Instant t3 = env.clock().peek();
     KVScheduler kvs = env.kvs();
     assertThat(kvs.graphSnapshot(t0)).isEmpty();
-    assertThat(kvs.graphSnapshot(t1)).extracting(NodeRevision::key, NodeRevision::state)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple(A1, PENDING));
-    assertThat(kvs.graphSnapshot(t2)).extracting(NodeRevision::key, NodeRevision::state)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple(A1, CONFIGURED),
-            org.assertj.core.groups.Tuple.tuple(d(A1, 1), CONFIGURED),
-            org.assertj.core.groups.Tuple.tuple(B2, CONFIGURED),
-            org.assertj.core.groups.Tuple.tuple(C3, ValueState.UNIMPLEMENTED));
+    assertThat(kvs.graphSnapshot(t1))
+        .extracting(NodeRevision::key, NodeRevision::state)
+        .containsExactly(Tuple.tuple(A1, PENDING));
+    assertThat(kvs.graphSnapshot(t2))
+        .extracting(NodeRevision::key, NodeRevision::state)
+        .containsExactly(
+            Tuple.tuple(A1, CONFIGURED),
+            Tuple.tuple(d(A1, 1), CONFIGURED),
+            Tuple.tuple(B2, CONFIGURED),
+            Tuple.tuple(C3, ValueState.UNIMPLEMENTED));
     assertThat(keys(kvs.graphSnapshot(t3))).containsExactly(A1, C3);
     assertThat(kvs.graphSnapshot(t3).get(0).state()).isEqualTo(PENDING);
 
@@ -364,10 +402,14 @@ class GraphHistoryTest {
     List<NodeRevision> a1 = kvs.keyTimeline(A1);
     Instant change = a1.get(1).since();
     assertThat(a1.get(0).until()).contains(change);
-    assertThat(kvs.graphSnapshot(change)).filteredOn(r -> r.key().equals(A1))
-        .extracting(NodeRevision::state).containsExactly(CONFIGURED);
-    assertThat(kvs.graphSnapshot(change.minusNanos(1))).filteredOn(r -> r.key().equals(A1))
-        .extracting(NodeRevision::state).containsExactly(PENDING);
+    assertThat(kvs.graphSnapshot(change))
+        .filteredOn(r -> r.key().equals(A1))
+        .extracting(NodeRevision::state)
+        .containsExactly(CONFIGURED);
+    assertThat(kvs.graphSnapshot(change.minusNanos(1)))
+        .filteredOn(r -> r.key().equals(A1))
+        .extracting(NodeRevision::state)
+        .containsExactly(PENDING);
     // B2's timeline is closed: absent after its removal
     Instant b2End = kvs.keyTimeline(B2).get(kvs.keyTimeline(B2).size() - 1).until().orElseThrow();
     assertThat(keys(kvs.graphSnapshot(b2End))).doesNotContain(B2);
@@ -375,8 +417,9 @@ class GraphHistoryTest {
   }
 
   @Test
-  @DisplayName("B37 (ours) a key removed and created again keeps one timeline: the time it was"
-      + " gone is a gap between its closed revision and the new one")
+  @DisplayName(
+      "B37 (ours) a key removed and created again keeps one timeline: the time it was"
+          + " gone is a gap between its closed revision and the new one")
   void timelineOfARecreatedKey() {
     setUp(false, List.of());
     commit(B2, s("b1"));
@@ -386,10 +429,10 @@ class GraphHistoryTest {
     commit(B2, s("b2"));
     KVScheduler kvs = env.kvs();
     List<NodeRevision> b2 = kvs.keyTimeline(B2);
-    assertThat(b2).extracting(NodeRevision::value).containsExactly(
-        Optional.of(s("b1")), Optional.of(s("b1")), Optional.of(s("b2")));
-    assertThat(b2).extracting(NodeRevision::state).containsExactly(CONFIGURED, REMOVED,
-        CONFIGURED);
+    assertThat(b2)
+        .extracting(NodeRevision::value)
+        .containsExactly(Optional.of(s("b1")), Optional.of(s("b1")), Optional.of(s("b2")));
+    assertThat(b2).extracting(NodeRevision::state).containsExactly(CONFIGURED, REMOVED, CONFIGURED);
     Instant closed = b2.get(1).until().orElseThrow();
     assertThat(closed).isBefore(b2.get(2).since());
     assertThat(b2.get(2).until()).isEmpty();
@@ -400,56 +443,67 @@ class GraphHistoryTest {
   // ------------------------------------------------------------------ B39
 
   @Test
-  @DisplayName("B39 (ours) trimming: at most once a minute, closed revisions older than the age"
-      + " limit are dropped except those started in the permanent period; open ones are kept;"
-      + " records likewise, and at most historyMaxRecords records are kept")
+  @DisplayName(
+      "B39 (ours) trimming: at most once a minute, closed revisions older than the age"
+          + " limit are dropped except those started in the permanent period; open ones are kept;"
+          + " records likewise, and at most historyMaxRecords records are kept")
   void trimming() {
     ManualClock clock = new ManualClock();
-    try (KVScheduler kvs = KVScheduler.builder().clock(clock)
-        .delayScheduler(new ManualDelayScheduler(clock)).statusExecutor(Runnable::run)
-        .historyAgeLimit(Duration.ofHours(1)).permanentHistoryPeriod(Duration.ofMinutes(10))
-        .build()) {
+    try (KVScheduler kvs =
+        KVScheduler.builder()
+            .clock(clock)
+            .delayScheduler(new ManualDelayScheduler(clock))
+            .statusExecutor(Runnable::run)
+            .historyAgeLimit(Duration.ofHours(1))
+            .permanentHistoryPeriod(Duration.ofMinutes(10))
+            .build()) {
       register(kvs, List.of());
-      commit(kvs, A1, s("v1"));                    // #0: in the permanent period
+      commit(kvs, A1, s("v1")); // #0: in the permanent period
       clock.advance(Duration.ofMinutes(20));
-      commit(kvs, A1, s("v2"));                    // #1
+      commit(kvs, A1, s("v2")); // #1
       clock.advance(Duration.ofMinutes(20));
-      commit(kvs, A1, s("v3"));                    // #2
+      commit(kvs, A1, s("v3")); // #2
       clock.advance(Duration.ofMinutes(20));
-      commit(kvs, B2, s("b"));                     // #3
+      commit(kvs, B2, s("b")); // #3
       List<NodeRevision> a1 = kvs.keyTimeline(A1);
-      assertThat(a1).extracting(NodeRevision::value).containsExactly(
-          Optional.of(s("v1")), Optional.of(s("v2")), Optional.of(s("v3")));
+      assertThat(a1)
+          .extracting(NodeRevision::value)
+          .containsExactly(Optional.of(s("v1")), Optional.of(s("v2")), Optional.of(s("v3")));
       Instant v2closed = a1.get(1).until().orElseThrow();
 
       // just before v2's revision gets old: trimmed, nothing dropped
       advanceTo(clock, v2closed.plus(Duration.ofHours(1)).minusSeconds(10));
-      commit(kvs, A2, s("x"));                     // #4 (trims: last trim > 1 min ago)
+      commit(kvs, A2, s("x")); // #4 (trims: last trim > 1 min ago)
       assertThat(kvs.keyTimeline(A1)).hasSize(3);
       // now v2 is old, but the last trim was 30 s ago
       clock.advance(Duration.ofSeconds(30));
-      commit(kvs, A2, s("y"));                     // #5 (no trim)
+      commit(kvs, A2, s("y")); // #5 (no trim)
       assertThat(kvs.keyTimeline(A1)).hasSize(3);
       clock.advance(Duration.ofSeconds(40));
-      commit(kvs, A2, s("z"));                     // #6 (trims)
-      assertThat(kvs.keyTimeline(A1)).extracting(NodeRevision::value)
+      commit(kvs, A2, s("z")); // #6 (trims)
+      assertThat(kvs.keyTimeline(A1))
+          .extracting(NodeRevision::value)
           .as("v1 is permanent, v2 is old, v3 is open")
           .containsExactly(Optional.of(s("v1")), Optional.of(s("v3")));
       List<Long> seqs = new ArrayList<>();
       kvs.transactionHistory().forEach(r -> seqs.add(r.seqNum()));
-      assertThat(seqs).as("#1 and #2 started after the permanent period and are old")
+      assertThat(seqs)
+          .as("#1 and #2 started after the permanent period and are old")
           .containsExactly(0L, 3L, 4L, 5L, 6L);
 
       // much later: everything closed and old goes, open revisions stay
       clock.advance(Duration.ofHours(5));
-      commit(kvs, A2, null);                       // #7
+      commit(kvs, A2, null); // #7
       clock.advance(Duration.ofHours(5));
-      commit(kvs, B2, s("b2"));                    // #8
-      assertThat(kvs.keyTimeline(A1)).extracting(NodeRevision::value)
+      commit(kvs, B2, s("b2")); // #8
+      assertThat(kvs.keyTimeline(A1))
+          .extracting(NodeRevision::value)
           .containsExactly(Optional.of(s("v1")), Optional.of(s("v3")));
       assertThat(kvs.keyTimeline(A2)).as("all closed and old").isEmpty();
-      assertThat(kvs.keyTimeline(B2)).as("closed just now: not old yet")
-          .extracting(NodeRevision::value).containsExactly(Optional.of(s("b")), Optional.of(s("b2")));
+      assertThat(kvs.keyTimeline(B2))
+          .as("closed just now: not old yet")
+          .extracting(NodeRevision::value)
+          .containsExactly(Optional.of(s("b")), Optional.of(s("b2")));
       seqs.clear();
       kvs.transactionHistory().forEach(r -> seqs.add(r.seqNum()));
       assertThat(seqs).containsExactly(0L, 8L);
@@ -464,9 +518,13 @@ class GraphHistoryTest {
   @DisplayName("B39 (ours) historyMaxRecords bounds the number of transaction records")
   void maxRecords() {
     ManualClock clock = new ManualClock();
-    try (KVScheduler kvs = KVScheduler.builder().clock(clock)
-        .delayScheduler(new ManualDelayScheduler(clock)).statusExecutor(Runnable::run)
-        .historyMaxRecords(2).build()) {
+    try (KVScheduler kvs =
+        KVScheduler.builder()
+            .clock(clock)
+            .delayScheduler(new ManualDelayScheduler(clock))
+            .statusExecutor(Runnable::run)
+            .historyMaxRecords(2)
+            .build()) {
       register(kvs, List.of());
       commit(kvs, A1, s("1"));
       commit(kvs, A1, s("2"));
@@ -480,8 +538,9 @@ class GraphHistoryTest {
   // ------------------------------------------------------------------ B25 B26
 
   @Test
-  @DisplayName("B25 B26 (ours: maintained by the engine) metadata maps follow the values: entry"
-      + " under the label, kept on update, removed on delete, per descriptor")
+  @DisplayName(
+      "B25 B26 (ours: maintained by the engine) metadata maps follow the values: entry"
+          + " under the label, kept on update, removed on delete, per descriptor")
   void metadataMapsFollowValues() {
     setUp(false, List.of());
     var map1 = env.kvs().metadataMap("descriptor1", Object.class);

@@ -69,10 +69,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Catalogue §6 (B47–B67): NB transactions — commit and sequence numbers, option errors, the
- * queue, transaction content, ordering, create / update / delete. Unless said otherwise the tests
- * use the 3-descriptor setup of TestDataChangeTransactions (see {@link DataChangeTest}) with
- * simulation on.
+ * Catalogue §6 (B47–B67): NB transactions — commit and sequence numbers, option errors, the queue,
+ * transaction content, ordering, create / update / delete. Unless said otherwise the tests use the
+ * 3-descriptor setup of TestDataChangeTransactions (see {@link DataChangeTest}) with simulation on.
  */
 class NbTransactionTest {
   private final MockSouthbound sb = new MockSouthbound();
@@ -113,10 +112,12 @@ class NbTransactionTest {
 
   /** descriptorD: selects /prefixD/, dependencies from the value, re-creates D2 on change. */
   private void registerDescriptorD() {
-    kvs.registerDescriptors(sb.descriptor("descriptorD", DV.class).nbKeyPrefix(D_PREFIX)
-        .dependencies((key, v) -> v.deps().stream().map(k -> Dependency.onKey(k, k)).toList())
-        .updateWithRecreate((key, o, n, m) -> key.equals(D2))
-        .build());
+    kvs.registerDescriptors(
+        sb.descriptor("descriptorD", DV.class)
+            .nbKeyPrefix(D_PREFIX)
+            .dependencies((key, v) -> v.deps().stream().map(k -> Dependency.onKey(k, k)).toList())
+            .updateWithRecreate((key, o, n, m) -> key.equals(D2))
+            .build());
   }
 
   private Txn txn(Object... kv) {
@@ -133,8 +134,10 @@ class NbTransactionTest {
 
   /** The two transactions of TestDataChangeTransactions. */
   private void dataChangeTxns() {
-    assertThat(txn(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2))
-        .commit(TxnOptions.builder().description("testing data change").build())).isZero();
+    assertThat(
+            txn(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2))
+                .commit(TxnOptions.builder().description("testing data change").build()))
+        .isZero();
     assertThat(commit(C3, arr(1), A1, arr(1))).isEqualTo(1);
   }
 
@@ -175,8 +178,9 @@ class NbTransactionTest {
   // ------------------------------------------------------------------ B47 – B50
 
   @Test
-  @DisplayName("B47 every processed transaction (NB, SB notification, retry, empty) takes the next"
-      + " sequence number from 0; a blocking commit returns it")
+  @DisplayName(
+      "B47 every processed transaction (NB, SB notification, retry, empty) takes the next"
+          + " sequence number from 0; a blocking commit returns it")
   void sequenceNumbers() {
     assertThat(commit(A1, arr(1))).isEqualTo(0);
     assertThat(commit(C3, arr(1))).isEqualTo(1);
@@ -187,11 +191,17 @@ class NbTransactionTest {
 
     sb.planError(Fx.A2, new RuntimeException("failed to create"));
     var failing = txn(Fx.A2, arr());
-    assertThatThrownBy(() -> failing.commit(TxnOptions.builder()
-        .retry(new RetryOptions(Duration.ofSeconds(1), 3, false)).build()))
-        .isInstanceOfSatisfying(TransactionException.class, e -> {
-          assertThat(e.seqNum()).isEqualTo(3);
-        });
+    assertThatThrownBy(
+            () ->
+                failing.commit(
+                    TxnOptions.builder()
+                        .retry(new RetryOptions(Duration.ofSeconds(1), 3, false))
+                        .build()))
+        .isInstanceOfSatisfying(
+            TransactionException.class,
+            e -> {
+              assertThat(e.seqNum()).isEqualTo(3);
+            });
     assertThat(kvs.valueStatus(Fx.A2).state()).isEqualTo(RETRYING);
     env.timers().advance(Duration.ofSeconds(1));
     kvs.transactionBarrier();
@@ -205,25 +215,36 @@ class NbTransactionTest {
     assertThat(commit()).isEqualTo(5);
     TxnAssert.assertThat(env.txn(5)).executedNothing();
     assertThat(commit(A1, arr(1))).isEqualTo(6); // equivalent: nothing to do
-    assertThat(kvs.transactionHistory()).extracting(RecordedTxn::seqNum)
+    assertThat(kvs.transactionHistory())
+        .extracting(RecordedTxn::seqNum)
         .containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L);
-    assertThat(kvs.transactionHistory()).extracting(RecordedTxn::type).containsExactly(
-        TxnType.NB_TRANSACTION, TxnType.NB_TRANSACTION, TxnType.SB_NOTIFICATION,
-        TxnType.NB_TRANSACTION, TxnType.RETRY_FAILED_OPS, TxnType.NB_TRANSACTION,
-        TxnType.NB_TRANSACTION);
+    assertThat(kvs.transactionHistory())
+        .extracting(RecordedTxn::type)
+        .containsExactly(
+            TxnType.NB_TRANSACTION,
+            TxnType.NB_TRANSACTION,
+            TxnType.SB_NOTIFICATION,
+            TxnType.NB_TRANSACTION,
+            TxnType.RETRY_FAILED_OPS,
+            TxnType.NB_TRANSACTION,
+            TxnType.NB_TRANSACTION);
   }
 
   @Test
-  @DisplayName("B48 invalid option combinations fail before queuing with an"
-      + " IllegalArgumentException: no sequence number consumed, nothing recorded or called")
+  @DisplayName(
+      "B48 invalid option combinations fail before queuing with an"
+          + " IllegalArgumentException: no sequence number consumed, nothing recorded or called")
   void optionErrorsBeforeQueuing() {
-    assertThatThrownBy(() -> txn(A1, arr(1))
-        .commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build()))
+    assertThatThrownBy(
+            () ->
+                txn(A1, arr(1)).commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("downstream resync combined with data changes in one transaction");
     for (ResyncType resync : List.of(ResyncType.FULL, ResyncType.UPSTREAM, ResyncType.DOWNSTREAM)) {
-      assertThatThrownBy(() -> kvs.startNBTransaction()
-          .commit(TxnOptions.builder().revert(true).resync(resync).build()))
+      assertThatThrownBy(
+              () ->
+                  kvs.startNBTransaction()
+                      .commit(TxnOptions.builder().revert(true).resync(resync).build()))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessage("it is not supported to combine resync with revert");
     }
@@ -234,25 +255,28 @@ class NbTransactionTest {
   }
 
   @Test
-  @DisplayName("B49 commitAsync returns at once with a future of the sequence number; the result"
-      + " is seen through the future, watchers and the history")
+  @DisplayName(
+      "B49 commitAsync returns at once with a future of the sequence number; the result"
+          + " is seen through the future, watchers and the history")
   void commitAsyncReturnsAtOnce() throws Exception {
     List<BaseValueStatus> seen = Collections.synchronizedList(new ArrayList<>());
     kvs.watchValueStatus(KeySelector.prefix(Fx.PREFIX_A), seen::add);
     CompletableFuture<Long> f = txn(A1, arr(1)).commitAsync(TxnOptions.defaults());
     assertThat(f.get(10, TimeUnit.SECONDS)).isZero();
     kvs.transactionBarrier();
-    assertBoth(env.txn(0),
+    assertBoth(
+        env.txn(0),
         op(CREATE, A1).states(NONEXISTENT, CONFIGURED),
         op(CREATE, d(A1, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"));
     assertThat(sb.callLog()).containsExactly("CREATE " + A1, "CREATE " + d(A1, 1));
-    assertThat(seen).containsExactly(
-        base(st(A1, CONFIGURED, CREATE), st(d(A1, 1), CONFIGURED, CREATE)));
+    assertThat(seen)
+        .containsExactly(base(st(A1, CONFIGURED, CREATE), st(d(A1, 1), CONFIGURED, CREATE)));
   }
 
   @Test
-  @DisplayName("removing a key that never had a value changes no status: watchers get nothing for"
-      + " it, only for the value the same transaction creates")
+  @DisplayName(
+      "removing a key that never had a value changes no status: watchers get nothing for"
+          + " it, only for the value the same transaction creates")
   void removalOfUnknownKeyNotifiesNoWatcher() {
     List<BaseValueStatus> seen = Collections.synchronizedList(new ArrayList<>());
     kvs.watchValueStatus(KeySelector.prefix(Fx.PREFIX_A), seen::add);
@@ -263,13 +287,18 @@ class NbTransactionTest {
   }
 
   @Test
-  @DisplayName("B49 FIFO queue: a full queue refuses tryCommitAsync and notifications with a"
-      + " QueueFullException 'transaction queue is full'; commit and commitAsync wait for room")
+  @DisplayName(
+      "B49 FIFO queue: a full queue refuses tryCommitAsync and notifications with a"
+          + " QueueFullException 'transaction queue is full'; commit and commitAsync wait for room")
   void queueFull() throws Exception {
     ManualClock clock = new ManualClock();
-    KVScheduler small = KVScheduler.builder().clock(clock)
-        .delayScheduler(new ManualDelayScheduler(clock)).statusExecutor(Runnable::run)
-        .queueCapacity(1).build();
+    KVScheduler small =
+        KVScheduler.builder()
+            .clock(clock)
+            .delayScheduler(new ManualDelayScheduler(clock))
+            .statusExecutor(Runnable::run)
+            .queueCapacity(1)
+            .build();
     CountDownLatch entered = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     List<String> created = Collections.synchronizedList(new ArrayList<>());
@@ -286,17 +315,27 @@ class NbTransactionTest {
       assertThat(second).isNotDone(); // fills the queue
       Txn refused = small.startNBTransaction().setValue("/block/x3", s("3"));
       assertThatThrownBy(() -> refused.tryCommitAsync(none))
-          .isInstanceOf(QueueFullException.class).hasMessage("transaction queue is full");
-      assertThatThrownBy(() -> small.pushSBNotification(
-          List.of(new KVWithMetadata<>("/block/sb", s("sb"), null, ValueOrigin.FROM_SB))))
-          .isInstanceOf(QueueFullException.class).hasMessage("transaction queue is full");
+          .isInstanceOf(QueueFullException.class)
+          .hasMessage("transaction queue is full");
+      assertThatThrownBy(
+              () ->
+                  small.pushSBNotification(
+                      List.of(
+                          new KVWithMetadata<>("/block/sb", s("sb"), null, ValueOrigin.FROM_SB))))
+          .isInstanceOf(QueueFullException.class)
+          .hasMessage("transaction queue is full");
 
       AtomicLong blockingSeq = new AtomicLong(-2);
       AtomicReference<Throwable> blockingErr = new AtomicReference<>();
-      Thread blocking = capturing(() -> blockingSeq.set(
-          small.startNBTransaction().setValue("/block/x4", s("4")).commit()), blockingErr);
+      Thread blocking =
+          capturing(
+              () ->
+                  blockingSeq.set(
+                      small.startNBTransaction().setValue("/block/x4", s("4")).commit()),
+              blockingErr);
       blocking.start();
-      awaitCondition(() -> blocking.getState() == Thread.State.WAITING,
+      awaitCondition(
+          () -> blocking.getState() == Thread.State.WAITING,
           "the blocking commit waits for room in the queue");
       assertThat(created).containsExactly("/block/x1");
 
@@ -309,9 +348,11 @@ class NbTransactionTest {
       assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(1);
       small.transactionBarrier();
       assertThat(created).containsExactly("/block/x1", "/block/x2", "/block/x4");
-      assertThat(small.transactionHistory()).extracting(RecordedTxn::seqNum)
+      assertThat(small.transactionHistory())
+          .extracting(RecordedTxn::seqNum)
           .containsExactly(0L, 1L, 2L);
-      assertThat(small.transactionHistory()).extracting(t -> t.values().get(0).key())
+      assertThat(small.transactionHistory())
+          .extracting(t -> t.values().get(0).key())
           .containsExactly("/block/x1", "/block/x2", "/block/x4");
     } finally {
       release.countDown();
@@ -323,27 +364,36 @@ class NbTransactionTest {
    * Descriptor "blocking" over /block/: every Create is listed in {@code created}; the Create of
    * /block/x1 counts {@code entered} down, then waits for {@code release}.
    */
-  private static KVDescriptor<StringValue, Void> blockingDescriptor(CountDownLatch entered,
-      CountDownLatch release, List<String> created) {
+  private static KVDescriptor<StringValue, Void> blockingDescriptor(
+      CountDownLatch entered, CountDownLatch release, List<String> created) {
     return KVDescriptor.builder("blocking", StringValue.class)
         .nbKeyPrefix("/block/")
-        .create((key, v) -> {
-          created.add(key);
-          if (key.equals("/block/x1")) {
-            entered.countDown();
-            release.await();
-          }
-          return null;
-        })
+        .create(
+            (key, v) -> {
+              created.add(key);
+              if (key.equals("/block/x1")) {
+                entered.countDown();
+                release.await();
+              }
+              return null;
+            })
         .delete((key, v, m) -> {})
         .build();
   }
 
   /** A scheduler with only {@link #blockingDescriptor}, registered. */
-  private static KVScheduler blockingScheduler(int capacity, String threadName,
-      CountDownLatch entered, CountDownLatch release, List<String> created) {
-    KVScheduler k = KVScheduler.builder().queueCapacity(capacity).threadName(threadName)
-        .printTxnSummary(false).build();
+  private static KVScheduler blockingScheduler(
+      int capacity,
+      String threadName,
+      CountDownLatch entered,
+      CountDownLatch release,
+      List<String> created) {
+    KVScheduler k =
+        KVScheduler.builder()
+            .queueCapacity(capacity)
+            .threadName(threadName)
+            .printTxnSummary(false)
+            .build();
     k.registerDescriptors(blockingDescriptor(entered, release, created));
     k.transactionBarrier();
     return k;
@@ -351,13 +401,14 @@ class NbTransactionTest {
 
   /** A thread (not started) running {@code body}; what it throws goes to {@code err}. */
   private static Thread capturing(Runnable body, AtomicReference<Throwable> err) {
-    return new Thread(() -> {
-      try {
-        body.run();
-      } catch (Throwable t) {
-        err.set(t);
-      }
-    });
+    return new Thread(
+        () -> {
+          try {
+            body.run();
+          } catch (Throwable t) {
+            err.set(t);
+          }
+        });
   }
 
   private static boolean threadAlive(String name) {
@@ -367,26 +418,39 @@ class NbTransactionTest {
 
   @Test
   @Timeout(60) // a regression blocks a caller for good: fail instead
-  @DisplayName("B49 (ours) commitAsync does not wait for the transaction, only, while the queue"
-      + " is full, for room in it: nothing committed that way is lost")
+  @DisplayName(
+      "B49 (ours) commitAsync does not wait for the transaction, only, while the queue"
+          + " is full, for room in it: nothing committed that way is lost")
   void commitAsyncWaitsOnlyForRoom() throws Exception {
     CountDownLatch entered = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     List<String> created = Collections.synchronizedList(new ArrayList<>());
     KVScheduler small = blockingScheduler(1, "kvs-async-full", entered, release, created);
     try {
-      var first = small.startNBTransaction().setValue("/block/x1", s("1"))
-          .commitAsync(TxnOptions.defaults());
+      var first =
+          small
+              .startNBTransaction()
+              .setValue("/block/x1", s("1"))
+              .commitAsync(TxnOptions.defaults());
       assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue(); // the engine is busy with #0
-      var second = small.startNBTransaction().setValue("/block/x2", s("2"))
-          .commitAsync(TxnOptions.defaults()); // fills the queue, returns at once
+      var second =
+          small
+              .startNBTransaction()
+              .setValue("/block/x2", s("2"))
+              .commitAsync(TxnOptions.defaults()); // fills the queue, returns at once
       assertThat(second).isNotDone();
-      AtomicReference<java.util.concurrent.CompletableFuture<Long>> third =
-          new AtomicReference<>();
-      Thread committer = new Thread(() -> third.set(small.startNBTransaction()
-          .setValue("/block/x3", s("3")).commitAsync(TxnOptions.defaults())));
+      AtomicReference<CompletableFuture<Long>> third = new AtomicReference<>();
+      Thread committer =
+          new Thread(
+              () ->
+                  third.set(
+                      small
+                          .startNBTransaction()
+                          .setValue("/block/x3", s("3"))
+                          .commitAsync(TxnOptions.defaults())));
       committer.start();
-      awaitCondition(() -> committer.getState() == Thread.State.WAITING,
+      awaitCondition(
+          () -> committer.getState() == Thread.State.WAITING,
           "the asynchronous commit waits for room in the queue");
       assertThat(third.get()).isNull();
       release.countDown();
@@ -403,10 +467,11 @@ class NbTransactionTest {
 
   @Test
   @Timeout(60) // a regression blocks a caller for good: fail instead
-  @DisplayName("B49 (ours) close finishes the transaction being processed without interrupting"
-      + " its southbound call, fails every queued transaction and request and every caller"
-      + " waiting for room with 'scheduler was closed', applies none of them, and stops the"
-      + " engine thread")
+  @DisplayName(
+      "B49 (ours) close finishes the transaction being processed without interrupting"
+          + " its southbound call, fails every queued transaction and request and every caller"
+          + " waiting for room with 'scheduler was closed', applies none of them, and stops the"
+          + " engine thread")
   void closeFailsWhatIsQueued() throws Exception {
     CountDownLatch entered = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
@@ -421,36 +486,49 @@ class NbTransactionTest {
     }
   }
 
-  private static void closeFailsWhatIsQueued(KVScheduler small, String name,
-      CountDownLatch entered, CountDownLatch release, List<String> created) throws Exception {
-    var running = small.startNBTransaction().setValue("/block/x1", s("1"))
-        .commitAsync(TxnOptions.defaults());
+  private static void closeFailsWhatIsQueued(
+      KVScheduler small,
+      String name,
+      CountDownLatch entered,
+      CountDownLatch release,
+      List<String> created)
+      throws Exception {
+    var running =
+        small.startNBTransaction().setValue("/block/x1", s("1")).commitAsync(TxnOptions.defaults());
     assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
-    var queued = small.startNBTransaction().setValue("/block/x2", s("2"))
-        .commitAsync(TxnOptions.defaults());
+    var queued =
+        small.startNBTransaction().setValue("/block/x2", s("2")).commitAsync(TxnOptions.defaults());
     AtomicReference<Throwable> barrierErr = new AtomicReference<>();
     // a request queued behind x2: the queue is then full
     Thread barrier = capturing(small::transactionBarrier, barrierErr);
     barrier.start();
     AtomicReference<Throwable> waitingErr = new AtomicReference<>();
-    Thread waiting = capturing(
-        () -> small.startNBTransaction().setValue("/block/x3", s("3")).commit(), waitingErr);
-    awaitCondition(() -> barrier.getState() == Thread.State.WAITING
-        || barrier.getState() == Thread.State.TIMED_WAITING, "the barrier is queued");
+    Thread waiting =
+        capturing(
+            () -> small.startNBTransaction().setValue("/block/x3", s("3")).commit(), waitingErr);
+    awaitCondition(
+        () ->
+            barrier.getState() == Thread.State.WAITING
+                || barrier.getState() == Thread.State.TIMED_WAITING,
+        "the barrier is queued");
     waiting.start();
-    awaitCondition(() -> waiting.getState() == Thread.State.WAITING,
+    awaitCondition(
+        () -> waiting.getState() == Thread.State.WAITING,
         "the blocking commit waits for room in the queue");
 
     Thread closer = new Thread(small::close);
     closer.start();
     awaitCondition(() -> queued.isDone(), "close fails the queued transaction at once");
-    assertThatThrownBy(queued::join).hasCauseInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(queued::join)
+        .hasCauseInstanceOf(IllegalStateException.class)
         .hasMessageContaining("scheduler was closed");
     barrier.join(TimeUnit.SECONDS.toMillis(10));
     waiting.join(TimeUnit.SECONDS.toMillis(10));
-    assertThat(barrierErr.get()).isInstanceOf(IllegalStateException.class)
+    assertThat(barrierErr.get())
+        .isInstanceOf(IllegalStateException.class)
         .hasMessage("scheduler was closed");
-    assertThat(waitingErr.get()).isInstanceOf(IllegalStateException.class)
+    assertThat(waitingErr.get())
+        .isInstanceOf(IllegalStateException.class)
         .hasMessage("scheduler was closed");
     assertThat(running).isNotDone(); // close waits for it, and does not interrupt it
 
@@ -465,8 +543,9 @@ class NbTransactionTest {
 
   @Test
   @Timeout(60) // a regression blocks a caller for good: fail instead
-  @DisplayName("B49 (ours) close called from a descriptor callback returns at once; the engine"
-      + " finishes that transaction, fails what is queued and stops")
+  @DisplayName(
+      "B49 (ours) close called from a descriptor callback returns at once; the engine"
+          + " finishes that transaction, fails what is queued and stops")
   void closeFromACallback() throws Exception {
     String name = "kvs-close-inside";
     KVScheduler k = KVScheduler.builder().threadName(name).printTxnSummary(false).build();
@@ -474,26 +553,30 @@ class NbTransactionTest {
     CountDownLatch closing = new CountDownLatch(1);
     CountDownLatch proceed = new CountDownLatch(1);
     AtomicLong closeMillis = new AtomicLong(-1);
-    k.registerDescriptors(KVDescriptor.builder("closing", StringValue.class)
-        .nbKeyPrefix("/c/")
-        .create((key, v) -> {
-          created.add(key);
-          if (key.equals("/c/a")) {
-            closing.countDown();
-            proceed.await();
-            long t0 = System.nanoTime();
-            k.close();
-            closeMillis.set(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
-          }
-          return null;
-        })
-        .delete((key, v, m) -> {})
-        .build());
-    var first = k.startNBTransaction().setValue("/c/a", s("a")).setValue("/c/b", s("b"))
-        .commitAsync(TxnOptions.defaults());
+    k.registerDescriptors(
+        KVDescriptor.builder("closing", StringValue.class)
+            .nbKeyPrefix("/c/")
+            .create(
+                (key, v) -> {
+                  created.add(key);
+                  if (key.equals("/c/a")) {
+                    closing.countDown();
+                    proceed.await();
+                    long t0 = System.nanoTime();
+                    k.close();
+                    closeMillis.set(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+                  }
+                  return null;
+                })
+            .delete((key, v, m) -> {})
+            .build());
+    var first =
+        k.startNBTransaction()
+            .setValue("/c/a", s("a"))
+            .setValue("/c/b", s("b"))
+            .commitAsync(TxnOptions.defaults());
     assertThat(closing.await(10, TimeUnit.SECONDS)).isTrue();
-    var queued = k.startNBTransaction().setValue("/c/q", s("q"))
-        .commitAsync(TxnOptions.defaults());
+    var queued = k.startNBTransaction().setValue("/c/q", s("q")).commitAsync(TxnOptions.defaults());
     proceed.countDown();
     assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(0);
     assertThatThrownBy(() -> queued.get(10, TimeUnit.SECONDS))
@@ -505,32 +588,34 @@ class NbTransactionTest {
   }
 
   @Test
-  @DisplayName("B49 (ours: interrupting the waiting caller) a cancelled wait fails with 'waiting"
-      + " for result of blocking transaction was canceled' but the transaction still runs")
+  @DisplayName(
+      "B49 (ours: interrupting the waiting caller) a cancelled wait fails with 'waiting"
+          + " for result of blocking transaction was canceled' but the transaction still runs")
   void cancelledWait() throws Exception {
     CountDownLatch entered = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    kvs.registerDescriptors(blockingDescriptor(entered, release,
-        Collections.synchronizedList(new ArrayList<>())));
+    kvs.registerDescriptors(
+        blockingDescriptor(entered, release, Collections.synchronizedList(new ArrayList<>())));
     try {
       kvs.startNBTransaction().setValue("/block/x1", s("1")).commitAsync(TxnOptions.defaults());
       assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
       AtomicReference<Throwable> err = new AtomicReference<>();
-      Thread waiter = capturing(
-          () -> kvs.startNBTransaction().setValue("/block/x2", s("2")).commit(), err);
+      Thread waiter =
+          capturing(() -> kvs.startNBTransaction().setValue("/block/x2", s("2")).commit(), err);
       waiter.start();
-      awaitCondition(() -> waiter.getState() == Thread.State.WAITING,
-          "the caller waits for the result");
+      awaitCondition(
+          () -> waiter.getState() == Thread.State.WAITING, "the caller waits for the result");
       waiter.interrupt();
       waiter.join(TimeUnit.SECONDS.toMillis(10));
-      assertThat(err.get()).isInstanceOf(IllegalStateException.class)
+      assertThat(err.get())
+          .isInstanceOf(IllegalStateException.class)
           .hasMessage("waiting for result of blocking transaction was canceled");
     } finally {
       release.countDown();
     }
     kvs.transactionBarrier();
-    assertThat(env.txn(1).values()).containsExactly(
-        new RecordedValue("/block/x2", Optional.of(s("2")), ValueOrigin.FROM_NB));
+    assertThat(env.txn(1).values())
+        .containsExactly(new RecordedValue("/block/x2", Optional.of(s("2")), ValueOrigin.FROM_NB));
     assertThat(kvs.valueStatus("/block/x2").state()).isEqualTo(CONFIGURED);
   }
 
@@ -540,61 +625,72 @@ class NbTransactionTest {
     Txn pending = txn(A1, arr(1));
     env.close();
     assertThatThrownBy(pending::commit)
-        .isInstanceOf(IllegalStateException.class).hasMessage("scheduler was closed");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("scheduler was closed");
     assertThatThrownBy(() -> txn(B2, arr(1)).commitAsync(TxnOptions.defaults()))
-        .isInstanceOf(IllegalStateException.class).hasMessage("scheduler was closed");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("scheduler was closed");
     assertThatThrownBy(() -> txn(B2, arr(1)).tryCommitAsync(TxnOptions.defaults()))
-        .isInstanceOf(IllegalStateException.class).hasMessage("scheduler was closed");
-    assertThatThrownBy(() -> kvs.pushSBNotification(
-        List.of(new KVWithMetadata<>(A1, arr(1), null, ValueOrigin.FROM_SB))))
-        .isInstanceOf(IllegalStateException.class).hasMessage("scheduler was closed");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("scheduler was closed");
+    assertThatThrownBy(
+            () ->
+                kvs.pushSBNotification(
+                    List.of(new KVWithMetadata<>(A1, arr(1), null, ValueOrigin.FROM_SB))))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("scheduler was closed");
     assertThat(sb.callLog()).isEmpty();
   }
 
   @Test
-  @DisplayName("B49 a commitAsync issued inside a descriptor callback is queued (no deadlock),"
-      + " runs right after the current transaction, and its future then completes; a waiting"
-      + " commit there fails at once")
+  @DisplayName(
+      "B49 a commitAsync issued inside a descriptor callback is queued (no deadlock),"
+          + " runs right after the current transaction, and its future then completes; a waiting"
+          + " commit there fails at once")
   void commitFromCallback() throws Exception {
     String f1 = "/prefixF/f1";
     String f2 = "/prefixF/f2";
     List<String> calls = Collections.synchronizedList(new ArrayList<>());
     AtomicReference<CompletableFuture<Long>> nested = new AtomicReference<>();
     AtomicReference<Throwable> waiting = new AtomicReference<>();
-    kvs.registerDescriptors(KVDescriptor.builder("descriptorF", StringValue.class)
-        .nbKeyPrefix("/prefixF/")
-        .create((key, v) -> {
-          calls.add("CREATE " + key);
-          if (key.equals(f1)) {
-            Txn txn = kvs.startNBTransaction().setValue(f2, s("from-callback"));
-            try {
-              txn.commit();
-            } catch (IllegalStateException e) {
-              waiting.set(e);
-            }
-            nested.set(txn.commitAsync(TxnOptions.defaults()));
-            assertThat(nested.get()).isNotDone();
-          }
-          return null;
-        })
-        .delete((key, v, m) -> calls.add("DELETE " + key))
-        .build());
+    kvs.registerDescriptors(
+        KVDescriptor.builder("descriptorF", StringValue.class)
+            .nbKeyPrefix("/prefixF/")
+            .create(
+                (key, v) -> {
+                  calls.add("CREATE " + key);
+                  if (key.equals(f1)) {
+                    Txn txn = kvs.startNBTransaction().setValue(f2, s("from-callback"));
+                    try {
+                      txn.commit();
+                    } catch (IllegalStateException e) {
+                      waiting.set(e);
+                    }
+                    nested.set(txn.commitAsync(TxnOptions.defaults()));
+                    assertThat(nested.get()).isNotDone();
+                  }
+                  return null;
+                })
+            .delete((key, v, m) -> calls.add("DELETE " + key))
+            .build());
     assertThat(commit(f1, s("x"))).isZero();
     assertThat(nested.get().get(10, TimeUnit.SECONDS)).isEqualTo(1);
-    assertThat(waiting.get()).isInstanceOf(IllegalStateException.class)
+    assertThat(waiting.get())
+        .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("use commitAsync()");
     kvs.transactionBarrier();
     assertThat(calls).containsExactly("CREATE " + f1, "CREATE " + f2);
     assertBoth(env.txn(0), op(CREATE, f1).states(NONEXISTENT, CONFIGURED));
-    assertBoth(env.txn(1), op(CREATE, f2).states(NONEXISTENT, CONFIGURED)
-        .newValue(s("from-callback")));
+    assertBoth(
+        env.txn(1), op(CREATE, f2).states(NONEXISTENT, CONFIGURED).newValue(s("from-callback")));
     assertThat(env.txn(1).type()).isEqualTo(TxnType.NB_TRANSACTION);
     assertThat(kvs.valueStatus(f2).value()).isEqualTo(st(f2, CONFIGURED, CREATE));
   }
 
   @Test
-  @DisplayName("B50 setting a key twice keeps the last value; a null value requests deletion;"
-      + " a committed transaction cannot be reused")
+  @DisplayName(
+      "B50 setting a key twice keeps the last value; a null value requests deletion;"
+          + " a committed transaction cannot be reused")
   void transactionContent() {
     Txn t = kvs.startNBTransaction().setValue(A1, arr(1)).setValue(A1, arr(2));
     assertThat(t.commit()).isZero();
@@ -617,8 +713,9 @@ class NbTransactionTest {
   // ------------------------------------------------------------------ B51 – B56
 
   @Test
-  @DisplayName("B51 processing order: deletions, re-creations, creations (incl. pending values),"
-      + " in-place updates; by key within each class")
+  @DisplayName(
+      "B51 processing order: deletions, re-creations, creations (incl. pending values),"
+          + " in-place updates; by key within each class")
   void planningOrderAllFourClasses() {
     registerDescriptorD();
     commit(D1, DV.of("a"), D2, DV.of("a"), D3, DV.of("a"), D4, DV.of("a", MISSING));
@@ -626,46 +723,70 @@ class NbTransactionTest {
     sb.clearCalls();
 
     long seq = commit(D1, DV.of("b"), D2, DV.of("b"), D3, null, D4, DV.of("b"), D5, DV.of("a"));
-    assertThat(sb.callLog()).containsExactly("DELETE " + D3, "DELETE " + D2, "CREATE " + D2,
-        "CREATE " + D4, "CREATE " + D5, "UPDATE " + D1);
-    assertBoth(env.txn(seq),
+    assertThat(sb.callLog())
+        .containsExactly(
+            "DELETE " + D3,
+            "DELETE " + D2,
+            "CREATE " + D2,
+            "CREATE " + D4,
+            "CREATE " + D5,
+            "UPDATE " + D1);
+    assertBoth(
+        env.txn(seq),
         op(DELETE, D3).states(CONFIGURED, REMOVED).prevValue(DV.of("a")).newValue(null),
-        op(DELETE, D2).states(CONFIGURED, REMOVED).flags("RECREATE")
-            .prevValue(DV.of("a")).newValue(null),
-        op(CREATE, D2).states(REMOVED, CONFIGURED).flags("RECREATE")
-            .prevValue(null).newValue(DV.of("b")),
-        op(CREATE, D4).states(PENDING, CONFIGURED)
-            .prevValue(DV.of("a", MISSING)).newValue(DV.of("b")),
+        op(DELETE, D2)
+            .states(CONFIGURED, REMOVED)
+            .flags("RECREATE")
+            .prevValue(DV.of("a"))
+            .newValue(null),
+        op(CREATE, D2)
+            .states(REMOVED, CONFIGURED)
+            .flags("RECREATE")
+            .prevValue(null)
+            .newValue(DV.of("b")),
+        op(CREATE, D4)
+            .states(PENDING, CONFIGURED)
+            .prevValue(DV.of("a", MISSING))
+            .newValue(DV.of("b")),
         op(CREATE, D5).states(NONEXISTENT, CONFIGURED).prevValue(null).newValue(DV.of("a")),
-        op(UPDATE, D1).states(CONFIGURED, CONFIGURED)
-            .prevValue(DV.of("a")).newValue(DV.of("b")));
+        op(UPDATE, D1).states(CONFIGURED, CONFIGURED).prevValue(DV.of("a")).newValue(DV.of("b")));
     // the recorded input values are sorted by key, not by processing order
-    assertThat(env.txn(seq).values()).extracting(RecordedValue::key)
+    assertThat(env.txn(seq).values())
+        .extracting(RecordedValue::key)
         .containsExactly(D1, D2, D3, D4, D5);
   }
 
   @Test
-  @DisplayName("B47 B52 B53 B54 B55 B56 full TestDataChangeTransactions sequence: SB content,"
-      + " statuses, metadata maps and records after each of the two transactions")
+  @DisplayName(
+      "B47 B52 B53 B54 B55 B56 full TestDataChangeTransactions sequence: SB content,"
+          + " statuses, metadata maps and records after each of the two transactions")
   void dataChangeSequenceFull() {
     // ---- 1st transaction
     Instant before0 = env.clock().peek();
-    assertThat(txn(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2))
-        .commit(TxnOptions.builder().description("testing data change").build())).isZero();
-    assertThat(sb.values().values()).containsExactly(
-        nbEntry(A1, arr(2), 0, false),
-        nbEntry(d(A1, 2), s("item2"), null, true),
-        nbEntry(B2, arr(1, 2), 0, false),
-        nbEntry(d(B2, 1), s("item1"), null, true),
-        nbEntry(C3, arr(1, 2), 0, false),
-        nbEntry(d(C3, 1), s("item1"), null, true),
-        nbEntry(d(C3, 2), s("item2"), null, true));
-    assertThat(kvs.valueStatuses()).containsExactly(
-        base(st(A1, CONFIGURED, CREATE), st(d(A1, 2), CONFIGURED, CREATE)),
-        base(st(B2, CONFIGURED, CREATE), st(d(B2, 1), CONFIGURED, CREATE),
-            st(d(B2, 2), PENDING, CREATE, d(A1, 1))),
-        base(st(C3, CONFIGURED, CREATE), st(d(C3, 1), CONFIGURED, CREATE),
-            st(d(C3, 2), CONFIGURED, CREATE)));
+    assertThat(
+            txn(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2))
+                .commit(TxnOptions.builder().description("testing data change").build()))
+        .isZero();
+    assertThat(sb.values().values())
+        .containsExactly(
+            nbEntry(A1, arr(2), 0, false),
+            nbEntry(d(A1, 2), s("item2"), null, true),
+            nbEntry(B2, arr(1, 2), 0, false),
+            nbEntry(d(B2, 1), s("item1"), null, true),
+            nbEntry(C3, arr(1, 2), 0, false),
+            nbEntry(d(C3, 1), s("item1"), null, true),
+            nbEntry(d(C3, 2), s("item2"), null, true));
+    assertThat(kvs.valueStatuses())
+        .containsExactly(
+            base(st(A1, CONFIGURED, CREATE), st(d(A1, 2), CONFIGURED, CREATE)),
+            base(
+                st(B2, CONFIGURED, CREATE),
+                st(d(B2, 1), CONFIGURED, CREATE),
+                st(d(B2, 2), PENDING, CREATE, d(A1, 1))),
+            base(
+                st(C3, CONFIGURED, CREATE),
+                st(d(C3, 1), CONFIGURED, CREATE),
+                st(d(C3, 2), CONFIGURED, CREATE)));
     assertThat(meta("descriptor1", "base-value1")).contains(0);
     assertThat(meta("descriptor2", "base-value2")).contains(0);
     assertThat(meta("descriptor3", "base-value3")).contains(0);
@@ -679,17 +800,24 @@ class NbTransactionTest {
     assertThat(t0.retryForTxn()).isZero();
     assertThat(t0.retryAttempt()).isZero();
     assertThat(t0.start()).isAfterOrEqualTo(before0).isBefore(t0.stop());
-    assertThat(t0.values()).containsExactly(
-        nbValue(A1, arr(2)), nbValue(B2, arr(1, 2)), nbValue(C3, arr(1, 2)));
-    assertBoth(t0,
+    assertThat(t0.values())
+        .containsExactly(nbValue(A1, arr(2)), nbValue(B2, arr(1, 2)), nbValue(C3, arr(1, 2)));
+    assertBoth(
+        t0,
         op(CREATE, A1).states(NONEXISTENT, CONFIGURED).prevValue(null).newValue(arr(2)),
-        op(CREATE, d(A1, 2)).states(NONEXISTENT, CONFIGURED).flags("DERIVED")
-            .prevValue(null).newValue(s("item2")),
+        op(CREATE, d(A1, 2))
+            .states(NONEXISTENT, CONFIGURED)
+            .flags("DERIVED")
+            .prevValue(null)
+            .newValue(s("item2")),
         op(CREATE, B2).states(NONEXISTENT, CONFIGURED).newValue(arr(1, 2)),
-        op(CREATE, d(B2, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED")
-            .newValue(s("item1")),
-        op(CREATE, d(B2, 2)).states(NONEXISTENT, PENDING).flags("DERIVED", "NOOP")
-            .prevValue(null).newValue(s("item2")).error(""),
+        op(CREATE, d(B2, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED").newValue(s("item1")),
+        op(CREATE, d(B2, 2))
+            .states(NONEXISTENT, PENDING)
+            .flags("DERIVED", "NOOP")
+            .prevValue(null)
+            .newValue(s("item2"))
+            .error(""),
         op(CREATE, C3).states(NONEXISTENT, CONFIGURED).newValue(arr(1, 2)),
         op(CREATE, d(C3, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"),
         op(CREATE, d(C3, 2)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"));
@@ -698,71 +826,122 @@ class NbTransactionTest {
     sb.clearCalls();
     Instant before1 = env.clock().peek();
     assertThat(commit(C3, arr(1), A1, arr(1))).isEqualTo(1);
-    assertThat(sb.callLog()).containsExactly("DELETE " + d(C3, 1), "DELETE " + d(C3, 2),
-        "DELETE " + C3, "CREATE " + C3, "CREATE " + d(C3, 1), "DELETE " + d(A1, 2),
-        "UPDATE " + A1, "CREATE " + d(A1, 1), "CREATE " + d(B2, 2));
-    assertThat(sb.values().values()).containsExactly(
-        nbEntry(A1, arr(1), 0, false),
-        nbEntry(d(A1, 1), s("item1"), null, true),
-        nbEntry(B2, arr(1, 2), 0, false),
-        nbEntry(d(B2, 1), s("item1"), null, true),
-        nbEntry(d(B2, 2), s("item2"), null, true),
-        nbEntry(C3, arr(1), 1, false),
-        nbEntry(d(C3, 1), s("item1"), null, true));
-    assertThat(kvs.valueStatuses()).containsExactly(
-        base(st(A1, CONFIGURED, UPDATE), st(d(A1, 1), CONFIGURED, CREATE)),
-        base(st(B2, CONFIGURED, CREATE), st(d(B2, 1), CONFIGURED, CREATE),
-            st(d(B2, 2), CONFIGURED, CREATE)),
-        base(st(C3, CONFIGURED, UPDATE), st(d(C3, 1), CONFIGURED, CREATE)));
+    assertThat(sb.callLog())
+        .containsExactly(
+            "DELETE " + d(C3, 1),
+            "DELETE " + d(C3, 2),
+            "DELETE " + C3,
+            "CREATE " + C3,
+            "CREATE " + d(C3, 1),
+            "DELETE " + d(A1, 2),
+            "UPDATE " + A1,
+            "CREATE " + d(A1, 1),
+            "CREATE " + d(B2, 2));
+    assertThat(sb.values().values())
+        .containsExactly(
+            nbEntry(A1, arr(1), 0, false),
+            nbEntry(d(A1, 1), s("item1"), null, true),
+            nbEntry(B2, arr(1, 2), 0, false),
+            nbEntry(d(B2, 1), s("item1"), null, true),
+            nbEntry(d(B2, 2), s("item2"), null, true),
+            nbEntry(C3, arr(1), 1, false),
+            nbEntry(d(C3, 1), s("item1"), null, true));
+    assertThat(kvs.valueStatuses())
+        .containsExactly(
+            base(st(A1, CONFIGURED, UPDATE), st(d(A1, 1), CONFIGURED, CREATE)),
+            base(
+                st(B2, CONFIGURED, CREATE),
+                st(d(B2, 1), CONFIGURED, CREATE),
+                st(d(B2, 2), CONFIGURED, CREATE)),
+            base(st(C3, CONFIGURED, UPDATE), st(d(C3, 1), CONFIGURED, CREATE)));
     assertThat(meta("descriptor1", "base-value1")).contains(0);
     assertThat(meta("descriptor2", "base-value2")).contains(0);
     assertThat(meta("descriptor3", "base-value3")).contains(1);
     RecordedTxn t1 = env.txn(1);
     assertThat(t1.description()).isEmpty();
     assertThat(t1.values()).containsExactly(nbValue(A1, arr(1)), nbValue(C3, arr(1)));
-    assertBoth(t1,
-        op(DELETE, d(C3, 1)).states(CONFIGURED, REMOVED).flags("DERIVED", "RECREATE")
-            .prevValue(s("item1")).newValue(null),
-        op(DELETE, d(C3, 2)).states(CONFIGURED, REMOVED).flags("DERIVED", "RECREATE")
-            .prevValue(s("item2")).newValue(null),
-        op(DELETE, C3).states(CONFIGURED, REMOVED).flags("RECREATE")
-            .prevValue(arr(1, 2)).newValue(null),
-        op(CREATE, C3).states(REMOVED, CONFIGURED).flags("RECREATE")
-            .prevValue(null).newValue(arr(1)),
-        op(CREATE, d(C3, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED", "RECREATE")
-            .prevValue(null).newValue(s("item1")),
-        op(DELETE, d(A1, 2)).states(CONFIGURED, REMOVED).flags("DERIVED")
-            .prevValue(s("item2")).newValue(null),
+    assertBoth(
+        t1,
+        op(DELETE, d(C3, 1))
+            .states(CONFIGURED, REMOVED)
+            .flags("DERIVED", "RECREATE")
+            .prevValue(s("item1"))
+            .newValue(null),
+        op(DELETE, d(C3, 2))
+            .states(CONFIGURED, REMOVED)
+            .flags("DERIVED", "RECREATE")
+            .prevValue(s("item2"))
+            .newValue(null),
+        op(DELETE, C3)
+            .states(CONFIGURED, REMOVED)
+            .flags("RECREATE")
+            .prevValue(arr(1, 2))
+            .newValue(null),
+        op(CREATE, C3)
+            .states(REMOVED, CONFIGURED)
+            .flags("RECREATE")
+            .prevValue(null)
+            .newValue(arr(1)),
+        op(CREATE, d(C3, 1))
+            .states(NONEXISTENT, CONFIGURED)
+            .flags("DERIVED", "RECREATE")
+            .prevValue(null)
+            .newValue(s("item1")),
+        op(DELETE, d(A1, 2))
+            .states(CONFIGURED, REMOVED)
+            .flags("DERIVED")
+            .prevValue(s("item2"))
+            .newValue(null),
         op(UPDATE, A1).states(CONFIGURED, CONFIGURED).prevValue(arr(2)).newValue(arr(1)),
-        op(CREATE, d(A1, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED")
-            .prevValue(null).newValue(s("item1")),
-        op(CREATE, d(B2, 2)).states(PENDING, CONFIGURED).flags("DERIVED")
-            .prevValue(s("item2")).newValue(s("item2")));
+        op(CREATE, d(A1, 1))
+            .states(NONEXISTENT, CONFIGURED)
+            .flags("DERIVED")
+            .prevValue(null)
+            .newValue(s("item1")),
+        op(CREATE, d(B2, 2))
+            .states(PENDING, CONFIGURED)
+            .flags("DERIVED")
+            .prevValue(s("item2"))
+            .newValue(s("item2")));
     // the history window starting before the 2nd transaction holds only that one
-    assertThat(kvs.transactionHistory(before1, Instant.MAX)).extracting(RecordedTxn::seqNum)
+    assertThat(kvs.transactionHistory(before1, Instant.MAX))
+        .extracting(RecordedTxn::seqNum)
         .containsExactly(1L);
     assertThat(kvs.transactionHistory()).hasSize(2);
   }
 
   @Test
-  @DisplayName("B55 B87 re-adding a deleted dependency: each newly enabled pending value is"
-      + " created right after what satisfied it, before the derived values; fresh metadata")
+  @DisplayName(
+      "B55 B87 re-adding a deleted dependency: each newly enabled pending value is"
+          + " created right after what satisfied it, before the derived values; fresh metadata")
   void pendingCreatedWhenDependencyReappears() {
     dataChangeTxns();
     commit(A1, null);
     sb.clearCalls();
     long seq = commit(A1, arr(1));
-    assertThat(sb.callLog()).containsExactly("CREATE " + A1, "CREATE " + d(B2, 1),
-        "CREATE " + d(A1, 1), "CREATE " + d(B2, 2));
-    assertBoth(env.txn(seq),
+    assertThat(sb.callLog())
+        .containsExactly(
+            "CREATE " + A1, "CREATE " + d(B2, 1), "CREATE " + d(A1, 1), "CREATE " + d(B2, 2));
+    assertBoth(
+        env.txn(seq),
         op(CREATE, A1).states(NONEXISTENT, CONFIGURED).newValue(arr(1)),
-        op(CREATE, d(B2, 1)).states(PENDING, CONFIGURED).flags("DERIVED")
-            .prevValue(s("item1")).newValue(s("item1")),
+        op(CREATE, d(B2, 1))
+            .states(PENDING, CONFIGURED)
+            .flags("DERIVED")
+            .prevValue(s("item1"))
+            .newValue(s("item1")),
         op(CREATE, d(A1, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"),
-        op(CREATE, d(B2, 2)).states(PENDING, CONFIGURED).flags("DERIVED")
-            .prevValue(s("item2")).newValue(s("item2")));
-    assertThat(kvs.valueStatus(B2)).isEqualTo(base(st(B2, CONFIGURED, CREATE),
-        st(d(B2, 1), CONFIGURED, CREATE), st(d(B2, 2), CONFIGURED, CREATE)));
+        op(CREATE, d(B2, 2))
+            .states(PENDING, CONFIGURED)
+            .flags("DERIVED")
+            .prevValue(s("item2"))
+            .newValue(s("item2")));
+    assertThat(kvs.valueStatus(B2))
+        .isEqualTo(
+            base(
+                st(B2, CONFIGURED, CREATE),
+                st(d(B2, 1), CONFIGURED, CREATE),
+                st(d(B2, 2), CONFIGURED, CREATE)));
     assertThat(meta("descriptor1", "base-value1")).contains(1);
     assertThat(sb.get(A1).orElseThrow().metadata()).isEqualTo(1);
   }
@@ -770,8 +949,9 @@ class NbTransactionTest {
   // ------------------------------------------------------------------ B57
 
   @Test
-  @DisplayName("B57 an equivalent value calls and records nothing but refreshes last-update:"
-      + " base and re-derived values report LastOperation UPDATE")
+  @DisplayName(
+      "B57 an equivalent value calls and records nothing but refreshes last-update:"
+          + " base and re-derived values report LastOperation UPDATE")
   void noOpUpdate() {
     commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
     sb.clearCalls();
@@ -780,18 +960,30 @@ class NbTransactionTest {
     assertThat(sb.callLog()).isEmpty();
     // the only record: the pending derived value is re-attempted as a CREATE and stays pending
     // (NOOP, shown as STILL-PENDING in the log); the equivalent A1, A1/i2, B2, B2/i1 record nothing
-    assertBoth(env.txn(seq),
-        op(CREATE, d(B2, 2)).states(PENDING, PENDING).flags("DERIVED", "NOOP")
-            .prevValue(s("item2")).newValue(s("item2")));
+    assertBoth(
+        env.txn(seq),
+        op(CREATE, d(B2, 2))
+            .states(PENDING, PENDING)
+            .flags("DERIVED", "NOOP")
+            .prevValue(s("item2"))
+            .newValue(s("item2")));
     assertThat(RecordedTxnOp.labels(env.txn(seq).executed().get(0).displayFlags()))
         .containsExactly("DERIVED", "NOOP", "STILL-PENDING");
-    assertThat(kvs.valueStatus(A1)).isEqualTo(
-        base(st(A1, CONFIGURED, UPDATE), st(d(A1, 2), CONFIGURED, UPDATE)));
+    assertThat(kvs.valueStatus(A1))
+        .isEqualTo(base(st(A1, CONFIGURED, UPDATE), st(d(A1, 2), CONFIGURED, UPDATE)));
     // a pending derived value stays pending (no dependency appeared)
-    assertThat(kvs.valueStatus(B2)).isEqualTo(base(st(B2, CONFIGURED, UPDATE),
-        st(d(B2, 1), CONFIGURED, UPDATE), st(d(B2, 2), PENDING, CREATE, d(A1, 1))));
-    assertThat(kvs.valueStatus(C3)).isEqualTo(base(st(C3, CONFIGURED, CREATE),
-        st(d(C3, 1), CONFIGURED, CREATE), st(d(C3, 2), CONFIGURED, CREATE)));
+    assertThat(kvs.valueStatus(B2))
+        .isEqualTo(
+            base(
+                st(B2, CONFIGURED, UPDATE),
+                st(d(B2, 1), CONFIGURED, UPDATE),
+                st(d(B2, 2), PENDING, CREATE, d(A1, 1))));
+    assertThat(kvs.valueStatus(C3))
+        .isEqualTo(
+            base(
+                st(C3, CONFIGURED, CREATE),
+                st(d(C3, 1), CONFIGURED, CREATE),
+                st(d(C3, 2), CONFIGURED, CREATE)));
     assertThat(meta("descriptor1", "base-value1")).contains(0);
 
     // an equivalent value alone: nothing planned, executed or called at all
@@ -799,16 +991,21 @@ class NbTransactionTest {
     assertThat(sb.callLog()).isEmpty();
     TxnAssert.assertThat(env.txn(seq)).executedNothing();
     assertThat(env.txn(seq).planned()).isEmpty();
-    assertThat(kvs.valueStatus(C3)).isEqualTo(base(st(C3, CONFIGURED, UPDATE),
-        st(d(C3, 1), CONFIGURED, UPDATE), st(d(C3, 2), CONFIGURED, UPDATE)));
+    assertThat(kvs.valueStatus(C3))
+        .isEqualTo(
+            base(
+                st(C3, CONFIGURED, UPDATE),
+                st(d(C3, 1), CONFIGURED, UPDATE),
+                st(d(C3, 2), CONFIGURED, UPDATE)));
     assertThat(meta("descriptor3", "base-value3")).contains(0);
   }
 
   // ------------------------------------------------------------------ B58 – B62, B66
 
   @Test
-  @DisplayName("B58 B66 deleting a base deletes its derived values first; afterwards the base is"
-      + " NONEXISTENT/UNDEFINED, watchers saw it once as REMOVED")
+  @DisplayName(
+      "B58 B66 deleting a base deletes its derived values first; afterwards the base is"
+          + " NONEXISTENT/UNDEFINED, watchers saw it once as REMOVED")
   void deleteBaseWithDerived() {
     List<BaseValueStatus> seen = Collections.synchronizedList(new ArrayList<>());
     commit(A1, arr(1));
@@ -816,9 +1013,13 @@ class NbTransactionTest {
     sb.clearCalls();
     long seq = commit(A1, null);
     assertThat(sb.callLog()).containsExactly("DELETE " + d(A1, 1), "DELETE " + A1);
-    assertBoth(env.txn(seq),
-        op(DELETE, d(A1, 1)).states(CONFIGURED, REMOVED).flags("DERIVED")
-            .prevValue(s("item1")).newValue(null),
+    assertBoth(
+        env.txn(seq),
+        op(DELETE, d(A1, 1))
+            .states(CONFIGURED, REMOVED)
+            .flags("DERIVED")
+            .prevValue(s("item1"))
+            .newValue(null),
         op(DELETE, A1).states(CONFIGURED, REMOVED).prevValue(arr(1)).newValue(null));
     assertThat(seen).hasSize(1);
     assertThat(seen.get(0).value()).isEqualTo(st(A1, REMOVED, DELETE));
@@ -832,25 +1033,41 @@ class NbTransactionTest {
   }
 
   @Test
-  @DisplayName("B58 B59 deleting a dependency: dependents are un-configured first (derived"
-      + " subtree, then direct dependents, key order), become PENDING keeping their value;"
-      + " the dependency's Delete comes last")
+  @DisplayName(
+      "B58 B59 deleting a dependency: dependents are un-configured first (derived"
+          + " subtree, then direct dependents, key order), become PENDING keeping their value;"
+          + " the dependency's Delete comes last")
   void deleteDependencyUnconfiguresDependents() {
     dataChangeTxns();
     sb.clearCalls();
     long seq = commit(A1, null);
-    assertThat(sb.callLog()).containsExactly("DELETE " + d(B2, 2), "DELETE " + d(A1, 1),
-        "DELETE " + d(B2, 1), "DELETE " + A1);
-    assertBoth(env.txn(seq),
-        op(DELETE, d(B2, 2)).states(CONFIGURED, PENDING).flags("DERIVED")
-            .prevValue(s("item2")).newValue(s("item2")),
-        op(DELETE, d(A1, 1)).states(CONFIGURED, REMOVED).flags("DERIVED")
-            .prevValue(s("item1")).newValue(null),
-        op(DELETE, d(B2, 1)).states(CONFIGURED, PENDING).flags("DERIVED")
-            .prevValue(s("item1")).newValue(s("item1")),
+    assertThat(sb.callLog())
+        .containsExactly(
+            "DELETE " + d(B2, 2), "DELETE " + d(A1, 1), "DELETE " + d(B2, 1), "DELETE " + A1);
+    assertBoth(
+        env.txn(seq),
+        op(DELETE, d(B2, 2))
+            .states(CONFIGURED, PENDING)
+            .flags("DERIVED")
+            .prevValue(s("item2"))
+            .newValue(s("item2")),
+        op(DELETE, d(A1, 1))
+            .states(CONFIGURED, REMOVED)
+            .flags("DERIVED")
+            .prevValue(s("item1"))
+            .newValue(null),
+        op(DELETE, d(B2, 1))
+            .states(CONFIGURED, PENDING)
+            .flags("DERIVED")
+            .prevValue(s("item1"))
+            .newValue(s("item1")),
         op(DELETE, A1).states(CONFIGURED, REMOVED).prevValue(arr(1)).newValue(null));
-    assertThat(kvs.valueStatus(B2)).isEqualTo(base(st(B2, CONFIGURED, CREATE),
-        st(d(B2, 1), PENDING, DELETE, A1), st(d(B2, 2), PENDING, DELETE, d(A1, 1))));
+    assertThat(kvs.valueStatus(B2))
+        .isEqualTo(
+            base(
+                st(B2, CONFIGURED, CREATE),
+                st(d(B2, 1), PENDING, DELETE, A1),
+                st(d(B2, 2), PENDING, DELETE, d(A1, 1))));
     assertThat(kvs.valueStatus(A1).state()).isEqualTo(NONEXISTENT);
     assertThat(sb.keys()).containsExactly(B2, C3, d(C3, 1));
     assertThat(meta("descriptor1", "base-value1")).isEmpty();
@@ -858,20 +1075,33 @@ class NbTransactionTest {
   }
 
   @Test
-  @DisplayName("B60 (NB variant) deleting a dependency and its dependent in one transaction:"
-      + " the pending-delete and the requested delete merge into one (CONFIGURED→REMOVED)")
+  @DisplayName(
+      "B60 (NB variant) deleting a dependency and its dependent in one transaction:"
+          + " the pending-delete and the requested delete merge into one (CONFIGURED→REMOVED)")
   void deleteDependencyAndDependentTogether() {
     dataChangeTxns();
     sb.clearCalls();
     long seq = commit(B2, null, A1, null);
-    assertThat(sb.callLog()).containsExactly("DELETE " + d(B2, 2), "DELETE " + d(A1, 1),
-        "DELETE " + d(B2, 1), "DELETE " + A1, "DELETE " + B2);
-    assertBoth(env.txn(seq),
-        op(DELETE, d(B2, 2)).states(CONFIGURED, REMOVED).flags("DERIVED")
-            .prevValue(s("item2")).newValue(null),
+    assertThat(sb.callLog())
+        .containsExactly(
+            "DELETE " + d(B2, 2),
+            "DELETE " + d(A1, 1),
+            "DELETE " + d(B2, 1),
+            "DELETE " + A1,
+            "DELETE " + B2);
+    assertBoth(
+        env.txn(seq),
+        op(DELETE, d(B2, 2))
+            .states(CONFIGURED, REMOVED)
+            .flags("DERIVED")
+            .prevValue(s("item2"))
+            .newValue(null),
         op(DELETE, d(A1, 1)).states(CONFIGURED, REMOVED).flags("DERIVED"),
-        op(DELETE, d(B2, 1)).states(CONFIGURED, REMOVED).flags("DERIVED")
-            .prevValue(s("item1")).newValue(null),
+        op(DELETE, d(B2, 1))
+            .states(CONFIGURED, REMOVED)
+            .flags("DERIVED")
+            .prevValue(s("item1"))
+            .newValue(null),
         op(DELETE, A1).states(CONFIGURED, REMOVED),
         op(DELETE, B2).states(CONFIGURED, REMOVED).prevValue(arr(1, 2)).newValue(null));
     assertThat(kvs.valueStatuses()).extracting(BaseValueStatus::key).containsExactly(C3);
@@ -879,8 +1109,9 @@ class NbTransactionTest {
   }
 
   @Test
-  @DisplayName("B61 deleting an unknown key records nothing and calls nothing (the transaction"
-      + " still gets its number)")
+  @DisplayName(
+      "B61 deleting an unknown key records nothing and calls nothing (the transaction"
+          + " still gets its number)")
   void deleteUnknownKey() {
     commit(A1, arr(1));
     sb.clearCalls();
@@ -894,25 +1125,31 @@ class NbTransactionTest {
   }
 
   @Test
-  @DisplayName("B58 B62 deleting a base with a pending derived value: the pending one is a"
-      + " bookkeeping-only DELETE {NOOP} (PENDING→REMOVED)")
+  @DisplayName(
+      "B58 B62 deleting a base with a pending derived value: the pending one is a"
+          + " bookkeeping-only DELETE {NOOP} (PENDING→REMOVED)")
   void deletePendingDerived() {
     commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
     sb.clearCalls();
     long seq = commit(B2, null);
     assertThat(sb.callLog()).containsExactly("DELETE " + d(B2, 1), "DELETE " + B2);
-    assertBoth(env.txn(seq),
+    assertBoth(
+        env.txn(seq),
         op(DELETE, d(B2, 1)).states(CONFIGURED, REMOVED).flags("DERIVED"),
-        op(DELETE, d(B2, 2)).states(PENDING, REMOVED).flags("DERIVED", "NOOP")
-            .prevValue(s("item2")).newValue(null),
+        op(DELETE, d(B2, 2))
+            .states(PENDING, REMOVED)
+            .flags("DERIVED", "NOOP")
+            .prevValue(s("item2"))
+            .newValue(null),
         op(DELETE, B2).states(CONFIGURED, REMOVED));
     assertThat(kvs.valueStatus(B2).state()).isEqualTo(NONEXISTENT);
     assertThat(meta("descriptor2", "base-value2")).isEmpty();
   }
 
   @Test
-  @DisplayName("B62 deleting an unavailable base value (PENDING, or FAILED after a failed Create)"
-      + " records DELETE {NOOP} →REMOVED and calls nothing")
+  @DisplayName(
+      "B62 deleting an unavailable base value (PENDING, or FAILED after a failed Create)"
+          + " records DELETE {NOOP} →REMOVED and calls nothing")
   void deleteUnavailableBase() {
     registerDescriptorD();
     commit(D4, DV.of("a", MISSING));
@@ -924,9 +1161,13 @@ class NbTransactionTest {
 
     long seq = commit(D4, null, D6, null);
     assertThat(sb.callLog()).isEmpty();
-    assertBoth(env.txn(seq),
-        op(DELETE, D4).states(PENDING, REMOVED).flags("NOOP")
-            .prevValue(DV.of("a", MISSING)).newValue(null),
+    assertBoth(
+        env.txn(seq),
+        op(DELETE, D4)
+            .states(PENDING, REMOVED)
+            .flags("NOOP")
+            .prevValue(DV.of("a", MISSING))
+            .newValue(null),
         op(DELETE, D6).states(FAILED, REMOVED).flags("NOOP").prevValue(DV.of("x")));
     assertThat(kvs.valueStatus(D4).state()).isEqualTo(NONEXISTENT);
     assertThat(kvs.valueStatus(D6).state()).isEqualTo(NONEXISTENT);
@@ -935,8 +1176,9 @@ class NbTransactionTest {
   // ------------------------------------------------------------------ B63 – B65
 
   @Test
-  @DisplayName("B63 an update whose new dependencies are unmet deletes the old value (with the old"
-      + " value) and keeps the new one PENDING; created once the dependency appears")
+  @DisplayName(
+      "B63 an update whose new dependencies are unmet deletes the old value (with the old"
+          + " value) and keeps the new one PENDING; created once the dependency appears")
   void updateWithUnmetNewDependencies() {
     registerDescriptorD();
     commit(D1, DV.of("a"));
@@ -944,56 +1186,66 @@ class NbTransactionTest {
     long seq = commit(D1, DV.of("b", D2));
     assertThat(sb.callLog()).containsExactly("DELETE " + D1);
     assertThat(sb.calls().get(0).value()).isEqualTo(DV.of("a"));
-    assertBoth(env.txn(seq),
-        op(UPDATE, D1).states(CONFIGURED, PENDING)
-            .prevValue(DV.of("a")).newValue(DV.of("b", D2)));
+    assertBoth(
+        env.txn(seq),
+        op(UPDATE, D1).states(CONFIGURED, PENDING).prevValue(DV.of("a")).newValue(DV.of("b", D2)));
     assertThat(kvs.valueStatus(D1).value()).isEqualTo(st(D1, PENDING, UPDATE, D2));
     assertThat(kvs.dumpValues("descriptorD", View.NB))
-        .extracting(KVWithMetadata::value).containsExactly(DV.of("b", D2));
+        .extracting(KVWithMetadata::value)
+        .containsExactly(DV.of("b", D2));
     assertThat(sb.keys()).isEmpty();
 
     sb.clearCalls();
     seq = commit(D2, DV.of("dep"));
     assertThat(sb.callLog()).containsExactly("CREATE " + D2, "CREATE " + D1);
     assertThat(sb.get(D1).orElseThrow().value()).isEqualTo(DV.of("b", D2));
-    assertBoth(env.txn(seq),
+    assertBoth(
+        env.txn(seq),
         op(CREATE, D2).states(NONEXISTENT, CONFIGURED),
-        op(CREATE, D1).states(PENDING, CONFIGURED)
-            .prevValue(DV.of("b", D2)).newValue(DV.of("b", D2)));
+        op(CREATE, D1)
+            .states(PENDING, CONFIGURED)
+            .prevValue(DV.of("b", D2))
+            .newValue(DV.of("b", D2)));
     assertThat(kvs.valueStatus(D1).value()).isEqualTo(st(D1, CONFIGURED, CREATE));
   }
 
   @Test
-  @DisplayName("B64 Update and Delete receive the very object last applied and the stored"
-      + " metadata; nothing is called for keys outside the descriptor's selector")
+  @DisplayName(
+      "B64 Update and Delete receive the very object last applied and the stored"
+          + " metadata; nothing is called for keys outside the descriptor's selector")
   void callsConsistentWithSouthbound() {
     String g1 = "/prefixG/g1";
     List<String> problems = Collections.synchronizedList(new ArrayList<>());
     List<String> calls = Collections.synchronizedList(new ArrayList<>());
     AtomicReference<Object> applied = new AtomicReference<>();
-    kvs.registerDescriptors(KVDescriptor.builder("descriptorG", StringValue.class)
-        .withMetadata(Integer.class)
-        .nbKeyPrefix("/prefixG/")
-        .create((key, v) -> {
-          calls.add("CREATE " + key);
-          if (applied.get() != null) problems.add("create of existing " + key);
-          applied.set(v);
-          return 42;
-        })
-        .update((key, o, n, m) -> {
-          calls.add("UPDATE " + key);
-          if (o != applied.get()) problems.add("update old value is not the applied object");
-          if (!Integer.valueOf(42).equals(m)) problems.add("update metadata " + m);
-          applied.set(n);
-          return 43;
-        })
-        .delete((key, v, m) -> {
-          calls.add("DELETE " + key);
-          if (v != applied.get()) problems.add("delete value is not the applied object");
-          if (!Integer.valueOf(43).equals(m)) problems.add("delete metadata " + m);
-          applied.set(null);
-        })
-        .build());
+    kvs.registerDescriptors(
+        KVDescriptor.builder("descriptorG", StringValue.class)
+            .withMetadata(Integer.class)
+            .nbKeyPrefix("/prefixG/")
+            .create(
+                (key, v) -> {
+                  calls.add("CREATE " + key);
+                  if (applied.get() != null) problems.add("create of existing " + key);
+                  applied.set(v);
+                  return 42;
+                })
+            .update(
+                (key, o, n, m) -> {
+                  calls.add("UPDATE " + key);
+                  if (o != applied.get())
+                    problems.add("update old value is not the applied object");
+                  if (!Integer.valueOf(42).equals(m)) problems.add("update metadata " + m);
+                  applied.set(n);
+                  return 43;
+                })
+            .delete(
+                (key, v, m) -> {
+                  calls.add("DELETE " + key);
+                  if (v != applied.get()) problems.add("delete value is not the applied object");
+                  if (!Integer.valueOf(43).equals(m)) problems.add("delete metadata " + m);
+                  applied.set(null);
+                })
+            .build());
     StringValue first = new StringValue("first");
     StringValue second = new StringValue("second");
     commit(g1, first);
@@ -1008,28 +1260,33 @@ class NbTransactionTest {
   }
 
   @Test
-  @DisplayName("B65 invalid derived values are skipped: a nil derived value and a derived key"
-      + " colliding with an existing base value")
+  @DisplayName(
+      "B65 invalid derived values are skipped: a nil derived value and a derived key"
+          + " colliding with an existing base value")
   void invalidDerivedValuesSkipped() {
     String e1 = "/prefixE/e1";
-    kvs.registerDescriptors(sb.descriptor("descriptorE", StringValue.class).nbKeyPrefix("/prefixE/")
-        .derivedValues((key, v) -> List.of(
-            KeyValuePair.of(key + "/nil", null),
-            KeyValuePair.of(A1, s("collides")),
-            KeyValuePair.of(key + "/ok", s("ok"))))
-        .build());
+    kvs.registerDescriptors(
+        sb.descriptor("descriptorE", StringValue.class)
+            .nbKeyPrefix("/prefixE/")
+            .derivedValues(
+                (key, v) ->
+                    List.of(
+                        KeyValuePair.of(key + "/nil", null),
+                        KeyValuePair.of(A1, s("collides")),
+                        KeyValuePair.of(key + "/ok", s("ok"))))
+            .build());
     commit(A1, arr(1));
     sb.clearCalls();
     long seq = commit(e1, s("e"));
     assertThat(sb.callLog()).containsExactly("CREATE " + e1, "CREATE " + e1 + "/ok");
-    assertBoth(env.txn(seq),
+    assertBoth(
+        env.txn(seq),
         op(CREATE, e1).states(NONEXISTENT, CONFIGURED),
-        op(CREATE, e1 + "/ok").states(NONEXISTENT, CONFIGURED).flags("DERIVED")
-            .newValue(s("ok")));
-    assertThat(kvs.valueStatus(e1)).isEqualTo(base(st(e1, CONFIGURED, CREATE),
-        st(e1 + "/ok", CONFIGURED, CREATE)));
-    assertThat(kvs.valueStatus(A1)).isEqualTo(base(st(A1, CONFIGURED, CREATE),
-        st(d(A1, 1), CONFIGURED, CREATE)));
+        op(CREATE, e1 + "/ok").states(NONEXISTENT, CONFIGURED).flags("DERIVED").newValue(s("ok")));
+    assertThat(kvs.valueStatus(e1))
+        .isEqualTo(base(st(e1, CONFIGURED, CREATE), st(e1 + "/ok", CONFIGURED, CREATE)));
+    assertThat(kvs.valueStatus(A1))
+        .isEqualTo(base(st(A1, CONFIGURED, CREATE), st(d(A1, 1), CONFIGURED, CREATE)));
     assertThat(sb.get(A1).orElseThrow().value()).isEqualTo(arr(1));
     assertThat(kvs.valueStatus(e1 + "/nil").state()).isEqualTo(NONEXISTENT);
   }
@@ -1046,17 +1303,23 @@ class NbTransactionTest {
   record Binding(String bd, String iface) {}
 
   @Test
-  @DisplayName("B67 scale smoke: one transaction with N=10 interfaces and a bridge domain"
-      + " deriving one binding per interface (each depending on its interface)")
+  @DisplayName(
+      "B67 scale smoke: one transaction with N=10 interfaces and a bridge domain"
+          + " deriving one binding per interface (each depending on its interface)")
   void scaleSmoke() {
     int n = 10;
     kvs.registerDescriptors(
         sb.descriptor("iface", Iface.class).nbKeyPrefix("/if/").build(),
-        sb.descriptor("bd", Bd.class).nbKeyPrefix("/bd/")
+        sb.descriptor("bd", Bd.class)
+            .nbKeyPrefix("/bd/")
             .keySelector(k -> k.startsWith("/bd/") && !k.contains("/interface/"))
-            .derivedValues((key, bd) -> bd.interfaces().stream()
-                .map(i -> KeyValuePair.of(key + "/interface/" + i, new Binding(bd.name(), i)))
-                .toList())
+            .derivedValues(
+                (key, bd) ->
+                    bd.interfaces().stream()
+                        .map(
+                            i ->
+                                KeyValuePair.of(key + "/interface/" + i, new Binding(bd.name(), i)))
+                        .toList())
             .build(),
         sb.descriptor("binding", Binding.class)
             .keySelector(k -> k.startsWith("/bd/") && k.contains("/interface/"))
@@ -1073,23 +1336,28 @@ class NbTransactionTest {
     long seq = t.commit();
 
     List<String> expectedCalls = new ArrayList<>(List.of("CREATE /bd/bd1"));
-    List<OpSpec> expectedOps = new ArrayList<>(
-        List.of(op(CREATE, "/bd/bd1").states(NONEXISTENT, CONFIGURED)));
+    List<OpSpec> expectedOps =
+        new ArrayList<>(List.of(op(CREATE, "/bd/bd1").states(NONEXISTENT, CONFIGURED)));
     List<ValueStatus> bindings = new ArrayList<>();
     for (String i : names) {
       String binding = "/bd/bd1/interface/" + i;
       expectedCalls.add("CREATE /if/" + i);
       expectedCalls.add("CREATE " + binding);
       expectedOps.add(op(CREATE, "/if/" + i).states(NONEXISTENT, CONFIGURED));
-      expectedOps.add(op(CREATE, binding).states(NONEXISTENT, CONFIGURED).flags("DERIVED")
-          .prevValue(null).newValue(new Binding("bd1", i)));
+      expectedOps.add(
+          op(CREATE, binding)
+              .states(NONEXISTENT, CONFIGURED)
+              .flags("DERIVED")
+              .prevValue(null)
+              .newValue(new Binding("bd1", i)));
       bindings.add(st(binding, CONFIGURED, CREATE));
     }
     assertThat(sb.callLog()).containsExactlyElementsOf(expectedCalls);
     assertBoth(env.txn(seq), expectedOps.toArray(OpSpec[]::new));
-    assertThat(kvs.valueStatus("/bd/bd1")).isEqualTo(
-        new BaseValueStatus(st("/bd/bd1", CONFIGURED, CREATE), bindings));
-    assertThat(kvs.valueStatuses()).hasSize(n + 1)
+    assertThat(kvs.valueStatus("/bd/bd1"))
+        .isEqualTo(new BaseValueStatus(st("/bd/bd1", CONFIGURED, CREATE), bindings));
+    assertThat(kvs.valueStatuses())
+        .hasSize(n + 1)
         .allSatisfy(s -> assertThat(s.state()).isEqualTo(CONFIGURED));
     assertThat(sb.keys()).hasSize(2 * n + 1);
   }

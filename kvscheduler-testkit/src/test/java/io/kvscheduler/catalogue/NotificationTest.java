@@ -24,6 +24,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.RecordedTxn;
@@ -69,8 +70,8 @@ class NotificationTest {
 
   // ------------------------------------------------------------------ helpers
 
-  static ValueStatus vs(String key, ValueState state, TxnOperation op, String error,
-      String... details) {
+  static ValueStatus vs(
+      String key, ValueState state, TxnOperation op, String error, String... details) {
     return new ValueStatus(key, state, error, op, List.of(details));
   }
 
@@ -78,8 +79,8 @@ class NotificationTest {
     return new BaseValueStatus(value, List.of(derived));
   }
 
-  static KVWithMetadata<Object, Object> kvm(String key, Object value, Object meta,
-      ValueOrigin origin) {
+  static KVWithMetadata<Object, Object> kvm(
+      String key, Object value, Object meta, ValueOrigin origin) {
     return new KVWithMetadata<>(key, value, meta, origin);
   }
 
@@ -88,13 +89,14 @@ class NotificationTest {
   }
 
   static void pushAndWait(Fx.Env env, String key, Object value, Object metadata) {
-    env.kvs().pushSBNotification(List.of(new KVWithMetadata<>(key, value, metadata,
-        ValueOrigin.FROM_SB)));
+    env.kvs()
+        .pushSBNotification(
+            List.of(new KVWithMetadata<>(key, value, metadata, ValueOrigin.FROM_SB)));
     env.kvs().transactionBarrier();
   }
 
-  private static void assertSbEntry(MockSouthbound sb, String key, Object value, Object meta,
-      ValueOrigin origin) {
+  private static void assertSbEntry(
+      MockSouthbound sb, String key, Object value, Object meta, ValueOrigin origin) {
     MockSouthbound.Entry e = sb.get(key).orElseThrow(() -> new AssertionError("no " + key));
     assertThat(e.value()).isEqualTo(value);
     assertThat(e.metadata()).isEqualTo(meta);
@@ -105,8 +107,8 @@ class NotificationTest {
     return env.kvs().metadataMap(descriptor, Object.class).lookup(label);
   }
 
-  private static void assertRecord(RecordedTxn txn, long seq, TxnType type,
-      RecordedTxn.RecordedValue... values) {
+  private static void assertRecord(
+      RecordedTxn txn, long seq, TxnType type, RecordedTxn.RecordedValue... values) {
     assertThat(txn.seqNum()).isEqualTo(seq);
     assertThat(txn.type()).isEqualTo(type);
     assertThat(txn.resyncType()).isEqualTo(ResyncType.NOT_RESYNC);
@@ -123,27 +125,38 @@ class NotificationTest {
    */
   private void notificationsSetUp() {
     env = Fx.env(true);
-    env.kvs().registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A)
-            .keySelector(k -> k.startsWith(Fx.PREFIX_A)
-                && !k.substring(Fx.PREFIX_A.length()).contains("/"))
-            .derivedValues(Fx.derivedItems()).withMetadata().withoutRetrieve().build(),
-        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B)
-            .derivedValues(Fx.derivedItems())
-            .dependencies((key, value) -> {
-              if (key.equals(B2)) return List.of(Dependency.onKey(A1, A1));
-              if (key.equals(d(B2, 2))) return List.of(Dependency.onKey(d(A1, 2), d(A1, 2)));
-              return List.of();
-            })
-            .withMetadata().retrieveDependencies("descriptor1").build());
+    env.kvs()
+        .registerDescriptors(
+            sb.descriptor("descriptor1", Object.class)
+                .nbKeyPrefix(Fx.PREFIX_A)
+                .keySelector(
+                    k ->
+                        k.startsWith(Fx.PREFIX_A)
+                            && !k.substring(Fx.PREFIX_A.length()).contains("/"))
+                .derivedValues(Fx.derivedItems())
+                .withMetadata()
+                .withoutRetrieve()
+                .build(),
+            sb.descriptor("descriptor2", Object.class)
+                .nbKeyPrefix(Fx.PREFIX_B)
+                .derivedValues(Fx.derivedItems())
+                .dependencies(
+                    (key, value) -> {
+                      if (key.equals(B2)) return List.of(Dependency.onKey(A1, A1));
+                      if (key.equals(d(B2, 2)))
+                        return List.of(Dependency.onKey(d(A1, 2), d(A1, 2)));
+                      return List.of();
+                    })
+                .withMetadata()
+                .retrieveDependencies("descriptor1")
+                .build());
     var txn = env.kvs().startNBTransaction();
     txn.setValue(B2, arr(1, 2));
     assertThat(txn.commit(TxnOptions.builder().resync(ResyncType.FULL, true).build())).isZero();
     assertThat(sb.callLog()).containsExactly("RETRIEVE descriptor2");
     assertThat(sb.calls().get(0).correlate())
         .containsExactly(kvm(B2, arr(1, 2), null, ValueOrigin.FROM_NB));
-    OpSpec pending = op(CREATE, B2).states(NONEXISTENT, PENDING).flags("NOOP")
-        .newValue(arr(1, 2));
+    OpSpec pending = op(CREATE, B2).states(NONEXISTENT, PENDING).flags("NOOP").newValue(arr(1, 2));
     TxnAssert.assertThat(env.txn(0)).planned(pending).executed(pending);
     assertThat(env.kvs().valueStatus(B2)).isEqualTo(bs(vs(B2, PENDING, CREATE, "", A1)));
     assertThat(env.kvs().metadataMap("descriptor2", Object.class).labels()).isEmpty();
@@ -161,26 +174,31 @@ class NotificationTest {
   }
 
   @Test
-  @DisplayName("(ours) a notified value of the wrong class is ignored, as a retrieved one is: the"
-      + " descriptor's code never sees it, and the other pairs of the notification apply")
+  @DisplayName(
+      "(ours) a notified value of the wrong class is ignored, as a retrieved one is: the"
+          + " descriptor's code never sees it, and the other pairs of the notification apply")
   void notifiedValueOfTheWrongClassIgnored() {
     env = Fx.env(true);
     List<String> seen = new CopyOnWriteArrayList<>();
-    env.kvs().registerDescriptors(
-        io.kvscheduler.api.KVDescriptor.builder("typed", Fx.StringValue.class)
-            .nbKeyPrefix("/typed/")
-            .create((k, v) -> null)
-            .delete((k, v, m) -> {})
-            .retrieve(correlate -> {
-              for (var c : correlate) {
-                seen.add(c.value().value()); // a String here would fail with a cast
-              }
-              return List.of();
-            })
-            .build());
-    env.kvs().pushSBNotification(List.<KVWithMetadata<?, ?>>of(
-        kvm("/typed/x", "not a StringValue", null, ValueOrigin.FROM_SB),
-        kvm("/typed/y", s("ok"), null, ValueOrigin.FROM_SB)));
+    env.kvs()
+        .registerDescriptors(
+            KVDescriptor.builder("typed", Fx.StringValue.class)
+                .nbKeyPrefix("/typed/")
+                .create((k, v) -> null)
+                .delete((k, v, m) -> {})
+                .retrieve(
+                    correlate -> {
+                      for (var c : correlate) {
+                        seen.add(c.value().value()); // a String here would fail with a cast
+                      }
+                      return List.of();
+                    })
+                .build());
+    env.kvs()
+        .pushSBNotification(
+            List.<KVWithMetadata<?, ?>>of(
+                kvm("/typed/x", "not a StringValue", null, ValueOrigin.FROM_SB),
+                kvm("/typed/y", s("ok"), null, ValueOrigin.FROM_SB)));
     env.kvs().transactionBarrier();
     assertThat(env.kvs().valueStatus("/typed/x").state()).isEqualTo(NONEXISTENT);
     assertThat(env.kvs().valueStatus("/typed/y").state()).isEqualTo(OBTAINED);
@@ -189,8 +207,9 @@ class NotificationTest {
   }
 
   @Test
-  @DisplayName("B145 B146 B152 a notified value is OBTAINED without calls; its pending"
-      + " dependents are created before its derived values (TestNotifications, 1st notification)")
+  @DisplayName(
+      "B145 B146 B152 a notified value is OBTAINED without calls; its pending"
+          + " dependents are created before its derived values (TestNotifications, 1st notification)")
   void notifiedNewValue() {
     notificationsSetUp();
     env.kvs().watchValueStatus(KeySelector.prefix(Fx.PREFIX_A), statuses::add);
@@ -209,20 +228,28 @@ class NotificationTest {
     RecordedTxn txn = env.txn(1);
     assertRecord(txn, 1, TxnType.SB_NOTIFICATION, rv(A1, arr(1), ValueOrigin.FROM_SB));
     OpSpec[] ops = {
-        op(CREATE, A1).states(NONEXISTENT, OBTAINED).prevValue(null).newValue(arr(1)),
-        op(CREATE, B2).states(PENDING, CONFIGURED).prevValue(arr(1, 2)).newValue(arr(1, 2)),
-        op(CREATE, d(B2, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED")
-            .newValue(s("item1")),
-        op(CREATE, d(B2, 2)).states(NONEXISTENT, PENDING).flags("DERIVED", "NOOP")
-            .newValue(s("item2")),
-        op(CREATE, d(A1, 1)).states(NONEXISTENT, OBTAINED).flags("DERIVED", "PROPERTY")
-            .newValue(s("item1"))};
+      op(CREATE, A1).states(NONEXISTENT, OBTAINED).prevValue(null).newValue(arr(1)),
+      op(CREATE, B2).states(PENDING, CONFIGURED).prevValue(arr(1, 2)).newValue(arr(1, 2)),
+      op(CREATE, d(B2, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED").newValue(s("item1")),
+      op(CREATE, d(B2, 2))
+          .states(NONEXISTENT, PENDING)
+          .flags("DERIVED", "NOOP")
+          .newValue(s("item2")),
+      op(CREATE, d(A1, 1))
+          .states(NONEXISTENT, OBTAINED)
+          .flags("DERIVED", "PROPERTY")
+          .newValue(s("item1"))
+    };
     // B152: simulation enabled in the scheduler configuration ⇒ the notification has a plan
     assertThat(txn.withSimulation()).isTrue();
     TxnAssert.assertThat(txn).planned(ops).executed(ops);
 
-    assertThat(env.kvs().valueStatus(B2)).isEqualTo(bs(vs(B2, CONFIGURED, CREATE, ""),
-        vs(d(B2, 1), CONFIGURED, CREATE, ""), vs(d(B2, 2), PENDING, CREATE, "", d(A1, 2))));
+    assertThat(env.kvs().valueStatus(B2))
+        .isEqualTo(
+            bs(
+                vs(B2, CONFIGURED, CREATE, ""),
+                vs(d(B2, 1), CONFIGURED, CREATE, ""),
+                vs(d(B2, 2), PENDING, CREATE, "", d(A1, 2))));
     BaseValueStatus a1 = bs(vs(A1, OBTAINED, UNDEFINED, ""), vs(d(A1, 1), OBTAINED, UNDEFINED, ""));
     assertThat(env.kvs().valueStatus(A1)).isEqualTo(a1);
     assertThat(statuses).containsExactly(a1);
@@ -233,8 +260,9 @@ class NotificationTest {
   }
 
   @Test
-  @DisplayName("B147 a notified update changes the OBTAINED value in place (no call), replaces its"
-      + " metadata, adds derived values and triggers dependents (TestNotifications, 2nd)")
+  @DisplayName(
+      "B147 a notified update changes the OBTAINED value in place (no call), replaces its"
+          + " metadata, adds derived values and triggers dependents (TestNotifications, 2nd)")
   void notifiedUpdate() {
     notificationsSetUp();
     firstNotification();
@@ -252,19 +280,30 @@ class NotificationTest {
     RecordedTxn txn = env.txn(2);
     assertRecord(txn, 2, TxnType.SB_NOTIFICATION, rv(A1, arr(1, 2), ValueOrigin.FROM_SB));
     OpSpec[] ops = {
-        op(UPDATE, A1).states(OBTAINED, OBTAINED).prevValue(arr(1)).newValue(arr(1, 2)),
-        op(CREATE, d(A1, 2)).states(NONEXISTENT, OBTAINED).flags("DERIVED", "PROPERTY")
-            .newValue(s("item2")),
-        op(CREATE, d(B2, 2)).states(PENDING, CONFIGURED).flags("DERIVED")
-            .prevValue(s("item2")).newValue(s("item2"))};
+      op(UPDATE, A1).states(OBTAINED, OBTAINED).prevValue(arr(1)).newValue(arr(1, 2)),
+      op(CREATE, d(A1, 2))
+          .states(NONEXISTENT, OBTAINED)
+          .flags("DERIVED", "PROPERTY")
+          .newValue(s("item2")),
+      op(CREATE, d(B2, 2))
+          .states(PENDING, CONFIGURED)
+          .flags("DERIVED")
+          .prevValue(s("item2"))
+          .newValue(s("item2"))
+    };
     TxnAssert.assertThat(txn).planned(ops).executed(ops);
-    assertThat(env.kvs().valueStatus(B2)).isEqualTo(bs(vs(B2, CONFIGURED, CREATE, ""),
-        vs(d(B2, 1), CONFIGURED, CREATE, ""), vs(d(B2, 2), CONFIGURED, CREATE, "")));
+    assertThat(env.kvs().valueStatus(B2))
+        .isEqualTo(
+            bs(
+                vs(B2, CONFIGURED, CREATE, ""),
+                vs(d(B2, 1), CONFIGURED, CREATE, ""),
+                vs(d(B2, 2), CONFIGURED, CREATE, "")));
   }
 
   @Test
-  @DisplayName("B148 a notified removal deletes the value without a call, derived values first,"
-      + " and un-configures its NB dependents to PENDING (TestNotifications, 3rd)")
+  @DisplayName(
+      "B148 a notified removal deletes the value without a call, derived values first,"
+          + " and un-configures its NB dependents to PENDING (TestNotifications, 3rd)")
   void notifiedRemoval() {
     notificationsSetUp();
     firstNotification();
@@ -274,37 +313,54 @@ class NotificationTest {
     sb.setValue(A1, null, null, ValueOrigin.FROM_SB, false);
     pushAndWait(env, A1, null, null);
 
-    assertThat(sb.callLog()).containsExactly(
-        "DELETE " + d(B2, 2), "DELETE " + d(B2, 1), "DELETE " + B2);
+    assertThat(sb.callLog())
+        .containsExactly("DELETE " + d(B2, 2), "DELETE " + d(B2, 1), "DELETE " + B2);
     assertThat(sb.keys()).isEmpty();
     assertThat(env.kvs().metadataMap("descriptor2", Object.class).labels()).isEmpty();
 
     RecordedTxn txn = env.txn(3);
     assertRecord(txn, 3, TxnType.SB_NOTIFICATION, rv(A1, null, ValueOrigin.FROM_SB));
     OpSpec[] ops = {
-        op(DELETE, d(A1, 1)).states(OBTAINED, REMOVED).flags("DERIVED", "PROPERTY")
-            .prevValue(s("item1")).newValue(null),
-        op(DELETE, d(B2, 2)).states(CONFIGURED, REMOVED).flags("DERIVED")
-            .prevValue(s("item2")).newValue(null),
-        op(DELETE, d(A1, 2)).states(OBTAINED, REMOVED).flags("DERIVED", "PROPERTY")
-            .prevValue(s("item2")).newValue(null),
-        op(DELETE, d(B2, 1)).states(CONFIGURED, REMOVED).flags("DERIVED")
-            .prevValue(s("item1")).newValue(null),
-        op(DELETE, B2).states(CONFIGURED, PENDING).prevValue(arr(1, 2)).newValue(arr(1, 2)),
-        op(DELETE, A1).states(OBTAINED, REMOVED).prevValue(arr(1, 2)).newValue(null)};
+      op(DELETE, d(A1, 1))
+          .states(OBTAINED, REMOVED)
+          .flags("DERIVED", "PROPERTY")
+          .prevValue(s("item1"))
+          .newValue(null),
+      op(DELETE, d(B2, 2))
+          .states(CONFIGURED, REMOVED)
+          .flags("DERIVED")
+          .prevValue(s("item2"))
+          .newValue(null),
+      op(DELETE, d(A1, 2))
+          .states(OBTAINED, REMOVED)
+          .flags("DERIVED", "PROPERTY")
+          .prevValue(s("item2"))
+          .newValue(null),
+      op(DELETE, d(B2, 1))
+          .states(CONFIGURED, REMOVED)
+          .flags("DERIVED")
+          .prevValue(s("item1"))
+          .newValue(null),
+      op(DELETE, B2).states(CONFIGURED, PENDING).prevValue(arr(1, 2)).newValue(arr(1, 2)),
+      op(DELETE, A1).states(OBTAINED, REMOVED).prevValue(arr(1, 2)).newValue(null)
+    };
     TxnAssert.assertThat(txn).planned(ops).executed(ops);
     assertThat(env.kvs().valueStatus(B2)).isEqualTo(bs(vs(B2, PENDING, DELETE, "", A1)));
     assertThat(env.kvs().valueStatus(A1)).isEqualTo(bs(ValueStatus.nonexistent(A1)));
   }
 
   @Test
-  @DisplayName("B149 notifications for keys without descriptor or for NB-owned values are ignored"
-      + " (still recorded); (ours, D14) every pair is checked; one push = one transaction")
+  @DisplayName(
+      "B149 notifications for keys without descriptor or for NB-owned values are ignored"
+          + " (still recorded); (ours, D14) every pair is checked; one push = one transaction")
   void notificationFilter() {
     env = Fx.env(true);
-    env.kvs().registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
-            .build());
+    env.kvs()
+        .registerDescriptors(
+            sb.descriptor("descriptor1", Object.class)
+                .nbKeyPrefix(Fx.PREFIX_A)
+                .withMetadata()
+                .build());
     env.kvs().startNBTransaction().setValue(A1, s("nb")).commit();
     sb.clearCalls();
 
@@ -314,21 +370,26 @@ class NotificationTest {
     pushAndWait(env, A1, s("sb"), 5);
     // #3: the NB-owned first pair is ignored, the second (A2) is applied (ours: every pair is
     // checked; the reference would drop the whole notification)
-    env.kvs().pushSBNotification(List.of(
-        new KVWithMetadata<>(A1, s("sb"), 5, ValueOrigin.FROM_SB),
-        new KVWithMetadata<>(A2, s("a2"), 6, ValueOrigin.FROM_SB)));
+    env.kvs()
+        .pushSBNotification(
+            List.of(
+                new KVWithMetadata<>(A1, s("sb"), 5, ValueOrigin.FROM_SB),
+                new KVWithMetadata<>(A2, s("a2"), 6, ValueOrigin.FROM_SB)));
     env.kvs().transactionBarrier();
     // #4: two SB values in one push ⇒ one transaction; a later pair without descriptor and a
     // later NB-owned pair are ignored (the reference would apply the NB-owned one as OBTAINED)
-    env.kvs().pushSBNotification(List.of(
-        new KVWithMetadata<>(A2, s("a2"), 6, ValueOrigin.FROM_SB),
-        new KVWithMetadata<>(A3, s("a3"), 7, ValueOrigin.FROM_SB),
-        new KVWithMetadata<>(D4, s("y"), null, ValueOrigin.FROM_SB),
-        new KVWithMetadata<>(A1, s("sb2"), 8, ValueOrigin.FROM_SB)));
+    env.kvs()
+        .pushSBNotification(
+            List.of(
+                new KVWithMetadata<>(A2, s("a2"), 6, ValueOrigin.FROM_SB),
+                new KVWithMetadata<>(A3, s("a3"), 7, ValueOrigin.FROM_SB),
+                new KVWithMetadata<>(D4, s("y"), null, ValueOrigin.FROM_SB),
+                new KVWithMetadata<>(A1, s("sb2"), 8, ValueOrigin.FROM_SB)));
     env.kvs().transactionBarrier();
 
     assertThat(sb.callLog()).isEmpty();
-    assertThat(env.kvs().transactionHistory()).extracting(RecordedTxn::seqNum, RecordedTxn::type)
+    assertThat(env.kvs().transactionHistory())
+        .extracting(RecordedTxn::seqNum, RecordedTxn::type)
         .containsExactly(
             tuple(0L, TxnType.NB_TRANSACTION),
             tuple(1L, TxnType.SB_NOTIFICATION),
@@ -338,17 +399,18 @@ class NotificationTest {
     TxnAssert.assertThat(env.txn(1)).executedNothing();
     assertThat(env.txn(1).values()).containsExactly(rv(D4, s("x"), ValueOrigin.FROM_SB));
     TxnAssert.assertThat(env.txn(2)).executedNothing();
-    TxnAssert.assertThat(env.txn(3)).executed(
-        op(CREATE, A2).states(NONEXISTENT, OBTAINED).newValue(s("a2")));
+    TxnAssert.assertThat(env.txn(3))
+        .executed(op(CREATE, A2).states(NONEXISTENT, OBTAINED).newValue(s("a2")));
     assertThat(env.kvs().valueStatus(D4)).isEqualTo(bs(ValueStatus.nonexistent(D4)));
     assertThat(env.kvs().valueStatus(A1)).isEqualTo(bs(vs(A1, CONFIGURED, CREATE, "")));
     assertThat(env.kvs().dumpValues("descriptor1", View.CACHED))
         .contains(kvm(A1, s("nb"), 0, ValueOrigin.FROM_NB));
-    TxnAssert.assertThat(env.txn(4)).executed(
-        op(CREATE, A3).states(NONEXISTENT, OBTAINED).newValue(s("a3")));
-    assertThat(env.txn(4).values()).containsExactly(
-        rv(A1, s("sb2"), ValueOrigin.FROM_SB), rv(A2, s("a2"), ValueOrigin.FROM_SB),
-        rv(A3, s("a3"), ValueOrigin.FROM_SB), rv(D4, s("y"), ValueOrigin.FROM_SB));
+    TxnAssert.assertThat(env.txn(4))
+        .executed(op(CREATE, A3).states(NONEXISTENT, OBTAINED).newValue(s("a3")));
+    assertThat(env.txn(4).values())
+        .containsExactly(
+            rv(A1, s("sb2"), ValueOrigin.FROM_SB), rv(A2, s("a2"), ValueOrigin.FROM_SB),
+            rv(A3, s("a3"), ValueOrigin.FROM_SB), rv(D4, s("y"), ValueOrigin.FROM_SB));
     assertThat(env.kvs().valueStatus(D4)).isEqualTo(bs(ValueStatus.nonexistent(D4)));
     assertThat(meta("descriptor1", "base-value2")).contains(6);
     assertThat(meta("descriptor1", "base-value3")).contains(7);
@@ -358,9 +420,9 @@ class NotificationTest {
 
   /**
    * TestNotificationsWithRetry up to (and including) the notification: descriptor1 (/prefixA/, no
-   * Retrieve), descriptor2 (/prefixB/, B2 → A1, B2/i2 → A1/i2), descriptor3 (/prefixC/, C3 →
-   * any of /prefixA/, retrieved after descriptor2); planned errors for B2/i2 (SB left with B2=[i1])
-   * and C3; txn #0 B2=[i1,i2] with default retry, txn #1 C3 with retry (3 s, 3, back-off); then
+   * Retrieve), descriptor2 (/prefixB/, B2 → A1, B2/i2 → A1/i2), descriptor3 (/prefixC/, C3 → any of
+   * /prefixA/, retrieved after descriptor2); planned errors for B2/i2 (SB left with B2=[i1]) and
+   * C3; txn #0 B2=[i1,i2] with default retry, txn #1 C3 with retry (3 s, 3, back-off); then
    * watchers on /prefixB/ and /prefixC/ and the notification A1=[i1,i2] (meta 10) = txn #2.
    */
   static final class WithRetryScenario {
@@ -377,30 +439,60 @@ class NotificationTest {
     }
 
     void runUntilNotification() {
-      env.kvs().registerDescriptors(
-          sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A)
-              .derivedValues(Fx.derivedItems()).withMetadata().withoutRetrieve().build(),
-          sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B)
-              .dependencies((key, value) -> {
-                if (key.equals(B2)) return List.of(Dependency.onKey(A1, A1));
-                if (key.equals(d(B2, 2))) return List.of(Dependency.onKey(d(A1, 2), d(A1, 2)));
-                return List.of();
-              })
-              .derivedValues(Fx.derivedItems()).withMetadata().build(),
-          sb.descriptor("descriptor3", Object.class).nbKeyPrefix(Fx.PREFIX_C)
-              .dependencies((key, value) -> key.equals(C3)
-                  ? List.of(Dependency.anyOfPrefixes(Fx.PREFIX_A, Fx.PREFIX_A)) : List.of())
-              .withMetadata().retrieveDependencies("descriptor2").build());
-      sb.planError(d(B2, 2), new RuntimeException("failed to add derived value"),
+      env.kvs()
+          .registerDescriptors(
+              sb.descriptor("descriptor1", Object.class)
+                  .nbKeyPrefix(Fx.PREFIX_A)
+                  .derivedValues(Fx.derivedItems())
+                  .withMetadata()
+                  .withoutRetrieve()
+                  .build(),
+              sb.descriptor("descriptor2", Object.class)
+                  .nbKeyPrefix(Fx.PREFIX_B)
+                  .dependencies(
+                      (key, value) -> {
+                        if (key.equals(B2)) return List.of(Dependency.onKey(A1, A1));
+                        if (key.equals(d(B2, 2)))
+                          return List.of(Dependency.onKey(d(A1, 2), d(A1, 2)));
+                        return List.of();
+                      })
+                  .derivedValues(Fx.derivedItems())
+                  .withMetadata()
+                  .build(),
+              sb.descriptor("descriptor3", Object.class)
+                  .nbKeyPrefix(Fx.PREFIX_C)
+                  .dependencies(
+                      (key, value) ->
+                          key.equals(C3)
+                              ? List.of(Dependency.anyOfPrefixes(Fx.PREFIX_A, Fx.PREFIX_A))
+                              : List.of())
+                  .withMetadata()
+                  .retrieveDependencies("descriptor2")
+                  .build());
+      sb.planError(
+          d(B2, 2),
+          new RuntimeException("failed to add derived value"),
           () -> sb.setValue(B2, arr(1), 0, ValueOrigin.FROM_NB, false));
-      sb.planError(C3, new RuntimeException("failed to add value"),
+      sb.planError(
+          C3,
+          new RuntimeException("failed to add value"),
           () -> sb.setValue(C3, null, null, ValueOrigin.FROM_NB, false));
 
-      assertThat(env.kvs().startNBTransaction().setValue(B2, arr(1, 2))
-          .commit(TxnOptions.builder().retryWithDefaults().build())).isZero();
-      assertThat(env.kvs().startNBTransaction().setValue(C3, C3_DATA)
-          .commit(TxnOptions.builder()
-              .retry(new RetryOptions(Duration.ofSeconds(3), 3, true)).build())).isEqualTo(1);
+      assertThat(
+              env.kvs()
+                  .startNBTransaction()
+                  .setValue(B2, arr(1, 2))
+                  .commit(TxnOptions.builder().retryWithDefaults().build()))
+          .isZero();
+      assertThat(
+              env.kvs()
+                  .startNBTransaction()
+                  .setValue(C3, C3_DATA)
+                  .commit(
+                      TxnOptions.builder()
+                          .retry(new RetryOptions(Duration.ofSeconds(3), 3, true))
+                          .build()))
+          .isEqualTo(1);
       assertThat(sb.keys()).isEmpty();
       assertThat(sb.calls()).isEmpty();
 
@@ -411,18 +503,22 @@ class NotificationTest {
   }
 
   @Test
-  @DisplayName("B150 B93 B94 B97 B100 a notification makes NB dependents fail: best effort,"
-      + " RETRYING with errors in the record and to watchers, refresh of failed values"
-      + " (TestNotificationsWithRetry, txn #2)")
+  @DisplayName(
+      "B150 B93 B94 B97 B100 a notification makes NB dependents fail: best effort,"
+          + " RETRYING with errors in the record and to watchers, refresh of failed values"
+          + " (TestNotificationsWithRetry, txn #2)")
   void notificationWithFailingDependents() {
     env = Fx.env(true);
     WithRetryScenario sc = new WithRetryScenario(sb, env);
     sc.runUntilNotification();
 
     // B150: failures reported through the watchers
-    assertThat(sc.prefB).containsExactly(bs(vs(B2, CONFIGURED, CREATE, ""),
-        vs(d(B2, 1), CONFIGURED, CREATE, ""),
-        vs(d(B2, 2), RETRYING, CREATE, "failed to add derived value")));
+    assertThat(sc.prefB)
+        .containsExactly(
+            bs(
+                vs(B2, CONFIGURED, CREATE, ""),
+                vs(d(B2, 1), CONFIGURED, CREATE, ""),
+                vs(d(B2, 2), RETRYING, CREATE, "failed to add derived value")));
     assertThat(sc.prefC).containsExactly(bs(vs(C3, RETRYING, CREATE, "failed to add value")));
     // B93: the rest is applied
     assertThat(sb.keys()).containsExactly(B2, d(B2, 1));
@@ -432,9 +528,14 @@ class NotificationTest {
     assertThat(meta("descriptor2", "base-value2")).contains(0);
     assertThat(meta("descriptor3", "base-value3")).isEmpty();
     // B97: refresh of the descriptors of failed values, registry order, available correlation
-    assertThat(sb.callLog()).containsExactly(
-        "CREATE " + B2, "CREATE " + d(B2, 1), "CREATE " + C3 + " ✗", "CREATE " + d(B2, 2) + " ✗",
-        "RETRIEVE descriptor2", "RETRIEVE descriptor3");
+    assertThat(sb.callLog())
+        .containsExactly(
+            "CREATE " + B2,
+            "CREATE " + d(B2, 1),
+            "CREATE " + C3 + " ✗",
+            "CREATE " + d(B2, 2) + " ✗",
+            "RETRIEVE descriptor2",
+            "RETRIEVE descriptor3");
     assertThat(sb.calls().get(4).correlate())
         .containsExactly(kvm(B2, arr(1, 2), 0, ValueOrigin.FROM_NB));
     assertThat(sb.calls().get(5).correlate()).isEmpty();
@@ -442,26 +543,36 @@ class NotificationTest {
     assertThat(env.kvs().transactionHistory()).hasSize(3);
     RecordedTxn txn = env.txn(2);
     assertRecord(txn, 2, TxnType.SB_NOTIFICATION, rv(A1, arr(1, 2), ValueOrigin.FROM_SB));
-    TxnAssert.assertThat(txn).planned(
-        op(CREATE, A1).states(NONEXISTENT, OBTAINED).newValue(arr(1, 2)),
-        op(CREATE, B2).states(PENDING, CONFIGURED).prevValue(arr(1, 2)).newValue(arr(1, 2)),
-        op(CREATE, d(B2, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"),
-        op(CREATE, C3).states(PENDING, CONFIGURED).prevValue(WithRetryScenario.C3_DATA)
-            .newValue(WithRetryScenario.C3_DATA),
-        op(CREATE, d(A1, 1)).states(NONEXISTENT, OBTAINED).flags("DERIVED"),
-        op(CREATE, d(A1, 2)).states(NONEXISTENT, OBTAINED).flags("DERIVED"),
-        op(CREATE, d(B2, 2)).states(NONEXISTENT, CONFIGURED).flags("DERIVED").error(""));
+    TxnAssert.assertThat(txn)
+        .planned(
+            op(CREATE, A1).states(NONEXISTENT, OBTAINED).newValue(arr(1, 2)),
+            op(CREATE, B2).states(PENDING, CONFIGURED).prevValue(arr(1, 2)).newValue(arr(1, 2)),
+            op(CREATE, d(B2, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"),
+            op(CREATE, C3)
+                .states(PENDING, CONFIGURED)
+                .prevValue(WithRetryScenario.C3_DATA)
+                .newValue(WithRetryScenario.C3_DATA),
+            op(CREATE, d(A1, 1)).states(NONEXISTENT, OBTAINED).flags("DERIVED"),
+            op(CREATE, d(A1, 2)).states(NONEXISTENT, OBTAINED).flags("DERIVED"),
+            op(CREATE, d(B2, 2)).states(NONEXISTENT, CONFIGURED).flags("DERIVED").error(""));
     // B94 B100: failures of values the notification reached indirectly
-    TxnAssert.assertThat(txn).executed(
-        op(CREATE, A1).states(NONEXISTENT, OBTAINED).newValue(arr(1, 2)),
-        op(CREATE, B2).states(PENDING, CONFIGURED).prevValue(arr(1, 2)).newValue(arr(1, 2)),
-        op(CREATE, d(B2, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"),
-        op(CREATE, C3).states(PENDING, RETRYING).prevValue(WithRetryScenario.C3_DATA)
-            .newValue(WithRetryScenario.C3_DATA).error("failed to add value"),
-        op(CREATE, d(A1, 1)).states(NONEXISTENT, OBTAINED).flags("DERIVED"),
-        op(CREATE, d(A1, 2)).states(NONEXISTENT, OBTAINED).flags("DERIVED"),
-        op(CREATE, d(B2, 2)).states(NONEXISTENT, RETRYING).flags("DERIVED").newValue(s("item2"))
-            .error("failed to add derived value"));
+    TxnAssert.assertThat(txn)
+        .executed(
+            op(CREATE, A1).states(NONEXISTENT, OBTAINED).newValue(arr(1, 2)),
+            op(CREATE, B2).states(PENDING, CONFIGURED).prevValue(arr(1, 2)).newValue(arr(1, 2)),
+            op(CREATE, d(B2, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED"),
+            op(CREATE, C3)
+                .states(PENDING, RETRYING)
+                .prevValue(WithRetryScenario.C3_DATA)
+                .newValue(WithRetryScenario.C3_DATA)
+                .error("failed to add value"),
+            op(CREATE, d(A1, 1)).states(NONEXISTENT, OBTAINED).flags("DERIVED"),
+            op(CREATE, d(A1, 2)).states(NONEXISTENT, OBTAINED).flags("DERIVED"),
+            op(CREATE, d(B2, 2))
+                .states(NONEXISTENT, RETRYING)
+                .flags("DERIVED")
+                .newValue(s("item2"))
+                .error("failed to add derived value"));
     assertThat(env.kvs().valueStatus(C3))
         .isEqualTo(bs(vs(C3, RETRYING, CREATE, "failed to add value")));
   }
@@ -469,17 +580,25 @@ class NotificationTest {
   // ------------------------------------------------------------------ B151, B152
 
   @Test
-  @DisplayName("B151 NB takes over an OBTAINED value: a different value is applied by Update,"
-      + " an equivalent one is a NOOP UPDATE (WAS-OBTAINED), an NB delete calls Delete")
+  @DisplayName(
+      "B151 NB takes over an OBTAINED value: a different value is applied by Update,"
+          + " an equivalent one is a NOOP UPDATE (WAS-OBTAINED), an NB delete calls Delete")
   void nbTakesOverSbValue() {
     env = Fx.env(true);
-    env.kvs().registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
-            .withoutRetrieve().build());
+    env.kvs()
+        .registerDescriptors(
+            sb.descriptor("descriptor1", Object.class)
+                .nbKeyPrefix(Fx.PREFIX_A)
+                .withMetadata()
+                .withoutRetrieve()
+                .build());
     sb.setValue(A1, s("sb1"), 10, ValueOrigin.FROM_SB, false);
     sb.setValue(A2, s("sb2"), 20, ValueOrigin.FROM_SB, false);
-    env.kvs().pushSBNotification(List.of(kvm(A1, s("sb1"), 10, ValueOrigin.FROM_SB),
-        kvm(A2, s("sb2"), 20, ValueOrigin.FROM_SB)));
+    env.kvs()
+        .pushSBNotification(
+            List.of(
+                kvm(A1, s("sb1"), 10, ValueOrigin.FROM_SB),
+                kvm(A2, s("sb2"), 20, ValueOrigin.FROM_SB)));
     env.kvs().transactionBarrier();
     assertThat(env.kvs().valueStatus(A1).state()).isEqualTo(OBTAINED);
     assertThat(env.kvs().valueStatus(A2).state()).isEqualTo(OBTAINED);
@@ -488,15 +607,21 @@ class NotificationTest {
     // different value ⇒ Update, CONFIGURED
     env.kvs().startNBTransaction().setValue(A1, s("nb1")).setValue(A2, s("sb2")).commit();
     assertThat(sb.callLog()).containsExactly("UPDATE " + A1);
-    TxnAssert.assertThat(env.txn(1)).executed(
-        op(UPDATE, A1).states(OBTAINED, CONFIGURED).prevValue(s("sb1")).newValue(s("nb1")),
-        op(UPDATE, A2).states(OBTAINED, CONFIGURED).flags("NOOP").prevValue(s("sb2"))
-            .newValue(s("sb2")));
-    assertThat(RecordedTxnOp.labels(env.txn(1).executed().get(1).displayFlags())).contains("NOOP", "WAS-OBTAINED");
+    TxnAssert.assertThat(env.txn(1))
+        .executed(
+            op(UPDATE, A1).states(OBTAINED, CONFIGURED).prevValue(s("sb1")).newValue(s("nb1")),
+            op(UPDATE, A2)
+                .states(OBTAINED, CONFIGURED)
+                .flags("NOOP")
+                .prevValue(s("sb2"))
+                .newValue(s("sb2")));
+    assertThat(RecordedTxnOp.labels(env.txn(1).executed().get(1).displayFlags()))
+        .contains("NOOP", "WAS-OBTAINED");
     assertThat(env.kvs().valueStatus(A1)).isEqualTo(bs(vs(A1, CONFIGURED, UPDATE, "")));
     assertThat(env.kvs().valueStatus(A2)).isEqualTo(bs(vs(A2, CONFIGURED, UPDATE, "")));
-    assertThat(env.kvs().dumpValues("descriptor1", View.NB)).containsExactly(
-        kvm(A1, s("nb1"), 10, ValueOrigin.FROM_NB), kvm(A2, s("sb2"), 20, ValueOrigin.FROM_NB));
+    assertThat(env.kvs().dumpValues("descriptor1", View.NB))
+        .containsExactly(
+            kvm(A1, s("nb1"), 10, ValueOrigin.FROM_NB), kvm(A2, s("sb2"), 20, ValueOrigin.FROM_NB));
 
     // NB delete of an OBTAINED value calls Delete
     env.kvs().pushSBNotification(List.of(kvm(A3, s("sb3"), 30, ValueOrigin.FROM_SB)));
@@ -505,20 +630,23 @@ class NotificationTest {
     sb.clearCalls();
     env.kvs().startNBTransaction().setValue(A3, null).commit();
     assertThat(sb.callLog()).containsExactly("DELETE " + A3);
-    TxnAssert.assertThat(env.txn(3)).executed(
-        op(DELETE, A3).states(OBTAINED, REMOVED).prevValue(s("sb3")));
+    TxnAssert.assertThat(env.txn(3))
+        .executed(op(DELETE, A3).states(OBTAINED, REMOVED).prevValue(s("sb3")));
     assertThat(sb.get(A3)).isEmpty();
     assertThat(env.kvs().valueStatus(A3)).isEqualTo(bs(ValueStatus.nonexistent(A3)));
   }
 
   @Test
-  @DisplayName("B152 without simulation in the scheduler configuration a notification has no"
-      + " plan")
+  @DisplayName(
+      "B152 without simulation in the scheduler configuration a notification has no" + " plan")
   void notificationSimulationIsAConfigSwitch() {
     env = Fx.env(false);
-    env.kvs().registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withoutRetrieve()
-            .build());
+    env.kvs()
+        .registerDescriptors(
+            sb.descriptor("descriptor1", Object.class)
+                .nbKeyPrefix(Fx.PREFIX_A)
+                .withoutRetrieve()
+                .build());
     pushAndWait(env, A1, s("sb"), null);
     RecordedTxn txn = env.txn(0);
     assertThat(txn.type()).isEqualTo(TxnType.SB_NOTIFICATION);

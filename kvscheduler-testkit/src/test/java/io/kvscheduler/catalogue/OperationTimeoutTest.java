@@ -29,20 +29,22 @@ import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.ValueOrigin;
+import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
+import io.kvscheduler.api.View;
 import io.kvscheduler.testkit.ManualClock;
 import io.kvscheduler.testkit.ManualDelayScheduler;
 import io.kvscheduler.testkit.MockSouthbound;
 import io.kvscheduler.testkit.TxnAssert;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
-import java.util.ArrayList;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -50,23 +52,28 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A southbound that hangs (DESIGN §4.5): with an operation timeout, a Create, Update, Delete or
- * Retrieve that does not return in time fails its value (or, for Retrieve, leaves the
- * descriptor's values as they are), and the engine goes on. The time limit is real time (the
- * engine waits on a call thread), so these tests wait for it — 100 ms per overrun, 20 ms in the
- * randomized test — and for late calls to finish; they assert outcomes, never durations.
+ * Retrieve that does not return in time fails its value (or, for Retrieve, leaves the descriptor's
+ * values as they are), and the engine goes on. The time limit is real time (the engine waits on a
+ * call thread), so these tests wait for it — 100 ms per overrun, 20 ms in the randomized test — and
+ * for late calls to finish; they assert outcomes, never durations.
  */
 @Timeout(30) // a regression would hang the engine: fail instead
 class OperationTimeoutTest {
   private static final Duration LIMIT = Duration.ofMillis(100);
 
   private final MockSouthbound sb = new MockSouthbound();
+
   /** Lets hanging calls return. */
   private final CountDownLatch release = new CountDownLatch(1);
+
   /** Hanging calls that returned after all (their result must be ignored). */
   private final AtomicInteger lateReturns = new AtomicInteger();
+
   private Fx.Env env;
   private KVScheduler kvs;
 
@@ -82,15 +89,16 @@ class OperationTimeoutTest {
   private void start(Duration schedulerTimeout) {
     ManualClock clock = new ManualClock();
     ManualDelayScheduler timers = new ManualDelayScheduler(clock);
-    var b = KVScheduler.builder().clock(clock).delayScheduler(timers)
-        .statusExecutor(Runnable::run);
+    var b = KVScheduler.builder().clock(clock).delayScheduler(timers).statusExecutor(Runnable::run);
     if (schedulerTimeout != null) {
       b.operationTimeout(schedulerTimeout);
     }
     env = new Fx.Env(b.build(), clock, timers);
     kvs = env.kvs();
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withoutRetrieve()
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_A)
+            .withoutRetrieve()
             .build());
   }
 
@@ -115,13 +123,14 @@ class OperationTimeoutTest {
   private KVDescriptor.Builder<Object, Void> hangingOnCreate() {
     return KVDescriptor.builder("hanging", Object.class)
         .nbKeyPrefix(Fx.PREFIX_C)
-        .create((key, value) -> {
-          if (s("hang").equals(value)) {
-            hang();
-          }
-          return null;
-        })
-        .delete((key, value, meta) -> { });
+        .create(
+            (key, value) -> {
+              if (s("hang").equals(value)) {
+                hang();
+              }
+              return null;
+            })
+        .delete((key, value, meta) -> {});
   }
 
   private long commit(TxnOptions options, Object... kv) {
@@ -133,7 +142,11 @@ class OperationTimeoutTest {
   }
 
   private static String overran(String descriptor, String op, String key) {
-    return "descriptor " + descriptor + ": " + op + (key == null ? "" : " of key " + key)
+    return "descriptor "
+        + descriptor
+        + ": "
+        + op
+        + (key == null ? "" : " of key " + key)
         + " did not return within 100ms (the call was interrupted and is no longer awaited)";
   }
 
@@ -146,24 +159,28 @@ class OperationTimeoutTest {
   }
 
   @Test
-  @DisplayName("(ours) a Create that does not return within the operation timeout fails its value; the other values and later transactions are applied")
+  @DisplayName(
+      "(ours) a Create that does not return within the operation timeout fails its value; the other values and later transactions are applied")
   void hangingCreateFailsItsValueOnly() throws Exception {
     start(LIMIT);
     kvs.registerDescriptors(hangingOnCreate().build());
 
-    TransactionException e = assertThrows(TransactionException.class,
-        () -> commit(A1, s("a1"), C3, s("hang"), A2, s("a2")));
+    TransactionException e =
+        assertThrows(
+            TransactionException.class, () -> commit(A1, s("a1"), C3, s("hang"), A2, s("a2")));
     String msg = overran("hanging", "Create", C3);
-    assertThat(e.keyErrors()).extracting(KeyError::key, KeyError::operation, KeyError::message)
+    assertThat(e.keyErrors())
+        .extracting(KeyError::key, KeyError::operation, KeyError::message)
         .containsExactly(tuple(C3, CREATE, msg));
     OperationTimeoutException cause = (OperationTimeoutException) e.keyErrors().get(0).cause();
     assertThat(List.of(cause.descriptor(), cause.operation(), cause.key(), cause.timeout()))
         .containsExactly("hanging", "Create", C3, LIMIT);
     assertThat(sb.callLog()).containsExactly("CREATE " + A1, "CREATE " + A2);
-    TxnAssert.assertThat(env.txn(0)).executed(
-        op(CREATE, A1).states(NONEXISTENT, CONFIGURED),
-        op(CREATE, A2).states(NONEXISTENT, CONFIGURED),
-        op(CREATE, C3).states(NONEXISTENT, FAILED).error(msg));
+    TxnAssert.assertThat(env.txn(0))
+        .executed(
+            op(CREATE, A1).states(NONEXISTENT, CONFIGURED),
+            op(CREATE, A2).states(NONEXISTENT, CONFIGURED),
+            op(CREATE, C3).states(NONEXISTENT, FAILED).error(msg));
     assertThat(kvs.valueStatus(C3).value())
         .isEqualTo(new ValueStatus(C3, FAILED, msg, CREATE, List.of()));
 
@@ -178,27 +195,31 @@ class OperationTimeoutTest {
   }
 
   @Test
-  @DisplayName("(ours) a Create that timed out but completes later: when the abandoned call"
-      + " returns, its key is read again, so a later removal deletes what the call created")
+  @DisplayName(
+      "(ours) a Create that timed out but completes later: when the abandoned call"
+          + " returns, its key is read again, so a later removal deletes what the call created")
   void lateCreateIsReadAgainAndRemovedByTheNorthbound() throws Exception {
     start(LIMIT);
-    java.util.Map<String, Object> device = new java.util.concurrent.ConcurrentHashMap<>();
-    kvs.registerDescriptors(KVDescriptor.builder("late", Object.class)
-        .nbKeyPrefix(Fx.PREFIX_C)
-        .create((key, value) -> {
-          if (s("late").equals(value)) {
-            hang();
-          }
-          device.put(key, value); // done, however late
-          return null;
-        })
-        .delete((key, value, meta) -> device.remove(key))
-        .retrieve(correlate -> {
-          List<io.kvscheduler.api.KVWithMetadata<Object, Void>> out = new java.util.ArrayList<>();
-          device.forEach((k, v) -> out.add(io.kvscheduler.api.KVWithMetadata.of(k, v)));
-          return out;
-        })
-        .build());
+    Map<String, Object> device = new ConcurrentHashMap<>();
+    kvs.registerDescriptors(
+        KVDescriptor.builder("late", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_C)
+            .create(
+                (key, value) -> {
+                  if (s("late").equals(value)) {
+                    hang();
+                  }
+                  device.put(key, value); // done, however late
+                  return null;
+                })
+            .delete((key, value, meta) -> device.remove(key))
+            .retrieve(
+                correlate -> {
+                  List<KVWithMetadata<Object, Void>> out = new ArrayList<>();
+                  device.forEach((k, v) -> out.add(KVWithMetadata.of(k, v)));
+                  return out;
+                })
+            .build());
 
     assertThrows(TransactionException.class, () -> commit(C3, s("late")));
     assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(FAILED);
@@ -207,40 +228,49 @@ class OperationTimeoutTest {
     release.countDown();
     awaitLateReturns(1);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (kvs.dumpValues("late", io.kvscheduler.api.View.CACHED).isEmpty()
-        && System.nanoTime() < deadline) {
+    while (kvs.dumpValues("late", View.CACHED).isEmpty() && System.nanoTime() < deadline) {
       Thread.sleep(5);
       kvs.transactionBarrier();
     }
     // read again: the value the call created is known to be there (still FAILED: no retry)
-    assertThat(kvs.dumpValues("late", io.kvscheduler.api.View.CACHED))
-        .extracting(io.kvscheduler.api.KVWithMetadata::key).containsExactly(C3);
+    assertThat(kvs.dumpValues("late", View.CACHED))
+        .extracting(KVWithMetadata::key)
+        .containsExactly(C3);
     assertThat(device).containsOnlyKeys(C3);
 
     commit(C3, null);
     assertThat(device).isEmpty();
-    assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(io.kvscheduler.api.ValueState.NONEXISTENT);
+    assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(ValueState.NONEXISTENT);
   }
 
   @Test
-  @DisplayName("(ours) with retry, a Create that timed out is RETRYING and retried on a fresh call thread while the first call still hangs")
+  @DisplayName(
+      "(ours) with retry, a Create that timed out is RETRYING and retried on a fresh call thread while the first call still hangs")
   void hangingCreateIsRetried() {
     start(LIMIT);
     AtomicInteger creates = new AtomicInteger();
-    kvs.registerDescriptors(KVDescriptor.builder("hanging", Object.class)
-        .nbKeyPrefix(Fx.PREFIX_C)
-        .create((key, value) -> {
-          if (creates.incrementAndGet() == 1) {
-            hang(); // the first attempt hangs until the end of the test
-          }
-          return null;
-        })
-        .delete((key, value, meta) -> { })
-        .build());
+    kvs.registerDescriptors(
+        KVDescriptor.builder("hanging", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_C)
+            .create(
+                (key, value) -> {
+                  if (creates.incrementAndGet() == 1) {
+                    hang(); // the first attempt hangs until the end of the test
+                  }
+                  return null;
+                })
+            .delete((key, value, meta) -> {})
+            .build());
 
-    assertThrows(TransactionException.class, () -> commit(
-        TxnOptions.builder().retry(new RetryOptions(Duration.ofSeconds(1), 3, false)).build(),
-        C3, s("c3")));
+    assertThrows(
+        TransactionException.class,
+        () ->
+            commit(
+                TxnOptions.builder()
+                    .retry(new RetryOptions(Duration.ofSeconds(1), 3, false))
+                    .build(),
+                C3,
+                s("c3")));
     assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(RETRYING);
     env.timers().advance(Duration.ofSeconds(1));
     kvs.transactionBarrier();
@@ -251,17 +281,20 @@ class OperationTimeoutTest {
   }
 
   @Test
-  @DisplayName("(ours) a Retrieve that does not return within the operation timeout leaves the descriptor's values as they are")
+  @DisplayName(
+      "(ours) a Retrieve that does not return within the operation timeout leaves the descriptor's values as they are")
   void hangingRetrieveLeavesValues() {
     start(LIMIT);
     AtomicInteger retrieves = new AtomicInteger();
-    kvs.registerDescriptors(hangingOnCreate()
-        .retrieve(correlate -> {
-          retrieves.incrementAndGet();
-          hang();
-          return List.of(); // were it awaited, C3 would be MISSING and re-created
-        })
-        .build());
+    kvs.registerDescriptors(
+        hangingOnCreate()
+            .retrieve(
+                correlate -> {
+                  retrieves.incrementAndGet();
+                  hang();
+                  return List.of(); // were it awaited, C3 would be MISSING and re-created
+                })
+            .build());
     commit(C3, s("c3"));
     assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(CONFIGURED);
 
@@ -271,45 +304,48 @@ class OperationTimeoutTest {
     // re-applied as an equivalent update (B155): nothing executed, the value kept
     assertThat(kvs.valueStatus(C3).value())
         .isEqualTo(new ValueStatus(C3, CONFIGURED, "", UPDATE, List.of()));
-    assertThat(kvs.dumpValues("hanging", io.kvscheduler.api.View.CACHED))
+    assertThat(kvs.dumpValues("hanging", View.CACHED))
         .extracting(KVWithMetadata::key, KVWithMetadata::origin)
         .containsExactly(tuple(C3, ValueOrigin.FROM_NB));
   }
 
   @Test
-  @DisplayName("(ours) a descriptor's own operation timeout bounds its calls when the scheduler sets none")
+  @DisplayName(
+      "(ours) a descriptor's own operation timeout bounds its calls when the scheduler sets none")
   void descriptorTimeoutWithoutSchedulerTimeout() {
     start(null);
     kvs.registerDescriptors(hangingOnCreate().operationTimeout(LIMIT).build());
     TransactionException e =
         assertThrows(TransactionException.class, () -> commit(C3, s("hang"), A1, s("a1")));
-    assertThat(e.keyErrors()).extracting(KeyError::key, KeyError::message)
+    assertThat(e.keyErrors())
+        .extracting(KeyError::key, KeyError::message)
         .containsExactly(tuple(C3, overran("hanging", "Create", C3)));
     assertThat(kvs.valueStatus(A1).value().state()).isEqualTo(CONFIGURED);
   }
 
   @Test
-  @DisplayName("(ours) a transaction committed (commitAsync) from a Create running on a call thread is queued and applied after the current one, then its future completes")
+  @DisplayName(
+      "(ours) a transaction committed (commitAsync) from a Create running on a call thread is queued and applied after the current one, then its future completes")
   void commitFromCallThreadIsQueued() {
     start(LIMIT);
-    List<java.util.concurrent.CompletableFuture<Long>> inner =
-        new java.util.concurrent.CopyOnWriteArrayList<>();
-    List<String> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
-    kvs.registerDescriptors(KVDescriptor.builder("committing", Object.class)
-        .nbKeyPrefix(Fx.PREFIX_C)
-        .create((key, value) -> {
-          threads.add(Thread.currentThread().getName());
-          var txn = kvs.startNBTransaction();
-          txn.setValue(A4, s("from callback"));
-          inner.add(txn.commitAsync(io.kvscheduler.api.TxnOptions.defaults()));
-          return null;
-        })
-        .delete((key, value, meta) -> { })
-        .build());
+    List<CompletableFuture<Long>> inner = new CopyOnWriteArrayList<>();
+    List<String> threads = new CopyOnWriteArrayList<>();
+    kvs.registerDescriptors(
+        KVDescriptor.builder("committing", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_C)
+            .create(
+                (key, value) -> {
+                  threads.add(Thread.currentThread().getName());
+                  var txn = kvs.startNBTransaction();
+                  txn.setValue(A4, s("from callback"));
+                  inner.add(txn.commitAsync(TxnOptions.defaults()));
+                  return null;
+                })
+            .delete((key, value, meta) -> {})
+            .build());
     long seq = commit(C3, s("c3"));
     kvs.transactionBarrier();
-    assertThat(inner).singleElement()
-        .satisfies(f -> assertThat(f.join()).isEqualTo(seq + 1));
+    assertThat(inner).singleElement().satisfies(f -> assertThat(f.join()).isEqualTo(seq + 1));
     assertThat(threads).singleElement().asString().startsWith("kvscheduler-sb-call-");
     assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(CONFIGURED);
     TxnAssert.assertThat(env.txn(seq + 1)).executed(op(CREATE, A4).states(NONEXISTENT, CONFIGURED));
@@ -317,40 +353,45 @@ class OperationTimeoutTest {
   }
 
   @Test
-  @DisplayName("(ours) an SB dump or an explanation asked for from a Create running on a call thread fails at once, naming the cause, instead of waiting for the engine that waits for the call")
+  @DisplayName(
+      "(ours) an SB dump or an explanation asked for from a Create running on a call thread fails at once, naming the cause, instead of waiting for the engine that waits for the call")
   void engineQueriesFromCallThreadFailAtOnce() {
     start(LIMIT);
-    List<String> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
-    kvs.registerDescriptors(KVDescriptor.builder("querying", Object.class)
-        .nbKeyPrefix(Fx.PREFIX_C)
-        .create((key, value) -> {
-          for (Runnable query : List.<Runnable>of(
-              () -> kvs.dumpValues("querying", io.kvscheduler.api.View.SB),
-              () -> kvs.explain(A1))) {
-            try {
-              query.run();
-              errors.add("no error");
-            } catch (IllegalStateException e) {
-              errors.add(e.getMessage());
-            }
-          }
-          return null;
-        })
-        .delete((key, value, meta) -> { })
-        .retrieve(correlate -> List.of())
-        .build());
+    List<String> errors = new CopyOnWriteArrayList<>();
+    kvs.registerDescriptors(
+        KVDescriptor.builder("querying", Object.class)
+            .nbKeyPrefix(Fx.PREFIX_C)
+            .create(
+                (key, value) -> {
+                  for (Runnable query :
+                      List.<Runnable>of(
+                          () -> kvs.dumpValues("querying", View.SB), () -> kvs.explain(A1))) {
+                    try {
+                      query.run();
+                      errors.add("no error");
+                    } catch (IllegalStateException e) {
+                      errors.add(e.getMessage());
+                    }
+                  }
+                  return null;
+                })
+            .delete((key, value, meta) -> {})
+            .retrieve(correlate -> List.of())
+            .build());
     commit(C3, s("c3"));
     assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(CONFIGURED);
     assertThat(errors).hasSize(2);
-    assertThat(errors.get(0)).startsWith("a dump of the SB view (descriptor querying) cannot be"
-        + " called from a southbound call that runs with a time limit");
+    assertThat(errors.get(0))
+        .startsWith(
+            "a dump of the SB view (descriptor querying) cannot be"
+                + " called from a southbound call that runs with a time limit");
     assertThat(errors.get(1)).startsWith("explain cannot be called from a southbound call");
   }
 
   /**
    * A device whose calls sometimes overrun the time limit: some finish late (the change lands in
-   * the device after the engine gave up), some give up when interrupted (the change never
-   * lands). Thread-safe: late calls run concurrently with later ones.
+   * the device after the engine gave up), some give up when interrupted (the change never lands).
+   * Thread-safe: late calls run concurrently with later ones.
    */
   private static final class SlowDevice {
     final Map<String, String> state = new ConcurrentHashMap<>();
@@ -395,34 +436,46 @@ class OperationTimeoutTest {
     KVDescriptor<String, Void> descriptor() {
       return KVDescriptor.builder("device", String.class)
           .nbKeyPrefix("/d/")
-          .create((key, value) -> {
-            call(() -> state.put(key, value));
-            return null;
-          })
-          .update((key, before, after, meta) -> {
-            call(() -> state.put(key, after));
-            return null;
-          })
+          .create(
+              (key, value) -> {
+                call(() -> state.put(key, value));
+                return null;
+              })
+          .update(
+              (key, before, after, meta) -> {
+                call(() -> state.put(key, after));
+                return null;
+              })
           .delete((key, value, meta) -> call(() -> state.remove(key)))
-          .retrieve(correlate -> {
-            List<KVWithMetadata<String, Void>> out = new ArrayList<>();
-            call(() -> state.forEach((k, v) -> out.add(KVWithMetadata.of(k, v))));
-            return out;
-          })
+          .retrieve(
+              correlate -> {
+                List<KVWithMetadata<String, Void>> out = new ArrayList<>();
+                call(() -> state.forEach((k, v) -> out.add(KVWithMetadata.of(k, v))));
+                return out;
+              })
           .build();
     }
   }
 
   @ParameterizedTest(name = "seed {0}")
   @ValueSource(longs = {7, 2024, 1, 3})
-  @DisplayName("(ours) random transactions against a device whose calls overrun the timeout now and then: once it is prompt again, a downstream resync makes it equal the desired state")
+  @DisplayName(
+      "(ours) random transactions against a device whose calls overrun the timeout now and then: once it is prompt again, a downstream resync makes it equal the desired state")
   void convergesAfterOverruns(long seed) throws Exception {
     SlowDevice device = new SlowDevice(seed);
     ManualClock clock = new ManualClock();
     ManualDelayScheduler timers = new ManualDelayScheduler(clock);
-    env = new Fx.Env(KVScheduler.builder().clock(clock).delayScheduler(timers)
-        .statusExecutor(Runnable::run).printTxnSummary(false)
-        .operationTimeout(Duration.ofMillis(20)).build(), clock, timers);
+    env =
+        new Fx.Env(
+            KVScheduler.builder()
+                .clock(clock)
+                .delayScheduler(timers)
+                .statusExecutor(Runnable::run)
+                .printTxnSummary(false)
+                .operationTimeout(Duration.ofMillis(20))
+                .build(),
+            clock,
+            timers);
     kvs = env.kvs();
     kvs.registerDescriptors(device.descriptor());
     SplittableRandom rnd = new SplittableRandom(seed);
@@ -442,8 +495,12 @@ class OperationTimeoutTest {
             desired.put(key, value);
           }
         }
-        TxnOptions options = rnd.nextBoolean() ? TxnOptions.defaults()
-            : TxnOptions.builder().retry(new RetryOptions(Duration.ofSeconds(1), 2, false)).build();
+        TxnOptions options =
+            rnd.nextBoolean()
+                ? TxnOptions.defaults()
+                : TxnOptions.builder()
+                    .retry(new RetryOptions(Duration.ofSeconds(1), 2, false))
+                    .build();
         try {
           txn.commit(options);
         } catch (TransactionException e) {
@@ -475,7 +532,8 @@ class OperationTimeoutTest {
       assertThat(failedTxns).as("seed %d: failed transactions", seed).isPositive();
       assertThat(new TreeMap<>(device.state)).as("seed %d: device", seed).isEqualTo(desired);
       for (String key : desired.keySet()) {
-        assertThat(kvs.valueStatus(key).value().state()).as("seed %d: %s", seed, key)
+        assertThat(kvs.valueStatus(key).value().state())
+            .as("seed %d: %s", seed, key)
             .isEqualTo(CONFIGURED);
       }
     } catch (AssertionError e) {
@@ -489,8 +547,8 @@ class OperationTimeoutTest {
     assertThatThrownBy(() -> KVScheduler.builder().operationTimeout(Duration.ZERO))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("operationTimeout must be positive, got PT0S");
-    assertThatThrownBy(() -> KVDescriptor.builder("d", Object.class)
-        .operationTimeout(Duration.ofMillis(-5)))
+    assertThatThrownBy(
+            () -> KVDescriptor.builder("d", Object.class).operationTimeout(Duration.ofMillis(-5)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("operationTimeout must be positive, got PT-0.005S");
   }

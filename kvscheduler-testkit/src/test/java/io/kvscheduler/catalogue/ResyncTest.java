@@ -48,6 +48,7 @@ import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.api.View;
+import io.kvscheduler.testkit.MockDescriptorBuilder;
 import io.kvscheduler.testkit.MockSouthbound;
 import io.kvscheduler.testkit.OpSpec;
 import io.kvscheduler.testkit.TxnAssert;
@@ -106,8 +107,8 @@ class ResyncTest {
     return txn.commit(options);
   }
 
-  private static KVWithMetadata<Object, Object> kv(String key, Object value, Object meta,
-      ValueOrigin origin) {
+  private static KVWithMetadata<Object, Object> kv(
+      String key, Object value, Object meta, ValueOrigin origin) {
     return new KVWithMetadata<>(key, value, meta, origin);
   }
 
@@ -115,8 +116,8 @@ class ResyncTest {
     return new RecordedValue(key, Optional.ofNullable(value), origin);
   }
 
-  private static ValueStatus st(String key, ValueState state, TxnOperation lastOp,
-      String... details) {
+  private static ValueStatus st(
+      String key, ValueState state, TxnOperation lastOp, String... details) {
     return new ValueStatus(key, state, "", lastOp, List.of(details));
   }
 
@@ -135,16 +136,18 @@ class ResyncTest {
   }
 
   /** Every view (NB, SB, cached), by descriptor and by key prefix, lists exactly these. */
-  private void assertDumps(String descriptor, String prefix, View view,
-      List<KVWithMetadata<Object, Object>> expected) {
-    assertThat(kvs.dumpValues(descriptor, view)).as("%s view of %s", view, descriptor)
+  private void assertDumps(
+      String descriptor, String prefix, View view, List<KVWithMetadata<Object, Object>> expected) {
+    assertThat(kvs.dumpValues(descriptor, view))
+        .as("%s view of %s", view, descriptor)
         .containsExactlyElementsOf(expected);
-    assertThat(kvs.dumpValuesByKeyPrefix(prefix, view)).as("%s view of %s", view, prefix)
+    assertThat(kvs.dumpValuesByKeyPrefix(prefix, view))
+        .as("%s view of %s", view, prefix)
         .containsExactlyElementsOf(expected);
   }
 
-  private void assertAllDumps(String descriptor, String prefix,
-      List<KVWithMetadata<Object, Object>> expected) {
+  private void assertAllDumps(
+      String descriptor, String prefix, List<KVWithMetadata<Object, Object>> expected) {
     for (View v : View.values()) {
       assertDumps(descriptor, prefix, v, expected);
     }
@@ -163,8 +166,8 @@ class ResyncTest {
     return kvs.metadataMap(descriptor, Object.class).lookup(label);
   }
 
-  private void assertRecord(RecordedTxn txn, long seq, ResyncType resync, String description,
-      RecordedValue... values) {
+  private void assertRecord(
+      RecordedTxn txn, long seq, ResyncType resync, String description, RecordedValue... values) {
     assertThat(txn.seqNum()).isEqualTo(seq);
     assertThat(txn.type()).isEqualTo(TxnType.NB_TRANSACTION);
     assertThat(txn.resyncType()).isEqualTo(resync);
@@ -175,15 +178,16 @@ class ResyncTest {
   }
 
   /** D1 over /prefixA/ with metadata and derived items. */
-  private io.kvscheduler.testkit.MockDescriptorBuilder<Object> d1() {
+  private MockDescriptorBuilder<Object> d1() {
     return sb.descriptor(D1, Object.class).nbKeyPrefix(PREFIX_A).withMetadata();
   }
 
   // ------------------------------------------------------------------ B129
 
   @Test
-  @DisplayName("B129 an empty full resync calls Retrieve once with empty correlation, is recorded, "
-      + "executes nothing")
+  @DisplayName(
+      "B129 an empty full resync calls Retrieve once with empty correlation, is recorded, "
+          + "executes nothing")
   void emptyResync() {
     kvs.registerDescriptors(d1().build());
     assertThat(kvs.registeredNBKeyPrefixes()).containsExactly(PREFIX_A);
@@ -205,8 +209,8 @@ class ResyncTest {
     assertThat(txn.executed()).isEmpty();
     assertThat(txn.start()).isBeforeOrEqualTo(txn.stop());
 
-    for (String flag : List.of("error", "unavailable", "derived", "last-update", "descriptor",
-        "value-state")) {
+    for (String flag :
+        List.of("error", "unavailable", "derived", "last-update", "descriptor", "value-state")) {
       assertThat(total(flag)).as(flag).isZero();
     }
     assertThat(kvs.valueStatuses()).isEmpty();
@@ -215,26 +219,29 @@ class ResyncTest {
   // ------------------------------------------------------------------ TestResyncWithEmptySB
 
   private void registerEmptySbDescriptor() {
-    kvs.registerDescriptors(d1().derivedValues(Fx.derivedItems())
-        .dependencies((key, value) -> {
-          if (key.equals(A2)) {
-            return List.of(Dependency.onKey(d(A1, 1), d(A1, 1))); // base on derived
-          }
-          if (key.equals(d(A1, 2))) {
-            return List.of(Dependency.onKey(d(A2, 1), d(A2, 1))); // derived on derived
-          }
-          return List.of();
-        }).build());
+    kvs.registerDescriptors(
+        d1().derivedValues(Fx.derivedItems())
+            .dependencies(
+                (key, value) -> {
+                  if (key.equals(A2)) {
+                    return List.of(Dependency.onKey(d(A1, 1), d(A1, 1))); // base on derived
+                  }
+                  if (key.equals(d(A1, 2))) {
+                    return List.of(Dependency.onKey(d(A2, 1), d(A2, 1))); // derived on derived
+                  }
+                  return List.of();
+                })
+            .build());
   }
 
   @Test
-  @DisplayName("B130 B80 startup resync against an empty SB: Retrieve correlates with NB data, "
-      + "base and derived values depend on each other, late satisfaction is compressed")
+  @DisplayName(
+      "B130 B80 startup resync against an empty SB: Retrieve correlates with NB data, "
+          + "base and derived values depend on each other, late satisfaction is compressed")
   void resyncWithEmptySbStartup() {
     registerEmptySbDescriptor();
 
-    long seq = commit(fullResync("testing resync against empty SB"),
-        A2, arr(1), A1, arr(1, 2));
+    long seq = commit(fullResync("testing resync against empty SB"), A2, arr(1), A1, arr(1, 2));
 
     assertThat(seq).isZero();
     // SB state
@@ -253,41 +260,65 @@ class ResyncTest {
     assertThat(meta(D1, "base-value1")).contains(0);
     assertThat(meta(D1, "base-value2")).contains(1);
     // SB ops
-    assertThat(sb.callLog()).containsExactly("RETRIEVE " + D1, "CREATE " + A1,
-        "CREATE " + d(A1, 1), "CREATE " + A2, "CREATE " + d(A2, 1), "CREATE " + d(A1, 2));
-    assertThat(correlate(0)).containsExactly(
-        kv(A1, arr(1, 2), null, FROM_NB), kv(A2, arr(1), null, FROM_NB));
+    assertThat(sb.callLog())
+        .containsExactly(
+            "RETRIEVE " + D1,
+            "CREATE " + A1,
+            "CREATE " + d(A1, 1),
+            "CREATE " + A2,
+            "CREATE " + d(A2, 1),
+            "CREATE " + d(A1, 2));
+    assertThat(correlate(0))
+        .containsExactly(kv(A1, arr(1, 2), null, FROM_NB), kv(A2, arr(1), null, FROM_NB));
     sb.clearCalls();
     // dumps
-    assertAllDumps(D1, PREFIX_A, List.of(kv(A1, arr(1, 2), 0, FROM_NB), kv(A2, arr(1), 1, FROM_NB)));
+    assertAllDumps(
+        D1, PREFIX_A, List.of(kv(A1, arr(1, 2), 0, FROM_NB), kv(A2, arr(1), 1, FROM_NB)));
     // statuses
-    assertStatus(st(A1, CONFIGURED, CREATE),
-        st(d(A1, 1), CONFIGURED, CREATE), st(d(A1, 2), CONFIGURED, CREATE));
+    assertStatus(
+        st(A1, CONFIGURED, CREATE),
+        st(d(A1, 1), CONFIGURED, CREATE),
+        st(d(A1, 2), CONFIGURED, CREATE));
     assertStatus(st(A2, CONFIGURED, CREATE), st(d(A2, 1), CONFIGURED, CREATE));
     // record
     List<RecordedTxn> history = kvs.transactionHistory();
     assertThat(history).hasSize(1);
-    assertRecord(history.get(0), 0, ResyncType.FULL, "testing resync against empty SB",
-        rv(A1, arr(1, 2), FROM_NB), rv(A2, arr(1), FROM_NB));
+    assertRecord(
+        history.get(0),
+        0,
+        ResyncType.FULL,
+        "testing resync against empty SB",
+        rv(A1, arr(1, 2), FROM_NB),
+        rv(A2, arr(1), FROM_NB));
     OpSpec[] ops = {
-        op(CREATE, A1).states(NONEXISTENT, CONFIGURED).prevValue(null).newValue(arr(1, 2)),
-        op(CREATE, d(A1, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED")
-            .prevValue(null).newValue(s("item1")),
-        op(CREATE, A2).states(NONEXISTENT, CONFIGURED).prevValue(null).newValue(arr(1)),
-        op(CREATE, d(A2, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED")
-            .prevValue(null).newValue(s("item1")),
-        op(CREATE, d(A1, 2)).states(NONEXISTENT, CONFIGURED).flags("DERIVED")
-            .prevValue(null).newValue(s("item2"))};
+      op(CREATE, A1).states(NONEXISTENT, CONFIGURED).prevValue(null).newValue(arr(1, 2)),
+      op(CREATE, d(A1, 1))
+          .states(NONEXISTENT, CONFIGURED)
+          .flags("DERIVED")
+          .prevValue(null)
+          .newValue(s("item1")),
+      op(CREATE, A2).states(NONEXISTENT, CONFIGURED).prevValue(null).newValue(arr(1)),
+      op(CREATE, d(A2, 1))
+          .states(NONEXISTENT, CONFIGURED)
+          .flags("DERIVED")
+          .prevValue(null)
+          .newValue(s("item1")),
+      op(CREATE, d(A1, 2))
+          .states(NONEXISTENT, CONFIGURED)
+          .flags("DERIVED")
+          .prevValue(null)
+          .newValue(s("item2"))
+    };
     TxnAssert.assertThat(history.get(0)).planned(ops).executed(ops);
   }
 
   @Test
-  @DisplayName("B131 B132 B60 a second full resync without data correlates with the graph "
-      + "(with metadata) and deletes everything; dependent deletes are merged")
+  @DisplayName(
+      "B131 B132 B60 a second full resync without data correlates with the graph "
+          + "(with metadata) and deletes everything; dependent deletes are merged")
   void resyncWithEmptySbRemoveAll() {
     registerEmptySbDescriptor();
-    commit(fullResync("testing resync against empty SB"),
-        A2, arr(1), A1, arr(1, 2));
+    commit(fullResync("testing resync against empty SB"), A2, arr(1), A1, arr(1, 2));
     sb.clearCalls();
 
     long seq = commit(resync(ResyncType.FULL));
@@ -295,24 +326,40 @@ class ResyncTest {
     assertThat(seq).isEqualTo(1);
     assertThat(sb.values()).isEmpty();
     assertThat(kvs.metadataMap(D1, Object.class).labels()).isEmpty();
-    assertThat(sb.callLog()).containsExactly("RETRIEVE " + D1, "DELETE " + d(A1, 2),
-        "DELETE " + d(A2, 1), "DELETE " + A2, "DELETE " + d(A1, 1), "DELETE " + A1);
-    assertThat(correlate(0)).containsExactly(
-        kv(A1, arr(1, 2), 0, FROM_NB), kv(A2, arr(1), 1, FROM_NB));
+    assertThat(sb.callLog())
+        .containsExactly(
+            "RETRIEVE " + D1,
+            "DELETE " + d(A1, 2),
+            "DELETE " + d(A2, 1),
+            "DELETE " + A2,
+            "DELETE " + d(A1, 1),
+            "DELETE " + A1);
+    assertThat(correlate(0))
+        .containsExactly(kv(A1, arr(1, 2), 0, FROM_NB), kv(A2, arr(1), 1, FROM_NB));
 
     List<RecordedTxn> history = kvs.transactionHistory();
     assertThat(history).hasSize(2);
-    assertRecord(history.get(1), 1, ResyncType.FULL, "", rv(A1, null, FROM_NB),
-        rv(A2, null, FROM_NB));
+    assertRecord(
+        history.get(1), 1, ResyncType.FULL, "", rv(A1, null, FROM_NB), rv(A2, null, FROM_NB));
     OpSpec[] ops = {
-        op(DELETE, d(A1, 2)).states(CONFIGURED, REMOVED).flags("DERIVED")
-            .prevValue(s("item2")).newValue(null),
-        op(DELETE, d(A2, 1)).states(CONFIGURED, REMOVED).flags("DERIVED")
-            .prevValue(s("item1")).newValue(null),
-        op(DELETE, A2).states(CONFIGURED, REMOVED).prevValue(arr(1)).newValue(null),
-        op(DELETE, d(A1, 1)).states(CONFIGURED, REMOVED).flags("DERIVED")
-            .prevValue(s("item1")).newValue(null),
-        op(DELETE, A1).states(CONFIGURED, REMOVED).prevValue(arr(1, 2)).newValue(null)};
+      op(DELETE, d(A1, 2))
+          .states(CONFIGURED, REMOVED)
+          .flags("DERIVED")
+          .prevValue(s("item2"))
+          .newValue(null),
+      op(DELETE, d(A2, 1))
+          .states(CONFIGURED, REMOVED)
+          .flags("DERIVED")
+          .prevValue(s("item1"))
+          .newValue(null),
+      op(DELETE, A2).states(CONFIGURED, REMOVED).prevValue(arr(1)).newValue(null),
+      op(DELETE, d(A1, 1))
+          .states(CONFIGURED, REMOVED)
+          .flags("DERIVED")
+          .prevValue(s("item1"))
+          .newValue(null),
+      op(DELETE, A1).states(CONFIGURED, REMOVED).prevValue(arr(1, 2)).newValue(null)
+    };
     TxnAssert.assertThat(history.get(1)).planned(ops).executed(ops);
 
     assertThat(kvs.valueStatus(A1).value()).isEqualTo(ValueStatus.nonexistent(A1));
@@ -329,8 +376,9 @@ class ResyncTest {
   // ------------------------------------------------------------------ TestResyncWithNonEmptySB
 
   @Test
-  @DisplayName("B133 B134 B130 DISCOVERED values are reconciled (re-created, updated, deleted) and "
-      + "in-sync DISCOVERED values confirmed silently")
+  @DisplayName(
+      "B133 B134 B130 DISCOVERED values are reconciled (re-created, updated, deleted) and "
+          + "in-sync DISCOVERED values confirmed silently")
   void resyncWithNonEmptySb() {
     sb.setValue(A1, arr(1), 0, FROM_NB, false);
     sb.setValue(d(A1, 1), s("item1"), null, FROM_NB, true);
@@ -338,17 +386,21 @@ class ResyncTest {
     sb.setValue(d(A2, 1), s("item1"), null, FROM_NB, true);
     sb.setValue(A3, arr(1), 2, FROM_NB, false);
     sb.setValue(d(A3, 1), s("item1"), null, FROM_NB, true);
-    kvs.registerDescriptors(d1().firstFreeIndex(3).derivedValues(Fx.derivedItems())
-        .dependencies((key, value) -> {
-          if (key.equals(d(A2, 1))) {
-            return List.of(Dependency.onKey(A1, A1));
-          }
-          if (key.equals(d(A2, 2))) {
-            return List.of(Dependency.onKey(d(A1, 1), d(A1, 1)));
-          }
-          return List.of();
-        })
-        .updateWithRecreate((key, o, n, m) -> key.equals(A3)).build());
+    kvs.registerDescriptors(
+        d1().firstFreeIndex(3)
+            .derivedValues(Fx.derivedItems())
+            .dependencies(
+                (key, value) -> {
+                  if (key.equals(d(A2, 1))) {
+                    return List.of(Dependency.onKey(A1, A1));
+                  }
+                  if (key.equals(d(A2, 2))) {
+                    return List.of(Dependency.onKey(d(A1, 1), d(A1, 1)));
+                  }
+                  return List.of();
+                })
+            .updateWithRecreate((key, o, n, m) -> key.equals(A3))
+            .build());
 
     long seq = commit(resync(ResyncType.FULL), A1, arr(2), A2, arr(1, 2), A3, arr(1, 2));
 
@@ -368,46 +420,95 @@ class ResyncTest {
     assertThat(meta(D1, "base-value2")).contains(1);
     assertThat(meta(D1, "base-value3")).contains(3);
     // SB ops: Retrieve + 9 changes
-    assertThat(sb.callLog()).containsExactly("RETRIEVE " + D1, "DELETE " + d(A3, 1),
-        "DELETE " + A3, "CREATE " + A3, "CREATE " + d(A3, 1), "CREATE " + d(A3, 2),
-        "DELETE " + d(A1, 1), "UPDATE " + A1, "CREATE " + d(A1, 2), "UPDATE " + A2);
-    assertThat(correlate(0)).containsExactly(kv(A1, arr(2), null, FROM_NB),
-        kv(A2, arr(1, 2), null, FROM_NB), kv(A3, arr(1, 2), null, FROM_NB));
+    assertThat(sb.callLog())
+        .containsExactly(
+            "RETRIEVE " + D1,
+            "DELETE " + d(A3, 1),
+            "DELETE " + A3,
+            "CREATE " + A3,
+            "CREATE " + d(A3, 1),
+            "CREATE " + d(A3, 2),
+            "DELETE " + d(A1, 1),
+            "UPDATE " + A1,
+            "CREATE " + d(A1, 2),
+            "UPDATE " + A2);
+    assertThat(correlate(0))
+        .containsExactly(
+            kv(A1, arr(2), null, FROM_NB),
+            kv(A2, arr(1, 2), null, FROM_NB),
+            kv(A3, arr(1, 2), null, FROM_NB));
     sb.clearCalls();
     // dumps
-    assertAllDumps(D1, PREFIX_A, List.of(kv(A1, arr(2), 0, FROM_NB),
-        kv(A2, arr(1, 2), 1, FROM_NB), kv(A3, arr(1, 2), 3, FROM_NB)));
+    assertAllDumps(
+        D1,
+        PREFIX_A,
+        List.of(
+            kv(A1, arr(2), 0, FROM_NB),
+            kv(A2, arr(1, 2), 1, FROM_NB),
+            kv(A3, arr(1, 2), 3, FROM_NB)));
     // statuses (B134: A2/i1 confirmed silently yet LastOperation UPDATE)
     assertStatus(st(A1, CONFIGURED, UPDATE), st(d(A1, 2), CONFIGURED, CREATE));
-    assertStatus(st(A2, CONFIGURED, UPDATE), st(d(A2, 1), CONFIGURED, UPDATE),
+    assertStatus(
+        st(A2, CONFIGURED, UPDATE),
+        st(d(A2, 1), CONFIGURED, UPDATE),
         st(d(A2, 2), PENDING, CREATE, d(A1, 1)));
-    assertStatus(st(A3, CONFIGURED, UPDATE), st(d(A3, 1), CONFIGURED, CREATE),
+    assertStatus(
+        st(A3, CONFIGURED, UPDATE),
+        st(d(A3, 1), CONFIGURED, CREATE),
         st(d(A3, 2), CONFIGURED, CREATE));
     // record
     RecordedTxn txn = env.txn(0);
-    assertRecord(txn, 0, ResyncType.FULL, "", rv(A1, arr(2), FROM_NB), rv(A2, arr(1, 2), FROM_NB),
+    assertRecord(
+        txn,
+        0,
+        ResyncType.FULL,
+        "",
+        rv(A1, arr(2), FROM_NB),
+        rv(A2, arr(1, 2), FROM_NB),
         rv(A3, arr(1, 2), FROM_NB));
     OpSpec[] ops = {
-        op(DELETE, d(A3, 1)).states(DISCOVERED, REMOVED).flags("DERIVED", "RECREATE")
-            .prevValue(s("item1")).newValue(null),
-        op(DELETE, A3).states(DISCOVERED, REMOVED).flags("RECREATE")
-            .prevValue(arr(1)).newValue(null),
-        op(CREATE, A3).states(REMOVED, CONFIGURED).flags("RECREATE")
-            .prevValue(null).newValue(arr(1, 2)),
-        op(CREATE, d(A3, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED", "RECREATE")
-            .prevValue(null).newValue(s("item1")),
-        op(CREATE, d(A3, 2)).states(NONEXISTENT, CONFIGURED).flags("DERIVED")
-            .prevValue(null).newValue(s("item2")),
-        op(DELETE, d(A1, 1)).states(DISCOVERED, REMOVED).flags("DERIVED")
-            .prevValue(s("item1")).newValue(null),
-        op(UPDATE, A1).states(DISCOVERED, CONFIGURED).prevValue(arr(1)).newValue(arr(2)),
-        op(CREATE, d(A1, 2)).states(NONEXISTENT, CONFIGURED).flags("DERIVED")
-            .prevValue(null).newValue(s("item2")),
-        op(UPDATE, A2).states(DISCOVERED, CONFIGURED).prevValue(arr(1)).newValue(arr(1, 2)),
-        op(CREATE, d(A2, 2)).states(NONEXISTENT, PENDING).flags("DERIVED", "NOOP")
-            .prevValue(null).newValue(s("item2"))};
+      op(DELETE, d(A3, 1))
+          .states(DISCOVERED, REMOVED)
+          .flags("DERIVED", "RECREATE")
+          .prevValue(s("item1"))
+          .newValue(null),
+      op(DELETE, A3).states(DISCOVERED, REMOVED).flags("RECREATE").prevValue(arr(1)).newValue(null),
+      op(CREATE, A3)
+          .states(REMOVED, CONFIGURED)
+          .flags("RECREATE")
+          .prevValue(null)
+          .newValue(arr(1, 2)),
+      op(CREATE, d(A3, 1))
+          .states(NONEXISTENT, CONFIGURED)
+          .flags("DERIVED", "RECREATE")
+          .prevValue(null)
+          .newValue(s("item1")),
+      op(CREATE, d(A3, 2))
+          .states(NONEXISTENT, CONFIGURED)
+          .flags("DERIVED")
+          .prevValue(null)
+          .newValue(s("item2")),
+      op(DELETE, d(A1, 1))
+          .states(DISCOVERED, REMOVED)
+          .flags("DERIVED")
+          .prevValue(s("item1"))
+          .newValue(null),
+      op(UPDATE, A1).states(DISCOVERED, CONFIGURED).prevValue(arr(1)).newValue(arr(2)),
+      op(CREATE, d(A1, 2))
+          .states(NONEXISTENT, CONFIGURED)
+          .flags("DERIVED")
+          .prevValue(null)
+          .newValue(s("item2")),
+      op(UPDATE, A2).states(DISCOVERED, CONFIGURED).prevValue(arr(1)).newValue(arr(1, 2)),
+      op(CREATE, d(A2, 2))
+          .states(NONEXISTENT, PENDING)
+          .flags("DERIVED", "NOOP")
+          .prevValue(null)
+          .newValue(s("item2"))
+    };
     TxnAssert.assertThat(txn).planned(ops).executed(ops);
-    assertThat(RecordedTxnOp.labels(txn.executed().get(1).displayFlags())).contains("DISCOVERED", "RECREATE");
+    assertThat(RecordedTxnOp.labels(txn.executed().get(1).displayFlags()))
+        .contains("DISCOVERED", "RECREATE");
     // flag statistics
     assertThat(total("error")).isZero();
     assertThat(total("unavailable")).isEqualTo(1);
@@ -428,27 +529,38 @@ class ResyncTest {
 
     commit(resync(ResyncType.FULL), A2, arr(1));
 
-    assertThat(sb.callLog()).containsExactly("RETRIEVE " + D1, "DELETE " + d(A1, 1),
-        "DELETE " + A1, "CREATE " + A2, "CREATE " + d(A2, 1));
+    assertThat(sb.callLog())
+        .containsExactly(
+            "RETRIEVE " + D1,
+            "DELETE " + d(A1, 1),
+            "DELETE " + A1,
+            "CREATE " + A2,
+            "CREATE " + d(A2, 1));
     assertThat(sb.keys()).containsExactly(A2, d(A2, 1));
     RecordedTxn txn = env.txn(0);
     assertRecord(txn, 0, ResyncType.FULL, "", rv(A1, null, FROM_NB), rv(A2, arr(1), FROM_NB));
     OpSpec[] ops = {
-        op(DELETE, d(A1, 1)).states(DISCOVERED, REMOVED).flags("DERIVED")
-            .prevValue(s("item1")).newValue(null),
-        op(DELETE, A1).states(DISCOVERED, REMOVED).prevValue(arr(1)).newValue(null),
-        op(CREATE, A2).states(NONEXISTENT, CONFIGURED).newValue(arr(1)),
-        op(CREATE, d(A2, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED")};
+      op(DELETE, d(A1, 1))
+          .states(DISCOVERED, REMOVED)
+          .flags("DERIVED")
+          .prevValue(s("item1"))
+          .newValue(null),
+      op(DELETE, A1).states(DISCOVERED, REMOVED).prevValue(arr(1)).newValue(null),
+      op(CREATE, A2).states(NONEXISTENT, CONFIGURED).newValue(arr(1)),
+      op(CREATE, d(A2, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED")
+    };
     TxnAssert.assertThat(txn).planned(ops).executed(ops);
-    assertThat(RecordedTxnOp.labels(txn.executed().get(1).displayFlags())).containsExactly("DISCOVERED");
+    assertThat(RecordedTxnOp.labels(txn.executed().get(1).displayFlags()))
+        .containsExactly("DISCOVERED");
     assertThat(kvs.valueStatus(A1).value()).isEqualTo(ValueStatus.nonexistent(A1));
     assertThat(meta(D1, "base-value1")).isEmpty();
     assertThat(meta(D1, "base-value2")).contains(1);
   }
 
   @Test
-  @DisplayName("B136 B143 a CONFIGURED value (and its derived values) removed behind the "
-      + "scheduler's back becomes MISSING and the full resync re-creates it (WAS-MISSING)")
+  @DisplayName(
+      "B136 B143 a CONFIGURED value (and its derived values) removed behind the "
+          + "scheduler's back becomes MISSING and the full resync re-creates it (WAS-MISSING)")
   void missingValueRecreatedByFullResync() {
     kvs.registerDescriptors(d1().derivedValues(Fx.derivedItems()).build());
     commit(resync(ResyncType.FULL), A1, arr(1));
@@ -458,17 +570,18 @@ class ResyncTest {
 
     commit(resync(ResyncType.FULL), A1, arr(1));
 
-    assertThat(sb.callLog()).containsExactly("RETRIEVE " + D1, "CREATE " + A1,
-        "CREATE " + d(A1, 1));
+    assertThat(sb.callLog())
+        .containsExactly("RETRIEVE " + D1, "CREATE " + A1, "CREATE " + d(A1, 1));
     assertThat(correlate(0)).containsExactly(kv(A1, arr(1), 0, FROM_NB));
     RecordedTxn txn = env.txn(1);
     assertRecord(txn, 1, ResyncType.FULL, "", rv(A1, arr(1), FROM_NB));
     OpSpec[] ops = {
-        op(CREATE, A1).states(MISSING, CONFIGURED).prevValue(arr(1)).newValue(arr(1)),
-        op(CREATE, d(A1, 1)).states(MISSING, CONFIGURED).flags("DERIVED")
-            .newValue(s("item1"))};
+      op(CREATE, A1).states(MISSING, CONFIGURED).prevValue(arr(1)).newValue(arr(1)),
+      op(CREATE, d(A1, 1)).states(MISSING, CONFIGURED).flags("DERIVED").newValue(s("item1"))
+    };
     TxnAssert.assertThat(txn).planned(ops).executed(ops);
-    assertThat(RecordedTxnOp.labels(txn.executed().get(0).displayFlags())).containsExactly("WAS-MISSING");
+    assertThat(RecordedTxnOp.labels(txn.executed().get(0).displayFlags()))
+        .containsExactly("WAS-MISSING");
     assertStatus(st(A1, CONFIGURED, CREATE), st(d(A1, 1), CONFIGURED, CREATE));
     assertThat(sb.keys()).containsExactly(A1, d(A1, 1));
     assertThat(meta(D1, "base-value1")).contains(1); // new metadata from the new Create
@@ -489,7 +602,8 @@ class ResyncTest {
     assertRecord(txn, 1, ResyncType.FULL, "", rv(A1, null, FROM_NB), rv(A2, arr(1), FROM_NB));
     OpSpec[] ops = {op(DELETE, A1).states(MISSING, REMOVED).flags("NOOP").newValue(null)};
     TxnAssert.assertThat(txn).planned(ops).executed(ops);
-    assertThat(RecordedTxnOp.labels(txn.executed().get(0).displayFlags())).containsExactly("NOOP", "ALREADY-MISSING");
+    assertThat(RecordedTxnOp.labels(txn.executed().get(0).displayFlags()))
+        .containsExactly("NOOP", "ALREADY-MISSING");
     assertThat(kvs.valueStatus(A1).value()).isEqualTo(ValueStatus.nonexistent(A1));
     assertThat(meta(D1, "base-value1")).isEmpty();
     assertThat(meta(D1, "base-value2")).contains(1);
@@ -498,14 +612,16 @@ class ResyncTest {
   // ------------------------------------------------------------------ B137
 
   @Test
-  @DisplayName("B137 B69 SB-origin values survive a resync untouched, are recorded with origin SB "
-      + "and satisfy NB dependencies")
+  @DisplayName(
+      "B137 B69 SB-origin values survive a resync untouched, are recorded with origin SB "
+          + "and satisfy NB dependencies")
   void resyncNotRemovingSbValues() {
     sb.setValue(A1, s("base-value1"), null, FROM_SB, false);
-    kvs.registerDescriptors(d1().derivedValues(Fx.derivedItems())
-        .dependencies((key, value) -> key.equals(A2)
-            ? List.of(Dependency.onKey(A1, A1)) : List.of())
-        .build());
+    kvs.registerDescriptors(
+        d1().derivedValues(Fx.derivedItems())
+            .dependencies(
+                (key, value) -> key.equals(A2) ? List.of(Dependency.onKey(A1, A1)) : List.of())
+            .build());
 
     long seq = commit(resync(ResyncType.FULL), A2, arr(1));
 
@@ -517,8 +633,8 @@ class ResyncTest {
         .isEqualTo(new MockSouthbound.Entry(A2, arr(1), 0, FROM_NB, false));
     assertThat(meta(D1, "base-value1")).isEmpty();
     assertThat(meta(D1, "base-value2")).contains(0);
-    assertThat(sb.callLog()).containsExactly("RETRIEVE " + D1, "CREATE " + A2,
-        "CREATE " + d(A2, 1));
+    assertThat(sb.callLog())
+        .containsExactly("RETRIEVE " + D1, "CREATE " + A2, "CREATE " + d(A2, 1));
     assertThat(correlate(0)).containsExactly(kv(A2, arr(1), null, FROM_NB));
     sb.clearCalls();
     // dumps: NB view without the SB value, SB and cached views with it
@@ -533,12 +649,16 @@ class ResyncTest {
     assertStatus(st(A2, CONFIGURED, CREATE), st(d(A2, 1), CONFIGURED, CREATE));
     // record
     RecordedTxn txn = env.txn(0);
-    assertRecord(txn, 0, ResyncType.FULL, "", rv(A1, s("base-value1"), FROM_SB),
-        rv(A2, arr(1), FROM_NB));
+    assertRecord(
+        txn, 0, ResyncType.FULL, "", rv(A1, s("base-value1"), FROM_SB), rv(A2, arr(1), FROM_NB));
     OpSpec[] ops = {
-        op(CREATE, A2).states(NONEXISTENT, CONFIGURED).prevValue(null).newValue(arr(1)),
-        op(CREATE, d(A2, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED")
-            .prevValue(null).newValue(s("item1"))};
+      op(CREATE, A2).states(NONEXISTENT, CONFIGURED).prevValue(null).newValue(arr(1)),
+      op(CREATE, d(A2, 1))
+          .states(NONEXISTENT, CONFIGURED)
+          .flags("DERIVED")
+          .prevValue(null)
+          .newValue(s("item1"))
+    };
     TxnAssert.assertThat(txn).planned(ops).executed(ops);
     // flag statistics
     assertThat(total("error")).isZero();
@@ -552,8 +672,9 @@ class ResyncTest {
   // ------------------------------------------------------------------ B138
 
   @Test
-  @DisplayName("B138 unknown origin: taken from the correlation (NB data → DISCOVERED, updated), "
-      + "else SB for a never-seen key (OBTAINED, left alone)")
+  @DisplayName(
+      "B138 unknown origin: taken from the correlation (NB data → DISCOVERED, updated), "
+          + "else SB for a never-seen key (OBTAINED, left alone)")
   void unknownOriginFromCorrelationOrSb() {
     sb.setValue(A1, arr(1), 0, UNKNOWN, false);
     sb.setValue(A4, arr(1), null, UNKNOWN, false);
@@ -565,7 +686,8 @@ class ResyncTest {
     RecordedTxn txn = env.txn(0);
     assertRecord(txn, 0, ResyncType.FULL, "", rv(A1, arr(2), FROM_NB), rv(A4, arr(1), FROM_SB));
     OpSpec[] ops = {
-        op(UPDATE, A1).states(DISCOVERED, CONFIGURED).prevValue(arr(1)).newValue(arr(2))};
+      op(UPDATE, A1).states(DISCOVERED, CONFIGURED).prevValue(arr(1)).newValue(arr(2))
+    };
     TxnAssert.assertThat(txn).planned(ops).executed(ops);
     assertStatus(st(A1, CONFIGURED, UPDATE));
     assertStatus(st(A4, OBTAINED, TxnOperation.UNDEFINED));
@@ -574,8 +696,9 @@ class ResyncTest {
   }
 
   @Test
-  @DisplayName("B138 unknown origin of a key absent from the correlation: the key's last recorded "
-      + "revision (non-OBTAINED → NB) makes it DISCOVERED, so the resync deletes it")
+  @DisplayName(
+      "B138 unknown origin of a key absent from the correlation: the key's last recorded "
+          + "revision (non-OBTAINED → NB) makes it DISCOVERED, so the resync deletes it")
   void unknownOriginFromHistory() {
     kvs.registerDescriptors(d1().build());
     commit(TxnOptions.defaults(), A1, arr(1));
@@ -596,9 +719,10 @@ class ResyncTest {
   }
 
   @Test
-  @DisplayName("B138 (ours, D29) unknown origin of a key whose last revision is REMOVED: the"
-      + " revision before it decides, so an SB value a notification removed stays SB-owned when"
-      + " it shows up again and the resync leaves it alone")
+  @DisplayName(
+      "B138 (ours, D29) unknown origin of a key whose last revision is REMOVED: the"
+          + " revision before it decides, so an SB value a notification removed stays SB-owned when"
+          + " it shows up again and the resync leaves it alone")
   void unknownOriginOfANotifiedRemovalStaysSb() {
     kvs.registerDescriptors(d1().build());
     kvs.pushSBNotification(List.of(new KVWithMetadata<>(A1, arr(1), null, FROM_SB)));
@@ -617,8 +741,9 @@ class ResyncTest {
   // ------------------------------------------------------------------ B139
 
   @Test
-  @DisplayName("B139 B130 B133 B134 several descriptors: Retrieve in dependency order with "
-      + "filtered correlation, then 9 changes (12 SB ops)")
+  @DisplayName(
+      "B139 B130 B133 B134 several descriptors: Retrieve in dependency order with "
+          + "filtered correlation, then 9 changes (12 SB ops)")
   void resyncWithMultipleDescriptors() {
     sb.setValue(A1, arr(1), 0, FROM_NB, false);
     sb.setValue(d(A1, 1), s("item1"), null, FROM_NB, true);
@@ -627,26 +752,39 @@ class ResyncTest {
     sb.setValue(C3, arr(1), 0, FROM_NB, false);
     sb.setValue(d(C3, 1), s("item1"), null, FROM_NB, true);
     kvs.registerDescriptors(
-        sb.descriptor(D1, Object.class).nbKeyPrefix(PREFIX_A).withMetadata().firstFreeIndex(1)
-            .derivedValues(Fx.derivedItems()).build(),
-        sb.descriptor(D2, Object.class).nbKeyPrefix(PREFIX_B).withMetadata().firstFreeIndex(1)
+        sb.descriptor(D1, Object.class)
+            .nbKeyPrefix(PREFIX_A)
+            .withMetadata()
+            .firstFreeIndex(1)
             .derivedValues(Fx.derivedItems())
-            .dependencies((key, value) -> {
-              if (key.equals(d(B2, 1))) {
-                return List.of(Dependency.onKey(A1, A1));
-              }
-              if (key.equals(d(B2, 2))) {
-                return List.of(Dependency.onKey(d(A1, 1), d(A1, 1)));
-              }
-              return List.of();
-            })
-            .retrieveDependencies(D1).build(),
-        sb.descriptor(D3, Object.class).nbKeyPrefix(PREFIX_C).withMetadata().firstFreeIndex(1)
+            .build(),
+        sb.descriptor(D2, Object.class)
+            .nbKeyPrefix(PREFIX_B)
+            .withMetadata()
+            .firstFreeIndex(1)
+            .derivedValues(Fx.derivedItems())
+            .dependencies(
+                (key, value) -> {
+                  if (key.equals(d(B2, 1))) {
+                    return List.of(Dependency.onKey(A1, A1));
+                  }
+                  if (key.equals(d(B2, 2))) {
+                    return List.of(Dependency.onKey(d(A1, 1), d(A1, 1)));
+                  }
+                  return List.of();
+                })
+            .retrieveDependencies(D1)
+            .build(),
+        sb.descriptor(D3, Object.class)
+            .nbKeyPrefix(PREFIX_C)
+            .withMetadata()
+            .firstFreeIndex(1)
             .derivedValues(Fx.derivedItems())
             .updateWithRecreate((key, o, n, m) -> key.equals(C3))
-            .retrieveDependencies(D2).build());
-    assertThat(kvs.registeredNBKeyPrefixes()).containsExactlyInAnyOrder(PREFIX_A, PREFIX_B,
-        PREFIX_C);
+            .retrieveDependencies(D2)
+            .build());
+    assertThat(kvs.registeredNBKeyPrefixes())
+        .containsExactlyInAnyOrder(PREFIX_A, PREFIX_B, PREFIX_C);
 
     long seq = commit(resync(ResyncType.FULL), B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
 
@@ -661,17 +799,33 @@ class ResyncTest {
     assertThat(meta(D1, "base-value1")).contains(0);
     assertThat(meta(D2, "base-value2")).contains(0);
     assertThat(meta(D3, "base-value3")).contains(1);
-    assertThat(sb.callLog()).containsExactly("RETRIEVE " + D1, "RETRIEVE " + D2,
-        "RETRIEVE " + D3, "DELETE " + d(C3, 1), "DELETE " + C3, "CREATE " + C3,
-        "CREATE " + d(C3, 1), "CREATE " + d(C3, 2), "DELETE " + d(A1, 1), "UPDATE " + A1,
-        "CREATE " + d(A1, 2), "UPDATE " + B2);
+    assertThat(sb.callLog())
+        .containsExactly(
+            "RETRIEVE " + D1,
+            "RETRIEVE " + D2,
+            "RETRIEVE " + D3,
+            "DELETE " + d(C3, 1),
+            "DELETE " + C3,
+            "CREATE " + C3,
+            "CREATE " + d(C3, 1),
+            "CREATE " + d(C3, 2),
+            "DELETE " + d(A1, 1),
+            "UPDATE " + A1,
+            "CREATE " + d(A1, 2),
+            "UPDATE " + B2);
     assertThat(correlate(0)).containsExactly(kv(A1, arr(2), null, FROM_NB));
     assertThat(correlate(1)).containsExactly(kv(B2, arr(1, 2), null, FROM_NB));
     assertThat(correlate(2)).containsExactly(kv(C3, arr(1, 2), null, FROM_NB));
     sb.clearCalls();
     // record
     RecordedTxn txn = env.txn(0);
-    assertRecord(txn, 0, ResyncType.FULL, "", rv(A1, arr(2), FROM_NB), rv(B2, arr(1, 2), FROM_NB),
+    assertRecord(
+        txn,
+        0,
+        ResyncType.FULL,
+        "",
+        rv(A1, arr(2), FROM_NB),
+        rv(B2, arr(1, 2), FROM_NB),
         rv(C3, arr(1, 2), FROM_NB));
     // dumps
     assertAllDumps(D1, PREFIX_A, List.of(kv(A1, arr(2), 0, FROM_NB)));
@@ -679,29 +833,54 @@ class ResyncTest {
     assertAllDumps(D3, PREFIX_C, List.of(kv(C3, arr(1, 2), 1, FROM_NB)));
     // statuses
     assertStatus(st(A1, CONFIGURED, UPDATE), st(d(A1, 2), CONFIGURED, CREATE));
-    assertStatus(st(B2, CONFIGURED, UPDATE), st(d(B2, 1), CONFIGURED, UPDATE),
+    assertStatus(
+        st(B2, CONFIGURED, UPDATE),
+        st(d(B2, 1), CONFIGURED, UPDATE),
         st(d(B2, 2), PENDING, CREATE, d(A1, 1)));
-    assertStatus(st(C3, CONFIGURED, UPDATE), st(d(C3, 1), CONFIGURED, CREATE),
+    assertStatus(
+        st(C3, CONFIGURED, UPDATE),
+        st(d(C3, 1), CONFIGURED, CREATE),
         st(d(C3, 2), CONFIGURED, CREATE));
     OpSpec[] ops = {
-        op(DELETE, d(C3, 1)).states(DISCOVERED, REMOVED).flags("DERIVED", "RECREATE")
-            .prevValue(s("item1")).newValue(null),
-        op(DELETE, C3).states(DISCOVERED, REMOVED).flags("RECREATE")
-            .prevValue(arr(1)).newValue(null),
-        op(CREATE, C3).states(REMOVED, CONFIGURED).flags("RECREATE")
-            .prevValue(null).newValue(arr(1, 2)),
-        op(CREATE, d(C3, 1)).states(NONEXISTENT, CONFIGURED).flags("DERIVED", "RECREATE")
-            .prevValue(null).newValue(s("item1")),
-        op(CREATE, d(C3, 2)).states(NONEXISTENT, CONFIGURED).flags("DERIVED")
-            .prevValue(null).newValue(s("item2")),
-        op(DELETE, d(A1, 1)).states(DISCOVERED, REMOVED).flags("DERIVED")
-            .prevValue(s("item1")).newValue(null),
-        op(UPDATE, A1).states(DISCOVERED, CONFIGURED).prevValue(arr(1)).newValue(arr(2)),
-        op(CREATE, d(A1, 2)).states(NONEXISTENT, CONFIGURED).flags("DERIVED")
-            .prevValue(null).newValue(s("item2")),
-        op(UPDATE, B2).states(DISCOVERED, CONFIGURED).prevValue(arr(1)).newValue(arr(1, 2)),
-        op(CREATE, d(B2, 2)).states(NONEXISTENT, PENDING).flags("DERIVED", "NOOP")
-            .prevValue(null).newValue(s("item2"))};
+      op(DELETE, d(C3, 1))
+          .states(DISCOVERED, REMOVED)
+          .flags("DERIVED", "RECREATE")
+          .prevValue(s("item1"))
+          .newValue(null),
+      op(DELETE, C3).states(DISCOVERED, REMOVED).flags("RECREATE").prevValue(arr(1)).newValue(null),
+      op(CREATE, C3)
+          .states(REMOVED, CONFIGURED)
+          .flags("RECREATE")
+          .prevValue(null)
+          .newValue(arr(1, 2)),
+      op(CREATE, d(C3, 1))
+          .states(NONEXISTENT, CONFIGURED)
+          .flags("DERIVED", "RECREATE")
+          .prevValue(null)
+          .newValue(s("item1")),
+      op(CREATE, d(C3, 2))
+          .states(NONEXISTENT, CONFIGURED)
+          .flags("DERIVED")
+          .prevValue(null)
+          .newValue(s("item2")),
+      op(DELETE, d(A1, 1))
+          .states(DISCOVERED, REMOVED)
+          .flags("DERIVED")
+          .prevValue(s("item1"))
+          .newValue(null),
+      op(UPDATE, A1).states(DISCOVERED, CONFIGURED).prevValue(arr(1)).newValue(arr(2)),
+      op(CREATE, d(A1, 2))
+          .states(NONEXISTENT, CONFIGURED)
+          .flags("DERIVED")
+          .prevValue(null)
+          .newValue(s("item2")),
+      op(UPDATE, B2).states(DISCOVERED, CONFIGURED).prevValue(arr(1)).newValue(arr(1, 2)),
+      op(CREATE, d(B2, 2))
+          .states(NONEXISTENT, PENDING)
+          .flags("DERIVED", "NOOP")
+          .prevValue(null)
+          .newValue(s("item2"))
+    };
     TxnAssert.assertThat(txn).planned(ops).executed(ops);
     // flag statistics
     assertThat(total("error")).isZero();
@@ -715,11 +894,15 @@ class ResyncTest {
   // ------------------------------------------------------------------ B140
 
   @Test
-  @DisplayName("B140 a descriptor without Retrieve is skipped by refresh; its values keep the "
-      + "scheduler's view")
+  @DisplayName(
+      "B140 a descriptor without Retrieve is skipped by refresh; its values keep the "
+          + "scheduler's view")
   void descriptorWithoutRetrieveSkipped() {
     kvs.registerDescriptors(
-        sb.descriptor(D1, Object.class).nbKeyPrefix(PREFIX_A).withMetadata().withoutRetrieve()
+        sb.descriptor(D1, Object.class)
+            .nbKeyPrefix(PREFIX_A)
+            .withMetadata()
+            .withoutRetrieve()
             .build(),
         sb.descriptor(D2, Object.class).nbKeyPrefix(PREFIX_B).withMetadata().build());
     commit(resync(ResyncType.FULL), A1, arr(1), B2, arr(1));
@@ -740,8 +923,9 @@ class ResyncTest {
   // ------------------------------------------------------------------ B141
 
   @Test
-  @DisplayName("B141 B131 an upstream resync does not call Retrieve and reconciles the graph to the "
-      + "given values; it counts as the first resync for correlation")
+  @DisplayName(
+      "B141 B131 an upstream resync does not call Retrieve and reconciles the graph to the "
+          + "given values; it counts as the first resync for correlation")
   void upstreamResync() {
     kvs.registerDescriptors(d1().build());
     commit(TxnOptions.defaults(), A1, arr(1), A2, arr(1), A4, arr(1));
@@ -753,12 +937,20 @@ class ResyncTest {
     assertThat(seq).isEqualTo(1);
     assertThat(sb.callLog()).containsExactly("DELETE " + A2, "CREATE " + A3, "UPDATE " + A1);
     RecordedTxn txn = env.txn(1);
-    assertRecord(txn, 1, ResyncType.UPSTREAM, "", rv(A1, arr(2), FROM_NB), rv(A2, null, FROM_NB),
-        rv(A3, arr(1), FROM_NB), rv(A4, arr(1), FROM_NB));
+    assertRecord(
+        txn,
+        1,
+        ResyncType.UPSTREAM,
+        "",
+        rv(A1, arr(2), FROM_NB),
+        rv(A2, null, FROM_NB),
+        rv(A3, arr(1), FROM_NB),
+        rv(A4, arr(1), FROM_NB));
     OpSpec[] ops = {
-        op(DELETE, A2).states(CONFIGURED, REMOVED).prevValue(arr(1)).newValue(null),
-        op(CREATE, A3).states(NONEXISTENT, CONFIGURED).newValue(arr(1)),
-        op(UPDATE, A1).states(CONFIGURED, CONFIGURED).prevValue(arr(1)).newValue(arr(2))};
+      op(DELETE, A2).states(CONFIGURED, REMOVED).prevValue(arr(1)).newValue(null),
+      op(CREATE, A3).states(NONEXISTENT, CONFIGURED).newValue(arr(1)),
+      op(UPDATE, A1).states(CONFIGURED, CONFIGURED).prevValue(arr(1)).newValue(arr(2))
+    };
     TxnAssert.assertThat(txn).planned(ops).executed(ops);
     assertThat(kvs.valueStatus(A4).state()).isEqualTo(CONFIGURED);
     assertThat(meta(D1, "base-value3")).contains(3);
@@ -768,8 +960,9 @@ class ResyncTest {
     commit(resync(ResyncType.FULL), A1, arr(2), A3, arr(1), A4, arr(1));
 
     assertThat(sb.callLog()).containsExactly("RETRIEVE " + D1, "CREATE " + A4);
-    assertThat(correlate(0)).containsExactly(kv(A1, arr(2), 0, FROM_NB),
-        kv(A3, arr(1), 3, FROM_NB), kv(A4, arr(1), 2, FROM_NB));
+    assertThat(correlate(0))
+        .containsExactly(
+            kv(A1, arr(2), 0, FROM_NB), kv(A3, arr(1), 3, FROM_NB), kv(A4, arr(1), 2, FROM_NB));
     OpSpec[] ops2 = {op(CREATE, A4).states(MISSING, CONFIGURED)};
     TxnAssert.assertThat(env.txn(2)).planned(ops2).executed(ops2);
     assertThat(meta(D1, "base-value4")).contains(4);
@@ -793,8 +986,9 @@ class ResyncTest {
   }
 
   @Test
-  @DisplayName("B142 B136 B143 a downstream resync refreshes SB and re-applies the NB intent: "
-      + "missing re-created, drift updated, NB-origin extras deleted; no values recorded")
+  @DisplayName(
+      "B142 B136 B143 a downstream resync refreshes SB and re-applies the NB intent: "
+          + "missing re-created, drift updated, NB-origin extras deleted; no values recorded")
   void downstreamResyncReappliesIntent() {
     kvs.registerDescriptors(d1().derivedValues(Fx.derivedItems()).build());
     commit(resync(ResyncType.FULL), A1, arr(1), A2, arr(1), A3, arr(2));
@@ -812,21 +1006,30 @@ class ResyncTest {
     long seq = kvs.startNBTransaction().commit(resync(ResyncType.DOWNSTREAM));
 
     assertThat(seq).isEqualTo(1);
-    assertThat(sb.callLog()).containsExactly("RETRIEVE " + D1, "DELETE " + d(A4, 1),
-        "DELETE " + A4, "CREATE " + A1, "CREATE " + d(A1, 1), "DELETE " + d(A2, 2),
-        "UPDATE " + A2, "CREATE " + d(A2, 1));
-    assertThat(correlate(0)).containsExactly(kv(A1, arr(1), 0, FROM_NB),
-        kv(A2, arr(1), 1, FROM_NB), kv(A3, arr(2), 2, FROM_NB));
+    assertThat(sb.callLog())
+        .containsExactly(
+            "RETRIEVE " + D1,
+            "DELETE " + d(A4, 1),
+            "DELETE " + A4,
+            "CREATE " + A1,
+            "CREATE " + d(A1, 1),
+            "DELETE " + d(A2, 2),
+            "UPDATE " + A2,
+            "CREATE " + d(A2, 1));
+    assertThat(correlate(0))
+        .containsExactly(
+            kv(A1, arr(1), 0, FROM_NB), kv(A2, arr(1), 1, FROM_NB), kv(A3, arr(2), 2, FROM_NB));
     RecordedTxn txn = env.txn(1);
     assertRecord(txn, 1, ResyncType.DOWNSTREAM, "");
     OpSpec[] ops = {
-        op(DELETE, d(A4, 1)).states(DISCOVERED, REMOVED).flags("DERIVED"),
-        op(DELETE, A4).states(DISCOVERED, REMOVED).prevValue(arr(1)).newValue(null),
-        op(CREATE, A1).states(MISSING, CONFIGURED).newValue(arr(1)),
-        op(CREATE, d(A1, 1)).states(MISSING, CONFIGURED).flags("DERIVED"),
-        op(DELETE, d(A2, 2)).states(DISCOVERED, REMOVED).flags("DERIVED"),
-        op(UPDATE, A2).states(CONFIGURED, CONFIGURED).prevValue(arr(2)).newValue(arr(1)),
-        op(CREATE, d(A2, 1)).states(MISSING, CONFIGURED).flags("DERIVED")};
+      op(DELETE, d(A4, 1)).states(DISCOVERED, REMOVED).flags("DERIVED"),
+      op(DELETE, A4).states(DISCOVERED, REMOVED).prevValue(arr(1)).newValue(null),
+      op(CREATE, A1).states(MISSING, CONFIGURED).newValue(arr(1)),
+      op(CREATE, d(A1, 1)).states(MISSING, CONFIGURED).flags("DERIVED"),
+      op(DELETE, d(A2, 2)).states(DISCOVERED, REMOVED).flags("DERIVED"),
+      op(UPDATE, A2).states(CONFIGURED, CONFIGURED).prevValue(arr(2)).newValue(arr(1)),
+      op(CREATE, d(A2, 1)).states(MISSING, CONFIGURED).flags("DERIVED")
+    };
     TxnAssert.assertThat(txn).planned(ops).executed(ops);
     assertThat(sb.keys()).containsExactly(A1, d(A1, 1), A2, d(A2, 1), A3, d(A3, 2));
     assertThat(meta(D1, "base-value1")).contains(3);
@@ -846,8 +1049,10 @@ class ResyncTest {
   @Test
   @DisplayName("B143 refresh: a PENDING value found in SB becomes CONFIGURED with SB's metadata")
   void refreshPendingFoundBecomesConfigured() {
-    kvs.registerDescriptors(d1().dependencies((key, value) -> key.equals(A1)
-        ? List.of(Dependency.onKey(A4, A4)) : List.of()).build());
+    kvs.registerDescriptors(
+        d1().dependencies(
+                (key, value) -> key.equals(A1) ? List.of(Dependency.onKey(A4, A4)) : List.of())
+            .build());
     commit(resync(ResyncType.FULL), A1, arr(1));
     assertThat(kvs.valueStatus(A1).value()).isEqualTo(st(A1, PENDING, CREATE, A4));
     sb.setValue(A1, arr(1), 7, FROM_NB, false); // created by someone else
@@ -863,8 +1068,9 @@ class ResyncTest {
   }
 
   @Test
-  @DisplayName("B143 refresh: a FAILED value not found in SB stays FAILED (not MISSING) and is "
-      + "created again by the resync")
+  @DisplayName(
+      "B143 refresh: a FAILED value not found in SB stays FAILED (not MISSING) and is "
+          + "created again by the resync")
   void refreshFailedNotFoundKept() {
     kvs.registerDescriptors(d1().build());
     sb.planError(A1, new RuntimeException("failed to create"));
@@ -879,13 +1085,15 @@ class ResyncTest {
     assertThat(correlate(0)).isEmpty(); // FAILED is not available
     OpSpec[] ops = {op(CREATE, A1).states(FAILED, CONFIGURED).error("")};
     TxnAssert.assertThat(env.txn(1)).planned(ops).executed(ops);
-    assertThat(RecordedTxnOp.labels(env.txn(1).executed().get(0).displayFlags())).containsExactly("FIXED");
+    assertThat(RecordedTxnOp.labels(env.txn(1).executed().get(0).displayFlags()))
+        .containsExactly("FIXED");
     assertThat(kvs.valueStatus(A1).value()).isEqualTo(st(A1, CONFIGURED, CREATE));
   }
 
   @Test
-  @DisplayName("B143 refresh: an OBTAINED value no longer in SB is dropped from the graph, "
-      + "without any descriptor call")
+  @DisplayName(
+      "B143 refresh: an OBTAINED value no longer in SB is dropped from the graph, "
+          + "without any descriptor call")
   void refreshObtainedNotFoundDropped() {
     kvs.registerDescriptors(d1().build());
     kvs.pushSBNotification(List.of(new KVWithMetadata<>(A3, arr(1), null, FROM_SB)));
@@ -903,8 +1111,9 @@ class ResyncTest {
   }
 
   @Test
-  @DisplayName("B143 refresh: value and metadata are replaced by the retrieved ones, derived values "
-      + "recomputed; the resync then updates the drifted value back")
+  @DisplayName(
+      "B143 refresh: value and metadata are replaced by the retrieved ones, derived values "
+          + "recomputed; the resync then updates the drifted value back")
   void refreshReplacesValueAndMetadata() {
     kvs.registerDescriptors(d1().derivedValues(Fx.derivedItems()).build());
     commit(resync(ResyncType.FULL), A1, arr(1));
@@ -915,13 +1124,14 @@ class ResyncTest {
 
     commit(resync(ResyncType.FULL), A1, arr(1));
 
-    assertThat(sb.callLog()).containsExactly("RETRIEVE " + D1, "DELETE " + d(A1, 2),
-        "UPDATE " + A1, "CREATE " + d(A1, 1));
+    assertThat(sb.callLog())
+        .containsExactly(
+            "RETRIEVE " + D1, "DELETE " + d(A1, 2), "UPDATE " + A1, "CREATE " + d(A1, 1));
     OpSpec[] ops = {
-        op(DELETE, d(A1, 2)).states(DISCOVERED, REMOVED).flags("DERIVED")
-            .prevValue(s("item2")),
-        op(UPDATE, A1).states(CONFIGURED, CONFIGURED).prevValue(arr(2)).newValue(arr(1)),
-        op(CREATE, d(A1, 1)).states(MISSING, CONFIGURED).flags("DERIVED")};
+      op(DELETE, d(A1, 2)).states(DISCOVERED, REMOVED).flags("DERIVED").prevValue(s("item2")),
+      op(UPDATE, A1).states(CONFIGURED, CONFIGURED).prevValue(arr(2)).newValue(arr(1)),
+      op(CREATE, d(A1, 1)).states(MISSING, CONFIGURED).flags("DERIVED")
+    };
     TxnAssert.assertThat(env.txn(1)).planned(ops).executed(ops);
     assertThat(sb.get(A1).orElseThrow())
         .isEqualTo(new MockSouthbound.Entry(A1, arr(1), 9, FROM_NB, false));
@@ -940,22 +1150,25 @@ class ResyncTest {
     KVDescriptor<Object, Void> descriptor() {
       return KVDescriptor.builder(D1, Object.class)
           .nbKeyPrefix(PREFIX_A)
-          .create((key, value) -> {
-            log.add("CREATE " + key);
-            return null;
-          })
-          .update((key, oldValue, newValue, meta) -> {
-            log.add("UPDATE " + key);
-            return null;
-          })
+          .create(
+              (key, value) -> {
+                log.add("CREATE " + key);
+                return null;
+              })
+          .update(
+              (key, oldValue, newValue, meta) -> {
+                log.add("UPDATE " + key);
+                return null;
+              })
           .delete((key, value, meta) -> log.add("DELETE " + key))
-          .retrieve(correlate -> {
-            log.add("RETRIEVE");
-            if (retrieveFails) {
-              throw new IllegalStateException("SB unreachable");
-            }
-            return retrieved;
-          })
+          .retrieve(
+              correlate -> {
+                log.add("RETRIEVE");
+                if (retrieveFails) {
+                  throw new IllegalStateException("SB unreachable");
+                }
+                return retrieved;
+              })
           .build();
     }
 
@@ -963,27 +1176,30 @@ class ResyncTest {
     KVDescriptor<Object, Void> other() {
       return KVDescriptor.builder(D2, Object.class)
           .nbKeyPrefix(PREFIX_B)
-          .create((key, value) -> {
-            log.add("CREATE " + key);
-            return null;
-          })
+          .create(
+              (key, value) -> {
+                log.add("CREATE " + key);
+                return null;
+              })
           .delete((key, value, meta) -> log.add("DELETE " + key))
           .build();
     }
   }
 
   @Test
-  @DisplayName("B144 Retrieve entries with empty key, null value, foreign key or a repeated key are "
-      + "ignored")
+  @DisplayName(
+      "B144 Retrieve entries with empty key, null value, foreign key or a repeated key are "
+          + "ignored")
   void badRetrieveOutputIgnored() {
     Scripted s = new Scripted();
     kvs.registerDescriptors(s.descriptor(), s.other());
-    s.retrieved = List.of(
-        new KVWithMetadata<>("", arr(1), null, FROM_NB), // empty key
-        new KVWithMetadata<>(A2, null, null, FROM_NB), // null value
-        new KVWithMetadata<>(B2, arr(1), null, FROM_NB), // outside the selector
-        new KVWithMetadata<>(A1, arr(1), null, FROM_NB),
-        new KVWithMetadata<>(A1, arr(2), null, FROM_NB)); // repeated key
+    s.retrieved =
+        List.of(
+            new KVWithMetadata<>("", arr(1), null, FROM_NB), // empty key
+            new KVWithMetadata<>(A2, null, null, FROM_NB), // null value
+            new KVWithMetadata<>(B2, arr(1), null, FROM_NB), // outside the selector
+            new KVWithMetadata<>(A1, arr(1), null, FROM_NB),
+            new KVWithMetadata<>(A1, arr(2), null, FROM_NB)); // repeated key
 
     commit(resync(ResyncType.FULL), A1, arr(1));
 
@@ -998,8 +1214,9 @@ class ResyncTest {
   }
 
   @Test
-  @DisplayName("B144 a Retrieve that throws makes the refresh treat that descriptor as not "
-      + "refreshable: its values keep the scheduler's view")
+  @DisplayName(
+      "B144 a Retrieve that throws makes the refresh treat that descriptor as not "
+          + "refreshable: its values keep the scheduler's view")
   void failingRetrieveSkipsDescriptor() {
     Scripted s = new Scripted();
     kvs.registerDescriptors(s.descriptor());

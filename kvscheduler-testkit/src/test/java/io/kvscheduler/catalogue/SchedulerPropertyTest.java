@@ -41,29 +41,28 @@ import net.jqwik.api.Tuple;
  * Random scenarios against the scheduler's core promises (catalogue §6-§8: ordering by
  * dependencies, AnyOf, cycles, derived values, update vs re-creation; B164 simulation).
  *
- * <p>Key space: 12 base keys over three mock descriptors ({@code /a/} with derived values under
- * its own descriptor and derived properties, {@code /b/} whose derived values belong to {@code
- * /c/}'s descriptor and to itself, {@code /c/} without Update, so every change re-creates). Every
- * value with a descriptor gets 0-2 random dependencies per value variant: static keys (possibly
- * itself, derived keys, properties), AnyOf prefixes, selector-only AnyOf, prefix + selector;
- * cycles happen. Then 5-15 NB transactions set, change or delete 1-4 base values (some with
- * revert).
+ * <p>Key space: 12 base keys over three mock descriptors ({@code /a/} with derived values under its
+ * own descriptor and derived properties, {@code /b/} whose derived values belong to {@code /c/}'s
+ * descriptor and to itself, {@code /c/} without Update, so every change re-creates). Every value
+ * with a descriptor gets 0-2 random dependencies per value variant: static keys (possibly itself,
+ * derived keys, properties), AnyOf prefixes, selector-only AnyOf, prefix + selector; cycles happen.
+ * Then 5-15 NB transactions set, change or delete 1-4 base values (some with revert).
  *
- * <p>Invariants after every transaction: (1) the southbound never saw a Create/Update before
- * every dependency had a target in the SB (or in the value's own dependency cycle), nor a Delete
- * while an SB value's dependency had no other target; (2) the mock SB saw no inconsistent call;
- * (3) CONFIGURED ⇒ every dependency has an available target; PENDING ⇒ one has none; no group of
+ * <p>Invariants after every transaction: (1) the southbound never saw a Create/Update before every
+ * dependency had a target in the SB (or in the value's own dependency cycle), nor a Delete while an
+ * SB value's dependency had no other target; (2) the mock SB saw no inconsistent call; (3)
+ * CONFIGURED ⇒ every dependency has an available target; PENDING ⇒ one has none; no group of
  * PENDING values could support itself (a ready cycle left pending); (4) the SB holds exactly the
- * CONFIGURED values with a descriptor, with the expected values; plus (5) the simulated plan
- * equals the execution (B164) and the statuses agree with the NB model. Exempt, as in the
- * reference: ordering inside a dependency cycle, and values in a cycle through one of their own
- * derived values, which the walk's recursion guard (B78) cuts.
+ * CONFIGURED values with a descriptor, with the expected values; plus (5) the simulated plan equals
+ * the execution (B164) and the statuses agree with the NB model. Exempt, as in the reference:
+ * ordering inside a dependency cycle, and values in a cycle through one of their own derived
+ * values, which the walk's recursion guard (B78) cuts.
  *
- * <p>A second property injects failures ({@code planError}) with and without revert and checks
- * the weaker invariants that hold then. The {@code @Example}s are the minimal cases the
- * properties found. Seeds are fixed; jqwik prints the seed and the shrunk sample on failure.
- * The class is long because generators, checks and the minimal cases belong together. (jqwik
- * skips methods that carry JUnit annotations, so the B-numbers are in {@code @Label}s.)
+ * <p>A second property injects failures ({@code planError}) with and without revert and checks the
+ * weaker invariants that hold then. The {@code @Example}s are the minimal cases the properties
+ * found. Seeds are fixed; jqwik prints the seed and the shrunk sample on failure. The class is long
+ * because generators, checks and the minimal cases belong together. (jqwik skips methods that carry
+ * JUnit annotations, so the B-numbers are in {@code @Label}s.)
  */
 class SchedulerPropertyTest {
 
@@ -75,11 +74,15 @@ class SchedulerPropertyTest {
   /** A derived value: inherits version and variant from its base. */
   record Der(String item, int version, int variant) {}
 
-  static final List<String> BASE = List.of("/a/k0", "/a/k1", "/a/k2", "/a/k3", "/b/k0", "/b/k1",
-      "/b/k2", "/b/k3", "/c/k0", "/c/k1", "/c/k2", "/c/k3");
+  static final List<String> BASE =
+      List.of(
+          "/a/k0", "/a/k1", "/a/k2", "/a/k3", "/b/k0", "/b/k1", "/b/k2", "/b/k3", "/c/k0", "/c/k1",
+          "/c/k2", "/c/k3");
 
-  /** Derived keys of {@code base} for {@code item}: /a/kN/x (descriptor a), /p/a-kN-y (property),
-   *  /c/from-b/kN/x (descriptor c), /b/kN/y (descriptor b). */
+  /**
+   * Derived keys of {@code base} for {@code item}: /a/kN/x (descriptor a), /p/a-kN-y (property),
+   * /c/from-b/kN/x (descriptor c), /b/kN/y (descriptor b).
+   */
   static String derivedKey(String base, String item) {
     String name = base.substring(3);
     if (base.startsWith("/a/")) {
@@ -92,6 +95,7 @@ class SchedulerPropertyTest {
   }
 
   static final List<String> UNIVERSE;
+
   /** Keys with a descriptor (base and derived): they get dependencies. */
   static final List<String> WITH_DEPS;
 
@@ -142,15 +146,18 @@ class SchedulerPropertyTest {
 
   // ------------------------------------------------------------------ dependency specs
 
-  static final List<String> PREFIXES = List.of("/a/", "/a/k1", "/b/", "/c/", "/c/from-b/", "/p/",
-      "/b/k2/", "/a/k0/");
+  static final List<String> PREFIXES =
+      List.of("/a/", "/a/k1", "/b/", "/c/", "/c/from-b/", "/p/", "/b/k2/", "/a/k0/");
 
   /** Fixed instances so that equal specs give equal Dependency records. */
-  static final List<KeySelector> SELECTORS = List.of(k -> k.endsWith("/x"),
-      k -> k.contains("k1"), k -> k.equals("/b/k2") || k.equals("/c/k3"));
+  static final List<KeySelector> SELECTORS =
+      List.of(
+          k -> k.endsWith("/x"),
+          k -> k.contains("k1"),
+          k -> k.equals("/b/k2") || k.equals("/c/k3"));
 
-  static final List<String> SELECTOR_NAMES = List.of("endsWith(/x)", "contains(k1)",
-      "{/b/k2,/c/k3}");
+  static final List<String> SELECTOR_NAMES =
+      List.of("endsWith(/x)", "contains(k1)", "{/b/k2,/c/k3}");
 
   /** One generated dependency: static key, AnyOf prefixes, selector-only, or prefix+selector. */
   record DepSpec(String key, List<String> prefixes, int selector) {
@@ -158,8 +165,8 @@ class SchedulerPropertyTest {
       if (key != null) {
         return Dependency.onKey(label, key);
       }
-      return Dependency.anyOf(label, prefixes,
-          selector < 0 ? KeySelector.any() : SELECTORS.get(selector));
+      return Dependency.anyOf(
+          label, prefixes, selector < 0 ? KeySelector.any() : SELECTORS.get(selector));
     }
 
     @Override
@@ -182,7 +189,8 @@ class SchedulerPropertyTest {
   record TxnSpec(List<Change> changes, boolean revert, String failKey) {
     @Override
     public String toString() {
-      return (revert ? "revert " : "") + (failKey == null ? "" : "fail(" + failKey + ") ")
+      return (revert ? "revert " : "")
+          + (failKey == null ? "" : "fail(" + failKey + ") ")
           + changes;
     }
   }
@@ -209,8 +217,12 @@ class SchedulerPropertyTest {
       for (int i = 0; i < WITH_DEPS.size(); i++) {
         for (int v = 0; v < 2; v++) {
           if (!deps.get(2 * i + v).isEmpty()) {
-            sb.append("\n    ").append(WITH_DEPS.get(i)).append(" (variant ").append(v)
-                .append(") -> ").append(deps.get(2 * i + v));
+            sb.append("\n    ")
+                .append(WITH_DEPS.get(i))
+                .append(" (variant ")
+                .append(v)
+                .append(") -> ")
+                .append(deps.get(2 * i + v));
           }
         }
       }
@@ -236,54 +248,77 @@ class SchedulerPropertyTest {
 
   Arbitrary<Scenario> scenarios(boolean failures) {
     Arbitrary<DepSpec> staticKey = Arbitraries.of(UNIVERSE).map(k -> new DepSpec(k, null, -1));
-    Arbitrary<DepSpec> prefixes = Arbitraries.of(PREFIXES).list().ofMinSize(1).ofMaxSize(2)
-        .map(p -> new DepSpec(null, p, -1));
-    Arbitrary<DepSpec> selector = Arbitraries.integers().between(0, SELECTORS.size() - 1)
-        .map(s -> new DepSpec(null, List.of(), s));
-    Arbitrary<DepSpec> prefixSelector = Combinators.combine(Arbitraries.of(PREFIXES),
-        Arbitraries.integers().between(0, SELECTORS.size() - 1))
-        .as((p, s) -> new DepSpec(null, List.of(p), s));
+    Arbitrary<DepSpec> prefixes =
+        Arbitraries.of(PREFIXES)
+            .list()
+            .ofMinSize(1)
+            .ofMaxSize(2)
+            .map(p -> new DepSpec(null, p, -1));
+    Arbitrary<DepSpec> selector =
+        Arbitraries.integers()
+            .between(0, SELECTORS.size() - 1)
+            .map(s -> new DepSpec(null, List.of(), s));
+    Arbitrary<DepSpec> prefixSelector =
+        Combinators.combine(
+                Arbitraries.of(PREFIXES), Arbitraries.integers().between(0, SELECTORS.size() - 1))
+            .as((p, s) -> new DepSpec(null, List.of(p), s));
     @SuppressWarnings("unchecked")
-    Arbitrary<DepSpec> dep = Arbitraries.frequencyOf(Tuple.of(5, staticKey), Tuple.of(3, prefixes),
-        Tuple.of(1, selector), Tuple.of(1, prefixSelector));
-    Arbitrary<List<DepSpec>> depList = Arbitraries.frequencyOf(
-        Tuple.of(4, Arbitraries.just(List.<DepSpec>of())),
-        Tuple.of(5, dep.list().ofMinSize(1).ofMaxSize(2)));
+    Arbitrary<DepSpec> dep =
+        Arbitraries.frequencyOf(
+            Tuple.of(5, staticKey),
+            Tuple.of(3, prefixes),
+            Tuple.of(1, selector),
+            Tuple.of(1, prefixSelector));
+    Arbitrary<List<DepSpec>> depList =
+        Arbitraries.frequencyOf(
+            Tuple.of(4, Arbitraries.just(List.<DepSpec>of())),
+            Tuple.of(5, dep.list().ofMinSize(1).ofMaxSize(2)));
     Arbitrary<List<List<DepSpec>>> deps = depList.list().ofSize(2 * WITH_DEPS.size());
 
-    Arbitrary<Val> value = Combinators.combine(Arbitraries.integers().between(0, 2),
-        Arbitraries.integers().between(0, 1),
-        Arbitraries.of(List.<String>of(), List.of("x"), List.of("y"), List.of("x", "y")))
-        .as(Val::new);
-    Arbitrary<Change> change = Combinators.combine(Arbitraries.of(BASE),
-        Arbitraries.frequencyOf(Tuple.of(3, value.map(Optional::of)),
-            Tuple.of(1, Arbitraries.just(Optional.<Val>empty()))))
-        .as((k, v) -> new Change(k, v.orElse(null)));
-    Arbitrary<String> failKey = failures
-        ? Arbitraries.frequencyOf(Tuple.of(2, Arbitraries.just((String) null)),
-            Tuple.of(1, Arbitraries.of(UNIVERSE)))
-        : Arbitraries.just(null);
-    Arbitrary<TxnSpec> txn = Combinators.combine(change.list().ofMinSize(1).ofMaxSize(4),
-        Arbitraries.integers().between(0, failures ? 1 : 3).map(i -> i == 0), failKey)
-        .as(TxnSpec::new);
+    Arbitrary<Val> value =
+        Combinators.combine(
+                Arbitraries.integers().between(0, 2),
+                Arbitraries.integers().between(0, 1),
+                Arbitraries.of(List.<String>of(), List.of("x"), List.of("y"), List.of("x", "y")))
+            .as(Val::new);
+    Arbitrary<Change> change =
+        Combinators.combine(
+                Arbitraries.of(BASE),
+                Arbitraries.frequencyOf(
+                    Tuple.of(3, value.map(Optional::of)),
+                    Tuple.of(1, Arbitraries.just(Optional.<Val>empty()))))
+            .as((k, v) -> new Change(k, v.orElse(null)));
+    Arbitrary<String> failKey =
+        failures
+            ? Arbitraries.frequencyOf(
+                Tuple.of(2, Arbitraries.just((String) null)), Tuple.of(1, Arbitraries.of(UNIVERSE)))
+            : Arbitraries.just(null);
+    Arbitrary<TxnSpec> txn =
+        Combinators.combine(
+                change.list().ofMinSize(1).ofMaxSize(4),
+                Arbitraries.integers().between(0, failures ? 1 : 3).map(i -> i == 0),
+                failKey)
+            .as(TxnSpec::new);
     return Combinators.combine(deps, txn.list().ofMinSize(5).ofMaxSize(15)).as(Scenario::new);
   }
 
   // ------------------------------------------------------------------ the property
 
   @Property(tries = 500, seed = "20241121", shrinking = ShrinkingMode.BOUNDED)
-  @Label("B53 B55 B59 B63 B64 B68 B70 B71 B74 B75 B79 B81 B85 B88 B89 B164 (property) random"
-      + " dependencies, derived values and NB transactions keep the SB ordered, consistent and in"
-      + " line with the value states")
+  @Label(
+      "B53 B55 B59 B63 B64 B68 B70 B71 B74 B75 B79 B81 B85 B88 B89 B164 (property) random"
+          + " dependencies, derived values and NB transactions keep the SB ordered, consistent and in"
+          + " line with the value states")
   void invariantsHold(@ForAll("scenarios") Scenario scenario) {
     List<String> violations = new Run(scenario).execute();
     assertThat(violations).as("scenario:%s", scenario).isEmpty();
   }
 
   @Property(tries = 400, seed = "20241122", shrinking = ShrinkingMode.BOUNDED)
-  @Label("B64 B93 B94 B95 B96 B101 (property) with injected failures and revert the SB never sees"
-      + " a Create before its dependencies, nor a Delete under a dependent that never failed, nor"
-      + " an inconsistent call; CONFIGURED values that never failed are in the SB")
+  @Label(
+      "B64 B93 B94 B95 B96 B101 (property) with injected failures and revert the SB never sees"
+          + " a Create before its dependencies, nor a Delete under a dependent that never failed, nor"
+          + " an inconsistent call; CONFIGURED values that never failed are in the SB")
   void invariantsHoldWithFailures(@ForAll("scenariosWithFailures") Scenario scenario) {
     List<String> violations = new Run(scenario, true).execute();
     assertThat(violations).as("scenario:%s", scenario).isEmpty();
@@ -296,15 +331,27 @@ class SchedulerPropertyTest {
     final MockSouthbound sb = new MockSouthbound();
     final Fx.Env env = Fx.env(true);
 
-    Fixture(KVDescriptor.Dependencies<Object> depsA, KVDescriptor.Dependencies<Object> depsB,
+    Fixture(
+        KVDescriptor.Dependencies<Object> depsA,
+        KVDescriptor.Dependencies<Object> depsB,
         boolean recreateA) {
-      var a = sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata()
-          .derivedValues(Fx.derivedItems()).dependencies(depsA);
+      var a =
+          sb.descriptor("descriptor1", Object.class)
+              .nbKeyPrefix(Fx.PREFIX_A)
+              .withMetadata()
+              .derivedValues(Fx.derivedItems())
+              .dependencies(depsA);
       if (recreateA) {
         a.updateWithRecreate((key, o, n, m) -> key.equals(Fx.A1));
       }
-      env.kvs().registerDescriptors(a.build(), sb.descriptor("descriptor2", Object.class)
-          .nbKeyPrefix(Fx.PREFIX_B).withMetadata().dependencies(depsB).build());
+      env.kvs()
+          .registerDescriptors(
+              a.build(),
+              sb.descriptor("descriptor2", Object.class)
+                  .nbKeyPrefix(Fx.PREFIX_B)
+                  .withMetadata()
+                  .dependencies(depsB)
+                  .build());
     }
 
     long commit(Object... kv) {
@@ -327,45 +374,58 @@ class SchedulerPropertyTest {
   }
 
   @Example
-  @Label("B75 (minimal case of the property) a brand-new value that completes a dependency cycle"
-      + " gets the whole cycle created")
+  @Label(
+      "B75 (minimal case of the property) a brand-new value that completes a dependency cycle"
+          + " gets the whole cycle created")
   void newValueCompletesCycle() {
-    try (Fixture f = new Fixture((k, v) -> List.of(Dependency.onKey("b2", Fx.B2)),
-        (k, v) -> List.of(Dependency.onKey("a1", Fx.A1)), false)) {
+    try (Fixture f =
+        new Fixture(
+            (k, v) -> List.of(Dependency.onKey("b2", Fx.B2)),
+            (k, v) -> List.of(Dependency.onKey("a1", Fx.A1)),
+            false)) {
       f.commit(Fx.A1, Fx.s("a"), Fx.B2, Fx.s("b"));
       assertThat(f.sb.callLog()).containsExactly("CREATE " + Fx.B2, "CREATE " + Fx.A1);
       assertThat(f.state(Fx.A1)).isEqualTo(ValueState.CONFIGURED);
       assertThat(f.state(Fx.B2)).isEqualTo(ValueState.CONFIGURED);
       OpSpec[] ops = {
-          OpSpec.op(TxnOperation.CREATE, Fx.B2).states(ValueState.NONEXISTENT, ValueState.CONFIGURED),
-          OpSpec.op(TxnOperation.CREATE, Fx.A1).states(ValueState.NONEXISTENT, ValueState.CONFIGURED)};
+        OpSpec.op(TxnOperation.CREATE, Fx.B2).states(ValueState.NONEXISTENT, ValueState.CONFIGURED),
+        OpSpec.op(TxnOperation.CREATE, Fx.A1).states(ValueState.NONEXISTENT, ValueState.CONFIGURED)
+      };
       TxnAssert.assertThat(f.env.txn(0)).executed(ops).planned(ops);
     }
   }
 
   @Example
-  @Label("B75 B85 (minimal case of the property) re-creating a value that depends on itself"
-      + " creates it again (the value being re-created is on the readiness path)")
+  @Label(
+      "B75 B85 (minimal case of the property) re-creating a value that depends on itself"
+          + " creates it again (the value being re-created is on the readiness path)")
   void recreateSelfDependent() {
-    try (Fixture f = new Fixture((k, v) -> List.of(Dependency.onKey("self", Fx.A1)),
-        (k, v) -> List.of(), true)) {
+    try (Fixture f =
+        new Fixture(
+            (k, v) -> List.of(Dependency.onKey("self", Fx.A1)), (k, v) -> List.of(), true)) {
       f.commit(Fx.A1, Fx.s("v1"));
       assertThat(f.state(Fx.A1)).isEqualTo(ValueState.CONFIGURED);
       f.sb.clearCalls();
       f.commit(Fx.A1, Fx.s("v2"));
       assertThat(f.sb.callLog()).containsExactly("DELETE " + Fx.A1, "CREATE " + Fx.A1);
       assertThat(f.state(Fx.A1)).isEqualTo(ValueState.CONFIGURED);
-      assertThat(f.sb.get(Fx.A1)).get().extracting(MockSouthbound.Entry::value)
+      assertThat(f.sb.get(Fx.A1))
+          .get()
+          .extracting(MockSouthbound.Entry::value)
           .isEqualTo(Fx.s("v2"));
     }
   }
 
   @Example
-  @Label("B59 B83 (minimal case of the property) a value whose Delete was aborted by a failed"
-      + " derived Delete is still taken down before the value it depends on is deleted")
+  @Label(
+      "B59 B83 (minimal case of the property) a value whose Delete was aborted by a failed"
+          + " derived Delete is still taken down before the value it depends on is deleted")
   void abortedDeleteStillTakenDown() {
-    try (Fixture f = new Fixture((k, v) -> k.equals(Fx.A1)
-        ? List.of(Dependency.onKey("b2", Fx.B2)) : List.of(), (k, v) -> List.of(), false)) {
+    try (Fixture f =
+        new Fixture(
+            (k, v) -> k.equals(Fx.A1) ? List.of(Dependency.onKey("b2", Fx.B2)) : List.of(),
+            (k, v) -> List.of(),
+            false)) {
       f.commit(Fx.B2, Fx.s("b"), Fx.A1, Fx.arr(1));
       f.sb.planError(Fx.d(Fx.A1, 1), new IllegalStateException("failed to delete value"));
       try {
@@ -376,19 +436,25 @@ class SchedulerPropertyTest {
       assertThat(f.state(Fx.A1)).isEqualTo(ValueState.CONFIGURED);
       f.sb.clearCalls();
       f.commit(Fx.B2, null);
-      assertThat(f.sb.callLog()).as("A1 (and A1/i1, found again by the refresh) is still in the"
-          + " SB and depends on B2").containsExactly("DELETE " + Fx.d(Fx.A1, 1), "DELETE " + Fx.A1,
-          "DELETE " + Fx.B2);
+      assertThat(f.sb.callLog())
+          .as(
+              "A1 (and A1/i1, found again by the refresh) is still in the"
+                  + " SB and depends on B2")
+          .containsExactly("DELETE " + Fx.d(Fx.A1, 1), "DELETE " + Fx.A1, "DELETE " + Fx.B2);
       assertThat(f.state(Fx.A1)).isNotEqualTo(ValueState.CONFIGURED);
     }
   }
 
   @Example
-  @Label("B56 B64 (minimal case of the property) when an obsolete derived value cannot be deleted"
-      + " (its dependent's Delete failed), the base keeps the value that is in the SB")
+  @Label(
+      "B56 B64 (minimal case of the property) when an obsolete derived value cannot be deleted"
+          + " (its dependent's Delete failed), the base keeps the value that is in the SB")
   void failedObsoleteDerivedKeepsAppliedValue() {
-    try (Fixture f = new Fixture((k, v) -> List.of(),
-        (k, v) -> List.of(Dependency.onKey("a1/i2", Fx.d(Fx.A1, 2))), false)) {
+    try (Fixture f =
+        new Fixture(
+            (k, v) -> List.of(),
+            (k, v) -> List.of(Dependency.onKey("a1/i2", Fx.d(Fx.A1, 2))),
+            false)) {
       f.commit(Fx.A1, Fx.arr(1, 2), Fx.B2, Fx.s("b"));
       f.sb.planError(Fx.B2, new IllegalStateException("failed to delete value"));
       try {
@@ -397,15 +463,20 @@ class SchedulerPropertyTest {
         // B2 FAILED, so A1/i2 could not be deleted (semantics 6.3)
       }
       assertThat(f.sb.callLog()).doesNotContain("UPDATE " + Fx.A1);
-      assertThat(f.sb.get(Fx.A1)).get().extracting(MockSouthbound.Entry::value)
+      assertThat(f.sb.get(Fx.A1))
+          .get()
+          .extracting(MockSouthbound.Entry::value)
           .isEqualTo(Fx.arr(1, 2));
       assertThat(f.env.kvs().dumpValues("descriptor1", View.CACHED))
-          .extracting(kv -> kv.value()).as("the graph's value of A1 = the SB's")
+          .extracting(kv -> kv.value())
+          .as("the graph's value of A1 = the SB's")
           .containsExactly(Fx.arr(1, 2));
       f.sb.clearCalls();
       f.commit(Fx.A1, Fx.arr(3));
       assertThat(f.sb.callLog()).contains("UPDATE " + Fx.A1);
-      assertThat(f.sb.get(Fx.A1)).get().extracting(MockSouthbound.Entry::value)
+      assertThat(f.sb.get(Fx.A1))
+          .get()
+          .extracting(MockSouthbound.Entry::value)
           .isEqualTo(Fx.arr(3));
     }
   }
@@ -415,8 +486,10 @@ class SchedulerPropertyTest {
     final Scenario sc;
     final boolean failures;
     final MockSouthbound sb = new MockSouthbound();
+
     /** Keys for which a descriptor call failed so far. */
     final Set<String> failed = new TreeSet<>();
+
     final List<String> violations = new ArrayList<>();
     final boolean[][] reach;
     String phase = "registration";
@@ -526,7 +599,8 @@ class SchedulerPropertyTest {
         if (base.equals(excluded)) {
           return false;
         }
-        return sb.get(base).map(e -> e.value() instanceof Val v && v.items().contains("y"))
+        return sb.get(base)
+            .map(e -> e.value() instanceof Val v && v.items().contains("y"))
             .orElse(false);
       }
       return sb.get(key).isPresent();
@@ -542,19 +616,29 @@ class SchedulerPropertyTest {
           }
         }
         if (!ok) {
-          violations.add(phase + ": (1) " + op + " " + key + " while dependency " + d
-              + " has no target in the SB " + sb.keys());
+          violations.add(
+              phase
+                  + ": (1) "
+                  + op
+                  + " "
+                  + key
+                  + " while dependency "
+                  + d
+                  + " has no target in the SB "
+                  + sb.keys());
         }
       }
     }
 
     void checkNoDependents(String key) {
       Set<String> failedNow = new HashSet<>();
-      sb.calls().forEach(c -> {
-        if (c.error() != null) {
-          failedNow.add(c.key());
-        }
-      });
+      sb.calls()
+          .forEach(
+              c -> {
+                if (c.error() != null) {
+                  failedNow.add(c.key());
+                }
+              });
       for (String y : sb.keys()) {
         if (y.equals(key) || sameCycle(y, key) || failedNow.contains(y)) {
           continue; // a value whose Delete failed stays in the SB, unavailable (B96)
@@ -572,8 +656,14 @@ class SchedulerPropertyTest {
             }
           }
           if (!other) {
-            violations.add(phase + ": (1) DELETE " + key + " while " + y
-                + " (in the SB) depends on it only, dependency " + d);
+            violations.add(
+                phase
+                    + ": (1) DELETE "
+                    + key
+                    + " while "
+                    + y
+                    + " (in the SB) depends on it only, dependency "
+                    + d);
           }
         }
       }
@@ -592,18 +682,24 @@ class SchedulerPropertyTest {
       m.dependencies().ifPresent(b::dependencies);
       var create = m.create().orElseThrow();
       var delete = m.delete().orElseThrow();
-      b.create((key, value) -> {
-        checkDepsMet("CREATE", key, value);
-        return create.create(key, value);
-      });
-      b.delete((key, value, meta) -> {
-        checkNoDependents(key);
-        delete.delete(key, value, meta);
-      });
-      m.update().ifPresent(update -> b.update((key, oldValue, newValue, meta) -> {
-        checkDepsMet("UPDATE", key, newValue);
-        return update.update(key, oldValue, newValue, meta);
-      }));
+      b.create(
+          (key, value) -> {
+            checkDepsMet("CREATE", key, value);
+            return create.create(key, value);
+          });
+      b.delete(
+          (key, value, meta) -> {
+            checkNoDependents(key);
+            delete.delete(key, value, meta);
+          });
+      m.update()
+          .ifPresent(
+              update ->
+                  b.update(
+                      (key, oldValue, newValue, meta) -> {
+                        checkDepsMet("UPDATE", key, newValue);
+                        return update.update(key, oldValue, newValue, meta);
+                      }));
       return b.build();
     }
 
@@ -626,15 +722,32 @@ class SchedulerPropertyTest {
       try {
         KVScheduler kvs = env.kvs();
         kvs.registerDescriptors(
-            instrument(sb.descriptor("da", Object.class).nbKeyPrefix("/a/").withMetadata()
-                .dependencies(deps()).derivedValues(derived())
-                .updateWithRecreate((key, o, n, meta) -> o instanceof Val ov
-                    && n instanceof Val nv && ov.variant() != nv.variant())
-                .build()),
-            instrument(sb.descriptor("db", Object.class).nbKeyPrefix("/b/").withMetadata()
-                .dependencies(deps()).derivedValues(derived()).build()),
-            instrument(sb.descriptor("dc", Object.class).nbKeyPrefix("/c/").withMetadata()
-                .withoutUpdate().dependencies(deps()).build()));
+            instrument(
+                sb.descriptor("da", Object.class)
+                    .nbKeyPrefix("/a/")
+                    .withMetadata()
+                    .dependencies(deps())
+                    .derivedValues(derived())
+                    .updateWithRecreate(
+                        (key, o, n, meta) ->
+                            o instanceof Val ov
+                                && n instanceof Val nv
+                                && ov.variant() != nv.variant())
+                    .build()),
+            instrument(
+                sb.descriptor("db", Object.class)
+                    .nbKeyPrefix("/b/")
+                    .withMetadata()
+                    .dependencies(deps())
+                    .derivedValues(derived())
+                    .build()),
+            instrument(
+                sb.descriptor("dc", Object.class)
+                    .nbKeyPrefix("/c/")
+                    .withMetadata()
+                    .withoutUpdate()
+                    .dependencies(deps())
+                    .build()));
         kvs.transactionBarrier();
         Map<String, Val> model = new TreeMap<>();
         for (int i = 0; i < sc.txns().size(); i++) {
@@ -683,20 +796,24 @@ class SchedulerPropertyTest {
     }
 
     /**
-     * Weaker checks when calls fail: (1) as far as failures allow (a dependent whose Delete
-     * failed stays in the SB, B96), (2) for base values (B64's exception allowed), (4) one way
-     * for base values: CONFIGURED and never failed ⇒ in the SB.
+     * Weaker checks when calls fail: (1) as far as failures allow (a dependent whose Delete failed
+     * stays in the SB, B96), (2) for base values (B64's exception allowed), (4) one way for base
+     * values: CONFIGURED and never failed ⇒ in the SB.
      */
     void checkAfterFailures(KVScheduler kvs) {
       for (String inc : sb.inconsistencies()) {
-        String key = inc.replaceFirst("^(CREATE of existing key|DELETE of missing key|UPDATE of"
-            + " missing key|DELETE of|UPDATE of) (\\S+).*$", "$2");
+        String key =
+            inc.replaceFirst(
+                "^(CREATE of existing key|DELETE of missing key|UPDATE of"
+                    + " missing key|DELETE of|UPDATE of) (\\S+).*$",
+                "$2");
         // B64: re-creating a value whose Delete failed. Derived values are not checked: after a
         // failure they can be out of step with the SB (B97 recomputes them from the refreshed
         // base and takes them as present; an aborted Delete of the base (semantics 6.3) leaves
         // the derived values deleted before the failure missing) - see the report of this test
-        boolean tolerated = failed.contains(key) && inc.startsWith("CREATE of existing key ")
-            || !BASE.contains(key);
+        boolean tolerated =
+            failed.contains(key) && inc.startsWith("CREATE of existing key ")
+                || !BASE.contains(key);
         if (!tolerated) {
           violations.add(phase + ": (2) " + inc);
         }
@@ -707,7 +824,9 @@ class SchedulerPropertyTest {
         all.add(st.value());
         for (ValueStatus vs : all) {
           String k = vs.key();
-          if (k.equals(b) && vs.state() == ValueState.CONFIGURED && !failed.contains(k)
+          if (k.equals(b)
+              && vs.state() == ValueState.CONFIGURED
+              && !failed.contains(k)
               && sb.get(k).isEmpty()) {
             violations.add(phase + ": (4) CONFIGURED " + k + " (never failed) is not in the SB");
           }
@@ -722,8 +841,7 @@ class SchedulerPropertyTest {
       }
       // (5) simulation = execution
       if (!rec.planned().equals(rec.executed())) {
-        violations.add(phase + ": (5) planned " + rec.planned() + " != executed "
-            + rec.executed());
+        violations.add(phase + ": (5) planned " + rec.planned() + " != executed " + rec.executed());
       }
       // statuses vs the NB model
       Map<String, ValueState> state = new TreeMap<>();
@@ -748,8 +866,14 @@ class SchedulerPropertyTest {
         }
         if (st.state() == ValueState.CONFIGURED) {
           if (!derKeys.equals(new ArrayList<>(der.keySet()))) {
-            violations.add(phase + ": derived values of " + b + " are " + derKeys + ", expected "
-                + der.keySet());
+            violations.add(
+                phase
+                    + ": derived values of "
+                    + b
+                    + " are "
+                    + derKeys
+                    + ", expected "
+                    + der.keySet());
           }
         } else if (st.state() == ValueState.PENDING) {
           // a derived value the base itself (transitively) needs may linger as PENDING: taking
@@ -768,11 +892,12 @@ class SchedulerPropertyTest {
         }
       }
       Set<String> available = new TreeSet<>();
-      state.forEach((k, s) -> {
-        if (s == ValueState.CONFIGURED) {
-          available.add(k);
-        }
-      });
+      state.forEach(
+          (k, s) -> {
+            if (s == ValueState.CONFIGURED) {
+              available.add(k);
+            }
+          });
       // (3)
       Set<String> pending = new TreeSet<>();
       for (Map.Entry<String, ValueState> e : state.entrySet()) {
@@ -819,8 +944,11 @@ class SchedulerPropertyTest {
         }
       }
       if (!stuck.isEmpty()) {
-        violations.add(phase + ": (3) PENDING values that satisfy each other's dependencies"
-            + " (a ready cycle left pending): " + stuck);
+        violations.add(
+            phase
+                + ": (3) PENDING values that satisfy each other's dependencies"
+                + " (a ready cycle left pending): "
+                + stuck);
       }
       // (4)
       Map<String, Object> expectedSb = new TreeMap<>();
@@ -840,13 +968,22 @@ class SchedulerPropertyTest {
         Set<String> missing = new TreeSet<>(expectedSb.keySet());
         missing.removeAll(actualSb.keySet());
         Set<String> differ = new HashSet<>();
-        expectedSb.forEach((k, v) -> {
-          if (actualSb.containsKey(k) && !actualSb.get(k).equals(v)) {
-            differ.add(k);
-          }
-        });
-        violations.add(phase + ": (4) SB differs from the CONFIGURED values: extra " + extra
-            + ", missing " + missing + ", different values " + differ + "; states " + state);
+        expectedSb.forEach(
+            (k, v) -> {
+              if (actualSb.containsKey(k) && !actualSb.get(k).equals(v)) {
+                differ.add(k);
+              }
+            });
+        violations.add(
+            phase
+                + ": (4) SB differs from the CONFIGURED values: extra "
+                + extra
+                + ", missing "
+                + missing
+                + ", different values "
+                + differ
+                + "; states "
+                + state);
       }
     }
   }

@@ -50,6 +50,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -81,8 +82,8 @@ class StatusAndDumpTest {
     return new ValueStatus(key, state, "", op, List.of(details));
   }
 
-  private static ValueStatus err(String key, ValueState state, TxnOperation op, String error,
-      String... details) {
+  private static ValueStatus err(
+      String key, ValueState state, TxnOperation op, String error, String... details) {
     return new ValueStatus(key, state, error, op, List.of(details));
   }
 
@@ -97,8 +98,8 @@ class StatusAndDumpTest {
     return got;
   }
 
-  private static KVWithMetadata<Object, Object> kvm(String key, Object value, Object meta,
-      ValueOrigin origin) {
+  private static KVWithMetadata<Object, Object> kvm(
+      String key, Object value, Object meta, ValueOrigin origin) {
     return new KVWithMetadata<>(key, value, meta, origin);
   }
 
@@ -133,47 +134,57 @@ class StatusAndDumpTest {
   // ------------------------------------------------------------------ §15 status
 
   @Test
-  @DisplayName("B153 status of a base value lists its derived values; unknown key -> NONEXISTENT only")
+  @DisplayName(
+      "B153 status of a base value lists its derived values; unknown key -> NONEXISTENT only")
   void baseValueStatus() {
     dataChangeSetup();
     commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
-    assertThat(env.kvs().valueStatus(B2)).isEqualTo(base(
-        st(B2, CONFIGURED, CREATE),
-        st(d(B2, 1), CONFIGURED, CREATE),
-        st(d(B2, 2), PENDING, CREATE, d(A1, 1))));
-    assertThat(env.kvs().valueStatus(A1)).isEqualTo(base(
-        st(A1, CONFIGURED, CREATE), st(d(A1, 2), CONFIGURED, CREATE)));
+    assertThat(env.kvs().valueStatus(B2))
+        .isEqualTo(
+            base(
+                st(B2, CONFIGURED, CREATE),
+                st(d(B2, 1), CONFIGURED, CREATE),
+                st(d(B2, 2), PENDING, CREATE, d(A1, 1))));
+    assertThat(env.kvs().valueStatus(A1))
+        .isEqualTo(base(st(A1, CONFIGURED, CREATE), st(d(A1, 2), CONFIGURED, CREATE)));
     assertThat(env.kvs().valueStatus("/prefixA/unknown"))
         .isEqualTo(base(ValueStatus.nonexistent("/prefixA/unknown")));
     assertThat(env.kvs().valueStatus("/prefixA/unknown").value())
-        .isEqualTo(new ValueStatus("/prefixA/unknown", ValueState.NONEXISTENT, "", UNDEFINED,
-            List.of()));
-    assertThat(env.kvs().valueStatuses()).extracting(BaseValueStatus::key)
+        .isEqualTo(
+            new ValueStatus("/prefixA/unknown", ValueState.NONEXISTENT, "", UNDEFINED, List.of()));
+    assertThat(env.kvs().valueStatuses())
+        .extracting(BaseValueStatus::key)
         .containsExactly(A1, B2, C3);
     assertThat(env.kvs().valueStatuses().get(1)).isEqualTo(env.kvs().valueStatus(B2));
   }
 
   @Test
-  @DisplayName("B153 forEachValueStatus gives the selected base values' statuses one by one, in"
-      + " key order, as valueStatuses lists them")
+  @DisplayName(
+      "B153 forEachValueStatus gives the selected base values' statuses one by one, in"
+          + " key order, as valueStatuses lists them")
   void forEachValueStatus() {
     dataChangeSetup();
     commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
     List<BaseValueStatus> all = new ArrayList<>();
     env.kvs().forEachValueStatus(KeySelector.any(), all::add);
-    assertThat(all).isEqualTo(env.kvs().valueStatuses()).extracting(BaseValueStatus::key)
+    assertThat(all)
+        .isEqualTo(env.kvs().valueStatuses())
+        .extracting(BaseValueStatus::key)
         .containsExactly(A1, B2, C3);
     List<BaseValueStatus> some = new ArrayList<>();
     env.kvs().forEachValueStatus(key -> !key.equals(A1), some::add);
     assertThat(some).containsExactly(env.kvs().valueStatus(B2), env.kvs().valueStatus(C3));
     assertThatThrownBy(() -> env.kvs().forEachValueStatus(null, all::add))
-        .isInstanceOf(NullPointerException.class).hasMessageContaining("selector");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("selector");
     assertThatThrownBy(() -> env.kvs().forEachValueStatus(KeySelector.any(), null))
-        .isInstanceOf(NullPointerException.class).hasMessageContaining("action");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("action");
   }
 
   @Test
-  @DisplayName("B154 B74 PENDING details list the unsatisfied dependency labels (cycle: A3 -> [A4, A1])")
+  @DisplayName(
+      "B154 B74 PENDING details list the unsatisfied dependency labels (cycle: A3 -> [A4, A1])")
   void pendingDetails() {
     cycleSetup();
     commit(A1, s("base-value1-data"), A2, s("base-value2-data"), A3, s("base-value3-data"));
@@ -196,45 +207,66 @@ class StatusAndDumpTest {
   @DisplayName("B154 INVALID details are the invalid fields of the validation error")
   void invalidDetails() {
     env = Fx.env(true);
-    env.kvs().registerDescriptors(sb.descriptor("descriptor1", Object.class)
-        .nbKeyPrefix(Fx.PREFIX_A)
-        .validate((key, value) -> {
-          if (value.equals(arr(9))) {
-            throw new InvalidValueException("invalid-hw-address", "phys_address");
-          }
-        })
-        .build());
+    env.kvs()
+        .registerDescriptors(
+            sb.descriptor("descriptor1", Object.class)
+                .nbKeyPrefix(Fx.PREFIX_A)
+                .validate(
+                    (key, value) -> {
+                      if (value.equals(arr(9))) {
+                        throw new InvalidValueException("invalid-hw-address", "phys_address");
+                      }
+                    })
+                .build());
     assertThatThrownBy(() -> commit(A1, arr(9))).isInstanceOf(TransactionException.class);
     assertThat(sb.callLog()).isEmpty();
-    assertThat(env.kvs().valueStatus(A1)).isEqualTo(base(err(A1, INVALID, CREATE,
-        "field phys_address is invalid: invalid-hw-address", "phys_address")));
+    assertThat(env.kvs().valueStatus(A1))
+        .isEqualTo(
+            base(
+                err(
+                    A1,
+                    INVALID,
+                    CREATE,
+                    "field phys_address is invalid: invalid-hw-address",
+                    "phys_address")));
     // a valid value fixes it; the details disappear
     commit(A1, arr(1));
     assertThat(env.kvs().valueStatus(A1)).isEqualTo(base(st(A1, CONFIGURED, CREATE)));
   }
 
   @Test
-  @DisplayName("B155 last operation: DELETE for a value un-configured by a lost dependency, UNDEFINED for OBTAINED")
+  @DisplayName(
+      "B155 last operation: DELETE for a value un-configured by a lost dependency, UNDEFINED for OBTAINED")
   void lastOperationDeleteAndUndefined() {
     notificationsSetup();
     assertThat(env.kvs().valueStatus(B2)).isEqualTo(base(st(B2, PENDING, CREATE, A1)));
     notify(A1, arr(1), 10);
     assertThat(env.kvs().valueStatus(A1))
         .isEqualTo(base(st(A1, OBTAINED, UNDEFINED), st(d(A1, 1), OBTAINED, UNDEFINED)));
-    assertThat(env.kvs().valueStatus(B2)).isEqualTo(base(st(B2, CONFIGURED, CREATE),
-        st(d(B2, 1), CONFIGURED, CREATE), st(d(B2, 2), PENDING, CREATE, d(A1, 2))));
+    assertThat(env.kvs().valueStatus(B2))
+        .isEqualTo(
+            base(
+                st(B2, CONFIGURED, CREATE),
+                st(d(B2, 1), CONFIGURED, CREATE),
+                st(d(B2, 2), PENDING, CREATE, d(A1, 2))));
     notify(A1, null, null);
     assertThat(env.kvs().valueStatus(B2)).isEqualTo(base(st(B2, PENDING, DELETE, A1)));
     assertThat(env.kvs().valueStatus(A1)).isEqualTo(base(ValueStatus.nonexistent(A1)));
   }
 
   @Test
-  @DisplayName("B155 B57 re-applying an equal value records nothing but sets last operation UPDATE (derived too)")
+  @DisplayName(
+      "B155 B57 re-applying an equal value records nothing but sets last operation UPDATE (derived too)")
   void lastOperationUpdateForEqualValue() {
     // without simulation: with it the empty plan skips execution (B164)
     env = Fx.env(false);
-    env.kvs().registerDescriptors(sb.descriptor("descriptor1", Object.class)
-        .nbKeyPrefix(Fx.PREFIX_A).withMetadata().derivedValues(Fx.derivedItems()).build());
+    env.kvs()
+        .registerDescriptors(
+            sb.descriptor("descriptor1", Object.class)
+                .nbKeyPrefix(Fx.PREFIX_A)
+                .withMetadata()
+                .derivedValues(Fx.derivedItems())
+                .build());
     commit(A1, arr(1));
     sb.clearCalls();
     commit(A1, arr(1));
@@ -245,35 +277,50 @@ class StatusAndDumpTest {
   }
 
   @Test
-  @DisplayName("B156 watcher gets one status per changed base key, keys ascending, with derived statuses")
+  @DisplayName(
+      "B156 watcher gets one status per changed base key, keys ascending, with derived statuses")
   void watcherPerTransaction() {
     // without simulation: an equal value is executed (bookkeeping only), see B164
     dataChangeSetup(false);
     List<BaseValueStatus> all = watch(KeySelector.any());
     List<BaseValueStatus> onlyB = watch(KeySelector.prefix(Fx.PREFIX_B));
     commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
-    assertThat(all).containsExactly(
-        base(st(A1, CONFIGURED, CREATE), st(d(A1, 2), CONFIGURED, CREATE)),
-        base(st(B2, CONFIGURED, CREATE), st(d(B2, 1), CONFIGURED, CREATE),
-            st(d(B2, 2), PENDING, CREATE, d(A1, 1))),
-        base(st(C3, CONFIGURED, CREATE), st(d(C3, 1), CONFIGURED, CREATE),
-            st(d(C3, 2), CONFIGURED, CREATE)));
+    assertThat(all)
+        .containsExactly(
+            base(st(A1, CONFIGURED, CREATE), st(d(A1, 2), CONFIGURED, CREATE)),
+            base(
+                st(B2, CONFIGURED, CREATE),
+                st(d(B2, 1), CONFIGURED, CREATE),
+                st(d(B2, 2), PENDING, CREATE, d(A1, 1))),
+            base(
+                st(C3, CONFIGURED, CREATE),
+                st(d(C3, 1), CONFIGURED, CREATE),
+                st(d(C3, 2), CONFIGURED, CREATE)));
     assertThat(onlyB).containsExactly(all.get(1));
     all.clear();
     onlyB.clear();
     // only B2's derived value changes: one status for its base B2
     commit(A1, arr(1, 2));
-    assertThat(all).containsExactly(
-        base(st(A1, CONFIGURED, UPDATE), st(d(A1, 1), CONFIGURED, CREATE),
-            st(d(A1, 2), CONFIGURED, UPDATE)),
-        base(st(B2, CONFIGURED, CREATE), st(d(B2, 1), CONFIGURED, CREATE),
-            st(d(B2, 2), CONFIGURED, CREATE)));
+    assertThat(all)
+        .containsExactly(
+            base(
+                st(A1, CONFIGURED, UPDATE),
+                st(d(A1, 1), CONFIGURED, CREATE),
+                st(d(A1, 2), CONFIGURED, UPDATE)),
+            base(
+                st(B2, CONFIGURED, CREATE),
+                st(d(B2, 1), CONFIGURED, CREATE),
+                st(d(B2, 2), CONFIGURED, CREATE)));
     assertThat(onlyB).containsExactly(all.get(1));
     // an equal value only changes the last operation (CREATE -> UPDATE): one status
     all.clear();
     commit(C3, arr(1, 2));
-    assertThat(all).containsExactly(base(st(C3, CONFIGURED, UPDATE),
-        st(d(C3, 1), CONFIGURED, UPDATE), st(d(C3, 2), CONFIGURED, UPDATE)));
+    assertThat(all)
+        .containsExactly(
+            base(
+                st(C3, CONFIGURED, UPDATE),
+                st(d(C3, 1), CONFIGURED, UPDATE),
+                st(d(C3, 2), CONFIGURED, UPDATE)));
     // nothing changes any more: nothing is delivered
     all.clear();
     commit(C3, arr(1, 2));
@@ -282,23 +329,28 @@ class StatusAndDumpTest {
   }
 
   @Test
-  @DisplayName("B156 B102 after a reverted transaction the /prefixA/ watcher gets exactly one status for A1")
+  @DisplayName(
+      "B156 B102 after a reverted transaction the /prefixA/ watcher gets exactly one status for A1")
   void watcherAfterRevert() {
     dataChangeSetup();
     commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
     List<BaseValueStatus> a = watch(KeySelector.prefix(Fx.PREFIX_A));
     List<BaseValueStatus> b = watch(KeySelector.prefix(Fx.PREFIX_B));
     List<BaseValueStatus> c = watch(KeySelector.prefix(Fx.PREFIX_C));
-    sb.planError(A1, new RuntimeException("failed to modify value"),
+    sb.planError(
+        A1,
+        new RuntimeException("failed to modify value"),
         () -> sb.setValue(A1, arr(), 0, ValueOrigin.FROM_NB, false));
-    assertThatThrownBy(() -> commit(TxnOptions.builder().revert(true).build(), C3, arr(1), A1,
-        arr(1)))
-        .isInstanceOfSatisfying(TransactionException.class, e -> assertThat(e.keyErrors())
-            .extracting(KeyError::key, KeyError::operation, KeyError::message)
-            .containsExactly(org.assertj.core.groups.Tuple.tuple(A1, UPDATE,
-                "failed to modify value")));
-    assertThat(a).containsExactly(
-        base(st(A1, CONFIGURED, UPDATE), st(d(A1, 2), CONFIGURED, CREATE)));
+    assertThatThrownBy(
+            () -> commit(TxnOptions.builder().revert(true).build(), C3, arr(1), A1, arr(1)))
+        .isInstanceOfSatisfying(
+            TransactionException.class,
+            e ->
+                assertThat(e.keyErrors())
+                    .extracting(KeyError::key, KeyError::operation, KeyError::message)
+                    .containsExactly(Tuple.tuple(A1, UPDATE, "failed to modify value")));
+    assertThat(a)
+        .containsExactly(base(st(A1, CONFIGURED, UPDATE), st(d(A1, 2), CONFIGURED, CREATE)));
     assertThat(b).isEmpty();
     assertThat(c).hasSize(1);
     assertThat(c.get(0).value()).isEqualTo(st(C3, CONFIGURED, UPDATE));
@@ -307,26 +359,48 @@ class StatusAndDumpTest {
   }
 
   @Test
-  @DisplayName("B156 B106 B107 with retry the watcher gets one status after the failing resync and one after the retry")
+  @DisplayName(
+      "B156 B106 B107 with retry the watcher gets one status after the failing resync and one after the retry")
   void watcherWithRetry() {
     env = Fx.env(true);
-    env.kvs().registerDescriptors(sb.descriptor("descriptor1", Object.class)
-        .nbKeyPrefix(Fx.PREFIX_A).withMetadata().derivedValues(Fx.derivedItems()).build());
+    env.kvs()
+        .registerDescriptors(
+            sb.descriptor("descriptor1", Object.class)
+                .nbKeyPrefix(Fx.PREFIX_A)
+                .withMetadata()
+                .derivedValues(Fx.derivedItems())
+                .build());
     List<BaseValueStatus> got = watch(KeySelector.prefix(Fx.PREFIX_A));
     sb.setValue(A1, arr(), 0, ValueOrigin.FROM_NB, false);
-    sb.planError(d(A1, 2), new RuntimeException("failed to add value"),
+    sb.planError(
+        d(A1, 2),
+        new RuntimeException("failed to add value"),
         () -> sb.setValue(A1, arr(1), 0, ValueOrigin.FROM_NB, false));
-    assertThatThrownBy(() -> commit(TxnOptions.builder().resync(ResyncType.FULL)
-        .retry(new RetryOptions(Duration.ofSeconds(3), 3, false)).build(), A1, arr(1, 2)))
+    assertThatThrownBy(
+            () ->
+                commit(
+                    TxnOptions.builder()
+                        .resync(ResyncType.FULL)
+                        .retry(new RetryOptions(Duration.ofSeconds(3), 3, false))
+                        .build(),
+                    A1,
+                    arr(1, 2)))
         .isInstanceOf(TransactionException.class);
-    assertThat(got).containsExactly(base(st(A1, CONFIGURED, UPDATE),
-        st(d(A1, 1), CONFIGURED, CREATE),
-        err(d(A1, 2), RETRYING, CREATE, "failed to add value")));
+    assertThat(got)
+        .containsExactly(
+            base(
+                st(A1, CONFIGURED, UPDATE),
+                st(d(A1, 1), CONFIGURED, CREATE),
+                err(d(A1, 2), RETRYING, CREATE, "failed to add value")));
     got.clear();
     env.timers().advance(Duration.ofSeconds(3));
     env.kvs().transactionBarrier();
-    assertThat(got).containsExactly(base(st(A1, CONFIGURED, UPDATE),
-        st(d(A1, 1), CONFIGURED, UPDATE), st(d(A1, 2), CONFIGURED, CREATE)));
+    assertThat(got)
+        .containsExactly(
+            base(
+                st(A1, CONFIGURED, UPDATE),
+                st(d(A1, 1), CONFIGURED, UPDATE),
+                st(d(A1, 2), CONFIGURED, CREATE)));
     assertThat(env.kvs().valueStatus(A1)).isEqualTo(got.get(0));
   }
 
@@ -334,8 +408,9 @@ class StatusAndDumpTest {
   @DisplayName("B156 a closed subscription receives nothing more")
   void closedSubscription() {
     env = Fx.env(true);
-    env.kvs().registerDescriptors(sb.descriptor("descriptor1", Object.class)
-        .nbKeyPrefix(Fx.PREFIX_A).build());
+    env.kvs()
+        .registerDescriptors(
+            sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).build());
     List<BaseValueStatus> got = Collections.synchronizedList(new ArrayList<>());
     Subscription sub = env.kvs().watchValueStatus(KeySelector.any(), got::add);
     commit(A1, arr(1));
@@ -350,8 +425,12 @@ class StatusAndDumpTest {
   @DisplayName("B157 B66 a deleted base value is reported once as REMOVED, then it is gone")
   void removedReportedOnce() {
     env = Fx.env(true);
-    env.kvs().registerDescriptors(sb.descriptor("descriptor1", Object.class)
-        .nbKeyPrefix(Fx.PREFIX_A).derivedValues(Fx.derivedItems()).build());
+    env.kvs()
+        .registerDescriptors(
+            sb.descriptor("descriptor1", Object.class)
+                .nbKeyPrefix(Fx.PREFIX_A)
+                .derivedValues(Fx.derivedItems())
+                .build());
     List<BaseValueStatus> got = watch(KeySelector.any());
     commit(A1, arr(1));
     got.clear();
@@ -365,29 +444,34 @@ class StatusAndDumpTest {
   }
 
   @Test
-  @DisplayName("B157 (ours, deliberate difference: statuses queue on the status executor instead of being dropped) a blocked listener never blocks transactions")
+  @DisplayName(
+      "B157 (ours, deliberate difference: statuses queue on the status executor instead of being dropped) a blocked listener never blocks transactions")
   void blockedListenerDoesNotBlockEngine() throws Exception {
     ExecutorService statusThread = Executors.newSingleThreadExecutor();
     try (KVScheduler kvs = KVScheduler.builder().statusExecutor(statusThread).build()) {
-      kvs.registerDescriptors(sb.descriptor("descriptor1", Object.class)
-          .nbKeyPrefix(Fx.PREFIX_A).build());
+      kvs.registerDescriptors(
+          sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).build());
       CountDownLatch release = new CountDownLatch(1);
       CountDownLatch delivered = new CountDownLatch(4);
       List<String> keys = Collections.synchronizedList(new ArrayList<>());
-      kvs.watchValueStatus(KeySelector.any(), s -> {
-        try {
-          release.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-        keys.add(s.key() + " " + s.state());
-        delivered.countDown();
-      });
+      kvs.watchValueStatus(
+          KeySelector.any(),
+          s -> {
+            try {
+              release.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            keys.add(s.key() + " " + s.state());
+            delivered.countDown();
+          });
       List<BaseValueStatus> failing = Collections.synchronizedList(new ArrayList<>());
-      kvs.watchValueStatus(KeySelector.any(), s -> {
-        failing.add(s);
-        throw new IllegalStateException("listener bug");
-      });
+      kvs.watchValueStatus(
+          KeySelector.any(),
+          s -> {
+            failing.add(s);
+            throw new IllegalStateException("listener bug");
+          });
       // four transactions complete although the first listener is stuck
       kvs.startNBTransaction().setValue(A1, arr(1)).commit();
       kvs.startNBTransaction().setValue(A2, arr(1)).commit();
@@ -397,10 +481,11 @@ class StatusAndDumpTest {
       assertThat(keys).isEmpty();
       release.countDown();
       assertThat(delivered.await(10, TimeUnit.SECONDS)).isTrue();
-      assertThat(keys).containsExactly(A1 + " CONFIGURED", A2 + " CONFIGURED",
-          A1 + " CONFIGURED", A2 + " REMOVED");
+      assertThat(keys)
+          .containsExactly(
+              A1 + " CONFIGURED", A2 + " CONFIGURED", A1 + " CONFIGURED", A2 + " REMOVED");
       // the throwing listener kept its subscription and saw every status too
-      statusThread.submit(() -> { }).get(10, TimeUnit.SECONDS);
+      statusThread.submit(() -> {}).get(10, TimeUnit.SECONDS);
       assertThat(failing).extracting(BaseValueStatus::key).containsExactly(A1, A2, A1, A2);
     } finally {
       statusThread.shutdownNow();
@@ -410,7 +495,8 @@ class StatusAndDumpTest {
   // ------------------------------------------------------------------ §16 dumps
 
   @Test
-  @DisplayName("(ours) bulk transactions: statuses and dumps follow creation, change, removal and pending of thousands of values")
+  @DisplayName(
+      "(ours) bulk transactions: statuses and dumps follow creation, change, removal and pending of thousands of values")
   void bulkTransactionsArePublishedExactly() {
     dataChangeSetup(false);
     KVScheduler kvs = env.kvs();
@@ -426,8 +512,10 @@ class StatusAndDumpTest {
     assertThat(kvs.dumpValues("descriptor1", View.CACHED)).hasSize(n);
     assertThat(kvs.dumpValues("descriptor2", View.CACHED)).hasSize(n);
     assertThat(kvs.valueStatus(Fx.PREFIX_A + "v7"))
-        .isEqualTo(base(st(Fx.PREFIX_A + "v7", CONFIGURED, CREATE),
-            st(d(Fx.PREFIX_A + "v7", 1), CONFIGURED, CREATE)));
+        .isEqualTo(
+            base(
+                st(Fx.PREFIX_A + "v7", CONFIGURED, CREATE),
+                st(d(Fx.PREFIX_A + "v7", 1), CONFIGURED, CREATE)));
     assertThat(kvs.valueStatuses()).hasSize(2 * n);
 
     // a second bulk transaction: every even A value removed, every odd one changed; the B
@@ -438,12 +526,17 @@ class StatusAndDumpTest {
       change[2 * i + 1] = i % 2 == 0 ? null : arr(2);
     }
     commit(change);
-    assertThat(kvs.dumpValues("descriptor1", View.CACHED)).extracting(KVWithMetadata::key)
-        .hasSize(n / 2).allMatch(k -> Integer.parseInt(k.substring(Fx.PREFIX_A.length() + 1)) % 2 == 1);
-    assertThat(kvs.valueStatus(Fx.PREFIX_A + "v8")).isEqualTo(base(ValueStatus.nonexistent(Fx.PREFIX_A + "v8")));
+    assertThat(kvs.dumpValues("descriptor1", View.CACHED))
+        .extracting(KVWithMetadata::key)
+        .hasSize(n / 2)
+        .allMatch(k -> Integer.parseInt(k.substring(Fx.PREFIX_A.length() + 1)) % 2 == 1);
+    assertThat(kvs.valueStatus(Fx.PREFIX_A + "v8"))
+        .isEqualTo(base(ValueStatus.nonexistent(Fx.PREFIX_A + "v8")));
     assertThat(kvs.valueStatus(Fx.PREFIX_A + "v9"))
-        .isEqualTo(base(st(Fx.PREFIX_A + "v9", CONFIGURED, UPDATE),
-            st(d(Fx.PREFIX_A + "v9", 2), CONFIGURED, CREATE)));
+        .isEqualTo(
+            base(
+                st(Fx.PREFIX_A + "v9", CONFIGURED, UPDATE),
+                st(d(Fx.PREFIX_A + "v9", 2), CONFIGURED, CREATE)));
     assertThat(kvs.valueStatus(Fx.PREFIX_B + "v8"))
         .isEqualTo(base(st(Fx.PREFIX_B + "v8", CONFIGURED, CREATE)));
     assertThat(kvs.valueStatuses()).hasSize(n + n / 2);
@@ -460,16 +553,17 @@ class StatusAndDumpTest {
     again[j++] = B2;
     again[j] = arr(1);
     commit(again);
-    assertThat(kvs.valueStatus(B2)).isEqualTo(base(st(B2, CONFIGURED, CREATE),
-        st(d(B2, 1), PENDING, CREATE, A1)));
+    assertThat(kvs.valueStatus(B2))
+        .isEqualTo(base(st(B2, CONFIGURED, CREATE), st(d(B2, 1), PENDING, CREATE, A1)));
     commit(A1, arr(1));
-    assertThat(kvs.valueStatus(B2)).isEqualTo(base(st(B2, CONFIGURED, CREATE),
-        st(d(B2, 1), CONFIGURED, CREATE)));
+    assertThat(kvs.valueStatus(B2))
+        .isEqualTo(base(st(B2, CONFIGURED, CREATE), st(d(B2, 1), CONFIGURED, CREATE)));
     assertThat(kvs.valueStatuses()).hasSize(2 * n + 2);
   }
 
   @Test
-  @DisplayName("B158 B159 B160 views of a pending NB value, an OBTAINED value and a descriptor without Retrieve")
+  @DisplayName(
+      "B158 B159 B160 views of a pending NB value, an OBTAINED value and a descriptor without Retrieve")
   void dumpsAroundNotifications() {
     notificationsSetup();
     var kvs = env.kvs();
@@ -512,56 +606,70 @@ class StatusAndDumpTest {
   }
 
   @Test
-  @DisplayName("B158 the NB view shows the requested value of FAILED and INVALID values; the cached view does not")
+  @DisplayName(
+      "B158 the NB view shows the requested value of FAILED and INVALID values; the cached view does not")
   void nbViewOfFailedAndInvalid() {
     env = Fx.env(true);
-    env.kvs().registerDescriptors(sb.descriptor("descriptor1", Object.class)
-        .nbKeyPrefix(Fx.PREFIX_A).withMetadata()
-        .validate((key, value) -> {
-          if (value.equals(arr(9))) {
-            throw new InvalidValueException("bad value", "items");
-          }
-        })
-        .build());
+    env.kvs()
+        .registerDescriptors(
+            sb.descriptor("descriptor1", Object.class)
+                .nbKeyPrefix(Fx.PREFIX_A)
+                .withMetadata()
+                .validate(
+                    (key, value) -> {
+                      if (value.equals(arr(9))) {
+                        throw new InvalidValueException("bad value", "items");
+                      }
+                    })
+                .build());
     commit(A3, arr(3));
     sb.planError(A1, new RuntimeException("failed to add value"));
     assertThatThrownBy(() -> commit(A1, arr(1), A2, arr(9)))
         .isInstanceOf(TransactionException.class);
     assertThat(env.kvs().valueStatus(A1).state()).isEqualTo(FAILED);
     assertThat(env.kvs().valueStatus(A2).state()).isEqualTo(INVALID);
-    assertThat(env.kvs().dumpValues("descriptor1", View.NB)).containsExactly(
-        kvm(A1, arr(1), null, ValueOrigin.FROM_NB),
-        kvm(A2, arr(9), null, ValueOrigin.FROM_NB),
-        kvm(A3, arr(3), 0, ValueOrigin.FROM_NB));
+    assertThat(env.kvs().dumpValues("descriptor1", View.NB))
+        .containsExactly(
+            kvm(A1, arr(1), null, ValueOrigin.FROM_NB),
+            kvm(A2, arr(9), null, ValueOrigin.FROM_NB),
+            kvm(A3, arr(3), 0, ValueOrigin.FROM_NB));
     assertThat(env.kvs().dumpValues("descriptor1", View.CACHED))
         .containsExactly(kvm(A3, arr(3), 0, ValueOrigin.FROM_NB));
     assertThat(env.kvs().dumpValues("descriptor1", View.SB))
         .containsExactly(kvm(A3, arr(3), 0, ValueOrigin.FROM_NB));
     // a value whose last request is a deletion is not in the NB view
     commit(A3, null);
-    assertThat(env.kvs().dumpValues("descriptor1", View.NB)).extracting(KVWithMetadata::key)
+    assertThat(env.kvs().dumpValues("descriptor1", View.NB))
+        .extracting(KVWithMetadata::key)
         .containsExactly(A1, A2);
   }
 
   @Test
-  @DisplayName("B159 B137 an SB-origin value found by a resync is in the cached and SB views, not in the NB view")
+  @DisplayName(
+      "B159 B137 an SB-origin value found by a resync is in the cached and SB views, not in the NB view")
   void obtainedByResync() {
     env = Fx.env(true);
-    env.kvs().registerDescriptors(sb.descriptor("descriptor1", Object.class)
-        .nbKeyPrefix(Fx.PREFIX_A).withMetadata().derivedValues(Fx.derivedItems())
-        .dependencies((key, value) -> key.equals(A2)
-            ? List.of(Dependency.onKey(A1, A1)) : List.of())
-        .build());
+    env.kvs()
+        .registerDescriptors(
+            sb.descriptor("descriptor1", Object.class)
+                .nbKeyPrefix(Fx.PREFIX_A)
+                .withMetadata()
+                .derivedValues(Fx.derivedItems())
+                .dependencies(
+                    (key, value) -> key.equals(A2) ? List.of(Dependency.onKey(A1, A1)) : List.of())
+                .build());
     sb.setValue(A1, s("base-value1"), null, ValueOrigin.FROM_SB, false);
     commit(TxnOptions.builder().resync(ResyncType.FULL).build(), A2, arr(1));
     assertThat(env.kvs().dumpValues("descriptor1", View.NB))
         .containsExactly(kvm(A2, arr(1), 0, ValueOrigin.FROM_NB));
-    assertThat(env.kvs().dumpValues("descriptor1", View.CACHED)).containsExactly(
-        kvm(A1, s("base-value1"), null, ValueOrigin.FROM_SB),
-        kvm(A2, arr(1), 0, ValueOrigin.FROM_NB));
-    assertThat(env.kvs().dumpValues("descriptor1", View.SB)).containsExactly(
-        kvm(A1, s("base-value1"), null, ValueOrigin.FROM_SB),
-        kvm(A2, arr(1), 0, ValueOrigin.FROM_NB));
+    assertThat(env.kvs().dumpValues("descriptor1", View.CACHED))
+        .containsExactly(
+            kvm(A1, s("base-value1"), null, ValueOrigin.FROM_SB),
+            kvm(A2, arr(1), 0, ValueOrigin.FROM_NB));
+    assertThat(env.kvs().dumpValues("descriptor1", View.SB))
+        .containsExactly(
+            kvm(A1, s("base-value1"), null, ValueOrigin.FROM_SB),
+            kvm(A2, arr(1), 0, ValueOrigin.FROM_NB));
     assertThat(env.kvs().valueStatus(A1)).isEqualTo(base(st(A1, OBTAINED, UNDEFINED)));
   }
 
@@ -589,22 +697,31 @@ class StatusAndDumpTest {
   }
 
   @Test
-  @DisplayName("B161 in a synchronized state the three views of each prefix agree (base values only)")
+  @DisplayName(
+      "B161 in a synchronized state the three views of each prefix agree (base values only)")
   void dumpByPrefixSynchronized() {
     dataChangeSetup();
     commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
     sb.clearCalls();
     for (View v : View.values()) {
       assertThat(env.kvs().dumpValuesByKeyPrefix(Fx.PREFIX_A, v))
-          .as("view %s", v).containsExactly(kvm(A1, arr(2), 0, ValueOrigin.FROM_NB));
+          .as("view %s", v)
+          .containsExactly(kvm(A1, arr(2), 0, ValueOrigin.FROM_NB));
       assertThat(env.kvs().dumpValuesByKeyPrefix(Fx.PREFIX_B, v))
-          .as("view %s", v).containsExactly(kvm(B2, arr(1, 2), 0, ValueOrigin.FROM_NB));
+          .as("view %s", v)
+          .containsExactly(kvm(B2, arr(1, 2), 0, ValueOrigin.FROM_NB));
       assertThat(env.kvs().dumpValuesByKeyPrefix(Fx.PREFIX_C, v))
-          .as("view %s", v).containsExactly(kvm(C3, arr(1, 2), 0, ValueOrigin.FROM_NB));
+          .as("view %s", v)
+          .containsExactly(kvm(C3, arr(1, 2), 0, ValueOrigin.FROM_NB));
       assertThat(env.kvs().dumpValues("descriptor1", v))
           .isEqualTo(env.kvs().dumpValuesByKeyPrefix(Fx.PREFIX_A, v));
     }
-    assertThat(sb.callLog()).containsExactly("RETRIEVE descriptor1", "RETRIEVE descriptor2",
-        "RETRIEVE descriptor3", "RETRIEVE descriptor1", "RETRIEVE descriptor1");
+    assertThat(sb.callLog())
+        .containsExactly(
+            "RETRIEVE descriptor1",
+            "RETRIEVE descriptor2",
+            "RETRIEVE descriptor3",
+            "RETRIEVE descriptor1",
+            "RETRIEVE descriptor1");
   }
 }

@@ -3,7 +3,6 @@ package io.kvscheduler.catalogue;
 import static io.kvscheduler.api.ValueState.CONFIGURED;
 import static io.kvscheduler.api.ValueState.FAILED;
 import static io.kvscheduler.api.ValueState.PENDING;
-import static io.kvscheduler.api.ValueState.RETRYING;
 import static io.kvscheduler.catalogue.Fx.A1;
 import static io.kvscheduler.catalogue.Fx.A2;
 import static io.kvscheduler.catalogue.Fx.A3;
@@ -19,21 +18,35 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.KeySelector;
+import io.kvscheduler.api.KeyValuePair;
+import io.kvscheduler.api.RecordedTxn;
+import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnOptions;
+import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.api.View;
+import io.kvscheduler.testkit.ManualClock;
+import io.kvscheduler.testkit.ManualDelayScheduler;
 import io.kvscheduler.testkit.MockSouthbound;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -42,9 +55,9 @@ import org.junit.jupiter.api.Test;
  * User code other than the descriptor callbacks (those: {@link CallbackGuardTest}) cannot abort a
  * transaction, hang a caller or break the engine: key selectors of any-of dependencies and of
  * descriptors, metadata index extractors and watchers, status listeners, values' {@code toString}
- * in the transaction log, exceptions whose {@code getMessage} throws, the injected clock and
- * delay scheduler. Errors ({@code AssertionError}, as a test's listener throws) count as user
- * failures too. (Ours; no catalogue entry.)
+ * in the transaction log, exceptions whose {@code getMessage} throws, the injected clock and delay
+ * scheduler. Errors ({@code AssertionError}, as a test's listener throws) count as user failures
+ * too. (Ours; no catalogue entry.)
  */
 class UserCodeGuardTest {
   private final MockSouthbound sb = new MockSouthbound();
@@ -87,17 +100,21 @@ class UserCodeGuardTest {
   private static final String B_BAD = PREFIX_B + "bad";
 
   @Test
-  @DisplayName("an any-of selector throwing for a key: that key does not satisfy the dependency, the transaction is applied")
+  @DisplayName(
+      "an any-of selector throwing for a key: that key does not satisfy the dependency, the transaction is applied")
   void anyOfSelectorThrows() {
     KVScheduler kvs = kvs();
-    KeySelector sel = key -> {
-      if (key.endsWith("bad")) {
-        throw new IllegalStateException("selector exploded");
-      }
-      return true;
-    };
+    KeySelector sel =
+        key -> {
+          if (key.endsWith("bad")) {
+            throw new IllegalStateException("selector exploded");
+          }
+          return true;
+        };
     kvs.registerDescriptors(
-        sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve()
+        sb.descriptor("d1", Object.class)
+            .nbKeyPrefix(PREFIX_A)
+            .withoutRetrieve()
             .dependencies((k, v) -> List.of(Dependency.anyOf("dep", List.of(PREFIX_B), sel)))
             .build(),
         sb.descriptor("d2", Object.class).nbKeyPrefix(PREFIX_B).withoutRetrieve().build());
@@ -120,20 +137,25 @@ class UserCodeGuardTest {
   }
 
   @Test
-  @DisplayName("an any-of selector without prefixes that throws for every key does not poison later transactions or explain")
+  @DisplayName(
+      "an any-of selector without prefixes that throws for every key does not poison later transactions or explain")
   void anyOfSelectorWithoutPrefixesThrows() {
     KVScheduler kvs = kvs();
     AtomicBoolean armed = new AtomicBoolean();
-    KeySelector sel = key -> {
-      if (armed.get()) {
-        throw new IllegalStateException("selector exploded");
-      }
-      return key.equals(B2);
-    };
+    KeySelector sel =
+        key -> {
+          if (armed.get()) {
+            throw new IllegalStateException("selector exploded");
+          }
+          return key.equals(B2);
+        };
     kvs.registerDescriptors(
-        sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve()
-            .dependencies((k, v) -> k.equals(A1)
-                ? List.of(Dependency.anyOf("dep", List.of(), sel)) : List.of())
+        sb.descriptor("d1", Object.class)
+            .nbKeyPrefix(PREFIX_A)
+            .withoutRetrieve()
+            .dependencies(
+                (k, v) ->
+                    k.equals(A1) ? List.of(Dependency.anyOf("dep", List.of(), sel)) : List.of())
             .build());
     commit(kvs, A1, s("a"));
     assertThat(state(kvs, A1)).isEqualTo(PENDING);
@@ -145,18 +167,23 @@ class UserCodeGuardTest {
   }
 
   @Test
-  @DisplayName("a descriptor's key selector throwing an Error for a key: other descriptors still select it, the transaction is applied")
+  @DisplayName(
+      "a descriptor's key selector throwing an Error for a key: other descriptors still select it, the transaction is applied")
   void descriptorSelectorThrowsError() {
     KVScheduler kvs = kvs();
     kvs.registerDescriptors(
         sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve().build(),
-        sb.descriptor("d2", Object.class).nbKeyPrefix(PREFIX_B).withoutRetrieve()
-            .keySelector(k -> {
-              if (k.contains("bad")) {
-                throw new AssertionError("selector error");
-              }
-              return k.startsWith(PREFIX_B);
-            }).build());
+        sb.descriptor("d2", Object.class)
+            .nbKeyPrefix(PREFIX_B)
+            .withoutRetrieve()
+            .keySelector(
+                k -> {
+                  if (k.contains("bad")) {
+                    throw new AssertionError("selector error");
+                  }
+                  return k.startsWith(PREFIX_B);
+                })
+            .build());
     commit(kvs, A1, s("a"), PREFIX_A + "bad", s("b"), B2, s("b2"));
     assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
     assertThat(state(kvs, PREFIX_A + "bad")).isEqualTo(CONFIGURED); // d1 selects it
@@ -165,19 +192,23 @@ class UserCodeGuardTest {
   }
 
   @Test
-  @DisplayName("DerivedValues returning null entries among 40: the null entries are skipped, every other value derived")
+  @DisplayName(
+      "DerivedValues returning null entries among 40: the null entries are skipped, every other value derived")
   void derivedValuesWithNullEntries() {
     KVScheduler kvs = kvs();
-    kvs.registerDescriptors(sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A)
-        .withoutRetrieve()
-        .derivedValues((key, value) -> {
-          List<io.kvscheduler.api.KeyValuePair> out = new ArrayList<>();
-          for (int i = 0; i < 40; i++) {
-            out.add(i % 3 == 0 ? null
-                : io.kvscheduler.api.KeyValuePair.of(Fx.d(key, i), s("item" + i)));
-          }
-          return out;
-        }).build());
+    kvs.registerDescriptors(
+        sb.descriptor("d1", Object.class)
+            .nbKeyPrefix(PREFIX_A)
+            .withoutRetrieve()
+            .derivedValues(
+                (key, value) -> {
+                  List<KeyValuePair> out = new ArrayList<>();
+                  for (int i = 0; i < 40; i++) {
+                    out.add(i % 3 == 0 ? null : KeyValuePair.of(Fx.d(key, i), s("item" + i)));
+                  }
+                  return out;
+                })
+            .build());
     commit(kvs, A1, s("a"));
     List<String> expected = new ArrayList<>();
     for (int i = 0; i < 40; i++) {
@@ -193,25 +224,31 @@ class UserCodeGuardTest {
   }
 
   @Test
-  @DisplayName("metadata index extractors returning null entries or throwing, and watchers throwing Errors: values CONFIGURED, metadata kept")
+  @DisplayName(
+      "metadata index extractors returning null entries or throwing, and watchers throwing Errors: values CONFIGURED, metadata kept")
   void metadataIndexAndWatchersThrow() {
     KVScheduler kvs = kvs();
-    KVDescriptor<Object, String> withIndexes = KVDescriptor.builder("meta", Object.class)
-        .withMetadata(String.class)
-        .nbKeyPrefix(PREFIX_C)
-        .metadataIndex("nulls", m -> Arrays.asList(null, "x"))
-        .metadataIndex("broken", m -> {
-          throw new IllegalStateException("extractor exploded");
-        })
-        .create((k, v) -> "m-" + k)
-        .delete((k, v, m) -> { })
-        .build();
+    KVDescriptor<Object, String> withIndexes =
+        KVDescriptor.builder("meta", Object.class)
+            .withMetadata(String.class)
+            .nbKeyPrefix(PREFIX_C)
+            .metadataIndex("nulls", m -> Arrays.asList(null, "x"))
+            .metadataIndex(
+                "broken",
+                m -> {
+                  throw new IllegalStateException("extractor exploded");
+                })
+            .create((k, v) -> "m-" + k)
+            .delete((k, v, m) -> {})
+            .build();
     kvs.registerDescriptors(
         sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve().build(),
         withIndexes);
-    kvs.metadataMap("meta", String.class).watch((label, m) -> {
-      throw new AssertionError("metadata watcher");
-    });
+    kvs.metadataMap("meta", String.class)
+        .watch(
+            (label, m) -> {
+              throw new AssertionError("metadata watcher");
+            });
     commit(kvs, A1, s("a"), C3, s("c"));
     assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
     assertThat(state(kvs, C3)).isEqualTo(CONFIGURED);
@@ -227,17 +264,22 @@ class UserCodeGuardTest {
   }
 
   @Test
-  @DisplayName("a status listener and its selector throwing Errors (direct status executor): the commit returns, values CONFIGURED")
+  @DisplayName(
+      "a status listener and its selector throwing Errors (direct status executor): the commit returns, values CONFIGURED")
   void statusListenerThrowsError() {
     KVScheduler kvs = kvs();
     kvs.registerDescriptors(
         sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve().build());
-    kvs.watchValueStatus(KeySelector.any(), st -> {
-      throw new AssertionError("status listener");
-    });
-    kvs.watchValueStatus(k -> {
-      throw new AssertionError("listener's selector");
-    }, st -> { });
+    kvs.watchValueStatus(
+        KeySelector.any(),
+        st -> {
+          throw new AssertionError("status listener");
+        });
+    kvs.watchValueStatus(
+        k -> {
+          throw new AssertionError("listener's selector");
+        },
+        st -> {});
     List<String> seen = new ArrayList<>();
     kvs.watchValueStatus(KeySelector.any(), st -> seen.add(st.value().key()));
     commit(kvs, A1, s("a"));
@@ -255,7 +297,8 @@ class UserCodeGuardTest {
   }
 
   @Test
-  @DisplayName("a value whose toString throws, with the transaction log on: applied, the log shows the value by its class")
+  @DisplayName(
+      "a value whose toString throws, with the transaction log on: applied, the log shows the value by its class")
   void valueToStringThrows() {
     try (TxnLogCapture log = new TxnLogCapture()) {
       KVScheduler kvs = kvs();
@@ -266,8 +309,12 @@ class UserCodeGuardTest {
       assertThat(state(kvs, A2)).isEqualTo(CONFIGURED);
       assertThat(log.events()).hasSize(2); // the pre-record and the final record
       assertThat(log.events().get(1).getFormattedMessage())
-          .contains("<" + Unprintable.class.getName() + ": text failed with "
-              + IllegalStateException.class.getName() + ">");
+          .contains(
+              "<"
+                  + Unprintable.class.getName()
+                  + ": text failed with "
+                  + IllegalStateException.class.getName()
+                  + ">");
     }
   }
 
@@ -280,15 +327,17 @@ class UserCodeGuardTest {
   }
 
   @Test
-  @DisplayName("a Create failing with an exception whose getMessage throws: that value FAILED, the error names the exception's class")
+  @DisplayName(
+      "a Create failing with an exception whose getMessage throws: that value FAILED, the error names the exception's class")
   void exceptionMessageThrows() {
     KVScheduler kvs = kvs();
     kvs.registerDescriptors(
         sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve().build());
     sb.planError(A2, new Unreadable());
     assertThatThrownBy(() -> commit(kvs, A1, s("a"), A2, s("b")))
-        .isInstanceOfSatisfying(TransactionException.class, e ->
-            assertThat(e.keyErrors()).extracting(KeyError::key).containsExactly(A2));
+        .isInstanceOfSatisfying(
+            TransactionException.class,
+            e -> assertThat(e.keyErrors()).extracting(KeyError::key).containsExactly(A2));
     assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
     assertThat(state(kvs, A2)).isEqualTo(FAILED);
     assertThat(kvs.valueStatus(A2).value().error())
@@ -300,23 +349,25 @@ class UserCodeGuardTest {
    * Registers descriptor d1 over {@code PREFIX_A} keeping its values in the returned map, with
    * {@code retriever} as its Retrieve.
    */
-  private static java.util.Map<String, Object> registerRetrieving(KVScheduler kvs,
-      KVDescriptor.Retriever<Object, Void> retriever) {
-    java.util.Map<String, Object> device = new java.util.concurrent.ConcurrentHashMap<>();
-    kvs.registerDescriptors(KVDescriptor.builder("d1", Object.class)
-        .nbKeyPrefix(PREFIX_A)
-        .create((k, v) -> {
-          device.put(k, v);
-          return null;
-        })
-        .delete((k, v, m) -> device.remove(k))
-        .retrieve(retriever)
-        .build());
+  private static Map<String, Object> registerRetrieving(
+      KVScheduler kvs, KVDescriptor.Retriever<Object, Void> retriever) {
+    Map<String, Object> device = new ConcurrentHashMap<>();
+    kvs.registerDescriptors(
+        KVDescriptor.builder("d1", Object.class)
+            .nbKeyPrefix(PREFIX_A)
+            .create(
+                (k, v) -> {
+                  device.put(k, v);
+                  return null;
+                })
+            .delete((k, v, m) -> device.remove(k))
+            .retrieve(retriever)
+            .build());
     return device;
   }
 
   /** A list that can be iterated but fails when read by index (e.g. a lazy view gone stale). */
-  private static final class ReadFailingList<T> extends java.util.AbstractList<T> {
+  private static final class ReadFailingList<T> extends AbstractList<T> {
     private final List<T> items;
 
     ReadFailingList(List<T> items) {
@@ -334,7 +385,7 @@ class UserCodeGuardTest {
     }
 
     @Override
-    public java.util.Iterator<T> iterator() {
+    public Iterator<T> iterator() {
       return items.iterator();
     }
 
@@ -345,132 +396,160 @@ class UserCodeGuardTest {
   }
 
   @Test
-  @DisplayName("a Retrieve returning a list that fails when read: taken as a failed Retrieve, the resync applies the NB values")
+  @DisplayName(
+      "a Retrieve returning a list that fails when read: taken as a failed Retrieve, the resync applies the NB values")
   void retrievedListFailsWhenRead() {
     KVScheduler kvs = kvs();
-    java.util.Map<String, Object> device = registerRetrieving(kvs, correlate ->
-        new ReadFailingList<>(List.of(io.kvscheduler.api.KVWithMetadata.of(A2, (Object) s("x")))));
-    kvs.startNBTransaction().setValue(A1, s("a"))
-        .commit(TxnOptions.builder().resync(io.kvscheduler.api.ResyncType.FULL).build());
+    Map<String, Object> device =
+        registerRetrieving(
+            kvs,
+            correlate -> new ReadFailingList<>(List.of(KVWithMetadata.of(A2, (Object) s("x")))));
+    kvs.startNBTransaction()
+        .setValue(A1, s("a"))
+        .commit(TxnOptions.builder().resync(ResyncType.FULL).build());
     assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
     assertThat(device).containsOnlyKeys(A1);
     assertThat(kvs.valueStatus(A2).value().state()).isEqualTo(ValueState.NONEXISTENT);
   }
 
   @Test
-  @DisplayName("a Retrieve returning null instead of a list: taken as a failed Retrieve, the"
-      + " values are left as they are (no second Create of a value the southbound holds)")
+  @DisplayName(
+      "a Retrieve returning null instead of a list: taken as a failed Retrieve, the"
+          + " values are left as they are (no second Create of a value the southbound holds)")
   void retrieveReturnsNull() {
     KVScheduler kvs = kvs();
     AtomicBoolean answerNull = new AtomicBoolean();
-    java.util.concurrent.atomic.AtomicInteger creates = new java.util.concurrent.atomic.AtomicInteger();
-    java.util.Map<String, Object> device = new java.util.concurrent.ConcurrentHashMap<>();
-    kvs.registerDescriptors(KVDescriptor.builder("d1", Object.class)
-        .nbKeyPrefix(PREFIX_A)
-        .create((k, v) -> {
-          creates.incrementAndGet();
-          device.put(k, v);
-          return null;
-        })
-        .delete((k, v, m) -> device.remove(k))
-        .retrieve(correlate -> {
-          if (answerNull.get()) {
-            return null;
-          }
-          List<io.kvscheduler.api.KVWithMetadata<Object, Void>> out = new ArrayList<>();
-          device.forEach((k, v) -> out.add(io.kvscheduler.api.KVWithMetadata.of(k, v)));
-          return out;
-        })
-        .build());
+    AtomicInteger creates = new AtomicInteger();
+    Map<String, Object> device = new ConcurrentHashMap<>();
+    kvs.registerDescriptors(
+        KVDescriptor.builder("d1", Object.class)
+            .nbKeyPrefix(PREFIX_A)
+            .create(
+                (k, v) -> {
+                  creates.incrementAndGet();
+                  device.put(k, v);
+                  return null;
+                })
+            .delete((k, v, m) -> device.remove(k))
+            .retrieve(
+                correlate -> {
+                  if (answerNull.get()) {
+                    return null;
+                  }
+                  List<KVWithMetadata<Object, Void>> out = new ArrayList<>();
+                  device.forEach((k, v) -> out.add(KVWithMetadata.of(k, v)));
+                  return out;
+                })
+            .build());
     commit(kvs, A1, s("a"));
     answerNull.set(true);
-    kvs.startNBTransaction().setValue(A1, s("a"))
-        .commit(TxnOptions.builder().resync(io.kvscheduler.api.ResyncType.FULL).build());
+    kvs.startNBTransaction()
+        .setValue(A1, s("a"))
+        .commit(TxnOptions.builder().resync(ResyncType.FULL).build());
     assertThat(creates).hasValue(1);
     assertThat(device).containsOnlyKeys(A1);
     assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
   }
 
   @Test
-  @DisplayName("the SB view of a dump leaves out what a refresh skips: a key listed twice (the"
-      + " first listing is kept), a key no descriptor selects, a null entry")
+  @DisplayName(
+      "the SB view of a dump leaves out what a refresh skips: a key listed twice (the"
+          + " first listing is kept), a key no descriptor selects, a null entry")
   void sbDumpSkipsWhatTheRefreshSkips() {
     KVScheduler kvs = kvs();
-    registerRetrieving(kvs, correlate -> java.util.Arrays.asList(
-        io.kvscheduler.api.KVWithMetadata.of(A1, (Object) s("first")),
-        io.kvscheduler.api.KVWithMetadata.of(A1, (Object) s("second")),
-        io.kvscheduler.api.KVWithMetadata.of("/nobody/selects/this", (Object) s("x")),
-        null));
-    assertThat(kvs.dumpValues("d1", io.kvscheduler.api.View.SB))
+    registerRetrieving(
+        kvs,
+        correlate ->
+            Arrays.asList(
+                KVWithMetadata.of(A1, (Object) s("first")),
+                KVWithMetadata.of(A1, (Object) s("second")),
+                KVWithMetadata.of("/nobody/selects/this", (Object) s("x")),
+                null));
+    assertThat(kvs.dumpValues("d1", View.SB))
         .extracting(kv -> kv.key() + "=" + kv.value())
         .containsExactly(A1 + "=" + s("first"));
   }
 
   @Test
-  @DisplayName("the SB view of a dump leaves out a retrieved value of another class than the"
-      + " descriptor's, as the refresh does")
+  @DisplayName(
+      "the SB view of a dump leaves out a retrieved value of another class than the"
+          + " descriptor's, as the refresh does")
   @SuppressWarnings({"unchecked", "rawtypes"})
   void sbDumpSkipsValuesOfAnotherClass() {
     KVScheduler kvs = kvs();
-    KVDescriptor.Retriever<String, Void> retriever = correlate -> (List) List.of(
-        io.kvscheduler.api.KVWithMetadata.of(Fx.PREFIX_B + "text", "a string"),
-        io.kvscheduler.api.KVWithMetadata.of(Fx.PREFIX_B + "number", 42));
-    kvs.registerDescriptors(KVDescriptor.builder("strings", String.class)
-        .nbKeyPrefix(Fx.PREFIX_B)
-        .create((k, v) -> null)
-        .delete((k, v, m) -> {})
-        .retrieve(retriever)
-        .build());
-    assertThat(kvs.dumpValues("strings", io.kvscheduler.api.View.SB))
+    KVDescriptor.Retriever<String, Void> retriever =
+        correlate ->
+            (List)
+                List.of(
+                    KVWithMetadata.of(Fx.PREFIX_B + "text", "a string"),
+                    KVWithMetadata.of(Fx.PREFIX_B + "number", 42));
+    kvs.registerDescriptors(
+        KVDescriptor.builder("strings", String.class)
+            .nbKeyPrefix(Fx.PREFIX_B)
+            .create((k, v) -> null)
+            .delete((k, v, m) -> {})
+            .retrieve(retriever)
+            .build());
+    assertThat(kvs.dumpValues("strings", View.SB))
         .extracting(kv -> kv.key() + "=" + kv.value())
         .containsExactly(Fx.PREFIX_B + "text=a string");
   }
 
   @Test
-  @DisplayName("a Retrieve failing with an exception whose getMessage throws: logged, the resync applies the NB values")
+  @DisplayName(
+      "a Retrieve failing with an exception whose getMessage throws: logged, the resync applies the NB values")
   void retrieveFailsWithUnreadableException() {
     KVScheduler kvs = kvs();
-    java.util.Map<String, Object> device = registerRetrieving(kvs, correlate -> {
-      throw new Unreadable();
-    });
-    kvs.startNBTransaction().setValue(A1, s("a"))
-        .commit(TxnOptions.builder().resync(io.kvscheduler.api.ResyncType.FULL).build());
+    Map<String, Object> device =
+        registerRetrieving(
+            kvs,
+            correlate -> {
+              throw new Unreadable();
+            });
+    kvs.startNBTransaction()
+        .setValue(A1, s("a"))
+        .commit(TxnOptions.builder().resync(ResyncType.FULL).build());
     assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
     assertThat(device).containsOnlyKeys(A1);
   }
 
   @Test
-  @DisplayName("an injected clock that throws: the commit completes, the record keeps the last good time")
+  @DisplayName(
+      "an injected clock that throws: the commit completes, the record keeps the last good time")
   void clockThrows() throws Exception {
     AtomicBoolean broken = new AtomicBoolean();
     Instant t0 = Instant.parse("2026-01-01T00:00:00Z");
-    Clock clock = new Clock() {
-      @Override
-      public ZoneId getZone() {
-        return ZoneOffset.UTC;
-      }
+    Clock clock =
+        new Clock() {
+          @Override
+          public ZoneId getZone() {
+            return ZoneOffset.UTC;
+          }
 
-      @Override
-      public Clock withZone(ZoneId zone) {
-        return this;
-      }
+          @Override
+          public Clock withZone(ZoneId zone) {
+            return this;
+          }
 
-      @Override
-      public Instant instant() {
-        if (broken.get()) {
-          throw new IllegalStateException("clock exploded");
-        }
-        return t0;
-      }
-    };
+          @Override
+          public Instant instant() {
+            if (broken.get()) {
+              throw new IllegalStateException("clock exploded");
+            }
+            return t0;
+          }
+        };
     KVScheduler kvs = KVScheduler.builder().clock(clock).statusExecutor(Runnable::run).build();
     toClose.add(kvs);
     kvs.registerDescriptors(
         sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve().build());
     commit(kvs, A1, s("a"));
     broken.set(true);
-    long seq = kvs.startNBTransaction().setValue(A2, s("b"))
-        .commitAsync(TxnOptions.defaults()).get(10, TimeUnit.SECONDS);
+    long seq =
+        kvs.startNBTransaction()
+            .setValue(A2, s("b"))
+            .commitAsync(TxnOptions.defaults())
+            .get(10, TimeUnit.SECONDS);
     assertThat(state(kvs, A2)).isEqualTo(CONFIGURED);
     assertThat(kvs.recordedTransaction(seq).orElseThrow().start()).isEqualTo(t0);
     broken.set(false);
@@ -478,36 +557,52 @@ class UserCodeGuardTest {
   }
 
   @Test
-  @DisplayName("a first resync aborted by an internal error (an Error thrown by user code) is"
-      + " undone, its refresh included: nothing is published, and the next resync is a first"
-      + " resync again that takes the southbound's values over without a call")
+  @DisplayName(
+      "a first resync aborted by an internal error (an Error thrown by user code) is"
+          + " undone, its refresh included: nothing is published, and the next resync is a first"
+          + " resync again that takes the southbound's values over without a call")
   void abortedFirstResyncIsUndone() {
     AtomicBoolean explode = new AtomicBoolean(true);
     Fx.Env env = Fx.env(false);
     toClose.add(env);
     KVScheduler kvs = env.kvs();
-    kvs.registerDescriptors(sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A)
-        .validate((key, v) -> {
-          if (key.equals(A2) && explode.getAndSet(false)) {
-            throw new InternalError("validator broken"); // an Error: not contained as a failure
-          }
-        }).build());
+    kvs.registerDescriptors(
+        sb.descriptor("d1", Object.class)
+            .nbKeyPrefix(PREFIX_A)
+            .validate(
+                (key, v) -> {
+                  if (key.equals(A2) && explode.getAndSet(false)) {
+                    throw new InternalError(
+                        "validator broken"); // an Error: not contained as a failure
+                  }
+                })
+            .build());
     for (String k : List.of(A1, A2, A3)) {
-      sb.setValue(k, s(k), null, io.kvscheduler.api.ValueOrigin.UNKNOWN, false);
+      sb.setValue(k, s(k), null, ValueOrigin.UNKNOWN, false);
     }
-    TxnOptions full = TxnOptions.builder().resync(io.kvscheduler.api.ResyncType.FULL).build();
-    assertThatThrownBy(() -> kvs.startNBTransaction().setValue(A1, s(A1)).setValue(A2, s(A2))
-        .setValue(A3, s(A3)).commit(full))
+    TxnOptions full = TxnOptions.builder().resync(ResyncType.FULL).build();
+    assertThatThrownBy(
+            () ->
+                kvs.startNBTransaction()
+                    .setValue(A1, s(A1))
+                    .setValue(A2, s(A2))
+                    .setValue(A3, s(A3))
+                    .commit(full))
         .satisfies(e -> assertThat(chain(e)).anyMatch(InternalError.class::isInstance));
     for (String k : List.of(A1, A2, A3)) {
       assertThat(state(kvs, k)).as(k).isEqualTo(ValueState.NONEXISTENT);
     }
-    long seq = kvs.startNBTransaction().setValue(A1, s(A1)).setValue(A2, s(A2))
-        .setValue(A3, s(A3)).commit(full);
+    long seq =
+        kvs.startNBTransaction()
+            .setValue(A1, s(A1))
+            .setValue(A2, s(A2))
+            .setValue(A3, s(A3))
+            .commit(full);
     for (String k : List.of(A1, A2, A3)) {
       assertThat(state(kvs, k)).as(k).isEqualTo(CONFIGURED);
     }
-    assertThat(sb.callLog()).as("no southbound operation but the two refreshes")
+    assertThat(sb.callLog())
+        .as("no southbound operation but the two refreshes")
         .containsExactly("RETRIEVE d1", "RETRIEVE d1");
     assertThat(kvs.recordedTransaction(seq).orElseThrow().executed())
         .as("taken over as DISCOVERED values (a first resync's correlation), not as OBTAINED")
@@ -523,52 +618,65 @@ class UserCodeGuardTest {
   }
 
   @Test
-  @DisplayName("a periodic resync the delay scheduler could not arm is armed again after the next transaction")
+  @DisplayName(
+      "a periodic resync the delay scheduler could not arm is armed again after the next transaction")
   void periodicResyncRearmedAfterFailedArming() {
-    io.kvscheduler.testkit.ManualClock clock = new io.kvscheduler.testkit.ManualClock();
-    io.kvscheduler.testkit.ManualDelayScheduler timers =
-        new io.kvscheduler.testkit.ManualDelayScheduler(clock);
-    java.util.concurrent.atomic.AtomicInteger failuresLeft =
-        new java.util.concurrent.atomic.AtomicInteger(1);
-    KVScheduler kvs = KVScheduler.builder().clock(clock).statusExecutor(Runnable::run)
-        .delayScheduler((delay, task) -> {
-          if (failuresLeft.getAndDecrement() > 0) {
-            throw new IllegalStateException("timer exploded");
-          }
-          return timers.schedule(delay, task);
-        })
-        .periodicDownstreamResync(java.time.Duration.ofMinutes(5), java.time.Duration.ZERO)
-        .build();
+    ManualClock clock = new ManualClock();
+    ManualDelayScheduler timers = new ManualDelayScheduler(clock);
+    AtomicInteger failuresLeft = new AtomicInteger(1);
+    KVScheduler kvs =
+        KVScheduler.builder()
+            .clock(clock)
+            .statusExecutor(Runnable::run)
+            .delayScheduler(
+                (delay, task) -> {
+                  if (failuresLeft.getAndDecrement() > 0) {
+                    throw new IllegalStateException("timer exploded");
+                  }
+                  return timers.schedule(delay, task);
+                })
+            .periodicDownstreamResync(Duration.ofMinutes(5), Duration.ZERO)
+            .build();
     toClose.add(kvs);
     // the first arming (at build) failed; checked before anything is queued: the engine arms
     // again after the next item it processes (registering descriptors queues one)
     assertThat(timers.pending()).isEmpty();
-    kvs.registerDescriptors(
-        sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).build());
+    kvs.registerDescriptors(sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).build());
     commit(kvs, A1, s("a"));
     kvs.transactionBarrier();
     assertThat(timers.pending()).hasSize(1); // armed again, once
-    timers.advance(java.time.Duration.ofMinutes(5));
+    timers.advance(Duration.ofMinutes(5));
     kvs.transactionBarrier();
-    assertThat(kvs.transactionHistory()).extracting(io.kvscheduler.api.RecordedTxn::description)
+    assertThat(kvs.transactionHistory())
+        .extracting(RecordedTxn::description)
         .contains("periodic downstream resync");
   }
 
   @Test
-  @DisplayName("an injected delay scheduler that throws: the failed value is FAILED, not RETRYING (no retry will come; logged), the transaction is applied")
+  @DisplayName(
+      "an injected delay scheduler that throws: the failed value is FAILED, not RETRYING (no retry will come; logged), the transaction is applied")
   void delaySchedulerThrows() {
-    KVScheduler kvs = KVScheduler.builder().statusExecutor(Runnable::run)
-        .delayScheduler((delay, task) -> {
-          throw new IllegalStateException("timer exploded");
-        }).build();
+    KVScheduler kvs =
+        KVScheduler.builder()
+            .statusExecutor(Runnable::run)
+            .delayScheduler(
+                (delay, task) -> {
+                  throw new IllegalStateException("timer exploded");
+                })
+            .build();
     toClose.add(kvs);
     kvs.registerDescriptors(
         sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve().build());
     sb.planError(A2, new RuntimeException("southbound busy"));
-    assertThatThrownBy(() -> kvs.startNBTransaction().setValue(A1, s("a")).setValue(A2, s("b"))
-        .commit(TxnOptions.builder().retryWithDefaults().build()))
-        .isInstanceOfSatisfying(TransactionException.class, e ->
-            assertThat(e.keyErrors()).extracting(KeyError::key).containsExactly(A2));
+    assertThatThrownBy(
+            () ->
+                kvs.startNBTransaction()
+                    .setValue(A1, s("a"))
+                    .setValue(A2, s("b"))
+                    .commit(TxnOptions.builder().retryWithDefaults().build()))
+        .isInstanceOfSatisfying(
+            TransactionException.class,
+            e -> assertThat(e.keyErrors()).extracting(KeyError::key).containsExactly(A2));
     assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
     assertThat(state(kvs, A2)).isEqualTo(FAILED); // its retry could not be armed: none will come
     engineStillWorks(kvs, A3);

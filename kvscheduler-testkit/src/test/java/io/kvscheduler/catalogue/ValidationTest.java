@@ -44,10 +44,10 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * Catalogue §11: validation and the INVALID state, on the setup of the hands-on scenario
- * {@code fixed_invalid_config}: interfaces {@code if/X} validate their MAC address, bridge domains
- * {@code bd/B} derive memberships {@code bd/B/interface/X} (depending on {@code if/X}, validated by
- * the bd descriptor), FIB entries {@code fib/N} depend on a membership.
+ * Catalogue §11: validation and the INVALID state, on the setup of the hands-on scenario {@code
+ * fixed_invalid_config}: interfaces {@code if/X} validate their MAC address, bridge domains {@code
+ * bd/B} derive memberships {@code bd/B/interface/X} (depending on {@code if/X}, validated by the bd
+ * descriptor), FIB entries {@code fib/N} depend on a membership.
  */
 class ValidationTest {
   record Iface(String mac) {}
@@ -76,8 +76,10 @@ class ValidationTest {
   }
 
   private final MockSouthbound sb = new MockSouthbound();
+
   /** "VALIDATE key #n": n = number of SB calls seen when Validate ran. */
   private final List<String> validations = new CopyOnWriteArrayList<>();
+
   private final List<String> expectedInconsistencies = new ArrayList<>();
   private Fx.Env env;
   private KVScheduler kvs;
@@ -87,48 +89,58 @@ class ValidationTest {
     env = Fx.env(true);
     kvs = env.kvs();
     kvs.registerDescriptors(
-        sb.descriptor("interface", Iface.class).nbKeyPrefix("if/")
-            .validate((key, v) -> {
-              validations.add("VALIDATE " + key + " #" + sb.calls().size());
-              if (v.mac().equals("plain")) {
-                throw new IllegalArgumentException("invalid MAC address");
-              }
-              if (v.mac().equals("two-fields")) {
-                throw new InvalidValueException("bad", "phys_address", "host_if_name");
-              }
-              if (!MAC.matcher(v.mac()).matches()) {
-                throw new InvalidValueException("bad", "phys_address");
-              }
-            })
+        sb.descriptor("interface", Iface.class)
+            .nbKeyPrefix("if/")
+            .validate(
+                (key, v) -> {
+                  validations.add("VALIDATE " + key + " #" + sb.calls().size());
+                  if (v.mac().equals("plain")) {
+                    throw new IllegalArgumentException("invalid MAC address");
+                  }
+                  if (v.mac().equals("two-fields")) {
+                    throw new InvalidValueException("bad", "phys_address", "host_if_name");
+                  }
+                  if (!MAC.matcher(v.mac()).matches()) {
+                    throw new InvalidValueException("bad", "phys_address");
+                  }
+                })
             .build(),
-        sb.descriptor("bd", Object.class).nbKeyPrefix("bd/")
-            .derivedValues((key, v) -> {
-              List<KeyValuePair> out = new ArrayList<>();
-              if (v instanceof Bd bd) {
-                for (String i : bd.ifaces()) {
-                  out.add(KeyValuePair.of(key + "/interface/" + i, new Member(i)));
-                }
-              }
-              return out;
-            })
-            .dependencies((key, v) -> v instanceof Member m
-                ? List.of(Dependency.onKey("interface", "if/" + m.iface())) : List.of())
-            .validate((key, v) -> {
-              validations.add("VALIDATE " + key + " #" + sb.calls().size());
-              if (v instanceof Member m && m.iface().equals("bad")) {
-                throw new InvalidValueException("unknown interface", "iface");
-              }
-            })
+        sb.descriptor("bd", Object.class)
+            .nbKeyPrefix("bd/")
+            .derivedValues(
+                (key, v) -> {
+                  List<KeyValuePair> out = new ArrayList<>();
+                  if (v instanceof Bd bd) {
+                    for (String i : bd.ifaces()) {
+                      out.add(KeyValuePair.of(key + "/interface/" + i, new Member(i)));
+                    }
+                  }
+                  return out;
+                })
+            .dependencies(
+                (key, v) ->
+                    v instanceof Member m
+                        ? List.of(Dependency.onKey("interface", "if/" + m.iface()))
+                        : List.of())
+            .validate(
+                (key, v) -> {
+                  validations.add("VALIDATE " + key + " #" + sb.calls().size());
+                  if (v instanceof Member m && m.iface().equals("bad")) {
+                    throw new InvalidValueException("unknown interface", "iface");
+                  }
+                })
             .build(),
-        sb.descriptor("fib", Fib.class).nbKeyPrefix("fib/")
-            .dependencies((key, v) -> List.of(
-                Dependency.onKey("bd-member", member(v.bd(), v.iface()))))
-            .validate((key, v) -> {
-              validations.add("VALIDATE " + key + " #" + sb.calls().size());
-              if (v.iface().isEmpty()) {
-                throw new IllegalArgumentException("missing outgoing interface");
-              }
-            })
+        sb.descriptor("fib", Fib.class)
+            .nbKeyPrefix("fib/")
+            .dependencies(
+                (key, v) -> List.of(Dependency.onKey("bd-member", member(v.bd(), v.iface()))))
+            .validate(
+                (key, v) -> {
+                  validations.add("VALIDATE " + key + " #" + sb.calls().size());
+                  if (v.iface().isEmpty()) {
+                    throw new IllegalArgumentException("missing outgoing interface");
+                  }
+                })
             .build());
   }
 
@@ -158,8 +170,8 @@ class ValidationTest {
     return commitFails(TxnOptions.defaults(), kv);
   }
 
-  private static ValueStatus status(String key, ValueState state, TxnOperation lastOp,
-      String error, String... details) {
+  private static ValueStatus status(
+      String key, ValueState state, TxnOperation lastOp, String error, String... details) {
     return new ValueStatus(key, state, error, lastOp, List.of(details));
   }
 
@@ -168,8 +180,9 @@ class ValidationTest {
   }
 
   private ValueStatus derivedStatusOf(String base, String key) {
-    return kvs.valueStatus(base).derivedStatus(key).orElseThrow(
-        () -> new AssertionError("no derived status " + key + " under " + base));
+    return kvs.valueStatus(base)
+        .derivedStatus(key)
+        .orElseThrow(() -> new AssertionError("no derived status " + key + " under " + base));
   }
 
   private static OpSpec[] ops(OpSpec... o) {
@@ -179,7 +192,8 @@ class ValidationTest {
   // ------------------------------------------------------------------ B117
 
   @Test
-  @DisplayName("B117 Validate runs right before Create and before Update, once (not during simulation)")
+  @DisplayName(
+      "B117 Validate runs right before Create and before Update, once (not during simulation)")
   void validateBeforeCreateAndUpdate() {
     commit(TAP1, new Iface(MAC1));
     assertThat(validations).containsExactly("VALIDATE " + TAP1 + " #0");
@@ -194,10 +208,12 @@ class ValidationTest {
   }
 
   @Test
-  @DisplayName("B117 an invalid NB value is stored INVALID (NOOP, error, details = invalid fields); the plan shows success")
+  @DisplayName(
+      "B117 an invalid NB value is stored INVALID (NOOP, error, details = invalid fields); the plan shows success")
   void invalidValueOnCreate() {
     TransactionException e = commitFails(TAP2, new Iface(BAD_MAC));
-    assertThat(e.keyErrors()).extracting(KeyError::key, KeyError::operation, KeyError::message)
+    assertThat(e.keyErrors())
+        .extracting(KeyError::key, KeyError::operation, KeyError::message)
         .containsExactly(tuple(TAP2, CREATE, PHYS_ERR));
     assertThat(e.keyErrors().get(0).cause()).isInstanceOf(InvalidValueException.class);
     assertThat(sb.callLog()).isEmpty();
@@ -206,11 +222,15 @@ class ValidationTest {
     RecordedTxn txn = env.txn(0);
     TxnAssert.assertThat(txn)
         .planned(op(CREATE, TAP2).states(NONEXISTENT, CONFIGURED).error(""))
-        .executed(op(CREATE, TAP2).states(NONEXISTENT, INVALID).flags("NOOP")
-            .newValue(new Iface(BAD_MAC)).error(PHYS_ERR));
-    assertThat(RecordedTxnOp.labels(txn.executed().get(0).displayFlags())).containsExactly("NOOP", "INVALID");
-    assertThat(statusOf(TAP2))
-        .isEqualTo(status(TAP2, INVALID, CREATE, PHYS_ERR, "phys_address"));
+        .executed(
+            op(CREATE, TAP2)
+                .states(NONEXISTENT, INVALID)
+                .flags("NOOP")
+                .newValue(new Iface(BAD_MAC))
+                .error(PHYS_ERR));
+    assertThat(RecordedTxnOp.labels(txn.executed().get(0).displayFlags()))
+        .containsExactly("NOOP", "INVALID");
+    assertThat(statusOf(TAP2)).isEqualTo(status(TAP2, INVALID, CREATE, PHYS_ERR, "phys_address"));
   }
 
   @Test
@@ -220,17 +240,22 @@ class ValidationTest {
     sb.clearCalls();
     TransactionException e = commitFails(BD1, new Bd(List.of("tap1", "bad")));
     String memberErr = "field iface is invalid: unknown interface";
-    assertThat(e.keyErrors()).extracting(KeyError::key, KeyError::operation, KeyError::message)
+    assertThat(e.keyErrors())
+        .extracting(KeyError::key, KeyError::operation, KeyError::message)
         .containsExactly(tuple(member("bd1", "bad"), CREATE, memberErr));
     assertThat(sb.callLog()).containsExactly("CREATE " + BD1, "CREATE " + member("bd1", "tap1"));
-    TxnAssert.assertThat(env.txn(1)).executed(
-        op(CREATE, BD1).states(NONEXISTENT, CONFIGURED),
-        op(CREATE, member("bd1", "bad")).states(NONEXISTENT, INVALID).flags("DERIVED", "NOOP")
-            .error(memberErr),
-        op(CREATE, member("bd1", "tap1")).states(NONEXISTENT, CONFIGURED).flags("DERIVED"));
-    assertThat(kvs.valueStatus(BD1).derived()).containsExactly(
-        status(member("bd1", "bad"), INVALID, CREATE, memberErr, "iface"),
-        status(member("bd1", "tap1"), CONFIGURED, CREATE, ""));
+    TxnAssert.assertThat(env.txn(1))
+        .executed(
+            op(CREATE, BD1).states(NONEXISTENT, CONFIGURED),
+            op(CREATE, member("bd1", "bad"))
+                .states(NONEXISTENT, INVALID)
+                .flags("DERIVED", "NOOP")
+                .error(memberErr),
+            op(CREATE, member("bd1", "tap1")).states(NONEXISTENT, CONFIGURED).flags("DERIVED"));
+    assertThat(kvs.valueStatus(BD1).derived())
+        .containsExactly(
+            status(member("bd1", "bad"), INVALID, CREATE, memberErr, "iface"),
+            status(member("bd1", "tap1"), CONFIGURED, CREATE, ""));
   }
 
   // ------------------------------------------------------------------ B118
@@ -239,27 +264,39 @@ class ValidationTest {
   @DisplayName("B118 an INVALID value blocks its dependents and is neither refreshed nor retried")
   void invalidBlocksDependentsAndIsNotRetried() {
     sb.planError(TAP3, new RuntimeException("failed to create"));
-    TxnOptions retry = TxnOptions.builder()
-        .retry(new RetryOptions(Duration.ofSeconds(1), 3, false)).build();
-    TransactionException e = commitFails(retry, TAP2, new Iface(BAD_MAC),
-        BD1, new Bd(List.of("tap2")), FIB2, new Fib("bd1", "tap2"), TAP3, new Iface(MAC1));
-    assertThat(e.keyErrors()).extracting(KeyError::key, KeyError::operation, KeyError::message)
+    TxnOptions retry =
+        TxnOptions.builder().retry(new RetryOptions(Duration.ofSeconds(1), 3, false)).build();
+    TransactionException e =
+        commitFails(
+            retry,
+            TAP2,
+            new Iface(BAD_MAC),
+            BD1,
+            new Bd(List.of("tap2")),
+            FIB2,
+            new Fib("bd1", "tap2"),
+            TAP3,
+            new Iface(MAC1));
+    assertThat(e.keyErrors())
+        .extracting(KeyError::key, KeyError::operation, KeyError::message)
         .containsExactly(tuple(TAP2, CREATE, PHYS_ERR), tuple(TAP3, CREATE, "failed to create"));
     // only the failed (not the invalid) value is refreshed
     assertThat(sb.callLog())
         .containsExactly("CREATE " + BD1, "CREATE " + TAP3 + " ✗", "RETRIEVE interface");
-    TxnAssert.assertThat(env.txn(0)).executed(
-        op(CREATE, BD1).states(NONEXISTENT, CONFIGURED),
-        op(CREATE, member("bd1", "tap2")).states(NONEXISTENT, PENDING).flags("DERIVED", "NOOP"),
-        op(CREATE, FIB2).states(NONEXISTENT, PENDING).flags("NOOP"),
-        op(CREATE, TAP2).states(NONEXISTENT, INVALID).flags("NOOP").error(PHYS_ERR),
-        op(CREATE, TAP3).states(NONEXISTENT, RETRYING).error("failed to create"));
+    TxnAssert.assertThat(env.txn(0))
+        .executed(
+            op(CREATE, BD1).states(NONEXISTENT, CONFIGURED),
+            op(CREATE, member("bd1", "tap2")).states(NONEXISTENT, PENDING).flags("DERIVED", "NOOP"),
+            op(CREATE, FIB2).states(NONEXISTENT, PENDING).flags("NOOP"),
+            op(CREATE, TAP2).states(NONEXISTENT, INVALID).flags("NOOP").error(PHYS_ERR),
+            op(CREATE, TAP3).states(NONEXISTENT, RETRYING).error("failed to create"));
     assertThat(derivedStatusOf(BD1, member("bd1", "tap2")))
         .isEqualTo(status(member("bd1", "tap2"), PENDING, CREATE, "", "interface"));
     assertThat(statusOf(FIB2)).isEqualTo(status(FIB2, PENDING, CREATE, "", "bd-member"));
     assertThat(statusOf(TAP2)).isEqualTo(status(TAP2, INVALID, CREATE, PHYS_ERR, "phys_address"));
     // one retry is scheduled (~1 s; the manual clock ticks 1 ms per read): for tap3 only
-    assertThat(env.timers().pending()).hasSize(1)
+    assertThat(env.timers().pending())
+        .hasSize(1)
         .allSatisfy(d -> assertThat(d).isBetween(Duration.ofMillis(900), Duration.ofSeconds(1)));
 
     sb.clearCalls();
@@ -267,11 +304,10 @@ class ValidationTest {
     kvs.transactionBarrier();
     RecordedTxn retryTxn = env.txn(1);
     assertThat(retryTxn.type()).isEqualTo(TxnType.RETRY_FAILED_OPS);
-    assertThat(retryTxn.values()).extracting(RecordedTxn.RecordedValue::key)
-        .containsExactly(TAP3);
+    assertThat(retryTxn.values()).extracting(RecordedTxn.RecordedValue::key).containsExactly(TAP3);
     assertThat(sb.callLog()).containsExactly("CREATE " + TAP3);
-    TxnAssert.assertThat(retryTxn).executed(
-        op(CREATE, TAP3).states(RETRYING, CONFIGURED).flags("RETRY"));
+    TxnAssert.assertThat(retryTxn)
+        .executed(op(CREATE, TAP3).states(RETRYING, CONFIGURED).flags("RETRY"));
 
     env.timers().advance(Duration.ofMinutes(5));
     kvs.transactionBarrier();
@@ -284,24 +320,31 @@ class ValidationTest {
   // ------------------------------------------------------------------ B119
 
   @Test
-  @DisplayName("B119 fixing an INVALID value is a CREATE flagged FIXED; its pending dependents follow")
+  @DisplayName(
+      "B119 fixing an INVALID value is a CREATE flagged FIXED; its pending dependents follow")
   void fixingInvalidValue() {
-    commitFails(TAP2, new Iface(BAD_MAC), BD1, new Bd(List.of("tap2")),
-        FIB2, new Fib("bd1", "tap2"));
+    commitFails(
+        TAP2, new Iface(BAD_MAC), BD1, new Bd(List.of("tap2")), FIB2, new Fib("bd1", "tap2"));
     sb.clearCalls();
 
     long seq = commit(TAP2, new Iface(MAC2));
-    assertThat(sb.callLog()).containsExactly(
-        "CREATE " + TAP2, "CREATE " + member("bd1", "tap2"), "CREATE " + FIB2);
-    OpSpec[] expected = ops(
-        op(CREATE, TAP2).states(INVALID, CONFIGURED).prevValue(new Iface(BAD_MAC))
-            .newValue(new Iface(MAC2)).prevError(PHYS_ERR).error(""),
-        op(CREATE, member("bd1", "tap2")).states(PENDING, CONFIGURED).flags("DERIVED"),
-        op(CREATE, FIB2).states(PENDING, CONFIGURED));
+    assertThat(sb.callLog())
+        .containsExactly("CREATE " + TAP2, "CREATE " + member("bd1", "tap2"), "CREATE " + FIB2);
+    OpSpec[] expected =
+        ops(
+            op(CREATE, TAP2)
+                .states(INVALID, CONFIGURED)
+                .prevValue(new Iface(BAD_MAC))
+                .newValue(new Iface(MAC2))
+                .prevError(PHYS_ERR)
+                .error(""),
+            op(CREATE, member("bd1", "tap2")).states(PENDING, CONFIGURED).flags("DERIVED"),
+            op(CREATE, FIB2).states(PENDING, CONFIGURED));
     RecordedTxn txn = env.txn(seq);
     TxnAssert.assertThat(txn).executed(expected).planned(expected);
     assertThat(RecordedTxnOp.labels(txn.executed().get(0).displayFlags())).containsExactly("FIXED");
-    assertThat(RecordedTxnOp.labels(txn.executed().get(1).displayFlags())).containsExactly("DERIVED", "WAS-PENDING");
+    assertThat(RecordedTxnOp.labels(txn.executed().get(1).displayFlags()))
+        .containsExactly("DERIVED", "WAS-PENDING");
     assertThat(statusOf(TAP2)).isEqualTo(status(TAP2, CONFIGURED, CREATE, ""));
     assertThat(statusOf(FIB2)).isEqualTo(status(FIB2, CONFIGURED, CREATE, ""));
   }
@@ -309,8 +352,9 @@ class ValidationTest {
   // ------------------------------------------------------------------ B120
 
   @Test
-  @DisplayName("B120 an invalid update leaves the old value applied (no call); a later valid value"
-      + " updates it (D35)")
+  @DisplayName(
+      "B120 an invalid update leaves the old value applied (no call); a later valid value"
+          + " updates it (D35)")
   void invalidUpdateLeavesOldValue() {
     commit(TAP1, new Iface(MAC1), BD1, new Bd(List.of("tap1")));
     assertThat(sb.callLog())
@@ -318,14 +362,23 @@ class ValidationTest {
     sb.clearCalls();
 
     TransactionException e = commitFails(TAP1, new Iface(BAD_MAC));
-    assertThat(e.keyErrors()).extracting(KeyError::key, KeyError::operation, KeyError::message)
+    assertThat(e.keyErrors())
+        .extracting(KeyError::key, KeyError::operation, KeyError::message)
         .containsExactly(tuple(TAP1, UPDATE, PHYS_ERR));
     assertThat(sb.callLog()).isEmpty();
     TxnAssert.assertThat(env.txn(1))
-        .planned(op(UPDATE, TAP1).states(CONFIGURED, CONFIGURED)
-            .prevValue(new Iface(MAC1)).newValue(new Iface(BAD_MAC)))
-        .executed(op(UPDATE, TAP1).states(CONFIGURED, INVALID).flags("NOOP")
-            .prevValue(new Iface(MAC1)).newValue(new Iface(BAD_MAC)).error(PHYS_ERR));
+        .planned(
+            op(UPDATE, TAP1)
+                .states(CONFIGURED, CONFIGURED)
+                .prevValue(new Iface(MAC1))
+                .newValue(new Iface(BAD_MAC)))
+        .executed(
+            op(UPDATE, TAP1)
+                .states(CONFIGURED, INVALID)
+                .flags("NOOP")
+                .prevValue(new Iface(MAC1))
+                .newValue(new Iface(BAD_MAC))
+                .error(PHYS_ERR));
     // old content stays in SB; dependents untouched
     assertThat(sb.get(TAP1).orElseThrow().value()).isEqualTo(new Iface(MAC1));
     assertThat(statusOf(TAP1)).isEqualTo(status(TAP1, INVALID, UPDATE, PHYS_ERR, "phys_address"));
@@ -345,10 +398,14 @@ class ValidationTest {
     sb.clearCalls();
     long seq = commit(TAP1, new Iface(MAC2));
     assertThat(sb.callLog()).containsExactly("UPDATE " + TAP1, "CREATE " + member("bd2", "tap1"));
-    TxnAssert.assertThat(env.txn(seq)).executed(
-        op(UPDATE, TAP1).states(INVALID, CONFIGURED).prevValue(new Iface(MAC1))
-            .newValue(new Iface(MAC2)).prevError(PHYS_ERR),
-        op(CREATE, member("bd2", "tap1")).states(PENDING, CONFIGURED).flags("DERIVED"));
+    TxnAssert.assertThat(env.txn(seq))
+        .executed(
+            op(UPDATE, TAP1)
+                .states(INVALID, CONFIGURED)
+                .prevValue(new Iface(MAC1))
+                .newValue(new Iface(MAC2))
+                .prevError(PHYS_ERR),
+            op(CREATE, member("bd2", "tap1")).states(PENDING, CONFIGURED).flags("DERIVED"));
     assertThat(sb.get(TAP1).orElseThrow().value()).isEqualTo(new Iface(MAC2));
     assertThat(statusOf(TAP1)).isEqualTo(status(TAP1, CONFIGURED, UPDATE, ""));
   }
@@ -356,7 +413,8 @@ class ValidationTest {
   // ------------------------------------------------------------------ B121
 
   @Test
-  @DisplayName("B121 invalid-value error message: plain without field, 'field f is invalid', 'fields [f1 f2] are invalid'")
+  @DisplayName(
+      "B121 invalid-value error message: plain without field, 'field f is invalid', 'fields [f1 f2] are invalid'")
   void invalidValueMessageFormat() {
     InvalidValueException none = new InvalidValueException("bad");
     assertThat(none.getMessage()).isEqualTo("bad");
@@ -372,37 +430,51 @@ class ValidationTest {
   }
 
   @Test
-  @DisplayName("B121 the invalid fields become the Details of the INVALID status (none for a plain error)")
+  @DisplayName(
+      "B121 the invalid fields become the Details of the INVALID status (none for a plain error)")
   void invalidFieldsBecomeDetails() {
     TransactionException e = commitFails(TAP1, new Iface("two-fields"), TAP2, new Iface("plain"));
-    assertThat(e.keyErrors()).extracting(KeyError::key, KeyError::message).containsExactly(
-        tuple(TAP1, "fields [phys_address host_if_name] are invalid: bad"),
-        tuple(TAP2, "invalid MAC address"));
-    assertThat(statusOf(TAP1)).isEqualTo(status(TAP1, INVALID, CREATE,
-        "fields [phys_address host_if_name] are invalid: bad", "phys_address", "host_if_name"));
-    assertThat(statusOf(TAP2))
-        .isEqualTo(status(TAP2, INVALID, CREATE, "invalid MAC address"));
+    assertThat(e.keyErrors())
+        .extracting(KeyError::key, KeyError::message)
+        .containsExactly(
+            tuple(TAP1, "fields [phys_address host_if_name] are invalid: bad"),
+            tuple(TAP2, "invalid MAC address"));
+    assertThat(statusOf(TAP1))
+        .isEqualTo(
+            status(
+                TAP1,
+                INVALID,
+                CREATE,
+                "fields [phys_address host_if_name] are invalid: bad",
+                "phys_address",
+                "host_if_name"));
+    assertThat(statusOf(TAP2)).isEqualTo(status(TAP2, INVALID, CREATE, "invalid MAC address"));
     assertThat(sb.callLog()).isEmpty();
   }
 
   // ------------------------------------------------------------------ B122
 
   @Test
-  @DisplayName("B122 validateSemantically (ours: List<KeyError>) lists every invalid value incl. derived, skips unknown keys, touches nothing")
+  @DisplayName(
+      "B122 validateSemantically (ours: List<KeyError>) lists every invalid value incl. derived, skips unknown keys, touches nothing")
   void validateSemantically() {
-    List<KeyError> errs = kvs.validateSemantically(List.of(
-        KeyValuePair.of(TAP1, new Iface(MAC1)),
-        KeyValuePair.of(TAP2, new Iface(BAD_MAC)),
-        KeyValuePair.of(BD1, new Bd(List.of("tap1", "bad"))),
-        KeyValuePair.of(FIB1, new Fib("bd1", "")),
-        KeyValuePair.of("unknown/key", "no descriptor")));
-    assertThat(errs).extracting(KeyError::key, KeyError::operation, KeyError::message)
+    List<KeyError> errs =
+        kvs.validateSemantically(
+            List.of(
+                KeyValuePair.of(TAP1, new Iface(MAC1)),
+                KeyValuePair.of(TAP2, new Iface(BAD_MAC)),
+                KeyValuePair.of(BD1, new Bd(List.of("tap1", "bad"))),
+                KeyValuePair.of(FIB1, new Fib("bd1", "")),
+                KeyValuePair.of("unknown/key", "no descriptor")));
+    assertThat(errs)
+        .extracting(KeyError::key, KeyError::operation, KeyError::message)
         .containsExactly(
             tuple(TAP2, VALIDATE, PHYS_ERR),
             tuple(member("bd1", "bad"), VALIDATE, "field iface is invalid: unknown interface"),
             tuple(FIB1, VALIDATE, "missing outgoing interface"));
-    assertThat(errs).extracting(ValidationTest::invalidFields).containsExactly(
-        List.of("phys_address"), List.of("iface"), List.of());
+    assertThat(errs)
+        .extracting(ValidationTest::invalidFields)
+        .containsExactly(List.of("phys_address"), List.of("iface"), List.of());
 
     // nothing applied, nothing recorded
     assertThat(sb.callLog()).isEmpty();
@@ -410,8 +482,11 @@ class ValidationTest {
     assertThat(kvs.valueStatuses()).isEmpty();
     assertThat(statusOf(TAP2).state()).isEqualTo(NONEXISTENT);
 
-    assertThat(kvs.validateSemantically(List.of(
-        KeyValuePair.of(TAP1, new Iface(MAC1)), KeyValuePair.of(BD1, new Bd(List.of("tap1"))))))
+    assertThat(
+            kvs.validateSemantically(
+                List.of(
+                    KeyValuePair.of(TAP1, new Iface(MAC1)),
+                    KeyValuePair.of(BD1, new Bd(List.of("tap1"))))))
         .isEmpty();
   }
 

@@ -12,6 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
+import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.KVWithMetadata;
@@ -57,41 +58,51 @@ class VerificationAndPeriodicResyncTest {
   private KVDescriptor<Fx.StringValue, Void> liarDescriptor(Map<String, Fx.StringValue> sb) {
     return KVDescriptor.builder("liar", Fx.StringValue.class)
         .nbKeyPrefix(Fx.PREFIX_A)
-        .create((key, value) -> {
-          sb.put(key, key.equals(A1) ? s(value.value() + "-typo") : value);
-          return null;
-        })
+        .create(
+            (key, value) -> {
+              sb.put(key, key.equals(A1) ? s(value.value() + "-typo") : value);
+              return null;
+            })
         .update((key, before, after, meta) -> null) // claims success, changes nothing
-        .delete((key, value, meta) -> {
-          if (!key.equals(A2)) {
-            sb.remove(key);
-          }
-        })
+        .delete(
+            (key, value, meta) -> {
+              if (!key.equals(A2)) {
+                sb.remove(key);
+              }
+            })
         .retrieve(correlate -> everything(sb))
         .build();
   }
 
   @Test
-  @DisplayName("verification mode reports values whose southbound state differs from what was"
-      + " applied: wrong content, lost update, value still present after delete")
+  @DisplayName(
+      "verification mode reports values whose southbound state differs from what was"
+          + " applied: wrong content, lost update, value still present after delete")
   void verificationReportsEveryDisagreement() {
     Map<String, Fx.StringValue> sb = new TreeMap<>();
     kvs = Fx.env(false).kvs();
     kvs.registerDescriptors(liarDescriptor(sb));
 
     TxnOptions verify = TxnOptions.builder().verify(true).build();
-    assertThatThrownBy(() -> kvs.startNBTransaction().setValue(A1, s("a")).setValue(A2, s("b"))
-        .commit(verify))
-        .isInstanceOfSatisfying(TransactionException.class, e ->
-            assertThat(e.keyErrors()).extracting(KeyError::key, KeyError::operation)
-                .containsExactly(tuple(A1, CREATE)))
-        .hasMessageContaining("verification failed: the southbound holds StringValue[value=a-typo]"
-            + " instead of the applied StringValue[value=a]");
+    assertThatThrownBy(
+            () -> kvs.startNBTransaction().setValue(A1, s("a")).setValue(A2, s("b")).commit(verify))
+        .isInstanceOfSatisfying(
+            TransactionException.class,
+            e ->
+                assertThat(e.keyErrors())
+                    .extracting(KeyError::key, KeyError::operation)
+                    .containsExactly(tuple(A1, CREATE)))
+        .hasMessageContaining(
+            "verification failed: the southbound holds StringValue[value=a-typo]"
+                + " instead of the applied StringValue[value=a]");
 
     assertThatThrownBy(() -> kvs.startNBTransaction().setValue(A2, s("b2")).commit(verify))
-        .isInstanceOfSatisfying(TransactionException.class, e ->
-            assertThat(e.keyErrors()).extracting(KeyError::key, KeyError::operation)
-                .containsExactly(tuple(A2, UPDATE)));
+        .isInstanceOfSatisfying(
+            TransactionException.class,
+            e ->
+                assertThat(e.keyErrors())
+                    .extracting(KeyError::key, KeyError::operation)
+                    .containsExactly(tuple(A2, UPDATE)));
 
     assertThatThrownBy(() -> kvs.startNBTransaction().setValue(A2, null).commit(verify))
         .hasMessageContaining("the southbound still holds removed value");
@@ -101,28 +112,34 @@ class VerificationAndPeriodicResyncTest {
   }
 
   @Test
-  @DisplayName("(ours) verification of a PENDING value the southbound holds anyway says it is"
-      + " PENDING, not 'removed'")
+  @DisplayName(
+      "(ours) verification of a PENDING value the southbound holds anyway says it is"
+          + " PENDING, not 'removed'")
   void verificationOfAPendingValueSaysPending() {
     Map<String, Fx.StringValue> sb = new TreeMap<>();
     kvs = Fx.env(false).kvs();
-    kvs.registerDescriptors(KVDescriptor.builder("waiting", Fx.StringValue.class)
-        .nbKeyPrefix(Fx.PREFIX_A)
-        .create((key, value) -> {
-          sb.put(key, value);
-          return null;
-        })
-        .delete((key, value, meta) -> sb.remove(key))
-        .dependencies((key, value) -> List.of(
-            io.kvscheduler.api.Dependency.onKey("missing", "/nowhere/x")))
-        .retrieve(correlate -> everything(sb))
-        .build());
+    kvs.registerDescriptors(
+        KVDescriptor.builder("waiting", Fx.StringValue.class)
+            .nbKeyPrefix(Fx.PREFIX_A)
+            .create(
+                (key, value) -> {
+                  sb.put(key, value);
+                  return null;
+                })
+            .delete((key, value, meta) -> sb.remove(key))
+            .dependencies((key, value) -> List.of(Dependency.onKey("missing", "/nowhere/x")))
+            .retrieve(correlate -> everything(sb))
+            .build());
     sb.put(A1, s("put there behind the scheduler's back"));
-    assertThatThrownBy(() -> kvs.startNBTransaction().setValue(A1, s("a"))
-        .commit(TxnOptions.builder().verify(true).build()))
-        .hasMessageContaining("verification failed: the southbound holds StringValue[value=put"
-            + " there behind the scheduler's back] although the value is PENDING (not applied:"
-            + " waiting for dependencies)");
+    assertThatThrownBy(
+            () ->
+                kvs.startNBTransaction()
+                    .setValue(A1, s("a"))
+                    .commit(TxnOptions.builder().verify(true).build()))
+        .hasMessageContaining(
+            "verification failed: the southbound holds StringValue[value=put"
+                + " there behind the scheduler's back] although the value is PENDING (not applied:"
+                + " waiting for dependencies)");
   }
 
   @Test
@@ -130,8 +147,13 @@ class VerificationAndPeriodicResyncTest {
   void verificationPassesWhenInSync() {
     MockSouthbound sb = new MockSouthbound();
     ManualClock clock = new ManualClock();
-    kvs = KVScheduler.builder().clock(clock).delayScheduler(new ManualDelayScheduler(clock))
-        .statusExecutor(Runnable::run).verifyMode(true).build();
+    kvs =
+        KVScheduler.builder()
+            .clock(clock)
+            .delayScheduler(new ManualDelayScheduler(clock))
+            .statusExecutor(Runnable::run)
+            .verifyMode(true)
+            .build();
     Fx.registerDataChangeDescriptors(kvs, sb);
     kvs.startNBTransaction().setValue(A1, Fx.arr(1)).setValue(Fx.B2, Fx.arr(1, 2)).commit();
     kvs.startNBTransaction().setValue(A1, Fx.arr(1, 2)).commit();
@@ -145,11 +167,15 @@ class VerificationAndPeriodicResyncTest {
     MockSouthbound sb = new MockSouthbound();
     ManualClock clock = new ManualClock();
     ManualDelayScheduler timers = new ManualDelayScheduler(clock);
-    kvs = KVScheduler.builder().clock(clock).delayScheduler(timers)
-        .statusExecutor(Runnable::run)
-        .periodicDownstreamResync(Duration.ofMinutes(5), Duration.ZERO).build();
-    kvs.registerDescriptors(sb.descriptor("descriptor1", Object.class)
-        .nbKeyPrefix(Fx.PREFIX_A).build());
+    kvs =
+        KVScheduler.builder()
+            .clock(clock)
+            .delayScheduler(timers)
+            .statusExecutor(Runnable::run)
+            .periodicDownstreamResync(Duration.ofMinutes(5), Duration.ZERO)
+            .build();
+    kvs.registerDescriptors(
+        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).build());
     kvs.startNBTransaction().setValue(A1, s("x")).commit();
     sb.setValue(A1, null, null, ValueOrigin.FROM_NB, false); // drift
     sb.clearCalls();
@@ -177,8 +203,8 @@ class VerificationAndPeriodicResyncTest {
   @Test
   @DisplayName("periodic downstream resync rejects a non-positive period")
   void periodicResyncValidatesItsPeriod() {
-    assertThatThrownBy(() -> KVScheduler.builder()
-        .periodicDownstreamResync(Duration.ZERO, Duration.ZERO))
+    assertThatThrownBy(
+            () -> KVScheduler.builder().periodicDownstreamResync(Duration.ZERO, Duration.ZERO))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("positive period");
   }

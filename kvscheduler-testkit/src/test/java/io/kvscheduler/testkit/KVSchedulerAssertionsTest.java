@@ -36,14 +36,21 @@ class KVSchedulerAssertionsTest {
   @BeforeEach
   void setUp() {
     fx = SchedulerFixture.create();
-    fx.kvs().registerDescriptors(
-        fx.southbound().descriptor("interface", String.class).nbKeyPrefix("config/interfaces/")
-            .build(),
-        fx.southbound().descriptor("route", String.class).nbKeyPrefix("config/routes/")
-            .dependencies((key, out) -> List.of(
-                Dependency.onKey("interface-exists", "config/interfaces/" + out),
-                Dependency.onKey("table-exists", "config/tables/main")))
-            .build());
+    fx.kvs()
+        .registerDescriptors(
+            fx.southbound()
+                .descriptor("interface", String.class)
+                .nbKeyPrefix("config/interfaces/")
+                .build(),
+            fx.southbound()
+                .descriptor("route", String.class)
+                .nbKeyPrefix("config/routes/")
+                .dependencies(
+                    (key, out) ->
+                        List.of(
+                            Dependency.onKey("interface-exists", "config/interfaces/" + out),
+                            Dependency.onKey("table-exists", "config/tables/main")))
+                .build());
   }
 
   @AfterEach
@@ -56,8 +63,7 @@ class KVSchedulerAssertionsTest {
   void statusAssertionsFail() {
     fx.commit(ROUTE, "eth0");
 
-    assertThat(fx.kvs()).value(ROUTE).isPending()
-        .waitingFor("table-exists", "interface-exists");
+    assertThat(fx.kvs()).value(ROUTE).isPending().waitingFor("table-exists", "interface-exists");
     assertThatThrownBy(() -> assertThat(fx.kvs()).value(ROUTE).isConfigured())
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("expected " + ROUTE + " to be CONFIGURED but it is PENDING")
@@ -65,8 +71,11 @@ class KVSchedulerAssertionsTest {
     assertThatThrownBy(() -> assertThat(fx.kvs()).value(ROUTE).waitingFor("interface-exists"))
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("to wait for [interface-exists] but it waits for");
-    assertThatThrownBy(() -> assertThat(fx.kvs()).value(ROUTE)
-        .waitingFor("interface-exists", "interface-exists"))
+    assertThatThrownBy(
+            () ->
+                assertThat(fx.kvs())
+                    .value(ROUTE)
+                    .waitingFor("interface-exists", "interface-exists"))
         .isInstanceOf(AssertionError.class);
     assertThatThrownBy(() -> assertThat(fx.kvs()).value(ROUTE).hasError("boom"))
         .isInstanceOf(AssertionError.class)
@@ -85,22 +94,29 @@ class KVSchedulerAssertionsTest {
   void executedInOrder() {
     long seq = fx.commit(ETH0, "a", ETH1, "b", "config/interfaces/eth2", "c");
 
-    assertThat(fx.kvs()).txn(seq)
-        .executedInOrder(op(TxnOperation.CREATE, ETH0), op(TxnOperation.CREATE,
-            "config/interfaces/eth2"))
+    assertThat(fx.kvs())
+        .txn(seq)
+        .executedInOrder(
+            op(TxnOperation.CREATE, ETH0), op(TxnOperation.CREATE, "config/interfaces/eth2"))
         .executedInOrder();
-    assertThatThrownBy(() -> assertThat(fx.kvs()).txn(seq)
-        .executedInOrder(op(TxnOperation.CREATE, ETH1), op(TxnOperation.CREATE, ETH0)))
+    assertThatThrownBy(
+            () ->
+                assertThat(fx.kvs())
+                    .txn(seq)
+                    .executedInOrder(op(TxnOperation.CREATE, ETH1), op(TxnOperation.CREATE, ETH0)))
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("expected CREATE " + ETH0)
         .hasMessageContaining("after #2 (CREATE " + ETH1)
         .hasMessageContaining("1. ");
-    assertThatThrownBy(() -> assertThat(fx.kvs()).txn(seq)
-        .executedInOrder(op(TxnOperation.DELETE, ETH0)))
+    assertThatThrownBy(
+            () -> assertThat(fx.kvs()).txn(seq).executedInOrder(op(TxnOperation.DELETE, ETH0)))
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("expected DELETE " + ETH0);
-    assertThatThrownBy(() -> assertThat(fx.kvs()).txn(seq)
-        .executedInOrder(op(TxnOperation.CREATE, ETH0), op(TxnOperation.CREATE, ETH0)))
+    assertThatThrownBy(
+            () ->
+                assertThat(fx.kvs())
+                    .txn(seq)
+                    .executedInOrder(op(TxnOperation.CREATE, ETH0), op(TxnOperation.CREATE, ETH0)))
         .as("one executed operation matches one expectation only")
         .isInstanceOf(AssertionError.class);
     assertThatThrownBy(() -> assertThat(fx.kvs()).txn(seq + 1))
@@ -109,19 +125,28 @@ class KVSchedulerAssertionsTest {
   }
 
   @Test
-  @DisplayName("an expected operation lists the flags the log prints (IS-PENDING, WAS-PENDING),"
-      + " by label or as RecordedTxnOp.Flag; the recorded ones are matched exactly")
+  @DisplayName(
+      "an expected operation lists the flags the log prints (IS-PENDING, WAS-PENDING),"
+          + " by label or as RecordedTxnOp.Flag; the recorded ones are matched exactly")
   void logFlagsInExpectedOperations() {
     long pending = fx.commit(ROUTE, "eth0");
-    assertThat(fx.kvs()).txn(pending)
+    assertThat(fx.kvs())
+        .txn(pending)
         .executed(op(TxnOperation.CREATE, ROUTE).flags("NOOP", "IS-PENDING"))
         .executed(op(TxnOperation.CREATE, ROUTE).flags(Flag.NOOP, Flag.IS_PENDING));
-    assertThatThrownBy(() -> assertThat(fx.kvs()).txn(pending)
-        .executed(op(TxnOperation.CREATE, ROUTE).flags("IS-PENDING")))
+    assertThatThrownBy(
+            () ->
+                assertThat(fx.kvs())
+                    .txn(pending)
+                    .executed(op(TxnOperation.CREATE, ROUTE).flags("IS-PENDING")))
         .as("NOOP is recorded: leaving it out is a mismatch")
-        .isInstanceOf(AssertionError.class).hasMessageContaining("flags [NOOP]");
-    assertThatThrownBy(() -> assertThat(fx.kvs()).txn(pending)
-        .executed(op(TxnOperation.CREATE, ROUTE).flags("NOOP", "WAS-PENDING")))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("flags [NOOP]");
+    assertThatThrownBy(
+            () ->
+                assertThat(fx.kvs())
+                    .txn(pending)
+                    .executed(op(TxnOperation.CREATE, ROUTE).flags("NOOP", "WAS-PENDING")))
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("logged flags [NOOP, IS-PENDING]");
     assertThatThrownBy(() -> op(TxnOperation.CREATE, ROUTE).flags("IS_PENDING"))
@@ -133,13 +158,15 @@ class KVSchedulerAssertionsTest {
     assertThat(delete.flags()).containsExactly(Flag.NOOP);
     assertThat(delete.displayFlags()).containsExactly(Flag.NOOP, Flag.WAS_PENDING);
     assertThat(RecordedTxnOp.labels(delete.displayFlags())).containsExactly("NOOP", "WAS-PENDING");
-    assertThat(fx.kvs()).txn(removed)
+    assertThat(fx.kvs())
+        .txn(removed)
         .executed(op(TxnOperation.DELETE, ROUTE).flags(Flag.NOOP, Flag.WAS_PENDING));
   }
 
   @Test
-  @DisplayName("awaitState returns at once for a value already in the state, waits for one that"
-      + " gets there, times out otherwise; Txn.delete removes; KVWithMetadata.fromNb")
+  @DisplayName(
+      "awaitState returns at once for a value already in the state, waits for one that"
+          + " gets there, times out otherwise; Txn.delete removes; KVWithMetadata.fromNb")
   void awaitStateDeleteAndFromNb() throws Exception {
     fx.commit(ROUTE, "eth0");
     assertThat(fx.kvs().awaitState(ROUTE, ValueState.PENDING, Duration.ZERO)).isTrue();
@@ -153,32 +180,53 @@ class KVSchedulerAssertionsTest {
     long seq = fx.kvs().startNBTransaction().delete(ETH0).commit();
     assertThat(fx.kvs()).txn(seq).executed(op(TxnOperation.DELETE, ETH0));
     assertThat(fx.kvs().awaitState(ETH0, ValueState.NONEXISTENT, Duration.ZERO)).isTrue();
-    assertThatThrownBy(() -> fx.kvs().awaitState(ETH0, ValueState.CONFIGURED,
-        Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(
+            () -> fx.kvs().awaitState(ETH0, ValueState.CONFIGURED, Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class);
 
     assertThat(KVWithMetadata.fromNb(ETH0, "a"))
         .isEqualTo(new KVWithMetadata<>(ETH0, "a", null, ValueOrigin.FROM_NB));
   }
 
   @Test
-  @DisplayName("a key no descriptor selects waits as UNIMPLEMENTED; with rejectUnselectedKeys the"
-      + " commit fails naming the keys and nothing is queued")
+  @DisplayName(
+      "a key no descriptor selects waits as UNIMPLEMENTED; with rejectUnselectedKeys the"
+          + " commit fails naming the keys and nothing is queued")
   void unselectedKeys() {
     fx.commit("config/unknown/a", "x");
     assertThat(fx.kvs().valueStatus("config/unknown/a").state())
         .isEqualTo(ValueState.UNIMPLEMENTED);
 
     try (SchedulerFixture strict = SchedulerFixture.create(b -> b.rejectUnselectedKeys(true))) {
-      strict.kvs().registerDescriptors(strict.southbound().descriptor("interface", String.class)
-          .nbKeyPrefix("config/interfaces/").build());
-      var txn = strict.kvs().startNBTransaction().setValue(ETH0, "a")
-          .setValue("config/unknown/a", "x").setValue("config/unknown/b", "y");
-      assertThatThrownBy(txn::commit).isInstanceOf(IllegalArgumentException.class)
+      strict
+          .kvs()
+          .registerDescriptors(
+              strict
+                  .southbound()
+                  .descriptor("interface", String.class)
+                  .nbKeyPrefix("config/interfaces/")
+                  .build());
+      var txn =
+          strict
+              .kvs()
+              .startNBTransaction()
+              .setValue(ETH0, "a")
+              .setValue("config/unknown/a", "x")
+              .setValue("config/unknown/b", "y");
+      assertThatThrownBy(txn::commit)
+          .isInstanceOf(IllegalArgumentException.class)
           .hasMessage("no registered descriptor selects keys config/unknown/a, config/unknown/b");
       strict.kvs().transactionBarrier();
       assertThat(strict.kvs().transactionHistory()).isEmpty();
-      assertThat(strict.kvs().startNBTransaction().setValue(ETH0, "a")
-          .delete("config/unknown/a").commit()).as("a removal is accepted").isZero();
+      assertThat(
+              strict
+                  .kvs()
+                  .startNBTransaction()
+                  .setValue(ETH0, "a")
+                  .delete("config/unknown/a")
+                  .commit())
+          .as("a removal is accepted")
+          .isZero();
     }
   }
 
@@ -186,10 +234,12 @@ class KVSchedulerAssertionsTest {
   @DisplayName("key-error assertions fail on another key, operation, message or cause")
   void keyErrorAssertionsFail() {
     fx.southbound().planError(ETH0, new IllegalStateException("southbound busy"));
-    TransactionException e = Assertions.assertThrows(
-        TransactionException.class, () -> fx.commit(ETH0, "a", ETH1, "b"));
+    TransactionException e =
+        Assertions.assertThrows(TransactionException.class, () -> fx.commit(ETH0, "a", ETH1, "b"));
 
-    assertThat(e).hasFailedKeys(ETH0).hasKeyError(ETH0, TxnOperation.CREATE, "busy")
+    assertThat(e)
+        .hasFailedKeys(ETH0)
+        .hasKeyError(ETH0, TxnOperation.CREATE, "busy")
         .hasKeyErrorCausedBy(ETH0, IllegalStateException.class)
         .hasMessageContaining("southbound busy");
     assertThatThrownBy(() -> assertThat(e).hasFailedKeys(ETH0, ETH1))

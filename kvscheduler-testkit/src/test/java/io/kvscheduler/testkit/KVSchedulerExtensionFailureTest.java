@@ -18,14 +18,15 @@ import org.junit.platform.launcher.listeners.TestExecutionSummary;
 
 /**
  * {@link KVSchedulerTest} fails a test whose scheduler made an inconsistent call on the mock
- * southbound, closes the scheduler even then, and leaves the check off on request. The tests
- * below run small test classes through the JUnit launcher and read their results.
+ * southbound, closes the scheduler even then, and leaves the check off on request. The tests below
+ * run small test classes through the JUnit launcher and read their results.
  */
 class KVSchedulerExtensionFailureTest {
   static final String KEY = "config/interfaces/eth0";
 
   /** Set while a test below runs the inner classes; they are skipped otherwise. */
   static volatile boolean launched;
+
   static final AtomicReference<KVScheduler> given = new AtomicReference<>();
 
   static boolean launched() {
@@ -35,8 +36,12 @@ class KVSchedulerExtensionFailureTest {
   /** Makes the scheduler create a key the southbound already holds. */
   static void createTwice(SchedulerFixture fx) {
     given.set(fx.kvs());
-    fx.kvs().registerDescriptors(fx.southbound().descriptor("interface", String.class)
-        .nbKeyPrefix("config/interfaces/").build());
+    fx.kvs()
+        .registerDescriptors(
+            fx.southbound()
+                .descriptor("interface", String.class)
+                .nbKeyPrefix("config/interfaces/")
+                .build());
     fx.southbound().setValue(KEY, "there", null, ValueOrigin.FROM_NB, false);
     fx.commit(KEY, "up");
   }
@@ -64,8 +69,9 @@ class KVSchedulerExtensionFailureTest {
     SummaryGeneratingListener listener = new SummaryGeneratingListener();
     launched = true;
     try {
-      launcher.execute(LauncherDiscoveryRequestBuilder.request()
-          .selectors(selectClass(testClass)).build(), listener);
+      launcher.execute(
+          LauncherDiscoveryRequestBuilder.request().selectors(selectClass(testClass)).build(),
+          listener);
     } finally {
       launched = false;
     }

@@ -46,13 +46,21 @@ class KVSchedulerExtensionTest {
   void registerDescriptors(SchedulerFixture fx) {
     beforeEachFixture = fx;
     GIVEN.add(fx.kvs());
-    fx.kvs().registerDescriptors(
-        fx.southbound().descriptor("interface", String.class).nbKeyPrefix("config/interfaces/")
-            .build(),
-        fx.southbound().descriptor("route", String.class).nbKeyPrefix("config/routes/")
-            .dependencies((key, outInterface) -> List.of(
-                Dependency.onKey("interface-exists", "config/interfaces/" + outInterface)))
-            .build());
+    fx.kvs()
+        .registerDescriptors(
+            fx.southbound()
+                .descriptor("interface", String.class)
+                .nbKeyPrefix("config/interfaces/")
+                .build(),
+            fx.southbound()
+                .descriptor("route", String.class)
+                .nbKeyPrefix("config/routes/")
+                .dependencies(
+                    (key, outInterface) ->
+                        List.of(
+                            Dependency.onKey(
+                                "interface-exists", "config/interfaces/" + outInterface)))
+                .build());
   }
 
   @AfterAll
@@ -67,8 +75,12 @@ class KVSchedulerExtensionTest {
   @Test
   @Order(1)
   @DisplayName("parameters of a test and of its @BeforeEach are parts of one fixture")
-  void partsOfOneFixture(SchedulerFixture fx, KVScheduler kvs, MockSouthbound sb,
-      ManualClock clock, ManualDelayScheduler timers) {
+  void partsOfOneFixture(
+      SchedulerFixture fx,
+      KVScheduler kvs,
+      MockSouthbound sb,
+      ManualClock clock,
+      ManualDelayScheduler timers) {
     assertThat(fx).isSameAs(beforeEachFixture);
     assertThat(kvs).isSameAs(fx.kvs());
     assertThat(sb).isSameAs(fx.southbound());
@@ -81,15 +93,21 @@ class KVSchedulerExtensionTest {
   @DisplayName("a value waits for its dependency; the record shows the order and the simulation")
   void pendingThenConfigured(SchedulerFixture fx) {
     fx.commit(ROUTE, "eth0");
-    assertThat(fx.kvs()).value(ROUTE).isPending().waitingFor("interface-exists")
-        .lastOperation(TxnOperation.CREATE).hasNoError();
+    assertThat(fx.kvs())
+        .value(ROUTE)
+        .isPending()
+        .waitingFor("interface-exists")
+        .lastOperation(TxnOperation.CREATE)
+        .hasNoError();
 
     long seq = fx.commit(ETH0, "up");
 
     assertThat(fx.kvs()).value(ROUTE).isConfigured().hasDetails().hasNoError();
-    assertThat(fx.kvs()).txn(seq)
-        .executed(op(TxnOperation.CREATE, ETH0), op(TxnOperation.CREATE, ROUTE)
-            .states(ValueState.PENDING, ValueState.CONFIGURED))
+    assertThat(fx.kvs())
+        .txn(seq)
+        .executed(
+            op(TxnOperation.CREATE, ETH0),
+            op(TxnOperation.CREATE, ROUTE).states(ValueState.PENDING, ValueState.CONFIGURED))
         .executedInOrder(op(TxnOperation.CREATE, ETH0), op(TxnOperation.CREATE, ROUTE))
         .executedInOrder(op(TxnOperation.CREATE, ROUTE));
     assertThat(fx.txn(seq).planned()).hasSize(2); // simulation = true
@@ -103,8 +121,8 @@ class KVSchedulerExtensionTest {
     List<ValueStatus> seen = new ArrayList<>();
     fx.kvs().watchValueStatus(key -> key.equals(ETH0), s -> seen.add(s.value()));
     fx.southbound().planError(ETH0, new IllegalStateException("southbound busy"));
-    TxnOptions retry = TxnOptions.builder()
-        .retry(new RetryOptions(Duration.ofSeconds(1), 3, false)).build();
+    TxnOptions retry =
+        TxnOptions.builder().retry(new RetryOptions(Duration.ofSeconds(1), 3, false)).build();
 
     assertThatCommitFails(() -> fx.commit(retry, ETH0, "up"))
         .hasFailedKeys(ETH0)
@@ -114,14 +132,16 @@ class KVSchedulerExtensionTest {
     assertThat(seen).extracting(ValueStatus::state).containsExactly(ValueState.RETRYING);
     assertThat(fx.kvs()).value(ETH0).isRetrying().hasError("southbound busy");
     // a retry in a second (the manual clock ticks 1 ms per reading, so slightly less is left)
-    assertThat(fx.timers().pending()).singleElement()
+    assertThat(fx.timers().pending())
+        .singleElement()
         .satisfies(d -> assertThat(d).isBetween(Duration.ofMillis(990), Duration.ofSeconds(1)));
 
     fx.timers().advance(Duration.ofSeconds(1));
     fx.kvs().transactionBarrier();
 
     assertThat(fx.kvs()).value(ETH0).isConfigured().hasNoError();
-    assertThat(seen).extracting(ValueStatus::state)
+    assertThat(seen)
+        .extracting(ValueStatus::state)
         .containsExactly(ValueState.RETRYING, ValueState.CONFIGURED);
   }
 
@@ -133,15 +153,23 @@ class KVSchedulerExtensionTest {
     assertThat(fx.kvs()).value(ROUTE).isPending().waitingFor("interface-exists");
 
     long seq = fx.commit(ETH0, "up");
-    assertThat(fx.kvs()).txn(seq)
+    assertThat(fx.kvs())
+        .txn(seq)
         .executedInOrder(op(TxnOperation.CREATE, ETH0), op(TxnOperation.CREATE, ROUTE));
     fx.southbound().planError(ETH0, new IOException("busy"));
     assertThatCommitFails(() -> fx.commit(ETH0, null))
-        .hasFailedKeys(ETH0).hasKeyError(ETH0, TxnOperation.DELETE, "busy");
+        .hasFailedKeys(ETH0)
+        .hasKeyError(ETH0, TxnOperation.DELETE, "busy");
     // the dependent goes first; the failed key is read back, and as the interface is still
     // there, the route that waits for it is created again
-    assertThat(fx.southbound().callLog()).containsExactly("CREATE " + ETH0, "CREATE " + ROUTE,
-        "DELETE " + ROUTE, "DELETE " + ETH0 + " ✗", "RETRIEVE interface", "CREATE " + ROUTE);
+    assertThat(fx.southbound().callLog())
+        .containsExactly(
+            "CREATE " + ETH0,
+            "CREATE " + ROUTE,
+            "DELETE " + ROUTE,
+            "DELETE " + ETH0 + " ✗",
+            "RETRIEVE interface",
+            "CREATE " + ROUTE);
   }
 
   @Test
@@ -149,9 +177,10 @@ class KVSchedulerExtensionTest {
   @DisplayName("a test method may take the fixture's parts alone")
   void partsAlone(KVScheduler kvs, MockSouthbound sb) {
     sb.setValue(ETH0, "down", null, ValueOrigin.FROM_NB, false);
-    kvs.startNBTransaction().setValue(ETH0, "up").commit(
-        TxnOptions.builder().resync(ResyncType.FULL).build());
-    assertThat(sb.callLog()).containsExactly("RETRIEVE interface", "RETRIEVE route",
-        "UPDATE " + ETH0);
+    kvs.startNBTransaction()
+        .setValue(ETH0, "up")
+        .commit(TxnOptions.builder().resync(ResyncType.FULL).build());
+    assertThat(sb.callLog())
+        .containsExactly("RETRIEVE interface", "RETRIEVE route", "UPDATE " + ETH0);
   }
 }

@@ -17,11 +17,11 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Lookup of a present key in the graph's node table ({@link NodeTable#get}) holding {@code size}
  * interface keys named as the scale harness names them ({@code config/mock/v1/interfaces/if0},
- * {@code if1}, ...): counter-named keys, whose {@link String#hashCode()} values cluster and so
- * form long linear-probing runs. Each invocation looks up the next of 2^20 random keys, each a
- * separate string equal to a stored key (as a transaction's keys are), so the table, the nodes
- * and the keys are read from memory as in a transaction on a large graph. In the graph's own
- * package: the table is internal.
+ * {@code if1}, ...): counter-named keys, whose {@link String#hashCode()} values cluster and so form
+ * long linear-probing runs. Each invocation looks up the next of 2^20 random keys, each a separate
+ * string equal to a stored key (as a transaction's keys are), so the table, the nodes and the keys
+ * are read from memory as in a transaction on a large graph. In the graph's own package: the table
+ * is internal.
  *
  * <p>Run (after {@code ./mvnw -B -q install -DskipTests}):
  *
@@ -34,7 +34,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"-Xmx4g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xmx4g"})
 public class NodeTableBenchmark {
   private static final String PREFIX = "config/mock/v1/interfaces/if";
 

@@ -6,8 +6,8 @@ import java.util.Set;
  * A plugin of the kvscheduler agent, discovered with {@link java.util.ServiceLoader} (list the
  * class in {@code META-INF/services/io.kvscheduler.agent.spi.AgentPlugin}). The agent orders
  * plugins by their declared dependencies, then calls {@link #init} on each in that order (register
- * models and descriptors here), then {@link #afterInit} on each (start work that needs every
- * plugin initialised), and {@link #close} in reverse order on shutdown.
+ * models and descriptors here), then {@link #afterInit} on each (start work that needs every plugin
+ * initialised), and {@link #close} in reverse order on shutdown.
  */
 public interface AgentPlugin {
 
@@ -32,9 +32,9 @@ public interface AgentPlugin {
   void init(AgentContext ctx) throws Exception;
 
   /**
-   * Registers the plugin's models only, without descriptors or a scheduler: for tools that read
-   * and write configuration (such as the command-line client writing values into etcd) without
-   * running the plugin. A plugin with models overrides this and calls it from {@link #init}.
+   * Registers the plugin's models only, without descriptors or a scheduler: for tools that read and
+   * write configuration (such as the command-line client writing values into etcd) without running
+   * the plugin. A plugin with models overrides this and calls it from {@link #init}.
    */
   default void registerModels(ModelRegistry models) {}
 

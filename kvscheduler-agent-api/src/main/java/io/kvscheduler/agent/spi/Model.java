@@ -4,13 +4,13 @@ import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * A model: a kind of NB value with its key layout, as vpp-agent's models define them. The key of
- * a value is {@code keyPrefix + name(value)}; the key prefix is {@code
- * <class>/<module with . as />/<version>/<type with . as />/}.
+ * A model: a kind of NB value with its key layout, as vpp-agent's models define them. The key of a
+ * value is {@code keyPrefix + name(value)}; the key prefix is {@code <class>/<module with . as
+ * />/<version>/<type with . as />/}.
  *
  * <p>Value classes are Java records (or classes Jackson can bind) whose component names are the
- * lowerCamelCase forms of the proto field names; enums must declare their constants in proto
- * number order (the JSON codec accepts enum numbers as ordinals).
+ * lowerCamelCase forms of the proto field names; enums must declare their constants in proto number
+ * order (the JSON codec accepts enum numbers as ordinals).
  *
  * <p>Value classes may also be generated protobuf messages: their proto name is then the message's
  * full name, and the registry encodes them with protobuf's own JSON mapping.
@@ -37,13 +37,15 @@ public final class Model<V> {
     this.valueClass = b.valueClass;
     this.nameFunction = b.nameFunction;
     this.nameTemplate = b.nameTemplate;
-    this.yamlField = b.yamlField != null ? b.yamlField
-        : simpleName(protoName) + (nameFunction != null ? "_list" : "");
+    this.yamlField =
+        b.yamlField != null
+            ? b.yamlField
+            : simpleName(protoName) + (nameFunction != null ? "_list" : "");
   }
 
   /** Starts a model of {@code module}, {@code version} and {@code type} for values of a class. */
-  public static <V> Builder<V> builder(String module, String version, String type,
-      Class<V> valueClass) {
+  public static <V> Builder<V> builder(
+      String module, String version, String type, Class<V> valueClass) {
     return new Builder<>(module, version, type, valueClass);
   }
 
@@ -88,12 +90,10 @@ public final class Model<V> {
     return nameTemplate;
   }
 
-  /**
-   * The key prefix: with a trailing {@code /} for named models, the whole key for singletons.
-   */
+  /** The key prefix: with a trailing {@code /} for named models, the whole key for singletons. */
   public String keyPrefix() {
-    String p = modelClass + "/" + module.replace('.', '/') + "/" + version + "/"
-        + type.replace('.', '/');
+    String p =
+        modelClass + "/" + module.replace('.', '/') + "/" + version + "/" + type.replace('.', '/');
     return named() ? p + "/" : p;
   }
 
@@ -151,8 +151,10 @@ public final class Model<V> {
       this.version = requireMatch(version, "^v[0-9]+(?:[-a-z0-9]+)?$", "version");
       this.type = requireMatch(type, "^[-a-z0-9_]+(?:\\.[-a-z0-9_]+)?$", "type");
       this.valueClass = Objects.requireNonNull(valueClass, "valueClass");
-      this.protoName = ProtoJson.isMessage(valueClass)
-          ? ProtoJson.fullName(valueClass) : valueClass.getSimpleName();
+      this.protoName =
+          ProtoJson.isMessage(valueClass)
+              ? ProtoJson.fullName(valueClass)
+              : valueClass.getSimpleName();
     }
 
     /** The model class (default {@code config}). */

@@ -4,9 +4,9 @@ import java.util.List;
 
 /**
  * A value that cannot be decoded or does not fit its key: malformed JSON, an unknown field, a
- * scalar of the wrong type, a key of no model, or a key that differs from the key computed from
- * the value. The message names the key and the cause; {@link #path()} locates the field at fault
- * inside the value, when there is one.
+ * scalar of the wrong type, a key of no model, or a key that differs from the key computed from the
+ * value. The message names the key and the cause; {@link #path()} locates the field at fault inside
+ * the value, when there is one.
  */
 public final class ModelException extends Exception {
   private static final long serialVersionUID = 1L;

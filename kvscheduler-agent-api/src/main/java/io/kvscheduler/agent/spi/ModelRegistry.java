@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonSetter;
 import com.fasterxml.jackson.annotation.Nulls;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
@@ -14,6 +15,7 @@ import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonDeserializer;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
@@ -21,20 +23,34 @@ import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.deser.BeanDeserializerModifier;
 import com.fasterxml.jackson.databind.deser.std.DelegatingDeserializer;
+import com.fasterxml.jackson.databind.deser.std.StdScalarDeserializer;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.type.LogicalType;
+import com.google.protobuf.Message;
+import com.google.protobuf.MessageOrBuilder;
+import com.google.protobuf.TextFormat;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.UnaryOperator;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * The models the agent knows, and the JSON codec of their values, compatible with vpp-agent's
@@ -45,12 +61,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *       zero, empty strings and lists, and an enum's first constant, its proto number 0);
  *   <li>read accepting snake_case or lowerCamelCase names (a field given under both is rejected),
  *       enums by name or number, and integers as numbers or decimal strings (protobuf JSON writes
- *       64-bit integers as strings); an absent or null field reads as its default: an empty
- *       string, list or map, or the enum's first constant;
+ *       64-bit integers as strings); an absent or null field reads as its default: an empty string,
+ *       list or map, or the enum's first constant;
  *   <li>a scalar of the wrong JSON type is rejected, as protobuf JSON rejects it: a boolean must be
- *       {@code true} or {@code false}, a string field takes only a string, an integer field a
- *       whole number ({@code 1500}, {@code 1500.0}, {@code "1500"}; not {@code 1500.5}, an empty
- *       or padded string), a number field no empty string; a field given twice is rejected;
+ *       {@code true} or {@code false}, a string field takes only a string, an integer field a whole
+ *       number ({@code 1500}, {@code 1500.0}, {@code "1500"}; not {@code 1500.5}, an empty or
+ *       padded string), a number field no empty string; a field given twice is rejected;
  *   <li>an unknown field is rejected naming the field and the known ones;
  *   <li>a value whose computed key differs from the key it was given under is rejected.
  * </ul>
@@ -60,7 +76,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * which reads snake_case and lowerCamelCase names and enums by name or number, rejects unknown
  * fields, and writes snake_case names, enums by name and no default values.
  *
- * Thread-safe.
+ * <p>Thread-safe.
  */
 public final class ModelRegistry {
   /**
@@ -69,27 +85,33 @@ public final class ModelRegistry {
    * string or a field name, 100 levels of nested objects and lists, 1,000 digits in a number.
    * Parsing costs time linear in the text's length.
    */
-  public static final StreamReadConstraints LIMITS = StreamReadConstraints.builder()
-      .maxDocumentLength(64L * 1024 * 1024)
-      .maxStringLength(1024 * 1024)
-      .maxNameLength(1024 * 1024)
-      .maxNestingDepth(100)
-      .maxNumberLength(1000)
-      .build();
+  public static final StreamReadConstraints LIMITS =
+      StreamReadConstraints.builder()
+          .maxDocumentLength(64L * 1024 * 1024)
+          .maxStringLength(1024 * 1024)
+          .maxNameLength(1024 * 1024)
+          .maxNestingDepth(100)
+          .maxNumberLength(1000)
+          .build();
 
   private final List<Model<?>> models = new CopyOnWriteArrayList<>();
   private final ObjectMapper mapper = newMapper();
 
   private static ObjectMapper newMapper() {
-    ObjectMapper m = new ObjectMapper(JsonFactory.builder().streamReadConstraints(LIMITS).build())
-        .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
-        .setDefaultPropertyInclusion(JsonInclude.Value.construct(
-            JsonInclude.Include.CUSTOM, JsonInclude.Include.ALWAYS, ProtoDefault.class, null))
-        .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-        .disable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS)
-        .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
-        .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-        .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    ObjectMapper m =
+        new ObjectMapper(JsonFactory.builder().streamReadConstraints(LIMITS).build())
+            .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+            .setDefaultPropertyInclusion(
+                JsonInclude.Value.construct(
+                    JsonInclude.Include.CUSTOM,
+                    JsonInclude.Include.ALWAYS,
+                    ProtoDefault.class,
+                    null))
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .disable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS)
+            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     // absent or null fields read as proto3's defaults: "", an empty list or map, the first
     // constant of an enum (below); numbers and booleans are primitives, absent = 0 and false
     for (Class<?> c : List.of(String.class, List.class, Map.class)) {
@@ -118,15 +140,20 @@ public final class ModelRegistry {
     proto3.addDeserializer(Integer.class, new WholeNumber<>(Integer.class, false));
     proto3.addDeserializer(long.class, new WholeNumber<>(long.class, true));
     proto3.addDeserializer(Long.class, new WholeNumber<>(Long.class, true));
-    proto3.setDeserializerModifier(new BeanDeserializerModifier() {
-      @Override
-      public JsonDeserializer<?> modifyEnumDeserializer(DeserializationConfig config,
-          JavaType type, BeanDescription beanDesc, JsonDeserializer<?> deserializer) {
-        Object[] constants = type.getRawClass().getEnumConstants();
-        return constants == null || constants.length == 0 ? deserializer
-            : new FirstConstantWhenAbsent(deserializer, constants[0]);
-      }
-    });
+    proto3.setDeserializerModifier(
+        new BeanDeserializerModifier() {
+          @Override
+          public JsonDeserializer<?> modifyEnumDeserializer(
+              DeserializationConfig config,
+              JavaType type,
+              BeanDescription beanDesc,
+              JsonDeserializer<?> deserializer) {
+            Object[] constants = type.getRawClass().getEnumConstants();
+            return constants == null || constants.length == 0
+                ? deserializer
+                : new FirstConstantWhenAbsent(deserializer, constants[0]);
+          }
+        });
     m.registerModule(proto3);
     return m;
   }
@@ -137,11 +164,9 @@ public final class ModelRegistry {
    * JSON writes 64-bit integers as strings), within the type's range; anything else (a fraction,
    * padding, an empty string, {@code "null"}, a boolean) is refused.
    */
-  private static final class WholeNumber<T>
-      extends com.fasterxml.jackson.databind.deser.std.StdScalarDeserializer<T> {
+  private static final class WholeNumber<T> extends StdScalarDeserializer<T> {
     private static final long serialVersionUID = 1L;
-    private static final java.util.regex.Pattern NUMBER =
-        java.util.regex.Pattern.compile("-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?");
+    private static final Pattern NUMBER = Pattern.compile("-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?");
     private final boolean wide;
 
     WholeNumber(Class<T> type, boolean wide) {
@@ -151,9 +176,8 @@ public final class ModelRegistry {
 
     @Override
     @SuppressWarnings("unchecked")
-    public T deserialize(com.fasterxml.jackson.core.JsonParser p, DeserializationContext ctxt)
-        throws java.io.IOException {
-      java.math.BigDecimal d;
+    public T deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+      BigDecimal d;
       switch (p.currentToken()) {
         case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> d = p.getDecimalValue();
         case VALUE_STRING -> {
@@ -161,7 +185,7 @@ public final class ModelRegistry {
           if (!NUMBER.matcher(text).matches()) {
             return (T) ctxt.handleWeirdStringValue(handledType(), text, "not an integer");
           }
-          d = new java.math.BigDecimal(text);
+          d = new BigDecimal(text);
         }
         default -> {
           return (T) ctxt.handleUnexpectedToken(handledType(), p);
@@ -169,12 +193,11 @@ public final class ModelRegistry {
       }
       try {
         long v = d.toBigIntegerExact().longValueExact();
-        Object boxed = wide ? (Object) Long.valueOf(v)
-            : (Object) Integer.valueOf(Math.toIntExact(v));
+        Object boxed =
+            wide ? (Object) Long.valueOf(v) : (Object) Integer.valueOf(Math.toIntExact(v));
         return (T) boxed;
       } catch (ArithmeticException e) {
-        return (T) ctxt.handleWeirdNumberValue(handledType(), d,
-            "not a whole number within range");
+        return (T) ctxt.handleWeirdNumberValue(handledType(), d, "not a whole number within range");
       }
     }
 
@@ -206,10 +229,10 @@ public final class ModelRegistry {
 
     /** A numeric zero (not -0.0, which protobuf JSON keeps). */
     private static boolean isZero(Object v) {
-      if (v instanceof java.math.BigDecimal d) {
+      if (v instanceof BigDecimal d) {
         return d.signum() == 0;
       }
-      if (v instanceof java.math.BigInteger i) {
+      if (v instanceof BigInteger i) {
         return i.signum() == 0;
       }
       if (v instanceof Double d) {
@@ -255,17 +278,25 @@ public final class ModelRegistry {
   /**
    * Registers a model.
    *
-   * @throws IllegalArgumentException if a model of the same name is registered, or its key
-   *     prefix overlaps another model's
+   * @throws IllegalArgumentException if a model of the same name is registered, or its key prefix
+   *     overlaps another model's
    */
   public synchronized void register(Model<?> model) {
     for (Model<?> m : models) {
       if (m.name().equals(model.name())) {
         throw new IllegalArgumentException("model " + model.name() + " is already registered");
       }
-      if (m.keyPrefix().startsWith(model.keyPrefix()) || model.keyPrefix().startsWith(m.keyPrefix())) {
-        throw new IllegalArgumentException("key prefix " + model.keyPrefix() + " of model "
-            + model.name() + " overlaps " + m.keyPrefix() + " of model " + m.name());
+      if (m.keyPrefix().startsWith(model.keyPrefix())
+          || model.keyPrefix().startsWith(m.keyPrefix())) {
+        throw new IllegalArgumentException(
+            "key prefix "
+                + model.keyPrefix()
+                + " of model "
+                + model.name()
+                + " overlaps "
+                + m.keyPrefix()
+                + " of model "
+                + m.name());
       }
     }
     models.add(model);
@@ -299,8 +330,12 @@ public final class ModelRegistry {
   /** The key of {@code value}, computed by its model. */
   @SuppressWarnings({"unchecked", "rawtypes"})
   public String keyOf(Object value) {
-    Model m = forValue(value).orElseThrow(() ->
-        new IllegalArgumentException("no model for values of " + value.getClass().getName()));
+    Model m =
+        forValue(value)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "no model for values of " + value.getClass().getName()));
     return m.key(value);
   }
 
@@ -317,10 +352,13 @@ public final class ModelRegistry {
       tree = mapper.readTree(json);
     } catch (JsonProcessingException e) {
       JsonLocation loc = e.getLocation();
-      throw new ModelException(key, (e instanceof StreamConstraintsException
-          ? "too large" : "malformed JSON")
-          + (loc != null ? " at line " + loc.getLineNr() + ", column " + loc.getColumnNr() : "")
-          + ": " + e.getOriginalMessage(), e);
+      throw new ModelException(
+          key,
+          (e instanceof StreamConstraintsException ? "too large" : "malformed JSON")
+              + (loc != null ? " at line " + loc.getLineNr() + ", column " + loc.getColumnNr() : "")
+              + ": "
+              + e.getOriginalMessage(),
+          e);
     }
     return decodeTree(model, key, tree);
   }
@@ -343,8 +381,15 @@ public final class ModelRegistry {
   }
 
   private Model<?> model(String key) throws ModelException {
-    return forKey(key).orElseThrow(() -> new ModelException(key, "no registered model has this"
-        + " key (known key prefixes: " + models.stream().map(Model::keyPrefix).toList() + ")"));
+    return forKey(key)
+        .orElseThrow(
+            () ->
+                new ModelException(
+                    key,
+                    "no registered model has this"
+                        + " key (known key prefixes: "
+                        + models.stream().map(Model::keyPrefix).toList()
+                        + ")"));
   }
 
   @SuppressWarnings({"unchecked", "rawtypes"})
@@ -352,16 +397,20 @@ public final class ModelRegistry {
     Object value = bind(model, key, tree);
     String computed = ((Model) model).key(value);
     if (!computed.equals(key)) {
-      throw new ModelException(key,
-          "key does not match the key computed from the value: " + computed);
+      throw new ModelException(
+          key, "key does not match the key computed from the value: " + computed);
     }
     return value;
   }
 
   private Object bind(Model<?> model, String key, JsonNode tree) throws ModelException {
     if (tree == null || !tree.isObject()) {
-      throw new ModelException(key, "value of model " + model.name() + " must be a JSON object, got "
-          + (tree == null ? "nothing" : tree.getNodeType().toString().toLowerCase()));
+      throw new ModelException(
+          key,
+          "value of model "
+              + model.name()
+              + " must be a JSON object, got "
+              + (tree == null ? "nothing" : tree.getNodeType().toString().toLowerCase()));
     }
     if (ProtoJson.isMessage(model.valueClass())) {
       return ProtoJson.decode(model, key, tree);
@@ -370,13 +419,30 @@ public final class ModelRegistry {
     try {
       snake = snakeCase(tree, model.valueClass());
     } catch (NullItem e) {
-      throw new ModelException(key, "field '" + pathText(e.path) + "' of " + model.protoName()
-          + " is null (a list holds no null items)", null, e.path);
+      throw new ModelException(
+          key,
+          "field '"
+              + pathText(e.path)
+              + "' of "
+              + model.protoName()
+              + " is null (a list holds no null items)",
+          null,
+          e.path);
     } catch (TwiceGiven e) {
       List<Object> field = new ArrayList<>(e.path.subList(0, e.path.size() - 1));
       field.add(e.field);
-      throw new ModelException(key, "field '" + pathText(field) + "' is given twice in "
-          + model.protoName() + " (as '" + e.first + "' and as '" + e.second + "')", null,
+      throw new ModelException(
+          key,
+          "field '"
+              + pathText(field)
+              + "' is given twice in "
+              + model.protoName()
+              + " (as '"
+              + e.first
+              + "' and as '"
+              + e.second
+              + "')",
+          null,
           e.path);
     }
     try {
@@ -388,18 +454,31 @@ public final class ModelRegistry {
         ids.forEach(id -> known.add(String.valueOf(id)));
       }
       List<Object> at = pathOf(e);
-      throw new ModelException(key, "unknown field '" + pathText(asTyped(tree, at)) + "' in "
-          + model.protoName() + " (known fields" + (at.size() > 1 ? " there" : "") + ": "
-          + String.join(", ", known) + ")", e, at);
+      throw new ModelException(
+          key,
+          "unknown field '"
+              + pathText(asTyped(tree, at))
+              + "' in "
+              + model.protoName()
+              + " (known fields"
+              + (at.size() > 1 ? " there" : "")
+              + ": "
+              + String.join(", ", known)
+              + ")",
+          e,
+          at);
     } catch (InvalidFormatException e) {
       if (e.getTargetType() == null || !e.getTargetType().isEnum()) {
         throw wrongType(model, key, snake, e);
       }
-      throw new ModelException(key, "invalid value " + e.getValue() + " for field '"
-          + path(e) + "' of " + model.protoName(), e, pathOf(e));
+      throw new ModelException(
+          key,
+          "invalid value " + e.getValue() + " for field '" + path(e) + "' of " + model.protoName(),
+          e,
+          pathOf(e));
     } catch (MismatchedInputException e) {
       throw wrongType(model, key, snake, e);
-    } catch (com.fasterxml.jackson.databind.JsonMappingException e) {
+    } catch (JsonMappingException e) {
       List<Object> at = pathOf(e);
       String message = e.getOriginalMessage();
       // a value class's constructor that failed: its own message, not Jackson's wrapping
@@ -408,34 +487,52 @@ public final class ModelRegistry {
           message = c.getMessage();
         }
       }
-      throw new ModelException(key, "cannot decode " + model.protoName()
-          + (at.isEmpty() ? "" : ", field '" + path(e) + "'") + ": " + message, e, at);
+      throw new ModelException(
+          key,
+          "cannot decode "
+              + model.protoName()
+              + (at.isEmpty() ? "" : ", field '" + path(e) + "'")
+              + ": "
+              + message,
+          e,
+          at);
     } catch (JsonProcessingException e) {
-      throw new ModelException(key, "cannot decode " + model.protoName() + ": "
-          + e.getOriginalMessage(), e);
+      throw new ModelException(
+          key, "cannot decode " + model.protoName() + ": " + e.getOriginalMessage(), e);
     } catch (IllegalArgumentException e) {
-      throw new ModelException(key, "cannot decode " + model.protoName() + ": " + e.getMessage(), e);
+      throw new ModelException(
+          key, "cannot decode " + model.protoName() + ": " + e.getMessage(), e);
     }
   }
 
-  private static ModelException wrongType(Model<?> model, String key, JsonNode tree,
-      MismatchedInputException e) {
+  private static ModelException wrongType(
+      Model<?> model, String key, JsonNode tree, MismatchedInputException e) {
     JsonNode given = at(tree, pathOf(e));
-    return new ModelException(key, "wrong type for field '" + path(e) + "' of "
-        + model.protoName() + ": expected " + expected(e.getTargetType())
-        + (given != null ? ", got " + kind(given) : ""), e, pathOf(e));
+    return new ModelException(
+        key,
+        "wrong type for field '"
+            + path(e)
+            + "' of "
+            + model.protoName()
+            + ": expected "
+            + expected(e.getTargetType())
+            + (given != null ? ", got " + kind(given) : ""),
+        e,
+        pathOf(e));
   }
 
   /** The field names and list indexes of a Jackson error's path, outermost first. */
-  private static List<Object> pathOf(com.fasterxml.jackson.databind.JsonMappingException e) {
+  private static List<Object> pathOf(JsonMappingException e) {
     List<Object> out = new ArrayList<>();
-    e.getPath().forEach(ref -> {
-      if (ref.getFieldName() != null) {
-        out.add(ref.getFieldName());
-      } else if (ref.getIndex() >= 0) {
-        out.add(ref.getIndex());
-      }
-    });
+    e.getPath()
+        .forEach(
+            ref -> {
+              if (ref.getFieldName() != null) {
+                out.add(ref.getFieldName());
+              } else if (ref.getIndex() >= 0) {
+                out.add(ref.getIndex());
+              }
+            });
     return out;
   }
 
@@ -504,17 +601,25 @@ public final class ModelRegistry {
     if (t == boolean.class || t == Boolean.class) {
       return "true or false";
     }
-    if (t == int.class || t == long.class || t == short.class || t == byte.class
-        || t == Integer.class || t == Long.class || t == Short.class || t == Byte.class
-        || t == java.math.BigInteger.class) {
+    if (t == int.class
+        || t == long.class
+        || t == short.class
+        || t == byte.class
+        || t == Integer.class
+        || t == Long.class
+        || t == Short.class
+        || t == Byte.class
+        || t == BigInteger.class) {
       return "an integer";
     }
     if (t.isPrimitive() || Number.class.isAssignableFrom(t)) {
       return "a number";
     }
     if (t.isEnum()) {
-      return "one of " + java.util.Arrays.stream(t.getEnumConstants()).map(String::valueOf)
-          .collect(java.util.stream.Collectors.joining(", "));
+      return "one of "
+          + Arrays.stream(t.getEnumConstants())
+              .map(String::valueOf)
+              .collect(Collectors.joining(", "));
     }
     if (t.isArray() || Collection.class.isAssignableFrom(t)) {
       return "a list";
@@ -539,24 +644,24 @@ public final class ModelRegistry {
     return s.length() <= 40 ? s : s.substring(0, 37) + "...";
   }
 
-  private static String path(com.fasterxml.jackson.databind.JsonMappingException e) {
+  private static String path(JsonMappingException e) {
     return pathText(pathOf(e));
   }
 
   /**
-   * A value as one line of text for logs and transaction records: protobuf text format on one
-   * line for protobuf messages ({@code name: "veth1" type: VETH}), {@code toString()} otherwise.
+   * A value as one line of text for logs and transaction records: protobuf text format on one line
+   * for protobuf messages ({@code name: "veth1" type: VETH}), {@code toString()} otherwise.
    */
   public static String text(Object value) {
-    if (value instanceof com.google.protobuf.MessageOrBuilder m) {
-      return com.google.protobuf.TextFormat.shortDebugString(m);
+    if (value instanceof MessageOrBuilder m) {
+      return TextFormat.shortDebugString(m);
     }
     return String.valueOf(value);
   }
 
   /** Compact protobuf-style JSON of a value: snake_case names, defaults left out. */
   public String encode(Object value) {
-    if (value instanceof com.google.protobuf.Message m) {
+    if (value instanceof Message m) {
       return ProtoJson.encode(m);
     }
     try {
@@ -571,18 +676,24 @@ public final class ModelRegistry {
    * (the YAML configuration format), snake_case otherwise.
    */
   public JsonNode toTree(Object value, boolean camel) {
-    if (value instanceof com.google.protobuf.Message m) {
+    if (value instanceof Message m) {
       return ProtoJson.toTree(mapper, m, camel);
     }
     JsonNode tree = mapper.valueToTree(value);
     try {
       return camel ? camelCase(tree, value.getClass()) : tree;
     } catch (TwiceGiven e) {
-      throw new IllegalArgumentException("cannot write " + value.getClass().getName()
-          + " in lowerCamelCase: '" + e.first + "' and '" + e.second + "' become the same name");
+      throw new IllegalArgumentException(
+          "cannot write "
+              + value.getClass().getName()
+              + " in lowerCamelCase: '"
+              + e.first
+              + "' and '"
+              + e.second
+              + "' become the same name");
     } catch (NullItem e) {
-      throw new IllegalArgumentException("cannot write " + value.getClass().getName()
-          + ": a list holds a null item at " + e.path);
+      throw new IllegalArgumentException(
+          "cannot write " + value.getClass().getName() + ": a list holds a null item at " + e.path);
     }
   }
 
@@ -591,7 +702,7 @@ public final class ModelRegistry {
    * #rename} adds the steps above the fault on the way out).
    */
   private abstract static class RenameFault extends RuntimeException {
-    final java.util.LinkedList<Object> path = new java.util.LinkedList<>();
+    final LinkedList<Object> path = new LinkedList<>();
 
     RenameFault(Object at) {
       super(null, null, false, false);
@@ -633,15 +744,15 @@ public final class ModelRegistry {
   }
 
   /**
-   * Renames the field names of the objects that are values of classes (per the declared type,
-   * null when unknown: then every object key is taken for a field name); leaves map keys alone.
+   * Renames the field names of the objects that are values of classes (per the declared type, null
+   * when unknown: then every object key is taken for a field name); leaves map keys alone.
    */
-  private JsonNode rename(JsonNode node, JavaType type, java.util.function.UnaryOperator<String> f) {
+  private JsonNode rename(JsonNode node, JavaType type, UnaryOperator<String> f) {
     if (node.isObject()) {
       ObjectNode out = ((ObjectNode) node).objectNode();
       boolean map = type != null && type.isMapLikeType();
       Map<String, JavaType> fields = map || type == null ? Map.of() : fieldTypes(type);
-      Map<String, String> given = new java.util.HashMap<>();
+      Map<String, String> given = new HashMap<>();
       for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
         Map.Entry<String, JsonNode> e = it.next();
         String name = map ? e.getKey() : f.apply(e.getKey());
@@ -661,8 +772,10 @@ public final class ModelRegistry {
     }
     if (node.isArray()) {
       ArrayNode out = ((ArrayNode) node).arrayNode();
-      JavaType item = type != null && (type.isCollectionLikeType() || type.isArrayType())
-          ? type.getContentType() : null;
+      JavaType item =
+          type != null && (type.isCollectionLikeType() || type.isArrayType())
+              ? type.getContentType()
+              : null;
       for (int i = 0; i < node.size(); i++) {
         if (node.get(i).isNull()) {
           throw new NullItem(i); // protobuf JSON has no null in a repeated field
@@ -680,20 +793,24 @@ public final class ModelRegistry {
   }
 
   /** The declared type of each field of a value class, by snake_case name (cached per type). */
-  private final Map<JavaType, Map<String, JavaType>> fieldTypes =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<JavaType, Map<String, JavaType>> fieldTypes = new ConcurrentHashMap<>();
 
   private Map<String, JavaType> fieldTypes(JavaType type) {
-    if (type.isContainerType() || type.isEnumType() || type.isPrimitive()
-        || type.getRawClass() == Object.class || type.getRawClass() == String.class) {
+    if (type.isContainerType()
+        || type.isEnumType()
+        || type.isPrimitive()
+        || type.getRawClass() == Object.class
+        || type.getRawClass() == String.class) {
       return Map.of();
     }
-    return fieldTypes.computeIfAbsent(type, t -> {
-      Map<String, JavaType> out = new java.util.HashMap<>();
-      BeanDescription d = mapper.getDeserializationConfig().introspect(t);
-      d.findProperties().forEach(p -> out.put(p.getName(), p.getPrimaryType()));
-      return Map.copyOf(out);
-    });
+    return fieldTypes.computeIfAbsent(
+        type,
+        t -> {
+          Map<String, JavaType> out = new HashMap<>();
+          BeanDescription d = mapper.getDeserializationConfig().introspect(t);
+          d.findProperties().forEach(p -> out.put(p.getName(), p.getPrimaryType()));
+          return Map.copyOf(out);
+        });
   }
 
   static String toSnake(String name) {

@@ -7,8 +7,8 @@ import java.util.concurrent.CompletableFuture;
  * Where northbound sources (files, etcd, REST, plugins) deliver desired configuration. Each source
  * has a label; a resync from a source replaces that source's values, and the scheduler's full
  * resync is built from the values chosen over every source ({@link #desired()}). Every delivery
- * becomes one scheduler transaction with the default retry (1 s, 3 attempts, exponential
- * back-off), as in vpp-agent.
+ * becomes one scheduler transaction with the default retry (1 s, 3 attempts, exponential back-off),
+ * as in vpp-agent.
  */
 public interface Northbound {
 
@@ -30,8 +30,8 @@ public interface Northbound {
   /**
    * The desired configuration: the value chosen for each key any source gives. A key given by
    * several sources has the value delivered last; once that source removes it, the value of the
-   * source that delivered it most recently before. Listed as soon as delivered, whether or not
-   * its transaction has finished or the value could be applied.
+   * source that delivered it most recently before. Listed as soon as delivered, whether or not its
+   * transaction has finished or the value could be applied.
    */
   Map<String, Object> desired();
 }

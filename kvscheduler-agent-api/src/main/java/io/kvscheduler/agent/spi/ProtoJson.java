@@ -1,17 +1,24 @@
 package io.kvscheduler.agent.spi;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.protobuf.Descriptors;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import java.lang.reflect.Method;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
 
 /**
- * The JSON codec of models whose values are protobuf messages, built on protobuf-java-util's
- * {@link JsonFormat}: it reads snake_case and lowerCamelCase field names, enums by name or number,
- * rejects unknown fields; it writes snake_case names (or lowerCamelCase for the YAML format),
- * enums by name, default values left out.
+ * The JSON codec of models whose values are protobuf messages, built on protobuf-java-util's {@link
+ * JsonFormat}: it reads snake_case and lowerCamelCase field names, enums by name or number, rejects
+ * unknown fields; it writes snake_case names (or lowerCamelCase for the YAML format), enums by
+ * name, default values left out.
  */
 final class ProtoJson {
   private static final JsonFormat.Parser PARSER = JsonFormat.parser();
@@ -31,10 +38,10 @@ final class ProtoJson {
   static String fullName(Class<?> type) {
     try {
       Method m = type.getMethod("getDescriptor");
-      return ((com.google.protobuf.Descriptors.Descriptor) m.invoke(null)).getFullName();
+      return ((Descriptors.Descriptor) m.invoke(null)).getFullName();
     } catch (ReflectiveOperationException | ClassCastException e) {
-      throw new IllegalArgumentException(type.getName() + " is not a generated protobuf message",
-          e);
+      throw new IllegalArgumentException(
+          type.getName() + " is not a generated protobuf message", e);
     }
   }
 
@@ -43,8 +50,8 @@ final class ProtoJson {
     try {
       return (Message.Builder) type.getMethod("newBuilder").invoke(null);
     } catch (ReflectiveOperationException | ClassCastException e) {
-      throw new IllegalArgumentException(type.getName() + " is not a generated protobuf message",
-          e);
+      throw new IllegalArgumentException(
+          type.getName() + " is not a generated protobuf message", e);
     }
   }
 
@@ -59,24 +66,27 @@ final class ProtoJson {
       PARSER.merge(tree.toString(), b);
     } catch (InvalidProtocolBufferException | RuntimeException e) {
       String field = faultyField(model.valueClass(), tree);
-      throw new ModelException(key, "cannot decode " + model.protoName()
-          + (field == null ? "" : ", field '" + field + "'") + ": "
-          + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()), e,
-          field == null ? java.util.List.of() : java.util.List.of(field));
+      throw new ModelException(
+          key,
+          "cannot decode "
+              + model.protoName()
+              + (field == null ? "" : ", field '" + field + "'")
+              + ": "
+              + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()),
+          e,
+          field == null ? List.of() : List.of(field));
     }
     return b.build();
   }
 
   /**
-   * The first top-level field of {@code tree} that cannot be read on its own (the parser's
-   * messages do not always name it), or null when each can.
+   * The first top-level field of {@code tree} that cannot be read on its own (the parser's messages
+   * do not always name it), or null when each can.
    */
   private static String faultyField(Class<?> type, JsonNode tree) {
-    for (java.util.Iterator<java.util.Map.Entry<String, JsonNode>> it = tree.fields();
-        it.hasNext(); ) {
-      java.util.Map.Entry<String, JsonNode> e = it.next();
-      com.fasterxml.jackson.databind.node.ObjectNode one =
-          com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+    for (Iterator<Map.Entry<String, JsonNode>> it = tree.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      ObjectNode one = JsonNodeFactory.instance.objectNode();
       one.set(e.getKey(), e.getValue());
       try {
         PARSER.merge(one.toString(), builder(type));
@@ -92,8 +102,8 @@ final class ProtoJson {
     try {
       return SNAKE.print(m);
     } catch (InvalidProtocolBufferException e) {
-      throw new IllegalArgumentException("cannot encode " + m.getDescriptorForType().getFullName(),
-          e);
+      throw new IllegalArgumentException(
+          "cannot encode " + m.getDescriptorForType().getFullName(), e);
     }
   }
 
@@ -101,9 +111,9 @@ final class ProtoJson {
   static JsonNode toTree(ObjectMapper mapper, Message m, boolean camel) {
     try {
       return mapper.readTree((camel ? CAMEL : SNAKE).print(m));
-    } catch (InvalidProtocolBufferException | com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new IllegalArgumentException("cannot encode " + m.getDescriptorForType().getFullName(),
-          e);
+    } catch (InvalidProtocolBufferException | JsonProcessingException e) {
+      throw new IllegalArgumentException(
+          "cannot encode " + m.getDescriptorForType().getFullName(), e);
     }
   }
 }

@@ -27,9 +27,8 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.reader.ReaderException;
 
 /**
- * A parsed JSON or YAML document that remembers the line of every object and array (the line of
- * the field name or list item that introduced it), so that errors found after parsing can name a
- * line.
+ * A parsed JSON or YAML document that remembers the line of every object and array (the line of the
+ * field name or list item that introduced it), so that errors found after parsing can name a line.
  */
 public final class ConfigDocument {
   /**
@@ -39,12 +38,14 @@ public final class ConfigDocument {
    * linear in the document's length.
    */
   public static final int MAX_CODE_POINTS = 256 * 1024 * 1024;
+
   /**
    * The longest string (a scalar value or a mapping key), in code points: 1 Mi. In YAML also the
    * longest run the scanner reads as one piece (a scalar's line, a comment, a run of spaces),
    * refused before it is read whole.
    */
   public static final int MAX_SCALAR_CODE_POINTS = 1024 * 1024;
+
   /** The deepest nesting of mappings and lists: 100 (the root mapping is level 1). */
   public static final int MAX_DEPTH = 100;
 
@@ -52,27 +53,34 @@ public final class ConfigDocument {
    * Jackson's own limits, above ours (chars, not code points: up to two per code point) so that
    * ours, which name the line and the limit in our terms, are met first.
    */
-  private static final StreamReadConstraints CONSTRAINTS = StreamReadConstraints.builder()
-      .maxDocumentLength(-1)
-      .maxStringLength(2 * MAX_SCALAR_CODE_POINTS + 1)
-      .maxNameLength(2 * MAX_SCALAR_CODE_POINTS + 1)
-      .maxNestingDepth(MAX_DEPTH + 1)
-      .build();
-  private static final JsonFactory JSON = JsonFactory.builder()
-      .streamReadConstraints(CONSTRAINTS)
-      .build();
+  private static final StreamReadConstraints CONSTRAINTS =
+      StreamReadConstraints.builder()
+          .maxDocumentLength(-1)
+          .maxStringLength(2 * MAX_SCALAR_CODE_POINTS + 1)
+          .maxNameLength(2 * MAX_SCALAR_CODE_POINTS + 1)
+          .maxNestingDepth(MAX_DEPTH + 1)
+          .build();
+
+  private static final JsonFactory JSON =
+      JsonFactory.builder().streamReadConstraints(CONSTRAINTS).build();
+
   /**
    * As {@code new YAMLFactory()}, with the size limit (the builder's defaults differ: without
    * {@code EMPTY_STRING_AS_NULL}, {@code key:} with no value would be "", not null), reading in
    * linear time ({@link LinearYamlReader}).
    */
-  private static final YAMLFactory YAML = new LinearYamlFactory(YAMLFactory.builder()
-      .loaderOptions(loaderOptions(MAX_CODE_POINTS))
-      .streamReadConstraints(CONSTRAINTS)
-      .enable(YAMLParser.Feature.EMPTY_STRING_AS_NULL), MAX_SCALAR_CODE_POINTS);
+  private static final YAMLFactory YAML =
+      new LinearYamlFactory(
+          YAMLFactory.builder()
+              .loaderOptions(loaderOptions(MAX_CODE_POINTS))
+              .streamReadConstraints(CONSTRAINTS)
+              .enable(YAMLParser.Feature.EMPTY_STRING_AS_NULL),
+          MAX_SCALAR_CODE_POINTS);
+
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private final JsonNode root;
+
   /** Lines of the document's nodes (identity): containers, and the entries of each container. */
   private final Lines lines;
 
@@ -157,8 +165,8 @@ public final class ConfigDocument {
     if (text.length() > maxCodePoints) {
       int codePoints = text.codePointCount(0, text.length());
       if (codePoints > maxCodePoints) {
-        throw new SyntaxException("too large (" + codePoints + " code points, limit "
-            + maxCodePoints + ")", 0, null);
+        throw new SyntaxException(
+            "too large (" + codePoints + " code points, limit " + maxCodePoints + ")", 0, null);
       }
     }
     Lines lines = new Lines();
@@ -180,36 +188,46 @@ public final class ConfigDocument {
     }
   }
 
-  private static SyntaxException syntaxError(String format, String text,
-      JsonProcessingException e) {
+  private static SyntaxException syntaxError(
+      String format, String text, JsonProcessingException e) {
     if (e.getCause() instanceof LinearYamlReader.TokenTooLong t) {
       return new SyntaxException("too large: " + t.getMessage(), t.line(), e);
     }
     if (e.getCause() instanceof ReaderException r) {
-      return new SyntaxException("malformed YAML: character U+"
-          + String.format("%04X", r.getCodePoint()) + " is not allowed in YAML",
-          lineAtCodePoint(text, r.getPosition()), e);
+      return new SyntaxException(
+          "malformed YAML: character U+"
+              + String.format("%04X", r.getCodePoint())
+              + " is not allowed in YAML",
+          lineAtCodePoint(text, r.getPosition()),
+          e);
     }
     if (e.getCause() instanceof MarkedYAMLException y && y.getProblemMark() != null) {
       // SnakeYAML knows the problem's own position, and where the construct it was in began
-      String context = y.getContext() != null && y.getContextMark() != null
-          ? " (" + y.getContext() + " at line " + (y.getContextMark().getLine() + 1) + ")" : "";
-      return new SyntaxException("malformed YAML: " + y.getProblem() + context,
-          y.getProblemMark().getLine() + 1, e);
+      String context =
+          y.getContext() != null && y.getContextMark() != null
+              ? " (" + y.getContext() + " at line " + (y.getContextMark().getLine() + 1) + ")"
+              : "";
+      return new SyntaxException(
+          "malformed YAML: " + y.getProblem() + context, y.getProblemMark().getLine() + 1, e);
     }
     JsonLocation loc = e.getLocation();
     int line = loc != null && loc.getLineNr() > 0 ? loc.getLineNr() : 0;
     String msg = e.getOriginalMessage();
     int nl = msg == null ? -1 : msg.indexOf('\n');
-    return new SyntaxException((e instanceof StreamConstraintsException ? "too large: "
-        : "malformed " + format + ": ") + (nl > 0 ? msg.substring(0, nl).strip() : msg), line, e);
+    return new SyntaxException(
+        (e instanceof StreamConstraintsException ? "too large: " : "malformed " + format + ": ")
+            + (nl > 0 ? msg.substring(0, nl).strip() : msg),
+        line,
+        e);
   }
 
   /** The 1-based line of the code point at {@code index} of {@code text}. */
   private static int lineAtCodePoint(String text, int index) {
     int line = 1;
-    int end = index <= 0 ? 0 : text.offsetByCodePoints(0, Math.min(index,
-        text.codePointCount(0, text.length())));
+    int end =
+        index <= 0
+            ? 0
+            : text.offsetByCodePoints(0, Math.min(index, text.codePointCount(0, text.length())));
     for (int i = 0; i < end; i++) {
       char c = text.charAt(i);
       if (c == '\n' || (c == '\r' && (i + 1 >= text.length() || text.charAt(i + 1) != '\n'))) {
@@ -228,8 +246,14 @@ public final class ConfigDocument {
       throws IOException, SyntaxException {
     JsonToken t = p.currentToken();
     if (depth > MAX_DEPTH && (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY)) {
-      throw new SyntaxException("too deeply nested: more than " + MAX_DEPTH
-          + " levels of mappings and lists (limit " + MAX_DEPTH + ")", line, null);
+      throw new SyntaxException(
+          "too deeply nested: more than "
+              + MAX_DEPTH
+              + " levels of mappings and lists (limit "
+              + MAX_DEPTH
+              + ")",
+          line,
+          null);
     }
     switch (t) {
       case START_OBJECT -> {
@@ -298,8 +322,16 @@ public final class ConfigDocument {
     if (s.length() > MAX_SCALAR_CODE_POINTS) {
       int codePoints = s.codePointCount(0, s.length());
       if (codePoints > MAX_SCALAR_CODE_POINTS) {
-        throw new SyntaxException("too large: a " + what + " of " + codePoints
-            + " characters (limit " + MAX_SCALAR_CODE_POINTS + ")", line, null);
+        throw new SyntaxException(
+            "too large: a "
+                + what
+                + " of "
+                + codePoints
+                + " characters (limit "
+                + MAX_SCALAR_CODE_POINTS
+                + ")",
+            line,
+            null);
       }
     }
     return s;

@@ -1,15 +1,20 @@
 package io.kvscheduler.agent.internal;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import com.fasterxml.jackson.dataformat.yaml.util.StringQuotingChecker;
 import io.kvscheduler.agent.spi.Model;
 import io.kvscheduler.agent.spi.ModelException;
 import io.kvscheduler.agent.spi.ModelRegistry;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -36,21 +41,22 @@ import java.util.regex.Pattern;
  */
 public final class ConfigFormat {
   private static final Pattern GROUP = Pattern.compile("[A-Za-z][A-Za-z0-9_]*Config");
-  private static final ObjectMapper YAML_OUT = new ObjectMapper(YAMLFactory.builder()
-      .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
-      .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
-      .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
-      .stringQuotingChecker(new ReadsBack())
-      .build());
-  private static final com.fasterxml.jackson.core.JsonFactory YAML_IN = new YAMLFactory();
+  private static final ObjectMapper YAML_OUT =
+      new ObjectMapper(
+          YAMLFactory.builder()
+              .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+              .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+              .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
+              .stringQuotingChecker(new ReadsBack())
+              .build());
+  private static final JsonFactory YAML_IN = new YAMLFactory();
 
   /**
    * Quotes a string value whenever reading it back unquoted would not give the same string (e.g.
    * {@code 0x1F}, {@code 1_000}, {@code .inf}, which YAML reads as numbers), so that what {@code
    * GET /configuration} writes can be sent back with {@code PUT}.
    */
-  private static final class ReadsBack
-      extends com.fasterxml.jackson.dataformat.yaml.util.StringQuotingChecker.Default {
+  private static final class ReadsBack extends StringQuotingChecker.Default {
     private static final long serialVersionUID = 1L;
 
     @Override
@@ -60,19 +66,18 @@ public final class ConfigFormat {
       }
       // a plain scalar that starts with a letter (and is no reserved word, checked above) is read
       // as a string: only the others (numbers, dates, .inf, ...) need the costlier check
-      return !value.isEmpty() && !Character.isLetter(value.charAt(0))
-          && !readsBackAsItself(value);
+      return !value.isEmpty() && !Character.isLetter(value.charAt(0)) && !readsBackAsItself(value);
     }
 
     private static boolean readsBackAsItself(String value) {
-      try (com.fasterxml.jackson.core.JsonParser p = YAML_IN.createParser("v: " + value)) {
-        return p.nextToken() == com.fasterxml.jackson.core.JsonToken.START_OBJECT
-            && p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME
-            && p.nextToken() == com.fasterxml.jackson.core.JsonToken.VALUE_STRING
+      try (JsonParser p = YAML_IN.createParser("v: " + value)) {
+        return p.nextToken() == JsonToken.START_OBJECT
+            && p.nextToken() == JsonToken.FIELD_NAME
+            && p.nextToken() == JsonToken.VALUE_STRING
             && value.equals(p.getText())
-            && p.nextToken() == com.fasterxml.jackson.core.JsonToken.END_OBJECT
+            && p.nextToken() == JsonToken.END_OBJECT
             && p.nextToken() == null;
-      } catch (java.io.IOException | RuntimeException e) {
+      } catch (IOException | RuntimeException e) {
         return false;
       }
     }
@@ -101,7 +106,9 @@ public final class ConfigFormat {
     }
   }
 
-  /** Whether {@code root} is in the YAML configuration format: a top-level {@code ...Config} key. */
+  /**
+   * Whether {@code root} is in the YAML configuration format: a top-level {@code ...Config} key.
+   */
   public static boolean isYamlConfig(JsonNode root) {
     if (root == null || !root.isObject()) {
       return false;
@@ -126,22 +133,26 @@ public final class ConfigFormat {
   }
 
   /**
-   * As {@link #decodeAny(ModelRegistry, ConfigDocument)}, and puts the line of each key into
-   * {@code lines} (when not null): of the key in the keyed format, of the list item or field in
-   * the YAML configuration format.
+   * As {@link #decodeAny(ModelRegistry, ConfigDocument)}, and puts the line of each key into {@code
+   * lines} (when not null): of the key in the keyed format, of the list item or field in the YAML
+   * configuration format.
    */
-  public static Map<String, Object> decodeAny(ModelRegistry models, ConfigDocument doc,
-      Map<String, Integer> lines) throws ConfigException {
+  public static Map<String, Object> decodeAny(
+      ModelRegistry models, ConfigDocument doc, Map<String, Integer> lines) throws ConfigException {
     JsonNode root = doc.root();
     if (root.isNull() || root.isMissingNode()) {
       return new TreeMap<>();
     }
     if (!root.isObject()) {
-      throw new ConfigException("expected a mapping of keys to values, or the YAML configuration"
-          + " format (top-level <group>Config keys); got " + kind(root), doc.lineOf(root));
+      throw new ConfigException(
+          "expected a mapping of keys to values, or the YAML configuration"
+              + " format (top-level <group>Config keys); got "
+              + kind(root),
+          doc.lineOf(root));
     }
     return isYamlConfig(root)
-        ? decodeYamlConfig(models, doc, lines) : decodeKeyed(models, doc, lines);
+        ? decodeYamlConfig(models, doc, lines)
+        : decodeKeyed(models, doc, lines);
   }
 
   /** Decodes a mapping of keys to values. */
@@ -150,16 +161,16 @@ public final class ConfigFormat {
     return decodeKeyed(models, doc, null);
   }
 
-  private static Map<String, Object> decodeKeyed(ModelRegistry models, ConfigDocument doc,
-      Map<String, Integer> lines) throws ConfigException {
+  private static Map<String, Object> decodeKeyed(
+      ModelRegistry models, ConfigDocument doc, Map<String, Integer> lines) throws ConfigException {
     Map<String, Object> out = new TreeMap<>();
     JsonNode root = doc.root();
     if (root.isNull()) {
       return out;
     }
     if (!root.isObject()) {
-      throw new ConfigException("expected a mapping of keys to values, got " + kind(root),
-          doc.lineOf(root));
+      throw new ConfigException(
+          "expected a mapping of keys to values, got " + kind(root), doc.lineOf(root));
     }
     for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> e = it.next();
@@ -176,16 +187,16 @@ public final class ConfigFormat {
           lines.put(key, doc.lineOf(root, List.of(key), line));
         }
       } catch (ModelException ex) {
-        throw new ConfigException(ex.getMessage(),
-            ex.path().isEmpty() ? line : doc.lineOf(node, ex.path(), line), ex);
+        throw new ConfigException(
+            ex.getMessage(), ex.path().isEmpty() ? line : doc.lineOf(node, ex.path(), line), ex);
       }
     }
     return out;
   }
 
   /**
-   * Checks, before a value given under {@code key} is decoded, that the key is no named model's
-   * key prefix with nothing after it: such a key has the model's prefix, but an empty name, and is
+   * Checks, before a value given under {@code key} is decoded, that the key is no named model's key
+   * prefix with nothing after it: such a key has the model's prefix, but an empty name, and is
    * rejected saying so (not as a key of no model, as {@link ModelRegistry} would).
    *
    * @throws ModelException for a key with an empty name
@@ -196,8 +207,12 @@ public final class ConfigFormat {
     }
     for (Model<?> m : models.models()) {
       if (m.named() && key.equals(m.keyPrefix())) {
-        throw new ModelException(key, "the key has an empty name after the prefix "
-            + m.keyPrefix() + " of model " + m.name());
+        throw new ModelException(
+            key,
+            "the key has an empty name after the prefix "
+                + m.keyPrefix()
+                + " of model "
+                + m.name());
       }
     }
   }
@@ -208,8 +223,8 @@ public final class ConfigFormat {
     return decodeYamlConfig(models, doc, null);
   }
 
-  private static Map<String, Object> decodeYamlConfig(ModelRegistry models, ConfigDocument doc,
-      Map<String, Integer> lines) throws ConfigException {
+  private static Map<String, Object> decodeYamlConfig(
+      ModelRegistry models, ConfigDocument doc, Map<String, Integer> lines) throws ConfigException {
     Map<String, Object> out = new TreeMap<>();
     Map<String, String> where = new HashMap<>();
     JsonNode root = doc.root();
@@ -217,8 +232,8 @@ public final class ConfigFormat {
       return out;
     }
     if (!root.isObject()) {
-      throw new ConfigException("expected a mapping of <group>Config keys, got " + kind(root),
-          doc.lineOf(root));
+      throw new ConfigException(
+          "expected a mapping of <group>Config keys, got " + kind(root), doc.lineOf(root));
     }
     Map<String, Map<String, Model<?>>> groups = groups(models);
     for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
@@ -233,15 +248,20 @@ public final class ConfigFormat {
           // holds nothing to apply or lose
           continue;
         }
-        throw new ConfigException("unknown group '" + group + "' (known groups: "
-            + String.join(", ", groups.keySet()) + ")", groupLine);
+        throw new ConfigException(
+            "unknown group '"
+                + group
+                + "' (known groups: "
+                + String.join(", ", groups.keySet())
+                + ")",
+            groupLine);
       }
       if (groupNode.isNull()) {
         continue;
       }
       if (!groupNode.isObject()) {
-        throw new ConfigException(group + ": expected a mapping of model fields, got "
-            + kind(groupNode), groupLine);
+        throw new ConfigException(
+            group + ": expected a mapping of model fields, got " + kind(groupNode), groupLine);
       }
       for (Iterator<Map.Entry<String, JsonNode>> fit = groupNode.fields(); fit.hasNext(); ) {
         Map.Entry<String, JsonNode> f = fit.next();
@@ -250,21 +270,37 @@ public final class ConfigFormat {
         int fieldLine = line(doc, fieldNode, groupNode);
         Model<?> model = fields.get(f.getKey());
         if (model == null) {
-          throw new ConfigException("unknown field '" + f.getKey() + "' in group " + group
-              + " (known fields: " + String.join(", ", fields.keySet()) + ")", fieldLine);
+          throw new ConfigException(
+              "unknown field '"
+                  + f.getKey()
+                  + "' in group "
+                  + group
+                  + " (known fields: "
+                  + String.join(", ", fields.keySet())
+                  + ")",
+              fieldLine);
         }
         if (fieldNode.isNull()) {
           continue;
         }
         if (model.named()) {
           if (!fieldNode.isArray()) {
-            throw new ConfigException(path + ": expected a list of " + model.protoName()
-                + ", got " + kind(fieldNode), fieldLine);
+            throw new ConfigException(
+                path + ": expected a list of " + model.protoName() + ", got " + kind(fieldNode),
+                fieldLine);
           }
           for (int i = 0; i < fieldNode.size(); i++) {
             JsonNode item = fieldNode.get(i);
-            put(models, doc, model, item, path + "[" + i + "]",
-                doc.lineOf(fieldNode, List.of(i), doc.lineOf(fieldNode)), out, where, lines);
+            put(
+                models,
+                doc,
+                model,
+                item,
+                path + "[" + i + "]",
+                doc.lineOf(fieldNode, List.of(i), doc.lineOf(fieldNode)),
+                out,
+                where,
+                lines);
           }
         } else {
           put(models, doc, model, fieldNode, path, fieldLine, out, where, lines);
@@ -274,23 +310,32 @@ public final class ConfigFormat {
     return out;
   }
 
-  private static void put(ModelRegistry models, ConfigDocument doc, Model<?> model,
-      JsonNode node, String path, int line, Map<String, Object> out, Map<String, String> where,
-      Map<String, Integer> lines) throws ConfigException {
+  private static void put(
+      ModelRegistry models,
+      ConfigDocument doc,
+      Model<?> model,
+      JsonNode node,
+      String path,
+      int line,
+      Map<String, Object> out,
+      Map<String, String> where,
+      Map<String, Integer> lines)
+      throws ConfigException {
     Object value;
     try {
       value = models.decodeTree(model, node);
     } catch (ModelException e) {
       String msg = e.getMessage();
       String prefix = e.key() + ": ";
-      throw new ConfigException(path + ": "
-          + (msg.startsWith(prefix) ? msg.substring(prefix.length()) : msg),
-          e.path().isEmpty() ? line : doc.lineOf(node, e.path(), line), e);
+      throw new ConfigException(
+          path + ": " + (msg.startsWith(prefix) ? msg.substring(prefix.length()) : msg),
+          e.path().isEmpty() ? line : doc.lineOf(node, e.path(), line),
+          e);
     }
     String key = models.keyOf(value);
     if (!model.isKey(key)) {
-      throw new ConfigException(path + ": the value has no name (its key would be '" + key
-          + "')", line);
+      throw new ConfigException(
+          path + ": the value has no name (its key would be '" + key + "')", line);
     }
     String at = path + (line > 0 ? " on line " + line : "");
     String previous = where.putIfAbsent(key, at);
@@ -304,8 +349,8 @@ public final class ConfigFormat {
   }
 
   /**
-   * The YAML configuration format of {@code values} (keys of models not of class {@code config}
-   * or of no model are left out): every group of the registered models, lists sorted by key,
+   * The YAML configuration format of {@code values} (keys of models not of class {@code config} or
+   * of no model are left out): every group of the registered models, lists sorted by key,
    * lowerCamelCase field names, default values left out.
    */
   public static ObjectNode encode(ModelRegistry models, Map<String, Object> values) {
@@ -314,25 +359,29 @@ public final class ConfigFormat {
       if (e.getValue() == null) {
         continue;
       }
-      models.forKey(e.getKey())
+      models
+          .forKey(e.getKey())
           .filter(m -> m.modelClass().equals("config"))
           .ifPresent(m -> byModel.computeIfAbsent(m, x -> new ArrayList<>()).add(e.getValue()));
     }
     ObjectNode root = JsonNodeFactory.instance.objectNode();
-    groups(models).forEach((group, fields) -> {
-      ObjectNode g = root.putObject(group);
-      fields.forEach((field, model) -> {
-        List<Object> vs = byModel.get(model);
-        if (vs == null) {
-          return;
-        }
-        if (model.named()) {
-          vs.forEach(v -> g.withArray(field).add(models.toTree(v, true)));
-        } else {
-          g.set(field, models.toTree(vs.get(0), true));
-        }
-      });
-    });
+    groups(models)
+        .forEach(
+            (group, fields) -> {
+              ObjectNode g = root.putObject(group);
+              fields.forEach(
+                  (field, model) -> {
+                    List<Object> vs = byModel.get(model);
+                    if (vs == null) {
+                      return;
+                    }
+                    if (model.named()) {
+                      vs.forEach(v -> g.withArray(field).add(models.toTree(v, true)));
+                    } else {
+                      g.set(field, models.toTree(vs.get(0), true));
+                    }
+                  });
+            });
     return root;
   }
 

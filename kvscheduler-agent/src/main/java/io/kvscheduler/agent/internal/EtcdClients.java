@@ -19,8 +19,8 @@ import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLException;
 
 /**
- * Builds the jetcd client from {@link EtcdSettings} and turns its failures into messages that
- * name the cause an operator can act on (credentials, certificates, unreachable endpoints).
+ * Builds the jetcd client from {@link EtcdSettings} and turns its failures into messages that name
+ * the cause an operator can act on (credentials, certificates, unreachable endpoints).
  */
 final class EtcdClients {
   private EtcdClients() {}
@@ -31,47 +31,63 @@ final class EtcdClients {
    * @throws IllegalArgumentException when a TLS file cannot be used, naming the setting and file
    */
   static Client create(List<String> endpoints, EtcdSettings settings) {
-    boolean tls = settings.tls()
-        || (!settings.insecureTransport() && endpoints.stream().anyMatch(e -> e.startsWith(
-            "https://")));
-    ClientBuilder b = Client.builder()
-        .endpoints(uris(endpoints, tls))
-        .connectTimeout(settings.dialTimeout())
-        // a request fails as soon as no endpoint can be connected to, with the cause (refused
-        // password, untrusted certificate), instead of waiting until it times out; requests
-        // still wait for a connection being made, bounded by the request timeout
-        .waitForReady(false);
+    boolean tls =
+        settings.tls()
+            || (!settings.insecureTransport()
+                && endpoints.stream().anyMatch(e -> e.startsWith("https://")));
+    ClientBuilder b =
+        Client.builder()
+            .endpoints(uris(endpoints, tls))
+            .connectTimeout(settings.dialTimeout())
+            // a request fails as soon as no endpoint can be connected to, with the cause (refused
+            // password, untrusted certificate), instead of waiting until it times out; requests
+            // still wait for a connection being made, bounded by the request timeout
+            .waitForReady(false);
     if (settings.username() != null) {
       b.user(ByteSequence.from(settings.username(), StandardCharsets.UTF_8));
-      b.password(ByteSequence.from(settings.password() == null ? "" : settings.password(),
-          StandardCharsets.UTF_8));
+      b.password(
+          ByteSequence.from(
+              settings.password() == null ? "" : settings.password(), StandardCharsets.UTF_8));
     }
     if (tls) {
       try {
-        b.sslContext(ssl -> {
-          if (settings.insecureSkipTlsVerify()) {
-            ssl.trustManager(InsecureTrustManagerFactory.INSTANCE);
-          } else if (settings.caFile() != null) {
-            try {
-              ssl.trustManager(settings.caFile().toFile());
-            } catch (RuntimeException e) {
-              throw new IllegalArgumentException("etcd ca-file " + settings.caFile()
-                  + ": no usable PEM certificate (" + rootMessage(e) + ")", e);
-            }
-          }
-          if (settings.certFile() != null) {
-            try {
-              ssl.keyManager(settings.certFile().toFile(), settings.keyFile().toFile());
-            } catch (RuntimeException e) {
-              throw new IllegalArgumentException("etcd cert-file " + settings.certFile()
-                  + " / key-file " + settings.keyFile() + ": not a usable PEM certificate and"
-                  + " PKCS#8 key (" + rootMessage(e) + ")", e);
-            }
-          }
-        });
+        b.sslContext(
+            ssl -> {
+              if (settings.insecureSkipTlsVerify()) {
+                ssl.trustManager(InsecureTrustManagerFactory.INSTANCE);
+              } else if (settings.caFile() != null) {
+                try {
+                  ssl.trustManager(settings.caFile().toFile());
+                } catch (RuntimeException e) {
+                  throw new IllegalArgumentException(
+                      "etcd ca-file "
+                          + settings.caFile()
+                          + ": no usable PEM certificate ("
+                          + rootMessage(e)
+                          + ")",
+                      e);
+                }
+              }
+              if (settings.certFile() != null) {
+                try {
+                  ssl.keyManager(settings.certFile().toFile(), settings.keyFile().toFile());
+                } catch (RuntimeException e) {
+                  throw new IllegalArgumentException(
+                      "etcd cert-file "
+                          + settings.certFile()
+                          + " / key-file "
+                          + settings.keyFile()
+                          + ": not a usable PEM certificate and"
+                          + " PKCS#8 key ("
+                          + rootMessage(e)
+                          + ")",
+                      e);
+                }
+              }
+            });
       } catch (SSLException e) {
-        throw new IllegalArgumentException("etcd TLS settings cannot be used: " + e.getMessage(),
-            e);
+        throw new IllegalArgumentException(
+            "etcd TLS settings cannot be used: " + e.getMessage(), e);
       }
     }
     return b.build();
@@ -96,18 +112,30 @@ final class EtcdClients {
     String text = EtcdNorthbound.describe(c);
     String all = chainText(c).toLowerCase(Locale.ROOT);
     if (all.contains("permission denied") || statusCode(c) == Status.Code.PERMISSION_DENIED) {
-      return "etcd denied user '" + settings.username() + "' access: grant it read and write"
-          + " on the agent prefix " + prefix + " (" + text + ")";
+      return "etcd denied user '"
+          + settings.username()
+          + "' access: grant it read and write"
+          + " on the agent prefix "
+          + prefix
+          + " ("
+          + text
+          + ")";
     }
-    if (all.contains("authentication failed") || all.contains("invalid user id or password")
-        || all.contains("user name is empty") || all.contains("auth token is invalid")
+    if (all.contains("authentication failed")
+        || all.contains("invalid user id or password")
+        || all.contains("user name is empty")
+        || all.contains("auth token is invalid")
         || statusCode(c) == Status.Code.UNAUTHENTICATED) {
       if (settings.username() == null) {
         return "etcd requires authentication: set username and password of the etcd settings ("
-            + text + ")";
+            + text
+            + ")";
       }
-      return "authentication failed for user '" + settings.username()
-          + "': check the username and password of the etcd settings (" + text + ")";
+      return "authentication failed for user '"
+          + settings.username()
+          + "': check the username and password of the etcd settings ("
+          + text
+          + ")";
     }
     Throwable cert = find(c, CertificateException.class);
     Throwable ssl = find(c, SSLException.class);
@@ -115,20 +143,34 @@ final class EtcdClients {
       Throwable root = cert != null ? cert : ssl;
       String detail = root != null ? rootMessage(root) : text;
       String lower = detail.toLowerCase(Locale.ROOT);
-      if (lower.contains("received fatal alert") && (lower.contains("certificate")
-          || lower.contains("unknown_ca") || lower.contains("access_denied"))) {
+      if (lower.contains("received fatal alert")
+          && (lower.contains("certificate")
+              || lower.contains("unknown_ca")
+              || lower.contains("access_denied"))) {
         return "TLS handshake with etcd failed, etcd refused the client certificate: check"
-            + " cert-file" + (settings.certFile() != null ? " (" + settings.certFile() + ")"
-            : " (none set)") + " and key-file, signed by a CA etcd trusts (" + detail + ")";
+            + " cert-file"
+            + (settings.certFile() != null ? " (" + settings.certFile() + ")" : " (none set)")
+            + " and key-file, signed by a CA etcd trusts ("
+            + detail
+            + ")";
       }
       return "TLS handshake with etcd failed, the server certificate is not trusted: check"
-          + " ca-file" + (settings.caFile() != null ? " (" + settings.caFile() + ")"
-          : " (none set: the JDK's trusted roots are used)") + " (" + detail + ")";
+          + " ca-file"
+          + (settings.caFile() != null
+              ? " (" + settings.caFile() + ")"
+              : " (none set: the JDK's trusted roots are used)")
+          + " ("
+          + detail
+          + ")";
     }
     if (c instanceof TimeoutException) {
-      return "etcd did not answer in time (" + text + "; operation-timeout "
-          + settings.requestTimeout().toMillis() + " ms, dial-timeout "
-          + settings.dialTimeout().toMillis() + " ms)";
+      return "etcd did not answer in time ("
+          + text
+          + "; operation-timeout "
+          + settings.requestTimeout().toMillis()
+          + " ms, dial-timeout "
+          + settings.dialTimeout().toMillis()
+          + " ms)";
     }
     return text;
   }

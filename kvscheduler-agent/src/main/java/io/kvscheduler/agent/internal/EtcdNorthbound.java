@@ -18,7 +18,6 @@ import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KVScheduler;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -49,44 +48,42 @@ import org.slf4j.LoggerFactory;
  *       {@code config/}), so the keys the agent writes back ({@code config-status/…}, {@code
  *       check/…}) are never read. Keys are handed to the scheduler relative to the agent prefix.
  *   <li>Startup: one consistent read at revision R (the first prefix's read fixes R, the others
- *       read at R), every key of a registered model is decoded, and one {@link
- *       Northbound#resync} with source {@code etcd} is delivered; then a watch from R+1, so no
- *       event is lost or applied twice.
+ *       read at R), every key of a registered model is decoded, and one {@link Northbound#resync}
+ *       with source {@code etcd} is delivered; then a watch from R+1, so no event is lost or
+ *       applied twice.
  *   <li>Each watch event becomes one {@link Northbound#change} (PUT = decoded value, DELETE =
  *       null).
- *   <li>A value that cannot be decoded (malformed JSON, unknown field, key/value mismatch) or a
- *       key of no model is logged as an error naming the key and the cause and skipped; the rest
- *       is applied. Rejected keys are listed by {@link #rejected()} until they are fixed or
- *       deleted.
- *   <li>The connection is probed every second with a read (tried on up to 3 endpoints). A
- *       watch that ends while etcd still answers (its member died, its connection was cut) is
- *       resumed from the revision after the last event delivered: nothing is lost or applied
- *       twice, and no resync is needed. When etcd does not answer, or compacted the history a
- *       watch needs to resume, the watches are cancelled and, once etcd answers again (retried
- *       with back-off), one full resync is done and the watches restart from its revision.
+ *   <li>A value that cannot be decoded (malformed JSON, unknown field, key/value mismatch) or a key
+ *       of no model is logged as an error naming the key and the cause and skipped; the rest is
+ *       applied. Rejected keys are listed by {@link #rejected()} until they are fixed or deleted.
+ *   <li>The connection is probed every second with a read (tried on up to 3 endpoints). A watch
+ *       that ends while etcd still answers (its member died, its connection was cut) is resumed
+ *       from the revision after the last event delivered: nothing is lost or applied twice, and no
+ *       resync is needed. When etcd does not answer, or compacted the history a watch needs to
+ *       resume, the watches are cancelled and, once etcd answers again (retried with back-off), one
+ *       full resync is done and the watches restart from its revision.
  *   <li>If etcd cannot be reached at start, the agent starts anyway and keeps retrying in the
  *       background (vpp-agent's {@code allow-delayed-start}).
  *   <li>The connection follows {@link EtcdSettings}: TLS with a CA and a client certificate,
- *       username and password, dial and request timeouts (every request and probe is bounded by
- *       the request timeout, so an endpoint that accepts connections and never answers cannot
- *       hang the agent). A refused password or an untrusted certificate is logged naming the
- *       cause and the settings to check; the agent keeps what it applied and keeps retrying.
+ *       username and password, dial and request timeouts (every request and probe is bounded by the
+ *       request timeout, so an endpoint that accepts connections and never answers cannot hang the
+ *       agent). A refused password or an untrusted certificate is logged naming the cause and the
+ *       settings to check; the agent keeps what it applied and keeps retrying.
  * </ul>
  *
- * Also writes back, when enabled, the value statuses ({@code config-status/…}) and always the
- * agent status ({@code check/status/v1/agent}), under the agent's lease: see {@link
- * EtcdStatusPublisher}.
+ * Also writes back, when enabled, the value statuses ({@code config-status/…}) and always the agent
+ * status ({@code check/status/v1/agent}), under the agent's lease: see {@link EtcdStatusPublisher}.
  *
- * <p>One class, longer than most: the first read, the resyncs, the watches and the connection
- * loop share one lock and one generation counter, which is what guarantees that no event of an
- * older watch is delivered after a newer resync; splitting them would spread that invariant.
+ * <p>One class, longer than most: the first read, the resyncs, the watches and the connection loop
+ * share one lock and one generation counter, which is what guarantees that no event of an older
+ * watch is delivered after a newer resync; splitting them would spread that invariant.
  *
- * <p>Threads: jetcd calls the watch listeners on its event loop, which also completes every
- * request of the client, and it calls them while holding a lock of its own (closing a watch
- * calls {@code onCompleted} inside it). A listener therefore never waits: it hands the event to
- * one thread of this source ({@code etcd-watch-<label>}), which delivers events in the order
- * they came, under the lock. Taking the lock on the event loop would let a thread that holds it
- * and closes a watch, or waits for a read, wait for the event loop for ever.
+ * <p>Threads: jetcd calls the watch listeners on its event loop, which also completes every request
+ * of the client, and it calls them while holding a lock of its own (closing a watch calls {@code
+ * onCompleted} inside it). A listener therefore never waits: it hands the event to one thread of
+ * this source ({@code etcd-watch-<label>}), which delivers events in the order they came, under the
+ * lock. Taking the lock on the event loop would let a thread that holds it and closes a watch, or
+ * waits for a read, wait for the event loop for ever.
  */
 public final class EtcdNorthbound implements NorthboundSource {
   private static final Logger LOG = LoggerFactory.getLogger(EtcdNorthbound.class);
@@ -98,9 +95,10 @@ public final class EtcdNorthbound implements NorthboundSource {
   private static final Duration INITIAL_RESYNC_WAIT = Duration.ofSeconds(30);
   private static final long BACKOFF_MIN_MS = 100;
   private static final long BACKOFF_MAX_MS = 2000;
+
   /**
-   * During an outage the client is replaced this often: gRPC's own reconnection back-off grows
-   * to minutes, a new client tries at once, so etcd is found within seconds of coming back.
+   * During an outage the client is replaced this often: gRPC's own reconnection back-off grows to
+   * minutes, a new client tries at once, so etcd is found within seconds of coming back.
    */
   private static final Duration RENEW_CLIENT_EVERY = Duration.ofSeconds(5);
 
@@ -115,11 +113,13 @@ public final class EtcdNorthbound implements NorthboundSource {
 
   /** Guards the generation, the watchers, delivery of events and resyncs. */
   private final Object lock = new Object();
+
   private long generation;
   private final Map<String, PrefixWatch> watches = new HashMap<>();
   private final Map<String, String> rejected = Collections.synchronizedMap(new TreeMap<>());
   private final BlockingQueue<WatchEnd> troubles = new LinkedBlockingQueue<>();
   private final CountDownLatch stopped = new CountDownLatch(1);
+
   /** Delivers the watch listeners' events in order, off jetcd's event loop. */
   private final ExecutorService watchEvents;
 
@@ -145,8 +145,14 @@ public final class EtcdNorthbound implements NorthboundSource {
    * @param kvs the scheduler, whose value statuses are published
    * @param statusPublishing whether {@code config-status/…} keys are written
    */
-  public EtcdNorthbound(String label, List<String> endpoints, EtcdSettings settings,
-      ModelRegistry models, Northbound northbound, KVScheduler kvs, boolean statusPublishing) {
+  public EtcdNorthbound(
+      String label,
+      List<String> endpoints,
+      EtcdSettings settings,
+      ModelRegistry models,
+      Northbound northbound,
+      KVScheduler kvs,
+      boolean statusPublishing) {
     this.label = Objects.requireNonNull(label, "label");
     this.agentPrefix = "/vnf-agent/" + label + "/";
     this.endpoints = List.copyOf(endpoints);
@@ -158,11 +164,13 @@ public final class EtcdNorthbound implements NorthboundSource {
     this.northbound = Objects.requireNonNull(northbound, "northbound");
     this.kvs = Objects.requireNonNull(kvs, "kvs");
     this.statusPublishing = statusPublishing;
-    this.watchEvents = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "etcd-watch-" + label);
-      t.setDaemon(true);
-      return t;
-    });
+    this.watchEvents =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "etcd-watch-" + label);
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   @Override
@@ -217,8 +225,16 @@ public final class EtcdNorthbound implements NorthboundSource {
   @Override
   public void start() {
     client = EtcdClients.create(endpoints, settings);
-    EtcdStatusPublisher pub = new EtcdStatusPublisher(client, label, agentPrefix, kvs,
-        statusPublishing, pluginNames, settings.requestTimeout(), settings.leaseTtl());
+    EtcdStatusPublisher pub =
+        new EtcdStatusPublisher(
+            client,
+            label,
+            agentPrefix,
+            kvs,
+            statusPublishing,
+            pluginNames,
+            settings.requestTimeout(),
+            settings.leaseTtl());
     publisher = pub;
     pub.start();
 
@@ -236,8 +252,11 @@ public final class EtcdNorthbound implements NorthboundSource {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
-      LOG.warn("etcd: cannot read {} from {} ({}); the agent starts without it and keeps"
-          + " retrying", agentPrefix, endpoints, explain(e));
+      LOG.warn(
+          "etcd: cannot read {} from {} ({}); the agent starts without it and keeps" + " retrying",
+          agentPrefix,
+          endpoints,
+          explain(e));
     }
     boolean initiallySynced = synced;
     Thread t = new Thread(() -> loop(initiallySynced), "etcd-nb-" + label);
@@ -292,8 +311,7 @@ public final class EtcdNorthbound implements NorthboundSource {
             synced = true;
             backoff = BACKOFF_MIN_MS;
             if (outageLogged) {
-              LOG.info("etcd: {} answers again; resynced at revision {}", endpoints,
-                  revision);
+              LOG.info("etcd: {} answers again; resynced at revision {}", endpoints, revision);
             }
             outageLogged = false;
             lastWhy = null;
@@ -383,50 +401,56 @@ public final class EtcdNorthbound implements NorthboundSource {
   }
 
   /**
-   * Null when etcd answers a (linearizable) read within the request timeout, else what went
-   * wrong. Tried once per endpoint (at most 3): requests go round the endpoints, so one member
-   * that cannot answer (just restarted, cut off from the others) does not count as an outage.
+   * Null when etcd answers a (linearizable) read within the request timeout, else what went wrong.
+   * Tried once per endpoint (at most 3): requests go round the endpoints, so one member that cannot
+   * answer (just restarted, cut off from the others) does not count as an outage.
    */
   private String probe() throws InterruptedException {
     String why = null;
     for (int attempt = 0; attempt < Math.min(3, endpoints.size()) && !closed; attempt++) {
-      CompletableFuture<GetResponse> f = client.getKVClient().get(bytes(agentPrefix),
-          GetOption.builder().withCountOnly(true).build());
+      CompletableFuture<GetResponse> f =
+          client
+              .getKVClient()
+              .get(bytes(agentPrefix), GetOption.builder().withCountOnly(true).build());
       try {
         f.get(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
         return null;
       } catch (ExecutionException e) {
         f.cancel(true);
-        why = "connection to " + endpoints + " lost: etcd does not answer ("
-            + explain(e) + ")";
+        why = "connection to " + endpoints + " lost: etcd does not answer (" + explain(e) + ")";
       } catch (TimeoutException e) {
         f.cancel(true);
-        why = "connection to " + endpoints + " lost: etcd does not answer within"
-            + " operation-timeout " + settings.requestTimeout().toMillis() + " ms";
+        why =
+            "connection to "
+                + endpoints
+                + " lost: etcd does not answer within"
+                + " operation-timeout "
+                + settings.requestTimeout().toMillis()
+                + " ms";
       }
     }
     return why;
   }
 
   /**
-   * A watch ended: resumes it where it stopped when etcd still answers and still has the
-   * history from there. Returns null when resumed, else why a full resync is needed: etcd does
-   * not answer, the history was compacted past the watch's revision, or the watch ends again
-   * and again.
+   * A watch ended: resumes it where it stopped when etcd still answers and still has the history
+   * from there. Returns null when resumed, else why a full resync is needed: etcd does not answer,
+   * the history was compacted past the watch's revision, or the watch ends again and again.
    */
   private String resume(WatchEnd end) throws InterruptedException {
     CompactedException compacted = EtcdClients.find(end.cause(), CompactedException.class);
     if (compacted != null) {
-      return "the watch of " + end.prefix() + " cannot resume from revision "
-          + end.resumeFrom() + ": etcd compacted its history up to revision "
+      return "the watch of "
+          + end.prefix()
+          + " cannot resume from revision "
+          + end.resumeFrom()
+          + ": etcd compacted its history up to revision "
           + compacted.getCompactedRevision();
     }
-    String cause = end.cause() == null ? "the watch was closed by etcd"
-        : explain(end.cause());
+    String cause = end.cause() == null ? "the watch was closed by etcd" : explain(end.cause());
     long now = System.nanoTime();
     if (end.wasResumed() && now - end.started() < PROBE_INTERVAL.toNanos()) {
-      return "the watch of " + end.prefix() + " ended again right after it started (" + cause
-          + ")";
+      return "the watch of " + end.prefix() + " ended again right after it started (" + cause + ")";
     }
     String down = probe();
     if (down != null) {
@@ -440,18 +464,18 @@ public final class EtcdNorthbound implements NorthboundSource {
       if (old != null) {
         old.cancel();
       }
-      watches.put(end.prefix(), new PrefixWatch(end.generation(), end.prefix(),
-          end.resumeFrom(), true));
+      watches.put(
+          end.prefix(), new PrefixWatch(end.generation(), end.prefix(), end.resumeFrom(), true));
     }
     resumedCount++;
-    LOG.info("etcd: watch of {} resumed from revision {} ({})", end.prefix(), end.resumeFrom(),
-        cause);
+    LOG.info(
+        "etcd: watch of {} resumed from revision {} ({})", end.prefix(), end.resumeFrom(), cause);
     return null;
   }
 
   /**
-   * One consistent read of every watched prefix, one resync, and watches from the next
-   * revision; all under the lock so that no event of an older watch is delivered in between.
+   * One consistent read of every watched prefix, one resync, and watches from the next revision;
+   * all under the lock so that no event of an older watch is delivered in between.
    */
   private CompletableFuture<Long> sync() throws Exception {
     List<String> prefixes = watchedPrefixes();
@@ -467,8 +491,8 @@ public final class EtcdNorthbound implements NorthboundSource {
         if (rev > 0) {
           opt.withRevision(rev);
         }
-        GetResponse resp = await(client.getKVClient().get(bytes(prefix), opt.build()),
-            settings.requestTimeout());
+        GetResponse resp =
+            await(client.getKVClient().get(bytes(prefix), opt.build()), settings.requestTimeout());
         if (rev == 0) {
           rev = resp.getHeader().getRevision();
         }
@@ -488,21 +512,27 @@ public final class EtcdNorthbound implements NorthboundSource {
       // a rejected key keeps the value last accepted for it, as a rejected change does: the
       // same etcd content gives the same configuration whether it came by watch or by resync
       synchronized (accepted) {
-        bad.forEach((key, msg) -> {
-          events.valueRejected(SOURCE, SourceEvents.reasonFor(models, key));
-          Object kept = accepted.get(key);
-          if (kept != null) {
-            values.put(key, kept);
-            LOG.error("etcd: skipping {}{} (the value accepted before stays)", agentPrefix, msg);
-          } else {
-            LOG.error("etcd: skipping {}{}", agentPrefix, msg);
-          }
-        });
+        bad.forEach(
+            (key, msg) -> {
+              events.valueRejected(SOURCE, SourceEvents.reasonFor(models, key));
+              Object kept = accepted.get(key);
+              if (kept != null) {
+                values.put(key, kept);
+                LOG.error(
+                    "etcd: skipping {}{} (the value accepted before stays)", agentPrefix, msg);
+              } else {
+                LOG.error("etcd: skipping {}{}", agentPrefix, msg);
+              }
+            });
         accepted.clear();
         accepted.putAll(values);
       }
-      LOG.info("etcd: resync of {} value(s) from {} at revision {}{}", values.size(),
-          agentPrefix, rev, bad.isEmpty() ? "" : " (" + bad.size() + " rejected)");
+      LOG.info(
+          "etcd: resync of {} value(s) from {} at revision {}{}",
+          values.size(),
+          agentPrefix,
+          rev,
+          bad.isEmpty() ? "" : " (" + bad.size() + " rejected)");
       CompletableFuture<Long> txn = northbound.resync(SOURCE, values);
       revision = rev;
       resyncCount++;
@@ -514,8 +544,8 @@ public final class EtcdNorthbound implements NorthboundSource {
   }
 
   /**
-   * Decodes the value stored under {@code key} (relative to the agent prefix): a leading byte
-   * order mark is skipped, a key with an empty name is called that.
+   * Decodes the value stored under {@code key} (relative to the agent prefix): a leading byte order
+   * mark is skipped, a key with an empty name is called that.
    */
   private Object decode(String key, ByteSequence value) throws ModelException {
     ConfigFormat.checkKey(models, key);
@@ -523,8 +553,13 @@ public final class EtcdNorthbound implements NorthboundSource {
   }
 
   /** A watch that ended: of which generation and prefix, from where it can resume, why. */
-  private record WatchEnd(long generation, String prefix, long resumeFrom, Throwable cause,
-      long started, boolean wasResumed) {}
+  private record WatchEnd(
+      long generation,
+      String prefix,
+      long resumeFrom,
+      Throwable cause,
+      long started,
+      boolean wasResumed) {}
 
   /**
    * The watch of one prefix from a revision on (created under the lock). Events at or below the
@@ -551,13 +586,14 @@ public final class EtcdNorthbound implements NorthboundSource {
 
     @Override
     public void onNext(WatchResponse response) {
-      later(() -> {
-        synchronized (lock) {
-          if (active) {
-            delivered = deliver(gen, response, delivered);
-          }
-        }
-      });
+      later(
+          () -> {
+            synchronized (lock) {
+              if (active) {
+                delivered = deliver(gen, response, delivered);
+              }
+            }
+          });
     }
 
     @Override
@@ -573,13 +609,14 @@ public final class EtcdNorthbound implements NorthboundSource {
     /** Runs {@code event} on the source's event thread (nothing once the source is closed). */
     private void later(Runnable event) {
       try {
-        watchEvents.execute(() -> {
-          try {
-            event.run();
-          } catch (RuntimeException e) {
-            LOG.error("etcd: delivering a watch event of {} failed", prefix, e);
-          }
-        });
+        watchEvents.execute(
+            () -> {
+              try {
+                event.run();
+              } catch (RuntimeException e) {
+                LOG.error("etcd: delivering a watch event of {} failed", prefix, e);
+              }
+            });
       } catch (RejectedExecutionException e) {
         LOG.debug("etcd: watch event of {} after close dropped", prefix);
       }
@@ -591,7 +628,10 @@ public final class EtcdNorthbound implements NorthboundSource {
           return;
         }
         active = false;
-        LOG.warn("etcd: watch of {} ended at revision {}: {}", prefix, delivered,
+        LOG.warn(
+            "etcd: watch of {} ended at revision {}: {}",
+            prefix,
+            delivered,
             t == null ? "closed by etcd" : explain(t));
         troubles.add(new WatchEnd(gen, prefix, delivered + 1, t, started, resumed));
       }
@@ -671,7 +711,9 @@ public final class EtcdNorthbound implements NorthboundSource {
   /** {@code <agent prefix><class>/} for each class of the registered models, sorted. */
   List<String> watchedPrefixes() {
     Set<String> out = new LinkedHashSet<>();
-    models.models().stream().map(Model::modelClass).sorted()
+    models.models().stream()
+        .map(Model::modelClass)
+        .sorted()
         .forEach(c -> out.add(agentPrefix + c + "/"));
     return List.copyOf(out);
   }

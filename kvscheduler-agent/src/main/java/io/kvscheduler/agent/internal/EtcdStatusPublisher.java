@@ -43,31 +43,33 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code check/status/v1/agent}: the agent status ({@code status.AgentStatus} as protojson
  *       with proto names: {@code build_version}, {@code state} {@code OK}, {@code start_time},
- *       {@code last_change}, {@code last_update} as strings of unix seconds), on start and every
- *       10 s; always written when etcd is used (cn-infra's statuscheck). Written under the
- *       agent's lease, so it vanishes when the agent dies. On a clean shutdown it is rewritten
- *       as stopping ({@code state} {@code INIT}, every plugin {@code INIT} with {@code error}
- *       {@code "agent stopping"}: {@code OperationalState} has no stopping state, and INIT keeps
- *       it readable by vpp-agent's tools and means "not ready, not failed"), then the lease is
- *       revoked and the key is gone.
- *   <li>{@code config-status/<rest of the value key after the first "config/">}: the status of
- *       each base value ({@code ligato.kvscheduler.ValueStatus}: {@code key}, {@code state},
- *       {@code error}, {@code last_operation}, {@code details}; zero values left out), only when
- *       status publishing is on. Written with a lease kept alive for the client's lifetime, so
- *       the keys vanish when the agent dies; deleted when the value is removed.
+ *       {@code last_change}, {@code last_update} as strings of unix seconds), on start and every 10
+ *       s; always written when etcd is used (cn-infra's statuscheck). Written under the agent's
+ *       lease, so it vanishes when the agent dies. On a clean shutdown it is rewritten as stopping
+ *       ({@code state} {@code INIT}, every plugin {@code INIT} with {@code error} {@code "agent
+ *       stopping"}: {@code OperationalState} has no stopping state, and INIT keeps it readable by
+ *       vpp-agent's tools and means "not ready, not failed"), then the lease is revoked and the key
+ *       is gone.
+ *   <li>{@code config-status/<rest of the value key after the first "config/">}: the status of each
+ *       base value ({@code ligato.kvscheduler.ValueStatus}: {@code key}, {@code state}, {@code
+ *       error}, {@code last_operation}, {@code details}; zero values left out), only when status
+ *       publishing is on. Written with a lease kept alive for the client's lifetime, so the keys
+ *       vanish when the agent dies; deleted when the value is removed.
  * </ul>
  *
- * One thread does all writes; what is to be written is kept per key, so during an outage only
- * the latest status of each key is remembered and, after reconnection, every status is
- * rewritten and stale ones deleted.
+ * One thread does all writes; what is to be written is kept per key, so during an outage only the
+ * latest status of each key is remembered and, after reconnection, every status is rewritten and
+ * stale ones deleted.
  */
 final class EtcdStatusPublisher implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EtcdStatusPublisher.class);
 
   static final String AGENT_STATUS_KEY = "check/status/v1/agent";
   static final String STATUS_PREFIX = "config-status/";
+
   /** The {@code error} of every plugin in the agent status written on a clean shutdown. */
   static final String STOPPING = "agent stopping";
+
   private static final Duration AGENT_STATUS_PERIOD = Duration.ofSeconds(10);
   private static final long RETRY_MS = 500;
 
@@ -95,8 +97,14 @@ final class EtcdStatusPublisher implements AutoCloseable {
 
   private final List<String> plugins;
 
-  EtcdStatusPublisher(Client client, String label, String agentPrefix, KVScheduler kvs,
-      boolean valueStatuses, List<String> plugins, Duration requestTimeout,
+  EtcdStatusPublisher(
+      Client client,
+      String label,
+      String agentPrefix,
+      KVScheduler kvs,
+      boolean valueStatuses,
+      List<String> plugins,
+      Duration requestTimeout,
       Duration leaseTtl) {
     this.plugins = List.copyOf(plugins);
     this.requestTimeout = requestTimeout;
@@ -148,8 +156,8 @@ final class EtcdStatusPublisher implements AutoCloseable {
     if (key == null) {
       return;
     }
-    String value = s.state() == ValueState.REMOVED || s.state() == ValueState.NONEXISTENT
-        ? null : toJson(s);
+    String value =
+        s.state() == ValueState.REMOVED || s.state() == ValueState.NONEXISTENT ? null : toJson(s);
     synchronized (this) {
       if (value == null) {
         desired.remove(key);
@@ -226,8 +234,8 @@ final class EtcdStatusPublisher implements AutoCloseable {
           }
           boolean work = !dirty.isEmpty() || (valueStatuses && reconcile) || leaseLost;
           if (!work) {
-            long waitMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextAgentStatus
-                - System.nanoTime()));
+            long waitMs =
+                Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextAgentStatus - System.nanoTime()));
             wait(waitMs);
           }
         }
@@ -243,8 +251,7 @@ final class EtcdStatusPublisher implements AutoCloseable {
         // read the agent prefix but not write it is reported only here)
         String why = describe(e);
         if (!why.equals(lastFailure)) {
-          LOG.warn("etcd: cannot write the status keys under {} ({}); retrying", agentPrefix,
-              why);
+          LOG.warn("etcd: cannot write the status keys under {} ({}); retrying", agentPrefix, why);
           lastFailure = why;
         } else {
           LOG.debug("etcd: status publishing failed ({}); retrying", why);
@@ -288,8 +295,14 @@ final class EtcdStatusPublisher implements AutoCloseable {
       if (value == null) {
         await(client.getKVClient().delete(bytes(agentPrefix + key)), requestTimeout);
       } else {
-        await(client.getKVClient().put(bytes(agentPrefix + key), bytes(value),
-            PutOption.builder().withLeaseId(leaseId).build()), requestTimeout);
+        await(
+            client
+                .getKVClient()
+                .put(
+                    bytes(agentPrefix + key),
+                    bytes(value),
+                    PutOption.builder().withLeaseId(leaseId).build()),
+            requestTimeout);
       }
       synchronized (this) {
         // unless it changed meanwhile, it is done
@@ -311,23 +324,27 @@ final class EtcdStatusPublisher implements AutoCloseable {
     }
     long id = await(client.getLeaseClient().grant(leaseTtlSeconds), requestTimeout).getID();
     leaseId = id;
-    keepAlive = client.getLeaseClient().keepAlive(id,
-        new StreamObserver<LeaseKeepAliveResponse>() {
-          @Override
-          public void onNext(LeaseKeepAliveResponse r) {
-            if (r.getTTL() <= 0) {
-              lost(id, "lease expired");
-            }
-          }
+    keepAlive =
+        client
+            .getLeaseClient()
+            .keepAlive(
+                id,
+                new StreamObserver<LeaseKeepAliveResponse>() {
+                  @Override
+                  public void onNext(LeaseKeepAliveResponse r) {
+                    if (r.getTTL() <= 0) {
+                      lost(id, "lease expired");
+                    }
+                  }
 
-          @Override
-          public void onError(Throwable t) {
-            lost(id, describe(t));
-          }
+                  @Override
+                  public void onError(Throwable t) {
+                    lost(id, describe(t));
+                  }
 
-          @Override
-          public void onCompleted() {}
-        });
+                  @Override
+                  public void onCompleted() {}
+                });
     synchronized (this) {
       leaseLost = false;
       reconcile = true;
@@ -341,8 +358,8 @@ final class EtcdStatusPublisher implements AutoCloseable {
       if (id != leaseId || closed) {
         return;
       }
-      LOG.info("etcd: status lease {} lost ({}); statuses will be rewritten", Long.toHexString(id),
-          why);
+      LOG.info(
+          "etcd: status lease {} lost ({}); statuses will be rewritten", Long.toHexString(id), why);
       leaseLost = true;
       notifyAll();
     }
@@ -350,8 +367,14 @@ final class EtcdStatusPublisher implements AutoCloseable {
 
   /** Deletes {@code config-status/} keys in etcd that this agent does not have (any more). */
   private void deleteStale() throws Exception {
-    GetResponse resp = await(client.getKVClient().get(bytes(agentPrefix + STATUS_PREFIX),
-        GetOption.builder().isPrefix(true).withKeysOnly(true).build()), requestTimeout);
+    GetResponse resp =
+        await(
+            client
+                .getKVClient()
+                .get(
+                    bytes(agentPrefix + STATUS_PREFIX),
+                    GetOption.builder().isPrefix(true).withKeysOnly(true).build()),
+            requestTimeout);
     List<String> stale = new ArrayList<>();
     synchronized (this) {
       for (KeyValue kv : resp.getKvs()) {
@@ -396,9 +419,14 @@ final class EtcdStatusPublisher implements AutoCloseable {
     if (leaseValid) {
       try {
         // watchers see the agent stop before its keys go
-        await(client.getKVClient().put(bytes(agentPrefix + AGENT_STATUS_KEY),
-            bytes(agentStatusJson(true, Instant.now().getEpochSecond())),
-            PutOption.builder().withLeaseId(id).build()), requestTimeout);
+        await(
+            client
+                .getKVClient()
+                .put(
+                    bytes(agentPrefix + AGENT_STATUS_KEY),
+                    bytes(agentStatusJson(true, Instant.now().getEpochSecond())),
+                    PutOption.builder().withLeaseId(id).build()),
+            requestTimeout);
       } catch (Exception e) {
         LOG.debug("etcd: writing the stopping agent status failed ({})", describe(e));
       }

@@ -9,12 +9,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sends to one server-sent-events client from a thread of its own. Writing to a client blocks
- * while its connection's buffers are full, up to the idle timeout when the client does not read:
- * sent from the thread that makes the events, one such client would hold up every other client
- * and that thread. Here the maker only queues the event; at most {@code backlog} events wait, and
- * a client that lets more pile up is disconnected (it may connect again and read the state
- * anew).
+ * Sends to one server-sent-events client from a thread of its own. Writing to a client blocks while
+ * its connection's buffers are full, up to the idle timeout when the client does not read: sent
+ * from the thread that makes the events, one such client would hold up every other client and that
+ * thread. Here the maker only queues the event; at most {@code backlog} events wait, and a client
+ * that lets more pile up is disconnected (it may connect again and read the state anew).
  */
 final class EventSender implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EventSender.class);
@@ -48,8 +47,10 @@ final class EventSender implements AutoCloseable {
       return false;
     }
     if (!waiting.offer(send)) {
-      LOG.warn("REST event client {} disconnected: it does not read ({} events waiting)",
-          client.ctx().req().getRemoteAddr(), waiting.size());
+      LOG.warn(
+          "REST event client {} disconnected: it does not read ({} events waiting)",
+          client.ctx().req().getRemoteAddr(),
+          waiting.size());
       close();
       return false;
     }

@@ -6,9 +6,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * An {@link Explanation} as the JSON of {@code GET /scheduler/explain}: {@code key}, {@code
- * state}, {@code reason} (the {@link Explanation.Reason} name), then only what the reason fills
- * in — {@code dependency}, {@code anyOfPrefixes}, {@code invalidFields}, {@code error}, {@code
+ * An {@link Explanation} as the JSON of {@code GET /scheduler/explain}: {@code key}, {@code state},
+ * {@code reason} (the {@link Explanation.Reason} name), then only what the reason fills in — {@code
+ * dependency}, {@code anyOfPrefixes}, {@code invalidFields}, {@code error}, {@code
  * failedOperation}, {@code cycle} — and {@code causes} (omitted when empty; below {@link
  * #MAX_DEPTH} levels, {@code causesNotShown} counts them instead).
  */

@@ -42,42 +42,42 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The file northbound: a directory of {@code *.yaml}, {@code *.yml} and {@code *.json} files,
- * its subdirectories included (names starting with {@code .} are ignored, files and directories
- * alike; symbolic links to directories are not followed), each either a mapping of keys to
- * values or vpp-agent's YAML configuration format (see {@link ConfigFormat}).
+ * The file northbound: a directory of {@code *.yaml}, {@code *.yml} and {@code *.json} files, its
+ * subdirectories included (names starting with {@code .} are ignored, files and directories alike;
+ * symbolic links to directories are not followed), each either a mapping of keys to values or
+ * vpp-agent's YAML configuration format (see {@link ConfigFormat}).
  *
- * <p>At start every file is read and their union is delivered as one resync of data source
- * {@code file}. Then the directory is watched (a {@link WatchService}, events debounced, plus a
- * periodic rescan because watch events can be late or lost): the files whose content changed (or
- * that appeared or vanished) are read again, and the difference of all of them to the values
- * they held before is delivered as one change (a deleted file deletes its values). A key that
- * leaves one file and appears in another in the same scan (a renamed file, a block moved to
- * another file) is thus no change when its value is the same, and an update otherwise.
+ * <p>At start every file is read and their union is delivered as one resync of data source {@code
+ * file}. Then the directory is watched (a {@link WatchService}, events debounced, plus a periodic
+ * rescan because watch events can be late or lost): the files whose content changed (or that
+ * appeared or vanished) are read again, and the difference of all of them to the values they held
+ * before is delivered as one change (a deleted file deletes its values). A key that leaves one file
+ * and appears in another in the same scan (a renamed file, a block moved to another file) is thus
+ * no change when its value is the same, and an update otherwise.
  *
- * <p>Files are often written in place, slowly ({@code cp}, {@code cat >}, an editor saving
- * without a rename): a scan may read one half-written. Half a file usually gives fewer values
- * than the whole, so its reading would remove values to create them again a moment later. A
- * scan whose change only adds values (every changed file still gives every value it gave, equal)
- * is therefore delivered at once, but a scan that would remove or replace a value, or finds a
- * file removed or not parsing, is delivered only once each of the files it touches has read the
- * same (or stayed absent) for the <em>settle time</em> (default {@link #DEFAULT_SETTLE}, measured
- * on the injected clock from the scan that first saw the content).
+ * <p>Files are often written in place, slowly ({@code cp}, {@code cat >}, an editor saving without
+ * a rename): a scan may read one half-written. Half a file usually gives fewer values than the
+ * whole, so its reading would remove values to create them again a moment later. A scan whose
+ * change only adds values (every changed file still gives every value it gave, equal) is therefore
+ * delivered at once, but a scan that would remove or replace a value, or finds a file removed or
+ * not parsing, is delivered only once each of the files it touches has read the same (or stayed
+ * absent) for the <em>settle time</em> (default {@link #DEFAULT_SETTLE}, measured on the injected
+ * clock from the scan that first saw the content).
  *
  * <p>A bad file — malformed YAML/JSON, an unknown field, a key of no model, a value that does not
  * match its key, a key another file already gives, a file too large ({@link
- * ConfigDocument#MAX_CODE_POINTS}) — is reported at ERROR level with file and line, and skipped
- * as a whole: the values it held before stay applied (a file bad from the start applies none),
- * other files are not touched. When it is fixed, it applies. Of two files giving the same key,
- * the one read first (by name at start) keeps it; the other applies once the key is free —
- * within the same change when the file holding it lets it go in the same scan (no delete and
- * create of the key). A key moved from one file to another belongs to the file it moved to.
+ * ConfigDocument#MAX_CODE_POINTS}) — is reported at ERROR level with file and line, and skipped as
+ * a whole: the values it held before stay applied (a file bad from the start applies none), other
+ * files are not touched. When it is fixed, it applies. Of two files giving the same key, the one
+ * read first (by name at start) keeps it; the other applies once the key is free — within the same
+ * change when the file holding it lets it go in the same scan (no delete and create of the key). A
+ * key moved from one file to another belongs to the file it moved to.
  *
  * <p>{@link #close} stops the watching: once it returned, nothing more is read or delivered.
  *
  * <p>One class of some 700 lines: the files' state, the keys they hold, the changes waiting to
- * settle and the watched directories are one state machine of the watcher thread, decided
- * together in each scan.
+ * settle and the watched directories are one state machine of the watcher thread, decided together
+ * in each scan.
  */
 public final class FileNorthbound implements NorthboundSource {
   /** The data source label of the values of this northbound. */
@@ -85,6 +85,7 @@ public final class FileNorthbound implements NorthboundSource {
 
   private static final Logger LOG = LoggerFactory.getLogger(FileNorthbound.class);
   private static final Duration START_RESYNC_WAIT = Duration.ofSeconds(30);
+
   /** How long a file must read the same before a change removing or replacing values applies. */
   public static final Duration DEFAULT_SETTLE = Duration.ofSeconds(2);
 
@@ -98,19 +99,24 @@ public final class FileNorthbound implements NorthboundSource {
 
   /** Per file: the content last read and the values applied from it (watcher thread only). */
   private final Map<Path, FileState> files = new TreeMap<>();
+
   private final Map<Path, String> errors = new ConcurrentHashMap<>();
   private WatchService watcher;
   private Thread thread;
   private volatile boolean closed;
+
   /** Held while a change is delivered; {@link #close} waits for it. */
   private final Object delivering = new Object();
+
   private volatile SourceEvents events = SourceEvents.NONE;
   private String listError;
+
   /** Directories registered with the watch service (watcher thread only, after start). */
   private final Set<Path> watched = new HashSet<>();
+
   /**
-   * Per file whose change waits for the settle time: the content seen (null: the file is gone)
-   * and when this content was first seen (watcher thread only).
+   * Per file whose change waits for the settle time: the content seen (null: the file is gone) and
+   * when this content was first seen (watcher thread only).
    */
   private final Map<Path, Seen> waiting = new HashMap<>();
 
@@ -120,6 +126,7 @@ public final class FileNorthbound implements NorthboundSource {
     String content;
     boolean blocked; // rejected only because another file gives one of its keys
     Map<String, Object> applied = Map.of();
+
     /** The content {@link #applied} was read from (to name the line of a key). */
     String appliedContent = "";
   }
@@ -130,8 +137,8 @@ public final class FileNorthbound implements NorthboundSource {
   }
 
   /** A file northbound with the default settle time, on the system clock. */
-  public FileNorthbound(Path dir, ModelRegistry models, Northbound northbound, Duration debounce,
-      Duration rescan) {
+  public FileNorthbound(
+      Path dir, ModelRegistry models, Northbound northbound, Duration debounce, Duration rescan) {
     this(dir, models, northbound, debounce, rescan, DEFAULT_SETTLE, Clock.systemUTC());
   }
 
@@ -143,8 +150,14 @@ public final class FileNorthbound implements NorthboundSource {
    *     removes or replaces values is delivered (zero: at once)
    * @param clock the time of the settle time
    */
-  public FileNorthbound(Path dir, ModelRegistry models, Northbound northbound, Duration debounce,
-      Duration rescan, Duration settle, Clock clock) {
+  public FileNorthbound(
+      Path dir,
+      ModelRegistry models,
+      Northbound northbound,
+      Duration debounce,
+      Duration rescan,
+      Duration settle,
+      Clock clock) {
     this.dir = dir.toAbsolutePath().normalize();
     this.models = Objects.requireNonNull(models, "models");
     this.northbound = Objects.requireNonNull(northbound, "northbound");
@@ -184,8 +197,8 @@ public final class FileNorthbound implements NorthboundSource {
   }
 
   /**
-   * Reads every file and delivers them as one resync, and starts watching the directory; scans
-   * are left to the caller ({@link #scanNow}). For tests driving the scans themselves.
+   * Reads every file and delivers them as one resync, and starts watching the directory; scans are
+   * left to the caller ({@link #scanNow}). For tests driving the scans themselves.
    */
   void resyncAtStart() throws IOException {
     if (!Files.isDirectory(dir)) {
@@ -220,17 +233,17 @@ public final class FileNorthbound implements NorthboundSource {
   /**
    * One scan, as the watcher thread makes them (for tests that drive the scans).
    *
-   * @return whether a change waits for a later scan (a file modified just now, or a change
-   *     waiting for the settle time)
+   * @return whether a change waits for a later scan (a file modified just now, or a change waiting
+   *     for the settle time)
    */
   boolean scanNow() {
     return scan();
   }
 
   /**
-   * Stops watching: a change being delivered is queued before this returns, and no change is
-   * read or delivered after (a scan under way is abandoned). Waits up to 5 s for the watcher
-   * thread to end.
+   * Stops watching: a change being delivered is queued before this returns, and no change is read
+   * or delivered after (a scan under way is abandoned). Waits up to 5 s for the watcher thread to
+   * end.
    */
   @Override
   public void close() {
@@ -259,8 +272,8 @@ public final class FileNorthbound implements NorthboundSource {
     try {
       boolean settling = false;
       while (!closed) {
-        WatchKey key = watcher.poll((settling ? debounce : rescan).toMillis(),
-            TimeUnit.MILLISECONDS);
+        WatchKey key =
+            watcher.poll((settling ? debounce : rescan).toMillis(), TimeUnit.MILLISECONDS);
         if (key != null) {
           // debounce: wait until the directory is quiet, then look at every file once
           do {
@@ -291,8 +304,8 @@ public final class FileNorthbound implements NorthboundSource {
       throw e;
     } catch (RuntimeException e) {
       if (!closed) {
-        LOG.error("file northbound: a scan of {} failed ({}); scanning again in {}", dir,
-            e, rescan, e);
+        LOG.error(
+            "file northbound: a scan of {} failed ({}); scanning again in {}", dir, e, rescan, e);
       }
       return false;
     }
@@ -300,11 +313,11 @@ public final class FileNorthbound implements NorthboundSource {
 
   /**
    * Compares every file with what was read before and delivers the differences, of all files
-   * together, as one change: a key that leaves one file and appears in another in the same scan
-   * (a renamed file, a block moved between files) is no change when its value is the same, and
-   * an update otherwise. A file modified less than the debounce time ago is left for the next
-   * scan (it may be half written: an editor truncating and rewriting it would otherwise delete
-   * its values for a moment).
+   * together, as one change: a key that leaves one file and appears in another in the same scan (a
+   * renamed file, a block moved between files) is no change when its value is the same, and an
+   * update otherwise. A file modified less than the debounce time ago is left for the next scan (it
+   * may be half written: an editor truncating and rewriting it would otherwise delete its values
+   * for a moment).
    *
    * @return whether a file was left for the next scan
    */
@@ -355,11 +368,12 @@ public final class FileNorthbound implements NorthboundSource {
     // (a key is held by one file at most), so the change is the difference of their unions
     Map<Path, Map<String, Object>> touched = new TreeMap<>();
     Set<Path> blockedBefore = new HashSet<>();
-    files.forEach((p, st) -> {
-      if (st.blocked) {
-        blockedBefore.add(p);
-      }
-    });
+    files.forEach(
+        (p, st) -> {
+          if (st.blocked) {
+            blockedBefore.add(p);
+          }
+        });
     Map<Path, Duplicate> duplicates = new HashMap<>();
     for (Path p : gone) {
       FileState st = files.remove(p);
@@ -399,16 +413,16 @@ public final class FileNorthbound implements NorthboundSource {
   }
 
   /**
-   * Decides which of the files that want new values ({@code wanted}: changed files that parse,
-   * and files blocked by a duplicate key) take them. Every other file keeps what it holds. A
-   * wanting file is blocked (keeps its previous values, put into {@code duplicates}) when one of
-   * its keys is held by a file that keeps its values, or wanted by a file before it in name
-   * order; a file blocked that way holds its previous values again, which may block another
-   * wanting file in turn, so this repeats until no key is claimed twice. The files' previous
-   * values were disjoint, so the files that keep theirs never collide with each other. Deciding
-   * on the new keys of all files at once lets files exchange keys in one scan (a key moved from
-   * a.yaml to b.yaml while another moves the other way), which checking one file after another
-   * against the others' previous values would block for good.
+   * Decides which of the files that want new values ({@code wanted}: changed files that parse, and
+   * files blocked by a duplicate key) take them. Every other file keeps what it holds. A wanting
+   * file is blocked (keeps its previous values, put into {@code duplicates}) when one of its keys
+   * is held by a file that keeps its values, or wanted by a file before it in name order; a file
+   * blocked that way holds its previous values again, which may block another wanting file in turn,
+   * so this repeats until no key is claimed twice. The files' previous values were disjoint, so the
+   * files that keep theirs never collide with each other. Deciding on the new keys of all files at
+   * once lets files exchange keys in one scan (a key moved from a.yaml to b.yaml while another
+   * moves the other way), which checking one file after another against the others' previous values
+   * would block for good.
    */
   private void settle(Map<Path, Map<String, Object>> wanted, Map<Path, Duplicate> duplicates) {
     Set<Path> yielded = new HashSet<>();
@@ -416,11 +430,12 @@ public final class FileNorthbound implements NorthboundSource {
     while (again) {
       again = false;
       Map<String, Path> owner = new HashMap<>();
-      files.forEach((p, st) -> {
-        if (!wanted.containsKey(p) || yielded.contains(p)) {
-          st.applied.keySet().forEach(k -> owner.put(k, p));
-        }
-      });
+      files.forEach(
+          (p, st) -> {
+            if (!wanted.containsKey(p) || yielded.contains(p)) {
+              st.applied.keySet().forEach(k -> owner.put(k, p));
+            }
+          });
       for (Map.Entry<Path, Map<String, Object>> w : wanted.entrySet()) {
         Path p = w.getKey();
         if (yielded.contains(p)) {
@@ -445,26 +460,27 @@ public final class FileNorthbound implements NorthboundSource {
         }
       }
     }
-    wanted.forEach((p, values) -> {
-      FileState st = files.get(p);
-      if (yielded.contains(p)) {
-        st.blocked = true;
-        return;
-      }
-      duplicates.remove(p);
-      if (errors.remove(p) != null) {
-        LOG.info("file northbound: {} is valid again", name(p));
-      }
-      st.applied = values;
-      st.appliedContent = st.content;
-    });
+    wanted.forEach(
+        (p, values) -> {
+          FileState st = files.get(p);
+          if (yielded.contains(p)) {
+            st.blocked = true;
+            return;
+          }
+          duplicates.remove(p);
+          if (errors.remove(p) != null) {
+            LOG.info("file northbound: {} is valid again", name(p));
+          }
+          st.applied = values;
+          st.appliedContent = st.content;
+        });
   }
 
   /**
-   * Whether this scan's change may be delivered now: it only adds values (every changed file
-   * parses and still gives every value it gave, equal), or each file it touches (removed,
-   * changed) has read the same for the settle time. Remembers when each touched file was first
-   * seen as it is now.
+   * Whether this scan's change may be delivered now: it only adds values (every changed file parses
+   * and still gives every value it gave, equal), or each file it touches (removed, changed) has
+   * read the same for the settle time. Remembers when each touched file was first seen as it is
+   * now.
    */
   private boolean settled(List<Path> gone, List<Path> changedFiles, Map<Path, String> now) {
     Instant t = clock.instant();
@@ -477,8 +493,8 @@ public final class FileNorthbound implements NorthboundSource {
       Map<String, Object> held = st == null ? Map.of() : st.applied;
       try {
         Map<String, Object> given = parse(p, now.get(p), null);
-        additive = held.entrySet().stream()
-            .allMatch(e -> e.getValue().equals(given.get(e.getKey())));
+        additive =
+            held.entrySet().stream().allMatch(e -> e.getValue().equals(given.get(e.getKey())));
       } catch (ConfigException e) {
         additive = false; // reported once it has read the same for the settle time
       }
@@ -496,8 +512,10 @@ public final class FileNorthbound implements NorthboundSource {
       stable &= Duration.between(seen.since(), t).compareTo(settle) >= 0;
     }
     if (!additive && !stable) {
-      LOG.debug("file northbound: a change of {} waits until the files read the same for {}",
-          fileNames(touched), settle);
+      LOG.debug(
+          "file northbound: a change of {} waits until the files read the same for {}",
+          fileNames(touched),
+          settle);
     }
     return additive || stable;
   }
@@ -519,44 +537,55 @@ public final class FileNorthbound implements NorthboundSource {
    * wanted} (applied by {@link #settle}); a file that does not parse is reported and keeps the
    * values it held.
    */
-  private void read(Path file, FileState st, String content,
-      Map<Path, Map<String, Object>> wanted) {
+  private void read(
+      Path file, FileState st, String content, Map<Path, Map<String, Object>> wanted) {
     st.content = content;
     st.blocked = false;
     try {
       wanted.put(file, parse(file, content, null));
     } catch (ConfigException e) {
-      reject(file, e.line(), e.getMessage(), e.getCause() instanceof ModelException m
-          ? SourceEvents.reasonFor(models, m.key()) : "malformed");
+      reject(
+          file,
+          e.line(),
+          e.getMessage(),
+          e.getCause() instanceof ModelException m
+              ? SourceEvents.reasonFor(models, m.key())
+              : "malformed");
     }
   }
 
   /**
-   * Reports the files still blocked by a key another file holds, with the key's line in both;
-   * a file blocked before the scan is not reported again for the same reason.
+   * Reports the files still blocked by a key another file holds, with the key's line in both; a
+   * file blocked before the scan is not reported again for the same reason.
    */
   private void reportDuplicates(Map<Path, Duplicate> duplicates, Set<Path> blockedBefore) {
-    new TreeMap<>(duplicates).forEach((file, d) -> {
-      FileState st = files.get(file);
-      FileState other = files.get(d.other());
-      if (st == null || !st.blocked) {
-        return;
-      }
-      int otherLine = other == null ? 0 : lineOf(d.other(), other.appliedContent, d.key());
-      String msg = "key " + d.key() + " is already given by file " + name(d.other())
-          + (otherLine > 0 ? " on line " + otherLine : "");
-      int line = lineOf(file, st.content, d.key());
-      if (!blockedBefore.contains(file) || !(file + (line > 0 ? ":" + line : "") + ": " + msg)
-          .equals(errors.get(file))) {
-        reject(file, line, msg, "duplicate");
-      }
-    });
+    new TreeMap<>(duplicates)
+        .forEach(
+            (file, d) -> {
+              FileState st = files.get(file);
+              FileState other = files.get(d.other());
+              if (st == null || !st.blocked) {
+                return;
+              }
+              int otherLine = other == null ? 0 : lineOf(d.other(), other.appliedContent, d.key());
+              String msg =
+                  "key "
+                      + d.key()
+                      + " is already given by file "
+                      + name(d.other())
+                      + (otherLine > 0 ? " on line " + otherLine : "");
+              int line = lineOf(file, st.content, d.key());
+              if (!blockedBefore.contains(file)
+                  || !(file + (line > 0 ? ":" + line : "") + ": " + msg).equals(errors.get(file))) {
+                reject(file, line, msg, "duplicate");
+              }
+            });
   }
 
   /**
-   * The line of {@code key} in {@code content} of {@code file}, 0 when unknown. Parses the
-   * content again: lines are only wanted for an error, and keeping them for every key would cost
-   * memory for nothing.
+   * The line of {@code key} in {@code content} of {@code file}, 0 when unknown. Parses the content
+   * again: lines are only wanted for an error, and keeping them for every key would cost memory for
+   * nothing.
    */
   private int lineOf(Path file, String content, String key) {
     Map<String, Integer> lines = new HashMap<>();
@@ -574,8 +603,8 @@ public final class FileNorthbound implements NorthboundSource {
   }
 
   /**
-   * Records and logs that {@code file} is skipped. The log says what stays applied: the values
-   * the file held before, or none when it held none (a file bad from the start, or new).
+   * Records and logs that {@code file} is skipped. The log says what stays applied: the values the
+   * file held before, or none when it held none (a file bad from the start, or new).
    */
   private void reject(Path file, int line, String message, String reason) {
     events.valueRejected(SOURCE, reason);
@@ -583,7 +612,10 @@ public final class FileNorthbound implements NorthboundSource {
     errors.put(file, where + ": " + message);
     FileState st = files.get(file);
     boolean held = st != null && !st.applied.isEmpty();
-    LOG.error("file northbound: {}: {} (file skipped, {})", where, message,
+    LOG.error(
+        "file northbound: {}: {} (file skipped, {})",
+        where,
+        message,
         held ? "the values it held before stay applied" : "none of its values are applied");
   }
 
@@ -592,8 +624,10 @@ public final class FileNorthbound implements NorthboundSource {
       throws ConfigException {
     ConfigDocument doc;
     try {
-      doc = file.getFileName().toString().endsWith(".json")
-          ? ConfigDocument.parseJson(content) : ConfigDocument.parseYaml(content);
+      doc =
+          file.getFileName().toString().endsWith(".json")
+              ? ConfigDocument.parseJson(content)
+              : ConfigDocument.parseYaml(content);
     } catch (ConfigDocument.SyntaxException e) {
       throw new ConfigException(e.getMessage(), e.line(), e);
     }
@@ -601,47 +635,54 @@ public final class FileNorthbound implements NorthboundSource {
   }
 
   /**
-   * Delivers, as one change, the difference between the values the touched files held before
-   * the scan ({@code before}, by file) and the values they hold now (a removed file holds none).
+   * Delivers, as one change, the difference between the values the touched files held before the
+   * scan ({@code before}, by file) and the values they hold now (a removed file holds none).
    */
   private void deliver(Map<Path, Map<String, Object>> before) {
     Map<String, Object> old = new HashMap<>();
     Map<String, Object> now = new HashMap<>();
-    before.forEach((file, values) -> {
-      old.putAll(values);
-      FileState st = files.get(file);
-      if (st != null) {
-        now.putAll(st.applied);
-      }
-    });
+    before.forEach(
+        (file, values) -> {
+          old.putAll(values);
+          FileState st = files.get(file);
+          if (st != null) {
+            now.putAll(st.applied);
+          }
+        });
     Map<String, Object> changes = new HashMap<>();
     old.keySet().stream().filter(k -> !now.containsKey(k)).forEach(k -> changes.put(k, null));
-    now.forEach((k, v) -> {
-      if (!v.equals(old.get(k))) {
-        changes.put(k, v);
-      }
-    });
+    now.forEach(
+        (k, v) -> {
+          if (!v.equals(old.get(k))) {
+            changes.put(k, v);
+          }
+        });
     if (changes.isEmpty()) {
       return;
     }
     List<Path> changedFiles = new ArrayList<>();
-    before.forEach((file, values) -> {
-      FileState st = files.get(file);
-      if (st == null || st.applied != values) {
-        changedFiles.add(file);
-      }
-    });
+    before.forEach(
+        (file, values) -> {
+          FileState st = files.get(file);
+          if (st == null || st.applied != values) {
+            changedFiles.add(file);
+          }
+        });
     String names = fileNames(changedFiles);
     synchronized (delivering) {
       if (closed) {
         return; // read before close(), not delivered: nothing is applied after the stop
       }
       LOG.info("file northbound: {} changed {} values", names, changes.size());
-      northbound.change(SOURCE, changes).whenComplete((seq, err) -> {
-        if (err != null) {
-          LOG.warn("file northbound: the change from {} failed: {}", names, err.getMessage());
-        }
-      });
+      northbound
+          .change(SOURCE, changes)
+          .whenComplete(
+              (seq, err) -> {
+                if (err != null) {
+                  LOG.warn(
+                      "file northbound: the change from {} failed: {}", names, err.getMessage());
+                }
+              });
     }
   }
 
@@ -722,8 +763,7 @@ public final class FileNorthbound implements NorthboundSource {
 
   private static String decodeUtf8(byte[] bytes) throws IOException {
     try {
-      return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes))
-          .toString();
+      return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString();
     } catch (CharacterCodingException e) {
       throw new IOException("not UTF-8 text", e);
     }

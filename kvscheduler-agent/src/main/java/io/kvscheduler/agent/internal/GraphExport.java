@@ -3,6 +3,7 @@ package io.kvscheduler.agent.internal;
 import io.kvscheduler.api.NodeRevision;
 import io.kvscheduler.api.ValueState;
 import java.io.ByteArrayOutputStream;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -52,27 +53,30 @@ final class GraphExport {
   List<Edge> edges(Set<String> placeholders) {
     List<Edge> out = new ArrayList<>();
     for (NodeRevision n : nodes) {
-      n.dependencies().forEach((label, target) -> {
-        List<String> prefixes = SchedulerJson.anyOfPrefixes(target);
-        if (prefixes == null) {
-          if (!byKey.containsKey(target)) {
-            placeholders.add(target);
-          }
-          out.add(new Edge(n.key(), target, "depends-on", label, available(byKey.get(target))));
-          return;
-        }
-        boolean any = false;
-        for (NodeRevision t : byKey.values()) {
-          if (prefixes.stream().anyMatch(t.key()::startsWith)) {
-            any = true;
-            out.add(new Edge(n.key(), t.key(), "depends-on", label, available(t)));
-          }
-        }
-        if (!any) {
-          placeholders.add(target);
-          out.add(new Edge(n.key(), target, "depends-on", label, false));
-        }
-      });
+      n.dependencies()
+          .forEach(
+              (label, target) -> {
+                List<String> prefixes = SchedulerJson.anyOfPrefixes(target);
+                if (prefixes == null) {
+                  if (!byKey.containsKey(target)) {
+                    placeholders.add(target);
+                  }
+                  out.add(
+                      new Edge(n.key(), target, "depends-on", label, available(byKey.get(target))));
+                  return;
+                }
+                boolean any = false;
+                for (NodeRevision t : byKey.values()) {
+                  if (prefixes.stream().anyMatch(t.key()::startsWith)) {
+                    any = true;
+                    out.add(new Edge(n.key(), t.key(), "depends-on", label, available(t)));
+                  }
+                }
+                if (!any) {
+                  placeholders.add(target);
+                  out.add(new Edge(n.key(), target, "depends-on", label, false));
+                }
+              });
       for (String d : n.derivedKeys()) {
         out.add(new Edge(n.key(), d, "derives", d, byKey.containsKey(d)));
       }
@@ -81,7 +85,9 @@ final class GraphExport {
   }
 
   private static boolean available(NodeRevision n) {
-    return n != null && n.value().isPresent() && !n.unavailable()
+    return n != null
+        && n.value().isPresent()
+        && !n.unavailable()
         && n.state() != ValueState.REMOVED;
   }
 
@@ -144,8 +150,9 @@ final class GraphExport {
     StringBuilder sb = new StringBuilder();
     sb.append("digraph kvscheduler {\n");
     sb.append("  rankdir=LR;\n  ranksep=0.6;\n  nodesep=0.25;\n");
-    sb.append("  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\","
-        + " fontsize=10];\n");
+    sb.append(
+        "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\","
+            + " fontsize=10];\n");
     sb.append("  edge [fontname=\"Helvetica\", fontsize=9];\n");
     Map<String, List<NodeRevision>> groups = new TreeMap<>();
     for (NodeRevision n : byKey.values()) {
@@ -158,15 +165,23 @@ final class GraphExport {
       if (grouped) {
         sb.append("  subgraph cluster_").append(cluster++).append(" {\n");
         sb.append("    style=dashed;\n    color=\"#999999\";\n    label=")
-            .append(quote(g.getKey())).append(";\n    fontsize=9;\n");
+            .append(quote(g.getKey()))
+            .append(";\n    fontsize=9;\n");
       }
       for (NodeRevision n : g.getValue()) {
-        sb.append(indent).append(quote(n.key())).append(" [label=")
-            .append(quote(n.key() + "\n" + n.state().name()
-                + (n.error().isEmpty() ? "" : "\n" + shorten(n.error()))))
-            .append(", fillcolor=").append(quote(color(n.state())))
-            .append(", tooltip=").append(quote(n.descriptor().isEmpty() ? n.key()
-                : n.descriptor() + ": " + n.key()))
+        sb.append(indent)
+            .append(quote(n.key()))
+            .append(" [label=")
+            .append(
+                quote(
+                    n.key()
+                        + "\n"
+                        + n.state().name()
+                        + (n.error().isEmpty() ? "" : "\n" + shorten(n.error()))))
+            .append(", fillcolor=")
+            .append(quote(color(n.state())))
+            .append(", tooltip=")
+            .append(quote(n.descriptor().isEmpty() ? n.key() : n.descriptor() + ": " + n.key()))
             .append("];\n");
       }
       if (grouped) {
@@ -174,7 +189,10 @@ final class GraphExport {
       }
     }
     for (String p : placeholders) {
-      sb.append("  ").append(quote(p)).append(" [label=").append(quote(p + "\nmissing"))
+      sb.append("  ")
+          .append(quote(p))
+          .append(" [label=")
+          .append(quote(p + "\nmissing"))
           .append(", style=\"rounded,dashed\", fillcolor=\"#ffffff\"];\n");
     }
     for (Edge e : edges) {
@@ -182,7 +200,8 @@ final class GraphExport {
       if (e.relation().equals("derives")) {
         sb.append(" [style=dotted, arrowhead=none]");
       } else {
-        sb.append(" [label=").append(quote(e.label()))
+        sb.append(" [label=")
+            .append(quote(e.label()))
             .append(e.satisfied() ? "" : ", color=\"#cc0000\", fontcolor=\"#cc0000\"")
             .append(']');
       }
@@ -230,9 +249,13 @@ final class GraphExport {
   /** Thrown when Graphviz's {@code dot} is not installed. */
   static final class NoGraphviz extends Exception {
     NoGraphviz() {
-      super("rendering the graph needs Graphviz's 'dot' program, which is not installed here"
-          + " (Debian/Ubuntu package 'graphviz': apt-get install graphviz); without it use"
-          + " format=raw (DOT source) or format=json", null, false, false);
+      super(
+          "rendering the graph needs Graphviz's 'dot' program, which is not installed here"
+              + " (Debian/Ubuntu package 'graphviz': apt-get install graphviz); without it use"
+              + " format=raw (DOT source) or format=json",
+          null,
+          false,
+          false);
     }
   }
 
@@ -242,14 +265,14 @@ final class GraphExport {
    * @throws NoGraphviz when {@code dot} is not on the PATH
    * @throws IOException when it fails or runs longer than {@link #DOT_TIMEOUT}
    */
-  static byte[] render(String source, String format) throws NoGraphviz, IOException,
-      InterruptedException {
+  static byte[] render(String source, String format)
+      throws NoGraphviz, IOException, InterruptedException {
     return render(source, format, System.getenv("PATH"));
   }
 
   /** Like {@link #render(String, String)}, looking for {@code dot} in {@code searchPath}. */
-  static byte[] render(String source, String format, String searchPath) throws NoGraphviz,
-      IOException, InterruptedException {
+  static byte[] render(String source, String format, String searchPath)
+      throws NoGraphviz, IOException, InterruptedException {
     Path dot = findDot(searchPath);
     if (dot == null) {
       throw new NoGraphviz();
@@ -269,20 +292,26 @@ final class GraphExport {
     readOut.join();
     readErr.join();
     if (p.exitValue() != 0) {
-      throw new IOException("dot failed (exit " + p.exitValue() + "): "
-          + err.toString(StandardCharsets.UTF_8).strip());
+      throw new IOException(
+          "dot failed (exit "
+              + p.exitValue()
+              + "): "
+              + err.toString(StandardCharsets.UTF_8).strip());
     }
     return out.toByteArray();
   }
 
   private static Thread drain(InputStream in, ByteArrayOutputStream to) {
-    Thread t = new Thread(() -> {
-      try (in) {
-        in.transferTo(to);
-      } catch (IOException e) {
-        // the process went away; its exit status tells
-      }
-    }, "kvs-dot-output");
+    Thread t =
+        new Thread(
+            () -> {
+              try (in) {
+                in.transferTo(to);
+              } catch (IOException e) {
+                // the process went away; its exit status tells
+              }
+            },
+            "kvs-dot-output");
     t.setDaemon(true);
     t.start();
     return t;
@@ -292,7 +321,7 @@ final class GraphExport {
     if (path == null) {
       return null;
     }
-    for (String dir : path.split(java.io.File.pathSeparator)) {
+    for (String dir : path.split(File.pathSeparator)) {
       Path p = Path.of(dir, "dot");
       if (Files.isExecutable(p)) {
         return p;

@@ -1,5 +1,6 @@
 package io.kvscheduler.agent.internal;
 
+import io.grpc.ServerInterceptor;
 import io.kvscheduler.agent.spi.AgentPlugin;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
@@ -12,24 +13,33 @@ import java.time.Clock;
 import java.util.List;
 
 /**
- * The gRPC server as a northbound source: values given through it are data source {@code grpc}
- * of the orchestrator, one transaction per request. Starting gives no first resync (the source
- * has no values until a client sends some); closing stops the server gracefully.
+ * The gRPC server as a northbound source: values given through it are data source {@code grpc} of
+ * the orchestrator, one transaction per request. Starting gives no first resync (the source has no
+ * values until a client sends some); closing stops the server gracefully.
  */
 public final class GrpcNorthbound implements NorthboundSource {
   private final GrpcServer server;
   private AutoCloseable linux;
 
-  public GrpcNorthbound(GrpcSettings settings, KVScheduler kvs, ModelRegistry models,
-      Northbound northbound) {
+  public GrpcNorthbound(
+      GrpcSettings settings, KVScheduler kvs, ModelRegistry models, Northbound northbound) {
     this(settings, kvs, models, northbound, List.of());
   }
 
-  /** @param interceptors run for every call (e.g. a {@link GrpcRequestCounter}) */
-  public GrpcNorthbound(GrpcSettings settings, KVScheduler kvs, ModelRegistry models,
-      Northbound northbound, List<io.grpc.ServerInterceptor> interceptors) {
-    this.server = new GrpcServer(settings,
-        new GrpcApi(kvs, models, northbound, List.of(), settings.token()), interceptors);
+  /**
+   * @param interceptors run for every call (e.g. a {@link GrpcRequestCounter})
+   */
+  public GrpcNorthbound(
+      GrpcSettings settings,
+      KVScheduler kvs,
+      ModelRegistry models,
+      Northbound northbound,
+      List<ServerInterceptor> interceptors) {
+    this.server =
+        new GrpcServer(
+            settings,
+            new GrpcApi(kvs, models, northbound, List.of(), settings.token()),
+            interceptors);
   }
 
   @Override
@@ -53,8 +63,8 @@ public final class GrpcNorthbound implements NorthboundSource {
   }
 
   /**
-   * Streams the link changes of the Linux plugin to {@code Notify} when it is among {@code
-   * plugins} (the running ones).
+   * Streams the link changes of the Linux plugin to {@code Notify} when it is among {@code plugins}
+   * (the running ones).
    */
   public synchronized GrpcNorthbound followLinuxAmong(List<AgentPlugin> plugins) {
     linux = server.api().followLinuxAmong(plugins, Clock.systemUTC()).orElse(null);

@@ -11,8 +11,8 @@ import java.io.StringReader;
 import org.yaml.snakeyaml.parser.ParserImpl;
 
 /**
- * Jackson's YAML factory whose parsers read through a {@link LinearYamlReader}: time linear in
- * the document, and no token longer than a limit. Parsers are made for text ({@link
+ * Jackson's YAML factory whose parsers read through a {@link LinearYamlReader}: time linear in the
+ * document, and no token longer than a limit. Parsers are made for text ({@link
  * #createParser(String)}); other sources are read into a string first.
  */
 final class LinearYamlFactory extends YAMLFactory {
@@ -40,21 +40,26 @@ final class LinearYamlFactory extends YAMLFactory {
   }
 
   @Override
-  protected YAMLParser _createParser(char[] data, int offset, int len, IOContext ctxt,
-      boolean recyclable) throws IOException {
+  protected YAMLParser _createParser(
+      char[] data, int offset, int len, IOContext ctxt, boolean recyclable) throws IOException {
     return parser(new String(data, offset, len), ctxt);
   }
 
   private YAMLParser parser(String text, IOContext ctxt) {
     ParserImpl events = new ParserImpl(new LinearYamlReader(text, maxToken), _loaderOptions);
-    return new Parser(ctxt, _parserFeatures, _yamlParserFeatures, _objectCodec,
-        new StringReader(text), events);
+    return new Parser(
+        ctxt, _parserFeatures, _yamlParserFeatures, _objectCodec, new StringReader(text), events);
   }
 
   /** YAMLParser's constructor that takes the event source is protected. */
   private static final class Parser extends YAMLParser {
-    Parser(IOContext ctxt, int parserFeatures, int formatFeatures, ObjectCodec codec,
-        Reader reader, ParserImpl events) {
+    Parser(
+        IOContext ctxt,
+        int parserFeatures,
+        int formatFeatures,
+        ObjectCodec codec,
+        Reader reader,
+        ParserImpl events) {
       super(ctxt, parserFeatures, formatFeatures, codec, reader, events);
     }
   }

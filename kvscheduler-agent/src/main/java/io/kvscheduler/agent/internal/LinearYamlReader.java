@@ -13,15 +13,14 @@ import org.yaml.snakeyaml.scanner.Constant;
  *
  * <p>SnakeYAML's own reader keeps a window of the code points ahead of the scanner and, whenever
  * the scanner looks further ahead than the window reaches, adds the next 1,024 characters by
- * copying the whole window. The scanner measures a token by looking ahead one character at a
- * time until the token ends, so a token of n characters costs n²/2,048 copied code points: a
- * 16 MB scalar some 10<sup>11</sup>, most of a minute. This reader grows the window to at least
- * twice what it holds whenever it needs more, so every code point is copied a bounded number of
- * times.
+ * copying the whole window. The scanner measures a token by looking ahead one character at a time
+ * until the token ends, so a token of n characters costs n²/2,048 copied code points: a 16 MB
+ * scalar some 10<sup>11</sup>, most of a minute. This reader grows the window to at least twice
+ * what it holds whenever it needs more, so every code point is copied a bounded number of times.
  *
  * <p>It also bounds the look-ahead: the scanner looks ahead within one token at most (a scalar's
- * line, a comment, a run of spaces), so looking further than {@code maxLookahead} code points
- * means a token longer than that, refused with {@link TokenTooLong} before it is read whole.
+ * line, a comment, a run of spaces), so looking further than {@code maxLookahead} code points means
+ * a token longer than that, refused with {@link TokenTooLong} before it is read whole.
  *
  * <p>Like SnakeYAML's reader it refuses characters YAML does not allow (controls other than tab,
  * line feed and carriage return) with a {@link ReaderException}, whose position is the code point
@@ -49,8 +48,10 @@ final class LinearYamlReader extends StreamReader {
 
   private final String text;
   private final int maxLookahead;
+
   /** Chars of {@link #text} already decoded into the window. */
   private int textPos;
+
   private int[] window = new int[0];
   private int pointer;
   private int length;
@@ -58,6 +59,7 @@ final class LinearYamlReader extends StreamReader {
   private int documentIndex;
   private int line;
   private int column;
+
   /** Code points moved from one window to the next, in all (the cost the window design bounds). */
   private long moved;
 
@@ -107,7 +109,8 @@ final class LinearYamlReader extends StreamReader {
     if (n == 0) {
       return "";
     }
-    return ensure(n) ? new String(window, pointer, n)
+    return ensure(n)
+        ? new String(window, pointer, n)
         : new String(window, pointer, Math.min(n, length - pointer));
   }
 
@@ -160,15 +163,24 @@ final class LinearYamlReader extends StreamReader {
   }
 
   /**
-   * Moves the unread code points to the start of a new window and decodes more after them: at
-   * least enough to reach {@code ahead}, and at least as many as are kept, so that the copying
-   * costs a bounded amount per code point.
+   * Moves the unread code points to the start of a new window and decodes more after them: at least
+   * enough to reach {@code ahead}, and at least as many as are kept, so that the copying costs a
+   * bounded amount per code point.
    */
   private void fill(int ahead) {
     if (ahead > maxLookahead) {
-      throw new TokenTooLong("more than " + maxLookahead + " characters without a break (a"
-          + " scalar's line, a comment or a run of spaces) from line " + (line + 1) + ", column "
-          + (column + 1) + " (limit " + maxLookahead + ")", line + 1);
+      throw new TokenTooLong(
+          "more than "
+              + maxLookahead
+              + " characters without a break (a"
+              + " scalar's line, a comment or a run of spaces) from line "
+              + (line + 1)
+              + ", column "
+              + (column + 1)
+              + " (limit "
+              + maxLookahead
+              + ")",
+          line + 1);
     }
     int kept = length - pointer;
     int wanted = Math.max(Math.max(ahead + 1 - kept, kept), MIN_READ);

@@ -17,8 +17,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class LogTail extends AppenderBase<ILoggingEvent> {
   /** Loggers the tail listens to: the root, and the transaction log, which does not add up. */
-  private static final List<String> LOGGERS = List.of(org.slf4j.Logger.ROOT_LOGGER_NAME,
-      "io.kvscheduler.txn");
+  private static final List<String> LOGGERS =
+      List.of(org.slf4j.Logger.ROOT_LOGGER_NAME, "io.kvscheduler.txn");
 
   private final int capacity;
   private final ArrayDeque<String> lines;
@@ -83,8 +83,11 @@ public final class LogTail extends AppenderBase<ILoggingEvent> {
       b.append("(the log tail is not attached: logback is not the logging backend)\n");
     }
     if (dropped > 0) {
-      b.append("(").append(dropped).append(" older lines not kept; the tail keeps the last ")
-          .append(capacity).append(")\n");
+      b.append("(")
+          .append(dropped)
+          .append(" older lines not kept; the tail keeps the last ")
+          .append(capacity)
+          .append(")\n");
     }
     lines.forEach(l -> b.append(l).append('\n'));
     return b.toString();

@@ -11,38 +11,40 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps each NB source's values and turns deliveries into scheduler transactions (with the
- * default retry). A resync of one source replaces that source's values; the transaction holds
- * the desired values of all sources. Deliveries are queued in the order they arrive (one lock
- * around store update and enqueue).
+ * Keeps each NB source's values and turns deliveries into scheduler transactions (with the default
+ * retry). A resync of one source replaces that source's values; the transaction holds the desired
+ * values of all sources. Deliveries are queued in the order they arrive (one lock around store
+ * update and enqueue).
  *
  * <p>A key given by several sources takes the value delivered last. When that source removes it,
  * the value of the source that delivered it most recently before applies again (the key is not
- * deleted while a source still gives it). A delivery that repeats a source's value of a key (in
- * a resync or a change) is no new delivery of that key. {@link #desired()} lists the value chosen
- * for each key. The order of deliveries is kept in memory only: after a restart it starts anew
- * with the sources' first resyncs, in the order the sources start.
+ * deleted while a source still gives it). A delivery that repeats a source's value of a key (in a
+ * resync or a change) is no new delivery of that key. {@link #desired()} lists the value chosen for
+ * each key. The order of deliveries is kept in memory only: after a restart it starts anew with the
+ * sources' first resyncs, in the order the sources start.
  *
  * <p>While the scheduler's queue is full, a delivery waits for room (the source is slowed down to
- * the engine's pace), except from the sources named {@code refusedWhenFull}, whose callers can
- * tell someone (a REST client): their delivery is refused at once, its future has already failed
- * with a {@link QueueFullException} ("transaction queue is full"), and the source's values stay
- * as they were before it. A delivery waits for room outside the lock: meanwhile the others are
- * served at once (a refusal, {@link #desired()}), and the values of the waiting delivery are not
- * listed until it is queued. Waiting deliveries get room in the order they came; while one waits,
- * the deliveries of {@code refusedWhenFull} are refused, so they cannot take the room it waits
- * for. A thread interrupted while it waits gets an {@link IllegalStateException}, nothing of its
- * delivery kept.
+ * the engine's pace), except from the sources named {@code refusedWhenFull}, whose callers can tell
+ * someone (a REST client): their delivery is refused at once, its future has already failed with a
+ * {@link QueueFullException} ("transaction queue is full"), and the source's values stay as they
+ * were before it. A delivery waits for room outside the lock: meanwhile the others are served at
+ * once (a refusal, {@link #desired()}), and the values of the waiting delivery are not listed until
+ * it is queued. Waiting deliveries get room in the order they came; while one waits, the deliveries
+ * of {@code refusedWhenFull} are refused, so they cannot take the room it waits for. A thread
+ * interrupted while it waits gets an {@link IllegalStateException}, nothing of its delivery kept.
  */
 public final class Orchestrator implements Northbound {
   private static final Logger LOG = LoggerFactory.getLogger(Orchestrator.class);
+
   /** The longest pause of a delivery waiting for room before it tries again. */
   private static final long MAX_PAUSE_MS = 16;
 
@@ -53,8 +55,10 @@ public final class Orchestrator implements Northbound {
   private final Set<String> refusedWhenFull;
   private final Map<String, Map<String, Given>> bySource = new HashMap<>();
   private long deliveries;
+
   /** Taken by a delivery that may wait for room: they wait one at a time, in order. */
   private final ReentrantLock roomTurn = new ReentrantLock(true);
+
   /** Whether a delivery waits for room in the queue. */
   private volatile boolean roomWanted;
 
@@ -80,17 +84,19 @@ public final class Orchestrator implements Northbound {
   }
 
   /**
-   * Runs {@code attempt} (a non-blocking commit, whose refusal puts the source's values back)
-   * under the lock; for a source that waits for room, again and again until it is not refused,
-   * pausing outside the lock.
+   * Runs {@code attempt} (a non-blocking commit, whose refusal puts the source's values back) under
+   * the lock; for a source that waits for room, again and again until it is not refused, pausing
+   * outside the lock.
    */
-  private CompletableFuture<Long> deliver(String source,
-      Supplier<CompletableFuture<Long>> attempt) {
+  private CompletableFuture<Long> deliver(
+      String source, Supplier<CompletableFuture<Long>> attempt) {
     if (refusedWhenFull.contains(source)) {
       synchronized (this) {
         if (roomWanted) {
-          LOG.debug("delivery from the {} northbound refused: another delivery waits for room"
-              + " in the transaction queue", source);
+          LOG.debug(
+              "delivery from the {} northbound refused: another delivery waits for room"
+                  + " in the transaction queue",
+              source);
           return CompletableFuture.failedFuture(new QueueFullException());
         }
         return attempt.get();
@@ -117,8 +123,12 @@ public final class Orchestrator implements Northbound {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while waiting for room in the transaction"
-          + " queue; the delivery from the " + source + " northbound was not applied", e);
+      throw new IllegalStateException(
+          "interrupted while waiting for room in the transaction"
+              + " queue; the delivery from the "
+              + source
+              + " northbound was not applied",
+          e);
     }
   }
 
@@ -128,26 +138,30 @@ public final class Orchestrator implements Northbound {
     long deliveriesBefore = deliveries;
     Map<String, Given> mine = new HashMap<>();
     Conflicts conflicts = new Conflicts(source);
-    values.forEach((key, value) -> {
-      if (value == null) {
-        return;
-      }
-      Given old = before.get(key);
-      if (old != null && Objects.equals(old.value(), value)) {
-        mine.put(key, old);
-      } else {
-        conflicts.check(key, value);
-        mine.put(key, new Given(value, ++deliveries));
-      }
-    });
+    values.forEach(
+        (key, value) -> {
+          if (value == null) {
+            return;
+          }
+          Given old = before.get(key);
+          if (old != null && Objects.equals(old.value(), value)) {
+            mine.put(key, old);
+          } else {
+            conflicts.check(key, value);
+            mine.put(key, new Given(value, ++deliveries));
+          }
+        });
     bySource.put(source, mine);
     Txn txn = kvs.startNBTransaction();
     desiredLocked().forEach(txn::setValue);
-    CompletableFuture<Long> f = tryCommit(txn, TxnOptions.builder()
-        .description("resync from " + source)
-        .resync(ResyncType.FULL, true)
-        .retryWithDefaults()
-        .build());
+    CompletableFuture<Long> f =
+        tryCommit(
+            txn,
+            TxnOptions.builder()
+                .description("resync from " + source)
+                .resync(ResyncType.FULL, true)
+                .retryWithDefaults()
+                .build());
     if (refused(f)) {
       restore(source, previous, deliveriesBefore);
     } else {
@@ -163,31 +177,33 @@ public final class Orchestrator implements Northbound {
     Map<String, Given> undo = new HashMap<>(); // the source's entries before, null when none
     Conflicts conflicts = new Conflicts(source);
     Txn txn = kvs.startNBTransaction();
-    changes.forEach((key, value) -> {
-      Given old = mine.get(key);
-      if (!undo.containsKey(key)) {
-        undo.put(key, old);
-      }
-      if (value == null) {
-        mine.remove(key);
-      } else if (old == null || !Objects.equals(old.value(), value)) {
-        conflicts.check(key, value);
-        mine.put(key, new Given(value, ++deliveries));
-      }
-      txn.setValue(key, effective(key)); // null when no source gives the key any more
-    });
-    CompletableFuture<Long> f = tryCommit(txn, TxnOptions.builder()
-        .description("change from " + source)
-        .retryWithDefaults()
-        .build());
+    changes.forEach(
+        (key, value) -> {
+          Given old = mine.get(key);
+          if (!undo.containsKey(key)) {
+            undo.put(key, old);
+          }
+          if (value == null) {
+            mine.remove(key);
+          } else if (old == null || !Objects.equals(old.value(), value)) {
+            conflicts.check(key, value);
+            mine.put(key, new Given(value, ++deliveries));
+          }
+          txn.setValue(key, effective(key)); // null when no source gives the key any more
+        });
+    CompletableFuture<Long> f =
+        tryCommit(
+            txn,
+            TxnOptions.builder().description("change from " + source).retryWithDefaults().build());
     if (refused(f)) {
-      undo.forEach((key, old) -> {
-        if (old == null) {
-          mine.remove(key);
-        } else {
-          mine.put(key, old);
-        }
-      });
+      undo.forEach(
+          (key, old) -> {
+            if (old == null) {
+              mine.remove(key);
+            } else {
+              mine.put(key, old);
+            }
+          });
       restore(source, known ? mine : null, deliveriesBefore);
     } else {
       conflicts.log();
@@ -215,9 +231,9 @@ public final class Orchestrator implements Northbound {
     try {
       f.getNow(null);
       return false;
-    } catch (java.util.concurrent.CompletionException e) {
+    } catch (CompletionException e) {
       return e.getCause() instanceof QueueFullException;
-    } catch (java.util.concurrent.CancellationException e) {
+    } catch (CancellationException e) {
       return false;
     }
   }
@@ -261,8 +277,8 @@ public final class Orchestrator implements Northbound {
   }
 
   /**
-   * The keys of one delivery that other sources give with another value: logged as one warning
-   * per delivery (a count and the first few keys), not one line per key.
+   * The keys of one delivery that other sources give with another value: logged as one warning per
+   * delivery (a count and the first few keys), not one line per key.
    */
   private final class Conflicts {
     private static final int SHOWN = 5;
@@ -280,22 +296,32 @@ public final class Orchestrator implements Northbound {
       long latest = -1;
       for (Map.Entry<String, Map<String, Given>> e : bySource.entrySet()) {
         Given other = e.getValue().get(key);
-        if (!e.getKey().equals(source) && other != null && other.delivered() > latest
+        if (!e.getKey().equals(source)
+            && other != null
+            && other.delivered() > latest
             && !Objects.equals(other.value(), value)) {
           replaced = e.getKey();
           latest = other.delivered();
         }
       }
       if (replaced != null && count++ < SHOWN) {
-        shown.append(shown.length() > 0 ? ", " : "").append(key).append(" (also from ")
-            .append(replaced).append(')');
+        shown
+            .append(shown.length() > 0 ? ", " : "")
+            .append(key)
+            .append(" (also from ")
+            .append(replaced)
+            .append(')');
       }
     }
 
     void log() {
       if (count > 0) {
-        LOG.warn("{} key(s) delivered by the {} northbound are also given, with another value,"
-            + " by another source; the values delivered last apply: {}{}", count, source, shown,
+        LOG.warn(
+            "{} key(s) delivered by the {} northbound are also given, with another value,"
+                + " by another source; the values delivered last apply: {}{}",
+            count,
+            source,
+            shown,
             count > SHOWN ? ", ..." : "");
       }
     }

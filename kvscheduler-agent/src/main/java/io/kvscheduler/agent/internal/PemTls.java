@@ -22,12 +22,11 @@ import org.eclipse.jetty.util.ssl.SslContextFactory;
 final class PemTls {
   private PemTls() {}
 
-  private static final Pattern KEY = Pattern.compile(
-      "-----BEGIN ([A-Z ]*)PRIVATE KEY-----([^-]+)-----END \\1PRIVATE KEY-----");
+  private static final Pattern KEY =
+      Pattern.compile("-----BEGIN ([A-Z ]*)PRIVATE KEY-----([^-]+)-----END \\1PRIVATE KEY-----");
 
   /**
-   * The server side of TLS with the certificate in {@code certFile} and the key in {@code
-   * keyFile}.
+   * The server side of TLS with the certificate in {@code certFile} and the key in {@code keyFile}.
    *
    * @throws IOException naming the file and what is wrong with it
    */
@@ -36,8 +35,8 @@ final class PemTls {
     try (ByteArrayInputStream in = new ByteArrayInputStream(Files.readAllBytes(certFile))) {
       chain = List.copyOf(CertificateFactory.getInstance("X.509").generateCertificates(in));
     } catch (IOException | GeneralSecurityException e) {
-      throw new IOException("REST TLS certificate " + certFile + ": cannot read it ("
-          + e.getMessage() + ")", e);
+      throw new IOException(
+          "REST TLS certificate " + certFile + ": cannot read it (" + e.getMessage() + ")", e);
     }
     if (chain.isEmpty()) {
       throw new IOException("REST TLS certificate " + certFile + " holds no certificate");
@@ -54,8 +53,16 @@ final class PemTls {
       f.setKeyManagerPassword("");
       return f;
     } catch (GeneralSecurityException e) {
-      throw new IOException("REST TLS: the key in " + keyFile + " does not fit the certificate"
-          + " in " + certFile + " (" + e.getMessage() + ")", e);
+      throw new IOException(
+          "REST TLS: the key in "
+              + keyFile
+              + " does not fit the certificate"
+              + " in "
+              + certFile
+              + " ("
+              + e.getMessage()
+              + ")",
+          e);
     }
   }
 
@@ -64,17 +71,22 @@ final class PemTls {
     try {
       pem = Files.readString(keyFile, StandardCharsets.US_ASCII);
     } catch (IOException e) {
-      throw new IOException("REST TLS key " + keyFile + ": cannot read it (" + e.getMessage()
-          + ")", e);
+      throw new IOException(
+          "REST TLS key " + keyFile + ": cannot read it (" + e.getMessage() + ")", e);
     }
     Matcher m = KEY.matcher(pem);
     if (!m.find()) {
       throw new IOException("REST TLS key " + keyFile + " holds no PEM private key");
     }
     if (!m.group(1).isEmpty()) {
-      throw new IOException("REST TLS key " + keyFile + " is a '" + m.group(1).strip()
-          + " PRIVATE KEY'; an unencrypted PKCS#8 key ('PRIVATE KEY') is needed: convert it with"
-          + " openssl pkcs8 -topk8 -nocrypt -in " + keyFile.getFileName());
+      throw new IOException(
+          "REST TLS key "
+              + keyFile
+              + " is a '"
+              + m.group(1).strip()
+              + " PRIVATE KEY'; an unencrypted PKCS#8 key ('PRIVATE KEY') is needed: convert it with"
+              + " openssl pkcs8 -topk8 -nocrypt -in "
+              + keyFile.getFileName());
     }
     byte[] der = Base64.getMimeDecoder().decode(m.group(2).strip());
     for (String algorithm : List.of("RSA", "EC", "Ed25519", "EdDSA")) {

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /** Orders plugins so that each comes after the plugins it depends on (ties by name). */
 public final class PluginOrder {
@@ -28,8 +29,11 @@ public final class PluginOrder {
     return List.copyOf(done.values());
   }
 
-  private static void visit(String name, Map<String, AgentPlugin> byName,
-      Map<String, AgentPlugin> done, List<String> path) {
+  private static void visit(
+      String name,
+      Map<String, AgentPlugin> byName,
+      Map<String, AgentPlugin> done,
+      List<String> path) {
     if (done.containsKey(name)) {
       return;
     }
@@ -40,11 +44,11 @@ public final class PluginOrder {
     }
     AgentPlugin p = byName.get(name);
     if (p == null) {
-      throw new IllegalStateException("plugin '" + path.get(path.size() - 1)
-          + "' depends on unknown plugin '" + name + "'");
+      throw new IllegalStateException(
+          "plugin '" + path.get(path.size() - 1) + "' depends on unknown plugin '" + name + "'");
     }
     path.add(name);
-    for (String dep : new java.util.TreeSet<>(p.dependsOn())) {
+    for (String dep : new TreeSet<>(p.dependsOn())) {
       visit(dep, byName, done, path);
     }
     path.remove(path.size() - 1);

@@ -1,5 +1,6 @@
 package io.kvscheduler.agent.internal;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
@@ -9,6 +10,9 @@ import com.fasterxml.jackson.databind.ObjectWriter;
 import io.javalin.Javalin;
 import io.javalin.compression.CompressionStrategy;
 import io.javalin.http.Context;
+import io.javalin.http.HandlerType;
+import io.javalin.http.sse.SseClient;
+import io.javalin.http.sse.SseHandler;
 import io.kvscheduler.agent.RestSecurity;
 import io.kvscheduler.agent.internal.ConfigFormat.ConfigException;
 import io.kvscheduler.agent.spi.ModelRegistry;
@@ -21,27 +25,38 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.URLDecoder;
 import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.http.MimeTypes;
+import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Request;
@@ -60,7 +75,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The agent's REST API on Javalin (Jetty), following vpp-agent's conventions ({@code
  * spec/interop.md} §2.1): exact paths, a wrong method gets 405, an unknown path 404; JSON indented
- * as Go's {@code MarshalIndent(v, "", "  ")} with a trailing newline.
+ * as Go's {@code MarshalIndent(v, "", " ")} with a trailing newline.
  *
  * <ul>
  *   <li>{@code GET /info/version}: the agent's version (the keys of vpp-agent's, values honest:
@@ -69,29 +84,29 @@ import org.slf4j.LoggerFactory;
  *       configuration format;
  *   <li>{@code PUT /configuration}: YAML (or JSON) in that format, applied as data source {@code
  *       rest} — a change, or with query parameter {@code replace} ({@code replace}, {@code
- *       replace=}, {@code =true} or {@code =1}; {@code =false} or {@code =0} is a change) a
- *       resync of that source; waits for the transaction; 200 {@code {}}; 400 {@code {"Error":
- *       ...}} for a body that cannot be read or names unknown groups, models or fields (the
- *       message names the line and field and never repeats the body) and for a bad query
- *       parameter; 503 {@code {"Error": ...}} when the scheduler's transaction queue is full
- *       (nothing of the request is kept: it may be sent again, counted in {@code
- *       kvs_commits_refused_total}); 500 with a JSON string when the transaction fails.
+ *       replace=}, {@code =true} or {@code =1}; {@code =false} or {@code =0} is a change) a resync
+ *       of that source; waits for the transaction; 200 {@code {}}; 400 {@code {"Error": ...}} for a
+ *       body that cannot be read or names unknown groups, models or fields (the message names the
+ *       line and field and never repeats the body) and for a bad query parameter; 503 {@code
+ *       {"Error": ...}} when the scheduler's transaction queue is full (nothing of the request is
+ *       kept: it may be sent again, counted in {@code kvs_commits_refused_total}); 500 with a JSON
+ *       string when the transaction fails.
  * </ul>
  *
  * <p>Client mistakes get 400 {@code {"Error": "..."}}: a query parameter the endpoint does not
- * know, a bad value, a malformed URL. Limits are Jetty's own settings: up to {@link
- * Limits#threads} requests are served at once (more wait for a thread), a connection idle
- * for {@link Limits#ioTimeout} is closed, a body arriving slower than {@link #MIN_DATA_RATE}
- * bytes per second (after {@link #RATE_GRACE}, from when its handler starts reading it) gets 408
- * and its connection is closed, and a body larger than {@link Limits#maxBodyBytes} gets 413 without being
- * read. {@link RestSecurity} adds a bearer token (401 without it), a read-only mode (403 for every
- * mutating request) and TLS.
+ * know, a bad value, a malformed URL. Limits are Jetty's own settings: up to {@link Limits#threads}
+ * requests are served at once (more wait for a thread), a connection idle for {@link
+ * Limits#ioTimeout} is closed, a body arriving slower than {@link #MIN_DATA_RATE} bytes per second
+ * (after {@link #RATE_GRACE}, from when its handler starts reading it) gets 408 and its connection
+ * is closed, and a body larger than {@link Limits#maxBodyBytes} gets 413 without being read. {@link
+ * RestSecurity} adds a bearer token (401 without it), a read-only mode (403 for every mutating
+ * request) and TLS.
  *
  * <p>More endpoints are added with {@link #route} before {@link #start}; {@link #publicRoute}
- * serves a file of the web page without the token, and {@link #eventRoute} a stream of
- * server-sent events (an open stream gets a comment every {@link #EVENT_HEARTBEAT}, so that the
- * idle timeout does not close it; each stream is written from a thread of its own, and a client
- * that lets more than {@link #EVENT_BACKLOG} events pile up is disconnected).
+ * serves a file of the web page without the token, and {@link #eventRoute} a stream of server-sent
+ * events (an open stream gets a comment every {@link #EVENT_HEARTBEAT}, so that the idle timeout
+ * does not close it; each stream is written from a thread of its own, and a client that lets more
+ * than {@link #EVENT_BACKLOG} events pile up is disconnected).
  *
  * <p>Longer than our usual limit: the server's set-up (limits, TLS, token, JSON errors) and the
  * {@code /configuration} endpoints it has always served, whose error handling is most of it.
@@ -102,6 +117,7 @@ public final class RestServer implements NorthboundSource {
 
   /** Slowest accepted upload of a request body, in bytes per second (a slow-client limit). */
   public static final long MIN_DATA_RATE = 1024;
+
   /** Time a body may take before {@link #MIN_DATA_RATE} applies. */
   static final Duration RATE_GRACE = Duration.ofSeconds(5);
 
@@ -110,17 +126,21 @@ public final class RestServer implements NorthboundSource {
   static final String YAML_TYPE = "application/yaml; charset=UTF-8";
   static final String TEXT_TYPE = "text/plain; charset=UTF-8";
   private static final Duration TXN_WAIT = Duration.ofMinutes(2);
+
   /** Acceptor and selector threads Jetty takes from the pool besides the request threads. */
   private static final int IO_THREADS = 2;
 
   /** Go-style indented JSON: {@code "key": value}, two-space indent, {@code {}} when empty. */
-  public static final ObjectWriter JSON = new ObjectMapper().writer(
-      new DefaultPrettyPrinter(Separators.createDefaultInstance()
-          .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
-          .withObjectEmptySeparator("")
-          .withArrayEmptySeparator(""))
-          .withObjectIndenter(new DefaultIndenter("  ", "\n"))
-          .withArrayIndenter(new DefaultIndenter("  ", "\n")));
+  public static final ObjectWriter JSON =
+      new ObjectMapper()
+          .writer(
+              new DefaultPrettyPrinter(
+                      Separators.createDefaultInstance()
+                          .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
+                          .withObjectEmptySeparator("")
+                          .withArrayEmptySeparator(""))
+                  .withObjectIndenter(new DefaultIndenter("  ", "\n"))
+                  .withArrayIndenter(new DefaultIndenter("  ", "\n")));
 
   /**
    * How much the server serves at once and how long and how large a request may be.
@@ -141,12 +161,22 @@ public final class RestServer implements NorthboundSource {
         new Limits(32, 256, Duration.ofSeconds(60), ConfigDocument.MAX_CODE_POINTS);
 
     public Limits {
-      if (threads < 1 || queue < 0 || ioTimeout.isNegative() || ioTimeout.isZero()
+      if (threads < 1
+          || queue < 0
+          || ioTimeout.isNegative()
+          || ioTimeout.isZero()
           || maxBodyBytes < 0) {
-        throw new IllegalArgumentException("REST limits: threads " + threads + ", queue " + queue
-            + ", I/O timeout " + ioTimeout + ", body limit " + maxBodyBytes
-            + " (threads and the timeout must be positive, the queue and the body limit not"
-            + " negative)");
+        throw new IllegalArgumentException(
+            "REST limits: threads "
+                + threads
+                + ", queue "
+                + queue
+                + ", I/O timeout "
+                + ioTimeout
+                + ", body limit "
+                + maxBodyBytes
+                + " (threads and the timeout must be positive, the queue and the body limit not"
+                + " negative)");
       }
     }
   }
@@ -158,8 +188,8 @@ public final class RestServer implements NorthboundSource {
   }
 
   /**
-   * One request as handlers see it: its checked query parameters, its body (read within the
-   * limit) and its headers.
+   * One request as handlers see it: its checked query parameters, its body (read within the limit)
+   * and its headers.
    */
   public static final class Request {
     private final Context ctx;
@@ -176,13 +206,13 @@ public final class RestServer implements NorthboundSource {
     }
 
     /** The query parameter's single value; empty when absent; 400 when given twice. */
-    public java.util.Optional<String> param(String name) {
+    public Optional<String> param(String name) {
       List<String> v = ctx.queryParams(name);
       if (v.size() > 1) {
-        throw new BadRequest("query parameter '" + name + "' is given " + v.size()
-            + " times (at most once)");
+        throw new BadRequest(
+            "query parameter '" + name + "' is given " + v.size() + " times (at most once)");
       }
-      return v.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(v.get(0));
+      return v.isEmpty() ? Optional.empty() : Optional.of(v.get(0));
     }
 
     /** Whether the query names {@code name} (even without a value). */
@@ -234,7 +264,7 @@ public final class RestServer implements NorthboundSource {
   /** Writes a JSON body token by token with a generator of {@link #JSON}'s layout. */
   @FunctionalInterface
   public interface JsonBody {
-    void writeTo(com.fasterxml.jackson.core.JsonGenerator g) throws IOException;
+    void writeTo(JsonGenerator g) throws IOException;
   }
 
   /** A response: status, content type and a body written as it is sent. */
@@ -249,35 +279,40 @@ public final class RestServer implements NorthboundSource {
      * generator (no object tree in between), with a trailing newline.
      */
     public static Response jsonStream(int status, JsonBody body) {
-      return new Response(status, JSON_TYPE, out -> {
-        try (com.fasterxml.jackson.core.JsonGenerator g = JSON.createGenerator(out)) {
-          g.disable(com.fasterxml.jackson.core.JsonGenerator.Feature.AUTO_CLOSE_TARGET);
-          body.writeTo(g);
-        }
-        out.write('\n');
-      });
+      return new Response(
+          status,
+          JSON_TYPE,
+          out -> {
+            try (JsonGenerator g = JSON.createGenerator(out)) {
+              g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+              body.writeTo(g);
+            }
+            out.write('\n');
+          });
     }
 
     /**
-     * A JSON array of {@code items}, each turned into JSON by {@code toJson} only as it is
-     * written: a large answer streams instead of being built in memory first.
+     * A JSON array of {@code items}, each turned into JSON by {@code toJson} only as it is written:
+     * a large answer streams instead of being built in memory first.
      */
-    public static <T> Response jsonArray(int status, Iterable<T> items,
-        java.util.function.Function<? super T, ?> toJson) {
+    public static <T> Response jsonArray(
+        int status, Iterable<T> items, Function<? super T, ?> toJson) {
       // Jackson writes an Iterable element by element: each is converted only when written
-      Iterable<Object> lazy = () -> new java.util.Iterator<>() {
-        private final java.util.Iterator<T> it = items.iterator();
+      Iterable<Object> lazy =
+          () ->
+              new Iterator<>() {
+                private final Iterator<T> it = items.iterator();
 
-        @Override
-        public boolean hasNext() {
-          return it.hasNext();
-        }
+                @Override
+                public boolean hasNext() {
+                  return it.hasNext();
+                }
 
-        @Override
-        public Object next() {
-          return toJson.apply(it.next());
-        }
-      };
+                @Override
+                public Object next() {
+                  return toJson.apply(it.next());
+                }
+              };
       return json(status, lazy);
     }
 
@@ -297,20 +332,21 @@ public final class RestServer implements NorthboundSource {
     }
   }
 
-  private record Route(String method, String path, Set<String> params, boolean mutating,
-      Handler handler) {}
+  private record Route(
+      String method, String path, Set<String> params, boolean mutating, Handler handler) {}
 
   /**
-   * A source of server-sent events: every event's data (one line of JSON) goes to each
-   * subscribed client until its handle is closed.
+   * A source of server-sent events: every event's data (one line of JSON) goes to each subscribed
+   * client until its handle is closed.
    */
   @FunctionalInterface
   public interface EventStream {
-    AutoCloseable subscribe(java.util.function.Consumer<String> client);
+    AutoCloseable subscribe(Consumer<String> client);
   }
 
   /** How often an open event stream gets a comment, so that its idle connection stays open. */
   static final Duration EVENT_HEARTBEAT = Duration.ofSeconds(15);
+
   /** Events waiting for one event client; a client that lets more pile up is disconnected. */
   static final int EVENT_BACKLOG = 64;
 
@@ -320,21 +356,24 @@ public final class RestServer implements NorthboundSource {
   private final Limits limits;
   private final RestSecurity security;
   private final List<Route> routes = new ArrayList<>();
+
   /** Paths served without the bearer token: the web page's files, which hold no data. */
-  private final Set<String> publicPaths = new java.util.HashSet<>();
+  private final Set<String> publicPaths = new HashSet<>();
+
   private final Map<String, EventStream> eventRoutes = new LinkedHashMap<>();
-  private final Set<EventSender> eventClients =
-      java.util.concurrent.ConcurrentHashMap.newKeySet();
-  private java.util.concurrent.ScheduledExecutorService heartbeat;
+  private final Set<EventSender> eventClients = ConcurrentHashMap.newKeySet();
+  private ScheduledExecutorService heartbeat;
+
   /** Held while a PUT delivers to the northbound; {@link #close} waits for it. */
   private final Object delivering = new Object();
+
   private volatile boolean closed;
   private Javalin app;
   private byte[] token;
 
   /**
-   * @param address {@code host:port}, {@code :port} (every interface) or {@code [v6]:port}; port
-   *     0 picks a free port
+   * @param address {@code host:port}, {@code :port} (every interface) or {@code [v6]:port}; port 0
+   *     picks a free port
    */
   public RestServer(String address, ModelRegistry models, Northbound northbound) {
     this(address, models, northbound, Limits.DEFAULT);
@@ -346,7 +385,11 @@ public final class RestServer implements NorthboundSource {
   }
 
   /** A server with other limits and security settings. */
-  public RestServer(String address, ModelRegistry models, Northbound northbound, Limits limits,
+  public RestServer(
+      String address,
+      ModelRegistry models,
+      Northbound northbound,
+      Limits limits,
       RestSecurity security) {
     this.address = Objects.requireNonNull(address, "address");
     this.models = Objects.requireNonNull(models, "models");
@@ -386,8 +429,8 @@ public final class RestServer implements NorthboundSource {
   }
 
   /**
-   * Serves {@code stream} as server-sent events at {@code GET path} (with the bearer token when
-   * one is configured); an open stream gets a comment every {@link #EVENT_HEARTBEAT}.
+   * Serves {@code stream} as server-sent events at {@code GET path} (with the bearer token when one
+   * is configured); an open stream gets a comment every {@link #EVENT_HEARTBEAT}.
    */
   public synchronized void eventRoute(String path, EventStream stream) {
     if (app != null) {
@@ -396,117 +439,156 @@ public final class RestServer implements NorthboundSource {
     eventRoutes.put(path, Objects.requireNonNull(stream, "stream"));
   }
 
-  private void serveEvents(io.javalin.http.sse.SseClient client, EventStream stream) {
+  private void serveEvents(SseClient client, EventStream stream) {
     client.keepAlive();
     // sent from a thread of the client's own: one that does not read holds up no other
     EventSender sender = new EventSender(client, EVENT_BACKLOG);
     eventClients.add(sender);
-    AutoCloseable subscription = stream.subscribe(data -> {
-      if (!sender.event("status", data)) {
-        throw new IllegalStateException("event client gone");
-      }
-    });
-    client.onClose(() -> {
-      eventClients.remove(sender);
-      sender.close();
-      try {
-        subscription.close();
-      } catch (Exception e) {
-        LOG.debug("closing an event subscription failed", e);
-      }
-    });
+    AutoCloseable subscription =
+        stream.subscribe(
+            data -> {
+              if (!sender.event("status", data)) {
+                throw new IllegalStateException("event client gone");
+              }
+            });
+    client.onClose(
+        () -> {
+          eventClients.remove(sender);
+          sender.close();
+          try {
+            subscription.close();
+          } catch (Exception e) {
+            LOG.debug("closing an event subscription failed", e);
+          }
+        });
   }
 
-  private synchronized void add(String method, String path, Set<String> params,
-      boolean mutating, Handler handler) {
+  private synchronized void add(
+      String method, String path, Set<String> params, boolean mutating, Handler handler) {
     if (app != null) {
       throw new IllegalStateException("routes are added before the REST server starts");
     }
-    routes.add(new Route(method.toUpperCase(Locale.ROOT), path, Set.copyOf(params), mutating,
-        handler));
+    routes.add(
+        new Route(method.toUpperCase(Locale.ROOT), path, Set.copyOf(params), mutating, handler));
   }
 
   @Override
   public synchronized void start() throws IOException {
     InetSocketAddress bind = parseAddress(address);
     token = security.loadToken();
-    SslContextFactory.Server tls = security.tlsEnabled() ? PemTls.serverContext(
-        security.tlsCert(), security.tlsKey()) : null;
-    QueuedThreadPool pool = new QueuedThreadPool(limits.threads() + IO_THREADS,
-        Math.min(2, limits.threads() + IO_THREADS), (int) Duration.ofMinutes(1).toMillis(),
-        new BlockingArrayQueue<>(64, 64));
+    SslContextFactory.Server tls =
+        security.tlsEnabled() ? PemTls.serverContext(security.tlsCert(), security.tlsKey()) : null;
+    QueuedThreadPool pool =
+        new QueuedThreadPool(
+            limits.threads() + IO_THREADS,
+            Math.min(2, limits.threads() + IO_THREADS),
+            (int) Duration.ofMinutes(1).toMillis(),
+            new BlockingArrayQueue<>(64, 64));
     pool.setName("kvs-rest");
     pool.setDaemon(true);
     pool.setReservedThreads(0);
-    Javalin created = Javalin.create(config -> {
-      config.startup.showJavalinBanner = false;
-      config.startup.showOldJavalinVersionWarning = false;
-      config.http.prefer405over404 = true;
-      config.http.maxRequestSize = limits.maxBodyBytes();
-      config.http.compressionStrategy = CompressionStrategy.NONE;
-      config.jetty.threadPool = pool;
-      config.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrors()));
-      config.jetty.addConnector((server, http) -> connector(server, http, bind, tls));
-      config.routes.before(this::authenticate);
-      eventRoutes.forEach((path, stream) -> config.routes.get(path,
-          new io.javalin.http.sse.SseHandler(client -> serveEvents(client, stream))));
-      for (Route r : routes) {
-        io.javalin.http.Handler h = ctx -> serve(r, ctx);
-        switch (r.method()) {
-          case "GET" -> config.routes.get(r.path(), h);
-          case "PUT" -> config.routes.put(r.path(), h);
-          case "POST" -> config.routes.post(r.path(), h);
-          default -> throw new IllegalArgumentException("method " + r.method());
-        }
-      }
-      config.routes.error(404, ctx -> {
-        if (ctx.result() == null || !JSON_TYPE.equals(ctx.res().getContentType())) {
-          send(ctx, Response.error(404, "no such endpoint: " + ctx.path()));
-        }
-      });
-      config.routes.error(405, ctx -> send(ctx, Response.error(405, "method " + ctx.method()
-          + " is not allowed on " + ctx.path())));
-      config.routes.exception(Exception.class, (e, ctx) -> {
-        LOG.error("REST {} {} failed", ctx.method(), ctx.path(), e);
-        send(ctx, Response.error(500, String.valueOf(e.getMessage())));
-      });
-    });
+    Javalin created =
+        Javalin.create(
+            config -> {
+              config.startup.showJavalinBanner = false;
+              config.startup.showOldJavalinVersionWarning = false;
+              config.http.prefer405over404 = true;
+              config.http.maxRequestSize = limits.maxBodyBytes();
+              config.http.compressionStrategy = CompressionStrategy.NONE;
+              config.jetty.threadPool = pool;
+              config.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrors()));
+              config.jetty.addConnector((server, http) -> connector(server, http, bind, tls));
+              config.routes.before(this::authenticate);
+              eventRoutes.forEach(
+                  (path, stream) ->
+                      config.routes.get(
+                          path, new SseHandler(client -> serveEvents(client, stream))));
+              for (Route r : routes) {
+                io.javalin.http.Handler h = ctx -> serve(r, ctx);
+                switch (r.method()) {
+                  case "GET" -> config.routes.get(r.path(), h);
+                  case "PUT" -> config.routes.put(r.path(), h);
+                  case "POST" -> config.routes.post(r.path(), h);
+                  default -> throw new IllegalArgumentException("method " + r.method());
+                }
+              }
+              config.routes.error(
+                  404,
+                  ctx -> {
+                    if (ctx.result() == null || !JSON_TYPE.equals(ctx.res().getContentType())) {
+                      send(ctx, Response.error(404, "no such endpoint: " + ctx.path()));
+                    }
+                  });
+              config.routes.error(
+                  405,
+                  ctx ->
+                      send(
+                          ctx,
+                          Response.error(
+                              405, "method " + ctx.method() + " is not allowed on " + ctx.path())));
+              config.routes.exception(
+                  Exception.class,
+                  (e, ctx) -> {
+                    LOG.error("REST {} {} failed", ctx.method(), ctx.path(), e);
+                    send(ctx, Response.error(500, String.valueOf(e.getMessage())));
+                  });
+            });
     try {
       created.start();
     } catch (RuntimeException e) {
       created.stop();
-      throw new IOException("REST API: cannot listen on " + address + ": "
-          + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
+      throw new IOException(
+          "REST API: cannot listen on "
+              + address
+              + ": "
+              + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()),
+          e);
     }
     app = created;
     if (!eventRoutes.isEmpty()) {
-      heartbeat = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(rn -> {
-        Thread t = new Thread(rn, "kvs-rest-events");
-        t.setDaemon(true);
-        return t;
-      });
-      heartbeat.scheduleAtFixedRate(() -> eventClients.removeIf(c -> !c.comment("keep-alive")),
-          EVENT_HEARTBEAT.toMillis(), EVENT_HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
+      heartbeat =
+          Executors.newSingleThreadScheduledExecutor(
+              rn -> {
+                Thread t = new Thread(rn, "kvs-rest-events");
+                t.setDaemon(true);
+                return t;
+              });
+      heartbeat.scheduleAtFixedRate(
+          () -> eventClients.removeIf(c -> !c.comment("keep-alive")),
+          EVENT_HEARTBEAT.toMillis(),
+          EVENT_HEARTBEAT.toMillis(),
+          TimeUnit.MILLISECONDS);
     }
-    LOG.info("REST API listening on {}://{}:{}{}", tls != null ? "https" : "http",
-        bind.getHostString(), port(), token != null ? " (bearer token required)" : "");
+    LOG.info(
+        "REST API listening on {}://{}:{}{}",
+        tls != null ? "https" : "http",
+        bind.getHostString(),
+        port(),
+        token != null ? " (bearer token required)" : "");
   }
 
-  private ServerConnector connector(Server server, HttpConfiguration http, InetSocketAddress bind,
-      SslContextFactory.Server tls) {
+  private ServerConnector connector(
+      Server server, HttpConfiguration http, InetSocketAddress bind, SslContextFactory.Server tls) {
     http.setIdleTimeout(limits.ioTimeout().toMillis());
     http.setSendServerVersion(false);
     ServerConnector c;
     if (tls != null) {
       HttpConfiguration https = new HttpConfiguration(http);
       https.addCustomizer(new SecureRequestCustomizer(false));
-      c = new ServerConnector(server, 1, 1, new SslConnectionFactory(tls, "http/1.1"),
-          new HttpConnectionFactory(https));
+      c =
+          new ServerConnector(
+              server,
+              1,
+              1,
+              new SslConnectionFactory(tls, "http/1.1"),
+              new HttpConnectionFactory(https));
     } else {
       c = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
     }
-    c.setHost(bind.getAddress() == null || bind.getAddress().isAnyLocalAddress() ? null
-        : bind.getAddress().getHostAddress());
+    c.setHost(
+        bind.getAddress() == null || bind.getAddress().isAnyLocalAddress()
+            ? null
+            : bind.getAddress().getHostAddress());
     c.setPort(bind.getPort());
     c.setIdleTimeout(limits.ioTimeout().toMillis());
     c.setAcceptQueueSize(limits.queue());
@@ -519,12 +601,19 @@ public final class RestServer implements NorthboundSource {
       return;
     }
     String h = ctx.header("Authorization");
-    byte[] given = h != null && h.regionMatches(true, 0, "Bearer ", 0, 7)
-        ? h.substring(7).strip().getBytes(StandardCharsets.UTF_8) : new byte[0];
+    byte[] given =
+        h != null && h.regionMatches(true, 0, "Bearer ", 0, 7)
+            ? h.substring(7).strip().getBytes(StandardCharsets.UTF_8)
+            : new byte[0];
     if (!MessageDigest.isEqual(given, token)) {
       ctx.header("WWW-Authenticate", "Bearer");
-      send(ctx, Response.error(401, h == null ? "authentication required: send the header"
-          + " 'Authorization: Bearer <token>'" : "wrong bearer token"));
+      send(
+          ctx,
+          Response.error(
+              401,
+              h == null
+                  ? "authentication required: send the header" + " 'Authorization: Bearer <token>'"
+                  : "wrong bearer token"));
       ctx.skipRemainingHandlers();
     }
   }
@@ -538,17 +627,25 @@ public final class RestServer implements NorthboundSource {
       r = Response.error(e.status(), e.getMessage());
     } catch (IOException e) {
       // the request did not arrive in time or the client went away: its connection is closed
-      LOG.warn("REST {} {}: the request was not received ({}); its connection is closed",
-          ctx.method(), ctx.path(), e.toString());
+      LOG.warn(
+          "REST {} {}: the request was not received ({}); its connection is closed",
+          ctx.method(),
+          ctx.path(),
+          e.toString());
       return;
     } catch (Exception | Error e) {
       HttpException refused = httpException(e);
       if (refused != null) {
         // Jetty refused the request while it was read (a bad message): its status, not a 500
-        LOG.warn("REST {} {}: the request was refused while read ({} {})", ctx.method(),
-            ctx.path(), refused.getCode(), refused.getReason());
-        r = Response.error(refused.getCode(), "the request could not be read: "
-            + refused.getReason());
+        LOG.warn(
+            "REST {} {}: the request was refused while read ({} {})",
+            ctx.method(),
+            ctx.path(),
+            refused.getCode(),
+            refused.getReason());
+        r =
+            Response.error(
+                refused.getCode(), "the request could not be read: " + refused.getReason());
       } else {
         LOG.error("REST {} {} failed", ctx.method(), ctx.path(), e);
         r = Response.error(500, String.valueOf(e.getMessage()));
@@ -569,8 +666,8 @@ public final class RestServer implements NorthboundSource {
 
   private Response handle(Route route, Context ctx) throws Exception {
     if (route.mutating() && security.readOnly()) {
-      return Response.error(403, ctx.method() + " " + ctx.path() + " is refused: the REST API"
-          + " is read-only");
+      return Response.error(
+          403, ctx.method() + " " + ctx.path() + " is refused: the REST API" + " is read-only");
     }
     String malformed = malformedEscape(ctx.queryString());
     if (malformed != null) {
@@ -584,9 +681,15 @@ public final class RestServer implements NorthboundSource {
     }
     for (String p : query.keySet()) {
       if (!route.params().contains(p)) {
-        return Response.error(400, "unknown query parameter '" + p + "' of " + route.path()
-            + (route.params().isEmpty() ? " (it takes none)"
-                : " (accepted: " + String.join(", ", new TreeSet<>(route.params())) + ")"));
+        return Response.error(
+            400,
+            "unknown query parameter '"
+                + p
+                + "' of "
+                + route.path()
+                + (route.params().isEmpty()
+                    ? " (it takes none)"
+                    : " (accepted: " + String.join(", ", new TreeSet<>(route.params())) + ")"));
       }
     }
     byte[] body = new byte[0];
@@ -623,7 +726,7 @@ public final class RestServer implements NorthboundSource {
     if (r.contentType() != null) {
       ctx.contentType(r.contentType()); // Jetty spells it application/json;charset=utf-8
     }
-    if (ctx.method() == io.javalin.http.HandlerType.HEAD) {
+    if (ctx.method() == HandlerType.HEAD) {
       return;
     }
     try {
@@ -631,8 +734,7 @@ public final class RestServer implements NorthboundSource {
       r.body().writeTo(out);
       out.flush();
     } catch (IOException e) {
-      LOG.debug("REST {} {}: the client went away: {}", ctx.method(), ctx.path(),
-          e.getMessage());
+      LOG.debug("REST {} {}: the client went away: {}", ctx.method(), ctx.path(), e.getMessage());
     }
   }
 
@@ -649,39 +751,45 @@ public final class RestServer implements NorthboundSource {
     } else {
       byte[] body;
       try (InputStream in = ctx.req().getInputStream()) {
-        body = readAtMinimumRate(in, (int) Math.min(max + 1, Integer.MAX_VALUE - 8),
-            declared);
+        body = readAtMinimumRate(in, (int) Math.min(max + 1, Integer.MAX_VALUE - 8), declared);
       }
       if (body == null) {
-        LOG.warn("REST {} {}: request body arrives slower than {} bytes per second; its"
-            + " connection is closed", ctx.method(), ctx.path(), MIN_DATA_RATE);
+        LOG.warn(
+            "REST {} {}: request body arrives slower than {} bytes per second; its"
+                + " connection is closed",
+            ctx.method(),
+            ctx.path(),
+            MIN_DATA_RATE);
         ctx.header("Connection", "close");
-        return Response.error(408, "request body arrives slower than " + MIN_DATA_RATE
-            + " bytes per second");
+        return Response.error(
+            408, "request body arrives slower than " + MIN_DATA_RATE + " bytes per second");
       }
       if (body.length <= max) {
         return body;
       }
       size = "more than " + max + " bytes";
     }
-    LOG.warn("REST {} {}: request body too large ({}, limit {} bytes)", ctx.method(),
-        ctx.path(), size, max);
+    LOG.warn(
+        "REST {} {}: request body too large ({}, limit {} bytes)",
+        ctx.method(),
+        ctx.path(),
+        size,
+        max);
     ctx.header("Connection", "close");
-    return Response.json(413, "request body too large (" + size + ", limit " + max
-        + " bytes)\n");
+    return Response.json(413, "request body too large (" + size + ", limit " + max + " bytes)\n");
   }
 
   /**
-   * Reads up to {@code limit} bytes, or null when they arrive slower than {@link
-   * #MIN_DATA_RATE} after a {@link #RATE_GRACE}. The rate is measured from the first read here,
-   * not from the request's first byte (as Jetty's own minimum rate is): a small body that
-   * arrived long ago, while its request waited for a thread, is read at once and is not slow.
+   * Reads up to {@code limit} bytes, or null when they arrive slower than {@link #MIN_DATA_RATE}
+   * after a {@link #RATE_GRACE}. The rate is measured from the first read here, not from the
+   * request's first byte (as Jetty's own minimum rate is): a small body that arrived long ago,
+   * while its request waited for a thread, is read at once and is not slow.
    */
   private static byte[] readAtMinimumRate(InputStream in, int limit, long declared)
       throws IOException {
     long start = System.nanoTime();
-    ByteArrayOutputStream out = new ByteArrayOutputStream(
-        (int) Math.max(32, Math.min(declared, Math.min(limit, 1 << 20))));
+    ByteArrayOutputStream out =
+        new ByteArrayOutputStream((int) Math.max(32, Math.min(declared, Math.min(limit, 1 << 20))));
     byte[] chunk = new byte[64 * 1024];
     long total = 0;
     while (total < limit) {
@@ -702,13 +810,15 @@ public final class RestServer implements NorthboundSource {
   /** Errors Jetty answers itself (a malformed request line or URL, ...) as JSON. */
   private static final class JsonErrors extends ErrorHandler {
     @Override
-    public boolean handle(org.eclipse.jetty.server.Request request,
-        org.eclipse.jetty.server.Response response, Callback callback) {
+    public boolean handle(
+        org.eclipse.jetty.server.Request request,
+        org.eclipse.jetty.server.Response response,
+        Callback callback) {
       int status = response.getStatus() >= 400 ? response.getStatus() : 500;
       Object message = request.getAttribute(ERROR_MESSAGE);
       response.getHeaders().put(HttpHeader.CONTENT_TYPE, JSON_TYPE);
-      response.write(true, errorBody(status, message == null ? null : message.toString()),
-          callback);
+      response.write(
+          true, errorBody(status, message == null ? null : message.toString()), callback);
       return true;
     }
 
@@ -719,16 +829,15 @@ public final class RestServer implements NorthboundSource {
     }
 
     private static ByteBuffer errorBody(int status, String reason) {
-      String text = reason == null || reason.isBlank()
-          ? org.eclipse.jetty.http.HttpStatus.getMessage(status) : reason;
+      String text = reason == null || reason.isBlank() ? HttpStatus.getMessage(status) : reason;
       if (status == 400) {
         text = "malformed request: " + text;
       }
       try {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("Error", text);
-        return ByteBuffer.wrap((JSON.writeValueAsString(m) + "\n")
-            .getBytes(StandardCharsets.UTF_8));
+        return ByteBuffer.wrap(
+            (JSON.writeValueAsString(m) + "\n").getBytes(StandardCharsets.UTF_8));
       } catch (JsonProcessingException e) {
         throw new IllegalStateException(e);
       }
@@ -804,7 +913,8 @@ public final class RestServer implements NorthboundSource {
     if (host.isEmpty()) {
       return new InetSocketAddress(port);
     }
-    return resolve ? new InetSocketAddress(host, port)
+    return resolve
+        ? new InetSocketAddress(host, port)
         : InetSocketAddress.createUnresolved(host, port);
   }
 
@@ -817,13 +927,17 @@ public final class RestServer implements NorthboundSource {
     boolean replace = booleanParameter(req.rawQuery(), "replace");
     String body;
     try {
-      body = StandardCharsets.UTF_8.newDecoder()
-          .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
-          .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(req.body())).toString();
-    } catch (java.nio.charset.CharacterCodingException e) {
-      return badConfiguration("can't unmarshall input yaml data into dynamically created config:"
-          + " the request body is not UTF-8 text");
+      body =
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(req.body()))
+              .toString();
+    } catch (CharacterCodingException e) {
+      return badConfiguration(
+          "can't unmarshall input yaml data into dynamically created config:"
+              + " the request body is not UTF-8 text");
     }
     String type = req.header("Content-Type");
     boolean json = type != null && type.toLowerCase(Locale.ROOT).contains("json");
@@ -833,11 +947,15 @@ public final class RestServer implements NorthboundSource {
       ConfigDocument doc = json ? ConfigDocument.parseJson(body) : ConfigDocument.parseYaml(body);
       values = ConfigFormat.decodeYamlConfig(models, doc);
     } catch (ConfigDocument.SyntaxException e) {
-      return badConfiguration("can't unmarshall input yaml data into dynamically created config: "
-          + shortened(e.getMessage()) + (e.line() > 0 ? " (line " + e.line() + ")" : ""));
+      return badConfiguration(
+          "can't unmarshall input yaml data into dynamically created config: "
+              + shortened(e.getMessage())
+              + (e.line() > 0 ? " (line " + e.line() + ")" : ""));
     } catch (ConfigException e) {
-      return badConfiguration("invalid configuration: " + shortened(e.getMessage())
-          + (e.line() > 0 ? " (line " + e.line() + ")" : ""));
+      return badConfiguration(
+          "invalid configuration: "
+              + shortened(e.getMessage())
+              + (e.line() > 0 ? " (line " + e.line() + ")" : ""));
     }
     CompletableFuture<Long> txn;
     synchronized (delivering) {
@@ -852,15 +970,19 @@ public final class RestServer implements NorthboundSource {
     } catch (ExecutionException e) {
       if (isQueueFull(e.getCause())) {
         LOG.warn("REST PUT /configuration: not applied, the transaction queue is full");
-        return Response.error(503, "not applied: the transaction queue is full; nothing of this"
-            + " request was kept, send it again later");
+        return Response.error(
+            503,
+            "not applied: the transaction queue is full; nothing of this"
+                + " request was kept, send it again later");
       }
       if (e.getCause() instanceof TransactionException te) {
         // a replace commits every source's values: failures of values only other sources give
         // are not this request's (derived values, which no source gives, are kept)
         Map<String, Object> desired = northbound.desired();
-        List<KeyError> mine = te.keyErrors().stream()
-            .filter(k -> values.containsKey(k.key()) || !desired.containsKey(k.key())).toList();
+        List<KeyError> mine =
+            te.keyErrors().stream()
+                .filter(k -> values.containsKey(k.key()) || !desired.containsKey(k.key()))
+                .toList();
         if (mine.isEmpty()) {
           return done();
         }
@@ -884,7 +1006,8 @@ public final class RestServer implements NorthboundSource {
   /** {@code message}, cut at {@link #MAX_MESSAGE} characters. */
   static String shortened(String message) {
     String m = String.valueOf(message);
-    return m.length() <= MAX_MESSAGE ? m
+    return m.length() <= MAX_MESSAGE
+        ? m
         : m.substring(0, MAX_MESSAGE) + "… (" + (m.length() - MAX_MESSAGE) + " more characters)";
   }
 
@@ -906,9 +1029,9 @@ public final class RestServer implements NorthboundSource {
   }
 
   /**
-   * A yes/no query parameter: absent is false; given without a value, empty, {@code true} or
-   * {@code 1} is true; {@code false} or {@code 0} is false (case ignored). Given more than once,
-   * every occurrence must say the same.
+   * A yes/no query parameter: absent is false; given without a value, empty, {@code true} or {@code
+   * 1} is true; {@code false} or {@code 0} is false (case ignored). Given more than once, every
+   * occurrence must say the same.
    *
    * @throws BadRequest naming the parameter, the value and the accepted values
    */
@@ -923,16 +1046,32 @@ public final class RestServer implements NorthboundSource {
         continue;
       }
       String value = eq < 0 ? "" : decode(part.substring(eq + 1));
-      boolean b = switch (value.toLowerCase(Locale.ROOT)) {
-        case "", "true", "1" -> true;
-        case "false", "0" -> false;
-        default -> throw new BadRequest("bad value '" + value + "' of query"
-            + " parameter '" + name + "': accepted are '" + name + "', '" + name + "=true' or '"
-            + name + "=1' (yes) and '" + name + "=false' or '" + name + "=0' (no)");
-      };
+      boolean b =
+          switch (value.toLowerCase(Locale.ROOT)) {
+            case "", "true", "1" -> true;
+            case "false", "0" -> false;
+            default ->
+                throw new BadRequest(
+                    "bad value '"
+                        + value
+                        + "' of query"
+                        + " parameter '"
+                        + name
+                        + "': accepted are '"
+                        + name
+                        + "', '"
+                        + name
+                        + "=true' or '"
+                        + name
+                        + "=1' (yes) and '"
+                        + name
+                        + "=false' or '"
+                        + name
+                        + "=0' (no)");
+          };
       if (result != null && result != b) {
-        throw new BadRequest("query parameter '" + name + "' is given twice,"
-            + " with different values");
+        throw new BadRequest(
+            "query parameter '" + name + "' is given twice," + " with different values");
       }
       result = b;
     }
@@ -941,7 +1080,7 @@ public final class RestServer implements NorthboundSource {
 
   private static String decode(String s) {
     try {
-      return java.net.URLDecoder.decode(s, StandardCharsets.UTF_8);
+      return URLDecoder.decode(s, StandardCharsets.UTF_8);
     } catch (IllegalArgumentException e) {
       return s; // a malformed escape: taken as it is (and then not accepted)
     }
@@ -961,11 +1100,13 @@ public final class RestServer implements NorthboundSource {
     v.put("GoVersion", "");
     v.put("OS", System.getProperty("os.name", "").toLowerCase(Locale.ROOT));
     String arch = System.getProperty("os.arch", "");
-    v.put("Arch", switch (arch) {
-      case "x86_64" -> "amd64";
-      case "aarch64" -> "arm64";
-      default -> arch;
-    });
+    v.put(
+        "Arch",
+        switch (arch) {
+          case "x86_64" -> "amd64";
+          case "aarch64" -> "arm64";
+          default -> arch;
+        });
     v.put("APIVersion", "");
     v.put("OSType", "");
     return v;
@@ -973,8 +1114,8 @@ public final class RestServer implements NorthboundSource {
 
   private static Properties buildInfo() {
     Properties p = new Properties();
-    try (InputStream in = RestServer.class.getResourceAsStream(
-        "/io/kvscheduler/agent/build.properties")) {
+    try (InputStream in =
+        RestServer.class.getResourceAsStream("/io/kvscheduler/agent/build.properties")) {
       if (in != null) {
         p.load(in);
       }

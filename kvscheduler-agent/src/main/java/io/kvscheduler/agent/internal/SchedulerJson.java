@@ -28,19 +28,21 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * The JSON building blocks of vpp-agent's scheduler API ({@code spec/interop.md} §2.2), as
- * ordered maps Jackson writes in the documented key order: {@code RecordedTxn}, {@code
- * RecordedTxnOp}, {@code RecordedNode} and {@code RecordedProtoMessage}; {@code BaseValueStatus},
- * read for every value at once, is written field by field with a generator instead. Fields
- * documented as omitted when zero are left out.
+ * The JSON building blocks of vpp-agent's scheduler API ({@code spec/interop.md} §2.2), as ordered
+ * maps Jackson writes in the documented key order: {@code RecordedTxn}, {@code RecordedTxnOp},
+ * {@code RecordedNode} and {@code RecordedProtoMessage}; {@code BaseValueStatus}, read for every
+ * value at once, is written field by field with a generator instead. Fields documented as omitted
+ * when zero are left out.
  */
 final class SchedulerJson {
   /** Go's zero {@code time.Time}. */
   static final String ZERO_TIME = "0001-01-01T00:00:00Z";
+
   private static final DateTimeFormatter SECONDS =
       DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss");
   private static final ObjectMapper PLAIN = new ObjectMapper();
@@ -151,29 +153,31 @@ final class SchedulerJson {
     m.put("Flags", flags(n));
     m.put("MetadataFields", metadataFields(n));
     List<Object> targets = new ArrayList<>();
-    n.dependencies().forEach((label, target) -> {
-      Map<String, Object> t = new LinkedHashMap<>();
-      t.put("Relation", "depends-on");
-      t.put("Label", label);
-      List<String> prefixes = anyOfPrefixes(target);
-      t.put("ExpectedKey", prefixes == null ? target : "");
-      List<String> matching = new ArrayList<>();
-      if (present != null) {
-        if (prefixes == null) {
-          if (present.contains(target)) {
-            matching.add(target);
-          }
-        } else {
-          for (String k : present) {
-            if (prefixes.stream().anyMatch(k::startsWith)) {
-              matching.add(k);
-            }
-          }
-        }
-      }
-      t.put("MatchingKeys", matching);
-      targets.add(t);
-    });
+    n.dependencies()
+        .forEach(
+            (label, target) -> {
+              Map<String, Object> t = new LinkedHashMap<>();
+              t.put("Relation", "depends-on");
+              t.put("Label", label);
+              List<String> prefixes = anyOfPrefixes(target);
+              t.put("ExpectedKey", prefixes == null ? target : "");
+              List<String> matching = new ArrayList<>();
+              if (present != null) {
+                if (prefixes == null) {
+                  if (present.contains(target)) {
+                    matching.add(target);
+                  }
+                } else {
+                  for (String k : present) {
+                    if (prefixes.stream().anyMatch(k::startsWith)) {
+                      matching.add(k);
+                    }
+                  }
+                }
+              }
+              t.put("MatchingKeys", matching);
+              targets.add(t);
+            });
     for (String d : n.derivedKeys()) {
       Map<String, Object> t = new LinkedHashMap<>();
       t.put("Relation", "derives");
@@ -228,10 +232,10 @@ final class SchedulerJson {
     if (d.isEmpty() || d.get().metadataIndexes().isEmpty()) {
       return null;
     }
-    Map<String, List<String>> out = new java.util.TreeMap<>();
+    Map<String, List<String>> out = new TreeMap<>();
     Object md = n.metadata().get();
-    for (Map.Entry<String, ? extends Function<?, ? extends Collection<String>>> e
-        : d.get().metadataIndexes().entrySet()) {
+    for (Map.Entry<String, ? extends Function<?, ? extends Collection<String>>> e :
+        d.get().metadataIndexes().entrySet()) {
       try {
         Collection<String> values = (Collection<String>) ((Function) e.getValue()).apply(md);
         out.put(e.getKey(), values == null ? List.of() : List.copyOf(values));
@@ -287,24 +291,25 @@ final class SchedulerJson {
   }
 
   /**
-   * The statuses {@code source} gives to its consumer, as a JSON array written while they come
-   * (one status in memory at a time); {@code null} when it gives none, as vpp-agent answers.
+   * The statuses {@code source} gives to its consumer, as a JSON array written while they come (one
+   * status in memory at a time); {@code null} when it gives none, as vpp-agent answers.
    */
-  static void writeStatuses(JsonGenerator g,
-      Consumer<Consumer<BaseValueStatus>> source) throws IOException {
+  static void writeStatuses(JsonGenerator g, Consumer<Consumer<BaseValueStatus>> source)
+      throws IOException {
     boolean[] started = {false};
     try {
-      source.accept(s -> {
-        try {
-          if (!started[0]) {
-            g.writeStartArray();
-            started[0] = true;
-          }
-          writeStatus(g, s);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
+      source.accept(
+          s -> {
+            try {
+              if (!started[0]) {
+                g.writeStartArray();
+                started[0] = true;
+              }
+              writeStatus(g, s);
+            } catch (IOException e) {
+              throw new UncheckedIOException(e);
+            }
+          });
     } catch (UncheckedIOException e) {
       throw e.getCause(); // the client went away: nothing more to read
     }
@@ -343,7 +348,8 @@ final class SchedulerJson {
       return model.get().protoName();
     }
     Optional<KVDescriptor<?, ?>> d = kvs.descriptorForKey(key);
-    if (d.isPresent() && d.get().valueType().isInstance(value)
+    if (d.isPresent()
+        && d.get().valueType().isInstance(value)
         && !d.get().valueTypeName().equals(d.get().valueType().getName())) {
       return d.get().valueTypeName();
     }

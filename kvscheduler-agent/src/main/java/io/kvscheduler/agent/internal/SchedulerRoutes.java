@@ -14,6 +14,7 @@ import io.kvscheduler.api.NodeRevision;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.ResyncType;
+import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.View;
@@ -29,15 +30,16 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
 
 /**
  * The {@code /scheduler/*} endpoints of vpp-agent ({@code spec/interop.md} §2.3) plus {@code
- * /scheduler/explain}, over the scheduler's public read API: every read is served from the
- * engine's published snapshots, never from the engine thread, and large arrays stream.
+ * /scheduler/explain}, over the scheduler's public read API: every read is served from the engine's
+ * published snapshots, never from the engine thread, and large arrays stream.
  *
- * <p>Where vpp-agent answers a client mistake with 500 or a crash (an unknown flag or format, a
- * bad number or view), these answer 400 {@code {"Error": ...}} naming the parameter and the
- * accepted values.
+ * <p>Where vpp-agent answers a client mistake with 500 or a crash (an unknown flag or format, a bad
+ * number or view), these answer 400 {@code {"Error": ...}} naming the parameter and the accepted
+ * values.
  *
  * <p>Longer than our usual limit: one short method per endpoint of vpp-agent's API and the
  * parameter checks they share; the JSON shapes are in {@link SchedulerJson}, the graph in {@link
@@ -45,8 +47,8 @@ import java.util.TreeMap;
  */
 public final class SchedulerRoutes {
   /** The flags of {@code /scheduler/flag-stats}, in vpp-agent's index order. */
-  static final List<String> FLAGS = List.of("last-update", "error", "value-state", "unavailable",
-      "descriptor", "derived");
+  static final List<String> FLAGS =
+      List.of("last-update", "error", "value-state", "unavailable", "descriptor", "derived");
 
   private final KVScheduler kvs;
   private final SchedulerJson json;
@@ -59,24 +61,31 @@ public final class SchedulerRoutes {
   }
 
   /** Adds the {@code /scheduler/*} endpoints and {@code /metrics} to {@code server}. */
-  public static void register(RestServer server, KVScheduler kvs, ModelRegistry models,
-      AgentMetrics metrics) {
+  public static void register(
+      RestServer server, KVScheduler kvs, ModelRegistry models, AgentMetrics metrics) {
     SchedulerRoutes r = new SchedulerRoutes(kvs, models, ZoneId.systemDefault());
-    server.route("GET", "/scheduler/txn-history", Set.of("seq-num", "since", "until", "format"),
+    server.route(
+        "GET",
+        "/scheduler/txn-history",
+        Set.of("seq-num", "since", "until", "format"),
         r::txnHistory);
     server.route("GET", "/scheduler/key-timeline", Set.of("key", "time"), r::keyTimeline);
     server.route("GET", "/scheduler/graph-snapshot", Set.of("time"), r::graphSnapshot);
     server.route("GET", "/scheduler/flag-stats", Set.of("flag", "prefix"), r::flagStats);
-    server.mutatingRoute("POST", "/scheduler/downstream-resync", Set.of("retry", "verbose"),
-        r::downstreamResync);
+    server.mutatingRoute(
+        "POST", "/scheduler/downstream-resync", Set.of("retry", "verbose"), r::downstreamResync);
     server.route("GET", "/scheduler/dump", Set.of("descriptor", "key-prefix", "view"), r::dump);
-    server.route("GET", "/scheduler/status", Set.of("key", "descriptor", "key-prefix"),
-        r::status);
+    server.route("GET", "/scheduler/status", Set.of("key", "descriptor", "key-prefix"), r::status);
     server.route("GET", "/scheduler/stats", Set.of(), r::stats);
     server.route("GET", "/scheduler/graph", Set.of("txn", "format"), r::graph);
     server.route("GET", "/scheduler/explain", Set.of("key", "format"), r::explain);
-    server.route("GET", "/metrics", Set.of(), req -> Response.bytes(200,
-        "text/plain; version=0.0.4; charset=utf-8", utf8(metrics.scrape())));
+    server.route(
+        "GET",
+        "/metrics",
+        Set.of(),
+        req ->
+            Response.bytes(
+                200, "text/plain; version=0.0.4; charset=utf-8", utf8(metrics.scrape())));
   }
 
   // ------------------------------------------------------------------ parameters
@@ -95,14 +104,22 @@ public final class SchedulerRoutes {
     } catch (NumberFormatException e) {
       // below
     }
-    throw new BadRequest("bad value '" + abbreviate(v.get()) + "' of query parameter '" + name
-        + "': expected " + what);
+    throw new BadRequest(
+        "bad value '"
+            + abbreviate(v.get())
+            + "' of query parameter '"
+            + name
+            + "': expected "
+            + what);
   }
 
   /** A time parameter: nanoseconds since the Unix epoch. */
   static Optional<Instant> time(Request req, String name) {
-    return number(req, name, "a time in nanoseconds since the Unix epoch (a whole number, 0 or"
-        + " more)").map(ns -> Instant.ofEpochSecond(ns / 1_000_000_000L, ns % 1_000_000_000L));
+    return number(
+            req,
+            name,
+            "a time in nanoseconds since the Unix epoch (a whole number, 0 or" + " more)")
+        .map(ns -> Instant.ofEpochSecond(ns / 1_000_000_000L, ns % 1_000_000_000L));
   }
 
   /** A required parameter. */
@@ -125,8 +142,13 @@ public final class SchedulerRoutes {
         return a;
       }
     }
-    throw new BadRequest("bad value '" + abbreviate(v.get()) + "' of query parameter '" + name
-        + "': accepted are " + String.join(", ", accepted));
+    throw new BadRequest(
+        "bad value '"
+            + abbreviate(v.get())
+            + "' of query parameter '"
+            + name
+            + "': accepted are "
+            + String.join(", ", accepted));
   }
 
   static String abbreviate(String s) {
@@ -137,29 +159,30 @@ public final class SchedulerRoutes {
 
   private Response txnHistory(Request req) {
     String format = choice(req, "format", List.of("json", "text"));
-    Optional<Long> seq = number(req, "seq-num", "a transaction sequence number (a whole number,"
-        + " 0 or more)");
+    Optional<Long> seq =
+        number(req, "seq-num", "a transaction sequence number (a whole number," + " 0 or more)");
     Optional<Instant> since = time(req, "since");
     Optional<Instant> until = time(req, "until");
     if (seq.isPresent()) {
       Optional<RecordedTxn> t = kvs.recordedTransaction(seq.get());
       if (t.isEmpty()) {
-        return Response.error(404, "transaction with such sequence number is not recorded:"
-            + " seq-num " + seq.get());
+        return Response.error(
+            404,
+            "transaction with such sequence number is not recorded:" + " seq-num " + seq.get());
       }
-      return format.equals("text") ? Response.text(200, text.single(t.get()))
+      return format.equals("text")
+          ? Response.text(200, text.single(t.get()))
           : Response.json(200, json.txn(t.get()));
     }
     List<RecordedTxn> all = kvs.transactionHistory();
     Instant from = since.orElse(Instant.MIN);
     Instant to = until.orElse(Instant.MAX);
-    List<RecordedTxn> window = all.isEmpty() || to.isBefore(from) ? null
-        : kvs.transactionHistory(from, to);
+    List<RecordedTxn> window =
+        all.isEmpty() || to.isBefore(from) ? null : kvs.transactionHistory(from, to);
     if (format.equals("text")) {
       return Response.text(200, text.history(window == null ? List.of() : window));
     }
-    return window == null ? Response.json(200, null)
-        : Response.jsonArray(200, window, json::txn);
+    return window == null ? Response.json(200, null) : Response.jsonArray(200, window, json::txn);
   }
 
   private Response keyTimeline(Request req) {
@@ -200,15 +223,18 @@ public final class SchedulerRoutes {
   }
 
   private Response flagStats(Request req) {
-    String flag = required(req, "flag", "missing flag argument: give flag=<one of "
-        + String.join(", ", FLAGS) + ">");
+    String flag =
+        required(
+            req,
+            "flag",
+            "missing flag argument: give flag=<one of " + String.join(", ", FLAGS) + ">");
     if (!FLAGS.contains(flag)) {
-      throw new BadRequest("unknown flag '" + abbreviate(flag) + "': accepted are "
-          + String.join(", ", FLAGS));
+      throw new BadRequest(
+          "unknown flag '" + abbreviate(flag) + "': accepted are " + String.join(", ", FLAGS));
     }
     List<String> prefixes = req.params("prefix");
-    KeySelector selector = prefixes.isEmpty() ? KeySelector.any()
-        : key -> prefixes.stream().anyMatch(key::startsWith);
+    KeySelector selector =
+        prefixes.isEmpty() ? KeySelector.any() : key -> prefixes.stream().anyMatch(key::startsWith);
     FlagStats stats = kvs.flagStats(flag, selector);
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("TotalCount", stats.total());
@@ -219,17 +245,18 @@ public final class SchedulerRoutes {
   private Response downstreamResync(Request req) throws Exception {
     boolean retry = yes(req, "retry");
     boolean verbose = yes(req, "verbose");
-    TxnOptions.Builder options = TxnOptions.builder().description("downstream resync (REST)")
-        .resync(ResyncType.DOWNSTREAM, verbose);
+    TxnOptions.Builder options =
+        TxnOptions.builder()
+            .description("downstream resync (REST)")
+            .resync(ResyncType.DOWNSTREAM, verbose);
     if (retry) {
       options.retryWithDefaults();
     }
     long seq;
     try {
       seq = kvs.startNBTransaction().commitAsync(options.build()).get();
-    } catch (java.util.concurrent.ExecutionException e) {
-      if (e.getCause() instanceof io.kvscheduler.api.TransactionException te
-          && te.seqNum() >= 0) {
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof TransactionException te && te.seqNum() >= 0) {
         seq = te.seqNum();
       } else {
         return Response.error(500, String.valueOf(e.getCause().getMessage()));
@@ -247,8 +274,14 @@ public final class SchedulerRoutes {
     return switch (v.get().toLowerCase(Locale.ROOT)) {
       case "true", "1", "" -> true;
       case "false", "0" -> false;
-      default -> throw new BadRequest("bad value '" + abbreviate(v.get()) + "' of query"
-          + " parameter '" + name + "': accepted are true, 1, false, 0");
+      default ->
+          throw new BadRequest(
+              "bad value '"
+                  + abbreviate(v.get())
+                  + "' of query"
+                  + " parameter '"
+                  + name
+                  + "': accepted are true, 1, false, 0");
     };
   }
 
@@ -275,54 +308,74 @@ public final class SchedulerRoutes {
       throw new BadRequest("give either 'descriptor' or 'key-prefix', not both");
     }
     String v = choice(req, "view", List.of("SB", "NB", "cached"));
-    View view = switch (v) {
-      case "NB" -> View.NB;
-      case "cached" -> View.CACHED;
-      default -> View.SB;
-    };
+    View view =
+        switch (v) {
+          case "NB" -> View.NB;
+          case "cached" -> View.CACHED;
+          default -> View.SB;
+        };
     List<KVWithMetadata<Object, Object>> values;
     if (descriptor.isPresent()) {
-      KVDescriptor<?, ?> d = kvs.descriptor(descriptor.get()).orElseThrow(() ->
-          new BadRequest(404, "descriptor '" + abbreviate(descriptor.get())
-              + "' is not registered (registered: " + String.join(", ",
-                  kvs.descriptors().stream().map(KVDescriptor::name).toList()) + ")"));
+      KVDescriptor<?, ?> d =
+          kvs.descriptor(descriptor.get())
+              .orElseThrow(
+                  () ->
+                      new BadRequest(
+                          404,
+                          "descriptor '"
+                              + abbreviate(descriptor.get())
+                              + "' is not registered (registered: "
+                              + String.join(
+                                  ", ", kvs.descriptors().stream().map(KVDescriptor::name).toList())
+                              + ")"));
       if (view == View.SB && d.retrieve().isEmpty()) {
-        throw new BadRequest("descriptor does not support Retrieve operation: " + d.name()
-            + " has no SB view (use view=cached or view=NB)");
+        throw new BadRequest(
+            "descriptor does not support Retrieve operation: "
+                + d.name()
+                + " has no SB view (use view=cached or view=NB)");
       }
       values = kvs.dumpValues(d.name(), view);
     } else {
       String p = prefix.get();
-      Optional<KVDescriptor<?, ?>> d = kvs.descriptors().stream()
-          .filter(x -> p.equals(x.nbKeyPrefix())).findFirst();
+      Optional<KVDescriptor<?, ?>> d =
+          kvs.descriptors().stream().filter(x -> p.equals(x.nbKeyPrefix())).findFirst();
       if (d.isEmpty()) {
         // vpp-agent's words, then which parameter and value, and what would have matched
-        return Response.error(404, "no descriptor found matching the key prefix: key-prefix '"
-            + abbreviate(p) + "' (known: " + String.join(", ", kvs.registeredNBKeyPrefixes())
-            + ")");
+        return Response.error(
+            404,
+            "no descriptor found matching the key prefix: key-prefix '"
+                + abbreviate(p)
+                + "' (known: "
+                + String.join(", ", kvs.registeredNBKeyPrefixes())
+                + ")");
       }
       if (view == View.SB && d.get().retrieve().isEmpty()) {
-        throw new BadRequest("descriptor does not support Retrieve operation: "
-            + d.get().name() + " has no SB view (use view=cached or view=NB)");
+        throw new BadRequest(
+            "descriptor does not support Retrieve operation: "
+                + d.get().name()
+                + " has no SB view (use view=cached or view=NB)");
       }
       values = kvs.dumpValuesByKeyPrefix(p, view);
     }
-    return Response.jsonArray(200, values, kv -> {
-      Map<String, Object> m = new LinkedHashMap<>();
-      m.put("Key", kv.key());
-      m.put("Value", kv.value() == null ? null : json.proto(kv.key(), kv.value()));
-      m.put("Origin", kv.origin().ordinal());
-      m.put("Metadata", SchedulerJson.metadata(kv.metadata()));
-      return m;
-    });
+    return Response.jsonArray(
+        200,
+        values,
+        kv -> {
+          Map<String, Object> m = new LinkedHashMap<>();
+          m.put("Key", kv.key());
+          m.put("Value", kv.value() == null ? null : json.proto(kv.key(), kv.value()));
+          m.put("Origin", kv.origin().ordinal());
+          m.put("Metadata", SchedulerJson.metadata(kv.metadata()));
+          return m;
+        });
   }
 
   private Response status(Request req) {
     Optional<String> key = req.param("key");
     Optional<String> descriptor = req.param("descriptor");
     Optional<String> prefix = req.param("key-prefix");
-    if ((key.isPresent() ? 1 : 0) + (descriptor.isPresent() ? 1 : 0)
-        + (prefix.isPresent() ? 1 : 0) > 1) {
+    if ((key.isPresent() ? 1 : 0) + (descriptor.isPresent() ? 1 : 0) + (prefix.isPresent() ? 1 : 0)
+        > 1) {
       throw new BadRequest("give at most one of 'key', 'descriptor' and 'key-prefix'");
     }
     if (key.isPresent()) {
@@ -331,23 +384,36 @@ public final class SchedulerRoutes {
     }
     KeySelector select = KeySelector.any();
     if (descriptor.isPresent()) {
-      KVDescriptor<?, ?> d = kvs.descriptor(descriptor.get()).orElseThrow(() ->
-          new BadRequest(404, "descriptor '" + abbreviate(descriptor.get())
-              + "' is not registered"));
+      KVDescriptor<?, ?> d =
+          kvs.descriptor(descriptor.get())
+              .orElseThrow(
+                  () ->
+                      new BadRequest(
+                          404,
+                          "descriptor '" + abbreviate(descriptor.get()) + "' is not registered"));
       select = d::selects;
     } else if (prefix.isPresent()) {
       String p = prefix.get();
-      KVDescriptor<?, ?> d = kvs.descriptors().stream().filter(x -> p.equals(x.nbKeyPrefix()))
-          .findFirst().orElseThrow(() -> new BadRequest(404, "unknown key prefix '"
-              + abbreviate(p) + "' (known: " + String.join(", ", kvs.registeredNBKeyPrefixes())
-              + ")"));
+      KVDescriptor<?, ?> d =
+          kvs.descriptors().stream()
+              .filter(x -> p.equals(x.nbKeyPrefix()))
+              .findFirst()
+              .orElseThrow(
+                  () ->
+                      new BadRequest(
+                          404,
+                          "unknown key prefix '"
+                              + abbreviate(p)
+                              + "' (known: "
+                              + String.join(", ", kvs.registeredNBKeyPrefixes())
+                              + ")"));
       select = d::selects;
     }
     KeySelector selected = select;
     // read while written, from one published snapshot: nothing waits for the engine, and no
     // list or tree of every status is built first
-    return Response.jsonStream(200, g -> SchedulerJson.writeStatuses(g,
-        each -> kvs.forEachValueStatus(selected, each)));
+    return Response.jsonStream(
+        200, g -> SchedulerJson.writeStatuses(g, each -> kvs.forEachValueStatus(selected, each)));
   }
 
   private Response stats(Request req) {
@@ -367,7 +433,8 @@ public final class SchedulerRoutes {
         if (!op.is(RecordedTxnOp.Flag.NOOP)) {
           String d = kvs.descriptorForKey(op.key()).map(KVDescriptor::name).orElse("");
           if (!d.isEmpty()) {
-            perDescriptor.computeIfAbsent(d, x -> new TreeMap<>())
+            perDescriptor
+                .computeIfAbsent(d, x -> new TreeMap<>())
                 .merge(op.operation().name(), 1L, Long::sum);
           }
         }
@@ -377,10 +444,12 @@ public final class SchedulerRoutes {
     for (ValueState s : ValueState.values()) {
       states.put(s.name(), 0L);
     }
-    kvs.forEachValueStatus(KeySelector.any(), s -> {
-      states.merge(s.state().name(), 1L, Long::sum);
-      s.derived().forEach(d -> states.merge(d.state().name(), 1L, Long::sum));
-    });
+    kvs.forEachValueStatus(
+        KeySelector.any(),
+        s -> {
+          states.merge(s.state().name(), 1L, Long::sum);
+          s.derived().forEach(d -> states.merge(d.state().name(), 1L, Long::sum));
+        });
     Map<String, Object> txnStats = new LinkedHashMap<>();
     txnStats.put("TotalProcessed", history.size());
     txnStats.put("OperationCount", ops);
@@ -389,10 +458,11 @@ public final class SchedulerRoutes {
     txnStats.put("Methods", List.of());
     Map<String, Object> descriptors = new TreeMap<>();
     Map<String, Long> all = new TreeMap<>();
-    perDescriptor.forEach((d, byOp) -> {
-      descriptors.put(d, callStats(byOp));
-      byOp.forEach((op, n) -> all.merge(op, n, Long::sum));
-    });
+    perDescriptor.forEach(
+        (d, byOp) -> {
+          descriptors.put(d, callStats(byOp));
+          byOp.forEach((op, n) -> all.merge(op, n, Long::sum));
+        });
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("TxnStats", txnStats);
     m.put("GraphMethods", List.of());
@@ -405,22 +475,30 @@ public final class SchedulerRoutes {
   private static List<Object> callStats(Map<String, Long> counts) {
     return counts.entrySet().stream()
         .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
-        .map(e -> {
-          Map<String, Object> c = new LinkedHashMap<>();
-          c.put("name", e.getKey());
-          c.put("count", e.getValue());
-          return (Object) c;
-        }).toList();
+        .map(
+            e -> {
+              Map<String, Object> c = new LinkedHashMap<>();
+              c.put("name", e.getKey());
+              c.put("count", e.getValue());
+              return (Object) c;
+            })
+        .toList();
   }
 
   private Response graph(Request req) throws Exception {
     String format = choice(req, "format", List.of("svg", "raw", "dot", "json"));
-    Optional<Long> txn = number(req, "txn", "a transaction sequence number (a whole number, 0"
-        + " or more)");
+    Optional<Long> txn =
+        number(req, "txn", "a transaction sequence number (a whole number, 0" + " or more)");
     Instant at = Instant.now();
     if (txn.isPresent()) {
-      RecordedTxn t = kvs.recordedTransaction(txn.get()).orElseThrow(() -> new BadRequest(404,
-          "transaction with such sequence number is not recorded: txn " + txn.get()));
+      RecordedTxn t =
+          kvs.recordedTransaction(txn.get())
+              .orElseThrow(
+                  () ->
+                      new BadRequest(
+                          404,
+                          "transaction with such sequence number is not recorded: txn "
+                              + txn.get()));
       at = t.stop();
     }
     GraphExport g = new GraphExport(kvs.graphSnapshot(at));
@@ -432,7 +510,8 @@ public final class SchedulerRoutes {
       default:
         try {
           byte[] out = GraphExport.render(g.dot(), format.equals("dot") ? "dot" : "svg");
-          return format.equals("dot") ? Response.bytes(200, RestServer.TEXT_TYPE, out)
+          return format.equals("dot")
+              ? Response.bytes(200, RestServer.TEXT_TYPE, out)
               : Response.bytes(200, "image/svg+xml", out);
         } catch (GraphExport.NoGraphviz e) {
           return Response.error(501, e.getMessage());

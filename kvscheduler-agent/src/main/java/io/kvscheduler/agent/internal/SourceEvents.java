@@ -3,22 +3,23 @@ package io.kvscheduler.agent.internal;
 import io.kvscheduler.agent.spi.ModelRegistry;
 
 /**
- * What a northbound source reports besides its deliveries: values it rejected and reconnects
- * after an outage. {@link AgentMetrics} counts them; {@link #NONE} ignores them.
+ * What a northbound source reports besides its deliveries: values it rejected and reconnects after
+ * an outage. {@link AgentMetrics} counts them; {@link #NONE} ignores them.
  */
 public interface SourceEvents {
   /** Ignores every event. */
-  SourceEvents NONE = new SourceEvents() {
-    @Override
-    public void valueRejected(String source, String reason) {}
+  SourceEvents NONE =
+      new SourceEvents() {
+        @Override
+        public void valueRejected(String source, String reason) {}
 
-    @Override
-    public void reconnected(String source) {}
-  };
+        @Override
+        public void reconnected(String source) {}
+      };
 
   /**
-   * {@code source} rejected a value or a document; {@code reason} is one short word:
-   * {@code malformed}, {@code unknown-model}, {@code duplicate} or {@code unreadable}.
+   * {@code source} rejected a value or a document; {@code reason} is one short word: {@code
+   * malformed}, {@code unknown-model}, {@code duplicate} or {@code unreadable}.
    */
   void valueRejected(String source, String reason);
 
@@ -26,14 +27,15 @@ public interface SourceEvents {
   void reconnected(String source);
 
   /**
-   * The reason a value given under {@code key} was rejected: {@code unknown-model} when the key
-   * is under no model's key prefix, else {@code malformed} (the value, or the name in the key).
+   * The reason a value given under {@code key} was rejected: {@code unknown-model} when the key is
+   * under no model's key prefix, else {@code malformed} (the value, or the name in the key).
    */
   static String reasonFor(ModelRegistry models, String key) {
     if (key == null || key.isEmpty() || models.forKey(key).isPresent()) {
       return "malformed";
     }
     return models.models().stream().anyMatch(m -> key.startsWith(m.keyPrefix()))
-        ? "malformed" : "unknown-model";
+        ? "malformed"
+        : "unknown-model";
   }
 }

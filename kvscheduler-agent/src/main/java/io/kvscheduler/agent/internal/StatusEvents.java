@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -19,11 +20,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Status changes of values as events for live clients (the web page, through server-sent
- * events): the changes of one burst of transactions are gathered for a short {@code window} and
- * sent as one JSON event {@code {"changes":[{"key","state","derived"?}...]}}, so that a resync of
- * many values is one event, not thousands. A slow client never holds the engine: events are made
- * on the scheduler's status thread and delivered on {@code executor}.
+ * Status changes of values as events for live clients (the web page, through server-sent events):
+ * the changes of one burst of transactions are gathered for a short {@code window} and sent as one
+ * JSON event {@code {"changes":[{"key","state","derived"?}...]}}, so that a resync of many values
+ * is one event, not thousands. A slow client never holds the engine: events are made on the
+ * scheduler's status thread and delivered on {@code executor}.
  */
 public final class StatusEvents implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StatusEvents.class);
@@ -37,11 +38,15 @@ public final class StatusEvents implements AutoCloseable {
 
   /** Events of {@code kvs}, gathered for {@code window}, delivered on a thread of their own. */
   public StatusEvents(KVScheduler kvs, Duration window) {
-    this(kvs, java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "kvs-status-events");
-      t.setDaemon(true);
-      return t;
-    }), window);
+    this(
+        kvs,
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "kvs-status-events");
+              t.setDaemon(true);
+              return t;
+            }),
+        window);
   }
 
   /** Events of {@code kvs}, gathered for {@code window}, delivered on {@code executor}. */

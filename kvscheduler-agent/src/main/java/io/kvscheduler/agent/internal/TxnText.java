@@ -6,11 +6,13 @@ import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueOrigin;
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
-import java.time.temporal.ChronoUnit;
+import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 
@@ -85,16 +87,19 @@ final class TxnText {
     if (t.executed().isEmpty()) {
       sb.append(i0).append("* executed operations:\n");
     } else {
-      sb.append(i0).append("* executed operations (").append(goTime(t.start())).append(" -> ")
-          .append(goTime(t.stop())).append(", dur: ")
+      sb.append(i0)
+          .append("* executed operations (")
+          .append(goTime(t.start()))
+          .append(" -> ")
+          .append(goTime(t.stop()))
+          .append(", dur: ")
           .append(goDuration(roundToMillis(Duration.between(t.start(), t.stop()).toNanos())))
           .append("):\n");
     }
     ops(sb, t.executed(), verbose, indent + 4);
   }
 
-  private static void ops(StringBuilder sb, List<RecordedTxnOp> ops, boolean verbose,
-      int indent) {
+  private static void ops(StringBuilder sb, List<RecordedTxnOp> ops, boolean verbose, int indent) {
     String j = " ".repeat(indent);
     String j4 = " ".repeat(indent + 4);
     if (ops.isEmpty()) {
@@ -134,15 +139,16 @@ final class TxnText {
 
   private static String type(RecordedTxn t) {
     return switch (t.type()) {
-      case NB_TRANSACTION -> switch (t.resyncType()) {
-        case FULL -> "NB Transaction, Full Resync";
-        case UPSTREAM -> "NB Transaction, NB Sync";
-        case DOWNSTREAM -> "NB Transaction, SB Sync";
-        default -> "NB Transaction";
-      };
+      case NB_TRANSACTION ->
+          switch (t.resyncType()) {
+            case FULL -> "NB Transaction, Full Resync";
+            case UPSTREAM -> "NB Transaction, NB Sync";
+            case DOWNSTREAM -> "NB Transaction, SB Sync";
+            default -> "NB Transaction";
+          };
       case SB_NOTIFICATION -> "SB Notification";
-      case RETRY_FAILED_OPS -> "Retry Transaction (for txn #" + t.retryForTxn() + ", attempt #"
-          + t.retryAttempt() + ")";
+      case RETRY_FAILED_OPS ->
+          "Retry Transaction (for txn #" + t.retryForTxn() + ", attempt #" + t.retryAttempt() + ")";
       case RETRY_UNIMPL_OPS -> "RetryUnimplOps (for txn #" + t.retryForTxn() + ")";
       default -> t.type().jsonName();
     };
@@ -154,9 +160,11 @@ final class TxnText {
 
   /** Go's {@code time.String()} of {@code t} rounded to the millisecond (zeros trimmed). */
   private String goTime(Instant t) {
-    java.time.ZonedDateTime z = t.plusNanos(500_000).truncatedTo(ChronoUnit.MILLIS).atZone(zone);
-    String millis = z.getNano() == 0 ? ""
-        : ("." + String.format("%03d", z.getNano() / 1_000_000)).replaceAll("0+$", "");
+    ZonedDateTime z = t.plusNanos(500_000).truncatedTo(ChronoUnit.MILLIS).atZone(zone);
+    String millis =
+        z.getNano() == 0
+            ? ""
+            : ("." + String.format("%03d", z.getNano() / 1_000_000)).replaceAll("0+$", "");
     return SECONDS.format(z) + millis + " " + ZONE.format(z);
   }
 
@@ -183,7 +191,7 @@ final class TxnText {
   }
 
   private static String trim(double d) {
-    String t = java.math.BigDecimal.valueOf(d).stripTrailingZeros().toPlainString();
+    String t = BigDecimal.valueOf(d).stripTrailingZeros().toPlainString();
     return t;
   }
 }

@@ -18,7 +18,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Server;
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.stub.MetadataUtils;
@@ -96,8 +95,8 @@ class GrpcApiTest {
   ManagedChannel channel;
 
   GrpcApiTest() throws Exception {
-    agent = Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false),
-        List.of(mock));
+    agent =
+        Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false), List.of(mock));
     serve(null, GrpcApi.Limits.DEFAULT);
   }
 
@@ -107,8 +106,9 @@ class GrpcApiTest {
       server.shutdownNow();
       api.close();
     }
-    api = new GrpcApi(agent.scheduler(), agent.models(), agent.northbound(), List.of(), token,
-        limits);
+    api =
+        new GrpcApi(
+            agent.scheduler(), agent.models(), agent.northbound(), List.of(), token, limits);
     String name = InProcessServerBuilder.generateName();
     server = api.addTo(InProcessServerBuilder.forName(name)).build().start();
     channel = InProcessChannelBuilder.forName(name).build();
@@ -123,8 +123,7 @@ class GrpcApiTest {
   }
 
   ConfiguratorServiceGrpc.ConfiguratorServiceBlockingStub configurator() {
-    return ConfiguratorServiceGrpc.newBlockingStub(channel).withDeadlineAfter(20,
-        TimeUnit.SECONDS);
+    return ConfiguratorServiceGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS);
   }
 
   ManagerServiceGrpc.ManagerServiceBlockingStub manager() {
@@ -132,7 +131,10 @@ class GrpcApiTest {
   }
 
   static Interface tap(String name) {
-    return Interface.newBuilder().setName(name).setType(Interface.Type.TAP).setEnabled(true)
+    return Interface.newBuilder()
+        .setName(name)
+        .setType(Interface.Type.TAP)
+        .setEnabled(true)
         .build();
   }
 
@@ -141,8 +143,11 @@ class GrpcApiTest {
   }
 
   static FIBEntry dropFib() {
-    return FIBEntry.newBuilder().setPhysAddress("aa:bb:cc:dd:ee:ff").setBridgeDomain("bd1")
-        .setAction(FIBEntry.Action.DROP).build();
+    return FIBEntry.newBuilder()
+        .setPhysAddress("aa:bb:cc:dd:ee:ff")
+        .setBridgeDomain("bd1")
+        .setAction(FIBEntry.Action.DROP)
+        .build();
   }
 
   ValueState state(String key) {
@@ -154,43 +159,67 @@ class GrpcApiTest {
   }
 
   @Test
-  @DisplayName("Update applies the values in one transaction of source grpc, with the seqnum header")
+  @DisplayName(
+      "Update applies the values in one transaction of source grpc, with the seqnum header")
   void updateAppliesValuesAndSendsSeqnum() {
     AtomicReference<Metadata> headers = new AtomicReference<>();
     AtomicReference<Metadata> trailers = new AtomicReference<>();
     configurator()
         .withInterceptors(MetadataUtils.newCaptureMetadataInterceptor(headers, trailers))
-        .update(UpdateRequest.newBuilder()
-            .setUpdate(mockConfig(ConfigData.newBuilder().addInterfaces(tap("tap1"))
-                .addInterfaces(tap("tap2"))))
-            .build());
+        .update(
+            UpdateRequest.newBuilder()
+                .setUpdate(
+                    mockConfig(
+                        ConfigData.newBuilder()
+                            .addInterfaces(tap("tap1"))
+                            .addInterfaces(tap("tap2"))))
+                .build());
     String seq = headers.get().get(Metadata.Key.of("seqnum", Metadata.ASCII_STRING_MARSHALLER));
     assertThat(seq).isNotNull();
     RecordedTxn txn = agent.scheduler().recordedTransaction(Long.parseLong(seq)).orElseThrow();
     assertThat(txn.description()).isEqualTo("change from grpc");
-    assertThat(txn.values()).extracting(RecordedTxn.RecordedValue::key)
+    assertThat(txn.values())
+        .extracting(RecordedTxn.RecordedValue::key)
         .containsExactlyInAnyOrder(TAP_KEY + "tap1", TAP_KEY + "tap2");
     assertThat(state(TAP_KEY + "tap1")).isEqualTo(ValueState.CONFIGURED);
     assertThat(mock.plugins().interfaces().southboundState().values())
-        .extracting(i -> i.name()).containsExactlyInAnyOrder("tap1", "tap2");
+        .extracting(i -> i.name())
+        .containsExactlyInAnyOrder("tap1", "tap2");
   }
 
   @Test
   @DisplayName("D40 Get lists the desired values of every source, placed by message type")
   void getListsDesiredValuesOfAllSources() throws Exception {
-    agent.northbound().change("file", Map.of(TAP_KEY + "fromfile",
-        new io.kvscheduler.plugins.mock.ifplugin.model.Interface("fromfile",
-            io.kvscheduler.plugins.mock.ifplugin.model.Interface.Type.LOOPBACK, false, "")))
+    agent
+        .northbound()
+        .change(
+            "file",
+            Map.of(
+                TAP_KEY + "fromfile",
+                new io.kvscheduler.plugins.mock.ifplugin.model.Interface(
+                    "fromfile",
+                    io.kvscheduler.plugins.mock.ifplugin.model.Interface.Type.LOOPBACK,
+                    false,
+                    "")))
         .get(10, TimeUnit.SECONDS);
-    configurator().update(UpdateRequest.newBuilder()
-        .setUpdate(mockConfig(ConfigData.newBuilder().addInterfaces(tap("tap1"))
-            .addBridgeDomains(BridgeDomain.newBuilder().setName("bd1")
-                .addInterfaces(BridgeDomain.Interface.newBuilder().setName("tap1")))))
-        .build());
+    configurator()
+        .update(
+            UpdateRequest.newBuilder()
+                .setUpdate(
+                    mockConfig(
+                        ConfigData.newBuilder()
+                            .addInterfaces(tap("tap1"))
+                            .addBridgeDomains(
+                                BridgeDomain.newBuilder()
+                                    .setName("bd1")
+                                    .addInterfaces(
+                                        BridgeDomain.Interface.newBuilder().setName("tap1")))))
+                .build());
     Config got = configurator().get(GetRequest.getDefaultInstance()).getConfig();
-    assertThat(got.getMockConfig().getInterfacesList()).containsExactly(
-        Interface.newBuilder().setName("fromfile").setType(Interface.Type.LOOPBACK).build(),
-        tap("tap1"));
+    assertThat(got.getMockConfig().getInterfacesList())
+        .containsExactly(
+            Interface.newBuilder().setName("fromfile").setType(Interface.Type.LOOPBACK).build(),
+            tap("tap1"));
     assertThat(got.getMockConfig().getBridgeDomains(0).getInterfaces(0).getName())
         .isEqualTo("tap1");
     assertThat(got.hasVppConfig()).isFalse();
@@ -199,32 +228,59 @@ class GrpcApiTest {
   @Test
   @DisplayName("Delete removes the values; full_resync replaces only what gRPC gave")
   void deleteAndFullResync() throws Exception {
-    agent.northbound().change("file", Map.of(TAP_KEY + "fromfile",
-        new io.kvscheduler.plugins.mock.ifplugin.model.Interface("fromfile",
-            io.kvscheduler.plugins.mock.ifplugin.model.Interface.Type.LOOPBACK, true, "")))
+    agent
+        .northbound()
+        .change(
+            "file",
+            Map.of(
+                TAP_KEY + "fromfile",
+                new io.kvscheduler.plugins.mock.ifplugin.model.Interface(
+                    "fromfile",
+                    io.kvscheduler.plugins.mock.ifplugin.model.Interface.Type.LOOPBACK,
+                    true,
+                    "")))
         .get(10, TimeUnit.SECONDS);
-    configurator().update(UpdateRequest.newBuilder().setUpdate(mockConfig(
-        ConfigData.newBuilder().addInterfaces(tap("a")).addInterfaces(tap("b")))).build());
-    configurator().delete(DeleteRequest.newBuilder().setDelete(mockConfig(
-        ConfigData.newBuilder().addInterfaces(Interface.newBuilder().setName("a")))).build());
+    configurator()
+        .update(
+            UpdateRequest.newBuilder()
+                .setUpdate(
+                    mockConfig(
+                        ConfigData.newBuilder().addInterfaces(tap("a")).addInterfaces(tap("b"))))
+                .build());
+    configurator()
+        .delete(
+            DeleteRequest.newBuilder()
+                .setDelete(
+                    mockConfig(
+                        ConfigData.newBuilder().addInterfaces(Interface.newBuilder().setName("a"))))
+                .build());
     assertThat(state(TAP_KEY + "a")).isEqualTo(ValueState.NONEXISTENT);
     assertThat(state(TAP_KEY + "b")).isEqualTo(ValueState.CONFIGURED);
 
-    configurator().update(UpdateRequest.newBuilder().setFullResync(true).setUpdate(mockConfig(
-        ConfigData.newBuilder().addInterfaces(tap("c")))).build());
+    configurator()
+        .update(
+            UpdateRequest.newBuilder()
+                .setFullResync(true)
+                .setUpdate(mockConfig(ConfigData.newBuilder().addInterfaces(tap("c"))))
+                .build());
     assertThat(agent.northbound().desired().keySet())
         .containsExactly(TAP_KEY + "c", TAP_KEY + "fromfile");
     assertThat(mock.plugins().interfaces().southboundState().values())
-        .extracting(i -> i.name()).containsExactlyInAnyOrder("c", "fromfile");
+        .extracting(i -> i.name())
+        .containsExactlyInAnyOrder("c", "fromfile");
   }
 
   @Test
   @DisplayName("wait_done returns once no pushed value is PENDING; at the deadline it fails")
   void waitDoneWaitsForPendingValues() throws Exception {
-    UpdateRequest fib = UpdateRequest.newBuilder().setWaitDone(true)
-        .setUpdate(mockConfig(ConfigData.newBuilder().addFibs(dropFib()))).build();
-    assertThatThrownBy(() -> configurator().withDeadlineAfter(300, TimeUnit.MILLISECONDS)
-        .update(fib)).satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
+    UpdateRequest fib =
+        UpdateRequest.newBuilder()
+            .setWaitDone(true)
+            .setUpdate(mockConfig(ConfigData.newBuilder().addFibs(dropFib())))
+            .build();
+    assertThatThrownBy(
+            () -> configurator().withDeadlineAfter(300, TimeUnit.MILLISECONDS).update(fib))
+        .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
     assertThat(state(FIB_KEY)).isEqualTo(ValueState.PENDING);
 
     // without wait_done, the same PENDING value returns at once
@@ -233,8 +289,14 @@ class GrpcApiTest {
     CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> configurator().update(fib));
     Thread.sleep(200);
     assertThat(waiting).isNotDone();
-    configurator().update(UpdateRequest.newBuilder().setUpdate(mockConfig(ConfigData.newBuilder()
-        .addBridgeDomains(BridgeDomain.newBuilder().setName("bd1")))).build());
+    configurator()
+        .update(
+            UpdateRequest.newBuilder()
+                .setUpdate(
+                    mockConfig(
+                        ConfigData.newBuilder()
+                            .addBridgeDomains(BridgeDomain.newBuilder().setName("bd1"))))
+                .build());
     waiting.get(10, TimeUnit.SECONDS);
     assertThat(state(FIB_KEY)).isEqualTo(ValueState.CONFIGURED);
   }
@@ -244,55 +306,93 @@ class GrpcApiTest {
   void cancellationEndsAWaitingCall() throws Exception {
     Context.CancellableContext ctx = Context.current().withCancellation();
     CompletableFuture<Throwable> result = new CompletableFuture<>();
-    ctx.run(() -> ConfiguratorServiceGrpc.newStub(channel).update(UpdateRequest.newBuilder()
-        .setWaitDone(true).setUpdate(mockConfig(ConfigData.newBuilder().addFibs(dropFib())))
-        .build(), new StreamObserver<>() {
-          @Override
-          public void onNext(UpdateResponse r) {}
+    ctx.run(
+        () ->
+            ConfiguratorServiceGrpc.newStub(channel)
+                .update(
+                    UpdateRequest.newBuilder()
+                        .setWaitDone(true)
+                        .setUpdate(mockConfig(ConfigData.newBuilder().addFibs(dropFib())))
+                        .build(),
+                    new StreamObserver<>() {
+                      @Override
+                      public void onNext(UpdateResponse r) {}
 
-          @Override
-          public void onError(Throwable t) {
-            result.complete(t);
-          }
+                      @Override
+                      public void onError(Throwable t) {
+                        result.complete(t);
+                      }
 
-          @Override
-          public void onCompleted() {
-            result.complete(null);
-          }
-        }));
+                      @Override
+                      public void onCompleted() {
+                        result.complete(null);
+                      }
+                    }));
     await().atMost(Duration.ofSeconds(10)).until(() -> state(FIB_KEY) == ValueState.PENDING);
     ctx.cancel(null);
     assertThat(code(result.get(5, TimeUnit.SECONDS))).isEqualTo(Status.Code.CANCELLED);
     // the server is free for the next call
-    configurator().update(UpdateRequest.newBuilder().setUpdate(mockConfig(ConfigData.newBuilder()
-        .addInterfaces(tap("after")))).build());
+    configurator()
+        .update(
+            UpdateRequest.newBuilder()
+                .setUpdate(mockConfig(ConfigData.newBuilder().addInterfaces(tap("after"))))
+                .build());
     assertThat(state(TAP_KEY + "after")).isEqualTo(ValueState.CONFIGURED);
   }
 
   @Test
-  @DisplayName("D41 D42 VPP content, unknown fields and values of no model: INVALID_ARGUMENT, nothing applied")
+  @DisplayName(
+      "D41 D42 VPP content, unknown fields and values of no model: INVALID_ARGUMENT, nothing applied")
   void unsupportedContentIsRefusedByName() {
-    Builder vpp = io.kvscheduler.grpc.proto.vpp.ConfigData.newBuilder()
-        .addInterfaces(ByteString.copyFromUtf8("\n\u0004memif"));
-    assertThatThrownBy(() -> configurator().update(UpdateRequest.newBuilder().setUpdate(
-        Config.newBuilder().setVppConfig(vpp).setMockConfig(ConfigData.newBuilder()
-            .addInterfaces(tap("x")))).build()))
+    Builder vpp =
+        io.kvscheduler.grpc.proto.vpp.ConfigData.newBuilder()
+            .addInterfaces(ByteString.copyFromUtf8("\n\u0004memif"));
+    assertThatThrownBy(
+            () ->
+                configurator()
+                    .update(
+                        UpdateRequest.newBuilder()
+                            .setUpdate(
+                                Config.newBuilder()
+                                    .setVppConfig(vpp)
+                                    .setMockConfig(ConfigData.newBuilder().addInterfaces(tap("x"))))
+                            .build()))
         .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.INVALID_ARGUMENT))
         .hasMessageContaining("update.vpp_config.interfaces");
 
-    Interface withUnknown = tap("y").toBuilder().setUnknownFields(UnknownFieldSet.newBuilder()
-        .addField(99, UnknownFieldSet.Field.newBuilder().addVarint(1).build()).build()).build();
-    assertThatThrownBy(() -> configurator().update(UpdateRequest.newBuilder().setUpdate(
-        mockConfig(ConfigData.newBuilder().addInterfaces(withUnknown))).build()))
+    Interface withUnknown =
+        tap("y").toBuilder()
+            .setUnknownFields(
+                UnknownFieldSet.newBuilder()
+                    .addField(99, UnknownFieldSet.Field.newBuilder().addVarint(1).build())
+                    .build())
+            .build();
+    assertThatThrownBy(
+            () ->
+                configurator()
+                    .update(
+                        UpdateRequest.newBuilder()
+                            .setUpdate(
+                                mockConfig(ConfigData.newBuilder().addInterfaces(withUnknown)))
+                            .build()))
         .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.INVALID_ARGUMENT))
-        .hasMessageContaining("update.mock_config.interfaces[0]: field 99 of"
-            + " mock.interfaces.Interface");
+        .hasMessageContaining(
+            "update.mock_config.interfaces[0]: field 99 of" + " mock.interfaces.Interface");
 
-    Config unknownDomain = Config.newBuilder().setUnknownFields(UnknownFieldSet.newBuilder()
-        .addField(7, UnknownFieldSet.Field.newBuilder()
-            .addLengthDelimited(ByteString.copyFromUtf8("x")).build()).build()).build();
-    assertThatThrownBy(() -> configurator().update(UpdateRequest.newBuilder()
-        .setUpdate(unknownDomain).build()))
+    Config unknownDomain =
+        Config.newBuilder()
+            .setUnknownFields(
+                UnknownFieldSet.newBuilder()
+                    .addField(
+                        7,
+                        UnknownFieldSet.Field.newBuilder()
+                            .addLengthDelimited(ByteString.copyFromUtf8("x"))
+                            .build())
+                    .build())
+            .build();
+    assertThatThrownBy(
+            () ->
+                configurator().update(UpdateRequest.newBuilder().setUpdate(unknownDomain).build()))
         .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.INVALID_ARGUMENT))
         .hasMessageContaining("field 7 of ligato.configurator.Config");
     assertThat(agent.northbound().desired()).isEmpty();
@@ -302,42 +402,60 @@ class GrpcApiTest {
   @DisplayName("a transaction that fails: FAILED_PRECONDITION with the transaction's error")
   void failedTransactionIsFailedPrecondition() {
     mock.plugins().interfaces().southbound().failNextTapCreation("no room for taps");
-    assertThatThrownBy(() -> configurator().update(UpdateRequest.newBuilder().setUpdate(
-        mockConfig(ConfigData.newBuilder().addInterfaces(tap("t1")))).build()))
+    assertThatThrownBy(
+            () ->
+                configurator()
+                    .update(
+                        UpdateRequest.newBuilder()
+                            .setUpdate(mockConfig(ConfigData.newBuilder().addInterfaces(tap("t1"))))
+                            .build()))
         .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.FAILED_PRECONDITION))
-        .hasMessageContaining(TAP_KEY + "t1").hasMessageContaining("no room for taps");
+        .hasMessageContaining(TAP_KEY + "t1")
+        .hasMessageContaining("no room for taps");
   }
 
   @Test
   @DisplayName("Dump reads the southbound through the descriptors' Retrieve")
   void dumpReadsTheSouthbound() {
-    configurator().update(UpdateRequest.newBuilder().setUpdate(mockConfig(ConfigData.newBuilder()
-        .addInterfaces(tap("tap1")))).build());
+    configurator()
+        .update(
+            UpdateRequest.newBuilder()
+                .setUpdate(mockConfig(ConfigData.newBuilder().addInterfaces(tap("tap1"))))
+                .build());
     mock.plugins().interfaces().southbound().createLoopbackInterface("outside");
     Config dump = configurator().dump(DumpRequest.getDefaultInstance()).getDump();
-    assertThat(dump.getMockConfig().getInterfacesList()).extracting(Interface::getName)
+    assertThat(dump.getMockConfig().getInterfacesList())
+        .extracting(Interface::getName)
         .contains("tap1", "outside");
   }
 
   static Any any(Message m) {
-    return Any.newBuilder().setTypeUrl("type.googleapis.com/"
-        + m.getDescriptorForType().getFullName()).setValue(m.toByteString()).build();
+    return Any.newBuilder()
+        .setTypeUrl("type.googleapis.com/" + m.getDescriptorForType().getFullName())
+        .setValue(m.toByteString())
+        .build();
   }
 
   static UpdateItem put(Message m, Map<String, String> labels) {
-    return UpdateItem.newBuilder().setItem(Item.newBuilder()
-        .setData(Data.newBuilder().setAny(any(m)))).putAllLabels(labels).build();
+    return UpdateItem.newBuilder()
+        .setItem(Item.newBuilder().setData(Data.newBuilder().setAny(any(m))))
+        .putAllLabels(labels)
+        .build();
   }
 
   @Test
   @DisplayName("SetConfig: results with states and the seqnum entry; GetConfig by ids and labels")
   void setConfigAndGetConfigWithLabels() {
-    SetConfigResponse r = manager().setConfig(SetConfigRequest.newBuilder()
-        .addUpdates(put(tap("red"), Map.of("colour", "red", "team", "a")))
-        .addUpdates(put(tap("blue"), Map.of("colour", "blue")))
-        .addUpdates(put(dropFib(), Map.of()))
-        .build());
-    assertThat(r.getResultsList()).extracting(UpdateResult::getKey)
+    SetConfigResponse r =
+        manager()
+            .setConfig(
+                SetConfigRequest.newBuilder()
+                    .addUpdates(put(tap("red"), Map.of("colour", "red", "team", "a")))
+                    .addUpdates(put(tap("blue"), Map.of("colour", "blue")))
+                    .addUpdates(put(dropFib(), Map.of()))
+                    .build());
+    assertThat(r.getResultsList())
+        .extracting(UpdateResult::getKey)
         .containsExactly(TAP_KEY + "red", TAP_KEY + "blue", FIB_KEY, "seqnum");
     assertThat(r.getResults(0).getStatus().getStatus()).isEqualTo("CONFIGURED");
     assertThat(r.getResults(2).getStatus().getStatus()).isEqualTo("PENDING");
@@ -346,50 +464,105 @@ class GrpcApiTest {
     long seq = Long.parseLong(r.getResults(3).getStatus().getMessage());
     assertThat(agent.scheduler().recordedTransaction(seq).orElseThrow().values()).hasSize(3);
 
-    GetConfigResponse red = manager().getConfig(GetConfigRequest.newBuilder()
-        .putLabels("colour", "red").build());
-    assertThat(red.getItemsList()).singleElement().satisfies(i -> {
-      assertThat(i.getItem().getId().getModel()).isEqualTo("mock.interfaces");
-      assertThat(i.getItem().getId().getName()).isEqualTo("red");
-      assertThat(i.getItem().getData().getAny().getTypeUrl())
-          .isEqualTo("models.ligato.io/mock.interfaces.Interface");
-      assertThat(i.getLabelsMap()).containsEntry("team", "a");
-      assertThat(i.getStatus().getStatus()).isEqualTo("CONFIGURED");
-    });
-    assertThat(manager().getConfig(GetConfigRequest.newBuilder().putLabels("!colour", "")
-        .build()).getItemsList()).extracting(i -> i.getItem().getId().getModel())
+    GetConfigResponse red =
+        manager().getConfig(GetConfigRequest.newBuilder().putLabels("colour", "red").build());
+    assertThat(red.getItemsList())
+        .singleElement()
+        .satisfies(
+            i -> {
+              assertThat(i.getItem().getId().getModel()).isEqualTo("mock.interfaces");
+              assertThat(i.getItem().getId().getName()).isEqualTo("red");
+              assertThat(i.getItem().getData().getAny().getTypeUrl())
+                  .isEqualTo("models.ligato.io/mock.interfaces.Interface");
+              assertThat(i.getLabelsMap()).containsEntry("team", "a");
+              assertThat(i.getStatus().getStatus()).isEqualTo("CONFIGURED");
+            });
+    assertThat(
+            manager()
+                .getConfig(GetConfigRequest.newBuilder().putLabels("!colour", "").build())
+                .getItemsList())
+        .extracting(i -> i.getItem().getId().getModel())
         .containsExactly("mock.fib");
-    assertThat(manager().getConfig(GetConfigRequest.newBuilder().addIds(Item.ID.newBuilder()
-        .setModel("mock.interfaces").setName("blue")).build()).getItemsList()).hasSize(1);
-    assertThatThrownBy(() -> manager().getConfig(GetConfigRequest.newBuilder()
-        .addIds(Item.ID.newBuilder().setModel("mock.interfaces").setName("blue"))
-        .putLabels("colour", "blue").build()))
+    assertThat(
+            manager()
+                .getConfig(
+                    GetConfigRequest.newBuilder()
+                        .addIds(Item.ID.newBuilder().setModel("mock.interfaces").setName("blue"))
+                        .build())
+                .getItemsList())
+        .hasSize(1);
+    assertThatThrownBy(
+            () ->
+                manager()
+                    .getConfig(
+                        GetConfigRequest.newBuilder()
+                            .addIds(
+                                Item.ID.newBuilder().setModel("mock.interfaces").setName("blue"))
+                            .putLabels("colour", "blue")
+                            .build()))
         .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.INVALID_ARGUMENT));
   }
 
   @Test
   @DisplayName("SetConfig: delete by model and name, overwrite_all, unknown model refused")
   void setConfigDeleteOverwriteAndUnknownModel() {
-    manager().setConfig(SetConfigRequest.newBuilder().addUpdates(put(tap("a"), Map.of()))
-        .addUpdates(put(tap("b"), Map.of())).build());
-    manager().setConfig(SetConfigRequest.newBuilder().addUpdates(UpdateItem.newBuilder()
-        .setItem(Item.newBuilder().setId(Item.ID.newBuilder().setModel("mock.interfaces")
-            .setName("a")))).build());
+    manager()
+        .setConfig(
+            SetConfigRequest.newBuilder()
+                .addUpdates(put(tap("a"), Map.of()))
+                .addUpdates(put(tap("b"), Map.of()))
+                .build());
+    manager()
+        .setConfig(
+            SetConfigRequest.newBuilder()
+                .addUpdates(
+                    UpdateItem.newBuilder()
+                        .setItem(
+                            Item.newBuilder()
+                                .setId(
+                                    Item.ID.newBuilder().setModel("mock.interfaces").setName("a"))))
+                .build());
     assertThat(agent.northbound().desired().keySet()).containsExactly(TAP_KEY + "b");
-    manager().setConfig(SetConfigRequest.newBuilder().setOverwriteAll(true)
-        .addUpdates(put(tap("c"), Map.of())).build());
+    manager()
+        .setConfig(
+            SetConfigRequest.newBuilder()
+                .setOverwriteAll(true)
+                .addUpdates(put(tap("c"), Map.of()))
+                .build());
     assertThat(agent.northbound().desired().keySet()).containsExactly(TAP_KEY + "c");
 
-    assertThatThrownBy(() -> manager().setConfig(SetConfigRequest.newBuilder()
-        .addUpdates(UpdateItem.newBuilder().setItem(Item.newBuilder().setId(Item.ID.newBuilder()
-            .setModel("vpp.interfaces").setName("x")))).build()))
+    assertThatThrownBy(
+            () ->
+                manager()
+                    .setConfig(
+                        SetConfigRequest.newBuilder()
+                            .addUpdates(
+                                UpdateItem.newBuilder()
+                                    .setItem(
+                                        Item.newBuilder()
+                                            .setId(
+                                                Item.ID
+                                                    .newBuilder()
+                                                    .setModel("vpp.interfaces")
+                                                    .setName("x"))))
+                            .build()))
         .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.INVALID_ARGUMENT))
         .hasMessageContaining("unknown model 'vpp.interfaces'");
-    Any vpp = Any.newBuilder().setTypeUrl("models.ligato.io/ligato.vpp.interfaces.Interface")
-        .setValue(ByteString.copyFromUtf8("x")).build();
-    assertThatThrownBy(() -> manager().setConfig(SetConfigRequest.newBuilder()
-        .addUpdates(UpdateItem.newBuilder().setItem(Item.newBuilder()
-            .setData(Data.newBuilder().setAny(vpp)))).build()))
+    Any vpp =
+        Any.newBuilder()
+            .setTypeUrl("models.ligato.io/ligato.vpp.interfaces.Interface")
+            .setValue(ByteString.copyFromUtf8("x"))
+            .build();
+    assertThatThrownBy(
+            () ->
+                manager()
+                    .setConfig(
+                        SetConfigRequest.newBuilder()
+                            .addUpdates(
+                                UpdateItem.newBuilder()
+                                    .setItem(
+                                        Item.newBuilder().setData(Data.newBuilder().setAny(vpp))))
+                            .build()))
         .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.INVALID_ARGUMENT))
         .hasMessageContaining("ligato.vpp.interfaces.Interface");
   }
@@ -397,69 +570,97 @@ class GrpcApiTest {
   @Test
   @DisplayName("DumpState lists the scheduler's view of the southbound")
   void dumpStateListsCachedValues() {
-    manager().setConfig(SetConfigRequest.newBuilder().addUpdates(put(tap("a"), Map.of()))
-        .build());
+    manager().setConfig(SetConfigRequest.newBuilder().addUpdates(put(tap("a"), Map.of())).build());
     assertThat(manager().dumpState(DumpStateRequest.getDefaultInstance()).getItemsList())
-        .extracting(i -> i.getItem().getId().getName()).containsExactly("a");
+        .extracting(i -> i.getItem().getId().getName())
+        .containsExactly("a");
   }
 
   @Test
-  @DisplayName("KnownModels and ProtoFileDescriptor: a client builds a value of a model learnt at run time")
+  @DisplayName(
+      "KnownModels and ProtoFileDescriptor: a client builds a value of a model learnt at run time")
   void metaServiceDescribesModels() throws Exception {
     var meta = MetaServiceGrpc.newBlockingStub(channel);
-    KnownModelsResponse known = meta.knownModels(KnownModelsRequest.newBuilder()
-        .setClass_("config").build());
-    assertThat(known.getKnownModelsList()).extracting(ModelDetail::getProtoName)
+    KnownModelsResponse known =
+        meta.knownModels(KnownModelsRequest.newBuilder().setClass_("config").build());
+    assertThat(known.getKnownModelsList())
+        .extracting(ModelDetail::getProtoName)
         .containsExactly("mock.interfaces.Interface", "mock.l2.BridgeDomain", "mock.l2.FIBEntry");
     ModelDetail iface = known.getKnownModels(0);
     assertThat(iface.getSpec().getModule()).isEqualTo("mock");
-    assertThat(iface.getOptionsList()).anySatisfy(o -> {
-      assertThat(o.getKey()).isEqualTo("protoFile");
-      assertThat(o.getValuesList()).containsExactly("model/interface.proto");
-    });
-    assertThat(meta.knownModels(KnownModelsRequest.newBuilder().setClass_("metrics").build())
-        .getKnownModelsList()).isEmpty();
+    assertThat(iface.getOptionsList())
+        .anySatisfy(
+            o -> {
+              assertThat(o.getKey()).isEqualTo("protoFile");
+              assertThat(o.getValuesList()).containsExactly("model/interface.proto");
+            });
+    assertThat(
+            meta.knownModels(KnownModelsRequest.newBuilder().setClass_("metrics").build())
+                .getKnownModelsList())
+        .isEmpty();
 
-    ProtoFileDescriptorResponse file = meta.protoFileDescriptor(ProtoFileDescriptorRequest
-        .newBuilder().setFullProtoFileName("model/bridge-domain.proto").build());
+    ProtoFileDescriptorResponse file =
+        meta.protoFileDescriptor(
+            ProtoFileDescriptorRequest.newBuilder()
+                .setFullProtoFileName("model/bridge-domain.proto")
+                .build());
     assertThat(file.hasFileImportDescriptors()).isTrue();
-    FileDescriptor learnt = FileDescriptor.buildFrom(file.getFileDescriptor(),
-        new FileDescriptor[0]);
+    FileDescriptor learnt =
+        FileDescriptor.buildFrom(file.getFileDescriptor(), new FileDescriptor[0]);
     Descriptor bd = learnt.findMessageTypeByName("BridgeDomain");
-    DynamicMessage value = DynamicMessage.newBuilder(bd)
-        .setField(bd.findFieldByName("name"), "learnt").build();
+    DynamicMessage value =
+        DynamicMessage.newBuilder(bd).setField(bd.findFieldByName("name"), "learnt").build();
     manager().setConfig(SetConfigRequest.newBuilder().addUpdates(put(value, Map.of())).build());
     assertThat(state("config/mock/v1/bridge-domain/learnt")).isEqualTo(ValueState.CONFIGURED);
 
-    assertThatThrownBy(() -> meta.protoFileDescriptor(ProtoFileDescriptorRequest.newBuilder()
-        .setFullProtoFileName("ligato/vpp/vpp.proto").build()))
+    assertThatThrownBy(
+            () ->
+                meta.protoFileDescriptor(
+                    ProtoFileDescriptorRequest.newBuilder()
+                        .setFullProtoFileName("ligato/vpp/vpp.proto")
+                        .build()))
         .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.NOT_FOUND));
   }
 
   @Test
-  @DisplayName("D43 Subscribe streams status changes of the selected models: PENDING, then CONFIGURED")
+  @DisplayName(
+      "D43 Subscribe streams status changes of the selected models: PENDING, then CONFIGURED")
   void subscribeStreamsStatusChanges() throws Exception {
     BlockingQueue<SubscribeResponse> got = new LinkedBlockingQueue<>();
     Context.CancellableContext ctx = Context.current().withCancellation();
-    ctx.run(() -> ManagerServiceGrpc.newStub(channel).subscribe(SubscribeRequest.newBuilder()
-        .addSubscriptions(Subscription.newBuilder().setId(Item.ID.newBuilder()
-            .setModel("mock.fib"))).build(), new StreamObserver<>() {
-              @Override
-              public void onNext(SubscribeResponse r) {
-                got.add(r);
-              }
+    ctx.run(
+        () ->
+            ManagerServiceGrpc.newStub(channel)
+                .subscribe(
+                    SubscribeRequest.newBuilder()
+                        .addSubscriptions(
+                            Subscription.newBuilder()
+                                .setId(Item.ID.newBuilder().setModel("mock.fib")))
+                        .build(),
+                    new StreamObserver<>() {
+                      @Override
+                      public void onNext(SubscribeResponse r) {
+                        got.add(r);
+                      }
 
-              @Override
-              public void onError(Throwable t) {}
+                      @Override
+                      public void onError(Throwable t) {}
 
-              @Override
-              public void onCompleted() {}
-            }));
+                      @Override
+                      public void onCompleted() {}
+                    }));
     await().atMost(Duration.ofSeconds(5)).until(() -> api.openStreams() == 1);
-    manager().setConfig(SetConfigRequest.newBuilder().addUpdates(put(dropFib(), Map.of()))
-        .addUpdates(put(tap("not-followed"), Map.of())).build());
-    manager().setConfig(SetConfigRequest.newBuilder().addUpdates(put(
-        BridgeDomain.newBuilder().setName("bd1").build(), Map.of())).build());
+    manager()
+        .setConfig(
+            SetConfigRequest.newBuilder()
+                .addUpdates(put(dropFib(), Map.of()))
+                .addUpdates(put(tap("not-followed"), Map.of()))
+                .build());
+    manager()
+        .setConfig(
+            SetConfigRequest.newBuilder()
+                .addUpdates(put(BridgeDomain.newBuilder().setName("bd1").build(), Map.of()))
+                .build());
     SubscribeResponse first = got.poll(10, TimeUnit.SECONDS);
     SubscribeResponse second = got.poll(10, TimeUnit.SECONDS);
     assertThat(first.getNotifications(0).getStatus().getStatus()).isEqualTo("PENDING");
@@ -477,21 +678,23 @@ class GrpcApiTest {
   @DisplayName("D43 a Subscribe client that never reads: its stream ends with RESOURCE_EXHAUSTED")
   void subscriberThatNeverReadsIsBounded() throws Exception {
     serve(null, new GrpcApi.Limits(100, 20));
-    ClientCall<SubscribeRequest, SubscribeResponse> call = channel.newCall(
-        ManagerServiceGrpc.getSubscribeMethod(), CallOptions.DEFAULT);
+    ClientCall<SubscribeRequest, SubscribeResponse> call =
+        channel.newCall(ManagerServiceGrpc.getSubscribeMethod(), CallOptions.DEFAULT);
     CompletableFuture<Status> closed = new CompletableFuture<>();
-    call.start(new ClientCall.Listener<>() {
-      @Override
-      public void onClose(Status status, Metadata trailers) {
-        closed.complete(status);
-      }
-    }, new Metadata());
+    call.start(
+        new ClientCall.Listener<>() {
+          @Override
+          public void onClose(Status status, Metadata trailers) {
+            closed.complete(status);
+          }
+        },
+        new Metadata());
     call.sendMessage(SubscribeRequest.getDefaultInstance());
     call.halfClose(); // and never call.request(n): no message is read
     await().atMost(Duration.ofSeconds(5)).until(() -> api.openStreams() == 1);
     for (int i = 0; i < 30; i++) {
-      manager().setConfig(SetConfigRequest.newBuilder().addUpdates(put(tap("t" + i), Map.of()))
-          .build());
+      manager()
+          .setConfig(SetConfigRequest.newBuilder().addUpdates(put(tap("t" + i), Map.of())).build());
     }
     assertThat(closed.get(10, TimeUnit.SECONDS).getCode())
         .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
@@ -499,25 +702,30 @@ class GrpcApiTest {
   }
 
   @Test
-  @DisplayName("a burst of status changes to a Subscribe stream keeps a few sending threads, not"
-      + " one per change")
+  @DisplayName(
+      "a burst of status changes to a Subscribe stream keeps a few sending threads, not"
+          + " one per change")
   void statusBurstStartsFewThreads() throws Exception {
     serve(null, new GrpcApi.Limits(100, 5_000));
     BlockingQueue<SubscribeResponse> got = new LinkedBlockingQueue<>();
     Context.CancellableContext ctx = Context.current().withCancellation();
-    ctx.run(() -> ManagerServiceGrpc.newStub(channel).subscribe(
-        SubscribeRequest.getDefaultInstance(), new StreamObserver<>() {
-          @Override
-          public void onNext(SubscribeResponse r) {
-            got.add(r);
-          }
+    ctx.run(
+        () ->
+            ManagerServiceGrpc.newStub(channel)
+                .subscribe(
+                    SubscribeRequest.getDefaultInstance(),
+                    new StreamObserver<>() {
+                      @Override
+                      public void onNext(SubscribeResponse r) {
+                        got.add(r);
+                      }
 
-          @Override
-          public void onError(Throwable t) {}
+                      @Override
+                      public void onError(Throwable t) {}
 
-          @Override
-          public void onCompleted() {}
-        }));
+                      @Override
+                      public void onCompleted() {}
+                    }));
     await().atMost(Duration.ofSeconds(5)).until(() -> api.openStreams() == 1);
     long before = streamThreads();
     SetConfigRequest.Builder burst = SetConfigRequest.newBuilder();
@@ -526,9 +734,15 @@ class GrpcApiTest {
     }
     manager().setConfig(burst.build());
     // every value's change arrives (CONFIGURED is the last of each)
-    await().atMost(Duration.ofSeconds(20)).until(() -> got.stream()
-        .flatMap(r -> r.getNotificationsList().stream())
-        .filter(n -> n.getStatus().getStatus().equals("CONFIGURED")).count() == 1000);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                got.stream()
+                        .flatMap(r -> r.getNotificationsList().stream())
+                        .filter(n -> n.getStatus().getStatus().equals("CONFIGURED"))
+                        .count()
+                    == 1000);
     // idle threads of the stream executor live on for a while: their number is what the burst
     // started. Two drains of the stream at a time at most (one sending, one waiting); the pool
     // starts a thread more when a task comes as one finishes. One task per change started 16
@@ -540,14 +754,18 @@ class GrpcApiTest {
   /** The live threads that send the Subscribe streams' responses. */
   static long streamThreads() {
     return Thread.getAllStackTraces().keySet().stream()
-        .filter(t -> t.getName().equals("kvs-grpc-stream")).count();
+        .filter(t -> t.getName().equals("kvs-grpc-stream"))
+        .count();
   }
 
   static Notification linkNotification(String name, InterfaceState.Status oper) {
-    return Notification.newBuilder().setLinuxNotification(
-        io.kvscheduler.grpc.proto.linux.Notification.newBuilder().setInterface(
-            InterfaceNotification.newBuilder().setType(InterfaceNotification.NotifType.UPDOWN)
-                .setState(InterfaceState.newBuilder().setName(name).setOperStatus(oper))))
+    return Notification.newBuilder()
+        .setLinuxNotification(
+            io.kvscheduler.grpc.proto.linux.Notification.newBuilder()
+                .setInterface(
+                    InterfaceNotification.newBuilder()
+                        .setType(InterfaceNotification.NotifType.UPDOWN)
+                        .setState(InterfaceState.newBuilder().setName(name).setOperStatus(oper))))
         .build();
   }
 
@@ -559,12 +777,21 @@ class GrpcApiTest {
     api.publish(linkNotification("veth3", InterfaceState.Status.UP));
     BlockingQueue<NotifyResponse> got = new LinkedBlockingQueue<>();
     Context.CancellableContext ctx = Context.current().withCancellation();
-    Notification upOnly = Notification.newBuilder().setLinuxNotification(
-        io.kvscheduler.grpc.proto.linux.Notification.newBuilder().setInterface(
-            InterfaceNotification.newBuilder().setState(InterfaceState.newBuilder()
-                .setOperStatus(InterfaceState.Status.UP)))).build();
-    ctx.run(() -> ConfiguratorServiceGrpc.newStub(channel).notify(NotifyRequest.newBuilder()
-        .setIdx(1).addFilters(upOnly).build(), collect(got)));
+    Notification upOnly =
+        Notification.newBuilder()
+            .setLinuxNotification(
+                io.kvscheduler.grpc.proto.linux.Notification.newBuilder()
+                    .setInterface(
+                        InterfaceNotification.newBuilder()
+                            .setState(
+                                InterfaceState.newBuilder()
+                                    .setOperStatus(InterfaceState.Status.UP))))
+            .build();
+    ctx.run(
+        () ->
+            ConfiguratorServiceGrpc.newStub(channel)
+                .notify(
+                    NotifyRequest.newBuilder().setIdx(1).addFilters(upOnly).build(), collect(got)));
     NotifyResponse r = got.poll(5, TimeUnit.SECONDS);
     assertThat(r.getNextIdx()).isEqualTo(3);
     assertThat(r.getNotification().getLinuxNotification().getInterface().getState().getName())
@@ -583,11 +810,16 @@ class GrpcApiTest {
   void notifyWithoutLinuxStaysOpenAndIdle() throws Exception {
     BlockingQueue<NotifyResponse> got = new LinkedBlockingQueue<>();
     Context.CancellableContext ctx = Context.current().withCancellation();
-    ctx.run(() -> ConfiguratorServiceGrpc.newStub(channel).notify(
-        NotifyRequest.getDefaultInstance(), collect(got)));
+    ctx.run(
+        () ->
+            ConfiguratorServiceGrpc.newStub(channel)
+                .notify(NotifyRequest.getDefaultInstance(), collect(got)));
     await().atMost(Duration.ofSeconds(5)).until(() -> api.openStreams() == 1);
-    configurator().update(UpdateRequest.newBuilder().setUpdate(mockConfig(ConfigData.newBuilder()
-        .addInterfaces(tap("tap1")))).build());
+    configurator()
+        .update(
+            UpdateRequest.newBuilder()
+                .setUpdate(mockConfig(ConfigData.newBuilder().addInterfaces(tap("tap1"))))
+                .build());
     assertThat(got.poll(300, TimeUnit.MILLISECONDS)).isNull();
     assertThat(api.openStreams()).isEqualTo(1);
     ctx.cancel(null);
@@ -610,18 +842,21 @@ class GrpcApiTest {
   }
 
   @Test
-  @DisplayName("D46 a Notify client that reads slowly holds no memory: it continues from the oldest kept")
+  @DisplayName(
+      "D46 a Notify client that reads slowly holds no memory: it continues from the oldest kept")
   void slowNotifyClientSkipsToTheOldestKept() throws Exception {
     serve(null, new GrpcApi.Limits(100, 20));
-    ClientCall<NotifyRequest, NotifyResponse> call = channel.newCall(
-        ConfiguratorServiceGrpc.getNotifyMethod(), CallOptions.DEFAULT);
+    ClientCall<NotifyRequest, NotifyResponse> call =
+        channel.newCall(ConfiguratorServiceGrpc.getNotifyMethod(), CallOptions.DEFAULT);
     BlockingQueue<NotifyResponse> got = new LinkedBlockingQueue<>();
-    call.start(new ClientCall.Listener<>() {
-      @Override
-      public void onMessage(NotifyResponse message) {
-        got.add(message);
-      }
-    }, new Metadata());
+    call.start(
+        new ClientCall.Listener<>() {
+          @Override
+          public void onMessage(NotifyResponse message) {
+            got.add(message);
+          }
+        },
+        new Metadata());
     call.sendMessage(NotifyRequest.getDefaultInstance());
     call.halfClose();
     call.request(1);
@@ -644,14 +879,20 @@ class GrpcApiTest {
         .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.UNAUTHENTICATED));
     Metadata wrong = new Metadata();
     wrong.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer x");
-    assertThatThrownBy(() -> configurator().withInterceptors(
-        MetadataUtils.newAttachHeadersInterceptor(wrong)).get(GetRequest.getDefaultInstance()))
+    assertThatThrownBy(
+            () ->
+                configurator()
+                    .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(wrong))
+                    .get(GetRequest.getDefaultInstance()))
         .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.UNAUTHENTICATED));
     Metadata right = new Metadata();
-    right.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER),
-        "Bearer s3cret");
-    assertThat(configurator().withInterceptors(MetadataUtils.newAttachHeadersInterceptor(right))
-        .get(GetRequest.getDefaultInstance()).hasConfig()).isTrue();
+    right.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer s3cret");
+    assertThat(
+            configurator()
+                .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(right))
+                .get(GetRequest.getDefaultInstance())
+                .hasConfig())
+        .isTrue();
   }
 
   @Test
@@ -664,27 +905,36 @@ class GrpcApiTest {
     List<CompletableFuture<Void>> done = new ArrayList<>();
     for (int c = 0; c < clients; c++) {
       int client = c;
-      done.add(CompletableFuture.runAsync(() -> {
-        try {
-          go.await();
-        } catch (InterruptedException e) {
-          throw new IllegalStateException(e);
-        }
-        for (int i = 0; i < perClient; i++) {
-          configurator().update(UpdateRequest.newBuilder().setUpdate(mockConfig(
-              ConfigData.newBuilder().addInterfaces(tap("c" + client + "-" + i)))).build());
-        }
-      }, pool));
+      done.add(
+          CompletableFuture.runAsync(
+              () -> {
+                try {
+                  go.await();
+                } catch (InterruptedException e) {
+                  throw new IllegalStateException(e);
+                }
+                for (int i = 0; i < perClient; i++) {
+                  configurator()
+                      .update(
+                          UpdateRequest.newBuilder()
+                              .setUpdate(
+                                  mockConfig(
+                                      ConfigData.newBuilder()
+                                          .addInterfaces(tap("c" + client + "-" + i))))
+                              .build());
+                }
+              },
+              pool));
     }
     go.countDown();
     CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
     pool.shutdown();
     assertThat(mock.plugins().interfaces().southboundState()).hasSize(clients * perClient);
-    Map<String, Long> creates = agent.scheduler().transactionHistory().stream()
-        .flatMap(t -> t.executed().stream())
-        .filter(op -> op.operation() == TxnOperation.CREATE && op.key().startsWith(TAP_KEY))
-        .collect(Collectors.groupingBy(RecordedTxnOp::key,
-            Collectors.counting()));
+    Map<String, Long> creates =
+        agent.scheduler().transactionHistory().stream()
+            .flatMap(t -> t.executed().stream())
+            .filter(op -> op.operation() == TxnOperation.CREATE && op.key().startsWith(TAP_KEY))
+            .collect(Collectors.groupingBy(RecordedTxnOp::key, Collectors.counting()));
     assertThat(creates).hasSize(clients * perClient);
     assertThat(creates.values()).allMatch(n -> n == 1);
     assertThat(agent.northbound().desired()).hasSize(clients * perClient);

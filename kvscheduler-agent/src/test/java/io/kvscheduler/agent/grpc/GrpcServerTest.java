@@ -45,12 +45,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The gRPC server on Netty as the agent runs it: settings, TLS, token, limits, stop. */
 class GrpcServerTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   static int port(Agent agent) {
-    return agent.sources().stream().filter(GrpcNorthbound.class::isInstance)
-        .map(s -> ((GrpcNorthbound) s).port()).findFirst().orElseThrow();
+    return agent.sources().stream()
+        .filter(GrpcNorthbound.class::isInstance)
+        .map(s -> ((GrpcNorthbound) s).port())
+        .findFirst()
+        .orElseThrow();
   }
 
   static ManagedChannel channel(int port, ChannelCredentials creds) {
@@ -58,9 +60,14 @@ class GrpcServerTest {
   }
 
   static UpdateRequest tap(String name) {
-    return UpdateRequest.newBuilder().setUpdate(Config.newBuilder().setMockConfig(
-        ConfigData.newBuilder().addInterfaces(Interface.newBuilder().setName(name)
-            .setType(Interface.Type.TAP)))).build();
+    return UpdateRequest.newBuilder()
+        .setUpdate(
+            Config.newBuilder()
+                .setMockConfig(
+                    ConfigData.newBuilder()
+                        .addInterfaces(
+                            Interface.newBuilder().setName(name).setType(Interface.Type.TAP))))
+        .build();
   }
 
   @Test
@@ -69,25 +76,34 @@ class GrpcServerTest {
     assertThat(AgentConfig.load(List.of(), Map.of()).grpc()).isNull();
     assertThat(AgentConfig.load(List.of("--grpc", "127.0.0.1:9111"), Map.of()).grpc().address())
         .isEqualTo("127.0.0.1:9111");
-    Path conf = Files.writeString(dir.resolve("grpc.conf"),
-        "endpoint: 0.0.0.0:9111\nmax-msg-size: 64\n");
-    GrpcSettings fromEnv = AgentConfig.load(List.of(), Map.of("GRPC_CONFIG", conf.toString()))
-        .grpc();
+    Path conf =
+        Files.writeString(dir.resolve("grpc.conf"), "endpoint: 0.0.0.0:9111\nmax-msg-size: 64\n");
+    GrpcSettings fromEnv =
+        AgentConfig.load(List.of(), Map.of("GRPC_CONFIG", conf.toString())).grpc();
     assertThat(fromEnv.address()).isEqualTo("0.0.0.0:9111");
     assertThat(fromEnv.maxMessageBytes()).isEqualTo(64 * 1024);
-    GrpcSettings both = AgentConfig.load(List.of("--grpc-config", conf.toString(), "--grpc",
-        ":7000"), Map.of("KVS_REST_TOKEN", "t0k")).grpc();
+    GrpcSettings both =
+        AgentConfig.load(
+                List.of("--grpc-config", conf.toString(), "--grpc", ":7000"),
+                Map.of("KVS_REST_TOKEN", "t0k"))
+            .grpc();
     assertThat(both.address()).isEqualTo(":7000");
     assertThat(both.maxMessageBytes()).isEqualTo(64 * 1024);
     assertThat(both.token()).isEqualTo("t0k");
     Path token = Files.writeString(dir.resolve("token"), "from-file\n");
-    assertThat(AgentConfig.load(List.of("--grpc", ":1", "--rest-token-file", token.toString()),
-        Map.of("KVS_REST_TOKEN", "env")).grpc().token()).isEqualTo("from-file");
+    assertThat(
+            AgentConfig.load(
+                    List.of("--grpc", ":1", "--rest-token-file", token.toString()),
+                    Map.of("KVS_REST_TOKEN", "env"))
+                .grpc()
+                .token())
+        .isEqualTo("from-file");
     Path yaml = Files.writeString(dir.resolve("agent.yaml"), "grpc-address: 127.0.0.1:9222\n");
-    assertThat(AgentConfig.load(List.of("--config", yaml.toString()), Map.of()).grpc()
-        .address()).isEqualTo("127.0.0.1:9222");
+    assertThat(AgentConfig.load(List.of("--config", yaml.toString()), Map.of()).grpc().address())
+        .isEqualTo("127.0.0.1:9222");
     assertThatThrownBy(() -> AgentConfig.load(List.of("--grpc", "nonsense"), Map.of()))
-        .hasMessageContaining("--grpc").hasMessageContaining("nonsense");
+        .hasMessageContaining("--grpc")
+        .hasMessageContaining("nonsense");
   }
 
   @Test
@@ -97,61 +113,93 @@ class GrpcServerTest {
     Path key = dir.resolve("key.pem");
     Process openssl;
     try {
-      openssl = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
-          "-keyout", key.toString(), "-out", cert.toString(), "-days", "1", "-subj",
-          "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1")
-          .redirectErrorStream(true).start();
+      openssl =
+          new ProcessBuilder(
+                  "openssl",
+                  "req",
+                  "-x509",
+                  "-newkey",
+                  "rsa:2048",
+                  "-nodes",
+                  "-keyout",
+                  key.toString(),
+                  "-out",
+                  cert.toString(),
+                  "-days",
+                  "1",
+                  "-subj",
+                  "/CN=localhost",
+                  "-addext",
+                  "subjectAltName=IP:127.0.0.1")
+              .redirectErrorStream(true)
+              .start();
     } catch (IOException e) {
       openssl = null;
     }
-    assumeTrue(openssl != null && openssl.waitFor(60, TimeUnit.SECONDS)
-        && openssl.exitValue() == 0, "skipped: openssl cannot make a test certificate");
-    AgentConfig cfg = new AgentConfig("vpp1", null, null, List.of(), false, false)
-        .withGrpc(new GrpcSettings("127.0.0.1:0", cert, key, "s3cret",
-            GrpcSettings.DEFAULT_MAX_MESSAGE_BYTES));
+    assumeTrue(
+        openssl != null && openssl.waitFor(60, TimeUnit.SECONDS) && openssl.exitValue() == 0,
+        "skipped: openssl cannot make a test certificate");
+    AgentConfig cfg =
+        new AgentConfig("vpp1", null, null, List.of(), false, false)
+            .withGrpc(
+                new GrpcSettings(
+                    "127.0.0.1:0", cert, key, "s3cret", GrpcSettings.DEFAULT_MAX_MESSAGE_BYTES));
     try (Agent agent = Agent.start(cfg)) {
-      ManagedChannel tls = channel(port(agent),
-          TlsChannelCredentials.newBuilder().trustManager(cert.toFile()).build());
+      ManagedChannel tls =
+          channel(
+              port(agent), TlsChannelCredentials.newBuilder().trustManager(cert.toFile()).build());
       Metadata auth = new Metadata();
-      auth.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER),
-          "Bearer s3cret");
-      var stub = ConfiguratorServiceGrpc.newBlockingStub(tls)
-          .withDeadlineAfter(20, TimeUnit.SECONDS);
+      auth.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer s3cret");
+      var stub =
+          ConfiguratorServiceGrpc.newBlockingStub(tls).withDeadlineAfter(20, TimeUnit.SECONDS);
       assertThatThrownBy(() -> stub.get(GetRequest.getDefaultInstance()))
-          .satisfies(e -> assertThat(Status.fromThrowable(e).getCode())
-              .isEqualTo(Status.Code.UNAUTHENTICATED));
+          .satisfies(
+              e ->
+                  assertThat(Status.fromThrowable(e).getCode())
+                      .isEqualTo(Status.Code.UNAUTHENTICATED));
       stub.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(auth)).update(tap("t1"));
       assertThat(agent.northbound().desired()).containsKey("config/mock/v1/interfaces/t1");
 
       CompletableFuture<List<String>> services = new CompletableFuture<>();
-      var reflection = ServerReflectionGrpc.newStub(tls)
-          .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(auth));
-      var requests = reflection.serverReflectionInfo(new StreamObserver<>() {
-        @Override
-        public void onNext(ServerReflectionResponse r) {
-          services.complete(r.getListServicesResponse().getServiceList().stream()
-              .map(ServiceResponse::getName).toList());
-        }
+      var reflection =
+          ServerReflectionGrpc.newStub(tls)
+              .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(auth));
+      var requests =
+          reflection.serverReflectionInfo(
+              new StreamObserver<>() {
+                @Override
+                public void onNext(ServerReflectionResponse r) {
+                  services.complete(
+                      r.getListServicesResponse().getServiceList().stream()
+                          .map(ServiceResponse::getName)
+                          .toList());
+                }
 
-        @Override
-        public void onError(Throwable t) {
-          services.completeExceptionally(t);
-        }
+                @Override
+                public void onError(Throwable t) {
+                  services.completeExceptionally(t);
+                }
 
-        @Override
-        public void onCompleted() {}
-      });
+                @Override
+                public void onCompleted() {}
+              });
       requests.onNext(ServerReflectionRequest.newBuilder().setListServices("").build());
-      assertThat(services.get(10, TimeUnit.SECONDS)).contains(
-          "ligato.configurator.ConfiguratorService", "ligato.generic.ManagerService",
-          "ligato.generic.MetaService");
+      assertThat(services.get(10, TimeUnit.SECONDS))
+          .contains(
+              "ligato.configurator.ConfiguratorService",
+              "ligato.generic.ManagerService",
+              "ligato.generic.MetaService");
       requests.onCompleted();
 
       ManagedChannel plain = channel(port(agent), InsecureChannelCredentials.create());
-      assertThatThrownBy(() -> ConfiguratorServiceGrpc.newBlockingStub(plain)
-          .withDeadlineAfter(5, TimeUnit.SECONDS).get(GetRequest.getDefaultInstance()))
-          .satisfies(e -> assertThat(Status.fromThrowable(e).getCode())
-              .isEqualTo(Status.Code.UNAVAILABLE));
+      assertThatThrownBy(
+              () ->
+                  ConfiguratorServiceGrpc.newBlockingStub(plain)
+                      .withDeadlineAfter(5, TimeUnit.SECONDS)
+                      .get(GetRequest.getDefaultInstance()))
+          .satisfies(
+              e ->
+                  assertThat(Status.fromThrowable(e).getCode()).isEqualTo(Status.Code.UNAVAILABLE));
       tls.shutdownNow();
       plain.shutdownNow();
     }
@@ -160,16 +208,22 @@ class GrpcServerTest {
   @Test
   @DisplayName("a request over max-msg-size is refused with RESOURCE_EXHAUSTED, nothing applied")
   void messageSizeLimit() throws Exception {
-    Path conf = Files.writeString(dir.resolve("grpc.conf"),
-        "endpoint: 127.0.0.1:0\nmax-msg-size: 1\n");
-    AgentConfig cfg = AgentConfig.load(List.of("--rest", "off", "--quiet"),
-        Map.of("GRPC_CONFIG", conf.toString()));
+    Path conf =
+        Files.writeString(dir.resolve("grpc.conf"), "endpoint: 127.0.0.1:0\nmax-msg-size: 1\n");
+    AgentConfig cfg =
+        AgentConfig.load(
+            List.of("--rest", "off", "--quiet"), Map.of("GRPC_CONFIG", conf.toString()));
     try (Agent agent = Agent.start(cfg)) {
       ManagedChannel ch = channel(port(agent), InsecureChannelCredentials.create());
-      assertThatThrownBy(() -> ConfiguratorServiceGrpc.newBlockingStub(ch)
-          .withDeadlineAfter(10, TimeUnit.SECONDS).update(tap("x".repeat(2000))))
-          .satisfies(e -> assertThat(Status.fromThrowable(e).getCode())
-              .isEqualTo(Status.Code.RESOURCE_EXHAUSTED));
+      assertThatThrownBy(
+              () ->
+                  ConfiguratorServiceGrpc.newBlockingStub(ch)
+                      .withDeadlineAfter(10, TimeUnit.SECONDS)
+                      .update(tap("x".repeat(2000))))
+          .satisfies(
+              e ->
+                  assertThat(Status.fromThrowable(e).getCode())
+                      .isEqualTo(Status.Code.RESOURCE_EXHAUSTED));
       assertThat(agent.northbound().desired()).isEmpty();
       ch.shutdownNow();
     }
@@ -178,36 +232,44 @@ class GrpcServerTest {
   @Test
   @DisplayName("stopping the agent ends open streams with UNAVAILABLE and closes the port")
   void gracefulStop() throws Exception {
-    AgentConfig cfg = new AgentConfig("vpp1", null, null, List.of(), false, false)
-        .withGrpc(GrpcSettings.plain("127.0.0.1:0"));
+    AgentConfig cfg =
+        new AgentConfig("vpp1", null, null, List.of(), false, false)
+            .withGrpc(GrpcSettings.plain("127.0.0.1:0"));
     Agent agent = Agent.start(cfg);
     int port = port(agent);
     ManagedChannel ch = channel(port, InsecureChannelCredentials.create());
     CompletableFuture<Status> ended = new CompletableFuture<>();
-    ConfiguratorServiceGrpc.newStub(ch).notify(NotifyRequest.getDefaultInstance(),
-        new StreamObserver<>() {
-          @Override
-          public void onNext(NotifyResponse r) {}
+    ConfiguratorServiceGrpc.newStub(ch)
+        .notify(
+            NotifyRequest.getDefaultInstance(),
+            new StreamObserver<>() {
+              @Override
+              public void onNext(NotifyResponse r) {}
 
-          @Override
-          public void onError(Throwable t) {
-            ended.complete(Status.fromThrowable(t));
-          }
+              @Override
+              public void onError(Throwable t) {
+                ended.complete(Status.fromThrowable(t));
+              }
 
-          @Override
-          public void onCompleted() {
-            ended.complete(Status.OK);
-          }
-        });
-    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() ->
-        agent.sources().stream().filter(GrpcNorthbound.class::isInstance)
-            .mapToInt(s -> ((GrpcNorthbound) s).api().openStreams()).sum() == 1);
+              @Override
+              public void onCompleted() {
+                ended.complete(Status.OK);
+              }
+            });
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                agent.sources().stream()
+                        .filter(GrpcNorthbound.class::isInstance)
+                        .mapToInt(s -> ((GrpcNorthbound) s).api().openStreams())
+                        .sum()
+                    == 1);
     long t0 = System.nanoTime();
     agent.close();
     assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
     assertThat(ended.get(5, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.UNAVAILABLE);
-    assertThatThrownBy(() -> new Socket("127.0.0.1", port).close())
-        .isInstanceOf(IOException.class);
+    assertThatThrownBy(() -> new Socket("127.0.0.1", port).close()).isInstanceOf(IOException.class);
     ch.shutdownNow();
   }
 }

@@ -37,34 +37,51 @@ import org.junit.jupiter.api.io.TempDir;
 class LigatoClientIT {
   static Path protoDir;
   static String python;
-  @TempDir
-  static Path work;
+  @TempDir static Path work;
 
   @BeforeAll
   static void prerequisites() throws Exception {
     String env = System.getenv("LIGATO_PROTO_DIR");
     Path root = Path.of("").toAbsolutePath().getParent(); // the module's parent: the repository
     protoDir = env != null ? Path.of(env) : root.getParent().resolve("shared/spec/ligato-proto");
-    assumeTrue(Files.isDirectory(protoDir.resolve("ligato/configurator")),
+    assumeTrue(
+        Files.isDirectory(protoDir.resolve("ligato/configurator")),
         "skipped: vpp-agent's .proto files are not at " + protoDir + " (set LIGATO_PROTO_DIR)");
-    assumeTrue(run(List.of("protoc", "--version")) == 0
-        && Files.isExecutable(Path.of("/usr/bin/grpc_python_plugin")),
+    assumeTrue(
+        run(List.of("protoc", "--version")) == 0
+            && Files.isExecutable(Path.of("/usr/bin/grpc_python_plugin")),
         "skipped: protoc or grpc_python_plugin missing (Debian protobuf-compiler,"
             + " protobuf-compiler-grpc; bin/test installs them)");
-    python = Stream.of("/usr/bin/python3", "python3")
-        .filter(p -> run(List.of(p, "-c", "import grpc, google.protobuf")) == 0)
-        .findFirst().orElse(null);
-    assumeTrue(python != null, "skipped: no python3 with grpc and protobuf (Debian"
-        + " python3-grpcio, python3-protobuf; bin/test installs them)");
+    python =
+        Stream.of("/usr/bin/python3", "python3")
+            .filter(p -> run(List.of(p, "-c", "import grpc, google.protobuf")) == 0)
+            .findFirst()
+            .orElse(null);
+    assumeTrue(
+        python != null,
+        "skipped: no python3 with grpc and protobuf (Debian"
+            + " python3-grpcio, python3-protobuf; bin/test installs them)");
     List<String> protos;
     try (Stream<Path> files = Files.walk(protoDir)) {
-      protos = files.filter(p -> p.toString().endsWith(".proto"))
-          .map(p -> protoDir.relativize(p).toString()).sorted().toList();
+      protos =
+          files
+              .filter(p -> p.toString().endsWith(".proto"))
+              .map(p -> protoDir.relativize(p).toString())
+              .sorted()
+              .toList();
     }
     Path stubs = Files.createDirectories(work.resolve("stubs"));
-    List<String> protoc = new ArrayList<>(List.of("protoc", "-I", protoDir.toString(),
-        "-I", "/usr/include", "--python_out=" + stubs, "--grpc_out=" + stubs,
-        "--plugin=protoc-gen-grpc=/usr/bin/grpc_python_plugin"));
+    List<String> protoc =
+        new ArrayList<>(
+            List.of(
+                "protoc",
+                "-I",
+                protoDir.toString(),
+                "-I",
+                "/usr/include",
+                "--python_out=" + stubs,
+                "--grpc_out=" + stubs,
+                "--plugin=protoc-gen-grpc=/usr/bin/grpc_python_plugin"));
     protoc.addAll(protos);
     assertThat(run(protoc, protoDir)).as("protoc of vpp-agent's protos").isZero();
   }
@@ -75,8 +92,10 @@ class LigatoClientIT {
 
   static int run(List<String> cmd, Path dir) {
     try {
-      ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+      ProcessBuilder pb =
+          new ProcessBuilder(cmd)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD);
       if (dir != null) {
         pb.directory(dir.toFile());
       }
@@ -99,58 +118,81 @@ class LigatoClientIT {
   }
 
   static <T extends NorthboundSource> T source(Agent agent, Class<T> type) {
-    Optional<T> s = agent.sources().stream().filter(type::isInstance).map(type::cast)
-        .findFirst();
+    Optional<T> s = agent.sources().stream().filter(type::isInstance).map(type::cast).findFirst();
     return s.orElseThrow();
   }
 
   @Test
-  @DisplayName("a client generated from vpp-agent's protos: every rpc, on a running agent; REST shows its values")
+  @DisplayName(
+      "a client generated from vpp-agent's protos: every rpc, on a running agent; REST shows its values")
   void ligatoClientDrivesTheAgent() throws Exception {
-    AgentConfig cfg = new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false, false)
-        .withGrpc(GrpcSettings.plain("127.0.0.1:0"));
+    AgentConfig cfg =
+        new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false, false)
+            .withGrpc(GrpcSettings.plain("127.0.0.1:0"));
     try (Agent agent = Agent.start(cfg)) {
       int port = source(agent, GrpcNorthbound.class).port();
-      Process client = new ProcessBuilder(python, script().toString(),
-          work.resolve("stubs").toString(), "127.0.0.1:" + port)
-          .redirectErrorStream(true).start();
+      Process client =
+          new ProcessBuilder(
+                  python,
+                  script().toString(),
+                  work.resolve("stubs").toString(),
+                  "127.0.0.1:" + port)
+              .redirectErrorStream(true)
+              .start();
       String out = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       assertThat(client.waitFor(180, TimeUnit.SECONDS)).isTrue();
       assertThat(client.exitValue()).as(out).isZero();
       assertThat(out).contains("ok Subscribe: PENDING -> CONFIGURED", "all checks passed");
 
       int rest = source(agent, RestServer.class).port();
-      HttpResponse<String> yaml = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-          URI.create("http://127.0.0.1:" + rest + "/configuration")).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> yaml =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + rest + "/configuration"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
       assertThat(yaml.body()).contains("name: tap3", "name: learnt", "name: red");
     }
   }
 
   @Test
-  @DisplayName("with the Linux plugin, in a private network namespace: Linux values over the configurator")
+  @DisplayName(
+      "with the Linux plugin, in a private network namespace: Linux values over the configurator")
   void ligatoClientWithTheLinuxPlugin() throws Exception {
-    assumeTrue(run(List.of("unshare", "--user", "--map-root-user", "--net", "true")) == 0,
+    assumeTrue(
+        run(List.of("unshare", "--user", "--map-root-user", "--net", "true")) == 0,
         "skipped: the kernel does not allow private network namespaces here (unshare failed)");
     assumeTrue(run(List.of("ip", "-V")) == 0, "skipped: iproute2 ('ip') is missing");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     // the agent and the client share the namespace; its port cannot collide with another's
-    String inside = String.join(" ",
-        "ip link set lo up &&",
-        quote(java), "-cp", quote(System.getProperty("java.class.path")),
-        "io.kvscheduler.agent.AgentMain run --linux --rest off --quiet --grpc 127.0.0.1:9111",
-        "> " + quote(work.resolve("agent.log").toString()) + " 2>&1 & agent=$!;",
-        quote(python), quote(script().toString()), quote(work.resolve("stubs").toString()),
-        "127.0.0.1:9111 --linux; status=$?; kill $agent; wait $agent; exit $status");
-    Process p = new ProcessBuilder("unshare", "--user", "--map-root-user", "--net", "sh", "-c",
-        inside).redirectErrorStream(true).start();
+    String inside =
+        String.join(
+            " ",
+            "ip link set lo up &&",
+            quote(java),
+            "-cp",
+            quote(System.getProperty("java.class.path")),
+            "io.kvscheduler.agent.AgentMain run --linux --rest off --quiet --grpc 127.0.0.1:9111",
+            "> " + quote(work.resolve("agent.log").toString()) + " 2>&1 & agent=$!;",
+            quote(python),
+            quote(script().toString()),
+            quote(work.resolve("stubs").toString()),
+            "127.0.0.1:9111 --linux; status=$?; kill $agent; wait $agent; exit $status");
+    Process p =
+        new ProcessBuilder("unshare", "--user", "--map-root-user", "--net", "sh", "-c", inside)
+            .redirectErrorStream(true)
+            .start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor(240, TimeUnit.SECONDS)).isTrue();
-    assertThat(p.exitValue()).as(out + "\nagent log:\n"
-        + Files.readString(work.resolve("agent.log"))).isZero();
-    assertThat(out).contains("ok Linux veth pair: Update wait_done, Get, Dump from the kernel",
-        "ok Notify: the watcher reported veth1", "ok Linux veth pair deleted",
-        "all checks passed");
+    assertThat(p.exitValue())
+        .as(out + "\nagent log:\n" + Files.readString(work.resolve("agent.log")))
+        .isZero();
+    assertThat(out)
+        .contains(
+            "ok Linux veth pair: Update wait_done, Get, Dump from the kernel",
+            "ok Notify: the watcher reported veth1",
+            "ok Linux veth pair deleted",
+            "all checks passed");
   }
 
   private static String quote(String s) {

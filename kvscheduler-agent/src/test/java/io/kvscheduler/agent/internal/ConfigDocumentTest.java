@@ -13,7 +13,10 @@ class ConfigDocumentTest {
   static String interfaces(int n) {
     StringBuilder b = new StringBuilder(n * 110);
     for (int i = 0; i < n; i++) {
-      b.append("config/mock/v1/interfaces/tap").append(i).append(":\n  name: tap").append(i)
+      b.append("config/mock/v1/interfaces/tap")
+          .append(i)
+          .append(":\n  name: tap")
+          .append(i)
           .append("\n  type: TAP\n  enabled: true\n  phys_address: \"aa:bb:cc:00:00:01\"\n");
     }
     return b.toString();
@@ -30,8 +33,9 @@ class ConfigDocumentTest {
   }
 
   @Test
-  @DisplayName("a document over the limit is called too large, with its size and the limit,"
-      + " not malformed")
+  @DisplayName(
+      "a document over the limit is called too large, with its size and the limit,"
+          + " not malformed")
   void documentOverTheLimitIsTooLargeNotMalformed() throws Exception {
     String text = "k: \"" + "\u00e9".repeat(1000) + "\"\n";
     assertThatThrownBy(() -> ConfigDocument.parseYaml(text, 1000))
@@ -42,8 +46,12 @@ class ConfigDocumentTest {
     assertThatThrownBy(() -> ConfigDocument.parseYaml(astral, 1000))
         .hasMessage("too large (1004 code points, limit 1000)");
     // 1,204 UTF-16 units, 604 code points
-    assertThat(ConfigDocument.parseYaml("k: " + "\uD83D\uDE00".repeat(600) + "\n", 1000)
-        .root().get("k").asText()).hasSize(1200);
+    assertThat(
+            ConfigDocument.parseYaml("k: " + "\uD83D\uDE00".repeat(600) + "\n", 1000)
+                .root()
+                .get("k")
+                .asText())
+        .hasSize(1200);
   }
 
   @Test
@@ -61,8 +69,9 @@ class ConfigDocumentTest {
   }
 
   @Test
-  @DisplayName("the limit is 256 Mi code points, and a JSON document over a limit is too large,"
-      + " not malformed, as a YAML one is")
+  @DisplayName(
+      "the limit is 256 Mi code points, and a JSON document over a limit is too large,"
+          + " not malformed, as a YAML one is")
   void theLimitIsNamed() throws Exception {
     assertThat(ConfigDocument.MAX_CODE_POINTS).isEqualTo(256 * 1024 * 1024);
     String json = "{\"k\": \"" + "\u00e9".repeat(1000) + "\"}";

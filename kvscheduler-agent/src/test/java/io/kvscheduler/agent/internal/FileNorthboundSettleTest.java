@@ -27,9 +27,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The file northbound as people edit files: a file rewritten in place, read half-written by a
- * scan. Scans are driven by the test on a manual clock (no watcher thread), so each step sees
- * exactly the bytes written so far.
+ * The file northbound as people edit files: a file rewritten in place, read half-written by a scan.
+ * Scans are driven by the test on a manual clock (no watcher thread), so each step sees exactly the
+ * bytes written so far.
  */
 class FileNorthboundSettleTest {
   private static final Duration SETTLE = Duration.ofSeconds(2);
@@ -80,13 +80,14 @@ class FileNorthboundSettleTest {
     @Override
     public CompletableFuture<Long> change(String source, Map<String, Object> changes) {
       this.changes.add(new HashMap<>(changes));
-      changes.forEach((k, v) -> {
-        if (v == null) {
-          desired.remove(k);
-        } else {
-          desired.put(k, v);
-        }
-      });
+      changes.forEach(
+          (k, v) -> {
+            if (v == null) {
+              desired.remove(k);
+            } else {
+              desired.put(k, v);
+            }
+          });
       return CompletableFuture.completedFuture((long) this.changes.size());
     }
 
@@ -99,7 +100,10 @@ class FileNorthboundSettleTest {
   static String interfaces(int from, int to) {
     StringBuilder b = new StringBuilder();
     for (int i = from; i < to; i++) {
-      b.append("config/mock/v1/interfaces/tap").append(i).append(":\n  name: tap").append(i)
+      b.append("config/mock/v1/interfaces/tap")
+          .append(i)
+          .append(":\n  name: tap")
+          .append(i)
           .append("\n  type: TAP\n  enabled: true\n");
     }
     return b.toString();
@@ -131,12 +135,13 @@ class FileNorthboundSettleTest {
   }
 
   @Test
-  @DisplayName("a file rewritten in place with a pause mid-write: the half-written file removes"
-      + " nothing, and the whole one changes nothing")
+  @DisplayName(
+      "a file rewritten in place with a pause mid-write: the half-written file removes"
+          + " nothing, and the whole one changes nothing")
   void halfWrittenRewriteRemovesNothing() throws IOException {
     String whole = interfaces(0, 10);
-    for (int cut : new int[] {0, 1, whole.length() / 3, whole.indexOf("tap5") + 2,
-        whole.length() - 3}) {
+    for (int cut :
+        new int[] {0, 1, whole.length() / 3, whole.indexOf("tap5") + 2, whole.length() - 3}) {
       writeInPlace("a.yaml", whole.substring(0, cut)); // the writer pauses here
       assertThat(files.scanNow()).as("waiting at %d", cut).isTrue();
       clock.advance(SETTLE.dividedBy(2));
@@ -153,8 +158,9 @@ class FileNorthboundSettleTest {
   }
 
   @Test
-  @DisplayName("a file rewritten in place with more values: the half is held back, the whole"
-      + " adds the new values at once, nothing is deleted and created again")
+  @DisplayName(
+      "a file rewritten in place with more values: the half is held back, the whole"
+          + " adds the new values at once, nothing is deleted and created again")
   void halfWrittenGrowingRewriteAddsOnlyTheNewValues() throws IOException {
     String whole = interfaces(0, 12);
     writeInPlace("a.yaml", whole.substring(0, whole.indexOf("tap4") + 1));
@@ -163,14 +169,16 @@ class FileNorthboundSettleTest {
     clock.advance(Duration.ofMillis(300));
     writeInPlace("a.yaml", whole);
     files.scanNow();
-    assertThat(nb.changes).containsExactly(Map.of(key(10), nb.desired.get(key(10)),
-        key(11), nb.desired.get(key(11))));
+    assertThat(nb.changes)
+        .containsExactly(
+            Map.of(key(10), nb.desired.get(key(10)), key(11), nb.desired.get(key(11))));
     assertThat(nb.desired).hasSize(12);
   }
 
   @Test
-  @DisplayName("additions apply at once; a removal, a replaced value or a removed file once the"
-      + " files have read the same for the settle time")
+  @DisplayName(
+      "additions apply at once; a removal, a replaced value or a removed file once the"
+          + " files have read the same for the settle time")
   void removalsWaitForTheSettleTime() throws IOException {
     Files.writeString(dir.resolve("b.yaml"), interfaces(20, 22));
     assertThat(files.scanNow()).isFalse();
@@ -212,8 +220,9 @@ class FileNorthboundSettleTest {
   }
 
   @Test
-  @DisplayName("a file that stays malformed is reported, with its line, once it has read the same"
-      + " for the settle time; its values stay applied")
+  @DisplayName(
+      "a file that stays malformed is reported, with its line, once it has read the same"
+          + " for the settle time; its values stay applied")
   void malformedFileIsReportedOnceSettled() throws IOException {
     writeInPlace("a.yaml", interfaces(0, 10) + "config/mock/v1/interfaces/tap10:\n  nme: x\n");
     assertThat(files.scanNow()).isTrue();
@@ -222,14 +231,16 @@ class FileNorthboundSettleTest {
     assertThat(files.scanNow()).isFalse();
     assertThat(files.errors()).hasSize(1);
     assertThat(files.errors().values().iterator().next())
-        .startsWith(dir.resolve("a.yaml") + ":42: ").contains("unknown field 'nme'");
+        .startsWith(dir.resolve("a.yaml") + ":42: ")
+        .contains("unknown field 'nme'");
     assertThat(nb.changes).isEmpty();
     assertThat(nb.desired).hasSize(10);
   }
 
   @Test
-  @DisplayName("files in subdirectories, and in subdirectories made later, are read; hidden"
-      + " directories are not")
+  @DisplayName(
+      "files in subdirectories, and in subdirectories made later, are read; hidden"
+          + " directories are not")
   void subdirectoriesAreRead() throws IOException {
     Files.createDirectories(dir.resolve("site/rack1"));
     Files.writeString(dir.resolve("site/rack1/c.yaml"), interfaces(30, 31));

@@ -8,12 +8,14 @@ import org.junit.jupiter.api.Test;
 
 class GraphExportTest {
   @Test
-  @DisplayName("without Graphviz, rendering fails with a message naming the Debian package and"
-      + " the formats that need none")
+  @DisplayName(
+      "without Graphviz, rendering fails with a message naming the Debian package and"
+          + " the formats that need none")
   void noGraphviz() {
     assertThatThrownBy(() -> GraphExport.render("digraph g {}", "svg", "/nonexistent"))
         .isInstanceOf(GraphExport.NoGraphviz.class)
-        .hasMessageContaining("package 'graphviz'").hasMessageContaining("format=raw")
+        .hasMessageContaining("package 'graphviz'")
+        .hasMessageContaining("format=raw")
         .hasMessageContaining("format=json");
   }
 

@@ -20,18 +20,21 @@ class OrchestratorTest {
   final Orchestrator nb = new Orchestrator(kvs);
 
   OrchestratorTest() {
-    kvs.registerDescriptors(KVDescriptor.builder("item", String.class)
-        .nbKeyPrefix("config/t/v1/items/")
-        .create((key, v) -> {
-          southbound.put(key, v);
-          return null;
-        })
-        .update((key, before, after, meta) -> {
-          southbound.put(key, after);
-          return null;
-        })
-        .delete((key, v, meta) -> southbound.remove(key))
-        .build());
+    kvs.registerDescriptors(
+        KVDescriptor.builder("item", String.class)
+            .nbKeyPrefix("config/t/v1/items/")
+            .create(
+                (key, v) -> {
+                  southbound.put(key, v);
+                  return null;
+                })
+            .update(
+                (key, before, after, meta) -> {
+                  southbound.put(key, after);
+                  return null;
+                })
+            .delete((key, v, meta) -> southbound.remove(key))
+            .build());
   }
 
   @AfterEach

@@ -18,11 +18,14 @@ class ParserFuzzRegressionTest {
   }
 
   @Test
-  @DisplayName("a document that is one scalar is rejected naming its line, as a file or a REST"
-      + " body, in YAML and JSON")
+  @DisplayName(
+      "a document that is one scalar is rejected naming its line, as a file or a REST"
+          + " body, in YAML and JSON")
   void scalarDocumentIsRejectedWithItsLine() throws Exception {
-    for (String text : new String[] {"config/mock", "\n\n9", "Null-''!!<tag:x> x\uD83D\uDE00",
-        "# comment\n\"text\"\n", "true"}) {
+    for (String text :
+        new String[] {
+          "config/mock", "\n\n9", "Null-''!!<tag:x> x\uD83D\uDE00", "# comment\n\"text\"\n", "true"
+        }) {
       ConfigDocument yaml = ConfigDocument.parseYaml(text);
       int line = text.startsWith("\n\n") ? 3 : text.startsWith("#") ? 2 : 1;
       assertThatThrownBy(() -> ConfigFormat.decodeAny(models, yaml))

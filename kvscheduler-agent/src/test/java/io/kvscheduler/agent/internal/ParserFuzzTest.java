@@ -3,6 +3,7 @@ package io.kvscheduler.agent.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kvscheduler.agent.internal.ConfigFormat.ConfigException;
 import io.kvscheduler.agent.spi.Model;
@@ -31,17 +32,18 @@ import net.jqwik.api.lifecycle.AfterProperty;
 import org.slf4j.LoggerFactory;
 
 /**
- * Fuzzing of every parser a user or a peer reaches, {@value #TRIES} generated inputs each:
- * config files (keyed and vpp-agent YAML formats, JSON) through the file northbound, REST bodies
- * as the REST API parses them, etcd values, and every model's JSON. Properties: no exception
- * escapes but the parsers' own rejection, every rejection names its place (file and line, line,
- * key), and values applied before stay applied. Each property prints how many inputs it tried,
- * accepted and rejected.
+ * Fuzzing of every parser a user or a peer reaches, {@value #TRIES} generated inputs each: config
+ * files (keyed and vpp-agent YAML formats, JSON) through the file northbound, REST bodies as the
+ * REST API parses them, etcd values, and every model's JSON. Properties: no exception escapes but
+ * the parsers' own rejection, every rejection names its place (file and line, line, key), and
+ * values applied before stay applied. Each property prints how many inputs it tried, accepted and
+ * rejected.
  */
 class ParserFuzzTest {
   static final int TRIES = 10_000;
   private static final Duration SETTLE = Duration.ofSeconds(2);
-  private static final String BASE = """
+  private static final String BASE =
+      """
       config/mock/v1/interfaces/base0:
         name: base0
         type: TAP
@@ -68,8 +70,9 @@ class ParserFuzzTest {
 
   @AfterProperty
   void report() throws IOException {
-    System.out.printf("fuzz %s: %d inputs, %d accepted, %d rejected%n", label,
-        accepted + rejected, accepted, rejected);
+    System.out.printf(
+        "fuzz %s: %d inputs, %d accepted, %d rejected%n",
+        label, accepted + rejected, accepted, rejected);
     if (files != null) {
       files.close();
       logger().setLevel(null);
@@ -94,17 +97,22 @@ class ParserFuzzTest {
   @Provide
   Arbitrary<String> documents() {
     return Arbitraries.frequencyOf(
-        Tuple.of(6, FuzzInputs.mutationsOf(FuzzInputs.KEYED_YAML, FuzzInputs.VPP_YAML,
-            FuzzInputs.KEYED_JSON, FuzzInputs.VPP_JSON)),
+        Tuple.of(
+            6,
+            FuzzInputs.mutationsOf(
+                FuzzInputs.KEYED_YAML,
+                FuzzInputs.VPP_YAML,
+                FuzzInputs.KEYED_JSON,
+                FuzzInputs.VPP_JSON)),
         Tuple.of(2, FuzzInputs.randomText()),
         Tuple.of(2, FuzzInputs.randomTreeText()));
   }
 
   /**
-   * Writes {@code text} as the file {@code name} next to a good file, lets the file northbound
-   * read it (twice, the settle time apart), and checks: the good file's values stay applied;
-   * the fuzzed file either applies (its values are now desired) or is rejected naming file and
-   * line, and then the values it gave before stay applied.
+   * Writes {@code text} as the file {@code name} next to a good file, lets the file northbound read
+   * it (twice, the settle time apart), and checks: the good file's values stay applied; the fuzzed
+   * file either applies (its values are now desired) or is rejected naming file and line, and then
+   * the values it gave before stay applied.
    */
   private void configFile(String name, String text) throws IOException {
     if (files == null) {
@@ -114,8 +122,8 @@ class ParserFuzzTest {
       Files.writeString(dir.resolve("base.yaml"), BASE);
       clock = new FileNorthboundSettleTest.ManualClock();
       nb = new FileNorthboundSettleTest.Recording();
-      files = new FileNorthbound(dir, models, nb, Duration.ZERO, Duration.ofHours(1), SETTLE,
-          clock);
+      files =
+          new FileNorthbound(dir, models, nb, Duration.ZERO, Duration.ofHours(1), SETTLE, clock);
       files.resyncAtStart();
       base = Map.copyOf(nb.desired);
       assertThat(base).hasSize(2);
@@ -136,14 +144,15 @@ class ParserFuzzTest {
       fuzzedBefore = fuzzed;
     } else {
       rejected++;
-      assertThat(error).as("rejection of %s", text)
+      assertThat(error)
+          .as("rejection of %s", text)
           .matches(Pattern.quote(file.toString()) + ":[1-9][0-9]*: (?s).+");
       assertThat(fuzzed).as("values given before stay applied").isEqualTo(fuzzedBefore);
     }
   }
 
-  private static ch.qos.logback.classic.Logger logger() {
-    return (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(FileNorthbound.class);
+  private static Logger logger() {
+    return (Logger) LoggerFactory.getLogger(FileNorthbound.class);
   }
 
   // --- REST bodies, parsed as the REST API parses them ---

@@ -17,8 +17,9 @@ class ParserLimitsTest {
   private static final int LIMIT = ConfigDocument.MAX_SCALAR_CODE_POINTS;
 
   @Test
-  @DisplayName("the YAML reader moves each code point a bounded number of times, however long"
-      + " the token the scanner measures")
+  @DisplayName(
+      "the YAML reader moves each code point a bounded number of times, however long"
+          + " the token the scanner measures")
   void yamlReaderIsLinear() {
     for (int n : new int[] {10_000, 100_000, 1_000_000}) {
       LinearYamlReader r = new LinearYamlReader("x".repeat(n) + "\n", LIMIT);
@@ -39,8 +40,10 @@ class ParserLimitsTest {
   @DisplayName("a string of the limit's length is read, in YAML (plain, quoted, block) and JSON")
   void stringAtTheLimitIsRead() throws Exception {
     String s = "x".repeat(LIMIT);
-    for (String yaml : new String[] {"k: " + s + "\n", "k: \"" + s + "\"\n", "k: '" + s + "'\n",
-        "k: |-\n  " + s + "\n"}) {
+    for (String yaml :
+        new String[] {
+          "k: " + s + "\n", "k: \"" + s + "\"\n", "k: '" + s + "'\n", "k: |-\n  " + s + "\n"
+        }) {
       assertThat(ConfigDocument.parseYaml(yaml).root().get("k").asText()).isEqualTo(s);
     }
     assertThat(ConfigDocument.parseJson("{\"k\": \"" + s + "\"}").root().get("k").asText())
@@ -48,37 +51,46 @@ class ParserLimitsTest {
   }
 
   @Test
-  @DisplayName("a YAML token over the limit is refused before it is read whole, naming the line"
-      + " and the limit")
+  @DisplayName(
+      "a YAML token over the limit is refused before it is read whole, naming the line"
+          + " and the limit")
   void yamlTokenOverTheLimitIsRefused() {
     // (a token just over the limit may already be in the window: the string's check refuses it)
     String over = "x".repeat(3 * LIMIT);
-    for (String yaml : new String[] {"a: 1\nk: " + over + "\n", "a: 1\nk: \"" + over + "\"\n",
-        "a: 1\n# " + over + "\n", "a: 1\nk: |\n  " + over + "\n"}) {
+    for (String yaml :
+        new String[] {
+          "a: 1\nk: " + over + "\n",
+          "a: 1\nk: \"" + over + "\"\n",
+          "a: 1\n# " + over + "\n",
+          "a: 1\nk: |\n  " + over + "\n"
+        }) {
       assertThatThrownBy(() -> ConfigDocument.parseYaml(yaml))
           .isInstanceOf(ConfigDocument.SyntaxException.class)
           .hasMessageStartingWith("too large: more than " + LIMIT + " characters without a break")
           .hasMessageEndingWith("(limit " + LIMIT + ")")
-          .satisfies(e -> assertThat(((ConfigDocument.SyntaxException) e).line())
-              .isEqualTo(yaml.contains("|") ? 3 : 2));
+          .satisfies(
+              e ->
+                  assertThat(((ConfigDocument.SyntaxException) e).line())
+                      .isEqualTo(yaml.contains("|") ? 3 : 2));
     }
   }
 
   @Test
-  @DisplayName("a string over the limit made of lines (folded YAML) or in JSON is refused,"
-      + " naming the line and the limit")
+  @DisplayName(
+      "a string over the limit made of lines (folded YAML) or in JSON is refused,"
+          + " naming the line and the limit")
   void stringOverTheLimitIsRefused() {
-    String folded = "a: 1\nk: \"" + (" " + "x".repeat(1023) + "\n").repeat(LIMIT / 1024 + 1)
-        + "\"\n";
+    String folded =
+        "a: 1\nk: \"" + (" " + "x".repeat(1023) + "\n").repeat(LIMIT / 1024 + 1) + "\"\n";
     assertThatThrownBy(() -> ConfigDocument.parseYaml(folded))
         .hasMessageMatching("too large: a string of \\d+ characters \\(limit " + LIMIT + "\\)")
         .satisfies(e -> assertThat(((ConfigDocument.SyntaxException) e).line()).isEqualTo(2));
-    assertThatThrownBy(() -> ConfigDocument.parseJson(
-        "{\"a\": 1,\n\"k\": \"" + "x".repeat(LIMIT + 1) + "\"}"))
+    assertThatThrownBy(
+            () -> ConfigDocument.parseJson("{\"a\": 1,\n\"k\": \"" + "x".repeat(LIMIT + 1) + "\"}"))
         .hasMessage("too large: a string of " + (LIMIT + 1) + " characters (limit " + LIMIT + ")")
         .satisfies(e -> assertThat(((ConfigDocument.SyntaxException) e).line()).isEqualTo(2));
-    assertThatThrownBy(() -> ConfigDocument.parseJson(
-        "{\"a\": 1,\n\"" + "x".repeat(LIMIT + 1) + "\": 1}"))
+    assertThatThrownBy(
+            () -> ConfigDocument.parseJson("{\"a\": 1,\n\"" + "x".repeat(LIMIT + 1) + "\": 1}"))
         .hasMessage("too large: a key of " + (LIMIT + 1) + " characters (limit " + LIMIT + ")");
   }
 
@@ -92,8 +104,13 @@ class ParserLimitsTest {
         .isTrue();
     String yaml = "a: 1\nk: " + "[".repeat(max) + "]".repeat(max) + "\n";
     assertThatThrownBy(() -> ConfigDocument.parseYaml(yaml))
-        .hasMessage("too deeply nested: more than " + max + " levels of mappings and lists"
-            + " (limit " + max + ")")
+        .hasMessage(
+            "too deeply nested: more than "
+                + max
+                + " levels of mappings and lists"
+                + " (limit "
+                + max
+                + ")")
         .satisfies(e -> assertThat(((ConfigDocument.SyntaxException) e).line()).isEqualTo(2));
     String json = "{\"a\": 1,\n\"k\": " + "[".repeat(100_000) + "]".repeat(100_000) + "}";
     assertThatThrownBy(() -> ConfigDocument.parseJson(json))
@@ -124,14 +141,17 @@ class ParserLimitsTest {
   }
 
   @Test
-  @DisplayName("a model's JSON (an etcd value) over a limit is refused as too large, naming the"
-      + " key and the limit")
+  @DisplayName(
+      "a model's JSON (an etcd value) over a limit is refused as too large, naming the"
+          + " key and the limit")
   void modelJsonOverALimitIsTooLarge() {
     ModelRegistry models = new ModelRegistry();
     MockModels.registerAll(models);
     String key = "config/mock/v1/interfaces/tap1";
-    assertThatThrownBy(() -> models.decode(key,
-        "{\"name\": \"tap1\", \"type\": \"" + "x".repeat(LIMIT + 1) + "\"}"))
+    assertThatThrownBy(
+            () ->
+                models.decode(
+                    key, "{\"name\": \"tap1\", \"type\": \"" + "x".repeat(LIMIT + 1) + "\"}"))
         .isInstanceOf(ModelException.class)
         .hasMessageStartingWith(key + ": too large")
         .hasMessageContaining("exceeds the maximum allowed (" + LIMIT);

@@ -15,8 +15,8 @@ final class Compression {
 
   /**
    * Drops intermediate pending operations: a CREATE that ended PENDING whose nearest later
-   * operation on the same key is a CREATE (which inherits its previous value, error and state),
-   * and a DELETE from PENDING whose nearest earlier operation on the same key is a DELETE (which
+   * operation on the same key is a CREATE (which inherits its previous value, error and state), and
+   * a DELETE from PENDING whose nearest earlier operation on the same key is a DELETE (which
    * inherits its new value, error and state). Linear: neighbours are found through per-key links,
    * kept in the nodes when {@code nodePerKey} (no node left the graph while the operations were
    * decided, so each key had one node), else in a hash map. Node scratch space is claimed with a
@@ -65,12 +65,14 @@ final class Compression {
    * Of {@code ops[from, to)}, adds to {@code out} all but the CREATEs ending PENDING that a later
    * CREATE of the same key replaces (which inherits their previous value, error and state).
    */
-  private static void dropPendingCreates(List<OpRecord> ops, int[] next, int from, int to,
-      List<OpRecord> out) {
+  private static void dropPendingCreates(
+      List<OpRecord> ops, int[] next, int from, int to, List<OpRecord> out) {
     for (int i = from; i < to; i++) {
       OpRecord op = ops.get(i);
       int j = next[i];
-      if (op.op == TxnOperation.CREATE && op.newState == ValueState.PENDING && j >= 0
+      if (op.op == TxnOperation.CREATE
+          && op.newState == ValueState.PENDING
+          && j >= 0
           && ops.get(j).op == TxnOperation.CREATE) {
         OpRecord later = ops.get(j);
         later.prevValue = op.prevValue;
@@ -90,7 +92,9 @@ final class Compression {
     for (int i = m - 1; i >= 0; i--) {
       OpRecord op = out.get(i);
       int j = prev[i];
-      if (op.op == TxnOperation.DELETE && op.prevState == ValueState.PENDING && j >= 0
+      if (op.op == TxnOperation.DELETE
+          && op.prevState == ValueState.PENDING
+          && j >= 0
           && out.get(j).op == TxnOperation.DELETE) {
         OpRecord earlier = out.get(j);
         earlier.newValue = op.newValue;
@@ -124,8 +128,14 @@ final class Compression {
   }
 
   /** {@link #sameKeyLinks} of the visits {@code [from, to)} (visit k is operation i). */
-  private static void link(List<OpRecord> ops, int[] link, int from, int to, boolean backwards,
-      Object token, Map<String, Integer> seen) {
+  private static void link(
+      List<OpRecord> ops,
+      int[] link,
+      int from,
+      int to,
+      boolean backwards,
+      Object token,
+      Map<String, Integer> seen) {
     int n = ops.size();
     for (int k = from; k < to; k++) {
       int i = backwards ? k : n - 1 - k; // visit from the side the link points away from

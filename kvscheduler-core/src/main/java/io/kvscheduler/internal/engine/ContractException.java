@@ -2,8 +2,8 @@ package io.kvscheduler.internal.engine;
 
 /**
  * A descriptor callback answered something its contract forbids (for example metadata of another
- * class than the descriptor declares). Never retriable: calling again would not change the
- * answer, and the southbound may already hold what the call did.
+ * class than the descriptor declares). Never retriable: calling again would not change the answer,
+ * and the southbound may already hold what the call did.
  */
 final class ContractException extends IllegalStateException {
   private static final long serialVersionUID = 1L;

@@ -15,9 +15,9 @@ final class DerivedOrder {
   private static final Comparator<KeyValuePair> BY_KEY = (a, b) -> a.key().compareTo(b.key());
 
   /**
-   * The derived values of {@code baseKey} with a value and a key other than the base's, sorted
-   * by key; of several values with the same key only the first (in {@code derived}'s order) is
-   * kept. Already sorted input is not copied twice.
+   * The derived values of {@code baseKey} with a value and a key other than the base's, sorted by
+   * key; of several values with the same key only the first (in {@code derived}'s order) is kept.
+   * Already sorted input is not copied twice.
    */
   static List<KeyValuePair> sortedUnique(List<KeyValuePair> derived, String baseKey) {
     KeyValuePair[] a = new KeyValuePair[derived.size()];
@@ -41,11 +41,11 @@ final class DerivedOrder {
   }
 
   /**
-   * Adds the values of {@code sorted[from, to)} to {@code out}, but for those whose key is the
-   * key of the value added last.
+   * Adds the values of {@code sorted[from, to)} to {@code out}, but for those whose key is the key
+   * of the value added last.
    */
-  private static void dropRepeated(KeyValuePair[] sorted, int from, int to,
-      List<KeyValuePair> out) {
+  private static void dropRepeated(
+      KeyValuePair[] sorted, int from, int to, List<KeyValuePair> out) {
     String prev = out.isEmpty() ? null : out.get(out.size() - 1).key();
     for (int i = from; i < to; i++) {
       String k = sorted[i].key();
@@ -57,11 +57,11 @@ final class DerivedOrder {
   }
 
   /**
-   * Copies the values of {@code derived[from, to)} that have a value and a key other than
-   * {@code baseKey} to {@code out} from index {@code n}; returns the new count.
+   * Copies the values of {@code derived[from, to)} that have a value and a key other than {@code
+   * baseKey} to {@code out} from index {@code n}; returns the new count.
    */
-  private static int keep(List<KeyValuePair> derived, int from, int to, String baseKey,
-      KeyValuePair[] out, int n) {
+  private static int keep(
+      List<KeyValuePair> derived, int from, int to, String baseKey, KeyValuePair[] out, int n) {
     for (int i = from; i < to; i++) {
       KeyValuePair kv = derived.get(i);
       if (kv.value() != null && !kv.key().equals(baseKey)) {
@@ -88,5 +88,4 @@ final class DerivedOrder {
   static boolean collides(Node existing, String baseKey) {
     return existing != null && existing.value != null && !baseKey.equals(existing.derivedFrom);
   }
-
 }

@@ -5,18 +5,22 @@ import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeyValuePair;
+import io.kvscheduler.api.OperationTimeoutException;
 import io.kvscheduler.internal.graph.Bulk;
 import io.kvscheduler.internal.graph.Node;
 import io.kvscheduler.internal.idxmap.NamedMappingImpl;
 import io.kvscheduler.internal.util.UserCode;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A registered descriptor with every callback guarded: exceptions thrown by user code never
- * escape to the engine. CRUD failures are returned as failed {@link Result}s; failures of the pure
+ * A registered descriptor with every callback guarded: exceptions thrown by user code never escape
+ * to the engine. CRUD failures are returned as failed {@link Result}s; failures of the pure
  * callbacks (label, comparator, dependencies, derived values) are logged and replaced by a safe
  * answer, or turned into an {@link InvalidValueException} when the value cannot be handled.
  */
@@ -50,21 +54,22 @@ final class DescriptorHandle {
   private final KVDescriptor.Dependencies<Object> dependencies;
 
   /** Limit of one southbound call (null: none, the call runs on the engine thread). */
-  private final java.time.Duration timeout;
+  private final Duration timeout;
+
   private final SbCalls calls;
 
   private static final Result<List<Dependency>> NO_DEPENDENCIES = new Result<>(List.of(), null);
   private static final Result<List<KeyValuePair>> NO_DERIVED = new Result<>(List.of(), null);
+
   /** A successful Create or Update that returned no metadata (the usual case). */
   private static final Result<Object> NO_METADATA = new Result<>(null, null);
 
   /**
-   * A handle whose southbound calls are limited to the descriptor's operation timeout, else
-   * {@code defaultTimeout} (null: no limit); limited calls run through {@code calls}.
+   * A handle whose southbound calls are limited to the descriptor's operation timeout, else {@code
+   * defaultTimeout} (null: no limit); limited calls run through {@code calls}.
    */
   @SuppressWarnings("unchecked")
-  DescriptorHandle(KVDescriptor<?, ?> descriptor, java.time.Duration defaultTimeout,
-      SbCalls calls) {
+  DescriptorHandle(KVDescriptor<?, ?> descriptor, Duration defaultTimeout, SbCalls calls) {
     this.d = (KVDescriptor<Object, Object>) descriptor;
     this.name = descriptor.name();
     this.metadataMap =
@@ -86,15 +91,13 @@ final class DescriptorHandle {
   }
 
   /**
-   * Runs a southbound callback on a call thread with the descriptor's time limit (callers without
-   * a limit call the callback directly, on the engine thread).
+   * Runs a southbound callback on a call thread with the descriptor's time limit (callers without a
+   * limit call the callback directly, on the engine thread).
    */
-  private <T> T limited(java.util.concurrent.Callable<T> call, String operation, String key)
-      throws Exception {
-    return calls.call(call, timeout,
-        () -> new io.kvscheduler.api.OperationTimeoutException(name, operation, key, timeout), key);
+  private <T> T limited(Callable<T> call, String operation, String key) throws Exception {
+    return calls.call(
+        call, timeout, () -> new OperationTimeoutException(name, operation, key, timeout), key);
   }
-
 
   /** Result of a guarded callback: a value or the thrown error. */
   record Result<T>(T value, Throwable error) {
@@ -142,24 +145,40 @@ final class DescriptorHandle {
   Throwable checkType(String key, Object value) {
     if (value != null && !valueType.isInstance(value)) {
       return new InvalidValueException(
-          "value for key " + key + " is a " + value.getClass().getName() + " but descriptor "
-              + name + " expects " + d.valueType().getName());
+          "value for key "
+              + key
+              + " is a "
+              + value.getClass().getName()
+              + " but descriptor "
+              + name
+              + " expects "
+              + d.valueType().getName());
     }
     return null;
   }
 
   /**
    * Null, or the error for metadata that is not of the class the descriptor declared (it can get
-   * there only through an unchecked cast in user code; kept, it would fail later, in a reader's
-   * or callback's cast, naming no key). {@code from}: what produced it, e.g. "Create".
+   * there only through an unchecked cast in user code; kept, it would fail later, in a reader's or
+   * callback's cast, naming no key). {@code from}: what produced it, e.g. "Create".
    */
   Throwable checkMetadata(String key, Object metadata, String from) {
     Class<?> declared = d.metadataType();
-    if (metadata != null && d.withMetadata() && !declared.isPrimitive()
+    if (metadata != null
+        && d.withMetadata()
+        && !declared.isPrimitive()
         && !declared.isInstance(metadata)) {
-      return new ContractException("descriptor " + name + ": " + from
-          + " gave metadata of class " + metadata.getClass().getName() + " for key " + key
-          + ", but the descriptor declares metadata of class " + declared.getName());
+      return new ContractException(
+          "descriptor "
+              + name
+              + ": "
+              + from
+              + " gave metadata of class "
+              + metadata.getClass().getName()
+              + " for key "
+              + key
+              + ", but the descriptor declares metadata of class "
+              + declared.getName());
     }
     return null;
   }
@@ -178,7 +197,8 @@ final class DescriptorHandle {
     if (oldValue == null || newValue == null) {
       return oldValue == newValue;
     }
-    if (comparator == null || checkType(key, oldValue) != null
+    if (comparator == null
+        || checkType(key, oldValue) != null
         || checkType(key, newValue) != null) {
       return equalValues(key, oldValue, newValue);
     }
@@ -186,8 +206,11 @@ final class DescriptorHandle {
       return comparator.equivalent(key, oldValue, newValue);
     } catch (Throwable t) {
       t = UserCode.contained(t);
-      LOG.error("descriptor {}: equivalence failed for key {}; treating values as different",
-          name, key, t);
+      LOG.error(
+          "descriptor {}: equivalence failed for key {}; treating values as different",
+          name,
+          key,
+          t);
       return false;
     }
   }
@@ -215,14 +238,17 @@ final class DescriptorHandle {
   /**
    * Called once {@link #equivalent} found {@code newValue} equivalent to {@code oldValue}, the
    * value of {@code n}: when that was decided by {@code equals} (no comparator) between values of
-   * one class, the answers remembered in {@code n} for {@code oldValue} are the answers for
-   * {@code newValue} too, and now match it by identity (asking for them calls no second
-   * {@code equals}; for a large value, such as a list of thousands of entries, that is a second
-   * pass over it).
+   * one class, the answers remembered in {@code n} for {@code oldValue} are the answers for {@code
+   * newValue} too, and now match it by identity (asking for them calls no second {@code equals};
+   * for a large value, such as a list of thousands of entries, that is a second pass over it).
    */
   void rememberEqual(Node n, Object oldValue, Object newValue) {
-    if (comparator == null && n.memoHandle == this && n.memoValue == oldValue && oldValue != null
-        && newValue != null && oldValue.getClass() == newValue.getClass()) {
+    if (comparator == null
+        && n.memoHandle == this
+        && n.memoValue == oldValue
+        && oldValue != null
+        && newValue != null
+        && oldValue.getClass() == newValue.getClass()) {
       n.memoValue = newValue;
     }
   }
@@ -233,7 +259,8 @@ final class DescriptorHandle {
       return true;
     }
     if (recreateDecider == null
-        || checkType(key, oldValue) != null || checkType(key, newValue) != null) {
+        || checkType(key, oldValue) != null
+        || checkType(key, newValue) != null) {
       return false;
     }
     try {
@@ -262,13 +289,18 @@ final class DescriptorHandle {
       }
     } catch (Throwable t) {
       t = UserCode.contained(t);
-      return new Result<>(List.of(), new IllegalStateException(
-          "descriptor " + name + ": dependencies callback failed for key " + key + ": " + t, t));
+      return new Result<>(
+          List.of(),
+          new IllegalStateException(
+              "descriptor " + name + ": dependencies callback failed for key " + key + ": " + t,
+              t));
     }
     if (wrong != null) {
       // the callback answered, wrongly: said as such, not as a failed callback
-      return new Result<>(List.of(), new IllegalStateException(
-          "descriptor " + name + ": dependencies of key " + key + ": " + wrong));
+      return new Result<>(
+          List.of(),
+          new IllegalStateException(
+              "descriptor " + name + ": dependencies of key " + key + ": " + wrong));
     }
     return new Result<>(deps, null);
   }
@@ -296,8 +328,10 @@ final class DescriptorHandle {
    */
   private boolean remembers(Node n, Object value) {
     Object m = n.memoValue;
-    if (n.memoHandle == this && m != null && (m == value
-        || value != null && m.getClass() == value.getClass() && equalValues(n.key, m, value))) {
+    if (n.memoHandle == this
+        && m != null
+        && (m == value
+            || value != null && m.getClass() == value.getClass() && equalValues(n.key, m, value))) {
       n.memoValue = value;
       return true;
     }
@@ -329,8 +363,8 @@ final class DescriptorHandle {
 
   /**
    * The derived values of {@code n}'s key for {@code value}, sorted by key with duplicates, null
-   * values and the base key itself left out ({@link DerivedOrder#sortedUnique}); remembered in
-   * the node like {@link #dependencies(Node, Object)}.
+   * values and the base key itself left out ({@link DerivedOrder#sortedUnique}); remembered in the
+   * node like {@link #dependencies(Node, Object)}.
    */
   @SuppressWarnings("unchecked")
   Result<List<KeyValuePair>> derivedSorted(Node n, Object value) {
@@ -343,12 +377,18 @@ final class DescriptorHandle {
     Result<List<KeyValuePair>> r = derivedValues(n.key, value);
     if (!r.failed()) {
       List<KeyValuePair> given = r.value();
-      r = given.isEmpty() ? NO_DERIVED
-          : new Result<>(DerivedOrder.sortedUnique(given, n.key), null);
+      r =
+          given.isEmpty()
+              ? NO_DERIVED
+              : new Result<>(DerivedOrder.sortedUnique(given, n.key), null);
       if (r.value().size() < given.size()) {
-        LOG.warn("descriptor {}: derivedValues for key {} gave {} entries that were dropped"
-            + " (without a value, with the base's own key, or with a key given before: the first"
-            + " is kept)", name, n.key, given.size() - r.value().size());
+        LOG.warn(
+            "descriptor {}: derivedValues for key {} gave {} entries that were dropped"
+                + " (without a value, with the base's own key, or with a key given before: the first"
+                + " is kept)",
+            name,
+            n.key,
+            given.size() - r.value().size());
       }
       n.memoDerived = r.value();
     }
@@ -372,14 +412,20 @@ final class DescriptorHandle {
         kept = dropNulls(a, i, Bulk.end(i, a.length), kept);
       }
       if (kept < a.length) {
-        LOG.warn("descriptor {}: derivedValues for key {} gave {} null entries; skipped", name,
-            key, a.length - kept);
+        LOG.warn(
+            "descriptor {}: derivedValues for key {} gave {} null entries; skipped",
+            name,
+            key,
+            a.length - kept);
       }
-      return new Result<>(java.util.Arrays.asList(a).subList(0, kept), null);
+      return new Result<>(Arrays.asList(a).subList(0, kept), null);
     } catch (Throwable t) {
       t = UserCode.contained(t);
-      return new Result<>(List.of(), new IllegalStateException(
-          "descriptor " + name + ": derivedValues callback failed for key " + key + ": " + t, t));
+      return new Result<>(
+          List.of(),
+          new IllegalStateException(
+              "descriptor " + name + ": derivedValues callback failed for key " + key + ": " + t,
+              t));
     }
   }
 
@@ -395,12 +441,18 @@ final class DescriptorHandle {
 
   Result<Object> create(String key, Object value) {
     if (creator == null) {
-      return new Result<>(null, new NotImplementedException(
-          "descriptor " + name + ": operation Create is not implemented (key " + key + ")"));
+      return new Result<>(
+          null,
+          new NotImplementedException(
+              "descriptor " + name + ": operation Create is not implemented (key " + key + ")"));
     }
     try {
-      return checked(key, timeout == null ? creator.create(key, value)
-          : limited(() -> creator.create(key, value), "Create", key), "Create");
+      return checked(
+          key,
+          timeout == null
+              ? creator.create(key, value)
+              : limited(() -> creator.create(key, value), "Create", key),
+          "Create");
     } catch (Throwable t) {
       return new Result<>(null, UserCode.contained(t));
     }
@@ -413,13 +465,17 @@ final class DescriptorHandle {
 
   Result<Object> update(String key, Object oldValue, Object newValue, Object metadata) {
     if (updater == null) {
-      return new Result<>(null, new NotImplementedException(
-          "descriptor " + name + ": operation Update is not implemented (key " + key + ")"));
+      return new Result<>(
+          null,
+          new NotImplementedException(
+              "descriptor " + name + ": operation Update is not implemented (key " + key + ")"));
     }
     try {
-      return checked(key, timeout == null
-          ? updater.update(key, oldValue, newValue, metadata)
-          : limited(() -> updater.update(key, oldValue, newValue, metadata), "Update", key),
+      return checked(
+          key,
+          timeout == null
+              ? updater.update(key, oldValue, newValue, metadata)
+              : limited(() -> updater.update(key, oldValue, newValue, metadata), "Update", key),
           "Update");
     } catch (Throwable t) {
       return new Result<>(null, UserCode.contained(t));
@@ -435,10 +491,13 @@ final class DescriptorHandle {
       if (timeout == null) {
         deleter.delete(key, value, metadata);
       } else {
-        limited(() -> {
-          deleter.delete(key, value, metadata);
-          return null;
-        }, "Delete", key);
+        limited(
+            () -> {
+              deleter.delete(key, value, metadata);
+              return null;
+            },
+            "Delete",
+            key);
       }
       return null;
     } catch (Throwable t) {
@@ -453,18 +512,25 @@ final class DescriptorHandle {
   Result<List<KVWithMetadata<Object, Object>>> retrieve(
       List<KVWithMetadata<Object, Object>> correlate) {
     if (retriever == null) {
-      return new Result<>(null, new IllegalStateException(
-          "descriptor " + name + " does not support Retrieve operation"));
+      return new Result<>(
+          null,
+          new IllegalStateException("descriptor " + name + " does not support Retrieve operation"));
     }
     try {
-      List<KVWithMetadata<Object, Object>> r = timeout == null ? retriever.retrieve(correlate)
-          : limited(() -> retriever.retrieve(correlate), "Retrieve", null);
+      List<KVWithMetadata<Object, Object>> r =
+          timeout == null
+              ? retriever.retrieve(correlate)
+              : limited(() -> retriever.retrieve(correlate), "Retrieve", null);
       if (r == null) {
         // most likely a bug, not an empty southbound: taken as "empty", the resync would create
         // every value again over what the southbound holds
-        return new Result<>(null, new ContractException("descriptor " + name
-            + ": Retrieve returned null instead of a list (an empty list says that the"
-            + " southbound holds nothing)"));
+        return new Result<>(
+            null,
+            new ContractException(
+                "descriptor "
+                    + name
+                    + ": Retrieve returned null instead of a list (an empty list says that the"
+                    + " southbound holds nothing)"));
       }
       // copied inside the guard: the returned list is user code too (read later, by index)
       return new Result<>(new ArrayList<>(r), null);
@@ -474,7 +540,8 @@ final class DescriptorHandle {
   }
 
   boolean isRetriable(Throwable err) {
-    if (err instanceof NotImplementedException || err instanceof InvalidValueException
+    if (err instanceof NotImplementedException
+        || err instanceof InvalidValueException
         || err instanceof ContractException) {
       return false;
     }
@@ -485,8 +552,8 @@ final class DescriptorHandle {
       return retriableFailure.isRetriable(err);
     } catch (Throwable t) {
       t = UserCode.contained(t);
-      LOG.error("descriptor {}: isRetriableFailure failed; treating error as non-retriable",
-          name, t);
+      LOG.error(
+          "descriptor {}: isRetriableFailure failed; treating error as non-retriable", name, t);
       return false;
     }
   }

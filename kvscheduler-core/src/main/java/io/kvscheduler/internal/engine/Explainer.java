@@ -12,11 +12,11 @@ import java.util.LinkedHashSet;
 import java.util.List;
 
 /**
- * Explains why a value is not applied: one line per cause, indented by depth, following
- * unsatisfied dependencies down to their roots (missing key, invalid value, failed value,
- * unimplemented value) and naming dependency cycles in full. Indentation stops growing at {@link
- * #MAX_INDENT} levels, deeper lines start with their depth instead: a chain of thousands of
- * PENDING values then explains in lines of bounded length, not in lines as long as the chain.
+ * Explains why a value is not applied: one line per cause, indented by depth, following unsatisfied
+ * dependencies down to their roots (missing key, invalid value, failed value, unimplemented value)
+ * and naming dependency cycles in full. Indentation stops growing at {@link #MAX_INDENT} levels,
+ * deeper lines start with their depth instead: a chain of thousands of PENDING values then explains
+ * in lines of bounded length, not in lines as long as the chain.
  */
 final class Explainer {
   private Explainer() {}
@@ -43,8 +43,8 @@ final class Explainer {
   static Explanation tree(Graph g, String key) {
     Node n = g.get(key);
     if (n == null || n.value == null) {
-      return Explanation.of(key, n == null ? ValueState.NONEXISTENT : n.state,
-          Explanation.Reason.UNKNOWN_KEY);
+      return Explanation.of(
+          key, n == null ? ValueState.NONEXISTENT : n.state, Explanation.Reason.UNKNOWN_KEY);
     }
     return node(g, n, new LinkedHashSet<>());
   }
@@ -60,8 +60,17 @@ final class Explainer {
         }
       }
       cycle.add(n.key);
-      return new Explanation(n.key, n.state, Explanation.Reason.CYCLE, "", List.of(), List.of(),
-          "", TxnOperation.UNDEFINED, cycle, List.of());
+      return new Explanation(
+          n.key,
+          n.state,
+          Explanation.Reason.CYCLE,
+          "",
+          List.of(),
+          List.of(),
+          "",
+          TxnOperation.UNDEFINED,
+          cycle,
+          List.of());
     }
     path.add(n.key);
     try {
@@ -75,26 +84,66 @@ final class Explainer {
             }
             List<Node> targets = g.targetsOf(d);
             if (targets.isEmpty()) {
-              causes.add(d.isAnyOf()
-                  ? new Explanation("", ValueState.NONEXISTENT,
-                      Explanation.Reason.NO_MATCHING_KEY, d.label(), d.keyPrefixes(), List.of(),
-                      "", TxnOperation.UNDEFINED, List.of(), List.of())
-                  : Explanation.of(d.key(), ValueState.NONEXISTENT,
-                      Explanation.Reason.MISSING_DEPENDENCY).via(d.label()));
+              causes.add(
+                  d.isAnyOf()
+                      ? new Explanation(
+                          "",
+                          ValueState.NONEXISTENT,
+                          Explanation.Reason.NO_MATCHING_KEY,
+                          d.label(),
+                          d.keyPrefixes(),
+                          List.of(),
+                          "",
+                          TxnOperation.UNDEFINED,
+                          List.of(),
+                          List.of())
+                      : Explanation.of(
+                              d.key(),
+                              ValueState.NONEXISTENT,
+                              Explanation.Reason.MISSING_DEPENDENCY)
+                          .via(d.label()));
               continue;
             }
             for (Node t : targets) {
               causes.add(node(g, t, path).via(d.label()));
             }
           }
-          yield new Explanation(n.key, n.state, Explanation.Reason.WAITING, "", List.of(),
-              List.of(), "", TxnOperation.UNDEFINED, List.of(), causes);
+          yield new Explanation(
+              n.key,
+              n.state,
+              Explanation.Reason.WAITING,
+              "",
+              List.of(),
+              List.of(),
+              "",
+              TxnOperation.UNDEFINED,
+              List.of(),
+              causes);
         }
-        case INVALID -> new Explanation(n.key, n.state, Explanation.Reason.INVALID, "",
-            List.of(), invalidFields(n.error), error, TxnOperation.UNDEFINED, List.of(),
-            List.of());
-        case FAILED, RETRYING -> new Explanation(n.key, n.state, Explanation.Reason.FAILED, "",
-            List.of(), List.of(), error, n.errorOp, List.of(), List.of());
+        case INVALID ->
+            new Explanation(
+                n.key,
+                n.state,
+                Explanation.Reason.INVALID,
+                "",
+                List.of(),
+                invalidFields(n.error),
+                error,
+                TxnOperation.UNDEFINED,
+                List.of(),
+                List.of());
+        case FAILED, RETRYING ->
+            new Explanation(
+                n.key,
+                n.state,
+                Explanation.Reason.FAILED,
+                "",
+                List.of(),
+                List.of(),
+                error,
+                n.errorOp,
+                List.of(),
+                List.of());
         case UNIMPLEMENTED -> Explanation.of(n.key, n.state, Explanation.Reason.UNIMPLEMENTED);
         case MISSING -> Explanation.of(n.key, n.state, Explanation.Reason.MISSING);
         default -> Explanation.of(n.key, n.state, Explanation.Reason.APPLIED);
@@ -114,8 +163,8 @@ final class Explainer {
     return List.of();
   }
 
-  private static void walk(Graph g, Node n, int depth, LinkedHashSet<String> path,
-      List<String> out) {
+  private static void walk(
+      Graph g, Node n, int depth, LinkedHashSet<String> path, List<String> out) {
     String pad = pad(depth);
     if (path.contains(n.key)) {
       List<String> cycle = new ArrayList<>();
@@ -141,8 +190,14 @@ final class Explainer {
             }
             List<Node> targets = g.targetsOf(d);
             if (targets.isEmpty()) {
-              out.add(pad(depth + 1) + "dependency '" + d.label() + "': "
-                  + (d.isAnyOf() ? "no key matches " + d : "key " + d.key() + " does not exist"));
+              out.add(
+                  pad(depth + 1)
+                      + "dependency '"
+                      + d.label()
+                      + "': "
+                      + (d.isAnyOf()
+                          ? "no key matches " + d
+                          : "key " + d.key() + " does not exist"));
               continue;
             }
             out.add(pad(depth + 1) + "dependency '" + d.label() + "': no target is available");
@@ -152,11 +207,16 @@ final class Explainer {
           }
         }
         case INVALID -> out.add(pad + n.key + " is INVALID: " + OpRecord.msg(n.error));
-        case FAILED, RETRYING -> out.add(pad + n.key + " is " + n.state + " (" + n.errorOp
-            + "): " + OpRecord.msg(n.error));
+        case FAILED, RETRYING ->
+            out.add(
+                pad + n.key + " is " + n.state + " (" + n.errorOp + "): " + OpRecord.msg(n.error));
         case UNIMPLEMENTED -> out.add(pad + n.key + " is UNIMPLEMENTED: no descriptor selects it");
-        case MISSING -> out.add(pad + n.key + " is MISSING: configured but not found in the"
-            + " southbound by the last refresh");
+        case MISSING ->
+            out.add(
+                pad
+                    + n.key
+                    + " is MISSING: configured but not found in the"
+                    + " southbound by the last refresh");
         default -> out.add(pad + n.key + " is " + n.state);
       }
     } finally {

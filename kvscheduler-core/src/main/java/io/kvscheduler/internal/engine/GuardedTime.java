@@ -7,6 +7,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,8 +65,11 @@ final class GuardedTime {
         t = UserCode.contained(t);
         Instant fallback = last != null ? last : Instant.now();
         if (report(failures)) {
-          LOG.error("the scheduler's clock failed; using {} (failures so far: {})", fallback,
-              failures.get(), t);
+          LOG.error(
+              "the scheduler's clock failed; using {} (failures so far: {})",
+              fallback,
+              failures.get(),
+              t);
         }
         return fallback;
       }
@@ -76,7 +81,7 @@ final class GuardedTime {
         return clock.getZone();
       } catch (Throwable t) {
         UserCode.rethrowFatal(t);
-        return java.time.ZoneOffset.UTC;
+        return ZoneOffset.UTC;
       }
     }
 
@@ -99,14 +104,18 @@ final class GuardedTime {
       try {
         Subscription s = delays.schedule(delay, task);
         return s != null ? s : () -> {};
-      } catch (java.util.concurrent.RejectedExecutionException e) {
+      } catch (RejectedExecutionException e) {
         LOG.debug("a task due in {} was rejected (the scheduler is closing)", delay, e);
         return LOST;
       } catch (Throwable t) {
         t = UserCode.contained(t);
         if (report(failures)) {
-          LOG.error("the scheduler's delay scheduler failed; a task due in {} (a retry or a"
-              + " periodic resync) is lost (failures so far: {})", delay, failures.get(), t);
+          LOG.error(
+              "the scheduler's delay scheduler failed; a task due in {} (a retry or a"
+                  + " periodic resync) is lost (failures so far: {})",
+              delay,
+              failures.get(),
+              t);
         }
         return LOST;
       }

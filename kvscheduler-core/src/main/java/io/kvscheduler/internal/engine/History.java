@@ -10,32 +10,39 @@ import io.kvscheduler.internal.graph.Graph;
 import io.kvscheduler.internal.graph.Node;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 
 /**
- * Transaction records and graph revisions. Records are written by the engine thread and read
- * from any thread through a {@link RecordLog}. Revisions form one immutable chain per key
- * ({@link Rev}): the engine keeps the chain in the key's node and readers find it in the key's
- * published view, so recording a revision costs one object and no map operation. Chains of
- * removed keys move to a small concurrent map until the key comes back or the chain is trimmed.
- * Only changed nodes get a revision, so the cost per transaction follows the change. Trimmed by
- * age (except the permanent period after start), at most once a minute after a transaction, and
- * records also by count.
+ * Transaction records and graph revisions. Records are written by the engine thread and read from
+ * any thread through a {@link RecordLog}. Revisions form one immutable chain per key ({@link Rev}):
+ * the engine keeps the chain in the key's node and readers find it in the key's published view, so
+ * recording a revision costs one object and no map operation. Chains of removed keys move to a
+ * small concurrent map until the key comes back or the chain is trimmed. Only changed nodes get a
+ * revision, so the cost per transaction follows the change. Trimmed by age (except the permanent
+ * period after start), at most once a minute after a transaction, and records also by count.
  */
 final class History {
   private final SchedulerConfig cfg;
   private final Instant started;
   private final RecordLog records = new RecordLog();
+
   /** Key → newest revision (closed) of keys that have no node. */
   private final ConcurrentHashMap<String, Rev> removed = new ConcurrentHashMap<>();
+
   /** Where readers find the chains of live keys. */
   private final Published published;
+
   /** Trims run at most once a minute: the earliest time of the next (no Instant per check). */
   private Instant nextTrim;
+
   private Instant nextRevisionTrim;
 
   History(SchedulerConfig cfg, Instant started, Published published) {
@@ -74,8 +81,8 @@ final class History {
   }
 
   /**
-   * Appends one revision per node changed in a batch and hands chains over to nodes that
-   * replaced others; a removed key's chain is closed and kept aside.
+   * Appends one revision per node changed in a batch and hands chains over to nodes that replaced
+   * others; a removed key's chain is closed and kept aside.
    */
   void addRevisions(Graph.Journal journal, long seq, Instant now) {
     if (!cfg.recordHistory()) {
@@ -92,7 +99,9 @@ final class History {
     }
   }
 
-  /** True when revisions are recorded (else {@link #addRevision} and {@link #carryOver} do nothing). */
+  /**
+   * True when revisions are recorded (else {@link #addRevision} and {@link #carryOver} do nothing).
+   */
   boolean records() {
     return cfg.recordHistory();
   }
@@ -120,24 +129,25 @@ final class History {
   }
 
   /**
-   * Revisions ended so far and not yet trimmed, oldest first (engine thread): for each, its key
-   * and its end. A trim takes the entries that ended before the cutoff from the front and
-   * visits only those keys' chains, not every key of the graph: it costs the chains of the keys
-   * that have something to drop.
-   * Entries of one batch share the batch's {@code Instant}. If the clock goes back, an entry is
-   * queued behind later ones; the next trim then sorts the queue by end first, so nothing waits
-   * behind an entry stamped before the clock was set back.
+   * Revisions ended so far and not yet trimmed, oldest first (engine thread): for each, its key and
+   * its end. A trim takes the entries that ended before the cutoff from the front and visits only
+   * those keys' chains, not every key of the graph: it costs the chains of the keys that have
+   * something to drop. Entries of one batch share the batch's {@code Instant}. If the clock goes
+   * back, an entry is queued behind later ones; the next trim then sorts the queue by end first, so
+   * nothing waits behind an entry stamped before the clock was set back.
    */
   private String[] closedKeys = new String[64];
+
   private Instant[] closedEnds = new Instant[64];
   private int closedHead;
   private int closedSize;
+
   /** An entry was queued with an end before the entry in front of it (the clock went back). */
   private boolean closedOutOfOrder;
 
   private void noteClosed(String key, Instant end) {
-    if (closedSize > 0 && end.isBefore(
-        closedEnds[(closedHead + closedSize - 1) & (closedKeys.length - 1)])) {
+    if (closedSize > 0
+        && end.isBefore(closedEnds[(closedHead + closedSize - 1) & (closedKeys.length - 1)])) {
       closedOutOfOrder = true;
     }
     if (closedSize == closedKeys.length) {
@@ -218,9 +228,9 @@ final class History {
   }
 
   /**
-   * The state of the newest recorded revision of {@code key} (whose node is {@code n}, or null)
-   * in which the value was there (not REMOVED), or null: what the key was before it went,
-   * whoever removed it.
+   * The state of the newest recorded revision of {@code key} (whose node is {@code n}, or null) in
+   * which the value was there (not REMOVED), or null: what the key was before it went, whoever
+   * removed it.
    */
   ValueState lastPresentState(String key, Node n) {
     Rev head = n != null ? (Rev) n.history : null;
@@ -256,7 +266,7 @@ final class History {
       out.add(r.toApi(r.end(next)));
       next = r;
     }
-    java.util.Collections.reverse(out);
+    Collections.reverse(out);
     return out;
   }
 
@@ -270,33 +280,35 @@ final class History {
   }
 
   /** Every chain readers can see: live keys from the views, removed keys from the side map. */
-  private void forEachChain(java.util.function.BiConsumer<String, Rev> action) {
+  private void forEachChain(BiConsumer<String, Rev> action) {
     Published.Snapshot views = published.current();
     for (Rev v : views.values()) {
       if (v.history() != null) {
         action.accept(v.key, v.history());
       }
     }
-    removed.forEach((k, r) -> {
-      if (!views.containsKey(k)) {
-        action.accept(k, r);
-      }
-    });
+    removed.forEach(
+        (k, r) -> {
+          if (!views.containsKey(k)) {
+            action.accept(k, r);
+          }
+        });
   }
 
   List<NodeRevision> snapshot(Instant t) {
     TreeMap<String, NodeRevision> out = new TreeMap<>();
-    forEachChain((key, head) -> {
-      Rev next = null;
-      for (Rev r = head; r != null; r = r.prev) {
-        Instant end = r.end(next);
-        if (!r.since.isAfter(t) && (end == null || end.isAfter(t))) {
-          out.put(key, r.toApi(end));
-          break;
-        }
-        next = r;
-      }
-    });
+    forEachChain(
+        (key, head) -> {
+          Rev next = null;
+          for (Rev r = head; r != null; r = r.prev) {
+            Instant end = r.end(next);
+            if (!r.since.isAfter(t) && (end == null || end.isAfter(t))) {
+              out.put(key, r.toApi(end));
+              break;
+            }
+            next = r;
+          }
+        });
     return List.copyOf(out.values());
   }
 
@@ -304,18 +316,19 @@ final class History {
     long[] total = {0};
     Map<String, Long> per = new TreeMap<>();
     flagValue(flag, null); // rejects an unknown flag even when there is no revision
-    forEachChain((key, head) -> {
-      if (!selector.test(key)) {
-        return;
-      }
-      for (NodeRevision r : toApi(head)) {
-        String v = flagValue(flag, r);
-        if (v != null) {
-          total[0]++;
-          per.merge(v, 1L, Long::sum);
-        }
-      }
-    });
+    forEachChain(
+        (key, head) -> {
+          if (!selector.test(key)) {
+            return;
+          }
+          for (NodeRevision r : toApi(head)) {
+            String v = flagValue(flag, r);
+            if (v != null) {
+              total[0]++;
+              per.merge(v, 1L, Long::sum);
+            }
+          }
+        });
     return new FlagStats(total[0], per);
   }
 
@@ -323,8 +336,11 @@ final class History {
     if (r == null) {
       return switch (flag) {
         case "value-state", "unavailable", "error", "last-update", "descriptor", "derived" -> null;
-        default -> throw new IllegalArgumentException("unknown flag '" + flag
-            + "' (known: value-state, unavailable, error, last-update, descriptor, derived)");
+        default ->
+            throw new IllegalArgumentException(
+                "unknown flag '"
+                    + flag
+                    + "' (known: value-state, unavailable, error, last-update, descriptor, derived)");
       };
     }
     return switch (flag) {
@@ -334,14 +350,17 @@ final class History {
       case "last-update" -> r.lastUpdateSeq() < 0 ? null : r.lastOperation().name();
       case "descriptor" -> r.descriptor().isEmpty() ? null : r.descriptor();
       case "derived" -> r.derivedFrom().isEmpty() ? null : r.derivedFrom();
-      default -> throw new IllegalArgumentException("unknown flag '" + flag
-          + "' (known: value-state, unavailable, error, last-update, descriptor, derived)");
+      default ->
+          throw new IllegalArgumentException(
+              "unknown flag '"
+                  + flag
+                  + "' (known: value-state, unavailable, error, last-update, descriptor, derived)");
     };
   }
 
   /**
-   * Drops old records, at most once a minute. Called after every transaction and before every
-   * read of records, so an idle scheduler needs no timer; safe from any thread.
+   * Drops old records, at most once a minute. Called after every transaction and before every read
+   * of records, so an idle scheduler needs no timer; safe from any thread.
    */
   synchronized void trim(Instant now) {
     if (!due(now, nextTrim)) {
@@ -350,8 +369,7 @@ final class History {
     nextTrim = now.plusSeconds(60);
     Instant cutoff = cutoff(now);
     Instant permanentUntil = started.plus(cfg.permanentHistoryPeriod());
-    records.removeIf(r ->
-        r.start.isBefore(cutoff) && !r.start.isBefore(permanentUntil));
+    records.removeIf(r -> r.start.isBefore(cutoff) && !r.start.isBefore(permanentUntil));
   }
 
   /**
@@ -377,7 +395,7 @@ final class History {
     if (closedOutOfOrder) {
       sortClosed();
     }
-    java.util.HashSet<String> visited = null;
+    HashSet<String> visited = null;
     while (closedSize > 0 && closedEnds[closedHead].isBefore(cutoff)) {
       String key = closedKeys[closedHead];
       closedKeys[closedHead] = null;
@@ -385,7 +403,7 @@ final class History {
       closedHead = (closedHead + 1) & (closedKeys.length - 1);
       closedSize--;
       if (visited == null) {
-        visited = new java.util.HashSet<>();
+        visited = new HashSet<>();
       }
       if (!visited.add(key)) {
         continue; // the chain was trimmed already in this pass
@@ -421,20 +439,20 @@ final class History {
       ends[j] = closedEnds[from];
       order[j] = j;
     }
-    java.util.Arrays.sort(order, (a, b) -> ends[a].compareTo(ends[b]));
+    Arrays.sort(order, (a, b) -> ends[a].compareTo(ends[b]));
     for (int j = 0; j < closedSize; j++) {
       closedKeys[j] = keys[order[j]];
       closedEnds[j] = ends[order[j]];
     }
-    java.util.Arrays.fill(closedKeys, closedSize, closedKeys.length, null);
-    java.util.Arrays.fill(closedEnds, closedSize, closedEnds.length, null);
+    Arrays.fill(closedKeys, closedSize, closedKeys.length, null);
+    Arrays.fill(closedEnds, closedSize, closedEnds.length, null);
     closedHead = 0;
     closedOutOfOrder = false;
   }
 
   /**
-   * After a transaction was aborted and rolled back: side chains of keys that have a node again
-   * are dropped (the transaction's own cleanup did not run). Rare: one pass over the side chains.
+   * After a transaction was aborted and rolled back: side chains of keys that have a node again are
+   * dropped (the transaction's own cleanup did not run). Rare: one pass over the side chains.
    */
   void dropRevived(Graph g) {
     if (!removed.isEmpty()) {
@@ -453,7 +471,9 @@ final class History {
     return out;
   }
 
-  /** Moves the queue, oldest first, to arrays of {@code capacity} (a power of two above its size). */
+  /**
+   * Moves the queue, oldest first, to arrays of {@code capacity} (a power of two above its size).
+   */
   private void resizeClosed(int capacity) {
     String[] keys = new String[capacity];
     Instant[] ends = new Instant[capacity];

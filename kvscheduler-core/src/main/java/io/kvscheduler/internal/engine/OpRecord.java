@@ -3,10 +3,12 @@ package io.kvscheduler.internal.engine;
 import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.graph.Node;
 import io.kvscheduler.internal.util.UserCode;
 import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Mutable operation record used while a transaction executes. Once its transaction is recorded
@@ -16,8 +18,10 @@ import java.util.Set;
 final class OpRecord {
   TxnOperation op = TxnOperation.UNDEFINED;
   String key;
+
   /** Base key of the value (the key itself for base values). */
   String baseKey;
+
   Object prevValue;
   Object newValue;
   ValueState prevState = ValueState.NONEXISTENT;
@@ -30,8 +34,10 @@ final class OpRecord {
   boolean revert;
   boolean retry;
   boolean recreate;
+
   /** The node the operation was decided on (stands for the key while no node left the graph). */
-  io.kvscheduler.internal.graph.Node node;
+  Node node;
+
   /** Added to the transaction's operations (a record that was not may be reused). */
   boolean recorded;
 
@@ -69,16 +75,19 @@ final class OpRecord {
   }
 
   /**
-   * {@code text.apply(v)}, guarded: a value's {@code toString} (or a configured value formatter)
-   * is user code; when it throws, the value is shown by its class.
+   * {@code text.apply(v)}, guarded: a value's {@code toString} (or a configured value formatter) is
+   * user code; when it throws, the value is shown by its class.
    */
-  static String text(java.util.function.Function<Object, String> text, Object v) {
+  static String text(Function<Object, String> text, Object v) {
     try {
       return text.apply(v);
     } catch (Throwable t) {
       UserCode.rethrowFatal(t);
-      return "<" + (v == null ? "null" : v.getClass().getName()) + ": text failed with "
-          + t.getClass().getName() + ">";
+      return "<"
+          + (v == null ? "null" : v.getClass().getName())
+          + ": text failed with "
+          + t.getClass().getName()
+          + ">";
     }
   }
 
@@ -88,8 +97,16 @@ final class OpRecord {
   }
 
   RecordedTxnOp freeze() {
-    return new RecordedTxnOp(op, key, Optional.ofNullable(prevValue),
-        Optional.ofNullable(newValue), prevState, newState, msg(prevErr), msg(newErr), flags());
+    return new RecordedTxnOp(
+        op,
+        key,
+        Optional.ofNullable(prevValue),
+        Optional.ofNullable(newValue),
+        prevState,
+        newState,
+        msg(prevErr),
+        msg(newErr),
+        flags());
   }
 
   private Set<RecordedTxnOp.Flag> flags() {

@@ -1,11 +1,12 @@
 package io.kvscheduler.internal.engine;
 
+import java.util.Arrays;
 import java.util.HashSet;
 
 /**
  * The keys on the walk's current recursion path (the cycle guard). Paths are short, so keys are
- * kept in a stack searched linearly; a long path also keeps a hash set, so a deep dependency
- * chain costs O(1) per step, not O(depth).
+ * kept in a stack searched linearly; a long path also keeps a hash set, so a deep dependency chain
+ * costs O(1) per step, not O(depth).
  */
 final class Path {
   private static final int LINEAR = 16;
@@ -35,19 +36,19 @@ final class Path {
       }
     }
     if (size == stack.length) {
-      stack = java.util.Arrays.copyOf(stack, size * 2);
+      stack = Arrays.copyOf(stack, size * 2);
     }
     stack[size++] = key;
     return true;
   }
 
   /**
-   * Empties the path and returns it (a no-op unless a pass ended abnormally, e.g. an internal
-   * error thrown while a key was being pushed).
+   * Empties the path and returns it (a no-op unless a pass ended abnormally, e.g. an internal error
+   * thrown while a key was being pushed).
    */
   Path cleared() {
     if (size > 0 || deep != null) {
-      java.util.Arrays.fill(stack, 0, size, null);
+      Arrays.fill(stack, 0, size, null);
       size = 0;
       deep = null;
     }

@@ -12,19 +12,20 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
 
 /**
  * The read side: an immutable {@link Snapshot} of what readers see of every key (a {@link Rev}),
  * replaced after every transaction. Readers take the current snapshot and see a consistent state
  * without locks.
  *
- * <p>A snapshot is two persistent structures: the views, a vector ({@link SlotVector}) indexed by
- * a slot number each key keeps while it is published, and a sorted key index key → slot ({@link
- * SlotIndex}) for lookups by key and reads in key order. A transaction that only changes values (the common case)
- * updates the vector alone: a path of about log32(n) small arrays, found through the slot the node
- * remembers ({@link Node#publishedSlot}), with no key comparison. The key index changes only when
- * keys come or go, at O(log n) per key. A large change is merged into new structures in one linear
- * pass; the key index then costs no object per key.
+ * <p>A snapshot is two persistent structures: the views, a vector ({@link SlotVector}) indexed by a
+ * slot number each key keeps while it is published, and a sorted key index key → slot ({@link
+ * SlotIndex}) for lookups by key and reads in key order. A transaction that only changes values
+ * (the common case) updates the vector alone: a path of about log32(n) small arrays, found through
+ * the slot the node remembers ({@link Node#publishedSlot}), with no key comparison. The key index
+ * changes only when keys come or go, at O(log n) per key. A large change is merged into new
+ * structures in one linear pass; the key index then costs no object per key.
  */
 final class Published {
   /** What readers see of the graph at one moment. Immutable. */
@@ -33,6 +34,7 @@ final class Published {
 
     /** Key → slot of its view, in key order. */
     private final SlotIndex slots;
+
     /** Views by slot; a free slot holds null. */
     private final SlotVector<Rev> views;
 
@@ -72,25 +74,26 @@ final class Published {
 
     /** The views of the keys in [{@code from}, {@code to}) (null: open), in key order. */
     private Iterable<Rev> viewsOf(String from, String to) {
-      return () -> new Iterator<>() {
-        private final SlotIndex.Cursor c = slots.cursor(from, to);
-        private boolean ahead = c.next();
+      return () ->
+          new Iterator<>() {
+            private final SlotIndex.Cursor c = slots.cursor(from, to);
+            private boolean ahead = c.next();
 
-        @Override
-        public boolean hasNext() {
-          return ahead;
-        }
+            @Override
+            public boolean hasNext() {
+              return ahead;
+            }
 
-        @Override
-        public Rev next() {
-          if (!ahead) {
-            throw new java.util.NoSuchElementException();
-          }
-          Rev r = views.get(c.slot());
-          ahead = c.next();
-          return r;
-        }
-      };
+            @Override
+            public Rev next() {
+              if (!ahead) {
+                throw new NoSuchElementException();
+              }
+              Rev r = views.get(c.slot());
+              ahead = c.next();
+              return r;
+            }
+          };
     }
 
     /** Status of {@code key} with its derived values, all from this snapshot. */
@@ -119,14 +122,19 @@ final class Published {
   }
 
   private volatile Snapshot snapshot = Snapshot.EMPTY;
+
   /** Keys whose published state is PENDING (engine thread only). */
   private final HashSet<String> pending = new HashSet<>();
+
   /** Engine side: the key published in each slot, null for a free slot. */
   private String[] slotKeys = new String[64];
+
   /** Number of slots in use or freed (the length of the views vector). */
   private int slotCount;
+
   /** Freed slots, reused before new ones (a stack). */
   private int[] free = new int[16];
+
   private int freeCount;
 
   /** Keys whose published state is PENDING (engine thread only; read only). */
@@ -139,8 +147,8 @@ final class Published {
   }
 
   /**
-   * Re-publishes the touched keys (those whose node changed, was created or removed; a key may
-   * be listed more than once).
+   * Re-publishes the touched keys (those whose node changed, was created or removed; a key may be
+   * listed more than once).
    */
   void update(Touched touched, Graph g) {
     Snapshot s = snapshot;
@@ -226,8 +234,8 @@ final class Published {
   private static final int COMPACT_MIN = 4096;
 
   /**
-   * The slot of {@code key} (whose node is {@code n}, or null), or -1 when it is not published:
-   * the node's remembered slot when that slot still holds the key, else a lookup.
+   * The slot of {@code key} (whose node is {@code n}, or null), or -1 when it is not published: the
+   * node's remembered slot when that slot still holds the key, else a lookup.
    */
   private int slotOf(String key, Node n, SlotIndex slots) {
     if (n != null) {
@@ -308,8 +316,10 @@ final class Published {
     // the arrays were sized for every touched key being new: trimmed, as the snapshot keeps them
     String[] sortedKeys = m.size == m.keys.length ? m.keys : Arrays.copyOf(m.keys, m.size);
     int[] slots = m.size == m.slots.length ? m.slots : Arrays.copyOf(m.slots, m.size);
-    return new Snapshot(SlotIndex.ofSorted(sortedKeys, slots), SlotVector.of(
-        m.views.length >= slotCount ? m.views : Arrays.copyOf(m.views, slotCount), slotCount));
+    return new Snapshot(
+        SlotIndex.ofSorted(sortedKeys, slots),
+        SlotVector.of(
+            m.views.length >= slotCount ? m.views : Arrays.copyOf(m.views, slotCount), slotCount));
   }
 
   /**
@@ -331,9 +341,9 @@ final class Published {
   }
 
   /**
-   * True when the entries are in key order (repeats allowed). A few entries spread over the
-   * array are compared first: entries that are not in order (e.g. the values of a resync
-   * followed by their derived values) are then usually told without a pass over all of them.
+   * True when the entries are in key order (repeats allowed). A few entries spread over the array
+   * are compared first: entries that are not in order (e.g. the values of a resync followed by
+   * their derived values) are then usually told without a pass over all of them.
    */
   private static boolean ascending(Object[] touched) {
     int step = touched.length / SAMPLES;
@@ -360,8 +370,8 @@ final class Published {
   }
 
   /**
-   * Moves the entries {@code [from, to)} whose key differs from the last one kept to the kept
-   * ones ({@code distinct} so far, at the front); returns the new count.
+   * Moves the entries {@code [from, to)} whose key differs from the last one kept to the kept ones
+   * ({@code distinct} so far, at the front); returns the new count.
    */
   private static int dropRepeated(Object[] touched, int from, int to, int distinct) {
     for (int i = from; i < to; i++) {
@@ -382,18 +392,22 @@ final class Published {
 
   /**
    * The merge of a rebuild: the previous snapshot's entries of untouched keys and the touched keys
-   * (given in key order, each once), in key order, and the views by slot. One touched key
-   * per call, so the per-key step is a method the JIT compiles early.
+   * (given in key order, each once), in key order, and the views by slot. One touched key per call,
+   * so the per-key step is a method the JIT compiles early.
    */
   private final class Merge {
     /** The new key index's entries: keys and slots in key order. */
     final String[] keys;
+
     final int[] slots;
     int size;
+
     /** Views by slot: the previous ones, replaced for the touched keys. */
     final Rev[] views;
+
     /** The previous snapshot's entries; {@link #more} says whether it is on one. */
     private final SlotIndex.Cursor prev;
+
     private boolean more;
     private final Graph g;
 
@@ -463,8 +477,8 @@ final class Published {
   }
 
   static ValueStatus statusOf(Graph g, Node n) {
-    return new ValueStatus(n.key, n.state, OpRecord.msg(n.error), n.lastOperation(),
-        Readiness.details(g, n));
+    return new ValueStatus(
+        n.key, n.state, OpRecord.msg(n.error), n.lastOperation(), Readiness.details(g, n));
   }
 
   /** Status of a base value from the live graph (engine thread). */

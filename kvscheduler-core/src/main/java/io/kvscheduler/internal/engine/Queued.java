@@ -10,11 +10,10 @@ import java.util.concurrent.CompletableFuture;
 sealed interface Queued {
   /**
    * An NB transaction; the future completes with the sequence number or fails. Equal only to
-   * itself: the queue's removal of a given transaction must neither compare the values (user
-   * code) nor take another one.
+   * itself: the queue's removal of a given transaction must neither compare the values (user code)
+   * nor take another one.
    */
-  record Nb(List<Kv> values, TxnOptions options, CompletableFuture<Long> result)
-      implements Queued {
+  record Nb(List<Kv> values, TxnOptions options, CompletableFuture<Long> result) implements Queued {
     @Override
     public boolean equals(Object o) {
       return this == o;
@@ -34,8 +33,9 @@ sealed interface Queued {
    *
    * @param keys base key → sequence number of its last update when the failure happened
    */
-  record Retry(long forTxn, int attempt, Duration delay, Map<String, Long> keys,
-      boolean unimplemented) implements Queued {}
+  record Retry(
+      long forTxn, int attempt, Duration delay, Map<String, Long> keys, boolean unimplemented)
+      implements Queued {}
 
   /**
    * Work to run on the engine thread between transactions (barriers, SB dumps, scans).

@@ -12,12 +12,12 @@ import java.util.List;
 /**
  * Readiness of values and the details shown in their status.
  *
- * <p>A dependency label is satisfied when one of its targets is available and not REMOVED. A
- * value is ready when all its labels are satisfied. Cycles: an unavailable target still satisfies
- * a label when it is itself ready assuming the values on the current path exist, i.e. a strongly
- * connected group of values is ready as a whole once all its external dependencies are
- * available. Implemented as a depth-first search returning, for a ready node, how far back on the
- * current path its dependencies reach (-1 = not ready).
+ * <p>A dependency label is satisfied when one of its targets is available and not REMOVED. A value
+ * is ready when all its labels are satisfied. Cycles: an unavailable target still satisfies a label
+ * when it is itself ready assuming the values on the current path exist, i.e. a strongly connected
+ * group of values is ready as a whole once all its external dependencies are available. Implemented
+ * as a depth-first search returning, for a ready node, how far back on the current path its
+ * dependencies reach (-1 = not ready).
  */
 final class Readiness {
   private Readiness() {}
@@ -39,20 +39,23 @@ final class Readiness {
         if (g.anyTarget(d, t -> satisfies(t) && !onPath.containsKey(t.key))) {
           continue;
         }
-        g.anyTarget(d, t -> {
-          // values on the path are assumed present, also one being re-created (REMOVED)
-          if (t.value == null || (t.state == ValueState.REMOVED && !onPath.containsKey(t.key))) {
-            return false;
-          }
-          int r = readyDepth(g, t, depth + 1, onPath);
-          if (r >= 0 && r <= depth) {
-            satisfied[0] = true;
-            if (r < reach[0]) {
-              reach[0] = r;
-            }
-          }
-          return false;
-        });
+        g.anyTarget(
+            d,
+            t -> {
+              // values on the path are assumed present, also one being re-created (REMOVED)
+              if (t.value == null
+                  || (t.state == ValueState.REMOVED && !onPath.containsKey(t.key))) {
+                return false;
+              }
+              int r = readyDepth(g, t, depth + 1, onPath);
+              if (r >= 0 && r <= depth) {
+                satisfied[0] = true;
+                if (r < reach[0]) {
+                  reach[0] = r;
+                }
+              }
+              return false;
+            });
         if (!satisfied[0]) {
           return -1;
         }

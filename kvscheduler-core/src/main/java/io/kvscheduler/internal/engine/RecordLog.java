@@ -8,14 +8,16 @@ import java.util.function.Predicate;
  *
  * <p>Every method holds this object's monitor, which is uncontended in practice (readers are rare
  * and copy what they need before converting it). Appending is an array store, and dropping the
- * oldest record when the count limit is reached is another: no map entry, no boxed key, no walk
- * of a sorted index. Lookup by sequence number is a binary search. Removing records by age (once a
+ * oldest record when the count limit is reached is another: no map entry, no boxed key, no walk of
+ * a sorted index. Lookup by sequence number is a binary search. Removing records by age (once a
  * minute at most) compacts the ring in one pass.
  */
 final class RecordLog {
   private TxnRecord[] ring = new TxnRecord[64];
+
   /** Index of the oldest record. */
   private int head;
+
   private int size;
 
   /**

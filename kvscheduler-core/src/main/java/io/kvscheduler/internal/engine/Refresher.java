@@ -12,9 +12,11 @@ import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,11 +27,11 @@ import org.slf4j.LoggerFactory;
  * resync, the descriptor's available base values (with metadata) otherwise. Retrieved values
  * replace the stored value and metadata and become available; unknown keys become OBTAINED (SB
  * origin) or DISCOVERED (NB origin); PENDING becomes CONFIGURED; other states are kept. Unknown
- * origin is resolved from the correlation input, then from the key's last recorded revision,
- * then defaults to SB. Values of a refreshed descriptor that were not returned: OBTAINED and
- * DISCOVERED are dropped, others become unavailable and CONFIGURED turns MISSING (REMOVED when the
- * last request was a delete). Descriptors without Retrieve, or whose Retrieve fails, are skipped
- * and their values kept as they are.
+ * origin is resolved from the correlation input, then from the key's last recorded revision, then
+ * defaults to SB. Values of a refreshed descriptor that were not returned: OBTAINED and DISCOVERED
+ * are dropped, others become unavailable and CONFIGURED turns MISSING (REMOVED when the last
+ * request was a delete). Descriptors without Retrieve, or whose Retrieve fails, are skipped and
+ * their values kept as they are.
  */
 final class Refresher {
   private static final Logger LOG = LoggerFactory.getLogger(Refresher.class);
@@ -37,6 +39,7 @@ final class Refresher {
   private final Graph g;
   private final Registry reg;
   private final History history;
+
   /** Incremented per refresh; nodes found get it as their mark (no per-refresh key sets). */
   private long epoch;
 
@@ -69,8 +72,8 @@ final class Refresher {
       List<KVWithMetadata<Object, Object>> correlate = correlate(h, firstResyncNb);
       DescriptorHandle.Result<List<KVWithMetadata<Object, Object>>> r = h.retrieve(correlate);
       if (r.failed()) {
-        LOG.error("descriptor {}: Retrieve failed; its values are left as they are", h.name,
-            r.error());
+        LOG.error(
+            "descriptor {}: Retrieve failed; its values are left as they are", h.name, r.error());
         continue;
       }
       refreshedDescriptors.add(h.name);
@@ -84,8 +87,7 @@ final class Refresher {
       // needs no second descriptor lookup
       boolean bySelection = firstResyncNb != null;
       for (int i = 0; i < found.size(); i += Bulk.RANGE) {
-        refreshRange(h, found, i, Bulk.end(i, found.size()), correlated, bySelection, mark,
-            keys);
+        refreshRange(h, found, i, Bulk.end(i, found.size()), correlated, bySelection, mark, keys);
       }
       // NB base values of this descriptor not returned lose their metadata
       for (Node n : wasEmpty ? List.<Node>of() : nodesOf(h, keys)) {
@@ -110,17 +112,25 @@ final class Refresher {
     return refreshedDescriptors;
   }
 
-  private static void putOrigins(List<KVWithMetadata<Object, Object>> correlate, int from,
-      int to, Map<String, KVWithMetadata<Object, Object>> out) {
+  private static void putOrigins(
+      List<KVWithMetadata<Object, Object>> correlate,
+      int from,
+      int to,
+      Map<String, KVWithMetadata<Object, Object>> out) {
     for (int i = from; i < to; i++) {
       KVWithMetadata<Object, Object> c = correlate.get(i);
       out.put(c.key(), c);
     }
   }
 
-  private void refreshRange(DescriptorHandle h, List<KVWithMetadata<Object, Object>> found,
-      int from, int to, Map<String, KVWithMetadata<Object, Object>> correlated,
-      boolean bySelection, long mark,
+  private void refreshRange(
+      DescriptorHandle h,
+      List<KVWithMetadata<Object, Object>> found,
+      int from,
+      int to,
+      Map<String, KVWithMetadata<Object, Object>> correlated,
+      boolean bySelection,
+      long mark,
       Set<String> keys) {
     for (int i = from; i < to; i++) {
       refreshOne(h, found.get(i), correlated, bySelection, mark, keys);
@@ -128,28 +138,32 @@ final class Refresher {
   }
 
   /**
-   * One value retrieved by {@code h}: checked, then stored in the graph. {@code bySelection}:
-   * every key of {@code correlated} is known to be selected by {@code h}.
+   * One value retrieved by {@code h}: checked, then stored in the graph. {@code bySelection}: every
+   * key of {@code correlated} is known to be selected by {@code h}.
    */
-  private void refreshOne(DescriptorHandle h, KVWithMetadata<Object, Object> kv,
-      Map<String, KVWithMetadata<Object, Object>> correlated, boolean bySelection, long mark,
+  private void refreshOne(
+      DescriptorHandle h,
+      KVWithMetadata<Object, Object> kv,
+      Map<String, KVWithMetadata<Object, Object>> correlated,
+      boolean bySelection,
+      long mark,
       Set<String> keys) {
     if (kv == null || kv.key().isEmpty() || kv.value() == null) {
-      LOG.warn("descriptor {}: Retrieve returned an entry without key or value; skipped",
-          h.name);
+      LOG.warn("descriptor {}: Retrieve returned an entry without key or value; skipped", h.name);
       return;
     }
     Node seen = g.get(kv.key());
     KVWithMetadata<Object, Object> c =
         bySelection || seen == null || kv.origin() == ValueOrigin.UNKNOWN
-            ? correlated.get(kv.key()) : null;
+            ? correlated.get(kv.key())
+            : null;
     if (validRetrieved(h, kv, seen, mark, keys, bySelection && c != null)) {
       // a new node takes the key as the correlation input has it (the NB's own string at the
       // first resync): later lookups with that string then match it by identity, and the
       // southbound's copy of the key is not kept
       String key = seen != null ? seen.key : c != null ? c.key() : kv.key();
-      applyRetrieved(h, kv, key, seen, resolveOrigin(kv, seen, c == null ? null : c.origin()),
-          mark);
+      applyRetrieved(
+          h, kv, key, seen, resolveOrigin(kv, seen, c == null ? null : c.origin()), mark);
     }
   }
 
@@ -158,16 +172,16 @@ final class Refresher {
   }
 
   /**
-   * The first resync's NB values grouped by the descriptor selecting them (built once per
-   * refresh: one descriptor lookup per value instead of one per value and descriptor).
+   * The first resync's NB values grouped by the descriptor selecting them (built once per refresh:
+   * one descriptor lookup per value instead of one per value and descriptor).
    */
-  private java.util.IdentityHashMap<DescriptorHandle, List<Kv>> firstNbByDescriptor;
+  private IdentityHashMap<DescriptorHandle, List<Kv>> firstNbByDescriptor;
 
   private List<KVWithMetadata<Object, Object>> correlate(DescriptorHandle h, List<Kv> firstNb) {
     List<KVWithMetadata<Object, Object>> out = new ArrayList<>();
     if (firstNb != null) {
       if (firstNbByDescriptor == null) {
-        firstNbByDescriptor = new java.util.IdentityHashMap<>();
+        firstNbByDescriptor = new IdentityHashMap<>();
         for (int i = 0; i < firstNb.size(); i += Bulk.RANGE) {
           groupByDescriptor(firstNb, i, Bulk.end(i, firstNb.size()));
         }
@@ -200,8 +214,8 @@ final class Refresher {
     }
   }
 
-  private static void addNbCorrelation(List<Kv> nb, int from, int to,
-      List<KVWithMetadata<Object, Object>> out) {
+  private static void addNbCorrelation(
+      List<Kv> nb, int from, int to, List<KVWithMetadata<Object, Object>> out) {
     for (int i = from; i < to; i++) {
       Kv kv = nb.get(i);
       out.add(new KVWithMetadata<>(kv.key(), kv.value(), null, ValueOrigin.FROM_NB));
@@ -212,7 +226,7 @@ final class Refresher {
   List<Node> nodesOf(DescriptorHandle h, Set<String> keys) {
     List<Node> out = new ArrayList<>();
     if (keys != null) {
-      for (String k : new java.util.TreeSet<>(keys)) {
+      for (String k : new TreeSet<>(keys)) {
         Node n = g.get(k);
         if (n != null && !n.isDerived() && h.name.equals(n.descriptor) && n.value != null) {
           out.add(n);
@@ -229,8 +243,13 @@ final class Refresher {
   }
 
   /** {@code selected}: {@code h} is known to be the descriptor selecting the key. */
-  private boolean validRetrieved(DescriptorHandle h, KVWithMetadata<Object, Object> kv,
-      Node seen, long mark, Set<String> keys, boolean selected) {
+  private boolean validRetrieved(
+      DescriptorHandle h,
+      KVWithMetadata<Object, Object> kv,
+      Node seen,
+      long mark,
+      Set<String> keys,
+      boolean selected) {
     if (!selected && (seen != null ? reg.forNode(seen) : reg.forKey(kv.key())) != h) {
       LOG.warn("descriptor {}: Retrieve returned foreign key {}; skipped", h.name, kv.key());
       return false;
@@ -241,16 +260,15 @@ final class Refresher {
     }
     Throwable wrong = h.checkFound(kv.key(), kv.value(), kv.metadata(), "Retrieve");
     if (wrong != null) {
-      LOG.warn("descriptor {}: retrieved value of {} skipped: {}", h.name, kv.key(),
-          wrong.getMessage());
+      LOG.warn(
+          "descriptor {}: retrieved value of {} skipped: {}", h.name, kv.key(), wrong.getMessage());
       return false;
     }
     return keys == null || keys.contains(kv.key());
   }
 
   /** {@code c}: the key's origin in the correlation input, or null. */
-  private ValueOrigin resolveOrigin(KVWithMetadata<Object, Object> kv, Node seen,
-      ValueOrigin c) {
+  private ValueOrigin resolveOrigin(KVWithMetadata<Object, Object> kv, Node seen, ValueOrigin c) {
     if (kv.origin() != ValueOrigin.UNKNOWN) {
       return kv.origin();
     }
@@ -266,8 +284,13 @@ final class Refresher {
     return ValueOrigin.FROM_SB;
   }
 
-  private void applyRetrieved(DescriptorHandle h, KVWithMetadata<Object, Object> kv, String key,
-      Node seen, ValueOrigin origin, long mark) {
+  private void applyRetrieved(
+      DescriptorHandle h,
+      KVWithMetadata<Object, Object> kv,
+      String key,
+      Node seen,
+      ValueOrigin origin,
+      long mark) {
     Node n = g.writeFound(key, seen);
     reg.remember(n, h); // validRetrieved found h selecting the key
     n.refreshMark = mark;
@@ -302,7 +325,9 @@ final class Refresher {
       // appears).
       for (String old : n.derivedKeys) {
         Node dn = g.get(old);
-        if (!produced.contains(old) && dn != null && dn.value != null
+        if (!produced.contains(old)
+            && dn != null
+            && dn.value != null
             && n.key.equals(dn.derivedFrom)) {
           derivedKeys.add(old);
           kept = true;
@@ -319,8 +344,14 @@ final class Refresher {
    * {@link #refreshDerived(KeyValuePair, String, ValueOrigin, long)} of {@code derived[from, to)};
    * the keys stored go to {@code storedKeys}.
    */
-  private void refreshDerived(List<KeyValuePair> derived, int from, int to, String baseKey,
-      ValueOrigin origin, long mark, List<String> storedKeys) {
+  private void refreshDerived(
+      List<KeyValuePair> derived,
+      int from,
+      int to,
+      String baseKey,
+      ValueOrigin origin,
+      long mark,
+      List<String> storedKeys) {
     for (int i = from; i < to; i++) {
       KeyValuePair d = derived.get(i);
       if (refreshDerived(d, baseKey, origin, mark)) {
@@ -330,8 +361,8 @@ final class Refresher {
   }
 
   /**
-   * Stores derived value {@code d} of {@code baseKey} unless its key holds a value not derived
-   * from that base; true when stored.
+   * Stores derived value {@code d} of {@code baseKey} unless its key holds a value not derived from
+   * that base; true when stored.
    */
   private boolean refreshDerived(KeyValuePair d, String baseKey, ValueOrigin origin, long mark) {
     Node existing = g.get(d.key());
@@ -344,8 +375,8 @@ final class Refresher {
     return true;
   }
 
-  private void refreshNode(Node n, DescriptorHandle h, Object value, ValueOrigin origin,
-      String base) {
+  private void refreshNode(
+      Node n, DescriptorHandle h, Object value, ValueOrigin origin, String base) {
     n.value = value;
     n.derivedFrom = base;
     n.descriptor = h == null ? null : h.name;
@@ -413,15 +444,19 @@ final class Refresher {
       if (w.state == ValueState.CONFIGURED) {
         // REMOVED only when the northbound asked for the removal: a value taken down because of
         // its dependencies (a DELETE whose intent is still the value) is MISSING, and kept
-        w.state = w.lastUpdate != null && w.lastUpdate.op() == TxnOperation.DELETE
-            && w.lastUpdate.value() == null ? ValueState.REMOVED : ValueState.MISSING;
+        w.state =
+            w.lastUpdate != null
+                    && w.lastUpdate.op() == TxnOperation.DELETE
+                    && w.lastUpdate.value() == null
+                ? ValueState.REMOVED
+                : ValueState.MISSING;
       }
     }
   }
 
   /**
-   * Retrieve for an SB-view dump or a verification: correlation = cached view; the values a
-   * refresh would skip are left out.
+   * Retrieve for an SB-view dump or a verification: correlation = cached view; the values a refresh
+   * would skip are left out.
    */
   List<KVWithMetadata<Object, Object>> retrieveForDump(DescriptorHandle h) {
     DescriptorHandle.Result<List<KVWithMetadata<Object, Object>>> r =
@@ -435,7 +470,9 @@ final class Refresher {
     List<KVWithMetadata<Object, Object>> out = new ArrayList<>(r.value().size());
     Set<String> listed = new HashSet<>();
     for (KVWithMetadata<Object, Object> kv : r.value()) {
-      if (kv == null || kv.value() == null || reg.forKey(kv.key()) != h
+      if (kv == null
+          || kv.value() == null
+          || reg.forKey(kv.key()) != h
           || h.checkFound(kv.key(), kv.value(), kv.metadata(), "Retrieve") != null
           || !listed.add(kv.key())) {
         continue;

@@ -3,6 +3,7 @@ package io.kvscheduler.internal.engine;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.internal.graph.Node;
 import io.kvscheduler.internal.util.UserCode;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -11,7 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.LoggerFactory;
 
 /**
  * Registered descriptors: lookup by name, by key (cached, bounded), and the retrieve order
@@ -20,30 +23,34 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class Registry {
   private static final int KEY_CACHE_SIZE = 1 << 12;
+
   /** Up to this many descriptors, lookups scan them instead of using the cache. */
   private static final int DIRECT_SCAN = 8;
 
   private final Map<String, DescriptorHandle> byName = new HashMap<>();
   private volatile List<DescriptorHandle> ordered = List.of();
+
   /**
    * Incremented by every registration (never 0): a descriptor cached in a node is valid while the
    * node's copy of this number is current.
    */
   private volatile int generation = 1;
+
   private final CopyOnWriteArrayList<DescriptorHandle> all = new CopyOnWriteArrayList<>();
+
   /** Key → descriptor cache; cleared when full (cheap, lock-free, bounded). */
-  private final java.util.concurrent.ConcurrentHashMap<String, DescriptorHandle> keyCache =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, DescriptorHandle> keyCache = new ConcurrentHashMap<>();
 
   /** Limit of southbound calls of descriptors that set none (null: none). */
-  private final java.time.Duration defaultTimeout;
+  private final Duration defaultTimeout;
+
   private final SbCalls calls;
 
   /**
    * @param defaultTimeout limit of southbound calls of descriptors that set none, or null
    * @param calls where limited calls run
    */
-  Registry(java.time.Duration defaultTimeout, SbCalls calls) {
+  Registry(Duration defaultTimeout, SbCalls calls) {
     this.defaultTimeout = defaultTimeout;
     this.calls = calls;
   }
@@ -67,7 +74,10 @@ final class Registry {
       for (String dep : h.d.retrieveDependencies()) {
         if (!byName.containsKey(dep) && !added.containsKey(dep)) {
           throw new IllegalArgumentException(
-              "descriptor " + h.name + " names unknown retrieve dependency " + dep
+              "descriptor "
+                  + h.name
+                  + " names unknown retrieve dependency "
+                  + dep
                   + " (register descriptors that depend on each other in one registerDescriptors"
                   + " call)");
         }
@@ -94,9 +104,10 @@ final class Registry {
       }
     }
     TreeSet<String> ready = new TreeSet<>();
-    missing.forEach((n, c) -> {
-      if (c == 0) ready.add(n);
-    });
+    missing.forEach(
+        (n, c) -> {
+          if (c == 0) ready.add(n);
+        });
     List<DescriptorHandle> out = new ArrayList<>();
     while (!ready.isEmpty()) {
       String n = ready.pollFirst();
@@ -109,9 +120,10 @@ final class Registry {
     }
     if (out.size() != ds.size()) {
       TreeSet<String> inCycle = new TreeSet<>();
-      missing.forEach((n, c) -> {
-        if (c > 0) inCycle.add(n);
-      });
+      missing.forEach(
+          (n, c) -> {
+            if (c > 0) inCycle.add(n);
+          });
       throw new IllegalStateException(
           "retrieve dependencies form a cycle among descriptors " + describeCycle(ds, inCycle));
     }
@@ -196,9 +208,11 @@ final class Registry {
   }
 
   /** Keys already reported as ambiguous (bounded: the report is about the configuration). */
-  private final Set<String> reported = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final Set<String> reported = ConcurrentHashMap.newKeySet();
 
-  /** The descriptor selecting {@code key}: the first in retrieve order; ambiguity is logged once. */
+  /**
+   * The descriptor selecting {@code key}: the first in retrieve order; ambiguity is logged once.
+   */
   private DescriptorHandle scan(List<DescriptorHandle> all, String key) {
     DescriptorHandle found = null;
     for (int i = 0; i < all.size(); i++) { // indexed: no iterator per lookup
@@ -208,16 +222,19 @@ final class Registry {
         sel = h.d.selects(key);
       } catch (Throwable e) { // user code
         e = UserCode.contained(e);
-        org.slf4j.LoggerFactory.getLogger(Registry.class)
+        LoggerFactory.getLogger(Registry.class)
             .error("descriptor {}: key selector failed for key {}", h.name, key, e);
         sel = false;
       }
       if (sel) {
         if (found != null) {
           if (reported.size() < 10_000 && reported.add(key)) {
-            org.slf4j.LoggerFactory.getLogger(Registry.class).error(
-                "key {} is selected by descriptors {}; using {} (the first in retrieve order)",
-                key, String.join(", ", selecting(all, key)), found.name);
+            LoggerFactory.getLogger(Registry.class)
+                .error(
+                    "key {} is selected by descriptors {}; using {} (the first in retrieve order)",
+                    key,
+                    String.join(", ", selecting(all, key)),
+                    found.name);
           }
           break;
         }
@@ -237,7 +254,7 @@ final class Registry {
         }
       } catch (Throwable e) { // user code; runs once per ambiguous key
         e = UserCode.contained(e);
-        org.slf4j.LoggerFactory.getLogger(Registry.class)
+        LoggerFactory.getLogger(Registry.class)
             .error("descriptor {}: key selector failed for key {}", h.name, key, e);
       }
     }

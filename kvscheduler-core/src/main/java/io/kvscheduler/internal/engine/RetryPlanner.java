@@ -7,6 +7,7 @@ import io.kvscheduler.internal.graph.Graph;
 import io.kvscheduler.internal.graph.Node;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -26,6 +27,7 @@ final class RetryPlanner {
   private final Graph g;
   private final Registry reg;
   private final TxnProcessor.Sink sink;
+
   /** UNIMPLEMENTED base keys waiting for a descriptor. */
   private final TreeSet<String> unimplemented = new TreeSet<>();
 
@@ -40,8 +42,14 @@ final class RetryPlanner {
    * Schedules retries of the values that ended RETRYING, grouped by (origin transaction, delay,
    * attempt); a RETRYING value whose retry became obsolete and could not be rescheduled is FAILED.
    */
-  void schedule(long seq, TxnType type, long retryForTxn, Duration retryDelay,
-      Set<String> retryKeys, List<OpRecord> executed, java.util.Collection<String> touched) {
+  void schedule(
+      long seq,
+      TxnType type,
+      long retryForTxn,
+      Duration retryDelay,
+      Set<String> retryKeys,
+      List<OpRecord> executed,
+      Collection<String> touched) {
     Map<List<Object>, Map<String, Long>> groups = new LinkedHashMap<>();
     Set<String> seen = new HashSet<>();
     // also values this transaction decided for without a recorded operation (e.g. an
@@ -88,20 +96,22 @@ final class RetryPlanner {
           }
         }
       }
-      if (failedNode == null || n.lastUpdate == null || failedNode.lastUpdate == null
+      if (failedNode == null
+          || n.lastUpdate == null
+          || failedNode.lastUpdate == null
           || failedNode.lastUpdate.retry() == null) {
         continue;
       }
       RetryOptions ro = failedNode.lastUpdate.retry();
-      boolean repeated = type == TxnType.RETRY_FAILED_OPS
-          && retryKeys.contains(op.baseKey);
+      boolean repeated = type == TxnType.RETRY_FAILED_OPS && retryKeys.contains(op.baseKey);
       Duration delay = ro.period();
       if (repeated && ro.expBackoff() && retryDelay != null) {
         delay = retryDelay.multipliedBy(2);
       }
       long origin = repeated ? retryForTxn : seq;
       int attempt = failedNode.retryAttempt;
-      groups.computeIfAbsent(List.of(origin, delay, attempt), k -> new TreeMap<>())
+      groups
+          .computeIfAbsent(List.of(origin, delay, attempt), k -> new TreeMap<>())
           .put(op.baseKey, n.lastUpdate.seq());
     }
     Set<String> scheduled = new HashSet<>();
@@ -109,8 +119,9 @@ final class RetryPlanner {
       long origin = (Long) e.getKey().get(0);
       Duration delay = (Duration) e.getKey().get(1);
       int attempt = (Integer) e.getKey().get(2);
-      Queued.Retry r = new Queued.Retry(origin, attempt, delay,
-          Collections.unmodifiableMap(e.getValue()), false);
+      Queued.Retry r =
+          new Queued.Retry(
+              origin, attempt, delay, Collections.unmodifiableMap(e.getValue()), false);
       if (armRetry(r, delay)) {
         scheduled.addAll(e.getValue().keySet());
       } // else the delay scheduler failed (logged): these values will not be retried
@@ -124,8 +135,7 @@ final class RetryPlanner {
     }
     for (String b : bases) {
       Node n = g.get(b);
-      if (n == null || scheduled.contains(b) || n.lastUpdate == null
-          || n.lastUpdate.seq() != seq) {
+      if (n == null || scheduled.contains(b) || n.lastUpdate == null || n.lastUpdate.seq() != seq) {
         continue;
       }
       List<String> subtree = new ArrayList<>(n.derivedKeys);
@@ -141,25 +151,29 @@ final class RetryPlanner {
 
   /** Arms the retry {@code r}; false when the delay scheduler could not (it will not run). */
   private boolean armRetry(Queued.Retry r, Duration delay) {
-    return cfg.delayScheduler().schedule(delay, () -> {
-      if (!sink.offer(r)) {
-        armRetry(r, delay); // queue full: try again later
-      }
-    }) != GuardedTime.LOST;
+    return cfg.delayScheduler()
+            .schedule(
+                delay,
+                () -> {
+                  if (!sink.offer(r)) {
+                    armRetry(r, delay); // queue full: try again later
+                  }
+                })
+        != GuardedTime.LOST;
   }
 
   /**
-   * Keeps the set of UNIMPLEMENTED base values current after a transaction that changed the
-   * status of {@code changed}; the cheaper of two passes is used when nothing became
-   * UNIMPLEMENTED.
+   * Keeps the set of UNIMPLEMENTED base values current after a transaction that changed the status
+   * of {@code changed}; the cheaper of two passes is used when nothing became UNIMPLEMENTED.
    */
-  void trackUnimplemented(java.util.Collection<String> changed, boolean sawUnimplemented) {
+  void trackUnimplemented(Collection<String> changed, boolean sawUnimplemented) {
     if (!sawUnimplemented && unimplemented.size() < changed.size()) {
       // no value became UNIMPLEMENTED: only the tracked ones may have left the state
-      unimplemented.removeIf(key -> {
-        Node n = g.get(key);
-        return n == null || n.state != ValueState.UNIMPLEMENTED;
-      });
+      unimplemented.removeIf(
+          key -> {
+            Node n = g.get(key);
+            return n == null || n.state != ValueState.UNIMPLEMENTED;
+          });
       return;
     }
     for (String key : changed) {
@@ -180,7 +194,8 @@ final class RetryPlanner {
       if (n == null || n.lastUpdate == null || reg.forKey(key) == null) {
         continue;
       }
-      byOrigin.computeIfAbsent(n.lastUpdate.seq(), k -> new TreeMap<>())
+      byOrigin
+          .computeIfAbsent(n.lastUpdate.seq(), k -> new TreeMap<>())
           .put(key, n.lastUpdate.seq());
     }
     for (Map.Entry<Long, Map<String, Long>> e : byOrigin.entrySet()) {

@@ -10,19 +10,20 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The content of one key at one moment, immutable: both a recorded revision and what readers
- * see of the key.
+ * The content of one key at one moment, immutable: both a recorded revision and what readers see of
+ * the key.
  *
- * <p><b>Revision.</b> A key's timeline is the chain from its newest revision through {@link
- * #prev}. Appending a revision allocates one object and never touches the older ones: a revision
- * ends where the next begins, unless {@link #until} says otherwise (the key was removed, or
- * trimming dropped what followed).
+ * <p><b>Revision.</b> A key's timeline is the chain from its newest revision through {@link #prev}.
+ * Appending a revision allocates one object and never touches the older ones: a revision ends where
+ * the next begins, unless {@link #until} says otherwise (the key was removed, or trimming dropped
+ * what followed).
  *
- * <p><b>Published view.</b> The published snapshot holds one {@code Rev} per key (the accessors below
- * are the read side). When the key's newest recorded revision still shows the node's content,
+ * <p><b>Published view.</b> The published snapshot holds one {@code Rev} per key (the accessors
+ * below are the read side). When the key's newest recorded revision still shows the node's content,
  * that revision is published itself (no second object per key); otherwise, e.g. after a refresh
  * (which records no revision) or for a PENDING value whose missing dependencies are listed, a
  * {@linkplain #recorded() view-only} {@code Rev} is published whose {@link #prev} is the recorded
@@ -34,24 +35,34 @@ final class Rev {
   final Object value;
   final Object metadata;
   final ValueState state;
+
   /** Descriptor name, or null. */
   final String descriptor;
+
   /** Base key of a derived value, or null. */
   final String derivedFrom;
+
   final boolean unavailable;
   final String error;
+
   /** What the last transaction deciding an operation for the key asked for, or null. */
   final Node.LastUpdate lastUpdate;
+
   final List<Dependency> deps;
   final List<String> derivedKeys;
+
   /** Status details (PENDING: missing dependency labels; INVALID: invalid fields) or null. */
   private final List<String> details;
+
   /** False for a view-only entry (published, not part of any recorded timeline). */
   private final boolean recorded;
+
   final long seq;
   final Instant since;
+
   /** Explicit end of validity, or null: ends where the next revision begins (open if none). */
   final Instant until;
+
   /** The revision before this one (for a view-only entry: the key's newest one), or null. */
   final Rev prev;
 
@@ -103,8 +114,8 @@ final class Rev {
   }
 
   /**
-   * What readers may know of {@code n} ({@code details}: its status details): its newest
-   * recorded revision when that shows exactly this, else a view-only entry.
+   * What readers may know of {@code n} ({@code details}: its status details): its newest recorded
+   * revision when that shows exactly this, else a view-only entry.
    */
   static Rev published(Node n, List<String> details) {
     Rev head = (Rev) n.history;
@@ -122,8 +133,8 @@ final class Rev {
         && unavailable == n.unavailable
         && lastUpdate == n.lastUpdate
         && derivedKeys == n.derivedKeys
-        && java.util.Objects.equals(descriptor, n.descriptor)
-        && java.util.Objects.equals(derivedFrom, n.derivedFrom)
+        && Objects.equals(descriptor, n.descriptor)
+        && Objects.equals(derivedFrom, n.derivedFrom)
         && error.equals(OpRecord.msg(n.error));
   }
 
@@ -154,10 +165,22 @@ final class Rev {
         d.put(dep.label(), describe(dep));
       }
     }
-    return new NodeRevision(key, label, Optional.ofNullable(value), Optional.ofNullable(metadata),
-        state, descriptor == null ? "" : descriptor, derivedFrom == null ? "" : derivedFrom,
-        unavailable, error, lastUpdate == null ? TxnOperation.UNDEFINED : lastUpdate.op(),
-        lastUpdate == null ? -1 : lastUpdate.seq(), d, derivedKeys, seq, since,
+    return new NodeRevision(
+        key,
+        label,
+        Optional.ofNullable(value),
+        Optional.ofNullable(metadata),
+        state,
+        descriptor == null ? "" : descriptor,
+        derivedFrom == null ? "" : derivedFrom,
+        unavailable,
+        error,
+        lastUpdate == null ? TxnOperation.UNDEFINED : lastUpdate.op(),
+        lastUpdate == null ? -1 : lastUpdate.seq(),
+        d,
+        derivedKeys,
+        seq,
+        since,
         Optional.ofNullable(end));
   }
 

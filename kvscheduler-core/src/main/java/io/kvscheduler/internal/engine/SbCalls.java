@@ -1,6 +1,7 @@
 package io.kvscheduler.internal.engine;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
@@ -8,41 +9,50 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * Southbound calls with a time limit: the call runs on a call thread while the engine thread
- * waits for it at most the limit. A call that overruns is interrupted and abandoned (its thread
- * is not reused until the call returns; a later call gets another thread), so a hanging
- * southbound costs one blocked thread, never the engine.
+ * Southbound calls with a time limit: the call runs on a call thread while the engine thread waits
+ * for it at most the limit. A call that overruns is interrupted and abandoned (its thread is not
+ * reused until the call returns; a later call gets another thread), so a hanging southbound costs
+ * one blocked thread, never the engine.
  *
  * <p>Call threads are created on demand and end after 30 s without work. While a call runs, its
- * thread counts as "inside a descriptor callback" ({@link #inCall()}): a transaction committed
- * from there is queued to run after the current one, exactly as from the engine thread.
+ * thread counts as "inside a descriptor callback" ({@link #inCall()}): a transaction committed from
+ * there is queued to run after the current one, exactly as from the engine thread.
  */
 final class SbCalls implements AutoCloseable {
   private final ThreadLocal<Boolean> inCall = new ThreadLocal<>();
   private final ThreadPoolExecutor threads;
+
   /** Told the key of an abandoned call when that call returns at last (or throws). */
-  private volatile java.util.function.Consumer<String> lateReturns = key -> { };
+  private volatile Consumer<String> lateReturns = key -> {};
 
   SbCalls(String threadName) {
     AtomicInteger n = new AtomicInteger();
-    this.threads = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS,
-        new SynchronousQueue<>(), r -> {
-          Thread t = new Thread(r, threadName + "-sb-call-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
+    this.threads =
+        new ThreadPoolExecutor(
+            0,
+            Integer.MAX_VALUE,
+            30,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
+            r -> {
+              Thread t = new Thread(r, threadName + "-sb-call-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /**
    * Sets what is told the key of an abandoned call when the call returns at last: the southbound
    * may have done what the call asked after all, so the scheduler reads the key again.
    */
-  void onLateReturn(java.util.function.Consumer<String> sink) {
-    this.lateReturns = java.util.Objects.requireNonNull(sink, "sink");
+  void onLateReturn(Consumer<String> sink) {
+    this.lateReturns = Objects.requireNonNull(sink, "sink");
   }
 
   /** True on a call thread while it runs a southbound call. */
@@ -56,30 +66,34 @@ final class SbCalls implements AutoCloseable {
    * @param key the key the call is for, or null: told {@link #onLateReturn}'s sink when the call
    *     returns after it was abandoned
    * @return what the call returned
-   * @throws Exception what the call threw, or {@code overrun.get()} when it did not return in
-   *     time (the call is then interrupted)
+   * @throws Exception what the call threw, or {@code overrun.get()} when it did not return in time
+   *     (the call is then interrupted)
    */
-  <T> T call(Callable<T> call, Duration limit, Supplier<? extends RuntimeException> overrun,
-      String key) throws Exception {
-    java.util.concurrent.atomic.AtomicBoolean abandoned =
-        new java.util.concurrent.atomic.AtomicBoolean();
-    FutureTask<T> task = new FutureTask<>(() -> {
-      inCall.set(Boolean.TRUE);
-      try {
-        return call.call();
-      } finally {
-        inCall.remove();
-        // flagged before the engine gave up on it: a call that returned before that was seen
-        // by the refresh that follows the failure
-        if (abandoned.get() && key != null) {
-          try {
-            lateReturns.accept(key);
-          } catch (RuntimeException ex) {
-            // the sink only queues a task; whatever it throws must not fail this call's thread
-          }
-        }
-      }
-    });
+  <T> T call(
+      Callable<T> call, Duration limit, Supplier<? extends RuntimeException> overrun, String key)
+      throws Exception {
+    AtomicBoolean abandoned = new AtomicBoolean();
+    FutureTask<T> task =
+        new FutureTask<>(
+            () -> {
+              inCall.set(Boolean.TRUE);
+              try {
+                return call.call();
+              } finally {
+                inCall.remove();
+                // flagged before the engine gave up on it: a call that returned before that was
+                // seen
+                // by the refresh that follows the failure
+                if (abandoned.get() && key != null) {
+                  try {
+                    lateReturns.accept(key);
+                  } catch (RuntimeException ex) {
+                    // the sink only queues a task; whatever it throws must not fail this call's
+                    // thread
+                  }
+                }
+              }
+            });
     threads.execute(task);
     try {
       return task.get(limit.toNanos(), TimeUnit.NANOSECONDS);

@@ -44,18 +44,36 @@ public record SchedulerConfig(
     public boolean verify;
     public Duration downstreamResyncPeriod;
     public Duration downstreamResyncJitter = Duration.ZERO;
+
     /** Default limit of a southbound call; null = none. */
     public Duration operationTimeout;
+
     /** Values and operations printed per transaction in the log, at most; 0 = all. */
     public int txnLogMaxItems;
+
     /** Refuse NB values of keys no descriptor selects (instead of a warning). */
     public boolean rejectUnselectedKeys;
 
     public SchedulerConfig freeze() {
-      return new SchedulerConfig(clock, delayScheduler, statusExecutor, queueCapacity, simulation,
-          printTxnSummary, valueFormatter, recordHistory, historyAgeLimit,
-          permanentHistoryPeriod, historyMaxRecords, threadName, verify, downstreamResyncPeriod,
-          downstreamResyncJitter, operationTimeout, txnLogMaxItems, rejectUnselectedKeys);
+      return new SchedulerConfig(
+          clock,
+          delayScheduler,
+          statusExecutor,
+          queueCapacity,
+          simulation,
+          printTxnSummary,
+          valueFormatter,
+          recordHistory,
+          historyAgeLimit,
+          permanentHistoryPeriod,
+          historyMaxRecords,
+          threadName,
+          verify,
+          downstreamResyncPeriod,
+          downstreamResyncJitter,
+          operationTimeout,
+          txnLogMaxItems,
+          rejectUnselectedKeys);
     }
   }
 }

@@ -2,6 +2,7 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.DelayScheduler;
+import io.kvscheduler.api.Explanation;
 import io.kvscheduler.api.FlagStats;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
@@ -29,15 +30,21 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,16 +61,19 @@ public final class SchedulerImpl implements KVScheduler {
 
   private final SchedulerConfig cfg;
   private final Registry registry;
+
   /** Runs southbound calls that have a time limit. */
   private final SbCalls sbCalls;
+
   private final Graph graph = new Graph();
   private final LinkedBlockingDeque<Queued> queue;
+
   /**
-   * Transactions queued from inside descriptor callbacks (the engine thread, or a call thread
-   * while the engine waits for it); served before the shared queue, never blocks.
+   * Transactions queued from inside descriptor callbacks (the engine thread, or a call thread while
+   * the engine waits for it); served before the shared queue, never blocks.
    */
-  private final java.util.concurrent.ConcurrentLinkedDeque<Queued> internal =
-      new java.util.concurrent.ConcurrentLinkedDeque<>();
+  private final ConcurrentLinkedDeque<Queued> internal = new ConcurrentLinkedDeque<>();
+
   private final Published published = new Published();
   private final History history;
   private final Watchers watchers;
@@ -77,27 +87,42 @@ public final class SchedulerImpl implements KVScheduler {
     SchedulerConfig c = config;
     DelayScheduler ds = c.delayScheduler();
     if (ds == null) {
-      ScheduledExecutorService ses = Executors.newSingleThreadScheduledExecutor(
-          daemon(c.threadName() + "-timer"));
+      ScheduledExecutorService ses =
+          Executors.newSingleThreadScheduledExecutor(daemon(c.threadName() + "-timer"));
       owned.add(ses::shutdownNow);
-      ds = (delay, task) -> {
-        var f = ses.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
-        return () -> f.cancel(false);
-      };
+      ds =
+          (delay, task) -> {
+            var f = ses.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+            return () -> f.cancel(false);
+          };
     }
-    java.util.concurrent.Executor ex = c.statusExecutor();
+    Executor ex = c.statusExecutor();
     if (ex == null) {
       var es = Executors.newSingleThreadExecutor(daemon(c.threadName() + "-status"));
       owned.add(es::shutdownNow);
       ex = es;
     }
     // the injected clock and delay scheduler are user code: guarded once, here, for every use
-    c = new SchedulerConfig(GuardedTime.clock(c.clock()), GuardedTime.delayScheduler(ds), ex,
-        c.queueCapacity(), c.simulation(), c.printTxnSummary(), c.valueFormatter(),
-        c.recordHistory(), c.historyAgeLimit(), c.permanentHistoryPeriod(),
-        c.historyMaxRecords(), c.threadName(), c.verify(), c.downstreamResyncPeriod(),
-        c.downstreamResyncJitter(), c.operationTimeout(), c.txnLogMaxItems(),
-        c.rejectUnselectedKeys());
+    c =
+        new SchedulerConfig(
+            GuardedTime.clock(c.clock()),
+            GuardedTime.delayScheduler(ds),
+            ex,
+            c.queueCapacity(),
+            c.simulation(),
+            c.printTxnSummary(),
+            c.valueFormatter(),
+            c.recordHistory(),
+            c.historyAgeLimit(),
+            c.permanentHistoryPeriod(),
+            c.historyMaxRecords(),
+            c.threadName(),
+            c.verify(),
+            c.downstreamResyncPeriod(),
+            c.downstreamResyncJitter(),
+            c.operationTimeout(),
+            c.txnLogMaxItems(),
+            c.rejectUnselectedKeys());
     this.cfg = c;
     this.sbCalls = new SbCalls(c.threadName());
     owned.add(sbCalls);
@@ -105,26 +130,37 @@ public final class SchedulerImpl implements KVScheduler {
     this.queue = new LinkedBlockingDeque<>(c.queueCapacity());
     this.history = new History(c, c.clock().instant(), published);
     this.watchers = new Watchers(c.statusExecutor());
-    this.processor = new TxnProcessor(c, graph, registry, history, published, watchers,
-        new TxnProcessor.Sink() {
-          @Override
-          public boolean offer(Queued q) {
-            return !closed.get() && queue.offerLast(q);
-          }
+    this.processor =
+        new TxnProcessor(
+            c,
+            graph,
+            registry,
+            history,
+            published,
+            watchers,
+            new TxnProcessor.Sink() {
+              @Override
+              public boolean offer(Queued q) {
+                return !closed.get() && queue.offerLast(q);
+              }
 
-          @Override
-          public void pushInternal(Queued q) {
-            internal.addLast(q);
-          }
-        });
+              @Override
+              public void pushInternal(Queued q) {
+                internal.addLast(q);
+              }
+            });
     // a southbound call abandoned after its time limit may still do what it was asked: when it
     // returns, its key is read again (Retrieve), so that the scheduler sees what it did
-    sbCalls.onLateReturn(key -> {
-      if (!closed.get() && !queue.offerLast(new Queued.Task(() -> processor.refreshLate(key)))) {
-        LOG.warn("{}: a southbound call abandoned after its time limit returned, but the"
-            + " transaction queue is full: the key is not read again until the next resync", key);
-      }
-    });
+    sbCalls.onLateReturn(
+        key -> {
+          if (!closed.get()
+              && !queue.offerLast(new Queued.Task(() -> processor.refreshLate(key)))) {
+            LOG.warn(
+                "{}: a southbound call abandoned after its time limit returned, but the"
+                    + " transaction queue is full: the key is not read again until the next resync",
+                key);
+          }
+        });
     this.engine = new Thread(null, this::loop, c.threadName(), ENGINE_STACK_BYTES);
     this.engine.setDaemon(true);
     this.engine.start();
@@ -134,21 +170,21 @@ public final class SchedulerImpl implements KVScheduler {
   }
 
   /**
-   * Stack size of the engine thread. The walk recurses once per link of a dependency chain (a
-   * value created or taken down makes its dependents follow), so the default stack of a thread
-   * (1 MB) ends the walk at chains of a few hundred values. This much address space is reserved,
-   * not used: memory is taken only as deep walks touch it. Chains of 100,000 links fit (20,000
-   * measured in one transaction). Time, not the stack, limits such chains: taking one down checks
-   * each link's readiness down to the root, so a chain of n links costs about n²/2 node visits
-   * (20,000 links: about a minute).
+   * Stack size of the engine thread. The walk recurses once per link of a dependency chain (a value
+   * created or taken down makes its dependents follow), so the default stack of a thread (1 MB)
+   * ends the walk at chains of a few hundred values. This much address space is reserved, not used:
+   * memory is taken only as deep walks touch it. Chains of 100,000 links fit (20,000 measured in
+   * one transaction). Time, not the stack, limits such chains: taking one down checks each link's
+   * readiness down to the root, so a chain of n links costs about n²/2 node visits (20,000 links:
+   * about a minute).
    */
   static final long ENGINE_STACK_BYTES = 256L << 20;
 
-  private final java.util.SplittableRandom jitter = new java.util.SplittableRandom();
+  private final SplittableRandom jitter = new SplittableRandom();
 
   /**
-   * True when the delay scheduler could not arm the next periodic resync: the engine arms it
-   * again after the next item it processes (the periodic resyncs would stop otherwise).
+   * True when the delay scheduler could not arm the next periodic resync: the engine arms it again
+   * after the next item it processes (the periodic resyncs would stop otherwise).
    */
   private volatile boolean periodicResyncLost;
 
@@ -159,21 +195,32 @@ public final class SchedulerImpl implements KVScheduler {
     if (j > 0) {
       delay = delay.plusMillis(jitter.nextLong(j + 1));
     }
-    periodicResyncLost = cfg.delayScheduler().schedule(delay, () -> {
-      if (closed.get()) {
-        return;
-      }
-      Queued.Nb q = new Queued.Nb(List.of(), TxnOptions.builder()
-          .resync(ResyncType.DOWNSTREAM).description("periodic downstream resync").build(),
-          new CompletableFuture<>());
-      if (!queue.offerLast(q)) {
-        LOG.warn("periodic downstream resync skipped: the transaction queue is full");
-      }
-      armDownstreamResync();
-    }) == GuardedTime.LOST;
+    periodicResyncLost =
+        cfg.delayScheduler()
+                .schedule(
+                    delay,
+                    () -> {
+                      if (closed.get()) {
+                        return;
+                      }
+                      Queued.Nb q =
+                          new Queued.Nb(
+                              List.of(),
+                              TxnOptions.builder()
+                                  .resync(ResyncType.DOWNSTREAM)
+                                  .description("periodic downstream resync")
+                                  .build(),
+                              new CompletableFuture<>());
+                      if (!queue.offerLast(q)) {
+                        LOG.warn(
+                            "periodic downstream resync skipped: the transaction queue is full");
+                      }
+                      armDownstreamResync();
+                    })
+            == GuardedTime.LOST;
   }
 
-  private static java.util.concurrent.ThreadFactory daemon(String name) {
+  private static ThreadFactory daemon(String name) {
     return r -> {
       Thread t = new Thread(r, name);
       t.setDaemon(true);
@@ -241,8 +288,8 @@ public final class SchedulerImpl implements KVScheduler {
   }
 
   private static void fail(Queued q) {
-    CompletableFuture<?> waiter = q instanceof Queued.Nb nb ? nb.result()
-        : q instanceof Queued.Task t ? t.waiter() : null;
+    CompletableFuture<?> waiter =
+        q instanceof Queued.Nb nb ? nb.result() : q instanceof Queued.Task t ? t.waiter() : null;
     if (waiter != null) {
       waiter.completeExceptionally(new IllegalStateException("scheduler was closed"));
     }
@@ -250,8 +297,8 @@ public final class SchedulerImpl implements KVScheduler {
 
   /**
    * Puts {@code q} at the end of the queue, waiting for room when the queue is full. A scheduler
-   * closed meanwhile fails {@code q} (close drains the queue, which may be what made the room):
-   * the caller's wait then ends at once.
+   * closed meanwhile fails {@code q} (close drains the queue, which may be what made the room): the
+   * caller's wait then ends at once.
    */
   private void putWaiting(Queued q) {
     try {
@@ -264,8 +311,8 @@ public final class SchedulerImpl implements KVScheduler {
   }
 
   /**
-   * Fails {@code q}, just queued, when the scheduler was closed meanwhile and {@code q} is still
-   * in the queue (otherwise close's drain, or the engine, has it).
+   * Fails {@code q}, just queued, when the scheduler was closed meanwhile and {@code q} is still in
+   * the queue (otherwise close's drain, or the engine, has it).
    */
   private void failIfClosed(Queued q) {
     if (closed.get() && queue.remove(q)) {
@@ -279,8 +326,8 @@ public final class SchedulerImpl implements KVScheduler {
 
   /**
    * Queues {@code q} from inside a descriptor callback. From a call thread the engine may not be
-   * waiting for the call any more (it overran its time limit): an empty task wakes the engine up
-   * if it is idle.
+   * waiting for the call any more (it overran its time limit): an empty task wakes the engine up if
+   * it is idle.
    */
   private void queueFromCallback(Queued q) {
     internal.addLast(q);
@@ -309,28 +356,33 @@ public final class SchedulerImpl implements KVScheduler {
    * Runs {@code work} ({@code what}, for the error message) on the engine thread between
    * transactions and waits for its result.
    *
-   * @throws IllegalStateException on a call thread running a southbound call: the engine waits
-   *     for that call, so waiting for the engine would last until the call's time limit and fail
-   *     the call's operation
+   * @throws IllegalStateException on a call thread running a southbound call: the engine waits for
+   *     that call, so waiting for the engine would last until the call's time limit and fail the
+   *     call's operation
    */
   private <T> T onEngine(String what, Supplier<T> work) {
     if (onEngine()) {
       return work.get();
     }
     if (sbCalls.inCall()) {
-      throw new IllegalStateException(what + " cannot be called from a southbound call that runs"
-          + " with a time limit (operationTimeout): it needs the engine thread, which is waiting"
-          + " for this call");
+      throw new IllegalStateException(
+          what
+              + " cannot be called from a southbound call that runs"
+              + " with a time limit (operationTimeout): it needs the engine thread, which is waiting"
+              + " for this call");
     }
     ensureOpen();
     CompletableFuture<T> f = new CompletableFuture<>();
-    putWaiting(new Queued.Task(() -> {
-      try {
-        f.complete(work.get());
-      } catch (Throwable t) {
-        f.completeExceptionally(t);
-      }
-    }, f));
+    putWaiting(
+        new Queued.Task(
+            () -> {
+              try {
+                f.complete(work.get());
+              } catch (Throwable t) {
+                f.completeExceptionally(t);
+              }
+            },
+            f));
     return await(f);
   }
 
@@ -373,8 +425,7 @@ public final class SchedulerImpl implements KVScheduler {
       return f.get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("waiting for result of blocking transaction was canceled",
-          e);
+      throw new IllegalStateException("waiting for result of blocking transaction was canceled", e);
     } catch (ExecutionException e) {
       Throwable c = e.getCause();
       if (c instanceof RuntimeException re) {
@@ -392,11 +443,11 @@ public final class SchedulerImpl implements KVScheduler {
   @Override
   public void registerDescriptors(KVDescriptor<?, ?>... descriptors) {
     ensureOpen();
-    java.util.Objects.requireNonNull(descriptors, "descriptors");
+    Objects.requireNonNull(descriptors, "descriptors");
     for (int i = 0; i < descriptors.length; i++) {
       if (descriptors[i] == null) {
-        throw new NullPointerException("descriptor " + (i + 1) + " of " + descriptors.length
-            + " is null");
+        throw new NullPointerException(
+            "descriptor " + (i + 1) + " of " + descriptors.length + " is null");
       }
     }
     registry.register(List.of(descriptors));
@@ -459,10 +510,11 @@ public final class SchedulerImpl implements KVScheduler {
 
     @Override
     public long commit(TxnOptions options) {
-      java.util.Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
+      Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
       if (inCallback()) {
-        throw new IllegalStateException("commit() cannot wait inside a descriptor callback: the"
-            + " engine runs the callback and would wait for itself; use commitAsync()");
+        throw new IllegalStateException(
+            "commit() cannot wait inside a descriptor callback: the"
+                + " engine runs the callback and would wait for itself; use commitAsync()");
       }
       CompletableFuture<Long> f = new CompletableFuture<>();
       submit(options, f, true);
@@ -471,7 +523,7 @@ public final class SchedulerImpl implements KVScheduler {
 
     @Override
     public CompletableFuture<Long> commitAsync(TxnOptions options) {
-      java.util.Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
+      Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
       CompletableFuture<Long> f = new CompletableFuture<>();
       submit(options, f, true);
       return f;
@@ -479,7 +531,7 @@ public final class SchedulerImpl implements KVScheduler {
 
     @Override
     public CompletableFuture<Long> tryCommitAsync(TxnOptions options) {
-      java.util.Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
+      Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
       CompletableFuture<Long> f = new CompletableFuture<>();
       submit(options, f, false);
       return f;
@@ -491,26 +543,31 @@ public final class SchedulerImpl implements KVScheduler {
      */
     private void checkSelected() {
       List<String> unselected = new ArrayList<>();
-      values.forEach((k, v) -> {
-        if (v != null && registry.forKey(k) == null) {
-          unselected.add(k);
-        }
-      });
+      values.forEach(
+          (k, v) -> {
+            if (v != null && registry.forKey(k) == null) {
+              unselected.add(k);
+            }
+          });
       if (unselected.isEmpty()) {
         return;
       }
       if (cfg.rejectUnselectedKeys()) {
         committed = false; // nothing was queued: the caller may fix the keys
-        throw new IllegalArgumentException("no registered descriptor selects key"
-            + (unselected.size() > 1 ? "s " : " ") + String.join(", ", unselected));
+        throw new IllegalArgumentException(
+            "no registered descriptor selects key"
+                + (unselected.size() > 1 ? "s " : " ")
+                + String.join(", ", unselected));
       }
-      LOG.warn("no registered descriptor selects key{} {}: UNIMPLEMENTED until one is registered",
-          unselected.size() > 1 ? "s" : "", String.join(", ", unselected));
+      LOG.warn(
+          "no registered descriptor selects key{} {}: UNIMPLEMENTED until one is registered",
+          unselected.size() > 1 ? "s" : "",
+          String.join(", ", unselected));
     }
 
     /**
-     * Queues the transaction, to complete {@code f}. From a descriptor callback it is queued to
-     * run after the current transaction, never waiting. Otherwise a full queue is waited for when
+     * Queues the transaction, to complete {@code f}. From a descriptor callback it is queued to run
+     * after the current transaction, never waiting. Otherwise a full queue is waited for when
      * {@code waitForRoom}, else refused with a {@link QueueFullException}.
      */
     private void submit(TxnOptions o, CompletableFuture<Long> f, boolean waitForRoom) {
@@ -546,12 +603,12 @@ public final class SchedulerImpl implements KVScheduler {
   @Override
   public void pushSBNotification(List<KVWithMetadata<?, ?>> values) {
     ensureOpen();
-    java.util.Objects.requireNonNull(values, "values");
+    Objects.requireNonNull(values, "values");
     List<Kv> kvs = new ArrayList<>(values.size());
     for (KVWithMetadata<?, ?> kv : values) {
       if (kv == null) {
-        throw new NullPointerException("SB notification with a null entry (a removal is an"
-            + " entry whose value is null)");
+        throw new NullPointerException(
+            "SB notification with a null entry (a removal is an" + " entry whose value is null)");
       }
       kvs.add(new Kv(kv.key(), kv.value(), ValueOrigin.FROM_SB, false, kv.metadata()));
     }
@@ -594,16 +651,24 @@ public final class SchedulerImpl implements KVScheduler {
    * same value and metadata classes (it may be a wrapper of {@code descriptor}).
    */
   private DescriptorHandle registered(KVDescriptor<?, ?> descriptor) {
-    java.util.Objects.requireNonNull(descriptor, "descriptor");
+    Objects.requireNonNull(descriptor, "descriptor");
     DescriptorHandle h = registry.byName(descriptor.name());
     if (h == null) {
       throw new IllegalArgumentException("descriptor " + descriptor.name() + " is not registered");
     }
-    if (h.d != descriptor && (h.d.valueType() != descriptor.valueType()
-        || h.d.metadataType() != descriptor.metadataType())) {
-      throw new IllegalArgumentException("descriptor " + descriptor.name() + " is not registered:"
-          + " another descriptor of that name is, for " + h.d.valueType().getName() + " values"
-          + " with " + h.d.metadataType().getName() + " metadata");
+    if (h.d != descriptor
+        && (h.d.valueType() != descriptor.valueType()
+            || h.d.metadataType() != descriptor.metadataType())) {
+      throw new IllegalArgumentException(
+          "descriptor "
+              + descriptor.name()
+              + " is not registered:"
+              + " another descriptor of that name is, for "
+              + h.d.valueType().getName()
+              + " values"
+              + " with "
+              + h.d.metadataType().getName()
+              + " metadata");
     }
     return h;
   }
@@ -618,8 +683,13 @@ public final class SchedulerImpl implements KVScheduler {
       throw new IllegalArgumentException("descriptor " + descriptorName + " has no metadata");
     }
     if (!metadataType.isAssignableFrom(h.d.metadataType())) {
-      throw new IllegalArgumentException("descriptor " + descriptorName + " has metadata of type "
-          + h.d.metadataType().getName() + ", not " + metadataType.getName());
+      throw new IllegalArgumentException(
+          "descriptor "
+              + descriptorName
+              + " has metadata of type "
+              + h.d.metadataType().getName()
+              + ", not "
+              + metadataType.getName());
     }
     @SuppressWarnings("unchecked")
     NamedMapping<M> m = (NamedMapping<M>) h.metadataMap;
@@ -639,10 +709,9 @@ public final class SchedulerImpl implements KVScheduler {
   }
 
   @Override
-  public void forEachValueStatus(KeySelector selector,
-      java.util.function.Consumer<? super BaseValueStatus> action) {
-    java.util.Objects.requireNonNull(selector, "selector (KeySelector.any() for every key)");
-    java.util.Objects.requireNonNull(action, "action");
+  public void forEachValueStatus(KeySelector selector, Consumer<? super BaseValueStatus> action) {
+    Objects.requireNonNull(selector, "selector (KeySelector.any() for every key)");
+    Objects.requireNonNull(action, "action");
     Published.Snapshot views = published.current();
     for (Rev v : views.values()) {
       if (v.derivedFrom == null && selector.test(v.key)) {
@@ -653,15 +722,15 @@ public final class SchedulerImpl implements KVScheduler {
 
   @Override
   public Subscription watchValueStatus(KeySelector selector, ValueStatusListener listener) {
-    java.util.Objects.requireNonNull(selector, "selector (KeySelector.any() for every key)");
-    java.util.Objects.requireNonNull(listener, "listener");
+    Objects.requireNonNull(selector, "selector (KeySelector.any() for every key)");
+    Objects.requireNonNull(listener, "listener");
     return watchers.add(selector, listener);
   }
 
   @Override
   public List<RecordedTxn> transactionHistory(Instant since, Instant until) {
-    java.util.Objects.requireNonNull(since, "since (Instant.MIN for no lower bound)");
-    java.util.Objects.requireNonNull(until, "until (Instant.MAX for no upper bound)");
+    Objects.requireNonNull(since, "since (Instant.MIN for no lower bound)");
+    Objects.requireNonNull(until, "until (Instant.MAX for no upper bound)");
     return history.records(since, until);
   }
 
@@ -673,9 +742,8 @@ public final class SchedulerImpl implements KVScheduler {
   @Override
   @SuppressWarnings({"unchecked", "rawtypes"})
   public <V, M> List<KVWithMetadata<V, M>> dumpValues(KVDescriptor<V, M> descriptor, View view) {
-    java.util.Objects.requireNonNull(view, "view");
-    List<KVWithMetadata<Object, Object>> all =
-        new ArrayList<>(dump(registered(descriptor), view));
+    Objects.requireNonNull(view, "view");
+    List<KVWithMetadata<Object, Object>> all = new ArrayList<>(dump(registered(descriptor), view));
     // metadata is checked by the engine; a desired value of another class (INVALID) is left out
     all.removeIf(kv -> kv.value() != null && !descriptor.valueType().isInstance(kv.value()));
     return (List) all;
@@ -707,7 +775,8 @@ public final class SchedulerImpl implements KVScheduler {
         throw new IllegalArgumentException(
             "descriptor " + h.name + " does not support Retrieve operation");
       }
-      return onEngine("a dump of the SB view (descriptor " + h.name + ")",
+      return onEngine(
+          "a dump of the SB view (descriptor " + h.name + ")",
           () -> processor.refresher().retrieveForDump(h));
     }
     List<KVWithMetadata<Object, Object>> out = new ArrayList<>();
@@ -724,8 +793,12 @@ public final class SchedulerImpl implements KVScheduler {
         if (!v.available()) {
           continue;
         }
-        out.add(new KVWithMetadata<>(v.key, v.value, v.metadata,
-            v.state == ValueState.OBTAINED ? ValueOrigin.FROM_SB : ValueOrigin.FROM_NB));
+        out.add(
+            new KVWithMetadata<>(
+                v.key,
+                v.value,
+                v.metadata,
+                v.state == ValueState.OBTAINED ? ValueOrigin.FROM_SB : ValueOrigin.FROM_NB));
       }
     }
     return out;
@@ -733,7 +806,7 @@ public final class SchedulerImpl implements KVScheduler {
 
   @Override
   public List<KeyError> validateSemantically(List<KeyValuePair> values) {
-    java.util.Objects.requireNonNull(values, "values");
+    Objects.requireNonNull(values, "values");
     List<KeyError> out = new ArrayList<>();
     for (KeyValuePair kv : values) {
       validateOne(kv, out, true);
@@ -753,8 +826,8 @@ public final class SchedulerImpl implements KVScheduler {
     if (base) {
       DescriptorHandle.Result<List<KeyValuePair>> der = h.derivedValues(kv.key(), kv.value());
       if (der.failed()) {
-        out.add(new KeyError(kv.key(), TxnOperation.VALIDATE, OpRecord.msg(der.error()),
-            der.error()));
+        out.add(
+            new KeyError(kv.key(), TxnOperation.VALIDATE, OpRecord.msg(der.error()), der.error()));
       } else {
         for (KeyValuePair d : der.value()) {
           validateOne(d, out, false);
@@ -770,14 +843,14 @@ public final class SchedulerImpl implements KVScheduler {
 
   @Override
   public List<NodeRevision> graphSnapshot(Instant time) {
-    java.util.Objects.requireNonNull(time, "time");
+    Objects.requireNonNull(time, "time");
     return history.snapshot(time);
   }
 
   @Override
   public FlagStats flagStats(String flag, KeySelector selector) {
-    java.util.Objects.requireNonNull(flag, "flag");
-    java.util.Objects.requireNonNull(selector, "selector (KeySelector.any() for every key)");
+    Objects.requireNonNull(flag, "flag");
+    Objects.requireNonNull(selector, "selector (KeySelector.any() for every key)");
     return history.flagStats(flag, selector);
   }
 
@@ -790,11 +863,10 @@ public final class SchedulerImpl implements KVScheduler {
   }
 
   @Override
-  public io.kvscheduler.api.Explanation explanation(String key) {
-    java.util.Objects.requireNonNull(key, "key");
+  public Explanation explanation(String key) {
+    Objects.requireNonNull(key, "key");
     if (closed.get()) {
-      return io.kvscheduler.api.Explanation.of(key, io.kvscheduler.api.ValueState.NONEXISTENT,
-          io.kvscheduler.api.Explanation.Reason.UNKNOWN_KEY);
+      return Explanation.of(key, ValueState.NONEXISTENT, Explanation.Reason.UNKNOWN_KEY);
     }
     return onEngine("explain", () -> Explainer.tree(graph, key));
   }
@@ -822,8 +894,10 @@ public final class SchedulerImpl implements KVScheduler {
     try {
       engine.join(CLOSE_WAIT.toMillis());
       if (engine.isAlive()) {
-        LOG.warn("close: the engine thread is still processing a transaction after {} s;"
-            + " interrupting it", CLOSE_WAIT.toSeconds());
+        LOG.warn(
+            "close: the engine thread is still processing a transaction after {} s;"
+                + " interrupting it",
+            CLOSE_WAIT.toSeconds());
         engine.interrupt();
         engine.join(CLOSE_WAIT.toMillis());
       }

@@ -10,14 +10,14 @@ import org.pcollections.TreePMap;
  * An immutable sorted map from key to slot number (a non-negative int), the key index of the
  * published snapshot. Persistent: every change returns a new index and leaves this one as it is.
  *
- * <p><b>Shape.</b> A <em>base</em> of two sorted arrays (keys, slots), written once by a bulk
- * build and never changed, plus a <em>delta</em>: a persistent sorted map of the keys changed
- * since the base was built, each mapped to its slot, or to {@link #GONE} for a base key that was
- * removed. A key's slot is the delta's answer when the delta has the key, else the base's.
+ * <p><b>Shape.</b> A <em>base</em> of two sorted arrays (keys, slots), written once by a bulk build
+ * and never changed, plus a <em>delta</em>: a persistent sorted map of the keys changed since the
+ * base was built, each mapped to its slot, or to {@link #GONE} for a base key that was removed. A
+ * key's slot is the delta's answer when the delta has the key, else the base's.
  *
  * <ul>
- *   <li>A bulk build (a first resync, an initial configuration, any large change) costs 8 bytes
- *       per key and no object per key; a tree with a boxed slot per entry costs about 56.
+ *   <li>A bulk build (a first resync, an initial configuration, any large change) costs 8 bytes per
+ *       key and no object per key; a tree with a boxed slot per entry costs about 56.
  *   <li>A small change costs O(log n) (a binary search of the base, a path copy in the delta), as
  *       in a persistent tree.
  *   <li>Lookups search the delta, then the base: O(log n).
@@ -35,6 +35,7 @@ final class SlotIndex {
 
   /** The base: keys in order, each once, and their slots (same length). */
   private final String[] keys;
+
   private final int[] slots;
   private final TreePMap<String, Integer> delta;
   private final int size;
@@ -96,8 +97,7 @@ final class SlotIndex {
   /** This index without {@code key}; the key must be in the index. */
   SlotIndex minus(String key) {
     boolean inBase = Arrays.binarySearch(keys, key) >= 0;
-    return new SlotIndex(keys, slots, inBase ? delta.plus(key, GONE) : delta.minus(key),
-        size - 1);
+    return new SlotIndex(keys, slots, inBase ? delta.plus(key, GONE) : delta.minus(key), size - 1);
   }
 
   /** The same entries with an empty delta (one linear pass). */
@@ -115,9 +115,7 @@ final class SlotIndex {
     return ofSorted(k, s);
   }
 
-  /**
-   * The entries with keys in [{@code from}, {@code to}) in key order; a null bound is open.
-   */
+  /** The entries with keys in [{@code from}, {@code to}) in key order; a null bound is open. */
   Cursor cursor(String from, String to) {
     int lo = from == null ? 0 : lowerBound(from);
     int hi = to == null ? keys.length : lowerBound(to);

@@ -7,9 +7,9 @@ import java.util.Arrays;
  * Persistent: {@link #set} and {@link #append} return a new vector and leave this one as it is,
  * sharing everything but the path they changed.
  *
- * <p><b>Shape.</b> A 32-way trie of arrays: the leaves hold the elements, each inner array holds
- * up to 32 children, and the slot's bits, five at a time from the top, pick the path. A vector of
- * n elements is about log32(n) arrays deep (five at two million). Every array has 32 entries; the
+ * <p><b>Shape.</b> A 32-way trie of arrays: the leaves hold the elements, each inner array holds up
+ * to 32 children, and the slot's bits, five at a time from the top, pick the path. A vector of n
+ * elements is about log32(n) arrays deep (five at two million). Every array has 32 entries; the
  * last leaf and the last child of each level may be partly used. Nulls are allowed (a free slot).
  *
  * <ul>
@@ -31,8 +31,10 @@ final class SlotVector<T> {
 
   /** A leaf when {@link #shift} is 0, else an array of child arrays. */
   private final Object[] root;
+
   /** Bits of the slot below the root's level: 0 for a single leaf, 5 per level above it. */
   private final int shift;
+
   private final int size;
 
   private SlotVector(Object[] root, int shift, int size) {
@@ -135,8 +137,10 @@ final class SlotVector<T> {
     } else {
       int i = (index >>> shift) & MASK;
       Object[] child = (Object[]) node[i];
-      copy[i] = child == null ? path(shift - BITS, element)
-          : appendIn(child, shift - BITS, index, element);
+      copy[i] =
+          child == null
+              ? path(shift - BITS, element)
+              : appendIn(child, shift - BITS, index, element);
     }
     return copy;
   }

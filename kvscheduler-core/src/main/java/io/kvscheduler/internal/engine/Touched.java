@@ -18,10 +18,13 @@ import java.util.Set;
 final class Touched {
   private final long mark;
   private final ArrayList<String> keys = new ArrayList<>();
+
   /** The node of each listed key when it was listed (null for a key that had none). */
   private final ArrayList<Node> nodes = new ArrayList<>();
+
   /** The batches that were refreshes (their keys are read only if asked for). */
   private final ArrayList<Graph.Journal> refreshes = new ArrayList<>();
+
   private Set<String> refreshedSet;
   private final ArrayList<String> removedCandidates = new ArrayList<>();
 
@@ -107,16 +110,16 @@ final class Touched {
   }
 
   /**
-   * Keys whose node was REMOVED when a batch closed (may repeat; the state may have changed
-   * since): a superset of the touched keys that are REMOVED now.
+   * Keys whose node was REMOVED when a batch closed (may repeat; the state may have changed since):
+   * a superset of the touched keys that are REMOVED now.
    */
   List<String> removedCandidates() {
     return removedCandidates;
   }
 
   /**
-   * The node of the {@code i}-th listed key when it was listed, or null: the key's current node
-   * if it is still in the graph ({@link Node#inGraph()}), else look the key up.
+   * The node of the {@code i}-th listed key when it was listed, or null: the key's current node if
+   * it is still in the graph ({@link Node#inGraph()}), else look the key up.
    */
   Node node(int i) {
     return nodes.get(i);

@@ -1,5 +1,6 @@
 package io.kvscheduler.internal.engine;
 
+import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TxnType;
 import java.util.ArrayList;
@@ -12,44 +13,54 @@ final class TxnContext {
   final long seq;
   final TxnType type;
   final boolean simulate;
+
   /** Retry options of an NB transaction (null when none or not NB). */
   final RetryOptions nbRetry;
+
   /**
-   * True for a downstream resync given no retry options: it re-applies the NB intent as it is,
-   * so each value keeps the retry settings of the transaction that last set it (as notifications
-   * and retries do) instead of losing them.
+   * True for a downstream resync given no retry options: it re-applies the NB intent as it is, so
+   * each value keeps the retry settings of the transaction that last set it (as notifications and
+   * retries do) instead of losing them.
    */
   boolean inheritRetry;
+
   final boolean revertOnFailure;
+
   /** For retry transactions: base keys being retried and the attempt number. */
   final Set<String> retryKeys;
+
   final int retryAttempt;
 
   final List<OpRecord> ops = new ArrayList<>();
+
   /**
-   * Pairs of the transaction ignored because their key holds a derived value (no operation, so
-   * not among {@link #ops}): reported as key errors of an NB transaction.
+   * Pairs of the transaction ignored because their key holds a derived value (no operation, so not
+   * among {@link #ops}): reported as key errors of an NB transaction.
    */
-  final List<io.kvscheduler.api.KeyError> ignored = new ArrayList<>();
+  final List<KeyError> ignored = new ArrayList<>();
+
   /** {@link io.kvscheduler.internal.graph.Graph#departures()} when the pass started. */
   long departuresAtStart;
+
   /**
    * Base keys whose status changed, in order of change; a key may repeat (only immediate repeats,
    * e.g. a base and its derived values, are skipped): consumers deduplicate when they need to.
    */
   final ArrayList<String> changedStatus = new ArrayList<>();
+
   /**
    * Base keys of the transaction's own values (B100: only their failures trigger revert); filled
    * only when {@link #revertOnFailure} (empty and read only otherwise).
    */
   final Set<String> ownKeys;
+
   /** Set when a node whose base key is one of {@link #ownKeys} fails (not during revert). */
   boolean ownFailed;
 
   /**
    * Keys whose southbound call failed in this pass and that no refresh has read since: what the
-   * southbound holds for them is unknown (the failure may have left anything), so the pass makes
-   * no further call for them — a later call would name an old value the southbound may not hold.
+   * southbound holds for them is unknown (the failure may have left anything), so the pass makes no
+   * further call for them — a later call would name an old value the southbound may not hold.
    */
   final Set<String> unread = new HashSet<>();
 
@@ -63,8 +74,15 @@ final class TxnContext {
   final Path branch;
 
   /** {@code branch}: an empty path, shared by the passes of one engine (one at a time). */
-  TxnContext(long seq, TxnType type, boolean simulate, RetryOptions nbRetry,
-      boolean revertOnFailure, Set<String> retryKeys, int retryAttempt, Path branch) {
+  TxnContext(
+      long seq,
+      TxnType type,
+      boolean simulate,
+      RetryOptions nbRetry,
+      boolean revertOnFailure,
+      Set<String> retryKeys,
+      int retryAttempt,
+      Path branch) {
     this.seq = seq;
     this.type = type;
     this.simulate = simulate;

@@ -28,8 +28,8 @@ import java.util.function.Function;
  *       unimplemented TXN #n}), then {@code * transaction arguments:} (seqNum, type, optional
  *       description, values) and, for simulated transactions, {@code * planned operations:}.
  *   <li>{@link #finalRecord}: an {@code o---o} line, {@code * executed operations (<start> ->
- *       <stop>, dur: <d>):} with the numbered operations (or {@code <NONE>}), then an {@code
- *       x---x} box titled {@code | #<seq> - <TxnType> ... took <elapsed> |}.
+ *       <stop>, dur: <d>):} with the numbered operations (or {@code <NONE>}), then an {@code x---x}
+ *       box titled {@code | #<seq> - <TxnType> ... took <elapsed> |}.
  * </ul>
  *
  * <p>Lines are 120 characters wide; the box title is padded so that the right-hand info ends at
@@ -71,16 +71,15 @@ public final class TxnLogFormatter {
 
   /** The line that ends a list cut at {@code shown} items of {@code total}. */
   static String more(int total, int shown, long seq) {
-    return "… and " + (total - shown) + " more (see /scheduler/txn-history?seq-num=" + seq
-        + ")\n";
+    return "… and " + (total - shown) + " more (see /scheduler/txn-history?seq-num=" + seq + ")\n";
   }
 
   /**
    * Like {@link #preRecord(RecordedTxn, Function)}, listing at most {@code maxItems} values (0:
    * all), then how many more there are and where to see them.
    */
-  public static String preRecord(RecordedTxn txn, Function<Object, String> valueText,
-      int maxItems) {
+  public static String preRecord(
+      RecordedTxn txn, Function<Object, String> valueText, int maxItems) {
     StringBuilder sb = new StringBuilder();
     String rule = "+" + "=".repeat(WIDTH - 2) + "+\n";
     sb.append(rule).append(titleLine(txn, headerInfo(txn))).append(rule);
@@ -134,8 +133,8 @@ public final class TxnLogFormatter {
    * Like {@link #finalRecord(RecordedTxn, Function)}, listing at most {@code maxItems} operations
    * (0: all), then how many more there are and where to see them.
    */
-  public static String finalRecord(RecordedTxn txn, Function<Object, String> valueText,
-      int maxItems) {
+  public static String finalRecord(
+      RecordedTxn txn, Function<Object, String> valueText, int maxItems) {
     StringBuilder sb = new StringBuilder();
     sb.append('o').append("-".repeat(WIDTH - 2)).append("o\n");
     if (txn.executed().isEmpty()) {
@@ -164,8 +163,12 @@ public final class TxnLogFormatter {
   }
 
   /** Like {@link #appendOps(StringBuilder, List, Function)}, at most {@code maxItems} (0: all). */
-  static void appendOps(StringBuilder sb, List<RecordedTxnOp> ops,
-      Function<Object, String> valueText, int maxItems, long seq) {
+  static void appendOps(
+      StringBuilder sb,
+      List<RecordedTxnOp> ops,
+      Function<Object, String> valueText,
+      int maxItems,
+      long seq) {
     if (ops.isEmpty()) {
       sb.append(I2).append("<NONE>\n");
       return;
@@ -216,7 +219,11 @@ public final class TxnLogFormatter {
       case NB_TRANSACTION:
         return txn.resyncType() == ResyncType.NOT_RESYNC ? "" : txn.resyncType().jsonName();
       case RETRY_FAILED_OPS:
-        return "retrying failed TXN #" + txn.retryForTxn() + " (attempt " + txn.retryAttempt() + ")";
+        return "retrying failed TXN #"
+            + txn.retryForTxn()
+            + " (attempt "
+            + txn.retryAttempt()
+            + ")";
       case RETRY_UNIMPL_OPS:
         return "retrying unimplemented TXN #" + txn.retryForTxn();
       default:
@@ -240,8 +247,11 @@ public final class TxnLogFormatter {
       case SB_NOTIFICATION:
         return "SB Notification";
       case RETRY_FAILED_OPS:
-        return "Retry Transaction (for txn #" + txn.retryForTxn() + ", attempt #"
-            + txn.retryAttempt() + ")";
+        return "Retry Transaction (for txn #"
+            + txn.retryForTxn()
+            + ", attempt #"
+            + txn.retryAttempt()
+            + ")";
       case RETRY_UNIMPL_OPS:
         return "RetryUnimplOps (for txn #" + txn.retryForTxn() + ")";
       default:
@@ -279,7 +289,9 @@ public final class TxnLogFormatter {
     return DATE_TIME.format(t) + fraction(t.getNano(), 9) + " +0000 UTC";
   }
 
-  /** Go's {@code time.Duration.String()}: {@code 0s}, {@code 350µs}, {@code 2.1ms}, {@code 1m30s}. */
+  /**
+   * Go's {@code time.Duration.String()}: {@code 0s}, {@code 350µs}, {@code 2.1ms}, {@code 1m30s}.
+   */
   static String goDuration(long nanos) {
     if (nanos == 0) {
       return "0s";

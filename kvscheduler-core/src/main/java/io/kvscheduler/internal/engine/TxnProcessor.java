@@ -15,7 +15,12 @@ import io.kvscheduler.internal.graph.Graph;
 import io.kvscheduler.internal.graph.Node;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -28,9 +33,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Processes one dequeued transaction on the engine thread: pre-processing (resync refresh and
- * reconciliation, notification filter, retry filter), ordering, optional simulation, execution
- * with optional revert, compression of pending operations, recording, and post-processing
- * (refresh of failed values, retry scheduling, status delivery, removal of deleted values).
+ * reconciliation, notification filter, retry filter), ordering, optional simulation, execution with
+ * optional revert, compression of pending operations, recording, and post-processing (refresh of
+ * failed values, retry scheduling, status delivery, removal of deleted values).
  *
  * <p>Longer than our usual limit: the phases share one transaction's state, and reading them in
  * order is the point. Compression of pending operations is in {@link Compression}, retry planning
@@ -51,14 +56,21 @@ final class TxnProcessor {
   private long nextSeq;
   private int resyncCount;
   private final RetryPlanner retries;
+
   /**
    * The walk's recursion path, shared by the passes of the engine (one walks at a time; emptied
    * whenever a pass's context is made, so a pass that ended abnormally leaves nothing behind).
    */
   private final Path path = new Path();
 
-  TxnProcessor(SchedulerConfig cfg, Graph g, Registry reg, History history, Published published,
-      Watchers watchers, Sink sink) {
+  TxnProcessor(
+      SchedulerConfig cfg,
+      Graph g,
+      Registry reg,
+      History history,
+      Published published,
+      Watchers watchers,
+      Sink sink) {
     this.cfg = cfg;
     this.g = g;
     this.reg = reg;
@@ -87,17 +99,22 @@ final class TxnProcessor {
     Set<String> retryKeys = Set.of();
     List<Kv> values = List.of();
     List<Kv> recordedValues = List.of();
+
     /** {@link #values} sorted by key (set by the ordering step, reused by the record). */
     List<Kv> sortedValues;
+
     /**
      * Of a resync whose {@link #values} are in key order: the node each value's key had when the
      * values were gathered (null: none), aligned with {@link #values}; else null.
      */
     List<Node> nodes;
+
     /** True once the transaction counted as a resync (undone when it is aborted). */
     boolean countedResync;
+
     boolean simulate;
     boolean skip;
+
     /** Base keys of the values that failed, refreshed after the execution (refreshFailed). */
     List<String> refreshedFailed = List.of();
   }
@@ -121,8 +138,8 @@ final class TxnProcessor {
       Graph.Journal refreshed = unrecordedBatch(); // resync refresh: unrecorded
       run(job, start, future, touched, refreshed);
     } catch (RuntimeException | Error e) {
-      LOG.error("transaction #{} aborted by an internal error; its changes are rolled back",
-          job.seq, e);
+      LOG.error(
+          "transaction #{} aborted by an internal error; its changes are rolled back", job.seq, e);
       g.rollback();
       history.dropRevived(g); // the aborted transaction's own cleanup did not run
       if (job.countedResync) {
@@ -149,11 +166,15 @@ final class TxnProcessor {
       if (o.resync() == ResyncType.DOWNSTREAM) {
         values = new ArrayList<>();
         for (Node n : g.nodes()) { // any order: sorted below
-          if (!n.isDerived() && n.value != null && n.state != ValueState.OBTAINED
-              && n.lastUpdate != null && n.lastUpdate.value() != null) {
+          if (!n.isDerived()
+              && n.value != null
+              && n.state != ValueState.OBTAINED
+              && n.lastUpdate != null
+              && n.lastUpdate.value() != null) {
             // the intent as it is, with its revert flag (its retry settings: TxnContext)
-            values.add(new Kv(n.key, n.lastUpdate.value(), ValueOrigin.FROM_NB,
-                n.lastUpdate.revert(), null));
+            values.add(
+                new Kv(
+                    n.key, n.lastUpdate.value(), ValueOrigin.FROM_NB, n.lastUpdate.revert(), null));
           }
         }
       }
@@ -188,8 +209,8 @@ final class TxnProcessor {
   }
 
   /**
-   * Marks the nodes of {@code values[from, to)} as {@code listed}; each value's node (or null)
-   * goes to {@code found} at the value's index.
+   * Marks the nodes of {@code values[from, to)} as {@code listed}; each value's node (or null) goes
+   * to {@code found} at the value's index.
    */
   private void mark(List<Kv> values, int from, int to, Object listed, Node[] found) {
     for (int i = from; i < to; i++) {
@@ -208,7 +229,9 @@ final class TxnProcessor {
   private static void collectUnlisted(Iterator<Node> it, Object listed, List<Node> unlisted) {
     for (int k = 0; k < Bulk.RANGE && it.hasNext(); k++) {
       Node n = it.next();
-      if (n.isDerived() || n.value == null || n.scratchOwner == listed
+      if (n.isDerived()
+          || n.value == null
+          || n.scratchOwner == listed
           || n.state == ValueState.REMOVED) {
         continue;
       }
@@ -216,17 +239,17 @@ final class TxnProcessor {
     }
   }
 
-  private static final java.util.Comparator<Node> NODE_KEY_ORDER = (a, b) -> a.key.compareTo(b.key);
+  private static final Comparator<Node> NODE_KEY_ORDER = (a, b) -> a.key.compareTo(b.key);
 
   /**
-   * The listed {@code values} (in key order, with their nodes {@code found}) and what a resync
-   * does with the {@code unlisted} base values (in key order: OBTAINED ones are kept, others
-   * removed), merged in key order; the node of each value goes to {@code nodes}.
+   * The listed {@code values} (in key order, with their nodes {@code found}) and what a resync does
+   * with the {@code unlisted} base values (in key order: OBTAINED ones are kept, others removed),
+   * merged in key order; the node of each value goes to {@code nodes}.
    */
-  private static List<Kv> mergeUnlisted(List<Kv> values, Node[] found, List<Node> unlisted,
-      List<Node> nodes) {
+  private static List<Kv> mergeUnlisted(
+      List<Kv> values, Node[] found, List<Node> unlisted, List<Node> nodes) {
     if (unlisted.isEmpty()) {
-      nodes.addAll(java.util.Arrays.asList(found));
+      nodes.addAll(Arrays.asList(found));
       return values;
     }
     List<Kv> out = new ArrayList<>(values.size() + unlisted.size());
@@ -246,8 +269,10 @@ final class TxnProcessor {
   }
 
   private static void addUnlisted(Node n, List<Kv> out, List<Node> nodes) {
-    out.add(n.state == ValueState.OBTAINED
-        ? new Kv(n.key, n.value, ValueOrigin.FROM_SB, false, n.metadata) : Kv.nb(n.key, null));
+    out.add(
+        n.state == ValueState.OBTAINED
+            ? new Kv(n.key, n.value, ValueOrigin.FROM_SB, false, n.metadata)
+            : Kv.nb(n.key, null));
     nodes.add(n);
   }
 
@@ -273,8 +298,7 @@ final class TxnProcessor {
       } else if (wrongType != null) {
         LOG.warn("SB notification for {} ignored: {}", kv.key(), wrongType.getMessage());
       } else if (n != null && n.value != null && n.origin() == ValueOrigin.FROM_NB) {
-        LOG.debug("SB notification for {} ignored: the value is owned by the northbound",
-            kv.key());
+        LOG.debug("SB notification for {} ignored: the value is owned by the northbound", kv.key());
       } else {
         kept.add(kv);
       }
@@ -293,15 +317,17 @@ final class TxnProcessor {
     List<Kv> values = new ArrayList<>();
     for (Map.Entry<String, Long> e : new TreeMap<>(r.keys()).entrySet()) {
       Node n = g.get(e.getKey());
-      if (n == null || n.value == null || n.lastUpdate == null
+      if (n == null
+          || n.value == null
+          || n.lastUpdate == null
           || n.lastUpdate.seq() != e.getValue()) {
         continue; // gone or changed since the failure
       }
       if (r.unimplemented() && n.state != ValueState.UNIMPLEMENTED) {
         continue;
       }
-      values.add(new Kv(n.key, n.lastUpdate.value(), ValueOrigin.FROM_NB,
-          n.lastUpdate.revert(), null));
+      values.add(
+          new Kv(n.key, n.lastUpdate.value(), ValueOrigin.FROM_NB, n.lastUpdate.revert(), null));
     }
     job.values = values;
     job.recordedValues = values;
@@ -312,7 +338,11 @@ final class TxnProcessor {
    * Orders, simulates, executes and records the prepared transaction. {@code refreshed}: the batch
    * of the refresh done while preparing it (empty when there was none).
    */
-  private void run(Job job, Instant start, CompletableFuture<Long> future, Touched touched,
+  private void run(
+      Job job,
+      Instant start,
+      CompletableFuture<Long> future,
+      Touched touched,
       Graph.Journal refreshed) {
     g.reserve(2 * job.values.size()); // a first transaction: the values and as many derived ones
     List<Kv> sorted = new ArrayList<>(job.values);
@@ -341,8 +371,8 @@ final class TxnProcessor {
     }
     if (cfg.printTxnSummary() && TXN_LOG.isInfoEnabled()) {
       RecordedTxn pre = record(job, start, start, planned, List.of()).toApi();
-      TXN_LOG.info("\n{}", TxnLogFormatter.preRecord(pre, cfg.valueFormatter(),
-          cfg.txnLogMaxItems()));
+      TXN_LOG.info(
+          "\n{}", TxnLogFormatter.preRecord(pre, cfg.valueFormatter(), cfg.txnLogMaxItems()));
     }
 
     TxnContext tx = context(job, false);
@@ -357,12 +387,11 @@ final class TxnProcessor {
       g.journalBirthsLightly(refreshed);
       executeWithRevert(tx, ordered, touched, job);
     }
-    List<OpRecord> executed =
-        Compression.compress(tx.ops, g.departures() == tx.departuresAtStart);
+    List<OpRecord> executed = Compression.compress(tx.ops, g.departures() == tx.departuresAtStart);
     Graph.Journal journal = g.endBatch();
     // a downstream resync only brings the SB back to the unchanged intent: no revisions (B142)
-    closeExecution(journal, touched, job.seq, cfg.clock().instant(),
-        job.resync != ResyncType.DOWNSTREAM);
+    closeExecution(
+        journal, touched, job.seq, cfg.clock().instant(), job.resync != ResyncType.DOWNSTREAM);
     // the refresh's keys after the execution's: the walk writes keys in order, the refresh in
     // the southbound's order, so listed this way the touched keys form a few sorted runs that
     // publishing sorts in linear time (a resync writes most keys in both batches)
@@ -373,29 +402,36 @@ final class TxnProcessor {
     TxnRecord rec = record(job, start, cfg.clock().instant(), planned, executed);
     history.addRecord(rec);
     if (cfg.printTxnSummary() && TXN_LOG.isInfoEnabled()) {
-      TXN_LOG.info("\n{}", TxnLogFormatter.finalRecord(rec.toApi(), cfg.valueFormatter(),
-          cfg.txnLogMaxItems()));
+      TXN_LOG.info(
+          "\n{}",
+          TxnLogFormatter.finalRecord(rec.toApi(), cfg.valueFormatter(), cfg.txnLogMaxItems()));
     }
     postProcess(job, tx, executed, touched, future);
   }
 
   /**
-   * The execution's batch {@code journal}: its keys listed as touched and, with {@code record},
-   * its revisions recorded (else the chains carried over). One pass over the entries for both
-   * (in ranges: {@link Bulk}), each node visited once.
+   * The execution's batch {@code journal}: its keys listed as touched and, with {@code record}, its
+   * revisions recorded (else the chains carried over). One pass over the entries for both (in
+   * ranges: {@link Bulk}), each node visited once.
    */
-  private void closeExecution(Graph.Journal journal, Touched touched, long seq, Instant now,
-      boolean record) {
+  private void closeExecution(
+      Graph.Journal journal, Touched touched, long seq, Instant now, boolean record) {
     touched.reserve(journal);
     boolean history = this.history.records();
     for (int i = 0; i < journal.size(); i += Bulk.RANGE) {
-      closeExecution(journal, i, Bulk.end(i, journal.size()), touched, seq, now, record,
-          history);
+      closeExecution(journal, i, Bulk.end(i, journal.size()), touched, seq, now, record, history);
     }
   }
 
-  private void closeExecution(Graph.Journal journal, int from, int to, Touched touched, long seq,
-      Instant now, boolean record, boolean history) {
+  private void closeExecution(
+      Graph.Journal journal,
+      int from,
+      int to,
+      Touched touched,
+      long seq,
+      Instant now,
+      boolean record,
+      boolean history) {
     for (int i = from; i < to; i++) {
       touched.add(journal, i);
       if (!history) {
@@ -410,13 +446,20 @@ final class TxnProcessor {
   }
 
   private TxnContext context(Job job, boolean simulate) {
-    RetryOptions retry = job.type == TxnType.NB_TRANSACTION
-        ? job.options.retry().orElse(null) : null;
-    TxnContext tx = new TxnContext(job.seq, job.type, simulate, retry,
-        job.type == TxnType.NB_TRANSACTION && job.options.revert(), job.retryKeys,
-        job.retryAttempt, path.cleared());
-    tx.inheritRetry = job.type == TxnType.NB_TRANSACTION && job.resync == ResyncType.DOWNSTREAM
-        && retry == null;
+    RetryOptions retry =
+        job.type == TxnType.NB_TRANSACTION ? job.options.retry().orElse(null) : null;
+    TxnContext tx =
+        new TxnContext(
+            job.seq,
+            job.type,
+            simulate,
+            retry,
+            job.type == TxnType.NB_TRANSACTION && job.options.revert(),
+            job.retryKeys,
+            job.retryAttempt,
+            path.cleared());
+    tx.inheritRetry =
+        job.type == TxnType.NB_TRANSACTION && job.resync == ResyncType.DOWNSTREAM && retry == null;
     tx.departuresAtStart = g.departures();
     return tx;
   }
@@ -445,7 +488,7 @@ final class TxnProcessor {
       applyAll(w, ordered);
       return;
     }
-    java.util.ArrayDeque<Kv> previous = new java.util.ArrayDeque<>();
+    ArrayDeque<Kv> previous = new ArrayDeque<>();
     boolean revert = false;
     for (Kv kv : ordered.values) {
       tx.ownKeys.add(kv.key());
@@ -475,19 +518,20 @@ final class TxnProcessor {
   }
 
   /**
-   * After a refresh of base key {@code key} that read the descriptors {@code read}: the key and
-   * its derived values are known again when its descriptor's Retrieve answered, so the revert may
-   * call the southbound for them.
+   * After a refresh of base key {@code key} that read the descriptors {@code read}: the key and its
+   * derived values are known again when its descriptor's Retrieve answered, so the revert may call
+   * the southbound for them.
    */
   private void markRead(TxnContext tx, String key, Set<String> read) {
     DescriptorHandle h = reg.forKey(key);
     if (h == null || !read.contains(h.name) || tx.unread.isEmpty()) {
       return;
     }
-    tx.unread.removeIf(k -> {
-      Node n = g.get(k);
-      return k.equals(key) || n != null && key.equals(n.derivedFrom);
-    });
+    tx.unread.removeIf(
+        k -> {
+          Node n = g.get(k);
+          return k.equals(key) || n != null && key.equals(n.derivedFrom);
+        });
   }
 
   /** Closes a batch that gets no revisions (the keys keep their recorded revisions). */
@@ -514,7 +558,7 @@ final class TxnProcessor {
       Kv kv = sorted.get(0);
       Node hint = hints == null ? null : hints.get(0);
       Node n = hint != null && hint.inGraph() ? hint : g.get(kv.key());
-      return new Ordered(sorted, java.util.Collections.singletonList(n));
+      return new Ordered(sorted, Collections.singletonList(n));
     }
     Ordered[] classes = new Ordered[4];
     for (int c = 0; c < classes.length; c++) {
@@ -544,8 +588,7 @@ final class TxnProcessor {
     return out;
   }
 
-  private void classify(List<Kv> sorted, List<Node> hints, int from, int to,
-      Ordered[] classes) {
+  private void classify(List<Kv> sorted, List<Node> hints, int from, int to, Ordered[] classes) {
     for (int i = from; i < to; i++) {
       Kv kv = sorted.get(i);
       Node hint = hints == null ? null : hints.get(i);
@@ -569,8 +612,8 @@ final class TxnProcessor {
   }
 
   /** The record of the transaction (its operations as recorded; see {@link TxnRecord}). */
-  private TxnRecord record(Job job, Instant start, Instant stop, List<OpRecord> planned,
-      List<OpRecord> executed) {
+  private TxnRecord record(
+      Job job, Instant start, Instant stop, List<OpRecord> planned, List<OpRecord> executed) {
     List<Kv> sorted;
     if (job.recordedValues == job.values && job.sortedValues != null) {
       sorted = job.sortedValues; // the same values, already sorted by the ordering step
@@ -578,16 +621,27 @@ final class TxnProcessor {
       sorted = new ArrayList<>(job.recordedValues);
       Kv.sortByKey(sorted);
     }
-    return new TxnRecord(job.seq, job.type, job.resync, job.description, job.retryForTxn,
-        job.retryAttempt, start, stop, sorted, job.simulate, planned, executed);
+    return new TxnRecord(
+        job.seq,
+        job.type,
+        job.resync,
+        job.description,
+        job.retryForTxn,
+        job.retryAttempt,
+        start,
+        stop,
+        sorted,
+        job.simulate,
+        planned,
+        executed);
   }
 
   /**
    * Of {@code executed[from, to)}: the base keys of values that failed and are still FAILED or
    * RETRYING (to be refreshed), and the error of every operation that failed.
    */
-  private void failures(List<OpRecord> executed, int from, int to, List<String> failed,
-      List<KeyError> errors) {
+  private void failures(
+      List<OpRecord> executed, int from, int to, List<String> failed, List<KeyError> errors) {
     for (int i = from; i < to; i++) {
       OpRecord op = executed.get(i);
       if (op.newState == ValueState.FAILED || op.newState == ValueState.RETRYING) {
@@ -604,13 +658,13 @@ final class TxnProcessor {
 
   /**
    * Refreshes the values that failed (only their keys), unrecorded. A value the refresh finds
-   * available again (a removal that failed, a call the southbound carried out after all) lets
-   * the values waiting for it go ahead in this transaction, as after a Create: their operations
-   * are recorded with the transaction's, and those that fail are refreshed in turn (a value fails
-   * once per transaction: this ends). Returns the transaction's operations.
+   * available again (a removal that failed, a call the southbound carried out after all) lets the
+   * values waiting for it go ahead in this transaction, as after a Create: their operations are
+   * recorded with the transaction's, and those that fail are refreshed in turn (a value fails once
+   * per transaction: this ends). Returns the transaction's operations.
    */
-  private List<OpRecord> refreshFailed(Job job, TxnContext tx, List<OpRecord> executed,
-      Touched touched) {
+  private List<OpRecord> refreshFailed(
+      Job job, TxnContext tx, List<OpRecord> executed, Touched touched) {
     List<String> refreshed = new ArrayList<>();
     List<OpRecord> all = executed;
     List<OpRecord> round = executed;
@@ -632,8 +686,10 @@ final class TxnProcessor {
       if (tx.ops.size() == before) {
         break;
       }
-      round = Compression.compress(new ArrayList<>(tx.ops.subList(before, tx.ops.size())),
-          g.departures() == tx.departuresAtStart);
+      round =
+          Compression.compress(
+              new ArrayList<>(tx.ops.subList(before, tx.ops.size())),
+              g.departures() == tx.departuresAtStart);
       closeExecution(g.endBatch(), touched, job.seq, cfg.clock().instant(), true);
       List<OpRecord> joined = new ArrayList<>(all.size() + round.size());
       joined.addAll(all);
@@ -663,7 +719,11 @@ final class TxnProcessor {
     }
   }
 
-  private void postProcess(Job job, TxnContext tx, List<OpRecord> executed, Touched touched,
+  private void postProcess(
+      Job job,
+      TxnContext tx,
+      List<OpRecord> executed,
+      Touched touched,
       CompletableFuture<Long> future) {
     // 1. the values that failed were refreshed (refreshFailed); the errors of the transaction
     // are collected here (for step 4)
@@ -676,8 +736,14 @@ final class TxnProcessor {
 
     // 2. retries and unimplemented values
     if (tx.sawRetrying || !failed.isEmpty()) {
-      retries.schedule(job.seq, job.type, job.retryForTxn, job.retryDelay, job.retryKeys,
-          executed, touched.keys());
+      retries.schedule(
+          job.seq,
+          job.type,
+          job.retryForTxn,
+          job.retryDelay,
+          job.retryKeys,
+          executed,
+          touched.keys());
     }
     retries.trackUnimplemented(tx.changedStatus, tx.sawUnimplemented);
     // 3. statuses (before removal: a removed value is reported once as REMOVED)
@@ -754,7 +820,7 @@ final class TxnProcessor {
     // of keys that went away or became unavailable (the walk takes down only available
     // dependents) and of keys a refresh changed. When fewer values are PENDING than keys were
     // touched, all of them are re-published instead (cheaper than looking up dependents).
-    java.util.Collection<String> pending = published.pendingKeys();
+    Collection<String> pending = published.pendingKeys();
     if (!pending.isEmpty()) {
       List<String> keys = touched.keys();
       if (pending.size() <= keys.size()) {
@@ -798,21 +864,24 @@ final class TxnProcessor {
   /**
    * Reads {@code key} again through its descriptor's Retrieve, outside any transaction, after a
    * southbound call for it that overran its time limit returned at last: the refresh after the
-   * failure ran while the call was still running, so it may have missed what the call did (a
-   * Create that completed late leaves an object that a later removal must delete). Recorded as
-   * a refresh is (no revision); the key's view is published.
+   * failure ran while the call was still running, so it may have missed what the call did (a Create
+   * that completed late leaves an object that a later removal must delete). Recorded as a refresh
+   * is (no revision); the key's view is published.
    */
   void refreshLate(String key) {
     try {
-      refresher.refresh(new java.util.TreeSet<>(Set.of(key)), null, false);
+      refresher.refresh(new TreeSet<>(Set.of(key)), null, false);
       Touched touched = Touched.outside(++lateRefreshes);
       touched.add(unrecordedBatch(), true);
       publish(touched);
     } catch (RuntimeException | Error e) {
       // an internal error: the graph goes back to what it was before the refresh, as after an
       // aborted transaction; the next resync reads the key again
-      LOG.error("refresh of {} after a late southbound call aborted by an internal error; its"
-          + " changes are rolled back", key, e);
+      LOG.error(
+          "refresh of {} after a late southbound call aborted by an internal error; its"
+              + " changes are rolled back",
+          key,
+          e);
       g.rollback();
       history.dropRevived(g);
     }

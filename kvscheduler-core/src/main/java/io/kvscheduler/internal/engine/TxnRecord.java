@@ -14,16 +14,16 @@ import java.util.Optional;
  * A processed transaction as the history keeps it: its input values and the operation records of
  * the engine, turned into the API's {@link RecordedTxn} only when someone reads it.
  *
- * <p>Freezing every operation into a {@link RecordedTxnOp} (and its values into optionals) when
- * the transaction ends would cost a bulk transaction two or three more objects per operation, at
- * the moment it already holds everything it created; readers of the history are few and read
- * seldom. The operation records are smaller than their frozen form, so the history is smaller too.
+ * <p>Freezing every operation into a {@link RecordedTxnOp} (and its values into optionals) when the
+ * transaction ends would cost a bulk transaction two or three more objects per operation, at the
+ * moment it already holds everything it created; readers of the history are few and read seldom.
+ * The operation records are smaller than their frozen form, so the history is smaller too.
  *
- * <p>Immutable once built: the engine never changes an operation record after its transaction
- * was recorded, nor the list of values, so readers on any thread may convert it (the record
- * reaches them through the history's concurrent map, which orders the engine's writes before
- * their reads). Building it drops each record's node, which would otherwise keep graph nodes
- * reachable from the history.
+ * <p>Immutable once built: the engine never changes an operation record after its transaction was
+ * recorded, nor the list of values, so readers on any thread may convert it (the record reaches
+ * them through the history's concurrent map, which orders the engine's writes before their reads).
+ * Building it drops each record's node, which would otherwise keep graph nodes reachable from the
+ * history.
  */
 final class TxnRecord {
   final long seq;
@@ -34,15 +34,27 @@ final class TxnRecord {
   private final int retryAttempt;
   final Instant start;
   private final Instant stop;
+
   /** Input values sorted by key. */
   private final List<Kv> values;
+
   private final boolean withSimulation;
   private final OpRecord[] planned;
   private final OpRecord[] executed;
 
-  TxnRecord(long seq, TxnType type, ResyncType resync, String description, long retryForTxn,
-      int retryAttempt, Instant start, Instant stop, List<Kv> sortedValues, boolean withSimulation,
-      List<OpRecord> planned, List<OpRecord> executed) {
+  TxnRecord(
+      long seq,
+      TxnType type,
+      ResyncType resync,
+      String description,
+      long retryForTxn,
+      int retryAttempt,
+      Instant start,
+      Instant stop,
+      List<Kv> sortedValues,
+      boolean withSimulation,
+      List<OpRecord> planned,
+      List<OpRecord> executed) {
     this.seq = seq;
     this.type = type;
     this.resync = resync;
@@ -75,11 +87,22 @@ final class TxnRecord {
   RecordedTxn toApi() {
     List<RecordedTxn.RecordedValue> vals = new ArrayList<>(values.size());
     for (Kv kv : values) {
-      vals.add(new RecordedTxn.RecordedValue(kv.key(), Optional.ofNullable(kv.value()),
-          kv.origin()));
+      vals.add(
+          new RecordedTxn.RecordedValue(kv.key(), Optional.ofNullable(kv.value()), kv.origin()));
     }
-    return new RecordedTxn(seq, type, resync, description, retryForTxn, retryAttempt, start, stop,
-        vals, withSimulation, frozen(planned), frozen(executed));
+    return new RecordedTxn(
+        seq,
+        type,
+        resync,
+        description,
+        retryForTxn,
+        retryAttempt,
+        start,
+        stop,
+        vals,
+        withSimulation,
+        frozen(planned),
+        frozen(executed));
   }
 
   private static List<RecordedTxnOp> frozen(OpRecord[] ops) {

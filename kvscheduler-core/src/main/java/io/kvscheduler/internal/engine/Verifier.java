@@ -14,11 +14,11 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Verification mode: after a transaction, the base values it touched are read back through
- * Retrieve (descriptors without Retrieve are skipped) and compared with what the scheduler
- * believes: a CONFIGURED value must be in the southbound with an equivalent value; a value that
- * was deleted or is PENDING must be absent. Every disagreement becomes a key error. Values in
- * other states (failed, invalid, ...) already carry their own error and are not checked.
+ * Verification mode: after a transaction, the base values it touched are read back through Retrieve
+ * (descriptors without Retrieve are skipped) and compared with what the scheduler believes: a
+ * CONFIGURED value must be in the southbound with an equivalent value; a value that was deleted or
+ * is PENDING must be absent. Every disagreement becomes a key error. Values in other states
+ * (failed, invalid, ...) already carry their own error and are not checked.
  */
 final class Verifier {
   private Verifier() {}
@@ -32,8 +32,8 @@ final class Verifier {
     }
   }
 
-  static List<KeyError> verify(Graph g, Registry reg, Refresher refresher,
-      List<OpRecord> executed) {
+  static List<KeyError> verify(
+      Graph g, Registry reg, Refresher refresher, List<OpRecord> executed) {
     Map<String, TxnOperation> lastOp = new LinkedHashMap<>();
     for (OpRecord op : executed) {
       lastOp.put(op.baseKey, op.op);
@@ -70,20 +70,37 @@ final class Verifier {
         Object actual = sb.get(key);
         if (n != null && n.value != null && n.state == ValueState.CONFIGURED) {
           if (actual == null) {
-            errors.add(error(key, k.getValue(),
-                "verification failed: the southbound does not hold the applied value"));
+            errors.add(
+                error(
+                    key,
+                    k.getValue(),
+                    "verification failed: the southbound does not hold the applied value"));
           } else if (!h.equivalent(key, n.value, actual)) {
-            errors.add(error(key, k.getValue(), "verification failed: the southbound holds "
-                + OpRecord.text(actual) + " instead of the applied " + OpRecord.text(n.value)));
+            errors.add(
+                error(
+                    key,
+                    k.getValue(),
+                    "verification failed: the southbound holds "
+                        + OpRecord.text(actual)
+                        + " instead of the applied "
+                        + OpRecord.text(n.value)));
           }
-        } else if ((n == null || n.value == null || n.state == ValueState.PENDING
-            || n.state == ValueState.REMOVED) && actual != null) {
+        } else if ((n == null
+                || n.value == null
+                || n.state == ValueState.PENDING
+                || n.state == ValueState.REMOVED)
+            && actual != null) {
           // PENDING: the value waits for its dependencies, so nothing of it should be there
-          errors.add(error(key, k.getValue(), n != null && n.state == ValueState.PENDING
-              ? "verification failed: the southbound holds " + OpRecord.text(actual)
-                  + " although the value is PENDING (not applied: waiting for dependencies)"
-              : "verification failed: the southbound still holds removed value "
-                  + OpRecord.text(actual)));
+          errors.add(
+              error(
+                  key,
+                  k.getValue(),
+                  n != null && n.state == ValueState.PENDING
+                      ? "verification failed: the southbound holds "
+                          + OpRecord.text(actual)
+                          + " although the value is PENDING (not applied: waiting for dependencies)"
+                      : "verification failed: the southbound still holds removed value "
+                          + OpRecord.text(actual)));
         }
       }
     }

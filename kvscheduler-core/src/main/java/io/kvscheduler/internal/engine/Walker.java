@@ -1,15 +1,20 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.internal.graph.Bulk;
 import io.kvscheduler.internal.graph.Graph;
 import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -35,12 +40,12 @@ import org.slf4j.LoggerFactory;
  *       or dependent fails to be deleted, the value itself is left in place.
  * </ul>
  *
- * In simulation no descriptor CRUD or Validate is called and every call is assumed to succeed;
- * the graph changes are rolled back by the caller.
+ * In simulation no descriptor CRUD or Validate is called and every call is assumed to succeed; the
+ * graph changes are rolled back by the caller.
  *
  * <p>Longer than our usual limit on purpose: it is one recursive algorithm whose steps share the
- * walk's state (recursion path, records, status changes); splitting it would scatter the
- * recursion across classes. Readiness lives in {@link Readiness}.
+ * walk's state (recursion path, records, status changes); splitting it would scatter the recursion
+ * across classes. Readiness lives in {@link Readiness}.
  */
 final class Walker {
   private static final Logger LOG = LoggerFactory.getLogger(Walker.class);
@@ -61,7 +66,12 @@ final class Walker {
   }
 
   /** Arguments of one visit. */
-  record Args(Kv kv, String baseKey, boolean derived, boolean depUpdate, Set<String> recreating,
+  record Args(
+      Kv kv,
+      String baseKey,
+      boolean derived,
+      boolean depUpdate,
+      Set<String> recreating,
       Node hint) {
     Args(Kv kv, String baseKey, boolean derived, boolean depUpdate, Set<String> recreating) {
       this(kv, baseKey, derived, depUpdate, recreating, null);
@@ -73,8 +83,12 @@ final class Walker {
   }
 
   /** Derived values and dependencies computed for a value. */
-  private record Relations(List<Dependency> deps, List<Kv> derived, List<Node> derivedNodes,
-      List<String> derivedKeys, Throwable error) {
+  private record Relations(
+      List<Dependency> deps,
+      List<Kv> derived,
+      List<Node> derivedNodes,
+      List<String> derivedKeys,
+      Throwable error) {
     Relations(List<Dependency> deps, Throwable error) {
       this(deps, List.of(), List.of(), List.of(), error);
     }
@@ -89,18 +103,25 @@ final class Walker {
   }
 
   /**
-   * Applies a top-level value of the transaction ({@code hint}: the key's node as the caller
-   * looked it up, or null). Returns the error of the value, or null.
+   * Applies a top-level value of the transaction ({@code hint}: the key's node as the caller looked
+   * it up, or null). Returns the error of the value, or null.
    */
   Throwable applyTop(Kv kv, Node hint) {
     Node n = hint != null && hint.inGraph() ? hint : g.get(kv.key());
     if (changesDerived(kv, n)) {
       if (tx.isNB()) {
-        String msg = (kv.value() == null ? "removal" : "value") + " ignored: the key holds a"
-            + " value derived from " + n.derivedFrom + ", which only its base value sets";
-        tx.ignored.add(new io.kvscheduler.api.KeyError(kv.key(),
-            kv.value() == null ? TxnOperation.DELETE : TxnOperation.UPDATE, msg,
-            new ContractException(kv.key() + ": " + msg)));
+        String msg =
+            (kv.value() == null ? "removal" : "value")
+                + " ignored: the key holds a"
+                + " value derived from "
+                + n.derivedFrom
+                + ", which only its base value sets";
+        tx.ignored.add(
+            new KeyError(
+                kv.key(),
+                kv.value() == null ? TxnOperation.DELETE : TxnOperation.UPDATE,
+                msg,
+                new ContractException(kv.key() + ": " + msg)));
       }
       return null;
     }
@@ -109,13 +130,19 @@ final class Walker {
       if (h != null && h.d.derivedOnly()) {
         // no base value derives the key (else the check above refused it): still, only base
         // values set keys of this descriptor
-        String msg = "value ignored: descriptor " + h.name + " describes only derived values,"
-            + " which their base values set";
-        LOG.warn("value of {} ignored: descriptor {} describes only derived values", kv.key(),
-            h.name);
-        tx.ignored.add(new io.kvscheduler.api.KeyError(kv.key(),
-            n == null || n.value == null ? TxnOperation.CREATE : TxnOperation.UPDATE, msg,
-            new ContractException(kv.key() + ": " + msg)));
+        String msg =
+            "value ignored: descriptor "
+                + h.name
+                + " describes only derived values,"
+                + " which their base values set";
+        LOG.warn(
+            "value of {} ignored: descriptor {} describes only derived values", kv.key(), h.name);
+        tx.ignored.add(
+            new KeyError(
+                kv.key(),
+                n == null || n.value == null ? TxnOperation.CREATE : TxnOperation.UPDATE,
+                msg,
+                new ContractException(kv.key() + ": " + msg)));
         return null;
       }
     }
@@ -125,16 +152,19 @@ final class Walker {
   /**
    * True when {@code kv}, a pair of a transaction or notification, would set or remove a derived
    * value ({@code n}: the key's node now, or null): derived values belong to their base value, so
-   * the pair is ignored, with a warning, as the reference does. Checked when the pair is applied:
-   * a base removed earlier in the same transaction has taken its derived values with it, and the
-   * key is then free for a value of its own.
+   * the pair is ignored, with a warning, as the reference does. Checked when the pair is applied: a
+   * base removed earlier in the same transaction has taken its derived values with it, and the key
+   * is then free for a value of its own.
    */
   private static boolean changesDerived(Kv kv, Node n) {
     if (n == null || !n.isDerived()) {
       return false;
     }
-    LOG.warn("{} of {} ignored: it is a value derived from {}, which only its base value sets",
-        kv.value() == null ? "removal" : "value", kv.key(), n.derivedFrom);
+    LOG.warn(
+        "{} of {} ignored: it is a value derived from {}, which only its base value sets",
+        kv.value() == null ? "removal" : "value",
+        kv.key(),
+        n.derivedFrom);
     return true;
   }
 
@@ -186,7 +216,9 @@ final class Walker {
     } else {
       op.op = TxnOperation.UPDATE;
     }
-    if (node.held != null && prevUpdate != null && prevUpdate.seq() == tx.seq
+    if (node.held != null
+        && prevUpdate != null
+        && prevUpdate.seq() == tx.seq
         && (prevState == ValueState.FAILED || prevState == ValueState.RETRYING)) {
       // its call failed earlier in this transaction: what the southbound holds is unknown until
       // the refresh after the transaction (the failure may have left anything), so the walk goes
@@ -224,7 +256,8 @@ final class Walker {
     // once a refresh has read it: until then what the southbound holds for it is unknown (even
     // whether a failed Create left an object that a removal would have to delete)
     if ((prevState == ValueState.FAILED || prevState == ValueState.RETRYING)
-        && prevUpdate != null && prevUpdate.seq() == tx.seq
+        && prevUpdate != null
+        && prevUpdate.seq() == tx.seq
         && (!a.kv.revert() || tx.unread.contains(key))) {
       return node.error;
     }
@@ -245,8 +278,10 @@ final class Walker {
     }
     {
       Node now = node.inGraph() ? node : g.get(key);
-      boolean neverThere = prevState == ValueState.NONEXISTENT && prevUpdate == null
-          && (now == null || now.value == null); // e.g. the removal of an unknown key
+      boolean neverThere =
+          prevState == ValueState.NONEXISTENT
+              && prevUpdate == null
+              && (now == null || now.value == null); // e.g. the removal of an unknown key
       if (neverThere) {
         return err;
       }
@@ -264,9 +299,9 @@ final class Walker {
   }
 
   /**
-   * True when a refresh can read {@code node}: its descriptor (of a derived value: its base's)
-   * can Retrieve. What the southbound holds for a value nothing can read stays the scheduler's
-   * best guess.
+   * True when a refresh can read {@code node}: its descriptor (of a derived value: its base's) can
+   * Retrieve. What the southbound holds for a value nothing can read stays the scheduler's best
+   * guess.
    */
   private boolean readable(Node node) {
     Node base = node.isDerived() ? g.get(node.derivedFrom) : node;
@@ -276,19 +311,23 @@ final class Walker {
 
   /**
    * A retry is planned per base value and dropped as obsolete once the base has a newer last
-   * update. {@code base} now has one from this transaction, so a RETRYING derived value that
-   * this visit did not apply again (an INVALID or PENDING base, a failed Create or Delete, an
-   * abandoned removal) will never be retried: it is FAILED, keeping its error. Values this
-   * transaction applied are planned again after it (or failed) by {@link RetryPlanner}.
+   * update. {@code base} now has one from this transaction, so a RETRYING derived value that this
+   * visit did not apply again (an INVALID or PENDING base, a failed Create or Delete, an abandoned
+   * removal) will never be retried: it is FAILED, keeping its error. Values this transaction
+   * applied are planned again after it (or failed) by {@link RetryPlanner}.
    */
   private void settleObsoleteRetries(Node base, String baseKey) {
-    if (base == null || base.derivedKeys.isEmpty() || base.lastUpdate == null
+    if (base == null
+        || base.derivedKeys.isEmpty()
+        || base.lastUpdate == null
         || base.lastUpdate.seq() != tx.seq) {
       return;
     }
     for (String dk : base.derivedKeys) {
       Node dn = g.get(dk);
-      if (dn != null && dn.state == ValueState.RETRYING && baseKey.equals(dn.derivedFrom)
+      if (dn != null
+          && dn.state == ValueState.RETRYING
+          && baseKey.equals(dn.derivedFrom)
           && (dn.lastUpdate == null || dn.lastUpdate.seq() != tx.seq)) {
         g.write(dk).state = ValueState.FAILED;
         tx.statusChanged(baseKey);
@@ -297,14 +336,18 @@ final class Walker {
   }
 
   /**
-   * The key's last update after this visit: {@code prev} itself when this transaction already
-   * asked the same (a value visited again, e.g. created once its dependency appeared), so a
-   * second visit allocates nothing.
+   * The key's last update after this visit: {@code prev} itself when this transaction already asked
+   * the same (a value visited again, e.g. created once its dependency appeared), so a second visit
+   * allocates nothing.
    */
-  private Node.LastUpdate lastUpdate(Node.LastUpdate prev, TxnOperation op, Kv kv,
-      RetryOptions retry) {
-    if (prev != null && prev.seq() == tx.seq && prev.op() == op && prev.value() == kv.value()
-        && prev.revert() == kv.revert() && prev.retry() == retry) {
+  private Node.LastUpdate lastUpdate(
+      Node.LastUpdate prev, TxnOperation op, Kv kv, RetryOptions retry) {
+    if (prev != null
+        && prev.seq() == tx.seq
+        && prev.op() == op
+        && prev.value() == kv.value()
+        && prev.revert() == kv.revert()
+        && prev.retry() == retry) {
       return prev;
     }
     return new Node.LastUpdate(tx.seq, op, kv.value(), kv.revert(), retry);
@@ -318,8 +361,8 @@ final class Walker {
   }
 
   /**
-   * An operation record of a visit that recorded nothing (most visits of equal values in a
-   * resync), reused by the next visit instead of allocating one per visit.
+   * An operation record of a visit that recorded nothing (most visits of equal values in a resync),
+   * reused by the next visit instead of allocating one per visit.
    */
   private OpRecord spare;
 
@@ -341,7 +384,7 @@ final class Walker {
     op.derived = a.derived;
     op.property = a.derived && handle(node) == null;
     op.revert = a.kv.revert();
-    op.retry = tx.isRetry() || tx.type == io.kvscheduler.api.TxnType.RETRY_UNIMPL_OPS;
+    op.retry = tx.isRetry() || tx.type == TxnType.RETRY_UNIMPL_OPS;
     op.recreate = a.recreating != null && a.recreating.contains(a.kv.key());
     return op;
   }
@@ -408,7 +451,8 @@ final class Walker {
         if (r.failed()) {
           node.unavailable = true;
           op.newErr = r.error();
-          op.newState = markFailed(node, a, r.error(), h.isRetriable(r.error()), TxnOperation.CREATE);
+          op.newState =
+              markFailed(node, a, r.error(), h.isRetriable(r.error()), TxnOperation.CREATE);
           record(op);
           return r.error();
         }
@@ -452,14 +496,18 @@ final class Walker {
         return markInvalid(node, op, invalid);
       }
     }
-    boolean equivalent = h != null
-        ? h.equivalent(key, node.value, a.kv.value())
-        : DescriptorHandle.equalValues(key, node.value, a.kv.value());
+    boolean equivalent =
+        h != null
+            ? h.equivalent(key, node.value, a.kv.value())
+            : DescriptorHandle.equalValues(key, node.value, a.kv.value());
     if (equivalent && h != null) {
       h.rememberEqual(node, node.value, a.kv.value());
     }
-    boolean recreate = !equivalent && !a.kv.fromSB() && h != null
-        && h.updateWithRecreate(key, node.value, a.kv.value(), node.metadata);
+    boolean recreate =
+        !equivalent
+            && !a.kv.fromSB()
+            && h != null
+            && h.updateWithRecreate(key, node.value, a.kv.value(), node.metadata);
 
     if (recreate) {
       Set<String> recreating = new HashSet<>(node.derivedKeys);
@@ -497,8 +545,8 @@ final class Walker {
       node.derivedKeys = rel.derivedKeys;
       List<Kv> obsolete = new ArrayList<>();
       // membership by hash when the lists are long (a base with thousands of derived values)
-      java.util.Collection<String> kept = rel.derivedKeys.size() > 16
-          ? new HashSet<>(rel.derivedKeys) : rel.derivedKeys;
+      Collection<String> kept =
+          rel.derivedKeys.size() > 16 ? new HashSet<>(rel.derivedKeys) : rel.derivedKeys;
       for (String dk : oldDerived) {
         if (!kept.contains(dk)) {
           obsolete.add(new Kv(dk, null, a.kv.origin(), a.kv.revert(), null));
@@ -529,7 +577,8 @@ final class Walker {
             node.held = prevValue; // still there (an available value keeps its own value)
           }
           op.newErr = r.error();
-          op.newState = markFailed(node, a, r.error(), h.isRetriable(r.error()), TxnOperation.UPDATE);
+          op.newState =
+              markFailed(node, a, r.error(), h.isRetriable(r.error()), TxnOperation.UPDATE);
           record(op);
           return r.error();
         }
@@ -554,7 +603,8 @@ final class Walker {
       record(op);
     }
     if (wasUnavailable
-        || equivalent && (op.prevState == ValueState.FAILED || op.prevState == ValueState.RETRYING)) {
+        || equivalent
+            && (op.prevState == ValueState.FAILED || op.prevState == ValueState.RETRYING)) {
       // a failed operation that the southbound carried out after all (the refresh after the
       // failure found the value): nothing was created in this walk, yet the value is available
       // again, so what waits for it goes ahead now, as after a Create (their errors are theirs)
@@ -624,8 +674,14 @@ final class Walker {
     return finishDelete(node, op, a, pending, recreate, err, pendingValue);
   }
 
-  private Throwable finishDelete(Node node, OpRecord op, Args a, boolean pending,
-      boolean recreate, Throwable err, Object pendingValue) {
+  private Throwable finishDelete(
+      Node node,
+      OpRecord op,
+      Args a,
+      boolean pending,
+      boolean recreate,
+      Throwable err,
+      Object pendingValue) {
     if (err == null) {
       clearError(node);
       node.held = null;
@@ -654,9 +710,9 @@ final class Walker {
   // ------------------------------------------------------------ relations
 
   /**
-   * After a refresh found {@code node} available (a failed removal that left the object in place,
-   * a failed call the southbound carried out after all): the values waiting for it are visited
-   * and created when ready, as after a Create. Their errors are theirs.
+   * After a refresh found {@code node} available (a failed removal that left the object in place, a
+   * failed call the southbound carried out after all): the values waiting for it are visited and
+   * created when ready, as after a Create. Their errors are theirs.
    */
   void reevaluateDependents(Node node) {
     if (!tx.branch.push(node.key)) {
@@ -673,7 +729,7 @@ final class Walker {
   /** Visits the values depending on {@code node} whose availability may change. */
   private Throwable runDepUpdates(Node node, Args a, boolean forUnavailable) {
     // dependentsOf is sorted by key and has no duplicates: visited in that order
-    java.util.Collection<String> dependents = g.dependentsOf(node.key);
+    Collection<String> dependents = g.dependentsOf(node.key);
     if (dependents.isEmpty()) {
       return null;
     }
@@ -738,8 +794,8 @@ final class Walker {
    * Applies derived values of {@code a}'s base, given in key order (every caller builds the list
    * from a sorted one: the descriptor's derived values as {@link DescriptorHandle#derivedSorted}
    * returns them, or a node's derived keys, which are kept sorted); {@code nodes} (or null): for
-   * each value, the node its key had when it was derived, or null (a value derived before is
-   * then looked up).
+   * each value, the node its key had when it was derived, or null (a value derived before is then
+   * looked up).
    */
   private Throwable applyDerived(List<Kv> sorted, List<Node> nodes, Args a, boolean check) {
     assert Kv.isSorted(sorted) : "derived values out of key order";
@@ -754,8 +810,8 @@ final class Walker {
   }
 
   /** {@link #applyDerived} of {@code sorted[from, to)}: the error of the last that failed. */
-  private Throwable applyDerivedRange(List<Kv> sorted, List<Node> nodes, int from, int to,
-      Args a, boolean check) {
+  private Throwable applyDerivedRange(
+      List<Kv> sorted, List<Node> nodes, int from, int to, Args a, boolean check) {
     Throwable was = null;
     for (int i = from; i < to; i++) {
       Throwable err = applyOneDerived(sorted.get(i), nodes == null ? null : nodes.get(i), a, check);
@@ -816,8 +872,8 @@ final class Walker {
       return false;
     }
     if (DerivedOrder.collides(n, baseKey)) {
-      LOG.warn("derived value {} of {} collides with an existing value; skipped", kv.key(),
-          baseKey);
+      LOG.warn(
+          "derived value {} of {} collides with an existing value; skipped", kv.key(), baseKey);
       return false;
     }
     return true;
@@ -852,8 +908,7 @@ final class Walker {
     for (int i = 0; i < unique.size(); i += Bulk.RANGE) {
       n = addDerived(unique, i, Bulk.end(i, unique.size()), node, a, derived, nodes, keys, n);
     }
-    List<String> derivedKeys = n == keys.length ? List.of(keys)
-        : List.of(java.util.Arrays.copyOf(keys, n));
+    List<String> derivedKeys = n == keys.length ? List.of(keys) : List.of(Arrays.copyOf(keys, n));
     return new Relations(deps.value(), derived, nodes, derivedKeys, null);
   }
 
@@ -861,8 +916,16 @@ final class Walker {
    * {@link #addDerived(KeyValuePair, Node, Args, List, List)} for {@code unique[from, to)}; the
    * keys added go to {@code keys} from index {@code n}. Returns the new count of keys.
    */
-  private int addDerived(List<KeyValuePair> unique, int from, int to, Node base, Args a,
-      List<Kv> derived, List<Node> nodes, String[] keys, int n) {
+  private int addDerived(
+      List<KeyValuePair> unique,
+      int from,
+      int to,
+      Node base,
+      Args a,
+      List<Kv> derived,
+      List<Node> nodes,
+      String[] keys,
+      int n) {
     for (int i = from; i < to; i++) {
       KeyValuePair kv = unique.get(i);
       if (addDerived(kv, base, a, derived, nodes)) {
@@ -876,8 +939,8 @@ final class Walker {
    * Adds derived value {@code kv} of {@code base} to {@code derived} (and its node, or null, to
    * {@code nodes}) unless its key holds a value not derived from the base. True when added.
    */
-  private boolean addDerived(KeyValuePair kv, Node base, Args a, List<Kv> derived,
-      List<Node> nodes) {
+  private boolean addDerived(
+      KeyValuePair kv, Node base, Args a, List<Kv> derived, List<Node> nodes) {
     Node existing = g.get(kv.key());
     if (DerivedOrder.collides(existing, base.key)) {
       return false;
@@ -924,7 +987,7 @@ final class Walker {
         all = false;
       }
     }
-    return all || Readiness.readyDepth(g, n, 0, new java.util.HashMap<>()) >= 0;
+    return all || Readiness.readyDepth(g, n, 0, new HashMap<>()) >= 0;
   }
 
   /** PENDING: unsatisfied labels; INVALID: invalid fields; else empty. */
@@ -958,8 +1021,13 @@ final class Walker {
     return markFailed(node, a, err, retriable, failedOp, true);
   }
 
-  private ValueState markFailed(Node node, Args a, Throwable err, boolean retriable,
-      TxnOperation failedOp, boolean ownError) {
+  private ValueState markFailed(
+      Node node,
+      Args a,
+      Throwable err,
+      boolean retriable,
+      TxnOperation failedOp,
+      boolean ownError) {
     if (ownError) {
       noteOwnFailure(node, a.kv.revert());
     }
@@ -974,7 +1042,8 @@ final class Walker {
     }
     if (retriable && !toBeReverted) {
       Node.LastUpdate lu = node.lastUpdate;
-      if (lu != null && lu.retry() != null
+      if (lu != null
+          && lu.retry() != null
           && (lu.retry().maxCount() == 0 || attempt <= lu.retry().maxCount())) {
         state = ValueState.RETRYING;
       }

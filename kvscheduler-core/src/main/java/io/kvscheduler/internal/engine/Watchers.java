@@ -13,9 +13,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Value-status watchers. Statuses of one transaction are handed to the status executor as one
- * task, so a slow listener never blocks the engine; a listener that throws is logged and keeps
- * its subscription.
+ * Value-status watchers. Statuses of one transaction are handed to the status executor as one task,
+ * so a slow listener never blocks the engine; a listener that throws is logged and keeps its
+ * subscription.
  */
 final class Watchers {
   private static final Logger LOG = LoggerFactory.getLogger(Watchers.class);
@@ -46,29 +46,30 @@ final class Watchers {
     }
     List<Watch> targets = List.copyOf(watches);
     try {
-      executor.execute(() -> {
-        for (Watch w : targets) {
-          for (BaseValueStatus s : statuses) {
-            boolean selected;
-            try {
-              selected = w.selector.test(s.key());
-            } catch (Throwable e) { // user code (an AssertionError of a test, too)
-              e = UserCode.contained(e);
-              LOG.warn("status watcher selector failed for {}", s.key(), e);
-              continue;
+      executor.execute(
+          () -> {
+            for (Watch w : targets) {
+              for (BaseValueStatus s : statuses) {
+                boolean selected;
+                try {
+                  selected = w.selector.test(s.key());
+                } catch (Throwable e) { // user code (an AssertionError of a test, too)
+                  e = UserCode.contained(e);
+                  LOG.warn("status watcher selector failed for {}", s.key(), e);
+                  continue;
+                }
+                if (!selected) {
+                  continue;
+                }
+                try {
+                  w.listener.onStatus(s);
+                } catch (Throwable e) {
+                  e = UserCode.contained(e);
+                  LOG.warn("status watcher failed for {}", s.key(), e);
+                }
+              }
             }
-            if (!selected) {
-              continue;
-            }
-            try {
-              w.listener.onStatus(s);
-            } catch (Throwable e) {
-              e = UserCode.contained(e);
-              LOG.warn("status watcher failed for {}", s.key(), e);
-            }
-          }
-        }
-      });
+          });
     } catch (RejectedExecutionException e) {
       LOG.warn("status delivery rejected; {} statuses dropped", statuses.size());
     } catch (Throwable e) { // the status executor is the user's (a direct one runs the listeners)

@@ -4,12 +4,12 @@ package io.kvscheduler.internal.graph;
  * How the engine loops over every value of a large transaction: in short ranges, each range one
  * call of a method of its own.
  *
- * <p>Why: HotSpot compiles a method after a few hundred calls, but a loop that runs inside a
- * single call only once its back-edge count passes a threshold (tens of thousands, raised further
- * while the compiler threads are busy, as they are in a fresh JVM). A loop over 100,000 values
- * that runs once, as in a first resync, would run mostly interpreted; split into ranges of
- * {@link #RANGE} values, its body is compiled after a few thousand. The outer loop, which stays
- * interpreted, makes one call per range.
+ * <p>Why: HotSpot compiles a method after a few hundred calls, but a loop that runs inside a single
+ * call only once its back-edge count passes a threshold (tens of thousands, raised further while
+ * the compiler threads are busy, as they are in a fresh JVM). A loop over 100,000 values that runs
+ * once, as in a first resync, would run mostly interpreted; split into ranges of {@link #RANGE}
+ * values, its body is compiled after a few thousand. The outer loop, which stays interpreted, makes
+ * one call per range.
  */
 public final class Bulk {
   private Bulk() {}

@@ -3,23 +3,32 @@ package io.kvscheduler.internal.graph;
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.internal.util.UserCode;
+import java.util.AbstractMap;
+import java.util.AbstractSet;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.NoSuchElementException;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The in-memory graph of values: nodes by key (hash map for lookups, sorted map for prefix
- * ranges), and a reverse index of dependency edges (exact keys, key prefixes, selector-only
- * any-of). Every structure is updated incrementally, so the cost of a change is O(log n) per
- * touched node, independent of the graph size.
+ * The in-memory graph of values: nodes by key (hash map for lookups, sorted map for prefix ranges),
+ * and a reverse index of dependency edges (exact keys, key prefixes, selector-only any-of). Every
+ * structure is updated incrementally, so the cost of a change is O(log n) per touched node,
+ * independent of the graph size.
  *
  * <p>Writes are journaled per <em>batch</em>: the first {@link #write(String)} of a key in a batch
  * keeps a copy of the node as it was. {@link #rollback()} restores every journaled node (this is
@@ -36,20 +45,24 @@ public final class Graph {
   public static final Node ABSENT = new Node("<absent>");
 
   private final NodeTable nodes = new NodeTable();
+
   /**
    * The nodes sorted by key, except those in {@link #unordered}: new nodes are sorted in only when
-   * an ordered view is asked for, so a transaction that creates many values and never asks
-   * (the usual case: exact-key dependencies) sorts them in one pass instead of one tree insertion
-   * each.
+   * an ordered view is asked for, so a transaction that creates many values and never asks (the
+   * usual case: exact-key dependencies) sorts them in one pass instead of one tree insertion each.
    */
   private TreeMap<String, Node> ordered = new TreeMap<>();
+
   /** Nodes created since the last {@link #sorted()}, in creation order (may hold removed ones). */
   private ArrayList<Node> unordered = new ArrayList<>();
+
   /** Target key → its dependent: one key as a String, several as a TreeSet (saves a set each). */
   private HashMap<String, Object> keyDependents = new HashMap<>();
+
   private final HashMap<String, TreeSet<String>> prefixDependents = new HashMap<>();
   private final TreeMap<Integer, Integer> prefixLengths = new TreeMap<>();
   private final TreeSet<String> selectorDependents = new TreeSet<>();
+
   /**
    * The journal of the current batch: the nodes written in it, in order of first write. Each
    * carries its content before the batch in {@link Node#journaled} (no per-write hash map). A node
@@ -57,23 +70,31 @@ public final class Graph {
    * journal entry and the old one is marked {@link #SUPERSEDED}.
    */
   private ArrayList<Node> journal = new ArrayList<>();
+
   /** Keys removed in the current batch (usually few) → the removed, journaled node. */
   private final HashMap<String, Node> removedInBatch = new HashMap<>();
+
   /** Nodes that have left the graph so far (removed, dropped or swapped by a rollback). */
   private long departures;
+
   /** Journal marker of an entry taken over by a later node of the same key. */
   private static final Node SUPERSEDED = new Node("<superseded>");
+
   /**
-   * Journal marker of a node created in the batch before this one and written in this one without
-   * a copy ({@link #writeChanging}): its content before this batch is not kept.
+   * Journal marker of a node created in the batch before this one and written in this one without a
+   * copy ({@link #writeChanging}): its content before this batch is not kept.
    */
   private static final Node BORN = new Node("<born>");
+
   /** Number of the current batch (counts closed and rolled-back batches). */
   private int batch;
+
   /** The batch whose new nodes {@link #writeChanging} journals without a copy, or -1. */
   private int lightBorn = -1;
+
   private static final String[] NO_KEYS = new String[0];
   private static final Node[] NO_NODES = new Node[0];
+
   /** The journal the last {@link #endBatch()} returned. */
   private Journal lastClosed;
 
@@ -85,8 +106,7 @@ public final class Graph {
   /**
    * Sizes the key table, the exact-key dependency index and the journal of an empty graph for
    * {@code expected} nodes, so that a first large transaction (a startup resync, an initial
-   * configuration) does not rehash or copy them as they grow. No effect on a graph that has
-   * nodes.
+   * configuration) does not rehash or copy them as they grow. No effect on a graph that has nodes.
    */
   public void reserve(int expected) {
     if (nodes.isEmpty() && expected > 64) {
@@ -153,8 +173,8 @@ public final class Graph {
 
   /**
    * Like {@link #write(String, Node)} when {@code found} is what {@link #get} returned for {@code
-   * key} and the graph has not changed since: null then means the key has no node, and the node
-   * is created without a second lookup (a node found meanwhile would be refused: {@link
+   * key} and the graph has not changed since: null then means the key has no node, and the node is
+   * created without a second lookup (a node found meanwhile would be refused: {@link
    * IllegalStateException}, the graph unchanged).
    */
   public Node writeFound(String key, Node found) {
@@ -192,8 +212,8 @@ public final class Graph {
    * From now until this batch closes or is rolled back, {@link #writeChanging} journals the nodes
    * created in {@code previous} (which must be the batch closed last, e.g. the refresh of the same
    * transaction) without a copy. Such a batch cannot be rolled back to those nodes' content: a
-   * {@link #rollback()} undoes {@code previous} as well. No effect when {@code previous} is not
-   * the batch closed last.
+   * {@link #rollback()} undoes {@code previous} as well. No effect when {@code previous} is not the
+   * batch closed last.
    */
   public void journalBirthsLightly(Journal previous) {
     if (previous == lastClosed && previous != null) {
@@ -224,8 +244,8 @@ public final class Graph {
   }
 
   /**
-   * How many nodes have left the graph since it was created. While the count does not change,
-   * every key keeps the same node object, so the node can stand for its key.
+   * How many nodes have left the graph since it was created. While the count does not change, every
+   * key keeps the same node object, so the node can stand for its key.
    */
   public long departures() {
     return departures;
@@ -256,8 +276,11 @@ public final class Graph {
     for (int i = 0; i < size; i++) {
       Dependency x = a.get(i);
       Dependency y = b.get(i);
-      if (x != y && !(x.keySelector() == y.keySelector() && x.label().equals(y.label())
-          && x.key().equals(y.key()) && x.keyPrefixes().equals(y.keyPrefixes()))) {
+      if (x != y
+          && !(x.keySelector() == y.keySelector()
+              && x.label().equals(y.label())
+              && x.key().equals(y.key())
+              && x.keyPrefixes().equals(y.keyPrefixes()))) {
         return false;
       }
     }
@@ -373,8 +396,15 @@ public final class Graph {
    * Closes journal entries {@code entries[from, to)} into the arrays from index {@code size};
    * returns the new size.
    */
-  private int close(List<Node> entries, int from, int to, String[] keys, Node[] before,
-      Node[] current, boolean[] born, int size) {
+  private int close(
+      List<Node> entries,
+      int from,
+      int to,
+      String[] keys,
+      Node[] before,
+      Node[] current,
+      boolean[] born,
+      int size) {
     for (int i = from; i < to; i++) {
       Node e = entries.get(i);
       Node orig = e.journaled;
@@ -398,9 +428,9 @@ public final class Graph {
   }
 
   /**
-   * The node of a closed journal entry: {@code e} while it is in the graph, null once it is not
-   * (a node left without a value leaves the graph here). A method of its own, like other
-   * per-key steps of long loops, so the JIT compiles it after a few hundred keys.
+   * The node of a closed journal entry: {@code e} while it is in the graph, null once it is not (a
+   * node left without a value leaves the graph here). A method of its own, like other per-key steps
+   * of long loops, so the JIT compiles it after a few hundred keys.
    */
   private Node closeEntry(Node e) {
     if (e.value == null && e.inGraph) {
@@ -414,15 +444,17 @@ public final class Graph {
   }
 
   /**
-   * The journal of a closed batch: a read-only map (key → content before the batch) over arrays,
-   * in order of first write, that also knows the node each key had when the batch closed.
+   * The journal of a closed batch: a read-only map (key → content before the batch) over arrays, in
+   * order of first write, that also knows the node each key had when the batch closed.
    */
-  public static final class Journal extends java.util.AbstractMap<String, Node> {
+  public static final class Journal extends AbstractMap<String, Node> {
     private final String[] keys;
     private final Node[] before;
     private final Node[] current;
+
     /** Null when no entry is born. */
     private final boolean[] born;
+
     private final int size;
 
     Journal(String[] keys, Node[] before, Node[] current, boolean[] born, int size) {
@@ -453,9 +485,9 @@ public final class Graph {
     }
 
     /**
-     * True when entry {@code i} is a node created in the batch before this one and written in
-     * this one by {@link #writeChanging}: its content changed in this batch, and the content
-     * before is not kept.
+     * True when entry {@code i} is a node created in the batch before this one and written in this
+     * one by {@link #writeChanging}: its content changed in this batch, and the content before is
+     * not kept.
      */
     public boolean born(int i) {
       return born != null && born[i];
@@ -467,11 +499,11 @@ public final class Graph {
     }
 
     @Override
-    public java.util.Set<Map.Entry<String, Node>> entrySet() {
-      return new java.util.AbstractSet<>() {
+    public Set<Map.Entry<String, Node>> entrySet() {
+      return new AbstractSet<>() {
         @Override
-        public java.util.Iterator<Map.Entry<String, Node>> iterator() {
-          return new java.util.Iterator<>() {
+        public Iterator<Map.Entry<String, Node>> iterator() {
+          return new Iterator<>() {
             private int i;
 
             @Override
@@ -482,10 +514,10 @@ public final class Graph {
             @Override
             public Map.Entry<String, Node> next() {
               if (i >= size) {
-                throw new java.util.NoSuchElementException();
+                throw new NoSuchElementException();
               }
               int k = i++;
-              return new java.util.AbstractMap.SimpleImmutableEntry<>(keys[k], before[k]);
+              return new AbstractMap.SimpleImmutableEntry<>(keys[k], before[k]);
             }
           };
         }
@@ -498,11 +530,11 @@ public final class Graph {
     }
 
     @Override
-    public java.util.Set<String> keySet() {
-      return new java.util.AbstractSet<>() {
+    public Set<String> keySet() {
+      return new AbstractSet<>() {
         @Override
-        public java.util.Iterator<String> iterator() {
-          return java.util.Arrays.asList(keys).subList(0, size).iterator();
+        public Iterator<String> iterator() {
+          return Arrays.asList(keys).subList(0, size).iterator();
         }
 
         @Override
@@ -525,12 +557,11 @@ public final class Graph {
   }
 
   /**
-   * Keys of the nodes that have a dependency targeting {@code key}, sorted (read only; valid
-   * until the graph changes). Cost: exact-key edges
-   * O(1), prefix edges O(number of distinct prefix lengths), selector-only edges linear in their
-   * count.
+   * Keys of the nodes that have a dependency targeting {@code key}, sorted (read only; valid until
+   * the graph changes). Cost: exact-key edges O(1), prefix edges O(number of distinct prefix
+   * lengths), selector-only edges linear in their count.
    */
-  public java.util.Collection<String> dependentsOf(String key) {
+  public Collection<String> dependentsOf(String key) {
     Object exact = keyDependents.get(key);
     if (prefixLengths.isEmpty() && selectorDependents.isEmpty()) {
       // only exact-key edges exist: no copy needed (callers only read)
@@ -557,14 +588,14 @@ public final class Graph {
 
   /** The exact-key dependents as a sorted, read-only collection (no copy). */
   @SuppressWarnings("unchecked")
-  private static java.util.Collection<String> exactSet(Object exact) {
+  private static Collection<String> exactSet(Object exact) {
     if (exact == null) {
-      return java.util.List.of();
+      return List.of();
     }
     if (exact instanceof String s) {
-      return java.util.List.of(s);
+      return List.of(s);
     }
-    return java.util.Collections.unmodifiableSortedSet((TreeSet<String>) exact);
+    return Collections.unmodifiableSortedSet((TreeSet<String>) exact);
   }
 
   private boolean targets(String src, String key) {
@@ -603,18 +634,21 @@ public final class Graph {
   }
 
   private static final Logger LOG = LoggerFactory.getLogger(Graph.class);
+
   /**
    * Identity hashes of the selectors whose failure was logged (bounded: the report is about the
    * configuration; not the selectors themselves, whose equals is user code).
    */
-  private static final java.util.Set<Integer> REPORTED =
-      java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private static final Set<Integer> REPORTED = ConcurrentHashMap.newKeySet();
 
   private static boolean rejected(KeySelector sel, String key, Throwable failure) {
     Throwable t = UserCode.contained(failure);
     if (REPORTED.size() < 1000 && REPORTED.add(System.identityHashCode(sel))) {
-      LOG.error("key selector of an any-of dependency failed for key {}; it is taken as not"
-          + " accepting that key (further failures of this selector are not logged)", key, t);
+      LOG.error(
+          "key selector of an any-of dependency failed for key {}; it is taken as not"
+              + " accepting that key (further failures of this selector are not logged)",
+          key,
+          t);
     }
     return false;
   }
@@ -649,7 +683,7 @@ public final class Graph {
           return false;
         });
     if (d.isAnyOf() && d.keyPrefixes().size() > 1) {
-      out.sort(java.util.Comparator.comparing(n -> n.key));
+      out.sort(Comparator.comparing(n -> n.key));
       // overlapping prefixes may list a node twice
       for (int i = out.size() - 1; i > 0; i--) {
         if (out.get(i) == out.get(i - 1)) {
@@ -682,8 +716,8 @@ public final class Graph {
   }
 
   /**
-   * The smallest string greater than every string starting with {@code prefix}, or null when
-   * there is none (the prefix is all U+FFFF): strip trailing U+FFFF, increment the last char.
+   * The smallest string greater than every string starting with {@code prefix}, or null when there
+   * is none (the prefix is all U+FFFF): strip trailing U+FFFF, increment the last char.
    */
   public static String prefixEnd(String prefix) {
     int i = prefix.length();
@@ -707,8 +741,8 @@ public final class Graph {
   }
 
   /**
-   * {@link #ordered} with the new nodes sorted in: one by one when they are few, else by one
-   * merge of two sorted sequences into a tree built from sorted input (no comparisons there).
+   * {@link #ordered} with the new nodes sorted in: one by one when they are few, else by one merge
+   * of two sorted sequences into a tree built from sorted input (no comparisons there).
    */
   private TreeMap<String, Node> sorted() {
     if (unordered.isEmpty()) {
@@ -729,7 +763,7 @@ public final class Graph {
     }
     fresh.sort((a, b) -> a.key.compareTo(b.key));
     ArrayList<Map.Entry<String, Node>> merged = new ArrayList<>(ordered.size() + fresh.size());
-    java.util.Iterator<Map.Entry<String, Node>> old = ordered.entrySet().iterator();
+    Iterator<Map.Entry<String, Node>> old = ordered.entrySet().iterator();
     Map.Entry<String, Node> o = old.hasNext() ? old.next() : null;
     for (Node n : fresh) {
       while (o != null && o.getKey().compareTo(n.key) < 0) {

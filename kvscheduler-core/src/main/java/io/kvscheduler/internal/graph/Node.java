@@ -6,6 +6,7 @@ import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * One key of the graph with everything the scheduler keeps for it. Mutable, engine thread only.
@@ -20,86 +21,109 @@ public final class Node {
 
   public final String key;
   public String label;
+
   /** Current value; null while the node is being built or after a refresh lost it. */
   public Object value;
+
   public Object metadata;
+
   /**
-   * What the southbound still holds for the key while the value is unavailable, or null: the
-   * object a failed Delete left in place, or the content applied before an update that Validate
-   * rejected (INVALID). The next operation on the key starts from it — a removal deletes it, a new
-   * value updates (or re-creates) it rather than creating a second object — and a refresh replaces
-   * it with what Retrieve finds. Null whenever the value is available ({@link #value} is then
-   * what the southbound holds, as far as the scheduler knows).
+   * What the southbound still holds for the key while the value is unavailable, or null: the object
+   * a failed Delete left in place, or the content applied before an update that Validate rejected
+   * (INVALID). The next operation on the key starts from it — a removal deletes it, a new value
+   * updates (or re-creates) it rather than creating a second object — and a refresh replaces it
+   * with what Retrieve finds. Null whenever the value is available ({@link #value} is then what the
+   * southbound holds, as far as the scheduler knows).
    */
   public Object held;
+
   /** Descriptor name, null for properties and unimplemented values. */
   public String descriptor;
+
   /** Base key of a derived value, null for base values. */
   public String derivedFrom;
+
   public ValueState state = ValueState.NONEXISTENT;
   public boolean unavailable;
   public LastUpdate lastUpdate;
   public Throwable error;
   public TxnOperation errorOp = TxnOperation.UNDEFINED;
   public boolean errorRetriable;
+
   /** Retry attempt of the last failure (1 for a failure outside a retry). */
   public int retryAttempt;
+
   /** Sequence number of the transaction in which the value first failed (for retry records). */
   public long retryOrigin = -1;
+
   /** Dependencies as last computed; indexed by the graph. */
   List<Dependency> deps = List.of();
+
   /** Refresh epoch in which the value was last found in the southbound (refresh bookkeeping). */
   public long refreshMark;
+
   /**
    * Mark of the last transaction whose touched keys list this node (engine bookkeeping: a mark
    * instead of a key set per transaction). Copied with the node, so a rolled-back node keeps it.
    */
   public long touchMark;
+
   /**
    * Where the key's view sits in the published views (engine bookkeeping, opaque to the graph; a
    * hint the publisher checks before use, -1 when none). Copied with the node (same key).
    */
   public int publishedSlot = -1;
+
   /**
-   * The key's recorded revisions (engine bookkeeping, opaque to the graph: an immutable chain
-   * owned by the history). Copied with the node.
+   * The key's recorded revisions (engine bookkeeping, opaque to the graph: an immutable chain owned
+   * by the history). Copied with the node.
    */
   public Object history;
+
   /**
-   * Scratch space of one engine algorithm run (valid only while {@link #scratchOwner} is that
-   * run's token; never copied): saves a map keyed by node.
+   * Scratch space of one engine algorithm run (valid only while {@link #scratchOwner} is that run's
+   * token; never copied): saves a map keyed by node.
    */
   public Object scratchOwner;
+
   public int scratchIndex;
+
   /**
    * The descriptor selecting the key, cached by the engine's registry (opaque to the graph) and
    * valid while {@link #handleGeneration} is the registry's current generation. Copied with the
    * node (the key, hence the descriptor, is the same).
    */
   public Object handle;
+
   public int handleGeneration;
+
   /** Keys derived from this value, sorted. */
   public List<String> derivedKeys = List.of();
+
   /**
-   * The descriptor's last answers for this key (engine bookkeeping, opaque to the graph): the
-   * value they were computed for ({@code memoValue}, by descriptor {@code memoHandle}), its
-   * dependency list and its derived values (null while not computed). The callbacks
-   * are functions of key and value, so the answers hold for any equal value. Copied with the node.
+   * The descriptor's last answers for this key (engine bookkeeping, opaque to the graph): the value
+   * they were computed for ({@code memoValue}, by descriptor {@code memoHandle}), its dependency
+   * list and its derived values (null while not computed). The callbacks are functions of key and
+   * value, so the answers hold for any equal value. Copied with the node.
    */
   public Object memoValue;
+
   public Object memoHandle;
   public Object memoDeps;
   public Object memoDerived;
+
   /**
    * Journal entry of the current batch (graph bookkeeping): the content before the batch, {@link
    * Graph#ABSENT}, or null when the node was not written in the batch. Never copied.
    */
   Node journaled;
+
   /** True while the node is the graph's node of its key (graph bookkeeping; never copied). */
   boolean inGraph;
+
   /**
-   * The graph's batch in which the node was created, -1 once the batch numbers wrapped since
-   * (graph bookkeeping). Copied with the node.
+   * The graph's batch in which the node was created, -1 once the batch numbers wrapped since (graph
+   * bookkeeping). Copied with the node.
    */
   int born;
 
@@ -200,9 +224,9 @@ public final class Node {
         || unavailable != o.unavailable
         || lastUpdate != o.lastUpdate
         || error != o.error
-        || !java.util.Objects.equals(label, o.label)
-        || !java.util.Objects.equals(descriptor, o.descriptor)
-        || !java.util.Objects.equals(derivedFrom, o.derivedFrom)
+        || !Objects.equals(label, o.label)
+        || !Objects.equals(descriptor, o.descriptor)
+        || !Objects.equals(derivedFrom, o.derivedFrom)
         || !Graph.sameDeps(deps, o.deps)
         || !derivedKeys.equals(o.derivedKeys);
   }

@@ -1,6 +1,7 @@
 package io.kvscheduler.internal.graph;
 
 import java.util.AbstractCollection;
+import java.util.Collection;
 import java.util.ConcurrentModificationException;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
@@ -19,9 +20,12 @@ final class NodeTable {
   private static final int MIN_CAPACITY = 16;
 
   private Node[] table = new Node[MIN_CAPACITY];
+
   /** {@link #stored} hash of each slot's key; 0 for an empty slot. */
   private int[] hashes = new int[MIN_CAPACITY];
+
   private int size;
+
   /** Changes of the key set, for the iterators' check. */
   private int modCount;
 
@@ -42,7 +46,9 @@ final class NodeTable {
     return size == 0;
   }
 
-  /** Makes room for {@code expected} nodes without growing (no effect on a table that has nodes). */
+  /**
+   * Makes room for {@code expected} nodes without growing (no effect on a table that has nodes).
+   */
   void reserve(int expected) {
     if (size == 0) {
       int capacity = capacityFor(expected);
@@ -63,10 +69,10 @@ final class NodeTable {
   }
 
   /**
-   * The node of {@code key}, or null (also for a null key, as a hash map would answer). The
-   * probe loop is written out here rather than shared with {@link #remove}: this is the engine's
-   * most frequent call, and one small method is inlined into its callers where a call to a
-   * shared one may not be.
+   * The node of {@code key}, or null (also for a null key, as a hash map would answer). The probe
+   * loop is written out here rather than shared with {@link #remove}: this is the engine's most
+   * frequent call, and one small method is inlined into its callers where a call to a shared one
+   * may not be.
    */
   Node get(String key) {
     if (key == null) {
@@ -149,8 +155,8 @@ final class NodeTable {
   }
 
   /**
-   * Empties slot {@code gap}, then moves back each following node of the probe run whose home
-   * slot does not lie (cyclically) between the gap and the node's slot, so that every node stays
+   * Empties slot {@code gap}, then moves back each following node of the probe run whose home slot
+   * does not lie (cyclically) between the gap and the node's slot, so that every node stays
    * reachable from its home slot.
    */
   private static void shiftBack(Node[] t, int[] hs, int gap, int mask) {
@@ -196,10 +202,10 @@ final class NodeTable {
   }
 
   /**
-   * The nodes in no particular order: a live, read-only view (adding or removing through it, or
-   * its iterators, is not supported); the table must not change while iterating.
+   * The nodes in no particular order: a live, read-only view (adding or removing through it, or its
+   * iterators, is not supported); the table must not change while iterating.
    */
-  java.util.Collection<Node> values() {
+  Collection<Node> values() {
     return new AbstractCollection<>() {
       @Override
       public Iterator<Node> iterator() {

@@ -11,11 +11,10 @@ import java.util.SortedMap;
 
 /**
  * A read-only sorted map over entries already in key order: the input of a sorted-map build from
- * sorted data ({@code new TreeMap<>(sortedMap)}), which then needs
- * no comparisons. Only iteration and the first and last keys are supported.
+ * sorted data ({@code new TreeMap<>(sortedMap)}), which then needs no comparisons. Only iteration
+ * and the first and last keys are supported.
  */
-public final class SortedEntries<V> extends AbstractMap<String, V>
-    implements SortedMap<String, V> {
+public final class SortedEntries<V> extends AbstractMap<String, V> implements SortedMap<String, V> {
   private final List<Map.Entry<String, V>> entries;
 
   /** {@code entries} must be sorted by key without duplicates. */

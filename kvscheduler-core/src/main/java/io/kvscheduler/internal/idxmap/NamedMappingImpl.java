@@ -3,8 +3,10 @@ package io.kvscheduler.internal.idxmap;
 import io.kvscheduler.api.NamedMapping;
 import io.kvscheduler.api.Subscription;
 import io.kvscheduler.internal.util.UserCode;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -62,8 +64,13 @@ public final class NamedMappingImpl<M> implements NamedMapping<M> {
     ConcurrentHashMap<String, Set<String>> idx = indexes.get(index);
     if (idx == null) {
       throw new IllegalArgumentException(
-          "metadata map " + name + " has no index '" + index + "' (indexes: "
-              + new TreeSet<>(indexes.keySet()) + ")");
+          "metadata map "
+              + name
+              + " has no index '"
+              + index
+              + "' (indexes: "
+              + new TreeSet<>(indexes.keySet())
+              + ")");
     }
     Set<String> labels = idx.get(value);
     return labels == null ? Set.of() : Collections.unmodifiableSet(new TreeSet<>(labels));
@@ -88,19 +95,27 @@ public final class NamedMappingImpl<M> implements NamedMapping<M> {
       return;
     }
     if (old != null) {
-      forEachIndexValue(label, old, false, (idx, v) -> {
-        Set<String> s = indexes.get(idx).get(v);
-        if (s != null) {
-          s.remove(label);
-          if (s.isEmpty()) {
-            indexes.get(idx).remove(v, s);
-          }
-        }
-      });
+      forEachIndexValue(
+          label,
+          old,
+          false,
+          (idx, v) -> {
+            Set<String> s = indexes.get(idx).get(v);
+            if (s != null) {
+              s.remove(label);
+              if (s.isEmpty()) {
+                indexes.get(idx).remove(v, s);
+              }
+            }
+          });
     }
     if (metadata != null) {
-      forEachIndexValue(label, (M) metadata, true, (idx, v) ->
-          indexes.get(idx).computeIfAbsent(v, k -> ConcurrentHashMap.newKeySet()).add(label));
+      forEachIndexValue(
+          label,
+          (M) metadata,
+          true,
+          (idx, v) ->
+              indexes.get(idx).computeIfAbsent(v, k -> ConcurrentHashMap.newKeySet()).add(label));
     }
     Optional<M> now = Optional.ofNullable((M) metadata);
     for (BiConsumer<String, Optional<M>> w : watchers) {
@@ -118,11 +133,10 @@ public final class NamedMappingImpl<M> implements NamedMapping<M> {
    * Extractors are user code: one that throws, or whose collection fails while it is read, adds
    * nothing to its index (logged); null values are skipped.
    */
-  private void forEachIndexValue(String label, M m, boolean adding,
-      BiConsumer<String, String> f) {
+  private void forEachIndexValue(String label, M m, boolean adding, BiConsumer<String, String> f) {
     for (Map.Entry<String, Function<? super M, ? extends Collection<String>>> e :
         extractors.entrySet()) {
-      java.util.List<String> vals = new java.util.ArrayList<>();
+      List<String> vals = new ArrayList<>();
       try {
         Collection<String> got = e.getValue().apply(m);
         if (got != null) {
@@ -134,9 +148,15 @@ public final class NamedMappingImpl<M> implements NamedMapping<M> {
         }
       } catch (Throwable ex) {
         ex = UserCode.contained(ex);
-        LOG.warn("metadata map {}: index {} extractor failed for label {}; {}", name, e.getKey(),
-            label, adding ? "the label is not indexed under it"
-                : "the label's entries of the old metadata stay in the index", ex);
+        LOG.warn(
+            "metadata map {}: index {} extractor failed for label {}; {}",
+            name,
+            e.getKey(),
+            label,
+            adding
+                ? "the label is not indexed under it"
+                : "the label's entries of the old metadata stay in the index",
+            ex);
         continue;
       }
       for (String v : vals) {
@@ -144,5 +164,4 @@ public final class NamedMappingImpl<M> implements NamedMapping<M> {
       }
     }
   }
-
 }

@@ -7,11 +7,11 @@ import java.util.Set;
 /**
  * Throwables caught from user code, made safe for the engine to keep, show and log.
  *
- * <p>A throwable is user code too: its {@code getMessage}, {@code getCause} or
- * {@code getStackTrace} may be overridden and may throw. Logging one (SLF4J reads all of them, for
- * the whole cause chain) or building an error message from it would then throw out of the catch
- * block that caught it. {@link #contained} checks the chain once, where the throwable enters the
- * engine, and replaces an unreadable one by a plain exception naming its class.
+ * <p>A throwable is user code too: its {@code getMessage}, {@code getCause} or {@code
+ * getStackTrace} may be overridden and may throw. Logging one (SLF4J reads all of them, for the
+ * whole cause chain) or building an error message from it would then throw out of the catch block
+ * that caught it. {@link #contained} checks the chain once, where the throwable enters the engine,
+ * and replaces an unreadable one by a plain exception naming its class.
  */
 public final class UserCode {
   private UserCode() {}
@@ -69,8 +69,11 @@ public final class UserCode {
     private static final long serialVersionUID = 1L;
 
     Unreadable(Throwable original) {
-      super(original.getClass().getName() + " (its message or cause could not be read)", null,
-          false, false);
+      super(
+          original.getClass().getName() + " (its message or cause could not be read)",
+          null,
+          false,
+          false);
     }
   }
 }

@@ -16,13 +16,13 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * The history's revision trim, which visits only the keys whose revisions ended before the
- * cutoff, against its rule applied to every chain: after each trim pass, every key's chain (live
- * or removed, also removed and created again) holds exactly the revisions, with their ends, that
- * are not old (ended before the cutoff) or that started in the permanent period; with large
- * batches (the queue grows, wraps and shrinks) and a clock that is sometimes set back (the queue
- * is re-sorted, and the once-a-minute gate does not hold trims back); no key keeps a side chain
- * once it has a node again.
+ * The history's revision trim, which visits only the keys whose revisions ended before the cutoff,
+ * against its rule applied to every chain: after each trim pass, every key's chain (live or
+ * removed, also removed and created again) holds exactly the revisions, with their ends, that are
+ * not old (ended before the cutoff) or that started in the permanent period; with large batches
+ * (the queue grows, wraps and shrinks) and a clock that is sometimes set back (the queue is
+ * re-sorted, and the once-a-minute gate does not hold trims back); no key keeps a side chain once
+ * it has a node again.
  */
 class HistoryTrimTest {
 
@@ -39,8 +39,9 @@ class HistoryTrimTest {
   }
 
   @Test
-  @DisplayName("incremental revision trim leaves what the rule leaves in every chain, after random"
-      + " changes, removals, re-creations and clock steps")
+  @DisplayName(
+      "incremental revision trim leaves what the rule leaves in every chain, after random"
+          + " changes, removals, re-creations and clock steps")
   void trimMatchesRuleOnEveryChain() {
     for (long seed = 1; seed <= 25; seed++) {
       Random r = new Random(seed);
@@ -98,8 +99,8 @@ class HistoryTrimTest {
           Instant cutoff = trimAt.minus(m.historyAgeLimit);
           Instant permanentUntil = start.plus(m.permanentHistoryPeriod);
           for (List<Revision> revs : model.values()) {
-            revs.removeIf(x -> x.end != null && x.end.isBefore(cutoff)
-                && !x.since.isBefore(permanentUntil));
+            revs.removeIf(
+                x -> x.end != null && x.end.isBefore(cutoff) && !x.since.isBefore(permanentUntil));
           }
         }
         for (Map.Entry<String, List<Revision>> e : model.entrySet()) {
@@ -113,7 +114,8 @@ class HistoryTrimTest {
             actual.add(0, x.value + "@" + x.since + ".." + x.end(next));
             next = x;
           }
-          assertThat(actual).as("seed %d step %d key %s", seed, step, e.getKey())
+          assertThat(actual)
+              .as("seed %d step %d key %s", seed, step, e.getKey())
               .isEqualTo(expected);
         }
       }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.internal.graph.Bulk;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedList;
@@ -16,15 +17,26 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The key-order helpers that loop in ranges ({@link Bulk}) against plain one-loop references, at
- * sizes around and across range boundaries, so that a pair of keys straddling two ranges is
- * checked like any other.
+ * sizes around and across range boundaries, so that a pair of keys straddling two ranges is checked
+ * like any other.
  */
 class KeyOrderTest {
-  private static final int[] SIZES = {0, 1, 2, Bulk.RANGE - 1, Bulk.RANGE, Bulk.RANGE + 1,
-      2 * Bulk.RANGE, 2 * Bulk.RANGE + 1, 5 * Bulk.RANGE + 7, 300};
+  private static final int[] SIZES = {
+    0,
+    1,
+    2,
+    Bulk.RANGE - 1,
+    Bulk.RANGE,
+    Bulk.RANGE + 1,
+    2 * Bulk.RANGE,
+    2 * Bulk.RANGE + 1,
+    5 * Bulk.RANGE + 7,
+    300
+  };
 
   @Test
-  @DisplayName("isSorted finds a descent anywhere, also between the last key of a range and the first of the next")
+  @DisplayName(
+      "isSorted finds a descent anywhere, also between the last key of a range and the first of the next")
   void isSortedMatchesReference() {
     Random r = new Random(7);
     for (int size : SIZES) {
@@ -39,7 +51,7 @@ class KeyOrderTest {
         assertThat(Kv.isSorted(kvs)).as("descent at %d of %d", at, size).isFalse();
       }
       List<Kv> shuffled = new ArrayList<>(sorted);
-      java.util.Collections.shuffle(shuffled, r);
+      Collections.shuffle(shuffled, r);
       assertThat(Kv.isSorted(shuffled)).isEqualTo(referenceSorted(shuffled));
     }
   }
@@ -61,7 +73,8 @@ class KeyOrderTest {
   }
 
   @Test
-  @DisplayName("sortedUnique equals a one-loop reference: values kept, base key and null values left out, first of equal keys wins")
+  @DisplayName(
+      "sortedUnique equals a one-loop reference: values kept, base key and null values left out, first of equal keys wins")
   void sortedUniqueMatchesReference() {
     for (long seed = 1; seed <= 30; seed++) {
       Random r = new Random(seed);
@@ -78,7 +91,8 @@ class KeyOrderTest {
         }
         List<KeyValuePair> expected = referenceSortedUnique(derived, "base");
         assertThat(DerivedOrder.sortedUnique(derived, "base"))
-            .as("seed %d size %d", seed, size).containsExactlyElementsOf(expected);
+            .as("seed %d size %d", seed, size)
+            .containsExactlyElementsOf(expected);
         assertThat(DerivedOrder.sortedUnique(new LinkedList<>(derived), "base"))
             .as("sequential list, seed %d size %d", seed, size)
             .containsExactlyElementsOf(expected);
@@ -87,7 +101,8 @@ class KeyOrderTest {
   }
 
   @Test
-  @DisplayName("Walker.sameKeys equals List.equals: same lists, equal copies, a difference at any position, other sizes")
+  @DisplayName(
+      "Walker.sameKeys equals List.equals: same lists, equal copies, a difference at any position, other sizes")
   void sameKeysMatchesListEquals() {
     for (int size : SIZES) {
       List<String> keys = new ArrayList<>();
@@ -137,8 +152,8 @@ class KeyOrderTest {
     return true;
   }
 
-  private static List<KeyValuePair> referenceSortedUnique(List<KeyValuePair> derived,
-      String baseKey) {
+  private static List<KeyValuePair> referenceSortedUnique(
+      List<KeyValuePair> derived, String baseKey) {
     Map<String, KeyValuePair> first = new LinkedHashMap<>();
     for (KeyValuePair kv : derived) {
       if (kv.value() != null && !kv.key().equals(baseKey)) {

@@ -2,22 +2,26 @@ package io.kvscheduler.internal.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.internal.graph.Graph;
 import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.IntFunction;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
  * The published snapshot against the graph it was published from: after every batch, readers see
- * exactly the keys that have a value, with their current content, in key order, by prefix; an
- * older snapshot is unchanged by later batches. Batches mix small changes (updated in place, slots
- * reused after removals) and large ones (merged in one pass), so both paths and their hand-over
- * are covered.
+ * exactly the keys that have a value, with their current content, in key order, by prefix; an older
+ * snapshot is unchanged by later batches. Batches mix small changes (updated in place, slots reused
+ * after removals) and large ones (merged in one pass), so both paths and their hand-over are
+ * covered.
  */
 class PublishedTest {
   private static final String[] PREFIXES = {"a/", "b/x/", "b/y/", "c/"};
@@ -31,7 +35,8 @@ class PublishedTest {
   }
 
   @Test
-  @DisplayName("keys that come and go in many small batches after a large one: the key index is compacted and stays right")
+  @DisplayName(
+      "keys that come and go in many small batches after a large one: the key index is compacted and stays right")
   void manySmallBatchesAfterLargeOne() {
     Random r = new Random(7);
     Graph g = new Graph();
@@ -70,23 +75,27 @@ class PublishedTest {
   }
 
   @Test
-  @DisplayName("a large batch written in key order but for one key is published in key order, wherever that key falls")
+  @DisplayName(
+      "a large batch written in key order but for one key is published in key order, wherever that key falls")
   void largeBatchAlmostInKeyOrder() {
     int size = 1500; // a large change: published by a rebuild
     for (int at : new int[] {1, 15, 16, 17, 31, 32, 33, 700, size - 1}) {
       int out = at;
-      publishesInKeyOrder(size,
+      publishesInKeyOrder(
+          size,
           i -> i == out ? "a/0-out-of-place" : String.format("a/k%05d", i),
           "key out of place at " + at);
     }
   }
 
   @Test
-  @DisplayName("a large batch written as two runs in key order (values, then what they derive) is published in key order")
+  @DisplayName(
+      "a large batch written as two runs in key order (values, then what they derive) is published in key order")
   void largeBatchOfTwoSortedRuns() {
     for (int split : new int[] {1, 100, 750, 1499}) {
       // "b/..." keys first, then "a/..." keys
-      publishesInKeyOrder(1500,
+      publishesInKeyOrder(
+          1500,
           i -> i < split ? String.format("b/k%05d", i) : String.format("a/k%05d", i),
           "runs split at " + split);
     }
@@ -96,8 +105,7 @@ class PublishedTest {
    * Writes {@code size} values in one batch to an empty graph, key {@code i} named by {@code
    * keyOf}, publishes them (a rebuild) and checks the snapshot against the written values.
    */
-  private static void publishesInKeyOrder(int size, java.util.function.IntFunction<String> keyOf,
-      String where) {
+  private static void publishesInKeyOrder(int size, IntFunction<String> keyOf, String where) {
     Graph g = new Graph();
     Published p = new Published();
     TreeMap<String, Object> model = new TreeMap<>();
@@ -111,7 +119,8 @@ class PublishedTest {
   }
 
   @Test
-  @DisplayName("a large change of two batches listing keys twice (removed or replaced in one, written in the other) publishes each key once")
+  @DisplayName(
+      "a large change of two batches listing keys twice (removed or replaced in one, written in the other) publishes each key once")
   void largeChangeListingKeysTwice() {
     for (boolean removals : new boolean[] {true, false}) {
       Graph g = new Graph();
@@ -184,14 +193,15 @@ class PublishedTest {
     return out;
   }
 
-  private static List<String> entries(java.util.SortedMap<String, Object> model) {
+  private static List<String> entries(SortedMap<String, Object> model) {
     List<String> out = new ArrayList<>();
     model.forEach((k, v) -> out.add(k + "=" + v));
     return out;
   }
 
   @Test
-  @DisplayName("a publication that fails midway leaves the snapshot and the slot table as they were")
+  @DisplayName(
+      "a publication that fails midway leaves the snapshot and the slot table as they were")
   void failedPublicationChangesNothing() {
     for (boolean large : new boolean[] {false, true}) {
       Graph g = new Graph();
@@ -214,13 +224,17 @@ class PublishedTest {
       // making its view fails: a PENDING value's status details ask its any-of selector, whose
       // fatal errors (unlike its other failures) are not contained
       g.get("c/broken").state = ValueState.PENDING;
-      g.setDeps(g.get("c/broken"), List.of(io.kvscheduler.api.Dependency.anyOf("dep", List.of(),
-          key -> {
-            throw new InternalError("selector broken");
-          })));
+      g.setDeps(
+          g.get("c/broken"),
+          List.of(
+              Dependency.anyOf(
+                  "dep",
+                  List.of(),
+                  key -> {
+                    throw new InternalError("selector broken");
+                  })));
       Published.Snapshot before = p.current();
-      org.assertj.core.api.Assertions.assertThatThrownBy(() -> publish(p, g, 1))
-          .isInstanceOf(InternalError.class);
+      Assertions.assertThatThrownBy(() -> publish(p, g, 1)).isInstanceOf(InternalError.class);
       assertThat(p.current()).isSameAs(before);
       assertThat(p.pendingKeys()).as("pending keys after the failure").isEmpty();
       check(p.current(), model, "after the failure, large=" + large);
@@ -282,7 +296,8 @@ class PublishedTest {
       }
       // the slot a node remembers is a hint: a wrong one must not mislead publishing
       for (int c = r.nextInt(4); c > 0 && !model.isEmpty(); c--) {
-        Node n = g.get(model.ceilingKey(PREFIXES[r.nextInt(PREFIXES.length)] + "k" + r.nextInt(300)));
+        Node n =
+            g.get(model.ceilingKey(PREFIXES[r.nextInt(PREFIXES.length)] + "k" + r.nextInt(300)));
         if (n != null) {
           n.publishedSlot = r.nextInt(50);
         }
@@ -308,7 +323,8 @@ class PublishedTest {
     assertThat(s.size()).as(where).isEqualTo(model.size());
     assertThat(entries(s.values())).as(where).isEqualTo(entries(model));
     for (String prefix : PREFIXES) {
-      assertThat(entries(s.withPrefix(prefix))).as(where + ": prefix " + prefix)
+      assertThat(entries(s.withPrefix(prefix)))
+          .as(where + ": prefix " + prefix)
           .isEqualTo(entries(model.subMap(prefix, Graph.prefixEnd(prefix))));
     }
     int step = Math.max(1, model.size() / 200);

@@ -22,8 +22,19 @@ class RecordLogTest {
 
   private static TxnRecord rec(long seq) {
     Instant t = Instant.ofEpochSecond(1_000_000 + seq);
-    return new TxnRecord(seq, TxnType.NB_TRANSACTION, ResyncType.NOT_RESYNC, "", -1, 0, t, t,
-        List.of(), false, List.of(), List.of());
+    return new TxnRecord(
+        seq,
+        TxnType.NB_TRANSACTION,
+        ResyncType.NOT_RESYNC,
+        "",
+        -1,
+        0,
+        t,
+        t,
+        List.of(),
+        false,
+        List.of(),
+        List.of());
   }
 
   @Test
@@ -62,7 +73,8 @@ class RecordLogTest {
   }
 
   @Test
-  @DisplayName("the ring wraps at its count limit, grows while wrapped, and takes an out-of-order record when full")
+  @DisplayName(
+      "the ring wraps at its count limit, grows while wrapped, and takes an out-of-order record when full")
   void wrapsGrowsAndInsertsWhenFull() {
     RecordLog log = new RecordLog();
     TreeMap<Long, TxnRecord> model = new TreeMap<>();

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 class SlotIndexTest {
 
   @Test
-  @DisplayName("index equals a sorted map after random changes on bulk-built bases, with compactions")
+  @DisplayName(
+      "index equals a sorted map after random changes on bulk-built bases, with compactions")
   void matchesSortedMap() {
     for (long seed = 1; seed <= 20; seed++) {
       Random r = new Random(seed);
@@ -76,14 +77,16 @@ class SlotIndexTest {
   @DisplayName("a base whose keys and slots differ in length is refused")
   void mismatchedBaseRefused() {
     assertThatThrownBy(() -> SlotIndex.ofSorted(new String[] {"a", "b"}, new int[] {0}))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("2 and 1");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("2 and 1");
   }
 
   @Test
   @DisplayName("a negative slot is refused with the key named")
   void negativeSlotRefused() {
     assertThatThrownBy(() -> SlotIndex.EMPTY.plus("a/key", -1))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("a/key");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("a/key");
   }
 
   private static SlotIndex bulk(TreeMap<String, Integer> model) {
@@ -111,8 +114,7 @@ class SlotIndexTest {
     return out;
   }
 
-  private static void check(SlotIndex idx, TreeMap<String, Integer> model, Random r,
-      String where) {
+  private static void check(SlotIndex idx, TreeMap<String, Integer> model, Random r, String where) {
     assertThat(idx.size()).as(where).isEqualTo(model.size());
     assertThat(entries(idx, null, null)).as(where).isEqualTo(entries(model));
     for (int i = 0; i < 500; i++) {
@@ -124,11 +126,14 @@ class SlotIndexTest {
       String b = "k" + r.nextInt(450);
       String from = a.compareTo(b) <= 0 ? a : b;
       String to = a.compareTo(b) <= 0 ? b : a;
-      assertThat(entries(idx, from, to)).as(where + ": [" + from + ", " + to + ")")
+      assertThat(entries(idx, from, to))
+          .as(where + ": [" + from + ", " + to + ")")
           .isEqualTo(entries(model.subMap(from, to)));
-      assertThat(entries(idx, from, null)).as(where + ": [" + from + ", ...)")
+      assertThat(entries(idx, from, null))
+          .as(where + ": [" + from + ", ...)")
           .isEqualTo(entries(model.tailMap(from)));
-      assertThat(entries(idx, null, to)).as(where + ": [..., " + to + ")")
+      assertThat(entries(idx, null, to))
+          .as(where + ": [..., " + to + ")")
           .isEqualTo(entries(model.headMap(to)));
     }
   }

@@ -10,8 +10,8 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * The views vector of the published snapshot against a list: reads, changes and appends across
- * the sizes where the trie gains a level, bulk builds, and older vectors unchanged by newer ones.
+ * The views vector of the published snapshot against a list: reads, changes and appends across the
+ * sizes where the trie gains a level, bulk builds, and older vectors unchanged by newer ones.
  */
 class SlotVectorTest {
 
@@ -88,7 +88,8 @@ class SlotVectorTest {
   @DisplayName("an index outside the vector and a bulk size beyond the array are errors")
   void outOfRange() {
     SlotVector<String> v = SlotVector.<String>empty().append("a");
-    assertThatThrownBy(() -> v.get(1)).isInstanceOf(IndexOutOfBoundsException.class)
+    assertThatThrownBy(() -> v.get(1))
+        .isInstanceOf(IndexOutOfBoundsException.class)
         .hasMessage("index 1 of a vector of 1");
     assertThatThrownBy(() -> v.get(-1)).isInstanceOf(IndexOutOfBoundsException.class);
     assertThatThrownBy(() -> v.set(1, "b")).isInstanceOf(IndexOutOfBoundsException.class);

@@ -50,18 +50,48 @@ class TxnLogFormatterTest {
     if (derived) flags.add(RecordedTxnOp.Flag.DERIVED);
     if (revert) flags.add(RecordedTxnOp.Flag.REVERT);
     if (retry) flags.add(RecordedTxnOp.Flag.RETRY);
-    return new RecordedTxnOp(operation, key, Optional.ofNullable(prev), Optional.ofNullable(next),
-        prevState, newState, prevErr, newErr, flags);
+    return new RecordedTxnOp(
+        operation,
+        key,
+        Optional.ofNullable(prev),
+        Optional.ofNullable(next),
+        prevState,
+        newState,
+        prevErr,
+        newErr,
+        flags);
   }
 
   private static RecordedTxnOp create(String key, String value, boolean derived) {
-    return op(TxnOperation.CREATE, key, null, value, ValueState.NONEXISTENT,
-        ValueState.CONFIGURED, "", "", false, derived, false, false);
+    return op(
+        TxnOperation.CREATE,
+        key,
+        null,
+        value,
+        ValueState.NONEXISTENT,
+        ValueState.CONFIGURED,
+        "",
+        "",
+        false,
+        derived,
+        false,
+        false);
   }
 
   private static RecordedTxnOp pendingCreate(String key, String value, boolean derived) {
-    return op(TxnOperation.CREATE, key, null, value, ValueState.NONEXISTENT,
-        ValueState.PENDING, "", "", true, derived, false, false);
+    return op(
+        TxnOperation.CREATE,
+        key,
+        null,
+        value,
+        ValueState.NONEXISTENT,
+        ValueState.PENDING,
+        "",
+        "",
+        true,
+        derived,
+        false,
+        false);
   }
 
   private static RecordedValue nb(String key, String value) {
@@ -72,11 +102,30 @@ class TxnLogFormatterTest {
     return new RecordedValue(key, Optional.ofNullable(value), ValueOrigin.FROM_SB);
   }
 
-  private static RecordedTxn txn(long seq, TxnType type, ResyncType resync, String description,
-      long retryFor, int attempt, List<RecordedValue> values, boolean simulated,
-      List<RecordedTxnOp> planned, List<RecordedTxnOp> executed) {
-    return new RecordedTxn(seq, type, resync, description, retryFor, attempt, START, STOP, values,
-        simulated, planned, executed);
+  private static RecordedTxn txn(
+      long seq,
+      TxnType type,
+      ResyncType resync,
+      String description,
+      long retryFor,
+      int attempt,
+      List<RecordedValue> values,
+      boolean simulated,
+      List<RecordedTxnOp> planned,
+      List<RecordedTxnOp> executed) {
+    return new RecordedTxn(
+        seq,
+        type,
+        resync,
+        description,
+        retryFor,
+        attempt,
+        START,
+        STOP,
+        values,
+        simulated,
+        planned,
+        executed);
   }
 
   /** The operations of the first transaction of TestDataChangeTransactions. */
@@ -94,16 +143,25 @@ class TxnLogFormatterTest {
 
   private static RecordedTxn dataChangeTxn() {
     List<RecordedTxnOp> ops = dataChangeOps();
-    return txn(0, TxnType.NB_TRANSACTION, ResyncType.NOT_RESYNC, "testing data change", 0, 0,
+    return txn(
+        0,
+        TxnType.NB_TRANSACTION,
+        ResyncType.NOT_RESYNC,
+        "testing data change",
+        0,
+        0,
         List.of(
             nb("/prefixA/base-value1", "items:\"item2\""),
             nb("/prefixB/base-value2", "items:\"item1\" items:\"item2\""),
             nb("/prefixC/base-value3", "items:\"item1\" items:\"item2\"")),
-        true, ops, ops);
+        true,
+        ops,
+        ops);
   }
 
   /** Expected rendering of {@link #dataChangeOps()} (value lines end with one space, as in Go). */
-  private static final String DATA_CHANGE_OPS = """
+  private static final String DATA_CHANGE_OPS =
+      """
             1. CREATE:
                 - key: /prefixA/base-value1
                 - value: { items:"item2" }\s
@@ -136,35 +194,45 @@ class TxnLogFormatterTest {
   void longListsAreCutAtTheLimitWithACountAndWhereToSeeTheRest() {
     RecordedTxn t = dataChangeTxn();
     String fin = TxnLogFormatter.finalRecord(t, TEXT, 2);
-    assertThat(fin).contains("""
+    assertThat(fin)
+        .contains(
+            """
               1. CREATE:
                   - key: /prefixA/base-value1
-        """).contains("""
+        """)
+        .contains(
+            """
               2. CREATE [DERIVED]:
                   - key: /prefixA/base-value1/item2
                   - value: { value:"item2" }\s
               … and 6 more (see /scheduler/txn-history?seq-num=0)
-        x""").doesNotContain("3. CREATE");
+        x""")
+        .doesNotContain("3. CREATE");
     String pre = TxnLogFormatter.preRecord(t, TEXT, 2);
-    assertThat(pre).contains("""
+    assertThat(pre)
+        .contains(
+            """
                   - key: /prefixB/base-value2
                     val: { items:"item1" items:"item2" }
                   … and 1 more (see /scheduler/txn-history?seq-num=0)
           * planned operations:
-        """).doesNotContain("/prefixC/base-value3\n    ").contains("… and 6 more");
+        """)
+        .doesNotContain("/prefixC/base-value3\n    ")
+        .contains("… and 6 more");
     // at or under the limit, and with no limit: everything
-    assertThat(TxnLogFormatter.finalRecord(t, TEXT, 8)).isEqualTo(
-        TxnLogFormatter.finalRecord(t, TEXT));
+    assertThat(TxnLogFormatter.finalRecord(t, TEXT, 8))
+        .isEqualTo(TxnLogFormatter.finalRecord(t, TEXT));
     assertThat(TxnLogFormatter.finalRecord(t, TEXT, 0)).doesNotContain("more (see");
   }
 
   @Test
   void preRecordOfSimulatedNbTransactionListsValuesAndPlannedOperations() {
-    String expected = PLUS_RULE
-        + "| #0 - NBTransaction                                                                    "
-        + "                               |\n"
-        + PLUS_RULE
-        + """
+    String expected =
+        PLUS_RULE
+            + "| #0 - NBTransaction                                                                    "
+            + "                               |\n"
+            + PLUS_RULE
+            + """
           * transaction arguments:
               - seqNum: 0
               - type: NB Transaction
@@ -178,40 +246,85 @@ class TxnLogFormatterTest {
                     val: { items:"item1" items:"item2" }
           * planned operations:
         """
-        + DATA_CHANGE_OPS;
+            + DATA_CHANGE_OPS;
 
     assertThat(TxnLogFormatter.preRecord(dataChangeTxn(), TEXT)).isEqualTo(expected);
   }
 
   @Test
   void finalRecordListsExecutedOperationsWithMillisecondTimesAndTookDuration() {
-    String expected = O_RULE
-        + "  * executed operations (2024-05-06 10:15:01.123 +0000 UTC -> "
-        + "2024-05-06 10:15:01.125 +0000 UTC, dur: 2ms):\n"
-        + DATA_CHANGE_OPS
-        + X_RULE
-        + "| #0 - NBTransaction                                                                    "
-        + "                    took 2.1ms |\n"
-        + X_RULE;
+    String expected =
+        O_RULE
+            + "  * executed operations (2024-05-06 10:15:01.123 +0000 UTC -> "
+            + "2024-05-06 10:15:01.125 +0000 UTC, dur: 2ms):\n"
+            + DATA_CHANGE_OPS
+            + X_RULE
+            + "| #0 - NBTransaction                                                                    "
+            + "                    took 2.1ms |\n"
+            + X_RULE;
 
     assertThat(TxnLogFormatter.finalRecord(dataChangeTxn(), TEXT)).isEqualTo(expected);
   }
 
   @Test
   void updateOperationsPrintPrevAndNewValuesAndErrorsOfRevert() {
-    List<RecordedTxnOp> executed = List.of(
-        op(TxnOperation.UPDATE, "/prefixA/base-value1", "items:\"item2\"", "items:\"item1\"",
-            ValueState.CONFIGURED, ValueState.FAILED, "", "failed to modify value",
-            false, false, false, false),
-        op(TxnOperation.UPDATE, "/prefixA/base-value1", "", "items:\"item2\"",
-            ValueState.FAILED, ValueState.CONFIGURED, "failed to modify value", "",
-            false, false, true, false),
-        op(TxnOperation.CREATE, "/prefixA/base-value1/item2", null, "value:\"item2\"",
-            ValueState.NONEXISTENT, ValueState.CONFIGURED, "", "", false, true, true, false));
-    RecordedTxn t = txn(1, TxnType.NB_TRANSACTION, ResyncType.NOT_RESYNC, "", 0, 0,
-        List.of(nb("/prefixA/base-value1", "items:\"item1\"")), false, List.of(), executed);
+    List<RecordedTxnOp> executed =
+        List.of(
+            op(
+                TxnOperation.UPDATE,
+                "/prefixA/base-value1",
+                "items:\"item2\"",
+                "items:\"item1\"",
+                ValueState.CONFIGURED,
+                ValueState.FAILED,
+                "",
+                "failed to modify value",
+                false,
+                false,
+                false,
+                false),
+            op(
+                TxnOperation.UPDATE,
+                "/prefixA/base-value1",
+                "",
+                "items:\"item2\"",
+                ValueState.FAILED,
+                ValueState.CONFIGURED,
+                "failed to modify value",
+                "",
+                false,
+                false,
+                true,
+                false),
+            op(
+                TxnOperation.CREATE,
+                "/prefixA/base-value1/item2",
+                null,
+                "value:\"item2\"",
+                ValueState.NONEXISTENT,
+                ValueState.CONFIGURED,
+                "",
+                "",
+                false,
+                true,
+                true,
+                false));
+    RecordedTxn t =
+        txn(
+            1,
+            TxnType.NB_TRANSACTION,
+            ResyncType.NOT_RESYNC,
+            "",
+            0,
+            0,
+            List.of(nb("/prefixA/base-value1", "items:\"item1\"")),
+            false,
+            List.of(),
+            executed);
 
-    assertThat(TxnLogFormatter.finalRecord(t, TEXT)).contains("""
+    assertThat(TxnLogFormatter.finalRecord(t, TEXT))
+        .contains(
+            """
               1. UPDATE [FAILED]:
                   - key: /prefixA/base-value1
                   - prev-value: { items:"item2" }\s
@@ -230,18 +343,39 @@ class TxnLogFormatterTest {
 
   @Test
   void retryTransactionHeaderNamesRetriedTxnAndAttempt() {
-    RecordedTxnOp retried = op(TxnOperation.UPDATE, "/prefixA/base-value1", "items:\"item2\"",
-        "items:\"item1\"", ValueState.RETRYING, ValueState.CONFIGURED, "failed to modify value",
-        "", false, false, false, true);
-    RecordedTxn t = txn(1, TxnType.RETRY_FAILED_OPS, ResyncType.NOT_RESYNC, "", 0, 1,
-        List.of(nb("/prefixA/base-value1", "items:\"item1\"")), true, List.of(retried),
-        List.of(retried));
+    RecordedTxnOp retried =
+        op(
+            TxnOperation.UPDATE,
+            "/prefixA/base-value1",
+            "items:\"item2\"",
+            "items:\"item1\"",
+            ValueState.RETRYING,
+            ValueState.CONFIGURED,
+            "failed to modify value",
+            "",
+            false,
+            false,
+            false,
+            true);
+    RecordedTxn t =
+        txn(
+            1,
+            TxnType.RETRY_FAILED_OPS,
+            ResyncType.NOT_RESYNC,
+            "",
+            0,
+            1,
+            List.of(nb("/prefixA/base-value1", "items:\"item1\"")),
+            true,
+            List.of(retried),
+            List.of(retried));
 
-    String expected = PLUS_RULE
-        + "| #1 - RetryFailedOps                                                               "
-        + "retrying failed TXN #0 (attempt 1) |\n"
-        + PLUS_RULE
-        + """
+    String expected =
+        PLUS_RULE
+            + "| #1 - RetryFailedOps                                                               "
+            + "retrying failed TXN #0 (attempt 1) |\n"
+            + PLUS_RULE
+            + """
           * transaction arguments:
               - seqNum: 1
               - type: Retry Transaction (for txn #0, attempt #1)
@@ -260,29 +394,53 @@ class TxnLogFormatterTest {
 
   @Test
   void retryOfUnimplementedOpsUsesItsOwnHeaderAndTypeLine() {
-    RecordedTxn t = txn(4, TxnType.RETRY_UNIMPL_OPS, ResyncType.NOT_RESYNC, "", 2, 0,
-        List.of(), false, List.of(), List.of());
+    RecordedTxn t =
+        txn(
+            4,
+            TxnType.RETRY_UNIMPL_OPS,
+            ResyncType.NOT_RESYNC,
+            "",
+            2,
+            0,
+            List.of(),
+            false,
+            List.of(),
+            List.of());
 
     String text = TxnLogFormatter.preRecord(t, TEXT);
 
-    assertThat(text.lines().skip(1).findFirst()).hasValue("| #4 - RetryUnimplOps"
-        + " ".repeat(68) + "retrying unimplemented TXN #2 |");
-    assertThat(text).contains("      - type: RetryUnimplOps (for txn #2)\n")
+    assertThat(text.lines().skip(1).findFirst())
+        .hasValue("| #4 - RetryUnimplOps" + " ".repeat(68) + "retrying unimplemented TXN #2 |");
+    assertThat(text)
+        .contains("      - type: RetryUnimplOps (for txn #2)\n")
         .contains("      - values: NONE\n")
         .doesNotContain("planned operations");
   }
 
   @Test
   void finalRecordWithoutExecutedOperationsPrintsNoneAndNoTimes() {
-    RecordedTxn t = txn(3, TxnType.SB_NOTIFICATION, ResyncType.NOT_RESYNC, "", 0, 0,
-        List.of(sb("/sb/value", "x:1")), false, List.of(), List.of());
+    RecordedTxn t =
+        txn(
+            3,
+            TxnType.SB_NOTIFICATION,
+            ResyncType.NOT_RESYNC,
+            "",
+            0,
+            0,
+            List.of(sb("/sb/value", "x:1")),
+            false,
+            List.of(),
+            List.of());
 
-    String expected = O_RULE
-        + "  * executed operations:\n"
-        + "      <NONE>\n"
-        + X_RULE
-        + "| #3 - SBNotification" + " ".repeat(87) + "took 2.1ms |\n"
-        + X_RULE;
+    String expected =
+        O_RULE
+            + "  * executed operations:\n"
+            + "      <NONE>\n"
+            + X_RULE
+            + "| #3 - SBNotification"
+            + " ".repeat(87)
+            + "took 2.1ms |\n"
+            + X_RULE;
     assertThat(TxnLogFormatter.finalRecord(t, TEXT)).isEqualTo(expected);
     assertThat(TxnLogFormatter.preRecord(t, TEXT))
         .contains("      - type: SB Notification\n")
@@ -291,13 +449,26 @@ class TxnLogFormatterTest {
 
   @Test
   void downstreamResyncPrintsNoValuesAtAll() {
-    RecordedTxn t = txn(5, TxnType.NB_TRANSACTION, ResyncType.DOWNSTREAM, "", 0, 0,
-        List.of(nb("/a", "a:1"), sb("/b", "b:1")), false, List.of(), List.of());
+    RecordedTxn t =
+        txn(
+            5,
+            TxnType.NB_TRANSACTION,
+            ResyncType.DOWNSTREAM,
+            "",
+            0,
+            0,
+            List.of(nb("/a", "a:1"), sb("/b", "b:1")),
+            false,
+            List.of(),
+            List.of());
 
-    String expected = PLUS_RULE
-        + "| #5 - NBTransaction" + " ".repeat(82) + "DownstreamResync |\n"
-        + PLUS_RULE
-        + """
+    String expected =
+        PLUS_RULE
+            + "| #5 - NBTransaction"
+            + " ".repeat(82)
+            + "DownstreamResync |\n"
+            + PLUS_RULE
+            + """
           * transaction arguments:
               - seqNum: 5
               - type: NB Transaction, SB Sync
@@ -307,14 +478,26 @@ class TxnLogFormatterTest {
 
   @Test
   void fullResyncOmitsSbValuesAndPrintsDeletionsAsNil() {
-    RecordedTxn t = txn(0, TxnType.NB_TRANSACTION, ResyncType.FULL, "", 0, 0,
-        List.of(nb("/a", "a:1"), sb("/b", "b:1"), nb("/c", null)), false, List.of(), List.of());
+    RecordedTxn t =
+        txn(
+            0,
+            TxnType.NB_TRANSACTION,
+            ResyncType.FULL,
+            "",
+            0,
+            0,
+            List.of(nb("/a", "a:1"), sb("/b", "b:1"), nb("/c", null)),
+            false,
+            List.of(),
+            List.of());
 
     String text = TxnLogFormatter.preRecord(t, TEXT);
 
     assertThat(text.lines().skip(1).findFirst())
         .hasValue("| #0 - NBTransaction" + " ".repeat(88) + "FullResync |");
-    assertThat(text).endsWith("""
+    assertThat(text)
+        .endsWith(
+            """
               - type: NB Transaction, Full Resync
               - values:
                   - key: /a
@@ -326,10 +509,22 @@ class TxnLogFormatterTest {
 
   @Test
   void upstreamResyncWithEmptyValuesAndMultiLineDescription() {
-    RecordedTxn t = txn(2, TxnType.NB_TRANSACTION, ResyncType.UPSTREAM, "first\nsecond", 0, 0,
-        List.of(), true, List.of(), List.of());
+    RecordedTxn t =
+        txn(
+            2,
+            TxnType.NB_TRANSACTION,
+            ResyncType.UPSTREAM,
+            "first\nsecond",
+            0,
+            0,
+            List.of(),
+            true,
+            List.of(),
+            List.of());
 
-    assertThat(TxnLogFormatter.preRecord(t, TEXT)).endsWith("""
+    assertThat(TxnLogFormatter.preRecord(t, TEXT))
+        .endsWith(
+            """
               - type: NB Transaction, NB Sync
               - Description: first
                   second
@@ -341,15 +536,50 @@ class TxnLogFormatterTest {
 
   @Test
   void deleteOperationPrintsPreviousValueAndMissingValuesAsNil() {
-    List<RecordedTxnOp> executed = List.of(
-        op(TxnOperation.DELETE, "/a", "a:1", null, ValueState.CONFIGURED, ValueState.REMOVED,
-            "", "", false, false, false, false),
-        op(TxnOperation.DELETE, "/b", null, null, ValueState.REMOVED, ValueState.REMOVED,
-            "", "", true, false, false, false));
-    RecordedTxn t = txn(6, TxnType.NB_TRANSACTION, ResyncType.NOT_RESYNC, "", 0, 0,
-        List.of(nb("/a", null), nb("/b", null)), false, List.of(), executed);
+    List<RecordedTxnOp> executed =
+        List.of(
+            op(
+                TxnOperation.DELETE,
+                "/a",
+                "a:1",
+                null,
+                ValueState.CONFIGURED,
+                ValueState.REMOVED,
+                "",
+                "",
+                false,
+                false,
+                false,
+                false),
+            op(
+                TxnOperation.DELETE,
+                "/b",
+                null,
+                null,
+                ValueState.REMOVED,
+                ValueState.REMOVED,
+                "",
+                "",
+                true,
+                false,
+                false,
+                false));
+    RecordedTxn t =
+        txn(
+            6,
+            TxnType.NB_TRANSACTION,
+            ResyncType.NOT_RESYNC,
+            "",
+            0,
+            0,
+            List.of(nb("/a", null), nb("/b", null)),
+            false,
+            List.of(),
+            executed);
 
-    assertThat(TxnLogFormatter.finalRecord(t, TEXT)).contains("""
+    assertThat(TxnLogFormatter.finalRecord(t, TEXT))
+        .contains(
+            """
               1. DELETE:
                   - key: /a
                   - value: { a:1 }\s
@@ -362,24 +592,24 @@ class TxnLogFormatterTest {
   @Test
   void durationsAreFormattedLikeGoTimeDurationString() {
     Object[][] table = {
-        {0L, "0s"},
-        {1L, "1ns"},
-        {999L, "999ns"},
-        {1_000L, "1µs"},
-        {1_500L, "1.5µs"},
-        {350_000L, "350µs"},
-        {512_300L, "512.3µs"},
-        {1_000_000L, "1ms"},
-        {2_100_000L, "2.1ms"},
-        {1_234_567L, "1.234567ms"},
-        {1_000_000_000L, "1s"},
-        {1_500_000_000L, "1.5s"},
-        {60_000_000_000L, "1m0s"},
-        {90_000_000_000L, "1m30s"},
-        {3_600_000_000_000L, "1h0m0s"},
-        {3_723_400_000_000L, "1h2m3.4s"},
-        {-2_100_000L, "-2.1ms"},
-        {Long.MIN_VALUE, "-2562047h47m16.854775808s"},
+      {0L, "0s"},
+      {1L, "1ns"},
+      {999L, "999ns"},
+      {1_000L, "1µs"},
+      {1_500L, "1.5µs"},
+      {350_000L, "350µs"},
+      {512_300L, "512.3µs"},
+      {1_000_000L, "1ms"},
+      {2_100_000L, "2.1ms"},
+      {1_234_567L, "1.234567ms"},
+      {1_000_000_000L, "1s"},
+      {1_500_000_000L, "1.5s"},
+      {60_000_000_000L, "1m0s"},
+      {90_000_000_000L, "1m30s"},
+      {3_600_000_000_000L, "1h0m0s"},
+      {3_723_400_000_000L, "1h2m3.4s"},
+      {-2_100_000L, "-2.1ms"},
+      {Long.MIN_VALUE, "-2562047h47m16.854775808s"},
     };
     for (Object[] row : table) {
       assertThat(TxnLogFormatter.goDuration((Long) row[0])).as("%s ns", row[0]).isEqualTo(row[1]);
@@ -401,8 +631,9 @@ class TxnLogFormatterTest {
         .isEqualTo("2024-05-06 10:15:01.121 +0000 UTC");
     assertThat(TxnLogFormatter.goTime(Instant.parse("2024-05-06T10:15:01.120Z")))
         .isEqualTo("2024-05-06 10:15:01.12 +0000 UTC");
-    assertThat(TxnLogFormatter.goTime(TxnLogFormatter.roundToMillis(
-        Instant.parse("2024-05-06T10:15:01.9996Z"))))
+    assertThat(
+            TxnLogFormatter.goTime(
+                TxnLogFormatter.roundToMillis(Instant.parse("2024-05-06T10:15:01.9996Z"))))
         .isEqualTo("2024-05-06 10:15:02 +0000 UTC");
   }
 }

@@ -18,19 +18,20 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
  * Our equivalents of the catalogue's graph guarantees (behaviors.md §4 and §5). The Go graph keeps
  * explicit edges, copy-on-write write handles and an edge-lookup index with overlays; we keep the
- * dependencies on the node, a reverse index (exact keys, key prefixes, selector-only any-of) and
- * a per-batch write journal whose {@link Graph#rollback()} replaces the overlays (simulation runs
- * on the live graph and is rolled back). Targets are resolved on demand ({@link Graph#targetsOf},
+ * dependencies on the node, a reverse index (exact keys, key prefixes, selector-only any-of) and a
+ * per-batch write journal whose {@link Graph#rollback()} replaces the overlays (simulation runs on
+ * the live graph and is rolled back). Targets are resolved on demand ({@link Graph#targetsOf},
  * {@link Graph#anyTarget}), reverse edges through {@link Graph#dependentsOf}.
  *
- * <p>Fixture names follow the catalogue (§4): kA1..kA3 under /prefixA/, kB1 under /prefixB/.
- * Long because it covers two catalogue sections with one shared consistency checker.
+ * <p>Fixture names follow the catalogue (§4): kA1..kA3 under /prefixA/, kB1 under /prefixB/. Long
+ * because it covers two catalogue sections with one shared consistency checker.
  */
 class GraphTest {
   static final String KA1 = "/prefixA/key1";
@@ -97,12 +98,17 @@ class GraphTest {
       // keyDependents keeps a single dependent as a String, several as a TreeSet
       Map<String, Object> m = field(g, name);
       TreeMap<String, List<String>> copy = new TreeMap<>();
-      m.forEach((k, v) -> copy.put(k, v instanceof String s ? List.of(s)
-          : List.copyOf((java.util.Collection<String>) v)));
+      m.forEach(
+          (k, v) ->
+              copy.put(
+                  k, v instanceof String s ? List.of(s) : List.copyOf((Collection<String>) v)));
       out.put(name, copy);
     }
-    out.put("prefixLengths", new TreeMap<>(GraphTest.<Map<Integer, Integer>>field(g, "prefixLengths")));
-    out.put("selectorDependents", List.copyOf(GraphTest.<TreeSet<String>>field(g, "selectorDependents")));
+    out.put(
+        "prefixLengths", new TreeMap<>(GraphTest.<Map<Integer, Integer>>field(g, "prefixLengths")));
+    out.put(
+        "selectorDependents",
+        List.copyOf(GraphTest.<TreeSet<String>>field(g, "selectorDependents")));
     return out;
   }
 
@@ -211,7 +217,10 @@ class GraphTest {
           }
         }
         check(problems, "targetsOf(" + d + ") of " + n.key, keys(g.targetsOf(d)), targets);
-        check(problems, "anyTarget(" + d + ") of " + n.key, g.anyTarget(d, t -> true),
+        check(
+            problems,
+            "anyTarget(" + d + ") of " + n.key,
+            g.anyTarget(d, t -> true),
             !targets.isEmpty());
       }
     }
@@ -232,14 +241,20 @@ class GraphTest {
     a1.label = "value1";
     a1.metadata = 1;
     g.setDeps(a1, List.of(Dependency.onKey("relation1", KA3), Dependency.onKey("relation2", KA2)));
-    g.setDeps(a1, List.of(Dependency.onKey("node2", KA2),
-        Dependency.anyOfPrefixes("prefixB", "/prefixB/")));
+    g.setDeps(
+        a1,
+        List.of(Dependency.onKey("node2", KA2), Dependency.anyOfPrefixes("prefixB", "/prefixB/")));
     Node a2 = put(g, KA2, Dependency.onKey("node3", KA3));
     Node a3 = put(g, KA3, Dependency.onKey("tmp", KB1));
-    g.setDeps(a3, List.of(
-        Dependency.anyOf("node1+node2", List.of(), k -> k.equals(KA1) || k.equals(KA2)),
-        Dependency.anyOfPrefixes("prefixB", "/prefixB/")));
-    put(g, KB1, Dependency.anyOfPrefixes("prefixA", "/prefixA/"),
+    g.setDeps(
+        a3,
+        List.of(
+            Dependency.anyOf("node1+node2", List.of(), k -> k.equals(KA1) || k.equals(KA2)),
+            Dependency.anyOfPrefixes("prefixB", "/prefixB/")));
+    put(
+        g,
+        KB1,
+        Dependency.anyOfPrefixes("prefixA", "/prefixA/"),
         Dependency.onKey("non-existing-key", "non-existing-key"));
     assertThat(a2.deps()).hasSize(1);
     g.endBatch();
@@ -247,13 +262,24 @@ class GraphTest {
   }
 
   static final List<String> CATALOGUE_KEYS =
-      List.of(KA1, KA2, KA3, KB1, "non-existing-key", "/prefixA/", "/prefixB/", "/prefixA/key10",
-          "/prefixB/key4/sub", "/prefixC/key5", "");
+      List.of(
+          KA1,
+          KA2,
+          KA3,
+          KB1,
+          "non-existing-key",
+          "/prefixA/",
+          "/prefixB/",
+          "/prefixA/key10",
+          "/prefixB/key4/sub",
+          "/prefixC/key5",
+          "");
 
   // ------------------------------------------------------------------ tests
 
   @Test
-  @DisplayName("B19 (ours) an empty graph has no nodes, no dependents, no targets, an empty journal")
+  @DisplayName(
+      "B19 (ours) an empty graph has no nodes, no dependents, no targets, an empty journal")
   void emptyGraph() {
     Graph g = new Graph();
     assertThat(g.size()).isZero();
@@ -275,8 +301,9 @@ class GraphTest {
   }
 
   @Test
-  @DisplayName("B20 B21 B23 B38 (ours) write() creates an empty node, visible at once; attributes"
-      + " read back; the handle survives endBatch() but not rollback()")
+  @DisplayName(
+      "B20 B21 B23 B38 (ours) write() creates an empty node, visible at once; attributes"
+          + " read back; the handle survives endBatch() but not rollback()")
   void nodeWriteRead() {
     Graph g = new Graph();
     Node n = g.write(KA1);
@@ -348,8 +375,9 @@ class GraphTest {
   }
 
   @Test
-  @DisplayName("B20 (ours) endBatch() drops the nodes written in the batch that were left without"
-      + " a value, and their dependency edges")
+  @DisplayName(
+      "B20 (ours) endBatch() drops the nodes written in the batch that were left without"
+          + " a value, and their dependency edges")
   void endBatchDropsValuelessNodes() {
     Graph g = new Graph();
     Node n = g.write(KA1);
@@ -357,7 +385,9 @@ class GraphTest {
     put(g, KA2);
     assertThat(g.dependentsOf(KA2)).containsExactly(KA1);
     assertThat(g.targetsOf(Dependency.anyOfPrefixes("x", "/prefixA/")))
-        .as("a node without value is never a target").extracting(t -> t.key).containsExactly(KA2);
+        .as("a node without value is never a target")
+        .extracting(t -> t.key)
+        .containsExactly(KA2);
     Map<String, Node> journal = g.endBatch();
     assertThat(journal).containsOnlyKeys(KA1, KA2);
     assertThat(g.get(KA1)).isNull();
@@ -367,8 +397,9 @@ class GraphTest {
   }
 
   @Test
-  @DisplayName("B22 B24 B42 B45 (ours: journal rollback instead of overlays) rollback restores"
-      + " every node, the key index and the dependency index exactly")
+  @DisplayName(
+      "B22 B24 B42 B45 (ours: journal rollback instead of overlays) rollback restores"
+          + " every node, the key index and the dependency index exactly")
   void rollbackRestoresEverything() {
     Graph g = buildCatalogueGraph();
     Map<String, Object> saved = state(g);
@@ -379,15 +410,18 @@ class GraphTest {
     a1.state = ValueState.PENDING;
     a1.unavailable = true;
     a1.metadata = 99;
-    g.setDeps(a1, List.of(Dependency.onKey("other", "/prefixC/x"),
-        Dependency.anyOf("sel", List.of(), k -> k.endsWith("3"))));
-    g.remove(KA2);                                   // removed
-    g.remove(KA3);                                   // removed and re-created with other deps
+    g.setDeps(
+        a1,
+        List.of(
+            Dependency.onKey("other", "/prefixC/x"),
+            Dependency.anyOf("sel", List.of(), k -> k.endsWith("3"))));
+    g.remove(KA2); // removed
+    g.remove(KA3); // removed and re-created with other deps
     put(g, KA3, Dependency.anyOfPrefixes("all", ""));
     put(g, "/prefixC/new", Dependency.onKey("l", KA1)); // created
-    put(g, "/prefixC/gone");                          // created and removed again
+    put(g, "/prefixC/gone"); // created and removed again
     g.remove("/prefixC/gone");
-    g.write("/prefixC/empty");                        // created without value
+    g.write("/prefixC/empty"); // created without value
     Node b1 = g.write(KB1);
     g.setDeps(b1, List.of());
     assertThat(state(g)).isNotEqualTo(saved);
@@ -411,8 +445,9 @@ class GraphTest {
   }
 
   @Test
-  @DisplayName("(ours) writeChanging journals a node created in the batch closed last without a"
-      + " copy (a born entry whose node keeps its chain); other nodes are copied as by write")
+  @DisplayName(
+      "(ours) writeChanging journals a node created in the batch closed last without a"
+          + " copy (a born entry whose node keeps its chain); other nodes are copied as by write")
   void writeChangingSkipsTheCopyOfNodesBornInThePreviousBatch() {
     Graph g = new Graph();
     put(g, KA1);
@@ -426,7 +461,7 @@ class GraphTest {
     assertThat(w2).isSameAs(a2);
     w2.state = ValueState.CONFIGURED;
     g.writeChanging(KA1, null).state = ValueState.CONFIGURED; // born two batches ago: copied
-    put(g, KB1);                                              // born in this batch
+    put(g, KB1); // born in this batch
     Graph.Journal j = g.endBatch();
 
     assertThat(j.keySet()).containsExactly(KA2, KA1, KB1);
@@ -434,7 +469,9 @@ class GraphTest {
     assertThat(j.before(0)).as("the node itself: no copy").isSameAs(a2);
     assertThat(j.current(0)).isSameAs(a2);
     assertThat(j.born(1)).isFalse();
-    assertThat(j.before(1).state).as("a copy of the content before").isEqualTo(ValueState.NONEXISTENT);
+    assertThat(j.before(1).state)
+        .as("a copy of the content before")
+        .isEqualTo(ValueState.NONEXISTENT);
     assertThat(j.born(2)).isFalse();
     assertThat(j.before(2)).isSameAs(Graph.ABSENT);
 
@@ -462,8 +499,9 @@ class GraphTest {
   }
 
   @Test
-  @DisplayName("(ours) a born node removed and created again in the same batch keeps its entry as"
-      + " born, and the new node the old one's chain")
+  @DisplayName(
+      "(ours) a born node removed and created again in the same batch keeps its entry as"
+          + " born, and the new node the old one's chain")
   void bornNodeRecreatedKeepsItsChain() {
     Graph g = new Graph();
     Node a1 = put(g, KA1);
@@ -482,8 +520,9 @@ class GraphTest {
   }
 
   @Test
-  @DisplayName("(ours) rollback of a lightly journaled batch undoes the batch before it too (the"
-      + " content its new nodes had is not kept): the graph is back where it was before both")
+  @DisplayName(
+      "(ours) rollback of a lightly journaled batch undoes the batch before it too (the"
+          + " content its new nodes had is not kept): the graph is back where it was before both")
   void rollbackOfALightBatchUndoesTheBatchBefore() {
     Graph g = new Graph();
     put(g, KA1, Dependency.onKey("l", KB1));
@@ -515,8 +554,9 @@ class GraphTest {
   }
 
   @Test
-  @DisplayName("(ours) after the batch numbers wrap, a node created 2^31 batches ago does not pass"
-      + " for one the batch before created: a rollback restores it")
+  @DisplayName(
+      "(ours) after the batch numbers wrap, a node created 2^31 batches ago does not pass"
+          + " for one the batch before created: a rollback restores it")
   void batchNumbersWrapWithoutMistakingOldNodesForNewOnes() {
     Graph g = ka1BornInBatch1AndLastBatchNumberNext();
     g.endBatch(); // the last number: they wrap to 0
@@ -525,8 +565,9 @@ class GraphTest {
   }
 
   @Test
-  @DisplayName("(ours) a node a rollback restores as the batch numbers wrap does not pass for one"
-      + " born in a later batch of its old number")
+  @DisplayName(
+      "(ours) a node a rollback restores as the batch numbers wrap does not pass for one"
+          + " born in a later batch of its old number")
   void nodeRestoredAcrossTheWrapIsNotTakenForNew() {
     Graph g = ka1BornInBatch1AndLastBatchNumberNext();
     g.write(KA1).state = ValueState.FAILED; // journaled with a copy of the node born in batch 1
@@ -536,8 +577,9 @@ class GraphTest {
   }
 
   @Test
-  @DisplayName("(ours) a node put back by the rollback of the batch after the wrap does not pass"
-      + " for one born in a later batch of its old number")
+  @DisplayName(
+      "(ours) a node put back by the rollback of the batch after the wrap does not pass"
+          + " for one born in a later batch of its old number")
   void nodeRestoredFromTheBatchClosedAtTheWrapIsNotTakenForNew() {
     Graph g = ka1BornInBatch1AndLastBatchNumberNext();
     g.write(KA1).state = ValueState.FAILED; // journaled with a copy of the node born in batch 1
@@ -571,8 +613,9 @@ class GraphTest {
   }
 
   @Test
-  @DisplayName("(ours) rollback of a batch that is not journaled lightly leaves the batch before"
-      + " it alone")
+  @DisplayName(
+      "(ours) rollback of a batch that is not journaled lightly leaves the batch before"
+          + " it alone")
   void plainRollbackKeepsTheBatchBefore() {
     Graph g = new Graph();
     put(g, KA1);
@@ -584,9 +627,10 @@ class GraphTest {
   }
 
   @Test
-  @DisplayName("B38 (ours) nodes created in bulk are sorted into the ordered index in one merge:"
-      + " all() and range() list exactly the live nodes in key order, after removals and after a"
-      + " rollback")
+  @DisplayName(
+      "B38 (ours) nodes created in bulk are sorted into the ordered index in one merge:"
+          + " all() and range() list exactly the live nodes in key order, after removals and after a"
+          + " rollback")
   void bulkCreationKeepsTheOrderedIndex() {
     Graph g = new Graph();
     TreeSet<String> live = new TreeSet<>();
@@ -609,8 +653,7 @@ class GraphTest {
       g.remove(old.get(i));
       live.remove(old.get(i));
     }
-    assertThat(g.range("/p1/").keySet())
-        .containsExactlyElementsOf(live.subSet("/p1/", "/p10"));
+    assertThat(g.range("/p1/").keySet()).containsExactlyElementsOf(live.subSet("/p1/", "/p10"));
     assertThat(g.all().keySet()).containsExactlyElementsOf(live);
     assertThat(g.all().values()).allMatch(n -> g.get(n.key) == n);
     g.rollback();
@@ -619,8 +662,9 @@ class GraphTest {
   }
 
   @Test
-  @DisplayName("B22 B24 B30 B42 B45 (ours) random batches: rollback restores the state at the last"
-      + " endBatch exactly, and the index stays consistent after every operation")
+  @DisplayName(
+      "B22 B24 B30 B42 B45 (ours) random batches: rollback restores the state at the last"
+          + " endBatch exactly, and the index stays consistent after every operation")
   void randomBatchesRollback() {
     for (long seed = 1; seed <= 30; seed++) {
       Random rnd = new Random(seed);
@@ -650,9 +694,10 @@ class GraphTest {
   }
 
   @Test
-  @DisplayName("B27 B43 B44 (ours) exact-key, prefix and catch-all dependencies: dependents are"
-      + " found whether or not the target exists; a node may depend on itself; removed edges"
-      + " are no longer reported")
+  @DisplayName(
+      "B27 B43 B44 (ours) exact-key, prefix and catch-all dependencies: dependents are"
+          + " found whether or not the target exists; a node may depend on itself; removed edges"
+          + " are no longer reported")
   void exactKeyDependencies() {
     String n1 = "prefix1/node1";
     String n2 = "prefix1/node2";
@@ -660,7 +705,10 @@ class GraphTest {
     Graph g = new Graph();
     // B43's edges: node2 -> node1 and node3 (exact), node3 -> prefix1/ and itself, node1 -> all
     put(g, n2, Dependency.onKey("node1 exists", n1), Dependency.onKey("node3 exists", n3));
-    put(g, n3, Dependency.anyOfPrefixes("prefix1 non-empty", "prefix1/"),
+    put(
+        g,
+        n3,
+        Dependency.anyOfPrefixes("prefix1 non-empty", "prefix1/"),
         Dependency.onKey("myself", n3));
     assertThat(g.dependentsOf(n1)).as("before node1 exists").containsExactly(n2, n3);
     put(g, n1, Dependency.anyOfPrefixes("all", ""));
@@ -668,8 +716,8 @@ class GraphTest {
     assertThat(g.dependentsOf(n2)).containsExactly(n1, n3);
     assertThat(g.dependentsOf(n3)).as("includes the edge to itself").containsExactly(n1, n2, n3);
     assertThat(keys(g.targetsOf(Dependency.onKey("myself", n3)))).containsExactly(n3);
-    assertConsistent(g, List.of(n1, n2, n3, "prefix1/", "prefix1", "prefix3/node4", "x"),
-        "B43 edges");
+    assertConsistent(
+        g, List.of(n1, n2, n3, "prefix1/", "prefix1", "prefix3/node4", "x"), "B43 edges");
 
     // B27: a missing static target has no target node, and gets one when the key appears
     Dependency n4 = Dependency.onKey("node4 exists", "prefix3/node4");
@@ -692,25 +740,31 @@ class GraphTest {
   }
 
   @Test
-  @DisplayName("B27 B28 (ours) catalogue 4-node build: static, prefix, selector-only and"
-      + " prefix+selector targets, including keys created after the dependency was declared")
+  @DisplayName(
+      "B27 B28 (ours) catalogue 4-node build: static, prefix, selector-only and"
+          + " prefix+selector targets, including keys created after the dependency was declared")
   void catalogueEdges() {
     Graph g = new Graph();
     // kA1's prefix dependency is declared before any /prefixB/ key exists
     put(g, KA1, Dependency.onKey("node2", KA2), Dependency.anyOfPrefixes("prefixB", "/prefixB/"));
     Dependency prefixB = Dependency.anyOfPrefixes("prefixB", "/prefixB/");
     assertThat(g.targetsOf(prefixB)).isEmpty();
-    assertThat(g.dependentsOf(KB1)).as("reverse edge exists before the key")
-        .containsExactly(KA1);
+    assertThat(g.dependentsOf(KB1)).as("reverse edge exists before the key").containsExactly(KA1);
     g.endBatch();
     g.rollback();
     Graph built = buildCatalogueGraph();
     for (Graph x : List.of(g, built)) {
       if (x == g) {
         put(g, KA2, Dependency.onKey("node3", KA3));
-        put(g, KA3, Dependency.anyOf("node1+node2", List.of(), k -> k.equals(KA1) || k.equals(KA2)),
+        put(
+            g,
+            KA3,
+            Dependency.anyOf("node1+node2", List.of(), k -> k.equals(KA1) || k.equals(KA2)),
             Dependency.anyOfPrefixes("prefixB", "/prefixB/"));
-        put(g, KB1, Dependency.anyOfPrefixes("prefixA", "/prefixA/"),
+        put(
+            g,
+            KB1,
+            Dependency.anyOfPrefixes("prefixA", "/prefixA/"),
             Dependency.onKey("non-existing-key", "non-existing-key"));
       }
       // targets (B27, B28)
@@ -725,7 +779,8 @@ class GraphTest {
       assertThat(x.dependentsOf(KA3)).containsExactly(KA2, KB1);
       assertThat(x.dependentsOf(KB1)).containsExactly(KA1, KA3);
       assertThat(x.dependentsOf("non-existing-key")).containsExactly(KB1);
-      assertThat(x.dependentsOf("/prefixA/key10")).as("any key under the prefix")
+      assertThat(x.dependentsOf("/prefixA/key10"))
+          .as("any key under the prefix")
           .containsExactly(KB1);
       assertThat(x.dependentsOf("/prefixC/key5")).isEmpty();
       assertConsistent(x, CATALOGUE_KEYS, "catalogue build");
@@ -739,11 +794,11 @@ class GraphTest {
     put(g, "/prefixC/key5");
     assertThat(keys(g.targetsOf(sel))).containsExactly("/prefixB/key5", "/prefixC/key5");
     assertThat(g.dependentsOf("/prefixC/key5")).containsExactly("/prefixC/sel");
-    assertThat(g.dependentsOf("/prefixZ/5")).as("selector-only: any key the selector accepts")
+    assertThat(g.dependentsOf("/prefixZ/5"))
+        .as("selector-only: any key the selector accepts")
         .containsExactly("/prefixC/sel");
     // B71: prefix and selector intersect
-    Dependency both = Dependency.anyOf("A ending in 2", List.of("/prefixA/"),
-        k -> k.endsWith("2"));
+    Dependency both = Dependency.anyOf("A ending in 2", List.of("/prefixA/"), k -> k.endsWith("2"));
     put(g, "/prefixC/both", both);
     assertThat(keys(g.targetsOf(both))).containsExactly(KA2);
     assertThat(g.dependentsOf(KA2)).contains("/prefixC/both");
@@ -756,14 +811,21 @@ class GraphTest {
   @DisplayName("B29 (ours) setDeps replaces the whole dependency list and its reverse edges")
   void setDepsReplaces() {
     Graph g = new Graph();
-    Node a1 = put(g, KA1, Dependency.onKey("relation1", KA3), Dependency.onKey("relation2", KA2),
-        Dependency.anyOfPrefixes("pfx", "/prefixC/"),
-        Dependency.anyOf("sel", List.of(), k -> k.equals(KB1)));
+    Node a1 =
+        put(
+            g,
+            KA1,
+            Dependency.onKey("relation1", KA3),
+            Dependency.onKey("relation2", KA2),
+            Dependency.anyOfPrefixes("pfx", "/prefixC/"),
+            Dependency.anyOf("sel", List.of(), k -> k.equals(KB1)));
     assertThat(g.dependentsOf(KA3)).containsExactly(KA1);
     assertThat(g.dependentsOf("/prefixC/x")).containsExactly(KA1);
     assertThat(g.dependentsOf(KB1)).containsExactly(KA1);
-    g.setDeps(a1, List.of(Dependency.onKey("relation1", KA2),
-        Dependency.anyOfPrefixes("prefixB", "/prefixB/")));
+    g.setDeps(
+        a1,
+        List.of(
+            Dependency.onKey("relation1", KA2), Dependency.anyOfPrefixes("prefixB", "/prefixB/")));
     assertThat(a1.deps()).extracting(Dependency::label).containsExactly("relation1", "prefixB");
     assertThat(g.dependentsOf(KA3)).as("old relation1 target").isEmpty();
     assertThat(g.dependentsOf(KA2)).containsExactly(KA1);
@@ -784,15 +846,20 @@ class GraphTest {
     assertThat((Map<?, ?>) index(g).get("prefixLengths")).isEmpty();
     // two nodes on one prefix: removing one keeps the other and the length counter
     put(g, KA2, Dependency.anyOfPrefixes("p", "/prefixB/"));
-    put(g, KA3, Dependency.anyOfPrefixes("p", "/prefixB/"), Dependency.anyOfPrefixes("q", "/prefixB/"));
+    put(
+        g,
+        KA3,
+        Dependency.anyOfPrefixes("p", "/prefixB/"),
+        Dependency.anyOfPrefixes("q", "/prefixB/"));
     g.setDeps(g.write(KA2), List.of());
     assertThat(g.dependentsOf(KB1)).containsExactly(KA3);
     assertConsistent(g, CATALOGUE_KEYS, "B29");
   }
 
   @Test
-  @DisplayName("B32 (ours) removing nodes drops their own edges; dependencies on them stay declared"
-      + " and resolve to fewer targets")
+  @DisplayName(
+      "B32 (ours) removing nodes drops their own edges; dependencies on them stay declared"
+          + " and resolve to fewer targets")
   void nodeRemoval() {
     Graph g = buildCatalogueGraph();
     g.remove(KA2);
@@ -821,8 +888,9 @@ class GraphTest {
   }
 
   @Test
-  @DisplayName("B40 B41 (ours) range(prefix) lists existing keys with that string prefix, sorted;"
-      + " removed keys disappear")
+  @DisplayName(
+      "B40 B41 (ours) range(prefix) lists existing keys with that string prefix, sorted;"
+          + " removed keys disappear")
   void rangeLookups() {
     Graph g = new Graph();
     put(g, "prefix1/node1");
@@ -843,8 +911,9 @@ class GraphTest {
     put(g, "prefix1/node1/attr1");
     put(g, "prefix1/node1/attr2");
     put(g, "prefix1/node10");
-    assertThat(g.range("prefix1/node1").keySet()).containsExactly("prefix1/node1",
-        "prefix1/node1/attr1", "prefix1/node1/attr2", "prefix1/node10");
+    assertThat(g.range("prefix1/node1").keySet())
+        .containsExactly(
+            "prefix1/node1", "prefix1/node1/attr1", "prefix1/node1/attr2", "prefix1/node10");
     assertThat(g.range("prefix1/node1/").keySet())
         .containsExactly("prefix1/node1/attr1", "prefix1/node1/attr2");
     assertConsistent(g, List.of("prefix1/", "prefix1/node1", "prefix2", "p", ""), "B40");
@@ -867,8 +936,9 @@ class GraphTest {
   }
 
   @Test
-  @DisplayName("B40 B41 (ours) prefix lookups cost O(log n + matches): only keys in the prefix"
-      + " range and only the prefix dependents of a key's prefixes are examined")
+  @DisplayName(
+      "B40 B41 (ours) prefix lookups cost O(log n + matches): only keys in the prefix"
+          + " range and only the prefix dependents of a key's prefixes are examined")
   void prefixLookupsVisitOnlyMatches() {
     Graph g = new Graph();
     for (int i = 0; i < 5000; i++) {
@@ -878,10 +948,11 @@ class GraphTest {
     put(g, "/q/2");
     put(g, "/q/3");
     AtomicInteger calls = new AtomicInteger();
-    KeySelector counting = k -> {
-      calls.incrementAndGet();
-      return true;
-    };
+    KeySelector counting =
+        k -> {
+          calls.incrementAndGet();
+          return true;
+        };
     Dependency d = Dependency.anyOf("q", List.of("/q/"), counting);
     assertThat(keys(g.targetsOf(d))).containsExactly("/q/1", "/q/2", "/q/3");
     assertThat(calls.get()).as("selector calls for targetsOf").isEqualTo(3);
@@ -893,10 +964,16 @@ class GraphTest {
     AtomicInteger revCalls = new AtomicInteger();
     for (int i = 0; i < 1000; i++) {
       String p = "/dep" + i + "/";
-      put(g, "/src/" + i, Dependency.anyOf("p", List.of(p), k -> {
-        revCalls.incrementAndGet();
-        return true;
-      }));
+      put(
+          g,
+          "/src/" + i,
+          Dependency.anyOf(
+              "p",
+              List.of(p),
+              k -> {
+                revCalls.incrementAndGet();
+                return true;
+              }));
     }
     assertThat(g.dependentsOf("/dep7/x")).containsExactly("/src/7");
     assertThat(revCalls.get()).as("only the matching prefix dependent is examined").isEqualTo(1);
@@ -906,18 +983,25 @@ class GraphTest {
     // selector-only dependencies are the documented linear case
     AtomicInteger selCalls = new AtomicInteger();
     for (int i = 0; i < 10; i++) {
-      put(g, "/sel/" + i, Dependency.anyOf("s", List.of(), k -> {
-        selCalls.incrementAndGet();
-        return false;
-      }));
+      put(
+          g,
+          "/sel/" + i,
+          Dependency.anyOf(
+              "s",
+              List.of(),
+              k -> {
+                selCalls.incrementAndGet();
+                return false;
+              }));
     }
     g.dependentsOf("/nothing/y");
     assertThat(selCalls.get()).isEqualTo(10);
   }
 
   @Test
-  @DisplayName("B46 (ours: deliberate difference) prefix dependencies match any key starting with"
-      + " the prefix, by plain string comparison, at declaration and for keys created later")
+  @DisplayName(
+      "B46 (ours: deliberate difference) prefix dependencies match any key starting with"
+          + " the prefix, by plain string comparison, at declaration and for keys created later")
   void prefixIsPlainStringPrefix() {
     Graph g = new Graph();
     put(g, "a/b");
@@ -949,12 +1033,13 @@ class GraphTest {
   }
 
   @Test
-  @DisplayName("B27 B28 (ours) anyTarget/targetsOf: only nodes with a value, filtered by the"
-      + " predicate, overlapping prefixes listed once and sorted")
+  @DisplayName(
+      "B27 B28 (ours) anyTarget/targetsOf: only nodes with a value, filtered by the"
+          + " predicate, overlapping prefixes listed once and sorted")
   void anyTargetAndTargetsOf() {
     Graph g = buildCatalogueGraph();
-    Dependency overlapping = Dependency.anyOfPrefixes("o", "/prefixB/", "/prefixA/key1",
-        "/prefixA/");
+    Dependency overlapping =
+        Dependency.anyOfPrefixes("o", "/prefixB/", "/prefixA/key1", "/prefixA/");
     assertThat(keys(g.targetsOf(overlapping))).containsExactly(KA1, KA2, KA3, KB1);
     g.write(KA2).value = null; // under construction: not a target
     assertThat(keys(g.targetsOf(overlapping))).containsExactly(KA1, KA3, KB1);
@@ -966,11 +1051,14 @@ class GraphTest {
     assertThat(g.anyTarget(Dependency.onKey("k", KA3), configured)).isTrue();
     assertThat(g.anyTarget(Dependency.onKey("k", KA1), configured)).isFalse();
     List<String> visited = new ArrayList<>();
-    g.anyTarget(Dependency.anyOf("all", List.of(), k -> true), n -> {
-      visited.add(n.key);
-      return false;
-    });
-    assertThat(visited).as("selector-only: every node with a value, in key order")
+    g.anyTarget(
+        Dependency.anyOf("all", List.of(), k -> true),
+        n -> {
+          visited.add(n.key);
+          return false;
+        });
+    assertThat(visited)
+        .as("selector-only: every node with a value, in key order")
         .containsExactly(KA1, KA3, KB1);
     g.rollback();
     assertThat(keys(g.targetsOf(overlapping))).containsExactly(KA1, KA2, KA3, KB1);
@@ -978,38 +1066,43 @@ class GraphTest {
 
   // ------------------------------------------------------------------ random operations
 
-  static final List<String> UNIVERSE = List.of("/a/", "/a/1", "/a/2", "/a/1/x", "/a/10", "/b/1",
-      "/b/2", "/b/1/x", "/c", "/c/1", "", "/", "/a");
+  static final List<String> UNIVERSE =
+      List.of(
+          "/a/", "/a/1", "/a/2", "/a/1/x", "/a/10", "/b/1", "/b/2", "/b/1/x", "/c", "/c/1", "", "/",
+          "/a");
 
-  private static final List<String> NODE_KEYS = List.of("/a/1", "/a/2", "/a/1/x", "/a/10", "/b/1",
-      "/b/2", "/b/1/x", "/c/1");
+  private static final List<String> NODE_KEYS =
+      List.of("/a/1", "/a/2", "/a/1/x", "/a/10", "/b/1", "/b/2", "/b/1/x", "/c/1");
 
-  private static final List<String> STATIC_TARGETS = List.of("/a/1", "/a/2", "/a/1/x", "/b/1",
-      "/c/1", "/missing", "/a");
+  private static final List<String> STATIC_TARGETS =
+      List.of("/a/1", "/a/2", "/a/1/x", "/b/1", "/c/1", "/missing", "/a");
 
-  private static final List<String> PREFIXES = List.of("/a/", "/a/1", "/b/", "/", "", "/c",
-      "/b/1/");
+  private static final List<String> PREFIXES =
+      List.of("/a/", "/a/1", "/b/", "/", "", "/c", "/b/1/");
 
-  private static final List<KeySelector> SELECTORS = List.of(
-      k -> k.endsWith("/x"), k -> k.contains("1"), k -> k.equals("/b/2"));
+  private static final List<KeySelector> SELECTORS =
+      List.of(k -> k.endsWith("/x"), k -> k.contains("1"), k -> k.equals("/b/2"));
 
   static Dependency randomDep(Random rnd, int i) {
     String label = "l" + i;
     switch (rnd.nextInt(4)) {
       case 0:
         return Dependency.onKey(label, STATIC_TARGETS.get(rnd.nextInt(STATIC_TARGETS.size())));
-      case 1: {
-        int n = 1 + rnd.nextInt(2);
-        List<String> ps = new ArrayList<>();
-        for (int j = 0; j < n; j++) {
-          ps.add(PREFIXES.get(rnd.nextInt(PREFIXES.size())));
+      case 1:
+        {
+          int n = 1 + rnd.nextInt(2);
+          List<String> ps = new ArrayList<>();
+          for (int j = 0; j < n; j++) {
+            ps.add(PREFIXES.get(rnd.nextInt(PREFIXES.size())));
+          }
+          return Dependency.anyOf(label, ps, KeySelector.any());
         }
-        return Dependency.anyOf(label, ps, KeySelector.any());
-      }
       case 2:
         return Dependency.anyOf(label, List.of(), SELECTORS.get(rnd.nextInt(SELECTORS.size())));
       default:
-        return Dependency.anyOf(label, List.of(PREFIXES.get(rnd.nextInt(PREFIXES.size()))),
+        return Dependency.anyOf(
+            label,
+            List.of(PREFIXES.get(rnd.nextInt(PREFIXES.size()))),
             SELECTORS.get(rnd.nextInt(SELECTORS.size())));
     }
   }
@@ -1043,8 +1136,9 @@ class GraphTest {
   }
 
   @Test
-  @DisplayName("B30 (ours) edge consistency: after random writes, removals, batches and rollbacks,"
-      + " dependentsOf(key) contains a node iff one of its dependencies matches the key")
+  @DisplayName(
+      "B30 (ours) edge consistency: after random writes, removals, batches and rollbacks,"
+          + " dependentsOf(key) contains a node iff one of its dependencies matches the key")
   void edgeConsistencyRandom() {
     for (long seed = 100; seed < 140; seed++) {
       Random rnd = new Random(seed);
@@ -1069,8 +1163,9 @@ class GraphTest {
   }
 
   @Test
-  @DisplayName("B5 B6 B7 B8 B9 B10 (ours: java.util sorted sets) reverse lookups, ranges and"
-      + " targets come out in key order")
+  @DisplayName(
+      "B5 B6 B7 B8 B9 B10 (ours: java.util sorted sets) reverse lookups, ranges and"
+          + " targets come out in key order")
   void keyOrder() {
     Graph g = new Graph();
     for (String k : List.of("/z", "/m", "/a", "/m/1", "/b")) {
@@ -1082,7 +1177,7 @@ class GraphTest {
     assertThat(keys(g.targetsOf(Dependency.anyOfPrefixes("x", "/m", "/a", "/z"))))
         .containsExactly("/a", "/m", "/m/1", "/z");
     // the result is read only or a copy: changing it never changes the index
-    java.util.Collection<String> deps = g.dependentsOf("/q");
+    Collection<String> deps = g.dependentsOf("/q");
     try {
       deps.clear();
     } catch (UnsupportedOperationException readOnly) {
@@ -1094,7 +1189,7 @@ class GraphTest {
     put(exact, "/x", Dependency.onKey("k", "/y"));
     put(exact, "/w", Dependency.onKey("k", "/y"));
     assertThat(exact.dependentsOf("/y")).containsExactly("/w", "/x");
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> exact.dependentsOf("/y").clear())
+    Assertions.assertThatThrownBy(() -> exact.dependentsOf("/y").clear())
         .isInstanceOf(UnsupportedOperationException.class);
     assertThat(exact.dependentsOf("/y")).containsExactly("/w", "/x");
   }

@@ -30,8 +30,9 @@ class NodeTableTest {
   }
 
   @Test
-  @DisplayName("random additions, refused second nodes and removals agree with a hash map, with"
-      + " colliding and spread keys, through growth and after the table empties")
+  @DisplayName(
+      "random additions, refused second nodes and removals agree with a hash map, with"
+          + " colliding and spread keys, through growth and after the table empties")
   void agreesWithAHashMap() {
     for (long seed = 1; seed <= 6; seed++) {
       Random rnd = new Random(seed);
@@ -48,8 +49,10 @@ class NodeTableTest {
         if (op == 0) {
           Node n = new Node(key);
           if (model.containsKey(key)) {
-            assertThatThrownBy(() -> t.add(n)).as("second node for " + key)
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining(key);
+            assertThatThrownBy(() -> t.add(n))
+                .as("second node for " + key)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(key);
             assertThat(t.get(key)).as("unchanged").isSameAs(model.get(key));
           } else {
             t.add(n);
@@ -86,8 +89,9 @@ class NodeTableTest {
   }
 
   @Test
-  @DisplayName("removing from a run of colliding keys keeps every other key of the run reachable,"
-      + " whichever is removed, also when the run wraps around the end of the table")
+  @DisplayName(
+      "removing from a run of colliding keys keeps every other key of the run reachable,"
+          + " whichever is removed, also when the run wraps around the end of the table")
   void removalInsideAWrappingRun() {
     // keys whose stored hash is the same: one probe run; the prefix is chosen so that the run
     // starts two slots before the end of a table of 16 slots, and wraps
@@ -114,8 +118,7 @@ class NodeTableTest {
         if (i == removed) {
           assertThat(t.get(same.get(i))).isNull();
         } else {
-          assertThat(t.get(same.get(i))).as(same.get(i) + " after removing " + removed)
-              .isNotNull();
+          assertThat(t.get(same.get(i))).as(same.get(i) + " after removing " + removed).isNotNull();
         }
       }
     }
@@ -143,8 +146,7 @@ class NodeTableTest {
         .isInstanceOf(UnsupportedOperationException.class);
     assertThatThrownBy(() -> t.values().remove(a))
         .isInstanceOf(UnsupportedOperationException.class);
-    assertThatThrownBy(() -> t.values().clear())
-        .isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> t.values().clear()).isInstanceOf(UnsupportedOperationException.class);
     Iterator<Node> it = t.values().iterator();
     it.next();
     assertThatThrownBy(it::remove).isInstanceOf(UnsupportedOperationException.class);

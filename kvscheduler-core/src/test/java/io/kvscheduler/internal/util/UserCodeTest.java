@@ -42,12 +42,15 @@ class UserCodeTest {
   }
 
   @Test
-  @DisplayName("a throwable with an unreadable message, cause or suppressed one is replaced by one naming its class")
+  @DisplayName(
+      "a throwable with an unreadable message, cause or suppressed one is replaced by one naming its class")
   void unreadableIsReplaced() {
-    for (Throwable t : new Throwable[] {
-        new NoMessage(),
-        new RuntimeException("outer", new NoMessage()),
-        suppressing(new NoMessage())}) {
+    for (Throwable t :
+        new Throwable[] {
+          new NoMessage(),
+          new RuntimeException("outer", new NoMessage()),
+          suppressing(new NoMessage())
+        }) {
       Throwable c = UserCode.contained(t);
       assertThat(c).isInstanceOf(UserCode.Unreadable.class).hasNoCause();
       assertThat(c.getMessage())

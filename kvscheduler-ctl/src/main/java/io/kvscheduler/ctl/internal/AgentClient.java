@@ -53,8 +53,8 @@ public final class AgentClient {
       try {
         return JSON.readTree(body);
       } catch (IOException e) {
-        throw new CtlException(ExitCodes.FAILED, "the agent's answer is not JSON: "
-            + e.getMessage(), e);
+        throw new CtlException(
+            ExitCodes.FAILED, "the agent's answer is not JSON: " + e.getMessage(), e);
       }
     }
   }
@@ -76,8 +76,8 @@ public final class AgentClient {
       return "";
     }
     StringJoiner j = new StringJoiner("&", "?", "");
-    params.forEach((k, v) -> j.add(k + "=" + URLEncoder.encode(String.valueOf(v),
-        StandardCharsets.UTF_8)));
+    params.forEach(
+        (k, v) -> j.add(k + "=" + URLEncoder.encode(String.valueOf(v), StandardCharsets.UTF_8)));
     return j.toString();
   }
 
@@ -86,21 +86,23 @@ public final class AgentClient {
   }
 
   public Reply put(String pathAndQuery, String contentType, byte[] body) {
-    return send(request(pathAndQuery).header("Content-Type", contentType)
-        .PUT(HttpRequest.BodyPublishers.ofByteArray(body)).build(), pathAndQuery);
-  }
-
-  public Reply post(String pathAndQuery) {
-    return send(request(pathAndQuery).POST(HttpRequest.BodyPublishers.noBody()).build(),
+    return send(
+        request(pathAndQuery)
+            .header("Content-Type", contentType)
+            .PUT(HttpRequest.BodyPublishers.ofByteArray(body))
+            .build(),
         pathAndQuery);
   }
 
-  /**
-   * Opens a streaming GET (server-sent events): the body as it arrives; the caller closes it.
-   */
+  public Reply post(String pathAndQuery) {
+    return send(
+        request(pathAndQuery).POST(HttpRequest.BodyPublishers.noBody()).build(), pathAndQuery);
+  }
+
+  /** Opens a streaming GET (server-sent events): the body as it arrives; the caller closes it. */
   public InputStream stream(String pathAndQuery) {
-    HttpRequest.Builder req = HttpRequest.newBuilder(resolve(pathAndQuery))
-        .header("Accept", "text/event-stream").GET();
+    HttpRequest.Builder req =
+        HttpRequest.newBuilder(resolve(pathAndQuery)).header("Accept", "text/event-stream").GET();
     if (token != null) {
       req.header("Authorization", "Bearer " + token);
     }
@@ -145,8 +147,16 @@ public final class AgentClient {
     } catch (HttpConnectTimeoutException | ConnectException e) {
       throw unreachable(e);
     } catch (HttpTimeoutException e) {
-      throw new CtlException(ExitCodes.UNREACHABLE, "the agent at " + base
-          + " did not answer " + what + " within " + timeout.toSeconds() + " s", e);
+      throw new CtlException(
+          ExitCodes.UNREACHABLE,
+          "the agent at "
+              + base
+              + " did not answer "
+              + what
+              + " within "
+              + timeout.toSeconds()
+              + " s",
+          e);
     } catch (IOException e) {
       throw unreachable(e);
     } catch (InterruptedException e) {
@@ -156,30 +166,48 @@ public final class AgentClient {
     if (r.statusCode() >= 300) {
       throw refusal(r.statusCode(), r.body(), what);
     }
-    return new Reply(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""),
-        r.body());
+    return new Reply(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), r.body());
   }
 
   private CtlException unreachable(IOException e) {
     String cause = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-    return new CtlException(ExitCodes.UNREACHABLE, "cannot reach the agent at " + base + " ("
-        + cause + "); is it running? Give its address with --agent or KVS_AGENT", e);
+    return new CtlException(
+        ExitCodes.UNREACHABLE,
+        "cannot reach the agent at "
+            + base
+            + " ("
+            + cause
+            + "); is it running? Give its address with --agent or KVS_AGENT",
+        e);
   }
 
   private CtlException refusal(int status, byte[] body, String what) {
     String message = errorText(body);
     if (status == 401) {
-      return new CtlException(ExitCodes.REFUSED, "the agent at " + base + " refused the request"
-          + (token == null
-              ? ": it needs a token (give it with --token-file FILE or KVS_REST_TOKEN)"
-              : ": the token was not accepted") + (message.isEmpty() ? "" : " [" + message + "]"));
+      return new CtlException(
+          ExitCodes.REFUSED,
+          "the agent at "
+              + base
+              + " refused the request"
+              + (token == null
+                  ? ": it needs a token (give it with --token-file FILE or KVS_REST_TOKEN)"
+                  : ": the token was not accepted")
+              + (message.isEmpty() ? "" : " [" + message + "]"));
     }
     if (status == 403) {
-      return new CtlException(ExitCodes.REFUSED, "the agent at " + base + " refused " + what
-          + " (403" + (message.isEmpty() ? "" : ": " + message) + ")");
+      return new CtlException(
+          ExitCodes.REFUSED,
+          "the agent at "
+              + base
+              + " refused "
+              + what
+              + " (403"
+              + (message.isEmpty() ? "" : ": " + message)
+              + ")");
     }
-    return new CtlException(ExitCodes.FAILED, "the agent answered " + status + " to " + what
-        + (message.isEmpty() ? "" : ": " + message));
+    return new CtlException(
+        ExitCodes.FAILED,
+        "the agent answered " + status + " to " + what + (message.isEmpty() ? "" : ": " + message));
   }
 
   /** The agent's error text: {@code Error} of a JSON object, a JSON string, or the body. */

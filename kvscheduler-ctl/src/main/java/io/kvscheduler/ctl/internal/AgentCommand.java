@@ -8,8 +8,7 @@ import picocli.CommandLine.Spec;
 
 /** A kvsctl command: reaches the root command's connection settings and the output. */
 public abstract class AgentCommand implements Callable<Integer> {
-  @Spec
-  protected CommandSpec spec;
+  @Spec protected CommandSpec spec;
 
   /** The root command (connection settings, environment). */
   protected KvsCtl root() {

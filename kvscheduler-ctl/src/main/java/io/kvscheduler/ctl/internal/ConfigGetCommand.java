@@ -8,11 +8,15 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
 /** {@code config get}: the desired configuration of every northbound source, as YAML. */
-@Command(name = "get", description = {"The desired configuration (every source), in the YAML"
-    + " configuration format; -o json for JSON.", "Example: kvsctl config get > config.yaml"})
+@Command(
+    name = "get",
+    description = {
+      "The desired configuration (every source), in the YAML"
+          + " configuration format; -o json for JSON.",
+      "Example: kvsctl config get > config.yaml"
+    })
 public final class ConfigGetCommand extends AgentCommand {
-  @Mixin
-  OutputFormat output;
+  @Mixin OutputFormat output;
 
   @Override
   protected int run() {

@@ -18,29 +18,42 @@ import picocli.CommandLine.Parameters;
  * {@code config put FILE}: over REST (the agent's {@code PUT /configuration}), or straight into
  * etcd in vpp-agent's layout ({@code /vnf-agent/<label>/<key>} = the value's protobuf JSON).
  */
-@Command(name = "put", description = {"Puts the configuration of FILE (the YAML configuration"
-    + " format, or a mapping of keys to values) through the agent's REST API, or with --etcd"
-    + " into etcd, where the agent of label L watches it.",
-    "Examples: kvsctl config put config.yaml",
-    "          kvsctl config put --etcd 127.0.0.1:2379 --label vpp1 config.yaml"})
+@Command(
+    name = "put",
+    description = {
+      "Puts the configuration of FILE (the YAML configuration"
+          + " format, or a mapping of keys to values) through the agent's REST API, or with --etcd"
+          + " into etcd, where the agent of label L watches it.",
+      "Examples: kvsctl config put config.yaml",
+      "          kvsctl config put --etcd 127.0.0.1:2379 --label vpp1 config.yaml"
+    })
 public final class ConfigPutCommand extends AgentCommand {
   @Parameters(paramLabel = "FILE", description = "YAML or JSON file ('-' for standard input).")
   String file;
 
-  @Option(names = "--replace", description = "Replace the whole configuration of this source:"
-      + " values not in FILE are removed (over REST: the agent's REST source; with --etcd: every"
-      + " key of a known model under the label's prefix).")
+  @Option(
+      names = "--replace",
+      description =
+          "Replace the whole configuration of this source:"
+              + " values not in FILE are removed (over REST: the agent's REST source; with --etcd: every"
+              + " key of a known model under the label's prefix).")
   boolean replace;
 
   @ArgGroup(exclusive = false)
   Etcd etcd;
 
   static final class Etcd {
-    @Option(names = "--etcd", paramLabel = "ENDPOINTS", required = true,
+    @Option(
+        names = "--etcd",
+        paramLabel = "ENDPOINTS",
+        required = true,
         description = "Write into etcd at ENDPOINTS (host:port, comma-separated) instead.")
     String endpoints;
 
-    @Option(names = "--label", paramLabel = "L", defaultValue = "vpp1",
+    @Option(
+        names = "--label",
+        paramLabel = "L",
+        defaultValue = "vpp1",
         description = "The agent's microservice label (default: ${DEFAULT-VALUE}).")
     String label;
   }
@@ -49,43 +62,66 @@ public final class ConfigPutCommand extends AgentCommand {
   protected int run() {
     String text = read();
     if (etcd == null) {
-      client().put("/configuration" + (replace ? "?replace" : ""), "application/yaml",
-          text.getBytes(StandardCharsets.UTF_8));
-      err().println("kvsctl: configuration of " + file + " put to " + client().base()
-          + (replace ? " (replacing the REST configuration)" : ""));
+      client()
+          .put(
+              "/configuration" + (replace ? "?replace" : ""),
+              "application/yaml",
+              text.getBytes(StandardCharsets.UTF_8));
+      err()
+          .println(
+              "kvsctl: configuration of "
+                  + file
+                  + " put to "
+                  + client().base()
+                  + (replace ? " (replacing the REST configuration)" : ""));
       return ExitCodes.OK;
     }
     ModelRegistry models = Models.ofPlugins();
     Map<String, Object> values;
     try {
-      values = ConfigFormat.decodeAny(models, ConfigDocument.parseYaml(
-          ConfigDocument.withoutBom(text)));
+      values =
+          ConfigFormat.decodeAny(models, ConfigDocument.parseYaml(ConfigDocument.withoutBom(text)));
     } catch (ConfigDocument.SyntaxException e) {
-      throw new CtlException(ExitCodes.INVALID_CONFIG, file + (e.line() > 0 ? ":" + e.line() : "")
-          + ": " + e.getMessage(), e);
+      throw new CtlException(
+          ExitCodes.INVALID_CONFIG,
+          file + (e.line() > 0 ? ":" + e.line() : "") + ": " + e.getMessage(),
+          e);
     } catch (ConfigFormat.ConfigException e) {
-      throw new CtlException(ExitCodes.INVALID_CONFIG, file + (e.line() > 0 ? ":" + e.line() : "")
-          + ": " + e.getMessage(), e);
+      throw new CtlException(
+          ExitCodes.INVALID_CONFIG,
+          file + (e.line() > 0 ? ":" + e.line() : "") + ": " + e.getMessage(),
+          e);
     }
-    List<String> endpoints = List.of(etcd.endpoints.split(",")).stream().map(String::strip)
-        .filter(s -> !s.isEmpty()).toList();
+    List<String> endpoints =
+        List.of(etcd.endpoints.split(",")).stream()
+            .map(String::strip)
+            .filter(s -> !s.isEmpty())
+            .toList();
     if (endpoints.isEmpty()) {
       throw new CtlException(ExitCodes.USAGE, "--etcd: no endpoint given");
     }
     if (!etcd.label.matches("[-A-Za-z0-9_.]+")) {
       throw new CtlException(ExitCodes.USAGE, "--label: invalid label '" + etcd.label + "'");
     }
-    EtcdWriter.Result r = new EtcdWriter(endpoints, "/vnf-agent/" + etcd.label + "/", models)
-        .write(values, replace);
-    err().println("kvsctl: wrote " + r.written() + " value(s)"
-        + (replace ? ", removed " + r.removed() : "") + " under /vnf-agent/" + etcd.label
-        + "/ in etcd " + endpoints);
+    EtcdWriter.Result r =
+        new EtcdWriter(endpoints, "/vnf-agent/" + etcd.label + "/", models).write(values, replace);
+    err()
+        .println(
+            "kvsctl: wrote "
+                + r.written()
+                + " value(s)"
+                + (replace ? ", removed " + r.removed() : "")
+                + " under /vnf-agent/"
+                + etcd.label
+                + "/ in etcd "
+                + endpoints);
     return ExitCodes.OK;
   }
 
   private String read() {
     try {
-      return file.equals("-") ? new String(System.in.readAllBytes(), StandardCharsets.UTF_8)
+      return file.equals("-")
+          ? new String(System.in.readAllBytes(), StandardCharsets.UTF_8)
           : Files.readString(Path.of(file), StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new CtlException(ExitCodes.FAILED, "cannot read " + file + ": " + e, e);

@@ -11,17 +11,27 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code dump}: the values as the southbound, the northbound or the scheduler's cache has them. */
-@Command(name = "dump", description = {"Values as seen by the southbound (SB, read now), the"
-    + " northbound (NB) or the scheduler's cache (cached), of every descriptor or of one.",
-    "Example: kvsctl dump --view NB --descriptor mock-interface"})
+@Command(
+    name = "dump",
+    description = {
+      "Values as seen by the southbound (SB, read now), the"
+          + " northbound (NB) or the scheduler's cache (cached), of every descriptor or of one.",
+      "Example: kvsctl dump --view NB --descriptor mock-interface"
+    })
 public final class DumpCommand extends AgentCommand {
   /** The views. */
-  enum View { SB, NB, cached }
+  enum View {
+    SB,
+    NB,
+    cached
+  }
 
-  @Mixin
-  OutputFormat output;
+  @Mixin OutputFormat output;
 
-  @Option(names = "--view", paramLabel = "VIEW", defaultValue = "cached",
+  @Option(
+      names = "--view",
+      paramLabel = "VIEW",
+      defaultValue = "cached",
       description = "SB, NB or cached (default: ${DEFAULT-VALUE}).")
   View view;
 
@@ -34,17 +44,22 @@ public final class DumpCommand extends AgentCommand {
     if (descriptor != null) {
       descriptors.add(descriptor);
     } else {
-      client().get("/scheduler/dump").json().path("Descriptors")
+      client()
+          .get("/scheduler/dump")
+          .json()
+          .path("Descriptors")
           .forEach(d -> descriptors.add(d.asText()));
     }
     ObjectNode byDescriptor = JsonNodeFactory.instance.objectNode();
     List<String> failures = new ArrayList<>();
     for (String d : descriptors) {
       try {
-        JsonNode values = client().get("/scheduler/dump"
-            + AgentClient.query("descriptor", d, "view", view.name())).json();
-        byDescriptor.set(d, values == null || values.isNull()
-            ? JsonNodeFactory.instance.arrayNode() : values);
+        JsonNode values =
+            client()
+                .get("/scheduler/dump" + AgentClient.query("descriptor", d, "view", view.name()))
+                .json();
+        byDescriptor.set(
+            d, values == null || values.isNull() ? JsonNodeFactory.instance.arrayNode() : values);
       } catch (CtlException e) {
         if (descriptor != null || e.exitCode() != ExitCodes.FAILED) {
           throw e;
@@ -56,12 +71,18 @@ public final class DumpCommand extends AgentCommand {
       out().println(Json.pretty(descriptor != null ? byDescriptor.get(descriptor) : byDescriptor));
     } else {
       Table t = new Table("DESCRIPTOR", "KEY", "ORIGIN", "VALUE");
-      byDescriptor.fields().forEachRemaining(e -> {
-        for (JsonNode kv : (ArrayNode) e.getValue()) {
-          t.row(e.getKey(), Json.text(kv, "Key"), origin(kv.path("Origin").asInt()),
-              Json.compact(kv.path("Value").path("ProtoMsgData")));
-        }
-      });
+      byDescriptor
+          .fields()
+          .forEachRemaining(
+              e -> {
+                for (JsonNode kv : (ArrayNode) e.getValue()) {
+                  t.row(
+                      e.getKey(),
+                      Json.text(kv, "Key"),
+                      origin(kv.path("Origin").asInt()),
+                      Json.compact(kv.path("Value").path("ProtoMsgData")));
+                }
+              });
       t.print(out());
     }
     failures.forEach(f -> err().println("kvsctl: not dumped: " + f));

@@ -20,9 +20,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Writes values into etcd as vpp-agent keeps them: key {@code <agent prefix><model key>}, value
- * the protobuf JSON of the value (snake_case names, defaults left out), all in one etcd
- * transaction, so the agent sees one change per key and never a half-written file.
+ * Writes values into etcd as vpp-agent keeps them: key {@code <agent prefix><model key>}, value the
+ * protobuf JSON of the value (snake_case names, defaults left out), all in one etcd transaction, so
+ * the agent sees one change per key and never a half-written file.
  */
 final class EtcdWriter {
   private static final long TIMEOUT_SECONDS = 10;
@@ -47,8 +47,9 @@ final class EtcdWriter {
       try {
         uris.add(URI.create(e.contains("://") ? e : "http://" + e));
       } catch (IllegalArgumentException ex) {
-        throw new CtlException(ExitCodes.USAGE, "--etcd: endpoint '" + e
-            + "' is not host:port or http(s)://host:port");
+        throw new CtlException(
+            ExitCodes.USAGE,
+            "--etcd: endpoint '" + e + "' is not host:port or http(s)://host:port");
       }
     }
     try (Client client = Client.builder().endpoints(uris).build()) {
@@ -61,12 +62,13 @@ final class EtcdWriter {
             continue;
           }
           ByteSequence prefix = bytes(agentPrefix + m.keyPrefix());
-          List<KeyValue> present = kv.get(prefix, GetOption.builder().isPrefix(true)
-                  .withKeysOnly(true).build())
-              .get(TIMEOUT_SECONDS, TimeUnit.SECONDS).getKvs();
+          List<KeyValue> present =
+              kv.get(prefix, GetOption.builder().isPrefix(true).withKeysOnly(true).build())
+                  .get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
+                  .getKvs();
           for (KeyValue k : present) {
-            String key = k.getKey().toString(StandardCharsets.UTF_8)
-                .substring(agentPrefix.length());
+            String key =
+                k.getKey().toString(StandardCharsets.UTF_8).substring(agentPrefix.length());
             if (!values.containsKey(key)) {
               ops.add(Op.delete(k.getKey(), DeleteOption.DEFAULT));
               removed++;
@@ -74,21 +76,31 @@ final class EtcdWriter {
           }
         }
       }
-      values.forEach((key, value) -> ops.add(Op.put(bytes(agentPrefix + key),
-          bytes(models.encode(value)), PutOption.DEFAULT)));
+      values.forEach(
+          (key, value) ->
+              ops.add(
+                  Op.put(
+                      bytes(agentPrefix + key), bytes(models.encode(value)), PutOption.DEFAULT)));
       if (!ops.isEmpty()) {
         kv.txn().Then(ops.toArray(Op[]::new)).commit().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
       }
       return new Result(values.size(), removed);
     } catch (TimeoutException e) {
-      throw new CtlException(ExitCodes.UNREACHABLE, "etcd at " + endpoints
-          + " did not answer within " + TIMEOUT_SECONDS + " s; is it running?", e);
+      throw new CtlException(
+          ExitCodes.UNREACHABLE,
+          "etcd at "
+              + endpoints
+              + " did not answer within "
+              + TIMEOUT_SECONDS
+              + " s; is it running?",
+          e);
     } catch (ExecutionException e) {
       Throwable c = e.getCause() == null ? e : e.getCause();
       boolean unreachable = String.valueOf(c.getMessage()).contains("UNAVAILABLE");
-      throw new CtlException(unreachable ? ExitCodes.UNREACHABLE : ExitCodes.FAILED,
-          (unreachable ? "cannot reach etcd at " : "etcd at ") + endpoints + ": "
-              + c.getMessage(), c);
+      throw new CtlException(
+          unreachable ? ExitCodes.UNREACHABLE : ExitCodes.FAILED,
+          (unreachable ? "cannot reach etcd at " : "etcd at ") + endpoints + ": " + c.getMessage(),
+          c);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new CtlException(ExitCodes.FAILED, "interrupted");

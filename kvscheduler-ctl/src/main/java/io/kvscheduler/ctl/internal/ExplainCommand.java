@@ -9,15 +9,18 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
 /** {@code explain KEY}: why a value is not applied, as a tree of causes. */
-@Command(name = "explain", description = {"Why a value is not applied: the chain of causes of a"
-    + " PENDING, FAILED, INVALID or RETRYING value.",
-    "Example: kvsctl explain config/mock/v1/interfaces/tap1"})
+@Command(
+    name = "explain",
+    description = {
+      "Why a value is not applied: the chain of causes of a"
+          + " PENDING, FAILED, INVALID or RETRYING value.",
+      "Example: kvsctl explain config/mock/v1/interfaces/tap1"
+    })
 public final class ExplainCommand extends AgentCommand {
   /** Fields printed on a node's own line, in this order. */
   private static final Set<String> HEAD = Set.of("key", "state");
 
-  @Mixin
-  OutputFormat output;
+  @Mixin OutputFormat output;
 
   @Parameters(paramLabel = "KEY", description = "The value's key.")
   String key;
@@ -54,7 +57,9 @@ public final class ExplainCommand extends AgentCommand {
       if (HEAD.contains(f.getKey()) || isNodes(f.getValue())) {
         continue;
       }
-      line.append("  ").append(f.getKey()).append(": ")
+      line.append("  ")
+          .append(f.getKey())
+          .append(": ")
           .append(f.getValue().isTextual() ? f.getValue().asText() : f.getValue().toString());
     }
     out().println(line.toString().stripTrailing());

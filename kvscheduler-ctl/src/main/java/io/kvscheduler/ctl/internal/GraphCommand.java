@@ -1,19 +1,26 @@
 package io.kvscheduler.ctl.internal;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code graph}: the graph of values, as DOT, SVG or JSON, now or as of a transaction. */
-@Command(name = "graph", description = {"The graph of values and their dependencies, now or as of"
-    + " transaction N, written to FILE ('-' for standard output).",
-    "Example: kvsctl graph --format svg -o graph.svg"})
+@Command(
+    name = "graph",
+    description = {
+      "The graph of values and their dependencies, now or as of"
+          + " transaction N, written to FILE ('-' for standard output).",
+      "Example: kvsctl graph --format svg -o graph.svg"
+    })
 public final class GraphCommand extends AgentCommand {
   /** The formats, and the agent's names of them. */
   enum Format {
-    dot("raw"), svg("svg"), json("json");
+    dot("raw"),
+    svg("svg"),
+    json("json");
 
     final String agentName;
 
@@ -25,20 +32,28 @@ public final class GraphCommand extends AgentCommand {
   @Option(names = "--txn", paramLabel = "N", description = "The graph as of transaction N.")
   Long txn;
 
-  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "dot",
+  @Option(
+      names = "--format",
+      paramLabel = "FORMAT",
+      defaultValue = "dot",
       description = "dot (default), svg or json.")
   Format format;
 
-  @Option(names = {"-o", "--out"}, paramLabel = "FILE", required = true,
+  @Option(
+      names = {"-o", "--out"},
+      paramLabel = "FILE",
+      required = true,
       description = "Where to write the graph; '-' for standard output.")
   String file;
 
   @Override
   protected int run() {
-    byte[] body = client().get("/scheduler/graph"
-        + AgentClient.query("txn", txn, "format", format.agentName)).body();
+    byte[] body =
+        client()
+            .get("/scheduler/graph" + AgentClient.query("txn", txn, "format", format.agentName))
+            .body();
     if (file.equals("-")) {
-      out().print(new String(body, java.nio.charset.StandardCharsets.UTF_8));
+      out().print(new String(body, StandardCharsets.UTF_8));
       return ExitCodes.OK;
     }
     try {
@@ -46,8 +61,7 @@ public final class GraphCommand extends AgentCommand {
     } catch (IOException e) {
       throw new CtlException(ExitCodes.FAILED, "cannot write " + file + ": " + e, e);
     }
-    err().println("kvsctl: wrote the graph (" + format + ", " + body.length + " bytes) to "
-        + file);
+    err().println("kvsctl: wrote the graph (" + format + ", " + body.length + " bytes) to " + file);
     return ExitCodes.OK;
   }
 }

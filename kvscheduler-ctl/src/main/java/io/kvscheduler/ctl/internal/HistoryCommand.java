@@ -10,11 +10,14 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code history}: the recorded transactions. */
-@Command(name = "history", description = {"The recorded transactions: all, the last N, one, or"
-    + " those since a time.", "Example: kvsctl history --last 5"})
+@Command(
+    name = "history",
+    description = {
+      "The recorded transactions: all, the last N, one, or" + " those since a time.",
+      "Example: kvsctl history --last 5"
+    })
 public final class HistoryCommand extends AgentCommand {
-  @Mixin
-  OutputFormat output;
+  @Mixin OutputFormat output;
 
   @ArgGroup(exclusive = true)
   Selection selection = new Selection();
@@ -26,9 +29,13 @@ public final class HistoryCommand extends AgentCommand {
     @Option(names = "--seq", paramLabel = "N", description = "Transaction number N.")
     Long seq;
 
-    @Option(names = "--since", paramLabel = "T", description = "Transactions started since T:"
-        + " RFC 3339 (2026-11-26T09:00:00Z), a duration before now (10m, 2h) or ns since the"
-        + " epoch.")
+    @Option(
+        names = "--since",
+        paramLabel = "T",
+        description =
+            "Transactions started since T:"
+                + " RFC 3339 (2026-11-26T09:00:00Z), a duration before now (10m, 2h) or ns since the"
+                + " epoch.")
     String since;
   }
 
@@ -38,11 +45,13 @@ public final class HistoryCommand extends AgentCommand {
   @Override
   protected int run() {
     if (selection.last != null && selection.last < 1) {
-      throw new CtlException(ExitCodes.USAGE, "--last: expected a positive number, got "
-          + selection.last);
+      throw new CtlException(
+          ExitCodes.USAGE, "--last: expected a positive number, got " + selection.last);
     }
-    Long since = selection.since == null ? null
-        : Times.parse(selection.since, "--since", Clock.systemUTC().instant());
+    Long since =
+        selection.since == null
+            ? null
+            : Times.parse(selection.since, "--since", Clock.systemUTC().instant());
     if (text) {
       if (selection.last != null) {
         // the text of the last N: from the start of the N-th last transaction on
@@ -54,14 +63,25 @@ public final class HistoryCommand extends AgentCommand {
         JsonNode first = all.get(Math.max(0, all.size() - selection.last));
         since = Times.nanos(Json.text(first, "Start"));
       }
-      out().print(client().get("/scheduler/txn-history" + AgentClient.query(
-          "seq-num", selection.seq, "since", since, "format", "text")).text());
+      out()
+          .print(
+              client()
+                  .get(
+                      "/scheduler/txn-history"
+                          + AgentClient.query(
+                              "seq-num", selection.seq, "since", since, "format", "text"))
+                  .text());
       return ExitCodes.OK;
     }
     ArrayNode txns;
     if (selection.seq != null) {
-      txns = JsonNodeFactory.instance.arrayNode().add(client().get("/scheduler/txn-history"
-          + AgentClient.query("seq-num", selection.seq)).json());
+      txns =
+          JsonNodeFactory.instance
+              .arrayNode()
+              .add(
+                  client()
+                      .get("/scheduler/txn-history" + AgentClient.query("seq-num", selection.seq))
+                      .json());
     } else {
       txns = all(since);
       if (selection.last != null && txns.size() > selection.last) {
@@ -80,21 +100,24 @@ public final class HistoryCommand extends AgentCommand {
       TxnPrinter.details(txns.get(0), out());
       return ExitCodes.OK;
     }
-    Table t = new Table("SEQ", "START", "TYPE", "RESYNC", "VALUES", "OPS", "ERRORS",
-        "DESCRIPTION");
+    Table t = new Table("SEQ", "START", "TYPE", "RESYNC", "VALUES", "OPS", "ERRORS", "DESCRIPTION");
     for (JsonNode txn : txns) {
-      t.row(Json.text(txn, "SeqNum"), Times.display(Json.text(txn, "Start")),
-          Json.text(txn, "TxnType"), Json.text(txn, "ResyncType"),
-          String.valueOf(txn.path("Values").size()), String.valueOf(txn.path("Executed").size()),
-          String.valueOf(TxnPrinter.errors(txn)), Json.text(txn, "Description"));
+      t.row(
+          Json.text(txn, "SeqNum"),
+          Times.display(Json.text(txn, "Start")),
+          Json.text(txn, "TxnType"),
+          Json.text(txn, "ResyncType"),
+          String.valueOf(txn.path("Values").size()),
+          String.valueOf(txn.path("Executed").size()),
+          String.valueOf(TxnPrinter.errors(txn)),
+          Json.text(txn, "Description"));
     }
     t.print(out());
     return ExitCodes.OK;
   }
 
   private ArrayNode all(Long since) {
-    JsonNode n = client().get("/scheduler/txn-history" + AgentClient.query("since", since))
-        .json();
+    JsonNode n = client().get("/scheduler/txn-history" + AgentClient.query("since", since)).json();
     return n instanceof ArrayNode a ? a : JsonNodeFactory.instance.arrayNode();
   }
 }

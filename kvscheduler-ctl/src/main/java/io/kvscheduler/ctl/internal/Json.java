@@ -7,8 +7,8 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 
 /** JSON for people (indented) and for one-line cells. */
 public final class Json {
-  public static final ObjectMapper MAPPER = new ObjectMapper()
-      .enable(SerializationFeature.INDENT_OUTPUT);
+  public static final ObjectMapper MAPPER =
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   private Json() {}
 

@@ -14,26 +14,34 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code report}: one zip with what a bug report needs. */
-@Command(name = "report", description = {"Writes one zip for a bug report: version, settings"
-    + " (secrets left out), configuration, status of every value, transaction history, graph"
-    + " (DOT and JSON), statistics, metrics and the agent's recent log.",
-    "Example: kvsctl report -o report.zip"})
+@Command(
+    name = "report",
+    description = {
+      "Writes one zip for a bug report: version, settings"
+          + " (secrets left out), configuration, status of every value, transaction history, graph"
+          + " (DOT and JSON), statistics, metrics and the agent's recent log.",
+      "Example: kvsctl report -o report.zip"
+    })
 public final class ReportCommand extends AgentCommand {
   /** The entries of the zip and where the agent serves them (also listed in the README). */
-  static final List<String[]> ENTRIES = List.of(
-      new String[] {"version.json", "/info/version"},
-      new String[] {"settings.json", "/info/settings"},
-      new String[] {"configuration.yaml", "/configuration"},
-      new String[] {"status.json", "/scheduler/status"},
-      new String[] {"txn-history.json", "/scheduler/txn-history"},
-      new String[] {"txn-history.txt", "/scheduler/txn-history?format=text"},
-      new String[] {"graph.dot", "/scheduler/graph?format=raw"},
-      new String[] {"graph.json", "/scheduler/graph?format=json"},
-      new String[] {"stats.json", "/scheduler/stats"},
-      new String[] {"metrics.txt", "/metrics"},
-      new String[] {"agent.log", "/info/log"});
+  static final List<String[]> ENTRIES =
+      List.of(
+          new String[] {"version.json", "/info/version"},
+          new String[] {"settings.json", "/info/settings"},
+          new String[] {"configuration.yaml", "/configuration"},
+          new String[] {"status.json", "/scheduler/status"},
+          new String[] {"txn-history.json", "/scheduler/txn-history"},
+          new String[] {"txn-history.txt", "/scheduler/txn-history?format=text"},
+          new String[] {"graph.dot", "/scheduler/graph?format=raw"},
+          new String[] {"graph.json", "/scheduler/graph?format=json"},
+          new String[] {"stats.json", "/scheduler/stats"},
+          new String[] {"metrics.txt", "/metrics"},
+          new String[] {"agent.log", "/info/log"});
 
-  @Option(names = {"-o", "--out"}, paramLabel = "FILE.zip", required = true,
+  @Option(
+      names = {"-o", "--out"},
+      paramLabel = "FILE.zip",
+      required = true,
       description = "The zip to write.")
   Path file;
 
@@ -53,8 +61,8 @@ public final class ReportCommand extends AgentCommand {
           missing.add(e[0] + ": " + ex.getMessage());
         }
       }
-      StringBuilder manifest = new StringBuilder("kvsctl report of " + client.base() + " at "
-          + Instant.now() + "\n\n");
+      StringBuilder manifest =
+          new StringBuilder("kvsctl report of " + client.base() + " at " + Instant.now() + "\n\n");
       ENTRIES.forEach(e -> manifest.append(e[0]).append("  <-  GET ").append(e[1]).append('\n'));
       if (!missing.isEmpty()) {
         manifest.append("\nnot included:\n");

@@ -12,11 +12,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code status}: the state of every value, of one key, of a descriptor's values or a state. */
-@Command(name = "status", description = {"The state of values: all, one KEY, a descriptor's,"
-    + " or those in one state.", "Example: kvsctl status --state PENDING"})
+@Command(
+    name = "status",
+    description = {
+      "The state of values: all, one KEY, a descriptor's," + " or those in one state.",
+      "Example: kvsctl status --state PENDING"
+    })
 public final class StatusCommand extends AgentCommand {
-  @Mixin
-  OutputFormat output;
+  @Mixin OutputFormat output;
 
   @ArgGroup(exclusive = true)
   Selection selection = new Selection();
@@ -28,15 +31,19 @@ public final class StatusCommand extends AgentCommand {
     @Option(names = "--descriptor", paramLabel = "D", description = "Values of descriptor D.")
     String descriptor;
 
-    @Option(names = "--state", paramLabel = "S",
+    @Option(
+        names = "--state",
+        paramLabel = "S",
         description = "Values in state S (CONFIGURED, PENDING, FAILED, ...), derived included.")
     String state;
   }
 
   @Override
   protected int run() {
-    String q = selection.key != null ? AgentClient.query("key", selection.key)
-        : AgentClient.query("descriptor", selection.descriptor);
+    String q =
+        selection.key != null
+            ? AgentClient.query("key", selection.key)
+            : AgentClient.query("descriptor", selection.descriptor);
     JsonNode answer = client().get("/scheduler/status" + q).json();
     if (selection.key != null) {
       answer = JsonNodeFactory.instance.arrayNode().add(answer);
@@ -47,8 +54,9 @@ public final class StatusCommand extends AgentCommand {
       answer = inState(answer, selection.state.toUpperCase(Locale.ROOT));
     }
     if (output.json()) {
-      out().println(Json.pretty(selection.key != null && answer.size() == 1
-          ? answer.get(0) : answer));
+      out()
+          .println(
+              Json.pretty(selection.key != null && answer.size() == 1 ? answer.get(0) : answer));
       return ExitCodes.OK;
     }
     Table t = new Table("KEY", "STATE", "LAST OP", "DETAILS", "ERROR");
@@ -67,8 +75,12 @@ public final class StatusCommand extends AgentCommand {
       return;
     }
     String state = Json.text(v, "state");
-    t.row(indent + Json.text(v, "key"), state.isEmpty() ? "NONEXISTENT" : state,
-        Json.text(v, "last_operation"), details(v.get("details")), Json.text(v, "error"));
+    t.row(
+        indent + Json.text(v, "key"),
+        state.isEmpty() ? "NONEXISTENT" : state,
+        Json.text(v, "last_operation"),
+        details(v.get("details")),
+        Json.text(v, "error"));
   }
 
   private static String details(JsonNode d) {

@@ -6,22 +6,25 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
 /** {@code timeline KEY}: every recorded revision of one value. */
-@Command(name = "timeline", description = {"Every recorded revision of a value: when, in which"
-    + " state, changed by which transaction, with which error.",
-    "Example: kvsctl timeline config/mock/v1/interfaces/tap1"})
+@Command(
+    name = "timeline",
+    description = {
+      "Every recorded revision of a value: when, in which"
+          + " state, changed by which transaction, with which error.",
+      "Example: kvsctl timeline config/mock/v1/interfaces/tap1"
+    })
 public final class TimelineCommand extends AgentCommand {
   private static final String ZERO_TIME = "0001-01-01T00:00:00Z";
 
-  @Mixin
-  OutputFormat output;
+  @Mixin OutputFormat output;
 
   @Parameters(paramLabel = "KEY", description = "The value's key.")
   String key;
 
   @Override
   protected int run() {
-    JsonNode revisions = client().get("/scheduler/key-timeline" + AgentClient.query("key", key))
-        .json();
+    JsonNode revisions =
+        client().get("/scheduler/key-timeline" + AgentClient.query("key", key)).json();
     if (output.json()) {
       out().println(Json.pretty(revisions));
       return ExitCodes.OK;
@@ -34,10 +37,13 @@ public final class TimelineCommand extends AgentCommand {
     for (JsonNode r : revisions) {
       JsonNode flags = r.path("Flags");
       String until = Json.text(r, "Until");
-      t.row(Times.display(Json.text(r, "Since")),
+      t.row(
+          Times.display(Json.text(r, "Since")),
           until.isEmpty() || until.equals(ZERO_TIME) ? "(now)" : Times.display(until),
-          Json.text(flags, "value-state"), Json.text(flags, "last-update"),
-          Json.text(flags, "error"), Json.compact(r.path("Value").path("ProtoMsgData")));
+          Json.text(flags, "value-state"),
+          Json.text(flags, "last-update"),
+          Json.text(flags, "error"),
+          Json.compact(r.path("Value").path("ProtoMsgData")));
     }
     t.print(out());
     return ExitCodes.OK;

@@ -35,13 +35,14 @@ public final class Times {
     Matcher m = AGO.matcher(t);
     if (m.matches()) {
       long n = Long.parseLong(m.group(1));
-      Duration d = switch (m.group(2)) {
-        case "ms" -> Duration.ofMillis(n);
-        case "s" -> Duration.ofSeconds(n);
-        case "m" -> Duration.ofMinutes(n);
-        case "h" -> Duration.ofHours(n);
-        default -> Duration.ofDays(n);
-      };
+      Duration d =
+          switch (m.group(2)) {
+            case "ms" -> Duration.ofMillis(n);
+            case "s" -> Duration.ofSeconds(n);
+            case "m" -> Duration.ofMinutes(n);
+            case "h" -> Duration.ofHours(n);
+            default -> Duration.ofDays(n);
+          };
       Instant i = now.minus(d);
       return i.getEpochSecond() * 1_000_000_000L + i.getNano();
     }
@@ -50,9 +51,14 @@ public final class Times {
     }
     long n = nanos(t);
     if (n < 0) {
-      throw new CtlException(ExitCodes.USAGE, option + ": expected a time such as"
-          + " 2026-11-26T09:00:00Z, a duration before now such as 10m, or nanoseconds since the"
-          + " epoch; got '" + text + "'");
+      throw new CtlException(
+          ExitCodes.USAGE,
+          option
+              + ": expected a time such as"
+              + " 2026-11-26T09:00:00Z, a duration before now such as 10m, or nanoseconds since the"
+              + " epoch; got '"
+              + text
+              + "'");
     }
     return n;
   }

@@ -19,9 +19,14 @@ final class TxnPrinter {
   }
 
   static void details(JsonNode txn, PrintWriter out) {
-    out.println("Transaction #" + Json.text(txn, "SeqNum") + "  " + Json.text(txn, "TxnType")
-        + (txn.has("ResyncType") ? " (" + Json.text(txn, "ResyncType") + ")" : "")
-        + "  " + Times.display(Json.text(txn, "Start")));
+    out.println(
+        "Transaction #"
+            + Json.text(txn, "SeqNum")
+            + "  "
+            + Json.text(txn, "TxnType")
+            + (txn.has("ResyncType") ? " (" + Json.text(txn, "ResyncType") + ")" : "")
+            + "  "
+            + Times.display(Json.text(txn, "Start")));
     if (txn.has("Description")) {
       out.println("Description: " + Json.text(txn, "Description"));
     }
@@ -29,21 +34,31 @@ final class TxnPrinter {
       out.println("Values:");
       for (JsonNode v : txn.path("Values")) {
         JsonNode value = v.get("Value");
-        out.println("  " + Json.text(v, "Key") + " = "
-            + (value == null || value.isNull() ? "<delete>" : Json.compact(value.get("ProtoMsgData"))));
+        out.println(
+            "  "
+                + Json.text(v, "Key")
+                + " = "
+                + (value == null || value.isNull()
+                    ? "<delete>"
+                    : Json.compact(value.get("ProtoMsgData"))));
       }
     }
     Table t = new Table("OPERATION", "KEY", "PREV STATE", "NEW STATE", "ERROR", "FLAGS");
     for (JsonNode op : txn.path("Executed")) {
       StringBuilder flags = new StringBuilder();
-      for (String f : new String[] {"NOOP", "IsDerived", "IsProperty", "IsRevert", "IsRetry",
-          "IsRecreate"}) {
+      for (String f :
+          new String[] {"NOOP", "IsDerived", "IsProperty", "IsRevert", "IsRetry", "IsRecreate"}) {
         if (op.path(f).asBoolean(false)) {
           flags.append(flags.length() == 0 ? "" : ",").append(f);
         }
       }
-      t.row(Json.text(op, "Operation"), Json.text(op, "Key"), Json.text(op, "PrevState"),
-          Json.text(op, "NewState"), Json.text(op, "NewErrMsg"), flags.toString());
+      t.row(
+          Json.text(op, "Operation"),
+          Json.text(op, "Key"),
+          Json.text(op, "PrevState"),
+          Json.text(op, "NewState"),
+          Json.text(op, "NewErrMsg"),
+          flags.toString());
     }
     out.println("Executed:");
     t.print(out);

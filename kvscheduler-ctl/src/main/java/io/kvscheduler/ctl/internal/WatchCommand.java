@@ -7,26 +7,37 @@ import java.time.Clock;
 import java.time.LocalTime;
 import java.time.ZoneId;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code watch}: follows the status of values, printing each change. */
-@Command(name = "watch", description = {"Follows the values' status, printing one line per"
-    + " change (first the current state of every value) until interrupted.",
-    "Example: kvsctl watch --state PENDING"})
+@Command(
+    name = "watch",
+    description = {
+      "Follows the values' status, printing one line per"
+          + " change (first the current state of every value) until interrupted.",
+      "Example: kvsctl watch --state PENDING"
+    })
 public final class WatchCommand extends AgentCommand {
-  @Mixin
-  OutputFormat output;
+  @Mixin OutputFormat output;
 
-  @Option(names = "--state", paramLabel = "S", description = "Only changes into or out of"
-      + " state S.")
+  @Option(
+      names = "--state",
+      paramLabel = "S",
+      description = "Only changes into or out of" + " state S.")
   String state;
 
-  @Option(names = "--interval", paramLabel = "MS", defaultValue = "500",
+  @Option(
+      names = "--interval",
+      paramLabel = "MS",
+      defaultValue = "500",
       description = "How often the status is read, in milliseconds (default: ${DEFAULT-VALUE}).")
   long intervalMillis;
 
@@ -52,7 +63,7 @@ public final class WatchCommand extends AgentCommand {
           s.path("derived_values").forEach(d -> put(now, d));
         }
       }
-      for (String key : new java.util.TreeSet<>(union(last, now))) {
+      for (String key : new TreeSet<>(union(last, now))) {
         Seen before = last.get(key);
         Seen after = now.get(key);
         if (Objects.equals(before, after)) {
@@ -94,9 +105,15 @@ public final class WatchCommand extends AgentCommand {
       out().println(n.toString());
       return;
     }
-    StringBuilder b = new StringBuilder()
-        .append(LocalTime.now(clock.withZone(ZoneId.systemDefault())).withNano(0)).append("  ")
-        .append(key).append("  ").append(from).append(" -> ").append(to);
+    StringBuilder b =
+        new StringBuilder()
+            .append(LocalTime.now(clock.withZone(ZoneId.systemDefault())).withNano(0))
+            .append("  ")
+            .append(key)
+            .append("  ")
+            .append(from)
+            .append(" -> ")
+            .append(to);
     if (after != null && !after.details.isEmpty()) {
       b.append("  (waits for ").append(after.details).append(')');
     }
@@ -112,14 +129,19 @@ public final class WatchCommand extends AgentCommand {
     }
     String st = Json.text(v, "state");
     StringBuilder details = new StringBuilder();
-    v.path("details").forEach(d -> details.append(details.length() == 0 ? "" : ", ")
-        .append(d.asText()));
-    m.put(Json.text(v, "key"), new Seen(st.isEmpty() ? "NONEXISTENT" : st,
-        Json.text(v, "last_operation"), details.toString(), Json.text(v, "error")));
+    v.path("details")
+        .forEach(d -> details.append(details.length() == 0 ? "" : ", ").append(d.asText()));
+    m.put(
+        Json.text(v, "key"),
+        new Seen(
+            st.isEmpty() ? "NONEXISTENT" : st,
+            Json.text(v, "last_operation"),
+            details.toString(),
+            Json.text(v, "error")));
   }
 
-  private static java.util.Set<String> union(Map<String, Seen> a, Map<String, Seen> b) {
-    java.util.Set<String> s = new java.util.HashSet<>(a.keySet());
+  private static Set<String> union(Map<String, Seen> a, Map<String, Seen> b) {
+    Set<String> s = new HashSet<>(a.keySet());
     s.addAll(b.keySet());
     return s;
   }

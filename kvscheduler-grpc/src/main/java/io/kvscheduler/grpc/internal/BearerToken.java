@@ -22,13 +22,15 @@ public final class BearerToken implements ServerInterceptor {
   }
 
   @Override
-  public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-      ServerCallHandler<Q, R> next) {
+  public <Q, R> ServerCall.Listener<Q> interceptCall(
+      ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
     String given = headers.get(AUTHORIZATION);
-    if (given == null || !MessageDigest.isEqual(expected,
-        given.getBytes(StandardCharsets.UTF_8))) {
-      call.close(Status.UNAUTHENTICATED.withDescription(given == null
-          ? "missing 'authorization: Bearer <token>' metadata" : "wrong bearer token"),
+    if (given == null || !MessageDigest.isEqual(expected, given.getBytes(StandardCharsets.UTF_8))) {
+      call.close(
+          Status.UNAUTHENTICATED.withDescription(
+              given == null
+                  ? "missing 'authorization: Bearer <token>' metadata"
+                  : "wrong bearer token"),
           new Metadata());
       return new ServerCall.Listener<>() {};
     }

@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
 final class Calls {
   /** How long one wait lasts before the call's cancellation is checked again. */
   private static final long SLICE_MS = 50;
+
   /** How often {@code wait_done} reads the values' states (as vpp-agent). */
   private static final long POLL_MS = 10;
 
@@ -31,8 +32,8 @@ final class Calls {
   }
 
   /**
-   * Answers a unary call with {@code work}'s response, or ends it with the status of what it
-   * threw ({@code INTERNAL} for an unexpected exception, whose text is given).
+   * Answers a unary call with {@code work}'s response, or ends it with the status of what it threw
+   * ({@code INTERNAL} for an unexpected exception, whose text is given).
    */
   static <R> void unary(StreamObserver<R> out, Work<R> work) {
     R response;
@@ -43,8 +44,8 @@ final class Calls {
       return;
     } catch (RuntimeException e) {
       LoggerFactory.getLogger(Calls.class).error("gRPC call failed", e);
-      out.onError(Status.INTERNAL.withDescription(String.valueOf(e)).withCause(e)
-          .asRuntimeException());
+      out.onError(
+          Status.INTERNAL.withDescription(String.valueOf(e)).withCause(e).asRuntimeException());
       return;
     }
     out.onNext(response);
@@ -58,23 +59,26 @@ final class Calls {
 
   /**
    * The result of {@code future}, waited for until the call's deadline or cancellation: a
-   * transaction error becomes {@code FAILED_PRECONDITION} with its text, a stopped scheduler
-   * {@code UNAVAILABLE}.
+   * transaction error becomes {@code FAILED_PRECONDITION} with its text, a stopped scheduler {@code
+   * UNAVAILABLE}.
    */
   static <T> T await(CompletableFuture<T> future) {
     Context ctx = Context.current();
     Deadline deadline = ctx.getDeadline();
     while (true) {
       if (ctx.isCancelled()) {
-        throw Status.CANCELLED.withDescription("the call was cancelled; the transaction still"
-            + " runs").asRuntimeException();
+        throw Status.CANCELLED
+            .withDescription("the call was cancelled; the transaction still" + " runs")
+            .asRuntimeException();
       }
       long slice = SLICE_MS;
       if (deadline != null) {
         long left = deadline.timeRemaining(TimeUnit.MILLISECONDS);
         if (left <= 0) {
-          throw Status.DEADLINE_EXCEEDED.withDescription("the transaction did not finish"
-              + " within the call's deadline; it still runs").asRuntimeException();
+          throw Status.DEADLINE_EXCEEDED
+              .withDescription(
+                  "the transaction did not finish" + " within the call's deadline; it still runs")
+              .asRuntimeException();
         }
         slice = Math.min(slice, left);
       }
@@ -102,7 +106,9 @@ final class Calls {
     if (cause instanceof IllegalStateException) {
       return Status.UNAVAILABLE.withDescription(cause.getMessage()).asRuntimeException();
     }
-    return Status.INTERNAL.withDescription(String.valueOf(cause)).withCause(cause)
+    return Status.INTERNAL
+        .withDescription(String.valueOf(cause))
+        .withCause(cause)
         .asRuntimeException();
   }
 
@@ -115,13 +121,19 @@ final class Calls {
     Deadline deadline = ctx.getDeadline();
     while (keys.stream().anyMatch(k -> kvs.valueStatus(k).state() == ValueState.PENDING)) {
       if (ctx.isCancelled()) {
-        throw Status.CANCELLED.withDescription("the call was cancelled while values were"
-            + " PENDING").asRuntimeException();
+        throw Status.CANCELLED
+            .withDescription("the call was cancelled while values were" + " PENDING")
+            .asRuntimeException();
       }
       if (deadline != null && deadline.isExpired()) {
-        throw Status.DEADLINE_EXCEEDED.withDescription("values still PENDING at the deadline: "
-            + keys.stream().filter(k -> kvs.valueStatus(k).state() == ValueState.PENDING)
-                .limit(5).toList()).asRuntimeException();
+        throw Status.DEADLINE_EXCEEDED
+            .withDescription(
+                "values still PENDING at the deadline: "
+                    + keys.stream()
+                        .filter(k -> kvs.valueStatus(k).state() == ValueState.PENDING)
+                        .limit(5)
+                        .toList())
+            .asRuntimeException();
       }
       try {
         Thread.sleep(POLL_MS);

@@ -15,8 +15,8 @@ import java.util.Optional;
 
 /**
  * Where each model's values sit in {@code ligato.configurator.Config}: a domain field ({@code
- * linux_config}, ...) and, in it, a field whose message type is the model's. Fields of type
- * {@code bytes} stand for domains this agent does not support (VPP, address allocation).
+ * linux_config}, ...) and, in it, a field whose message type is the model's. Fields of type {@code
+ * bytes} stand for domains this agent does not support (VPP, address allocation).
  */
 final class ConfigLayout {
   /** A model's place: the domain field of Config and the field inside the domain message. */
@@ -55,8 +55,10 @@ final class ConfigLayout {
   Map<String, Object> values(Config config, String what) {
     List<String> unknown = ProtoModels.unknownFields(config, what);
     if (!unknown.isEmpty()) {
-      throw Calls.invalid("the request has fields this agent does not know (are they of a"
-          + " newer model version?): " + String.join(", ", unknown));
+      throw Calls.invalid(
+          "the request has fields this agent does not know (are they of a"
+              + " newer model version?): "
+              + String.join(", ", unknown));
     }
     List<String> unsupported = new ArrayList<>();
     Map<String, Object> out = new LinkedHashMap<>();
@@ -74,9 +76,16 @@ final class ConfigLayout {
           Message m = (Message) items.get(i);
           String at = f.isRepeated() ? path + "[" + i + "]" : path;
           Descriptor type = m.getDescriptorForType();
-          Model model = models.modelForMessage(type.getFullName()).orElseThrow(() ->
-              Calls.invalid(at + ": no registered model has values of " + type.getFullName()
-                  + " (is its plugin enabled?)"));
+          Model model =
+              models
+                  .modelForMessage(type.getFullName())
+                  .orElseThrow(
+                      () ->
+                          Calls.invalid(
+                              at
+                                  + ": no registered model has values of "
+                                  + type.getFullName()
+                                  + " (is its plugin enabled?)"));
           try {
             Object value = models.toValue(model, m);
             out.put(model.key(value), value);
@@ -87,8 +96,10 @@ final class ConfigLayout {
       }
     }
     if (!unsupported.isEmpty()) {
-      throw Calls.invalid("this agent has no VPP southbound and no address allocation;"
-          + " not supported: " + String.join(", ", unsupported));
+      throw Calls.invalid(
+          "this agent has no VPP southbound and no address allocation;"
+              + " not supported: "
+              + String.join(", ", unsupported));
     }
     return out;
   }
@@ -97,21 +108,22 @@ final class ConfigLayout {
   @SuppressWarnings({"unchecked", "rawtypes"})
   Config config(Map<String, Object> values) {
     Config.Builder config = Config.newBuilder();
-    values.forEach((key, value) -> {
-      Optional<Model<?>> model = models.registry().forKey(key);
-      Optional<Place> place = model.flatMap(this::place);
-      if (place.isEmpty()) {
-        return;
-      }
-      Message.Builder domain = config.getFieldBuilder(place.get().domain());
-      FieldDescriptor f = place.get().field();
-      Message m = models.toMessage(value, domain.newBuilderForField(f));
-      if (f.isRepeated()) {
-        domain.addRepeatedField(f, m);
-      } else {
-        domain.setField(f, m);
-      }
-    });
+    values.forEach(
+        (key, value) -> {
+          Optional<Model<?>> model = models.registry().forKey(key);
+          Optional<Place> place = model.flatMap(this::place);
+          if (place.isEmpty()) {
+            return;
+          }
+          Message.Builder domain = config.getFieldBuilder(place.get().domain());
+          FieldDescriptor f = place.get().field();
+          Message m = models.toMessage(value, domain.newBuilderForField(f));
+          if (f.isRepeated()) {
+            domain.addRepeatedField(f, m);
+          } else {
+            domain.setField(f, m);
+          }
+        });
     return config.build();
   }
 }

@@ -23,10 +23,10 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * {@code ligato.configurator.ConfiguratorService}: the configuration by domain. Update and
- * Delete are one transaction each of the gRPC source, with the response header {@code seqnum};
- * Get lists the desired values of every source; Dump reads the southbound through the
- * descriptors' Retrieve; Notify streams the buffered and live notifications.
+ * {@code ligato.configurator.ConfiguratorService}: the configuration by domain. Update and Delete
+ * are one transaction each of the gRPC source, with the response header {@code seqnum}; Get lists
+ * the desired values of every source; Dump reads the southbound through the descriptors' Retrieve;
+ * Notify streams the buffered and live notifications.
  */
 public final class ConfiguratorServiceImpl
     extends ConfiguratorServiceGrpc.ConfiguratorServiceImplBase {
@@ -36,8 +36,8 @@ public final class ConfiguratorServiceImpl
   private final ConfigLayout layout;
   private final NotificationBuffer notifications;
 
-  public ConfiguratorServiceImpl(KVScheduler kvs, ProtoModels models, GrpcSource source,
-      NotificationBuffer notifications) {
+  public ConfiguratorServiceImpl(
+      KVScheduler kvs, ProtoModels models, GrpcSource source, NotificationBuffer notifications) {
     this.kvs = kvs;
     this.models = models;
     this.source = source;
@@ -47,9 +47,12 @@ public final class ConfiguratorServiceImpl
 
   @Override
   public void get(GetRequest request, StreamObserver<GetResponse> out) {
-    Calls.unary(out, () -> GetResponse.newBuilder()
-        .setConfig(layout.config(source.northbound().desired()))
-        .build());
+    Calls.unary(
+        out,
+        () ->
+            GetResponse.newBuilder()
+                .setConfig(layout.config(source.northbound().desired()))
+                .build());
   }
 
   @Override
@@ -59,9 +62,11 @@ public final class ConfiguratorServiceImpl
 
   private UpdateResponse update(UpdateRequest request) {
     Map<String, Object> values = layout.values(request.getUpdate(), "update");
-    long seq = Calls.await(request.getFullResync()
-        ? source.resync(values, Map.of())
-        : source.change(values, Map.of()));
+    long seq =
+        Calls.await(
+            request.getFullResync()
+                ? source.resync(values, Map.of())
+                : source.change(values, Map.of()));
     SeqNumHeader.record(seq);
     if (request.getWaitDone()) {
       Calls.waitDone(kvs, values.keySet());
@@ -103,11 +108,12 @@ public final class ConfiguratorServiceImpl
         continue; // no descriptor for the model, or one without Retrieve
       }
       Map<String, Object> mine = new HashMap<>();
-      found.forEach(kv -> {
-        if (kv.value() != null && m.valueClass().isInstance(kv.value())) {
-          mine.put(kv.key(), kv.value());
-        }
-      });
+      found.forEach(
+          kv -> {
+            if (kv.value() != null && m.valueClass().isInstance(kv.value())) {
+              mine.put(kv.key(), kv.value());
+            }
+          });
       running.putAll(new TreeMap<>(mine));
     }
     return DumpResponse.newBuilder().setDump(layout.config(running)).build();

@@ -7,9 +7,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The gRPC northbound source: delivers each request's values to the orchestrator as one
- * transaction of data source {@value #NAME}, and keeps the labels given with the values (the
- * generic API's {@code UpdateItem.labels}).
+ * The gRPC northbound source: delivers each request's values to the orchestrator as one transaction
+ * of data source {@value #NAME}, and keeps the labels given with the values (the generic API's
+ * {@code UpdateItem.labels}).
  */
 public final class GrpcSource {
   /** The data source label of values given over gRPC. */
@@ -28,32 +28,34 @@ public final class GrpcSource {
   }
 
   /**
-   * Changes values (a null value removes the key) in one transaction; the labels of each key
-   * given are replaced by {@code newLabels}'s (none when absent).
+   * Changes values (a null value removes the key) in one transaction; the labels of each key given
+   * are replaced by {@code newLabels}'s (none when absent).
    */
-  public synchronized CompletableFuture<Long> change(Map<String, Object> changes,
-      Map<String, Map<String, String>> newLabels) {
-    changes.forEach((key, value) -> {
-      Map<String, String> l = newLabels.getOrDefault(key, Map.of());
-      if (value == null || l.isEmpty()) {
-        labels.remove(key);
-      } else {
-        labels.put(key, Map.copyOf(l));
-      }
-    });
+  public synchronized CompletableFuture<Long> change(
+      Map<String, Object> changes, Map<String, Map<String, String>> newLabels) {
+    changes.forEach(
+        (key, value) -> {
+          Map<String, String> l = newLabels.getOrDefault(key, Map.of());
+          if (value == null || l.isEmpty()) {
+            labels.remove(key);
+          } else {
+            labels.put(key, Map.copyOf(l));
+          }
+        });
     return northbound.change(NAME, new LinkedHashMap<>(changes));
   }
 
   /** Replaces every value of this source with {@code values} (a full resync). */
-  public synchronized CompletableFuture<Long> resync(Map<String, Object> values,
-      Map<String, Map<String, String>> newLabels) {
+  public synchronized CompletableFuture<Long> resync(
+      Map<String, Object> values, Map<String, Map<String, String>> newLabels) {
     labels.clear();
-    values.forEach((key, value) -> {
-      Map<String, String> l = newLabels.getOrDefault(key, Map.of());
-      if (value != null && !l.isEmpty()) {
-        labels.put(key, Map.copyOf(l));
-      }
-    });
+    values.forEach(
+        (key, value) -> {
+          Map<String, String> l = newLabels.getOrDefault(key, Map.of());
+          if (value != null && !l.isEmpty()) {
+            labels.put(key, Map.copyOf(l));
+          }
+        });
     return northbound.resync(NAME, new LinkedHashMap<>(values));
   }
 

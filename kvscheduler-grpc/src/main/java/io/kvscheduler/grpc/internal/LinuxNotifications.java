@@ -14,11 +14,11 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * Turns the links the Linux interface watcher reads into {@code Notify}'s interface
- * notifications: one {@code UPDOWN} notification per link that appeared or whose state (up/down,
- * index, MTU, MAC, alias) changed, and one with status {@code DELETED} per link that disappeared.
- * The state's {@code name} is the link's alias (the agent's prefix and the logical name for the
- * links the agent created), {@code internal_name} the kernel's name.
+ * Turns the links the Linux interface watcher reads into {@code Notify}'s interface notifications:
+ * one {@code UPDOWN} notification per link that appeared or whose state (up/down, index, MTU, MAC,
+ * alias) changed, and one with status {@code DELETED} per link that disappeared. The state's {@code
+ * name} is the link's alias (the agent's prefix and the logical name for the links the agent
+ * created), {@code internal_name} the kernel's name.
  */
 public final class LinuxNotifications implements Consumer<List<Link>> {
   private final Consumer<Notification> publish;
@@ -36,11 +36,14 @@ public final class LinuxNotifications implements Consumer<List<Link>> {
     for (Link l : links) {
       seen.add(l.name());
       Link before = last.put(l.name(), l);
-      if (before == null || before.up() != l.up() || before.index() != l.index()
-          || before.mtu() != l.mtu() || !before.mac().equals(l.mac())
+      if (before == null
+          || before.up() != l.up()
+          || before.index() != l.index()
+          || before.mtu() != l.mtu()
+          || !before.mac().equals(l.mac())
           || !before.alias().equals(l.alias())) {
-        publish.accept(notification(l, l.up() ? InterfaceState.Status.UP
-            : InterfaceState.Status.DOWN));
+        publish.accept(
+            notification(l, l.up() ? InterfaceState.Status.UP : InterfaceState.Status.DOWN));
       }
     }
     for (String gone : Set.copyOf(last.keySet())) {
@@ -51,22 +54,25 @@ public final class LinuxNotifications implements Consumer<List<Link>> {
   }
 
   private Notification notification(Link l, InterfaceState.Status status) {
-    InterfaceState state = InterfaceState.newBuilder()
-        .setName(l.alias())
-        .setInternalName(l.name())
-        .setType(type(l.kind()))
-        .setIfIndex(l.index())
-        .setAdminStatus(status)
-        .setOperStatus(status)
-        .setLastChange(clock.instant().getEpochSecond())
-        .setPhysAddress(l.mac())
-        .setMtu(Math.max(0, l.mtu()))
-        .build();
-    return Notification.newBuilder().setLinuxNotification(
-        io.kvscheduler.grpc.proto.linux.Notification.newBuilder().setInterface(
-            InterfaceNotification.newBuilder()
-                .setType(InterfaceNotification.NotifType.UPDOWN)
-                .setState(state)))
+    InterfaceState state =
+        InterfaceState.newBuilder()
+            .setName(l.alias())
+            .setInternalName(l.name())
+            .setType(type(l.kind()))
+            .setIfIndex(l.index())
+            .setAdminStatus(status)
+            .setOperStatus(status)
+            .setLastChange(clock.instant().getEpochSecond())
+            .setPhysAddress(l.mac())
+            .setMtu(Math.max(0, l.mtu()))
+            .build();
+    return Notification.newBuilder()
+        .setLinuxNotification(
+            io.kvscheduler.grpc.proto.linux.Notification.newBuilder()
+                .setInterface(
+                    InterfaceNotification.newBuilder()
+                        .setType(InterfaceNotification.NotifType.UPDOWN)
+                        .setState(state)))
         .build();
   }
 

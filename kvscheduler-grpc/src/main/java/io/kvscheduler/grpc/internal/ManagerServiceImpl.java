@@ -39,8 +39,8 @@ import java.util.Optional;
 
 /**
  * {@code ligato.generic.ManagerService}: values of any registered model as {@code Item}s (model
- * name, instance name, the value in a {@code google.protobuf.Any}). SetConfig is one transaction
- * of the gRPC source; Subscribe streams value-status changes (see {@link StatusStreams}).
+ * name, instance name, the value in a {@code google.protobuf.Any}). SetConfig is one transaction of
+ * the gRPC source; Subscribe streams value-status changes (see {@link StatusStreams}).
  */
 public final class ManagerServiceImpl extends ManagerServiceGrpc.ManagerServiceImplBase {
   private final KVScheduler kvs;
@@ -48,8 +48,8 @@ public final class ManagerServiceImpl extends ManagerServiceGrpc.ManagerServiceI
   private final GrpcSource source;
   private final StatusStreams streams;
 
-  public ManagerServiceImpl(KVScheduler kvs, ProtoModels models, GrpcSource source,
-      StatusStreams streams) {
+  public ManagerServiceImpl(
+      KVScheduler kvs, ProtoModels models, GrpcSource source, StatusStreams streams) {
     this.kvs = kvs;
     this.models = models;
     this.source = source;
@@ -65,8 +65,8 @@ public final class ManagerServiceImpl extends ManagerServiceGrpc.ManagerServiceI
   private SetConfigResponse setConfig(SetConfigRequest request) {
     List<String> unknown = ProtoModels.unknownFields(request, "");
     if (!unknown.isEmpty()) {
-      throw Calls.invalid("the request has fields this agent does not know: "
-          + String.join(", ", unknown));
+      throw Calls.invalid(
+          "the request has fields this agent does not know: " + String.join(", ", unknown));
     }
     Map<String, Object> changes = new LinkedHashMap<>();
     Map<String, Map<String, String>> labels = new LinkedHashMap<>();
@@ -81,24 +81,54 @@ public final class ManagerServiceImpl extends ManagerServiceGrpc.ManagerServiceI
       if (item.getData().hasAny()) {
         Any any = item.getData().getAny();
         String type = ProtoModels.typeName(any);
-        model = models.modelForMessage(type).orElseThrow(() -> Calls.invalid(at
-            + ": no registered model has values of " + type + " (type URL '" + any.getTypeUrl()
-            + "')"));
+        model =
+            models
+                .modelForMessage(type)
+                .orElseThrow(
+                    () ->
+                        Calls.invalid(
+                            at
+                                + ": no registered model has values of "
+                                + type
+                                + " (type URL '"
+                                + any.getTypeUrl()
+                                + "')"));
         if (!item.getId().getModel().isEmpty() && !item.getId().getModel().equals(model.name())) {
-          throw Calls.invalid(at + ": id.model is '" + item.getId().getModel() + "' but the"
-              + " data is a " + type + " of model " + model.name());
+          throw Calls.invalid(
+              at
+                  + ": id.model is '"
+                  + item.getId().getModel()
+                  + "' but the"
+                  + " data is a "
+                  + type
+                  + " of model "
+                  + model.name());
         }
         value = decode(model, any, at);
         key = model.key(value);
         if (!item.getId().getName().isEmpty()
             && !item.getId().getName().equals(model.instanceName(value))) {
-          throw Calls.invalid(at + ": id.name is '" + item.getId().getName()
-              + "' but the data's name is '" + model.instanceName(value) + "'");
+          throw Calls.invalid(
+              at
+                  + ": id.name is '"
+                  + item.getId().getName()
+                  + "' but the data's name is '"
+                  + model.instanceName(value)
+                  + "'");
         }
       } else {
-        model = models.model(item.getId().getModel()).orElseThrow(() -> Calls.invalid(at
-            + ": unknown model '" + item.getId().getModel() + "' (known: "
-            + models.registry().models().stream().map(Model::name).toList() + ")"));
+        model =
+            models
+                .model(item.getId().getModel())
+                .orElseThrow(
+                    () ->
+                        Calls.invalid(
+                            at
+                                + ": unknown model '"
+                                + item.getId().getModel()
+                                + "' (known: "
+                                + models.registry().models().stream().map(Model::name).toList()
+                                + ")"));
         if (model.named() && item.getId().getName().isEmpty()) {
           throw Calls.invalid(at + ": a removal needs id.name (model " + model.name() + ")");
         }
@@ -107,8 +137,13 @@ public final class ManagerServiceImpl extends ManagerServiceGrpc.ManagerServiceI
       }
       changes.put(key, value);
       labels.put(key, u.getLabelsMap());
-      ids.put(key, Item.ID.newBuilder().setModel(model.name())
-          .setName(model.named() ? key.substring(model.keyPrefix().length()) : "").build());
+      ids.put(
+          key,
+          Item.ID
+              .newBuilder()
+              .setModel(model.name())
+              .setName(model.named() ? key.substring(model.keyPrefix().length()) : "")
+              .build());
     }
     long seq;
     if (request.getOverwriteAll()) {
@@ -119,12 +154,20 @@ public final class ManagerServiceImpl extends ManagerServiceGrpc.ManagerServiceI
       seq = Calls.await(source.change(changes, labels));
     }
     SetConfigResponse.Builder out = SetConfigResponse.newBuilder();
-    ids.forEach((key, id) -> out.addResults(UpdateResult.newBuilder()
-        .setId(id)
-        .setKey(key)
-        .setStatus(status(kvs.valueStatus(key).value()))));
-    out.addResults(UpdateResult.newBuilder().setKey("seqnum").setStatus(ItemStatus.newBuilder()
-        .setStatus(ValueState.NONEXISTENT.name()).setMessage(Long.toString(seq))));
+    ids.forEach(
+        (key, id) ->
+            out.addResults(
+                UpdateResult.newBuilder()
+                    .setId(id)
+                    .setKey(key)
+                    .setStatus(status(kvs.valueStatus(key).value()))));
+    out.addResults(
+        UpdateResult.newBuilder()
+            .setKey("seqnum")
+            .setStatus(
+                ItemStatus.newBuilder()
+                    .setStatus(ValueState.NONEXISTENT.name())
+                    .setMessage(Long.toString(seq))));
     return out.build();
   }
 
@@ -134,8 +177,7 @@ public final class ManagerServiceImpl extends ManagerServiceGrpc.ManagerServiceI
     try {
       m = DynamicMessage.parseFrom(d, any.getValue());
     } catch (InvalidProtocolBufferException e) {
-      throw Calls.invalid(at + ": data is not a valid " + d.getFullName() + ": "
-          + e.getMessage());
+      throw Calls.invalid(at + ": data is not a valid " + d.getFullName() + ": " + e.getMessage());
     }
     List<String> unknown = ProtoModels.unknownFields(m, at + ".data");
     if (!unknown.isEmpty()) {
@@ -166,29 +208,34 @@ public final class ManagerServiceImpl extends ManagerServiceGrpc.ManagerServiceI
       throw Calls.invalid("give ids or labels, not both");
     }
     GetConfigResponse.Builder out = GetConfigResponse.newBuilder();
-    source.northbound().desired().forEach((key, value) -> {
-      Optional<Item> item = item(key, value);
-      if (item.isEmpty()) {
-        return;
-      }
-      Map<String, String> labels = source.labels(key);
-      if (request.getIdsCount() > 0 && !request.getIdsList().contains(item.get().getId())) {
-        return;
-      }
-      if (!labelsMatch(request.getLabelsMap(), labels)) {
-        return;
-      }
-      out.addItems(ConfigItem.newBuilder()
-          .setItem(item.get())
-          .setStatus(status(kvs.valueStatus(key).value()))
-          .putAllLabels(labels));
-    });
+    source
+        .northbound()
+        .desired()
+        .forEach(
+            (key, value) -> {
+              Optional<Item> item = item(key, value);
+              if (item.isEmpty()) {
+                return;
+              }
+              Map<String, String> labels = source.labels(key);
+              if (request.getIdsCount() > 0 && !request.getIdsList().contains(item.get().getId())) {
+                return;
+              }
+              if (!labelsMatch(request.getLabelsMap(), labels)) {
+                return;
+              }
+              out.addItems(
+                  ConfigItem.newBuilder()
+                      .setItem(item.get())
+                      .setStatus(status(kvs.valueStatus(key).value()))
+                      .putAllLabels(labels));
+            });
     return out.build();
   }
 
   /**
-   * Whether {@code labels} satisfy {@code filter}: each {@code key: value} must be present
-   * (with that value, or any when the value is empty), each {@code !key} absent.
+   * Whether {@code labels} satisfy {@code filter}: each {@code key: value} must be present (with
+   * that value, or any when the value is empty), each {@code !key} absent.
    */
   static boolean labelsMatch(Map<String, String> filter, Map<String, String> labels) {
     for (Map.Entry<String, String> f : filter.entrySet()) {
@@ -211,9 +258,13 @@ public final class ManagerServiceImpl extends ManagerServiceGrpc.ManagerServiceI
       return Optional.empty();
     }
     Model<?> m = model.get();
-    Item.Builder item = Item.newBuilder().setId(Item.ID.newBuilder()
-        .setModel(m.name())
-        .setName(m.named() ? key.substring(m.keyPrefix().length()) : ""));
+    Item.Builder item =
+        Item.newBuilder()
+            .setId(
+                Item.ID
+                    .newBuilder()
+                    .setModel(m.name())
+                    .setName(m.named() ? key.substring(m.keyPrefix().length()) : ""));
     if (value != null) {
       Optional<Any> any = models.toAny(m, value);
       if (any.isEmpty()) {
@@ -242,11 +293,13 @@ public final class ManagerServiceImpl extends ManagerServiceGrpc.ManagerServiceI
         if (kv.value() == null || !m.valueClass().isInstance(kv.value())) {
           continue;
         }
-        item(kv.key(), kv.value()).ifPresent(item -> {
-          if (request.getIdsCount() == 0 || request.getIdsList().contains(item.getId())) {
-            out.addItems(StateItem.newBuilder().setItem(item));
-          }
-        });
+        item(kv.key(), kv.value())
+            .ifPresent(
+                item -> {
+                  if (request.getIdsCount() == 0 || request.getIdsList().contains(item.getId())) {
+                    out.addItems(StateItem.newBuilder().setItem(item));
+                  }
+                });
       }
     }
     return out.build();
@@ -259,25 +312,32 @@ public final class ManagerServiceImpl extends ManagerServiceGrpc.ManagerServiceI
       Item.ID id = request.getSubscriptions(i).getId();
       Optional<Model<?>> m = models.model(id.getModel());
       if (m.isEmpty()) {
-        out.onError(Calls.invalid("subscriptions[" + i + "]: unknown model '" + id.getModel()
-            + "' (known: " + models.registry().models().stream().map(Model::name).toList()
-            + ")"));
+        out.onError(
+            Calls.invalid(
+                "subscriptions["
+                    + i
+                    + "]: unknown model '"
+                    + id.getModel()
+                    + "' (known: "
+                    + models.registry().models().stream().map(Model::name).toList()
+                    + ")"));
         return;
       }
       String prefix = m.get().keyPrefix();
-      selectors.add(id.getName().isEmpty() ? m.get()::isKey
-          : KeySelector.exact(m.get().named() ? prefix + id.getName() : prefix));
+      selectors.add(
+          id.getName().isEmpty()
+              ? m.get()::isKey
+              : KeySelector.exact(m.get().named() ? prefix + id.getName() : prefix));
     }
-    KeySelector selector = selectors.isEmpty()
-        ? key -> models.registry().forKey(key).isPresent()
-        : key -> selectors.stream().anyMatch(s -> s.test(key));
+    KeySelector selector =
+        selectors.isEmpty()
+            ? key -> models.registry().forKey(key).isPresent()
+            : key -> selectors.stream().anyMatch(s -> s.test(key));
     streams.open(selector, out, this::notification);
   }
 
-  private Notification notification(BaseValueStatus s,
-      Map<String, Object> desired) {
-    Notification.Builder n = Notification.newBuilder()
-        .setStatus(status(s.value()));
+  private Notification notification(BaseValueStatus s, Map<String, Object> desired) {
+    Notification.Builder n = Notification.newBuilder().setStatus(status(s.value()));
     item(s.key(), desired.get(s.key())).ifPresent(n::setItem);
     return n.build();
   }

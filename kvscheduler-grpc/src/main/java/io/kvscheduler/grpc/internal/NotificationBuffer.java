@@ -13,9 +13,9 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The notifications of {@code ConfiguratorService.Notify}: a ring buffer of the last {@link
  * #capacity} notifications, numbered from 0, and the open streams. A stream first replays the
- * buffered notifications from the index it asks for, then follows new ones. Each stream keeps
- * only a position in the buffer and sends while its client is ready to receive: a client that
- * reads slowly holds no memory of its own; if it falls behind the buffer's oldest notification it
+ * buffered notifications from the index it asks for, then follows new ones. Each stream keeps only
+ * a position in the buffer and sends while its client is ready to receive: a client that reads
+ * slowly holds no memory of its own; if it falls behind the buffer's oldest notification it
  * continues from the oldest one still buffered.
  */
 public final class NotificationBuffer {
@@ -68,14 +68,13 @@ public final class NotificationBuffer {
   /** Opens a stream for {@code request}. */
   void open(NotifyRequest request, StreamObserver<NotifyResponse> observer) {
     if (closed) {
-      observer.onError(Status.UNAVAILABLE.withDescription("the agent is stopping")
-          .asRuntimeException());
+      observer.onError(
+          Status.UNAVAILABLE.withDescription("the agent is stopping").asRuntimeException());
       return;
     }
     ServerCallStreamObserver<NotifyResponse> call =
         (ServerCallStreamObserver<NotifyResponse>) observer;
-    Stream s = new Stream(call, Integer.toUnsignedLong(request.getIdx()),
-        request.getFiltersList());
+    Stream s = new Stream(call, Integer.toUnsignedLong(request.getIdx()), request.getFiltersList());
     call.setOnCancelHandler(() -> streams.remove(s));
     call.setOnReadyHandler(s::drain);
     streams.add(s);
@@ -112,10 +111,8 @@ public final class NotificationBuffer {
         Notification n = found.notification();
         cursor = found.index() + 1;
         if (matches(n)) {
-          call.onNext(NotifyResponse.newBuilder()
-              .setNextIdx((int) cursor)
-              .setNotification(n)
-              .build());
+          call.onNext(
+              NotifyResponse.newBuilder().setNextIdx((int) cursor).setNotification(n).build());
         }
       }
     }
@@ -135,8 +132,8 @@ public final class NotificationBuffer {
     synchronized void end() {
       if (!ended && !call.isCancelled()) {
         ended = true;
-        call.onError(Status.UNAVAILABLE.withDescription("the agent is stopping")
-            .asRuntimeException());
+        call.onError(
+            Status.UNAVAILABLE.withDescription("the agent is stopping").asRuntimeException());
       }
     }
   }

@@ -25,11 +25,11 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The protobuf side of the registered models: the message definition of each model (found by its
- * proto name among the definitions compiled into this module and those of models whose values
- * are protobuf messages), and the conversion between messages and the values the registry
- * holds. A value that is a protobuf message of the model's class is taken as is; a value of
- * another class (a record) goes through protobuf JSON: {@link JsonFormat} on the message side,
- * the registry's codec on the value side, so both agree on field names and enum spellings.
+ * proto name among the definitions compiled into this module and those of models whose values are
+ * protobuf messages), and the conversion between messages and the values the registry holds. A
+ * value that is a protobuf message of the model's class is taken as is; a value of another class (a
+ * record) goes through protobuf JSON: {@link JsonFormat} on the message side, the registry's codec
+ * on the value side, so both agree on field names and enum spellings.
  */
 public final class ProtoModels {
   /** The type URL prefix of the values this agent packs into {@code google.protobuf.Any}. */
@@ -43,8 +43,7 @@ public final class ProtoModels {
   private final ModelRegistry registry;
   private final Map<String, Descriptor> messages = new LinkedHashMap<>();
   private final Map<String, FileDescriptor> files = new LinkedHashMap<>();
-  private final Map<Model<?>, Optional<Descriptor>> byModel =
-      new ConcurrentHashMap<>();
+  private final Map<Model<?>, Optional<Descriptor>> byModel = new ConcurrentHashMap<>();
 
   /**
    * @param registry the agent's models
@@ -121,8 +120,8 @@ public final class ProtoModels {
   }
 
   /**
-   * The value of {@code model} that {@code message} (a message of the model's definition)
-   * stands for.
+   * The value of {@code model} that {@code message} (a message of the model's definition) stands
+   * for.
    *
    * @throws ModelException when the registry's codec refuses it (its message names the field)
    */
@@ -133,19 +132,18 @@ public final class ProtoModels {
     }
     if (Message.class.isAssignableFrom(type)) {
       try {
-        return type.getMethod("parseFrom", ByteString.class)
-            .invoke(null, message.toByteString());
+        return type.getMethod("parseFrom", ByteString.class).invoke(null, message.toByteString());
       } catch (ReflectiveOperationException e) {
-        throw new ModelException(model.keyPrefix(), "cannot read " + model.protoName() + ": "
-            + e.getMessage(), e);
+        throw new ModelException(
+            model.keyPrefix(), "cannot read " + model.protoName() + ": " + e.getMessage(), e);
       }
     }
     JsonNode tree;
     try {
       tree = JSON.readTree(PRINTER.print(message));
     } catch (InvalidProtocolBufferException | JsonProcessingException e) {
-      throw new ModelException(model.keyPrefix(), "cannot read " + model.protoName() + ": "
-          + e.getMessage(), e);
+      throw new ModelException(
+          model.keyPrefix(), "cannot read " + model.protoName() + ": " + e.getMessage(), e);
     }
     return registry.decodeTree(model, tree);
   }
@@ -160,16 +158,22 @@ public final class ProtoModels {
       try {
         return builder.mergeFrom(m.toByteString()).build();
       } catch (InvalidProtocolBufferException e) {
-        throw new IllegalStateException("cannot convert " + m.getDescriptorForType()
-            .getFullName(), e);
+        throw new IllegalStateException(
+            "cannot convert " + m.getDescriptorForType().getFullName(), e);
       }
     }
     try {
       PARSER.merge(registry.encode(value), builder);
       return builder.build();
     } catch (InvalidProtocolBufferException e) {
-      throw new IllegalStateException("the value " + value + " does not fit its message "
-          + builder.getDescriptorForType().getFullName() + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "the value "
+              + value
+              + " does not fit its message "
+              + builder.getDescriptorForType().getFullName()
+              + ": "
+              + e.getMessage(),
+          e);
     }
   }
 
@@ -180,10 +184,13 @@ public final class ProtoModels {
 
   /** {@code value} packed into an {@code Any} with the agent's type URL. */
   public Optional<Any> toAny(Model<?> model, Object value) {
-    return toMessage(model, value).map(m -> Any.newBuilder()
-        .setTypeUrl(TYPE_URL_PREFIX + m.getDescriptorForType().getFullName())
-        .setValue(m.toByteString())
-        .build());
+    return toMessage(model, value)
+        .map(
+            m ->
+                Any.newBuilder()
+                    .setTypeUrl(TYPE_URL_PREFIX + m.getDescriptorForType().getFullName())
+                    .setValue(m.toByteString())
+                    .build());
   }
 
   /** The full message name of an {@code Any}'s type URL (the part after the last {@code /}). */
@@ -204,8 +211,11 @@ public final class ProtoModels {
 
   private static void collectUnknown(Message message, String path, List<String> out) {
     String name = message.getDescriptorForType().getFullName();
-    message.getUnknownFields().asMap().keySet().forEach(n ->
-        out.add((path.isEmpty() ? "" : path + ": ") + "field " + n + " of " + name));
+    message
+        .getUnknownFields()
+        .asMap()
+        .keySet()
+        .forEach(n -> out.add((path.isEmpty() ? "" : path + ": ") + "field " + n + " of " + name));
     for (Map.Entry<FieldDescriptor, Object> e : message.getAllFields().entrySet()) {
       FieldDescriptor f = e.getKey();
       if (f.getJavaType() != FieldDescriptor.JavaType.MESSAGE) {

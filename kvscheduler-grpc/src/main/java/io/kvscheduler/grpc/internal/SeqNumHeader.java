@@ -29,33 +29,34 @@ public final class SeqNumHeader implements ServerInterceptor {
   }
 
   @Override
-  public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-      ServerCallHandler<Q, R> next) {
+  public <Q, R> ServerCall.Listener<Q> interceptCall(
+      ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
     AtomicLong seq = new AtomicLong(-1);
-    ServerCall<Q, R> wrapped = new SimpleForwardingServerCall<>(call) {
-      private boolean headersSent;
+    ServerCall<Q, R> wrapped =
+        new SimpleForwardingServerCall<>(call) {
+          private boolean headersSent;
 
-      @Override
-      public void sendHeaders(Metadata h) {
-        add(h);
-        headersSent = true;
-        super.sendHeaders(h);
-      }
+          @Override
+          public void sendHeaders(Metadata h) {
+            add(h);
+            headersSent = true;
+            super.sendHeaders(h);
+          }
 
-      @Override
-      public void close(Status status, Metadata trailers) {
-        if (!headersSent) {
-          add(trailers);
-        }
-        super.close(status, trailers);
-      }
+          @Override
+          public void close(Status status, Metadata trailers) {
+            if (!headersSent) {
+              add(trailers);
+            }
+            super.close(status, trailers);
+          }
 
-      private void add(Metadata m) {
-        if (seq.get() >= 0) {
-          m.put(SEQNUM, Long.toString(seq.get()));
-        }
-      }
-    };
+          private void add(Metadata m) {
+            if (seq.get() >= 0) {
+              m.put(SEQNUM, Long.toString(seq.get()));
+            }
+          }
+        };
     return Contexts.interceptCall(Context.current().withValue(SEQ, seq), wrapped, headers, next);
   }
 }

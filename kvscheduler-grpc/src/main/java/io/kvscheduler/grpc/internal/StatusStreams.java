@@ -20,9 +20,9 @@ import java.util.function.Supplier;
 
 /**
  * The open {@code ManagerService.Subscribe} streams: each follows the scheduler's value-status
- * changes of the selected keys and sends one response per change while its client is ready.
- * Changes wait in a queue of at most {@link #limit} per stream; a client that lets more pile up
- * has its stream ended with {@code RESOURCE_EXHAUSTED} (memory stays bounded).
+ * changes of the selected keys and sends one response per change while its client is ready. Changes
+ * wait in a queue of at most {@link #limit} per stream; a client that lets more pile up has its
+ * stream ended with {@code RESOURCE_EXHAUSTED} (memory stays bounded).
  */
 public final class StatusStreams {
   private final KVScheduler kvs;
@@ -35,11 +35,11 @@ public final class StatusStreams {
   /**
    * @param desired the desired values (to put each changed value into its notification)
    * @param limit changes waiting per stream before it is ended
-   * @param executor where the changes are sent from (not the scheduler's thread, which reports
-   *     them and must not wait for the desired values' lock)
+   * @param executor where the changes are sent from (not the scheduler's thread, which reports them
+   *     and must not wait for the desired values' lock)
    */
-  public StatusStreams(KVScheduler kvs, Supplier<Map<String, Object>> desired, int limit,
-      Executor executor) {
+  public StatusStreams(
+      KVScheduler kvs, Supplier<Map<String, Object>> desired, int limit, Executor executor) {
     this.kvs = kvs;
     this.desired = desired;
     this.limit = limit;
@@ -51,11 +51,13 @@ public final class StatusStreams {
     return open.size();
   }
 
-  void open(KeySelector selector, StreamObserver<SubscribeResponse> observer,
+  void open(
+      KeySelector selector,
+      StreamObserver<SubscribeResponse> observer,
       BiFunction<BaseValueStatus, Map<String, Object>, Notification> toNotification) {
     if (closed) {
-      observer.onError(Status.UNAVAILABLE.withDescription("the agent is stopping")
-          .asRuntimeException());
+      observer.onError(
+          Status.UNAVAILABLE.withDescription("the agent is stopping").asRuntimeException());
       return;
     }
     ServerCallStreamObserver<SubscribeResponse> call =
@@ -84,7 +86,8 @@ public final class StatusStreams {
     private volatile Subscription subscription;
     private boolean ended;
 
-    Stream(ServerCallStreamObserver<SubscribeResponse> call,
+    Stream(
+        ServerCallStreamObserver<SubscribeResponse> call,
         BiFunction<BaseValueStatus, Map<String, Object>, Notification> toNotification) {
       this.call = call;
       this.toNotification = toNotification;
@@ -108,17 +111,24 @@ public final class StatusStreams {
         over = queue.size() > limit;
       }
       if (over) {
-        executor.execute(() -> end(Status.RESOURCE_EXHAUSTED.withDescription("the client does"
-            + " not read the stream: more than " + limit + " status changes are waiting")));
+        executor.execute(
+            () ->
+                end(
+                    Status.RESOURCE_EXHAUSTED.withDescription(
+                        "the client does"
+                            + " not read the stream: more than "
+                            + limit
+                            + " status changes are waiting")));
         return;
       }
       // one drain waiting at most: a burst of changes does not become a burst of tasks (each a
       // thread of the executor, waiting for this stream's lock)
       if (drainQueued.compareAndSet(false, true)) {
-        executor.execute(() -> {
-          drainQueued.set(false);
-          drain();
-        });
+        executor.execute(
+            () -> {
+              drainQueued.set(false);
+              drain();
+            });
       }
     }
 
@@ -129,9 +139,10 @@ public final class StatusStreams {
           values = desired.get();
         }
         BaseValueStatus s = queue.poll();
-        call.onNext(SubscribeResponse.newBuilder()
-            .addNotifications(toNotification.apply(s, values))
-            .build());
+        call.onNext(
+            SubscribeResponse.newBuilder()
+                .addNotifications(toNotification.apply(s, values))
+                .build());
       }
     }
 

@@ -17,12 +17,13 @@ import org.junit.jupiter.api.Test;
 /** The watcher's link reads as Notify's interface notifications. */
 class LinuxNotificationsTest {
   final List<Notification> sent = new ArrayList<>();
-  final LinuxNotifications notifications = new LinuxNotifications(sent::add,
-      Clock.fixed(Instant.ofEpochSecond(1_700_000_000), ZoneOffset.UTC));
+  final LinuxNotifications notifications =
+      new LinuxNotifications(
+          sent::add, Clock.fixed(Instant.ofEpochSecond(1_700_000_000), ZoneOffset.UTC));
 
   static Link veth(String name, boolean up, int mtu) {
-    return new Link("", 7, name, "veth", "/vnf-agent/vpp1/" + name, up, mtu,
-        "02:00:00:00:00:01", List.of());
+    return new Link(
+        "", 7, name, "veth", "/vnf-agent/vpp1/" + name, up, mtu, "02:00:00:00:00:01", List.of());
   }
 
   InterfaceState state(int i) {
@@ -35,11 +36,19 @@ class LinuxNotificationsTest {
   void oneNotificationPerNewChangedOrRemovedLink() {
     notifications.accept(List.of(veth("v1", true, 1500)));
     assertThat(sent).hasSize(1);
-    assertThat(state(0)).isEqualTo(InterfaceState.newBuilder()
-        .setName("/vnf-agent/vpp1/v1").setInternalName("v1").setType(Interface.Type.VETH)
-        .setIfIndex(7).setAdminStatus(InterfaceState.Status.UP)
-        .setOperStatus(InterfaceState.Status.UP).setLastChange(1_700_000_000)
-        .setPhysAddress("02:00:00:00:00:01").setMtu(1500).build());
+    assertThat(state(0))
+        .isEqualTo(
+            InterfaceState.newBuilder()
+                .setName("/vnf-agent/vpp1/v1")
+                .setInternalName("v1")
+                .setType(Interface.Type.VETH)
+                .setIfIndex(7)
+                .setAdminStatus(InterfaceState.Status.UP)
+                .setOperStatus(InterfaceState.Status.UP)
+                .setLastChange(1_700_000_000)
+                .setPhysAddress("02:00:00:00:00:01")
+                .setMtu(1500)
+                .build());
 
     notifications.accept(List.of(veth("v1", true, 1500))); // nothing changed
     assertThat(sent).hasSize(1);

@@ -25,20 +25,28 @@ public final class QuickStart {
   private QuickStart() {}
 
   public static void main(String[] args) {
-    KVDescriptor<Interface, Void> interfaces = KVDescriptor.builder("interface", Interface.class)
-        .nbKeyPrefix("config/interfaces/")
-        .createWithoutMetadata((key, itf) -> System.out.println("  SB: create interface " + itf))
-        .updateWithoutMetadata((key, before, after) ->
-            System.out.println("  SB: update interface " + before + " -> " + after))
-        .delete((key, itf, meta) -> System.out.println("  SB: delete interface " + itf))
-        .build();
-    KVDescriptor<Route, Void> routes = KVDescriptor.builder("route", Route.class)
-        .nbKeyPrefix("config/routes/")
-        .createWithoutMetadata((key, route) -> System.out.println("  SB: create route " + route))
-        .delete((key, route, meta) -> System.out.println("  SB: delete route " + route))
-        .dependencies((key, route) -> List.of(
-            Dependency.onKey("interface-exists", "config/interfaces/" + route.outInterface())))
-        .build();
+    KVDescriptor<Interface, Void> interfaces =
+        KVDescriptor.builder("interface", Interface.class)
+            .nbKeyPrefix("config/interfaces/")
+            .createWithoutMetadata(
+                (key, itf) -> System.out.println("  SB: create interface " + itf))
+            .updateWithoutMetadata(
+                (key, before, after) ->
+                    System.out.println("  SB: update interface " + before + " -> " + after))
+            .delete((key, itf, meta) -> System.out.println("  SB: delete interface " + itf))
+            .build();
+    KVDescriptor<Route, Void> routes =
+        KVDescriptor.builder("route", Route.class)
+            .nbKeyPrefix("config/routes/")
+            .createWithoutMetadata(
+                (key, route) -> System.out.println("  SB: create route " + route))
+            .delete((key, route, meta) -> System.out.println("  SB: delete route " + route))
+            .dependencies(
+                (key, route) ->
+                    List.of(
+                        Dependency.onKey(
+                            "interface-exists", "config/interfaces/" + route.outInterface())))
+            .build();
 
     try (KVScheduler kvs = KVScheduler.builder().printTxnSummary(false).build()) {
       kvs.registerDescriptors(interfaces, routes);
@@ -68,8 +76,11 @@ public final class QuickStart {
       }
 
       step("transaction history");
-      kvs.transactionHistory().forEach(txn -> System.out.println(
-          "  #" + txn.seqNum() + " " + txn.type() + " executed " + txn.executed()));
+      kvs.transactionHistory()
+          .forEach(
+              txn ->
+                  System.out.println(
+                      "  #" + txn.seqNum() + " " + txn.type() + " executed " + txn.executed()));
     }
   }
 

@@ -8,18 +8,19 @@ import io.kvscheduler.plugins.linux.model.LinuxModels;
 import java.time.Duration;
 
 /**
- * The Linux plugin as an agent plugin: registers the Linux models and descriptors over iproute2
- * in the namespace the agent runs in, and follows the kernel's link events. Off unless the agent
- * is told to enable it ({@code --linux}), so that a default agent never touches the host's
- * network.
+ * The Linux plugin as an agent plugin: registers the Linux models and descriptors over iproute2 in
+ * the namespace the agent runs in, and follows the kernel's link events. Off unless the agent is
+ * told to enable it ({@code --linux}), so that a default agent never touches the host's network.
  */
 public final class LinuxAgentPlugin implements AgentPlugin {
   /** Limit of one {@code ip} command. */
   private static final Duration CALL_LIMIT = Duration.ofSeconds(10);
 
   private final LinuxCalls calls;
+
   /** Made by this plugin (closed with it), not handed in. */
   private final IpRoute2Calls ownCalls;
+
   private volatile LinuxPlugin plugin;
 
   /** The plugin over iproute2 in the namespace the agent runs in (found by ServiceLoader). */

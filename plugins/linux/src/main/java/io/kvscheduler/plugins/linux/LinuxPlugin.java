@@ -9,10 +9,12 @@ import io.kvscheduler.plugins.linux.descriptor.InterfaceWatcherDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.RouteDescriptor;
 import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfIndex;
 import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfMetadata;
+import io.kvscheduler.plugins.linux.linuxcalls.Link;
 import io.kvscheduler.plugins.linux.linuxcalls.LinuxCallException;
 import io.kvscheduler.plugins.linux.linuxcalls.LinuxCalls;
 import io.kvscheduler.plugins.linux.model.interfaces.Interface;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * The Linux descriptors registered on a scheduler, in vpp-agent's order: interfaces, their
@@ -21,23 +23,23 @@ import java.util.List;
  */
 public final class LinuxPlugin implements AutoCloseable {
   /** The descriptors whose operations on different values may run concurrently. */
-  public static final List<String> PARALLEL_DESCRIPTORS = List.of(
-      InterfaceAddressDescriptor.NAME, RouteDescriptor.NAME, ArpDescriptor.NAME);
+  public static final List<String> PARALLEL_DESCRIPTORS =
+      List.of(InterfaceAddressDescriptor.NAME, RouteDescriptor.NAME, ArpDescriptor.NAME);
 
   private final KVScheduler kvs;
   private final LinuxIfIndex interfaces;
   private final InterfaceWatcherDescriptor watcher;
 
-  private LinuxPlugin(KVScheduler kvs, LinuxIfIndex interfaces,
-      InterfaceWatcherDescriptor watcher) {
+  private LinuxPlugin(
+      KVScheduler kvs, LinuxIfIndex interfaces, InterfaceWatcherDescriptor watcher) {
     this.kvs = kvs;
     this.interfaces = interfaces;
     this.watcher = watcher;
   }
 
   /**
-   * Registers the descriptors on {@code kvs} over {@code calls}; links the agent creates are
-   * marked with aliases starting with {@code agentPrefix} ({@code /vnf-agent/<label>/}).
+   * Registers the descriptors on {@code kvs} over {@code calls}; links the agent creates are marked
+   * with aliases starting with {@code agentPrefix} ({@code /vnf-agent/<label>/}).
    */
   public static LinuxPlugin register(KVScheduler kvs, LinuxCalls calls, String agentPrefix) {
     KVDescriptor<Interface, LinuxIfMetadata> interfaces =
@@ -59,12 +61,11 @@ public final class LinuxPlugin implements AutoCloseable {
   }
 
   /**
-   * Calls {@code listener} with the links of the agent's namespace whenever kernel link or
-   * address events made the interface watcher read them again (see {@link
+   * Calls {@code listener} with the links of the agent's namespace whenever kernel link or address
+   * events made the interface watcher read them again (see {@link
    * InterfaceWatcherDescriptor#onLinks}).
    */
-  public AutoCloseable onLinks(
-      java.util.function.Consumer<List<io.kvscheduler.plugins.linux.linuxcalls.Link>> listener) {
+  public AutoCloseable onLinks(Consumer<List<Link>> listener) {
     return watcher.onLinks(listener);
   }
 

@@ -39,10 +39,14 @@ class ExternalChangeKernelTest {
 
     RecordedTxn resync = k.fullResync();
 
-    assertThat(KernelFixture.sbOperations(resync)).contains(
-        "CREATE " + Values.key(Topology.VETH1), "CREATE " + Values.key(Topology.VETH2),
-        "CREATE " + LinuxKeys.addressKey("veth1", LinuxKeys.AddressSource.STATIC, "10.0.1.1/24"),
-        "CREATE " + Values.key(Topology.ROUTE), "CREATE " + Values.key(Topology.ARP));
+    assertThat(KernelFixture.sbOperations(resync))
+        .contains(
+            "CREATE " + Values.key(Topology.VETH1),
+            "CREATE " + Values.key(Topology.VETH2),
+            "CREATE "
+                + LinuxKeys.addressKey("veth1", LinuxKeys.AddressSource.STATIC, "10.0.1.1/24"),
+            "CREATE " + Values.key(Topology.ROUTE),
+            "CREATE " + Values.key(Topology.ARP));
     for (String key : Topology.values().keySet()) {
       assertThat(k.state(key)).as(key).isEqualTo(ValueState.CONFIGURED);
     }
@@ -52,8 +56,15 @@ class ExternalChangeKernelTest {
   }
 
   /** An EXISTING link made by hand in the agent's namespace, with a route and an ARP entry. */
-  static final Interface EXT = Interface.newBuilder().setName("ext").setHostIfName("ext0")
-      .setType(Interface.Type.EXISTING).setEnabled(true).addIpAddresses("10.9.0.1/24").build();
+  static final Interface EXT =
+      Interface.newBuilder()
+          .setName("ext")
+          .setHostIfName("ext0")
+          .setType(Interface.Type.EXISTING)
+          .setEnabled(true)
+          .addIpAddresses("10.9.0.1/24")
+          .build();
+
   static final Route EXT_ROUTE = Values.route("ext", "10.10.0.0/16", "10.9.0.254");
   static final ARPEntry EXT_ARP = Values.arp("ext", "10.9.0.254", "02:00:00:00:09:fe");
 
@@ -84,10 +95,11 @@ class ExternalChangeKernelTest {
     k.await(Values.key(EXT_ARP), ValueState.PENDING);
     assertThat(k.status(Values.key(EXT)).value().details())
         .containsExactly("host-interface-exists");
-    assertThat(k.status(Values.key(EXT_ROUTE)).value().details()).containsExactlyInAnyOrder(
-        "outgoing-interface-is-up", "outgoing-interface-has-ip-address", "gw-reachable");
-    assertThat(k.status(Values.key(EXT_ARP)).value().details()).containsExactlyInAnyOrder(
-        "interface-is-up", "interface-has-ip-address");
+    assertThat(k.status(Values.key(EXT_ROUTE)).value().details())
+        .containsExactlyInAnyOrder(
+            "outgoing-interface-is-up", "outgoing-interface-has-ip-address", "gw-reachable");
+    assertThat(k.status(Values.key(EXT_ARP)).value().details())
+        .containsExactlyInAnyOrder("interface-is-up", "interface-has-ip-address");
 
     // the link comes back (by hand again): the agent configures it as the NB says
     k.sh("ip", "link", "add", "ext0", "type", "veth", "peer", "name", "ext0-peer");
@@ -107,14 +119,22 @@ class ExternalChangeKernelTest {
     k.await(LinuxKeys.hostNameKey("ext0"), ValueState.OBTAINED);
     k.change(existingValues());
     k.sh("ip", "route", "add", "10.77.0.0/16", "dev", "ext0");
-    k.sh("ip", "neigh", "add", "10.9.0.77", "lladdr", "02:00:00:00:00:77", "dev", "ext0",
-        "nud", "permanent");
+    k.sh(
+        "ip",
+        "neigh",
+        "add",
+        "10.9.0.77",
+        "lladdr",
+        "02:00:00:00:00:77",
+        "dev",
+        "ext0",
+        "nud",
+        "permanent");
 
     RecordedTxn resync = k.fullResync();
 
     assertThat(KernelFixture.sbOperations(resync)).isEmpty();
-    assertThat(k.state("config/linux/l3/v2/route/10.77.0.0/16/ext"))
-        .isEqualTo(ValueState.OBTAINED);
+    assertThat(k.state("config/linux/l3/v2/route/10.77.0.0/16/ext")).isEqualTo(ValueState.OBTAINED);
     assertThat(k.state("config/linux/l3/v2/arp/ext/10.9.0.77")).isEqualTo(ValueState.OBTAINED);
     assertThat(k.ipJson("", "route", "show", "10.77.0.0/16")).hasSize(1);
     assertThat(k.ipJson("", "neigh", "show", "10.9.0.77")).hasSize(1);

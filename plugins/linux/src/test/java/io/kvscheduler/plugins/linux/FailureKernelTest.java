@@ -39,14 +39,28 @@ class FailureKernelTest {
 
   @Test
   void invalidValuesNameTheirFieldsAndTouchNothing() {
-    Interface noPeer = Interface.newBuilder().setName("v1").setType(Interface.Type.VETH)
-        .setNamespace(Values.ns("nsx")).setPhysAddress("not-a-mac").build();
-    Interface badNs = Interface.newBuilder().setName("v2").setType(Interface.Type.DUMMY)
-        .setNamespace(NetNamespace.newBuilder().setType(NetNamespace.ReferenceType.NSID))
-        .setHostIfName("a-name-longer-than-15").build();
+    Interface noPeer =
+        Interface.newBuilder()
+            .setName("v1")
+            .setType(Interface.Type.VETH)
+            .setNamespace(Values.ns("nsx"))
+            .setPhysAddress("not-a-mac")
+            .build();
+    Interface badNs =
+        Interface.newBuilder()
+            .setName("v2")
+            .setType(Interface.Type.DUMMY)
+            .setNamespace(NetNamespace.newBuilder().setType(NetNamespace.ReferenceType.NSID))
+            .setHostIfName("a-name-longer-than-15")
+            .build();
     Interface noType = Interface.newBuilder().setName("v3").build();
-    Route route = Route.newBuilder().setOutgoingInterface("").setDstNetwork("10.0.0.0/33")
-        .setGwAddr("10.0.0.1").setScope(Route.Scope.LINK).build();
+    Route route =
+        Route.newBuilder()
+            .setOutgoingInterface("")
+            .setDstNetwork("10.0.0.0/33")
+            .setGwAddr("10.0.0.1")
+            .setScope(Route.Scope.LINK)
+            .build();
     ARPEntry arp = Values.arp("v1", "10.0.0.300", "zz:00");
     Map<String, Object> m = new LinkedHashMap<>();
     m.put(Values.key(noPeer), noPeer);
@@ -84,14 +98,15 @@ class FailureKernelTest {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put(Values.key(a), a);
     m.put(Values.key(b), b);
-    k.change(m, TxnOptions.builder().retry(
-        new RetryOptions(Duration.ofMillis(500), 0, false)).build());
+    k.change(
+        m, TxnOptions.builder().retry(new RetryOptions(Duration.ofMillis(500), 0, false)).build());
 
     ValueStatus failed = status(Values.key(a));
     assertThat(failed.state()).isEqualTo(ValueState.RETRYING);
     assertThat(failed.error()).isEqualTo("RTNETLINK answers: File exists");
-    assertThat(k.link("", "taken").path("ifalias").asText("")).as("the foreign link is not"
-        + " touched").isEmpty();
+    assertThat(k.link("", "taken").path("ifalias").asText(""))
+        .as("the foreign link is not" + " touched")
+        .isEmpty();
 
     k.sh("ip", "link", "del", "taken");
 
@@ -108,8 +123,8 @@ class FailureKernelTest {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put(Values.key(big), big);
     m.put(Values.key(b), b);
-    k.change(m, TxnOptions.builder().retry(
-        new RetryOptions(Duration.ofMillis(100), 0, false)).build());
+    k.change(
+        m, TxnOptions.builder().retry(new RetryOptions(Duration.ofMillis(100), 0, false)).build());
 
     ValueStatus failed = status(Values.key(big));
     assertThat(failed.state()).isEqualTo(ValueState.FAILED);

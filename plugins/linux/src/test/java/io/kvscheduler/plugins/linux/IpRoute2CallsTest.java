@@ -9,7 +9,9 @@ import io.kvscheduler.plugins.linux.linuxcalls.LinkSettings;
 import io.kvscheduler.plugins.linux.linuxcalls.LinuxCallException;
 import io.kvscheduler.plugins.linux.linuxcalls.NetnsSandbox;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -27,8 +29,8 @@ class IpRoute2CallsTest {
     try {
       sandbox = NetnsSandbox.start();
     } catch (IOException e) {
-      Assumptions.abort("the kernel or the system forbids private network namespaces here: "
-          + e.getMessage());
+      Assumptions.abort(
+          "the kernel or the system forbids private network namespaces here: " + e.getMessage());
     }
     calls = new IpRoute2Calls(sandbox.prefix(), Duration.ofSeconds(10));
   }
@@ -56,8 +58,13 @@ class IpRoute2CallsTest {
     calls.ensureNamespace("a");
     calls.addVethPair("t1", "t2", "a");
     assertThat(calls.findLinks("", List.of("t1"))).isEmpty();
-    Link l = calls.configureLink("a", "t1", "x1", "/vnf-agent/t/x1",
-        LinkSettings.none().withMtu(1400).withMac("02:00:00:00:00:01").withUp(true));
+    Link l =
+        calls.configureLink(
+            "a",
+            "t1",
+            "x1",
+            "/vnf-agent/t/x1",
+            LinkSettings.none().withMtu(1400).withMac("02:00:00:00:00:01").withUp(true));
     assertThat(l.name()).isEqualTo("x1");
     assertThat(l.alias()).isEqualTo("/vnf-agent/t/x1");
     assertThat(l.mtu()).isEqualTo(1400);
@@ -70,8 +77,8 @@ class IpRoute2CallsTest {
         .isInstanceOf(LinuxCallException.class)
         .hasMessage("RTNETLINK answers: File exists")
         .satisfies(e -> assertThat(((LinuxCallException) e).retriable()).isTrue());
-    assertThatThrownBy(() -> calls.configureLink("", "t3", "t3", null,
-        LinkSettings.none().withMtu(100000)))
+    assertThatThrownBy(
+            () -> calls.configureLink("", "t3", "t3", null, LinkSettings.none().withMtu(100000)))
         .isInstanceOf(LinuxCallException.class)
         .hasMessage("Error: mtu greater than device maximum.")
         .satisfies(e -> assertThat(((LinuxCallException) e).retriable()).isFalse());
@@ -83,8 +90,9 @@ class IpRoute2CallsTest {
 
   @Test
   void batchRunsTheKernelsOwnFastPath() throws Exception {
-    calls.batch("", "link add b1 type veth peer name b2\nlink set b1 up\n"
-        + "addr add 10.5.0.1/24 dev b1\n");
+    calls.batch(
+        "",
+        "link add b1 type veth peer name b2\nlink set b1 up\n" + "addr add 10.5.0.1/24 dev b1\n");
     assertThat(calls.link("", "b1").orElseThrow().addresses()).containsExactly("10.5.0.1/24");
     assertThatThrownBy(() -> calls.batch("", "link add b1 type veth peer name b3\n"))
         .hasMessage("RTNETLINK answers: File exists");
@@ -126,10 +134,10 @@ class IpRoute2CallsTest {
 
   /** Runs a command inside the sandbox, as someone else than the plugin would. */
   private void byHand(String... argv) throws Exception {
-    List<String> cmd = new java.util.ArrayList<>(sandbox.prefix());
+    List<String> cmd = new ArrayList<>(sandbox.prefix());
     cmd.addAll(List.of(argv));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor()).as(String.join(" ", argv) + ": " + out).isZero();
   }
 }

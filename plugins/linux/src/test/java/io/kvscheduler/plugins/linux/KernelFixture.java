@@ -14,20 +14,24 @@ import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.linux.linuxcalls.IpRoute2Calls;
 import io.kvscheduler.plugins.linux.linuxcalls.NetnsSandbox;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.assertj.core.api.Assertions;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Assumptions;
 
 /**
  * A scheduler with the Linux plugin driving the real kernel inside a private network namespace
- * (with private named namespaces), plus methods to look at the kernel with {@code ip -json} and
- * to change it by hand. Closing it ends the namespace and everything in it.
+ * (with private named namespaces), plus methods to look at the kernel with {@code ip -json} and to
+ * change it by hand. Closing it ends the namespace and everything in it.
  */
 final class KernelFixture implements AutoCloseable {
   static final String AGENT_PREFIX = "/vnf-agent/test/";
@@ -37,6 +41,7 @@ final class KernelFixture implements AutoCloseable {
   final IpRoute2Calls calls;
   KVScheduler kvs;
   LinuxPlugin plugin;
+
   /** The desired NB values (what a full resync sends). */
   final Map<String, Object> desired = new LinkedHashMap<>();
 
@@ -51,8 +56,8 @@ final class KernelFixture implements AutoCloseable {
     try {
       return new KernelFixture(NetnsSandbox.start());
     } catch (IOException e) {
-      Assumptions.abort("the kernel or the system forbids private network namespaces here: "
-          + e.getMessage());
+      Assumptions.abort(
+          "the kernel or the system forbids private network namespaces here: " + e.getMessage());
       throw new AssertionError(e);
     }
   }
@@ -83,14 +88,15 @@ final class KernelFixture implements AutoCloseable {
 
   long change(Map<String, Object> values, TxnOptions options) {
     Txn t = kvs.startNBTransaction();
-    values.forEach((k, v) -> {
-      t.setValue(k, v);
-      if (v == null) {
-        desired.remove(k);
-      } else {
-        desired.put(k, v);
-      }
-    });
+    values.forEach(
+        (k, v) -> {
+          t.setValue(k, v);
+          if (v == null) {
+            desired.remove(k);
+          } else {
+            desired.put(k, v);
+          }
+        });
     try {
       return t.commit(options);
     } catch (TransactionException e) {
@@ -139,9 +145,11 @@ final class KernelFixture implements AutoCloseable {
 
   /** Waits until {@code key} is in {@code state} (watcher events arrive asynchronously). */
   void await(String key, ValueState state) {
-    Awaitility.await().atMost(10, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(20))
-        .untilAsserted(() -> org.assertj.core.api.Assertions.assertThat(state(key))
-            .as("state of %s", key).isEqualTo(state));
+    Awaitility.await()
+        .atMost(10, TimeUnit.SECONDS)
+        .pollInterval(Duration.ofMillis(20))
+        .untilAsserted(
+            () -> Assertions.assertThat(state(key)).as("state of %s", key).isEqualTo(state));
   }
 
   /** Runs {@code argv} inside the sandbox; returns stdout or fails the test with stderr. */
@@ -162,20 +170,20 @@ final class KernelFixture implements AutoCloseable {
     try {
       Process p = new ProcessBuilder(cmd).start();
       p.getOutputStream().close();
-      java.util.concurrent.CompletableFuture<String> err = java.util.concurrent.CompletableFuture
-          .supplyAsync(() -> readAll(p.getErrorStream()));
+      CompletableFuture<String> err =
+          CompletableFuture.supplyAsync(() -> readAll(p.getErrorStream()));
       String out = readAll(p.getInputStream());
       if (!p.waitFor(30, TimeUnit.SECONDS)) {
         p.destroyForcibly();
         throw new AssertionError(String.join(" ", argv) + " did not finish");
       }
       return new Result(p.exitValue(), out, err.get());
-    } catch (IOException | InterruptedException | java.util.concurrent.ExecutionException e) {
+    } catch (IOException | InterruptedException | ExecutionException e) {
       throw new AssertionError(e);
     }
   }
 
-  private static String readAll(java.io.InputStream in) {
+  private static String readAll(InputStream in) {
     try {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {

@@ -36,52 +36,83 @@ class LinuxModelsTest {
 
   @Test
   void messagesHaveVppAgentsNamesAndFieldNumbers() {
-    assertThat(Interface.getDescriptor().getFullName()).isEqualTo("ligato.linux.interfaces.Interface");
-    assertThat(fields(Interface.getDescriptor())).containsExactlyInAnyOrderEntriesOf(Map.ofEntries(
-        Map.entry("name", 1), Map.entry("type", 2), Map.entry("namespace", 3),
-        Map.entry("host_if_name", 4), Map.entry("enabled", 5), Map.entry("ip_addresses", 6),
-        Map.entry("phys_address", 7), Map.entry("mtu", 8), Map.entry("link_only", 9),
-        Map.entry("vrf_master_interface", 10), Map.entry("veth", 20), Map.entry("tap", 21),
-        Map.entry("vrf_dev", 22)));
+    assertThat(Interface.getDescriptor().getFullName())
+        .isEqualTo("ligato.linux.interfaces.Interface");
+    assertThat(fields(Interface.getDescriptor()))
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.ofEntries(
+                Map.entry("name", 1),
+                Map.entry("type", 2),
+                Map.entry("namespace", 3),
+                Map.entry("host_if_name", 4),
+                Map.entry("enabled", 5),
+                Map.entry("ip_addresses", 6),
+                Map.entry("phys_address", 7),
+                Map.entry("mtu", 8),
+                Map.entry("link_only", 9),
+                Map.entry("vrf_master_interface", 10),
+                Map.entry("veth", 20),
+                Map.entry("tap", 21),
+                Map.entry("vrf_dev", 22)));
     assertThat(Interface.Type.DUMMY.getNumber()).isEqualTo(6);
     assertThat(Interface.Type.EXISTING.getNumber()).isEqualTo(4);
-    assertThat(fields(VethLink.getDescriptor())).containsExactlyInAnyOrderEntriesOf(Map.of(
-        "peer_if_name", 1, "rx_checksum_offloading", 2, "tx_checksum_offloading", 3));
-    assertThat(fields(NetNamespace.getDescriptor())).containsExactlyInAnyOrderEntriesOf(
-        Map.of("type", 1, "reference", 2));
+    assertThat(fields(VethLink.getDescriptor()))
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of("peer_if_name", 1, "rx_checksum_offloading", 2, "tx_checksum_offloading", 3));
+    assertThat(fields(NetNamespace.getDescriptor()))
+        .containsExactlyInAnyOrderEntriesOf(Map.of("type", 1, "reference", 2));
     assertThat(NetNamespace.getDescriptor().getFullName())
         .isEqualTo("ligato.linux.namespace.NetNamespace");
     assertThat(Route.getDescriptor().getFullName()).isEqualTo("ligato.linux.l3.Route");
-    assertThat(fields(Route.getDescriptor())).containsExactlyInAnyOrderEntriesOf(Map.of(
-        "outgoing_interface", 1, "scope", 2, "dst_network", 3, "gw_addr", 4, "metric", 5));
+    assertThat(fields(Route.getDescriptor()))
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(
+                "outgoing_interface", 1, "scope", 2, "dst_network", 3, "gw_addr", 4, "metric", 5));
     assertThat(Route.Scope.LINK.getNumber()).isEqualTo(3);
     assertThat(ARPEntry.getDescriptor().getFullName()).isEqualTo("ligato.linux.l3.ARPEntry");
-    assertThat(fields(ARPEntry.getDescriptor())).containsExactlyInAnyOrderEntriesOf(Map.of(
-        "interface", 1, "ip_address", 2, "hw_address", 3));
+    assertThat(fields(ARPEntry.getDescriptor()))
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of("interface", 1, "ip_address", 2, "hw_address", 3));
   }
 
   @Test
   void decodesVppAgentsCanonicalEtcdValues() throws Exception {
-    Object veth = registry.decode("config/linux/interfaces/v2/interface/veth1",
-        "{\"name\":\"veth1\",\"type\":\"VETH\",\"namespace\":{\"type\":\"NSID\","
-            + "\"reference\":\"ns1\"},\"enabled\":true,\"ip_addresses\":[\"192.168.22.1/24\","
-            + "\"10.0.2.2/24\"],\"phys_address\":\"D2:74:8C:12:67:D2\",\"mtu\":1500,"
-            + "\"veth\":{\"peer_if_name\":\"veth2\"}}");
-    assertThat(veth).isEqualTo(Interface.newBuilder().setName("veth1")
-        .setType(Interface.Type.VETH).setNamespace(Values.ns("ns1")).setEnabled(true)
-        .addIpAddresses("192.168.22.1/24").addIpAddresses("10.0.2.2/24")
-        .setPhysAddress("D2:74:8C:12:67:D2").setMtu(1500)
-        .setVeth(VethLink.newBuilder().setPeerIfName("veth2")).build());
-    Object arp = registry.decode("config/linux/l3/v2/arp/veth1/130.0.0.1",
-        "{\"interface\":\"veth1\",\"ip_address\":\"130.0.0.1\","
-            + "\"hw_address\":\"46:06:18:DB:05:3A\"}");
+    Object veth =
+        registry.decode(
+            "config/linux/interfaces/v2/interface/veth1",
+            "{\"name\":\"veth1\",\"type\":\"VETH\",\"namespace\":{\"type\":\"NSID\","
+                + "\"reference\":\"ns1\"},\"enabled\":true,\"ip_addresses\":[\"192.168.22.1/24\","
+                + "\"10.0.2.2/24\"],\"phys_address\":\"D2:74:8C:12:67:D2\",\"mtu\":1500,"
+                + "\"veth\":{\"peer_if_name\":\"veth2\"}}");
+    assertThat(veth)
+        .isEqualTo(
+            Interface.newBuilder()
+                .setName("veth1")
+                .setType(Interface.Type.VETH)
+                .setNamespace(Values.ns("ns1"))
+                .setEnabled(true)
+                .addIpAddresses("192.168.22.1/24")
+                .addIpAddresses("10.0.2.2/24")
+                .setPhysAddress("D2:74:8C:12:67:D2")
+                .setMtu(1500)
+                .setVeth(VethLink.newBuilder().setPeerIfName("veth2"))
+                .build());
+    Object arp =
+        registry.decode(
+            "config/linux/l3/v2/arp/veth1/130.0.0.1",
+            "{\"interface\":\"veth1\",\"ip_address\":\"130.0.0.1\","
+                + "\"hw_address\":\"46:06:18:DB:05:3A\"}");
     assertThat(registry.keyOf(arp)).isEqualTo("config/linux/l3/v2/arp/veth1/130.0.0.1");
-    Object route = registry.decode("config/linux/l3/v2/route/10.0.2.0/24/veth1",
-        "{\"outgoingInterface\":\"veth1\",\"scope\":1,\"dstNetwork\":\"10.0.2.0/24\","
-            + "\"metric\":100}");
+    Object route =
+        registry.decode(
+            "config/linux/l3/v2/route/10.0.2.0/24/veth1",
+            "{\"outgoingInterface\":\"veth1\",\"scope\":1,\"dstNetwork\":\"10.0.2.0/24\","
+                + "\"metric\":100}");
     assertThat(((Route) route).getScope()).isEqualTo(Route.Scope.GLOBAL);
-    assertThat(registry.encode(route)).isEqualTo("{\"outgoing_interface\":\"veth1\","
-        + "\"scope\":\"GLOBAL\",\"dst_network\":\"10.0.2.0/24\",\"metric\":100}");
+    assertThat(registry.encode(route))
+        .isEqualTo(
+            "{\"outgoing_interface\":\"veth1\","
+                + "\"scope\":\"GLOBAL\",\"dst_network\":\"10.0.2.0/24\",\"metric\":100}");
   }
 
   @Test
@@ -92,27 +123,31 @@ class LinuxModelsTest {
         .isEqualTo("config/linux/l3/v2/route/2001:db8::/64/e0");
     assertThat(registry.keyOf(Values.route("e0", "bogus", "")))
         .isEqualTo("config/linux/l3/v2/route/<invalid>/0/e0");
-    assertThatThrownBy(() -> registry.decode("config/linux/l3/v2/route/10.0.2.5/24/veth1",
-        "{\"outgoing_interface\":\"veth1\",\"dst_network\":\"10.0.2.5/24\"}"))
+    assertThatThrownBy(
+            () ->
+                registry.decode(
+                    "config/linux/l3/v2/route/10.0.2.5/24/veth1",
+                    "{\"outgoing_interface\":\"veth1\",\"dst_network\":\"10.0.2.5/24\"}"))
         .isInstanceOf(ModelException.class)
-        .hasMessageContaining("key does not match the key computed from the value:"
-            + " config/linux/l3/v2/route/10.0.2.0/24/veth1");
+        .hasMessageContaining(
+            "key does not match the key computed from the value:"
+                + " config/linux/l3/v2/route/10.0.2.0/24/veth1");
   }
 
   @Test
   void yamlFieldsAreVppAgentsOnes() {
     assertThat(LinuxModels.INTERFACE.yamlGroup()).isEqualTo("linuxConfig");
-    assertThat(LinuxModels.all()).extracting(m -> m.yamlField())
+    assertThat(LinuxModels.all())
+        .extracting(m -> m.yamlField())
         .containsExactly("interfaces", "routes", "arpEntries");
   }
 
   @Test
   void ipv6IsWrittenAsGoWritesIt() {
-    assertThat(IpNet.parse("2001:0db8:0000:0000:0000:ff00:0042:8329/64").orElseThrow()
-        .toString()).isEqualTo("2001:db8::ff00:42:8329/64");
+    assertThat(IpNet.parse("2001:0db8:0000:0000:0000:ff00:0042:8329/64").orElseThrow().toString())
+        .isEqualTo("2001:db8::ff00:42:8329/64");
     assertThat(IpNet.parse("::1/128").orElseThrow().toString()).isEqualTo("::1/128");
-    assertThat(IpNet.parse("fe80::/10").orElseThrow().network().toString())
-        .isEqualTo("fe80::/10");
+    assertThat(IpNet.parse("fe80::/10").orElseThrow().network().toString()).isEqualTo("fe80::/10");
     assertThat(IpNet.parse("10.0.0.1/33")).isEmpty();
     assertThat(IpNet.parse("example.com/24")).isEmpty();
   }

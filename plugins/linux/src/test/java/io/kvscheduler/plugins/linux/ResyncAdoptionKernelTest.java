@@ -13,9 +13,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * What a resync makes of links the configuration does not describe exactly: addresses someone
- * put on an EXISTING link, a veth end whose peer lost its mark, a second link carrying the mark
- * of a configured interface.
+ * What a resync makes of links the configuration does not describe exactly: addresses someone put
+ * on an EXISTING link, a veth end whose peer lost its mark, a second link carrying the mark of a
+ * configured interface.
  */
 class ResyncAdoptionKernelTest {
   KernelFixture k;
@@ -32,8 +32,13 @@ class ResyncAdoptionKernelTest {
     }
   }
 
-  static final Interface EXT = Interface.newBuilder().setName("ext").setHostIfName("ext0")
-      .setType(Interface.Type.EXISTING).setEnabled(true).build();
+  static final Interface EXT =
+      Interface.newBuilder()
+          .setName("ext")
+          .setHostIfName("ext0")
+          .setType(Interface.Type.EXISTING)
+          .setEnabled(true)
+          .build();
 
   /** ext0 made by hand, up, with an address of its own. */
   private void hostLinkWithAnAddress() {
@@ -52,10 +57,12 @@ class ResyncAdoptionKernelTest {
 
     RecordedTxn resync = k.fullResync();
 
-    assertThat(KernelFixture.sbOperations(resync)).containsExactly(
-        "DELETE " + LinuxKeys.addressKey("ext", LinuxKeys.AddressSource.STATIC, "10.9.0.5/24"));
+    assertThat(KernelFixture.sbOperations(resync))
+        .containsExactly(
+            "DELETE " + LinuxKeys.addressKey("ext", LinuxKeys.AddressSource.STATIC, "10.9.0.5/24"));
     assertThat(k.addresses("", "ext0")).isEmpty();
-    assertThat(k.link("", "ext0").path("ifindex").asInt()).as("the link itself is kept")
+    assertThat(k.link("", "ext0").path("ifindex").asInt())
+        .as("the link itself is kept")
         .isEqualTo(index);
     assertThat(k.state(Values.key(EXT))).isEqualTo(ValueState.CONFIGURED);
     assertThat(KernelFixture.sbOperations(k.fullResync())).isEmpty();
@@ -69,8 +76,9 @@ class ResyncAdoptionKernelTest {
 
     RecordedTxn resync = k.fullResync();
 
-    assertThat(KernelFixture.sbOperations(resync)).containsExactly(
-        "DELETE " + LinuxKeys.addressKey("ext", LinuxKeys.AddressSource.STATIC, "10.9.0.5/24"));
+    assertThat(KernelFixture.sbOperations(resync))
+        .containsExactly(
+            "DELETE " + LinuxKeys.addressKey("ext", LinuxKeys.AddressSource.STATIC, "10.9.0.5/24"));
     assertThat(k.addresses("", "ext0")).containsExactly("10.9.1.1/24");
   }
 
@@ -105,12 +113,14 @@ class ResyncAdoptionKernelTest {
 
     RecordedTxn resync = k.fullResync();
 
-    assertThat(KernelFixture.sbOperations(resync)).startsWith(
-        "DELETE " + LinuxKeys.addressKey("va-MISSING_PEER", LinuxKeys.AddressSource.STATIC,
-            "10.8.0.1/24"),
-        "DELETE " + LinuxKeys.interfaceKey("va-MISSING_PEER"));
-    assertThat(KernelFixture.sbOperations(resync)).contains(
-        "CREATE " + Values.key(VA), "CREATE " + Values.key(VB));
+    assertThat(KernelFixture.sbOperations(resync))
+        .startsWith(
+            "DELETE "
+                + LinuxKeys.addressKey(
+                    "va-MISSING_PEER", LinuxKeys.AddressSource.STATIC, "10.8.0.1/24"),
+            "DELETE " + LinuxKeys.interfaceKey("va-MISSING_PEER"));
+    assertThat(KernelFixture.sbOperations(resync))
+        .contains("CREATE " + Values.key(VA), "CREATE " + Values.key(VB));
     assertThat(k.state(Values.key(VA))).isEqualTo(ValueState.CONFIGURED);
     assertThat(k.state(Values.key(VB))).isEqualTo(ValueState.CONFIGURED);
     assertThat(k.link("", "va").path("ifindex").asInt()).isNotEqualTo(before);

@@ -6,7 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.ValueState;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -86,7 +88,7 @@ class TopologyKernelTest {
   @Test
   void removingTheConfigurationRemovesEverythingItMade() {
     k.change(Topology.values());
-    java.util.Map<String, Object> none = new java.util.LinkedHashMap<>();
+    Map<String, Object> none = new LinkedHashMap<>();
     Topology.values().keySet().forEach(key -> none.put(key, null));
     k.change(none);
     assertThat(k.linkNames("ns1")).containsExactly("lo");
@@ -106,7 +108,8 @@ class TopologyKernelTest {
     k.change(Topology.values());
     k.sh("ip", "-n", "ns1", "route", "add", "10.0.9.0/24", "via", "10.0.1.2"); // someone else's
     assertThat(k.ipJson("ns1", "route", "show", "10.0.2.0/24").get(0).path("protocol").asText())
-        .as("the agent's route carries its protocol number").isEqualTo("200");
+        .as("the agent's route carries its protocol number")
+        .isEqualTo("200");
 
     k.restartAgent();
     k.desired.remove(Values.key(Topology.ROUTE));
@@ -115,7 +118,8 @@ class TopologyKernelTest {
     assertThat(KernelFixture.sbOperations(resync))
         .containsExactly("DELETE " + Values.key(Topology.ROUTE));
     assertThat(k.ipJson("ns1", "route", "show", "10.0.2.0/24")).isEmpty();
-    assertThat(k.ipJson("ns1", "route", "show", "10.0.9.0/24")).as("a foreign route stays")
+    assertThat(k.ipJson("ns1", "route", "show", "10.0.9.0/24"))
+        .as("a foreign route stays")
         .hasSize(1);
   }
 }

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Changes applied in place keep the kernel's interface index; changes that need a new link get
- * a new one.
+ * Changes applied in place keep the kernel's interface index; changes that need a new link get a
+ * new one.
  */
 class UpdateKernelTest {
   KernelFixture k;
@@ -51,15 +51,19 @@ class UpdateKernelTest {
     int before = index("ns1", "veth1");
 
     RecordedTxn mtu = update(Topology.VETH1.toBuilder().setMtu(1400).build());
-    assertThat(KernelFixture.sbOperations(mtu)).containsExactly(
-        "UPDATE " + Values.key(Topology.VETH1));
+    assertThat(KernelFixture.sbOperations(mtu))
+        .containsExactly("UPDATE " + Values.key(Topology.VETH1));
     assertThat(k.link("ns1", "veth1").path("mtu").asInt()).isEqualTo(1400);
 
     update(Topology.VETH1.toBuilder().setMtu(1400).setPhysAddress("02:00:00:00:0a:0a").build());
     assertThat(k.link("ns1", "veth1").path("address").asText()).isEqualTo("02:00:00:00:0a:0a");
 
-    Interface down = Topology.VETH1.toBuilder().setMtu(1400).setPhysAddress("02:00:00:00:0a:0a")
-        .setEnabled(false).build();
+    Interface down =
+        Topology.VETH1.toBuilder()
+            .setMtu(1400)
+            .setPhysAddress("02:00:00:00:0a:0a")
+            .setEnabled(false)
+            .build();
     update(down);
     assertThat(TopologyKernelTest.flags(k.link("ns1", "veth1"))).doesNotContain("UP");
     // the route and the ARP entry need the interface up: they wait
@@ -83,8 +87,10 @@ class UpdateKernelTest {
   @Test
   void aNewPeerOrNamespaceRecreatesTheLink() {
     int before = index("ns1", "veth1");
-    Interface veth1 = Topology.VETH1.toBuilder().setVeth(
-        Topology.VETH1.getVeth().toBuilder().setPeerIfName("veth3")).build();
+    Interface veth1 =
+        Topology.VETH1.toBuilder()
+            .setVeth(Topology.VETH1.getVeth().toBuilder().setPeerIfName("veth3"))
+            .build();
     Interface veth3 = Values.veth("veth3", "veth1", "ns2", "10.0.1.3/24").build();
     Map<String, Object> m = new LinkedHashMap<>();
     m.put(Values.key(veth1), veth1);
@@ -92,10 +98,13 @@ class UpdateKernelTest {
     m.put(Values.key(Topology.VETH2), null);
     RecordedTxn txn = k.kvs.recordedTransaction(k.change(m)).orElseThrow();
 
-    List<RecordedTxnOp> recreated = txn.executed().stream()
-        .filter(op -> op.key().equals(Values.key(veth1)) && !op.is(RecordedTxnOp.Flag.NOOP)).toList();
+    List<RecordedTxnOp> recreated =
+        txn.executed().stream()
+            .filter(op -> op.key().equals(Values.key(veth1)) && !op.is(RecordedTxnOp.Flag.NOOP))
+            .toList();
     // the old peer goes first, taking the pair along; veth1 waits, then gets a new pair
-    assertThat(recreated).extracting(op -> op.operation().name())
+    assertThat(recreated)
+        .extracting(op -> op.operation().name())
         .containsExactly("DELETE", "CREATE");
     assertThat(index("ns1", "veth1")).as("a new link").isNotEqualTo(before);
     assertThat(k.link("ns2", "veth3")).isNotNull();
@@ -106,7 +115,8 @@ class UpdateKernelTest {
     Interface moved = veth1.toBuilder().setNamespace(Values.ns("ns3")).build();
     txn = k.kvs.recordedTransaction(k.put(Values.key(moved), moved)).orElseThrow();
     assertThat(txn.executed().stream().filter(op -> op.key().equals(Values.key(moved))))
-        .extracting(op -> op.operation().name()).containsExactly("DELETE", "CREATE");
+        .extracting(op -> op.operation().name())
+        .containsExactly("DELETE", "CREATE");
     assertThat(txn.executed().stream().filter(op -> op.key().equals(Values.key(moved))))
         .allMatch(op -> op.is(RecordedTxnOp.Flag.RECREATE));
     assertThat(k.state(Values.key(veth3))).isEqualTo(ValueState.CONFIGURED);
@@ -120,11 +130,17 @@ class UpdateKernelTest {
 
   @Test
   void aNewTypeRecreatesTheLink() {
-    Assumptions.assumeTrue(k.run("ip", "link", "add", "probe0", "type", "dummy").code() == 0,
+    Assumptions.assumeTrue(
+        k.run("ip", "link", "add", "probe0", "type", "dummy").code() == 0,
         "this kernel has no dummy links (module not available)");
     k.sh("ip", "link", "del", "probe0");
-    Interface dummy = Interface.newBuilder().setName("d1").setType(Interface.Type.DUMMY)
-        .setNamespace(Values.ns("ns1")).setEnabled(true).build();
+    Interface dummy =
+        Interface.newBuilder()
+            .setName("d1")
+            .setType(Interface.Type.DUMMY)
+            .setNamespace(Values.ns("ns1"))
+            .setEnabled(true)
+            .build();
     k.put(Values.key(dummy), dummy);
     int before = index("ns1", "d1");
     Interface veth = Values.veth("d1", "d1-peer", "ns1").build();
@@ -134,16 +150,21 @@ class UpdateKernelTest {
     m.put(Values.key(peer), peer);
     k.change(m);
     assertThat(index("ns1", "d1")).isNotEqualTo(before);
-    assertThat(k.ipJson("ns1", "-d", "link", "show", "d1").get(0).path("linkinfo")
-        .path("info_kind").asText()).isEqualTo("veth");
+    assertThat(
+            k.ipJson("ns1", "-d", "link", "show", "d1")
+                .get(0)
+                .path("linkinfo")
+                .path("info_kind")
+                .asText())
+        .isEqualTo("veth");
   }
 
   @Test
   void aNewMetricRecreatesTheRouteAndANewGatewayReplacesIt() {
     Route metric = Topology.ROUTE.toBuilder().setMetric(50).build();
     RecordedTxn txn = k.kvs.recordedTransaction(k.put(Values.key(metric), metric)).orElseThrow();
-    assertThat(KernelFixture.sbOperations(txn)).containsExactly(
-        "DELETE " + Values.key(metric), "CREATE " + Values.key(metric));
+    assertThat(KernelFixture.sbOperations(txn))
+        .containsExactly("DELETE " + Values.key(metric), "CREATE " + Values.key(metric));
     JsonNode routes = k.ipJson("ns1", "route", "show", "10.0.2.0/24");
     assertThat(routes).hasSize(1);
     assertThat(routes.get(0).path("metric").asInt()).isEqualTo(50);

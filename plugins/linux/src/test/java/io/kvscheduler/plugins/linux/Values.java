@@ -12,13 +12,19 @@ final class Values {
   private Values() {}
 
   static NetNamespace ns(String name) {
-    return NetNamespace.newBuilder().setType(NetNamespace.ReferenceType.NSID)
-        .setReference(name).build();
+    return NetNamespace.newBuilder()
+        .setType(NetNamespace.ReferenceType.NSID)
+        .setReference(name)
+        .build();
   }
 
   static Interface.Builder veth(String name, String peer, String namespace, String... ips) {
-    Interface.Builder b = Interface.newBuilder().setName(name).setType(Interface.Type.VETH)
-        .setEnabled(true).setVeth(VethLink.newBuilder().setPeerIfName(peer));
+    Interface.Builder b =
+        Interface.newBuilder()
+            .setName(name)
+            .setType(Interface.Type.VETH)
+            .setEnabled(true)
+            .setVeth(VethLink.newBuilder().setPeerIfName(peer));
     if (!namespace.isEmpty()) {
       b.setNamespace(ns(namespace));
     }
@@ -33,8 +39,7 @@ final class Values {
   }
 
   static Route route(String iface, String dst, String gw) {
-    return Route.newBuilder().setOutgoingInterface(iface).setDstNetwork(dst).setGwAddr(gw)
-        .build();
+    return Route.newBuilder().setOutgoingInterface(iface).setDstNetwork(dst).setGwAddr(gw).build();
   }
 
   static String key(Route r) {

@@ -14,16 +14,16 @@ import org.slf4j.LoggerFactory;
  * plugins' descriptors; the mock southbound logs every operation (logger {@code
  * io.kvscheduler.plugins.mock.sb}).
  *
- * <p>The mock southbound lives in memory and ends with the process, unless the environment
- * variable {@value #STATE_FILE_ENV} (or the system property {@value #STATE_FILE_PROPERTY}) names
- * a state file: then it is kept in that file ({@link SouthboundJournal}), and an agent started
- * again finds what the southbound held, as it would find a real data plane after a crash. The
- * file stays open until the process ends (the scheduler may still call the southbound while the
- * plugins close).
+ * <p>The mock southbound lives in memory and ends with the process, unless the environment variable
+ * {@value #STATE_FILE_ENV} (or the system property {@value #STATE_FILE_PROPERTY}) names a state
+ * file: then it is kept in that file ({@link SouthboundJournal}), and an agent started again finds
+ * what the southbound held, as it would find a real data plane after a crash. The file stays open
+ * until the process ends (the scheduler may still call the southbound while the plugins close).
  */
 public final class MockAgentPlugin implements AgentPlugin {
   /** Environment variable naming the mock southbound's state file. */
   public static final String STATE_FILE_ENV = "KVS_MOCK_STATE_FILE";
+
   /** System property naming the mock southbound's state file (wins over the environment). */
   public static final String STATE_FILE_PROPERTY = "kvs.mock.state-file";
 
@@ -40,11 +40,12 @@ public final class MockAgentPlugin implements AgentPlugin {
   @Override
   public void init(AgentContext ctx) throws Exception {
     registerModels(ctx.models());
-    String stateFile = System.getProperty(STATE_FILE_PROPERTY,
-        System.getenv(STATE_FILE_ENV));
+    String stateFile = System.getProperty(STATE_FILE_PROPERTY, System.getenv(STATE_FILE_ENV));
     if (stateFile != null && !stateFile.isBlank()) {
       journal = SouthboundJournal.open(Path.of(stateFile));
-      LOG.info("mock southbound kept in {} ({} operations replayed)", journal.file(),
+      LOG.info(
+          "mock southbound kept in {} ({} operations replayed)",
+          journal.file(),
           journal.replayed().size());
     }
     plugins = MockPlugins.register(ctx.scheduler(), SbPrinter.logging(), journal);

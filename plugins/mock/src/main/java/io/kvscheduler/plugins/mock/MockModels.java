@@ -31,7 +31,8 @@ public final class MockModels {
   public static final Model<FibEntry> FIB =
       Model.builder("mock", "v1", "fib", FibEntry.class)
           .protoName(L2Model.FIB_PROTO_NAME)
-          .name(f -> f.bridgeDomain() + "/mac/" + f.physAddress(),
+          .name(
+              f -> f.bridgeDomain() + "/mac/" + f.physAddress(),
               "{{.BridgeDomain}}/mac/{{.PhysAddress}}")
           .build();
 

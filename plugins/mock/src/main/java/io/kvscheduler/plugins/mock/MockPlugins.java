@@ -30,11 +30,11 @@ public record MockPlugins(InterfacePlugin interfaces, L2Plugin l2) {
   }
 
   /**
-   * Registers both plugins over mock southbounds kept in {@code journal}, which replays what
-   * they held before (null: fresh southbounds in memory).
+   * Registers both plugins over mock southbounds kept in {@code journal}, which replays what they
+   * held before (null: fresh southbounds in memory).
    */
-  public static MockPlugins register(KVScheduler scheduler, SbPrinter printer,
-      SouthboundJournal journal) {
+  public static MockPlugins register(
+      KVScheduler scheduler, SbPrinter printer, SouthboundJournal journal) {
     InterfacePlugin interfaces = InterfacePlugin.register(scheduler, printer, journal);
     L2Plugin l2 = L2Plugin.register(scheduler, printer, journal);
     return new MockPlugins(interfaces, l2);

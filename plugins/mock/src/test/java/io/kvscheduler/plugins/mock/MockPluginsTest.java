@@ -35,55 +35,67 @@ class MockPluginsTest {
   @Test
   void interfaceMetadataIsExposedReadOnlyWithTheSbHandleIndex() {
     kvs.startNBTransaction()
-        .setValue(InterfaceModel.key("loop0"), Interface.of("loop0", Interface.Type.LOOPBACK, false))
+        .setValue(
+            InterfaceModel.key("loop0"), Interface.of("loop0", Interface.Type.LOOPBACK, false))
         .setValue(InterfaceModel.key("tap1"), TAP1)
         .commit();
     // keys are applied in order: loop0 gets handle 0, tap1 handle 1
     assertThat(mock.interfaces().handleOf("tap1")).contains(1);
     assertThat(mock.interfaces().nameOf(0)).contains("loop0");
-    assertThat(mock.interfaces().interfaceIndex().labels()).containsExactlyInAnyOrder("loop0", "tap1");
+    assertThat(mock.interfaces().interfaceIndex().labels())
+        .containsExactlyInAnyOrder("loop0", "tap1");
     assertThat(mock.interfaces().southboundState().get(1)).isEqualTo(TAP1);
-    assertThat(sbLog).containsExactly(
-        "Created Loopback interface: loop0 (handle 0)",
-        "Created TAP interface: tap1 (handle 1)",
-        "Set interface 'tap1' UP");
+    assertThat(sbLog)
+        .containsExactly(
+            "Created Loopback interface: loop0 (handle 0)",
+            "Created TAP interface: tap1 (handle 1)",
+            "Set interface 'tap1' UP");
   }
 
   @Test
   void typeChangeRecreatesAndEnabledChangeUpdatesInPlace() {
     kvs.startNBTransaction().setValue(InterfaceModel.key("tap1"), TAP1).commit();
     sbLog.clear();
-    kvs.startNBTransaction()
-        .setValue(InterfaceModel.key("tap1"), TAP1.withEnabled(false)).commit();
+    kvs.startNBTransaction().setValue(InterfaceModel.key("tap1"), TAP1.withEnabled(false)).commit();
     assertThat(sbLog).containsExactly("Set interface 'tap1' DOWN");
     sbLog.clear();
     kvs.startNBTransaction()
-        .setValue(InterfaceModel.key("tap1"), TAP1.withType(Interface.Type.LOOPBACK)).commit();
-    assertThat(sbLog).containsExactly("Deleted TAP interface: tap1",
-        "Created Loopback interface: tap1 (handle 1)", "Set interface 'tap1' UP");
+        .setValue(InterfaceModel.key("tap1"), TAP1.withType(Interface.Type.LOOPBACK))
+        .commit();
+    assertThat(sbLog)
+        .containsExactly(
+            "Deleted TAP interface: tap1",
+            "Created Loopback interface: tap1 (handle 1)",
+            "Set interface 'tap1' UP");
     assertThat(mock.interfaces().handleOf("tap1")).contains(1);
   }
 
   @Test
   void equivalentMacInOtherCaseOrEmptyCausesNoSouthboundCall() {
     kvs.startNBTransaction()
-        .setValue(InterfaceModel.key("tap1"), TAP1.withPhysAddress("aa:bb:cc:dd:ee:ff")).commit();
+        .setValue(InterfaceModel.key("tap1"), TAP1.withPhysAddress("aa:bb:cc:dd:ee:ff"))
+        .commit();
     sbLog.clear();
     kvs.startNBTransaction()
-        .setValue(InterfaceModel.key("tap1"), TAP1.withPhysAddress("AA:BB:CC:DD:EE:FF")).commit();
+        .setValue(InterfaceModel.key("tap1"), TAP1.withPhysAddress("AA:BB:CC:DD:EE:FF"))
+        .commit();
     kvs.startNBTransaction().setValue(InterfaceModel.key("tap1"), TAP1).commit();
     assertThat(sbLog).isEmpty();
   }
 
   @Test
   void invalidValuesNameTheInvalidFields() {
-    assertThatThrownBy(() -> kvs.startNBTransaction()
-        .setValue(InterfaceModel.key("tap2"), TAP1.withPhysAddress("bad"))
-        .setValue(L2Model.bridgeDomainKey("bd1"),
-            BridgeDomain.of("bd1", BridgeDomain.bvi("a"), BridgeDomain.bvi("b")))
-        .setValue(L2Model.fibKey("bd1", "aa:aa:aa:aa:aa:aa"),
-            FibEntry.forward("aa:aa:aa:aa:aa:aa", "bd1", ""))
-        .commit())
+    assertThatThrownBy(
+            () ->
+                kvs.startNBTransaction()
+                    .setValue(InterfaceModel.key("tap2"), TAP1.withPhysAddress("bad"))
+                    .setValue(
+                        L2Model.bridgeDomainKey("bd1"),
+                        BridgeDomain.of("bd1", BridgeDomain.bvi("a"), BridgeDomain.bvi("b")))
+                    .setValue(
+                        L2Model.fibKey("bd1", "aa:aa:aa:aa:aa:aa"),
+                        FibEntry.forward("aa:aa:aa:aa:aa:aa", "bd1", ""))
+                    .commit())
         .isInstanceOf(TransactionException.class)
         .hasMessageContaining("field phys_address is invalid: address bad: invalid MAC address")
         .hasMessageContaining("mock bridge domain defined with mutliple BVIs")
@@ -96,10 +108,13 @@ class MockPluginsTest {
   @Test
   void bridgeDomainNeverWaitsButItsBindingsAndForwardFibsDo() {
     kvs.startNBTransaction()
-        .setValue(L2Model.bridgeDomainKey("bd1"), BridgeDomain.of("bd1", BridgeDomain.member("tap1")))
-        .setValue(L2Model.fibKey("bd1", "aa:aa:aa:aa:aa:aa"),
+        .setValue(
+            L2Model.bridgeDomainKey("bd1"), BridgeDomain.of("bd1", BridgeDomain.member("tap1")))
+        .setValue(
+            L2Model.fibKey("bd1", "aa:aa:aa:aa:aa:aa"),
             FibEntry.forward("aa:aa:aa:aa:aa:aa", "bd1", "tap1"))
-        .setValue(L2Model.fibKey("bd1", "bb:bb:bb:bb:bb:bb"), FibEntry.drop("bb:bb:bb:bb:bb:bb", "bd1"))
+        .setValue(
+            L2Model.fibKey("bd1", "bb:bb:bb:bb:bb:bb"), FibEntry.drop("bb:bb:bb:bb:bb:bb", "bd1"))
         .commit();
     assertThat(kvs.valueStatus(L2Model.bridgeDomainKey("bd1")).state())
         .isEqualTo(ValueState.CONFIGURED);
@@ -120,7 +135,8 @@ class MockPluginsTest {
   void pendingBindingOfARefreshedBridgeDomainGoesWithItsBase() {
     TxnOptions full = TxnOptions.builder().resync(ResyncType.FULL).build();
     kvs.startNBTransaction()
-        .setValue(L2Model.bridgeDomainKey("bd1"), BridgeDomain.of("bd1", BridgeDomain.member("tap1")))
+        .setValue(
+            L2Model.bridgeDomainKey("bd1"), BridgeDomain.of("bd1", BridgeDomain.member("tap1")))
         .commit(full);
     // the next full resync refreshes bd1 from the SB (no members there), then drops bd1 and
     // brings tap1: the binding that was waiting for tap1 must go with bd1, not be created
@@ -140,8 +156,7 @@ class MockPluginsTest {
     assertThat(MacAddress.isValid("01:23:45:67:89-ab")).isFalse();
     assertThat(MacAddress.isValid("aa:bb:cc:00:00:zz")).isFalse();
     assertThat(MacAddress.isValid("bad-mac")).isFalse();
-    assertThatThrownBy(() -> MacAddress.check("x"))
-        .hasMessage("address x: invalid MAC address");
+    assertThatThrownBy(() -> MacAddress.check("x")).hasMessage("address x: invalid MAC address");
   }
 
   @Test
@@ -153,7 +168,10 @@ class MockPluginsTest {
       other.startNBTransaction().setValue(InterfaceModel.key("tap1"), TAP1).commit();
       other.startNBTransaction().setValue(InterfaceModel.key("tap1"), null).commit();
     }
-    assertThat(lines).containsExactly("Created TAP interface: tap1 (handle 0)",
-        "Set interface 'tap1' UP", "Deleted TAP interface: tap1");
+    assertThat(lines)
+        .containsExactly(
+            "Created TAP interface: tap1 (handle 0)",
+            "Set interface 'tap1' UP",
+            "Deleted TAP interface: tap1");
   }
 }

@@ -38,22 +38,25 @@ class SouthboundJournalTest {
   @Test
   void southboundOutlivesTheSchedulerAndTheResyncDoesOnlyWhatIsMissing() throws Exception {
     Path state = dir.resolve("sb.state");
-    Map<String, Object> config = Map.of(
-        InterfaceModel.key("tap1"), TAP1,
-        InterfaceModel.key("loop1"), Interface.of("loop1", Interface.Type.LOOPBACK, false),
-        L2Model.bridgeDomainKey("bd1"), BridgeDomain.of("bd1", BridgeDomain.member("tap1"),
-            BridgeDomain.bvi("loop1")),
-        L2Model.fibKey("bd1", "aa:bb:cc:00:00:10"),
-        FibEntry.forward("aa:bb:cc:00:00:10", "bd1", "tap1"));
+    Map<String, Object> config =
+        Map.of(
+            InterfaceModel.key("tap1"),
+            TAP1,
+            InterfaceModel.key("loop1"),
+            Interface.of("loop1", Interface.Type.LOOPBACK, false),
+            L2Model.bridgeDomainKey("bd1"),
+            BridgeDomain.of("bd1", BridgeDomain.member("tap1"), BridgeDomain.bvi("loop1")),
+            L2Model.fibKey("bd1", "aa:bb:cc:00:00:10"),
+            FibEntry.forward("aa:bb:cc:00:00:10", "bd1", "tap1"));
     MockPlugins first;
     try (KVScheduler kvs = KVScheduler.builder().printTxnSummary(false).build();
         SouthboundJournal journal = SouthboundJournal.open(state)) {
-      first = MockPlugins.register(kvs, line -> { }, journal);
+      first = MockPlugins.register(kvs, line -> {}, journal);
       set(kvs, config).commit();
     }
     // a process killed while writing a line: the operation did not happen
-    Files.writeString(state, "iface-create\t9\ttap", StandardCharsets.UTF_8,
-        StandardOpenOption.APPEND);
+    Files.writeString(
+        state, "iface-create\t9\ttap", StandardCharsets.UTF_8, StandardOpenOption.APPEND);
 
     List<String> log = new ArrayList<>();
     try (KVScheduler kvs = KVScheduler.builder().printTxnSummary(false).build();

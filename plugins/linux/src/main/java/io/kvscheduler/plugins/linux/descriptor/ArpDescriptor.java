@@ -40,10 +40,12 @@ public final class ArpDescriptor {
         .keyLabel(k -> k.substring(LinuxKeys.ARP_PREFIX.length()))
         .equivalence((k, a, b) -> a.getHwAddress().equalsIgnoreCase(b.getHwAddress()))
         .validate(ArpDescriptor::validate)
-        .dependencies((k, a) -> List.of(
-            Dependency.onKey("interface-is-up", LinuxKeys.stateKey(a.getInterface(), true)),
-            Dependency.anyOfPrefixes("interface-has-ip-address",
-                LinuxKeys.addressPrefix(a.getInterface()))))
+        .dependencies(
+            (k, a) ->
+                List.of(
+                    Dependency.onKey("interface-is-up", LinuxKeys.stateKey(a.getInterface(), true)),
+                    Dependency.anyOfPrefixes(
+                        "interface-has-ip-address", LinuxKeys.addressPrefix(a.getInterface()))))
         .create(d::create)
         .update((k, a, b, m) -> d.create(k, b))
         .delete(d::delete)
@@ -69,9 +71,15 @@ public final class ArpDescriptor {
   }
 
   private Neighbour neighbour(ARPEntry a) throws LinuxCallException {
-    LinuxIfMetadata m = interfaces.lookup(a.getInterface()).orElseThrow(() ->
-        new LinuxCallException("neighbour " + a.getIpAddress(), 1,
-            "interface " + a.getInterface() + " is not configured"));
+    LinuxIfMetadata m =
+        interfaces
+            .lookup(a.getInterface())
+            .orElseThrow(
+                () ->
+                    new LinuxCallException(
+                        "neighbour " + a.getIpAddress(),
+                        1,
+                        "interface " + a.getInterface() + " is not configured"));
     return new Neighbour(m.namespace(), m.hostIfName(), a.getIpAddress(), a.getHwAddress());
   }
 
@@ -101,16 +109,25 @@ public final class ArpDescriptor {
         continue;
       }
       for (Neighbour n : calls.neighbours(m.namespace(), m.hostIfName())) {
-        ARPEntry found = ARPEntry.newBuilder().setInterface(iface).setIpAddress(n.ip())
-            .setHwAddress(n.mac()).build();
+        ARPEntry found =
+            ARPEntry.newBuilder()
+                .setInterface(iface)
+                .setIpAddress(n.ip())
+                .setHwAddress(n.mac())
+                .build();
         for (ARPEntry e : all) {
-          if (e.getInterface().equals(iface) && IpNet.sameAddress(e.getIpAddress(), n.ip())
+          if (e.getInterface().equals(iface)
+              && IpNet.sameAddress(e.getIpAddress(), n.ip())
               && e.getHwAddress().equalsIgnoreCase(n.mac())) {
             found = e; // as configured
           }
         }
-        out.add(new KVWithMetadata<>(LinuxKeys.arpKey(found), found, null,
-            ValueOrigin.UNKNOWN)); // the scheduler's own entries, or someone else's (OBTAINED)
+        out.add(
+            new KVWithMetadata<>(
+                LinuxKeys.arpKey(found),
+                found,
+                null,
+                ValueOrigin.UNKNOWN)); // the scheduler's own entries, or someone else's (OBTAINED)
       }
     }
     return out;

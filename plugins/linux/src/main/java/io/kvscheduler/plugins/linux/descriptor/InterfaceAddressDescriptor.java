@@ -17,8 +17,8 @@ import java.util.List;
  * {@code linux-interface-address}: one derived value per address of an interface, keyed {@code
  * linux/interface/<name>/address/<source>/<address>}, added after the link exists and removed
  * before it goes. An address of source {@code existing} (an EXISTING interface that only waits for
- * its addresses) is never added: it waits for the watcher to report it on the host link.
- * The values are read back through the interface's Retrieve, so this descriptor has none.
+ * its addresses) is never added: it waits for the watcher to report it on the host link. The values
+ * are read back through the interface's Retrieve, so this descriptor has none.
  */
 public final class InterfaceAddressDescriptor {
   /** Descriptor name. */
@@ -55,11 +55,16 @@ public final class InterfaceAddressDescriptor {
     AddressKey k = parse(key);
     Invalid bad = new Invalid();
     if (k.source() == AddressSource.ALLOC_REF) {
-      bad.add("address references ('" + k.address() + "') need the netalloc plugin, which this"
-          + " agent does not have", "ip_addresses");
+      bad.add(
+          "address references ('"
+              + k.address()
+              + "') need the netalloc plugin, which this"
+              + " agent does not have",
+          "ip_addresses");
     } else if (IpNet.parse(k.address()).isEmpty()) {
-      bad.add("'" + k.address() + "' is not an IP address with a prefix length (e.g."
-          + " 10.0.0.1/24)", "ip_addresses");
+      bad.add(
+          "'" + k.address() + "' is not an IP address with a prefix length (e.g." + " 10.0.0.1/24)",
+          "ip_addresses");
     }
     bad.throwIfAny();
   }
@@ -67,15 +72,21 @@ public final class InterfaceAddressDescriptor {
   static List<Dependency> dependencies(String key, Interface value) {
     AddressKey k = parse(key);
     if (k.source() == AddressSource.EXISTING) {
-      return List.of(Dependency.onKey("address-assigned-to-interface",
-          LinuxKeys.hostAddressKey(value.getHostIfName(), k.address())));
+      return List.of(
+          Dependency.onKey(
+              "address-assigned-to-interface",
+              LinuxKeys.hostAddressKey(value.getHostIfName(), k.address())));
     }
     return List.of();
   }
 
   private LinuxIfMetadata link(AddressKey k) throws LinuxCallException {
-    return interfaces.lookup(k.iface()).orElseThrow(() -> new LinuxCallException(
-        "address " + k.address(), 1, "interface " + k.iface() + " is not configured"));
+    return interfaces
+        .lookup(k.iface())
+        .orElseThrow(
+            () ->
+                new LinuxCallException(
+                    "address " + k.address(), 1, "interface " + k.iface() + " is not configured"));
   }
 
   Void create(String key, Interface value) throws LinuxCallException {
@@ -85,8 +96,8 @@ public final class InterfaceAddressDescriptor {
     }
     LinuxIfMetadata m = link(k);
     try {
-      calls.addAddress(m.namespace(), m.hostIfName(), IpNet.parse(k.address()).orElseThrow()
-          .toString());
+      calls.addAddress(
+          m.namespace(), m.hostIfName(), IpNet.parse(k.address()).orElseThrow().toString());
     } catch (LinuxCallException e) {
       if (!e.exists()) {
         throw e;
@@ -102,11 +113,11 @@ public final class InterfaceAddressDescriptor {
     }
     LinuxIfMetadata m = link(k);
     try {
-      calls.deleteAddress(m.namespace(), m.hostIfName(), IpNet.parse(k.address()).orElseThrow()
-          .toString());
+      calls.deleteAddress(
+          m.namespace(), m.hostIfName(), IpNet.parse(k.address()).orElseThrow().toString());
     } catch (LinuxCallException e) {
-      if (!e.notFound() && !(e.getMessage() != null
-          && e.getMessage().contains("Address not found"))) {
+      if (!e.notFound()
+          && !(e.getMessage() != null && e.getMessage().contains("Address not found"))) {
         throw e;
       }
     }

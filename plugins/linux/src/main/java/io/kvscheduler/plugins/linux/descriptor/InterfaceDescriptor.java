@@ -18,6 +18,7 @@ import io.kvscheduler.plugins.linux.model.LinuxKeys.AddressSource;
 import io.kvscheduler.plugins.linux.model.interfaces.Interface;
 import io.kvscheduler.plugins.linux.model.interfaces.VethLink;
 import io.kvscheduler.plugins.linux.model.namespace.NetNamespace;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -26,23 +27,24 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code linux-interface}: veth pairs, dummy links, the loopback, and existing links the agent
- * only adopts.
+ * {@code linux-interface}: veth pairs, dummy links, the loopback, and existing links the agent only
+ * adopts.
  *
  * <ul>
- *   <li>The ends of a veth pair depend on each other (a cycle the scheduler creates together):
- *       the first end created makes the pair with temporary names ({@code veth-<hash of the
- *       logical name>}), moves its own end into its namespace and names it; the other end finds
- *       its temporary link waiting and does the same. Deleting either end deletes the pair.
+ *   <li>The ends of a veth pair depend on each other (a cycle the scheduler creates together): the
+ *       first end created makes the pair with temporary names ({@code veth-<hash of the logical
+ *       name>}), moves its own end into its namespace and names it; the other end finds its
+ *       temporary link waiting and does the same. Deleting either end deletes the pair.
  *   <li>An EXISTING interface waits for the watcher to report its link up, and is never changed.
  *   <li>Links the agent creates carry the alias {@code <agent prefix><name>[/<peer>]}; Retrieve
  *       returns only such links, plus the EXISTING links the configuration expects.
- *   <li>Name, up/down, MAC and MTU change in place; a new type, namespace, peer or
- *       {@code link_only} re-creates the link (a new interface index).
+ *   <li>Name, up/down, MAC and MTU change in place; a new type, namespace, peer or {@code
+ *       link_only} re-creates the link (a new interface index).
  * </ul>
  */
 public final class InterfaceDescriptor {
@@ -53,11 +55,12 @@ public final class InterfaceDescriptor {
 
   private final LinuxCalls calls;
   private final String agentPrefix;
+
   /**
-   * Temporary names of veth ends this descriptor made for a peer that was not created yet (a
-   * hint only: a name found here is tried first, and looked for when it is not there).
+   * Temporary names of veth ends this descriptor made for a peer that was not created yet (a hint
+   * only: a name found here is tried first, and looked for when it is not there).
    */
-  private final Set<String> waitingEnds = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final Set<String> waitingEnds = ConcurrentHashMap.newKeySet();
 
   private InterfaceDescriptor(LinuxCalls calls, String agentPrefix) {
     this.calls = calls;
@@ -68,8 +71,8 @@ public final class InterfaceDescriptor {
    * The descriptor over {@code calls}; links it creates are marked with aliases starting with
    * {@code agentPrefix} ({@code /vnf-agent/<label>/}).
    */
-  public static KVDescriptor<Interface, LinuxIfMetadata> create(LinuxCalls calls,
-      String agentPrefix) {
+  public static KVDescriptor<Interface, LinuxIfMetadata> create(
+      LinuxCalls calls, String agentPrefix) {
     InterfaceDescriptor d = new InterfaceDescriptor(calls, agentPrefix);
     return KVDescriptor.builder(NAME, Interface.class)
         .withMetadata(LinuxIfMetadata.class)
@@ -123,7 +126,7 @@ public final class InterfaceDescriptor {
   /** The temporary kernel name of a veth end before it reaches its namespace and name. */
   static String tempName(String logicalName) {
     int h = 0x811c9dc5;
-    for (byte b : logicalName.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+    for (byte b : logicalName.getBytes(StandardCharsets.UTF_8)) {
       h ^= b & 0xff;
       h *= 0x01000193;
     }
@@ -131,8 +134,7 @@ public final class InterfaceDescriptor {
   }
 
   private String alias(Interface i) {
-    return agentPrefix + i.getName()
-        + (i.getType() == Interface.Type.VETH ? "/" + peer(i) : "");
+    return agentPrefix + i.getName() + (i.getType() == Interface.Type.VETH ? "/" + peer(i) : "");
   }
 
   static void validate(String key, Interface i) {
@@ -154,8 +156,12 @@ public final class InterfaceDescriptor {
     }
     String host = hostName(i);
     if (host.length() > 15 || !host.matches("[-A-Za-z0-9_.:@]+")) {
-      bad.add("host name '" + host + "' is not a valid Linux interface name (at most 15"
-          + " characters, no spaces or '/')", "host_if_name");
+      bad.add(
+          "host name '"
+              + host
+              + "' is not a valid Linux interface name (at most 15"
+              + " characters, no spaces or '/')",
+          "host_if_name");
     }
     if (!i.getPhysAddress().isEmpty() && !Invalid.isMac(i.getPhysAddress())) {
       bad.add("'" + i.getPhysAddress() + "' is not a MAC address", "phys_address");
@@ -178,8 +184,8 @@ public final class InterfaceDescriptor {
         }
       }
       case VETH -> {
-        if (i.getLinkCase() != Interface.LinkCase.VETH && i.getLinkCase()
-            != Interface.LinkCase.LINK_NOT_SET) {
+        if (i.getLinkCase() != Interface.LinkCase.VETH
+            && i.getLinkCase() != Interface.LinkCase.LINK_NOT_SET) {
           bad.add("a VETH interface takes a veth link", "link");
         } else if (peer(i).isEmpty()) {
           bad.add("a VETH interface needs the name of its peer", "peer_if_name");
@@ -204,16 +210,24 @@ public final class InterfaceDescriptor {
 
   static List<KeyValuePair> derived(String key, Interface i) {
     List<KeyValuePair> out = new ArrayList<>();
-    out.add(new KeyValuePair(LinuxKeys.stateKey(i.getName(), i.getEnabled()),
-        Empty.getDefaultInstance()));
+    out.add(
+        new KeyValuePair(
+            LinuxKeys.stateKey(i.getName(), i.getEnabled()), Empty.getDefaultInstance()));
     boolean existing = i.getType() == Interface.Type.EXISTING;
     if (!i.getLinkOnly() || existing) {
       for (String a : new LinkedHashSet<>(i.getIpAddressesList())) {
-        AddressSource src = a.startsWith("alloc:") ? AddressSource.ALLOC_REF
-            : existing && i.getLinkOnly() ? AddressSource.EXISTING : AddressSource.STATIC;
-        Interface v = Interface.newBuilder().setName(i.getName()).setType(i.getType())
-            .setHostIfName(hostName(i)).setVrfMasterInterface(i.getVrfMasterInterface())
-            .addIpAddresses(a).build();
+        AddressSource src =
+            a.startsWith("alloc:")
+                ? AddressSource.ALLOC_REF
+                : existing && i.getLinkOnly() ? AddressSource.EXISTING : AddressSource.STATIC;
+        Interface v =
+            Interface.newBuilder()
+                .setName(i.getName())
+                .setType(i.getType())
+                .setHostIfName(hostName(i))
+                .setVrfMasterInterface(i.getVrfMasterInterface())
+                .addIpAddresses(a)
+                .build();
         out.add(new KeyValuePair(LinuxKeys.addressKey(i.getName(), src, a), v));
       }
     }
@@ -221,8 +235,10 @@ public final class InterfaceDescriptor {
   }
 
   static boolean equivalent(String key, Interface a, Interface b) {
-    if (a.getType() != b.getType() || !namespace(a).equals(namespace(b))
-        || a.getLinkOnly() != b.getLinkOnly() || !peer(a).equals(peer(b))
+    if (a.getType() != b.getType()
+        || !namespace(a).equals(namespace(b))
+        || a.getLinkOnly() != b.getLinkOnly()
+        || !peer(a).equals(peer(b))
         || !hostName(a).equals(hostName(b))) {
       return false;
     }
@@ -232,13 +248,16 @@ public final class InterfaceDescriptor {
     if (a.getEnabled() != b.getEnabled() || effectiveMtu(a) != effectiveMtu(b)) {
       return false;
     }
-    return b.getPhysAddress().isEmpty() || b.getLinkOnly()
+    return b.getPhysAddress().isEmpty()
+        || b.getLinkOnly()
         || b.getPhysAddress().equalsIgnoreCase(a.getPhysAddress());
   }
 
   static boolean needsRecreate(String key, Interface a, Interface b, LinuxIfMetadata m) {
-    return a.getType() != b.getType() || !namespace(a).equals(namespace(b))
-        || a.getLinkOnly() != b.getLinkOnly() || !peer(a).equals(peer(b));
+    return a.getType() != b.getType()
+        || !namespace(a).equals(namespace(b))
+        || a.getLinkOnly() != b.getLinkOnly()
+        || !peer(a).equals(peer(b));
   }
 
   static boolean isRetriable(Throwable e) {
@@ -298,8 +317,7 @@ public final class InterfaceDescriptor {
           if (!ns.isEmpty() && calls.findLinks("", List.of(temp)).containsKey(temp)) {
             calls.moveLink(temp, ns); // made by the peer's Create
           } else {
-            Link made = calls.addVethPair(temp, tempName(peer(i)), ns, host, alias(i),
-                settings(i));
+            Link made = calls.addVethPair(temp, tempName(peer(i)), ns, host, alias(i), settings(i));
             waitingEnds.add(tempName(peer(i)));
             return metadata(made);
           }
@@ -320,9 +338,17 @@ public final class InterfaceDescriptor {
   }
 
   private LinuxIfMetadata metadata(String ns, String host) throws LinuxCallException {
-    Link l = Optional.ofNullable(calls.findLinks(ns, List.of(host)).get(host)).orElseThrow(() ->
-        new LinuxCallException("ip link show " + host, 1, "Cannot find device \"" + host + "\""
-            + (ns.isEmpty() ? "" : " in namespace " + ns)));
+    Link l =
+        Optional.ofNullable(calls.findLinks(ns, List.of(host)).get(host))
+            .orElseThrow(
+                () ->
+                    new LinuxCallException(
+                        "ip link show " + host,
+                        1,
+                        "Cannot find device \""
+                            + host
+                            + "\""
+                            + (ns.isEmpty() ? "" : " in namespace " + ns)));
     return new LinuxIfMetadata(l.index(), ns, host);
   }
 
@@ -336,7 +362,8 @@ public final class InterfaceDescriptor {
     if (effectiveMtu(a) != effectiveMtu(b)) {
       s = s.withMtu(effectiveMtu(b));
     }
-    if (!b.getPhysAddress().isEmpty() && !b.getLinkOnly()
+    if (!b.getPhysAddress().isEmpty()
+        && !b.getLinkOnly()
         && !b.getPhysAddress().equalsIgnoreCase(a.getPhysAddress())) {
       s = s.withMac(b.getPhysAddress());
     }
@@ -349,7 +376,7 @@ public final class InterfaceDescriptor {
     String host = hostName(i);
     try {
       switch (i.getType()) {
-        case EXISTING -> { } // not ours
+        case EXISTING -> {} // not ours
         case LOOPBACK -> calls.setLink(ns, host, LinkSettings.none().withAlias(""));
         default -> calls.deleteLink(ns, host);
       }
@@ -362,6 +389,7 @@ public final class InterfaceDescriptor {
 
   /** Suffix of the name under which Retrieve returns a veth end whose peer it did not find. */
   static final String MISSING_PEER = "-MISSING_PEER";
+
   /** Suffix (followed by a number) of the names of further links claiming one interface. */
   static final String DUPLICATE = "-DUPLICATE";
 
@@ -370,8 +398,8 @@ public final class InterfaceDescriptor {
 
   /**
    * The links of every namespace that carry this agent's alias, plus the EXISTING links the
-   * configuration expects. A link that claims an interface another link already stands for (the
-   * one that matches the configuration, else the first found) is returned as {@code
+   * configuration expects. A link that claims an interface another link already stands for (the one
+   * that matches the configuration, else the first found) is returned as {@code
    * <name>-DUPLICATE<n>}; a veth end whose peer end was not found the same way is returned as
    * {@code <name>-MISSING_PEER}. No configuration has these names, so the resync deletes such
    * links, and creates the interfaces they claimed afresh.
@@ -394,37 +422,55 @@ public final class InterfaceDescriptor {
         String rest = l.alias().substring(agentPrefix.length());
         int slash = rest.indexOf('/');
         String name = slash < 0 ? rest : rest.substring(0, slash);
-        Interface.Type type = switch (l.kind()) {
-          case "veth" -> Interface.Type.VETH;
-          case "dummy" -> Interface.Type.DUMMY;
-          case "loopback" -> Interface.Type.LOOPBACK;
-          default -> Interface.Type.UNDEFINED;
-        };
+        Interface.Type type =
+            switch (l.kind()) {
+              case "veth" -> Interface.Type.VETH;
+              case "dummy" -> Interface.Type.DUMMY;
+              case "loopback" -> Interface.Type.LOOPBACK;
+              default -> Interface.Type.UNDEFINED;
+            };
         if (name.isEmpty() || type == Interface.Type.UNDEFINED) {
           continue;
         }
-        claims.computeIfAbsent(name, n -> new ArrayList<>()).add(new Claim(name,
-            slash < 0 ? "" : rest.substring(slash + 1), type, ns, l));
+        claims
+            .computeIfAbsent(name, n -> new ArrayList<>())
+            .add(new Claim(name, slash < 0 ? "" : rest.substring(slash + 1), type, ns, l));
       }
     }
     // one link per interface: the one as configured (namespace, host name), else the first
     Map<String, Claim> primary = new LinkedHashMap<>();
     List<Claim> duplicates = new ArrayList<>();
-    claims.forEach((name, all) -> {
-      Interface exp = expected.get(name);
-      Claim chosen = all.stream().filter(c -> exp != null && c.ns().equals(namespace(exp))
-          && c.link().name().equals(hostName(exp))).findFirst().orElse(all.get(0));
-      primary.put(name, chosen);
-      all.stream().filter(c -> c != chosen).forEach(duplicates::add);
-    });
+    claims.forEach(
+        (name, all) -> {
+          Interface exp = expected.get(name);
+          Claim chosen =
+              all.stream()
+                  .filter(
+                      c ->
+                          exp != null
+                              && c.ns().equals(namespace(exp))
+                              && c.link().name().equals(hostName(exp)))
+                  .findFirst()
+                  .orElse(all.get(0));
+          primary.put(name, chosen);
+          all.stream().filter(c -> c != chosen).forEach(duplicates::add);
+        });
     Map<String, KVWithMetadata<Interface, LinuxIfMetadata>> found = new LinkedHashMap<>();
     for (Claim c : primary.values()) {
       Claim peer = primary.get(c.peer());
-      boolean orphan = c.type() == Interface.Type.VETH && (peer == null
-          || peer.type() != Interface.Type.VETH || !peer.peer().equals(c.name()));
+      boolean orphan =
+          c.type() == Interface.Type.VETH
+              && (peer == null
+                  || peer.type() != Interface.Type.VETH
+                  || !peer.peer().equals(c.name()));
       if (orphan) {
-        LOG.warn("veth {} in namespace '{}' is interface {}, whose peer {} was not found: {}",
-            c.link().name(), c.ns(), c.name(), c.peer(), "it is removed and made again");
+        LOG.warn(
+            "veth {} in namespace '{}' is interface {}, whose peer {} was not found: {}",
+            c.link().name(),
+            c.ns(),
+            c.name(),
+            c.peer(),
+            "it is removed and made again");
       }
       String name = orphan ? c.name() + MISSING_PEER : c.name();
       found.put(name, retrieved(name, c, orphan ? null : expected.get(name)));
@@ -435,8 +481,12 @@ public final class InterfaceDescriptor {
       do {
         name = c.name() + DUPLICATE + seen.merge(c.name(), 1, Integer::sum);
       } while (found.containsKey(name));
-      LOG.warn("link {} in namespace '{}' carries the alias of interface {}, found already: {}",
-          c.link().name(), c.ns(), c.name(), "it is removed");
+      LOG.warn(
+          "link {} in namespace '{}' carries the alias of interface {}, found already: {}",
+          c.link().name(),
+          c.ns(),
+          c.name(),
+          "it is removed");
       found.put(name, retrieved(name, c, null));
     }
     for (Interface exp : expected.values()) {
@@ -456,23 +506,33 @@ public final class InterfaceDescriptor {
           addresses.addAll(spelledAsExpected(l.get().addresses(), exp));
         }
         Interface v = exp.toBuilder().clearIpAddresses().addAllIpAddresses(addresses).build();
-        found.put(exp.getName(), new KVWithMetadata<>(LinuxKeys.interfaceKey(exp.getName()), v,
-            new LinuxIfMetadata(l.get().index(), "", l.get().name()), ValueOrigin.FROM_NB));
+        found.put(
+            exp.getName(),
+            new KVWithMetadata<>(
+                LinuxKeys.interfaceKey(exp.getName()),
+                v,
+                new LinuxIfMetadata(l.get().index(), "", l.get().name()),
+                ValueOrigin.FROM_NB));
       }
     }
     return new ArrayList<>(found.values());
   }
 
   /** The value of the link of {@code c}, named {@code name}, as configured when it is. */
-  private static KVWithMetadata<Interface, LinuxIfMetadata> retrieved(String name, Claim c,
-      Interface exp) {
+  private static KVWithMetadata<Interface, LinuxIfMetadata> retrieved(
+      String name, Claim c, Interface exp) {
     Link l = c.link();
-    Interface.Builder b = Interface.newBuilder().setName(name).setType(c.type())
-        .setHostIfName(l.name()).setEnabled(l.up()).setMtu(l.mtu())
-        .setPhysAddress(l.mac());
+    Interface.Builder b =
+        Interface.newBuilder()
+            .setName(name)
+            .setType(c.type())
+            .setHostIfName(l.name())
+            .setEnabled(l.up())
+            .setMtu(l.mtu())
+            .setPhysAddress(l.mac());
     if (!c.ns().isEmpty()) {
-      b.setNamespace(NetNamespace.newBuilder().setType(NetNamespace.ReferenceType.NSID)
-          .setReference(c.ns()));
+      b.setNamespace(
+          NetNamespace.newBuilder().setType(NetNamespace.ReferenceType.NSID).setReference(c.ns()));
     }
     if (c.type() == Interface.Type.VETH) {
       b.setVeth(VethLink.newBuilder().setPeerIfName(c.peer()));
@@ -482,8 +542,11 @@ public final class InterfaceDescriptor {
       // as configured, with the addresses the kernel holds
       v = exp.toBuilder().clearIpAddresses().addAllIpAddresses(v.getIpAddressesList()).build();
     }
-    return new KVWithMetadata<>(LinuxKeys.interfaceKey(name), v,
-        new LinuxIfMetadata(l.index(), c.ns(), l.name()), ValueOrigin.FROM_NB);
+    return new KVWithMetadata<>(
+        LinuxKeys.interfaceKey(name),
+        v,
+        new LinuxIfMetadata(l.index(), c.ns(), l.name()),
+        ValueOrigin.FROM_NB);
   }
 
   /** The kernel's addresses, each written as the expected value writes it when it is there. */

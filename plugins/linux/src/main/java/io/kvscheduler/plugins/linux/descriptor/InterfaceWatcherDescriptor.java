@@ -19,12 +19,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,17 +39,16 @@ import org.slf4j.LoggerFactory;
  * .../address/<ip/prefix>} for each of its addresses; values are OBTAINED (owned by the kernel).
  * Retrieve reads them at a resync; between resyncs {@link #start} follows the kernel's link and
  * address events and pushes the differences as SB notifications, so an EXISTING interface, or a
- * route waiting for an address, reacts when someone runs {@code ip link add} or {@code ip addr
- * add} by hand.
+ * route waiting for an address, reacts when someone runs {@code ip link add} or {@code ip addr add}
+ * by hand.
  *
- * <p>The watcher reads all links once when it starts; after that it keeps its own copy up to
- * date from the events alone: an address event changes the copy directly, a link event makes it
- * read that one link again ({@link LinuxCalls#findLinks}, which costs the same whatever the
- * number of links). Events are gathered for a few milliseconds and applied together. It reads
- * all links again when events may have been lost (the kernel dropped some, or the monitoring
- * ended and is started again), and, as a last resort, every second or 50 times as long as the
- * last such reading took, whichever is longer, so that reading thousands of links takes a
- * bounded share of the time.
+ * <p>The watcher reads all links once when it starts; after that it keeps its own copy up to date
+ * from the events alone: an address event changes the copy directly, a link event makes it read
+ * that one link again ({@link LinuxCalls#findLinks}, which costs the same whatever the number of
+ * links). Events are gathered for a few milliseconds and applied together. It reads all links again
+ * when events may have been lost (the kernel dropped some, or the monitoring ended and is started
+ * again), and, as a last resort, every second or 50 times as long as the last such reading took,
+ * whichever is longer, so that reading thousands of links takes a bounded share of the time.
  */
 public final class InterfaceWatcherDescriptor implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(InterfaceWatcherDescriptor.class);
@@ -63,9 +66,9 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
   private static final long REREAD_FACTOR = 50;
 
   /**
-   * While the scheduler has transactions waiting, kernel events are held back this long at a
-   * time, so that the events of a long transaction are applied together (each link they name
-   * read once) and become one notification, not one per burst; ...
+   * While the scheduler has transactions waiting, kernel events are held back this long at a time,
+   * so that the events of a long transaction are applied together (each link they name read once)
+   * and become one notification, not one per burst; ...
    */
   private static final long DEFER_MS = 50;
 
@@ -74,19 +77,22 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
 
   private final LinuxCalls calls;
   private final ScheduledExecutorService executor;
-  private final List<Consumer<List<Link>>> linkListeners =
-      new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<Consumer<List<Link>>> linkListeners = new CopyOnWriteArrayList<>();
   private final Queue<LinkEvent> events = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean applyScheduled = new AtomicBoolean();
 
   // touched on the watcher's thread only
   /** The links of the namespace by index (their addresses are in {@link #addresses}). */
   private final Map<Integer, Link> links = new HashMap<>();
+
   private final Map<Integer, Set<String>> addresses = new HashMap<>();
+
   /** The keys the scheduler was told about. */
   private Set<String> reported = new TreeSet<>();
+
   /** When changes were first held back for a busy scheduler (0 when none are). */
   private long firstDeferredNanos;
+
   private boolean publishScheduled;
   private long lastReadNanos;
   private long lastReadMs;
@@ -99,11 +105,13 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
   /** A watcher over {@code calls}; nothing runs until {@link #start}. */
   public InterfaceWatcherDescriptor(LinuxCalls calls) {
     this.calls = calls;
-    this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "linux-interface-watcher");
-      t.setDaemon(true);
-      return t;
-    });
+    this.executor =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "linux-interface-watcher");
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /** The descriptor (Retrieve only). */
@@ -111,21 +119,22 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
     return KVDescriptor.builder(NAME, Empty.class)
         .valueTypeName(Empty.getDescriptor().getFullName())
         .keySelector(k -> k.startsWith(LinuxKeys.HOST_NAME_PREFIX))
-        .retrieve(c -> {
-          List<KVWithMetadata<Empty, Void>> out = new ArrayList<>();
-          for (String k : readState()) {
-            out.add(new KVWithMetadata<>(k, Empty.getDefaultInstance(), null,
-                ValueOrigin.FROM_SB));
-          }
-          return out;
-        })
+        .retrieve(
+            c -> {
+              List<KVWithMetadata<Empty, Void>> out = new ArrayList<>();
+              for (String k : readState()) {
+                out.add(
+                    new KVWithMetadata<>(k, Empty.getDefaultInstance(), null, ValueOrigin.FROM_SB));
+              }
+              return out;
+            })
         .build();
   }
 
   /**
-   * Calls {@code listener} with the links of the agent's namespace (with their addresses) each
-   * time kernel events changed them, and each time the watcher read them all (on the watcher's
-   * thread; keep it short). Closing the returned handle stops the calls.
+   * Calls {@code listener} with the links of the agent's namespace (with their addresses) each time
+   * kernel events changed them, and each time the watcher read them all (on the watcher's thread;
+   * keep it short). Closing the returned handle stops the calls.
    */
   public AutoCloseable onLinks(Consumer<List<Link>> listener) {
     linkListeners.add(listener);
@@ -161,22 +170,26 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
     // process is tied to the thread that starts it; then all links are read once, after the
     // monitor started so that no change falls between the reading and the first event
     try {
-      monitor = executor.submit(() -> {
-        AutoCloseable m = calls.watchLinks(this::received);
-        readAll();
-        return m;
-      }).get();
+      monitor =
+          executor
+              .submit(
+                  () -> {
+                    AutoCloseable m = calls.watchLinks(this::received);
+                    readAll();
+                    return m;
+                  })
+              .get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new LinuxCallException("ip monitor", -1, "interrupted while starting the monitor");
-    } catch (java.util.concurrent.ExecutionException e) {
+    } catch (ExecutionException e) {
       if (e.getCause() instanceof LinuxCallException l) {
         throw l;
       }
       throw new IllegalStateException(e.getCause());
     }
-    executor.scheduleWithFixedDelay(this::rereadWhenDue, REREAD_MS, REREAD_MS,
-        TimeUnit.MILLISECONDS);
+    executor.scheduleWithFixedDelay(
+        this::rereadWhenDue, REREAD_MS, REREAD_MS, TimeUnit.MILLISECONDS);
   }
 
   /** On the monitor's thread: queues the event; the watcher applies a burst of them together. */
@@ -185,7 +198,7 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
     if (applyScheduled.compareAndSet(false, true)) {
       try {
         executor.schedule(this::applyEvents, SETTLE_MS, TimeUnit.MILLISECONDS);
-      } catch (java.util.concurrent.RejectedExecutionException closing) {
+      } catch (RejectedExecutionException closing) {
         // the watcher is closed
       }
     }
@@ -216,8 +229,10 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
               long since = System.nanoTime() - lastRestartNanos;
               if (since < TimeUnit.MILLISECONDS.toNanos(REREAD_MS)) {
                 // a monitor that ends at once (ip cannot listen): try again a second later
-                executor.schedule(() -> received(lost),
-                    REREAD_MS - TimeUnit.NANOSECONDS.toMillis(since), TimeUnit.MILLISECONDS);
+                executor.schedule(
+                    () -> received(lost),
+                    REREAD_MS - TimeUnit.NANOSECONDS.toMillis(since),
+                    TimeUnit.MILLISECONDS);
                 continue;
               }
               restartMonitor();
@@ -254,8 +269,8 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
       }
       publish();
     } catch (LinuxCallException | RuntimeException e) {
-      LOG.warn("cannot follow a change of the host links ({}); reading them all again",
-          e.getMessage());
+      LOG.warn(
+          "cannot follow a change of the host links ({}); reading them all again", e.getMessage());
       try {
         readAll();
       } catch (RuntimeException again) {
@@ -313,9 +328,18 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
   /** Tells the listeners and the scheduler what the links are now. */
   private void publish() {
     List<Link> current = new ArrayList<>(links.size());
-    for (Link l : new java.util.TreeMap<>(links).values()) {
-      current.add(new Link(l.namespace(), l.index(), l.name(), l.kind(), l.alias(), l.up(), l.mtu(),
-          l.mac(), List.copyOf(addresses.getOrDefault(l.index(), Set.of()))));
+    for (Link l : new TreeMap<>(links).values()) {
+      current.add(
+          new Link(
+              l.namespace(),
+              l.index(),
+              l.name(),
+              l.kind(),
+              l.alias(),
+              l.up(),
+              l.mtu(),
+              l.mac(),
+              List.copyOf(addresses.getOrDefault(l.index(), Set.of()))));
     }
     for (Consumer<List<Link>> l : linkListeners) {
       try {
@@ -328,8 +352,7 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
     List<KVWithMetadata<?, ?>> changes = new ArrayList<>();
     for (String k : keys) {
       if (!reported.contains(k)) {
-        changes.add(new KVWithMetadata<>(k, Empty.getDefaultInstance(), null,
-            ValueOrigin.FROM_SB));
+        changes.add(new KVWithMetadata<>(k, Empty.getDefaultInstance(), null, ValueOrigin.FROM_SB));
       }
     }
     for (String k : reported) {
@@ -357,8 +380,8 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
   }
 
   /**
-   * Whether changes should wait: the scheduler has transactions queued, and changes have not
-   * waited for {@link #MAX_DEFER_NANOS} yet.
+   * Whether changes should wait: the scheduler has transactions queued, and changes have not waited
+   * for {@link #MAX_DEFER_NANOS} yet.
    */
   private boolean holdBack() {
     long t = System.nanoTime();
@@ -371,10 +394,13 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
   private void publishLater() {
     if (!publishScheduled) {
       publishScheduled = true;
-      executor.schedule(() -> {
-        publishScheduled = false;
-        publish();
-      }, DEFER_MS, TimeUnit.MILLISECONDS);
+      executor.schedule(
+          () -> {
+            publishScheduled = false;
+            publish();
+          },
+          DEFER_MS,
+          TimeUnit.MILLISECONDS);
     }
   }
 

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /** Collects every problem of a value, then rejects it once naming all fields. */
 final class Invalid {
@@ -25,8 +26,7 @@ final class Invalid {
     }
   }
 
-  private static final java.util.regex.Pattern MAC =
-      java.util.regex.Pattern.compile("[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}");
+  private static final Pattern MAC = Pattern.compile("[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}");
 
   /** Whether {@code s} is a MAC address ({@code 02:00:00:00:00:01}). */
   static boolean isMac(String s) {

@@ -15,6 +15,7 @@ import io.kvscheduler.plugins.linux.model.IpNet;
 import io.kvscheduler.plugins.linux.model.LinuxKeys;
 import io.kvscheduler.plugins.linux.model.l3.Route;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -72,8 +73,9 @@ public final class RouteDescriptor {
 
   private static boolean hasGateway(Route r) {
     return !r.getGwAddr().isEmpty()
-        && !IpNet.parseAddress(r.getGwAddr()).map(a -> java.util.Arrays.equals(a,
-            new byte[a.length])).orElse(false);
+        && !IpNet.parseAddress(r.getGwAddr())
+            .map(a -> Arrays.equals(a, new byte[a.length]))
+            .orElse(false);
   }
 
   static Route.Scope effectiveScope(Route r) {
@@ -93,8 +95,12 @@ public final class RouteDescriptor {
     }
     Optional<IpNet> dst = IpNet.parse(r.getDstNetwork());
     if (dst.isEmpty()) {
-      bad.add("'" + r.getDstNetwork() + "' is not a network with a prefix length (e.g."
-          + " 10.0.2.0/24)", "dst_network");
+      bad.add(
+          "'"
+              + r.getDstNetwork()
+              + "' is not a network with a prefix length (e.g."
+              + " 10.0.2.0/24)",
+          "dst_network");
     }
     if (!r.getGwAddr().isEmpty()) {
       Optional<byte[]> gw = IpNet.parseAddress(r.getGwAddr());
@@ -117,56 +123,78 @@ public final class RouteDescriptor {
     String iface = r.getOutgoingInterface();
     List<Dependency> out = new ArrayList<>();
     out.add(Dependency.onKey("outgoing-interface-is-up", LinuxKeys.stateKey(iface, true)));
-    out.add(Dependency.anyOfPrefixes("outgoing-interface-has-ip-address",
-        LinuxKeys.addressPrefix(iface)));
+    out.add(
+        Dependency.anyOfPrefixes(
+            "outgoing-interface-has-ip-address", LinuxKeys.addressPrefix(iface)));
     Optional<byte[]> gw = IpNet.parseAddress(r.getGwAddr());
     if (hasGateway(r) && gw.isPresent()) {
       byte[] ip = gw.get();
       String linkLocal = LinuxKeys.LINK_LOCAL_ROUTE_PREFIX + iface + "/";
-      out.add(Dependency.anyOf("gw-reachable",
-          List.of(LinuxKeys.addressPrefix(iface), linkLocal), k -> {
-            if (k.startsWith(linkLocal)) {
-              String dst = k.substring(k.indexOf("/dest-address/") + "/dest-address/".length());
-              return IpNet.parse(dst).map(n -> n.contains(ip)).orElse(false);
-            }
-            return LinuxKeys.parseAddressKey(k)
-                .filter(a -> a.source() != LinuxKeys.AddressSource.ALLOC_REF)
-                .flatMap(a -> IpNet.parse(a.address())).map(n -> n.contains(ip)).orElse(false);
-          }));
+      out.add(
+          Dependency.anyOf(
+              "gw-reachable",
+              List.of(LinuxKeys.addressPrefix(iface), linkLocal),
+              k -> {
+                if (k.startsWith(linkLocal)) {
+                  String dst = k.substring(k.indexOf("/dest-address/") + "/dest-address/".length());
+                  return IpNet.parse(dst).map(n -> n.contains(ip)).orElse(false);
+                }
+                return LinuxKeys.parseAddressKey(k)
+                    .filter(a -> a.source() != LinuxKeys.AddressSource.ALLOC_REF)
+                    .flatMap(a -> IpNet.parse(a.address()))
+                    .map(n -> n.contains(ip))
+                    .orElse(false);
+              }));
     }
     return out;
   }
 
   static List<KeyValuePair> derived(String key, Route r) {
     if (r.getScope() == Route.Scope.LINK) {
-      return List.of(new KeyValuePair(LinuxKeys.linkLocalRouteKey(r.getOutgoingInterface(),
-          r.getDstNetwork()), Empty.getDefaultInstance()));
+      return List.of(
+          new KeyValuePair(
+              LinuxKeys.linkLocalRouteKey(r.getOutgoingInterface(), r.getDstNetwork()),
+              Empty.getDefaultInstance()));
     }
     return List.of();
   }
 
   static boolean equivalent(String key, Route a, Route b) {
-    boolean sameGw = a.getGwAddr().equals(b.getGwAddr())
-        || (!hasGateway(a) && !hasGateway(b))
-        || IpNet.sameAddress(a.getGwAddr(), b.getGwAddr());
-    return sameGw && effectiveMetric(a) == effectiveMetric(b)
+    boolean sameGw =
+        a.getGwAddr().equals(b.getGwAddr())
+            || (!hasGateway(a) && !hasGateway(b))
+            || IpNet.sameAddress(a.getGwAddr(), b.getGwAddr());
+    return sameGw
+        && effectiveMetric(a) == effectiveMetric(b)
         && effectiveScope(a) == effectiveScope(b);
   }
 
   private RouteEntry entry(Route r) throws LinuxCallException {
-    LinuxIfMetadata m = interfaces.lookup(r.getOutgoingInterface()).orElseThrow(() ->
-        new LinuxCallException("route " + r.getDstNetwork(), 1,
-            "interface " + r.getOutgoingInterface() + " is not configured"));
-    String scope = switch (r.getScope()) {
-      case GLOBAL -> "global";
-      case SITE -> "site";
-      case LINK -> "link";
-      case HOST -> "host";
-      default -> "";
-    };
-    return new RouteEntry(m.namespace(), m.hostIfName(),
+    LinuxIfMetadata m =
+        interfaces
+            .lookup(r.getOutgoingInterface())
+            .orElseThrow(
+                () ->
+                    new LinuxCallException(
+                        "route " + r.getDstNetwork(),
+                        1,
+                        "interface " + r.getOutgoingInterface() + " is not configured"));
+    String scope =
+        switch (r.getScope()) {
+          case GLOBAL -> "global";
+          case SITE -> "site";
+          case LINK -> "link";
+          case HOST -> "host";
+          default -> "";
+        };
+    return new RouteEntry(
+        m.namespace(),
+        m.hostIfName(),
         IpNet.parse(r.getDstNetwork()).orElseThrow().network().toString(),
-        hasGateway(r) ? r.getGwAddr() : "", r.getMetric(), scope, true);
+        hasGateway(r) ? r.getGwAddr() : "",
+        r.getMetric(),
+        scope,
+        true);
   }
 
   Void create(String key, Route r) throws LinuxCallException {
@@ -200,15 +228,20 @@ public final class RouteDescriptor {
         continue;
       }
       for (RouteEntry e : calls.routes(m.namespace(), m.hostIfName())) {
-        Route.Builder b = Route.newBuilder().setOutgoingInterface(iface)
-            .setDstNetwork(e.destination()).setGwAddr(e.gateway()).setMetric(e.metric());
+        Route.Builder b =
+            Route.newBuilder()
+                .setOutgoingInterface(iface)
+                .setDstNetwork(e.destination())
+                .setGwAddr(e.gateway())
+                .setMetric(e.metric());
         if (!e.destination().contains(":")) {
-          b.setScope(switch (e.scope()) {
-            case "link" -> Route.Scope.LINK;
-            case "host" -> Route.Scope.HOST;
-            case "site" -> Route.Scope.SITE;
-            default -> Route.Scope.GLOBAL;
-          });
+          b.setScope(
+              switch (e.scope()) {
+                case "link" -> Route.Scope.LINK;
+                case "host" -> Route.Scope.HOST;
+                case "site" -> Route.Scope.SITE;
+                default -> Route.Scope.GLOBAL;
+              });
         }
         Route found = b.build();
         String key = LinuxKeys.routeKey(found);
@@ -216,8 +249,12 @@ public final class RouteDescriptor {
         // a route with the plugin's protocol number is the northbound's (a resync deletes it
         // when it is no longer configured); other routes are left to the scheduler: those it
         // configured are the northbound's, those someone else put on the link are OBTAINED
-        out.add(new KVWithMetadata<>(key, exp != null && equivalent(key, found, exp) ? exp : found,
-            null, e.ours() ? ValueOrigin.FROM_NB : ValueOrigin.UNKNOWN));
+        out.add(
+            new KVWithMetadata<>(
+                key,
+                exp != null && equivalent(key, found, exp) ? exp : found,
+                null,
+                e.ours() ? ValueOrigin.FROM_NB : ValueOrigin.UNKNOWN));
       }
     }
     return out;

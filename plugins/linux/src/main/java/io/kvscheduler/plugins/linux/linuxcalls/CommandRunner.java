@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -19,18 +20,22 @@ import java.util.concurrent.TimeUnit;
  */
 final class CommandRunner {
   /** Reads the error output of running commands (one thread per command at most). */
-  private static final ExecutorService READERS = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "ip-stderr-reader");
-    t.setDaemon(true);
-    return t;
-  });
+  private static final ExecutorService READERS =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "ip-stderr-reader");
+            t.setDaemon(true);
+            return t;
+          });
+
   /** Kills commands that overrun their limit. */
   private static final ScheduledExecutorService WATCHDOG =
-      Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "ip-watchdog");
-        t.setDaemon(true);
-        return t;
-      });
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "ip-watchdog");
+            t.setDaemon(true);
+            return t;
+          });
 
   private final List<String> prefix;
   private final Duration limit;
@@ -59,8 +64,12 @@ final class CommandRunner {
     Result r = runForResult(argv, stdin);
     if (r.exitCode() != 0) {
       String shown = String.join(" ", argv);
-      throw new LinuxCallException(shown, r.exitCode(), r.stderr().isEmpty()
-          ? "'" + shown + "' failed with exit code " + r.exitCode() : r.stderr());
+      throw new LinuxCallException(
+          shown,
+          r.exitCode(),
+          r.stderr().isEmpty()
+              ? "'" + shown + "' failed with exit code " + r.exitCode()
+              : r.stderr());
     }
     return r.stdout();
   }
@@ -77,14 +86,19 @@ final class CommandRunner {
     }
     ScheduledFuture<?> watchdog = killAfter(p, limit);
     Future<String> err = READERS.submit(() -> read(p.getErrorStream()));
-    Future<String> in = stdin == null ? null : READERS.submit(() -> {
-      try (var o = p.getOutputStream()) {
-        o.write(stdin.getBytes(StandardCharsets.UTF_8));
-      } catch (IOException e) {
-        // the command ended before reading all its input: its exit code and stderr tell why
-      }
-      return "";
-    });
+    Future<String> in =
+        stdin == null
+            ? null
+            : READERS.submit(
+                () -> {
+                  try (var o = p.getOutputStream()) {
+                    o.write(stdin.getBytes(StandardCharsets.UTF_8));
+                  } catch (IOException e) {
+                    // the command ended before reading all its input: its exit code and stderr tell
+                    // why
+                  }
+                  return "";
+                });
     try {
       if (stdin == null) {
         p.getOutputStream().close();
@@ -96,15 +110,15 @@ final class CommandRunner {
         in.get();
       }
       if (watchdog.isDone() && !watchdog.isCancelled()) {
-        throw new LinuxCallException(shown, -1, "'" + shown + "' did not finish within "
-            + limit.toMillis() + " ms");
+        throw new LinuxCallException(
+            shown, -1, "'" + shown + "' did not finish within " + limit.toMillis() + " ms");
       }
       return new Result(code, stdout, stderr);
     } catch (InterruptedException e) {
       p.destroyForcibly();
       Thread.currentThread().interrupt();
       throw new LinuxCallException(shown, -1, "interrupted while running '" + shown + "'");
-    } catch (IOException | java.util.concurrent.ExecutionException e) {
+    } catch (IOException | ExecutionException e) {
       p.destroyForcibly();
       throw new LinuxCallException(shown, -1, "cannot read the output of '" + shown + "': " + e);
     } finally {
@@ -114,9 +128,12 @@ final class CommandRunner {
 
   /** Kills {@code p} after {@code limit} unless the returned future is cancelled first. */
   static ScheduledFuture<?> killAfter(Process p, Duration limit) {
-    return WATCHDOG.schedule(() -> {
-      p.destroyForcibly();
-    }, limit.toMillis(), TimeUnit.MILLISECONDS);
+    return WATCHDOG.schedule(
+        () -> {
+          p.destroyForcibly();
+        },
+        limit.toMillis(),
+        TimeUnit.MILLISECONDS);
   }
 
   /** Starts {@code argv} as a long-running process with its input, output and errors piped. */
@@ -124,8 +141,8 @@ final class CommandRunner {
     try {
       return new ProcessBuilder(commandLine(argv)).start();
     } catch (IOException e) {
-      throw new LinuxCallException(String.join(" ", argv), -1, "cannot run " + argv.get(0) + ": "
-          + e.getMessage());
+      throw new LinuxCallException(
+          String.join(" ", argv), -1, "cannot run " + argv.get(0) + ": " + e.getMessage());
     }
   }
 
@@ -134,8 +151,8 @@ final class CommandRunner {
     try {
       return new ProcessBuilder(commandLine(argv)).redirectErrorStream(true).start();
     } catch (IOException e) {
-      throw new LinuxCallException(String.join(" ", argv), -1, "cannot run " + argv.get(0) + ": "
-          + e.getMessage());
+      throw new LinuxCallException(
+          String.join(" ", argv), -1, "cannot run " + argv.get(0) + ": " + e.getMessage());
     }
   }
 

@@ -3,42 +3,54 @@ package io.kvscheduler.plugins.linux.linuxcalls;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
  * {@link LinuxCalls} through the iproute2 {@code ip} command. Reads ({@code -json}) and writes go
  * to long-running {@code ip -batch} processes ({@link IpSession}): per namespace one for links
- * ({@code ip link ...}), one for addresses, routes and neighbours, and one for reading IPv6
- * routes. {@code ip netns add} runs on its own, {@code ip -o monitor} follows link and address
- * events. Whatever {@code ip} prints on failure (the kernel's answer, e.g. {@code RTNETLINK
- * answers: File exists}) becomes the exception's message unchanged.
+ * ({@code ip link ...}), one for addresses, routes and neighbours, and one for reading IPv6 routes.
+ * {@code ip netns add} runs on its own, {@code ip -o monitor} follows link and address events.
+ * Whatever {@code ip} prints on failure (the kernel's answer, e.g. {@code RTNETLINK answers: File
+ * exists}) becomes the exception's message unchanged.
  *
- * <p>Links have a process of their own because {@code ip link show} switches the {@code ip}
- * process it runs in to links for good: the address and route commands after it would fail. A
- * link is read with {@code ip link show dev NAME}, one request to the kernel, not with {@code ip
- * addr show dev NAME}, which reads the addresses of every link of the namespace (its cost grows
- * with the number of links).
+ * <p>Links have a process of their own because {@code ip link show} switches the {@code ip} process
+ * it runs in to links for good: the address and route commands after it would fail. A link is read
+ * with {@code ip link show dev NAME}, one request to the kernel, not with {@code ip addr show dev
+ * NAME}, which reads the addresses of every link of the namespace (its cost grows with the number
+ * of links).
  */
 public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final CommandRunner runner;
   private final Duration limit;
+
   /** The sessions, by namespace and kind ({@link #ADDRESSES}, {@link #IPV6}, {@link #LINKS}). */
-  private final java.util.concurrent.ConcurrentMap<List<String>, IpSession> sessions =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  private final ConcurrentMap<List<String>, IpSession> sessions = new ConcurrentHashMap<>();
 
   /** Whether util-linux's {@code setpriv} is there (to tie the monitor's life to this JVM). */
-  private static final boolean SETPRIV = java.util.Arrays.stream(
-      System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator))
-      .anyMatch(d -> java.nio.file.Files.isExecutable(java.nio.file.Path.of(d, "setpriv")));
+  private static final boolean SETPRIV =
+      Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
+          .anyMatch(d -> Files.isExecutable(Path.of(d, "setpriv")));
 
   /** Calls {@code ip} directly, each call bounded to {@code limit}. */
   public IpRoute2Calls(Duration limit) {
@@ -56,19 +68,23 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
 
   /** The session for addresses, IPv4 routes and neighbours (and reading all links). */
   private static final String ADDRESSES = "";
+
   /** The session reading IPv6 routes ({@code ip -6}). */
   private static final String IPV6 = "-6";
+
   /** The session for {@code ip link} commands. */
   private static final String LINKS = "link";
 
   private IpSession session(String namespace, String kind) {
-    return sessions.computeIfAbsent(List.of(namespace, kind), k -> {
-      List<String> argv = new ArrayList<>(ipArgs(namespace, "-d", "-json"));
-      if (kind.startsWith("-")) {
-        argv.add(kind);
-      }
-      return new IpSession(runner, argv, limit);
-    });
+    return sessions.computeIfAbsent(
+        List.of(namespace, kind),
+        k -> {
+          List<String> argv = new ArrayList<>(ipArgs(namespace, "-d", "-json"));
+          if (kind.startsWith("-")) {
+            argv.add(kind);
+          }
+          return new IpSession(runner, argv, limit);
+        });
   }
 
   /** Runs the {@code ip} command {@code args} in {@code namespace}. */
@@ -92,15 +108,17 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   }
 
   /**
-   * Runs the {@code ip -batch} commands of {@code script} (one per line) in a process of their
-   * own, stopping at the first failure, whose message is the kernel's answer (without the line
-   * saying which command of the batch failed).
+   * Runs the {@code ip -batch} commands of {@code script} (one per line) in a process of their own,
+   * stopping at the first failure, whose message is the kernel's answer (without the line saying
+   * which command of the batch failed).
    */
   public void batch(String namespace, String script) throws LinuxCallException {
     CommandRunner.Result r = runner.runForResult(ipArgs(namespace, "-batch", "-"), script);
     if (r.exitCode() != 0) {
       String msg = IpSession.kernelAnswer(List.of(r.stderr().split("\n")));
-      throw new LinuxCallException("ip -batch", r.exitCode(),
+      throw new LinuxCallException(
+          "ip -batch",
+          r.exitCode(),
           msg.isEmpty() ? "ip -batch failed with exit code " + r.exitCode() : msg);
     }
   }
@@ -128,8 +146,8 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     try {
       all = listed.isBlank() ? JSON.createArrayNode() : JSON.readTree(listed);
     } catch (IOException e) {
-      throw new LinuxCallException("ip -json netns list", 0,
-          "cannot parse the output of ip: " + e.getMessage());
+      throw new LinuxCallException(
+          "ip -json netns list", 0, "cannot parse the output of ip: " + e.getMessage());
     }
     for (JsonNode n : all) {
       out.add(n.path("name").asText());
@@ -157,21 +175,21 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   }
 
   @Override
-  public java.util.Optional<Link> link(String namespace, String name) throws LinuxCallException {
+  public Optional<Link> link(String namespace, String name) throws LinuxCallException {
     try {
-      return parseLinks(namespace, json(namespace, "addr", "show", "dev", name))
-          .stream().findFirst();
+      return parseLinks(namespace, json(namespace, "addr", "show", "dev", name)).stream()
+          .findFirst();
     } catch (LinuxCallException e) {
       if (e.notFound()) {
-        return java.util.Optional.empty();
+        return Optional.empty();
       }
       throw e;
     }
   }
 
   /**
-   * Whether an address is one the kernel gives links by itself: IPv6 link-local addresses, and
-   * the loopback's {@code 127.0.0.1/8} and {@code ::1/128} (of scope host).
+   * Whether an address is one the kernel gives links by itself: IPv6 link-local addresses, and the
+   * loopback's {@code 127.0.0.1/8} and {@code ::1/128} (of scope host).
    */
   static boolean kernelsOwn(boolean v6, String address, String scope) {
     return v6 && scope.equals("link")
@@ -199,39 +217,48 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
       if (kind.isEmpty() && loopback) {
         kind = "loopback";
       }
-      out.add(new Link(namespace, n.path("ifindex").asInt(), n.path("ifname").asText(), kind,
-          n.path("ifalias").asText(""), up, n.path("mtu").asInt(),
-          n.path("address").asText("").toLowerCase(Locale.ROOT), addrs));
+      out.add(
+          new Link(
+              namespace,
+              n.path("ifindex").asInt(),
+              n.path("ifname").asText(),
+              kind,
+              n.path("ifalias").asText(""),
+              up,
+              n.path("mtu").asInt(),
+              n.path("address").asText("").toLowerCase(Locale.ROOT),
+              addrs));
     }
     return out;
   }
 
   @Override
-  public java.util.Map<String, Link> findLinks(String namespace, List<String> names)
+  public Map<String, Link> findLinks(String namespace, List<String> names)
       throws LinuxCallException {
     List<String> commands = names.stream().map(n -> line("link", "show", "dev", n)).toList();
     IpSession links = session(namespace, LINKS);
-    java.util.Map<String, Link> out = readLinks(namespace, names, links.runAll(commands));
+    Map<String, Link> out = readLinks(namespace, names, links.runAll(commands));
     if (out == null) {
       // ip found a name through the index it remembered, and that index now belongs to a link
       // renamed since: a new process looks the names up afresh
       links.restart();
       out = readLinks(namespace, names, links.runAll(commands));
       if (out == null) {
-        throw new LinuxCallException(String.join("; ", commands), 1,
-            "ip answered for another link than the one asked for");
+        throw new LinuxCallException(
+            String.join("; ", commands), 1, "ip answered for another link than the one asked for");
       }
     }
     return out;
   }
 
   /**
-   * The links of the answers to {@code link show dev NAME} for each of {@code names}, by name;
-   * null when one answer is about a link of another name.
+   * The links of the answers to {@code link show dev NAME} for each of {@code names}, by name; null
+   * when one answer is about a link of another name.
    */
-  private static java.util.Map<String, Link> readLinks(String namespace, List<String> names,
-      List<IpSession.Answer> answers) throws LinuxCallException {
-    java.util.Map<String, Link> out = new java.util.LinkedHashMap<>();
+  private static Map<String, Link> readLinks(
+      String namespace, List<String> names, List<IpSession.Answer> answers)
+      throws LinuxCallException {
+    Map<String, Link> out = new LinkedHashMap<>();
     for (int i = 0; i < names.size(); i++) {
       IpSession.Answer a = answers.get(i);
       if (a.failure() == null) {
@@ -258,12 +285,14 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   }
 
   @Override
-  public Link addVethPair(String name, String peerName, String namespace, String newName,
-      String alias, LinkSettings s) throws LinuxCallException {
+  public Link addVethPair(
+      String name, String peerName, String namespace, String newName, String alias, LinkSettings s)
+      throws LinuxCallException {
     String add = line("link", "add", name, "type", "veth", "peer", "name", peerName);
     if (!namespace.isEmpty()) {
-      for (IpSession.Answer a : session("", LINKS).runAll(
-          List.of(add, line("link", "set", "dev", name, "netns", namespace)))) {
+      for (IpSession.Answer a :
+          session("", LINKS)
+              .runAll(List.of(add, line("link", "set", "dev", name, "netns", namespace)))) {
         a.orThrow();
       }
       return configureLink(namespace, name, newName, alias, s);
@@ -274,22 +303,31 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
       set.addAll(List.of("name", newName));
     }
     set.addAll(settingArgs(alias == null ? s : s.withAlias(alias)));
-    List<IpSession.Answer> answers = session("", LINKS).runAll(List.of(add,
-        line(set.toArray(String[]::new)), line("link", "show", "dev", newName)));
+    List<IpSession.Answer> answers =
+        session("", LINKS)
+            .runAll(
+                List.of(
+                    add, line(set.toArray(String[]::new)), line("link", "show", "dev", newName)));
     answers.get(0).orThrow();
     answers.get(1).orThrow();
     Link l = parseLinks("", answers.get(2).orThrow()).stream().findFirst().orElse(null);
     if (l != null && l.name().equals(newName)) {
       return l;
     }
-    return findLinks("", List.of(newName)).values().stream().findFirst().orElseThrow(
-        () -> new LinuxCallException("ip link show dev " + newName, 1,
-            "Device \"" + newName + "\" does not exist."));
+    return findLinks("", List.of(newName)).values().stream()
+        .findFirst()
+        .orElseThrow(
+            () ->
+                new LinuxCallException(
+                    "ip link show dev " + newName,
+                    1,
+                    "Device \"" + newName + "\" does not exist."));
   }
 
   @Override
-  public Link configureLink(String namespace, String name, String newName, String alias,
-      LinkSettings s) throws LinuxCallException {
+  public Link configureLink(
+      String namespace, String name, String newName, String alias, LinkSettings s)
+      throws LinuxCallException {
     // one request: the kernel applies MAC and MTU, then the name, the alias, and up/down last,
     // so a link that fails before its rename keeps its old name (and is found there next time)
     List<String> args = new ArrayList<>(List.of("link", "set", "dev", name));
@@ -299,12 +337,13 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     LinkSettings all = alias == null ? s : s.withAlias(alias);
     args.addAll(settingArgs(all));
     if (args.size() > 4) { // the request and the reading in one exchange
-      List<IpSession.Answer> answers = session(namespace, LINKS).runAll(
-          List.of(line(args.toArray(String[]::new)), line("link", "show", "dev", newName)));
+      List<IpSession.Answer> answers =
+          session(namespace, LINKS)
+              .runAll(
+                  List.of(line(args.toArray(String[]::new)), line("link", "show", "dev", newName)));
       String failure = answers.get(0).failure();
       if (failure == null) {
-        Link l = parseLinks(namespace, answers.get(1).orThrow()).stream().findFirst()
-            .orElse(null);
+        Link l = parseLinks(namespace, answers.get(1).orThrow()).stream().findFirst().orElse(null);
         if (l != null && l.name().equals(newName)) {
           return l;
         }
@@ -317,9 +356,14 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
         ipLink(namespace, args.toArray(String[]::new));
       }
     }
-    return findLinks(namespace, List.of(newName)).values().stream().findFirst().orElseThrow(
-        () -> new LinuxCallException("ip link show dev " + newName, 1,
-            "Device \"" + newName + "\" does not exist."));
+    return findLinks(namespace, List.of(newName)).values().stream()
+        .findFirst()
+        .orElseThrow(
+            () ->
+                new LinuxCallException(
+                    "ip link show dev " + newName,
+                    1,
+                    "Device \"" + newName + "\" does not exist."));
   }
 
   @Override
@@ -338,8 +382,7 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   }
 
   @Override
-  public void renameLink(String namespace, String name, String newName)
-      throws LinuxCallException {
+  public void renameLink(String namespace, String name, String newName) throws LinuxCallException {
     ipLink(namespace, "link", "set", "dev", name, "name", newName);
   }
 
@@ -403,9 +446,15 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
         if (v6 && (dst.startsWith("fe80:") || dst.startsWith("ff00:"))) {
           continue;
         }
-        out.add(new RouteEntry(namespace, device, dst, n.path("gateway").asText(""),
-            n.path("metric").asInt(0), n.path("scope").asText("global"),
-            proto.equals(Integer.toString(ROUTE_PROTOCOL))));
+        out.add(
+            new RouteEntry(
+                namespace,
+                device,
+                dst,
+                n.path("gateway").asText(""),
+                n.path("metric").asInt(0),
+                n.path("scope").asText("global"),
+                proto.equals(Integer.toString(ROUTE_PROTOCOL))));
       }
     }
     return out;
@@ -447,17 +496,29 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   @Override
   public List<Neighbour> neighbours(String namespace, String device) throws LinuxCallException {
     List<Neighbour> out = new ArrayList<>();
-    for (JsonNode n : json(namespace, "neigh", "show", "dev", device, "nud",
-        "permanent")) {
-      out.add(new Neighbour(namespace, device, n.path("dst").asText(),
-          n.path("lladdr").asText("").toLowerCase(Locale.ROOT)));
+    for (JsonNode n : json(namespace, "neigh", "show", "dev", device, "nud", "permanent")) {
+      out.add(
+          new Neighbour(
+              namespace,
+              device,
+              n.path("dst").asText(),
+              n.path("lladdr").asText("").toLowerCase(Locale.ROOT)));
     }
     return out;
   }
 
   @Override
   public void replaceNeighbour(Neighbour n) throws LinuxCallException {
-    ip(n.namespace(), "neigh", "replace", n.ip(), "lladdr", n.mac(), "dev", n.device(), "nud",
+    ip(
+        n.namespace(),
+        "neigh",
+        "replace",
+        n.ip(),
+        "lladdr",
+        n.mac(),
+        "dev",
+        n.device(),
+        "nud",
         "permanent");
   }
 
@@ -474,36 +535,42 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   }
 
   @Override
-  public AutoCloseable watchLinks(java.util.function.Consumer<LinkEvent> onEvent)
-      throws LinuxCallException {
+  public AutoCloseable watchLinks(Consumer<LinkEvent> onEvent) throws LinuxCallException {
     // with setpriv the monitor ends with this JVM even when the JVM is killed outright
     List<String> monitor = List.of("ip", "-o", "monitor", "link", "address");
-    Process p = runner.start(SETPRIV ? java.util.stream.Stream.concat(
-        Stream.of("setpriv", "--pdeathsig", "KILL"), monitor.stream()).toList() : monitor);
-    java.util.concurrent.atomic.AtomicBoolean closed =
-        new java.util.concurrent.atomic.AtomicBoolean();
-    Thread reader = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(
-          new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = r.readLine()) != null) {
-          // a line of another shape (e.g. "netlink receive error ... No buffer space
-          // available": the kernel dropped events) is a Lost event
-          MonitorLines.parse(line).ifPresent(onEvent);
-        }
-      } catch (IOException e) {
-        // the monitor was stopped, or ended
-      }
-      if (!closed.get()) {
-        onEvent.accept(new LinkEvent.Lost("ip monitor ended", true));
-      }
-    }, "linux-link-monitor");
+    Process p =
+        runner.start(
+            SETPRIV
+                ? Stream.concat(Stream.of("setpriv", "--pdeathsig", "KILL"), monitor.stream())
+                    .toList()
+                : monitor);
+    AtomicBoolean closed = new AtomicBoolean();
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(
+                      new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                  // a line of another shape (e.g. "netlink receive error ... No buffer space
+                  // available": the kernel dropped events) is a Lost event
+                  MonitorLines.parse(line).ifPresent(onEvent);
+                }
+              } catch (IOException e) {
+                // the monitor was stopped, or ended
+              }
+              if (!closed.get()) {
+                onEvent.accept(new LinkEvent.Lost("ip monitor ended", true));
+              }
+            },
+            "linux-link-monitor");
     reader.setDaemon(true);
     reader.start();
     return () -> {
       closed.set(true);
       p.destroy();
-      if (!p.waitFor(2, java.util.concurrent.TimeUnit.SECONDS)) {
+      if (!p.waitFor(2, TimeUnit.SECONDS)) {
         p.destroyForcibly();
       }
       reader.join(2000);

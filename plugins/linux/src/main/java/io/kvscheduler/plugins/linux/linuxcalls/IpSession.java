@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
  * One long-running {@code ip -d -json -force -batch -} process for one namespace, fed one command
@@ -25,19 +26,20 @@ import java.util.concurrent.TimeUnit;
  * "kvs-sync-N" is unknown}) without asking the kernel. {@code ip} reports errors on its error
  * output in order, so what it printed there before the marker's refusal belongs to the command:
  * with {@code -force} a failed command is followed by {@code Command failed -:LINE}, and the lines
- * before that are the kernel's answer, kept verbatim. A command that reads prints one JSON
- * document on the standard output (flushed when the command ends), read by a thread of its own
- * so that a large answer never blocks {@code ip}: a reading command prints one document when it
- * succeeds (an empty array when it finds nothing) and none when it fails. A session that runs
- * {@code link show} stays switched to links for the commands after it: {@code ip link}
- * commands still work, address and route commands do not.
+ * before that are the kernel's answer, kept verbatim. A command that reads prints one JSON document
+ * on the standard output (flushed when the command ends), read by a thread of its own so that a
+ * large answer never blocks {@code ip}: a reading command prints one document when it succeeds (an
+ * empty array when it finds nothing) and none when it fails. A session that runs {@code link show}
+ * stays switched to links for the commands after it: {@code ip link} commands still work, address
+ * and route commands do not.
  *
- * <p>A command that does not finish within the limit kills the process; so does a broken pipe.
- * The next command starts a new one.
+ * <p>A command that does not finish within the limit kills the process; so does a broken pipe. The
+ * next command starts a new one.
  */
 final class IpSession implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String MARKER = "kvs-sync-";
+
   /** Put in the output queue when {@code ip}'s standard output ends. */
   private static final JsonNode END = MissingNode.getInstance();
 
@@ -80,16 +82,15 @@ final class IpSession implements AutoCloseable {
   }
 
   /**
-   * Runs {@code commands} one after the other, sent together (one exchange with {@code ip}, not
-   * one per command); every command runs whatever became of those before it. A reading command
-   * ({@code ... show}, {@code ... list}) prints one JSON document when it succeeds and none when
-   * it fails.
+   * Runs {@code commands} one after the other, sent together (one exchange with {@code ip}, not one
+   * per command); every command runs whatever became of those before it. A reading command ({@code
+   * ... show}, {@code ... list}) prints one JSON document when it succeeds and none when it fails.
    *
    * <p>When the kernel answers that a link's index is gone ({@code No such device}, {@code Device
    * not found}), that command and those after it are sent again to a new process: {@code ip}
-   * remembers the index of each link name it looked up, and a link deleted or renamed since
-   * leaves that memory stale; a new process looks the name up afresh (and says {@code Cannot
-   * find device} if it is really gone). The commands before it are not run twice.
+   * remembers the index of each link name it looked up, and a link deleted or renamed since leaves
+   * that memory stale; a new process looks the name up afresh (and says {@code Cannot find device}
+   * if it is really gone). The commands before it are not run twice.
    */
   synchronized List<Answer> runAll(List<String> commands) throws LinuxCallException {
     List<Answer> out = new ArrayList<>();
@@ -151,9 +152,9 @@ final class IpSession implements AutoCloseable {
   }
 
   /**
-   * Sends each command followed by its marker; returns, for each, what ip said on its error
-   * output: for fewer commands when ip exited at a stale link index (some commands exit rather
-   * than fail), the last entry being that command's.
+   * Sends each command followed by its marker; returns, for each, what ip said on its error output:
+   * for fewer commands when ip exited at a stale link index (some commands exit rather than fail),
+   * the last entry being that command's.
    */
   private List<List<String>> send(List<String> commands) throws LinuxCallException {
     for (String command : commands) {
@@ -195,11 +196,15 @@ final class IpSession implements AutoCloseable {
         return all; // ip gave up on a stale index (some commands exit): the rest is sent again
       }
       if (watchdog.isDone() && !watchdog.isCancelled()) {
-        throw new LinuxCallException(shown, -1, "'ip " + shown + "' did not finish within "
-            + limit.toMillis() + " ms");
+        throw new LinuxCallException(
+            shown, -1, "'ip " + shown + "' did not finish within " + limit.toMillis() + " ms");
       }
-      throw new LinuxCallException(shown, -1, said.isEmpty()
-          ? "ip ended while running '" + shown + "'" : String.join("\n", said).strip());
+      throw new LinuxCallException(
+          shown,
+          -1,
+          said.isEmpty()
+              ? "ip ended while running '" + shown + "'"
+              : String.join("\n", said).strip());
     } finally {
       watchdog.cancel(false);
     }
@@ -207,8 +212,10 @@ final class IpSession implements AutoCloseable {
 
   /** What {@code ip -batch} printed on its error output, without its "Command failed" lines. */
   static String kernelAnswer(List<String> errorLines) {
-    return errorLines.stream().filter(l -> !l.isBlank() && !l.startsWith("Command failed"))
-        .map(String::strip).collect(java.util.stream.Collectors.joining("\n"));
+    return errorLines.stream()
+        .filter(l -> !l.isBlank() && !l.startsWith("Command failed"))
+        .map(String::strip)
+        .collect(Collectors.joining("\n"));
   }
 
   private void start() throws LinuxCallException {
@@ -220,27 +227,31 @@ final class IpSession implements AutoCloseable {
     cmd.addAll(List.of("-force", "-batch", "-"));
     Process p = runner.startInteractive(cmd);
     BlockingQueue<JsonNode> docs = new LinkedBlockingQueue<>();
-    Thread reader = new Thread(() -> {
-      // from a reader: a parser on bytes waits for 4 of them to guess the encoding, and "[]" is 3
-      try (JsonParser parser = JSON.createParser(
-          new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-        while (parser.nextToken() != null) {
-          docs.add(parser.readValueAsTree());
-        }
-      } catch (IOException | RuntimeException e) {
-        // ip ended or printed something that is not JSON: the session restarts
-        p.destroyForcibly();
-      } finally {
-        docs.add(END);
-      }
-    }, "ip-session-output");
+    Thread reader =
+        new Thread(
+            () -> {
+              // from a reader: a parser on bytes waits for 4 of them to guess the encoding, and
+              // "[]" is 3
+              try (JsonParser parser =
+                  JSON.createParser(
+                      new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                while (parser.nextToken() != null) {
+                  docs.add(parser.readValueAsTree());
+                }
+              } catch (IOException | RuntimeException e) {
+                // ip ended or printed something that is not JSON: the session restarts
+                p.destroyForcibly();
+              } finally {
+                docs.add(END);
+              }
+            },
+            "ip-session-output");
     reader.setDaemon(true);
     reader.start();
     process = p;
     documents = docs;
     input = new OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8);
-    errors = new BufferedReader(new InputStreamReader(p.getErrorStream(),
-        StandardCharsets.UTF_8));
+    errors = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8));
   }
 
   /** Ends the process; the next command starts a new one. */

@@ -13,11 +13,19 @@ import java.util.List;
  * @param up administratively up
  * @param mtu the MTU
  * @param mac the hardware address, lower case
- * @param addresses the addresses with prefix length ({@code 10.0.0.1/24}); the kernel's own
- *     (IPv6 link-local, the loopback's 127.0.0.1/8 and ::1/128) left out
+ * @param addresses the addresses with prefix length ({@code 10.0.0.1/24}); the kernel's own (IPv6
+ *     link-local, the loopback's 127.0.0.1/8 and ::1/128) left out
  */
-public record Link(String namespace, int index, String name, String kind, String alias,
-    boolean up, int mtu, String mac, List<String> addresses) {
+public record Link(
+    String namespace,
+    int index,
+    String name,
+    String kind,
+    String alias,
+    boolean up,
+    int mtu,
+    String mac,
+    List<String> addresses) {
   public Link {
     addresses = List.copyOf(addresses);
   }

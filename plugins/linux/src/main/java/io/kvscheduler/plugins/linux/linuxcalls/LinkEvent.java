@@ -1,19 +1,21 @@
 package io.kvscheduler.plugins.linux.linuxcalls;
 
+import java.util.List;
+
 /**
  * One change of the links of a namespace, as the kernel announces it. Links are named by their
- * kernel index: a name seen in an event may be out of date by the time it is read, the index
- * is not.
+ * kernel index: a name seen in an event may be out of date by the time it is read, the index is
+ * not.
  */
 public sealed interface LinkEvent {
   /**
    * The link {@code index} appeared or changed (state, name, attributes); {@code names} are the
-   * names it may have had when the event was sent, the likeliest first ({@code ip} prints a
-   * veth as {@code NAME@PEER}, and a name may itself contain {@code @}).
+   * names it may have had when the event was sent, the likeliest first ({@code ip} prints a veth as
+   * {@code NAME@PEER}, and a name may itself contain {@code @}).
    */
-  record Changed(int index, java.util.List<String> names) implements LinkEvent {
+  record Changed(int index, List<String> names) implements LinkEvent {
     public Changed {
-      names = java.util.List.copyOf(names);
+      names = List.copyOf(names);
     }
   }
 
@@ -28,8 +30,8 @@ public sealed interface LinkEvent {
 
   /**
    * Events may have been lost ({@code reason} says why, e.g. the kernel dropped some, or the
-   * monitoring ended): whoever follows the links must read them all again. When {@code ended},
-   * no event follows this one: the watch must be started again.
+   * monitoring ended): whoever follows the links must read them all again. When {@code ended}, no
+   * event follows this one: the watch must be started again.
    */
   record Lost(String reason, boolean ended) implements LinkEvent {}
 }

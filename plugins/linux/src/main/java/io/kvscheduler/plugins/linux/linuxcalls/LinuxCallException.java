@@ -3,28 +3,29 @@ package io.kvscheduler.plugins.linux.linuxcalls;
 import java.util.List;
 
 /**
- * A call to the kernel that failed. The message is the kernel's answer as iproute2 printed it
- * (e.g. {@code RTNETLINK answers: File exists}), so it reaches the value's status verbatim; {@link
+ * A call to the kernel that failed. The message is the kernel's answer as iproute2 printed it (e.g.
+ * {@code RTNETLINK answers: File exists}), so it reaches the value's status verbatim; {@link
  * #command()} is what was run.
  */
 public final class LinuxCallException extends Exception {
   private static final long serialVersionUID = 1L;
 
   /** Kernel answers that repeating the same call cannot change: the request itself is wrong. */
-  private static final List<String> PERMANENT = List.of(
-      "Invalid argument",
-      "Numerical result out of range",
-      "greater than device maximum",
-      "less than device minimum",
-      "Operation not permitted",
-      "Operation not supported",
-      "Permission denied",
-      "Unknown device type",
-      "is invalid",
-      "is wrong",
-      "is unknown",
-      "Invalid \"",
-      "Not a valid");
+  private static final List<String> PERMANENT =
+      List.of(
+          "Invalid argument",
+          "Numerical result out of range",
+          "greater than device maximum",
+          "less than device minimum",
+          "Operation not permitted",
+          "Operation not supported",
+          "Permission denied",
+          "Unknown device type",
+          "is invalid",
+          "is wrong",
+          "is unknown",
+          "Invalid \"",
+          "Not a valid");
 
   private final String command;
   private final int exitCode;
@@ -48,8 +49,8 @@ public final class LinuxCallException extends Exception {
   /**
    * Whether repeating the call may succeed once something else changes: true for missing devices,
    * names taken, unreachable gateways and other conditions of the system; false for requests the
-   * kernel refuses as such (invalid arguments, values out of range, unsupported link types,
-   * missing permission).
+   * kernel refuses as such (invalid arguments, values out of range, unsupported link types, missing
+   * permission).
    */
   public boolean retriable() {
     String m = getMessage() == null ? "" : getMessage();
@@ -59,8 +60,11 @@ public final class LinuxCallException extends Exception {
   /** Whether the kernel said the object does not exist. */
   public boolean notFound() {
     String m = getMessage() == null ? "" : getMessage();
-    return m.contains("Cannot find device") || m.contains("does not exist") || m.contains("No such process")
-        || m.contains("No such device") || m.contains("No such file or directory")
+    return m.contains("Cannot find device")
+        || m.contains("does not exist")
+        || m.contains("No such process")
+        || m.contains("No such device")
+        || m.contains("No such file or directory")
         || m.contains("Cannot assign requested address");
   }
 

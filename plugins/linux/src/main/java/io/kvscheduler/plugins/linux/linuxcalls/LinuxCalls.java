@@ -1,19 +1,22 @@
 package io.kvscheduler.plugins.linux.linuxcalls;
 
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * What the Linux plugin asks of the kernel. A {@code namespace} argument is the name of a named
- * network namespace ({@code ip netns}), or "" for the namespace the agent runs in. Every failure
- * is a {@link LinuxCallException} carrying the kernel's message.
+ * network namespace ({@code ip netns}), or "" for the namespace the agent runs in. Every failure is
+ * a {@link LinuxCallException} carrying the kernel's message.
  *
  * <p>Implementations are thread-safe: the interface watcher reads while the engine writes.
  */
 public interface LinuxCalls {
   /**
-   * The routing protocol number routes made through these calls carry ({@code proto 200}), so
-   * that a restarted agent tells them from routes someone else made. Not one of the numbers
-   * {@code /etc/iproute2/rt_protos} reserves.
+   * The routing protocol number routes made through these calls carry ({@code proto 200}), so that
+   * a restarted agent tells them from routes someone else made. Not one of the numbers {@code
+   * /etc/iproute2/rt_protos} reserves.
    */
   int ROUTE_PROTOCOL = 200;
 
@@ -31,39 +34,45 @@ public interface LinuxCalls {
   List<Link> links(String namespace) throws LinuxCallException;
 
   /** The link {@code name} of {@code namespace}, with its addresses, if it exists. */
-  java.util.Optional<Link> link(String namespace, String name) throws LinuxCallException;
+  Optional<Link> link(String namespace, String name) throws LinuxCallException;
 
   /**
    * The links among {@code names} that exist in {@code namespace}, by name (one call for all),
    * without their addresses (reading a link's addresses costs as much as reading all links).
    */
-  java.util.Map<String, Link> findLinks(String namespace, List<String> names)
-      throws LinuxCallException;
+  Map<String, Link> findLinks(String namespace, List<String> names) throws LinuxCallException;
 
   /**
-   * Creates a veth pair in the agent's namespace, {@code name} and its peer {@code peerName},
-   * and moves {@code name} into {@code namespace} unless it is "".
+   * Creates a veth pair in the agent's namespace, {@code name} and its peer {@code peerName}, and
+   * moves {@code name} into {@code namespace} unless it is "".
    */
   void addVethPair(String name, String peerName, String namespace) throws LinuxCallException;
 
   /**
-   * Creates a veth pair in the agent's namespace, {@code name} and its peer {@code peerName},
-   * moves {@code name} into {@code namespace} unless it is "", and configures it as {@link
-   * #configureLink} does, in as few exchanges with the kernel as it can; returns {@code name} as
-   * it is afterwards (named {@code newName}), without its addresses.
+   * Creates a veth pair in the agent's namespace, {@code name} and its peer {@code peerName}, moves
+   * {@code name} into {@code namespace} unless it is "", and configures it as {@link
+   * #configureLink} does, in as few exchanges with the kernel as it can; returns {@code name} as it
+   * is afterwards (named {@code newName}), without its addresses.
    */
-  Link addVethPair(String name, String peerName, String namespace, String newName, String alias,
-      LinkSettings settings) throws LinuxCallException;
+  Link addVethPair(
+      String name,
+      String peerName,
+      String namespace,
+      String newName,
+      String alias,
+      LinkSettings settings)
+      throws LinuxCallException;
 
   /**
    * Configures the link {@code name} of {@code namespace} in one request: renames it to {@code
-   * newName} when that differs (setting it down first if the kernel refuses to rename it up),
-   * sets {@code alias} unless null and the attributes of {@code settings}; returns the link as it
-   * is afterwards, without its addresses. The kernel applies MAC and MTU before the name, so a link whose configuration
-   * fails that early keeps its old name.
+   * newName} when that differs (setting it down first if the kernel refuses to rename it up), sets
+   * {@code alias} unless null and the attributes of {@code settings}; returns the link as it is
+   * afterwards, without its addresses. The kernel applies MAC and MTU before the name, so a link
+   * whose configuration fails that early keeps its old name.
    */
-  Link configureLink(String namespace, String name, String newName, String alias,
-      LinkSettings settings) throws LinuxCallException;
+  Link configureLink(
+      String namespace, String name, String newName, String alias, LinkSettings settings)
+      throws LinuxCallException;
 
   /** Creates a link of {@code kind} ({@code dummy}) named {@code name} in {@code namespace}. */
   void addLink(String namespace, String name, String kind) throws LinuxCallException;
@@ -116,11 +125,10 @@ public interface LinuxCalls {
   // ---- events
 
   /**
-   * Calls {@code onEvent} (on a thread of its own, in the kernel's order) with each change of
-   * the links and addresses of the agent's namespace, until the returned handle is closed. The
-   * monitoring may end with the thread that called this method: call it from a thread that
-   * lives as long as the watch.
+   * Calls {@code onEvent} (on a thread of its own, in the kernel's order) with each change of the
+   * links and addresses of the agent's namespace, until the returned handle is closed. The
+   * monitoring may end with the thread that called this method: call it from a thread that lives as
+   * long as the watch.
    */
-  AutoCloseable watchLinks(java.util.function.Consumer<LinkEvent> onEvent)
-      throws LinuxCallException;
+  AutoCloseable watchLinks(Consumer<LinkEvent> onEvent) throws LinuxCallException;
 }

@@ -9,11 +9,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A private network namespace, with private named namespaces, that needs no root: a child process
- * started with {@code unshare --user --map-root-user --net --mount} holds it, with a fresh
- * {@code /run/netns} of its own so that {@code ip netns add} inside never touches the host's.
- * {@link #prefix()} is the {@code nsenter} command that runs a command inside; closing the
- * sandbox (or the end of this JVM) ends the process, and with it every link, address and route
- * made inside.
+ * started with {@code unshare --user --map-root-user --net --mount} holds it, with a fresh {@code
+ * /run/netns} of its own so that {@code ip netns add} inside never touches the host's. {@link
+ * #prefix()} is the {@code nsenter} command that runs a command inside; closing the sandbox (or the
+ * end of this JVM) ends the process, and with it every link, address and route made inside.
  */
 public final class NetnsSandbox implements AutoCloseable {
   private final Process holder;
@@ -28,13 +27,24 @@ public final class NetnsSandbox implements AutoCloseable {
    * @throws IOException when the kernel or the system refuses namespaces (the message says why)
    */
   public static NetnsSandbox start() throws IOException {
-    Process p = new ProcessBuilder("unshare", "--user", "--map-root-user", "--net", "--mount",
-        "--propagation", "private", "sh", "-c",
-        "mkdir -p /run/netns && mount -t tmpfs kvs-netns /run/netns && ip link set lo up"
-            + " && echo ready && exec cat >/dev/null") // ends when this JVM's end of stdin closes
-        .redirectErrorStream(true).start();
-    BufferedReader out = new BufferedReader(
-        new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+    Process p =
+        new ProcessBuilder(
+                "unshare",
+                "--user",
+                "--map-root-user",
+                "--net",
+                "--mount",
+                "--propagation",
+                "private",
+                "sh",
+                "-c",
+                "mkdir -p /run/netns && mount -t tmpfs kvs-netns /run/netns && ip link set lo up"
+                    + " && echo ready && exec cat >/dev/null") // ends when this JVM's end of stdin
+            // closes
+            .redirectErrorStream(true)
+            .start();
+    BufferedReader out =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
     String line = out.readLine();
     if (!"ready".equals(line)) {
       StringBuilder all = new StringBuilder(line == null ? "" : line);
@@ -45,8 +55,8 @@ public final class NetnsSandbox implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
       p.destroyForcibly();
-      throw new IOException("cannot create a private network namespace with unshare: "
-          + all.toString().strip());
+      throw new IOException(
+          "cannot create a private network namespace with unshare: " + all.toString().strip());
     }
     return new NetnsSandbox(p);
   }
@@ -58,8 +68,14 @@ public final class NetnsSandbox implements AutoCloseable {
 
   /** The command prefix that runs a command inside the sandbox. */
   public List<String> prefix() {
-    return List.of("nsenter", "--target", Long.toString(holder.pid()), "--user", "--net",
-        "--mount", "--preserve-credentials");
+    return List.of(
+        "nsenter",
+        "--target",
+        Long.toString(holder.pid()),
+        "--user",
+        "--net",
+        "--mount",
+        "--preserve-credentials");
   }
 
   @Override

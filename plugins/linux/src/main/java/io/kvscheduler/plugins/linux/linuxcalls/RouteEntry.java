@@ -14,5 +14,11 @@ package io.kvscheduler.plugins.linux.linuxcalls;
  * @param ours whether the route carries the plugin's routing protocol number ({@link
  *     LinuxCalls#ROUTE_PROTOCOL}): made by the plugin, not by someone else; ignored in requests
  */
-public record RouteEntry(String namespace, String device, String destination, String gateway,
-    int metric, String scope, boolean ours) {}
+public record RouteEntry(
+    String namespace,
+    String device,
+    String destination,
+    String gateway,
+    int metric,
+    String scope,
+    boolean ours) {}

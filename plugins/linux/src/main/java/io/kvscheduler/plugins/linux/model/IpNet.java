@@ -2,12 +2,13 @@ package io.kvscheduler.plugins.linux.model;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.Arrays;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * An IP address with a prefix length, parsed without name lookups, written in canonical form
- * (IPv6 compressed, lower case, as Go prints it).
+ * An IP address with a prefix length, parsed without name lookups, written in canonical form (IPv6
+ * compressed, lower case, as Go prints it).
  *
  * @param address the address bytes (4 or 16)
  * @param prefix the prefix length
@@ -128,17 +129,17 @@ public record IpNet(byte[] address, int prefix) {
   public static boolean sameAddress(String x, String y) {
     Optional<byte[]> a = parseAddress(x);
     Optional<byte[]> b = parseAddress(y);
-    return a.isPresent() && b.isPresent() && java.util.Arrays.equals(a.get(), b.get());
+    return a.isPresent() && b.isPresent() && Arrays.equals(a.get(), b.get());
   }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof IpNet n && n.prefix == prefix && java.util.Arrays.equals(n.address, address);
+    return o instanceof IpNet n && n.prefix == prefix && Arrays.equals(n.address, address);
   }
 
   @Override
   public int hashCode() {
-    return java.util.Arrays.hashCode(address) * 31 + prefix;
+    return Arrays.hashCode(address) * 31 + prefix;
   }
 
   @Override

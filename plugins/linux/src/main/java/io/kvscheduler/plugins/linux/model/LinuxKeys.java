@@ -2,37 +2,44 @@ package io.kvscheduler.plugins.linux.model;
 
 import io.kvscheduler.plugins.linux.model.l3.ARPEntry;
 import io.kvscheduler.plugins.linux.model.l3.Route;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
  * Keys of the Linux values, as vpp-agent spells them: NB keys of interfaces, routes and ARP
- * entries; derived keys of interface state, addresses and link-local routes; keys of the host
- * state the interface watcher reports.
+ * entries; derived keys of interface state, addresses and link-local routes; keys of the host state
+ * the interface watcher reports.
  */
 public final class LinuxKeys {
   private LinuxKeys() {}
 
   /** NB prefix of interfaces. */
   public static final String INTERFACE_PREFIX = "config/linux/interfaces/v2/interface/";
+
   /** NB prefix of routes. */
   public static final String ROUTE_PREFIX = "config/linux/l3/v2/route/";
+
   /** NB prefix of ARP entries. */
   public static final String ARP_PREFIX = "config/linux/l3/v2/arp/";
 
   /** Prefix of the derived interface state properties. */
   public static final String STATE_PREFIX = "linux/interface/state/";
+
   /** Prefix of what the watcher reports about host interfaces. */
   public static final String HOST_NAME_PREFIX = "linux/interface/host-name/";
+
   /** Prefix of the derived link-local route properties. */
   public static final String LINK_LOCAL_ROUTE_PREFIX = "linux/link-local-route/";
 
   /** Address sources, as they appear in address keys. */
   public enum AddressSource {
-    STATIC, ALLOC_REF, EXISTING;
+    STATIC,
+    ALLOC_REF,
+    EXISTING;
 
     /** The lower-case spelling used in keys. */
     public String keyword() {
-      return name().toLowerCase(java.util.Locale.ROOT);
+      return name().toLowerCase(Locale.ROOT);
     }
   }
 
@@ -43,7 +50,8 @@ public final class LinuxKeys {
 
   /** Whether {@code key} is an interface key (a name without further {@code /}). */
   public static boolean isInterfaceKey(String key) {
-    return key.startsWith(INTERFACE_PREFIX) && key.length() > INTERFACE_PREFIX.length()
+    return key.startsWith(INTERFACE_PREFIX)
+        && key.length() > INTERFACE_PREFIX.length()
         && key.indexOf('/', INTERFACE_PREFIX.length()) < 0;
   }
 

@@ -21,8 +21,10 @@ public final class LinuxModels {
   /** {@code linux.l3.route}: {@code config/linux/l3/v2/route/<dst network>/<interface>}. */
   public static final Model<Route> ROUTE =
       Model.builder("linux.l3", "v2", "route", Route.class)
-          .name(LinuxKeys::routeName, "{{with ipnet .DstNetwork}}{{printf \"%s/%d\" .IP"
-              + " .MaskSize}}{{else}}{{.DstNetwork}}{{end}}/{{.OutgoingInterface}}")
+          .name(
+              LinuxKeys::routeName,
+              "{{with ipnet .DstNetwork}}{{printf \"%s/%d\" .IP"
+                  + " .MaskSize}}{{else}}{{.DstNetwork}}{{end}}/{{.OutgoingInterface}}")
           .yamlField("routes")
           .build();
 

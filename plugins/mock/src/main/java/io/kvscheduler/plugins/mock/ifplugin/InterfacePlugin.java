@@ -15,8 +15,8 @@ import java.util.SortedMap;
 
 /**
  * The mock interface plugin: registers the interface descriptor on a scheduler and exposes, read
- * only, the metadata of configured interfaces (the plugin's API for other plugins) and the state
- * of its southbound.
+ * only, the metadata of configured interfaces (the plugin's API for other plugins) and the state of
+ * its southbound.
  */
 public final class InterfacePlugin {
   private final MockIfaceHandler southbound;
@@ -36,8 +36,8 @@ public final class InterfacePlugin {
    * Registers the plugin's descriptor over a mock southbound kept in {@code journal} (null: in
    * memory only).
    */
-  public static InterfacePlugin register(KVScheduler scheduler, SbPrinter printer,
-      SouthboundJournal journal) {
+  public static InterfacePlugin register(
+      KVScheduler scheduler, SbPrinter printer, SouthboundJournal journal) {
     MockIfaceHandler sb = new MockIfaceHandler(printer, journal);
     KVDescriptor<Interface, SbIndex> interfaces = InterfaceDescriptor.create(sb);
     scheduler.registerDescriptors(interfaces);

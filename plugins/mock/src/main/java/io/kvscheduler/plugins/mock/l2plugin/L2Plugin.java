@@ -37,11 +37,11 @@ public final class L2Plugin {
   }
 
   /**
-   * Registers the plugin's three descriptors over mock southbounds kept in {@code journal}
-   * (null: in memory only).
+   * Registers the plugin's three descriptors over mock southbounds kept in {@code journal} (null:
+   * in memory only).
    */
-  public static L2Plugin register(KVScheduler scheduler, SbPrinter printer,
-      SouthboundJournal journal) {
+  public static L2Plugin register(
+      KVScheduler scheduler, SbPrinter printer, SouthboundJournal journal) {
     MockBdHandler bds = new MockBdHandler(printer, journal);
     MockFibHandler fibs = new MockFibHandler(printer, journal);
     KVDescriptor<BridgeDomain, SbIndex> bridgeDomains = BridgeDomainDescriptor.create(bds);

@@ -1,14 +1,16 @@
 package io.kvscheduler.plugins.mock.scenario;
 
 import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Terminal output of the scenarios: boxes and colours. Colours only when the output is a terminal
  * and NO_COLOR is not set (a file or a pipe gets plain text).
  */
 final class Console {
-  private static final boolean COLOR = System.getenv("NO_COLOR") == null
-      && System.console() != null;
+  private static final boolean COLOR =
+      System.getenv("NO_COLOR") == null && System.console() != null;
 
   private Console() {}
 
@@ -48,8 +50,8 @@ final class Console {
     out.println(blue(rule));
   }
 
-  private static java.util.List<String> wrap(String line, int width) {
-    java.util.List<String> parts = new java.util.ArrayList<>();
+  private static List<String> wrap(String line, int width) {
+    List<String> parts = new ArrayList<>();
     String rest = line;
     while (rest.length() > width) {
       int cut = rest.lastIndexOf(' ', width);

@@ -11,8 +11,8 @@ import java.util.List;
  * @param next where to look after it ran
  * @param body the steps
  */
-public record Scenario(String name, String title, List<String> explanation, List<String> next,
-    Body body) {
+public record Scenario(
+    String name, String title, List<String> explanation, List<String> next, Body body) {
 
   /** The steps of a scenario. */
   @FunctionalInterface

@@ -6,6 +6,7 @@ import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.Txn;
 import io.kvscheduler.api.TxnOptions;
+import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.plugins.mock.MockPlugins;
 import io.kvscheduler.plugins.mock.ifplugin.model.Interface;
@@ -74,14 +75,20 @@ public final class ScenarioContext {
 
   /** Commits {@code values} as a full resync (the NB state becomes exactly these values). */
   public long resync(String description, Map<String, Object> values) {
-    return commit(values, TxnOptions.builder().description(description)
-        .resync(ResyncType.FULL).retryWithDefaults().build());
+    return commit(
+        values,
+        TxnOptions.builder()
+            .description(description)
+            .resync(ResyncType.FULL)
+            .retryWithDefaults()
+            .build());
   }
 
   /** Commits {@code changes} (null value = delete) as a change transaction. */
   public long change(String description, Map<String, Object> changes, boolean revert) {
-    return commit(changes, TxnOptions.builder().description(description)
-        .revert(revert).retryWithDefaults().build());
+    return commit(
+        changes,
+        TxnOptions.builder().description(description).revert(revert).retryWithDefaults().build());
   }
 
   private long commit(Map<String, Object> values, TxnOptions options) {
@@ -113,8 +120,9 @@ public final class ScenarioContext {
   private static String line(ValueStatus st) {
     StringBuilder sb = new StringBuilder(String.format("%-46s %s", st.key(), st.state()));
     if (!st.details().isEmpty()) {
-      sb.append(' ').append(st.state() == io.kvscheduler.api.ValueState.PENDING
-          ? "waiting for " : "invalid fields ").append(st.details());
+      sb.append(' ')
+          .append(st.state() == ValueState.PENDING ? "waiting for " : "invalid fields ")
+          .append(st.details());
     }
     if (!st.error().isEmpty()) {
       sb.append(" error: ").append(st.error());

@@ -17,10 +17,14 @@ public final class ScenarioData {
       new Interface("tap2", Interface.Type.TAP, true, "11:22:33:44:55:66");
   public static final Interface TAP2_INVALID = TAP2.withPhysAddress("invalid-hw-address");
 
-  public static final BridgeDomain BD1 = BridgeDomain.of("bd1",
-      BridgeDomain.member("tap1"), BridgeDomain.member("tap2"), BridgeDomain.bvi("loopback1"));
-  public static final BridgeDomain BD1_WITHOUT_TAP1 = BridgeDomain.of("bd1",
-      BridgeDomain.member("tap2"), BridgeDomain.bvi("loopback1"));
+  public static final BridgeDomain BD1 =
+      BridgeDomain.of(
+          "bd1",
+          BridgeDomain.member("tap1"),
+          BridgeDomain.member("tap2"),
+          BridgeDomain.bvi("loopback1"));
+  public static final BridgeDomain BD1_WITHOUT_TAP1 =
+      BridgeDomain.of("bd1", BridgeDomain.member("tap2"), BridgeDomain.bvi("loopback1"));
   public static final BridgeDomain BD2 = BridgeDomain.of("bd2", BridgeDomain.member("tap1"));
   public static final BridgeDomain BD2_WITH_TAP2 =
       BridgeDomain.of("bd2", BridgeDomain.member("tap1"), BridgeDomain.member("tap2"));

@@ -33,7 +33,7 @@ public final class ScenarioMain {
     if (args.get(0).equals("all")) {
       for (Scenario s : Scenarios.all()) {
         if (!s.name().equals("perf")) {
-          ScenarioRunner.run(s, System.out, b -> { }, c -> { });
+          ScenarioRunner.run(s, System.out, b -> {}, c -> {});
           System.out.println();
         }
       }
@@ -43,12 +43,15 @@ public final class ScenarioMain {
     for (String name : args) {
       Optional<Scenario> s = Scenarios.byName(name);
       if (s.isEmpty()) {
-        System.err.println("unknown scenario '" + name + "'; known: "
-            + Scenarios.all().stream().map(Scenario::name).toList());
+        System.err.println(
+            "unknown scenario '"
+                + name
+                + "'; known: "
+                + Scenarios.all().stream().map(Scenario::name).toList());
         status = 2;
         continue;
       }
-      ScenarioRunner.run(s.get(), System.out, b -> { }, c -> { });
+      ScenarioRunner.run(s.get(), System.out, b -> {}, c -> {});
     }
     return status;
   }

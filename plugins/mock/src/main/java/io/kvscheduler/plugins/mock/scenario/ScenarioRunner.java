@@ -21,19 +21,24 @@ public final class ScenarioRunner {
    * @param customize adjusts the scheduler builder (tests inject clocks or turn the log off)
    * @param inspect called with the scheduler and plugins after the scenario ran, before close
    */
-  public static void run(Scenario scenario, PrintStream out, Consumer<KVSchedulerBuilder> customize,
-      Consumer<ScenarioContext> inspect) throws Exception {
+  public static void run(
+      Scenario scenario,
+      PrintStream out,
+      Consumer<KVSchedulerBuilder> customize,
+      Consumer<ScenarioContext> inspect)
+      throws Exception {
     out.println(Console.green("=== " + scenario.name() + ": " + scenario.title()));
     Console.box(out, String.join(" ", scenario.explanation()));
-    KVSchedulerBuilder builder = KVScheduler.builder()
-        .printTxnSummary(true)
-        .enableTxnSimulation(false)
-        .recordHistory(true)
-        .threadName("kvs-scenario");
+    KVSchedulerBuilder builder =
+        KVScheduler.builder()
+            .printTxnSummary(true)
+            .enableTxnSimulation(false)
+            .recordHistory(true)
+            .threadName("kvs-scenario");
     customize.accept(builder);
     try (KVScheduler kvs = builder.build()) {
-      MockPlugins mock = MockPlugins.register(kvs,
-          line -> out.println(Console.magenta("  [mock SB] " + line)));
+      MockPlugins mock =
+          MockPlugins.register(kvs, line -> out.println(Console.magenta("  [mock SB] " + line)));
       ScenarioContext ctx = new ScenarioContext(kvs, mock, out);
       scenario.body().run(ctx);
       kvs.transactionBarrier();
@@ -41,8 +46,11 @@ public final class ScenarioRunner {
     }
     out.println(Console.green("Where to look next:"));
     out.println("  " + String.join(" ", scenario.next()));
-    out.println("  Scenario code: " + Scenarios.source() + "; descriptors: "
-        + "plugins/mock/src/main/java/io/kvscheduler/plugins/mock/*/descriptor/");
+    out.println(
+        "  Scenario code: "
+            + Scenarios.source()
+            + "; descriptors: "
+            + "plugins/mock/src/main/java/io/kvscheduler/plugins/mock/*/descriptor/");
     out.println("  Other scenarios: bin/kvs-agent scenario --list");
   }
 }

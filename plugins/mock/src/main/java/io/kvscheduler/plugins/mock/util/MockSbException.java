@@ -1,6 +1,8 @@
 package io.kvscheduler.plugins.mock.util;
 
-/** A failure reported by the mock southbound (unknown handle, duplicate binding, injected error). */
+/**
+ * A failure reported by the mock southbound (unknown handle, duplicate binding, injected error).
+ */
 public final class MockSbException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 

@@ -18,7 +18,7 @@ public interface SbPrinter {
     return line -> log.info("{}", line);
   }
 
-  /** Prints each line to standard output, prefixed with {@code "  [mock SB] "}. */
+  /** Prints each line to standard output, prefixed with {@code " [mock SB] "}. */
   static SbPrinter stdout() {
     return line -> System.out.println("  [mock SB] " + line);
   }

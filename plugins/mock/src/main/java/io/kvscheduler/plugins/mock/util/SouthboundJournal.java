@@ -15,8 +15,8 @@ import java.util.List;
  * A file that makes the mock southbound outlive the agent's process, as a real data plane does:
  * every operation the mock southbound carries out is appended to it as one line before the call
  * returns, and a southbound opened on the file replays them. A process killed while appending
- * leaves at most one incomplete last line: that operation did not happen (its call never
- * returned), and opening the journal drops the line.
+ * leaves at most one incomplete last line: that operation did not happen (its call never returned),
+ * and opening the journal drops the line.
  *
  * <p>A line is its fields separated by tabs, the first naming the operation ({@code iface-create},
  * {@code bd-add}, ...); tabs, line feeds and backslashes inside fields are escaped. Thread-safe.
@@ -48,8 +48,8 @@ public final class SouthboundJournal implements AutoCloseable {
       complete--;
     }
     List<List<String>> lines = lines(new String(bytes, 0, complete, StandardCharsets.UTF_8));
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE,
-        StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
       ch.truncate(complete);
     }
     OutputStream out = Files.newOutputStream(file, StandardOpenOption.APPEND);

@@ -24,15 +24,16 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Runs the 56 scenario scripts of the differential corpus (test resources {@code oracle/}) and
- * compares every step with what the reference scheduler did: executed operations (order,
- * operation, key, states, values, errors, flags), value statuses and the southbound state.
+ * compares every step with what the reference scheduler did: executed operations (order, operation,
+ * key, states, values, errors, flags), value statuses and the southbound state.
  */
 class DifferentialCorpusTest {
 
   static List<String> scenarioNames() throws IOException, URISyntaxException {
     Path dir = Path.of(DifferentialCorpusTest.class.getResource("/oracle/scenarios").toURI());
     try (Stream<Path> files = Files.list(dir)) {
-      return files.map(p -> p.getFileName().toString())
+      return files
+          .map(p -> p.getFileName().toString())
           .filter(n -> n.endsWith(".json"))
           .map(n -> n.substring(0, n.length() - ".json".length()))
           .sorted()
@@ -52,13 +53,15 @@ class DifferentialCorpusTest {
   /** A row of the documented corpus differences: mismatches allowed at these steps/fields. */
   record Allowed(String scenario, Set<Integer> steps, String fields, String differences) {
     boolean covers(String name, int step, String diffPath) {
-      return scenario.equals(name) && steps.contains(step)
+      return scenario.equals(name)
+          && steps.contains(step)
           && (fields.equals("*") || diffPath.startsWith(fields));
     }
   }
 
-  private static final Pattern ROW = Pattern.compile(
-      "^\\|\\s*(\\w+)\\s*\\|\\s*([\\d, ]+)\\s*\\|\\s*(\\S+)\\s*\\|\\s*(D\\d+(?:, *D\\d+)*)\\s*\\|\\s*$");
+  private static final Pattern ROW =
+      Pattern.compile(
+          "^\\|\\s*(\\w+)\\s*\\|\\s*([\\d, ]+)\\s*\\|\\s*(\\S+)\\s*\\|\\s*(D\\d+(?:, *D\\d+)*)\\s*\\|\\s*$");
 
   /** Reads the table of corpus differences from docs/differences-from-reference.md. */
   static List<Allowed> documentedDifferences() throws IOException {
@@ -66,7 +69,8 @@ class DifferentialCorpusTest {
     while (dir != null && !Files.exists(dir.resolve("docs/differences-from-reference.md"))) {
       dir = dir.getParent();
     }
-    assertThat(dir).as("docs/differences-from-reference.md above the working directory")
+    assertThat(dir)
+        .as("docs/differences-from-reference.md above the working directory")
         .isNotNull();
     List<Allowed> out = new ArrayList<>();
     for (String line : Files.readAllLines(dir.resolve("docs/differences-from-reference.md"))) {
@@ -83,11 +87,13 @@ class DifferentialCorpusTest {
   }
 
   @Test
-  @DisplayName("differential corpus: every step of all 56 scripts matches the reference"
-      + " except the documented differences")
+  @DisplayName(
+      "differential corpus: every step of all 56 scripts matches the reference"
+          + " except the documented differences")
   void everyStepMatchesTheReference() throws Exception {
     List<Allowed> allowed = documentedDifferences();
-    assertThat(allowed).as("corpus difference rows in docs/differences-from-reference.md")
+    assertThat(allowed)
+        .as("corpus difference rows in docs/differences-from-reference.md")
         .isNotEmpty();
     Set<String> usedRows = new HashSet<>();
     List<String> mismatches = new ArrayList<>();
@@ -129,7 +135,8 @@ class DifferentialCorpusTest {
         }
       }
     }
-    System.out.printf("differential corpus: %d/%d steps match, %d/%d executed operations match%n",
+    System.out.printf(
+        "differential corpus: %d/%d steps match, %d/%d executed operations match%n",
         matchedSteps, steps, matchedOps, ops);
     List<String> stale = new ArrayList<>();
     for (Allowed a : allowed) {
@@ -139,8 +146,11 @@ class DifferentialCorpusTest {
         }
       }
     }
-    assertThat(mismatches).as("mismatches with the reference not documented in"
-        + " docs/differences-from-reference.md").isEmpty();
+    assertThat(mismatches)
+        .as(
+            "mismatches with the reference not documented in"
+                + " docs/differences-from-reference.md")
+        .isEmpty();
     assertThat(stale).as("documented corpus differences that no longer occur").isEmpty();
   }
 
@@ -173,8 +183,16 @@ class DifferentialCorpusTest {
     }
     if (exp.isArray() && act.isArray()) {
       if (exp.size() != act.size()) {
-        diffs.add(path + ": expected " + exp.size() + " elements " + brief(exp) + ", got "
-            + act.size() + " " + brief(act));
+        diffs.add(
+            path
+                + ": expected "
+                + exp.size()
+                + " elements "
+                + brief(exp)
+                + ", got "
+                + act.size()
+                + " "
+                + brief(act));
         return;
       }
       for (int i = 0; i < exp.size(); i++) {
@@ -189,8 +207,14 @@ class DifferentialCorpusTest {
     List<String> parts = new ArrayList<>();
     for (JsonNode n : arr) {
       if (n.has("operation")) {
-        parts.add(n.path("operation").asText() + " " + n.path("key").asText() + " "
-            + n.path("prev_state").asText() + "->" + n.path("new_state").asText());
+        parts.add(
+            n.path("operation").asText()
+                + " "
+                + n.path("key").asText()
+                + " "
+                + n.path("prev_state").asText()
+                + "->"
+                + n.path("new_state").asText());
       } else if (n.has("key")) {
         parts.add(n.path("key").asText() + (n.has("state") ? "=" + n.path("state").asText() : ""));
       } else {

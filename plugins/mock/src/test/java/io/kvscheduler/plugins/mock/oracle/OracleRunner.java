@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -34,17 +35,18 @@ import java.util.Optional;
 import java.util.TreeSet;
 
 /**
- * Runs one scenario script of the differential corpus through our scheduler with the mock
- * plugins, producing, step by step, the same JSON shape as the reference's expected output
- * (see the corpus README).
+ * Runs one scenario script of the differential corpus through our scheduler with the mock plugins,
+ * producing, step by step, the same JSON shape as the reference's expected output (see the corpus
+ * README).
  */
 final class OracleRunner {
-  static final ObjectMapper JSON = new ObjectMapper()
-      .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
-      .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+  static final ObjectMapper JSON =
+      new ObjectMapper()
+          .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+          .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-  private static final ObjectMapper SORTED = JSON.copy()
-      .configure(com.fasterxml.jackson.databind.SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
+  private static final ObjectMapper SORTED =
+      JSON.copy().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
 
   private OracleRunner() {}
 
@@ -52,11 +54,12 @@ final class OracleRunner {
   static List<ObjectNode> run(JsonNode script) throws Exception {
     List<ObjectNode> out = new ArrayList<>();
     TreeSet<String> keysSoFar = new TreeSet<>();
-    try (KVScheduler kvs = KVScheduler.builder()
-        .printTxnSummary(false)
-        .recordHistory(true)
-        .threadName("oracle-" + script.path("name").asText())
-        .build()) {
+    try (KVScheduler kvs =
+        KVScheduler.builder()
+            .printTxnSummary(false)
+            .recordHistory(true)
+            .threadName("oracle-" + script.path("name").asText())
+            .build()) {
       MockPlugins mock = MockPlugins.register(kvs, SbPrinter.silent());
       int index = 0;
       for (JsonNode step : script.path("steps")) {
@@ -74,7 +77,7 @@ final class OracleRunner {
           case "full" -> options.resync(ResyncType.FULL, false);
           case "upstream" -> options.resync(ResyncType.UPSTREAM, false);
           case "downstream" -> options.resync(ResyncType.DOWNSTREAM, false);
-          case "none" -> { }
+          case "none" -> {}
           default -> throw new IllegalArgumentException("unknown resync " + resync);
         }
         long seq;
@@ -94,8 +97,9 @@ final class OracleRunner {
         s.put("revert", revert);
         s.put("seq", (int) seq);
         s.put("commit_error", commitError);
-        RecordedTxn rec = kvs.recordedTransaction(seq).orElseThrow(
-            () -> new AssertionError("no record of transaction #"));
+        RecordedTxn rec =
+            kvs.recordedTransaction(seq)
+                .orElseThrow(() -> new AssertionError("no record of transaction #"));
         s.put("txn_type", rec.type().jsonName());
         s.put("resync_type", rec.resyncType().jsonName());
         s.set("executed", ops(rec.executed()));
@@ -115,10 +119,11 @@ final class OracleRunner {
           }
         }
         ObjectNode sb = sb(mock);
-        sb.fields().forEachRemaining(e -> e.getValue()
-            .forEach(kv -> keysSoFar.add(kv.path("key").asText())));
-        for (String prefix : List.of(InterfaceModel.KEY_PREFIX, L2Model.BD_KEY_PREFIX,
-            L2Model.FIB_KEY_PREFIX)) {
+        sb.fields()
+            .forEachRemaining(
+                e -> e.getValue().forEach(kv -> keysSoFar.add(kv.path("key").asText())));
+        for (String prefix :
+            List.of(InterfaceModel.KEY_PREFIX, L2Model.BD_KEY_PREFIX, L2Model.FIB_KEY_PREFIX)) {
           for (View view : List.of(View.NB, View.CACHED)) {
             kvs.dumpValuesByKeyPrefix(prefix, view).forEach(kv -> keysSoFar.add(kv.key()));
           }
@@ -129,7 +134,8 @@ final class OracleRunner {
           if (st.state() != ValueState.NONEXISTENT) {
             ObjectNode o = status(st.value());
             ArrayNode derived = o.putArray("derived_values");
-            st.derived().stream().sorted(Comparator.comparing(ValueStatus::key))
+            st.derived().stream()
+                .sorted(Comparator.comparing(ValueStatus::key))
                 .forEach(d -> derived.add(status(d)));
             status.add(o);
           }
@@ -209,7 +215,9 @@ final class OracleRunner {
     List<Map.Entry<String, Object>> bds = new ArrayList<>();
     mock.l2().bridgeDomainState().values().forEach(bd -> bds.add(Map.entry(L2Model.key(bd), bd)));
     List<Map.Entry<String, Object>> ifaces = new ArrayList<>();
-    mock.interfaces().southboundState().values()
+    mock.interfaces()
+        .southboundState()
+        .values()
         .forEach(i -> ifaces.add(Map.entry(InterfaceModel.key(i), i)));
     List<Map.Entry<String, Object>> fibs = new ArrayList<>();
     mock.l2().fibState().forEach(f -> fibs.add(Map.entry(L2Model.key(f), f)));
@@ -227,8 +235,9 @@ final class OracleRunner {
       o.set("value", JSON.valueToTree(e.getValue()));
       nodes.add(o);
     }
-    nodes.sort(Comparator.<ObjectNode, String>comparing(o -> o.path("key").asText())
-        .thenComparing(o -> canonical(o.path("value"))));
+    nodes.sort(
+        Comparator.<ObjectNode, String>comparing(o -> o.path("key").asText())
+            .thenComparing(o -> canonical(o.path("value"))));
     ArrayNode arr = NODES.arrayNode();
     nodes.forEach(arr::add);
     return arr;
@@ -244,14 +253,18 @@ final class OracleRunner {
 
   private static ArrayNode duplicates(ObjectNode sb) {
     TreeSet<String> dups = new TreeSet<>();
-    sb.fields().forEachRemaining(e -> {
-      TreeSet<String> seen = new TreeSet<>();
-      e.getValue().forEach(kv -> {
-        if (!seen.add(kv.path("key").asText())) {
-          dups.add(kv.path("key").asText());
-        }
-      });
-    });
+    sb.fields()
+        .forEachRemaining(
+            e -> {
+              TreeSet<String> seen = new TreeSet<>();
+              e.getValue()
+                  .forEach(
+                      kv -> {
+                        if (!seen.add(kv.path("key").asText())) {
+                          dups.add(kv.path("key").asText());
+                        }
+                      });
+            });
     ArrayNode arr = NODES.arrayNode();
     dups.forEach(arr::add);
     return arr;

@@ -32,13 +32,16 @@ import org.junit.jupiter.api.Test;
 class ScenariosTest {
 
   /** What a scenario left behind. */
-  record Outcome(List<RecordedTxn> history, Map<String, BaseValueStatus> states, String output,
+  record Outcome(
+      List<RecordedTxn> history,
+      Map<String, BaseValueStatus> states,
+      String output,
       List<Duration> timers) {
 
     /** Executed operations of transaction {@code seq}, as {@code OP [FLAGS] key}. */
     List<String> executed(long seq) {
-      return brief(history.stream().filter(t -> t.seqNum() == seq).findFirst().orElseThrow()
-          .executed());
+      return brief(
+          history.stream().filter(t -> t.seqNum() == seq).findFirst().orElseThrow().executed());
     }
 
     ValueState state(String key) {
@@ -48,22 +51,25 @@ class ScenariosTest {
   }
 
   /**
-   * Runs a scenario quietly; timers (the retry's 1 s delay) fire at once, on a thread of their
-   * own, so no test waits for wall-clock time.
+   * Runs a scenario quietly; timers (the retry's 1 s delay) fire at once, on a thread of their own,
+   * so no test waits for wall-clock time.
    */
   static Outcome run(String name) throws Exception {
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
     AtomicReference<Outcome> out = new AtomicReference<>();
     List<Duration> delays = new CopyOnWriteArrayList<>();
-    DelayScheduler immediate = (delay, task) -> {
-      delays.add(delay);
-      Thread t = new Thread(task, "scenario-timer");
-      t.setDaemon(true);
-      t.start();
-      return () -> { };
-    };
+    DelayScheduler immediate =
+        (delay, task) -> {
+          delays.add(delay);
+          Thread t = new Thread(task, "scenario-timer");
+          t.setDaemon(true);
+          t.start();
+          return () -> {};
+        };
     try (PrintStream ps = new PrintStream(buf, true, StandardCharsets.UTF_8)) {
-      ScenarioRunner.run(Scenarios.byName(name).orElseThrow(), ps,
+      ScenarioRunner.run(
+          Scenarios.byName(name).orElseThrow(),
+          ps,
           b -> b.printTxnSummary(false).delayScheduler(immediate),
           ctx -> {
             KVScheduler kvs = ctx.scheduler();
@@ -73,8 +79,8 @@ class ScenariosTest {
           });
     }
     Outcome o = out.get();
-    return new Outcome(o.history(), o.states(), buf.toString(StandardCharsets.UTF_8),
-        List.copyOf(delays));
+    return new Outcome(
+        o.history(), o.states(), buf.toString(StandardCharsets.UTF_8), List.copyOf(delays));
   }
 
   static List<String> brief(List<RecordedTxnOp> ops) {
@@ -102,70 +108,86 @@ class ScenariosTest {
   @DisplayName("B173 scenario pending-after-resync: binding and FIB wait, then are created")
   void pendingAfterResync() throws Exception {
     Outcome o = run("pending-after-resync");
-    assertThat(o.executed(0)).containsExactly(
-        "CREATE B/bd1",
-        "CREATE [DERIVED, NOOP, IS-PENDING] mock/bd/bd1/interface/tap2",
-        "CREATE [NOOP, IS-PENDING] F/bd1/mac/aa:aa:aa:bb:bb:bb",
-        "CREATE [NOOP, IS-PENDING] F/bd1/mac/cc:cc:cc:dd:dd:dd",
-        "CREATE I/loopback1",
-        "CREATE [DERIVED] mock/bd/bd1/interface/loopback1",
-        "CREATE I/tap1");
-    assertThat(o.executed(1)).containsExactly(
-        "CREATE [DERIVED] mock/bd/bd1/interface/tap1",
-        "CREATE [WAS-PENDING] F/bd1/mac/cc:cc:cc:dd:dd:dd",
-        "CREATE I/tap2",
-        "CREATE [DERIVED, WAS-PENDING] mock/bd/bd1/interface/tap2",
-        "CREATE [WAS-PENDING] F/bd1/mac/aa:aa:aa:bb:bb:bb");
+    assertThat(o.executed(0))
+        .containsExactly(
+            "CREATE B/bd1",
+            "CREATE [DERIVED, NOOP, IS-PENDING] mock/bd/bd1/interface/tap2",
+            "CREATE [NOOP, IS-PENDING] F/bd1/mac/aa:aa:aa:bb:bb:bb",
+            "CREATE [NOOP, IS-PENDING] F/bd1/mac/cc:cc:cc:dd:dd:dd",
+            "CREATE I/loopback1",
+            "CREATE [DERIVED] mock/bd/bd1/interface/loopback1",
+            "CREATE I/tap1");
+    assertThat(o.executed(1))
+        .containsExactly(
+            "CREATE [DERIVED] mock/bd/bd1/interface/tap1",
+            "CREATE [WAS-PENDING] F/bd1/mac/cc:cc:cc:dd:dd:dd",
+            "CREATE I/tap2",
+            "CREATE [DERIVED, WAS-PENDING] mock/bd/bd1/interface/tap2",
+            "CREATE [WAS-PENDING] F/bd1/mac/aa:aa:aa:bb:bb:bb");
     assertThat(o.states().values()).allMatch(s -> s.state() == ValueState.CONFIGURED);
     assertThat(o.states()).hasSize(6);
     assertThat(o.states().get(expand("B/bd1")).value().lastOperation().name()).isEqualTo("UPDATE");
-    assertThat(o.output()).contains("[mock SB] Added interface 'tap2' into the bridge domain 'bd1'")
-        .contains("waiting for [interface-exists]").contains("Where to look next:");
+    assertThat(o.output())
+        .contains("[mock SB] Added interface 'tap2' into the bridge domain 'bd1'")
+        .contains("waiting for [interface-exists]")
+        .contains("Where to look next:");
   }
 
   @Test
   @DisplayName("B174 scenario pending-after-change: dependents of a deleted interface wait")
   void pendingAfterChange() throws Exception {
     Outcome o = run("pending-after-change");
-    assertThat(o.executed(0)).containsExactly(
-        "CREATE B/bd1",
-        "CREATE I/loopback1",
-        "CREATE [DERIVED] mock/bd/bd1/interface/loopback1",
-        "CREATE I/tap1",
-        "CREATE [DERIVED] mock/bd/bd1/interface/tap1",
-        "CREATE I/tap2",
-        "CREATE [DERIVED] mock/bd/bd1/interface/tap2",
-        "CREATE F/bd1/mac/aa:aa:aa:bb:bb:bb");
-    assertThat(o.executed(1)).containsExactly(
-        "DELETE [IS-PENDING] F/bd1/mac/aa:aa:aa:bb:bb:bb",
-        "DELETE [DERIVED, IS-PENDING] mock/bd/bd1/interface/tap2",
-        "DELETE I/tap2",
-        "UPDATE I/loopback1",
-        "UPDATE I/tap1");
+    assertThat(o.executed(0))
+        .containsExactly(
+            "CREATE B/bd1",
+            "CREATE I/loopback1",
+            "CREATE [DERIVED] mock/bd/bd1/interface/loopback1",
+            "CREATE I/tap1",
+            "CREATE [DERIVED] mock/bd/bd1/interface/tap1",
+            "CREATE I/tap2",
+            "CREATE [DERIVED] mock/bd/bd1/interface/tap2",
+            "CREATE F/bd1/mac/aa:aa:aa:bb:bb:bb");
+    assertThat(o.executed(1))
+        .containsExactly(
+            "DELETE [IS-PENDING] F/bd1/mac/aa:aa:aa:bb:bb:bb",
+            "DELETE [DERIVED, IS-PENDING] mock/bd/bd1/interface/tap2",
+            "DELETE I/tap2",
+            "UPDATE I/loopback1",
+            "UPDATE I/tap1");
     assertThat(o.state("F/bd1/mac/aa:aa:aa:bb:bb:bb")).isEqualTo(ValueState.PENDING);
     assertThat(o.state("I/tap2")).isEqualTo(ValueState.NONEXISTENT);
-    assertThat(o.states().get(expand("B/bd1")).derivedStatus("mock/bd/bd1/interface/tap2")
-        .orElseThrow().state()).isEqualTo(ValueState.PENDING);
+    assertThat(
+            o.states()
+                .get(expand("B/bd1"))
+                .derivedStatus("mock/bd/bd1/interface/tap2")
+                .orElseThrow()
+                .state())
+        .isEqualTo(ValueState.PENDING);
   }
 
   @Test
   @DisplayName("B175 scenario reverted-change: an invalid value reverts the whole transaction")
   void revertedChange() throws Exception {
     Outcome o = run("reverted-change");
-    assertThat(o.executed(0)).containsExactly(
-        "CREATE B/bd2", "CREATE I/tap1", "CREATE [DERIVED] mock/bd/bd2/interface/tap1");
-    assertThat(o.executed(1)).containsExactly(
-        "CREATE [DERIVED, NOOP, IS-PENDING] mock/bd/bd2/interface/tap2",
-        "CREATE F/bd2/mac/ee:ee:ee:ff:ff:ff",
-        "CREATE [NOOP, INVALID] I/tap2",
-        "DELETE [NOOP, REVERT] I/tap2",
-        "DELETE [REVERT] F/bd2/mac/ee:ee:ee:ff:ff:ff",
-        "DELETE [DERIVED, NOOP, REVERT, WAS-PENDING] mock/bd/bd2/interface/tap2");
+    assertThat(o.executed(0))
+        .containsExactly(
+            "CREATE B/bd2", "CREATE I/tap1", "CREATE [DERIVED] mock/bd/bd2/interface/tap1");
+    assertThat(o.executed(1))
+        .containsExactly(
+            "CREATE [DERIVED, NOOP, IS-PENDING] mock/bd/bd2/interface/tap2",
+            "CREATE F/bd2/mac/ee:ee:ee:ff:ff:ff",
+            "CREATE [NOOP, INVALID] I/tap2",
+            "DELETE [NOOP, REVERT] I/tap2",
+            "DELETE [REVERT] F/bd2/mac/ee:ee:ee:ff:ff:ff",
+            "DELETE [DERIVED, NOOP, REVERT, WAS-PENDING] mock/bd/bd2/interface/tap2");
     RecordedTxnOp invalid = o.history().get(1).executed().get(2);
     assertThat(invalid.newError())
-        .isEqualTo("field phys_address is invalid: address invalid-hw-address: invalid MAC address");
-    assertThat(o.output()).contains("KeyErrors: [config/mock/v1/interfaces/tap2 (CREATE): field"
-        + " phys_address is invalid");
+        .isEqualTo(
+            "field phys_address is invalid: address invalid-hw-address: invalid MAC address");
+    assertThat(o.output())
+        .contains(
+            "KeyErrors: [config/mock/v1/interfaces/tap2 (CREATE): field"
+                + " phys_address is invalid");
     assertThat(o.states().keySet()).containsExactly(expand("B/bd2"), expand("I/tap1"));
   }
 
@@ -173,19 +195,21 @@ class ScenariosTest {
   @DisplayName("B176 scenario fixed-invalid-config: a valid update fixes an INVALID value")
   void fixedInvalidConfig() throws Exception {
     Outcome o = run("fixed-invalid-config");
-    assertThat(o.executed(0)).containsExactly(
-        "CREATE B/bd1",
-        "CREATE [DERIVED, NOOP, IS-PENDING] mock/bd/bd1/interface/tap2",
-        "CREATE [NOOP, IS-PENDING] F/bd1/mac/aa:aa:aa:bb:bb:bb",
-        "CREATE I/loopback1",
-        "CREATE [DERIVED] mock/bd/bd1/interface/loopback1",
-        "CREATE I/tap1",
-        "CREATE [DERIVED] mock/bd/bd1/interface/tap1",
-        "CREATE [NOOP, INVALID] I/tap2");
-    assertThat(o.executed(1)).containsExactly(
-        "CREATE [FIXED] I/tap2",
-        "CREATE [DERIVED, WAS-PENDING] mock/bd/bd1/interface/tap2",
-        "CREATE [WAS-PENDING] F/bd1/mac/aa:aa:aa:bb:bb:bb");
+    assertThat(o.executed(0))
+        .containsExactly(
+            "CREATE B/bd1",
+            "CREATE [DERIVED, NOOP, IS-PENDING] mock/bd/bd1/interface/tap2",
+            "CREATE [NOOP, IS-PENDING] F/bd1/mac/aa:aa:aa:bb:bb:bb",
+            "CREATE I/loopback1",
+            "CREATE [DERIVED] mock/bd/bd1/interface/loopback1",
+            "CREATE I/tap1",
+            "CREATE [DERIVED] mock/bd/bd1/interface/tap1",
+            "CREATE [NOOP, INVALID] I/tap2");
+    assertThat(o.executed(1))
+        .containsExactly(
+            "CREATE [FIXED] I/tap2",
+            "CREATE [DERIVED, WAS-PENDING] mock/bd/bd1/interface/tap2",
+            "CREATE [WAS-PENDING] F/bd1/mac/aa:aa:aa:bb:bb:bb");
     assertThat(o.states().values()).allMatch(s -> s.state() == ValueState.CONFIGURED);
   }
 
@@ -193,16 +217,20 @@ class ScenariosTest {
   @DisplayName("B177 scenario interface-recreation: a type change re-creates the interface")
   void interfaceRecreation() throws Exception {
     Outcome o = run("interface-recreation");
-    assertThat(o.executed(0)).containsExactly(
-        "CREATE B/bd2", "CREATE I/tap1", "CREATE [DERIVED] mock/bd/bd2/interface/tap1",
-        "CREATE F/bd2/mac/ee:ee:ee:ff:ff:ff");
-    assertThat(o.executed(1)).containsExactly(
-        "DELETE [IS-PENDING] F/bd2/mac/ee:ee:ee:ff:ff:ff",
-        "DELETE [DERIVED, IS-PENDING] mock/bd/bd2/interface/tap1",
-        "DELETE [RECREATE] I/tap1",
-        "CREATE [RECREATE] I/tap1",
-        "CREATE [DERIVED, WAS-PENDING] mock/bd/bd2/interface/tap1",
-        "CREATE [WAS-PENDING] F/bd2/mac/ee:ee:ee:ff:ff:ff");
+    assertThat(o.executed(0))
+        .containsExactly(
+            "CREATE B/bd2",
+            "CREATE I/tap1",
+            "CREATE [DERIVED] mock/bd/bd2/interface/tap1",
+            "CREATE F/bd2/mac/ee:ee:ee:ff:ff:ff");
+    assertThat(o.executed(1))
+        .containsExactly(
+            "DELETE [IS-PENDING] F/bd2/mac/ee:ee:ee:ff:ff:ff",
+            "DELETE [DERIVED, IS-PENDING] mock/bd/bd2/interface/tap1",
+            "DELETE [RECREATE] I/tap1",
+            "CREATE [RECREATE] I/tap1",
+            "CREATE [DERIVED, WAS-PENDING] mock/bd/bd2/interface/tap1",
+            "CREATE [WAS-PENDING] F/bd2/mac/ee:ee:ee:ff:ff:ff");
     RecordedTxnOp recreated = o.history().get(1).executed().get(3);
     assertThat(((Interface) recreated.newValue().orElseThrow()).type())
         .isEqualTo(Interface.Type.LOOPBACK);
@@ -213,11 +241,12 @@ class ScenariosTest {
   @DisplayName("B178 scenario failure-fixed-by-retry: a failed creation is retried automatically")
   void failureFixedByRetry() throws Exception {
     Outcome o = run("failure-fixed-by-retry");
-    assertThat(o.executed(0)).containsExactly(
-        "CREATE B/bd2",
-        "CREATE [DERIVED, NOOP, IS-PENDING] mock/bd/bd2/interface/tap1",
-        "CREATE [NOOP, IS-PENDING] F/bd2/mac/ee:ee:ee:ff:ff:ff",
-        "CREATE I/tap1");
+    assertThat(o.executed(0))
+        .containsExactly(
+            "CREATE B/bd2",
+            "CREATE [DERIVED, NOOP, IS-PENDING] mock/bd/bd2/interface/tap1",
+            "CREATE [NOOP, IS-PENDING] F/bd2/mac/ee:ee:ee:ff:ff:ff",
+            "CREATE I/tap1");
     assertThat(o.history().get(0).executed().get(3).newState()).isEqualTo(ValueState.RETRYING);
     assertThat(o.history().get(0).executed().get(3).newError()).isEqualTo("mock error");
     assertThat(o.timers()).as("retry timer").first().isEqualTo(Duration.ofSeconds(1));
@@ -225,10 +254,11 @@ class ScenariosTest {
     assertThat(retry.type()).isEqualTo(TxnType.RETRY_FAILED_OPS);
     assertThat(retry.retryForTxn()).isZero();
     assertThat(retry.retryAttempt()).isEqualTo(1);
-    assertThat(o.executed(1)).containsExactly(
-        "CREATE [RETRY] I/tap1",
-        "CREATE [DERIVED, RETRY, WAS-PENDING] mock/bd/bd2/interface/tap1",
-        "CREATE [RETRY, WAS-PENDING] F/bd2/mac/ee:ee:ee:ff:ff:ff");
+    assertThat(o.executed(1))
+        .containsExactly(
+            "CREATE [RETRY] I/tap1",
+            "CREATE [DERIVED, RETRY, WAS-PENDING] mock/bd/bd2/interface/tap1",
+            "CREATE [RETRY, WAS-PENDING] F/bd2/mac/ee:ee:ee:ff:ff:ff");
     assertThat(o.states().values()).allMatch(s -> s.state() == ValueState.CONFIGURED);
   }
 
@@ -244,9 +274,15 @@ class ScenariosTest {
       System.setOut(saved);
     }
     assertThat(status).isZero();
-    assertThat(buf.toString(StandardCharsets.UTF_8)).contains("pending-after-resync",
-        "pending-after-change", "reverted-change", "fixed-invalid-config", "interface-recreation",
-        "failure-fixed-by-retry", "perf");
+    assertThat(buf.toString(StandardCharsets.UTF_8))
+        .contains(
+            "pending-after-resync",
+            "pending-after-change",
+            "reverted-change",
+            "fixed-invalid-config",
+            "interface-recreation",
+            "failure-fixed-by-retry",
+            "perf");
     assertThat(ScenarioMain.run(List.of("no-such-scenario"))).isEqualTo(2);
   }
 }

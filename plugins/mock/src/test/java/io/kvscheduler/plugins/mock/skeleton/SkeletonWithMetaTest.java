@@ -23,6 +23,8 @@ import io.kvscheduler.testkit.TxnAssert;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -58,18 +60,22 @@ class SkeletonWithMetaTest {
   void createStoresTheHandleFoundByNameHandleAndVni() {
     long seq = kvs.startNBTransaction().setValue(T1_KEY, T1).setValue(T2_KEY, T2).commit();
 
-    assertThat(sbLog).containsExactly(
-        "Created tunnel to 192.0.2.1 vni 10 mtu 1500 (handle 0)",
-        "Added address 10.0.0.1/24 to tunnel 0",
-        "Added address 10.0.1.1/24 to tunnel 0",
-        "Created tunnel to 192.0.2.2 vni 10 mtu 1500 (handle 1)");
-    txn(seq).executed(
-        op(TxnOperation.CREATE, T1_KEY).states(ValueState.NONEXISTENT, ValueState.CONFIGURED),
-        op(TxnOperation.CREATE, T1_ADDR0).states(ValueState.NONEXISTENT, ValueState.CONFIGURED)
-            .flags("DERIVED"),
-        op(TxnOperation.CREATE, T1_ADDR1).states(ValueState.NONEXISTENT, ValueState.CONFIGURED)
-            .flags("DERIVED"),
-        op(TxnOperation.CREATE, T2_KEY).states(ValueState.NONEXISTENT, ValueState.CONFIGURED));
+    assertThat(sbLog)
+        .containsExactly(
+            "Created tunnel to 192.0.2.1 vni 10 mtu 1500 (handle 0)",
+            "Added address 10.0.0.1/24 to tunnel 0",
+            "Added address 10.0.1.1/24 to tunnel 0",
+            "Created tunnel to 192.0.2.2 vni 10 mtu 1500 (handle 1)");
+    txn(seq)
+        .executed(
+            op(TxnOperation.CREATE, T1_KEY).states(ValueState.NONEXISTENT, ValueState.CONFIGURED),
+            op(TxnOperation.CREATE, T1_ADDR0)
+                .states(ValueState.NONEXISTENT, ValueState.CONFIGURED)
+                .flags("DERIVED"),
+            op(TxnOperation.CREATE, T1_ADDR1)
+                .states(ValueState.NONEXISTENT, ValueState.CONFIGURED)
+                .flags("DERIVED"),
+            op(TxnOperation.CREATE, T2_KEY).states(ValueState.NONEXISTENT, ValueState.CONFIGURED));
 
     assertThat(index.lookupByName("t1")).contains(new TunnelMetadata(0, 10));
     assertThat(index.lookupByName("t2")).contains(new TunnelMetadata(1, 10));
@@ -79,10 +85,11 @@ class SkeletonWithMetaTest {
     assertThat(index.names()).containsExactly("t1", "t2");
     assertThat(index.mapping().indexNames())
         .containsExactlyInAnyOrder(TunnelIndex.BY_HANDLE, TunnelIndex.BY_VNI);
-    assertThat(kvs.valueStatus(T1_KEY).derived()).extracting(ValueStatus::key, ValueStatus::state)
+    assertThat(kvs.valueStatus(T1_KEY).derived())
+        .extracting(ValueStatus::key, ValueStatus::state)
         .containsExactly(
-            org.assertj.core.groups.Tuple.tuple(T1_ADDR0, ValueState.CONFIGURED),
-            org.assertj.core.groups.Tuple.tuple(T1_ADDR1, ValueState.CONFIGURED));
+            Tuple.tuple(T1_ADDR0, ValueState.CONFIGURED),
+            Tuple.tuple(T1_ADDR1, ValueState.CONFIGURED));
   }
 
   @Test
@@ -94,17 +101,20 @@ class SkeletonWithMetaTest {
     assertThat(sbLog).isEmpty();
 
     kvs.startNBTransaction()
-        .setValue(T1_KEY, T1.withMtu(9000).withAddresses("10.0.1.1/24", "10.0.2.1/24")).commit();
-    assertThat(sbLog).containsExactly(
-        "Deleted address 10.0.0.1/24 from tunnel 0",
-        "Set MTU of tunnel 0 to 9000",
-        "Added address 10.0.2.1/24 to tunnel 0");
+        .setValue(T1_KEY, T1.withMtu(9000).withAddresses("10.0.1.1/24", "10.0.2.1/24"))
+        .commit();
+    assertThat(sbLog)
+        .containsExactly(
+            "Deleted address 10.0.0.1/24 from tunnel 0",
+            "Set MTU of tunnel 0 to 9000",
+            "Added address 10.0.2.1/24 to tunnel 0");
     assertThat(index.lookupByName("t1")).contains(new TunnelMetadata(0, 10));
     sbLog.clear();
 
     // only the address list changes: the comparator ignores it, no Update of the tunnel
     kvs.startNBTransaction()
-        .setValue(T1_KEY, T1.withMtu(9000).withAddresses("10.0.2.1/24")).commit();
+        .setValue(T1_KEY, T1.withMtu(9000).withAddresses("10.0.2.1/24"))
+        .commit();
     assertThat(sbLog).containsExactly("Deleted address 10.0.1.1/24 from tunnel 0");
     assertThat(plugin.southboundState())
         .containsEntry(0, new SbTunnel("192.0.2.1", 10, 9000, List.of("10.0.2.1/24")));
@@ -117,20 +127,22 @@ class SkeletonWithMetaTest {
 
     long seq = kvs.startNBTransaction().setValue(T1_KEY, T1.withVni(20)).commit();
 
-    assertThat(sbLog).containsExactly(
-        "Deleted address 10.0.0.1/24 from tunnel 0",
-        "Deleted address 10.0.1.1/24 from tunnel 0",
-        "Deleted tunnel 0",
-        "Created tunnel to 192.0.2.1 vni 20 mtu 1500 (handle 1)",
-        "Added address 10.0.0.1/24 to tunnel 1",
-        "Added address 10.0.1.1/24 to tunnel 1");
-    txn(seq).executed(
-        op(TxnOperation.DELETE, T1_ADDR0).flags("DERIVED", "RECREATE"),
-        op(TxnOperation.DELETE, T1_ADDR1).flags("DERIVED", "RECREATE"),
-        op(TxnOperation.DELETE, T1_KEY).flags("RECREATE"),
-        op(TxnOperation.CREATE, T1_KEY).flags("RECREATE"),
-        op(TxnOperation.CREATE, T1_ADDR0).flags("DERIVED", "RECREATE"),
-        op(TxnOperation.CREATE, T1_ADDR1).flags("DERIVED", "RECREATE"));
+    assertThat(sbLog)
+        .containsExactly(
+            "Deleted address 10.0.0.1/24 from tunnel 0",
+            "Deleted address 10.0.1.1/24 from tunnel 0",
+            "Deleted tunnel 0",
+            "Created tunnel to 192.0.2.1 vni 20 mtu 1500 (handle 1)",
+            "Added address 10.0.0.1/24 to tunnel 1",
+            "Added address 10.0.1.1/24 to tunnel 1");
+    txn(seq)
+        .executed(
+            op(TxnOperation.DELETE, T1_ADDR0).flags("DERIVED", "RECREATE"),
+            op(TxnOperation.DELETE, T1_ADDR1).flags("DERIVED", "RECREATE"),
+            op(TxnOperation.DELETE, T1_KEY).flags("RECREATE"),
+            op(TxnOperation.CREATE, T1_KEY).flags("RECREATE"),
+            op(TxnOperation.CREATE, T1_ADDR0).flags("DERIVED", "RECREATE"),
+            op(TxnOperation.CREATE, T1_ADDR1).flags("DERIVED", "RECREATE"));
     assertThat(index.lookupByName("t1")).contains(new TunnelMetadata(1, 20));
     assertThat(index.lookupByVni(10)).isEmpty();
     assertThat(index.lookupByVni(20)).containsExactly("t1");
@@ -140,8 +152,12 @@ class SkeletonWithMetaTest {
   @Test
   void invalidTunnelIsRejectedWithItsFieldsAndNeverReachesTheSouthbound() {
     Tunnel bad = new Tunnel("t3", "192.0.2.300", 0, 100, List.of("10.0.0.1"));
-    assertThatThrownBy(() -> kvs.startNBTransaction()
-        .setValue(TunnelModel.key(bad), bad).setValue(TunnelModel.key("t4"), T2).commit())
+    assertThatThrownBy(
+            () ->
+                kvs.startNBTransaction()
+                    .setValue(TunnelModel.key(bad), bad)
+                    .setValue(TunnelModel.key("t4"), T2)
+                    .commit())
         .isInstanceOf(TransactionException.class)
         .hasMessageContaining("fields [remote_address vni mtu addresses] are invalid")
         .hasMessageContaining("field name is invalid: name 't2' does not match the key");
@@ -162,16 +178,20 @@ class SkeletonWithMetaTest {
 
     long seq = kvs.startNBTransaction().setValue(T1_KEY, null).commit();
 
-    assertThat(sbLog).containsExactly(
-        "Deleted address 10.0.0.1/24 from tunnel 0",
-        "Deleted address 10.0.1.1/24 from tunnel 0",
-        "Deleted tunnel 0");
-    txn(seq).executed(
-        op(TxnOperation.DELETE, T1_ADDR0).states(ValueState.CONFIGURED, ValueState.REMOVED)
-            .flags("DERIVED"),
-        op(TxnOperation.DELETE, T1_ADDR1).states(ValueState.CONFIGURED, ValueState.REMOVED)
-            .flags("DERIVED"),
-        op(TxnOperation.DELETE, T1_KEY).states(ValueState.CONFIGURED, ValueState.REMOVED));
+    assertThat(sbLog)
+        .containsExactly(
+            "Deleted address 10.0.0.1/24 from tunnel 0",
+            "Deleted address 10.0.1.1/24 from tunnel 0",
+            "Deleted tunnel 0");
+    txn(seq)
+        .executed(
+            op(TxnOperation.DELETE, T1_ADDR0)
+                .states(ValueState.CONFIGURED, ValueState.REMOVED)
+                .flags("DERIVED"),
+            op(TxnOperation.DELETE, T1_ADDR1)
+                .states(ValueState.CONFIGURED, ValueState.REMOVED)
+                .flags("DERIVED"),
+            op(TxnOperation.DELETE, T1_KEY).states(ValueState.CONFIGURED, ValueState.REMOVED));
     assertThat(index.names()).containsExactly("t2");
     assertThat(index.lookupByHandle(0)).isEmpty();
     assertThat(kvs.valueStatus(T1_KEY).state()).isEqualTo(ValueState.NONEXISTENT);
@@ -189,20 +209,20 @@ class SkeletonWithMetaTest {
 
     kvs.startNBTransaction().setValue(T1_KEY, T1).commit(fullResync);
 
-    assertThat(sbLog).containsExactly(
-        "Deleted tunnel 1",
-        "Added address 10.0.1.1/24 to tunnel 0");
+    assertThat(sbLog).containsExactly("Deleted tunnel 1", "Added address 10.0.1.1/24 to tunnel 0");
     assertThat(index.lookupByName("t1")).contains(new TunnelMetadata(0, 10));
     assertThat(index.names()).containsExactly("t1");
     assertThat(status(T1_KEY).state()).isEqualTo(ValueState.CONFIGURED);
-    assertThat(kvs.valueStatus(TunnelModel.key(TunnelDescriptor.UNKNOWN_NAME_PREFIX + "1"))
-        .state()).isEqualTo(ValueState.NONEXISTENT);
+    assertThat(kvs.valueStatus(TunnelModel.key(TunnelDescriptor.UNKNOWN_NAME_PREFIX + "1")).state())
+        .isEqualTo(ValueState.NONEXISTENT);
     sbLog.clear();
 
     // a run-time resync correlates by the handle in the metadata: nothing to do
     kvs.startNBTransaction().setValue(T1_KEY, T1).commit(fullResync);
     assertThat(sbLog).isEmpty();
-    assertThat(plugin.southboundState()).containsExactly(java.util.Map.entry(0,
-        new SbTunnel("192.0.2.1", 10, 1500, List.of("10.0.0.1/24", "10.0.1.1/24"))));
+    assertThat(plugin.southboundState())
+        .containsExactly(
+            Map.entry(
+                0, new SbTunnel("192.0.2.1", 10, 1500, List.of("10.0.0.1/24", "10.0.1.1/24"))));
   }
 }

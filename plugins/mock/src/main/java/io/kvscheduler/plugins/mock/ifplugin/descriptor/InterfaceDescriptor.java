@@ -20,13 +20,13 @@ import java.util.Map;
  *
  * <ul>
  *   <li>Keys {@code config/mock/v1/interfaces/<name>}; metadata {@link SbIndex} (the SB handle),
- *       kept in the metadata map {@value #NAME} with the secondary index {@value #SB_INDEX}
- *       (handle → interface name).
+ *       kept in the metadata map {@value #NAME} with the secondary index {@value #SB_INDEX} (handle
+ *       → interface name).
  *   <li>Validate: name set and at most 15 bytes, type set, MAC (if any) well-formed.
  *   <li>Create: loopback or TAP, then admin up if enabled, then the MAC if set. Update: admin state
  *       and a non-empty new MAC. A type change re-creates the interface.
- *   <li>Equivalence: name, type and admin state equal, and the new MAC empty (the SB keeps its
- *       MAC) or equal ignoring case.
+ *   <li>Equivalence: name, type and admin state equal, and the new MAC empty (the SB keeps its MAC)
+ *       or equal ignoring case.
  *   <li>Retrieve: every interface of the SB, handles ascending.
  * </ul>
  */
@@ -73,7 +73,9 @@ public final class InterfaceDescriptor {
       return false;
     }
     return newIf.physAddress().isEmpty()
-        || oldIf.physAddress().toLowerCase(Locale.ROOT)
+        || oldIf
+            .physAddress()
+            .toLowerCase(Locale.ROOT)
             .equals(newIf.physAddress().toLowerCase(Locale.ROOT));
   }
 
@@ -95,9 +97,10 @@ public final class InterfaceDescriptor {
   }
 
   private SbIndex createInterface(String key, Interface iface) {
-    int handle = iface.type() == Interface.Type.LOOPBACK
-        ? sb.createLoopbackInterface(iface.name())
-        : sb.createTapInterface(iface.name());
+    int handle =
+        iface.type() == Interface.Type.LOOPBACK
+            ? sb.createLoopbackInterface(iface.name())
+            : sb.createTapInterface(iface.name());
     if (iface.enabled()) {
       sb.interfaceAdminUp(handle);
     }
@@ -134,8 +137,12 @@ public final class InterfaceDescriptor {
       List<KVWithMetadata<Interface, SbIndex>> correlate) {
     List<KVWithMetadata<Interface, SbIndex>> out = new ArrayList<>();
     for (Map.Entry<Integer, Interface> e : sb.dumpInterfaces().entrySet()) {
-      out.add(new KVWithMetadata<>(InterfaceModel.key(e.getValue()), e.getValue(),
-          new SbIndex(e.getKey()), ValueOrigin.FROM_NB));
+      out.add(
+          new KVWithMetadata<>(
+              InterfaceModel.key(e.getValue()),
+              e.getValue(),
+              new SbIndex(e.getKey()),
+              ValueOrigin.FROM_NB));
     }
     return out;
   }

@@ -49,11 +49,13 @@ public final class MockIfaceHandler implements MockIfaceApi {
         nextHandle = Math.max(nextHandle, handle + 1);
       }
       case "iface-delete" -> interfaces.remove(Integer.parseInt(op.get(1)));
-      case "iface-up", "iface-down" -> interfaces.computeIfPresent(Integer.parseInt(op.get(1)),
-          (h, i) -> i.withEnabled(op.get(0).equals("iface-up")));
-      case "iface-mac" -> interfaces.computeIfPresent(Integer.parseInt(op.get(1)),
-          (h, i) -> i.withPhysAddress(op.get(2)));
-      default -> { } // another southbound's operation
+      case "iface-up", "iface-down" ->
+          interfaces.computeIfPresent(
+              Integer.parseInt(op.get(1)), (h, i) -> i.withEnabled(op.get(0).equals("iface-up")));
+      case "iface-mac" ->
+          interfaces.computeIfPresent(
+              Integer.parseInt(op.get(1)), (h, i) -> i.withPhysAddress(op.get(2)));
+      default -> {} // another southbound's operation
     }
   }
 

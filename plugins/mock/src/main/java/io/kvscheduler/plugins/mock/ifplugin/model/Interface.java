@@ -3,8 +3,9 @@ package io.kvscheduler.plugins.mock.ifplugin.model;
 import io.kvscheduler.plugins.mock.util.ProtoText;
 
 /**
- * A mock interface (model {@code mock.interfaces}, proto message {@code mock.interfaces.Interface}).
- * Absent fields take their proto3 defaults: {@code ""}, {@link Type#UNDEFINED_TYPE}, {@code false}.
+ * A mock interface (model {@code mock.interfaces}, proto message {@code
+ * mock.interfaces.Interface}). Absent fields take their proto3 defaults: {@code ""}, {@link
+ * Type#UNDEFINED_TYPE}, {@code false}.
  *
  * @param name logical name, also the last part of the key
  * @param type LOOPBACK or TAP; UNDEFINED_TYPE is rejected by validation

@@ -1,8 +1,6 @@
 package io.kvscheduler.plugins.mock.ifplugin.model;
 
-/**
- * Keys of the interface model: {@code config/mock/v1/interfaces/<name>}.
- */
+/** Keys of the interface model: {@code config/mock/v1/interfaces/<name>}. */
 public final class InterfaceModel {
   /** Model name as the reference registers it. */
   public static final String MODEL_NAME = "mock.interfaces";

@@ -14,9 +14,9 @@ import java.util.List;
 /**
  * Teaches the scheduler to put an interface into a bridge domain. Its values are derived from
  * bridge domains ({@code mock/bd/<bd>/interface/<iface>}); each depends on its interface (label
- * {@value #INTERFACE_DEP}), so some members of a bridge domain may wait as PENDING while the
- * domain and its other members are configured. No Retrieve: the bindings are part of the
- * retrieved bridge domains.
+ * {@value #INTERFACE_DEP}), so some members of a bridge domain may wait as PENDING while the domain
+ * and its other members are configured. No Retrieve: the bindings are part of the retrieved bridge
+ * domains.
  */
 public final class BdInterfaceDescriptor {
   /** Descriptor name. */
@@ -43,21 +43,25 @@ public final class BdInterfaceDescriptor {
     return KVDescriptor.builder(NAME, BridgeDomain.Interface.class)
         .valueTypeName(L2Model.BD_INTERFACE_PROTO_NAME)
         .keySelector(key -> L2Model.parseBdInterfaceKey(key).isPresent())
-        .create((key, member) -> {
-          d.sb.addInterfaceToBridgeDomain(d.handle(key), member.name(),
-              member.bridgedVirtualInterface());
-          return null;
-        })
-        .delete((key, member, meta) ->
-            d.sb.deleteInterfaceFromBridgeDomain(d.handle(key), member.name()))
-        .dependencies((key, member) ->
-            List.of(Dependency.onKey(INTERFACE_DEP, InterfaceModel.key(member.name()))))
+        .create(
+            (key, member) -> {
+              d.sb.addInterfaceToBridgeDomain(
+                  d.handle(key), member.name(), member.bridgedVirtualInterface());
+              return null;
+            })
+        .delete(
+            (key, member, meta) ->
+                d.sb.deleteInterfaceFromBridgeDomain(d.handle(key), member.name()))
+        .dependencies(
+            (key, member) ->
+                List.of(Dependency.onKey(INTERFACE_DEP, InterfaceModel.key(member.name()))))
         .build();
   }
 
   private int handle(String key) {
     String bd = L2Model.parseBdInterfaceKey(key).orElseThrow().bridgeDomain();
-    return bdIndex.lookup(bd)
+    return bdIndex
+        .lookup(bd)
         .orElseThrow(() -> new MockSbException("failed to obtain metadata for bridge domain " + bd))
         .index();
   }

@@ -23,8 +23,8 @@ import java.util.Map;
  *   <li>Validate: name set, at most one BVI.
  *   <li>Create and Delete only. There is no Update and every two revisions are equivalent: the
  *       members are derived values ({@code mock/bd/<bd>/interface/<iface>}, handled by {@link
- *       BdInterfaceDescriptor}), so a change of the member list adds and removes bindings while
- *       the bridge domain itself is never touched, and never waits for its interfaces.
+ *       BdInterfaceDescriptor}), so a change of the member list adds and removes bindings while the
+ *       bridge domain itself is never touched, and never waits for its interfaces.
  *   <li>Retrieve: every bridge domain of the SB; interfaces are retrieved first.
  * </ul>
  */
@@ -66,7 +66,8 @@ public final class BridgeDomainDescriptor {
       if (member.bridgedVirtualInterface()) {
         if (hasBvi) {
           // the reference's wording, typo included, so logs and tools compare equal
-          throw new InvalidValueException("mock bridge domain defined with mutliple BVIs",
+          throw new InvalidValueException(
+              "mock bridge domain defined with mutliple BVIs",
               "interfaces.bridged_virtual_interface");
         }
         hasBvi = true;
@@ -86,8 +87,12 @@ public final class BridgeDomainDescriptor {
       List<KVWithMetadata<BridgeDomain, SbIndex>> correlate) {
     List<KVWithMetadata<BridgeDomain, SbIndex>> out = new ArrayList<>();
     for (Map.Entry<Integer, BridgeDomain> e : sb.dumpBridgeDomains().entrySet()) {
-      out.add(new KVWithMetadata<>(L2Model.key(e.getValue()), e.getValue(),
-          new SbIndex(e.getKey()), ValueOrigin.FROM_NB));
+      out.add(
+          new KVWithMetadata<>(
+              L2Model.key(e.getValue()),
+              e.getValue(),
+              new SbIndex(e.getKey()),
+              ValueOrigin.FROM_NB));
     }
     return out;
   }

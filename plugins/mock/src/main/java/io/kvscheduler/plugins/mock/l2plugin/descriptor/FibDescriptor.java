@@ -49,60 +49,66 @@ public final class FibDescriptor {
         .keyLabel(L2Model::label)
         .equivalence(FibDescriptor::equivalent)
         .validate(FibDescriptor::validate)
-        .create((key, fib) -> {
-          sb.createL2Fib(fib);
-          return null;
-        })
+        .create(
+            (key, fib) -> {
+              sb.createL2Fib(fib);
+              return null;
+            })
         .delete((key, fib, meta) -> sb.deleteL2Fib(fib))
-        .retrieve(correlate -> {
-          List<KVWithMetadata<FibEntry, Void>> out = new ArrayList<>();
-          for (FibEntry fib : sb.dumpL2Fibs()) {
-            out.add(KVWithMetadata.fromNb(L2Model.key(fib), fib));
-          }
-          return out;
-        })
+        .retrieve(
+            correlate -> {
+              List<KVWithMetadata<FibEntry, Void>> out = new ArrayList<>();
+              for (FibEntry fib : sb.dumpL2Fibs()) {
+                out.add(KVWithMetadata.fromNb(L2Model.key(fib), fib));
+              }
+              return out;
+            })
         .dependencies(FibDescriptor::dependencies)
         .retrieveDependencies(InterfaceDescriptor.NAME, BridgeDomainDescriptor.NAME)
         .build();
   }
 
   static boolean equivalent(String key, FibEntry oldFib, FibEntry newFib) {
-    if (oldFib.action() != newFib.action() || !oldFib.bridgeDomain().equals(newFib.bridgeDomain())) {
+    if (oldFib.action() != newFib.action()
+        || !oldFib.bridgeDomain().equals(newFib.bridgeDomain())) {
       return false;
     }
     if (oldFib.action() == FibEntry.Action.FORWARD
         && !oldFib.outgoingInterface().equals(newFib.outgoingInterface())) {
       return false;
     }
-    return oldFib.physAddress().toLowerCase(Locale.ROOT)
+    return oldFib
+        .physAddress()
+        .toLowerCase(Locale.ROOT)
         .equals(newFib.physAddress().toLowerCase(Locale.ROOT));
   }
 
   static void validate(String key, FibEntry fib) {
     if (fib.physAddress().isEmpty()) {
-      throw new InvalidValueException("mock L2 FIB defined without hardware address",
-          "phys_address");
+      throw new InvalidValueException(
+          "mock L2 FIB defined without hardware address", "phys_address");
     }
     if (!MacAddress.isValid(fib.physAddress())) {
       throw new InvalidValueException(
           "address " + fib.physAddress() + ": invalid MAC address", "phys_address");
     }
     if (fib.action() == FibEntry.Action.FORWARD && fib.outgoingInterface().isEmpty()) {
-      throw new InvalidValueException("mock L2 FORWARD FIB defined without outgoing interface",
-          "action", "outgoing_interface");
+      throw new InvalidValueException(
+          "mock L2 FORWARD FIB defined without outgoing interface", "action", "outgoing_interface");
     }
     if (fib.bridgeDomain().isEmpty()) {
-      throw new InvalidValueException("mock L2 FIB defined without bridge domain",
-          "bridge_domain");
+      throw new InvalidValueException("mock L2 FIB defined without bridge domain", "bridge_domain");
     }
   }
 
   static List<Dependency> dependencies(String key, FibEntry fib) {
     if (fib.action() == FibEntry.Action.FORWARD) {
-      return List.of(Dependency.onKey(BRIDGED_INTERFACE_DEP,
-          L2Model.bdInterfaceKey(fib.bridgeDomain(), fib.outgoingInterface())));
+      return List.of(
+          Dependency.onKey(
+              BRIDGED_INTERFACE_DEP,
+              L2Model.bdInterfaceKey(fib.bridgeDomain(), fib.outgoingInterface())));
     }
-    return List.of(Dependency.onKey(BRIDGE_DOMAIN_DEP,
-        L2Model.bridgeDomainKey(fib.bridgeDomain())));
+    return List.of(
+        Dependency.onKey(BRIDGE_DOMAIN_DEP, L2Model.bridgeDomainKey(fib.bridgeDomain())));
   }
 }

@@ -26,8 +26,8 @@ public final class MockBdHandler implements MockBdApi {
   }
 
   /**
-   * A southbound that outlives the process: replays the bridge-domain operations of {@code
-   * journal} (null: none, nothing kept) and appends its own to it.
+   * A southbound that outlives the process: replays the bridge-domain operations of {@code journal}
+   * (null: none, nothing kept) and appends its own to it.
    */
   public MockBdHandler(SbPrinter printer, SouthboundJournal journal) {
     this.printer = printer;
@@ -45,15 +45,22 @@ public final class MockBdHandler implements MockBdApi {
         nextHandle = Math.max(nextHandle, handle + 1);
       }
       case "bd-delete" -> bds.remove(Integer.parseInt(op.get(1)));
-      case "bd-add" -> bds.computeIfPresent(Integer.parseInt(op.get(1)), (h, bd) -> {
-        List<BridgeDomain.Interface> members = new ArrayList<>(bd.interfaces());
-        members.add(new BridgeDomain.Interface(op.get(2), Boolean.parseBoolean(op.get(3))));
-        return new BridgeDomain(bd.name(), members);
-      });
-      case "bd-remove" -> bds.computeIfPresent(Integer.parseInt(op.get(1)), (h, bd) ->
-          new BridgeDomain(bd.name(), bd.interfaces().stream()
-              .filter(m -> !m.name().equals(op.get(2))).toList()));
-      default -> { } // another southbound's operation
+      case "bd-add" ->
+          bds.computeIfPresent(
+              Integer.parseInt(op.get(1)),
+              (h, bd) -> {
+                List<BridgeDomain.Interface> members = new ArrayList<>(bd.interfaces());
+                members.add(new BridgeDomain.Interface(op.get(2), Boolean.parseBoolean(op.get(3))));
+                return new BridgeDomain(bd.name(), members);
+              });
+      case "bd-remove" ->
+          bds.computeIfPresent(
+              Integer.parseInt(op.get(1)),
+              (h, bd) ->
+                  new BridgeDomain(
+                      bd.name(),
+                      bd.interfaces().stream().filter(m -> !m.name().equals(op.get(2))).toList()));
+      default -> {} // another southbound's operation
     }
   }
 
@@ -93,8 +100,13 @@ public final class MockBdHandler implements MockBdApi {
     members.add(new BridgeDomain.Interface(iface, bvi));
     bds.put(handle, new BridgeDomain(bd.name(), members));
     journal("bd-add", handle, iface, bvi);
-    printer.print("Added interface '" + iface + "' into the bridge domain '" + bd.name() + "'"
-        + (bvi ? " as BVI" : ""));
+    printer.print(
+        "Added interface '"
+            + iface
+            + "' into the bridge domain '"
+            + bd.name()
+            + "'"
+            + (bvi ? " as BVI" : ""));
   }
 
   @Override

@@ -26,13 +26,16 @@ public final class MockFibHandler implements MockFibApi {
     this.printer = printer;
     this.journal = journal;
     if (journal != null) {
-      journal.replayed().forEach(op -> {
-        if (op.get(0).equals("fib-create")) {
-          fibs.add(entry(op));
-        } else if (op.get(0).equals("fib-delete")) {
-          fibs.remove(entry(op));
-        }
-      });
+      journal
+          .replayed()
+          .forEach(
+              op -> {
+                if (op.get(0).equals("fib-create")) {
+                  fibs.add(entry(op));
+                } else if (op.get(0).equals("fib-delete")) {
+                  fibs.remove(entry(op));
+                }
+              });
     }
   }
 
@@ -42,8 +45,8 @@ public final class MockFibHandler implements MockFibApi {
 
   private void journal(String op, FibEntry fib) {
     if (journal != null) {
-      journal.append(op, fib.physAddress(), fib.bridgeDomain(), fib.action(),
-          fib.outgoingInterface());
+      journal.append(
+          op, fib.physAddress(), fib.bridgeDomain(), fib.action(), fib.outgoingInterface());
     }
   }
 

@@ -1,5 +1,5 @@
 /**
- * The L2 plugin's southbound calls (bridge domains, FIB table) and their in-memory
- * implementations, which print every operation.
+ * The L2 plugin's southbound calls (bridge domains, FIB table) and their in-memory implementations,
+ * which print every operation.
  */
 package io.kvscheduler.plugins.mock.l2plugin.mockcalls;

@@ -10,8 +10,8 @@ import io.kvscheduler.plugins.mock.util.ProtoText;
  * @param action FORWARD (to {@code outgoingInterface}) or DROP
  * @param outgoingInterface interface to forward to (FORWARD only)
  */
-public record FibEntry(String physAddress, String bridgeDomain, Action action,
-    String outgoingInterface) {
+public record FibEntry(
+    String physAddress, String bridgeDomain, Action action, String outgoingInterface) {
 
   /** What to do with matching frames; the first constant is the proto default. */
   public enum Action {

@@ -1,5 +1,6 @@
 package io.kvscheduler.plugins.mock.l2plugin.model;
 
+import java.util.Arrays;
 import java.util.Optional;
 
 /**
@@ -80,8 +81,8 @@ public final class L2Model {
    * written {@code <invalid>}.
    */
   public static String bdInterfaceKey(String bd, String iface) {
-    return String.format(BD_INTERFACE_TEMPLATE,
-        bd.isEmpty() ? INVALID : bd, iface.isEmpty() ? INVALID : iface);
+    return String.format(
+        BD_INTERFACE_TEMPLATE, bd.isEmpty() ? INVALID : bd, iface.isEmpty() ? INVALID : iface);
   }
 
   /** A parsed binding key. */
@@ -94,11 +95,13 @@ public final class L2Model {
    */
   public static Optional<BdInterfaceKey> parseBdInterfaceKey(String key) {
     String[] parts = key.split("/", -1);
-    if (parts.length < 5 || !parts[0].equals("mock") || !parts[1].equals("bd")
+    if (parts.length < 5
+        || !parts[0].equals("mock")
+        || !parts[1].equals("bd")
         || !parts[3].equals("interface")) {
       return Optional.empty();
     }
-    String iface = String.join("/", java.util.Arrays.copyOfRange(parts, 4, parts.length));
+    String iface = String.join("/", Arrays.copyOfRange(parts, 4, parts.length));
     return Optional.of(new BdInterfaceKey(parts[2], iface));
   }
 }

@@ -12,8 +12,8 @@ import java.util.List;
 /**
  * The route plugin (skeleton without metadata): builds the descriptor over a southbound and
  * registers it. It needs the interface plugin (its metadata map translates interface names to SB
- * handles), which must be registered first. Its API is small: without metadata there is nothing
- * to share with other plugins but what the southbound holds.
+ * handles), which must be registered first. Its API is small: without metadata there is nothing to
+ * share with other plugins but what the southbound holds.
  */
 public final class RoutePlugin {
   private final RouteApi southbound;
@@ -25,8 +25,7 @@ public final class RoutePlugin {
   /** Registers the route descriptor on {@code scheduler} over {@code southbound}. */
   public static RoutePlugin register(
       KVScheduler scheduler, InterfacePlugin interfaces, RouteApi southbound) {
-    scheduler.registerDescriptors(
-        RouteDescriptor.create(southbound, interfaces.interfaceIndex()));
+    scheduler.registerDescriptors(RouteDescriptor.create(southbound, interfaces.interfaceIndex()));
     return new RoutePlugin(southbound);
   }
 

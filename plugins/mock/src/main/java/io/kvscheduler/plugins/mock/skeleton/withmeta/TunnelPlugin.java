@@ -14,9 +14,9 @@ import io.kvscheduler.plugins.mock.util.SbPrinter;
 import java.util.SortedMap;
 
 /**
- * The tunnel plugin (skeleton with metadata): registers the tunnel descriptor, obtains its
- * metadata map from the scheduler, registers the address descriptor (which reads handles from
- * that map) and exposes the map read-only as its API.
+ * The tunnel plugin (skeleton with metadata): registers the tunnel descriptor, obtains its metadata
+ * map from the scheduler, registers the address descriptor (which reads handles from that map) and
+ * exposes the map read-only as its API.
  */
 public final class TunnelPlugin {
   private final TunnelApi southbound;

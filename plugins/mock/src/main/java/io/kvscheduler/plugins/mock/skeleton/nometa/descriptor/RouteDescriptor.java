@@ -81,10 +81,10 @@ public final class RouteDescriptor {
   }
 
   /**
-   * Equivalence: decides whether going from {@code oldRoute} to {@code newRoute} needs an
-   * operation at all. Called before every Update, and by a resync to compare the retrieved value
-   * with the desired one. Keep it pure. Here: metric 0 means the default metric, so 0 and 100 are
-   * the same route; everything else must be equal.
+   * Equivalence: decides whether going from {@code oldRoute} to {@code newRoute} needs an operation
+   * at all. Called before every Update, and by a resync to compare the retrieved value with the
+   * desired one. Keep it pure. Here: metric 0 means the default metric, so 0 and 100 are the same
+   * route; everything else must be equal.
    */
   static boolean equivalent(String key, Route oldRoute, Route newRoute) {
     return oldRoute.destination().equals(newRoute.destination())
@@ -96,8 +96,8 @@ public final class RouteDescriptor {
   /**
    * Validate: rejects a value the southbound could never accept, before Create and Update. Throw
    * {@link InvalidValueException} naming the invalid fields; the value becomes INVALID with those
-   * fields as status details and no southbound call is made. Check syntax and internal
-   * consistency only: the existence of other values is a dependency, not a validation.
+   * fields as status details and no southbound call is made. Check syntax and internal consistency
+   * only: the existence of other values is a dependency, not a validation.
    */
   static void validate(String key, Route route) {
     List<String> fields = new ArrayList<>();
@@ -143,8 +143,8 @@ public final class RouteDescriptor {
 
   /**
    * Update: changes an existing value in place. Called only when the equivalence says the values
-   * differ and {@link #needsRecreate} said no. Nothing to return, as for Create. Replace the
-   * body with your southbound call.
+   * differ and {@link #needsRecreate} said no. Nothing to return, as for Create. Replace the body
+   * with your southbound call.
    */
   private void update(String key, Route oldRoute, Route newRoute) {
     sb.setRouteMetric(newRoute.destination(), newRoute.effectiveMetric());
@@ -152,8 +152,8 @@ public final class RouteDescriptor {
 
   /**
    * UpdateWithRecreate: true when the southbound cannot apply the change in place; the scheduler
-   * then calls Delete with the old value and Create with the new one (RECREATE flag). Here only
-   * the metric can be changed in place.
+   * then calls Delete with the old value and Create with the new one (RECREATE flag). Here only the
+   * metric can be changed in place.
    */
   static boolean needsRecreate(String key, Route oldRoute, Route newRoute, Void metadata) {
     return !oldRoute.outInterface().equals(newRoute.outInterface())
@@ -171,18 +171,20 @@ public final class RouteDescriptor {
 
   /**
    * Retrieve: reads every route of the southbound, for resync. Returned values are compared with
-   * the desired ones and the differences applied. {@code correlate} lists the values the
-   * scheduler expects; without metadata there is nothing to correlate: the key is computed from
-   * the southbound data. Interfaces are retrieved first ({@code retrieveDependencies}), so their
+   * the desired ones and the differences applied. {@code correlate} lists the values the scheduler
+   * expects; without metadata there is nothing to correlate: the key is computed from the
+   * southbound data. Interfaces are retrieved first ({@code retrieveDependencies}), so their
    * handles can be translated back to names; a route through an interface the scheduler does not
    * know is skipped (nobody could have asked for it). Replace the dump with your southbound call.
    */
   private List<KVWithMetadata<Route, Void>> retrieve(List<KVWithMetadata<Route, Void>> correlate) {
     List<KVWithMetadata<Route, Void>> out = new ArrayList<>();
     for (SbRoute r : sb.dumpRoutes()) {
-      Optional<String> iface = interfaces
-          .lookupByIndex(InterfaceDescriptor.SB_INDEX, Integer.toString(r.interfaceHandle()))
-          .stream().findFirst();
+      Optional<String> iface =
+          interfaces
+              .lookupByIndex(InterfaceDescriptor.SB_INDEX, Integer.toString(r.interfaceHandle()))
+              .stream()
+              .findFirst();
       if (iface.isEmpty()) {
         continue;
       }
@@ -202,10 +204,13 @@ public final class RouteDescriptor {
   }
 
   private SbRoute toSb(Route route) {
-    int handle = interfaces.lookup(route.outInterface())
-        .orElseThrow(() -> new IllegalStateException(
-            "no SB handle for interface " + route.outInterface()))
-        .index();
+    int handle =
+        interfaces
+            .lookup(route.outInterface())
+            .orElseThrow(
+                () ->
+                    new IllegalStateException("no SB handle for interface " + route.outInterface()))
+            .index();
     return new SbRoute(route.destination(), handle, route.nextHop(), route.effectiveMetric());
   }
 }

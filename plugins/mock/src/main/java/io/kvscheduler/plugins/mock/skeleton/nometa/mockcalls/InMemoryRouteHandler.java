@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.TreeMap;
 
 /**
- * The in-memory route southbound: a table of routes by destination. Prints every operation
- * (e.g. {@code Added route 10.1.0.0/16 via if 0 next hop 192.0.2.1 metric 100}). Thread-safe, so
- * tests may read it while the scheduler works.
+ * The in-memory route southbound: a table of routes by destination. Prints every operation (e.g.
+ * {@code Added route 10.1.0.0/16 via if 0 next hop 192.0.2.1 metric 100}). Thread-safe, so tests
+ * may read it while the scheduler works.
  *
  * <p>Failure injection: {@link #failNextCall(RouteSbException)} makes the next call fail once.
  */
@@ -32,9 +32,14 @@ public final class InMemoryRouteHandler implements RouteApi {
       throw new RouteSbException("route to " + route.destination() + " exists", false);
     }
     routes.put(route.destination(), route);
-    printer.print("Added route " + route.destination() + " via if " + route.interfaceHandle()
-        + (route.nextHop().isEmpty() ? "" : " next hop " + route.nextHop())
-        + " metric " + route.metric());
+    printer.print(
+        "Added route "
+            + route.destination()
+            + " via if "
+            + route.interfaceHandle()
+            + (route.nextHop().isEmpty() ? "" : " next hop " + route.nextHop())
+            + " metric "
+            + route.metric());
   }
 
   @Override

@@ -1,8 +1,8 @@
 package io.kvscheduler.plugins.mock.skeleton.nometa.mockcalls;
 
 /**
- * A failure reported by the route southbound. {@link #temporary()} tells whether repeating the
- * same call may succeed (e.g. the southbound was busy) — what the descriptor's {@code
+ * A failure reported by the route southbound. {@link #temporary()} tells whether repeating the same
+ * call may succeed (e.g. the southbound was busy) — what the descriptor's {@code
  * isRetriableFailure} reports to the scheduler.
  */
 public final class RouteSbException extends RuntimeException {

@@ -1,8 +1,8 @@
 package io.kvscheduler.plugins.mock.skeleton.nometa.mockcalls;
 
 /**
- * A route as the southbound stores it: the interface is addressed by its SB handle (not its
- * name) and the metric is always explicit.
+ * A route as the southbound stores it: the interface is addressed by its SB handle (not its name)
+ * and the metric is always explicit.
  *
  * @param destination destination prefix
  * @param interfaceHandle SB handle of the outgoing interface

@@ -11,9 +11,9 @@ import io.kvscheduler.plugins.mock.util.MockSbException;
  * Teaches the scheduler to assign an address to a tunnel. Its values are derived from tunnels
  * ({@code skeleton/tunnel/<name>/address/<prefix>}), never written by the northbound: hence no NB
  * key prefix, a key selector instead. A derived value implicitly depends on its base, so Create
- * always finds the tunnel's handle in the tunnel metadata map, and Delete runs before the
- * tunnel's. No Update (the key names the address, so the value never changes) and no Retrieve
- * (addresses come back as part of the retrieved tunnels).
+ * always finds the tunnel's handle in the tunnel metadata map, and Delete runs before the tunnel's.
+ * No Update (the key names the address, so the value never changes) and no Retrieve (addresses come
+ * back as part of the retrieved tunnels).
  */
 public final class TunnelAddressDescriptor {
   /** Descriptor name. */
@@ -50,7 +50,8 @@ public final class TunnelAddressDescriptor {
   }
 
   private int handle(String tunnel) {
-    return tunnels.lookupByName(tunnel)
+    return tunnels
+        .lookupByName(tunnel)
         .orElseThrow(() -> new MockSbException("no metadata for tunnel " + tunnel))
         .handle();
   }

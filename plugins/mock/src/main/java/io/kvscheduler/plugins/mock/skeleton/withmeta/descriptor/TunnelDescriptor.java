@@ -27,11 +27,11 @@ import java.util.Map;
  *   <li>Metadata {@link TunnelMetadata} (the SB handle), kept in the metadata map {@value #NAME}
  *       with the secondary indexes {@link TunnelIndex#BY_HANDLE} and {@link TunnelIndex#BY_VNI}.
  *   <li>Validate: name matches the key, remote address, VNI range, MTU range, address syntax.
- *   <li>Update changes the MTU in place; another remote address or VNI re-creates the tunnel;
- *       MTU 0 and {@link Tunnel#DEFAULT_MTU} are equivalent; the address list is ignored by the
+ *   <li>Update changes the MTU in place; another remote address or VNI re-creates the tunnel; MTU 0
+ *       and {@link Tunnel#DEFAULT_MTU} are equivalent; the address list is ignored by the
  *       comparison because every address is a derived value ({@link TunnelAddressDescriptor}).
- *   <li>Retrieve correlates the nameless SB tunnels with the expected values: by handle when
- *       the scheduler knows the metadata, else by remote address and VNI.
+ *   <li>Retrieve correlates the nameless SB tunnels with the expected values: by handle when the
+ *       scheduler knows the metadata, else by remote address and VNI.
  * </ul>
  */
 public final class TunnelDescriptor {
@@ -74,9 +74,9 @@ public final class TunnelDescriptor {
   }
 
   /**
-   * Equivalence: MTU 0 is the default MTU; addresses are not compared because each address
-   * is a derived value that the scheduler adds and removes on its own (comparing them here would
-   * only cause useless Update calls).
+   * Equivalence: MTU 0 is the default MTU; addresses are not compared because each address is a
+   * derived value that the scheduler adds and removes on its own (comparing them here would only
+   * cause useless Update calls).
    */
   static boolean equivalent(String key, Tunnel oldT, Tunnel newT) {
     return oldT.name().equals(newT.name())
@@ -86,9 +86,9 @@ public final class TunnelDescriptor {
   }
 
   /**
-   * Validate: rejects impossible values before any southbound call; the value becomes INVALID
-   * with the named fields as status details. Also checks that the value matches its key — the
-   * northbound could write a tunnel under another tunnel's key.
+   * Validate: rejects impossible values before any southbound call; the value becomes INVALID with
+   * the named fields as status details. Also checks that the value matches its key — the northbound
+   * could write a tunnel under another tunnel's key.
    */
   static void validate(String key, Tunnel t) {
     List<String> fields = new ArrayList<>();
@@ -124,15 +124,14 @@ public final class TunnelDescriptor {
   /**
    * DerivedValues: splits the tunnel into pieces the scheduler manages separately. Each address
    * becomes a value of its own (handled by {@link TunnelAddressDescriptor}), created after the
-   * tunnel and deleted before it; a change of the list only adds and removes addresses. A
-   * derived key no descriptor selects would be a plain property: no calls, but other values can
-   * depend on it.
+   * tunnel and deleted before it; a change of the list only adds and removes addresses. A derived
+   * key no descriptor selects would be a plain property: no calls, but other values can depend on
+   * it.
    */
   static List<KeyValuePair> derivedValues(String key, Tunnel t) {
     List<KeyValuePair> out = new ArrayList<>(t.addresses().size());
     for (String a : t.addresses()) {
-      out.add(KeyValuePair.of(
-          TunnelModel.addressKey(t.name(), a), new TunnelAddress(t.name(), a)));
+      out.add(KeyValuePair.of(TunnelModel.addressKey(t.name(), a), new TunnelAddress(t.name(), a)));
     }
     return out;
   }
@@ -174,13 +173,12 @@ public final class TunnelDescriptor {
   }
 
   /**
-   * Retrieve: reads every tunnel and gives each a key. The southbound does not know names, so
-   * each SB tunnel is matched with an expected value from {@code correlate}: by handle when the
-   * expected value carries metadata (the scheduler's cached values at a run-time resync), else by
-   * remote address and VNI (the NB values at the first resync). A tunnel matching nothing is named
-   * {@value #UNKNOWN_NAME_PREFIX}{@code <handle>}; as it is not desired, a full resync deletes it.
-   * The metadata returned here replaces what the map held. Replace the dump with your southbound
-   * call.
+   * Retrieve: reads every tunnel and gives each a key. The southbound does not know names, so each
+   * SB tunnel is matched with an expected value from {@code correlate}: by handle when the expected
+   * value carries metadata (the scheduler's cached values at a run-time resync), else by remote
+   * address and VNI (the NB values at the first resync). A tunnel matching nothing is named {@value
+   * #UNKNOWN_NAME_PREFIX}{@code <handle>}; as it is not desired, a full resync deletes it. The
+   * metadata returned here replaces what the map held. Replace the dump with your southbound call.
    */
   private List<KVWithMetadata<Tunnel, TunnelMetadata>> retrieve(
       List<KVWithMetadata<Tunnel, TunnelMetadata>> correlate) {
@@ -203,8 +201,12 @@ public final class TunnelDescriptor {
       }
       String name = expected != null ? expected.name() : UNKNOWN_NAME_PREFIX + handle;
       Tunnel found = new Tunnel(name, sbT.remoteAddress(), sbT.vni(), sbT.mtu(), sbT.addresses());
-      out.add(new KVWithMetadata<>(TunnelModel.key(name), found,
-          new TunnelMetadata(handle, sbT.vni()), ValueOrigin.FROM_NB));
+      out.add(
+          new KVWithMetadata<>(
+              TunnelModel.key(name),
+              found,
+              new TunnelMetadata(handle, sbT.vni()),
+              ValueOrigin.FROM_NB));
     }
     return out;
   }

@@ -26,8 +26,16 @@ public final class InMemoryTunnelHandler implements TunnelApi {
   public synchronized int createTunnel(String remoteAddress, int vni, int mtu) {
     int handle = nextHandle++;
     tunnels.put(handle, new SbTunnel(remoteAddress, vni, mtu, List.of()));
-    printer.print("Created tunnel to " + remoteAddress + " vni " + vni + " mtu " + mtu
-        + " (handle " + handle + ")");
+    printer.print(
+        "Created tunnel to "
+            + remoteAddress
+            + " vni "
+            + vni
+            + " mtu "
+            + mtu
+            + " (handle "
+            + handle
+            + ")");
     return handle;
   }
 

@@ -3,9 +3,9 @@ package io.kvscheduler.plugins.mock.skeleton.withmeta.model;
 import java.util.Optional;
 
 /**
- * Keys of the tunnel model: tunnels {@code config/skeleton/v1/tunnel/<name>} (NB values) and
- * their derived addresses {@code skeleton/tunnel/<name>/address/<prefix>}. Derived keys live
- * outside the NB prefix: the northbound never writes them.
+ * Keys of the tunnel model: tunnels {@code config/skeleton/v1/tunnel/<name>} (NB values) and their
+ * derived addresses {@code skeleton/tunnel/<name>/address/<prefix>}. Derived keys live outside the
+ * NB prefix: the northbound never writes them.
  */
 public final class TunnelModel {
   /** Name of the tunnel value type. */
@@ -36,7 +36,8 @@ public final class TunnelModel {
 
   /** Whether {@code key} is a tunnel key: the prefix followed by a name without {@code /}. */
   public static boolean isKey(String key) {
-    return key.length() > KEY_PREFIX.length() && key.startsWith(KEY_PREFIX)
+    return key.length() > KEY_PREFIX.length()
+        && key.startsWith(KEY_PREFIX)
         && key.indexOf('/', KEY_PREFIX.length()) < 0;
   }
 
@@ -59,8 +60,10 @@ public final class TunnelModel {
     if (infix <= ADDRESS_KEY_PREFIX.length() || infix + ADDRESS_INFIX.length() == key.length()) {
       return Optional.empty();
     }
-    return Optional.of(new TunnelAddress(key.substring(ADDRESS_KEY_PREFIX.length(), infix),
-        key.substring(infix + ADDRESS_INFIX.length())));
+    return Optional.of(
+        new TunnelAddress(
+            key.substring(ADDRESS_KEY_PREFIX.length(), infix),
+            key.substring(infix + ADDRESS_INFIX.length())));
   }
 
   /** Whether {@code key} is a tunnel-address key. */

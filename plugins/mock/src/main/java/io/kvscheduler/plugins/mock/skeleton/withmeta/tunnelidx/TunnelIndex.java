@@ -6,8 +6,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Read-only, typed view of the tunnel metadata map: the API other plugins use to find a tunnel's
- * SB handle by name, or a tunnel by handle or VNI. Labels are tunnel names (the descriptor's key
+ * Read-only, typed view of the tunnel metadata map: the API other plugins use to find a tunnel's SB
+ * handle by name, or a tunnel by handle or VNI. Labels are tunnel names (the descriptor's key
  * label). The scheduler updates the map as operations succeed; reads are safe from any thread.
  *
  * <p>The secondary indexes are declared on the descriptor with {@code metadataIndex(name,

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
-import io.kvscheduler.api.TransactionException;
+import io.kvscheduler.api.QueueFullException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
@@ -84,7 +84,7 @@ class OrchestratorFullQueueTest {
     assertThatThrownBy(rest::get)
         .isInstanceOf(ExecutionException.class)
         .cause()
-        .isInstanceOf(TransactionException.class)
+        .isInstanceOf(QueueFullException.class)
         .hasMessageContaining("transaction queue is full");
     Map<String, Object> desired =
         CompletableFuture.supplyAsync(nb::desired, threads)

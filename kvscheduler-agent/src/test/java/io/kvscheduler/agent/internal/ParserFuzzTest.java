@@ -9,6 +9,7 @@ import io.kvscheduler.agent.internal.ConfigFormat.ConfigException;
 import io.kvscheduler.agent.spi.Model;
 import io.kvscheduler.agent.spi.ModelException;
 import io.kvscheduler.agent.spi.ModelRegistry;
+import io.kvscheduler.plugins.linux.model.LinuxModels;
 import io.kvscheduler.plugins.mock.MockModels;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -66,6 +67,7 @@ class ParserFuzzTest {
 
   ParserFuzzTest() {
     MockModels.registerAll(models);
+    LinuxModels.registerAll(models);
   }
 
   @AfterProperty
@@ -251,6 +253,21 @@ class ParserFuzzTest {
   @Property(tries = TRIES, shrinking = ShrinkingMode.BOUNDED)
   void modelJsonFib(@ForAll("trees") JsonNode tree) {
     modelJson(MockModels.FIB, tree);
+  }
+
+  @Property(tries = TRIES, shrinking = ShrinkingMode.BOUNDED)
+  void modelJsonLinuxInterface(@ForAll("trees") JsonNode tree) {
+    modelJson(LinuxModels.INTERFACE, tree);
+  }
+
+  @Property(tries = TRIES, shrinking = ShrinkingMode.BOUNDED)
+  void modelJsonLinuxRoute(@ForAll("trees") JsonNode tree) {
+    modelJson(LinuxModels.ROUTE, tree);
+  }
+
+  @Property(tries = TRIES, shrinking = ShrinkingMode.BOUNDED)
+  void modelJsonLinuxArp(@ForAll("trees") JsonNode tree) {
+    modelJson(LinuxModels.ARP, tree);
   }
 
   @Provide

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvscheduler.agent.internal.RestServer;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.plugins.mock.MockAgentPlugin;
 import java.io.File;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -395,6 +396,35 @@ class WebPageIT {
     browser.findElement(By.id("asof-back")).click();
     waiting(Duration.ofSeconds(20))
         .until(b -> "CONFIGURED".equals(node(FIB20).getAttribute("data-state")));
+  }
+
+  @Test
+  void aFailedOperationIsShownInTheHistoryAndOnItsValue() throws Exception {
+    browser.get(url + "/");
+    waiting(Duration.ofSeconds(30))
+        .until(b -> !b.findElements(By.cssSelector("#txns > li")).isEmpty());
+    MockAgentPlugin mock =
+        agent.plugins().stream()
+            .filter(MockAgentPlugin.class::isInstance)
+            .map(MockAgentPlugin.class::cast)
+            .findFirst()
+            .orElseThrow();
+    mock.plugins().interfaces().southbound().failNextTapCreation("no room for taps");
+    put(
+        """
+        mockConfig:
+          Interface_list:
+          - name: tap9
+            type: TAP
+        """);
+    String tap9 = "config/mock/v1/interfaces/tap9";
+    waiting(Duration.ofSeconds(20))
+        .until(b -> !b.findElements(By.cssSelector("#txns > li.has-errors")).isEmpty());
+    WebElement failed = browser.findElement(By.cssSelector("#txns > li.has-errors"));
+    assertThat(failed.findElement(By.className("txn-head")).getText()).endsWith(" — 1 error");
+    assertThat(failed.findElement(By.cssSelector(".ops .err")).getText())
+        .contains("CREATE " + tap9)
+        .containsPattern("→ (FAILED|RETRYING) \\(.*no room for taps.*\\)");
   }
 
   @Test

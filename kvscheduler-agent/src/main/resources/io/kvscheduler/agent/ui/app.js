@@ -534,6 +534,13 @@ async function loadHistory() {
     head.className = 'txn-head';
     head.textContent = '#' + t.SeqNum + ' ' + t.TxnType + (t.ResyncType ? ' (' + t.ResyncType + ')' : '')
       + ' ' + new Date(t.Start).toLocaleTimeString() + ' — ' + (t.Executed || []).length + ' operations';
+    if (errors.length) {
+      // said in words (and marked in colour)
+      const e = document.createElement('span');
+      e.className = 'txn-errors';
+      e.textContent = ' — ' + errors.length + (errors.length === 1 ? ' error' : ' errors');
+      head.append(e);
+    }
     b.append(head);
     b.addEventListener('click', () => chooseTxn(t.SeqNum));
     li.append(b);

@@ -21,6 +21,7 @@ from ligato.linux.interfaces import interface_pb2 as linux_if  # noqa: E402
 from ligato.linux.interfaces import state_pb2 as linux_state  # noqa: E402
 from ligato.vpp import vpp_pb2  # noqa: E402
 from ligato.vpp.interfaces import interface_pb2 as vpp_if  # noqa: E402
+from ligato.vpp.dns import dns_pb2 as vpp_dns  # noqa: E402
 from mock import interface_pb2 as mock_if, bridge_domain_pb2 as mock_bd, fib_pb2 as mock_fib  # noqa: E402
 
 channel = grpc.insecure_channel(ADDRESS)
@@ -138,6 +139,17 @@ except grpc.RpcError as e:
 ok("VPP content refused: INVALID_ARGUMENT (%s)" % refused)
 
 try:
+    # a single VPP message with every field at its default: on the wire, present and empty
+    configurator.Update(cfg.UpdateRequest(update=cfg.Config(
+        vpp_config=vpp_pb2.ConfigData(dns_cache=vpp_dns.DNSCache()))), timeout=10)
+    raise AssertionError("an empty VPP message accepted")
+except grpc.RpcError as e:
+    expect(e.code() == grpc.StatusCode.INVALID_ARGUMENT, "empty VPP message: %s" % e.code())
+    expect("vpp_config.dns_cache" in e.details(), "names what is refused: " + e.details())
+    refused = e.details()
+ok("an empty VPP message refused: INVALID_ARGUMENT (%s)" % refused)
+
+try:
     manager.SetConfig(gen.SetConfigRequest(updates=[item(vpp_if.Interface(name="x"))]),
                       timeout=10)
     raise AssertionError("a value of an unknown model accepted")
@@ -231,6 +243,15 @@ if LINUX:
                            veth=linux_if.VethLink(peer_if_name="veth2")),
         linux_if.Interface(name="veth2", type=linux_if.Interface.VETH, enabled=True,
                            veth=linux_if.VethLink(peer_if_name="veth1"))]))
+    # veth1 alone waits for its peer: Update without wait_done returns, veth1 PENDING
+    configurator.Update(cfg.UpdateRequest(update=cfg.Config(linux_config=linux_pb2.ConfigData(
+        interfaces=[veth.linux_config.interfaces[0]]))), timeout=30)
+    status = {i.item.id.name: i.status.status for i in manager.GetConfig(gen.GetConfigRequest(
+        ids=[gen.Item.ID(model="linux.interfaces.interface", name="veth1")]), timeout=10).items}
+    expect(status == {"veth1": "PENDING"}, "GetConfig: %s" % status)
+    expect(not configurator.Dump(cfg.DumpRequest(), timeout=10).dump.linux_config.interfaces,
+           "Dump with veth1 PENDING")
+    ok("Linux veth1 without its peer: Update without wait_done returned, veth1 PENDING")
     configurator.Update(cfg.UpdateRequest(update=veth, wait_done=True), timeout=30)
     got = configurator.Get(cfg.GetRequest(), timeout=10).config.linux_config.interfaces
     expect(sorted(i.name for i in got) == ["veth1", "veth2"], "Get: %s" % got)

@@ -271,6 +271,50 @@ class GrpcApiTest {
   }
 
   @Test
+  @DisplayName(
+      "D26 a key given by a file and over gRPC: the value delivered last applies; a gRPC Delete"
+          + " hands the key back to the file's value")
+  void keyGivenByFileAndGrpc() throws Exception {
+    io.kvscheduler.plugins.mock.ifplugin.model.Interface fromFile =
+        new io.kvscheduler.plugins.mock.ifplugin.model.Interface(
+            "shared", io.kvscheduler.plugins.mock.ifplugin.model.Interface.Type.LOOPBACK, true, "");
+    agent
+        .northbound()
+        .change("file", Map.of(TAP_KEY + "shared", fromFile))
+        .get(10, TimeUnit.SECONDS);
+    configurator()
+        .update(
+            UpdateRequest.newBuilder()
+                .setUpdate(mockConfig(ConfigData.newBuilder().addInterfaces(tap("shared"))))
+                .build());
+    assertThat(mock.plugins().interfaces().southboundState().values())
+        .singleElement()
+        .satisfies(
+            i ->
+                assertThat(i.type())
+                    .isEqualTo(io.kvscheduler.plugins.mock.ifplugin.model.Interface.Type.TAP));
+    assertThat(configurator().get(GetRequest.getDefaultInstance()).getConfig())
+        .isEqualTo(mockConfig(ConfigData.newBuilder().addInterfaces(tap("shared"))));
+
+    configurator()
+        .delete(
+            DeleteRequest.newBuilder()
+                .setDelete(
+                    mockConfig(
+                        ConfigData.newBuilder()
+                            .addInterfaces(Interface.newBuilder().setName("shared"))))
+                .build());
+    assertThat(agent.northbound().desired()).containsEntry(TAP_KEY + "shared", fromFile);
+    assertThat(state(TAP_KEY + "shared")).isEqualTo(ValueState.CONFIGURED);
+    assertThat(mock.plugins().interfaces().southboundState().values())
+        .singleElement()
+        .satisfies(
+            i ->
+                assertThat(i.type())
+                    .isEqualTo(io.kvscheduler.plugins.mock.ifplugin.model.Interface.Type.LOOPBACK));
+  }
+
+  @Test
   @DisplayName("wait_done returns once no pushed value is PENDING; at the deadline it fails")
   void waitDoneWaitsForPendingValues() throws Exception {
     UpdateRequest fib =
@@ -396,6 +440,20 @@ class GrpcApiTest {
         .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.INVALID_ARGUMENT))
         .hasMessageContaining("field 7 of ligato.configurator.Config");
     assertThat(agent.northbound().desired()).isEmpty();
+  }
+
+  @Test
+  @DisplayName("D41 a single VPP message with every field at its default is refused by name too")
+  void emptyVppMessageIsRefused() throws Exception {
+    // on the wire as a ligato client writes UpdateRequest{update{vpp_config{dns_cache{}}}}:
+    // field 1 (update) > field 1 (vpp_config) > field 100 (dns_cache), of length 0
+    byte[] wire = {0x0a, 0x05, 0x0a, 0x03, (byte) 0xa2, 0x06, 0x00};
+    UpdateRequest emptyDnsCache = UpdateRequest.parseFrom(wire);
+    assertThatThrownBy(() -> configurator().update(emptyDnsCache))
+        .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.INVALID_ARGUMENT))
+        .hasMessageContaining("update.vpp_config.dns_cache");
+    assertThat(agent.scheduler().transactionHistory())
+        .noneMatch(t -> t.description().contains("grpc"));
   }
 
   @Test

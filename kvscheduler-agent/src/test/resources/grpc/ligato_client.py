@@ -157,6 +157,17 @@ except grpc.RpcError as e:
     expect(e.code() == grpc.StatusCode.INVALID_ARGUMENT, "unknown model: %s" % e.code())
 ok("unknown model refused: INVALID_ARGUMENT")
 
+if not LINUX:
+    try:
+        configurator.Update(cfg.UpdateRequest(update=cfg.Config(
+            linux_config=linux_pb2.ConfigData(interfaces=[linux_if.Interface(name="veth1")]))),
+            timeout=10)
+        raise AssertionError("a Linux value accepted without the Linux plugin")
+    except grpc.RpcError as e:
+        expect(e.code() == grpc.StatusCode.INVALID_ARGUMENT, "Linux value: %s" % e.code())
+        expect("linux_config.interfaces[0]" in e.details(), "names the value: " + e.details())
+    ok("Update of a model not registered (Linux, plugin off) refused: INVALID_ARGUMENT")
+
 # --- ManagerService ------------------------------------------------------------------------
 r = manager.SetConfig(gen.SetConfigRequest(updates=[
     item(tap("red"), {"colour": "red"}), item(tap("blue"), {"colour": "blue"})]), timeout=10)
@@ -237,6 +248,30 @@ if LINUX:
             pass
 
     threading.Thread(target=follow, daemon=True).start()
+
+    # a Linux model learnt at run time: its proto file imports another (the namespace)
+    known = meta.KnownModels(meta_pb2.KnownModelsRequest(**{"class": "config"}), timeout=10)
+    lif = [m for m in known.known_models if m.proto_name == "ligato.linux.interfaces.Interface"][0]
+    proto_file = [o.values[0] for o in lif.options if o.key == "protoFile"][0]
+    fd = meta.ProtoFileDescriptor(meta_pb2.ProtoFileDescriptorRequest(
+        full_proto_file_name=proto_file), timeout=10)
+    imported = [f.name for f in fd.file_import_descriptors.file]
+    expect("ligato/linux/namespace/namespace.proto" in imported, "imports: %s" % imported)
+    pool = descriptor_pool.DescriptorPool()
+    for f in fd.file_import_descriptors.file:
+        pool.Add(f)
+    pool.Add(fd.file_descriptor)
+    desc = pool.FindMessageTypeByName(lif.proto_name)
+    Learnt = message_factory.GetMessageClass(desc) if hasattr(message_factory, "GetMessageClass") \
+        else message_factory.MessageFactory(pool).GetPrototype(desc)
+    learnt = Learnt(name="veth9", type=desc.enum_types_by_name["Type"].values_by_name["VETH"].number,
+                    namespace={"type": 1, "reference": "/run/netns/x"})
+    mine = linux_if.Interface.FromString(learnt.SerializeToString())
+    expect(mine.name == "veth9" and mine.type == linux_if.Interface.VETH
+           and mine.namespace.reference == "/run/netns/x", "learnt message: %s" % mine)
+    ok("ProtoFileDescriptor of %s with its imports %s: a Linux interface built at run time"
+       % (proto_file, imported))
+
     veth = cfg.Config(linux_config=linux_pb2.ConfigData(interfaces=[
         linux_if.Interface(name="veth1", type=linux_if.Interface.VETH, enabled=True,
                            ip_addresses=["10.11.0.1/24"],

@@ -457,6 +457,30 @@ class GrpcApiTest {
   }
 
   @Test
+  @DisplayName("Linux values while the Linux plugin is off: INVALID_ARGUMENT naming the value")
+  void valuesOfAModelNotRegisteredAreRefused() {
+    Config linux =
+        Config.newBuilder()
+            .setLinuxConfig(
+                io.kvscheduler.grpc.proto.linux.ConfigData.newBuilder()
+                    .addInterfaces(
+                        io.kvscheduler.plugins.linux.model.interfaces.Interface.newBuilder()
+                            .setName("veth1")))
+            .setMockConfig(ConfigData.newBuilder().addInterfaces(tap("x")))
+            .build();
+    assertThatThrownBy(
+            () -> configurator().update(UpdateRequest.newBuilder().setUpdate(linux).build()))
+        .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.INVALID_ARGUMENT))
+        .hasMessageContaining("update.linux_config.interfaces[0]")
+        .hasMessageContaining("ligato.linux.interfaces.Interface")
+        .hasMessageContaining("is its plugin enabled?");
+    assertThatThrownBy(
+            () -> configurator().delete(DeleteRequest.newBuilder().setDelete(linux).build()))
+        .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.INVALID_ARGUMENT));
+    assertThat(agent.northbound().desired()).isEmpty();
+  }
+
+  @Test
   @DisplayName("a transaction that fails: FAILED_PRECONDITION with the transaction's error")
   void failedTransactionIsFailedPrecondition() {
     mock.plugins().interfaces().southbound().failNextTapCreation("no room for taps");

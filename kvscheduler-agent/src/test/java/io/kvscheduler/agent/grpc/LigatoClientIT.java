@@ -150,6 +150,7 @@ class LigatoClientIT {
               "ok Update full_resync replaced the gRPC values",
               "ok VPP content refused: INVALID_ARGUMENT",
               "ok an empty VPP message refused: INVALID_ARGUMENT",
+              "ok Update of a model not registered (Linux, plugin off) refused",
               "ok unknown model refused: INVALID_ARGUMENT",
               "ok SetConfig with labels",
               "ok KnownModels + ProtoFileDescriptor",
@@ -201,6 +202,7 @@ class LigatoClientIT {
         .isZero();
     assertThat(out)
         .contains(
+            "ok ProtoFileDescriptor of ligato/linux/interfaces/interface.proto with its imports",
             "ok Linux veth1 without its peer: Update without wait_done returned, veth1 PENDING",
             "ok Linux veth pair: Update wait_done, Get, Dump from the kernel",
             "ok Notify: the watcher reported veth1",

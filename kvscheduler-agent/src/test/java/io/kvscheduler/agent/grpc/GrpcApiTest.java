@@ -226,7 +226,8 @@ class GrpcApiTest {
   }
 
   @Test
-  @DisplayName("Delete removes the values; full_resync replaces only what gRPC gave")
+  @DisplayName(
+      "Delete removes the values (seqnum header); full_resync replaces only what gRPC gave")
   void deleteAndFullResync() throws Exception {
     agent
         .northbound()
@@ -247,7 +248,10 @@ class GrpcApiTest {
                     mockConfig(
                         ConfigData.newBuilder().addInterfaces(tap("a")).addInterfaces(tap("b"))))
                 .build());
+    AtomicReference<Metadata> headers = new AtomicReference<>();
     configurator()
+        .withInterceptors(
+            MetadataUtils.newCaptureMetadataInterceptor(headers, new AtomicReference<>()))
         .delete(
             DeleteRequest.newBuilder()
                 .setDelete(
@@ -256,6 +260,11 @@ class GrpcApiTest {
                 .build());
     assertThat(state(TAP_KEY + "a")).isEqualTo(ValueState.NONEXISTENT);
     assertThat(state(TAP_KEY + "b")).isEqualTo(ValueState.CONFIGURED);
+    String seq = headers.get().get(Metadata.Key.of("seqnum", Metadata.ASCII_STRING_MARSHALLER));
+    RecordedTxn deletion = agent.scheduler().recordedTransaction(Long.parseLong(seq)).orElseThrow();
+    assertThat(deletion.executed())
+        .extracting(RecordedTxnOp::operation, RecordedTxnOp::key)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(TxnOperation.DELETE, TAP_KEY + "a"));
 
     configurator()
         .update(
@@ -586,7 +595,8 @@ class GrpcApiTest {
   }
 
   @Test
-  @DisplayName("SetConfig: delete by model and name, overwrite_all, unknown model refused")
+  @DisplayName(
+      "SetConfig: delete by model and name, overwrite_all; unknown model and unknown fields refused")
   void setConfigDeleteOverwriteAndUnknownModel() {
     manager()
         .setConfig(
@@ -630,6 +640,23 @@ class GrpcApiTest {
                             .build()))
         .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.INVALID_ARGUMENT))
         .hasMessageContaining("unknown model 'vpp.interfaces'");
+    Interface withUnknown =
+        tap("d").toBuilder()
+            .setUnknownFields(
+                UnknownFieldSet.newBuilder()
+                    .addField(99, UnknownFieldSet.Field.newBuilder().addVarint(1).build())
+                    .build())
+            .build();
+    assertThatThrownBy(
+            () ->
+                manager()
+                    .setConfig(
+                        SetConfigRequest.newBuilder()
+                            .addUpdates(put(withUnknown, Map.of()))
+                            .build()))
+        .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.INVALID_ARGUMENT))
+        .hasMessageContaining("updates[0].data: field 99 of mock.interfaces.Interface");
+    assertThat(agent.northbound().desired()).doesNotContainKey(TAP_KEY + "d");
     Any vpp =
         Any.newBuilder()
             .setTypeUrl("models.ligato.io/ligato.vpp.interfaces.Interface")

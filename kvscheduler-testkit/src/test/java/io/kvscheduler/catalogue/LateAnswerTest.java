@@ -55,9 +55,10 @@ class LateAnswerTest {
   private static final Duration LIMIT = Duration.ofMillis(100);
   private static final String X = "/d/x";
   private static final String W = "/w/w";
+  private static final String Z = "/d/z";
+  private static final String Q = "/q/q";
   private static final RetryOptions RETRY = new RetryOptions(Duration.ofSeconds(1), 3, false);
-  private static final String LATE =
-      "a southbound call for " + X + " returned after its time limit";
+  private static final String LATE_PREFIX = "a southbound call for /d/";
 
   /**
    * The device: what it holds for the keys of /d/ (read by Retrieve) and /w/ (no Retrieve), and
@@ -93,6 +94,7 @@ class LateAnswerTest {
     kvs.registerDescriptors(
         KVDescriptor.builder("device", String.class)
             .nbKeyPrefix("/d/")
+            .dependencies((k, v) -> k.equals(Z) ? List.of(Dependency.onKey("q", Q)) : List.of())
             .create(
                 (key, value) -> {
                   call("CREATE", key, value, () -> device.put(key, value));
@@ -119,6 +121,15 @@ class LateAnswerTest {
         KVDescriptor.builder("waiting", String.class)
             .nbKeyPrefix("/w/")
             .dependencies((k, v) -> List.of(Dependency.onKey("x", X)))
+            .create(
+                (key, value) -> {
+                  call("CREATE", key, value, () -> device.put(key, value));
+                  return null;
+                })
+            .delete((key, value, meta) -> call("DELETE", key, value, () -> device.remove(key)))
+            .build(),
+        KVDescriptor.builder("plain", String.class)
+            .nbKeyPrefix("/q/")
             .create(
                 (key, value) -> {
                   call("CREATE", key, value, () -> device.put(key, value));
@@ -176,9 +187,9 @@ class LateAnswerTest {
     return commit(TxnOptions.defaults(), key, value);
   }
 
-  /** Commits {@code key = value} with its call of {@link #X} hanging: the transaction fails. */
+  /** Commits {@code key = value} with its call hanging: the transaction fails. */
   private void commitHanging(TxnOptions o, String key, String value) {
-    hangOn = X;
+    hangOn = key;
     assertThrows(TransactionException.class, () -> commit(o, key, value));
   }
 
@@ -197,7 +208,7 @@ class LateAnswerTest {
         assertThat(h).hasSize(recorded + 1);
         RecordedTxn late = h.get(h.size() - 1);
         assertThat(late.type()).isEqualTo(TxnType.RETRY_FAILED_OPS);
-        assertThat(late.description()).startsWith(LATE);
+        assertThat(late.description()).startsWith(LATE_PREFIX);
         return late;
       }
       Thread.sleep(5);
@@ -409,5 +420,29 @@ class LateAnswerTest {
     assertThat(device).isEmpty();
     TxnAssert.assertThat(late).executed(op(DELETE, X).states(DISCOVERED, REMOVED).flags("RETRY"));
     assertThat(status(X).state()).isEqualTo(NONEXISTENT);
+  }
+
+  @Test
+  @DisplayName(
+      "a Create that lands after what the value depends on was removed: the object is taken down"
+          + " again, the value PENDING naming its dependency")
+  void lateCreateWithoutItsDependencyIsTakenDown() throws Exception {
+    commit(Q, "q1");
+    commitHanging(TxnOptions.defaults(), Z, "z1");
+    commit(Q, null); // Z, FAILED and not found, is not visited
+    assertThat(status(Z).state()).isEqualTo(FAILED);
+
+    RecordedTxn late = releaseAndSettle();
+    assertThat(late.description())
+        .isEqualTo("a southbound call for " + Z + " returned after its time limit: read again");
+    assertThat(calls)
+        .containsExactly(
+            "CREATE " + Q + " q1",
+            "CREATE " + Z + " z1",
+            "DELETE " + Q + " q1",
+            "DELETE " + Z + " z1");
+    assertThat(device).isEmpty();
+    TxnAssert.assertThat(late).executed(op(UPDATE, Z).states(FAILED, PENDING).flags("RETRY"));
+    assertThat(status(Z)).isEqualTo(new ValueStatus(Z, PENDING, "", UPDATE, List.of("q")));
   }
 }

@@ -74,6 +74,9 @@ class LateAnswerTest {
   /** Whether the hanging call, once released, does what it was asked (else it gives up). */
   private volatile boolean lands = true;
 
+  /** Whether Retrieve fails. */
+  private volatile boolean retrieveFails;
+
   private final CountDownLatch release = new CountDownLatch(1);
   private final AtomicInteger lateReturns = new AtomicInteger();
 
@@ -108,6 +111,9 @@ class LateAnswerTest {
             .delete((key, value, meta) -> call("DELETE", key, value, () -> device.remove(key)))
             .retrieve(
                 correlate -> {
+                  if (retrieveFails) {
+                    throw new IllegalStateException("device busy");
+                  }
                   List<KVWithMetadata<String, Void>> out = new ArrayList<>();
                   device.forEach(
                       (k, v) -> {
@@ -444,5 +450,22 @@ class LateAnswerTest {
     assertThat(device).isEmpty();
     TxnAssert.assertThat(late).executed(op(UPDATE, Z).states(FAILED, PENDING).flags("RETRY"));
     assertThat(status(Z)).isEqualTo(new ValueStatus(Z, PENDING, "", UPDATE, List.of("q")));
+  }
+
+  @Test
+  @DisplayName(
+      "a late answer whose key cannot be read again (Retrieve fails) settles nothing: the"
+          + " value keeps its status")
+  void lateAnswerUnreadSettlesNothing() throws Exception {
+    commitHanging(TxnOptions.defaults(), X, "v1");
+    String error = status(X).error();
+    retrieveFails = true;
+
+    RecordedTxn late = releaseAndSettle();
+    assertThat(late.values()).isEmpty();
+    TxnAssert.assertThat(late).executedNothing();
+    assertThat(deviceNow()).containsExactly(Map.entry(X, "v1"));
+    assertThat(status(X)).isEqualTo(new ValueStatus(X, FAILED, error, CREATE, List.of()));
+    assertThat(calls).containsExactly("CREATE " + X + " v1");
   }
 }

@@ -392,11 +392,16 @@ final class TxnProcessor {
     job.description = "a southbound call for " + key + " returned after its time limit: read again";
     job.retryKeys = Set.of(base);
     job.lateBase = base;
-    Node before = g.get(key);
-    ValueState was = before == null ? null : before.state;
-    refresher.refresh(new TreeSet<>(Set.of(base)), null, false);
+    DescriptorHandle h = reg.forKey(base);
+    if (h == null
+        || !refresher.refresh(new TreeSet<>(Set.of(base)), null, false).contains(h.name)) {
+      // Retrieve failed: nothing new is known, nothing is settled (recorded all the same)
+      job.lateBase = null;
+      job.skip = true;
+      return;
+    }
     Node n = g.get(key);
-    Kv intent = n == null ? null : lateIntent(n, was);
+    Kv intent = n == null ? null : lateIntent(n);
     if (n != null && n.lastUpdate != null) {
       job.retryForTxn = n.lastUpdate.seq();
       boolean failed = n.state == ValueState.FAILED || n.state == ValueState.RETRYING;
@@ -408,10 +413,10 @@ final class TxnProcessor {
   }
 
   /**
-   * What the transaction settling a late answer applies for node {@code n} just read ({@code was}:
-   * its state before the read), or null when its status stays (see {@link #prepareLate}).
+   * What the transaction settling a late answer applies for node {@code n} just read, or null when
+   * its status stays (see {@link #prepareLate}).
    */
-  private Kv lateIntent(Node n, ValueState was) {
+  private Kv lateIntent(Node n) {
     if (n.value == null && n.lastUpdate == null) {
       return null;
     }

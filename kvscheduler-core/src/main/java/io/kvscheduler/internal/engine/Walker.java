@@ -14,7 +14,6 @@ import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -998,7 +997,7 @@ final class Walker {
         all = false;
       }
     }
-    return all || Readiness.readyDepth(g, n, 0, new HashMap<>()) >= 0;
+    return all || Readiness.readyThroughCycles(g, n);
   }
 
   /** PENDING: unsatisfied labels; INVALID: invalid fields; else empty. */

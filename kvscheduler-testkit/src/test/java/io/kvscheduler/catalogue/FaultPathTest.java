@@ -45,6 +45,7 @@ class FaultPathTest {
   private static final String A = "/a/k0";
   private static final String A1 = "/a/k1";
   private static final String P = "/p/k0";
+  private static final String P1 = "/p/k1";
   private static final ArrayValue BAD = new ArrayValue(List.of("BAD"));
   private static final RetryOptions RETRY = new RetryOptions(Duration.ofSeconds(1), 3, true);
 
@@ -82,7 +83,11 @@ class FaultPathTest {
                   }
                 })
             .build(),
-        sb.descriptor("plain", Object.class).nbKeyPrefix("/p/").withoutRetrieve().build());
+        sb.descriptor("plain", Object.class)
+            .nbKeyPrefix("/p/")
+            .withoutRetrieve()
+            .dependencies((k, v) -> k.equals(P1) ? List.of(Dependency.onKey("a0", A)) : List.of())
+            .build());
   }
 
   @AfterEach
@@ -163,6 +168,36 @@ class FaultPathTest {
     assertThat(sb.callLog()).containsExactly("DELETE " + d(A, 1), "DELETE " + A);
     assertThat(sb.keys()).isEmpty();
     assertThat(kvs.valueStatuses()).isEmpty();
+  }
+
+  @Test
+  @DisplayName(
+      "a resync finding the old object of an INVALID value keeps its dependents waiting, and a"
+          + " second resync calls nothing")
+  void resyncKeepsDependentsOfInvalidValueWaiting() {
+    commit(TxnOptions.defaults(), A, arr(1));
+    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), A, BAD));
+    commit(TxnOptions.defaults(), P1, Fx.s("v1"));
+    assertThat(status(P1).state()).isEqualTo(ValueState.PENDING);
+
+    for (int i = 0; i < 2; i++) {
+      sb.clearCalls();
+      assertThrows(
+          TransactionException.class,
+          () ->
+              kvs.startNBTransaction()
+                  .commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build()));
+      assertThat(sb.callLog()).as("resync %d", i + 1).doesNotContain("CREATE " + P1);
+      assertThat(sb.callLog()).as("resync %d", i + 1).allMatch(c -> c.startsWith("RETRIEVE"));
+      assertThat(status(A).state()).isEqualTo(INVALID);
+      assertThat(status(P1).state()).isEqualTo(ValueState.PENDING);
+    }
+    assertThat(sb.keys()).containsExactly(A, d(A, 1)); // the old object stays (B120)
+
+    // and its removal still deletes the object the southbound holds
+    sb.clearCalls();
+    commit(TxnOptions.defaults(), A, null);
+    assertThat(sb.callLog()).containsExactly("DELETE " + d(A, 1), "DELETE " + A);
   }
 
   @Test

@@ -25,13 +25,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>For each refreshed descriptor: the correlation input is the resync's NB values at the first
  * resync, the descriptor's available base values (with metadata) otherwise. Retrieved values
- * replace the stored value and metadata and become available; unknown keys become OBTAINED (SB
- * origin) or DISCOVERED (NB origin); PENDING becomes CONFIGURED; other states are kept. Unknown
- * origin is resolved from the correlation input, then from the key's last recorded revision, then
- * defaults to SB. Values of a refreshed descriptor that were not returned: OBTAINED and DISCOVERED
- * are dropped, others become unavailable and CONFIGURED turns MISSING (REMOVED when the last
- * request was a delete). Descriptors without Retrieve, or whose Retrieve fails, are skipped and
- * their values kept as they are.
+ * replace the stored value and metadata and become available, except that an INVALID value keeps
+ * its rejected NB value and stays unavailable, the found object remembered as what the southbound
+ * holds ({@code Node.held}); unknown keys become OBTAINED (SB origin) or DISCOVERED (NB origin);
+ * PENDING becomes CONFIGURED; other states are kept. Unknown origin is resolved from the
+ * correlation input, then from the key's last recorded revision, then defaults to SB. Values of a
+ * refreshed descriptor that were not returned: OBTAINED and DISCOVERED are dropped, others become
+ * unavailable and CONFIGURED turns MISSING (REMOVED when the last request was a delete).
+ * Descriptors without Retrieve, or whose Retrieve fails, are skipped and their values kept as they
+ * are.
  */
 final class Refresher {
   private static final Logger LOG = LoggerFactory.getLogger(Refresher.class);
@@ -300,7 +302,7 @@ final class Refresher {
       h.metadataMap.put(n.label, kv.metadata());
     }
     // sorted by key, first occurrence of a key wins
-    DescriptorHandle.Result<List<KeyValuePair>> der = h.derivedSorted(n, n.value);
+    DescriptorHandle.Result<List<KeyValuePair>> der = h.derivedSorted(n, kv.value());
     List<String> derivedKeys = new ArrayList<>(der.value().size());
     if (!der.failed()) {
       List<KeyValuePair> derived = der.value();
@@ -377,10 +379,18 @@ final class Refresher {
 
   private void refreshNode(
       Node n, DescriptorHandle h, Object value, ValueOrigin origin, String base) {
-    n.value = value;
     n.derivedFrom = base;
     n.descriptor = h == null ? null : h.name;
     n.label = h == null ? n.key : h.label(n.key);
+    if (n.state == ValueState.INVALID && n.value != null) {
+      // the NB value was rejected by Validate: what was found is the older object the southbound
+      // still holds, and the value stays unavailable, so that its dependents keep waiting until a
+      // valid value is applied (otherwise each resync would create them from the found object and
+      // take them down again when the NB value is re-validated)
+      n.held = value;
+      return;
+    }
+    n.value = value;
     n.unavailable = false;
     n.held = null; // the southbound holds what was found
     if (n.state == ValueState.NONEXISTENT) {

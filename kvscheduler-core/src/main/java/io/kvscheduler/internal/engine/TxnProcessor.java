@@ -747,7 +747,8 @@ final class TxnProcessor {
       return 2;
     }
     DescriptorHandle h = reg.forNode(n);
-    return h != null && h.updateWithRecreate(kv.key(), n.value, kv.value(), n.metadata) ? 1 : 3;
+    Object old = n.held != null ? n.held : n.value; // the update starts from what the SB holds
+    return h != null && h.updateWithRecreate(kv.key(), old, kv.value(), n.metadata) ? 1 : 3;
   }
 
   /** The record of the transaction (its operations as recorded; see {@link TxnRecord}). */

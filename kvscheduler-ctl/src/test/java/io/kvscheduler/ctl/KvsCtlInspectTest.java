@@ -244,13 +244,15 @@ class KvsCtlInspectTest {
 
   @Test
   void watchFollowsAChange() throws Exception {
+    // a polling interval far beyond the test's patience: only the agent's events can wake it, and
+    // well before the longest quiet wait (ChangeSignal.MAX_QUIET_MILLIS)
     CompletableFuture<RunningAgent.Run> watch =
         CompletableFuture.supplyAsync(
-            () -> agent.ctl("watch", "--state", "PENDING", "--interval", "100", "--count", "4"));
+            () -> agent.ctl("watch", "--state", "PENDING", "--interval", "600000", "--count", "4"));
     // the first read lists the current PENDING values (2), then tap2 comes
     Thread.sleep(1000);
     putTap2();
-    RunningAgent.Run r = watch.get(30, TimeUnit.SECONDS);
+    RunningAgent.Run r = watch.get(20, TimeUnit.SECONDS);
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out())
         .contains(FIB20 + "  NONEXISTENT -> PENDING")

@@ -17,7 +17,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** {@code watch}: follows the status of values, printing each change. */
+/**
+ * {@code watch}: follows the status of values, printing each change. The agent's stream of status
+ * events ({@code /ui/events}, server-sent events naming the values that changed) says when to read
+ * the status again, so a change shows within a moment and an idle agent is not polled; an agent
+ * without that stream is read every {@code --interval}.
+ */
 @Command(
     name = "watch",
     description = {
@@ -38,7 +43,9 @@ public final class WatchCommand extends AgentCommand {
       names = "--interval",
       paramLabel = "MS",
       defaultValue = "500",
-      description = "How often the status is read, in milliseconds (default: ${DEFAULT-VALUE}).")
+      description =
+          "How often the status is read when the agent offers no event stream, in milliseconds"
+              + " (default: ${DEFAULT-VALUE}).")
   long intervalMillis;
 
   @Option(names = "--count", paramLabel = "N", description = "Stop after N changes.")
@@ -49,44 +56,58 @@ public final class WatchCommand extends AgentCommand {
   /** A value's status as compared between two reads. */
   private record Seen(String state, String lastOp, String details, String error) {}
 
+  /** The path of the agent's status events. */
+  static final String EVENTS = "/ui/events";
+
   @Override
   protected int run() throws InterruptedException {
     String wanted = state == null ? null : state.toUpperCase(Locale.ROOT);
     Map<String, Seen> last = new HashMap<>();
     long printed = 0;
-    while (count == null || printed < count) {
-      JsonNode all = client().get("/scheduler/status").json();
-      Map<String, Seen> now = new HashMap<>();
-      if (all != null && all.isArray()) {
-        for (JsonNode s : all) {
-          put(now, s.get("value"));
-          s.path("derived_values").forEach(d -> put(now, d));
+    // subscribed before the first read, so that no change falls between the two
+    try (ChangeSignal changes = ChangeSignal.open(client(), EVENTS)) {
+      boolean first = true;
+      while (count == null || printed < count) {
+        if (!first) {
+          changes.await(Math.max(50, intervalMillis));
         }
-      }
-      for (String key : new TreeSet<>(union(last, now))) {
-        Seen before = last.get(key);
-        Seen after = now.get(key);
-        if (Objects.equals(before, after)) {
-          continue;
+        first = false;
+        Map<String, Seen> now = read();
+        for (String key : new TreeSet<>(union(last, now))) {
+          Seen before = last.get(key);
+          Seen after = now.get(key);
+          if (Objects.equals(before, after)) {
+            continue;
+          }
+          String from = before == null ? "NONEXISTENT" : before.state;
+          String to = after == null ? "NONEXISTENT" : after.state;
+          if (wanted != null && !wanted.equals(from) && !wanted.equals(to)) {
+            continue;
+          }
+          print(key, from, after);
+          printed++;
+          if (count != null && printed >= count) {
+            break;
+          }
         }
-        String from = before == null ? "NONEXISTENT" : before.state;
-        String to = after == null ? "NONEXISTENT" : after.state;
-        if (wanted != null && !wanted.equals(from) && !wanted.equals(to)) {
-          continue;
-        }
-        print(key, from, after);
-        printed++;
-        if (count != null && printed >= count) {
-          break;
-        }
-      }
-      last = now;
-      out().flush();
-      if (count == null || printed < count) {
-        Thread.sleep(Math.max(50, intervalMillis));
+        last = now;
+        out().flush();
       }
     }
     return ExitCodes.OK;
+  }
+
+  /** The status of every value, by key. */
+  private Map<String, Seen> read() {
+    JsonNode all = client().get("/scheduler/status").json();
+    Map<String, Seen> now = new HashMap<>();
+    if (all != null && all.isArray()) {
+      for (JsonNode s : all) {
+        put(now, s.get("value"));
+        s.path("derived_values").forEach(d -> put(now, d));
+      }
+    }
+    return now;
   }
 
   private void print(String key, String from, Seen after) {

@@ -25,7 +25,11 @@ import java.util.Map;
  * transactions ending at N/2 members (N ≥ 200: whether the cost grows with the members); {@code
  * seconds}, all N transactions; {@code ops_per_txn}, the executed operations of the last one
  * ("unrecorded" with history off); {@code history}; {@code heap_mb} at the end. From 1,000 members
- * on, progress goes to stderr every tenth of the run.
+ * on, progress (and the heap in use, collected or not) goes to stderr every tenth of the run.
+ *
+ * <p>With history on, the heap grows with every transaction's record and graph revisions: a run to
+ * 10,000 members needs a large heap ({@code heap_mb} of the run to 1,000 members, times 100, as
+ * long as every binding gets a new revision per transaction).
  */
 final class GrowingBridgeDomain {
   private GrowingBridgeDomain() {}
@@ -53,9 +57,14 @@ final class GrowingBridgeDomain {
         lastSeq = kvs.startNBTransaction().setValue(MockModel.BD_KEY, bd).commit();
         ns[members - 1] = System.nanoTime() - t0;
         if (n >= 1000 && members % (n / 10) == 0) {
+          Runtime rt = Runtime.getRuntime();
           System.err.printf(
-              "kvs-bench: W5 %d/%d members, %.1f s, last txn %.3f ms%n",
-              members, n, (System.nanoTime() - start) / 1e9, ns[members - 1] / 1e6);
+              "kvs-bench: W5 %d/%d members, %.1f s, last txn %.3f ms, heap in use %d MB%n",
+              members,
+              n,
+              (System.nanoTime() - start) / 1e9,
+              ns[members - 1] / 1e6,
+              (rt.totalMemory() - rt.freeMemory()) >> 20);
         }
       }
       long end = System.nanoTime();

@@ -61,8 +61,20 @@ public final class MockModel {
 
   /** A scheduler with the three mock descriptors registered; no transaction log. */
   public static KVScheduler newScheduler() {
+    return newScheduler(true);
+  }
+
+  /**
+   * A scheduler with the three mock descriptors registered, no transaction log, and history
+   * (transaction records and graph revisions) kept or not.
+   */
+  public static KVScheduler newScheduler(boolean recordHistory) {
     KVScheduler kvs =
-        KVScheduler.builder().printTxnSummary(false).threadName(ENGINE_THREAD).build();
+        KVScheduler.builder()
+            .printTxnSummary(false)
+            .recordHistory(recordHistory)
+            .threadName(ENGINE_THREAD)
+            .build();
     kvs.registerDescriptors(interfaceDescriptor(), bridgeDomainDescriptor(), bindingDescriptor());
     return kvs;
   }
@@ -188,6 +200,15 @@ public final class MockModel {
       txn.setValue(ifKey(i), iface(i, true));
     }
     return txn;
+  }
+
+  /** The names of the first {@code n} interfaces, {@code if0} to {@code if<n-1>}. */
+  public static List<String> ifNames(int n) {
+    List<String> names = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      names.add(ifName(i));
+    }
+    return names;
   }
 
   /** Only the bridge domain listing the {@code n} interfaces. */

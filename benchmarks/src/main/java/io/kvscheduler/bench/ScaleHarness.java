@@ -25,15 +25,20 @@ import java.util.function.LongSupplier;
 
 /**
  * Scale harness: {@code bin/kvs-bench WORKLOAD --n N[,N...] [--repeat R] [--txns T] [--warmup W]
- * [--seed S] [--populate single|split]}. Prints one JSON object per result line on stdout and
- * nothing else; diagnostics go to stderr. Every run builds a fresh scheduler (no transaction log,
- * default history recording) with a no-op southbound ({@link MockModel}).
+ * [--seed S] [--populate single|split] [--history on|off]}. Prints one JSON object per result line
+ * on stdout and nothing else; diagnostics go to stderr. Every run builds a fresh scheduler (no
+ * transaction log, default history recording) with a no-op southbound ({@link MockModel}).
  *
  * <ul>
  *   <li><b>W1</b> – one NB transaction creating N interfaces plus one bridge domain listing all of
  *       them; the bridge domain derives N bindings, each depending on its interface. Reports the
  *       wall time of {@code commit()} ({@code seconds}) and the executed operations of the recorded
- *       transaction ({@code ops}, expected 2N+1).
+ *       transaction ({@code ops}, expected 2N+1). After the commit, in the same JVM, the bare
+ *       baseline applies the same values ({@link BaselineApply}): {@code baseline_seconds} and
+ *       {@code baseline_ratio} = {@code seconds / baseline_seconds}, the engine's overhead.
+ *   <li><b>BASELINE</b> – the bare baseline alone, as the first work of a fresh JVM (cold, like
+ *       W1): W1's values applied with hash maps and Kahn's algorithm, a no-op southbound and no
+ *       engine ({@link BaselineApply}). Reports {@code seconds} and {@code ops} (2N+1).
  *   <li><b>W2</b> – on the W1-populated graph, W (default 300,000) unmeasured warm-up transactions:
  *       enough for the JIT to finish compiling the one-value path (with 10,000 it was still
  *       compiling, and the figure was the compiler's as much as the engine's), then T (default
@@ -47,6 +52,12 @@ import java.util.function.LongSupplier;
  *       one table per kind of value ({@link MockModel.Southbound}: each descriptor's Retrieve lists
  *       its own table, origin resolved by correlation): nothing may be executed. Reports {@code
  *       seconds} of the resync commit.
+ *   <li><b>W4</b> – the heap retained per value after W1 ({@link RetainedHeap}): {@code
+ *       bytes_per_value}, {@code retained_mb}, {@code heap_mb}; {@code --history off} builds the
+ *       scheduler without history (default on).
+ *   <li><b>W5</b> – a bridge domain growing by one member per transaction up to N members ({@link
+ *       GrowingBridgeDomain}): {@code txn_ms}, {@code p50_ms}, {@code p99_ms} over the last 100
+ *       transactions; {@code --history off} as for W4.
  *   <li><b>W7</b> – W2's one-value transactions on the W1 graph, first alone, then while a client
  *       fetches {@code GET /scheduler/status} (every value) from the agent's REST server in a loop
  *       ({@link RestReaderBench}). Reports {@code mean_us} (with the reader), {@code
@@ -111,8 +122,8 @@ public final class ScaleHarness {
   }
 
   static String usage() {
-    return "usage: kvs-bench W1|W2|W3|W7|W8 --n N[,N...] [--repeat R] [--txns T] [--warmup W] [--seed S]"
-        + " [--populate single|split]";
+    return "usage: kvs-bench BASELINE|W1|W2|W3|W4|W5|W7|W8 --n N[,N...] [--repeat R] [--txns T]"
+        + " [--warmup W] [--seed S] [--populate single|split] [--history on|off]";
   }
 
   static int run(String[] args) {
@@ -120,7 +131,7 @@ public final class ScaleHarness {
       throw new IllegalArgumentException("missing workload");
     }
     String workload = args[0].toUpperCase(Locale.ROOT);
-    if (!List.of("W1", "W2", "W3", "W7", "W8").contains(workload)) {
+    if (!List.of("BASELINE", "W1", "W2", "W3", "W4", "W5", "W7", "W8").contains(workload)) {
       throw new IllegalArgumentException("unknown workload " + args[0]);
     }
     List<Integer> sizes = new ArrayList<>();
@@ -129,6 +140,7 @@ public final class ScaleHarness {
     int warmup = -1; // per workload: see below
     long seed = 42;
     boolean splitPopulate = false;
+    Boolean recordHistory = null; // --history: W4, W5 only
     for (int i = 1; i < args.length; i++) {
       String a = args[i];
       if (i + 1 >= args.length) {
@@ -152,6 +164,13 @@ public final class ScaleHarness {
             default -> throw new IllegalArgumentException("--populate single|split, got " + v);
           }
         }
+        case "--history" -> {
+          switch (v) {
+            case "on" -> recordHistory = true;
+            case "off" -> recordHistory = false;
+            default -> throw new IllegalArgumentException("--history on|off, got " + v);
+          }
+        }
         default -> throw new IllegalArgumentException("unknown option " + a);
       }
     }
@@ -159,12 +178,20 @@ public final class ScaleHarness {
       throw new IllegalArgumentException("--n is required");
     }
     boolean w2 = workload.equals("W2") || workload.equals("W7");
-    boolean w8 = workload.equals("W8");
+    boolean w1w3 = workload.equals("W1") || workload.equals("W3");
+    boolean historyOption = workload.equals("W4") || workload.equals("W5");
+    if (recordHistory != null && !historyOption) {
+      throw new IllegalArgumentException("--history applies to W4 and W5");
+    }
+    if (warmup >= 0 && List.of("BASELINE", "W4", "W5").contains(workload)) {
+      throw new IllegalArgumentException("--warmup does not apply to " + workload);
+    }
+    boolean history = recordHistory == null || recordHistory;
     if (warmup < 0) {
       warmup = workload.equals("W7") ? RestReaderBench.DEFAULT_WARMUP : w2 ? DEFAULT_W2_WARMUP : 0;
     }
     for (int n : sizes) {
-      if (!w2 && !w8) {
+      if (w1w3) {
         // unmeasured runs, reported on stderr only: the JIT compiles the workload's paths
         for (int w = 0; w < warmup; w++) {
           Map<String, Object> r =
@@ -176,9 +203,12 @@ public final class ScaleHarness {
       for (int r = 0; r < repeat; r++) {
         Map<String, Object> result =
             switch (workload) {
-              case "W1" -> w1(n);
+              case "BASELINE" -> BaselineApply.run(n);
+              case "W1" -> withBaseline(w1(n), n);
               case "W2" -> w2(n, txns, warmup, seed, splitPopulate);
               case "W3" -> w3(n);
+              case "W4" -> RetainedHeap.run(n, history);
+              case "W5" -> GrowingBridgeDomain.run(n, history);
               case "W7" -> RestReaderBench.run(n, txns, warmup, seed);
               case "W8" -> LinuxWorkload.run(n);
               default -> throw new IllegalArgumentException("unknown workload " + args[0]);
@@ -187,7 +217,7 @@ public final class ScaleHarness {
         line.put("workload", workload);
         line.put("n", n);
         line.put("run", r + 1);
-        if (!w2 && !w8) {
+        if (w1w3) {
           line.put("warmup_runs", warmup);
         }
         line.putAll(result);
@@ -244,6 +274,21 @@ public final class ScaleHarness {
   }
 
   /**
+   * Adds the bare baseline to W1's {@code result}: {@code baseline_seconds}, one apply of the same
+   * values by {@link BaselineApply} in this JVM after W1's commit (so that the commit stays the
+   * JVM's first, cold), and {@code baseline_ratio} = W1's {@code seconds} ÷ {@code
+   * baseline_seconds}.
+   */
+  static Map<String, Object> withBaseline(Map<String, Object> result, int n) {
+    System.gc(); // the collector settles W1's garbage before, not during, the baseline
+    long nanos = BaselineApply.applyNanos(n);
+    double seconds = ((Number) result.get("seconds")).doubleValue();
+    result.put("baseline_seconds", round(nanos / 1e9, 4));
+    result.put("baseline_ratio", round(seconds / (nanos / 1e9), 2));
+    return result;
+  }
+
+  /**
    * W3: a full resync of {@code n} interfaces plus the bridge domain (and its {@code n} derived
    * bindings) against a southbound that already holds exactly these values: Retrieve returns them
    * all, nothing needs to be executed.
@@ -274,11 +319,7 @@ public final class ScaleHarness {
    * Returns the commit's sequence number.
    */
   private static long measured(LongSupplier commit, Map<String, Object> out) {
-    GcCounter gc = new GcCounter();
-    JitCounter jit = new JitCounter();
-    FaultCounter faults = new FaultCounter();
-    StealCounter steal = new StealCounter();
-    ThreadCpu threads = new ThreadCpu();
+    ProcessCounters counters = new ProcessCounters();
     EngineCpu cpu = new EngineCpu();
     long t0 = System.nanoTime();
     long seq = commit.getAsLong();
@@ -288,12 +329,29 @@ public final class ScaleHarness {
     long engineAlloc = cpu.allocatedBytes();
     out.put("engine_cpu_seconds", engineCpuNs < 0 ? -1 : round(engineCpuNs / 1e9, 3));
     out.put("engine_alloc_mb", engineAlloc < 0 ? -1 : round(engineAlloc / 1048576.0, 1));
-    gc.putInto(out);
-    jit.putInto(out);
-    faults.putInto(out);
-    steal.putInto(out);
-    threads.putInto(out);
+    counters.putInto(out);
     return seq;
+  }
+
+  /**
+   * What the whole process did between construction and {@link #putInto}: collections, JIT time,
+   * page faults, steal and CPU time by kind of thread ({@link GcCounter}, {@link JitCounter},
+   * {@link FaultCounter}, {@link StealCounter}, {@link ThreadCpu}, in this order).
+   */
+  static final class ProcessCounters {
+    private final GcCounter gc = new GcCounter();
+    private final JitCounter jit = new JitCounter();
+    private final FaultCounter faults = new FaultCounter();
+    private final StealCounter steal = new StealCounter();
+    private final ThreadCpu threads = new ThreadCpu();
+
+    void putInto(Map<String, Object> out) {
+      gc.putInto(out);
+      jit.putInto(out);
+      faults.putInto(out);
+      steal.putInto(out);
+      threads.putInto(out);
+    }
   }
 
   static Map<String, Object> w2(int n, int txns, int warmup, long seed, boolean split) {
@@ -370,7 +428,7 @@ public final class ScaleHarness {
     return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
   }
 
-  private static Object executedOps(KVScheduler kvs, long seq) {
+  static Object executedOps(KVScheduler kvs, long seq) {
     return kvs.recordedTransaction(seq)
         .map(RecordedTxn::executed)
         .map(List::size)
@@ -379,7 +437,7 @@ public final class ScaleHarness {
   }
 
   /** Sanity check: the BD and its last binding are CONFIGURED. */
-  private static void checkPopulated(KVScheduler kvs, int n) {
+  static void checkPopulated(KVScheduler kvs, int n) {
     var st = kvs.valueStatus(MockModel.BD_KEY);
     String last = MockModel.bindingKey(MockModel.BD_NAME, MockModel.ifName(n - 1));
     var bindingState = st.derivedStatus(last).map(s -> s.state()).orElse(ValueState.NONEXISTENT);
@@ -394,7 +452,7 @@ public final class ScaleHarness {
     }
   }
 
-  private static long retainedHeapMb() {
+  static long retainedHeapMb() {
     System.gc();
     long used = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     return Math.round(used / (1024.0 * 1024.0));

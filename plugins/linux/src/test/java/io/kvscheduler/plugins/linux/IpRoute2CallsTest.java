@@ -54,6 +54,39 @@ class IpRoute2CallsTest {
   }
 
   @Test
+  void makesAVethPairWithItsFirstEndConfiguredInOneCall() throws Exception {
+    Link made =
+        calls.addVeth("b", "a", "/x/b/a", new LinkSettings(null, 1400, "02:00:00:00:00:0b", true));
+    assertThat(made.name()).isEqualTo("b");
+    assertThat(made.alias()).isEqualTo("/x/b/a");
+    assertThat(made.mtu()).isEqualTo(1400);
+    assertThat(made.mac()).isEqualTo("02:00:00:00:00:0b");
+    assertThat(made.up()).isTrue();
+    Link peer = calls.findLinks("", List.of("a")).get("a");
+    assertThat(peer.kind()).isEqualTo("veth");
+    assertThat(peer.alias()).isEmpty();
+    assertThat(peer.up()).isFalse();
+
+    assertThatThrownBy(() -> calls.addVeth("c", "a", "/x/c/a", LinkSettings.none()))
+        .isInstanceOf(LinuxCallException.class)
+        .hasMessage("RTNETLINK answers: File exists");
+    assertThatThrownBy(() -> calls.addVeth("c", "d", "/x/c/d", LinkSettings.none().withMtu(70000)))
+        .isInstanceOf(LinuxCallException.class)
+        .hasMessage("Error: mtu greater than device maximum.");
+    assertThat(calls.findLinks("", List.of("c", "d"))).as("nothing left").isEmpty();
+  }
+
+  @Test
+  void tellsWhetherItChangedSomethingJustNow() throws Exception {
+    calls.links("");
+    assertThat(calls.changedWithin(Duration.ofSeconds(5))).as("reading only").isFalse();
+    calls.addVethPair("t1", "t2", "");
+    assertThat(calls.changedWithin(Duration.ofSeconds(5))).isTrue();
+    Thread.sleep(30);
+    assertThat(calls.changedWithin(Duration.ofMillis(20))).isFalse();
+  }
+
+  @Test
   void configuresALinkInOneCallAndReportsTheKernelsAnswerVerbatim() throws Exception {
     calls.ensureNamespace("a");
     calls.addVethPair("t1", "t2", "a");

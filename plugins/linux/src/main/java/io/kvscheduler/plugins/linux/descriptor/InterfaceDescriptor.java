@@ -37,9 +37,12 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>The ends of a veth pair depend on each other (a cycle the scheduler creates together): the
- *       first end created makes the pair with temporary names ({@code veth-<hash of the logical
- *       name>}), moves its own end into its namespace and names it; the other end finds its
- *       temporary link waiting and does the same. Deleting either end deletes the pair.
+ *       first end created makes the pair. In the agent's namespace it creates its own end under its
+ *       host name, configured, and the peer's end under the peer's interface name (the host name
+ *       most interfaces have), so that the peer's Create usually only configures it; elsewhere (or
+ *       when a name is taken) it uses temporary names ({@code veth-<hash of the logical name>}),
+ *       moves its own end into its namespace and names it, and the other end finds its temporary
+ *       link waiting and does the same. Deleting either end deletes the pair.
  *   <li>An EXISTING interface waits for the watcher to report its link up, and is never changed.
  *   <li>Links the agent creates carry the alias {@code <agent prefix><name>[/<peer>]}; Retrieve
  *       returns only such links, plus the EXISTING links the configuration expects.
@@ -57,10 +60,11 @@ public final class InterfaceDescriptor {
   private final String agentPrefix;
 
   /**
-   * Temporary names of veth ends this descriptor made for a peer that was not created yet (a hint
-   * only: a name found here is tried first, and looked for when it is not there).
+   * The kernel names of veth ends this descriptor made for a peer that was not created yet, by the
+   * peer's interface name (a hint only: a name found here is tried first, and looked for when it is
+   * not there).
    */
-  private final Set<String> waitingEnds = ConcurrentHashMap.newKeySet();
+  private final Map<String, String> waitingEnds = new ConcurrentHashMap<>();
 
   private InterfaceDescriptor(LinuxCalls calls, String agentPrefix) {
     this.calls = calls;
@@ -131,6 +135,20 @@ public final class InterfaceDescriptor {
       h *= 0x01000193;
     }
     return "veth-" + String.format("%08x", h);
+  }
+
+  /**
+   * The name under which the first end of a pair creates the end of the interface {@code peerName}:
+   * the interface's name when it is a valid link name (the host name most interfaces have, so that
+   * the peer's Create has nothing to rename), else its temporary name.
+   */
+  static String provisionalName(String peerName) {
+    return peerName.length() <= 15
+            && peerName.matches("[-A-Za-z0-9_.]+")
+            && !peerName.equals(".")
+            && !peerName.equals("..")
+        ? peerName
+        : tempName(peerName);
   }
 
   private String alias(Interface i) {
@@ -299,18 +317,50 @@ public final class InterfaceDescriptor {
       }
       case VETH -> {
         String temp = tempName(i.getName());
-        if (waitingEnds.remove(temp) && ns.isEmpty()) {
+        String hint = waitingEnds.get(i.getName());
+        if (hint != null && ns.isEmpty()) {
           // the peer's Create made this end a moment ago: configure it without looking first
           try {
-            return metadata(calls.configureLink(ns, temp, host, alias(i), settings(i)));
+            Link l = calls.configureLink(ns, hint, host, alias(i), settings(i));
+            waitingEnds.remove(i.getName());
+            return metadata(l);
+          } catch (LinuxCallException e) {
+            if (!e.notFound()) {
+              throw e; // the end still waits there for the next try
+            }
+            waitingEnds.remove(i.getName());
+          }
+        } else if (hint != null && !hint.equals(temp)) {
+          // bound for another namespace: under its temporary name, as below expects
+          try {
+            calls.renameLink("", hint, temp);
           } catch (LinuxCallException e) {
             if (!e.notFound()) {
               throw e;
             }
           }
+          waitingEnds.put(i.getName(), temp);
+        } else if (hint == null && ns.isEmpty()) {
+          // most likely nothing is there yet: make the pair at once, this end under its own name
+          // and the peer's end under the name it most likely gets
+          String peerWaits = provisionalName(peer(i));
+          if (peerWaits.equals(host)) {
+            peerWaits = tempName(peer(i));
+          }
+          try {
+            Link made = calls.addVeth(host, peerWaits, alias(i), settings(i));
+            waitingEnds.put(peer(i), peerWaits);
+            return metadata(made);
+          } catch (LinuxCallException e) {
+            if (!e.exists()) {
+              throw e;
+            }
+            // a name is taken (by an earlier try, by a foreign link): look at what is there
+          }
         }
         Map<String, Link> there = calls.findLinks(ns, List.of(host, temp));
         if (owned(there.get(host), i)) { // made by an earlier try
+          waitingEnds.remove(i.getName());
           return metadata(calls.configureLink(ns, host, host, null, settings(i)));
         }
         if (!there.containsKey(temp)) { // not waiting in its namespace yet
@@ -318,11 +368,13 @@ public final class InterfaceDescriptor {
             calls.moveLink(temp, ns); // made by the peer's Create
           } else {
             Link made = calls.addVethPair(temp, tempName(peer(i)), ns, host, alias(i), settings(i));
-            waitingEnds.add(tempName(peer(i)));
+            waitingEnds.put(peer(i), tempName(peer(i)));
             return metadata(made);
           }
         }
-        return metadata(calls.configureLink(ns, temp, host, alias(i), settings(i)));
+        Link l = calls.configureLink(ns, temp, host, alias(i), settings(i));
+        waitingEnds.remove(i.getName());
+        return metadata(l);
       }
       default -> throw new IllegalStateException("type " + i.getType() + " passed validation");
     }

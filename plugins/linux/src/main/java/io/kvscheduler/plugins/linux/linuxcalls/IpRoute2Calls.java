@@ -66,6 +66,18 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     this.limit = limit;
   }
 
+  /** When a command that changes something was last sent or answered ({@link System#nanoTime}). */
+  private volatile long lastChangeNanos = System.nanoTime() - TimeUnit.DAYS.toNanos(1);
+
+  private void changing() {
+    lastChangeNanos = System.nanoTime();
+  }
+
+  @Override
+  public boolean changedWithin(Duration d) {
+    return System.nanoTime() - lastChangeNanos < d.toNanos();
+  }
+
   /** The session for addresses, IPv4 routes and neighbours (and reading all links). */
   private static final String ADDRESSES = "";
 
@@ -83,7 +95,7 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
           if (kind.startsWith("-")) {
             argv.add(kind);
           }
-          return new IpSession(runner, argv, limit);
+          return new IpSession(runner, argv, limit, this::changing);
         });
   }
 
@@ -325,6 +337,43 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   }
 
   @Override
+  public Link addVeth(String name, String peerName, String alias, LinkSettings s)
+      throws LinuxCallException {
+    // the kernel ignores an alias given at creation, so the end is configured right after (where
+    // a refused MTU or MAC gets the kernel's own words, not "Invalid argument"); "name" spelled
+    // out: ip takes a bare word that begins a keyword ("b") as that keyword
+    String add = line("link", "add", "name", name, "type", "veth", "peer", "name", peerName);
+    List<String> set = new ArrayList<>(List.of("link", "set", "dev", name));
+    set.addAll(settingArgs(s.withAlias(alias)));
+    List<IpSession.Answer> answers =
+        session("", LINKS)
+            .runAll(
+                List.of(add, line(set.toArray(String[]::new)), line("link", "show", "dev", name)));
+    answers.get(0).orThrow();
+    IpSession.Answer configured = answers.get(1);
+    if (configured.failure() != null) {
+      LinuxCallException failed =
+          new LinuxCallException(configured.command(), 1, configured.failure());
+      try {
+        deleteLink("", name); // not left half made: the next try creates it afresh
+      } catch (LinuxCallException e) {
+        failed.addSuppressed(e);
+      }
+      throw failed;
+    }
+    Link l = parseLinks("", answers.get(2).orThrow()).stream().findFirst().orElse(null);
+    if (l != null && l.name().equals(name)) {
+      return l;
+    }
+    return findLinks("", List.of(name)).values().stream()
+        .findFirst()
+        .orElseThrow(
+            () ->
+                new LinuxCallException(
+                    "ip link show dev " + name, 1, "Device \"" + name + "\" does not exist."));
+  }
+
+  @Override
   public Link configureLink(
       String namespace, String name, String newName, String alias, LinkSettings s)
       throws LinuxCallException {
@@ -368,7 +417,7 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
 
   @Override
   public void addLink(String namespace, String name, String kind) throws LinuxCallException {
-    ipLink(namespace, "link", "add", name, "type", kind);
+    ipLink(namespace, "link", "add", "name", name, "type", kind);
   }
 
   @Override

@@ -46,6 +46,7 @@ final class IpSession implements AutoCloseable {
   private final CommandRunner runner;
   private final List<String> argv;
   private final Duration limit;
+  private final Runnable onChange;
 
   private Process process;
   private Writer input;
@@ -53,11 +54,15 @@ final class IpSession implements AutoCloseable {
   private BlockingQueue<JsonNode> documents;
   private long sequence;
 
-  /** A session running {@code ip} with {@code argv} (without {@code -batch -}). */
-  IpSession(CommandRunner runner, List<String> argv, Duration limit) {
+  /**
+   * A session running {@code ip} with {@code argv} (without {@code -batch -}); {@code onChange}
+   * runs before and after each exchange that holds a command that does not only read.
+   */
+  IpSession(CommandRunner runner, List<String> argv, Duration limit, Runnable onChange) {
     this.runner = runner;
     this.argv = List.copyOf(argv);
     this.limit = limit;
+    this.onChange = onChange;
   }
 
   /** What one command came to: the kernel's answer when it failed, else its JSON document. */
@@ -93,6 +98,20 @@ final class IpSession implements AutoCloseable {
    * if it is really gone). The commands before it are not run twice.
    */
   synchronized List<Answer> runAll(List<String> commands) throws LinuxCallException {
+    boolean changes = !commands.stream().allMatch(IpSession::reads);
+    if (changes) {
+      onChange.run();
+    }
+    try {
+      return exchange(commands);
+    } finally {
+      if (changes) {
+        onChange.run();
+      }
+    }
+  }
+
+  private List<Answer> exchange(List<String> commands) throws LinuxCallException {
     List<Answer> out = new ArrayList<>();
     List<List<String>> said = send(commands);
     int stale = 0;

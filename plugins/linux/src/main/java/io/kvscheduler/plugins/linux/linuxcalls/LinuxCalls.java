@@ -1,5 +1,6 @@
 package io.kvscheduler.plugins.linux.linuxcalls;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -64,6 +65,16 @@ public interface LinuxCalls {
       throws LinuxCallException;
 
   /**
+   * Creates a veth pair in the agent's namespace in one exchange with the kernel: {@code name},
+   * configured with {@code alias} and the attributes of {@code settings} in one request, and its
+   * peer {@code peerName}, left down and unconfigured; returns {@code name}'s link, without its
+   * addresses. Creates nothing when either name is taken ({@code File exists}); when {@code name}
+   * cannot be configured, the pair is removed again.
+   */
+  Link addVeth(String name, String peerName, String alias, LinkSettings settings)
+      throws LinuxCallException;
+
+  /**
    * Configures the link {@code name} of {@code namespace} in one request: renames it to {@code
    * newName} when that differs (setting it down first if the kernel refuses to rename it up), sets
    * {@code alias} unless null and the attributes of {@code settings}; returns the link as it is
@@ -123,6 +134,15 @@ public interface LinuxCalls {
   void deleteNeighbour(Neighbour n) throws LinuxCallException;
 
   // ---- events
+
+  /**
+   * Whether these calls asked the kernel for a change within the last {@code d} (one being under
+   * way counts): the interface watcher holds back the kernel's events while the agent makes changes
+   * itself, so that a burst of them is read once at its end.
+   */
+  default boolean changedWithin(Duration d) {
+    return false;
+  }
 
   /**
    * Calls {@code onEvent} (on a thread of its own, in the kernel's order) with each change of the

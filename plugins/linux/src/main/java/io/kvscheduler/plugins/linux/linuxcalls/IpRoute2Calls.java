@@ -342,26 +342,27 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     // the kernel ignores an alias given at creation, so the end is configured right after (where
     // a refused MTU or MAC gets the kernel's own words, not "Invalid argument"); "name" spelled
     // out: ip takes a bare word that begins a keyword ("b") as that keyword
-    String add = line("link", "add", "name", name, "type", "veth", "peer", "name", peerName);
-    List<String> set = new ArrayList<>(List.of("link", "set", "dev", name));
-    set.addAll(settingArgs(s.withAlias(alias)));
-    List<IpSession.Answer> answers =
-        session("", LINKS)
-            .runAll(
-                List.of(add, line(set.toArray(String[]::new)), line("link", "show", "dev", name)));
+    List<String> commands =
+        new ArrayList<>(
+            List.of(line("link", "add", "name", name, "type", "veth", "peer", "name", peerName)));
+    commands.addAll(settingCommands(name, name, alias, s));
+    commands.add(line("link", "show", "dev", name));
+    List<IpSession.Answer> answers = session("", LINKS).runAll(commands);
     answers.get(0).orThrow();
-    IpSession.Answer configured = answers.get(1);
-    if (configured.failure() != null) {
-      LinuxCallException failed =
-          new LinuxCallException(configured.command(), 1, configured.failure());
-      try {
-        deleteLink("", name); // not left half made: the next try creates it afresh
-      } catch (LinuxCallException e) {
-        failed.addSuppressed(e);
+    for (IpSession.Answer configured : answers.subList(1, answers.size() - 1)) {
+      if (configured.failure() != null) {
+        LinuxCallException failed =
+            new LinuxCallException(configured.command(), 1, configured.failure());
+        try {
+          deleteLink("", name); // not left half made: the next try creates it afresh
+        } catch (LinuxCallException e) {
+          failed.addSuppressed(e);
+        }
+        throw failed;
       }
-      throw failed;
     }
-    Link l = parseLinks("", answers.get(2).orThrow()).stream().findFirst().orElse(null);
+    Link l =
+        parseLinks("", answers.get(answers.size() - 1).orThrow()).stream().findFirst().orElse(null);
     if (l != null && l.name().equals(name)) {
       return l;
     }
@@ -373,36 +374,66 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
                     "ip link show dev " + name, 1, "Device \"" + name + "\" does not exist."));
   }
 
-  @Override
-  public Link configureLink(
-      String namespace, String name, String newName, String alias, LinkSettings s)
-      throws LinuxCallException {
-    // one request: the kernel applies MAC and MTU, then the name, the alias, and up/down last,
-    // so a link that fails before its rename keeps its old name (and is found there next time)
+  /**
+   * The requests that give the link {@code name} the name {@code newName}, {@code alias} (unless
+   * null) and the attributes of {@code s}: the alias first, on its own. The kernel announces a
+   * change of alias to the whole network stack (IPv6 then walks every route of the namespace) only
+   * when the link is up: a link being made is still down then.
+   */
+  private static List<String> settingCommands(
+      String name, String newName, String alias, LinkSettings s) {
+    List<String> out = new ArrayList<>();
+    String a = alias != null ? alias : s.alias();
+    if (a != null) {
+      out.add(line("link", "set", "dev", name, "alias", a));
+    }
+    // one request: the kernel applies MAC and MTU, then the name, and up/down last, so a link
+    // that fails before its rename keeps its old name (and is found there next time)
     List<String> args = new ArrayList<>(List.of("link", "set", "dev", name));
     if (!name.equals(newName)) {
       args.addAll(List.of("name", newName));
     }
-    LinkSettings all = alias == null ? s : s.withAlias(alias);
-    args.addAll(settingArgs(all));
-    if (args.size() > 4) { // the request and the reading in one exchange
-      List<IpSession.Answer> answers =
-          session(namespace, LINKS)
-              .runAll(
-                  List.of(line(args.toArray(String[]::new)), line("link", "show", "dev", newName)));
-      String failure = answers.get(0).failure();
-      if (failure == null) {
-        Link l = parseLinks(namespace, answers.get(1).orThrow()).stream().findFirst().orElse(null);
+    args.addAll(settingArgs(s.withAlias(null)));
+    if (args.size() > 4) {
+      out.add(line(args.toArray(String[]::new)));
+    }
+    return out;
+  }
+
+  @Override
+  public Link configureLink(
+      String namespace, String name, String newName, String alias, LinkSettings s)
+      throws LinuxCallException {
+    List<String> commands = settingCommands(name, newName, alias, s);
+    if (!commands.isEmpty()) { // the requests and the reading in one exchange
+      List<String> all = new ArrayList<>(commands);
+      all.add(line("link", "show", "dev", newName));
+      List<IpSession.Answer> answers = session(namespace, LINKS).runAll(all);
+      IpSession.Answer failed = null;
+      for (IpSession.Answer a : answers.subList(0, commands.size())) {
+        if (a.failure() != null) {
+          failed = a;
+          break;
+        }
+      }
+      if (failed == null) {
+        Link l =
+            parseLinks(namespace, answers.get(commands.size()).orThrow()).stream()
+                .findFirst()
+                .orElse(null);
         if (l != null && l.name().equals(newName)) {
           return l;
         }
       } else {
-        if (name.equals(newName) || !failure.contains("Device or resource busy")) {
-          answers.get(0).orThrow();
+        String last = commands.get(commands.size() - 1);
+        if (name.equals(newName)
+            || !failed.command().equals(last)
+            || !failed.failure().contains("Device or resource busy")) {
+          failed.orThrow();
         }
         // an up link cannot be renamed: down first, then the same request
         setLink(namespace, name, LinkSettings.none().withUp(false));
-        ipLink(namespace, args.toArray(String[]::new));
+        session(namespace, LINKS).run(last);
       }
     }
     return findLinks(namespace, List.of(newName)).values().stream()

@@ -66,20 +66,22 @@ public interface LinuxCalls {
 
   /**
    * Creates a veth pair in the agent's namespace in one exchange with the kernel: {@code name},
-   * configured with {@code alias} and the attributes of {@code settings} in one request, and its
-   * peer {@code peerName}, left down and unconfigured; returns {@code name}'s link, without its
-   * addresses. Creates nothing when either name is taken ({@code File exists}); when {@code name}
-   * cannot be configured, the pair is removed again.
+   * configured with {@code alias} and the attributes of {@code settings} as {@link #configureLink}
+   * does, and its peer {@code peerName}, left down and unconfigured; returns {@code name}'s link,
+   * without its addresses. Creates nothing when either name is taken ({@code File exists}); when
+   * {@code name} cannot be configured, the pair is removed again.
    */
   Link addVeth(String name, String peerName, String alias, LinkSettings settings)
       throws LinuxCallException;
 
   /**
-   * Configures the link {@code name} of {@code namespace} in one request: renames it to {@code
-   * newName} when that differs (setting it down first if the kernel refuses to rename it up), sets
-   * {@code alias} unless null and the attributes of {@code settings}; returns the link as it is
-   * afterwards, without its addresses. The kernel applies MAC and MTU before the name, so a link
-   * whose configuration fails that early keeps its old name.
+   * Configures the link {@code name} of {@code namespace} in one exchange: sets {@code alias}
+   * unless null (first, on its own: a link being made is still down then, and the kernel announces
+   * the alias of an up link to the whole network stack), then, in one request, renames it to {@code
+   * newName} when that differs (setting it down first if the kernel refuses to rename it up) and
+   * sets the attributes of {@code settings}; returns the link as it is afterwards, without its
+   * addresses. The kernel applies MAC and MTU before the name, so a link whose configuration fails
+   * that early keeps its old name.
    */
   Link configureLink(
       String namespace, String name, String newName, String alias, LinkSettings settings)

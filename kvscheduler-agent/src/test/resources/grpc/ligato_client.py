@@ -21,6 +21,7 @@ from ligato.linux.interfaces import interface_pb2 as linux_if  # noqa: E402
 from ligato.linux.interfaces import state_pb2 as linux_state  # noqa: E402
 from ligato.vpp import vpp_pb2  # noqa: E402
 from ligato.vpp.interfaces import interface_pb2 as vpp_if  # noqa: E402
+from ligato.vpp.dns import dns_pb2 as vpp_dns  # noqa: E402
 from mock import interface_pb2 as mock_if, bridge_domain_pb2 as mock_bd, fib_pb2 as mock_fib  # noqa: E402
 
 channel = grpc.insecure_channel(ADDRESS)
@@ -138,12 +139,34 @@ except grpc.RpcError as e:
 ok("VPP content refused: INVALID_ARGUMENT (%s)" % refused)
 
 try:
+    # a single VPP message with every field at its default: on the wire, present and empty
+    configurator.Update(cfg.UpdateRequest(update=cfg.Config(
+        vpp_config=vpp_pb2.ConfigData(dns_cache=vpp_dns.DNSCache()))), timeout=10)
+    raise AssertionError("an empty VPP message accepted")
+except grpc.RpcError as e:
+    expect(e.code() == grpc.StatusCode.INVALID_ARGUMENT, "empty VPP message: %s" % e.code())
+    expect("vpp_config.dns_cache" in e.details(), "names what is refused: " + e.details())
+    refused = e.details()
+ok("an empty VPP message refused: INVALID_ARGUMENT (%s)" % refused)
+
+try:
     manager.SetConfig(gen.SetConfigRequest(updates=[item(vpp_if.Interface(name="x"))]),
                       timeout=10)
     raise AssertionError("a value of an unknown model accepted")
 except grpc.RpcError as e:
     expect(e.code() == grpc.StatusCode.INVALID_ARGUMENT, "unknown model: %s" % e.code())
 ok("unknown model refused: INVALID_ARGUMENT")
+
+if not LINUX:
+    try:
+        configurator.Update(cfg.UpdateRequest(update=cfg.Config(
+            linux_config=linux_pb2.ConfigData(interfaces=[linux_if.Interface(name="veth1")]))),
+            timeout=10)
+        raise AssertionError("a Linux value accepted without the Linux plugin")
+    except grpc.RpcError as e:
+        expect(e.code() == grpc.StatusCode.INVALID_ARGUMENT, "Linux value: %s" % e.code())
+        expect("linux_config.interfaces[0]" in e.details(), "names the value: " + e.details())
+    ok("Update of a model not registered (Linux, plugin off) refused: INVALID_ARGUMENT")
 
 # --- ManagerService ------------------------------------------------------------------------
 r = manager.SetConfig(gen.SetConfigRequest(updates=[
@@ -225,12 +248,45 @@ if LINUX:
             pass
 
     threading.Thread(target=follow, daemon=True).start()
+
+    # a Linux model learnt at run time: its proto file imports another (the namespace)
+    known = meta.KnownModels(meta_pb2.KnownModelsRequest(**{"class": "config"}), timeout=10)
+    lif = [m for m in known.known_models if m.proto_name == "ligato.linux.interfaces.Interface"][0]
+    proto_file = [o.values[0] for o in lif.options if o.key == "protoFile"][0]
+    fd = meta.ProtoFileDescriptor(meta_pb2.ProtoFileDescriptorRequest(
+        full_proto_file_name=proto_file), timeout=10)
+    imported = [f.name for f in fd.file_import_descriptors.file]
+    expect("ligato/linux/namespace/namespace.proto" in imported, "imports: %s" % imported)
+    pool = descriptor_pool.DescriptorPool()
+    for f in fd.file_import_descriptors.file:
+        pool.Add(f)
+    pool.Add(fd.file_descriptor)
+    desc = pool.FindMessageTypeByName(lif.proto_name)
+    Learnt = message_factory.GetMessageClass(desc) if hasattr(message_factory, "GetMessageClass") \
+        else message_factory.MessageFactory(pool).GetPrototype(desc)
+    learnt = Learnt(name="veth9", type=desc.enum_types_by_name["Type"].values_by_name["VETH"].number,
+                    namespace={"type": 1, "reference": "/run/netns/x"})
+    mine = linux_if.Interface.FromString(learnt.SerializeToString())
+    expect(mine.name == "veth9" and mine.type == linux_if.Interface.VETH
+           and mine.namespace.reference == "/run/netns/x", "learnt message: %s" % mine)
+    ok("ProtoFileDescriptor of %s with its imports %s: a Linux interface built at run time"
+       % (proto_file, imported))
+
     veth = cfg.Config(linux_config=linux_pb2.ConfigData(interfaces=[
         linux_if.Interface(name="veth1", type=linux_if.Interface.VETH, enabled=True,
                            ip_addresses=["10.11.0.1/24"],
                            veth=linux_if.VethLink(peer_if_name="veth2")),
         linux_if.Interface(name="veth2", type=linux_if.Interface.VETH, enabled=True,
                            veth=linux_if.VethLink(peer_if_name="veth1"))]))
+    # veth1 alone waits for its peer: Update without wait_done returns, veth1 PENDING
+    configurator.Update(cfg.UpdateRequest(update=cfg.Config(linux_config=linux_pb2.ConfigData(
+        interfaces=[veth.linux_config.interfaces[0]]))), timeout=30)
+    status = {i.item.id.name: i.status.status for i in manager.GetConfig(gen.GetConfigRequest(
+        ids=[gen.Item.ID(model="linux.interfaces.interface", name="veth1")]), timeout=10).items}
+    expect(status == {"veth1": "PENDING"}, "GetConfig: %s" % status)
+    expect(not configurator.Dump(cfg.DumpRequest(), timeout=10).dump.linux_config.interfaces,
+           "Dump with veth1 PENDING")
+    ok("Linux veth1 without its peer: Update without wait_done returned, veth1 PENDING")
     configurator.Update(cfg.UpdateRequest(update=veth, wait_done=True), timeout=30)
     got = configurator.Get(cfg.GetRequest(), timeout=10).config.linux_config.interfaces
     expect(sorted(i.name for i in got) == ["veth1", "veth2"], "Get: %s" % got)

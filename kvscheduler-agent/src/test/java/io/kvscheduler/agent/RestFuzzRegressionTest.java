@@ -2,6 +2,7 @@ package io.kvscheduler.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvscheduler.agent.internal.RestServer;
@@ -52,7 +53,8 @@ class RestFuzzRegressionTest {
             body.getBytes(StandardCharsets.UTF_8));
     assertThat(a.status()).as(target + " -> " + a.text()).isEqualTo(status);
     assertThat(a.header("content-type")).contains("application/json");
-    JsonNode n = JSON.readTree(a.body());
+    JsonNode n =
+        JSON.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(a.body());
     assertThat(n.size()).as(a.text()).isEqualTo(1);
     return n.get("Error").asText();
   }

@@ -3,6 +3,7 @@ package io.kvscheduler.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.grpc.Grpc;
@@ -169,7 +170,9 @@ class SchedulerRestTest {
   static void error(HttpResponse<String> r, int status, String... words) throws Exception {
     assertThat(r.statusCode()).as(r.uri() + ": " + r.body()).isEqualTo(status);
     RestServerTest.assertContentType(r, "application/json; charset=UTF-8");
-    JsonNode e = JSON.readTree(r.body());
+    // one JSON object, nothing after it
+    JsonNode e =
+        JSON.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(r.body());
     assertThat(keys(e)).as(r.body()).containsExactly("Error");
     assertThat(e.get("Error").asText()).contains(words);
   }

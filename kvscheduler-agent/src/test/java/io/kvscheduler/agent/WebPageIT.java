@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvscheduler.agent.internal.RestServer;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.plugins.mock.MockAgentPlugin;
 import java.io.File;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -14,6 +15,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -24,10 +27,12 @@ import org.openqa.selenium.Keys;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.TimeoutException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,6 +45,9 @@ class WebPageIT {
   private static final Logger LOG = LoggerFactory.getLogger(WebPageIT.class);
   static final String FIB20 = "config/mock/v1/fib/bd1/mac/aa:bb:cc:00:00:20";
   static final String TAP1 = "config/mock/v1/interfaces/tap1";
+  static final String TAP2 = "config/mock/v1/interfaces/tap2";
+  static final String BD1 = "config/mock/v1/bridge-domain/bd1";
+  static final String BD1_TAP2 = "mock/bd/bd1/interface/tap2";
 
   /** The bound within which the page draws an agent of 10,000 values (measured, logged). */
   static final Duration BIG_GRAPH_BOUND = Duration.ofSeconds(20);
@@ -180,6 +188,8 @@ class WebPageIT {
     assertThat(browser.findElement(By.id("d-lastop")).getText()).isEqualTo("CREATE");
     waiting(Duration.ofSeconds(10))
         .until(b -> b.findElement(By.id("d-value")).getText().contains("aa:bb:cc:00:00:01"));
+    // its metadata: the mock southbound's handle, as the metadata index shows it
+    assertThat(browser.findElement(By.id("d-metadata")).getText()).contains("sb-index");
     assertThat(browser.findElements(By.cssSelector("#d-timeline tbody tr"))).isNotEmpty();
 
     // keyboard: Tab reaches a value and Enter selects it
@@ -190,6 +200,166 @@ class WebPageIT {
         .until(b -> b.findElement(By.id("d-key")).getText().equals(FIB20));
 
     screenshot("web-page-live.png");
+  }
+
+  /** The keys of the values drawn, once the page has drawn again after a filter change. */
+  @SuppressWarnings("unchecked")
+  List<String> drawnKeys() {
+    return (List<String>)
+        ((JavascriptExecutor) browser)
+            .executeScript(
+                "return [...document.querySelectorAll('.node')].map(n => n.dataset.key)");
+  }
+
+  /** Waits until the values drawn pass {@code test} (the assertion after it says what is drawn). */
+  void awaitDrawn(Predicate<List<String>> test) {
+    try {
+      waiting(Duration.ofSeconds(10)).until(b -> test.test(drawnKeys()));
+    } catch (TimeoutException e) {
+      // the assertion that follows names what is drawn
+    }
+  }
+
+  /** {x, y, width, height} of an element on the page. */
+  @SuppressWarnings("unchecked")
+  Map<String, Number> box(WebElement e) {
+    return (Map<String, Number>)
+        ((JavascriptExecutor) browser)
+            .executeScript(
+                "const r = arguments[0].getBoundingClientRect();"
+                    + " return {x: r.x, y: r.y, width: r.width, height: r.height};",
+                e);
+  }
+
+  static boolean inside(Map<String, Number> inner, Map<String, Number> outer) {
+    double ix = inner.get("x").doubleValue();
+    double iy = inner.get("y").doubleValue();
+    double ox = outer.get("x").doubleValue();
+    double oy = outer.get("y").doubleValue();
+    return ix >= ox
+        && iy >= oy
+        && ix + inner.get("width").doubleValue() <= ox + outer.get("width").doubleValue()
+        && iy + inner.get("height").doubleValue() <= oy + outer.get("height").doubleValue();
+  }
+
+  @Test
+  void layersLabelsColoursFiltersAndNeighbourhood() throws Exception {
+    browser.get(url + "/");
+    waiting(Duration.ofSeconds(30))
+        .until(b -> !b.findElements(By.cssSelector(".node[data-key='" + FIB20 + "']")).isEmpty());
+
+    // layers along dependencies: what a value depends on is drawn above it
+    WebElement binding = node(BD1_TAP2);
+    WebElement missing = node(TAP2);
+    assertThat(missing.getAttribute("data-state")).isEqualTo("MISSING");
+    assertThat(box(node(FIB20)).get("y").doubleValue())
+        .isGreaterThan(box(binding).get("y").doubleValue());
+    assertThat(box(binding).get("y").doubleValue())
+        .isGreaterThan(box(missing).get("y").doubleValue());
+
+    // a derived value is drawn with its base, inside one box
+    assertThat(binding.getAttribute("class")).contains("derived");
+    List<WebElement> clusters = browser.findElements(By.cssSelector(".cluster rect"));
+    assertThat(clusters)
+        .anySatisfy(
+            c -> {
+              assertThat(inside(box(node(BD1)), box(c))).isTrue();
+              assertThat(inside(box(binding), box(c))).isTrue();
+            });
+
+    // edges carry the dependency's label; an unmet one is marked
+    WebElement edge =
+        browser.findElement(
+            By.cssSelector(".edge[data-from='" + FIB20 + "'][data-to='" + BD1_TAP2 + "']"));
+    assertThat(edge.findElement(By.tagName("text")).getText()).isEqualTo("bridged-interface");
+    assertThat(edge.getAttribute("class")).contains("unsatisfied");
+    assertThat(
+            browser
+                .findElement(
+                    By.cssSelector(".edge[data-from='" + BD1_TAP2 + "'][data-to='" + TAP2 + "']"))
+                .findElement(By.tagName("text"))
+                .getText())
+        .isEqualTo("interface-exists");
+
+    // colours as in the legend, readable: the node's fill is the legend's swatch of its state,
+    // and every state's colour gives the text a contrast of at least 4.5:1 (WCAG AA)
+    JavascriptExecutor js = (JavascriptExecutor) browser;
+    Object legendPending =
+        js.executeScript(
+            "const li = [...document.querySelectorAll('#legend li')]"
+                + ".find(l => l.textContent === 'PENDING');"
+                + " return getComputedStyle(li, '::before').backgroundColor;");
+    Object fibFill =
+        js.executeScript(
+            "return getComputedStyle(arguments[0].querySelector('rect')).fill;", node(FIB20));
+    Object configuredFill =
+        js.executeScript(
+            "return getComputedStyle(arguments[0].querySelector('rect')).fill;", node(TAP1));
+    assertThat(fibFill).isEqualTo(legendPending);
+    assertThat(configuredFill).isNotEqualTo(fibFill);
+    @SuppressWarnings("unchecked")
+    Map<String, Number> contrast =
+        (Map<String, Number>)
+            js.executeScript(
+                "const lum = c => { const v = c.match(/[\\d.]+/g).slice(0, 3).map(x => {"
+                    + " x = x / 255; return x <= 0.03928 ? x / 12.92"
+                    + " : Math.pow((x + 0.055) / 1.055, 2.4); });"
+                    + " return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };"
+                    + " const ratio = (a, b) => { const x = lum(a), y = lum(b);"
+                    + " return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };"
+                    + " const out = {};"
+                    + " document.querySelectorAll('.node').forEach(n => {"
+                    + " out[n.dataset.key] = ratio(getComputedStyle(n.querySelector('rect')).fill,"
+                    + " getComputedStyle(n.querySelector('text')).fill); });"
+                    + " document.querySelectorAll('#legend li').forEach(l => {"
+                    + " out['legend ' + l.textContent] ="
+                    + " ratio(getComputedStyle(l, '::before').backgroundColor,"
+                    + " getComputedStyle(document.querySelector('.node text')).fill); });"
+                    + " return out;");
+    assertThat(contrast).hasSizeGreaterThan(10);
+    contrast.forEach(
+        (what, ratio) -> assertThat(ratio.doubleValue()).as(what).isGreaterThanOrEqualTo(4.5));
+
+    // filter by descriptor: the FIB entries only
+    new Select(browser.findElement(By.id("f-descriptor"))).selectByValue("mock-l2-fib");
+    awaitDrawn(keys -> keys.size() == 3);
+    assertThat(drawnKeys())
+        .containsExactlyInAnyOrder(
+            FIB20,
+            "config/mock/v1/fib/bd1/mac/aa:bb:cc:00:00:10",
+            "config/mock/v1/fib/bd1/mac/aa:bb:cc:00:00:30");
+
+    // and by state: the PENDING values
+    new Select(browser.findElement(By.id("f-descriptor"))).selectByValue("");
+    new Select(browser.findElement(By.id("f-state"))).selectByValue("PENDING");
+    awaitDrawn(keys -> keys.size() == 2);
+    assertThat(drawnKeys()).containsExactlyInAnyOrder(FIB20, BD1_TAP2);
+
+    // the neighbourhood of the selected value: what it depends on, its base and derived values
+    new Select(browser.findElement(By.id("f-state"))).selectByValue("");
+    awaitDrawn(keys -> keys.contains(TAP1));
+    node(FIB20).click();
+    browser.findElement(By.id("f-neighbourhood")).click();
+    awaitDrawn(keys -> !keys.contains(TAP1));
+    assertThat(drawnKeys())
+        .contains(FIB20, BD1_TAP2, BD1)
+        .doesNotContain(TAP1, "config/mock/v1/fib/bd1/mac/aa:bb:cc:00:00:10");
+
+    // folding by key prefix, then by descriptor
+    browser.findElement(By.id("f-neighbourhood")).click();
+    new Select(browser.findElement(By.id("f-fold"))).selectByValue("prefix");
+    awaitDrawn(keys -> keys.stream().allMatch(k -> k.startsWith("prefix:")));
+    assertThat(drawnKeys()).contains("prefix:config/mock/v1/fib/bd1/mac/");
+    WebElement fibs = node("prefix:config/mock/v1/fib/bd1/mac/");
+    assertThat(fibs.getText()).contains("3 values (folded)").contains("PENDING 1");
+    new Select(browser.findElement(By.id("f-fold"))).selectByValue("descriptor");
+    awaitDrawn(keys -> keys.stream().allMatch(k -> k.startsWith("descriptor:")));
+    assertThat(drawnKeys()).contains("descriptor:mock-l2-fib", "descriptor:mock-interface");
+    assertThat(node("descriptor:mock-l2-fib").getAttribute("data-state")).isEqualTo("PENDING");
+
+    // the transaction list shows each transaction's operations
+    assertThat(browser.findElement(By.id("txns")).getText())
+        .contains("CREATE " + TAP1 + " → CONFIGURED");
   }
 
   /** Writes what the browser shows to {@code target/<name>}. */
@@ -226,6 +396,35 @@ class WebPageIT {
     browser.findElement(By.id("asof-back")).click();
     waiting(Duration.ofSeconds(20))
         .until(b -> "CONFIGURED".equals(node(FIB20).getAttribute("data-state")));
+  }
+
+  @Test
+  void aFailedOperationIsShownInTheHistoryAndOnItsValue() throws Exception {
+    browser.get(url + "/");
+    waiting(Duration.ofSeconds(30))
+        .until(b -> !b.findElements(By.cssSelector("#txns > li")).isEmpty());
+    MockAgentPlugin mock =
+        agent.plugins().stream()
+            .filter(MockAgentPlugin.class::isInstance)
+            .map(MockAgentPlugin.class::cast)
+            .findFirst()
+            .orElseThrow();
+    mock.plugins().interfaces().southbound().failNextTapCreation("no room for taps");
+    put(
+        """
+        mockConfig:
+          Interface_list:
+          - name: tap9
+            type: TAP
+        """);
+    String tap9 = "config/mock/v1/interfaces/tap9";
+    waiting(Duration.ofSeconds(20))
+        .until(b -> !b.findElements(By.cssSelector("#txns > li.has-errors")).isEmpty());
+    WebElement failed = browser.findElement(By.cssSelector("#txns > li.has-errors"));
+    assertThat(failed.findElement(By.className("txn-head")).getText()).endsWith(" — 1 error");
+    assertThat(failed.findElement(By.cssSelector(".ops .err")).getText())
+        .contains("CREATE " + tap9)
+        .containsPattern("→ (FAILED|RETRYING) \\(.*no room for taps.*\\)");
   }
 
   @Test

@@ -126,6 +126,27 @@ class KvsCtlConfigTest {
   }
 
   @Test
+  void unreachableEtcdIsExitCode3NamingTheEndpoint() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    long start = System.nanoTime();
+    var r =
+        RunningAgent.run(
+            Map.of(),
+            "config",
+            "put",
+            "--etcd",
+            "127.0.0.1:" + port,
+            file("c.yaml", CONFIG).toString());
+    assertThat(r.exit()).as(r.err()).isEqualTo(3);
+    assertThat(r.err()).contains("etcd at").contains("127.0.0.1:" + port);
+    // bounded: the write gives up within its limit
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(30));
+  }
+
+  @Test
   void missingFileAndUnknownOptionsAreClear() throws Exception {
     agent = RunningAgent.start();
     var r = agent.ctl("config", "put", dir.resolve("absent.yaml").toString());
@@ -194,6 +215,36 @@ class KvsCtlConfigTest {
             .atMost(Duration.ofSeconds(20))
             .until(() -> a.scheduler().valueStatus(TAP5).state() == ValueState.NONEXISTENT);
       }
+    }
+  }
+
+  @Test
+  void configPutIntoEtcdKnowsTheLinuxModels() throws Exception {
+    Path topology = KvsCtlInspectTest.examples().getParent().resolve("linux/config/topology.yaml");
+    try (EtcdFixture etcd = EtcdFixture.startNew()) {
+      var r =
+          RunningAgent.run(
+              Map.of(),
+              "config",
+              "put",
+              "--etcd",
+              etcd.endpoint(),
+              "--label",
+              "lab2",
+              topology.toString());
+      assertThat(r.exit()).as(r.err()).isZero();
+      assertThat(r.err()).contains("wrote 5 value(s)");
+      Map<String, String> written = etcd.getPrefix("/vnf-agent/lab2/");
+      assertThat(written.keySet())
+          .containsExactlyInAnyOrder(
+              "/vnf-agent/lab2/config/linux/interfaces/v2/interface/veth1",
+              "/vnf-agent/lab2/config/linux/interfaces/v2/interface/veth2",
+              "/vnf-agent/lab2/config/linux/interfaces/v2/interface/lo2",
+              "/vnf-agent/lab2/config/linux/l3/v2/route/10.0.2.0/24/veth1",
+              "/vnf-agent/lab2/config/linux/l3/v2/arp/veth1/10.0.1.2");
+      assertThat(written.get("/vnf-agent/lab2/config/linux/interfaces/v2/interface/veth1"))
+          .contains("\"peer_if_name\":\"veth2\"")
+          .contains("\"ip_addresses\":[\"10.0.1.1/24\"]");
     }
   }
 

@@ -179,6 +179,16 @@ class KvsCtlInspectTest {
     JsonNode byDescriptor = JSON.readTree(all.out());
     assertThat(byDescriptor.has("mock-interface")).isTrue();
     assertThat(byDescriptor.has("mock-bridge-domain") || byDescriptor.size() >= 2).isTrue();
+    // SB: what the mock southbound holds, read now
+    var sb = agent.ctl("dump", "--view", "SB", "--descriptor", "mock-interface", "-o", "json");
+    assertThat(sb.exit()).as(sb.err()).isZero();
+    List<String> sbKeys = new ArrayList<>();
+    JSON.readTree(sb.out()).forEach(kv -> sbKeys.add(kv.get("Key").asText()));
+    assertThat(sbKeys).contains(TAP1).doesNotContain(TAP2);
+    var sbTable = agent.ctl("dump", "--view", "SB", "--descriptor", "mock-interface");
+    assertThat(sbTable.out())
+        .containsPattern(
+            "(?m)^mock-interface +config/mock/v1/interfaces/tap1 +NB +\\{\"name\":\"tap1\"");
     var bad = agent.ctl("dump", "--view", "XY");
     assertThat(bad.exit()).isEqualTo(2);
   }
@@ -194,6 +204,15 @@ class KvsCtlInspectTest {
     JsonNode g = JSON.readTree(json.toFile());
     assertThat(g.get("nodes").size()).isGreaterThan(5);
     assertThat(g.get("edges").size()).isGreaterThan(3);
+
+    // SVG, rendered by the agent with Graphviz
+    Path svg = dir.resolve("g.svg");
+    var s = agent.ctl("graph", "--format", "svg", "-o", svg.toString());
+    assertThat(s.exit()).as(s.err()).isZero();
+    assertThat(Files.readString(svg))
+        .contains("<svg")
+        .contains("aa:bb:cc:00:00:20")
+        .endsWith("</svg>\n");
 
     var history = JSON.readTree(agent.ctl("history", "-o", "json").out());
     long first = history.get(0).get("SeqNum").asLong();

@@ -121,11 +121,14 @@ class CallbackGuardTest {
     assertThat(e.keyErrors())
         .extracting(KeyError::key, KeyError::message)
         .containsExactly(
-            tuple(A2, "assertion in user code"), tuple(A3, "java.lang.NullPointerException"));
+            tuple(A2, "AssertionError: assertion in user code"), // a specific type keeps its name
+            tuple(A3, "java.lang.NullPointerException"));
     assertThat(sb.callLog())
         .containsExactly("CREATE " + A1, "CREATE " + A2 + " ✗", "CREATE " + A3 + " ✗");
     assertThat(kvs.valueStatus(A2).value())
-        .isEqualTo(new ValueStatus(A2, FAILED, "assertion in user code", CREATE, List.of()));
+        .isEqualTo(
+            new ValueStatus(
+                A2, FAILED, "AssertionError: assertion in user code", CREATE, List.of()));
     assertThat(kvs.valueStatus(A3).value().state()).isEqualTo(FAILED);
     assertThat(kvs.valueStatus(A1).state()).isEqualTo(CONFIGURED);
     engineStillWorks(A4);

@@ -24,10 +24,12 @@ import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.OperationTimeoutException;
+import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnOptions;
+import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
@@ -194,10 +196,19 @@ class OperationTimeoutTest {
     TxnAssert.assertThat(env.txn(seq)).executed(op(CREATE, A3).states(NONEXISTENT, CONFIGURED));
   }
 
+  /**
+   * The abandoned Create completes late. Its key is read again and settled in a transaction of its
+   * own (D51): the southbound holds what was asked, so the value is CONFIGURED at once, without a
+   * call. (It used to be read outside any transaction and to stay FAILED until a retry or a new
+   * value: a status telling less than the southbound holds, and values waiting for it stuck.) A
+   * later removal deletes what the call created. {@link LateAnswerTest} covers the other late
+   * answers.
+   */
   @Test
   @DisplayName(
       "(ours) a Create that timed out but completes later: when the abandoned call"
-          + " returns, its key is read again, so a later removal deletes what the call created")
+          + " returns, its key is read again and the value CONFIGURED; a later removal deletes"
+          + " what the call created")
   void lateCreateIsReadAgainAndRemovedByTheNorthbound() throws Exception {
     start(LIMIT);
     Map<String, Object> device = new ConcurrentHashMap<>();
@@ -232,11 +243,20 @@ class OperationTimeoutTest {
       Thread.sleep(5);
       kvs.transactionBarrier();
     }
-    // read again: the value the call created is known to be there (still FAILED: no retry)
+    // read again: the value the call created is known to be there, and settled by a transaction
+    // recorded as a retry of the failed one
     assertThat(kvs.dumpValues("late", View.CACHED))
         .extracting(KVWithMetadata::key)
         .containsExactly(C3);
     assertThat(device).containsOnlyKeys(C3);
+    kvs.transactionBarrier();
+    assertThat(kvs.valueStatus(C3).value())
+        .isEqualTo(new ValueStatus(C3, CONFIGURED, "", UPDATE, List.of()));
+    RecordedTxn settled = env.txn(1);
+    assertThat(settled.type()).isEqualTo(TxnType.RETRY_FAILED_OPS);
+    assertThat(settled.retryForTxn()).isZero();
+    TxnAssert.assertThat(settled)
+        .executed(op(UPDATE, C3).states(FAILED, CONFIGURED).flags("NOOP", "RETRY"));
 
     commit(C3, null);
     assertThat(device).isEmpty();

@@ -26,6 +26,9 @@ public final class LogTail extends AppenderBase<ILoggingEvent> {
   private final List<Logger> attachedTo = new ArrayList<>();
   private long dropped;
 
+  /** Whether {@link #attach} found another logging backend than logback. */
+  private boolean notLogback;
+
   /** A tail of at most {@code capacity} lines (not yet attached). */
   public LogTail(int capacity) {
     if (capacity < 1) {
@@ -39,6 +42,7 @@ public final class LogTail extends AppenderBase<ILoggingEvent> {
   /** Attaches the tail to the logging backend; returns whether it could (logback present). */
   public synchronized boolean attach() {
     if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext ctx)) {
+      notLogback = true;
       return false;
     }
     setContext(ctx);
@@ -79,7 +83,7 @@ public final class LogTail extends AppenderBase<ILoggingEvent> {
   /** The kept lines, oldest first, after a note of how many older lines were dropped. */
   public synchronized String text() {
     StringBuilder b = new StringBuilder();
-    if (!isStarted() && attachedTo.isEmpty()) {
+    if (notLogback) {
       b.append("(the log tail is not attached: logback is not the logging backend)\n");
     }
     if (dropped > 0) {

@@ -24,6 +24,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.ByteBuffer;
@@ -123,6 +124,10 @@ public final class RestServer implements NorthboundSource {
 
   private static final Logger LOG = LoggerFactory.getLogger(RestServer.class);
   static final String JSON_TYPE = "application/json; charset=UTF-8";
+
+  /** Request attribute set once a response is written (the error handlers then add nothing). */
+  private static final String RESPONSE_SENT = "kvs.response-sent";
+
   static final String YAML_TYPE = "application/yaml; charset=UTF-8";
   static final String TEXT_TYPE = "text/plain; charset=UTF-8";
   private static final Duration TXN_WAIT = Duration.ofMinutes(2);
@@ -512,20 +517,26 @@ public final class RestServer implements NorthboundSource {
                   default -> throw new IllegalArgumentException("method " + r.method());
                 }
               }
+              // Javalin's own text for an unknown path or a wrong method is replaced by a JSON
+              // error; a 404 a route answered itself (an unknown key, descriptor, transaction)
+              // keeps its body, with nothing appended
               config.routes.error(
                   404,
                   ctx -> {
-                    if (ctx.result() == null || !JSON_TYPE.equals(ctx.res().getContentType())) {
-                      send(ctx, Response.error(404, "no such endpoint: " + ctx.path()));
+                    if (ctx.attribute(RESPONSE_SENT) == null) {
+                      replaceResult(ctx, Response.error(404, "no such endpoint: " + ctx.path()));
                     }
                   });
               config.routes.error(
                   405,
-                  ctx ->
-                      send(
+                  ctx -> {
+                    if (ctx.attribute(RESPONSE_SENT) == null) {
+                      replaceResult(
                           ctx,
                           Response.error(
-                              405, "method " + ctx.method() + " is not allowed on " + ctx.path())));
+                              405, "method " + ctx.method() + " is not allowed on " + ctx.path()));
+                    }
+                  });
               config.routes.exception(
                   Exception.class,
                   (e, ctx) -> {
@@ -721,7 +732,21 @@ public final class RestServer implements NorthboundSource {
     return null;
   }
 
+  /** Sets {@code r} as the result Javalin writes, instead of what it had set. */
+  private static void replaceResult(Context ctx, Response r) {
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    try {
+      r.body().writeTo(body);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // not thrown by a byte array
+    }
+    ctx.status(r.status());
+    ctx.contentType(r.contentType());
+    ctx.result(body.toByteArray());
+  }
+
   private static void send(Context ctx, Response r) {
+    ctx.attribute(RESPONSE_SENT, Boolean.TRUE);
     ctx.status(r.status());
     if (r.contentType() != null) {
       ctx.contentType(r.contentType()); // Jetty spells it application/json;charset=utf-8

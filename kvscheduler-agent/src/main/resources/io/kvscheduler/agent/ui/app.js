@@ -111,7 +111,8 @@ function normalise(raw) {
     const key = n.key;
     nodes.set(key, {
       key,
-      state: n.state || 'NONEXISTENT',
+      // a key a dependency names that holds no value: MISSING (as in the legend and the filter)
+      state: n.placeholder === true ? 'MISSING' : n.state || 'NONEXISTENT',
       descriptor: n.descriptor || '',
       base: n.derivedFrom || null,
       error: n.error || '',
@@ -195,7 +196,10 @@ function visibleKeys(g, f) {
   return keys;
 }
 
-/** A value, its base and derived values, what it depends on and what depends on it. */
+/**
+ * A value, its base and derived values, what it depends on and what depends on it (with the base
+ * of each derived value among them).
+ */
 function neighbourhood(g, key) {
   const out = new Set([key]);
   const n = g.nodes.get(key);
@@ -207,6 +211,11 @@ function neighbourhood(g, key) {
     if (e.to && core.has(e.to)) out.add(e.from);
   }
   for (const k of [...out]) (g.nodes.get(k)?.derived || []).forEach(d => out.add(d));
+  // a derived value is drawn with its base: the base of a neighbour comes along
+  for (const k of [...out]) {
+    const base = g.nodes.get(k)?.base;
+    if (base) out.add(base);
+  }
   return new Set([...out].filter(k => g.nodes.has(k)));
 }
 
@@ -525,6 +534,13 @@ async function loadHistory() {
     head.className = 'txn-head';
     head.textContent = '#' + t.SeqNum + ' ' + t.TxnType + (t.ResyncType ? ' (' + t.ResyncType + ')' : '')
       + ' ' + new Date(t.Start).toLocaleTimeString() + ' — ' + (t.Executed || []).length + ' operations';
+    if (errors.length) {
+      // said in words (and marked in colour)
+      const e = document.createElement('span');
+      e.className = 'txn-errors';
+      e.textContent = ' — ' + errors.length + (errors.length === 1 ? ' error' : ' errors');
+      head.append(e);
+    }
     b.append(head);
     b.addEventListener('click', () => chooseTxn(t.SeqNum));
     li.append(b);
@@ -560,7 +576,7 @@ async function chooseTxn(seq) {
 
 function legend() {
   const ul = document.getElementById('legend');
-  for (const s of STATES.slice(0, 9)) {
+  for (const s of STATES.slice(0, 10)) {
     const li = document.createElement('li');
     li.textContent = s;
     li.style.setProperty('--swatch', 'var(--' + s + ')');
@@ -571,10 +587,14 @@ function legend() {
 async function start() {
   legend();
   let debounce = null;
-  document.getElementById('filters').addEventListener('input', () => {
-    clearTimeout(debounce);
-    debounce = setTimeout(() => { ui.expanded.clear(); render(); }, 200);
-  });
+  // typing fires input; choosing in a list or ticking a box fires change (input too, in most
+  // browsers): either draws again, once
+  for (const type of ['input', 'change']) {
+    document.getElementById('filters').addEventListener(type, () => {
+      clearTimeout(debounce);
+      debounce = setTimeout(() => { ui.expanded.clear(); render(); }, 200);
+    });
+  }
   document.getElementById('filters').addEventListener('submit', ev => ev.preventDefault());
   document.getElementById('asof-back').addEventListener('click', async () => {
     ui.asOfTxn = null;

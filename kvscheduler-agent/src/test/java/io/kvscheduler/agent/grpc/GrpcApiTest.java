@@ -226,7 +226,8 @@ class GrpcApiTest {
   }
 
   @Test
-  @DisplayName("Delete removes the values; full_resync replaces only what gRPC gave")
+  @DisplayName(
+      "Delete removes the values (seqnum header); full_resync replaces only what gRPC gave")
   void deleteAndFullResync() throws Exception {
     agent
         .northbound()
@@ -247,7 +248,10 @@ class GrpcApiTest {
                     mockConfig(
                         ConfigData.newBuilder().addInterfaces(tap("a")).addInterfaces(tap("b"))))
                 .build());
+    AtomicReference<Metadata> headers = new AtomicReference<>();
     configurator()
+        .withInterceptors(
+            MetadataUtils.newCaptureMetadataInterceptor(headers, new AtomicReference<>()))
         .delete(
             DeleteRequest.newBuilder()
                 .setDelete(
@@ -256,6 +260,11 @@ class GrpcApiTest {
                 .build());
     assertThat(state(TAP_KEY + "a")).isEqualTo(ValueState.NONEXISTENT);
     assertThat(state(TAP_KEY + "b")).isEqualTo(ValueState.CONFIGURED);
+    String seq = headers.get().get(Metadata.Key.of("seqnum", Metadata.ASCII_STRING_MARSHALLER));
+    RecordedTxn deletion = agent.scheduler().recordedTransaction(Long.parseLong(seq)).orElseThrow();
+    assertThat(deletion.executed())
+        .extracting(RecordedTxnOp::operation, RecordedTxnOp::key)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(TxnOperation.DELETE, TAP_KEY + "a"));
 
     configurator()
         .update(
@@ -268,6 +277,50 @@ class GrpcApiTest {
     assertThat(mock.plugins().interfaces().southboundState().values())
         .extracting(i -> i.name())
         .containsExactlyInAnyOrder("c", "fromfile");
+  }
+
+  @Test
+  @DisplayName(
+      "D26 a key given by a file and over gRPC: the value delivered last applies; a gRPC Delete"
+          + " hands the key back to the file's value")
+  void keyGivenByFileAndGrpc() throws Exception {
+    io.kvscheduler.plugins.mock.ifplugin.model.Interface fromFile =
+        new io.kvscheduler.plugins.mock.ifplugin.model.Interface(
+            "shared", io.kvscheduler.plugins.mock.ifplugin.model.Interface.Type.LOOPBACK, true, "");
+    agent
+        .northbound()
+        .change("file", Map.of(TAP_KEY + "shared", fromFile))
+        .get(10, TimeUnit.SECONDS);
+    configurator()
+        .update(
+            UpdateRequest.newBuilder()
+                .setUpdate(mockConfig(ConfigData.newBuilder().addInterfaces(tap("shared"))))
+                .build());
+    assertThat(mock.plugins().interfaces().southboundState().values())
+        .singleElement()
+        .satisfies(
+            i ->
+                assertThat(i.type())
+                    .isEqualTo(io.kvscheduler.plugins.mock.ifplugin.model.Interface.Type.TAP));
+    assertThat(configurator().get(GetRequest.getDefaultInstance()).getConfig())
+        .isEqualTo(mockConfig(ConfigData.newBuilder().addInterfaces(tap("shared"))));
+
+    configurator()
+        .delete(
+            DeleteRequest.newBuilder()
+                .setDelete(
+                    mockConfig(
+                        ConfigData.newBuilder()
+                            .addInterfaces(Interface.newBuilder().setName("shared"))))
+                .build());
+    assertThat(agent.northbound().desired()).containsEntry(TAP_KEY + "shared", fromFile);
+    assertThat(state(TAP_KEY + "shared")).isEqualTo(ValueState.CONFIGURED);
+    assertThat(mock.plugins().interfaces().southboundState().values())
+        .singleElement()
+        .satisfies(
+            i ->
+                assertThat(i.type())
+                    .isEqualTo(io.kvscheduler.plugins.mock.ifplugin.model.Interface.Type.LOOPBACK));
   }
 
   @Test
@@ -399,6 +452,44 @@ class GrpcApiTest {
   }
 
   @Test
+  @DisplayName("D41 a single VPP message with every field at its default is refused by name too")
+  void emptyVppMessageIsRefused() throws Exception {
+    // on the wire as a ligato client writes UpdateRequest{update{vpp_config{dns_cache{}}}}:
+    // field 1 (update) > field 1 (vpp_config) > field 100 (dns_cache), of length 0
+    byte[] wire = {0x0a, 0x05, 0x0a, 0x03, (byte) 0xa2, 0x06, 0x00};
+    UpdateRequest emptyDnsCache = UpdateRequest.parseFrom(wire);
+    assertThatThrownBy(() -> configurator().update(emptyDnsCache))
+        .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.INVALID_ARGUMENT))
+        .hasMessageContaining("update.vpp_config.dns_cache");
+    assertThat(agent.scheduler().transactionHistory())
+        .noneMatch(t -> t.description().contains("grpc"));
+  }
+
+  @Test
+  @DisplayName("Linux values while the Linux plugin is off: INVALID_ARGUMENT naming the value")
+  void valuesOfAModelNotRegisteredAreRefused() {
+    Config linux =
+        Config.newBuilder()
+            .setLinuxConfig(
+                io.kvscheduler.grpc.proto.linux.ConfigData.newBuilder()
+                    .addInterfaces(
+                        io.kvscheduler.plugins.linux.model.interfaces.Interface.newBuilder()
+                            .setName("veth1")))
+            .setMockConfig(ConfigData.newBuilder().addInterfaces(tap("x")))
+            .build();
+    assertThatThrownBy(
+            () -> configurator().update(UpdateRequest.newBuilder().setUpdate(linux).build()))
+        .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.INVALID_ARGUMENT))
+        .hasMessageContaining("update.linux_config.interfaces[0]")
+        .hasMessageContaining("ligato.linux.interfaces.Interface")
+        .hasMessageContaining("is its plugin enabled?");
+    assertThatThrownBy(
+            () -> configurator().delete(DeleteRequest.newBuilder().setDelete(linux).build()))
+        .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.INVALID_ARGUMENT));
+    assertThat(agent.northbound().desired()).isEmpty();
+  }
+
+  @Test
   @DisplayName("a transaction that fails: FAILED_PRECONDITION with the transaction's error")
   void failedTransactionIsFailedPrecondition() {
     mock.plugins().interfaces().southbound().failNextTapCreation("no room for taps");
@@ -504,7 +595,8 @@ class GrpcApiTest {
   }
 
   @Test
-  @DisplayName("SetConfig: delete by model and name, overwrite_all, unknown model refused")
+  @DisplayName(
+      "SetConfig: delete by model and name, overwrite_all; unknown model and unknown fields refused")
   void setConfigDeleteOverwriteAndUnknownModel() {
     manager()
         .setConfig(
@@ -548,6 +640,23 @@ class GrpcApiTest {
                             .build()))
         .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.INVALID_ARGUMENT))
         .hasMessageContaining("unknown model 'vpp.interfaces'");
+    Interface withUnknown =
+        tap("d").toBuilder()
+            .setUnknownFields(
+                UnknownFieldSet.newBuilder()
+                    .addField(99, UnknownFieldSet.Field.newBuilder().addVarint(1).build())
+                    .build())
+            .build();
+    assertThatThrownBy(
+            () ->
+                manager()
+                    .setConfig(
+                        SetConfigRequest.newBuilder()
+                            .addUpdates(put(withUnknown, Map.of()))
+                            .build()))
+        .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.INVALID_ARGUMENT))
+        .hasMessageContaining("updates[0].data: field 99 of mock.interfaces.Interface");
+    assertThat(agent.northbound().desired()).doesNotContainKey(TAP_KEY + "d");
     Any vpp =
         Any.newBuilder()
             .setTypeUrl("models.ligato.io/ligato.vpp.interfaces.Interface")

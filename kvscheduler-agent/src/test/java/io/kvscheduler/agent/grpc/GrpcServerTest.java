@@ -206,6 +206,51 @@ class GrpcServerTest {
   }
 
   @Test
+  @DisplayName("reflection v1alpha (what vpp-agent's agentctl asks) lists the services too")
+  @SuppressWarnings("deprecation") // v1alpha is deprecated in grpc-java, still what agentctl uses
+  void reflectionV1alpha() throws Exception {
+    AgentConfig cfg =
+        new AgentConfig("vpp1", null, null, List.of(), false, false)
+            .withGrpc(GrpcSettings.plain("127.0.0.1:0"));
+    try (Agent agent = Agent.start(cfg)) {
+      ManagedChannel ch = channel(port(agent), InsecureChannelCredentials.create());
+      CompletableFuture<List<String>> services = new CompletableFuture<>();
+      var requests =
+          io.grpc.reflection.v1alpha.ServerReflectionGrpc.newStub(ch)
+              .serverReflectionInfo(
+                  new StreamObserver<>() {
+                    @Override
+                    public void onNext(io.grpc.reflection.v1alpha.ServerReflectionResponse r) {
+                      services.complete(
+                          r.getListServicesResponse().getServiceList().stream()
+                              .map(io.grpc.reflection.v1alpha.ServiceResponse::getName)
+                              .toList());
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                      services.completeExceptionally(t);
+                    }
+
+                    @Override
+                    public void onCompleted() {}
+                  });
+      requests.onNext(
+          io.grpc.reflection.v1alpha.ServerReflectionRequest.newBuilder()
+              .setListServices("")
+              .build());
+      assertThat(services.get(10, TimeUnit.SECONDS))
+          .contains(
+              "ligato.configurator.ConfiguratorService",
+              "ligato.generic.ManagerService",
+              "ligato.generic.MetaService",
+              "grpc.reflection.v1alpha.ServerReflection");
+      requests.onCompleted();
+      ch.shutdownNow();
+    }
+  }
+
+  @Test
   @DisplayName("a request over max-msg-size is refused with RESOURCE_EXHAUSTED, nothing applied")
   void messageSizeLimit() throws Exception {
     Path conf =

@@ -142,7 +142,20 @@ class LigatoClientIT {
       String out = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       assertThat(client.waitFor(180, TimeUnit.SECONDS)).isTrue();
       assertThat(client.exitValue()).as(out).isZero();
-      assertThat(out).contains("ok Subscribe: PENDING -> CONFIGURED", "all checks passed");
+      assertThat(out)
+          .contains(
+              "ok Update (no wait_done) applied tap1, tap2",
+              "ok Update wait_done returns once the value is no longer PENDING",
+              "ok Delete removed tap2",
+              "ok Update full_resync replaced the gRPC values",
+              "ok VPP content refused: INVALID_ARGUMENT",
+              "ok an empty VPP message refused: INVALID_ARGUMENT",
+              "ok Update of a model not registered (Linux, plugin off) refused",
+              "ok unknown model refused: INVALID_ARGUMENT",
+              "ok SetConfig with labels",
+              "ok KnownModels + ProtoFileDescriptor",
+              "ok Subscribe: PENDING -> CONFIGURED",
+              "all checks passed");
 
       int rest = source(agent, RestServer.class).port();
       HttpResponse<String> yaml =
@@ -189,6 +202,8 @@ class LigatoClientIT {
         .isZero();
     assertThat(out)
         .contains(
+            "ok ProtoFileDescriptor of ligato/linux/interfaces/interface.proto with its imports",
+            "ok Linux veth1 without its peer: Update without wait_done returned, veth1 PENDING",
             "ok Linux veth pair: Update wait_done, Get, Dump from the kernel",
             "ok Notify: the watcher reported veth1",
             "ok Linux veth pair deleted",

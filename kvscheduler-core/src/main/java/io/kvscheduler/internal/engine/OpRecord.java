@@ -63,16 +63,39 @@ final class OpRecord {
   }
 
   /**
-   * The message of {@code t} ("" for null; its class name when it has none). Throwables from user
-   * code reach the engine through {@link UserCode#contained}, so reading them cannot throw.
+   * The text of {@code t} as statuses, key errors and the log show it ("" for null). The message
+   * alone when the exception's type says nothing more (the generic ones a descriptor throws with a
+   * message written for the reader, and those of the scheduler and its plugins); otherwise the
+   * simple name of its type before the message, since a southbound's message is often just a path
+   * or an address ({@code DirectoryNotEmptyException: /srv/a}); the type's full name when there is
+   * no message. Throwables from user code reach the engine through {@link UserCode#contained}, so
+   * reading them cannot throw.
    */
   static String msg(Throwable t) {
     if (t == null) {
       return "";
     }
     String m = t.getMessage();
-    return m == null || m.isEmpty() ? t.getClass().getName() : m;
+    Class<?> type = t.getClass();
+    if (m == null || m.isEmpty()) {
+      return type.getName();
+    }
+    String name = type.getSimpleName(); // empty for an anonymous class
+    return name.isEmpty()
+            || MESSAGE_ONLY.contains(type)
+            || type.getName().startsWith("io.kvscheduler.")
+        ? m
+        : name + ": " + m;
   }
+
+  /** Exception types whose name adds nothing to their message. */
+  private static final Set<Class<?>> MESSAGE_ONLY =
+      Set.of(
+          Exception.class,
+          RuntimeException.class,
+          IllegalStateException.class,
+          IllegalArgumentException.class,
+          UnsupportedOperationException.class);
 
   /**
    * {@code text.apply(v)}, guarded: a value's {@code toString} (or a configured value formatter) is

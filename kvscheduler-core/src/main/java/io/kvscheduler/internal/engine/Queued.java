@@ -38,6 +38,12 @@ sealed interface Queued {
       implements Queued {}
 
   /**
+   * A southbound call for {@code key} that was abandoned after its time limit returned at last: the
+   * key is read again and settled in a transaction of its own (recorded as a retry of the key).
+   */
+  record Late(String key) implements Queued {}
+
+  /**
    * Work to run on the engine thread between transactions (barriers, SB dumps, scans).
    *
    * @param waiter the future a caller waits on (completed by {@code run}), failed instead when the

@@ -5,9 +5,12 @@ import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.internal.graph.Graph;
 import io.kvscheduler.internal.graph.Node;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Readiness of values and the details shown in their status.
@@ -18,11 +21,49 @@ import java.util.List;
  * group of values is ready as a whole once all its external dependencies are available. Implemented
  * as a depth-first search returning, for a ready node, how far back on the current path its
  * dependencies reach (-1 = not ready).
+ *
+ * <p>The search only enters values that can close a cycle through the value asked about: those from
+ * which it can be reached along dependencies through unavailable values ({@link #cycleCandidates}).
+ * Any other unavailable target cannot help, whatever it depends on. Without this bound, taking down
+ * a long PENDING chain searched each link's chain to its end again (quadratic in its length; {@code
+ * DeepChainTest} takes down a chain of 100,000 links).
  */
 final class Readiness {
   private Readiness() {}
 
-  static int readyDepth(Graph g, Node n, int depth, HashMap<String, Integer> onPath) {
+  /** True when {@code n} is ready, its unavailable dependencies resolved through cycles. */
+  static boolean readyThroughCycles(Graph g, Node n) {
+    return readyDepth(g, n, 0, new HashMap<>(), cycleCandidates(g, n)) >= 0;
+  }
+
+  /**
+   * {@code n} and every value that reaches it along dependencies through values that have a value,
+   * are not REMOVED and are not available: the only values a cycle through {@code n} can pass
+   * (available targets satisfy a label without the search, absent and REMOVED ones never do). Found
+   * by a breadth-first walk over the reverse dependency index, so no deep recursion.
+   */
+  static Set<String> cycleCandidates(Graph g, Node n) {
+    Set<String> found = new HashSet<>();
+    found.add(n.key);
+    ArrayDeque<String> work = new ArrayDeque<>();
+    work.add(n.key);
+    while (!work.isEmpty()) {
+      for (String dk : g.dependentsOf(work.poll())) {
+        Node d = g.get(dk);
+        if (d != null
+            && d.value != null
+            && d.state != ValueState.REMOVED
+            && !d.isAvailable()
+            && found.add(dk)) {
+          work.add(dk);
+        }
+      }
+    }
+    return found;
+  }
+
+  private static int readyDepth(
+      Graph g, Node n, int depth, HashMap<String, Integer> onPath, Set<String> candidates) {
     Integer seen = onPath.get(n.key);
     if (seen != null) {
       return seen;
@@ -44,10 +85,11 @@ final class Readiness {
             t -> {
               // values on the path are assumed present, also one being re-created (REMOVED)
               if (t.value == null
-                  || (t.state == ValueState.REMOVED && !onPath.containsKey(t.key))) {
+                  || (t.state == ValueState.REMOVED && !onPath.containsKey(t.key))
+                  || !candidates.contains(t.key)) {
                 return false;
               }
-              int r = readyDepth(g, t, depth + 1, onPath);
+              int r = readyDepth(g, t, depth + 1, onPath, candidates);
               if (r >= 0 && r <= depth) {
                 satisfied[0] = true;
                 if (r < reach[0]) {

@@ -150,11 +150,10 @@ public final class SchedulerImpl implements KVScheduler {
               }
             });
     // a southbound call abandoned after its time limit may still do what it was asked: when it
-    // returns, its key is read again (Retrieve), so that the scheduler sees what it did
+    // returns, its key is read again (Retrieve) and settled in a transaction of its own
     sbCalls.onLateReturn(
         key -> {
-          if (!closed.get()
-              && !queue.offerLast(new Queued.Task(() -> processor.refreshLate(key)))) {
+          if (!closed.get() && !queue.offerLast(new Queued.Late(key))) {
             LOG.warn(
                 "{}: a southbound call abandoned after its time limit returned, but the"
                     + " transaction queue is full: the key is not read again until the next resync",

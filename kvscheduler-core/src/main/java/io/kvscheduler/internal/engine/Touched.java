@@ -32,15 +32,6 @@ final class Touched {
     this.mark = seq + 1; // never 0, the mark of a node no transaction touched yet
   }
 
-  /**
-   * The keys of the {@code n}th refresh made outside a transaction ({@code n} ≥ 1): its mark is
-   * negative, so it is never the mark of a transaction (a node it listed is listed again by the
-   * next one).
-   */
-  static Touched outside(long n) {
-    return new Touched(-n - 1); // mark -n
-  }
-
   /** Adds the keys of a closed batch; {@code refresh}: the batch was a refresh. */
   void add(Graph.Journal j, boolean refresh) {
     reserve(j);

@@ -117,9 +117,18 @@ final class TxnProcessor {
 
     /** Base keys of the values that failed, refreshed after the execution (refreshFailed). */
     List<String> refreshedFailed = List.of();
+
+    /**
+     * Of a transaction settling a late southbound answer: the base key read again before it (its
+     * dependents follow what the read found), else null.
+     */
+    String lateBase;
   }
 
   void process(Queued q) {
+    if (q instanceof Queued.Late late && !readable(late.key())) {
+      return; // nothing can read the key again: the scheduler's view stays its best guess
+    }
     Job job = new Job();
     job.seq = nextSeq++;
     CompletableFuture<Long> future = q instanceof Queued.Nb nb ? nb.result() : null;
@@ -132,6 +141,8 @@ final class TxnProcessor {
         prepareSb(job, sb);
       } else if (q instanceof Queued.Retry r) {
         prepareRetry(job, r);
+      } else if (q instanceof Queued.Late late) {
+        prepareLate(job, late);
       } else {
         throw new IllegalStateException("not a transaction: " + q);
       }
@@ -335,6 +346,118 @@ final class TxnProcessor {
   }
 
   /**
+   * True when a refresh can read {@code key}: its descriptor (of a derived value: its base's) can
+   * Retrieve.
+   */
+  private boolean readable(String key) {
+    DescriptorHandle h = reg.forKey(baseOf(key));
+    return h != null && h.canRetrieve();
+  }
+
+  /** The base key of {@code key} (itself unless it holds a derived value). */
+  private String baseOf(String key) {
+    Node n = g.get(key);
+    return n != null && n.isDerived() ? n.derivedFrom : key;
+  }
+
+  /**
+   * A southbound call for {@code late.key()} abandoned after its time limit returned at last: it
+   * may have done what it was asked after all, or something else, which the refresh after its
+   * failure could not see. The key's base value is read again (Retrieve, with its derived values),
+   * then the transaction settles the key as a retry of it would, when the read shows that its
+   * status tells something other than what the southbound holds:
+   *
+   * <ul>
+   *   <li>FAILED or RETRYING, and the southbound holds what was asked (the object created or
+   *       updated as requested, or gone as a removal asked): the key's intent is applied, which
+   *       calls nothing for it (CONFIGURED, or removed) and lets what waits for it go ahead; its
+   *       pending retry, if any, becomes obsolete;
+   *   <li>CONFIGURED or MISSING, and the southbound does not hold what was asked (an older call
+   *       that landed after a newer one): the intent is applied again (an Update, or a
+   *       re-creation);
+   *   <li>an object of northbound origin that nobody asks for any more (DISCOVERED, e.g. created by
+   *       a call that returned after its value was removed): it is removed.
+   * </ul>
+   *
+   * A FAILED or RETRYING value whose object is still not what was asked keeps its status: its
+   * retry, or the next change or resync, applies it, as after any failure. Whatever the read finds,
+   * the values depending on the key follow it (see {@link #applyJob}). Recorded as a retry of the
+   * key (its failed transaction, its attempt), with a description naming the late answer.
+   */
+  private void prepareLate(Job job, Queued.Late late) {
+    String key = late.key();
+    String base = baseOf(key);
+    job.type = TxnType.RETRY_FAILED_OPS;
+    job.simulate = true; // as every retry
+    job.description = "a southbound call for " + key + " returned after its time limit: read again";
+    job.retryKeys = Set.of(base);
+    job.lateBase = base;
+    DescriptorHandle h = reg.forKey(base);
+    if (h == null
+        || !refresher.refresh(new TreeSet<>(Set.of(base)), null, false).contains(h.name)) {
+      // Retrieve failed: nothing new is known, nothing is settled (recorded all the same)
+      job.lateBase = null;
+      job.skip = true;
+      return;
+    }
+    Node n = g.get(key);
+    Kv intent = n == null ? null : lateIntent(n);
+    if (n != null && n.lastUpdate != null) {
+      job.retryForTxn = n.lastUpdate.seq();
+      boolean failed = n.state == ValueState.FAILED || n.state == ValueState.RETRYING;
+      job.retryAttempt = failed ? n.retryAttempt : 0;
+    }
+    job.values = intent == null ? List.of() : List.of(intent);
+    job.recordedValues = job.values;
+    job.skip = false; // the dependents follow the read even when the key itself is kept as it is
+  }
+
+  /**
+   * What the transaction settling a late answer applies for node {@code n} just read, or null when
+   * its status stays (see {@link #prepareLate}).
+   */
+  private Kv lateIntent(Node n) {
+    if (n.value == null && n.lastUpdate == null) {
+      return null;
+    }
+    boolean revert = n.lastUpdate != null && n.lastUpdate.revert();
+    Object intent;
+    if (n.lastUpdate != null) {
+      intent = n.lastUpdate.value();
+    } else if (n.state == ValueState.DISCOVERED) {
+      intent = null; // of northbound origin, asked for by nobody
+    } else {
+      return null;
+    }
+    boolean holds = holds(n, intent);
+    boolean apply =
+        switch (n.state) {
+          case FAILED, RETRYING -> holds;
+          case CONFIGURED, MISSING -> !holds;
+          case DISCOVERED -> intent == null;
+          default -> false;
+        };
+    return apply ? new Kv(n.key, intent, ValueOrigin.FROM_NB, revert, null) : null;
+  }
+
+  /** True when the southbound, as just read, holds what {@code intent} asks of {@code n}. */
+  private boolean holds(Node n, Object intent) {
+    if (n.held != null) {
+      return false;
+    }
+    if (intent == null) {
+      return !n.isAvailable();
+    }
+    if (!n.isAvailable()) {
+      return false;
+    }
+    DescriptorHandle h = reg.forNode(n);
+    return h != null
+        ? h.equivalent(n.key, n.value, intent)
+        : DescriptorHandle.equalValues(n.key, n.value, intent);
+  }
+
+  /**
    * Orders, simulates, executes and records the prepared transaction. {@code refreshed}: the batch
    * of the refresh done while preparing it (empty when there was none).
    */
@@ -359,7 +482,7 @@ final class TxnProcessor {
     TxnContext sim = null;
     if (job.simulate && !skip) {
       sim = context(job, true);
-      execute(sim, ordered);
+      execute(sim, ordered, job);
       planned = Compression.compress(sim.ops, g.departures() == sim.departuresAtStart);
       if (planned.isEmpty()) {
         // nothing to do: keep the bookkeeping (e.g. last operations of equivalent values)
@@ -464,8 +587,24 @@ final class TxnProcessor {
     return tx;
   }
 
-  private void execute(TxnContext tx, Ordered ordered) {
-    applyAll(new Walker(g, reg, tx), ordered);
+  private void execute(TxnContext tx, Ordered ordered, Job job) {
+    applyJob(new Walker(g, reg, tx), ordered, job);
+  }
+
+  /**
+   * Applies the values in order. Of a transaction settling a late answer ({@link #prepareLate}):
+   * first the values depending on what the read found gone are taken down, then the key is settled,
+   * then the values waiting for what the read found go ahead (as after a Create).
+   */
+  private void applyJob(Walker w, Ordered ordered, Job job) {
+    if (job.lateBase == null) {
+      applyAll(w, ordered);
+      return;
+    }
+    Set<String> base = Set.of(job.lateBase);
+    followRefresh(w, base, false);
+    applyAll(w, ordered);
+    followRefresh(w, base, true);
   }
 
   /** Applies the values in order (in ranges: {@link Bulk}). */
@@ -485,7 +624,7 @@ final class TxnProcessor {
   private void executeWithRevert(TxnContext tx, Ordered ordered, Touched touched, Job job) {
     Walker w = new Walker(g, reg, tx);
     if (!tx.revertOnFailure) {
-      applyAll(w, ordered);
+      applyJob(w, ordered, job);
       return;
     }
     ArrayDeque<Kv> previous = new ArrayDeque<>();
@@ -682,7 +821,7 @@ final class TxnProcessor {
       refresher.refresh(keys, null, false);
       touched.add(unrecordedBatch(), true);
       int before = tx.ops.size();
-      reevaluateDependents(new Walker(g, reg, tx), keys);
+      followRefresh(new Walker(g, reg, tx), keys, true);
       if (tx.ops.size() == before) {
         break;
       }
@@ -700,19 +839,26 @@ final class TxnProcessor {
     return all;
   }
 
-  /** Visits the values waiting for the refreshed base values {@code keys} or their derived ones. */
-  private void reevaluateDependents(Walker w, Set<String> keys) {
+  /**
+   * Visits the values depending on the refreshed base values {@code keys} or their derived ones
+   * that the refresh found {@code available} (their waiting dependents go ahead) or not (their
+   * available dependents are taken down).
+   */
+  private void followRefresh(Walker w, Set<String> keys, boolean available) {
     for (String key : keys) {
       Node n = g.get(key);
       if (n == null) {
         continue;
       }
-      if (n.isAvailable()) {
+      if (n.value != null && n.isAvailable() == available) {
         w.reevaluateDependents(n);
       }
       for (String dk : n.derivedKeys) {
         Node dn = g.get(dk);
-        if (dn != null && dn.isAvailable() && key.equals(dn.derivedFrom)) {
+        if (dn != null
+            && dn.value != null
+            && dn.isAvailable() == available
+            && key.equals(dn.derivedFrom)) {
           w.reevaluateDependents(dn);
         }
       }
@@ -856,35 +1002,6 @@ final class TxnProcessor {
 
     /** From the engine thread; never blocks. */
     void pushInternal(Queued q);
-  }
-
-  /** Refreshes outside transactions so far (their marks: see {@link Touched#outside}). */
-  private long lateRefreshes;
-
-  /**
-   * Reads {@code key} again through its descriptor's Retrieve, outside any transaction, after a
-   * southbound call for it that overran its time limit returned at last: the refresh after the
-   * failure ran while the call was still running, so it may have missed what the call did (a Create
-   * that completed late leaves an object that a later removal must delete). Recorded as a refresh
-   * is (no revision); the key's view is published.
-   */
-  void refreshLate(String key) {
-    try {
-      refresher.refresh(new TreeSet<>(Set.of(key)), null, false);
-      Touched touched = Touched.outside(++lateRefreshes);
-      touched.add(unrecordedBatch(), true);
-      publish(touched);
-    } catch (RuntimeException | Error e) {
-      // an internal error: the graph goes back to what it was before the refresh, as after an
-      // aborted transaction; the next resync reads the key again
-      LOG.error(
-          "refresh of {} after a late southbound call aborted by an internal error; its"
-              + " changes are rolled back",
-          key,
-          e);
-      g.rollback();
-      history.dropRevived(g);
-    }
   }
 
   /** After registration: re-apply UNIMPLEMENTED values that a descriptor now selects. */

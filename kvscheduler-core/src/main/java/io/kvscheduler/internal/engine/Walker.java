@@ -14,7 +14,6 @@ import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -108,6 +107,11 @@ final class Walker {
    */
   Throwable applyTop(Kv kv, Node hint) {
     Node n = hint != null && hint.inGraph() ? hint : g.get(kv.key());
+    if (tx.isRetry() && n != null && n.isDerived()) {
+      // a derived value retried alone (settled after a late southbound answer for it): applied
+      // as a value derived from its base
+      return apply(new Args(kv, n.derivedFrom, true, false, null, n));
+    }
     if (changesDerived(kv, n)) {
       if (tx.isNB()) {
         String msg =
@@ -561,7 +565,11 @@ final class Walker {
       }
     }
 
-    if ((!equivalent || node.unavailable) && !isReady(node, a.kv.fromSB())) {
+    // a failed value the southbound holds as asked after all (a refresh found it) is settled
+    // here: with dependencies unmet it is taken down, as any value that loses them
+    boolean settles =
+        equivalent && (op.prevState == ValueState.FAILED || op.prevState == ValueState.RETRYING);
+    if ((!equivalent || node.unavailable || settles) && !isReady(node, a.kv.fromSB())) {
       // the new value waits for its dependencies: take the old one down, keep the new as PENDING
       // (also an equal value whose object a failed Delete left behind: it goes now)
       return applyDelete(node, op, a, true, false, a.kv.value());
@@ -712,7 +720,8 @@ final class Walker {
   /**
    * After a refresh found {@code node} available (a failed removal that left the object in place, a
    * failed call the southbound carried out after all): the values waiting for it are visited and
-   * created when ready, as after a Create. Their errors are theirs.
+   * created when ready, as after a Create. Found unavailable (a removal the southbound carried out
+   * after all): the available values depending on it are taken down. Their errors are theirs.
    */
   void reevaluateDependents(Node node) {
     if (!tx.branch.push(node.key)) {
@@ -720,7 +729,8 @@ final class Walker {
     }
     try {
       Kv kv = new Kv(node.key, node.value, node.origin(), false, null);
-      runDepUpdates(node, new Args(kv, node.baseKey(), node.isDerived(), true, null), true);
+      runDepUpdates(
+          node, new Args(kv, node.baseKey(), node.isDerived(), true, null), node.isAvailable());
     } finally {
       tx.branch.pop();
     }
@@ -987,7 +997,7 @@ final class Walker {
         all = false;
       }
     }
-    return all || Readiness.readyDepth(g, n, 0, new HashMap<>()) >= 0;
+    return all || Readiness.readyThroughCycles(g, n);
   }
 
   /** PENDING: unsatisfied labels; INVALID: invalid fields; else empty. */

@@ -2,6 +2,7 @@ package io.kvscheduler.plugins.linux;
 
 import io.kvscheduler.agent.spi.AgentContext;
 import io.kvscheduler.agent.spi.AgentPlugin;
+import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.plugins.linux.linuxcalls.IpRoute2Calls;
 import io.kvscheduler.plugins.linux.linuxcalls.LinuxCalls;
 import io.kvscheduler.plugins.linux.model.LinuxModels;
@@ -48,9 +49,15 @@ public final class LinuxAgentPlugin implements AgentPlugin {
     return false;
   }
 
+  /** The Linux models (interfaces, routes, ARP entries), also for tools that only write values. */
+  @Override
+  public void registerModels(ModelRegistry models) {
+    LinuxModels.registerAll(models);
+  }
+
   @Override
   public void init(AgentContext ctx) {
-    LinuxModels.registerAll(ctx.models());
+    registerModels(ctx.models());
     plugin = LinuxPlugin.register(ctx.scheduler(), calls, "/vnf-agent/" + ctx.label() + "/");
   }
 

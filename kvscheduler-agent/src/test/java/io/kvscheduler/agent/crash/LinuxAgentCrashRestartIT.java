@@ -437,7 +437,7 @@ class LinuxAgentCrashRestartIT {
 
   /** The interface name without the suffixes Retrieve gives links it found amiss. */
   private static String logical(String name) {
-    return name.replaceFirst("-(MISSING_PEER|DUPLICATE\\d+)$", "");
+    return name.replaceFirst("-(MISSING_PEER|DUPLICATE\\d+|UNFINISHED\\d*)$", "");
   }
 
   /** The link an object belongs to (its own name for a link). */

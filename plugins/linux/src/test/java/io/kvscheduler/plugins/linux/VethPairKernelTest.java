@@ -4,13 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.plugins.linux.descriptor.InterfaceDescriptor;
 import io.kvscheduler.plugins.linux.model.interfaces.Interface;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The two ends of a veth pair, whichever the scheduler creates first: each pair below comes twice,
@@ -128,5 +132,97 @@ class VethPairKernelTest {
     k.restartAgent();
 
     assertThat(KernelFixture.sbOperations(k.fullResync())).isEmpty();
+  }
+
+  /**
+   * How far the making of a pair (its first end in the agent's namespace) got when the agent was
+   * killed: each stage is the kernel state after one more of its requests.
+   */
+  enum Killed {
+    /** The pair made, in the agent's device groups, without aliases. */
+    AFTER_THE_PAIR_WAS_MADE,
+    /** The first end with its alias, still down. */
+    AFTER_THE_FIRST_END_GOT_ITS_ALIAS,
+    /** The exchange finished: the first end up, the other end waits for the peer's Create. */
+    AFTER_THE_EXCHANGE,
+    /** The peer's Create moved the waiting end into the peer's namespace, not yet configured. */
+    AFTER_THE_WAITING_END_WAS_MOVED,
+    /** As a build that did not put new links in its device groups leaves the exchange. */
+    AFTER_THE_EXCHANGE_OF_A_BUILD_BEFORE
+  }
+
+  /**
+   * Leaves the pair {@code first} (the end that makes it) and {@code waiting} (bound for {@code
+   * ns}) as an agent killed at {@code stage} does, with the requests the agent sends.
+   */
+  private void leftover(Killed stage, String first, String waiting, String ns) {
+    int making = InterfaceDescriptor.makingGroup(KernelFixture.AGENT_PREFIX);
+    List<List<String>> requests = new ArrayList<>();
+    if (stage == Killed.AFTER_THE_EXCHANGE_OF_A_BUILD_BEFORE) {
+      requests.add(List.of("add", "name", first, "type", "veth", "peer", "name", waiting));
+    } else {
+      requests.add(
+          List.of(
+              "add",
+              "name",
+              first,
+              "group",
+              Integer.toString(making),
+              "type",
+              "veth",
+              "peer",
+              "name",
+              waiting,
+              "group",
+              Integer.toString(making + 1)));
+    }
+    if (stage != Killed.AFTER_THE_PAIR_WAS_MADE) {
+      requests.add(
+          List.of(
+              "set", "dev", first, "alias", KernelFixture.AGENT_PREFIX + first + "/" + waiting));
+    }
+    if (stage.compareTo(Killed.AFTER_THE_EXCHANGE) >= 0) {
+      requests.add(List.of("set", "dev", first, "up"));
+    }
+    if (stage == Killed.AFTER_THE_WAITING_END_WAS_MOVED && !ns.isEmpty()) {
+      if (k.run("ip", "netns", "list").out().isBlank()) {
+        k.sh("ip", "netns", "add", ns);
+      }
+      requests.add(List.of("set", "dev", waiting, "netns", ns));
+    }
+    for (List<String> r : requests) {
+      List<String> argv = new ArrayList<>(List.of("ip", "link"));
+      argv.addAll(r);
+      k.sh(argv.toArray(String[]::new));
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Killed.class)
+  void aPairAKilledAgentLeftHalfMadeIsMadeWholeByTheRestartedOne(Killed stage) {
+    // xb made the pair xb/xa (both in the agent's namespace), yb made yb/ya (ya bound for nsx)
+    leftover(stage, "xb", "xa", "");
+    leftover(stage, "yb", "ya", "nsx");
+    k.restartAgent();
+    Interface xa = Values.veth("xa", "xb", "", "10.5.0.1/24").build();
+    Interface xb = Values.veth("xb", "xa", "", "10.5.0.2/24").build();
+    Interface ya = Values.veth("ya", "yb", "nsx", "10.6.0.1/24").build();
+    Interface yb = Values.veth("yb", "ya", "", "10.6.0.2/24").build();
+    for (Interface i : List.of(xa, xb, ya, yb)) {
+      k.desired.put(Values.key(i), i);
+    }
+
+    k.fullResync();
+
+    for (Interface i : List.of(xa, xb, ya, yb)) {
+      assertThat(k.state(Values.key(i))).as(i.getName()).isEqualTo(ValueState.CONFIGURED);
+    }
+    assertPair("", "xb", "xb", "", "xa", "xa");
+    assertPair("", "yb", "yb", "nsx", "ya", "ya");
+    assertThat(k.linkNames("")).containsExactlyInAnyOrder("lo", "xa", "xb", "yb");
+    assertThat(k.linkNames("nsx")).containsExactlyInAnyOrder("lo", "ya");
+    assertThat(k.addresses("", "xa")).containsExactly("10.5.0.1/24");
+    assertThat(k.addresses("nsx", "ya")).containsExactly("10.6.0.1/24");
+    assertThat(KernelFixture.sbOperations(k.fullResync())).as("converged").isEmpty();
   }
 }

@@ -358,7 +358,8 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
               l.up(),
               l.mtu(),
               l.mac(),
-              List.copyOf(addresses.getOrDefault(l.index(), Set.of()))));
+              List.copyOf(addresses.getOrDefault(l.index(), Set.of())),
+              l.group()));
     }
     for (Consumer<List<Link>> l : linkListeners) {
       try {

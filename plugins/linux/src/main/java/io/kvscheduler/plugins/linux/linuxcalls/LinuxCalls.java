@@ -50,14 +50,16 @@ public interface LinuxCalls {
   void addVethPair(String name, String peerName, String namespace) throws LinuxCallException;
 
   /**
-   * Creates a veth pair in the agent's namespace, {@code name} and its peer {@code peerName}, moves
-   * {@code name} into {@code namespace} unless it is "", and configures it as {@link
-   * #configureLink} does, in as few exchanges with the kernel as it can; returns {@code name} as it
-   * is afterwards (named {@code newName}), without its addresses.
+   * Creates a veth pair in the agent's namespace, {@code name} and its peer {@code peerName}, in
+   * the device groups {@code making} and {@code making + 1} ({@link #addVeth}), moves {@code name}
+   * into {@code namespace} unless it is "", and configures it as {@link #configureLink} does, in as
+   * few exchanges with the kernel as it can; returns {@code name} as it is afterwards (named {@code
+   * newName}), without its addresses.
    */
   Link addVethPair(
       String name,
       String peerName,
+      int making,
       String namespace,
       String newName,
       String alias,
@@ -70,8 +72,13 @@ public interface LinuxCalls {
    * does, and its peer {@code peerName}, left down and unconfigured; returns {@code name}'s link,
    * without its addresses. Creates nothing when either name is taken ({@code File exists}); when
    * {@code name} cannot be configured, the pair is removed again.
+   *
+   * <p>The ends are created in the device groups {@code making} ({@code name}) and {@code making +
+   * 1} ({@code peerName}), in the same request that creates them: a link of these groups without an
+   * alias is one whose making was not finished (an agent killed before it gave the link its alias),
+   * whatever point the making reached.
    */
-  Link addVeth(String name, String peerName, String alias, LinkSettings settings)
+  Link addVeth(String name, String peerName, int making, String alias, LinkSettings settings)
       throws LinuxCallException;
 
   /**
@@ -87,8 +94,11 @@ public interface LinuxCalls {
       String namespace, String name, String newName, String alias, LinkSettings settings)
       throws LinuxCallException;
 
-  /** Creates a link of {@code kind} ({@code dummy}) named {@code name} in {@code namespace}. */
-  void addLink(String namespace, String name, String kind) throws LinuxCallException;
+  /**
+   * Creates a link of {@code kind} ({@code dummy}) named {@code name} in {@code namespace}, in the
+   * device group {@code making} (see {@link #addVeth}).
+   */
+  void addLink(String namespace, String name, String kind, int making) throws LinuxCallException;
 
   /** Deletes the link {@code name} of {@code namespace} (a veth takes its peer along). */
   void deleteLink(String namespace, String name) throws LinuxCallException;

@@ -200,9 +200,11 @@ class VethPairKernelTest {
   @ParameterizedTest
   @EnumSource(Killed.class)
   void aPairAKilledAgentLeftHalfMadeIsMadeWholeByTheRestartedOne(Killed stage) {
-    // xb made the pair xb/xa (both in the agent's namespace), yb made yb/ya (ya bound for nsx)
+    // xb made the pair xb/xa (both in the agent's namespace), yb made yb/ya (ya bound for nsx),
+    // zb made zb/za, which the configuration no longer has
     leftover(stage, "xb", "xa", "");
     leftover(stage, "yb", "ya", "nsx");
+    leftover(stage, "zb", "za", "");
     k.restartAgent();
     Interface xa = Values.veth("xa", "xb", "", "10.5.0.1/24").build();
     Interface xb = Values.veth("xb", "xa", "", "10.5.0.2/24").build();

@@ -12,8 +12,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
@@ -435,9 +437,22 @@ class LinuxAgentCrashRestartIT {
     return key;
   }
 
-  /** The interface name without the suffixes Retrieve gives links it found amiss. */
+  /**
+   * The interface name without the suffixes Retrieve gives links it found amiss; for a link found
+   * under the temporary name of a veth end (returned by its host name), the name of that end.
+   */
   private static String logical(String name) {
-    return name.replaceFirst("-(MISSING_PEER|DUPLICATE\\d+)$", "");
+    String base = name.replaceFirst("-(MISSING_PEER|DUPLICATE\\d+|UNFINISHED\\d*)$", "");
+    return TEMPORARY.getOrDefault(base, base);
+  }
+
+  /** The interfaces of both configurations by the temporary names of their veth ends. */
+  private static final Map<String, String> TEMPORARY = new HashMap<>();
+
+  static {
+    for (LinuxConfig c : List.of(LinuxConfig.a(PAIRS), LinuxConfig.b(PAIRS))) {
+      c.interfaces().keySet().forEach(n -> TEMPORARY.put(KernelState.temporaryName(n), n));
+    }
   }
 
   /** The link an object belongs to (its own name for a link). */

@@ -54,6 +54,90 @@ class IpRoute2CallsTest {
   }
 
   @Test
+  void looksUpThousandsOfNamesInOneCall() throws Exception {
+    calls.addVethPair("t1", "t2", "");
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < 3000; i++) {
+      names.add("nope" + i); // each answered with a few lines of errors: more than a pipe holds
+    }
+    names.add("t2");
+    assertThat(calls.findLinks("", names)).containsOnlyKeys("t2");
+  }
+
+  /** The device groups of pairs being made, in these tests. */
+  static final int MAKING = 0x6b760010;
+
+  @Test
+  void makesAVethPairWithItsFirstEndConfiguredInOneCall() throws Exception {
+    Link made =
+        calls.addVeth(
+            "b", "a", MAKING, "/x/b/a", new LinkSettings(null, 1400, "02:00:00:00:00:0b", true));
+    assertThat(made.name()).isEqualTo("b");
+    assertThat(made.alias()).isEqualTo("/x/b/a");
+    assertThat(made.mtu()).isEqualTo(1400);
+    assertThat(made.mac()).isEqualTo("02:00:00:00:00:0b");
+    assertThat(made.up()).isTrue();
+    assertThat(made.group()).isEqualTo(MAKING);
+    Link peer = calls.findLinks("", List.of("a")).get("a");
+    assertThat(peer.kind()).isEqualTo("veth");
+    assertThat(peer.alias()).isEmpty();
+    assertThat(peer.up()).isFalse();
+    assertThat(peer.group()).isEqualTo(MAKING + 1);
+
+    assertThatThrownBy(() -> calls.addVeth("c", "a", MAKING, "/x/c/a", LinkSettings.none()))
+        .isInstanceOf(LinuxCallException.class)
+        .hasMessage("RTNETLINK answers: File exists");
+    assertThatThrownBy(
+            () -> calls.addVeth("c", "d", MAKING, "/x/c/d", LinkSettings.none().withMtu(70000)))
+        .isInstanceOf(LinuxCallException.class)
+        .hasMessage("Error: mtu greater than device maximum.");
+    assertThat(calls.findLinks("", List.of("c", "d"))).as("nothing left").isEmpty();
+  }
+
+  @Test
+  void readsTheDeviceGroupOfALink() throws Exception {
+    sh(
+        "ip",
+        "link",
+        "add",
+        "name",
+        "g1",
+        "type",
+        "veth",
+        "peer",
+        "name",
+        "g2",
+        "group",
+        "2000000000");
+    Map<String, Link> found = calls.findLinks("", List.of("g1", "g2"));
+    assertThat(found.get("g1").group()).as("the default group").isZero();
+    assertThat(found.get("g2").group()).isEqualTo(2000000000);
+    assertThat(calls.links(""))
+        .filteredOn(l -> l.name().equals("g2"))
+        .singleElement()
+        .extracting(Link::group)
+        .isEqualTo(2000000000);
+  }
+
+  private void sh(String... argv) throws Exception {
+    List<String> cmd = new ArrayList<>(sandbox.prefix());
+    cmd.addAll(List.of(argv));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).as(String.join(" ", argv) + ": " + out).isZero();
+  }
+
+  @Test
+  void tellsWhetherItChangedSomethingJustNow() throws Exception {
+    calls.links("");
+    assertThat(calls.changedWithin(Duration.ofSeconds(5))).as("reading only").isFalse();
+    calls.addVethPair("t1", "t2", "");
+    assertThat(calls.changedWithin(Duration.ofSeconds(5))).isTrue();
+    Thread.sleep(30);
+    assertThat(calls.changedWithin(Duration.ofMillis(20))).isFalse();
+  }
+
+  @Test
   void configuresALinkInOneCallAndReportsTheKernelsAnswerVerbatim() throws Exception {
     calls.ensureNamespace("a");
     calls.addVethPair("t1", "t2", "a");

@@ -147,4 +147,29 @@ class ResyncAdoptionKernelTest {
     assertThat(k.link("", "va").path("ifindex").asInt()).isEqualTo(before);
     assertThat(k.state(Values.key(VA))).isEqualTo(ValueState.CONFIGURED);
   }
+
+  @Test
+  void anEndCarryingItsMarkButPairedWithAnotherLinkIsMadeAfresh() {
+    // vb as the agent marks it, but its other end is not va: a pair a killed agent left half made
+    k.sh("ip", "link", "add", "name", "vb", "type", "veth", "peer", "name", "other");
+    k.sh("ip", "link", "set", "dev", "vb", "alias", KernelFixture.AGENT_PREFIX + "vb/va");
+    k.sh("ip", "link", "set", "dev", "vb", "up");
+    int before = k.link("", "vb").path("ifindex").asInt();
+    k.restartAgent();
+    k.desired.put(Values.key(VA), VA);
+    k.desired.put(Values.key(VB), VB);
+
+    k.fullResync();
+
+    k.await(Values.key(VA), ValueState.CONFIGURED);
+    k.await(Values.key(VB), ValueState.CONFIGURED);
+    assertThat(k.link("", "vb").path("ifindex").asInt()).isNotEqualTo(before);
+    assertThat(k.link("", "va").path("link").asText()).as("peer of va").isEqualTo("vb");
+    assertThat(k.link("", "vb").path("ifalias").asText())
+        .isEqualTo(KernelFixture.AGENT_PREFIX + "vb/va");
+    assertThat(k.link("", "va").path("ifalias").asText())
+        .isEqualTo(KernelFixture.AGENT_PREFIX + "va/vb");
+    assertThat(k.linkNames("")).containsExactlyInAnyOrder("lo", "va", "vb");
+    assertThat(KernelFixture.sbOperations(k.fullResync())).isEmpty();
+  }
 }

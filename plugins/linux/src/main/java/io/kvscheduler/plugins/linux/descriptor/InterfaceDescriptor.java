@@ -37,9 +37,19 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>The ends of a veth pair depend on each other (a cycle the scheduler creates together): the
- *       first end created makes the pair with temporary names ({@code veth-<hash of the logical
- *       name>}), moves its own end into its namespace and names it; the other end finds its
- *       temporary link waiting and does the same. Deleting either end deletes the pair.
+ *       first end created makes the pair. In the agent's namespace it creates its own end under its
+ *       host name, configured, and the peer's end under the peer's interface name (the host name
+ *       most interfaces have), so that the peer's Create usually only configures it; elsewhere (or
+ *       when a name is taken) it uses temporary names ({@code veth-<hash of the logical name>}),
+ *       moves its own end into its namespace and names it, and the other end finds its temporary
+ *       link waiting and does the same. Deleting either end deletes the pair.
+ *   <li>The request that creates a link puts it in a device group of this agent ({@link
+ *       #makingGroup}; the peer's end in the next group), so a link of these groups without an
+ *       alias is one whose making an agent did not finish (killed before it gave the link its
+ *       alias): Retrieve returns it as {@code <host name>-UNFINISHED}, which the resync removes. A
+ *       Create that finds its host name taken by such a link, or by a link marked as its own (an
+ *       earlier try, or a pair a killed agent left half made), removes that link and makes the pair
+ *       afresh.
  *   <li>An EXISTING interface waits for the watcher to report its link up, and is never changed.
  *   <li>Links the agent creates carry the alias {@code <agent prefix><name>[/<peer>]}; Retrieve
  *       returns only such links, plus the EXISTING links the configuration expects.
@@ -57,14 +67,42 @@ public final class InterfaceDescriptor {
   private final String agentPrefix;
 
   /**
-   * Temporary names of veth ends this descriptor made for a peer that was not created yet (a hint
-   * only: a name found here is tried first, and looked for when it is not there).
+   * The kernel names of veth ends this descriptor made for a peer that was not created yet, by the
+   * peer's interface name (a hint only: a name found here is tried first, and looked for when it is
+   * not there).
    */
-  private final Set<String> waitingEnds = ConcurrentHashMap.newKeySet();
+  private final Map<String, String> waitingEnds = new ConcurrentHashMap<>();
+
+  /** The device group of the links this descriptor creates (a veth peer's end: the next one). */
+  private final int making;
 
   private InterfaceDescriptor(LinuxCalls calls, String agentPrefix) {
     this.calls = calls;
     this.agentPrefix = agentPrefix;
+    this.making = makingGroup(agentPrefix);
+  }
+
+  /**
+   * The device group of the links the agent with {@code agentPrefix} creates (the peer's end of a
+   * veth pair: the next group), set by the request that creates them. Derived from the agent prefix
+   * (an even number with the bits of {@code 0x6b76} above it), so that agents of different labels
+   * do not take each other's unfinished links for their own.
+   */
+  public static int makingGroup(String agentPrefix) {
+    int h = 0x811c9dc5;
+    for (byte b : agentPrefix.getBytes(StandardCharsets.UTF_8)) {
+      h ^= b & 0xff;
+      h *= 0x01000193;
+    }
+    return 0x6b760000 | (h & 0xfffe);
+  }
+
+  /** Whether {@code l} is a link this agent began to make and did not finish (no alias yet). */
+  private boolean unfinished(Link l) {
+    return l != null
+        && (l.group() == making || l.group() == making + 1)
+        && l.alias().isEmpty()
+        && (l.kind().equals("veth") || l.kind().equals("dummy"));
   }
 
   /**
@@ -131,6 +169,20 @@ public final class InterfaceDescriptor {
       h *= 0x01000193;
     }
     return "veth-" + String.format("%08x", h);
+  }
+
+  /**
+   * The name under which the first end of a pair creates the end of the interface {@code peerName}:
+   * the interface's name when it is a valid link name (the host name most interfaces have, so that
+   * the peer's Create has nothing to rename), else its temporary name.
+   */
+  static String provisionalName(String peerName) {
+    return peerName.length() <= 15
+            && peerName.matches("[-A-Za-z0-9_.]+")
+            && !peerName.equals(".")
+            && !peerName.equals("..")
+        ? peerName
+        : tempName(peerName);
   }
 
   private String alias(Interface i) {
@@ -292,40 +344,95 @@ public final class InterfaceDescriptor {
       }
       case DUMMY -> {
         Link found = calls.findLinks(ns, List.of(host)).get(host);
+        if (unfinished(found)) { // a resync may be about to remove it as such: made afresh
+          calls.deleteLink(ns, host);
+          found = null;
+        }
         if (!owned(found, i)) {
-          calls.addLink(ns, host, "dummy");
+          calls.addLink(ns, host, "dummy", making);
         }
         return metadata(calls.configureLink(ns, host, host, alias(i), settings(i)));
       }
       case VETH -> {
-        String temp = tempName(i.getName());
-        if (waitingEnds.remove(temp) && ns.isEmpty()) {
-          // the peer's Create made this end a moment ago: configure it without looking first
-          try {
-            return metadata(calls.configureLink(ns, temp, host, alias(i), settings(i)));
-          } catch (LinuxCallException e) {
-            if (!e.notFound()) {
-              throw e;
-            }
-          }
-        }
-        Map<String, Link> there = calls.findLinks(ns, List.of(host, temp));
-        if (owned(there.get(host), i)) { // made by an earlier try
-          return metadata(calls.configureLink(ns, host, host, null, settings(i)));
-        }
-        if (!there.containsKey(temp)) { // not waiting in its namespace yet
-          if (!ns.isEmpty() && calls.findLinks("", List.of(temp)).containsKey(temp)) {
-            calls.moveLink(temp, ns); // made by the peer's Create
-          } else {
-            Link made = calls.addVethPair(temp, tempName(peer(i)), ns, host, alias(i), settings(i));
-            waitingEnds.add(tempName(peer(i)));
-            return metadata(made);
-          }
-        }
-        return metadata(calls.configureLink(ns, temp, host, alias(i), settings(i)));
+        return createVeth(i, ns, host, true);
       }
       default -> throw new IllegalStateException("type " + i.getType() + " passed validation");
     }
+  }
+
+  private LinuxIfMetadata createVeth(Interface i, String ns, String host, boolean mayClear)
+      throws LinuxCallException {
+    String temp = tempName(i.getName());
+    String hint = waitingEnds.get(i.getName());
+    if (hint != null && ns.isEmpty()) {
+      // the peer's Create made this end a moment ago: configure it without looking first
+      try {
+        Link l = calls.configureLink(ns, hint, host, alias(i), settings(i));
+        waitingEnds.remove(i.getName());
+        return metadata(l);
+      } catch (LinuxCallException e) {
+        if (!e.notFound()) {
+          throw e; // the end still waits there for the next try
+        }
+        waitingEnds.remove(i.getName());
+      }
+    } else if (hint != null && !hint.equals(temp)) {
+      // bound for another namespace: under its temporary name, as below expects
+      try {
+        calls.renameLink("", hint, temp);
+      } catch (LinuxCallException e) {
+        if (!e.notFound()) {
+          throw e;
+        }
+      }
+      waitingEnds.put(i.getName(), temp);
+    } else if (hint == null && ns.isEmpty()) {
+      // most likely nothing is there yet: make the pair at once, this end under its own name
+      // and the peer's end under the name it most likely gets
+      String peerWaits = provisionalName(peer(i));
+      if (peerWaits.equals(host)) {
+        peerWaits = tempName(peer(i));
+      }
+      try {
+        Link made = calls.addVeth(host, peerWaits, making, alias(i), settings(i));
+        waitingEnds.put(peer(i), peerWaits);
+        return metadata(made);
+      } catch (LinuxCallException e) {
+        if (!e.exists()) {
+          throw e;
+        }
+        // a name is taken (by an earlier try, by a foreign link): look at what is there
+      }
+    }
+    Map<String, Link> there = calls.findLinks(ns, List.of(host, temp));
+    if (mayClear && (owned(there.get(host), i) || unfinished(there.get(host)))) {
+      // marked as this interface's, yet not made by this Create, or left unfinished: an earlier
+      // try, or a pair a killed agent left half made (a resync may be about to remove it as
+      // such); its other end cannot be trusted, so the pair is made afresh
+      LOG.info("veth {} in namespace '{}' is made afresh", host, ns);
+      try {
+        calls.deleteLink(ns, host);
+      } catch (LinuxCallException e) {
+        if (!e.notFound()) {
+          throw e;
+        }
+      }
+      waitingEnds.remove(i.getName());
+      return createVeth(i, ns, host, false);
+    }
+    if (!there.containsKey(temp)) { // not waiting in its namespace yet
+      if (!ns.isEmpty() && calls.findLinks("", List.of(temp)).containsKey(temp)) {
+        calls.moveLink(temp, ns); // made by the peer's Create
+      } else {
+        Link made =
+            calls.addVethPair(temp, tempName(peer(i)), making, ns, host, alias(i), settings(i));
+        waitingEnds.put(peer(i), tempName(peer(i)));
+        return metadata(made);
+      }
+    }
+    Link l = calls.configureLink(ns, temp, host, alias(i), settings(i));
+    waitingEnds.remove(i.getName());
+    return metadata(l);
   }
 
   /** Whether {@code link} exists marked as {@code i}'s (made by an earlier try). */
@@ -374,6 +481,13 @@ public final class InterfaceDescriptor {
   void delete(String key, Interface i, LinuxIfMetadata m) throws LinuxCallException {
     String ns = namespace(i);
     String host = hostName(i);
+    if (m != null && isFoundAmiss(i.getName())) {
+      // the link Retrieve found: not one made under its name since (by a Create of the resync)
+      Link l = calls.findLinks(ns, List.of(host)).get(host);
+      if (l == null || l.index() != m.ifIndex()) {
+        return;
+      }
+    }
     try {
       switch (i.getType()) {
         case EXISTING -> {} // not ours
@@ -393,6 +507,16 @@ public final class InterfaceDescriptor {
   /** Suffix (followed by a number) of the names of further links claiming one interface. */
   static final String DUPLICATE = "-DUPLICATE";
 
+  /** Suffix of the name under which Retrieve returns a link an unfinished exchange left. */
+  static final String UNFINISHED = "-UNFINISHED";
+
+  /** Whether {@code name} is one Retrieve gives a link it found amiss. */
+  static boolean isFoundAmiss(String name) {
+    return name.endsWith(MISSING_PEER)
+        || name.matches(".*" + DUPLICATE + "[0-9]+")
+        || name.matches(".*" + UNFINISHED + "[0-9]*");
+  }
+
   /** A link carrying this agent's alias: which interface it claims to be. */
   private record Claim(String name, String peer, Interface.Type type, String ns, Link link) {}
 
@@ -401,8 +525,10 @@ public final class InterfaceDescriptor {
    * configuration expects. A link that claims an interface another link already stands for (the one
    * that matches the configuration, else the first found) is returned as {@code
    * <name>-DUPLICATE<n>}; a veth end whose peer end was not found the same way is returned as
-   * {@code <name>-MISSING_PEER}. No configuration has these names, so the resync deletes such
-   * links, and creates the interfaces they claimed afresh.
+   * {@code <name>-MISSING_PEER}. A link of this agent's device groups without an alias (its making
+   * not finished: {@link #makingGroup}) is returned as {@code <host name>-UNFINISHED}. No
+   * configuration has these names, so the resync deletes such links, and creates the interfaces
+   * they claimed afresh.
    */
   List<KVWithMetadata<Interface, LinuxIfMetadata>> retrieve(
       List<KVWithMetadata<Interface, LinuxIfMetadata>> correlate) throws LinuxCallException {
@@ -414,8 +540,13 @@ public final class InterfaceDescriptor {
     }
     namespaces.addAll(calls.namespaces());
     Map<String, List<Claim>> claims = new LinkedHashMap<>();
+    List<Link> unfinished = new ArrayList<>();
     for (String ns : namespaces) {
       for (Link l : calls.links(ns)) {
+        if (unfinished(l)) {
+          unfinished.add(l);
+          continue;
+        }
         if (!l.alias().startsWith(agentPrefix)) {
           continue;
         }
@@ -488,6 +619,20 @@ public final class InterfaceDescriptor {
           c.name(),
           "it is removed");
       found.put(name, retrieved(name, c, null));
+    }
+    for (Link l : unfinished) {
+      String name = l.name() + UNFINISHED;
+      for (int n = 2; found.containsKey(name); n++) {
+        name = l.name() + UNFINISHED + n;
+      }
+      LOG.warn(
+          "{} {} in namespace '{}' was left half made by an agent that stopped: {}",
+          l.kind(),
+          l.name(),
+          l.namespace(),
+          "it is removed");
+      Interface.Type type = l.kind().equals("veth") ? Interface.Type.VETH : Interface.Type.DUMMY;
+      found.put(name, retrieved(name, new Claim(name, "", type, l.namespace(), l), null));
     }
     for (Interface exp : expected.values()) {
       if (exp.getType() != Interface.Type.EXISTING || found.containsKey(exp.getName())) {

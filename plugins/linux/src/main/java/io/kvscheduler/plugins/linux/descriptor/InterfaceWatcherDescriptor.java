@@ -10,6 +10,7 @@ import io.kvscheduler.plugins.linux.linuxcalls.LinkEvent;
 import io.kvscheduler.plugins.linux.linuxcalls.LinuxCallException;
 import io.kvscheduler.plugins.linux.linuxcalls.LinuxCalls;
 import io.kvscheduler.plugins.linux.model.LinuxKeys;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -45,10 +46,12 @@ import org.slf4j.LoggerFactory;
  * <p>The watcher reads all links once when it starts; after that it keeps its own copy up to date
  * from the events alone: an address event changes the copy directly, a link event makes it read
  * that one link again ({@link LinuxCalls#findLinks}, which costs the same whatever the number of
- * links). Events are gathered for a few milliseconds and applied together. It reads all links again
- * when events may have been lost (the kernel dropped some, or the monitoring ended and is started
- * again), and, as a last resort, every second or 50 times as long as the last such reading took,
- * whichever is longer, so that reading thousands of links takes a bounded share of the time.
+ * links). Events are gathered for a few milliseconds and applied together; while the agent itself
+ * is changing the kernel (a transaction under way) they wait until it stops, up to ten seconds, so
+ * that the links of a burst of the agent's own changes are read once, after it. It reads all links
+ * again when events may have been lost (the kernel dropped some, or the monitoring ended and is
+ * started again), and, as a last resort, every second or 50 times as long as the last such reading
+ * took, whichever is longer, so that reading thousands of links takes a bounded share of the time.
  */
 public final class InterfaceWatcherDescriptor implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(InterfaceWatcherDescriptor.class);
@@ -74,6 +77,14 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
 
   /** ... but never longer than this. */
   private static final long MAX_DEFER_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /**
+   * While the agent itself is changing the kernel (a change asked for within {@link #DEFER_MS}),
+   * kernel events are held back, and all links are not read again, up to this long: the scheduler
+   * is in a transaction and would take a notification only after it, and reading each link the
+   * agent is creating while it creates them would slow the transaction down.
+   */
+  private static final long MAX_OWN_DEFER_NANOS = TimeUnit.SECONDS.toNanos(10);
 
   private final LinuxCalls calls;
   private final ScheduledExecutorService executor;
@@ -299,9 +310,17 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
 
   private void rereadWhenDue() {
     long since = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastReadNanos);
-    if (since >= Math.max(REREAD_MS, REREAD_FACTOR * lastReadMs)) {
-      readAll();
+    long due = Math.max(REREAD_MS, REREAD_FACTOR * lastReadMs);
+    if (since < due
+        || ownChanges() && since < due + TimeUnit.NANOSECONDS.toMillis(MAX_OWN_DEFER_NANOS)) {
+      return;
     }
+    readAll();
+  }
+
+  /** Whether the agent itself has been changing the kernel just now. */
+  private boolean ownChanges() {
+    return calls.changedWithin(Duration.ofMillis(DEFER_MS));
   }
 
   /** Reads all links and their addresses, and publishes what changed (on the watcher's thread). */
@@ -339,7 +358,8 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
               l.up(),
               l.mtu(),
               l.mac(),
-              List.copyOf(addresses.getOrDefault(l.index(), Set.of()))));
+              List.copyOf(addresses.getOrDefault(l.index(), Set.of())),
+              l.group()));
     }
     for (Consumer<List<Link>> l : linkListeners) {
       try {
@@ -380,15 +400,18 @@ public final class InterfaceWatcherDescriptor implements AutoCloseable {
   }
 
   /**
-   * Whether changes should wait: the scheduler has transactions queued, and changes have not waited
-   * for {@link #MAX_DEFER_NANOS} yet.
+   * Whether changes should wait: the agent is changing the kernel itself, and changes have not
+   * waited for {@link #MAX_OWN_DEFER_NANOS} yet; or the scheduler has transactions queued, and
+   * changes have not waited for {@link #MAX_DEFER_NANOS} yet.
    */
   private boolean holdBack() {
     long t = System.nanoTime();
     if (firstDeferredNanos == 0) {
       firstDeferredNanos = t;
     }
-    return scheduler.queueLength() > 0 && t - firstDeferredNanos < MAX_DEFER_NANOS;
+    long waited = t - firstDeferredNanos;
+    return ownChanges() && waited < MAX_OWN_DEFER_NANOS
+        || scheduler.queueLength() > 0 && waited < MAX_DEFER_NANOS;
   }
 
   private void publishLater() {

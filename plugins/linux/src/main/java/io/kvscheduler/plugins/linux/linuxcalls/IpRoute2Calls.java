@@ -66,6 +66,18 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     this.limit = limit;
   }
 
+  /** When a command that changes something was last sent or answered ({@link System#nanoTime}). */
+  private volatile long lastChangeNanos = System.nanoTime() - TimeUnit.DAYS.toNanos(1);
+
+  private void changing() {
+    lastChangeNanos = System.nanoTime();
+  }
+
+  @Override
+  public boolean changedWithin(Duration d) {
+    return System.nanoTime() - lastChangeNanos < d.toNanos();
+  }
+
   /** The session for addresses, IPv4 routes and neighbours (and reading all links). */
   private static final String ADDRESSES = "";
 
@@ -83,7 +95,7 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
           if (kind.startsWith("-")) {
             argv.add(kind);
           }
-          return new IpSession(runner, argv, limit);
+          return new IpSession(runner, argv, limit, this::changing);
         });
   }
 
@@ -227,9 +239,22 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
               up,
               n.path("mtu").asInt(),
               n.path("address").asText("").toLowerCase(Locale.ROOT),
-              addrs));
+              addrs,
+              group(n.path("group").asText("default"))));
     }
     return out;
+  }
+
+  /** The number of a device group as {@code ip -json} prints it ({@code default}, a number). */
+  static int group(String printed) {
+    if (printed.equals("default")) {
+      return 0;
+    }
+    try {
+      return Integer.parseUnsignedInt(printed);
+    } catch (NumberFormatException e) {
+      return -1; // a group the system knows by a name (/etc/iproute2/group): not one of ours
+    }
   }
 
   @Override
@@ -284,17 +309,69 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     }
   }
 
+  /**
+   * The request that makes a veth pair {@code name} and {@code peerName} in the agent's namespace,
+   * the ends in the device groups {@code making} and {@code making + 1}.
+   */
+  private static String addVethCommand(String name, String peerName, int making) {
+    // "name" spelled out: ip takes a bare word that begins a keyword ("b") as that keyword
+    return line(
+        "link",
+        "add",
+        "name",
+        name,
+        "group",
+        Integer.toUnsignedString(making),
+        "type",
+        "veth",
+        "peer",
+        "name",
+        peerName,
+        "group",
+        Integer.toUnsignedString(making + 1));
+  }
+
+  /**
+   * Runs the requests {@code commands} that make a veth pair (the first) and configure it, followed
+   * by {@code after}: throws the failure of the first request when the pair was not made, else
+   * removes the pair again when a later request failed and throws that failure; returns the
+   * answers.
+   */
+  private List<IpSession.Answer> makeVeth(String name, List<String> commands, List<String> after)
+      throws LinuxCallException {
+    List<String> all = new ArrayList<>(commands);
+    all.addAll(after);
+    List<IpSession.Answer> answers = session("", LINKS).runAll(all);
+    answers.get(0).orThrow();
+    for (IpSession.Answer a : answers.subList(1, commands.size())) {
+      if (a.failure() != null) {
+        LinuxCallException failed = new LinuxCallException(a.command(), 1, a.failure());
+        try {
+          deleteLink("", name); // not left half made: the next try creates it afresh
+        } catch (LinuxCallException e) {
+          failed.addSuppressed(e);
+        }
+        throw failed;
+      }
+    }
+    return answers;
+  }
+
   @Override
   public Link addVethPair(
-      String name, String peerName, String namespace, String newName, String alias, LinkSettings s)
+      String name,
+      String peerName,
+      int making,
+      String namespace,
+      String newName,
+      String alias,
+      LinkSettings s)
       throws LinuxCallException {
-    String add = line("link", "add", name, "type", "veth", "peer", "name", peerName);
+    List<String> commands = List.of(addVethCommand(name, peerName, making));
     if (!namespace.isEmpty()) {
-      for (IpSession.Answer a :
-          session("", LINKS)
-              .runAll(List.of(add, line("link", "set", "dev", name, "netns", namespace)))) {
-        a.orThrow();
-      }
+      List<IpSession.Answer> answers =
+          makeVeth(name, commands, List.of(line("link", "set", "dev", name, "netns", namespace)));
+      answers.get(answers.size() - 1).orThrow();
       return configureLink(namespace, name, newName, alias, s);
     }
     // a new link is down: it can be renamed and configured at once
@@ -304,56 +381,101 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     }
     set.addAll(settingArgs(alias == null ? s : s.withAlias(alias)));
     List<IpSession.Answer> answers =
-        session("", LINKS)
-            .runAll(
-                List.of(
-                    add, line(set.toArray(String[]::new)), line("link", "show", "dev", newName)));
-    answers.get(0).orThrow();
-    answers.get(1).orThrow();
-    Link l = parseLinks("", answers.get(2).orThrow()).stream().findFirst().orElse(null);
-    if (l != null && l.name().equals(newName)) {
+        makeVeth(
+            name,
+            commands,
+            List.of(line(set.toArray(String[]::new)), line("link", "show", "dev", newName)));
+    answers.get(answers.size() - 2).orThrow();
+    return shown("", newName, answers.get(answers.size() - 1));
+  }
+
+  /** The link {@code name} as {@code answer} (to {@code link show dev NAME}) shows it. */
+  private Link shown(String namespace, String name, IpSession.Answer answer)
+      throws LinuxCallException {
+    Link l = parseLinks(namespace, answer.orThrow()).stream().findFirst().orElse(null);
+    if (l != null && l.name().equals(name)) {
       return l;
     }
-    return findLinks("", List.of(newName)).values().stream()
+    return findLinks(namespace, List.of(name)).values().stream()
         .findFirst()
         .orElseThrow(
             () ->
                 new LinuxCallException(
-                    "ip link show dev " + newName,
-                    1,
-                    "Device \"" + newName + "\" does not exist."));
+                    "ip link show dev " + name, 1, "Device \"" + name + "\" does not exist."));
+  }
+
+  @Override
+  public Link addVeth(String name, String peerName, int making, String alias, LinkSettings s)
+      throws LinuxCallException {
+    // the kernel ignores an alias given at creation, so the end is configured right after (where
+    // a refused MTU or MAC gets the kernel's own words, not "Invalid argument")
+    List<String> commands = new ArrayList<>(List.of(addVethCommand(name, peerName, making)));
+    commands.addAll(settingCommands(name, name, alias, s));
+    List<IpSession.Answer> answers =
+        makeVeth(name, commands, List.of(line("link", "show", "dev", name)));
+    return shown("", name, answers.get(answers.size() - 1));
+  }
+
+  /**
+   * The requests that give the link {@code name} the name {@code newName}, {@code alias} (unless
+   * null) and the attributes of {@code s}: the alias first, on its own. The kernel announces a
+   * change of alias to the whole network stack (IPv6 then walks every route of the namespace) only
+   * when the link is up: a link being made is still down then.
+   */
+  private static List<String> settingCommands(
+      String name, String newName, String alias, LinkSettings s) {
+    List<String> out = new ArrayList<>();
+    String a = alias != null ? alias : s.alias();
+    if (a != null) {
+      out.add(line("link", "set", "dev", name, "alias", a));
+    }
+    // one request: the kernel applies MAC and MTU, then the name, and up/down last, so a link
+    // that fails before its rename keeps its old name (and is found there next time)
+    List<String> args = new ArrayList<>(List.of("link", "set", "dev", name));
+    if (!name.equals(newName)) {
+      args.addAll(List.of("name", newName));
+    }
+    args.addAll(settingArgs(s.withAlias(null)));
+    if (args.size() > 4) {
+      out.add(line(args.toArray(String[]::new)));
+    }
+    return out;
   }
 
   @Override
   public Link configureLink(
       String namespace, String name, String newName, String alias, LinkSettings s)
       throws LinuxCallException {
-    // one request: the kernel applies MAC and MTU, then the name, the alias, and up/down last,
-    // so a link that fails before its rename keeps its old name (and is found there next time)
-    List<String> args = new ArrayList<>(List.of("link", "set", "dev", name));
-    if (!name.equals(newName)) {
-      args.addAll(List.of("name", newName));
-    }
-    LinkSettings all = alias == null ? s : s.withAlias(alias);
-    args.addAll(settingArgs(all));
-    if (args.size() > 4) { // the request and the reading in one exchange
-      List<IpSession.Answer> answers =
-          session(namespace, LINKS)
-              .runAll(
-                  List.of(line(args.toArray(String[]::new)), line("link", "show", "dev", newName)));
-      String failure = answers.get(0).failure();
-      if (failure == null) {
-        Link l = parseLinks(namespace, answers.get(1).orThrow()).stream().findFirst().orElse(null);
+    List<String> commands = settingCommands(name, newName, alias, s);
+    if (!commands.isEmpty()) { // the requests and the reading in one exchange
+      List<String> all = new ArrayList<>(commands);
+      all.add(line("link", "show", "dev", newName));
+      List<IpSession.Answer> answers = session(namespace, LINKS).runAll(all);
+      IpSession.Answer failed = null;
+      for (IpSession.Answer a : answers.subList(0, commands.size())) {
+        if (a.failure() != null) {
+          failed = a;
+          break;
+        }
+      }
+      if (failed == null) {
+        Link l =
+            parseLinks(namespace, answers.get(commands.size()).orThrow()).stream()
+                .findFirst()
+                .orElse(null);
         if (l != null && l.name().equals(newName)) {
           return l;
         }
       } else {
-        if (name.equals(newName) || !failure.contains("Device or resource busy")) {
-          answers.get(0).orThrow();
+        String last = commands.get(commands.size() - 1);
+        if (name.equals(newName)
+            || !failed.command().equals(last)
+            || !failed.failure().contains("Device or resource busy")) {
+          failed.orThrow();
         }
         // an up link cannot be renamed: down first, then the same request
         setLink(namespace, name, LinkSettings.none().withUp(false));
-        ipLink(namespace, args.toArray(String[]::new));
+        session(namespace, LINKS).run(last);
       }
     }
     return findLinks(namespace, List.of(newName)).values().stream()
@@ -367,8 +489,18 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   }
 
   @Override
-  public void addLink(String namespace, String name, String kind) throws LinuxCallException {
-    ipLink(namespace, "link", "add", name, "type", kind);
+  public void addLink(String namespace, String name, String kind, int making)
+      throws LinuxCallException {
+    ipLink(
+        namespace,
+        "link",
+        "add",
+        "name",
+        name,
+        "group",
+        Integer.toUnsignedString(making),
+        "type",
+        kind);
   }
 
   @Override

@@ -40,12 +40,19 @@ final class IpSession implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String MARKER = "kvs-sync-";
 
+  /**
+   * Commands sent before their answers are read: what ip prints on its error output for them (a few
+   * lines each at most) stays well below what a pipe holds.
+   */
+  private static final int CHUNK = 100;
+
   /** Put in the output queue when {@code ip}'s standard output ends. */
   private static final JsonNode END = MissingNode.getInstance();
 
   private final CommandRunner runner;
   private final List<String> argv;
   private final Duration limit;
+  private final Runnable onChange;
 
   private Process process;
   private Writer input;
@@ -53,11 +60,15 @@ final class IpSession implements AutoCloseable {
   private BlockingQueue<JsonNode> documents;
   private long sequence;
 
-  /** A session running {@code ip} with {@code argv} (without {@code -batch -}). */
-  IpSession(CommandRunner runner, List<String> argv, Duration limit) {
+  /**
+   * A session running {@code ip} with {@code argv} (without {@code -batch -}); {@code onChange}
+   * runs before and after each exchange that holds a command that does not only read.
+   */
+  IpSession(CommandRunner runner, List<String> argv, Duration limit, Runnable onChange) {
     this.runner = runner;
     this.argv = List.copyOf(argv);
     this.limit = limit;
+    this.onChange = onChange;
   }
 
   /** What one command came to: the kernel's answer when it failed, else its JSON document. */
@@ -83,8 +94,9 @@ final class IpSession implements AutoCloseable {
 
   /**
    * Runs {@code commands} one after the other, sent together (one exchange with {@code ip}, not one
-   * per command); every command runs whatever became of those before it. A reading command ({@code
-   * ... show}, {@code ... list}) prints one JSON document when it succeeds and none when it fails.
+   * per command; a hundred at a time when there are more); every command runs whatever became of
+   * those before it. A reading command ({@code ... show}, {@code ... list}) prints one JSON
+   * document when it succeeds and none when it fails.
    *
    * <p>When the kernel answers that a link's index is gone ({@code No such device}, {@code Device
    * not found}), that command and those after it are sent again to a new process: {@code ip}
@@ -93,6 +105,20 @@ final class IpSession implements AutoCloseable {
    * if it is really gone). The commands before it are not run twice.
    */
   synchronized List<Answer> runAll(List<String> commands) throws LinuxCallException {
+    boolean changes = !commands.stream().allMatch(IpSession::reads);
+    if (changes) {
+      onChange.run();
+    }
+    try {
+      return exchange(commands);
+    } finally {
+      if (changes) {
+        onChange.run();
+      }
+    }
+  }
+
+  private List<Answer> exchange(List<String> commands) throws LinuxCallException {
     List<Answer> out = new ArrayList<>();
     List<List<String>> said = send(commands);
     int stale = 0;
@@ -164,29 +190,36 @@ final class IpSession implements AutoCloseable {
     }
     start();
     documents.clear(); // left over from a command that printed although it failed
-    String shown = String.join("; ", commands);
-    List<String> markers = new ArrayList<>();
-    StringBuilder text = new StringBuilder();
-    for (String command : commands) {
-      String marker = MARKER + (++sequence);
-      markers.add(marker);
-      text.append(command).append('\n').append(marker).append('\n');
-    }
+    String shown =
+        commands.size() <= 3
+            ? String.join("; ", commands)
+            : commands.get(0) + "; ... (" + commands.size() + " commands)";
     var watchdog = CommandRunner.killAfter(process, limit);
     List<List<String>> all = new ArrayList<>();
     List<String> said = new ArrayList<>();
     try {
-      input.write(text.toString());
-      input.flush();
-      for (String marker : markers) {
-        said = new ArrayList<>();
-        all.add(said);
-        String line;
-        while ((line = errors.readLine()) != null && !line.contains('"' + marker + '"')) {
-          said.add(line);
+      // a chunk at a time: ip's error output for all of thousands of commands fills its pipe, and
+      // ip would wait for it to be read while this waits for ip to read its input
+      for (int from = 0; from < commands.size(); from += CHUNK) {
+        List<String> markers = new ArrayList<>();
+        StringBuilder text = new StringBuilder();
+        for (String command : commands.subList(from, Math.min(commands.size(), from + CHUNK))) {
+          String marker = MARKER + (++sequence);
+          markers.add(marker);
+          text.append(command).append('\n').append(marker).append('\n');
         }
-        if (line == null || errors.readLine() == null) {
-          throw new IOException("ip ended");
+        input.write(text.toString());
+        input.flush();
+        for (String marker : markers) {
+          said = new ArrayList<>();
+          all.add(said);
+          String line;
+          while ((line = errors.readLine()) != null && !line.contains('"' + marker + '"')) {
+            said.add(line);
+          }
+          if (line == null || errors.readLine() == null) {
+            throw new IOException("ip ended");
+          }
         }
       }
       return all;

@@ -15,6 +15,8 @@ import java.util.List;
  * @param mac the hardware address, lower case
  * @param addresses the addresses with prefix length ({@code 10.0.0.1/24}); the kernel's own (IPv6
  *     link-local, the loopback's 127.0.0.1/8 and ::1/128) left out
+ * @param group the device group ({@code 0} the default group; {@code -1} a group known to the
+ *     system by a name only)
  */
 public record Link(
     String namespace,
@@ -25,8 +27,23 @@ public record Link(
     boolean up,
     int mtu,
     String mac,
-    List<String> addresses) {
+    List<String> addresses,
+    int group) {
   public Link {
     addresses = List.copyOf(addresses);
+  }
+
+  /** A link of the default device group. */
+  public Link(
+      String namespace,
+      int index,
+      String name,
+      String kind,
+      String alias,
+      boolean up,
+      int mtu,
+      String mac,
+      List<String> addresses) {
+    this(namespace, index, name, kind, alias, up, mtu, mac, addresses, 0);
   }
 }

@@ -1,5 +1,6 @@
 package io.kvscheduler.plugins.linux.linuxcalls;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -49,14 +50,16 @@ public interface LinuxCalls {
   void addVethPair(String name, String peerName, String namespace) throws LinuxCallException;
 
   /**
-   * Creates a veth pair in the agent's namespace, {@code name} and its peer {@code peerName}, moves
-   * {@code name} into {@code namespace} unless it is "", and configures it as {@link
-   * #configureLink} does, in as few exchanges with the kernel as it can; returns {@code name} as it
-   * is afterwards (named {@code newName}), without its addresses.
+   * Creates a veth pair in the agent's namespace, {@code name} and its peer {@code peerName}, in
+   * the device groups {@code making} and {@code making + 1} ({@link #addVeth}), moves {@code name}
+   * into {@code namespace} unless it is "", and configures it as {@link #configureLink} does, in as
+   * few exchanges with the kernel as it can; returns {@code name} as it is afterwards (named {@code
+   * newName}), without its addresses.
    */
   Link addVethPair(
       String name,
       String peerName,
+      int making,
       String namespace,
       String newName,
       String alias,
@@ -64,18 +67,38 @@ public interface LinuxCalls {
       throws LinuxCallException;
 
   /**
-   * Configures the link {@code name} of {@code namespace} in one request: renames it to {@code
-   * newName} when that differs (setting it down first if the kernel refuses to rename it up), sets
-   * {@code alias} unless null and the attributes of {@code settings}; returns the link as it is
-   * afterwards, without its addresses. The kernel applies MAC and MTU before the name, so a link
-   * whose configuration fails that early keeps its old name.
+   * Creates a veth pair in the agent's namespace in one exchange with the kernel: {@code name},
+   * configured with {@code alias} and the attributes of {@code settings} as {@link #configureLink}
+   * does, and its peer {@code peerName}, left down and unconfigured; returns {@code name}'s link,
+   * without its addresses. Creates nothing when either name is taken ({@code File exists}); when
+   * {@code name} cannot be configured, the pair is removed again.
+   *
+   * <p>The ends are created in the device groups {@code making} ({@code name}) and {@code making +
+   * 1} ({@code peerName}), in the same request that creates them: a link of these groups without an
+   * alias is one whose making was not finished (an agent killed before it gave the link its alias),
+   * whatever point the making reached.
+   */
+  Link addVeth(String name, String peerName, int making, String alias, LinkSettings settings)
+      throws LinuxCallException;
+
+  /**
+   * Configures the link {@code name} of {@code namespace} in one exchange: sets {@code alias}
+   * unless null (first, on its own: a link being made is still down then, and the kernel announces
+   * the alias of an up link to the whole network stack), then, in one request, renames it to {@code
+   * newName} when that differs (setting it down first if the kernel refuses to rename it up) and
+   * sets the attributes of {@code settings}; returns the link as it is afterwards, without its
+   * addresses. The kernel applies MAC and MTU before the name, so a link whose configuration fails
+   * that early keeps its old name.
    */
   Link configureLink(
       String namespace, String name, String newName, String alias, LinkSettings settings)
       throws LinuxCallException;
 
-  /** Creates a link of {@code kind} ({@code dummy}) named {@code name} in {@code namespace}. */
-  void addLink(String namespace, String name, String kind) throws LinuxCallException;
+  /**
+   * Creates a link of {@code kind} ({@code dummy}) named {@code name} in {@code namespace}, in the
+   * device group {@code making} (see {@link #addVeth}).
+   */
+  void addLink(String namespace, String name, String kind, int making) throws LinuxCallException;
 
   /** Deletes the link {@code name} of {@code namespace} (a veth takes its peer along). */
   void deleteLink(String namespace, String name) throws LinuxCallException;
@@ -123,6 +146,15 @@ public interface LinuxCalls {
   void deleteNeighbour(Neighbour n) throws LinuxCallException;
 
   // ---- events
+
+  /**
+   * Whether these calls asked the kernel for a change within the last {@code d} (one being under
+   * way counts): the interface watcher holds back the kernel's events while the agent makes changes
+   * itself, so that a burst of them is read once at its end.
+   */
+  default boolean changedWithin(Duration d) {
+    return false;
+  }
 
   /**
    * Calls {@code onEvent} (on a thread of its own, in the kernel's order) with each change of the

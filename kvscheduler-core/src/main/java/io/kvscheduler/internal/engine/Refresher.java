@@ -27,13 +27,13 @@ import org.slf4j.LoggerFactory;
  * resync, the descriptor's available base values (with metadata) otherwise. Retrieved values
  * replace the stored value and metadata and become available, except that an INVALID value keeps
  * its rejected NB value and stays unavailable, the found object remembered as what the southbound
- * holds ({@code Node.held}); unknown keys become OBTAINED (SB origin) or DISCOVERED (NB origin);
- * PENDING becomes CONFIGURED; other states are kept. Unknown origin is resolved from the
- * correlation input, then from the key's last recorded revision, then defaults to SB. Values of a
- * refreshed descriptor that were not returned: OBTAINED and DISCOVERED are dropped, others become
- * unavailable and CONFIGURED turns MISSING (REMOVED when the last request was a delete).
- * Descriptors without Retrieve, or whose Retrieve fails, are skipped and their values kept as they
- * are.
+ * holds ({@code Node.held}); unknown keys, and values taken for REMOVED, become OBTAINED (SB
+ * origin) or DISCOVERED (NB origin); PENDING becomes CONFIGURED; other states are kept. Unknown
+ * origin is resolved from the correlation input, then from the key's last recorded revision, then
+ * defaults to SB. Values of a refreshed descriptor that were not returned: OBTAINED and DISCOVERED
+ * are dropped, others become unavailable and CONFIGURED turns MISSING (REMOVED when the last
+ * request was a delete). Descriptors without Retrieve, or whose Retrieve fails, are skipped and
+ * their values kept as they are.
  */
 final class Refresher {
   private static final Logger LOG = LoggerFactory.getLogger(Refresher.class);
@@ -393,7 +393,9 @@ final class Refresher {
     n.value = value;
     n.unavailable = false;
     n.held = null; // the southbound holds what was found
-    if (n.state == ValueState.NONEXISTENT) {
+    if (n.state == ValueState.NONEXISTENT || n.state == ValueState.REMOVED) {
+      // found: a value taken for removed (its last request a delete, not found by an earlier
+      // refresh) that shows up again is there, like one never seen
       n.state = origin == ValueOrigin.FROM_SB ? ValueState.OBTAINED : ValueState.DISCOVERED;
     } else if (n.state == ValueState.PENDING) {
       n.state = ValueState.CONFIGURED;

@@ -536,4 +536,71 @@ class FaultPathTest {
     assertThat(status(d(A1, 1)).state()).isEqualTo(FAILED);
     assertThat(status(P).state()).isEqualTo(CONFIGURED);
   }
+
+  @Test
+  @DisplayName(
+      "a value taken for removed because a refresh did not find it is present again when a"
+          + " later refresh finds it: no transaction creates it a second time")
+  void valueTakenForRemovedAndFoundAgainIsNotCreatedTwice() {
+    String q = "/q/k0";
+    kvs.registerDescriptors(
+        sb.descriptor("dependent", Object.class)
+            .nbKeyPrefix("/q/")
+            .dependencies((k, v) -> List.of(Dependency.onKey("item3", d(A, 3))))
+            .build());
+    Txn first = kvs.startNBTransaction();
+    first.setValue(A, arr(2, 3));
+    first.setValue(q, Fx.s("v1"));
+    first.commit(TxnOptions.defaults());
+
+    // A loses its items; q, which needs item3, cannot be removed, so item3 is kept as it was:
+    // CONFIGURED, its last request a delete
+    sb.planError(q, new RuntimeException("busy"));
+    sb.clearCalls();
+    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), A, arr()));
+    assertThat(sb.callLog())
+        .containsExactly("DELETE " + d(A, 2), "DELETE " + q + " ✗", "RETRIEVE dependent");
+    assertThat(status(d(A, 3)).state()).isEqualTo(CONFIGURED);
+    assertThat(status(d(A, 3)).lastOperation()).isEqualTo(TxnOperation.DELETE);
+
+    // behind the scheduler's back A goes with its items; the full resync's refresh does not find
+    // item3 (taken for REMOVED), then A's Create fails yet leaves A with both items behind, and
+    // the refresh after the failure finds item3 again
+    sb.setValue(A, null, null, ValueOrigin.FROM_NB, false);
+    sb.setValue(d(A, 3), null, null, ValueOrigin.FROM_NB, true);
+    sb.planError(
+        A,
+        new RuntimeException("create failed"),
+        () -> {
+          sb.setValue(A, arr(2, 3), null, ValueOrigin.FROM_NB, false);
+          sb.setValue(d(A, 2), Fx.s("item2"), null, ValueOrigin.FROM_NB, true);
+          sb.setValue(d(A, 3), Fx.s("item3"), null, ValueOrigin.FROM_NB, true);
+        });
+    sb.clearCalls();
+    Txn resync = kvs.startNBTransaction();
+    resync.setValue(A, arr());
+    resync.setValue(q, Fx.s("v1"));
+    assertThrows(
+        TransactionException.class,
+        () -> resync.commit(TxnOptions.builder().resync(ResyncType.FULL).build()));
+    assertThat(sb.callLog())
+        .containsExactly(
+            "RETRIEVE bases",
+            "RETRIEVE dependent",
+            "CREATE " + A + " ✗",
+            "DELETE " + q,
+            "RETRIEVE bases",
+            "CREATE " + q); // item3 is there again: q, waiting for it, goes ahead (D49)
+    assertThat(status(d(A, 3)).state()).isEqualTo(ValueState.DISCOVERED);
+    assertThat(status(q).state()).isEqualTo(CONFIGURED);
+
+    // A asked for with item3: the item the southbound holds is kept, not created again (before,
+    // it stayed REMOVED and this Create duplicated it)
+    sb.clearCalls();
+    commit(TxnOptions.defaults(), A, arr(3));
+    assertThat(sb.callLog()).containsExactly("DELETE " + d(A, 2), "UPDATE " + A);
+    assertThat(sb.keys()).containsExactly(A, d(A, 3), q);
+    assertThat(status(d(A, 3)).state()).isEqualTo(CONFIGURED);
+    assertThat(status(A).state()).isEqualTo(CONFIGURED);
+  }
 }

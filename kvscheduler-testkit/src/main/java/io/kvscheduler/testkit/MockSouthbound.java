@@ -65,6 +65,7 @@ public final class MockSouthbound {
   private final List<Call> calls = new ArrayList<>();
   private final List<String> inconsistencies = new ArrayList<>();
   private final Map<String, Deque<Planned>> planned = new HashMap<>();
+  private final Map<String, Deque<RuntimeException>> plannedRetrieve = new HashMap<>();
 
   /** Starts a descriptor whose CRUD and Retrieve operate on this southbound. */
   public <V> MockDescriptorBuilder<V> descriptor(String name, Class<V> valueType) {
@@ -77,6 +78,11 @@ public final class MockSouthbound {
    */
   public synchronized void planError(String key, Throwable error, Runnable after) {
     planned.computeIfAbsent(key, k -> new ArrayDeque<>()).addLast(new Planned(error, after));
+  }
+
+  /** Makes the next Retrieve of descriptor {@code descriptor} fail with {@code error}. */
+  public synchronized void planRetrieveError(String descriptor, RuntimeException error) {
+    plannedRetrieve.computeIfAbsent(descriptor, k -> new ArrayDeque<>()).addLast(error);
   }
 
   /** Same as {@link #planError(String, Throwable, Runnable)} without a callback. */
@@ -139,6 +145,7 @@ public final class MockSouthbound {
     calls.clear();
     inconsistencies.clear();
     planned.clear();
+    plannedRetrieve.clear();
   }
 
   // ----------------------------------------------------------- used by mock descriptors
@@ -192,7 +199,12 @@ public final class MockSouthbound {
 
   synchronized List<Entry> retrieve(
       String descriptor, KeySelector selector, List<KVWithMetadata<Object, Object>> correlate) {
-    calls.add(new Call(CallKind.RETRIEVE, descriptor, null, List.copyOf(correlate), null));
+    Deque<RuntimeException> failing = plannedRetrieve.get(descriptor);
+    RuntimeException error = failing == null ? null : failing.pollFirst();
+    calls.add(new Call(CallKind.RETRIEVE, descriptor, null, List.copyOf(correlate), error));
+    if (error != null) {
+      throw error;
+    }
     List<Entry> out = new ArrayList<>();
     for (Entry e : values.values()) {
       if (!e.derived() && selector.test(e.key())) {

@@ -484,6 +484,18 @@ class FaultInjectionConvergenceTest {
 
     int appliedPlanned;
     int appliedThrown;
+
+    /** Retrieve failures planned per descriptor (see the class comment). */
+    final Map<String, Integer> retrieveFaults = new ConcurrentHashMap<>();
+
+    /** The random stream of the Retrieve failures (the steps' stream stays as it was). */
+    final SplittableRandom retrieveRnd;
+
+    /** True during a FULL or DOWNSTREAM resync step: its Retrieve does not fail. */
+    volatile boolean resyncing;
+
+    int retrievePlanned;
+    int retrieveThrown;
     int faultsConsumed;
     int staleRejections;
     int nbTxns;
@@ -499,6 +511,7 @@ class FaultInjectionConvergenceTest {
       this.seed = seed;
       this.rnd = new SplittableRandom(seed);
       this.appliedRnd = new SplittableRandom(seed ^ 0x5DEECE66DL);
+      this.retrieveRnd = new SplittableRandom(seed ^ 0x2545F4914F6CDD1DL);
       this.engineThread = "kvs-fic-" + seed;
       LOG_EVENTS.clear(engineThread);
       LOG_EVENTS.clear(testThread);
@@ -602,6 +615,7 @@ class FaultInjectionConvergenceTest {
               r ->
                   b.retrieve(
                       correlate -> {
+                        failRetrieveIfPlanned(d.name());
                         List<KVWithMetadata<Object, Object>> out = new ArrayList<>();
                         for (KVWithMetadata<Object, Object> kv : r.retrieve(correlate)) {
                           if (A_KEYS.contains(kv.key()) && kv.value() instanceof ArrayValue) {
@@ -667,6 +681,19 @@ class FaultInjectionConvergenceTest {
                         reportAppliedFault(k);
                       }));
       return b.build();
+    }
+
+    /**
+     * Before a Retrieve of descriptor {@code name}: fails it when such a fault is planned, except
+     * during a resync step.
+     */
+    void failRetrieveIfPlanned(String name) {
+      if (resyncing || retrieveFaults.getOrDefault(name, 0) == 0) {
+        return;
+      }
+      retrieveFaults.merge(name, -1, Integer::sum);
+      retrieveThrown++;
+      throw new RuntimeException("Retrieve fault #R" + retrieveThrown);
     }
 
     /** After a call the southbound carried out: fails it when such a fault is planned for it. */
@@ -1047,7 +1074,12 @@ class FaultInjectionConvergenceTest {
       Txn txn = kvs.startNBTransaction();
       desired.forEach(txn::setValue);
       TxnOptions o = TxnOptions.builder().resync(ResyncType.FULL).build();
-      commit(txn, retry ? o.toBuilder().retry(RETRY).build() : o);
+      resyncing = true;
+      try {
+        commit(txn, retry ? o.toBuilder().retry(RETRY).build() : o);
+      } finally {
+        resyncing = false;
+      }
     }
 
     void downstreamResync(boolean retry) {
@@ -1056,7 +1088,12 @@ class FaultInjectionConvergenceTest {
       unseenItems.clear();
       abortedCascade.clear();
       TxnOptions o = TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build();
-      commit(kvs.startNBTransaction(), retry ? o.toBuilder().retry(RETRY).build() : o);
+      resyncing = true;
+      try {
+        commit(kvs.startNBTransaction(), retry ? o.toBuilder().retry(RETRY).build() : o);
+      } finally {
+        resyncing = false;
+      }
     }
 
     void advanceTimers(Duration d) {
@@ -1224,6 +1261,14 @@ class FaultInjectionConvergenceTest {
                   ? new PermanentFault("permanent fault #A" + id + " (call carried out)")
                   : new RuntimeException("transient fault #A" + id + " (call carried out)"));
           what.add(key + " carried out, then failed #A" + id);
+        }
+      }
+      if (retrieveRnd.nextInt(100) < 15) {
+        String name = List.of("descA", "descB", "descC").get(retrieveRnd.nextInt(3));
+        if (retrieveFaults.getOrDefault(name, 0) < 2) {
+          retrieveFaults.merge(name, 1, Integer::sum);
+          retrievePlanned++;
+          what.add("Retrieve of " + name + " fails");
         }
       }
       trail.addLast("#" + step + " faults planned: " + what);
@@ -1496,6 +1541,11 @@ class FaultInjectionConvergenceTest {
     void checkLog() {
       for (String thread : List.of(engineThread, testThread)) {
         for (ILoggingEvent ev : LOG_EVENTS.of(thread)) {
+          if (ev.getFormattedMessage().contains("Retrieve failed")
+              && ev.getThrowableProxy() != null
+              && ev.getThrowableProxy().getMessage().contains("Retrieve fault #R")) {
+            continue; // a planned Retrieve failure, logged as the engine should
+          }
           fail(
               "engine logged "
                   + ev.getLevel()
@@ -1539,6 +1589,7 @@ class FaultInjectionConvergenceTest {
 
     void finish() {
       trail.addLast("#final: no more faults planned; draining");
+      retrieveFaults.clear();
       // 1. let retries run out, then resync until no planned fault is hit any more
       int resyncs = 0;
       while (true) {
@@ -1583,7 +1634,7 @@ class FaultInjectionConvergenceTest {
       System.out.printf(
           "FaultInjectionConvergenceTest seed=%d: %d steps, %d txns (%d NB, %d failed, %d"
               + " reverted, %d by timers), faults planned %d / consumed %d, carried out and"
-              + " failed %d / %d, rejected calls:"
+              + " failed %d / %d, Retrieve failures %d / %d, rejected calls:"
               + " stale %d; cascaded leftovers %d; final resyncs %d+%d; sticky %s;"
               + " states seen %s%n",
           seed,
@@ -1597,6 +1648,8 @@ class FaultInjectionConvergenceTest {
           faultsConsumed,
           appliedPlanned,
           appliedThrown,
+          retrievePlanned,
+          retrieveThrown,
           staleRejections,
           cascadedLeftovers,
           resyncs,

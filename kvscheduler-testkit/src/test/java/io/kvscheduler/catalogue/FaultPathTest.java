@@ -603,4 +603,70 @@ class FaultPathTest {
     assertThat(status(d(A, 3)).state()).isEqualTo(CONFIGURED);
     assertThat(status(A).state()).isEqualTo(CONFIGURED);
   }
+
+  @Test
+  @DisplayName(
+      "a call failed and so did the Retrieve after it: the next transaction reads the key"
+          + " first and starts from what it finds")
+  void keyLeftUnreadIsReadByTheNextTransaction() {
+    String q = "/q/k0";
+    kvs.registerDescriptors(sb.descriptor("values", Object.class).nbKeyPrefix("/q/").build());
+    commit(TxnOptions.defaults(), q, Fx.s("v1"));
+    sb.planError(
+        q,
+        new RuntimeException("answer lost"),
+        () -> sb.setValue(q, Fx.s("v2"), null, ValueOrigin.FROM_NB, false)); // carried out
+    sb.planRetrieveError("values", new IllegalStateException("device busy"));
+    sb.clearCalls();
+    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), q, Fx.s("v2")));
+    assertThat(sb.callLog()).containsExactly("UPDATE " + q + " ✗", "RETRIEVE values ✗");
+    assertThat(status(q).state()).isEqualTo(FAILED);
+
+    // the next change reads q first: the Update starts from v2, which the southbound holds (not
+    // from v1, which the scheduler last knew)
+    sb.clearCalls();
+    commit(TxnOptions.defaults(), q, Fx.s("v3"));
+    assertThat(sb.callLog()).containsExactly("RETRIEVE values", "UPDATE " + q);
+    assertThat(sb.calls().get(1).value()).isEqualTo(Fx.s("v3"));
+    assertThat(sb.get(q).orElseThrow().value()).isEqualTo(Fx.s("v3"));
+    assertThat(status(q).state()).isEqualTo(CONFIGURED);
+  }
+
+  @Test
+  @DisplayName(
+      "a key no Retrieve could read since its call failed gets no call: it fails as unknown"
+          + " (retriable), and its retry reads it and goes on from what it finds")
+  void keyStillUnreadGetsNoCall() {
+    String q = "/q/k0";
+    kvs.registerDescriptors(sb.descriptor("values", Object.class).nbKeyPrefix("/q/").build());
+    commit(TxnOptions.defaults(), q, Fx.s("v1"));
+    sb.planError(
+        q,
+        new RuntimeException("answer lost"),
+        () -> sb.setValue(q, Fx.s("v2"), null, ValueOrigin.FROM_NB, false)); // carried out
+    sb.planRetrieveError("values", new IllegalStateException("device busy"));
+    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), q, Fx.s("v2")));
+
+    // the read before the next change fails too: no Update from a guess; the refresh after the
+    // failure reads q (v2), and the retry updates it from there
+    sb.planRetrieveError("values", new IllegalStateException("device busy"));
+    sb.clearCalls();
+    TransactionException e =
+        assertThrows(
+            TransactionException.class,
+            () -> commit(TxnOptions.builder().retry(RETRY).build(), q, Fx.s("v3")));
+    assertThat(sb.callLog()).containsExactly("RETRIEVE values ✗", "RETRIEVE values");
+    assertThat(e.getMessage()).contains(q).contains("unknown");
+    assertThat(status(q).state()).isEqualTo(RETRYING);
+    assertThat(kvs.recordedTransaction(e.seqNum()).orElseThrow().executed())
+        .extracting(op -> op.operation() + " " + op.key() + " " + op.newState())
+        .containsExactly("UPDATE " + q + " RETRYING");
+
+    sb.clearCalls();
+    advance(Duration.ofSeconds(1));
+    assertThat(sb.callLog()).containsExactly("UPDATE " + q);
+    assertThat(sb.get(q).orElseThrow().value()).isEqualTo(Fx.s("v3"));
+    assertThat(status(q).state()).isEqualTo(CONFIGURED);
+    assertThat(timers.pending()).isEmpty();
+  }
 }

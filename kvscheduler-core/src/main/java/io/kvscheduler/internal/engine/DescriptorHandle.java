@@ -540,6 +540,9 @@ final class DescriptorHandle {
   }
 
   boolean isRetriable(Throwable err) {
+    if (err instanceof UnreadStateException) {
+      return true; // the retry reads the key first
+    }
     if (err instanceof NotImplementedException
         || err instanceof InvalidValueException
         || err instanceof ContractException) {

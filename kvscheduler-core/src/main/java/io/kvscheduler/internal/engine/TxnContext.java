@@ -64,6 +64,13 @@ final class TxnContext {
    */
   final Set<String> unread = new HashSet<>();
 
+  /**
+   * Base keys whose southbound state was unknown when the transaction started: a call failed in an
+   * earlier transaction and no Retrieve has answered since. The walk makes no call for them or
+   * their derived values: each such call fails with {@link UnreadStateException} (retriable).
+   */
+  Set<String> unreadBefore = Set.of();
+
   /** Set when the walk made a value UNIMPLEMENTED. */
   boolean sawUnimplemented;
 

@@ -63,6 +63,14 @@ final class TxnProcessor {
    */
   private final Path path = new Path();
 
+  /**
+   * Base keys whose southbound state is unknown across transactions: a call for the key (or one of
+   * its derived values) failed, and every Retrieve of its descriptor since failed too. Each
+   * transaction first tries to read them ({@link #readUnread}); until one is read, the walk makes
+   * no call for it or its derived values ({@link TxnContext#unreadBefore}).
+   */
+  private final Set<String> unreadBases = new TreeSet<>();
+
   TxnProcessor(
       SchedulerConfig cfg,
       Graph g,
@@ -119,10 +127,11 @@ final class TxnProcessor {
     List<String> refreshedFailed = List.of();
 
     /**
-     * Of a transaction settling a late southbound answer: the base key read again before it (its
-     * dependents follow what the read found), else null.
+     * Base keys read again before the transaction (their dependents follow what the read found):
+     * the key of a late southbound answer ({@link #prepareLate}), and keys left unread by earlier
+     * transactions ({@link #unreadBases}) that a Retrieve has now answered for.
      */
-    String lateBase;
+    Set<String> readFirst = Set.of();
   }
 
   void process(Queued q) {
@@ -135,6 +144,7 @@ final class TxnProcessor {
     Touched touched = new Touched(job.seq);
     try {
       Instant start = cfg.clock().instant();
+      readUnread(job);
       if (q instanceof Queued.Nb nb) {
         prepareNb(job, nb);
       } else if (q instanceof Queued.Sb sb) {
@@ -193,7 +203,7 @@ final class TxnProcessor {
       Kv.sortByKey(values);
       g.reserve(2 * values.size()); // a first resync: the values and as many derived ones
       if (o.resync() != ResyncType.UPSTREAM) {
-        refresher.refresh(null, first ? values : null, o.verboseRefresh());
+        forgetRead(null, refresher.refresh(null, first ? values : null, o.verboseRefresh()));
       }
       // base values the transaction does not list: the listed ones are marked in their nodes,
       // the graph's nodes are scanned in any order and the unlisted ones merged in, in key order
@@ -391,15 +401,15 @@ final class TxnProcessor {
     job.simulate = true; // as every retry
     job.description = "a southbound call for " + key + " returned after its time limit: read again";
     job.retryKeys = Set.of(base);
-    job.lateBase = base;
     DescriptorHandle h = reg.forKey(base);
-    if (h == null
-        || !refresher.refresh(new TreeSet<>(Set.of(base)), null, false).contains(h.name)) {
+    Set<String> read = refresher.refresh(new TreeSet<>(Set.of(base)), null, false);
+    forgetRead(Set.of(base), read);
+    if (h == null || !read.contains(h.name)) {
       // Retrieve failed: nothing new is known, nothing is settled (recorded all the same)
-      job.lateBase = null;
       job.skip = true;
       return;
     }
+    job.readFirst = union(job.readFirst, Set.of(base));
     Node n = g.get(key);
     Kv intent = n == null ? null : lateIntent(n);
     if (n != null && n.lastUpdate != null) {
@@ -584,6 +594,7 @@ final class TxnProcessor {
     tx.inheritRetry =
         job.type == TxnType.NB_TRANSACTION && job.resync == ResyncType.DOWNSTREAM && retry == null;
     tx.departuresAtStart = g.departures();
+    tx.unreadBefore = unreadBases.isEmpty() ? Set.of() : Set.copyOf(unreadBases);
     return tx;
   }
 
@@ -592,19 +603,59 @@ final class TxnProcessor {
   }
 
   /**
-   * Applies the values in order. Of a transaction settling a late answer ({@link #prepareLate}):
-   * first the values depending on what the read found gone are taken down, then the key is settled,
-   * then the values waiting for what the read found go ahead (as after a Create).
+   * Applies the values in order. Of keys read again before the transaction ({@link Job#readFirst}):
+   * first the values depending on what the read found gone are taken down, then the values are
+   * applied (a late answer's key settled), then the values waiting for what the read found go ahead
+   * (as after a Create).
    */
   private void applyJob(Walker w, Ordered ordered, Job job) {
-    if (job.lateBase == null) {
+    if (job.readFirst.isEmpty()) {
       applyAll(w, ordered);
       return;
     }
-    Set<String> base = Set.of(job.lateBase);
-    followRefresh(w, base, false);
+    followRefresh(w, job.readFirst, false);
     applyAll(w, ordered);
-    followRefresh(w, base, true);
+    followRefresh(w, job.readFirst, true);
+  }
+
+  /**
+   * Reads the keys earlier transactions left unread ({@link #unreadBases}). Those a Retrieve now
+   * answers for are known again, and the transaction lets their dependents follow what was found
+   * ({@link Job#readFirst}); the others stay unknown.
+   */
+  private void readUnread(Job job) {
+    if (unreadBases.isEmpty()) {
+      return;
+    }
+    Set<String> keys = new TreeSet<>(unreadBases);
+    forgetRead(keys, refresher.refresh(keys, null, false));
+    keys.removeAll(unreadBases);
+    job.readFirst = union(job.readFirst, keys);
+  }
+
+  /**
+   * After a refresh of {@code keys} ({@code null}: all) that read the descriptors {@code read}: the
+   * unread keys among them whose descriptor answered are known again.
+   */
+  private void forgetRead(Set<String> keys, Set<String> read) {
+    if (unreadBases.isEmpty()) {
+      return;
+    }
+    unreadBases.removeIf(
+        k -> {
+          DescriptorHandle h = reg.forKey(k);
+          return g.get(k) == null
+              || (keys == null || keys.contains(k)) && (h == null || read.contains(h.name));
+        });
+  }
+
+  private static Set<String> union(Set<String> a, Set<String> b) {
+    if (a.isEmpty()) {
+      return b;
+    }
+    Set<String> out = new TreeSet<>(a);
+    out.addAll(b);
+    return out;
   }
 
   /** Applies the values in order (in ranges: {@link Bulk}). */
@@ -819,7 +870,11 @@ final class TxnProcessor {
       }
       refreshed.addAll(failed);
       Set<String> keys = new TreeSet<>(failed);
-      refresher.refresh(keys, null, false);
+      Set<String> read = refresher.refresh(keys, null, false);
+      forgetRead(keys, read);
+      for (String key : keys) {
+        markRead(tx, key, read);
+      }
       touched.add(unrecordedBatch(), true);
       int before = tx.ops.size();
       followRefresh(new Walker(g, reg, tx), keys, true);
@@ -835,6 +890,13 @@ final class TxnProcessor {
       joined.addAll(all);
       joined.addAll(round);
       all = joined;
+    }
+    // a failed call whose key no Retrieve could read: unknown until a later transaction reads it
+    for (String key : tx.unread) {
+      Node n = g.get(key);
+      if (n != null) {
+        unreadBases.add(n.isDerived() ? n.derivedFrom : key);
+      }
     }
     job.refreshedFailed = refreshed;
     return all;

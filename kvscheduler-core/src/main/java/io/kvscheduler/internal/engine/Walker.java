@@ -266,6 +266,16 @@ final class Walker {
       return node.error;
     }
 
+    Throwable unknown = unknownState(node);
+    if (unknown != null) {
+      // what the southbound holds is unknown: no call, and no status that would claim it
+      op.newErr = unknown;
+      op.newState = markFailed(node, a, unknown, true, op.op);
+      record(op);
+      tx.statusChanged(a.baseKey);
+      return unknown;
+    }
+
     if (prevState == ValueState.RETRYING) {
       tx.sawRetrying = true;
     }
@@ -300,6 +310,18 @@ final class Walker {
       }
     }
     return err;
+  }
+
+  /**
+   * The error a call for {@code node} fails with, without being made, while what the southbound
+   * holds for its base is unknown ({@link TxnContext#unreadBefore}); null otherwise.
+   */
+  private Throwable unknownState(Node node) {
+    if (tx.unreadBefore.isEmpty() || tx.simulate) {
+      return null;
+    }
+    String base = node.baseKey();
+    return tx.unreadBefore.contains(base) ? new UnreadStateException(base) : null;
   }
 
   /**

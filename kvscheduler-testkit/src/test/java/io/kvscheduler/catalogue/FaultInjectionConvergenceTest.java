@@ -93,6 +93,15 @@ import org.slf4j.LoggerFactory;
  * value), so no later call contradicts the southbound; its retry, an equivalent value now, calls
  * nothing. The per-step invariants and the final state are the same as for any fault.
  *
+ * <p><b>Retrieves that fail</b>: planned per descriptor (descA, descB, descC) from a random stream
+ * of their own, they make the next Retrieve of that descriptor outside a resync step fail (the
+ * refresh after a failed call, the revert's, the read of unread keys before a transaction). A
+ * resync's Retrieve never fails, so that a change made behind the scheduler's back is "stale cache"
+ * only until the next resync, as above. Expected (D53): a key whose call failed and that no
+ * Retrieve could read since gets no call and no CONFIGURED status until a read answers; the engine
+ * logs each failed Retrieve as an ERROR, and the log check accepts exactly those. The per-step
+ * invariants and the final state are the same as for any fault.
+ *
  * <p><b>Per-step invariants</b> (after {@code transactionBarrier()}): the engine logs no ERROR and
  * the walker/refresher no WARN; {@code sb.inconsistencies()} is empty; no derived entry without its
  * base in the SB; FAILED/RETRYING/INVALID statuses carry an error and the other ones none; no

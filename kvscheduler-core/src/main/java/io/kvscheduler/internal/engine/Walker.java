@@ -189,14 +189,7 @@ final class Walker {
     // always gives the node a last update of this transaction, which a node created by this
     // transaction's refresh has not yet: its content changes (see Graph.writeChanging)
     Node node = a.depUpdate ? g.write(a.kv.key(), a.hint) : g.writeChanging(a.kv.key(), a.hint);
-    OpRecord op = preRecord(a, node);
-    try {
-      return visit(a, node, op);
-    } finally {
-      if (!op.recorded) {
-        spare = op; // nothing refers to it: the next visit reuses it
-      }
-    }
+    return visit(a, node, preRecord(a, node));
   }
 
   /** The visit of {@code node} with its operation record {@code op} (taken before any change). */
@@ -364,20 +357,8 @@ final class Walker {
     return isReady(node, false) ? TxnOperation.UNDEFINED : TxnOperation.DELETE;
   }
 
-  /**
-   * An operation record of a visit that recorded nothing (most visits of equal values in a resync),
-   * reused by the next visit instead of allocating one per visit.
-   */
-  private OpRecord spare;
-
   private OpRecord preRecord(Args a, Node node) {
-    OpRecord op = spare;
-    if (op != null) {
-      spare = null;
-      op.clear();
-    } else {
-      op = new OpRecord();
-    }
+    OpRecord op = new OpRecord();
     op.node = node;
     op.key = a.kv.key();
     op.baseKey = a.baseKey;
@@ -1091,7 +1072,6 @@ final class Walker {
   }
 
   private void record(OpRecord op) {
-    op.recorded = true;
     tx.ops.add(op);
   }
 }

@@ -160,19 +160,6 @@ public final class Graph {
   }
 
   /**
-   * Like {@link #write(String)} when {@code found} is what {@link #get} returned for {@code key}
-   * and the graph has not changed since: null then means the key has no node, and the node is
-   * created without a second lookup (a node found meanwhile would be refused: {@link
-   * IllegalStateException}, the graph unchanged).
-   */
-  public Node writeFound(String key, Node found) {
-    if (found == null) {
-      return create(key);
-    }
-    return write(key);
-  }
-
-  /**
    * Like {@link #write(String)}, for a write after which the node's content surely differs, at the
    * end of the batch, from its content now (the caller's promise: the batch's journal then need not
    * hold the content before the write to tell). A node created in the batch given to {@link

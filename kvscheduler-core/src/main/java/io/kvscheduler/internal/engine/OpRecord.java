@@ -38,30 +38,6 @@ final class OpRecord {
   /** The node the operation was decided on (stands for the key while no node left the graph). */
   Node node;
 
-  /** Added to the transaction's operations (a record that was not may be reused). */
-  boolean recorded;
-
-  /** Back to the state of a new record (for reuse by the walk). */
-  void clear() {
-    op = TxnOperation.UNDEFINED;
-    key = null;
-    baseKey = null;
-    prevValue = null;
-    newValue = null;
-    prevState = ValueState.NONEXISTENT;
-    newState = ValueState.NONEXISTENT;
-    prevErr = null;
-    newErr = null;
-    noop = false;
-    derived = false;
-    property = false;
-    revert = false;
-    retry = false;
-    recreate = false;
-    node = null;
-    recorded = false;
-  }
-
   /**
    * The text of {@code t} as statuses, key errors and the log show it ("" for null). The message
    * alone when the exception's type says nothing more (the generic ones a descriptor throws with a

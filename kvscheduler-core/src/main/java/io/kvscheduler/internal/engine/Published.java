@@ -196,10 +196,7 @@ final class Published {
     SlotVector<Rev> views = s.views;
     for (int i = 0; i < keys.size(); i++) {
       String key = keys.get(i);
-      Node n = touched.node(i);
-      if (n == null || !n.inGraph()) {
-        n = g.get(key);
-      }
+      Node n = g.get(key);
       int slot = slotOf(key, n, slots);
       if (n == null || n.value == null) {
         if (slot >= 0) {
@@ -227,7 +224,7 @@ final class Published {
     return new Snapshot(slots, views);
   }
 
-  /** Entries compared first by {@link #ascending(Object[])}. */
+  /** Entries compared first by {@link #ascending(String[])}. */
   private static final int SAMPLES = 32;
 
   /** Changed keys the key index holds apart from its base before it is compacted, at least. */
@@ -278,31 +275,19 @@ final class Published {
     }
   }
 
-  /** Sort order of the touched entries in a rebuild: a node or, for a key without one, the key. */
-  private static String keyOf(Object o) {
-    return o instanceof Node n ? n.key : (String) o;
-  }
-
   /**
    * A large change: the touched keys, sorted, merged with the previous snapshot's key index
    * (untouched keys keep their entries and slots) into new structures built in one linear pass.
-   * Needs no ordered view of the graph, and no lookup for a touched node that is still in the
-   * graph.
+   * Needs no ordered view of the graph.
    */
   private Snapshot rebuild(Snapshot old, Touched t, Graph g) {
-    List<String> keys = t.keys();
-    Object[] touched = new Object[keys.size()];
-    int mayRepeat = 0;
-    for (int i = 0; i < touched.length; i += Bulk.RANGE) { // loops in ranges: see Bulk
-      mayRepeat += entries(t, i, Bulk.end(i, touched.length), touched);
-    }
+    String[] touched = t.keys().toArray(new String[0]);
     if (!ascending(touched)) {
-      Arrays.sort(touched, (a, b) -> keyOf(a).compareTo(keyOf(b)));
+      Arrays.sort(touched);
     }
-    // a key listed twice counts once (the sort is stable: its first listing is kept); nodes still
-    // in the graph are listed once each and hold distinct keys, so only other entries can repeat
-    int distinct = mayRepeat == 0 ? touched.length : 0;
-    for (int i = distinct; i < touched.length; i += Bulk.RANGE) {
+    // a key listed twice (one whose node was removed) counts once
+    int distinct = 0;
+    for (int i = 0; i < touched.length; i += Bulk.RANGE) { // loops in ranges: see Bulk
       distinct = dropRepeated(touched, i, Bulk.end(i, touched.length), distinct);
     }
     if (slotKeys.length < slotCount + distinct) { // at most one new slot per key
@@ -323,32 +308,14 @@ final class Published {
   }
 
   /**
-   * The touched entries {@code [from, to)}: the node of each key, or the key if it has none.
-   * Returns how many of them may name a key listed again: keys without a node and nodes no longer
-   * in the graph ({@link Touched} lists every node once, and the graph has one node per key).
-   */
-  private static int entries(Touched t, int from, int to, Object[] out) {
-    List<String> keys = t.keys();
-    int mayRepeat = 0;
-    for (int i = from; i < to; i++) {
-      Node n = t.node(i);
-      out[i] = n != null ? n : keys.get(i);
-      if (n == null || !n.inGraph()) {
-        mayRepeat++;
-      }
-    }
-    return mayRepeat;
-  }
-
-  /**
    * True when the entries are in key order (repeats allowed). A few entries spread over the array
    * are compared first: entries that are not in order (e.g. the values of a resync followed by
    * their derived values) are then usually told without a pass over all of them.
    */
-  private static boolean ascending(Object[] touched) {
+  private static boolean ascending(String[] touched) {
     int step = touched.length / SAMPLES;
     for (int i = step; step > 0 && i < touched.length; i += step) {
-      if (keyOf(touched[i - step]).compareTo(keyOf(touched[i])) > 0) {
+      if (touched[i - step].compareTo(touched[i]) > 0) {
         return false;
       }
     }
@@ -360,9 +327,9 @@ final class Published {
     return true;
   }
 
-  private static boolean ascending(Object[] touched, int from, int to) {
+  private static boolean ascending(String[] touched, int from, int to) {
     for (int i = from; i < to; i++) {
-      if (keyOf(touched[i - 1]).compareTo(keyOf(touched[i])) > 0) {
+      if (touched[i - 1].compareTo(touched[i]) > 0) {
         return false;
       }
     }
@@ -373,11 +340,11 @@ final class Published {
    * Moves the entries {@code [from, to)} whose key differs from the last one kept to the kept ones
    * ({@code distinct} so far, at the front); returns the new count.
    */
-  private static int dropRepeated(Object[] touched, int from, int to, int distinct) {
+  private static int dropRepeated(String[] touched, int from, int to, int distinct) {
     for (int i = from; i < to; i++) {
-      Object o = touched[i];
-      if (distinct == 0 || !keyOf(o).equals(keyOf(touched[distinct - 1]))) {
-        touched[distinct++] = o;
+      String key = touched[i];
+      if (distinct == 0 || !key.equals(touched[distinct - 1])) {
+        touched[distinct++] = key;
       }
     }
     return distinct;
@@ -421,16 +388,15 @@ final class Published {
       this.g = g;
     }
 
-    /** {@link #add(Object)} of {@code touched[from, to)}. */
-    void add(Object[] touched, int from, int to) {
+    /** {@link #add(String)} of {@code touched[from, to)}. */
+    void add(String[] touched, int from, int to) {
       for (int i = from; i < to; i++) {
         add(touched[i]);
       }
     }
 
-    /** A touched node, or the key of one that has none (each key once, in key order). */
-    void add(Object o) {
-      String key = keyOf(o);
+    /** A touched key (each key once, in key order). */
+    void add(String key) {
       int c = 1;
       while (more && (c = prev.key().compareTo(key)) < 0) {
         keep(prev.key(), prev.slot()); // untouched: kept as it was
@@ -440,7 +406,7 @@ final class Published {
       if (published >= 0) {
         more = prev.next();
       }
-      Node n = o instanceof Node listed && listed.inGraph() ? listed : g.get(key);
+      Node n = g.get(key);
       if (n == null || n.value == null) {
         if (published >= 0) {
           views[published] = null;

@@ -164,8 +164,7 @@ final class Refresher {
       // first resync): later lookups with that string then match it by identity, and the
       // southbound's copy of the key is not kept
       String key = seen != null ? seen.key : c != null ? c.key() : kv.key();
-      applyRetrieved(
-          h, kv, key, seen, resolveOrigin(kv, seen, c == null ? null : c.origin()), mark);
+      applyRetrieved(h, kv, key, resolveOrigin(kv, seen, c == null ? null : c.origin()), mark);
     }
   }
 
@@ -290,10 +289,9 @@ final class Refresher {
       DescriptorHandle h,
       KVWithMetadata<Object, Object> kv,
       String key,
-      Node seen,
       ValueOrigin origin,
       long mark) {
-    Node n = g.writeFound(key, seen);
+    Node n = g.write(key);
     reg.remember(n, h); // validRetrieved found h selecting the key
     n.refreshMark = mark;
     refreshNode(n, h, kv.value(), origin, null);
@@ -371,7 +369,7 @@ final class Refresher {
     if (DerivedOrder.collides(existing, baseKey)) {
       return false;
     }
-    Node dn = g.writeFound(d.key(), existing);
+    Node dn = g.write(d.key());
     refreshNode(dn, reg.forNode(dn), d.value(), origin, baseKey);
     dn.refreshMark = mark;
     return true;

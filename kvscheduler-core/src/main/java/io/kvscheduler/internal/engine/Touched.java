@@ -19,9 +19,6 @@ final class Touched {
   private final long mark;
   private final ArrayList<String> keys = new ArrayList<>();
 
-  /** The node of each listed key when it was listed (null for a key that had none). */
-  private final ArrayList<Node> nodes = new ArrayList<>();
-
   /** The batches that were refreshes (their keys are read only if asked for). */
   private final ArrayList<Graph.Journal> refreshes = new ArrayList<>();
 
@@ -52,7 +49,6 @@ final class Touched {
   void reserve(Graph.Journal j) {
     if (keys.isEmpty()) {
       keys.ensureCapacity(j.size());
-      nodes.ensureCapacity(j.size());
     }
   }
 
@@ -92,11 +88,9 @@ final class Touched {
   void add(String key, Node n) {
     if (n == null) {
       keys.add(key);
-      nodes.add(null);
     } else if (n.touchMark != mark) {
       n.touchMark = mark;
       keys.add(key);
-      nodes.add(n);
     }
   }
 
@@ -106,14 +100,6 @@ final class Touched {
    */
   List<String> removedCandidates() {
     return removedCandidates;
-  }
-
-  /**
-   * The node of the {@code i}-th listed key when it was listed, or null: the key's current node if
-   * it is still in the graph ({@link Node#inGraph()}), else look the key up.
-   */
-  Node node(int i) {
-    return nodes.get(i);
   }
 
   /** The listed keys, in order of listing (read only). */

@@ -17,9 +17,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
@@ -111,12 +109,6 @@ final class TxnProcessor {
     /** {@link #values} sorted by key (set by the ordering step, reused by the record). */
     List<Kv> sortedValues;
 
-    /**
-     * Of a resync whose {@link #values} are in key order: the node each value's key had when the
-     * values were gathered (null: none), aligned with {@link #values}; else null.
-     */
-    List<Node> nodes;
-
     /** True once the transaction counted as a resync (undone when it is aborted). */
     boolean countedResync;
 
@@ -207,12 +199,10 @@ final class TxnProcessor {
       }
       // base values the transaction does not list: the listed ones are marked in their nodes,
       // the graph's nodes are scanned in any order and the unlisted ones merged in, in key order
-      // (no ordered view of the graph and no set of listed keys). The nodes found on the way are
-      // kept beside the values: the ordering step then looks no key up again.
+      // (no ordered view of the graph and no set of listed keys)
       Object listed = new Object();
-      Node[] found = new Node[values.size()];
       for (int i = 0; i < values.size(); i += Bulk.RANGE) {
-        mark(values, i, Bulk.end(i, values.size()), listed, found);
+        mark(values, i, Bulk.end(i, values.size()), listed);
       }
       List<Node> unlisted = new ArrayList<>();
       // read only: nodes are collected, the graph is unchanged
@@ -220,26 +210,20 @@ final class TxnProcessor {
         collectUnlisted(it, listed, unlisted);
       }
       unlisted.sort(NODE_KEY_ORDER);
-      List<Node> nodes = new ArrayList<>(values.size() + unlisted.size());
-      values = mergeUnlisted(values, found, unlisted, nodes);
-      job.nodes = nodes;
+      values = mergeUnlisted(values, unlisted);
     }
     job.values = values;
     job.recordedValues = o.resync() == ResyncType.DOWNSTREAM ? List.of() : values;
     job.skip = values.isEmpty();
   }
 
-  /**
-   * Marks the nodes of {@code values[from, to)} as {@code listed}; each value's node (or null) goes
-   * to {@code found} at the value's index.
-   */
-  private void mark(List<Kv> values, int from, int to, Object listed, Node[] found) {
+  /** Marks the nodes of {@code values[from, to)} as {@code listed}. */
+  private void mark(List<Kv> values, int from, int to, Object listed) {
     for (int i = from; i < to; i++) {
       Node n = g.get(values.get(i).key());
       if (n != null) {
         n.scratchOwner = listed;
       }
-      found[i] = n;
     }
   }
 
@@ -263,38 +247,31 @@ final class TxnProcessor {
   private static final Comparator<Node> NODE_KEY_ORDER = (a, b) -> a.key.compareTo(b.key);
 
   /**
-   * The listed {@code values} (in key order, with their nodes {@code found}) and what a resync does
-   * with the {@code unlisted} base values (in key order: OBTAINED ones are kept, others removed),
-   * merged in key order; the node of each value goes to {@code nodes}.
+   * The listed {@code values} (in key order) and what a resync does with the {@code unlisted} base
+   * values (in key order: OBTAINED ones are kept, others removed), merged in key order.
    */
-  private static List<Kv> mergeUnlisted(
-      List<Kv> values, Node[] found, List<Node> unlisted, List<Node> nodes) {
+  private static List<Kv> mergeUnlisted(List<Kv> values, List<Node> unlisted) {
     if (unlisted.isEmpty()) {
-      nodes.addAll(Arrays.asList(found));
       return values;
     }
     List<Kv> out = new ArrayList<>(values.size() + unlisted.size());
     int u = 0;
-    for (int i = 0; i < values.size(); i++) {
-      Kv kv = values.get(i);
+    for (Kv kv : values) {
       while (u < unlisted.size() && unlisted.get(u).key.compareTo(kv.key()) < 0) {
-        addUnlisted(unlisted.get(u++), out, nodes);
+        out.add(unlistedValue(unlisted.get(u++)));
       }
       out.add(kv);
-      nodes.add(found[i]);
     }
     while (u < unlisted.size()) {
-      addUnlisted(unlisted.get(u++), out, nodes);
+      out.add(unlistedValue(unlisted.get(u++)));
     }
     return out;
   }
 
-  private static void addUnlisted(Node n, List<Kv> out, List<Node> nodes) {
-    out.add(
-        n.state == ValueState.OBTAINED
-            ? new Kv(n.key, n.value, ValueOrigin.FROM_SB, false, n.metadata)
-            : Kv.nb(n.key, null));
-    nodes.add(n);
+  private static Kv unlistedValue(Node n) {
+    return n.state == ValueState.OBTAINED
+        ? new Kv(n.key, n.value, ValueOrigin.FROM_SB, false, n.metadata)
+        : Kv.nb(n.key, null);
   }
 
   private void prepareSb(Job job, Queued.Sb sb) {
@@ -479,14 +456,9 @@ final class TxnProcessor {
       Graph.Journal refreshed) {
     g.reserve(2 * job.values.size()); // a first transaction: the values and as many derived ones
     List<Kv> sorted = new ArrayList<>(job.values);
-    List<Node> hints = null;
-    if (Kv.isSorted(sorted)) {
-      hints = job.nodes; // aligned with the values (null when none were gathered)
-    } else {
-      sorted.sort(Kv.BY_KEY);
-    }
+    Kv.sortByKey(sorted);
     job.sortedValues = sorted;
-    Ordered ordered = order(sorted, hints);
+    List<Kv> ordered = order(sorted);
     List<OpRecord> planned = List.of();
     boolean skip = job.skip;
     TxnContext sim = null;
@@ -598,7 +570,7 @@ final class TxnProcessor {
     return tx;
   }
 
-  private void execute(TxnContext tx, Ordered ordered, Job job) {
+  private void execute(TxnContext tx, List<Kv> ordered, Job job) {
     applyJob(new Walker(g, reg, tx), ordered, job);
   }
 
@@ -608,7 +580,7 @@ final class TxnProcessor {
    * applied (a late answer's key settled), then the values waiting for what the read found go ahead
    * (as after a Create).
    */
-  private void applyJob(Walker w, Ordered ordered, Job job) {
+  private void applyJob(Walker w, List<Kv> ordered, Job job) {
     if (job.readFirst.isEmpty()) {
       applyAll(w, ordered);
       return;
@@ -659,20 +631,20 @@ final class TxnProcessor {
   }
 
   /** Applies the values in order (in ranges: {@link Bulk}). */
-  private static void applyAll(Walker w, Ordered ordered) {
-    int size = ordered.values.size();
+  private static void applyAll(Walker w, List<Kv> ordered) {
+    int size = ordered.size();
     for (int i = 0; i < size; i += Bulk.RANGE) {
       applyRange(w, ordered, i, Bulk.end(i, size));
     }
   }
 
-  private static void applyRange(Walker w, Ordered ordered, int from, int to) {
+  private static void applyRange(Walker w, List<Kv> ordered, int from, int to) {
     for (int i = from; i < to; i++) {
-      w.applyTop(ordered.values.get(i), ordered.nodes.get(i));
+      w.applyTop(ordered.get(i));
     }
   }
 
-  private void executeWithRevert(TxnContext tx, Ordered ordered, Touched touched, Job job) {
+  private void executeWithRevert(TxnContext tx, List<Kv> ordered, Touched touched, Job job) {
     Walker w = new Walker(g, reg, tx);
     if (!tx.revertOnFailure) {
       applyJob(w, ordered, job);
@@ -680,15 +652,13 @@ final class TxnProcessor {
     }
     ArrayDeque<Kv> previous = new ArrayDeque<>();
     boolean revert = false;
-    for (Kv kv : ordered.values) {
+    for (Kv kv : ordered) {
       tx.ownKeys.add(kv.key());
     }
-    for (int i = 0; i < ordered.values.size(); i++) {
-      Kv kv = ordered.values.get(i);
-      Node hint = ordered.nodes.get(i);
-      Node before = hint != null && hint.inGraph() ? hint : g.get(kv.key());
+    for (Kv kv : ordered) {
+      Node before = g.get(kv.key());
       Object prev = before == null ? null : before.value;
-      Throwable err = w.applyTop(kv, hint);
+      Throwable err = w.applyTop(kv);
       previous.addFirst(new Kv(kv.key(), prev, ValueOrigin.FROM_NB, true, null));
       // B100: only failures of the transaction's own values trigger the revert
       if (err != null && tx.revertOnFailure && tx.ownFailed) {
@@ -702,7 +672,7 @@ final class TxnProcessor {
       touched.add(journal, false);
       history.addRevisions(journal, job.seq, cfg.clock().instant());
       for (Kv kv : previous) {
-        w.applyTop(kv, null);
+        w.applyTop(kv);
       }
     }
   }
@@ -731,61 +701,37 @@ final class TxnProcessor {
     return j;
   }
 
-  /**
-   * A transaction's values in execution order, each with the node its key had when the order was
-   * decided (or null): a hint that saves the walk a lookup while the node is still the key's.
-   */
-  private record Ordered(List<Kv> values, List<Node> nodes) {}
-
-  /**
-   * Of values sorted by key, the execution order: deletions, re-creations, creations, updates.
-   * {@code hints}: null, or for each value the node its key had when the values were gathered
-   * (null: none; used while it is still the key's node).
-   */
-  private Ordered order(List<Kv> sorted, List<Node> hints) {
+  /** Of values sorted by key, the execution order: deletions, re-creations, creations, updates. */
+  private List<Kv> order(List<Kv> sorted) {
     if (sorted.size() == 1) {
-      // the usual one-value transaction: in a class of its own, no class lists to build
-      Kv kv = sorted.get(0);
-      Node hint = hints == null ? null : hints.get(0);
-      Node n = hint != null && hint.inGraph() ? hint : g.get(kv.key());
-      return new Ordered(sorted, Collections.singletonList(n));
+      return sorted; // the usual one-value transaction: no class lists to build
     }
-    Ordered[] classes = new Ordered[4];
-    for (int c = 0; c < classes.length; c++) {
-      classes[c] = new Ordered(new ArrayList<>(), new ArrayList<>());
+    List<List<Kv>> classes = new ArrayList<>(4);
+    for (int c = 0; c < 4; c++) {
+      classes.add(new ArrayList<>());
     }
     for (int i = 0; i < sorted.size(); i += Bulk.RANGE) {
-      classify(sorted, hints, i, Bulk.end(i, sorted.size()), classes);
+      classify(sorted, i, Bulk.end(i, sorted.size()), classes);
     }
-    Ordered only = null;
-    for (Ordered c : classes) {
-      if (!c.values.isEmpty()) {
+    List<Kv> only = null;
+    for (List<Kv> c : classes) {
+      if (!c.isEmpty()) {
         if (only != null) {
-          return concat(classes, sorted.size());
+          List<Kv> out = new ArrayList<>(sorted.size());
+          classes.forEach(out::addAll);
+          return out;
         }
         only = c;
       }
     }
-    return only != null ? only : classes[0]; // all values in one class (e.g. a first resync)
+    return only != null ? only : classes.get(0); // all values in one class (e.g. a first resync)
   }
 
-  private static Ordered concat(Ordered[] classes, int size) {
-    Ordered out = new Ordered(new ArrayList<>(size), new ArrayList<>(size));
-    for (Ordered c : classes) {
-      out.values.addAll(c.values);
-      out.nodes.addAll(c.nodes);
-    }
-    return out;
-  }
-
-  private void classify(List<Kv> sorted, List<Node> hints, int from, int to, Ordered[] classes) {
+  /** Adds each value of {@code sorted[from, to)} to its class of the execution order. */
+  private void classify(List<Kv> sorted, int from, int to, List<List<Kv>> classes) {
     for (int i = from; i < to; i++) {
       Kv kv = sorted.get(i);
-      Node hint = hints == null ? null : hints.get(i);
-      Node n = hint != null && hint.inGraph() ? hint : g.get(kv.key());
-      int c = executionClass(kv, n);
-      classes[c].values.add(kv);
-      classes[c].nodes.add(n);
+      classes.get(executionClass(kv, g.get(kv.key()))).add(kv);
     }
   }
 

@@ -65,17 +65,7 @@ final class Walker {
   }
 
   /** Arguments of one visit. */
-  record Args(
-      Kv kv,
-      String baseKey,
-      boolean derived,
-      boolean depUpdate,
-      Set<String> recreating,
-      Node hint) {
-    Args(Kv kv, String baseKey, boolean derived, boolean depUpdate, Set<String> recreating) {
-      this(kv, baseKey, derived, depUpdate, recreating, null);
-    }
-
+  record Args(Kv kv, String baseKey, boolean derived, boolean depUpdate, Set<String> recreating) {
     Args withRecreating(Set<String> r) {
       return new Args(kv, baseKey, derived, depUpdate, r);
     }
@@ -83,13 +73,9 @@ final class Walker {
 
   /** Derived values and dependencies computed for a value. */
   private record Relations(
-      List<Dependency> deps,
-      List<Kv> derived,
-      List<Node> derivedNodes,
-      List<String> derivedKeys,
-      Throwable error) {
+      List<Dependency> deps, List<Kv> derived, List<String> derivedKeys, Throwable error) {
     Relations(List<Dependency> deps, Throwable error) {
-      this(deps, List.of(), List.of(), List.of(), error);
+      this(deps, List.of(), List.of(), error);
     }
 
     /** No dependency, no derived value, no error. */
@@ -101,16 +87,13 @@ final class Walker {
     }
   }
 
-  /**
-   * Applies a top-level value of the transaction ({@code hint}: the key's node as the caller looked
-   * it up, or null). Returns the error of the value, or null.
-   */
-  Throwable applyTop(Kv kv, Node hint) {
-    Node n = hint != null && hint.inGraph() ? hint : g.get(kv.key());
+  /** Applies a top-level value of the transaction. Returns the error of the value, or null. */
+  Throwable applyTop(Kv kv) {
+    Node n = g.get(kv.key());
     if (tx.isRetry() && n != null && n.isDerived()) {
       // a derived value retried alone (settled after a late southbound answer for it): applied
       // as a value derived from its base
-      return apply(new Args(kv, n.derivedFrom, true, false, null, n));
+      return apply(new Args(kv, n.derivedFrom, true, false, null));
     }
     if (changesDerived(kv, n)) {
       if (tx.isNB()) {
@@ -150,7 +133,7 @@ final class Walker {
         return null;
       }
     }
-    return apply(new Args(kv, kv.key(), false, false, null, n));
+    return apply(new Args(kv, kv.key(), false, false, null));
   }
 
   /**
@@ -185,18 +168,11 @@ final class Walker {
   }
 
   private Throwable applyOnPath(Args a) {
-    // the hint: the key's node as the caller looked it up. A visit other than a dependency update
-    // always gives the node a last update of this transaction, which a node created by this
-    // transaction's refresh has not yet: its content changes (see Graph.writeChanging)
-    Node node = a.depUpdate ? g.write(a.kv.key(), a.hint) : g.writeChanging(a.kv.key(), a.hint);
-    OpRecord op = preRecord(a, node);
-    try {
-      return visit(a, node, op);
-    } finally {
-      if (!op.recorded) {
-        spare = op; // nothing refers to it: the next visit reuses it
-      }
-    }
+    // a visit other than a dependency update always gives the node a last update of this
+    // transaction, which a node created by this transaction's refresh has not yet: its content
+    // changes (see Graph.writeChanging)
+    Node node = a.depUpdate ? g.write(a.kv.key()) : g.writeChanging(a.kv.key());
+    return visit(a, node, preRecord(a, node));
   }
 
   /** The visit of {@code node} with its operation record {@code op} (taken before any change). */
@@ -288,10 +264,10 @@ final class Walker {
         };
 
     if (!a.derived) {
-      settleObsoleteRetries(node.inGraph() ? node : g.get(key), a.baseKey);
+      settleObsoleteRetries(g.get(key), a.baseKey);
     }
     {
-      Node now = node.inGraph() ? node : g.get(key);
+      Node now = g.get(key);
       boolean neverThere =
           prevState == ValueState.NONEXISTENT
               && prevUpdate == null
@@ -386,20 +362,8 @@ final class Walker {
     return isReady(node, false) ? TxnOperation.UNDEFINED : TxnOperation.DELETE;
   }
 
-  /**
-   * An operation record of a visit that recorded nothing (most visits of equal values in a resync),
-   * reused by the next visit instead of allocating one per visit.
-   */
-  private OpRecord spare;
-
   private OpRecord preRecord(Args a, Node node) {
-    OpRecord op = spare;
-    if (op != null) {
-      spare = null;
-      op.clear();
-    } else {
-      op = new OpRecord();
-    }
+    OpRecord op = new OpRecord();
     op.node = node;
     op.key = a.kv.key();
     op.baseKey = a.baseKey;
@@ -501,7 +465,7 @@ final class Walker {
 
     // errors of dependents are theirs, not this value's
     runDepUpdates(node, a, true);
-    return applyDerived(rel.derived, rel.derivedNodes, a, true);
+    return applyDerived(rel.derived, a, true);
   }
 
   // ---------------------------------------------------------------- UPDATE
@@ -578,7 +542,7 @@ final class Walker {
           obsolete.add(new Kv(dk, null, a.kv.origin(), a.kv.revert(), null));
         }
       }
-      Throwable obsErr = applyDerived(obsolete, null, a, false);
+      Throwable obsErr = applyDerived(obsolete, a, false);
       if (obsErr != null) {
         // the Update was not called: keep the value that is in the SB
         g.setDeps(node, oldDeps);
@@ -640,7 +604,7 @@ final class Walker {
       // again, so what waits for it goes ahead now, as after a Create (their errors are theirs)
       runDepUpdates(node, a, true);
     }
-    return applyDerived(rel.derived, rel.derivedNodes, a, true);
+    return applyDerived(rel.derived, a, true);
   }
 
   // ---------------------------------------------------------------- DELETE
@@ -680,7 +644,7 @@ final class Walker {
           dels.add(new Kv(dk, null, a.kv.origin(), a.kv.revert(), null));
         }
       }
-      inherited = applyDerived(dels, null, a, false);
+      inherited = applyDerived(dels, a, false);
     }
     if (inherited == null) {
       inherited = runDepUpdates(node, a, false);
@@ -819,21 +783,19 @@ final class Walker {
       }
     }
     Kv kv = new Kv(dn.key, value, dn.origin(), a.kv.revert(), null);
-    return apply(new Args(kv, dn.baseKey(), dn.isDerived(), true, a.recreating, dn));
+    return apply(new Args(kv, dn.baseKey(), dn.isDerived(), true, a.recreating));
   }
 
   /**
    * Applies derived values of {@code a}'s base, given in key order (every caller builds the list
    * from a sorted one: the descriptor's derived values as {@link DescriptorHandle#derivedSorted}
-   * returns them, or a node's derived keys, which are kept sorted); {@code nodes} (or null): for
-   * each value, the node its key had when it was derived, or null (a value derived before is then
-   * looked up).
+   * returns them, or a node's derived keys, which are kept sorted).
    */
-  private Throwable applyDerived(List<Kv> sorted, List<Node> nodes, Args a, boolean check) {
+  private Throwable applyDerived(List<Kv> sorted, Args a, boolean check) {
     assert Kv.isSorted(sorted) : "derived values out of key order";
     Throwable was = null;
     for (int i = 0; i < sorted.size(); i += Bulk.RANGE) {
-      Throwable err = applyDerivedRange(sorted, nodes, i, Bulk.end(i, sorted.size()), a, check);
+      Throwable err = applyDerivedRange(sorted, i, Bulk.end(i, sorted.size()), a, check);
       if (err != null) {
         was = err;
       }
@@ -842,11 +804,10 @@ final class Walker {
   }
 
   /** {@link #applyDerived} of {@code sorted[from, to)}: the error of the last that failed. */
-  private Throwable applyDerivedRange(
-      List<Kv> sorted, List<Node> nodes, int from, int to, Args a, boolean check) {
+  private Throwable applyDerivedRange(List<Kv> sorted, int from, int to, Args a, boolean check) {
     Throwable was = null;
     for (int i = from; i < to; i++) {
-      Throwable err = applyOneDerived(sorted.get(i), nodes == null ? null : nodes.get(i), a, check);
+      Throwable err = applyOneDerived(sorted.get(i), a, check);
       if (err != null) {
         was = err;
       }
@@ -854,16 +815,12 @@ final class Walker {
     return was;
   }
 
-  /** One derived value of {@link #applyDerived} ({@code seen}: its node when derived, or null). */
-  private Throwable applyOneDerived(Kv kv, Node seen, Args a, boolean check) {
-    Node existing = null;
-    if (check) {
-      existing = seen != null && seen.inGraph() ? seen : g.get(kv.key());
-      if (!validDerived(kv, existing, a.baseKey)) {
-        return null;
-      }
+  /** One derived value of {@link #applyDerived}. */
+  private Throwable applyOneDerived(Kv kv, Args a, boolean check) {
+    if (check && !validDerived(kv, g.get(kv.key()), a.baseKey)) {
+      return null;
     }
-    return apply(new Args(kv, a.baseKey, true, false, a.recreating, existing));
+    return apply(new Args(kv, a.baseKey, true, false, a.recreating));
   }
 
   /**
@@ -934,19 +891,18 @@ final class Walker {
     // a key colliding with a value that is not derived from this one is skipped
     List<KeyValuePair> unique = der.value();
     List<Kv> derived = new ArrayList<>(unique.size());
-    List<Node> nodes = new ArrayList<>(unique.size());
     String[] keys = new String[unique.size()];
     int n = 0;
     for (int i = 0; i < unique.size(); i += Bulk.RANGE) {
-      n = addDerived(unique, i, Bulk.end(i, unique.size()), node, a, derived, nodes, keys, n);
+      n = addDerived(unique, i, Bulk.end(i, unique.size()), node, a, derived, keys, n);
     }
     List<String> derivedKeys = n == keys.length ? List.of(keys) : List.of(Arrays.copyOf(keys, n));
-    return new Relations(deps.value(), derived, nodes, derivedKeys, null);
+    return new Relations(deps.value(), derived, derivedKeys, null);
   }
 
   /**
-   * {@link #addDerived(KeyValuePair, Node, Args, List, List)} for {@code unique[from, to)}; the
-   * keys added go to {@code keys} from index {@code n}. Returns the new count of keys.
+   * {@link #addDerived(KeyValuePair, Node, Args, List)} for {@code unique[from, to)}; the keys
+   * added go to {@code keys} from index {@code n}. Returns the new count of keys.
    */
   private int addDerived(
       List<KeyValuePair> unique,
@@ -955,12 +911,11 @@ final class Walker {
       Node base,
       Args a,
       List<Kv> derived,
-      List<Node> nodes,
       String[] keys,
       int n) {
     for (int i = from; i < to; i++) {
       KeyValuePair kv = unique.get(i);
-      if (addDerived(kv, base, a, derived, nodes)) {
+      if (addDerived(kv, base, a, derived)) {
         keys[n++] = kv.key();
       }
     }
@@ -968,17 +923,14 @@ final class Walker {
   }
 
   /**
-   * Adds derived value {@code kv} of {@code base} to {@code derived} (and its node, or null, to
-   * {@code nodes}) unless its key holds a value not derived from the base. True when added.
+   * Adds derived value {@code kv} of {@code base} to {@code derived} unless its key holds a value
+   * not derived from the base. True when added.
    */
-  private boolean addDerived(
-      KeyValuePair kv, Node base, Args a, List<Kv> derived, List<Node> nodes) {
-    Node existing = g.get(kv.key());
-    if (DerivedOrder.collides(existing, base.key)) {
+  private boolean addDerived(KeyValuePair kv, Node base, Args a, List<Kv> derived) {
+    if (DerivedOrder.collides(g.get(kv.key()), base.key)) {
       return false;
     }
     derived.add(new Kv(kv.key(), kv.value(), a.kv.origin(), a.kv.revert(), null));
-    nodes.add(existing);
     return true;
   }
 
@@ -1113,7 +1065,6 @@ final class Walker {
   }
 
   private void record(OpRecord op) {
-    op.recorded = true;
     tx.ops.add(op);
   }
 }

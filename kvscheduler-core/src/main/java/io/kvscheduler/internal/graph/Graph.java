@@ -160,42 +160,17 @@ public final class Graph {
   }
 
   /**
-   * Like {@link #write(String)}, without the lookup when {@code hint} (a node obtained for {@code
-   * key} earlier, or null) is still the graph's node of the key.
+   * Like {@link #write(String)}, for a write after which the node's content surely differs, at the
+   * end of the batch, from its content now (the caller's promise: the batch's journal then need not
+   * hold the content before the write to tell). A node created in the batch given to {@link
+   * #journalBirthsLightly} is then journaled without a copy: its entry is {@linkplain Journal#born
+   * born}.
    */
-  public Node write(String key, Node hint) {
-    if (hint != null && hint.inGraph) {
-      journal(hint);
-      return hint;
-    }
-    return write(key);
-  }
-
-  /**
-   * Like {@link #write(String, Node)} when {@code found} is what {@link #get} returned for {@code
-   * key} and the graph has not changed since: null then means the key has no node, and the node is
-   * created without a second lookup (a node found meanwhile would be refused: {@link
-   * IllegalStateException}, the graph unchanged).
-   */
-  public Node writeFound(String key, Node found) {
-    if (found == null) {
-      return create(key);
-    }
-    return write(key, found);
-  }
-
-  /**
-   * Like {@link #write(String, Node)}, for a write after which the node's content surely differs,
-   * at the end of the batch, from its content now (the caller's promise: the batch's journal then
-   * need not hold the content before the write to tell). A node created in the batch given to
-   * {@link #journalBirthsLightly} is then journaled without a copy: its entry is {@linkplain
-   * Journal#born born}.
-   */
-  public Node writeChanging(String key, Node hint) {
+  public Node writeChanging(String key) {
     if (lightBorn < 0) {
-      return write(key, hint);
+      return write(key);
     }
-    Node n = hint != null && hint.inGraph ? hint : nodes.get(key);
+    Node n = nodes.get(key);
     if (n == null) {
       return create(key);
     }

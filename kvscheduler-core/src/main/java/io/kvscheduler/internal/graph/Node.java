@@ -164,11 +164,6 @@ public final class Node {
     return n;
   }
 
-  /** True while this is the graph's node of its key (false once removed or rolled back). */
-  public boolean inGraph() {
-    return inGraph;
-  }
-
   public List<Dependency> deps() {
     return deps;
   }

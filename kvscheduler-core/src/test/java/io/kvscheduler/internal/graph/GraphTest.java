@@ -457,10 +457,10 @@ class GraphTest {
     Graph.Journal refresh = g.endBatch();
 
     g.journalBirthsLightly(refresh);
-    Node w2 = g.writeChanging(KA2, null);
+    Node w2 = g.writeChanging(KA2);
     assertThat(w2).isSameAs(a2);
     w2.state = ValueState.CONFIGURED;
-    g.writeChanging(KA1, null).state = ValueState.CONFIGURED; // born two batches ago: copied
+    g.writeChanging(KA1).state = ValueState.CONFIGURED; // born two batches ago: copied
     put(g, KB1); // born in this batch
     Graph.Journal j = g.endBatch();
 
@@ -476,7 +476,7 @@ class GraphTest {
     assertThat(j.before(2)).isSameAs(Graph.ABSENT);
 
     // a closed batch ends it: the next one copies again
-    g.writeChanging(KA2, null);
+    g.writeChanging(KA2);
     Graph.Journal next = g.endBatch();
     assertThat(next.born(0)).isFalse();
     assertThat(next.before(0)).isNotSameAs(a2);
@@ -491,8 +491,8 @@ class GraphTest {
     put(g, KA2);
     g.endBatch();
     g.journalBirthsLightly(first);
-    g.writeChanging(KA1, null);
-    g.writeChanging(KA2, null);
+    g.writeChanging(KA1);
+    g.writeChanging(KA2);
     Graph.Journal j = g.endBatch();
     assertThat(j.born(0)).isFalse();
     assertThat(j.born(1)).isFalse();
@@ -508,7 +508,7 @@ class GraphTest {
     a1.history = "chain of A1";
     Graph.Journal refresh = g.endBatch();
     g.journalBirthsLightly(refresh);
-    g.writeChanging(KA1, null);
+    g.writeChanging(KA1);
     g.remove(KA1);
     Node again = put(g, KA1);
     Graph.Journal j = g.endBatch();
@@ -537,7 +537,7 @@ class GraphTest {
     Graph.Journal refresh = g.endBatch();
     g.journalBirthsLightly(refresh);
     // the "walk": changes A2 (born: no copy), A1, B1, and creates C1
-    g.writeChanging(KA2, null).state = ValueState.CONFIGURED;
+    g.writeChanging(KA2).state = ValueState.CONFIGURED;
     g.write(KA1).state = ValueState.CONFIGURED;
     g.setDeps(g.write(KB1), List.of(Dependency.onKey("l", KA1)));
     put(g, "/prefixC/new");
@@ -549,7 +549,7 @@ class GraphTest {
     Graph.Journal created = g.endBatch();
     g.journalBirthsLightly(created);
     g.rollback();
-    g.writeChanging(KA2, null);
+    g.writeChanging(KA2);
     assertThat(g.endBatch().born(0)).as("a rollback closes no batch").isFalse();
   }
 
@@ -606,7 +606,7 @@ class GraphTest {
     Map<String, Object> beforeRefresh = state(g);
     put(g, KA2);
     g.journalBirthsLightly(g.endBatch());
-    g.writeChanging(KA1, null).state = ValueState.FAILED; // not born in the refresh: copied
+    g.writeChanging(KA1).state = ValueState.FAILED; // not born in the refresh: copied
     g.rollback();
     assertThat(state(g)).isEqualTo(beforeRefresh);
     assertConsistent(g, List.of(KA1, KA2), "after rollback");
@@ -621,7 +621,7 @@ class GraphTest {
     put(g, KA1);
     g.endBatch();
     Map<String, Object> afterFirst = state(g);
-    g.writeChanging(KA1, null).state = ValueState.CONFIGURED; // no light journaling asked for
+    g.writeChanging(KA1).state = ValueState.CONFIGURED; // no light journaling asked for
     g.rollback();
     assertThat(state(g)).isEqualTo(afterFirst);
   }

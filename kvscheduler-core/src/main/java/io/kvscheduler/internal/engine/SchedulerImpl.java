@@ -13,11 +13,9 @@ import io.kvscheduler.api.NamedMapping;
 import io.kvscheduler.api.NodeRevision;
 import io.kvscheduler.api.QueueFullException;
 import io.kvscheduler.api.RecordedTxn;
-import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.Subscription;
 import io.kvscheduler.api.Txn;
 import io.kvscheduler.api.TxnOperation;
-import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatusListener;
@@ -25,13 +23,10 @@ import io.kvscheduler.api.View;
 import io.kvscheduler.internal.graph.Graph;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,7 +34,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The scheduler's public entry point: a thin facade of the {@code KVScheduler} interface. Work goes
  * to the engine thread through {@link EngineLoop} (one transaction at a time, on a bounded FIFO
- * queue); reads use the published snapshot and the history, never the graph.
+ * queue); reads use the published snapshot and the history, never the graph. Transactions are built
+ * by {@link NbTxn}.
  *
  * <p>Longer than our usual limit: it implements the whole public {@code KVScheduler} interface;
  * each method only queues work or reads published state, the work itself is elsewhere.
@@ -154,115 +150,7 @@ public final class SchedulerImpl implements KVScheduler {
 
   @Override
   public Txn startNBTransaction() {
-    return new TxnImpl();
-  }
-
-  private final class TxnImpl implements Txn {
-    private final Map<String, Object> values = new LinkedHashMap<>();
-    private boolean committed;
-
-    @Override
-    public Txn setValue(String key, Object value) {
-      if (committed) {
-        throw new IllegalStateException("transaction was already committed");
-      }
-      if (key == null || key.isEmpty()) {
-        throw new IllegalArgumentException("key must not be empty");
-      }
-      values.put(key, value);
-      return this;
-    }
-
-    @Override
-    public long commit(TxnOptions options) {
-      Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
-      if (loop.inCallback()) {
-        throw new IllegalStateException(
-            "commit() cannot wait inside a descriptor callback: the"
-                + " engine runs the callback and would wait for itself; use commitAsync()");
-      }
-      CompletableFuture<Long> f = new CompletableFuture<>();
-      submit(options, f, true);
-      return EngineLoop.await(f);
-    }
-
-    @Override
-    public CompletableFuture<Long> commitAsync(TxnOptions options) {
-      Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
-      CompletableFuture<Long> f = new CompletableFuture<>();
-      submit(options, f, true);
-      return f;
-    }
-
-    @Override
-    public CompletableFuture<Long> tryCommitAsync(TxnOptions options) {
-      Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
-      CompletableFuture<Long> f = new CompletableFuture<>();
-      submit(options, f, false);
-      return f;
-    }
-
-    /**
-     * Warns about (or, with {@code rejectUnselectedKeys}, refuses) values of keys that no
-     * registered descriptor selects: they would wait as UNIMPLEMENTED for a descriptor.
-     */
-    private void checkSelected() {
-      List<String> unselected = new ArrayList<>();
-      values.forEach(
-          (k, v) -> {
-            if (v != null && registry.forKey(k) == null) {
-              unselected.add(k);
-            }
-          });
-      if (unselected.isEmpty()) {
-        return;
-      }
-      if (cfg.rejectUnselectedKeys()) {
-        committed = false; // nothing was queued: the caller may fix the keys
-        throw new IllegalArgumentException(
-            "no registered descriptor selects key"
-                + (unselected.size() > 1 ? "s " : " ")
-                + String.join(", ", unselected));
-      }
-      LOG.warn(
-          "no registered descriptor selects key{} {}: UNIMPLEMENTED until one is registered",
-          unselected.size() > 1 ? "s" : "",
-          String.join(", ", unselected));
-    }
-
-    /**
-     * Queues the transaction, to complete {@code f}. From a descriptor callback it is queued to run
-     * after the current transaction, never waiting. Otherwise a full queue is waited for when
-     * {@code waitForRoom}, else refused with a {@link QueueFullException}.
-     */
-    private void submit(TxnOptions o, CompletableFuture<Long> f, boolean waitForRoom) {
-      if (committed) {
-        throw new IllegalStateException("transaction was already committed");
-      }
-      committed = true;
-      loop.ensureOpen();
-      if (o.resync() == ResyncType.DOWNSTREAM && !values.isEmpty()) {
-        throw new IllegalArgumentException(
-            "downstream resync combined with data changes in one transaction");
-      }
-      if (o.revert() && o.resync() != ResyncType.NOT_RESYNC) {
-        throw new IllegalArgumentException("it is not supported to combine resync with revert");
-      }
-      checkSelected();
-      List<Kv> kvs = new ArrayList<>(values.size());
-      values.forEach((k, v) -> kvs.add(Kv.nb(k, v)));
-      Queued.Nb q = new Queued.Nb(kvs, o, f);
-      if (loop.inCallback()) {
-        loop.queueFromCallback(q);
-      } else if (waitForRoom) {
-        loop.putWaiting(q);
-      } else if (loop.offer(q)) {
-        loop.failIfClosed(q);
-      } else {
-        committed = false; // nothing was queued: the caller may try again
-        throw new QueueFullException();
-      }
-    }
+    return new NbTxn(loop, registry, cfg.rejectUnselectedKeys());
   }
 
   @Override

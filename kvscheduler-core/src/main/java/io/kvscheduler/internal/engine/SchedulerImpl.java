@@ -15,7 +15,6 @@ import io.kvscheduler.api.QueueFullException;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.Subscription;
 import io.kvscheduler.api.Txn;
-import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatusListener;
@@ -34,11 +33,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The scheduler's public entry point: a thin facade of the {@code KVScheduler} interface. Work goes
  * to the engine thread through {@link EngineLoop} (one transaction at a time, on a bounded FIFO
- * queue); reads use the published snapshot and the history, never the graph. Transactions are built
- * by {@link NbTxn}.
- *
- * <p>Longer than our usual limit: it implements the whole public {@code KVScheduler} interface;
- * each method only queues work or reads published state, the work itself is elsewhere.
+ * queue); reads use the published snapshot and the history, never the graph. Dumps are {@link
+ * ValueDumps}, stand-alone validation is {@link SemanticValidator}, transactions are built by
+ * {@link NbTxn}.
  */
 public final class SchedulerImpl implements KVScheduler {
   private static final Logger LOG = LoggerFactory.getLogger(SchedulerImpl.class);
@@ -51,6 +48,8 @@ public final class SchedulerImpl implements KVScheduler {
   private final Watchers watchers;
   private final TxnProcessor processor;
   private final EngineLoop loop;
+  private final ValueDumps dumps;
+  private final SemanticValidator validator;
 
   public SchedulerImpl(SchedulerConfig config) {
     List<AutoCloseable> owned = new ArrayList<>();
@@ -81,6 +80,8 @@ public final class SchedulerImpl implements KVScheduler {
                 loop.pushInternal(q);
               }
             });
+    this.dumps = new ValueDumps(registry, published, loop, processor);
+    this.validator = new SemanticValidator(registry);
     // a southbound call abandoned after its time limit may still do what it was asked: when it
     // returns, its key is read again (Retrieve) and settled in a transaction of its own
     sbCalls.onLateReturn(
@@ -293,100 +294,24 @@ public final class SchedulerImpl implements KVScheduler {
   }
 
   @Override
-  @SuppressWarnings({"unchecked", "rawtypes"})
   public <V, M> List<KVWithMetadata<V, M>> dumpValues(KVDescriptor<V, M> descriptor, View view) {
     Objects.requireNonNull(view, "view");
-    List<KVWithMetadata<Object, Object>> all = new ArrayList<>(dump(registered(descriptor), view));
-    // metadata is checked by the engine; a desired value of another class (INVALID) is left out
-    all.removeIf(kv -> kv.value() != null && !descriptor.valueType().isInstance(kv.value()));
-    return (List) all;
+    return dumps.of(registered(descriptor), descriptor, view);
   }
 
   @Override
   public List<KVWithMetadata<Object, Object>> dumpValues(String descriptorName, View view) {
-    DescriptorHandle h = registry.byName(descriptorName);
-    if (h == null) {
-      throw new IllegalArgumentException("descriptor " + descriptorName + " is not registered");
-    }
-    return dump(h, view);
+    return dumps.byName(descriptorName, view);
   }
 
   @Override
   public List<KVWithMetadata<Object, Object>> dumpValuesByKeyPrefix(String keyPrefix, View view) {
-    for (DescriptorHandle h : registry.ordered()) {
-      if (!keyPrefix.isEmpty() && h.d.nbKeyPrefix().equals(keyPrefix)) {
-        return dump(h, view);
-      }
-    }
-    throw new IllegalArgumentException(
-        "no descriptor found matching the key prefix '" + keyPrefix + "'");
-  }
-
-  private List<KVWithMetadata<Object, Object>> dump(DescriptorHandle h, View view) {
-    if (view == View.SB) {
-      if (!h.canRetrieve()) {
-        throw new IllegalArgumentException(
-            "descriptor " + h.name + " does not support Retrieve operation");
-      }
-      return loop.onEngine(
-          "a dump of the SB view (descriptor " + h.name + ")",
-          () -> processor.refresher().retrieveForDump(h));
-    }
-    List<KVWithMetadata<Object, Object>> out = new ArrayList<>();
-    for (Rev v : published.current().withPrefix(h.d.nbKeyPrefix())) {
-      if (v.derivedFrom != null || !h.name.equals(v.descriptor)) {
-        continue;
-      }
-      if (view == View.NB) {
-        if (v.state == ValueState.OBTAINED || v.intentDelete() || v.intent() == null) {
-          continue;
-        }
-        out.add(new KVWithMetadata<>(v.key, v.intent(), v.metadata, ValueOrigin.FROM_NB));
-      } else {
-        if (!v.available()) {
-          continue;
-        }
-        out.add(
-            new KVWithMetadata<>(
-                v.key,
-                v.value,
-                v.metadata,
-                v.state == ValueState.OBTAINED ? ValueOrigin.FROM_SB : ValueOrigin.FROM_NB));
-      }
-    }
-    return out;
+    return dumps.byKeyPrefix(keyPrefix, view);
   }
 
   @Override
   public List<KeyError> validateSemantically(List<KeyValuePair> values) {
-    Objects.requireNonNull(values, "values");
-    List<KeyError> out = new ArrayList<>();
-    for (KeyValuePair kv : values) {
-      validateOne(kv, out, true);
-    }
-    return out;
-  }
-
-  private void validateOne(KeyValuePair kv, List<KeyError> out, boolean base) {
-    DescriptorHandle h = registry.forKey(kv.key());
-    if (h == null || kv.value() == null) {
-      return;
-    }
-    Throwable err = h.validate(kv.key(), kv.value());
-    if (err != null) {
-      out.add(new KeyError(kv.key(), TxnOperation.VALIDATE, OpRecord.msg(err), err));
-    }
-    if (base) {
-      DescriptorHandle.Result<List<KeyValuePair>> der = h.derivedValues(kv.key(), kv.value());
-      if (der.failed()) {
-        out.add(
-            new KeyError(kv.key(), TxnOperation.VALIDATE, OpRecord.msg(der.error()), der.error()));
-      } else {
-        for (KeyValuePair d : der.value()) {
-          validateOne(d, out, false);
-        }
-      }
-    }
+    return validator.validate(values);
   }
 
   @Override

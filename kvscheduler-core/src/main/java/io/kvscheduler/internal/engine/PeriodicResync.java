@@ -1,0 +1,70 @@
+package io.kvscheduler.internal.engine;
+
+import io.kvscheduler.api.ResyncType;
+import io.kvscheduler.api.TxnOptions;
+import java.time.Duration;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Queues a downstream resync every period (plus a random jitter), while the scheduler is open. */
+final class PeriodicResync {
+  private static final Logger LOG = LoggerFactory.getLogger(PeriodicResync.class);
+
+  private final SchedulerConfig cfg;
+  private final EngineLoop loop;
+  private final SplittableRandom jitter = new SplittableRandom();
+
+  /**
+   * True when the delay scheduler could not arm the next periodic resync: the engine arms it again
+   * after the next item it processes (the periodic resyncs would stop otherwise).
+   */
+  private volatile boolean lost;
+
+  /** Needs {@code cfg.downstreamResyncPeriod()}; nothing is armed before {@link #arm()}. */
+  PeriodicResync(SchedulerConfig cfg, EngineLoop loop) {
+    this.cfg = cfg;
+    this.loop = loop;
+  }
+
+  /** Arms the next periodic resync. */
+  void arm() {
+    Duration delay = cfg.downstreamResyncPeriod();
+    long j = cfg.downstreamResyncJitter().toMillis();
+    if (j > 0) {
+      delay = delay.plusMillis(jitter.nextLong(j + 1));
+    }
+    lost =
+        cfg.delayScheduler()
+                .schedule(
+                    delay,
+                    () -> {
+                      if (loop.isClosed()) {
+                        return;
+                      }
+                      Queued.Nb q =
+                          new Queued.Nb(
+                              List.of(),
+                              TxnOptions.builder()
+                                  .resync(ResyncType.DOWNSTREAM)
+                                  .description("periodic downstream resync")
+                                  .build(),
+                              new CompletableFuture<>());
+                      if (!loop.offer(q)) {
+                        LOG.warn(
+                            "periodic downstream resync skipped: the transaction queue is full");
+                      }
+                      arm();
+                    })
+            == GuardedTime.LOST;
+  }
+
+  /** Run by the engine after each item it processes: arms again a resync the scheduler lost. */
+  void rearmIfLost() {
+    if (lost) {
+      arm();
+    }
+  }
+}

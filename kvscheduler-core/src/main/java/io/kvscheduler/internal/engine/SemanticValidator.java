@@ -1,0 +1,51 @@
+package io.kvscheduler.internal.engine;
+
+import io.kvscheduler.api.KeyError;
+import io.kvscheduler.api.KeyValuePair;
+import io.kvscheduler.api.TxnOperation;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Validates values without a transaction ({@code validateSemantically}): each value, and the values
+ * derived from it, against the descriptor that selects its key; one {@link KeyError} per failure.
+ */
+final class SemanticValidator {
+  private final Registry registry;
+
+  SemanticValidator(Registry registry) {
+    this.registry = registry;
+  }
+
+  List<KeyError> validate(List<KeyValuePair> values) {
+    Objects.requireNonNull(values, "values");
+    List<KeyError> out = new ArrayList<>();
+    for (KeyValuePair kv : values) {
+      validateOne(kv, out, true);
+    }
+    return out;
+  }
+
+  private void validateOne(KeyValuePair kv, List<KeyError> out, boolean base) {
+    DescriptorHandle h = registry.forKey(kv.key());
+    if (h == null || kv.value() == null) {
+      return;
+    }
+    Throwable err = h.validate(kv.key(), kv.value());
+    if (err != null) {
+      out.add(new KeyError(kv.key(), TxnOperation.VALIDATE, OpRecord.msg(err), err));
+    }
+    if (base) {
+      DescriptorHandle.Result<List<KeyValuePair>> der = h.derivedValues(kv.key(), kv.value());
+      if (der.failed()) {
+        out.add(
+            new KeyError(kv.key(), TxnOperation.VALIDATE, OpRecord.msg(der.error()), der.error()));
+      } else {
+        for (KeyValuePair d : der.value()) {
+          validateOne(d, out, false);
+        }
+      }
+    }
+  }
+}

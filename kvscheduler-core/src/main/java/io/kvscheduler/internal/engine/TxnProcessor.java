@@ -13,7 +13,6 @@ import io.kvscheduler.api.ValueState;
 import io.kvscheduler.internal.graph.Bulk;
 import io.kvscheduler.internal.graph.Graph;
 import io.kvscheduler.internal.graph.Node;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -61,13 +60,8 @@ final class TxnProcessor {
    */
   private final Path path = new Path();
 
-  /**
-   * Base keys whose southbound state is unknown across transactions: a call for the key (or one of
-   * its derived values) failed, and every Retrieve of its descriptor since failed too. Each
-   * transaction first tries to read them ({@link #readUnread}); until one is read, the walk makes
-   * no call for it or its derived values ({@link TxnContext#unreadBefore}).
-   */
-  private final Set<String> unreadBases = new TreeSet<>();
+  /** Base keys whose southbound state is unknown across transactions. */
+  private final UnreadKeys unread;
 
   TxnProcessor(
       SchedulerConfig cfg,
@@ -86,44 +80,11 @@ final class TxnProcessor {
     this.sink = sink;
     this.refresher = new Refresher(g, reg, history);
     this.retries = new RetryPlanner(cfg, g, reg, sink);
+    this.unread = new UnreadKeys(g, reg, refresher);
   }
 
   Refresher refresher() {
     return refresher;
-  }
-
-  /** Everything known about the transaction being processed. */
-  private static final class Job {
-    long seq;
-    TxnType type;
-    ResyncType resync = ResyncType.NOT_RESYNC;
-    String description = "";
-    TxnOptions options = TxnOptions.defaults();
-    long retryForTxn;
-    int retryAttempt;
-    Duration retryDelay;
-    Set<String> retryKeys = Set.of();
-    List<Kv> values = List.of();
-    List<Kv> recordedValues = List.of();
-
-    /** {@link #values} sorted by key (set by the ordering step, reused by the record). */
-    List<Kv> sortedValues;
-
-    /** True once the transaction counted as a resync (undone when it is aborted). */
-    boolean countedResync;
-
-    boolean simulate;
-    boolean skip;
-
-    /** Base keys of the values that failed, refreshed after the execution (refreshFailed). */
-    List<String> refreshedFailed = List.of();
-
-    /**
-     * Base keys read again before the transaction (their dependents follow what the read found):
-     * the key of a late southbound answer ({@link #prepareLate}), and keys left unread by earlier
-     * transactions ({@link #unreadBases}) that a Retrieve has now answered for.
-     */
-    Set<String> readFirst = Set.of();
   }
 
   void process(Queued q) {
@@ -136,7 +97,7 @@ final class TxnProcessor {
     Touched touched = new Touched(job.seq);
     try {
       Instant start = cfg.clock().instant();
-      readUnread(job);
+      job.addReadFirst(unread.readAgain()); // keys earlier transactions left unread
       if (q instanceof Queued.Nb nb) {
         prepareNb(job, nb);
       } else if (q instanceof Queued.Sb sb) {
@@ -195,7 +156,8 @@ final class TxnProcessor {
       Kv.sortByKey(values);
       g.reserve(2 * values.size()); // a first resync: the values and as many derived ones
       if (o.resync() != ResyncType.UPSTREAM) {
-        forgetRead(null, refresher.refresh(null, first ? values : null, o.verboseRefresh()));
+        unread.dropAnswered(
+            null, refresher.refresh(null, first ? values : null, o.verboseRefresh()));
       }
       // base values the transaction does not list: the listed ones are marked in their nodes,
       // the graph's nodes are scanned in any order and the unlisted ones merged in, in key order
@@ -380,13 +342,13 @@ final class TxnProcessor {
     job.retryKeys = Set.of(base);
     DescriptorHandle h = reg.forKey(base);
     Set<String> read = refresher.refresh(new TreeSet<>(Set.of(base)), null, false);
-    forgetRead(Set.of(base), read);
+    unread.dropAnswered(Set.of(base), read);
     if (h == null || !read.contains(h.name)) {
       // Retrieve failed: nothing new is known, nothing is settled (recorded all the same)
       job.skip = true;
       return;
     }
-    job.readFirst = union(job.readFirst, Set.of(base));
+    job.addReadFirst(Set.of(base));
     Node n = g.get(key);
     Kv intent = n == null ? null : lateIntent(n);
     if (n != null && n.lastUpdate != null) {
@@ -566,7 +528,7 @@ final class TxnProcessor {
     tx.inheritRetry =
         job.type == TxnType.NB_TRANSACTION && job.resync == ResyncType.DOWNSTREAM && retry == null;
     tx.departuresAtStart = g.departures();
-    tx.unreadBefore = unreadBases.isEmpty() ? Set.of() : Set.copyOf(unreadBases);
+    tx.unreadBefore = unread.snapshot();
     return tx;
   }
 
@@ -588,46 +550,6 @@ final class TxnProcessor {
     followRefresh(w, job.readFirst, false);
     applyAll(w, ordered);
     followRefresh(w, job.readFirst, true);
-  }
-
-  /**
-   * Reads the keys earlier transactions left unread ({@link #unreadBases}). Those a Retrieve now
-   * answers for are known again, and the transaction lets their dependents follow what was found
-   * ({@link Job#readFirst}); the others stay unknown.
-   */
-  private void readUnread(Job job) {
-    if (unreadBases.isEmpty()) {
-      return;
-    }
-    Set<String> keys = new TreeSet<>(unreadBases);
-    forgetRead(keys, refresher.refresh(keys, null, false));
-    keys.removeAll(unreadBases);
-    job.readFirst = union(job.readFirst, keys);
-  }
-
-  /**
-   * After a refresh of {@code keys} ({@code null}: all) that read the descriptors {@code read}: the
-   * unread keys among them whose descriptor answered are known again.
-   */
-  private void forgetRead(Set<String> keys, Set<String> read) {
-    if (unreadBases.isEmpty()) {
-      return;
-    }
-    unreadBases.removeIf(
-        k -> {
-          DescriptorHandle h = reg.forKey(k);
-          return g.get(k) == null
-              || (keys == null || keys.contains(k)) && (h == null || read.contains(h.name));
-        });
-  }
-
-  private static Set<String> union(Set<String> a, Set<String> b) {
-    if (a.isEmpty()) {
-      return b;
-    }
-    Set<String> out = new TreeSet<>(a);
-    out.addAll(b);
-    return out;
   }
 
   /** Applies the values in order (in ranges: {@link Bulk}). */
@@ -817,7 +739,7 @@ final class TxnProcessor {
       refreshed.addAll(failed);
       Set<String> keys = new TreeSet<>(failed);
       Set<String> read = refresher.refresh(keys, null, false);
-      forgetRead(keys, read);
+      unread.dropAnswered(keys, read);
       for (String key : keys) {
         markRead(tx, key, read);
       }
@@ -838,12 +760,7 @@ final class TxnProcessor {
       all = joined;
     }
     // a failed call whose key no Retrieve could read: unknown until a later transaction reads it
-    for (String key : tx.unread) {
-      Node n = g.get(key);
-      if (n != null) {
-        unreadBases.add(n.isDerived() ? n.derivedFrom : key);
-      }
-    }
+    unread.addBasesOf(tx.unread);
     job.refreshedFailed = refreshed;
     return all;
   }

@@ -40,7 +40,7 @@ final class Job {
 
   /**
    * Base keys read again before the transaction (their dependents follow what the read found): the
-   * key of a late southbound answer ({@link TxnProcessor#prepareLate}), and keys left unread by
+   * key of a late southbound answer ({@link TxnPreparer#prepareLate}), and keys left unread by
    * earlier transactions ({@link UnreadKeys}) that a Retrieve has now answered for.
    */
   Set<String> readFirst = Set.of();

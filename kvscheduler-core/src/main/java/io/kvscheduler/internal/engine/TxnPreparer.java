@@ -51,6 +51,11 @@ final class TxnPreparer {
     resyncCount--;
   }
 
+  /**
+   * An NB commit: its values; for a resync, after a refresh of the graph (not for an upstream one),
+   * with a deletion for every NB value it does not list and the OBTAINED values carried along (a
+   * downstream resync applies the recorded intent of every NB value instead of values of its own).
+   */
   void prepareNb(Job job, Queued.Nb nb) {
     TxnOptions o = nb.options();
     job.type = TxnType.NB_TRANSACTION;
@@ -161,6 +166,7 @@ final class TxnPreparer {
         : Kv.nb(n.key, null);
   }
 
+  /** An SB notification: the values the scheduler accepts from the southbound. */
   void prepareSb(Job job, Queued.Sb sb) {
     job.type = TxnType.SB_NOTIFICATION;
     job.simulate = cfg.simulation();
@@ -192,6 +198,10 @@ final class TxnPreparer {
     job.skip = kept.isEmpty();
   }
 
+  /**
+   * A retry of failed values, or of UNIMPLEMENTED ones: their intent again, for the keys not
+   * changed since.
+   */
   void prepareRetry(Job job, Queued.Retry r) {
     job.type = r.unimplemented() ? TxnType.RETRY_UNIMPL_OPS : TxnType.RETRY_FAILED_OPS;
     job.retryForTxn = r.forTxn();
@@ -255,7 +265,7 @@ final class TxnPreparer {
    *
    * A FAILED or RETRYING value whose object is still not what was asked keeps its status: its
    * retry, or the next change or resync, applies it, as after any failure. Whatever the read finds,
-   * the values depending on the key follow it (see {@link TxnProcessor#applyJob}). Recorded as a
+   * the values depending on the key follow it (see {@link TxnExecutor#applyJob}). Recorded as a
    * retry of the key (its failed transaction, its attempt), with a description naming the late
    * answer.
    */

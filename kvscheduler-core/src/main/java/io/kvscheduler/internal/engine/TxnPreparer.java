@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Prepares a dequeued request as a transaction ({@link Job}): the values an NB commit or resync
- * applies (a resync refreshes the graph first and adds what it does about the values it does not
+ * applies (a resync first refreshes the graph, then adds what becomes of the values it does not
  * list), the SB notification's values the scheduler accepts, the values a retry applies again, and
  * what the transaction settling a late southbound answer applies.
  */

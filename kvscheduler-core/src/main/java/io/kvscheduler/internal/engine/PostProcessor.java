@@ -1,0 +1,244 @@
+package io.kvscheduler.internal.engine;
+
+import io.kvscheduler.api.BaseValueStatus;
+import io.kvscheduler.api.KeyError;
+import io.kvscheduler.api.TransactionException;
+import io.kvscheduler.api.TxnType;
+import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.graph.Bulk;
+import io.kvscheduler.internal.graph.Graph;
+import io.kvscheduler.internal.graph.Node;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What follows an executed transaction: its record, the retries it leaves and the values it left
+ * UNIMPLEMENTED, the statuses of the values it changed, the removal of values it left REMOVED, the
+ * revisions of its last batch, the published read snapshot, and the answer to its caller.
+ */
+final class PostProcessor {
+  private static final Logger LOG = LoggerFactory.getLogger(PostProcessor.class);
+
+  private final SchedulerConfig cfg;
+  private final Graph g;
+  private final Registry reg;
+  private final History history;
+  private final Published published;
+  private final Watchers watchers;
+  private final Refresher refresher;
+  private final RetryPlanner retries;
+
+  PostProcessor(
+      SchedulerConfig cfg,
+      Graph g,
+      Registry reg,
+      History history,
+      Published published,
+      Watchers watchers,
+      Refresher refresher,
+      RetryPlanner retries) {
+    this.cfg = cfg;
+    this.g = g;
+    this.reg = reg;
+    this.history = history;
+    this.published = published;
+    this.watchers = watchers;
+    this.refresher = refresher;
+    this.retries = retries;
+  }
+
+  /** The record of the transaction (its operations as recorded; see {@link TxnRecord}). */
+  TxnRecord record(
+      Job job, Instant start, Instant stop, List<OpRecord> planned, List<OpRecord> executed) {
+    List<Kv> sorted;
+    if (job.recordedValues == job.values && job.sortedValues != null) {
+      sorted = job.sortedValues; // the same values, already sorted by the ordering step
+    } else {
+      sorted = new ArrayList<>(job.recordedValues);
+      Kv.sortByKey(sorted);
+    }
+    return new TxnRecord(
+        job.seq,
+        job.type,
+        job.resync,
+        job.description,
+        job.retryForTxn,
+        job.retryAttempt,
+        start,
+        stop,
+        sorted,
+        job.simulate,
+        planned,
+        executed);
+  }
+
+  /**
+   * Of {@code executed[from, to)}: the base keys of values that failed and are still FAILED or
+   * RETRYING (to be refreshed), and the error of every operation that failed.
+   */
+  static void failures(
+      Graph g,
+      List<OpRecord> executed,
+      int from,
+      int to,
+      List<String> failed,
+      List<KeyError> errors) {
+    for (int i = from; i < to; i++) {
+      OpRecord op = executed.get(i);
+      if (op.newState == ValueState.FAILED || op.newState == ValueState.RETRYING) {
+        Node n = g.get(op.key);
+        if (n != null && (n.state == ValueState.FAILED || n.state == ValueState.RETRYING)) {
+          failed.add(op.baseKey);
+        }
+      }
+      if (op.newErr != null) {
+        errors.add(new KeyError(op.key, op.op, OpRecord.msg(op.newErr), op.newErr));
+      }
+    }
+  }
+
+  /**
+   * After the transaction's record: schedules its retries, computes the statuses it changed, adds
+   * verification errors when asked, drops the base values it left REMOVED, records the revisions of
+   * its last batch, publishes the read snapshot, delivers the statuses and answers {@code future}
+   * (or logs the errors when nobody waits).
+   */
+  void postProcess(
+      Job job,
+      TxnContext tx,
+      List<OpRecord> executed,
+      Touched touched,
+      CompletableFuture<Long> future) {
+    // 1. the values that failed were refreshed (TxnExecutor.refreshFailed); the errors of the
+    // transaction are collected here (for step 4)
+    List<String> failed = job.refreshedFailed;
+    List<KeyError> errors = new ArrayList<>();
+    List<String> stillFailed = new ArrayList<>(); // refreshed already: not needed here
+    for (int i = 0; i < executed.size(); i += Bulk.RANGE) { // in ranges: see Bulk
+      failures(g, executed, i, Bulk.end(i, executed.size()), stillFailed, errors);
+    }
+
+    // 2. retries and unimplemented values
+    if (tx.sawRetrying || !failed.isEmpty()) {
+      retries.schedule(
+          job.seq,
+          job.type,
+          job.retryForTxn,
+          job.retryDelay,
+          job.retryKeys,
+          executed,
+          touched.keys());
+    }
+    retries.trackUnimplemented(tx.changedStatus, tx.sawUnimplemented);
+    // 3. statuses (before removal: a removed value is reported once as REMOVED)
+    List<BaseValueStatus> statuses = new ArrayList<>();
+    if (watchers.any()) {
+      for (String key : new TreeSet<>(tx.changedStatus)) {
+        statuses.add(Published.baseStatus(g, key));
+      }
+    }
+    // pairs ignored because their key holds a derived value: the caller learns it (the
+    // reference only logs it); nothing was done for them, so nothing is retried or reverted
+    errors.addAll(tx.ignored);
+    // 4. the transaction error (with verification mode: plus values the southbound disagrees on)
+    if (cfg.verify() || (job.type == TxnType.NB_TRANSACTION && job.options.verify())) {
+      errors.addAll(Verifier.verify(g, reg, refresher, executed));
+    }
+    // 6. drop removed base values (recorded)
+    // also those that became REMOVED without a status change of this transaction
+    // (a refresh that did not find a value whose last request was a delete, an NB delete of
+    // such a value): they would stay in the graph for ever, with their derived values
+    // (a key's state can only change in a batch that wrote it, and every REMOVED base value of
+    // an earlier transaction was dropped by it: the touched keys found REMOVED cover them all)
+    List<String> removable = new ArrayList<>();
+    for (String key : touched.removedCandidates()) {
+      Node n = g.get(key);
+      if (n != null && n.state == ValueState.REMOVED) {
+        if (n.isDerived()) {
+          g.remove(key); // e.g. marked REMOVED by a refresh after an abandoned delete
+        } else {
+          removable.add(key);
+        }
+      }
+    }
+    for (String key : removable) {
+      Node n = g.get(key);
+      if (n != null && !n.isDerived() && n.state == ValueState.REMOVED) {
+        for (String dk : n.derivedKeys) {
+          Node dn = g.get(dk);
+          if (dn != null && key.equals(dn.derivedFrom)) {
+            g.remove(dk);
+          }
+        }
+        g.remove(key);
+      }
+    }
+    Graph.Journal journal = g.endBatch();
+    touched.add(journal, false);
+    history.addRevisions(journal, job.seq, cfg.clock().instant());
+    // the trims read the clock after the revisions above are stamped (a zero age limit drops the
+    // revisions this transaction closed); the record trim after publishing reuses that reading:
+    // both trims run at most once a minute
+    Instant now = cfg.clock().instant();
+    for (String key : history.trimRevisions(now, g)) {
+      touched.add(key, g.get(key));
+    }
+    publish(touched);
+    history.afterPublish(g, touched.keys());
+    history.trim(now);
+    // 5. deliver statuses, then answer the caller
+    watchers.deliver(statuses);
+    if (future != null) {
+      if (errors.isEmpty()) {
+        future.complete(job.seq);
+      } else {
+        future.completeExceptionally(new TransactionException(job.seq, errors));
+      }
+    } else if (!errors.isEmpty()) {
+      LOG.warn("{}", new TransactionException(job.seq, errors).getMessage());
+    }
+  }
+
+  /**
+   * Publishes the read snapshot with the {@code touched} keys and the PENDING values they affect.
+   */
+  private void publish(Touched touched) {
+    // PENDING values whose details may have changed without the walk visiting them: dependents
+    // of keys that went away or became unavailable (the walk takes down only available
+    // dependents) and of keys a refresh changed. When fewer values are PENDING than keys were
+    // touched, all of them are re-published instead (cheaper than looking up dependents).
+    Collection<String> pending = published.pendingKeys();
+    if (!pending.isEmpty()) {
+      List<String> keys = touched.keys();
+      if (pending.size() <= keys.size()) {
+        for (String dep : new ArrayList<>(pending)) {
+          touched.add(dep, g.get(dep));
+        }
+      } else {
+        List<String> pendingDependents = new ArrayList<>();
+        for (String key : keys) {
+          Node n = g.get(key);
+          if (n != null && n.isAvailable() && !touched.refreshed(key)) {
+            continue;
+          }
+          for (String dep : g.dependentsOf(key)) {
+            Node dn = g.get(dep);
+            if (dn != null && dn.state == ValueState.PENDING) {
+              pendingDependents.add(dep);
+            }
+          }
+        }
+        for (String dep : pendingDependents) {
+          touched.add(dep, g.get(dep));
+        }
+      }
+    }
+    published.update(touched, g);
+  }
+}

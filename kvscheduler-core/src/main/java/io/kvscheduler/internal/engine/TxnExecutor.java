@@ -1,0 +1,330 @@
+package io.kvscheduler.internal.engine;
+
+import io.kvscheduler.api.KeyError;
+import io.kvscheduler.api.ResyncType;
+import io.kvscheduler.api.RetryOptions;
+import io.kvscheduler.api.TxnType;
+import io.kvscheduler.api.ValueOrigin;
+import io.kvscheduler.internal.graph.Bulk;
+import io.kvscheduler.internal.graph.Graph;
+import io.kvscheduler.internal.graph.Node;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Orders a prepared transaction's values and walks them: the simulation, the execution (with revert
+ * on failure when asked), the closing of the execution's batch, and the refresh of the values that
+ * failed, whose dependents follow what the refresh found.
+ */
+final class TxnExecutor {
+  private final SchedulerConfig cfg;
+  private final Graph g;
+  private final Registry reg;
+  private final History history;
+  private final Refresher refresher;
+  private final UnreadKeys unread;
+
+  /**
+   * The walk's recursion path, shared by the passes of the engine (one walks at a time; emptied
+   * whenever a pass's context is made, so a pass that ended abnormally leaves nothing behind).
+   */
+  private final Path path = new Path();
+
+  TxnExecutor(
+      SchedulerConfig cfg,
+      Graph g,
+      Registry reg,
+      History history,
+      Refresher refresher,
+      UnreadKeys unread) {
+    this.cfg = cfg;
+    this.g = g;
+    this.reg = reg;
+    this.history = history;
+    this.refresher = refresher;
+    this.unread = unread;
+  }
+
+  /** Of values sorted by key, the execution order: deletions, re-creations, creations, updates. */
+  List<Kv> order(List<Kv> sorted) {
+    if (sorted.size() == 1) {
+      return sorted; // the usual one-value transaction: no class lists to build
+    }
+    List<List<Kv>> classes = new ArrayList<>(4);
+    for (int c = 0; c < 4; c++) {
+      classes.add(new ArrayList<>());
+    }
+    for (int i = 0; i < sorted.size(); i += Bulk.RANGE) {
+      classify(sorted, i, Bulk.end(i, sorted.size()), classes);
+    }
+    List<Kv> only = null;
+    for (List<Kv> c : classes) {
+      if (!c.isEmpty()) {
+        if (only != null) {
+          List<Kv> out = new ArrayList<>(sorted.size());
+          classes.forEach(out::addAll);
+          return out;
+        }
+        only = c;
+      }
+    }
+    return only != null ? only : classes.get(0); // all values in one class (e.g. a first resync)
+  }
+
+  /** Adds each value of {@code sorted[from, to)} to its class of the execution order. */
+  private void classify(List<Kv> sorted, int from, int to, List<List<Kv>> classes) {
+    for (int i = from; i < to; i++) {
+      Kv kv = sorted.get(i);
+      classes.get(executionClass(kv, g.get(kv.key()))).add(kv);
+    }
+  }
+
+  /** 0 delete, 1 re-create, 2 create, 3 update ({@code n}: the key's node or null). */
+  private int executionClass(Kv kv, Node n) {
+    if (kv.value() == null) {
+      return 0;
+    }
+    if (n == null || n.value == null || !n.isAvailable() && n.held == null) {
+      return 2;
+    }
+    DescriptorHandle h = reg.forNode(n);
+    Object old = n.held != null ? n.held : n.value; // the update starts from what the SB holds
+    return h != null && h.updateWithRecreate(kv.key(), old, kv.value(), n.metadata) ? 1 : 3;
+  }
+
+  /**
+   * The context of a pass of the walk over {@code job} ({@code simulate}: a simulation): the
+   * transaction's retry and revert settings, and the keys left unread before it.
+   */
+  TxnContext context(Job job, boolean simulate) {
+    RetryOptions retry =
+        job.type == TxnType.NB_TRANSACTION ? job.options.retry().orElse(null) : null;
+    TxnContext tx =
+        new TxnContext(
+            job.seq,
+            job.type,
+            simulate,
+            retry,
+            job.type == TxnType.NB_TRANSACTION && job.options.revert(),
+            job.retryKeys,
+            job.retryAttempt,
+            path.cleared());
+    tx.inheritRetry =
+        job.type == TxnType.NB_TRANSACTION && job.resync == ResyncType.DOWNSTREAM && retry == null;
+    tx.departuresAtStart = g.departures();
+    tx.unreadBefore = unread.snapshot();
+    return tx;
+  }
+
+  /** Runs the walk of a simulation: the values in order, without calling the southbound. */
+  void simulate(TxnContext tx, List<Kv> ordered, Job job) {
+    applyJob(new Walker(g, reg, tx), ordered, job);
+  }
+
+  /**
+   * Applies the values in order. Of keys read again before the transaction ({@link Job#readFirst}):
+   * first the values depending on what the read found gone are taken down, then the values are
+   * applied (a late answer's key settled), then the values waiting for what the read found go ahead
+   * (as after a Create).
+   */
+  private void applyJob(Walker w, List<Kv> ordered, Job job) {
+    if (job.readFirst.isEmpty()) {
+      applyAll(w, ordered);
+      return;
+    }
+    followRefresh(w, job.readFirst, false);
+    applyAll(w, ordered);
+    followRefresh(w, job.readFirst, true);
+  }
+
+  /** Applies the values in order (in ranges: {@link Bulk}). */
+  private static void applyAll(Walker w, List<Kv> ordered) {
+    int size = ordered.size();
+    for (int i = 0; i < size; i += Bulk.RANGE) {
+      applyRange(w, ordered, i, Bulk.end(i, size));
+    }
+  }
+
+  private static void applyRange(Walker w, List<Kv> ordered, int from, int to) {
+    for (int i = from; i < to; i++) {
+      w.applyTop(ordered.get(i));
+    }
+  }
+
+  /**
+   * Applies the values in order; with revert, the first failure of one of the transaction's own
+   * values stops the loop, its key is refreshed, the batch is closed, and the values applied so far
+   * are re-applied with the values they had before, in reverse order.
+   */
+  void executeWithRevert(TxnContext tx, List<Kv> ordered, Touched touched, Job job) {
+    Walker w = new Walker(g, reg, tx);
+    if (!tx.revertOnFailure) {
+      applyJob(w, ordered, job);
+      return;
+    }
+    ArrayDeque<Kv> previous = new ArrayDeque<>();
+    boolean revert = false;
+    for (Kv kv : ordered) {
+      tx.ownKeys.add(kv.key());
+    }
+    for (Kv kv : ordered) {
+      Node before = g.get(kv.key());
+      Object prev = before == null ? null : before.value;
+      Throwable err = w.applyTop(kv);
+      previous.addFirst(new Kv(kv.key(), prev, ValueOrigin.FROM_NB, true, null));
+      // B100: only failures of the transaction's own values trigger the revert
+      if (err != null && tx.revertOnFailure && tx.ownFailed) {
+        markRead(tx, kv.key(), refresher.refresh(Set.of(kv.key()), null, false));
+        revert = true;
+        break;
+      }
+    }
+    if (revert) {
+      Graph.Journal journal = g.endBatch();
+      touched.add(journal, false);
+      history.addRevisions(journal, job.seq, cfg.clock().instant());
+      for (Kv kv : previous) {
+        w.applyTop(kv);
+      }
+    }
+  }
+
+  /**
+   * After a refresh of base key {@code key} that read the descriptors {@code read}: the key and its
+   * derived values are known again when its descriptor's Retrieve answered, so the revert may call
+   * the southbound for them.
+   */
+  private void markRead(TxnContext tx, String key, Set<String> read) {
+    DescriptorHandle h = reg.forKey(key);
+    if (h == null || !read.contains(h.name) || tx.unread.isEmpty()) {
+      return;
+    }
+    tx.unread.removeIf(
+        k -> {
+          Node n = g.get(k);
+          return k.equals(key) || n != null && key.equals(n.derivedFrom);
+        });
+  }
+
+  /**
+   * The execution's batch {@code journal}: its keys listed as touched and, with {@code record}, its
+   * revisions recorded (else the chains carried over). One pass over the entries for both (in
+   * ranges: {@link Bulk}), each node visited once.
+   */
+  void closeExecution(
+      Graph.Journal journal, Touched touched, long seq, Instant now, boolean record) {
+    touched.reserve(journal);
+    boolean history = this.history.records();
+    for (int i = 0; i < journal.size(); i += Bulk.RANGE) {
+      closeExecution(journal, i, Bulk.end(i, journal.size()), touched, seq, now, record, history);
+    }
+  }
+
+  private void closeExecution(
+      Graph.Journal journal,
+      int from,
+      int to,
+      Touched touched,
+      long seq,
+      Instant now,
+      boolean record,
+      boolean history) {
+    for (int i = from; i < to; i++) {
+      touched.add(journal, i);
+      if (!history) {
+        continue;
+      }
+      if (record) {
+        this.history.addRevision(journal, i, seq, now);
+      } else {
+        this.history.carryOver(journal, i);
+      }
+    }
+  }
+
+  /** Closes a batch that gets no revisions (the keys keep their recorded revisions). */
+  Graph.Journal unrecordedBatch() {
+    Graph.Journal j = g.endBatch();
+    history.carryOver(j);
+    return j;
+  }
+
+  /**
+   * Refreshes the values that failed (only their keys), unrecorded. A value the refresh finds
+   * available again (a removal that failed, a call the southbound carried out after all) lets the
+   * values waiting for it go ahead in this transaction, as after a Create: their operations are
+   * recorded with the transaction's, and those that fail are refreshed in turn (a value fails once
+   * per transaction: this ends). Returns the transaction's operations.
+   */
+  List<OpRecord> refreshFailed(Job job, TxnContext tx, List<OpRecord> executed, Touched touched) {
+    List<String> refreshed = new ArrayList<>();
+    List<OpRecord> all = executed;
+    List<OpRecord> round = executed;
+    while (true) {
+      List<String> failed = new ArrayList<>(); // usually stays empty: no set built
+      List<KeyError> errors = new ArrayList<>(); // collected by PostProcessor.postProcess
+      for (int i = 0; i < round.size(); i += Bulk.RANGE) { // in ranges: see Bulk
+        PostProcessor.failures(g, round, i, Bulk.end(i, round.size()), failed, errors);
+      }
+      if (failed.isEmpty()) {
+        break;
+      }
+      refreshed.addAll(failed);
+      Set<String> keys = new TreeSet<>(failed);
+      Set<String> read = refresher.refresh(keys, null, false);
+      unread.dropAnswered(keys, read);
+      for (String key : keys) {
+        markRead(tx, key, read);
+      }
+      touched.add(unrecordedBatch(), true);
+      int before = tx.ops.size();
+      followRefresh(new Walker(g, reg, tx), keys, true);
+      if (tx.ops.size() == before) {
+        break;
+      }
+      round =
+          Compression.compress(
+              new ArrayList<>(tx.ops.subList(before, tx.ops.size())),
+              g.departures() == tx.departuresAtStart);
+      closeExecution(g.endBatch(), touched, job.seq, cfg.clock().instant(), true);
+      List<OpRecord> joined = new ArrayList<>(all.size() + round.size());
+      joined.addAll(all);
+      joined.addAll(round);
+      all = joined;
+    }
+    // a failed call whose key no Retrieve could read: unknown until a later transaction reads it
+    unread.addBasesOf(tx.unread);
+    job.refreshedFailed = refreshed;
+    return all;
+  }
+
+  /**
+   * Visits the values depending on the refreshed base values {@code keys} or their derived ones
+   * that the refresh found {@code available} (their waiting dependents go ahead) or not (their
+   * available dependents are taken down).
+   */
+  private void followRefresh(Walker w, Set<String> keys, boolean available) {
+    for (String key : keys) {
+      Node n = g.get(key);
+      if (n == null) {
+        continue;
+      }
+      if (n.value != null && n.isAvailable() == available) {
+        w.reevaluateDependents(n);
+      }
+      for (String dk : n.derivedKeys) {
+        Node dn = g.get(dk);
+        if (dn != null
+            && dn.value != null
+            && dn.isAvailable() == available
+            && key.equals(dn.derivedFrom)) {
+          w.reevaluateDependents(dn);
+        }
+      }
+    }
+  }
+}

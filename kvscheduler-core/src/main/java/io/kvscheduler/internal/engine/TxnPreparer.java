@@ -1,0 +1,344 @@
+package io.kvscheduler.internal.engine;
+
+import io.kvscheduler.api.ResyncType;
+import io.kvscheduler.api.TxnOptions;
+import io.kvscheduler.api.TxnType;
+import io.kvscheduler.api.ValueOrigin;
+import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.graph.Bulk;
+import io.kvscheduler.internal.graph.Graph;
+import io.kvscheduler.internal.graph.Node;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Prepares a dequeued request as a transaction ({@link Job}): the values an NB commit or resync
+ * applies (a resync first refreshes the graph, then adds what becomes of the values it does not
+ * list), the SB notification's values the scheduler accepts, the values a retry applies again, and
+ * what the transaction settling a late southbound answer applies.
+ */
+final class TxnPreparer {
+  private static final Logger LOG = LoggerFactory.getLogger(TxnPreparer.class);
+
+  private final SchedulerConfig cfg;
+  private final Graph g;
+  private final Registry reg;
+  private final Refresher refresher;
+  private final UnreadKeys unread;
+  private int resyncCount;
+
+  TxnPreparer(SchedulerConfig cfg, Graph g, Registry reg, Refresher refresher, UnreadKeys unread) {
+    this.cfg = cfg;
+    this.g = g;
+    this.reg = reg;
+    this.refresher = refresher;
+    this.unread = unread;
+  }
+
+  /**
+   * Undoes the count of an aborted resync: the graph is as it was before it, so if it was the
+   * first, so is the next one.
+   */
+  void resyncAborted() {
+    resyncCount--;
+  }
+
+  /**
+   * An NB commit: its values; for a resync, after a refresh of the graph (not for an upstream one),
+   * with a deletion for every NB value it does not list and the OBTAINED values carried along (a
+   * downstream resync applies the recorded intent of every NB value instead of values of its own).
+   */
+  void prepareNb(Job job, Queued.Nb nb) {
+    TxnOptions o = nb.options();
+    job.type = TxnType.NB_TRANSACTION;
+    job.options = o;
+    job.resync = o.resync();
+    job.description = o.description();
+    job.simulate = o.simulation() || cfg.simulation();
+    List<Kv> values = new ArrayList<>(nb.values());
+    if (o.resync() != ResyncType.NOT_RESYNC) {
+      boolean first = resyncCount++ == 0;
+      job.countedResync = true;
+      if (o.resync() == ResyncType.DOWNSTREAM) {
+        values = new ArrayList<>();
+        for (Node n : g.nodes()) { // any order: sorted below
+          if (!n.isDerived()
+              && n.value != null
+              && n.state != ValueState.OBTAINED
+              && n.lastUpdate != null
+              && n.lastUpdate.value() != null) {
+            // the intent as it is, with its revert flag (its retry settings: TxnContext)
+            values.add(
+                new Kv(
+                    n.key, n.lastUpdate.value(), ValueOrigin.FROM_NB, n.lastUpdate.revert(), null));
+          }
+        }
+      }
+      // sorted once: the correlation input of the refresh and the merge below need key order
+      Kv.sortByKey(values);
+      g.reserve(2 * values.size()); // a first resync: the values and as many derived ones
+      if (o.resync() != ResyncType.UPSTREAM) {
+        unread.dropAnswered(
+            null, refresher.refresh(null, first ? values : null, o.verboseRefresh()));
+      }
+      // base values the transaction does not list: the listed ones are marked in their nodes,
+      // the graph's nodes are scanned in any order and the unlisted ones merged in, in key order
+      // (no ordered view of the graph and no set of listed keys)
+      Object listed = new Object();
+      for (int i = 0; i < values.size(); i += Bulk.RANGE) {
+        mark(values, i, Bulk.end(i, values.size()), listed);
+      }
+      List<Node> unlisted = new ArrayList<>();
+      // read only: nodes are collected, the graph is unchanged
+      for (Iterator<Node> it = g.nodes().iterator(); it.hasNext(); ) {
+        collectUnlisted(it, listed, unlisted);
+      }
+      unlisted.sort(NODE_KEY_ORDER);
+      values = mergeUnlisted(values, unlisted);
+    }
+    job.values = values;
+    job.recordedValues = o.resync() == ResyncType.DOWNSTREAM ? List.of() : values;
+    job.skip = values.isEmpty();
+  }
+
+  /** Marks the nodes of {@code values[from, to)} as {@code listed}. */
+  private void mark(List<Kv> values, int from, int to, Object listed) {
+    for (int i = from; i < to; i++) {
+      Node n = g.get(values.get(i).key());
+      if (n != null) {
+        n.scratchOwner = listed;
+      }
+    }
+  }
+
+  /**
+   * Of the next nodes of {@code it} (at most a range), the base values not marked {@code listed}:
+   * to be removed (NB) or kept (OBTAINED) by a resync.
+   */
+  private static void collectUnlisted(Iterator<Node> it, Object listed, List<Node> unlisted) {
+    for (int k = 0; k < Bulk.RANGE && it.hasNext(); k++) {
+      Node n = it.next();
+      if (n.isDerived()
+          || n.value == null
+          || n.scratchOwner == listed
+          || n.state == ValueState.REMOVED) {
+        continue;
+      }
+      unlisted.add(n);
+    }
+  }
+
+  private static final Comparator<Node> NODE_KEY_ORDER = (a, b) -> a.key.compareTo(b.key);
+
+  /**
+   * The listed {@code values} (in key order) and what a resync does with the {@code unlisted} base
+   * values (in key order: OBTAINED ones are kept, others removed), merged in key order.
+   */
+  private static List<Kv> mergeUnlisted(List<Kv> values, List<Node> unlisted) {
+    if (unlisted.isEmpty()) {
+      return values;
+    }
+    List<Kv> out = new ArrayList<>(values.size() + unlisted.size());
+    int u = 0;
+    for (Kv kv : values) {
+      while (u < unlisted.size() && unlisted.get(u).key.compareTo(kv.key()) < 0) {
+        out.add(unlistedValue(unlisted.get(u++)));
+      }
+      out.add(kv);
+    }
+    while (u < unlisted.size()) {
+      out.add(unlistedValue(unlisted.get(u++)));
+    }
+    return out;
+  }
+
+  private static Kv unlistedValue(Node n) {
+    return n.state == ValueState.OBTAINED
+        ? new Kv(n.key, n.value, ValueOrigin.FROM_SB, false, n.metadata)
+        : Kv.nb(n.key, null);
+  }
+
+  /** An SB notification: the values the scheduler accepts from the southbound. */
+  void prepareSb(Job job, Queued.Sb sb) {
+    job.type = TxnType.SB_NOTIFICATION;
+    job.simulate = cfg.simulation();
+    job.values = sb.values();
+    job.recordedValues = sb.values();
+    if (sb.values().isEmpty()) {
+      job.skip = true;
+      return;
+    }
+    // each pair is filtered (the reference checks only the first): values no descriptor selects,
+    // values of the wrong class (as Retrieve's are) and values owned by the northbound are ignored
+    List<Kv> kept = new ArrayList<>();
+    for (Kv kv : sb.values()) {
+      Node n = g.get(kv.key());
+      DescriptorHandle h = reg.forKey(kv.key());
+      Throwable wrongType =
+          h == null ? null : h.checkFound(kv.key(), kv.value(), kv.metadata(), "the notification");
+      if (h == null) {
+        LOG.debug("SB notification for {} ignored: no descriptor selects it", kv.key());
+      } else if (wrongType != null) {
+        LOG.warn("SB notification for {} ignored: {}", kv.key(), wrongType.getMessage());
+      } else if (n != null && n.value != null && n.origin() == ValueOrigin.FROM_NB) {
+        LOG.debug("SB notification for {} ignored: the value is owned by the northbound", kv.key());
+      } else {
+        kept.add(kv);
+      }
+    }
+    job.values = kept;
+    job.skip = kept.isEmpty();
+  }
+
+  /**
+   * A retry of failed values, or of UNIMPLEMENTED ones: their intent again, for the keys not
+   * changed since.
+   */
+  void prepareRetry(Job job, Queued.Retry r) {
+    job.type = r.unimplemented() ? TxnType.RETRY_UNIMPL_OPS : TxnType.RETRY_FAILED_OPS;
+    job.retryForTxn = r.forTxn();
+    job.retryAttempt = r.unimplemented() ? 0 : r.attempt();
+    job.retryDelay = r.delay();
+    job.retryKeys = r.keys().keySet();
+    job.simulate = !r.unimplemented() || cfg.simulation();
+    List<Kv> values = new ArrayList<>();
+    for (Map.Entry<String, Long> e : new TreeMap<>(r.keys()).entrySet()) {
+      Node n = g.get(e.getKey());
+      if (n == null
+          || n.value == null
+          || n.lastUpdate == null
+          || n.lastUpdate.seq() != e.getValue()) {
+        continue; // gone or changed since the failure
+      }
+      if (r.unimplemented() && n.state != ValueState.UNIMPLEMENTED) {
+        continue;
+      }
+      values.add(
+          new Kv(n.key, n.lastUpdate.value(), ValueOrigin.FROM_NB, n.lastUpdate.revert(), null));
+    }
+    job.values = values;
+    job.recordedValues = values;
+    job.skip = values.isEmpty();
+  }
+
+  /**
+   * True when a refresh can read {@code key}: its descriptor (of a derived value: its base's) can
+   * Retrieve.
+   */
+  boolean readable(String key) {
+    DescriptorHandle h = reg.forKey(baseOf(key));
+    return h != null && h.canRetrieve();
+  }
+
+  /** The base key of {@code key} (itself unless it holds a derived value). */
+  private String baseOf(String key) {
+    Node n = g.get(key);
+    return n != null && n.isDerived() ? n.derivedFrom : key;
+  }
+
+  /**
+   * A southbound call for {@code late.key()} abandoned after its time limit returned at last: it
+   * may have done what it was asked after all, or something else, which the refresh after its
+   * failure could not see. The key's base value is read again (Retrieve, with its derived values),
+   * then the transaction settles the key as a retry of it would, when the read shows that its
+   * status tells something other than what the southbound holds:
+   *
+   * <ul>
+   *   <li>FAILED or RETRYING, and the southbound holds what was asked (the object created or
+   *       updated as requested, or gone as a removal asked): the key's intent is applied, which
+   *       calls nothing for it (CONFIGURED, or removed) and lets what waits for it go ahead; its
+   *       pending retry, if any, becomes obsolete;
+   *   <li>CONFIGURED or MISSING, and the southbound does not hold what was asked (an older call
+   *       that landed after a newer one): the intent is applied again (an Update, or a
+   *       re-creation);
+   *   <li>an object of northbound origin that nobody asks for any more (DISCOVERED, e.g. created by
+   *       a call that returned after its value was removed): it is removed.
+   * </ul>
+   *
+   * A FAILED or RETRYING value whose object is still not what was asked keeps its status: its
+   * retry, or the next change or resync, applies it, as after any failure. Whatever the read finds,
+   * the values depending on the key follow it (see {@link TxnExecutor#applyJob}). Recorded as a
+   * retry of the key (its failed transaction, its attempt), with a description naming the late
+   * answer.
+   */
+  void prepareLate(Job job, Queued.Late late) {
+    String key = late.key();
+    String base = baseOf(key);
+    job.type = TxnType.RETRY_FAILED_OPS;
+    job.simulate = true; // as every retry
+    job.description = "a southbound call for " + key + " returned after its time limit: read again";
+    job.retryKeys = Set.of(base);
+    DescriptorHandle h = reg.forKey(base);
+    Set<String> read = refresher.refresh(new TreeSet<>(Set.of(base)), null, false);
+    unread.dropAnswered(Set.of(base), read);
+    if (h == null || !read.contains(h.name)) {
+      // Retrieve failed: nothing new is known, nothing is settled (recorded all the same)
+      job.skip = true;
+      return;
+    }
+    job.addReadFirst(Set.of(base));
+    Node n = g.get(key);
+    Kv intent = n == null ? null : lateIntent(n);
+    if (n != null && n.lastUpdate != null) {
+      job.retryForTxn = n.lastUpdate.seq();
+      boolean failed = n.state == ValueState.FAILED || n.state == ValueState.RETRYING;
+      job.retryAttempt = failed ? n.retryAttempt : 0;
+    }
+    job.values = intent == null ? List.of() : List.of(intent);
+    job.recordedValues = job.values;
+    job.skip = false; // the dependents follow the read even when the key itself is kept as it is
+  }
+
+  /**
+   * What the transaction settling a late answer applies for node {@code n} just read, or null when
+   * its status stays (see {@link #prepareLate}).
+   */
+  private Kv lateIntent(Node n) {
+    if (n.value == null && n.lastUpdate == null) {
+      return null;
+    }
+    boolean revert = n.lastUpdate != null && n.lastUpdate.revert();
+    Object intent;
+    if (n.lastUpdate != null) {
+      intent = n.lastUpdate.value();
+    } else if (n.state == ValueState.DISCOVERED) {
+      intent = null; // of northbound origin, asked for by nobody
+    } else {
+      return null;
+    }
+    boolean holds = holds(n, intent);
+    boolean apply =
+        switch (n.state) {
+          case FAILED, RETRYING -> holds;
+          case CONFIGURED, MISSING -> !holds;
+          case DISCOVERED -> intent == null;
+          default -> false;
+        };
+    return apply ? new Kv(n.key, intent, ValueOrigin.FROM_NB, revert, null) : null;
+  }
+
+  /** True when the southbound, as just read, holds what {@code intent} asks of {@code n}. */
+  private boolean holds(Node n, Object intent) {
+    if (n.held != null) {
+      return false;
+    }
+    if (intent == null) {
+      return !n.isAvailable();
+    }
+    if (!n.isAvailable()) {
+      return false;
+    }
+    DescriptorHandle h = reg.forNode(n);
+    return h != null
+        ? h.equivalent(n.key, n.value, intent)
+        : DescriptorHandle.equalValues(n.key, n.value, intent);
+  }
+}

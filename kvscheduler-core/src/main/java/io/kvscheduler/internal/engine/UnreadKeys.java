@@ -1,0 +1,75 @@
+package io.kvscheduler.internal.engine;
+
+import io.kvscheduler.internal.graph.Graph;
+import io.kvscheduler.internal.graph.Node;
+import java.util.Collection;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Base keys whose southbound state is unknown across transactions: a call for the key (or one of
+ * its derived values) failed, and every Retrieve of its descriptor since failed too. Each
+ * transaction first tries to read them ({@link #readAgain}); until one is read, the walk makes no
+ * call for it or its derived values ({@link TxnContext#unreadBefore}, from {@link #snapshot}).
+ */
+final class UnreadKeys {
+  private final Graph g;
+  private final Registry reg;
+  private final Refresher refresher;
+  private final Set<String> bases = new TreeSet<>();
+
+  UnreadKeys(Graph g, Registry reg, Refresher refresher) {
+    this.g = g;
+    this.reg = reg;
+    this.refresher = refresher;
+  }
+
+  /**
+   * Reads the keys earlier transactions left unread. Those a Retrieve now answers for are known
+   * again and returned (the transaction lets their dependents follow what was found: {@link
+   * Job#readFirst}); the others stay unknown.
+   */
+  Set<String> readAgain() {
+    if (bases.isEmpty()) {
+      return Set.of();
+    }
+    Set<String> keys = new TreeSet<>(bases);
+    dropAnswered(keys, refresher.refresh(keys, null, false));
+    keys.removeAll(bases);
+    return keys;
+  }
+
+  /**
+   * After a refresh of {@code keys} ({@code null}: all) that read the descriptors {@code read}: the
+   * unread keys among them whose descriptor answered are known again.
+   */
+  void dropAnswered(Set<String> keys, Set<String> read) {
+    if (bases.isEmpty()) {
+      return;
+    }
+    bases.removeIf(
+        k -> {
+          DescriptorHandle h = reg.forKey(k);
+          return g.get(k) == null
+              || (keys == null || keys.contains(k)) && (h == null || read.contains(h.name));
+        });
+  }
+
+  /**
+   * Keeps the base keys of {@code keys} (a failed call whose key no Retrieve could read) unknown
+   * until a later transaction reads them.
+   */
+  void addBasesOf(Collection<String> keys) {
+    for (String key : keys) {
+      Node n = g.get(key);
+      if (n != null) {
+        bases.add(n.isDerived() ? n.derivedFrom : key);
+      }
+    }
+  }
+
+  /** The keys unread now, for a transaction starting (an immutable copy). */
+  Set<String> snapshot() {
+    return bases.isEmpty() ? Set.of() : Set.copyOf(bases);
+  }
+}

@@ -10,6 +10,7 @@ import io.kvscheduler.internal.graph.Bulk;
 import io.kvscheduler.internal.graph.Graph;
 import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
@@ -369,10 +370,27 @@ final class Refresher {
     if (DerivedOrder.collides(existing, baseKey)) {
       return false;
     }
+    boolean leftOver =
+        existing != null
+            && (existing.state == ValueState.FAILED || existing.state == ValueState.RETRYING)
+            && !listedUnder(baseKey, d.key());
     Node dn = g.write(d.key());
+    if (leftOver) {
+      // a failed value its base no longer derives (no retry will come for it), found again:
+      // there like a value never seen, not FAILED or RETRYING under a base that does not ask for it
+      dn.state = ValueState.NONEXISTENT;
+      dn.error = null;
+      dn.retryAttempt = 0;
+    }
     refreshNode(dn, reg.forNode(dn), d.value(), origin, baseKey);
     dn.refreshMark = mark;
     return true;
+  }
+
+  /** True when base {@code baseKey} lists {@code key} among its derived keys (kept sorted). */
+  private boolean listedUnder(String baseKey, String key) {
+    Node base = g.get(baseKey);
+    return base != null && Collections.binarySearch(base.derivedKeys, key) >= 0;
   }
 
   private void refreshNode(

@@ -5,9 +5,6 @@ import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.NodeRevision;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.ValueState;
-import io.kvscheduler.internal.graph.Bulk;
-import io.kvscheduler.internal.graph.Graph;
-import io.kvscheduler.internal.graph.Node;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -162,7 +159,7 @@ final class History {
   /** The recorded chain of {@code key}: its node's, else the one kept aside, else null (tests). */
   Rev chainOf(String key, Graph g) {
     Node n = g.get(key);
-    return n != null ? (Rev) n.history : removed.get(key);
+    return n != null ? n.history : removed.get(key);
   }
 
   /**
@@ -172,7 +169,7 @@ final class History {
   private Rev chainBefore(Graph.Journal journal, int i) {
     Node before = journal.before(i);
     if (before != Graph.ABSENT) {
-      return (Rev) before.history;
+      return before.history;
     }
     return removed.isEmpty() ? null : removed.get(journal.key(i));
   }
@@ -233,7 +230,7 @@ final class History {
    * removed it.
    */
   ValueState lastPresentState(String key, Node n) {
-    Rev head = n != null ? (Rev) n.history : null;
+    Rev head = n != null ? n.history : null;
     if (head == null && !removed.isEmpty()) {
       head = removed.get(key);
     }
@@ -410,7 +407,7 @@ final class History {
       }
       Node n = g.get(key);
       if (n != null) {
-        Rev head = (Rev) n.history;
+        Rev head = n.history;
         Rev kept = trimmed(head, cutoff);
         if (kept != head) {
           n.history = kept; // bookkeeping: the node's content is unchanged

@@ -23,7 +23,6 @@ import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatusListener;
 import io.kvscheduler.api.View;
-import io.kvscheduler.internal.graph.Graph;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,9 +1,6 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.ValueState;
-import io.kvscheduler.internal.graph.Bulk;
-import io.kvscheduler.internal.graph.Graph;
-import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

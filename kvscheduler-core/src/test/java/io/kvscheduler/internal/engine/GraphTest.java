@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.graph;
+package io.kvscheduler.internal.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,6 +8,7 @@ import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -453,7 +454,7 @@ class GraphTest {
     put(g, KA1);
     g.endBatch();
     Node a2 = put(g, KA2);
-    a2.history = "chain of A2";
+    a2.history = Rev.recorded(a2, 1, Instant.EPOCH, null);
     Graph.Journal refresh = g.endBatch();
 
     g.journalBirthsLightly(refresh);
@@ -505,7 +506,8 @@ class GraphTest {
   void bornNodeRecreatedKeepsItsChain() {
     Graph g = new Graph();
     Node a1 = put(g, KA1);
-    a1.history = "chain of A1";
+    Rev chainOfA1 = Rev.recorded(a1, 1, Instant.EPOCH, null);
+    a1.history = chainOfA1;
     Graph.Journal refresh = g.endBatch();
     g.journalBirthsLightly(refresh);
     g.writeChanging(KA1);
@@ -515,8 +517,8 @@ class GraphTest {
     assertThat(j.keySet()).containsExactly(KA1);
     assertThat(j.born(0)).isTrue();
     assertThat(j.current(0)).isSameAs(again);
-    assertThat(again.history).isEqualTo("chain of A1");
-    assertThat(j.before(0).history).isEqualTo("chain of A1");
+    assertThat(again.history).isSameAs(chainOfA1);
+    assertThat(j.before(0).history).isSameAs(chainOfA1);
   }
 
   @Test

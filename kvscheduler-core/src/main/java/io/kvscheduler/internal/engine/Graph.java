@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.graph;
+package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KeySelector;
@@ -40,9 +40,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Engine thread only; not thread-safe.
  */
-public final class Graph {
+final class Graph {
   /** Journal marker of a key that did not exist when the batch started. */
-  public static final Node ABSENT = new Node("<absent>");
+  static final Node ABSENT = new Node("<absent>");
 
   private final NodeTable nodes = new NodeTable();
 
@@ -99,7 +99,7 @@ public final class Graph {
   private Journal lastClosed;
 
   /** The node of {@code key} or null. Read only: do not mutate the result. */
-  public Node get(String key) {
+  Node get(String key) {
     return nodes.get(key);
   }
 
@@ -108,7 +108,7 @@ public final class Graph {
    * {@code expected} nodes, so that a first large transaction (a startup resync, an initial
    * configuration) does not rehash or copy them as they grow. No effect on a graph that has nodes.
    */
-  public void reserve(int expected) {
+  void reserve(int expected) {
     if (nodes.isEmpty() && expected > 64) {
       int capacity = (int) Math.min((long) (expected / 0.75) + 1, 1 << 30);
       nodes.reserve(expected);
@@ -121,7 +121,7 @@ public final class Graph {
   }
 
   /** Number of nodes. */
-  public int size() {
+  int size() {
     return nodes.size();
   }
 
@@ -129,7 +129,7 @@ public final class Graph {
    * The node of {@code key} for writing, created (without value) when absent. Journals the node's
    * current content on first write in the batch.
    */
-  public Node write(String key) {
+  Node write(String key) {
     Node n = nodes.get(key);
     if (n == null) {
       return create(key);
@@ -166,7 +166,7 @@ public final class Graph {
    * #journalBirthsLightly} is then journaled without a copy: its entry is {@linkplain Journal#born
    * born}.
    */
-  public Node writeChanging(String key) {
+  Node writeChanging(String key) {
     if (lightBorn < 0) {
       return write(key);
     }
@@ -190,7 +190,7 @@ public final class Graph {
    * {@link #rollback()} undoes {@code previous} as well. No effect when {@code previous} is not the
    * batch closed last.
    */
-  public void journalBirthsLightly(Journal previous) {
+  void journalBirthsLightly(Journal previous) {
     if (previous == lastClosed && previous != null) {
       lightBorn = batch == 0 ? Integer.MAX_VALUE : batch - 1;
     }
@@ -204,7 +204,7 @@ public final class Graph {
   }
 
   /** Removes a node (journaled). */
-  public void remove(String key) {
+  void remove(String key) {
     Node n = nodes.get(key);
     if (n == null) {
       return;
@@ -222,12 +222,12 @@ public final class Graph {
    * How many nodes have left the graph since it was created. While the count does not change, every
    * key keeps the same node object, so the node can stand for its key.
    */
-  public long departures() {
+  long departures() {
     return departures;
   }
 
   /** Replaces the dependencies of a written node, keeping the reverse index in sync. */
-  public void setDeps(Node n, List<Dependency> deps) {
+  void setDeps(Node n, List<Dependency> deps) {
     if (sameDeps(n.deps, deps)) {
       return;
     }
@@ -268,7 +268,7 @@ public final class Graph {
    * began is not kept: the batch before (e.g. the refresh of the same transaction) is undone as
    * well, and the graph is back where it was before both.
    */
-  public void rollback() {
+  void rollback() {
     List<Node> entries = journal;
     journal = new ArrayList<>();
     removedInBatch.clear();
@@ -343,7 +343,7 @@ public final class Graph {
    * before the batch, or {@link #ABSENT}; in order of first write, read only) and starts a new
    * batch.
    */
-  public Journal endBatch() {
+  Journal endBatch() {
     List<Node> entries = journal;
     removedInBatch.clear();
     if (entries.isEmpty()) {
@@ -422,7 +422,7 @@ public final class Graph {
    * The journal of a closed batch: a read-only map (key → content before the batch) over arrays, in
    * order of first write, that also knows the node each key had when the batch closed.
    */
-  public static final class Journal extends AbstractMap<String, Node> {
+  static final class Journal extends AbstractMap<String, Node> {
     private final String[] keys;
     private final Node[] before;
     private final Node[] current;
@@ -446,7 +446,7 @@ public final class Graph {
     }
 
     /** Key of entry {@code i}. */
-    public String key(int i) {
+    String key(int i) {
       return keys[i];
     }
 
@@ -455,7 +455,7 @@ public final class Graph {
      * born} entry, the key's last node of the batch instead (whose content is not the one before;
      * the bookkeeping fields that are copied with a node are).
      */
-    public Node before(int i) {
+    Node before(int i) {
       return before[i];
     }
 
@@ -464,12 +464,12 @@ public final class Graph {
      * one by {@link #writeChanging}: its content changed in this batch, and the content before is
      * not kept.
      */
-    public boolean born(int i) {
+    boolean born(int i) {
       return born != null && born[i];
     }
 
     /** The node of entry {@code i} in the graph when the batch closed, or null. */
-    public Node current(int i) {
+    Node current(int i) {
       return current[i];
     }
 
@@ -521,7 +521,7 @@ public final class Graph {
   }
 
   /** Keys written in the current batch so far. */
-  public Collection<String> journaledKeys() {
+  Collection<String> journaledKeys() {
     List<String> out = new ArrayList<>(journal.size());
     for (Node e : journal) {
       if (e.journaled != SUPERSEDED) {
@@ -536,7 +536,7 @@ public final class Graph {
    * the graph changes). Cost: exact-key edges O(1), prefix edges O(number of distinct prefix
    * lengths), selector-only edges linear in their count.
    */
-  public Collection<String> dependentsOf(String key) {
+  Collection<String> dependentsOf(String key) {
     Object exact = keyDependents.get(key);
     if (prefixLengths.isEmpty() && selectorDependents.isEmpty()) {
       // only exact-key edges exist: no copy needed (callers only read)
@@ -632,7 +632,7 @@ public final class Graph {
    * True if some node with a value that is a target of {@code d} passes {@code test}. Prefix
    * dependencies scan only the matching key range.
    */
-  public boolean anyTarget(Dependency d, Predicate<Node> test) {
+  boolean anyTarget(Dependency d, Predicate<Node> test) {
     if (!d.isAnyOf()) {
       Node n = nodes.get(d.key());
       return n != null && n.value != null && test.test(n);
@@ -649,7 +649,7 @@ public final class Graph {
   }
 
   /** Every node with a value that is a target of {@code d}, sorted by key. */
-  public List<Node> targetsOf(Dependency d) {
+  List<Node> targetsOf(Dependency d) {
     List<Node> out = new ArrayList<>();
     anyTarget(
         d,
@@ -681,7 +681,7 @@ public final class Graph {
   }
 
   /** Nodes whose key starts with {@code prefix}, sorted by key (a live view: do not modify). */
-  public NavigableMap<String, Node> range(String prefix) {
+  NavigableMap<String, Node> range(String prefix) {
     TreeMap<String, Node> all = sorted();
     if (prefix.isEmpty()) {
       return all;
@@ -694,7 +694,7 @@ public final class Graph {
    * The smallest string greater than every string starting with {@code prefix}, or null when there
    * is none (the prefix is all U+FFFF): strip trailing U+FFFF, increment the last char.
    */
-  public static String prefixEnd(String prefix) {
+  static String prefixEnd(String prefix) {
     int i = prefix.length();
     while (i > 0 && prefix.charAt(i - 1) == Character.MAX_VALUE) {
       i--;
@@ -706,12 +706,12 @@ public final class Graph {
   }
 
   /** All nodes in no particular order (a live view: do not modify the graph while iterating). */
-  public Collection<Node> nodes() {
+  Collection<Node> nodes() {
     return nodes.values(); // read only already: no wrapper between the caller and the table
   }
 
   /** All nodes sorted by key (a live view: do not modify). */
-  public NavigableMap<String, Node> all() {
+  NavigableMap<String, Node> all() {
     return sorted();
   }
 

@@ -113,8 +113,9 @@ final class Node {
   List<KeyValuePair> memoDerived;
 
   /**
-   * Journal entry of the current batch (graph bookkeeping): the content before the batch, {@link
-   * Graph#ABSENT}, or null when the node was not written in the batch. Never copied.
+   * Journal entry of the current batch (kept by the {@link UndoJournal}): the content before the
+   * batch, {@link BatchJournal#ABSENT}, or null when the node was not written in the batch. Never
+   * copied.
    */
   Node journaled;
 
@@ -222,7 +223,7 @@ final class Node {
         || !Objects.equals(label, o.label)
         || !Objects.equals(descriptor, o.descriptor)
         || !Objects.equals(derivedFrom, o.derivedFrom)
-        || !Graph.sameDeps(deps, o.deps)
+        || !DependencyIndex.sameDeps(deps, o.deps)
         || !derivedKeys.equals(o.derivedKeys);
   }
 

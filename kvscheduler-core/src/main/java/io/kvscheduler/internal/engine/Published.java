@@ -66,7 +66,7 @@ final class Published {
 
     /** The views of the keys starting with {@code prefix}, in key order. */
     Iterable<Rev> withPrefix(String prefix) {
-      return prefix.isEmpty() ? values() : viewsOf(prefix, Graph.prefixEnd(prefix));
+      return prefix.isEmpty() ? values() : viewsOf(prefix, NodeStore.prefixEnd(prefix));
     }
 
     /** The views of the keys in [{@code from}, {@code to}) (null: open), in key order. */

@@ -145,7 +145,7 @@ final class TxnProcessor {
       } else {
         throw new IllegalStateException("not a transaction: " + q);
       }
-      Graph.Journal refreshed = unrecordedBatch(); // resync refresh: unrecorded
+      BatchJournal refreshed = unrecordedBatch(); // resync refresh: unrecorded
       run(job, start, future, touched, refreshed);
     } catch (RuntimeException | Error e) {
       LOG.error(
@@ -450,7 +450,7 @@ final class TxnProcessor {
       Instant start,
       CompletableFuture<Long> future,
       Touched touched,
-      Graph.Journal refreshed) {
+      BatchJournal refreshed) {
     g.reserve(2 * job.values.size()); // a first transaction: the values and as many derived ones
     List<Kv> sorted = new ArrayList<>(job.values);
     Kv.sortByKey(sorted);
@@ -490,7 +490,7 @@ final class TxnProcessor {
       executeWithRevert(tx, ordered, touched, job);
     }
     List<OpRecord> executed = Compression.compress(tx.ops, g.departures() == tx.departuresAtStart);
-    Graph.Journal journal = g.endBatch();
+    BatchJournal journal = g.endBatch();
     // a downstream resync only brings the SB back to the unchanged intent: no revisions (B142)
     closeExecution(
         journal, touched, job.seq, cfg.clock().instant(), job.resync != ResyncType.DOWNSTREAM);
@@ -517,7 +517,7 @@ final class TxnProcessor {
    * ranges: {@link Bulk}), each node visited once.
    */
   private void closeExecution(
-      Graph.Journal journal, Touched touched, long seq, Instant now, boolean record) {
+      BatchJournal journal, Touched touched, long seq, Instant now, boolean record) {
     touched.reserve(journal);
     boolean history = this.history.records();
     for (int i = 0; i < journal.size(); i += Bulk.RANGE) {
@@ -526,7 +526,7 @@ final class TxnProcessor {
   }
 
   private void closeExecution(
-      Graph.Journal journal,
+      BatchJournal journal,
       int from,
       int to,
       Touched touched,
@@ -665,7 +665,7 @@ final class TxnProcessor {
       }
     }
     if (revert) {
-      Graph.Journal journal = g.endBatch();
+      BatchJournal journal = g.endBatch();
       touched.add(journal, false);
       history.addRevisions(journal, job.seq, cfg.clock().instant());
       for (Kv kv : previous) {
@@ -692,8 +692,8 @@ final class TxnProcessor {
   }
 
   /** Closes a batch that gets no revisions (the keys keep their recorded revisions). */
-  private Graph.Journal unrecordedBatch() {
-    Graph.Journal j = g.endBatch();
+  private BatchJournal unrecordedBatch() {
+    BatchJournal j = g.endBatch();
     history.carryOver(j);
     return j;
   }
@@ -941,7 +941,7 @@ final class TxnProcessor {
         g.remove(key);
       }
     }
-    Graph.Journal journal = g.endBatch();
+    BatchJournal journal = g.endBatch();
     touched.add(journal, false);
     history.addRevisions(journal, job.seq, cfg.clock().instant());
     // the trims read the clock after the revisions above are stamped (a zero age limit drops the

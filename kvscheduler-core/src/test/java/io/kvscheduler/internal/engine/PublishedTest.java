@@ -323,7 +323,7 @@ class PublishedTest {
     for (String prefix : PREFIXES) {
       assertThat(entries(s.withPrefix(prefix)))
           .as(where + ": prefix " + prefix)
-          .isEqualTo(entries(model.subMap(prefix, Graph.prefixEnd(prefix))));
+          .isEqualTo(entries(model.subMap(prefix, NodeStore.prefixEnd(prefix))));
     }
     int step = Math.max(1, model.size() / 200);
     int i = 0;

@@ -2,8 +2,6 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
-import io.kvscheduler.internal.graph.Bulk;
-import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,8 +1,6 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.KeyValuePair;
-import io.kvscheduler.internal.graph.Bulk;
-import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;

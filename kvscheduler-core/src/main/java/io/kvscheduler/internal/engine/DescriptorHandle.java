@@ -6,8 +6,6 @@ import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.OperationTimeoutException;
-import io.kvscheduler.internal.graph.Bulk;
-import io.kvscheduler.internal.graph.Node;
 import io.kvscheduler.internal.idxmap.NamedMappingImpl;
 import io.kvscheduler.internal.util.UserCode;
 import java.time.Duration;
@@ -352,7 +350,7 @@ final class DescriptorHandle {
       return NO_DEPENDENCIES;
     }
     if (remembers(n, value) && n.memoDeps != null) {
-      return new Result<>((List<Dependency>) n.memoDeps, null); // the list is kept, not the wrapper
+      return new Result<>(n.memoDeps, null); // the list is kept, not the wrapper
     }
     Result<List<Dependency>> r = dependencies(n.key, value);
     if (!r.failed()) {
@@ -372,7 +370,7 @@ final class DescriptorHandle {
       return NO_DERIVED;
     }
     if (remembers(n, value) && n.memoDerived != null) {
-      return new Result<>((List<KeyValuePair>) n.memoDerived, null);
+      return new Result<>(n.memoDerived, null);
     }
     Result<List<KeyValuePair>> r = derivedValues(n.key, value);
     if (!r.failed()) {

@@ -5,8 +5,6 @@ import io.kvscheduler.api.Explanation;
 import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
-import io.kvscheduler.internal.graph.Graph;
-import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

@@ -5,9 +5,6 @@ import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.NodeRevision;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.ValueState;
-import io.kvscheduler.internal.graph.Bulk;
-import io.kvscheduler.internal.graph.Graph;
-import io.kvscheduler.internal.graph.Node;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -84,7 +81,7 @@ final class History {
    * Appends one revision per node changed in a batch and hands chains over to nodes that replaced
    * others; a removed key's chain is closed and kept aside.
    */
-  void addRevisions(Graph.Journal journal, long seq, Instant now) {
+  void addRevisions(BatchJournal journal, long seq, Instant now) {
     if (!cfg.recordHistory()) {
       return;
     }
@@ -93,7 +90,7 @@ final class History {
     }
   }
 
-  private void addRevisions(Graph.Journal journal, int from, int to, long seq, Instant now) {
+  private void addRevisions(BatchJournal journal, int from, int to, long seq, Instant now) {
     for (int i = from; i < to; i++) {
       addRevision(journal, i, seq, now);
     }
@@ -107,7 +104,7 @@ final class History {
   }
 
   /** {@link #addRevisions} of entry {@code i} alone (when {@link #records()}). */
-  void addRevision(Graph.Journal journal, int i, long seq, Instant now) {
+  void addRevision(BatchJournal journal, int i, long seq, Instant now) {
     Node cur = journal.current(i);
     Node before = journal.before(i);
     Rev old = chainBefore(journal, i);
@@ -118,7 +115,7 @@ final class History {
         }
         removed.put(journal.key(i), old.closedAt(now));
       }
-    } else if (before != Graph.ABSENT && !journal.born(i) && !cur.contentDiffers(before)) {
+    } else if (before != BatchJournal.ABSENT && !journal.born(i) && !cur.contentDiffers(before)) {
       cur.history = old; // unchanged (the node may be a new one for the same key)
     } else {
       if (old != null && old.until == null) {
@@ -162,17 +159,17 @@ final class History {
   /** The recorded chain of {@code key}: its node's, else the one kept aside, else null (tests). */
   Rev chainOf(String key, Graph g) {
     Node n = g.get(key);
-    return n != null ? (Rev) n.history : removed.get(key);
+    return n != null ? n.history : removed.get(key);
   }
 
   /**
    * The chain entry {@code i} of a batch's journal had before the batch: the node's, or for a key
    * that had no node, the one kept aside for it (if any).
    */
-  private Rev chainBefore(Graph.Journal journal, int i) {
+  private Rev chainBefore(BatchJournal journal, int i) {
     Node before = journal.before(i);
-    if (before != Graph.ABSENT) {
-      return (Rev) before.history;
+    if (before != BatchJournal.ABSENT) {
+      return before.history;
     }
     return removed.isEmpty() ? null : removed.get(journal.key(i));
   }
@@ -181,7 +178,7 @@ final class History {
    * A batch recorded without revisions (a refresh, a downstream resync): chains stay with their
    * keys, those of removed keys are kept aside as they are.
    */
-  void carryOver(Graph.Journal journal) {
+  void carryOver(BatchJournal journal) {
     if (!cfg.recordHistory()) {
       return;
     }
@@ -190,14 +187,14 @@ final class History {
     }
   }
 
-  private void carryOver(Graph.Journal journal, int from, int to) {
+  private void carryOver(BatchJournal journal, int from, int to) {
     for (int i = from; i < to; i++) {
       carryOver(journal, i);
     }
   }
 
-  /** {@link #carryOver(Graph.Journal)} of entry {@code i} alone (when {@link #records()}). */
-  void carryOver(Graph.Journal journal, int i) {
+  /** {@link #carryOver(BatchJournal)} of entry {@code i} alone (when {@link #records()}). */
+  void carryOver(BatchJournal journal, int i) {
     Node cur = journal.current(i);
     Rev old = chainBefore(journal, i);
     if (old == null) {
@@ -233,7 +230,7 @@ final class History {
    * removed it.
    */
   ValueState lastPresentState(String key, Node n) {
-    Rev head = n != null ? (Rev) n.history : null;
+    Rev head = n != null ? n.history : null;
     if (head == null && !removed.isEmpty()) {
       head = removed.get(key);
     }
@@ -410,7 +407,7 @@ final class History {
       }
       Node n = g.get(key);
       if (n != null) {
-        Rev head = (Rev) n.history;
+        Rev head = n.history;
         Rev kept = trimmed(head, cutoff);
         if (kept != head) {
           n.history = kept; // bookkeeping: the node's content is unchanged

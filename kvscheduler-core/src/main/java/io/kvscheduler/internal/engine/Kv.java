@@ -1,7 +1,6 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.ValueOrigin;
-import io.kvscheduler.internal.graph.Bulk;
 import java.util.Comparator;
 import java.util.List;
 

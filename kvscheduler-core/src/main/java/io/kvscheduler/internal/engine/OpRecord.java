@@ -3,7 +3,6 @@ package io.kvscheduler.internal.engine;
 import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
-import io.kvscheduler.internal.graph.Node;
 import io.kvscheduler.internal.util.UserCode;
 import java.util.EnumSet;
 import java.util.Optional;

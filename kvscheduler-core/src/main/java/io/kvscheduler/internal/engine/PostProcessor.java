@@ -5,9 +5,6 @@ import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueState;
-import io.kvscheduler.internal.graph.Bulk;
-import io.kvscheduler.internal.graph.Graph;
-import io.kvscheduler.internal.graph.Node;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -179,7 +176,7 @@ final class PostProcessor {
         g.remove(key);
       }
     }
-    Graph.Journal journal = g.endBatch();
+    BatchJournal journal = g.endBatch();
     touched.add(journal, false);
     history.addRevisions(journal, job.seq, cfg.clock().instant());
     // the trims read the clock after the revisions above are stamped (a zero age limit drops the

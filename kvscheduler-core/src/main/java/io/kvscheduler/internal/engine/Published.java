@@ -3,9 +3,6 @@ package io.kvscheduler.internal.engine;
 import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
-import io.kvscheduler.internal.graph.Bulk;
-import io.kvscheduler.internal.graph.Graph;
-import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -69,7 +66,7 @@ final class Published {
 
     /** The views of the keys starting with {@code prefix}, in key order. */
     Iterable<Rev> withPrefix(String prefix) {
-      return prefix.isEmpty() ? values() : viewsOf(prefix, Graph.prefixEnd(prefix));
+      return prefix.isEmpty() ? values() : viewsOf(prefix, NodeStore.prefixEnd(prefix));
     }
 
     /** The views of the keys in [{@code from}, {@code to}) (null: open), in key order. */

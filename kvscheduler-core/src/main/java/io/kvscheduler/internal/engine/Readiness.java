@@ -3,8 +3,6 @@ package io.kvscheduler.internal.engine;
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.ValueState;
-import io.kvscheduler.internal.graph.Graph;
-import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,7 +1,6 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.KVDescriptor;
-import io.kvscheduler.internal.graph.Node;
 import io.kvscheduler.internal.util.UserCode;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -193,7 +192,7 @@ final class Registry {
   DescriptorHandle forNode(Node n) {
     int gen = generation;
     if (n.handleGeneration == gen) {
-      return (DescriptorHandle) n.handle;
+      return n.handle;
     }
     DescriptorHandle h = forKey(n.key);
     n.handle = h;

@@ -3,8 +3,6 @@ package io.kvscheduler.internal.engine;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueState;
-import io.kvscheduler.internal.graph.Graph;
-import io.kvscheduler.internal.graph.Node;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -5,7 +5,6 @@ import io.kvscheduler.api.NodeRevision;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
-import io.kvscheduler.internal.graph.Node;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -118,7 +117,7 @@ final class Rev {
    * revision when that shows exactly this, else a view-only entry.
    */
   static Rev published(Node n, List<String> details) {
-    Rev head = (Rev) n.history;
+    Rev head = n.history;
     if (head != null && details.isEmpty() && head.shows(n)) {
       return head;
     }

@@ -19,7 +19,6 @@ import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatusListener;
 import io.kvscheduler.api.View;
-import io.kvscheduler.internal.graph.Graph;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,9 +1,6 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.ValueState;
-import io.kvscheduler.internal.graph.Bulk;
-import io.kvscheduler.internal.graph.Graph;
-import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -20,7 +17,7 @@ final class Touched {
   private final ArrayList<String> keys = new ArrayList<>();
 
   /** The batches that were refreshes (their keys are read only if asked for). */
-  private final ArrayList<Graph.Journal> refreshes = new ArrayList<>();
+  private final ArrayList<BatchJournal> refreshes = new ArrayList<>();
 
   private Set<String> refreshedSet;
   private final ArrayList<String> removedCandidates = new ArrayList<>();
@@ -30,7 +27,7 @@ final class Touched {
   }
 
   /** Adds the keys of a closed batch; {@code refresh}: the batch was a refresh. */
-  void add(Graph.Journal j, boolean refresh) {
+  void add(BatchJournal j, boolean refresh) {
     reserve(j);
     for (int i = 0; i < j.size(); i += Bulk.RANGE) {
       add(j, i, Bulk.end(i, j.size()));
@@ -46,20 +43,20 @@ final class Touched {
    * (usually the largest); later ones grow the lists, as most of their keys are usually listed
    * already (a resync's refresh and execution).
    */
-  void reserve(Graph.Journal j) {
+  void reserve(BatchJournal j) {
     if (keys.isEmpty()) {
       keys.ensureCapacity(j.size());
     }
   }
 
-  private void add(Graph.Journal j, int from, int to) {
+  private void add(BatchJournal j, int from, int to) {
     for (int i = from; i < to; i++) {
       add(j, i);
     }
   }
 
   /** Adds the key of entry {@code i} of a batch that was not a refresh (see {@link #reserve}). */
-  void add(Graph.Journal j, int i) {
+  void add(BatchJournal j, int i) {
     String key = j.key(i);
     Node cur = j.current(i);
     add(key, cur);
@@ -75,7 +72,7 @@ final class Touched {
     }
     if (refreshedSet == null) {
       refreshedSet = new HashSet<>();
-      for (Graph.Journal j : refreshes) {
+      for (BatchJournal j : refreshes) {
         for (int i = 0; i < j.size(); i++) {
           refreshedSet.add(j.key(i));
         }

@@ -39,7 +39,7 @@ final class TxnContext {
    */
   final List<KeyError> ignored = new ArrayList<>();
 
-  /** {@link io.kvscheduler.internal.graph.Graph#departures()} when the pass started. */
+  /** {@link Graph#departures()} when the pass started. */
   long departuresAtStart;
 
   /**

@@ -5,9 +5,6 @@ import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueOrigin;
-import io.kvscheduler.internal.graph.Bulk;
-import io.kvscheduler.internal.graph.Graph;
-import io.kvscheduler.internal.graph.Node;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -184,7 +181,7 @@ final class TxnExecutor {
       }
     }
     if (revert) {
-      Graph.Journal journal = g.endBatch();
+      BatchJournal journal = g.endBatch();
       touched.add(journal, false);
       history.addRevisions(journal, job.seq, cfg.clock().instant());
       for (Kv kv : previous) {
@@ -216,7 +213,7 @@ final class TxnExecutor {
    * ranges: {@link Bulk}), each node visited once.
    */
   void closeExecution(
-      Graph.Journal journal, Touched touched, long seq, Instant now, boolean record) {
+      BatchJournal journal, Touched touched, long seq, Instant now, boolean record) {
     touched.reserve(journal);
     boolean history = this.history.records();
     for (int i = 0; i < journal.size(); i += Bulk.RANGE) {
@@ -225,7 +222,7 @@ final class TxnExecutor {
   }
 
   private void closeExecution(
-      Graph.Journal journal,
+      BatchJournal journal,
       int from,
       int to,
       Touched touched,
@@ -247,8 +244,8 @@ final class TxnExecutor {
   }
 
   /** Closes a batch that gets no revisions (the keys keep their recorded revisions). */
-  Graph.Journal unrecordedBatch() {
-    Graph.Journal j = g.endBatch();
+  BatchJournal unrecordedBatch() {
+    BatchJournal j = g.endBatch();
     history.carryOver(j);
     return j;
   }

@@ -2,7 +2,6 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.ResyncType;
-import io.kvscheduler.internal.graph.Graph;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -87,7 +86,7 @@ final class TxnProcessor {
       } else {
         throw new IllegalStateException("not a transaction: " + q);
       }
-      Graph.Journal refreshed = executor.unrecordedBatch(); // resync refresh: unrecorded
+      BatchJournal refreshed = executor.unrecordedBatch(); // resync refresh: unrecorded
       run(job, start, future, touched, refreshed);
     } catch (RuntimeException | Error e) {
       LOG.error(
@@ -113,7 +112,7 @@ final class TxnProcessor {
       Instant start,
       CompletableFuture<Long> future,
       Touched touched,
-      Graph.Journal refreshed) {
+      BatchJournal refreshed) {
     // ordering
     g.reserve(2 * job.values.size()); // a first transaction: the values and as many derived ones
     List<Kv> sorted = new ArrayList<>(job.values);
@@ -157,7 +156,7 @@ final class TxnProcessor {
     }
     // compression, and the execution's batch closed
     List<OpRecord> executed = Compression.compress(tx.ops, g.departures() == tx.departuresAtStart);
-    Graph.Journal journal = g.endBatch();
+    BatchJournal journal = g.endBatch();
     // a downstream resync only brings the SB back to the unchanged intent: no revisions (B142)
     executor.closeExecution(
         journal, touched, job.seq, cfg.clock().instant(), job.resync != ResyncType.DOWNSTREAM);

@@ -4,7 +4,6 @@ import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TxnType;
-import io.kvscheduler.internal.graph.Bulk;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,5 @@
 package io.kvscheduler.internal.engine;
 
-import io.kvscheduler.internal.graph.Graph;
-import io.kvscheduler.internal.graph.Node;
 import java.util.Collection;
 import java.util.Set;
 import java.util.TreeSet;

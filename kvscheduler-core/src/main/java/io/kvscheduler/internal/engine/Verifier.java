@@ -4,8 +4,6 @@ import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
-import io.kvscheduler.internal.graph.Graph;
-import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

@@ -3,8 +3,6 @@ package io.kvscheduler.internal.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvscheduler.api.ValueState;
-import io.kvscheduler.internal.graph.Graph;
-import io.kvscheduler.internal.graph.Node;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

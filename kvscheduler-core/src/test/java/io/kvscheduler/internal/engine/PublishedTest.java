@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.ValueState;
-import io.kvscheduler.internal.graph.Graph;
-import io.kvscheduler.internal.graph.Node;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -325,7 +323,7 @@ class PublishedTest {
     for (String prefix : PREFIXES) {
       assertThat(entries(s.withPrefix(prefix)))
           .as(where + ": prefix " + prefix)
-          .isEqualTo(entries(model.subMap(prefix, Graph.prefixEnd(prefix))));
+          .isEqualTo(entries(model.subMap(prefix, NodeStore.prefixEnd(prefix))));
     }
     int step = Math.max(1, model.size() / 200);
     int i = 0;

@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.graph;
+package io.kvscheduler.internal.engine;
 
 import java.util.AbstractCollection;
 import java.util.Collection;

@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.graph;
+package io.kvscheduler.internal.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,6 +8,7 @@ import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -62,14 +63,25 @@ class GraphTest {
     return new ArrayList<>(((Map<?, ?>) map).keySet());
   }
 
-  /** Every instance field of a node, by name (picks up fields added later, too). */
+  /** The entries of a closed batch's journal: key → content before the batch, in order. */
+  static Map<String, Node> entries(BatchJournal j) {
+    Map<String, Node> out = new LinkedHashMap<>();
+    for (int i = 0; i < j.size(); i++) {
+      assertThat(out.put(j.key(i), j.before(i))).as("key listed twice: " + j.key(i)).isNull();
+    }
+    return out;
+  }
+
+  /**
+   * Every instance field of a node, by name (picks up fields added later, too; they are
+   * package-private, so reading them needs no access override).
+   */
   static Map<String, Object> content(Node n) {
     Map<String, Object> out = new TreeMap<>();
     for (Field f : Node.class.getDeclaredFields()) {
       if (Modifier.isStatic(f.getModifiers())) {
         continue;
       }
-      f.setAccessible(true);
       try {
         out.put(f.getName(), f.get(n));
       } catch (IllegalAccessException e) {
@@ -79,36 +91,26 @@ class GraphTest {
     return out;
   }
 
-  @SuppressWarnings("unchecked")
-  static <T> T field(Graph g, String name) {
-    try {
-      Field f = Graph.class.getDeclaredField(name);
-      f.setAccessible(true);
-      return (T) f.get(g);
-    } catch (ReflectiveOperationException e) {
-      throw new AssertionError("Graph." + name + " not found: update GraphTest", e);
-    }
-  }
-
-  /** Deep copy of the reverse dependency index (the private structures, exactly). */
+  /** Deep copy of the reverse dependency index (its package-private structures, exactly). */
   @SuppressWarnings("unchecked")
   static Map<String, Object> index(Graph g) {
+    DependencyIndex idx = g.dependencies;
     Map<String, Object> out = new LinkedHashMap<>();
-    for (String name : List.of("keyDependents", "prefixDependents")) {
-      // keyDependents keeps a single dependent as a String, several as a TreeSet
-      Map<String, Object> m = field(g, name);
-      TreeMap<String, List<String>> copy = new TreeMap<>();
-      m.forEach(
-          (k, v) ->
-              copy.put(
-                  k, v instanceof String s ? List.of(s) : List.copyOf((Collection<String>) v)));
-      out.put(name, copy);
-    }
-    out.put(
-        "prefixLengths", new TreeMap<>(GraphTest.<Map<Integer, Integer>>field(g, "prefixLengths")));
-    out.put(
-        "selectorDependents",
-        List.copyOf(GraphTest.<TreeSet<String>>field(g, "selectorDependents")));
+    Map<String, Map<String, ?>> maps = new LinkedHashMap<>();
+    maps.put("keyDependents", idx.keyDependents);
+    maps.put("prefixDependents", idx.prefixDependents);
+    maps.forEach(
+        (name, m) -> {
+          // keyDependents keeps a single dependent as a String, several as a TreeSet
+          TreeMap<String, List<String>> copy = new TreeMap<>();
+          m.forEach(
+              (k, v) ->
+                  copy.put(
+                      k, v instanceof String s ? List.of(s) : List.copyOf((Collection<String>) v)));
+          out.put(name, copy);
+        });
+    out.put("prefixLengths", new TreeMap<>(idx.prefixLengths));
+    out.put("selectorDependents", List.copyOf(idx.selectorDependents));
     return out;
   }
 
@@ -117,7 +119,7 @@ class GraphTest {
    * table's lookup (checked here) and no key may be listed twice.
    */
   static Map<String, Node> nodeMap(Graph g) {
-    NodeTable table = field(g, "nodes");
+    NodeTable table = g.store.table;
     Map<String, Node> out = new TreeMap<>();
     for (Node n : table.values()) {
       assertThat(out.put(n.key, n)).as("key listed twice: " + n.key).isNull();
@@ -294,7 +296,7 @@ class GraphTest {
     assertThat(g.anyTarget(Dependency.anyOf("l", List.of(), k -> true), n -> true)).isFalse();
     assertThat(g.journaledKeys()).isEmpty();
     g.rollback();
-    assertThat(g.endBatch()).isEmpty();
+    assertThat(entries(g.endBatch())).isEmpty();
     assertThat(index(g)).isEqualTo(expectedIndex(g));
     assertThat((Map<?, ?>) index(g).get("keyDependents")).isEmpty();
     assertConsistent(g, CATALOGUE_KEYS, "empty");
@@ -337,9 +339,9 @@ class GraphTest {
     d.value = "item";
     d.derivedFrom = KA1;
     n.derivedKeys = List.of(KA1 + "/item1");
-    Map<String, Node> journal = g.endBatch();
+    Map<String, Node> journal = entries(g.endBatch());
     assertThat(journal).containsOnlyKeys(KA1, KA1 + "/item1");
-    assertThat(journal.get(KA1)).isSameAs(Graph.ABSENT);
+    assertThat(journal.get(KA1)).isSameAs(BatchJournal.ABSENT);
     Node r = g.get(KA1);
     assertThat(r).isSameAs(n);
     assertThat(r.label).isEqualTo("value1");
@@ -388,7 +390,7 @@ class GraphTest {
         .as("a node without value is never a target")
         .extracting(t -> t.key)
         .containsExactly(KA2);
-    Map<String, Node> journal = g.endBatch();
+    Map<String, Node> journal = entries(g.endBatch());
     assertThat(journal).containsOnlyKeys(KA1, KA2);
     assertThat(g.get(KA1)).isNull();
     assertThat(g.dependentsOf(KA2)).isEmpty();
@@ -430,7 +432,7 @@ class GraphTest {
     g.rollback();
     assertThat(state(g)).isEqualTo(saved);
     assertThat(g.journaledKeys()).isEmpty();
-    assertThat(g.endBatch()).as("nothing left to commit").isEmpty();
+    assertThat(entries(g.endBatch())).as("nothing left to commit").isEmpty();
     assertConsistent(g, CATALOGUE_KEYS, "after rollback");
 
     // B24: only the current batch is undone; committed batches stay
@@ -453,8 +455,8 @@ class GraphTest {
     put(g, KA1);
     g.endBatch();
     Node a2 = put(g, KA2);
-    a2.history = "chain of A2";
-    Graph.Journal refresh = g.endBatch();
+    a2.history = Rev.recorded(a2, 1, Instant.EPOCH, null);
+    BatchJournal refresh = g.endBatch();
 
     g.journalBirthsLightly(refresh);
     Node w2 = g.writeChanging(KA2);
@@ -462,9 +464,9 @@ class GraphTest {
     w2.state = ValueState.CONFIGURED;
     g.writeChanging(KA1).state = ValueState.CONFIGURED; // born two batches ago: copied
     put(g, KB1); // born in this batch
-    Graph.Journal j = g.endBatch();
+    BatchJournal j = g.endBatch();
 
-    assertThat(j.keySet()).containsExactly(KA2, KA1, KB1);
+    assertThat(entries(j).keySet()).containsExactly(KA2, KA1, KB1);
     assertThat(j.born(0)).isTrue();
     assertThat(j.before(0)).as("the node itself: no copy").isSameAs(a2);
     assertThat(j.current(0)).isSameAs(a2);
@@ -473,11 +475,11 @@ class GraphTest {
         .as("a copy of the content before")
         .isEqualTo(ValueState.NONEXISTENT);
     assertThat(j.born(2)).isFalse();
-    assertThat(j.before(2)).isSameAs(Graph.ABSENT);
+    assertThat(j.before(2)).isSameAs(BatchJournal.ABSENT);
 
     // a closed batch ends it: the next one copies again
     g.writeChanging(KA2);
-    Graph.Journal next = g.endBatch();
+    BatchJournal next = g.endBatch();
     assertThat(next.born(0)).isFalse();
     assertThat(next.before(0)).isNotSameAs(a2);
   }
@@ -487,13 +489,13 @@ class GraphTest {
   void journalBirthsLightlyNeedsTheLastBatch() {
     Graph g = new Graph();
     put(g, KA1);
-    Graph.Journal first = g.endBatch();
+    BatchJournal first = g.endBatch();
     put(g, KA2);
     g.endBatch();
     g.journalBirthsLightly(first);
     g.writeChanging(KA1);
     g.writeChanging(KA2);
-    Graph.Journal j = g.endBatch();
+    BatchJournal j = g.endBatch();
     assertThat(j.born(0)).isFalse();
     assertThat(j.born(1)).isFalse();
   }
@@ -505,18 +507,19 @@ class GraphTest {
   void bornNodeRecreatedKeepsItsChain() {
     Graph g = new Graph();
     Node a1 = put(g, KA1);
-    a1.history = "chain of A1";
-    Graph.Journal refresh = g.endBatch();
+    Rev chainOfA1 = Rev.recorded(a1, 1, Instant.EPOCH, null);
+    a1.history = chainOfA1;
+    BatchJournal refresh = g.endBatch();
     g.journalBirthsLightly(refresh);
     g.writeChanging(KA1);
     g.remove(KA1);
     Node again = put(g, KA1);
-    Graph.Journal j = g.endBatch();
-    assertThat(j.keySet()).containsExactly(KA1);
+    BatchJournal j = g.endBatch();
+    assertThat(entries(j).keySet()).containsExactly(KA1);
     assertThat(j.born(0)).isTrue();
     assertThat(j.current(0)).isSameAs(again);
-    assertThat(again.history).isEqualTo("chain of A1");
-    assertThat(j.before(0).history).isEqualTo("chain of A1");
+    assertThat(again.history).isSameAs(chainOfA1);
+    assertThat(j.before(0).history).isSameAs(chainOfA1);
   }
 
   @Test
@@ -534,7 +537,7 @@ class GraphTest {
     Node a2 = put(g, KA2, Dependency.onKey("l", KB1));
     a2.derivedKeys = List.of(KA2 + "/x");
     put(g, KA2 + "/x").derivedFrom = KA2;
-    Graph.Journal refresh = g.endBatch();
+    BatchJournal refresh = g.endBatch();
     g.journalBirthsLightly(refresh);
     // the "walk": changes A2 (born: no copy), A1, B1, and creates C1
     g.writeChanging(KA2).state = ValueState.CONFIGURED;
@@ -546,7 +549,7 @@ class GraphTest {
     assertConsistent(g, List.of(KA1, KA2, KA2 + "/x", KB1, "/prefixC/new"), "after rollback");
     // a batch after a rollback journals with copies again
     put(g, KA2);
-    Graph.Journal created = g.endBatch();
+    BatchJournal created = g.endBatch();
     g.journalBirthsLightly(created);
     g.rollback();
     g.writeChanging(KA2);
@@ -594,7 +597,7 @@ class GraphTest {
     g.endBatch(); // batch 0
     put(g, KA1).state = ValueState.CONFIGURED; // created in batch 1
     g.endBatch();
-    g.batchNumberForTest(Integer.MAX_VALUE);
+    g.undo.batch = Integer.MAX_VALUE;
     return g;
   }
 
@@ -882,7 +885,7 @@ class GraphTest {
     assertThat(g.dependentsOf(KA2)).containsExactly(KA1, KA3);
     assertThat(g.dependentsOf("non-existing-key")).isEmpty();
     assertThat(g.dependentsOf(KA3)).as("kA2's and kB1's edges are gone").isEmpty();
-    Map<String, Node> journal = g.endBatch();
+    Map<String, Node> journal = entries(g.endBatch());
     assertThat(journal).containsOnlyKeys(KA2, KB1);
     assertConsistent(g, CATALOGUE_KEYS, "B32");
   }

@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.graph;
+package io.kvscheduler.internal.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

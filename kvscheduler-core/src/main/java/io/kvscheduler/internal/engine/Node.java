@@ -1,6 +1,7 @@
-package io.kvscheduler.internal.graph;
+package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueOrigin;
@@ -14,18 +15,17 @@ import java.util.Objects;
  * (simulation rollback and history depend on it); never mutate a node obtained by {@link
  * Graph#get(String)}.
  */
-public final class Node {
+final class Node {
   /** What the last transaction that decided an operation for the key asked for. */
-  public record LastUpdate(
-      long seq, TxnOperation op, Object value, boolean revert, RetryOptions retry) {}
+  record LastUpdate(long seq, TxnOperation op, Object value, boolean revert, RetryOptions retry) {}
 
-  public final String key;
-  public String label;
+  final String key;
+  String label;
 
   /** Current value; null while the node is being built or after a refresh lost it. */
-  public Object value;
+  Object value;
 
-  public Object metadata;
+  Object metadata;
 
   /**
    * What the southbound still holds for the key while the value is unavailable, or null: the object
@@ -35,86 +35,87 @@ public final class Node {
    * with what Retrieve finds. Null whenever the value is available ({@link #value} is then what the
    * southbound holds, as far as the scheduler knows).
    */
-  public Object held;
+  Object held;
 
   /** Descriptor name, null for properties and unimplemented values. */
-  public String descriptor;
+  String descriptor;
 
   /** Base key of a derived value, null for base values. */
-  public String derivedFrom;
+  String derivedFrom;
 
-  public ValueState state = ValueState.NONEXISTENT;
-  public boolean unavailable;
-  public LastUpdate lastUpdate;
-  public Throwable error;
-  public TxnOperation errorOp = TxnOperation.UNDEFINED;
-  public boolean errorRetriable;
+  ValueState state = ValueState.NONEXISTENT;
+  boolean unavailable;
+  LastUpdate lastUpdate;
+  Throwable error;
+  TxnOperation errorOp = TxnOperation.UNDEFINED;
+  boolean errorRetriable;
 
   /** Retry attempt of the last failure (1 for a failure outside a retry). */
-  public int retryAttempt;
+  int retryAttempt;
 
   /** Sequence number of the transaction in which the value first failed (for retry records). */
-  public long retryOrigin = -1;
+  long retryOrigin = -1;
 
   /** Dependencies as last computed; indexed by the graph. */
   List<Dependency> deps = List.of();
 
   /** Refresh epoch in which the value was last found in the southbound (refresh bookkeeping). */
-  public long refreshMark;
+  long refreshMark;
 
   /**
    * Mark of the last transaction whose touched keys list this node (engine bookkeeping: a mark
    * instead of a key set per transaction). Copied with the node, so a rolled-back node keeps it.
    */
-  public long touchMark;
+  long touchMark;
 
   /**
-   * Where the key's view sits in the published views (engine bookkeeping, opaque to the graph; a
-   * hint the publisher checks before use, -1 when none). Copied with the node (same key).
+   * Where the key's view sits in the published views (kept by {@link Published}; a hint the
+   * publisher checks before use, -1 when none). Copied with the node (same key).
    */
-  public int publishedSlot = -1;
+  int publishedSlot = -1;
 
   /**
-   * The key's recorded revisions (engine bookkeeping, opaque to the graph: an immutable chain owned
-   * by the history). Copied with the node.
+   * The key's recorded revisions (an immutable chain owned by the {@link History}). Copied with the
+   * node.
    */
-  public Object history;
+  Rev history;
 
   /**
    * Scratch space of one engine algorithm run (valid only while {@link #scratchOwner} is that run's
    * token; never copied): saves a map keyed by node.
    */
-  public Object scratchOwner;
+  Object scratchOwner;
 
-  public int scratchIndex;
+  int scratchIndex;
 
   /**
-   * The descriptor selecting the key, cached by the engine's registry (opaque to the graph) and
-   * valid while {@link #handleGeneration} is the registry's current generation. Copied with the
-   * node (the key, hence the descriptor, is the same).
+   * The descriptor selecting the key, cached by the {@link Registry} and valid while {@link
+   * #handleGeneration} is the registry's current generation. Copied with the node (the key, hence
+   * the descriptor, is the same).
    */
-  public Object handle;
+  DescriptorHandle handle;
 
-  public int handleGeneration;
+  int handleGeneration;
 
   /** Keys derived from this value, sorted. */
-  public List<String> derivedKeys = List.of();
+  List<String> derivedKeys = List.of();
 
   /**
-   * The descriptor's last answers for this key (engine bookkeeping, opaque to the graph): the value
+   * The descriptor's last answers for this key (kept by the {@link DescriptorHandle}): the value
    * they were computed for ({@code memoValue}, by descriptor {@code memoHandle}), its dependency
    * list and its derived values (null while not computed). The callbacks are functions of key and
    * value, so the answers hold for any equal value. Copied with the node.
    */
-  public Object memoValue;
+  Object memoValue;
 
-  public Object memoHandle;
-  public Object memoDeps;
-  public Object memoDerived;
+  DescriptorHandle memoHandle;
+  List<Dependency> memoDeps;
+  List<KeyValuePair> memoDerived;
 
   /**
-   * Journal entry of the current batch (graph bookkeeping): the content before the batch, {@link
-   * Graph#ABSENT}, or null when the node was not written in the batch. Never copied.
+   * Journal entry of the current batch (kept by the {@link UndoJournal}): the content before the
+   * batch, {@link BatchJournal#ABSENT}, or null when the node was not written in the batch. Never
+   * copied.
    */
   Node journaled;
 
@@ -164,21 +165,21 @@ public final class Node {
     return n;
   }
 
-  public List<Dependency> deps() {
+  List<Dependency> deps() {
     return deps;
   }
 
-  public boolean isDerived() {
+  boolean isDerived() {
     return derivedFrom != null;
   }
 
   /** Base key: the key itself for base values. */
-  public String baseKey() {
+  String baseKey() {
     return derivedFrom != null ? derivedFrom : key;
   }
 
   /** Origin implied by the state: OBTAINED = SB, nonexistent = unknown, anything else = NB. */
-  public ValueOrigin origin() {
+  ValueOrigin origin() {
     if (state == ValueState.OBTAINED) {
       return ValueOrigin.FROM_SB;
     }
@@ -189,21 +190,21 @@ public final class Node {
   }
 
   /** Available: has a value, no unavailable flag, not REMOVED. */
-  public boolean isAvailable() {
+  boolean isAvailable() {
     return available(value, unavailable, state);
   }
 
   /** The availability rule of {@link #isAvailable()} for content held elsewhere (a snapshot). */
-  public static boolean available(Object value, boolean unavailable, ValueState state) {
+  static boolean available(Object value, boolean unavailable, ValueState state) {
     return value != null && !unavailable && state != ValueState.REMOVED;
   }
 
-  public TxnOperation lastOperation() {
+  TxnOperation lastOperation() {
     return lastOperation(state, lastUpdate);
   }
 
   /** The rule of {@link #lastOperation()}: none for OBTAINED values or without a last update. */
-  public static TxnOperation lastOperation(ValueState state, LastUpdate lastUpdate) {
+  static TxnOperation lastOperation(ValueState state, LastUpdate lastUpdate) {
     if (state == ValueState.OBTAINED || lastUpdate == null) {
       return TxnOperation.UNDEFINED;
     }
@@ -211,7 +212,7 @@ public final class Node {
   }
 
   /** True when the observable content differs from {@code o} (used for revisions). */
-  public boolean contentDiffers(Node o) {
+  boolean contentDiffers(Node o) {
     return value != o.value
         || metadata != o.metadata
         || held != o.held
@@ -222,7 +223,7 @@ public final class Node {
         || !Objects.equals(label, o.label)
         || !Objects.equals(descriptor, o.descriptor)
         || !Objects.equals(derivedFrom, o.derivedFrom)
-        || !Graph.sameDeps(deps, o.deps)
+        || !DependencyIndex.sameDeps(deps, o.deps)
         || !derivedKeys.equals(o.derivedKeys);
   }
 

@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.graph;
+package io.kvscheduler.internal.engine;
 
 import java.util.AbstractMap;
 import java.util.AbstractSet;
@@ -14,11 +14,11 @@ import java.util.SortedMap;
  * sorted data ({@code new TreeMap<>(sortedMap)}), which then needs no comparisons. Only iteration
  * and the first and last keys are supported.
  */
-public final class SortedEntries<V> extends AbstractMap<String, V> implements SortedMap<String, V> {
+final class SortedEntries<V> extends AbstractMap<String, V> implements SortedMap<String, V> {
   private final List<Map.Entry<String, V>> entries;
 
   /** {@code entries} must be sorted by key without duplicates. */
-  public SortedEntries(List<Map.Entry<String, V>> entries) {
+  SortedEntries(List<Map.Entry<String, V>> entries) {
     this.entries = entries;
   }
 

@@ -1,0 +1,239 @@
+package io.kvscheduler.internal.engine;
+
+import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.KeySelector;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.NavigableMap;
+import java.util.function.Predicate;
+
+/**
+ * The in-memory graph of values, as the engine uses it: one {@link Node} per key, written through
+ * this class so that every change is journaled and indexed. It puts three parts together:
+ *
+ * <ul>
+ *   <li>{@link NodeStore}: the nodes by key and sorted by key (prefix ranges);
+ *   <li>{@link DependencyIndex}: the reverse index of dependency edges (which keys depend on a
+ *       key);
+ *   <li>{@link UndoJournal}: the writes of the current <em>batch</em>, for {@link #rollback()}
+ *       (this is how simulation runs on the live graph without copying it) and for {@link
+ *       #endBatch()}, which hands the batch over as a {@link BatchJournal} (history revisions,
+ *       touched keys).
+ * </ul>
+ *
+ * <p>Every structure is updated incrementally, so the cost of a change is O(log n) per touched
+ * node, independent of the graph size. Dependency targets are not stored: they are resolved from
+ * the store when needed ({@link #targetsOf}, {@link #anyTarget}), so a key that appears later is
+ * found without touching the nodes that depend on it.
+ *
+ * <p>Engine thread only; not thread-safe.
+ */
+final class Graph {
+  /** The nodes (package-private, as the other parts, for the graph's consistency tests). */
+  final NodeStore store = new NodeStore();
+
+  final DependencyIndex dependencies = new DependencyIndex(store);
+  final UndoJournal undo = new UndoJournal(store, dependencies);
+
+  /** The node of {@code key} or null. Read only: do not mutate the result. */
+  Node get(String key) {
+    return store.get(key);
+  }
+
+  /**
+   * Sizes the key table, the exact-key dependency index and the journal of an empty graph for
+   * {@code expected} nodes, so that a first large transaction (a startup resync, an initial
+   * configuration) does not rehash or copy them as they grow. No effect on a graph that has nodes.
+   */
+  void reserve(int expected) {
+    if (store.isEmpty() && expected > 64) {
+      int capacity = (int) Math.min((long) (expected / 0.75) + 1, 1 << 30);
+      store.reserve(expected);
+      dependencies.reserve(capacity);
+      undo.reserve(expected);
+    }
+  }
+
+  /** Number of nodes. */
+  int size() {
+    return store.size();
+  }
+
+  /**
+   * The node of {@code key} for writing, created (without value) when absent. Journals the node's
+   * current content on first write in the batch.
+   */
+  Node write(String key) {
+    Node n = store.get(key);
+    if (n == null) {
+      return create(key);
+    }
+    undo.writing(n);
+    return n;
+  }
+
+  /** A new node for {@code key}, which has none: journaled, in the graph. */
+  private Node create(String key) {
+    Node n = new Node(key);
+    undo.created(n);
+    store.addNew(n);
+    return n;
+  }
+
+  /**
+   * Like {@link #write(String)}, for a write after which the node's content surely differs, at the
+   * end of the batch, from its content now (the caller's promise: the batch's journal then need not
+   * hold the content before the write to tell). A node created in the batch given to {@link
+   * #journalBirthsLightly} is then journaled without a copy: its entry is {@linkplain
+   * BatchJournal#born born}.
+   */
+  Node writeChanging(String key) {
+    Node n = store.get(key);
+    if (n == null) {
+      return create(key);
+    }
+    undo.writingChanging(n);
+    return n;
+  }
+
+  /**
+   * From now until this batch closes or is rolled back, {@link #writeChanging} journals the nodes
+   * created in {@code previous} (which must be the batch closed last, e.g. the refresh of the same
+   * transaction) without a copy. Such a batch cannot be rolled back to those nodes' content: a
+   * {@link #rollback()} undoes {@code previous} as well. No effect when {@code previous} is not the
+   * batch closed last.
+   */
+  void journalBirthsLightly(BatchJournal previous) {
+    undo.journalBirthsLightly(previous);
+  }
+
+  /** Removes a node (journaled). */
+  void remove(String key) {
+    Node n = store.get(key);
+    if (n == null) {
+      return;
+    }
+    undo.removing(n);
+    dependencies.remove(n);
+    store.take(key);
+  }
+
+  /**
+   * How many nodes have left the graph since it was created. While the count does not change, every
+   * key keeps the same node object, so the node can stand for its key.
+   */
+  long departures() {
+    return store.departures();
+  }
+
+  /** Replaces the dependencies of a written node, keeping the reverse index in sync. */
+  void setDeps(Node n, List<Dependency> deps) {
+    if (DependencyIndex.sameDeps(n.deps, deps)) {
+      return;
+    }
+    dependencies.remove(n);
+    n.deps = List.copyOf(deps);
+    dependencies.add(n);
+  }
+
+  /**
+   * Undoes every write of the current batch. When the batch journals lightly (see {@link
+   * #journalBirthsLightly}), the content the nodes created in the batch before had when this one
+   * began is not kept: the batch before (e.g. the refresh of the same transaction) is undone as
+   * well, and the graph is back where it was before both.
+   */
+  void rollback() {
+    undo.rollback();
+  }
+
+  /**
+   * Closes the batch: drops nodes left without a value, returns the journal (key → node content
+   * before the batch, or {@link BatchJournal#ABSENT}; in order of first write, read only) and
+   * starts a new batch.
+   */
+  BatchJournal endBatch() {
+    return undo.endBatch();
+  }
+
+  /** Keys written in the current batch so far. */
+  Collection<String> journaledKeys() {
+    return undo.journaledKeys();
+  }
+
+  /**
+   * Keys of the nodes that have a dependency targeting {@code key}, sorted (read only; valid until
+   * the graph changes).
+   */
+  Collection<String> dependentsOf(String key) {
+    return dependencies.dependentsOf(key);
+  }
+
+  /**
+   * True if some node with a value that is a target of {@code d} passes {@code test}. Prefix
+   * dependencies scan only the matching key range.
+   */
+  boolean anyTarget(Dependency d, Predicate<Node> test) {
+    if (!d.isAnyOf()) {
+      Node n = store.get(d.key());
+      return n != null && n.value != null && test.test(n);
+    }
+    if (d.keyPrefixes().isEmpty()) {
+      return scan(store.sorted(), d.keySelector(), test);
+    }
+    for (String p : d.keyPrefixes()) {
+      if (scan(store.range(p), d.keySelector(), test)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Every node with a value that is a target of {@code d}, sorted by key. */
+  List<Node> targetsOf(Dependency d) {
+    List<Node> out = new ArrayList<>();
+    anyTarget(
+        d,
+        n -> {
+          out.add(n);
+          return false;
+        });
+    if (d.isAnyOf() && d.keyPrefixes().size() > 1) {
+      out.sort(Comparator.comparing(n -> n.key));
+      // overlapping prefixes may list a node twice
+      for (int i = out.size() - 1; i > 0; i--) {
+        if (out.get(i) == out.get(i - 1)) {
+          out.remove(i);
+        }
+      }
+    }
+    return out;
+  }
+
+  private static boolean scan(
+      NavigableMap<String, Node> range, KeySelector sel, Predicate<Node> test) {
+    boolean all = sel == KeySelector.any();
+    for (Node n : range.values()) {
+      if (n.value != null && (all || KeySelectorGuard.accepts(sel, n.key)) && test.test(n)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Nodes whose key starts with {@code prefix}, sorted by key (a live view: do not modify). */
+  NavigableMap<String, Node> range(String prefix) {
+    return store.range(prefix);
+  }
+
+  /** All nodes in no particular order (a live view: do not modify the graph while iterating). */
+  Collection<Node> nodes() {
+    return store.values();
+  }
+
+  /** All nodes sorted by key (a live view: do not modify). */
+  NavigableMap<String, Node> all() {
+    return store.sorted();
+  }
+}

@@ -1,0 +1,154 @@
+package io.kvscheduler.internal.engine;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+
+/**
+ * The graph's nodes, one per key: by key in a {@link NodeTable} (lookups) and sorted by key (prefix
+ * ranges, ordered views). It only stores: journaling and the dependency index are the {@link
+ * Graph}'s business. Engine thread only; not thread-safe.
+ */
+final class NodeStore {
+  /** The nodes by key (package-private for the graph's consistency tests). */
+  final NodeTable table = new NodeTable();
+
+  /**
+   * The nodes sorted by key, except those in {@link #unordered}: new nodes are sorted in only when
+   * an ordered view is asked for, so a transaction that creates many values and never asks (the
+   * usual case: exact-key dependencies) sorts them in one pass instead of one tree insertion each.
+   */
+  private TreeMap<String, Node> ordered = new TreeMap<>();
+
+  /** Nodes created since the last {@link #sorted()}, in creation order (may hold removed ones). */
+  private ArrayList<Node> unordered = new ArrayList<>();
+
+  /** Nodes that have left the store so far (removed, dropped or swapped by a rollback). */
+  private long departures;
+
+  /** The node of {@code key} or null. */
+  Node get(String key) {
+    return table.get(key);
+  }
+
+  int size() {
+    return table.size();
+  }
+
+  boolean isEmpty() {
+    return table.isEmpty();
+  }
+
+  /** Sizes an empty store for {@code expected} nodes (see {@link Graph#reserve}). */
+  void reserve(int expected) {
+    table.reserve(expected);
+    unordered.ensureCapacity(expected);
+  }
+
+  /** Adds a node created for a key that has none; it joins the sorted view when next asked for. */
+  void addNew(Node n) {
+    table.add(n);
+    unordered.add(n);
+    n.inGraph = true;
+  }
+
+  /** Puts a node back as the node of its key (which has none), sorted in at once. */
+  void putBack(Node n) {
+    table.add(n);
+    ordered.put(n.key, n);
+    n.inGraph = true;
+  }
+
+  /** Takes the node of {@code key} out of the store; returns it, or null when the key has none. */
+  Node take(String key) {
+    Node n = table.remove(key);
+    if (n != null) {
+      ordered.remove(key);
+      n.inGraph = false;
+      departures++;
+    }
+    return n;
+  }
+
+  /**
+   * How many nodes have left the store since it was created. While the count does not change, every
+   * key keeps the same node object, so the node can stand for its key.
+   */
+  long departures() {
+    return departures;
+  }
+
+  /** All nodes in no particular order (a live view: do not modify the store while iterating). */
+  Collection<Node> values() {
+    return table.values(); // read only already: no wrapper between the caller and the table
+  }
+
+  /** Nodes whose key starts with {@code prefix}, sorted by key (a live view: do not modify). */
+  NavigableMap<String, Node> range(String prefix) {
+    TreeMap<String, Node> all = sorted();
+    if (prefix.isEmpty()) {
+      return all;
+    }
+    String end = prefixEnd(prefix);
+    return end == null ? all.tailMap(prefix, true) : all.subMap(prefix, true, end, false);
+  }
+
+  /**
+   * The smallest string greater than every string starting with {@code prefix}, or null when there
+   * is none (the prefix is all U+FFFF): strip trailing U+FFFF, increment the last char.
+   */
+  static String prefixEnd(String prefix) {
+    int i = prefix.length();
+    while (i > 0 && prefix.charAt(i - 1) == Character.MAX_VALUE) {
+      i--;
+    }
+    if (i == 0) {
+      return null;
+    }
+    return prefix.substring(0, i - 1) + (char) (prefix.charAt(i - 1) + 1);
+  }
+
+  /**
+   * All nodes sorted by key (a live view: do not modify): {@link #ordered} with the new nodes
+   * sorted in, one by one when they are few, else by one merge of two sorted sequences into a tree
+   * built from sorted input (no comparisons there).
+   */
+  TreeMap<String, Node> sorted() {
+    if (unordered.isEmpty()) {
+      return ordered;
+    }
+    ArrayList<Node> fresh = new ArrayList<>(unordered.size());
+    for (Node n : unordered) {
+      if (n.inGraph) { // a live node is in exactly one of ordered and unordered
+        fresh.add(n);
+      }
+    }
+    unordered = new ArrayList<>();
+    if (fresh.size() < 64 || fresh.size() < ordered.size() / 16) {
+      for (Node n : fresh) {
+        ordered.put(n.key, n);
+      }
+      return ordered;
+    }
+    fresh.sort((a, b) -> a.key.compareTo(b.key));
+    ArrayList<Map.Entry<String, Node>> merged = new ArrayList<>(ordered.size() + fresh.size());
+    Iterator<Map.Entry<String, Node>> old = ordered.entrySet().iterator();
+    Map.Entry<String, Node> o = old.hasNext() ? old.next() : null;
+    for (Node n : fresh) {
+      while (o != null && o.getKey().compareTo(n.key) < 0) {
+        merged.add(o);
+        o = old.hasNext() ? old.next() : null;
+      }
+      merged.add(Map.entry(n.key, n));
+    }
+    while (o != null) {
+      merged.add(o);
+      o = old.hasNext() ? old.next() : null;
+    }
+    ordered = new TreeMap<>(new SortedEntries<>(merged));
+    return ordered;
+  }
+}

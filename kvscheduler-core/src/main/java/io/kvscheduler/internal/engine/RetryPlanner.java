@@ -24,12 +24,12 @@ final class RetryPlanner {
   private final SchedulerConfig cfg;
   private final Graph g;
   private final Registry reg;
-  private final TxnProcessor.Sink sink;
+  private final TxnProcessor.FollowUpQueue sink;
 
   /** UNIMPLEMENTED base keys waiting for a descriptor. */
   private final TreeSet<String> unimplemented = new TreeSet<>();
 
-  RetryPlanner(SchedulerConfig cfg, Graph g, Registry reg, TxnProcessor.Sink sink) {
+  RetryPlanner(SchedulerConfig cfg, Graph g, Registry reg, TxnProcessor.FollowUpQueue sink) {
     this.cfg = cfg;
     this.g = g;
     this.reg = reg;

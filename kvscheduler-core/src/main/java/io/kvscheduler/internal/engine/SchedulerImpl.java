@@ -68,7 +68,7 @@ public final class SchedulerImpl implements KVScheduler {
             history,
             published,
             watchers,
-            new TxnProcessor.Sink() {
+            new TxnProcessor.FollowUpQueue() {
               @Override
               public boolean offer(Queued q) {
                 return loop.offerIfOpen(q);

@@ -78,7 +78,7 @@ final class TxnContext {
   boolean sawRetrying;
 
   /** Keys on the current recursion path (cycle guard; empty between visits). */
-  final Path branch;
+  final RecursionPath branch;
 
   /** {@code branch}: an empty path, shared by the passes of one engine (one at a time). */
   TxnContext(
@@ -89,7 +89,7 @@ final class TxnContext {
       boolean revertOnFailure,
       Set<String> retryKeys,
       int retryAttempt,
-      Path branch) {
+      RecursionPath branch) {
     this.seq = seq;
     this.type = type;
     this.simulate = simulate;

@@ -29,7 +29,7 @@ final class TxnExecutor {
    * The walk's recursion path, shared by the passes of the engine (one walks at a time; emptied
    * whenever a pass's context is made, so a pass that ended abnormally leaves nothing behind).
    */
-  private final Path path = new Path();
+  private final RecursionPath path = new RecursionPath();
 
   TxnExecutor(
       SchedulerConfig cfg,

@@ -43,7 +43,7 @@ final class TxnProcessor {
       History history,
       Published published,
       Watchers watchers,
-      Sink sink) {
+      FollowUpQueue sink) {
     this.cfg = cfg;
     this.g = g;
     this.history = history;
@@ -181,7 +181,7 @@ final class TxnProcessor {
   }
 
   /** Where the processor queues follow-up transactions. */
-  interface Sink {
+  interface FollowUpQueue {
     /** From any thread; false when the queue is full. */
     boolean offer(Queued q);
 

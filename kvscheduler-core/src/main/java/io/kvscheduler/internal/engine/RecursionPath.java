@@ -8,7 +8,7 @@ import java.util.HashSet;
  * kept in a stack searched linearly; a long path also keeps a hash set, so a deep dependency chain
  * costs O(1) per step, not O(depth).
  */
-final class Path {
+final class RecursionPath {
   private static final int LINEAR = 16;
   private String[] stack = new String[LINEAR];
   private int size;
@@ -46,7 +46,7 @@ final class Path {
    * Empties the path and returns it (a no-op unless a pass ended abnormally, e.g. an internal error
    * thrown while a key was being pushed).
    */
-  Path cleared() {
+  RecursionPath cleared() {
     if (size > 0 || deep != null) {
       Arrays.fill(stack, 0, size, null);
       size = 0;

@@ -23,11 +23,11 @@ final class Job {
   int retryAttempt;
   Duration retryDelay;
   Set<String> retryKeys = Set.of();
-  List<Kv> values = List.of();
-  List<Kv> recordedValues = List.of();
+  List<ValueToApply> values = List.of();
+  List<ValueToApply> recordedValues = List.of();
 
   /** {@link #values} sorted by key (set by the ordering step, reused by the record). */
-  List<Kv> sortedValues;
+  List<ValueToApply> sortedValues;
 
   /** True once the transaction counted as a resync (undone when it is aborted). */
   boolean countedResync;

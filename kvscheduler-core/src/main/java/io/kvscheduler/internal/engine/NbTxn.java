@@ -120,8 +120,8 @@ final class NbTxn implements Txn {
       throw new IllegalArgumentException("it is not supported to combine resync with revert");
     }
     checkSelected();
-    List<Kv> kvs = new ArrayList<>(values.size());
-    values.forEach((k, v) -> kvs.add(Kv.nb(k, v)));
+    List<ValueToApply> kvs = new ArrayList<>(values.size());
+    values.forEach((k, v) -> kvs.add(ValueToApply.nb(k, v)));
     Queued.Nb q = new Queued.Nb(kvs, o, f);
     if (loop.inCallback()) {
       loop.queueFromCallback(q);

@@ -53,12 +53,12 @@ final class PostProcessor {
   /** The record of the transaction (its operations as recorded; see {@link TxnRecord}). */
   TxnRecord record(
       Job job, Instant start, Instant stop, List<OpRecord> planned, List<OpRecord> executed) {
-    List<Kv> sorted;
+    List<ValueToApply> sorted;
     if (job.recordedValues == job.values && job.sortedValues != null) {
       sorted = job.sortedValues; // the same values, already sorted by the ordering step
     } else {
       sorted = new ArrayList<>(job.recordedValues);
-      Kv.sortByKey(sorted);
+      ValueToApply.sortByKey(sorted);
     }
     return new TxnRecord(
         job.seq,

@@ -13,7 +13,8 @@ sealed interface Queued {
    * itself: the queue's removal of a given transaction must neither compare the values (user code)
    * nor take another one.
    */
-  record Nb(List<Kv> values, TxnOptions options, CompletableFuture<Long> result) implements Queued {
+  record Nb(List<ValueToApply> values, TxnOptions options, CompletableFuture<Long> result)
+      implements Queued {
     @Override
     public boolean equals(Object o) {
       return this == o;
@@ -26,7 +27,7 @@ sealed interface Queued {
   }
 
   /** An SB notification. */
-  record Sb(List<Kv> values) implements Queued {}
+  record Sb(List<ValueToApply> values) implements Queued {}
 
   /**
    * A retry of failed operations (or of unimplemented values when {@code unimplemented}).

@@ -55,7 +55,7 @@ final class Refresher {
    * @param firstResyncNb NB values of the first resync (correlation input), or null
    * @return the names of the descriptors whose Retrieve answered (their values were read)
    */
-  Set<String> refresh(Set<String> keys, List<Kv> firstResyncNb, boolean verbose) {
+  Set<String> refresh(Set<String> keys, List<ValueToApply> firstResyncNb, boolean verbose) {
     Set<String> refreshedDescriptors = new HashSet<>();
     long mark = ++epoch;
     // a refresh of an empty graph (the first resync) finds every value it has: no pass over the
@@ -174,9 +174,10 @@ final class Refresher {
    * The first resync's NB values grouped by the descriptor selecting them (built once per refresh:
    * one descriptor lookup per value instead of one per value and descriptor).
    */
-  private IdentityHashMap<DescriptorHandle, List<Kv>> firstNbByDescriptor;
+  private IdentityHashMap<DescriptorHandle, List<ValueToApply>> firstNbByDescriptor;
 
-  private List<KVWithMetadata<Object, Object>> correlate(DescriptorHandle h, List<Kv> firstNb) {
+  private List<KVWithMetadata<Object, Object>> correlate(
+      DescriptorHandle h, List<ValueToApply> firstNb) {
     List<KVWithMetadata<Object, Object>> out = new ArrayList<>();
     if (firstNb != null) {
       if (firstNbByDescriptor == null) {
@@ -185,8 +186,9 @@ final class Refresher {
           groupByDescriptor(firstNb, i, Bulk.end(i, firstNb.size()));
         }
       }
-      List<Kv> mine = firstNbByDescriptor.getOrDefault(h, List.of());
-      Kv.sortByKey(mine); // our list (or the empty one), in key order already as firstNb is
+      List<ValueToApply> mine = firstNbByDescriptor.getOrDefault(h, List.of());
+      ValueToApply.sortByKey(
+          mine); // our list (or the empty one), in key order already as firstNb is
       out = new ArrayList<>(mine.size());
       for (int i = 0; i < mine.size(); i += Bulk.RANGE) {
         addNbCorrelation(mine, i, Bulk.end(i, mine.size()), out);
@@ -201,9 +203,9 @@ final class Refresher {
     return out;
   }
 
-  private void groupByDescriptor(List<Kv> firstNb, int from, int to) {
+  private void groupByDescriptor(List<ValueToApply> firstNb, int from, int to) {
     for (int i = from; i < to; i++) {
-      Kv kv = firstNb.get(i);
+      ValueToApply kv = firstNb.get(i);
       if (kv.value() != null) {
         DescriptorHandle owner = reg.forKey(kv.key());
         if (owner != null) {
@@ -214,9 +216,9 @@ final class Refresher {
   }
 
   private static void addNbCorrelation(
-      List<Kv> nb, int from, int to, List<KVWithMetadata<Object, Object>> out) {
+      List<ValueToApply> nb, int from, int to, List<KVWithMetadata<Object, Object>> out) {
     for (int i = from; i < to; i++) {
-      Kv kv = nb.get(i);
+      ValueToApply kv = nb.get(i);
       out.add(new KVWithMetadata<>(kv.key(), kv.value(), null, ValueOrigin.FROM_NB));
     }
   }

@@ -157,13 +157,13 @@ public final class SchedulerImpl implements KVScheduler {
   public void pushSBNotification(List<KVWithMetadata<?, ?>> values) {
     loop.ensureOpen();
     Objects.requireNonNull(values, "values");
-    List<Kv> kvs = new ArrayList<>(values.size());
+    List<ValueToApply> kvs = new ArrayList<>(values.size());
     for (KVWithMetadata<?, ?> kv : values) {
       if (kv == null) {
         throw new NullPointerException(
             "SB notification with a null entry (a removal is an" + " entry whose value is null)");
       }
-      kvs.add(new Kv(kv.key(), kv.value(), ValueOrigin.FROM_SB, false, kv.metadata()));
+      kvs.add(new ValueToApply(kv.key(), kv.value(), ValueOrigin.FROM_SB, false, kv.metadata()));
     }
     Queued.Sb q = new Queued.Sb(kvs);
     if (loop.inCallback()) {

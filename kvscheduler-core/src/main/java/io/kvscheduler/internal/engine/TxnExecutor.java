@@ -47,22 +47,22 @@ final class TxnExecutor {
   }
 
   /** Of values sorted by key, the execution order: deletions, re-creations, creations, updates. */
-  List<Kv> order(List<Kv> sorted) {
+  List<ValueToApply> order(List<ValueToApply> sorted) {
     if (sorted.size() == 1) {
       return sorted; // the usual one-value transaction: no class lists to build
     }
-    List<List<Kv>> classes = new ArrayList<>(4);
+    List<List<ValueToApply>> classes = new ArrayList<>(4);
     for (int c = 0; c < 4; c++) {
       classes.add(new ArrayList<>());
     }
     for (int i = 0; i < sorted.size(); i += Bulk.RANGE) {
       classify(sorted, i, Bulk.end(i, sorted.size()), classes);
     }
-    List<Kv> only = null;
-    for (List<Kv> c : classes) {
+    List<ValueToApply> only = null;
+    for (List<ValueToApply> c : classes) {
       if (!c.isEmpty()) {
         if (only != null) {
-          List<Kv> out = new ArrayList<>(sorted.size());
+          List<ValueToApply> out = new ArrayList<>(sorted.size());
           classes.forEach(out::addAll);
           return out;
         }
@@ -73,15 +73,16 @@ final class TxnExecutor {
   }
 
   /** Adds each value of {@code sorted[from, to)} to its class of the execution order. */
-  private void classify(List<Kv> sorted, int from, int to, List<List<Kv>> classes) {
+  private void classify(
+      List<ValueToApply> sorted, int from, int to, List<List<ValueToApply>> classes) {
     for (int i = from; i < to; i++) {
-      Kv kv = sorted.get(i);
+      ValueToApply kv = sorted.get(i);
       classes.get(executionClass(kv, g.get(kv.key()))).add(kv);
     }
   }
 
   /** 0 delete, 1 re-create, 2 create, 3 update ({@code n}: the key's node or null). */
-  private int executionClass(Kv kv, Node n) {
+  private int executionClass(ValueToApply kv, Node n) {
     if (kv.value() == null) {
       return 0;
     }
@@ -118,7 +119,7 @@ final class TxnExecutor {
   }
 
   /** Runs the walk of a simulation: the values in order, without calling the southbound. */
-  void simulate(TxnContext tx, List<Kv> ordered, Job job) {
+  void simulate(TxnContext tx, List<ValueToApply> ordered, Job job) {
     applyJob(new Walker(g, reg, tx), ordered, job);
   }
 
@@ -128,7 +129,7 @@ final class TxnExecutor {
    * applied (a late answer's key settled), then the values waiting for what the read found go ahead
    * (as after a Create).
    */
-  private void applyJob(Walker w, List<Kv> ordered, Job job) {
+  private void applyJob(Walker w, List<ValueToApply> ordered, Job job) {
     if (job.readFirst.isEmpty()) {
       applyAll(w, ordered);
       return;
@@ -139,14 +140,14 @@ final class TxnExecutor {
   }
 
   /** Applies the values in order (in ranges: {@link Bulk}). */
-  private static void applyAll(Walker w, List<Kv> ordered) {
+  private static void applyAll(Walker w, List<ValueToApply> ordered) {
     int size = ordered.size();
     for (int i = 0; i < size; i += Bulk.RANGE) {
       applyRange(w, ordered, i, Bulk.end(i, size));
     }
   }
 
-  private static void applyRange(Walker w, List<Kv> ordered, int from, int to) {
+  private static void applyRange(Walker w, List<ValueToApply> ordered, int from, int to) {
     for (int i = from; i < to; i++) {
       w.applyTop(ordered.get(i));
     }
@@ -157,22 +158,22 @@ final class TxnExecutor {
    * values stops the loop, its key is refreshed, the batch is closed, and the values applied so far
    * are re-applied with the values they had before, in reverse order.
    */
-  void executeWithRevert(TxnContext tx, List<Kv> ordered, Touched touched, Job job) {
+  void executeWithRevert(TxnContext tx, List<ValueToApply> ordered, Touched touched, Job job) {
     Walker w = new Walker(g, reg, tx);
     if (!tx.revertOnFailure) {
       applyJob(w, ordered, job);
       return;
     }
-    ArrayDeque<Kv> previous = new ArrayDeque<>();
+    ArrayDeque<ValueToApply> previous = new ArrayDeque<>();
     boolean revert = false;
-    for (Kv kv : ordered) {
+    for (ValueToApply kv : ordered) {
       tx.ownKeys.add(kv.key());
     }
-    for (Kv kv : ordered) {
+    for (ValueToApply kv : ordered) {
       Node before = g.get(kv.key());
       Object prev = before == null ? null : before.value;
       Throwable err = w.applyTop(kv);
-      previous.addFirst(new Kv(kv.key(), prev, ValueOrigin.FROM_NB, true, null));
+      previous.addFirst(new ValueToApply(kv.key(), prev, ValueOrigin.FROM_NB, true, null));
       // B100: only failures of the transaction's own values trigger the revert
       if (err != null && tx.revertOnFailure && tx.ownFailed) {
         markRead(tx, kv.key(), refresher.refresh(Set.of(kv.key()), null, false));
@@ -184,7 +185,7 @@ final class TxnExecutor {
       BatchJournal journal = g.endBatch();
       touched.add(journal, false);
       history.addRevisions(journal, job.seq, cfg.clock().instant());
-      for (Kv kv : previous) {
+      for (ValueToApply kv : previous) {
         w.applyTop(kv);
       }
     }

@@ -60,7 +60,7 @@ final class TxnPreparer {
     job.resync = o.resync();
     job.description = o.description();
     job.simulate = o.simulation() || cfg.simulation();
-    List<Kv> values = new ArrayList<>(nb.values());
+    List<ValueToApply> values = new ArrayList<>(nb.values());
     if (o.resync() != ResyncType.NOT_RESYNC) {
       boolean first = resyncCount++ == 0;
       job.countedResync = true;
@@ -74,13 +74,13 @@ final class TxnPreparer {
               && n.lastUpdate.value() != null) {
             // the intent as it is, with its revert flag (its retry settings: TxnContext)
             values.add(
-                new Kv(
+                new ValueToApply(
                     n.key, n.lastUpdate.value(), ValueOrigin.FROM_NB, n.lastUpdate.revert(), null));
           }
         }
       }
       // sorted once: the correlation input of the refresh and the merge below need key order
-      Kv.sortByKey(values);
+      ValueToApply.sortByKey(values);
       g.reserve(2 * values.size()); // a first resync: the values and as many derived ones
       if (o.resync() != ResyncType.UPSTREAM) {
         unread.dropAnswered(
@@ -107,7 +107,7 @@ final class TxnPreparer {
   }
 
   /** Marks the nodes of {@code values[from, to)} as {@code listed}. */
-  private void mark(List<Kv> values, int from, int to, Object listed) {
+  private void mark(List<ValueToApply> values, int from, int to, Object listed) {
     for (int i = from; i < to; i++) {
       Node n = g.get(values.get(i).key());
       if (n != null) {
@@ -139,13 +139,13 @@ final class TxnPreparer {
    * The listed {@code values} (in key order) and what a resync does with the {@code unlisted} base
    * values (in key order: OBTAINED ones are kept, others removed), merged in key order.
    */
-  private static List<Kv> mergeUnlisted(List<Kv> values, List<Node> unlisted) {
+  private static List<ValueToApply> mergeUnlisted(List<ValueToApply> values, List<Node> unlisted) {
     if (unlisted.isEmpty()) {
       return values;
     }
-    List<Kv> out = new ArrayList<>(values.size() + unlisted.size());
+    List<ValueToApply> out = new ArrayList<>(values.size() + unlisted.size());
     int u = 0;
-    for (Kv kv : values) {
+    for (ValueToApply kv : values) {
       while (u < unlisted.size() && unlisted.get(u).key.compareTo(kv.key()) < 0) {
         out.add(unlistedValue(unlisted.get(u++)));
       }
@@ -157,10 +157,10 @@ final class TxnPreparer {
     return out;
   }
 
-  private static Kv unlistedValue(Node n) {
+  private static ValueToApply unlistedValue(Node n) {
     return n.state == ValueState.OBTAINED
-        ? new Kv(n.key, n.value, ValueOrigin.FROM_SB, false, n.metadata)
-        : Kv.nb(n.key, null);
+        ? new ValueToApply(n.key, n.value, ValueOrigin.FROM_SB, false, n.metadata)
+        : ValueToApply.nb(n.key, null);
   }
 
   /** An SB notification: the values the scheduler accepts from the southbound. */
@@ -175,8 +175,8 @@ final class TxnPreparer {
     }
     // each pair is filtered (the reference checks only the first): values no descriptor selects,
     // values of the wrong class (as Retrieve's are) and values owned by the northbound are ignored
-    List<Kv> kept = new ArrayList<>();
-    for (Kv kv : sb.values()) {
+    List<ValueToApply> kept = new ArrayList<>();
+    for (ValueToApply kv : sb.values()) {
       Node n = g.get(kv.key());
       DescriptorHandle h = reg.forKey(kv.key());
       Throwable wrongType =
@@ -206,7 +206,7 @@ final class TxnPreparer {
     job.retryDelay = r.delay();
     job.retryKeys = r.keys().keySet();
     job.simulate = !r.unimplemented() || cfg.simulation();
-    List<Kv> values = new ArrayList<>();
+    List<ValueToApply> values = new ArrayList<>();
     for (Map.Entry<String, Long> e : new TreeMap<>(r.keys()).entrySet()) {
       Node n = g.get(e.getKey());
       if (n == null
@@ -219,7 +219,8 @@ final class TxnPreparer {
         continue;
       }
       values.add(
-          new Kv(n.key, n.lastUpdate.value(), ValueOrigin.FROM_NB, n.lastUpdate.revert(), null));
+          new ValueToApply(
+              n.key, n.lastUpdate.value(), ValueOrigin.FROM_NB, n.lastUpdate.revert(), null));
     }
     job.values = values;
     job.recordedValues = values;
@@ -283,7 +284,7 @@ final class TxnPreparer {
     }
     job.addReadFirst(Set.of(base));
     Node n = g.get(key);
-    Kv intent = n == null ? null : lateIntent(n);
+    ValueToApply intent = n == null ? null : lateIntent(n);
     if (n != null && n.lastUpdate != null) {
       job.retryForTxn = n.lastUpdate.seq();
       boolean failed = n.state == ValueState.FAILED || n.state == ValueState.RETRYING;
@@ -298,7 +299,7 @@ final class TxnPreparer {
    * What the transaction settling a late answer applies for node {@code n} just read, or null when
    * its status stays (see {@link #prepareLate}).
    */
-  private Kv lateIntent(Node n) {
+  private ValueToApply lateIntent(Node n) {
     if (n.value == null && n.lastUpdate == null) {
       return null;
     }
@@ -319,7 +320,7 @@ final class TxnPreparer {
           case DISCOVERED -> intent == null;
           default -> false;
         };
-    return apply ? new Kv(n.key, intent, ValueOrigin.FROM_NB, revert, null) : null;
+    return apply ? new ValueToApply(n.key, intent, ValueOrigin.FROM_NB, revert, null) : null;
   }
 
   /** True when the southbound, as just read, holds what {@code intent} asks of {@code n}. */

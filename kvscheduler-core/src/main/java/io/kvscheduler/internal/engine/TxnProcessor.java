@@ -115,10 +115,10 @@ final class TxnProcessor {
       BatchJournal refreshed) {
     // ordering
     g.reserve(2 * job.values.size()); // a first transaction: the values and as many derived ones
-    List<Kv> sorted = new ArrayList<>(job.values);
-    Kv.sortByKey(sorted);
+    List<ValueToApply> sorted = new ArrayList<>(job.values);
+    ValueToApply.sortByKey(sorted);
     job.sortedValues = sorted;
-    List<Kv> ordered = executor.order(sorted);
+    List<ValueToApply> ordered = executor.order(sorted);
     List<OpRecord> planned = List.of();
     boolean skip = job.skip;
     // simulation

@@ -35,7 +35,7 @@ final class TxnRecord {
   private final Instant stop;
 
   /** Input values sorted by key. */
-  private final List<Kv> values;
+  private final List<ValueToApply> values;
 
   private final boolean withSimulation;
   private final OpRecord[] planned;
@@ -50,7 +50,7 @@ final class TxnRecord {
       int retryAttempt,
       Instant start,
       Instant stop,
-      List<Kv> sortedValues,
+      List<ValueToApply> sortedValues,
       boolean withSimulation,
       List<OpRecord> planned,
       List<OpRecord> executed) {
@@ -85,7 +85,7 @@ final class TxnRecord {
   /** The record as the API shows it (a new object per call, equal for equal calls). */
   RecordedTxn toApi() {
     List<RecordedTxn.RecordedValue> vals = new ArrayList<>(values.size());
-    for (Kv kv : values) {
+    for (ValueToApply kv : values) {
       vals.add(
           new RecordedTxn.RecordedValue(kv.key(), Optional.ofNullable(kv.value()), kv.origin()));
     }

@@ -62,7 +62,8 @@ final class Walker {
   }
 
   /** Arguments of one visit. */
-  record Args(Kv kv, String baseKey, boolean derived, boolean depUpdate, Set<String> recreating) {
+  record Args(
+      ValueToApply kv, String baseKey, boolean derived, boolean depUpdate, Set<String> recreating) {
     Args withRecreating(Set<String> r) {
       return new Args(kv, baseKey, derived, depUpdate, r);
     }
@@ -70,7 +71,10 @@ final class Walker {
 
   /** Derived values and dependencies computed for a value. */
   private record Relations(
-      List<Dependency> deps, List<Kv> derived, List<String> derivedKeys, Throwable error) {
+      List<Dependency> deps,
+      List<ValueToApply> derived,
+      List<String> derivedKeys,
+      Throwable error) {
     Relations(List<Dependency> deps, Throwable error) {
       this(deps, List.of(), List.of(), error);
     }
@@ -85,7 +89,7 @@ final class Walker {
   }
 
   /** Applies a top-level value of the transaction. Returns the error of the value, or null. */
-  Throwable applyTop(Kv kv) {
+  Throwable applyTop(ValueToApply kv) {
     Node n = g.get(kv.key());
     if (tx.isRetry() && n != null && n.isDerived()) {
       // a derived value retried alone (settled after a late southbound answer for it): applied
@@ -140,7 +144,7 @@ final class Walker {
    * base removed earlier in the same transaction has taken its derived values with it, and the key
    * is then free for a value of its own.
    */
-  private static boolean changesDerived(Kv kv, Node n) {
+  private static boolean changesDerived(ValueToApply kv, Node n) {
     if (n == null || !n.isDerived()) {
       return false;
     }
@@ -340,7 +344,7 @@ final class Walker {
    * allocates nothing.
    */
   private Node.LastUpdate lastUpdate(
-      Node.LastUpdate prev, TxnOperation op, Kv kv, RetryOptions retry) {
+      Node.LastUpdate prev, TxnOperation op, ValueToApply kv, RetryOptions retry) {
     if (prev != null
         && prev.seq() == tx.seq
         && prev.op() == op
@@ -530,13 +534,13 @@ final class Walker {
       List<Dependency> oldDeps = node.deps();
       g.setDeps(node, rel.deps);
       node.derivedKeys = rel.derivedKeys;
-      List<Kv> obsolete = new ArrayList<>();
+      List<ValueToApply> obsolete = new ArrayList<>();
       // membership by hash when the lists are long (a base with thousands of derived values)
       Collection<String> kept =
           rel.derivedKeys.size() > 16 ? new HashSet<>(rel.derivedKeys) : rel.derivedKeys;
       for (String dk : oldDerived) {
         if (!kept.contains(dk)) {
-          obsolete.add(new Kv(dk, null, a.kv.origin(), a.kv.revert(), null));
+          obsolete.add(new ValueToApply(dk, null, a.kv.origin(), a.kv.revert(), null));
         }
       }
       Throwable obsErr = applyDerived(obsolete, a, false);
@@ -634,11 +638,11 @@ final class Walker {
     }
     Throwable inherited = null;
     if (!node.isDerived()) {
-      List<Kv> dels = new ArrayList<>();
+      List<ValueToApply> dels = new ArrayList<>();
       for (String dk : node.derivedKeys) {
         Node dn = g.get(dk);
         if (dn != null && dn.value != null) {
-          dels.add(new Kv(dk, null, a.kv.origin(), a.kv.revert(), null));
+          dels.add(new ValueToApply(dk, null, a.kv.origin(), a.kv.revert(), null));
         }
       }
       inherited = applyDerived(dels, a, false);
@@ -711,7 +715,7 @@ final class Walker {
       return;
     }
     try {
-      Kv kv = new Kv(node.key, node.value, node.origin(), false, null);
+      ValueToApply kv = new ValueToApply(node.key, node.value, node.origin(), false, null);
       runDepUpdates(
           node, new Args(kv, node.baseKey(), node.isDerived(), true, null), node.isAvailable());
     } finally {
@@ -779,7 +783,7 @@ final class Walker {
         return null;
       }
     }
-    Kv kv = new Kv(dn.key, value, dn.origin(), a.kv.revert(), null);
+    ValueToApply kv = new ValueToApply(dn.key, value, dn.origin(), a.kv.revert(), null);
     return apply(new Args(kv, dn.baseKey(), dn.isDerived(), true, a.recreating));
   }
 
@@ -788,8 +792,8 @@ final class Walker {
    * from a sorted one: the descriptor's derived values as {@link DescriptorHandle#derivedSorted}
    * returns them, or a node's derived keys, which are kept sorted).
    */
-  private Throwable applyDerived(List<Kv> sorted, Args a, boolean check) {
-    assert Kv.isSorted(sorted) : "derived values out of key order";
+  private Throwable applyDerived(List<ValueToApply> sorted, Args a, boolean check) {
+    assert ValueToApply.isSorted(sorted) : "derived values out of key order";
     Throwable was = null;
     for (int i = 0; i < sorted.size(); i += Bulk.RANGE) {
       Throwable err = applyDerivedRange(sorted, i, Bulk.end(i, sorted.size()), a, check);
@@ -801,7 +805,8 @@ final class Walker {
   }
 
   /** {@link #applyDerived} of {@code sorted[from, to)}: the error of the last that failed. */
-  private Throwable applyDerivedRange(List<Kv> sorted, int from, int to, Args a, boolean check) {
+  private Throwable applyDerivedRange(
+      List<ValueToApply> sorted, int from, int to, Args a, boolean check) {
     Throwable was = null;
     for (int i = from; i < to; i++) {
       Throwable err = applyOneDerived(sorted.get(i), a, check);
@@ -813,7 +818,7 @@ final class Walker {
   }
 
   /** One derived value of {@link #applyDerived}. */
-  private Throwable applyOneDerived(Kv kv, Args a, boolean check) {
+  private Throwable applyOneDerived(ValueToApply kv, Args a, boolean check) {
     if (check && !validDerived(kv, g.get(kv.key()), a.baseKey)) {
       return null;
     }
@@ -852,7 +857,7 @@ final class Walker {
     return true;
   }
 
-  private boolean validDerived(Kv kv, Node n, String baseKey) {
+  private boolean validDerived(ValueToApply kv, Node n, String baseKey) {
     if (kv.value() == null) {
       LOG.warn("derived value {} of {} is null; skipped", kv.key(), baseKey);
       return false;
@@ -887,7 +892,7 @@ final class Walker {
     }
     // a key colliding with a value that is not derived from this one is skipped
     List<KeyValuePair> unique = der.value();
-    List<Kv> derived = new ArrayList<>(unique.size());
+    List<ValueToApply> derived = new ArrayList<>(unique.size());
     String[] keys = new String[unique.size()];
     int n = 0;
     for (int i = 0; i < unique.size(); i += Bulk.RANGE) {
@@ -907,7 +912,7 @@ final class Walker {
       int to,
       Node base,
       Args a,
-      List<Kv> derived,
+      List<ValueToApply> derived,
       String[] keys,
       int n) {
     for (int i = from; i < to; i++) {
@@ -923,11 +928,11 @@ final class Walker {
    * Adds derived value {@code kv} of {@code base} to {@code derived} unless its key holds a value
    * not derived from the base. True when added.
    */
-  private boolean addDerived(KeyValuePair kv, Node base, Args a, List<Kv> derived) {
+  private boolean addDerived(KeyValuePair kv, Node base, Args a, List<ValueToApply> derived) {
     if (DerivedOrder.collides(g.get(kv.key()), base.key)) {
       return false;
     }
-    derived.add(new Kv(kv.key(), kv.value(), a.kv.origin(), a.kv.revert(), null));
+    derived.add(new ValueToApply(kv.key(), kv.value(), a.kv.origin(), a.kv.revert(), null));
     return true;
   }
 

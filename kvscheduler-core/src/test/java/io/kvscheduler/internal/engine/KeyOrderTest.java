@@ -39,19 +39,19 @@ class KeyOrderTest {
   void isSortedMatchesReference() {
     Random r = new Random(7);
     for (int size : SIZES) {
-      List<Kv> sorted = new ArrayList<>();
+      List<ValueToApply> sorted = new ArrayList<>();
       for (int i = 0; i < size; i++) {
-        sorted.add(Kv.nb(String.format("k%05d", i / 2 * 2), i)); // ties allowed
+        sorted.add(ValueToApply.nb(String.format("k%05d", i / 2 * 2), i)); // ties allowed
       }
-      assertThat(Kv.isSorted(sorted)).as("sorted, size %d", size).isTrue();
+      assertThat(ValueToApply.isSorted(sorted)).as("sorted, size %d", size).isTrue();
       for (int at = 1; at < size; at++) { // one descent at every position
-        List<Kv> kvs = new ArrayList<>(sorted);
-        kvs.set(at, Kv.nb("a", at));
-        assertThat(Kv.isSorted(kvs)).as("descent at %d of %d", at, size).isFalse();
+        List<ValueToApply> kvs = new ArrayList<>(sorted);
+        kvs.set(at, ValueToApply.nb("a", at));
+        assertThat(ValueToApply.isSorted(kvs)).as("descent at %d of %d", at, size).isFalse();
       }
-      List<Kv> shuffled = new ArrayList<>(sorted);
+      List<ValueToApply> shuffled = new ArrayList<>(sorted);
       Collections.shuffle(shuffled, r);
-      assertThat(Kv.isSorted(shuffled)).isEqualTo(referenceSorted(shuffled));
+      assertThat(ValueToApply.isSorted(shuffled)).isEqualTo(referenceSorted(shuffled));
     }
   }
 
@@ -60,13 +60,13 @@ class KeyOrderTest {
   void sortByKeyIsStable() {
     Random r = new Random(11);
     for (int size : SIZES) {
-      List<Kv> kvs = new ArrayList<>();
+      List<ValueToApply> kvs = new ArrayList<>();
       for (int i = 0; i < size; i++) {
-        kvs.add(Kv.nb("k" + r.nextInt(Math.max(1, size / 3)), i));
+        kvs.add(ValueToApply.nb("k" + r.nextInt(Math.max(1, size / 3)), i));
       }
-      List<Kv> expected = new ArrayList<>(kvs);
-      expected.sort(Comparator.comparing(Kv::key)); // List.sort is stable
-      Kv.sortByKey(kvs);
+      List<ValueToApply> expected = new ArrayList<>(kvs);
+      expected.sort(Comparator.comparing(ValueToApply::key)); // List.sort is stable
+      ValueToApply.sortByKey(kvs);
       assertThat(kvs).as("size %d", size).containsExactlyElementsOf(expected);
     }
   }
@@ -142,7 +142,7 @@ class KeyOrderTest {
     }
   }
 
-  private static boolean referenceSorted(List<Kv> kvs) {
+  private static boolean referenceSorted(List<ValueToApply> kvs) {
     for (int i = 1; i < kvs.size(); i++) {
       if (kvs.get(i - 1).key().compareTo(kvs.get(i).key()) > 0) {
         return false;

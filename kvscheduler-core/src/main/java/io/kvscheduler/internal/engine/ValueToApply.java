@@ -8,9 +8,9 @@ import java.util.List;
  * One value to apply: key, value (null = delete), origin, revert marker and, for SB values, the
  * metadata supplied by the southbound.
  */
-record Kv(String key, Object value, ValueOrigin origin, boolean revert, Object metadata) {
-  static Kv nb(String key, Object value) {
-    return new Kv(key, value, ValueOrigin.FROM_NB, false, null);
+record ValueToApply(String key, Object value, ValueOrigin origin, boolean revert, Object metadata) {
+  static ValueToApply nb(String key, Object value) {
+    return new ValueToApply(key, value, ValueOrigin.FROM_NB, false, null);
   }
 
   boolean fromSB() {
@@ -18,17 +18,17 @@ record Kv(String key, Object value, ValueOrigin origin, boolean revert, Object m
   }
 
   /** Key order. */
-  static final Comparator<Kv> BY_KEY = (a, b) -> a.key().compareTo(b.key());
+  static final Comparator<ValueToApply> BY_KEY = (a, b) -> a.key().compareTo(b.key());
 
   /** Sorts {@code kvs} by key (stable) unless it is sorted already (checked in one pass). */
-  static void sortByKey(List<Kv> kvs) {
+  static void sortByKey(List<ValueToApply> kvs) {
     if (!isSorted(kvs)) {
       kvs.sort(BY_KEY);
     }
   }
 
   /** True when the keys of {@code kvs} are in ascending order (ties allowed). */
-  static boolean isSorted(List<Kv> kvs) {
+  static boolean isSorted(List<ValueToApply> kvs) {
     for (int i = 1; i < kvs.size(); i += Bulk.RANGE) {
       if (!isSorted(kvs, i, Bulk.end(i, kvs.size()))) {
         return false;
@@ -38,7 +38,7 @@ record Kv(String key, Object value, ValueOrigin origin, boolean revert, Object m
   }
 
   /** True when each key of {@code kvs[from, to)} is not below the key before it. */
-  private static boolean isSorted(List<Kv> kvs, int from, int to) {
+  private static boolean isSorted(List<ValueToApply> kvs, int from, int to) {
     String prev = kvs.get(from - 1).key();
     for (int i = from; i < to; i++) {
       String k = kvs.get(i).key();

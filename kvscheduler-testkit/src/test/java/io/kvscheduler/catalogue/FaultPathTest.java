@@ -609,18 +609,7 @@ class FaultPathTest {
       "a call failed and so did the Retrieve after it: the next transaction reads the key"
           + " first and starts from what it finds")
   void keyLeftUnreadIsReadByTheNextTransaction() {
-    String q = "/q/k0";
-    kvs.registerDescriptors(sb.descriptor("values", Object.class).nbKeyPrefix("/q/").build());
-    commit(TxnOptions.defaults(), q, Fx.s("v1"));
-    sb.planError(
-        q,
-        new RuntimeException("answer lost"),
-        () -> sb.setValue(q, Fx.s("v2"), null, ValueOrigin.FROM_NB, false)); // carried out
-    sb.planRetrieveError("values", new IllegalStateException("device busy"));
-    sb.clearCalls();
-    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), q, Fx.s("v2")));
-    assertThat(sb.callLog()).containsExactly("UPDATE " + q + " ✗", "RETRIEVE values ✗");
-    assertThat(status(q).state()).isEqualTo(FAILED);
+    String q = updateCarriedOutWhoseReadFails();
 
     // the next change reads q first: the Update starts from v2, which the southbound holds (not
     // from v1, which the scheduler last knew)
@@ -637,15 +626,7 @@ class FaultPathTest {
       "a key no Retrieve could read since its call failed gets no call: it fails as unknown"
           + " (retriable), and its retry reads it and goes on from what it finds")
   void keyStillUnreadGetsNoCall() {
-    String q = "/q/k0";
-    kvs.registerDescriptors(sb.descriptor("values", Object.class).nbKeyPrefix("/q/").build());
-    commit(TxnOptions.defaults(), q, Fx.s("v1"));
-    sb.planError(
-        q,
-        new RuntimeException("answer lost"),
-        () -> sb.setValue(q, Fx.s("v2"), null, ValueOrigin.FROM_NB, false)); // carried out
-    sb.planRetrieveError("values", new IllegalStateException("device busy"));
-    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), q, Fx.s("v2")));
+    String q = updateCarriedOutWhoseReadFails();
 
     // the read before the next change fails too: no Update from a guess; the refresh after the
     // failure reads q (v2), and the retry updates it from there
@@ -668,5 +649,26 @@ class FaultPathTest {
     assertThat(sb.get(q).orElseThrow().value()).isEqualTo(Fx.s("v3"));
     assertThat(status(q).state()).isEqualTo(CONFIGURED);
     assertThat(timers.pending()).isEmpty();
+  }
+
+  /**
+   * A value {@code /q/k0} (descriptor "values") whose Update from v1 to v2 the southbound carried
+   * out and reported failed, and whose Retrieve after that failed too: FAILED, unread; returns its
+   * key.
+   */
+  private String updateCarriedOutWhoseReadFails() {
+    String q = "/q/k0";
+    kvs.registerDescriptors(sb.descriptor("values", Object.class).nbKeyPrefix("/q/").build());
+    commit(TxnOptions.defaults(), q, Fx.s("v1"));
+    sb.planError(
+        q,
+        new RuntimeException("answer lost"),
+        () -> sb.setValue(q, Fx.s("v2"), null, ValueOrigin.FROM_NB, false)); // carried out
+    sb.planRetrieveError("values", new IllegalStateException("device busy"));
+    sb.clearCalls();
+    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), q, Fx.s("v2")));
+    assertThat(sb.callLog()).containsExactly("UPDATE " + q + " ✗", "RETRIEVE values ✗");
+    assertThat(status(q).state()).isEqualTo(FAILED);
+    return q;
   }
 }

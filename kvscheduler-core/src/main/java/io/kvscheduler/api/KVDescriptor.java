@@ -156,6 +156,7 @@ public final class KVDescriptor<V, M> {
   private final List<String> retrieveDependencies;
   private final boolean derivedOnly;
   private final Duration operationTimeout;
+  private final int maxConcurrency;
 
   private KVDescriptor(Builder<V, M> b) {
     this.name = b.name;
@@ -180,6 +181,7 @@ public final class KVDescriptor<V, M> {
     this.retrieveDependencies = List.copyOf(b.retrieveDependencies);
     this.derivedOnly = b.derivedOnly;
     this.operationTimeout = b.operationTimeout;
+    this.maxConcurrency = b.maxConcurrency;
   }
 
   /**
@@ -286,6 +288,14 @@ public final class KVDescriptor<V, M> {
   }
 
   /**
+   * How many of this descriptor's southbound calls may run at the same time when the scheduler runs
+   * calls in parallel ({@link KVSchedulerBuilder#parallelism}); 1 (the default): one at a time.
+   */
+  public int maxConcurrency() {
+    return maxConcurrency;
+  }
+
+  /**
    * True when the descriptor describes only values derived from other values: the northbound may
    * not set its keys (a commit that does fails, naming the key), only base values derive them.
    */
@@ -331,6 +341,7 @@ public final class KVDescriptor<V, M> {
     private final List<String> retrieveDependencies = new ArrayList<>();
     private boolean derivedOnly;
     private Duration operationTimeout;
+    private int maxConcurrency = 1;
 
     private Builder(String name, Class<V> valueType) {
       if (name == null || name.isBlank()) {
@@ -526,6 +537,25 @@ public final class KVDescriptor<V, M> {
      */
     public Builder<V, M> operationTimeout(Duration timeout) {
       this.operationTimeout = KVSchedulerBuilder.positive(timeout, "operationTimeout");
+      return this;
+    }
+
+    /**
+     * Lets up to {@code limit} of this descriptor's southbound calls (Create, Update, Delete) run
+     * at the same time, for values that do not depend on each other, when the scheduler runs calls
+     * in parallel ({@link KVSchedulerBuilder#parallelism}). The callbacks must then be safe to call
+     * from several threads at once; the calls for one value (its key, and the values derived from
+     * the same base) still never overlap. Default: 1 — the descriptor is never called concurrently
+     * with itself.
+     *
+     * @throws IllegalArgumentException if {@code limit} is below 1
+     */
+    public Builder<V, M> maxConcurrency(int limit) {
+      if (limit < 1) {
+        throw new IllegalArgumentException(
+            "descriptor " + name + ": maxConcurrency must be at least 1, got " + limit);
+      }
+      this.maxConcurrency = limit;
       return this;
     }
 

@@ -203,6 +203,30 @@ public final class KVSchedulerBuilder {
     return this;
   }
 
+  /**
+   * How many southbound calls of one transaction may run at the same time, at most. Default: 1 —
+   * every call runs after the one before, in the order of the walk.
+   *
+   * <p>Above 1, the calls of a transaction that do not depend on each other run concurrently on a
+   * pool of this many threads: a call starts only once every call it depends on has returned (the
+   * values it depends on, its base value and the values derived from the same base, earlier calls
+   * for the same key, and the calls its dependents must make first when it is a Delete). Only
+   * descriptors that opted in ({@link KVDescriptor.Builder#maxConcurrency}) have their calls run
+   * concurrently with each other; the calls of any other descriptor run one at a time. The outcome
+   * — values' states, errors, the recorded transaction and its order of operations — is the one the
+   * sequential walk gives; see {@code docs/writing-a-descriptor.md} for what a descriptor may see
+   * run at the same time.
+   *
+   * @throws IllegalArgumentException if {@code parallelism} is below 1
+   */
+  public KVSchedulerBuilder parallelism(int parallelism) {
+    if (parallelism < 1) {
+      throw new IllegalArgumentException("parallelism must be at least 1, got " + parallelism);
+    }
+    cfg.parallelism = parallelism;
+    return this;
+  }
+
   /** Builds and starts the scheduler (its engine thread). */
   public KVScheduler build() {
     return new SchedulerImpl(cfg.freeze());

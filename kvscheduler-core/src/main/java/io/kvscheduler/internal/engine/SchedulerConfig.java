@@ -25,7 +25,8 @@ public record SchedulerConfig(
     Duration downstreamResyncJitter,
     Duration operationTimeout,
     int txnLogMaxItems,
-    boolean rejectUnselectedKeys) {
+    boolean rejectUnselectedKeys,
+    int parallelism) {
 
   /** Builder-side mutable settings. */
   public static final class Mutable {
@@ -54,6 +55,9 @@ public record SchedulerConfig(
     /** Refuse NB values of keys no descriptor selects (instead of a warning). */
     public boolean rejectUnselectedKeys;
 
+    /** Southbound calls of one transaction that may run at the same time; 1 = one at a time. */
+    public int parallelism = 1;
+
     public SchedulerConfig freeze() {
       return new SchedulerConfig(
           clock,
@@ -73,7 +77,8 @@ public record SchedulerConfig(
           downstreamResyncJitter,
           operationTimeout,
           txnLogMaxItems,
-          rejectUnselectedKeys);
+          rejectUnselectedKeys,
+          parallelism);
     }
   }
 }

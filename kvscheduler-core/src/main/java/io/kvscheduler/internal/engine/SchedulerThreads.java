@@ -56,7 +56,8 @@ final class SchedulerThreads {
         c.downstreamResyncJitter(),
         c.operationTimeout(),
         c.txnLogMaxItems(),
-        c.rejectUnselectedKeys());
+        c.rejectUnselectedKeys(),
+        c.parallelism());
   }
 
   private static ThreadFactory daemon(String name) {

@@ -29,6 +29,47 @@ import java.util.Set;
 final class Readiness {
   private Readiness() {}
 
+  /**
+   * True when every dependency label of {@code n} has an available target (SB values are always
+   * ready); unavailable targets resolved through cycles.
+   */
+  static boolean isReady(Graph g, Node n, boolean fromSB) {
+    if (fromSB || n.state == ValueState.OBTAINED) {
+      return true;
+    }
+    if (n.deps().isEmpty()) {
+      return true;
+    }
+    // fast paths: every label has an available target other than the value itself (ready), or
+    // some label has no target at all (not ready: no cycle can help a missing key)
+    boolean all = true;
+    List<Dependency> deps = n.deps();
+    for (int i = 0; i < deps.size(); i++) {
+      Dependency d = deps.get(i);
+      if (!d.isAnyOf()) {
+        // one target: looked up once, no predicate (the common case)
+        Node t = g.get(d.key());
+        if (t == null || t.value == null) {
+          return false;
+        }
+        if (t == n || !t.isAvailable()) {
+          if (t.state == ValueState.REMOVED && t != n) {
+            return false;
+          }
+          all = false;
+        }
+        continue;
+      }
+      if (!g.anyTarget(d, t -> t != n && t.isAvailable())) {
+        if (!g.anyTarget(d, t -> t.state != ValueState.REMOVED || t == n)) {
+          return false;
+        }
+        all = false;
+      }
+    }
+    return all || readyThroughCycles(g, n);
+  }
+
   /** True when {@code n} is ready, its unavailable dependencies resolved through cycles. */
   static boolean readyThroughCycles(Graph g, Node n) {
     return readyDepth(g, n, 0, new HashMap<>(), cycleCandidates(g, n)) >= 0;

@@ -1,8 +1,23 @@
 package io.kvscheduler.internal.engine;
 
-import io.kvscheduler.api.Dependency;
+import static io.kvscheduler.internal.engine.WalkFrame.AFTER_DEPENDENTS;
+import static io.kvscheduler.internal.engine.WalkFrame.AFTER_DERIVED;
+import static io.kvscheduler.internal.engine.WalkFrame.CREATE;
+import static io.kvscheduler.internal.engine.WalkFrame.DELETE;
+import static io.kvscheduler.internal.engine.WalkFrame.DELETE_AFTER_DEPENDENTS;
+import static io.kvscheduler.internal.engine.WalkFrame.DELETE_AFTER_DERIVED;
+import static io.kvscheduler.internal.engine.WalkFrame.DONE;
+import static io.kvscheduler.internal.engine.WalkFrame.ENTER;
+import static io.kvscheduler.internal.engine.WalkFrame.EXIT;
+import static io.kvscheduler.internal.engine.WalkFrame.REEVALUATE;
+import static io.kvscheduler.internal.engine.WalkFrame.REEVALUATED;
+import static io.kvscheduler.internal.engine.WalkFrame.SEQUENCE;
+import static io.kvscheduler.internal.engine.WalkFrame.SEQUENCE_RESUME;
+import static io.kvscheduler.internal.engine.WalkFrame.UPDATE;
+import static io.kvscheduler.internal.engine.WalkFrame.UPDATE_AFTER_OBSOLETE;
+import static io.kvscheduler.internal.engine.WalkFrame.UPDATE_CALL;
+
 import io.kvscheduler.api.KeyError;
-import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.TxnType;
@@ -18,9 +33,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies values to the graph and the southbound: the recursive walk of one transaction.
+ * Applies values to the graph and the southbound: the walk of one transaction.
  *
- * <p>{@link #apply} decides the operation for a key (CREATE when the node has no value or is
+ * <p>{@link #applyTop} decides the operation for a key (CREATE when the node has no value or is
  * unavailable, UPDATE otherwise, DELETE for a null value; for dependency-driven visits CREATE when
  * an unavailable node became ready and DELETE when an available one is no longer ready), then:
  *
@@ -39,26 +54,54 @@ import org.slf4j.LoggerFactory;
  * In simulation no descriptor CRUD or Validate is called and every call is assumed to succeed; the
  * graph changes are rolled back by the caller.
  *
- * <p>Longer than our usual limit on purpose: it is one recursive algorithm whose steps share the
- * walk's state (recursion path, records, status changes); splitting it would scatter the recursion
- * across classes. Readiness lives in {@link Readiness}.
+ * <h2>No recursion: a stack of frames</h2>
+ *
+ * A visit's children (its dependents, its derived values) are visits too, and a chain of
+ * dependencies can be as long as the graph. So the walk keeps its own stack of {@link WalkFrame}s
+ * instead of the thread's: one frame per visit in progress, reused for every visit at its depth. A
+ * frame is a state machine over {@link WalkFrame#phase}:
+ *
+ * <pre>
+ * ENTER ──(early end: cycle, nothing to do, broken earlier, unknown state)──────────────► DONE
+ *   ├─► CREATE ─► dependents ─► AFTER_DEPENDENTS ─► derived ─► AFTER_DERIVED ─► EXIT ─► DONE
+ *   ├─► UPDATE ─► obsolete derived ─► UPDATE_AFTER_OBSOLETE ─► UPDATE_CALL
+ *   │      │                                                     ├─► dependents ─► AFTER_DEPENDENTS …
+ *   │      └─(re-creation)─► DELETE … ─(no error)─► CREATE …     └─(not ready)─► DELETE …
+ *   └─► DELETE ─► derived ─► DELETE_AFTER_DERIVED ─► dependents ─► DELETE_AFTER_DEPENDENTS ─► EXIT
+ * </pre>
+ *
+ * "dependents" and "derived" run a sequence of child visits ({@link WalkFrame#SEQUENCE}): the frame
+ * pushes the next child and waits in {@link WalkFrame#SEQUENCE_RESUME}; the child's error is folded
+ * in (dependents: the first error; derived values: the last) and, once the sequence is done, the
+ * frame continues with the phase it named, given the folded error. Errors of dependents of a value
+ * created or updated are theirs: those steps ignore it. The cycle guard ({@link RecursionPath})
+ * holds the keys of the frames on the stack: a key is pushed on ENTER and popped on the way to
+ * DONE.
+ *
+ * <p>The descriptor's Create, Update and Delete of the walk go through {@link #callCreate}, {@link
+ * #callUpdate} and {@link #callDelete}. Readiness is decided by {@link Readiness}, derived values
+ * by {@link Derivation}, status marks by {@link StatusMarks}.
  */
 final class Walker {
   private static final Logger LOG = LoggerFactory.getLogger(Walker.class);
 
-  private final Graph g;
-  private final Registry reg;
-  private final TxnContext tx;
+  private final Graph graph;
+  private final Registry registry;
+  private final TxnContext txn;
+  private final Derivation derivation;
+  private final StatusMarks marks;
 
-  /** Descriptor of the node's key (cached in the node by the registry). */
-  private DescriptorHandle handle(Node node) {
-    return reg.forNode(node);
-  }
+  /** The frames of the visits in progress, {@code frames[depth - 1]} on top; reused. */
+  private WalkFrame[] frames = new WalkFrame[8];
 
-  Walker(Graph g, Registry reg, TxnContext tx) {
-    this.g = g;
-    this.reg = reg;
-    this.tx = tx;
+  private int depth;
+
+  Walker(Graph graph, Registry registry, TxnContext txn) {
+    this.graph = graph;
+    this.registry = registry;
+    this.txn = txn;
+    this.derivation = new Derivation(graph);
+    this.marks = new StatusMarks(graph, registry, txn);
   }
 
   /** Arguments of one visit. */
@@ -69,42 +112,23 @@ final class Walker {
     }
   }
 
-  /** Derived values and dependencies computed for a value. */
-  private record Relations(
-      List<Dependency> deps,
-      List<ValueToApply> derived,
-      List<String> derivedKeys,
-      Throwable error) {
-    Relations(List<Dependency> deps, Throwable error) {
-      this(deps, List.of(), List.of(), error);
-    }
-
-    /** No dependency, no derived value, no error. */
-    static final Relations NONE = new Relations(List.of(), null);
-
-    /** Only dependencies (the shared {@link #NONE} when there are none). */
-    static Relations of(List<Dependency> deps) {
-      return deps.isEmpty() ? NONE : new Relations(deps, null);
-    }
-  }
-
   /** Applies a top-level value of the transaction. Returns the error of the value, or null. */
   Throwable applyTop(ValueToApply kv) {
-    Node n = g.get(kv.key());
-    if (tx.isRetry() && n != null && n.isDerived()) {
+    Node n = graph.get(kv.key());
+    if (txn.isRetry() && n != null && n.isDerived()) {
       // a derived value retried alone (settled after a late southbound answer for it): applied
       // as a value derived from its base
       return apply(new Args(kv, n.derivedFrom, true, false, null));
     }
     if (changesDerived(kv, n)) {
-      if (tx.isNB()) {
+      if (txn.isNB()) {
         String msg =
             (kv.value() == null ? "removal" : "value")
                 + " ignored: the key holds a"
                 + " value derived from "
                 + n.derivedFrom
                 + ", which only its base value sets";
-        tx.ignored.add(
+        txn.ignored.add(
             new KeyError(
                 kv.key(),
                 kv.value() == null ? TxnOperation.DELETE : TxnOperation.UPDATE,
@@ -113,19 +137,21 @@ final class Walker {
       }
       return null;
     }
-    if (tx.isNB() && kv.value() != null) {
-      DescriptorHandle h = n != null ? handle(n) : reg.forKey(kv.key());
-      if (h != null && h.d.derivedOnly()) {
+    if (txn.isNB() && kv.value() != null) {
+      DescriptorHandle handle = n != null ? registry.forNode(n) : registry.forKey(kv.key());
+      if (handle != null && handle.d.derivedOnly()) {
         // no base value derives the key (else the check above refused it): still, only base
         // values set keys of this descriptor
         String msg =
             "value ignored: descriptor "
-                + h.name
+                + handle.name
                 + " describes only derived values,"
                 + " which their base values set";
         LOG.warn(
-            "value of {} ignored: descriptor {} describes only derived values", kv.key(), h.name);
-        tx.ignored.add(
+            "value of {} ignored: descriptor {} describes only derived values",
+            kv.key(),
+            handle.name);
+        txn.ignored.add(
             new KeyError(
                 kv.key(),
                 n == null || n.value == null ? TxnOperation.CREATE : TxnOperation.UPDATE,
@@ -156,39 +182,296 @@ final class Walker {
     return true;
   }
 
-  Throwable apply(Args a) {
-    String key = a.kv.key();
-    if (!tx.branch.push(key)) {
-      return null; // already on the recursion path: a dependency cycle
+  private Throwable apply(Args a) {
+    push().startVisit(a);
+    return drive();
+  }
+
+  /**
+   * After a refresh found {@code node} available (a failed removal that left the object in place, a
+   * failed call the southbound carried out after all): the values waiting for it are visited and
+   * created when ready, as after a Create. Found unavailable (a removal the southbound carried out
+   * after all): the available values depending on it are taken down. Their errors are theirs.
+   */
+  void reevaluateDependents(Node node) {
+    ValueToApply kv = new ValueToApply(node.key, node.value, node.origin(), false, null);
+    push().startReevaluate(new Args(kv, node.baseKey(), node.isDerived(), true, null), node);
+    drive();
+  }
+
+  // ------------------------------------------------------------ the frame stack
+
+  private WalkFrame push() {
+    if (depth == frames.length) {
+      frames = Arrays.copyOf(frames, depth * 2);
     }
+    WalkFrame f = frames[depth];
+    if (f == null) {
+      f = new WalkFrame();
+      frames[depth] = f;
+    }
+    depth++;
+    return f;
+  }
+
+  /**
+   * Runs the frames on the stack until it is empty; the result of the bottom frame. A frame's step
+   * either pushes a child (run next, its result handed back to the frame) or ends the frame.
+   */
+  private Throwable drive() {
+    Throwable returned = null;
     try {
-      return applyOnPath(a);
-    } finally {
-      tx.branch.pop();
+      while (depth > 0) {
+        WalkFrame f = frames[depth - 1];
+        if (step(f, returned)) {
+          returned = null;
+          continue;
+        }
+        returned = f.result;
+        f.clear();
+        depth--;
+      }
+      return returned;
+    } catch (RuntimeException | Error e) {
+      // an internal error: the keys of the frames left are taken off the path, innermost first
+      while (depth > 0) {
+        WalkFrame f = frames[--depth];
+        if (f.onPath) {
+          txn.branch.pop();
+        }
+        f.clear();
+      }
+      throw e;
     }
   }
 
-  private Throwable applyOnPath(Args a) {
+  /**
+   * Runs {@code f} from its phase, {@code carried} being the result of the child that returned to
+   * it (or null). True when it pushed a child; false when it is done ({@link WalkFrame#result}).
+   */
+  private boolean step(WalkFrame f, Throwable carried) {
+    while (true) {
+      switch (f.phase) {
+        case ENTER -> enter(f);
+        case CREATE -> create(f);
+        case AFTER_DEPENDENTS -> startDerived(f, f.relations.derived(), true, AFTER_DERIVED);
+        case AFTER_DERIVED -> endOperation(f, carried);
+        case UPDATE -> update(f);
+        case UPDATE_AFTER_OBSOLETE -> afterObsolete(f, carried);
+        case UPDATE_CALL -> updateCall(f);
+        case DELETE -> delete(f);
+        case DELETE_AFTER_DERIVED -> {
+          if (carried != null) {
+            keepUndeleted(f, carried);
+          } else {
+            startDependents(f, f.node, false, DELETE_AFTER_DEPENDENTS);
+          }
+        }
+        case DELETE_AFTER_DEPENDENTS -> {
+          if (carried != null) {
+            keepUndeleted(f, carried);
+          } else {
+            deleteCall(f);
+          }
+        }
+        case EXIT -> exit(f);
+        case REEVALUATE -> {
+          if (!txn.branch.push(f.node.key)) {
+            finish(f, null);
+          } else {
+            f.onPath = true;
+            startDependents(f, f.node, f.node.isAvailable(), REEVALUATED);
+          }
+        }
+        case REEVALUATED -> leave(f, null);
+        case SEQUENCE_RESUME -> {
+          if (carried != null && (f.seqError == null || !f.seqDependents)) {
+            f.seqError = carried; // dependents: the first error; derived values: the last
+          }
+          f.phase = SEQUENCE;
+        }
+        case SEQUENCE -> {
+          if (nextChild(f)) {
+            return true;
+          }
+          carried = f.seqError;
+          f.phase = f.seqThen;
+        }
+        case DONE -> {
+          return false;
+        }
+        default -> throw new IllegalStateException("walk frame in unknown phase " + f.phase);
+      }
+    }
+  }
+
+  /** Ends {@code f} with {@code result}. */
+  private static void finish(WalkFrame f, Throwable result) {
+    f.result = result;
+    f.phase = DONE;
+  }
+
+  /** Takes the frame's key off the recursion path and ends the frame with {@code result}. */
+  private void leave(WalkFrame f, Throwable result) {
+    if (f.onPath) {
+      txn.branch.pop();
+      f.onPath = false;
+    }
+    finish(f, result);
+  }
+
+  /** The operation step of the visit is done with {@code err}: the visit's exit follows. */
+  private static void endOperation(WalkFrame f, Throwable err) {
+    f.opResult = err;
+    f.phase = EXIT;
+  }
+
+  // ------------------------------------------------------------ sequences of child visits
+
+  /** Starts visiting the dependents of {@code node} whose availability may change. */
+  private void startDependents(WalkFrame f, Node node, boolean forUnavailable, int then) {
+    f.seqDependents = true;
+    f.seqFlag = forUnavailable;
+    f.seqIndex = 0;
+    f.seqSize = 0;
+    f.seqError = null;
+    f.seqThen = then;
+    f.phase = SEQUENCE;
+    // dependentsOf is sorted by key and has no duplicates: visited in that order
+    Collection<String> dependents = graph.dependentsOf(node.key);
+    if (dependents.isEmpty()) {
+      return;
+    }
+    if (dependents.size() == 1 && dependents instanceof List<String> single) {
+      // the usual single dependent, in an immutable list: no collection of visits
+      Node dn = graph.get(single.get(0));
+      if (needsDepUpdate(dn, forUnavailable)) {
+        f.seqSingle = dn;
+        f.seqSize = 1;
+      }
+      return;
+    }
+    List<Node> visits = null;
+    for (String dk : dependents) {
+      Node dn = graph.get(dk);
+      if (!needsDepUpdate(dn, forUnavailable)) {
+        continue;
+      }
+      if (visits == null) {
+        visits = new ArrayList<>(dependents.size());
+      }
+      visits.add(dn);
+    }
+    if (visits != null) {
+      f.seqNodes = visits;
+      f.seqSize = visits.size();
+    }
+  }
+
+  /**
+   * Starts applying derived values of the frame's base, given in key order (every caller builds the
+   * list from a sorted one: the descriptor's derived values as {@link
+   * DescriptorHandle#derivedSorted} returns them, or a node's derived keys, which are kept sorted).
+   * {@code check}: each is checked by {@link Derivation#validDerived} when its turn comes.
+   */
+  private static void startDerived(
+      WalkFrame f, List<ValueToApply> sorted, boolean check, int then) {
+    assert ValueToApply.isSorted(sorted) : "derived values out of key order";
+    f.seqDependents = false;
+    f.seqFlag = check;
+    f.seqValues = sorted;
+    f.seqIndex = 0;
+    f.seqSize = sorted.size();
+    f.seqError = null;
+    f.seqThen = then;
+    f.phase = SEQUENCE;
+  }
+
+  /** Pushes the next child visit of the running sequence; false when none is left. */
+  private boolean nextChild(WalkFrame f) {
+    while (f.seqIndex < f.seqSize) {
+      int i = f.seqIndex++;
+      Args child = f.seqDependents ? dependentVisit(f, i) : derivedVisit(f, i);
+      if (child != null) {
+        f.phase = SEQUENCE_RESUME;
+        push().startVisit(child);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** True when dependent {@code dn} may change availability with its dependency. */
+  private static boolean needsDepUpdate(Node dn, boolean forUnavailable) {
+    if (dn == null || dn.value == null || dn.origin() != ValueOrigin.FROM_NB) {
+      return false;
+    }
+    if (forUnavailable == dn.isAvailable()) {
+      return false;
+    }
+    // INVALID and UNIMPLEMENTED: only a new NB value can fix these
+    return dn.state != ValueState.INVALID && dn.state != ValueState.UNIMPLEMENTED;
+  }
+
+  /** The visit of the {@code i}th dependent after its dependency changed availability, or null. */
+  private Args dependentVisit(WalkFrame f, int i) {
+    Node dn = f.seqSingle != null ? f.seqSingle : f.seqNodes.get(i);
+    Object value = dn.lastUpdate != null ? dn.lastUpdate.value() : dn.value;
+    if (value == null) {
+      // its deletion was requested but did not happen (a derived value failed to go): while
+      // it is still available it must be taken down when what it needs goes; never re-created
+      // (visited with its null intent: the walk deletes it in pending mode)
+      Node cur = graph.get(dn.key);
+      if (f.seqFlag || cur == null || cur.value == null || !cur.isAvailable()) {
+        return null;
+      }
+    }
+    Args a = f.args;
+    ValueToApply kv = new ValueToApply(dn.key, value, dn.origin(), a.kv.revert(), null);
+    return new Args(kv, dn.baseKey(), dn.isDerived(), true, a.recreating);
+  }
+
+  /** The visit of the {@code i}th derived value of the frame's base, or null when skipped. */
+  private Args derivedVisit(WalkFrame f, int i) {
+    ValueToApply kv = f.seqValues.get(i);
+    Args a = f.args;
+    if (f.seqFlag && !derivation.validDerived(kv, graph.get(kv.key()), a.baseKey)) {
+      return null;
+    }
+    return new Args(kv, a.baseKey, true, false, a.recreating);
+  }
+
+  // ------------------------------------------------------------ entering and leaving a visit
+
+  /** ENTER: takes the key onto the path, decides the operation, then starts its step. */
+  private void enter(WalkFrame f) {
+    Args a = f.args;
+    String key = a.kv.key();
+    if (!txn.branch.push(key)) {
+      finish(f, null); // already on the recursion path: a dependency cycle
+      return;
+    }
+    f.onPath = true;
     // a visit other than a dependency update always gives the node a last update of this
     // transaction, which a node created by this transaction's refresh has not yet: its content
     // changes (see Graph.writeChanging)
-    Node node = a.depUpdate ? g.write(a.kv.key()) : g.writeChanging(a.kv.key());
-    return visit(a, node, preRecord(a, node));
-  }
-
-  /** The visit of {@code node} with its operation record {@code op} (taken before any change). */
-  private Throwable visit(Args a, Node node, OpRecord op) {
-    String key = a.kv.key();
+    Node node = a.depUpdate ? graph.write(key) : graph.writeChanging(key);
+    OpRecord op = preRecord(a, node);
+    f.node = node;
+    f.op = op;
     ValueState prevState = node.state;
-    TxnOperation prevOp = node.lastOperation();
-    String prevErr = OpRecord.msg(node.error);
-    List<String> prevDetails = details(node);
+    f.prevState = prevState;
+    f.prevOp = node.lastOperation();
+    f.prevErr = OpRecord.msg(node.error);
+    f.prevDetails = Readiness.details(graph, node);
     Node.LastUpdate prevUpdate = node.lastUpdate;
+    f.prevUpdate = prevUpdate;
 
     if (a.depUpdate) {
       op.op = depUpdateOperation(node);
       if (op.op == TxnOperation.UNDEFINED) {
-        return null;
+        leave(f, null);
+        return;
       }
     } else if (a.kv.value() == null) {
       op.op = TxnOperation.DELETE;
@@ -197,10 +480,11 @@ final class Walker {
     } else {
       op.op = TxnOperation.UPDATE;
     }
-    if (node.held != null
-        && prevUpdate != null
-        && prevUpdate.seq() == tx.seq
-        && (prevState == ValueState.FAILED || prevState == ValueState.RETRYING)) {
+    boolean failedEarlier =
+        prevUpdate != null
+            && prevUpdate.seq() == txn.seq
+            && (prevState == ValueState.FAILED || prevState == ValueState.RETRYING);
+    if (node.held != null && failedEarlier) {
       // its call failed earlier in this transaction: what the southbound holds is unknown until
       // the refresh after the transaction (the failure may have left anything), so the walk goes
       // on as if nothing were there, as the reference does
@@ -216,12 +500,12 @@ final class Walker {
     }
 
     RetryOptions retry = null;
-    if (tx.isNB() && !tx.inheritRetry) {
-      retry = tx.nbRetry;
+    if (txn.isNB() && !txn.inheritRetry) {
+      retry = txn.nbRetry;
     } else if (prevUpdate != null) {
       retry = prevUpdate.retry();
     } else if (a.derived) {
-      Node base = g.get(a.baseKey);
+      Node base = graph.get(a.baseKey);
       if (base != null && base.lastUpdate != null) {
         retry = base.lastUpdate.retry();
       }
@@ -236,80 +520,56 @@ final class Walker {
     // a value already broken by this transaction is not touched again, except by the revert
     // once a refresh has read it: until then what the southbound holds for it is unknown (even
     // whether a failed Create left an object that a removal would have to delete)
-    if ((prevState == ValueState.FAILED || prevState == ValueState.RETRYING)
-        && prevUpdate != null
-        && prevUpdate.seq() == tx.seq
-        && (!a.kv.revert() || tx.unread.contains(key))) {
-      return node.error;
+    if (failedEarlier && (!a.kv.revert() || txn.unread.contains(key))) {
+      leave(f, node.error);
+      return;
     }
 
-    Throwable unknown = unknownState(node);
+    Throwable unknown = marks.unknownState(node);
     if (unknown != null) {
       // what the southbound holds is unknown: no call, and no status that would claim it
       op.newErr = unknown;
-      op.newState = markFailed(node, a, unknown, true, op.op);
-      record(op);
-      tx.statusChanged(a.baseKey);
-      return unknown;
+      op.newState = marks.markFailed(node, a.kv.revert(), unknown, true, op.op);
+      txn.ops.add(op);
+      txn.statusChanged(a.baseKey);
+      leave(f, unknown);
+      return;
     }
 
     if (prevState == ValueState.RETRYING) {
-      tx.sawRetrying = true;
+      txn.sawRetrying = true;
     }
-    Throwable err =
-        switch (op.op) {
-          case DELETE -> applyDelete(node, op, a, a.depUpdate, false, null);
-          case CREATE -> applyCreate(node, op, a);
-          case UPDATE -> applyUpdate(node, op, a);
-          default -> null;
-        };
+    switch (op.op) {
+      case DELETE -> startDelete(f, a.depUpdate, false, null);
+      case CREATE -> f.phase = CREATE;
+      case UPDATE -> f.phase = UPDATE;
+      default -> endOperation(f, null);
+    }
+  }
 
+  /** EXIT: settles what the operation left and notes a status change, then leaves the path. */
+  private void exit(WalkFrame f) {
+    Args a = f.args;
+    String key = a.kv.key();
     if (!a.derived) {
-      settleObsoleteRetries(g.get(key), a.baseKey);
+      settleObsoleteRetries(graph.get(key), a.baseKey);
     }
-    {
-      Node now = g.get(key);
-      boolean neverThere =
-          prevState == ValueState.NONEXISTENT
-              && prevUpdate == null
-              && (now == null || now.value == null); // e.g. the removal of an unknown key
-      if (neverThere) {
-        return err;
-      }
-      if (prevUpdate == null
-          || now == null
-          || now.value == null
-          || prevState != now.state
-          || prevOp != now.lastOperation()
-          || !prevErr.equals(OpRecord.msg(now.error))
-          || !prevDetails.equals(details(now))) {
-        tx.statusChanged(a.baseKey);
-      }
+    Node now = graph.get(key);
+    boolean neverThere =
+        f.prevState == ValueState.NONEXISTENT
+            && f.prevUpdate == null
+            && (now == null || now.value == null); // e.g. the removal of an unknown key
+    if (!neverThere
+        && (f.prevUpdate == null
+            || now == null
+            || now.value == null
+            || f.prevState != now.state
+            || f.prevOp != now.lastOperation()
+            || !f.prevErr.equals(OpRecord.msg(now.error))
+            || !f.prevDetails.equals(Readiness.details(graph, now)))) {
+      txn.statusChanged(a.baseKey);
     }
-    return err;
-  }
-
-  /**
-   * The error a call for {@code node} fails with, without being made, while what the southbound
-   * holds for its base is unknown ({@link TxnContext#unreadBefore}); null otherwise.
-   */
-  private Throwable unknownState(Node node) {
-    if (tx.unreadBefore.isEmpty() || tx.simulate) {
-      return null;
-    }
-    String base = node.baseKey();
-    return tx.unreadBefore.contains(base) ? new UnreadStateException(base) : null;
-  }
-
-  /**
-   * True when a refresh can read {@code node}: its descriptor (of a derived value: its base's) can
-   * Retrieve. What the southbound holds for a value nothing can read stays the scheduler's best
-   * guess.
-   */
-  private boolean readable(Node node) {
-    Node base = node.isDerived() ? g.get(node.derivedFrom) : node;
-    DescriptorHandle h = base == null ? null : handle(base);
-    return h != null && h.canRetrieve();
+    leave(f, f.opResult);
   }
 
   /**
@@ -323,17 +583,17 @@ final class Walker {
     if (base == null
         || base.derivedKeys.isEmpty()
         || base.lastUpdate == null
-        || base.lastUpdate.seq() != tx.seq) {
+        || base.lastUpdate.seq() != txn.seq) {
       return;
     }
     for (String dk : base.derivedKeys) {
-      Node dn = g.get(dk);
+      Node dn = graph.get(dk);
       if (dn != null
           && dn.state == ValueState.RETRYING
           && baseKey.equals(dn.derivedFrom)
-          && (dn.lastUpdate == null || dn.lastUpdate.seq() != tx.seq)) {
-        g.write(dk).state = ValueState.FAILED;
-        tx.statusChanged(baseKey);
+          && (dn.lastUpdate == null || dn.lastUpdate.seq() != txn.seq)) {
+        graph.write(dk).state = ValueState.FAILED;
+        txn.statusChanged(baseKey);
       }
     }
   }
@@ -346,21 +606,22 @@ final class Walker {
   private Node.LastUpdate lastUpdate(
       Node.LastUpdate prev, TxnOperation op, ValueToApply kv, RetryOptions retry) {
     if (prev != null
-        && prev.seq() == tx.seq
+        && prev.seq() == txn.seq
         && prev.op() == op
         && prev.value() == kv.value()
         && prev.revert() == kv.revert()
         && prev.retry() == retry) {
       return prev;
     }
-    return new Node.LastUpdate(tx.seq, op, kv.value(), kv.revert(), retry);
+    return new Node.LastUpdate(txn.seq, op, kv.value(), kv.revert(), retry);
   }
 
   private TxnOperation depUpdateOperation(Node node) {
+    boolean ready = Readiness.isReady(graph, node, false);
     if (!node.isAvailable()) {
-      return isReady(node, false) ? TxnOperation.CREATE : TxnOperation.UNDEFINED;
+      return ready ? TxnOperation.CREATE : TxnOperation.UNDEFINED;
     }
-    return isReady(node, false) ? TxnOperation.UNDEFINED : TxnOperation.DELETE;
+    return ready ? TxnOperation.UNDEFINED : TxnOperation.DELETE;
   }
 
   private OpRecord preRecord(Args a, Node node) {
@@ -373,22 +634,26 @@ final class Walker {
     op.prevState = node.state;
     op.prevErr = node.error;
     op.derived = a.derived;
-    op.property = a.derived && handle(node) == null;
+    op.property = a.derived && registry.forNode(node) == null;
     op.revert = a.kv.revert();
-    op.retry = tx.isRetry() || tx.type == TxnType.RETRY_UNIMPL_OPS;
+    op.retry = txn.isRetry() || txn.type == TxnType.RETRY_UNIMPL_OPS;
     op.recreate = a.recreating != null && a.recreating.contains(a.kv.key());
     return op;
   }
 
   // ---------------------------------------------------------------- CREATE
 
-  private Throwable applyCreate(Node node, OpRecord op, Args a) {
+  /** CREATE: up to the Create call and its record; then the dependents waiting for the value. */
+  private void create(WalkFrame f) {
+    Node node = f.node;
+    OpRecord op = f.op;
+    Args a = f.args;
     String key = a.kv.key();
     node.value = a.kv.value();
-    DescriptorHandle h = handle(node);
-    if (h != null) {
-      node.descriptor = h.name;
-      node.label = h.label(key);
+    DescriptorHandle handle = registry.forNode(node);
+    if (handle != null) {
+      node.descriptor = handle.name;
+      node.label = handle.label(key);
     } else {
       node.descriptor = null;
       node.label = key;
@@ -397,108 +662,123 @@ final class Walker {
       node.derivedFrom = a.baseKey;
     }
 
-    if (!a.kv.fromSB() && !a.derived && h == null) {
-      if (node.state == ValueState.UNIMPLEMENTED) {
-        return null; // already known: nothing to record
+    if (!a.kv.fromSB() && !a.derived && handle == null) {
+      if (node.state != ValueState.UNIMPLEMENTED) { // else already known: nothing to record
+        node.unavailable = true;
+        StatusMarks.clearError(node);
+        op.noop = true;
+        marks.setState(node, op, ValueState.UNIMPLEMENTED);
+        txn.ops.add(op);
       }
-      node.unavailable = true;
-      clearError(node);
-      op.noop = true;
-      setState(node, op, ValueState.UNIMPLEMENTED);
-      record(op);
-      return null;
+      endOperation(f, null);
+      return;
     }
-    if (a.derived && h == null) {
+    if (a.derived && handle == null) {
       op.property = true;
     }
 
-    if (!tx.simulate && !a.kv.fromSB() && h != null) {
-      Throwable invalid = h.validate(key, node.value);
+    if (!txn.simulate && !a.kv.fromSB() && handle != null) {
+      Throwable invalid = handle.validate(key, node.value);
       if (invalid != null) {
-        return markInvalid(node, op, invalid);
+        endOperation(f, marks.markInvalid(node, op, invalid));
+        return;
       }
     }
 
-    Relations rel = relations(node, h, a);
-    if (rel.error != null) {
-      return markInvalid(node, op, rel.error);
+    Derivation.Relations rel = derivation.relations(node, handle, a.kv, a.derived);
+    if (rel.error() != null) {
+      endOperation(f, marks.markInvalid(node, op, rel.error()));
+      return;
     }
-    g.setDeps(node, rel.deps);
-    node.derivedKeys = rel.derivedKeys;
+    graph.setDeps(node, rel.deps());
+    node.derivedKeys = rel.derivedKeys();
 
-    if (!isReady(node, a.kv.fromSB())) {
+    if (!Readiness.isReady(graph, node, a.kv.fromSB())) {
       node.unavailable = true;
-      clearError(node);
+      StatusMarks.clearError(node);
       op.noop = true;
-      setState(node, op, ValueState.PENDING);
-      record(op);
-      return null;
+      marks.setState(node, op, ValueState.PENDING);
+      txn.ops.add(op);
+      endOperation(f, null);
+      return;
     }
 
-    if (!tx.simulate && !op.property) {
+    if (!txn.simulate && !op.property) {
       Object metadata;
       if (!a.kv.fromSB()) {
-        DescriptorHandle.Result<Object> r = h.create(key, node.value);
+        DescriptorHandle.Result<Object> r = callCreate(handle, key, node.value);
         if (r.failed()) {
           node.unavailable = true;
           op.newErr = r.error();
           op.newState =
-              markFailed(node, a, r.error(), h.isRetriable(r.error()), TxnOperation.CREATE);
-          record(op);
-          return r.error();
+              marks.markFailed(
+                  node,
+                  a.kv.revert(),
+                  r.error(),
+                  handle.isRetriable(r.error()),
+                  TxnOperation.CREATE);
+          txn.ops.add(op);
+          endOperation(f, r.error());
+          return;
         }
         metadata = r.value();
       } else {
         metadata = a.kv.metadata();
       }
-      if (!node.isDerived() && h != null && h.metadataMap != null) {
-        setMetadata(node, h, metadata);
-      } else if (!node.isDerived() && h == null) {
+      if (!node.isDerived() && handle != null && handle.metadataMap != null) {
+        setMetadata(node, handle, metadata);
+      } else if (!node.isDerived() && handle == null) {
         node.metadata = metadata; // an SB value no descriptor selects: kept as reported
       }
     }
 
-    clearError(node);
+    StatusMarks.clearError(node);
     node.unavailable = false;
     node.held = null;
-    setState(node, op, a.kv.fromSB() ? ValueState.OBTAINED : ValueState.CONFIGURED);
-    record(op);
+    marks.setState(node, op, a.kv.fromSB() ? ValueState.OBTAINED : ValueState.CONFIGURED);
+    txn.ops.add(op);
 
-    // errors of dependents are theirs, not this value's
-    runDepUpdates(node, a, true);
-    return applyDerived(rel.derived, a, true);
+    // errors of dependents are theirs, not this value's (AFTER_DEPENDENTS ignores them); then
+    // the derived values, whose last error is the value's
+    f.relations = rel;
+    startDependents(f, node, true, AFTER_DEPENDENTS);
   }
 
   // ---------------------------------------------------------------- UPDATE
 
-  private Throwable applyUpdate(Node node, OpRecord op, Args a) {
+  /** UPDATE: validation, equivalence, re-creation; then obsolete derived values are deleted. */
+  private void update(WalkFrame f) {
+    Node node = f.node;
+    OpRecord op = f.op;
+    Args a = f.args;
     String key = a.kv.key();
-    DescriptorHandle h = handle(node);
+    DescriptorHandle handle = registry.forNode(node);
     if (node.held != null) {
       node.value = node.held; // what the southbound holds: the update starts from it
     }
-    if (!tx.simulate && !a.kv.fromSB() && h != null) {
-      Throwable invalid = h.validate(key, a.kv.value());
+    if (!txn.simulate && !a.kv.fromSB() && handle != null) {
+      Throwable invalid = handle.validate(key, a.kv.value());
       if (invalid != null) {
         // nothing is called: the southbound keeps what it holds, remembered for the next
         // operation (a removal deletes it, a valid value updates it)
         node.held = node.value;
         node.value = a.kv.value();
-        return markInvalid(node, op, invalid);
+        endOperation(f, marks.markInvalid(node, op, invalid));
+        return;
       }
     }
     boolean equivalent =
-        h != null
-            ? h.equivalent(key, node.value, a.kv.value())
+        handle != null
+            ? handle.equivalent(key, node.value, a.kv.value())
             : DescriptorHandle.equalValues(key, node.value, a.kv.value());
-    if (equivalent && h != null) {
-      h.rememberEqual(node, node.value, a.kv.value());
+    if (equivalent && handle != null) {
+      handle.rememberEqual(node, node.value, a.kv.value());
     }
     boolean recreate =
         !equivalent
             && !a.kv.fromSB()
-            && h != null
-            && h.updateWithRecreate(key, node.value, a.kv.value(), node.metadata);
+            && handle != null
+            && handle.updateWithRecreate(key, node.value, a.kv.value(), node.metadata);
 
     if (recreate) {
       Set<String> recreating = new HashSet<>(node.derivedKeys);
@@ -507,566 +787,286 @@ final class Walker {
       OpRecord del = preRecord(ra, node);
       del.op = TxnOperation.DELETE;
       del.newValue = null;
-      Throwable delErr = applyDelete(node, del, ra, false, true, null);
-      if (delErr != null) {
-        return delErr;
-      }
-      node = g.write(key);
-      OpRecord create = preRecord(ra, node);
-      create.op = TxnOperation.CREATE;
-      create.prevValue = null;
-      return applyCreate(node, create, ra);
+      f.args = ra;
+      f.op = del;
+      startDelete(f, false, true, null);
+      f.createAfterDelete = true;
+      return;
     }
 
-    Object prevValue = node.value;
+    f.handle = handle;
+    f.equivalent = equivalent;
+    f.prevValue = node.value;
     // an unavailable value whose object the southbound holds: once updated it is available
     // again, and what waits for it goes ahead, as after a Create
-    boolean wasUnavailable = node.unavailable;
-    Relations rel = relations(node, h, a);
-    if (rel.error != null) {
+    f.wasUnavailable = node.unavailable;
+    Derivation.Relations rel = derivation.relations(node, handle, a.kv, a.derived);
+    if (rel.error() != null) {
       node.held = node.value;
       node.value = a.kv.value();
-      return markInvalid(node, op, rel.error);
+      endOperation(f, marks.markInvalid(node, op, rel.error()));
+      return;
     }
-    boolean derivedChanged = !sameKeys(rel.derivedKeys, node.derivedKeys);
+    f.relations = rel;
+    boolean derivedChanged = !Derivation.sameKeys(rel.derivedKeys(), node.derivedKeys);
     if (!equivalent || derivedChanged) {
-      List<String> oldDerived = node.derivedKeys;
-      List<Dependency> oldDeps = node.deps();
-      g.setDeps(node, rel.deps);
-      node.derivedKeys = rel.derivedKeys;
+      f.oldDerived = node.derivedKeys;
+      f.oldDeps = node.deps();
+      graph.setDeps(node, rel.deps());
+      node.derivedKeys = rel.derivedKeys();
       List<ValueToApply> obsolete = new ArrayList<>();
       // membership by hash when the lists are long (a base with thousands of derived values)
       Collection<String> kept =
-          rel.derivedKeys.size() > 16 ? new HashSet<>(rel.derivedKeys) : rel.derivedKeys;
-      for (String dk : oldDerived) {
+          rel.derivedKeys().size() > 16 ? new HashSet<>(rel.derivedKeys()) : rel.derivedKeys();
+      for (String dk : f.oldDerived) {
         if (!kept.contains(dk)) {
           obsolete.add(new ValueToApply(dk, null, a.kv.origin(), a.kv.revert(), null));
         }
       }
-      Throwable obsErr = applyDerived(obsolete, a, false);
-      if (obsErr != null) {
-        // the Update was not called: keep the value that is in the SB
-        g.setDeps(node, oldDeps);
-        node.derivedKeys = oldDerived;
-        return obsErr;
-      }
+      startDerived(f, obsolete, false, UPDATE_AFTER_OBSOLETE);
+      return;
     }
+    f.phase = UPDATE_CALL;
+  }
 
+  /** UPDATE_AFTER_OBSOLETE: an obsolete derived value that could not go stops the update. */
+  private void afterObsolete(WalkFrame f, Throwable obsoleteError) {
+    if (obsoleteError != null) {
+      // the Update was not called: keep the value that is in the SB
+      graph.setDeps(f.node, f.oldDeps);
+      f.node.derivedKeys = f.oldDerived;
+      endOperation(f, obsoleteError);
+      return;
+    }
+    f.phase = UPDATE_CALL;
+  }
+
+  /** UPDATE_CALL: the Update call and its record; then the dependents, when they may go ahead. */
+  private void updateCall(WalkFrame f) {
+    Node node = f.node;
+    OpRecord op = f.op;
+    Args a = f.args;
+    String key = a.kv.key();
+    DescriptorHandle handle = f.handle;
+    boolean equivalent = f.equivalent;
     // a failed value the southbound holds as asked after all (a refresh found it) is settled
     // here: with dependencies unmet it is taken down, as any value that loses them
     boolean settles =
         equivalent && (op.prevState == ValueState.FAILED || op.prevState == ValueState.RETRYING);
-    if ((!equivalent || node.unavailable || settles) && !isReady(node, a.kv.fromSB())) {
+    if ((!equivalent || node.unavailable || settles)
+        && !Readiness.isReady(graph, node, a.kv.fromSB())) {
       // the new value waits for its dependencies: take the old one down, keep the new as PENDING
       // (also an equal value whose object a failed Delete left behind: it goes now)
-      return applyDelete(node, op, a, true, false, a.kv.value());
+      startDelete(f, true, false, a.kv.value());
+      return;
     }
     node.value = a.kv.value();
 
-    if (!tx.simulate && !equivalent && h != null) {
+    if (!txn.simulate && !equivalent && handle != null) {
       Object metadata;
       if (!a.kv.fromSB()) {
-        DescriptorHandle.Result<Object> r = h.update(key, prevValue, node.value, node.metadata);
+        DescriptorHandle.Result<Object> r =
+            callUpdate(handle, key, f.prevValue, node.value, node.metadata);
         if (r.failed()) {
           if (node.unavailable) {
-            node.held = prevValue; // still there (an available value keeps its own value)
+            node.held = f.prevValue; // still there (an available value keeps its own value)
           }
           op.newErr = r.error();
           op.newState =
-              markFailed(node, a, r.error(), h.isRetriable(r.error()), TxnOperation.UPDATE);
-          record(op);
-          return r.error();
+              marks.markFailed(
+                  node,
+                  a.kv.revert(),
+                  r.error(),
+                  handle.isRetriable(r.error()),
+                  TxnOperation.UPDATE);
+          txn.ops.add(op);
+          endOperation(f, r.error());
+          return;
         }
         metadata = r.value();
       } else {
         metadata = a.kv.metadata();
       }
-      if (!node.isDerived() && h.metadataMap != null) {
-        setMetadata(node, h, metadata);
+      if (!node.isDerived() && handle.metadataMap != null) {
+        setMetadata(node, handle, metadata);
       }
     }
 
-    clearError(node);
+    StatusMarks.clearError(node);
     node.unavailable = false;
     node.held = null;
-    setState(node, op, a.kv.fromSB() ? ValueState.OBTAINED : ValueState.CONFIGURED);
+    marks.setState(node, op, a.kv.fromSB() ? ValueState.OBTAINED : ValueState.CONFIGURED);
     if (!equivalent) {
-      record(op);
+      txn.ops.add(op);
     } else if (op.prevState != op.newState
         && !(op.prevState == ValueState.DISCOVERED && op.newState == ValueState.CONFIGURED)) {
       op.noop = true;
-      record(op);
+      txn.ops.add(op);
     }
-    if (wasUnavailable
+    if (f.wasUnavailable
         || equivalent
             && (op.prevState == ValueState.FAILED || op.prevState == ValueState.RETRYING)) {
       // a failed operation that the southbound carried out after all (the refresh after the
       // failure found the value): nothing was created in this walk, yet the value is available
       // again, so what waits for it goes ahead now, as after a Create (their errors are theirs)
-      runDepUpdates(node, a, true);
+      startDependents(f, node, true, AFTER_DEPENDENTS);
+    } else {
+      f.phase = AFTER_DEPENDENTS;
     }
-    return applyDerived(rel.derived, a, true);
   }
 
   // ---------------------------------------------------------------- DELETE
 
   /**
-   * Deletes the value of {@code node}.
+   * Starts deleting the value of the frame's node.
    *
    * @param pending the value is taken down because of its dependencies (ends PENDING)
    * @param recreate the Delete half of a re-creation (derived node stays in the graph)
    * @param pendingValue for an update waiting on new dependencies: the new value to keep
    */
-  private Throwable applyDelete(
-      Node node, OpRecord op, Args a, boolean pending, boolean recreate, Object pendingValue) {
-    String key = node.key;
-    if (node.value == null) {
-      g.remove(key);
-      return null;
-    }
-    if (!node.isAvailable() && node.held == null) {
-      op.noop = true;
-      return finishDelete(node, op, a, pending, recreate, null, pendingValue);
-    }
-    // an available value, or an unavailable one whose object the southbound still holds
-    Object object = node.held != null ? node.held : node.value;
-    ValueState before = node.state;
-    boolean wasUnavailable = node.unavailable;
-    node.unavailable = true;
-    if (!pending) {
-      node.state = ValueState.REMOVED;
-    }
-    Throwable inherited = null;
-    if (!node.isDerived()) {
-      List<ValueToApply> dels = new ArrayList<>();
-      for (String dk : node.derivedKeys) {
-        Node dn = g.get(dk);
-        if (dn != null && dn.value != null) {
-          dels.add(new ValueToApply(dk, null, a.kv.origin(), a.kv.revert(), null));
-        }
-      }
-      inherited = applyDerived(dels, a, false);
-    }
-    if (inherited == null) {
-      inherited = runDepUpdates(node, a, false);
-    }
-    if (inherited != null) {
-      // a derived value or a dependent could not be removed: keep this one as it was
-      node.unavailable = wasUnavailable;
-      node.state = before;
-      return inherited;
-    }
-    Throwable err = null;
-    DescriptorHandle h = node.descriptor == null ? null : handle(node);
-    if (!tx.simulate && h != null) {
-      if (!a.kv.fromSB()) {
-        err = h.delete(key, object, node.metadata);
-      }
-      if (err == null && !node.isDerived() && h.metadataMap != null) {
-        setMetadata(node, h, null);
-      }
-    }
-    return finishDelete(node, op, a, pending, recreate, err, pendingValue);
+  private static void startDelete(
+      WalkFrame f, boolean pending, boolean recreate, Object pendingValue) {
+    f.pending = pending;
+    f.recreate = recreate;
+    f.pendingValue = pendingValue;
+    f.phase = DELETE;
   }
 
-  private Throwable finishDelete(
-      Node node,
-      OpRecord op,
-      Args a,
-      boolean pending,
-      boolean recreate,
-      Throwable err,
-      Object pendingValue) {
-    if (err == null) {
-      clearError(node);
-      node.held = null;
-      if (pendingValue != null) {
-        node.value = pendingValue;
+  /** DELETE: marks the value unavailable, then deletes its derived values (of a base value). */
+  private void delete(WalkFrame f) {
+    Node node = f.node;
+    Args a = f.args;
+    if (node.value == null) {
+      graph.remove(node.key);
+      endDelete(f, null);
+      return;
+    }
+    if (!node.isAvailable() && node.held == null) {
+      f.op.noop = true;
+      endDelete(f, finishDelete(f, null));
+      return;
+    }
+    // an available value, or an unavailable one whose object the southbound still holds
+    f.object = node.held != null ? node.held : node.value;
+    f.before = node.state;
+    f.wasUnavailable = node.unavailable;
+    node.unavailable = true;
+    if (!f.pending) {
+      node.state = ValueState.REMOVED;
+    }
+    if (node.isDerived()) {
+      startDependents(f, node, false, DELETE_AFTER_DEPENDENTS);
+      return;
+    }
+    List<ValueToApply> dels = new ArrayList<>();
+    for (String dk : node.derivedKeys) {
+      Node dn = graph.get(dk);
+      if (dn != null && dn.value != null) {
+        dels.add(new ValueToApply(dk, null, a.kv.origin(), a.kv.revert(), null));
       }
-      if (pending) {
-        setState(node, op, ValueState.PENDING);
-      } else if (a.derived && !recreate) {
+    }
+    startDerived(f, dels, false, DELETE_AFTER_DERIVED);
+  }
+
+  /** A derived value or a dependent could not be removed: the value is kept as it was. */
+  private void keepUndeleted(WalkFrame f, Throwable inherited) {
+    f.node.unavailable = f.wasUnavailable;
+    f.node.state = f.before;
+    endDelete(f, inherited);
+  }
+
+  /** DELETE_AFTER_DEPENDENTS with nothing left depending on the value: the Delete call. */
+  private void deleteCall(WalkFrame f) {
+    Node node = f.node;
+    Throwable err = null;
+    DescriptorHandle handle = node.descriptor == null ? null : registry.forNode(node);
+    if (!txn.simulate && handle != null) {
+      if (!f.args.kv.fromSB()) {
+        err = callDelete(handle, node.key, f.object, node.metadata);
+      }
+      if (err == null && !node.isDerived() && handle.metadataMap != null) {
+        setMetadata(node, handle, null);
+      }
+    }
+    endDelete(f, finishDelete(f, err));
+  }
+
+  private Throwable finishDelete(WalkFrame f, Throwable err) {
+    Node node = f.node;
+    OpRecord op = f.op;
+    if (err == null) {
+      StatusMarks.clearError(node);
+      node.held = null;
+      if (f.pendingValue != null) {
+        node.value = f.pendingValue;
+      }
+      if (f.pending) {
+        marks.setState(node, op, ValueState.PENDING);
+      } else if (f.args.derived && !f.recreate) {
         op.newState = ValueState.REMOVED;
-        g.remove(node.key);
+        graph.remove(node.key);
       } else {
-        setState(node, op, ValueState.REMOVED);
+        marks.setState(node, op, ValueState.REMOVED);
       }
     } else {
       // the object is still in the southbound: the next operation on the key starts from it
       node.held = node.held != null ? node.held : node.value;
-      DescriptorHandle h = handle(node);
+      DescriptorHandle handle = registry.forNode(node);
       op.newErr = err;
-      op.newState = markFailed(node, a, err, h == null || h.isRetriable(err), TxnOperation.DELETE);
+      op.newState =
+          marks.markFailed(
+              node,
+              f.args.kv.revert(),
+              err,
+              handle == null || handle.isRetriable(err),
+              TxnOperation.DELETE);
     }
-    record(op);
+    txn.ops.add(op);
     return err;
   }
 
-  // ------------------------------------------------------------ relations
-
   /**
-   * After a refresh found {@code node} available (a failed removal that left the object in place, a
-   * failed call the southbound carried out after all): the values waiting for it are visited and
-   * created when ready, as after a Create. Found unavailable (a removal the southbound carried out
-   * after all): the available values depending on it are taken down. Their errors are theirs.
+   * The delete ended with {@code err}: of a re-creation, the Create follows when it succeeded;
+   * otherwise the operation step ends with it.
    */
-  void reevaluateDependents(Node node) {
-    if (!tx.branch.push(node.key)) {
+  private void endDelete(WalkFrame f, Throwable err) {
+    if (!f.createAfterDelete || err != null) {
+      endOperation(f, err);
       return;
     }
-    try {
-      ValueToApply kv = new ValueToApply(node.key, node.value, node.origin(), false, null);
-      runDepUpdates(
-          node, new Args(kv, node.baseKey(), node.isDerived(), true, null), node.isAvailable());
-    } finally {
-      tx.branch.pop();
-    }
+    f.createAfterDelete = false;
+    Node node = graph.write(f.args.kv.key());
+    OpRecord create = preRecord(f.args, node);
+    create.op = TxnOperation.CREATE;
+    create.prevValue = null;
+    f.node = node;
+    f.op = create;
+    f.phase = CREATE;
   }
 
-  /** Visits the values depending on {@code node} whose availability may change. */
-  private Throwable runDepUpdates(Node node, Args a, boolean forUnavailable) {
-    // dependentsOf is sorted by key and has no duplicates: visited in that order
-    Collection<String> dependents = g.dependentsOf(node.key);
-    if (dependents.isEmpty()) {
-      return null;
-    }
-    if (dependents.size() == 1 && dependents instanceof List<String> single) {
-      // the usual single dependent, in an immutable list: no collection of visits
-      Node dn = g.get(single.get(0));
-      return needsDepUpdate(dn, forUnavailable) ? depUpdate(dn, a, forUnavailable) : null;
-    }
-    List<Node> visits = null;
-    for (String dk : dependents) {
-      Node dn = g.get(dk);
-      if (!needsDepUpdate(dn, forUnavailable)) {
-        continue;
-      }
-      if (visits == null) {
-        visits = new ArrayList<>(dependents.size());
-      }
-      visits.add(dn);
-    }
-    if (visits == null) {
-      return null;
-    }
-    Throwable first = null;
-    for (int i = 0; i < visits.size(); i++) {
-      Throwable err = depUpdate(visits.get(i), a, forUnavailable);
-      if (err != null && first == null) {
-        first = err;
-      }
-    }
-    return first;
+  // ---------------------------------------------------------------- the descriptor's calls
+
+  /** The descriptor's Create of the walk. */
+  private DescriptorHandle.Result<Object> callCreate(
+      DescriptorHandle handle, String key, Object value) {
+    return handle.create(key, value);
   }
 
-  /** True when dependent {@code dn} may change availability with its dependency. */
-  private static boolean needsDepUpdate(Node dn, boolean forUnavailable) {
-    if (dn == null || dn.value == null || dn.origin() != ValueOrigin.FROM_NB) {
-      return false;
-    }
-    if (forUnavailable == dn.isAvailable()) {
-      return false;
-    }
-    // INVALID and UNIMPLEMENTED: only a new NB value can fix these
-    return dn.state != ValueState.INVALID && dn.state != ValueState.UNIMPLEMENTED;
+  /** The descriptor's Update of the walk. */
+  private DescriptorHandle.Result<Object> callUpdate(
+      DescriptorHandle handle, String key, Object oldValue, Object newValue, Object metadata) {
+    return handle.update(key, oldValue, newValue, metadata);
   }
 
-  /** Visits dependent {@code dn} after its dependency changed availability; its error or null. */
-  private Throwable depUpdate(Node dn, Args a, boolean forUnavailable) {
-    Object value = dn.lastUpdate != null ? dn.lastUpdate.value() : dn.value;
-    if (value == null) {
-      // its deletion was requested but did not happen (a derived value failed to go): while
-      // it is still available it must be taken down when what it needs goes; never re-created
-      // (visited with its null intent: the walk deletes it in pending mode)
-      Node cur = g.get(dn.key);
-      if (forUnavailable || cur == null || cur.value == null || !cur.isAvailable()) {
-        return null;
-      }
-    }
-    ValueToApply kv = new ValueToApply(dn.key, value, dn.origin(), a.kv.revert(), null);
-    return apply(new Args(kv, dn.baseKey(), dn.isDerived(), true, a.recreating));
+  /** The descriptor's Delete of the walk: its error, or null. */
+  private Throwable callDelete(DescriptorHandle handle, String key, Object value, Object metadata) {
+    return handle.delete(key, value, metadata);
   }
 
-  /**
-   * Applies derived values of {@code a}'s base, given in key order (every caller builds the list
-   * from a sorted one: the descriptor's derived values as {@link DescriptorHandle#derivedSorted}
-   * returns them, or a node's derived keys, which are kept sorted).
-   */
-  private Throwable applyDerived(List<ValueToApply> sorted, Args a, boolean check) {
-    assert ValueToApply.isSorted(sorted) : "derived values out of key order";
-    Throwable was = null;
-    for (int i = 0; i < sorted.size(); i += Bulk.RANGE) {
-      Throwable err = applyDerivedRange(sorted, i, Bulk.end(i, sorted.size()), a, check);
-      if (err != null) {
-        was = err;
-      }
-    }
-    return was;
-  }
-
-  /** {@link #applyDerived} of {@code sorted[from, to)}: the error of the last that failed. */
-  private Throwable applyDerivedRange(
-      List<ValueToApply> sorted, int from, int to, Args a, boolean check) {
-    Throwable was = null;
-    for (int i = from; i < to; i++) {
-      Throwable err = applyOneDerived(sorted.get(i), a, check);
-      if (err != null) {
-        was = err;
-      }
-    }
-    return was;
-  }
-
-  /** One derived value of {@link #applyDerived}. */
-  private Throwable applyOneDerived(ValueToApply kv, Args a, boolean check) {
-    if (check && !validDerived(kv, g.get(kv.key()), a.baseKey)) {
-      return null;
-    }
-    return apply(new Args(kv, a.baseKey, true, false, a.recreating));
-  }
-
-  /**
-   * {@code a.equals(b)} for two lists of keys, compared in ranges ({@link Bulk}: a base value may
-   * derive thousands) and by identity first (keys derived from one remembered answer are the same
-   * strings).
-   */
-  static boolean sameKeys(List<String> a, List<String> b) {
-    if (a == b) {
-      return true;
-    }
-    int size = a.size();
-    if (size != b.size()) {
-      return false;
-    }
-    for (int i = 0; i < size; i += Bulk.RANGE) {
-      if (!sameKeys(a, b, i, Bulk.end(i, size))) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private static boolean sameKeys(List<String> a, List<String> b, int from, int to) {
-    for (int i = from; i < to; i++) {
-      String x = a.get(i);
-      String y = b.get(i);
-      if (x != y && !x.equals(y)) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private boolean validDerived(ValueToApply kv, Node n, String baseKey) {
-    if (kv.value() == null) {
-      LOG.warn("derived value {} of {} is null; skipped", kv.key(), baseKey);
-      return false;
-    }
-    if (DerivedOrder.collides(n, baseKey)) {
-      LOG.warn(
-          "derived value {} of {} collides with an existing value; skipped", kv.key(), baseKey);
-      return false;
-    }
-    return true;
-  }
-
-  private Relations relations(Node node, DescriptorHandle h, Args a) {
-    if (h == null) {
-      return Relations.NONE;
-    }
-    Object value = a.kv.value();
-    DescriptorHandle.Result<List<Dependency>> deps = h.dependencies(node, value);
-    if (deps.failed()) {
-      return new Relations(List.of(), deps.error());
-    }
-    if (a.derived) {
-      return Relations.of(deps.value());
-    }
-    // sorted by key, first occurrence of a key wins
-    DescriptorHandle.Result<List<KeyValuePair>> der = h.derivedSorted(node, value);
-    if (der.failed()) {
-      return new Relations(List.of(), der.error());
-    }
-    if (der.value().isEmpty()) {
-      return Relations.of(deps.value());
-    }
-    // a key colliding with a value that is not derived from this one is skipped
-    List<KeyValuePair> unique = der.value();
-    List<ValueToApply> derived = new ArrayList<>(unique.size());
-    String[] keys = new String[unique.size()];
-    int n = 0;
-    for (int i = 0; i < unique.size(); i += Bulk.RANGE) {
-      n = addDerived(unique, i, Bulk.end(i, unique.size()), node, a, derived, keys, n);
-    }
-    List<String> derivedKeys = n == keys.length ? List.of(keys) : List.of(Arrays.copyOf(keys, n));
-    return new Relations(deps.value(), derived, derivedKeys, null);
-  }
-
-  /**
-   * {@link #addDerived(KeyValuePair, Node, Args, List)} for {@code unique[from, to)}; the keys
-   * added go to {@code keys} from index {@code n}. Returns the new count of keys.
-   */
-  private int addDerived(
-      List<KeyValuePair> unique,
-      int from,
-      int to,
-      Node base,
-      Args a,
-      List<ValueToApply> derived,
-      String[] keys,
-      int n) {
-    for (int i = from; i < to; i++) {
-      KeyValuePair kv = unique.get(i);
-      if (addDerived(kv, base, a, derived)) {
-        keys[n++] = kv.key();
-      }
-    }
-    return n;
-  }
-
-  /**
-   * Adds derived value {@code kv} of {@code base} to {@code derived} unless its key holds a value
-   * not derived from the base. True when added.
-   */
-  private boolean addDerived(KeyValuePair kv, Node base, Args a, List<ValueToApply> derived) {
-    if (DerivedOrder.collides(g.get(kv.key()), base.key)) {
-      return false;
-    }
-    derived.add(new ValueToApply(kv.key(), kv.value(), a.kv.origin(), a.kv.revert(), null));
-    return true;
-  }
-
-  // ------------------------------------------------------------ readiness
-
-  /** True when every dependency label has an available target (SB values are always ready). */
-  boolean isReady(Node n, boolean fromSB) {
-    if (fromSB || n.state == ValueState.OBTAINED) {
-      return true;
-    }
-    if (n.deps().isEmpty()) {
-      return true;
-    }
-    // fast paths: every label has an available target other than the value itself (ready), or
-    // some label has no target at all (not ready: no cycle can help a missing key)
-    boolean all = true;
-    List<Dependency> deps = n.deps();
-    for (int i = 0; i < deps.size(); i++) {
-      Dependency d = deps.get(i);
-      if (!d.isAnyOf()) {
-        // one target: looked up once, no predicate (the common case)
-        Node t = g.get(d.key());
-        if (t == null || t.value == null) {
-          return false;
-        }
-        if (t == n || !t.isAvailable()) {
-          if (t.state == ValueState.REMOVED && t != n) {
-            return false;
-          }
-          all = false;
-        }
-        continue;
-      }
-      if (!g.anyTarget(d, t -> t != n && t.isAvailable())) {
-        if (!g.anyTarget(d, t -> t.state != ValueState.REMOVED || t == n)) {
-          return false;
-        }
-        all = false;
-      }
-    }
-    return all || Readiness.readyThroughCycles(g, n);
-  }
-
-  /** PENDING: unsatisfied labels; INVALID: invalid fields; else empty. */
-  List<String> details(Node n) {
-    return Readiness.details(g, n);
-  }
-
-  // ------------------------------------------------------------ node state
-
-  private Throwable markInvalid(Node node, OpRecord op, Throwable err) {
-    noteOwnFailure(node, op.revert);
-    node.unavailable = true;
-    op.newErr = err;
-    op.noop = true;
-    setState(node, op, ValueState.INVALID);
-    node.error = err;
-    node.errorRetriable = false;
-    node.errorOp = op.op;
-    record(op);
-    return err;
-  }
-
-  private void noteOwnFailure(Node node, boolean revert) {
-    if (!revert && tx.revertOnFailure && tx.ownKeys.contains(node.baseKey())) {
-      tx.ownFailed = true;
-    }
-  }
-
-  private ValueState markFailed(
-      Node node, Args a, Throwable err, boolean retriable, TxnOperation failedOp) {
-    return markFailed(node, a, err, retriable, failedOp, true);
-  }
-
-  private ValueState markFailed(
-      Node node,
-      Args a,
-      Throwable err,
-      boolean retriable,
-      TxnOperation failedOp,
-      boolean ownError) {
-    if (ownError) {
-      noteOwnFailure(node, a.kv.revert());
-    }
-    if (readable(node)) {
-      tx.unread.add(node.key); // a call failed: the southbound may hold anything for the key
-    }
-    ValueState state = ValueState.FAILED;
-    boolean toBeReverted = tx.isNB() && tx.revertOnFailure && !a.kv.revert();
-    int attempt = 1;
-    if (tx.isRetry() && tx.retryKeys.contains(node.baseKey())) {
-      attempt = tx.retryAttempt + 1;
-    }
-    if (retriable && !toBeReverted) {
-      Node.LastUpdate lu = node.lastUpdate;
-      if (lu != null
-          && lu.retry() != null
-          && (lu.retry().maxCount() == 0 || attempt <= lu.retry().maxCount())) {
-        state = ValueState.RETRYING;
-      }
-    }
-    if (state == ValueState.RETRYING) {
-      tx.sawRetrying = true;
-    }
-    node.state = state;
-    node.error = err;
-    node.errorRetriable = retriable;
-    node.errorOp = failedOp;
-    node.retryAttempt = attempt;
-    return state;
-  }
-
-  private static void clearError(Node node) {
-    node.error = null;
-    node.errorRetriable = false;
-    node.errorOp = TxnOperation.UNDEFINED;
-  }
-
-  private void setState(Node node, OpRecord op, ValueState s) {
-    if (s == ValueState.UNIMPLEMENTED) {
-      tx.sawUnimplemented = true;
-    }
-    node.state = s;
-    op.newState = s;
-  }
-
-  private void setMetadata(Node node, DescriptorHandle h, Object metadata) {
+  private void setMetadata(Node node, DescriptorHandle handle, Object metadata) {
     node.metadata = metadata;
-    if (!tx.simulate && h.metadataMap != null) {
-      h.metadataMap.put(node.label, metadata);
+    if (!txn.simulate && handle.metadataMap != null) {
+      handle.metadataMap.put(node.label, metadata);
     }
-  }
-
-  private void record(OpRecord op) {
-    tx.ops.add(op);
   }
 }

@@ -101,7 +101,7 @@ class KeyOrderTest {
 
   @Test
   @DisplayName(
-      "Walker.sameKeys equals List.equals: same lists, equal copies, a difference at any position, other sizes")
+      "Derivation.sameKeys equals List.equals: same lists, equal copies, a difference at any position, other sizes")
   void sameKeysMatchesListEquals() {
     for (int size : SIZES) {
       List<String> keys = new ArrayList<>();
@@ -112,17 +112,19 @@ class KeyOrderTest {
       for (String k : keys) {
         copy.add(new String(k)); // equal, not the same strings
       }
-      assertThat(Walker.sameKeys(keys, keys)).isTrue();
-      assertThat(Walker.sameKeys(List.copyOf(keys), copy)).as("size %d", size).isTrue();
+      assertThat(Derivation.sameKeys(keys, keys)).isTrue();
+      assertThat(Derivation.sameKeys(List.copyOf(keys), copy)).as("size %d", size).isTrue();
       for (int at = 0; at < size; at++) {
         List<String> other = new ArrayList<>(copy);
         other.set(at, "other");
-        assertThat(Walker.sameKeys(keys, other)).as("difference at %d of %d", at, size).isFalse();
+        assertThat(Derivation.sameKeys(keys, other))
+            .as("difference at %d of %d", at, size)
+            .isFalse();
       }
       List<String> longer = new ArrayList<>(keys);
       longer.add("last");
-      assertThat(Walker.sameKeys(keys, longer)).isFalse();
-      assertThat(Walker.sameKeys(longer, keys)).isFalse();
+      assertThat(Derivation.sameKeys(keys, longer)).isFalse();
+      assertThat(Derivation.sameKeys(longer, keys)).isFalse();
     }
   }
 

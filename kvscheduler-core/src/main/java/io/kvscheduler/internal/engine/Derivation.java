@@ -1,0 +1,165 @@
+package io.kvscheduler.internal.engine;
+
+import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.KeyValuePair;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Derivation for the walk: the dependencies and derived values a descriptor computes for a value,
+ * and the checks that keep a derived key from taking over a value it was not derived into.
+ *
+ * <p>A derived key colliding with a value that is not derived from the same base is skipped, with a
+ * warning (logged under the walk's name, where the rest of the walk's warnings are).
+ */
+final class Derivation {
+  private static final Logger LOG = LoggerFactory.getLogger(Walker.class);
+
+  private final Graph graph;
+
+  Derivation(Graph graph) {
+    this.graph = graph;
+  }
+
+  /** Derived values and dependencies computed for a value. */
+  record Relations(
+      List<Dependency> deps,
+      List<ValueToApply> derived,
+      List<String> derivedKeys,
+      Throwable error) {
+    Relations(List<Dependency> deps, Throwable error) {
+      this(deps, List.of(), List.of(), error);
+    }
+
+    /** No dependency, no derived value, no error. */
+    static final Relations NONE = new Relations(List.of(), null);
+
+    /** Only dependencies (the shared {@link #NONE} when there are none). */
+    static Relations of(List<Dependency> deps) {
+      return deps.isEmpty() ? NONE : new Relations(deps, null);
+    }
+  }
+
+  /**
+   * The dependencies of {@code value} for {@code node} and, unless the value is itself derived, its
+   * derived values in key order (a key colliding with a value not derived from this one is
+   * skipped). A failing descriptor call gives the error instead.
+   */
+  Relations relations(Node node, DescriptorHandle handle, ValueToApply kv, boolean derived) {
+    if (handle == null) {
+      return Relations.NONE;
+    }
+    Object value = kv.value();
+    DescriptorHandle.Result<List<Dependency>> deps = handle.dependencies(node, value);
+    if (deps.failed()) {
+      return new Relations(List.of(), deps.error());
+    }
+    if (derived) {
+      return Relations.of(deps.value());
+    }
+    // sorted by key, first occurrence of a key wins
+    DescriptorHandle.Result<List<KeyValuePair>> der = handle.derivedSorted(node, value);
+    if (der.failed()) {
+      return new Relations(List.of(), der.error());
+    }
+    if (der.value().isEmpty()) {
+      return Relations.of(deps.value());
+    }
+    List<KeyValuePair> unique = der.value();
+    List<ValueToApply> derivedValues = new ArrayList<>(unique.size());
+    String[] keys = new String[unique.size()];
+    int n = 0;
+    for (int i = 0; i < unique.size(); i += Bulk.RANGE) {
+      n = addDerived(unique, i, Bulk.end(i, unique.size()), node, kv, derivedValues, keys, n);
+    }
+    List<String> derivedKeys = n == keys.length ? List.of(keys) : List.of(Arrays.copyOf(keys, n));
+    return new Relations(deps.value(), derivedValues, derivedKeys, null);
+  }
+
+  /**
+   * {@link #addDerived(KeyValuePair, Node, ValueToApply, List)} for {@code unique[from, to)}; the
+   * keys added go to {@code keys} from index {@code n}. Returns the new count of keys.
+   */
+  private int addDerived(
+      List<KeyValuePair> unique,
+      int from,
+      int to,
+      Node base,
+      ValueToApply baseKv,
+      List<ValueToApply> derived,
+      String[] keys,
+      int n) {
+    for (int i = from; i < to; i++) {
+      KeyValuePair kv = unique.get(i);
+      if (addDerived(kv, base, baseKv, derived)) {
+        keys[n++] = kv.key();
+      }
+    }
+    return n;
+  }
+
+  /**
+   * Adds derived value {@code kv} of {@code base} to {@code derived} unless its key holds a value
+   * not derived from the base. True when added.
+   */
+  private boolean addDerived(
+      KeyValuePair kv, Node base, ValueToApply baseKv, List<ValueToApply> derived) {
+    if (DerivedOrder.collides(graph.get(kv.key()), base.key)) {
+      return false;
+    }
+    derived.add(new ValueToApply(kv.key(), kv.value(), baseKv.origin(), baseKv.revert(), null));
+    return true;
+  }
+
+  /**
+   * True when derived value {@code kv} of {@code baseKey} may be applied now ({@code n}: its key's
+   * node now, or null): it has a value and its key holds no value of another base.
+   */
+  boolean validDerived(ValueToApply kv, Node n, String baseKey) {
+    if (kv.value() == null) {
+      LOG.warn("derived value {} of {} is null; skipped", kv.key(), baseKey);
+      return false;
+    }
+    if (DerivedOrder.collides(n, baseKey)) {
+      LOG.warn(
+          "derived value {} of {} collides with an existing value; skipped", kv.key(), baseKey);
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * {@code a.equals(b)} for two lists of keys, compared in ranges ({@link Bulk}: a base value may
+   * derive thousands) and by identity first (keys derived from one remembered answer are the same
+   * strings).
+   */
+  static boolean sameKeys(List<String> a, List<String> b) {
+    if (a == b) {
+      return true;
+    }
+    int size = a.size();
+    if (size != b.size()) {
+      return false;
+    }
+    for (int i = 0; i < size; i += Bulk.RANGE) {
+      if (!sameKeys(a, b, i, Bulk.end(i, size))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean sameKeys(List<String> a, List<String> b, int from, int to) {
+    for (int i = from; i < to; i++) {
+      String x = a.get(i);
+      String y = b.get(i);
+      if (x != y && !x.equals(y)) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

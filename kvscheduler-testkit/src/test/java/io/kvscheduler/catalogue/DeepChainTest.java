@@ -3,6 +3,7 @@ package io.kvscheduler.catalogue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.Explanation;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.Txn;
@@ -16,8 +17,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Long dependency chains: the walk recurses once per link (a value created or taken down makes its
- * dependents follow), so the engine thread must have the stack for it.
+ * Long dependency chains: a value created or taken down makes its dependents follow, link by link,
+ * on the engine thread's default stack (the walk keeps its own stack of frames).
  */
 class DeepChainTest {
   /** A link of the chain: the key it needs, or null for the root. */
@@ -65,7 +66,7 @@ class DeepChainTest {
           + " link by link; removing its root takes it down from the far end, and explain follows it"
           + " down to the missing root in lines of bounded length")
   void chainInOneTransaction() {
-    int n = 5_000; // the default stack of a thread ends the walk at a few hundred links
+    int n = 5_000;
     List<String> ops = Collections.synchronizedList(new ArrayList<>());
     try (KVScheduler kvs = scheduler(ops)) {
       Txn txn = kvs.startNBTransaction();
@@ -141,6 +142,45 @@ class DeepChainTest {
       kvs.startNBTransaction().setValue(key(0), new Link(null)).commit();
       assertThat(ops).isEqualTo(expected("C", n, false));
       assertThat(kvs.valueStatus(key(n - 1)).state()).isEqualTo(ValueState.CONFIGURED);
+    }
+  }
+
+  @Test
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  @DisplayName(
+      "a ring of 20,000 values given in one transaction is ready as a whole and created; once one"
+          + " of them goes, the rest are taken down from the far end and wait, and both forms of"
+          + " explain follow the ring down to the missing value")
+  void longRingReadyThroughItsCycle() {
+    int n = 20_000;
+    List<String> ops = Collections.synchronizedList(new ArrayList<>());
+    try (KVScheduler kvs = scheduler(ops)) {
+      Txn txn = kvs.startNBTransaction();
+      for (int i = 0; i < n; i++) {
+        txn.setValue(key(i), new Link(key((i + n - 1) % n)));
+      }
+      txn.commit();
+      assertThat(ops).containsExactlyInAnyOrderElementsOf(expected("C", n, false));
+      assertThat(kvs.valueStatus(key(n / 2)).state()).isEqualTo(ValueState.CONFIGURED);
+
+      ops.clear();
+      kvs.startNBTransaction().setValue(key(0), null).commit();
+      assertThat(ops).isEqualTo(expected("D", n, true)); // List.equals: one pass
+      assertThat(kvs.valueStatus(key(n - 1)).state()).isEqualTo(ValueState.PENDING);
+      List<String> why = kvs.explain(key(n - 1));
+      assertThat(why).hasSize(2 * (n - 1));
+      assertThat(why.get(why.size() - 1))
+          .endsWith("dependency 'previous': key " + key(0) + " does not exist");
+      Explanation tree = kvs.explanation(key(n - 1));
+      int depth = 0;
+      while (!tree.causes().isEmpty()) {
+        assertThat(tree.causes()).hasSize(1);
+        tree = tree.causes().get(0);
+        depth++;
+      }
+      assertThat(depth).isEqualTo(n - 1);
+      assertThat(tree.key()).isEqualTo(key(0));
+      assertThat(tree.reason()).isEqualTo(Explanation.Reason.MISSING_DEPENDENCY);
     }
   }
 }

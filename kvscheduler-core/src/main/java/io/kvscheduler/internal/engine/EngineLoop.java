@@ -24,15 +24,6 @@ final class EngineLoop {
   private static final Logger LOG = LoggerFactory.getLogger(EngineLoop.class);
 
   /**
-   * Stack size of the engine thread. The walk recurses once per link of a dependency chain (a value
-   * created or taken down makes its dependents follow), so the default stack of a thread (1 MB)
-   * ends the walk at chains of a few hundred values. This much address space is reserved, not used:
-   * memory is taken only as deep walks touch it. Chains of 100,000 links fit, created and taken
-   * down in linear time ({@code DeepChainTest}).
-   */
-  static final long ENGINE_STACK_BYTES = 256L << 20;
-
-  /**
    * How long the engine thread, its queue empty, polls before it parks. A caller committing
    * transactions one after another hands the next one over within microseconds; once parked, the
    * engine needs a wake-up, which on an idle core (a halted virtual CPU) can take longer than a
@@ -94,7 +85,7 @@ final class EngineLoop {
     this.sbCalls = sbCalls;
     this.queue = new LinkedBlockingDeque<>(queueCapacity);
     this.owned = List.copyOf(owned);
-    this.engine = new Thread(null, this::loop, threadName, ENGINE_STACK_BYTES);
+    this.engine = new Thread(this::loop, threadName);
     this.engine.setDaemon(true);
   }
 

@@ -17,8 +17,8 @@ import java.util.Set;
  * is ready when all its labels are satisfied. Cycles: an unavailable target still satisfies a label
  * when it is itself ready assuming the values on the current path exist, i.e. a strongly connected
  * group of values is ready as a whole once all its external dependencies are available. Implemented
- * as a depth-first search returning, for a ready node, how far back on the current path its
- * dependencies reach (-1 = not ready).
+ * as a depth-first search (on a stack of its own: a cycle may be long) returning, for a ready node,
+ * how far back on the current path its dependencies reach (-1 = not ready).
  *
  * <p>The search only enters values that can close a cycle through the value asked about: those from
  * which it can be reached along dependencies through unavailable values ({@link #cycleCandidates}).
@@ -72,7 +72,7 @@ final class Readiness {
 
   /** True when {@code n} is ready, its unavailable dependencies resolved through cycles. */
   static boolean readyThroughCycles(Graph g, Node n) {
-    return readyDepth(g, n, 0, new HashMap<>(), cycleCandidates(g, n)) >= 0;
+    return readyDepth(g, n, cycleCandidates(g, n)) >= 0;
   }
 
   /**
@@ -101,50 +101,120 @@ final class Readiness {
     return found;
   }
 
-  private static int readyDepth(
-      Graph g, Node n, int depth, HashMap<String, Integer> onPath, Set<String> candidates) {
-    Integer seen = onPath.get(n.key);
-    if (seen != null) {
-      return seen;
+  /**
+   * A value on the search's path: its dependencies in turn and, for a dependency no available
+   * target off the path satisfies, the targets that may close a cycle. The path can be as long as a
+   * cycle of unavailable values, so it is kept on a stack of its own rather than on the thread's.
+   */
+  private static final class Visit {
+    final Node node;
+    final int depth;
+
+    /** How far back on the path the dependencies met so far reach. */
+    int cycleDepth;
+
+    int depIndex;
+
+    /** Targets of the current dependency, or null between dependencies. */
+    List<Node> targets;
+
+    int targetIndex;
+    boolean satisfied;
+    int reach;
+
+    Visit(Node node, int depth) {
+      this.node = node;
+      this.depth = depth;
+      this.cycleDepth = depth;
     }
-    int cycleDepth = depth;
-    onPath.put(n.key, depth);
-    try {
-      for (Dependency d : n.deps()) {
-        boolean[] satisfied = {false};
-        int[] reach = {cycleDepth};
-        // fast path: an available target off the current path satisfies the label. A target on
-        // the path (the value being applied is not flagged unavailable yet) closes a cycle: it
-        // must lower the reach, so it goes through the slow path.
-        if (g.anyTarget(d, t -> satisfies(t) && !onPath.containsKey(t.key))) {
-          continue;
+  }
+
+  /**
+   * For {@code root} at depth 0: how far back on the path its dependencies reach when it is ready
+   * assuming the values on the path exist, -1 when it is not ready. Depth first over the {@code
+   * candidates}; a value met again on the path reaches back to its own depth.
+   */
+  private static int readyDepth(Graph g, Node root, Set<String> candidates) {
+    HashMap<String, Integer> onPath = new HashMap<>();
+    ArrayDeque<Visit> stack = new ArrayDeque<>();
+    onPath.put(root.key, 0);
+    stack.push(new Visit(root, 0));
+    int returned = 0;
+    boolean hasReturned = false;
+    while (true) {
+      Visit v = stack.peek();
+      if (hasReturned) {
+        hasReturned = false;
+        if (returned >= 0 && returned <= v.depth) {
+          v.satisfied = true;
+          if (returned < v.reach) {
+            v.reach = returned;
+          }
         }
-        g.anyTarget(
-            d,
-            t -> {
-              // values on the path are assumed present, also one being re-created (REMOVED)
-              if (t.value == null
-                  || (t.state == ValueState.REMOVED && !onPath.containsKey(t.key))
-                  || !candidates.contains(t.key)) {
-                return false;
-              }
-              int r = readyDepth(g, t, depth + 1, onPath, candidates);
-              if (r >= 0 && r <= depth) {
-                satisfied[0] = true;
-                if (r < reach[0]) {
-                  reach[0] = r;
-                }
-              }
-              return false;
-            });
-        if (!satisfied[0]) {
-          return -1;
-        }
-        cycleDepth = reach[0];
       }
-      return cycleDepth;
-    } finally {
-      onPath.remove(n.key);
+      Node next = nextTarget(g, v, onPath, candidates);
+      if (next != null) {
+        Integer seen = onPath.get(next.key);
+        if (seen != null) {
+          returned = seen;
+          hasReturned = true;
+        } else {
+          onPath.put(next.key, v.depth + 1);
+          stack.push(new Visit(next, v.depth + 1));
+        }
+        continue;
+      }
+      int result = v.targets != null ? -1 : v.cycleDepth; // targets left: a label not satisfied
+      stack.pop();
+      onPath.remove(v.node.key);
+      if (stack.isEmpty()) {
+        return result;
+      }
+      returned = result;
+      hasReturned = true;
+    }
+  }
+
+  /**
+   * The next target of {@code v} to search, moving on through its dependencies; null when {@code v}
+   * is done: ready when {@link Visit#targets} is null then, not ready (a label that no target
+   * satisfies) when it is not.
+   */
+  private static Node nextTarget(
+      Graph g, Visit v, HashMap<String, Integer> onPath, Set<String> candidates) {
+    List<Dependency> deps = v.node.deps();
+    while (true) {
+      if (v.targets != null) {
+        while (v.targetIndex < v.targets.size()) {
+          Node t = v.targets.get(v.targetIndex++);
+          // values on the path are assumed present, also one being re-created (REMOVED)
+          if (t.value == null
+              || (t.state == ValueState.REMOVED && !onPath.containsKey(t.key))
+              || !candidates.contains(t.key)) {
+            continue;
+          }
+          return t;
+        }
+        if (!v.satisfied) {
+          return null; // v.targets left set: not ready
+        }
+        v.cycleDepth = v.reach;
+        v.targets = null;
+      }
+      if (v.depIndex >= deps.size()) {
+        return null;
+      }
+      Dependency d = deps.get(v.depIndex++);
+      // fast path: an available target off the current path satisfies the label. A target on
+      // the path (the value being applied is not flagged unavailable yet) closes a cycle: it
+      // must lower the reach, so it goes through the slow path.
+      if (g.anyTarget(d, t -> satisfies(t) && !onPath.containsKey(t.key))) {
+        continue;
+      }
+      v.satisfied = false;
+      v.reach = v.cycleDepth;
+      v.targets = g.targetsOf(d);
+      v.targetIndex = 0;
     }
   }
 

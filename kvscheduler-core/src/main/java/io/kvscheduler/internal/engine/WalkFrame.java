@@ -2,7 +2,10 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 
 /**
@@ -135,5 +138,101 @@ final class WalkFrame {
     seqNodes = null;
     seqValues = null;
     seqError = null;
+  }
+
+  /** Ends the frame with {@code r}. */
+  void finish(Throwable r) {
+    result = r;
+    phase = DONE;
+  }
+
+  /** The operation step of the visit is done with {@code err}: the visit's exit follows. */
+  void endOperation(Throwable err) {
+    opResult = err;
+    phase = EXIT;
+  }
+
+  /** Starts visiting the dependents of {@code node} whose availability may change. */
+  void startDependents(Graph graph, Node node, boolean forUnavailable, int then) {
+    seqDependents = true;
+    seqFlag = forUnavailable;
+    seqIndex = 0;
+    seqSize = 0;
+    seqError = null;
+    seqThen = then;
+    phase = SEQUENCE;
+    // dependentsOf is sorted by key and has no duplicates: visited in that order
+    Collection<String> dependents = graph.dependentsOf(node.key);
+    if (dependents.isEmpty()) {
+      return;
+    }
+    if (dependents.size() == 1 && dependents instanceof List<String> single) {
+      // the usual single dependent, in an immutable list: no collection of visits
+      Node dn = graph.get(single.get(0));
+      if (needsDepUpdate(dn, forUnavailable)) {
+        seqSingle = dn;
+        seqSize = 1;
+      }
+      return;
+    }
+    List<Node> visits = null;
+    for (String dk : dependents) {
+      Node dn = graph.get(dk);
+      if (!needsDepUpdate(dn, forUnavailable)) {
+        continue;
+      }
+      if (visits == null) {
+        visits = new ArrayList<>(dependents.size());
+      }
+      visits.add(dn);
+    }
+    if (visits != null) {
+      seqNodes = visits;
+      seqSize = visits.size();
+    }
+  }
+
+  /**
+   * Starts applying derived values of the frame's base, given in key order (every caller builds the
+   * list from a sorted one: the descriptor's derived values as {@link
+   * DescriptorHandle#derivedSorted} returns them, or a node's derived keys, which are kept sorted).
+   * {@code check}: each is checked by {@link Derivation#validDerived} when its turn comes.
+   */
+  void startDerived(List<ValueToApply> sorted, boolean check, int then) {
+    assert ValueToApply.isSorted(sorted) : "derived values out of key order";
+    seqDependents = false;
+    seqFlag = check;
+    seqValues = sorted;
+    seqIndex = 0;
+    seqSize = sorted.size();
+    seqError = null;
+    seqThen = then;
+    phase = SEQUENCE;
+  }
+
+  /** True when dependent {@code dn} may change availability with its dependency. */
+  private static boolean needsDepUpdate(Node dn, boolean forUnavailable) {
+    if (dn == null || dn.value == null || dn.origin() != ValueOrigin.FROM_NB) {
+      return false;
+    }
+    if (forUnavailable == dn.isAvailable()) {
+      return false;
+    }
+    // INVALID and UNIMPLEMENTED: only a new NB value can fix these
+    return dn.state != ValueState.INVALID && dn.state != ValueState.UNIMPLEMENTED;
+  }
+
+  /**
+   * Starts deleting the value of the frame's node.
+   *
+   * @param pending the value is taken down because of its dependencies (ends PENDING)
+   * @param recreate the Delete half of a re-creation (derived node stays in the graph)
+   * @param pendingValue for an update waiting on new dependencies: the new value to keep
+   */
+  void startDelete(boolean pending, boolean recreate, Object pendingValue) {
+    this.pending = pending;
+    this.recreate = recreate;
+    this.pendingValue = pendingValue;
+    phase = DELETE;
   }
 }

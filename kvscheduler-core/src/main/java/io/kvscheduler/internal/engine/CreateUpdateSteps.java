@@ -1,0 +1,319 @@
+package io.kvscheduler.internal.engine;
+
+import static io.kvscheduler.internal.engine.WalkFrame.AFTER_DEPENDENTS;
+import static io.kvscheduler.internal.engine.WalkFrame.UPDATE_AFTER_OBSOLETE;
+import static io.kvscheduler.internal.engine.WalkFrame.UPDATE_CALL;
+
+import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.api.ValueState;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The steps of CREATE and UPDATE in the walk ({@link Walker}), each cut where it runs a sequence of
+ * child visits (dependents, derived values) and resumed in the phase it names. A re-creation and an
+ * update that waits for new dependencies continue as a DELETE ({@link DeleteSteps}).
+ */
+final class CreateUpdateSteps {
+  private final Graph graph;
+  private final Registry registry;
+  private final TxnContext txn;
+  private final Derivation derivation;
+  private final StatusMarks marks;
+  private final VisitSteps visits;
+  private final WalkCalls calls;
+
+  CreateUpdateSteps(
+      Graph graph,
+      Registry registry,
+      TxnContext txn,
+      Derivation derivation,
+      StatusMarks marks,
+      VisitSteps visits,
+      WalkCalls calls) {
+    this.graph = graph;
+    this.registry = registry;
+    this.txn = txn;
+    this.derivation = derivation;
+    this.marks = marks;
+    this.visits = visits;
+    this.calls = calls;
+  }
+
+  // ---------------------------------------------------------------- CREATE
+
+  /** CREATE: up to the Create call and its record; then the dependents waiting for the value. */
+  void create(WalkFrame f) {
+    Node node = f.node;
+    OpRecord op = f.op;
+    Walker.Args a = f.args;
+    String key = a.kv().key();
+    node.value = a.kv().value();
+    DescriptorHandle handle = registry.forNode(node);
+    if (handle != null) {
+      node.descriptor = handle.name;
+      node.label = handle.label(key);
+    } else {
+      node.descriptor = null;
+      node.label = key;
+    }
+    if (a.derived()) {
+      node.derivedFrom = a.baseKey();
+    }
+
+    if (!a.kv().fromSB() && !a.derived() && handle == null) {
+      if (node.state != ValueState.UNIMPLEMENTED) { // else already known: nothing to record
+        node.unavailable = true;
+        StatusMarks.clearError(node);
+        op.noop = true;
+        marks.setState(node, op, ValueState.UNIMPLEMENTED);
+        txn.ops.add(op);
+      }
+      f.endOperation(null);
+      return;
+    }
+    if (a.derived() && handle == null) {
+      op.property = true;
+    }
+
+    if (!txn.simulate && !a.kv().fromSB() && handle != null) {
+      Throwable invalid = handle.validate(key, node.value);
+      if (invalid != null) {
+        f.endOperation(marks.markInvalid(node, op, invalid));
+        return;
+      }
+    }
+
+    Derivation.Relations rel = derivation.relations(node, handle, a.kv(), a.derived());
+    if (rel.error() != null) {
+      f.endOperation(marks.markInvalid(node, op, rel.error()));
+      return;
+    }
+    graph.setDeps(node, rel.deps());
+    node.derivedKeys = rel.derivedKeys();
+
+    if (!Readiness.isReady(graph, node, a.kv().fromSB())) {
+      node.unavailable = true;
+      StatusMarks.clearError(node);
+      op.noop = true;
+      marks.setState(node, op, ValueState.PENDING);
+      txn.ops.add(op);
+      f.endOperation(null);
+      return;
+    }
+
+    if (!txn.simulate && !op.property) {
+      Object metadata;
+      if (!a.kv().fromSB()) {
+        DescriptorHandle.Result<Object> r = calls.callCreate(handle, key, node.value);
+        if (r.failed()) {
+          node.unavailable = true;
+          op.newErr = r.error();
+          op.newState =
+              marks.markFailed(
+                  node,
+                  a.kv().revert(),
+                  r.error(),
+                  handle.isRetriable(r.error()),
+                  TxnOperation.CREATE);
+          txn.ops.add(op);
+          f.endOperation(r.error());
+          return;
+        }
+        metadata = r.value();
+      } else {
+        metadata = a.kv().metadata();
+      }
+      if (!node.isDerived() && handle != null && handle.metadataMap != null) {
+        calls.setMetadata(node, handle, metadata);
+      } else if (!node.isDerived() && handle == null) {
+        node.metadata = metadata; // an SB value no descriptor selects: kept as reported
+      }
+    }
+
+    StatusMarks.clearError(node);
+    node.unavailable = false;
+    node.held = null;
+    marks.setState(node, op, a.kv().fromSB() ? ValueState.OBTAINED : ValueState.CONFIGURED);
+    txn.ops.add(op);
+
+    // errors of dependents are theirs, not this value's (AFTER_DEPENDENTS ignores them); then
+    // the derived values, whose last error is the value's
+    f.relations = rel;
+    f.startDependents(graph, node, true, AFTER_DEPENDENTS);
+  }
+
+  // ---------------------------------------------------------------- UPDATE
+
+  /** UPDATE: validation, equivalence, re-creation; then obsolete derived values are deleted. */
+  void update(WalkFrame f) {
+    Node node = f.node;
+    OpRecord op = f.op;
+    Walker.Args a = f.args;
+    String key = a.kv().key();
+    DescriptorHandle handle = registry.forNode(node);
+    if (node.held != null) {
+      node.value = node.held; // what the southbound holds: the update starts from it
+    }
+    if (!txn.simulate && !a.kv().fromSB() && handle != null) {
+      Throwable invalid = handle.validate(key, a.kv().value());
+      if (invalid != null) {
+        // nothing is called: the southbound keeps what it holds, remembered for the next
+        // operation (a removal deletes it, a valid value updates it)
+        node.held = node.value;
+        node.value = a.kv().value();
+        f.endOperation(marks.markInvalid(node, op, invalid));
+        return;
+      }
+    }
+    boolean equivalent =
+        handle != null
+            ? handle.equivalent(key, node.value, a.kv().value())
+            : DescriptorHandle.equalValues(key, node.value, a.kv().value());
+    if (equivalent && handle != null) {
+      handle.rememberEqual(node, node.value, a.kv().value());
+    }
+    boolean recreate =
+        !equivalent
+            && !a.kv().fromSB()
+            && handle != null
+            && handle.updateWithRecreate(key, node.value, a.kv().value(), node.metadata);
+
+    if (recreate) {
+      Set<String> recreating = new HashSet<>(node.derivedKeys);
+      recreating.add(key);
+      Walker.Args ra = a.withRecreating(recreating);
+      OpRecord del = visits.preRecord(ra, node);
+      del.op = TxnOperation.DELETE;
+      del.newValue = null;
+      f.args = ra;
+      f.op = del;
+      f.startDelete(false, true, null);
+      f.createAfterDelete = true;
+      return;
+    }
+
+    f.handle = handle;
+    f.equivalent = equivalent;
+    f.prevValue = node.value;
+    // an unavailable value whose object the southbound holds: once updated it is available
+    // again, and what waits for it goes ahead, as after a Create
+    f.wasUnavailable = node.unavailable;
+    Derivation.Relations rel = derivation.relations(node, handle, a.kv(), a.derived());
+    if (rel.error() != null) {
+      node.held = node.value;
+      node.value = a.kv().value();
+      f.endOperation(marks.markInvalid(node, op, rel.error()));
+      return;
+    }
+    f.relations = rel;
+    boolean derivedChanged = !Derivation.sameKeys(rel.derivedKeys(), node.derivedKeys);
+    if (!equivalent || derivedChanged) {
+      f.oldDerived = node.derivedKeys;
+      f.oldDeps = node.deps();
+      graph.setDeps(node, rel.deps());
+      node.derivedKeys = rel.derivedKeys();
+      List<ValueToApply> obsolete = new ArrayList<>();
+      // membership by hash when the lists are long (a base with thousands of derived values)
+      Collection<String> kept =
+          rel.derivedKeys().size() > 16 ? new HashSet<>(rel.derivedKeys()) : rel.derivedKeys();
+      for (String dk : f.oldDerived) {
+        if (!kept.contains(dk)) {
+          obsolete.add(new ValueToApply(dk, null, a.kv().origin(), a.kv().revert(), null));
+        }
+      }
+      f.startDerived(obsolete, false, UPDATE_AFTER_OBSOLETE);
+      return;
+    }
+    f.phase = UPDATE_CALL;
+  }
+
+  /** UPDATE_AFTER_OBSOLETE: an obsolete derived value that could not go stops the update. */
+  void afterObsolete(WalkFrame f, Throwable obsoleteError) {
+    if (obsoleteError != null) {
+      // the Update was not called: keep the value that is in the SB
+      graph.setDeps(f.node, f.oldDeps);
+      f.node.derivedKeys = f.oldDerived;
+      f.endOperation(obsoleteError);
+      return;
+    }
+    f.phase = UPDATE_CALL;
+  }
+
+  /** UPDATE_CALL: the Update call and its record; then the dependents, when they may go ahead. */
+  void updateCall(WalkFrame f) {
+    Node node = f.node;
+    OpRecord op = f.op;
+    Walker.Args a = f.args;
+    String key = a.kv().key();
+    DescriptorHandle handle = f.handle;
+    boolean equivalent = f.equivalent;
+    // a failed value the southbound holds as asked after all (a refresh found it) is settled
+    // here: with dependencies unmet it is taken down, as any value that loses them
+    boolean settles =
+        equivalent && (op.prevState == ValueState.FAILED || op.prevState == ValueState.RETRYING);
+    if ((!equivalent || node.unavailable || settles)
+        && !Readiness.isReady(graph, node, a.kv().fromSB())) {
+      // the new value waits for its dependencies: take the old one down, keep the new as PENDING
+      // (also an equal value whose object a failed Delete left behind: it goes now)
+      f.startDelete(true, false, a.kv().value());
+      return;
+    }
+    node.value = a.kv().value();
+
+    if (!txn.simulate && !equivalent && handle != null) {
+      Object metadata;
+      if (!a.kv().fromSB()) {
+        DescriptorHandle.Result<Object> r =
+            calls.callUpdate(handle, key, f.prevValue, node.value, node.metadata);
+        if (r.failed()) {
+          if (node.unavailable) {
+            node.held = f.prevValue; // still there (an available value keeps its own value)
+          }
+          op.newErr = r.error();
+          op.newState =
+              marks.markFailed(
+                  node,
+                  a.kv().revert(),
+                  r.error(),
+                  handle.isRetriable(r.error()),
+                  TxnOperation.UPDATE);
+          txn.ops.add(op);
+          f.endOperation(r.error());
+          return;
+        }
+        metadata = r.value();
+      } else {
+        metadata = a.kv().metadata();
+      }
+      if (!node.isDerived() && handle.metadataMap != null) {
+        calls.setMetadata(node, handle, metadata);
+      }
+    }
+
+    StatusMarks.clearError(node);
+    node.unavailable = false;
+    node.held = null;
+    marks.setState(node, op, a.kv().fromSB() ? ValueState.OBTAINED : ValueState.CONFIGURED);
+    if (!equivalent) {
+      txn.ops.add(op);
+    } else if (op.prevState != op.newState
+        && !(op.prevState == ValueState.DISCOVERED && op.newState == ValueState.CONFIGURED)) {
+      op.noop = true;
+      txn.ops.add(op);
+    }
+    if (f.wasUnavailable
+        || equivalent
+            && (op.prevState == ValueState.FAILED || op.prevState == ValueState.RETRYING)) {
+      // a failed operation that the southbound carried out after all (the refresh after the
+      // failure found the value): nothing was created in this walk, yet the value is available
+      // again, so what waits for it goes ahead now, as after a Create (their errors are theirs)
+      f.startDependents(graph, node, true, AFTER_DEPENDENTS);
+    } else {
+      f.phase = AFTER_DEPENDENTS;
+    }
+  }
+}

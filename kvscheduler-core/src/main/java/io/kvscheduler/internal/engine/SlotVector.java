@@ -10,7 +10,7 @@ import java.util.Arrays;
  * <p><b>Shape.</b> A 32-way trie of arrays: the leaves hold the elements, each inner array holds up
  * to 32 children, and the slot's bits, five at a time from the top, pick the path. A vector of n
  * elements is about log32(n) arrays deep (five at two million; at most seven for an int slot, which
- * bounds the recursion of the helpers that descend it one level per call). Every array has 32
+ * bounds the recursion of the methods that descend it one level per call). Every array has 32
  * entries; the last leaf and the last child of each level may be partly used. Nulls are allowed (a
  * free slot).
  *

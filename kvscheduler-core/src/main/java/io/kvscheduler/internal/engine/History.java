@@ -19,20 +19,21 @@ import java.util.function.BiConsumer;
 
 /**
  * Transaction records and graph revisions. Records are written by the engine thread and read from
- * any thread through a {@link RecordLog}. Revisions form one immutable chain per key ({@link Rev}):
- * the engine keeps the chain in the key's node and readers find it in the key's published view, so
- * recording a revision costs one object and no map operation. Chains of removed keys move to a
- * small concurrent map until the key comes back or the chain is trimmed. Only changed nodes get a
- * revision, so the cost per transaction follows the change. Trimmed by age (except the permanent
- * period after start), at most once a minute after a transaction, and records also by count.
+ * any thread through a {@link RecordLog}. Revisions form one immutable chain per key ({@link
+ * KeyRevision}): the engine keeps the chain in the key's node and readers find it in the key's
+ * published view, so recording a revision costs one object and no map operation. Chains of removed
+ * keys move to a small concurrent map until the key comes back or the chain is trimmed. Only
+ * changed nodes get a revision, so the cost per transaction follows the change. Trimmed by age
+ * (except the permanent period after start), at most once a minute after a transaction, and records
+ * also by count.
  */
 final class History {
-  private final SchedulerConfig cfg;
+  private final SchedulerConfig config;
   private final Instant started;
   private final RecordLog records = new RecordLog();
 
   /** Key → newest revision (closed) of keys that have no node. */
-  private final ConcurrentHashMap<String, Rev> removed = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, KeyRevision> removed = new ConcurrentHashMap<>();
 
   /** Where readers find the chains of live keys. */
   private final Published published;
@@ -42,8 +43,8 @@ final class History {
 
   private Instant nextRevisionTrim;
 
-  History(SchedulerConfig cfg, Instant started, Published published) {
-    this.cfg = cfg;
+  History(SchedulerConfig config, Instant started, Published published) {
+    this.config = config;
     this.started = started;
     this.published = published;
     this.nextTrim = started.plusSeconds(60);
@@ -51,14 +52,14 @@ final class History {
   }
 
   void addRecord(TxnRecord txn) {
-    if (!cfg.recordHistory()) {
+    if (!config.recordHistory()) {
       return;
     }
-    records.append(txn, cfg.historyMaxRecords());
+    records.append(txn, config.historyMaxRecords());
   }
 
   List<RecordedTxn> records(Instant since, Instant until) {
-    trim(cfg.clock().instant());
+    trim(config.clock().instant());
     List<RecordedTxn> out = new ArrayList<>();
     if (until.isBefore(since)) {
       return out;
@@ -72,7 +73,7 @@ final class History {
   }
 
   Optional<RecordedTxn> record(long seq) {
-    trim(cfg.clock().instant());
+    trim(config.clock().instant());
     TxnRecord r = records.get(seq);
     return r == null ? Optional.empty() : Optional.of(r.toApi());
   }
@@ -82,7 +83,7 @@ final class History {
    * others; a removed key's chain is closed and kept aside.
    */
   void addRevisions(BatchJournal journal, long seq, Instant now) {
-    if (!cfg.recordHistory()) {
+    if (!config.recordHistory()) {
       return;
     }
     for (int i = 0; i < journal.size(); i += Bulk.RANGE) {
@@ -100,14 +101,14 @@ final class History {
    * True when revisions are recorded (else {@link #addRevision} and {@link #carryOver} do nothing).
    */
   boolean records() {
-    return cfg.recordHistory();
+    return config.recordHistory();
   }
 
   /** {@link #addRevisions} of entry {@code i} alone (when {@link #records()}). */
   void addRevision(BatchJournal journal, int i, long seq, Instant now) {
     Node cur = journal.current(i);
     Node before = journal.before(i);
-    Rev old = chainBefore(journal, i);
+    KeyRevision old = chainBefore(journal, i);
     if (cur == null) {
       if (old != null) {
         if (old.until == null) {
@@ -121,7 +122,7 @@ final class History {
       if (old != null && old.until == null) {
         noteClosed(cur.key, now); // the new revision ends the open one
       }
-      cur.history = Rev.recorded(cur, seq, now, old);
+      cur.history = KeyRevision.recorded(cur, seq, now, old);
     }
   }
 
@@ -157,7 +158,7 @@ final class History {
   }
 
   /** The recorded chain of {@code key}: its node's, else the one kept aside, else null (tests). */
-  Rev chainOf(String key, Graph g) {
+  KeyRevision chainOf(String key, Graph g) {
     Node n = g.get(key);
     return n != null ? n.history : removed.get(key);
   }
@@ -166,7 +167,7 @@ final class History {
    * The chain entry {@code i} of a batch's journal had before the batch: the node's, or for a key
    * that had no node, the one kept aside for it (if any).
    */
-  private Rev chainBefore(BatchJournal journal, int i) {
+  private KeyRevision chainBefore(BatchJournal journal, int i) {
     Node before = journal.before(i);
     if (before != BatchJournal.ABSENT) {
       return before.history;
@@ -179,7 +180,7 @@ final class History {
    * keys, those of removed keys are kept aside as they are.
    */
   void carryOver(BatchJournal journal) {
-    if (!cfg.recordHistory()) {
+    if (!config.recordHistory()) {
       return;
     }
     for (int i = 0; i < journal.size(); i += Bulk.RANGE) {
@@ -196,7 +197,7 @@ final class History {
   /** {@link #carryOver(BatchJournal)} of entry {@code i} alone (when {@link #records()}). */
   void carryOver(BatchJournal journal, int i) {
     Node cur = journal.current(i);
-    Rev old = chainBefore(journal, i);
+    KeyRevision old = chainBefore(journal, i);
     if (old == null) {
       return;
     }
@@ -230,11 +231,11 @@ final class History {
    * removed it.
    */
   ValueState lastPresentState(String key, Node n) {
-    Rev head = n != null ? n.history : null;
+    KeyRevision head = n != null ? n.history : null;
     if (head == null && !removed.isEmpty()) {
       head = removed.get(key);
     }
-    for (Rev r = head; r != null; r = r.prev) {
+    for (KeyRevision r = head; r != null; r = r.prev) {
       if (r.state != ValueState.REMOVED) {
         return r.state;
       }
@@ -243,8 +244,8 @@ final class History {
   }
 
   /** Newest revision of {@code key} as readers see it. */
-  private Rev head(String key) {
-    Rev v = published.current().get(key);
+  private KeyRevision head(String key) {
+    KeyRevision v = published.current().get(key);
     if (v != null && v.history() != null) {
       return v.history();
     }
@@ -256,10 +257,10 @@ final class History {
   }
 
   /** The chain from {@code head}, oldest first. */
-  private static List<NodeRevision> toApi(Rev head) {
+  private static List<NodeRevision> toApi(KeyRevision head) {
     List<NodeRevision> out = new ArrayList<>();
-    Rev next = null;
-    for (Rev r = head; r != null; r = r.prev) {
+    KeyRevision next = null;
+    for (KeyRevision r = head; r != null; r = r.prev) {
       out.add(r.toApi(r.end(next)));
       next = r;
     }
@@ -268,18 +269,18 @@ final class History {
   }
 
   private Instant cutoff(Instant now) {
-    return now.minus(cfg.historyAgeLimit());
+    return now.minus(config.historyAgeLimit());
   }
 
-  private boolean keep(Rev r, Instant end, Instant cutoff) {
+  private boolean keep(KeyRevision r, Instant end, Instant cutoff) {
     boolean old = end != null && end.isBefore(cutoff);
-    return !old || r.since.isBefore(started.plus(cfg.permanentHistoryPeriod()));
+    return !old || r.since.isBefore(started.plus(config.permanentHistoryPeriod()));
   }
 
   /** Every chain readers can see: live keys from the views, removed keys from the side map. */
-  private void forEachChain(BiConsumer<String, Rev> action) {
+  private void forEachChain(BiConsumer<String, KeyRevision> action) {
     Published.Snapshot views = published.current();
-    for (Rev v : views.values()) {
+    for (KeyRevision v : views.values()) {
       if (v.history() != null) {
         action.accept(v.key, v.history());
       }
@@ -296,8 +297,8 @@ final class History {
     TreeMap<String, NodeRevision> out = new TreeMap<>();
     forEachChain(
         (key, head) -> {
-          Rev next = null;
-          for (Rev r = head; r != null; r = r.prev) {
+          KeyRevision next = null;
+          for (KeyRevision r = head; r != null; r = r.prev) {
             Instant end = r.end(next);
             if (!r.since.isAfter(t) && (end == null || end.isAfter(t))) {
               out.put(key, r.toApi(end));
@@ -365,7 +366,7 @@ final class History {
     }
     nextTrim = now.plusSeconds(60);
     Instant cutoff = cutoff(now);
-    Instant permanentUntil = started.plus(cfg.permanentHistoryPeriod());
+    Instant permanentUntil = started.plus(config.permanentHistoryPeriod());
     records.removeIf(r -> r.start.isBefore(cutoff) && !r.start.isBefore(permanentUntil));
   }
 
@@ -383,7 +384,7 @@ final class History {
    * whose chain changed: their views must be published again.
    */
   List<String> trimRevisions(Instant now, Graph g) {
-    if (!cfg.recordHistory() || !due(now, nextRevisionTrim)) {
+    if (!config.recordHistory() || !due(now, nextRevisionTrim)) {
       return List.of();
     }
     nextRevisionTrim = now.plusSeconds(60);
@@ -407,8 +408,8 @@ final class History {
       }
       Node n = g.get(key);
       if (n != null) {
-        Rev head = n.history;
-        Rev kept = trimmed(head, cutoff);
+        KeyRevision head = n.history;
+        KeyRevision kept = trimmed(head, cutoff);
         if (kept != head) {
           n.history = kept; // bookkeeping: the node's content is unchanged
           changed.add(n.key);
@@ -485,12 +486,12 @@ final class History {
   }
 
   /** The chain without the revisions {@link #keep} drops; the same chain when none is. */
-  private Rev trimmed(Rev head, Instant cutoff) {
-    List<Rev> chain = new ArrayList<>();
+  private KeyRevision trimmed(KeyRevision head, Instant cutoff) {
+    List<KeyRevision> chain = new ArrayList<>();
     List<Instant> ends = new ArrayList<>();
     boolean dropped = false;
-    Rev next = null;
-    for (Rev r = head; r != null; r = r.prev) {
+    KeyRevision next = null;
+    for (KeyRevision r = head; r != null; r = r.prev) {
       Instant end = r.end(next);
       if (keep(r, end, cutoff)) {
         chain.add(r);
@@ -503,7 +504,7 @@ final class History {
     if (!dropped) {
       return head;
     }
-    Rev out = null;
+    KeyRevision out = null;
     for (int i = chain.size() - 1; i >= 0; i--) {
       out = chain.get(i).rebased(ends.get(i), out);
     }

@@ -12,9 +12,9 @@ import java.util.List;
 import java.util.NoSuchElementException;
 
 /**
- * The read side: an immutable {@link Snapshot} of what readers see of every key (a {@link Rev}),
- * replaced after every transaction. Readers take the current snapshot and see a consistent state
- * without locks.
+ * The read side: an immutable {@link Snapshot} of what readers see of every key (a {@link
+ * KeyRevision}), replaced after every transaction. Readers take the current snapshot and see a
+ * consistent state without locks.
  *
  * <p>A snapshot is two persistent structures: the views, a vector ({@link SlotVector}) indexed by a
  * slot number each key keeps while it is published, and a sorted key index key → slot ({@link
@@ -33,15 +33,15 @@ final class Published {
     private final SlotIndex slots;
 
     /** Views by slot; a free slot holds null. */
-    private final SlotVector<Rev> views;
+    private final SlotVector<KeyRevision> views;
 
-    private Snapshot(SlotIndex slots, SlotVector<Rev> views) {
+    private Snapshot(SlotIndex slots, SlotVector<KeyRevision> views) {
       this.slots = slots;
       this.views = views;
     }
 
     /** The view of {@code key}, or null when the key has no value. */
-    Rev get(String key) {
+    KeyRevision get(String key) {
       int slot = slots.get(key);
       return slot < 0 ? null : views.get(slot);
     }
@@ -60,17 +60,17 @@ final class Published {
     }
 
     /** Every view, in key order. */
-    Iterable<Rev> values() {
+    Iterable<KeyRevision> values() {
       return viewsOf(null, null);
     }
 
     /** The views of the keys starting with {@code prefix}, in key order. */
-    Iterable<Rev> withPrefix(String prefix) {
+    Iterable<KeyRevision> withPrefix(String prefix) {
       return prefix.isEmpty() ? values() : viewsOf(prefix, NodeStore.prefixEnd(prefix));
     }
 
     /** The views of the keys in [{@code from}, {@code to}) (null: open), in key order. */
-    private Iterable<Rev> viewsOf(String from, String to) {
+    private Iterable<KeyRevision> viewsOf(String from, String to) {
       return () ->
           new Iterator<>() {
             private final SlotIndex.Cursor c = slots.cursor(from, to);
@@ -82,11 +82,11 @@ final class Published {
             }
 
             @Override
-            public Rev next() {
+            public KeyRevision next() {
               if (!ahead) {
                 throw new NoSuchElementException();
               }
-              Rev r = views.get(c.slot());
+              KeyRevision r = views.get(c.slot());
               ahead = c.next();
               return r;
             }
@@ -95,7 +95,7 @@ final class Published {
 
     /** Status of {@code key} with its derived values, all from this snapshot. */
     BaseValueStatus status(String key) {
-      Rev view = get(key);
+      KeyRevision view = get(key);
       if (view == null) {
         return new BaseValueStatus(ValueStatus.nonexistent(key), List.of());
       }
@@ -103,13 +103,13 @@ final class Published {
     }
 
     /** Status of the value {@code view} of this snapshot shows, with its derived values. */
-    BaseValueStatus status(Rev view) {
+    BaseValueStatus status(KeyRevision view) {
       if (view.derivedKeys.isEmpty()) {
         return new BaseValueStatus(view.status(), List.of());
       }
       List<ValueStatus> derived = new ArrayList<>(view.derivedKeys.size());
       for (String dk : view.derivedKeys) {
-        Rev dv = get(dk);
+        KeyRevision dv = get(dk);
         if (dv != null) {
           derived.add(dv.status());
         }
@@ -147,10 +147,10 @@ final class Published {
    * Re-publishes the touched keys (those whose node changed, was created or removed; a key may be
    * listed more than once).
    */
-  void update(Touched touched, Graph g) {
+  void update(Touched touched, Graph graph) {
     Snapshot s = snapshot;
     try {
-      snapshot = next(s, touched, g);
+      snapshot = next(s, touched, graph);
     } catch (RuntimeException | Error e) {
       // the snapshot stays as it was: so must the slot table and the pending keys, which the
       // failed update may have changed (an internal error; the transaction's caller gets it)
@@ -184,16 +184,16 @@ final class Published {
     }
   }
 
-  private Snapshot next(Snapshot s, Touched touched, Graph g) {
+  private Snapshot next(Snapshot s, Touched touched, Graph graph) {
     List<String> keys = touched.keys();
     if (keys.size() > 1024 && keys.size() > s.size() / 4) {
-      return rebuild(s, touched, g);
+      return rebuild(s, touched, graph);
     }
     SlotIndex slots = s.slots;
-    SlotVector<Rev> views = s.views;
+    SlotVector<KeyRevision> views = s.views;
     for (int i = 0; i < keys.size(); i++) {
       String key = keys.get(i);
-      Node n = g.get(key);
+      Node n = graph.get(key);
       int slot = slotOf(key, n, slots);
       if (n == null || n.value == null) {
         if (slot >= 0) {
@@ -204,7 +204,7 @@ final class Published {
         pending.remove(key);
         continue;
       }
-      Rev view = viewOf(g, n);
+      KeyRevision view = viewOf(graph, n);
       if (slot < 0) {
         slot = acquire(key);
         slots = slots.plus(key, slot);
@@ -264,7 +264,7 @@ final class Published {
     free[freeCount++] = slot;
   }
 
-  private void notePending(String key, Rev view) {
+  private void notePending(String key, KeyRevision view) {
     if (view.state == ValueState.PENDING) {
       pending.add(key);
     } else if (!pending.isEmpty()) {
@@ -277,7 +277,7 @@ final class Published {
    * (untouched keys keep their entries and slots) into new structures built in one linear pass.
    * Needs no ordered view of the graph.
    */
-  private Snapshot rebuild(Snapshot old, Touched t, Graph g) {
+  private Snapshot rebuild(Snapshot old, Touched t, Graph graph) {
     String[] touched = t.keys().toArray(new String[0]);
     if (!ascending(touched)) {
       Arrays.sort(touched);
@@ -290,7 +290,7 @@ final class Published {
     if (slotKeys.length < slotCount + distinct) { // at most one new slot per key
       slotKeys = Arrays.copyOf(slotKeys, slotCount + distinct);
     }
-    Merge m = new Merge(old, g, distinct);
+    Merge m = new Merge(old, graph, distinct);
     for (int i = 0; i < distinct; i += Bulk.RANGE) {
       m.add(touched, i, Bulk.end(i, distinct));
     }
@@ -348,8 +348,8 @@ final class Published {
   }
 
   /** The views of {@code old} by slot, with room for {@code extra} more slots. */
-  private static Rev[] viewsBySlot(Snapshot old, int extra) {
-    Rev[] out = new Rev[old.views.size() + extra];
+  private static KeyRevision[] viewsBySlot(Snapshot old, int extra) {
+    KeyRevision[] out = new KeyRevision[old.views.size() + extra];
     old.views.copyTo(out);
     return out;
   }
@@ -367,22 +367,22 @@ final class Published {
     int size;
 
     /** Views by slot: the previous ones, replaced for the touched keys. */
-    final Rev[] views;
+    final KeyRevision[] views;
 
     /** The previous snapshot's entries; {@link #more} says whether it is on one. */
     private final SlotIndex.Cursor prev;
 
     private boolean more;
-    private final Graph g;
+    private final Graph graph;
 
-    Merge(Snapshot old, Graph g, int touched) {
+    Merge(Snapshot old, Graph graph, int touched) {
       this.keys = new String[old.size() + touched];
       this.slots = new int[keys.length];
       // each touched key takes at most one new slot
       this.views = viewsBySlot(old, touched);
       this.prev = old.slots.cursor(null, null);
       this.more = prev.next();
-      this.g = g;
+      this.graph = graph;
     }
 
     /** {@link #add(String)} of {@code touched[from, to)}. */
@@ -403,7 +403,7 @@ final class Published {
       if (published >= 0) {
         more = prev.next();
       }
-      Node n = g.get(key);
+      Node n = graph.get(key);
       if (n == null || n.value == null) {
         if (published >= 0) {
           views[published] = null;
@@ -412,7 +412,7 @@ final class Published {
         pending.remove(key);
         return;
       }
-      Rev view = viewOf(g, n);
+      KeyRevision view = viewOf(graph, n);
       int slot = published >= 0 ? published : acquire(key);
       keep(key, slot);
       views[slot] = view;
@@ -435,29 +435,29 @@ final class Published {
   }
 
   /** What readers see of {@code n}: its newest revision when that shows it exactly. */
-  static Rev viewOf(Graph g, Node n) {
-    return Rev.published(n, Readiness.details(g, n));
+  static KeyRevision viewOf(Graph graph, Node n) {
+    return KeyRevision.published(n, Readiness.details(graph, n));
   }
 
-  static ValueStatus statusOf(Graph g, Node n) {
+  static ValueStatus statusOf(Graph graph, Node n) {
     return new ValueStatus(
-        n.key, n.state, OpRecord.msg(n.error), n.lastOperation(), Readiness.details(g, n));
+        n.key, n.state, OpRecord.msg(n.error), n.lastOperation(), Readiness.details(graph, n));
   }
 
   /** Status of a base value from the live graph (engine thread). */
-  static BaseValueStatus baseStatus(Graph g, String key) {
-    Node n = g.get(key);
+  static BaseValueStatus baseStatus(Graph graph, String key) {
+    Node n = graph.get(key);
     if (n == null || n.value == null) {
       return new BaseValueStatus(ValueStatus.nonexistent(key), List.of());
     }
     List<ValueStatus> derived = new ArrayList<>();
     for (String dk : n.derivedKeys) {
-      Node dn = g.get(dk);
+      Node dn = graph.get(dk);
       if (dn != null && dn.value != null) {
-        derived.add(statusOf(g, dn));
+        derived.add(statusOf(graph, dn));
       }
     }
-    return new BaseValueStatus(statusOf(g, n), derived);
+    return new BaseValueStatus(statusOf(graph, n), derived);
   }
 
   /** Status of a key from the published snapshot (any thread). */

@@ -36,16 +36,16 @@ import org.slf4j.LoggerFactory;
 final class Refresher {
   private static final Logger LOG = LoggerFactory.getLogger(Refresher.class);
 
-  private final Graph g;
-  private final Registry reg;
+  private final Graph graph;
+  private final Registry registry;
   private final History history;
 
   /** Incremented per refresh; nodes found get it as their mark (no per-refresh key sets). */
   private long epoch;
 
-  Refresher(Graph g, Registry reg, History history) {
-    this.g = g;
-    this.reg = reg;
+  Refresher(Graph graph, Registry registry, History history) {
+    this.graph = graph;
+    this.registry = registry;
     this.history = history;
   }
 
@@ -60,9 +60,9 @@ final class Refresher {
     long mark = ++epoch;
     // a refresh of an empty graph (the first resync) finds every value it has: no pass over the
     // values that were not found is needed
-    boolean wasEmpty = g.size() == 0;
+    boolean wasEmpty = graph.size() == 0;
     firstNbByDescriptor = null;
-    for (DescriptorHandle h : reg.ordered()) {
+    for (DescriptorHandle h : registry.ordered()) {
       if (keys != null && keys.stream().noneMatch(k -> selects(h, k))) {
         continue;
       }
@@ -92,7 +92,7 @@ final class Refresher {
       // NB base values of this descriptor not returned lose their metadata
       for (Node n : wasEmpty ? List.<Node>of() : nodesOf(h, keys)) {
         if (n.refreshMark != mark && n.metadata != null && n.state != ValueState.OBTAINED) {
-          Node w = g.write(n.key);
+          Node w = graph.write(n.key);
           w.metadata = null;
           if (h.metadataMap != null) {
             h.metadataMap.put(w.label, null);
@@ -107,7 +107,7 @@ final class Refresher {
       markNotFound(keys, refreshedDescriptors, mark);
     }
     if (verbose) {
-      LOG.info("refreshed graph: {} values", g.size());
+      LOG.info("refreshed graph: {} values", graph.size());
     }
     return refreshedDescriptors;
   }
@@ -152,7 +152,7 @@ final class Refresher {
       LOG.warn("descriptor {}: Retrieve returned an entry without key or value; skipped", h.name);
       return;
     }
-    Node seen = g.get(kv.key());
+    Node seen = graph.get(kv.key());
     KVWithMetadata<Object, Object> c =
         bySelection || seen == null || kv.origin() == ValueOrigin.UNKNOWN
             ? correlated.get(kv.key())
@@ -167,7 +167,7 @@ final class Refresher {
   }
 
   private boolean selects(DescriptorHandle h, String key) {
-    return reg.forKey(key) == h;
+    return registry.forKey(key) == h;
   }
 
   /**
@@ -207,7 +207,7 @@ final class Refresher {
     for (int i = from; i < to; i++) {
       ValueToApply kv = firstNb.get(i);
       if (kv.value() != null) {
-        DescriptorHandle owner = reg.forKey(kv.key());
+        DescriptorHandle owner = registry.forKey(kv.key());
         if (owner != null) {
           firstNbByDescriptor.computeIfAbsent(owner, k -> new ArrayList<>()).add(kv);
         }
@@ -228,14 +228,14 @@ final class Refresher {
     List<Node> out = new ArrayList<>();
     if (keys != null) {
       for (String k : new TreeSet<>(keys)) {
-        Node n = g.get(k);
+        Node n = graph.get(k);
         if (n != null && !n.isDerived() && h.name.equals(n.descriptor) && n.value != null) {
           out.add(n);
         }
       }
       return out;
     }
-    for (Node n : g.range(h.d.nbKeyPrefix()).values()) {
+    for (Node n : graph.range(h.d.nbKeyPrefix()).values()) {
       if (!n.isDerived() && h.name.equals(n.descriptor) && n.value != null) {
         out.add(n);
       }
@@ -251,7 +251,7 @@ final class Refresher {
       long mark,
       Set<String> keys,
       boolean selected) {
-    if (!selected && (seen != null ? reg.forNode(seen) : reg.forKey(kv.key())) != h) {
+    if (!selected && (seen != null ? registry.forNode(seen) : registry.forKey(kv.key())) != h) {
       LOG.warn("descriptor {}: Retrieve returned foreign key {}; skipped", h.name, kv.key());
       return false;
     }
@@ -291,8 +291,8 @@ final class Refresher {
       String key,
       ValueOrigin origin,
       long mark) {
-    Node n = g.write(key);
-    reg.remember(n, h); // validRetrieved found h selecting the key
+    Node n = graph.write(key);
+    registry.remember(n, h); // validRetrieved found h selecting the key
     n.refreshMark = mark;
     refreshNode(n, h, kv.value(), origin, null);
     n.metadata = kv.metadata();
@@ -324,7 +324,7 @@ final class Refresher {
       // a pending binding of a removed base would linger and be created once its dependency
       // appears).
       for (String old : n.derivedKeys) {
-        Node dn = g.get(old);
+        Node dn = graph.get(old);
         if (!produced.contains(old)
             && dn != null
             && dn.value != null
@@ -365,7 +365,7 @@ final class Refresher {
    * that base; true when stored.
    */
   private boolean refreshDerived(KeyValuePair d, String baseKey, ValueOrigin origin, long mark) {
-    Node existing = g.get(d.key());
+    Node existing = graph.get(d.key());
     if (DerivedOrder.collides(existing, baseKey)) {
       return false;
     }
@@ -373,7 +373,7 @@ final class Refresher {
         existing != null
             && (existing.state == ValueState.FAILED || existing.state == ValueState.RETRYING)
             && !listedUnder(baseKey, d.key());
-    Node dn = g.write(d.key());
+    Node dn = graph.write(d.key());
     if (leftOver) {
       // a failed value its base no longer derives (no retry will come for it), found again:
       // there like a value never seen, not FAILED or RETRYING under a base that does not ask for it
@@ -381,14 +381,14 @@ final class Refresher {
       dn.error = null;
       dn.retryAttempt = 0;
     }
-    refreshNode(dn, reg.forNode(dn), d.value(), origin, baseKey);
+    refreshNode(dn, registry.forNode(dn), d.value(), origin, baseKey);
     dn.refreshMark = mark;
     return true;
   }
 
   /** True when base {@code baseKey} lists {@code key} among its derived keys (kept sorted). */
   private boolean listedUnder(String baseKey, String key) {
-    Node base = g.get(baseKey);
+    Node base = graph.get(baseKey);
     return base != null && Collections.binarySearch(base.derivedKeys, key) >= 0;
   }
 
@@ -422,7 +422,7 @@ final class Refresher {
         deps = r.value();
       }
     }
-    g.setDeps(n, deps);
+    graph.setDeps(n, deps);
   }
 
   /** Derived keys that a refreshed base no longer produces (cleared by every refresh). */
@@ -431,21 +431,21 @@ final class Refresher {
   private void markNotFound(Set<String> keys, Set<String> refreshed, long mark) {
     List<Node> candidates = new ArrayList<>();
     for (String dk : vanishedDerived) {
-      Node dn = g.get(dk);
+      Node dn = graph.get(dk);
       if (dn != null) {
         candidates.add(dn);
       }
     }
     vanishedDerived.clear();
     if (keys == null) {
-      candidates.addAll(g.all().values());
+      candidates.addAll(graph.all().values());
     } else {
       for (String k : keys) {
-        Node n = g.get(k);
+        Node n = graph.get(k);
         if (n != null) {
           candidates.add(n);
           for (String dk : n.derivedKeys) {
-            Node dn = g.get(dk);
+            Node dn = graph.get(dk);
             if (dn != null) {
               candidates.add(dn);
             }
@@ -457,15 +457,15 @@ final class Refresher {
       if (n.refreshMark == mark || n.value == null) {
         continue;
       }
-      Node base = n.isDerived() ? g.get(n.derivedFrom) : n;
+      Node base = n.isDerived() ? graph.get(n.derivedFrom) : n;
       if (base == null || base.descriptor == null || !refreshed.contains(base.descriptor)) {
         continue;
       }
       if (n.state == ValueState.OBTAINED || n.state == ValueState.DISCOVERED) {
-        g.remove(n.key);
+        graph.remove(n.key);
         continue;
       }
-      Node w = g.write(n.key);
+      Node w = graph.write(n.key);
       w.unavailable = true;
       w.held = null; // nothing is left in the southbound
       if (w.state == ValueState.CONFIGURED) {
@@ -499,7 +499,7 @@ final class Refresher {
     for (KVWithMetadata<Object, Object> kv : r.value()) {
       if (kv == null
           || kv.value() == null
-          || reg.forKey(kv.key()) != h
+          || registry.forKey(kv.key()) != h
           || h.checkFound(kv.key(), kv.value(), kv.metadata(), "Retrieve") != null
           || !listed.add(kv.key())) {
         continue;

@@ -183,9 +183,9 @@ class PublishedTest {
     assertThat(p.current().get("a/k4").value).isEqualTo("changed");
   }
 
-  private static List<String> entries(Iterable<Rev> views) {
+  private static List<String> entries(Iterable<KeyRevision> views) {
     List<String> out = new ArrayList<>();
-    for (Rev v : views) {
+    for (KeyRevision v : views) {
       out.add(v.key + "=" + v.value);
     }
     return out;
@@ -331,7 +331,7 @@ class PublishedTest {
       if (i++ % step != 0) {
         continue;
       }
-      Rev v = s.get(key);
+      KeyRevision v = s.get(key);
       if (v == null || !v.value.equals(model.get(key))) {
         assertThat(v).as(where + ": lookup of " + key).isNotNull();
         assertThat(v.value).as(where + ": lookup of " + key).isEqualTo(model.get(key));

@@ -7,15 +7,10 @@ import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.ValueState;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BiConsumer;
 
 /**
  * Transaction records and graph revisions. Records are written by the engine thread and read from
@@ -26,6 +21,10 @@ import java.util.function.BiConsumer;
  * changed nodes get a revision, so the cost per transaction follows the change. Trimmed by age
  * (except the permanent period after start), at most once a minute after a transaction, and records
  * also by count.
+ *
+ * <p>This class records and trims; the queue of ended revisions a trim visits is {@link
+ * ClosedRevisions}, and the read side (timelines, snapshots, flag counts) is {@link
+ * RevisionQueries}.
  */
 final class History {
   private final SchedulerConfig config;
@@ -35,8 +34,11 @@ final class History {
   /** Key → newest revision (closed) of keys that have no node. */
   private final ConcurrentHashMap<String, KeyRevision> removed = new ConcurrentHashMap<>();
 
-  /** Where readers find the chains of live keys. */
-  private final Published published;
+  /** Revisions ended and not yet trimmed, in order of end: what a trim visits. */
+  private final ClosedRevisions closed = new ClosedRevisions();
+
+  /** Timelines, snapshots and flag counts, from the published views and {@link #removed}. */
+  private final RevisionQueries queries;
 
   /** Trims run at most once a minute: the earliest time of the next (no Instant per check). */
   private Instant nextTrim;
@@ -46,7 +48,7 @@ final class History {
   History(SchedulerConfig config, Instant started, Published published) {
     this.config = config;
     this.started = started;
-    this.published = published;
+    this.queries = new RevisionQueries(published, removed);
     this.nextTrim = started.plusSeconds(60);
     this.nextRevisionTrim = nextTrim;
   }
@@ -112,7 +114,7 @@ final class History {
     if (cur == null) {
       if (old != null) {
         if (old.until == null) {
-          noteClosed(journal.key(i), now);
+          closed.add(journal.key(i), now);
         }
         removed.put(journal.key(i), old.closedAt(now));
       }
@@ -120,41 +122,10 @@ final class History {
       cur.history = old; // unchanged (the node may be a new one for the same key)
     } else {
       if (old != null && old.until == null) {
-        noteClosed(cur.key, now); // the new revision ends the open one
+        closed.add(cur.key, now); // the new revision ends the open one
       }
       cur.history = KeyRevision.recorded(cur, seq, now, old);
     }
-  }
-
-  /**
-   * Revisions ended so far and not yet trimmed, oldest first (engine thread): for each, its key and
-   * its end. A trim takes the entries that ended before the cutoff from the front and visits only
-   * those keys' chains, not every key of the graph: it costs the chains of the keys that have
-   * something to drop. Entries of one batch share the batch's {@code Instant}. If the clock goes
-   * back, an entry is queued behind later ones; the next trim then sorts the queue by end first, so
-   * nothing waits behind an entry stamped before the clock was set back.
-   */
-  private String[] closedKeys = new String[64];
-
-  private Instant[] closedEnds = new Instant[64];
-  private int closedHead;
-  private int closedSize;
-
-  /** An entry was queued with an end before the entry in front of it (the clock went back). */
-  private boolean closedOutOfOrder;
-
-  private void noteClosed(String key, Instant end) {
-    if (closedSize > 0
-        && end.isBefore(closedEnds[(closedHead + closedSize - 1) & (closedKeys.length - 1)])) {
-      closedOutOfOrder = true;
-    }
-    if (closedSize == closedKeys.length) {
-      resizeClosed(closedKeys.length * 2);
-    }
-    int at = (closedHead + closedSize) & (closedKeys.length - 1);
-    closedKeys[at] = key;
-    closedEnds[at] = end;
-    closedSize++;
   }
 
   /** The recorded chain of {@code key}: its node's, else the one kept aside, else null (tests). */
@@ -243,29 +214,23 @@ final class History {
     return null;
   }
 
-  /** Newest revision of {@code key} as readers see it. */
-  private KeyRevision head(String key) {
-    KeyRevision v = published.current().get(key);
-    if (v != null && v.history() != null) {
-      return v.history();
-    }
-    return removed.get(key);
-  }
-
+  /** Every revision of {@code key}, oldest first. */
   List<NodeRevision> timeline(String key) {
-    return toApi(head(key));
+    return queries.timeline(key);
   }
 
-  /** The chain from {@code head}, oldest first. */
-  private static List<NodeRevision> toApi(KeyRevision head) {
-    List<NodeRevision> out = new ArrayList<>();
-    KeyRevision next = null;
-    for (KeyRevision r = head; r != null; r = r.prev) {
-      out.add(r.toApi(r.end(next)));
-      next = r;
-    }
-    Collections.reverse(out);
-    return out;
+  /** The revision of every key that was valid at {@code t}, in key order. */
+  List<NodeRevision> snapshot(Instant t) {
+    return queries.snapshot(t);
+  }
+
+  /**
+   * How many revisions of the selected keys have {@code flag}, in total and per value.
+   *
+   * @throws IllegalArgumentException if {@code flag} is not a known flag
+   */
+  FlagStats flagStats(String flag, KeySelector selector) {
+    return queries.flagStats(flag, selector);
   }
 
   private Instant cutoff(Instant now) {
@@ -275,85 +240,6 @@ final class History {
   private boolean keep(KeyRevision r, Instant end, Instant cutoff) {
     boolean old = end != null && end.isBefore(cutoff);
     return !old || r.since.isBefore(started.plus(config.permanentHistoryPeriod()));
-  }
-
-  /** Every chain readers can see: live keys from the views, removed keys from the side map. */
-  private void forEachChain(BiConsumer<String, KeyRevision> action) {
-    Published.Snapshot views = published.current();
-    for (KeyRevision v : views.values()) {
-      if (v.history() != null) {
-        action.accept(v.key, v.history());
-      }
-    }
-    removed.forEach(
-        (k, r) -> {
-          if (!views.containsKey(k)) {
-            action.accept(k, r);
-          }
-        });
-  }
-
-  List<NodeRevision> snapshot(Instant t) {
-    TreeMap<String, NodeRevision> out = new TreeMap<>();
-    forEachChain(
-        (key, head) -> {
-          KeyRevision next = null;
-          for (KeyRevision r = head; r != null; r = r.prev) {
-            Instant end = r.end(next);
-            if (!r.since.isAfter(t) && (end == null || end.isAfter(t))) {
-              out.put(key, r.toApi(end));
-              break;
-            }
-            next = r;
-          }
-        });
-    return List.copyOf(out.values());
-  }
-
-  FlagStats flagStats(String flag, KeySelector selector) {
-    long[] total = {0};
-    Map<String, Long> per = new TreeMap<>();
-    flagValue(flag, null); // rejects an unknown flag even when there is no revision
-    forEachChain(
-        (key, head) -> {
-          if (!selector.test(key)) {
-            return;
-          }
-          for (NodeRevision r : toApi(head)) {
-            String v = flagValue(flag, r);
-            if (v != null) {
-              total[0]++;
-              per.merge(v, 1L, Long::sum);
-            }
-          }
-        });
-    return new FlagStats(total[0], per);
-  }
-
-  private static String flagValue(String flag, NodeRevision r) {
-    if (r == null) {
-      return switch (flag) {
-        case "value-state", "unavailable", "error", "last-update", "descriptor", "derived" -> null;
-        default ->
-            throw new IllegalArgumentException(
-                "unknown flag '"
-                    + flag
-                    + "' (known: value-state, unavailable, error, last-update, descriptor, derived)");
-      };
-    }
-    return switch (flag) {
-      case "value-state" -> r.state().name();
-      case "unavailable" -> r.unavailable() ? "" : null;
-      case "error" -> r.error().isEmpty() ? null : "";
-      case "last-update" -> r.lastUpdateSeq() < 0 ? null : r.lastOperation().name();
-      case "descriptor" -> r.descriptor().isEmpty() ? null : r.descriptor();
-      case "derived" -> r.derivedFrom().isEmpty() ? null : r.derivedFrom();
-      default ->
-          throw new IllegalArgumentException(
-              "unknown flag '"
-                  + flag
-                  + "' (known: value-state, unavailable, error, last-update, descriptor, derived)");
-    };
   }
 
   /**
@@ -390,16 +276,11 @@ final class History {
     nextRevisionTrim = now.plusSeconds(60);
     Instant cutoff = cutoff(now);
     List<String> changed = new ArrayList<>();
-    if (closedOutOfOrder) {
-      sortClosed();
-    }
+    closed.sortIfNeeded();
     HashSet<String> visited = null;
-    while (closedSize > 0 && closedEnds[closedHead].isBefore(cutoff)) {
-      String key = closedKeys[closedHead];
-      closedKeys[closedHead] = null;
-      closedEnds[closedHead] = null;
-      closedHead = (closedHead + 1) & (closedKeys.length - 1);
-      closedSize--;
+    for (String key = closed.pollEndedBefore(cutoff);
+        key != null;
+        key = closed.pollEndedBefore(cutoff)) {
       if (visited == null) {
         visited = new HashSet<>();
       }
@@ -419,33 +300,8 @@ final class History {
         removed.computeIfPresent(key, (k, head) -> trimmed(head, cutoff)); // null drops the key
       }
     }
-    if (closedKeys.length > 64 && closedSize < closedKeys.length / 4) {
-      // after a burst of changes has aged out
-      resizeClosed(Math.max(64, Integer.highestOneBit(Math.max(1, closedSize)) * 2));
-    }
+    closed.shrinkIfSparse();
     return changed;
-  }
-
-  /** Puts the queue in order of end (stable), after the clock went back. */
-  private void sortClosed() {
-    Integer[] order = new Integer[closedSize];
-    String[] keys = new String[closedKeys.length];
-    Instant[] ends = new Instant[closedKeys.length];
-    for (int j = 0; j < closedSize; j++) {
-      int from = (closedHead + j) & (closedKeys.length - 1);
-      keys[j] = closedKeys[from];
-      ends[j] = closedEnds[from];
-      order[j] = j;
-    }
-    Arrays.sort(order, (a, b) -> ends[a].compareTo(ends[b]));
-    for (int j = 0; j < closedSize; j++) {
-      closedKeys[j] = keys[order[j]];
-      closedEnds[j] = ends[order[j]];
-    }
-    Arrays.fill(closedKeys, closedSize, closedKeys.length, null);
-    Arrays.fill(closedEnds, closedSize, closedEnds.length, null);
-    closedHead = 0;
-    closedOutOfOrder = false;
   }
 
   /**
@@ -467,22 +323,6 @@ final class History {
       }
     }
     return out;
-  }
-
-  /**
-   * Moves the queue, oldest first, to arrays of {@code capacity} (a power of two above its size).
-   */
-  private void resizeClosed(int capacity) {
-    String[] keys = new String[capacity];
-    Instant[] ends = new Instant[capacity];
-    for (int j = 0; j < closedSize; j++) {
-      int from = (closedHead + j) & (closedKeys.length - 1);
-      keys[j] = closedKeys[from];
-      ends[j] = closedEnds[from];
-    }
-    closedKeys = keys;
-    closedEnds = ends;
-    closedHead = 0;
   }
 
   /** The chain without the revisions {@link #keep} drops; the same chain when none is. */

@@ -137,7 +137,7 @@ final class PostProcessor {
     List<BaseValueStatus> statuses = new ArrayList<>();
     if (watchers.any()) {
       for (String key : new TreeSet<>(tx.changedStatus)) {
-        statuses.add(Published.baseStatus(graph, key));
+        statuses.add(LiveStatus.baseStatus(graph, key));
       }
     }
     // pairs ignored because their key holds a derived value: the caller learns it (the

@@ -265,7 +265,7 @@ public final class SchedulerImpl implements KVScheduler {
   public void forEachValueStatus(KeySelector selector, Consumer<? super BaseValueStatus> action) {
     Objects.requireNonNull(selector, "selector (KeySelector.any() for every key)");
     Objects.requireNonNull(action, "action");
-    Published.Snapshot views = published.current();
+    PublishedSnapshot views = published.current();
     for (KeyRevision v : views.values()) {
       if (v.derivedFrom == null && selector.test(v.key)) {
         action.accept(views.status(v));

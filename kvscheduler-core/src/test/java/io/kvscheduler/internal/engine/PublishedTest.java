@@ -166,7 +166,7 @@ class PublishedTest {
       put(g, "a/k" + i, "v" + i);
     }
     publish(p, g, seq++);
-    Published.Snapshot before = p.current();
+    PublishedSnapshot before = p.current();
     g.remove("a/k3");
     put(g, "a/k4", "changed");
     put(g, "a/new", "n");
@@ -231,7 +231,7 @@ class PublishedTest {
                   key -> {
                     throw new InternalError("selector broken");
                   })));
-      Published.Snapshot before = p.current();
+      PublishedSnapshot before = p.current();
       Assertions.assertThatThrownBy(() -> publish(p, g, 1)).isInstanceOf(InternalError.class);
       assertThat(p.current()).isSameAs(before);
       assertThat(p.pendingKeys()).as("pending keys after the failure").isEmpty();
@@ -317,7 +317,7 @@ class PublishedTest {
     p.update(t, g);
   }
 
-  private static void check(Published.Snapshot s, TreeMap<String, Object> model, String where) {
+  private static void check(PublishedSnapshot s, TreeMap<String, Object> model, String where) {
     assertThat(s.size()).as(where).isEqualTo(model.size());
     assertThat(entries(s.values())).as(where).isEqualTo(entries(model));
     for (String prefix : PREFIXES) {

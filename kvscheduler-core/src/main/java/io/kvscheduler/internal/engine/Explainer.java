@@ -27,27 +27,27 @@ final class Explainer {
     return depth <= MAX_INDENT ? "  ".repeat(depth) : "  ".repeat(MAX_INDENT) + "(" + depth + ") ";
   }
 
-  static List<String> explain(Graph g, String key) {
+  static List<String> explain(Graph graph, String key) {
     List<String> out = new ArrayList<>();
-    Node n = g.get(key);
+    Node n = graph.get(key);
     if (n == null || n.value == null) {
       return out;
     }
-    walk(g, n, 0, new LinkedHashSet<>(), out);
+    walk(graph, n, 0, new LinkedHashSet<>(), out);
     return out;
   }
 
   /** The explanation of {@code key} as a tree of causes. */
-  static Explanation tree(Graph g, String key) {
-    Node n = g.get(key);
+  static Explanation tree(Graph graph, String key) {
+    Node n = graph.get(key);
     if (n == null || n.value == null) {
       return Explanation.of(
           key, n == null ? ValueState.NONEXISTENT : n.state, Explanation.Reason.UNKNOWN_KEY);
     }
-    return node(g, n, new LinkedHashSet<>());
+    return node(graph, n, new LinkedHashSet<>());
   }
 
-  private static Explanation node(Graph g, Node n, LinkedHashSet<String> path) {
+  private static Explanation node(Graph graph, Node n, LinkedHashSet<String> path) {
     if (path.contains(n.key)) {
       List<String> cycle = new ArrayList<>();
       boolean in = false;
@@ -77,10 +77,10 @@ final class Explainer {
         case PENDING -> {
           List<Explanation> causes = new ArrayList<>();
           for (Dependency d : n.deps()) {
-            if (g.anyTarget(d, Node::isAvailable)) {
+            if (graph.anyTarget(d, Node::isAvailable)) {
               continue;
             }
-            List<Node> targets = g.targetsOf(d);
+            List<Node> targets = graph.targetsOf(d);
             if (targets.isEmpty()) {
               causes.add(
                   d.isAnyOf()
@@ -103,7 +103,7 @@ final class Explainer {
               continue;
             }
             for (Node t : targets) {
-              causes.add(node(g, t, path).via(d.label()));
+              causes.add(node(graph, t, path).via(d.label()));
             }
           }
           yield new Explanation(
@@ -162,7 +162,7 @@ final class Explainer {
   }
 
   private static void walk(
-      Graph g, Node n, int depth, LinkedHashSet<String> path, List<String> out) {
+      Graph graph, Node n, int depth, LinkedHashSet<String> path, List<String> out) {
     String pad = pad(depth);
     if (path.contains(n.key)) {
       List<String> cycle = new ArrayList<>();
@@ -183,10 +183,10 @@ final class Explainer {
         case PENDING -> {
           out.add(pad + n.key + " is PENDING");
           for (Dependency d : n.deps()) {
-            if (g.anyTarget(d, Node::isAvailable)) {
+            if (graph.anyTarget(d, Node::isAvailable)) {
               continue;
             }
-            List<Node> targets = g.targetsOf(d);
+            List<Node> targets = graph.targetsOf(d);
             if (targets.isEmpty()) {
               out.add(
                   pad(depth + 1)
@@ -200,7 +200,7 @@ final class Explainer {
             }
             out.add(pad(depth + 1) + "dependency '" + d.label() + "': no target is available");
             for (Node t : targets) {
-              walk(g, t, depth + 2, path, out);
+              walk(graph, t, depth + 2, path, out);
             }
           }
         }

@@ -129,8 +129,8 @@ final class History {
   }
 
   /** The recorded chain of {@code key}: its node's, else the one kept aside, else null (tests). */
-  KeyRevision chainOf(String key, Graph g) {
-    Node n = g.get(key);
+  KeyRevision chainOf(String key, Graph graph) {
+    Node n = graph.get(key);
     return n != null ? n.history : removed.get(key);
   }
 
@@ -184,13 +184,13 @@ final class History {
    * again are dropped (readers find them in the views now). Only the keys the transaction touched
    * can have come back ({@code touchedKeys}, duplicates allowed): the others are not looked at.
    */
-  void afterPublish(Graph g, List<String> touchedKeys) {
+  void afterPublish(Graph graph, List<String> touchedKeys) {
     if (removed.isEmpty()) {
       return;
     }
     for (int i = 0; i < touchedKeys.size(); i++) {
       String k = touchedKeys.get(i);
-      if (removed.containsKey(k) && g.get(k) != null) {
+      if (removed.containsKey(k) && graph.get(k) != null) {
         removed.remove(k);
       }
     }
@@ -269,7 +269,7 @@ final class History {
    * Drops old revisions from the chains, at most once a minute (engine thread). Returns the keys
    * whose chain changed: their views must be published again.
    */
-  List<String> trimRevisions(Instant now, Graph g) {
+  List<String> trimRevisions(Instant now, Graph graph) {
     if (!config.recordHistory() || !due(now, nextRevisionTrim)) {
       return List.of();
     }
@@ -287,7 +287,7 @@ final class History {
       if (!visited.add(key)) {
         continue; // the chain was trimmed already in this pass
       }
-      Node n = g.get(key);
+      Node n = graph.get(key);
       if (n != null) {
         KeyRevision head = n.history;
         KeyRevision kept = trimmed(head, cutoff);
@@ -308,17 +308,17 @@ final class History {
    * After a transaction was aborted and rolled back: side chains of keys that have a node again are
    * dropped (the transaction's own cleanup did not run). Rare: one pass over the side chains.
    */
-  void dropRevived(Graph g) {
+  void dropRevived(Graph graph) {
     if (!removed.isEmpty()) {
-      removed.keySet().removeIf(k -> g.get(k) != null);
+      removed.keySet().removeIf(k -> graph.get(k) != null);
     }
   }
 
   /** Keys that have a node and a side chain both (tests: none once a transaction is over). */
-  List<String> revivedSideChains(Graph g) {
+  List<String> revivedSideChains(Graph graph) {
     List<String> out = new ArrayList<>();
     for (String k : removed.keySet()) {
-      if (g.get(k) != null) {
+      if (graph.get(k) != null) {
         out.add(k);
       }
     }

@@ -37,8 +37,11 @@ import java.util.function.Function;
  *     .build();
  * }</pre>
  *
- * <p>(Longer than our usual class size: the callback types, accessors and the builder of this one
- * immutable type belong together.)
+ * <p>(Longer than our usual class size, on purpose: the class is one immutable value type and holds
+ * no algorithm. Its nested callback types ({@link Creator}, {@link Deleter}, ...) and its {@link
+ * Builder} are the names descriptor authors write, {@code KVDescriptor.Builder} and {@code
+ * KVDescriptor.Creator}; moving them out would rename the API every descriptor is written against.
+ * Beside them are only accessors and builder setters of one line each, and the builder's checks.)
  */
 public final class KVDescriptor<V, M> {
 

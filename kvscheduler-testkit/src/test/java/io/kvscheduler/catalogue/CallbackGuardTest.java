@@ -6,14 +6,14 @@ import static io.kvscheduler.api.ValueState.CONFIGURED;
 import static io.kvscheduler.api.ValueState.FAILED;
 import static io.kvscheduler.api.ValueState.INVALID;
 import static io.kvscheduler.api.ValueState.NONEXISTENT;
-import static io.kvscheduler.catalogue.Fx.A1;
-import static io.kvscheduler.catalogue.Fx.A2;
-import static io.kvscheduler.catalogue.Fx.A3;
-import static io.kvscheduler.catalogue.Fx.A4;
-import static io.kvscheduler.catalogue.Fx.C3;
-import static io.kvscheduler.catalogue.Fx.arr;
-import static io.kvscheduler.catalogue.Fx.d;
-import static io.kvscheduler.catalogue.Fx.s;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A1;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A4;
+import static io.kvscheduler.catalogue.CatalogueFixtures.C3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
+import static io.kvscheduler.catalogue.CatalogueFixtures.d;
+import static io.kvscheduler.catalogue.CatalogueFixtures.s;
 import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
@@ -72,7 +72,7 @@ class CallbackGuardTest {
   void createThrows() {
     KVDescriptor<Object, Void> exploding =
         KVDescriptor.builder("exploding", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_C)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_C)
             .create(
                 (key, value) -> {
                   throw new IllegalStateException("create exploded for " + key);
@@ -81,7 +81,7 @@ class CallbackGuardTest {
             .build();
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
             .withoutRetrieve()
             .build(),
         exploding);
@@ -111,7 +111,7 @@ class CallbackGuardTest {
   void createThrowsErrorOrNoMessage() {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
             .withoutRetrieve()
             .build());
     sb.planError(A2, new AssertionError("assertion in user code"));
@@ -140,7 +140,7 @@ class CallbackGuardTest {
   void dependenciesThrows() {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
             .withoutRetrieve()
             .dependencies(
                 (key, value) -> {
@@ -172,10 +172,10 @@ class CallbackGuardTest {
   @DisplayName(
       "derivedValues() throwing: value INVALID with an error naming descriptor and key; others applied")
   void derivedValuesThrows() {
-    KVDescriptor.DerivedValues<Object> items = Fx.derivedItems();
+    KVDescriptor.DerivedValues<Object> items = CatalogueFixtures.derivedItems();
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
             .withoutRetrieve()
             .derivedValues(
                 (key, value) -> {
@@ -227,7 +227,7 @@ class CallbackGuardTest {
   void valueEqualsThrows() {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
             .withoutRetrieve()
             .build());
     env.commit(A1, new Fragile("x"));
@@ -251,7 +251,7 @@ class CallbackGuardTest {
   void equivalenceThrows() {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
             .withoutRetrieve()
             .equivalence(
                 (key, o, n) -> {

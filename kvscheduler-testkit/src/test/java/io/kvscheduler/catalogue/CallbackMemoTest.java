@@ -1,12 +1,12 @@
 package io.kvscheduler.catalogue;
 
-import static io.kvscheduler.catalogue.Fx.A1;
-import static io.kvscheduler.catalogue.Fx.B2;
-import static io.kvscheduler.catalogue.Fx.PREFIX_A;
-import static io.kvscheduler.catalogue.Fx.PREFIX_B;
-import static io.kvscheduler.catalogue.Fx.arr;
-import static io.kvscheduler.catalogue.Fx.d;
-import static io.kvscheduler.catalogue.Fx.s;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A1;
+import static io.kvscheduler.catalogue.CatalogueFixtures.B2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.PREFIX_A;
+import static io.kvscheduler.catalogue.CatalogueFixtures.PREFIX_B;
+import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
+import static io.kvscheduler.catalogue.CatalogueFixtures.d;
+import static io.kvscheduler.catalogue.CatalogueFixtures.s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -35,7 +35,7 @@ class CallbackMemoTest {
   private final AtomicInteger derivations = new AtomicInteger();
   private final AtomicInteger dependencyCalls = new AtomicInteger();
   private final AtomicBoolean failDependencies = new AtomicBoolean();
-  private final Fx.Env env = Fx.env(false);
+  private final CatalogueFixtures.Env env = CatalogueFixtures.env(false);
   private final KVScheduler kvs = env.kvs();
 
   @AfterEach
@@ -52,7 +52,7 @@ class CallbackMemoTest {
             .derivedValues(
                 (key, value) -> {
                   derivations.incrementAndGet();
-                  return Fx.derivedItems().derive(key, value);
+                  return CatalogueFixtures.derivedItems().derive(key, value);
                 })
             .build(),
         sb.descriptor("B", Object.class)

@@ -4,9 +4,9 @@ import static io.kvscheduler.api.TxnOperation.CREATE;
 import static io.kvscheduler.api.ValueState.CONFIGURED;
 import static io.kvscheduler.api.ValueState.NONEXISTENT;
 import static io.kvscheduler.api.ValueState.UNIMPLEMENTED;
-import static io.kvscheduler.catalogue.Fx.A1;
-import static io.kvscheduler.catalogue.Fx.arr;
-import static io.kvscheduler.catalogue.Fx.d;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A1;
+import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
+import static io.kvscheduler.catalogue.CatalogueFixtures.d;
 import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -36,11 +36,11 @@ import org.slf4j.LoggerFactory;
 /** Catalogue §1 (enum serialisation) and §3 (descriptor registration and the registry). */
 class CatalogueApiTest {
   private final MockSouthbound sb = new MockSouthbound();
-  private Fx.Env env;
+  private CatalogueFixtures.Env env;
 
   @BeforeEach
   void setUp() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
   }
 
   @AfterEach
@@ -135,15 +135,15 @@ class CatalogueApiTest {
   private List<KVDescriptor<?, ?>> registryDescriptors() {
     return List.of(
         sb.descriptor("descriptor3", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_C)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_C)
             .retrieveDependencies("descriptor4")
             .build(),
         sb.descriptor("descriptor2", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_B)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
             .retrieveDependencies("descriptor3")
             .build(),
         sb.descriptor("descriptor1", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
             .retrieveDependencies("descriptor2")
             .build(),
         sb.descriptor("descriptor4", Object.class)
@@ -213,7 +213,12 @@ class CatalogueApiTest {
         .isEqualTo("descriptor1");
     assertThat(kvs.descriptorForKey("/prefixD/randomSuffix")).isEmpty();
     // far more distinct lookups than any cache bound
-    String[] prefixes = {Fx.PREFIX_A, Fx.PREFIX_B, Fx.PREFIX_C, "/prefixD/"};
+    String[] prefixes = {
+      CatalogueFixtures.PREFIX_A,
+      CatalogueFixtures.PREFIX_B,
+      CatalogueFixtures.PREFIX_C,
+      "/prefixD/"
+    };
     String[] expected = {"descriptor1", "descriptor2", "descriptor3", null};
     for (int i = 0; i < 20_000; i++) {
       var got = kvs.descriptorForKey(prefixes[i % 4] + i);
@@ -252,10 +257,13 @@ class CatalogueApiTest {
       env.kvs()
           .registerDescriptors(
               sbBeta.descriptor("beta", Object.class).nbKeyPrefix("/prefixA/base").build(),
-              sbAlpha.descriptor("alpha", Object.class).nbKeyPrefix(Fx.PREFIX_A).build(),
+              sbAlpha
+                  .descriptor("alpha", Object.class)
+                  .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
+                  .build(),
               new MockSouthbound()
                   .descriptor("gamma", Object.class)
-                  .nbKeyPrefix(Fx.PREFIX_A)
+                  .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                   .build());
       assertThat(env.kvs().descriptorForKey(A1).orElseThrow().name()).isEqualTo("alpha");
       // every descriptor selecting the key is named, not just the first two
@@ -285,7 +293,7 @@ class CatalogueApiTest {
         .registerDescriptors(
             sb.descriptor("beta", Object.class).nbKeyPrefix("/prefixA/base").build(),
             sb.descriptor("alpha", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .retrieveDependencies("beta")
                 .build());
     assertThat(names(env.kvs().descriptors())).containsExactly("beta", "alpha");
@@ -303,15 +311,15 @@ class CatalogueApiTest {
                 env.kvs()
                     .registerDescriptors(
                         sb.descriptor("descriptor1", Object.class)
-                            .nbKeyPrefix(Fx.PREFIX_A)
+                            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                             .retrieveDependencies("descriptor2")
                             .build(),
                         sb.descriptor("descriptor2", Object.class)
-                            .nbKeyPrefix(Fx.PREFIX_B)
+                            .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
                             .retrieveDependencies("descriptor3")
                             .build(),
                         sb.descriptor("descriptor3", Object.class)
-                            .nbKeyPrefix(Fx.PREFIX_C)
+                            .nbKeyPrefix(CatalogueFixtures.PREFIX_C)
                             .retrieveDependencies("descriptor1")
                             .build()))
         .isInstanceOf(IllegalStateException.class)
@@ -357,9 +365,11 @@ class CatalogueApiTest {
             () ->
                 env.kvs()
                     .registerDescriptors(
-                        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build(),
+                        sb.descriptor("descriptor2", Object.class)
+                            .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
+                            .build(),
                         sb.descriptor("descriptor1", Object.class)
-                            .nbKeyPrefix(Fx.PREFIX_A)
+                            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                             .retrieveDependencies("descriptorX")
                             .build()))
         .isInstanceOf(IllegalArgumentException.class)
@@ -374,7 +384,10 @@ class CatalogueApiTest {
       "B15 (ours, D2) registering a name twice throws IllegalArgumentException naming it and changes nothing")
   void duplicateName() {
     KVDescriptor<Object, Object> d1 =
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata().build();
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
+            .withMetadata()
+            .build();
     env.kvs().registerDescriptors(d1);
     // alone
     assertThatThrownBy(
@@ -382,7 +395,7 @@ class CatalogueApiTest {
                 env.kvs()
                     .registerDescriptors(
                         sb.descriptor("descriptor1", Object.class)
-                            .nbKeyPrefix(Fx.PREFIX_C)
+                            .nbKeyPrefix(CatalogueFixtures.PREFIX_C)
                             .build()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("descriptor1");
@@ -391,9 +404,11 @@ class CatalogueApiTest {
             () ->
                 env.kvs()
                     .registerDescriptors(
-                        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build(),
+                        sb.descriptor("descriptor2", Object.class)
+                            .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
+                            .build(),
                         sb.descriptor("descriptor1", Object.class)
-                            .nbKeyPrefix(Fx.PREFIX_C)
+                            .nbKeyPrefix(CatalogueFixtures.PREFIX_C)
                             .build()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("descriptor1");
@@ -402,7 +417,9 @@ class CatalogueApiTest {
             () ->
                 env.kvs()
                     .registerDescriptors(
-                        sb.descriptor("descriptor3", Object.class).nbKeyPrefix(Fx.PREFIX_C).build(),
+                        sb.descriptor("descriptor3", Object.class)
+                            .nbKeyPrefix(CatalogueFixtures.PREFIX_C)
+                            .build(),
                         sb.descriptor("descriptor3", Object.class)
                             .nbKeyPrefix("/prefixD/")
                             .build()))
@@ -411,8 +428,8 @@ class CatalogueApiTest {
     assertThat(names(env.kvs().descriptors())).containsExactly("descriptor1");
     assertThat(env.kvs().descriptor("descriptor1").orElseThrow()).isSameAs(d1);
     assertThat(env.kvs().descriptor("descriptor2")).isEmpty();
-    assertThat(env.kvs().registeredNBKeyPrefixes()).containsExactly(Fx.PREFIX_A);
-    assertThat(env.kvs().descriptorForKey(Fx.C3)).isEmpty();
+    assertThat(env.kvs().registeredNBKeyPrefixes()).containsExactly(CatalogueFixtures.PREFIX_A);
+    assertThat(env.kvs().descriptorForKey(CatalogueFixtures.C3)).isEmpty();
     // the original descriptor is still the one in use
     env.kvs().startNBTransaction().setValue(A1, arr()).commit();
     assertThat(sb.callLog()).containsExactly("CREATE " + A1);
@@ -426,17 +443,24 @@ class CatalogueApiTest {
     assertThat(env.kvs().registeredNBKeyPrefixes()).isEmpty();
     env.kvs()
         .registerDescriptors(
-            sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).build());
-    assertThat(env.kvs().registeredNBKeyPrefixes()).containsExactly(Fx.PREFIX_A);
+            sb.descriptor("descriptor1", Object.class)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
+                .build());
+    assertThat(env.kvs().registeredNBKeyPrefixes()).containsExactly(CatalogueFixtures.PREFIX_A);
     env.kvs()
         .registerDescriptors(
-            sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build(),
-            sb.descriptor("descriptor3", Object.class).nbKeyPrefix(Fx.PREFIX_C).build(),
+            sb.descriptor("descriptor2", Object.class)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
+                .build(),
+            sb.descriptor("descriptor3", Object.class)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_C)
+                .build(),
             sb.descriptor("descriptor4", Object.class)
                 .keySelector(KeySelector.exact("randomKey"))
                 .build());
     assertThat(env.kvs().registeredNBKeyPrefixes())
-        .containsExactlyInAnyOrder(Fx.PREFIX_A, Fx.PREFIX_B, Fx.PREFIX_C);
+        .containsExactlyInAnyOrder(
+            CatalogueFixtures.PREFIX_A, CatalogueFixtures.PREFIX_B, CatalogueFixtures.PREFIX_C);
   }
 
   @Test
@@ -446,7 +470,7 @@ class CatalogueApiTest {
     KVDescriptor<Object, Integer> typed =
         KVDescriptor.builder("descriptor2", Object.class)
             .withMetadata(Integer.class)
-            .nbKeyPrefix(Fx.PREFIX_B)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
             .metadataIndex("parity", m -> List.of(m % 2 == 0 ? "even" : "odd"))
             .create((k, v) -> 7)
             .delete((k, v, m) -> {})
@@ -454,11 +478,13 @@ class CatalogueApiTest {
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withMetadata()
                 .build(),
             typed,
-            sb.descriptor("descriptor3", Object.class).nbKeyPrefix(Fx.PREFIX_C).build());
+            sb.descriptor("descriptor3", Object.class)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_C)
+                .build());
     NamedMapping<Object> m1 = env.kvs().metadataMap("descriptor1", Object.class);
     assertThat(m1.name()).isEqualTo("descriptor1");
     assertThat(m1.labels()).isEmpty();
@@ -470,9 +496,9 @@ class CatalogueApiTest {
     assertThat(m2.indexNames()).containsExactly("parity");
     assertThat(m2.lookupByIndex("parity", "odd")).isEmpty();
     // the same map object is live: it shows values created later
-    env.kvs().startNBTransaction().setValue(Fx.B2, arr(1)).commit();
-    assertThat(m2.lookup(Fx.B2)).contains(7);
-    assertThat(m2.lookupByIndex("parity", "odd")).containsExactly(Fx.B2);
+    env.kvs().startNBTransaction().setValue(CatalogueFixtures.B2, arr(1)).commit();
+    assertThat(m2.lookup(CatalogueFixtures.B2)).contains(7);
+    assertThat(m2.lookupByIndex("parity", "odd")).containsExactly(CatalogueFixtures.B2);
     // without metadata there is no map (Go: nil; ours: IllegalArgumentException)
     assertThatThrownBy(() -> env.kvs().metadataMap("descriptor3", Object.class))
         .isInstanceOf(IllegalArgumentException.class)
@@ -490,7 +516,7 @@ class CatalogueApiTest {
         .registerDescriptors(
             KVDescriptor.builder("descriptor2", Object.class)
                 .withMetadata(Integer.class)
-                .nbKeyPrefix(Fx.PREFIX_B)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
                 .create((k, v) -> 7)
                 .delete((k, v, m) -> {})
                 .build());
@@ -505,7 +531,9 @@ class CatalogueApiTest {
   void unimplementedAppliedOnRegistration() {
     env.kvs()
         .registerDescriptors(
-            sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build());
+            sb.descriptor("descriptor2", Object.class)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
+                .build());
     long seq = env.kvs().startNBTransaction().setValue(A1, arr(1)).commit();
     assertThat(seq).isZero();
     assertThat(sb.callLog()).isEmpty();
@@ -516,15 +544,17 @@ class CatalogueApiTest {
     // registering a descriptor with another prefix does not touch it
     env.kvs()
         .registerDescriptors(
-            sb.descriptor("descriptor3", Object.class).nbKeyPrefix(Fx.PREFIX_C).build());
+            sb.descriptor("descriptor3", Object.class)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_C)
+                .build());
     env.kvs().transactionBarrier();
     assertThat(env.kvs().transactionHistory()).hasSize(1);
 
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
-                .derivedValues(Fx.derivedItems())
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
+                .derivedValues(CatalogueFixtures.derivedItems())
                 .build());
     env.kvs().transactionBarrier();
     assertThat(sb.callLog()).containsExactly("CREATE " + A1, "CREATE " + d(A1, 1));
@@ -539,6 +569,10 @@ class CatalogueApiTest {
     BaseValueStatus st = env.kvs().valueStatus(A1);
     assertThat(st.value()).isEqualTo(new ValueStatus(A1, CONFIGURED, "", CREATE, List.of()));
     assertThat(env.kvs().registeredNBKeyPrefixes())
-        .isEqualTo(Set.of(Fx.PREFIX_A, Fx.PREFIX_B, Fx.PREFIX_C));
+        .isEqualTo(
+            Set.of(
+                CatalogueFixtures.PREFIX_A,
+                CatalogueFixtures.PREFIX_B,
+                CatalogueFixtures.PREFIX_C));
   }
 }

@@ -7,12 +7,12 @@ import static io.kvscheduler.api.ValueState.CONFIGURED;
 import static io.kvscheduler.api.ValueState.NONEXISTENT;
 import static io.kvscheduler.api.ValueState.PENDING;
 import static io.kvscheduler.api.ValueState.REMOVED;
-import static io.kvscheduler.catalogue.Fx.A1;
-import static io.kvscheduler.catalogue.Fx.B2;
-import static io.kvscheduler.catalogue.Fx.C3;
-import static io.kvscheduler.catalogue.Fx.arr;
-import static io.kvscheduler.catalogue.Fx.d;
-import static io.kvscheduler.catalogue.Fx.s;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A1;
+import static io.kvscheduler.catalogue.CatalogueFixtures.B2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.C3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
+import static io.kvscheduler.catalogue.CatalogueFixtures.d;
+import static io.kvscheduler.catalogue.CatalogueFixtures.s;
 import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,12 +31,12 @@ import org.junit.jupiter.api.Test;
 /** The 3-descriptor setup of TestDataChangeTransactions (catalogue §6). */
 class DataChangeTest {
   private final MockSouthbound sb = new MockSouthbound();
-  private Fx.Env env;
+  private CatalogueFixtures.Env env;
 
   @BeforeEach
   void setUp() {
-    env = Fx.env(true);
-    Fx.registerDataChangeDescriptors(env.kvs(), sb);
+    env = CatalogueFixtures.env(true);
+    CatalogueFixtures.registerDataChangeDescriptors(env.kvs(), sb);
   }
 
   @AfterEach

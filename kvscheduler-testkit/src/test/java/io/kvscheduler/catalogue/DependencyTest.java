@@ -13,15 +13,15 @@ import static io.kvscheduler.api.ValueState.OBTAINED;
 import static io.kvscheduler.api.ValueState.PENDING;
 import static io.kvscheduler.api.ValueState.REMOVED;
 import static io.kvscheduler.api.ValueState.UNIMPLEMENTED;
-import static io.kvscheduler.catalogue.Fx.A1;
-import static io.kvscheduler.catalogue.Fx.A2;
-import static io.kvscheduler.catalogue.Fx.A3;
-import static io.kvscheduler.catalogue.Fx.A4;
-import static io.kvscheduler.catalogue.Fx.B2;
-import static io.kvscheduler.catalogue.Fx.C3;
-import static io.kvscheduler.catalogue.Fx.arr;
-import static io.kvscheduler.catalogue.Fx.d;
-import static io.kvscheduler.catalogue.Fx.s;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A1;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A4;
+import static io.kvscheduler.catalogue.CatalogueFixtures.B2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.C3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
+import static io.kvscheduler.catalogue.CatalogueFixtures.d;
+import static io.kvscheduler.catalogue.CatalogueFixtures.s;
 import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -55,7 +55,7 @@ import org.junit.jupiter.api.Test;
 /** Catalogue §7: dependencies (AND, AnyOf, availability, cycles). */
 class DependencyTest {
   private final MockSouthbound sb = new MockSouthbound();
-  private Fx.Env env;
+  private CatalogueFixtures.Env env;
   private KVScheduler kvs;
 
   /** Inconsistent SB calls a test expects on purpose (checked in tearDown). */
@@ -63,7 +63,7 @@ class DependencyTest {
 
   @BeforeEach
   void setUp() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     kvs = env.kvs();
   }
 
@@ -120,10 +120,10 @@ class DependencyTest {
       "B68 dependencies are AND-ed; PENDING details list the labels without available target")
   void andedDependencies() {
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).build(),
-        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build(),
+        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(CatalogueFixtures.PREFIX_A).build(),
+        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(CatalogueFixtures.PREFIX_B).build(),
         sb.descriptor("descriptor3", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_C)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_C)
             .dependencies(
                 (key, value) ->
                     List.of(Dependency.onKey("needs-a1", A1), Dependency.onKey("needs-b2", B2)))
@@ -160,9 +160,9 @@ class DependencyTest {
       "B68 (ours: labels must be unique within a value; a duplicate label makes the value INVALID)")
   void duplicateLabelIsInvalid() {
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).build(),
+        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(CatalogueFixtures.PREFIX_A).build(),
         sb.descriptor("descriptor3", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_C)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_C)
             .dependencies(
                 (key, value) -> List.of(Dependency.onKey("dup", A1), Dependency.onKey("dup", A2)))
             .build());
@@ -188,9 +188,9 @@ class DependencyTest {
     sb.setValue(A1, s("base-value1"), null, ValueOrigin.FROM_SB, false);
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
             .withMetadata()
-            .derivedValues(Fx.derivedItems())
+            .derivedValues(CatalogueFixtures.derivedItems())
             .dependencies(
                 (key, value) -> key.equals(A2) ? List.of(Dependency.onKey(A1, A1)) : List.of())
             .build());
@@ -227,11 +227,13 @@ class DependencyTest {
       "B70 AnyOf by key prefix: pending until a value with the prefix appears (SB notification)")
   void anyOfPrefixSatisfiedByLaterValue() {
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).build(),
-        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build(),
+        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(CatalogueFixtures.PREFIX_A).build(),
+        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(CatalogueFixtures.PREFIX_B).build(),
         sb.descriptor("descriptor3", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_C)
-            .dependencies((key, value) -> List.of(Dependency.anyOfPrefixes("any-A", Fx.PREFIX_A)))
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_C)
+            .dependencies(
+                (key, value) ->
+                    List.of(Dependency.anyOfPrefixes("any-A", CatalogueFixtures.PREFIX_A)))
             .build());
 
     commit(C3, s("c3"));
@@ -266,13 +268,15 @@ class DependencyTest {
       "B71 AnyOf with key prefix AND key selector: only keys in the intersection satisfy it")
   void anyOfPrefixIntersectSelector() {
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).build(),
-        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build(),
+        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(CatalogueFixtures.PREFIX_A).build(),
+        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(CatalogueFixtures.PREFIX_B).build(),
         sb.descriptor("descriptor3", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_C)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_C)
             .dependencies(
                 (key, value) ->
-                    List.of(Dependency.anyOf("sel", List.of(Fx.PREFIX_A), k -> k.endsWith("2"))))
+                    List.of(
+                        Dependency.anyOf(
+                            "sel", List.of(CatalogueFixtures.PREFIX_A), k -> k.endsWith("2"))))
             .build());
 
     commit(C3, s("c3"));
@@ -298,10 +302,10 @@ class DependencyTest {
       "B71 AnyOf with a key selector only: evaluated on every key, re-evaluated as keys appear")
   void anyOfSelectorOnly() {
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).build(),
-        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build(),
+        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(CatalogueFixtures.PREFIX_A).build(),
+        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(CatalogueFixtures.PREFIX_B).build(),
         sb.descriptor("descriptor3", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_C)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_C)
             .dependencies(
                 (key, value) ->
                     List.of(Dependency.anyOf("sel", List.of(), k -> k.endsWith("base-value2"))))
@@ -331,8 +335,8 @@ class DependencyTest {
   private void registerForAvailability(boolean withRetrieve) {
     var d1 =
         sb.descriptor("descriptor1", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
-            .derivedValues(Fx.derivedItems())
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
+            .derivedValues(CatalogueFixtures.derivedItems())
             .validate(
                 (key, value) -> {
                   if (s("invalid").equals(value)) {
@@ -347,11 +351,13 @@ class DependencyTest {
     }
     kvs.registerDescriptors(
         d1.build(),
-        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build(),
+        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(CatalogueFixtures.PREFIX_B).build(),
         sb.descriptor("descriptor3", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_C)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_C)
             .dependencies(
-                (key, value) -> List.of(Dependency.onKey("dep", ((Fx.StringValue) value).value())))
+                (key, value) ->
+                    List.of(
+                        Dependency.onKey("dep", ((CatalogueFixtures.StringValue) value).value())))
             .build());
   }
 
@@ -476,8 +482,8 @@ class DependencyTest {
   void sbValuesNeverBlocked() {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
-            .derivedValues(Fx.derivedItems())
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
+            .derivedValues(CatalogueFixtures.derivedItems())
             .dependencies(
                 (key, value) -> {
                   if (key.equals(A1)) return List.of(Dependency.onKey(B2, B2));
@@ -503,17 +509,17 @@ class DependencyTest {
 
   // ------------------------------------------------------------------ B74..B77
 
-  private static final Fx.StringValue V1 = s("base-value1-data");
-  private static final Fx.StringValue V2 = s("base-value2-data");
-  private static final Fx.StringValue V3 = s("base-value3-data");
-  private static final Fx.StringValue V4 = s("base-value4-data");
-  private static final Fx.StringValue V2_NEW = s("base-value2-data-new");
+  private static final CatalogueFixtures.StringValue V1 = s("base-value1-data");
+  private static final CatalogueFixtures.StringValue V2 = s("base-value2-data");
+  private static final CatalogueFixtures.StringValue V3 = s("base-value3-data");
+  private static final CatalogueFixtures.StringValue V4 = s("base-value4-data");
+  private static final CatalogueFixtures.StringValue V2_NEW = s("base-value2-data-new");
 
   /** TestDependencyCycles: A1→A2, A2→A3, A3→{A1,A4}; labels are the keys; no Retrieve. */
   private void registerCycle() {
     KVDescriptor<Object, Object> d =
         sb.descriptor("descriptor1", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
             .withoutRetrieve()
             .dependencies(
                 (key, value) -> {

@@ -10,12 +10,12 @@ import static io.kvscheduler.api.ValueState.NONEXISTENT;
 import static io.kvscheduler.api.ValueState.OBTAINED;
 import static io.kvscheduler.api.ValueState.PENDING;
 import static io.kvscheduler.api.ValueState.REMOVED;
-import static io.kvscheduler.catalogue.Fx.A1;
-import static io.kvscheduler.catalogue.Fx.A2;
-import static io.kvscheduler.catalogue.Fx.B2;
-import static io.kvscheduler.catalogue.Fx.arr;
-import static io.kvscheduler.catalogue.Fx.d;
-import static io.kvscheduler.catalogue.Fx.s;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A1;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.B2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
+import static io.kvscheduler.catalogue.CatalogueFixtures.d;
+import static io.kvscheduler.catalogue.CatalogueFixtures.s;
 import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -89,9 +89,9 @@ class DerivedValuesTest {
   private void baseDerivingItem1() {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
             .withMetadata()
-            .derivedValues(Fx.derivedItems())
+            .derivedValues(CatalogueFixtures.derivedItems())
             .build());
     env.commit(A1, arr(1));
     sb.clearCalls();
@@ -160,7 +160,7 @@ class DerivedValuesTest {
     try {
       kvs.registerDescriptors(
           sb.descriptor("descriptor1", Object.class)
-              .nbKeyPrefix(Fx.PREFIX_A)
+              .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
               .derivedValues(
                   (key, value) ->
                       Arrays.asList(
@@ -198,9 +198,9 @@ class DerivedValuesTest {
   void derivedDroppedImmediatelyOnRecreate() {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
             .withMetadata()
-            .derivedValues(Fx.derivedItems())
+            .derivedValues(CatalogueFixtures.derivedItems())
             .updateWithRecreate((key, o, n, m) -> key.equals(A1))
             .build());
     env.commit(A1, arr(1, 2));
@@ -242,8 +242,8 @@ class DerivedValuesTest {
   void derivedRemovedWithBase() {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
-            .derivedValues(Fx.derivedItems())
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
+            .derivedValues(CatalogueFixtures.derivedItems())
             .build());
     env.commit(A1, arr(1, 2));
     sb.clearCalls();
@@ -277,13 +277,13 @@ class DerivedValuesTest {
   void derivedLosingDependencyStaysPending() {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
-            .derivedValues(Fx.derivedItems())
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
+            .derivedValues(CatalogueFixtures.derivedItems())
             .dependencies(
                 (key, value) ->
                     key.equals(d(A1, 1)) ? List.of(Dependency.onKey(B2, B2)) : List.of())
             .build(),
-        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build());
+        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(CatalogueFixtures.PREFIX_B).build());
     env.commit(A1, arr(1), B2, s("b2"));
     // A1/i1 waits for B2 within the transaction
     assertThat(sb.callLog()).containsExactly("CREATE " + A1, "CREATE " + B2, "CREATE " + d(A1, 1));
@@ -311,9 +311,9 @@ class DerivedValuesTest {
   void baseAndDerivedInterDependencies() {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
             .withMetadata()
-            .derivedValues(Fx.derivedItems())
+            .derivedValues(CatalogueFixtures.derivedItems())
             .dependencies(
                 (key, value) -> {
                   if (key.equals(A2)) return List.of(Dependency.onKey(d(A1, 1), d(A1, 1)));
@@ -364,13 +364,16 @@ class DerivedValuesTest {
   private void registerWithProperties() {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
             .withMetadata()
-            .keySelector(k -> k.startsWith(Fx.PREFIX_A) && k.indexOf('/', Fx.PREFIX_A.length()) < 0)
-            .derivedValues(Fx.derivedItems())
+            .keySelector(
+                k ->
+                    k.startsWith(CatalogueFixtures.PREFIX_A)
+                        && k.indexOf('/', CatalogueFixtures.PREFIX_A.length()) < 0)
+            .derivedValues(CatalogueFixtures.derivedItems())
             .build(),
         sb.descriptor("descriptor2", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_B)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
             .dependencies(
                 (key, value) ->
                     key.equals(B2) ? List.of(Dependency.onKey(d(A1, 1), d(A1, 1))) : List.of())
@@ -440,9 +443,9 @@ class DerivedValuesTest {
   void derivedInheritSbOrigin() {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
             .withMetadata()
-            .derivedValues(Fx.derivedItems())
+            .derivedValues(CatalogueFixtures.derivedItems())
             .build());
     assertThat(kvs.descriptorForKey(d(A1, 1))).isPresent();
     sb.setValue(A1, arr(1, 2), 10, ValueOrigin.FROM_SB, false);
@@ -482,9 +485,9 @@ class DerivedValuesTest {
   void failedDeleteOfDerivedValue() {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
             .withMetadata()
-            .derivedValues(Fx.derivedItems())
+            .derivedValues(CatalogueFixtures.derivedItems())
             .build());
     assertThat(env.commit(A1, arr(1))).isZero();
     assertThat(sb.get(A1).orElseThrow().metadata()).isEqualTo(0);
@@ -532,9 +535,9 @@ class DerivedValuesTest {
   void derivedWithoutMetadataAndNotDumped() {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
             .withMetadata()
-            .derivedValues(Fx.derivedItems())
+            .derivedValues(CatalogueFixtures.derivedItems())
             .build());
     env.commit(A1, arr(1, 2));
     assertThat(sb.get(A1).orElseThrow().metadata()).isEqualTo(0);
@@ -550,7 +553,7 @@ class DerivedValuesTest {
     List<List<KVWithMetadata<Object, Object>>> dumps = new ArrayList<>();
     for (View v : View.values()) {
       dumps.add(kvs.dumpValues("descriptor1", v));
-      dumps.add(kvs.dumpValuesByKeyPrefix(Fx.PREFIX_A, v));
+      dumps.add(kvs.dumpValuesByKeyPrefix(CatalogueFixtures.PREFIX_A, v));
     }
     assertThat(dumps).allSatisfy(dump -> assertThat(dump).isEqualTo(expected));
   }

@@ -8,14 +8,14 @@ import static io.kvscheduler.api.ValueState.FAILED;
 import static io.kvscheduler.api.ValueState.NONEXISTENT;
 import static io.kvscheduler.api.ValueState.PENDING;
 import static io.kvscheduler.api.ValueState.REMOVED;
-import static io.kvscheduler.catalogue.Fx.A1;
-import static io.kvscheduler.catalogue.Fx.A2;
-import static io.kvscheduler.catalogue.Fx.A4;
-import static io.kvscheduler.catalogue.Fx.B2;
-import static io.kvscheduler.catalogue.Fx.C3;
-import static io.kvscheduler.catalogue.Fx.arr;
-import static io.kvscheduler.catalogue.Fx.d;
-import static io.kvscheduler.catalogue.Fx.s;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A1;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A4;
+import static io.kvscheduler.catalogue.CatalogueFixtures.B2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.C3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
+import static io.kvscheduler.catalogue.CatalogueFixtures.d;
+import static io.kvscheduler.catalogue.CatalogueFixtures.s;
 import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
@@ -57,11 +57,11 @@ class FailureAndRevertTest {
 
   private final MockSouthbound sb = new MockSouthbound();
   private final List<BaseValueStatus> statuses = new CopyOnWriteArrayList<>();
-  private Fx.Env env;
+  private CatalogueFixtures.Env env;
 
   @BeforeEach
   void setUp() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
   }
 
   @AfterEach
@@ -74,7 +74,7 @@ class FailureAndRevertTest {
 
   /** The three descriptors of TestDataChangeTransactionWithRevert (as in DataChangeTest). */
   private void registerDataChangeDescriptors() {
-    Fx.registerDataChangeDescriptors(env.kvs(), sb);
+    CatalogueFixtures.registerDataChangeDescriptors(env.kvs(), sb);
   }
 
   /**
@@ -82,16 +82,19 @@ class FailureAndRevertTest {
    * (label = A1).
    */
   private void registerAB(boolean retrieveA, boolean retrieveB, boolean derivedA) {
-    var d1 = sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).withMetadata();
+    var d1 =
+        sb.descriptor("descriptor1", Object.class)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
+            .withMetadata();
     if (!retrieveA) d1.withoutRetrieve();
-    if (derivedA) d1.derivedValues(Fx.derivedItems());
+    if (derivedA) d1.derivedValues(CatalogueFixtures.derivedItems());
     var d2 =
         sb.descriptor("descriptor2", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_B)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
             .withMetadata()
             .dependencies(
                 (key, value) ->
-                    key.substring(Fx.PREFIX_B.length()).contains("/")
+                    key.substring(CatalogueFixtures.PREFIX_B.length()).contains("/")
                         ? List.of()
                         : List.of(Dependency.onKey(A1, A1)));
     if (!retrieveB) d2.withoutRetrieve();
@@ -146,7 +149,7 @@ class FailureAndRevertTest {
         A1,
         err("failed to modify value"),
         () -> sb.setValue(A1, arr(), 0, ValueOrigin.FROM_NB, false));
-    env.kvs().watchValueStatus(KeySelector.prefix(Fx.PREFIX_A), statuses::add);
+    env.kvs().watchValueStatus(KeySelector.prefix(CatalogueFixtures.PREFIX_A), statuses::add);
 
     TransactionException e =
         commitFailing(TxnOptions.builder().revert(true).build(), C3, arr(1), A1, arr(1));
@@ -474,13 +477,16 @@ class FailureAndRevertTest {
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withoutRetrieve()
                 .dependencies(
-                    (key, value) -> List.of(Dependency.anyOfPrefixes(Fx.PREFIX_B, Fx.PREFIX_B)))
+                    (key, value) ->
+                        List.of(
+                            Dependency.anyOfPrefixes(
+                                CatalogueFixtures.PREFIX_B, CatalogueFixtures.PREFIX_B)))
                 .build(),
             sb.descriptor("descriptor2", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_B)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
                 .withoutRetrieve()
                 .build());
     commit(TxnOptions.defaults(), B2, s("b2"));

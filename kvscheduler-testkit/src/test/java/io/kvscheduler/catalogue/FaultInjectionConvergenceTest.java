@@ -24,8 +24,8 @@ import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.api.View;
-import io.kvscheduler.catalogue.Fx.ArrayValue;
-import io.kvscheduler.catalogue.Fx.StringValue;
+import io.kvscheduler.catalogue.CatalogueFixtures.ArrayValue;
+import io.kvscheduler.catalogue.CatalogueFixtures.StringValue;
 import io.kvscheduler.testkit.ManualClock;
 import io.kvscheduler.testkit.ManualDelayScheduler;
 import io.kvscheduler.testkit.MockSouthbound;
@@ -560,7 +560,7 @@ class FaultInjectionConvergenceTest {
               .nbKeyPrefix("/a/")
               .keySelector(k -> k.startsWith("/a/") && !isDerivedKey(k))
               .withMetadata()
-              .derivedValues(Fx.derivedItems())
+              .derivedValues(CatalogueFixtures.derivedItems())
               .validate(
                   (k, v) -> {
                     if (isMarker(v)) {

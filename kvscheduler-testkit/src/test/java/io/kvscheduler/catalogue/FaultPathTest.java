@@ -4,8 +4,8 @@ import static io.kvscheduler.api.ValueState.CONFIGURED;
 import static io.kvscheduler.api.ValueState.FAILED;
 import static io.kvscheduler.api.ValueState.INVALID;
 import static io.kvscheduler.api.ValueState.RETRYING;
-import static io.kvscheduler.catalogue.Fx.arr;
-import static io.kvscheduler.catalogue.Fx.d;
+import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
+import static io.kvscheduler.catalogue.CatalogueFixtures.d;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -23,7 +23,7 @@ import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.api.View;
-import io.kvscheduler.catalogue.Fx.ArrayValue;
+import io.kvscheduler.catalogue.CatalogueFixtures.ArrayValue;
 import io.kvscheduler.testkit.ManualClock;
 import io.kvscheduler.testkit.ManualDelayScheduler;
 import io.kvscheduler.testkit.MockSouthbound;
@@ -74,7 +74,7 @@ class FaultPathTest {
             .nbKeyPrefix("/a/")
             .keySelector(k -> k.startsWith("/a/") && k.indexOf('/', 3) < 0)
             .withMetadata()
-            .derivedValues(Fx.derivedItems())
+            .derivedValues(CatalogueFixtures.derivedItems())
             .dependencies((k, v) -> k.equals(A1) ? List.of(Dependency.onKey("p0", P)) : List.of())
             .validate(
                 (k, v) -> {
@@ -177,7 +177,7 @@ class FaultPathTest {
   void resyncKeepsDependentsOfInvalidValueWaiting() {
     commit(TxnOptions.defaults(), A, arr(1));
     assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), A, BAD));
-    commit(TxnOptions.defaults(), P1, Fx.s("v1"));
+    commit(TxnOptions.defaults(), P1, CatalogueFixtures.s("v1"));
     assertThat(status(P1).state()).isEqualTo(ValueState.PENDING);
 
     for (int i = 0; i < 2; i++) {
@@ -228,7 +228,7 @@ class FaultPathTest {
   @DisplayName(
       "a retried removal whose Delete failed deletes the object (no Retrieve to re-read" + " it)")
   void failedDeleteIsRetriedForReal() {
-    commit(TxnOptions.defaults(), P, Fx.s("v1"));
+    commit(TxnOptions.defaults(), P, CatalogueFixtures.s("v1"));
     sb.planError(P, new RuntimeException("busy"));
     assertThrows(
         TransactionException.class,
@@ -246,19 +246,20 @@ class FaultPathTest {
   @Test
   @DisplayName("a value asked for again after its Delete failed is not created a second time")
   void valueAskedForAgainAfterAFailedDelete() {
-    commit(TxnOptions.defaults(), P, Fx.s("v1"));
+    commit(TxnOptions.defaults(), P, CatalogueFixtures.s("v1"));
     sb.planError(P, new RuntimeException("busy"));
     assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), P, null));
     assertThat(status(P).state()).isEqualTo(FAILED);
 
     sb.clearCalls();
-    commit(TxnOptions.defaults(), P, Fx.s("v1")); // what the southbound holds: no call
+    commit(
+        TxnOptions.defaults(), P, CatalogueFixtures.s("v1")); // what the southbound holds: no call
     assertThat(sb.callLog()).isEmpty();
     assertThat(status(P).state()).isEqualTo(CONFIGURED);
 
-    commit(TxnOptions.defaults(), P, Fx.s("v2"));
+    commit(TxnOptions.defaults(), P, CatalogueFixtures.s("v2"));
     assertThat(sb.callLog()).containsExactly("UPDATE " + P);
-    assertThat(sb.get(P).orElseThrow().value()).isEqualTo(Fx.s("v2"));
+    assertThat(sb.get(P).orElseThrow().value()).isEqualTo(CatalogueFixtures.s("v2"));
   }
 
   @Test
@@ -269,7 +270,7 @@ class FaultPathTest {
     TransactionException e =
         assertThrows(
             TransactionException.class,
-            () -> commit(TxnOptions.defaults(), d(A, 1), Fx.s("item1")));
+            () -> commit(TxnOptions.defaults(), d(A, 1), CatalogueFixtures.s("item1")));
     assertThat(e.keyErrors())
         .singleElement()
         .satisfies(
@@ -283,8 +284,9 @@ class FaultPathTest {
     // with a base deriving it, the key is refused as well; the base's value is untouched
     commit(TxnOptions.defaults(), A, arr(1));
     assertThrows(
-        TransactionException.class, () -> commit(TxnOptions.defaults(), d(A, 1), Fx.s("other")));
-    assertThat(sb.get(d(A, 1)).orElseThrow().value()).isEqualTo(Fx.s("item1"));
+        TransactionException.class,
+        () -> commit(TxnOptions.defaults(), d(A, 1), CatalogueFixtures.s("other")));
+    assertThat(sb.get(d(A, 1)).orElseThrow().value()).isEqualTo(CatalogueFixtures.s("item1"));
   }
 
   @Test
@@ -292,7 +294,7 @@ class FaultPathTest {
       "a value taken down for its dependencies and then not found by a refresh keeps its"
           + " NB value (MISSING, not REMOVED)")
   void refreshKeepsTheIntentOfAValueTakenDownForItsDependencies() {
-    commit(TxnOptions.defaults(), P, Fx.s("v1"));
+    commit(TxnOptions.defaults(), P, CatalogueFixtures.s("v1"));
     commit(TxnOptions.defaults(), A1, arr(1));
     // P's removal takes A1 down, which fails at its derived value (and A1 vanishes from the
     // southbound meanwhile): P and A1 stay; the refresh after the failure does not find A1
@@ -332,7 +334,7 @@ class FaultPathTest {
             .dependencies((k, v) -> List.of(Dependency.onKey("a0", A)))
             .build());
     commit(TxnOptions.defaults(), A, arr(1));
-    commit(TxnOptions.defaults(), q, Fx.s("v1"));
+    commit(TxnOptions.defaults(), q, CatalogueFixtures.s("v1"));
     // the removal of A is abandoned after its derived value went: the dependent's Delete fails
     sb.planError(q, new RuntimeException("busy"));
     assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), A, null));
@@ -371,18 +373,18 @@ class FaultPathTest {
             .nbKeyPrefix("/q/")
             .dependencies((k, v) -> List.of(Dependency.onKey("a0", A)))
             .build());
-    commit(TxnOptions.defaults(), q, Fx.s("v1"));
+    commit(TxnOptions.defaults(), q, CatalogueFixtures.s("v1"));
     assertThat(status(q).state()).isEqualTo(ValueState.PENDING);
     // the Create of q fails and leaves junk behind; the revert's Update of q fails as well
     sb.planError(
         q,
         new RuntimeException("create failed"),
-        () -> sb.setValue(q, Fx.s("junk"), null, ValueOrigin.FROM_NB, false));
+        () -> sb.setValue(q, CatalogueFixtures.s("junk"), null, ValueOrigin.FROM_NB, false));
     sb.planError(q, new RuntimeException("update failed"));
     sb.clearCalls();
     Txn t = kvs.startNBTransaction();
     t.setValue(A, arr(1));
-    t.setValue(q, Fx.s("v2"));
+    t.setValue(q, CatalogueFixtures.s("v2"));
     TransactionException e =
         assertThrows(
             TransactionException.class,
@@ -402,7 +404,7 @@ class FaultPathTest {
             "DELETE " + d(A, 1),
             "RETRIEVE dependent"); // the refresh of the failed value after the transaction
     assertThat(sb.inconsistencies()).isEmpty();
-    assertThat(sb.get(q).orElseThrow().value()).isEqualTo(Fx.s("junk"));
+    assertThat(sb.get(q).orElseThrow().value()).isEqualTo(CatalogueFixtures.s("junk"));
     assertThat(status(q).state()).isIn(FAILED, RETRYING);
     assertThat(status(q).error()).contains("update failed");
     assertThat(status(A).state()).isEqualTo(CONFIGURED);
@@ -437,8 +439,8 @@ class FaultPathTest {
             .dependencies((k, v) -> List.of(Dependency.onKey("dir", dir)))
             .build());
     Txn t = kvs.startNBTransaction();
-    t.setValue(dir, Fx.s("d1"));
-    t.setValue(file, Fx.s("f1"));
+    t.setValue(dir, CatalogueFixtures.s("d1"));
+    t.setValue(file, CatalogueFixtures.s("f1"));
     t.commit(TxnOptions.defaults());
     sb.clearCalls();
 
@@ -478,17 +480,21 @@ class FaultPathTest {
   void updateCarriedOutThenReportedFailed() {
     String q = "/q/k0";
     kvs.registerDescriptors(sb.descriptor("values", Object.class).nbKeyPrefix("/q/").build());
-    commit(TxnOptions.defaults(), q, Fx.s("v1"));
+    commit(TxnOptions.defaults(), q, CatalogueFixtures.s("v1"));
     sb.planError(
         q,
         new RuntimeException("answer lost"),
         () ->
             sb.setValue(
-                q, Fx.s("v2"), null, ValueOrigin.FROM_NB, false)); // carried out all the same
+                q,
+                CatalogueFixtures.s("v2"),
+                null,
+                ValueOrigin.FROM_NB,
+                false)); // carried out all the same
     sb.clearCalls();
     assertThrows(
         TransactionException.class,
-        () -> commit(TxnOptions.builder().retry(RETRY).build(), q, Fx.s("v2")));
+        () -> commit(TxnOptions.builder().retry(RETRY).build(), q, CatalogueFixtures.s("v2")));
     assertThat(sb.callLog()).containsExactly("UPDATE " + q + " ✗", "RETRIEVE values");
     assertThat(status(q).state()).isEqualTo(RETRYING);
     assertThat(status(q).error()).isEqualTo("answer lost");
@@ -511,12 +517,18 @@ class FaultPathTest {
     sb.planError(
         d(A1, 1),
         new RuntimeException("answer lost"),
-        () -> sb.setValue(d(A1, 1), Fx.s("item1"), null, ValueOrigin.FROM_NB, true)); // carried out
+        () ->
+            sb.setValue(
+                d(A1, 1),
+                CatalogueFixtures.s("item1"),
+                null,
+                ValueOrigin.FROM_NB,
+                true)); // carried out
     sb.planError(r, new RuntimeException("refused"));
     sb.clearCalls();
     Txn t = kvs.startNBTransaction();
-    t.setValue(P, Fx.s("v1"));
-    t.setValue(r, Fx.s("v1"));
+    t.setValue(P, CatalogueFixtures.s("v1"));
+    t.setValue(r, CatalogueFixtures.s("v1"));
     assertThrows(
         TransactionException.class, () -> t.commit(TxnOptions.builder().revert(true).build()));
 
@@ -550,7 +562,7 @@ class FaultPathTest {
             .build());
     Txn first = kvs.startNBTransaction();
     first.setValue(A, arr(2, 3));
-    first.setValue(q, Fx.s("v1"));
+    first.setValue(q, CatalogueFixtures.s("v1"));
     first.commit(TxnOptions.defaults());
 
     // A loses its items; q, which needs item3, cannot be removed, so item3 is kept as it was:
@@ -573,13 +585,13 @@ class FaultPathTest {
         new RuntimeException("create failed"),
         () -> {
           sb.setValue(A, arr(2, 3), null, ValueOrigin.FROM_NB, false);
-          sb.setValue(d(A, 2), Fx.s("item2"), null, ValueOrigin.FROM_NB, true);
-          sb.setValue(d(A, 3), Fx.s("item3"), null, ValueOrigin.FROM_NB, true);
+          sb.setValue(d(A, 2), CatalogueFixtures.s("item2"), null, ValueOrigin.FROM_NB, true);
+          sb.setValue(d(A, 3), CatalogueFixtures.s("item3"), null, ValueOrigin.FROM_NB, true);
         });
     sb.clearCalls();
     Txn resync = kvs.startNBTransaction();
     resync.setValue(A, arr());
-    resync.setValue(q, Fx.s("v1"));
+    resync.setValue(q, CatalogueFixtures.s("v1"));
     assertThrows(
         TransactionException.class,
         () -> resync.commit(TxnOptions.builder().resync(ResyncType.FULL).build()));
@@ -614,10 +626,10 @@ class FaultPathTest {
     // the next change reads q first: the Update starts from v2, which the southbound holds (not
     // from v1, which the scheduler last knew)
     sb.clearCalls();
-    commit(TxnOptions.defaults(), q, Fx.s("v3"));
+    commit(TxnOptions.defaults(), q, CatalogueFixtures.s("v3"));
     assertThat(sb.callLog()).containsExactly("RETRIEVE values", "UPDATE " + q);
-    assertThat(sb.calls().get(1).value()).isEqualTo(Fx.s("v3"));
-    assertThat(sb.get(q).orElseThrow().value()).isEqualTo(Fx.s("v3"));
+    assertThat(sb.calls().get(1).value()).isEqualTo(CatalogueFixtures.s("v3"));
+    assertThat(sb.get(q).orElseThrow().value()).isEqualTo(CatalogueFixtures.s("v3"));
     assertThat(status(q).state()).isEqualTo(CONFIGURED);
   }
 
@@ -635,7 +647,7 @@ class FaultPathTest {
     TransactionException e =
         assertThrows(
             TransactionException.class,
-            () -> commit(TxnOptions.builder().retry(RETRY).build(), q, Fx.s("v3")));
+            () -> commit(TxnOptions.builder().retry(RETRY).build(), q, CatalogueFixtures.s("v3")));
     assertThat(sb.callLog()).containsExactly("RETRIEVE values ✗", "RETRIEVE values");
     assertThat(e.getMessage()).contains(q).contains("unknown");
     assertThat(status(q).state()).isEqualTo(RETRYING);
@@ -646,7 +658,7 @@ class FaultPathTest {
     sb.clearCalls();
     advance(Duration.ofSeconds(1));
     assertThat(sb.callLog()).containsExactly("UPDATE " + q);
-    assertThat(sb.get(q).orElseThrow().value()).isEqualTo(Fx.s("v3"));
+    assertThat(sb.get(q).orElseThrow().value()).isEqualTo(CatalogueFixtures.s("v3"));
     assertThat(status(q).state()).isEqualTo(CONFIGURED);
     assertThat(timers.pending()).isEmpty();
   }
@@ -659,14 +671,18 @@ class FaultPathTest {
   private String updateCarriedOutWhoseReadFails() {
     String q = "/q/k0";
     kvs.registerDescriptors(sb.descriptor("values", Object.class).nbKeyPrefix("/q/").build());
-    commit(TxnOptions.defaults(), q, Fx.s("v1"));
+    commit(TxnOptions.defaults(), q, CatalogueFixtures.s("v1"));
     sb.planError(
         q,
         new RuntimeException("answer lost"),
-        () -> sb.setValue(q, Fx.s("v2"), null, ValueOrigin.FROM_NB, false)); // carried out
+        () ->
+            sb.setValue(
+                q, CatalogueFixtures.s("v2"), null, ValueOrigin.FROM_NB, false)); // carried out
     sb.planRetrieveError("values", new IllegalStateException("device busy"));
     sb.clearCalls();
-    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), q, Fx.s("v2")));
+    assertThrows(
+        TransactionException.class,
+        () -> commit(TxnOptions.defaults(), q, CatalogueFixtures.s("v2")));
     assertThat(sb.callLog()).containsExactly("UPDATE " + q + " ✗", "RETRIEVE values ✗");
     assertThat(status(q).state()).isEqualTo(FAILED);
     return q;

@@ -4,13 +4,13 @@ import static io.kvscheduler.api.ValueState.CONFIGURED;
 import static io.kvscheduler.api.ValueState.FAILED;
 import static io.kvscheduler.api.ValueState.PENDING;
 import static io.kvscheduler.api.ValueState.REMOVED;
-import static io.kvscheduler.catalogue.Fx.A1;
-import static io.kvscheduler.catalogue.Fx.A2;
-import static io.kvscheduler.catalogue.Fx.B2;
-import static io.kvscheduler.catalogue.Fx.C3;
-import static io.kvscheduler.catalogue.Fx.arr;
-import static io.kvscheduler.catalogue.Fx.d;
-import static io.kvscheduler.catalogue.Fx.s;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A1;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.B2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.C3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
+import static io.kvscheduler.catalogue.CatalogueFixtures.d;
+import static io.kvscheduler.catalogue.CatalogueFixtures.s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -51,7 +51,7 @@ class GraphHistoryTest {
   private static final String B3 = "/prefixB/base-value3";
 
   private final MockSouthbound sb = new MockSouthbound();
-  private Fx.Env env;
+  private CatalogueFixtures.Env env;
 
   @AfterEach
   void tearDown() {
@@ -65,19 +65,22 @@ class GraphHistoryTest {
    * descriptor1 (/prefixA/, derived items, A1 depends on {@code a1Deps}), descriptor2 (/prefixB/).
    */
   private void setUp(boolean simulation, List<Dependency> a1Deps) {
-    env = Fx.env(simulation);
+    env = CatalogueFixtures.env(simulation);
     register(env.kvs(), a1Deps);
   }
 
   private void register(KVScheduler kvs, List<Dependency> a1Deps) {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
             .withMetadata()
-            .derivedValues(Fx.derivedItems())
+            .derivedValues(CatalogueFixtures.derivedItems())
             .dependencies((key, value) -> key.equals(A1) ? a1Deps : List.of())
             .build(),
-        sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).withMetadata().build());
+        sb.descriptor("descriptor2", Object.class)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
+            .withMetadata()
+            .build());
   }
 
   private long commit(Object... kv) {
@@ -195,7 +198,7 @@ class GraphHistoryTest {
       "B34 (ours: no target-only revisions) a new target of an AnyOf dependency adds no"
           + " revision to the dependent; deletions close the timeline")
   void noTargetOnlyRevisionsAndDeletions() {
-    setUp(false, List.of(Dependency.anyOfPrefixes("any B", Fx.PREFIX_B)));
+    setUp(false, List.of(Dependency.anyOfPrefixes("any B", CatalogueFixtures.PREFIX_B)));
     commit(A1, arr(1), B2, s("b"));
     assertThat(env.kvs().keyTimeline(A1)).hasSize(1);
     commit(B3, s("b3"));
@@ -358,7 +361,7 @@ class GraphHistoryTest {
     assertThat(kvs.flagStats("descriptor", any))
         .isEqualTo(new FlagStats(8, Map.of("descriptor1", 5L, "descriptor2", 3L)));
     assertThat(kvs.flagStats("derived", any)).isEqualTo(new FlagStats(1, Map.of(A1, 1L)));
-    assertThat(kvs.flagStats("value-state", KeySelector.prefix(Fx.PREFIX_A)))
+    assertThat(kvs.flagStats("value-state", KeySelector.prefix(CatalogueFixtures.PREFIX_A)))
         .isEqualTo(new FlagStats(5, Map.of("PENDING", 2L, "CONFIGURED", 2L, "FAILED", 1L)));
     assertThat(kvs.flagStats("value-state", KeySelector.exact(B2)))
         .isEqualTo(new FlagStats(3, Map.of("CONFIGURED", 2L, "REMOVED", 1L)));

@@ -10,14 +10,14 @@ import static io.kvscheduler.api.ValueState.MISSING;
 import static io.kvscheduler.api.ValueState.NONEXISTENT;
 import static io.kvscheduler.api.ValueState.PENDING;
 import static io.kvscheduler.api.ValueState.REMOVED;
-import static io.kvscheduler.catalogue.Fx.A1;
-import static io.kvscheduler.catalogue.Fx.A2;
-import static io.kvscheduler.catalogue.Fx.A3;
-import static io.kvscheduler.catalogue.Fx.B2;
-import static io.kvscheduler.catalogue.Fx.C3;
-import static io.kvscheduler.catalogue.Fx.arr;
-import static io.kvscheduler.catalogue.Fx.d;
-import static io.kvscheduler.catalogue.Fx.s;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A1;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.B2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.C3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
+import static io.kvscheduler.catalogue.CatalogueFixtures.d;
+import static io.kvscheduler.catalogue.CatalogueFixtures.s;
 import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -42,7 +42,7 @@ import org.junit.jupiter.api.Test;
 /** Catalogue §12: metadata. */
 class MetadataTest {
   private final MockSouthbound sb = new MockSouthbound();
-  private Fx.Env env;
+  private CatalogueFixtures.Env env;
 
   @AfterEach
   void tearDown() {
@@ -62,8 +62,8 @@ class MetadataTest {
 
   /** The 3-descriptor setup of TestDataChangeTransactions (catalogue §6). */
   private void dataChangeSetup() {
-    env = Fx.env(true);
-    Fx.registerDataChangeDescriptors(env.kvs(), sb);
+    env = CatalogueFixtures.env(true);
+    CatalogueFixtures.registerDataChangeDescriptors(env.kvs(), sb);
   }
 
   @Test
@@ -73,12 +73,13 @@ class MetadataTest {
           + " not kept")
   @SuppressWarnings({"unchecked", "rawtypes"})
   void metadataOfTheWrongClassFailsTheOperation() {
-    env = Fx.env(true);
-    KVDescriptor.Creator<Fx.StringValue, Integer> lying =
-        (KVDescriptor.Creator) (KVDescriptor.Creator<Fx.StringValue, Object>) (k, v) -> "text";
+    env = CatalogueFixtures.env(true);
+    KVDescriptor.Creator<CatalogueFixtures.StringValue, Integer> lying =
+        (KVDescriptor.Creator)
+            (KVDescriptor.Creator<CatalogueFixtures.StringValue, Object>) (k, v) -> "text";
     env.kvs()
         .registerDescriptors(
-            KVDescriptor.builder("counted", Fx.StringValue.class)
+            KVDescriptor.builder("counted", CatalogueFixtures.StringValue.class)
                 .nbKeyPrefix("/counted/")
                 .withMetadata(Integer.class)
                 .create(lying)
@@ -103,10 +104,10 @@ class MetadataTest {
           + " declared is ignored, like one whose value is")
   @SuppressWarnings({"unchecked", "rawtypes"})
   void notifiedOrRetrievedMetadataOfTheWrongClassIgnored() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     env.kvs()
         .registerDescriptors(
-            KVDescriptor.builder("counted", Fx.StringValue.class)
+            KVDescriptor.builder("counted", CatalogueFixtures.StringValue.class)
                 .nbKeyPrefix("/counted/")
                 .withMetadata(Integer.class)
                 .create((k, v) -> 1)
@@ -160,16 +161,18 @@ class MetadataTest {
   @DisplayName(
       "B123 without KeyLabel the key is the label; a descriptor without metadata stores none")
   void labelDefaultsToKeyAndNoMetadataDescriptor() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     env.kvs()
         .registerDescriptors(
             KVDescriptor.builder("descriptor1", Object.class)
                 .withMetadata(Integer.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .create((k, v) -> 42)
                 .delete((k, v, m) -> {})
                 .build(),
-            sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build());
+            sb.descriptor("descriptor2", Object.class)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
+                .build());
     commit(TxnOptions.defaults(), A1, arr(1), B2, arr(1));
     NamedMapping<Integer> m1 = env.kvs().metadataMap("descriptor1", Integer.class);
     assertThat(m1.labels()).containsExactly(A1);
@@ -186,7 +189,7 @@ class MetadataTest {
       "(ours) the metadata map and the dump of a descriptor held in hand are typed by its"
           + " classes; a descriptor not registered (or another of the same name) is refused")
   void typedMetadataMapAndDump() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     KVDescriptor<String, Integer> counted =
         KVDescriptor.builder("counted", String.class)
             .withMetadata(Integer.class)
@@ -278,13 +281,13 @@ class MetadataTest {
   @Test
   @DisplayName("B124 the metadata returned by Update replaces the old one")
   void updateReturnsNewMetadata() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     env.kvs()
         .registerDescriptors(
             KVDescriptor.builder("descriptor1", Object.class)
                 .withMetadata(Integer.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
-                .keyLabel(k -> k.substring(Fx.PREFIX_A.length()))
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
+                .keyLabel(k -> k.substring(CatalogueFixtures.PREFIX_A.length()))
                 .create((k, v) -> 1)
                 .update((k, o, n, m) -> m + 100)
                 .delete((k, v, m) -> {})
@@ -300,13 +303,13 @@ class MetadataTest {
 
   /** TestResyncWithEmptySB: A2 depends on A1/i1, A1/i2 depends on A2/i1. */
   private void resyncWithEmptySbSetup() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withMetadata()
-                .derivedValues(Fx.derivedItems())
+                .derivedValues(CatalogueFixtures.derivedItems())
                 .dependencies(
                     (key, value) -> {
                       if (key.equals(A2)) return List.of(Dependency.onKey(d(A1, 1), d(A1, 1)));
@@ -337,8 +340,8 @@ class MetadataTest {
    * full resync sets B2=[i1,i2] (PENDING).
    */
   private void notificationsSetup() {
-    env = Fx.env(true);
-    Fx.registerNotificationDescriptors(env.kvs(), sb);
+    env = CatalogueFixtures.env(true);
+    CatalogueFixtures.registerNotificationDescriptors(env.kvs(), sb);
     commit(TxnOptions.builder().resync(ResyncType.FULL).build(), B2, arr(1, 2));
   }
 
@@ -371,14 +374,14 @@ class MetadataTest {
   @DisplayName(
       "B126 metadata retrieved from SB is adopted: startup resync leaves the map with 0, 1 and 3")
   void retrievedMetadataAdopted() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withMetadata()
                 .firstFreeIndex(3)
-                .derivedValues(Fx.derivedItems())
+                .derivedValues(CatalogueFixtures.derivedItems())
                 .updateWithRecreate((key, o, n, m) -> key.equals(A3))
                 .dependencies(
                     (key, value) -> {
@@ -458,11 +461,11 @@ class MetadataTest {
   @Test
   @DisplayName("B128 an NB base value that a refresh does not find loses its metadata")
   void refreshClearsMetadataOfMissingValue() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withMetadata()
                 .build());
     commit(TxnOptions.defaults(), A1, arr(1), A2, arr(2));

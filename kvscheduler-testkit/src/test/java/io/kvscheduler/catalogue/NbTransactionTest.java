@@ -10,13 +10,13 @@ import static io.kvscheduler.api.ValueState.NONEXISTENT;
 import static io.kvscheduler.api.ValueState.PENDING;
 import static io.kvscheduler.api.ValueState.REMOVED;
 import static io.kvscheduler.api.ValueState.RETRYING;
-import static io.kvscheduler.catalogue.Fx.A1;
-import static io.kvscheduler.catalogue.Fx.A2;
-import static io.kvscheduler.catalogue.Fx.B2;
-import static io.kvscheduler.catalogue.Fx.C3;
-import static io.kvscheduler.catalogue.Fx.arr;
-import static io.kvscheduler.catalogue.Fx.d;
-import static io.kvscheduler.catalogue.Fx.s;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A1;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.B2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.C3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
+import static io.kvscheduler.catalogue.CatalogueFixtures.d;
+import static io.kvscheduler.catalogue.CatalogueFixtures.s;
 import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -43,7 +43,7 @@ import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.api.View;
-import io.kvscheduler.catalogue.Fx.StringValue;
+import io.kvscheduler.catalogue.CatalogueFixtures.StringValue;
 import io.kvscheduler.testkit.ManualClock;
 import io.kvscheduler.testkit.ManualDelayScheduler;
 import io.kvscheduler.testkit.MockSouthbound;
@@ -75,14 +75,14 @@ import org.junit.jupiter.api.Timeout;
  */
 class NbTransactionTest {
   private final MockSouthbound sb = new MockSouthbound();
-  private Fx.Env env;
+  private CatalogueFixtures.Env env;
   private KVScheduler kvs;
 
   @BeforeEach
   void setUp() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     kvs = env.kvs();
-    Fx.registerDataChangeDescriptors(kvs, sb);
+    CatalogueFixtures.registerDataChangeDescriptors(kvs, sb);
   }
 
   @AfterEach
@@ -185,12 +185,13 @@ class NbTransactionTest {
     assertThat(commit(A1, arr(1))).isEqualTo(0);
     assertThat(commit(C3, arr(1))).isEqualTo(1);
 
-    kvs.pushSBNotification(List.of(new KVWithMetadata<>(Fx.A4, arr(1), null, ValueOrigin.FROM_SB)));
+    kvs.pushSBNotification(
+        List.of(new KVWithMetadata<>(CatalogueFixtures.A4, arr(1), null, ValueOrigin.FROM_SB)));
     kvs.transactionBarrier();
     assertThat(env.txn(2).type()).isEqualTo(TxnType.SB_NOTIFICATION);
 
-    sb.planError(Fx.A2, new RuntimeException("failed to create"));
-    var failing = txn(Fx.A2, arr());
+    sb.planError(CatalogueFixtures.A2, new RuntimeException("failed to create"));
+    var failing = txn(CatalogueFixtures.A2, arr());
     assertThatThrownBy(
             () ->
                 failing.commit(
@@ -202,14 +203,14 @@ class NbTransactionTest {
             e -> {
               assertThat(e.seqNum()).isEqualTo(3);
             });
-    assertThat(kvs.valueStatus(Fx.A2).state()).isEqualTo(RETRYING);
+    assertThat(kvs.valueStatus(CatalogueFixtures.A2).state()).isEqualTo(RETRYING);
     env.timers().advance(Duration.ofSeconds(1));
     kvs.transactionBarrier();
     RecordedTxn retry = env.txn(4);
     assertThat(retry.type()).isEqualTo(TxnType.RETRY_FAILED_OPS);
     assertThat(retry.retryForTxn()).isEqualTo(3);
     assertThat(retry.retryAttempt()).isEqualTo(1);
-    assertThat(kvs.valueStatus(Fx.A2).state()).isEqualTo(CONFIGURED);
+    assertThat(kvs.valueStatus(CatalogueFixtures.A2).state()).isEqualTo(CONFIGURED);
 
     // a transaction that does nothing still consumes a number
     assertThat(commit()).isEqualTo(5);
@@ -260,7 +261,7 @@ class NbTransactionTest {
           + " is seen through the future, watchers and the history")
   void commitAsyncReturnsAtOnce() throws Exception {
     List<BaseValueStatus> seen = Collections.synchronizedList(new ArrayList<>());
-    kvs.watchValueStatus(KeySelector.prefix(Fx.PREFIX_A), seen::add);
+    kvs.watchValueStatus(KeySelector.prefix(CatalogueFixtures.PREFIX_A), seen::add);
     CompletableFuture<Long> f = txn(A1, arr(1)).commitAsync(TxnOptions.defaults());
     assertThat(f.get(10, TimeUnit.SECONDS)).isZero();
     kvs.transactionBarrier();
@@ -279,7 +280,7 @@ class NbTransactionTest {
           + " it, only for the value the same transaction creates")
   void removalOfUnknownKeyNotifiesNoWatcher() {
     List<BaseValueStatus> seen = Collections.synchronizedList(new ArrayList<>());
-    kvs.watchValueStatus(KeySelector.prefix(Fx.PREFIX_A), seen::add);
+    kvs.watchValueStatus(KeySelector.prefix(CatalogueFixtures.PREFIX_A), seen::add);
     txn(A1, arr(), A2, null).commit();
     kvs.transactionBarrier();
     assertThat(seen).containsExactly(base(st(A1, CONFIGURED, CREATE)));
@@ -1009,7 +1010,7 @@ class NbTransactionTest {
   void deleteBaseWithDerived() {
     List<BaseValueStatus> seen = Collections.synchronizedList(new ArrayList<>());
     commit(A1, arr(1));
-    kvs.watchValueStatus(KeySelector.prefix(Fx.PREFIX_A), seen::add);
+    kvs.watchValueStatus(KeySelector.prefix(CatalogueFixtures.PREFIX_A), seen::add);
     sb.clearCalls();
     long seq = commit(A1, null);
     assertThat(sb.callLog()).containsExactly("DELETE " + d(A1, 1), "DELETE " + A1);
@@ -1115,12 +1116,12 @@ class NbTransactionTest {
   void deleteUnknownKey() {
     commit(A1, arr(1));
     sb.clearCalls();
-    long seq = commit(Fx.A4, null, C3, null);
+    long seq = commit(CatalogueFixtures.A4, null, C3, null);
     assertThat(seq).isEqualTo(1);
     TxnAssert.assertThat(env.txn(seq)).executedNothing();
     assertThat(env.txn(seq).planned()).isEmpty();
     assertThat(sb.callLog()).isEmpty();
-    assertThat(kvs.valueStatus(Fx.A4).state()).isEqualTo(NONEXISTENT);
+    assertThat(kvs.valueStatus(CatalogueFixtures.A4).state()).isEqualTo(NONEXISTENT);
     assertThat(kvs.valueStatuses()).extracting(BaseValueStatus::key).containsExactly(A1);
   }
 

@@ -10,14 +10,14 @@ import static io.kvscheduler.api.ValueState.OBTAINED;
 import static io.kvscheduler.api.ValueState.PENDING;
 import static io.kvscheduler.api.ValueState.REMOVED;
 import static io.kvscheduler.api.ValueState.RETRYING;
-import static io.kvscheduler.catalogue.Fx.A1;
-import static io.kvscheduler.catalogue.Fx.A2;
-import static io.kvscheduler.catalogue.Fx.A3;
-import static io.kvscheduler.catalogue.Fx.B2;
-import static io.kvscheduler.catalogue.Fx.C3;
-import static io.kvscheduler.catalogue.Fx.arr;
-import static io.kvscheduler.catalogue.Fx.d;
-import static io.kvscheduler.catalogue.Fx.s;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A1;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.B2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.C3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
+import static io.kvscheduler.catalogue.CatalogueFixtures.d;
+import static io.kvscheduler.catalogue.CatalogueFixtures.s;
 import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
@@ -58,7 +58,7 @@ class NotificationTest {
 
   private final MockSouthbound sb = new MockSouthbound();
   private final List<BaseValueStatus> statuses = new CopyOnWriteArrayList<>();
-  private Fx.Env env;
+  private CatalogueFixtures.Env env;
 
   @AfterEach
   void tearDown() {
@@ -88,7 +88,7 @@ class NotificationTest {
     return new RecordedTxn.RecordedValue(key, Optional.ofNullable(value), origin);
   }
 
-  static void pushAndWait(Fx.Env env, String key, Object value, Object metadata) {
+  static void pushAndWait(CatalogueFixtures.Env env, String key, Object value, Object metadata) {
     env.kvs()
         .pushSBNotification(
             List.of(new KVWithMetadata<>(key, value, metadata, ValueOrigin.FROM_SB)));
@@ -124,22 +124,22 @@ class NotificationTest {
    * descriptor2 (/prefixB/, B2 → A1, B2/i2 → A1/i2, metadata); full resync with B2=[i1,i2].
    */
   private void notificationsSetUp() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .keySelector(
                     k ->
-                        k.startsWith(Fx.PREFIX_A)
-                            && !k.substring(Fx.PREFIX_A.length()).contains("/"))
-                .derivedValues(Fx.derivedItems())
+                        k.startsWith(CatalogueFixtures.PREFIX_A)
+                            && !k.substring(CatalogueFixtures.PREFIX_A.length()).contains("/"))
+                .derivedValues(CatalogueFixtures.derivedItems())
                 .withMetadata()
                 .withoutRetrieve()
                 .build(),
             sb.descriptor("descriptor2", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_B)
-                .derivedValues(Fx.derivedItems())
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
+                .derivedValues(CatalogueFixtures.derivedItems())
                 .dependencies(
                     (key, value) -> {
                       if (key.equals(B2)) return List.of(Dependency.onKey(A1, A1));
@@ -178,11 +178,11 @@ class NotificationTest {
       "(ours) a notified value of the wrong class is ignored, as a retrieved one is: the"
           + " descriptor's code never sees it, and the other pairs of the notification apply")
   void notifiedValueOfTheWrongClassIgnored() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     List<String> seen = new CopyOnWriteArrayList<>();
     env.kvs()
         .registerDescriptors(
-            KVDescriptor.builder("typed", Fx.StringValue.class)
+            KVDescriptor.builder("typed", CatalogueFixtures.StringValue.class)
                 .nbKeyPrefix("/typed/")
                 .create((k, v) -> null)
                 .delete((k, v, m) -> {})
@@ -212,7 +212,7 @@ class NotificationTest {
           + " dependents are created before its derived values (TestNotifications, 1st notification)")
   void notifiedNewValue() {
     notificationsSetUp();
-    env.kvs().watchValueStatus(KeySelector.prefix(Fx.PREFIX_A), statuses::add);
+    env.kvs().watchValueStatus(KeySelector.prefix(CatalogueFixtures.PREFIX_A), statuses::add);
 
     firstNotification();
 
@@ -354,11 +354,11 @@ class NotificationTest {
       "B149 notifications for keys without descriptor or for NB-owned values are ignored"
           + " (still recorded); (ours, D14) every pair is checked; one push = one transaction")
   void notificationFilter() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withMetadata()
                 .build());
     env.kvs().startNBTransaction().setValue(A1, s("nb")).commit();
@@ -429,11 +429,11 @@ class NotificationTest {
     static final Object C3_DATA = s("base-value3-data");
 
     final MockSouthbound sb;
-    final Fx.Env env;
+    final CatalogueFixtures.Env env;
     final List<BaseValueStatus> prefB = new CopyOnWriteArrayList<>();
     final List<BaseValueStatus> prefC = new CopyOnWriteArrayList<>();
 
-    WithRetryScenario(MockSouthbound sb, Fx.Env env) {
+    WithRetryScenario(MockSouthbound sb, CatalogueFixtures.Env env) {
       this.sb = sb;
       this.env = env;
     }
@@ -442,13 +442,13 @@ class NotificationTest {
       env.kvs()
           .registerDescriptors(
               sb.descriptor("descriptor1", Object.class)
-                  .nbKeyPrefix(Fx.PREFIX_A)
-                  .derivedValues(Fx.derivedItems())
+                  .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
+                  .derivedValues(CatalogueFixtures.derivedItems())
                   .withMetadata()
                   .withoutRetrieve()
                   .build(),
               sb.descriptor("descriptor2", Object.class)
-                  .nbKeyPrefix(Fx.PREFIX_B)
+                  .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
                   .dependencies(
                       (key, value) -> {
                         if (key.equals(B2)) return List.of(Dependency.onKey(A1, A1));
@@ -456,15 +456,17 @@ class NotificationTest {
                           return List.of(Dependency.onKey(d(A1, 2), d(A1, 2)));
                         return List.of();
                       })
-                  .derivedValues(Fx.derivedItems())
+                  .derivedValues(CatalogueFixtures.derivedItems())
                   .withMetadata()
                   .build(),
               sb.descriptor("descriptor3", Object.class)
-                  .nbKeyPrefix(Fx.PREFIX_C)
+                  .nbKeyPrefix(CatalogueFixtures.PREFIX_C)
                   .dependencies(
                       (key, value) ->
                           key.equals(C3)
-                              ? List.of(Dependency.anyOfPrefixes(Fx.PREFIX_A, Fx.PREFIX_A))
+                              ? List.of(
+                                  Dependency.anyOfPrefixes(
+                                      CatalogueFixtures.PREFIX_A, CatalogueFixtures.PREFIX_A))
                               : List.of())
                   .withMetadata()
                   .retrieveDependencies("descriptor2")
@@ -496,8 +498,8 @@ class NotificationTest {
       assertThat(sb.keys()).isEmpty();
       assertThat(sb.calls()).isEmpty();
 
-      env.kvs().watchValueStatus(KeySelector.prefix(Fx.PREFIX_B), prefB::add);
-      env.kvs().watchValueStatus(KeySelector.prefix(Fx.PREFIX_C), prefC::add);
+      env.kvs().watchValueStatus(KeySelector.prefix(CatalogueFixtures.PREFIX_B), prefB::add);
+      env.kvs().watchValueStatus(KeySelector.prefix(CatalogueFixtures.PREFIX_C), prefC::add);
       pushAndWait(env, A1, arr(1, 2), 10);
     }
   }
@@ -508,7 +510,7 @@ class NotificationTest {
           + " RETRYING with errors in the record and to watchers, refresh of failed values"
           + " (TestNotificationsWithRetry, txn #2)")
   void notificationWithFailingDependents() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     WithRetryScenario sc = new WithRetryScenario(sb, env);
     sc.runUntilNotification();
 
@@ -584,11 +586,11 @@ class NotificationTest {
       "B151 NB takes over an OBTAINED value: a different value is applied by Update,"
           + " an equivalent one is a NOOP UPDATE (WAS-OBTAINED), an NB delete calls Delete")
   void nbTakesOverSbValue() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withMetadata()
                 .withoutRetrieve()
                 .build());
@@ -640,11 +642,11 @@ class NotificationTest {
   @DisplayName(
       "B152 without simulation in the scheduler configuration a notification has no" + " plan")
   void notificationSimulationIsAConfigSwitch() {
-    env = Fx.env(false);
+    env = CatalogueFixtures.env(false);
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withoutRetrieve()
                 .build());
     pushAndWait(env, A1, s("sb"), null);

@@ -6,12 +6,12 @@ import static io.kvscheduler.api.ValueState.CONFIGURED;
 import static io.kvscheduler.api.ValueState.FAILED;
 import static io.kvscheduler.api.ValueState.NONEXISTENT;
 import static io.kvscheduler.api.ValueState.RETRYING;
-import static io.kvscheduler.catalogue.Fx.A1;
-import static io.kvscheduler.catalogue.Fx.A2;
-import static io.kvscheduler.catalogue.Fx.A3;
-import static io.kvscheduler.catalogue.Fx.A4;
-import static io.kvscheduler.catalogue.Fx.C3;
-import static io.kvscheduler.catalogue.Fx.s;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A1;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A4;
+import static io.kvscheduler.catalogue.CatalogueFixtures.C3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.s;
 import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -76,7 +76,7 @@ class OperationTimeoutTest {
   /** Hanging calls that returned after all (their result must be ignored). */
   private final AtomicInteger lateReturns = new AtomicInteger();
 
-  private Fx.Env env;
+  private CatalogueFixtures.Env env;
   private KVScheduler kvs;
 
   @AfterEach
@@ -95,11 +95,11 @@ class OperationTimeoutTest {
     if (schedulerTimeout != null) {
       b.operationTimeout(schedulerTimeout);
     }
-    env = new Fx.Env(b.build(), clock, timers);
+    env = new CatalogueFixtures.Env(b.build(), clock, timers);
     kvs = env.kvs();
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
             .withoutRetrieve()
             .build());
   }
@@ -124,7 +124,7 @@ class OperationTimeoutTest {
   /** Descriptor for /prefixC/ whose Create hangs for the value "hang". */
   private KVDescriptor.Builder<Object, Void> hangingOnCreate() {
     return KVDescriptor.builder("hanging", Object.class)
-        .nbKeyPrefix(Fx.PREFIX_C)
+        .nbKeyPrefix(CatalogueFixtures.PREFIX_C)
         .create(
             (key, value) -> {
               if (s("hang").equals(value)) {
@@ -214,7 +214,7 @@ class OperationTimeoutTest {
     Map<String, Object> device = new ConcurrentHashMap<>();
     kvs.registerDescriptors(
         KVDescriptor.builder("late", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_C)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_C)
             .create(
                 (key, value) -> {
                   if (s("late").equals(value)) {
@@ -271,7 +271,7 @@ class OperationTimeoutTest {
     AtomicInteger creates = new AtomicInteger();
     kvs.registerDescriptors(
         KVDescriptor.builder("hanging", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_C)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_C)
             .create(
                 (key, value) -> {
                   if (creates.incrementAndGet() == 1) {
@@ -352,7 +352,7 @@ class OperationTimeoutTest {
     List<String> threads = new CopyOnWriteArrayList<>();
     kvs.registerDescriptors(
         KVDescriptor.builder("committing", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_C)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_C)
             .create(
                 (key, value) -> {
                   threads.add(Thread.currentThread().getName());
@@ -380,7 +380,7 @@ class OperationTimeoutTest {
     List<String> errors = new CopyOnWriteArrayList<>();
     kvs.registerDescriptors(
         KVDescriptor.builder("querying", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_C)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_C)
             .create(
                 (key, value) -> {
                   for (Runnable query :
@@ -486,7 +486,7 @@ class OperationTimeoutTest {
     ManualClock clock = new ManualClock();
     ManualDelayScheduler timers = new ManualDelayScheduler(clock);
     env =
-        new Fx.Env(
+        new CatalogueFixtures.Env(
             KVScheduler.builder()
                 .clock(clock)
                 .delayScheduler(timers)

@@ -11,15 +11,15 @@ import static io.kvscheduler.api.ValueState.OBTAINED;
 import static io.kvscheduler.api.ValueState.PENDING;
 import static io.kvscheduler.api.ValueState.REMOVED;
 import static io.kvscheduler.api.ValueState.RETRYING;
-import static io.kvscheduler.catalogue.Fx.A1;
-import static io.kvscheduler.catalogue.Fx.A2;
-import static io.kvscheduler.catalogue.Fx.A3;
-import static io.kvscheduler.catalogue.Fx.A4;
-import static io.kvscheduler.catalogue.Fx.B2;
-import static io.kvscheduler.catalogue.Fx.C3;
-import static io.kvscheduler.catalogue.Fx.arr;
-import static io.kvscheduler.catalogue.Fx.d;
-import static io.kvscheduler.catalogue.Fx.s;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A1;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A4;
+import static io.kvscheduler.catalogue.CatalogueFixtures.B2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.C3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
+import static io.kvscheduler.catalogue.CatalogueFixtures.d;
+import static io.kvscheduler.catalogue.CatalogueFixtures.s;
 import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -69,7 +69,7 @@ import org.junit.jupiter.api.Test;
 /** Catalogue §17: transaction records, history and graph revisions. */
 class RecordsAndHistoryTest {
   private final MockSouthbound sb = new MockSouthbound();
-  private Fx.Env env;
+  private CatalogueFixtures.Env env;
 
   @AfterEach
   void tearDown() {
@@ -81,8 +81,9 @@ class RecordsAndHistoryTest {
 
   // ------------------------------------------------------------------ helpers
 
-  /** Like Fx.env, with extra builder settings. */
-  private static Fx.Env envWith(boolean simulation, UnaryOperator<KVSchedulerBuilder> extra) {
+  /** Like CatalogueFixtures.env, with extra builder settings. */
+  private static CatalogueFixtures.Env envWith(
+      boolean simulation, UnaryOperator<KVSchedulerBuilder> extra) {
     ManualClock clock = new ManualClock();
     ManualDelayScheduler timers = new ManualDelayScheduler(clock);
     KVScheduler kvs =
@@ -94,7 +95,7 @@ class RecordsAndHistoryTest {
                     .statusExecutor(Runnable::run)
                     .enableTxnSimulation(simulation))
             .build();
-    return new Fx.Env(kvs, clock, timers);
+    return new CatalogueFixtures.Env(kvs, clock, timers);
   }
 
   private long commit(TxnOptions options, Object... kv) {
@@ -133,8 +134,8 @@ class RecordsAndHistoryTest {
   }
 
   private void dataChangeSetup(boolean simulation) {
-    env = Fx.env(simulation);
-    Fx.registerDataChangeDescriptors(env.kvs(), sb);
+    env = CatalogueFixtures.env(simulation);
+    CatalogueFixtures.registerDataChangeDescriptors(env.kvs(), sb);
   }
 
   private static final OpSpec[] FIRST_DATA_CHANGE_OPS = {
@@ -150,13 +151,13 @@ class RecordsAndHistoryTest {
 
   /** TestResyncWithEmptySB: A2 depends on A1/i1, A1/i2 depends on A2/i1. */
   private void resyncWithEmptySbSetup() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withMetadata()
-                .derivedValues(Fx.derivedItems())
+                .derivedValues(CatalogueFixtures.derivedItems())
                 .dependencies(
                     (key, value) -> {
                       if (key.equals(A2)) return List.of(Dependency.onKey(d(A1, 1), d(A1, 1)));
@@ -169,27 +170,27 @@ class RecordsAndHistoryTest {
 
   /** TestNotifications setup; a full resync (#0) sets B2=[i1,i2] (PENDING). */
   private void notificationsSetup(boolean simulation) {
-    env = Fx.env(simulation);
-    Fx.registerNotificationDescriptors(env.kvs(), sb);
+    env = CatalogueFixtures.env(simulation);
+    CatalogueFixtures.registerNotificationDescriptors(env.kvs(), sb);
     commit(TxnOptions.builder().resync(ResyncType.FULL).build(), B2, arr(1, 2));
   }
 
   /** TestDependencyCycles: A1 -> A2 -> A3 -> {A1, A4}; no Retrieve. */
   private void cycleSetup() {
-    env = Fx.env(true);
-    Fx.registerCycleDescriptors(env.kvs(), sb);
+    env = CatalogueFixtures.env(true);
+    CatalogueFixtures.registerCycleDescriptors(env.kvs(), sb);
   }
 
   /** TestResyncWithRetry: SB holds A1=[] (meta 0, NB); NB A1=[i1,i2]; Create A1/i2 fails. */
   private void resyncWithRetrySetup(boolean simulation) {
-    env = Fx.env(simulation);
+    env = CatalogueFixtures.env(simulation);
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withMetadata()
                 .firstFreeIndex(1)
-                .derivedValues(Fx.derivedItems())
+                .derivedValues(CatalogueFixtures.derivedItems())
                 .build());
     sb.setValue(A1, arr(), 0, ValueOrigin.FROM_NB, false);
     sb.planError(
@@ -383,20 +384,24 @@ class RecordsAndHistoryTest {
   @DisplayName(
       "B166 B80 pending creates compressed in a large transaction: each of 50 derived values waits for a value created later, one CREATE recorded for each")
   void pendingCreatesCompressedAtScale() {
-    env = Fx.env(false);
+    env = CatalogueFixtures.env(false);
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
-                .derivedValues(Fx.derivedItems())
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
+                .derivedValues(CatalogueFixtures.derivedItems())
                 .dependencies(
                     (key, value) ->
                         key.startsWith(A1 + "/")
                             ? List.of(
-                                Dependency.onKey("b", Fx.PREFIX_B + key.substring(A1.length() + 1)))
+                                Dependency.onKey(
+                                    "b",
+                                    CatalogueFixtures.PREFIX_B + key.substring(A1.length() + 1)))
                             : List.of())
                 .build(),
-            sb.descriptor("descriptor2", Object.class).nbKeyPrefix(Fx.PREFIX_B).build());
+            sb.descriptor("descriptor2", Object.class)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
+                .build());
     int n = 50;
     int[] items = new int[n];
     List<Object> kv = new ArrayList<>(List.of(A1));
@@ -404,7 +409,7 @@ class RecordsAndHistoryTest {
     TreeSet<String> bKeys = new TreeSet<>();
     for (int i = 0; i < n; i++) {
       items[i] = i;
-      String b = Fx.PREFIX_B + "item" + i;
+      String b = CatalogueFixtures.PREFIX_B + "item" + i;
       bKeys.add(b);
       kv.add(b);
       kv.add(s("b" + i));
@@ -416,7 +421,7 @@ class RecordsAndHistoryTest {
     List<OpSpec> expected = new ArrayList<>();
     expected.add(op(CREATE, A1).states(NONEXISTENT, CONFIGURED));
     for (String b : bKeys) {
-      String item = b.substring(Fx.PREFIX_B.length());
+      String item = b.substring(CatalogueFixtures.PREFIX_B.length());
       expected.add(op(CREATE, b).states(NONEXISTENT, CONFIGURED));
       expected.add(
           op(CREATE, A1 + "/" + item)
@@ -431,13 +436,13 @@ class RecordsAndHistoryTest {
   @Test
   @DisplayName("B163 B137 resync records list SB-owned values with origin SB")
   void resyncRecordsSbValues() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withMetadata()
-                .derivedValues(Fx.derivedItems())
+                .derivedValues(CatalogueFixtures.derivedItems())
                 .dependencies(
                     (key, value) -> key.equals(A2) ? List.of(Dependency.onKey(A1, A1)) : List.of())
                 .build());
@@ -455,11 +460,11 @@ class RecordsAndHistoryTest {
   @Test
   @DisplayName("B163 a downstream resync records no values")
   void downstreamResyncRecordsNoValues() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withMetadata()
                 .build());
     commit(A1, arr(1));
@@ -564,13 +569,13 @@ class RecordsAndHistoryTest {
       "B164 B103 the simulation calls no descriptor (no Validate, no CRUD) and plans optimistic success")
   void simulationCallsNoDescriptor() {
     AtomicInteger validations = new AtomicInteger();
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withMetadata()
-                .derivedValues(Fx.derivedItems())
+                .derivedValues(CatalogueFixtures.derivedItems())
                 .validate((k, v) -> validations.incrementAndGet())
                 .build());
     commit(A1, arr(1));
@@ -593,12 +598,12 @@ class RecordsAndHistoryTest {
       "B164 an empty simulation skips execution: no Validate, nothing recorded, status and watchers untouched")
   void emptyPlanSkipsExecution() {
     AtomicInteger validations = new AtomicInteger();
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
-                .derivedValues(Fx.derivedItems())
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
+                .derivedValues(CatalogueFixtures.derivedItems())
                 .validate((k, v) -> validations.incrementAndGet())
                 .build());
     commit(A1, arr(1));
@@ -657,11 +662,11 @@ class RecordsAndHistoryTest {
   @DisplayName(
       "B168 B129 every dequeued transaction is recorded: empty resync, ignored notifications, obsolete retry")
   void everyTransactionRecorded() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withMetadata()
                 .build());
     // #0 empty full resync
@@ -735,8 +740,8 @@ class RecordsAndHistoryTest {
         .containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L);
   }
 
-  private Fx.Env retentionEnv(UnaryOperator<KVSchedulerBuilder> extra) {
-    Fx.Env e =
+  private CatalogueFixtures.Env retentionEnv(UnaryOperator<KVSchedulerBuilder> extra) {
+    CatalogueFixtures.Env e =
         envWith(
             false,
             b ->
@@ -745,7 +750,9 @@ class RecordsAndHistoryTest {
                         .permanentHistoryPeriod(Duration.ofMinutes(5))));
     e.kvs()
         .registerDescriptors(
-            sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).build());
+            sb.descriptor("descriptor1", Object.class)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
+                .build());
     return e;
   }
 
@@ -967,10 +974,12 @@ class RecordsAndHistoryTest {
   @DisplayName(
       "B171 (ours, deliberate difference D12: 'transaction #N failed: ' prefix) error lists KeyErrors: [key (OP): err, ...] in execution order; invalid options throw IllegalArgumentException and consume no seq")
   void transactionErrorFormat() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     env.kvs()
         .registerDescriptors(
-            sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).build());
+            sb.descriptor("descriptor1", Object.class)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
+                .build());
     // invalid options are a usage error, not a failed transaction: no sequence number consumed
     assertThatThrownBy(
             () -> commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build(), A1, arr(1)))
@@ -1017,14 +1026,14 @@ class RecordsAndHistoryTest {
       env.kvs()
           .registerDescriptors(
               sb.descriptor("descriptor1", Object.class)
-                  .nbKeyPrefix(Fx.PREFIX_A)
+                  .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                   .withMetadata()
-                  .derivedValues(Fx.derivedItems())
+                  .derivedValues(CatalogueFixtures.derivedItems())
                   .build(),
               sb.descriptor("descriptor2", Object.class)
-                  .nbKeyPrefix(Fx.PREFIX_B)
+                  .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
                   .withMetadata()
-                  .derivedValues(Fx.derivedItems())
+                  .derivedValues(CatalogueFixtures.derivedItems())
                   .dependencies(
                       (key, value) -> {
                         if (key.equals(d(B2, 1))) return List.of(Dependency.onKey(A1, A1));
@@ -1035,9 +1044,9 @@ class RecordsAndHistoryTest {
                   .retrieveDependencies("descriptor1")
                   .build(),
               sb.descriptor("descriptor3", Object.class)
-                  .nbKeyPrefix(Fx.PREFIX_C)
+                  .nbKeyPrefix(CatalogueFixtures.PREFIX_C)
                   .withMetadata()
-                  .derivedValues(Fx.derivedItems())
+                  .derivedValues(CatalogueFixtures.derivedItems())
                   .updateWithRecreate((key, o, n, m) -> key.equals(C3))
                   .retrieveDependencies("descriptor2")
                   .build());
@@ -1132,9 +1141,9 @@ class RecordsAndHistoryTest {
       env.kvs()
           .registerDescriptors(
               sb.descriptor("descriptor1", Object.class)
-                  .nbKeyPrefix(Fx.PREFIX_A)
+                  .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                   .withMetadata()
-                  .derivedValues(Fx.derivedItems())
+                  .derivedValues(CatalogueFixtures.derivedItems())
                   .build());
       sb.setValue(A1, arr(), 0, ValueOrigin.FROM_NB, false);
       sb.planError(
@@ -1192,7 +1201,9 @@ class RecordsAndHistoryTest {
       env = envWith(true, b -> b.printTxnSummary(false));
       env.kvs()
           .registerDescriptors(
-              sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).build());
+              sb.descriptor("descriptor1", Object.class)
+                  .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
+                  .build());
       commit(A1, arr(1));
       assertThat(log.events()).isEmpty();
     }
@@ -1200,14 +1211,14 @@ class RecordsAndHistoryTest {
 
   /** Proto-like single-line text of the test values (as Go prints them). */
   private static String protoText(Object v) {
-    if (v instanceof Fx.ArrayValue a) {
+    if (v instanceof CatalogueFixtures.ArrayValue a) {
       List<String> parts = new ArrayList<>();
       for (String item : a.items()) {
         parts.add("items:\"" + item + "\"");
       }
       return String.join(" ", parts);
     }
-    if (v instanceof Fx.StringValue sv) {
+    if (v instanceof CatalogueFixtures.StringValue sv) {
       return "value:\"" + sv.value() + "\"";
     }
     return String.valueOf(v);

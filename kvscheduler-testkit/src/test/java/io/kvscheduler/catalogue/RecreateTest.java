@@ -10,11 +10,11 @@ import static io.kvscheduler.api.ValueState.NONEXISTENT;
 import static io.kvscheduler.api.ValueState.OBTAINED;
 import static io.kvscheduler.api.ValueState.PENDING;
 import static io.kvscheduler.api.ValueState.REMOVED;
-import static io.kvscheduler.catalogue.Fx.A1;
-import static io.kvscheduler.catalogue.Fx.C3;
-import static io.kvscheduler.catalogue.Fx.arr;
-import static io.kvscheduler.catalogue.Fx.d;
-import static io.kvscheduler.catalogue.Fx.s;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A1;
+import static io.kvscheduler.catalogue.CatalogueFixtures.C3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
+import static io.kvscheduler.catalogue.CatalogueFixtures.d;
+import static io.kvscheduler.catalogue.CatalogueFixtures.s;
 import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -72,7 +72,7 @@ class RecreateTest {
 
   /** The 3-descriptor setup of TestDataChangeTransactions. */
   private void registerDataChange() {
-    Fx.registerDataChangeDescriptors(kvs, sb);
+    CatalogueFixtures.registerDataChangeDescriptors(kvs, sb);
   }
 
   /** A mock interface (mock_plugins' ifplugin): name, type, free-text description. */
@@ -396,7 +396,7 @@ class RecreateTest {
   void failedRecreateOfDerivedValue() {
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
             .withMetadata()
             .derivedValues(
                 (key, v) ->
@@ -539,7 +539,7 @@ class RecreateTest {
             .nbKeyPrefix("/sbr/")
             .withMetadata()
             .withoutUpdate() // an NB change would always be a re-creation
-            .derivedValues(Fx.derivedItems())
+            .derivedValues(CatalogueFixtures.derivedItems())
             .build());
     String x = "/sbr/x";
     kvs.pushSBNotification(List.of(new KVWithMetadata<>(x, arr(1), 7, ValueOrigin.FROM_SB)));

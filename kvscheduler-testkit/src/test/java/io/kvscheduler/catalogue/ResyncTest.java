@@ -14,18 +14,18 @@ import static io.kvscheduler.api.ValueState.NONEXISTENT;
 import static io.kvscheduler.api.ValueState.OBTAINED;
 import static io.kvscheduler.api.ValueState.PENDING;
 import static io.kvscheduler.api.ValueState.REMOVED;
-import static io.kvscheduler.catalogue.Fx.A1;
-import static io.kvscheduler.catalogue.Fx.A2;
-import static io.kvscheduler.catalogue.Fx.A3;
-import static io.kvscheduler.catalogue.Fx.A4;
-import static io.kvscheduler.catalogue.Fx.B2;
-import static io.kvscheduler.catalogue.Fx.C3;
-import static io.kvscheduler.catalogue.Fx.PREFIX_A;
-import static io.kvscheduler.catalogue.Fx.PREFIX_B;
-import static io.kvscheduler.catalogue.Fx.PREFIX_C;
-import static io.kvscheduler.catalogue.Fx.arr;
-import static io.kvscheduler.catalogue.Fx.d;
-import static io.kvscheduler.catalogue.Fx.s;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A1;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A4;
+import static io.kvscheduler.catalogue.CatalogueFixtures.B2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.C3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.PREFIX_A;
+import static io.kvscheduler.catalogue.CatalogueFixtures.PREFIX_B;
+import static io.kvscheduler.catalogue.CatalogueFixtures.PREFIX_C;
+import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
+import static io.kvscheduler.catalogue.CatalogueFixtures.d;
+import static io.kvscheduler.catalogue.CatalogueFixtures.s;
 import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -74,12 +74,12 @@ class ResyncTest {
   private static final String D3 = "descriptor3";
 
   private final MockSouthbound sb = new MockSouthbound();
-  private Fx.Env env;
+  private CatalogueFixtures.Env env;
   private KVScheduler kvs;
 
   @BeforeEach
   void setUp() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     kvs = env.kvs();
   }
 
@@ -220,7 +220,7 @@ class ResyncTest {
 
   private void registerEmptySbDescriptor() {
     kvs.registerDescriptors(
-        d1().derivedValues(Fx.derivedItems())
+        d1().derivedValues(CatalogueFixtures.derivedItems())
             .dependencies(
                 (key, value) -> {
                   if (key.equals(A2)) {
@@ -388,7 +388,7 @@ class ResyncTest {
     sb.setValue(d(A3, 1), s("item1"), null, FROM_NB, true);
     kvs.registerDescriptors(
         d1().firstFreeIndex(3)
-            .derivedValues(Fx.derivedItems())
+            .derivedValues(CatalogueFixtures.derivedItems())
             .dependencies(
                 (key, value) -> {
                   if (key.equals(d(A2, 1))) {
@@ -525,7 +525,8 @@ class ResyncTest {
   void extraNbOriginValueDeleted() {
     sb.setValue(A1, arr(1), 0, FROM_NB, false);
     sb.setValue(d(A1, 1), s("item1"), null, FROM_NB, true);
-    kvs.registerDescriptors(d1().firstFreeIndex(1).derivedValues(Fx.derivedItems()).build());
+    kvs.registerDescriptors(
+        d1().firstFreeIndex(1).derivedValues(CatalogueFixtures.derivedItems()).build());
 
     commit(resync(ResyncType.FULL), A2, arr(1));
 
@@ -562,7 +563,7 @@ class ResyncTest {
       "B136 B143 a CONFIGURED value (and its derived values) removed behind the "
           + "scheduler's back becomes MISSING and the full resync re-creates it (WAS-MISSING)")
   void missingValueRecreatedByFullResync() {
-    kvs.registerDescriptors(d1().derivedValues(Fx.derivedItems()).build());
+    kvs.registerDescriptors(d1().derivedValues(CatalogueFixtures.derivedItems()).build());
     commit(resync(ResyncType.FULL), A1, arr(1));
     sb.setValue(A1, null, null, FROM_NB, false);
     sb.setValue(d(A1, 1), null, null, FROM_NB, true);
@@ -618,7 +619,7 @@ class ResyncTest {
   void resyncNotRemovingSbValues() {
     sb.setValue(A1, s("base-value1"), null, FROM_SB, false);
     kvs.registerDescriptors(
-        d1().derivedValues(Fx.derivedItems())
+        d1().derivedValues(CatalogueFixtures.derivedItems())
             .dependencies(
                 (key, value) -> key.equals(A2) ? List.of(Dependency.onKey(A1, A1)) : List.of())
             .build());
@@ -756,13 +757,13 @@ class ResyncTest {
             .nbKeyPrefix(PREFIX_A)
             .withMetadata()
             .firstFreeIndex(1)
-            .derivedValues(Fx.derivedItems())
+            .derivedValues(CatalogueFixtures.derivedItems())
             .build(),
         sb.descriptor(D2, Object.class)
             .nbKeyPrefix(PREFIX_B)
             .withMetadata()
             .firstFreeIndex(1)
-            .derivedValues(Fx.derivedItems())
+            .derivedValues(CatalogueFixtures.derivedItems())
             .dependencies(
                 (key, value) -> {
                   if (key.equals(d(B2, 1))) {
@@ -779,7 +780,7 @@ class ResyncTest {
             .nbKeyPrefix(PREFIX_C)
             .withMetadata()
             .firstFreeIndex(1)
-            .derivedValues(Fx.derivedItems())
+            .derivedValues(CatalogueFixtures.derivedItems())
             .updateWithRecreate((key, o, n, m) -> key.equals(C3))
             .retrieveDependencies(D2)
             .build());
@@ -990,7 +991,7 @@ class ResyncTest {
       "B142 B136 B143 a downstream resync refreshes SB and re-applies the NB intent: "
           + "missing re-created, drift updated, NB-origin extras deleted; no values recorded")
   void downstreamResyncReappliesIntent() {
-    kvs.registerDescriptors(d1().derivedValues(Fx.derivedItems()).build());
+    kvs.registerDescriptors(d1().derivedValues(CatalogueFixtures.derivedItems()).build());
     commit(resync(ResyncType.FULL), A1, arr(1), A2, arr(1), A3, arr(2));
     // behind the scheduler's back: A1 vanishes, A2 drifts, A4 appears (NB origin)
     sb.setValue(A1, null, null, FROM_NB, false);
@@ -1115,7 +1116,7 @@ class ResyncTest {
       "B143 refresh: value and metadata are replaced by the retrieved ones, derived values "
           + "recomputed; the resync then updates the drifted value back")
   void refreshReplacesValueAndMetadata() {
-    kvs.registerDescriptors(d1().derivedValues(Fx.derivedItems()).build());
+    kvs.registerDescriptors(d1().derivedValues(CatalogueFixtures.derivedItems()).build());
     commit(resync(ResyncType.FULL), A1, arr(1));
     sb.setValue(A1, arr(2), 9, FROM_NB, false);
     sb.setValue(d(A1, 1), null, null, FROM_NB, true);

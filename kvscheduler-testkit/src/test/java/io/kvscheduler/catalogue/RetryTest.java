@@ -11,14 +11,14 @@ import static io.kvscheduler.api.ValueState.PENDING;
 import static io.kvscheduler.api.ValueState.REMOVED;
 import static io.kvscheduler.api.ValueState.RETRYING;
 import static io.kvscheduler.api.ValueState.UNIMPLEMENTED;
-import static io.kvscheduler.catalogue.Fx.A1;
-import static io.kvscheduler.catalogue.Fx.A2;
-import static io.kvscheduler.catalogue.Fx.A3;
-import static io.kvscheduler.catalogue.Fx.B2;
-import static io.kvscheduler.catalogue.Fx.C3;
-import static io.kvscheduler.catalogue.Fx.arr;
-import static io.kvscheduler.catalogue.Fx.d;
-import static io.kvscheduler.catalogue.Fx.s;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A1;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.B2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.C3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
+import static io.kvscheduler.catalogue.CatalogueFixtures.d;
+import static io.kvscheduler.catalogue.CatalogueFixtures.s;
 import static io.kvscheduler.catalogue.NotificationTest.bs;
 import static io.kvscheduler.catalogue.NotificationTest.kvm;
 import static io.kvscheduler.catalogue.NotificationTest.rv;
@@ -63,11 +63,11 @@ class RetryTest {
 
   private final MockSouthbound sb = new MockSouthbound();
   private final List<BaseValueStatus> statuses = new CopyOnWriteArrayList<>();
-  private Fx.Env env;
+  private CatalogueFixtures.Env env;
 
   @BeforeEach
   void setUp() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
   }
 
   @AfterEach
@@ -134,7 +134,7 @@ class RetryTest {
 
   /** descriptor1 for /prefixA/ (string values, no metadata). */
   private void registerA(boolean retrieve) {
-    var b = sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A);
+    var b = sb.descriptor("descriptor1", Object.class).nbKeyPrefix(CatalogueFixtures.PREFIX_A);
     if (!retrieve) b.withoutRetrieve();
     env.kvs().registerDescriptors(b.build());
   }
@@ -145,9 +145,11 @@ class RetryTest {
   private void registerBDependingOnA1() {
     env.kvs()
         .registerDescriptors(
-            sb.descriptor("descriptorA", Object.class).nbKeyPrefix(Fx.PREFIX_A).build(),
+            sb.descriptor("descriptorA", Object.class)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
+                .build(),
             sb.descriptor("descriptorB", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_B)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
                 .dependencies((k, v) -> List.of(Dependency.onKey("a", A1)))
                 .build());
   }
@@ -218,16 +220,16 @@ class RetryTest {
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withMetadata()
                 .firstFreeIndex(1)
-                .derivedValues(Fx.derivedItems())
+                .derivedValues(CatalogueFixtures.derivedItems())
                 .build());
     sb.planError(
         d(A1, 2),
         err("failed to add value"),
         () -> sb.setValue(A1, arr(1), 0, ValueOrigin.FROM_NB, false));
-    env.kvs().watchValueStatus(KeySelector.prefix(Fx.PREFIX_A), statuses::add);
+    env.kvs().watchValueStatus(KeySelector.prefix(CatalogueFixtures.PREFIX_A), statuses::add);
 
     TransactionException e =
         commitFailing(
@@ -345,7 +347,7 @@ class RetryTest {
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withoutRetrieve()
                 .isRetriableFailure(t -> !(t instanceof IllegalArgumentException))
                 .build());
@@ -391,13 +393,13 @@ class RetryTest {
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withoutRetrieve()
                 .keySelector(
                     k ->
-                        k.startsWith(Fx.PREFIX_A)
-                            && !k.substring(Fx.PREFIX_A.length()).contains("/"))
-                .derivedValues(Fx.derivedItems())
+                        k.startsWith(CatalogueFixtures.PREFIX_A)
+                            && !k.substring(CatalogueFixtures.PREFIX_A.length()).contains("/"))
+                .derivedValues(CatalogueFixtures.derivedItems())
                 .build(),
             KVDescriptor.builder("items", Object.class)
                 .keySelector(k -> k.startsWith(A1 + "/"))
@@ -584,11 +586,11 @@ class RetryTest {
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withoutRetrieve()
                 .build(),
             sb.descriptor("descriptor2", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_B)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
                 .withoutRetrieve()
                 .dependencies((key, value) -> List.of(Dependency.onKey(A1, A1)))
                 .build());
@@ -779,7 +781,7 @@ class RetryTest {
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor2", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_B)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
                 .withoutRetrieve()
                 .dependencies((key, value) -> List.of(Dependency.onKey(D1, D1)))
                 .build());

@@ -329,7 +329,7 @@ class SchedulerPropertyTest {
   /** Two mock descriptors (A: /prefixA/ with derived items, B: /prefixB/), simulation on. */
   private static final class Fixture implements AutoCloseable {
     final MockSouthbound sb = new MockSouthbound();
-    final Fx.Env env = Fx.env(true);
+    final CatalogueFixtures.Env env = CatalogueFixtures.env(true);
 
     Fixture(
         KVDescriptor.Dependencies<Object> depsA,
@@ -337,18 +337,18 @@ class SchedulerPropertyTest {
         boolean recreateA) {
       var a =
           sb.descriptor("descriptor1", Object.class)
-              .nbKeyPrefix(Fx.PREFIX_A)
+              .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
               .withMetadata()
-              .derivedValues(Fx.derivedItems())
+              .derivedValues(CatalogueFixtures.derivedItems())
               .dependencies(depsA);
       if (recreateA) {
-        a.updateWithRecreate((key, o, n, m) -> key.equals(Fx.A1));
+        a.updateWithRecreate((key, o, n, m) -> key.equals(CatalogueFixtures.A1));
       }
       env.kvs()
           .registerDescriptors(
               a.build(),
               sb.descriptor("descriptor2", Object.class)
-                  .nbKeyPrefix(Fx.PREFIX_B)
+                  .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
                   .withMetadata()
                   .dependencies(depsB)
                   .build());
@@ -380,16 +380,23 @@ class SchedulerPropertyTest {
   void newValueCompletesCycle() {
     try (Fixture f =
         new Fixture(
-            (k, v) -> List.of(Dependency.onKey("b2", Fx.B2)),
-            (k, v) -> List.of(Dependency.onKey("a1", Fx.A1)),
+            (k, v) -> List.of(Dependency.onKey("b2", CatalogueFixtures.B2)),
+            (k, v) -> List.of(Dependency.onKey("a1", CatalogueFixtures.A1)),
             false)) {
-      f.commit(Fx.A1, Fx.s("a"), Fx.B2, Fx.s("b"));
-      assertThat(f.sb.callLog()).containsExactly("CREATE " + Fx.B2, "CREATE " + Fx.A1);
-      assertThat(f.state(Fx.A1)).isEqualTo(ValueState.CONFIGURED);
-      assertThat(f.state(Fx.B2)).isEqualTo(ValueState.CONFIGURED);
+      f.commit(
+          CatalogueFixtures.A1,
+          CatalogueFixtures.s("a"),
+          CatalogueFixtures.B2,
+          CatalogueFixtures.s("b"));
+      assertThat(f.sb.callLog())
+          .containsExactly("CREATE " + CatalogueFixtures.B2, "CREATE " + CatalogueFixtures.A1);
+      assertThat(f.state(CatalogueFixtures.A1)).isEqualTo(ValueState.CONFIGURED);
+      assertThat(f.state(CatalogueFixtures.B2)).isEqualTo(ValueState.CONFIGURED);
       OpSpec[] ops = {
-        OpSpec.op(TxnOperation.CREATE, Fx.B2).states(ValueState.NONEXISTENT, ValueState.CONFIGURED),
-        OpSpec.op(TxnOperation.CREATE, Fx.A1).states(ValueState.NONEXISTENT, ValueState.CONFIGURED)
+        OpSpec.op(TxnOperation.CREATE, CatalogueFixtures.B2)
+            .states(ValueState.NONEXISTENT, ValueState.CONFIGURED),
+        OpSpec.op(TxnOperation.CREATE, CatalogueFixtures.A1)
+            .states(ValueState.NONEXISTENT, ValueState.CONFIGURED)
       };
       TxnAssert.assertThat(f.env.txn(0)).executed(ops).planned(ops);
     }
@@ -402,17 +409,20 @@ class SchedulerPropertyTest {
   void recreateSelfDependent() {
     try (Fixture f =
         new Fixture(
-            (k, v) -> List.of(Dependency.onKey("self", Fx.A1)), (k, v) -> List.of(), true)) {
-      f.commit(Fx.A1, Fx.s("v1"));
-      assertThat(f.state(Fx.A1)).isEqualTo(ValueState.CONFIGURED);
+            (k, v) -> List.of(Dependency.onKey("self", CatalogueFixtures.A1)),
+            (k, v) -> List.of(),
+            true)) {
+      f.commit(CatalogueFixtures.A1, CatalogueFixtures.s("v1"));
+      assertThat(f.state(CatalogueFixtures.A1)).isEqualTo(ValueState.CONFIGURED);
       f.sb.clearCalls();
-      f.commit(Fx.A1, Fx.s("v2"));
-      assertThat(f.sb.callLog()).containsExactly("DELETE " + Fx.A1, "CREATE " + Fx.A1);
-      assertThat(f.state(Fx.A1)).isEqualTo(ValueState.CONFIGURED);
-      assertThat(f.sb.get(Fx.A1))
+      f.commit(CatalogueFixtures.A1, CatalogueFixtures.s("v2"));
+      assertThat(f.sb.callLog())
+          .containsExactly("DELETE " + CatalogueFixtures.A1, "CREATE " + CatalogueFixtures.A1);
+      assertThat(f.state(CatalogueFixtures.A1)).isEqualTo(ValueState.CONFIGURED);
+      assertThat(f.sb.get(CatalogueFixtures.A1))
           .get()
           .extracting(MockSouthbound.Entry::value)
-          .isEqualTo(Fx.s("v2"));
+          .isEqualTo(CatalogueFixtures.s("v2"));
     }
   }
 
@@ -423,25 +433,37 @@ class SchedulerPropertyTest {
   void abortedDeleteStillTakenDown() {
     try (Fixture f =
         new Fixture(
-            (k, v) -> k.equals(Fx.A1) ? List.of(Dependency.onKey("b2", Fx.B2)) : List.of(),
+            (k, v) ->
+                k.equals(CatalogueFixtures.A1)
+                    ? List.of(Dependency.onKey("b2", CatalogueFixtures.B2))
+                    : List.of(),
             (k, v) -> List.of(),
             false)) {
-      f.commit(Fx.B2, Fx.s("b"), Fx.A1, Fx.arr(1));
-      f.sb.planError(Fx.d(Fx.A1, 1), new IllegalStateException("failed to delete value"));
+      f.commit(
+          CatalogueFixtures.B2,
+          CatalogueFixtures.s("b"),
+          CatalogueFixtures.A1,
+          CatalogueFixtures.arr(1));
+      f.sb.planError(
+          CatalogueFixtures.d(CatalogueFixtures.A1, 1),
+          new IllegalStateException("failed to delete value"));
       try {
-        f.commit(Fx.A1, null);
+        f.commit(CatalogueFixtures.A1, null);
       } catch (TransactionException expected) {
         // B83: A1/i1 FAILED, A1 stays CONFIGURED with last operation DELETE
       }
-      assertThat(f.state(Fx.A1)).isEqualTo(ValueState.CONFIGURED);
+      assertThat(f.state(CatalogueFixtures.A1)).isEqualTo(ValueState.CONFIGURED);
       f.sb.clearCalls();
-      f.commit(Fx.B2, null);
+      f.commit(CatalogueFixtures.B2, null);
       assertThat(f.sb.callLog())
           .as(
               "A1 (and A1/i1, found again by the refresh) is still in the"
                   + " SB and depends on B2")
-          .containsExactly("DELETE " + Fx.d(Fx.A1, 1), "DELETE " + Fx.A1, "DELETE " + Fx.B2);
-      assertThat(f.state(Fx.A1)).isNotEqualTo(ValueState.CONFIGURED);
+          .containsExactly(
+              "DELETE " + CatalogueFixtures.d(CatalogueFixtures.A1, 1),
+              "DELETE " + CatalogueFixtures.A1,
+              "DELETE " + CatalogueFixtures.B2);
+      assertThat(f.state(CatalogueFixtures.A1)).isNotEqualTo(ValueState.CONFIGURED);
     }
   }
 
@@ -453,31 +475,36 @@ class SchedulerPropertyTest {
     try (Fixture f =
         new Fixture(
             (k, v) -> List.of(),
-            (k, v) -> List.of(Dependency.onKey("a1/i2", Fx.d(Fx.A1, 2))),
+            (k, v) ->
+                List.of(Dependency.onKey("a1/i2", CatalogueFixtures.d(CatalogueFixtures.A1, 2))),
             false)) {
-      f.commit(Fx.A1, Fx.arr(1, 2), Fx.B2, Fx.s("b"));
-      f.sb.planError(Fx.B2, new IllegalStateException("failed to delete value"));
+      f.commit(
+          CatalogueFixtures.A1,
+          CatalogueFixtures.arr(1, 2),
+          CatalogueFixtures.B2,
+          CatalogueFixtures.s("b"));
+      f.sb.planError(CatalogueFixtures.B2, new IllegalStateException("failed to delete value"));
       try {
-        f.commit(Fx.A1, Fx.arr(1));
+        f.commit(CatalogueFixtures.A1, CatalogueFixtures.arr(1));
       } catch (TransactionException expected) {
         // B2 FAILED, so A1/i2 could not be deleted (semantics 6.3)
       }
-      assertThat(f.sb.callLog()).doesNotContain("UPDATE " + Fx.A1);
-      assertThat(f.sb.get(Fx.A1))
+      assertThat(f.sb.callLog()).doesNotContain("UPDATE " + CatalogueFixtures.A1);
+      assertThat(f.sb.get(CatalogueFixtures.A1))
           .get()
           .extracting(MockSouthbound.Entry::value)
-          .isEqualTo(Fx.arr(1, 2));
+          .isEqualTo(CatalogueFixtures.arr(1, 2));
       assertThat(f.env.kvs().dumpValues("descriptor1", View.CACHED))
           .extracting(kv -> kv.value())
           .as("the graph's value of A1 = the SB's")
-          .containsExactly(Fx.arr(1, 2));
+          .containsExactly(CatalogueFixtures.arr(1, 2));
       f.sb.clearCalls();
-      f.commit(Fx.A1, Fx.arr(3));
-      assertThat(f.sb.callLog()).contains("UPDATE " + Fx.A1);
-      assertThat(f.sb.get(Fx.A1))
+      f.commit(CatalogueFixtures.A1, CatalogueFixtures.arr(3));
+      assertThat(f.sb.callLog()).contains("UPDATE " + CatalogueFixtures.A1);
+      assertThat(f.sb.get(CatalogueFixtures.A1))
           .get()
           .extracting(MockSouthbound.Entry::value)
-          .isEqualTo(Fx.arr(3));
+          .isEqualTo(CatalogueFixtures.arr(3));
     }
   }
 
@@ -718,7 +745,7 @@ class SchedulerPropertyTest {
     }
 
     List<String> execute() {
-      Fx.Env env = Fx.env(true);
+      CatalogueFixtures.Env env = CatalogueFixtures.env(true);
       try {
         KVScheduler kvs = env.kvs();
         kvs.registerDescriptors(

@@ -11,15 +11,15 @@ import static io.kvscheduler.api.ValueState.OBTAINED;
 import static io.kvscheduler.api.ValueState.PENDING;
 import static io.kvscheduler.api.ValueState.REMOVED;
 import static io.kvscheduler.api.ValueState.RETRYING;
-import static io.kvscheduler.catalogue.Fx.A1;
-import static io.kvscheduler.catalogue.Fx.A2;
-import static io.kvscheduler.catalogue.Fx.A3;
-import static io.kvscheduler.catalogue.Fx.A4;
-import static io.kvscheduler.catalogue.Fx.B2;
-import static io.kvscheduler.catalogue.Fx.C3;
-import static io.kvscheduler.catalogue.Fx.arr;
-import static io.kvscheduler.catalogue.Fx.d;
-import static io.kvscheduler.catalogue.Fx.s;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A1;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A4;
+import static io.kvscheduler.catalogue.CatalogueFixtures.B2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.C3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
+import static io.kvscheduler.catalogue.CatalogueFixtures.d;
+import static io.kvscheduler.catalogue.CatalogueFixtures.s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -58,7 +58,7 @@ import org.junit.jupiter.api.Test;
 /** Catalogue §15 (value status and watching) and §16 (value dumps). */
 class StatusAndDumpTest {
   private final MockSouthbound sb = new MockSouthbound();
-  private Fx.Env env;
+  private CatalogueFixtures.Env env;
 
   @AfterEach
   void tearDown() {
@@ -91,7 +91,7 @@ class StatusAndDumpTest {
     return new BaseValueStatus(value, List.of(derived));
   }
 
-  /** Collects statuses (delivered synchronously by Fx.env). */
+  /** Collects statuses (delivered synchronously by CatalogueFixtures.env). */
   private List<BaseValueStatus> watch(KeySelector selector) {
     List<BaseValueStatus> got = Collections.synchronizedList(new ArrayList<>());
     env.kvs().watchValueStatus(selector, got::add);
@@ -109,20 +109,20 @@ class StatusAndDumpTest {
   }
 
   private void dataChangeSetup(boolean simulation) {
-    env = Fx.env(simulation);
-    Fx.registerDataChangeDescriptors(env.kvs(), sb);
+    env = CatalogueFixtures.env(simulation);
+    CatalogueFixtures.registerDataChangeDescriptors(env.kvs(), sb);
   }
 
   /** TestDependencyCycles: A1 -> A2 -> A3 -> {A1, A4}; no Retrieve. */
   private void cycleSetup() {
-    env = Fx.env(true);
-    Fx.registerCycleDescriptors(env.kvs(), sb);
+    env = CatalogueFixtures.env(true);
+    CatalogueFixtures.registerCycleDescriptors(env.kvs(), sb);
   }
 
   /** TestNotifications setup; a full resync sets B2=[i1,i2] (PENDING, A1 missing). */
   private void notificationsSetup() {
-    env = Fx.env(true);
-    Fx.registerNotificationDescriptors(env.kvs(), sb);
+    env = CatalogueFixtures.env(true);
+    CatalogueFixtures.registerNotificationDescriptors(env.kvs(), sb);
     commit(TxnOptions.builder().resync(ResyncType.FULL).build(), B2, arr(1, 2));
   }
 
@@ -206,11 +206,11 @@ class StatusAndDumpTest {
   @Test
   @DisplayName("B154 INVALID details are the invalid fields of the validation error")
   void invalidDetails() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .validate(
                     (key, value) -> {
                       if (value.equals(arr(9))) {
@@ -259,13 +259,13 @@ class StatusAndDumpTest {
       "B155 B57 re-applying an equal value records nothing but sets last operation UPDATE (derived too)")
   void lastOperationUpdateForEqualValue() {
     // without simulation: with it the empty plan skips execution (B164)
-    env = Fx.env(false);
+    env = CatalogueFixtures.env(false);
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withMetadata()
-                .derivedValues(Fx.derivedItems())
+                .derivedValues(CatalogueFixtures.derivedItems())
                 .build());
     commit(A1, arr(1));
     sb.clearCalls();
@@ -283,7 +283,7 @@ class StatusAndDumpTest {
     // without simulation: an equal value is executed (bookkeeping only), see B164
     dataChangeSetup(false);
     List<BaseValueStatus> all = watch(KeySelector.any());
-    List<BaseValueStatus> onlyB = watch(KeySelector.prefix(Fx.PREFIX_B));
+    List<BaseValueStatus> onlyB = watch(KeySelector.prefix(CatalogueFixtures.PREFIX_B));
     commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
     assertThat(all)
         .containsExactly(
@@ -334,9 +334,9 @@ class StatusAndDumpTest {
   void watcherAfterRevert() {
     dataChangeSetup();
     commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
-    List<BaseValueStatus> a = watch(KeySelector.prefix(Fx.PREFIX_A));
-    List<BaseValueStatus> b = watch(KeySelector.prefix(Fx.PREFIX_B));
-    List<BaseValueStatus> c = watch(KeySelector.prefix(Fx.PREFIX_C));
+    List<BaseValueStatus> a = watch(KeySelector.prefix(CatalogueFixtures.PREFIX_A));
+    List<BaseValueStatus> b = watch(KeySelector.prefix(CatalogueFixtures.PREFIX_B));
+    List<BaseValueStatus> c = watch(KeySelector.prefix(CatalogueFixtures.PREFIX_C));
     sb.planError(
         A1,
         new RuntimeException("failed to modify value"),
@@ -362,15 +362,15 @@ class StatusAndDumpTest {
   @DisplayName(
       "B156 B106 B107 with retry the watcher gets one status after the failing resync and one after the retry")
   void watcherWithRetry() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withMetadata()
-                .derivedValues(Fx.derivedItems())
+                .derivedValues(CatalogueFixtures.derivedItems())
                 .build());
-    List<BaseValueStatus> got = watch(KeySelector.prefix(Fx.PREFIX_A));
+    List<BaseValueStatus> got = watch(KeySelector.prefix(CatalogueFixtures.PREFIX_A));
     sb.setValue(A1, arr(), 0, ValueOrigin.FROM_NB, false);
     sb.planError(
         d(A1, 2),
@@ -407,10 +407,12 @@ class StatusAndDumpTest {
   @Test
   @DisplayName("B156 a closed subscription receives nothing more")
   void closedSubscription() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     env.kvs()
         .registerDescriptors(
-            sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).build());
+            sb.descriptor("descriptor1", Object.class)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
+                .build());
     List<BaseValueStatus> got = Collections.synchronizedList(new ArrayList<>());
     Subscription sub = env.kvs().watchValueStatus(KeySelector.any(), got::add);
     commit(A1, arr(1));
@@ -424,12 +426,12 @@ class StatusAndDumpTest {
   @Test
   @DisplayName("B157 B66 a deleted base value is reported once as REMOVED, then it is gone")
   void removedReportedOnce() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
-                .derivedValues(Fx.derivedItems())
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
+                .derivedValues(CatalogueFixtures.derivedItems())
                 .build());
     List<BaseValueStatus> got = watch(KeySelector.any());
     commit(A1, arr(1));
@@ -450,7 +452,9 @@ class StatusAndDumpTest {
     ExecutorService statusThread = Executors.newSingleThreadExecutor();
     try (KVScheduler kvs = KVScheduler.builder().statusExecutor(statusThread).build()) {
       kvs.registerDescriptors(
-          sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).build());
+          sb.descriptor("descriptor1", Object.class)
+              .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
+              .build());
       CountDownLatch release = new CountDownLatch(1);
       CountDownLatch delivered = new CountDownLatch(4);
       List<String> keys = Collections.synchronizedList(new ArrayList<>());
@@ -503,42 +507,44 @@ class StatusAndDumpTest {
     int n = 3000; // above the size at which the published map is rebuilt in one pass
     Object[] create = new Object[4 * n];
     for (int i = 0; i < n; i++) {
-      create[2 * i] = Fx.PREFIX_A + "v" + i;
+      create[2 * i] = CatalogueFixtures.PREFIX_A + "v" + i;
       create[2 * i + 1] = arr(1);
-      create[2 * n + 2 * i] = Fx.PREFIX_B + "v" + i; // B values wait for nothing: no dependency
+      create[2 * n + 2 * i] =
+          CatalogueFixtures.PREFIX_B + "v" + i; // B values wait for nothing: no dependency
       create[2 * n + 2 * i + 1] = s("b" + i);
     }
     commit(create);
     assertThat(kvs.dumpValues("descriptor1", View.CACHED)).hasSize(n);
     assertThat(kvs.dumpValues("descriptor2", View.CACHED)).hasSize(n);
-    assertThat(kvs.valueStatus(Fx.PREFIX_A + "v7"))
+    assertThat(kvs.valueStatus(CatalogueFixtures.PREFIX_A + "v7"))
         .isEqualTo(
             base(
-                st(Fx.PREFIX_A + "v7", CONFIGURED, CREATE),
-                st(d(Fx.PREFIX_A + "v7", 1), CONFIGURED, CREATE)));
+                st(CatalogueFixtures.PREFIX_A + "v7", CONFIGURED, CREATE),
+                st(d(CatalogueFixtures.PREFIX_A + "v7", 1), CONFIGURED, CREATE)));
     assertThat(kvs.valueStatuses()).hasSize(2 * n);
 
     // a second bulk transaction: every even A value removed, every odd one changed; the B
     // values are untouched and their published statuses must survive the rebuild
     Object[] change = new Object[2 * n];
     for (int i = 0; i < n; i++) {
-      change[2 * i] = Fx.PREFIX_A + "v" + i;
+      change[2 * i] = CatalogueFixtures.PREFIX_A + "v" + i;
       change[2 * i + 1] = i % 2 == 0 ? null : arr(2);
     }
     commit(change);
     assertThat(kvs.dumpValues("descriptor1", View.CACHED))
         .extracting(KVWithMetadata::key)
         .hasSize(n / 2)
-        .allMatch(k -> Integer.parseInt(k.substring(Fx.PREFIX_A.length() + 1)) % 2 == 1);
-    assertThat(kvs.valueStatus(Fx.PREFIX_A + "v8"))
-        .isEqualTo(base(ValueStatus.nonexistent(Fx.PREFIX_A + "v8")));
-    assertThat(kvs.valueStatus(Fx.PREFIX_A + "v9"))
+        .allMatch(
+            k -> Integer.parseInt(k.substring(CatalogueFixtures.PREFIX_A.length() + 1)) % 2 == 1);
+    assertThat(kvs.valueStatus(CatalogueFixtures.PREFIX_A + "v8"))
+        .isEqualTo(base(ValueStatus.nonexistent(CatalogueFixtures.PREFIX_A + "v8")));
+    assertThat(kvs.valueStatus(CatalogueFixtures.PREFIX_A + "v9"))
         .isEqualTo(
             base(
-                st(Fx.PREFIX_A + "v9", CONFIGURED, UPDATE),
-                st(d(Fx.PREFIX_A + "v9", 2), CONFIGURED, CREATE)));
-    assertThat(kvs.valueStatus(Fx.PREFIX_B + "v8"))
-        .isEqualTo(base(st(Fx.PREFIX_B + "v8", CONFIGURED, CREATE)));
+                st(CatalogueFixtures.PREFIX_A + "v9", CONFIGURED, UPDATE),
+                st(d(CatalogueFixtures.PREFIX_A + "v9", 2), CONFIGURED, CREATE)));
+    assertThat(kvs.valueStatus(CatalogueFixtures.PREFIX_B + "v8"))
+        .isEqualTo(base(st(CatalogueFixtures.PREFIX_B + "v8", CONFIGURED, CREATE)));
     assertThat(kvs.valueStatuses()).hasSize(n + n / 2);
     assertThat(kvs.dumpValues("descriptor2", View.CACHED)).hasSize(n);
 
@@ -547,7 +553,7 @@ class StatusAndDumpTest {
     Object[] again = new Object[2 * (n / 2) + 2];
     int j = 0;
     for (int i = 0; i < n; i += 2) {
-      again[j++] = Fx.PREFIX_A + "v" + i;
+      again[j++] = CatalogueFixtures.PREFIX_A + "v" + i;
       again[j++] = arr(3);
     }
     again[j++] = B2;
@@ -582,7 +588,7 @@ class StatusAndDumpTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("descriptor1")
         .hasMessageContaining("does not support Retrieve operation");
-    assertThatThrownBy(() -> kvs.dumpValuesByKeyPrefix(Fx.PREFIX_A, View.SB))
+    assertThatThrownBy(() -> kvs.dumpValuesByKeyPrefix(CatalogueFixtures.PREFIX_A, View.SB))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("does not support Retrieve operation");
 
@@ -609,11 +615,11 @@ class StatusAndDumpTest {
   @DisplayName(
       "B158 the NB view shows the requested value of FAILED and INVALID values; the cached view does not")
   void nbViewOfFailedAndInvalid() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withMetadata()
                 .validate(
                     (key, value) -> {
@@ -648,13 +654,13 @@ class StatusAndDumpTest {
   @DisplayName(
       "B159 B137 an SB-origin value found by a resync is in the cached and SB views, not in the NB view")
   void obtainedByResync() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     env.kvs()
         .registerDescriptors(
             sb.descriptor("descriptor1", Object.class)
-                .nbKeyPrefix(Fx.PREFIX_A)
+                .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withMetadata()
-                .derivedValues(Fx.derivedItems())
+                .derivedValues(CatalogueFixtures.derivedItems())
                 .dependencies(
                     (key, value) -> key.equals(A2) ? List.of(Dependency.onKey(A1, A1)) : List.of())
                 .build());
@@ -704,17 +710,17 @@ class StatusAndDumpTest {
     commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
     sb.clearCalls();
     for (View v : View.values()) {
-      assertThat(env.kvs().dumpValuesByKeyPrefix(Fx.PREFIX_A, v))
+      assertThat(env.kvs().dumpValuesByKeyPrefix(CatalogueFixtures.PREFIX_A, v))
           .as("view %s", v)
           .containsExactly(kvm(A1, arr(2), 0, ValueOrigin.FROM_NB));
-      assertThat(env.kvs().dumpValuesByKeyPrefix(Fx.PREFIX_B, v))
+      assertThat(env.kvs().dumpValuesByKeyPrefix(CatalogueFixtures.PREFIX_B, v))
           .as("view %s", v)
           .containsExactly(kvm(B2, arr(1, 2), 0, ValueOrigin.FROM_NB));
-      assertThat(env.kvs().dumpValuesByKeyPrefix(Fx.PREFIX_C, v))
+      assertThat(env.kvs().dumpValuesByKeyPrefix(CatalogueFixtures.PREFIX_C, v))
           .as("view %s", v)
           .containsExactly(kvm(C3, arr(1, 2), 0, ValueOrigin.FROM_NB));
       assertThat(env.kvs().dumpValues("descriptor1", v))
-          .isEqualTo(env.kvs().dumpValuesByKeyPrefix(Fx.PREFIX_A, v));
+          .isEqualTo(env.kvs().dumpValuesByKeyPrefix(CatalogueFixtures.PREFIX_A, v));
     }
     assertThat(sb.callLog())
         .containsExactly(

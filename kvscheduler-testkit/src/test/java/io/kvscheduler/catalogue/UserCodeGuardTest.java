@@ -3,15 +3,15 @@ package io.kvscheduler.catalogue;
 import static io.kvscheduler.api.ValueState.CONFIGURED;
 import static io.kvscheduler.api.ValueState.FAILED;
 import static io.kvscheduler.api.ValueState.PENDING;
-import static io.kvscheduler.catalogue.Fx.A1;
-import static io.kvscheduler.catalogue.Fx.A2;
-import static io.kvscheduler.catalogue.Fx.A3;
-import static io.kvscheduler.catalogue.Fx.B2;
-import static io.kvscheduler.catalogue.Fx.C3;
-import static io.kvscheduler.catalogue.Fx.PREFIX_A;
-import static io.kvscheduler.catalogue.Fx.PREFIX_B;
-import static io.kvscheduler.catalogue.Fx.PREFIX_C;
-import static io.kvscheduler.catalogue.Fx.s;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A1;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.B2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.C3;
+import static io.kvscheduler.catalogue.CatalogueFixtures.PREFIX_A;
+import static io.kvscheduler.catalogue.CatalogueFixtures.PREFIX_B;
+import static io.kvscheduler.catalogue.CatalogueFixtures.PREFIX_C;
+import static io.kvscheduler.catalogue.CatalogueFixtures.s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -72,7 +72,7 @@ class UserCodeGuardTest {
   }
 
   private KVScheduler kvs() {
-    Fx.Env env = Fx.env(false);
+    CatalogueFixtures.Env env = CatalogueFixtures.env(false);
     toClose.add(env);
     return env.kvs();
   }
@@ -204,7 +204,10 @@ class UserCodeGuardTest {
                 (key, value) -> {
                   List<KeyValuePair> out = new ArrayList<>();
                   for (int i = 0; i < 40; i++) {
-                    out.add(i % 3 == 0 ? null : KeyValuePair.of(Fx.d(key, i), s("item" + i)));
+                    out.add(
+                        i % 3 == 0
+                            ? null
+                            : KeyValuePair.of(CatalogueFixtures.d(key, i), s("item" + i)));
                   }
                   return out;
                 })
@@ -213,7 +216,7 @@ class UserCodeGuardTest {
     List<String> expected = new ArrayList<>();
     for (int i = 0; i < 40; i++) {
       if (i % 3 != 0) {
-        expected.add(Fx.d(A1, i));
+        expected.add(CatalogueFixtures.d(A1, i));
       }
     }
     assertThat(kvs.valueStatus(A1).derived())
@@ -481,18 +484,18 @@ class UserCodeGuardTest {
         correlate ->
             (List)
                 List.of(
-                    KVWithMetadata.of(Fx.PREFIX_B + "text", "a string"),
-                    KVWithMetadata.of(Fx.PREFIX_B + "number", 42));
+                    KVWithMetadata.of(CatalogueFixtures.PREFIX_B + "text", "a string"),
+                    KVWithMetadata.of(CatalogueFixtures.PREFIX_B + "number", 42));
     kvs.registerDescriptors(
         KVDescriptor.builder("strings", String.class)
-            .nbKeyPrefix(Fx.PREFIX_B)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
             .create((k, v) -> null)
             .delete((k, v, m) -> {})
             .retrieve(retriever)
             .build());
     assertThat(kvs.dumpValues("strings", View.SB))
         .extracting(kv -> kv.key() + "=" + kv.value())
-        .containsExactly(Fx.PREFIX_B + "text=a string");
+        .containsExactly(CatalogueFixtures.PREFIX_B + "text=a string");
   }
 
   @Test
@@ -563,7 +566,7 @@ class UserCodeGuardTest {
           + " resync again that takes the southbound's values over without a call")
   void abortedFirstResyncIsUndone() {
     AtomicBoolean explode = new AtomicBoolean(true);
-    Fx.Env env = Fx.env(false);
+    CatalogueFixtures.Env env = CatalogueFixtures.env(false);
     toClose.add(env);
     KVScheduler kvs = env.kvs();
     kvs.registerDescriptors(

@@ -81,12 +81,12 @@ class ValidationTest {
   private final List<String> validations = new CopyOnWriteArrayList<>();
 
   private final List<String> expectedInconsistencies = new ArrayList<>();
-  private Fx.Env env;
+  private CatalogueFixtures.Env env;
   private KVScheduler kvs;
 
   @BeforeEach
   void setUp() {
-    env = Fx.env(true);
+    env = CatalogueFixtures.env(true);
     kvs = env.kvs();
     kvs.registerDescriptors(
         sb.descriptor("interface", Iface.class)

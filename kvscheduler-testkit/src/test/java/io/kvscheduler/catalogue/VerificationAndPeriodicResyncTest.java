@@ -4,9 +4,9 @@ import static io.kvscheduler.api.TxnOperation.CREATE;
 import static io.kvscheduler.api.TxnOperation.UPDATE;
 import static io.kvscheduler.api.ValueState.CONFIGURED;
 import static io.kvscheduler.api.ValueState.MISSING;
-import static io.kvscheduler.catalogue.Fx.A1;
-import static io.kvscheduler.catalogue.Fx.A2;
-import static io.kvscheduler.catalogue.Fx.s;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A1;
+import static io.kvscheduler.catalogue.CatalogueFixtures.A2;
+import static io.kvscheduler.catalogue.CatalogueFixtures.s;
 import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -47,17 +47,18 @@ class VerificationAndPeriodicResyncTest {
   }
 
   /** Retrieve of a map southbound: every value it holds, as NB values. */
-  private static List<KVWithMetadata<Fx.StringValue, Void>> everything(
-      Map<String, Fx.StringValue> sb) {
-    List<KVWithMetadata<Fx.StringValue, Void>> out = new ArrayList<>();
+  private static List<KVWithMetadata<CatalogueFixtures.StringValue, Void>> everything(
+      Map<String, CatalogueFixtures.StringValue> sb) {
+    List<KVWithMetadata<CatalogueFixtures.StringValue, Void>> out = new ArrayList<>();
     sb.forEach((k, v) -> out.add(new KVWithMetadata<>(k, v, null, ValueOrigin.FROM_NB)));
     return out;
   }
 
   /** A southbound that drops updates of A2 on the floor and stores A1 with a typo. */
-  private KVDescriptor<Fx.StringValue, Void> liarDescriptor(Map<String, Fx.StringValue> sb) {
-    return KVDescriptor.builder("liar", Fx.StringValue.class)
-        .nbKeyPrefix(Fx.PREFIX_A)
+  private KVDescriptor<CatalogueFixtures.StringValue, Void> liarDescriptor(
+      Map<String, CatalogueFixtures.StringValue> sb) {
+    return KVDescriptor.builder("liar", CatalogueFixtures.StringValue.class)
+        .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
         .create(
             (key, value) -> {
               sb.put(key, key.equals(A1) ? s(value.value() + "-typo") : value);
@@ -79,8 +80,8 @@ class VerificationAndPeriodicResyncTest {
       "verification mode reports values whose southbound state differs from what was"
           + " applied: wrong content, lost update, value still present after delete")
   void verificationReportsEveryDisagreement() {
-    Map<String, Fx.StringValue> sb = new TreeMap<>();
-    kvs = Fx.env(false).kvs();
+    Map<String, CatalogueFixtures.StringValue> sb = new TreeMap<>();
+    kvs = CatalogueFixtures.env(false).kvs();
     kvs.registerDescriptors(liarDescriptor(sb));
 
     TxnOptions verify = TxnOptions.builder().verify(true).build();
@@ -108,7 +109,7 @@ class VerificationAndPeriodicResyncTest {
         .hasMessageContaining("the southbound still holds removed value");
 
     // without verification the same lie goes unnoticed
-    kvs.startNBTransaction().setValue(Fx.A3, s("c")).commit();
+    kvs.startNBTransaction().setValue(CatalogueFixtures.A3, s("c")).commit();
   }
 
   @Test
@@ -116,11 +117,11 @@ class VerificationAndPeriodicResyncTest {
       "(ours) verification of a PENDING value the southbound holds anyway says it is"
           + " PENDING, not 'removed'")
   void verificationOfAPendingValueSaysPending() {
-    Map<String, Fx.StringValue> sb = new TreeMap<>();
-    kvs = Fx.env(false).kvs();
+    Map<String, CatalogueFixtures.StringValue> sb = new TreeMap<>();
+    kvs = CatalogueFixtures.env(false).kvs();
     kvs.registerDescriptors(
-        KVDescriptor.builder("waiting", Fx.StringValue.class)
-            .nbKeyPrefix(Fx.PREFIX_A)
+        KVDescriptor.builder("waiting", CatalogueFixtures.StringValue.class)
+            .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
             .create(
                 (key, value) -> {
                   sb.put(key, value);
@@ -154,9 +155,12 @@ class VerificationAndPeriodicResyncTest {
             .statusExecutor(Runnable::run)
             .verifyMode(true)
             .build();
-    Fx.registerDataChangeDescriptors(kvs, sb);
-    kvs.startNBTransaction().setValue(A1, Fx.arr(1)).setValue(Fx.B2, Fx.arr(1, 2)).commit();
-    kvs.startNBTransaction().setValue(A1, Fx.arr(1, 2)).commit();
+    CatalogueFixtures.registerDataChangeDescriptors(kvs, sb);
+    kvs.startNBTransaction()
+        .setValue(A1, CatalogueFixtures.arr(1))
+        .setValue(CatalogueFixtures.B2, CatalogueFixtures.arr(1, 2))
+        .commit();
+    kvs.startNBTransaction().setValue(A1, CatalogueFixtures.arr(1, 2)).commit();
     kvs.startNBTransaction().setValue(A1, null).commit();
     assertThat(sb.inconsistencies()).isEmpty();
   }
@@ -175,7 +179,7 @@ class VerificationAndPeriodicResyncTest {
             .periodicDownstreamResync(Duration.ofMinutes(5), Duration.ZERO)
             .build();
     kvs.registerDescriptors(
-        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(Fx.PREFIX_A).build());
+        sb.descriptor("descriptor1", Object.class).nbKeyPrefix(CatalogueFixtures.PREFIX_A).build());
     kvs.startNBTransaction().setValue(A1, s("x")).commit();
     sb.setValue(A1, null, null, ValueOrigin.FROM_NB, false); // drift
     sb.clearCalls();

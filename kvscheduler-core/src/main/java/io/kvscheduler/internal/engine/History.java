@@ -7,58 +7,61 @@ import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.ValueState;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BiConsumer;
 
 /**
  * Transaction records and graph revisions. Records are written by the engine thread and read from
- * any thread through a {@link RecordLog}. Revisions form one immutable chain per key ({@link Rev}):
- * the engine keeps the chain in the key's node and readers find it in the key's published view, so
- * recording a revision costs one object and no map operation. Chains of removed keys move to a
- * small concurrent map until the key comes back or the chain is trimmed. Only changed nodes get a
- * revision, so the cost per transaction follows the change. Trimmed by age (except the permanent
- * period after start), at most once a minute after a transaction, and records also by count.
+ * any thread through a {@link RecordLog}. Revisions form one immutable chain per key ({@link
+ * KeyRevision}): the engine keeps the chain in the key's node and readers find it in the key's
+ * published view, so recording a revision costs one object and no map operation. Chains of removed
+ * keys move to a small concurrent map until the key comes back or the chain is trimmed. Only
+ * changed nodes get a revision, so the cost per transaction follows the change. Trimmed by age
+ * (except the permanent period after start), at most once a minute after a transaction, and records
+ * also by count.
+ *
+ * <p>This class records and trims; the queue of ended revisions a trim visits is {@link
+ * ClosedRevisions}, and the read side (timelines, snapshots, flag counts) is {@link
+ * RevisionQueries}.
  */
 final class History {
-  private final SchedulerConfig cfg;
+  private final SchedulerConfig config;
   private final Instant started;
   private final RecordLog records = new RecordLog();
 
   /** Key → newest revision (closed) of keys that have no node. */
-  private final ConcurrentHashMap<String, Rev> removed = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, KeyRevision> removed = new ConcurrentHashMap<>();
 
-  /** Where readers find the chains of live keys. */
-  private final Published published;
+  /** Revisions ended and not yet trimmed, in order of end: what a trim visits. */
+  private final ClosedRevisions closed = new ClosedRevisions();
+
+  /** Timelines, snapshots and flag counts, from the published views and {@link #removed}. */
+  private final RevisionQueries queries;
 
   /** Trims run at most once a minute: the earliest time of the next (no Instant per check). */
   private Instant nextTrim;
 
   private Instant nextRevisionTrim;
 
-  History(SchedulerConfig cfg, Instant started, Published published) {
-    this.cfg = cfg;
+  History(SchedulerConfig config, Instant started, Published published) {
+    this.config = config;
     this.started = started;
-    this.published = published;
+    this.queries = new RevisionQueries(published, removed);
     this.nextTrim = started.plusSeconds(60);
     this.nextRevisionTrim = nextTrim;
   }
 
   void addRecord(TxnRecord txn) {
-    if (!cfg.recordHistory()) {
+    if (!config.recordHistory()) {
       return;
     }
-    records.append(txn, cfg.historyMaxRecords());
+    records.append(txn, config.historyMaxRecords());
   }
 
   List<RecordedTxn> records(Instant since, Instant until) {
-    trim(cfg.clock().instant());
+    trim(config.clock().instant());
     List<RecordedTxn> out = new ArrayList<>();
     if (until.isBefore(since)) {
       return out;
@@ -72,7 +75,7 @@ final class History {
   }
 
   Optional<RecordedTxn> record(long seq) {
-    trim(cfg.clock().instant());
+    trim(config.clock().instant());
     TxnRecord r = records.get(seq);
     return r == null ? Optional.empty() : Optional.of(r.toApi());
   }
@@ -82,7 +85,7 @@ final class History {
    * others; a removed key's chain is closed and kept aside.
    */
   void addRevisions(BatchJournal journal, long seq, Instant now) {
-    if (!cfg.recordHistory()) {
+    if (!config.recordHistory()) {
       return;
     }
     for (int i = 0; i < journal.size(); i += Bulk.RANGE) {
@@ -100,18 +103,18 @@ final class History {
    * True when revisions are recorded (else {@link #addRevision} and {@link #carryOver} do nothing).
    */
   boolean records() {
-    return cfg.recordHistory();
+    return config.recordHistory();
   }
 
   /** {@link #addRevisions} of entry {@code i} alone (when {@link #records()}). */
   void addRevision(BatchJournal journal, int i, long seq, Instant now) {
     Node cur = journal.current(i);
     Node before = journal.before(i);
-    Rev old = chainBefore(journal, i);
+    KeyRevision old = chainBefore(journal, i);
     if (cur == null) {
       if (old != null) {
         if (old.until == null) {
-          noteClosed(journal.key(i), now);
+          closed.add(journal.key(i), now);
         }
         removed.put(journal.key(i), old.closedAt(now));
       }
@@ -119,46 +122,15 @@ final class History {
       cur.history = old; // unchanged (the node may be a new one for the same key)
     } else {
       if (old != null && old.until == null) {
-        noteClosed(cur.key, now); // the new revision ends the open one
+        closed.add(cur.key, now); // the new revision ends the open one
       }
-      cur.history = Rev.recorded(cur, seq, now, old);
+      cur.history = KeyRevision.recorded(cur, seq, now, old);
     }
-  }
-
-  /**
-   * Revisions ended so far and not yet trimmed, oldest first (engine thread): for each, its key and
-   * its end. A trim takes the entries that ended before the cutoff from the front and visits only
-   * those keys' chains, not every key of the graph: it costs the chains of the keys that have
-   * something to drop. Entries of one batch share the batch's {@code Instant}. If the clock goes
-   * back, an entry is queued behind later ones; the next trim then sorts the queue by end first, so
-   * nothing waits behind an entry stamped before the clock was set back.
-   */
-  private String[] closedKeys = new String[64];
-
-  private Instant[] closedEnds = new Instant[64];
-  private int closedHead;
-  private int closedSize;
-
-  /** An entry was queued with an end before the entry in front of it (the clock went back). */
-  private boolean closedOutOfOrder;
-
-  private void noteClosed(String key, Instant end) {
-    if (closedSize > 0
-        && end.isBefore(closedEnds[(closedHead + closedSize - 1) & (closedKeys.length - 1)])) {
-      closedOutOfOrder = true;
-    }
-    if (closedSize == closedKeys.length) {
-      resizeClosed(closedKeys.length * 2);
-    }
-    int at = (closedHead + closedSize) & (closedKeys.length - 1);
-    closedKeys[at] = key;
-    closedEnds[at] = end;
-    closedSize++;
   }
 
   /** The recorded chain of {@code key}: its node's, else the one kept aside, else null (tests). */
-  Rev chainOf(String key, Graph g) {
-    Node n = g.get(key);
+  KeyRevision chainOf(String key, Graph graph) {
+    Node n = graph.get(key);
     return n != null ? n.history : removed.get(key);
   }
 
@@ -166,7 +138,7 @@ final class History {
    * The chain entry {@code i} of a batch's journal had before the batch: the node's, or for a key
    * that had no node, the one kept aside for it (if any).
    */
-  private Rev chainBefore(BatchJournal journal, int i) {
+  private KeyRevision chainBefore(BatchJournal journal, int i) {
     Node before = journal.before(i);
     if (before != BatchJournal.ABSENT) {
       return before.history;
@@ -179,7 +151,7 @@ final class History {
    * keys, those of removed keys are kept aside as they are.
    */
   void carryOver(BatchJournal journal) {
-    if (!cfg.recordHistory()) {
+    if (!config.recordHistory()) {
       return;
     }
     for (int i = 0; i < journal.size(); i += Bulk.RANGE) {
@@ -196,7 +168,7 @@ final class History {
   /** {@link #carryOver(BatchJournal)} of entry {@code i} alone (when {@link #records()}). */
   void carryOver(BatchJournal journal, int i) {
     Node cur = journal.current(i);
-    Rev old = chainBefore(journal, i);
+    KeyRevision old = chainBefore(journal, i);
     if (old == null) {
       return;
     }
@@ -212,13 +184,13 @@ final class History {
    * again are dropped (readers find them in the views now). Only the keys the transaction touched
    * can have come back ({@code touchedKeys}, duplicates allowed): the others are not looked at.
    */
-  void afterPublish(Graph g, List<String> touchedKeys) {
+  void afterPublish(Graph graph, List<String> touchedKeys) {
     if (removed.isEmpty()) {
       return;
     }
     for (int i = 0; i < touchedKeys.size(); i++) {
       String k = touchedKeys.get(i);
-      if (removed.containsKey(k) && g.get(k) != null) {
+      if (removed.containsKey(k) && graph.get(k) != null) {
         removed.remove(k);
       }
     }
@@ -230,11 +202,11 @@ final class History {
    * removed it.
    */
   ValueState lastPresentState(String key, Node n) {
-    Rev head = n != null ? n.history : null;
+    KeyRevision head = n != null ? n.history : null;
     if (head == null && !removed.isEmpty()) {
       head = removed.get(key);
     }
-    for (Rev r = head; r != null; r = r.prev) {
+    for (KeyRevision r = head; r != null; r = r.prev) {
       if (r.state != ValueState.REMOVED) {
         return r.state;
       }
@@ -242,117 +214,32 @@ final class History {
     return null;
   }
 
-  /** Newest revision of {@code key} as readers see it. */
-  private Rev head(String key) {
-    Rev v = published.current().get(key);
-    if (v != null && v.history() != null) {
-      return v.history();
-    }
-    return removed.get(key);
-  }
-
+  /** Every revision of {@code key}, oldest first. */
   List<NodeRevision> timeline(String key) {
-    return toApi(head(key));
+    return queries.timeline(key);
   }
 
-  /** The chain from {@code head}, oldest first. */
-  private static List<NodeRevision> toApi(Rev head) {
-    List<NodeRevision> out = new ArrayList<>();
-    Rev next = null;
-    for (Rev r = head; r != null; r = r.prev) {
-      out.add(r.toApi(r.end(next)));
-      next = r;
-    }
-    Collections.reverse(out);
-    return out;
+  /** The revision of every key that was valid at {@code t}, in key order. */
+  List<NodeRevision> snapshot(Instant t) {
+    return queries.snapshot(t);
+  }
+
+  /**
+   * How many revisions of the selected keys have {@code flag}, in total and per value.
+   *
+   * @throws IllegalArgumentException if {@code flag} is not a known flag
+   */
+  FlagStats flagStats(String flag, KeySelector selector) {
+    return queries.flagStats(flag, selector);
   }
 
   private Instant cutoff(Instant now) {
-    return now.minus(cfg.historyAgeLimit());
+    return now.minus(config.historyAgeLimit());
   }
 
-  private boolean keep(Rev r, Instant end, Instant cutoff) {
+  private boolean keep(KeyRevision r, Instant end, Instant cutoff) {
     boolean old = end != null && end.isBefore(cutoff);
-    return !old || r.since.isBefore(started.plus(cfg.permanentHistoryPeriod()));
-  }
-
-  /** Every chain readers can see: live keys from the views, removed keys from the side map. */
-  private void forEachChain(BiConsumer<String, Rev> action) {
-    Published.Snapshot views = published.current();
-    for (Rev v : views.values()) {
-      if (v.history() != null) {
-        action.accept(v.key, v.history());
-      }
-    }
-    removed.forEach(
-        (k, r) -> {
-          if (!views.containsKey(k)) {
-            action.accept(k, r);
-          }
-        });
-  }
-
-  List<NodeRevision> snapshot(Instant t) {
-    TreeMap<String, NodeRevision> out = new TreeMap<>();
-    forEachChain(
-        (key, head) -> {
-          Rev next = null;
-          for (Rev r = head; r != null; r = r.prev) {
-            Instant end = r.end(next);
-            if (!r.since.isAfter(t) && (end == null || end.isAfter(t))) {
-              out.put(key, r.toApi(end));
-              break;
-            }
-            next = r;
-          }
-        });
-    return List.copyOf(out.values());
-  }
-
-  FlagStats flagStats(String flag, KeySelector selector) {
-    long[] total = {0};
-    Map<String, Long> per = new TreeMap<>();
-    flagValue(flag, null); // rejects an unknown flag even when there is no revision
-    forEachChain(
-        (key, head) -> {
-          if (!selector.test(key)) {
-            return;
-          }
-          for (NodeRevision r : toApi(head)) {
-            String v = flagValue(flag, r);
-            if (v != null) {
-              total[0]++;
-              per.merge(v, 1L, Long::sum);
-            }
-          }
-        });
-    return new FlagStats(total[0], per);
-  }
-
-  private static String flagValue(String flag, NodeRevision r) {
-    if (r == null) {
-      return switch (flag) {
-        case "value-state", "unavailable", "error", "last-update", "descriptor", "derived" -> null;
-        default ->
-            throw new IllegalArgumentException(
-                "unknown flag '"
-                    + flag
-                    + "' (known: value-state, unavailable, error, last-update, descriptor, derived)");
-      };
-    }
-    return switch (flag) {
-      case "value-state" -> r.state().name();
-      case "unavailable" -> r.unavailable() ? "" : null;
-      case "error" -> r.error().isEmpty() ? null : "";
-      case "last-update" -> r.lastUpdateSeq() < 0 ? null : r.lastOperation().name();
-      case "descriptor" -> r.descriptor().isEmpty() ? null : r.descriptor();
-      case "derived" -> r.derivedFrom().isEmpty() ? null : r.derivedFrom();
-      default ->
-          throw new IllegalArgumentException(
-              "unknown flag '"
-                  + flag
-                  + "' (known: value-state, unavailable, error, last-update, descriptor, derived)");
-    };
+    return !old || r.since.isBefore(started.plus(config.permanentHistoryPeriod()));
   }
 
   /**
@@ -365,7 +252,7 @@ final class History {
     }
     nextTrim = now.plusSeconds(60);
     Instant cutoff = cutoff(now);
-    Instant permanentUntil = started.plus(cfg.permanentHistoryPeriod());
+    Instant permanentUntil = started.plus(config.permanentHistoryPeriod());
     records.removeIf(r -> r.start.isBefore(cutoff) && !r.start.isBefore(permanentUntil));
   }
 
@@ -382,33 +269,28 @@ final class History {
    * Drops old revisions from the chains, at most once a minute (engine thread). Returns the keys
    * whose chain changed: their views must be published again.
    */
-  List<String> trimRevisions(Instant now, Graph g) {
-    if (!cfg.recordHistory() || !due(now, nextRevisionTrim)) {
+  List<String> trimRevisions(Instant now, Graph graph) {
+    if (!config.recordHistory() || !due(now, nextRevisionTrim)) {
       return List.of();
     }
     nextRevisionTrim = now.plusSeconds(60);
     Instant cutoff = cutoff(now);
     List<String> changed = new ArrayList<>();
-    if (closedOutOfOrder) {
-      sortClosed();
-    }
+    closed.sortIfNeeded();
     HashSet<String> visited = null;
-    while (closedSize > 0 && closedEnds[closedHead].isBefore(cutoff)) {
-      String key = closedKeys[closedHead];
-      closedKeys[closedHead] = null;
-      closedEnds[closedHead] = null;
-      closedHead = (closedHead + 1) & (closedKeys.length - 1);
-      closedSize--;
+    for (String key = closed.pollEndedBefore(cutoff);
+        key != null;
+        key = closed.pollEndedBefore(cutoff)) {
       if (visited == null) {
         visited = new HashSet<>();
       }
       if (!visited.add(key)) {
         continue; // the chain was trimmed already in this pass
       }
-      Node n = g.get(key);
+      Node n = graph.get(key);
       if (n != null) {
-        Rev head = n.history;
-        Rev kept = trimmed(head, cutoff);
+        KeyRevision head = n.history;
+        KeyRevision kept = trimmed(head, cutoff);
         if (kept != head) {
           n.history = kept; // bookkeeping: the node's content is unchanged
           changed.add(n.key);
@@ -418,79 +300,38 @@ final class History {
         removed.computeIfPresent(key, (k, head) -> trimmed(head, cutoff)); // null drops the key
       }
     }
-    if (closedKeys.length > 64 && closedSize < closedKeys.length / 4) {
-      // after a burst of changes has aged out
-      resizeClosed(Math.max(64, Integer.highestOneBit(Math.max(1, closedSize)) * 2));
-    }
+    closed.shrinkIfSparse();
     return changed;
-  }
-
-  /** Puts the queue in order of end (stable), after the clock went back. */
-  private void sortClosed() {
-    Integer[] order = new Integer[closedSize];
-    String[] keys = new String[closedKeys.length];
-    Instant[] ends = new Instant[closedKeys.length];
-    for (int j = 0; j < closedSize; j++) {
-      int from = (closedHead + j) & (closedKeys.length - 1);
-      keys[j] = closedKeys[from];
-      ends[j] = closedEnds[from];
-      order[j] = j;
-    }
-    Arrays.sort(order, (a, b) -> ends[a].compareTo(ends[b]));
-    for (int j = 0; j < closedSize; j++) {
-      closedKeys[j] = keys[order[j]];
-      closedEnds[j] = ends[order[j]];
-    }
-    Arrays.fill(closedKeys, closedSize, closedKeys.length, null);
-    Arrays.fill(closedEnds, closedSize, closedEnds.length, null);
-    closedHead = 0;
-    closedOutOfOrder = false;
   }
 
   /**
    * After a transaction was aborted and rolled back: side chains of keys that have a node again are
    * dropped (the transaction's own cleanup did not run). Rare: one pass over the side chains.
    */
-  void dropRevived(Graph g) {
+  void dropRevived(Graph graph) {
     if (!removed.isEmpty()) {
-      removed.keySet().removeIf(k -> g.get(k) != null);
+      removed.keySet().removeIf(k -> graph.get(k) != null);
     }
   }
 
   /** Keys that have a node and a side chain both (tests: none once a transaction is over). */
-  List<String> revivedSideChains(Graph g) {
+  List<String> revivedSideChains(Graph graph) {
     List<String> out = new ArrayList<>();
     for (String k : removed.keySet()) {
-      if (g.get(k) != null) {
+      if (graph.get(k) != null) {
         out.add(k);
       }
     }
     return out;
   }
 
-  /**
-   * Moves the queue, oldest first, to arrays of {@code capacity} (a power of two above its size).
-   */
-  private void resizeClosed(int capacity) {
-    String[] keys = new String[capacity];
-    Instant[] ends = new Instant[capacity];
-    for (int j = 0; j < closedSize; j++) {
-      int from = (closedHead + j) & (closedKeys.length - 1);
-      keys[j] = closedKeys[from];
-      ends[j] = closedEnds[from];
-    }
-    closedKeys = keys;
-    closedEnds = ends;
-    closedHead = 0;
-  }
-
   /** The chain without the revisions {@link #keep} drops; the same chain when none is. */
-  private Rev trimmed(Rev head, Instant cutoff) {
-    List<Rev> chain = new ArrayList<>();
+  private KeyRevision trimmed(KeyRevision head, Instant cutoff) {
+    List<KeyRevision> chain = new ArrayList<>();
     List<Instant> ends = new ArrayList<>();
     boolean dropped = false;
-    Rev next = null;
-    for (Rev r = head; r != null; r = r.prev) {
+    KeyRevision next = null;
+    for (KeyRevision r = head; r != null; r = r.prev) {
       Instant end = r.end(next);
       if (keep(r, end, cutoff)) {
         chain.add(r);
@@ -503,7 +344,7 @@ final class History {
     if (!dropped) {
       return head;
     }
-    Rev out = null;
+    KeyRevision out = null;
     for (int i = chain.size() - 1; i >= 0; i--) {
       out = chain.get(i).rebased(ends.get(i), out);
     }

@@ -78,7 +78,7 @@ final class Node {
    * The key's recorded revisions (an immutable chain owned by the {@link History}). Copied with the
    * node.
    */
-  Rev history;
+  KeyRevision history;
 
   /**
    * Scratch space of one engine algorithm run (valid only while {@link #scratchOwner} is that run's

@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
 final class PeriodicResync {
   private static final Logger LOG = LoggerFactory.getLogger(PeriodicResync.class);
 
-  private final SchedulerConfig cfg;
+  private final SchedulerConfig config;
   private final EngineLoop loop;
   private final SplittableRandom jitter = new SplittableRandom();
 
@@ -23,21 +23,22 @@ final class PeriodicResync {
    */
   private volatile boolean lost;
 
-  /** Needs {@code cfg.downstreamResyncPeriod()}; nothing is armed before {@link #arm()}. */
-  PeriodicResync(SchedulerConfig cfg, EngineLoop loop) {
-    this.cfg = cfg;
+  /** Needs {@code config.downstreamResyncPeriod()}; nothing is armed before {@link #arm()}. */
+  PeriodicResync(SchedulerConfig config, EngineLoop loop) {
+    this.config = config;
     this.loop = loop;
   }
 
   /** Arms the next periodic resync. */
   void arm() {
-    Duration delay = cfg.downstreamResyncPeriod();
-    long j = cfg.downstreamResyncJitter().toMillis();
+    Duration delay = config.downstreamResyncPeriod();
+    long j = config.downstreamResyncJitter().toMillis();
     if (j > 0) {
       delay = delay.plusMillis(jitter.nextLong(j + 1));
     }
     lost =
-        cfg.delayScheduler()
+        config
+                .delayScheduler()
                 .schedule(
                     delay,
                     () -> {

@@ -22,9 +22,9 @@ import org.slf4j.LoggerFactory;
 final class PostProcessor {
   private static final Logger LOG = LoggerFactory.getLogger(PostProcessor.class);
 
-  private final SchedulerConfig cfg;
-  private final Graph g;
-  private final Registry reg;
+  private final SchedulerConfig config;
+  private final Graph graph;
+  private final Registry registry;
   private final History history;
   private final Published published;
   private final Watchers watchers;
@@ -32,17 +32,17 @@ final class PostProcessor {
   private final RetryPlanner retries;
 
   PostProcessor(
-      SchedulerConfig cfg,
-      Graph g,
-      Registry reg,
+      SchedulerConfig config,
+      Graph graph,
+      Registry registry,
       History history,
       Published published,
       Watchers watchers,
       Refresher refresher,
       RetryPlanner retries) {
-    this.cfg = cfg;
-    this.g = g;
-    this.reg = reg;
+    this.config = config;
+    this.graph = graph;
+    this.registry = registry;
     this.history = history;
     this.published = published;
     this.watchers = watchers;
@@ -80,7 +80,7 @@ final class PostProcessor {
    * RETRYING (to be refreshed), and the error of every operation that failed.
    */
   static void failures(
-      Graph g,
+      Graph graph,
       List<OpRecord> executed,
       int from,
       int to,
@@ -89,7 +89,7 @@ final class PostProcessor {
     for (int i = from; i < to; i++) {
       OpRecord op = executed.get(i);
       if (op.newState == ValueState.FAILED || op.newState == ValueState.RETRYING) {
-        Node n = g.get(op.key);
+        Node n = graph.get(op.key);
         if (n != null && (n.state == ValueState.FAILED || n.state == ValueState.RETRYING)) {
           failed.add(op.baseKey);
         }
@@ -118,7 +118,7 @@ final class PostProcessor {
     List<KeyError> errors = new ArrayList<>();
     List<String> stillFailed = new ArrayList<>(); // refreshed already: not needed here
     for (int i = 0; i < executed.size(); i += Bulk.RANGE) { // in ranges: see Bulk
-      failures(g, executed, i, Bulk.end(i, executed.size()), stillFailed, errors);
+      failures(graph, executed, i, Bulk.end(i, executed.size()), stillFailed, errors);
     }
 
     // 2. retries and unimplemented values
@@ -137,15 +137,15 @@ final class PostProcessor {
     List<BaseValueStatus> statuses = new ArrayList<>();
     if (watchers.any()) {
       for (String key : new TreeSet<>(tx.changedStatus)) {
-        statuses.add(Published.baseStatus(g, key));
+        statuses.add(LiveStatus.baseStatus(graph, key));
       }
     }
     // pairs ignored because their key holds a derived value: the caller learns it (the
     // reference only logs it); nothing was done for them, so nothing is retried or reverted
     errors.addAll(tx.ignored);
     // 4. the transaction error (with verification mode: plus values the southbound disagrees on)
-    if (cfg.verify() || (job.type == TxnType.NB_TRANSACTION && job.options.verify())) {
-      errors.addAll(Verifier.verify(g, reg, refresher, executed));
+    if (config.verify() || (job.type == TxnType.NB_TRANSACTION && job.options.verify())) {
+      errors.addAll(Verifier.verify(graph, registry, refresher, executed));
     }
     // 6. drop removed base values (recorded)
     // also those that became REMOVED without a status change of this transaction
@@ -155,39 +155,39 @@ final class PostProcessor {
     // an earlier transaction was dropped by it: the touched keys found REMOVED cover them all)
     List<String> removable = new ArrayList<>();
     for (String key : touched.removedCandidates()) {
-      Node n = g.get(key);
+      Node n = graph.get(key);
       if (n != null && n.state == ValueState.REMOVED) {
         if (n.isDerived()) {
-          g.remove(key); // e.g. marked REMOVED by a refresh after an abandoned delete
+          graph.remove(key); // e.g. marked REMOVED by a refresh after an abandoned delete
         } else {
           removable.add(key);
         }
       }
     }
     for (String key : removable) {
-      Node n = g.get(key);
+      Node n = graph.get(key);
       if (n != null && !n.isDerived() && n.state == ValueState.REMOVED) {
         for (String dk : n.derivedKeys) {
-          Node dn = g.get(dk);
+          Node dn = graph.get(dk);
           if (dn != null && key.equals(dn.derivedFrom)) {
-            g.remove(dk);
+            graph.remove(dk);
           }
         }
-        g.remove(key);
+        graph.remove(key);
       }
     }
-    BatchJournal journal = g.endBatch();
+    BatchJournal journal = graph.endBatch();
     touched.add(journal, false);
-    history.addRevisions(journal, job.seq, cfg.clock().instant());
+    history.addRevisions(journal, job.seq, config.clock().instant());
     // the trims read the clock after the revisions above are stamped (a zero age limit drops the
     // revisions this transaction closed); the record trim after publishing reuses that reading:
     // both trims run at most once a minute
-    Instant now = cfg.clock().instant();
-    for (String key : history.trimRevisions(now, g)) {
-      touched.add(key, g.get(key));
+    Instant now = config.clock().instant();
+    for (String key : history.trimRevisions(now, graph)) {
+      touched.add(key, graph.get(key));
     }
     publish(touched);
-    history.afterPublish(g, touched.keys());
+    history.afterPublish(graph, touched.keys());
     history.trim(now);
     // 5. deliver statuses, then answer the caller
     watchers.deliver(statuses);
@@ -215,27 +215,27 @@ final class PostProcessor {
       List<String> keys = touched.keys();
       if (pending.size() <= keys.size()) {
         for (String dep : new ArrayList<>(pending)) {
-          touched.add(dep, g.get(dep));
+          touched.add(dep, graph.get(dep));
         }
       } else {
         List<String> pendingDependents = new ArrayList<>();
         for (String key : keys) {
-          Node n = g.get(key);
+          Node n = graph.get(key);
           if (n != null && n.isAvailable() && !touched.refreshed(key)) {
             continue;
           }
-          for (String dep : g.dependentsOf(key)) {
-            Node dn = g.get(dep);
+          for (String dep : graph.dependentsOf(key)) {
+            Node dn = graph.get(dep);
             if (dn != null && dn.state == ValueState.PENDING) {
               pendingDependents.add(dep);
             }
           }
         }
         for (String dep : pendingDependents) {
-          touched.add(dep, g.get(dep));
+          touched.add(dep, graph.get(dep));
         }
       }
     }
-    published.update(touched, g);
+    published.update(touched, graph);
   }
 }

@@ -2,19 +2,15 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.ValueState;
-import io.kvscheduler.api.ValueStatus;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
 
 /**
- * The read side: an immutable {@link Snapshot} of what readers see of every key (a {@link Rev}),
- * replaced after every transaction. Readers take the current snapshot and see a consistent state
- * without locks.
+ * The read side: an immutable {@link PublishedSnapshot} of what readers see of every key (a {@link
+ * KeyRevision}), replaced after every transaction. Readers take the current snapshot and see a
+ * consistent state without locks.
  *
  * <p>A snapshot is two persistent structures: the views, a vector ({@link SlotVector}) indexed by a
  * slot number each key keeps while it is published, and a sorted key index key → slot ({@link
@@ -23,123 +19,25 @@ import java.util.NoSuchElementException;
  * the slot the node remembers ({@link Node#publishedSlot}), with no key comparison. The key index
  * changes only when keys come or go, at O(log n) per key. A large change is merged into new
  * structures in one linear pass; the key index then costs no object per key.
+ *
+ * <p>This class publishes; the snapshot itself is {@link PublishedSnapshot}, the engine's table of
+ * slots is {@link SlotTable}, and the view of one node is {@link LiveStatus#viewOf}.
  */
 final class Published {
-  /** What readers see of the graph at one moment. Immutable. */
-  static final class Snapshot {
-    static final Snapshot EMPTY = new Snapshot(SlotIndex.EMPTY, SlotVector.empty());
-
-    /** Key → slot of its view, in key order. */
-    private final SlotIndex slots;
-
-    /** Views by slot; a free slot holds null. */
-    private final SlotVector<Rev> views;
-
-    private Snapshot(SlotIndex slots, SlotVector<Rev> views) {
-      this.slots = slots;
-      this.views = views;
-    }
-
-    /** The view of {@code key}, or null when the key has no value. */
-    Rev get(String key) {
-      int slot = slots.get(key);
-      return slot < 0 ? null : views.get(slot);
-    }
-
-    boolean containsKey(String key) {
-      return slots.get(key) >= 0;
-    }
-
-    int size() {
-      return slots.size();
-    }
-
-    /** The key index (tests). */
-    SlotIndex keyIndex() {
-      return slots;
-    }
-
-    /** Every view, in key order. */
-    Iterable<Rev> values() {
-      return viewsOf(null, null);
-    }
-
-    /** The views of the keys starting with {@code prefix}, in key order. */
-    Iterable<Rev> withPrefix(String prefix) {
-      return prefix.isEmpty() ? values() : viewsOf(prefix, NodeStore.prefixEnd(prefix));
-    }
-
-    /** The views of the keys in [{@code from}, {@code to}) (null: open), in key order. */
-    private Iterable<Rev> viewsOf(String from, String to) {
-      return () ->
-          new Iterator<>() {
-            private final SlotIndex.Cursor c = slots.cursor(from, to);
-            private boolean ahead = c.next();
-
-            @Override
-            public boolean hasNext() {
-              return ahead;
-            }
-
-            @Override
-            public Rev next() {
-              if (!ahead) {
-                throw new NoSuchElementException();
-              }
-              Rev r = views.get(c.slot());
-              ahead = c.next();
-              return r;
-            }
-          };
-    }
-
-    /** Status of {@code key} with its derived values, all from this snapshot. */
-    BaseValueStatus status(String key) {
-      Rev view = get(key);
-      if (view == null) {
-        return new BaseValueStatus(ValueStatus.nonexistent(key), List.of());
-      }
-      return status(view);
-    }
-
-    /** Status of the value {@code view} of this snapshot shows, with its derived values. */
-    BaseValueStatus status(Rev view) {
-      if (view.derivedKeys.isEmpty()) {
-        return new BaseValueStatus(view.status(), List.of());
-      }
-      List<ValueStatus> derived = new ArrayList<>(view.derivedKeys.size());
-      for (String dk : view.derivedKeys) {
-        Rev dv = get(dk);
-        if (dv != null) {
-          derived.add(dv.status());
-        }
-      }
-      return new BaseValueStatus(view.status(), derived);
-    }
-  }
-
-  private volatile Snapshot snapshot = Snapshot.EMPTY;
+  private volatile PublishedSnapshot snapshot = PublishedSnapshot.EMPTY;
 
   /** Keys whose published state is PENDING (engine thread only). */
   private final HashSet<String> pending = new HashSet<>();
 
-  /** Engine side: the key published in each slot, null for a free slot. */
-  private String[] slotKeys = new String[64];
-
-  /** Number of slots in use or freed (the length of the views vector). */
-  private int slotCount;
-
-  /** Freed slots, reused before new ones (a stack). */
-  private int[] free = new int[16];
-
-  private int freeCount;
+  /** Engine side: which key each slot holds, and the free slots. */
+  private final SlotTable slotTable = new SlotTable();
 
   /** Keys whose published state is PENDING (engine thread only; read only). */
   Collection<String> pendingKeys() {
     return pending;
   }
 
-  Snapshot current() {
+  PublishedSnapshot current() {
     return snapshot;
   }
 
@@ -147,10 +45,10 @@ final class Published {
    * Re-publishes the touched keys (those whose node changed, was created or removed; a key may be
    * listed more than once).
    */
-  void update(Touched touched, Graph g) {
-    Snapshot s = snapshot;
+  void update(Touched touched, Graph graph) {
+    PublishedSnapshot s = snapshot;
     try {
-      snapshot = next(s, touched, g);
+      snapshot = next(s, touched, graph);
     } catch (RuntimeException | Error e) {
       // the snapshot stays as it was: so must the slot table and the pending keys, which the
       // failed update may have changed (an internal error; the transaction's caller gets it)
@@ -163,50 +61,39 @@ final class Published {
    * The engine side as {@code s} has it: its keys in their slots, every other slot free, its
    * PENDING keys pending.
    */
-  private void resetTo(Snapshot s) {
-    slotCount = s.views.size();
-    slotKeys = new String[Math.max(64, slotCount)];
+  private void resetTo(PublishedSnapshot s) {
+    slotTable.resetTo(s);
     pending.clear();
     for (SlotIndex.Cursor c = s.slots.cursor(null, null); c.next(); ) {
-      slotKeys[c.slot()] = c.key();
       if (s.views.get(c.slot()).state == ValueState.PENDING) {
         pending.add(c.key());
       }
     }
-    freeCount = 0;
-    for (int i = slotCount - 1; i >= 0; i--) {
-      if (slotKeys[i] == null) {
-        if (freeCount == free.length) {
-          free = Arrays.copyOf(free, freeCount * 2);
-        }
-        free[freeCount++] = i;
-      }
-    }
   }
 
-  private Snapshot next(Snapshot s, Touched touched, Graph g) {
+  private PublishedSnapshot next(PublishedSnapshot s, Touched touched, Graph graph) {
     List<String> keys = touched.keys();
     if (keys.size() > 1024 && keys.size() > s.size() / 4) {
-      return rebuild(s, touched, g);
+      return rebuild(s, touched, graph);
     }
     SlotIndex slots = s.slots;
-    SlotVector<Rev> views = s.views;
+    SlotVector<KeyRevision> views = s.views;
     for (int i = 0; i < keys.size(); i++) {
       String key = keys.get(i);
-      Node n = g.get(key);
-      int slot = slotOf(key, n, slots);
+      Node n = graph.get(key);
+      int slot = slotTable.slotOf(key, n, slots);
       if (n == null || n.value == null) {
         if (slot >= 0) {
           slots = slots.minus(key);
           views = views.set(slot, null);
-          release(slot);
+          slotTable.release(slot);
         }
         pending.remove(key);
         continue;
       }
-      Rev view = viewOf(g, n);
+      KeyRevision view = LiveStatus.viewOf(graph, n);
       if (slot < 0) {
-        slot = acquire(key);
+        slot = slotTable.acquire(key);
         slots = slots.plus(key, slot);
         views = slot == views.size() ? views.append(view) : views.set(slot, view);
       } else {
@@ -218,7 +105,7 @@ final class Published {
     if (slots.deltaSize() > Math.max(COMPACT_MIN, slots.baseSize() / 2)) {
       slots = slots.compacted(); // the keys that came and went since the last large change
     }
-    return new Snapshot(slots, views);
+    return new PublishedSnapshot(slots, views);
   }
 
   /** Entries compared first by {@link #ascending(String[])}. */
@@ -227,44 +114,7 @@ final class Published {
   /** Changed keys the key index holds apart from its base before it is compacted, at least. */
   private static final int COMPACT_MIN = 4096;
 
-  /**
-   * The slot of {@code key} (whose node is {@code n}, or null), or -1 when it is not published: the
-   * node's remembered slot when that slot still holds the key, else a lookup.
-   */
-  private int slotOf(String key, Node n, SlotIndex slots) {
-    if (n != null) {
-      int hint = n.publishedSlot;
-      if (hint >= 0 && hint < slotCount && key.equals(slotKeys[hint])) {
-        return hint;
-      }
-    }
-    return slots.get(key);
-  }
-
-  /** A slot for a newly published key: a freed one, else a new one at the end. */
-  private int acquire(String key) {
-    int slot;
-    if (freeCount > 0) {
-      slot = free[--freeCount];
-    } else {
-      slot = slotCount++;
-      if (slot == slotKeys.length) {
-        slotKeys = Arrays.copyOf(slotKeys, slot * 2);
-      }
-    }
-    slotKeys[slot] = key;
-    return slot;
-  }
-
-  private void release(int slot) {
-    slotKeys[slot] = null;
-    if (freeCount == free.length) {
-      free = Arrays.copyOf(free, freeCount * 2);
-    }
-    free[freeCount++] = slot;
-  }
-
-  private void notePending(String key, Rev view) {
+  private void notePending(String key, KeyRevision view) {
     if (view.state == ValueState.PENDING) {
       pending.add(key);
     } else if (!pending.isEmpty()) {
@@ -277,7 +127,7 @@ final class Published {
    * (untouched keys keep their entries and slots) into new structures built in one linear pass.
    * Needs no ordered view of the graph.
    */
-  private Snapshot rebuild(Snapshot old, Touched t, Graph g) {
+  private PublishedSnapshot rebuild(PublishedSnapshot old, Touched t, Graph graph) {
     String[] touched = t.keys().toArray(new String[0]);
     if (!ascending(touched)) {
       Arrays.sort(touched);
@@ -287,10 +137,8 @@ final class Published {
     for (int i = 0; i < touched.length; i += Bulk.RANGE) { // loops in ranges: see Bulk
       distinct = dropRepeated(touched, i, Bulk.end(i, touched.length), distinct);
     }
-    if (slotKeys.length < slotCount + distinct) { // at most one new slot per key
-      slotKeys = Arrays.copyOf(slotKeys, slotCount + distinct);
-    }
-    Merge m = new Merge(old, g, distinct);
+    slotTable.reserve(distinct); // at most one new slot per key
+    Merge m = new Merge(old, graph, distinct);
     for (int i = 0; i < distinct; i += Bulk.RANGE) {
       m.add(touched, i, Bulk.end(i, distinct));
     }
@@ -298,7 +146,8 @@ final class Published {
     // the arrays were sized for every touched key being new: trimmed, as the snapshot keeps them
     String[] sortedKeys = m.size == m.keys.length ? m.keys : Arrays.copyOf(m.keys, m.size);
     int[] slots = m.size == m.slots.length ? m.slots : Arrays.copyOf(m.slots, m.size);
-    return new Snapshot(
+    int slotCount = slotTable.slotCount();
+    return new PublishedSnapshot(
         SlotIndex.ofSorted(sortedKeys, slots),
         SlotVector.of(
             m.views.length >= slotCount ? m.views : Arrays.copyOf(m.views, slotCount), slotCount));
@@ -348,8 +197,8 @@ final class Published {
   }
 
   /** The views of {@code old} by slot, with room for {@code extra} more slots. */
-  private static Rev[] viewsBySlot(Snapshot old, int extra) {
-    Rev[] out = new Rev[old.views.size() + extra];
+  private static KeyRevision[] viewsBySlot(PublishedSnapshot old, int extra) {
+    KeyRevision[] out = new KeyRevision[old.views.size() + extra];
     old.views.copyTo(out);
     return out;
   }
@@ -367,22 +216,22 @@ final class Published {
     int size;
 
     /** Views by slot: the previous ones, replaced for the touched keys. */
-    final Rev[] views;
+    final KeyRevision[] views;
 
     /** The previous snapshot's entries; {@link #more} says whether it is on one. */
     private final SlotIndex.Cursor prev;
 
     private boolean more;
-    private final Graph g;
+    private final Graph graph;
 
-    Merge(Snapshot old, Graph g, int touched) {
+    Merge(PublishedSnapshot old, Graph graph, int touched) {
       this.keys = new String[old.size() + touched];
       this.slots = new int[keys.length];
       // each touched key takes at most one new slot
       this.views = viewsBySlot(old, touched);
       this.prev = old.slots.cursor(null, null);
       this.more = prev.next();
-      this.g = g;
+      this.graph = graph;
     }
 
     /** {@link #add(String)} of {@code touched[from, to)}. */
@@ -403,17 +252,17 @@ final class Published {
       if (published >= 0) {
         more = prev.next();
       }
-      Node n = g.get(key);
+      Node n = graph.get(key);
       if (n == null || n.value == null) {
         if (published >= 0) {
           views[published] = null;
-          release(published);
+          slotTable.release(published);
         }
         pending.remove(key);
         return;
       }
-      Rev view = viewOf(g, n);
-      int slot = published >= 0 ? published : acquire(key);
+      KeyRevision view = LiveStatus.viewOf(graph, n);
+      int slot = published >= 0 ? published : slotTable.acquire(key);
       keep(key, slot);
       views[slot] = view;
       n.publishedSlot = slot;
@@ -432,32 +281,6 @@ final class Published {
       keys[size] = key;
       slots[size++] = slot;
     }
-  }
-
-  /** What readers see of {@code n}: its newest revision when that shows it exactly. */
-  static Rev viewOf(Graph g, Node n) {
-    return Rev.published(n, Readiness.details(g, n));
-  }
-
-  static ValueStatus statusOf(Graph g, Node n) {
-    return new ValueStatus(
-        n.key, n.state, OpRecord.msg(n.error), n.lastOperation(), Readiness.details(g, n));
-  }
-
-  /** Status of a base value from the live graph (engine thread). */
-  static BaseValueStatus baseStatus(Graph g, String key) {
-    Node n = g.get(key);
-    if (n == null || n.value == null) {
-      return new BaseValueStatus(ValueStatus.nonexistent(key), List.of());
-    }
-    List<ValueStatus> derived = new ArrayList<>();
-    for (String dk : n.derivedKeys) {
-      Node dn = g.get(dk);
-      if (dn != null && dn.value != null) {
-        derived.add(statusOf(g, dn));
-      }
-    }
-    return new BaseValueStatus(statusOf(g, n), derived);
   }
 
   /** Status of a key from the published snapshot (any thread). */

@@ -21,18 +21,19 @@ import java.util.TreeSet;
  * descriptor selects them. Engine thread only.
  */
 final class RetryPlanner {
-  private final SchedulerConfig cfg;
-  private final Graph g;
-  private final Registry reg;
+  private final SchedulerConfig config;
+  private final Graph graph;
+  private final Registry registry;
   private final TxnProcessor.FollowUpQueue sink;
 
   /** UNIMPLEMENTED base keys waiting for a descriptor. */
   private final TreeSet<String> unimplemented = new TreeSet<>();
 
-  RetryPlanner(SchedulerConfig cfg, Graph g, Registry reg, TxnProcessor.FollowUpQueue sink) {
-    this.cfg = cfg;
-    this.g = g;
-    this.reg = reg;
+  RetryPlanner(
+      SchedulerConfig config, Graph graph, Registry registry, TxnProcessor.FollowUpQueue sink) {
+    this.config = config;
+    this.graph = graph;
+    this.registry = registry;
     this.sink = sink;
   }
 
@@ -61,7 +62,7 @@ final class RetryPlanner {
     }
     List<Node> retrying = new ArrayList<>();
     for (String k : touched) {
-      Node t = g.get(k);
+      Node t = graph.get(k);
       if (t != null && t.state == ValueState.RETRYING) {
         retrying.add(t);
         if (t.lastUpdate != null && t.lastUpdate.seq() == seq) {
@@ -78,7 +79,7 @@ final class RetryPlanner {
       }
       OpRecord op = new OpRecord();
       op.baseKey = baseKey;
-      Node n = g.get(op.baseKey);
+      Node n = graph.get(op.baseKey);
       Node failedNode = n;
       if (n == null) {
         continue;
@@ -87,7 +88,7 @@ final class RetryPlanner {
       if (n.state != ValueState.RETRYING) {
         failedNode = null;
         for (String dk : n.derivedKeys) {
-          Node dn = g.get(dk);
+          Node dn = graph.get(dk);
           if (dn != null && dn.state == ValueState.RETRYING) {
             failedNode = dn;
             break;
@@ -132,16 +133,16 @@ final class RetryPlanner {
       bases.add(t.baseKey());
     }
     for (String b : bases) {
-      Node n = g.get(b);
+      Node n = graph.get(b);
       if (n == null || scheduled.contains(b) || n.lastUpdate == null || n.lastUpdate.seq() != seq) {
         continue;
       }
       List<String> subtree = new ArrayList<>(n.derivedKeys);
       subtree.add(b);
       for (String k : subtree) {
-        Node x = g.get(k);
+        Node x = graph.get(k);
         if (x != null && x.state == ValueState.RETRYING) {
-          g.write(k).state = ValueState.FAILED;
+          graph.write(k).state = ValueState.FAILED;
         }
       }
     }
@@ -149,7 +150,8 @@ final class RetryPlanner {
 
   /** Arms the retry {@code r}; false when the delay scheduler could not (it will not run). */
   private boolean armRetry(Queued.Retry r, Duration delay) {
-    return cfg.delayScheduler()
+    return config
+            .delayScheduler()
             .schedule(
                 delay,
                 () -> {
@@ -169,13 +171,13 @@ final class RetryPlanner {
       // no value became UNIMPLEMENTED: only the tracked ones may have left the state
       unimplemented.removeIf(
           key -> {
-            Node n = g.get(key);
+            Node n = graph.get(key);
             return n == null || n.state != ValueState.UNIMPLEMENTED;
           });
       return;
     }
     for (String key : changed) {
-      Node n = g.get(key);
+      Node n = graph.get(key);
       if (n != null && n.state == ValueState.UNIMPLEMENTED) {
         unimplemented.add(key);
       } else {
@@ -188,8 +190,8 @@ final class RetryPlanner {
   void retryUnimplemented() {
     Map<Long, Map<String, Long>> byOrigin = new TreeMap<>();
     for (String key : unimplemented) {
-      Node n = g.get(key);
-      if (n == null || n.lastUpdate == null || reg.forKey(key) == null) {
+      Node n = graph.get(key);
+      if (n == null || n.lastUpdate == null || registry.forKey(key) == null) {
         continue;
       }
       byOrigin

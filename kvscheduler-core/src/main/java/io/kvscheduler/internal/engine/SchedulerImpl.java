@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
 public final class SchedulerImpl implements KVScheduler {
   private static final Logger LOG = LoggerFactory.getLogger(SchedulerImpl.class);
 
-  private final SchedulerConfig cfg;
+  private final SchedulerConfig config;
   private final Registry registry;
   private final Graph graph = new Graph();
   private final Published published = new Published();
@@ -53,7 +53,7 @@ public final class SchedulerImpl implements KVScheduler {
   public SchedulerImpl(SchedulerConfig config) {
     List<AutoCloseable> owned = new ArrayList<>();
     SchedulerConfig c = SchedulerThreads.withDefaults(config, owned);
-    this.cfg = c;
+    this.config = c;
     SbCalls sbCalls = new SbCalls(c.threadName());
     owned.add(sbCalls);
     this.registry = new Registry(c.operationTimeout(), sbCalls);
@@ -150,7 +150,7 @@ public final class SchedulerImpl implements KVScheduler {
 
   @Override
   public Txn startNBTransaction() {
-    return new NbTxn(loop, registry, cfg.rejectUnselectedKeys());
+    return new NbTxn(loop, registry, config.rejectUnselectedKeys());
   }
 
   @Override
@@ -265,8 +265,8 @@ public final class SchedulerImpl implements KVScheduler {
   public void forEachValueStatus(KeySelector selector, Consumer<? super BaseValueStatus> action) {
     Objects.requireNonNull(selector, "selector (KeySelector.any() for every key)");
     Objects.requireNonNull(action, "action");
-    Published.Snapshot views = published.current();
-    for (Rev v : views.values()) {
+    PublishedSnapshot views = published.current();
+    for (KeyRevision v : views.values()) {
       if (v.derivedFrom == null && selector.test(v.key)) {
         action.accept(views.status(v));
       }

@@ -141,40 +141,40 @@ final class SlotIndex {
    * whether there was one; {@link #key()} and {@link #slot()} read it.
    */
   final class Cursor {
-    private int i;
-    private final int end;
-    private final Iterator<Map.Entry<String, Integer>> d;
+    private int baseIndex;
+    private final int baseEnd;
+    private final Iterator<Map.Entry<String, Integer>> deltaEntries;
     private Map.Entry<String, Integer> pending;
     private String key;
     private int slot;
 
-    private Cursor(int start, int end, Iterator<Map.Entry<String, Integer>> d) {
-      this.i = start;
-      this.end = end;
-      this.d = d;
-      this.pending = d.hasNext() ? d.next() : null;
+    private Cursor(int start, int baseEnd, Iterator<Map.Entry<String, Integer>> deltaEntries) {
+      this.baseIndex = start;
+      this.baseEnd = baseEnd;
+      this.deltaEntries = deltaEntries;
+      this.pending = deltaEntries.hasNext() ? deltaEntries.next() : null;
     }
 
     boolean next() {
       while (true) {
-        String base = i < end ? keys[i] : null;
+        String base = baseIndex < baseEnd ? keys[baseIndex] : null;
         if (pending == null) {
           if (base == null) {
             return false;
           }
-          i++;
-          return at(base, slots[i - 1]);
+          baseIndex++;
+          return at(base, slots[baseIndex - 1]);
         }
         int c = base == null ? 1 : base.compareTo(pending.getKey());
         if (c < 0) {
-          i++;
-          return at(base, slots[i - 1]);
+          baseIndex++;
+          return at(base, slots[baseIndex - 1]);
         }
         if (c == 0) {
-          i++; // the delta's entry replaces the base's
+          baseIndex++; // the delta's entry replaces the base's
         }
         Map.Entry<String, Integer> e = pending;
-        pending = d.hasNext() ? d.next() : null;
+        pending = deltaEntries.hasNext() ? deltaEntries.next() : null;
         int s = e.getValue();
         if (s >= 0) {
           return at(e.getKey(), s);

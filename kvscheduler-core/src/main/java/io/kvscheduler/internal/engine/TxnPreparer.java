@@ -25,17 +25,22 @@ import org.slf4j.LoggerFactory;
 final class TxnPreparer {
   private static final Logger LOG = LoggerFactory.getLogger(TxnPreparer.class);
 
-  private final SchedulerConfig cfg;
-  private final Graph g;
-  private final Registry reg;
+  private final SchedulerConfig config;
+  private final Graph graph;
+  private final Registry registry;
   private final Refresher refresher;
   private final UnreadKeys unread;
   private int resyncCount;
 
-  TxnPreparer(SchedulerConfig cfg, Graph g, Registry reg, Refresher refresher, UnreadKeys unread) {
-    this.cfg = cfg;
-    this.g = g;
-    this.reg = reg;
+  TxnPreparer(
+      SchedulerConfig config,
+      Graph graph,
+      Registry registry,
+      Refresher refresher,
+      UnreadKeys unread) {
+    this.config = config;
+    this.graph = graph;
+    this.registry = registry;
     this.refresher = refresher;
     this.unread = unread;
   }
@@ -59,14 +64,14 @@ final class TxnPreparer {
     job.options = o;
     job.resync = o.resync();
     job.description = o.description();
-    job.simulate = o.simulation() || cfg.simulation();
+    job.simulate = o.simulation() || config.simulation();
     List<ValueToApply> values = new ArrayList<>(nb.values());
     if (o.resync() != ResyncType.NOT_RESYNC) {
       boolean first = resyncCount++ == 0;
       job.countedResync = true;
       if (o.resync() == ResyncType.DOWNSTREAM) {
         values = new ArrayList<>();
-        for (Node n : g.nodes()) { // any order: sorted below
+        for (Node n : graph.nodes()) { // any order: sorted below
           if (!n.isDerived()
               && n.value != null
               && n.state != ValueState.OBTAINED
@@ -81,7 +86,7 @@ final class TxnPreparer {
       }
       // sorted once: the correlation input of the refresh and the merge below need key order
       ValueToApply.sortByKey(values);
-      g.reserve(2 * values.size()); // a first resync: the values and as many derived ones
+      graph.reserve(2 * values.size()); // a first resync: the values and as many derived ones
       if (o.resync() != ResyncType.UPSTREAM) {
         unread.dropAnswered(
             null, refresher.refresh(null, first ? values : null, o.verboseRefresh()));
@@ -95,7 +100,7 @@ final class TxnPreparer {
       }
       List<Node> unlisted = new ArrayList<>();
       // read only: nodes are collected, the graph is unchanged
-      for (Iterator<Node> it = g.nodes().iterator(); it.hasNext(); ) {
+      for (Iterator<Node> it = graph.nodes().iterator(); it.hasNext(); ) {
         collectUnlisted(it, listed, unlisted);
       }
       unlisted.sort(NODE_KEY_ORDER);
@@ -109,7 +114,7 @@ final class TxnPreparer {
   /** Marks the nodes of {@code values[from, to)} as {@code listed}. */
   private void mark(List<ValueToApply> values, int from, int to, Object listed) {
     for (int i = from; i < to; i++) {
-      Node n = g.get(values.get(i).key());
+      Node n = graph.get(values.get(i).key());
       if (n != null) {
         n.scratchOwner = listed;
       }
@@ -166,7 +171,7 @@ final class TxnPreparer {
   /** An SB notification: the values the scheduler accepts from the southbound. */
   void prepareSb(Job job, Queued.Sb sb) {
     job.type = TxnType.SB_NOTIFICATION;
-    job.simulate = cfg.simulation();
+    job.simulate = config.simulation();
     job.values = sb.values();
     job.recordedValues = sb.values();
     if (sb.values().isEmpty()) {
@@ -177,8 +182,8 @@ final class TxnPreparer {
     // values of the wrong class (as Retrieve's are) and values owned by the northbound are ignored
     List<ValueToApply> kept = new ArrayList<>();
     for (ValueToApply kv : sb.values()) {
-      Node n = g.get(kv.key());
-      DescriptorHandle h = reg.forKey(kv.key());
+      Node n = graph.get(kv.key());
+      DescriptorHandle h = registry.forKey(kv.key());
       Throwable wrongType =
           h == null ? null : h.checkFound(kv.key(), kv.value(), kv.metadata(), "the notification");
       if (h == null) {
@@ -205,10 +210,10 @@ final class TxnPreparer {
     job.retryAttempt = r.unimplemented() ? 0 : r.attempt();
     job.retryDelay = r.delay();
     job.retryKeys = r.keys().keySet();
-    job.simulate = !r.unimplemented() || cfg.simulation();
+    job.simulate = !r.unimplemented() || config.simulation();
     List<ValueToApply> values = new ArrayList<>();
     for (Map.Entry<String, Long> e : new TreeMap<>(r.keys()).entrySet()) {
-      Node n = g.get(e.getKey());
+      Node n = graph.get(e.getKey());
       if (n == null
           || n.value == null
           || n.lastUpdate == null
@@ -232,13 +237,13 @@ final class TxnPreparer {
    * Retrieve.
    */
   boolean readable(String key) {
-    DescriptorHandle h = reg.forKey(baseOf(key));
+    DescriptorHandle h = registry.forKey(baseOf(key));
     return h != null && h.canRetrieve();
   }
 
   /** The base key of {@code key} (itself unless it holds a derived value). */
   private String baseOf(String key) {
-    Node n = g.get(key);
+    Node n = graph.get(key);
     return n != null && n.isDerived() ? n.derivedFrom : key;
   }
 
@@ -274,7 +279,7 @@ final class TxnPreparer {
     job.simulate = true; // as every retry
     job.description = "a southbound call for " + key + " returned after its time limit: read again";
     job.retryKeys = Set.of(base);
-    DescriptorHandle h = reg.forKey(base);
+    DescriptorHandle h = registry.forKey(base);
     Set<String> read = refresher.refresh(new TreeSet<>(Set.of(base)), null, false);
     unread.dropAnswered(Set.of(base), read);
     if (h == null || !read.contains(h.name)) {
@@ -283,7 +288,7 @@ final class TxnPreparer {
       return;
     }
     job.addReadFirst(Set.of(base));
-    Node n = g.get(key);
+    Node n = graph.get(key);
     ValueToApply intent = n == null ? null : lateIntent(n);
     if (n != null && n.lastUpdate != null) {
       job.retryForTxn = n.lastUpdate.seq();
@@ -334,7 +339,7 @@ final class TxnPreparer {
     if (!n.isAvailable()) {
       return false;
     }
-    DescriptorHandle h = reg.forNode(n);
+    DescriptorHandle h = registry.forNode(n);
     return h != null
         ? h.equivalent(n.key, n.value, intent)
         : DescriptorHandle.equalValues(n.key, n.value, intent);

@@ -11,14 +11,14 @@ import java.util.TreeSet;
  * call for it or its derived values ({@link TxnContext#unreadBefore}, from {@link #snapshot}).
  */
 final class UnreadKeys {
-  private final Graph g;
-  private final Registry reg;
+  private final Graph graph;
+  private final Registry registry;
   private final Refresher refresher;
   private final Set<String> bases = new TreeSet<>();
 
-  UnreadKeys(Graph g, Registry reg, Refresher refresher) {
-    this.g = g;
-    this.reg = reg;
+  UnreadKeys(Graph graph, Registry registry, Refresher refresher) {
+    this.graph = graph;
+    this.registry = registry;
     this.refresher = refresher;
   }
 
@@ -47,8 +47,8 @@ final class UnreadKeys {
     }
     bases.removeIf(
         k -> {
-          DescriptorHandle h = reg.forKey(k);
-          return g.get(k) == null
+          DescriptorHandle h = registry.forKey(k);
+          return graph.get(k) == null
               || (keys == null || keys.contains(k)) && (h == null || read.contains(h.name));
         });
   }
@@ -59,7 +59,7 @@ final class UnreadKeys {
    */
   void addBasesOf(Collection<String> keys) {
     for (String key : keys) {
-      Node n = g.get(key);
+      Node n = graph.get(key);
       if (n != null) {
         bases.add(n.isDerived() ? n.derivedFrom : key);
       }

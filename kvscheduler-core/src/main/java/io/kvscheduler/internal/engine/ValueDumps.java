@@ -70,7 +70,7 @@ final class ValueDumps {
           () -> processor.refresher().retrieveForDump(h));
     }
     List<KVWithMetadata<Object, Object>> out = new ArrayList<>();
-    for (Rev v : published.current().withPrefix(h.d.nbKeyPrefix())) {
+    for (KeyRevision v : published.current().withPrefix(h.d.nbKeyPrefix())) {
       if (v.derivedFrom != null || !h.name.equals(v.descriptor)) {
         continue;
       }

@@ -31,20 +31,20 @@ final class Verifier {
   }
 
   static List<KeyError> verify(
-      Graph g, Registry reg, Refresher refresher, List<OpRecord> executed) {
+      Graph graph, Registry registry, Refresher refresher, List<OpRecord> executed) {
     Map<String, TxnOperation> lastOp = new LinkedHashMap<>();
     for (OpRecord op : executed) {
       lastOp.put(op.baseKey, op.op);
     }
     Map<DescriptorHandle, TreeMap<String, TxnOperation>> byDescriptor = new LinkedHashMap<>();
     for (Map.Entry<String, TxnOperation> e : lastOp.entrySet()) {
-      DescriptorHandle h = reg.forKey(e.getKey());
+      DescriptorHandle h = registry.forKey(e.getKey());
       if (h != null && h.canRetrieve()) {
         byDescriptor.computeIfAbsent(h, k -> new TreeMap<>()).put(e.getKey(), e.getValue());
       }
     }
     List<KeyError> errors = new ArrayList<>();
-    for (DescriptorHandle h : reg.ordered()) {
+    for (DescriptorHandle h : registry.ordered()) {
       TreeMap<String, TxnOperation> keys = byDescriptor.get(h);
       if (keys == null) {
         continue;
@@ -64,7 +64,7 @@ final class Verifier {
       }
       for (Map.Entry<String, TxnOperation> k : keys.entrySet()) {
         String key = k.getKey();
-        Node n = g.get(key);
+        Node n = graph.get(key);
         Object actual = sb.get(key);
         if (n != null && n.value != null && n.state == ValueState.CONFIGURED) {
           if (actual == null) {

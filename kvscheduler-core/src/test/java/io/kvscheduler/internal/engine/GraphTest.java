@@ -455,7 +455,7 @@ class GraphTest {
     put(g, KA1);
     g.endBatch();
     Node a2 = put(g, KA2);
-    a2.history = Rev.recorded(a2, 1, Instant.EPOCH, null);
+    a2.history = KeyRevision.recorded(a2, 1, Instant.EPOCH, null);
     BatchJournal refresh = g.endBatch();
 
     g.journalBirthsLightly(refresh);
@@ -507,7 +507,7 @@ class GraphTest {
   void bornNodeRecreatedKeepsItsChain() {
     Graph g = new Graph();
     Node a1 = put(g, KA1);
-    Rev chainOfA1 = Rev.recorded(a1, 1, Instant.EPOCH, null);
+    KeyRevision chainOfA1 = KeyRevision.recorded(a1, 1, Instant.EPOCH, null);
     a1.history = chainOfA1;
     BatchJournal refresh = g.endBatch();
     g.journalBirthsLightly(refresh);

@@ -107,8 +107,8 @@ class HistoryTrimTest {
             expected.add(x.value + "@" + x.since + ".." + x.end);
           }
           List<Object> actual = new ArrayList<>();
-          Rev next = null;
-          for (Rev x = h.chainOf(e.getKey(), g); x != null; x = x.prev) {
+          KeyRevision next = null;
+          for (KeyRevision x = h.chainOf(e.getKey(), g); x != null; x = x.prev) {
             actual.add(0, x.value + "@" + x.since + ".." + x.end(next));
             next = x;
           }

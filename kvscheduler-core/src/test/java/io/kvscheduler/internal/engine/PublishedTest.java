@@ -166,7 +166,7 @@ class PublishedTest {
       put(g, "a/k" + i, "v" + i);
     }
     publish(p, g, seq++);
-    Published.Snapshot before = p.current();
+    PublishedSnapshot before = p.current();
     g.remove("a/k3");
     put(g, "a/k4", "changed");
     put(g, "a/new", "n");
@@ -183,9 +183,9 @@ class PublishedTest {
     assertThat(p.current().get("a/k4").value).isEqualTo("changed");
   }
 
-  private static List<String> entries(Iterable<Rev> views) {
+  private static List<String> entries(Iterable<KeyRevision> views) {
     List<String> out = new ArrayList<>();
-    for (Rev v : views) {
+    for (KeyRevision v : views) {
       out.add(v.key + "=" + v.value);
     }
     return out;
@@ -231,7 +231,7 @@ class PublishedTest {
                   key -> {
                     throw new InternalError("selector broken");
                   })));
-      Published.Snapshot before = p.current();
+      PublishedSnapshot before = p.current();
       Assertions.assertThatThrownBy(() -> publish(p, g, 1)).isInstanceOf(InternalError.class);
       assertThat(p.current()).isSameAs(before);
       assertThat(p.pendingKeys()).as("pending keys after the failure").isEmpty();
@@ -317,7 +317,7 @@ class PublishedTest {
     p.update(t, g);
   }
 
-  private static void check(Published.Snapshot s, TreeMap<String, Object> model, String where) {
+  private static void check(PublishedSnapshot s, TreeMap<String, Object> model, String where) {
     assertThat(s.size()).as(where).isEqualTo(model.size());
     assertThat(entries(s.values())).as(where).isEqualTo(entries(model));
     for (String prefix : PREFIXES) {
@@ -331,7 +331,7 @@ class PublishedTest {
       if (i++ % step != 0) {
         continue;
       }
-      Rev v = s.get(key);
+      KeyRevision v = s.get(key);
       if (v == null || !v.value.equals(model.get(key))) {
         assertThat(v).as(where + ": lookup of " + key).isNotNull();
         assertThat(v.value).as(where + ": lookup of " + key).isEqualTo(model.get(key));

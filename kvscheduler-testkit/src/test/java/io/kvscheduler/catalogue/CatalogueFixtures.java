@@ -19,8 +19,8 @@ import java.util.List;
  * derived-values builder, and a deterministic scheduler (manual clock and timers, statuses
  * delivered on the engine thread).
  */
-final class Fx {
-  private Fx() {}
+final class CatalogueFixtures {
+  private CatalogueFixtures() {}
 
   static final String PREFIX_A = "/prefixA/";
   static final String PREFIX_B = "/prefixB/";

@@ -21,14 +21,14 @@ import java.util.Optional;
  * the next begins, unless {@link #until} says otherwise (the key was removed, or trimming dropped
  * what followed).
  *
- * <p><b>Published view.</b> The published snapshot holds one {@code Rev} per key (the accessors
- * below are the read side). When the key's newest recorded revision still shows the node's content,
- * that revision is published itself (no second object per key); otherwise, e.g. after a refresh
- * (which records no revision) or for a PENDING value whose missing dependencies are listed, a
- * {@linkplain #recorded() view-only} {@code Rev} is published whose {@link #prev} is the recorded
- * chain. View-only entries never enter a node's chain.
+ * <p><b>Published view.</b> The published snapshot holds one {@code KeyRevision} per key (the
+ * accessors below are the read side). When the key's newest recorded revision still shows the
+ * node's content, that revision is published itself (no second object per key); otherwise, e.g.
+ * after a refresh (which records no revision) or for a PENDING value whose missing dependencies are
+ * listed, a {@linkplain #recorded() view-only} {@code KeyRevision} is published whose {@link #prev}
+ * is the recorded chain. View-only entries never enter a node's chain.
  */
-final class Rev {
+final class KeyRevision {
   final String key;
   final String label;
   final Object value;
@@ -63,9 +63,9 @@ final class Rev {
   final Instant until;
 
   /** The revision before this one (for a view-only entry: the key's newest one), or null. */
-  final Rev prev;
+  final KeyRevision prev;
 
-  private Rev(Rev o, Instant until, Rev prev) {
+  private KeyRevision(KeyRevision o, Instant until, KeyRevision prev) {
     this.key = o.key;
     this.label = o.label;
     this.value = o.value;
@@ -86,7 +86,8 @@ final class Rev {
     this.prev = prev;
   }
 
-  private Rev(Node n, long seq, Instant now, Rev prev, List<String> details, boolean recorded) {
+  private KeyRevision(
+      Node n, long seq, Instant now, KeyRevision prev, List<String> details, boolean recorded) {
     this.key = n.key;
     this.label = n.label;
     this.value = n.value;
@@ -108,20 +109,20 @@ final class Rev {
   }
 
   /** The content of {@code n} recorded as a revision of transaction {@code seq} at {@code now}. */
-  static Rev recorded(Node n, long seq, Instant now, Rev prev) {
-    return new Rev(n, seq, now, prev, null, true);
+  static KeyRevision recorded(Node n, long seq, Instant now, KeyRevision prev) {
+    return new KeyRevision(n, seq, now, prev, null, true);
   }
 
   /**
    * What readers may know of {@code n} ({@code details}: its status details): its newest recorded
    * revision when that shows exactly this, else a view-only entry.
    */
-  static Rev published(Node n, List<String> details) {
-    Rev head = n.history;
+  static KeyRevision published(Node n, List<String> details) {
+    KeyRevision head = n.history;
     if (head != null && details.isEmpty() && head.shows(n)) {
       return head;
     }
-    return new Rev(n, -1, null, head, details.isEmpty() ? null : details, false);
+    return new KeyRevision(n, -1, null, head, details.isEmpty() ? null : details, false);
   }
 
   /** True when this revision holds everything a reader sees of {@code n} (details aside). */
@@ -138,17 +139,17 @@ final class Rev {
   }
 
   /** This revision (the newest of its chain) closed at {@code end}; itself when closed. */
-  Rev closedAt(Instant end) {
-    return until != null ? this : new Rev(this, end, prev);
+  KeyRevision closedAt(Instant end) {
+    return until != null ? this : new KeyRevision(this, end, prev);
   }
 
   /** This revision with an explicit end and another predecessor (trimming). */
-  Rev rebased(Instant end, Rev newPrev) {
-    return new Rev(this, end, newPrev);
+  KeyRevision rebased(Instant end, KeyRevision newPrev) {
+    return new KeyRevision(this, end, newPrev);
   }
 
   /** End of validity given the revision that follows this one (null when newest). */
-  Instant end(Rev next) {
+  Instant end(KeyRevision next) {
     return until != null ? until : next == null ? null : next.since;
   }
 
@@ -195,7 +196,7 @@ final class Rev {
   }
 
   /** The key's recorded timeline: this entry, or for a view-only one the revision before it. */
-  Rev history() {
+  KeyRevision history() {
     return recorded ? this : prev;
   }
 

@@ -7,10 +7,13 @@ import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.Txn;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The mock model shared by the scale harness and the JMH benchmarks: interfaces, one bridge domain
@@ -77,6 +80,94 @@ public final class MockModel {
             .build();
     kvs.registerDescriptors(interfaceDescriptor(), bridgeDomainDescriptor(), bindingDescriptor());
     return kvs;
+  }
+
+  /**
+   * A scheduler running up to {@code parallelism} calls at once, with the three mock descriptors
+   * registered as a slow southbound ({@link SlowCalls}): every Create/Update/Delete sleeps for the
+   * southbound's latency and counts itself; each descriptor accepts as many concurrent calls as the
+   * scheduler may make. No transaction log; history recorded (W6 compares the records).
+   */
+  public static KVScheduler newSlowScheduler(int parallelism, SlowCalls sb) {
+    KVScheduler kvs =
+        KVScheduler.builder()
+            .printTxnSummary(false)
+            .parallelism(parallelism)
+            .threadName(ENGINE_THREAD)
+            .build();
+    kvs.registerDescriptors(
+        slow(KVDescriptor.builder("mock-interface", Interface.class).nbKeyPrefix(IF_PREFIX), sb)
+            .maxConcurrency(parallelism)
+            .build(),
+        slow(
+                KVDescriptor.builder("mock-bridge-domain", BridgeDomain.class)
+                    .nbKeyPrefix(BD_PREFIX),
+                sb)
+            .derivedValues(bridgeDomainDescriptor().derivedValues().orElseThrow())
+            .maxConcurrency(parallelism)
+            .build(),
+        slow(
+                KVDescriptor.builder("mock-bd-interface", Binding.class)
+                    .keySelector(KeySelector.prefix(BINDING_PREFIX)),
+                sb)
+            .dependencies(bindingDescriptor().dependencies().orElseThrow())
+            .maxConcurrency(parallelism)
+            .build());
+    return kvs;
+  }
+
+  /**
+   * A southbound whose every call takes a fixed latency (a real sleep of the calling thread, as a
+   * blocking netlink or API call would) and does nothing else; it counts the calls made.
+   */
+  public static final class SlowCalls {
+    private final Duration latency;
+    private final LongAdder calls = new LongAdder();
+    private final AtomicInteger running = new AtomicInteger();
+    private final AtomicInteger peak = new AtomicInteger();
+
+    public SlowCalls(Duration latency) {
+      this.latency = latency;
+    }
+
+    public Duration latency() {
+      return latency;
+    }
+
+    /** Calls made so far. */
+    public long calls() {
+      return calls.sum();
+    }
+
+    /** The highest number of calls seen running at the same time. */
+    public int peakConcurrency() {
+      return peak.get();
+    }
+
+    void call() throws InterruptedException {
+      calls.increment();
+      peak.accumulateAndGet(running.incrementAndGet(), Math::max);
+      try {
+        Thread.sleep(latency.toMillis(), latency.toNanosPart() % 1_000_000);
+      } finally {
+        running.decrementAndGet();
+      }
+    }
+  }
+
+  private static <V> KVDescriptor.Builder<V, Void> slow(
+      KVDescriptor.Builder<V, Void> b, SlowCalls sb) {
+    return b.create(
+            (key, v) -> {
+              sb.call();
+              return null;
+            })
+        .update(
+            (key, oldV, newV, meta) -> {
+              sb.call();
+              return meta;
+            })
+        .delete((key, v, meta) -> sb.call());
   }
 
   static KVDescriptor<Interface, Void> interfaceDescriptor() {

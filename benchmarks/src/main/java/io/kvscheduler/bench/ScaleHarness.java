@@ -25,9 +25,10 @@ import java.util.function.LongSupplier;
 
 /**
  * Scale harness: {@code bin/kvs-bench WORKLOAD --n N[,N...] [--repeat R] [--txns T] [--warmup W]
- * [--seed S] [--populate single|split] [--history on|off]}. Prints one JSON object per result line
- * on stdout and nothing else; diagnostics go to stderr. Every run builds a fresh scheduler (no
- * transaction log, default history recording) with a no-op southbound ({@link MockModel}).
+ * [--seed S] [--populate single|split] [--history on|off] [--parallelism P[,P...]]}. Prints one
+ * JSON object per result line on stdout and nothing else; diagnostics go to stderr. Every run
+ * builds a fresh scheduler (no transaction log, default history recording) with a no-op southbound
+ * ({@link MockModel}).
  *
  * <ul>
  *   <li><b>W1</b> – one NB transaction creating N interfaces plus one bridge domain listing all of
@@ -58,6 +59,11 @@ import java.util.function.LongSupplier;
  *   <li><b>W5</b> – a bridge domain growing by one member per transaction up to N members ({@link
  *       GrowingBridgeDomain}): {@code txn_ms}, {@code p50_ms}, {@code p99_ms} over the last 100
  *       transactions; {@code --history off} as for W4.
+ *   <li><b>W6</b> – W1's values applied to a southbound whose every call takes 1 ms, by schedulers
+ *       running up to 1, 4, 16 and 64 calls at once ({@code --parallelism P[,P...]}), parallelism 1
+ *       first as the reference ({@link SlowSouthboundApply}): one line per level with {@code
+ *       seconds}, {@code speedup}, {@code calls}, {@code limit_seconds}, {@code limit_ratio} and
+ *       {@code records_identical}.
  *   <li><b>W7</b> – W2's one-value transactions on the W1 graph, first alone, then while a client
  *       fetches {@code GET /scheduler/status} (every value) from the agent's REST server in a loop
  *       ({@link RestReaderBench}). Reports {@code mean_us} (with the reader), {@code
@@ -122,8 +128,9 @@ public final class ScaleHarness {
   }
 
   static String usage() {
-    return "usage: kvs-bench BASELINE|W1|W2|W3|W4|W5|W7|W8 --n N[,N...] [--repeat R] [--txns T]"
-        + " [--warmup W] [--seed S] [--populate single|split] [--history on|off]";
+    return "usage: kvs-bench BASELINE|W1|W2|W3|W4|W5|W6|W7|W8 --n N[,N...] [--repeat R] [--txns T]"
+        + " [--warmup W] [--seed S] [--populate single|split] [--history on|off]"
+        + " [--parallelism P[,P...]]";
   }
 
   static int run(String[] args) {
@@ -131,7 +138,7 @@ public final class ScaleHarness {
       throw new IllegalArgumentException("missing workload");
     }
     String workload = args[0].toUpperCase(Locale.ROOT);
-    if (!List.of("BASELINE", "W1", "W2", "W3", "W4", "W5", "W7", "W8").contains(workload)) {
+    if (!List.of("BASELINE", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8").contains(workload)) {
       throw new IllegalArgumentException("unknown workload " + args[0]);
     }
     List<Integer> sizes = new ArrayList<>();
@@ -141,6 +148,7 @@ public final class ScaleHarness {
     long seed = 42;
     boolean splitPopulate = false;
     Boolean recordHistory = null; // --history: W4, W5 only
+    List<Integer> levels = new ArrayList<>(); // --parallelism: W6 only
     for (int i = 1; i < args.length; i++) {
       String a = args[i];
       if (i + 1 >= args.length) {
@@ -171,6 +179,11 @@ public final class ScaleHarness {
             default -> throw new IllegalArgumentException("--history on|off, got " + v);
           }
         }
+        case "--parallelism" -> {
+          for (String s : v.split(",")) {
+            levels.add(parseInt(s, 1));
+          }
+        }
         default -> throw new IllegalArgumentException("unknown option " + a);
       }
     }
@@ -183,7 +196,13 @@ public final class ScaleHarness {
     if (recordHistory != null && !historyOption) {
       throw new IllegalArgumentException("--history applies to W4 and W5");
     }
-    if (warmup >= 0 && List.of("BASELINE", "W4", "W5").contains(workload)) {
+    if (!levels.isEmpty() && !workload.equals("W6")) {
+      throw new IllegalArgumentException("--parallelism applies to W6");
+    }
+    if (levels.isEmpty()) {
+      levels.addAll(SlowSouthboundApply.DEFAULT_LEVELS);
+    }
+    if (warmup >= 0 && List.of("BASELINE", "W4", "W5", "W6").contains(workload)) {
       throw new IllegalArgumentException("--warmup does not apply to " + workload);
     }
     boolean history = recordHistory == null || recordHistory;
@@ -201,32 +220,35 @@ public final class ScaleHarness {
         }
       }
       for (int r = 0; r < repeat; r++) {
-        Map<String, Object> result =
+        List<Map<String, Object>> results =
             switch (workload) {
-              case "BASELINE" -> BaselineApply.run(n);
-              case "W1" -> withBaseline(w1(n), n);
-              case "W2" -> w2(n, txns, warmup, seed, splitPopulate);
-              case "W3" -> w3(n);
-              case "W4" -> RetainedHeap.run(n, history);
-              case "W5" -> GrowingBridgeDomain.run(n, history);
-              case "W7" -> RestReaderBench.run(n, txns, warmup, seed);
-              case "W8" -> LinuxWorkload.run(n);
+              case "BASELINE" -> List.of(BaselineApply.run(n));
+              case "W1" -> List.of(withBaseline(w1(n), n));
+              case "W2" -> List.of(w2(n, txns, warmup, seed, splitPopulate));
+              case "W3" -> List.of(w3(n));
+              case "W4" -> List.of(RetainedHeap.run(n, history));
+              case "W5" -> List.of(GrowingBridgeDomain.run(n, history));
+              case "W6" -> SlowSouthboundApply.run(n, levels);
+              case "W7" -> List.of(RestReaderBench.run(n, txns, warmup, seed));
+              case "W8" -> List.of(LinuxWorkload.run(n));
               default -> throw new IllegalArgumentException("unknown workload " + args[0]);
             };
-        Map<String, Object> line = new LinkedHashMap<>();
-        line.put("workload", workload);
-        line.put("n", n);
-        line.put("run", r + 1);
-        if (w1w3) {
-          line.put("warmup_runs", warmup);
+        for (Map<String, Object> result : results) {
+          Map<String, Object> line = new LinkedHashMap<>();
+          line.put("workload", workload);
+          line.put("n", n);
+          line.put("run", r + 1);
+          if (w1w3) {
+            line.put("warmup_runs", warmup);
+          }
+          line.putAll(result);
+          line.put("java", System.getProperty("java.version"));
+          line.put(
+              "load_avg",
+              round(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), 2));
+          System.out.println(toJson(line));
+          System.out.flush();
         }
-        line.putAll(result);
-        line.put("java", System.getProperty("java.version"));
-        line.put(
-            "load_avg",
-            round(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), 2));
-        System.out.println(toJson(line));
-        System.out.flush();
         System.gc();
       }
     }

@@ -1,13 +1,20 @@
 package io.kvscheduler.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvscheduler.api.RecordedTxnOp;
+import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.api.ValueState;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** The baseline, W4 and W5 on small sizes: the fields they report and the checks they make. */
+/** The baseline, W4, W5 and W6 on small sizes: the fields they report and the checks they make. */
 class ScaleHarnessWorkloadsTest {
 
   @Test
@@ -44,6 +51,65 @@ class ScaleHarnessWorkloadsTest {
     assertTrue(baseline > 0, r.toString());
     assertTrue(ratio >= seconds / (baseline + 0.00005) - 0.01, r.toString());
     assertTrue(ratio <= seconds / Math.max(baseline - 0.00005, 1e-9) + 0.01, r.toString());
+  }
+
+  @Test
+  void slowSouthboundReportsOneLinePerParallelismWithIdenticalRecords() {
+    List<Map<String, Object>> lines = SlowSouthboundApply.run(50, List.of(1, 4));
+
+    assertEquals(2, lines.size());
+    for (Map<String, Object> line : lines) {
+      assertEquals(101L, line.get("calls"), line.toString()); // 50 interfaces, BD, 50 bindings
+      assertEquals(101, line.get("ops"), line.toString());
+      assertEquals(true, line.get("records_identical"), line.toString());
+      // no faster than every call's latency divided among the threads
+      assertTrue((double) line.get("seconds") >= 101 * 0.001 / (int) line.get("parallelism"));
+      assertTrue((double) line.get("limit_ratio") > 0, line.toString());
+    }
+    assertEquals(1, lines.get(0).get("parallelism"));
+    assertEquals(1.0, lines.get(0).get("speedup"));
+    // 101 calls of 1 ms at parallelism 4, plus the critical path of two calls
+    assertEquals(0.027, (double) lines.get(1).get("limit_seconds"), 0.0011);
+  }
+
+  @Test
+  void recordsDifferingInAStateAreNotIdentical() {
+    var a =
+        new RecordedTxnOp(
+            TxnOperation.CREATE,
+            "k",
+            Optional.empty(),
+            Optional.of("v"),
+            ValueState.NONEXISTENT,
+            ValueState.CONFIGURED,
+            "",
+            "",
+            Set.of());
+    var b =
+        new RecordedTxnOp(
+            TxnOperation.CREATE,
+            "k",
+            Optional.empty(),
+            Optional.of("v"),
+            ValueState.NONEXISTENT,
+            ValueState.PENDING,
+            "",
+            "",
+            Set.of());
+    assertEquals(
+        SlowSouthboundApply.describe(List.of(a)), SlowSouthboundApply.describe(List.of(a)));
+    assertNotEquals(
+        SlowSouthboundApply.describe(List.of(a)), SlowSouthboundApply.describe(List.of(b)));
+  }
+
+  @Test
+  void parallelismIsRefusedOutsideW6() {
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> ScaleHarness.run(new String[] {"W1", "--n", "10", "--parallelism", "4"}));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> ScaleHarness.run(new String[] {"W6", "--n", "10", "--parallelism", "0"}));
   }
 
   @Test

@@ -3,9 +3,13 @@ package io.kvscheduler.testkit;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeySelector;
+import io.kvscheduler.api.KeyValuePair;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * Builds a descriptor whose Create/Update/Delete/Retrieve operate on a {@link MockSouthbound}.
@@ -16,6 +20,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * #firstFreeIndex} and growing by one per successful base Create; Update keeps the old metadata;
  * derived values get none. A key counts as a base key when it is selected by {@link #baseKeys}
  * (default: keys without a further {@code /} after the NB key prefix).
+ *
+ * <p>{@link #maxConcurrency} and {@link #latency} make the descriptor's calls concurrent and slow;
+ * the southbound checks them ({@link MockSouthbound}).
  */
 public final class MockDescriptorBuilder<V> {
   private final MockSouthbound sb;
@@ -37,6 +44,8 @@ public final class MockDescriptorBuilder<V> {
   private KVDescriptor.RecreateDecider<V, Object> recreate;
   private KVDescriptor.RetriableFailure retriable;
   private final List<String> retrieveDeps = new ArrayList<>();
+  private int maxConcurrency = 1;
+  private Duration latency;
 
   MockDescriptorBuilder(MockSouthbound sb, String name, Class<V> type) {
     this.sb = sb;
@@ -130,6 +139,25 @@ public final class MockDescriptorBuilder<V> {
     return this;
   }
 
+  /**
+   * How many calls of the descriptor the scheduler may run at the same time ({@link
+   * KVDescriptor.Builder#maxConcurrency}); the southbound records more as an inconsistency.
+   */
+  public MockDescriptorBuilder<V> maxConcurrency(int limit) {
+    this.maxConcurrency = limit;
+    return this;
+  }
+
+  /** Every call of this descriptor takes {@code latency} (instead of the southbound's). */
+  public MockDescriptorBuilder<V> latency(Duration latency) {
+    Objects.requireNonNull(latency, "latency");
+    if (latency.isNegative()) {
+      throw new IllegalArgumentException("latency must not be negative, got " + latency);
+    }
+    this.latency = latency;
+    return this;
+  }
+
   /** Builds the descriptor. */
   public KVDescriptor<V, Object> build() {
     KeySelector selector = keySelector != null ? keySelector : KeySelector.prefix(nbKeyPrefix);
@@ -148,7 +176,14 @@ public final class MockDescriptorBuilder<V> {
             : withoutMetadata(KVDescriptor.builder(name, type));
     b.nbKeyPrefix(prefix)
         .keySelector(selector)
+        .maxConcurrency(maxConcurrency)
         .retrieveDependencies(retrieveDeps.toArray(String[]::new));
+    sb.register(name, selector, maxConcurrency, latency);
+    KVDescriptor.Dependencies<V> given = deps;
+    // asked again only when the southbound checks dependencies: tests count the callback's calls
+    KVDescriptor.Dependencies<V> depsOf =
+        (key, value) ->
+            given != null && sb.checksDependencies() ? given.dependencies(key, value) : List.of();
     if (derivedOnly) {
       b.derivedOnly();
     }
@@ -160,18 +195,22 @@ public final class MockDescriptorBuilder<V> {
     b.create(
         (key, value) -> {
           boolean isBase = base.test(key);
-          Integer m = meta && isBase ? next.get() : null;
-          sb.create(key, value, m, !isBase);
-          if (m != null) {
-            next.incrementAndGet();
-          }
-          return m;
+          // handed out only when the call succeeds, under the southbound's lock
+          Supplier<Object> m = meta && isBase ? next::getAndIncrement : () -> null;
+          return sb.create(name, key, value, m, !isBase, depsOf.dependencies(key, value));
         });
-    b.delete((key, value, metadata) -> sb.delete(key, value));
+    b.delete((key, value, metadata) -> sb.delete(name, key, value));
     if (withUpdate) {
       b.update(
           (key, oldValue, newValue, metadata) -> {
-            sb.update(key, oldValue, newValue, metadata, !base.test(key));
+            sb.update(
+                name,
+                key,
+                oldValue,
+                newValue,
+                metadata,
+                !base.test(key),
+                depsOf.dependencies(key, newValue));
             return metadata;
           });
     }
@@ -199,7 +238,21 @@ public final class MockDescriptorBuilder<V> {
       b.validate(validate);
     }
     if (derived != null) {
-      b.derivedValues(derived);
+      KVDescriptor.DerivedValues<V> d = derived;
+      b.derivedValues(
+          (key, value) -> {
+            List<KeyValuePair> out = d.derive(key, value);
+            List<String> keys = new ArrayList<>(out.size());
+            if (out != null) {
+              for (KeyValuePair kv : out) {
+                if (kv != null) {
+                  keys.add(kv.key());
+                }
+              }
+            }
+            sb.noteDerived(key, keys);
+            return out;
+          });
     }
     if (deps != null) {
       b.dependencies(deps);

@@ -294,7 +294,7 @@ final class Walker {
    * holds for its base is unknown ({@link TxnContext#unreadBefore}); null otherwise.
    */
   private Throwable unknownState(Node node) {
-    if (tx.unreadBefore.isEmpty() || tx.simulate) {
+    if (tx.unreadBefore.isEmpty() || tx.simulate && tx.plan == null) {
       return null;
     }
     String base = node.baseKey();
@@ -412,7 +412,7 @@ final class Walker {
       op.property = true;
     }
 
-    if (!tx.simulate && !a.kv.fromSB() && h != null) {
+    if ((!tx.simulate || tx.plan != null) && !a.kv.fromSB() && h != null) {
       Throwable invalid = h.validate(key, node.value);
       if (invalid != null) {
         return markInvalid(node, op, invalid);
@@ -435,10 +435,23 @@ final class Walker {
       return null;
     }
 
+    if (tx.plan != null && !op.property && !a.kv.fromSB()) {
+      tx.plan.add(
+          TxnOperation.CREATE,
+          node,
+          h,
+          node.label,
+          keepsMetadata(node, h),
+          node.value,
+          null,
+          null,
+          node.deps(),
+          List.of());
+    }
     if (!tx.simulate && !op.property) {
       Object metadata;
       if (!a.kv.fromSB()) {
-        DescriptorHandle.Result<Object> r = h.create(key, node.value);
+        DescriptorHandle.Result<Object> r = callCreate(op, h, key, node.value);
         if (r.failed()) {
           node.unavailable = true;
           op.newErr = r.error();
@@ -474,10 +487,11 @@ final class Walker {
   private Throwable applyUpdate(Node node, OpRecord op, Args a) {
     String key = a.kv.key();
     DescriptorHandle h = handle(node);
+    List<Dependency> depsBefore = node.deps();
     if (node.held != null) {
       node.value = node.held; // what the southbound holds: the update starts from it
     }
-    if (!tx.simulate && !a.kv.fromSB() && h != null) {
+    if ((!tx.simulate || tx.plan != null) && !a.kv.fromSB() && h != null) {
       Throwable invalid = h.validate(key, a.kv.value());
       if (invalid != null) {
         // nothing is called: the southbound keeps what it holds, remembered for the next
@@ -563,10 +577,24 @@ final class Walker {
     }
     node.value = a.kv.value();
 
+    if (tx.plan != null && !equivalent && h != null && !a.kv.fromSB()) {
+      tx.plan.add(
+          TxnOperation.UPDATE,
+          node,
+          h,
+          node.label,
+          keepsMetadata(node, h),
+          node.value,
+          prevValue,
+          node.metadata,
+          node.deps(),
+          depsBefore);
+    }
     if (!tx.simulate && !equivalent && h != null) {
       Object metadata;
       if (!a.kv.fromSB()) {
-        DescriptorHandle.Result<Object> r = h.update(key, prevValue, node.value, node.metadata);
+        DescriptorHandle.Result<Object> r =
+            callUpdate(op, h, key, prevValue, node.value, node.metadata);
         if (r.failed()) {
           if (node.unavailable) {
             node.held = prevValue; // still there (an available value keeps its own value)
@@ -658,9 +686,22 @@ final class Walker {
     }
     Throwable err = null;
     DescriptorHandle h = node.descriptor == null ? null : handle(node);
+    if (tx.plan != null && h != null && !a.kv.fromSB()) {
+      tx.plan.add(
+          TxnOperation.DELETE,
+          node,
+          h,
+          node.label,
+          keepsMetadata(node, h),
+          object,
+          null,
+          node.metadata,
+          node.deps(),
+          List.of());
+    }
     if (!tx.simulate && h != null) {
       if (!a.kv.fromSB()) {
-        err = h.delete(key, object, node.metadata);
+        err = callDelete(op, h, key, object, node.metadata);
       }
       if (err == null && !node.isDerived() && h.metadataMap != null) {
         setMetadata(node, h, null);
@@ -1064,6 +1105,67 @@ final class Walker {
     if (!tx.simulate && h.metadataMap != null) {
       h.metadataMap.put(node.label, metadata);
     }
+  }
+
+  // ------------------------------------------------------------ southbound calls
+
+  /** True when a call for {@code node} changes its descriptor's metadata map (base values). */
+  private static boolean keepsMetadata(Node node, DescriptorHandle h) {
+    return !node.isDerived() && h.metadataMap != null;
+  }
+
+  /**
+   * The call that ran ahead of the walk for {@code key} ({@link TxnContext#ranAhead}), its times
+   * noted in {@code op}; null when the walk calls the southbound itself.
+   */
+  private PlannedCall ranAhead(OpRecord op, String key, TxnOperation call) {
+    PlannedCall ran = tx.ranAhead == null ? null : tx.ranAhead.take(key, call);
+    if (ran != null) {
+      op.callStarted = ran.started;
+      op.callEnded = ran.ended;
+    }
+    return ran;
+  }
+
+  private DescriptorHandle.Result<Object> callCreate(
+      OpRecord op, DescriptorHandle h, String key, Object value) {
+    PlannedCall ran = ranAhead(op, key, TxnOperation.CREATE);
+    if (ran != null) {
+      return ran.result();
+    }
+    op.callStarted = tx.clock.instant();
+    DescriptorHandle.Result<Object> r = h.create(key, value);
+    op.callEnded = tx.clock.instant();
+    return r;
+  }
+
+  private DescriptorHandle.Result<Object> callUpdate(
+      OpRecord op,
+      DescriptorHandle h,
+      String key,
+      Object oldValue,
+      Object newValue,
+      Object metadata) {
+    PlannedCall ran = ranAhead(op, key, TxnOperation.UPDATE);
+    if (ran != null) {
+      return ran.result();
+    }
+    op.callStarted = tx.clock.instant();
+    DescriptorHandle.Result<Object> r = h.update(key, oldValue, newValue, metadata);
+    op.callEnded = tx.clock.instant();
+    return r;
+  }
+
+  private Throwable callDelete(
+      OpRecord op, DescriptorHandle h, String key, Object object, Object metadata) {
+    PlannedCall ran = ranAhead(op, key, TxnOperation.DELETE);
+    if (ran != null) {
+      return ran.error;
+    }
+    op.callStarted = tx.clock.instant();
+    Throwable err = h.delete(key, object, metadata);
+    op.callEnded = tx.clock.instant();
+    return err;
   }
 
   private void record(OpRecord op) {

@@ -1,0 +1,191 @@
+package io.kvscheduler.internal.engine;
+
+import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.TxnOperation;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The southbound calls a transaction's walk will make if every call succeeds, in the walk's order,
+ * with the order that must hold between them: made by a planning pass of the walk (a simulation
+ * that validates, {@link TxnContext#plan}), run ahead of the walk by {@link ParallelCalls}, then
+ * handed to the walk call by call ({@link #take}).
+ *
+ * <p>Call B waits for an earlier call A (in the walk's order) when:
+ *
+ * <ul>
+ *   <li>both are for values of the same base (a value and its derived values: the calls of one
+ *       value never overlap, and its metadata passes from one call to the next);
+ *   <li>B's value depends on A's key, or A's value depends on B's key (a value is created after
+ *       what it needs and deleted before it);
+ *   <li>A's or B's value has an any-of dependency: such a call waits for every earlier call and
+ *       every later call waits for it (which keys it matches may change as calls run);
+ *   <li>both are calls of a descriptor that did not opt in to concurrent calls.
+ * </ul>
+ *
+ * Waiting is transitive, so each call is linked only to the latest earlier call of each kind.
+ */
+final class CallPlan {
+  private final List<PlannedCall> calls = new ArrayList<>();
+  private final Map<String, PlannedCall> lastOfBase = new HashMap<>();
+  private final Map<String, PlannedCall> lastOfKey = new HashMap<>();
+  private final Map<String, PlannedCall> lastOfSerialDescriptor = new HashMap<>();
+
+  /** Calls whose value depends on a key, since the last call for that key. */
+  private final Map<String, List<PlannedCall>> dependentsSince = new HashMap<>();
+
+  /** The latest call with an any-of dependency, and the calls since it. */
+  private PlannedCall barrier;
+
+  private final List<PlannedCall> sinceBarrier = new ArrayList<>();
+
+  /** The latest Create or Update of a key: the metadata a later call for the key is passed. */
+  private final Map<String, PlannedCall> metadataOf = new HashMap<>();
+
+  /** The calls not yet handed to the walk, per key, in the walk's order. */
+  private Map<String, ArrayDeque<PlannedCall>> byKey;
+
+  List<PlannedCall> calls() {
+    return calls;
+  }
+
+  int size() {
+    return calls.size();
+  }
+
+  /**
+   * Adds the next call of the walk.
+   *
+   * @param node the value's node when the call is decided
+   * @param deps the dependencies of the values the call is about (for an Update: the old value's
+   *     and the new value's)
+   */
+  void add(
+      TxnOperation op,
+      Node node,
+      DescriptorHandle handle,
+      String label,
+      boolean keepsMetadata,
+      Object value,
+      Object oldValue,
+      Object metadata,
+      List<Dependency> deps,
+      List<Dependency> moreDeps) {
+    String key = node.key;
+    PlannedCall metaFrom = op == TxnOperation.CREATE ? null : metadataOf.get(key);
+    PlannedCall c =
+        new PlannedCall(
+            calls.size(),
+            op,
+            handle,
+            key,
+            label,
+            keepsMetadata,
+            value,
+            oldValue,
+            metadata,
+            metaFrom);
+    if (op == TxnOperation.DELETE) {
+      metadataOf.remove(key);
+    } else {
+      metadataOf.put(key, c);
+    }
+    link(lastOfBase.put(node.baseKey(), c), c);
+    lastOfKey.put(key, c);
+    if (handle.d.maxConcurrency() <= 1) {
+      link(lastOfSerialDescriptor.put(handle.name, c), c);
+    }
+    List<PlannedCall> waiting = dependentsSince.remove(key);
+    if (waiting != null) {
+      for (PlannedCall w : waiting) {
+        w.before(c);
+      }
+    }
+    boolean anyOf = dependOn(c, deps) | dependOn(c, moreDeps);
+    if (anyOf) {
+      for (PlannedCall earlier : sinceBarrier) {
+        earlier.before(c);
+      }
+      link(barrier, c);
+      barrier = c;
+      sinceBarrier.clear();
+    } else {
+      link(barrier, c);
+      sinceBarrier.add(c);
+    }
+    calls.add(c);
+  }
+
+  /** Links {@code c} to the calls for the keys it depends on; true when one is any-of. */
+  private boolean dependOn(PlannedCall c, List<Dependency> deps) {
+    boolean anyOf = false;
+    for (int i = 0; i < deps.size(); i++) {
+      Dependency d = deps.get(i);
+      if (d.isAnyOf()) {
+        anyOf = true;
+        continue;
+      }
+      link(lastOfKey.get(d.key()), c);
+      dependentsSince.computeIfAbsent(d.key(), k -> new ArrayList<>(2)).add(c);
+    }
+    return anyOf;
+  }
+
+  private static void link(PlannedCall earlier, PlannedCall later) {
+    if (earlier != null) {
+      earlier.before(later);
+    }
+  }
+
+  /**
+   * The call the walk asks now for {@code key} when one was run ahead for it: the next call planned
+   * for the key, if it is a {@code op} that returned; null otherwise (the walk calls the southbound
+   * itself). A planned call passed over this way is dropped.
+   */
+  PlannedCall take(String key, TxnOperation op) {
+    if (byKey == null) {
+      byKey = new HashMap<>();
+      for (PlannedCall c : calls) {
+        byKey.computeIfAbsent(c.key, k -> new ArrayDeque<>(2)).addLast(c);
+      }
+    }
+    ArrayDeque<PlannedCall> q = byKey.get(key);
+    if (q == null || q.isEmpty()) {
+      return null;
+    }
+    PlannedCall c = q.peekFirst();
+    if (c.op != op) {
+      return null; // the walk went another way than planned (after a failure): not this call
+    }
+    q.pollFirst();
+    if (q.isEmpty()) {
+      byKey.remove(key);
+    }
+    return c.status == PlannedCall.Status.DONE ? c : null;
+  }
+
+  /** Calls that ran but that the walk never asked for (their effects are unknown to the graph). */
+  List<PlannedCall> notTaken() {
+    List<PlannedCall> out = new ArrayList<>();
+    if (byKey == null) {
+      for (PlannedCall c : calls) {
+        if (c.status == PlannedCall.Status.DONE) {
+          out.add(c);
+        }
+      }
+      return out;
+    }
+    for (ArrayDeque<PlannedCall> q : byKey.values()) {
+      for (PlannedCall c : q) {
+        if (c.status == PlannedCall.Status.DONE) {
+          out.add(c);
+        }
+      }
+    }
+    out.sort((a, b) -> Integer.compare(a.index, b.index));
+    return out;
+  }
+}

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * The southbound calls a transaction's walk will make if every call succeeds, in the walk's order,
@@ -19,10 +20,12 @@ import java.util.Map;
  * <ul>
  *   <li>both are for values of the same base (a value and its derived values: the calls of one
  *       value never overlap, and its metadata passes from one call to the next);
- *   <li>B's value depends on A's key, or A's value depends on B's key (a value is created after
- *       what it needs and deleted before it);
- *   <li>A's or B's value has an any-of dependency: such a call waits for every earlier call and
- *       every later call waits for it (which keys it matches may change as calls run);
+ *   <li>B's value depends on a value of A's base, or A's value on a value of B's base (a value is
+ *       created after what it needs and deleted before it; a value without calls of its own, such
+ *       as a property derived without descriptor, stands for its base's calls);
+ *   <li>A's or B's value has an any-of dependency, or a value depending on it has one (for a
+ *       Delete): such a call waits for every earlier call and every later call waits for it (which
+ *       keys it matches, or which other values satisfy the dependent, may change as calls run);
  *   <li>both are calls of a descriptor that did not opt in to concurrent calls.
  * </ul>
  *
@@ -30,11 +33,11 @@ import java.util.Map;
  */
 final class CallPlan {
   private final List<PlannedCall> calls = new ArrayList<>();
+  private final Function<String, String> baseOf;
   private final Map<String, PlannedCall> lastOfBase = new HashMap<>();
-  private final Map<String, PlannedCall> lastOfKey = new HashMap<>();
   private final Map<String, PlannedCall> lastOfSerialDescriptor = new HashMap<>();
 
-  /** Calls whose value depends on a key, since the last call for that key. */
+  /** Calls whose value depends on a value of a base, since the last call for that base. */
   private final Map<String, List<PlannedCall>> dependentsSince = new HashMap<>();
 
   /** The latest call with an any-of dependency, and the calls since it. */
@@ -47,6 +50,11 @@ final class CallPlan {
 
   /** The calls not yet handed to the walk, per key, in the walk's order. */
   private Map<String, ArrayDeque<PlannedCall>> byKey;
+
+  /** {@code baseOf}: the base key of a key (itself for a base value or an unknown key). */
+  CallPlan(Function<String, String> baseOf) {
+    this.baseOf = baseOf;
+  }
 
   List<PlannedCall> calls() {
     return calls;
@@ -93,12 +101,12 @@ final class CallPlan {
     } else {
       metadataOf.put(key, c);
     }
-    link(lastOfBase.put(node.baseKey(), c), c);
-    lastOfKey.put(key, c);
+    String base = node.baseKey();
+    link(lastOfBase.put(base, c), c);
     if (handle.d.maxConcurrency() <= 1) {
       link(lastOfSerialDescriptor.put(handle.name, c), c);
     }
-    List<PlannedCall> waiting = dependentsSince.remove(key);
+    List<PlannedCall> waiting = dependentsSince.remove(base);
     if (waiting != null) {
       for (PlannedCall w : waiting) {
         w.before(c);
@@ -128,8 +136,9 @@ final class CallPlan {
         anyOf = true;
         continue;
       }
-      link(lastOfKey.get(d.key()), c);
-      dependentsSince.computeIfAbsent(d.key(), k -> new ArrayList<>(2)).add(c);
+      String base = baseOf.apply(d.key());
+      link(lastOfBase.get(base), c);
+      dependentsSince.computeIfAbsent(base, k -> new ArrayList<>(2)).add(c);
     }
     return anyOf;
   }

@@ -65,8 +65,7 @@ final class ParallelCalls implements AutoCloseable {
   /**
    * Runs {@code plan}'s calls and returns once none is running.
    *
-   * @param stopOnFailure no call starts after one failed (a transaction reverted on failure: the
-   *     calls that ran are undone by the revert)
+   * @param stopOnFailure no call starts once one failed (a transaction reverted on failure)
    */
   void run(CallPlan plan, boolean stopOnFailure) {
     PriorityQueue<PlannedCall> ready =
@@ -119,11 +118,10 @@ final class ParallelCalls implements AutoCloseable {
       runningOf.merge(c.handle.name, -1, Integer::sum);
       c.status = PlannedCall.Status.DONE;
       if (c.ended == null) {
-        c.ended = clock.instant();
+        c.ended = clock.instant(); // the pool's own fault: the call threw past its guard
       }
       if (c.error != null) {
-        skipFollowers(c);
-        stopped |= stopOnFailure;
+        stopped |= stopOnFailure; // its followers never become ready: they are skipped
         continue;
       }
       if (c.keepsMetadata && c.handle.metadataMap != null) {
@@ -151,27 +149,14 @@ final class ParallelCalls implements AutoCloseable {
     return plan.calls().stream().filter(c -> c.status == PlannedCall.Status.DONE).count();
   }
 
-  /** Marks every call that waits, directly or not, for failed call {@code c} as SKIPPED. */
-  private static void skipFollowers(PlannedCall c) {
-    ArrayList<PlannedCall> todo = new ArrayList<>(c.next);
-    while (!todo.isEmpty()) {
-      PlannedCall f = todo.remove(todo.size() - 1);
-      if (f.status == PlannedCall.Status.PLANNED) {
-        f.status = PlannedCall.Status.SKIPPED;
-        todo.addAll(f.next);
-      }
-    }
-  }
-
   /**
    * Undoes {@code c}, a call that ran ahead but that the walk never asked for, with the opposite
    * call (a Create by a Delete, an Update by the Update back, a Delete by a Create), logged.
    *
-   * @param expected true in a transaction reverted on failure, where calls started before the
-   *     failure was known may lie beyond where the walk stopped; otherwise the walk went another
-   *     way than planned, which is logged as an error
+   * @param reverted the transaction was reverted on failure (the walk stopped at the failure);
+   *     otherwise the walk went another way than planned, which is logged as an error
    */
-  static void undo(PlannedCall c, boolean expected) {
+  static void undo(PlannedCall c, boolean reverted) {
     if (c.error != null) {
       return; // it failed: the refresh of the value's key is the walk's business if it asked
     }
@@ -203,8 +188,9 @@ final class ParallelCalls implements AutoCloseable {
           c.op,
           c.key,
           err);
-    } else if (expected) {
-      LOG.info("{} of {} ran ahead of a reverted transaction's walk: undone", c.op, c.key);
+    } else if (reverted) {
+      LOG.info(
+          "{} of {} ran beside a call that failed in a reverted transaction: undone", c.op, c.key);
     } else {
       LOG.error("{} of {} ran ahead, but the walk went another way: undone", c.op, c.key);
     }

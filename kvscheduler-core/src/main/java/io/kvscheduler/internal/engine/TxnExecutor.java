@@ -135,7 +135,12 @@ final class TxnExecutor {
       return;
     }
     TxnContext planning = context(job, true);
-    planning.plan = new CallPlan();
+    planning.plan =
+        new CallPlan(
+            key -> {
+              Node n = g.get(key);
+              return n == null ? key : n.baseKey();
+            });
     applyJob(new Walker(g, reg, planning), ordered, job);
     g.rollback();
     if (planning.plan.size() < 2) {
@@ -146,19 +151,26 @@ final class TxnExecutor {
   }
 
   /**
-   * After the walk: undoes each call that ran ahead but that the walk never asked for (in a
-   * transaction reverted on failure, calls that had started before the failure was known and that
-   * the walk, stopping at the failure, did not reach), newest first, so the southbound holds what
-   * the graph says.
+   * After the walk: undoes each call that ran ahead but that the walk never asked for, newest
+   * first, so the southbound holds what the graph says. In a transaction reverted on failure these
+   * are the calls that were running when one failed and that lie beyond it (the walk stops at the
+   * failure). Otherwise there should be none: a call runs ahead only once every call whose outcome
+   * could change the walk's way to it has succeeded ({@link CallPlan}); should the walk still go
+   * another way, the call is undone and the fact logged as an error.
    */
   void undoNotTaken(TxnContext tx) {
     if (tx.ranAhead == null) {
       return;
     }
     List<PlannedCall> left = tx.ranAhead.notTaken();
+    tx.ranAhead = null; // later walks of the transaction (after the refresh) call for themselves
     for (int i = left.size() - 1; i >= 0; i--) {
       ParallelCalls.undo(left.get(i), tx.revertOnFailure);
     }
+  }
+
+  private List<PlannedCall> allCalls(PlannedCall c) {
+    return List.of();
   }
 
   /** Runs the walk of a simulation: the values in order, without calling the southbound. */

@@ -697,7 +697,7 @@ final class Walker {
           null,
           node.metadata,
           node.deps(),
-          List.of());
+          dependentsWithAnyOf(node) ? ANY_OF : List.of());
     }
     if (!tx.simulate && h != null) {
       if (!a.kv.fromSB()) {
@@ -1108,6 +1108,29 @@ final class Walker {
   }
 
   // ------------------------------------------------------------ southbound calls
+
+  /** Stands for "a dependent may be satisfied by other values" in a planned call's links. */
+  private static final List<Dependency> ANY_OF =
+      List.of(Dependency.anyOfPrefixes("a dependent's alternatives", ""));
+
+  /**
+   * True when a value depending on {@code node} has an any-of dependency: whether a Delete of it
+   * happens then depends on the other values that satisfy the dependent, so the planned Delete
+   * waits for every earlier call ({@link CallPlan}).
+   */
+  private boolean dependentsWithAnyOf(Node node) {
+    for (String d : g.dependentsOf(node.key)) {
+      Node dn = g.get(d);
+      if (dn != null) {
+        for (Dependency dep : dn.deps()) {
+          if (dep.isAnyOf()) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
 
   /** True when a call for {@code node} changes its descriptor's metadata map (base values). */
   private static boolean keepsMetadata(Node node, DescriptorHandle h) {

@@ -29,7 +29,19 @@ import java.util.function.Function;
  *   <li>both are calls of a descriptor that did not opt in to concurrent calls.
  * </ul>
  *
- * Waiting is transitive, so each call is linked only to the latest earlier call of each kind.
+ * <p>Besides, a call waits for every earlier call whose outcome decides whether the walk makes it:
+ * the walk visits values inside other visits (a value's derived values, the values depending on
+ * it), and a visit goes on according to what its nested visits did (a Delete is not made when a
+ * derived value or a dependent could not be removed). So the planning pass tells the plan where
+ * each visit starts and ends ({@link #enterVisit}, {@link #exitVisit}) and which nested visits form
+ * a group of siblings ({@link #startGroup}, {@link #endGroup}: the derived values of a value, its
+ * dependents), whose outcomes the visit reads only once all have run. A call then waits for every
+ * call made before it in its enclosing visits, except for those of its group's siblings. Such waits
+ * go through join points (a {@link PlannedCall} without operation), so their number stays linear in
+ * the number of calls. Transaction-level values (visits without an enclosing one) do not wait for
+ * each other this way: the walk visits each whatever the others did.
+ *
+ * <p>Waiting is transitive, so each call is linked only to the latest earlier call of each kind.
  */
 final class CallPlan {
   private final List<PlannedCall> calls = new ArrayList<>();
@@ -48,6 +60,25 @@ final class CallPlan {
   /** The latest Create or Update of a key: the metadata a later call for the key is passed. */
   private final Map<String, PlannedCall> metadataOf = new HashMap<>();
 
+  /** The open visits of the planning pass, innermost last. */
+  private final ArrayList<Frame> visits = new ArrayList<>();
+
+  /** Frames of closed visits, reused. */
+  private final ArrayList<Frame> spare = new ArrayList<>();
+
+  /** Join points made so far (waiting points without a call). */
+  private int joins;
+
+  /**
+   * One open visit: what anything in it from now on waits for ({@code after}: a call or a join
+   * point, or null), and the calls made in it since (its own, its nested visits').
+   */
+  private static final class Frame {
+    PlannedCall after;
+    final ArrayList<PlannedCall> made = new ArrayList<>();
+    boolean inGroup;
+  }
+
   /** The calls not yet handed to the walk, per key, in the walk's order. */
   private Map<String, ArrayDeque<PlannedCall>> byKey;
 
@@ -62,6 +93,66 @@ final class CallPlan {
 
   int size() {
     return calls.size();
+  }
+
+  /** A visit of the planning pass starts (inside the innermost open one, if any). */
+  void enterVisit() {
+    Frame f = spare.isEmpty() ? new Frame() : spare.remove(spare.size() - 1);
+    f.after = visits.isEmpty() ? null : visits.get(visits.size() - 1).after;
+    visits.add(f);
+  }
+
+  /** The innermost visit ends: its calls count as made in the visit around it. */
+  void exitVisit() {
+    Frame f = visits.remove(visits.size() - 1);
+    if (!visits.isEmpty()) {
+      Frame outer = visits.get(visits.size() - 1);
+      if (f.after != outer.after && f.after != null) {
+        outer.made.add(f.after);
+      }
+      outer.made.addAll(f.made);
+      if (!outer.inGroup) {
+        close(outer);
+      }
+    }
+    f.made.clear();
+    f.after = null;
+    f.inGroup = false;
+    spare.add(f);
+  }
+
+  /** The innermost visit starts visiting a group of siblings (which do not wait for each other). */
+  void startGroup() {
+    if (!visits.isEmpty()) {
+      visits.get(visits.size() - 1).inGroup = true;
+    }
+  }
+
+  /** The group ends: what the visit does next waits for everything the group did. */
+  void endGroup() {
+    if (!visits.isEmpty()) {
+      Frame f = visits.get(visits.size() - 1);
+      f.inGroup = false;
+      close(f);
+    }
+  }
+
+  /** From now on, what happens in visit {@code f} waits for the calls made in it so far. */
+  private void close(Frame f) {
+    if (f.made.isEmpty()) {
+      return;
+    }
+    if (f.made.size() == 1 && f.after == null) {
+      f.after = f.made.get(0);
+    } else {
+      PlannedCall join = PlannedCall.join(joins++);
+      link(f.after, join);
+      for (PlannedCall c : f.made) {
+        c.before(join);
+      }
+      f.after = join;
+    }
+    f.made.clear();
   }
 
   /**
@@ -100,6 +191,13 @@ final class CallPlan {
       metadataOf.remove(key);
     } else {
       metadataOf.put(key, c);
+    }
+    if (!visits.isEmpty()) {
+      // the visit's own call: after what the visit did so far; what it does next, after the call
+      Frame f = visits.get(visits.size() - 1);
+      close(f);
+      link(f.after, c);
+      f.after = c;
     }
     String base = node.baseKey();
     link(lastOfBase.put(base, c), c);

@@ -62,12 +62,8 @@ final class ParallelCalls implements AutoCloseable {
     return parallelism > 1;
   }
 
-  /**
-   * Runs {@code plan}'s calls and returns once none is running.
-   *
-   * @param stopOnFailure no call starts once one failed (a transaction reverted on failure)
-   */
-  void run(CallPlan plan, boolean stopOnFailure) {
+  /** Runs {@code plan}'s calls and returns once none is running. */
+  void run(CallPlan plan) {
     PriorityQueue<PlannedCall> ready =
         new PriorityQueue<>((a, b) -> Integer.compare(a.index, b.index));
     for (PlannedCall c : plan.calls()) {
@@ -79,9 +75,8 @@ final class ParallelCalls implements AutoCloseable {
     Map<String, Integer> runningOf = new HashMap<>();
     List<PlannedCall> held = new ArrayList<>();
     int running = 0;
-    boolean stopped = false;
     while (true) {
-      while (!stopped && running < parallelism && !ready.isEmpty()) {
+      while (running < parallelism && !ready.isEmpty()) {
         PlannedCall c = ready.poll();
         int busy = runningOf.getOrDefault(c.handle.name, 0);
         if (busy >= Math.max(1, c.handle.d.maxConcurrency())) {
@@ -121,18 +116,13 @@ final class ParallelCalls implements AutoCloseable {
         c.ended = clock.instant(); // the pool's own fault: the call threw past its guard
       }
       if (c.error != null) {
-        stopped |= stopOnFailure; // its followers never become ready: they are skipped
-        continue;
+        continue; // its followers never become ready: they are skipped
       }
       if (c.keepsMetadata && c.handle.metadataMap != null) {
         c.handle.metadataMap.put(
             c.label, c.op == io.kvscheduler.api.TxnOperation.DELETE ? null : c.returnedMetadata);
       }
-      for (PlannedCall f : c.next) {
-        if (--f.waitingFor == 0 && f.status == PlannedCall.Status.PLANNED) {
-          ready.add(f);
-        }
-      }
+      release(c, ready);
     }
     for (PlannedCall c : plan.calls()) {
       if (c.status == PlannedCall.Status.PLANNED) {
@@ -145,18 +135,38 @@ final class ParallelCalls implements AutoCloseable {
     }
   }
 
+  /**
+   * Counts done call {@code c} for the calls waiting for it: those waiting for nothing else are
+   * ready; a join point among them is passed through at once.
+   */
+  private static void release(PlannedCall c, PriorityQueue<PlannedCall> ready) {
+    ArrayList<PlannedCall> done = new ArrayList<>();
+    done.add(c);
+    while (!done.isEmpty()) {
+      PlannedCall d = done.remove(done.size() - 1);
+      for (PlannedCall f : d.next) {
+        if (--f.waitingFor == 0 && f.status == PlannedCall.Status.PLANNED) {
+          if (f.isJoin()) {
+            f.status = PlannedCall.Status.DONE;
+            done.add(f);
+          } else {
+            ready.add(f);
+          }
+        }
+      }
+    }
+  }
+
   private static long count(CallPlan plan) {
     return plan.calls().stream().filter(c -> c.status == PlannedCall.Status.DONE).count();
   }
 
   /**
    * Undoes {@code c}, a call that ran ahead but that the walk never asked for, with the opposite
-   * call (a Create by a Delete, an Update by the Update back, a Delete by a Create), logged.
-   *
-   * @param reverted the transaction was reverted on failure (the walk stopped at the failure);
-   *     otherwise the walk went another way than planned, which is logged as an error
+   * call (a Create by a Delete, an Update by the Update back, a Delete by a Create), logged as an
+   * error: the walk went another way than planned.
    */
-  static void undo(PlannedCall c, boolean reverted) {
+  static void undo(PlannedCall c) {
     if (c.error != null) {
       return; // it failed: the refresh of the value's key is the walk's business if it asked
     }
@@ -188,9 +198,6 @@ final class ParallelCalls implements AutoCloseable {
           c.op,
           c.key,
           err);
-    } else if (reverted) {
-      LOG.info(
-          "{} of {} ran beside a call that failed in a reverted transaction: undone", c.op, c.key);
     } else {
       LOG.error("{} of {} ran ahead, but the walk went another way: undone", c.op, c.key);
     }

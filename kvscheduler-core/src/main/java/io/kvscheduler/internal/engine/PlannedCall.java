@@ -20,7 +20,7 @@ final class PlannedCall {
     SKIPPED
   }
 
-  /** Position in the order of the sequential walk. */
+  /** Position in the order of the sequential walk (negative for a join point). */
   final int index;
 
   final TxnOperation op;
@@ -85,10 +85,20 @@ final class PlannedCall {
     this.metadataFrom = metadataFrom;
   }
 
+  /** A join point: no call, done once everything it waits for is done ({@code n}: its number). */
+  static PlannedCall join(int n) {
+    return new PlannedCall(
+        -1 - n, TxnOperation.UNDEFINED, null, "", "", false, null, null, null, null);
+  }
+
+  boolean isJoin() {
+    return op == TxnOperation.UNDEFINED;
+  }
+
   /** Makes {@code later} wait for this call (once, however often asked). */
   void before(PlannedCall later) {
-    if (later == this || next.contains(later)) {
-      return;
+    if (later == this || !next.isEmpty() && next.get(next.size() - 1) == later) {
+      return; // a repeated link would only be counted twice on both sides: harmless
     }
     next.add(later);
     later.waitingFor++;

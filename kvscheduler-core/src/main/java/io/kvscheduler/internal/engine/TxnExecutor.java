@@ -131,7 +131,10 @@ final class TxnExecutor {
    * failure the walk may go another way) it makes itself, in order.
    */
   void runAhead(TxnContext tx, List<ValueToApply> ordered, Job job) {
-    if (!parallel.enabled() || tx.simulate) {
+    if (!parallel.enabled() || tx.simulate || tx.revertOnFailure) {
+      // with revert the walk stops at the first failure: a call run ahead beyond it would be a
+      // call the sequential walk never makes (undone, but seen by the southbound), so such a
+      // transaction makes its calls one after the other
       return;
     }
     TxnContext planning = context(job, true);
@@ -146,7 +149,7 @@ final class TxnExecutor {
     if (planning.plan.size() < 2) {
       return; // nothing to run side by side
     }
-    parallel.run(planning.plan, tx.revertOnFailure);
+    parallel.run(planning.plan);
     tx.ranAhead = planning.plan;
   }
 
@@ -165,7 +168,7 @@ final class TxnExecutor {
     List<PlannedCall> left = tx.ranAhead.notTaken();
     tx.ranAhead = null; // later walks of the transaction (after the refresh) call for themselves
     for (int i = left.size() - 1; i >= 0; i--) {
-      ParallelCalls.undo(left.get(i), tx.revertOnFailure);
+      ParallelCalls.undo(left.get(i));
     }
   }
 

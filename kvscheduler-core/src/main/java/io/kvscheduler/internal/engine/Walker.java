@@ -161,10 +161,16 @@ final class Walker {
     if (!tx.branch.push(key)) {
       return null; // already on the recursion path: a dependency cycle
     }
+    if (tx.plan != null) {
+      tx.plan.enterVisit();
+    }
     try {
       return applyOnPath(a);
     } finally {
       tx.branch.pop();
+      if (tx.plan != null) {
+        tx.plan.exitVisit();
+      }
     }
   }
 
@@ -755,17 +761,38 @@ final class Walker {
     if (!tx.branch.push(node.key)) {
       return;
     }
+    if (tx.plan != null) {
+      tx.plan.enterVisit();
+    }
     try {
       ValueToApply kv = new ValueToApply(node.key, node.value, node.origin(), false, null);
       runDepUpdates(
           node, new Args(kv, node.baseKey(), node.isDerived(), true, null), node.isAvailable());
     } finally {
       tx.branch.pop();
+      if (tx.plan != null) {
+        tx.plan.exitVisit();
+      }
     }
   }
 
-  /** Visits the values depending on {@code node} whose availability may change. */
+  /**
+   * Visits the values depending on {@code node} whose availability may change (in a planning pass:
+   * as one group of visits that do not wait for each other, {@link CallPlan#startGroup}).
+   */
   private Throwable runDepUpdates(Node node, Args a, boolean forUnavailable) {
+    if (tx.plan == null) {
+      return visitDependents(node, a, forUnavailable);
+    }
+    tx.plan.startGroup();
+    try {
+      return visitDependents(node, a, forUnavailable);
+    } finally {
+      tx.plan.endGroup();
+    }
+  }
+
+  private Throwable visitDependents(Node node, Args a, boolean forUnavailable) {
     // dependentsOf is sorted by key and has no duplicates: visited in that order
     Collection<String> dependents = g.dependentsOf(node.key);
     if (dependents.isEmpty()) {
@@ -834,6 +861,18 @@ final class Walker {
    * returns them, or a node's derived keys, which are kept sorted).
    */
   private Throwable applyDerived(List<ValueToApply> sorted, Args a, boolean check) {
+    if (tx.plan == null) {
+      return applyDerivedInOrder(sorted, a, check);
+    }
+    tx.plan.startGroup(); // in a planning pass: siblings that do not wait for each other
+    try {
+      return applyDerivedInOrder(sorted, a, check);
+    } finally {
+      tx.plan.endGroup();
+    }
+  }
+
+  private Throwable applyDerivedInOrder(List<ValueToApply> sorted, Args a, boolean check) {
     assert ValueToApply.isSorted(sorted) : "derived values out of key order";
     Throwable was = null;
     for (int i = 0; i < sorted.size(); i += Bulk.RANGE) {

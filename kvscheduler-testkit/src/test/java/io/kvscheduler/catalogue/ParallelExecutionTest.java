@@ -141,6 +141,14 @@ class ParallelExecutionTest {
                           if (dev.held.containsKey(user)) {
                             dev.violations.add("DELETE " + key + " while " + user + " holds it");
                           }
+                          boolean lastInterface =
+                              dev.held.keySet().stream()
+                                  .noneMatch(k -> k.startsWith("if/") && !k.equals(key));
+                          if (lastInterface
+                              && dev.held.keySet().stream().anyMatch(k -> k.startsWith("group/"))) {
+                            dev.violations.add(
+                                "DELETE " + key + ", the last interface, under a group");
+                          }
                           dev.held.remove(key);
                         }))
             .build(),
@@ -171,6 +179,25 @@ class ParallelExecutionTest {
                   }
                   return out;
                 })
+            .build(),
+        KVDescriptor.builder("group", String.class)
+            .nbKeyPrefix("group/")
+            .maxConcurrency(64)
+            .dependencies(
+                (key, value) -> List.of(Dependency.anyOfPrefixes("some interface", "if/")))
+            .createWithoutMetadata(
+                (key, value) ->
+                    dev.call(
+                        "group",
+                        "CREATE",
+                        key,
+                        () -> {
+                          if (dev.held.keySet().stream().noneMatch(k -> k.startsWith("if/"))) {
+                            dev.violations.add("CREATE " + key + " while no interface exists");
+                          }
+                          dev.held.put(key, value);
+                        }))
+            .delete((key, value, m) -> dev.call("group", "DELETE", key, () -> dev.held.remove(key)))
             .build(),
         KVDescriptor.builder("binding", String.class)
             .keySelector(k -> k.startsWith(BD + "/"))
@@ -350,6 +377,21 @@ class ParallelExecutionTest {
     second.put(iface(7), "down");
     Map<String, Object> third = ifaces(3, 5, "up"); // two come back: their bindings follow
     assertSameAsSequential(8, dev -> {}, List.of(Step.of(first), Step.of(second), Step.of(third)));
+  }
+
+  @Test
+  void valuesWithAnAnyOfDependencyWaitForTheirTargetsAndGoBeforeTheLast() {
+    Map<String, Object> first = values("group/1", "g", "group/2", "g");
+    first.putAll(ifaces(0, 3, "up"));
+    Map<String, Object> second = ifaces(0, 2, null); // one interface is left: the groups stay
+    second.put("group/3", "g");
+    Map<String, Object> third = ifaces(2, 3, null); // the last goes: the groups wait again
+    third.putAll(ifaces(5, 8, "up")); // ... until these come
+    Map<String, Object> fourth = ifaces(5, 8, null);
+    assertSameAsSequential(
+        8,
+        dev -> dev.failing.add(iface(6)),
+        List.of(Step.of(first), Step.of(second), Step.of(third), Step.of(fourth)));
   }
 
   @Test

@@ -899,10 +899,44 @@ final class Walker {
 
   /** One derived value of {@link #applyDerived}. */
   private Throwable applyOneDerived(ValueToApply kv, Args a, boolean check) {
-    if (check && !validDerived(kv, g.get(kv.key()), a.baseKey)) {
+    Node n = g.get(kv.key());
+    if (check && !validDerived(kv, n, a.baseKey)) {
       return null;
     }
+    if (unchanged(kv, n, a)) {
+      return null; // W5: a base with thousands of derived values costs what changed in them
+    }
     return apply(new Args(kv, a.baseKey, true, false, a.recreating));
+  }
+
+  /**
+   * True when visiting derived value {@code kv} of {@code a}'s base would change nothing: the node
+   * holds an equal value, CONFIGURED by an earlier update with the same retry and revert settings,
+   * with nothing left over from a failure. Such a visit would make no call, record nothing and
+   * change no status; skipping it keeps the node, its revision and its published entry as they are.
+   */
+  private boolean unchanged(ValueToApply kv, Node n, Args a) {
+    if (n == null
+        || n.state != ValueState.CONFIGURED
+        || a.recreating != null
+        || kv.fromSB()
+        || kv.revert()
+        || n.held != null
+        || n.error != null
+        || !a.baseKey.equals(n.derivedFrom)) {
+      return false;
+    }
+    Node.LastUpdate last = n.lastUpdate;
+    if (last == null
+        || last.op() != TxnOperation.UPDATE
+        || last.revert()
+        || last.seq() == tx.seq
+        || tx.isNB() && !tx.inheritRetry && !java.util.Objects.equals(last.retry(), tx.nbRetry)
+        || !tx.unreadBefore.isEmpty() && tx.unreadBefore.contains(a.baseKey)) {
+      return false;
+    }
+    Object v = kv.value();
+    return v == n.value || v != null && v.equals(n.value);
   }
 
   /**

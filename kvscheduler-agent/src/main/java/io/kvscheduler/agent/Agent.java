@@ -65,7 +65,8 @@ public final class Agent implements AutoCloseable {
             .printTxnSummary(config.printTxnSummary())
             .valueFormatter(ModelRegistry::text)
             .txnLogMaxItems(config.txnLogMaxOps())
-            .threadName("kvs-engine");
+            .threadName("kvs-engine")
+            .parallelism(config.parallelism());
     if (config.operationTimeout() != null) {
       builder.operationTimeout(config.operationTimeout());
     }

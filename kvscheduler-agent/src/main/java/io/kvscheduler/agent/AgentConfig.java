@@ -53,6 +53,8 @@ import java.util.TreeSet;
  *   <tr><td>rest-tls-cert, rest-tls-key</td><td>--rest-tls-cert, --rest-tls-key</td><td></td>
  *       <td>none (plain HTTP)</td></tr>
  *   <tr><td>txn-log-max-ops</td><td>--txn-log-max-ops</td><td></td><td>50 (0: no limit)</td></tr>
+ *   <tr><td>parallelism</td><td>--parallelism</td><td></td><td>1 (southbound calls one at a
+ *       time)</td></tr>
  * </table>
  *
  * <p>The etcd connection settings (TLS, authentication, timeouts, lease TTL) are written as in
@@ -83,6 +85,8 @@ import java.util.TreeSet;
  *     the REST API
  * @param txnLogMaxOps operations printed per transaction in the transaction log, at most (the rest
  *     are counted and found in {@code /scheduler/txn-history}); 0 prints them all
+ * @param parallelism southbound calls of one transaction that may run at the same time, at most
+ *     (see {@code KVSchedulerBuilder.parallelism}); 1 runs them one at a time
  */
 public record AgentConfig(
     String label,
@@ -97,7 +101,8 @@ public record AgentConfig(
     Duration fileSettleTime,
     GrpcSettings grpc,
     RestSecurity restSecurity,
-    int txnLogMaxOps) {
+    int txnLogMaxOps,
+    int parallelism) {
 
   /** Operations printed per transaction by default. */
   public static final int DEFAULT_TXN_LOG_MAX_OPS = 50;
@@ -110,6 +115,9 @@ public record AgentConfig(
     if (txnLogMaxOps < 0) {
       throw new IllegalArgumentException(
           "txn-log-max-ops must not be negative, got " + txnLogMaxOps);
+    }
+    if (parallelism < 1) {
+      throw new IllegalArgumentException("parallelism must be at least 1, got " + parallelism);
     }
   }
 
@@ -138,7 +146,8 @@ public record AgentConfig(
         null,
         null,
         RestSecurity.NONE,
-        DEFAULT_TXN_LOG_MAX_OPS);
+        DEFAULT_TXN_LOG_MAX_OPS,
+        1);
   }
 
   /** Settings without a gRPC server. */
@@ -164,7 +173,8 @@ public record AgentConfig(
         null,
         null,
         RestSecurity.NONE,
-        DEFAULT_TXN_LOG_MAX_OPS);
+        DEFAULT_TXN_LOG_MAX_OPS,
+        1);
   }
 
   /** These settings with the plugin {@code name}, off by default, enabled. */
@@ -184,7 +194,8 @@ public record AgentConfig(
         fileSettleTime,
         grpc,
         restSecurity,
-        txnLogMaxOps);
+        txnLogMaxOps,
+        parallelism);
   }
 
   /** These settings with other etcd connection settings. */
@@ -202,7 +213,8 @@ public record AgentConfig(
         fileSettleTime,
         grpc,
         restSecurity,
-        txnLogMaxOps);
+        txnLogMaxOps,
+        parallelism);
   }
 
   /** These settings with another settle time of the file northbound. */
@@ -220,7 +232,8 @@ public record AgentConfig(
         settle,
         grpc,
         restSecurity,
-        txnLogMaxOps);
+        txnLogMaxOps,
+        parallelism);
   }
 
   /** These settings with the gRPC server of {@code settings} (null: off). */
@@ -238,7 +251,27 @@ public record AgentConfig(
         fileSettleTime,
         settings,
         restSecurity,
-        txnLogMaxOps);
+        txnLogMaxOps,
+        parallelism);
+  }
+
+  /** These settings with {@code parallelism} southbound calls at a time, at most. */
+  public AgentConfig withParallelism(int parallelism) {
+    return new AgentConfig(
+        label,
+        configDir,
+        restAddress,
+        etcdEndpoints,
+        statusPublishing,
+        printTxnSummary,
+        operationTimeout,
+        enabledPlugins,
+        etcd,
+        fileSettleTime,
+        grpc,
+        restSecurity,
+        txnLogMaxOps,
+        parallelism);
   }
 
   /** The same settings with other REST security. */
@@ -256,7 +289,8 @@ public record AgentConfig(
         fileSettleTime,
         grpc,
         security,
-        txnLogMaxOps);
+        txnLogMaxOps,
+        parallelism);
   }
 
   /** Settings without an operation timeout. */
@@ -301,7 +335,8 @@ public record AgentConfig(
           "rest-read-only",
           "rest-tls-cert",
           "rest-tls-key",
-          "txn-log-max-ops");
+          "txn-log-max-ops",
+          "parallelism");
 
   /**
    * Reads the settings from the command-line arguments (after the command; parsed by picocli,
@@ -328,6 +363,7 @@ public record AgentConfig(
     Path tlsCert = null;
     Path tlsKey = null;
     int maxOps = DEFAULT_TXN_LOG_MAX_OPS;
+    int parallelism = 1;
 
     AgentOptions flags = AgentOptions.parse(args);
     if (!flags.config.isEmpty()) {
@@ -431,6 +467,10 @@ public record AgentConfig(
         if (opsSetting != null) {
           maxOps = count(opsSetting, where + ": txn-log-max-ops");
         }
+        String parallelSetting = text(root, "parallelism", null, where);
+        if (parallelSetting != null) {
+          parallelism = atLeastOne(parallelSetting, where + ": parallelism");
+        }
       }
     }
 
@@ -495,6 +535,9 @@ public record AgentConfig(
     if (flags.txnLogMaxOps != null) {
       maxOps = count(flags.txnLogMaxOps, "--txn-log-max-ops");
     }
+    if (flags.parallelism != null) {
+      parallelism = atLeastOne(flags.parallelism, "--parallelism");
+    }
     linux |= flags.linux;
     if (flags.fileSettleTime != null) {
       settle = duration(flags.fileSettleTime, "--file-settle-time");
@@ -541,7 +584,8 @@ public record AgentConfig(
         settle,
         grpc,
         security,
-        maxOps);
+        maxOps,
+        parallelism);
   }
 
   /**
@@ -568,6 +612,19 @@ public record AgentConfig(
   }
 
   /** A count of 0 or more. */
+  private static int atLeastOne(String text, String what) {
+    try {
+      int n = Integer.parseInt(text.strip());
+      if (n >= 1) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // below
+    }
+    throw new IllegalArgumentException(
+        what + ": expected a whole number, 1 or more, got '" + text + "'");
+  }
+
   private static int count(String text, String what) {
     try {
       int n = Integer.parseInt(text.strip());

@@ -54,6 +54,7 @@ final class AgentInfoRoutes {
     m.put("rest-tls-cert", s.tlsCert() == null ? null : s.tlsCert().toString());
     m.put("rest-tls-key", s.tlsKey() == null ? null : s.tlsKey().toString());
     m.put("txn-log-max-ops", c.txnLogMaxOps());
+    m.put("parallelism", c.parallelism());
     return m;
   }
 }

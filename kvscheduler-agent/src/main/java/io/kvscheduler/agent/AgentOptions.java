@@ -111,6 +111,14 @@ final class AgentOptions {
   String txnLogMaxOps;
 
   @Option(
+      names = "--parallelism",
+      paramLabel = "N",
+      description =
+          "Southbound calls of one transaction that may run at the same time (default 1: one at"
+              + " a time).")
+  String parallelism;
+
+  @Option(
       names = "--linux",
       description =
           "Enable the Linux networking plugin (it configures the namespace the agent"

@@ -36,6 +36,7 @@ class AgentOptionsTest {
             "--rest-tls-cert=FILE",
             "--rest-tls-key=FILE",
             "--txn-log-max-ops=N",
+            "--parallelism=N",
             "MICROSERVICE_LABEL",
             "ETCD_ENDPOINTS",
             "KVS_REST_TOKEN");
@@ -76,5 +77,23 @@ class AgentOptionsTest {
         .hasMessage("unknown option 'extra'");
     assertThatThrownBy(() -> AgentConfig.load(List.of("--txn-log-max-ops", "-1"), Map.of()))
         .hasMessageContaining("--txn-log-max-ops: expected a whole number");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--parallelism", "0"), Map.of()))
+        .hasMessage("--parallelism: expected a whole number, 1 or more, got '0'");
+  }
+
+  @Test
+  void parallelismComesFromTheFileOrTheFlag() throws Exception {
+    Path f = dir.resolve("agent.yaml");
+    Files.writeString(f, "parallelism: 16\n");
+    assertThat(AgentConfig.load(List.of(), Map.of()).parallelism()).isEqualTo(1);
+    assertThat(AgentConfig.load(List.of("--config", f.toString()), Map.of()).parallelism())
+        .isEqualTo(16);
+    assertThat(
+            AgentConfig.load(List.of("--config", f.toString(), "--parallelism", "4"), Map.of())
+                .parallelism())
+        .isEqualTo(4);
+    Files.writeString(f, "parallelism: many\n");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--config", f.toString()), Map.of()))
+        .hasMessageEndingWith("parallelism: expected a whole number, 1 or more, got 'many'");
   }
 }

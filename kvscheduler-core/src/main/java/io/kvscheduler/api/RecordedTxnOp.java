@@ -1,5 +1,6 @@
 package io.kvscheduler.api;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -23,6 +24,9 @@ import java.util.TreeSet;
  * @param newError error message after, {@code ""} when none
  * @param flags the recorded flags ({@link Flag#isRecorded()}: NOOP, DERIVED, PROPERTY, REVERT,
  *     RETRY, RECREATE) that are set; an unmodifiable copy, iterated in the log's order
+ * @param callStarted when the descriptor's call (Create, Update or Delete) started; empty for an
+ *     operation that made no call (NOOP, a value obtained from the southbound, a derived property)
+ * @param callEnded when that call returned (or was abandoned when it overran its time limit)
  */
 public record RecordedTxnOp(
     TxnOperation operation,
@@ -33,7 +37,9 @@ public record RecordedTxnOp(
     ValueState newState,
     String prevError,
     String newError,
-    Set<Flag> flags) {
+    Set<Flag> flags,
+    Optional<Instant> callStarted,
+    Optional<Instant> callEnded) {
 
   /**
    * A flag of an operation, as the transaction log prints it ({@link #label()}). The first six are
@@ -134,6 +140,8 @@ public record RecordedTxnOp(
     Objects.requireNonNull(prevError, "prevError");
     Objects.requireNonNull(newError, "newError");
     Objects.requireNonNull(flags, "flags (an empty set for none)");
+    Objects.requireNonNull(callStarted, "callStarted");
+    Objects.requireNonNull(callEnded, "callEnded");
     EnumSet<Flag> copy = EnumSet.noneOf(Flag.class);
     for (Flag f : flags) {
       if (!f.isRecorded()) {
@@ -146,6 +154,33 @@ public record RecordedTxnOp(
   }
 
   /** Whether recorded flag {@code flag} is set. */
+  /**
+   * True when {@code o} is an operation that did the same: every component but the call's times
+   * ({@link #callStarted}, {@link #callEnded}) is equal. A simulated operation thus equals the one
+   * executed, and a transaction run with parallel calls records operations equal to the sequential
+   * run's.
+   */
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof RecordedTxnOp r
+        && operation == r.operation
+        && key.equals(r.key)
+        && prevValue.equals(r.prevValue)
+        && newValue.equals(r.newValue)
+        && prevState == r.prevState
+        && newState == r.newState
+        && prevError.equals(r.prevError)
+        && newError.equals(r.newError)
+        && flags.equals(r.flags);
+  }
+
+  /** Consistent with {@link #equals}: the call's times do not count. */
+  @Override
+  public int hashCode() {
+    return Objects.hash(
+        operation, key, prevValue, newValue, prevState, newState, prevError, newError, flags);
+  }
+
   public boolean is(Flag flag) {
     return flags.contains(flag);
   }

@@ -185,6 +185,11 @@ final class CatalogueFixtures {
   }
 
   static Env env(boolean simulation) {
+    return env(simulation, 1);
+  }
+
+  /** {@link #env(boolean)} with {@code parallelism} southbound calls at a time, at most. */
+  static Env env(boolean simulation, int parallelism) {
     ManualClock clock = new ManualClock();
     ManualDelayScheduler timers = new ManualDelayScheduler(clock);
     KVScheduler kvs =
@@ -193,6 +198,7 @@ final class CatalogueFixtures {
             .delayScheduler(timers)
             .statusExecutor(Runnable::run)
             .enableTxnSimulation(simulation)
+            .parallelism(parallelism)
             .build();
     return new Env(kvs, clock, timers);
   }

@@ -1,5 +1,6 @@
 package io.kvscheduler.catalogue;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import ch.qos.logback.classic.Level;
@@ -362,6 +363,43 @@ class FaultInjectionConvergenceTest {
     }
   }
 
+  /** Steps per seed of {@link #sameOutcomeWithParallelCalls} ({@code -Dkvs.fic.parallelSteps}). */
+  private static final int PARALLEL_STEPS = Integer.getInteger("kvs.fic.parallelSteps", 1500);
+
+  /** The seeds of {@link #sameOutcomeWithParallelCalls}: the first listed seeds of the run. */
+  static List<Seed> parallelSeeds() {
+    List<Seed> all = seeds();
+    return all.subList(0, Math.min(all.size(), Integer.getInteger("kvs.fic.parallelSeeds", 6)));
+  }
+
+  /**
+   * A seed run with up to 8 southbound calls at a time, every descriptor opted in: the run's own
+   * checks hold, and every transaction records the same operations in the same order, and every
+   * value ends with the same status, as in the sequential run of the same seed.
+   */
+  @ParameterizedTest(name = "seed {0}")
+  @MethodSource("parallelSeeds")
+  @Execution(ExecutionMode.CONCURRENT)
+  @Timeout(value = 600, unit = TimeUnit.SECONDS)
+  void sameOutcomeWithParallelCalls(Seed seed) {
+    List<String> sequential;
+    try (Run run = new Run(seed.value(), 1)) {
+      run.execute(PARALLEL_STEPS);
+      sequential = run.outcome();
+    }
+    List<String> parallel;
+    try (Run run = new Run(seed.value(), 8)) {
+      run.execute(PARALLEL_STEPS);
+      parallel = run.outcome();
+    }
+    for (int i = 0; i < Math.min(sequential.size(), parallel.size()); i++) {
+      assertThat(parallel.get(i))
+          .as("seed %d, with parallel calls", seed.value())
+          .isEqualTo(sequential.get(i));
+    }
+    assertThat(parallel).hasSameSizeAs(sequential);
+  }
+
   // ------------------------------------------------------------------ static model
 
   /** Dependencies of the model (a DAG: every key depends only on keys sorted before it). */
@@ -519,8 +557,16 @@ class FaultInjectionConvergenceTest {
     final String engineThread;
     final String testThread = Thread.currentThread().getName();
 
+    /** Southbound calls at a time, at most (every descriptor opted in up to as many). */
+    final int parallelism;
+
     Run(long seed) {
+      this(seed, 1);
+    }
+
+    Run(long seed, int parallelism) {
       this.seed = seed;
+      this.parallelism = parallelism;
       this.rnd = new SplittableRandom(seed);
       this.appliedRnd = new SplittableRandom(seed ^ 0x5DEECE66DL);
       this.retrieveRnd = new SplittableRandom(seed ^ 0x2545F4914F6CDD1DL);
@@ -534,8 +580,42 @@ class FaultInjectionConvergenceTest {
               .statusExecutor(Runnable::run)
               .printTxnSummary(false)
               .threadName(engineThread)
+              .parallelism(parallelism)
               .build();
       registerDescriptors();
+    }
+
+    /**
+     * Every recorded transaction's type and executed operations (their times left out: {@link
+     * RecordedTxnOp#equals}), one line each, then every value's status.
+     */
+    List<String> outcome() {
+      List<String> out = new ArrayList<>();
+      for (RecordedTxn t : kvs.transactionHistory()) {
+        StringBuilder line = new StringBuilder("#" + t.seqNum() + " " + t.type() + ":");
+        for (RecordedTxnOp op : t.executed()) {
+          line.append(' ')
+              .append(op.operation())
+              .append(' ')
+              .append(op.key())
+              .append(' ')
+              .append(op.prevValue().orElse(null))
+              .append("->")
+              .append(op.newValue().orElse(null))
+              .append(' ')
+              .append(op.prevState())
+              .append("->")
+              .append(op.newState())
+              .append(" [")
+              .append(op.newError())
+              .append("] ")
+              .append(op.flags())
+              .append(';');
+        }
+        out.add(line.toString());
+      }
+      kvs.valueStatuses().forEach(st -> out.add(st.toString()));
+      return out;
     }
 
     @Override
@@ -614,6 +694,7 @@ class FaultInjectionConvergenceTest {
       }
       b.nbKeyPrefix(d.nbKeyPrefix())
           .keySelector(d.keySelector())
+          .maxConcurrency(parallelism)
           .retrieveDependencies(d.retrieveDependencies().toArray(String[]::new));
       d.keyLabel().ifPresent(b::keyLabel);
       d.equivalence().ifPresent(b::equivalence);

@@ -142,6 +142,7 @@ final class TimedDescriptors {
       b.retrieveDependencies(d.retrieveDependencies().toArray(String[]::new));
     }
     d.operationTimeout().ifPresent(b::operationTimeout);
+    b.maxConcurrency(d.maxConcurrency());
     return (KVDescriptor<V, M>) b.build();
   }
 

@@ -79,7 +79,7 @@ final class CreateUpdateSteps {
       op.property = true;
     }
 
-    if (!txn.simulate && !a.kv().fromSB() && handle != null) {
+    if ((!txn.simulate || txn.plan != null) && !a.kv().fromSB() && handle != null) {
       Throwable invalid = handle.validate(key, node.value);
       if (invalid != null) {
         f.endOperation(marks.markInvalid(node, op, invalid));
@@ -105,10 +105,23 @@ final class CreateUpdateSteps {
       return;
     }
 
+    if (txn.plan != null && !op.property && !a.kv().fromSB()) {
+      txn.plan.add(
+          TxnOperation.CREATE,
+          node,
+          handle,
+          node.label,
+          WalkCalls.keepsMetadata(node, handle),
+          node.value,
+          null,
+          null,
+          node.deps(),
+          List.of());
+    }
     if (!txn.simulate && !op.property) {
       Object metadata;
       if (!a.kv().fromSB()) {
-        DescriptorHandle.Result<Object> r = calls.callCreate(handle, key, node.value);
+        DescriptorHandle.Result<Object> r = calls.callCreate(op, handle, key, node.value);
         if (r.failed()) {
           node.unavailable = true;
           op.newErr = r.error();
@@ -155,10 +168,11 @@ final class CreateUpdateSteps {
     Walker.Args a = f.args;
     String key = a.kv().key();
     DescriptorHandle handle = registry.forNode(node);
+    f.depsBefore = node.deps();
     if (node.held != null) {
       node.value = node.held; // what the southbound holds: the update starts from it
     }
-    if (!txn.simulate && !a.kv().fromSB() && handle != null) {
+    if ((!txn.simulate || txn.plan != null) && !a.kv().fromSB() && handle != null) {
       Throwable invalid = handle.validate(key, a.kv().value());
       if (invalid != null) {
         // nothing is called: the southbound keeps what it holds, remembered for the next
@@ -264,11 +278,24 @@ final class CreateUpdateSteps {
     }
     node.value = a.kv().value();
 
+    if (txn.plan != null && !equivalent && handle != null && !a.kv().fromSB()) {
+      txn.plan.add(
+          TxnOperation.UPDATE,
+          node,
+          handle,
+          node.label,
+          WalkCalls.keepsMetadata(node, handle),
+          node.value,
+          f.prevValue,
+          node.metadata,
+          node.deps(),
+          f.depsBefore);
+    }
     if (!txn.simulate && !equivalent && handle != null) {
       Object metadata;
       if (!a.kv().fromSB()) {
         DescriptorHandle.Result<Object> r =
-            calls.callUpdate(handle, key, f.prevValue, node.value, node.metadata);
+            calls.callUpdate(op, handle, key, f.prevValue, node.value, node.metadata);
         if (r.failed()) {
           if (node.unavailable) {
             node.held = f.prevValue; // still there (an available value keeps its own value)

@@ -4,6 +4,7 @@ import static io.kvscheduler.internal.engine.WalkFrame.CREATE;
 import static io.kvscheduler.internal.engine.WalkFrame.DELETE_AFTER_DEPENDENTS;
 import static io.kvscheduler.internal.engine.WalkFrame.DELETE_AFTER_DERIVED;
 
+import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
 import java.util.ArrayList;
@@ -86,15 +87,51 @@ final class DeleteSteps {
     Node node = f.node;
     Throwable err = null;
     DescriptorHandle handle = node.descriptor == null ? null : registry.forNode(node);
+    if (txn.plan != null && handle != null && !f.args.kv().fromSB()) {
+      txn.plan.add(
+          TxnOperation.DELETE,
+          node,
+          handle,
+          node.label,
+          WalkCalls.keepsMetadata(node, handle),
+          f.object,
+          null,
+          node.metadata,
+          node.deps(),
+          dependentsWithAnyOf(node) ? ANY_OF : List.of());
+    }
     if (!txn.simulate && handle != null) {
       if (!f.args.kv().fromSB()) {
-        err = calls.callDelete(handle, node.key, f.object, node.metadata);
+        err = calls.callDelete(f.op, handle, node.key, f.object, node.metadata);
       }
       if (err == null && !node.isDerived() && handle.metadataMap != null) {
         calls.setMetadata(node, handle, null);
       }
     }
     endDelete(f, finishDelete(f, err));
+  }
+
+  /** Stands for "a dependent may be satisfied by other values" in a planned call's links. */
+  private static final List<Dependency> ANY_OF =
+      List.of(Dependency.anyOfPrefixes("a dependent's alternatives", ""));
+
+  /**
+   * True when a value depending on {@code node} has an any-of dependency: whether a Delete of it
+   * happens then depends on the other values that satisfy the dependent, so the planned Delete
+   * waits for every earlier call ({@link CallPlan}).
+   */
+  private boolean dependentsWithAnyOf(Node node) {
+    for (String d : graph.dependentsOf(node.key)) {
+      Node dn = graph.get(d);
+      if (dn != null) {
+        for (Dependency dep : dn.deps()) {
+          if (dep.isAnyOf()) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
   }
 
   private Throwable finishDelete(WalkFrame f, Throwable err) {

@@ -34,6 +34,11 @@ final class OpRecord {
   boolean retry;
   boolean recreate;
 
+  /** When the descriptor's call started and returned; null for an operation without a call. */
+  java.time.Instant callStarted;
+
+  java.time.Instant callEnded;
+
   /** The node the operation was decided on (stands for the key while no node left the graph). */
   Node node;
 
@@ -104,7 +109,9 @@ final class OpRecord {
         newState,
         msg(prevErr),
         msg(newErr),
-        flags());
+        flags(),
+        Optional.ofNullable(callStarted),
+        Optional.ofNullable(callEnded));
   }
 
   private Set<RecordedTxnOp.Flag> flags() {

@@ -61,6 +61,22 @@ final class SbCalls implements AutoCloseable {
   }
 
   /**
+   * Runs {@code call} on the current thread (a thread of {@link ParallelCalls}) as a southbound
+   * call: meanwhile the thread counts as inside a descriptor callback ({@link #inCall()}).
+   */
+  void runAsCall(Runnable call) {
+    boolean outer = inCall.get() == null;
+    inCall.set(Boolean.TRUE);
+    try {
+      call.run();
+    } finally {
+      if (outer) {
+        inCall.remove();
+      }
+    }
+  }
+
+  /**
    * Runs {@code call} on a call thread and waits at most {@code limit} for it.
    *
    * @param key the key the call is for, or null: told {@link #onLateReturn}'s sink when the call

@@ -57,6 +57,9 @@ public final class SchedulerImpl implements KVScheduler {
     SbCalls sbCalls = new SbCalls(c.threadName());
     owned.add(sbCalls);
     this.registry = new Registry(c.operationTimeout(), sbCalls);
+    ParallelCalls parallelCalls =
+        new ParallelCalls(c.parallelism(), c.clock(), sbCalls, c.threadName());
+    owned.add(parallelCalls);
     this.loop = new EngineLoop(c.threadName(), c.queueCapacity(), sbCalls, owned);
     this.history = new History(c, c.clock().instant(), published);
     this.watchers = new Watchers(c.statusExecutor());
@@ -68,6 +71,7 @@ public final class SchedulerImpl implements KVScheduler {
             history,
             published,
             watchers,
+            parallelCalls,
             new TxnProcessor.FollowUpQueue() {
               @Override
               public boolean offer(Queued q) {

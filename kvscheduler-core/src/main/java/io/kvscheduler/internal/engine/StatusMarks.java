@@ -92,7 +92,7 @@ final class StatusMarks {
    * holds for its base is unknown ({@link TxnContext#unreadBefore}); null otherwise.
    */
   Throwable unknownState(Node node) {
-    if (txn.unreadBefore.isEmpty() || txn.simulate) {
+    if (txn.unreadBefore.isEmpty() || txn.simulate && txn.plan == null) {
       return null;
     }
     String base = node.baseKey();

@@ -77,6 +77,21 @@ final class TxnContext {
   /** Set when the walk met a value that was or became RETRYING (retry planning needed). */
   boolean sawRetrying;
 
+  /**
+   * In a planning pass (a simulation that validates, made only to know the calls ahead): where the
+   * walk writes down each southbound call it would make. Null in any other pass.
+   */
+  CallPlan plan;
+
+  /** The scheduler's clock: the times of the southbound calls. */
+  java.time.Clock clock = java.time.Clock.systemUTC();
+
+  /**
+   * In a real pass whose calls ran ahead ({@link ParallelCalls}): what they returned, handed to the
+   * walk call by call. Null when the walk calls the southbound itself.
+   */
+  CallPlan ranAhead;
+
   /** Keys on the current recursion path (cycle guard; empty between visits). */
   final RecursionPath branch;
 

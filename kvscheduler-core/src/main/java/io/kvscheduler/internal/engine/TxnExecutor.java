@@ -24,6 +24,7 @@ final class TxnExecutor {
   private final History history;
   private final Refresher refresher;
   private final UnreadKeys unread;
+  private final ParallelCalls parallel;
 
   /**
    * The walk's recursion path, shared by the passes of the engine (one walks at a time; emptied
@@ -37,13 +38,15 @@ final class TxnExecutor {
       Registry reg,
       History history,
       Refresher refresher,
-      UnreadKeys unread) {
+      UnreadKeys unread,
+      ParallelCalls parallel) {
     this.cfg = cfg;
     this.g = g;
     this.reg = reg;
     this.history = history;
     this.refresher = refresher;
     this.unread = unread;
+    this.parallel = parallel;
   }
 
   /** Of values sorted by key, the execution order: deletions, re-creations, creations, updates. */
@@ -115,7 +118,62 @@ final class TxnExecutor {
         job.type == TxnType.NB_TRANSACTION && job.resync == ResyncType.DOWNSTREAM && retry == null;
     tx.departuresAtStart = g.departures();
     tx.unreadBefore = unread.snapshot();
+    tx.clock = cfg.clock();
     return tx;
+  }
+
+  /**
+   * With parallel calls ({@code parallelism} above 1): walks the values once as a simulation that
+   * validates, to learn the southbound calls the walk will make if all succeed ({@link CallPlan}),
+   * rolls that walk back, and runs those calls ahead, in parallel where they do not depend on each
+   * other ({@link ParallelCalls}). The real walk {@code tx} then takes each call's outcome instead
+   * of calling ({@link TxnContext#ranAhead}); a call the walk asks that did not run ahead (after a
+   * failure the walk may go another way) it makes itself, in order.
+   */
+  void runAhead(TxnContext tx, List<ValueToApply> ordered, Job job) {
+    if (!parallel.enabled() || tx.simulate || tx.revertOnFailure) {
+      // with revert the walk stops at the first failure: a call run ahead beyond it would be a
+      // call the sequential walk never makes (undone, but seen by the southbound), so such a
+      // transaction makes its calls one after the other
+      return;
+    }
+    TxnContext planning = context(job, true);
+    planning.plan =
+        new CallPlan(
+            key -> {
+              Node n = g.get(key);
+              return n == null ? key : n.baseKey();
+            });
+    applyJob(new Walker(g, reg, planning), ordered, job);
+    g.rollback();
+    if (planning.plan.size() < 2) {
+      return; // nothing to run side by side
+    }
+    parallel.run(planning.plan);
+    tx.ranAhead = planning.plan;
+  }
+
+  /**
+   * After the walk: undoes each call that ran ahead but that the walk never asked for, newest
+   * first, so the southbound holds what the graph says. In a transaction reverted on failure these
+   * are the calls that were running when one failed and that lie beyond it (the walk stops at the
+   * failure). Otherwise there should be none: a call runs ahead only once every call whose outcome
+   * could change the walk's way to it has succeeded ({@link CallPlan}); should the walk still go
+   * another way, the call is undone and the fact logged as an error.
+   */
+  void undoNotTaken(TxnContext tx) {
+    if (tx.ranAhead == null) {
+      return;
+    }
+    List<PlannedCall> left = tx.ranAhead.notTaken();
+    tx.ranAhead = null; // later walks of the transaction (after the refresh) call for themselves
+    for (int i = left.size() - 1; i >= 0; i--) {
+      ParallelCalls.undo(left.get(i));
+    }
+  }
+
+  private List<PlannedCall> allCalls(PlannedCall c) {
+    return List.of();
   }
 
   /** Runs the walk of a simulation: the values in order, without calling the southbound. */
@@ -162,6 +220,7 @@ final class TxnExecutor {
     Walker w = new Walker(g, reg, tx);
     if (!tx.revertOnFailure) {
       applyJob(w, ordered, job);
+      undoNotTaken(tx);
       return;
     }
     ArrayDeque<ValueToApply> previous = new ArrayDeque<>();
@@ -189,6 +248,7 @@ final class TxnExecutor {
         w.applyTop(kv);
       }
     }
+    undoNotTaken(tx);
   }
 
   /**

@@ -43,6 +43,7 @@ final class TxnProcessor {
       History history,
       Published published,
       Watchers watchers,
+      ParallelCalls parallelCalls,
       FollowUpQueue sink) {
     this.cfg = cfg;
     this.g = g;
@@ -51,7 +52,7 @@ final class TxnProcessor {
     this.retries = new RetryPlanner(cfg, g, reg, sink);
     this.unread = new UnreadKeys(g, reg, refresher);
     this.preparer = new TxnPreparer(cfg, g, reg, refresher, unread);
-    this.executor = new TxnExecutor(cfg, g, reg, history, refresher, unread);
+    this.executor = new TxnExecutor(cfg, g, reg, history, refresher, unread, parallelCalls);
     this.post = new PostProcessor(cfg, g, reg, history, published, watchers, refresher, retries);
   }
 
@@ -149,6 +150,9 @@ final class TxnProcessor {
       tx.sawUnimplemented |= sim.sawUnimplemented;
     }
     if (!skip) {
+      // the calls that can run ahead of the walk, in parallel (a planning pass of the walk,
+      // rolled back): before the births are journaled lightly, which a rollback cannot undo
+      executor.runAhead(tx, ordered, job);
       // the values the refresh created get no journal copy when the walk changes them (each
       // value of a first resync would otherwise be copied once); no effect after a simulation
       g.journalBirthsLightly(refreshed);

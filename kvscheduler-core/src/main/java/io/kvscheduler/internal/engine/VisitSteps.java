@@ -34,6 +34,9 @@ final class VisitSteps {
       return;
     }
     f.onPath = true;
+    if (txn.plan != null) {
+      txn.plan.enterVisit();
+    }
     // a visit other than a dependency update always gives the node a last update of this
     // transaction, which a node created by this transaction's refresh has not yet: its content
     // changes (see Graph.writeChanging)
@@ -228,6 +231,9 @@ final class VisitSteps {
     if (f.onPath) {
       txn.branch.pop();
       f.onPath = false;
+      if (txn.plan != null) {
+        txn.plan.exitVisit();
+      }
     }
     f.finish(result);
   }

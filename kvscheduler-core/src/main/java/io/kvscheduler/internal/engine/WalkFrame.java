@@ -76,6 +76,10 @@ final class WalkFrame {
   Object prevValue;
   List<String> oldDerived;
   List<Dependency> oldDeps;
+
+  /** UPDATE: the dependencies of the value before the update (a planned call's links). */
+  List<Dependency> depsBefore;
+
   boolean pending;
   boolean recreate;
   Object pendingValue;
@@ -129,6 +133,7 @@ final class WalkFrame {
     handle = null;
     relations = null;
     prevValue = null;
+    depsBefore = null;
     oldDerived = null;
     oldDeps = null;
     pendingValue = null;

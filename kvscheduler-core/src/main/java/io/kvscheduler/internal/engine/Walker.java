@@ -19,7 +19,9 @@ import static io.kvscheduler.internal.engine.WalkFrame.UPDATE_CALL;
 
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.api.ValueState;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -281,6 +283,9 @@ final class Walker {
             f.finish(null);
           } else {
             f.onPath = true;
+            if (txn.plan != null) {
+              txn.plan.enterVisit();
+            }
             f.startDependents(graph, f.node, f.node.isAvailable(), REEVALUATED);
           }
         }
@@ -292,8 +297,14 @@ final class Walker {
           f.phase = SEQUENCE;
         }
         case SEQUENCE -> {
+          if (txn.plan != null) {
+            txn.plan.startGroup(); // the children: siblings that do not wait for each other
+          }
           if (nextChild(f)) {
             return true;
+          }
+          if (txn.plan != null) {
+            txn.plan.endGroup();
           }
           carried = f.seqError;
           f.phase = f.seqThen;
@@ -342,9 +353,43 @@ final class Walker {
   private Args derivedVisit(WalkFrame f, int i) {
     ValueToApply kv = f.seqValues.get(i);
     Args a = f.args;
-    if (f.seqFlag && !derivation.validDerived(kv, graph.get(kv.key()), a.baseKey)) {
+    Node n = graph.get(kv.key());
+    if (f.seqFlag && !derivation.validDerived(kv, n, a.baseKey)) {
       return null;
     }
+    if (unchanged(kv, n, a)) {
+      return null; // W5: a base with thousands of derived values costs what changed in them
+    }
     return new Args(kv, a.baseKey, true, false, a.recreating);
+  }
+
+  /**
+   * True when visiting derived value {@code kv} of {@code a}'s base would change nothing: the node
+   * holds an equal value, CONFIGURED by an earlier update with the same retry and revert settings,
+   * with nothing left over from a failure. Such a visit would make no call, record nothing and
+   * change no status; skipping it keeps the node, its revision and its published entry as they are.
+   */
+  private boolean unchanged(ValueToApply kv, Node n, Args a) {
+    if (n == null
+        || n.state != ValueState.CONFIGURED
+        || a.recreating != null
+        || kv.fromSB()
+        || kv.revert()
+        || n.held != null
+        || n.error != null
+        || !a.baseKey.equals(n.derivedFrom)) {
+      return false;
+    }
+    Node.LastUpdate last = n.lastUpdate;
+    if (last == null
+        || last.op() != TxnOperation.UPDATE
+        || last.revert()
+        || last.seq() == txn.seq
+        || txn.isNB() && !txn.inheritRetry && !Objects.equals(last.retry(), txn.nbRetry)
+        || !txn.unreadBefore.isEmpty() && txn.unreadBefore.contains(a.baseKey)) {
+      return false;
+    }
+    Object v = kv.value();
+    return v == n.value || v != null && v.equals(n.value);
   }
 }

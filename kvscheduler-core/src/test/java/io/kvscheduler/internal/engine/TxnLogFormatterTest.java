@@ -59,7 +59,9 @@ class TxnLogFormatterTest {
         newState,
         prevErr,
         newErr,
-        flags);
+        flags,
+        Optional.empty(),
+        Optional.empty());
   }
 
   private static RecordedTxnOp create(String key, String value, boolean derived) {

@@ -22,9 +22,19 @@ import java.util.function.Consumer;
  * read-only, and starts and stops the watcher's kernel events.
  */
 public final class LinuxPlugin implements AutoCloseable {
-  /** The descriptors whose operations on different values may run concurrently. */
+  /**
+   * The descriptors whose operations on different values may run concurrently: they opt in with
+   * {@link #MAX_CONCURRENCY} ({@code KVDescriptor.Builder.maxConcurrency}), which takes effect when
+   * the scheduler runs calls in parallel ({@code KVSchedulerBuilder.parallelism}). Their calls into
+   * one network namespace still go through that namespace's one {@code ip} session in turn; calls
+   * into different namespaces overlap. Interfaces do not opt in: creating a veth pair or moving a
+   * link between namespaces touches two places at once.
+   */
   public static final List<String> PARALLEL_DESCRIPTORS =
       List.of(InterfaceAddressDescriptor.NAME, RouteDescriptor.NAME, ArpDescriptor.NAME);
+
+  /** How many calls of each of {@link #PARALLEL_DESCRIPTORS} may run at the same time. */
+  public static final int MAX_CONCURRENCY = 16;
 
   private final KVScheduler kvs;
   private final LinuxIfIndex interfaces;

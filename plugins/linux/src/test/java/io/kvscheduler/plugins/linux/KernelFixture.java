@@ -45,16 +45,27 @@ final class KernelFixture implements AutoCloseable {
   /** The desired NB values (what a full resync sends). */
   final Map<String, Object> desired = new LinkedHashMap<>();
 
-  private KernelFixture(NetnsSandbox sandbox) {
+  /** Southbound calls at a time of the fixture's schedulers. */
+  private final int parallelism;
+
+  private KernelFixture(NetnsSandbox sandbox, int parallelism) {
     this.sandbox = sandbox;
+    this.parallelism = parallelism;
     this.calls = new IpRoute2Calls(sandbox.prefix(), Duration.ofSeconds(10));
     startAgent();
   }
 
   /** A fixture, or the test is skipped when the kernel forbids private namespaces. */
   static KernelFixture start() {
+    return start(1);
+  }
+
+  /**
+   * {@link #start()} with a scheduler running up to {@code parallelism} southbound calls at once.
+   */
+  static KernelFixture start(int parallelism) {
     try {
-      return new KernelFixture(NetnsSandbox.start());
+      return new KernelFixture(NetnsSandbox.start(), parallelism);
     } catch (IOException e) {
       Assumptions.abort(
           "the kernel or the system forbids private network namespaces here: " + e.getMessage());
@@ -64,7 +75,12 @@ final class KernelFixture implements AutoCloseable {
 
   /** A scheduler and the plugin over the sandbox (the "agent"). */
   void startAgent() {
-    kvs = KVScheduler.builder().printTxnSummary(false).threadName("kvs-linux-test").build();
+    kvs =
+        KVScheduler.builder()
+            .printTxnSummary(false)
+            .threadName("kvs-linux-test")
+            .parallelism(parallelism)
+            .build();
     plugin = LinuxPlugin.register(kvs, calls, AGENT_PREFIX);
     try {
       plugin.startWatching();

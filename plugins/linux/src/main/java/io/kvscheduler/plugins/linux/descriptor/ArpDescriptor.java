@@ -4,6 +4,7 @@ import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.ValueOrigin;
+import io.kvscheduler.plugins.linux.LinuxPlugin;
 import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfIndex;
 import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfMetadata;
 import io.kvscheduler.plugins.linux.linuxcalls.LinuxCallException;
@@ -35,6 +36,7 @@ public final class ArpDescriptor {
   public static KVDescriptor<ARPEntry, Void> create(LinuxCalls calls, LinuxIfIndex interfaces) {
     ArpDescriptor d = new ArpDescriptor(calls, interfaces);
     return KVDescriptor.builder(NAME, ARPEntry.class)
+        .maxConcurrency(LinuxPlugin.MAX_CONCURRENCY)
         .valueTypeName(ARPEntry.getDescriptor().getFullName())
         .nbKeyPrefix(LinuxKeys.ARP_PREFIX)
         .keyLabel(k -> k.substring(LinuxKeys.ARP_PREFIX.length()))

@@ -2,6 +2,7 @@ package io.kvscheduler.plugins.linux.descriptor;
 
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KVDescriptor;
+import io.kvscheduler.plugins.linux.LinuxPlugin;
 import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfIndex;
 import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfMetadata;
 import io.kvscheduler.plugins.linux.linuxcalls.LinuxCallException;
@@ -36,6 +37,7 @@ public final class InterfaceAddressDescriptor {
   public static KVDescriptor<Interface, Void> create(LinuxCalls calls, LinuxIfIndex interfaces) {
     InterfaceAddressDescriptor d = new InterfaceAddressDescriptor(calls, interfaces);
     return KVDescriptor.builder(NAME, Interface.class)
+        .maxConcurrency(LinuxPlugin.MAX_CONCURRENCY)
         .keySelector(k -> LinuxKeys.parseAddressKey(k).isPresent())
         .equivalence((k, a, b) -> true) // the key says it all
         .validate(InterfaceAddressDescriptor::validate)

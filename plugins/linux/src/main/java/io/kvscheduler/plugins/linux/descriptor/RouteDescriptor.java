@@ -6,6 +6,7 @@ import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.ValueOrigin;
+import io.kvscheduler.plugins.linux.LinuxPlugin;
 import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfIndex;
 import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfMetadata;
 import io.kvscheduler.plugins.linux.linuxcalls.LinuxCallException;
@@ -45,6 +46,7 @@ public final class RouteDescriptor {
   public static KVDescriptor<Route, Void> create(LinuxCalls calls, LinuxIfIndex interfaces) {
     RouteDescriptor d = new RouteDescriptor(calls, interfaces);
     return KVDescriptor.builder(NAME, Route.class)
+        .maxConcurrency(LinuxPlugin.MAX_CONCURRENCY)
         .valueTypeName(Route.getDescriptor().getFullName())
         .nbKeyPrefix(LinuxKeys.ROUTE_PREFIX)
         .keyLabel(k -> k.substring(LinuxKeys.ROUTE_PREFIX.length()))

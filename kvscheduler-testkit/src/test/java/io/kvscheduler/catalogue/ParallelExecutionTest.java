@@ -1,0 +1,450 @@
+package io.kvscheduler.catalogue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvscheduler.api.BaseValueStatus;
+import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.KVDescriptor;
+import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.KVSchedulerBuilder;
+import io.kvscheduler.api.KeyValuePair;
+import io.kvscheduler.api.RecordedTxn;
+import io.kvscheduler.api.RecordedTxnOp;
+import io.kvscheduler.api.TransactionException;
+import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.api.TxnOptions;
+import io.kvscheduler.api.ValueState;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Parallel southbound calls ({@link KVSchedulerBuilder#parallelism}): independent values' calls
+ * overlap, dependent ones keep their order, a descriptor that did not opt in is never called
+ * concurrently with itself, and the outcome — states, errors, the recorded operations in their
+ * order — is the sequential run's. The device below checks the ordering on every call (a binding is
+ * created only while its interface and bridge domain exist, an interface is deleted only once no
+ * binding uses it, the calls of one bridge domain and its bindings never overlap) and counts the
+ * calls running at once.
+ */
+@Timeout(60)
+class ParallelExecutionTest {
+  private static final String BD = "bd/1";
+
+  private final List<KVScheduler> schedulers = new ArrayList<>();
+
+  @AfterEach
+  void close() {
+    schedulers.forEach(KVScheduler::close);
+  }
+
+  /** A southbound of interfaces, one bridge domain and its bindings, with a delay per call. */
+  static final class Device {
+    final Map<String, Object> held = new ConcurrentHashMap<>();
+    final List<String> violations = new CopyOnWriteArrayList<>();
+    final AtomicInteger running = new AtomicInteger();
+    final AtomicInteger maxRunning = new AtomicInteger();
+    final Map<String, AtomicInteger> runningOf = new ConcurrentHashMap<>();
+    final Map<String, AtomicInteger> maxRunningOf = new ConcurrentHashMap<>();
+    final AtomicInteger bdFamilyRunning = new AtomicInteger();
+    final Set<String> failing = ConcurrentHashMap.newKeySet();
+    final Set<String> hanging = ConcurrentHashMap.newKeySet();
+    final CountDownLatch release = new CountDownLatch(1);
+    volatile long delayMillis = 20;
+
+    void call(String descriptor, String op, String key, Runnable change) {
+      boolean bdFamily = key.startsWith(BD);
+      if (bdFamily && bdFamilyRunning.incrementAndGet() > 1) {
+        violations.add(op + " " + key + " overlaps another call of the bridge domain's values");
+      }
+      int now = running.incrementAndGet();
+      maxRunning.accumulateAndGet(now, Math::max);
+      int mine = runningOf.computeIfAbsent(descriptor, d -> new AtomicInteger()).incrementAndGet();
+      maxRunningOf
+          .computeIfAbsent(descriptor, d -> new AtomicInteger())
+          .accumulateAndGet(mine, Math::max);
+      try {
+        if (hanging.contains(key)) {
+          release.await(20, TimeUnit.SECONDS);
+          throw new IllegalStateException(key + " returned late");
+        }
+        Thread.sleep(delayMillis);
+        if (failing.contains(key)) {
+          throw new IllegalStateException("device refused " + op + " of " + key);
+        }
+        change.run();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted", e);
+      } finally {
+        running.decrementAndGet();
+        runningOf.get(descriptor).decrementAndGet();
+        if (bdFamily) {
+          bdFamilyRunning.decrementAndGet();
+        }
+      }
+    }
+
+    int maxOf(String descriptor) {
+      AtomicInteger m = maxRunningOf.get(descriptor);
+      return m == null ? 0 : m.get();
+    }
+  }
+
+  private static String iface(int i) {
+    return "if/" + i;
+  }
+
+  private static String binding(int i) {
+    return BD + "/if/" + i;
+  }
+
+  /** Interfaces (opted in up to {@code ifaceLimit}), the bridge domain and its bindings. */
+  private KVScheduler scheduler(Device dev, int parallelism, int ifaceLimit, Duration timeout) {
+    KVSchedulerBuilder b =
+        KVScheduler.builder().parallelism(parallelism).printTxnSummary(false).threadName("kvs-par");
+    if (timeout != null) {
+      b.operationTimeout(timeout);
+    }
+    KVScheduler kvs = b.build();
+    schedulers.add(kvs);
+    kvs.registerDescriptors(
+        KVDescriptor.builder("iface", String.class)
+            .nbKeyPrefix("if/")
+            .maxConcurrency(ifaceLimit)
+            .createWithoutMetadata(
+                (key, value) -> dev.call("iface", "CREATE", key, () -> dev.held.put(key, value)))
+            .updateWithoutMetadata(
+                (key, o, n) -> dev.call("iface", "UPDATE", key, () -> dev.held.put(key, n)))
+            .delete(
+                (key, value, m) ->
+                    dev.call(
+                        "iface",
+                        "DELETE",
+                        key,
+                        () -> {
+                          String user = BD + "/" + key;
+                          if (dev.held.containsKey(user)) {
+                            dev.violations.add("DELETE " + key + " while " + user + " holds it");
+                          }
+                          boolean lastInterface =
+                              dev.held.keySet().stream()
+                                  .noneMatch(k -> k.startsWith("if/") && !k.equals(key));
+                          if (lastInterface
+                              && dev.held.keySet().stream().anyMatch(k -> k.startsWith("group/"))) {
+                            dev.violations.add(
+                                "DELETE " + key + ", the last interface, under a group");
+                          }
+                          dev.held.remove(key);
+                        }))
+            .build(),
+        KVDescriptor.builder("bd", List.class)
+            .nbKeyPrefix("bd/")
+            .keySelector(k -> k.startsWith("bd/") && k.indexOf('/', 3) < 0)
+            .createWithoutMetadata(
+                (key, value) -> dev.call("bd", "CREATE", key, () -> dev.held.put(key, value)))
+            .updateWithoutMetadata(
+                (key, o, n) -> dev.call("bd", "UPDATE", key, () -> dev.held.put(key, n)))
+            .delete(
+                (key, value, m) ->
+                    dev.call(
+                        "bd",
+                        "DELETE",
+                        key,
+                        () -> {
+                          if (dev.held.keySet().stream().anyMatch(k -> k.startsWith(key + "/"))) {
+                            dev.violations.add("DELETE " + key + " while bindings remain");
+                          }
+                          dev.held.remove(key);
+                        }))
+            .derivedValues(
+                (key, value) -> {
+                  List<KeyValuePair> out = new ArrayList<>();
+                  for (Object member : value) {
+                    out.add(KeyValuePair.of(key + "/" + member, member.toString()));
+                  }
+                  return out;
+                })
+            .build(),
+        KVDescriptor.builder("group", String.class)
+            .nbKeyPrefix("group/")
+            .maxConcurrency(64)
+            .dependencies(
+                (key, value) -> List.of(Dependency.anyOfPrefixes("some interface", "if/")))
+            .createWithoutMetadata(
+                (key, value) ->
+                    dev.call(
+                        "group",
+                        "CREATE",
+                        key,
+                        () -> {
+                          if (dev.held.keySet().stream().noneMatch(k -> k.startsWith("if/"))) {
+                            dev.violations.add("CREATE " + key + " while no interface exists");
+                          }
+                          dev.held.put(key, value);
+                        }))
+            .delete((key, value, m) -> dev.call("group", "DELETE", key, () -> dev.held.remove(key)))
+            .build(),
+        KVDescriptor.builder("binding", String.class)
+            .keySelector(k -> k.startsWith(BD + "/"))
+            .derivedOnly()
+            .maxConcurrency(64)
+            .dependencies((key, value) -> List.of(Dependency.onKey("interface", value.toString())))
+            .createWithoutMetadata(
+                (key, value) ->
+                    dev.call(
+                        "binding",
+                        "CREATE",
+                        key,
+                        () -> {
+                          if (!dev.held.containsKey(value) || !dev.held.containsKey(BD)) {
+                            dev.violations.add("CREATE " + key + " before " + value + " or " + BD);
+                          }
+                          dev.held.put(key, value);
+                        }))
+            .delete(
+                (key, value, m) -> dev.call("binding", "DELETE", key, () -> dev.held.remove(key)))
+            .build());
+    return kvs;
+  }
+
+  private static List<String> members(int... ifaces) {
+    List<String> out = new ArrayList<>();
+    for (int i : ifaces) {
+      out.add(iface(i));
+    }
+    return out;
+  }
+
+  private static int[] range(int from, int to) {
+    int[] out = new int[to - from];
+    for (int i = from; i < to; i++) {
+      out[i - from] = i;
+    }
+    return out;
+  }
+
+  /**
+   * Commits {@code values} (null = delete); the failure of some values is not an exception here.
+   */
+  private static RecordedTxn commit(KVScheduler kvs, Map<String, Object> values, boolean revert) {
+    var txn = kvs.startNBTransaction();
+    values.forEach(txn::setValue);
+    long seq;
+    try {
+      seq = txn.commit(TxnOptions.builder().revert(revert).build());
+    } catch (TransactionException e) {
+      seq = e.seqNum();
+    }
+    return kvs.recordedTransaction(seq).orElseThrow();
+  }
+
+  private static Map<String, Object> values(Object... kv) {
+    Map<String, Object> m = new TreeMap<>();
+    for (int i = 0; i < kv.length; i += 2) {
+      m.put((String) kv[i], kv[i + 1]);
+    }
+    return m;
+  }
+
+  private static Map<String, Object> ifaces(int from, int to, String value) {
+    Map<String, Object> m = new TreeMap<>();
+    for (int i = from; i < to; i++) {
+      m.put(iface(i), value);
+    }
+    return m;
+  }
+
+  /** Every value's state and error, by key. */
+  private static Map<String, String> states(KVScheduler kvs) {
+    Map<String, String> out = new TreeMap<>();
+    for (BaseValueStatus s : kvs.valueStatuses()) {
+      out.put(s.value().key(), s.value().state() + " " + s.value().error());
+      s.derived().forEach(d -> out.put(d.key(), d.state() + " " + d.error()));
+    }
+    return out;
+  }
+
+  /** The same steps under parallelism 1 and {@code parallelism}: equal records and states. */
+  private void assertSameAsSequential(int parallelism, Consumer<Device> setUp, List<Step> steps) {
+    List<List<RecordedTxnOp>> records = new ArrayList<>();
+    List<Map<String, String>> finalStates = new ArrayList<>();
+    List<Map<String, Object>> deviceContent = new ArrayList<>();
+    for (int p : new int[] {1, parallelism}) {
+      Device dev = new Device();
+      setUp.accept(dev);
+      KVScheduler kvs = scheduler(dev, p, 64, null);
+      List<RecordedTxnOp> ops = new ArrayList<>();
+      for (Step s : steps) {
+        ops.addAll(commit(kvs, s.values, s.revert).executed());
+      }
+      assertThat(dev.violations).as("device checks at parallelism %d", p).isEmpty();
+      records.add(ops);
+      finalStates.add(states(kvs));
+      deviceContent.add(new TreeMap<>(dev.held));
+    }
+    assertThat(records.get(1)).isEqualTo(records.get(0));
+    assertThat(finalStates.get(1)).isEqualTo(finalStates.get(0));
+    assertThat(deviceContent.get(1)).isEqualTo(deviceContent.get(0));
+  }
+
+  record Step(Map<String, Object> values, boolean revert) {
+    static Step of(Map<String, Object> values) {
+      return new Step(values, false);
+    }
+  }
+
+  @Test
+  void independentInterfacesAreCreatedConcurrentlyUpToTheLimits() {
+    Device dev = new Device();
+    dev.delayMillis = 50;
+    KVScheduler kvs = scheduler(dev, 4, 64, null);
+    RecordedTxn txn = commit(kvs, ifaces(0, 12, "up"), false);
+
+    assertThat(txn.executed()).hasSize(12).allMatch(op -> op.newState() == ValueState.CONFIGURED);
+    assertThat(dev.maxRunning.get()).isEqualTo(4); // the scheduler's limit, reached
+    assertThat(dev.held).hasSize(12);
+    // recorded in the walk's order (keys sorted), each with its call's times
+    assertThat(txn.executed()).extracting(RecordedTxnOp::key).isSorted();
+    assertThat(txn.executed())
+        .allSatisfy(
+            op -> {
+              assertThat(op.callStarted()).isPresent();
+              assertThat(op.callEnded().get()).isAfterOrEqualTo(op.callStarted().get());
+            });
+  }
+
+  @Test
+  void aDescriptorThatDidNotOptInIsNeverCalledConcurrentlyWithItself() {
+    Device dev = new Device();
+    KVScheduler kvs = scheduler(dev, 8, 1, null);
+    commit(kvs, ifaces(0, 6, "up"), false);
+
+    assertThat(dev.maxOf("iface")).isEqualTo(1);
+    assertThat(dev.held).hasSize(6);
+  }
+
+  @Test
+  void bindingsWaitForTheirInterfaceAndBridgeDomainAndGoBeforeThem() {
+    Device dev = new Device();
+    KVScheduler kvs = scheduler(dev, 16, 64, null);
+    Map<String, Object> all = ifaces(0, 8, "up");
+    all.put(BD, members(range(0, 8)));
+    RecordedTxn created = commit(kvs, all, false);
+
+    assertThat(dev.violations).isEmpty();
+    assertThat(dev.maxOf("iface")).isGreaterThan(1);
+    Map<String, RecordedTxnOp> byKey = new HashMap<>();
+    created.executed().stream()
+        .filter(op -> op.callStarted().isPresent())
+        .forEach(op -> byKey.put(op.key(), op));
+    for (int i = 0; i < 8; i++) {
+      Instant bindingStart = byKey.get(binding(i)).callStarted().orElseThrow();
+      assertThat(bindingStart)
+          .isAfterOrEqualTo(byKey.get(iface(i)).callEnded().orElseThrow())
+          .isAfterOrEqualTo(byKey.get(BD).callEnded().orElseThrow());
+    }
+
+    Map<String, Object> none = new TreeMap<>();
+    all.keySet().forEach(k -> none.put(k, null));
+    RecordedTxn deleted = commit(kvs, none, false);
+    assertThat(dev.violations).isEmpty();
+    assertThat(dev.held).isEmpty();
+    assertThat(deleted.executed()).allMatch(op -> op.operation() == TxnOperation.DELETE);
+  }
+
+  @Test
+  void recordsAndStatesAreTheSequentialRunsAcrossChanges() {
+    Map<String, Object> first = ifaces(0, 10, "up");
+    first.put(BD, members(range(0, 10)));
+    Map<String, Object> second = ifaces(3, 6, null); // three interfaces go: their bindings wait
+    second.put(BD, members(0, 1, 2, 3, 4, 10, 11));
+    second.putAll(ifaces(10, 12, "up"));
+    second.put(iface(7), "down");
+    Map<String, Object> third = ifaces(3, 5, "up"); // two come back: their bindings follow
+    assertSameAsSequential(8, dev -> {}, List.of(Step.of(first), Step.of(second), Step.of(third)));
+  }
+
+  @Test
+  void valuesWithAnAnyOfDependencyWaitForTheirTargetsAndGoBeforeTheLast() {
+    Map<String, Object> first = values("group/1", "g", "group/2", "g");
+    first.putAll(ifaces(0, 3, "up"));
+    Map<String, Object> second = ifaces(0, 2, null); // one interface is left: the groups stay
+    second.put("group/3", "g");
+    Map<String, Object> third = ifaces(2, 3, null); // the last goes: the groups wait again
+    third.putAll(ifaces(5, 8, "up")); // ... until these come
+    Map<String, Object> fourth = ifaces(5, 8, null);
+    assertSameAsSequential(
+        8,
+        dev -> dev.failing.add(iface(6)),
+        List.of(Step.of(first), Step.of(second), Step.of(third), Step.of(fourth)));
+  }
+
+  @Test
+  void aFailedCallStopsOnlyWhatDependsOnIt() {
+    Map<String, Object> all = ifaces(0, 8, "up");
+    all.put(BD, members(range(0, 8)));
+    assertSameAsSequential(
+        8, dev -> dev.failing.addAll(List.of(iface(3), binding(5))), List.of(Step.of(all)));
+
+    Device dev = new Device();
+    dev.failing.add(iface(3));
+    KVScheduler kvs = scheduler(dev, 8, 64, null);
+    commit(kvs, all, false);
+    assertThat(kvs.valueStatus(iface(3)).value().state()).isEqualTo(ValueState.FAILED);
+    assertThat(states(kvs).get(binding(3))).startsWith("PENDING");
+    assertThat(states(kvs).get(binding(4))).startsWith("CONFIGURED");
+    assertThat(dev.held)
+        .doesNotContainKeys(iface(3), binding(3))
+        .containsKeys(iface(4), binding(4));
+  }
+
+  @Test
+  void aRevertedTransactionLeavesTheDeviceAsItWas() {
+    Map<String, Object> before = ifaces(0, 2, "up");
+    Map<String, Object> failing = ifaces(2, 12, "up");
+    failing.put(BD, members(range(0, 12)));
+    assertSameAsSequential(
+        8, dev -> dev.failing.add(iface(6)), List.of(Step.of(before), new Step(failing, true)));
+
+    Device dev = new Device();
+    dev.failing.add(iface(6));
+    KVScheduler kvs = scheduler(dev, 8, 64, null);
+    commit(kvs, before, false);
+    commit(kvs, failing, true);
+    assertThat(dev.violations).isEmpty();
+    assertThat(dev.held).containsOnlyKeys(iface(0), iface(1));
+  }
+
+  @Test
+  void aHangingCallTimesOutWhileTheOthersComplete() {
+    Device dev = new Device();
+    dev.hanging.add(iface(2));
+    KVScheduler kvs = scheduler(dev, 8, 64, Duration.ofMillis(300));
+    try {
+      long start = System.nanoTime();
+      RecordedTxn txn = commit(kvs, ifaces(0, 8, "up"), false);
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+      assertThat(txn.executed()).hasSize(8);
+      assertThat(kvs.valueStatus(iface(2)).value().state()).isEqualTo(ValueState.FAILED);
+      assertThat(kvs.valueStatus(iface(2)).value().error()).contains("did not return within");
+      assertThat(dev.held).hasSize(7).doesNotContainKey(iface(2));
+    } finally {
+      dev.release.countDown();
+    }
+  }
+}

@@ -153,6 +153,31 @@ public record RecordedTxnOp(
     flags = Collections.unmodifiableSet(copy);
   }
 
+  /** An operation without the times of a call (one that made none, or whose times are unknown). */
+  public RecordedTxnOp(
+      TxnOperation operation,
+      String key,
+      Optional<Object> prevValue,
+      Optional<Object> newValue,
+      ValueState prevState,
+      ValueState newState,
+      String prevError,
+      String newError,
+      Set<Flag> flags) {
+    this(
+        operation,
+        key,
+        prevValue,
+        newValue,
+        prevState,
+        newState,
+        prevError,
+        newError,
+        flags,
+        Optional.empty(),
+        Optional.empty());
+  }
+
   /** Whether recorded flag {@code flag} is set. */
   /**
    * True when {@code o} is an operation that did the same: every component but the call's times

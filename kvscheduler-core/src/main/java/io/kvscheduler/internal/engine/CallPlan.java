@@ -18,11 +18,14 @@ import java.util.function.Function;
  * <p>Call B waits for an earlier call A (in the walk's order) when:
  *
  * <ul>
- *   <li>both are for values of the same base (a value and its derived values: the calls of one
- *       value never overlap, and its metadata passes from one call to the next);
- *   <li>B's value depends on a value of A's base, or A's value on a value of B's base (a value is
- *       created after what it needs and deleted before it; a value without calls of its own, such
- *       as a property derived without descriptor, stands for its base's calls);
+ *   <li>both are for the same key (the calls of one value never overlap, and its metadata passes
+ *       from one call to the next);
+ *   <li>one is for a base value and the other for a value derived from it (a derived value is
+ *       created after its base and deleted before it; derived values of one base do not wait for
+ *       each other);
+ *   <li>B's value depends on A's key or on A's base, or A's value on B's key or B's base (a value
+ *       is created after what it needs and deleted before it; a value without calls of its own,
+ *       such as a property derived without descriptor, stands for its base's calls);
  *   <li>A's or B's value has an any-of dependency, or a value depending on it has one (for a
  *       Delete): such a call waits for every earlier call and every later call waits for it (which
  *       keys it matches, or which other values satisfy the dependent, may change as calls run);
@@ -46,10 +49,14 @@ import java.util.function.Function;
 final class CallPlan {
   private final List<PlannedCall> calls = new ArrayList<>();
   private final Function<String, String> baseOf;
-  private final Map<String, PlannedCall> lastOfBase = new HashMap<>();
+  private final Map<String, PlannedCall> lastOfKey = new HashMap<>();
+
+  /** Calls of values derived from a base, since the base's last call. */
+  private final Map<String, List<PlannedCall>> derivedSince = new HashMap<>();
+
   private final Map<String, PlannedCall> lastOfSerialDescriptor = new HashMap<>();
 
-  /** Calls whose value depends on a value of a base, since the last call for that base. */
+  /** Calls whose value depends on a key (or on a value derived from it), since its last call. */
   private final Map<String, List<PlannedCall>> dependentsSince = new HashMap<>();
 
   /** The latest call with an any-of dependency, and the calls since it. */
@@ -199,12 +206,23 @@ final class CallPlan {
       link(f.after, c);
       f.after = c;
     }
+    link(lastOfKey.put(key, c), c);
     String base = node.baseKey();
-    link(lastOfBase.put(base, c), c);
+    if (!base.equals(key)) {
+      link(lastOfKey.get(base), c); // a derived value: after its base's last call
+      derivedSince.computeIfAbsent(base, k -> new ArrayList<>(2)).add(c);
+    } else {
+      List<PlannedCall> derived = derivedSince.remove(key);
+      if (derived != null) {
+        for (PlannedCall d : derived) {
+          d.before(c); // a base value: after its derived values' calls
+        }
+      }
+    }
     if (handle.d.maxConcurrency() <= 1) {
       link(lastOfSerialDescriptor.put(handle.name, c), c);
     }
-    List<PlannedCall> waiting = dependentsSince.remove(base);
+    List<PlannedCall> waiting = dependentsSince.remove(key);
     if (waiting != null) {
       for (PlannedCall w : waiting) {
         w.before(c);
@@ -234,9 +252,14 @@ final class CallPlan {
         anyOf = true;
         continue;
       }
-      String base = baseOf.apply(d.key());
-      link(lastOfBase.get(base), c);
-      dependentsSince.computeIfAbsent(base, k -> new ArrayList<>(2)).add(c);
+      String target = d.key();
+      link(lastOfKey.get(target), c);
+      dependentsSince.computeIfAbsent(target, k -> new ArrayList<>(2)).add(c);
+      String base = baseOf.apply(target);
+      if (!base.equals(target)) {
+        link(lastOfKey.get(base), c);
+        dependentsSince.computeIfAbsent(base, k -> new ArrayList<>(2)).add(c);
+      }
     }
     return anyOf;
   }

@@ -25,12 +25,13 @@ import java.util.function.Supplier;
  *
  * <p>Calls may take time ({@link #latency}, or per descriptor {@link
  * MockDescriptorBuilder#latency}) and may come from several threads at once. The southbound then
- * also records as inconsistent: two calls overlapping in time for the same key or for values
- * derived from the same base value (the base included); more calls of one descriptor running at
- * once than its {@code maxConcurrency}; a Create or Update started while a value it depends on is
- * absent (a static key counts only when a descriptor of this southbound selects it; an any-of
- * dependency needs one stored target). A value is stored, updated or removed when its call ends.
- * {@link #peakConcurrency()} tells the highest number of calls seen running at once.
+ * also records as inconsistent: two calls overlapping in time for the same key, or for a base value
+ * and a value derived from it (values derived from one base may overlap each other); more calls of
+ * one descriptor running at once than its {@code maxConcurrency}; a Create or Update started while
+ * a value it depends on is absent (a static key counts only when a descriptor of this southbound
+ * selects it; an any-of dependency needs one stored target). A value is stored, updated or removed
+ * when its call ends. {@link #peakConcurrency()} tells the highest number of calls seen running at
+ * once.
  *
  * <p>Descriptors operating on it are built with {@link #descriptor(String, Class)}. Thread-safe:
  * the state is guarded by the southbound's lock, held for the bookkeeping of a call but not during
@@ -332,11 +333,12 @@ public final class MockSouthbound {
       String group = baseOfKey(key);
       List<String> others = runningByBase.computeIfAbsent(group, g -> new ArrayList<>());
       for (String other : others) {
-        inconsistencies.add(
-            what
-                + " overlaps "
-                + other
-                + (other.endsWith(" of " + key) ? " (same key)" : " (same base " + group + ")"));
+        String otherKey = other.substring(other.indexOf(" of ") + 4);
+        if (otherKey.equals(key)) {
+          inconsistencies.add(what + " overlaps " + other + " (same key)");
+        } else if (otherKey.equals(group) || key.equals(group)) {
+          inconsistencies.add(what + " overlaps " + other + " (a base and its derived value)");
+        } // values derived from one base may overlap each other
       }
       others.add(kind + " of " + key);
     }

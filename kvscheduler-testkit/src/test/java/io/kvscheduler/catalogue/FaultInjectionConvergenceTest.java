@@ -629,6 +629,7 @@ class FaultInjectionConvergenceTest {
       KVDescriptor.RetriableFailure retriable = t -> !(t instanceof PermanentFault);
       KVDescriptor<Object, Object> aItem =
           sb.descriptor("descAItem", Object.class)
+              .maxConcurrency(parallelism)
               .keySelector(FaultInjectionConvergenceTest::isDerivedKey)
               .baseKeys(k -> false)
               .derivedOnly()
@@ -637,6 +638,7 @@ class FaultInjectionConvergenceTest {
               .build();
       KVDescriptor<Object, Object> a =
           sb.descriptor("descA", Object.class)
+              .maxConcurrency(parallelism)
               .nbKeyPrefix("/a/")
               .keySelector(k -> k.startsWith("/a/") && !isDerivedKey(k))
               .withMetadata()
@@ -652,6 +654,7 @@ class FaultInjectionConvergenceTest {
               .build();
       KVDescriptor<Object, Object> b =
           sb.descriptor("descB", Object.class)
+              .maxConcurrency(parallelism)
               .nbKeyPrefix("/b/")
               .validate(
                   (k, v) -> {
@@ -665,6 +668,7 @@ class FaultInjectionConvergenceTest {
               .build();
       KVDescriptor<Object, Object> c =
           sb.descriptor("descC", Object.class)
+              .maxConcurrency(parallelism)
               .nbKeyPrefix("/c/")
               .withMetadata()
               .firstFreeIndex(100)

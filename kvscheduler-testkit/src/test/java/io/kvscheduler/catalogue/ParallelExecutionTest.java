@@ -61,15 +61,24 @@ class ParallelExecutionTest {
     final Map<String, AtomicInteger> runningOf = new ConcurrentHashMap<>();
     final Map<String, AtomicInteger> maxRunningOf = new ConcurrentHashMap<>();
     final AtomicInteger bdFamilyRunning = new AtomicInteger();
+    final Map<String, String> runningKeys = new ConcurrentHashMap<>();
     final Set<String> failing = ConcurrentHashMap.newKeySet();
     final Set<String> hanging = ConcurrentHashMap.newKeySet();
     final CountDownLatch release = new CountDownLatch(1);
     volatile long delayMillis = 20;
 
     void call(String descriptor, String op, String key, Runnable change) {
+      // a value's calls never overlap, nor the bridge domain's with its bindings' (the bindings of
+      // one bridge domain may overlap each other)
       boolean bdFamily = key.startsWith(BD);
-      if (bdFamily && bdFamilyRunning.incrementAndGet() > 1) {
-        violations.add(op + " " + key + " overlaps another call of the bridge domain's values");
+      if (runningKeys.putIfAbsent(key, op) != null) {
+        violations.add(op + " " + key + " overlaps another call for the same key");
+      }
+      if (bdFamily && (key.equals(BD) ? bdFamilyRunning.get() > 0 : runningKeys.containsKey(BD))) {
+        violations.add(op + " " + key + " overlaps a call of the bridge domain or its bindings");
+      }
+      if (bdFamily) {
+        bdFamilyRunning.incrementAndGet();
       }
       int now = running.incrementAndGet();
       maxRunning.accumulateAndGet(now, Math::max);
@@ -96,6 +105,7 @@ class ParallelExecutionTest {
         if (bdFamily) {
           bdFamilyRunning.decrementAndGet();
         }
+        runningKeys.remove(key);
       }
     }
 

@@ -785,6 +785,7 @@ class SchedulerPropertyTest {
         kvs.registerDescriptors(
             instrument(
                 sb.descriptor("da", Object.class)
+                    .maxConcurrency(parallelism)
                     .nbKeyPrefix("/a/")
                     .withMetadata()
                     .dependencies(deps())
@@ -797,6 +798,7 @@ class SchedulerPropertyTest {
                     .build()),
             instrument(
                 sb.descriptor("db", Object.class)
+                    .maxConcurrency(parallelism)
                     .nbKeyPrefix("/b/")
                     .withMetadata()
                     .dependencies(deps())
@@ -804,6 +806,7 @@ class SchedulerPropertyTest {
                     .build()),
             instrument(
                 sb.descriptor("dc", Object.class)
+                    .maxConcurrency(parallelism)
                     .nbKeyPrefix("/c/")
                     .withMetadata()
                     .withoutUpdate()

@@ -547,9 +547,9 @@ public final class KVDescriptor<V, M> {
      * Lets up to {@code limit} of this descriptor's southbound calls (Create, Update, Delete) run
      * at the same time, for values that do not depend on each other, when the scheduler runs calls
      * in parallel ({@link KVSchedulerBuilder#parallelism}). The callbacks must then be safe to call
-     * from several threads at once; the calls for one value (its key, and the values derived from
-     * the same base) still never overlap. Default: 1 — the descriptor is never called concurrently
-     * with itself.
+     * from several threads at once; the calls for one key still never overlap, nor those of a base
+     * value with those of the values derived from it. Default: 1 — the descriptor is never called
+     * concurrently with itself.
      *
      * @throws IllegalArgumentException if {@code limit} is below 1
      */

@@ -209,13 +209,13 @@ public final class KVSchedulerBuilder {
    *
    * <p>Above 1, the calls of a transaction that do not depend on each other run concurrently on a
    * pool of this many threads: a call starts only once every call it depends on has returned (the
-   * values it depends on, its base value and the values derived from the same base, earlier calls
-   * for the same key, and the calls its dependents must make first when it is a Delete). Only
-   * descriptors that opted in ({@link KVDescriptor.Builder#maxConcurrency}) have their calls run
-   * concurrently with each other; the calls of any other descriptor run one at a time. The outcome
-   * — values' states, errors, the recorded transaction and its order of operations — is the one the
-   * sequential walk gives; see {@code docs/writing-a-descriptor.md} for what a descriptor may see
-   * run at the same time.
+   * values it depends on, its base value (for a derived value's Create) or its derived values (for
+   * a base value's Delete), earlier calls for the same key, and the calls its dependents must make
+   * first when it is a Delete). Only descriptors that opted in ({@link
+   * KVDescriptor.Builder#maxConcurrency}) have their calls run concurrently with each other; the
+   * calls of any other descriptor run one at a time. The outcome — values' states, errors, the
+   * recorded transaction and its order of operations — is the one the sequential walk gives; see
+   * {@code docs/writing-a-descriptor.md} for what a descriptor may see run at the same time.
    *
    * @throws IllegalArgumentException if {@code parallelism} is below 1
    */

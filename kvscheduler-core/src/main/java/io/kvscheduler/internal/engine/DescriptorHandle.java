@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * callbacks (label, comparator, dependencies, derived values) are logged and replaced by a safe
  * answer, or turned into an {@link InvalidValueException} when the value cannot be handled.
  *
- * <p>Longer than our usual limit on purpose: it is one guard per descriptor callback (fourteen of
+ * <p>Longer than our usual limit on purpose: it is one guard per descriptor callback (a dozen of
  * them), each a few lines of the same shape (call, contain what the user code threw, check what it
  * returned, say which callback and key failed), plus the memo of the pure callbacks' answers. Split
  * apart, each guard would sit away from the callback it guards without making either clearer.

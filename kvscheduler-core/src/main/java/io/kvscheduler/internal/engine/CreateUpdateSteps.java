@@ -106,17 +106,7 @@ final class CreateUpdateSteps {
     }
 
     if (txn.plan != null && !op.property && !a.kv().fromSB()) {
-      txn.plan.add(
-          TxnOperation.CREATE,
-          node,
-          handle,
-          node.label,
-          WalkCalls.keepsMetadata(node, handle),
-          node.value,
-          null,
-          null,
-          node.deps(),
-          List.of());
+      calls.plan(TxnOperation.CREATE, node, handle, node.value, null, List.of());
     }
     if (!txn.simulate && !op.property) {
       Object metadata;
@@ -279,17 +269,7 @@ final class CreateUpdateSteps {
     node.value = a.kv().value();
 
     if (txn.plan != null && !equivalent && handle != null && !a.kv().fromSB()) {
-      txn.plan.add(
-          TxnOperation.UPDATE,
-          node,
-          handle,
-          node.label,
-          WalkCalls.keepsMetadata(node, handle),
-          node.value,
-          f.prevValue,
-          node.metadata,
-          node.deps(),
-          f.depsBefore);
+      calls.plan(TxnOperation.UPDATE, node, handle, node.value, f.prevValue, f.depsBefore);
     }
     if (!txn.simulate && !equivalent && handle != null) {
       Object metadata;

@@ -88,16 +88,12 @@ final class DeleteSteps {
     Throwable err = null;
     DescriptorHandle handle = node.descriptor == null ? null : registry.forNode(node);
     if (txn.plan != null && handle != null && !f.args.kv().fromSB()) {
-      txn.plan.add(
+      calls.plan(
           TxnOperation.DELETE,
           node,
           handle,
-          node.label,
-          WalkCalls.keepsMetadata(node, handle),
           f.object,
           null,
-          node.metadata,
-          node.deps(),
           dependentsWithAnyOf(node) ? ANY_OF : List.of());
     }
     if (!txn.simulate && handle != null) {

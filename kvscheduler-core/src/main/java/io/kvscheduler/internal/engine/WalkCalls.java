@@ -1,6 +1,8 @@
 package io.kvscheduler.internal.engine;
 
+import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.TxnOperation;
+import java.util.List;
 
 /**
  * The descriptor calls of the walk: Create, Update and Delete of a value (none in simulation: the
@@ -16,9 +18,28 @@ final class WalkCalls {
     this.txn = txn;
   }
 
-  /** True when a call for {@code node} changes its descriptor's metadata map (base values). */
-  static boolean keepsMetadata(Node node, DescriptorHandle handle) {
-    return !node.isDerived() && handle.metadataMap != null;
+  /**
+   * In a planning pass: writes down the call the walk would make now for {@code node} ({@link
+   * CallPlan#add}), with the node's dependencies and {@code moreDeps} (an Update's old ones).
+   */
+  void plan(
+      TxnOperation op,
+      Node node,
+      DescriptorHandle handle,
+      Object value,
+      Object oldValue,
+      List<Dependency> moreDeps) {
+    txn.plan.add(
+        op,
+        node,
+        handle,
+        node.label,
+        !node.isDerived() && handle.metadataMap != null,
+        value,
+        oldValue,
+        op == TxnOperation.CREATE ? null : node.metadata,
+        node.deps(),
+        moreDeps);
   }
 
   /**

@@ -20,7 +20,7 @@ import java.util.Set;
 final class CreateUpdateSteps {
   private final Graph graph;
   private final Registry registry;
-  private final TxnContext txn;
+  private final Transaction txn;
   private final Derivation derivation;
   private final StatusMarks marks;
   private final VisitSteps visits;
@@ -29,7 +29,7 @@ final class CreateUpdateSteps {
   CreateUpdateSteps(
       Graph graph,
       Registry registry,
-      TxnContext txn,
+      Transaction txn,
       Derivation derivation,
       StatusMarks marks,
       VisitSteps visits,

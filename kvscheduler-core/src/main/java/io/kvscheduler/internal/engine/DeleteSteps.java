@@ -19,7 +19,7 @@ import java.util.List;
 final class DeleteSteps {
   private final Graph graph;
   private final Registry registry;
-  private final TxnContext txn;
+  private final Transaction txn;
   private final StatusMarks marks;
   private final VisitSteps visits;
   private final WalkCalls calls;
@@ -27,7 +27,7 @@ final class DeleteSteps {
   DeleteSteps(
       Graph graph,
       Registry registry,
-      TxnContext txn,
+      Transaction txn,
       StatusMarks marks,
       VisitSteps visits,
       WalkCalls calls) {

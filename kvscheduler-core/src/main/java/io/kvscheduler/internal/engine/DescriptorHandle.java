@@ -39,7 +39,7 @@ final class DescriptorHandle {
     }
   }
 
-  final KVDescriptor<Object, Object> d;
+  final KVDescriptor<Object, Object> descriptor;
   final String name;
   final NamedMappingImpl<Object> metadataMap;
   // the descriptor's callbacks, read once (null when absent): no Optional per call
@@ -72,24 +72,26 @@ final class DescriptorHandle {
    * defaultTimeout} (null: no limit); limited calls run through {@code calls}.
    */
   @SuppressWarnings("unchecked")
-  DescriptorHandle(KVDescriptor<?, ?> descriptor, Duration defaultTimeout, SbCalls calls) {
-    this.d = (KVDescriptor<Object, Object>) descriptor;
-    this.name = descriptor.name();
+  DescriptorHandle(KVDescriptor<?, ?> given, Duration defaultTimeout, SbCalls calls) {
+    this.descriptor = (KVDescriptor<Object, Object>) given;
+    this.name = given.name();
     this.metadataMap =
-        descriptor.withMetadata() ? new NamedMappingImpl<>(name, d.metadataIndexes()) : null;
-    this.valueType = d.valueType();
-    this.keyLabel = d.keyLabel().orElse(null);
-    this.comparator = d.equivalence().orElse(null);
-    this.validator = d.validate().orElse(null);
-    this.creator = d.create().orElse(null);
-    this.updater = d.update().orElse(null);
-    this.deleter = d.delete().orElse(null);
-    this.recreateDecider = d.updateWithRecreate().orElse(null);
-    this.retriever = d.retrieve().orElse(null);
-    this.retriableFailure = d.isRetriableFailure().orElse(null);
-    this.deriver = d.derivedValues().orElse(null);
-    this.dependencies = d.dependencies().orElse(null);
-    this.timeout = calls == null ? null : d.operationTimeout().orElse(defaultTimeout);
+        descriptor.withMetadata()
+            ? new NamedMappingImpl<>(name, descriptor.metadataIndexes())
+            : null;
+    this.valueType = descriptor.valueType();
+    this.keyLabel = descriptor.keyLabel().orElse(null);
+    this.comparator = descriptor.equivalence().orElse(null);
+    this.validator = descriptor.validate().orElse(null);
+    this.creator = descriptor.create().orElse(null);
+    this.updater = descriptor.update().orElse(null);
+    this.deleter = descriptor.delete().orElse(null);
+    this.recreateDecider = descriptor.updateWithRecreate().orElse(null);
+    this.retriever = descriptor.retrieve().orElse(null);
+    this.retriableFailure = descriptor.isRetriableFailure().orElse(null);
+    this.deriver = descriptor.derivedValues().orElse(null);
+    this.dependencies = descriptor.dependencies().orElse(null);
+    this.timeout = calls == null ? null : descriptor.operationTimeout().orElse(defaultTimeout);
     this.calls = calls;
   }
 
@@ -155,7 +157,7 @@ final class DescriptorHandle {
               + " but descriptor "
               + name
               + " expects "
-              + d.valueType().getName());
+              + descriptor.valueType().getName());
     }
     return null;
   }
@@ -166,9 +168,9 @@ final class DescriptorHandle {
    * callback's cast, naming no key). {@code from}: what produced it, e.g. "Create".
    */
   Throwable checkMetadata(String key, Object metadata, String from) {
-    Class<?> declared = d.metadataType();
+    Class<?> declared = descriptor.metadataType();
     if (metadata != null
-        && d.withMetadata()
+        && descriptor.withMetadata()
         && !declared.isPrimitive()
         && !declared.isInstance(metadata)) {
       return new ContractException(

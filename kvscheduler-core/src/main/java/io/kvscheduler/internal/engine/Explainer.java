@@ -28,24 +28,24 @@ final class Explainer {
     return depth <= MAX_INDENT ? "  ".repeat(depth) : "  ".repeat(MAX_INDENT) + "(" + depth + ") ";
   }
 
-  static List<String> explain(Graph g, String key) {
+  static List<String> explain(Graph graph, String key) {
     List<String> out = new ArrayList<>();
-    Node n = g.get(key);
+    Node n = graph.get(key);
     if (n == null || n.value == null) {
       return out;
     }
-    walk(g, n, out);
+    walk(graph, n, out);
     return out;
   }
 
   /** The explanation of {@code key} as a tree of causes. */
-  static Explanation tree(Graph g, String key) {
-    Node n = g.get(key);
+  static Explanation tree(Graph graph, String key) {
+    Node n = graph.get(key);
     if (n == null || n.value == null) {
       return Explanation.of(
           key, n == null ? ValueState.NONEXISTENT : n.state, Explanation.Reason.UNKNOWN_KEY);
     }
-    return treeOf(g, n);
+    return treeOf(graph, n);
   }
 
   /**
@@ -68,7 +68,7 @@ final class Explainer {
     }
 
     /** The next target to explain, moving on to the next unsatisfied dependency; null when done. */
-    Node nextTarget(Graph g, List<String> out) {
+    Node nextTarget(Graph graph, List<String> out) {
       while (targetIndex >= targets.size()) {
         List<Dependency> deps = node.deps();
         if (depIndex >= deps.size()) {
@@ -77,10 +77,10 @@ final class Explainer {
         dep = deps.get(depIndex++);
         targetIndex = 0;
         targets = List.of();
-        if (g.anyTarget(dep, Node::isAvailable)) {
+        if (graph.anyTarget(dep, Node::isAvailable)) {
           continue;
         }
-        List<Node> found = g.targetsOf(dep);
+        List<Node> found = graph.targetsOf(dep);
         if (found.isEmpty()) {
           missing(dep, depth, causes, out);
           continue;
@@ -137,7 +137,7 @@ final class Explainer {
   }
 
   /** The tree of causes of {@code root}, built depth first on an explicit stack. */
-  private static Explanation treeOf(Graph g, Node root) {
+  private static Explanation treeOf(Graph graph, Node root) {
     LinkedHashSet<String> path = new LinkedHashSet<>();
     ArrayDeque<Pending> stack = new ArrayDeque<>();
     Explanation done = enterTree(root, path, stack);
@@ -146,7 +146,7 @@ final class Explainer {
       if (done != null) {
         top.causes.add(done.via(top.dep.label()));
       }
-      Node next = top.nextTarget(g, null);
+      Node next = top.nextTarget(graph, null);
       if (next != null) {
         done = enterTree(next, path, stack);
         continue;
@@ -236,13 +236,13 @@ final class Explainer {
   }
 
   /** The lines explaining {@code root}, depth first on an explicit stack. */
-  private static void walk(Graph g, Node root, List<String> out) {
+  private static void walk(Graph graph, Node root, List<String> out) {
     LinkedHashSet<String> path = new LinkedHashSet<>();
     ArrayDeque<Pending> stack = new ArrayDeque<>();
     enterLines(root, 0, path, stack, out);
     while (!stack.isEmpty()) {
       Pending top = stack.peek();
-      Node next = top.nextTarget(g, out);
+      Node next = top.nextTarget(graph, out);
       if (next != null) {
         enterLines(next, top.depth + 2, path, stack, out);
         continue;

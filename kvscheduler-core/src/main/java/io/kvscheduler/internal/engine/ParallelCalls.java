@@ -79,7 +79,7 @@ final class ParallelCalls implements AutoCloseable {
       while (running < parallelism && !ready.isEmpty()) {
         PlannedCall c = ready.poll();
         int busy = runningOf.getOrDefault(c.handle.name, 0);
-        if (busy >= Math.max(1, c.handle.d.maxConcurrency())) {
+        if (busy >= Math.max(1, c.handle.descriptor.maxConcurrency())) {
           held.add(c); // its descriptor is at its limit: later
           continue;
         }

@@ -52,25 +52,29 @@ final class PostProcessor {
 
   /** The record of the transaction (its operations as recorded; see {@link TxnRecord}). */
   TxnRecord record(
-      Job job, Instant start, Instant stop, List<OpRecord> planned, List<OpRecord> executed) {
+      Transaction txn,
+      Instant start,
+      Instant stop,
+      List<OpRecord> planned,
+      List<OpRecord> executed) {
     List<ValueToApply> sorted;
-    if (job.recordedValues == job.values && job.sortedValues != null) {
-      sorted = job.sortedValues; // the same values, already sorted by the ordering step
+    if (txn.recordedValues == txn.values && txn.sortedValues != null) {
+      sorted = txn.sortedValues; // the same values, already sorted by the ordering step
     } else {
-      sorted = new ArrayList<>(job.recordedValues);
+      sorted = new ArrayList<>(txn.recordedValues);
       ValueToApply.sortByKey(sorted);
     }
     return new TxnRecord(
-        job.seq,
-        job.type,
-        job.resync,
-        job.description,
-        job.retryForTxn,
-        job.retryAttempt,
+        txn.seq,
+        txn.type,
+        txn.resync,
+        txn.description,
+        txn.retryForTxn,
+        txn.retryAttempt,
         start,
         stop,
         sorted,
-        job.simulate,
+        txn.simulateFirst,
         planned,
         executed);
   }
@@ -106,15 +110,11 @@ final class PostProcessor {
    * its last batch, publishes the read snapshot, delivers the statuses and answers {@code future}
    * (or logs the errors when nobody waits).
    */
-  void postProcess(
-      Job job,
-      TxnContext tx,
-      List<OpRecord> executed,
-      Touched touched,
-      CompletableFuture<Long> future) {
+  void postProcess(Transaction txn, List<OpRecord> executed, CompletableFuture<Long> future) {
+    Touched touched = txn.touched;
     // 1. the values that failed were refreshed (TxnExecutor.refreshFailed); the errors of the
     // transaction are collected here (for step 4)
-    List<String> failed = job.refreshedFailed;
+    List<String> failed = txn.refreshedFailed;
     List<KeyError> errors = new ArrayList<>();
     List<String> stillFailed = new ArrayList<>(); // refreshed already: not needed here
     for (int i = 0; i < executed.size(); i += Bulk.RANGE) { // in ranges: see Bulk
@@ -122,29 +122,29 @@ final class PostProcessor {
     }
 
     // 2. retries and unimplemented values
-    if (tx.sawRetrying || !failed.isEmpty()) {
+    if (txn.sawRetrying || !failed.isEmpty()) {
       retries.schedule(
-          job.seq,
-          job.type,
-          job.retryForTxn,
-          job.retryDelay,
-          job.retryKeys,
+          txn.seq,
+          txn.type,
+          txn.retryForTxn,
+          txn.retryDelay,
+          txn.retryKeys,
           executed,
           touched.keys());
     }
-    retries.trackUnimplemented(tx.changedStatus, tx.sawUnimplemented);
+    retries.trackUnimplemented(txn.changedStatus, txn.sawUnimplemented);
     // 3. statuses (before removal: a removed value is reported once as REMOVED)
     List<BaseValueStatus> statuses = new ArrayList<>();
     if (watchers.any()) {
-      for (String key : new TreeSet<>(tx.changedStatus)) {
+      for (String key : new TreeSet<>(txn.changedStatus)) {
         statuses.add(LiveStatus.baseStatus(graph, key));
       }
     }
     // pairs ignored because their key holds a derived value: the caller learns it (the
     // reference only logs it); nothing was done for them, so nothing is retried or reverted
-    errors.addAll(tx.ignored);
+    errors.addAll(txn.ignored);
     // 4. the transaction error (with verification mode: plus values the southbound disagrees on)
-    if (config.verify() || (job.type == TxnType.NB_TRANSACTION && job.options.verify())) {
+    if (config.verify() || (txn.type == TxnType.NB_TRANSACTION && txn.options.verify())) {
       errors.addAll(Verifier.verify(graph, registry, refresher, executed));
     }
     // 6. drop removed base values (recorded)
@@ -178,7 +178,7 @@ final class PostProcessor {
     }
     BatchJournal journal = graph.endBatch();
     touched.add(journal, false);
-    history.addRevisions(journal, job.seq, config.clock().instant());
+    history.addRevisions(journal, txn.seq, config.clock().instant());
     // the trims read the clock after the revisions above are stamped (a zero age limit drops the
     // revisions this transaction closed); the record trim after publishing reuses that reading:
     // both trims run at most once a minute
@@ -193,12 +193,12 @@ final class PostProcessor {
     watchers.deliver(statuses);
     if (future != null) {
       if (errors.isEmpty()) {
-        future.complete(job.seq);
+        future.complete(txn.seq);
       } else {
-        future.completeExceptionally(new TransactionException(job.seq, errors));
+        future.completeExceptionally(new TransactionException(txn.seq, errors));
       }
     } else if (!errors.isEmpty()) {
-      LOG.warn("{}", new TransactionException(job.seq, errors).getMessage());
+      LOG.warn("{}", new TransactionException(txn.seq, errors).getMessage());
     }
   }
 

@@ -33,7 +33,7 @@ final class Readiness {
    * True when every dependency label of {@code n} has an available target (SB values are always
    * ready); unavailable targets resolved through cycles.
    */
-  static boolean isReady(Graph g, Node n, boolean fromSB) {
+  static boolean isReady(Graph graph, Node n, boolean fromSB) {
     if (fromSB || n.state == ValueState.OBTAINED) {
       return true;
     }
@@ -48,7 +48,7 @@ final class Readiness {
       Dependency d = deps.get(i);
       if (!d.isAnyOf()) {
         // one target: looked up once, no predicate (the common case)
-        Node t = g.get(d.key());
+        Node t = graph.get(d.key());
         if (t == null || t.value == null) {
           return false;
         }
@@ -60,19 +60,19 @@ final class Readiness {
         }
         continue;
       }
-      if (!g.anyTarget(d, t -> t != n && t.isAvailable())) {
-        if (!g.anyTarget(d, t -> t.state != ValueState.REMOVED || t == n)) {
+      if (!graph.anyTarget(d, t -> t != n && t.isAvailable())) {
+        if (!graph.anyTarget(d, t -> t.state != ValueState.REMOVED || t == n)) {
           return false;
         }
         all = false;
       }
     }
-    return all || readyThroughCycles(g, n);
+    return all || readyThroughCycles(graph, n);
   }
 
   /** True when {@code n} is ready, its unavailable dependencies resolved through cycles. */
-  static boolean readyThroughCycles(Graph g, Node n) {
-    return readyDepth(g, n, cycleCandidates(g, n)) >= 0;
+  static boolean readyThroughCycles(Graph graph, Node n) {
+    return readyDepth(graph, n, cycleCandidates(graph, n)) >= 0;
   }
 
   /**
@@ -81,14 +81,14 @@ final class Readiness {
    * (available targets satisfy a label without the search, absent and REMOVED ones never do). Found
    * by a breadth-first walk over the reverse dependency index, so no deep recursion.
    */
-  static Set<String> cycleCandidates(Graph g, Node n) {
+  static Set<String> cycleCandidates(Graph graph, Node n) {
     Set<String> found = new HashSet<>();
     found.add(n.key);
     ArrayDeque<String> work = new ArrayDeque<>();
     work.add(n.key);
     while (!work.isEmpty()) {
-      for (String dk : g.dependentsOf(work.poll())) {
-        Node d = g.get(dk);
+      for (String dk : graph.dependentsOf(work.poll())) {
+        Node d = graph.get(dk);
         if (d != null
             && d.value != null
             && d.state != ValueState.REMOVED
@@ -134,7 +134,7 @@ final class Readiness {
    * assuming the values on the path exist, -1 when it is not ready. Depth first over the {@code
    * candidates}; a value met again on the path reaches back to its own depth.
    */
-  private static int readyDepth(Graph g, Node root, Set<String> candidates) {
+  private static int readyDepth(Graph graph, Node root, Set<String> candidates) {
     HashMap<String, Integer> onPath = new HashMap<>();
     ArrayDeque<Visit> stack = new ArrayDeque<>();
     onPath.put(root.key, 0);
@@ -152,7 +152,7 @@ final class Readiness {
           }
         }
       }
-      Node next = nextTarget(g, v, onPath, candidates);
+      Node next = nextTarget(graph, v, onPath, candidates);
       if (next != null) {
         Integer seen = onPath.get(next.key);
         if (seen != null) {
@@ -181,7 +181,7 @@ final class Readiness {
    * satisfies) when it is not.
    */
   private static Node nextTarget(
-      Graph g, Visit v, HashMap<String, Integer> onPath, Set<String> candidates) {
+      Graph graph, Visit v, HashMap<String, Integer> onPath, Set<String> candidates) {
     List<Dependency> deps = v.node.deps();
     while (true) {
       if (v.targets != null) {
@@ -208,12 +208,12 @@ final class Readiness {
       // fast path: an available target off the current path satisfies the label. A target on
       // the path (the value being applied is not flagged unavailable yet) closes a cycle: it
       // must lower the reach, so it goes through the slow path.
-      if (g.anyTarget(d, t -> satisfies(t) && !onPath.containsKey(t.key))) {
+      if (graph.anyTarget(d, t -> satisfies(t) && !onPath.containsKey(t.key))) {
         continue;
       }
       v.satisfied = false;
       v.reach = v.cycleDepth;
-      v.targets = g.targetsOf(d);
+      v.targets = graph.targetsOf(d);
       v.targetIndex = 0;
     }
   }
@@ -223,12 +223,12 @@ final class Readiness {
   }
 
   /** Labels of the dependencies of {@code n} with no available target, in declaration order. */
-  static List<String> unsatisfiedLabels(Graph g, Node n) {
+  static List<String> unsatisfiedLabels(Graph graph, Node n) {
     List<Dependency> deps = n.deps();
     List<String> out = null;
     for (int i = 0; i < deps.size(); i++) {
       Dependency d = deps.get(i);
-      if (!g.anyTarget(d, Readiness::satisfies)) {
+      if (!graph.anyTarget(d, Readiness::satisfies)) {
         if (deps.size() == 1) {
           return List.of(d.label()); // the usual single dependency: no list to grow
         }
@@ -242,9 +242,9 @@ final class Readiness {
   }
 
   /** Status details: PENDING ⇒ unsatisfied labels, INVALID ⇒ invalid fields, else empty. */
-  static List<String> details(Graph g, Node n) {
+  static List<String> details(Graph graph, Node n) {
     if (n.state == ValueState.PENDING) {
-      return unsatisfiedLabels(g, n);
+      return unsatisfiedLabels(graph, n);
     }
     if (n.state == ValueState.INVALID && n.error instanceof InvalidValueException iv) {
       return iv.invalidFields();

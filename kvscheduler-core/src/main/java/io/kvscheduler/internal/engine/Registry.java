@@ -70,7 +70,7 @@ final class Registry {
       added.put(d.name(), new DescriptorHandle(d, defaultTimeout, calls));
     }
     for (DescriptorHandle h : added.values()) {
-      for (String dep : h.d.retrieveDependencies()) {
+      for (String dep : h.descriptor.retrieveDependencies()) {
         if (!byName.containsKey(dep) && !added.containsKey(dep)) {
           throw new IllegalArgumentException(
               "descriptor "
@@ -97,8 +97,8 @@ final class Registry {
     Map<String, Integer> missing = new HashMap<>();
     Map<String, List<String>> dependents = new HashMap<>();
     for (DescriptorHandle h : ds.values()) {
-      missing.put(h.name, h.d.retrieveDependencies().size());
-      for (String dep : h.d.retrieveDependencies()) {
+      missing.put(h.name, h.descriptor.retrieveDependencies().size());
+      for (String dep : h.descriptor.retrieveDependencies()) {
         dependents.computeIfAbsent(dep, k -> new ArrayList<>()).add(h.name);
       }
     }
@@ -136,7 +136,7 @@ final class Registry {
     while (!path.contains(cur)) {
       path.add(cur);
       String next = null;
-      for (String dep : ds.get(cur).d.retrieveDependencies()) {
+      for (String dep : ds.get(cur).descriptor.retrieveDependencies()) {
         if (rest.contains(dep)) {
           next = dep;
           break;
@@ -218,7 +218,7 @@ final class Registry {
       DescriptorHandle h = all.get(i);
       boolean sel;
       try {
-        sel = h.d.selects(key);
+        sel = h.descriptor.selects(key);
       } catch (Throwable e) { // user code
         e = UserCode.contained(e);
         LoggerFactory.getLogger(Registry.class)
@@ -248,7 +248,7 @@ final class Registry {
     List<String> out = new ArrayList<>();
     for (DescriptorHandle h : all) {
       try {
-        if (h.d.selects(key)) {
+        if (h.descriptor.selects(key)) {
           out.add(h.name);
         }
       } catch (Throwable e) { // user code; runs once per ambiguous key
@@ -263,8 +263,8 @@ final class Registry {
   Set<String> nbKeyPrefixes() {
     Set<String> out = new TreeSet<>();
     for (DescriptorHandle h : all) {
-      if (!h.d.nbKeyPrefix().isEmpty()) {
-        out.add(h.d.nbKeyPrefix());
+      if (!h.descriptor.nbKeyPrefix().isEmpty()) {
+        out.add(h.descriptor.nbKeyPrefix());
       }
     }
     return out;

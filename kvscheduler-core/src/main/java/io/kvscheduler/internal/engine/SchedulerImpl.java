@@ -128,7 +128,7 @@ public final class SchedulerImpl implements KVScheduler {
   public List<KVDescriptor<?, ?>> descriptors() {
     List<KVDescriptor<?, ?>> out = new ArrayList<>();
     for (DescriptorHandle h : registry.ordered()) {
-      out.add(h.d);
+      out.add(h.descriptor);
     }
     return out;
   }
@@ -136,13 +136,13 @@ public final class SchedulerImpl implements KVScheduler {
   @Override
   public Optional<KVDescriptor<?, ?>> descriptor(String name) {
     DescriptorHandle h = registry.byName(name);
-    return Optional.ofNullable(h == null ? null : h.d);
+    return Optional.ofNullable(h == null ? null : h.descriptor);
   }
 
   @Override
   public Optional<KVDescriptor<?, ?>> descriptorForKey(String key) {
     DescriptorHandle h = registry.forKey(key);
-    return Optional.ofNullable(h == null ? null : h.d);
+    return Optional.ofNullable(h == null ? null : h.descriptor);
   }
 
   @Override
@@ -213,18 +213,18 @@ public final class SchedulerImpl implements KVScheduler {
     if (h == null) {
       throw new IllegalArgumentException("descriptor " + descriptor.name() + " is not registered");
     }
-    if (h.d != descriptor
-        && (h.d.valueType() != descriptor.valueType()
-            || h.d.metadataType() != descriptor.metadataType())) {
+    if (h.descriptor != descriptor
+        && (h.descriptor.valueType() != descriptor.valueType()
+            || h.descriptor.metadataType() != descriptor.metadataType())) {
       throw new IllegalArgumentException(
           "descriptor "
               + descriptor.name()
               + " is not registered:"
               + " another descriptor of that name is, for "
-              + h.d.valueType().getName()
+              + h.descriptor.valueType().getName()
               + " values"
               + " with "
-              + h.d.metadataType().getName()
+              + h.descriptor.metadataType().getName()
               + " metadata");
     }
     return h;
@@ -239,12 +239,12 @@ public final class SchedulerImpl implements KVScheduler {
     if (h.metadataMap == null) {
       throw new IllegalArgumentException("descriptor " + descriptorName + " has no metadata");
     }
-    if (!metadataType.isAssignableFrom(h.d.metadataType())) {
+    if (!metadataType.isAssignableFrom(h.descriptor.metadataType())) {
       throw new IllegalArgumentException(
           "descriptor "
               + descriptorName
               + " has metadata of type "
-              + h.d.metadataType().getName()
+              + h.descriptor.metadataType().getName()
               + ", not "
               + metadataType.getName());
     }

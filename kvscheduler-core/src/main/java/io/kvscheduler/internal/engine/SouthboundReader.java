@@ -97,7 +97,7 @@ final class SouthboundReader {
       }
       return out;
     }
-    for (Node n : graph.range(h.d.nbKeyPrefix()).values()) {
+    for (Node n : graph.range(h.descriptor.nbKeyPrefix()).values()) {
       if (!n.isDerived() && h.name.equals(n.descriptor) && n.value != null) {
         out.add(n);
       }

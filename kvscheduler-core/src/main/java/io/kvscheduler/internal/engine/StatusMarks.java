@@ -12,9 +12,9 @@ import io.kvscheduler.api.ValueState;
 final class StatusMarks {
   private final Graph graph;
   private final Registry registry;
-  private final TxnContext txn;
+  private final Transaction txn;
 
-  StatusMarks(Graph graph, Registry registry, TxnContext txn) {
+  StatusMarks(Graph graph, Registry registry, Transaction txn) {
     this.graph = graph;
     this.registry = registry;
     this.txn = txn;
@@ -35,7 +35,7 @@ final class StatusMarks {
   }
 
   private void noteOwnFailure(Node node, boolean revert) {
-    if (!revert && txn.revertOnFailure && txn.ownKeys.contains(node.baseKey())) {
+    if (!revert && txn.revertOnFailure() && txn.ownKeys.contains(node.baseKey())) {
       txn.ownFailed = true;
     }
   }
@@ -52,7 +52,7 @@ final class StatusMarks {
       txn.unread.add(node.key); // a call failed: the southbound may hold anything for the key
     }
     ValueState state = ValueState.FAILED;
-    boolean toBeReverted = txn.isNB() && txn.revertOnFailure && !revert;
+    boolean toBeReverted = txn.isNB() && txn.revertOnFailure() && !revert;
     int attempt = 1;
     if (txn.isRetry() && txn.retryKeys.contains(node.baseKey())) {
       attempt = txn.retryAttempt + 1;
@@ -89,7 +89,7 @@ final class StatusMarks {
 
   /**
    * The error a call for {@code node} fails with, without being made, while what the southbound
-   * holds for its base is unknown ({@link TxnContext#unreadBefore}); null otherwise.
+   * holds for its base is unknown ({@link Transaction#unreadBefore}); null otherwise.
    */
   Throwable unknownState(Node node) {
     if (txn.unreadBefore.isEmpty() || txn.simulate && txn.plan == null) {

@@ -1,9 +1,6 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.KeyError;
-import io.kvscheduler.api.ResyncType;
-import io.kvscheduler.api.RetryOptions;
-import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueOrigin;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -18,9 +15,9 @@ import java.util.TreeSet;
  * failed, whose dependents follow what the refresh found.
  */
 final class TxnExecutor {
-  private final SchedulerConfig cfg;
-  private final Graph g;
-  private final Registry reg;
+  private final SchedulerConfig config;
+  private final Graph graph;
+  private final Registry registry;
   private final History history;
   private final Refresher refresher;
   private final UnreadKeys unread;
@@ -33,16 +30,16 @@ final class TxnExecutor {
   private final RecursionPath path = new RecursionPath();
 
   TxnExecutor(
-      SchedulerConfig cfg,
-      Graph g,
-      Registry reg,
+      SchedulerConfig config,
+      Graph graph,
+      Registry registry,
       History history,
       Refresher refresher,
       UnreadKeys unread,
       ParallelCalls parallel) {
-    this.cfg = cfg;
-    this.g = g;
-    this.reg = reg;
+    this.config = config;
+    this.graph = graph;
+    this.registry = registry;
     this.history = history;
     this.refresher = refresher;
     this.unread = unread;
@@ -80,7 +77,7 @@ final class TxnExecutor {
       List<ValueToApply> sorted, int from, int to, List<List<ValueToApply>> classes) {
     for (int i = from; i < to; i++) {
       ValueToApply kv = sorted.get(i);
-      classes.get(executionClass(kv, g.get(kv.key()))).add(kv);
+      classes.get(executionClass(kv, graph.get(kv.key()))).add(kv);
     }
   }
 
@@ -92,34 +89,18 @@ final class TxnExecutor {
     if (n == null || n.value == null || !n.isAvailable() && n.held == null) {
       return 2;
     }
-    DescriptorHandle h = reg.forNode(n);
+    DescriptorHandle h = registry.forNode(n);
     Object old = n.held != null ? n.held : n.value; // the update starts from what the SB holds
     return h != null && h.updateWithRecreate(kv.key(), old, kv.value(), n.metadata) ? 1 : 3;
   }
 
   /**
-   * The context of a pass of the walk over {@code job} ({@code simulate}: a simulation): the
-   * transaction's retry and revert settings, and the keys left unread before it.
+   * Starts a pass of the walk over {@code txn} ({@code simulate}: a simulation or planning pass),
+   * from the graph as it is now, with the keys earlier transactions left unread unknown; see {@link
+   * Transaction#startPass} for {@code keepOutcome}.
    */
-  TxnContext context(Job job, boolean simulate) {
-    RetryOptions retry =
-        job.type == TxnType.NB_TRANSACTION ? job.options.retry().orElse(null) : null;
-    TxnContext tx =
-        new TxnContext(
-            job.seq,
-            job.type,
-            simulate,
-            retry,
-            job.type == TxnType.NB_TRANSACTION && job.options.revert(),
-            job.retryKeys,
-            job.retryAttempt,
-            path.cleared());
-    tx.inheritRetry =
-        job.type == TxnType.NB_TRANSACTION && job.resync == ResyncType.DOWNSTREAM && retry == null;
-    tx.departuresAtStart = g.departures();
-    tx.unreadBefore = unread.snapshot();
-    tx.clock = cfg.clock();
-    return tx;
+  void startPass(Transaction txn, boolean simulate, boolean keepOutcome) {
+    txn.startPass(simulate, path.cleared(), graph.departures(), unread.snapshot(), keepOutcome);
   }
 
   /**
@@ -127,30 +108,31 @@ final class TxnExecutor {
    * validates, to learn the southbound calls the walk will make if all succeed ({@link CallPlan}),
    * rolls that walk back, and runs those calls ahead, in parallel where they do not depend on each
    * other ({@link ParallelCalls}). The real walk {@code tx} then takes each call's outcome instead
-   * of calling ({@link TxnContext#ranAhead}); a call the walk asks that did not run ahead (after a
+   * of calling ({@link Transaction#ranAhead}); a call the walk asks that did not run ahead (after a
    * failure the walk may go another way) it makes itself, in order.
    */
-  void runAhead(TxnContext tx, List<ValueToApply> ordered, Job job) {
-    if (!parallel.enabled() || tx.simulate || tx.revertOnFailure) {
+  CallPlan runAhead(Transaction txn, List<ValueToApply> ordered) {
+    if (!parallel.enabled() || txn.revertOnFailure()) {
       // with revert the walk stops at the first failure: a call run ahead beyond it would be a
       // call the sequential walk never makes (undone, but seen by the southbound), so such a
       // transaction makes its calls one after the other
-      return;
+      return null;
     }
-    TxnContext planning = context(job, true);
-    planning.plan =
+    startPass(txn, true, false);
+    CallPlan plan =
         new CallPlan(
             key -> {
-              Node n = g.get(key);
+              Node n = graph.get(key);
               return n == null ? key : n.baseKey();
             });
-    applyJob(new Walker(g, reg, planning), ordered, job);
-    g.rollback();
-    if (planning.plan.size() < 2) {
-      return; // nothing to run side by side
+    txn.plan = plan;
+    applyValues(new Walker(graph, registry, txn), ordered, txn);
+    graph.rollback();
+    if (plan.size() < 2) {
+      return null; // nothing to run side by side
     }
-    parallel.run(planning.plan);
-    tx.ranAhead = planning.plan;
+    parallel.run(plan);
+    return plan;
   }
 
   /**
@@ -161,7 +143,7 @@ final class TxnExecutor {
    * could change the walk's way to it has succeeded ({@link CallPlan}); should the walk still go
    * another way, the call is undone and the fact logged as an error.
    */
-  void undoNotTaken(TxnContext tx) {
+  void undoNotTaken(Transaction tx) {
     if (tx.ranAhead == null) {
       return;
     }
@@ -172,29 +154,26 @@ final class TxnExecutor {
     }
   }
 
-  private List<PlannedCall> allCalls(PlannedCall c) {
-    return List.of();
-  }
-
   /** Runs the walk of a simulation: the values in order, without calling the southbound. */
-  void simulate(TxnContext tx, List<ValueToApply> ordered, Job job) {
-    applyJob(new Walker(g, reg, tx), ordered, job);
+  void simulate(Transaction txn, List<ValueToApply> ordered) {
+    startPass(txn, true, false);
+    applyValues(new Walker(graph, registry, txn), ordered, txn);
   }
 
   /**
-   * Applies the values in order. Of keys read again before the transaction ({@link Job#readFirst}):
-   * first the values depending on what the read found gone are taken down, then the values are
-   * applied (a late answer's key settled), then the values waiting for what the read found go ahead
-   * (as after a Create).
+   * Applies the values in order. Of keys read again before the transaction ({@link
+   * Transaction#readFirst}): first the values depending on what the read found gone are taken down,
+   * then the values are applied (a late answer's key settled), then the values waiting for what the
+   * read found go ahead (as after a Create).
    */
-  private void applyJob(Walker w, List<ValueToApply> ordered, Job job) {
-    if (job.readFirst.isEmpty()) {
+  private void applyValues(Walker w, List<ValueToApply> ordered, Transaction txn) {
+    if (txn.readFirst.isEmpty()) {
       applyAll(w, ordered);
       return;
     }
-    followRefresh(w, job.readFirst, false);
+    followRefresh(w, txn.readFirst, false);
     applyAll(w, ordered);
-    followRefresh(w, job.readFirst, true);
+    followRefresh(w, txn.readFirst, true);
   }
 
   /** Applies the values in order (in ranges: {@link Bulk}). */
@@ -216,10 +195,10 @@ final class TxnExecutor {
    * values stops the loop, its key is refreshed, the batch is closed, and the values applied so far
    * are re-applied with the values they had before, in reverse order.
    */
-  void executeWithRevert(TxnContext tx, List<ValueToApply> ordered, Touched touched, Job job) {
-    Walker w = new Walker(g, reg, tx);
-    if (!tx.revertOnFailure) {
-      applyJob(w, ordered, job);
+  void executeWithRevert(Transaction tx, List<ValueToApply> ordered) {
+    Walker w = new Walker(graph, registry, tx);
+    if (!tx.revertOnFailure()) {
+      applyValues(w, ordered, tx);
       undoNotTaken(tx);
       return;
     }
@@ -229,21 +208,21 @@ final class TxnExecutor {
       tx.ownKeys.add(kv.key());
     }
     for (ValueToApply kv : ordered) {
-      Node before = g.get(kv.key());
+      Node before = graph.get(kv.key());
       Object prev = before == null ? null : before.value;
       Throwable err = w.applyTop(kv);
       previous.addFirst(new ValueToApply(kv.key(), prev, ValueOrigin.FROM_NB, true, null));
       // B100: only failures of the transaction's own values trigger the revert
-      if (err != null && tx.revertOnFailure && tx.ownFailed) {
+      if (err != null && tx.revertOnFailure() && tx.ownFailed) {
         markRead(tx, kv.key(), refresher.refresh(Set.of(kv.key()), null, false));
         revert = true;
         break;
       }
     }
     if (revert) {
-      BatchJournal journal = g.endBatch();
-      touched.add(journal, false);
-      history.addRevisions(journal, job.seq, cfg.clock().instant());
+      BatchJournal journal = graph.endBatch();
+      tx.touched.add(journal, false);
+      history.addRevisions(journal, tx.seq, config.clock().instant());
       for (ValueToApply kv : previous) {
         w.applyTop(kv);
       }
@@ -256,25 +235,26 @@ final class TxnExecutor {
    * derived values are known again when its descriptor's Retrieve answered, so the revert may call
    * the southbound for them.
    */
-  private void markRead(TxnContext tx, String key, Set<String> read) {
-    DescriptorHandle h = reg.forKey(key);
+  private void markRead(Transaction tx, String key, Set<String> read) {
+    DescriptorHandle h = registry.forKey(key);
     if (h == null || !read.contains(h.name) || tx.unread.isEmpty()) {
       return;
     }
     tx.unread.removeIf(
         k -> {
-          Node n = g.get(k);
+          Node n = graph.get(k);
           return k.equals(key) || n != null && key.equals(n.derivedFrom);
         });
   }
 
   /**
-   * The execution's batch {@code journal}: its keys listed as touched and, with {@code record}, its
-   * revisions recorded (else the chains carried over). One pass over the entries for both (in
-   * ranges: {@link Bulk}), each node visited once.
+   * The execution's batch {@code journal}: its keys listed as touched by {@code txn} and, with
+   * {@code record}, its revisions recorded (else the chains carried over). One pass over the
+   * entries for both (in ranges: {@link Bulk}), each node visited once.
    */
-  void closeExecution(
-      BatchJournal journal, Touched touched, long seq, Instant now, boolean record) {
+  void closeExecution(BatchJournal journal, Transaction txn, Instant now, boolean record) {
+    Touched touched = txn.touched;
+    long seq = txn.seq;
     touched.reserve(journal);
     boolean history = this.history.records();
     for (int i = 0; i < journal.size(); i += Bulk.RANGE) {
@@ -306,7 +286,7 @@ final class TxnExecutor {
 
   /** Closes a batch that gets no revisions (the keys keep their recorded revisions). */
   BatchJournal unrecordedBatch() {
-    BatchJournal j = g.endBatch();
+    BatchJournal j = graph.endBatch();
     history.carryOver(j);
     return j;
   }
@@ -318,7 +298,7 @@ final class TxnExecutor {
    * recorded with the transaction's, and those that fail are refreshed in turn (a value fails once
    * per transaction: this ends). Returns the transaction's operations.
    */
-  List<OpRecord> refreshFailed(Job job, TxnContext tx, List<OpRecord> executed, Touched touched) {
+  List<OpRecord> refreshFailed(Transaction tx, List<OpRecord> executed) {
     List<String> refreshed = new ArrayList<>();
     List<OpRecord> all = executed;
     List<OpRecord> round = executed;
@@ -326,7 +306,7 @@ final class TxnExecutor {
       List<String> failed = new ArrayList<>(); // usually stays empty: no set built
       List<KeyError> errors = new ArrayList<>(); // collected by PostProcessor.postProcess
       for (int i = 0; i < round.size(); i += Bulk.RANGE) { // in ranges: see Bulk
-        PostProcessor.failures(g, round, i, Bulk.end(i, round.size()), failed, errors);
+        PostProcessor.failures(graph, round, i, Bulk.end(i, round.size()), failed, errors);
       }
       if (failed.isEmpty()) {
         break;
@@ -338,17 +318,17 @@ final class TxnExecutor {
       for (String key : keys) {
         markRead(tx, key, read);
       }
-      touched.add(unrecordedBatch(), true);
+      tx.touched.add(unrecordedBatch(), true);
       int before = tx.ops.size();
-      followRefresh(new Walker(g, reg, tx), keys, true);
+      followRefresh(new Walker(graph, registry, tx), keys, true);
       if (tx.ops.size() == before) {
         break;
       }
       round =
           Compression.compress(
               new ArrayList<>(tx.ops.subList(before, tx.ops.size())),
-              g.departures() == tx.departuresAtStart);
-      closeExecution(g.endBatch(), touched, job.seq, cfg.clock().instant(), true);
+              graph.departures() == tx.departuresAtStart);
+      closeExecution(graph.endBatch(), tx, config.clock().instant(), true);
       List<OpRecord> joined = new ArrayList<>(all.size() + round.size());
       joined.addAll(all);
       joined.addAll(round);
@@ -356,7 +336,7 @@ final class TxnExecutor {
     }
     // a failed call whose key no Retrieve could read: unknown until a later transaction reads it
     unread.addBasesOf(tx.unread);
-    job.refreshedFailed = refreshed;
+    tx.refreshedFailed = refreshed;
     return all;
   }
 
@@ -367,7 +347,7 @@ final class TxnExecutor {
    */
   private void followRefresh(Walker w, Set<String> keys, boolean available) {
     for (String key : keys) {
-      Node n = g.get(key);
+      Node n = graph.get(key);
       if (n == null) {
         continue;
       }
@@ -375,7 +355,7 @@ final class TxnExecutor {
         w.reevaluateDependents(n);
       }
       for (String dk : n.derivedKeys) {
-        Node dn = g.get(dk);
+        Node dn = graph.get(dk);
         if (dn != null
             && dn.value != null
             && dn.isAvailable() == available

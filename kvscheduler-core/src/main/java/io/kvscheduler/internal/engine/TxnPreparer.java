@@ -17,10 +17,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Prepares a dequeued request as a transaction ({@link Job}): the values an NB commit or resync
- * applies (a resync first refreshes the graph, then adds what becomes of the values it does not
- * list), the SB notification's values the scheduler accepts, the values a retry applies again, and
- * what the transaction settling a late southbound answer applies.
+ * Prepares a dequeued request as a transaction ({@link Transaction}): the values an NB commit or
+ * resync applies (a resync first refreshes the graph, then adds what becomes of the values it does
+ * not list), the SB notification's values the scheduler accepts, the values a retry applies again,
+ * and what the transaction settling a late southbound answer applies.
  */
 final class TxnPreparer {
   private static final Logger LOG = LoggerFactory.getLogger(TxnPreparer.class);
@@ -58,17 +58,17 @@ final class TxnPreparer {
    * with a deletion for every NB value it does not list and the OBTAINED values carried along (a
    * downstream resync applies the recorded intent of every NB value instead of values of its own).
    */
-  void prepareNb(Job job, Queued.Nb nb) {
+  void prepareNb(Transaction txn, Queued.Nb nb) {
     TxnOptions o = nb.options();
-    job.type = TxnType.NB_TRANSACTION;
-    job.options = o;
-    job.resync = o.resync();
-    job.description = o.description();
-    job.simulate = o.simulation() || config.simulation();
+    txn.type = TxnType.NB_TRANSACTION;
+    txn.options = o;
+    txn.resync = o.resync();
+    txn.description = o.description();
+    txn.simulateFirst = o.simulation() || config.simulation();
     List<ValueToApply> values = new ArrayList<>(nb.values());
     if (o.resync() != ResyncType.NOT_RESYNC) {
       boolean first = resyncCount++ == 0;
-      job.countedResync = true;
+      txn.countedResync = true;
       if (o.resync() == ResyncType.DOWNSTREAM) {
         values = new ArrayList<>();
         for (Node n : graph.nodes()) { // any order: sorted below
@@ -77,7 +77,8 @@ final class TxnPreparer {
               && n.state != ValueState.OBTAINED
               && n.lastUpdate != null
               && n.lastUpdate.value() != null) {
-            // the intent as it is, with its revert flag (its retry settings: TxnContext)
+            // the intent as it is, with its revert flag (its retry settings:
+            // Transaction#inheritRetry)
             values.add(
                 new ValueToApply(
                     n.key, n.lastUpdate.value(), ValueOrigin.FROM_NB, n.lastUpdate.revert(), null));
@@ -106,9 +107,9 @@ final class TxnPreparer {
       unlisted.sort(NODE_KEY_ORDER);
       values = mergeUnlisted(values, unlisted);
     }
-    job.values = values;
-    job.recordedValues = o.resync() == ResyncType.DOWNSTREAM ? List.of() : values;
-    job.skip = values.isEmpty();
+    txn.values = values;
+    txn.recordedValues = o.resync() == ResyncType.DOWNSTREAM ? List.of() : values;
+    txn.skip = values.isEmpty();
   }
 
   /** Marks the nodes of {@code values[from, to)} as {@code listed}. */
@@ -169,13 +170,13 @@ final class TxnPreparer {
   }
 
   /** An SB notification: the values the scheduler accepts from the southbound. */
-  void prepareSb(Job job, Queued.Sb sb) {
-    job.type = TxnType.SB_NOTIFICATION;
-    job.simulate = config.simulation();
-    job.values = sb.values();
-    job.recordedValues = sb.values();
+  void prepareSb(Transaction txn, Queued.Sb sb) {
+    txn.type = TxnType.SB_NOTIFICATION;
+    txn.simulateFirst = config.simulation();
+    txn.values = sb.values();
+    txn.recordedValues = sb.values();
     if (sb.values().isEmpty()) {
-      job.skip = true;
+      txn.skip = true;
       return;
     }
     // each pair is filtered (the reference checks only the first): values no descriptor selects,
@@ -196,21 +197,21 @@ final class TxnPreparer {
         kept.add(kv);
       }
     }
-    job.values = kept;
-    job.skip = kept.isEmpty();
+    txn.values = kept;
+    txn.skip = kept.isEmpty();
   }
 
   /**
    * A retry of failed values, or of UNIMPLEMENTED ones: their intent again, for the keys not
    * changed since.
    */
-  void prepareRetry(Job job, Queued.Retry r) {
-    job.type = r.unimplemented() ? TxnType.RETRY_UNIMPL_OPS : TxnType.RETRY_FAILED_OPS;
-    job.retryForTxn = r.forTxn();
-    job.retryAttempt = r.unimplemented() ? 0 : r.attempt();
-    job.retryDelay = r.delay();
-    job.retryKeys = r.keys().keySet();
-    job.simulate = !r.unimplemented() || config.simulation();
+  void prepareRetry(Transaction txn, Queued.Retry r) {
+    txn.type = r.unimplemented() ? TxnType.RETRY_UNIMPL_OPS : TxnType.RETRY_FAILED_OPS;
+    txn.retryForTxn = r.forTxn();
+    txn.retryAttempt = r.unimplemented() ? 0 : r.attempt();
+    txn.retryDelay = r.delay();
+    txn.retryKeys = r.keys().keySet();
+    txn.simulateFirst = !r.unimplemented() || config.simulation();
     List<ValueToApply> values = new ArrayList<>();
     for (Map.Entry<String, Long> e : new TreeMap<>(r.keys()).entrySet()) {
       Node n = graph.get(e.getKey());
@@ -227,9 +228,9 @@ final class TxnPreparer {
           new ValueToApply(
               n.key, n.lastUpdate.value(), ValueOrigin.FROM_NB, n.lastUpdate.revert(), null));
     }
-    job.values = values;
-    job.recordedValues = values;
-    job.skip = values.isEmpty();
+    txn.values = values;
+    txn.recordedValues = values;
+    txn.skip = values.isEmpty();
   }
 
   /**
@@ -268,36 +269,36 @@ final class TxnPreparer {
    *
    * A FAILED or RETRYING value whose object is still not what was asked keeps its status: its
    * retry, or the next change or resync, applies it, as after any failure. Whatever the read finds,
-   * the values depending on the key follow it (see {@link TxnExecutor#applyJob}). Recorded as a
+   * the values depending on the key follow it (see {@link TxnExecutor#applyValues}). Recorded as a
    * retry of the key (its failed transaction, its attempt), with a description naming the late
    * answer.
    */
-  void prepareLate(Job job, Queued.Late late) {
+  void prepareLate(Transaction txn, Queued.Late late) {
     String key = late.key();
     String base = baseOf(key);
-    job.type = TxnType.RETRY_FAILED_OPS;
-    job.simulate = true; // as every retry
-    job.description = "a southbound call for " + key + " returned after its time limit: read again";
-    job.retryKeys = Set.of(base);
+    txn.type = TxnType.RETRY_FAILED_OPS;
+    txn.simulateFirst = true; // as every retry
+    txn.description = "a southbound call for " + key + " returned after its time limit: read again";
+    txn.retryKeys = Set.of(base);
     DescriptorHandle h = registry.forKey(base);
     Set<String> read = refresher.refresh(new TreeSet<>(Set.of(base)), null, false);
     unread.dropAnswered(Set.of(base), read);
     if (h == null || !read.contains(h.name)) {
       // Retrieve failed: nothing new is known, nothing is settled (recorded all the same)
-      job.skip = true;
+      txn.skip = true;
       return;
     }
-    job.addReadFirst(Set.of(base));
+    txn.addReadFirst(Set.of(base));
     Node n = graph.get(key);
     ValueToApply intent = n == null ? null : lateIntent(n);
     if (n != null && n.lastUpdate != null) {
-      job.retryForTxn = n.lastUpdate.seq();
+      txn.retryForTxn = n.lastUpdate.seq();
       boolean failed = n.state == ValueState.FAILED || n.state == ValueState.RETRYING;
-      job.retryAttempt = failed ? n.retryAttempt : 0;
+      txn.retryAttempt = failed ? n.retryAttempt : 0;
     }
-    job.values = intent == null ? List.of() : List.of(intent);
-    job.recordedValues = job.values;
-    job.skip = false; // the dependents follow the read even when the key itself is kept as it is
+    txn.values = intent == null ? List.of() : List.of(intent);
+    txn.recordedValues = txn.values;
+    txn.skip = false; // the dependents follow the read even when the key itself is kept as it is
   }
 
   /**

@@ -16,14 +16,14 @@ import org.slf4j.LoggerFactory;
  * compression of pending operations ({@link Compression}), the record, the refresh of failed values
  * ({@link TxnExecutor#refreshFailed}), and post-processing and publishing ({@link PostProcessor}:
  * retries, statuses, removal of deleted values, revisions, the read snapshot). One transaction's
- * state is a {@link Job}; the keys left unread across transactions are {@link UnreadKeys}.
+ * state is a {@link Transaction}; the keys left unread across transactions are {@link UnreadKeys}.
  */
 final class TxnProcessor {
   private static final Logger LOG = LoggerFactory.getLogger(TxnProcessor.class);
   static final Logger TXN_LOG = LoggerFactory.getLogger("io.kvscheduler.txn");
 
-  private final SchedulerConfig cfg;
-  private final Graph g;
+  private final SchedulerConfig config;
+  private final Graph graph;
   private final History history;
   private final Refresher refresher;
   private final RetryPlanner retries;
@@ -37,23 +37,26 @@ final class TxnProcessor {
   private final PostProcessor post;
 
   TxnProcessor(
-      SchedulerConfig cfg,
-      Graph g,
-      Registry reg,
+      SchedulerConfig config,
+      Graph graph,
+      Registry registry,
       History history,
       Published published,
       Watchers watchers,
       ParallelCalls parallelCalls,
       FollowUpQueue sink) {
-    this.cfg = cfg;
-    this.g = g;
+    this.config = config;
+    this.graph = graph;
     this.history = history;
-    this.refresher = new Refresher(g, reg, history);
-    this.retries = new RetryPlanner(cfg, g, reg, sink);
-    this.unread = new UnreadKeys(g, reg, refresher);
-    this.preparer = new TxnPreparer(cfg, g, reg, refresher, unread);
-    this.executor = new TxnExecutor(cfg, g, reg, history, refresher, unread, parallelCalls);
-    this.post = new PostProcessor(cfg, g, reg, history, published, watchers, refresher, retries);
+    this.refresher = new Refresher(graph, registry, history);
+    this.retries = new RetryPlanner(config, graph, registry, sink);
+    this.unread = new UnreadKeys(graph, registry, refresher);
+    this.preparer = new TxnPreparer(config, graph, registry, refresher, unread);
+    this.executor =
+        new TxnExecutor(config, graph, registry, history, refresher, unread, parallelCalls);
+    this.post =
+        new PostProcessor(
+            config, graph, registry, history, published, watchers, refresher, retries);
   }
 
   Refresher refresher() {
@@ -68,33 +71,31 @@ final class TxnProcessor {
     if (q instanceof Queued.Late late && !preparer.readable(late.key())) {
       return; // nothing can read the key again: the scheduler's view stays its best guess
     }
-    Job job = new Job();
-    job.seq = nextSeq++;
+    Transaction txn = new Transaction(nextSeq++, config.clock());
     CompletableFuture<Long> future = q instanceof Queued.Nb nb ? nb.result() : null;
-    Touched touched = new Touched(job.seq);
     try {
-      Instant start = cfg.clock().instant();
+      Instant start = config.clock().instant();
       // preparation
-      job.addReadFirst(unread.readAgain()); // keys earlier transactions left unread
+      txn.addReadFirst(unread.readAgain()); // keys earlier transactions left unread
       if (q instanceof Queued.Nb nb) {
-        preparer.prepareNb(job, nb);
+        preparer.prepareNb(txn, nb);
       } else if (q instanceof Queued.Sb sb) {
-        preparer.prepareSb(job, sb);
+        preparer.prepareSb(txn, sb);
       } else if (q instanceof Queued.Retry r) {
-        preparer.prepareRetry(job, r);
+        preparer.prepareRetry(txn, r);
       } else if (q instanceof Queued.Late late) {
-        preparer.prepareLate(job, late);
+        preparer.prepareLate(txn, late);
       } else {
         throw new IllegalStateException("not a transaction: " + q);
       }
       BatchJournal refreshed = executor.unrecordedBatch(); // resync refresh: unrecorded
-      run(job, start, future, touched, refreshed);
+      run(txn, start, future, refreshed);
     } catch (RuntimeException | Error e) {
       LOG.error(
-          "transaction #{} aborted by an internal error; its changes are rolled back", job.seq, e);
-      g.rollback();
-      history.dropRevived(g); // the aborted transaction's own cleanup did not run
-      if (job.countedResync) {
+          "transaction #{} aborted by an internal error; its changes are rolled back", txn.seq, e);
+      graph.rollback();
+      history.dropRevived(graph); // the aborted transaction's own cleanup did not run
+      if (txn.countedResync) {
         // the graph is as it was before this resync: if it was the first, so is the next one
         preparer.resyncAborted();
       }
@@ -109,79 +110,76 @@ final class TxnProcessor {
    * of the refresh done while preparing it (empty when there was none).
    */
   private void run(
-      Job job,
-      Instant start,
-      CompletableFuture<Long> future,
-      Touched touched,
-      BatchJournal refreshed) {
+      Transaction txn, Instant start, CompletableFuture<Long> future, BatchJournal refreshed) {
     // ordering
-    g.reserve(2 * job.values.size()); // a first transaction: the values and as many derived ones
-    List<ValueToApply> sorted = new ArrayList<>(job.values);
+    graph.reserve(
+        2 * txn.values.size()); // a first transaction: the values and as many derived ones
+    List<ValueToApply> sorted = new ArrayList<>(txn.values);
     ValueToApply.sortByKey(sorted);
-    job.sortedValues = sorted;
+    txn.sortedValues = sorted;
     List<ValueToApply> ordered = executor.order(sorted);
     List<OpRecord> planned = List.of();
-    boolean skip = job.skip;
     // simulation
-    TxnContext sim = null;
-    if (job.simulate && !skip) {
-      sim = executor.context(job, true);
-      executor.simulate(sim, ordered, job);
-      planned = Compression.compress(sim.ops, g.departures() == sim.departuresAtStart);
+    boolean simulated = false;
+    if (txn.simulateFirst && !txn.skip) {
+      executor.simulate(txn, ordered);
+      simulated = true;
+      planned = Compression.compress(txn.ops, graph.departures() == txn.departuresAtStart);
       if (planned.isEmpty()) {
         // nothing to do: keep the bookkeeping (e.g. last operations of equivalent values)
-        touched.add(executor.unrecordedBatch(), false);
-        skip = true;
+        txn.touched.add(executor.unrecordedBatch(), false);
+        txn.skip = true;
       } else {
-        g.rollback();
+        graph.rollback();
       }
     }
-    if (cfg.printTxnSummary() && TXN_LOG.isInfoEnabled()) {
-      RecordedTxn pre = post.record(job, start, start, planned, List.of()).toApi();
+    if (config.printTxnSummary() && TXN_LOG.isInfoEnabled()) {
+      RecordedTxn pre = post.record(txn, start, start, planned, List.of()).toApi();
       TXN_LOG.info(
-          "\n{}", TxnLogFormatter.preRecord(pre, cfg.valueFormatter(), cfg.txnLogMaxItems()));
+          "\n{}", TxnLogFormatter.preRecord(pre, config.valueFormatter(), config.txnLogMaxItems()));
     }
 
     // execution
-    TxnContext tx = executor.context(job, false);
-    if (sim != null && skip) {
-      tx.changedStatus.addAll(sim.changedStatus);
-      tx.ignored.addAll(sim.ignored);
-      tx.sawUnimplemented |= sim.sawUnimplemented;
-    }
-    if (!skip) {
+    if (txn.skip) {
+      // no call to make: a simulation's outcome (statuses, ignored pairs) stays the transaction's
+      executor.startPass(txn, false, simulated);
+    } else {
       // the calls that can run ahead of the walk, in parallel (a planning pass of the walk,
       // rolled back): before the births are journaled lightly, which a rollback cannot undo
-      executor.runAhead(tx, ordered, job);
+      CallPlan ranAhead = executor.runAhead(txn, ordered);
+      executor.startPass(txn, false, false);
+      txn.ranAhead = ranAhead;
       // the values the refresh created get no journal copy when the walk changes them (each
       // value of a first resync would otherwise be copied once); no effect after a simulation
-      g.journalBirthsLightly(refreshed);
-      executor.executeWithRevert(tx, ordered, touched, job);
+      graph.journalBirthsLightly(refreshed);
+      executor.executeWithRevert(txn, ordered);
     }
     // compression, and the execution's batch closed
-    List<OpRecord> executed = Compression.compress(tx.ops, g.departures() == tx.departuresAtStart);
-    BatchJournal journal = g.endBatch();
+    List<OpRecord> executed =
+        Compression.compress(txn.ops, graph.departures() == txn.departuresAtStart);
+    BatchJournal journal = graph.endBatch();
     // a downstream resync only brings the SB back to the unchanged intent: no revisions (B142)
     executor.closeExecution(
-        journal, touched, job.seq, cfg.clock().instant(), job.resync != ResyncType.DOWNSTREAM);
+        journal, txn, config.clock().instant(), txn.resync != ResyncType.DOWNSTREAM);
     // the refresh's keys after the execution's: the walk writes keys in order, the refresh in
     // the southbound's order, so listed this way the touched keys form a few sorted runs that
     // publishing sorts in linear time (a resync writes most keys in both batches)
-    touched.add(refreshed, true);
+    txn.touched.add(refreshed, true);
     // refresh of the values that failed
-    if (!skip) {
-      executed = executor.refreshFailed(job, tx, executed, touched);
+    if (!txn.skip) {
+      executed = executor.refreshFailed(txn, executed);
     }
     // record
-    TxnRecord rec = post.record(job, start, cfg.clock().instant(), planned, executed);
+    TxnRecord rec = post.record(txn, start, config.clock().instant(), planned, executed);
     history.addRecord(rec);
-    if (cfg.printTxnSummary() && TXN_LOG.isInfoEnabled()) {
+    if (config.printTxnSummary() && TXN_LOG.isInfoEnabled()) {
       TXN_LOG.info(
           "\n{}",
-          TxnLogFormatter.finalRecord(rec.toApi(), cfg.valueFormatter(), cfg.txnLogMaxItems()));
+          TxnLogFormatter.finalRecord(
+              rec.toApi(), config.valueFormatter(), config.txnLogMaxItems()));
     }
     // post-processing and publishing
-    post.postProcess(job, tx, executed, touched, future);
+    post.postProcess(txn, executed, future);
   }
 
   /** Where the processor queues follow-up transactions. */

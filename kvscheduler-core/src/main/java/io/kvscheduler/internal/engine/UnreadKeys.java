@@ -8,7 +8,7 @@ import java.util.TreeSet;
  * Base keys whose southbound state is unknown across transactions: a call for the key (or one of
  * its derived values) failed, and every Retrieve of its descriptor since failed too. Each
  * transaction first tries to read them ({@link #readAgain}); until one is read, the walk makes no
- * call for it or its derived values ({@link TxnContext#unreadBefore}, from {@link #snapshot}).
+ * call for it or its derived values ({@link Transaction#unreadBefore}, from {@link #snapshot}).
  */
 final class UnreadKeys {
   private final Graph graph;
@@ -25,7 +25,7 @@ final class UnreadKeys {
   /**
    * Reads the keys earlier transactions left unread. Those a Retrieve now answers for are known
    * again and returned (the transaction lets their dependents follow what was found: {@link
-   * Job#readFirst}); the others stay unknown.
+   * Transaction#readFirst}); the others stay unknown.
    */
   Set<String> readAgain() {
     if (bases.isEmpty()) {

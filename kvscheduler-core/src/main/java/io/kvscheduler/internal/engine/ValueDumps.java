@@ -51,7 +51,7 @@ final class ValueDumps {
   /** The values of the descriptor whose NB key prefix is {@code keyPrefix}. */
   List<KVWithMetadata<Object, Object>> byKeyPrefix(String keyPrefix, View view) {
     for (DescriptorHandle h : registry.ordered()) {
-      if (!keyPrefix.isEmpty() && h.d.nbKeyPrefix().equals(keyPrefix)) {
+      if (!keyPrefix.isEmpty() && h.descriptor.nbKeyPrefix().equals(keyPrefix)) {
         return dump(h, view);
       }
     }
@@ -70,7 +70,7 @@ final class ValueDumps {
           () -> processor.refresher().retrieveForDump(h));
     }
     List<KVWithMetadata<Object, Object>> out = new ArrayList<>();
-    for (KeyRevision v : published.current().withPrefix(h.d.nbKeyPrefix())) {
+    for (KeyRevision v : published.current().withPrefix(h.descriptor.nbKeyPrefix())) {
       if (v.derivedFrom != null || !h.name.equals(v.descriptor)) {
         continue;
       }

@@ -15,10 +15,10 @@ import io.kvscheduler.api.ValueState;
 final class VisitSteps {
   private final Graph graph;
   private final Registry registry;
-  private final TxnContext txn;
+  private final Transaction txn;
   private final StatusMarks marks;
 
-  VisitSteps(Graph graph, Registry registry, TxnContext txn, StatusMarks marks) {
+  VisitSteps(Graph graph, Registry registry, Transaction txn, StatusMarks marks) {
     this.graph = graph;
     this.registry = registry;
     this.txn = txn;

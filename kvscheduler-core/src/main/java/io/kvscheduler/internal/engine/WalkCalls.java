@@ -12,9 +12,9 @@ import java.util.List;
  * call's start and end time are noted in its operation record.
  */
 final class WalkCalls {
-  private final TxnContext txn;
+  private final Transaction txn;
 
-  WalkCalls(TxnContext txn) {
+  WalkCalls(Transaction txn) {
     this.txn = txn;
   }
 
@@ -43,7 +43,7 @@ final class WalkCalls {
   }
 
   /**
-   * The call that ran ahead of the walk for {@code key} ({@link TxnContext#ranAhead}), its times
+   * The call that ran ahead of the walk for {@code key} ({@link Transaction#ranAhead}), its times
    * noted in {@code op}; null when the walk calls the southbound itself.
    */
   private PlannedCall ranAhead(OpRecord op, String key, TxnOperation call) {

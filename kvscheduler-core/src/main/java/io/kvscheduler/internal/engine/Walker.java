@@ -83,7 +83,7 @@ final class Walker {
 
   private final Graph graph;
   private final Registry registry;
-  private final TxnContext txn;
+  private final Transaction txn;
   private final Derivation derivation;
   private final VisitSteps visits;
   private final CreateUpdateSteps createUpdate;
@@ -94,7 +94,7 @@ final class Walker {
 
   private int depth;
 
-  Walker(Graph graph, Registry registry, TxnContext txn) {
+  Walker(Graph graph, Registry registry, Transaction txn) {
     this.graph = graph;
     this.registry = registry;
     this.txn = txn;
@@ -142,7 +142,7 @@ final class Walker {
     }
     if (txn.isNB() && kv.value() != null) {
       DescriptorHandle handle = n != null ? registry.forNode(n) : registry.forKey(kv.key());
-      if (handle != null && handle.d.derivedOnly()) {
+      if (handle != null && handle.descriptor.derivedOnly()) {
         // no base value derives the key (else the check above refused it): still, only base
         // values set keys of this descriptor
         String msg =

@@ -1,0 +1,229 @@
+package io.kvscheduler.internal.engine;
+
+import io.kvscheduler.api.KeyError;
+import io.kvscheduler.api.ResyncType;
+import io.kvscheduler.api.RetryOptions;
+import io.kvscheduler.api.TxnOptions;
+import io.kvscheduler.api.TxnType;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The state of one transaction, from the dequeued request to the published snapshot. Each phase of
+ * {@link TxnProcessor} fills in its part and hands the object on:
+ *
+ * <ol>
+ *   <li><b>preparation</b> ({@link TxnPreparer}): what the request asks — type, options, values,
+ *       the retry it continues, the keys to read first;
+ *   <li><b>ordering</b>: {@link #sortedValues};
+ *   <li><b>passes of the walk</b> ({@link TxnExecutor}, {@link Walker}): a simulation, a planning
+ *       pass (a simulation that writes down the calls to run ahead in parallel) and the execution,
+ *       each started by {@link #startPass}, which empties the pass's state: its operations, the
+ *       statuses it changed, the keys it left unread, and what it saw;
+ *   <li><b>post-processing</b> ({@link PostProcessor}): reads the execution's outcome, the keys the
+ *       transaction touched ({@link #touched}) and the failed keys refreshed after it.
+ * </ol>
+ *
+ * <p>Passes run one after another on the engine thread; nothing here is shared with another thread.
+ */
+final class Transaction {
+  final long seq;
+
+  /** The keys the transaction wrote (what publishing reads). */
+  final Touched touched;
+
+  /** The scheduler's clock: the times of the southbound calls. */
+  final Clock clock;
+
+  // ---- the request, as preparation made it ----
+
+  TxnType type;
+  ResyncType resync = ResyncType.NOT_RESYNC;
+  String description = "";
+  TxnOptions options = TxnOptions.defaults();
+
+  /** For retries: the transaction retried, the attempt, its delay and the base keys retried. */
+  long retryForTxn;
+
+  int retryAttempt;
+  Duration retryDelay;
+  Set<String> retryKeys = Set.of();
+
+  List<ValueToApply> values = List.of();
+  List<ValueToApply> recordedValues = List.of();
+
+  /** {@link #values} sorted by key (set by the ordering step, reused by the record). */
+  List<ValueToApply> sortedValues;
+
+  /** True once the transaction counted as a resync (undone when it is aborted). */
+  boolean countedResync;
+
+  /** The request asks for a simulation before the execution (its plan is recorded). */
+  boolean simulateFirst;
+
+  /** Nothing to execute (no values, or a simulation that planned nothing). */
+  boolean skip;
+
+  /**
+   * Base keys read again before the transaction (their dependents follow what the read found): the
+   * key of a late southbound answer ({@link TxnPreparer#prepareLate}), and keys left unread by
+   * earlier transactions ({@link UnreadKeys}) that a Retrieve has now answered for.
+   */
+  Set<String> readFirst = Set.of();
+
+  /** Base keys of the values that failed, refreshed after the execution (refreshFailed). */
+  List<String> refreshedFailed = List.of();
+
+  // ---- the current pass of the walk (see startPass) ----
+
+  /** The pass is a simulation (or a planning pass): no southbound call is made. */
+  boolean simulate;
+
+  /** Retry options of an NB transaction (null when none or not NB); set for each pass. */
+  RetryOptions nbRetry;
+
+  /**
+   * True for a downstream resync given no retry options: it re-applies the NB intent as it is, so
+   * each value keeps the retry settings of the transaction that last set it (as notifications and
+   * retries do) instead of losing them. Set for each pass.
+   */
+  boolean inheritRetry;
+
+  /** Keys on the current recursion path (cycle guard; empty between visits). */
+  RecursionPath branch;
+
+  /** The pass's operations, in the order the walk made them. */
+  List<OpRecord> ops = new ArrayList<>();
+
+  /**
+   * Pairs of the transaction ignored because their key holds a derived value (no operation, so not
+   * among {@link #ops}): reported as key errors of an NB transaction.
+   */
+  List<KeyError> ignored = new ArrayList<>();
+
+  /** {@link Graph#departures()} when the pass started. */
+  long departuresAtStart;
+
+  /**
+   * Base keys whose status changed, in order of change; a key may repeat (only immediate repeats,
+   * e.g. a base and its derived values, are skipped): consumers deduplicate when they need to.
+   */
+  ArrayList<String> changedStatus = new ArrayList<>();
+
+  /**
+   * Base keys of the transaction's own values (B100: only their failures trigger revert); filled
+   * only when {@link #revertOnFailure()} (empty and read only otherwise).
+   */
+  Set<String> ownKeys = Set.of();
+
+  /** Set when a node whose base key is one of {@link #ownKeys} fails (not during revert). */
+  boolean ownFailed;
+
+  /**
+   * Keys whose southbound call failed in this pass and that no refresh has read since: what the
+   * southbound holds for them is unknown (the failure may have left anything), so the pass makes no
+   * further call for them — a later call would name an old value the southbound may not hold.
+   */
+  Set<String> unread = new HashSet<>();
+
+  /**
+   * Base keys whose southbound state was unknown when the pass started: a call failed in an earlier
+   * transaction and no Retrieve has answered since. The walk makes no call for them or their
+   * derived values: each such call fails with {@link UnreadStateException} (retriable).
+   */
+  Set<String> unreadBefore = Set.of();
+
+  /** Set when the walk made a value UNIMPLEMENTED. */
+  boolean sawUnimplemented;
+
+  /** Set when the walk met a value that was or became RETRYING (retry planning needed). */
+  boolean sawRetrying;
+
+  /**
+   * In a planning pass: where the walk writes down each southbound call it would make. Null in any
+   * other pass.
+   */
+  CallPlan plan;
+
+  /**
+   * In an execution whose calls ran ahead ({@link ParallelCalls}): what they returned, handed to
+   * the walk call by call. Null when the walk calls the southbound itself.
+   */
+  CallPlan ranAhead;
+
+  Transaction(long seq, Clock clock) {
+    this.seq = seq;
+    this.clock = clock;
+    this.touched = new Touched(seq);
+  }
+
+  /**
+   * Starts a pass of the walk ({@code simulate}: a simulation or planning pass) with an empty
+   * recursion path, in a graph whose departures count is {@code departures}, with the keys {@code
+   * unreadBefore} unknown. With {@code keepOutcome} (an execution after a simulation that planned
+   * nothing: it makes no call), what the simulation noticed stays the transaction's outcome: the
+   * statuses it changed, the pairs it ignored and the values it left unimplemented.
+   */
+  void startPass(
+      boolean simulate,
+      RecursionPath emptyPath,
+      long departures,
+      Set<String> unreadBefore,
+      boolean keepOutcome) {
+    this.simulate = simulate;
+    this.nbRetry = isNB() ? options.retry().orElse(null) : null;
+    this.inheritRetry = isNB() && resync == ResyncType.DOWNSTREAM && nbRetry == null;
+    this.branch = emptyPath;
+    this.departuresAtStart = departures;
+    this.unreadBefore = unreadBefore;
+    this.ops = new ArrayList<>();
+    if (!keepOutcome) {
+      this.ignored = new ArrayList<>();
+      this.changedStatus = new ArrayList<>();
+      this.sawUnimplemented = false;
+    }
+    this.ownKeys = revertOnFailure() ? new HashSet<>() : Set.of();
+    this.ownFailed = false;
+    this.unread = new HashSet<>();
+    this.sawRetrying = false;
+    this.plan = null;
+    this.ranAhead = null;
+  }
+
+  /** Adds {@code keys} to {@link #readFirst}. */
+  void addReadFirst(Set<String> keys) {
+    if (readFirst.isEmpty()) {
+      readFirst = keys;
+      return;
+    }
+    Set<String> out = new TreeSet<>(readFirst);
+    out.addAll(keys);
+    readFirst = out;
+  }
+
+  /** Notes that the status of base value {@code baseKey} changed. */
+  void statusChanged(String baseKey) {
+    int last = changedStatus.size() - 1;
+    if (last < 0 || !changedStatus.get(last).equals(baseKey)) {
+      changedStatus.add(baseKey);
+    }
+  }
+
+  boolean isNB() {
+    return type == TxnType.NB_TRANSACTION;
+  }
+
+  boolean isRetry() {
+    return type == TxnType.RETRY_FAILED_OPS;
+  }
+
+  /** An NB transaction undone as a whole when one of its own values fails. */
+  boolean revertOnFailure() {
+    return isNB() && options.revert();
+  }
+}

@@ -107,9 +107,10 @@ final class TxnExecutor {
    * With parallel calls ({@code parallelism} above 1): walks the values once as a simulation that
    * validates, to learn the southbound calls the walk will make if all succeed ({@link CallPlan}),
    * rolls that walk back, and runs those calls ahead, in parallel where they do not depend on each
-   * other ({@link ParallelCalls}). The real walk {@code tx} then takes each call's outcome instead
-   * of calling ({@link Transaction#ranAhead}); a call the walk asks that did not run ahead (after a
-   * failure the walk may go another way) it makes itself, in order.
+   * other ({@link ParallelCalls}). Returns those calls, or null when none ran: the execution then
+   * takes each call's outcome instead of calling ({@link Transaction#ranAhead}); a call the walk
+   * asks that did not run ahead (after a failure the walk may go another way) it makes itself, in
+   * order.
    */
   CallPlan runAhead(Transaction txn, List<ValueToApply> ordered) {
     if (!parallel.enabled() || txn.revertOnFailure()) {
@@ -143,12 +144,12 @@ final class TxnExecutor {
    * could change the walk's way to it has succeeded ({@link CallPlan}); should the walk still go
    * another way, the call is undone and the fact logged as an error.
    */
-  void undoNotTaken(Transaction tx) {
-    if (tx.ranAhead == null) {
+  void undoNotTaken(Transaction txn) {
+    if (txn.ranAhead == null) {
       return;
     }
-    List<PlannedCall> left = tx.ranAhead.notTaken();
-    tx.ranAhead = null; // later walks of the transaction (after the refresh) call for themselves
+    List<PlannedCall> left = txn.ranAhead.notTaken();
+    txn.ranAhead = null; // later walks of the transaction (after the refresh) call for themselves
     for (int i = left.size() - 1; i >= 0; i--) {
       ParallelCalls.undo(left.get(i));
     }
@@ -195,17 +196,17 @@ final class TxnExecutor {
    * values stops the loop, its key is refreshed, the batch is closed, and the values applied so far
    * are re-applied with the values they had before, in reverse order.
    */
-  void executeWithRevert(Transaction tx, List<ValueToApply> ordered) {
-    Walker w = new Walker(graph, registry, tx);
-    if (!tx.revertOnFailure()) {
-      applyValues(w, ordered, tx);
-      undoNotTaken(tx);
+  void executeWithRevert(Transaction txn, List<ValueToApply> ordered) {
+    Walker w = new Walker(graph, registry, txn);
+    if (!txn.revertOnFailure()) {
+      applyValues(w, ordered, txn);
+      undoNotTaken(txn);
       return;
     }
     ArrayDeque<ValueToApply> previous = new ArrayDeque<>();
     boolean revert = false;
     for (ValueToApply kv : ordered) {
-      tx.ownKeys.add(kv.key());
+      txn.ownKeys.add(kv.key());
     }
     for (ValueToApply kv : ordered) {
       Node before = graph.get(kv.key());
@@ -213,21 +214,21 @@ final class TxnExecutor {
       Throwable err = w.applyTop(kv);
       previous.addFirst(new ValueToApply(kv.key(), prev, ValueOrigin.FROM_NB, true, null));
       // B100: only failures of the transaction's own values trigger the revert
-      if (err != null && tx.revertOnFailure() && tx.ownFailed) {
-        markRead(tx, kv.key(), refresher.refresh(Set.of(kv.key()), null, false));
+      if (err != null && txn.revertOnFailure() && txn.ownFailed) {
+        markRead(txn, kv.key(), refresher.refresh(Set.of(kv.key()), null, false));
         revert = true;
         break;
       }
     }
     if (revert) {
       BatchJournal journal = graph.endBatch();
-      tx.touched.add(journal, false);
-      history.addRevisions(journal, tx.seq, config.clock().instant());
+      txn.touched.add(journal, false);
+      history.addRevisions(journal, txn.seq, config.clock().instant());
       for (ValueToApply kv : previous) {
         w.applyTop(kv);
       }
     }
-    undoNotTaken(tx);
+    undoNotTaken(txn);
   }
 
   /**
@@ -235,12 +236,12 @@ final class TxnExecutor {
    * derived values are known again when its descriptor's Retrieve answered, so the revert may call
    * the southbound for them.
    */
-  private void markRead(Transaction tx, String key, Set<String> read) {
+  private void markRead(Transaction txn, String key, Set<String> read) {
     DescriptorHandle h = registry.forKey(key);
-    if (h == null || !read.contains(h.name) || tx.unread.isEmpty()) {
+    if (h == null || !read.contains(h.name) || txn.unread.isEmpty()) {
       return;
     }
-    tx.unread.removeIf(
+    txn.unread.removeIf(
         k -> {
           Node n = graph.get(k);
           return k.equals(key) || n != null && key.equals(n.derivedFrom);
@@ -298,7 +299,7 @@ final class TxnExecutor {
    * recorded with the transaction's, and those that fail are refreshed in turn (a value fails once
    * per transaction: this ends). Returns the transaction's operations.
    */
-  List<OpRecord> refreshFailed(Transaction tx, List<OpRecord> executed) {
+  List<OpRecord> refreshFailed(Transaction txn, List<OpRecord> executed) {
     List<String> refreshed = new ArrayList<>();
     List<OpRecord> all = executed;
     List<OpRecord> round = executed;
@@ -316,27 +317,27 @@ final class TxnExecutor {
       Set<String> read = refresher.refresh(keys, null, false);
       unread.dropAnswered(keys, read);
       for (String key : keys) {
-        markRead(tx, key, read);
+        markRead(txn, key, read);
       }
-      tx.touched.add(unrecordedBatch(), true);
-      int before = tx.ops.size();
-      followRefresh(new Walker(graph, registry, tx), keys, true);
-      if (tx.ops.size() == before) {
+      txn.touched.add(unrecordedBatch(), true);
+      int before = txn.ops.size();
+      followRefresh(new Walker(graph, registry, txn), keys, true);
+      if (txn.ops.size() == before) {
         break;
       }
       round =
           Compression.compress(
-              new ArrayList<>(tx.ops.subList(before, tx.ops.size())),
-              graph.departures() == tx.departuresAtStart);
-      closeExecution(graph.endBatch(), tx, config.clock().instant(), true);
+              new ArrayList<>(txn.ops.subList(before, txn.ops.size())),
+              graph.departures() == txn.departuresAtStart);
+      closeExecution(graph.endBatch(), txn, config.clock().instant(), true);
       List<OpRecord> joined = new ArrayList<>(all.size() + round.size());
       joined.addAll(all);
       joined.addAll(round);
       all = joined;
     }
     // a failed call whose key no Retrieve could read: unknown until a later transaction reads it
-    unread.addBasesOf(tx.unread);
-    tx.refreshedFailed = refreshed;
+    unread.addBasesOf(txn.unread);
+    txn.refreshedFailed = refreshed;
     return all;
   }
 

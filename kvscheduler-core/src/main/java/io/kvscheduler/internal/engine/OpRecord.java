@@ -4,6 +4,7 @@ import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.internal.util.UserCode;
+import java.time.Instant;
 import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
@@ -35,9 +36,9 @@ final class OpRecord {
   boolean recreate;
 
   /** When the descriptor's call started and returned; null for an operation without a call. */
-  java.time.Instant callStarted;
+  Instant callStarted;
 
-  java.time.Instant callEnded;
+  Instant callEnded;
 
   /** The node the operation was decided on (stands for the key while no node left the graph). */
   Node node;

@@ -1,5 +1,6 @@
 package io.kvscheduler.internal.engine;
 
+import io.kvscheduler.api.TxnOperation;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -119,8 +120,7 @@ final class ParallelCalls implements AutoCloseable {
         continue; // its followers never become ready: they are skipped
       }
       if (c.keepsMetadata && c.handle.metadataMap != null) {
-        c.handle.metadataMap.put(
-            c.label, c.op == io.kvscheduler.api.TxnOperation.DELETE ? null : c.returnedMetadata);
+        c.handle.metadataMap.put(c.label, c.op == TxnOperation.DELETE ? null : c.returnedMetadata);
       }
       release(c, ready);
     }
@@ -189,7 +189,7 @@ final class ParallelCalls implements AutoCloseable {
       default -> throw new IllegalStateException("not a southbound call: " + c.op);
     }
     if (err == null && c.keepsMetadata && h.metadataMap != null) {
-      h.metadataMap.put(c.label, c.op == io.kvscheduler.api.TxnOperation.CREATE ? null : metadata);
+      h.metadataMap.put(c.label, c.op == TxnOperation.CREATE ? null : metadata);
     }
     if (err != null) {
       LOG.error(

@@ -1,6 +1,7 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.TxnOperation;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -110,7 +111,7 @@ final class PlannedCall {
   }
 
   /** Runs the call on the current thread; sets the outcome. */
-  void run(java.time.Clock clock) {
+  void run(Clock clock) {
     started = clock.instant();
     switch (op) {
       case CREATE -> {

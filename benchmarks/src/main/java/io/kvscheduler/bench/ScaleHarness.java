@@ -306,10 +306,10 @@ public final class ScaleHarness {
    * so that both sides of {@code baseline_ratio} = W1's {@code seconds} ÷ {@code baseline_seconds}
    * are cold; and {@code baseline_same_jvm_seconds}, one apply in this JVM after W1's commit.
    *
-   * <p>Why a fresh JVM: measured in the JVM that ran the commit, the baseline found the hash map,
-   * string and list code it shares with the engine compiled already, and measured faster than when
-   * cold (W1 at 100k on a busy two-core machine, three JVMs: 0.39–0.84 s after the commit against
-   * 0.52–1.49 s in a JVM of its own), which overstated the engine's overhead.
+   * <p>Why a fresh JVM: in the JVM that ran the commit, the baseline finds the hash map, string and
+   * list code it shares with the engine compiled already, and its JIT and collector work is not the
+   * cold one the commit had. It then measured faster than in a JVM of its own (W1 at 100k, fresh
+   * JVMs: by about a fifth in the calmer runs, up to half), which overstated the engine's overhead.
    */
   static Map<String, Object> withBaseline(Map<String, Object> result, int n) {
     System.gc(); // the collector settles W1's garbage before, not during, the baseline

@@ -112,7 +112,7 @@ final class BaselineApply {
     Map<String, Object> out = new LinkedHashMap<>();
     ScaleHarness.ProcessCounters counters = new ScaleHarness.ProcessCounters();
     long nanos = timedApply(values, n);
-    out.put("seconds", ScaleHarness.round(nanos / 1e9, 3));
+    out.put("seconds", ScaleHarness.round(nanos / 1e9, 4));
     out.put("ops", 2 * n + 1);
     counters.putInto(out);
     return out;

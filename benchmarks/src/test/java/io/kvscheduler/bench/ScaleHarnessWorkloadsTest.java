@@ -41,7 +41,7 @@ class ScaleHarnessWorkloadsTest {
   }
 
   @Test
-  void w1LineGetsTheBaselineAndItsRatio() {
+  void w1LineGetsTheBaselineFromAFreshJvmAndItsRatio() {
     Map<String, Object> r = ScaleHarness.withBaseline(ScaleHarness.w1(2000), 2000);
 
     assertEquals(4001, r.get("ops"));
@@ -49,6 +49,7 @@ class ScaleHarnessWorkloadsTest {
     double baseline = (double) r.get("baseline_seconds"); // rounded to 0.1 ms
     double ratio = (double) r.get("baseline_ratio");
     assertTrue(baseline > 0, r.toString());
+    assertTrue((double) r.get("baseline_same_jvm_seconds") > 0, r.toString());
     assertTrue(ratio >= seconds / (baseline + 0.00005) - 0.01, r.toString());
     assertTrue(ratio <= seconds / Math.max(baseline - 0.00005, 1e-9) + 0.01, r.toString());
   }

@@ -14,16 +14,12 @@ final class BatchJournal {
   private final Node[] before;
   private final Node[] current;
 
-  /** Null when no entry is born. */
-  private final boolean[] born;
-
   private final int size;
 
-  BatchJournal(String[] keys, Node[] before, Node[] current, boolean[] born, int size) {
+  BatchJournal(String[] keys, Node[] before, Node[] current, int size) {
     this.keys = keys;
     this.before = before;
     this.current = current;
-    this.born = born;
     this.size = size;
   }
 
@@ -37,22 +33,9 @@ final class BatchJournal {
     return keys[i];
   }
 
-  /**
-   * Content of entry {@code i} before the batch, or {@link #ABSENT}; for a {@linkplain #born born}
-   * entry, the key's last node of the batch instead (whose content is not the one before; the
-   * bookkeeping fields that are copied with a node are).
-   */
+  /** Content of entry {@code i} before the batch, or {@link #ABSENT}. */
   Node before(int i) {
     return before[i];
-  }
-
-  /**
-   * True when entry {@code i} is a node created in the batch before this one and written in this
-   * one by {@link Graph#writeChanging}: its content changed in this batch, and the content before
-   * is not kept.
-   */
-  boolean born(int i) {
-    return born != null && born[i];
   }
 
   /** The node of entry {@code i} in the graph when the batch closed, or null. */

@@ -82,33 +82,6 @@ final class Graph {
     return n;
   }
 
-  /**
-   * Like {@link #write(String)}, for a write after which the node's content surely differs, at the
-   * end of the batch, from its content now (the caller's promise: the batch's journal then need not
-   * hold the content before the write to tell). A node created in the batch given to {@link
-   * #journalBirthsLightly} is then journaled without a copy: its entry is {@linkplain
-   * BatchJournal#born born}.
-   */
-  Node writeChanging(String key) {
-    Node n = store.get(key);
-    if (n == null) {
-      return create(key);
-    }
-    undo.writingChanging(n);
-    return n;
-  }
-
-  /**
-   * From now until this batch closes or is rolled back, {@link #writeChanging} journals the nodes
-   * created in {@code previous} (which must be the batch closed last, e.g. the refresh of the same
-   * transaction) without a copy. Such a batch cannot be rolled back to those nodes' content: a
-   * {@link #rollback()} undoes {@code previous} as well. No effect when {@code previous} is not the
-   * batch closed last.
-   */
-  void journalBirthsLightly(BatchJournal previous) {
-    undo.journalBirthsLightly(previous);
-  }
-
   /** Removes a node (journaled). */
   void remove(String key) {
     Node n = store.get(key);
@@ -138,14 +111,18 @@ final class Graph {
     dependencies.add(n);
   }
 
-  /**
-   * Undoes every write of the current batch. When the batch journals lightly (see {@link
-   * #journalBirthsLightly}), the content the nodes created in the batch before had when this one
-   * began is not kept: the batch before (e.g. the refresh of the same transaction) is undone as
-   * well, and the graph is back where it was before both.
-   */
+  /** Undoes every write of the current batch. */
   void rollback() {
     undo.rollback();
+  }
+
+  /**
+   * Undoes every write of the current batch and, when {@code closed} is the batch closed last,
+   * every write of that batch too (e.g. the refresh of a transaction aborted by an internal error):
+   * the graph is back where it was before both. Null {@code closed}: as {@link #rollback()}.
+   */
+  void rollbackThrough(BatchJournal closed) {
+    undo.rollbackThrough(closed);
   }
 
   /**

@@ -118,7 +118,7 @@ final class History {
         }
         removed.put(journal.key(i), old.closedAt(now));
       }
-    } else if (before != BatchJournal.ABSENT && !journal.born(i) && !cur.contentDiffers(before)) {
+    } else if (before != BatchJournal.ABSENT && !cur.contentDiffers(before)) {
       cur.history = old; // unchanged (the node may be a new one for the same key)
     } else {
       if (old != null && old.until == null) {

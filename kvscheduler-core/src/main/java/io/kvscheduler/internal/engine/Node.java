@@ -122,12 +122,6 @@ final class Node {
   /** True while the node is the graph's node of its key (graph bookkeeping; never copied). */
   boolean inGraph;
 
-  /**
-   * The graph's batch in which the node was created, -1 once the batch numbers wrapped since (graph
-   * bookkeeping). Copied with the node.
-   */
-  int born;
-
   Node(String key) {
     this.key = key;
     this.label = key;
@@ -161,7 +155,6 @@ final class Node {
     n.memoHandle = memoHandle;
     n.memoDeps = memoDeps;
     n.memoDerived = memoDerived;
-    n.born = born;
     return n;
   }
 

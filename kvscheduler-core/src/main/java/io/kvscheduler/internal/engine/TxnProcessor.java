@@ -73,6 +73,7 @@ final class TxnProcessor {
     }
     Transaction txn = new Transaction(nextSeq++, config.clock());
     CompletableFuture<Long> future = q instanceof Queued.Nb nb ? nb.result() : null;
+    BatchJournal refreshed = null;
     try {
       Instant start = config.clock().instant();
       // preparation
@@ -88,12 +89,12 @@ final class TxnProcessor {
       } else {
         throw new IllegalStateException("not a transaction: " + q);
       }
-      BatchJournal refreshed = executor.unrecordedBatch(); // resync refresh: unrecorded
+      refreshed = executor.unrecordedBatch(); // resync refresh: unrecorded
       run(txn, start, future, refreshed);
     } catch (RuntimeException | Error e) {
       LOG.error(
           "transaction #{} aborted by an internal error; its changes are rolled back", txn.seq, e);
-      graph.rollback();
+      graph.rollbackThrough(refreshed); // the refresh too, unless a later batch closed since
       history.dropRevived(graph); // the aborted transaction's own cleanup did not run
       if (txn.countedResync) {
         // the graph is as it was before this resync: if it was the first, so is the next one
@@ -145,13 +146,10 @@ final class TxnProcessor {
       executor.startPass(txn, false, simulated);
     } else {
       // the calls that can run ahead of the walk, in parallel (a planning pass of the walk,
-      // rolled back): before the births are journaled lightly, which a rollback cannot undo
+      // rolled back)
       CallPlan ranAhead = executor.runAhead(txn, ordered);
       executor.startPass(txn, false, false);
       txn.ranAhead = ranAhead;
-      // the values the refresh created get no journal copy when the walk changes them (each
-      // value of a first resync would otherwise be copied once); no effect after a simulation
-      graph.journalBirthsLightly(refreshed);
       executor.executeWithRevert(txn, ordered);
     }
     // compression, and the execution's batch closed

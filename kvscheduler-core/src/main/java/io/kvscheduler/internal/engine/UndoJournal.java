@@ -20,14 +20,9 @@ final class UndoJournal {
   /** Journal marker of an entry taken over by a later node of the same key. */
   private static final Node SUPERSEDED = new Node("<superseded>");
 
-  /**
-   * Journal marker of a node created in the batch before this one and written in this one without a
-   * copy ({@link #writingChanging}): its content before this batch is not kept.
-   */
-  private static final Node BORN = new Node("<born>");
-
-  private static final String[] NO_KEYS = new String[0];
-  private static final Node[] NO_NODES = new Node[0];
+  /** The journal of a batch that wrote nothing. */
+  private static final BatchJournal EMPTY =
+      new BatchJournal(new String[0], new Node[0], new Node[0], 0);
 
   private final NodeStore nodes;
   private final DependencyIndex index;
@@ -35,20 +30,11 @@ final class UndoJournal {
   /** The nodes written in the current batch, in order of first write. */
   private ArrayList<Node> entries = new ArrayList<>();
 
+  /** The journal {@link #endBatch()} returned last (rollbacks leave it: they leave no trace). */
+  private BatchJournal lastClosed;
+
   /** Keys removed in the current batch (usually few) → the removed, journaled node. */
   private final HashMap<String, Node> removedInBatch = new HashMap<>();
-
-  /**
-   * Number of the current batch (counts closed and rolled-back batches); package-private so that
-   * the graph's tests can bring the numbers to their wrap-around.
-   */
-  int batch;
-
-  /** The batch whose new nodes {@link #writingChanging} journals without a copy, or -1. */
-  private int lightBorn = -1;
-
-  /** The journal the last {@link #endBatch()} returned. */
-  private BatchJournal lastClosed;
 
   /** A journal of writes to {@code nodes}, whose rollback keeps {@code index} in step. */
   UndoJournal(NodeStore nodes, DependencyIndex index) {
@@ -66,13 +52,9 @@ final class UndoJournal {
    * before the batch ({@link BatchJournal#ABSENT}, or that of a node removed in the batch).
    */
   void created(Node n) {
-    n.born = batch;
     Node removed = removedInBatch.isEmpty() ? null : removedInBatch.remove(n.key);
     if (removed != null) {
       n.journaled = removed.journaled; // the key's content before the batch
-      if (removed.journaled == BORN) {
-        n.history = removed.history; // no copy holds it: the entry's node does
-      }
       removed.journaled = SUPERSEDED;
     } else {
       n.journaled = BatchJournal.ABSENT;
@@ -88,31 +70,10 @@ final class UndoJournal {
     }
   }
 
-  /**
-   * {@link #writing} for a write after which the node's content surely differs (see {@link
-   * Graph#writeChanging}): a node created in the batch given to {@link #journalBirthsLightly} is
-   * journaled without a copy.
-   */
-  void writingChanging(Node n) {
-    if (lightBorn < 0 || n.journaled != null || n.born != lightBorn) {
-      writing(n);
-      return;
-    }
-    n.journaled = BORN;
-    entries.add(n);
-  }
-
   /** Journals {@code n} before it leaves the graph. */
   void removing(Node n) {
     writing(n);
     removedInBatch.put(n.key, n);
-  }
-
-  /** See {@link Graph#journalBirthsLightly}. */
-  void journalBirthsLightly(BatchJournal previous) {
-    if (previous == lastClosed && previous != null) {
-      lightBorn = batch == 0 ? Integer.MAX_VALUE : batch - 1;
-    }
   }
 
   /** See {@link Graph#rollback()}. */
@@ -120,26 +81,23 @@ final class UndoJournal {
     List<Node> undone = entries;
     entries = new ArrayList<>();
     removedInBatch.clear();
-    BatchJournal previous = lightBorn >= 0 ? lastClosed : null;
-    // copies made before the batch numbers wrapped are put back below: in this batch if the
-    // numbers wrap now, in the batch before if they wrapped when it closed
-    boolean stale = batch == Integer.MAX_VALUE || previous != null && batch == 0;
-    nextBatch();
-    lastClosed = null;
     for (Node e : undone) {
       Node orig = e.journaled;
       e.journaled = null;
       if (orig != SUPERSEDED) {
-        restore(e.key, orig == BORN ? BatchJournal.ABSENT : orig);
+        restore(e.key, orig);
       }
     }
-    if (previous != null) {
-      for (int i = previous.size() - 1; i >= 0; i--) {
-        restore(previous.key(i), previous.born(i) ? BatchJournal.ABSENT : previous.before(i));
+  }
+
+  /** See {@link Graph#rollbackThrough}. */
+  void rollbackThrough(BatchJournal closed) {
+    rollback();
+    if (closed != null && closed == lastClosed) {
+      for (int i = closed.size() - 1; i >= 0; i--) {
+        restore(closed.key(i), closed.before(i));
       }
-    }
-    if (stale) {
-      forgetBirths();
+      lastClosed = null;
     }
   }
 
@@ -158,27 +116,6 @@ final class UndoJournal {
     }
   }
 
-  /**
-   * Starts the next batch number (wrapping to 0: never negative, as -1 means none). At the wrap,
-   * the nodes forget the batch they were created in (once per 2<sup>31</sup> batches, a pass over
-   * the graph): an old node must not pass for one created in a recent batch of the same number.
-   */
-  private void nextBatch() {
-    lightBorn = -1;
-    if (batch == Integer.MAX_VALUE) {
-      batch = 0;
-      forgetBirths();
-    } else {
-      batch++;
-    }
-  }
-
-  private void forgetBirths() {
-    for (Node n : nodes.values()) {
-      n.born = -1;
-    }
-  }
-
   /** See {@link Graph#endBatch()}. */
   BatchJournal endBatch() {
     List<Node> closing = entries;
@@ -186,21 +123,18 @@ final class UndoJournal {
     if (closing.isEmpty()) {
       // a batch that wrote nothing (most one-value transactions have two): its list serves the
       // next batch, and its journal has no arrays of its own
-      nextBatch();
-      lastClosed = new BatchJournal(NO_KEYS, NO_NODES, NO_NODES, null, 0);
-      return lastClosed;
+      lastClosed = EMPTY;
+      return EMPTY;
     }
     entries = new ArrayList<>();
     String[] keys = new String[closing.size()];
     Node[] before = new Node[closing.size()];
     Node[] current = new Node[closing.size()];
-    boolean[] born = lightBorn >= 0 ? new boolean[closing.size()] : null;
     int size = 0;
     for (int i = 0; i < closing.size(); i += Bulk.RANGE) {
-      size = close(closing, i, Bulk.end(i, closing.size()), keys, before, current, born, size);
+      size = close(closing, i, Bulk.end(i, closing.size()), keys, before, current, size);
     }
-    nextBatch();
-    lastClosed = new BatchJournal(keys, before, current, born, size);
+    lastClosed = new BatchJournal(keys, before, current, size);
     return lastClosed;
   }
 
@@ -215,7 +149,6 @@ final class UndoJournal {
       String[] keys,
       Node[] before,
       Node[] current,
-      boolean[] born,
       int size) {
     for (int i = from; i < to; i++) {
       Node e = closing.get(i);
@@ -227,12 +160,7 @@ final class UndoJournal {
       // an entry that is not superseded belongs to the key's last node of the batch: the
       // current node when it is still in the graph, else the key has none
       keys[size] = e.key;
-      if (orig == BORN) {
-        before[size] = e; // holds the key's chain; its content is the current one
-        born[size] = true;
-      } else {
-        before[size] = orig;
-      }
+      before[size] = orig;
       current[size] = closeEntry(e);
       size++;
     }

@@ -37,10 +37,7 @@ final class VisitSteps {
     if (txn.plan != null) {
       txn.plan.enterVisit();
     }
-    // a visit other than a dependency update always gives the node a last update of this
-    // transaction, which a node created by this transaction's refresh has not yet: its content
-    // changes (see Graph.writeChanging)
-    Node node = a.depUpdate() ? graph.write(key) : graph.writeChanging(key);
+    Node node = graph.write(key);
     OpRecord op = preRecord(a, node);
     f.node = node;
     f.op = op;

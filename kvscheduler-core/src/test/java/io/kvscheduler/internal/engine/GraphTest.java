@@ -8,7 +8,6 @@ import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -448,183 +447,41 @@ class GraphTest {
 
   @Test
   @DisplayName(
-      "(ours) writeChanging journals a node created in the batch closed last without a"
-          + " copy (a born entry whose node keeps its chain); other nodes are copied as by write")
-  void writeChangingSkipsTheCopyOfNodesBornInThePreviousBatch() {
+      "(ours) rollbackThrough the batch closed last undoes that batch as well (an aborted"
+          + " transaction's refresh); given an older batch, it undoes only the current one")
+  void rollbackThroughUndoesTheBatchClosedLast() {
     Graph g = new Graph();
     put(g, KA1);
     g.endBatch();
-    Node a2 = put(g, KA2);
-    a2.history = KeyRevision.recorded(a2, 1, Instant.EPOCH, null);
-    BatchJournal refresh = g.endBatch();
-
-    g.journalBirthsLightly(refresh);
-    Node w2 = g.writeChanging(KA2);
-    assertThat(w2).isSameAs(a2);
-    w2.state = ValueState.CONFIGURED;
-    g.writeChanging(KA1).state = ValueState.CONFIGURED; // born two batches ago: copied
-    put(g, KB1); // born in this batch
-    BatchJournal j = g.endBatch();
-
-    assertThat(entries(j).keySet()).containsExactly(KA2, KA1, KB1);
-    assertThat(j.born(0)).isTrue();
-    assertThat(j.before(0)).as("the node itself: no copy").isSameAs(a2);
-    assertThat(j.current(0)).isSameAs(a2);
-    assertThat(j.born(1)).isFalse();
-    assertThat(j.before(1).state)
-        .as("a copy of the content before")
-        .isEqualTo(ValueState.NONEXISTENT);
-    assertThat(j.born(2)).isFalse();
-    assertThat(j.before(2)).isSameAs(BatchJournal.ABSENT);
-
-    // a closed batch ends it: the next one copies again
-    g.writeChanging(KA2);
-    BatchJournal next = g.endBatch();
-    assertThat(next.born(0)).isFalse();
-    assertThat(next.before(0)).isNotSameAs(a2);
-  }
-
-  @Test
-  @DisplayName("(ours) journalBirthsLightly has no effect unless given the batch closed last")
-  void journalBirthsLightlyNeedsTheLastBatch() {
-    Graph g = new Graph();
-    put(g, KA1);
-    BatchJournal first = g.endBatch();
+    Map<String, Object> beforeRefresh = state(g);
     put(g, KA2);
-    g.endBatch();
-    g.journalBirthsLightly(first);
-    g.writeChanging(KA1);
-    g.writeChanging(KA2);
-    BatchJournal j = g.endBatch();
-    assertThat(j.born(0)).isFalse();
-    assertThat(j.born(1)).isFalse();
-  }
-
-  @Test
-  @DisplayName(
-      "(ours) a born node removed and created again in the same batch keeps its entry as"
-          + " born, and the new node the old one's chain")
-  void bornNodeRecreatedKeepsItsChain() {
-    Graph g = new Graph();
-    Node a1 = put(g, KA1);
-    KeyRevision chainOfA1 = KeyRevision.recorded(a1, 1, Instant.EPOCH, null);
-    a1.history = chainOfA1;
+    g.write(KA1).state = ValueState.DISCOVERED;
     BatchJournal refresh = g.endBatch();
-    g.journalBirthsLightly(refresh);
-    g.writeChanging(KA1);
+    g.write(KA2).state = ValueState.FAILED;
     g.remove(KA1);
-    Node again = put(g, KA1);
-    BatchJournal j = g.endBatch();
-    assertThat(entries(j).keySet()).containsExactly(KA1);
-    assertThat(j.born(0)).isTrue();
-    assertThat(j.current(0)).isSameAs(again);
-    assertThat(again.history).isSameAs(chainOfA1);
-    assertThat(j.before(0).history).isSameAs(chainOfA1);
-  }
+    put(g, KB1);
+    g.rollbackThrough(refresh);
+    assertThat(state(g)).isEqualTo(beforeRefresh);
+    assertConsistent(g, List.of(KA1, KA2, KB1), "after rollbackThrough");
 
-  @Test
-  @DisplayName(
-      "(ours) rollback of a lightly journaled batch undoes the batch before it too (the"
-          + " content its new nodes had is not kept): the graph is back where it was before both")
-  void rollbackOfALightBatchUndoesTheBatchBefore() {
-    Graph g = new Graph();
-    put(g, KA1, Dependency.onKey("l", KB1));
+    put(g, KA2);
+    BatchJournal older = g.endBatch();
     put(g, KB1);
     g.endBatch();
-    Map<String, Object> beforeRefresh = state(g);
-    // the "refresh": changes A1, creates A2 (a base) and its derived value
-    g.write(KA1).state = ValueState.DISCOVERED;
-    Node a2 = put(g, KA2, Dependency.onKey("l", KB1));
-    a2.derivedKeys = List.of(KA2 + "/x");
-    put(g, KA2 + "/x").derivedFrom = KA2;
-    BatchJournal refresh = g.endBatch();
-    g.journalBirthsLightly(refresh);
-    // the "walk": changes A2 (born: no copy), A1, B1, and creates C1
-    g.writeChanging(KA2).state = ValueState.CONFIGURED;
-    g.write(KA1).state = ValueState.CONFIGURED;
-    g.setDeps(g.write(KB1), List.of(Dependency.onKey("l", KA1)));
-    put(g, "/prefixC/new");
-    g.rollback();
-    assertThat(state(g)).isEqualTo(beforeRefresh);
-    assertConsistent(g, List.of(KA1, KA2, KA2 + "/x", KB1, "/prefixC/new"), "after rollback");
-    // a batch after a rollback journals with copies again
-    put(g, KA2);
-    BatchJournal created = g.endBatch();
-    g.journalBirthsLightly(created);
-    g.rollback();
-    g.writeChanging(KA2);
-    assertThat(g.endBatch().born(0)).as("a rollback closes no batch").isFalse();
+    Map<String, Object> afterBoth = state(g);
+    g.write(KA1).state = ValueState.FAILED;
+    g.rollbackThrough(older);
+    assertThat(state(g)).as("an older batch stays").isEqualTo(afterBoth);
   }
 
   @Test
-  @DisplayName(
-      "(ours) after the batch numbers wrap, a node created 2^31 batches ago does not pass"
-          + " for one the batch before created: a rollback restores it")
-  void batchNumbersWrapWithoutMistakingOldNodesForNewOnes() {
-    Graph g = ka1BornInBatch1AndLastBatchNumberNext();
-    g.endBatch(); // the last number: they wrap to 0
-    g.endBatch(); // 0
-    assertLightRollbackInBatch1RestoresKa1(g);
-  }
-
-  @Test
-  @DisplayName(
-      "(ours) a node a rollback restores as the batch numbers wrap does not pass for one"
-          + " born in a later batch of its old number")
-  void nodeRestoredAcrossTheWrapIsNotTakenForNew() {
-    Graph g = ka1BornInBatch1AndLastBatchNumberNext();
-    g.write(KA1).state = ValueState.FAILED; // journaled with a copy of the node born in batch 1
-    g.rollback(); // the numbers wrap to 0; the copy is put back
-    g.endBatch(); // 0
-    assertLightRollbackInBatch1RestoresKa1(g);
-  }
-
-  @Test
-  @DisplayName(
-      "(ours) a node put back by the rollback of the batch after the wrap does not pass"
-          + " for one born in a later batch of its old number")
-  void nodeRestoredFromTheBatchClosedAtTheWrapIsNotTakenForNew() {
-    Graph g = ka1BornInBatch1AndLastBatchNumberNext();
-    g.write(KA1).state = ValueState.FAILED; // journaled with a copy of the node born in batch 1
-    g.journalBirthsLightly(g.endBatch()); // the numbers wrap to 0; the copy stays in the journal
-    g.rollback(); // of batch 0 and the one before it: the copy is put back
-    assertLightRollbackInBatch1RestoresKa1(g);
-  }
-
-  /** A graph holding KA1, created in batch 1, whose current batch has the last number. */
-  private static Graph ka1BornInBatch1AndLastBatchNumberNext() {
-    Graph g = new Graph();
-    g.endBatch(); // batch 0
-    put(g, KA1).state = ValueState.CONFIGURED; // created in batch 1
-    g.endBatch();
-    g.undo.batch = Integer.MAX_VALUE;
-    return g;
-  }
-
-  /**
-   * In batch 1 (again), a "refresh" creates KA2; the next batch, journaled lightly against it,
-   * changes KA1 and is rolled back: the graph must be as before the refresh, KA1 included.
-   */
-  private static void assertLightRollbackInBatch1RestoresKa1(Graph g) {
-    Map<String, Object> beforeRefresh = state(g);
-    put(g, KA2);
-    g.journalBirthsLightly(g.endBatch());
-    g.writeChanging(KA1).state = ValueState.FAILED; // not born in the refresh: copied
-    g.rollback();
-    assertThat(state(g)).isEqualTo(beforeRefresh);
-    assertConsistent(g, List.of(KA1, KA2), "after rollback");
-  }
-
-  @Test
-  @DisplayName(
-      "(ours) rollback of a batch that is not journaled lightly leaves the batch before"
-          + " it alone")
+  @DisplayName("(ours) rollback leaves the batch closed before it alone")
   void plainRollbackKeepsTheBatchBefore() {
     Graph g = new Graph();
     put(g, KA1);
     g.endBatch();
     Map<String, Object> afterFirst = state(g);
-    g.writeChanging(KA1).state = ValueState.CONFIGURED; // no light journaling asked for
+    g.write(KA1).state = ValueState.CONFIGURED;
     g.rollback();
     assertThat(state(g)).isEqualTo(afterFirst);
   }

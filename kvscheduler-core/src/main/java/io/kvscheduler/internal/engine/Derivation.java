@@ -24,14 +24,20 @@ final class Derivation {
     this.graph = graph;
   }
 
-  /** Derived values and dependencies computed for a value. */
+  /**
+   * Derived values and dependencies computed for a value. {@code settledIn}: the base's entry of
+   * {@link SettledDerived} the derived values were matched against (or null); {@code settledAt[i]}:
+   * where {@code derived[i]} was known settled in it with an equal value, or -1.
+   */
   record Relations(
       List<Dependency> deps,
       List<ValueToApply> derived,
       List<String> derivedKeys,
-      Throwable error) {
+      Throwable error,
+      SettledDerived.Entry settledIn,
+      int[] settledAt) {
     Relations(List<Dependency> deps, Throwable error) {
-      this(deps, List.of(), List.of(), error);
+      this(deps, List.of(), List.of(), error, null, null);
     }
 
     /** No dependency, no derived value, no error. */
@@ -71,17 +77,30 @@ final class Derivation {
     List<KeyValuePair> unique = der.value();
     List<ValueToApply> derivedValues = new ArrayList<>(unique.size());
     String[] keys = new String[unique.size()];
+    // matched against what the base's last walk found settled: those keys need no lookup (W5)
+    SettledDerived.Matcher settled = graph.settled.matcher(node.key);
+    int[] at = settled == null ? null : new int[unique.size()];
     int n = 0;
     for (int i = 0; i < unique.size(); i += Bulk.RANGE) {
-      n = addDerived(unique, i, Bulk.end(i, unique.size()), node, kv, derivedValues, keys, n);
+      n =
+          addDerived(
+              unique, i, Bulk.end(i, unique.size()), node, kv, derivedValues, keys, n, settled, at);
     }
     List<String> derivedKeys = n == keys.length ? List.of(keys) : List.of(Arrays.copyOf(keys, n));
-    return new Relations(deps.value(), derivedValues, derivedKeys, null);
+    return new Relations(
+        deps.value(),
+        derivedValues,
+        derivedKeys,
+        null,
+        settled == null ? null : settled.entry(),
+        at);
   }
 
   /**
-   * {@link #addDerived(KeyValuePair, Node, ValueToApply, List)} for {@code unique[from, to)}; the
-   * keys added go to {@code keys} from index {@code n}. Returns the new count of keys.
+   * Adds the derived values of {@code unique[from, to)} to {@code derived}, but those whose key
+   * holds a value not derived from {@code base}; the keys added go to {@code keys} from index
+   * {@code n}, and where each is known settled ({@code settled}, when not null) to {@code at}.
+   * Returns the new count of keys.
    */
   private int addDerived(
       List<KeyValuePair> unique,
@@ -91,27 +110,22 @@ final class Derivation {
       ValueToApply baseKv,
       List<ValueToApply> derived,
       String[] keys,
-      int n) {
+      int n,
+      SettledDerived.Matcher settled,
+      int[] at) {
     for (int i = from; i < to; i++) {
       KeyValuePair kv = unique.get(i);
-      if (addDerived(kv, base, baseKv, derived)) {
+      // a key known settled is derived from this base: it cannot collide
+      int settledAt = settled == null ? -1 : settled.settledAt(kv);
+      if (settledAt >= 0 || !DerivedOrder.collides(graph.get(kv.key()), base.key)) {
+        derived.add(new ValueToApply(kv.key(), kv.value(), baseKv.origin(), baseKv.revert(), null));
+        if (at != null) {
+          at[n] = settledAt;
+        }
         keys[n++] = kv.key();
       }
     }
     return n;
-  }
-
-  /**
-   * Adds derived value {@code kv} of {@code base} to {@code derived} unless its key holds a value
-   * not derived from the base. True when added.
-   */
-  private boolean addDerived(
-      KeyValuePair kv, Node base, ValueToApply baseKv, List<ValueToApply> derived) {
-    if (DerivedOrder.collides(graph.get(kv.key()), base.key)) {
-      return false;
-    }
-    derived.add(new ValueToApply(kv.key(), kv.value(), baseKv.origin(), baseKv.revert(), null));
-    return true;
   }
 
   /**

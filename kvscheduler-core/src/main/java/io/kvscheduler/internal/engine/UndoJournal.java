@@ -31,6 +31,7 @@ final class UndoJournal {
 
   private final NodeStore nodes;
   private final DependencyIndex index;
+  private final SettledDerived settled;
 
   /** The nodes written in the current batch, in order of first write. */
   private ArrayList<Node> entries = new ArrayList<>();
@@ -50,10 +51,14 @@ final class UndoJournal {
   /** The journal the last {@link #endBatch()} returned. */
   private BatchJournal lastClosed;
 
-  /** A journal of writes to {@code nodes}, whose rollback keeps {@code index} in step. */
-  UndoJournal(NodeStore nodes, DependencyIndex index) {
+  /**
+   * A journal of writes to {@code nodes}, whose rollback keeps {@code index} in step and tells
+   * {@code settled} of every derived node it replaces or puts back.
+   */
+  UndoJournal(NodeStore nodes, DependencyIndex index, SettledDerived settled) {
     this.nodes = nodes;
     this.index = index;
+    this.settled = settled;
   }
 
   /** Sizes the journal of an empty graph for {@code expected} writes. */
@@ -151,8 +156,14 @@ final class UndoJournal {
     Node cur = nodes.take(key);
     if (cur != null) {
       index.remove(cur);
+      if (cur.derivedFrom != null && settled.any()) {
+        settled.touched(cur);
+      }
     }
     if (orig != BatchJournal.ABSENT) {
+      if (orig.derivedFrom != null && settled.any()) {
+        settled.touched(orig);
+      }
       nodes.putBack(orig);
       index.add(orig);
     }

@@ -7,7 +7,6 @@ import static io.kvscheduler.internal.engine.WalkFrame.UPDATE_CALL;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -221,11 +220,16 @@ final class CreateUpdateSteps {
       graph.setDeps(node, rel.deps());
       node.derivedKeys = rel.derivedKeys();
       List<ValueToApply> obsolete = new ArrayList<>();
-      // membership by hash when the lists are long (a base with thousands of derived values)
-      Collection<String> kept =
-          rel.derivedKeys().size() > 16 ? new HashSet<>(rel.derivedKeys()) : rel.derivedKeys();
+      // both lists are sorted by key: one pass over them, no set of the kept keys (W5: a base
+      // with thousands of derived values)
+      List<String> kept = rel.derivedKeys();
+      int k = 0;
       for (String dk : f.oldDerived) {
-        if (!kept.contains(dk)) {
+        int c = -1;
+        while (k < kept.size() && (c = kept.get(k).compareTo(dk)) < 0) {
+          k++;
+        }
+        if (c != 0) {
           obsolete.add(new ValueToApply(dk, null, a.kv().origin(), a.kv().revert(), null));
         }
       }

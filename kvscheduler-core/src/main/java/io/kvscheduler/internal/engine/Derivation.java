@@ -25,19 +25,17 @@ final class Derivation {
   }
 
   /**
-   * Derived values and dependencies computed for a value. {@code settledIn}: the base's entry of
-   * {@link SettledDerived} the derived values were matched against (or null); {@code settledAt[i]}:
-   * where {@code derived[i]} was known settled in it with an equal value, or -1.
+   * Derived values and dependencies computed for a value. {@code settled}: what matching the
+   * derived values against the base's entry of {@link SettledDerived} found (null without one).
    */
   record Relations(
       List<Dependency> deps,
       List<ValueToApply> derived,
       List<String> derivedKeys,
       Throwable error,
-      SettledDerived.Entry settledIn,
-      int[] settledAt) {
+      SettledDerived.Match settled) {
     Relations(List<Dependency> deps, Throwable error) {
-      this(deps, List.of(), List.of(), error, null, null);
+      this(deps, List.of(), List.of(), error, null);
     }
 
     /** No dependency, no derived value, no error. */
@@ -78,29 +76,22 @@ final class Derivation {
     List<ValueToApply> derivedValues = new ArrayList<>(unique.size());
     String[] keys = new String[unique.size()];
     // matched against what the base's last walk found settled: those keys need no lookup (W5)
-    SettledDerived.Matcher settled = graph.settled.matcher(node.key);
-    int[] at = settled == null ? null : new int[unique.size()];
+    SettledDerived.Matcher settled = graph.settled.matcher(node.key, unique.size());
     int n = 0;
     for (int i = 0; i < unique.size(); i += Bulk.RANGE) {
       n =
           addDerived(
-              unique, i, Bulk.end(i, unique.size()), node, kv, derivedValues, keys, n, settled, at);
+              unique, i, Bulk.end(i, unique.size()), node, kv, derivedValues, keys, n, settled);
     }
     List<String> derivedKeys = n == keys.length ? List.of(keys) : List.of(Arrays.copyOf(keys, n));
     return new Relations(
-        deps.value(),
-        derivedValues,
-        derivedKeys,
-        null,
-        settled == null ? null : settled.entry(),
-        at);
+        deps.value(), derivedValues, derivedKeys, null, settled == null ? null : settled.match());
   }
 
   /**
    * Adds the derived values of {@code unique[from, to)} to {@code derived}, but those whose key
    * holds a value not derived from {@code base}; the keys added go to {@code keys} from index
-   * {@code n}, and where each is known settled ({@code settled}, when not null) to {@code at}.
-   * Returns the new count of keys.
+   * {@code n}, each matched by {@code settled} (when not null). Returns the new count of keys.
    */
   private int addDerived(
       List<KeyValuePair> unique,
@@ -111,16 +102,15 @@ final class Derivation {
       List<ValueToApply> derived,
       String[] keys,
       int n,
-      SettledDerived.Matcher settled,
-      int[] at) {
+      SettledDerived.Matcher settled) {
     for (int i = from; i < to; i++) {
       KeyValuePair kv = unique.get(i);
       // a key known settled is derived from this base: it cannot collide
-      int settledAt = settled == null ? -1 : settled.settledAt(kv);
-      if (settledAt >= 0 || !DerivedOrder.collides(graph.get(kv.key()), base.key)) {
+      boolean isSettled = settled != null && settled.settled(kv);
+      if (isSettled || !DerivedOrder.collides(graph.get(kv.key()), base.key)) {
         derived.add(new ValueToApply(kv.key(), kv.value(), baseKv.origin(), baseKv.revert(), null));
-        if (at != null) {
-          at[n] = settledAt;
+        if (settled != null) {
+          settled.added(isSettled);
         }
         keys[n++] = kv.key();
       }

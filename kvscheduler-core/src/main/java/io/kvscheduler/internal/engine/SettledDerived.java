@@ -2,6 +2,7 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.RetryOptions;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -92,43 +93,94 @@ final class SettledDerived {
 
   /**
    * Finds, for each derived value of a base's new answer (sorted by key), where its key is known
-   * settled with an equal value in the base's entry: one pass over both sorted lists, no lookup.
+   * settled with an equal value in the base's entry, and which of the entry's keys the new answer
+   * keeps: one pass over both sorted lists, no lookup.
    */
   static final class Matcher {
     private final Entry entry;
+    private final int[] settledAt;
+    private final boolean[] kept;
     private int next;
+    private int matched = -1;
+    private int count;
 
-    private Matcher(Entry entry) {
+    private Matcher(Entry entry, int size) {
       this.entry = entry;
-    }
-
-    /** The entry matched against. */
-    Entry entry() {
-      return entry;
+      this.settledAt = new int[size];
+      this.kept = new boolean[entry.values.size()];
     }
 
     /**
-     * The index in the entry of {@code kv}'s key when it is known settled there with a value equal
-     * to {@code kv}'s, else -1. Called with the derived values in ascending key order.
+     * True when {@code kv}'s key is known settled in the entry with a value equal to {@code kv}'s.
+     * Called with the derived values in ascending key order, each followed by {@link #added} when
+     * the base keeps it.
      */
-    int settledAt(KeyValuePair kv) {
+    boolean settled(KeyValuePair kv) {
+      matched = -1;
       List<ValueToApply> old = entry.values;
       String key = kv.key();
       while (next < old.size()) {
         ValueToApply o = old.get(next);
         int c = o.key().compareTo(key);
         if (c > 0) {
-          return -1;
+          return false;
         }
         int at = next++;
         if (c == 0) {
+          matched = at;
           Object v = kv.value();
-          boolean same =
-              entry.knownSettled(at) && (v == o.value() || v != null && v.equals(o.value()));
-          return same ? at : -1;
+          return entry.knownSettled(at) && (v == o.value() || v != null && v.equals(o.value()));
         }
       }
-      return -1;
+      return false;
+    }
+
+    /** The value last given to {@link #settled} is the base's next derived value. */
+    void added(boolean settled) {
+      settledAt[count++] = settled ? matched : -1;
+      if (matched >= 0) {
+        kept[matched] = true;
+      }
+    }
+
+    /** What was found. */
+    Match match() {
+      return new Match(entry, settledAt, kept);
+    }
+  }
+
+  /**
+   * What a {@link Matcher} found: {@code settledAt[i]}, where the base's {@code i}th derived value
+   * was known settled in {@code entry} with an equal value, or -1; {@code kept[j]}, whether the
+   * entry's {@code j}th key is among the base's derived keys again.
+   */
+  record Match(Entry entry, int[] settledAt, boolean[] kept) {
+    /**
+     * The keys of {@code old} (the base's derived keys before, sorted) not among {@code now} (its
+     * derived keys now, sorted), in order: read from {@link #kept} when {@code old} is the entry's
+     * key list, else found in one pass over both lists.
+     */
+    static List<String> dropped(Match m, List<String> old, List<String> now) {
+      List<String> out = new ArrayList<>();
+      if (m != null && m.entry.keys == old) {
+        for (int i = 0; i < old.size(); i++) {
+          if (!m.kept[i]) {
+            out.add(old.get(i));
+          }
+        }
+        return out;
+      }
+      int k = 0;
+      for (String dk : old) {
+        int c = -1;
+        while (k < now.size() && (c = now.get(k).compareTo(dk)) < 0) {
+          k++;
+        }
+        if (c != 0) {
+          out.add(dk);
+        }
+      }
+      return out;
     }
   }
 
@@ -189,10 +241,13 @@ final class SettledDerived {
     return e != null && e.state == Entry.LIVE ? e : null;
   }
 
-  /** A matcher over the live entry of {@code baseKey}, or null when it has none. */
-  Matcher matcher(String baseKey) {
+  /**
+   * A matcher of {@code size} derived values over the live entry of {@code baseKey}, or null when
+   * it has none.
+   */
+  Matcher matcher(String baseKey, int size) {
     Entry e = live(baseKey);
-    return e == null ? null : new Matcher(e);
+    return e == null ? null : new Matcher(e, size);
   }
 
   /**
@@ -202,8 +257,9 @@ final class SettledDerived {
    * there is nothing to know.
    */
   Pass begin(String baseKey, Derivation.Relations rel, boolean renew, RetryOptions retry) {
-    Entry before = rel.settledIn();
-    int[] settledAt = rel.settledAt();
+    Match match = rel.settled();
+    Entry before = match == null ? null : match.entry();
+    int[] settledAt = match == null ? null : match.settledAt();
     if (before == null || before.state != Entry.LIVE) {
       before = null;
       settledAt = null;

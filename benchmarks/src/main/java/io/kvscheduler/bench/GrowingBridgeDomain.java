@@ -20,12 +20,14 @@ import java.util.Map;
  * number of members.
  *
  * <p>Reports, over the last {@value #WINDOW} transactions (at about N members): {@code txn_ms}
- * (mean), {@code p50_ms}, {@code p99_ms}, {@code max_ms}, and the collections in that window
- * ({@code gc_count}, {@code gc_ms}); {@code txn_ms_half}, the mean of the {@value #WINDOW}
- * transactions ending at N/2 members (N ≥ 200: whether the cost grows with the members); {@code
- * seconds}, all N transactions; {@code ops_per_txn}, the executed operations of the last one
- * ("unrecorded" with history off); {@code history}; {@code heap_mb} at the end. From 1,000 members
- * on, progress (and the heap in use, collected or not) goes to stderr every tenth of the run.
+ * (mean), {@code p50_ms}, {@code p99_ms}, {@code max_ms}, {@code engine_cpu_ms} (the engine
+ * thread's CPU time per transaction, less sensitive than wall time to other load on the machine; -1
+ * when the JVM cannot tell), and the collections in that window ({@code gc_count}, {@code gc_ms});
+ * {@code txn_ms_half}, the mean of the {@value #WINDOW} transactions ending at N/2 members (N ≥
+ * 200: whether the cost grows with the members); {@code seconds}, all N transactions; {@code
+ * ops_per_txn}, the executed operations of the last one ("unrecorded" with history off); {@code
+ * history}; {@code heap_mb} at the end. From 1,000 members on, progress (and the heap in use,
+ * collected or not) goes to stderr every tenth of the run.
  *
  * <p>With history on, the heap grows with every transaction's record and graph revisions: a run to
  * 10,000 members needs a large heap ({@code heap_mb} of the run to 1,000 members, times 100, as
@@ -46,10 +48,12 @@ final class GrowingBridgeDomain {
       long[] ns = new long[n];
       long lastSeq = -1;
       ScaleHarness.GcCounter gc = null;
+      ScaleHarness.EngineCpu cpu = null;
       long start = System.nanoTime();
       for (int members = 1; members <= n; members++) {
         if (members == n - window + 1) {
           gc = new ScaleHarness.GcCounter();
+          cpu = new ScaleHarness.EngineCpu();
         }
         BridgeDomain bd =
             new BridgeDomain(MockModel.BD_NAME, List.copyOf(names.subList(0, members)));
@@ -68,10 +72,14 @@ final class GrowingBridgeDomain {
         }
       }
       long end = System.nanoTime();
+      long engineCpuNs = cpu.elapsedNanos();
       long[] last = Arrays.copyOfRange(ns, n - window, n);
       out.put("history", recordHistory ? "on" : "off");
       out.put("window", window);
       putWindow(out, last);
+      out.put(
+          "engine_cpu_ms",
+          engineCpuNs < 0 ? -1 : ScaleHarness.round(engineCpuNs / 1e6 / window, 3));
       gc.putInto(out);
       if (n >= 2 * WINDOW) {
         out.put(

@@ -7,7 +7,6 @@ import static io.kvscheduler.internal.engine.WalkFrame.UPDATE_CALL;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -221,13 +220,11 @@ final class CreateUpdateSteps {
       graph.setDeps(node, rel.deps());
       node.derivedKeys = rel.derivedKeys();
       List<ValueToApply> obsolete = new ArrayList<>();
-      // membership by hash when the lists are long (a base with thousands of derived values)
-      Collection<String> kept =
-          rel.derivedKeys().size() > 16 ? new HashSet<>(rel.derivedKeys()) : rel.derivedKeys();
-      for (String dk : f.oldDerived) {
-        if (!kept.contains(dk)) {
-          obsolete.add(new ValueToApply(dk, null, a.kv().origin(), a.kv().revert(), null));
-        }
+      // no set of the kept keys, no string comparison when the matching of the derived values
+      // found them (W5: a base with thousands of derived values)
+      for (String dk :
+          SettledDerived.Match.dropped(rel.settled(), f.oldDerived, rel.derivedKeys())) {
+        obsolete.add(new ValueToApply(dk, null, a.kv().origin(), a.kv().revert(), null));
       }
       f.startDerived(obsolete, false, UPDATE_AFTER_OBSOLETE);
       return;

@@ -24,14 +24,18 @@ final class Derivation {
     this.graph = graph;
   }
 
-  /** Derived values and dependencies computed for a value. */
+  /**
+   * Derived values and dependencies computed for a value. {@code settled}: what matching the
+   * derived values against the base's entry of {@link SettledDerived} found (null without one).
+   */
   record Relations(
       List<Dependency> deps,
       List<ValueToApply> derived,
       List<String> derivedKeys,
-      Throwable error) {
+      Throwable error,
+      SettledDerived.Match settled) {
     Relations(List<Dependency> deps, Throwable error) {
-      this(deps, List.of(), List.of(), error);
+      this(deps, List.of(), List.of(), error, null);
     }
 
     /** No dependency, no derived value, no error. */
@@ -71,17 +75,23 @@ final class Derivation {
     List<KeyValuePair> unique = der.value();
     List<ValueToApply> derivedValues = new ArrayList<>(unique.size());
     String[] keys = new String[unique.size()];
+    // matched against what the base's last walk found settled: those keys need no lookup (W5)
+    SettledDerived.Matcher settled = graph.settled.matcher(node.key, unique.size());
     int n = 0;
     for (int i = 0; i < unique.size(); i += Bulk.RANGE) {
-      n = addDerived(unique, i, Bulk.end(i, unique.size()), node, kv, derivedValues, keys, n);
+      n =
+          addDerived(
+              unique, i, Bulk.end(i, unique.size()), node, kv, derivedValues, keys, n, settled);
     }
     List<String> derivedKeys = n == keys.length ? List.of(keys) : List.of(Arrays.copyOf(keys, n));
-    return new Relations(deps.value(), derivedValues, derivedKeys, null);
+    return new Relations(
+        deps.value(), derivedValues, derivedKeys, null, settled == null ? null : settled.match());
   }
 
   /**
-   * {@link #addDerived(KeyValuePair, Node, ValueToApply, List)} for {@code unique[from, to)}; the
-   * keys added go to {@code keys} from index {@code n}. Returns the new count of keys.
+   * Adds the derived values of {@code unique[from, to)} to {@code derived}, but those whose key
+   * holds a value not derived from {@code base}; the keys added go to {@code keys} from index
+   * {@code n}, each matched by {@code settled} (when not null). Returns the new count of keys.
    */
   private int addDerived(
       List<KeyValuePair> unique,
@@ -91,27 +101,21 @@ final class Derivation {
       ValueToApply baseKv,
       List<ValueToApply> derived,
       String[] keys,
-      int n) {
+      int n,
+      SettledDerived.Matcher settled) {
     for (int i = from; i < to; i++) {
       KeyValuePair kv = unique.get(i);
-      if (addDerived(kv, base, baseKv, derived)) {
+      // a key known settled is derived from this base: it cannot collide
+      boolean isSettled = settled != null && settled.settled(kv);
+      if (isSettled || !DerivedOrder.collides(graph.get(kv.key()), base.key)) {
+        derived.add(new ValueToApply(kv.key(), kv.value(), baseKv.origin(), baseKv.revert(), null));
+        if (settled != null) {
+          settled.added(isSettled);
+        }
         keys[n++] = kv.key();
       }
     }
     return n;
-  }
-
-  /**
-   * Adds derived value {@code kv} of {@code base} to {@code derived} unless its key holds a value
-   * not derived from the base. True when added.
-   */
-  private boolean addDerived(
-      KeyValuePair kv, Node base, ValueToApply baseKv, List<ValueToApply> derived) {
-    if (DerivedOrder.collides(graph.get(kv.key()), base.key)) {
-      return false;
-    }
-    derived.add(new ValueToApply(kv.key(), kv.value(), baseKv.origin(), baseKv.revert(), null));
-    return true;
   }
 
   /**

@@ -35,7 +35,14 @@ final class Graph {
   final NodeStore store = new NodeStore();
 
   final DependencyIndex dependencies = new DependencyIndex(store);
-  final UndoJournal undo = new UndoJournal(store, dependencies);
+
+  /**
+   * Which derived values are known settled without reading their nodes: told of every write of a
+   * derived node here and of every derived node a {@link #rollback()} puts back.
+   */
+  final SettledDerived settled = new SettledDerived();
+
+  final UndoJournal undo = new UndoJournal(store, dependencies, settled);
 
   /** The node of {@code key} or null. Read only: do not mutate the result. */
   Node get(String key) {
@@ -71,6 +78,9 @@ final class Graph {
       return create(key);
     }
     undo.writing(n);
+    if (n.derivedFrom != null && settled.any()) {
+      settled.touched(n);
+    }
     return n;
   }
 
@@ -89,6 +99,12 @@ final class Graph {
       return;
     }
     undo.removing(n);
+    if (settled.any()) {
+      if (n.derivedFrom != null) {
+        settled.touched(n);
+      }
+      settled.forget(key);
+    }
     dependencies.remove(n);
     store.take(key);
   }
@@ -131,7 +147,15 @@ final class Graph {
    * starts a new batch.
    */
   BatchJournal endBatch() {
-    return undo.endBatch();
+    BatchJournal closed = undo.endBatch();
+    if (settled.any()) {
+      for (int i = 0; i < closed.size(); i++) {
+        if (closed.current(i) == null) {
+          settled.forget(closed.key(i)); // left the graph (a base among them has no entry now)
+        }
+      }
+    }
+    return closed;
   }
 
   /** Keys written in the current batch so far. */

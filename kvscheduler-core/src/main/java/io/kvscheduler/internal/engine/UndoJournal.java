@@ -26,6 +26,7 @@ final class UndoJournal {
 
   private final NodeStore nodes;
   private final DependencyIndex index;
+  private final SettledDerived settled;
 
   /** The nodes written in the current batch, in order of first write. */
   private ArrayList<Node> entries = new ArrayList<>();
@@ -36,10 +37,14 @@ final class UndoJournal {
   /** Keys removed in the current batch (usually few) → the removed, journaled node. */
   private final HashMap<String, Node> removedInBatch = new HashMap<>();
 
-  /** A journal of writes to {@code nodes}, whose rollback keeps {@code index} in step. */
-  UndoJournal(NodeStore nodes, DependencyIndex index) {
+  /**
+   * A journal of writes to {@code nodes}, whose rollback keeps {@code index} in step and tells
+   * {@code settled} of every derived node it replaces or puts back.
+   */
+  UndoJournal(NodeStore nodes, DependencyIndex index, SettledDerived settled) {
     this.nodes = nodes;
     this.index = index;
+    this.settled = settled;
   }
 
   /** Sizes the journal of an empty graph for {@code expected} writes. */
@@ -109,8 +114,14 @@ final class UndoJournal {
     Node cur = nodes.take(key);
     if (cur != null) {
       index.remove(cur);
+      if (cur.derivedFrom != null && settled.any()) {
+        settled.touched(cur);
+      }
     }
     if (orig != BatchJournal.ABSENT) {
+      if (orig.derivedFrom != null && settled.any()) {
+        settled.touched(orig);
+      }
       nodes.putBack(orig);
       index.add(orig);
     }

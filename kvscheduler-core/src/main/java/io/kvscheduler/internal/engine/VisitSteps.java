@@ -4,6 +4,7 @@ import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueState;
+import java.util.List;
 
 /**
  * Entering and leaving a visit of the walk ({@link Walker}): on ENTER the key goes onto the
@@ -168,7 +169,17 @@ final class VisitSteps {
         || base.lastUpdate.seq() != txn.seq) {
       return;
     }
-    for (String dk : base.derivedKeys) {
+    // the keys known settled (CONFIGURED) are not RETRYING: their nodes are not read (W5)
+    SettledDerived.Entry settled = graph.settled.live(baseKey);
+    if (settled != null && !Derivation.sameKeys(settled.keys, base.derivedKeys)) {
+      settled = null;
+    }
+    List<String> keys = base.derivedKeys;
+    for (int i = 0; i < keys.size(); i++) {
+      if (settled != null && settled.knownSettled(i)) {
+        continue;
+      }
+      String dk = keys.get(i);
       Node dn = graph.get(dk);
       if (dn != null
           && dn.state == ValueState.RETRYING

@@ -99,6 +99,10 @@ final class WalkFrame {
   Node seqSingle;
   List<Node> seqNodes;
   List<ValueToApply> seqValues;
+
+  /** Derived values: which of {@link #seqValues} are known settled (see {@link SettledDerived}). */
+  SettledDerived.Pass seqSettled;
+
   int seqIndex;
   int seqSize;
   Throwable seqError;
@@ -142,6 +146,7 @@ final class WalkFrame {
     seqSingle = null;
     seqNodes = null;
     seqValues = null;
+    seqSettled = null;
     seqError = null;
   }
 
@@ -208,6 +213,7 @@ final class WalkFrame {
     seqDependents = false;
     seqFlag = check;
     seqValues = sorted;
+    seqSettled = null;
     seqIndex = 0;
     seqSize = sorted.size();
     seqError = null;

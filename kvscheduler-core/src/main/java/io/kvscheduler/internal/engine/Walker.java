@@ -19,9 +19,7 @@ import static io.kvscheduler.internal.engine.WalkFrame.UPDATE_CALL;
 
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.TxnOperation;
-import io.kvscheduler.api.ValueState;
 import java.util.Arrays;
-import java.util.Objects;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,8 +73,8 @@ import org.slf4j.LoggerFactory;
  * <p>The steps are split by job: entering and leaving a visit in {@link VisitSteps}, the steps of
  * CREATE and UPDATE in {@link CreateUpdateSteps}, those of DELETE in {@link DeleteSteps}, the
  * descriptor's calls in {@link WalkCalls} ({@code callCreate}, {@code callUpdate}, {@code
- * callDelete}), readiness in {@link Readiness}, derived values in {@link Derivation}, status marks
- * in {@link StatusMarks}.
+ * callDelete}), readiness in {@link Readiness}, derived values in {@link Derivation} and {@link
+ * DerivedVisits}, status marks in {@link StatusMarks}.
  */
 final class Walker {
   private static final Logger LOG = LoggerFactory.getLogger(Walker.class);
@@ -84,7 +82,7 @@ final class Walker {
   private final Graph graph;
   private final Registry registry;
   private final Transaction txn;
-  private final Derivation derivation;
+  private final DerivedVisits derivedVisits;
   private final VisitSteps visits;
   private final CreateUpdateSteps createUpdate;
   private final DeleteSteps deletes;
@@ -98,7 +96,8 @@ final class Walker {
     this.graph = graph;
     this.registry = registry;
     this.txn = txn;
-    this.derivation = new Derivation(graph);
+    Derivation derivation = new Derivation(graph);
+    this.derivedVisits = new DerivedVisits(graph, txn, derivation);
     StatusMarks marks = new StatusMarks(graph, registry, txn);
     this.visits = new VisitSteps(graph, registry, txn, marks);
     WalkCalls calls = new WalkCalls(txn);
@@ -257,7 +256,7 @@ final class Walker {
       switch (f.phase) {
         case ENTER -> visits.enter(f);
         case CREATE -> createUpdate.create(f);
-        case AFTER_DEPENDENTS -> f.startDerived(f.relations.derived(), true, AFTER_DERIVED);
+        case AFTER_DEPENDENTS -> derivedVisits.start(f);
         case AFTER_DERIVED -> f.endOperation(carried);
         case UPDATE -> createUpdate.update(f);
         case UPDATE_AFTER_OBSOLETE -> createUpdate.afterObsolete(f, carried);
@@ -321,7 +320,7 @@ final class Walker {
   private boolean nextChild(WalkFrame f) {
     while (f.seqIndex < f.seqSize) {
       int i = f.seqIndex++;
-      Args child = f.seqDependents ? dependentVisit(f, i) : derivedVisit(f, i);
+      Args child = f.seqDependents ? dependentVisit(f, i) : derivedVisits.visit(f, i);
       if (child != null) {
         f.phase = SEQUENCE_RESUME;
         push().startVisit(child);
@@ -347,49 +346,5 @@ final class Walker {
     Args a = f.args;
     ValueToApply kv = new ValueToApply(dn.key, value, dn.origin(), a.kv.revert(), null);
     return new Args(kv, dn.baseKey(), dn.isDerived(), true, a.recreating);
-  }
-
-  /** The visit of the {@code i}th derived value of the frame's base, or null when skipped. */
-  private Args derivedVisit(WalkFrame f, int i) {
-    ValueToApply kv = f.seqValues.get(i);
-    Args a = f.args;
-    Node n = graph.get(kv.key());
-    if (f.seqFlag && !derivation.validDerived(kv, n, a.baseKey)) {
-      return null;
-    }
-    if (unchanged(kv, n, a)) {
-      return null; // W5: a base with thousands of derived values costs what changed in them
-    }
-    return new Args(kv, a.baseKey, true, false, a.recreating);
-  }
-
-  /**
-   * True when visiting derived value {@code kv} of {@code a}'s base would change nothing: the node
-   * holds an equal value, CONFIGURED by an earlier update with the same retry and revert settings,
-   * with nothing left over from a failure. Such a visit would make no call, record nothing and
-   * change no status; skipping it keeps the node, its revision and its published entry as they are.
-   */
-  private boolean unchanged(ValueToApply kv, Node n, Args a) {
-    if (n == null
-        || n.state != ValueState.CONFIGURED
-        || a.recreating != null
-        || kv.fromSB()
-        || kv.revert()
-        || n.held != null
-        || n.error != null
-        || !a.baseKey.equals(n.derivedFrom)) {
-      return false;
-    }
-    Node.LastUpdate last = n.lastUpdate;
-    if (last == null
-        || last.op() != TxnOperation.UPDATE
-        || last.revert()
-        || last.seq() == txn.seq
-        || txn.isNB() && !txn.inheritRetry && !Objects.equals(last.retry(), txn.nbRetry)
-        || !txn.unreadBefore.isEmpty() && txn.unreadBefore.contains(a.baseKey)) {
-      return false;
-    }
-    Object v = kv.value();
-    return v == n.value || v != null && v.equals(n.value);
   }
 }

@@ -113,16 +113,7 @@ final class CreateUpdateSteps {
         DescriptorHandle.Result<Object> r = calls.callCreate(op, handle, key, node.value);
         if (r.failed()) {
           node.unavailable = true;
-          op.newErr = r.error();
-          op.newState =
-              marks.markFailed(
-                  node,
-                  a.kv().revert(),
-                  r.error(),
-                  handle.isRetriable(r.error()),
-                  TxnOperation.CREATE);
-          txn.ops.add(op);
-          f.endOperation(r.error());
+          callFailed(f, op, node, handle, r.error(), TxnOperation.CREATE);
           return;
         }
         metadata = r.value();
@@ -277,16 +268,7 @@ final class CreateUpdateSteps {
           if (node.unavailable) {
             node.held = f.prevValue; // still there (an available value keeps its own value)
           }
-          op.newErr = r.error();
-          op.newState =
-              marks.markFailed(
-                  node,
-                  a.kv().revert(),
-                  r.error(),
-                  handle.isRetriable(r.error()),
-                  TxnOperation.UPDATE);
-          txn.ops.add(op);
-          f.endOperation(r.error());
+          callFailed(f, op, node, handle, r.error(), TxnOperation.UPDATE);
           return;
         }
         metadata = r.value();
@@ -319,5 +301,24 @@ final class CreateUpdateSteps {
     } else {
       f.phase = AFTER_DEPENDENTS;
     }
+  }
+
+  /**
+   * Ends the operation {@code op} of frame {@code f} whose descriptor call {@code failedOp} for
+   * {@code node} failed with {@code error}: the node marked failed (or retrying), the operation
+   * recorded.
+   */
+  private void callFailed(
+      WalkFrame f,
+      OpRecord op,
+      Node node,
+      DescriptorHandle handle,
+      Throwable error,
+      TxnOperation failedOp) {
+    op.newErr = error;
+    op.newState =
+        marks.markFailed(node, f.args.kv().revert(), error, handle.isRetriable(error), failedOp);
+    txn.ops.add(op);
+    f.endOperation(error);
   }
 }

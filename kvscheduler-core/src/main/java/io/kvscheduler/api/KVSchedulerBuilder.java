@@ -227,6 +227,27 @@ public final class KVSchedulerBuilder {
     return this;
   }
 
+  /**
+   * Whether a transaction committed with revert on failure ({@link TxnOptions#revert}) runs its
+   * calls in parallel too, under {@link #parallelism}. Default: false — such a transaction calls
+   * the southbound one call after the other, so it makes exactly the calls of the sequential walk,
+   * and stops at the first failure of one of its own values before anything beyond it reaches the
+   * southbound.
+   *
+   * <p>With true, its independent calls overlap like those of any transaction. When a call of one
+   * of its own values fails, no further call starts and the calls still running are waited for.
+   * Calls that ran although they come after the failure in the walk's order are then undone, newest
+   * first, before the revert undoes the values applied before the failure, in reverse order. The
+   * recorded transaction lists each such call where the walk stopped, followed by its undo (flagged
+   * {@code REVERT}); a call or undo that failed is recorded with its error and its key is read
+   * again from the southbound. States and the southbound's content end as with sequential calls;
+   * the southbound may see more calls.
+   */
+  public KVSchedulerBuilder revertInParallel(boolean inParallel) {
+    cfg.revertInParallel = inParallel;
+    return this;
+  }
+
   /** Builds and starts the scheduler (its engine thread). */
   public KVScheduler build() {
     return new SchedulerImpl(cfg.freeze());

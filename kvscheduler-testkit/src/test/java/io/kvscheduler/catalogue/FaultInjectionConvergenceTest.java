@@ -12,6 +12,7 @@ import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.KVSchedulerBuilder;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxnOp;
@@ -400,6 +401,22 @@ class FaultInjectionConvergenceTest {
     assertThat(parallel).hasSameSizeAs(sequential);
   }
 
+  /**
+   * A seed run with up to 8 southbound calls at a time and transactions reverted on failure running
+   * their calls in parallel too: calls beyond a failure reach the southbound and are undone, so the
+   * run differs from the sequential one, but all its own checks hold — every status agrees with the
+   * southbound after every step, and every reverted transaction leaves its values as they were.
+   */
+  @ParameterizedTest(name = "seed {0}")
+  @MethodSource("parallelSeeds")
+  @Execution(ExecutionMode.CONCURRENT)
+  @Timeout(value = 600, unit = TimeUnit.SECONDS)
+  void convergesWithRevertInParallel(Seed seed) {
+    try (Run run = new Run(seed.value(), 8, true)) {
+      run.execute(PARALLEL_STEPS);
+    }
+  }
+
   // ------------------------------------------------------------------ static model
 
   /** Dependencies of the model (a DAG: every key depends only on keys sorted before it). */
@@ -561,10 +578,15 @@ class FaultInjectionConvergenceTest {
     final int parallelism;
 
     Run(long seed) {
-      this(seed, 1);
+      this(seed, 1, false);
     }
 
     Run(long seed, int parallelism) {
+      this(seed, parallelism, false);
+    }
+
+    /** {@code revertInParallel}: see {@link KVSchedulerBuilder#revertInParallel}. */
+    Run(long seed, int parallelism, boolean revertInParallel) {
       this.seed = seed;
       this.parallelism = parallelism;
       this.rnd = new SplittableRandom(seed);
@@ -581,6 +603,7 @@ class FaultInjectionConvergenceTest {
               .printTxnSummary(false)
               .threadName(engineThread)
               .parallelism(parallelism)
+              .revertInParallel(revertInParallel)
               .build();
       registerDescriptors();
     }

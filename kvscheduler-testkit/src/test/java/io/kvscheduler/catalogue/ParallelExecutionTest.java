@@ -17,7 +17,10 @@ import io.kvscheduler.api.ValueState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -64,6 +67,7 @@ class ParallelExecutionTest {
     final Map<String, String> runningKeys = new ConcurrentHashMap<>();
     final Set<String> failing = ConcurrentHashMap.newKeySet();
     final Set<String> hanging = ConcurrentHashMap.newKeySet();
+    final Map<String, Long> slow = new ConcurrentHashMap<>();
     final CountDownLatch release = new CountDownLatch(1);
     volatile long delayMillis = 20;
 
@@ -91,7 +95,7 @@ class ParallelExecutionTest {
           release.await(20, TimeUnit.SECONDS);
           throw new IllegalStateException(key + " returned late");
         }
-        Thread.sleep(delayMillis);
+        Thread.sleep(slow.getOrDefault(key, delayMillis));
         if (failing.contains(key)) {
           throw new IllegalStateException("device refused " + op + " of " + key);
         }
@@ -125,8 +129,17 @@ class ParallelExecutionTest {
 
   /** Interfaces (opted in up to {@code ifaceLimit}), the bridge domain and its bindings. */
   private KVScheduler scheduler(Device dev, int parallelism, int ifaceLimit, Duration timeout) {
+    return scheduler(dev, parallelism, ifaceLimit, timeout, false);
+  }
+
+  private KVScheduler scheduler(
+      Device dev, int parallelism, int ifaceLimit, Duration timeout, boolean revertInParallel) {
     KVSchedulerBuilder b =
-        KVScheduler.builder().parallelism(parallelism).printTxnSummary(false).threadName("kvs-par");
+        KVScheduler.builder()
+            .parallelism(parallelism)
+            .revertInParallel(revertInParallel)
+            .printTxnSummary(false)
+            .threadName("kvs-par");
     if (timeout != null) {
       b.operationTimeout(timeout);
     }
@@ -438,6 +451,113 @@ class ParallelExecutionTest {
     commit(kvs, failing, true);
     assertThat(dev.violations).isEmpty();
     assertThat(dev.held).containsOnlyKeys(iface(0), iface(1));
+  }
+
+  /** A transaction reverted on failure, after {@code before}: its records, states and device. */
+  private record Reverted(
+      List<RecordedTxnOp> ops, Map<String, String> states, Map<String, Object> held, Device dev) {}
+
+  private Reverted revert(
+      int parallelism,
+      boolean inParallel,
+      Consumer<Device> setUp,
+      Map<String, Object> before,
+      Map<String, Object> failing) {
+    Device dev = new Device();
+    setUp.accept(dev);
+    KVScheduler kvs = scheduler(dev, parallelism, 64, null, inParallel);
+    commit(kvs, before, false);
+    dev.maxRunning.set(0); // counted for the reverted transaction only
+    List<RecordedTxnOp> ops = commit(kvs, failing, true).executed();
+    return new Reverted(ops, states(kvs), new TreeMap<>(dev.held), dev);
+  }
+
+  @Test
+  void aRevertInParallelWaitsForRunningCallsThenUndoesThoseBeyondTheFailureFirst() {
+    Map<String, Object> before = ifaces(0, 2, "up");
+    Map<String, Object> failing = ifaces(2, 12, "up");
+    failing.put(BD, members(range(0, 12)));
+    // the failing call is slow: the interfaces after it in the walk's order (and their bindings)
+    // run and return meanwhile
+    Consumer<Device> setUp =
+        dev -> {
+          dev.failing.add(iface(6));
+          dev.slow.put(iface(6), 500L);
+        };
+    Reverted sequential = revert(8, false, setUp, before, failing);
+    Reverted parallel = revert(8, true, setUp, before, failing);
+
+    assertThat(sequential.dev().maxRunning.get()).isEqualTo(1);
+    assertThat(parallel.dev().maxRunning.get()).isGreaterThan(1);
+    assertThat(parallel.dev().violations).isEmpty();
+    assertThat(parallel.held()).isEqualTo(sequential.held()).containsOnlyKeys(iface(0), iface(1));
+    assertThat(parallel.states()).isEqualTo(sequential.states());
+
+    // the walk's operations up to the failure are the sequential walk's; then come the calls that
+    // ran beyond the failure, in the walk's order, each started while the failing call ran
+    List<RecordedTxnOp> seq = sequential.ops();
+    List<RecordedTxnOp> par = parallel.ops();
+    int seqFailure = indexOfFailure(seq);
+    int failure = indexOfFailure(par);
+    RecordedTxnOp failed = par.get(failure);
+    assertThat(failed.key()).isEqualTo(iface(6));
+    List<RecordedTxnOp> beyond = new ArrayList<>();
+    int i = failure + 1;
+    while (!par.get(i).flags().contains(RecordedTxnOp.Flag.REVERT)) {
+      beyond.add(par.get(i++));
+    }
+    Set<String> beyondKeys = new HashSet<>(beyond.stream().map(RecordedTxnOp::key).toList());
+    assertThat(beyondKeys) // if/10 and if/11 come before if/6 in the walk's order (keys sorted)
+        .containsExactlyInAnyOrder(
+            iface(7), iface(8), iface(9), binding(7), binding(8), binding(9));
+    Instant failedAt = failed.callEnded().orElseThrow();
+    assertThat(beyond)
+        .allSatisfy(
+            op -> {
+              assertThat(op.operation()).isEqualTo(TxnOperation.CREATE);
+              assertThat(op.newState()).isEqualTo(ValueState.CONFIGURED);
+              assertThat(op.callStarted().orElseThrow()).isBefore(failedAt);
+            });
+    // (a binding the walk found pending before the failure is recorded once: its Create beyond
+    // the failure takes the pending one's place, as it would in a walk that got that far)
+    assertThat(par.subList(0, failure + 1))
+        .isEqualTo(without(beyondKeys, seq.subList(0, seqFailure + 1)));
+
+    // then their undos, newest first, once every call that ran returned
+    List<RecordedTxnOp> undos = par.subList(i, i + beyond.size());
+    List<String> reversed = new ArrayList<>(beyond.stream().map(RecordedTxnOp::key).toList());
+    Collections.reverse(reversed);
+    assertThat(undos).extracting(RecordedTxnOp::key).isEqualTo(reversed);
+    Instant lastReturned =
+        par.subList(0, i).stream()
+            .map(op -> op.callEnded().orElse(Instant.MIN))
+            .max(Comparator.naturalOrder())
+            .orElseThrow();
+    assertThat(undos)
+        .allSatisfy(
+            op -> {
+              assertThat(op.operation()).isEqualTo(TxnOperation.DELETE);
+              assertThat(op.flags()).contains(RecordedTxnOp.Flag.REVERT);
+              assertThat(op.newState()).isIn(ValueState.NONEXISTENT, ValueState.REMOVED);
+              assertThat(op.callStarted().orElseThrow()).isAfterOrEqualTo(lastReturned);
+            });
+
+    // and last the revert of what the walk applied, as in the sequential run
+    assertThat(par.subList(i + undos.size(), par.size()))
+        .isEqualTo(without(beyondKeys, seq.subList(seqFailure + 1, seq.size())));
+  }
+
+  private static List<RecordedTxnOp> without(Set<String> keys, List<RecordedTxnOp> ops) {
+    return ops.stream().filter(op -> !keys.contains(op.key())).toList();
+  }
+
+  private static int indexOfFailure(List<RecordedTxnOp> ops) {
+    for (int i = 0; i < ops.size(); i++) {
+      if (!ops.get(i).newError().isEmpty()) {
+        return i;
+      }
+    }
+    throw new AssertionError("no operation failed: " + ops);
   }
 
   @Test

@@ -188,6 +188,7 @@ final class CallPlan {
             op,
             handle,
             key,
+            node.baseKey(),
             label,
             keepsMetadata,
             value,

@@ -12,6 +12,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,9 +20,10 @@ import org.slf4j.LoggerFactory;
  * Runs the calls of a {@link CallPlan} ahead of the walk, at most {@code parallelism} at a time: a
  * call starts once every call it waits for has returned successfully, and while its descriptor has
  * fewer calls running than it allows ({@code maxConcurrency}). A failed call's followers do not
- * start (the walk decides what to do about them, as without parallelism). The engine thread
- * dispatches and collects; the calls run on the pool's threads, which count as inside a descriptor
- * callback ({@link SbCalls#runAsCall}).
+ * start (the walk decides what to do about them, as without parallelism); a failure that ends the
+ * run (in a transaction reverted on failure: a call of one of its own values) lets the running
+ * calls return and starts no other. The engine thread dispatches and collects; the calls run on the
+ * pool's threads, which count as inside a descriptor callback ({@link SbCalls#runAsCall}).
  *
  * <p>The engine thread alone writes the descriptors' metadata maps: when a call returns, the
  * metadata it gave is put in its map before any call waiting for it starts, as the walk would have
@@ -63,8 +65,11 @@ final class ParallelCalls implements AutoCloseable {
     return parallelism > 1;
   }
 
-  /** Runs {@code plan}'s calls and returns once none is running. */
-  void run(CallPlan plan) {
+  /**
+   * Runs {@code plan}'s calls and returns once none is running; after a failed call that {@code
+   * endsTheRun}, no further call starts.
+   */
+  void run(CallPlan plan, Predicate<PlannedCall> endsTheRun) {
     PriorityQueue<PlannedCall> ready =
         new PriorityQueue<>((a, b) -> Integer.compare(a.index, b.index));
     for (PlannedCall c : plan.calls()) {
@@ -76,8 +81,9 @@ final class ParallelCalls implements AutoCloseable {
     Map<String, Integer> runningOf = new HashMap<>();
     List<PlannedCall> held = new ArrayList<>();
     int running = 0;
+    boolean ended = false;
     while (true) {
-      while (running < parallelism && !ready.isEmpty()) {
+      while (!ended && running < parallelism && !ready.isEmpty()) {
         PlannedCall c = ready.poll();
         int busy = runningOf.getOrDefault(c.handle.name, 0);
         if (busy >= Math.max(1, c.handle.descriptor.maxConcurrency())) {
@@ -117,6 +123,7 @@ final class ParallelCalls implements AutoCloseable {
         c.ended = clock.instant(); // the pool's own fault: the call threw past its guard
       }
       if (c.error != null) {
+        ended |= endsTheRun.test(c);
         continue; // its followers never become ready: they are skipped
       }
       if (c.keepsMetadata && c.handle.metadataMap != null) {
@@ -163,13 +170,10 @@ final class ParallelCalls implements AutoCloseable {
 
   /**
    * Undoes {@code c}, a call that ran ahead but that the walk never asked for, with the opposite
-   * call (a Create by a Delete, an Update by the Update back, a Delete by a Create), logged as an
-   * error: the walk went another way than planned.
+   * call (a Create by a Delete, an Update by the Update back, a Delete by a Create); the metadata
+   * map follows. Returns what the undo failed with, or null.
    */
-  static void undo(PlannedCall c) {
-    if (c.error != null) {
-      return; // it failed: the refresh of the value's key is the walk's business if it asked
-    }
+  static Throwable undo(PlannedCall c) {
     DescriptorHandle h = c.handle;
     Throwable err;
     Object metadata = null;
@@ -191,16 +195,7 @@ final class ParallelCalls implements AutoCloseable {
     if (err == null && c.keepsMetadata && h.metadataMap != null) {
       h.metadataMap.put(c.label, c.op == TxnOperation.CREATE ? null : metadata);
     }
-    if (err != null) {
-      LOG.error(
-          "{} of {} ran ahead of the walk, which did not reach it; undoing it failed: the"
-              + " southbound may hold what the scheduler does not know until the next resync",
-          c.op,
-          c.key,
-          err);
-    } else {
-      LOG.error("{} of {} ran ahead, but the walk went another way: undone", c.op, c.key);
-    }
+    return err;
   }
 
   @Override

@@ -28,6 +28,9 @@ final class PlannedCall {
   final DescriptorHandle handle;
   final String key;
 
+  /** The base key of {@link #key} (itself for a base value). */
+  final String baseKey;
+
   /** The key under which the descriptor's metadata map holds the value's metadata. */
   final String label;
 
@@ -68,6 +71,7 @@ final class PlannedCall {
       TxnOperation op,
       DescriptorHandle handle,
       String key,
+      String baseKey,
       String label,
       boolean keepsMetadata,
       Object value,
@@ -78,6 +82,7 @@ final class PlannedCall {
     this.op = op;
     this.handle = handle;
     this.key = key;
+    this.baseKey = baseKey;
     this.label = label;
     this.keepsMetadata = keepsMetadata;
     this.value = value;
@@ -89,7 +94,7 @@ final class PlannedCall {
   /** A join point: no call, done once everything it waits for is done ({@code n}: its number). */
   static PlannedCall join(int n) {
     return new PlannedCall(
-        -1 - n, TxnOperation.UNDEFINED, null, "", "", false, null, null, null, null);
+        -1 - n, TxnOperation.UNDEFINED, null, "", "", "", false, null, null, null, null);
   }
 
   boolean isJoin() {

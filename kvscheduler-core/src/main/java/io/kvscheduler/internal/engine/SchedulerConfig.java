@@ -26,7 +26,8 @@ public record SchedulerConfig(
     Duration operationTimeout,
     int txnLogMaxItems,
     boolean rejectUnselectedKeys,
-    int parallelism) {
+    int parallelism,
+    boolean revertInParallel) {
 
   /** Builder-side mutable settings. */
   public static final class Mutable {
@@ -58,6 +59,9 @@ public record SchedulerConfig(
     /** Southbound calls of one transaction that may run at the same time; 1 = one at a time. */
     public int parallelism = 1;
 
+    /** Whether a transaction reverted on failure runs its calls in parallel too. */
+    public boolean revertInParallel;
+
     public SchedulerConfig freeze() {
       return new SchedulerConfig(
           clock,
@@ -78,7 +82,8 @@ public record SchedulerConfig(
           operationTimeout,
           txnLogMaxItems,
           rejectUnselectedKeys,
-          parallelism);
+          parallelism,
+          revertInParallel);
     }
   }
 }

@@ -57,7 +57,8 @@ final class SchedulerThreads {
         c.operationTimeout(),
         c.txnLogMaxItems(),
         c.rejectUnselectedKeys(),
-        c.parallelism());
+        c.parallelism(),
+        c.revertInParallel());
   }
 
   private static ThreadFactory daemon(String name) {

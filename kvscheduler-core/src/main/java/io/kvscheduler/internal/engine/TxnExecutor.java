@@ -5,9 +5,13 @@ import io.kvscheduler.api.ValueOrigin;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Orders a prepared transaction's values and walks them: the simulation, the execution (with revert
@@ -15,6 +19,8 @@ import java.util.TreeSet;
  * failed, whose dependents follow what the refresh found.
  */
 final class TxnExecutor {
+  private static final Logger LOG = LoggerFactory.getLogger(TxnExecutor.class);
+
   private final SchedulerConfig config;
   private final Graph graph;
   private final Registry registry;
@@ -111,12 +117,15 @@ final class TxnExecutor {
    * takes each call's outcome instead of calling ({@link Transaction#ranAhead}); a call the walk
    * asks that did not run ahead (after a failure the walk may go another way) it makes itself, in
    * order.
+   *
+   * <p>A transaction reverted on failure runs ahead only when the scheduler was built so ({@code
+   * revertInParallel}). A failed call of one of its own values then ends the run: the running calls
+   * return, no other starts. Those that ran beyond the failure (in the walk's order) are recorded
+   * and undone before the revert ({@link #undoNotTaken}). When the planning pass finds one of its
+   * own values invalid, nothing runs ahead: the walk stops there.
    */
   CallPlan runAhead(Transaction txn, List<ValueToApply> ordered) {
-    if (!parallel.enabled() || txn.revertOnFailure()) {
-      // with revert the walk stops at the first failure: a call run ahead beyond it would be a
-      // call the sequential walk never makes (undone, but seen by the southbound), so such a
-      // transaction makes its calls one after the other
+    if (!parallel.enabled() || txn.revertOnFailure() && !config.revertInParallel()) {
       return null;
     }
     startPass(txn, true, false);
@@ -127,32 +136,109 @@ final class TxnExecutor {
               return n == null ? key : n.baseKey();
             });
     txn.plan = plan;
-    applyValues(new Walker(graph, registry, txn), ordered, txn);
+    Walker w = new Walker(graph, registry, txn);
+    if (txn.revertOnFailure()) {
+      noteOwnKeys(txn, ordered);
+      applyAll(w, ordered); // the walk of such a transaction: see executeWithRevert
+    } else {
+      applyValues(w, ordered, txn);
+    }
     graph.rollback();
     if (plan.size() < 2) {
       return null; // nothing to run side by side
     }
-    parallel.run(plan);
+    if (txn.ownFailed) {
+      // one of its own values is invalid: the walk stops there, before calls planned beyond it
+      return null;
+    }
+    Set<String> own = txn.ownKeys;
+    parallel.run(plan, call -> own.contains(call.key));
     return plan;
   }
 
   /**
-   * After the walk: undoes each call that ran ahead but that the walk never asked for, newest
-   * first, so the southbound holds what the graph says. In a transaction reverted on failure these
-   * are the calls that were running when one failed and that lie beyond it (the walk stops at the
-   * failure). Otherwise there should be none: a call runs ahead only once every call whose outcome
-   * could change the walk's way to it has succeeded ({@link CallPlan}); should the walk still go
-   * another way, the call is undone and the fact logged as an error.
+   * Notes the keys of a transaction reverted on failure as its own ({@link Transaction#ownKeys}).
    */
-  void undoNotTaken(Transaction txn) {
+  private static void noteOwnKeys(Transaction txn, List<ValueToApply> ordered) {
+    for (ValueToApply kv : ordered) {
+      txn.ownKeys.add(kv.key());
+    }
+  }
+
+  /**
+   * After the walk, or where a reverted transaction's walk stopped: undoes each call that ran ahead
+   * but that the walk never asked for, newest first, so the southbound holds what the graph says.
+   * Returns the base keys whose southbound content is unknown (a call or its undo failed): the
+   * caller reads them. A value with a failed call holds what the failure left; its other calls are
+   * not undone either.
+   *
+   * <p>In a transaction reverted on failure ({@code beyondFailure}) these are the calls that ran
+   * while one before them in the walk's order failed: each is recorded where the walk stopped,
+   * followed by its undo (flagged as part of the revert), as if the walk had gone that far before
+   * reverting; a value whose call failed is marked failed, as by the walk. Otherwise there should
+   * be none: a call runs ahead only once every call whose outcome could change the walk's way to it
+   * has succeeded ({@link CallPlan}); should the walk still go another way, the call is undone,
+   * unrecorded, and the fact logged as an error.
+   */
+  Set<String> undoNotTaken(Transaction txn, boolean beyondFailure) {
     if (txn.ranAhead == null) {
-      return;
+      return Set.of();
     }
     List<PlannedCall> left = txn.ranAhead.notTaken();
     txn.ranAhead = null; // later walks of the transaction (after the refresh) call for themselves
-    for (int i = left.size() - 1; i >= 0; i--) {
-      ParallelCalls.undo(left.get(i));
+    Set<String> unknown = new TreeSet<>();
+    Map<String, Node> detached = new HashMap<>(); // records of keys the graph does not hold
+    for (PlannedCall c : left) {
+      if (c.error != null) {
+        unknown.add(c.baseKey);
+      }
+      if (beyondFailure) {
+        OpRecord op = BeyondFailure.callRecord(c, nodeFor(c.key, detached));
+        if (c.error != null && graph.get(c.key) != null) {
+          // as when the walk's own call fails: the status says so until the value is applied
+          op.newState =
+              new StatusMarks(graph, registry, txn)
+                  .markFailed(
+                      graph.write(c.key), true, c.error, c.handle.isRetriable(c.error), c.op);
+        }
+        txn.ops.add(op);
+      }
     }
+    for (int i = left.size() - 1; i >= 0; i--) {
+      PlannedCall c = left.get(i);
+      if (unknown.contains(c.baseKey)) {
+        continue;
+      }
+      Instant started = config.clock().instant();
+      Throwable err = ParallelCalls.undo(c);
+      if (err != null) {
+        unknown.add(c.baseKey);
+      }
+      if (beyondFailure) {
+        txn.ops.add(
+            BeyondFailure.undoRecord(
+                c, nodeFor(c.key, detached), started, config.clock().instant(), err));
+        if (err != null) {
+          LOG.warn("{} of {} ran beyond a failure; undoing it failed", c.op, c.key, err);
+        }
+      } else if (err != null) {
+        LOG.error(
+            "{} of {} ran ahead, but the walk went another way; undoing it failed: its key is"
+                + " read again",
+            c.op,
+            c.key,
+            err);
+      } else {
+        LOG.error("{} of {} ran ahead, but the walk went another way: undone", c.op, c.key);
+      }
+    }
+    return unknown;
+  }
+
+  /** The graph's node of {@code key}, or a node standing for it in records only. */
+  private Node nodeFor(String key, Map<String, Node> detached) {
+    Node n = graph.get(key);
+    return n != null ? n : detached.computeIfAbsent(key, Node::new);
   }
 
   /** Runs the walk of a simulation: the values in order, without calling the southbound. */
@@ -200,14 +286,12 @@ final class TxnExecutor {
     Walker w = new Walker(graph, registry, txn);
     if (!txn.revertOnFailure()) {
       applyValues(w, ordered, txn);
-      undoNotTaken(txn);
+      readAfterUndo(txn, undoNotTaken(txn, false));
       return;
     }
     ArrayDeque<ValueToApply> previous = new ArrayDeque<>();
     boolean revert = false;
-    for (ValueToApply kv : ordered) {
-      txn.ownKeys.add(kv.key());
-    }
+    noteOwnKeys(txn, ordered);
     for (ValueToApply kv : ordered) {
       Node before = graph.get(kv.key());
       Object prev = before == null ? null : before.value;
@@ -215,7 +299,13 @@ final class TxnExecutor {
       previous.addFirst(new ValueToApply(kv.key(), prev, ValueOrigin.FROM_NB, true, null));
       // B100: only failures of the transaction's own values trigger the revert
       if (err != null && txn.revertOnFailure() && txn.ownFailed) {
-        markRead(txn, kv.key(), refresher.refresh(Set.of(kv.key()), null, false));
+        // the calls that ran beyond the failure go first: they follow it in the walk's order
+        Set<String> keys = new TreeSet<>(undoNotTaken(txn, true));
+        keys.add(kv.key());
+        Set<String> read = refresher.refresh(keys, null, false);
+        for (String key : keys) {
+          markRead(txn, key, read);
+        }
         revert = true;
         break;
       }
@@ -228,7 +318,21 @@ final class TxnExecutor {
         w.applyTop(kv);
       }
     }
-    undoNotTaken(txn);
+    readAfterUndo(txn, undoNotTaken(txn, false));
+  }
+
+  /**
+   * Reads the keys {@code unknown} whose southbound content a call that ran ahead (or its undo)
+   * left unknown, so the graph holds what the southbound does.
+   */
+  private void readAfterUndo(Transaction txn, Set<String> unknown) {
+    if (unknown.isEmpty()) {
+      return;
+    }
+    Set<String> read = refresher.refresh(unknown, null, false);
+    for (String key : unknown) {
+      markRead(txn, key, read);
+    }
   }
 
   /**

@@ -89,10 +89,17 @@ public final class MockModel {
    * scheduler may make. No transaction log; history recorded (W6 compares the records).
    */
   public static KVScheduler newSlowScheduler(int parallelism, SlowCalls sb) {
+    return newSlowScheduler(parallelism, sb, false);
+  }
+
+  /** {@code revertInParallel}: see {@code KVSchedulerBuilder.revertInParallel}. */
+  public static KVScheduler newSlowScheduler(
+      int parallelism, SlowCalls sb, boolean revertInParallel) {
     KVScheduler kvs =
         KVScheduler.builder()
             .printTxnSummary(false)
             .parallelism(parallelism)
+            .revertInParallel(revertInParallel)
             .threadName(ENGINE_THREAD)
             .build();
     kvs.registerDescriptors(

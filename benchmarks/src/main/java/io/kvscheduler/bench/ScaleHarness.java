@@ -27,10 +27,10 @@ import java.util.regex.Pattern;
 
 /**
  * Scale harness: {@code bin/kvs-bench WORKLOAD --n N[,N...] [--repeat R] [--txns T] [--warmup W]
- * [--seed S] [--populate single|split] [--history on|off] [--parallelism P[,P...]]}. Prints one
- * JSON object per result line on stdout and nothing else; diagnostics go to stderr. Every run
- * builds a fresh scheduler (no transaction log, default history recording) with a no-op southbound
- * ({@link MockModel}).
+ * [--seed S] [--populate single|split] [--history on|off] [--parallelism P[,P...]] [--revert
+ * on|off]}. Prints one JSON object per result line on stdout and nothing else; diagnostics go to
+ * stderr. Every run builds a fresh scheduler (no transaction log, default history recording) with a
+ * no-op southbound ({@link MockModel}).
  *
  * <ul>
  *   <li><b>W1</b> – one NB transaction creating N interfaces plus one bridge domain listing all of
@@ -135,7 +135,7 @@ public final class ScaleHarness {
   static String usage() {
     return "usage: kvs-bench BASELINE|W1|W2|W3|W4|W5|W6|W7|W8 --n N[,N...] [--repeat R] [--txns T]"
         + " [--warmup W] [--seed S] [--populate single|split] [--history on|off]"
-        + " [--parallelism P[,P...]]";
+        + " [--parallelism P[,P...]] [--revert on|off]";
   }
 
   static int run(String[] args) {
@@ -154,6 +154,8 @@ public final class ScaleHarness {
     boolean splitPopulate = false;
     Boolean recordHistory = null; // --history: W4, W5 only
     List<Integer> levels = new ArrayList<>(); // --parallelism: W6 only
+    boolean revert = false; // --revert: W6 only
+    boolean revertGiven = false;
     for (int i = 1; i < args.length; i++) {
       String a = args[i];
       if (i + 1 >= args.length) {
@@ -189,6 +191,14 @@ public final class ScaleHarness {
             levels.add(parseInt(s, 1));
           }
         }
+        case "--revert" -> {
+          revertGiven = true;
+          switch (v) {
+            case "on" -> revert = true;
+            case "off" -> revert = false;
+            default -> throw new IllegalArgumentException("--revert on|off, got " + v);
+          }
+        }
         default -> throw new IllegalArgumentException("unknown option " + a);
       }
     }
@@ -203,6 +213,9 @@ public final class ScaleHarness {
     }
     if (!levels.isEmpty() && !workload.equals("W6")) {
       throw new IllegalArgumentException("--parallelism applies to W6");
+    }
+    if (revertGiven && !workload.equals("W6")) {
+      throw new IllegalArgumentException("--revert applies to W6");
     }
     if (levels.isEmpty()) {
       levels.addAll(SlowSouthboundApply.DEFAULT_LEVELS);
@@ -233,7 +246,7 @@ public final class ScaleHarness {
               case "W3" -> List.of(w3(n));
               case "W4" -> List.of(RetainedHeap.run(n, history));
               case "W5" -> List.of(GrowingBridgeDomain.run(n, history));
-              case "W6" -> SlowSouthboundApply.run(n, levels);
+              case "W6" -> SlowSouthboundApply.run(n, levels, revert);
               case "W7" -> List.of(RestReaderBench.run(n, txns, warmup, seed));
               case "W8" -> List.of(LinuxWorkload.run(n));
               default -> throw new IllegalArgumentException("unknown workload " + args[0]);

@@ -3,6 +3,7 @@ package io.kvscheduler.bench;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxnOp;
+import io.kvscheduler.api.TxnOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -24,6 +25,10 @@ import java.util.Map;
  * running at once) and {@code records_identical}: whether the transaction's record lists the same
  * executed operations (operation, key, values, states, errors, flags; not times) in the same order
  * as the run at parallelism 1.
+ *
+ * <p>With {@code --revert on}, the transaction is committed with revert on failure, by schedulers
+ * that run such transactions' calls in parallel too ({@code revertInParallel}); nothing fails, so
+ * the records stay those of parallelism 1. Each line then carries {@code "revert": true}.
  */
 final class SlowSouthboundApply {
   private SlowSouthboundApply() {}
@@ -36,18 +41,21 @@ final class SlowSouthboundApply {
   /** Calls on the critical path: an interface, then its binding. */
   static final int CRITICAL_PATH_CALLS = 2;
 
-  static List<Map<String, Object>> run(int n, List<Integer> levels) {
+  static List<Map<String, Object>> run(int n, List<Integer> levels, boolean revert) {
     Duration latency = Duration.ofMillis(LATENCY_MS);
-    Run reference = apply(n, 1, latency);
+    Run reference = apply(n, 1, latency, revert);
     List<Map<String, Object>> lines = new ArrayList<>();
     for (int p : levels) {
-      Run r = p == 1 ? reference : apply(n, p, latency);
+      Run r = p == 1 ? reference : apply(n, p, latency, revert);
       double limit =
           (double) r.calls * latency.toNanos() / p / 1e9
               + CRITICAL_PATH_CALLS * latency.toNanos() / 1e9;
       Map<String, Object> line = new LinkedHashMap<>();
       line.put("parallelism", p);
       line.put("latency_ms", LATENCY_MS);
+      if (revert) {
+        line.put("revert", true);
+      }
       line.put("seconds", ScaleHarness.round(r.seconds, 3));
       line.put("speedup", ScaleHarness.round(reference.seconds / r.seconds, 2));
       line.put("calls", r.calls);
@@ -64,12 +72,12 @@ final class SlowSouthboundApply {
   /** One commit's outcome: wall time, calls, and the executed operations as comparable text. */
   record Run(double seconds, long calls, int peakConcurrency, List<String> ops) {}
 
-  static Run apply(int n, int parallelism, Duration latency) {
+  static Run apply(int n, int parallelism, Duration latency, boolean revert) {
     MockModel.SlowCalls sb = new MockModel.SlowCalls(latency);
-    try (KVScheduler kvs = MockModel.newSlowScheduler(parallelism, sb)) {
+    try (KVScheduler kvs = MockModel.newSlowScheduler(parallelism, sb, revert)) {
       var txn = MockModel.populateTxn(kvs, n);
       long t0 = System.nanoTime();
-      long seq = txn.commit();
+      long seq = txn.commit(TxnOptions.builder().revert(revert).build());
       double seconds = (System.nanoTime() - t0) / 1e9;
       ScaleHarness.checkPopulated(kvs, n);
       RecordedTxn rec =

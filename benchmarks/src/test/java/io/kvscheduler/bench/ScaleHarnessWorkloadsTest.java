@@ -56,7 +56,7 @@ class ScaleHarnessWorkloadsTest {
 
   @Test
   void slowSouthboundReportsOneLinePerParallelismWithIdenticalRecords() {
-    List<Map<String, Object>> lines = SlowSouthboundApply.run(50, List.of(1, 4));
+    List<Map<String, Object>> lines = SlowSouthboundApply.run(50, List.of(1, 4), false);
 
     assertEquals(2, lines.size());
     for (Map<String, Object> line : lines) {
@@ -71,6 +71,20 @@ class ScaleHarnessWorkloadsTest {
     assertEquals(1.0, lines.get(0).get("speedup"));
     // 101 calls of 1 ms at parallelism 4, plus the critical path of two calls
     assertEquals(0.027, (double) lines.get(1).get("limit_seconds"), 0.0011);
+  }
+
+  @Test
+  void aTransactionWithRevertRunsItsCallsInParallelToo() {
+    List<Map<String, Object>> lines = SlowSouthboundApply.run(50, List.of(1, 8), true);
+
+    assertEquals(2, lines.size());
+    for (Map<String, Object> line : lines) {
+      assertEquals(true, line.get("revert"), line.toString());
+      assertEquals(101L, line.get("calls"), line.toString());
+      assertEquals(true, line.get("records_identical"), line.toString());
+    }
+    assertEquals(1, lines.get(0).get("peak_concurrency"));
+    assertTrue((int) lines.get(1).get("peak_concurrency") > 1, lines.get(1).toString());
   }
 
   @Test

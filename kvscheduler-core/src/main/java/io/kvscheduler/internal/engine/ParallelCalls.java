@@ -2,16 +2,21 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.TxnOperation;
 import java.time.Clock;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,15 +27,21 @@ import org.slf4j.LoggerFactory;
  * fewer calls running than it allows ({@code maxConcurrency}). A failed call's followers do not
  * start (the walk decides what to do about them, as without parallelism); a failure that ends the
  * run (in a transaction reverted on failure: a call of one of its own values) lets the running
- * calls return and starts no other. The engine thread dispatches and collects; the calls run on the
- * pool's threads, which count as inside a descriptor callback ({@link SbCalls#runAsCall}).
+ * calls return and starts no other. The engine thread starts the run and waits for its end.
  *
- * <p>The engine thread alone writes the descriptors' metadata maps: when a call returns, the
- * metadata it gave is put in its map before any call waiting for it starts, as the walk would have
- * put it (a Create that reads the metadata of a value it depends on finds it).
+ * <p>The calls run on the pool's threads, which count as inside a descriptor callback ({@link
+ * SbCalls#runAsCall}). A thread whose call returned does the bookkeeping itself, under the run's
+ * lock: it puts the metadata the call gave in its descriptor's metadata map (before any call
+ * waiting for it starts, as the walk would have put it: a Create that reads the metadata of a value
+ * it depends on finds it), counts the call done for its followers, and starts those now ready — the
+ * first on its own thread, so a chain of calls passes from one to the next without waking another
+ * thread. The metadata maps keep one writer at a time: the engine thread waits meanwhile.
  */
 final class ParallelCalls implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ParallelCalls.class);
+
+  private static final Comparator<PlannedCall> WALK_ORDER =
+      (a, b) -> Integer.compare(a.index, b.index);
 
   private final int parallelism;
   private final Clock clock;
@@ -42,8 +53,8 @@ final class ParallelCalls implements AutoCloseable {
     this.clock = clock;
     this.sbCalls = sbCalls;
     AtomicInteger n = new AtomicInteger();
-    // a finished call hands its result back before its thread is free again: the queue holds the
-    // next call meanwhile (never more than the limit wait, the engine dispatches at most that many)
+    // a thread that finished a call takes the next one itself when it can: the queue holds the
+    // calls started while every thread is busy (never more than the limit: at most that many run)
     ThreadPoolExecutor threads =
         new ThreadPoolExecutor(
             parallelism,
@@ -70,20 +81,85 @@ final class ParallelCalls implements AutoCloseable {
    * endsTheRun}, no further call starts.
    */
   void run(CallPlan plan, Predicate<PlannedCall> endsTheRun) {
-    PriorityQueue<PlannedCall> ready =
-        new PriorityQueue<>((a, b) -> Integer.compare(a.index, b.index));
+    Run run = new Run(endsTheRun);
+    run.begin(plan);
+    run.awaitEnd();
     for (PlannedCall c : plan.calls()) {
-      if (c.waitingFor == 0) {
-        ready.add(c);
+      if (c.status == PlannedCall.Status.PLANNED) {
+        c.status = PlannedCall.Status.SKIPPED;
       }
     }
-    LinkedBlockingQueue<PlannedCall> returned = new LinkedBlockingQueue<>();
-    Map<String, Integer> runningOf = new HashMap<>();
-    List<PlannedCall> held = new ArrayList<>();
-    int running = 0;
-    boolean ended = false;
-    while (true) {
-      while (!ended && running < parallelism && !ready.isEmpty()) {
+    if (LOG.isDebugEnabled()) {
+      LOG.debug(
+          "{} of {} planned southbound calls ran ahead of the walk", count(plan), plan.size());
+    }
+  }
+
+  /**
+   * One run of a plan. Its state is read and written under {@link #lock} only, by the engine thread
+   * (start, end) and by the threads whose calls return.
+   */
+  private final class Run {
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition idle = lock.newCondition();
+    private final PriorityQueue<PlannedCall> ready = new PriorityQueue<>(WALK_ORDER);
+    private final Map<String, Integer> runningOf = new HashMap<>();
+    private final List<PlannedCall> held = new ArrayList<>();
+    private final Predicate<PlannedCall> endsTheRun;
+    private int running;
+
+    /** Set by a failure that ends the run, or by the run's own fault: no call starts any more. */
+    private boolean stopped;
+
+    /** The run's own fault (never a call's: the handle guards user code), or null. */
+    private Throwable broken;
+
+    Run(Predicate<PlannedCall> endsTheRun) {
+      this.endsTheRun = endsTheRun;
+    }
+
+    void begin(CallPlan plan) {
+      List<PlannedCall> start;
+      lock.lock();
+      try {
+        for (PlannedCall c : plan.calls()) {
+          if (c.waitingFor == 0) {
+            ready.add(c);
+          }
+        }
+        start = startable();
+      } finally {
+        lock.unlock();
+      }
+      submit(start);
+    }
+
+    /** On the engine thread: waits until no call runs and none can start. */
+    void awaitEnd() {
+      lock.lock();
+      try {
+        while (running > 0 || !stopped && !ready.isEmpty()) {
+          idle.await();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while southbound calls were running", e);
+      } finally {
+        lock.unlock();
+      }
+      if (broken != null) {
+        throw new IllegalStateException(
+            "running southbound calls ahead of the walk failed", broken);
+      }
+    }
+
+    /** Under the lock: the ready calls that may start now, counted as running. */
+    private List<PlannedCall> startable() {
+      if (stopped || ready.isEmpty() || running >= parallelism) {
+        return List.of();
+      }
+      List<PlannedCall> out = new ArrayList<>();
+      while (running < parallelism && !ready.isEmpty()) {
         PlannedCall c = ready.poll();
         int busy = runningOf.getOrDefault(c.handle.name, 0);
         if (busy >= Math.max(1, c.handle.descriptor.maxConcurrency())) {
@@ -93,52 +169,81 @@ final class ParallelCalls implements AutoCloseable {
         runningOf.put(c.handle.name, busy + 1);
         c.status = PlannedCall.Status.RUNNING;
         running++;
-        pool.execute(
-            () -> {
-              try {
-                sbCalls.runAsCall(() -> c.run(clock));
-              } catch (Throwable t) {
-                c.error = t; // the handle guards user code: this is the engine's own fault
-              } finally {
-                returned.add(c);
-              }
-            });
+        out.add(c);
       }
       ready.addAll(held);
       held.clear();
-      if (running == 0) {
-        break;
+      return out;
+    }
+
+    /** Hands {@code calls} to the pool's threads. */
+    private void submit(List<PlannedCall> calls) {
+      ArrayDeque<PlannedCall> todo = new ArrayDeque<>(calls);
+      while (!todo.isEmpty()) {
+        PlannedCall c = todo.poll();
+        try {
+          pool.execute(() -> runFrom(c));
+        } catch (RejectedExecutionException e) {
+          // the scheduler is closing: the call counts as failed without reaching the southbound
+          c.error = e;
+          todo.addAll(returned(c));
+        }
       }
-      PlannedCall c;
+    }
+
+    /** On a pool thread: runs {@code first}, then each call its return lets start first. */
+    private void runFrom(PlannedCall first) {
+      PlannedCall c = first;
+      while (c != null) {
+        PlannedCall call = c;
+        try {
+          sbCalls.runAsCall(() -> call.run(clock));
+        } catch (Throwable t) {
+          call.error = t; // the handle guards user code: this is the engine's own fault
+        }
+        List<PlannedCall> next = returned(call);
+        c = next.isEmpty() ? null : next.get(0);
+        if (next.size() > 1) {
+          submit(next.subList(1, next.size()));
+        }
+      }
+    }
+
+    /**
+     * Counts returned call {@code c} done: its metadata put in its map, its followers released;
+     * returns the calls that may start now.
+     */
+    private List<PlannedCall> returned(PlannedCall c) {
+      lock.lock();
       try {
-        c = returned.take();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while southbound calls were running", e);
+        running--;
+        try {
+          runningOf.merge(c.handle.name, -1, Integer::sum);
+          c.status = PlannedCall.Status.DONE;
+          if (c.ended == null) {
+            c.ended = clock.instant(); // it threw past its guard, or never ran
+          }
+          if (c.error != null) {
+            stopped |= endsTheRun.test(c);
+            return startable(); // its followers never become ready: they are skipped
+          }
+          if (c.keepsMetadata && c.handle.metadataMap != null) {
+            c.handle.metadataMap.put(
+                c.label, c.op == TxnOperation.DELETE ? null : c.returnedMetadata);
+          }
+          release(c, ready);
+          return startable();
+        } catch (Throwable t) {
+          broken = t;
+          stopped = true;
+          return List.of();
+        }
+      } finally {
+        if (running == 0) {
+          idle.signalAll();
+        }
+        lock.unlock();
       }
-      running--;
-      runningOf.merge(c.handle.name, -1, Integer::sum);
-      c.status = PlannedCall.Status.DONE;
-      if (c.ended == null) {
-        c.ended = clock.instant(); // the pool's own fault: the call threw past its guard
-      }
-      if (c.error != null) {
-        ended |= endsTheRun.test(c);
-        continue; // its followers never become ready: they are skipped
-      }
-      if (c.keepsMetadata && c.handle.metadataMap != null) {
-        c.handle.metadataMap.put(c.label, c.op == TxnOperation.DELETE ? null : c.returnedMetadata);
-      }
-      release(c, ready);
-    }
-    for (PlannedCall c : plan.calls()) {
-      if (c.status == PlannedCall.Status.PLANNED) {
-        c.status = PlannedCall.Status.SKIPPED;
-      }
-    }
-    if (LOG.isDebugEnabled()) {
-      LOG.debug(
-          "{} of {} planned southbound calls ran ahead of the walk", count(plan), plan.size());
     }
   }
 

@@ -20,7 +20,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Metadata map with secondary indexes. Written by the engine thread only; read from any thread
+ * Metadata map with secondary indexes. Written by one thread at a time (the engine thread, or the
+ * thread of a parallel call that returned, while the engine thread waits); read from any thread
  * (concurrent maps; a reader may see a label's new metadata before its new index entries, never a
  * torn metadata object).
  */

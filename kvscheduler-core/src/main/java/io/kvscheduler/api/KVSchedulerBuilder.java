@@ -239,9 +239,10 @@ public final class KVSchedulerBuilder {
    * Calls that ran although they come after the failure in the walk's order are then undone, newest
    * first, before the revert undoes the values applied before the failure, in reverse order. The
    * recorded transaction lists each such call where the walk stopped, followed by its undo (flagged
-   * {@code REVERT}); a call or undo that failed is recorded with its error and its key is read
-   * again from the southbound. States and the southbound's content end as with sequential calls;
-   * the southbound may see more calls.
+   * {@code REVERT}), both flagged {@code RAN_AHEAD}; the value keeps its intent from before the
+   * transaction. A call or undo that failed is recorded with its error, its value is marked FAILED
+   * and its key read again from the southbound. Otherwise states and the southbound's content end
+   * as with sequential calls; the southbound sees more calls.
    */
   public KVSchedulerBuilder revertInParallel(boolean inParallel) {
     cfg.revertInParallel = inParallel;

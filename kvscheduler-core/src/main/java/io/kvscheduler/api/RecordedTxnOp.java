@@ -23,7 +23,7 @@ import java.util.TreeSet;
  * @param prevError error message before, {@code ""} when none
  * @param newError error message after, {@code ""} when none
  * @param flags the recorded flags ({@link Flag#isRecorded()}: NOOP, DERIVED, PROPERTY, REVERT,
- *     RETRY, RECREATE) that are set; an unmodifiable copy, iterated in the log's order
+ *     RETRY, RECREATE, RAN_AHEAD) that are set; an unmodifiable copy, iterated in the log's order
  * @param callStarted when the descriptor's call (Create, Update or Delete) started; empty for an
  *     operation that made no call (NOOP, a value obtained from the southbound, a derived property)
  * @param callEnded when that call returned (or was abandoned when it overran its time limit)
@@ -42,9 +42,9 @@ public record RecordedTxnOp(
     Optional<Instant> callEnded) {
 
   /**
-   * A flag of an operation, as the transaction log prints it ({@link #label()}). The first six are
-   * recorded with the operation ({@link #isRecorded()}); the others are read from the operation's
-   * states ({@link #displayFlags()}). Declared in the log's order.
+   * A flag of an operation, as the transaction log prints it ({@link #label()}). The first seven
+   * are recorded with the operation ({@link #isRecorded()}); the others are read from the
+   * operation's states ({@link #displayFlags()}). Declared in the log's order.
    */
   public enum Flag {
     /** The key is a derived value. */
@@ -62,6 +62,13 @@ public record RecordedTxnOp(
     RETRY(true),
     /** Part of a re-creation (Delete + Create instead of Update). */
     RECREATE(true),
+    /**
+     * A call that ran ahead of the walk beyond the failure that reverted the transaction, or the
+     * call that undid it (also flagged REVERT); see {@code KVSchedulerBuilder.revertInParallel}.
+     * The value keeps its intent from before the transaction, and its status unless the call or its
+     * undo failed.
+     */
+    RAN_AHEAD(true),
     /** The value is now OBTAINED (owned by the southbound). */
     OBTAINED(false),
     /** The value was OBTAINED and no longer is. */
@@ -212,8 +219,8 @@ public record RecordedTxnOp(
 
   /**
    * The flags as the transaction log prints them, in the log's order: DERIVED, PROPERTY, NOOP,
-   * REVERT, RETRY, RECREATE (DERIVED, REVERT and RETRY not for a PROPERTY), then the flags read
-   * from the state transition, such as WAS-PENDING or FAILED.
+   * REVERT, RETRY, RECREATE, RAN-AHEAD (DERIVED, REVERT and RETRY not for a PROPERTY), then the
+   * flags read from the state transition, such as WAS-PENDING or FAILED.
    */
   public Set<Flag> displayFlags() {
     EnumSet<Flag> f = EnumSet.noneOf(Flag.class);
@@ -224,6 +231,7 @@ public record RecordedTxnOp(
     if (is(Flag.REVERT) && !property) f.add(Flag.REVERT);
     if (is(Flag.RETRY) && !property) f.add(Flag.RETRY);
     if (is(Flag.RECREATE)) f.add(Flag.RECREATE);
+    if (is(Flag.RAN_AHEAD)) f.add(Flag.RAN_AHEAD);
     if (newState == ValueState.OBTAINED) f.add(Flag.OBTAINED);
     if (prevState == ValueState.OBTAINED && prevState != newState) f.add(Flag.WAS_OBTAINED);
     if (newState == ValueState.UNIMPLEMENTED) f.add(Flag.UNIMPLEMENTED);

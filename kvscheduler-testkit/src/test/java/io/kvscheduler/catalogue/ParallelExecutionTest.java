@@ -503,7 +503,7 @@ class ParallelExecutionTest {
     assertThat(failed.key()).isEqualTo(iface(6));
     List<RecordedTxnOp> beyond = new ArrayList<>();
     int i = failure + 1;
-    while (!par.get(i).flags().contains(RecordedTxnOp.Flag.REVERT)) {
+    while (!par.get(i).is(RecordedTxnOp.Flag.REVERT)) {
       beyond.add(par.get(i++));
     }
     Set<String> beyondKeys = new HashSet<>(beyond.stream().map(RecordedTxnOp::key).toList());
@@ -516,6 +516,7 @@ class ParallelExecutionTest {
             op -> {
               assertThat(op.operation()).isEqualTo(TxnOperation.CREATE);
               assertThat(op.newState()).isEqualTo(ValueState.CONFIGURED);
+              assertThat(op.flags()).contains(RecordedTxnOp.Flag.RAN_AHEAD);
               assertThat(op.callStarted().orElseThrow()).isBefore(failedAt);
             });
     // (a binding the walk found pending before the failure is recorded once: its Create beyond
@@ -537,7 +538,8 @@ class ParallelExecutionTest {
         .allSatisfy(
             op -> {
               assertThat(op.operation()).isEqualTo(TxnOperation.DELETE);
-              assertThat(op.flags()).contains(RecordedTxnOp.Flag.REVERT);
+              assertThat(op.flags())
+                  .contains(RecordedTxnOp.Flag.REVERT, RecordedTxnOp.Flag.RAN_AHEAD);
               assertThat(op.newState()).isIn(ValueState.NONEXISTENT, ValueState.REMOVED);
               assertThat(op.callStarted().orElseThrow()).isAfterOrEqualTo(lastReturned);
             });

@@ -136,6 +136,7 @@ final class SchedulerJson {
     putIfTrue(m, "IsRevert", o.is(RecordedTxnOp.Flag.REVERT));
     putIfTrue(m, "IsRetry", o.is(RecordedTxnOp.Flag.RETRY));
     putIfTrue(m, "IsRecreate", o.is(RecordedTxnOp.Flag.RECREATE));
+    putIfTrue(m, "IsRanAhead", o.is(RecordedTxnOp.Flag.RAN_AHEAD));
     return m;
   }
 

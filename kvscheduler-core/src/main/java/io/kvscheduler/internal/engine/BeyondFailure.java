@@ -6,9 +6,9 @@ import java.time.Instant;
 
 /**
  * The records of a call that ran ahead of the walk beyond a failure, in a transaction reverted on
- * failure ({@link TxnExecutor#undoNotTaken}): the call as it went, then its undo. The value's node
- * never saw the call (the walk stopped before it); its states in the records are those the call and
- * its undo would have set.
+ * failure ({@link TxnExecutor#undoNotTaken}): the call as it went, then its undo, both flagged
+ * RAN_AHEAD. The value's node never saw the call (the walk stopped before it); its states in the
+ * records are those the call and its undo would have set.
  */
 final class BeyondFailure {
   private BeyondFailure() {}
@@ -82,6 +82,7 @@ final class BeyondFailure {
     op.key = c.key;
     op.baseKey = c.baseKey;
     op.derived = !c.key.equals(c.baseKey);
+    op.ranAhead = true;
     return op;
   }
 }

@@ -35,6 +35,9 @@ final class OpRecord {
   boolean retry;
   boolean recreate;
 
+  /** A call that ran ahead beyond the failure of a reverted transaction, or its undo. */
+  boolean ranAhead;
+
   /** When the descriptor's call started and returned; null for an operation without a call. */
   Instant callStarted;
 
@@ -123,6 +126,7 @@ final class OpRecord {
     if (revert) f.add(RecordedTxnOp.Flag.REVERT);
     if (retry) f.add(RecordedTxnOp.Flag.RETRY);
     if (recreate) f.add(RecordedTxnOp.Flag.RECREATE);
+    if (ranAhead) f.add(RecordedTxnOp.Flag.RAN_AHEAD);
     return f;
   }
 

@@ -1,7 +1,9 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.KeyError;
+import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueOrigin;
+import io.kvscheduler.api.ValueState;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -175,10 +177,10 @@ final class TxnExecutor {
    * <p>In a transaction reverted on failure ({@code beyondFailure}) these are the calls that ran
    * while one before them in the walk's order failed: each is recorded where the walk stopped,
    * followed by its undo (flagged as part of the revert), as if the walk had gone that far before
-   * reverting; a value whose call failed is marked failed, as by the walk. Otherwise there should
-   * be none: a call runs ahead only once every call whose outcome could change the walk's way to it
-   * has succeeded ({@link CallPlan}); should the walk still go another way, the call is undone,
-   * unrecorded, and the fact logged as an error.
+   * reverting, both flagged RAN_AHEAD; a value whose call or undo failed is marked failed, as by
+   * the walk. Otherwise there should be none: a call runs ahead only once every call whose outcome
+   * could change the walk's way to it has succeeded ({@link CallPlan}); should the walk still go
+   * another way, the call is undone, unrecorded, and the fact logged as an error.
    */
   Set<String> undoNotTaken(Transaction txn, boolean beyondFailure) {
     if (txn.ranAhead == null) {
@@ -194,12 +196,8 @@ final class TxnExecutor {
       }
       if (beyondFailure) {
         OpRecord op = BeyondFailure.callRecord(c, nodeFor(c.key, detached));
-        if (c.error != null && graph.get(c.key) != null) {
-          // as when the walk's own call fails: the status says so until the value is applied
-          op.newState =
-              new StatusMarks(graph, registry, txn)
-                  .markFailed(
-                      graph.write(c.key), true, c.error, c.handle.isRetriable(c.error), c.op);
+        if (c.error != null) {
+          op.newState = markFailed(txn, c, c.error, c.op);
         }
         txn.ops.add(op);
       }
@@ -215,12 +213,14 @@ final class TxnExecutor {
         unknown.add(c.baseKey);
       }
       if (beyondFailure) {
-        txn.ops.add(
+        OpRecord op =
             BeyondFailure.undoRecord(
-                c, nodeFor(c.key, detached), started, config.clock().instant(), err));
+                c, nodeFor(c.key, detached), started, config.clock().instant(), err);
         if (err != null) {
           LOG.warn("{} of {} ran beyond a failure; undoing it failed", c.op, c.key, err);
+          op.newState = markFailed(txn, c, err, op.op);
         }
+        txn.ops.add(op);
       } else if (err != null) {
         LOG.error(
             "{} of {} ran ahead, but the walk went another way; undoing it failed: its key is"
@@ -233,6 +233,21 @@ final class TxnExecutor {
       }
     }
     return unknown;
+  }
+
+  /**
+   * After call {@code c} ran beyond the failure of a reverted transaction and it or its undo
+   * ({@code failedOp}) failed with {@code err}: marks its value failed, as when a call of the walk
+   * fails (its status says so until the value is applied again). Returns the value's state, FAILED
+   * when the graph does not hold it.
+   */
+  private ValueState markFailed(
+      Transaction txn, PlannedCall c, Throwable err, TxnOperation failedOp) {
+    if (graph.get(c.key) == null) {
+      return ValueState.FAILED;
+    }
+    return new StatusMarks(graph, registry, txn)
+        .markFailed(graph.write(c.key), true, err, c.handle.isRetriable(err), failedOp);
   }
 
   /** The graph's node of {@code key}, or a node standing for it in records only. */

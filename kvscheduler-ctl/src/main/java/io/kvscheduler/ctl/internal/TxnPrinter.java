@@ -47,7 +47,9 @@ final class TxnPrinter {
     for (JsonNode op : txn.path("Executed")) {
       StringBuilder flags = new StringBuilder();
       for (String f :
-          new String[] {"NOOP", "IsDerived", "IsProperty", "IsRevert", "IsRetry", "IsRecreate"}) {
+          new String[] {
+            "NOOP", "IsDerived", "IsProperty", "IsRevert", "IsRetry", "IsRecreate", "IsRanAhead"
+          }) {
         if (op.path(f).asBoolean(false)) {
           flags.append(flags.length() == 0 ? "" : ",").append(f);
         }

@@ -34,6 +34,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The engine under faults, one root cause per test: the smallest step sequences the randomized
@@ -661,6 +663,42 @@ class FaultPathTest {
     assertThat(sb.get(q).orElseThrow().value()).isEqualTo(CatalogueFixtures.s("v3"));
     assertThat(status(q).state()).isEqualTo(CONFIGURED);
     assertThat(timers.pending()).isEmpty();
+  }
+
+  @ParameterizedTest(name = "revert on failure: {0}")
+  @ValueSource(booleans = {false, true})
+  @DisplayName(
+      "a key left unread is read first by the next transaction, with or without revert on"
+          + " failure, and a value waiting for it goes ahead when the read finds it")
+  void whatWaitsForAKeyReadFirstFollowsWhatTheReadFound(boolean revert) {
+    String q = "/q/k0";
+    String dep = "/r/k0";
+    String other = "/q/k1";
+    kvs.registerDescriptors(
+        sb.descriptor("values", Object.class).nbKeyPrefix("/q/").build(),
+        sb.descriptor("dependent", Object.class)
+            .nbKeyPrefix("/r/")
+            .dependencies((k, v) -> List.of(Dependency.onKey("q", q)))
+            .build());
+    // q's Create is carried out but reported failed, and the Retrieve after it fails too: q is
+    // unread, and dep waits for it
+    sb.planError(
+        q,
+        new RuntimeException("answer lost"),
+        () -> sb.setValue(q, CatalogueFixtures.s("v1"), null, ValueOrigin.FROM_NB, false));
+    sb.planRetrieveError("values", new IllegalStateException("device busy"));
+    Txn first = kvs.startNBTransaction();
+    first.setValue(q, CatalogueFixtures.s("v1"));
+    first.setValue(dep, CatalogueFixtures.s("x"));
+    assertThrows(TransactionException.class, () -> first.commit(TxnOptions.defaults()));
+    assertThat(status(dep).state()).isEqualTo(ValueState.PENDING);
+
+    // another value's transaction reads q first and finds it: dep goes ahead after its values
+    sb.clearCalls();
+    commit(TxnOptions.builder().revert(revert).build(), other, CatalogueFixtures.s("v"));
+    assertThat(sb.callLog()).containsExactly("RETRIEVE values", "CREATE " + other, "CREATE " + dep);
+    assertThat(status(dep).state()).isEqualTo(CONFIGURED);
+    assertThat(sb.keys()).contains(q, other, dep);
   }
 
   /**

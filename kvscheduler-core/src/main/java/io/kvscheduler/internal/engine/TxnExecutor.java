@@ -138,13 +138,10 @@ final class TxnExecutor {
               return n == null ? key : n.baseKey();
             });
     txn.plan = plan;
-    Walker w = new Walker(graph, registry, txn);
     if (txn.revertOnFailure()) {
       noteOwnKeys(txn, ordered);
-      applyAll(w, ordered); // the walk of such a transaction: see executeWithRevert
-    } else {
-      applyValues(w, ordered, txn);
     }
+    applyValues(new Walker(graph, registry, txn), ordered, txn);
     graph.rollback();
     if (plan.size() < 2) {
       return null; // nothing to run side by side
@@ -295,7 +292,9 @@ final class TxnExecutor {
   /**
    * Applies the values in order; with revert, the first failure of one of the transaction's own
    * values stops the loop, its key is refreshed, the batch is closed, and the values applied so far
-   * are re-applied with the values they had before, in reverse order.
+   * are re-applied with the values they had before, in reverse order. The keys read first are
+   * followed as by {@link #applyValues}, the values waiting for what the read found last (after a
+   * revert too: what the read found is not the transaction's to undo).
    */
   void executeWithRevert(Transaction txn, List<ValueToApply> ordered) {
     Walker w = new Walker(graph, registry, txn);
@@ -307,6 +306,9 @@ final class TxnExecutor {
     ArrayDeque<ValueToApply> previous = new ArrayDeque<>();
     boolean revert = false;
     noteOwnKeys(txn, ordered);
+    // what depends on the keys read first follows what the read found (as in applyValues): these
+    // are not the transaction's own values, so their failures revert nothing
+    followRefresh(w, txn.readFirst, false);
     for (ValueToApply kv : ordered) {
       Node before = graph.get(kv.key());
       Object prev = before == null ? null : before.value;
@@ -333,6 +335,7 @@ final class TxnExecutor {
         w.applyTop(kv);
       }
     }
+    followRefresh(w, txn.readFirst, true);
     readAfterUndo(txn, undoNotTaken(txn, false));
   }
 

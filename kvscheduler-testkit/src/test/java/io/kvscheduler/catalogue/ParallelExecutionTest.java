@@ -563,6 +563,56 @@ class ParallelExecutionTest {
   }
 
   @Test
+  void aMetadataWatcherRunsAsInsideACallbackAndMayOnlyCommitAsynchronously() {
+    KVScheduler kvs =
+        KVScheduler.builder().parallelism(8).printTxnSummary(false).threadName("kvs-par").build();
+    schedulers.add(kvs);
+    Map<String, Object> held = new ConcurrentHashMap<>();
+    kvs.registerDescriptors(
+        KVDescriptor.builder("tunnel", String.class)
+            .nbKeyPrefix("tunnel/")
+            .withMetadata(Integer.class)
+            .maxConcurrency(8)
+            .create(
+                (key, value) -> {
+                  held.put(key, value);
+                  return key.length();
+                })
+            .delete((key, value, m) -> held.remove(key))
+            .build(),
+        KVDescriptor.builder("note", String.class)
+            .nbKeyPrefix("note/")
+            .createWithoutMetadata((key, value) -> held.put(key, value))
+            .delete((key, value, m) -> held.remove(key))
+            .build());
+    List<String> refused = new CopyOnWriteArrayList<>();
+    List<String> watchedOn = new CopyOnWriteArrayList<>();
+    kvs.metadataMap("tunnel", Integer.class)
+        .watch(
+            (label, m) -> {
+              watchedOn.add(Thread.currentThread().getName());
+              var note = kvs.startNBTransaction().setValue("note/" + label, "seen");
+              try {
+                note.commit(TxnOptions.defaults()); // would wait for the run it is part of
+              } catch (IllegalStateException e) {
+                refused.add(label);
+                kvs.startNBTransaction()
+                    .setValue("note/" + label, "seen")
+                    .commitAsync(TxnOptions.defaults());
+              }
+            });
+
+    commit(kvs, values("tunnel/1", "a", "tunnel/2", "b", "tunnel/3", "c"), false);
+
+    // the watcher ran on the calls' threads, as inside a callback: its commits were refused
+    // instead of waiting for ever, and the asynchronous ones are applied after the transaction
+    assertThat(watchedOn).hasSize(3).allMatch(name -> name.contains("-sb-parallel-"));
+    assertThat(refused).containsExactlyInAnyOrder("tunnel/1", "tunnel/2", "tunnel/3");
+    commit(kvs, values("tunnel/4", "d"), false); // queued behind the notes
+    assertThat(held).containsKeys("note/tunnel/1", "note/tunnel/2", "note/tunnel/3");
+  }
+
+  @Test
   void aHangingCallTimesOutWhileTheOthersComplete() {
     Device dev = new Device();
     dev.hanging.add(iface(2));

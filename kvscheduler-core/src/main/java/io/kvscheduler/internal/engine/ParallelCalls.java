@@ -30,12 +30,12 @@ import org.slf4j.LoggerFactory;
  * calls return and starts no other. The engine thread starts the run and waits for its end.
  *
  * <p>The calls run on the pool's threads, which count as inside a descriptor callback ({@link
- * SbCalls#runAsCall}). A thread whose call returned does the bookkeeping itself, under the run's
- * lock: it puts the metadata the call gave in its descriptor's metadata map (before any call
- * waiting for it starts, as the walk would have put it: a Create that reads the metadata of a value
- * it depends on finds it), counts the call done for its followers, and starts those now ready — the
- * first on its own thread, so a chain of calls passes from one to the next without waking another
- * thread. The metadata maps keep one writer at a time: the engine thread waits meanwhile.
+ * SbCalls#runAsCall}) throughout. A thread whose call returned does the bookkeeping itself, under
+ * the run's lock: it puts the metadata the call gave in its descriptor's metadata map (before any
+ * call waiting for it starts, as the walk would have put it: a Create that reads the metadata of a
+ * value it depends on finds it), counts the call done for its followers, and starts those now ready
+ * — the first on its own thread, so a chain of calls passes from one to the next without waking
+ * another thread. The metadata maps keep one writer at a time: the engine thread waits meanwhile.
  */
 final class ParallelCalls implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ParallelCalls.class);
@@ -182,7 +182,9 @@ final class ParallelCalls implements AutoCloseable {
       while (!todo.isEmpty()) {
         PlannedCall c = todo.poll();
         try {
-          pool.execute(() -> runFrom(c));
+          // the thread counts as inside a descriptor callback for its calls and for the
+          // bookkeeping after them (metadata watchers run then)
+          pool.execute(() -> sbCalls.runAsCall(() -> runFrom(c)));
         } catch (RejectedExecutionException e) {
           // the scheduler is closing: the call counts as failed without reaching the southbound
           c.error = e;
@@ -197,7 +199,7 @@ final class ParallelCalls implements AutoCloseable {
       while (c != null) {
         PlannedCall call = c;
         try {
-          sbCalls.runAsCall(() -> call.run(clock));
+          call.run(clock);
         } catch (Throwable t) {
           call.error = t; // the handle guards user code: this is the engine's own fault
         }

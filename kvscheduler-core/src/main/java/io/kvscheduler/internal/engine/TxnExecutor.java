@@ -1,19 +1,13 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.KeyError;
-import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueOrigin;
-import io.kvscheduler.api.ValueState;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Orders a prepared transaction's values and walks them: the simulation, the execution (with revert
@@ -21,8 +15,6 @@ import org.slf4j.LoggerFactory;
  * failed, whose dependents follow what the refresh found.
  */
 final class TxnExecutor {
-  private static final Logger LOG = LoggerFactory.getLogger(TxnExecutor.class);
-
   private final SchedulerConfig config;
   private final Graph graph;
   private final Registry registry;
@@ -30,6 +22,7 @@ final class TxnExecutor {
   private final Refresher refresher;
   private final UnreadKeys unread;
   private final ParallelCalls parallel;
+  private final CallsNotTaken notTaken;
 
   /**
    * The walk's recursion path, shared by the passes of the engine (one walks at a time; emptied
@@ -52,6 +45,7 @@ final class TxnExecutor {
     this.refresher = refresher;
     this.unread = unread;
     this.parallel = parallel;
+    this.notTaken = new CallsNotTaken(graph, registry, config.clock());
   }
 
   /** Of values sorted by key, the execution order: deletions, re-creations, creations, updates. */
@@ -123,7 +117,7 @@ final class TxnExecutor {
    * <p>A transaction reverted on failure runs ahead only when the scheduler was built so ({@code
    * revertInParallel}). A failed call of one of its own values then ends the run: the running calls
    * return, no other starts. Those that ran beyond the failure (in the walk's order) are recorded
-   * and undone before the revert ({@link #undoNotTaken}). When the planning pass finds one of its
+   * and undone before the revert ({@link CallsNotTaken}). When the planning pass finds one of its
    * own values invalid, nothing runs ahead: the walk stops there.
    */
   CallPlan runAhead(Transaction txn, List<ValueToApply> ordered) {
@@ -162,95 +156,6 @@ final class TxnExecutor {
     for (ValueToApply kv : ordered) {
       txn.ownKeys.add(kv.key());
     }
-  }
-
-  /**
-   * After the walk, or where a reverted transaction's walk stopped: undoes each call that ran ahead
-   * but that the walk never asked for, newest first, so the southbound holds what the graph says.
-   * Returns the base keys whose southbound content is unknown (a call or its undo failed): the
-   * caller reads them. A value with a failed call holds what the failure left; its other calls are
-   * not undone either.
-   *
-   * <p>In a transaction reverted on failure ({@code beyondFailure}) these are the calls that ran
-   * while one before them in the walk's order failed: each is recorded where the walk stopped,
-   * followed by its undo (flagged as part of the revert), as if the walk had gone that far before
-   * reverting, both flagged RAN_AHEAD; a value whose call or undo failed is marked failed, as by
-   * the walk. Otherwise there should be none: a call runs ahead only once every call whose outcome
-   * could change the walk's way to it has succeeded ({@link CallPlan}); should the walk still go
-   * another way, the call is undone, unrecorded, and the fact logged as an error.
-   */
-  Set<String> undoNotTaken(Transaction txn, boolean beyondFailure) {
-    if (txn.ranAhead == null) {
-      return Set.of();
-    }
-    List<PlannedCall> left = txn.ranAhead.notTaken();
-    txn.ranAhead = null; // later walks of the transaction (after the refresh) call for themselves
-    Set<String> unknown = new TreeSet<>();
-    Map<String, Node> detached = new HashMap<>(); // records of keys the graph does not hold
-    for (PlannedCall c : left) {
-      if (c.error != null) {
-        unknown.add(c.baseKey);
-      }
-      if (beyondFailure) {
-        OpRecord op = BeyondFailure.callRecord(c, nodeFor(c.key, detached));
-        if (c.error != null) {
-          op.newState = markFailed(txn, c, c.error, c.op);
-        }
-        txn.ops.add(op);
-      }
-    }
-    for (int i = left.size() - 1; i >= 0; i--) {
-      PlannedCall c = left.get(i);
-      if (unknown.contains(c.baseKey)) {
-        continue;
-      }
-      Instant started = config.clock().instant();
-      Throwable err = ParallelCalls.undo(c);
-      if (err != null) {
-        unknown.add(c.baseKey);
-      }
-      if (beyondFailure) {
-        OpRecord op =
-            BeyondFailure.undoRecord(
-                c, nodeFor(c.key, detached), started, config.clock().instant(), err);
-        if (err != null) {
-          LOG.warn("{} of {} ran beyond a failure; undoing it failed", c.op, c.key, err);
-          op.newState = markFailed(txn, c, err, op.op);
-        }
-        txn.ops.add(op);
-      } else if (err != null) {
-        LOG.error(
-            "{} of {} ran ahead, but the walk went another way; undoing it failed: its key is"
-                + " read again",
-            c.op,
-            c.key,
-            err);
-      } else {
-        LOG.error("{} of {} ran ahead, but the walk went another way: undone", c.op, c.key);
-      }
-    }
-    return unknown;
-  }
-
-  /**
-   * After call {@code c} ran beyond the failure of a reverted transaction and it or its undo
-   * ({@code failedOp}) failed with {@code err}: marks its value failed, as when a call of the walk
-   * fails (its status says so until the value is applied again). Returns the value's state, FAILED
-   * when the graph does not hold it.
-   */
-  private ValueState markFailed(
-      Transaction txn, PlannedCall c, Throwable err, TxnOperation failedOp) {
-    if (graph.get(c.key) == null) {
-      return ValueState.FAILED;
-    }
-    return new StatusMarks(graph, registry, txn)
-        .markFailed(graph.write(c.key), true, err, c.handle.isRetriable(err), failedOp);
-  }
-
-  /** The graph's node of {@code key}, or a node standing for it in records only. */
-  private Node nodeFor(String key, Map<String, Node> detached) {
-    Node n = graph.get(key);
-    return n != null ? n : detached.computeIfAbsent(key, Node::new);
   }
 
   /** Runs the walk of a simulation: the values in order, without calling the southbound. */
@@ -300,7 +205,7 @@ final class TxnExecutor {
     Walker w = new Walker(graph, registry, txn);
     if (!txn.revertOnFailure()) {
       applyValues(w, ordered, txn);
-      readAfterUndo(txn, undoNotTaken(txn, false));
+      readAfterUndo(txn, notTaken.undo(txn, false));
       return;
     }
     ArrayDeque<ValueToApply> previous = new ArrayDeque<>();
@@ -317,7 +222,7 @@ final class TxnExecutor {
       // B100: only failures of the transaction's own values trigger the revert
       if (err != null && txn.revertOnFailure() && txn.ownFailed) {
         // the calls that ran beyond the failure go first: they follow it in the walk's order
-        Set<String> keys = new TreeSet<>(undoNotTaken(txn, true));
+        Set<String> keys = new TreeSet<>(notTaken.undo(txn, true));
         keys.add(kv.key());
         Set<String> read = refresher.refresh(keys, null, false);
         for (String key : keys) {
@@ -336,7 +241,7 @@ final class TxnExecutor {
       }
     }
     followRefresh(w, txn.readFirst, true);
-    readAfterUndo(txn, undoNotTaken(txn, false));
+    readAfterUndo(txn, notTaken.undo(txn, false));
   }
 
   /**

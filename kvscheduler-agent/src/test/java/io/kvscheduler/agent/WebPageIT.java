@@ -357,9 +357,10 @@ class WebPageIT {
     assertThat(drawnKeys()).contains("descriptor:mock-l2-fib", "descriptor:mock-interface");
     assertThat(node("descriptor:mock-l2-fib").getAttribute("data-state")).isEqualTo("PENDING");
 
-    // the transaction list shows each transaction's operations
+    // the transaction list shows each transaction's operations, with their flags
     assertThat(browser.findElement(By.id("txns")).getText())
-        .contains("CREATE " + TAP1 + " → CONFIGURED");
+        .contains("CREATE " + TAP1 + " → CONFIGURED")
+        .containsPattern("CREATE " + BD1_TAP2 + " → PENDING \\[DERIVED, NOOP\\]");
   }
 
   /** Writes what the browser shows to {@code target/<name>}. */

@@ -9,6 +9,9 @@ const TROUBLE = ['FAILED', 'INVALID', 'RETRYING', 'PENDING', 'UNIMPLEMENTED', 'M
 /** Most values drawn one by one; beyond, values are folded into groups. */
 const DRAW_LIMIT = 250;
 const AVAILABLE = new Set(['CONFIGURED', 'OBTAINED', 'DISCOVERED']);
+/** An operation's recorded flags: its field in the transaction history, and the label shown. */
+const OP_FLAGS = [['IsDerived', 'DERIVED'], ['IsProperty', 'PROPERTY'], ['NOOP', 'NOOP'],
+  ['IsRevert', 'REVERT'], ['IsRetry', 'RETRY'], ['IsRecreate', 'RECREATE'], ['IsRanAhead', 'RAN-AHEAD']];
 
 const ui = {
   graph: null,          // {nodes: Map(key -> node), edges: [...]}
@@ -548,7 +551,9 @@ async function loadHistory() {
     ops.className = 'ops';
     (t.Executed || []).slice(0, 20).forEach(o => {
       const op = document.createElement('li');
-      op.textContent = o.Operation + ' ' + o.Key + ' → ' + (o.NewState || '') + (o.NewErrMsg ? ' (' + o.NewErrMsg + ')' : '');
+      const flags = OP_FLAGS.filter(([field]) => o[field]).map(([, label]) => label);
+      op.textContent = o.Operation + ' ' + o.Key + ' → ' + (o.NewState || '') + (o.NewErrMsg ? ' (' + o.NewErrMsg + ')' : '')
+        + (flags.length ? ' [' + flags.join(', ') + ']' : '');
       if (o.NewErrMsg) op.className = 'err';
       ops.append(op);
     });

@@ -613,6 +613,29 @@ class ParallelExecutionTest {
   }
 
   @Test
+  void aHangingCallInATransactionRevertedInParallelTimesOutAndTheRevertLeavesNothing() {
+    Device dev = new Device();
+    dev.hanging.add(iface(2));
+    KVScheduler kvs = scheduler(dev, 8, 64, Duration.ofMillis(300), true);
+    try {
+      long start = System.nanoTime();
+      RecordedTxn txn = commit(kvs, ifaces(0, 8, "up"), true);
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+      RecordedTxnOp timedOut =
+          txn.executed().stream().filter(op -> op.key().equals(iface(2))).findFirst().orElseThrow();
+      assertThat(timedOut.newError()).contains("did not return within");
+      assertThat(txn.executed()).anyMatch(op -> op.is(RecordedTxnOp.Flag.REVERT));
+      // every interface the transaction created, before or beyond the timeout, is gone again
+      assertThat(dev.held).isEmpty();
+      assertThat(dev.violations).isEmpty();
+      assertThat(kvs.valueStatuses())
+          .allSatisfy(s -> assertThat(s.value().state()).isNotEqualTo(ValueState.CONFIGURED));
+    } finally {
+      dev.release.countDown();
+    }
+  }
+
+  @Test
   void aHangingCallTimesOutWhileTheOthersComplete() {
     Device dev = new Device();
     dev.hanging.add(iface(2));

@@ -107,12 +107,17 @@ final class Derivation {
       KeyValuePair kv = unique.get(i);
       // a key known settled is derived from this base: it cannot collide
       boolean isSettled = settled != null && settled.settled(kv);
-      if (isSettled || !DerivedOrder.collides(graph.get(kv.key()), base.key)) {
-        derived.add(new ValueToApply(kv.key(), kv.value(), baseKv.origin(), baseKv.revert(), null));
+      Node existing = isSettled ? null : graph.get(kv.key());
+      if (isSettled || !DerivedOrder.collides(existing, base.key)) {
+        // the key's string as the graph already holds it: the base's revisions then share one
+        // string per derived key instead of each keeping the descriptor's fresh copies (W5 with
+        // history at 10,000 members: heap_mb)
+        String key = isSettled ? settled.matchedKey() : existing != null ? existing.key : kv.key();
+        derived.add(new ValueToApply(key, kv.value(), baseKv.origin(), baseKv.revert(), null));
         if (settled != null) {
           settled.added(isSettled);
         }
-        keys[n++] = kv.key();
+        keys[n++] = key;
       }
     }
     return n;

@@ -135,6 +135,11 @@ final class SettledDerived {
       return false;
     }
 
+    /** The entry's string of the key last given to {@link #settled}, when the entry has it. */
+    String matchedKey() {
+      return matched >= 0 ? entry.values.get(matched).key() : null;
+    }
+
     /** The value last given to {@link #settled} is the base's next derived value. */
     void added(boolean settled) {
       settledAt[count++] = settled ? matched : -1;

@@ -270,7 +270,10 @@ class RestFuzzTest {
     Arbitrary<String> part =
         Combinators.combine(name, value, Arbitraries.integers().between(0, 5))
             .as((n, v, form) -> form == 0 ? encode(n) : encode(n) + "=" + encode(v));
-    Arbitrary<String> query = part.list().ofMaxSize(5).map(l -> String.join("&", l));
+    // under the server's 8 KiB request line (a longer one is refused by Jetty with 431 before the
+    // agent sees it)
+    Arbitrary<String> query =
+        part.list().ofMaxSize(5).map(l -> String.join("&", l)).filter(q -> q.length() <= 6000);
     Arbitrary<String> mutated =
         Combinators.combine(
                 query,

@@ -242,8 +242,7 @@ public final class KVSchedulerBuilder {
    * {@code REVERT}), both flagged {@code RAN_AHEAD}; the value keeps its intent from before the
    * transaction. A call or undo that failed is recorded with its error, its value is marked FAILED
    * and its key read again from the southbound. Otherwise states and the southbound's content end
-   * as with sequential calls; the southbound sees more calls. A transaction that first reads keys
-   * an earlier failure left unknown still calls one after the other.
+   * as with sequential calls; the southbound sees more calls.
    */
   public KVSchedulerBuilder revertInParallel(boolean inParallel) {
     cfg.revertInParallel = inParallel;

@@ -701,6 +701,42 @@ class FaultPathTest {
     assertThat(sb.keys()).contains(q, other, dep);
   }
 
+  @Test
+  @DisplayName(
+      "a value the read before a transaction found gone is dropped from the graph, although the"
+          + " transaction's simulation, rolled back, created it and its execution stopped before it")
+  void valueFoundGoneBeforeARevertedSimulatedTransactionIsDropped() {
+    String early = "/0/k0"; // ordered before A
+    kvs.registerDescriptors(
+        sb.descriptor("early", Object.class).nbKeyPrefix("/0/").withoutRetrieve().build());
+    commit(TxnOptions.defaults(), A, arr(1));
+    // A and its derived value go behind the scheduler's back; A's removal is then abandoned (the
+    // derived value's Delete fails) and the Retrieve after it fails: A is left unread, known as
+    // configured
+    sb.setValue(d(A, 1), null, null, ValueOrigin.FROM_NB, true);
+    sb.setValue(A, null, null, ValueOrigin.FROM_NB, false);
+    sb.planError(d(A, 1), new RuntimeException("no such value"));
+    sb.planRetrieveError("bases", new IllegalStateException("device busy"));
+    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), A, null));
+    assertThat(status(A).state()).isEqualTo(CONFIGURED);
+
+    // the next transaction reads A first and finds it gone; its simulation creates A and is
+    // rolled back; its execution fails before A and reverts
+    sb.planError(early, new RuntimeException("busy"));
+    sb.clearCalls();
+    Txn t = kvs.startNBTransaction();
+    t.setValue(early, CatalogueFixtures.s("x"));
+    t.setValue(A, arr(1));
+    assertThrows(
+        TransactionException.class,
+        () -> t.commit(TxnOptions.builder().revert(true).simulation(true).build()));
+    assertThat(sb.callLog()).containsExactly("RETRIEVE bases", "CREATE " + early + " ✗");
+    assertThat(sb.keys()).doesNotContain(A, d(A, 1));
+    // nothing created A: the scheduler no longer knows it (no value left REMOVED)
+    assertThat(kvs.valueStatus(A).state()).isEqualTo(ValueState.NONEXISTENT);
+    assertThat(kvs.valueStatuses()).extracting(s -> s.key()).doesNotContain(A);
+  }
+
   /**
    * A value {@code /q/k0} (descriptor "values") whose Update from v1 to v2 the southbound carried
    * out and reported failed, and whose Retrieve after that failed too: FAILED, unread; returns its

@@ -55,12 +55,18 @@ final class Touched {
     }
   }
 
-  /** Adds the key of entry {@code i} of a batch that was not a refresh (see {@link #reserve}). */
+  /**
+   * Adds the key of entry {@code i} of a batch that was not a refresh (see {@link #reserve}). A
+   * batch's node that has left the graph since the batch closed tells nothing of the key's state: a
+   * later batch removed it, or a rollback (of a simulation or a planning pass) put a copy of it
+   * back in its place, and it still holds what the rolled-back pass wrote. Its key is a removal
+   * candidate then: post-processing looks at the key's node.
+   */
   void add(BatchJournal j, int i) {
     String key = j.key(i);
     Node cur = j.current(i);
     add(key, cur);
-    if (cur != null && cur.state == ValueState.REMOVED) {
+    if (cur != null && (cur.state == ValueState.REMOVED || !cur.inGraph)) {
       removedCandidates.add(key);
     }
   }
@@ -92,8 +98,8 @@ final class Touched {
   }
 
   /**
-   * Keys whose node was REMOVED when a batch closed (may repeat; the state may have changed since):
-   * a superset of the touched keys that are REMOVED now.
+   * Keys whose node was REMOVED, or had left the graph, when their batch was added (may repeat; the
+   * state may have changed since): a superset of the touched keys that are REMOVED now.
    */
   List<String> removedCandidates() {
     return removedCandidates;

@@ -118,15 +118,10 @@ final class TxnExecutor {
    * revertInParallel}). A failed call of one of its own values then ends the run: the running calls
    * return, no other starts. Those that ran beyond the failure (in the walk's order) are recorded
    * and undone before the revert ({@link CallsNotTaken}). When the planning pass finds one of its
-   * own values invalid, nothing runs ahead: the walk stops there. Nor does anything run ahead for
-   * such a transaction that first reads keys an earlier failure left unread ({@link
-   * Transaction#readFirst}): with those, calls run ahead were seen to leave a removed value in the
-   * graph after the revert (fault test, revert in parallel, seeds 8721585649796947317 and
-   * 2024927876733894470), so it calls one after the other.
+   * own values invalid, nothing runs ahead: the walk stops there.
    */
   CallPlan runAhead(Transaction txn, List<ValueToApply> ordered) {
-    if (!parallel.enabled()
-        || txn.revertOnFailure() && (!config.revertInParallel() || !txn.readFirst.isEmpty())) {
+    if (!parallel.enabled() || txn.revertOnFailure() && !config.revertInParallel()) {
       return null;
     }
     startPass(txn, true, false);

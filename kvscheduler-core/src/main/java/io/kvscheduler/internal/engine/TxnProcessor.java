@@ -161,7 +161,8 @@ final class TxnProcessor {
         journal, txn, config.clock().instant(), txn.resync != ResyncType.DOWNSTREAM);
     // the refresh's keys after the execution's: the walk writes keys in order, the refresh in
     // the southbound's order, so listed this way the touched keys form a few sorted runs that
-    // publishing sorts in linear time (a resync writes most keys in both batches)
+    // publishing sorts in linear time (a resync writes most keys in both batches); a pass rolled
+    // back since (simulation, planning) may have put copies in place of its nodes: see Touched
     txn.touched.add(refreshed, true);
     // refresh of the values that failed
     if (!txn.skip) {

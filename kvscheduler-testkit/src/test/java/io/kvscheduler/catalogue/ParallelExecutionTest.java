@@ -13,7 +13,9 @@ import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.TxnOptions;
+import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.testkit.MockSouthbound;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -610,6 +612,54 @@ class ParallelExecutionTest {
     assertThat(refused).containsExactlyInAnyOrder("tunnel/1", "tunnel/2", "tunnel/3");
     commit(kvs, values("tunnel/4", "d"), false); // queued behind the notes
     assertThat(held).containsKeys("note/tunnel/1", "note/tunnel/2", "note/tunnel/3");
+  }
+
+  @Test
+  void aNewValueWhoseCallBeyondTheFailureLeftItUnreadIsReadBeforeItIsCreated() {
+    MockSouthbound sb = new MockSouthbound().latency(Duration.ofMillis(100));
+    KVScheduler kvs =
+        KVScheduler.builder()
+            .parallelism(8)
+            .revertInParallel(true)
+            .printTxnSummary(false)
+            .threadName("kvs-par")
+            .build();
+    schedulers.add(kvs);
+    kvs.registerDescriptors(
+        sb.descriptor("values", Object.class).nbKeyPrefix("/q/").maxConcurrency(8).build());
+    String first = "/q/k0";
+    String beyond = "/q/k1";
+    // both Creates run at once; the first fails, the one beyond it is carried out and reported
+    // failed, and the Retrieve the revert reads them with fails: the scheduler has no node for the
+    // value beyond the failure, and does not know what the southbound holds for it
+    sb.planError(first, new IllegalStateException("refused"));
+    sb.planError(
+        beyond,
+        new IllegalStateException("answer lost"),
+        () -> sb.setValue(beyond, CatalogueFixtures.s("v1"), null, ValueOrigin.FROM_NB, false));
+    sb.planRetrieveError("values", new IllegalStateException("device busy"));
+    RecordedTxn reverted =
+        commit(
+            kvs, values(first, CatalogueFixtures.s("v0"), beyond, CatalogueFixtures.s("v1")), true);
+    assertThat(reverted.executed())
+        .filteredOn(op -> op.key().equals(beyond))
+        .singleElement()
+        .satisfies(
+            op -> {
+              assertThat(op.operation()).isEqualTo(TxnOperation.CREATE);
+              assertThat(op.flags()).contains(RecordedTxnOp.Flag.RAN_AHEAD);
+              assertThat(op.newError()).contains("answer lost");
+            });
+    assertThat(sb.keys()).containsExactly(beyond);
+    assertThat(kvs.valueStatus(beyond).state()).isEqualTo(ValueState.NONEXISTENT);
+
+    // the next transaction reads the key first and finds the value: it is not created again
+    sb.clearCalls();
+    commit(kvs, values(beyond, CatalogueFixtures.s("v1")), false);
+    assertThat(sb.callLog()).first().isEqualTo("RETRIEVE values");
+    assertThat(sb.callLog()).doesNotContain("CREATE " + beyond);
+    assertThat(kvs.valueStatus(beyond).state()).isEqualTo(ValueState.CONFIGURED);
+    assertThat(sb.inconsistencies()).isEmpty();
   }
 
   @Test

@@ -222,12 +222,14 @@ final class TxnExecutor {
       // B100: only failures of the transaction's own values trigger the revert
       if (err != null && txn.revertOnFailure() && txn.ownFailed) {
         // the calls that ran beyond the failure go first: they follow it in the walk's order
-        Set<String> keys = new TreeSet<>(notTaken.undo(txn, true));
+        Set<String> unknown = notTaken.undo(txn, true);
+        Set<String> keys = new TreeSet<>(unknown);
         keys.add(kv.key());
         Set<String> read = refresher.refresh(keys, null, false);
         for (String key : keys) {
           markRead(txn, key, read);
         }
+        keepUnread(unknown, read);
         revert = true;
         break;
       }
@@ -255,6 +257,22 @@ final class TxnExecutor {
     Set<String> read = refresher.refresh(unknown, null, false);
     for (String key : unknown) {
       markRead(txn, key, read);
+    }
+    keepUnread(unknown, read);
+  }
+
+  /**
+   * Of the base keys {@code unknown} a call that ran ahead (or its undo) left unknown, those the
+   * refresh that read the descriptors {@code read} did not answer for and that have no node (a new
+   * value the walk never reached): kept unknown across transactions ({@link
+   * UnreadKeys#addWithoutNode}), as no node's failure can say so.
+   */
+  private void keepUnread(Set<String> unknown, Set<String> read) {
+    for (String key : unknown) {
+      DescriptorHandle h = registry.forKey(key);
+      if (graph.get(key) == null && h != null && h.canRetrieve() && !read.contains(h.name)) {
+        unread.addWithoutNode(key);
+      }
     }
   }
 

@@ -48,9 +48,19 @@ final class UnreadKeys {
     bases.removeIf(
         k -> {
           DescriptorHandle h = registry.forKey(k);
-          return graph.get(k) == null
-              || (keys == null || keys.contains(k)) && (h == null || read.contains(h.name));
+          return (keys == null || keys.contains(k)) && (h == null || read.contains(h.name));
         });
+  }
+
+  /**
+   * Keeps base key {@code key}, which the graph holds no node for, unknown until a later
+   * transaction reads it: a call for a value the walk never reached ran ahead and failed, or its
+   * undo did (see {@link CallsNotTaken}), and the Retrieve after it failed too. When the key is
+   * read, what the southbound holds gets a node as any value a refresh finds; until then the walk
+   * makes no call for the key.
+   */
+  void addWithoutNode(String key) {
+    bases.add(key);
   }
 
   /**

@@ -663,6 +663,77 @@ class ParallelExecutionTest {
   }
 
   @Test
+  void aBaseWhoseDerivedValuesCallBeyondTheFailureFailedIsReadBeforeItIsCalledAgain() {
+    MockSouthbound sb = new MockSouthbound().latency(Duration.ofMillis(100));
+    KVScheduler kvs =
+        KVScheduler.builder()
+            .parallelism(8)
+            .revertInParallel(true)
+            .printTxnSummary(false)
+            .threadName("kvs-par")
+            .build();
+    schedulers.add(kvs);
+    kvs.registerDescriptors(
+        sb.descriptor("plain", Object.class)
+            .nbKeyPrefix("/p/")
+            .withoutRetrieve()
+            .latency(Duration.ofMillis(400))
+            .build(),
+        sb.descriptor("items", Object.class)
+            .keySelector(k -> k.startsWith("/q/") && k.indexOf('/', 3) > 0)
+            .derivedOnly()
+            .withoutRetrieve()
+            .maxConcurrency(8)
+            .build(),
+        sb.descriptor("bases", Object.class)
+            .nbKeyPrefix("/q/")
+            .keySelector(k -> k.startsWith("/q/") && k.indexOf('/', 3) < 0)
+            .derivedValues(CatalogueFixtures.derivedItems())
+            .maxConcurrency(8)
+            .build());
+    String first = "/p/k0";
+    String base = "/q/k0";
+    String item2 = CatalogueFixtures.d(base, 2);
+    commit(kvs, values(base, CatalogueFixtures.arr(1)), false);
+    // the base's Update and then its new derived value's Create run while the slow first value's
+    // Create runs and fails; the derived value's Create is carried out and reported failed, and
+    // the Retrieve the revert reads the base with fails: the graph has no node for the derived
+    // value, and what the southbound holds for the base is unknown
+    sb.planError(first, new IllegalStateException("refused"));
+    sb.planError(
+        item2,
+        new IllegalStateException("answer lost"),
+        () -> sb.setValue(item2, CatalogueFixtures.s("item2"), null, ValueOrigin.FROM_NB, true));
+    sb.planRetrieveError("bases", new IllegalStateException("device busy"));
+    sb.clearCalls();
+    RecordedTxn reverted =
+        commit(
+            kvs, values(first, CatalogueFixtures.s("x"), base, CatalogueFixtures.arr(1, 2)), true);
+    assertThat(reverted.executed())
+        .filteredOn(op -> op.key().equals(item2))
+        .singleElement()
+        .satisfies(
+            op -> {
+              assertThat(op.flags()).contains(RecordedTxnOp.Flag.RAN_AHEAD);
+              assertThat(op.newError()).contains("answer lost");
+            });
+    assertThat(sb.keys()).contains(base, item2);
+
+    // the next transaction reads the base first and finds the derived value: it is not created
+    // again
+    sb.clearCalls();
+    commit(kvs, values(base, CatalogueFixtures.arr(1, 2)), false);
+    assertThat(sb.callLog()).first().isEqualTo("RETRIEVE bases");
+    assertThat(sb.callLog()).doesNotContain("CREATE " + item2);
+    assertThat(kvs.valueStatus(base).state()).isEqualTo(ValueState.CONFIGURED);
+    assertThat(kvs.valueStatus(base).derived())
+        .filteredOn(d -> d.key().equals(item2))
+        .singleElement()
+        .satisfies(d -> assertThat(d.state()).isEqualTo(ValueState.CONFIGURED));
+    assertThat(sb.inconsistencies()).isEmpty();
+  }
+
+  @Test
   void aHangingCallInATransactionRevertedInParallelTimesOutAndTheRevertLeavesNothing() {
     Device dev = new Device();
     dev.hanging.add(iface(2));

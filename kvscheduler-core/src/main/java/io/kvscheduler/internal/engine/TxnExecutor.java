@@ -229,7 +229,7 @@ final class TxnExecutor {
         for (String key : keys) {
           markRead(txn, key, read);
         }
-        keepUnread(unknown, read);
+        keepUnread(txn, unknown, read);
         revert = true;
         break;
       }
@@ -258,20 +258,26 @@ final class TxnExecutor {
     for (String key : unknown) {
       markRead(txn, key, read);
     }
-    keepUnread(unknown, read);
+    keepUnread(txn, unknown, read);
   }
 
   /**
-   * Of the base keys {@code unknown} a call that ran ahead (or its undo) left unknown, those the
-   * refresh that read the descriptors {@code read} did not answer for and that have no node (a new
-   * value the walk never reached): kept unknown across transactions ({@link
-   * UnreadKeys#addWithoutNode}), as no node's failure can say so.
+   * The base keys {@code unknown} a call that ran ahead (or its undo) left unknown, that the
+   * refresh that read the descriptors {@code read} did not answer for: unread in {@code txn} (kept
+   * unknown across transactions after it). The failed call may be a value's the graph holds no node
+   * for, a new value or a new derived value the walk never reached, whose failure marked no node: a
+   * base key without a node is kept unknown directly ({@link UnreadKeys#addWithoutNode}).
    */
-  private void keepUnread(Set<String> unknown, Set<String> read) {
+  private void keepUnread(Transaction txn, Set<String> unknown, Set<String> read) {
     for (String key : unknown) {
       DescriptorHandle h = registry.forKey(key);
-      if (graph.get(key) == null && h != null && h.canRetrieve() && !read.contains(h.name)) {
+      if (h == null || !h.canRetrieve() || read.contains(h.name)) {
+        continue;
+      }
+      if (graph.get(key) == null) {
         unread.addWithoutNode(key);
+      } else {
+        txn.unread.add(key);
       }
     }
   }

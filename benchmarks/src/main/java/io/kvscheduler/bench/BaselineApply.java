@@ -1,5 +1,8 @@
 package io.kvscheduler.bench;
 
+import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.KVDescriptor;
+import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.bench.MockModel.Binding;
 import io.kvscheduler.bench.MockModel.BridgeDomain;
 import io.kvscheduler.bench.MockModel.Interface;
@@ -22,6 +25,9 @@ import java.util.Map;
  * then repeatedly applies a value whose dependencies are all applied, calling the southbound once
  * per value. A value whose dependency is missing is never applied (the engine would leave it
  * PENDING).
+ *
+ * <p>{@link #applyThroughDescriptors} is the same apply through the mock model's descriptors, whose
+ * callbacks any engine has to call: W1's second ratio.
  */
 final class BaselineApply {
   private BaselineApply() {}
@@ -102,18 +108,109 @@ final class BaselineApply {
   }
 
   /**
-   * Builds W1's values for {@code n} interfaces (not measured, as W1's transaction is built before
-   * its commit), then measures their apply with a no-op southbound: {@code seconds}, {@code ops}
-   * (2N+1, checked) and the harness's process counters (collections, JIT, page faults, steal, CPU
-   * by kind of thread).
+   * The same apply through the mock model's descriptors, as any engine must go through them: each
+   * key's descriptor found by its key selector, the bridge domain's bindings from its
+   * DerivedValues, each value's dependencies from its descriptor's Dependencies (a derived value
+   * also waits for its base), and one Create callback per value (they do nothing). Still none of
+   * the engine's bookkeeping. Only static-key dependencies are followed (W1 has no other kind).
+   *
+   * @return the number of Create callbacks made
    */
-  static Map<String, Object> run(int n) {
+  static int applyThroughDescriptors(Map<String, Object> nb, List<KVDescriptor<?, ?>> descriptors)
+      throws Exception {
+    Map<String, Object> values = new LinkedHashMap<>(nb);
+    Map<String, String> baseOf = new HashMap<>();
+    for (Map.Entry<String, Object> e : nb.entrySet()) {
+      KVDescriptor<Object, Object> d = descriptorOf(e.getKey(), descriptors);
+      if (d.derivedValues().isPresent()) {
+        for (KeyValuePair kv : d.derivedValues().get().derive(e.getKey(), e.getValue())) {
+          values.put(kv.key(), kv.value());
+          baseOf.put(kv.key(), e.getKey());
+        }
+      }
+    }
+    Map<String, KVDescriptor<Object, Object>> handlers = new HashMap<>();
+    Map<String, Integer> waitingFor = new HashMap<>();
+    Map<String, List<String>> dependents = new HashMap<>();
+    for (Map.Entry<String, Object> e : values.entrySet()) {
+      String key = e.getKey();
+      KVDescriptor<Object, Object> d = descriptorOf(key, descriptors);
+      handlers.put(key, d);
+      List<String> deps = new ArrayList<>();
+      String base = baseOf.get(key);
+      if (base != null) {
+        deps.add(base);
+      }
+      if (d.dependencies().isPresent()) {
+        for (Dependency dep : d.dependencies().get().dependencies(key, e.getValue())) {
+          if (dep.key().isEmpty()) {
+            throw new IllegalArgumentException(key + ": the baseline follows static keys only");
+          }
+          deps.add(dep.key());
+        }
+      }
+      if (!deps.isEmpty()) {
+        waitingFor.put(key, deps.size());
+        for (String dep : deps) {
+          dependents.computeIfAbsent(dep, k -> new ArrayList<>()).add(key);
+        }
+      }
+    }
+    ArrayDeque<String> ready = new ArrayDeque<>();
+    for (String key : values.keySet()) {
+      if (!waitingFor.containsKey(key)) {
+        ready.add(key);
+      }
+    }
+    int calls = 0;
+    while (!ready.isEmpty()) {
+      String key = ready.poll();
+      handlers.get(key).create().orElseThrow().create(key, values.get(key));
+      calls++;
+      for (String dependent : dependents.getOrDefault(key, List.of())) {
+        if (waitingFor.merge(dependent, -1, Integer::sum) == 0) {
+          ready.add(dependent);
+        }
+      }
+    }
+    return calls;
+  }
+
+  /** The first of {@code descriptors} whose key selector selects {@code key}. */
+  @SuppressWarnings("unchecked")
+  private static KVDescriptor<Object, Object> descriptorOf(
+      String key, List<KVDescriptor<?, ?>> descriptors) {
+    for (KVDescriptor<?, ?> d : descriptors) {
+      if (d.keySelector().test(key)) {
+        return (KVDescriptor<Object, Object>) d;
+      }
+    }
+    throw new IllegalArgumentException(key + ": no descriptor selects it");
+  }
+
+  /** The three mock descriptors the engine runs W1 with. */
+  static List<KVDescriptor<?, ?>> w1Descriptors() {
+    return List.of(
+        MockModel.interfaceDescriptor(),
+        MockModel.bridgeDomainDescriptor(),
+        MockModel.bindingDescriptor());
+  }
+
+  /**
+   * Builds W1's values for {@code n} interfaces (not measured, as W1's transaction is built before
+   * its commit), then measures their apply ({@code viaDescriptors}: {@link
+   * #applyThroughDescriptors}, else {@link #apply} with a no-op southbound): {@code seconds},
+   * {@code ops} (2N+1, checked) and the harness's process counters (collections, JIT, page faults,
+   * steal, CPU by kind of thread).
+   */
+  static Map<String, Object> run(int n, boolean viaDescriptors) {
     Map<String, Object> values = w1Values(n);
     Map<String, Object> out = new LinkedHashMap<>();
     ScaleHarness.ProcessCounters counters = new ScaleHarness.ProcessCounters();
-    long nanos = timedApply(values, n);
+    long nanos = timedApply(values, n, viaDescriptors);
     out.put("seconds", ScaleHarness.round(nanos / 1e9, 4));
     out.put("ops", 2 * n + 1);
+    out.put("via", viaDescriptors ? "descriptors" : "bare");
     counters.putInto(out);
     return out;
   }
@@ -123,12 +220,21 @@ final class BaselineApply {
    * nanoseconds; building the values is not measured.
    */
   static long applyNanos(int n) {
-    return timedApply(w1Values(n), n);
+    return timedApply(w1Values(n), n, false);
   }
 
-  private static long timedApply(Map<String, Object> values, int n) {
+  private static long timedApply(Map<String, Object> values, int n, boolean viaDescriptors) {
+    List<KVDescriptor<?, ?>> descriptors = w1Descriptors();
     long t0 = System.nanoTime();
-    int ops = apply(values, Southbound.noOp());
+    int ops;
+    try {
+      ops =
+          viaDescriptors
+              ? applyThroughDescriptors(values, descriptors)
+              : apply(values, Southbound.noOp());
+    } catch (Exception e) {
+      throw new IllegalStateException("baseline apply failed: " + e, e);
+    }
     long nanos = System.nanoTime() - t0;
     if (ops != 2 * n + 1) {
       throw new IllegalStateException("baseline expected " + (2 * n + 1) + " calls, made " + ops);

@@ -28,9 +28,9 @@ import java.util.regex.Pattern;
 /**
  * Scale harness: {@code bin/kvs-bench WORKLOAD --n N[,N...] [--repeat R] [--txns T] [--warmup W]
  * [--seed S] [--populate single|split] [--history on|off] [--parallelism P[,P...]] [--revert
- * on|off]}. Prints one JSON object per result line on stdout and nothing else; diagnostics go to
- * stderr. Every run builds a fresh scheduler (no transaction log, default history recording) with a
- * no-op southbound ({@link MockModel}).
+ * on|off] [--via bare|descriptors]}. Prints one JSON object per result line on stdout and nothing
+ * else; diagnostics go to stderr. Every run builds a fresh scheduler (no transaction log, default
+ * history recording) with a no-op southbound ({@link MockModel}).
  *
  * <ul>
  *   <li><b>W1</b> – one NB transaction creating N interfaces plus one bridge domain listing all of
@@ -39,12 +39,18 @@ import java.util.regex.Pattern;
  *       transaction ({@code ops}, expected 2N+1). Then the bare baseline applies the same values
  *       ({@link BaselineApply}) as the first work of a fresh JVM started with this JVM's options,
  *       cold like the commit: {@code baseline_seconds} and {@code baseline_ratio} = {@code seconds
- *       / baseline_seconds}, the engine's overhead. {@code baseline_same_jvm_seconds} is one more
- *       apply in this JVM after the commit, for information: the JIT has compiled the library code
- *       the two share (hash maps, strings, lists) by then, so it is faster than a cold apply.
+ *       / baseline_seconds}, the engine's overhead. {@code baseline_descriptors_seconds} and {@code
+ *       baseline_descriptors_ratio}: the same through the mock descriptors' callbacks (key
+ *       selectors, DerivedValues, Dependencies, Create), in a fresh JVM of its own, so the ratio
+ *       leaves out what the descriptors cost any engine. {@code baseline_same_jvm_seconds} is one
+ *       more bare apply in this JVM after the commit, for information: the JIT has compiled the
+ *       library code the two share (hash maps, strings, lists) by then, so it is faster than a cold
+ *       apply.
  *   <li><b>BASELINE</b> – the bare baseline alone, as the first work of a fresh JVM (cold, like
  *       W1): W1's values applied with hash maps and Kahn's algorithm, a no-op southbound and no
- *       engine ({@link BaselineApply}). Reports {@code seconds} and {@code ops} (2N+1).
+ *       engine ({@link BaselineApply}); {@code --via descriptors} goes through the mock
+ *       descriptors' callbacks instead of the model's own types. Reports {@code seconds}, {@code
+ *       ops} (2N+1) and {@code via}.
  *   <li><b>W2</b> – on the W1-populated graph, W (default 300,000) unmeasured warm-up transactions:
  *       enough for the JIT to finish compiling the one-value path (with 10,000 it was still
  *       compiling, and the figure was the compiler's as much as the engine's), then T (default
@@ -135,7 +141,7 @@ public final class ScaleHarness {
   static String usage() {
     return "usage: kvs-bench BASELINE|W1|W2|W3|W4|W5|W6|W7|W8 --n N[,N...] [--repeat R] [--txns T]"
         + " [--warmup W] [--seed S] [--populate single|split] [--history on|off]"
-        + " [--parallelism P[,P...]] [--revert on|off]";
+        + " [--parallelism P[,P...]] [--revert on|off] [--via bare|descriptors]";
   }
 
   static int run(String[] args) {
@@ -156,6 +162,7 @@ public final class ScaleHarness {
     List<Integer> levels = new ArrayList<>(); // --parallelism: W6 only
     boolean revert = false; // --revert: W6 only
     boolean revertGiven = false;
+    Boolean viaDescriptors = null; // --via: BASELINE only
     for (int i = 1; i < args.length; i++) {
       String a = args[i];
       if (i + 1 >= args.length) {
@@ -191,6 +198,13 @@ public final class ScaleHarness {
             levels.add(parseInt(s, 1));
           }
         }
+        case "--via" -> {
+          switch (v) {
+            case "bare" -> viaDescriptors = false;
+            case "descriptors" -> viaDescriptors = true;
+            default -> throw new IllegalArgumentException("--via bare|descriptors, got " + v);
+          }
+        }
         case "--revert" -> {
           revertGiven = true;
           switch (v) {
@@ -217,6 +231,9 @@ public final class ScaleHarness {
     if (revertGiven && !workload.equals("W6")) {
       throw new IllegalArgumentException("--revert applies to W6");
     }
+    if (viaDescriptors != null && !workload.equals("BASELINE")) {
+      throw new IllegalArgumentException("--via applies to BASELINE");
+    }
     if (levels.isEmpty()) {
       levels.addAll(SlowSouthboundApply.DEFAULT_LEVELS);
     }
@@ -240,7 +257,7 @@ public final class ScaleHarness {
       for (int r = 0; r < repeat; r++) {
         List<Map<String, Object>> results =
             switch (workload) {
-              case "BASELINE" -> List.of(BaselineApply.run(n));
+              case "BASELINE" -> List.of(BaselineApply.run(n, Boolean.TRUE.equals(viaDescriptors)));
               case "W1" -> List.of(withBaseline(w1(n), n));
               case "W2" -> List.of(w2(n, txns, warmup, seed, splitPopulate));
               case "W3" -> List.of(w3(n));
@@ -327,11 +344,14 @@ public final class ScaleHarness {
   static Map<String, Object> withBaseline(Map<String, Object> result, int n) {
     System.gc(); // the collector settles W1's garbage before, not during, the baseline
     long sameJvm = BaselineApply.applyNanos(n);
-    long cold = coldBaselineNanos(n);
+    long cold = coldBaselineNanos(n, false);
+    long coldDescriptors = coldBaselineNanos(n, true);
     double seconds = ((Number) result.get("seconds")).doubleValue();
     result.put("baseline_seconds", round(cold / 1e9, 4));
     result.put("baseline_ratio", round(seconds / (cold / 1e9), 2));
     result.put("baseline_same_jvm_seconds", round(sameJvm / 1e9, 4));
+    result.put("baseline_descriptors_seconds", round(coldDescriptors / 1e9, 4));
+    result.put("baseline_descriptors_ratio", round(seconds / (coldDescriptors / 1e9), 2));
     return result;
   }
 
@@ -343,10 +363,11 @@ public final class ScaleHarness {
       List.of("-XX:StartFlightRecording", "-XX:FlightRecorderOptions", "-Xlog", "-agentlib:jdwp");
 
   /**
-   * The {@code seconds} of {@code BASELINE --n n} run in a fresh JVM with this JVM's runtime, class
-   * path and options (less {@link #NOT_INHERITED}), in nanoseconds. Its stderr is passed through.
+   * The {@code seconds} of {@code BASELINE --n n --via bare|descriptors} run in a fresh JVM with
+   * this JVM's runtime, class path and options (less {@link #NOT_INHERITED}), in nanoseconds. Its
+   * stderr is passed through.
    */
-  static long coldBaselineNanos(int n) {
+  static long coldBaselineNanos(int n, boolean viaDescriptors) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     for (String option : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -361,7 +382,9 @@ public final class ScaleHarness {
             ScaleHarness.class.getName(),
             "BASELINE",
             "--n",
-            Integer.toString(n)));
+            Integer.toString(n),
+            "--via",
+            viaDescriptors ? "descriptors" : "bare"));
     try {
       Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
       String json = null;

@@ -52,6 +52,13 @@ class ScaleHarnessWorkloadsTest {
     assertTrue((double) r.get("baseline_same_jvm_seconds") > 0, r.toString());
     assertTrue(ratio >= seconds / (baseline + 0.00005) - 0.01, r.toString());
     assertTrue(ratio <= seconds / Math.max(baseline - 0.00005, 1e-9) + 0.01, r.toString());
+    double viaDescriptors = (double) r.get("baseline_descriptors_seconds");
+    double ratioViaDescriptors = (double) r.get("baseline_descriptors_ratio");
+    assertTrue(viaDescriptors > 0, r.toString());
+    assertTrue(
+        ratioViaDescriptors >= seconds / (viaDescriptors + 0.00005) - 0.01
+            && ratioViaDescriptors <= seconds / Math.max(viaDescriptors - 0.00005, 1e-9) + 0.01,
+        r.toString());
   }
 
   @Test

@@ -78,7 +78,17 @@ final class BaselineApply {
       }
     }
 
-    // Kahn's algorithm: unapplied-dependency counts, and who waits for whom
+    return inOrder(values, dependencies, sb);
+  }
+
+  /**
+   * Kahn's algorithm: calls {@code create} once for each of {@code values} (in their map's order
+   * where nothing else decides) whose {@code dependencies} (key to the keys it waits for; none when
+   * absent) were all called before it. Returns the number of calls made.
+   */
+  private static int inOrder(
+      Map<String, Object> values, Map<String, List<String>> dependencies, Southbound create) {
+    // unapplied-dependency counts, and who waits for whom
     Map<String, Integer> waitingFor = new HashMap<>();
     Map<String, List<String>> dependents = new HashMap<>();
     for (Map.Entry<String, List<String>> e : dependencies.entrySet()) {
@@ -96,7 +106,7 @@ final class BaselineApply {
     int calls = 0;
     while (!ready.isEmpty()) {
       String key = ready.poll();
-      sb.create(key, values.get(key));
+      create.create(key, values.get(key));
       calls++;
       for (String dependent : dependents.getOrDefault(key, List.of())) {
         if (waitingFor.merge(dependent, -1, Integer::sum) == 0) {
@@ -116,8 +126,7 @@ final class BaselineApply {
    *
    * @return the number of Create callbacks made
    */
-  static int applyThroughDescriptors(Map<String, Object> nb, List<KVDescriptor<?, ?>> descriptors)
-      throws Exception {
+  static int applyThroughDescriptors(Map<String, Object> nb, List<KVDescriptor<?, ?>> descriptors) {
     Map<String, Object> values = new LinkedHashMap<>(nb);
     Map<String, String> baseOf = new HashMap<>();
     for (Map.Entry<String, Object> e : nb.entrySet()) {
@@ -130,8 +139,7 @@ final class BaselineApply {
       }
     }
     Map<String, KVDescriptor<Object, Object>> handlers = new HashMap<>();
-    Map<String, Integer> waitingFor = new HashMap<>();
-    Map<String, List<String>> dependents = new HashMap<>();
+    Map<String, List<String>> dependencies = new HashMap<>();
     for (Map.Entry<String, Object> e : values.entrySet()) {
       String key = e.getKey();
       KVDescriptor<Object, Object> d = descriptorOf(key, descriptors);
@@ -150,30 +158,19 @@ final class BaselineApply {
         }
       }
       if (!deps.isEmpty()) {
-        waitingFor.put(key, deps.size());
-        for (String dep : deps) {
-          dependents.computeIfAbsent(dep, k -> new ArrayList<>()).add(key);
-        }
+        dependencies.put(key, deps);
       }
     }
-    ArrayDeque<String> ready = new ArrayDeque<>();
-    for (String key : values.keySet()) {
-      if (!waitingFor.containsKey(key)) {
-        ready.add(key);
-      }
-    }
-    int calls = 0;
-    while (!ready.isEmpty()) {
-      String key = ready.poll();
-      handlers.get(key).create().orElseThrow().create(key, values.get(key));
-      calls++;
-      for (String dependent : dependents.getOrDefault(key, List.of())) {
-        if (waitingFor.merge(dependent, -1, Integer::sum) == 0) {
-          ready.add(dependent);
-        }
-      }
-    }
-    return calls;
+    return inOrder(
+        values,
+        dependencies,
+        (key, value) -> {
+          try {
+            handlers.get(key).create().orElseThrow().create(key, value);
+          } catch (Exception e) {
+            throw new IllegalStateException(key + ": Create failed: " + e, e);
+          }
+        });
   }
 
   /** The first of {@code descriptors} whose key selector selects {@code key}. */
@@ -226,15 +223,10 @@ final class BaselineApply {
   private static long timedApply(Map<String, Object> values, int n, boolean viaDescriptors) {
     List<KVDescriptor<?, ?>> descriptors = w1Descriptors();
     long t0 = System.nanoTime();
-    int ops;
-    try {
-      ops =
-          viaDescriptors
-              ? applyThroughDescriptors(values, descriptors)
-              : apply(values, Southbound.noOp());
-    } catch (Exception e) {
-      throw new IllegalStateException("baseline apply failed: " + e, e);
-    }
+    int ops =
+        viaDescriptors
+            ? applyThroughDescriptors(values, descriptors)
+            : apply(values, Southbound.noOp());
     long nanos = System.nanoTime() - t0;
     if (ops != 2 * n + 1) {
       throw new IllegalStateException("baseline expected " + (2 * n + 1) + " calls, made " + ops);

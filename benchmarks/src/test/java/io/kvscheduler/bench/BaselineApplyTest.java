@@ -51,8 +51,7 @@ class BaselineApplyTest {
   }
 
   @Test
-  void throughTheDescriptorsAppliesEveryValueOnceInDependencyOrderWithTheirCallbacks()
-      throws Exception {
+  void throughTheDescriptorsAppliesEveryValueOnceInDependencyOrderWithTheirCallbacks() {
     int n = 50;
     List<String> calls = new ArrayList<>();
     List<KVDescriptor<?, ?>> recording =

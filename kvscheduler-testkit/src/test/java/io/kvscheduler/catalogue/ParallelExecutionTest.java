@@ -614,9 +614,8 @@ class ParallelExecutionTest {
     assertThat(held).containsKeys("note/tunnel/1", "note/tunnel/2", "note/tunnel/3");
   }
 
-  @Test
-  void aNewValueWhoseCallBeyondTheFailureLeftItUnreadIsReadBeforeItIsCreated() {
-    MockSouthbound sb = new MockSouthbound().latency(Duration.ofMillis(100));
+  /** A scheduler of up to 8 calls at once, transactions reverted on failure included. */
+  private KVScheduler revertingInParallel() {
     KVScheduler kvs =
         KVScheduler.builder()
             .parallelism(8)
@@ -625,6 +624,13 @@ class ParallelExecutionTest {
             .threadName("kvs-par")
             .build();
     schedulers.add(kvs);
+    return kvs;
+  }
+
+  @Test
+  void aNewValueWhoseCallBeyondTheFailureLeftItUnreadIsReadBeforeItIsCreated() {
+    MockSouthbound sb = new MockSouthbound().latency(Duration.ofMillis(100));
+    KVScheduler kvs = revertingInParallel();
     kvs.registerDescriptors(
         sb.descriptor("values", Object.class).nbKeyPrefix("/q/").maxConcurrency(8).build());
     String first = "/q/k0";
@@ -665,14 +671,7 @@ class ParallelExecutionTest {
   @Test
   void aBaseWhoseDerivedValuesCallBeyondTheFailureFailedIsReadBeforeItIsCalledAgain() {
     MockSouthbound sb = new MockSouthbound().latency(Duration.ofMillis(100));
-    KVScheduler kvs =
-        KVScheduler.builder()
-            .parallelism(8)
-            .revertInParallel(true)
-            .printTxnSummary(false)
-            .threadName("kvs-par")
-            .build();
-    schedulers.add(kvs);
+    KVScheduler kvs = revertingInParallel();
     kvs.registerDescriptors(
         sb.descriptor("plain", Object.class)
             .nbKeyPrefix("/p/")

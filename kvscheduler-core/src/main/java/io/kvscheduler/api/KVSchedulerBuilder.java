@@ -235,14 +235,15 @@ public final class KVSchedulerBuilder {
    * southbound.
    *
    * <p>With true, its independent calls overlap like those of any transaction. When a call of one
-   * of its own values fails, no further call starts and the calls still running are waited for.
-   * Calls that ran although they come after the failure in the walk's order are then undone, newest
-   * first, before the revert undoes the values applied before the failure, in reverse order. The
-   * recorded transaction lists each such call where the walk stopped, followed by its undo (flagged
-   * {@code REVERT}), both flagged {@code RAN_AHEAD}; the value keeps its intent from before the
-   * transaction. A call or undo that failed is recorded with its error, its value is marked FAILED
-   * and its key read again from the southbound. Otherwise states and the southbound's content end
-   * as with sequential calls; the southbound sees more calls.
+   * of its own values (or of a value derived from one) fails, no further call starts and the calls
+   * still running are waited for. Calls that ran although they come after the failure in the walk's
+   * order are then undone, newest first, before the revert undoes the values applied before the
+   * failure, in reverse order. The recorded transaction lists each such call where the walk
+   * stopped, followed by its undo (flagged {@code REVERT}), both flagged {@code RAN_AHEAD}; the
+   * value keeps its intent from before the transaction. A call or undo that failed is recorded with
+   * its error, its value is marked FAILED and its key read again from the southbound. Otherwise
+   * states and the southbound's content end as with sequential calls; the southbound sees more
+   * calls.
    */
   public KVSchedulerBuilder revertInParallel(boolean inParallel) {
     cfg.revertInParallel = inParallel;

@@ -551,6 +551,39 @@ class ParallelExecutionTest {
         .isEqualTo(without(beyondKeys, seq.subList(seqFailure + 1, seq.size())));
   }
 
+  @Test
+  void aFailedCallOfAValueDerivedFromAnOwnValueEndsTheRunToo() {
+    Map<String, Object> before = ifaces(0, 12, "up");
+    Map<String, Object> failing = ifaces(12, 24, "up");
+    failing.put(BD, members(range(0, 12)));
+    // the binding's failure reverts the transaction (it is derived from one of its own values):
+    // no call may start after it, as after a failure of one of its own values' calls
+    Consumer<Device> setUp =
+        dev -> {
+          dev.failing.add(binding(6));
+          dev.slow.put(binding(6), 100L);
+        };
+    Reverted sequential = revert(1, false, setUp, before, failing);
+    Reverted parallel = revert(2, true, setUp, before, failing);
+    List<RecordedTxnOp> par = parallel.ops();
+    RecordedTxnOp failed = par.get(indexOfFailure(par));
+    assertThat(failed.key()).isEqualTo(binding(6));
+    // while the failing binding takes 100 ms, the other of the two calls at a time makes about
+    // five 20 ms calls (the remaining bindings first, in the walk's order): only a few of the
+    // twelve new interfaces can have run beyond the failure, not all of them as when the run went
+    // on after it
+    List<String> newInterfacesRanAhead =
+        par.stream()
+            .filter(op -> op.is(RecordedTxnOp.Flag.RAN_AHEAD) && !op.is(RecordedTxnOp.Flag.REVERT))
+            .map(RecordedTxnOp::key)
+            .filter(failing::containsKey)
+            .toList();
+    assertThat(newInterfacesRanAhead).hasSizeLessThanOrEqualTo(6);
+    assertThat(parallel.dev().violations).isEmpty();
+    assertThat(parallel.held()).isEqualTo(sequential.held()).isEqualTo(ifaces(0, 12, "up"));
+    assertThat(parallel.states()).isEqualTo(sequential.states());
+  }
+
   private static List<RecordedTxnOp> without(Set<String> keys, List<RecordedTxnOp> ops) {
     return ops.stream().filter(op -> !keys.contains(op.key())).toList();
   }

@@ -76,6 +76,10 @@ final class CallsNotTaken {
       Throwable err = ParallelCalls.undo(c);
       if (err != null) {
         unknown.add(c.baseKey);
+      } else if (c.op != TxnOperation.CREATE && graph.get(c.key) != null) {
+        // the value is back, re-created or updated back by the undo: with the metadata that call
+        // returned (the node never saw the call that ran ahead; its metadata is the old object's)
+        graph.write(c.key).metadata = c.undoMetadata;
       }
       if (beyondFailure) {
         OpRecord op = undoRecord(c, nodeFor(c.key, detached), started, clock.instant(), err);

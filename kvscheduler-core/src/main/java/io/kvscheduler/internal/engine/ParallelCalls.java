@@ -301,6 +301,7 @@ final class ParallelCalls implements AutoCloseable {
       }
       default -> throw new IllegalStateException("not a southbound call: " + c.op);
     }
+    c.undoMetadata = metadata;
     if (err == null && c.keepsMetadata && h.metadataMap != null) {
       h.metadataMap.put(c.label, c.op == TxnOperation.CREATE ? null : metadata);
     }

@@ -60,6 +60,9 @@ final class PlannedCall {
   /** What a DONE Create or Update returned (its metadata), or null. */
   Object returnedMetadata;
 
+  /** What the undo of a DONE call (an Update back, a Create again) returned (its metadata). */
+  Object undoMetadata;
+
   /** What a DONE call failed with, or null. */
   Throwable error;
 

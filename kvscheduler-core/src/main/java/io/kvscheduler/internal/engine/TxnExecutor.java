@@ -145,7 +145,9 @@ final class TxnExecutor {
       return null;
     }
     Set<String> own = txn.ownKeys;
-    parallel.run(plan, call -> own.contains(call.key));
+    // the walk counts a failure of a value derived from one of its own values as its own too
+    // (StatusMarks.noteOwnFailure): the run ends on it as well
+    parallel.run(plan, call -> own.contains(call.baseKey));
     return plan;
   }
 

@@ -190,6 +190,14 @@ final class CatalogueFixtures {
 
   /** {@link #env(boolean)} with {@code parallelism} southbound calls at a time, at most. */
   static Env env(boolean simulation, int parallelism) {
+    return env(simulation, parallelism, false);
+  }
+
+  /**
+   * {@link #env(boolean, int)}; {@code revertInParallel}: transactions reverted on failure run
+   * their calls in parallel too.
+   */
+  static Env env(boolean simulation, int parallelism, boolean revertInParallel) {
     ManualClock clock = new ManualClock();
     ManualDelayScheduler timers = new ManualDelayScheduler(clock);
     KVScheduler kvs =
@@ -199,6 +207,7 @@ final class CatalogueFixtures {
             .statusExecutor(Runnable::run)
             .enableTxnSimulation(simulation)
             .parallelism(parallelism)
+            .revertInParallel(revertInParallel)
             .build();
     return new Env(kvs, clock, timers);
   }

@@ -342,6 +342,35 @@ class SchedulerPropertyTest {
     assertSameWithParallelCalls(sequential, new Run(scenario, true, 8), scenario);
   }
 
+  @Property(tries = 300, seed = "20261127", shrinking = ShrinkingMode.BOUNDED)
+  @Label(
+      "B101 (property) transactions reverted on failure with their calls in parallel keep the"
+          + " invariants; until a call beyond a failure (or its undo) fails, each records what the"
+          + " sequential run records, besides the calls beyond the failure and their undos, and"
+          + " leaves the same statuses and SB content")
+  void revertInParallelKeepsTheSequentialOutcome(
+      @ForAll("scenariosWithFailures") Scenario scenario) {
+    Run sequential = new Run(scenario, true, 1);
+    assertThat(sequential.execute()).as("scenario:%s", scenario).isEmpty();
+    Run parallel = new Run(scenario, true, 8, true);
+    assertThat(parallel.execute()).as("revert in parallel, scenario:%s", scenario).isEmpty();
+    assertThat(parallel.records).hasSameSizeAs(sequential.records);
+    for (int i = 0; i < parallel.records.size() && !parallel.ranAheadFailed.get(i); i++) {
+      // from a failed call beyond the failure on, the southbound saw what the sequential run's
+      // never did: the runs part
+      List<RecordedTxnOp> walked =
+          parallel.records.get(i).stream()
+              .filter(op -> !op.is(RecordedTxnOp.Flag.RAN_AHEAD))
+              .toList();
+      assertThat(walked)
+          .as("transaction %d, all records %s, scenario:%s", i, parallel.records.get(i), scenario)
+          .isEqualTo(sequential.records.get(i));
+      assertThat(parallel.outcomes.get(i))
+          .as("after transaction %d, scenario:%s", i, scenario)
+          .isEqualTo(sequential.outcomes.get(i));
+    }
+  }
+
   // ------------------------------------------------------------------ minimal cases found
 
   /** Two mock descriptors (A: /prefixA/ with derived items, B: /prefixB/), simulation on. */
@@ -550,14 +579,28 @@ class SchedulerPropertyTest {
     /** After the last transaction: every status and the SB's content. */
     String outcome = "";
 
+    /** Transactions reverted on failure run their calls in parallel too. */
+    final boolean revertInParallel;
+
+    /** After each transaction: every status and the SB's content. */
+    final List<String> outcomes = new ArrayList<>();
+
+    /** For each transaction: a call that ran ahead beyond a failure, or its undo, failed. */
+    final List<Boolean> ranAheadFailed = new ArrayList<>();
+
     Run(Scenario sc) {
       this(sc, false, 1);
     }
 
     Run(Scenario sc, boolean failures, int parallelism) {
+      this(sc, failures, parallelism, false);
+    }
+
+    Run(Scenario sc, boolean failures, int parallelism, boolean revertInParallel) {
       this.sc = sc;
       this.failures = failures;
       this.parallelism = parallelism;
+      this.revertInParallel = revertInParallel;
       this.reach = reachability(sc);
     }
 
@@ -779,7 +822,7 @@ class SchedulerPropertyTest {
     }
 
     List<String> execute() {
-      CatalogueFixtures.Env env = CatalogueFixtures.env(true, parallelism);
+      CatalogueFixtures.Env env = CatalogueFixtures.env(true, parallelism, revertInParallel);
       try {
         KVScheduler kvs = env.kvs();
         kvs.registerDescriptors(
@@ -844,7 +887,12 @@ class SchedulerPropertyTest {
               failed.add(call.key());
             }
           }
-          records.add(env.txn(seq).executed());
+          List<RecordedTxnOp> executed = env.txn(seq).executed();
+          records.add(executed);
+          ranAheadFailed.add(
+              executed.stream()
+                  .anyMatch(op -> op.is(RecordedTxnOp.Flag.RAN_AHEAD) && !op.newError().isEmpty()));
+          outcomes.add(outcome(kvs));
           if (failures) {
             checkAfterFailures(kvs);
           } else {
@@ -854,15 +902,21 @@ class SchedulerPropertyTest {
             return violations;
           }
         }
-        // the SB's content without metadata: an index the mock hands out in call order differs
-        // when calls of one descriptor run side by side, as on a real southbound
-        Map<String, Object> content = new TreeMap<>();
-        sb.values().forEach((k, e) -> content.put(k, e.value()));
-        outcome = kvs.valueStatuses() + "\n" + content;
+        outcome = outcome(kvs);
         return violations;
       } finally {
         env.close();
       }
+    }
+
+    /**
+     * Every status and the SB's content without metadata: an index the mock hands out in call order
+     * differs when calls of one descriptor run side by side, as on a real southbound.
+     */
+    String outcome(KVScheduler kvs) {
+      Map<String, Object> content = new TreeMap<>();
+      sb.values().forEach((k, e) -> content.put(k, e.value()));
+      return kvs.valueStatuses() + "\n" + content;
     }
 
     /**

@@ -474,6 +474,14 @@ class ParallelExecutionTest {
     return new Reverted(ops, states(kvs), new TreeMap<>(dev.held), dev);
   }
 
+  /** The device fails every call for {@code key}, each after {@code millis}. */
+  private static Consumer<Device> failsAfter(String key, long millis) {
+    return dev -> {
+      dev.failing.add(key);
+      dev.slow.put(key, millis);
+    };
+  }
+
   @Test
   void aRevertInParallelWaitsForRunningCallsThenUndoesThoseBeyondTheFailureFirst() {
     Map<String, Object> before = ifaces(0, 2, "up");
@@ -481,11 +489,7 @@ class ParallelExecutionTest {
     failing.put(BD, members(range(0, 12)));
     // the failing call is slow: the interfaces after it in the walk's order (and their bindings)
     // run and return meanwhile
-    Consumer<Device> setUp =
-        dev -> {
-          dev.failing.add(iface(6));
-          dev.slow.put(iface(6), 500L);
-        };
+    Consumer<Device> setUp = failsAfter(iface(6), 500);
     Reverted sequential = revert(8, false, setUp, before, failing);
     Reverted parallel = revert(8, true, setUp, before, failing);
 
@@ -558,11 +562,7 @@ class ParallelExecutionTest {
     failing.put(BD, members(range(0, 12)));
     // the binding's failure reverts the transaction (it is derived from one of its own values):
     // no call may start after it, as after a failure of one of its own values' calls
-    Consumer<Device> setUp =
-        dev -> {
-          dev.failing.add(binding(6));
-          dev.slow.put(binding(6), 100L);
-        };
+    Consumer<Device> setUp = failsAfter(binding(6), 100);
     Reverted sequential = revert(1, false, setUp, before, failing);
     Reverted parallel = revert(2, true, setUp, before, failing);
     List<RecordedTxnOp> par = parallel.ops();

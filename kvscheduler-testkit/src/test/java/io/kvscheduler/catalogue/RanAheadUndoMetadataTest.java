@@ -29,11 +29,11 @@ class RanAheadUndoMetadataTest {
   final List<String> violations = new CopyOnWriteArrayList<>();
   final AtomicInteger nextIndex = new AtomicInteger(100);
 
-  KVScheduler scheduler(boolean revertInParallel) {
+  KVScheduler scheduler() {
     KVScheduler kvs =
         KVScheduler.builder()
             .parallelism(8)
-            .revertInParallel(revertInParallel)
+            .revertInParallel(true)
             .printTxnSummary(false)
             .threadName("kvs-meta")
             .build();
@@ -89,7 +89,7 @@ class RanAheadUndoMetadataTest {
 
   @Test
   void metadataOfAValueWhoseDeleteRanBeyondTheFailureAndWasUndone() {
-    KVScheduler kvs = scheduler(true);
+    KVScheduler kvs = scheduler();
     try {
       commit(kvs, false, "if/a-fail", "z", "if/b", "x1");
       // if/a-fail sorts before if/b: the Delete of if/b runs ahead beyond the failure, is undone

@@ -207,7 +207,7 @@ final class TxnExecutor {
     Walker w = new Walker(graph, registry, txn);
     if (!txn.revertOnFailure()) {
       applyValues(w, ordered, txn);
-      readAfterUndo(txn, notTaken.undo(txn, false));
+      readAfterUndo(txn, notTaken.undo(txn, false), null);
       return;
     }
     ArrayDeque<ValueToApply> previous = new ArrayDeque<>();
@@ -224,14 +224,7 @@ final class TxnExecutor {
       // B100: only failures of the transaction's own values trigger the revert
       if (err != null && txn.revertOnFailure() && txn.ownFailed) {
         // the calls that ran beyond the failure go first: they follow it in the walk's order
-        Set<String> unknown = notTaken.undo(txn, true);
-        Set<String> keys = new TreeSet<>(unknown);
-        keys.add(kv.key());
-        Set<String> read = refresher.refresh(keys, null, false);
-        for (String key : keys) {
-          markRead(txn, key, read);
-        }
-        keepUnread(txn, unknown, read);
+        readAfterUndo(txn, notTaken.undo(txn, true), kv.key());
         revert = true;
         break;
       }
@@ -245,19 +238,24 @@ final class TxnExecutor {
       }
     }
     followRefresh(w, txn.readFirst, true);
-    readAfterUndo(txn, notTaken.undo(txn, false));
+    readAfterUndo(txn, notTaken.undo(txn, false), null);
   }
 
   /**
    * Reads the keys {@code unknown} whose southbound content a call that ran ahead (or its undo)
-   * left unknown, so the graph holds what the southbound does.
+   * left unknown, and {@code failedKey} (the key whose failure reverts the transaction, or null),
+   * so the graph holds what the southbound does.
    */
-  private void readAfterUndo(Transaction txn, Set<String> unknown) {
-    if (unknown.isEmpty()) {
+  private void readAfterUndo(Transaction txn, Set<String> unknown, String failedKey) {
+    if (unknown.isEmpty() && failedKey == null) {
       return;
     }
-    Set<String> read = refresher.refresh(unknown, null, false);
-    for (String key : unknown) {
+    Set<String> keys = new TreeSet<>(unknown);
+    if (failedKey != null) {
+      keys.add(failedKey);
+    }
+    Set<String> read = refresher.refresh(keys, null, false);
+    for (String key : keys) {
       markRead(txn, key, read);
     }
     keepUnread(txn, unknown, read);

@@ -14,10 +14,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Fixtures of the behaviour catalogue (shared/spec/behaviors.md, "Notation"): keys A1, B2, C3, ...,
- * values {@code [i1,i2]} ({@link ArrayValue}) and {@code "s"} ({@link StringValue}), the
- * derived-values builder, and a deterministic scheduler (manual clock and timers, statuses
- * delivered on the engine thread).
+ * Fixtures of the behaviour catalogue (docs/behaviors.md, "Notation"): keys A1, B2, C3, ..., values
+ * {@code [i1,i2]} ({@link ArrayValue}) and {@code "s"} ({@link StringValue}), the derived-values
+ * builder, and a deterministic scheduler (manual clock and timers, statuses delivered on the engine
+ * thread).
  */
 final class CatalogueFixtures {
   private CatalogueFixtures() {}

@@ -133,6 +133,18 @@ public final class BatchLine {
    * @return the value as it may appear in a message or log line
    */
   public static String shown(String value) {
+    return shown(value, '"');
+  }
+
+  /**
+   * {@code value} fit to be shown in a message, as {@link #shown(String)} but between {@code quote}
+   * characters (which are escaped inside).
+   *
+   * @param value any string
+   * @param quote the quote character around the value
+   * @return the value as it may appear in a message or log line
+   */
+  public static String shown(String value, char quote) {
     StringBuilder sb = new StringBuilder();
     int cut = -1; // where the shown text is cut when it is too long
     int i = 0;
@@ -143,9 +155,11 @@ public final class BatchLine {
             case '\t' -> "\\t";
             case '\r' -> "\\r";
             case '\n' -> "\\n";
-            case '"' -> "\\\"";
             case '\\' -> "\\\\";
-            default -> plain(c) ? Character.toString(c) : String.format("\\u%04x", c);
+            default ->
+                c == quote
+                    ? "\\" + quote
+                    : plain(c) ? Character.toString(c) : String.format("\\u%04x", c);
           };
       if (cut < 0 && sb.length() + piece.length() > SHOWN - 3) {
         cut = sb.length();
@@ -154,9 +168,9 @@ public final class BatchLine {
       i += Character.charCount(c);
     }
     if (i < value.length() || sb.length() > SHOWN) {
-      return '"' + sb.substring(0, cut) + "...\"";
+      return quote + sb.substring(0, cut) + "..." + quote;
     }
-    return '"' + sb.toString() + '"';
+    return quote + sb.toString() + quote;
   }
 
   private static boolean plain(int c) {

@@ -135,6 +135,14 @@ class HostileValuesTest {
   }
 
   @Test
+  void aCallRefusedBeforeReachingIpIsNotRetried() {
+    var retriable =
+        InterfaceDescriptor.create(null, KernelFixture.AGENT_PREFIX).isRetriableFailure().get();
+    assertThat(retriable.isRetriable(new IllegalArgumentException("no line carries it"))).isFalse();
+    assertThat(retriable.isRetriable(new IllegalStateException("anything else"))).isTrue();
+  }
+
+  @Test
   void otherDescriptorsShowValuesEscapedToo() {
     KVDescriptor.Validator<Route> routes = RouteDescriptor.create(null, null).validate().get();
     Route r =

@@ -64,10 +64,10 @@ public final class ArpDescriptor {
       bad.add("an ARP entry needs its interface", "interface");
     }
     if (IpNet.parseAddress(a.getIpAddress()).isEmpty()) {
-      bad.add("'" + a.getIpAddress() + "' is not an IP address", "ip_address");
+      bad.add(Invalid.quote(a.getIpAddress()) + " is not an IP address", "ip_address");
     }
     if (!Invalid.isMac(a.getHwAddress())) {
-      bad.add("'" + a.getHwAddress() + "' is not a MAC address", "hw_address");
+      bad.add(Invalid.quote(a.getHwAddress()) + " is not a MAC address", "hw_address");
     }
     bad.throwIfAny();
   }
@@ -79,9 +79,9 @@ public final class ArpDescriptor {
             .orElseThrow(
                 () ->
                     new LinuxCallException(
-                        "neighbour " + a.getIpAddress(),
+                        "neighbour " + Invalid.quote(a.getIpAddress()),
                         1,
-                        "interface " + a.getInterface() + " is not configured"));
+                        "interface " + Invalid.quote(a.getInterface()) + " is not configured"));
     return new Neighbour(m.namespace(), m.hostIfName(), a.getIpAddress(), a.getHwAddress());
   }
 

@@ -58,14 +58,16 @@ public final class InterfaceAddressDescriptor {
     Invalid bad = new Invalid();
     if (k.source() == AddressSource.ALLOC_REF) {
       bad.add(
-          "address references ('"
-              + k.address()
-              + "') need the netalloc plugin, which this"
+          "address references ("
+              + Invalid.quote(k.address())
+              + ") need the netalloc plugin, which this"
               + " agent does not have",
           "ip_addresses");
     } else if (IpNet.parse(k.address()).isEmpty()) {
       bad.add(
-          "'" + k.address() + "' is not an IP address with a prefix length (e.g." + " 10.0.0.1/24)",
+          Invalid.quote(k.address())
+              + " is not an IP address with a prefix length (e.g."
+              + " 10.0.0.1/24)",
           "ip_addresses");
     }
     bad.throwIfAny();
@@ -88,7 +90,9 @@ public final class InterfaceAddressDescriptor {
         .orElseThrow(
             () ->
                 new LinuxCallException(
-                    "address " + k.address(), 1, "interface " + k.iface() + " is not configured"));
+                    "address " + Invalid.quote(k.address()),
+                    1,
+                    "interface " + Invalid.quote(k.iface()) + " is not configured"));
   }
 
   Void create(String key, Interface value) throws LinuxCallException {

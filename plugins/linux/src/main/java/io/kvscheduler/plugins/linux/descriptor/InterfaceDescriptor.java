@@ -120,7 +120,7 @@ public final class InterfaceDescriptor {
         .keySelector(LinuxKeys::isInterfaceKey)
         .keyLabel(k -> k.substring(LinuxKeys.INTERFACE_PREFIX.length()))
         .equivalence(InterfaceDescriptor::equivalent)
-        .validate(InterfaceDescriptor::validate)
+        .validate((k, v) -> validate(agentPrefix, k, v))
         .dependencies(InterfaceDescriptor::dependencies)
         .derivedValues(InterfaceDescriptor::derived)
         .create(d::create)
@@ -186,37 +186,62 @@ public final class InterfaceDescriptor {
   }
 
   private String alias(Interface i) {
+    return alias(agentPrefix, i);
+  }
+
+  /** The alias the links of {@code i} carry: {@code <agent prefix><name>[/<peer>]}. */
+  private static String alias(String agentPrefix, Interface i) {
     return agentPrefix + i.getName() + (i.getType() == Interface.Type.VETH ? "/" + peer(i) : "");
   }
 
-  static void validate(String key, Interface i) {
+  /**
+   * Refuses {@code i} unless each of its fields that reaches an {@code ip} command is what the
+   * kernel takes and what an {@code ip -batch} line carries: the host name a Linux link name, the
+   * namespace a file name of /run/netns, the name and the peer's name text without control
+   * characters that makes an alias (with {@code agentPrefix}) within the kernel's 255 bytes.
+   */
+  static void validate(String agentPrefix, String key, Interface i) {
     Invalid bad = new Invalid();
     if (i.getName().isEmpty()) {
       bad.add("the interface has no name", "name");
     } else if (!LinuxKeys.interfaceKey(i.getName()).equals(key)) {
-      bad.add("name '" + i.getName() + "' does not match the key", "name");
+      bad.add("name " + Invalid.quote(i.getName()) + " does not match the key", "name");
     }
+    Invalid.textProblem(i.getName())
+        .ifPresent(p -> bad.add("name " + Invalid.quote(i.getName()) + ": " + p, "name"));
     if (i.hasNamespace()) {
       NetNamespace ns = i.getNamespace();
       if (ns.getType() == NetNamespace.ReferenceType.UNDEFINED || ns.getReference().isEmpty()) {
         bad.add("a namespace needs a type and a reference", "namespace");
       } else if (ns.getType() != NetNamespace.ReferenceType.NSID) {
         bad.add("only named namespaces (NSID) are supported", "namespace");
-      } else if (!ns.getReference().matches("[-A-Za-z0-9_.]+")) {
-        bad.add("namespace name '" + ns.getReference() + "' is not a valid name", "namespace");
+      } else {
+        Invalid.namespaceProblem(ns.getReference())
+            .ifPresent(
+                p ->
+                    bad.add(
+                        "namespace name "
+                            + Invalid.quote(ns.getReference())
+                            + " is not a valid name: "
+                            + p,
+                        "namespace"));
       }
     }
     String host = hostName(i);
-    if (host.length() > 15 || !host.matches("[-A-Za-z0-9_.:@]+")) {
-      bad.add(
-          "host name '"
-              + host
-              + "' is not a valid Linux interface name (at most 15"
-              + " characters, no spaces or '/')",
-          "host_if_name");
-    }
+    Invalid.linkNameProblem(host)
+        .ifPresent(
+            p ->
+                bad.add(
+                    "host name "
+                        + Invalid.quote(host)
+                        + (i.getHostIfName().isEmpty()
+                            ? " (the name, as host_if_name is empty)"
+                            : "")
+                        + " is not a valid Linux interface name: "
+                        + p,
+                    i.getHostIfName().isEmpty() ? "name" : "host_if_name"));
     if (!i.getPhysAddress().isEmpty() && !Invalid.isMac(i.getPhysAddress())) {
-      bad.add("'" + i.getPhysAddress() + "' is not a MAC address", "phys_address");
+      bad.add(Invalid.quote(i.getPhysAddress()) + " is not a MAC address", "phys_address");
     }
     switch (i.getType()) {
       case UNDEFINED, UNRECOGNIZED -> bad.add("the interface type is not defined", "type");
@@ -243,10 +268,57 @@ public final class InterfaceDescriptor {
           bad.add("a VETH interface needs the name of its peer", "peer_if_name");
         } else if (peer(i).equals(i.getName())) {
           bad.add("a VETH interface cannot be its own peer", "peer_if_name");
+        } else {
+          Invalid.textProblem(peer(i))
+              .ifPresent(
+                  p ->
+                      bad.add("peer_if_name " + Invalid.quote(peer(i)) + ": " + p, "peer_if_name"));
         }
       }
     }
+    if (i.getType() != Interface.Type.EXISTING
+        && Invalid.textProblem(i.getName()).isEmpty()
+        && Invalid.textProblem(peer(i)).isEmpty()) {
+      String alias = alias(agentPrefix, i);
+      Invalid.aliasProblem(alias)
+          .ifPresent(
+              p -> bad.add(p, aliasFields(i, Invalid.utf8Length(alias) > Invalid.ALIAS_BYTES)));
+    }
     bad.throwIfAny();
+  }
+
+  /**
+   * The fields of {@code i} to blame for a problem of its alias: the name, or for a VETH the longer
+   * of the name and the peer's name when it is {@code tooLong}, else those holding a quote.
+   */
+  private static String[] aliasFields(Interface i, boolean tooLong) {
+    if (i.getType() != Interface.Type.VETH) {
+      return new String[] {"name"};
+    }
+    String name = i.getName();
+    String peer = peer(i);
+    List<String> out = new ArrayList<>();
+    if (tooLong) {
+      int n = Invalid.utf8Length(name);
+      int q = Invalid.utf8Length(peer);
+      if (n >= q) {
+        out.add("name");
+      }
+      if (q >= n) {
+        out.add("peer_if_name");
+      }
+    } else {
+      if (name.matches("(?s).*['\"].*")) {
+        out.add("name");
+      }
+      if (peer.matches("(?s).*['\"].*")) {
+        out.add("peer_if_name");
+      }
+      if (out.isEmpty()) {
+        out.add("name");
+      }
+    }
+    return out.toArray(String[]::new);
   }
 
   static List<Dependency> dependencies(String key, Interface i) {
@@ -312,7 +384,14 @@ public final class InterfaceDescriptor {
         || !peer(a).equals(peer(b));
   }
 
+  /**
+   * Whether a failure may succeed when tried again: not one the kernel refused as such, nor a call
+   * refused before it reached {@code ip} (an argument no command line can carry).
+   */
   static boolean isRetriable(Throwable e) {
+    if (e instanceof IllegalArgumentException) {
+      return false;
+    }
     return !(e instanceof LinuxCallException l) || l.retriable();
   }
 

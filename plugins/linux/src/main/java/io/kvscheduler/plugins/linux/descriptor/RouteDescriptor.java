@@ -98,16 +98,15 @@ public final class RouteDescriptor {
     Optional<IpNet> dst = IpNet.parse(r.getDstNetwork());
     if (dst.isEmpty()) {
       bad.add(
-          "'"
-              + r.getDstNetwork()
-              + "' is not a network with a prefix length (e.g."
+          Invalid.quote(r.getDstNetwork())
+              + " is not a network with a prefix length (e.g."
               + " 10.0.2.0/24)",
           "dst_network");
     }
     if (!r.getGwAddr().isEmpty()) {
       Optional<byte[]> gw = IpNet.parseAddress(r.getGwAddr());
       if (gw.isEmpty()) {
-        bad.add("'" + r.getGwAddr() + "' is not an IP address", "gw_addr");
+        bad.add(Invalid.quote(r.getGwAddr()) + " is not an IP address", "gw_addr");
       } else if (dst.isPresent() && gw.get().length != dst.get().address().length) {
         bad.add("the gateway and the destination are of different IP versions", "gw_addr");
       }
@@ -178,9 +177,11 @@ public final class RouteDescriptor {
             .orElseThrow(
                 () ->
                     new LinuxCallException(
-                        "route " + r.getDstNetwork(),
+                        "route " + Invalid.quote(r.getDstNetwork()),
                         1,
-                        "interface " + r.getOutgoingInterface() + " is not configured"));
+                        "interface "
+                            + Invalid.quote(r.getOutgoingInterface())
+                            + " is not configured"));
     String scope =
         switch (r.getScope()) {
           case GLOBAL -> "global";

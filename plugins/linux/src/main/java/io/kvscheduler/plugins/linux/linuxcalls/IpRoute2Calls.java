@@ -101,22 +101,12 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
 
   /** Runs the {@code ip} command {@code args} in {@code namespace}. */
   private void ip(String namespace, String... args) throws LinuxCallException {
-    session(namespace, ADDRESSES).run(line(args));
+    session(namespace, ADDRESSES).run(BatchLine.of(args));
   }
 
   /** Runs the {@code ip link} command {@code args} in {@code namespace}. */
   private void ipLink(String namespace, String... args) throws LinuxCallException {
-    session(namespace, LINKS).run(line(args));
-  }
-
-  /** The command line {@code args} as {@code ip -batch} reads it (quoted where needed). */
-  private static String line(String... args) {
-    StringBuilder sb = new StringBuilder();
-    for (String a : args) {
-      sb.append(sb.length() == 0 ? "" : " ");
-      sb.append(a.isEmpty() || a.contains(" ") ? '"' + a + '"' : a);
-    }
-    return sb.toString();
+    session(namespace, LINKS).run(BatchLine.of(args));
   }
 
   /**
@@ -146,7 +136,7 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
 
   /** The JSON answer of the reading command {@code args} in {@code namespace}. */
   private JsonNode json(String namespace, String... args) throws LinuxCallException {
-    return session(namespace, ADDRESSES).query(line(args));
+    return session(namespace, ADDRESSES).query(BatchLine.of(args));
   }
 
   @Override
@@ -260,7 +250,8 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   @Override
   public Map<String, Link> findLinks(String namespace, List<String> names)
       throws LinuxCallException {
-    List<String> commands = names.stream().map(n -> line("link", "show", "dev", n)).toList();
+    List<String> commands =
+        names.stream().map(n -> BatchLine.of("link", "show", "dev", n)).toList();
     IpSession links = session(namespace, LINKS);
     Map<String, Link> out = readLinks(namespace, names, links.runAll(commands));
     if (out == null) {
@@ -303,7 +294,7 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   @Override
   public void addVethPair(String name, String peerName, String namespace)
       throws LinuxCallException {
-    ipLink("", "link", "add", name, "type", "veth", "peer", "name", peerName);
+    ipLink("", "link", "add", "name", name, "type", "veth", "peer", "name", peerName);
     if (!namespace.isEmpty()) {
       moveLink(name, namespace);
     }
@@ -315,7 +306,7 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
    */
   private static String addVethCommand(String name, String peerName, int making) {
     // "name" spelled out: ip takes a bare word that begins a keyword ("b") as that keyword
-    return line(
+    return BatchLine.of(
         "link",
         "add",
         "name",
@@ -370,7 +361,10 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     List<String> commands = List.of(addVethCommand(name, peerName, making));
     if (!namespace.isEmpty()) {
       List<IpSession.Answer> answers =
-          makeVeth(name, commands, List.of(line("link", "set", "dev", name, "netns", namespace)));
+          makeVeth(
+              name,
+              commands,
+              List.of(BatchLine.of("link", "set", "dev", name, "netns", namespace)));
       answers.get(answers.size() - 1).orThrow();
       return configureLink(namespace, name, newName, alias, s);
     }
@@ -384,7 +378,9 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
         makeVeth(
             name,
             commands,
-            List.of(line(set.toArray(String[]::new)), line("link", "show", "dev", newName)));
+            List.of(
+                BatchLine.of(set.toArray(String[]::new)),
+                BatchLine.of("link", "show", "dev", newName)));
     answers.get(answers.size() - 2).orThrow();
     return shown("", newName, answers.get(answers.size() - 1));
   }
@@ -412,7 +408,7 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     List<String> commands = new ArrayList<>(List.of(addVethCommand(name, peerName, making)));
     commands.addAll(settingCommands(name, name, alias, s));
     List<IpSession.Answer> answers =
-        makeVeth(name, commands, List.of(line("link", "show", "dev", name)));
+        makeVeth(name, commands, List.of(BatchLine.of("link", "show", "dev", name)));
     return shown("", name, answers.get(answers.size() - 1));
   }
 
@@ -427,7 +423,7 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     List<String> out = new ArrayList<>();
     String a = alias != null ? alias : s.alias();
     if (a != null) {
-      out.add(line("link", "set", "dev", name, "alias", a));
+      out.add(BatchLine.of("link", "set", "dev", name, "alias", a));
     }
     // one request: the kernel applies MAC and MTU, then the name, and up/down last, so a link
     // that fails before its rename keeps its old name (and is found there next time)
@@ -437,7 +433,7 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     }
     args.addAll(settingArgs(s.withAlias(null)));
     if (args.size() > 4) {
-      out.add(line(args.toArray(String[]::new)));
+      out.add(BatchLine.of(args.toArray(String[]::new)));
     }
     return out;
   }
@@ -449,7 +445,7 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     List<String> commands = settingCommands(name, newName, alias, s);
     if (!commands.isEmpty()) { // the requests and the reading in one exchange
       List<String> all = new ArrayList<>(commands);
-      all.add(line("link", "show", "dev", newName));
+      all.add(BatchLine.of("link", "show", "dev", newName));
       List<IpSession.Answer> answers = session(namespace, LINKS).runAll(all);
       IpSession.Answer failed = null;
       for (IpSession.Answer a : answers.subList(0, commands.size())) {
@@ -562,7 +558,8 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   public List<RouteEntry> routes(String namespace, String device) throws LinuxCallException {
     List<RouteEntry> out = new ArrayList<>();
     for (String family : List.of(ADDRESSES, IPV6)) { // without a family, ip shows IPv4 routes
-      for (JsonNode n : session(namespace, family).query(line("route", "show", "dev", device))) {
+      for (JsonNode n :
+          session(namespace, family).query(BatchLine.of("route", "show", "dev", device))) {
         String proto = n.path("protocol").asText("");
         String type = n.path("type").asText("unicast");
         if (proto.equals("kernel") || proto.equals("ra") || !type.equals("unicast")) {

@@ -184,8 +184,9 @@ final class IpSession implements AutoCloseable {
    */
   private List<List<String>> send(List<String> commands) throws LinuxCallException {
     for (String command : commands) {
-      if (command.indexOf('\n') >= 0) {
-        throw new IllegalArgumentException("one command per line: " + command);
+      if (command.indexOf('\n') >= 0 || command.indexOf('#') >= 0 || command.indexOf('\0') >= 0) {
+        throw new IllegalArgumentException(
+            "not one line of ip -batch (see BatchLine): " + BatchLine.shown(command));
       }
     }
     start();
@@ -206,7 +207,7 @@ final class IpSession implements AutoCloseable {
         for (String command : commands.subList(from, Math.min(commands.size(), from + CHUNK))) {
           String marker = MARKER + (++sequence);
           markers.add(marker);
-          text.append(command).append('\n').append(marker).append('\n');
+          text.append(command).append('\n').append(BatchLine.of(marker)).append('\n');
         }
         input.write(text.toString());
         input.flush();

@@ -66,6 +66,12 @@ class HostileValuesTest {
   }
 
   @Test
+  void aNameWithASlashIsInvalidAsTheAliasCouldNotBeReadBackAsThatName() {
+    assertThat(refused(loopback("a/b"), "name").getMessage()).contains("'/'");
+    accepted(Values.veth("v1", "peer/with/slashes", "").setHostIfName("v1").build());
+  }
+
+  @Test
   void oddButWritableAliasTextIsValid() {
     accepted(loopback("lb\" mtu 1300 \""));
     accepted(loopback("it's"));

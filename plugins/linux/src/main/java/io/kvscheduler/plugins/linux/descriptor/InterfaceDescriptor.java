@@ -209,6 +209,12 @@ public final class InterfaceDescriptor {
     }
     Invalid.textProblem(i.getName())
         .ifPresent(p -> bad.add("name " + Invalid.quote(i.getName()) + ": " + p, "name"));
+    if (i.getName().indexOf('/') >= 0) {
+      // the alias is <prefix><name>/<peer>: a '/' in a name would be read back as another pair
+      bad.add(
+          "name " + Invalid.quote(i.getName()) + " holds '/', which the link's alias cannot carry",
+          "name");
+    }
     if (i.hasNamespace()) {
       NetNamespace ns = i.getNamespace();
       if (ns.getType() == NetNamespace.ReferenceType.UNDEFINED || ns.getReference().isEmpty()) {

@@ -43,9 +43,8 @@ final class RequestGuard {
   /**
    * @param bind the address listened on
    * @param allowed other names ({@code name} or {@code name:port}, lower case)
-   * @param tls whether the API speaks HTTPS (for the messages)
    */
-  RequestGuard(InetSocketAddress bind, List<String> allowed, boolean tls) {
+  RequestGuard(InetSocketAddress bind, List<String> allowed) {
     this.allowed = List.copyOf(allowed);
     InetAddress a = bind.getAddress();
     anyAddress = a == null || a.isAnyLocalAddress();

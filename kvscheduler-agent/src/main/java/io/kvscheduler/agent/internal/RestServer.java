@@ -102,9 +102,17 @@ import org.slf4j.LoggerFactory;
  * requests are served at once (more wait for a thread), a connection idle for {@link
  * Limits#ioTimeout} is closed, a body arriving slower than {@link #MIN_DATA_RATE} bytes per second
  * (after {@link #RATE_GRACE}, from when its handler starts reading it) gets 408 and its connection
- * is closed, and a body larger than {@link Limits#maxBodyBytes} gets 413 without being read. {@link
+ * is closed, and a body larger than {@link Limits#maxBodyBytes} gets 413 without being read.
+ * Request bodies held at once are bounded ({@link Limits#bodyBytesInFlight}, {@link
+ * Limits#bodyReaders}: 503 with {@code Retry-After} beyond, before the body is read), and so are
+ * the time request headers may take ({@link Limits#headerTimeout}, {@link
+ * HeaderTimeoutConnectionFactory}) and the open event streams ({@link Limits#eventClients}). {@link
  * RestSecurity} adds a bearer token (401 without it), a read-only mode (403 for every mutating
- * request) and TLS.
+ * request), TLS and the host names accepted without a token; {@link RequestGuard} refuses what a
+ * browser sends on another site's behalf (421 for another {@code Host} without a token, 403 for a
+ * change from another origin, 415 for a change whose body is not YAML or JSON) and sets the
+ * security headers of every answer. {@code :port} listens on loopback (127.0.0.1); a warning is
+ * logged when the API listens beyond loopback without a token, or with one over plain HTTP.
  *
  * <p>More endpoints are added with {@link #route} before {@link #start}; {@link #publicRoute}
  * serves a file of the web page without the token, and {@link #eventRoute} a stream of server-sent
@@ -618,7 +626,7 @@ public final class RestServer implements NorthboundSource {
   public synchronized void start() throws IOException {
     InetSocketAddress bind = parseAddress(address);
     token = security.loadToken();
-    guard = new RequestGuard(bind, security.allowedHosts(), security.tlsEnabled());
+    guard = new RequestGuard(bind, security.allowedHosts());
     SslContextFactory.Server tls =
         security.tlsEnabled() ? PemTls.serverContext(security.tlsCert(), security.tlsKey()) : null;
     QueuedThreadPool pool =

@@ -897,6 +897,8 @@ class SchedulerRestTest {
         raw("GET /sch%zzeduler HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
     assertThat(badPath).startsWith("HTTP/1.1 400");
     assertThat(badPath).contains("\"Error\"");
+    // Jetty's own answers, too, are not to be sniffed as another type
+    assertThat(badPath).containsIgnoringCase("X-Content-Type-Options: nosniff");
     error(get("/scheduler/nothing"), 404, "no such endpoint");
     error(post("/scheduler/status"), 405, "POST");
   }

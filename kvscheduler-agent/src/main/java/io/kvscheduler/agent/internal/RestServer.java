@@ -1117,6 +1117,7 @@ public final class RestServer implements NorthboundSource {
       int status = response.getStatus() >= 400 ? response.getStatus() : 500;
       Object message = request.getAttribute(ERROR_MESSAGE);
       response.getHeaders().put(HttpHeader.CONTENT_TYPE, JSON_TYPE);
+      response.getHeaders().put("X-Content-Type-Options", "nosniff");
       response.write(
           true, errorBody(status, message == null ? null : message.toString()), callback);
       return true;
@@ -1125,6 +1126,7 @@ public final class RestServer implements NorthboundSource {
     @Override
     public ByteBuffer badMessageError(int status, String reason, HttpFields.Mutable fields) {
       fields.put(HttpHeader.CONTENT_TYPE, JSON_TYPE);
+      fields.put("X-Content-Type-Options", "nosniff");
       return errorBody(status, reason);
     }
 

@@ -168,6 +168,29 @@ class RestSlowClientsTest {
   }
 
   @Test
+  @DisplayName("a burst of quick uploads, more than the body readers, is served whole")
+  void aBurstOfQuickUploadsIsServed() throws Exception {
+    start(SMALL.withBodies(1 << 20, 1));
+    List<CompletableFuture<Integer>> puts = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      byte[] body = ("# upload " + i + "\n" + "#".repeat(2000) + "\n").getBytes();
+      puts.add(
+          CompletableFuture.supplyAsync(
+              () -> {
+                try (RawHttpClient c = new RawHttpClient(rest.port())) {
+                  return c.send("PUT", "/configuration", "application/yaml", body).status();
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              },
+              readers));
+    }
+    for (CompletableFuture<Integer> p : puts) {
+      assertThat(p.get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    }
+  }
+
+  @Test
   @DisplayName(
       "bodies declared larger than the bytes in flight allow get 503 with Retry-After before a"
           + " byte of them is read; one alone is read")

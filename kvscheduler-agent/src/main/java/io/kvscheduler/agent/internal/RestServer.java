@@ -130,6 +130,9 @@ public final class RestServer implements NorthboundSource {
   /** Slowest accepted upload of a request body, in bytes per second (a slow-client limit). */
   public static final long MIN_DATA_RATE = 1024;
 
+  /** Longest wait of a request for a slot of {@link Limits#bodyReaders} before its 503. */
+  static final Duration READER_WAIT = Duration.ofMillis(100);
+
   /** Time a body may take before {@link #MIN_DATA_RATE} applies. */
   static final Duration RATE_GRACE = Duration.ofSeconds(5);
 
@@ -170,9 +173,10 @@ public final class RestServer implements NorthboundSource {
    * @param bodyBytesInFlight request body bytes held at once by all requests together: a body that
    *     would go beyond it gets 503 with {@code Retry-After} (a body alone is always admitted, up
    *     to {@link #maxBodyBytes})
-   * @param bodyReaders requests reading their bodies at the same time: one more gets 503 with
-   *     {@code Retry-After} at once, so that slow uploads hold at most this many threads and reads
-   *     always find one
+   * @param bodyReaders requests receiving their bodies at the same time (a body that has arrived
+   *     whole needs no slot): one more waits up to {@link RestServer#READER_WAIT} for a slot, then
+   *     gets 503 with {@code Retry-After}, so that slow uploads hold at most this many threads and
+   *     reads always find one
    * @param eventClients server-sent event streams open at once; one more gets 503
    * @param headerTimeout longest time from a connection's first byte of a request to the end of its
    *     headers (and from the connection's opening to its first byte): a slower connection is
@@ -1018,15 +1022,19 @@ public final class RestServer implements NorthboundSource {
       if (declared > 0 && !reserve(declared, held)) {
         return busy(ctx, inFlightMessage(declared + " bytes"));
       }
-      if (!bodyReaders.tryAcquire()) {
+      InputStream in = ctx.req().getInputStream();
+      // a body that has arrived whole is read at once, without a reader's slot
+      boolean slot = declared <= 0 || in.available() < declared;
+      if (slot && !awaitReader()) {
+        in.close();
         return busy(
             ctx,
             "request body not read: "
                 + limits.bodyReaders()
-                + " requests are reading their bodies already (the limit)");
+                + " requests are receiving their bodies already (the limit)");
       }
       byte[] body;
-      try (InputStream in = ctx.req().getInputStream()) {
+      try (in) {
         body =
             readAtMinimumRate(
                 in,
@@ -1042,7 +1050,9 @@ public final class RestServer implements NorthboundSource {
       } catch (OverBudget e) {
         return busy(ctx, inFlightMessage("more than " + held[0] + " bytes"));
       } finally {
-        bodyReaders.release();
+        if (slot) {
+          bodyReaders.release();
+        }
       }
       if (body == null) {
         LOG.warn(
@@ -1068,6 +1078,19 @@ public final class RestServer implements NorthboundSource {
         max);
     ctx.header("Connection", "close");
     return Response.json(413, "request body too large (" + size + ", limit " + max + " bytes)\n");
+  }
+
+  /**
+   * Takes a slot of {@link Limits#bodyReaders}, waiting up to {@link #READER_WAIT} for one (a burst
+   * of quick uploads passes; slow ones that hold every slot get their 503 soon).
+   */
+  private boolean awaitReader() {
+    try {
+      return bodyReaders.tryAcquire(READER_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 
   private String inFlightMessage(String size) {

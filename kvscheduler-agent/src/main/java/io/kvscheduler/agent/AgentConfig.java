@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
@@ -50,6 +51,8 @@ import java.util.TreeSet;
  *   <tr><td>rest-token-file</td><td>--rest-token-file</td><td>KVS_REST_TOKEN (the token
  *       itself)</td><td>none (no authentication of REST and gRPC calls)</td></tr>
  *   <tr><td>rest-read-only</td><td>--rest-read-only</td><td></td><td>false</td></tr>
+ *   <tr><td>rest-allowed-hosts (a list or a, b)</td><td>--rest-allowed-hosts</td><td></td>
+ *       <td>none (only the addresses the REST API listens on)</td></tr>
  *   <tr><td>rest-tls-cert, rest-tls-key</td><td>--rest-tls-cert, --rest-tls-key</td><td></td>
  *       <td>none (plain HTTP)</td></tr>
  *   <tr><td>txn-log-max-ops</td><td>--txn-log-max-ops</td><td></td><td>50 (0: no limit)</td></tr>
@@ -333,6 +336,7 @@ public record AgentConfig(
           "grpc-config",
           "rest-token-file",
           "rest-read-only",
+          "rest-allowed-hosts",
           "rest-tls-cert",
           "rest-tls-key",
           "txn-log-max-ops",
@@ -360,6 +364,7 @@ public record AgentConfig(
     String restToken = null;
     Path tokenFile = null;
     boolean readOnly = false;
+    List<String> allowedHosts = List.of();
     Path tlsCert = null;
     Path tlsKey = null;
     int maxOps = DEFAULT_TXN_LOG_MAX_OPS;
@@ -459,6 +464,10 @@ public record AgentConfig(
         String tokenSetting = text(root, "rest-token-file", null, where);
         tokenFile = tokenSetting == null ? null : base.resolve(tokenSetting);
         readOnly = flag(root, "rest-read-only", readOnly, where);
+        JsonNode hostsNode = root.get("rest-allowed-hosts");
+        if (hostsNode != null && !hostsNode.isNull()) {
+          allowedHosts = hosts(hostsNode, where);
+        }
         String certSetting = text(root, "rest-tls-cert", null, where);
         tlsCert = certSetting == null ? null : base.resolve(certSetting);
         String keySetting = text(root, "rest-tls-key", null, where);
@@ -526,6 +535,9 @@ public record AgentConfig(
       tokenFile = flags.restTokenFile;
     }
     readOnly |= flags.restReadOnly;
+    if (flags.restAllowedHosts != null) {
+      allowedHosts = split(flags.restAllowedHosts);
+    }
     if (flags.restTlsCert != null) {
       tlsCert = flags.restTlsCert;
     }
@@ -564,7 +576,12 @@ public record AgentConfig(
     }
     RestSecurity security =
         new RestSecurity(
-            tokenFile != null ? null : restToken, tokenFile, readOnly, tlsCert, tlsKey);
+            tokenFile != null ? null : restToken,
+            tokenFile,
+            readOnly,
+            tlsCert,
+            tlsKey,
+            allowedHosts);
     byte[] token = security.loadToken();
     GrpcSettings grpc =
         grpcSettings(
@@ -609,6 +626,22 @@ public record AgentConfig(
       }
     }
     return s == null || token == null ? s : s.withToken(token);
+  }
+
+  /** The host names of {@code rest-allowed-hosts}: a list, or one text of comma-separated names. */
+  private static List<String> hosts(JsonNode n, String where) {
+    if (n.isValueNode()) {
+      return split(n.asText());
+    }
+    List<String> out = new ArrayList<>();
+    for (JsonNode h : n) {
+      if (!h.isValueNode()) {
+        throw new IllegalArgumentException(
+            where + ": rest-allowed-hosts must be a list of host names, got " + n);
+      }
+      out.add(h.asText());
+    }
+    return out;
   }
 
   /** A count of 0 or more. */

@@ -51,6 +51,7 @@ final class AgentInfoRoutes {
             ? "set (from file " + s.tokenFile() + ")"
             : s.token() != null ? "set (from KVS_REST_TOKEN)" : "none");
     m.put("rest-read-only", s.readOnly());
+    m.put("rest-allowed-hosts", s.allowedHosts());
     m.put("rest-tls-cert", s.tlsCert() == null ? null : s.tlsCert().toString());
     m.put("rest-tls-key", s.tlsKey() == null ? null : s.tlsKey().toString());
     m.put("txn-log-max-ops", c.txnLogMaxOps());

@@ -54,7 +54,9 @@ final class AgentOptions {
   @Option(
       names = "--rest",
       paramLabel = "HOST:PORT|off",
-      description = "Address of the REST API and web page (default 127.0.0.1:9191).")
+      description =
+          "Address of the REST API and web page (default 127.0.0.1:9191; :PORT is loopback,"
+              + " 0.0.0.0:PORT every interface).")
   String rest;
 
   @Option(
@@ -91,6 +93,14 @@ final class AgentOptions {
 
   @Option(names = "--rest-read-only", description = "Refuse every change over REST (403).")
   boolean restReadOnly;
+
+  @Option(
+      names = "--rest-allowed-hosts",
+      paramLabel = "HOSTS",
+      description =
+          "Host names accepted in the Host header of REST requests without a token, besides the"
+              + " addresses listened on (comma-separated; name or name:port).")
+  String restAllowedHosts;
 
   @Option(
       names = "--rest-tls-cert",

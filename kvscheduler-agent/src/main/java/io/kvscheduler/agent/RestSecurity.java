@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
 
 /**
  * How the REST API protects itself, besides listening on loopback by default.
@@ -15,18 +17,34 @@ import java.nio.file.Path;
  *     POST /scheduler/downstream-resync}) with 403
  * @param tlsCert PEM certificate (chain) of the server, or null for plain HTTP
  * @param tlsKey PEM private key (PKCS#8, unencrypted) of the certificate, or null
+ * @param allowedHosts names (or {@code name:port}) accepted in the {@code Host} header of a request
+ *     without a token, besides the addresses the API listens on ({@code --rest-allowed-hosts});
+ *     stored in lower case
  */
 public record RestSecurity(
-    String token, Path tokenFile, boolean readOnly, Path tlsCert, Path tlsKey) {
+    String token,
+    Path tokenFile,
+    boolean readOnly,
+    Path tlsCert,
+    Path tlsKey,
+    List<String> allowedHosts) {
 
-  /** No token, read-write, plain HTTP. */
+  /** No token, read-write, plain HTTP, no other host names. */
   public static final RestSecurity NONE = new RestSecurity(null, null, false, null, null);
 
   /**
-   * @throws IllegalArgumentException when only one of the certificate and key is given, or the
-   *     token is empty
+   * @throws IllegalArgumentException when only one of the certificate and key is given, the token
+   *     is empty, or an allowed host is empty or holds a character a host name cannot have
    */
   public RestSecurity {
+    allowedHosts =
+        allowedHosts.stream().map(h -> h.strip().toLowerCase(Locale.ROOT)).distinct().toList();
+    for (String h : allowedHosts) {
+      if (h.isEmpty() || !h.matches("[a-z0-9._\\-\\[\\]:]+")) {
+        throw new IllegalArgumentException(
+            "--rest-allowed-hosts: '" + h + "' is not a host name, an address or name:port");
+      }
+    }
     if ((tlsCert == null) != (tlsKey == null)) {
       throw new IllegalArgumentException(
           "TLS of the REST API needs both --rest-tls-cert and"
@@ -37,6 +55,16 @@ public record RestSecurity(
     if (token != null && token.isBlank()) {
       throw new IllegalArgumentException("the REST bearer token is empty");
     }
+  }
+
+  /** Security settings without other allowed host names. */
+  public RestSecurity(String token, Path tokenFile, boolean readOnly, Path tlsCert, Path tlsKey) {
+    this(token, tokenFile, readOnly, tlsCert, tlsKey, List.of());
+  }
+
+  /** These settings with {@code hosts} as the allowed host names. */
+  public RestSecurity withAllowedHosts(List<String> hosts) {
+    return new RestSecurity(token, tokenFile, readOnly, tlsCert, tlsKey, hosts);
   }
 
   /** Whether TLS is configured. */

@@ -60,6 +60,34 @@ class AgentConfigTest {
   }
 
   @Test
+  void restAllowedHostsFromFileOrFlag() throws Exception {
+    assertThat(AgentConfig.load(List.of(), Map.of()).restSecurity().allowedHosts()).isEmpty();
+    Path list = file("rest-allowed-hosts: [Agent.example, 'proxy.example:8443']\n");
+    assertThat(
+            AgentConfig.load(List.of("--config", list.toString()), Map.of())
+                .restSecurity()
+                .allowedHosts())
+        .containsExactly("agent.example", "proxy.example:8443");
+    Path text = file("rest-allowed-hosts: a.example, b.example\n");
+    assertThat(
+            AgentConfig.load(
+                    List.of("--config", text.toString(), "--rest-allowed-hosts", "c.example"),
+                    Map.of())
+                .restSecurity()
+                .allowedHosts())
+        .containsExactly("c.example");
+    assertThat(
+            AgentConfig.load(List.of("--config", text.toString()), Map.of())
+                .restSecurity()
+                .allowedHosts())
+        .containsExactly("a.example", "b.example");
+    assertThatThrownBy(
+            () -> AgentConfig.load(List.of("--rest-allowed-hosts", "a.example,b c"), Map.of()))
+        .hasMessageContaining("--rest-allowed-hosts")
+        .hasMessageContaining("'b c'");
+  }
+
+  @Test
   void fileSettleTimeFromFileOrFlag() throws Exception {
     assertThat(AgentConfig.load(List.of(), Map.of()).fileSettleTime()).isNull(); // the default
     Path f = file("file-settle-time: 5s\n");

@@ -33,6 +33,7 @@ class AgentOptionsTest {
             "--operation-timeout=DURATION",
             "--rest-token-file=FILE",
             "--rest-read-only",
+            "--rest-allowed-hosts=HOSTS",
             "--rest-tls-cert=FILE",
             "--rest-tls-key=FILE",
             "--txn-log-max-ops=N",

@@ -41,17 +41,30 @@ final class RawHttpClient implements AutoCloseable {
 
   /** Sends one request; {@code contentType} may be null, {@code body} empty. */
   Answer send(String method, String target, String contentType, byte[] body) throws IOException {
-    StringBuilder head = new StringBuilder();
-    head.append(method)
-        .append(' ')
-        .append(target)
-        .append(" HTTP/1.1\r\n")
-        .append("Host: 127.0.0.1:")
-        .append(port)
-        .append("\r\n");
+    Map<String, String> headers = new LinkedHashMap<>();
     if (contentType != null) {
-      head.append("Content-Type: ").append(contentType).append("\r\n");
+      headers.put("Content-Type", contentType);
     }
+    return send(method, target, headers, body);
+  }
+
+  /**
+   * Sends one request with {@code headers} (in their order; {@code Host} is {@code 127.0.0.1:port}
+   * unless they name another, and is left out when they map it to null).
+   */
+  Answer send(String method, String target, Map<String, String> headers, byte[] body)
+      throws IOException {
+    StringBuilder head = new StringBuilder();
+    head.append(method).append(' ').append(target).append(" HTTP/1.1\r\n");
+    if (!headers.containsKey("Host")) {
+      head.append("Host: 127.0.0.1:").append(port).append("\r\n");
+    }
+    headers.forEach(
+        (name, value) -> {
+          if (value != null) {
+            head.append(name).append(": ").append(value).append("\r\n");
+          }
+        });
     if (!method.equals("GET") || body.length > 0) {
       head.append("Content-Length: ").append(body.length).append("\r\n");
     }

@@ -175,6 +175,7 @@ class RestEtcdLoadIT {
                           http.send(
                               HttpRequest.newBuilder(URI.create(base + "/configuration"))
                                   .timeout(Duration.ofSeconds(120))
+                                  .header("Content-Type", "application/yaml")
                                   .PUT(HttpRequest.BodyPublishers.ofString(body))
                                   .build(),
                               HttpResponse.BodyHandlers.ofString());
@@ -371,6 +372,7 @@ class RestEtcdLoadIT {
             probeClient.send(
                 HttpRequest.newBuilder(URI.create(base + "/configuration"))
                     .timeout(Duration.ofSeconds(60))
+                    .header("Content-Type", "application/yaml")
                     .PUT(
                         HttpRequest.BodyPublishers.ofString(
                             "mockConfig:\n  Interface_list:\n"

@@ -424,6 +424,12 @@ class RestFuzzTest {
       assertThat(n.isTextual() && n.asText().contains("config/mock/v1/"))
           .as(what + " -> " + a.text() + ": a 500 that is not a failed transaction")
           .isTrue();
+    } else if (probe.contentType() == null
+        || !List.of("application/yaml", "application/json").contains(probe.contentType())) {
+      // a body of another type (or of none) is not read
+      rejected.incrementAndGet();
+      assertThat(a.status()).as(what + " -> " + a.text()).isEqualTo(415);
+      assertThat(jsonError(what, a)).contains("Content-Type", "application/yaml");
     } else {
       rejected.incrementAndGet();
       assertThat(a.status()).as(what + " -> " + a.text()).isEqualTo(400);

@@ -98,6 +98,7 @@ class RestQueueFullTest {
   HttpRequest put(String tap) {
     return HttpRequest.newBuilder(uri("/configuration"))
         .timeout(Duration.ofSeconds(60))
+        .header("Content-Type", "application/yaml")
         .PUT(
             HttpRequest.BodyPublishers.ofString(
                 "mockConfig:\n  Interface_list:\n  - name: " + tap + "\n    type: TAP\n"))
@@ -139,6 +140,7 @@ class RestQueueFullTest {
           http.send(
               HttpRequest.newBuilder(uri("/configuration"))
                   .timeout(Duration.ofSeconds(60))
+                  .header("Content-Type", "application/yaml")
                   .PUT(
                       HttpRequest.BodyPublishers.ofString(
                           "mockConfig:\n  Interface_list:\n"

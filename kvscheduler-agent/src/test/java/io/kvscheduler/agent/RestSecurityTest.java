@@ -76,7 +76,69 @@ class RestSecurityTest {
     if (token != null) {
       b.header("Authorization", "Bearer " + token);
     }
+    if (body != null) {
+      b.header("Content-Type", "application/yaml");
+    }
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  @DisplayName(
+      "--rest :PORT listens on loopback only (as --grpc :PORT); 0.0.0.0:PORT on every interface")
+  void colonPortIsLoopback() throws Exception {
+    try (LogCapture log = new LogCapture(RestServer.class)) {
+      Agent a = start(List.of("--rest", ":0"), Map.of());
+      assertThat(log.messages())
+          .anyMatch(m -> m.startsWith("REST API listening on http://127.0.0.1:" + port(a)));
+      for (java.net.InetAddress other : nonLoopbackAddresses()) {
+        assertThatThrownBy(
+                () -> new java.net.Socket(other, port(a)).close(), "reached at %s", other)
+            .isInstanceOf(IOException.class);
+      }
+      Agent all = start(List.of("--rest", "0.0.0.0:0"), Map.of());
+      assertThat(log.messages())
+          .anyMatch(m -> m.startsWith("REST API listening on http://0.0.0.0:" + port(all)));
+    }
+  }
+
+  /** This host's addresses other than loopback ones (none in an empty network namespace). */
+  static List<java.net.InetAddress> nonLoopbackAddresses() throws IOException {
+    List<java.net.InetAddress> out = new ArrayList<>();
+    for (java.net.NetworkInterface nic :
+        java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+      if (nic.isUp() && !nic.isLoopback()) {
+        nic.inetAddresses().filter(x -> x instanceof java.net.Inet4Address).forEach(out::add);
+      }
+    }
+    return out;
+  }
+
+  @Test
+  @DisplayName(
+      "a warning at start when REST listens beyond loopback without a token, or with a token"
+          + " over plain HTTP; none on loopback")
+  void warnsWhenExposed() throws Exception {
+    try (LogCapture log = new LogCapture(RestServer.class)) {
+      start(List.of(), Map.of());
+      start(List.of(), Map.of("KVS_REST_TOKEN", "s3cret"));
+      assertThat(log.messages()).noneMatch(m -> m.contains("without a bearer token"));
+      assertThat(log.messages()).noneMatch(m -> m.contains("plain HTTP"));
+
+      start(List.of("--rest", "0.0.0.0:0"), Map.of());
+      assertThat(log.messages())
+          .anyMatch(
+              m ->
+                  m.contains("0.0.0.0")
+                      && m.contains("without a bearer token")
+                      && m.contains("--rest-token-file"));
+      start(List.of("--rest", "0.0.0.0:0"), Map.of("KVS_REST_TOKEN", "s3cret"));
+      assertThat(log.messages())
+          .anyMatch(
+              m ->
+                  m.contains("plain HTTP")
+                      && m.contains("0.0.0.0")
+                      && m.contains("--rest-tls-cert"));
+    }
   }
 
   @Test

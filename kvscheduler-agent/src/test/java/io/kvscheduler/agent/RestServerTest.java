@@ -115,7 +115,8 @@ class RestServerTest {
 
   /** A PUT that says its body has 100 bytes and sends 2. */
   static final String STALLED_PUT =
-      "PUT /configuration HTTP/1.1\r\nHost: 127.0.0.1\r\n" + "Content-Length: 100\r\n\r\nab";
+      "PUT /configuration HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/yaml\r\n"
+          + "Content-Length: 100\r\n\r\nab";
 
   /** Whether the server closed {@code s} within {@code wait} (EOF or reset). */
   static boolean closedByServer(Socket s, Duration wait) throws Exception {
@@ -174,6 +175,7 @@ class RestServerTest {
     return http.send(
         HttpRequest.newBuilder(uri(a, path))
             .timeout(Duration.ofSeconds(15))
+            .header("Content-Type", "application/yaml")
             .PUT(HttpRequest.BodyPublishers.ofString(body))
             .build(),
         HttpResponse.BodyHandlers.ofString());
@@ -311,6 +313,7 @@ class RestServerTest {
         http.send(
             HttpRequest.newBuilder(uri(a, "/configuration"))
                 .timeout(Duration.ofSeconds(15))
+                .header("Content-Type", "application/yaml")
                 .PUT(HttpRequest.BodyPublishers.ofByteArray(body))
                 .build(),
             HttpResponse.BodyHandlers.ofString());
@@ -663,7 +666,7 @@ class RestServerTest {
     Socket s =
         stall(
             rs.port(),
-            "PUT /configuration HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            "PUT /configuration HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/yaml\r\n"
                 + "Content-Length: "
                 + body.length
                 + "\r\nConnection: close\r\n\r\n");
@@ -688,7 +691,7 @@ class RestServerTest {
     Socket s =
         stall(
             rs.port(),
-            "PUT /configuration HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            "PUT /configuration HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/yaml\r\n"
                 + "Content-Length: 100000\r\n\r\n#");
     long start = System.nanoTime();
     boolean closed = false;
@@ -745,6 +748,7 @@ class RestServerTest {
         http.send(
             HttpRequest.newBuilder(uri(rs, "/configuration"))
                 .timeout(Duration.ofSeconds(10))
+                .header("Content-Type", "application/yaml")
                 .PUT(HttpRequest.BodyPublishers.ofString(padded(CONFIG, 2048)))
                 .build(),
             HttpResponse.BodyHandlers.ofString());
@@ -758,6 +762,7 @@ class RestServerTest {
         http.send(
             HttpRequest.newBuilder(uri(rs, "/configuration"))
                 .timeout(Duration.ofSeconds(10))
+                .header("Content-Type", "application/yaml")
                 .PUT(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(big)))
                 .build(),
             HttpResponse.BodyHandlers.ofString());
@@ -769,6 +774,7 @@ class RestServerTest {
         http.send(
             HttpRequest.newBuilder(uri(rs, "/configuration"))
                 .timeout(Duration.ofSeconds(10))
+                .header("Content-Type", "application/yaml")
                 .PUT(HttpRequest.BodyPublishers.ofString(padded(CONFIG, 1024)))
                 .build(),
             HttpResponse.BodyHandlers.ofString());
@@ -811,6 +817,7 @@ class RestServerTest {
     var first =
         http.sendAsync(
             HttpRequest.newBuilder(uri(rs, "/configuration"))
+                .header("Content-Type", "application/yaml")
                 .PUT(HttpRequest.BodyPublishers.ofString(CONFIG))
                 .build(),
             HttpResponse.BodyHandlers.ofString());
@@ -818,6 +825,7 @@ class RestServerTest {
     var second =
         http.sendAsync(
             HttpRequest.newBuilder(uri(rs, "/configuration"))
+                .header("Content-Type", "application/yaml")
                 .PUT(
                     HttpRequest.BodyPublishers.ofString(
                         "mockConfig:\n  Interface_list:\n  - name: late\n    type: TAP\n"))

@@ -710,7 +710,7 @@ class SchedulerRestTest {
         s.connect(new InetSocketAddress("127.0.0.1", ownPort));
         s.getOutputStream()
             .write(
-                ("GET /scheduler/status HTTP/1.1\r\nHost: x\r\n\r\n")
+                ("GET /scheduler/status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
         s.getOutputStream().flush();
         InputStream in = s.getInputStream();
@@ -748,6 +748,7 @@ class SchedulerRestTest {
         HTTP.send(
             HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/configuration"))
                 .timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/yaml")
                 .PUT(
                     HttpRequest.BodyPublishers.ofString(
                         "mockConfig:\n  Interface_list:\n  - name: metered\n    type: LOOPBACK\n"))
@@ -886,13 +887,18 @@ class SchedulerRestTest {
   @DisplayName("a malformed URL, an unknown path and a wrong method are JSON errors")
   void malformedRequests() throws Exception {
     String bad =
-        raw("GET /scheduler/status?key=%zz HTTP/1.1\r\nHost: x\r\n" + "Connection: close\r\n\r\n");
+        raw(
+            "GET /scheduler/status?key=%zz HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Connection: close\r\n\r\n");
     assertThat(bad).startsWith("HTTP/1.1 400");
     assertThat(bad).containsIgnoringCase("content-type: application/json");
     assertThat(bad).contains("{\n  \"Error\": \"");
-    String badPath = raw("GET /sch%zzeduler HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    String badPath =
+        raw("GET /sch%zzeduler HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
     assertThat(badPath).startsWith("HTTP/1.1 400");
     assertThat(badPath).contains("\"Error\"");
+    // Jetty's own answers, too, are not to be sniffed as another type
+    assertThat(badPath).containsIgnoringCase("X-Content-Type-Options: nosniff");
     error(get("/scheduler/nothing"), 404, "no such endpoint");
     error(post("/scheduler/status"), 405, "POST");
   }

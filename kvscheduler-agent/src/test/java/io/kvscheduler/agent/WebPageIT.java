@@ -88,6 +88,8 @@ class WebPageIT {
         "--disable-sync",
         "--window-size=1400,900",
         "--user-data-dir=" + Files.createDirectories(dir.resolve("chromium-profile")));
+    // the console, to find what the page's Content-Security-Policy refused
+    options.setCapability("goog:loggingPrefs", java.util.Map.of("browser", "ALL"));
     ChromeDriverService service =
         new ChromeDriverService.Builder()
             .usingDriverExecutable(new File("/usr/bin/chromedriver"))
@@ -100,7 +102,13 @@ class WebPageIT {
   @AfterEach
   void stop() {
     if (browser != null) {
+      List<String> refused =
+          browser.manage().logs().get(org.openqa.selenium.logging.LogType.BROWSER).getAll().stream()
+              .map(org.openqa.selenium.logging.LogEntry::getMessage)
+              .filter(m -> m.contains("Content Security Policy") || m.contains("Refused to"))
+              .toList();
       browser.quit();
+      assertThat(refused).as("what the page's Content-Security-Policy refused").isEmpty();
     }
     if (agent != null) {
       agent.close();

@@ -76,6 +76,31 @@ class WebPageRoutesTest {
   }
 
   @Test
+  void pageAndAnswersForbidFramingSniffingAndOtherOrigins() throws Exception {
+    start(RestSecurity.NONE);
+    for (String path :
+        List.of("/", "/ui/", "/ui/app.js", "/ui/app.css", "/webjars/d3/7.9.0/dist/d3.min.js")) {
+      HttpResponse<String> r = get(path, null);
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(r.headers().firstValue("Content-Security-Policy").orElse(""))
+          .as(path)
+          .contains("default-src 'self'", "frame-ancestors 'none'")
+          .doesNotContain("unsafe-inline", "unsafe-eval");
+      assertThat(r.headers().firstValue("X-Frame-Options")).as(path).hasValue("DENY");
+      assertThat(r.headers().firstValue("X-Content-Type-Options")).as(path).hasValue("nosniff");
+    }
+    for (String path : List.of("/info/version", "/scheduler/status", "/no-such-path")) {
+      assertThat(get(path, null).headers().firstValue("X-Content-Type-Options"))
+          .as(path)
+          .hasValue("nosniff");
+    }
+    // the page holds no inline script or style, which the policy would block
+    String page = get("/", null).body();
+    assertThat(page).doesNotContain("<style", " style=", "onclick=", "onload=");
+    assertThat(page.split("<script")).allMatch(p -> p.startsWith("<!") || p.contains(" src="));
+  }
+
+  @Test
   void eventsFollowTransactions() throws Exception {
     start(RestSecurity.NONE);
     HttpResponse<InputStream> stream =
@@ -108,6 +133,7 @@ class WebPageRoutesTest {
     HttpResponse<String> put =
         http.send(
             HttpRequest.newBuilder(URI.create(url + "/configuration"))
+                .header("Content-Type", "application/yaml")
                 .PUT(
                     HttpRequest.BodyPublishers.ofString(
                         "mockConfig:\n  Interface_list:\n  - name: tap7\n    type: TAP\n"))

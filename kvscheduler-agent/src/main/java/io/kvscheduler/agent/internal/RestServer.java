@@ -50,16 +50,19 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.server.HttpConfiguration;
-import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
@@ -99,9 +102,17 @@ import org.slf4j.LoggerFactory;
  * requests are served at once (more wait for a thread), a connection idle for {@link
  * Limits#ioTimeout} is closed, a body arriving slower than {@link #MIN_DATA_RATE} bytes per second
  * (after {@link #RATE_GRACE}, from when its handler starts reading it) gets 408 and its connection
- * is closed, and a body larger than {@link Limits#maxBodyBytes} gets 413 without being read. {@link
+ * is closed, and a body larger than {@link Limits#maxBodyBytes} gets 413 without being read.
+ * Request bodies held at once are bounded ({@link Limits#bodyBytesInFlight}, {@link
+ * Limits#bodyReaders}: 503 with {@code Retry-After} beyond, before the body is read), and so are
+ * the time request headers may take ({@link Limits#headerTimeout}, {@link
+ * HeaderTimeoutConnectionFactory}) and the open event streams ({@link Limits#eventClients}). {@link
  * RestSecurity} adds a bearer token (401 without it), a read-only mode (403 for every mutating
- * request) and TLS.
+ * request), TLS and the host names accepted without a token; {@link RequestGuard} refuses what a
+ * browser sends on another site's behalf (421 for another {@code Host} without a token, 403 for a
+ * change from another origin, 415 for a change whose body is not YAML or JSON) and sets the
+ * security headers of every answer. {@code :port} listens on loopback (127.0.0.1); a warning is
+ * logged when the API listens beyond loopback without a token, or with one over plain HTTP.
  *
  * <p>More endpoints are added with {@link #route} before {@link #start}; {@link #publicRoute}
  * serves a file of the web page without the token, and {@link #eventRoute} a stream of server-sent
@@ -118,6 +129,9 @@ public final class RestServer implements NorthboundSource {
 
   /** Slowest accepted upload of a request body, in bytes per second (a slow-client limit). */
   public static final long MIN_DATA_RATE = 1024;
+
+  /** Longest wait of a request for a slot of {@link Limits#bodyReaders} before its 503. */
+  static final Duration READER_WAIT = Duration.ofMillis(100);
 
   /** Time a body may take before {@link #MIN_DATA_RATE} applies. */
   static final Duration RATE_GRACE = Duration.ofSeconds(5);
@@ -156,11 +170,31 @@ public final class RestServer implements NorthboundSource {
    * @param ioTimeout how long a connection may stay idle: a request whose bytes stop arriving, or
    *     whose response is not taken, for this long has its connection closed
    * @param maxBodyBytes largest request body; a larger one gets 413
+   * @param bodyBytesInFlight request body bytes held at once by all requests together: a body that
+   *     would go beyond it gets 503 with {@code Retry-After} (a body alone is always admitted, up
+   *     to {@link #maxBodyBytes})
+   * @param bodyReaders requests receiving their bodies at the same time (a body that has arrived
+   *     whole needs no slot): one more waits up to {@link RestServer#READER_WAIT} for a slot, then
+   *     gets 503 with {@code Retry-After}, so that slow uploads hold at most this many threads and
+   *     reads always find one
+   * @param eventClients server-sent event streams open at once; one more gets 503
+   * @param headerTimeout longest time from a connection's first byte of a request to the end of its
+   *     headers (and from the connection's opening to its first byte): a slower connection is
+   *     closed
    */
-  public record Limits(int threads, int queue, Duration ioTimeout, long maxBodyBytes) {
+  public record Limits(
+      int threads,
+      int queue,
+      Duration ioTimeout,
+      long maxBodyBytes,
+      long bodyBytesInFlight,
+      int bodyReaders,
+      int eventClients,
+      Duration headerTimeout) {
     /**
      * 32 threads, a backlog of 256, 60 s idle at most, bodies up to {@link
-     * ConfigDocument#MAX_CODE_POINTS} bytes (256 MiB).
+     * ConfigDocument#MAX_CODE_POINTS} bytes (256 MiB), 64 MiB of bodies in flight, 8 requests
+     * reading bodies, 64 event streams, 10 s for request headers.
      */
     public static final Limits DEFAULT =
         new Limits(32, 256, Duration.ofSeconds(60), ConfigDocument.MAX_CODE_POINTS);
@@ -170,7 +204,12 @@ public final class RestServer implements NorthboundSource {
           || queue < 0
           || ioTimeout.isNegative()
           || ioTimeout.isZero()
-          || maxBodyBytes < 0) {
+          || maxBodyBytes < 0
+          || bodyBytesInFlight < 0
+          || bodyReaders < 1
+          || eventClients < 0
+          || headerTimeout.isNegative()
+          || headerTimeout.isZero()) {
         throw new IllegalArgumentException(
             "REST limits: threads "
                 + threads
@@ -180,9 +219,72 @@ public final class RestServer implements NorthboundSource {
                 + ioTimeout
                 + ", body limit "
                 + maxBodyBytes
-                + " (threads and the timeout must be positive, the queue and the body limit not"
+                + ", body bytes in flight "
+                + bodyBytesInFlight
+                + ", body readers "
+                + bodyReaders
+                + ", event clients "
+                + eventClients
+                + ", header timeout "
+                + headerTimeout
+                + " (threads, body readers and the timeouts must be positive, the rest not"
                 + " negative)");
       }
+    }
+
+    /**
+     * Limits with these four and the defaults of the others: 64 MiB of bodies in flight, a quarter
+     * of the threads (at least one) reading bodies, 64 event streams, 10 s for request headers.
+     */
+    public Limits(int threads, int queue, Duration ioTimeout, long maxBodyBytes) {
+      this(
+          threads,
+          queue,
+          ioTimeout,
+          maxBodyBytes,
+          64L << 20,
+          Math.max(1, threads / 4),
+          64,
+          Duration.ofSeconds(10));
+    }
+
+    /** These limits with other bounds on the request bodies read at once. */
+    public Limits withBodies(long bytesInFlight, int readers) {
+      return new Limits(
+          threads,
+          queue,
+          ioTimeout,
+          maxBodyBytes,
+          bytesInFlight,
+          readers,
+          eventClients,
+          headerTimeout);
+    }
+
+    /** These limits with another bound on the open event streams. */
+    public Limits withEventClients(int clients) {
+      return new Limits(
+          threads,
+          queue,
+          ioTimeout,
+          maxBodyBytes,
+          bodyBytesInFlight,
+          bodyReaders,
+          clients,
+          headerTimeout);
+    }
+
+    /** These limits with another time for request headers. */
+    public Limits withHeaderTimeout(Duration timeout) {
+      return new Limits(
+          threads,
+          queue,
+          ioTimeout,
+          maxBodyBytes,
+          bodyBytesInFlight,
+          bodyReaders,
+          eventClients,
+          timeout);
     }
   }
 
@@ -376,9 +478,18 @@ public final class RestServer implements NorthboundSource {
   private Javalin app;
   private byte[] token;
 
+  /** Names of this server a {@code Host} header may give without a token (set at start). */
+  private RequestGuard guard;
+
+  /** Bytes of request bodies being read or held by their handlers. */
+  private final AtomicLong bodyBytes = new AtomicLong();
+
+  private final Semaphore bodyReaders;
+  private final Semaphore eventSlots;
+
   /**
-   * @param address {@code host:port}, {@code :port} (every interface) or {@code [v6]:port}; port 0
-   *     picks a free port
+   * @param address {@code host:port}, {@code :port} (loopback, 127.0.0.1), {@code 0.0.0.0:port}
+   *     (every interface) or {@code [v6]:port}; port 0 picks a free port
    */
   public RestServer(String address, ModelRegistry models, Northbound northbound) {
     this(address, models, northbound, Limits.DEFAULT);
@@ -401,6 +512,8 @@ public final class RestServer implements NorthboundSource {
     this.northbound = Objects.requireNonNull(northbound, "northbound");
     this.limits = Objects.requireNonNull(limits, "limits");
     this.security = Objects.requireNonNull(security, "security");
+    this.bodyReaders = new Semaphore(limits.bodyReaders());
+    this.eventSlots = new Semaphore(limits.eventClients());
     route("GET", "/info/version", Set.of(), r -> Response.json(200, version()));
     route("GET", "/configuration", Set.of(), r -> getConfiguration());
     mutatingRoute("PUT", "/configuration", Set.of("replace"), this::putConfiguration);
@@ -444,6 +557,37 @@ public final class RestServer implements NorthboundSource {
     eventRoutes.put(path, Objects.requireNonNull(stream, "stream"));
   }
 
+  /**
+   * Serves an event stream within {@link Limits#eventClients}: one more gets 503 with {@code
+   * Retry-After}.
+   */
+  private void serveEventsWithinLimit(Context ctx, SseHandler sse) throws Exception {
+    if (!eventSlots.tryAcquire()) {
+      LOG.warn(
+          "REST GET {}: refused, {} event streams are open (the limit)",
+          ctx.path(),
+          limits.eventClients());
+      ctx.header("Retry-After", "5");
+      send(
+          ctx,
+          Response.error(
+              503,
+              "too many event streams open ("
+                  + limits.eventClients()
+                  + ", the limit); try again later"));
+      return;
+    }
+    boolean served = false;
+    try {
+      sse.handle(ctx);
+      served = true;
+    } finally {
+      if (!served) {
+        eventSlots.release();
+      }
+    }
+  }
+
   private void serveEvents(SseClient client, EventStream stream) {
     client.keepAlive();
     // sent from a thread of the client's own: one that does not read holds up no other
@@ -456,8 +600,13 @@ public final class RestServer implements NorthboundSource {
                 throw new IllegalStateException("event client gone");
               }
             });
+    AtomicBoolean released = new AtomicBoolean();
+    // the one close callback of the client (another would replace it)
     client.onClose(
         () -> {
+          if (released.compareAndSet(false, true)) {
+            eventSlots.release();
+          }
           eventClients.remove(sender);
           sender.close();
           try {
@@ -481,6 +630,7 @@ public final class RestServer implements NorthboundSource {
   public synchronized void start() throws IOException {
     InetSocketAddress bind = parseAddress(address);
     token = security.loadToken();
+    guard = new RequestGuard(bind, security.allowedHosts());
     SslContextFactory.Server tls =
         security.tlsEnabled() ? PemTls.serverContext(security.tlsCert(), security.tlsKey()) : null;
     QueuedThreadPool pool =
@@ -503,11 +653,13 @@ public final class RestServer implements NorthboundSource {
               config.jetty.threadPool = pool;
               config.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrors()));
               config.jetty.addConnector((server, http) -> connector(server, http, bind, tls));
+              config.routes.before(this::guard);
               config.routes.before(this::authenticate);
               eventRoutes.forEach(
-                  (path, stream) ->
-                      config.routes.get(
-                          path, new SseHandler(client -> serveEvents(client, stream))));
+                  (path, stream) -> {
+                    SseHandler sse = new SseHandler(client -> serveEvents(client, stream));
+                    config.routes.get(path, ctx -> serveEventsWithinLimit(ctx, sse));
+                  });
               for (Route r : routes) {
                 io.javalin.http.Handler h = ctx -> serve(r, ctx);
                 switch (r.method()) {
@@ -576,6 +728,30 @@ public final class RestServer implements NorthboundSource {
         bind.getHostString(),
         port(),
         token != null ? " (bearer token required)" : "");
+    warnIfExposed(bind, tls != null);
+  }
+
+  /**
+   * Warns when the API is reachable from other hosts without a token, or with a token sent in clear
+   * text.
+   */
+  private void warnIfExposed(InetSocketAddress bind, boolean tls) {
+    if (bind.getAddress() == null || bind.getAddress().isLoopbackAddress()) {
+      return;
+    }
+    String where = bind.getHostString() + ":" + port();
+    if (token == null) {
+      LOG.warn(
+          "REST API listens on {} without a bearer token: whoever reaches this address can change"
+              + " the configuration; set --rest-token-file (or KVS_REST_TOKEN), or listen on"
+              + " 127.0.0.1",
+          where);
+    } else if (!tls) {
+      LOG.warn(
+          "REST API listens on {} over plain HTTP with a bearer token: the token travels in"
+              + " clear text; set --rest-tls-cert and --rest-tls-key, or listen on 127.0.0.1",
+          where);
+    }
   }
 
   private ServerConnector connector(
@@ -592,9 +768,11 @@ public final class RestServer implements NorthboundSource {
               1,
               1,
               new SslConnectionFactory(tls, "http/1.1"),
-              new HttpConnectionFactory(https));
+              new HeaderTimeoutConnectionFactory(https, limits.headerTimeout()));
     } else {
-      c = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
+      c =
+          new ServerConnector(
+              server, 1, 1, new HeaderTimeoutConnectionFactory(http, limits.headerTimeout()));
     }
     c.setHost(
         bind.getAddress() == null || bind.getAddress().isAnyLocalAddress()
@@ -604,6 +782,23 @@ public final class RestServer implements NorthboundSource {
     c.setIdleTimeout(limits.ioTimeout().toMillis());
     c.setAcceptQueueSize(limits.queue());
     return c;
+  }
+
+  /**
+   * Adds the headers every answer carries and, without a token, refuses a request for a host this
+   * server is not (421): a page of another site whose name was made to resolve to this address.
+   */
+  private void guard(Context ctx) {
+    RequestGuard.secureHeaders(ctx);
+    if (token != null) {
+      return; // the token proves the request is meant for this agent
+    }
+    String refused = guard.hostRefusal(ctx.header("Host"));
+    if (refused != null) {
+      LOG.warn("REST {} {}: {}", ctx.method(), ctx.path(), refused);
+      send(ctx, Response.error(421, refused));
+      ctx.skipRemainingHandlers();
+    }
   }
 
   /** 401 unless the request carries the configured bearer token (compared in constant time). */
@@ -680,6 +875,16 @@ public final class RestServer implements NorthboundSource {
       return Response.error(
           403, ctx.method() + " " + ctx.path() + " is refused: the REST API" + " is read-only");
     }
+    if (route.mutating()) {
+      Response refused = guard.crossSiteRefusal(ctx);
+      if (refused == null) {
+        refused = RequestGuard.contentTypeRefusal(ctx, route.method().equals("PUT"));
+      }
+      if (refused != null) {
+        LOG.warn("REST {} {}: refused: {}", ctx.method(), ctx.path(), refused.status());
+        return refused;
+      }
+    }
     String malformed = malformedEscape(ctx.queryString());
     if (malformed != null) {
       return Response.error(400, "malformed query string: " + malformed);
@@ -704,14 +909,52 @@ public final class RestServer implements NorthboundSource {
       }
     }
     byte[] body = new byte[0];
-    if (!route.method().equals("GET")) {
-      Object tooLarge = readBody(ctx);
-      if (tooLarge instanceof Response resp) {
-        return resp;
+    long[] held = {0};
+    try {
+      if (!route.method().equals("GET")) {
+        Object tooLarge = readBody(ctx, held);
+        if (tooLarge instanceof Response resp) {
+          return resp;
+        }
+        body = (byte[]) tooLarge;
       }
-      body = (byte[]) tooLarge;
+      return route.handler().handle(new Request(ctx, body));
+    } finally {
+      bodyBytes.addAndGet(-held[0]);
     }
-    return route.handler().handle(new Request(ctx, body));
+  }
+
+  /**
+   * Counts {@code n} more bytes of a body of which {@code held[0]} are counted already, within
+   * {@link Limits#bodyBytesInFlight} (a body alone is always admitted); false when they would go
+   * beyond it.
+   */
+  private boolean reserve(long n, long[] held) {
+    while (true) {
+      long all = bodyBytes.get();
+      if (all - held[0] > 0 && all + n > limits.bodyBytesInFlight()) {
+        return false;
+      }
+      if (bodyBytes.compareAndSet(all, all + n)) {
+        held[0] += n;
+        return true;
+      }
+    }
+  }
+
+  /** 503 with {@code Retry-After}: the body is not read and its connection is closed. */
+  private static Response busy(Context ctx, String message) {
+    LOG.warn("REST {} {}: {}", ctx.method(), ctx.path(), message);
+    ctx.header("Retry-After", "1");
+    ctx.header("Connection", "close");
+    return Response.error(503, message + "; send it again later");
+  }
+
+  /** Thrown while a chunked body is read when it grows beyond the bytes in flight allowed. */
+  private static final class OverBudget extends RuntimeException {
+    OverBudget() {
+      super(null, null, false, false);
+    }
   }
 
   /** What is wrong with the percent-escapes of {@code rawQuery}, or null when nothing. */
@@ -767,16 +1010,49 @@ public final class RestServer implements NorthboundSource {
    * Reads the request body within {@link Limits#maxBodyBytes}: the bytes, or a 413 response
    * (checked before reading when the request says its length).
    */
-  private Object readBody(Context ctx) throws IOException {
+  private Object readBody(Context ctx, long[] held) throws IOException {
     long max = limits.maxBodyBytes();
     long declared = ctx.req().getContentLengthLong();
     String size;
     if (declared > max) {
       size = declared + " bytes";
+    } else if (declared == 0) {
+      return new byte[0];
     } else {
+      if (declared > 0 && !reserve(declared, held)) {
+        return busy(ctx, inFlightMessage(declared + " bytes"));
+      }
+      InputStream in = ctx.req().getInputStream();
+      // a body that has arrived whole is read at once, without a reader's slot
+      boolean slot = declared <= 0 || in.available() < declared;
+      if (slot && !awaitReader()) {
+        in.close();
+        return busy(
+            ctx,
+            "request body not read: "
+                + limits.bodyReaders()
+                + " requests are receiving their bodies already (the limit)");
+      }
       byte[] body;
-      try (InputStream in = ctx.req().getInputStream()) {
-        body = readAtMinimumRate(in, (int) Math.min(max + 1, Integer.MAX_VALUE - 8), declared);
+      try (in) {
+        body =
+            readAtMinimumRate(
+                in,
+                (int) Math.min(max + 1, Integer.MAX_VALUE - 8),
+                declared,
+                declared >= 0
+                    ? n -> {}
+                    : n -> {
+                      if (!reserve(n, held)) {
+                        throw new OverBudget();
+                      }
+                    });
+      } catch (OverBudget e) {
+        return busy(ctx, inFlightMessage("more than " + held[0] + " bytes"));
+      } finally {
+        if (slot) {
+          bodyReaders.release();
+        }
       }
       if (body == null) {
         LOG.warn(
@@ -805,13 +1081,34 @@ public final class RestServer implements NorthboundSource {
   }
 
   /**
+   * Takes a slot of {@link Limits#bodyReaders}, waiting up to {@link #READER_WAIT} for one (a burst
+   * of quick uploads passes; slow ones that hold every slot get their 503 soon).
+   */
+  private boolean awaitReader() {
+    try {
+      return bodyReaders.tryAcquire(READER_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private String inFlightMessage(String size) {
+    return "request body of "
+        + size
+        + " not read: other request bodies are in flight and with it they would exceed "
+        + limits.bodyBytesInFlight()
+        + " bytes (the limit)";
+  }
+
+  /**
    * Reads up to {@code limit} bytes, or null when they arrive slower than {@link #MIN_DATA_RATE}
    * after a {@link #RATE_GRACE}. The rate is measured from the first read here, not from the
    * request's first byte (as Jetty's own minimum rate is): a small body that arrived long ago,
    * while its request waited for a thread, is read at once and is not slow.
    */
-  private static byte[] readAtMinimumRate(InputStream in, int limit, long declared)
-      throws IOException {
+  private static byte[] readAtMinimumRate(
+      InputStream in, int limit, long declared, LongConsumer beforeKeeping) throws IOException {
     long start = System.nanoTime();
     ByteArrayOutputStream out =
         new ByteArrayOutputStream((int) Math.max(32, Math.min(declared, Math.min(limit, 1 << 20))));
@@ -822,6 +1119,7 @@ public final class RestServer implements NorthboundSource {
       if (n < 0) {
         break;
       }
+      beforeKeeping.accept(n);
       out.write(chunk, 0, n);
       total += n;
       long allowedNanos = RATE_GRACE.toNanos() + total * 1_000_000_000L / MIN_DATA_RATE;
@@ -842,6 +1140,7 @@ public final class RestServer implements NorthboundSource {
       int status = response.getStatus() >= 400 ? response.getStatus() : 500;
       Object message = request.getAttribute(ERROR_MESSAGE);
       response.getHeaders().put(HttpHeader.CONTENT_TYPE, JSON_TYPE);
+      response.getHeaders().put("X-Content-Type-Options", "nosniff");
       response.write(
           true, errorBody(status, message == null ? null : message.toString()), callback);
       return true;
@@ -850,6 +1149,7 @@ public final class RestServer implements NorthboundSource {
     @Override
     public ByteBuffer badMessageError(int status, String reason, HttpFields.Mutable fields) {
       fields.put(HttpHeader.CONTENT_TYPE, JSON_TYPE);
+      fields.put("X-Content-Type-Options", "nosniff");
       return errorBody(status, reason);
     }
 
@@ -936,7 +1236,7 @@ public final class RestServer implements NorthboundSource {
       host = host.substring(1, host.length() - 1);
     }
     if (host.isEmpty()) {
-      return new InetSocketAddress(port);
+      host = "127.0.0.1"; // as gRPC's :PORT; every interface is 0.0.0.0:PORT
     }
     return resolve
         ? new InetSocketAddress(host, port)

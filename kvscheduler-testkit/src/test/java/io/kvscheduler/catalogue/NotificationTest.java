@@ -40,6 +40,7 @@ import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.api.View;
 import io.kvscheduler.testkit.MockSouthbound;
 import io.kvscheduler.testkit.OpSpec;
+import io.kvscheduler.testkit.SchedulerFixture;
 import io.kvscheduler.testkit.TxnAssert;
 import java.time.Duration;
 import java.util.List;
@@ -58,7 +59,7 @@ class NotificationTest {
 
   private final MockSouthbound sb = new MockSouthbound();
   private final List<BaseValueStatus> statuses = new CopyOnWriteArrayList<>();
-  private CatalogueFixtures.Env env;
+  private SchedulerFixture env;
 
   @AfterEach
   void tearDown() {
@@ -88,7 +89,7 @@ class NotificationTest {
     return new RecordedTxn.RecordedValue(key, Optional.ofNullable(value), origin);
   }
 
-  static void pushAndWait(CatalogueFixtures.Env env, String key, Object value, Object metadata) {
+  static void pushAndWait(SchedulerFixture env, String key, Object value, Object metadata) {
     env.kvs()
         .pushSBNotification(
             List.of(new KVWithMetadata<>(key, value, metadata, ValueOrigin.FROM_SB)));
@@ -429,11 +430,11 @@ class NotificationTest {
     static final Object C3_DATA = s("base-value3-data");
 
     final MockSouthbound sb;
-    final CatalogueFixtures.Env env;
+    final SchedulerFixture env;
     final List<BaseValueStatus> prefB = new CopyOnWriteArrayList<>();
     final List<BaseValueStatus> prefC = new CopyOnWriteArrayList<>();
 
-    WithRetryScenario(MockSouthbound sb, CatalogueFixtures.Env env) {
+    WithRetryScenario(MockSouthbound sb, SchedulerFixture env) {
       this.sb = sb;
       this.env = env;
     }

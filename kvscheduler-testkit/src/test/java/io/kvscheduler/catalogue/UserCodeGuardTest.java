@@ -32,6 +32,7 @@ import io.kvscheduler.api.View;
 import io.kvscheduler.testkit.ManualClock;
 import io.kvscheduler.testkit.ManualDelayScheduler;
 import io.kvscheduler.testkit.MockSouthbound;
+import io.kvscheduler.testkit.SchedulerFixture;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -72,7 +73,7 @@ class UserCodeGuardTest {
   }
 
   private KVScheduler kvs() {
-    CatalogueFixtures.Env env = CatalogueFixtures.env(false);
+    SchedulerFixture env = CatalogueFixtures.env(false);
     toClose.add(env);
     return env.kvs();
   }
@@ -566,7 +567,7 @@ class UserCodeGuardTest {
           + " resync again that takes the southbound's values over without a call")
   void abortedFirstResyncIsUndone() {
     AtomicBoolean explode = new AtomicBoolean(true);
-    CatalogueFixtures.Env env = CatalogueFixtures.env(false);
+    SchedulerFixture env = CatalogueFixtures.env(false);
     toClose.add(env);
     KVScheduler kvs = env.kvs();
     kvs.registerDescriptors(

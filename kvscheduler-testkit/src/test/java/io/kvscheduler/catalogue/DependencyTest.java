@@ -6,13 +6,11 @@ import static io.kvscheduler.api.TxnOperation.UNDEFINED;
 import static io.kvscheduler.api.TxnOperation.UPDATE;
 import static io.kvscheduler.api.ValueState.CONFIGURED;
 import static io.kvscheduler.api.ValueState.FAILED;
-import static io.kvscheduler.api.ValueState.INVALID;
 import static io.kvscheduler.api.ValueState.MISSING;
 import static io.kvscheduler.api.ValueState.NONEXISTENT;
 import static io.kvscheduler.api.ValueState.OBTAINED;
 import static io.kvscheduler.api.ValueState.PENDING;
 import static io.kvscheduler.api.ValueState.REMOVED;
-import static io.kvscheduler.api.ValueState.UNIMPLEMENTED;
 import static io.kvscheduler.catalogue.CatalogueFixtures.A1;
 import static io.kvscheduler.catalogue.CatalogueFixtures.A2;
 import static io.kvscheduler.catalogue.CatalogueFixtures.A3;
@@ -32,7 +30,6 @@ import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.KVWithMetadata;
-import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.RecordedTxn.RecordedValue;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TransactionException;
@@ -79,18 +76,6 @@ class DependencyTest {
 
   private TransactionException commitFails(Object... kv) {
     return assertThrows(TransactionException.class, () -> env.commit(kv));
-  }
-
-  private static KeyError keyError(TransactionException e, int i) {
-    return e.keyErrors().get(i);
-  }
-
-  private static void assertKeyErrors(TransactionException e, String... keyOpMsg) {
-    List<String> actual = new ArrayList<>();
-    for (KeyError ke : e.keyErrors()) {
-      actual.add(ke.key() + " " + ke.operation() + " " + ke.message());
-    }
-    assertThat(actual).containsExactly(keyOpMsg);
   }
 
   private static OpSpec[] ops(OpSpec... o) {
@@ -151,16 +136,16 @@ class DependencyTest {
                 (key, value) -> List.of(Dependency.onKey("dup", A1), Dependency.onKey("dup", A2)))
             .build());
     TransactionException e = commitFails(A1, s("a1"), A2, s("a2"), C3, s("c3"));
-    assertThat(e.keyErrors()).hasSize(1);
-    assertThat(keyError(e, 0).key()).isEqualTo(C3);
     // the callback answered, wrongly: said as a broken contract, not as a failed callback
-    assertThat(keyError(e, 0).message())
-        .isEqualTo(
+    assertThat(e)
+        .hasFailedKeys(C3)
+        .hasKeyErrorMessage(
+            C3,
             "descriptor descriptor3: dependencies of key "
                 + C3
                 + ": dependency label 'dup' used twice");
     assertThat(sb.callLog()).containsExactly("CREATE " + A1, "CREATE " + A2);
-    assertThat(kvs.valueStatus(C3).state()).isEqualTo(INVALID);
+    assertThat(kvs).value(C3).isInvalid();
   }
 
   // ------------------------------------------------------------------ B69
@@ -362,7 +347,7 @@ class DependencyTest {
     commitFails(A1, s("invalid"));
     env.commit(C3, s(A1));
     assertThat(sb.callLog()).isEmpty();
-    assertThat(kvs.valueStatus(A1).state()).isEqualTo(INVALID);
+    assertThat(kvs).value(A1).isInvalid();
     assertThat(kvs).value(C3).isExactly(PENDING, CREATE, "", "dep");
   }
 
@@ -373,7 +358,7 @@ class DependencyTest {
     String x = "/prefixX/x";
     env.commit(x, s("x"), C3, s(x));
     assertThat(sb.callLog()).isEmpty();
-    assertThat(kvs.valueStatus(x).state()).isEqualTo(UNIMPLEMENTED);
+    assertThat(kvs).value(x).isUnimplemented();
     assertThat(kvs).value(C3).isExactly(PENDING, CREATE, "", "dep");
   }
 
@@ -566,7 +551,10 @@ class DependencyTest {
     sb.planError(A2, new RuntimeException("failed to remove the value"));
     TransactionException e = commitFails(A2, null);
     assertThat(e.seqNum()).isEqualTo(2);
-    assertKeyErrors(e, A2 + " DELETE failed to remove the value");
+    assertThat(e)
+        .hasFailedKeys(A2)
+        .hasKeyError(A2, DELETE)
+        .hasKeyErrorMessage(A2, "failed to remove the value");
     assertThat(sb.callLog()).containsExactly("DELETE " + A3, "DELETE " + A1, "DELETE " + A2 + " ✗");
     TxnAssert.assertThat(env.txn(2))
         .planned(

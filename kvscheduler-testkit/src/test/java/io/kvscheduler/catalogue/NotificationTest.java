@@ -18,6 +18,7 @@ import static io.kvscheduler.catalogue.CatalogueFixtures.C3;
 import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
 import static io.kvscheduler.catalogue.CatalogueFixtures.d;
 import static io.kvscheduler.catalogue.CatalogueFixtures.s;
+import static io.kvscheduler.testkit.KVSchedulerAssertions.assertThat;
 import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
@@ -202,7 +203,7 @@ class NotificationTest {
                 kvm("/typed/y", s("ok"), null, ValueOrigin.FROM_SB)));
     env.kvs().transactionBarrier();
     assertThat(env.kvs().valueStatus("/typed/x").state()).isEqualTo(NONEXISTENT);
-    assertThat(env.kvs().valueStatus("/typed/y").state()).isEqualTo(OBTAINED);
+    assertThat(env.kvs()).value("/typed/y").isObtained();
     assertThat(env.kvs().dumpValues("typed", View.SB)).isEmpty(); // Retrieve ran, and found none
     assertThat(seen).containsExactly("ok");
   }
@@ -603,8 +604,8 @@ class NotificationTest {
                 kvm(A1, s("sb1"), 10, ValueOrigin.FROM_SB),
                 kvm(A2, s("sb2"), 20, ValueOrigin.FROM_SB)));
     env.kvs().transactionBarrier();
-    assertThat(env.kvs().valueStatus(A1).state()).isEqualTo(OBTAINED);
-    assertThat(env.kvs().valueStatus(A2).state()).isEqualTo(OBTAINED);
+    assertThat(env.kvs()).value(A1).isObtained();
+    assertThat(env.kvs()).value(A2).isObtained();
     assertThat(sb.calls()).isEmpty();
 
     // different value ⇒ Update, CONFIGURED

@@ -721,7 +721,7 @@ class ResyncTest {
     env.commit(resync(ResyncType.FULL));
 
     assertThat(sb.callLog()).containsExactly("RETRIEVE " + D1); // no Delete
-    assertThat(kvs.valueStatus(A1).state()).isEqualTo(OBTAINED);
+    assertThat(kvs).value(A1).isObtained();
   }
 
   // ------------------------------------------------------------------ B139
@@ -1088,7 +1088,7 @@ class ResyncTest {
     kvs.registerDescriptors(d1().build());
     kvs.pushSBNotification(List.of(new KVWithMetadata<>(A3, arr(1), null, FROM_SB)));
     kvs.transactionBarrier();
-    assertThat(kvs.valueStatus(A3).state()).isEqualTo(OBTAINED);
+    assertThat(kvs).value(A3).isObtained();
 
     env.commit(resync(ResyncType.FULL));
 

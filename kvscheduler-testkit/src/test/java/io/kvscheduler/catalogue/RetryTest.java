@@ -23,6 +23,7 @@ import static io.kvscheduler.catalogue.NotificationTest.bs;
 import static io.kvscheduler.catalogue.NotificationTest.kvm;
 import static io.kvscheduler.catalogue.NotificationTest.rv;
 import static io.kvscheduler.catalogue.NotificationTest.vs;
+import static io.kvscheduler.testkit.KVSchedulerAssertions.assertThat;
 import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
@@ -401,10 +402,9 @@ class RetryTest {
     TransactionException e =
         commitFailing(TxnOptions.builder().retryWithDefaults().build(), A1, arr(1));
 
-    assertThat(e.keyErrors()).hasSize(1);
-    assertThat(e.keyErrors().get(0).key()).isEqualTo(d(A1, 1));
-    assertThat(e.keyErrors().get(0).operation()).isEqualTo(CREATE);
-    assertThat(e.keyErrors().get(0).message()).contains("operation Create is not implemented");
+    assertThat(e)
+        .hasFailedKeys(d(A1, 1))
+        .hasKeyError(d(A1, 1), CREATE, "operation Create is not implemented");
     TxnAssert.assertThat(env.txn(0))
         .executed(
             op(CREATE, A1).states(NONEXISTENT, CONFIGURED),

@@ -20,6 +20,7 @@ import static io.kvscheduler.catalogue.CatalogueFixtures.C3;
 import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
 import static io.kvscheduler.catalogue.CatalogueFixtures.d;
 import static io.kvscheduler.catalogue.CatalogueFixtures.s;
+import static io.kvscheduler.testkit.KVSchedulerAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -626,7 +627,7 @@ class StatusAndDumpTest {
     assertThatThrownBy(() -> env.commit(A1, arr(1), A2, arr(9)))
         .isInstanceOf(TransactionException.class);
     assertThat(env.kvs().valueStatus(A1).state()).isEqualTo(FAILED);
-    assertThat(env.kvs().valueStatus(A2).state()).isEqualTo(INVALID);
+    assertThat(env.kvs()).value(A2).isInvalid();
     assertThat(env.kvs().dumpValues("descriptor1", View.NB))
         .containsExactly(
             kvm(A1, arr(1), null, ValueOrigin.FROM_NB),

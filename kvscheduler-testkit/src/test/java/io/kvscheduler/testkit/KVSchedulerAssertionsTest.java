@@ -353,6 +353,10 @@ class KVSchedulerAssertionsTest {
     assertThatThrownBy(() -> assertThat(e).hasKeyError(ETH0, TxnOperation.CREATE, "timeout"))
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("to contain 'timeout'");
+    assertThat(e).hasKeyErrorMessage(ETH0, "southbound busy");
+    assertThatThrownBy(() -> assertThat(e).hasKeyErrorMessage(ETH0, "southbound"))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("to be 'southbound' but it is 'southbound busy'");
     assertThatThrownBy(() -> assertThat(e).hasKeyErrorCausedBy(ETH0, ArithmeticException.class))
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("caused by a java.lang.ArithmeticException");

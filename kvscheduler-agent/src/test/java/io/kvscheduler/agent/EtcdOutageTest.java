@@ -14,6 +14,7 @@ import static org.awaitility.Awaitility.await;
 import io.kvscheduler.agent.internal.EtcdNorthbound;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.mock.MockAgentPlugin;
+import io.kvscheduler.testsupport.EtcdFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

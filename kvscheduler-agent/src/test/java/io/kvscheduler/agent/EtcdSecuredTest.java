@@ -14,6 +14,7 @@ import static org.awaitility.Awaitility.await;
 import io.kvscheduler.agent.internal.EtcdNorthbound;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.mock.MockAgentPlugin;
+import io.kvscheduler.testsupport.EtcdFixture;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;

@@ -6,6 +6,7 @@ import io.kvscheduler.agent.internal.EtcdNorthbound;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.mock.MockAgentPlugin;
 import io.kvscheduler.plugins.mock.ifplugin.model.Interface;
+import io.kvscheduler.testsupport.EtcdFixture;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;

@@ -11,6 +11,7 @@ import io.kvscheduler.agent.internal.RestServer;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.mock.MockAgentPlugin;
 import io.kvscheduler.plugins.mock.ifplugin.model.Interface;
+import io.kvscheduler.testsupport.EtcdFixture;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -1,5 +1,6 @@
 package io.kvscheduler.agent;
 
+import io.kvscheduler.testsupport.EtcdFixture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

@@ -9,6 +9,7 @@ import io.kvscheduler.agent.Agent;
 import io.kvscheduler.agent.AgentConfig;
 import io.kvscheduler.agent.RestSecurity;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.testsupport.EtcdFixture;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;

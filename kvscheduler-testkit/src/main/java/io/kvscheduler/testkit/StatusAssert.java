@@ -106,6 +106,23 @@ public final class StatusAssert extends AbstractAssert<StatusAssert, ValueStatus
     return this;
   }
 
+  /**
+   * The status is exactly this: its state, last operation, error message ({@code ""} for none) and
+   * details (in this order) all equal the given ones.
+   *
+   * @throws AssertionError naming every field that differs
+   */
+  public StatusAssert isExactly(
+      ValueState state, TxnOperation lastOperation, String error, String... details) {
+    isNotNull();
+    ValueStatus expected =
+        new ValueStatus(actual.key(), state, error, lastOperation, List.of(details));
+    if (!actual.equals(expected)) {
+      failWithMessage("expected status %s but it is %s", expected, actual);
+    }
+    return this;
+  }
+
   /** The last failure's message is exactly {@code message}. */
   public StatusAssert hasError(String message) {
     isNotNull();

@@ -65,6 +65,16 @@ public final class TransactionExceptionAssert
     return this;
   }
 
+  /** {@code key} failed with exactly this message. */
+  public TransactionExceptionAssert hasKeyErrorMessage(String key, String message) {
+    KeyError e = keyError(key);
+    if (!e.message().equals(message)) {
+      failWithMessage(
+          "expected the error of %s to be '%s' but it is '%s'", key, message, e.message());
+    }
+    return this;
+  }
+
   /** {@code key} failed with a cause of class {@code type} (or a subclass). */
   public TransactionExceptionAssert hasKeyErrorCausedBy(
       String key, Class<? extends Throwable> type) {

@@ -17,11 +17,13 @@ import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.testkit.KVSchedulerTest;
 import io.kvscheduler.testkit.MockSouthbound;
+import io.kvscheduler.testkit.SchedulerFixture;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -30,18 +32,20 @@ import org.junit.jupiter.api.Test;
  * the engine remembers their last answer per key and asks again only for a value that is not equal
  * to the one answered. (Ours; no catalogue entry.)
  */
+@KVSchedulerTest(printTxnSummary = true)
 class CallbackMemoTest {
-  private final MockSouthbound sb = new MockSouthbound();
+  private MockSouthbound sb;
   private final AtomicInteger derivations = new AtomicInteger();
   private final AtomicInteger dependencyCalls = new AtomicInteger();
   private final AtomicBoolean failDependencies = new AtomicBoolean();
-  private final CatalogueFixtures.Env env = CatalogueFixtures.env(false);
-  private final KVScheduler kvs = env.kvs();
+  private SchedulerFixture env;
+  private KVScheduler kvs;
 
-  @AfterEach
-  void tearDown() {
-    env.close();
-    assertThat(sb.inconsistencies()).isEmpty();
+  @BeforeEach
+  void setUp(SchedulerFixture fx) {
+    env = fx;
+    sb = fx.southbound();
+    kvs = fx.kvs();
   }
 
   /** A over /prefixA/ deriving A/itemN from [..]; B over /prefixB/ depending on A1/item1. */
@@ -68,33 +72,29 @@ class CallbackMemoTest {
             .build());
   }
 
-  private long commit(String key, Object value) {
-    return kvs.startNBTransaction().setValue(key, value).commit();
-  }
-
   @Test
   @DisplayName("an equal value (another object) is not derived again; a different one is")
   void equalValueReusesTheLastAnswers() {
     register();
-    commit(A1, arr(1, 2));
-    commit(B2, s("b"));
+    env.commit(A1, arr(1, 2));
+    env.commit(B2, s("b"));
     assertThat(derivations).hasValue(1);
     assertThat(dependencyCalls).hasValue(1);
 
-    commit(A1, arr(1, 2)); // equal, not the same object
-    commit(B2, s("b"));
+    env.commit(A1, arr(1, 2)); // equal, not the same object
+    env.commit(B2, s("b"));
     assertThat(derivations).hasValue(1);
     assertThat(dependencyCalls).hasValue(1);
     assertThat(kvs.valueStatus(A1).derivedStatus(d(A1, 2)).orElseThrow().state())
         .isEqualTo(ValueState.CONFIGURED);
 
-    commit(A1, arr(1, 3)); // different: derived again, A1/item2 replaced by A1/item3
+    env.commit(A1, arr(1, 3)); // different: derived again, A1/item2 replaced by A1/item3
     assertThat(derivations).hasValue(2);
     assertThat(kvs.valueStatus(A1).derivedStatus(d(A1, 2))).isEmpty();
     assertThat(kvs.valueStatus(A1).derivedStatus(d(A1, 3)).orElseThrow().state())
         .isEqualTo(ValueState.CONFIGURED);
 
-    commit(A1, arr(1, 2)); // back to the first value: only the last answer is remembered
+    env.commit(A1, arr(1, 2)); // back to the first value: only the last answer is remembered
     assertThat(derivations).hasValue(3);
     assertThat(kvs.valueStatus(B2).value().state()).isEqualTo(ValueState.CONFIGURED);
   }
@@ -103,8 +103,8 @@ class CallbackMemoTest {
   @DisplayName("a full resync re-applying what the southbound holds asks each callback once")
   void resyncOfMatchingSouthboundDerivesOnce() {
     register();
-    commit(A1, arr(1, 2));
-    commit(B2, s("b"));
+    env.commit(A1, arr(1, 2));
+    env.commit(B2, s("b"));
     kvs.startNBTransaction()
         .setValue(A1, arr(1, 2))
         .setValue(B2, s("b"))
@@ -154,18 +154,18 @@ class CallbackMemoTest {
                   return List.of(new KeyValuePair(d(A1, 1), s("p")));
                 })
             .build());
-    commit(A1, new Counted(1, 2));
+    env.commit(A1, new Counted(1, 2));
     Counted.EQUALS.set(0);
     int dependencies = dependencyCalls.get(); // of A1 and of its derived value (also selected by A)
 
-    commit(A1, new Counted(1, 2)); // equal, not the same object
+    env.commit(A1, new Counted(1, 2)); // equal, not the same object
     assertThat(Counted.EQUALS).hasValue(1); // equivalence; the remembered answers match by identity
     assertThat(derivations).hasValue(1);
     assertThat(dependencyCalls).hasValue(dependencies);
     assertThat(kvs.valueStatus(A1).derivedStatus(d(A1, 1)).orElseThrow().state())
         .isEqualTo(ValueState.CONFIGURED);
 
-    commit(A1, new Counted(1, 3)); // different: asked again
+    env.commit(A1, new Counted(1, 3)); // different: asked again
     assertThat(derivations).hasValue(2);
     assertThat(dependencyCalls).hasValue(dependencies + 1);
   }
@@ -174,14 +174,14 @@ class CallbackMemoTest {
   @DisplayName("a failed Dependencies call is not remembered: the same value is asked again")
   void failedAnswerIsAskedAgain() {
     register();
-    commit(A1, arr(1));
+    env.commit(A1, arr(1));
     failDependencies.set(true);
-    assertThrows(TransactionException.class, () -> commit(B2, s("b")));
+    assertThrows(TransactionException.class, () -> env.commit(B2, s("b")));
     assertThat(kvs.valueStatus(B2).value().state()).isEqualTo(ValueState.INVALID);
     int calls = dependencyCalls.get();
 
     failDependencies.set(false);
-    commit(B2, s("b"));
+    env.commit(B2, s("b"));
     assertThat(dependencyCalls).hasValue(calls + 1);
     assertThat(kvs.valueStatus(B2).value().state()).isEqualTo(ValueState.CONFIGURED);
   }

@@ -22,31 +22,28 @@ import io.kvscheduler.api.NamedMapping;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueStatus;
+import io.kvscheduler.testkit.KVSchedulerTest;
 import io.kvscheduler.testkit.MockSouthbound;
+import io.kvscheduler.testkit.SchedulerFixture;
 import io.kvscheduler.testkit.TxnAssert;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 /** Catalogue §1 (enum serialisation) and §3 (descriptor registration and the registry). */
+@KVSchedulerTest(simulation = true, printTxnSummary = true)
 class CatalogueApiTest {
-  private final MockSouthbound sb = new MockSouthbound();
-  private CatalogueFixtures.Env env;
+  private MockSouthbound sb;
+  private SchedulerFixture env;
 
   @BeforeEach
-  void setUp() {
-    env = CatalogueFixtures.env(true);
-  }
-
-  @AfterEach
-  void tearDown() {
-    env.close();
-    assertThat(sb.inconsistencies()).isEmpty();
+  void setUp(SchedulerFixture fx) {
+    env = fx;
+    sb = fx.southbound();
   }
 
   // ------------------------------------------------------------------ §1 enums

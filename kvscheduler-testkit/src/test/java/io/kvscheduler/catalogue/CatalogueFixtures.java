@@ -5,11 +5,11 @@ import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.KeyValuePair;
-import io.kvscheduler.api.RecordedTxn;
-import io.kvscheduler.api.TxnOptions;
-import io.kvscheduler.testkit.ManualClock;
-import io.kvscheduler.testkit.ManualDelayScheduler;
+import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.api.ValueState;
+import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.testkit.MockSouthbound;
+import io.kvscheduler.testkit.SchedulerFixture;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -161,35 +161,18 @@ final class CatalogueFixtures {
             .build());
   }
 
-  /** A deterministic scheduler and its time controls. */
-  record Env(KVScheduler kvs, ManualClock clock, ManualDelayScheduler timers)
-      implements AutoCloseable {
-    /** Commits {@code key, value, key, value, ...} with {@code options}. */
-    long commit(TxnOptions options, Object... kv) {
-      var txn = kvs.startNBTransaction();
-      for (int i = 0; i < kv.length; i += 2) {
-        txn.setValue((String) kv[i], kv[i + 1]);
-      }
-      return txn.commit(options);
-    }
-
-    RecordedTxn txn(long seq) {
-      return kvs.recordedTransaction(seq)
-          .orElseThrow(() -> new AssertionError("no record of txn #" + seq));
-    }
-
-    @Override
-    public void close() {
-      kvs.close();
-    }
+  /** The status {@code key} is expected to have: {@code error} is {@code ""} for none. */
+  static ValueStatus status(
+      String key, ValueState state, TxnOperation lastOp, String error, String... details) {
+    return new ValueStatus(key, state, error, lastOp, List.of(details));
   }
 
-  static Env env(boolean simulation) {
+  static SchedulerFixture env(boolean simulation) {
     return env(simulation, 1);
   }
 
   /** {@link #env(boolean)} with {@code parallelism} southbound calls at a time, at most. */
-  static Env env(boolean simulation, int parallelism) {
+  static SchedulerFixture env(boolean simulation, int parallelism) {
     return env(simulation, parallelism, false);
   }
 
@@ -197,18 +180,12 @@ final class CatalogueFixtures {
    * {@link #env(boolean, int)}; {@code revertInParallel}: transactions reverted on failure run
    * their calls in parallel too.
    */
-  static Env env(boolean simulation, int parallelism, boolean revertInParallel) {
-    ManualClock clock = new ManualClock();
-    ManualDelayScheduler timers = new ManualDelayScheduler(clock);
-    KVScheduler kvs =
-        KVScheduler.builder()
-            .clock(clock)
-            .delayScheduler(timers)
-            .statusExecutor(Runnable::run)
-            .enableTxnSimulation(simulation)
-            .parallelism(parallelism)
-            .revertInParallel(revertInParallel)
-            .build();
-    return new Env(kvs, clock, timers);
+  static SchedulerFixture env(boolean simulation, int parallelism, boolean revertInParallel) {
+    return SchedulerFixture.create(
+        b ->
+            b.enableTxnSimulation(simulation)
+                .parallelism(parallelism)
+                .revertInParallel(revertInParallel)
+                .printTxnSummary(true));
   }
 }

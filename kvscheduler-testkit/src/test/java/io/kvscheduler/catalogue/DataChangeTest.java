@@ -20,44 +20,36 @@ import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.testkit.KVSchedulerTest;
 import io.kvscheduler.testkit.MockSouthbound;
 import io.kvscheduler.testkit.OpSpec;
+import io.kvscheduler.testkit.SchedulerFixture;
 import io.kvscheduler.testkit.TxnAssert;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** The 3-descriptor setup of TestDataChangeTransactions (catalogue §6). */
+@KVSchedulerTest(simulation = true, printTxnSummary = true)
 class DataChangeTest {
-  private final MockSouthbound sb = new MockSouthbound();
-  private CatalogueFixtures.Env env;
+  private static final TxnOptions DATA_CHANGE =
+      TxnOptions.builder().description("testing data change").build();
+
+  private MockSouthbound sb;
+  private SchedulerFixture env;
 
   @BeforeEach
-  void setUp() {
-    env = CatalogueFixtures.env(true);
+  void setUp(SchedulerFixture fx) {
+    env = fx;
+    sb = fx.southbound();
     CatalogueFixtures.registerDataChangeDescriptors(env.kvs(), sb);
-  }
-
-  @AfterEach
-  void tearDown() {
-    env.close();
-    assertThat(sb.inconsistencies()).isEmpty();
-  }
-
-  private long commit(Object... kv) {
-    var txn = env.kvs().startNBTransaction();
-    for (int i = 0; i < kv.length; i += 2) {
-      txn.setValue((String) kv[i], kv[i + 1]);
-    }
-    return txn.commit(TxnOptions.builder().description("testing data change").build());
   }
 
   @Test
   @DisplayName(
       "B52 B53 B54 B123 first transaction creates base values, derived values; B2/i2 pending")
   void firstTransaction() {
-    long seq = commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
+    long seq = env.commit(DATA_CHANGE, B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
     assertThat(seq).isZero();
     assertThat(sb.callLog())
         .containsExactly(
@@ -91,9 +83,9 @@ class DataChangeTest {
   @Test
   @DisplayName("B51 B55 B56 B85 B79 B87 B124 second transaction re-creates C3 first, updates A1")
   void secondTransaction() {
-    commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
+    env.commit(DATA_CHANGE, B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
     sb.clearCalls();
-    commit(C3, arr(1), A1, arr(1));
+    env.commit(DATA_CHANGE, C3, arr(1), A1, arr(1));
     assertThat(sb.callLog())
         .containsExactly(
             "DELETE " + d(C3, 1),

@@ -6,13 +6,11 @@ import static io.kvscheduler.api.TxnOperation.UNDEFINED;
 import static io.kvscheduler.api.TxnOperation.UPDATE;
 import static io.kvscheduler.api.ValueState.CONFIGURED;
 import static io.kvscheduler.api.ValueState.FAILED;
-import static io.kvscheduler.api.ValueState.INVALID;
 import static io.kvscheduler.api.ValueState.MISSING;
 import static io.kvscheduler.api.ValueState.NONEXISTENT;
 import static io.kvscheduler.api.ValueState.OBTAINED;
 import static io.kvscheduler.api.ValueState.PENDING;
 import static io.kvscheduler.api.ValueState.REMOVED;
-import static io.kvscheduler.api.ValueState.UNIMPLEMENTED;
 import static io.kvscheduler.catalogue.CatalogueFixtures.A1;
 import static io.kvscheduler.catalogue.CatalogueFixtures.A2;
 import static io.kvscheduler.catalogue.CatalogueFixtures.A3;
@@ -22,6 +20,7 @@ import static io.kvscheduler.catalogue.CatalogueFixtures.C3;
 import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
 import static io.kvscheduler.catalogue.CatalogueFixtures.d;
 import static io.kvscheduler.catalogue.CatalogueFixtures.s;
+import static io.kvscheduler.testkit.KVSchedulerAssertions.assertThat;
 import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -31,18 +30,17 @@ import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.KVWithMetadata;
-import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.RecordedTxn.RecordedValue;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TransactionException;
-import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueOrigin;
-import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
+import io.kvscheduler.testkit.KVSchedulerTest;
 import io.kvscheduler.testkit.MockSouthbound;
 import io.kvscheduler.testkit.OpSpec;
+import io.kvscheduler.testkit.SchedulerFixture;
 import io.kvscheduler.testkit.TxnAssert;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,60 +51,31 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** Catalogue §7: dependencies (AND, AnyOf, availability, cycles). */
+@KVSchedulerTest(simulation = true, printTxnSummary = true, checkSouthbound = false)
 class DependencyTest {
-  private final MockSouthbound sb = new MockSouthbound();
-  private CatalogueFixtures.Env env;
+  private MockSouthbound sb;
+  private SchedulerFixture env;
   private KVScheduler kvs;
 
   /** Inconsistent SB calls a test expects on purpose (checked in tearDown). */
   private final List<String> expectedInconsistencies = new ArrayList<>();
 
   @BeforeEach
-  void setUp() {
-    env = CatalogueFixtures.env(true);
-    kvs = env.kvs();
+  void setUp(SchedulerFixture fx) {
+    env = fx;
+    sb = fx.southbound();
+    kvs = fx.kvs();
   }
 
   @AfterEach
   void tearDown() {
-    env.close();
     assertThat(sb.inconsistencies()).containsExactlyElementsOf(expectedInconsistencies);
   }
 
   // ------------------------------------------------------------------ helpers
 
-  private long commit(TxnOptions o, Object... kv) {
-    var txn = kvs.startNBTransaction();
-    for (int i = 0; i < kv.length; i += 2) {
-      txn.setValue((String) kv[i], kv[i + 1]);
-    }
-    return txn.commit(o);
-  }
-
-  private long commit(Object... kv) {
-    return commit(TxnOptions.defaults(), kv);
-  }
-
   private TransactionException commitFails(Object... kv) {
-    return assertThrows(TransactionException.class, () -> commit(kv));
-  }
-
-  private void assertStatus(
-      String key, ValueState state, TxnOperation lastOp, String error, String... details) {
-    assertThat(kvs.valueStatus(key).value())
-        .isEqualTo(new ValueStatus(key, state, error, lastOp, List.of(details)));
-  }
-
-  private static KeyError keyError(TransactionException e, int i) {
-    return e.keyErrors().get(i);
-  }
-
-  private static void assertKeyErrors(TransactionException e, String... keyOpMsg) {
-    List<String> actual = new ArrayList<>();
-    for (KeyError ke : e.keyErrors()) {
-      actual.add(ke.key() + " " + ke.operation() + " " + ke.message());
-    }
-    assertThat(actual).containsExactly(keyOpMsg);
+    return assertThrows(TransactionException.class, () -> env.commit(kv));
   }
 
   private static OpSpec[] ops(OpSpec... o) {
@@ -129,7 +98,7 @@ class DependencyTest {
                     List.of(Dependency.onKey("needs-a1", A1), Dependency.onKey("needs-b2", B2)))
             .build());
 
-    commit(C3, s("c3"));
+    env.commit(C3, s("c3"));
     assertThat(sb.callLog()).isEmpty();
     TxnAssert.assertThat(env.txn(0))
         .executed(op(CREATE, C3).states(NONEXISTENT, PENDING).flags("NOOP"));
@@ -138,21 +107,21 @@ class DependencyTest {
         .containsExactlyInAnyOrder("needs-a1", "needs-b2");
 
     // one of two dependencies is not enough
-    commit(A1, s("a1"));
+    env.commit(A1, s("a1"));
     assertThat(sb.callLog()).containsExactly("CREATE " + A1);
     TxnAssert.assertThat(env.txn(1)).executed(op(CREATE, A1).states(NONEXISTENT, CONFIGURED));
-    assertStatus(C3, PENDING, CREATE, "", "needs-b2");
+    assertThat(kvs).value(C3).isExactly(PENDING, CREATE, "", "needs-b2");
 
     // both: created in the transaction that brings the second one
     sb.clearCalls();
-    commit(B2, s("b2"));
+    env.commit(B2, s("b2"));
     assertThat(sb.callLog()).containsExactly("CREATE " + B2, "CREATE " + C3);
     OpSpec[] expected =
         ops(
             op(CREATE, B2).states(NONEXISTENT, CONFIGURED),
             op(CREATE, C3).states(PENDING, CONFIGURED).prevValue(s("c3")).newValue(s("c3")));
     TxnAssert.assertThat(env.txn(2)).executed(expected).planned(expected);
-    assertStatus(C3, CONFIGURED, CREATE, "");
+    assertThat(kvs).value(C3).isExactly(CONFIGURED, CREATE, "");
   }
 
   @Test
@@ -167,16 +136,16 @@ class DependencyTest {
                 (key, value) -> List.of(Dependency.onKey("dup", A1), Dependency.onKey("dup", A2)))
             .build());
     TransactionException e = commitFails(A1, s("a1"), A2, s("a2"), C3, s("c3"));
-    assertThat(e.keyErrors()).hasSize(1);
-    assertThat(keyError(e, 0).key()).isEqualTo(C3);
     // the callback answered, wrongly: said as a broken contract, not as a failed callback
-    assertThat(keyError(e, 0).message())
-        .isEqualTo(
+    assertThat(e)
+        .hasFailedKeys(C3)
+        .hasKeyErrorMessage(
+            C3,
             "descriptor descriptor3: dependencies of key "
                 + C3
                 + ": dependency label 'dup' used twice");
     assertThat(sb.callLog()).containsExactly("CREATE " + A1, "CREATE " + A2);
-    assertThat(kvs.valueStatus(C3).state()).isEqualTo(INVALID);
+    assertThat(kvs).value(C3).isInvalid();
   }
 
   // ------------------------------------------------------------------ B69
@@ -195,7 +164,7 @@ class DependencyTest {
                 (key, value) -> key.equals(A2) ? List.of(Dependency.onKey(A1, A1)) : List.of())
             .build());
 
-    long seq = commit(TxnOptions.builder().resync(ResyncType.FULL).build(), A2, arr(1));
+    long seq = env.commit(TxnOptions.builder().resync(ResyncType.FULL).build(), A2, arr(1));
     assertThat(seq).isZero();
 
     assertThat(sb.callLog())
@@ -213,8 +182,8 @@ class DependencyTest {
     assertThat(sb.get(A1).orElseThrow())
         .isEqualTo(
             new MockSouthbound.Entry(A1, s("base-value1"), null, ValueOrigin.FROM_SB, false));
-    assertStatus(A1, OBTAINED, UNDEFINED, "");
-    assertStatus(A2, CONFIGURED, CREATE, "");
+    assertThat(kvs).value(A1).isExactly(OBTAINED, UNDEFINED, "");
+    assertThat(kvs).value(A2).isExactly(CONFIGURED, CREATE, "");
     var meta = kvs.metadataMap("descriptor1", Object.class);
     assertThat(meta.lookup("base-value1")).isEmpty();
     assertThat(meta.lookup("base-value2")).contains(0);
@@ -236,15 +205,15 @@ class DependencyTest {
                     List.of(Dependency.anyOfPrefixes("any-A", CatalogueFixtures.PREFIX_A)))
             .build());
 
-    commit(C3, s("c3"));
+    env.commit(C3, s("c3"));
     TxnAssert.assertThat(env.txn(0))
         .executed(op(CREATE, C3).states(NONEXISTENT, PENDING).flags("NOOP"));
-    assertStatus(C3, PENDING, CREATE, "", "any-A");
+    assertThat(kvs).value(C3).isExactly(PENDING, CREATE, "", "any-A");
 
     // a key outside the prefix does not satisfy it
-    commit(B2, s("b2"));
+    env.commit(B2, s("b2"));
     assertThat(sb.callLog()).containsExactly("CREATE " + B2);
-    assertStatus(C3, PENDING, CREATE, "", "any-A");
+    assertThat(kvs).value(C3).isExactly(PENDING, CREATE, "", "any-A");
 
     // an SB value appearing later under the prefix makes C3 ready in the same transaction
     sb.clearCalls();
@@ -258,7 +227,7 @@ class DependencyTest {
             op(CREATE, A1).states(NONEXISTENT, OBTAINED),
             op(CREATE, C3).states(PENDING, CONFIGURED).prevValue(s("c3")).newValue(s("c3")));
     TxnAssert.assertThat(env.txn(2)).executed(expected).planned(expected);
-    assertStatus(C3, CONFIGURED, CREATE, "");
+    assertThat(kvs).value(C3).isExactly(CONFIGURED, CREATE, "");
   }
 
   // ------------------------------------------------------------------ B71
@@ -279,22 +248,22 @@ class DependencyTest {
                             "sel", List.of(CatalogueFixtures.PREFIX_A), k -> k.endsWith("2"))))
             .build());
 
-    commit(C3, s("c3"));
-    assertStatus(C3, PENDING, CREATE, "", "sel");
+    env.commit(C3, s("c3"));
+    assertThat(kvs).value(C3).isExactly(PENDING, CREATE, "", "sel");
 
     // A1: prefix ok, selector no; B2: selector ok, prefix no
-    commit(A1, s("a1"), B2, s("b2"));
+    env.commit(A1, s("a1"), B2, s("b2"));
     assertThat(sb.callLog()).containsExactly("CREATE " + A1, "CREATE " + B2);
-    assertStatus(C3, PENDING, CREATE, "", "sel");
+    assertThat(kvs).value(C3).isExactly(PENDING, CREATE, "", "sel");
 
     sb.clearCalls();
-    commit(A2, s("a2"));
+    env.commit(A2, s("a2"));
     assertThat(sb.callLog()).containsExactly("CREATE " + A2, "CREATE " + C3);
     TxnAssert.assertThat(env.txn(2))
         .executed(
             op(CREATE, A2).states(NONEXISTENT, CONFIGURED),
             op(CREATE, C3).states(PENDING, CONFIGURED));
-    assertStatus(C3, CONFIGURED, CREATE, "");
+    assertThat(kvs).value(C3).isExactly(CONFIGURED, CREATE, "");
   }
 
   @Test
@@ -311,19 +280,19 @@ class DependencyTest {
                     List.of(Dependency.anyOf("sel", List.of(), k -> k.endsWith("base-value2"))))
             .build());
 
-    commit(C3, s("c3"));
-    assertStatus(C3, PENDING, CREATE, "", "sel");
-    commit(A1, s("a1"));
-    assertStatus(C3, PENDING, CREATE, "", "sel");
+    env.commit(C3, s("c3"));
+    assertThat(kvs).value(C3).isExactly(PENDING, CREATE, "", "sel");
+    env.commit(A1, s("a1"));
+    assertThat(kvs).value(C3).isExactly(PENDING, CREATE, "", "sel");
 
     sb.clearCalls();
-    commit(B2, s("b2"));
+    env.commit(B2, s("b2"));
     assertThat(sb.callLog()).containsExactly("CREATE " + B2, "CREATE " + C3);
     TxnAssert.assertThat(env.txn(2))
         .executed(
             op(CREATE, B2).states(NONEXISTENT, CONFIGURED),
             op(CREATE, C3).states(PENDING, CONFIGURED));
-    assertStatus(C3, CONFIGURED, CREATE, "");
+    assertThat(kvs).value(C3).isExactly(CONFIGURED, CREATE, "");
   }
 
   // ------------------------------------------------------------------ B72
@@ -365,10 +334,10 @@ class DependencyTest {
   @DisplayName("B72 a PENDING value does not satisfy dependencies")
   void pendingIsUnavailable() {
     registerForAvailability(false);
-    commit(A1, s("needs-b2"), C3, s(A1));
+    env.commit(A1, s("needs-b2"), C3, s(A1));
     assertThat(sb.callLog()).isEmpty();
-    assertStatus(A1, PENDING, CREATE, "", B2);
-    assertStatus(C3, PENDING, CREATE, "", "dep");
+    assertThat(kvs).value(A1).isExactly(PENDING, CREATE, "", B2);
+    assertThat(kvs).value(C3).isExactly(PENDING, CREATE, "", "dep");
   }
 
   @Test
@@ -376,10 +345,10 @@ class DependencyTest {
   void invalidIsUnavailable() {
     registerForAvailability(false);
     commitFails(A1, s("invalid"));
-    commit(C3, s(A1));
+    env.commit(C3, s(A1));
     assertThat(sb.callLog()).isEmpty();
-    assertThat(kvs.valueStatus(A1).state()).isEqualTo(INVALID);
-    assertStatus(C3, PENDING, CREATE, "", "dep");
+    assertThat(kvs).value(A1).isInvalid();
+    assertThat(kvs).value(C3).isExactly(PENDING, CREATE, "", "dep");
   }
 
   @Test
@@ -387,17 +356,17 @@ class DependencyTest {
   void unimplementedIsUnavailable() {
     registerForAvailability(false);
     String x = "/prefixX/x";
-    commit(x, s("x"), C3, s(x));
+    env.commit(x, s("x"), C3, s(x));
     assertThat(sb.callLog()).isEmpty();
-    assertThat(kvs.valueStatus(x).state()).isEqualTo(UNIMPLEMENTED);
-    assertStatus(C3, PENDING, CREATE, "", "dep");
+    assertThat(kvs).value(x).isUnimplemented();
+    assertThat(kvs).value(C3).isExactly(PENDING, CREATE, "", "dep");
   }
 
   @Test
   @DisplayName("B72 a MISSING value (not found by a refresh) does not satisfy dependencies")
   void missingIsUnavailable() {
     registerForAvailability(true);
-    commit(A1, arr(1));
+    env.commit(A1, arr(1));
     // the Create of A1/i2 fails and A1 disappears from SB meanwhile; the post-failure refresh
     // of A1 does not find it
     sb.planError(
@@ -408,9 +377,9 @@ class DependencyTest {
     assertThat(kvs.valueStatus(A1).state()).isEqualTo(MISSING);
 
     sb.clearCalls();
-    commit(C3, s(A1));
+    env.commit(C3, s(A1));
     assertThat(sb.callLog()).isEmpty();
-    assertStatus(C3, PENDING, CREATE, "", "dep");
+    assertThat(kvs).value(C3).isExactly(PENDING, CREATE, "", "dep");
   }
 
   @Test
@@ -419,26 +388,26 @@ class DependencyTest {
     registerForAvailability(false);
     sb.planError(A1, new RuntimeException("failed to create"));
     commitFails(A1, s("a1"));
-    assertStatus(A1, FAILED, CREATE, "failed to create");
+    assertThat(kvs).value(A1).isExactly(FAILED, CREATE, "failed to create");
     sb.clearCalls();
-    commit(C3, s(A1));
+    env.commit(C3, s(A1));
     assertThat(sb.callLog()).isEmpty();
-    assertStatus(C3, PENDING, CREATE, "", "dep");
+    assertThat(kvs).value(C3).isExactly(PENDING, CREATE, "", "dep");
   }
 
   @Test
   @DisplayName("B72 a value whose Delete failed does not satisfy dependencies")
   void failedDeleteIsUnavailable() {
     registerForAvailability(false);
-    commit(A1, s("a1"));
+    env.commit(A1, s("a1"));
     sb.planError(A1, new RuntimeException("failed to delete"));
     commitFails(A1, null);
-    assertStatus(A1, FAILED, DELETE, "failed to delete");
+    assertThat(kvs).value(A1).isExactly(FAILED, DELETE, "failed to delete");
     assertThat(sb.get(A1)).isPresent();
     sb.clearCalls();
-    commit(C3, s(A1));
+    env.commit(C3, s(A1));
     assertThat(sb.callLog()).isEmpty();
-    assertStatus(C3, PENDING, CREATE, "", "dep");
+    assertThat(kvs).value(C3).isExactly(PENDING, CREATE, "", "dep");
   }
 
   @Test
@@ -446,17 +415,17 @@ class DependencyTest {
       "B72 a value is unavailable from the start of its own deletion (dependents go first)")
   void unavailableFromStartOfDeletion() {
     registerForAvailability(false);
-    commit(A1, s("a1"), C3, s(A1));
+    env.commit(A1, s("a1"), C3, s(A1));
     assertThat(sb.callLog()).containsExactly("CREATE " + A1, "CREATE " + C3);
     sb.clearCalls();
-    commit(A1, null);
+    env.commit(A1, null);
     assertThat(sb.callLog()).containsExactly("DELETE " + C3, "DELETE " + A1);
     OpSpec[] expected =
         ops(
             op(DELETE, C3).states(CONFIGURED, PENDING).prevValue(s(A1)).newValue(s(A1)),
             op(DELETE, A1).states(CONFIGURED, REMOVED).prevValue(s("a1")).newValue(null));
     TxnAssert.assertThat(env.txn(1)).executed(expected).planned(expected);
-    assertStatus(C3, PENDING, DELETE, "", "dep");
+    assertThat(kvs).value(C3).isExactly(PENDING, DELETE, "", "dep");
     assertThat(kvs.valueStatus(A1).state()).isEqualTo(NONEXISTENT);
   }
 
@@ -464,14 +433,14 @@ class DependencyTest {
   @DisplayName("B72 a value whose Update failed stays available")
   void failedUpdateStaysAvailable() {
     registerForAvailability(false);
-    commit(A1, s("v1"));
+    env.commit(A1, s("v1"));
     sb.planError(A1, new RuntimeException("failed to update"));
     commitFails(A1, s("v2"));
-    assertStatus(A1, FAILED, UPDATE, "failed to update");
+    assertThat(kvs).value(A1).isExactly(FAILED, UPDATE, "failed to update");
     sb.clearCalls();
-    commit(C3, s(A1));
+    env.commit(C3, s(A1));
     assertThat(sb.callLog()).containsExactly("CREATE " + C3);
-    assertStatus(C3, CONFIGURED, CREATE, "");
+    assertThat(kvs).value(C3).isExactly(CONFIGURED, CREATE, "");
   }
 
   // ------------------------------------------------------------------ B73
@@ -535,7 +504,7 @@ class DependencyTest {
 
   private void cycleTxn1() {
     long seq =
-        commit(
+        env.commit(
             TxnOptions.builder().description("testing dependency cycles").build(),
             A1,
             V1,
@@ -552,8 +521,8 @@ class DependencyTest {
             op(CREATE, A2).states(NONEXISTENT, PENDING).flags("NOOP").newValue(V2),
             op(CREATE, A3).states(NONEXISTENT, PENDING).flags("NOOP").newValue(V3));
     TxnAssert.assertThat(env.txn(0)).executed(expected).planned(expected);
-    assertStatus(A1, PENDING, CREATE, "", A2);
-    assertStatus(A2, PENDING, CREATE, "", A3);
+    assertThat(kvs).value(A1).isExactly(PENDING, CREATE, "", A2);
+    assertThat(kvs).value(A2).isExactly(PENDING, CREATE, "", A3);
     ValueStatus a3 = kvs.valueStatus(A3).value();
     assertThat(a3.state()).isEqualTo(PENDING);
     assertThat(a3.lastOperation()).isEqualTo(CREATE);
@@ -562,7 +531,7 @@ class DependencyTest {
 
   private void cycleTxn2() {
     sb.clearCalls();
-    assertThat(commit(A4, V4)).isEqualTo(1);
+    assertThat(env.commit(A4, V4)).isEqualTo(1);
     assertThat(sb.callLog())
         .containsExactly("CREATE " + A4, "CREATE " + A3, "CREATE " + A2, "CREATE " + A1);
     OpSpec[] expected =
@@ -573,7 +542,7 @@ class DependencyTest {
             op(CREATE, A1).states(PENDING, CONFIGURED).prevValue(V1).newValue(V1));
     TxnAssert.assertThat(env.txn(1)).executed(expected).planned(expected);
     for (String k : List.of(A1, A2, A3, A4)) {
-      assertStatus(k, CONFIGURED, CREATE, "");
+      assertThat(kvs).value(k).isExactly(CONFIGURED, CREATE, "");
     }
   }
 
@@ -582,7 +551,10 @@ class DependencyTest {
     sb.planError(A2, new RuntimeException("failed to remove the value"));
     TransactionException e = commitFails(A2, null);
     assertThat(e.seqNum()).isEqualTo(2);
-    assertKeyErrors(e, A2 + " DELETE failed to remove the value");
+    assertThat(e)
+        .hasFailedKeys(A2)
+        .hasKeyError(A2, DELETE)
+        .hasKeyErrorMessage(A2, "failed to remove the value");
     assertThat(sb.callLog()).containsExactly("DELETE " + A3, "DELETE " + A1, "DELETE " + A2 + " ✗");
     TxnAssert.assertThat(env.txn(2))
         .planned(
@@ -600,15 +572,15 @@ class DependencyTest {
     // SB: A2 could not be removed, A4 untouched
     assertThat(sb.keys()).containsExactly(A2, A4);
     assertThat(sb.get(A2).orElseThrow().value()).isEqualTo(V2);
-    assertStatus(A1, PENDING, DELETE, "", A2);
-    assertStatus(A2, FAILED, DELETE, "failed to remove the value");
-    assertStatus(A3, PENDING, DELETE, "", A1);
-    assertStatus(A4, CONFIGURED, CREATE, "");
+    assertThat(kvs).value(A1).isExactly(PENDING, DELETE, "", A2);
+    assertThat(kvs).value(A2).isExactly(FAILED, DELETE, "failed to remove the value");
+    assertThat(kvs).value(A3).isExactly(PENDING, DELETE, "", A1);
+    assertThat(kvs).value(A4).isExactly(CONFIGURED, CREATE, "");
   }
 
   private void cycleTxn4() {
     sb.clearCalls();
-    assertThat(commit(A2, V2_NEW)).isEqualTo(3);
+    assertThat(env.commit(A2, V2_NEW)).isEqualTo(3);
     // the reference re-applies a FAILED (unavailable) value with Create although the southbound
     // still holds it; we update the object its failed Delete left in place (D35)
     assertThat(sb.callLog()).containsExactly("UPDATE " + A2, "CREATE " + A1, "CREATE " + A3);
@@ -628,9 +600,9 @@ class DependencyTest {
     assertThat(sb.get(A3).orElseThrow().value()).isEqualTo(V3);
     assertThat(sb.get(A4).orElseThrow().value()).isEqualTo(V4);
     for (String k : List.of(A1, A3, A4)) {
-      assertStatus(k, CONFIGURED, CREATE, "");
+      assertThat(kvs).value(k).isExactly(CONFIGURED, CREATE, "");
     }
-    assertStatus(A2, CONFIGURED, UPDATE, "");
+    assertThat(kvs).value(A2).isExactly(CONFIGURED, UPDATE, "");
   }
 
   @Test
@@ -678,7 +650,7 @@ class DependencyTest {
       "B78 (ours: observable guarantee) a cycle created in one transaction: walks terminate, one Create per key")
   void cycleCreatedInOneTransaction() {
     registerCycle();
-    commit(A1, V1, A2, V2, A3, V3, A4, V4);
+    env.commit(A1, V1, A2, V2, A3, V3, A4, V4);
     assertThat(sb.callLog())
         .containsExactly("CREATE " + A4, "CREATE " + A3, "CREATE " + A2, "CREATE " + A1);
     // the intermediate pending creates are compressed away (B80 rule)
@@ -696,9 +668,9 @@ class DependencyTest {
       "B78 (ours: observable guarantee) a whole cycle deleted in one transaction: one Delete per key")
   void cycleDeletedInOneTransaction() {
     registerCycle();
-    commit(A1, V1, A2, V2, A3, V3, A4, V4);
+    env.commit(A1, V1, A2, V2, A3, V3, A4, V4);
     sb.clearCalls();
-    commit(A1, null, A2, null, A3, null, A4, null);
+    env.commit(A1, null, A2, null, A3, null, A4, null);
     assertThat(sb.callLog())
         .containsExactly("DELETE " + A2, "DELETE " + A3, "DELETE " + A1, "DELETE " + A4);
     OpSpec[] expected =

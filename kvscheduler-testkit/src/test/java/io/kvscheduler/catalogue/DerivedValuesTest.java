@@ -16,6 +16,8 @@ import static io.kvscheduler.catalogue.CatalogueFixtures.B2;
 import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
 import static io.kvscheduler.catalogue.CatalogueFixtures.d;
 import static io.kvscheduler.catalogue.CatalogueFixtures.s;
+import static io.kvscheduler.catalogue.CatalogueFixtures.status;
+import static io.kvscheduler.testkit.KVSchedulerAssertions.assertThat;
 import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -36,7 +38,6 @@ import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueOrigin;
-import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.api.View;
 import io.kvscheduler.testkit.KVSchedulerTest;
@@ -70,11 +71,6 @@ class DerivedValuesTest {
 
   private static OpSpec[] ops(OpSpec... o) {
     return o;
-  }
-
-  private ValueStatus status(
-      String key, ValueState state, TxnOperation lastOp, String error, String... details) {
-    return new ValueStatus(key, state, error, lastOp, List.of(details));
   }
 
   private NodeRevision lastRevision(String key) {
@@ -298,9 +294,8 @@ class DerivedValuesTest {
                 .prevValue(s("item1"))
                 .newValue(s("item1")),
             op(DELETE, B2).states(CONFIGURED, REMOVED));
-    var st = kvs.valueStatus(A1);
-    assertThat(st.value()).isEqualTo(status(A1, CONFIGURED, CREATE, ""));
-    assertThat(st.derived()).containsExactly(status(d(A1, 1), PENDING, DELETE, "", B2));
+    assertThat(kvs)
+        .hasStatus(status(A1, CONFIGURED, CREATE, ""), status(d(A1, 1), PENDING, DELETE, "", B2));
   }
 
   // ------------------------------------------------------------------ B80
@@ -386,7 +381,7 @@ class DerivedValuesTest {
   void propertiesOfNbValue() {
     registerWithProperties();
     env.commit(B2, s("b2"));
-    assertThat(kvs.valueStatus(B2).value()).isEqualTo(status(B2, PENDING, CREATE, "", d(A1, 1)));
+    assertThat(kvs).value(B2).isExactly(PENDING, CREATE, "", d(A1, 1));
 
     sb.clearCalls();
     env.commit(A1, arr(1));
@@ -460,11 +455,11 @@ class DerivedValuesTest {
             op(CREATE, d(A1, 1)).states(NONEXISTENT, OBTAINED).flags("DERIVED"),
             op(CREATE, d(A1, 2)).states(NONEXISTENT, OBTAINED).flags("DERIVED"));
     TxnAssert.assertThat(env.txn(0)).executed(expected).planned(expected);
-    var st = kvs.valueStatus(A1);
-    assertThat(st.value()).isEqualTo(status(A1, OBTAINED, UNDEFINED, ""));
-    assertThat(st.derived())
-        .containsExactly(
-            status(d(A1, 1), OBTAINED, UNDEFINED, ""), status(d(A1, 2), OBTAINED, UNDEFINED, ""));
+    assertThat(kvs)
+        .hasStatus(
+            status(A1, OBTAINED, UNDEFINED, ""),
+            status(d(A1, 1), OBTAINED, UNDEFINED, ""),
+            status(d(A1, 2), OBTAINED, UNDEFINED, ""));
     assertThat(lastRevision(d(A1, 1)).descriptor()).isEqualTo("descriptor1");
 
     // derived values of NB values are NB values (created by the descriptor)
@@ -517,10 +512,10 @@ class DerivedValuesTest {
                 .prevValue(s("item1"))
                 .newValue(null)
                 .error("failed to delete value"));
-    var st = kvs.valueStatus(A1);
-    assertThat(st.value()).isEqualTo(status(A1, CONFIGURED, DELETE, ""));
-    assertThat(st.derived())
-        .containsExactly(status(d(A1, 1), FAILED, DELETE, "failed to delete value"));
+    assertThat(kvs)
+        .hasStatus(
+            status(A1, CONFIGURED, DELETE, ""),
+            status(d(A1, 1), FAILED, DELETE, "failed to delete value"));
     // still in SB, still with its metadata; the NB intent is now "deleted"
     assertThat(sb.keys()).containsExactly(A1, d(A1, 1));
     assertThat(kvs.metadataMap("descriptor1", Object.class).lookup("base-value1")).contains(0);

@@ -36,14 +36,15 @@ import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.api.View;
+import io.kvscheduler.testkit.KVSchedulerTest;
 import io.kvscheduler.testkit.MockSouthbound;
+import io.kvscheduler.testkit.SchedulerFixture;
 import io.kvscheduler.testkit.TxnAssert;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.assertj.core.groups.Tuple;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -52,22 +53,18 @@ import org.junit.jupiter.api.Test;
  * Catalogue §10, B93–B105: best effort, failed Create/Update/Delete, the refresh of failed values,
  * revert on failure (TestDataChangeTransactionWithRevert) and failures during revert.
  */
+@KVSchedulerTest(simulation = true, printTxnSummary = true)
 class FailureAndRevertTest {
   private static final String B3 = "/prefixB/base-value3";
 
-  private final MockSouthbound sb = new MockSouthbound();
+  private MockSouthbound sb;
   private final List<BaseValueStatus> statuses = new CopyOnWriteArrayList<>();
-  private CatalogueFixtures.Env env;
+  private SchedulerFixture env;
 
   @BeforeEach
-  void setUp() {
-    env = CatalogueFixtures.env(true);
-  }
-
-  @AfterEach
-  void tearDown() {
-    env.close();
-    assertThat(sb.inconsistencies()).isEmpty();
+  void setUp(SchedulerFixture fx) {
+    env = fx;
+    sb = fx.southbound();
   }
 
   // ------------------------------------------------------------------ fixtures
@@ -101,12 +98,8 @@ class FailureAndRevertTest {
     env.kvs().registerDescriptors(d1.build(), d2.retrieveDependencies("descriptor1").build());
   }
 
-  private long commit(TxnOptions options, Object... kv) {
-    return env.commit(options, kv);
-  }
-
   private TransactionException commitFailing(TxnOptions options, Object... kv) {
-    return assertThrows(TransactionException.class, () -> commit(options, kv));
+    return assertThrows(TransactionException.class, () -> env.commit(options, kv));
   }
 
   private static List<Tuple> keyErrors(TransactionException e) {
@@ -143,7 +136,7 @@ class FailureAndRevertTest {
           + " REVERT records from the refreshed state, optimistic plan, one status for A1")
   void revertOnFailure() {
     registerDataChangeDescriptors();
-    commit(TxnOptions.defaults(), B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
+    env.commit(TxnOptions.defaults(), B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
     sb.clearCalls();
     sb.planError(
         A1,
@@ -401,7 +394,7 @@ class FailureAndRevertTest {
           + " the refresh replaces the stored value by SB's")
   void failedUpdate() {
     registerAB(true, true, true);
-    commit(TxnOptions.defaults(), A1, arr(1), B2, s("b"));
+    env.commit(TxnOptions.defaults(), A1, arr(1), B2, s("b"));
     sb.clearCalls();
     sb.planError(
         A1,
@@ -432,7 +425,7 @@ class FailureAndRevertTest {
 
     // A1 is still available: a new dependent is created at once
     sb.clearCalls();
-    commit(TxnOptions.defaults(), B3, s("b3"));
+    env.commit(TxnOptions.defaults(), B3, s("b3"));
     assertThat(sb.callLog()).containsExactly("CREATE " + B3);
     assertThat(env.kvs().valueStatus(B3)).isEqualTo(bs(vs(B3, CONFIGURED, CREATE, "")));
     assertThat(env.kvs().valueStatus(A1).value().state()).isEqualTo(FAILED);
@@ -444,7 +437,7 @@ class FailureAndRevertTest {
           + " without Retrieve nothing is refreshed")
   void failedDeleteWithoutRetrieve() {
     registerAB(false, false, false);
-    commit(TxnOptions.defaults(), A1, s("a"), B2, s("b"));
+    env.commit(TxnOptions.defaults(), A1, s("a"), B2, s("b"));
     sb.clearCalls();
     sb.planError(A1, err("failed to remove the value"));
 
@@ -489,7 +482,7 @@ class FailureAndRevertTest {
                 .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
                 .withoutRetrieve()
                 .build());
-    commit(TxnOptions.defaults(), B2, s("b2"));
+    env.commit(TxnOptions.defaults(), B2, s("b2"));
     sb.clearCalls();
     // only the first Create of A1 fails: a second Create would succeed
     sb.planError(A1, err("failed to add value"));
@@ -513,7 +506,7 @@ class FailureAndRevertTest {
           + " does not trigger revert")
   void indirectErrorDoesNotRevert() {
     registerAB(false, true, false);
-    commit(TxnOptions.defaults(), B2, s("b"));
+    env.commit(TxnOptions.defaults(), B2, s("b"));
     assertThat(env.kvs().valueStatus(B2).state()).isEqualTo(PENDING);
     sb.clearCalls();
     sb.planError(B2, err("failed to add value"));
@@ -542,7 +535,7 @@ class FailureAndRevertTest {
           + " the revert goes on and nothing more is triggered")
   void failureDuringRevert() {
     registerAB(true, true, false);
-    commit(TxnOptions.defaults(), A1, s("old"));
+    env.commit(TxnOptions.defaults(), A1, s("old"));
     sb.clearCalls();
     sb.planError(
         A1,
@@ -600,7 +593,7 @@ class FailureAndRevertTest {
           + " enabled and a retriable error")
   void revertedFailureIsNeverRetrying() {
     registerAB(true, true, false);
-    commit(TxnOptions.defaults(), A1, s("old"));
+    env.commit(TxnOptions.defaults(), A1, s("old"));
     sb.clearCalls();
     sb.planError(
         A1,

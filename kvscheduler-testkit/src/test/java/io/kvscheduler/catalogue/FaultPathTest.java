@@ -6,6 +6,7 @@ import static io.kvscheduler.api.ValueState.INVALID;
 import static io.kvscheduler.api.ValueState.RETRYING;
 import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
 import static io.kvscheduler.catalogue.CatalogueFixtures.d;
+import static io.kvscheduler.testkit.KVSchedulerAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -21,16 +22,16 @@ import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
-import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.api.View;
 import io.kvscheduler.catalogue.CatalogueFixtures.ArrayValue;
+import io.kvscheduler.testkit.KVSchedulerTest;
 import io.kvscheduler.testkit.ManualClock;
 import io.kvscheduler.testkit.ManualDelayScheduler;
 import io.kvscheduler.testkit.MockSouthbound;
+import io.kvscheduler.testkit.SchedulerFixture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -43,6 +44,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * RETRYING value has a retry scheduled; a CONFIGURED value is what the southbound holds; an
  * operation's old value is what the southbound holds).
  */
+@KVSchedulerTest
 class FaultPathTest {
   private static final String A = "/a/k0";
   private static final String A1 = "/a/k1";
@@ -51,20 +53,19 @@ class FaultPathTest {
   private static final ArrayValue BAD = new ArrayValue(List.of("BAD"));
   private static final RetryOptions RETRY = new RetryOptions(Duration.ofSeconds(1), 3, true);
 
-  private final MockSouthbound sb = new MockSouthbound();
-  private final ManualClock clock = new ManualClock();
-  private final ManualDelayScheduler timers = new ManualDelayScheduler(clock);
+  private MockSouthbound sb;
+  private ManualClock clock;
+  private ManualDelayScheduler timers;
+  private SchedulerFixture env;
   private KVScheduler kvs;
 
   @BeforeEach
-  void setUp() {
-    kvs =
-        KVScheduler.builder()
-            .clock(clock)
-            .delayScheduler(timers)
-            .statusExecutor(Runnable::run)
-            .printTxnSummary(false)
-            .build();
+  void setUp(SchedulerFixture fx) {
+    env = fx;
+    sb = fx.southbound();
+    clock = fx.clock();
+    timers = fx.timers();
+    kvs = fx.kvs();
     kvs.registerDescriptors(
         sb.descriptor("items", Object.class)
             .keySelector(k -> k.startsWith("/a/") && k.indexOf('/', 3) > 0)
@@ -92,28 +93,6 @@ class FaultPathTest {
             .build());
   }
 
-  @AfterEach
-  void tearDown() {
-    kvs.close();
-    assertThat(sb.inconsistencies()).isEmpty();
-  }
-
-  private long commit(TxnOptions o, String key, Object value) {
-    Txn t = kvs.startNBTransaction();
-    t.setValue(key, value);
-    return t.commit(o);
-  }
-
-  private ValueStatus status(String key) {
-    return kvs
-        .valueStatus(key.indexOf('/', 3) > 0 ? key.substring(0, key.indexOf('/', 3)) : key)
-        .derived()
-        .stream()
-        .filter(s -> s.key().equals(key))
-        .findFirst()
-        .orElseGet(() -> kvs.valueStatus(key).value());
-  }
-
   private void advance(Duration d) {
     timers.advance(d);
     kvs.transactionBarrier();
@@ -124,24 +103,22 @@ class FaultPathTest {
       "a derived value whose retry a new value of its base made obsolete is FAILED, not"
           + " RETRYING")
   void obsoleteRetryOfDerivedValue() {
-    commit(TxnOptions.defaults(), A, arr(1));
+    env.commit(TxnOptions.defaults(), A, arr(1));
     // the removal of A is abandoned: its derived value cannot be deleted (retry planned)
     sb.planError(d(A, 1), new RuntimeException("busy"));
     assertThrows(
         TransactionException.class,
-        () -> commit(TxnOptions.builder().retry(RETRY).build(), A, null));
-    assertThat(status(d(A, 1)).state()).isEqualTo(RETRYING);
-    assertThat(status(A).state()).isEqualTo(CONFIGURED);
+        () -> env.commit(TxnOptions.builder().retry(RETRY).build(), A, null));
+    assertThat(kvs).derivedValue(A, d(A, 1)).hasState(RETRYING);
+    assertThat(kvs).value(A).hasState(CONFIGURED);
 
     // a new value of A, rejected by Validate: nothing is applied, the retry of the removal is
     // obsolete, so the derived value will never be retried
     assertThrows(
         TransactionException.class,
-        () -> commit(TxnOptions.builder().retry(RETRY).build(), A, BAD));
-    assertThat(status(A).state()).isEqualTo(INVALID);
-    ValueStatus item = status(d(A, 1));
-    assertThat(item.state()).isEqualTo(FAILED);
-    assertThat(item.error()).contains("busy");
+        () -> env.commit(TxnOptions.builder().retry(RETRY).build(), A, BAD));
+    assertThat(kvs).value(A).hasState(INVALID);
+    assertThat(kvs).derivedValue(A, d(A, 1)).isFailed().hasErrorContaining("busy");
 
     // the retry fires, finds A changed and does nothing: no value is left RETRYING
     advance(Duration.ofSeconds(10));
@@ -160,13 +137,13 @@ class FaultPathTest {
   @Test
   @DisplayName("an update rejected by Validate keeps the old object; removing the value deletes it")
   void invalidValueRemovedDeletesWhatTheSouthboundHolds() {
-    commit(TxnOptions.defaults(), A, arr(1));
-    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), A, BAD));
-    assertThat(status(A).state()).isEqualTo(INVALID);
+    env.commit(TxnOptions.defaults(), A, arr(1));
+    assertThrows(TransactionException.class, () -> env.commit(TxnOptions.defaults(), A, BAD));
+    assertThat(kvs).value(A).hasState(INVALID);
     assertThat(sb.keys()).containsExactly(A, d(A, 1)); // nothing was called
 
     sb.clearCalls();
-    commit(TxnOptions.defaults(), A, null);
+    env.commit(TxnOptions.defaults(), A, null);
     assertThat(sb.callLog()).containsExactly("DELETE " + d(A, 1), "DELETE " + A);
     assertThat(sb.keys()).isEmpty();
     assertThat(kvs.valueStatuses()).isEmpty();
@@ -177,10 +154,10 @@ class FaultPathTest {
       "a resync finding the old object of an INVALID value keeps its dependents waiting, and a"
           + " second resync calls nothing")
   void resyncKeepsDependentsOfInvalidValueWaiting() {
-    commit(TxnOptions.defaults(), A, arr(1));
-    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), A, BAD));
-    commit(TxnOptions.defaults(), P1, CatalogueFixtures.s("v1"));
-    assertThat(status(P1).state()).isEqualTo(ValueState.PENDING);
+    env.commit(TxnOptions.defaults(), A, arr(1));
+    assertThrows(TransactionException.class, () -> env.commit(TxnOptions.defaults(), A, BAD));
+    env.commit(TxnOptions.defaults(), P1, CatalogueFixtures.s("v1"));
+    assertThat(kvs).value(P1).hasState(ValueState.PENDING);
 
     for (int i = 0; i < 2; i++) {
       sb.clearCalls();
@@ -191,31 +168,31 @@ class FaultPathTest {
                   .commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build()));
       assertThat(sb.callLog()).as("resync %d", i + 1).doesNotContain("CREATE " + P1);
       assertThat(sb.callLog()).as("resync %d", i + 1).allMatch(c -> c.startsWith("RETRIEVE"));
-      assertThat(status(A).state()).isEqualTo(INVALID);
-      assertThat(status(P1).state()).isEqualTo(ValueState.PENDING);
+      assertThat(kvs).value(A).hasState(INVALID);
+      assertThat(kvs).value(P1).hasState(ValueState.PENDING);
     }
     assertThat(sb.keys()).containsExactly(A, d(A, 1)); // the old object stays (B120)
 
     // and its removal still deletes the object the southbound holds
     sb.clearCalls();
-    commit(TxnOptions.defaults(), A, null);
+    env.commit(TxnOptions.defaults(), A, null);
     assertThat(sb.callLog()).containsExactly("DELETE " + d(A, 1), "DELETE " + A);
   }
 
   @Test
   @DisplayName("an INVALID value made valid again updates the object the southbound holds")
   void invalidValueFixedUpdatesTheOldObject() {
-    commit(TxnOptions.defaults(), A, arr(1));
-    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), A, BAD));
+    env.commit(TxnOptions.defaults(), A, arr(1));
+    assertThrows(TransactionException.class, () -> env.commit(TxnOptions.defaults(), A, BAD));
 
     sb.clearCalls();
-    commit(TxnOptions.defaults(), A, arr(2));
+    env.commit(TxnOptions.defaults(), A, arr(2));
     assertThat(sb.callLog())
         .containsExactly("DELETE " + d(A, 1), "UPDATE " + A, "CREATE " + d(A, 2));
     assertThat(sb.get(A).orElseThrow().value()).isEqualTo(arr(2));
     assertThat(sb.keys()).containsExactly(A, d(A, 2));
-    assertThat(status(A).state()).isEqualTo(CONFIGURED);
-    assertThat(status(d(A, 2)).state()).isEqualTo(CONFIGURED);
+    assertThat(kvs).value(A).hasState(CONFIGURED);
+    assertThat(kvs).derivedValue(A, d(A, 2)).hasState(CONFIGURED);
     assertThat(kvs.recordedTransaction(2).orElseThrow().executed())
         .filteredOn(op -> op.key().equals(A))
         .singleElement()
@@ -230,12 +207,12 @@ class FaultPathTest {
   @DisplayName(
       "a retried removal whose Delete failed deletes the object (no Retrieve to re-read" + " it)")
   void failedDeleteIsRetriedForReal() {
-    commit(TxnOptions.defaults(), P, CatalogueFixtures.s("v1"));
+    env.commit(TxnOptions.defaults(), P, CatalogueFixtures.s("v1"));
     sb.planError(P, new RuntimeException("busy"));
     assertThrows(
         TransactionException.class,
-        () -> commit(TxnOptions.builder().retry(RETRY).build(), P, null));
-    assertThat(status(P).state()).isEqualTo(RETRYING);
+        () -> env.commit(TxnOptions.builder().retry(RETRY).build(), P, null));
+    assertThat(kvs).value(P).hasState(RETRYING);
     assertThat(sb.keys()).containsExactly(P);
 
     sb.clearCalls();
@@ -248,18 +225,18 @@ class FaultPathTest {
   @Test
   @DisplayName("a value asked for again after its Delete failed is not created a second time")
   void valueAskedForAgainAfterAFailedDelete() {
-    commit(TxnOptions.defaults(), P, CatalogueFixtures.s("v1"));
+    env.commit(TxnOptions.defaults(), P, CatalogueFixtures.s("v1"));
     sb.planError(P, new RuntimeException("busy"));
-    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), P, null));
-    assertThat(status(P).state()).isEqualTo(FAILED);
+    assertThrows(TransactionException.class, () -> env.commit(TxnOptions.defaults(), P, null));
+    assertThat(kvs).value(P).hasState(FAILED);
 
     sb.clearCalls();
-    commit(
+    env.commit(
         TxnOptions.defaults(), P, CatalogueFixtures.s("v1")); // what the southbound holds: no call
     assertThat(sb.callLog()).isEmpty();
-    assertThat(status(P).state()).isEqualTo(CONFIGURED);
+    assertThat(kvs).value(P).hasState(CONFIGURED);
 
-    commit(TxnOptions.defaults(), P, CatalogueFixtures.s("v2"));
+    env.commit(TxnOptions.defaults(), P, CatalogueFixtures.s("v2"));
     assertThat(sb.callLog()).containsExactly("UPDATE " + P);
     assertThat(sb.get(P).orElseThrow().value()).isEqualTo(CatalogueFixtures.s("v2"));
   }
@@ -272,7 +249,7 @@ class FaultPathTest {
     TransactionException e =
         assertThrows(
             TransactionException.class,
-            () -> commit(TxnOptions.defaults(), d(A, 1), CatalogueFixtures.s("item1")));
+            () -> env.commit(TxnOptions.defaults(), d(A, 1), CatalogueFixtures.s("item1")));
     assertThat(e.keyErrors())
         .singleElement()
         .satisfies(
@@ -284,10 +261,10 @@ class FaultPathTest {
     assertThat(kvs.valueStatus(d(A, 1)).state()).isEqualTo(ValueState.NONEXISTENT);
 
     // with a base deriving it, the key is refused as well; the base's value is untouched
-    commit(TxnOptions.defaults(), A, arr(1));
+    env.commit(TxnOptions.defaults(), A, arr(1));
     assertThrows(
         TransactionException.class,
-        () -> commit(TxnOptions.defaults(), d(A, 1), CatalogueFixtures.s("other")));
+        () -> env.commit(TxnOptions.defaults(), d(A, 1), CatalogueFixtures.s("other")));
     assertThat(sb.get(d(A, 1)).orElseThrow().value()).isEqualTo(CatalogueFixtures.s("item1"));
   }
 
@@ -296,8 +273,8 @@ class FaultPathTest {
       "a value taken down for its dependencies and then not found by a refresh keeps its"
           + " NB value (MISSING, not REMOVED)")
   void refreshKeepsTheIntentOfAValueTakenDownForItsDependencies() {
-    commit(TxnOptions.defaults(), P, CatalogueFixtures.s("v1"));
-    commit(TxnOptions.defaults(), A1, arr(1));
+    env.commit(TxnOptions.defaults(), P, CatalogueFixtures.s("v1"));
+    env.commit(TxnOptions.defaults(), A1, arr(1));
     // P's removal takes A1 down, which fails at its derived value (and A1 vanishes from the
     // southbound meanwhile): P and A1 stay; the refresh after the failure does not find A1
     sb.planError(
@@ -307,20 +284,16 @@ class FaultPathTest {
           sb.setValue(d(A1, 1), null, null, ValueOrigin.FROM_NB, true);
           sb.setValue(A1, null, null, ValueOrigin.FROM_NB, false);
         });
-    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), P, null));
+    assertThrows(TransactionException.class, () -> env.commit(TxnOptions.defaults(), P, null));
 
     // A1's last operation was that DELETE, but the northbound still asks for it: it is missing
-    ValueStatus a1 = status(A1);
-    assertThat(a1.state()).isEqualTo(ValueState.MISSING);
-    assertThat(a1.lastOperation()).isEqualTo(TxnOperation.DELETE);
+    assertThat(kvs).value(A1).hasState(ValueState.MISSING).lastOperation(TxnOperation.DELETE);
     assertThat(kvs.dumpValues("bases", View.NB)).extracting(kv -> kv.key()).containsExactly(A1);
 
     // a downstream resync removes P at last; A1 waits for it
     kvs.startNBTransaction().commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
     assertThat(sb.keys()).isEmpty();
-    a1 = status(A1);
-    assertThat(a1.state()).isEqualTo(ValueState.PENDING);
-    assertThat(a1.details()).containsExactly("p0");
+    assertThat(kvs).value(A1).hasState(ValueState.PENDING).hasDetails("p0");
   }
 
   @Test
@@ -335,12 +308,12 @@ class FaultPathTest {
             .withoutRetrieve()
             .dependencies((k, v) -> List.of(Dependency.onKey("a0", A)))
             .build());
-    commit(TxnOptions.defaults(), A, arr(1));
-    commit(TxnOptions.defaults(), q, CatalogueFixtures.s("v1"));
+    env.commit(TxnOptions.defaults(), A, arr(1));
+    env.commit(TxnOptions.defaults(), q, CatalogueFixtures.s("v1"));
     // the removal of A is abandoned after its derived value went: the dependent's Delete fails
     sb.planError(q, new RuntimeException("busy"));
-    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), A, null));
-    assertThat(status(A).state()).isEqualTo(CONFIGURED);
+    assertThrows(TransactionException.class, () -> env.commit(TxnOptions.defaults(), A, null));
+    assertThat(kvs).value(A).hasState(CONFIGURED);
     assertThat(sb.keys()).containsExactly(A, q);
 
     // A vanishes behind the scheduler's back: nothing tells the scheduler
@@ -350,18 +323,18 @@ class FaultPathTest {
     // A (as the reference), its derived value is created, and the device refuses a sub-object of
     // an object it does not hold; the refresh after the failure finds A gone
     sb.planError(d(A, 1), new RuntimeException("no such object " + A));
-    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), A, arr(1)));
+    assertThrows(TransactionException.class, () -> env.commit(TxnOptions.defaults(), A, arr(1)));
     assertThat(sb.callLog()).first().isEqualTo("CREATE " + d(A, 1) + " ✗");
     assertThat(sb.callLog()).noneMatch(c -> c.equals("CREATE " + A) || c.startsWith("UPDATE " + A));
     assertThat(sb.keys()).doesNotContain(d(A, 1));
-    assertThat(status(A).state()).isNotEqualTo(CONFIGURED);
+    assertThat(kvs.valueStatus(A).value().state()).isNotEqualTo(CONFIGURED);
 
     // a downstream resync brings the base and its derived value back, in that order
     sb.clearCalls();
     kvs.startNBTransaction().commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
     assertThat(sb.keys()).containsExactly(A, d(A, 1), q);
-    assertThat(status(A).state()).isEqualTo(CONFIGURED);
-    assertThat(status(d(A, 1)).state()).isEqualTo(CONFIGURED);
+    assertThat(kvs).value(A).hasState(CONFIGURED);
+    assertThat(kvs).derivedValue(A, d(A, 1)).hasState(CONFIGURED);
   }
 
   @Test
@@ -375,8 +348,8 @@ class FaultPathTest {
             .nbKeyPrefix("/q/")
             .dependencies((k, v) -> List.of(Dependency.onKey("a0", A)))
             .build());
-    commit(TxnOptions.defaults(), q, CatalogueFixtures.s("v1"));
-    assertThat(status(q).state()).isEqualTo(ValueState.PENDING);
+    env.commit(TxnOptions.defaults(), q, CatalogueFixtures.s("v1"));
+    assertThat(kvs).value(q).hasState(ValueState.PENDING);
     // the Create of q fails and leaves junk behind; the revert's Update of q fails as well
     sb.planError(
         q,
@@ -407,9 +380,9 @@ class FaultPathTest {
             "RETRIEVE dependent"); // the refresh of the failed value after the transaction
     assertThat(sb.inconsistencies()).isEmpty();
     assertThat(sb.get(q).orElseThrow().value()).isEqualTo(CatalogueFixtures.s("junk"));
-    assertThat(status(q).state()).isIn(FAILED, RETRYING);
-    assertThat(status(q).error()).contains("update failed");
-    assertThat(status(A).state()).isEqualTo(CONFIGURED);
+    assertThat(kvs.valueStatus(q).value().state()).isIn(FAILED, RETRYING);
+    assertThat(kvs).value(q).hasErrorContaining("update failed");
+    assertThat(kvs).value(A).hasState(CONFIGURED);
     assertThat(kvs.recordedTransaction(e.seqNum()).orElseThrow().executed())
         .extracting(
             op ->
@@ -450,15 +423,14 @@ class FaultPathTest {
     // removed (not empty, for a reason of the device's own) and the refresh finds it there
     sb.planError(dir, new RuntimeException("directory not empty"));
     TransactionException e =
-        assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), dir, null));
+        assertThrows(
+            TransactionException.class, () -> env.commit(TxnOptions.defaults(), dir, null));
     assertThat(sb.callLog())
         .containsExactly(
             "DELETE " + file, "DELETE " + dir + " ✗", "RETRIEVE dirs", "CREATE " + file);
     assertThat(sb.keys()).containsExactly(dir, file);
-    assertThat(status(dir).state()).isEqualTo(FAILED);
-    ValueStatus f = status(file);
-    assertThat(f.state()).isEqualTo(CONFIGURED);
-    assertThat(f.details()).isEmpty();
+    assertThat(kvs).value(dir).hasState(FAILED);
+    assertThat(kvs).value(file).hasState(CONFIGURED).hasDetails();
     assertThat(kvs.recordedTransaction(e.seqNum()).orElseThrow().executed())
         .extracting(
             op -> op.operation() + " " + op.key() + " " + op.prevState() + "->" + op.newState())
@@ -469,10 +441,10 @@ class FaultPathTest {
 
     // the removal asked for again: the file goes first, then the directory
     sb.clearCalls();
-    commit(TxnOptions.defaults(), dir, null);
+    env.commit(TxnOptions.defaults(), dir, null);
     assertThat(sb.callLog()).containsExactly("DELETE " + file, "DELETE " + dir);
-    assertThat(status(file).state()).isEqualTo(ValueState.PENDING);
-    assertThat(status(file).details()).containsExactly("dir");
+    assertThat(kvs).value(file).hasState(ValueState.PENDING);
+    assertThat(kvs).value(file).hasDetails("dir");
   }
 
   @Test
@@ -482,7 +454,7 @@ class FaultPathTest {
   void updateCarriedOutThenReportedFailed() {
     String q = "/q/k0";
     kvs.registerDescriptors(sb.descriptor("values", Object.class).nbKeyPrefix("/q/").build());
-    commit(TxnOptions.defaults(), q, CatalogueFixtures.s("v1"));
+    env.commit(TxnOptions.defaults(), q, CatalogueFixtures.s("v1"));
     sb.planError(
         q,
         new RuntimeException("answer lost"),
@@ -496,15 +468,15 @@ class FaultPathTest {
     sb.clearCalls();
     assertThrows(
         TransactionException.class,
-        () -> commit(TxnOptions.builder().retry(RETRY).build(), q, CatalogueFixtures.s("v2")));
+        () -> env.commit(TxnOptions.builder().retry(RETRY).build(), q, CatalogueFixtures.s("v2")));
     assertThat(sb.callLog()).containsExactly("UPDATE " + q + " ✗", "RETRIEVE values");
-    assertThat(status(q).state()).isEqualTo(RETRYING);
-    assertThat(status(q).error()).isEqualTo("answer lost");
+    assertThat(kvs).value(q).hasState(RETRYING);
+    assertThat(kvs).value(q).hasError("answer lost");
 
     sb.clearCalls();
     advance(Duration.ofSeconds(1));
     assertThat(sb.callLog()).isEmpty(); // the southbound holds v2 already
-    assertThat(status(q).state()).isEqualTo(CONFIGURED);
+    assertThat(kvs).value(q).hasState(CONFIGURED);
     assertThat(timers.pending()).isEmpty();
   }
 
@@ -515,7 +487,7 @@ class FaultPathTest {
   void derivedCreateCarriedOutIsNotTakenForAbsentByTheRevert() {
     String r = "/r/k0";
     kvs.registerDescriptors(sb.descriptor("others", Object.class).nbKeyPrefix("/r/").build());
-    commit(TxnOptions.defaults(), A1, arr(1)); // PENDING: waits for P
+    env.commit(TxnOptions.defaults(), A1, arr(1)); // PENDING: waits for P
     sb.planError(
         d(A1, 1),
         new RuntimeException("answer lost"),
@@ -546,9 +518,9 @@ class FaultPathTest {
             "RETRIEVE others",
             "RETRIEVE bases");
     assertThat(sb.keys()).containsExactly(A1, d(A1, 1), P);
-    assertThat(status(A1).state()).isEqualTo(CONFIGURED);
-    assertThat(status(d(A1, 1)).state()).isEqualTo(FAILED);
-    assertThat(status(P).state()).isEqualTo(CONFIGURED);
+    assertThat(kvs).value(A1).hasState(CONFIGURED);
+    assertThat(kvs).derivedValue(A1, d(A1, 1)).hasState(FAILED);
+    assertThat(kvs).value(P).hasState(CONFIGURED);
   }
 
   @Test
@@ -571,11 +543,11 @@ class FaultPathTest {
     // CONFIGURED, its last request a delete
     sb.planError(q, new RuntimeException("busy"));
     sb.clearCalls();
-    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), A, arr()));
+    assertThrows(TransactionException.class, () -> env.commit(TxnOptions.defaults(), A, arr()));
     assertThat(sb.callLog())
         .containsExactly("DELETE " + d(A, 2), "DELETE " + q + " ✗", "RETRIEVE dependent");
-    assertThat(status(d(A, 3)).state()).isEqualTo(CONFIGURED);
-    assertThat(status(d(A, 3)).lastOperation()).isEqualTo(TxnOperation.DELETE);
+    assertThat(kvs).derivedValue(A, d(A, 3)).hasState(CONFIGURED);
+    assertThat(kvs).derivedValue(A, d(A, 3)).lastOperation(TxnOperation.DELETE);
 
     // behind the scheduler's back A goes with its items; the full resync's refresh does not find
     // item3 (taken for REMOVED), then A's Create fails yet leaves A with both items behind, and
@@ -605,17 +577,17 @@ class FaultPathTest {
             "DELETE " + q,
             "RETRIEVE bases",
             "CREATE " + q); // item3 is there again: q, waiting for it, goes ahead (D49)
-    assertThat(status(d(A, 3)).state()).isEqualTo(ValueState.DISCOVERED);
-    assertThat(status(q).state()).isEqualTo(CONFIGURED);
+    assertThat(kvs).derivedValue(A, d(A, 3)).hasState(ValueState.DISCOVERED);
+    assertThat(kvs).value(q).hasState(CONFIGURED);
 
     // A asked for with item3: the item the southbound holds is kept, not created again (before,
     // it stayed REMOVED and this Create duplicated it)
     sb.clearCalls();
-    commit(TxnOptions.defaults(), A, arr(3));
+    env.commit(TxnOptions.defaults(), A, arr(3));
     assertThat(sb.callLog()).containsExactly("DELETE " + d(A, 2), "UPDATE " + A);
     assertThat(sb.keys()).containsExactly(A, d(A, 3), q);
-    assertThat(status(d(A, 3)).state()).isEqualTo(CONFIGURED);
-    assertThat(status(A).state()).isEqualTo(CONFIGURED);
+    assertThat(kvs).derivedValue(A, d(A, 3)).hasState(CONFIGURED);
+    assertThat(kvs).value(A).hasState(CONFIGURED);
   }
 
   @Test
@@ -628,11 +600,11 @@ class FaultPathTest {
     // the next change reads q first: the Update starts from v2, which the southbound holds (not
     // from v1, which the scheduler last knew)
     sb.clearCalls();
-    commit(TxnOptions.defaults(), q, CatalogueFixtures.s("v3"));
+    env.commit(TxnOptions.defaults(), q, CatalogueFixtures.s("v3"));
     assertThat(sb.callLog()).containsExactly("RETRIEVE values", "UPDATE " + q);
     assertThat(sb.calls().get(1).value()).isEqualTo(CatalogueFixtures.s("v3"));
     assertThat(sb.get(q).orElseThrow().value()).isEqualTo(CatalogueFixtures.s("v3"));
-    assertThat(status(q).state()).isEqualTo(CONFIGURED);
+    assertThat(kvs).value(q).hasState(CONFIGURED);
   }
 
   @Test
@@ -649,10 +621,12 @@ class FaultPathTest {
     TransactionException e =
         assertThrows(
             TransactionException.class,
-            () -> commit(TxnOptions.builder().retry(RETRY).build(), q, CatalogueFixtures.s("v3")));
+            () ->
+                env.commit(
+                    TxnOptions.builder().retry(RETRY).build(), q, CatalogueFixtures.s("v3")));
     assertThat(sb.callLog()).containsExactly("RETRIEVE values ✗", "RETRIEVE values");
     assertThat(e.getMessage()).contains(q).contains("unknown");
-    assertThat(status(q).state()).isEqualTo(RETRYING);
+    assertThat(kvs).value(q).hasState(RETRYING);
     assertThat(kvs.recordedTransaction(e.seqNum()).orElseThrow().executed())
         .extracting(op -> op.operation() + " " + op.key() + " " + op.newState())
         .containsExactly("UPDATE " + q + " RETRYING");
@@ -661,7 +635,7 @@ class FaultPathTest {
     advance(Duration.ofSeconds(1));
     assertThat(sb.callLog()).containsExactly("UPDATE " + q);
     assertThat(sb.get(q).orElseThrow().value()).isEqualTo(CatalogueFixtures.s("v3"));
-    assertThat(status(q).state()).isEqualTo(CONFIGURED);
+    assertThat(kvs).value(q).hasState(CONFIGURED);
     assertThat(timers.pending()).isEmpty();
   }
 
@@ -691,13 +665,13 @@ class FaultPathTest {
     first.setValue(q, CatalogueFixtures.s("v1"));
     first.setValue(dep, CatalogueFixtures.s("x"));
     assertThrows(TransactionException.class, () -> first.commit(TxnOptions.defaults()));
-    assertThat(status(dep).state()).isEqualTo(ValueState.PENDING);
+    assertThat(kvs).value(dep).hasState(ValueState.PENDING);
 
     // another value's transaction reads q first and finds it: dep goes ahead after its values
     sb.clearCalls();
-    commit(TxnOptions.builder().revert(revert).build(), other, CatalogueFixtures.s("v"));
+    env.commit(TxnOptions.builder().revert(revert).build(), other, CatalogueFixtures.s("v"));
     assertThat(sb.callLog()).containsExactly("RETRIEVE values", "CREATE " + other, "CREATE " + dep);
-    assertThat(status(dep).state()).isEqualTo(CONFIGURED);
+    assertThat(kvs).value(dep).hasState(CONFIGURED);
     assertThat(sb.keys()).contains(q, other, dep);
   }
 
@@ -709,7 +683,7 @@ class FaultPathTest {
     String early = "/0/k0"; // ordered before A
     kvs.registerDescriptors(
         sb.descriptor("early", Object.class).nbKeyPrefix("/0/").withoutRetrieve().build());
-    commit(TxnOptions.defaults(), A, arr(1));
+    env.commit(TxnOptions.defaults(), A, arr(1));
     // A and its derived value go behind the scheduler's back; A's removal is then abandoned (the
     // derived value's Delete fails) and the Retrieve after it fails: A is left unread, known as
     // configured
@@ -717,8 +691,8 @@ class FaultPathTest {
     sb.setValue(A, null, null, ValueOrigin.FROM_NB, false);
     sb.planError(d(A, 1), new RuntimeException("no such value"));
     sb.planRetrieveError("bases", new IllegalStateException("device busy"));
-    assertThrows(TransactionException.class, () -> commit(TxnOptions.defaults(), A, null));
-    assertThat(status(A).state()).isEqualTo(CONFIGURED);
+    assertThrows(TransactionException.class, () -> env.commit(TxnOptions.defaults(), A, null));
+    assertThat(kvs).value(A).hasState(CONFIGURED);
 
     // the next transaction reads A first and finds it gone; its simulation creates A and is
     // rolled back; its execution fails before A and reverts
@@ -745,7 +719,7 @@ class FaultPathTest {
   private String updateCarriedOutWhoseReadFails() {
     String q = "/q/k0";
     kvs.registerDescriptors(sb.descriptor("values", Object.class).nbKeyPrefix("/q/").build());
-    commit(TxnOptions.defaults(), q, CatalogueFixtures.s("v1"));
+    env.commit(TxnOptions.defaults(), q, CatalogueFixtures.s("v1"));
     sb.planError(
         q,
         new RuntimeException("answer lost"),
@@ -756,9 +730,9 @@ class FaultPathTest {
     sb.clearCalls();
     assertThrows(
         TransactionException.class,
-        () -> commit(TxnOptions.defaults(), q, CatalogueFixtures.s("v2")));
+        () -> env.commit(TxnOptions.defaults(), q, CatalogueFixtures.s("v2")));
     assertThat(sb.callLog()).containsExactly("UPDATE " + q + " ✗", "RETRIEVE values ✗");
-    assertThat(status(q).state()).isEqualTo(FAILED);
+    assertThat(kvs).value(q).hasState(FAILED);
     return q;
   }
 }

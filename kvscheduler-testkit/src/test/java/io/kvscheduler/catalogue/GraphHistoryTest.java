@@ -28,8 +28,8 @@ import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.testkit.ManualClock;
-import io.kvscheduler.testkit.ManualDelayScheduler;
 import io.kvscheduler.testkit.MockSouthbound;
+import io.kvscheduler.testkit.SchedulerFixture;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -51,7 +51,7 @@ class GraphHistoryTest {
   private static final String B3 = "/prefixB/base-value3";
 
   private final MockSouthbound sb = new MockSouthbound();
-  private CatalogueFixtures.Env env;
+  private SchedulerFixture env;
 
   @AfterEach
   void tearDown() {
@@ -81,18 +81,6 @@ class GraphHistoryTest {
             .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
             .withMetadata()
             .build());
-  }
-
-  private long commit(Object... kv) {
-    return commit(env.kvs(), kv);
-  }
-
-  private static long commit(KVScheduler kvs, Object... kv) {
-    var txn = kvs.startNBTransaction();
-    for (int i = 0; i < kv.length; i += 2) {
-      txn.setValue((String) kv[i], kv[i + 1]);
-    }
-    return txn.commit(TxnOptions.defaults());
   }
 
   private static List<ValueState> states(List<NodeRevision> revs) {
@@ -136,7 +124,7 @@ class GraphHistoryTest {
   void oneRevisionPerTransaction() {
     setUp(true, List.of(Dependency.onKey("b2", B2)));
     // A1 is written twice: created PENDING (sorted before B2), then CONFIGURED once B2 exists
-    commit(A1, arr(1), B2, s("b"));
+    env.commit(A1, arr(1), B2, s("b"));
     RecordedTxn t0 = env.txn(0);
     assertThat(t0.planned()).hasSize(t0.executed().size()).isNotEmpty();
 
@@ -170,7 +158,7 @@ class GraphHistoryTest {
     assertThat(env.kvs().keyTimeline(B2)).hasSize(1);
 
     // second transaction: A1 changes (and its derived values), B2 does not
-    commit(A1, arr(2));
+    env.commit(A1, arr(2));
     RecordedTxn t1 = env.txn(1);
     a1 = env.kvs().keyTimeline(A1);
     assertThat(a1).hasSize(2);
@@ -199,13 +187,13 @@ class GraphHistoryTest {
           + " revision to the dependent; deletions close the timeline")
   void noTargetOnlyRevisionsAndDeletions() {
     setUp(false, List.of(Dependency.anyOfPrefixes("any B", CatalogueFixtures.PREFIX_B)));
-    commit(A1, arr(1), B2, s("b"));
+    env.commit(A1, arr(1), B2, s("b"));
     assertThat(env.kvs().keyTimeline(A1)).hasSize(1);
-    commit(B3, s("b3"));
+    env.commit(B3, s("b3"));
     assertThat(env.kvs().keyTimeline(A1)).as("only the targets of A1 changed").hasSize(1);
     assertThat(env.kvs().keyTimeline(B3)).hasSize(1);
 
-    commit(A1, null);
+    env.commit(A1, null);
     RecordedTxn t2 = env.txn(2);
     List<NodeRevision> a1 = env.kvs().keyTimeline(A1);
     assertThat(states(a1)).containsExactly(CONFIGURED, REMOVED);
@@ -253,8 +241,8 @@ class GraphHistoryTest {
    */
   private void b2RemovedThenBackInTheSouthbound() {
     setUp(false, List.of());
-    commit(B2, s("b1"));
-    commit(B2, null);
+    env.commit(B2, s("b1"));
+    env.commit(B2, null);
     sb.setValue(B2, s("b2"), null, ValueOrigin.UNKNOWN, false);
     sb.clearCalls();
   }
@@ -310,17 +298,13 @@ class GraphHistoryTest {
       "B35 (ours) with recordHistory(false) nothing is recorded: no revisions, no"
           + " records, zero flag statistics; statuses still work")
   void historyDisabled() {
-    ManualClock clock = new ManualClock();
-    try (KVScheduler kvs =
-        KVScheduler.builder()
-            .clock(clock)
-            .delayScheduler(new ManualDelayScheduler(clock))
-            .statusExecutor(Runnable::run)
-            .recordHistory(false)
-            .build()) {
+    try (SchedulerFixture fx =
+        SchedulerFixture.create(b -> b.printTxnSummary(true).recordHistory(false))) {
+      KVScheduler kvs = fx.kvs();
+      ManualClock clock = fx.clock();
       register(kvs, List.of());
-      commit(kvs, A1, arr(1), B2, s("b"));
-      commit(kvs, A1, null);
+      fx.commit(A1, arr(1), B2, s("b"));
+      fx.commit(A1, null);
       assertThat(kvs.keyTimeline(A1)).isEmpty();
       assertThat(kvs.keyTimeline(B2)).isEmpty();
       assertThat(kvs.graphSnapshot(clock.peek())).isEmpty();
@@ -339,11 +323,11 @@ class GraphHistoryTest {
           + " selector; dropping deleted nodes adds nothing")
   void flagStatistics() {
     setUp(false, List.of(Dependency.onKey("b2", B2)));
-    commit(A1, arr(1)); // #0: A1 PENDING
-    commit(B2, s("b")); // #1: B2, A1, A1/item1 CONFIGURED
-    commit(B2, null); // #2: B2 REMOVED, A1 PENDING (item1 dropped)
+    env.commit(A1, arr(1)); // #0: A1 PENDING
+    env.commit(B2, s("b")); // #1: B2, A1, A1/item1 CONFIGURED
+    env.commit(B2, null); // #2: B2 REMOVED, A1 PENDING (item1 dropped)
     sb.planError(A1, new IllegalStateException("no"));
-    assertThatThrownBy(() -> commit(B2, s("b2"))) // #3: B2 CONFIGURED, A1 FAILED
+    assertThatThrownBy(() -> env.commit(B2, s("b2"))) // #3: B2 CONFIGURED, A1 FAILED
         .isInstanceOf(TransactionException.class);
     KVScheduler kvs = env.kvs();
     assertThat(states(kvs.keyTimeline(A1))).containsExactly(PENDING, CONFIGURED, PENDING, FAILED);
@@ -380,11 +364,11 @@ class GraphHistoryTest {
   void snapshots() {
     setUp(false, List.of(Dependency.onKey("b2", B2)));
     Instant t0 = env.clock().peek();
-    commit(A1, arr(1));
+    env.commit(A1, arr(1));
     Instant t1 = env.clock().peek();
-    commit(B2, s("b"), C3, s("unimplemented"));
+    env.commit(B2, s("b"), C3, s("unimplemented"));
     Instant t2 = env.clock().peek();
-    commit(B2, null);
+    env.commit(B2, null);
     Instant t3 = env.clock().peek();
     KVScheduler kvs = env.kvs();
     assertThat(kvs.graphSnapshot(t0)).isEmpty();
@@ -425,11 +409,11 @@ class GraphHistoryTest {
           + " gone is a gap between its closed revision and the new one")
   void timelineOfARecreatedKey() {
     setUp(false, List.of());
-    commit(B2, s("b1"));
-    commit(B2, null);
+    env.commit(B2, s("b1"));
+    env.commit(B2, null);
     Instant gone = env.clock().peek();
-    commit(A1, arr(1));
-    commit(B2, s("b2"));
+    env.commit(A1, arr(1));
+    env.commit(B2, s("b2"));
     KVScheduler kvs = env.kvs();
     List<NodeRevision> b2 = kvs.keyTimeline(B2);
     assertThat(b2)
@@ -451,23 +435,22 @@ class GraphHistoryTest {
           + " limit are dropped except those started in the permanent period; open ones are kept;"
           + " records likewise, and at most historyMaxRecords records are kept")
   void trimming() {
-    ManualClock clock = new ManualClock();
-    try (KVScheduler kvs =
-        KVScheduler.builder()
-            .clock(clock)
-            .delayScheduler(new ManualDelayScheduler(clock))
-            .statusExecutor(Runnable::run)
-            .historyAgeLimit(Duration.ofHours(1))
-            .permanentHistoryPeriod(Duration.ofMinutes(10))
-            .build()) {
+    try (SchedulerFixture fx =
+        SchedulerFixture.create(
+            b ->
+                b.printTxnSummary(true)
+                    .historyAgeLimit(Duration.ofHours(1))
+                    .permanentHistoryPeriod(Duration.ofMinutes(10)))) {
+      KVScheduler kvs = fx.kvs();
+      ManualClock clock = fx.clock();
       register(kvs, List.of());
-      commit(kvs, A1, s("v1")); // #0: in the permanent period
+      fx.commit(A1, s("v1")); // #0: in the permanent period
       clock.advance(Duration.ofMinutes(20));
-      commit(kvs, A1, s("v2")); // #1
+      fx.commit(A1, s("v2")); // #1
       clock.advance(Duration.ofMinutes(20));
-      commit(kvs, A1, s("v3")); // #2
+      fx.commit(A1, s("v3")); // #2
       clock.advance(Duration.ofMinutes(20));
-      commit(kvs, B2, s("b")); // #3
+      fx.commit(B2, s("b")); // #3
       List<NodeRevision> a1 = kvs.keyTimeline(A1);
       assertThat(a1)
           .extracting(NodeRevision::value)
@@ -476,14 +459,14 @@ class GraphHistoryTest {
 
       // just before v2's revision gets old: trimmed, nothing dropped
       advanceTo(clock, v2closed.plus(Duration.ofHours(1)).minusSeconds(10));
-      commit(kvs, A2, s("x")); // #4 (trims: last trim > 1 min ago)
+      fx.commit(A2, s("x")); // #4 (trims: last trim > 1 min ago)
       assertThat(kvs.keyTimeline(A1)).hasSize(3);
       // now v2 is old, but the last trim was 30 s ago
       clock.advance(Duration.ofSeconds(30));
-      commit(kvs, A2, s("y")); // #5 (no trim)
+      fx.commit(A2, s("y")); // #5 (no trim)
       assertThat(kvs.keyTimeline(A1)).hasSize(3);
       clock.advance(Duration.ofSeconds(40));
-      commit(kvs, A2, s("z")); // #6 (trims)
+      fx.commit(A2, s("z")); // #6 (trims)
       assertThat(kvs.keyTimeline(A1))
           .extracting(NodeRevision::value)
           .as("v1 is permanent, v2 is old, v3 is open")
@@ -496,9 +479,9 @@ class GraphHistoryTest {
 
       // much later: everything closed and old goes, open revisions stay
       clock.advance(Duration.ofHours(5));
-      commit(kvs, A2, null); // #7
+      fx.commit(A2, null); // #7
       clock.advance(Duration.ofHours(5));
-      commit(kvs, B2, s("b2")); // #8
+      fx.commit(B2, s("b2")); // #8
       assertThat(kvs.keyTimeline(A1))
           .extracting(NodeRevision::value)
           .containsExactly(Optional.of(s("v1")), Optional.of(s("v3")));
@@ -520,18 +503,14 @@ class GraphHistoryTest {
   @Test
   @DisplayName("B39 (ours) historyMaxRecords bounds the number of transaction records")
   void maxRecords() {
-    ManualClock clock = new ManualClock();
-    try (KVScheduler kvs =
-        KVScheduler.builder()
-            .clock(clock)
-            .delayScheduler(new ManualDelayScheduler(clock))
-            .statusExecutor(Runnable::run)
-            .historyMaxRecords(2)
-            .build()) {
+    try (SchedulerFixture fx =
+        SchedulerFixture.create(b -> b.printTxnSummary(true).historyMaxRecords(2))) {
+      KVScheduler kvs = fx.kvs();
+      ManualClock clock = fx.clock();
       register(kvs, List.of());
-      commit(kvs, A1, s("1"));
-      commit(kvs, A1, s("2"));
-      commit(kvs, A1, s("3"));
+      fx.commit(A1, s("1"));
+      fx.commit(A1, s("2"));
+      fx.commit(A1, s("3"));
       assertThat(kvs.transactionHistory()).extracting(RecordedTxn::seqNum).containsExactly(1L, 2L);
       assertThat(kvs.recordedTransaction(0)).isEmpty();
       assertThat(kvs.keyTimeline(A1)).as("revisions are bounded by age only").hasSize(3);
@@ -548,15 +527,15 @@ class GraphHistoryTest {
     setUp(false, List.of());
     var map1 = env.kvs().metadataMap("descriptor1", Object.class);
     var map2 = env.kvs().metadataMap("descriptor2", Object.class);
-    commit(A1, s("a1"), A2, s("a2"));
+    env.commit(A1, s("a1"), A2, s("a2"));
     assertThat(map1.labels()).containsExactlyInAnyOrder("base-value1", "base-value2");
     assertThat(map1.lookup("base-value1")).contains(0);
     assertThat(map1.lookup("base-value2")).contains(1);
-    commit(A1, s("a1 changed"), B2, s("b"));
+    env.commit(A1, s("a1 changed"), B2, s("b"));
     assertThat(map1.lookup("base-value1")).as("Update keeps the metadata").contains(0);
     assertThat(map2.labels()).containsExactly("base-value2");
     assertThat(map2.lookup("base-value2")).contains(0);
-    commit(A1, null);
+    env.commit(A1, null);
     assertThat(map1.labels()).containsExactly("base-value2");
     assertThat(map1.lookup("base-value1")).isEmpty();
     assertThat(map2.labels()).containsExactly("base-value2");
@@ -570,7 +549,7 @@ class GraphHistoryTest {
     setUp(false, List.of());
     List<String> seen = new ArrayList<>();
     env.kvs().watchValueStatus(KeySelector.any(), st -> seen.add(st.key()));
-    commit(B2, s("b"), A2, s("a2"), A1, arr(2, 1));
+    env.commit(B2, s("b"), A2, s("a2"), A1, arr(2, 1));
     assertThat(seen).containsExactly(A1, A2, B2);
     BaseValueStatus a1 = env.kvs().valueStatus(A1);
     assertThat(a1.derived()).extracting(st -> st.key()).containsExactly(d(A1, 1), d(A1, 2));

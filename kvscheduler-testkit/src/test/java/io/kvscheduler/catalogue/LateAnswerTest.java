@@ -10,6 +10,7 @@ import static io.kvscheduler.api.ValueState.NONEXISTENT;
 import static io.kvscheduler.api.ValueState.PENDING;
 import static io.kvscheduler.api.ValueState.REMOVED;
 import static io.kvscheduler.api.ValueState.RETRYING;
+import static io.kvscheduler.testkit.KVSchedulerAssertions.assertThat;
 import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -23,9 +24,9 @@ import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.TxnType;
-import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.testkit.ManualClock;
 import io.kvscheduler.testkit.ManualDelayScheduler;
+import io.kvscheduler.testkit.SchedulerFixture;
 import io.kvscheduler.testkit.TxnAssert;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -85,20 +86,17 @@ class LateAnswerTest {
   private final CountDownLatch release = new CountDownLatch(1);
   private final AtomicInteger lateReturns = new AtomicInteger();
 
-  private final ManualClock clock = new ManualClock();
-  private final ManualDelayScheduler timers = new ManualDelayScheduler(clock);
+  private SchedulerFixture env;
+  private ManualClock clock;
+  private ManualDelayScheduler timers;
   private KVScheduler kvs;
 
   @BeforeEach
   void setUp() {
-    kvs =
-        KVScheduler.builder()
-            .clock(clock)
-            .delayScheduler(timers)
-            .statusExecutor(Runnable::run)
-            .printTxnSummary(false)
-            .operationTimeout(LIMIT)
-            .build();
+    env = SchedulerFixture.create(b -> b.operationTimeout(LIMIT));
+    clock = env.clock();
+    timers = env.timers();
+    kvs = env.kvs();
     kvs.registerDescriptors(
         KVDescriptor.builder("device", String.class)
             .nbKeyPrefix("/d/")
@@ -153,7 +151,7 @@ class LateAnswerTest {
   @AfterEach
   void tearDown() {
     release.countDown();
-    kvs.close();
+    env.close();
   }
 
   /**
@@ -188,20 +186,10 @@ class LateAnswerTest {
     }
   }
 
-  private long commit(TxnOptions o, String key, String value) {
-    var t = kvs.startNBTransaction();
-    t.setValue(key, value);
-    return t.commit(o);
-  }
-
-  private long commit(String key, String value) {
-    return commit(TxnOptions.defaults(), key, value);
-  }
-
   /** Commits {@code key = value} with its call hanging: the transaction fails. */
   private void commitHanging(TxnOptions o, String key, String value) {
     hangOn = key;
-    assertThrows(TransactionException.class, () -> commit(o, key, value));
+    assertThrows(TransactionException.class, () -> env.commit(o, key, value));
   }
 
   /**
@@ -227,10 +215,6 @@ class LateAnswerTest {
     throw new AssertionError("the late answer was not settled within 10 s");
   }
 
-  private ValueStatus status(String key) {
-    return kvs.valueStatus(key).value();
-  }
-
   private Map<String, String> deviceNow() {
     return new TreeMap<>(device);
   }
@@ -241,14 +225,14 @@ class LateAnswerTest {
           + " no further call")
   void lateCreateSettles() throws Exception {
     commitHanging(TxnOptions.defaults(), X, "v1");
-    assertThat(status(X).state()).isEqualTo(FAILED);
+    assertThat(kvs).value(X).hasState(FAILED);
     assertThat(device).isEmpty();
 
     RecordedTxn late = releaseAndSettle();
     assertThat(calls).containsExactly("CREATE " + X + " v1");
     assertThat(deviceNow()).containsExactly(Map.entry(X, "v1"));
-    assertThat(status(X).state()).isEqualTo(CONFIGURED);
-    assertThat(status(X).error()).isEmpty();
+    assertThat(kvs).value(X).hasState(CONFIGURED);
+    assertThat(kvs).value(X).hasNoError();
     assertThat(late.retryForTxn()).isEqualTo(0);
     assertThat(late.values()).singleElement().satisfies(v -> assertThat(v.key()).isEqualTo(X));
     TxnAssert.assertThat(late)
@@ -261,13 +245,13 @@ class LateAnswerTest {
       "a RETRYING Create settled by its late answer: its retry, when it fires, calls nothing")
   void lateCreateMakesTheRetryObsolete() throws Exception {
     commitHanging(TxnOptions.builder().retry(RETRY).build(), X, "v1");
-    assertThat(status(X).state()).isEqualTo(RETRYING);
+    assertThat(kvs).value(X).hasState(RETRYING);
     assertThat(timers.pending()).hasSize(1);
 
     RecordedTxn late = releaseAndSettle();
     TxnAssert.assertThat(late)
         .executed(op(UPDATE, X).states(RETRYING, CONFIGURED).flags("NOOP", "RETRY"));
-    assertThat(status(X).state()).isEqualTo(CONFIGURED);
+    assertThat(kvs).value(X).hasState(CONFIGURED);
 
     timers.advance(Duration.ofSeconds(1));
     kvs.transactionBarrier();
@@ -275,16 +259,16 @@ class LateAnswerTest {
     TxnAssert.assertThat(h.get(h.size() - 1)).executedNothing();
     assertThat(h.get(h.size() - 1).seqNum()).isEqualTo(late.seqNum() + 1);
     assertThat(calls).containsExactly("CREATE " + X + " v1");
-    assertThat(status(X).state()).isEqualTo(CONFIGURED);
+    assertThat(kvs).value(X).hasState(CONFIGURED);
     assertThat(timers.pending()).isEmpty();
   }
 
   @Test
   @DisplayName("an Update that returns after its time limit, having updated the object: CONFIGURED")
   void lateUpdateSettles() throws Exception {
-    commit(X, "v1");
+    env.commit(X, "v1");
     commitHanging(TxnOptions.defaults(), X, "v2");
-    assertThat(status(X).state()).isEqualTo(FAILED);
+    assertThat(kvs).value(X).hasState(FAILED);
     assertThat(deviceNow()).containsExactly(Map.entry(X, "v1"));
 
     RecordedTxn late = releaseAndSettle();
@@ -292,7 +276,7 @@ class LateAnswerTest {
     assertThat(deviceNow()).containsExactly(Map.entry(X, "v2"));
     TxnAssert.assertThat(late)
         .executed(op(UPDATE, X).states(FAILED, CONFIGURED).flags("NOOP", "RETRY"));
-    assertThat(status(X)).isEqualTo(new ValueStatus(X, CONFIGURED, "", UPDATE, List.of()));
+    assertThat(kvs).value(X).isExactly(CONFIGURED, UPDATE, "");
   }
 
   @Test
@@ -301,13 +285,13 @@ class LateAnswerTest {
           + " removed and its dependent, let go ahead when the object was still found, is taken"
           + " down again")
   void lateDeleteSettlesAndTakesTheDependentDown() throws Exception {
-    commit(X, "v1");
-    commit(W, "w1");
-    assertThat(status(W).state()).isEqualTo(CONFIGURED);
+    env.commit(X, "v1");
+    env.commit(W, "w1");
+    assertThat(kvs).value(W).hasState(CONFIGURED);
     commitHanging(TxnOptions.defaults(), X, null);
     // the refresh after the failure still found X: its dependent went ahead again (D49)
-    assertThat(status(X).state()).isEqualTo(FAILED);
-    assertThat(status(W).state()).isEqualTo(CONFIGURED);
+    assertThat(kvs).value(X).hasState(FAILED);
+    assertThat(kvs).value(W).hasState(CONFIGURED);
     assertThat(calls).endsWith("DELETE " + W + " w1", "DELETE " + X + " v1", "CREATE " + W + " w1");
 
     RecordedTxn late = releaseAndSettle();
@@ -324,8 +308,8 @@ class LateAnswerTest {
         .executed(
             op(DELETE, W).states(CONFIGURED, PENDING).flags("RETRY"),
             op(DELETE, X).states(FAILED, REMOVED).flags("NOOP", "RETRY"));
-    assertThat(status(X).state()).isEqualTo(NONEXISTENT);
-    assertThat(status(W)).isEqualTo(new ValueStatus(W, PENDING, "", DELETE, List.of("x")));
+    assertThat(kvs).value(X).hasState(NONEXISTENT);
+    assertThat(kvs).value(W).isExactly(PENDING, DELETE, "", "x");
   }
 
   @Test
@@ -333,10 +317,10 @@ class LateAnswerTest {
       "a value waiting for a Create that returns after its time limit is created in the"
           + " transaction that settles it")
   void dependentGoesAheadWhenTheLateCreateSettles() throws Exception {
-    commit(W, "w1");
-    assertThat(status(W).state()).isEqualTo(PENDING);
+    env.commit(W, "w1");
+    assertThat(kvs).value(W).hasState(PENDING);
     commitHanging(TxnOptions.defaults(), X, "v1");
-    assertThat(status(W)).isEqualTo(new ValueStatus(W, PENDING, "", CREATE, List.of("x")));
+    assertThat(kvs).value(W).isExactly(PENDING, CREATE, "", "x");
 
     RecordedTxn late = releaseAndSettle();
     assertThat(calls).containsExactly("CREATE " + X + " v1", "CREATE " + W + " w1");
@@ -348,8 +332,8 @@ class LateAnswerTest {
         .executed(
             op(UPDATE, X).states(FAILED, CONFIGURED).flags("NOOP", "RETRY"),
             op(CREATE, W).states(PENDING, CONFIGURED).flags("RETRY"));
-    assertThat(status(X).state()).isEqualTo(CONFIGURED);
-    assertThat(status(W).state()).isEqualTo(CONFIGURED);
+    assertThat(kvs).value(X).hasState(CONFIGURED);
+    assertThat(kvs).value(W).hasState(CONFIGURED);
   }
 
   @Test
@@ -359,12 +343,12 @@ class LateAnswerTest {
   void lateCreateThatDidNothingLeavesTheRetry() throws Exception {
     lands = false;
     commitHanging(TxnOptions.builder().retry(RETRY).build(), X, "v1");
-    assertThat(status(X).state()).isEqualTo(RETRYING);
+    assertThat(kvs).value(X).hasState(RETRYING);
 
     RecordedTxn late = releaseAndSettle();
     assertThat(late.values()).isEmpty();
     TxnAssert.assertThat(late).executedNothing();
-    assertThat(status(X).state()).isEqualTo(RETRYING);
+    assertThat(kvs).value(X).hasState(RETRYING);
     assertThat(timers.pending()).hasSize(1);
     assertThat(device).isEmpty();
 
@@ -372,7 +356,7 @@ class LateAnswerTest {
     kvs.transactionBarrier();
     assertThat(calls).containsExactly("CREATE " + X + " v1", "CREATE " + X + " v1");
     assertThat(deviceNow()).containsExactly(Map.entry(X, "v1"));
-    assertThat(status(X).state()).isEqualTo(CONFIGURED);
+    assertThat(kvs).value(X).hasState(CONFIGURED);
   }
 
   @Test
@@ -382,11 +366,11 @@ class LateAnswerTest {
   void lateCreateThatDidNothingStaysFailed() throws Exception {
     lands = false;
     commitHanging(TxnOptions.defaults(), X, "v1");
-    String error = status(X).error();
+    String error = kvs.valueStatus(X).value().error();
 
     RecordedTxn late = releaseAndSettle();
     TxnAssert.assertThat(late).executedNothing();
-    assertThat(status(X)).isEqualTo(new ValueStatus(X, FAILED, error, CREATE, List.of()));
+    assertThat(kvs).value(X).isExactly(FAILED, CREATE, error);
     assertThat(timers.pending()).isEmpty();
     assertThat(calls).containsExactly("CREATE " + X + " v1");
   }
@@ -394,10 +378,10 @@ class LateAnswerTest {
   @Test
   @DisplayName("an Update that lands after a newer one succeeded: the newer value is applied again")
   void olderUpdateLandingLateIsUndone() throws Exception {
-    commit(X, "v1");
+    env.commit(X, "v1");
     commitHanging(TxnOptions.defaults(), X, "v2");
-    commit(X, "v3"); // on another call thread while the first still hangs
-    assertThat(status(X).state()).isEqualTo(CONFIGURED);
+    env.commit(X, "v3"); // on another call thread while the first still hangs
+    assertThat(kvs).value(X).hasState(CONFIGURED);
     assertThat(deviceNow()).containsExactly(Map.entry(X, "v3"));
 
     RecordedTxn late = releaseAndSettle(); // v2 lands over v3
@@ -415,7 +399,7 @@ class LateAnswerTest {
                 .prevValue("v2")
                 .newValue("v3")
                 .flags("RETRY"));
-    assertThat(status(X).state()).isEqualTo(CONFIGURED);
+    assertThat(kvs).value(X).hasState(CONFIGURED);
   }
 
   @Test
@@ -423,14 +407,14 @@ class LateAnswerTest {
       "a Create that lands after its value was removed: the object nobody asks for is deleted")
   void createLandingAfterTheRemovalIsDeleted() throws Exception {
     commitHanging(TxnOptions.defaults(), X, "v1");
-    commit(X, null); // nothing to delete, as far as the scheduler can tell
-    assertThat(status(X).state()).isEqualTo(NONEXISTENT);
+    env.commit(X, null); // nothing to delete, as far as the scheduler can tell
+    assertThat(kvs).value(X).hasState(NONEXISTENT);
 
     RecordedTxn late = releaseAndSettle();
     assertThat(calls).containsExactly("CREATE " + X + " v1", "DELETE " + X + " v1");
     assertThat(device).isEmpty();
     TxnAssert.assertThat(late).executed(op(DELETE, X).states(DISCOVERED, REMOVED).flags("RETRY"));
-    assertThat(status(X).state()).isEqualTo(NONEXISTENT);
+    assertThat(kvs).value(X).hasState(NONEXISTENT);
   }
 
   @Test
@@ -438,10 +422,10 @@ class LateAnswerTest {
       "a Create that lands after what the value depends on was removed: the object is taken down"
           + " again, the value PENDING naming its dependency")
   void lateCreateWithoutItsDependencyIsTakenDown() throws Exception {
-    commit(Q, "q1");
+    env.commit(Q, "q1");
     commitHanging(TxnOptions.defaults(), Z, "z1");
-    commit(Q, null); // Z, FAILED and not found, is not visited
-    assertThat(status(Z).state()).isEqualTo(FAILED);
+    env.commit(Q, null); // Z, FAILED and not found, is not visited
+    assertThat(kvs).value(Z).hasState(FAILED);
 
     RecordedTxn late = releaseAndSettle();
     assertThat(late.description())
@@ -454,7 +438,7 @@ class LateAnswerTest {
             "DELETE " + Z + " z1");
     assertThat(device).isEmpty();
     TxnAssert.assertThat(late).executed(op(UPDATE, Z).states(FAILED, PENDING).flags("RETRY"));
-    assertThat(status(Z)).isEqualTo(new ValueStatus(Z, PENDING, "", UPDATE, List.of("q")));
+    assertThat(kvs).value(Z).isExactly(PENDING, UPDATE, "", "q");
   }
 
   @Test
@@ -463,14 +447,14 @@ class LateAnswerTest {
           + " value keeps its status")
   void lateAnswerUnreadSettlesNothing() throws Exception {
     commitHanging(TxnOptions.defaults(), X, "v1");
-    String error = status(X).error();
+    String error = kvs.valueStatus(X).value().error();
     retrieveFails = true;
 
     RecordedTxn late = releaseAndSettle();
     assertThat(late.values()).isEmpty();
     TxnAssert.assertThat(late).executedNothing();
     assertThat(deviceNow()).containsExactly(Map.entry(X, "v1"));
-    assertThat(status(X)).isEqualTo(new ValueStatus(X, FAILED, error, CREATE, List.of()));
+    assertThat(kvs).value(X).isExactly(FAILED, CREATE, error);
     assertThat(calls).containsExactly("CREATE " + X + " v1");
   }
 }

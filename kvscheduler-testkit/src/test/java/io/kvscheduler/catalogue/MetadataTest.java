@@ -32,6 +32,7 @@ import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.View;
 import io.kvscheduler.testkit.MockSouthbound;
+import io.kvscheduler.testkit.SchedulerFixture;
 import io.kvscheduler.testkit.TxnAssert;
 import java.util.List;
 import java.util.Set;
@@ -42,7 +43,7 @@ import org.junit.jupiter.api.Test;
 /** Catalogue §12: metadata. */
 class MetadataTest {
   private final MockSouthbound sb = new MockSouthbound();
-  private CatalogueFixtures.Env env;
+  private SchedulerFixture env;
 
   @AfterEach
   void tearDown() {
@@ -50,10 +51,6 @@ class MetadataTest {
       env.close();
     }
     assertThat(sb.inconsistencies()).isEmpty();
-  }
-
-  private long commit(TxnOptions options, Object... kv) {
-    return env.commit(options, kv);
   }
 
   private NamedMapping<Object> map(String descriptor) {
@@ -87,7 +84,8 @@ class MetadataTest {
                 .build());
     // not retriable: calling Create again would not change its answer
     assertThatThrownBy(
-            () -> commit(TxnOptions.builder().retryWithDefaults().build(), "/counted/x", s("x")))
+            () ->
+                env.commit(TxnOptions.builder().retryWithDefaults().build(), "/counted/x", s("x")))
         .isInstanceOf(TransactionException.class)
         .hasMessageContaining("/counted/x")
         .hasMessageContaining(
@@ -127,7 +125,7 @@ class MetadataTest {
                 new KVWithMetadata<>("/counted/n", s("n"), "text", ValueOrigin.FROM_SB)));
     env.kvs().transactionBarrier();
     assertThat(env.kvs().valueStatus("/counted/n").state()).isEqualTo(NONEXISTENT);
-    commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
+    env.commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
     assertThat(env.kvs().valueStatus("/counted/r").state()).isEqualTo(NONEXISTENT);
     assertThat(env.kvs().metadataMap("counted", Integer.class).lookup("/counted/ok")).contains(7);
   }
@@ -137,7 +135,7 @@ class MetadataTest {
       "B123 metadata of a created base value is published under its label; derived values have none")
   void createPublishesMetadata() {
     dataChangeSetup();
-    commit(TxnOptions.defaults(), B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
+    env.commit(TxnOptions.defaults(), B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
     assertThat(map("descriptor1").labels()).containsExactly("base-value1");
     assertThat(map("descriptor1").lookup("base-value1")).contains(0);
     assertThat(map("descriptor2").labels()).containsExactly("base-value2");
@@ -173,7 +171,7 @@ class MetadataTest {
             sb.descriptor("descriptor2", Object.class)
                 .nbKeyPrefix(CatalogueFixtures.PREFIX_B)
                 .build());
-    commit(TxnOptions.defaults(), A1, arr(1), B2, arr(1));
+    env.commit(TxnOptions.defaults(), A1, arr(1), B2, arr(1));
     NamedMapping<Integer> m1 = env.kvs().metadataMap("descriptor1", Integer.class);
     assertThat(m1.labels()).containsExactly(A1);
     assertThat(m1.lookup(A1)).contains(42);
@@ -206,7 +204,7 @@ class MetadataTest {
     env.kvs().registerDescriptors(counted, plain);
     assertThatThrownBy(
             () ->
-                commit(
+                env.commit(
                     TxnOptions.defaults(),
                     "/counted/x",
                     "four",
@@ -268,8 +266,8 @@ class MetadataTest {
       "B124 B87 an in-place Update keeps the metadata returned by Update; re-creation gets fresh metadata")
   void updateKeepsReturnedMetadata() {
     dataChangeSetup();
-    commit(TxnOptions.defaults(), B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
-    commit(TxnOptions.defaults(), C3, arr(1), A1, arr(1));
+    env.commit(TxnOptions.defaults(), B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
+    env.commit(TxnOptions.defaults(), C3, arr(1), A1, arr(1));
     assertThat(map("descriptor1").lookup("base-value1")).contains(0);
     assertThat(map("descriptor3").lookup("base-value3")).contains(1);
     assertThat(map("descriptor3").labels()).containsExactly("base-value3");
@@ -292,10 +290,10 @@ class MetadataTest {
                 .update((k, o, n, m) -> m + 100)
                 .delete((k, v, m) -> {})
                 .build());
-    commit(TxnOptions.defaults(), A1, arr(1));
+    env.commit(TxnOptions.defaults(), A1, arr(1));
     NamedMapping<Integer> m1 = env.kvs().metadataMap("descriptor1", Integer.class);
     assertThat(m1.lookup("base-value1")).contains(1);
-    commit(TxnOptions.defaults(), A1, arr(2));
+    env.commit(TxnOptions.defaults(), A1, arr(2));
     assertThat(m1.lookup("base-value1")).contains(101);
     TxnAssert.assertThat(env.txn(1))
         .executed(op(UPDATE, A1).states(CONFIGURED, CONFIGURED).prevValue(arr(1)).newValue(arr(2)));
@@ -325,10 +323,10 @@ class MetadataTest {
   void deleteRemovesMetadata() {
     resyncWithEmptySbSetup();
     TxnOptions full = TxnOptions.builder().resync(ResyncType.FULL).build();
-    commit(full, A2, arr(1), A1, arr(1, 2));
+    env.commit(full, A2, arr(1), A1, arr(1, 2));
     assertThat(map("descriptor1").lookup("base-value1")).contains(0);
     assertThat(map("descriptor1").lookup("base-value2")).contains(1);
-    commit(full);
+    env.commit(full);
     assertThat(sb.values()).isEmpty();
     assertThat(map("descriptor1").labels()).isEmpty();
     assertThat(env.kvs().dumpValues("descriptor1", View.CACHED)).isEmpty();
@@ -342,7 +340,7 @@ class MetadataTest {
   private void notificationsSetup() {
     env = CatalogueFixtures.env(true);
     CatalogueFixtures.registerNotificationDescriptors(env.kvs(), sb);
-    commit(TxnOptions.builder().resync(ResyncType.FULL).build(), B2, arr(1, 2));
+    env.commit(TxnOptions.builder().resync(ResyncType.FULL).build(), B2, arr(1, 2));
   }
 
   private void notify(String key, Object value, Object metadata) {
@@ -396,7 +394,7 @@ class MetadataTest {
       sb.setValue(k, arr(1), meta++, ValueOrigin.FROM_NB, false);
       sb.setValue(d(k, 1), s("item1"), null, ValueOrigin.FROM_NB, true);
     }
-    commit(
+    env.commit(
         TxnOptions.builder().resync(ResyncType.FULL).build(),
         A1,
         arr(2),
@@ -468,7 +466,7 @@ class MetadataTest {
                 .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withMetadata()
                 .build());
-    commit(TxnOptions.defaults(), A1, arr(1), A2, arr(2));
+    env.commit(TxnOptions.defaults(), A1, arr(1), A2, arr(2));
     assertThat(map("descriptor1").lookup("base-value1")).contains(0);
     assertThat(map("descriptor1").lookup("base-value2")).contains(1);
     // A1 disappears from SB behind the scheduler's back; its re-creation fails
@@ -477,7 +475,7 @@ class MetadataTest {
     sb.clearCalls();
     assertThatThrownBy(
             () ->
-                commit(
+                env.commit(
                     TxnOptions.builder().resync(ResyncType.FULL).build(), A1, arr(1), A2, arr(2)))
         .isInstanceOf(TransactionException.class);
     assertThat(sb.callLog())

@@ -44,11 +44,13 @@ import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.api.View;
 import io.kvscheduler.catalogue.CatalogueFixtures.StringValue;
+import io.kvscheduler.testkit.KVSchedulerTest;
 import io.kvscheduler.testkit.ManualClock;
 import io.kvscheduler.testkit.ManualDelayScheduler;
 import io.kvscheduler.testkit.MockSouthbound;
 import io.kvscheduler.testkit.MockSouthbound.Entry;
 import io.kvscheduler.testkit.OpSpec;
+import io.kvscheduler.testkit.SchedulerFixture;
 import io.kvscheduler.testkit.TxnAssert;
 import java.time.Duration;
 import java.time.Instant;
@@ -62,7 +64,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -73,23 +74,19 @@ import org.junit.jupiter.api.Timeout;
  * transaction content, ordering, create / update / delete. Unless said otherwise the tests use the
  * 3-descriptor setup of TestDataChangeTransactions (see {@link DataChangeTest}) with simulation on.
  */
+@KVSchedulerTest(simulation = true, printTxnSummary = true)
+// the extension checks B64: the scheduler never made an inconsistent SB call
 class NbTransactionTest {
-  private final MockSouthbound sb = new MockSouthbound();
-  private CatalogueFixtures.Env env;
+  private MockSouthbound sb;
+  private SchedulerFixture env;
   private KVScheduler kvs;
 
   @BeforeEach
-  void setUp() {
-    env = CatalogueFixtures.env(true);
-    kvs = env.kvs();
+  void setUp(SchedulerFixture fx) {
+    env = fx;
+    sb = fx.southbound();
+    kvs = fx.kvs();
     CatalogueFixtures.registerDataChangeDescriptors(kvs, sb);
-  }
-
-  @AfterEach
-  void tearDown() {
-    env.close();
-    // B64: the scheduler never made an inconsistent SB call
-    assertThat(sb.inconsistencies()).isEmpty();
   }
 
   // ------------------------------------------------------------------ helpers
@@ -128,17 +125,13 @@ class NbTransactionTest {
     return t;
   }
 
-  private long commit(Object... kv) {
-    return txn(kv).commit();
-  }
-
   /** The two transactions of TestDataChangeTransactions. */
   private void dataChangeTxns() {
     assertThat(
             txn(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2))
                 .commit(TxnOptions.builder().description("testing data change").build()))
         .isZero();
-    assertThat(commit(C3, arr(1), A1, arr(1))).isEqualTo(1);
+    assertThat(env.commit(C3, arr(1), A1, arr(1))).isEqualTo(1);
   }
 
   private static ValueStatus st(String key, ValueState state, TxnOperation op, String... details) {
@@ -182,8 +175,8 @@ class NbTransactionTest {
       "B47 every processed transaction (NB, SB notification, retry, empty) takes the next"
           + " sequence number from 0; a blocking commit returns it")
   void sequenceNumbers() {
-    assertThat(commit(A1, arr(1))).isEqualTo(0);
-    assertThat(commit(C3, arr(1))).isEqualTo(1);
+    assertThat(env.commit(A1, arr(1))).isEqualTo(0);
+    assertThat(env.commit(C3, arr(1))).isEqualTo(1);
 
     kvs.pushSBNotification(
         List.of(new KVWithMetadata<>(CatalogueFixtures.A4, arr(1), null, ValueOrigin.FROM_SB)));
@@ -213,9 +206,9 @@ class NbTransactionTest {
     assertThat(kvs.valueStatus(CatalogueFixtures.A2).state()).isEqualTo(CONFIGURED);
 
     // a transaction that does nothing still consumes a number
-    assertThat(commit()).isEqualTo(5);
+    assertThat(env.commit()).isEqualTo(5);
     TxnAssert.assertThat(env.txn(5)).executedNothing();
-    assertThat(commit(A1, arr(1))).isEqualTo(6); // equivalent: nothing to do
+    assertThat(env.commit(A1, arr(1))).isEqualTo(6); // equivalent: nothing to do
     assertThat(kvs.transactionHistory())
         .extracting(RecordedTxn::seqNum)
         .containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L);
@@ -252,7 +245,7 @@ class NbTransactionTest {
     kvs.transactionBarrier();
     assertThat(kvs.transactionHistory()).isEmpty();
     assertThat(sb.callLog()).isEmpty();
-    assertThat(commit(A1, arr(1))).isZero();
+    assertThat(env.commit(A1, arr(1))).isZero();
   }
 
   @Test
@@ -674,7 +667,7 @@ class NbTransactionTest {
                 })
             .delete((key, v, m) -> calls.add("DELETE " + key))
             .build());
-    assertThat(commit(f1, s("x"))).isZero();
+    assertThat(env.commit(f1, s("x"))).isZero();
     assertThat(nested.get().get(10, TimeUnit.SECONDS)).isEqualTo(1);
     assertThat(waiting.get())
         .isInstanceOf(IllegalStateException.class)
@@ -719,11 +712,11 @@ class NbTransactionTest {
           + " in-place updates; by key within each class")
   void planningOrderAllFourClasses() {
     registerDescriptorD();
-    commit(D1, DV.of("a"), D2, DV.of("a"), D3, DV.of("a"), D4, DV.of("a", MISSING));
+    env.commit(D1, DV.of("a"), D2, DV.of("a"), D3, DV.of("a"), D4, DV.of("a", MISSING));
     assertThat(kvs.valueStatus(D4).value()).isEqualTo(st(D4, PENDING, CREATE, MISSING));
     sb.clearCalls();
 
-    long seq = commit(D1, DV.of("b"), D2, DV.of("b"), D3, null, D4, DV.of("b"), D5, DV.of("a"));
+    long seq = env.commit(D1, DV.of("b"), D2, DV.of("b"), D3, null, D4, DV.of("b"), D5, DV.of("a"));
     assertThat(sb.callLog())
         .containsExactly(
             "DELETE " + D3,
@@ -826,7 +819,7 @@ class NbTransactionTest {
     // ---- 2nd transaction
     sb.clearCalls();
     Instant before1 = env.clock().peek();
-    assertThat(commit(C3, arr(1), A1, arr(1))).isEqualTo(1);
+    assertThat(env.commit(C3, arr(1), A1, arr(1))).isEqualTo(1);
     assertThat(sb.callLog())
         .containsExactly(
             "DELETE " + d(C3, 1),
@@ -917,9 +910,9 @@ class NbTransactionTest {
           + " created right after what satisfied it, before the derived values; fresh metadata")
   void pendingCreatedWhenDependencyReappears() {
     dataChangeTxns();
-    commit(A1, null);
+    env.commit(A1, null);
     sb.clearCalls();
-    long seq = commit(A1, arr(1));
+    long seq = env.commit(A1, arr(1));
     assertThat(sb.callLog())
         .containsExactly(
             "CREATE " + A1, "CREATE " + d(B2, 1), "CREATE " + d(A1, 1), "CREATE " + d(B2, 2));
@@ -954,9 +947,9 @@ class NbTransactionTest {
       "B57 an equivalent value calls and records nothing but refreshes last-update:"
           + " base and re-derived values report LastOperation UPDATE")
   void noOpUpdate() {
-    commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
+    env.commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
     sb.clearCalls();
-    long seq = commit(A1, arr(2), B2, arr(1, 2));
+    long seq = env.commit(A1, arr(2), B2, arr(1, 2));
     assertThat(seq).isEqualTo(1);
     assertThat(sb.callLog()).isEmpty();
     // the only record: the pending derived value is re-attempted as a CREATE and stays pending
@@ -988,7 +981,7 @@ class NbTransactionTest {
     assertThat(meta("descriptor1", "base-value1")).contains(0);
 
     // an equivalent value alone: nothing planned, executed or called at all
-    seq = commit(C3, arr(1, 2));
+    seq = env.commit(C3, arr(1, 2));
     assertThat(sb.callLog()).isEmpty();
     TxnAssert.assertThat(env.txn(seq)).executedNothing();
     assertThat(env.txn(seq).planned()).isEmpty();
@@ -1009,10 +1002,10 @@ class NbTransactionTest {
           + " NONEXISTENT/UNDEFINED, watchers saw it once as REMOVED")
   void deleteBaseWithDerived() {
     List<BaseValueStatus> seen = Collections.synchronizedList(new ArrayList<>());
-    commit(A1, arr(1));
+    env.commit(A1, arr(1));
     kvs.watchValueStatus(KeySelector.prefix(CatalogueFixtures.PREFIX_A), seen::add);
     sb.clearCalls();
-    long seq = commit(A1, null);
+    long seq = env.commit(A1, null);
     assertThat(sb.callLog()).containsExactly("DELETE " + d(A1, 1), "DELETE " + A1);
     assertBoth(
         env.txn(seq),
@@ -1041,7 +1034,7 @@ class NbTransactionTest {
   void deleteDependencyUnconfiguresDependents() {
     dataChangeTxns();
     sb.clearCalls();
-    long seq = commit(A1, null);
+    long seq = env.commit(A1, null);
     assertThat(sb.callLog())
         .containsExactly(
             "DELETE " + d(B2, 2), "DELETE " + d(A1, 1), "DELETE " + d(B2, 1), "DELETE " + A1);
@@ -1082,7 +1075,7 @@ class NbTransactionTest {
   void deleteDependencyAndDependentTogether() {
     dataChangeTxns();
     sb.clearCalls();
-    long seq = commit(B2, null, A1, null);
+    long seq = env.commit(B2, null, A1, null);
     assertThat(sb.callLog())
         .containsExactly(
             "DELETE " + d(B2, 2),
@@ -1114,9 +1107,9 @@ class NbTransactionTest {
       "B61 deleting an unknown key records nothing and calls nothing (the transaction"
           + " still gets its number)")
   void deleteUnknownKey() {
-    commit(A1, arr(1));
+    env.commit(A1, arr(1));
     sb.clearCalls();
-    long seq = commit(CatalogueFixtures.A4, null, C3, null);
+    long seq = env.commit(CatalogueFixtures.A4, null, C3, null);
     assertThat(seq).isEqualTo(1);
     TxnAssert.assertThat(env.txn(seq)).executedNothing();
     assertThat(env.txn(seq).planned()).isEmpty();
@@ -1130,9 +1123,9 @@ class NbTransactionTest {
       "B58 B62 deleting a base with a pending derived value: the pending one is a"
           + " bookkeeping-only DELETE {NOOP} (PENDING→REMOVED)")
   void deletePendingDerived() {
-    commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
+    env.commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
     sb.clearCalls();
-    long seq = commit(B2, null);
+    long seq = env.commit(B2, null);
     assertThat(sb.callLog()).containsExactly("DELETE " + d(B2, 1), "DELETE " + B2);
     assertBoth(
         env.txn(seq),
@@ -1153,14 +1146,14 @@ class NbTransactionTest {
           + " records DELETE {NOOP} →REMOVED and calls nothing")
   void deleteUnavailableBase() {
     registerDescriptorD();
-    commit(D4, DV.of("a", MISSING));
+    env.commit(D4, DV.of("a", MISSING));
     sb.planError(D6, new RuntimeException("failed to create value"));
-    assertThatThrownBy(() -> commit(D6, DV.of("x"))).isInstanceOf(TransactionException.class);
+    assertThatThrownBy(() -> env.commit(D6, DV.of("x"))).isInstanceOf(TransactionException.class);
     assertThat(kvs.valueStatus(D6).value())
         .isEqualTo(new ValueStatus(D6, FAILED, "failed to create value", CREATE, List.of()));
     sb.clearCalls();
 
-    long seq = commit(D4, null, D6, null);
+    long seq = env.commit(D4, null, D6, null);
     assertThat(sb.callLog()).isEmpty();
     assertBoth(
         env.txn(seq),
@@ -1182,9 +1175,9 @@ class NbTransactionTest {
           + " value) and keeps the new one PENDING; created once the dependency appears")
   void updateWithUnmetNewDependencies() {
     registerDescriptorD();
-    commit(D1, DV.of("a"));
+    env.commit(D1, DV.of("a"));
     sb.clearCalls();
-    long seq = commit(D1, DV.of("b", D2));
+    long seq = env.commit(D1, DV.of("b", D2));
     assertThat(sb.callLog()).containsExactly("DELETE " + D1);
     assertThat(sb.calls().get(0).value()).isEqualTo(DV.of("a"));
     assertBoth(
@@ -1197,7 +1190,7 @@ class NbTransactionTest {
     assertThat(sb.keys()).isEmpty();
 
     sb.clearCalls();
-    seq = commit(D2, DV.of("dep"));
+    seq = env.commit(D2, DV.of("dep"));
     assertThat(sb.callLog()).containsExactly("CREATE " + D2, "CREATE " + D1);
     assertThat(sb.get(D1).orElseThrow().value()).isEqualTo(DV.of("b", D2));
     assertBoth(
@@ -1249,10 +1242,10 @@ class NbTransactionTest {
             .build());
     StringValue first = new StringValue("first");
     StringValue second = new StringValue("second");
-    commit(g1, first);
-    commit(g1, second);
+    env.commit(g1, first);
+    env.commit(g1, second);
     assertThat(kvs.metadataMap("descriptorG", Integer.class).lookup(g1)).contains(43);
-    commit(g1, null);
+    env.commit(g1, null);
     assertThat(calls).containsExactly("CREATE " + g1, "UPDATE " + g1, "DELETE " + g1);
     assertThat(problems).isEmpty();
     assertThat(kvs.metadataMap("descriptorG", Integer.class).lookup(g1)).isEmpty();
@@ -1276,9 +1269,9 @@ class NbTransactionTest {
                         KeyValuePair.of(A1, s("collides")),
                         KeyValuePair.of(key + "/ok", s("ok"))))
             .build());
-    commit(A1, arr(1));
+    env.commit(A1, arr(1));
     sb.clearCalls();
-    long seq = commit(e1, s("e"));
+    long seq = env.commit(e1, s("e"));
     assertThat(sb.callLog()).containsExactly("CREATE " + e1, "CREATE " + e1 + "/ok");
     assertBoth(
         env.txn(seq),

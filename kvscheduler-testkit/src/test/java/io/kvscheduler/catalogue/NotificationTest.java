@@ -18,6 +18,7 @@ import static io.kvscheduler.catalogue.CatalogueFixtures.C3;
 import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
 import static io.kvscheduler.catalogue.CatalogueFixtures.d;
 import static io.kvscheduler.catalogue.CatalogueFixtures.s;
+import static io.kvscheduler.testkit.KVSchedulerAssertions.assertThat;
 import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
@@ -40,6 +41,7 @@ import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.api.View;
 import io.kvscheduler.testkit.MockSouthbound;
 import io.kvscheduler.testkit.OpSpec;
+import io.kvscheduler.testkit.SchedulerFixture;
 import io.kvscheduler.testkit.TxnAssert;
 import java.time.Duration;
 import java.util.List;
@@ -58,7 +60,7 @@ class NotificationTest {
 
   private final MockSouthbound sb = new MockSouthbound();
   private final List<BaseValueStatus> statuses = new CopyOnWriteArrayList<>();
-  private CatalogueFixtures.Env env;
+  private SchedulerFixture env;
 
   @AfterEach
   void tearDown() {
@@ -88,7 +90,7 @@ class NotificationTest {
     return new RecordedTxn.RecordedValue(key, Optional.ofNullable(value), origin);
   }
 
-  static void pushAndWait(CatalogueFixtures.Env env, String key, Object value, Object metadata) {
+  static void pushAndWait(SchedulerFixture env, String key, Object value, Object metadata) {
     env.kvs()
         .pushSBNotification(
             List.of(new KVWithMetadata<>(key, value, metadata, ValueOrigin.FROM_SB)));
@@ -201,7 +203,7 @@ class NotificationTest {
                 kvm("/typed/y", s("ok"), null, ValueOrigin.FROM_SB)));
     env.kvs().transactionBarrier();
     assertThat(env.kvs().valueStatus("/typed/x").state()).isEqualTo(NONEXISTENT);
-    assertThat(env.kvs().valueStatus("/typed/y").state()).isEqualTo(OBTAINED);
+    assertThat(env.kvs()).value("/typed/y").isObtained();
     assertThat(env.kvs().dumpValues("typed", View.SB)).isEmpty(); // Retrieve ran, and found none
     assertThat(seen).containsExactly("ok");
   }
@@ -429,11 +431,11 @@ class NotificationTest {
     static final Object C3_DATA = s("base-value3-data");
 
     final MockSouthbound sb;
-    final CatalogueFixtures.Env env;
+    final SchedulerFixture env;
     final List<BaseValueStatus> prefB = new CopyOnWriteArrayList<>();
     final List<BaseValueStatus> prefC = new CopyOnWriteArrayList<>();
 
-    WithRetryScenario(MockSouthbound sb, CatalogueFixtures.Env env) {
+    WithRetryScenario(MockSouthbound sb, SchedulerFixture env) {
       this.sb = sb;
       this.env = env;
     }
@@ -602,8 +604,8 @@ class NotificationTest {
                 kvm(A1, s("sb1"), 10, ValueOrigin.FROM_SB),
                 kvm(A2, s("sb2"), 20, ValueOrigin.FROM_SB)));
     env.kvs().transactionBarrier();
-    assertThat(env.kvs().valueStatus(A1).state()).isEqualTo(OBTAINED);
-    assertThat(env.kvs().valueStatus(A2).state()).isEqualTo(OBTAINED);
+    assertThat(env.kvs()).value(A1).isObtained();
+    assertThat(env.kvs()).value(A2).isObtained();
     assertThat(sb.calls()).isEmpty();
 
     // different value ⇒ Update, CONFIGURED

@@ -34,9 +34,8 @@ import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.api.View;
-import io.kvscheduler.testkit.ManualClock;
-import io.kvscheduler.testkit.ManualDelayScheduler;
 import io.kvscheduler.testkit.MockSouthbound;
+import io.kvscheduler.testkit.SchedulerFixture;
 import io.kvscheduler.testkit.TxnAssert;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -76,7 +75,7 @@ class OperationTimeoutTest {
   /** Hanging calls that returned after all (their result must be ignored). */
   private final AtomicInteger lateReturns = new AtomicInteger();
 
-  private CatalogueFixtures.Env env;
+  private SchedulerFixture env;
   private KVScheduler kvs;
 
   @AfterEach
@@ -89,13 +88,12 @@ class OperationTimeoutTest {
   }
 
   private void start(Duration schedulerTimeout) {
-    ManualClock clock = new ManualClock();
-    ManualDelayScheduler timers = new ManualDelayScheduler(clock);
-    var b = KVScheduler.builder().clock(clock).delayScheduler(timers).statusExecutor(Runnable::run);
-    if (schedulerTimeout != null) {
-      b.operationTimeout(schedulerTimeout);
-    }
-    env = new CatalogueFixtures.Env(b.build(), clock, timers);
+    env =
+        SchedulerFixture.create(
+            b ->
+                schedulerTimeout == null
+                    ? b.printTxnSummary(true)
+                    : b.printTxnSummary(true).operationTimeout(schedulerTimeout));
     kvs = env.kvs();
     kvs.registerDescriptors(
         sb.descriptor("descriptor1", Object.class)
@@ -135,14 +133,6 @@ class OperationTimeoutTest {
         .delete((key, value, meta) -> {});
   }
 
-  private long commit(TxnOptions options, Object... kv) {
-    return env.commit(options, kv);
-  }
-
-  private long commit(Object... kv) {
-    return commit(TxnOptions.defaults(), kv);
-  }
-
   private static String overran(String descriptor, String op, String key) {
     return "descriptor "
         + descriptor
@@ -169,7 +159,7 @@ class OperationTimeoutTest {
 
     TransactionException e =
         assertThrows(
-            TransactionException.class, () -> commit(A1, s("a1"), C3, s("hang"), A2, s("a2")));
+            TransactionException.class, () -> env.commit(A1, s("a1"), C3, s("hang"), A2, s("a2")));
     String msg = overran("hanging", "Create", C3);
     assertThat(e.keyErrors())
         .extracting(KeyError::key, KeyError::operation, KeyError::message)
@@ -192,7 +182,7 @@ class OperationTimeoutTest {
     kvs.transactionBarrier();
     assertThat(kvs.valueStatus(C3).value())
         .isEqualTo(new ValueStatus(C3, FAILED, msg, CREATE, List.of()));
-    long seq = commit(A3, s("a3"));
+    long seq = env.commit(A3, s("a3"));
     TxnAssert.assertThat(env.txn(seq)).executed(op(CREATE, A3).states(NONEXISTENT, CONFIGURED));
   }
 
@@ -232,7 +222,7 @@ class OperationTimeoutTest {
                 })
             .build());
 
-    assertThrows(TransactionException.class, () -> commit(C3, s("late")));
+    assertThrows(TransactionException.class, () -> env.commit(C3, s("late")));
     assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(FAILED);
     assertThat(device).isEmpty(); // the refresh after the failure found nothing yet
 
@@ -258,7 +248,7 @@ class OperationTimeoutTest {
     TxnAssert.assertThat(settled)
         .executed(op(UPDATE, C3).states(FAILED, CONFIGURED).flags("NOOP", "RETRY"));
 
-    commit(C3, null);
+    env.commit(C3, null);
     assertThat(device).isEmpty();
     assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(ValueState.NONEXISTENT);
   }
@@ -285,7 +275,7 @@ class OperationTimeoutTest {
     assertThrows(
         TransactionException.class,
         () ->
-            commit(
+            env.commit(
                 TxnOptions.builder()
                     .retry(new RetryOptions(Duration.ofSeconds(1), 3, false))
                     .build(),
@@ -315,10 +305,10 @@ class OperationTimeoutTest {
                   return List.of(); // were it awaited, C3 would be MISSING and re-created
                 })
             .build());
-    commit(C3, s("c3"));
+    env.commit(C3, s("c3"));
     assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(CONFIGURED);
 
-    long seq = commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
+    long seq = env.commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
     assertThat(retrieves.get()).isEqualTo(1);
     TxnAssert.assertThat(env.txn(seq)).executed();
     // re-applied as an equivalent update (B155): nothing executed, the value kept
@@ -336,7 +326,7 @@ class OperationTimeoutTest {
     start(null);
     kvs.registerDescriptors(hangingOnCreate().operationTimeout(LIMIT).build());
     TransactionException e =
-        assertThrows(TransactionException.class, () -> commit(C3, s("hang"), A1, s("a1")));
+        assertThrows(TransactionException.class, () -> env.commit(C3, s("hang"), A1, s("a1")));
     assertThat(e.keyErrors())
         .extracting(KeyError::key, KeyError::message)
         .containsExactly(tuple(C3, overran("hanging", "Create", C3)));
@@ -363,7 +353,7 @@ class OperationTimeoutTest {
                 })
             .delete((key, value, meta) -> {})
             .build());
-    long seq = commit(C3, s("c3"));
+    long seq = env.commit(C3, s("c3"));
     kvs.transactionBarrier();
     assertThat(inner).singleElement().satisfies(f -> assertThat(f.join()).isEqualTo(seq + 1));
     assertThat(threads).singleElement().asString().startsWith("kvscheduler-sb-call-");
@@ -398,7 +388,7 @@ class OperationTimeoutTest {
             .delete((key, value, meta) -> {})
             .retrieve(correlate -> List.of())
             .build());
-    commit(C3, s("c3"));
+    env.commit(C3, s("c3"));
     assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(CONFIGURED);
     assertThat(errors).hasSize(2);
     assertThat(errors.get(0))
@@ -483,19 +473,7 @@ class OperationTimeoutTest {
       "(ours) random transactions against a device whose calls overrun the timeout now and then: once it is prompt again, a downstream resync makes it equal the desired state")
   void convergesAfterOverruns(long seed) throws Exception {
     SlowDevice device = new SlowDevice(seed);
-    ManualClock clock = new ManualClock();
-    ManualDelayScheduler timers = new ManualDelayScheduler(clock);
-    env =
-        new CatalogueFixtures.Env(
-            KVScheduler.builder()
-                .clock(clock)
-                .delayScheduler(timers)
-                .statusExecutor(Runnable::run)
-                .printTxnSummary(false)
-                .operationTimeout(Duration.ofMillis(20))
-                .build(),
-            clock,
-            timers);
+    env = SchedulerFixture.create(b -> b.operationTimeout(Duration.ofMillis(20)));
     kvs = env.kvs();
     kvs.registerDescriptors(device.descriptor());
     SplittableRandom rnd = new SplittableRandom(seed);

@@ -29,7 +29,6 @@ import ch.qos.logback.classic.Level;
 import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.FlagStats;
-import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.KVSchedulerBuilder;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeyError;
@@ -45,10 +44,9 @@ import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.View;
-import io.kvscheduler.testkit.ManualClock;
-import io.kvscheduler.testkit.ManualDelayScheduler;
 import io.kvscheduler.testkit.MockSouthbound;
 import io.kvscheduler.testkit.OpSpec;
+import io.kvscheduler.testkit.SchedulerFixture;
 import io.kvscheduler.testkit.TxnAssert;
 import java.time.Duration;
 import java.time.Instant;
@@ -69,7 +67,7 @@ import org.junit.jupiter.api.Test;
 /** Catalogue §17: transaction records, history and graph revisions. */
 class RecordsAndHistoryTest {
   private final MockSouthbound sb = new MockSouthbound();
-  private CatalogueFixtures.Env env;
+  private SchedulerFixture env;
 
   @AfterEach
   void tearDown() {
@@ -82,28 +80,10 @@ class RecordsAndHistoryTest {
   // ------------------------------------------------------------------ helpers
 
   /** Like CatalogueFixtures.env, with extra builder settings. */
-  private static CatalogueFixtures.Env envWith(
+  private static SchedulerFixture envWith(
       boolean simulation, UnaryOperator<KVSchedulerBuilder> extra) {
-    ManualClock clock = new ManualClock();
-    ManualDelayScheduler timers = new ManualDelayScheduler(clock);
-    KVScheduler kvs =
-        extra
-            .apply(
-                KVScheduler.builder()
-                    .clock(clock)
-                    .delayScheduler(timers)
-                    .statusExecutor(Runnable::run)
-                    .enableTxnSimulation(simulation))
-            .build();
-    return new CatalogueFixtures.Env(kvs, clock, timers);
-  }
-
-  private long commit(TxnOptions options, Object... kv) {
-    return env.commit(options, kv);
-  }
-
-  private long commit(Object... kv) {
-    return commit(TxnOptions.defaults(), kv);
+    return SchedulerFixture.create(
+        b -> extra.apply(b.enableTxnSimulation(simulation).printTxnSummary(true)));
   }
 
   private void notify(String key, Object value, Object metadata) {
@@ -172,7 +152,7 @@ class RecordsAndHistoryTest {
   private void notificationsSetup(boolean simulation) {
     env = CatalogueFixtures.env(simulation);
     CatalogueFixtures.registerNotificationDescriptors(env.kvs(), sb);
-    commit(TxnOptions.builder().resync(ResyncType.FULL).build(), B2, arr(1, 2));
+    env.commit(TxnOptions.builder().resync(ResyncType.FULL).build(), B2, arr(1, 2));
   }
 
   /** TestDependencyCycles: A1 -> A2 -> A3 -> {A1, A4}; no Retrieve. */
@@ -245,15 +225,15 @@ class RecordsAndHistoryTest {
       "B162 B166 a record reads the same after later transactions update, fail on and remove its keys")
   void recordUnchangedByLaterTransactions() {
     dataChangeSetup(true);
-    commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
+    env.commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
     RecordedTxn first = env.txn(0);
     assertThat(first.planned()).isNotEmpty();
     TxnAssert.assertThat(first).executed(FIRST_DATA_CHANGE_OPS);
 
-    commit(A1, arr(1, 2), C3, arr(2));
+    env.commit(A1, arr(1, 2), C3, arr(2));
     sb.planError(A1, new RuntimeException("planned failure"));
-    assertThatThrownBy(() -> commit(A1, arr(3))).isInstanceOf(TransactionException.class);
-    commit(B2, null, C3, null);
+    assertThatThrownBy(() -> env.commit(A1, arr(3))).isInstanceOf(TransactionException.class);
+    env.commit(B2, null, C3, null);
 
     assertThat(env.txn(0)).isEqualTo(first);
     TxnAssert.assertThat(env.txn(0)).executed(FIRST_DATA_CHANGE_OPS);
@@ -265,7 +245,7 @@ class RecordsAndHistoryTest {
       "B162 B163 B165 B107 record of a retry: type, RetryForTxn/attempt, values, retried derived create keeps PrevValue")
   void retryRecord() {
     resyncWithRetrySetup(true);
-    assertThatThrownBy(() -> commit(RESYNC_WITH_RETRY, A1, arr(1, 2)))
+    assertThatThrownBy(() -> env.commit(RESYNC_WITH_RETRY, A1, arr(1, 2)))
         .isInstanceOf(TransactionException.class);
     Instant afterCommit = env.clock().peek();
     RecordedTxn first = env.txn(0);
@@ -325,7 +305,7 @@ class RecordsAndHistoryTest {
   void resyncRecordsAndCompression() {
     resyncWithEmptySbSetup();
     TxnOptions full = TxnOptions.builder().resync(ResyncType.FULL).build();
-    commit(
+    env.commit(
         full.toBuilder().description("testing resync against empty SB").build(),
         A2,
         arr(1),
@@ -357,7 +337,7 @@ class RecordsAndHistoryTest {
     TxnAssert.assertThat(first).planned(created).executed(created);
 
     sb.clearCalls();
-    commit(full);
+    env.commit(full);
     assertThat(sb.callLog())
         .containsExactly(
             "RETRIEVE descriptor1",
@@ -415,7 +395,7 @@ class RecordsAndHistoryTest {
       kv.add(s("b" + i));
     }
     kv.set(1, arr(items));
-    long seq = commit(kv.toArray());
+    long seq = env.commit(kv.toArray());
     // A1 sorts first: its derived values wait (PENDING), then each is created right after its
     // B value; the pending creates are dropped from the record
     List<OpSpec> expected = new ArrayList<>();
@@ -447,7 +427,7 @@ class RecordsAndHistoryTest {
                     (key, value) -> key.equals(A2) ? List.of(Dependency.onKey(A1, A1)) : List.of())
                 .build());
     sb.setValue(A1, s("base-value1"), null, ValueOrigin.FROM_SB, false);
-    commit(TxnOptions.builder().resync(ResyncType.FULL).build(), A2, arr(1));
+    env.commit(TxnOptions.builder().resync(ResyncType.FULL).build(), A2, arr(1));
     assertThat(sb.callLog())
         .containsExactly("RETRIEVE descriptor1", "CREATE " + A2, "CREATE " + d(A2, 1));
     assertThat(env.txn(0).values()).containsExactly(fromSb(A1, s("base-value1")), nb(A2, arr(1)));
@@ -467,10 +447,10 @@ class RecordsAndHistoryTest {
                 .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .withMetadata()
                 .build());
-    commit(A1, arr(1));
+    env.commit(A1, arr(1));
     sb.setValue(A1, arr(9), 0, ValueOrigin.FROM_NB, false); // drift
     sb.clearCalls();
-    long seq = commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
+    long seq = env.commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
     assertThat(seq).isEqualTo(1);
     assertThat(sb.callLog()).containsExactly("RETRIEVE descriptor1", "UPDATE " + A1);
     RecordedTxn txn = env.txn(1);
@@ -514,12 +494,12 @@ class RecordsAndHistoryTest {
       "B164 without simulation nothing is planned; WithSimulation plans the same operations")
   void plannedOnlyWhenSimulated() {
     dataChangeSetup(false);
-    commit(A1, arr(1));
+    env.commit(A1, arr(1));
     RecordedTxn plain = env.txn(0);
     assertThat(plain.withSimulation()).isFalse();
     assertThat(plain.planned()).isEmpty();
     assertThat(plain.executed()).hasSize(2);
-    commit(TxnOptions.builder().simulation(true).build(), B2, arr(1, 2));
+    env.commit(TxnOptions.builder().simulation(true).build(), B2, arr(1, 2));
     RecordedTxn simulated = env.txn(1);
     assertThat(simulated.withSimulation()).isTrue();
     TxnAssert.assertThat(simulated)
@@ -553,7 +533,7 @@ class RecordsAndHistoryTest {
   @DisplayName("B164 retries are always simulated, even with simulation disabled")
   void retriesAlwaysSimulated() {
     resyncWithRetrySetup(false);
-    assertThatThrownBy(() -> commit(RESYNC_WITH_RETRY, A1, arr(1, 2)))
+    assertThatThrownBy(() -> env.commit(RESYNC_WITH_RETRY, A1, arr(1, 2)))
         .isInstanceOf(TransactionException.class);
     assertThat(env.txn(0).planned()).isEmpty();
     env.timers().advance(Duration.ofSeconds(3));
@@ -578,12 +558,12 @@ class RecordsAndHistoryTest {
                 .derivedValues(CatalogueFixtures.derivedItems())
                 .validate((k, v) -> validations.incrementAndGet())
                 .build());
-    commit(A1, arr(1));
+    env.commit(A1, arr(1));
     assertThat(validations).hasValue(2); // A1 and A1/i1, once each: execution only
     assertThat(sb.callLog()).containsExactly("CREATE " + A1, "CREATE " + d(A1, 1));
     sb.clearCalls();
     sb.planError(A2, new RuntimeException("failed to add value"));
-    assertThatThrownBy(() -> commit(A2, arr(2))).isInstanceOf(TransactionException.class);
+    assertThatThrownBy(() -> env.commit(A2, arr(2))).isInstanceOf(TransactionException.class);
     assertThat(validations).hasValue(3);
     assertThat(sb.callLog()).containsExactly("CREATE " + A2 + " ✗", "RETRIEVE descriptor1");
     TxnAssert.assertThat(env.txn(1))
@@ -606,13 +586,13 @@ class RecordsAndHistoryTest {
                 .derivedValues(CatalogueFixtures.derivedItems())
                 .validate((k, v) -> validations.incrementAndGet())
                 .build());
-    commit(A1, arr(1));
+    env.commit(A1, arr(1));
     BaseValueStatus before = env.kvs().valueStatus(A1);
     List<BaseValueStatus> watched = Collections.synchronizedList(new ArrayList<>());
     env.kvs().watchValueStatus(KeySelector.any(), watched::add);
     sb.clearCalls();
     validations.set(0);
-    long seq = commit(A1, arr(1));
+    long seq = env.commit(A1, arr(1));
     assertThat(seq).isEqualTo(1);
     assertThat(validations).hasValue(0);
     assertThat(sb.callLog()).isEmpty();
@@ -637,11 +617,11 @@ class RecordsAndHistoryTest {
     dataChangeSetup(true);
     assertThat(env.kvs().transactionHistory(Instant.MIN, Instant.MAX)).isEmpty();
     assertThat(env.kvs().recordedTransaction(0)).isEmpty();
-    commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
+    env.commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
     env.clock().advance(Duration.ofSeconds(10));
-    commit(C3, arr(1), A1, arr(1));
+    env.commit(C3, arr(1), A1, arr(1));
     env.clock().advance(Duration.ofSeconds(10));
-    commit(A1, arr(1, 2));
+    env.commit(A1, arr(1, 2));
     RecordedTxn t0 = env.txn(0);
     RecordedTxn t1 = env.txn(1);
     RecordedTxn t2 = env.txn(2);
@@ -671,7 +651,7 @@ class RecordsAndHistoryTest {
                 .build());
     // #0 empty full resync
     long seq =
-        commit(
+        env.commit(
             TxnOptions.builder()
                 .resync(ResyncType.FULL)
                 .description("testing empty resync")
@@ -696,7 +676,7 @@ class RecordsAndHistoryTest {
     assertThat(stats("value-state").total()).isZero();
     assertThat(env.kvs().metadataMap("descriptor1", Object.class).labels()).isEmpty();
     // #1 a value
-    assertThat(commit(A1, arr(1))).isEqualTo(1);
+    assertThat(env.commit(A1, arr(1))).isEqualTo(1);
     sb.clearCalls();
     // #2 notification for a key without descriptor: ignored but recorded
     notify("/prefixZ/x", arr(1), null);
@@ -715,14 +695,14 @@ class RecordsAndHistoryTest {
     sb.planError(A2, new RuntimeException("failed to add value"));
     assertThatThrownBy(
             () ->
-                commit(
+                env.commit(
                     TxnOptions.builder()
                         .retry(new RetryOptions(Duration.ofSeconds(3), 3, false))
                         .build(),
                     A2,
                     arr(2)))
         .isInstanceOf(TransactionException.class);
-    assertThat(commit(A2, arr(3))).isEqualTo(5);
+    assertThat(env.commit(A2, arr(3))).isEqualTo(5);
     sb.clearCalls();
     // #6 the obsolete retry: recorded, executes nothing
     env.timers().advance(Duration.ofSeconds(3));
@@ -734,14 +714,14 @@ class RecordsAndHistoryTest {
     assertThat(r6.values()).isEmpty();
     assertThat(r6.executed()).isEmpty();
     assertThat(sb.callLog()).isEmpty();
-    assertThat(commit(A3, arr(1))).isEqualTo(7);
+    assertThat(env.commit(A3, arr(1))).isEqualTo(7);
     assertThat(env.kvs().transactionHistory())
         .extracting(RecordedTxn::seqNum)
         .containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L);
   }
 
-  private CatalogueFixtures.Env retentionEnv(UnaryOperator<KVSchedulerBuilder> extra) {
-    CatalogueFixtures.Env e =
+  private SchedulerFixture retentionEnv(UnaryOperator<KVSchedulerBuilder> extra) {
+    SchedulerFixture e =
         envWith(
             false,
             b ->
@@ -761,16 +741,16 @@ class RecordsAndHistoryTest {
       "B169 history retention: records and revisions older than the age limit are trimmed, except the permanent period")
   void historyRetention() {
     env = retentionEnv(b -> b);
-    commit(A1, arr(1)); // #0 at ~0 (permanent)
+    env.commit(A1, arr(1)); // #0 at ~0 (permanent)
     env.clock().advance(Duration.ofMinutes(6));
-    commit(A1, arr(2), A2, arr(1)); // #1 at ~6 min
+    env.commit(A1, arr(2), A2, arr(1)); // #1 at ~6 min
     env.clock().advance(Duration.ofMinutes(6));
-    commit(A2, arr(2)); // #2 at ~12 min
+    env.commit(A2, arr(2)); // #2 at ~12 min
     assertThat(env.kvs().transactionHistory())
         .extracting(RecordedTxn::seqNum)
         .containsExactly(0L, 1L, 2L);
     env.clock().advance(Duration.ofMinutes(11));
-    commit(A3, arr(1)); // #3 at ~23 min: cutoff ~13 min
+    env.commit(A3, arr(1)); // #3 at ~23 min: cutoff ~13 min
     assertThat(env.kvs().transactionHistory())
         .extracting(RecordedTxn::seqNum)
         .containsExactly(0L, 3L);
@@ -786,9 +766,9 @@ class RecordsAndHistoryTest {
   @DisplayName("B169 history is trimmed over time (once a minute) even when no transaction runs")
   void historyTrimmedWithoutTransactions() {
     env = retentionEnv(b -> b);
-    commit(A1, arr(1)); // #0 permanent
+    env.commit(A1, arr(1)); // #0 permanent
     env.timers().advance(Duration.ofMinutes(6));
-    commit(A2, arr(1)); // #1 at ~6 min
+    env.commit(A2, arr(1)); // #1 at ~6 min
     env.timers().advance(Duration.ofMinutes(11)); // ~17 min: #1 older than 10 min
     env.kvs().transactionBarrier();
     assertThat(env.kvs().transactionHistory()).extracting(RecordedTxn::seqNum).containsExactly(0L);
@@ -800,7 +780,7 @@ class RecordsAndHistoryTest {
   void historyLimits() {
     env = retentionEnv(b -> b.historyMaxRecords(3));
     for (int i = 1; i <= 5; i++) {
-      commit(A1, arr(i));
+      env.commit(A1, arr(i));
     }
     assertThat(env.kvs().transactionHistory())
         .extracting(RecordedTxn::seqNum)
@@ -810,7 +790,7 @@ class RecordsAndHistoryTest {
     assertThat(sb.inconsistencies()).isEmpty();
     sb.reset();
     env = retentionEnv(b -> b.recordHistory(false));
-    assertThat(commit(A1, arr(1))).isZero();
+    assertThat(env.commit(A1, arr(1))).isZero();
     assertThat(env.kvs().transactionHistory()).isEmpty();
     assertThat(env.kvs().recordedTransaction(0)).isEmpty();
     assertThat(env.kvs().keyTimeline(A1)).isEmpty();
@@ -825,7 +805,7 @@ class RecordsAndHistoryTest {
   @DisplayName("B170 B74 B75 B76 graph revisions per transaction and flag statistics (cycle test)")
   void revisionsAndFlagStatsCycle() {
     cycleSetup();
-    commit(A1, s("base-value1-data"), A2, s("base-value2-data"), A3, s("base-value3-data"));
+    env.commit(A1, s("base-value1-data"), A2, s("base-value2-data"), A3, s("base-value3-data"));
     assertThat(stats("value-state")).isEqualTo(new FlagStats(3, counts("PENDING", 3)));
     assertThat(stats("unavailable").total()).isEqualTo(3);
     assertThat(stats("last-update").total()).isEqualTo(3);
@@ -833,7 +813,7 @@ class RecordsAndHistoryTest {
     assertThat(stats("descriptor")).isEqualTo(new FlagStats(3, counts("descriptor1", 3)));
     assertThat(stats("derived").total()).isZero();
 
-    commit(A4, s("base-value4-data"));
+    env.commit(A4, s("base-value4-data"));
     assertThat(sb.callLog())
         .containsExactly("CREATE " + A4, "CREATE " + A3, "CREATE " + A2, "CREATE " + A1);
     assertThat(stats("last-update").total()).isEqualTo(7);
@@ -843,7 +823,7 @@ class RecordsAndHistoryTest {
 
     sb.clearCalls();
     sb.planError(A2, new RuntimeException("failed to remove the value"));
-    assertThatThrownBy(() -> commit(A2, null)).isInstanceOf(TransactionException.class);
+    assertThatThrownBy(() -> env.commit(A2, null)).isInstanceOf(TransactionException.class);
     assertThat(sb.callLog()).containsExactly("DELETE " + A3, "DELETE " + A1, "DELETE " + A2 + " ✗");
     assertThat(stats("last-update").total()).isEqualTo(10);
     assertThat(stats("unavailable").total()).isEqualTo(6);
@@ -899,7 +879,7 @@ class RecordsAndHistoryTest {
       "B170 refreshes are not recorded as revisions; revision counts of TestResyncWithRetry")
   void revisionsWithRetry() {
     resyncWithRetrySetup(true);
-    assertThatThrownBy(() -> commit(RESYNC_WITH_RETRY, A1, arr(1, 2)))
+    assertThatThrownBy(() -> env.commit(RESYNC_WITH_RETRY, A1, arr(1, 2)))
         .isInstanceOf(TransactionException.class);
     assertThat(stats("error").total()).isEqualTo(1);
     assertThat(stats("unavailable").total()).isEqualTo(1);
@@ -928,13 +908,13 @@ class RecordsAndHistoryTest {
       "B170 a revert records the intermediate (failed, refreshed) state as an extra revision")
   void revertIntermediateRevision() {
     dataChangeSetup(true);
-    commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
+    env.commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
     sb.planError(
         A1,
         new RuntimeException("failed to modify value"),
         () -> sb.setValue(A1, arr(), 0, ValueOrigin.FROM_NB, false));
     assertThatThrownBy(
-            () -> commit(TxnOptions.builder().revert(true).build(), C3, arr(1), A1, arr(1)))
+            () -> env.commit(TxnOptions.builder().revert(true).build(), C3, arr(1), A1, arr(1)))
         .isInstanceOf(TransactionException.class);
     List<NodeRevision> a1 = env.kvs().keyTimeline(A1);
     assertThat(a1)
@@ -982,12 +962,13 @@ class RecordsAndHistoryTest {
                 .build());
     // invalid options are a usage error, not a failed transaction: no sequence number consumed
     assertThatThrownBy(
-            () -> commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build(), A1, arr(1)))
+            () ->
+                env.commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build(), A1, arr(1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("downstream resync combined with data changes in one transaction");
     assertThatThrownBy(
             () ->
-                commit(
+                env.commit(
                     TxnOptions.builder().resync(ResyncType.FULL).revert(true).build(), A1, arr(1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("it is not supported to combine resync with revert");
@@ -996,7 +977,7 @@ class RecordsAndHistoryTest {
     RuntimeException e1 = new RuntimeException("failed to add value");
     sb.planError(A1, e1);
     sb.planError(A2, new RuntimeException("failed again"));
-    assertThatThrownBy(() -> commit(A2, arr(2), A1, arr(1), A3, arr(3)))
+    assertThatThrownBy(() -> env.commit(A2, arr(2), A1, arr(1), A3, arr(3)))
         .isInstanceOfSatisfying(
             TransactionException.class,
             e -> {
@@ -1015,7 +996,7 @@ class RecordsAndHistoryTest {
                           + " (CREATE): failed again]");
             });
     // full success: no error, the sequence number
-    assertThat(commit(A1, arr(1), A2, arr(2))).isEqualTo(1);
+    assertThat(env.commit(A1, arr(1), A2, arr(2))).isEqualTo(1);
   }
 
   @Test
@@ -1050,7 +1031,7 @@ class RecordsAndHistoryTest {
                   .updateWithRecreate((key, o, n, m) -> key.equals(C3))
                   .retrieveDependencies("descriptor2")
                   .build());
-      commit(
+      env.commit(
           TxnOptions.builder().description("testing data change").build(),
           B2,
           arr(1, 2),
@@ -1150,7 +1131,7 @@ class RecordsAndHistoryTest {
           d(A1, 2),
           new RuntimeException("failed to add value"),
           () -> sb.setValue(A1, arr(1), 0, ValueOrigin.FROM_NB, false));
-      assertThatThrownBy(() -> commit(RESYNC_WITH_RETRY, A1, arr(1, 2)))
+      assertThatThrownBy(() -> env.commit(RESYNC_WITH_RETRY, A1, arr(1, 2)))
           .isInstanceOf(TransactionException.class);
       env.timers().advance(Duration.ofSeconds(3));
       env.kvs().transactionBarrier();
@@ -1204,7 +1185,7 @@ class RecordsAndHistoryTest {
               sb.descriptor("descriptor1", Object.class)
                   .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                   .build());
-      commit(A1, arr(1));
+      env.commit(A1, arr(1));
       assertThat(log.events()).isEmpty();
     }
   }

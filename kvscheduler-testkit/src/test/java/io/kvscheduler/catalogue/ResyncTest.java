@@ -26,6 +26,8 @@ import static io.kvscheduler.catalogue.CatalogueFixtures.PREFIX_C;
 import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
 import static io.kvscheduler.catalogue.CatalogueFixtures.d;
 import static io.kvscheduler.catalogue.CatalogueFixtures.s;
+import static io.kvscheduler.catalogue.CatalogueFixtures.status;
+import static io.kvscheduler.testkit.KVSchedulerAssertions.assertThat;
 import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -45,12 +47,13 @@ import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueOrigin;
-import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.api.View;
+import io.kvscheduler.testkit.KVSchedulerTest;
 import io.kvscheduler.testkit.MockDescriptorBuilder;
 import io.kvscheduler.testkit.MockSouthbound;
 import io.kvscheduler.testkit.OpSpec;
+import io.kvscheduler.testkit.SchedulerFixture;
 import io.kvscheduler.testkit.TxnAssert;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,7 +61,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -68,25 +70,21 @@ import org.junit.jupiter.api.Test;
  * are checked by TestResyncWithEmptySB. Every scheduler runs with simulation enabled, so each NB
  * transaction records its plan as well.
  */
+@KVSchedulerTest(simulation = true, printTxnSummary = true)
 class ResyncTest {
   private static final String D1 = "descriptor1";
   private static final String D2 = "descriptor2";
   private static final String D3 = "descriptor3";
 
-  private final MockSouthbound sb = new MockSouthbound();
-  private CatalogueFixtures.Env env;
+  private MockSouthbound sb;
+  private SchedulerFixture env;
   private KVScheduler kvs;
 
   @BeforeEach
-  void setUp() {
-    env = CatalogueFixtures.env(true);
-    kvs = env.kvs();
-  }
-
-  @AfterEach
-  void tearDown() {
-    env.close();
-    assertThat(sb.inconsistencies()).isEmpty();
+  void setUp(SchedulerFixture fx) {
+    env = fx;
+    sb = fx.southbound();
+    kvs = fx.kvs();
   }
 
   // ------------------------------------------------------------------ helpers
@@ -99,14 +97,6 @@ class ResyncTest {
     return TxnOptions.builder().resync(ResyncType.FULL).description(description).build();
   }
 
-  private long commit(TxnOptions options, Object... kv) {
-    var txn = kvs.startNBTransaction();
-    for (int i = 0; i < kv.length; i += 2) {
-      txn.setValue((String) kv[i], kv[i + 1]);
-    }
-    return txn.commit(options);
-  }
-
   private static KVWithMetadata<Object, Object> kv(
       String key, Object value, Object meta, ValueOrigin origin) {
     return new KVWithMetadata<>(key, value, meta, origin);
@@ -116,23 +106,11 @@ class ResyncTest {
     return new RecordedValue(key, Optional.ofNullable(value), origin);
   }
 
-  private static ValueStatus st(
-      String key, ValueState state, TxnOperation lastOp, String... details) {
-    return new ValueStatus(key, state, "", lastOp, List.of(details));
-  }
-
   /** The correlation input of the {@code index}-th SB call (a RETRIEVE). */
   private List<KVWithMetadata<Object, Object>> correlate(int index) {
     MockSouthbound.Call c = sb.calls().get(index);
     assertThat(c.kind()).isEqualTo(MockSouthbound.CallKind.RETRIEVE);
     return c.correlate();
-  }
-
-  /** Asserts the base status and the exact derived statuses of {@code key}. */
-  private void assertStatus(ValueStatus base, ValueStatus... derived) {
-    BaseValueStatus s = kvs.valueStatus(base.key());
-    assertThat(s.value()).isEqualTo(base);
-    assertThat(s.derived()).containsExactly(derived);
   }
 
   /** Every view (NB, SB, cached), by descriptor and by key prefix, lists exactly these. */
@@ -193,7 +171,7 @@ class ResyncTest {
     assertThat(kvs.registeredNBKeyPrefixes()).containsExactly(PREFIX_A);
     assertThat(kvs.transactionHistory()).isEmpty();
 
-    long seq = commit(fullResync("testing empty resync"));
+    long seq = env.commit(fullResync("testing empty resync"));
 
     assertThat(seq).isZero();
     assertThat(sb.values()).isEmpty();
@@ -241,7 +219,7 @@ class ResyncTest {
   void resyncWithEmptySbStartup() {
     registerEmptySbDescriptor();
 
-    long seq = commit(fullResync("testing resync against empty SB"), A2, arr(1), A1, arr(1, 2));
+    long seq = env.commit(fullResync("testing resync against empty SB"), A2, arr(1), A1, arr(1, 2));
 
     assertThat(seq).isZero();
     // SB state
@@ -275,11 +253,13 @@ class ResyncTest {
     assertAllDumps(
         D1, PREFIX_A, List.of(kv(A1, arr(1, 2), 0, FROM_NB), kv(A2, arr(1), 1, FROM_NB)));
     // statuses
-    assertStatus(
-        st(A1, CONFIGURED, CREATE),
-        st(d(A1, 1), CONFIGURED, CREATE),
-        st(d(A1, 2), CONFIGURED, CREATE));
-    assertStatus(st(A2, CONFIGURED, CREATE), st(d(A2, 1), CONFIGURED, CREATE));
+    assertThat(kvs)
+        .hasStatus(
+            status(A1, CONFIGURED, CREATE, ""),
+            status(d(A1, 1), CONFIGURED, CREATE, ""),
+            status(d(A1, 2), CONFIGURED, CREATE, ""));
+    assertThat(kvs)
+        .hasStatus(status(A2, CONFIGURED, CREATE, ""), status(d(A2, 1), CONFIGURED, CREATE, ""));
     // record
     List<RecordedTxn> history = kvs.transactionHistory();
     assertThat(history).hasSize(1);
@@ -318,10 +298,10 @@ class ResyncTest {
           + "(with metadata) and deletes everything; dependent deletes are merged")
   void resyncWithEmptySbRemoveAll() {
     registerEmptySbDescriptor();
-    commit(fullResync("testing resync against empty SB"), A2, arr(1), A1, arr(1, 2));
+    env.commit(fullResync("testing resync against empty SB"), A2, arr(1), A1, arr(1, 2));
     sb.clearCalls();
 
-    long seq = commit(resync(ResyncType.FULL));
+    long seq = env.commit(resync(ResyncType.FULL));
 
     assertThat(seq).isEqualTo(1);
     assertThat(sb.values()).isEmpty();
@@ -402,7 +382,7 @@ class ResyncTest {
             .updateWithRecreate((key, o, n, m) -> key.equals(A3))
             .build());
 
-    long seq = commit(resync(ResyncType.FULL), A1, arr(2), A2, arr(1, 2), A3, arr(1, 2));
+    long seq = env.commit(resync(ResyncType.FULL), A1, arr(2), A2, arr(1, 2), A3, arr(1, 2));
 
     assertThat(seq).isZero();
     // SB state
@@ -447,15 +427,18 @@ class ResyncTest {
             kv(A2, arr(1, 2), 1, FROM_NB),
             kv(A3, arr(1, 2), 3, FROM_NB)));
     // statuses (B134: A2/i1 confirmed silently yet LastOperation UPDATE)
-    assertStatus(st(A1, CONFIGURED, UPDATE), st(d(A1, 2), CONFIGURED, CREATE));
-    assertStatus(
-        st(A2, CONFIGURED, UPDATE),
-        st(d(A2, 1), CONFIGURED, UPDATE),
-        st(d(A2, 2), PENDING, CREATE, d(A1, 1)));
-    assertStatus(
-        st(A3, CONFIGURED, UPDATE),
-        st(d(A3, 1), CONFIGURED, CREATE),
-        st(d(A3, 2), CONFIGURED, CREATE));
+    assertThat(kvs)
+        .hasStatus(status(A1, CONFIGURED, UPDATE, ""), status(d(A1, 2), CONFIGURED, CREATE, ""));
+    assertThat(kvs)
+        .hasStatus(
+            status(A2, CONFIGURED, UPDATE, ""),
+            status(d(A2, 1), CONFIGURED, UPDATE, ""),
+            status(d(A2, 2), PENDING, CREATE, "", d(A1, 1)));
+    assertThat(kvs)
+        .hasStatus(
+            status(A3, CONFIGURED, UPDATE, ""),
+            status(d(A3, 1), CONFIGURED, CREATE, ""),
+            status(d(A3, 2), CONFIGURED, CREATE, ""));
     // record
     RecordedTxn txn = env.txn(0);
     assertRecord(
@@ -528,7 +511,7 @@ class ResyncTest {
     kvs.registerDescriptors(
         d1().firstFreeIndex(1).derivedValues(CatalogueFixtures.derivedItems()).build());
 
-    commit(resync(ResyncType.FULL), A2, arr(1));
+    env.commit(resync(ResyncType.FULL), A2, arr(1));
 
     assertThat(sb.callLog())
         .containsExactly(
@@ -564,12 +547,12 @@ class ResyncTest {
           + "scheduler's back becomes MISSING and the full resync re-creates it (WAS-MISSING)")
   void missingValueRecreatedByFullResync() {
     kvs.registerDescriptors(d1().derivedValues(CatalogueFixtures.derivedItems()).build());
-    commit(resync(ResyncType.FULL), A1, arr(1));
+    env.commit(resync(ResyncType.FULL), A1, arr(1));
     sb.setValue(A1, null, null, FROM_NB, false);
     sb.setValue(d(A1, 1), null, null, FROM_NB, true);
     sb.clearCalls();
 
-    commit(resync(ResyncType.FULL), A1, arr(1));
+    env.commit(resync(ResyncType.FULL), A1, arr(1));
 
     assertThat(sb.callLog())
         .containsExactly("RETRIEVE " + D1, "CREATE " + A1, "CREATE " + d(A1, 1));
@@ -583,7 +566,8 @@ class ResyncTest {
     TxnAssert.assertThat(txn).planned(ops).executed(ops);
     assertThat(RecordedTxnOp.labels(txn.executed().get(0).displayFlags()))
         .containsExactly("WAS-MISSING");
-    assertStatus(st(A1, CONFIGURED, CREATE), st(d(A1, 1), CONFIGURED, CREATE));
+    assertThat(kvs)
+        .hasStatus(status(A1, CONFIGURED, CREATE, ""), status(d(A1, 1), CONFIGURED, CREATE, ""));
     assertThat(sb.keys()).containsExactly(A1, d(A1, 1));
     assertThat(meta(D1, "base-value1")).contains(1); // new metadata from the new Create
   }
@@ -592,11 +576,11 @@ class ResyncTest {
   @DisplayName("B136 a MISSING value no longer requested is deleted as a NOOP (ALREADY-MISSING)")
   void missingValueNotRequestedIsNoopDelete() {
     kvs.registerDescriptors(d1().build());
-    commit(resync(ResyncType.FULL), A1, arr(1), A2, arr(1));
+    env.commit(resync(ResyncType.FULL), A1, arr(1), A2, arr(1));
     sb.setValue(A1, null, null, FROM_NB, false);
     sb.clearCalls();
 
-    commit(resync(ResyncType.FULL), A2, arr(1));
+    env.commit(resync(ResyncType.FULL), A2, arr(1));
 
     assertThat(sb.callLog()).containsExactly("RETRIEVE " + D1);
     RecordedTxn txn = env.txn(1);
@@ -624,7 +608,7 @@ class ResyncTest {
                 (key, value) -> key.equals(A2) ? List.of(Dependency.onKey(A1, A1)) : List.of())
             .build());
 
-    long seq = commit(resync(ResyncType.FULL), A2, arr(1));
+    long seq = env.commit(resync(ResyncType.FULL), A2, arr(1));
 
     assertThat(seq).isZero();
     assertThat(sb.keys()).containsExactly(A1, A2, d(A2, 1));
@@ -646,8 +630,9 @@ class ResyncTest {
     assertDumps(D1, PREFIX_A, View.CACHED, sbState);
     sb.clearCalls();
     // statuses
-    assertStatus(st(A1, OBTAINED, TxnOperation.UNDEFINED));
-    assertStatus(st(A2, CONFIGURED, CREATE), st(d(A2, 1), CONFIGURED, CREATE));
+    assertThat(kvs).hasStatus(status(A1, OBTAINED, TxnOperation.UNDEFINED, ""));
+    assertThat(kvs)
+        .hasStatus(status(A2, CONFIGURED, CREATE, ""), status(d(A2, 1), CONFIGURED, CREATE, ""));
     // record
     RecordedTxn txn = env.txn(0);
     assertRecord(
@@ -681,7 +666,7 @@ class ResyncTest {
     sb.setValue(A4, arr(1), null, UNKNOWN, false);
     kvs.registerDescriptors(d1().firstFreeIndex(1).build());
 
-    commit(resync(ResyncType.FULL), A1, arr(2));
+    env.commit(resync(ResyncType.FULL), A1, arr(2));
 
     assertThat(sb.callLog()).containsExactly("RETRIEVE " + D1, "UPDATE " + A1);
     RecordedTxn txn = env.txn(0);
@@ -690,8 +675,8 @@ class ResyncTest {
       op(UPDATE, A1).states(DISCOVERED, CONFIGURED).prevValue(arr(1)).newValue(arr(2))
     };
     TxnAssert.assertThat(txn).planned(ops).executed(ops);
-    assertStatus(st(A1, CONFIGURED, UPDATE));
-    assertStatus(st(A4, OBTAINED, TxnOperation.UNDEFINED));
+    assertThat(kvs).hasStatus(status(A1, CONFIGURED, UPDATE, ""));
+    assertThat(kvs).hasStatus(status(A4, OBTAINED, TxnOperation.UNDEFINED, ""));
     assertThat(sb.keys()).containsExactly(A1, A4);
     assertThat(meta(D1, "base-value1")).contains(0);
   }
@@ -702,13 +687,13 @@ class ResyncTest {
           + "revision (non-OBTAINED → NB) makes it DISCOVERED, so the resync deletes it")
   void unknownOriginFromHistory() {
     kvs.registerDescriptors(d1().build());
-    commit(TxnOptions.defaults(), A1, arr(1));
-    commit(TxnOptions.defaults(), A1, null);
+    env.commit(TxnOptions.defaults(), A1, arr(1));
+    env.commit(TxnOptions.defaults(), A1, null);
     assertThat(kvs.valueStatus(A1).state()).isEqualTo(NONEXISTENT);
     sb.setValue(A1, arr(1), null, UNKNOWN, false); // re-appears behind the scheduler's back
     sb.clearCalls();
 
-    commit(resync(ResyncType.FULL));
+    env.commit(resync(ResyncType.FULL));
 
     assertThat(sb.callLog()).containsExactly("RETRIEVE " + D1, "DELETE " + A1);
     assertThat(correlate(0)).isEmpty();
@@ -733,10 +718,10 @@ class ResyncTest {
     sb.setValue(A1, arr(1), null, UNKNOWN, false); // re-appears behind the scheduler's back
     sb.clearCalls();
 
-    commit(resync(ResyncType.FULL));
+    env.commit(resync(ResyncType.FULL));
 
     assertThat(sb.callLog()).containsExactly("RETRIEVE " + D1); // no Delete
-    assertThat(kvs.valueStatus(A1).state()).isEqualTo(OBTAINED);
+    assertThat(kvs).value(A1).isObtained();
   }
 
   // ------------------------------------------------------------------ B139
@@ -787,7 +772,7 @@ class ResyncTest {
     assertThat(kvs.registeredNBKeyPrefixes())
         .containsExactlyInAnyOrder(PREFIX_A, PREFIX_B, PREFIX_C);
 
-    long seq = commit(resync(ResyncType.FULL), B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
+    long seq = env.commit(resync(ResyncType.FULL), B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
 
     assertThat(seq).isZero();
     assertThat(sb.keys()).containsExactly(A1, d(A1, 2), B2, d(B2, 1), C3, d(C3, 1), d(C3, 2));
@@ -833,15 +818,18 @@ class ResyncTest {
     assertAllDumps(D2, PREFIX_B, List.of(kv(B2, arr(1, 2), 0, FROM_NB)));
     assertAllDumps(D3, PREFIX_C, List.of(kv(C3, arr(1, 2), 1, FROM_NB)));
     // statuses
-    assertStatus(st(A1, CONFIGURED, UPDATE), st(d(A1, 2), CONFIGURED, CREATE));
-    assertStatus(
-        st(B2, CONFIGURED, UPDATE),
-        st(d(B2, 1), CONFIGURED, UPDATE),
-        st(d(B2, 2), PENDING, CREATE, d(A1, 1)));
-    assertStatus(
-        st(C3, CONFIGURED, UPDATE),
-        st(d(C3, 1), CONFIGURED, CREATE),
-        st(d(C3, 2), CONFIGURED, CREATE));
+    assertThat(kvs)
+        .hasStatus(status(A1, CONFIGURED, UPDATE, ""), status(d(A1, 2), CONFIGURED, CREATE, ""));
+    assertThat(kvs)
+        .hasStatus(
+            status(B2, CONFIGURED, UPDATE, ""),
+            status(d(B2, 1), CONFIGURED, UPDATE, ""),
+            status(d(B2, 2), PENDING, CREATE, "", d(A1, 1)));
+    assertThat(kvs)
+        .hasStatus(
+            status(C3, CONFIGURED, UPDATE, ""),
+            status(d(C3, 1), CONFIGURED, CREATE, ""),
+            status(d(C3, 2), CONFIGURED, CREATE, ""));
     OpSpec[] ops = {
       op(DELETE, d(C3, 1))
           .states(DISCOVERED, REMOVED)
@@ -906,18 +894,18 @@ class ResyncTest {
             .withoutRetrieve()
             .build(),
         sb.descriptor(D2, Object.class).nbKeyPrefix(PREFIX_B).withMetadata().build());
-    commit(resync(ResyncType.FULL), A1, arr(1), B2, arr(1));
+    env.commit(resync(ResyncType.FULL), A1, arr(1), B2, arr(1));
     assertThat(sb.callLog()).containsExactly("RETRIEVE " + D2, "CREATE " + A1, "CREATE " + B2);
     sb.setValue(A1, null, null, FROM_NB, false); // both vanish behind the scheduler's back
     sb.setValue(B2, null, null, FROM_NB, false);
     sb.clearCalls();
 
-    commit(resync(ResyncType.FULL), A1, arr(1), B2, arr(1));
+    env.commit(resync(ResyncType.FULL), A1, arr(1), B2, arr(1));
 
     assertThat(sb.callLog()).containsExactly("RETRIEVE " + D2, "CREATE " + B2);
     OpSpec[] ops = {op(CREATE, B2).states(MISSING, CONFIGURED)};
     TxnAssert.assertThat(env.txn(1)).planned(ops).executed(ops);
-    assertThat(kvs.valueStatus(A1).value()).isEqualTo(st(A1, CONFIGURED, UPDATE));
+    assertThat(kvs.valueStatus(A1).value()).isEqualTo(status(A1, CONFIGURED, UPDATE, ""));
     assertThat(meta(D1, "base-value1")).contains(0);
   }
 
@@ -929,11 +917,11 @@ class ResyncTest {
           + "given values; it counts as the first resync for correlation")
   void upstreamResync() {
     kvs.registerDescriptors(d1().build());
-    commit(TxnOptions.defaults(), A1, arr(1), A2, arr(1), A4, arr(1));
+    env.commit(TxnOptions.defaults(), A1, arr(1), A2, arr(1), A4, arr(1));
     sb.setValue(A4, null, null, FROM_NB, false); // not noticed without a refresh
     sb.clearCalls();
 
-    long seq = commit(resync(ResyncType.UPSTREAM), A1, arr(2), A3, arr(1), A4, arr(1));
+    long seq = env.commit(resync(ResyncType.UPSTREAM), A1, arr(2), A3, arr(1), A4, arr(1));
 
     assertThat(seq).isEqualTo(1);
     assertThat(sb.callLog()).containsExactly("DELETE " + A2, "CREATE " + A3, "UPDATE " + A1);
@@ -958,7 +946,7 @@ class ResyncTest {
     sb.clearCalls();
 
     // the next full resync is not the first one: it correlates with the graph's view
-    commit(resync(ResyncType.FULL), A1, arr(2), A3, arr(1), A4, arr(1));
+    env.commit(resync(ResyncType.FULL), A1, arr(2), A3, arr(1), A4, arr(1));
 
     assertThat(sb.callLog()).containsExactly("RETRIEVE " + D1, "CREATE " + A4);
     assertThat(correlate(0))
@@ -983,7 +971,8 @@ class ResyncTest {
 
     assertThat(sb.callLog()).isEmpty();
     assertThat(kvs.transactionHistory()).isEmpty();
-    assertThat(commit(TxnOptions.defaults(), A1, arr(1))).isZero(); // no sequence number consumed
+    assertThat(env.commit(TxnOptions.defaults(), A1, arr(1)))
+        .isZero(); // no sequence number consumed
   }
 
   @Test
@@ -992,7 +981,7 @@ class ResyncTest {
           + "missing re-created, drift updated, NB-origin extras deleted; no values recorded")
   void downstreamResyncReappliesIntent() {
     kvs.registerDescriptors(d1().derivedValues(CatalogueFixtures.derivedItems()).build());
-    commit(resync(ResyncType.FULL), A1, arr(1), A2, arr(1), A3, arr(2));
+    env.commit(resync(ResyncType.FULL), A1, arr(1), A2, arr(1), A3, arr(2));
     // behind the scheduler's back: A1 vanishes, A2 drifts, A4 appears (NB origin)
     sb.setValue(A1, null, null, FROM_NB, false);
     sb.setValue(d(A1, 1), null, null, FROM_NB, true);
@@ -1054,12 +1043,12 @@ class ResyncTest {
         d1().dependencies(
                 (key, value) -> key.equals(A1) ? List.of(Dependency.onKey(A4, A4)) : List.of())
             .build());
-    commit(resync(ResyncType.FULL), A1, arr(1));
-    assertThat(kvs.valueStatus(A1).value()).isEqualTo(st(A1, PENDING, CREATE, A4));
+    env.commit(resync(ResyncType.FULL), A1, arr(1));
+    assertThat(kvs.valueStatus(A1).value()).isEqualTo(status(A1, PENDING, CREATE, "", A4));
     sb.setValue(A1, arr(1), 7, FROM_NB, false); // created by someone else
     sb.clearCalls();
 
-    commit(resync(ResyncType.FULL), A1, arr(1));
+    env.commit(resync(ResyncType.FULL), A1, arr(1));
 
     assertThat(sb.callLog()).containsExactly("RETRIEVE " + D1);
     assertThat(correlate(0)).isEmpty(); // PENDING is not available
@@ -1075,12 +1064,12 @@ class ResyncTest {
   void refreshFailedNotFoundKept() {
     kvs.registerDescriptors(d1().build());
     sb.planError(A1, new RuntimeException("failed to create"));
-    assertThatThrownBy(() -> commit(resync(ResyncType.FULL), A1, arr(1)))
+    assertThatThrownBy(() -> env.commit(resync(ResyncType.FULL), A1, arr(1)))
         .isInstanceOf(TransactionException.class);
     assertThat(kvs.valueStatus(A1).state()).isEqualTo(FAILED);
     sb.clearCalls();
 
-    commit(resync(ResyncType.FULL), A1, arr(1));
+    env.commit(resync(ResyncType.FULL), A1, arr(1));
 
     assertThat(sb.callLog()).containsExactly("RETRIEVE " + D1, "CREATE " + A1);
     assertThat(correlate(0)).isEmpty(); // FAILED is not available
@@ -1088,7 +1077,7 @@ class ResyncTest {
     TxnAssert.assertThat(env.txn(1)).planned(ops).executed(ops);
     assertThat(RecordedTxnOp.labels(env.txn(1).executed().get(0).displayFlags()))
         .containsExactly("FIXED");
-    assertThat(kvs.valueStatus(A1).value()).isEqualTo(st(A1, CONFIGURED, CREATE));
+    assertThat(kvs.valueStatus(A1).value()).isEqualTo(status(A1, CONFIGURED, CREATE, ""));
   }
 
   @Test
@@ -1099,9 +1088,9 @@ class ResyncTest {
     kvs.registerDescriptors(d1().build());
     kvs.pushSBNotification(List.of(new KVWithMetadata<>(A3, arr(1), null, FROM_SB)));
     kvs.transactionBarrier();
-    assertThat(kvs.valueStatus(A3).state()).isEqualTo(OBTAINED);
+    assertThat(kvs).value(A3).isObtained();
 
-    commit(resync(ResyncType.FULL));
+    env.commit(resync(ResyncType.FULL));
 
     assertThat(sb.callLog()).containsExactly("RETRIEVE " + D1);
     RecordedTxn txn = env.txn(1);
@@ -1117,13 +1106,13 @@ class ResyncTest {
           + "recomputed; the resync then updates the drifted value back")
   void refreshReplacesValueAndMetadata() {
     kvs.registerDescriptors(d1().derivedValues(CatalogueFixtures.derivedItems()).build());
-    commit(resync(ResyncType.FULL), A1, arr(1));
+    env.commit(resync(ResyncType.FULL), A1, arr(1));
     sb.setValue(A1, arr(2), 9, FROM_NB, false);
     sb.setValue(d(A1, 1), null, null, FROM_NB, true);
     sb.setValue(d(A1, 2), s("item2"), null, FROM_NB, true);
     sb.clearCalls();
 
-    commit(resync(ResyncType.FULL), A1, arr(1));
+    env.commit(resync(ResyncType.FULL), A1, arr(1));
 
     assertThat(sb.callLog())
         .containsExactly(
@@ -1137,7 +1126,8 @@ class ResyncTest {
     assertThat(sb.get(A1).orElseThrow())
         .isEqualTo(new MockSouthbound.Entry(A1, arr(1), 9, FROM_NB, false));
     assertThat(meta(D1, "base-value1")).contains(9);
-    assertStatus(st(A1, CONFIGURED, UPDATE), st(d(A1, 1), CONFIGURED, CREATE));
+    assertThat(kvs)
+        .hasStatus(status(A1, CONFIGURED, UPDATE, ""), status(d(A1, 1), CONFIGURED, CREATE, ""));
   }
 
   // ------------------------------------------------------------------ B144
@@ -1202,13 +1192,13 @@ class ResyncTest {
             new KVWithMetadata<>(A1, arr(1), null, FROM_NB),
             new KVWithMetadata<>(A1, arr(2), null, FROM_NB)); // repeated key
 
-    commit(resync(ResyncType.FULL), A1, arr(1));
+    env.commit(resync(ResyncType.FULL), A1, arr(1));
 
     // A1 was discovered with the first retrieved value and confirmed silently; B2 and A2 unknown
     assertThat(s.log).containsExactly("RETRIEVE");
     TxnAssert.assertThat(env.txn(0)).executedNothing();
     assertThat(env.txn(0).values()).containsExactly(rv(A1, arr(1), FROM_NB));
-    assertThat(kvs.valueStatus(A1).value()).isEqualTo(st(A1, CONFIGURED, UPDATE));
+    assertThat(kvs.valueStatus(A1).value()).isEqualTo(status(A1, CONFIGURED, UPDATE, ""));
     assertThat(kvs.valueStatuses()).extracting(BaseValueStatus::key).containsExactly(A1);
     assertThat(kvs.valueStatus(A2).value()).isEqualTo(ValueStatus.nonexistent(A2));
     assertThat(kvs.valueStatus(B2).value()).isEqualTo(ValueStatus.nonexistent(B2));
@@ -1221,17 +1211,17 @@ class ResyncTest {
   void failingRetrieveSkipsDescriptor() {
     Scripted s = new Scripted();
     kvs.registerDescriptors(s.descriptor());
-    commit(TxnOptions.defaults(), A1, arr(1), A2, arr(1));
+    env.commit(TxnOptions.defaults(), A1, arr(1), A2, arr(1));
     s.retrieveFails = true;
     s.log.clear();
 
-    commit(resync(ResyncType.FULL), A1, arr(1));
+    env.commit(resync(ResyncType.FULL), A1, arr(1));
 
     // not treated as "nothing found": A1 is not MISSING (no re-create), A2 still deleted
     assertThat(s.log).containsExactly("RETRIEVE", "DELETE " + A2);
     OpSpec[] ops = {op(DELETE, A2).states(CONFIGURED, REMOVED)};
     TxnAssert.assertThat(env.txn(1)).planned(ops).executed(ops);
-    assertThat(kvs.valueStatus(A1).value()).isEqualTo(st(A1, CONFIGURED, UPDATE));
+    assertThat(kvs.valueStatus(A1).value()).isEqualTo(status(A1, CONFIGURED, UPDATE, ""));
     assertThat(Set.copyOf(kvs.valueStatuses().stream().map(BaseValueStatus::key).toList()))
         .containsExactly(A1);
   }

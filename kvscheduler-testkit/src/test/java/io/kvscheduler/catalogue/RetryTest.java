@@ -23,6 +23,7 @@ import static io.kvscheduler.catalogue.NotificationTest.bs;
 import static io.kvscheduler.catalogue.NotificationTest.kvm;
 import static io.kvscheduler.catalogue.NotificationTest.rv;
 import static io.kvscheduler.catalogue.NotificationTest.vs;
+import static io.kvscheduler.testkit.KVSchedulerAssertions.assertThat;
 import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
@@ -40,14 +41,15 @@ import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueOrigin;
+import io.kvscheduler.testkit.KVSchedulerTest;
 import io.kvscheduler.testkit.MockSouthbound;
 import io.kvscheduler.testkit.OpSpec;
+import io.kvscheduler.testkit.SchedulerFixture;
 import io.kvscheduler.testkit.TxnAssert;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.assertj.core.groups.Tuple;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -58,32 +60,24 @@ import org.junit.jupiter.api.Test;
  * retries, retries of failed reverts and of UNIMPLEMENTED values. Time only moves through {@code
  * env.timers().advance(...)}; every advance that fires a retry is followed by a barrier.
  */
+@KVSchedulerTest(simulation = true, printTxnSummary = true)
 class RetryTest {
   private static final String D1 = "/prefixD/base-value1";
 
-  private final MockSouthbound sb = new MockSouthbound();
+  private MockSouthbound sb;
   private final List<BaseValueStatus> statuses = new CopyOnWriteArrayList<>();
-  private CatalogueFixtures.Env env;
+  private SchedulerFixture env;
 
   @BeforeEach
-  void setUp() {
-    env = CatalogueFixtures.env(true);
-  }
-
-  @AfterEach
-  void tearDown() {
-    env.close();
-    assertThat(sb.inconsistencies()).isEmpty();
+  void setUp(SchedulerFixture fx) {
+    env = fx;
+    sb = fx.southbound();
   }
 
   // ------------------------------------------------------------------ helpers
 
-  private long commit(TxnOptions options, Object... kv) {
-    return env.commit(options, kv);
-  }
-
   private TransactionException commitFailing(TxnOptions options, Object... kv) {
-    return assertThrows(TransactionException.class, () -> commit(options, kv));
+    return assertThrows(TransactionException.class, () -> env.commit(options, kv));
   }
 
   private static List<Tuple> keyErrors(TransactionException e) {
@@ -194,8 +188,8 @@ class RetryTest {
   void downstreamResyncKeepsRetrySettings() {
     registerBDependingOnA1();
     RetryOptions retry = new RetryOptions(Duration.ofSeconds(1), 3, false);
-    commit(TxnOptions.builder().retry(retry).build(), B2, s("b")); // PENDING on A1
-    commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
+    env.commit(TxnOptions.builder().retry(retry).build(), B2, s("b")); // PENDING on A1
+    env.commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
     sb.planError(B2, err("busy"), null);
     // A1 appears in the southbound: B2 is created, fails, and is retried with the settings it
     // was committed with (before, the resync had replaced them with its own: none)
@@ -408,10 +402,9 @@ class RetryTest {
     TransactionException e =
         commitFailing(TxnOptions.builder().retryWithDefaults().build(), A1, arr(1));
 
-    assertThat(e.keyErrors()).hasSize(1);
-    assertThat(e.keyErrors().get(0).key()).isEqualTo(d(A1, 1));
-    assertThat(e.keyErrors().get(0).operation()).isEqualTo(CREATE);
-    assertThat(e.keyErrors().get(0).message()).contains("operation Create is not implemented");
+    assertThat(e)
+        .hasFailedKeys(d(A1, 1))
+        .hasKeyError(d(A1, 1), CREATE, "operation Create is not implemented");
     TxnAssert.assertThat(env.txn(0))
         .executed(
             op(CREATE, A1).states(NONEXISTENT, CONFIGURED),
@@ -594,7 +587,7 @@ class RetryTest {
                 .withoutRetrieve()
                 .dependencies((key, value) -> List.of(Dependency.onKey(A1, A1)))
                 .build());
-    commit(TxnOptions.builder().retryWithDefaults().build(), B2, s("b"));
+    env.commit(TxnOptions.builder().retryWithDefaults().build(), B2, s("b"));
     assertThat(env.kvs().valueStatus(B2).value().state()).isEqualTo(PENDING);
     sb.planError(B2, err("failed to add value"));
 
@@ -627,8 +620,8 @@ class RetryTest {
         A3,
         s("a3"));
     assertThat(pendingDelays()).containsExactly(Duration.ofSeconds(1));
-    commit(TxnOptions.defaults(), A1, s("a1-new"));
-    commit(TxnOptions.defaults(), A2, null);
+    env.commit(TxnOptions.defaults(), A1, s("a1-new"));
+    env.commit(TxnOptions.defaults(), A2, null);
     TxnAssert.assertThat(env.txn(2))
         .executed(op(DELETE, A2).states(RETRYING, REMOVED).flags("NOOP"));
     sb.clearCalls();
@@ -654,7 +647,7 @@ class RetryTest {
         TxnOptions.builder().retry(new RetryOptions(Duration.ofSeconds(1), 3, false)).build(),
         A1,
         s("a1"));
-    commit(TxnOptions.defaults(), A1, s("a1-new"));
+    env.commit(TxnOptions.defaults(), A1, s("a1-new"));
     sb.clearCalls();
 
     advance(Duration.ofSeconds(1));
@@ -667,7 +660,7 @@ class RetryTest {
     assertThat(sb.calls()).isEmpty();
     assertThat(env.kvs().valueStatus(A1)).isEqualTo(bs(vs(A1, CONFIGURED, CREATE, "")));
     // the next transaction gets the next number
-    assertThat(commit(TxnOptions.defaults(), A2, s("a2"))).isEqualTo(3);
+    assertThat(env.commit(TxnOptions.defaults(), A2, s("a2"))).isEqualTo(3);
   }
 
   // ------------------------------------------------------------------ B114
@@ -714,7 +707,7 @@ class RetryTest {
   @DisplayName("B115 B105 a failed revert is RETRYING and retried as a revert (REVERT + RETRY)")
   void failedRevertRetriedAsRevert() {
     registerA(true);
-    commit(TxnOptions.defaults(), A1, s("old"));
+    env.commit(TxnOptions.defaults(), A1, s("old"));
     sb.clearCalls();
     sb.planError(
         A1,
@@ -786,7 +779,7 @@ class RetryTest {
                 .dependencies((key, value) -> List.of(Dependency.onKey(D1, D1)))
                 .build());
 
-    assertThat(commit(TxnOptions.defaults(), D1, s("d1"), B2, s("b2"))).isZero();
+    assertThat(env.commit(TxnOptions.defaults(), D1, s("d1"), B2, s("b2"))).isZero();
 
     assertThat(sb.calls()).isEmpty();
     TxnAssert.assertThat(env.txn(0))
@@ -827,8 +820,8 @@ class RetryTest {
   @DisplayName("B116 repeating the request of an UNIMPLEMENTED value records nothing")
   void unimplementedRepeatedRecordsNothing() {
     registerA(false);
-    commit(TxnOptions.defaults(), D1, s("d1"));
-    assertThat(commit(TxnOptions.defaults(), D1, s("d1"))).isEqualTo(1);
+    env.commit(TxnOptions.defaults(), D1, s("d1"));
+    assertThat(env.commit(TxnOptions.defaults(), D1, s("d1"))).isEqualTo(1);
     TxnAssert.assertThat(env.txn(1)).executedNothing();
     assertThat(env.txn(1).planned()).isEmpty();
     assertThat(env.kvs().valueStatus(D1)).isEqualTo(bs(vs(D1, UNIMPLEMENTED, CREATE, "")));

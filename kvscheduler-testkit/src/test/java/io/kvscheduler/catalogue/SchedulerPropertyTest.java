@@ -18,6 +18,7 @@ import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.api.View;
 import io.kvscheduler.testkit.MockSouthbound;
 import io.kvscheduler.testkit.OpSpec;
+import io.kvscheduler.testkit.SchedulerFixture;
 import io.kvscheduler.testkit.TxnAssert;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -376,7 +377,7 @@ class SchedulerPropertyTest {
   /** Two mock descriptors (A: /prefixA/ with derived items, B: /prefixB/), simulation on. */
   private static final class Fixture implements AutoCloseable {
     final MockSouthbound sb = new MockSouthbound();
-    final CatalogueFixtures.Env env = CatalogueFixtures.env(true);
+    final SchedulerFixture env = CatalogueFixtures.env(true);
 
     Fixture(
         KVDescriptor.Dependencies<Object> depsA,
@@ -825,7 +826,7 @@ class SchedulerPropertyTest {
     }
 
     List<String> execute() {
-      CatalogueFixtures.Env env = CatalogueFixtures.env(true, parallelism, revertInParallel);
+      SchedulerFixture env = CatalogueFixtures.env(true, parallelism, revertInParallel);
       try {
         KVScheduler kvs = env.kvs();
         kvs.registerDescriptors(

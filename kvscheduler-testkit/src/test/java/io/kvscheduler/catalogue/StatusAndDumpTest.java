@@ -20,6 +20,7 @@ import static io.kvscheduler.catalogue.CatalogueFixtures.C3;
 import static io.kvscheduler.catalogue.CatalogueFixtures.arr;
 import static io.kvscheduler.catalogue.CatalogueFixtures.d;
 import static io.kvscheduler.catalogue.CatalogueFixtures.s;
+import static io.kvscheduler.testkit.KVSchedulerAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -42,6 +43,7 @@ import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.api.View;
 import io.kvscheduler.testkit.MockSouthbound;
 import io.kvscheduler.testkit.MockSouthbound.CallKind;
+import io.kvscheduler.testkit.SchedulerFixture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -58,7 +60,7 @@ import org.junit.jupiter.api.Test;
 /** Catalogue §15 (value status and watching) and §16 (value dumps). */
 class StatusAndDumpTest {
   private final MockSouthbound sb = new MockSouthbound();
-  private CatalogueFixtures.Env env;
+  private SchedulerFixture env;
 
   @AfterEach
   void tearDown() {
@@ -69,14 +71,6 @@ class StatusAndDumpTest {
   }
 
   // ------------------------------------------------------------------ helpers
-
-  private long commit(TxnOptions options, Object... kv) {
-    return env.commit(options, kv);
-  }
-
-  private long commit(Object... kv) {
-    return commit(TxnOptions.defaults(), kv);
-  }
 
   private static ValueStatus st(String key, ValueState state, TxnOperation op, String... details) {
     return new ValueStatus(key, state, "", op, List.of(details));
@@ -123,7 +117,7 @@ class StatusAndDumpTest {
   private void notificationsSetup() {
     env = CatalogueFixtures.env(true);
     CatalogueFixtures.registerNotificationDescriptors(env.kvs(), sb);
-    commit(TxnOptions.builder().resync(ResyncType.FULL).build(), B2, arr(1, 2));
+    env.commit(TxnOptions.builder().resync(ResyncType.FULL).build(), B2, arr(1, 2));
   }
 
   private void notify(String key, Object value, Object metadata) {
@@ -138,7 +132,7 @@ class StatusAndDumpTest {
       "B153 status of a base value lists its derived values; unknown key -> NONEXISTENT only")
   void baseValueStatus() {
     dataChangeSetup();
-    commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
+    env.commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
     assertThat(env.kvs().valueStatus(B2))
         .isEqualTo(
             base(
@@ -164,7 +158,7 @@ class StatusAndDumpTest {
           + " key order, as valueStatuses lists them")
   void forEachValueStatus() {
     dataChangeSetup();
-    commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
+    env.commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
     List<BaseValueStatus> all = new ArrayList<>();
     env.kvs().forEachValueStatus(KeySelector.any(), all::add);
     assertThat(all)
@@ -187,7 +181,7 @@ class StatusAndDumpTest {
       "B154 B74 PENDING details list the unsatisfied dependency labels (cycle: A3 -> [A4, A1])")
   void pendingDetails() {
     cycleSetup();
-    commit(A1, s("base-value1-data"), A2, s("base-value2-data"), A3, s("base-value3-data"));
+    env.commit(A1, s("base-value1-data"), A2, s("base-value2-data"), A3, s("base-value3-data"));
     assertThat(sb.callLog()).isEmpty();
     assertThat(env.kvs().valueStatus(A1).value()).isEqualTo(st(A1, PENDING, CREATE, A2));
     assertThat(env.kvs().valueStatus(A2).value()).isEqualTo(st(A2, PENDING, CREATE, A3));
@@ -197,7 +191,7 @@ class StatusAndDumpTest {
     assertThat(a3.error()).isEmpty();
     assertThat(a3.details()).containsExactlyInAnyOrder(A4, A1);
     // once the cycle is complete every detail is gone
-    commit(A4, s("base-value4-data"));
+    env.commit(A4, s("base-value4-data"));
     for (String k : List.of(A1, A2, A3, A4)) {
       assertThat(env.kvs().valueStatus(k).value()).isEqualTo(st(k, CONFIGURED, CREATE));
     }
@@ -218,7 +212,7 @@ class StatusAndDumpTest {
                       }
                     })
                 .build());
-    assertThatThrownBy(() -> commit(A1, arr(9))).isInstanceOf(TransactionException.class);
+    assertThatThrownBy(() -> env.commit(A1, arr(9))).isInstanceOf(TransactionException.class);
     assertThat(sb.callLog()).isEmpty();
     assertThat(env.kvs().valueStatus(A1))
         .isEqualTo(
@@ -230,7 +224,7 @@ class StatusAndDumpTest {
                     "field phys_address is invalid: invalid-hw-address",
                     "phys_address")));
     // a valid value fixes it; the details disappear
-    commit(A1, arr(1));
+    env.commit(A1, arr(1));
     assertThat(env.kvs().valueStatus(A1)).isEqualTo(base(st(A1, CONFIGURED, CREATE)));
   }
 
@@ -267,9 +261,9 @@ class StatusAndDumpTest {
                 .withMetadata()
                 .derivedValues(CatalogueFixtures.derivedItems())
                 .build());
-    commit(A1, arr(1));
+    env.commit(A1, arr(1));
     sb.clearCalls();
-    commit(A1, arr(1));
+    env.commit(A1, arr(1));
     assertThat(sb.callLog()).isEmpty();
     assertThat(env.txn(1).executed()).isEmpty();
     assertThat(env.kvs().valueStatus(A1))
@@ -284,7 +278,7 @@ class StatusAndDumpTest {
     dataChangeSetup(false);
     List<BaseValueStatus> all = watch(KeySelector.any());
     List<BaseValueStatus> onlyB = watch(KeySelector.prefix(CatalogueFixtures.PREFIX_B));
-    commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
+    env.commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
     assertThat(all)
         .containsExactly(
             base(st(A1, CONFIGURED, CREATE), st(d(A1, 2), CONFIGURED, CREATE)),
@@ -300,7 +294,7 @@ class StatusAndDumpTest {
     all.clear();
     onlyB.clear();
     // only B2's derived value changes: one status for its base B2
-    commit(A1, arr(1, 2));
+    env.commit(A1, arr(1, 2));
     assertThat(all)
         .containsExactly(
             base(
@@ -314,7 +308,7 @@ class StatusAndDumpTest {
     assertThat(onlyB).containsExactly(all.get(1));
     // an equal value only changes the last operation (CREATE -> UPDATE): one status
     all.clear();
-    commit(C3, arr(1, 2));
+    env.commit(C3, arr(1, 2));
     assertThat(all)
         .containsExactly(
             base(
@@ -323,7 +317,7 @@ class StatusAndDumpTest {
                 st(d(C3, 2), CONFIGURED, UPDATE)));
     // nothing changes any more: nothing is delivered
     all.clear();
-    commit(C3, arr(1, 2));
+    env.commit(C3, arr(1, 2));
     assertThat(all).isEmpty();
     assertThat(onlyB).hasSize(1);
   }
@@ -333,7 +327,7 @@ class StatusAndDumpTest {
       "B156 B102 after a reverted transaction the /prefixA/ watcher gets exactly one status for A1")
   void watcherAfterRevert() {
     dataChangeSetup();
-    commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
+    env.commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
     List<BaseValueStatus> a = watch(KeySelector.prefix(CatalogueFixtures.PREFIX_A));
     List<BaseValueStatus> b = watch(KeySelector.prefix(CatalogueFixtures.PREFIX_B));
     List<BaseValueStatus> c = watch(KeySelector.prefix(CatalogueFixtures.PREFIX_C));
@@ -342,7 +336,7 @@ class StatusAndDumpTest {
         new RuntimeException("failed to modify value"),
         () -> sb.setValue(A1, arr(), 0, ValueOrigin.FROM_NB, false));
     assertThatThrownBy(
-            () -> commit(TxnOptions.builder().revert(true).build(), C3, arr(1), A1, arr(1)))
+            () -> env.commit(TxnOptions.builder().revert(true).build(), C3, arr(1), A1, arr(1)))
         .isInstanceOfSatisfying(
             TransactionException.class,
             e ->
@@ -378,7 +372,7 @@ class StatusAndDumpTest {
         () -> sb.setValue(A1, arr(1), 0, ValueOrigin.FROM_NB, false));
     assertThatThrownBy(
             () ->
-                commit(
+                env.commit(
                     TxnOptions.builder()
                         .resync(ResyncType.FULL)
                         .retry(new RetryOptions(Duration.ofSeconds(3), 3, false))
@@ -415,11 +409,11 @@ class StatusAndDumpTest {
                 .build());
     List<BaseValueStatus> got = Collections.synchronizedList(new ArrayList<>());
     Subscription sub = env.kvs().watchValueStatus(KeySelector.any(), got::add);
-    commit(A1, arr(1));
+    env.commit(A1, arr(1));
     assertThat(got).containsExactly(base(st(A1, CONFIGURED, CREATE)));
     sub.close();
     sub.close();
-    commit(A1, arr(2), A2, arr(1));
+    env.commit(A1, arr(2), A2, arr(1));
     assertThat(got).hasSize(1);
   }
 
@@ -434,14 +428,14 @@ class StatusAndDumpTest {
                 .derivedValues(CatalogueFixtures.derivedItems())
                 .build());
     List<BaseValueStatus> got = watch(KeySelector.any());
-    commit(A1, arr(1));
+    env.commit(A1, arr(1));
     got.clear();
-    commit(A1, null);
+    env.commit(A1, null);
     assertThat(got).containsExactly(base(st(A1, REMOVED, DELETE)));
     assertThat(env.kvs().valueStatus(A1)).isEqualTo(base(ValueStatus.nonexistent(A1)));
     assertThat(env.kvs().valueStatuses()).isEmpty();
     got.clear();
-    commit(A2, arr(1));
+    env.commit(A2, arr(1));
     assertThat(got).extracting(BaseValueStatus::key).containsExactly(A2);
   }
 
@@ -513,7 +507,7 @@ class StatusAndDumpTest {
           CatalogueFixtures.PREFIX_B + "v" + i; // B values wait for nothing: no dependency
       create[2 * n + 2 * i + 1] = s("b" + i);
     }
-    commit(create);
+    env.commit(create);
     assertThat(kvs.dumpValues("descriptor1", View.CACHED)).hasSize(n);
     assertThat(kvs.dumpValues("descriptor2", View.CACHED)).hasSize(n);
     assertThat(kvs.valueStatus(CatalogueFixtures.PREFIX_A + "v7"))
@@ -530,7 +524,7 @@ class StatusAndDumpTest {
       change[2 * i] = CatalogueFixtures.PREFIX_A + "v" + i;
       change[2 * i + 1] = i % 2 == 0 ? null : arr(2);
     }
-    commit(change);
+    env.commit(change);
     assertThat(kvs.dumpValues("descriptor1", View.CACHED))
         .extracting(KVWithMetadata::key)
         .hasSize(n / 2)
@@ -558,10 +552,10 @@ class StatusAndDumpTest {
     }
     again[j++] = B2;
     again[j] = arr(1);
-    commit(again);
+    env.commit(again);
     assertThat(kvs.valueStatus(B2))
         .isEqualTo(base(st(B2, CONFIGURED, CREATE), st(d(B2, 1), PENDING, CREATE, A1)));
-    commit(A1, arr(1));
+    env.commit(A1, arr(1));
     assertThat(kvs.valueStatus(B2))
         .isEqualTo(base(st(B2, CONFIGURED, CREATE), st(d(B2, 1), CONFIGURED, CREATE)));
     assertThat(kvs.valueStatuses()).hasSize(2 * n + 2);
@@ -628,12 +622,12 @@ class StatusAndDumpTest {
                       }
                     })
                 .build());
-    commit(A3, arr(3));
+    env.commit(A3, arr(3));
     sb.planError(A1, new RuntimeException("failed to add value"));
-    assertThatThrownBy(() -> commit(A1, arr(1), A2, arr(9)))
+    assertThatThrownBy(() -> env.commit(A1, arr(1), A2, arr(9)))
         .isInstanceOf(TransactionException.class);
     assertThat(env.kvs().valueStatus(A1).state()).isEqualTo(FAILED);
-    assertThat(env.kvs().valueStatus(A2).state()).isEqualTo(INVALID);
+    assertThat(env.kvs()).value(A2).isInvalid();
     assertThat(env.kvs().dumpValues("descriptor1", View.NB))
         .containsExactly(
             kvm(A1, arr(1), null, ValueOrigin.FROM_NB),
@@ -644,7 +638,7 @@ class StatusAndDumpTest {
     assertThat(env.kvs().dumpValues("descriptor1", View.SB))
         .containsExactly(kvm(A3, arr(3), 0, ValueOrigin.FROM_NB));
     // a value whose last request is a deletion is not in the NB view
-    commit(A3, null);
+    env.commit(A3, null);
     assertThat(env.kvs().dumpValues("descriptor1", View.NB))
         .extracting(KVWithMetadata::key)
         .containsExactly(A1, A2);
@@ -665,7 +659,7 @@ class StatusAndDumpTest {
                     (key, value) -> key.equals(A2) ? List.of(Dependency.onKey(A1, A1)) : List.of())
                 .build());
     sb.setValue(A1, s("base-value1"), null, ValueOrigin.FROM_SB, false);
-    commit(TxnOptions.builder().resync(ResyncType.FULL).build(), A2, arr(1));
+    env.commit(TxnOptions.builder().resync(ResyncType.FULL).build(), A2, arr(1));
     assertThat(env.kvs().dumpValues("descriptor1", View.NB))
         .containsExactly(kvm(A2, arr(1), 0, ValueOrigin.FROM_NB));
     assertThat(env.kvs().dumpValues("descriptor1", View.CACHED))
@@ -707,7 +701,7 @@ class StatusAndDumpTest {
       "B161 in a synchronized state the three views of each prefix agree (base values only)")
   void dumpByPrefixSynchronized() {
     dataChangeSetup();
-    commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
+    env.commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
     sb.clearCalls();
     for (View v : View.values()) {
       assertThat(env.kvs().dumpValuesByKeyPrefix(CatalogueFixtures.PREFIX_A, v))

@@ -29,9 +29,11 @@ import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.View;
+import io.kvscheduler.testkit.KVSchedulerTest;
 import io.kvscheduler.testkit.ManualClock;
 import io.kvscheduler.testkit.ManualDelayScheduler;
 import io.kvscheduler.testkit.MockSouthbound;
+import io.kvscheduler.testkit.SchedulerFixture;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -48,6 +50,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -59,30 +62,25 @@ import org.junit.jupiter.api.Test;
  * scheduler. Errors ({@code AssertionError}, as a test's listener throws) count as user failures
  * too. (Ours; no catalogue entry.)
  */
+@KVSchedulerTest(printTxnSummary = true)
 class UserCodeGuardTest {
-  private final MockSouthbound sb = new MockSouthbound();
+  private SchedulerFixture env;
+  private MockSouthbound sb;
+
+  /** Schedulers a test built by hand, closed after it (before the southbound is checked). */
   private final List<AutoCloseable> toClose = new ArrayList<>();
+
+  @BeforeEach
+  void setUp(SchedulerFixture fx) {
+    env = fx;
+    sb = fx.southbound();
+  }
 
   @AfterEach
   void tearDown() throws Exception {
     for (AutoCloseable c : toClose) {
       c.close();
     }
-    assertThat(sb.inconsistencies()).isEmpty();
-  }
-
-  private KVScheduler kvs() {
-    CatalogueFixtures.Env env = CatalogueFixtures.env(false);
-    toClose.add(env);
-    return env.kvs();
-  }
-
-  private static long commit(KVScheduler kvs, Object... kv) {
-    var txn = kvs.startNBTransaction();
-    for (int i = 0; i < kv.length; i += 2) {
-      txn.setValue((String) kv[i], kv[i + 1]);
-    }
-    return txn.commit(TxnOptions.defaults());
   }
 
   private static ValueState state(KVScheduler kvs, String key) {
@@ -92,7 +90,7 @@ class UserCodeGuardTest {
   /** A further transaction of an unrelated value is processed normally. */
   private void engineStillWorks(KVScheduler kvs, String key) {
     sb.clearCalls();
-    commit(kvs, key, s("later"));
+    kvs.startNBTransaction().setValue(key, s("later")).commit();
     assertThat(sb.callLog()).containsExactly("CREATE " + key);
     assertThat(state(kvs, key)).isEqualTo(CONFIGURED);
   }
@@ -103,7 +101,7 @@ class UserCodeGuardTest {
   @DisplayName(
       "an any-of selector throwing for a key: that key does not satisfy the dependency, the transaction is applied")
   void anyOfSelectorThrows() {
-    KVScheduler kvs = kvs();
+    KVScheduler kvs = env.kvs();
     KeySelector sel =
         key -> {
           if (key.endsWith("bad")) {
@@ -118,11 +116,11 @@ class UserCodeGuardTest {
             .dependencies((k, v) -> List.of(Dependency.anyOf("dep", List.of(PREFIX_B), sel)))
             .build(),
         sb.descriptor("d2", Object.class).nbKeyPrefix(PREFIX_B).withoutRetrieve().build());
-    commit(kvs, A1, s("a"));
+    env.commit(A1, s("a"));
     assertThat(state(kvs, A1)).isEqualTo(PENDING);
 
     sb.clearCalls();
-    commit(kvs, B_BAD, s("b"));
+    env.commit(B_BAD, s("b"));
     assertThat(sb.callLog()).containsExactly("CREATE " + B_BAD);
     assertThat(state(kvs, B_BAD)).isEqualTo(CONFIGURED);
     assertThat(state(kvs, A1)).isEqualTo(PENDING);
@@ -130,7 +128,7 @@ class UserCodeGuardTest {
     assertThat(kvs.explain(A1)).isNotEmpty();
 
     sb.clearCalls();
-    commit(kvs, B2, s("b2")); // accepted: A1's dependency is satisfied now
+    env.commit(B2, s("b2")); // accepted: A1's dependency is satisfied now
     assertThat(sb.callLog()).containsExactly("CREATE " + B2, "CREATE " + A1);
     assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
     engineStillWorks(kvs, A2);
@@ -140,7 +138,7 @@ class UserCodeGuardTest {
   @DisplayName(
       "an any-of selector without prefixes that throws for every key does not poison later transactions or explain")
   void anyOfSelectorWithoutPrefixesThrows() {
-    KVScheduler kvs = kvs();
+    KVScheduler kvs = env.kvs();
     AtomicBoolean armed = new AtomicBoolean();
     KeySelector sel =
         key -> {
@@ -157,7 +155,7 @@ class UserCodeGuardTest {
                 (k, v) ->
                     k.equals(A1) ? List.of(Dependency.anyOf("dep", List.of(), sel)) : List.of())
             .build());
-    commit(kvs, A1, s("a"));
+    env.commit(A1, s("a"));
     assertThat(state(kvs, A1)).isEqualTo(PENDING);
     armed.set(true);
     assertThat(kvs.explain(A1)).isNotEmpty();
@@ -170,7 +168,7 @@ class UserCodeGuardTest {
   @DisplayName(
       "a descriptor's key selector throwing an Error for a key: other descriptors still select it, the transaction is applied")
   void descriptorSelectorThrowsError() {
-    KVScheduler kvs = kvs();
+    KVScheduler kvs = env.kvs();
     kvs.registerDescriptors(
         sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve().build(),
         sb.descriptor("d2", Object.class)
@@ -184,7 +182,7 @@ class UserCodeGuardTest {
                   return k.startsWith(PREFIX_B);
                 })
             .build());
-    commit(kvs, A1, s("a"), PREFIX_A + "bad", s("b"), B2, s("b2"));
+    env.commit(A1, s("a"), PREFIX_A + "bad", s("b"), B2, s("b2"));
     assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
     assertThat(state(kvs, PREFIX_A + "bad")).isEqualTo(CONFIGURED); // d1 selects it
     assertThat(state(kvs, B2)).isEqualTo(CONFIGURED);
@@ -195,7 +193,7 @@ class UserCodeGuardTest {
   @DisplayName(
       "DerivedValues returning null entries among 40: the null entries are skipped, every other value derived")
   void derivedValuesWithNullEntries() {
-    KVScheduler kvs = kvs();
+    KVScheduler kvs = env.kvs();
     kvs.registerDescriptors(
         sb.descriptor("d1", Object.class)
             .nbKeyPrefix(PREFIX_A)
@@ -212,7 +210,7 @@ class UserCodeGuardTest {
                   return out;
                 })
             .build());
-    commit(kvs, A1, s("a"));
+    env.commit(A1, s("a"));
     List<String> expected = new ArrayList<>();
     for (int i = 0; i < 40; i++) {
       if (i % 3 != 0) {
@@ -230,7 +228,7 @@ class UserCodeGuardTest {
   @DisplayName(
       "metadata index extractors returning null entries or throwing, and watchers throwing Errors: values CONFIGURED, metadata kept")
   void metadataIndexAndWatchersThrow() {
-    KVScheduler kvs = kvs();
+    KVScheduler kvs = env.kvs();
     KVDescriptor<Object, String> withIndexes =
         KVDescriptor.builder("meta", Object.class)
             .withMetadata(String.class)
@@ -252,7 +250,7 @@ class UserCodeGuardTest {
             (label, m) -> {
               throw new AssertionError("metadata watcher");
             });
-    commit(kvs, A1, s("a"), C3, s("c"));
+    env.commit(A1, s("a"), C3, s("c"));
     assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
     assertThat(state(kvs, C3)).isEqualTo(CONFIGURED);
     var map = kvs.metadataMap("meta", String.class);
@@ -260,7 +258,7 @@ class UserCodeGuardTest {
     assertThat(map.lookupByIndex("nulls", "x")).containsExactly(C3);
     assertThat(map.lookupByIndex("broken", "x")).isEmpty();
 
-    commit(kvs, C3, null); // removal: the index entries go, the watcher's Error again contained
+    env.commit(C3, null); // removal: the index entries go, the watcher's Error again contained
     assertThat(map.lookup(C3)).isEmpty();
     assertThat(map.lookupByIndex("nulls", "x")).isEmpty();
     engineStillWorks(kvs, A2);
@@ -270,7 +268,7 @@ class UserCodeGuardTest {
   @DisplayName(
       "a status listener and its selector throwing Errors (direct status executor): the commit returns, values CONFIGURED")
   void statusListenerThrowsError() {
-    KVScheduler kvs = kvs();
+    KVScheduler kvs = env.kvs();
     kvs.registerDescriptors(
         sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve().build());
     kvs.watchValueStatus(
@@ -285,7 +283,7 @@ class UserCodeGuardTest {
         st -> {});
     List<String> seen = new ArrayList<>();
     kvs.watchValueStatus(KeySelector.any(), st -> seen.add(st.value().key()));
-    commit(kvs, A1, s("a"));
+    env.commit(A1, s("a"));
     assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
     assertThat(seen).containsExactly(A1); // a later listener still gets the status
     engineStillWorks(kvs, A2);
@@ -304,10 +302,10 @@ class UserCodeGuardTest {
       "a value whose toString throws, with the transaction log on: applied, the log shows the value by its class")
   void valueToStringThrows() {
     try (TxnLogCapture log = new TxnLogCapture()) {
-      KVScheduler kvs = kvs();
+      KVScheduler kvs = env.kvs();
       kvs.registerDescriptors(
           sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve().build());
-      commit(kvs, A1, s("a"), A2, new Unprintable("u"));
+      env.commit(A1, s("a"), A2, new Unprintable("u"));
       assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
       assertThat(state(kvs, A2)).isEqualTo(CONFIGURED);
       assertThat(log.events()).hasSize(2); // the pre-record and the final record
@@ -333,11 +331,11 @@ class UserCodeGuardTest {
   @DisplayName(
       "a Create failing with an exception whose getMessage throws: that value FAILED, the error names the exception's class")
   void exceptionMessageThrows() {
-    KVScheduler kvs = kvs();
+    KVScheduler kvs = env.kvs();
     kvs.registerDescriptors(
         sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve().build());
     sb.planError(A2, new Unreadable());
-    assertThatThrownBy(() -> commit(kvs, A1, s("a"), A2, s("b")))
+    assertThatThrownBy(() -> env.commit(A1, s("a"), A2, s("b")))
         .isInstanceOfSatisfying(
             TransactionException.class,
             e -> assertThat(e.keyErrors()).extracting(KeyError::key).containsExactly(A2));
@@ -402,7 +400,7 @@ class UserCodeGuardTest {
   @DisplayName(
       "a Retrieve returning a list that fails when read: taken as a failed Retrieve, the resync applies the NB values")
   void retrievedListFailsWhenRead() {
-    KVScheduler kvs = kvs();
+    KVScheduler kvs = env.kvs();
     Map<String, Object> device =
         registerRetrieving(
             kvs,
@@ -420,7 +418,7 @@ class UserCodeGuardTest {
       "a Retrieve returning null instead of a list: taken as a failed Retrieve, the"
           + " values are left as they are (no second Create of a value the southbound holds)")
   void retrieveReturnsNull() {
-    KVScheduler kvs = kvs();
+    KVScheduler kvs = env.kvs();
     AtomicBoolean answerNull = new AtomicBoolean();
     AtomicInteger creates = new AtomicInteger();
     Map<String, Object> device = new ConcurrentHashMap<>();
@@ -444,7 +442,7 @@ class UserCodeGuardTest {
                   return out;
                 })
             .build());
-    commit(kvs, A1, s("a"));
+    env.commit(A1, s("a"));
     answerNull.set(true);
     kvs.startNBTransaction()
         .setValue(A1, s("a"))
@@ -459,7 +457,7 @@ class UserCodeGuardTest {
       "the SB view of a dump leaves out what a refresh skips: a key listed twice (the"
           + " first listing is kept), a key no descriptor selects, a null entry")
   void sbDumpSkipsWhatTheRefreshSkips() {
-    KVScheduler kvs = kvs();
+    KVScheduler kvs = env.kvs();
     registerRetrieving(
         kvs,
         correlate ->
@@ -479,7 +477,7 @@ class UserCodeGuardTest {
           + " descriptor's, as the refresh does")
   @SuppressWarnings({"unchecked", "rawtypes"})
   void sbDumpSkipsValuesOfAnotherClass() {
-    KVScheduler kvs = kvs();
+    KVScheduler kvs = env.kvs();
     KVDescriptor.Retriever<String, Void> retriever =
         correlate ->
             (List)
@@ -502,7 +500,7 @@ class UserCodeGuardTest {
   @DisplayName(
       "a Retrieve failing with an exception whose getMessage throws: logged, the resync applies the NB values")
   void retrieveFailsWithUnreadableException() {
-    KVScheduler kvs = kvs();
+    KVScheduler kvs = env.kvs();
     Map<String, Object> device =
         registerRetrieving(
             kvs,
@@ -546,7 +544,7 @@ class UserCodeGuardTest {
     toClose.add(kvs);
     kvs.registerDescriptors(
         sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).withoutRetrieve().build());
-    commit(kvs, A1, s("a"));
+    kvs.startNBTransaction().setValue(A1, s("a")).commit();
     broken.set(true);
     long seq =
         kvs.startNBTransaction()
@@ -566,8 +564,6 @@ class UserCodeGuardTest {
           + " resync again that takes the southbound's values over without a call")
   void abortedFirstResyncIsUndone() {
     AtomicBoolean explode = new AtomicBoolean(true);
-    CatalogueFixtures.Env env = CatalogueFixtures.env(false);
-    toClose.add(env);
     KVScheduler kvs = env.kvs();
     kvs.registerDescriptors(
         sb.descriptor("d1", Object.class)
@@ -645,7 +641,7 @@ class UserCodeGuardTest {
     // again after the next item it processes (registering descriptors queues one)
     assertThat(timers.pending()).isEmpty();
     kvs.registerDescriptors(sb.descriptor("d1", Object.class).nbKeyPrefix(PREFIX_A).build());
-    commit(kvs, A1, s("a"));
+    kvs.startNBTransaction().setValue(A1, s("a")).commit();
     kvs.transactionBarrier();
     assertThat(timers.pending()).hasSize(1); // armed again, once
     timers.advance(Duration.ofMinutes(5));

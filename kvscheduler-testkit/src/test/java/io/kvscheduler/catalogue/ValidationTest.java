@@ -8,6 +8,8 @@ import static io.kvscheduler.api.ValueState.INVALID;
 import static io.kvscheduler.api.ValueState.NONEXISTENT;
 import static io.kvscheduler.api.ValueState.PENDING;
 import static io.kvscheduler.api.ValueState.RETRYING;
+import static io.kvscheduler.catalogue.CatalogueFixtures.status;
+import static io.kvscheduler.testkit.KVSchedulerAssertions.assertThat;
 import static io.kvscheduler.testkit.OpSpec.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
@@ -23,15 +25,14 @@ import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TransactionException;
-import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueOrigin;
-import io.kvscheduler.api.ValueState;
-import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.api.View;
+import io.kvscheduler.testkit.KVSchedulerTest;
 import io.kvscheduler.testkit.MockSouthbound;
 import io.kvscheduler.testkit.OpSpec;
+import io.kvscheduler.testkit.SchedulerFixture;
 import io.kvscheduler.testkit.TxnAssert;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -49,6 +50,7 @@ import org.junit.jupiter.api.Test;
  * bd/B} derive memberships {@code bd/B/interface/X} (depending on {@code if/X}, validated by the bd
  * descriptor), FIB entries {@code fib/N} depend on a membership.
  */
+@KVSchedulerTest(simulation = true, printTxnSummary = true, checkSouthbound = false)
 class ValidationTest {
   record Iface(String mac) {}
 
@@ -75,19 +77,20 @@ class ValidationTest {
     return "bd/" + bd + "/interface/" + iface;
   }
 
-  private final MockSouthbound sb = new MockSouthbound();
+  private MockSouthbound sb;
 
   /** "VALIDATE key #n": n = number of SB calls seen when Validate ran. */
   private final List<String> validations = new CopyOnWriteArrayList<>();
 
   private final List<String> expectedInconsistencies = new ArrayList<>();
-  private CatalogueFixtures.Env env;
+  private SchedulerFixture env;
   private KVScheduler kvs;
 
   @BeforeEach
-  void setUp() {
-    env = CatalogueFixtures.env(true);
-    kvs = env.kvs();
+  void setUp(SchedulerFixture fx) {
+    env = fx;
+    sb = fx.southbound();
+    kvs = fx.kvs();
     kvs.registerDescriptors(
         sb.descriptor("interface", Iface.class)
             .nbKeyPrefix("if/")
@@ -146,43 +149,15 @@ class ValidationTest {
 
   @AfterEach
   void tearDown() {
-    env.close();
     assertThat(sb.inconsistencies()).containsExactlyElementsOf(expectedInconsistencies);
   }
 
-  private long commit(TxnOptions o, Object... kv) {
-    var txn = kvs.startNBTransaction();
-    for (int i = 0; i < kv.length; i += 2) {
-      txn.setValue((String) kv[i], kv[i + 1]);
-    }
-    return txn.commit(o);
-  }
-
-  private long commit(Object... kv) {
-    return commit(TxnOptions.defaults(), kv);
-  }
-
   private TransactionException commitFails(TxnOptions o, Object... kv) {
-    return assertThrows(TransactionException.class, () -> commit(o, kv));
+    return assertThrows(TransactionException.class, () -> env.commit(o, kv));
   }
 
   private TransactionException commitFails(Object... kv) {
     return commitFails(TxnOptions.defaults(), kv);
-  }
-
-  private static ValueStatus status(
-      String key, ValueState state, TxnOperation lastOp, String error, String... details) {
-    return new ValueStatus(key, state, error, lastOp, List.of(details));
-  }
-
-  private ValueStatus statusOf(String key) {
-    return kvs.valueStatus(key).value();
-  }
-
-  private ValueStatus derivedStatusOf(String base, String key) {
-    return kvs.valueStatus(base)
-        .derivedStatus(key)
-        .orElseThrow(() -> new AssertionError("no derived status " + key + " under " + base));
   }
 
   private static OpSpec[] ops(OpSpec... o) {
@@ -195,16 +170,16 @@ class ValidationTest {
   @DisplayName(
       "B117 Validate runs right before Create and before Update, once (not during simulation)")
   void validateBeforeCreateAndUpdate() {
-    commit(TAP1, new Iface(MAC1));
+    env.commit(TAP1, new Iface(MAC1));
     assertThat(validations).containsExactly("VALIDATE " + TAP1 + " #0");
     assertThat(sb.callLog()).containsExactly("CREATE " + TAP1);
 
     sb.clearCalls();
     validations.clear();
-    commit(TAP1, new Iface(MAC2));
+    env.commit(TAP1, new Iface(MAC2));
     assertThat(validations).containsExactly("VALIDATE " + TAP1 + " #0");
     assertThat(sb.callLog()).containsExactly("UPDATE " + TAP1);
-    assertThat(statusOf(TAP1)).isEqualTo(status(TAP1, CONFIGURED, UPDATE, ""));
+    assertThat(kvs).value(TAP1).isExactly(CONFIGURED, UPDATE, "");
   }
 
   @Test
@@ -230,13 +205,13 @@ class ValidationTest {
                 .error(PHYS_ERR));
     assertThat(RecordedTxnOp.labels(txn.executed().get(0).displayFlags()))
         .containsExactly("NOOP", "INVALID");
-    assertThat(statusOf(TAP2)).isEqualTo(status(TAP2, INVALID, CREATE, PHYS_ERR, "phys_address"));
+    assertThat(kvs).value(TAP2).isExactly(INVALID, CREATE, PHYS_ERR, "phys_address");
   }
 
   @Test
   @DisplayName("B117 derived values are validated by their own descriptor")
   void derivedValuesValidated() {
-    commit(TAP1, new Iface(MAC1));
+    env.commit(TAP1, new Iface(MAC1));
     sb.clearCalls();
     TransactionException e = commitFails(BD1, new Bd(List.of("tap1", "bad")));
     String memberErr = "field iface is invalid: unknown interface";
@@ -290,10 +265,11 @@ class ValidationTest {
             op(CREATE, FIB2).states(NONEXISTENT, PENDING).flags("NOOP"),
             op(CREATE, TAP2).states(NONEXISTENT, INVALID).flags("NOOP").error(PHYS_ERR),
             op(CREATE, TAP3).states(NONEXISTENT, RETRYING).error("failed to create"));
-    assertThat(derivedStatusOf(BD1, member("bd1", "tap2")))
-        .isEqualTo(status(member("bd1", "tap2"), PENDING, CREATE, "", "interface"));
-    assertThat(statusOf(FIB2)).isEqualTo(status(FIB2, PENDING, CREATE, "", "bd-member"));
-    assertThat(statusOf(TAP2)).isEqualTo(status(TAP2, INVALID, CREATE, PHYS_ERR, "phys_address"));
+    assertThat(kvs)
+        .derivedValue(BD1, member("bd1", "tap2"))
+        .isExactly(PENDING, CREATE, "", "interface");
+    assertThat(kvs).value(FIB2).isExactly(PENDING, CREATE, "", "bd-member");
+    assertThat(kvs).value(TAP2).isExactly(INVALID, CREATE, PHYS_ERR, "phys_address");
     // one retry is scheduled (~1 s; the manual clock ticks 1 ms per read): for tap3 only
     assertThat(env.timers().pending())
         .hasSize(1)
@@ -313,8 +289,8 @@ class ValidationTest {
     kvs.transactionBarrier();
     assertThat(kvs.transactionHistory()).hasSize(2);
     assertThat(env.timers().pending()).isEmpty();
-    assertThat(statusOf(TAP2)).isEqualTo(status(TAP2, INVALID, CREATE, PHYS_ERR, "phys_address"));
-    assertThat(statusOf(FIB2).state()).isEqualTo(PENDING);
+    assertThat(kvs).value(TAP2).isExactly(INVALID, CREATE, PHYS_ERR, "phys_address");
+    assertThat(kvs).value(FIB2).isPending();
   }
 
   // ------------------------------------------------------------------ B119
@@ -327,7 +303,7 @@ class ValidationTest {
         TAP2, new Iface(BAD_MAC), BD1, new Bd(List.of("tap2")), FIB2, new Fib("bd1", "tap2"));
     sb.clearCalls();
 
-    long seq = commit(TAP2, new Iface(MAC2));
+    long seq = env.commit(TAP2, new Iface(MAC2));
     assertThat(sb.callLog())
         .containsExactly("CREATE " + TAP2, "CREATE " + member("bd1", "tap2"), "CREATE " + FIB2);
     OpSpec[] expected =
@@ -345,8 +321,8 @@ class ValidationTest {
     assertThat(RecordedTxnOp.labels(txn.executed().get(0).displayFlags())).containsExactly("FIXED");
     assertThat(RecordedTxnOp.labels(txn.executed().get(1).displayFlags()))
         .containsExactly("DERIVED", "WAS-PENDING");
-    assertThat(statusOf(TAP2)).isEqualTo(status(TAP2, CONFIGURED, CREATE, ""));
-    assertThat(statusOf(FIB2)).isEqualTo(status(FIB2, CONFIGURED, CREATE, ""));
+    assertThat(kvs).value(TAP2).isExactly(CONFIGURED, CREATE, "");
+    assertThat(kvs).value(FIB2).isExactly(CONFIGURED, CREATE, "");
   }
 
   // ------------------------------------------------------------------ B120
@@ -356,7 +332,7 @@ class ValidationTest {
       "B120 an invalid update leaves the old value applied (no call); a later valid value"
           + " updates it (D35)")
   void invalidUpdateLeavesOldValue() {
-    commit(TAP1, new Iface(MAC1), BD1, new Bd(List.of("tap1")));
+    env.commit(TAP1, new Iface(MAC1), BD1, new Bd(List.of("tap1")));
     assertThat(sb.callLog())
         .containsExactly("CREATE " + BD1, "CREATE " + TAP1, "CREATE " + member("bd1", "tap1"));
     sb.clearCalls();
@@ -381,22 +357,22 @@ class ValidationTest {
                 .error(PHYS_ERR));
     // old content stays in SB; dependents untouched
     assertThat(sb.get(TAP1).orElseThrow().value()).isEqualTo(new Iface(MAC1));
-    assertThat(statusOf(TAP1)).isEqualTo(status(TAP1, INVALID, UPDATE, PHYS_ERR, "phys_address"));
-    assertThat(derivedStatusOf(BD1, member("bd1", "tap1")))
-        .isEqualTo(status(member("bd1", "tap1"), CONFIGURED, CREATE, ""));
+    assertThat(kvs).value(TAP1).isExactly(INVALID, UPDATE, PHYS_ERR, "phys_address");
+    assertThat(kvs).derivedValue(BD1, member("bd1", "tap1")).isExactly(CONFIGURED, CREATE, "");
     // the node holds the invalid value and is unavailable
     assertThat(kvs.dumpValues("interface", View.NB))
         .containsExactly(new KVWithMetadata<>(TAP1, new Iface(BAD_MAC), null, ValueOrigin.FROM_NB));
     assertThat(kvs.dumpValues("interface", View.CACHED)).isEmpty();
-    commit(BD2, new Bd(List.of("tap1")));
+    env.commit(BD2, new Bd(List.of("tap1")));
     assertThat(sb.callLog()).containsExactly("CREATE " + BD2);
-    assertThat(derivedStatusOf(BD2, member("bd2", "tap1")))
-        .isEqualTo(status(member("bd2", "tap1"), PENDING, CREATE, "", "interface"));
+    assertThat(kvs)
+        .derivedValue(BD2, member("bd2", "tap1"))
+        .isExactly(PENDING, CREATE, "", "interface");
 
     // a later valid value updates the old content the southbound still holds (D35: the
     // reference creates it a second time)
     sb.clearCalls();
-    long seq = commit(TAP1, new Iface(MAC2));
+    long seq = env.commit(TAP1, new Iface(MAC2));
     assertThat(sb.callLog()).containsExactly("UPDATE " + TAP1, "CREATE " + member("bd2", "tap1"));
     TxnAssert.assertThat(env.txn(seq))
         .executed(
@@ -407,7 +383,7 @@ class ValidationTest {
                 .prevError(PHYS_ERR),
             op(CREATE, member("bd2", "tap1")).states(PENDING, CONFIGURED).flags("DERIVED"));
     assertThat(sb.get(TAP1).orElseThrow().value()).isEqualTo(new Iface(MAC2));
-    assertThat(statusOf(TAP1)).isEqualTo(status(TAP1, CONFIGURED, UPDATE, ""));
+    assertThat(kvs).value(TAP1).isExactly(CONFIGURED, UPDATE, "");
   }
 
   // ------------------------------------------------------------------ B121
@@ -439,16 +415,15 @@ class ValidationTest {
         .containsExactly(
             tuple(TAP1, "fields [phys_address host_if_name] are invalid: bad"),
             tuple(TAP2, "invalid MAC address"));
-    assertThat(statusOf(TAP1))
-        .isEqualTo(
-            status(
-                TAP1,
-                INVALID,
-                CREATE,
-                "fields [phys_address host_if_name] are invalid: bad",
-                "phys_address",
-                "host_if_name"));
-    assertThat(statusOf(TAP2)).isEqualTo(status(TAP2, INVALID, CREATE, "invalid MAC address"));
+    assertThat(kvs)
+        .value(TAP1)
+        .isExactly(
+            INVALID,
+            CREATE,
+            "fields [phys_address host_if_name] are invalid: bad",
+            "phys_address",
+            "host_if_name");
+    assertThat(kvs).value(TAP2).isExactly(INVALID, CREATE, "invalid MAC address");
     assertThat(sb.callLog()).isEmpty();
   }
 
@@ -480,7 +455,7 @@ class ValidationTest {
     assertThat(sb.callLog()).isEmpty();
     assertThat(kvs.transactionHistory()).isEmpty();
     assertThat(kvs.valueStatuses()).isEmpty();
-    assertThat(statusOf(TAP2).state()).isEqualTo(NONEXISTENT);
+    assertThat(kvs).value(TAP2).doesNotExist();
 
     assertThat(
             kvs.validateSemantically(

@@ -7,13 +7,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.KVWithMetadata;
+import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.RecordedTxnOp.Flag;
+import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.api.ValueStatus;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -194,8 +199,10 @@ class KVSchedulerAssertionsTest {
           + " commit fails naming the keys and nothing is queued")
   void unselectedKeys() {
     fx.commit("config/unknown/a", "x");
-    assertThat(fx.kvs().valueStatus("config/unknown/a").state())
-        .isEqualTo(ValueState.UNIMPLEMENTED);
+    assertThat(fx.kvs()).value("config/unknown/a").isUnimplemented();
+    assertThatThrownBy(() -> assertThat(fx.kvs()).value(ETH0).isUnimplemented())
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("to be UNIMPLEMENTED but it is NONEXISTENT");
 
     try (SchedulerFixture strict = SchedulerFixture.create(b -> b.rejectUnselectedKeys(true))) {
       strict
@@ -231,6 +238,98 @@ class KVSchedulerAssertionsTest {
   }
 
   @Test
+  @DisplayName(
+      "exact status assertions compare state, last operation, error and details, of base and"
+          + " derived values")
+  void exactStatusAssertionsFail() {
+    String via = "config/routes/via-eth0";
+    try (SchedulerFixture d = SchedulerFixture.create()) {
+      d.kvs()
+          .registerDescriptors(
+              d.southbound()
+                  .descriptor("interface", String.class)
+                  .nbKeyPrefix("config/interfaces/")
+                  .validate(
+                      (key, name) -> {
+                        if (name.isEmpty()) {
+                          throw new InvalidValueException("no name", "name");
+                        }
+                      })
+                  .derivedValues((key, name) -> List.of(KeyValuePair.of(via, name)))
+                  .build(),
+              d.southbound()
+                  .descriptor("route", String.class)
+                  .nbKeyPrefix("config/routes/")
+                  .dependencies(
+                      (key, out) -> List.of(Dependency.onKey("table-exists", "config/tables/main")))
+                  .build());
+      d.commit(ETH0, "eth0");
+      assertThatCommitFails(() -> d.commit(ETH1, ""))
+          .hasFailedKeys(ETH1)
+          .hasKeyError(ETH1, TxnOperation.CREATE, "no name");
+
+      assertThat(d.kvs()).value(ETH0).isExactly(ValueState.CONFIGURED, TxnOperation.CREATE, "");
+      assertThat(d.kvs())
+          .derivedValue(ETH0, via)
+          .isExactly(ValueState.PENDING, TxnOperation.CREATE, "", "table-exists");
+      assertThat(d.kvs())
+          .hasStatus(
+              new ValueStatus(ETH0, ValueState.CONFIGURED, "", TxnOperation.CREATE, List.of()),
+              new ValueStatus(
+                  via, ValueState.PENDING, "", TxnOperation.CREATE, List.of("table-exists")));
+      assertThat(d.kvs()).value(ETH1).isInvalid().hasDetails("name");
+      assertThatThrownBy(() -> assertThat(d.kvs()).value(ETH0).isInvalid())
+          .isInstanceOf(AssertionError.class)
+          .hasMessageContaining("to be INVALID but it is CONFIGURED");
+
+      assertThatThrownBy(
+              () ->
+                  assertThat(d.kvs())
+                      .value(ETH0)
+                      .isExactly(ValueState.CONFIGURED, TxnOperation.UPDATE, ""))
+          .isInstanceOf(AssertionError.class)
+          .hasMessageContaining("expected status ValueStatus[key=" + ETH0)
+          .hasMessageContaining("lastOperation=UPDATE");
+      assertThatThrownBy(
+              () ->
+                  assertThat(d.kvs())
+                      .derivedValue(ETH0, via)
+                      .isExactly(ValueState.PENDING, TxnOperation.CREATE, "", "other"))
+          .isInstanceOf(AssertionError.class)
+          .hasMessageContaining("details=[other]");
+      assertThatThrownBy(
+              () ->
+                  assertThat(d.kvs())
+                      .value(ETH0)
+                      .isExactly(ValueState.CONFIGURED, TxnOperation.CREATE, "boom"))
+          .isInstanceOf(AssertionError.class)
+          .hasMessageContaining("error=boom");
+      assertThatThrownBy(() -> assertThat(d.kvs()).derivedValue(ETH1, via))
+          .isInstanceOf(AssertionError.class)
+          .hasMessageContaining("expected " + via + " among the derived values of " + ETH1);
+      assertThatThrownBy(
+              () ->
+                  assertThat(d.kvs())
+                      .hasStatus(
+                          new ValueStatus(
+                              ETH0, ValueState.CONFIGURED, "", TxnOperation.CREATE, List.of())))
+          .isInstanceOf(AssertionError.class)
+          .hasMessageContaining("expected the derived values of " + ETH0 + " to be []");
+    }
+  }
+
+  @Test
+  @DisplayName("a value the southbound created is OBTAINED")
+  void obtainedValues() {
+    fx.southbound().setValue(ETH1, "from-sb", null, ValueOrigin.FROM_SB, false);
+    fx.commit(TxnOptions.builder().resync(ResyncType.FULL).build());
+    assertThat(fx.kvs()).value(ETH1).isObtained().hasNoError();
+    assertThatThrownBy(() -> assertThat(fx.kvs()).value(ETH1).isConfigured())
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("to be CONFIGURED but it is OBTAINED");
+  }
+
+  @Test
   @DisplayName("key-error assertions fail on another key, operation, message or cause")
   void keyErrorAssertionsFail() {
     fx.southbound().planError(ETH0, new IllegalStateException("southbound busy"));
@@ -254,6 +353,10 @@ class KVSchedulerAssertionsTest {
     assertThatThrownBy(() -> assertThat(e).hasKeyError(ETH0, TxnOperation.CREATE, "timeout"))
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("to contain 'timeout'");
+    assertThat(e).hasKeyErrorMessage(ETH0, "southbound busy");
+    assertThatThrownBy(() -> assertThat(e).hasKeyErrorMessage(ETH0, "southbound"))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("to be 'southbound' but it is 'southbound busy'");
     assertThatThrownBy(() -> assertThat(e).hasKeyErrorCausedBy(ETH0, ArithmeticException.class))
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("caused by a java.lang.ArithmeticException");

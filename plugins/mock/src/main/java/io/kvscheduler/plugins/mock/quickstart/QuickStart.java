@@ -1,4 +1,4 @@
-package io.kvscheduler.testkit.example;
+package io.kvscheduler.plugins.mock.quickstart;
 
 import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.Dependency;

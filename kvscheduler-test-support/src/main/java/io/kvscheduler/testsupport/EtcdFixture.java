@@ -1,5 +1,7 @@
-package io.kvscheduler.ctl;
+package io.kvscheduler.testsupport;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -19,9 +21,11 @@ import java.util.stream.Stream;
 /**
  * A real etcd server for tests: the {@code etcd} binary on free loopback ports with a temporary
  * data directory, and the {@code etcdctl} command-line client (API v3) to read and write keys.
- * {@link #stop()} and {@link #start()} restart it on the same ports and data directory.
+ * {@link #stop()} and {@link #start()} restart it on the same ports and data directory. With {@link
+ * Tls}, clients must use TLS and present a certificate signed by the CA; the server's certificate
+ * files are read at each start (a test may replace them in between).
  */
-final class EtcdFixture implements AutoCloseable {
+public final class EtcdFixture implements AutoCloseable {
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(20);
   private static final Duration CTL_TIMEOUT = Duration.ofSeconds(10);
 
@@ -30,9 +34,19 @@ final class EtcdFixture implements AutoCloseable {
   private final Path log;
   private final int clientPort;
   private final int peerPort;
+  private final Tls tls;
+  private volatile String ctlUser;
   private Process process;
 
+  /** Files of a TLS etcd: the CA clients trust, the server's pair, etcdctl's client pair. */
+  public record Tls(Path ca, Path serverCert, Path serverKey, Path clientCert, Path clientKey) {}
+
   private EtcdFixture() throws IOException {
+    this(null);
+  }
+
+  private EtcdFixture(Tls tls) throws IOException {
+    this.tls = tls;
     this.dir = Files.createTempDirectory("kvs-etcd-test");
     this.dataDir = dir.resolve("data");
     this.log = dir.resolve("etcd.log");
@@ -45,8 +59,13 @@ final class EtcdFixture implements AutoCloseable {
   }
 
   /** Starts a fresh etcd and waits until it answers. */
-  static EtcdFixture startNew() throws Exception {
-    EtcdFixture f = new EtcdFixture();
+  public static EtcdFixture startNew() throws Exception {
+    return startNew(null);
+  }
+
+  /** Starts a fresh etcd, with client TLS if {@code tls} is given, and waits until it answers. */
+  public static EtcdFixture startNew(Tls tls) throws Exception {
+    EtcdFixture f = new EtcdFixture(tls);
     try {
       f.start();
     } catch (Exception | Error e) {
@@ -56,19 +75,25 @@ final class EtcdFixture implements AutoCloseable {
     return f;
   }
 
-  /** The client endpoint, {@code http://127.0.0.1:<port>}. */
-  String endpoint() {
-    return "http://127.0.0.1:" + clientPort;
+  /** The client endpoint, {@code http(s)://127.0.0.1:<port>}. */
+  public String endpoint() {
+    return (tls != null ? "https" : "http") + "://127.0.0.1:" + clientPort;
+  }
+
+  /** etcdctl authenticates as {@code user:password} from now on (null: no authentication). */
+  public void ctlUser(String userAndPassword) {
+    this.ctlUser = userAndPassword;
   }
 
   /** Starts (or restarts) etcd on the same ports and data directory; waits until it answers. */
-  synchronized void start() throws Exception {
+  public synchronized void start() throws Exception {
     if (process != null && process.isAlive()) {
       return;
     }
     String peer = "http://127.0.0.1:" + peerPort;
-    ProcessBuilder pb =
-        new ProcessBuilder(
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
                 "etcd",
                 "--name",
                 "kvs-test",
@@ -85,7 +110,20 @@ final class EtcdFixture implements AutoCloseable {
                 "--initial-cluster",
                 "kvs-test=" + peer,
                 "--log-level",
-                "warn")
+                "warn"));
+    if (tls != null) {
+      cmd.addAll(
+          List.of(
+              "--cert-file",
+              tls.serverCert().toString(),
+              "--key-file",
+              tls.serverKey().toString(),
+              "--trusted-ca-file",
+              tls.ca().toString(),
+              "--client-cert-auth"));
+    }
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd)
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     process = pb.start();
@@ -107,7 +145,7 @@ final class EtcdFixture implements AutoCloseable {
   }
 
   /** Stops etcd (SIGTERM, then SIGKILL after 10 s); the data directory stays. */
-  synchronized void stop() throws InterruptedException {
+  public synchronized void stop() throws InterruptedException {
     if (process == null) {
       return;
     }
@@ -120,24 +158,24 @@ final class EtcdFixture implements AutoCloseable {
   }
 
   /** {@code etcdctl put key value}. */
-  void put(String key, String value) {
+  public void put(String key, String value) {
     check(ctl("put", key, value));
   }
 
   /** {@code etcdctl del key}. */
-  void del(String key) {
+  public void del(String key) {
     check(ctl("del", key));
   }
 
   /** {@code etcdctl get key --print-value-only}: the value, or null when the key is absent. */
-  String get(String key) {
+  public String get(String key) {
     Result r = check(ctl("get", key, "--print-value-only"));
     String out = r.output.strip();
     return out.isEmpty() ? null : out;
   }
 
   /** {@code etcdctl get --prefix prefix}: keys and values, in key order. */
-  Map<String, String> getPrefix(String prefix) {
+  public Map<String, String> getPrefix(String prefix) {
     Result r = check(ctl("get", "--prefix", prefix));
     List<String> lines = r.output.lines().toList();
     Map<String, String> out = new LinkedHashMap<>();
@@ -147,8 +185,27 @@ final class EtcdFixture implements AutoCloseable {
     return out;
   }
 
+  /** {@code etcdctl <args>}; fails unless it exits with 0. Returns the output. */
+  public String ctlChecked(String... args) {
+    return check(ctl(args)).output;
+  }
+
+  /** The ID of the lease {@code key} is attached to (0 for none), from {@code etcdctl -w json}. */
+  public long leaseOf(String key) {
+    String out = ctlChecked("get", key, "-w", "json");
+    try {
+      JsonNode kvs = new ObjectMapper().readTree(out).path("kvs");
+      if (!kvs.isArray() || kvs.isEmpty()) {
+        throw new IllegalStateException("no key " + key);
+      }
+      return kvs.get(0).path("lease").asLong(0);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** {@code etcdctl compact <current revision>}: old revisions can no longer be watched. */
-  void compact() {
+  public void compact() {
     Result r = check(ctl("get", "x", "-w", "fields"));
     String rev =
         r.output
@@ -160,7 +217,7 @@ final class EtcdFixture implements AutoCloseable {
     check(ctl("compact", rev));
   }
 
-  record Result(int exit, String output) {}
+  private record Result(int exit, String output) {}
 
   private Result check(Result r) {
     if (r.exit != 0) {
@@ -180,6 +237,20 @@ final class EtcdFixture implements AutoCloseable {
                 "2s",
                 "--command-timeout",
                 "5s"));
+    if (tls != null) {
+      // the test may give the server a certificate of another CA: etcdctl does not mind
+      cmd.addAll(
+          List.of(
+              "--cert",
+              tls.clientCert().toString(),
+              "--key",
+              tls.clientKey().toString(),
+              "--insecure-skip-tls-verify"));
+    }
+    String user = ctlUser;
+    if (user != null) {
+      cmd.addAll(List.of("--user", user));
+    }
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.environment().put("ETCDCTL_API", "3");

@@ -49,7 +49,12 @@ import java.util.TreeSet;
  *       over its endpoint</td></tr>
  *   <tr><td>rest-token-file</td><td>--rest-token-file</td><td>KVS_REST_TOKEN (the token
  *       itself)</td><td>none (no authentication of REST and gRPC calls)</td></tr>
- *   <tr><td>rest-read-only</td><td>--rest-read-only</td><td></td><td>false</td></tr>
+ *   <tr><td>read-only</td><td>--read-only</td><td></td><td>false (REST and gRPC refuse every
+ *       change when true)</td></tr>
+ *   <tr><td>rest-read-only</td><td>--rest-read-only</td><td></td><td>false; the same as
+ *       read-only (it covers gRPC too)</td></tr>
+ *   <tr><td>follow-external-links</td><td>--follow-external-links</td><td></td><td>false
+ *       (symbolic links in the config directory leading out of it are refused)</td></tr>
  *   <tr><td>rest-tls-cert, rest-tls-key</td><td>--rest-tls-cert, --rest-tls-key</td><td></td>
  *       <td>none (plain HTTP)</td></tr>
  *   <tr><td>txn-log-max-ops</td><td>--txn-log-max-ops</td><td></td><td>50 (0: no limit)</td></tr>
@@ -87,6 +92,8 @@ import java.util.TreeSet;
  *     are counted and found in {@code /scheduler/txn-history}); 0 prints them all
  * @param parallelism southbound calls of one transaction that may run at the same time, at most
  *     (see {@code KVSchedulerBuilder.parallelism}); 1 runs them one at a time
+ * @param followExternalLinks whether the file northbound reads a symbolic link whose target lies
+ *     outside the config directory (by default such a link is refused and reported)
  */
 public record AgentConfig(
     String label,
@@ -102,7 +109,8 @@ public record AgentConfig(
     GrpcSettings grpc,
     RestSecurity restSecurity,
     int txnLogMaxOps,
-    int parallelism) {
+    int parallelism,
+    boolean followExternalLinks) {
 
   /** Operations printed per transaction by default. */
   public static final int DEFAULT_TXN_LOG_MAX_OPS = 50;
@@ -147,7 +155,8 @@ public record AgentConfig(
         null,
         RestSecurity.NONE,
         DEFAULT_TXN_LOG_MAX_OPS,
-        1);
+        1,
+        false);
   }
 
   /** Settings without a gRPC server. */
@@ -174,7 +183,8 @@ public record AgentConfig(
         null,
         RestSecurity.NONE,
         DEFAULT_TXN_LOG_MAX_OPS,
-        1);
+        1,
+        false);
   }
 
   /** These settings with the plugin {@code name}, off by default, enabled. */
@@ -195,7 +205,8 @@ public record AgentConfig(
         grpc,
         restSecurity,
         txnLogMaxOps,
-        parallelism);
+        parallelism,
+        followExternalLinks);
   }
 
   /** These settings with other etcd connection settings. */
@@ -214,7 +225,8 @@ public record AgentConfig(
         grpc,
         restSecurity,
         txnLogMaxOps,
-        parallelism);
+        parallelism,
+        followExternalLinks);
   }
 
   /** These settings with another settle time of the file northbound. */
@@ -233,7 +245,8 @@ public record AgentConfig(
         grpc,
         restSecurity,
         txnLogMaxOps,
-        parallelism);
+        parallelism,
+        followExternalLinks);
   }
 
   /** These settings with the gRPC server of {@code settings} (null: off). */
@@ -252,7 +265,8 @@ public record AgentConfig(
         settings,
         restSecurity,
         txnLogMaxOps,
-        parallelism);
+        parallelism,
+        followExternalLinks);
   }
 
   /** These settings with {@code parallelism} southbound calls at a time, at most. */
@@ -271,7 +285,28 @@ public record AgentConfig(
         grpc,
         restSecurity,
         txnLogMaxOps,
-        parallelism);
+        parallelism,
+        followExternalLinks);
+  }
+
+  /** These settings with symbolic links leading out of the config directory followed or not. */
+  public AgentConfig withFollowExternalLinks(boolean follow) {
+    return new AgentConfig(
+        label,
+        configDir,
+        restAddress,
+        etcdEndpoints,
+        statusPublishing,
+        printTxnSummary,
+        operationTimeout,
+        enabledPlugins,
+        etcd,
+        fileSettleTime,
+        grpc,
+        restSecurity,
+        txnLogMaxOps,
+        parallelism,
+        follow);
   }
 
   /** The same settings with other REST security. */
@@ -290,7 +325,8 @@ public record AgentConfig(
         grpc,
         security,
         txnLogMaxOps,
-        parallelism);
+        parallelism,
+        followExternalLinks);
   }
 
   /** Settings without an operation timeout. */
@@ -336,7 +372,9 @@ public record AgentConfig(
           "rest-tls-cert",
           "rest-tls-key",
           "txn-log-max-ops",
-          "parallelism");
+          "parallelism",
+          "follow-external-links",
+          "read-only");
 
   /**
    * Reads the settings from the command-line arguments (after the command; parsed by picocli,
@@ -364,6 +402,7 @@ public record AgentConfig(
     Path tlsKey = null;
     int maxOps = DEFAULT_TXN_LOG_MAX_OPS;
     int parallelism = 1;
+    boolean followLinks = false;
 
     AgentOptions flags = AgentOptions.parse(args);
     if (!flags.config.isEmpty()) {
@@ -459,6 +498,8 @@ public record AgentConfig(
         String tokenSetting = text(root, "rest-token-file", null, where);
         tokenFile = tokenSetting == null ? null : base.resolve(tokenSetting);
         readOnly = flag(root, "rest-read-only", readOnly, where);
+        readOnly = flag(root, "read-only", readOnly, where);
+        followLinks = flag(root, "follow-external-links", followLinks, where);
         String certSetting = text(root, "rest-tls-cert", null, where);
         tlsCert = certSetting == null ? null : base.resolve(certSetting);
         String keySetting = text(root, "rest-tls-key", null, where);
@@ -525,7 +566,8 @@ public record AgentConfig(
     if (flags.restTokenFile != null) {
       tokenFile = flags.restTokenFile;
     }
-    readOnly |= flags.restReadOnly;
+    readOnly |= flags.restReadOnly || flags.readOnly;
+    followLinks |= flags.followExternalLinks;
     if (flags.restTlsCert != null) {
       tlsCert = flags.restTlsCert;
     }
@@ -585,7 +627,8 @@ public record AgentConfig(
         grpc,
         security,
         maxOps,
-        parallelism);
+        parallelism,
+        followLinks);
   }
 
   /**

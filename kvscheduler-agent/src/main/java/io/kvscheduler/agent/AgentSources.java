@@ -68,6 +68,7 @@ final class AgentSources {
                   Duration.ofSeconds(1),
                   settle != null ? settle : FileNorthbound.DEFAULT_SETTLE,
                   Clock.systemUTC())
+              .followExternalLinks(agent.config().followExternalLinks())
               .events(agent.metrics()));
     }
     // --- end of file northbound ---

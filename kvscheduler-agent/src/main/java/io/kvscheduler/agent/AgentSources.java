@@ -51,7 +51,8 @@ final class AgentSources {
                   agent.scheduler(),
                   agent.models(),
                   agent.northbound(),
-                  List.of(new GrpcRequestCounter(agent.metrics()::grpcRequest)))
+                  List.of(new GrpcRequestCounter(agent.metrics()::grpcRequest)),
+                  agent.config().restSecurity().readOnly()) // --read-only covers gRPC too
               .followLinuxAmong(agent.plugins()));
     }
     // --- end of gRPC ---

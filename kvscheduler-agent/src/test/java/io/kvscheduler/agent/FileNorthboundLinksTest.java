@@ -11,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
@@ -104,8 +105,13 @@ class FileNorthboundLinksTest {
   void followExternalLinksReadsTheTarget() throws Exception {
     Path secret = Files.writeString(outside.resolve("token"), SECRET_FILE);
     Path link = Files.createSymbolicLink(dir.resolve("token.yaml"), secret);
+    assertThat(AgentConfig.load(List.of(), Map.of()).followExternalLinks()).isFalse();
+    assertThat(AgentConfig.load(List.of("--follow-external-links"), Map.of()).followExternalLinks())
+        .isTrue();
+    Path settings =
+        Files.writeString(outside.resolve("agent.yaml"), "follow-external-links: true\n");
     assertThat(
-            AgentConfig.load(List.of("--follow-external-links"), java.util.Map.of())
+            AgentConfig.load(List.of("--config", settings.toString()), Map.of())
                 .followExternalLinks())
         .isTrue();
     try (LogCapture log = new LogCapture(FileNorthbound.class)) {

@@ -56,7 +56,8 @@ import java.util.TreeSet;
  *   <tr><td>follow-external-links</td><td>--follow-external-links</td><td></td><td>false
  *       (symbolic links in the config directory leading out of it are refused)</td></tr>
  *   <tr><td>rest-tls-cert, rest-tls-key</td><td>--rest-tls-cert, --rest-tls-key</td><td></td>
- *       <td>none (plain HTTP)</td></tr>
+ *       <td>none (plain HTTP); gRPC serves TLS with them too unless its grpc.conf names a
+ *       certificate</td></tr>
  *   <tr><td>txn-log-max-ops</td><td>--txn-log-max-ops</td><td></td><td>50 (0: no limit)</td></tr>
  *   <tr><td>parallelism</td><td>--parallelism</td><td></td><td>1 (southbound calls one at a
  *       time)</td></tr>
@@ -85,7 +86,8 @@ import java.util.TreeSet;
  *     same before a change that removes or replaces values applies (additions apply at once), or
  *     null for the default ({@code FileNorthbound.DEFAULT_SETTLE}, 2 s); written as {@code
  *     operationTimeout}
- * @param grpc settings of the gRPC server, or null when it is off
+ * @param grpc settings of the gRPC server, or null when it is off; {@link #load} gives it the REST
+ *     API's certificate and key when the REST API has TLS and gRPC no certificate of its own
  * @param restSecurity bearer token (of the REST API and the gRPC server), read-only mode and TLS of
  *     the REST API
  * @param txnLogMaxOps operations printed per transaction in the transaction log, at most (the rest
@@ -613,6 +615,11 @@ public record AgentConfig(
             grpcAddress,
             grpcConfig,
             token == null ? null : new String(token, StandardCharsets.UTF_8));
+    if (grpc != null && grpc.certFile() == null && tlsCert != null) {
+      // no certificate of its own: gRPC serves TLS with the REST API's certificate
+      grpc =
+          new GrpcSettings(grpc.address(), tlsCert, tlsKey, grpc.token(), grpc.maxMessageBytes());
+    }
     return new AgentConfig(
         label,
         configDir,

@@ -9,19 +9,12 @@ import io.kvscheduler.agent.spi.ModelException;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.Channels;
-import java.nio.channels.FileChannel;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.DirectoryStream;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
 import java.time.Clock;
@@ -91,9 +84,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #close} stops the watching: once it returned, nothing more is read or delivered.
  *
- * <p>One class of some 700 lines: the files' state, the keys they hold, the changes waiting to
- * settle and the watched directories are one state machine of the watcher thread, decided together
- * in each scan.
+ * <p>One class of some 800 lines (reading one file within bounds, and resolving links, are in
+ * {@link ConfigFiles}): the files' state, the keys they hold, the changes waiting to settle and the
+ * watched directories are one state machine of the watcher thread, decided together in each scan.
  */
 public final class FileNorthbound implements NorthboundSource {
   /** The data source label of the values of this northbound. */
@@ -126,7 +119,7 @@ public final class FileNorthbound implements NorthboundSource {
     String read(Path file) throws IOException;
   }
 
-  private ContentReader reader = FileNorthbound::readBounded;
+  private ContentReader reader = ConfigFiles::readBounded;
 
   private volatile boolean followExternalLinks;
 
@@ -804,7 +797,7 @@ public final class FileNorthbound implements NorthboundSource {
    */
   private void readFile(Path p, Map<Path, String> out) {
     try {
-      Path source = source(p);
+      Path source = ConfigFiles.source(p, realDir(), followExternalLinks);
       if (source != null) {
         out.put(p, reader.read(source));
       }
@@ -817,7 +810,7 @@ public final class FileNorthbound implements NorthboundSource {
       problems.add(p);
       String msg;
       String reason;
-      if (e instanceof FileProblem f) {
+      if (e instanceof ConfigFiles.FileProblem f) {
         msg = f.getMessage();
         reason = f.reason;
       } else {
@@ -834,54 +827,6 @@ public final class FileNorthbound implements NorthboundSource {
     }
   }
 
-  /**
-   * The path to read for the config file {@code p}, or null when it is no regular file (a link to a
-   * directory, a FIFO). A symbolic link is resolved: to a file inside the directory it is read
-   * there; one leading outside the directory is refused unless external links are followed; a
-   * dangling link and a loop of links are problems.
-   */
-  private Path source(Path p) throws IOException {
-    if (!Files.isSymbolicLink(p)) {
-      return Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS) ? p : null;
-    }
-    Path real;
-    try {
-      real = p.toRealPath();
-    } catch (NoSuchFileException e) {
-      if (!Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
-        throw e; // the link itself is gone
-      }
-      throw new FileProblem(
-          "a dangling symbolic link: its target " + linkTarget(p) + " does not exist",
-          "unreadable");
-    } catch (FileSystemException e) {
-      String why = e.getReason() == null ? e.toString() : e.getReason();
-      throw new FileProblem(
-          why.contains("levels of symbolic links")
-              ? "a loop of symbolic links (" + why + ")"
-              : "cannot resolve the symbolic link: " + why,
-          "unreadable");
-    }
-    if (!real.startsWith(realDir()) && !followExternalLinks) {
-      throw new FileProblem(
-          "a symbolic link to "
-              + real
-              + ", which leaves the directory "
-              + realDir()
-              + ": not followed (--follow-external-links allows it)",
-          "outside-directory");
-    }
-    return Files.isRegularFile(real, LinkOption.NOFOLLOW_LINKS) ? real : null;
-  }
-
-  private static String linkTarget(Path link) {
-    try {
-      return Files.readSymbolicLink(link).toString();
-    } catch (IOException e) {
-      return "(unknown)";
-    }
-  }
-
   /** The directory's real path (its links resolved), as of the last time it could be resolved. */
   private Path realDir() {
     try {
@@ -890,89 +835,5 @@ public final class FileNorthbound implements NorthboundSource {
       // keep the last one known
     }
     return realDir == null ? dir : realDir;
-  }
-
-  /** A file the northbound does not read, with the reason counted in the metric. */
-  static final class FileProblem extends IOException {
-    private static final long serialVersionUID = 1L;
-    final String reason;
-
-    FileProblem(String message, String reason) {
-      super(message);
-      this.reason = reason;
-    }
-  }
-
-  /**
-   * Reads {@code file} as UTF-8 text without ever holding more than a document may be: a file of
-   * more bytes than {@link ConfigDocument#MAX_CODE_POINTS} characters can take (4 bytes each at
-   * most) is refused unread; one of more bytes than the limit has characters is counted first (in
-   * small pieces) and refused if it has more characters than the limit; only then is it read.
-   *
-   * @throws FileProblem when it is too large
-   * @throws IOException when it cannot be read or is not UTF-8
-   */
-  static String readBounded(Path file) throws IOException {
-    long maxChars = ConfigDocument.MAX_CODE_POINTS;
-    long maxBytes = 4 * maxChars;
-    try (FileChannel ch =
-        FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-      long size = ch.size();
-      if (size > maxBytes) {
-        throw tooLarge(
-            size
-                + " bytes, more than "
-                + maxChars
-                + " characters can take ("
-                + maxBytes
-                + " bytes at 4 bytes each at most)");
-      }
-      if (size > maxChars && codePointsOver(ch, maxChars)) {
-        throw tooLarge(size + " bytes holding more than " + maxChars + " characters");
-      }
-      ch.position(0);
-      byte[] bytes = Channels.newInputStream(ch).readNBytes((int) Math.min(size, maxBytes) + 1);
-      if (bytes.length > maxBytes) {
-        throw tooLarge("more than " + maxBytes + " bytes (it grew while read)");
-      }
-      return decodeUtf8(bytes);
-    }
-  }
-
-  private static FileProblem tooLarge(String what) {
-    return new FileProblem(
-        "too large: "
-            + what
-            + " (limit "
-            + ConfigDocument.MAX_CODE_POINTS
-            + " characters); not read",
-        "too-large");
-  }
-
-  /** Whether the channel holds more than {@code max} UTF-8 code points (counted, not kept). */
-  private static boolean codePointsOver(FileChannel ch, long max) throws IOException {
-    ByteBuffer buf = ByteBuffer.allocate(64 * 1024);
-    long count = 0;
-    ch.position(0);
-    while (ch.read(buf) > 0) {
-      buf.flip();
-      while (buf.hasRemaining()) {
-        if ((buf.get() & 0xC0) != 0x80) { // not a continuation byte: a code point starts here
-          if (++count > max) {
-            return true;
-          }
-        }
-      }
-      buf.clear();
-    }
-    return false;
-  }
-
-  private static String decodeUtf8(byte[] bytes) throws IOException {
-    try {
-      return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString();
-    } catch (CharacterCodingException e) {
-      throw new IOException("not UTF-8 text", e);
-    }
   }
 }

@@ -140,7 +140,7 @@ class FileNorthboundLimitsTest {
           if (n.equals("npe.yaml")) {
             throw new IllegalStateException("reading failed");
           }
-          return FileNorthbound.readBounded(p);
+          return ConfigFiles.readBounded(p);
         });
     files.start();
     Path oom = dir.resolve("oom.yaml");

@@ -77,7 +77,7 @@ import org.slf4j.LoggerFactory;
  * directory's real path, unless {@link #followExternalLinks} allows links leading out: a link
  * leaving the directory, a dangling link and a loop of links are reported as problems of the link.
  * So that a file not meant for the agent cannot be shown in the log, errors quote at most a short
- * piece of a file's content (see {@link ConfigDocument#snippet}). Of two files giving the same key,
+ * piece of a file's content (see {@link ConfigDocument#quotable}). Of two files giving the same key,
  * the one read first (by name at start) keeps it; the other applies once the key is free — within
  * the same change when the file holding it lets it go in the same scan (no delete and create of the
  * key). A key moved from one file to another belongs to the file it moved to.

@@ -68,7 +68,11 @@ import org.slf4j.LoggerFactory;
  * kvs_northbound_rejected_values_total{source="file"}}), and skipped as a whole: the values it held
  * before stay applied (a file bad from the start applies none), other files are not touched. When
  * it is fixed, it applies. Whatever goes wrong with one file (an I/O error, an exception, an error
- * such as running out of memory) is that file's problem: the watcher goes on with the others.
+ * such as running out of memory) is that file's problem: the watcher goes on with the others. Of
+ * two files giving the same key, the one read first (by name at start) keeps it; the other applies
+ * once the key is free — within the same change when the file holding it lets it go in the same
+ * scan (no delete and create of the key). A key moved from one file to another belongs to the file
+ * it moved to.
  *
  * <p>Files are read within bounds: a file larger than {@code 4 * MAX_CODE_POINTS} bytes (more than
  * a document's characters can take in UTF-8) is refused without being read; one larger than {@code
@@ -77,10 +81,7 @@ import org.slf4j.LoggerFactory;
  * directory's real path, unless {@link #followExternalLinks} allows links leading out: a link
  * leaving the directory, a dangling link and a loop of links are reported as problems of the link.
  * So that a file not meant for the agent cannot be shown in the log, errors quote at most a short
- * piece of a file's content (see {@link ConfigDocument#quotable}). Of two files giving the same key,
- * the one read first (by name at start) keeps it; the other applies once the key is free — within
- * the same change when the file holding it lets it go in the same scan (no delete and create of the
- * key). A key moved from one file to another belongs to the file it moved to.
+ * piece of a file's content (see {@link ConfigDocument#quotable}).
  *
  * <p>{@link #close} stops the watching: once it returned, nothing more is read or delivered.
  *

@@ -50,11 +50,17 @@ import java.util.TreeSet;
  *       over its endpoint</td></tr>
  *   <tr><td>rest-token-file</td><td>--rest-token-file</td><td>KVS_REST_TOKEN (the token
  *       itself)</td><td>none (no authentication of REST and gRPC calls)</td></tr>
- *   <tr><td>rest-read-only</td><td>--rest-read-only</td><td></td><td>false</td></tr>
+ *   <tr><td>read-only</td><td>--read-only</td><td></td><td>false (REST and gRPC refuse every
+ *       change when true)</td></tr>
+ *   <tr><td>rest-read-only</td><td>--rest-read-only</td><td></td><td>false; the same as
+ *       read-only (it covers gRPC too)</td></tr>
+ *   <tr><td>follow-external-links</td><td>--follow-external-links</td><td></td><td>false
+ *       (symbolic links in the config directory leading out of it are refused)</td></tr>
  *   <tr><td>rest-allowed-hosts (a list or a, b)</td><td>--rest-allowed-hosts</td><td></td>
  *       <td>none (only the addresses the REST API listens on)</td></tr>
  *   <tr><td>rest-tls-cert, rest-tls-key</td><td>--rest-tls-cert, --rest-tls-key</td><td></td>
- *       <td>none (plain HTTP)</td></tr>
+ *       <td>none (plain HTTP); gRPC serves TLS with them too unless its grpc.conf names a
+ *       certificate</td></tr>
  *   <tr><td>txn-log-max-ops</td><td>--txn-log-max-ops</td><td></td><td>50 (0: no limit)</td></tr>
  *   <tr><td>parallelism</td><td>--parallelism</td><td></td><td>1 (southbound calls one at a
  *       time)</td></tr>
@@ -83,13 +89,16 @@ import java.util.TreeSet;
  *     same before a change that removes or replaces values applies (additions apply at once), or
  *     null for the default ({@code FileNorthbound.DEFAULT_SETTLE}, 2 s); written as {@code
  *     operationTimeout}
- * @param grpc settings of the gRPC server, or null when it is off
+ * @param grpc settings of the gRPC server, or null when it is off; {@link #load} gives it the REST
+ *     API's certificate and key when the REST API has TLS and gRPC no certificate of its own
  * @param restSecurity bearer token (of the REST API and the gRPC server), read-only mode and TLS of
  *     the REST API
  * @param txnLogMaxOps operations printed per transaction in the transaction log, at most (the rest
  *     are counted and found in {@code /scheduler/txn-history}); 0 prints them all
  * @param parallelism southbound calls of one transaction that may run at the same time, at most
  *     (see {@code KVSchedulerBuilder.parallelism}); 1 runs them one at a time
+ * @param followExternalLinks whether the file northbound reads a symbolic link whose target lies
+ *     outside the config directory (by default such a link is refused and reported)
  */
 public record AgentConfig(
     String label,
@@ -105,7 +114,8 @@ public record AgentConfig(
     GrpcSettings grpc,
     RestSecurity restSecurity,
     int txnLogMaxOps,
-    int parallelism) {
+    int parallelism,
+    boolean followExternalLinks) {
 
   /** Operations printed per transaction by default. */
   public static final int DEFAULT_TXN_LOG_MAX_OPS = 50;
@@ -150,7 +160,8 @@ public record AgentConfig(
         null,
         RestSecurity.NONE,
         DEFAULT_TXN_LOG_MAX_OPS,
-        1);
+        1,
+        false);
   }
 
   /** Settings without a gRPC server. */
@@ -177,7 +188,8 @@ public record AgentConfig(
         null,
         RestSecurity.NONE,
         DEFAULT_TXN_LOG_MAX_OPS,
-        1);
+        1,
+        false);
   }
 
   /** These settings with the plugin {@code name}, off by default, enabled. */
@@ -198,7 +210,8 @@ public record AgentConfig(
         grpc,
         restSecurity,
         txnLogMaxOps,
-        parallelism);
+        parallelism,
+        followExternalLinks);
   }
 
   /** These settings with other etcd connection settings. */
@@ -217,7 +230,8 @@ public record AgentConfig(
         grpc,
         restSecurity,
         txnLogMaxOps,
-        parallelism);
+        parallelism,
+        followExternalLinks);
   }
 
   /** These settings with another settle time of the file northbound. */
@@ -236,7 +250,8 @@ public record AgentConfig(
         grpc,
         restSecurity,
         txnLogMaxOps,
-        parallelism);
+        parallelism,
+        followExternalLinks);
   }
 
   /** These settings with the gRPC server of {@code settings} (null: off). */
@@ -255,7 +270,8 @@ public record AgentConfig(
         settings,
         restSecurity,
         txnLogMaxOps,
-        parallelism);
+        parallelism,
+        followExternalLinks);
   }
 
   /** These settings with {@code parallelism} southbound calls at a time, at most. */
@@ -274,7 +290,28 @@ public record AgentConfig(
         grpc,
         restSecurity,
         txnLogMaxOps,
-        parallelism);
+        parallelism,
+        followExternalLinks);
+  }
+
+  /** These settings with symbolic links leading out of the config directory followed or not. */
+  public AgentConfig withFollowExternalLinks(boolean follow) {
+    return new AgentConfig(
+        label,
+        configDir,
+        restAddress,
+        etcdEndpoints,
+        statusPublishing,
+        printTxnSummary,
+        operationTimeout,
+        enabledPlugins,
+        etcd,
+        fileSettleTime,
+        grpc,
+        restSecurity,
+        txnLogMaxOps,
+        parallelism,
+        follow);
   }
 
   /** The same settings with other REST security. */
@@ -293,7 +330,8 @@ public record AgentConfig(
         grpc,
         security,
         txnLogMaxOps,
-        parallelism);
+        parallelism,
+        followExternalLinks);
   }
 
   /** Settings without an operation timeout. */
@@ -340,7 +378,9 @@ public record AgentConfig(
           "rest-tls-cert",
           "rest-tls-key",
           "txn-log-max-ops",
-          "parallelism");
+          "parallelism",
+          "follow-external-links",
+          "read-only");
 
   /**
    * Reads the settings from the command-line arguments (after the command; parsed by picocli,
@@ -369,6 +409,7 @@ public record AgentConfig(
     Path tlsKey = null;
     int maxOps = DEFAULT_TXN_LOG_MAX_OPS;
     int parallelism = 1;
+    boolean followLinks = false;
 
     AgentOptions flags = AgentOptions.parse(args);
     if (!flags.config.isEmpty()) {
@@ -468,6 +509,8 @@ public record AgentConfig(
         if (hostsNode != null && !hostsNode.isNull()) {
           allowedHosts = hosts(hostsNode, where);
         }
+        readOnly = flag(root, "read-only", readOnly, where);
+        followLinks = flag(root, "follow-external-links", followLinks, where);
         String certSetting = text(root, "rest-tls-cert", null, where);
         tlsCert = certSetting == null ? null : base.resolve(certSetting);
         String keySetting = text(root, "rest-tls-key", null, where);
@@ -534,7 +577,8 @@ public record AgentConfig(
     if (flags.restTokenFile != null) {
       tokenFile = flags.restTokenFile;
     }
-    readOnly |= flags.restReadOnly;
+    readOnly |= flags.restReadOnly || flags.readOnly;
+    followLinks |= flags.followExternalLinks;
     if (flags.restAllowedHosts != null) {
       allowedHosts = split(flags.restAllowedHosts);
     }
@@ -588,6 +632,11 @@ public record AgentConfig(
             grpcAddress,
             grpcConfig,
             token == null ? null : new String(token, StandardCharsets.UTF_8));
+    if (grpc != null && grpc.certFile() == null && tlsCert != null) {
+      // no certificate of its own: gRPC serves TLS with the REST API's certificate
+      grpc =
+          new GrpcSettings(grpc.address(), tlsCert, tlsKey, grpc.token(), grpc.maxMessageBytes());
+    }
     return new AgentConfig(
         label,
         configDir,
@@ -602,7 +651,8 @@ public record AgentConfig(
         grpc,
         security,
         maxOps,
-        parallelism);
+        parallelism,
+        followLinks);
   }
 
   /**

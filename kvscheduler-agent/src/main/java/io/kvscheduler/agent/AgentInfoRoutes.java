@@ -50,12 +50,14 @@ final class AgentInfoRoutes {
         s.tokenFile() != null
             ? "set (from file " + s.tokenFile() + ")"
             : s.token() != null ? "set (from KVS_REST_TOKEN)" : "none");
+    m.put("read-only", s.readOnly()); // REST and gRPC
     m.put("rest-read-only", s.readOnly());
     m.put("rest-allowed-hosts", s.allowedHosts());
     m.put("rest-tls-cert", s.tlsCert() == null ? null : s.tlsCert().toString());
     m.put("rest-tls-key", s.tlsKey() == null ? null : s.tlsKey().toString());
     m.put("txn-log-max-ops", c.txnLogMaxOps());
     m.put("parallelism", c.parallelism());
+    m.put("follow-external-links", c.followExternalLinks());
     return m;
   }
 }

@@ -91,7 +91,7 @@ final class AgentOptions {
       description = "File holding the REST bearer token (or KVS_REST_TOKEN).")
   Path restTokenFile;
 
-  @Option(names = "--rest-read-only", description = "Refuse every change over REST (403).")
+  @Option(names = "--rest-read-only", description = "The same as --read-only.")
   boolean restReadOnly;
 
   @Option(
@@ -101,6 +101,18 @@ final class AgentOptions {
           "Host names accepted in the Host header of REST requests without a token, besides the"
               + " addresses listened on (comma-separated; name or name:port).")
   String restAllowedHosts;
+
+  @Option(
+      names = "--read-only",
+      description =
+          "Refuse every change over REST (403) and gRPC (PERMISSION_DENIED); reads stay allowed.")
+  boolean readOnly;
+
+  @Option(
+      names = "--follow-external-links",
+      description =
+          "Read symbolic links in the config directory that lead out of it (refused by default).")
+  boolean followExternalLinks;
 
   @Option(
       names = "--rest-tls-cert",

@@ -51,7 +51,8 @@ final class AgentSources {
                   agent.scheduler(),
                   agent.models(),
                   agent.northbound(),
-                  List.of(new GrpcRequestCounter(agent.metrics()::grpcRequest)))
+                  List.of(new GrpcRequestCounter(agent.metrics()::grpcRequest)),
+                  agent.config().restSecurity().readOnly()) // --read-only covers gRPC too
               .followLinuxAmong(agent.plugins()));
     }
     // --- end of gRPC ---
@@ -68,6 +69,7 @@ final class AgentSources {
                   Duration.ofSeconds(1),
                   settle != null ? settle : FileNorthbound.DEFAULT_SETTLE,
                   Clock.systemUTC())
+              .followExternalLinks(agent.config().followExternalLinks())
               .events(agent.metrics()));
     }
     // --- end of file northbound ---

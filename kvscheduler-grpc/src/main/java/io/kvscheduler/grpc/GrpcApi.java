@@ -18,6 +18,7 @@ import io.kvscheduler.grpc.internal.ManagerServiceImpl;
 import io.kvscheduler.grpc.internal.MetaServiceImpl;
 import io.kvscheduler.grpc.internal.NotificationBuffer;
 import io.kvscheduler.grpc.internal.ProtoModels;
+import io.kvscheduler.grpc.internal.ReadOnly;
 import io.kvscheduler.grpc.internal.SeqNumHeader;
 import io.kvscheduler.grpc.internal.StatusStreams;
 import io.kvscheduler.grpc.proto.configurator.Notification;
@@ -97,6 +98,23 @@ public final class GrpcApi implements AutoCloseable {
       List<FileDescriptor> modelFiles,
       String token,
       Limits limits) {
+    this(kvs, registry, northbound, modelFiles, token, limits, false);
+  }
+
+  /**
+   * Services with the stream bounds of {@code limits}, read-only when {@code readOnly}: every call
+   * that may change the configuration ({@code ConfiguratorService.Update} and {@code Delete},
+   * {@code ManagerService.SetConfig}) is refused with {@code PERMISSION_DENIED} naming the flag
+   * {@code --read-only}; reads (get, dump, notify, subscribe, models, reflection) are served.
+   */
+  public GrpcApi(
+      KVScheduler kvs,
+      ModelRegistry registry,
+      Northbound northbound,
+      List<FileDescriptor> modelFiles,
+      String token,
+      Limits limits,
+      boolean readOnly) {
     this.notifications = new NotificationBuffer(limits.notificationBuffer());
     ProtoModels models = new ProtoModels(registry, modelFiles);
     GrpcSource source = new GrpcSource(northbound);
@@ -113,6 +131,9 @@ public final class GrpcApi implements AutoCloseable {
     this.manager = new ManagerServiceImpl(kvs, models, source, statusStreams);
     this.meta = new MetaServiceImpl(models);
     interceptors.add(new SeqNumHeader());
+    if (readOnly) {
+      interceptors.add(new ReadOnly()); // after the token check: a caller is known first
+    }
     if (token != null) {
       interceptors.add(new BearerToken(token)); // added last: runs first
     }

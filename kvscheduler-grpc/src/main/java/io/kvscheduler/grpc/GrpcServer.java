@@ -76,6 +76,31 @@ public final class GrpcServer implements AutoCloseable {
         server.getListenSockets(),
         settings.certFile() != null ? "TLS" : "plaintext",
         settings.token() != null ? ", bearer token required" : "");
+    warnIfExposed(at);
+  }
+
+  /**
+   * Warns when the server listens beyond loopback without a bearer token (anyone who reaches the
+   * port may change the configuration), or with a token over plaintext (anyone on the path may read
+   * the token).
+   */
+  private void warnIfExposed(InetSocketAddress at) {
+    if (at.getAddress() != null && at.getAddress().isLoopbackAddress()) {
+      return;
+    }
+    if (settings.token() == null) {
+      LOG.warn(
+          "gRPC server listens on {}, beyond loopback, without a bearer token: whoever reaches the"
+              + " port can change the configuration (set one with --rest-token-file or"
+              + " KVS_REST_TOKEN, or listen on loopback: --grpc :PORT)",
+          settings.address());
+    } else if (settings.certFile() == null) {
+      LOG.warn(
+          "gRPC server listens on {}, beyond loopback, in plaintext: the bearer token travels"
+              + " unencrypted (give grpc.conf cert-file and key-file, or --rest-tls-cert and"
+              + " --rest-tls-key)",
+          settings.address());
+    }
   }
 
   /** The port listened on (useful with port 0). */

@@ -169,7 +169,7 @@ public final class AgentMetrics implements SourceEvents {
 
   /**
    * Counts a value a northbound source rejected ({@code malformed}, {@code unknown-model}, {@code
-   * duplicate}, {@code unreadable}).
+   * duplicate}, {@code unreadable}, {@code too-large}, {@code outside-directory}).
    */
   @Override
   public void valueRejected(String source, String reason) {

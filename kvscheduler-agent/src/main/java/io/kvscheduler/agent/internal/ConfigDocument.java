@@ -22,6 +22,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Predicate;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.reader.ReaderException;
@@ -45,6 +46,9 @@ public final class ConfigDocument {
    * refused before it is read whole.
    */
   public static final int MAX_SCALAR_CODE_POINTS = 1024 * 1024;
+
+  /** The most characters of a document's content an error message quotes in one piece: 40. */
+  public static final int SNIPPET_LENGTH = 40;
 
   /** The deepest nesting of mappings and lists: 100 (the root mapping is level 1). */
   public static final int MAX_DEPTH = 100;
@@ -114,6 +118,85 @@ public final class ConfigDocument {
     public int line() {
       return line;
     }
+  }
+
+  /**
+   * A piece of a document's content as an error message may quote it: at most {@link
+   * #SNIPPET_LENGTH} characters (followed by {@code …} when cut), control characters escaped
+   * ({@code \n}, {@code \t}, {@code \r}, others as {@code \u0007}).
+   */
+  public static String snippet(String text) {
+    String escaped = escapeControls(text);
+    return escaped.length() <= SNIPPET_LENGTH
+        ? escaped
+        : escaped.substring(0, SNIPPET_LENGTH) + "…";
+  }
+
+  /**
+   * An error message about a document made fit for a log that others may read: control characters
+   * escaped, and every run of non-blank characters longer than {@link #SNIPPET_LENGTH} shortened as
+   * {@link #snippet} does, unless {@code known} accepts it (without the quotes and punctuation
+   * around it), e.g. a key of a registered model. Parse errors quote keys, values and tokens of the
+   * document; a file that is no config file (a secret, a password hash) is thus never shown whole.
+   */
+  public static String quotable(String message, Predicate<String> known) {
+    String escaped = escapeControls(message);
+    StringBuilder out = new StringBuilder(escaped.length());
+    int i = 0;
+    while (i < escaped.length()) {
+      int end = escaped.indexOf(' ', i);
+      if (end < 0) {
+        end = escaped.length();
+      }
+      String word = escaped.substring(i, end);
+      if (word.length() > SNIPPET_LENGTH && !known.test(trimPunctuation(word))) {
+        word = word.substring(0, SNIPPET_LENGTH) + "…";
+      }
+      out.append(word);
+      if (end < escaped.length()) {
+        out.append(' ');
+      }
+      i = end + 1;
+    }
+    return out.toString();
+  }
+
+  private static String trimPunctuation(String word) {
+    int from = 0;
+    int to = word.length();
+    while (from < to && "'\"([{".indexOf(word.charAt(from)) >= 0) {
+      from++;
+    }
+    while (to > from && "'\")]}:,;.".indexOf(word.charAt(to - 1)) >= 0) {
+      to--;
+    }
+    return word.substring(from, to);
+  }
+
+  private static String escapeControls(String text) {
+    StringBuilder b = null;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      boolean control = Character.isISOControl(c) || c == (char) 0x2028 || c == (char) 0x2029;
+      if (control && b == null) {
+        b = new StringBuilder(text.length() + 16).append(text, 0, i);
+      }
+      if (b == null) {
+        continue;
+      }
+      if (!control) {
+        b.append(c);
+      } else if (c == '\n') {
+        b.append("\\n");
+      } else if (c == '\t') {
+        b.append("\\t");
+      } else if (c == '\r') {
+        b.append("\\r");
+      } else {
+        b.append(String.format("\\u%04x", (int) c));
+      }
+    }
+    return b == null ? text : b.toString();
   }
 
   private static LoaderOptions loaderOptions(int codePointLimit) {

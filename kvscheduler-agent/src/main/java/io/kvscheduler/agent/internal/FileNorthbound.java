@@ -9,9 +9,6 @@ import io.kvscheduler.agent.spi.ModelException;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -66,18 +63,31 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A bad file — malformed YAML/JSON, an unknown field, a key of no model, a value that does not
  * match its key, a key another file already gives, a file too large ({@link
- * ConfigDocument#MAX_CODE_POINTS}) — is reported at ERROR level with file and line, and skipped as
- * a whole: the values it held before stay applied (a file bad from the start applies none), other
- * files are not touched. When it is fixed, it applies. Of two files giving the same key, the one
- * read first (by name at start) keeps it; the other applies once the key is free — within the same
- * change when the file holding it lets it go in the same scan (no delete and create of the key). A
- * key moved from one file to another belongs to the file it moved to.
+ * ConfigDocument#MAX_CODE_POINTS} characters), a file that cannot be read — is reported at ERROR
+ * level with file and line (counted in {@code
+ * kvs_northbound_rejected_values_total{source="file"}}), and skipped as a whole: the values it held
+ * before stay applied (a file bad from the start applies none), other files are not touched. When
+ * it is fixed, it applies. Whatever goes wrong with one file (an I/O error, an exception, an error
+ * such as running out of memory) is that file's problem: the watcher goes on with the others. Of
+ * two files giving the same key, the one read first (by name at start) keeps it; the other applies
+ * once the key is free — within the same change when the file holding it lets it go in the same
+ * scan (no delete and create of the key). A key moved from one file to another belongs to the file
+ * it moved to.
+ *
+ * <p>Files are read within bounds: a file larger than {@code 4 * MAX_CODE_POINTS} bytes (more than
+ * a document's characters can take in UTF-8) is refused without being read; one larger than {@code
+ * MAX_CODE_POINTS} bytes has its characters counted in small pieces first, and is refused when they
+ * are too many. A symbolic link is followed only when its target (its real path) lies inside the
+ * directory's real path, unless {@link #followExternalLinks} allows links leading out: a link
+ * leaving the directory, a dangling link and a loop of links are reported as problems of the link.
+ * So that a file not meant for the agent cannot be shown in the log, errors quote at most a short
+ * piece of a file's content (see {@link ConfigDocument#quotable}).
  *
  * <p>{@link #close} stops the watching: once it returned, nothing more is read or delivered.
  *
- * <p>One class of some 700 lines: the files' state, the keys they hold, the changes waiting to
- * settle and the watched directories are one state machine of the watcher thread, decided together
- * in each scan.
+ * <p>One class of some 800 lines (reading one file within bounds, and resolving links, are in
+ * {@link ConfigFiles}): the files' state, the keys they hold, the changes waiting to settle and the
+ * watched directories are one state machine of the watcher thread, decided together in each scan.
  */
 public final class FileNorthbound implements NorthboundSource {
   /** The data source label of the values of this northbound. */
@@ -104,6 +114,21 @@ public final class FileNorthbound implements NorthboundSource {
   private WatchService watcher;
   private Thread thread;
   private volatile boolean closed;
+
+  /** Reads one file's content; replaced by tests of reads that fail. */
+  interface ContentReader {
+    String read(Path file) throws IOException;
+  }
+
+  private ContentReader reader = ConfigFiles::readBounded;
+
+  private volatile boolean followExternalLinks;
+
+  /** The directory's real path, resolved at each reading (watcher thread only). */
+  private Path realDir;
+
+  /** The files found unreadable by the reading under way (watcher thread only). */
+  private final Set<Path> problems = new HashSet<>();
 
   /** Held while a change is delivered; {@link #close} waits for it. */
   private final Object delivering = new Object();
@@ -170,6 +195,23 @@ public final class FileNorthbound implements NorthboundSource {
   /** Where rejected files are reported (one per rejection, with its reason); call before start. */
   public FileNorthbound events(SourceEvents events) {
     this.events = Objects.requireNonNull(events, "events");
+    return this;
+  }
+
+  /**
+   * Whether a symbolic link to a file outside the directory (its real path not under the
+   * directory's real path) is read; by default it is refused as a problem of that file, so that a
+   * link cannot show the content of another file (in a parse error) to whoever reads the log. Call
+   * before start.
+   */
+  public FileNorthbound followExternalLinks(boolean follow) {
+    this.followExternalLinks = follow;
+    return this;
+  }
+
+  /** Reads the files with {@code reader} (for tests); call before start. */
+  FileNorthbound readWith(ContentReader reader) {
+    this.reader = Objects.requireNonNull(reader, "reader");
     return this;
   }
 
@@ -294,15 +336,15 @@ public final class FileNorthbound implements NorthboundSource {
   }
 
   /**
-   * One scan; a failure of it is logged and the watcher goes on (the files are compared again at
-   * the next scan).
+   * One scan; a failure of it (any exception or error) is logged and the watcher goes on (the files
+   * are compared again at the next scan).
    */
   private boolean scanGuarded() {
     try {
       return scan();
     } catch (ClosedWatchServiceException e) {
       throw e;
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) { // e.g. out of memory: the next scan may fare better
       if (!closed) {
         LOG.error(
             "file northbound: a scan of {} failed ({}); scanning again in {}", dir, e, rescan, e);
@@ -547,7 +589,7 @@ public final class FileNorthbound implements NorthboundSource {
       reject(
           file,
           e.line(),
-          e.getMessage(),
+          ConfigDocument.quotable(e.getMessage(), k -> models.forKey(k).isPresent()),
           e.getCause() instanceof ModelException m
               ? SourceEvents.reasonFor(models, m.key())
               : "malformed");
@@ -711,7 +753,12 @@ public final class FileNorthbound implements NorthboundSource {
    */
   private Map<Path, String> readAll() throws IOException {
     Map<Path, String> out = new TreeMap<>();
+    problems.clear();
     readDir(dir, out);
+    // a file reported as unreadable that is gone now is no longer reported
+    errors
+        .keySet()
+        .removeIf(p -> !out.containsKey(p) && !files.containsKey(p) && !problems.contains(p));
     watched.removeIf(d -> !Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS));
     return out;
   }
@@ -735,37 +782,59 @@ public final class FileNorthbound implements NorthboundSource {
           }
           continue;
         }
-        if (!(n.endsWith(".yaml") || n.endsWith(".yml") || n.endsWith(".json"))
-            || !Files.isRegularFile(p)) {
+        if (!(n.endsWith(".yaml") || n.endsWith(".yml") || n.endsWith(".json"))) {
           continue;
         }
-        try {
-          out.put(p, decodeUtf8(Files.readAllBytes(p)));
-        } catch (NoSuchFileException e) {
-          // removed meanwhile
-        } catch (IOException e) {
-          if (closed) {
-            return; // the read was interrupted by close(): the scan is abandoned anyway
-          }
-          // unreadable: keep what it held before; reported once per distinct error
-          FileState st = files.get(p);
-          String msg = "cannot read: " + e; // the exception's class says what went wrong
-          if (!msg.equals(errorMessage(p))) {
-            reject(p, 0, msg, "unreadable");
-          }
-          if (st != null && st.content != null) {
-            out.put(p, st.content);
-          }
-        }
+        readFile(p, out);
       }
     }
   }
 
-  private static String decodeUtf8(byte[] bytes) throws IOException {
+  /**
+   * Reads one config file into {@code out}. A file that cannot be read — too large, a link leaving
+   * the directory, a dangling link or a link loop, an I/O error, or anything thrown while reading
+   * it — is a problem of that file alone: reported (once per distinct message, counted in the
+   * rejected-values metric) and skipped, keeping the values it held before.
+   */
+  private void readFile(Path p, Map<Path, String> out) {
     try {
-      return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString();
-    } catch (CharacterCodingException e) {
-      throw new IOException("not UTF-8 text", e);
+      Path source = ConfigFiles.source(p, realDir(), followExternalLinks);
+      if (source != null) {
+        out.put(p, reader.read(source));
+      }
+    } catch (NoSuchFileException e) {
+      // removed meanwhile
+    } catch (Throwable e) { // one file's failure, whatever it is, must not stop the watcher
+      if (closed) {
+        return; // the read was interrupted by close(): the scan is abandoned anyway
+      }
+      problems.add(p);
+      String msg;
+      String reason;
+      if (e instanceof ConfigFiles.FileProblem f) {
+        msg = f.getMessage();
+        reason = f.reason;
+      } else {
+        msg = "cannot read: " + e; // the exception's class says what went wrong
+        reason = "unreadable";
+      }
+      if (!msg.equals(errorMessage(p))) {
+        reject(p, 0, msg, reason);
+      }
+      FileState st = files.get(p);
+      if (st != null && st.content != null) {
+        out.put(p, st.content);
+      }
     }
+  }
+
+  /** The directory's real path (its links resolved), as of the last time it could be resolved. */
+  private Path realDir() {
+    try {
+      realDir = dir.toRealPath();
+    } catch (IOException e) {
+      // keep the last one known
+    }
+    return realDir == null ? dir : realDir;
   }
 }

@@ -35,10 +35,31 @@ public final class GrpcNorthbound implements NorthboundSource {
       ModelRegistry models,
       Northbound northbound,
       List<ServerInterceptor> interceptors) {
+    this(settings, kvs, models, northbound, interceptors, false);
+  }
+
+  /**
+   * @param interceptors run for every call (e.g. a {@link GrpcRequestCounter})
+   * @param readOnly refuse every call that may change the configuration ({@code --read-only})
+   */
+  public GrpcNorthbound(
+      GrpcSettings settings,
+      KVScheduler kvs,
+      ModelRegistry models,
+      Northbound northbound,
+      List<ServerInterceptor> interceptors,
+      boolean readOnly) {
     this.server =
         new GrpcServer(
             settings,
-            new GrpcApi(kvs, models, northbound, List.of(), settings.token()),
+            new GrpcApi(
+                kvs,
+                models,
+                northbound,
+                List.of(),
+                settings.token(),
+                GrpcApi.Limits.DEFAULT,
+                readOnly),
             interceptors);
   }
 

@@ -19,7 +19,9 @@ public interface SourceEvents {
 
   /**
    * {@code source} rejected a value or a document; {@code reason} is one short word: {@code
-   * malformed}, {@code unknown-model}, {@code duplicate} or {@code unreadable}.
+   * malformed}, {@code unknown-model}, {@code duplicate}, {@code unreadable}, {@code too-large} (a
+   * file larger than a document may be) or {@code outside-directory} (a link leading out of the
+   * config directory).
    */
   void valueRejected(String source, String reason);
 

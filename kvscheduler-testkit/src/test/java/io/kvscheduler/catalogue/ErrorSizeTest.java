@@ -133,4 +133,22 @@ class ErrorSizeTest {
     assertThat(kept).hasSizeBetween(1, 8);
     assertThat(kept.get(kept.size() - 1).description()).isEqualTo("resync 39");
   }
+
+  @Test
+  @DisplayName("the transaction log shows a 1 MB value and its error bounded")
+  void txnLogBounded() {
+    start(64L << 20);
+    try (TxnLogCapture log = new TxnLogCapture()) {
+      resyncWithBigValue(0);
+      resyncWithBigValue(1);
+
+      assertThat(log.messages()).isNotEmpty();
+      for (String m : log.messages()) {
+        assertThat(m.lines()).allSatisfy(l -> assertThat(l).hasSizeLessThan(1500));
+      }
+      assertThat(String.join("\n", log.messages()))
+          .contains("- key: " + KEY)
+          .contains("more characters");
+    }
+  }
 }

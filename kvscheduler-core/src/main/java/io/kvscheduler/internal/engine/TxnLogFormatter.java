@@ -1,5 +1,6 @@
 package io.kvscheduler.internal.engine;
 
+import io.kvscheduler.api.Excerpt;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.ResyncType;
@@ -259,8 +260,12 @@ public final class TxnLogFormatter {
     }
   }
 
+  /**
+   * A value's text, kept to {@link Excerpt#MAX_MESSAGE_CHARS} characters: the log shows what a
+   * value is, the transaction history keeps the whole of it.
+   */
   private static String value(Optional<Object> v, Function<Object, String> valueText) {
-    return v.map(o -> "{ " + OpRecord.text(valueText, o) + " }").orElse("<NIL>");
+    return v.map(o -> "{ " + Excerpt.message(OpRecord.text(valueText, o)) + " }").orElse("<NIL>");
   }
 
   private static long elapsedNanos(RecordedTxn txn) {

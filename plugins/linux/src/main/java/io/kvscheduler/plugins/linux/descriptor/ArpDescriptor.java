@@ -1,6 +1,7 @@
 package io.kvscheduler.plugins.linux.descriptor;
 
 import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.Excerpt;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.ValueOrigin;
@@ -64,10 +65,10 @@ public final class ArpDescriptor {
       bad.add("an ARP entry needs its interface", "interface");
     }
     if (IpNet.parseAddress(a.getIpAddress()).isEmpty()) {
-      bad.add("'" + a.getIpAddress() + "' is not an IP address", "ip_address");
+      bad.add("'" + Excerpt.quote(a.getIpAddress()) + "' is not an IP address", "ip_address");
     }
     if (!Invalid.isMac(a.getHwAddress())) {
-      bad.add("'" + a.getHwAddress() + "' is not a MAC address", "hw_address");
+      bad.add("'" + Excerpt.quote(a.getHwAddress()) + "' is not a MAC address", "hw_address");
     }
     bad.throwIfAny();
   }

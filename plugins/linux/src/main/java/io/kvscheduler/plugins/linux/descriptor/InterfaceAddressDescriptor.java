@@ -1,6 +1,7 @@
 package io.kvscheduler.plugins.linux.descriptor;
 
 import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.Excerpt;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.plugins.linux.LinuxPlugin;
 import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfIndex;
@@ -59,13 +60,16 @@ public final class InterfaceAddressDescriptor {
     if (k.source() == AddressSource.ALLOC_REF) {
       bad.add(
           "address references ('"
-              + k.address()
+              + Excerpt.quote(k.address())
               + "') need the netalloc plugin, which this"
               + " agent does not have",
           "ip_addresses");
     } else if (IpNet.parse(k.address()).isEmpty()) {
       bad.add(
-          "'" + k.address() + "' is not an IP address with a prefix length (e.g." + " 10.0.0.1/24)",
+          "'"
+              + Excerpt.quote(k.address())
+              + "' is not an IP address with a prefix length (e.g."
+              + " 10.0.0.1/24)",
           "ip_addresses");
     }
     bad.throwIfAny();

@@ -2,6 +2,7 @@ package io.kvscheduler.plugins.linux.descriptor;
 
 import com.google.protobuf.Empty;
 import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.Excerpt;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeyValuePair;
@@ -186,7 +187,9 @@ public final class InterfaceDescriptor {
   }
 
   private String alias(Interface i) {
-    return agentPrefix + i.getName() + (i.getType() == Interface.Type.VETH ? "/" + peer(i) : "");
+    return agentPrefix
+        + Excerpt.quote(i.getName())
+        + (i.getType() == Interface.Type.VETH ? "/" + peer(i) : "");
   }
 
   static void validate(String key, Interface i) {
@@ -194,7 +197,7 @@ public final class InterfaceDescriptor {
     if (i.getName().isEmpty()) {
       bad.add("the interface has no name", "name");
     } else if (!LinuxKeys.interfaceKey(i.getName()).equals(key)) {
-      bad.add("name '" + i.getName() + "' does not match the key", "name");
+      bad.add("name '" + Excerpt.quote(i.getName()) + "' does not match the key", "name");
     }
     if (i.hasNamespace()) {
       NetNamespace ns = i.getNamespace();
@@ -203,20 +206,22 @@ public final class InterfaceDescriptor {
       } else if (ns.getType() != NetNamespace.ReferenceType.NSID) {
         bad.add("only named namespaces (NSID) are supported", "namespace");
       } else if (!ns.getReference().matches("[-A-Za-z0-9_.]+")) {
-        bad.add("namespace name '" + ns.getReference() + "' is not a valid name", "namespace");
+        bad.add(
+            "namespace name '" + Excerpt.quote(ns.getReference()) + "' is not a valid name",
+            "namespace");
       }
     }
     String host = hostName(i);
     if (host.length() > 15 || !host.matches("[-A-Za-z0-9_.:@]+")) {
       bad.add(
           "host name '"
-              + host
+              + Excerpt.quote(host)
               + "' is not a valid Linux interface name (at most 15"
               + " characters, no spaces or '/')",
           "host_if_name");
     }
     if (!i.getPhysAddress().isEmpty() && !Invalid.isMac(i.getPhysAddress())) {
-      bad.add("'" + i.getPhysAddress() + "' is not a MAC address", "phys_address");
+      bad.add("'" + Excerpt.quote(i.getPhysAddress()) + "' is not a MAC address", "phys_address");
     }
     switch (i.getType()) {
       case UNDEFINED, UNRECOGNIZED -> bad.add("the interface type is not defined", "type");

@@ -2,6 +2,7 @@ package io.kvscheduler.plugins.linux.descriptor;
 
 import com.google.protobuf.Empty;
 import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.Excerpt;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeyValuePair;
@@ -99,7 +100,7 @@ public final class RouteDescriptor {
     if (dst.isEmpty()) {
       bad.add(
           "'"
-              + r.getDstNetwork()
+              + Excerpt.quote(r.getDstNetwork())
               + "' is not a network with a prefix length (e.g."
               + " 10.0.2.0/24)",
           "dst_network");
@@ -107,7 +108,7 @@ public final class RouteDescriptor {
     if (!r.getGwAddr().isEmpty()) {
       Optional<byte[]> gw = IpNet.parseAddress(r.getGwAddr());
       if (gw.isEmpty()) {
-        bad.add("'" + r.getGwAddr() + "' is not an IP address", "gw_addr");
+        bad.add("'" + Excerpt.quote(r.getGwAddr()) + "' is not an IP address", "gw_addr");
       } else if (dst.isPresent() && gw.get().length != dst.get().address().length) {
         bad.add("the gateway and the destination are of different IP versions", "gw_addr");
       }

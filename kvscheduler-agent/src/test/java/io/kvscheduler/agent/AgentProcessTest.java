@@ -188,6 +188,30 @@ class AgentProcessTest {
     assertThat(p.exitValue()).as("output: %s", lines).isEqualTo(AgentMain.EXIT_ON_ERROR);
   }
 
+  @Test
+  @DisplayName("user data in the console log: control characters escaped, no forged line")
+  void consoleLogEscapesControlCharacters() throws Exception {
+    // a key holding a line feed that starts a forged log line, a carriage return and ESC
+    Files.writeString(
+        dir.resolve("a.yaml"),
+        "\"config/mock/v1/interfaces/x\\n12:00:00.000 ERROR forged\\r\\e[31m\":\n"
+            + "  name: x\n  type: TAP\n");
+    Files.writeString(
+        dir.resolve("b.yaml"), "config/mock/v1/interfaces/tap1:\n  name: tap1\n  type: TAP\n");
+    List<String> lines = new ArrayList<>();
+    Process p = start(lines, "--rest", "off", "--config-dir", dir.toString());
+    signal(p, "TERM");
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    Thread.sleep(500); // the reader takes the last lines
+    synchronized (lines) {
+      assertThat(lines).anyMatch(l -> l.contains("x\\n12:00:00.000 ERROR forged\\r\\u001b[31m"));
+      assertThat(lines).noneMatch(l -> l.startsWith("12:00:00.000 ERROR forged"));
+      assertThat(lines).noneMatch(l -> l.contains("\u001b") || l.contains("\r"));
+      // the transaction log keeps its own lines
+      assertThat(lines).anyMatch(l -> l.contains("- key: config/mock/v1/interfaces/tap1"));
+    }
+  }
+
   /** The port the agent's REST API listens on, from its output. */
   private static int restPort(List<String> lines) {
     Pattern listening = Pattern.compile("REST API listening on \\w+://[^:]+:(\\d+)");

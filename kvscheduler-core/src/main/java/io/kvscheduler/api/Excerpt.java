@@ -1,7 +1,7 @@
 package io.kvscheduler.api;
 
 /**
- * Bounded excerpts of user data for error messages and logs.
+ * Bounded excerpts of user data for error messages and logs, and user data made safe to print.
  *
  * <p>A message that quotes a value or an input in full grows with it: a megabyte value quoted by a
  * validation error is a megabyte per error, kept in statuses and the transaction history, written
@@ -9,6 +9,9 @@ package io.kvscheduler.api;
  * #quote}: the first {@value #MAX_QUOTED_CHARS} characters, then {@code … N more characters}. A
  * whole message built elsewhere (by a descriptor, say) is cut the same way at {@value
  * #MAX_MESSAGE_CHARS} characters by {@link #message}.
+ *
+ * <p>User data printed to a log or a terminal is {@link #escaped}: a key holding a line feed would
+ * forge a log line of its own, an escape sequence would drive the terminal.
  */
 public final class Excerpt {
   private Excerpt() {}
@@ -72,5 +75,53 @@ public final class Excerpt {
       end--;
     }
     return text.subSequence(0, end) + "… " + (len - end) + " more characters";
+  }
+
+  /**
+   * {@code text} with its control characters escaped: the C0 controls (U+0000 to U+001F), DEL and
+   * the C1 controls (U+0080 to U+009F) become {@code \n}, {@code \r}, {@code \t} or {@code \}{@code
+   * uXXXX} (ESC is {@code \}{@code u001b}); every other character is kept as it is. The same string
+   * when there is nothing to escape; {@code "null"} for null.
+   */
+  public static String escaped(CharSequence text) {
+    return escaped(text, false);
+  }
+
+  /**
+   * {@link #escaped(CharSequence)}, keeping line feeds when {@code keepLineFeeds}: for text whose
+   * lines are laid out by the program (a transaction log), whose user data was escaped already.
+   */
+  public static String escaped(CharSequence text, boolean keepLineFeeds) {
+    if (text == null) {
+      return "null";
+    }
+    int len = text.length();
+    int i = 0;
+    while (i < len && !mustEscape(text.charAt(i), keepLineFeeds)) {
+      i++;
+    }
+    if (i == len) {
+      return text.toString();
+    }
+    StringBuilder sb = new StringBuilder(len + 16).append(text, 0, i);
+    for (; i < len; i++) {
+      char c = text.charAt(i);
+      if (!mustEscape(c, keepLineFeeds)) {
+        sb.append(c);
+      } else if (c == '\n') {
+        sb.append("\\n");
+      } else if (c == '\r') {
+        sb.append("\\r");
+      } else if (c == '\t') {
+        sb.append("\\t");
+      } else {
+        sb.append(String.format("\\u%04x", (int) c));
+      }
+    }
+    return sb.toString();
+  }
+
+  private static boolean mustEscape(char c, boolean keepLineFeeds) {
+    return (c < 0x20 && !(keepLineFeeds && c == '\n')) || (c >= 0x7f && c <= 0x9f);
   }
 }

@@ -64,6 +64,7 @@ public final class Agent implements AutoCloseable {
         KVScheduler.builder()
             .printTxnSummary(config.printTxnSummary())
             .valueFormatter(ModelRegistry::text)
+            .valueSizeEstimator(ModelRegistry::sizeEstimate)
             .txnLogMaxItems(config.txnLogMaxOps())
             .threadName("kvs-engine")
             .parallelism(config.parallelism());

@@ -9,9 +9,37 @@ import sun.misc.Signal;
  * Command line of the agent: {@code run [options]} starts the agent and runs until SIGTERM/SIGINT
  * (then stops cleanly and exits with 0); {@code scenario ...} runs the hands-on example's
  * scenarios.
+ *
+ * <p>A thread that dies of an {@link Error} (an {@link OutOfMemoryError}, say) ends the process
+ * with exit code {@value #EXIT_ON_ERROR}, without the shutdown hooks (which may need what is
+ * exhausted): an agent with a dead thread does not go on half-working, and a supervisor restarts
+ * it. The launcher also runs the JVM with {@code -XX:+ExitOnOutOfMemoryError}, for the errors that
+ * some thread catches.
  */
 public final class AgentMain {
   private AgentMain() {}
+
+  /** Exit code of a process whose thread died of an {@link Error}. */
+  static final int EXIT_ON_ERROR = 70;
+
+  /** Ends the process when a thread dies of an {@link Error}; other throwables are printed. */
+  static void exitOnUncaughtError() {
+    Thread.setDefaultUncaughtExceptionHandler(
+        (thread, t) -> {
+          try {
+            System.err.println("kvs-agent: thread '" + thread.getName() + "' died of " + t);
+            if (!(t instanceof Error)) {
+              t.printStackTrace();
+            }
+          } catch (Throwable ignored) {
+            // printing may fail for the same reason: the exit must not
+          } finally {
+            if (t instanceof Error) {
+              Runtime.getRuntime().halt(EXIT_ON_ERROR);
+            }
+          }
+        });
+  }
 
   public static void main(String[] args) throws Exception {
     List<String> a = List.of(args);
@@ -30,6 +58,7 @@ public final class AgentMain {
   }
 
   private static void run(List<String> args) throws Exception {
+    exitOnUncaughtError();
     if (args.contains("--help") || args.contains("-h")) {
       AgentOptions.commandLine(new AgentOptions()).usage(System.out);
       return;

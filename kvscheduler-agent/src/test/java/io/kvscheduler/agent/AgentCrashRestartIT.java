@@ -116,6 +116,7 @@ class AgentCrashRestartIT {
         new ProcessBuilder(
             Path.of(System.getProperty("java.home"), "bin", "java").toString(),
             "-Xmx256m",
+            "-XX:+ExitOnOutOfMemoryError", // as bin/kvs-agent
             "-XX:TieredStopAtLevel=1",
             "-cp",
             classpath,

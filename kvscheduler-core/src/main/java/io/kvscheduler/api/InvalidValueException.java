@@ -20,8 +20,8 @@ public final class InvalidValueException extends RuntimeException {
 
   /** Rejects a value; {@code fields} may be empty. */
   public InvalidValueException(String reason, List<String> fields) {
-    super(format(reason, fields));
-    this.reason = reason;
+    super(Excerpt.message(format(Excerpt.message(reason), fields)));
+    this.reason = Excerpt.message(reason);
     this.invalidFields = List.copyOf(fields);
   }
 
@@ -30,9 +30,9 @@ public final class InvalidValueException extends RuntimeException {
       return reason;
     }
     if (fields.size() == 1) {
-      return "field " + fields.get(0) + " is invalid: " + reason;
+      return "field " + Excerpt.quote(fields.get(0)) + " is invalid: " + reason;
     }
-    return "fields [" + String.join(" ", fields) + "] are invalid: " + reason;
+    return "fields [" + Excerpt.quote(String.join(" ", fields)) + "] are invalid: " + reason;
   }
 
   /** The invalid fields (possibly empty). */

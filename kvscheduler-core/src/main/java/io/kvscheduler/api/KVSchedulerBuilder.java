@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
+import java.util.function.ToLongFunction;
 
 /** Builds a {@link KVScheduler}. Every setting has a default, stated on its method. */
 public final class KVSchedulerBuilder {
@@ -115,6 +116,36 @@ public final class KVSchedulerBuilder {
       throw new IllegalArgumentException("historyMaxRecords must be >= 1, got " + max);
     }
     cfg.historyMaxRecords = max;
+    return this;
+  }
+
+  /**
+   * The transaction history's byte budget: when the records kept take more than this (estimated),
+   * the oldest are dropped first, whatever their age, down to the newest one. A record's size is
+   * estimated from its input values and recorded values ({@link #valueSizeEstimator}), keys and
+   * error messages, plus a fixed cost per value and operation. A value held by several records is
+   * counted in each, so the estimate errs on the large side. Default: 64 MiB.
+   *
+   * @throws IllegalArgumentException if {@code bytes} is not positive
+   */
+  public KVSchedulerBuilder historyMaxBytes(long bytes) {
+    if (bytes < 1) {
+      throw new IllegalArgumentException("historyMaxBytes must be >= 1, got " + bytes);
+    }
+    cfg.historyMaxBytes = bytes;
+    return this;
+  }
+
+  /**
+   * Estimates the bytes a value takes, for the history's byte budget ({@link #historyMaxBytes}).
+   * Called on the engine thread for the values of each recorded transaction, so it should be cheap
+   * (a protobuf message's serialized size, which the message caches, is a good one). An estimator
+   * that throws or returns a negative number counts the value as {@code 64} bytes. Default: two
+   * bytes per character of a {@link CharSequence}, the length of a {@code byte[]}, {@code 64} bytes
+   * for anything else.
+   */
+  public KVSchedulerBuilder valueSizeEstimator(ToLongFunction<Object> estimator) {
+    cfg.valueSizeEstimator = Objects.requireNonNull(estimator, "estimator");
     return this;
   }
 

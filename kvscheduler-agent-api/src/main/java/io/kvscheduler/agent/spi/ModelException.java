@@ -1,12 +1,14 @@
 package io.kvscheduler.agent.spi;
 
+import io.kvscheduler.api.Excerpt;
 import java.util.List;
 
 /**
  * A value that cannot be decoded or does not fit its key: malformed JSON, an unknown field, a
  * scalar of the wrong type, a key of no model, or a key that differs from the key computed from the
  * value. The message names the key and the cause; {@link #path()} locates the field at fault inside
- * the value, when there is one.
+ * the value, when there is one. The message quotes the key to {@link Excerpt#MAX_QUOTED_CHARS}
+ * characters and the cause to {@link Excerpt#MAX_MESSAGE_CHARS}, whatever they quote of the input.
  */
 public final class ModelException extends Exception {
   private static final long serialVersionUID = 1L;
@@ -28,7 +30,7 @@ public final class ModelException extends Exception {
    *     fault
    */
   public ModelException(String key, String message, Throwable cause, List<Object> path) {
-    super(key + ": " + message, cause);
+    super(Excerpt.quote(key) + ": " + Excerpt.message(message), cause);
     this.key = key;
     this.path = List.copyOf(path);
   }

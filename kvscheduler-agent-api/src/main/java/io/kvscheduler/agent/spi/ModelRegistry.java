@@ -659,6 +659,17 @@ public final class ModelRegistry {
     return String.valueOf(value);
   }
 
+  /**
+   * Estimated bytes of a value, for the transaction history's byte budget: a protobuf message's
+   * serialized size (which the message caches), else two bytes per character of its {@link #text}.
+   */
+  public static long sizeEstimate(Object value) {
+    if (value instanceof Message m) {
+      return m.getSerializedSize();
+    }
+    return 2L * text(value).length();
+  }
+
   /** Compact protobuf-style JSON of a value: snake_case names, defaults left out. */
   public String encode(Object value) {
     if (value instanceof Message m) {

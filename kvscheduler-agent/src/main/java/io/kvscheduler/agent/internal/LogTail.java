@@ -47,7 +47,10 @@ public final class LogTail extends AppenderBase<ILoggingEvent> {
     }
     setContext(ctx);
     layout.setContext(ctx);
-    layout.setPattern("%d{HH:mm:ss.SSS} %-5level %logger{30} - %msg%n%ex{short}");
+    // control characters escaped, as on the console (see logback.xml)
+    layout.getInstanceConverterMap().put("safemsg", EscapedMessageConverter::new);
+    layout.getInstanceConverterMap().put("safeex", EscapedThrowableConverter::new);
+    layout.setPattern("%d{HH:mm:ss.SSS} %-5level %logger{30} - %safemsg%n%safeex{short}");
     layout.start();
     start();
     for (String name : LOGGERS) {

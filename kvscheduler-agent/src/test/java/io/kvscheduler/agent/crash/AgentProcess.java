@@ -36,6 +36,7 @@ final class AgentProcess {
         List.of(
             Path.of(System.getProperty("java.home"), "bin", "java").toString(),
             "-Xmx256m",
+            "-XX:+ExitOnOutOfMemoryError", // as bin/kvs-agent
             "-XX:TieredStopAtLevel=1",
             "-XX:+UseSerialGC",
             "-cp",

@@ -506,6 +506,43 @@ class GrpcApiTest {
   }
 
   @Test
+  @DisplayName(
+      "invalid values of a megabyte: a status description of a few KB naming key and field")
+  void largeInvalidValuesGiveBoundedDescriptions() {
+    Interface big = tap("big").toBuilder().setPhysAddress("x".repeat(1 << 20)).build();
+    assertThatThrownBy(
+            () ->
+                configurator()
+                    .update(
+                        UpdateRequest.newBuilder()
+                            .setUpdate(mockConfig(ConfigData.newBuilder().addInterfaces(big)))
+                            .build()))
+        .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.FAILED_PRECONDITION))
+        .satisfies(
+            e ->
+                assertThat(Status.fromThrowable(e).getDescription())
+                    .contains(TAP_KEY + "big")
+                    .contains("phys_address")
+                    .hasSizeLessThan(4 * 1024));
+
+    ConfigData.Builder many = ConfigData.newBuilder();
+    for (int i = 0; i < 40; i++) {
+      many.addInterfaces(tap("big" + i).toBuilder().setPhysAddress("y".repeat(50_000)).build());
+    }
+    assertThatThrownBy(
+            () ->
+                configurator()
+                    .update(UpdateRequest.newBuilder().setUpdate(mockConfig(many)).build()))
+        .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.FAILED_PRECONDITION))
+        .satisfies(
+            e ->
+                assertThat(Status.fromThrowable(e).getDescription())
+                    .contains(TAP_KEY + "big0")
+                    .contains("more characters")
+                    .hasSizeLessThan(8 * 1024));
+  }
+
+  @Test
   @DisplayName("Dump reads the southbound through the descriptors' Retrieve")
   void dumpReadsTheSouthbound() {
     configurator()

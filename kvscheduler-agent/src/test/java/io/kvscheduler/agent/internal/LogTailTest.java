@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +31,29 @@ class LogTailTest {
     assertThat(lines.get(1)).contains(" WARN ").endsWith("LogTailTest - line 3");
     assertThat(lines.get(3)).endsWith(" - line 5");
     assertThat(tail.text()).doesNotContain("after detach");
+  }
+
+  @Test
+  @DisplayName("control characters of user data are escaped: one line per message, no ESC")
+  void controlCharactersAreEscaped() {
+    LogTail tail = new LogTail(10);
+    assertThat(tail.attach()).isTrue();
+    String key = "config/x\n12:00:00.000 ERROR forged - line\r\u001b[31mred\u0000\u009b";
+    try {
+      LOG.warn("value {} refused", key, new IllegalArgumentException("bad key " + key));
+    } finally {
+      tail.detach();
+    }
+    List<String> lines = tail.text().lines().toList();
+    assertThat(lines.get(0))
+        .endsWith(
+            "value config/x\\n12:00:00.000 ERROR forged - line\\r\\u001b[31mred\\u0000\\u009b"
+                + " refused");
+    assertThat(lines.get(1))
+        .startsWith("java.lang.IllegalArgumentException: bad key config/x\\n12:00")
+        .contains("\\u001b[31m");
+    assertThat(lines).noneMatch(l -> l.startsWith("12:00:00.000 ERROR forged"));
+    assertThat(tail.text()).doesNotContain("\u001b", "\r", "\u0000", "\u009b");
   }
 
   @Test

@@ -20,7 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * keys move to a small concurrent map until the key comes back or the chain is trimmed. Only
  * changed nodes get a revision, so the cost per transaction follows the change. Trimmed by age
  * (except the permanent period after start), at most once a minute after a transaction, and records
- * also by count.
+ * also by count and by their estimated bytes ({@link RecordSize}): the oldest go first, whatever
+ * their age, the newest is always kept.
  *
  * <p>This class records and trims; the queue of ended revisions a trim visits is {@link
  * ClosedRevisions}, and the read side (timelines, snapshots, flag counts) is {@link
@@ -57,7 +58,10 @@ final class History {
     if (!config.recordHistory()) {
       return;
     }
-    records.append(txn, config.historyMaxRecords());
+    txn.bytes =
+        RecordSize.of(
+            config.valueSizeEstimator(), txn.description, txn.values, txn.planned, txn.executed);
+    records.append(txn, config.historyMaxRecords(), config.historyMaxBytes());
   }
 
   List<RecordedTxn> records(Instant since, Instant until) {

@@ -96,7 +96,7 @@ final class KeyRevision {
     this.descriptor = n.descriptor;
     this.derivedFrom = n.derivedFrom;
     this.unavailable = n.unavailable;
-    this.error = OpRecord.msg(n.error);
+    this.error = sharedError(OpRecord.msg(n.error), prev);
     this.lastUpdate = n.lastUpdate;
     this.deps = n.deps();
     this.derivedKeys = n.derivedKeys;
@@ -106,6 +106,11 @@ final class KeyRevision {
     this.since = now;
     this.until = null;
     this.prev = prev;
+  }
+
+  /** {@code error}, or the equal text of {@code prev}: one string for an error that stays. */
+  private static String sharedError(String error, KeyRevision prev) {
+    return prev != null && prev.error.equals(error) ? prev.error : error;
   }
 
   /** The content of {@code n} recorded as a revision of transaction {@code seq} at {@code now}. */

@@ -1,5 +1,6 @@
 package io.kvscheduler.internal.engine;
 
+import io.kvscheduler.api.Excerpt;
 import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
@@ -52,14 +53,18 @@ final class OpRecord {
    * message written for the reader, and those of the scheduler and its plugins); otherwise the
    * simple name of its type before the message, since a southbound's message is often just a path
    * or an address ({@code DirectoryNotEmptyException: /srv/a}); the type's full name when there is
-   * no message. Throwables from user code reach the engine through {@link UserCode#contained}, so
-   * reading them cannot throw.
+   * no message. The message is kept to {@link Excerpt#MAX_MESSAGE_CHARS} characters. Throwables
+   * from user code reach the engine through {@link UserCode#contained}, so reading them cannot
+   * throw.
    */
   static String msg(Throwable t) {
     if (t == null) {
       return "";
     }
     String m = t.getMessage();
+    if (m != null) {
+      m = Excerpt.message(m); // the same string when short enough
+    }
     Class<?> type = t.getClass();
     if (m == null || m.isEmpty()) {
       return type.getName();

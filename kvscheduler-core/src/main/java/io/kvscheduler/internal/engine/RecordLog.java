@@ -10,7 +10,8 @@ import java.util.function.Predicate;
  * and copy what they need before converting it). Appending is an array store, and dropping the
  * oldest record when the count limit is reached is another: no map entry, no boxed key, no walk of
  * a sorted index. Lookup by sequence number is a binary search. Removing records by age (once a
- * minute at most) compacts the ring in one pass.
+ * minute at most) compacts the ring in one pass. The estimated bytes of the records held ({@link
+ * TxnRecord#bytes}) are summed as they come and go, for the history's byte budget.
  */
 final class RecordLog {
   private TxnRecord[] ring = new TxnRecord[64];
@@ -20,11 +21,22 @@ final class RecordLog {
 
   private int size;
 
+  /** The sum of {@link TxnRecord#bytes} of the records held. */
+  private long bytes;
+
   /**
    * Adds {@code r} (normally newer than every record: an append), then drops the oldest records
    * beyond {@code max}. A record of a sequence number already held replaces it.
    */
   synchronized void append(TxnRecord r, int max) {
+    append(r, max, Long.MAX_VALUE);
+  }
+
+  /**
+   * {@link #append(TxnRecord, int)}, then drops the oldest records while those held take more than
+   * {@code maxBytes}, keeping the newest one in any case.
+   */
+  synchronized void append(TxnRecord r, int max, long maxBytes) {
     if (size > 0 && r.seq <= at(size - 1).seq) {
       insertInOrder(r); // not expected: the engine numbers its transactions in order
     } else {
@@ -36,13 +48,20 @@ final class RecordLog {
       }
       ring[(head + size) & (ring.length - 1)] = r;
       size++;
+      bytes += r.bytes;
     }
-    while (size > max) {
+    while (size > max || (size > 1 && bytes > maxBytes)) {
       dropOldest();
     }
   }
 
+  /** The estimated bytes of the records held. */
+  synchronized long bytes() {
+    return bytes;
+  }
+
   private void dropOldest() {
+    bytes -= ring[head].bytes;
     ring[head] = null;
     head = (head + 1) & (ring.length - 1);
     size--;
@@ -87,6 +106,8 @@ final class RecordLog {
       if (!drop.test(r)) {
         ring[(head + kept) & (ring.length - 1)] = r;
         kept++;
+      } else {
+        bytes -= r.bytes;
       }
     }
     for (int i = kept; i < size; i++) {
@@ -102,6 +123,7 @@ final class RecordLog {
       i++;
     }
     boolean replace = i < all.length && all[i].seq == r.seq;
+    bytes += r.bytes - (replace ? all[i].bytes : 0);
     // a power of two that holds one more record than now (size <= ring.length)
     TxnRecord[] bigger = new TxnRecord[all.length < ring.length ? ring.length : ring.length * 2];
     System.arraycopy(all, 0, bigger, 0, i);

@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
+import java.util.function.ToLongFunction;
 
 /** Immutable settings of a scheduler (see KVSchedulerBuilder for the defaults). */
 public record SchedulerConfig(
@@ -19,6 +20,8 @@ public record SchedulerConfig(
     Duration historyAgeLimit,
     Duration permanentHistoryPeriod,
     int historyMaxRecords,
+    long historyMaxBytes,
+    ToLongFunction<Object> valueSizeEstimator,
     String threadName,
     boolean verify,
     Duration downstreamResyncPeriod,
@@ -42,6 +45,8 @@ public record SchedulerConfig(
     public Duration historyAgeLimit = Duration.ofHours(24);
     public Duration permanentHistoryPeriod = Duration.ofHours(1);
     public int historyMaxRecords = 100_000;
+    public long historyMaxBytes = 64L << 20;
+    public ToLongFunction<Object> valueSizeEstimator = RecordSize::defaultValueSize;
     public String threadName = "kvscheduler";
     public boolean verify;
     public Duration downstreamResyncPeriod;
@@ -75,6 +80,8 @@ public record SchedulerConfig(
           historyAgeLimit,
           permanentHistoryPeriod,
           historyMaxRecords,
+          historyMaxBytes,
+          valueSizeEstimator,
           threadName,
           verify,
           downstreamResyncPeriod,

@@ -50,6 +50,8 @@ final class SchedulerThreads {
         c.historyAgeLimit(),
         c.permanentHistoryPeriod(),
         c.historyMaxRecords(),
+        c.historyMaxBytes(),
+        c.valueSizeEstimator(),
         c.threadName(),
         c.verify(),
         c.downstreamResyncPeriod(),

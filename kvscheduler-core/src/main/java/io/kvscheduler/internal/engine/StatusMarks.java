@@ -2,6 +2,7 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import java.util.Objects;
 
 /**
  * Marks the status of nodes during the walk: INVALID and FAILED/RETRYING values with their error,
@@ -22,6 +23,7 @@ final class StatusMarks {
 
   /** Marks {@code node} INVALID with {@code err}, records {@code op}; returns {@code err}. */
   Throwable markInvalid(Node node, OpRecord op, Throwable err) {
+    err = sameAsBefore(node.error != null ? node.error : op.prevErr, err);
     noteOwnFailure(node, op.revert);
     node.unavailable = true;
     op.newErr = err;
@@ -31,6 +33,22 @@ final class StatusMarks {
     node.errorRetriable = false;
     node.errorOp = op.op;
     txn.ops.add(op);
+    return err;
+  }
+
+  /**
+   * {@code before} when {@code err} says the same (same class, same message), else {@code err}: a
+   * value found invalid again for the same reason (each resync validates it anew) keeps one error
+   * object and message, rather than a new one per transaction held by statuses and the history.
+   */
+  static Throwable sameAsBefore(Throwable before, Throwable err) {
+    if (before != null
+        && err != null
+        && before != err
+        && before.getClass() == err.getClass()
+        && Objects.equals(before.getMessage(), err.getMessage())) {
+      return before; // both contained on entry: reading them does not throw
+    }
     return err;
   }
 

@@ -1,5 +1,6 @@
 package io.kvscheduler.internal.engine;
 
+import io.kvscheduler.api.Excerpt;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.ResyncType;
@@ -89,9 +90,9 @@ public final class TxnLogFormatter {
     sb.append(I2).append("- type: ").append(typeText(txn)).append('\n');
     if (!txn.description().isEmpty()) {
       String[] lines = txn.description().split("\n", -1);
-      sb.append(I2).append("- Description: ").append(lines[0]).append('\n');
+      sb.append(I2).append("- Description: ").append(Excerpt.escaped(lines[0])).append('\n');
       for (int i = 1; i < lines.length; i++) {
-        sb.append(I3).append(lines[i]).append('\n');
+        sb.append(I3).append(Excerpt.escaped(lines[i])).append('\n');
       }
     }
     boolean nb = txn.type() == TxnType.NB_TRANSACTION;
@@ -110,7 +111,7 @@ public final class TxnLogFormatter {
           continue;
         }
         shown++;
-        sb.append(I3).append("- key: ").append(kv.key()).append('\n');
+        sb.append(I3).append("- key: ").append(Excerpt.escaped(kv.key())).append('\n');
         sb.append(I3).append("  val: ").append(value(kv.value(), valueText)).append('\n');
       }
       if (listed > shown) {
@@ -186,7 +187,7 @@ public final class TxnLogFormatter {
         sb.append(" [").append(String.join(" ", flags)).append(']');
       }
       sb.append(":\n");
-      sb.append(I3).append("- key: ").append(op.key()).append('\n');
+      sb.append(I3).append("- key: ").append(Excerpt.escaped(op.key())).append('\n');
       if (op.operation() == TxnOperation.UPDATE) {
         sb.append(I3).append("- prev-value: ").append(value(op.prevValue(), valueText));
         sb.append(" \n");
@@ -198,10 +199,10 @@ public final class TxnLogFormatter {
         sb.append(I3).append("- value: ").append(value(op.newValue(), valueText)).append(" \n");
       }
       if (!op.prevError().isEmpty()) {
-        sb.append(I3).append("- prev-error: ").append(op.prevError()).append('\n');
+        sb.append(I3).append("- prev-error: ").append(Excerpt.escaped(op.prevError())).append('\n');
       }
       if (!op.newError().isEmpty()) {
-        sb.append(I3).append("- error: ").append(op.newError()).append('\n');
+        sb.append(I3).append("- error: ").append(Excerpt.escaped(op.newError())).append('\n');
       }
     }
   }
@@ -259,8 +260,13 @@ public final class TxnLogFormatter {
     }
   }
 
+  /**
+   * A value's text, kept to {@link Excerpt#MAX_MESSAGE_CHARS} characters (the log shows what a
+   * value is, the transaction history keeps the whole of it) and {@link Excerpt#escaped escaped}.
+   */
   private static String value(Optional<Object> v, Function<Object, String> valueText) {
-    return v.map(o -> "{ " + OpRecord.text(valueText, o) + " }").orElse("<NIL>");
+    return v.map(o -> "{ " + Excerpt.escaped(Excerpt.message(OpRecord.text(valueText, o))) + " }")
+        .orElse("<NIL>");
   }
 
   private static long elapsedNanos(RecordedTxn txn) {

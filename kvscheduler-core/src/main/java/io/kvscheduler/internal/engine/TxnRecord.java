@@ -28,18 +28,24 @@ final class TxnRecord {
   final long seq;
   private final TxnType type;
   private final ResyncType resync;
-  private final String description;
+  final String description;
   private final long retryForTxn;
   private final int retryAttempt;
   final Instant start;
   private final Instant stop;
 
   /** Input values sorted by key. */
-  private final List<ValueToApply> values;
+  final List<ValueToApply> values;
 
   private final boolean withSimulation;
-  private final OpRecord[] planned;
-  private final OpRecord[] executed;
+  final OpRecord[] planned;
+  final OpRecord[] executed;
+
+  /**
+   * Estimated bytes of the record, for the history's byte budget ({@link RecordSize}); set by the
+   * history before it adds the record.
+   */
+  long bytes;
 
   TxnRecord(
       long seq,

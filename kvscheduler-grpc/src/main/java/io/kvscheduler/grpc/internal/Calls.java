@@ -5,6 +5,7 @@ import io.grpc.Deadline;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
+import io.kvscheduler.api.Excerpt;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.ValueState;
@@ -15,8 +16,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.LoggerFactory;
 
-/** Waiting within a call's deadline, and errors as gRPC statuses. */
+/**
+ * Waiting within a call's deadline, and errors as gRPC statuses. A status description travels in
+ * the trailing metadata, which clients read up to a small limit (8 KiB by default in grpc-java and
+ * grpc-go): descriptions are kept to {@value #MAX_DESCRIPTION_CHARS} characters ({@link
+ * #described}), and the errors they are made of quote values through {@link Excerpt}.
+ */
 final class Calls {
+  /** Characters of a status description, at most (before the count of those left out). */
+  static final int MAX_DESCRIPTION_CHARS = 2048;
+
   /** How long one wait lasts before the call's cancellation is checked again. */
   private static final long SLICE_MS = 50;
 
@@ -24,6 +33,11 @@ final class Calls {
   private static final long POLL_MS = 10;
 
   private Calls() {}
+
+  /** {@code status} with {@code text} as its description, kept to the description bound. */
+  static Status described(Status status, String text) {
+    return status.withDescription(Excerpt.cut(text, MAX_DESCRIPTION_CHARS));
+  }
 
   /** A unary call's work: the response, or a {@link StatusRuntimeException}. */
   @FunctionalInterface
@@ -44,8 +58,7 @@ final class Calls {
       return;
     } catch (RuntimeException e) {
       LoggerFactory.getLogger(Calls.class).error("gRPC call failed", e);
-      out.onError(
-          Status.INTERNAL.withDescription(String.valueOf(e)).withCause(e).asRuntimeException());
+      out.onError(described(Status.INTERNAL, String.valueOf(e)).withCause(e).asRuntimeException());
       return;
     }
     out.onNext(response);
@@ -54,7 +67,7 @@ final class Calls {
 
   /** An {@code INVALID_ARGUMENT} error with {@code message}. */
   static StatusRuntimeException invalid(String message) {
-    return Status.INVALID_ARGUMENT.withDescription(message).asRuntimeException();
+    return described(Status.INVALID_ARGUMENT, message).asRuntimeException();
   }
 
   /**
@@ -98,18 +111,15 @@ final class Calls {
   /** {@code cause} of a failed transaction as a status. */
   static StatusRuntimeException failure(Throwable cause) {
     if (cause instanceof TransactionException t) {
-      return Status.FAILED_PRECONDITION.withDescription(t.getMessage()).asRuntimeException();
+      return described(Status.FAILED_PRECONDITION, t.getMessage()).asRuntimeException();
     }
     if (cause instanceof IllegalArgumentException) {
-      return Status.INVALID_ARGUMENT.withDescription(cause.getMessage()).asRuntimeException();
+      return described(Status.INVALID_ARGUMENT, cause.getMessage()).asRuntimeException();
     }
     if (cause instanceof IllegalStateException) {
-      return Status.UNAVAILABLE.withDescription(cause.getMessage()).asRuntimeException();
+      return described(Status.UNAVAILABLE, cause.getMessage()).asRuntimeException();
     }
-    return Status.INTERNAL
-        .withDescription(String.valueOf(cause))
-        .withCause(cause)
-        .asRuntimeException();
+    return described(Status.INTERNAL, String.valueOf(cause)).withCause(cause).asRuntimeException();
   }
 
   /**
@@ -126,8 +136,8 @@ final class Calls {
             .asRuntimeException();
       }
       if (deadline != null && deadline.isExpired()) {
-        throw Status.DEADLINE_EXCEEDED
-            .withDescription(
+        throw described(
+                Status.DEADLINE_EXCEEDED,
                 "values still PENDING at the deadline: "
                     + keys.stream()
                         .filter(k -> kvs.valueStatus(k).state() == ValueState.PENDING)

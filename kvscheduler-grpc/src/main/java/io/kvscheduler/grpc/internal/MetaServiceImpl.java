@@ -6,6 +6,7 @@ import com.google.protobuf.Descriptors.FileDescriptor;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import io.kvscheduler.agent.spi.Model;
+import io.kvscheduler.api.Excerpt;
 import io.kvscheduler.grpc.proto.generic.KnownModelsRequest;
 import io.kvscheduler.grpc.proto.generic.KnownModelsResponse;
 import io.kvscheduler.grpc.proto.generic.MetaServiceGrpc;
@@ -80,7 +81,9 @@ public final class MetaServiceImpl extends MetaServiceGrpc.MetaServiceImplBase {
                       () ->
                           Status.NOT_FOUND
                               .withDescription(
-                                  "no registered model is defined in proto file '" + name + "'")
+                                  "no registered model is defined in proto file '"
+                                      + Excerpt.quote(name)
+                                      + "'")
                               .asRuntimeException());
           Map<String, FileDescriptor> imports = new LinkedHashMap<>();
           file.getDependencies().forEach(d -> collect(d, imports));

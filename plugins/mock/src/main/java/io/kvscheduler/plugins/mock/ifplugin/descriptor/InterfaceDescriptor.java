@@ -1,5 +1,6 @@
 package io.kvscheduler.plugins.mock.ifplugin.descriptor;
 
+import io.kvscheduler.api.Excerpt;
 import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
@@ -92,7 +93,8 @@ public final class InterfaceDescriptor {
     }
     if (!iface.physAddress().isEmpty() && !MacAddress.isValid(iface.physAddress())) {
       throw new InvalidValueException(
-          "address " + iface.physAddress() + ": invalid MAC address", "phys_address");
+          "address " + Excerpt.quote(iface.physAddress()) + ": invalid MAC address",
+          "phys_address");
     }
   }
 

@@ -1,6 +1,7 @@
 package io.kvscheduler.plugins.mock.l2plugin.descriptor;
 
 import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.Excerpt;
 import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
@@ -90,7 +91,7 @@ public final class FibDescriptor {
     }
     if (!MacAddress.isValid(fib.physAddress())) {
       throw new InvalidValueException(
-          "address " + fib.physAddress() + ": invalid MAC address", "phys_address");
+          "address " + Excerpt.quote(fib.physAddress()) + ": invalid MAC address", "phys_address");
     }
     if (fib.action() == FibEntry.Action.FORWARD && fib.outgoingInterface().isEmpty()) {
       throw new InvalidValueException(

@@ -1,6 +1,7 @@
 package io.kvscheduler.plugins.mock.skeleton.nometa.descriptor;
 
 import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.Excerpt;
 import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
@@ -104,7 +105,7 @@ public final class RouteDescriptor {
     List<String> reasons = new ArrayList<>();
     if (!Ipv4.isPrefix(route.destination())) {
       fields.add("destination");
-      reasons.add("destination '" + route.destination() + "' is not an IPv4 prefix");
+      reasons.add("destination '" + Excerpt.quote(route.destination()) + "' is not an IPv4 prefix");
     }
     if (route.outInterface().isEmpty()) {
       fields.add("out_interface");
@@ -112,7 +113,7 @@ public final class RouteDescriptor {
     }
     if (!route.nextHop().isEmpty() && !Ipv4.isAddress(route.nextHop())) {
       fields.add("next_hop");
-      reasons.add("next hop '" + route.nextHop() + "' is not an IPv4 address");
+      reasons.add("next hop '" + Excerpt.quote(route.nextHop()) + "' is not an IPv4 address");
     }
     if (route.metric() < 0) {
       fields.add("metric");

@@ -1,5 +1,6 @@
 package io.kvscheduler.plugins.mock.skeleton.withmeta.descriptor;
 
+import io.kvscheduler.api.Excerpt;
 import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
@@ -95,11 +96,12 @@ public final class TunnelDescriptor {
     List<String> reasons = new ArrayList<>();
     if (!TunnelModel.key(t).equals(key)) {
       fields.add("name");
-      reasons.add("name '" + t.name() + "' does not match the key");
+      reasons.add("name '" + Excerpt.quote(t.name()) + "' does not match the key");
     }
     if (!Ipv4.isAddress(t.remoteAddress())) {
       fields.add("remote_address");
-      reasons.add("remote address '" + t.remoteAddress() + "' is not an IPv4 address");
+      reasons.add(
+          "remote address '" + Excerpt.quote(t.remoteAddress()) + "' is not an IPv4 address");
     }
     if (t.vni() < 1 || t.vni() > MAX_VNI) {
       fields.add("vni");
@@ -112,7 +114,7 @@ public final class TunnelDescriptor {
     for (String a : t.addresses()) {
       if (!Ipv4.isPrefix(a)) {
         fields.add("addresses");
-        reasons.add("address '" + a + "' is not an IPv4 prefix");
+        reasons.add("address '" + Excerpt.quote(a) + "' is not an IPv4 prefix");
         break;
       }
     }

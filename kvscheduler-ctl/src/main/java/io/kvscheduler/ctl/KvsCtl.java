@@ -1,5 +1,6 @@
 package io.kvscheduler.ctl;
 
+import io.kvscheduler.api.Excerpt;
 import io.kvscheduler.ctl.internal.AgentClient;
 import io.kvscheduler.ctl.internal.CompletionCommand;
 import io.kvscheduler.ctl.internal.ConfigCommand;
@@ -103,7 +104,7 @@ public final class KvsCtl {
     cl.setExecutionExceptionHandler(
         (e, line, parsed) -> {
           if (e instanceof CtlException c) {
-            line.getErr().println("kvsctl: " + c.getMessage());
+            line.getErr().println("kvsctl: " + Excerpt.escaped(c.getMessage()));
             line.getErr().flush();
             return c.exitCode();
           }

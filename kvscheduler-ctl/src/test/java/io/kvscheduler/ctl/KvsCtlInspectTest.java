@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.plugins.mock.ifplugin.model.Interface;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -108,6 +109,32 @@ class KvsCtlInspectTest {
     var both = agent.ctl("status", FIB20, "--state", "PENDING");
     assertThat(both.exit()).isEqualTo(2);
     assertThat(both.err()).contains("mutually exclusive");
+  }
+
+  @Test
+  void statusAndExplainEscapeControlCharacters() throws Exception {
+    // a name and a MAC address holding a line feed that starts a forged line, CR, ESC and NUL
+    String name = "x\nFORGED\r\u001b[2J\u0000"; // 14 characters: a valid length
+    String key = "config/mock/v1/interfaces/" + name;
+    try {
+      agent
+          .agent
+          .scheduler()
+          .startNBTransaction()
+          .setValue(key, new Interface(name, Interface.Type.TAP, true, "\u001b[31m\nFORGED MAC"))
+          .commit();
+    } catch (RuntimeException expected) {
+      // INVALID: the MAC address
+    }
+    assertThat(agent.agent.scheduler().valueStatus(key).state()).isEqualTo(ValueState.INVALID);
+    for (var r : List.of(agent.ctl("status"), agent.ctl("explain", key))) {
+      assertThat(r.exit()).as(r.err()).isZero();
+      assertThat(r.out())
+          .contains("interfaces/x\\nFORGED\\r\\u001b[2J\\u0000")
+          .doesNotContain("\u001b", "\r", "\u0000")
+          .doesNotContainPattern("(?m)^FORGED");
+    }
+    assertThat(agent.ctl("status").out()).contains("\\u001b[31m\\nFORGED MAC");
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.kvscheduler.agent.internal;
 
+import io.kvscheduler.api.Excerpt;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.ResyncType;
@@ -18,7 +19,9 @@ import java.util.Optional;
 
 /**
  * Recorded transactions as text, in vpp-agent's grammar ({@code spec/interop.md} §2.4 and §5.4):
- * the answer of {@code GET /scheduler/txn-history?format=text}.
+ * the answer of {@code GET /scheduler/txn-history?format=text}. Keys, values, errors and
+ * descriptions have their control characters escaped ({@link Excerpt#escaped}): the lines are the
+ * layout's own. Values are shown whole: the history keeps them whole.
  */
 final class TxnText {
   private static final DateTimeFormatter SECONDS =
@@ -63,9 +66,9 @@ final class TxnText {
     sb.append(i4).append("- type: ").append(type(t)).append('\n');
     if (!t.description().isEmpty()) {
       String[] lines = t.description().split("\n", -1);
-      sb.append(i4).append("- Description: ").append(lines[0]).append('\n');
+      sb.append(i4).append("- Description: ").append(Excerpt.escaped(lines[0])).append('\n');
       for (int k = 1; k < lines.length; k++) {
-        sb.append(i8).append(lines[k]).append('\n');
+        sb.append(i8).append(Excerpt.escaped(lines[k])).append('\n');
       }
     }
     boolean nb = t.type() == TxnType.NB_TRANSACTION;
@@ -76,7 +79,7 @@ final class TxnText {
         if (resync && v.origin() == ValueOrigin.FROM_SB) {
           continue;
         }
-        sb.append(i8).append("- key: ").append(v.key()).append('\n');
+        sb.append(i8).append("- key: ").append(Excerpt.escaped(v.key())).append('\n');
         sb.append(i8).append("  val: ").append(value(v.value())).append('\n');
       }
     }
@@ -115,7 +118,7 @@ final class TxnText {
         sb.append(" [").append(String.join(" ", flags)).append(']');
       }
       sb.append(":\n");
-      sb.append(j4).append("- key: ").append(op.key()).append('\n');
+      sb.append(j4).append("- key: ").append(Excerpt.escaped(op.key())).append('\n');
       if (op.operation() == TxnOperation.UPDATE) {
         sb.append(j4).append("- prev-value: ").append(value(op.prevValue())).append(" \n");
         sb.append(j4).append("- new-value: ").append(value(op.newValue())).append(" \n");
@@ -125,10 +128,10 @@ final class TxnText {
         sb.append(j4).append("- value: ").append(value(op.newValue())).append(" \n");
       }
       if (!op.prevError().isEmpty()) {
-        sb.append(j4).append("- prev-error: ").append(op.prevError()).append('\n');
+        sb.append(j4).append("- prev-error: ").append(Excerpt.escaped(op.prevError())).append('\n');
       }
       if (!op.newError().isEmpty()) {
-        sb.append(j4).append("- error: ").append(op.newError()).append('\n');
+        sb.append(j4).append("- error: ").append(Excerpt.escaped(op.newError())).append('\n');
       }
       if (verbose) {
         sb.append(j4).append("- prev-state: ").append(op.prevState().name()).append(" \n");
@@ -155,7 +158,7 @@ final class TxnText {
   }
 
   private static String value(Optional<Object> v) {
-    return v.map(o -> "{ " + o + " }").orElse("<NIL>");
+    return v.map(o -> "{ " + Excerpt.escaped(String.valueOf(o)) + " }").orElse("<NIL>");
   }
 
   /** Go's {@code time.String()} of {@code t} rounded to the millisecond (zeros trimmed). */

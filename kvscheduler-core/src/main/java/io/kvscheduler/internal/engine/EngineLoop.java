@@ -1,5 +1,6 @@
 package io.kvscheduler.internal.engine;
 
+import io.kvscheduler.internal.util.UserCode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -136,6 +137,7 @@ final class EngineLoop {
       } catch (Throwable t) {
         // the engine thread never dies, and no caller waits for ever
         LOG.error("engine: unexpected failure while processing {}", q, t);
+        UserCode.reportIfFatal(t); // first: the caller may end the application when it learns of it
         if (q instanceof Queued.Nb nb) {
           nb.result().completeExceptionally(t);
         }

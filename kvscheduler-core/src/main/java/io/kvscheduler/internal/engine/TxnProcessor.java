@@ -2,6 +2,7 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.ResyncType;
+import io.kvscheduler.internal.util.UserCode;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -100,6 +101,7 @@ final class TxnProcessor {
         // the graph is as it was before this resync: if it was the first, so is the next one
         preparer.resyncAborted();
       }
+      UserCode.reportIfFatal(e); // first: the caller may end the application when it learns of it
       if (future != null) {
         future.completeExceptionally(e);
       }

@@ -29,6 +29,25 @@ public final class UserCode {
     return readable(t) ? t : new Unreadable(t);
   }
 
+  /**
+   * Hands a fatal error of the JVM (a {@link VirtualMachineError} other than {@link
+   * StackOverflowError}: out of memory, say) to the engine thread's uncaught-exception handler, as
+   * if it had ended the thread: an application that ends on such errors (the agent does) ends, and
+   * does not go on with a scheduler whose transaction stopped halfway. The engine thread itself
+   * goes on, for applications that handle such errors otherwise. Called where the engine catches
+   * every throwable so as not to die.
+   */
+  public static void reportIfFatal(Throwable t) {
+    if (t instanceof VirtualMachineError && !(t instanceof StackOverflowError)) {
+      Thread self = Thread.currentThread();
+      try {
+        self.getUncaughtExceptionHandler().uncaughtException(self, t);
+      } catch (Throwable ignored) {
+        // a failing handler changes nothing for the engine
+      }
+    }
+  }
+
   /** Rethrows {@code t} when it is a fatal error of the JVM. */
   public static void rethrowFatal(Throwable t) {
     if (t instanceof VirtualMachineError && !(t instanceof StackOverflowError)) {

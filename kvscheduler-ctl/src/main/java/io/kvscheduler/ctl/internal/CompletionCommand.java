@@ -13,7 +13,8 @@ import picocli.CommandLine.Command;
 public final class CompletionCommand extends AgentCommand {
   @Override
   protected int run() {
-    out().print(AutoComplete.bash("kvsctl", spec.root().commandLine()));
+    // our own script, printed as it is (it may hold tabs)
+    spec.commandLine().getOut().print(AutoComplete.bash("kvsctl", spec.root().commandLine()));
     return ExitCodes.OK;
   }
 }

@@ -1,6 +1,7 @@
 package io.kvscheduler.ctl.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kvscheduler.api.Excerpt;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
@@ -43,11 +44,11 @@ public final class ExplainCommand extends AgentCommand {
       return;
     }
     if (!n.isObject()) {
-      out().println(indent + n.asText());
+      out().println(indent + Excerpt.escaped(n.asText()));
       return;
     }
     StringBuilder line = new StringBuilder(indent);
-    line.append(Json.text(n, "key"));
+    line.append(Excerpt.escaped(Json.text(n, "key")));
     String state = Json.text(n, "state");
     if (!state.isEmpty()) {
       line.append(" [").append(state).append(']');
@@ -60,7 +61,9 @@ public final class ExplainCommand extends AgentCommand {
       line.append("  ")
           .append(f.getKey())
           .append(": ")
-          .append(f.getValue().isTextual() ? f.getValue().asText() : f.getValue().toString());
+          .append(
+              Excerpt.escaped(
+                  f.getValue().isTextual() ? f.getValue().asText() : f.getValue().toString()));
     }
     out().println(line.toString().stripTrailing());
     for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext(); ) {

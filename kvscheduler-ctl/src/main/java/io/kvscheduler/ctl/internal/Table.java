@@ -1,11 +1,15 @@
 package io.kvscheduler.ctl.internal;
 
+import io.kvscheduler.api.Excerpt;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-/** A plain-text table: a header and rows, columns padded to their widest cell. */
+/**
+ * A plain-text table: a header and rows, columns padded to their widest cell. Cells hold user data
+ * (keys, errors): their control characters are escaped ({@link Excerpt#escaped}).
+ */
 public final class Table {
   private final List<String> header;
   private final List<List<String>> rows = new ArrayList<>();
@@ -17,7 +21,7 @@ public final class Table {
   public Table row(String... cells) {
     List<String> r = new ArrayList<>(Arrays.asList(cells));
     for (int i = 0; i < r.size(); i++) {
-      r.set(i, r.get(i) == null ? "" : r.get(i).replace('\n', ' '));
+      r.set(i, r.get(i) == null ? "" : Excerpt.escaped(r.get(i)));
     }
     while (r.size() < header.size()) {
       r.add("");

@@ -1,6 +1,7 @@
 package io.kvscheduler.ctl.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kvscheduler.api.Excerpt;
 import java.io.PrintWriter;
 
 /** One recorded transaction for people: its header and a table of its executed operations. */
@@ -28,7 +29,7 @@ final class TxnPrinter {
             + "  "
             + Times.display(Json.text(txn, "Start")));
     if (txn.has("Description")) {
-      out.println("Description: " + Json.text(txn, "Description"));
+      out.println("Description: " + Excerpt.escaped(Json.text(txn, "Description")));
     }
     if (!txn.path("Values").isEmpty()) {
       out.println("Values:");
@@ -36,11 +37,11 @@ final class TxnPrinter {
         JsonNode value = v.get("Value");
         out.println(
             "  "
-                + Json.text(v, "Key")
+                + Excerpt.escaped(Json.text(v, "Key"))
                 + " = "
                 + (value == null || value.isNull()
                     ? "<delete>"
-                    : Json.compact(value.get("ProtoMsgData"))));
+                    : Excerpt.escaped(Json.compact(value.get("ProtoMsgData")))));
       }
     }
     Table t = new Table("OPERATION", "KEY", "PREV STATE", "NEW STATE", "ERROR", "FLAGS");

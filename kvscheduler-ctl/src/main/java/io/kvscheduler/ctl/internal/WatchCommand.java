@@ -3,6 +3,7 @@ package io.kvscheduler.ctl.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvscheduler.api.Excerpt;
 import java.time.Clock;
 import java.time.LocalTime;
 import java.time.ZoneId;
@@ -130,16 +131,16 @@ public final class WatchCommand extends AgentCommand {
         new StringBuilder()
             .append(LocalTime.now(clock.withZone(ZoneId.systemDefault())).withNano(0))
             .append("  ")
-            .append(key)
+            .append(Excerpt.escaped(key))
             .append("  ")
             .append(from)
             .append(" -> ")
             .append(to);
     if (after != null && !after.details.isEmpty()) {
-      b.append("  (waits for ").append(after.details).append(')');
+      b.append("  (waits for ").append(Excerpt.escaped(after.details)).append(')');
     }
     if (after != null && !after.error.isEmpty()) {
-      b.append("  error: ").append(after.error);
+      b.append("  error: ").append(Excerpt.escaped(after.error));
     }
     out().println(b);
   }

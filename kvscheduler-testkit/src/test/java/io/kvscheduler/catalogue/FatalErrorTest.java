@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.testkit.MockSouthbound;
+import io.kvscheduler.testkit.SchedulerFixture;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.DisplayName;
@@ -24,7 +25,7 @@ class FatalErrorTest {
     List<Throwable> reported = new CopyOnWriteArrayList<>();
     Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
     Thread.setDefaultUncaughtExceptionHandler((t, e) -> reported.add(e));
-    try (CatalogueFixtures.Env env = CatalogueFixtures.env(false)) {
+    try (SchedulerFixture env = CatalogueFixtures.env(false)) {
       KVScheduler kvs = env.kvs();
       kvs.registerDescriptors(
           sb.descriptor("d", String.class)

@@ -11,6 +11,8 @@ import io.kvscheduler.agent.spi.AgentContext;
 import io.kvscheduler.agent.spi.AgentPlugin;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
+import io.kvscheduler.agent.spi.NotificationHub;
+import io.kvscheduler.agent.spi.NotificationSink;
 import io.kvscheduler.api.KVScheduler;
 import java.time.Clock;
 import java.time.Duration;
@@ -41,6 +43,7 @@ public final class Agent implements AutoCloseable {
   private final AgentConfig config;
   private final KVScheduler kvs;
   private final ModelRegistry models = new ModelRegistry();
+  private final NotificationHub notifications = new NotificationHub();
   private final Orchestrator orchestrator;
   private final AgentMetrics metrics;
 
@@ -164,6 +167,11 @@ public final class Agent implements AutoCloseable {
       }
 
       @Override
+      public NotificationSink notifications() {
+        return notifications;
+      }
+
+      @Override
       public <P extends AgentPlugin> Optional<P> plugin(Class<P> type) {
         return plugins.stream().filter(type::isInstance).map(type::cast).findFirst();
       }
@@ -172,6 +180,11 @@ public final class Agent implements AutoCloseable {
 
   public AgentConfig config() {
     return config;
+  }
+
+  /** Where the plugins publish their notifications, and transports subscribe to them. */
+  public NotificationHub notifications() {
+    return notifications;
   }
 
   public KVScheduler scheduler() {

@@ -43,7 +43,8 @@ final class AgentSources {
 
     // --- gRPC (--grpc, --grpc-config, GRPC_CONFIG) ---
     if (agent.config().grpc() != null) {
-      // Notify streams the Linux interface watcher's link changes when that plugin runs
+      // Notify streams what the plugins publish (e.g. the Linux interface state changes);
+      // reflection and the model list know the plugins' proto files
       // every request is counted by method and status code (kvs_grpc_requests_total)
       out.add(
           new GrpcNorthbound(
@@ -52,8 +53,9 @@ final class AgentSources {
                   agent.models(),
                   agent.northbound(),
                   List.of(new GrpcRequestCounter(agent.metrics()::grpcRequest)),
-                  agent.config().restSecurity().readOnly()) // --read-only covers gRPC too
-              .followLinuxAmong(agent.plugins()));
+                  agent.config().restSecurity().readOnly(), // --read-only covers gRPC too
+                  agent.plugins().stream().flatMap(p -> p.protoFiles().stream()).toList())
+              .follow(agent.notifications()));
     }
     // --- end of gRPC ---
 

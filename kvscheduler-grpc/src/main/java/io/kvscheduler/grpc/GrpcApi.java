@@ -1,19 +1,21 @@
 package io.kvscheduler.grpc;
 
+import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Descriptors.FileDescriptor;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
 import io.grpc.ServerBuilder;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.protobuf.services.ProtoReflectionService;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
-import io.kvscheduler.agent.spi.AgentPlugin;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
+import io.kvscheduler.agent.spi.NotificationHub;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.grpc.internal.BearerToken;
 import io.kvscheduler.grpc.internal.ConfiguratorServiceImpl;
 import io.kvscheduler.grpc.internal.GrpcSource;
-import io.kvscheduler.grpc.internal.LinuxNotifications;
 import io.kvscheduler.grpc.internal.ManagerServiceImpl;
 import io.kvscheduler.grpc.internal.MetaServiceImpl;
 import io.kvscheduler.grpc.internal.NotificationBuffer;
@@ -22,15 +24,17 @@ import io.kvscheduler.grpc.internal.ReadOnly;
 import io.kvscheduler.grpc.internal.SeqNumHeader;
 import io.kvscheduler.grpc.internal.StatusStreams;
 import io.kvscheduler.grpc.proto.configurator.Notification;
-import io.kvscheduler.plugins.linux.LinuxAgentPlugin;
-import io.kvscheduler.plugins.linux.LinuxPlugin;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
-import java.util.Optional;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The agent's gRPC services, ready to be added to a server: {@code
@@ -41,6 +45,14 @@ import java.util.concurrent.Executors;
  * <p>Close it to end the open streams ({@code Notify}, {@code Subscribe}).
  */
 public final class GrpcApi implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(GrpcApi.class);
+
+  /** The fields of {@code Notification} by the full name of their domain's message. */
+  private static final Map<String, FieldDescriptor> DOMAINS =
+      Notification.getDescriptor().getFields().stream()
+          .filter(f -> f.getJavaType() == FieldDescriptor.JavaType.MESSAGE)
+          .collect(Collectors.toMap(f -> f.getMessageType().getFullName(), Function.identity()));
+
   /** Notifications kept for {@code Notify} to replay (as vpp-agent). */
   public static final int NOTIFICATION_BUFFER = 10_000;
 
@@ -72,13 +84,14 @@ public final class GrpcApi implements AutoCloseable {
   private final ManagerServiceImpl manager;
   private final MetaServiceImpl meta;
   private final List<ServerInterceptor> interceptors = new ArrayList<>();
+  private final Set<String> unplaced = ConcurrentHashMap.newKeySet();
 
   /**
    * @param kvs the scheduler (value states, dumps)
    * @param registry the models
    * @param northbound where requests' values are delivered
-   * @param modelFiles proto files of models beyond the mock plugins' (whose values are not
-   *     generated protobuf classes themselves)
+   * @param modelFiles proto files of the plugins' messages ({@link
+   *     io.kvscheduler.agent.spi.AgentPlugin#protoFiles}), for reflection and the model list
    * @param token bearer token calls must carry, or null
    */
   public GrpcApi(
@@ -153,32 +166,47 @@ public final class GrpcApi implements AutoCloseable {
   }
 
   /**
-   * Publishes a notification to the {@code Notify} streams (kept in the replay buffer). Called by
-   * southbound watchers, e.g. the Linux interface watcher.
+   * Publishes a notification to the {@code Notify} streams (kept in the replay buffer): a {@code
+   * ligato.configurator.Notification}, or a domain's notification (such as {@code
+   * ligato.linux.Notification}) that is put in the field of its message type. A notification of a
+   * type without a field is not streamed (logged once per type).
    */
-  public void publish(Notification notification) {
-    notifications.publish(notification);
+  public void publish(Message notification) {
+    if (notification instanceof Notification n) {
+      notifications.publish(n);
+      return;
+    }
+    String type = notification.getDescriptorForType().getFullName();
+    FieldDescriptor field = DOMAINS.get(type);
+    if (field == null) {
+      if (unplaced.add(type)) {
+        LOG.warn(
+            "notifications of {} are not streamed: ligato.configurator.Notification has no field"
+                + " of that type",
+            type);
+      }
+      return;
+    }
+    Notification.Builder n = Notification.newBuilder();
+    Message.Builder domain = n.newBuilderForField(field);
+    if (domain.getDefaultInstanceForType().getClass().isInstance(notification)) {
+      n.setField(field, notification);
+    } else {
+      try { // the same message type from another class (e.g. a DynamicMessage)
+        n.setField(field, domain.mergeFrom(notification.toByteString()).build());
+      } catch (InvalidProtocolBufferException e) {
+        throw new IllegalArgumentException("cannot read the notification " + type, e);
+      }
+    }
+    notifications.publish(n.build());
   }
 
   /**
-   * Publishes the Linux plugin's link changes to {@code Notify} (see {@link
-   * io.kvscheduler.grpc.internal.LinuxNotifications}); close the returned handle to stop.
+   * Streams the notifications published into {@code hub} (the plugins' notification sink) to {@code
+   * Notify}; close the returned handle to stop.
    */
-  public AutoCloseable followLinux(LinuxPlugin linux, Clock clock) {
-    return linux.onLinks(new LinuxNotifications(this::publish, clock));
-  }
-
-  /**
-   * Publishes the link changes of the Linux plugin to {@code Notify} when it is among {@code
-   * plugins} (the agent's running plugins); empty when it is not (the stream then stays idle).
-   */
-  public Optional<AutoCloseable> followLinuxAmong(List<AgentPlugin> plugins, Clock clock) {
-    return plugins.stream()
-        .filter(LinuxAgentPlugin.class::isInstance)
-        .map(p -> ((LinuxAgentPlugin) p).plugin())
-        .filter(Objects::nonNull)
-        .findFirst()
-        .map(linux -> followLinux(linux, clock));
+  public AutoCloseable follow(NotificationHub hub) {
+    return hub.subscribe(this::publish);
   }
 
   /** Open {@code Notify} and {@code Subscribe} streams. */

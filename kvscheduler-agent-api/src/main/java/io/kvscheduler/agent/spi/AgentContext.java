@@ -18,6 +18,14 @@ public interface AgentContext {
   /** The agent's microservice label (e.g. {@code vpp1}). */
   String label();
 
+  /**
+   * Where the plugin publishes its notifications, for the transports that stream them (see {@link
+   * NotificationSink}). A context without such transports drops them.
+   */
+  default NotificationSink notifications() {
+    return notification -> {};
+  }
+
   /** Another plugin, by class (initialised before this one if declared in dependsOn). */
   <P extends AgentPlugin> Optional<P> plugin(Class<P> type);
 }

@@ -1,5 +1,7 @@
 package io.kvscheduler.agent.spi;
 
+import com.google.protobuf.Descriptors.FileDescriptor;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -37,6 +39,16 @@ public interface AgentPlugin {
    * the plugin. A plugin with models overrides this and calls it from {@link #init}.
    */
   default void registerModels(ModelRegistry models) {}
+
+  /**
+   * The proto files that define this plugin's messages: its models' values and its notifications.
+   * Transports that describe messages to clients (gRPC server reflection, the generic manager's
+   * model list) learn them from here, so they need no compile-time knowledge of the plugin. A
+   * file's imports come with it.
+   */
+  default List<FileDescriptor> protoFiles() {
+    return List.of();
+  }
 
   /** Called once every plugin is initialised. */
   default void afterInit(AgentContext ctx) throws Exception {}

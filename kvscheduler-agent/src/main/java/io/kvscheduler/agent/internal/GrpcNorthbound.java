@@ -1,15 +1,15 @@
 package io.kvscheduler.agent.internal;
 
+import com.google.protobuf.Descriptors.FileDescriptor;
 import io.grpc.ServerInterceptor;
-import io.kvscheduler.agent.spi.AgentPlugin;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
+import io.kvscheduler.agent.spi.NotificationHub;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.grpc.GrpcApi;
 import io.kvscheduler.grpc.GrpcServer;
 import io.kvscheduler.grpc.GrpcSettings;
 import java.io.IOException;
-import java.time.Clock;
 import java.util.List;
 
 /**
@@ -19,7 +19,7 @@ import java.util.List;
  */
 public final class GrpcNorthbound implements NorthboundSource {
   private final GrpcServer server;
-  private AutoCloseable linux;
+  private AutoCloseable following;
 
   public GrpcNorthbound(
       GrpcSettings settings, KVScheduler kvs, ModelRegistry models, Northbound northbound) {
@@ -35,12 +35,13 @@ public final class GrpcNorthbound implements NorthboundSource {
       ModelRegistry models,
       Northbound northbound,
       List<ServerInterceptor> interceptors) {
-    this(settings, kvs, models, northbound, interceptors, false);
+    this(settings, kvs, models, northbound, interceptors, false, List.of());
   }
 
   /**
    * @param interceptors run for every call (e.g. a {@link GrpcRequestCounter})
    * @param readOnly refuse every call that may change the configuration ({@code --read-only})
+   * @param modelFiles the plugins' proto files (for reflection and the model list)
    */
   public GrpcNorthbound(
       GrpcSettings settings,
@@ -48,7 +49,8 @@ public final class GrpcNorthbound implements NorthboundSource {
       ModelRegistry models,
       Northbound northbound,
       List<ServerInterceptor> interceptors,
-      boolean readOnly) {
+      boolean readOnly,
+      List<FileDescriptor> modelFiles) {
     this.server =
         new GrpcServer(
             settings,
@@ -56,7 +58,7 @@ public final class GrpcNorthbound implements NorthboundSource {
                 kvs,
                 models,
                 northbound,
-                List.of(),
+                modelFiles,
                 settings.token(),
                 GrpcApi.Limits.DEFAULT,
                 readOnly),
@@ -83,25 +85,22 @@ public final class GrpcNorthbound implements NorthboundSource {
     return server.api();
   }
 
-  /**
-   * Streams the link changes of the Linux plugin to {@code Notify} when it is among {@code plugins}
-   * (the running ones).
-   */
-  public synchronized GrpcNorthbound followLinuxAmong(List<AgentPlugin> plugins) {
-    linux = server.api().followLinuxAmong(plugins, Clock.systemUTC()).orElse(null);
+  /** Streams the notifications the plugins publish into {@code hub} to {@code Notify}. */
+  public synchronized GrpcNorthbound follow(NotificationHub hub) {
+    following = server.api().follow(hub);
     return this;
   }
 
   @Override
   public synchronized void close() {
     try {
-      if (linux != null) {
-        linux.close();
+      if (following != null) {
+        following.close();
       }
     } catch (Exception e) {
-      throw new IllegalStateException("cannot stop following the Linux links", e);
+      throw new IllegalStateException("cannot stop following the plugins' notifications", e);
     } finally {
-      server.close(); // stopped even when the link watcher could not be left
+      server.close(); // stopped even when the notifications could not be left
     }
   }
 }

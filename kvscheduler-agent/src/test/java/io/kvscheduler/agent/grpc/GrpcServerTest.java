@@ -20,6 +20,8 @@ import io.grpc.stub.StreamObserver;
 import io.kvscheduler.agent.Agent;
 import io.kvscheduler.agent.AgentConfig;
 import io.kvscheduler.agent.internal.GrpcNorthbound;
+import io.kvscheduler.agent.spi.AgentContext;
+import io.kvscheduler.agent.spi.AgentPlugin;
 import io.kvscheduler.grpc.GrpcSettings;
 import io.kvscheduler.grpc.proto.configurator.Config;
 import io.kvscheduler.grpc.proto.configurator.ConfiguratorServiceGrpc;
@@ -27,6 +29,9 @@ import io.kvscheduler.grpc.proto.configurator.GetRequest;
 import io.kvscheduler.grpc.proto.configurator.NotifyRequest;
 import io.kvscheduler.grpc.proto.configurator.NotifyResponse;
 import io.kvscheduler.grpc.proto.configurator.UpdateRequest;
+import io.kvscheduler.grpc.proto.generic.ModelDetail;
+import io.kvscheduler.grpc.proto.linux.interfaces.InterfaceNotification;
+import io.kvscheduler.grpc.proto.linux.interfaces.InterfaceState;
 import io.kvscheduler.grpc.proto.mock.ConfigData;
 import io.kvscheduler.grpc.proto.mock.interfaces.Interface;
 import java.io.IOException;
@@ -36,7 +41,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.DisplayName;
@@ -316,5 +323,81 @@ class GrpcServerTest {
     assertThat(ended.get(5, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.UNAVAILABLE);
     assertThatThrownBy(() -> new Socket("127.0.0.1", port).close()).isInstanceOf(IOException.class);
     ch.shutdownNow();
+  }
+
+  /** A plugin that publishes notifications through the agent's sink when told to. */
+  static final class Notifier implements AgentPlugin {
+    volatile AgentContext ctx;
+
+    @Override
+    public String name() {
+      return "notifier";
+    }
+
+    @Override
+    public void init(AgentContext ctx) {
+      this.ctx = ctx;
+    }
+  }
+
+  @Test
+  @DisplayName(
+      "a plugin's notifications, published into the agent's sink, reach a Notify client by their"
+          + " domain")
+  void pluginNotificationsReachNotify() throws Exception {
+    Notifier notifier = new Notifier();
+    AgentConfig cfg =
+        new AgentConfig("vpp1", null, null, List.of(), false, false)
+            .withGrpc(GrpcSettings.plain("127.0.0.1:0"));
+    try (Agent agent = Agent.start(cfg, List.of(notifier))) {
+      ManagedChannel ch = channel(port(agent), InsecureChannelCredentials.create());
+      BlockingQueue<NotifyResponse> got = new LinkedBlockingQueue<>();
+      ConfiguratorServiceGrpc.newStub(ch)
+          .notify(
+              NotifyRequest.getDefaultInstance(),
+              new StreamObserver<>() {
+                @Override
+                public void onNext(NotifyResponse r) {
+                  got.add(r);
+                }
+
+                @Override
+                public void onError(Throwable t) {}
+
+                @Override
+                public void onCompleted() {}
+              });
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  agent.sources().stream()
+                          .filter(GrpcNorthbound.class::isInstance)
+                          .mapToInt(s -> ((GrpcNorthbound) s).api().openStreams())
+                          .sum()
+                      == 1);
+      // a message no Notification field carries is not streamed; the next one is
+      notifier.ctx.notifications().publish(ModelDetail.getDefaultInstance());
+      notifier
+          .ctx
+          .notifications()
+          .publish(
+              io.kvscheduler.grpc.proto.linux.Notification.newBuilder()
+                  .setInterface(
+                      InterfaceNotification.newBuilder()
+                          .setType(InterfaceNotification.NotifType.UPDOWN)
+                          .setState(
+                              InterfaceState.newBuilder()
+                                  .setName("veth1")
+                                  .setOperStatus(InterfaceState.Status.UP)))
+                  .build());
+      NotifyResponse r = got.poll(10, TimeUnit.SECONDS);
+      assertThat(r).as("the notification reached the client").isNotNull();
+      assertThat(r.getNextIdx()).isEqualTo(1);
+      assertThat(r.getNotification().getLinuxNotification().getInterface().getState().getName())
+          .isEqualTo("veth1");
+      assertThat(got.poll(300, TimeUnit.MILLISECONDS)).isNull();
+      ch.shutdownNow();
+    }
   }
 }

@@ -25,11 +25,11 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The protobuf side of the registered models: the message definition of each model (found by its
- * proto name among the definitions compiled into this module and those of models whose values are
- * protobuf messages), and the conversion between messages and the values the registry holds. A
- * value that is a protobuf message of the model's class is taken as is; a value of another class (a
- * record) goes through protobuf JSON: {@link JsonFormat} on the message side, the registry's codec
- * on the value side, so both agree on field names and enum spellings.
+ * proto name among the wire contract's definitions, the plugins' proto files and those of models
+ * whose values are protobuf messages), and the conversion between messages and the values the
+ * registry holds. A value that is a protobuf message of the model's class is taken as is; a value
+ * of another class (a record) goes through protobuf JSON: {@link JsonFormat} on the message side,
+ * the registry's codec on the value side, so both agree on field names and enum spellings.
  */
 public final class ProtoModels {
   /** The type URL prefix of the values this agent packs into {@code google.protobuf.Any}. */
@@ -47,7 +47,7 @@ public final class ProtoModels {
 
   /**
    * @param registry the agent's models
-   * @param extraFiles proto files of models beyond those compiled into this module
+   * @param extraFiles proto files of models beyond the wire contract's (the plugins')
    */
   public ProtoModels(ModelRegistry registry, List<FileDescriptor> extraFiles) {
     this.registry = registry;

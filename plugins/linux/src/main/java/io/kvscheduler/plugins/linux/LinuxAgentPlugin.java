@@ -1,17 +1,23 @@
 package io.kvscheduler.plugins.linux;
 
+import com.google.protobuf.Descriptors.FileDescriptor;
 import io.kvscheduler.agent.spi.AgentContext;
 import io.kvscheduler.agent.spi.AgentPlugin;
 import io.kvscheduler.agent.spi.ModelRegistry;
+import io.kvscheduler.grpc.proto.linux.Notification;
 import io.kvscheduler.plugins.linux.linuxcalls.IpRoute2Calls;
 import io.kvscheduler.plugins.linux.linuxcalls.LinuxCalls;
 import io.kvscheduler.plugins.linux.model.LinuxModels;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The Linux plugin as an agent plugin: registers the Linux models and descriptors over iproute2 in
- * the namespace the agent runs in, and follows the kernel's link events. Off unless the agent is
- * told to enable it ({@code --linux}), so that a default agent never touches the host's network.
+ * the namespace the agent runs in, and follows the kernel's link events, publishing the interface
+ * state changes into the agent's notification sink ({@code ligato.linux.Notification}). Off unless
+ * the agent is told to enable it ({@code --linux}), so that a default agent never touches the
+ * host's network.
  */
 public final class LinuxAgentPlugin implements AgentPlugin {
   /** Limit of one {@code ip} command. */
@@ -23,6 +29,7 @@ public final class LinuxAgentPlugin implements AgentPlugin {
   private final IpRoute2Calls ownCalls;
 
   private volatile LinuxPlugin plugin;
+  private volatile AutoCloseable notifying;
 
   /** The plugin over iproute2 in the namespace the agent runs in (found by ServiceLoader). */
   public LinuxAgentPlugin() {
@@ -55,6 +62,12 @@ public final class LinuxAgentPlugin implements AgentPlugin {
     LinuxModels.registerAll(models);
   }
 
+  /** {@code ligato/linux/linux.proto}: the Linux domain's values and notifications. */
+  @Override
+  public List<FileDescriptor> protoFiles() {
+    return List.of(Notification.getDescriptor().getFile());
+  }
+
   @Override
   public void init(AgentContext ctx) {
     registerModels(ctx.models());
@@ -63,6 +76,8 @@ public final class LinuxAgentPlugin implements AgentPlugin {
 
   @Override
   public void afterInit(AgentContext ctx) throws Exception {
+    notifying =
+        plugin.onLinks(new LinuxNotifications(ctx.notifications()::publish, Clock.systemUTC()));
     plugin.startWatching();
   }
 
@@ -72,7 +87,10 @@ public final class LinuxAgentPlugin implements AgentPlugin {
   }
 
   @Override
-  public void close() {
+  public void close() throws Exception {
+    if (notifying != null) {
+      notifying.close();
+    }
     if (plugin != null) {
       plugin.close();
     }

@@ -1,8 +1,8 @@
-package io.kvscheduler.grpc.internal;
+package io.kvscheduler.plugins.linux;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvscheduler.grpc.proto.configurator.Notification;
+import io.kvscheduler.grpc.proto.linux.Notification;
 import io.kvscheduler.grpc.proto.linux.interfaces.InterfaceNotification;
 import io.kvscheduler.grpc.proto.linux.interfaces.InterfaceState;
 import io.kvscheduler.plugins.linux.linuxcalls.Link;
@@ -14,7 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The watcher's link reads as Notify's interface notifications. */
+/** The watcher's link reads as the Linux domain's interface notifications. */
 class LinuxNotificationsTest {
   final List<Notification> sent = new ArrayList<>();
   final LinuxNotifications notifications =
@@ -27,7 +27,7 @@ class LinuxNotificationsTest {
   }
 
   InterfaceState state(int i) {
-    InterfaceNotification n = sent.get(i).getLinuxNotification().getInterface();
+    InterfaceNotification n = sent.get(i).getInterface();
     assertThat(n.getType()).isEqualTo(InterfaceNotification.NotifType.UPDOWN);
     return n.getState();
   }

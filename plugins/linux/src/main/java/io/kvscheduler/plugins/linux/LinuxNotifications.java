@@ -1,6 +1,6 @@
-package io.kvscheduler.grpc.internal;
+package io.kvscheduler.plugins.linux;
 
-import io.kvscheduler.grpc.proto.configurator.Notification;
+import io.kvscheduler.grpc.proto.linux.Notification;
 import io.kvscheduler.grpc.proto.linux.interfaces.InterfaceNotification;
 import io.kvscheduler.grpc.proto.linux.interfaces.InterfaceState;
 import io.kvscheduler.plugins.linux.linuxcalls.Link;
@@ -14,18 +14,19 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * Turns the links the Linux interface watcher reads into {@code Notify}'s interface notifications:
- * one {@code UPDOWN} notification per link that appeared or whose state (up/down, index, MTU, MAC,
+ * Turns the links the Linux interface watcher reads into the Linux domain's interface notifications
+ * ({@code ligato.linux.Notification}, which transports such as gRPC's {@code Notify} stream): one
+ * {@code UPDOWN} notification per link that appeared or whose state (up/down, index, MTU, MAC,
  * alias) changed, and one with status {@code DELETED} per link that disappeared. The state's {@code
  * name} is the link's alias (the agent's prefix and the logical name for the links the agent
  * created), {@code internal_name} the kernel's name.
  */
-public final class LinuxNotifications implements Consumer<List<Link>> {
+final class LinuxNotifications implements Consumer<List<Link>> {
   private final Consumer<Notification> publish;
   private final Clock clock;
   private final Map<String, Link> last = new HashMap<>();
 
-  public LinuxNotifications(Consumer<Notification> publish, Clock clock) {
+  LinuxNotifications(Consumer<Notification> publish, Clock clock) {
     this.publish = publish;
     this.clock = clock;
   }
@@ -67,12 +68,10 @@ public final class LinuxNotifications implements Consumer<List<Link>> {
             .setMtu(Math.max(0, l.mtu()))
             .build();
     return Notification.newBuilder()
-        .setLinuxNotification(
-            io.kvscheduler.grpc.proto.linux.Notification.newBuilder()
-                .setInterface(
-                    InterfaceNotification.newBuilder()
-                        .setType(InterfaceNotification.NotifType.UPDOWN)
-                        .setState(state)))
+        .setInterface(
+            InterfaceNotification.newBuilder()
+                .setType(InterfaceNotification.NotifType.UPDOWN)
+                .setState(state))
         .build();
   }
 

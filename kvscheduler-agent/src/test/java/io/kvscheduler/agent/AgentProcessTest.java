@@ -157,6 +157,7 @@ class AgentProcessTest {
       HttpClient.newHttpClient()
           .send(
               HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/configuration"))
+                  .header("Content-Type", "application/yaml")
                   .PUT(HttpRequest.BodyPublishers.ofByteArray(body))
                   .timeout(Duration.ofSeconds(30))
                   .build(),

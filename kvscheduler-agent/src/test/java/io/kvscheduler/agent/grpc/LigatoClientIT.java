@@ -9,6 +9,8 @@ import io.kvscheduler.agent.internal.GrpcNorthbound;
 import io.kvscheduler.agent.internal.NorthboundSource;
 import io.kvscheduler.agent.internal.RestServer;
 import io.kvscheduler.grpc.GrpcSettings;
+import io.kvscheduler.testsupport.DocSnippets;
+import io.kvscheduler.testsupport.DocSnippets.Snippet;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -22,6 +24,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -37,6 +41,10 @@ import org.junit.jupiter.api.io.TempDir;
  * in. The test finds them through the system property {@code kvs.ligato.proto} or the environment
  * variable {@code LIGATO_PROTO_DIR}, by default in {@code ../shared/spec/ligato-proto} relative to
  * the repository root, and is skipped when they are not there.
+ *
+ * <p>The documents' Python clients (blocks noted {@code run by LigatoClientIT}, see {@link
+ * DocSnippets}) run here as they are written, with the stubs the documented {@code protoc} command
+ * generates, and the one noted so with ligato's stubs too.
  */
 class LigatoClientIT {
   static Path protoDir;
@@ -100,21 +108,34 @@ class LigatoClientIT {
   }
 
   static int run(List<String> cmd, Path dir) {
+    return exec(cmd, dir).exit();
+  }
+
+  /**
+   * What a command printed (standard output and error) and its exit status (-1: it did not end).
+   */
+  record Result(int exit, String output) {}
+
+  static Result exec(List<String> cmd, Path dir) {
     try {
+      Path log = Files.createTempFile(work, "run", ".log");
       ProcessBuilder pb =
-          new ProcessBuilder(cmd)
-              .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+          new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
       if (dir != null) {
         pb.directory(dir.toFile());
       }
       Process p = pb.start();
-      return p.waitFor(120, TimeUnit.SECONDS) ? p.exitValue() : -1;
+      p.getOutputStream().close();
+      boolean ended = p.waitFor(120, TimeUnit.SECONDS);
+      if (!ended) {
+        p.destroyForcibly().waitFor();
+      }
+      return new Result(ended ? p.exitValue() : -1, Files.readString(log));
     } catch (IOException e) {
-      return -1;
+      return new Result(-1, e.toString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return -1;
+      return new Result(-1, e.toString());
     }
   }
 
@@ -174,6 +195,84 @@ class LigatoClientIT {
                       .build(),
                   HttpResponse.BodyHandlers.ofString());
       assertThat(yaml.body()).contains("name: tap3", "name: learnt", "name: red");
+    }
+  }
+
+  @Test
+  @DisplayName(
+      "the documents' Python clients as written: with the stubs the documents generate, and with"
+          + " ligato's")
+  void documentedClientsRunAsWritten() throws Exception {
+    List<Snippet> blocks =
+        DocSnippets.all().stream()
+            .filter(s -> s.runBy(LigatoClientIT.class.getSimpleName()))
+            .toList();
+    List<Snippet> generate = blocks.stream().filter(s -> s.language().equals("sh")).toList();
+    List<Snippet> clients = blocks.stream().filter(s -> s.language().equals("python")).toList();
+    assertThat(generate).as("the documented protoc command (run by LigatoClientIT)").hasSize(1);
+    assertThat(clients).as("the documented Python clients (run by LigatoClientIT)").isNotEmpty();
+
+    // the command as written, in a directory with the repository's proto sources at their places
+    Path repository = DocSnippets.repository();
+    Path own = Files.createDirectories(work.resolve("own"));
+    Files.createSymbolicLink(
+        own.resolve("kvscheduler-grpc"), repository.resolve("kvscheduler-grpc"));
+    Files.createDirectories(own.resolve("plugins"));
+    Files.createSymbolicLink(own.resolve("plugins/linux"), repository.resolve("plugins/linux"));
+    Result stubs = exec(List.of("bash", "-c", "set -euo pipefail\n" + generate.get(0).code()), own);
+    assertThat(stubs.exit()).as(generate.get(0).where() + ": " + stubs.output()).isZero();
+
+    for (Snippet client : clients) {
+      runDocumentedClient(client, own, client.code());
+      if (client.note().contains("ligato's")) {
+        // the same client with the stubs of ligato's own .proto files (work/stubs), as documented
+        String ligato =
+            client
+                .code()
+                .replace("from model import interface_pb2", "from mock import interface_pb2");
+        assertThat(ligato)
+            .as("%s imports the mock model from 'model'", client.where())
+            .isNotEqualTo(client.code());
+        runDocumentedClient(client, work, ligato);
+      }
+    }
+  }
+
+  /**
+   * Runs {@code code} (a documented client, its address the agent's) in {@code dir} against a new
+   * agent: it exits with 0, prints what its closing {@code # ...} comment says, and REST then lists
+   * every value it named.
+   */
+  private static void runDocumentedClient(Snippet client, Path dir, String code) throws Exception {
+    AgentConfig cfg =
+        new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false, false)
+            .withGrpc(GrpcSettings.plain("127.0.0.1:0"));
+    try (Agent agent = Agent.start(cfg)) {
+      int port = source(agent, GrpcNorthbound.class).port();
+      Path file = Files.createTempFile(dir, "client", ".py");
+      Files.writeString(file, code.replace("127.0.0.1:9111", "127.0.0.1:" + port));
+      Result run = exec(List.of(python, file.toString()), dir);
+      String what = client.where() + " in " + dir.getFileName() + ", output:\n" + run.output();
+      assertThat(run.exit()).as(what).isZero();
+      List<String> lines = code.strip().lines().toList();
+      String last = lines.get(lines.size() - 1);
+      if (last.startsWith("# ")) {
+        assertThat(run.output()).as(what).contains(last.substring(2));
+      }
+      int rest = source(agent, RestServer.class).port();
+      String yaml =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + rest + "/configuration"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      Matcher name = Pattern.compile("name=\"([^\"]+)\"").matcher(code);
+      while (name.find()) {
+        assertThat(yaml)
+            .as("%s: REST lists %s", what, name.group(1))
+            .contains("name: " + name.group(1));
+      }
     }
   }
 

@@ -43,6 +43,7 @@ class DistributionArchiveIT {
         .contains("ExecStart=/usr/bin/kvs-agent run --config /etc/kvscheduler/agent.yaml");
     assertThat(home.resolve("config/examples/interfaces.yaml")).isRegularFile();
     assertThat(home.resolve("config/agent.yaml")).content().contains("config-dir: examples");
+    assertThat(home.resolve("docs/agent.md")).content().contains("--rest-allowed-hosts");
     List<String> jars;
     try (Stream<Path> lib = Files.list(home.resolve("lib"))) {
       jars = lib.map(p -> p.getFileName().toString()).sorted().toList();

@@ -22,8 +22,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * One-value update transaction on a pre-populated graph: the graph holds {@code size} interfaces
  * plus one bridge domain deriving {@code size} bindings (the W1 graph of {@link ScaleHarness},
  * 2·size+1 nodes); each invocation commits one NB transaction that toggles {@code enabled} of a
- * random interface (fixed seed) and waits for it. The DESIGN §4 target: the score at 100000 is
- * about the score at 1000.
+ * random interface (fixed seed) and waits for it. The target (a one-value change costs the same
+ * whatever the size of the graph): the score at 100000 is about the score at 1000.
  *
  * <p>Run (from the repository root, after {@code ./mvnw -B -q install -DskipTests}, which also
  * generates {@code benchmarks/target/classes/META-INF/BenchmarkList} and copies the dependencies to

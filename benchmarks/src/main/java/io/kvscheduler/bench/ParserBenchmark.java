@@ -19,8 +19,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The cost of the agent's parsers up to their documented limits (README, "Input limits"): one
- * scalar of up to {@link ConfigDocument#MAX_SCALAR_CODE_POINTS} code points in each YAML scalar
+ * The cost of the agent's parsers up to their documented limits (docs/agent.md, "Input limits"):
+ * one scalar of up to {@link ConfigDocument#MAX_SCALAR_CODE_POINTS} code points in each YAML scalar
  * style, in JSON and in a model's JSON (an etcd value), and keyed documents of 1,000, 10,000 and
  * 100,000 mock interfaces and of as many as fit in {@link ConfigDocument#MAX_CODE_POINTS}, parsed
  * and decoded into values as a config file is. The time per code point (per interface) should not

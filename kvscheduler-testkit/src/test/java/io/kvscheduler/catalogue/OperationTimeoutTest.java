@@ -57,11 +57,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A southbound that hangs (DESIGN §4.5): with an operation timeout, a Create, Update, Delete or
- * Retrieve that does not return in time fails its value (or, for Retrieve, leaves the descriptor's
- * values as they are), and the engine goes on. The time limit is real time (the engine waits on a
- * call thread), so these tests wait for it — 100 ms per overrun, 20 ms in the randomized test — and
- * for late calls to finish; they assert outcomes, never durations.
+ * A southbound that hangs: with an operation timeout, a Create, Update, Delete or Retrieve that
+ * does not return in time fails its value (or, for Retrieve, leaves the descriptor's values as they
+ * are), and the engine goes on. The time limit is real time (the engine waits on a call thread), so
+ * these tests wait for it — 100 ms per overrun, 20 ms in the randomized test — and for late calls
+ * to finish; they assert outcomes, never durations.
  */
 @Timeout(30) // a regression would hang the engine: fail instead
 class OperationTimeoutTest {

@@ -1,6 +1,6 @@
 package io.kvscheduler.ctl.internal;
 
-/** The exit codes of kvsctl (listed in the README and in {@code kvsctl --help}). */
+/** The exit codes of kvsctl (listed in docs/operating.md and in {@code kvsctl --help}). */
 public final class ExitCodes {
   private ExitCodes() {}
 

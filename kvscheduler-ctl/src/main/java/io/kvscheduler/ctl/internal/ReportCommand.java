@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
       "Example: kvsctl report -o report.zip"
     })
 public final class ReportCommand extends AgentCommand {
-  /** The entries of the zip and where the agent serves them (also listed in the README). */
+  /** The entries of the zip and where the agent serves them (also listed in docs/operating.md). */
   static final List<String[]> ENTRIES =
       List.of(
           new String[] {"version.json", "/info/version"},

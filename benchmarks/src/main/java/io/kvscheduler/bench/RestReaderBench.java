@@ -1,8 +1,8 @@
 package io.kvscheduler.bench;
 
-import io.kvscheduler.agent.internal.AgentMetrics;
-import io.kvscheduler.agent.internal.RestServer;
-import io.kvscheduler.agent.internal.SchedulerRoutes;
+import io.kvscheduler.agent.internal.metrics.AgentMetrics;
+import io.kvscheduler.agent.internal.rest.RestServer;
+import io.kvscheduler.agent.internal.rest.SchedulerRoutes;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KVScheduler;

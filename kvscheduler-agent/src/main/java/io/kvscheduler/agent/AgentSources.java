@@ -1,13 +1,14 @@
 package io.kvscheduler.agent;
 
-import io.kvscheduler.agent.internal.EtcdNorthbound;
-import io.kvscheduler.agent.internal.FileNorthbound;
-import io.kvscheduler.agent.internal.GrpcNorthbound;
-import io.kvscheduler.agent.internal.GrpcRequestCounter;
-import io.kvscheduler.agent.internal.NorthboundSource;
-import io.kvscheduler.agent.internal.RestServer;
-import io.kvscheduler.agent.internal.SchedulerRoutes;
-import io.kvscheduler.agent.internal.WebPage;
+import io.kvscheduler.agent.internal.metrics.GrpcRequestCounter;
+import io.kvscheduler.agent.internal.northbound.EtcdNorthbound;
+import io.kvscheduler.agent.internal.northbound.FileNorthbound;
+import io.kvscheduler.agent.internal.northbound.GrpcNorthbound;
+import io.kvscheduler.agent.internal.northbound.NorthboundSource;
+import io.kvscheduler.agent.internal.rest.InfoRoutes;
+import io.kvscheduler.agent.internal.rest.RestServer;
+import io.kvscheduler.agent.internal.rest.SchedulerRoutes;
+import io.kvscheduler.agent.internal.web.WebPage;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,7 +36,7 @@ final class AgentSources {
               RestServer.Limits.DEFAULT,
               agent.config().restSecurity());
       SchedulerRoutes.register(rest, agent.scheduler(), agent.models(), agent.metrics());
-      AgentInfoRoutes.register(rest, agent.config(), agent.logTail());
+      InfoRoutes.register(rest, agent.config(), agent.logTail());
       WebPage.register(rest, agent.statusEvents());
       out.add(rest);
     }

@@ -12,7 +12,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.CompactOption;
-import io.kvscheduler.agent.internal.EtcdNorthbound;
+import io.kvscheduler.agent.internal.northbound.EtcdNorthbound;
 import io.kvscheduler.api.ValueState;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

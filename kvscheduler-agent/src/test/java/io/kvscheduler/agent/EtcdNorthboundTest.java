@@ -17,7 +17,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import io.kvscheduler.agent.internal.EtcdNorthbound;
+import io.kvscheduler.agent.internal.northbound.EtcdNorthbound;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.mock.MockAgentPlugin;
 import io.kvscheduler.plugins.mock.ifplugin.model.Interface;

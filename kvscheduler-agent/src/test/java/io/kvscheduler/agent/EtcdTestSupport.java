@@ -2,7 +2,7 @@ package io.kvscheduler.agent;
 
 import static org.awaitility.Awaitility.await;
 
-import io.kvscheduler.agent.internal.EtcdNorthbound;
+import io.kvscheduler.agent.internal.northbound.EtcdNorthbound;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.mock.MockAgentPlugin;
 import io.kvscheduler.plugins.mock.ifplugin.model.Interface;

@@ -2,8 +2,8 @@ package io.kvscheduler.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvscheduler.agent.internal.FileNorthbound;
-import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.northbound.FileNorthbound;
+import io.kvscheduler.agent.internal.rest.RestServer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

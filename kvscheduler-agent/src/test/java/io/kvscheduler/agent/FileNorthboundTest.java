@@ -3,7 +3,7 @@ package io.kvscheduler.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kvscheduler.agent.internal.FileNorthbound;
+import io.kvscheduler.agent.internal.northbound.FileNorthbound;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxnOp;

@@ -3,7 +3,6 @@ package io.kvscheduler.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kvscheduler.agent.internal.PluginOrder;
 import io.kvscheduler.agent.spi.AgentContext;
 import io.kvscheduler.agent.spi.AgentPlugin;
 import java.util.ArrayList;

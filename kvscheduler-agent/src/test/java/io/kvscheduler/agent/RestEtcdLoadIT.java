@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.rest.RestServer;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.mock.MockAgentPlugin;
 import io.kvscheduler.plugins.mock.ifplugin.model.Interface;

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.rest.RestServer;
 import io.kvscheduler.api.ValueState;
 import java.io.ByteArrayOutputStream;
 import java.net.URLDecoder;

@@ -5,10 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kvscheduler.agent.internal.AgentMetrics;
-import io.kvscheduler.agent.internal.Orchestrator;
-import io.kvscheduler.agent.internal.RestServer;
-import io.kvscheduler.agent.internal.SchedulerRoutes;
+import io.kvscheduler.agent.internal.metrics.AgentMetrics;
+import io.kvscheduler.agent.internal.northbound.Orchestrator;
+import io.kvscheduler.agent.internal.rest.RestServer;
+import io.kvscheduler.agent.internal.rest.SchedulerRoutes;
 import io.kvscheduler.agent.spi.AgentContext;
 import io.kvscheduler.agent.spi.AgentPlugin;
 import io.kvscheduler.agent.spi.ModelRegistry;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.rest.RestServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;

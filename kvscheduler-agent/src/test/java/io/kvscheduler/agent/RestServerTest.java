@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.rest.RestServer;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.ValueState;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kvscheduler.agent.internal.Orchestrator;
-import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.northbound.Orchestrator;
+import io.kvscheduler.agent.internal.rest.RestServer;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.api.KVScheduler;
 import java.io.BufferedReader;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kvscheduler.agent.internal.AgentMetrics;
-import io.kvscheduler.agent.internal.RestServer;
-import io.kvscheduler.agent.internal.SchedulerRoutes;
+import io.kvscheduler.agent.internal.metrics.AgentMetrics;
+import io.kvscheduler.agent.internal.rest.RestServer;
+import io.kvscheduler.agent.internal.rest.SchedulerRoutes;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KVDescriptor;

@@ -2,7 +2,7 @@ package io.kvscheduler.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.rest.RestServer;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;

@@ -3,7 +3,7 @@ package io.kvscheduler.ctl;
 import io.kvscheduler.agent.Agent;
 import io.kvscheduler.agent.AgentConfig;
 import io.kvscheduler.agent.RestSecurity;
-import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.rest.RestServer;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;

@@ -19,7 +19,7 @@ import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
 import io.kvscheduler.agent.Agent;
 import io.kvscheduler.agent.AgentConfig;
-import io.kvscheduler.agent.internal.GrpcNorthbound;
+import io.kvscheduler.agent.internal.northbound.GrpcNorthbound;
 import io.kvscheduler.grpc.GrpcSettings;
 import io.kvscheduler.grpc.proto.configurator.Config;
 import io.kvscheduler.grpc.proto.configurator.ConfiguratorServiceGrpc;

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.kvscheduler.agent.Agent;
 import io.kvscheduler.agent.AgentConfig;
-import io.kvscheduler.agent.internal.GrpcNorthbound;
-import io.kvscheduler.agent.internal.NorthboundSource;
-import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.northbound.GrpcNorthbound;
+import io.kvscheduler.agent.internal.northbound.NorthboundSource;
+import io.kvscheduler.agent.internal.rest.RestServer;
 import io.kvscheduler.grpc.GrpcSettings;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,0 +1,108 @@
+package io.kvscheduler.agent.internal.northbound;
+
+import io.grpc.ServerInterceptor;
+import io.kvscheduler.agent.internal.metrics.GrpcRequestCounter;
+import io.kvscheduler.agent.spi.AgentPlugin;
+import io.kvscheduler.agent.spi.ModelRegistry;
+import io.kvscheduler.agent.spi.Northbound;
+import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.grpc.GrpcApi;
+import io.kvscheduler.grpc.GrpcServer;
+import io.kvscheduler.grpc.GrpcSettings;
+import java.io.IOException;
+import java.time.Clock;
+import java.util.List;
+
+/**
+ * The gRPC server as a northbound source: values given through it are data source {@code grpc} of
+ * the orchestrator, one transaction per request. Starting gives no first resync (the source has no
+ * values until a client sends some); closing stops the server gracefully.
+ */
+public final class GrpcNorthbound implements NorthboundSource {
+  private final GrpcServer server;
+  private AutoCloseable linux;
+
+  public GrpcNorthbound(
+      GrpcSettings settings, KVScheduler kvs, ModelRegistry models, Northbound northbound) {
+    this(settings, kvs, models, northbound, List.of());
+  }
+
+  /**
+   * @param interceptors run for every call (e.g. a {@link GrpcRequestCounter})
+   */
+  public GrpcNorthbound(
+      GrpcSettings settings,
+      KVScheduler kvs,
+      ModelRegistry models,
+      Northbound northbound,
+      List<ServerInterceptor> interceptors) {
+    this(settings, kvs, models, northbound, interceptors, false);
+  }
+
+  /**
+   * @param interceptors run for every call (e.g. a {@link GrpcRequestCounter})
+   * @param readOnly refuse every call that may change the configuration ({@code --read-only})
+   */
+  public GrpcNorthbound(
+      GrpcSettings settings,
+      KVScheduler kvs,
+      ModelRegistry models,
+      Northbound northbound,
+      List<ServerInterceptor> interceptors,
+      boolean readOnly) {
+    this.server =
+        new GrpcServer(
+            settings,
+            new GrpcApi(
+                kvs,
+                models,
+                northbound,
+                List.of(),
+                settings.token(),
+                GrpcApi.Limits.DEFAULT,
+                readOnly),
+            interceptors);
+  }
+
+  @Override
+  public String name() {
+    return "grpc";
+  }
+
+  @Override
+  public void start() throws IOException {
+    server.start();
+  }
+
+  /** The port listened on. */
+  public int port() {
+    return server.port();
+  }
+
+  /** The services (e.g. to publish notifications to {@code Notify}). */
+  public GrpcApi api() {
+    return server.api();
+  }
+
+  /**
+   * Streams the link changes of the Linux plugin to {@code Notify} when it is among {@code plugins}
+   * (the running ones).
+   */
+  public synchronized GrpcNorthbound followLinuxAmong(List<AgentPlugin> plugins) {
+    linux = server.api().followLinuxAmong(plugins, Clock.systemUTC()).orElse(null);
+    return this;
+  }
+
+  @Override
+  public synchronized void close() {
+    try {
+      if (linux != null) {
+        linux.close();
+      }
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot stop following the Linux links", e);
+    } finally {
+      server.close(); // stopped even when the link watcher could not be left
+    }
+  }
+}

@@ -4,7 +4,7 @@ import io.kvscheduler.agent.internal.logging.LogTail;
 import io.kvscheduler.agent.internal.metrics.AgentMetrics;
 import io.kvscheduler.agent.internal.northbound.NorthboundSource;
 import io.kvscheduler.agent.internal.northbound.Orchestrator;
-import io.kvscheduler.agent.internal.rest.RestServer;
+import io.kvscheduler.agent.internal.northbound.RestNorthbound;
 import io.kvscheduler.agent.internal.web.StatusEvents;
 import io.kvscheduler.agent.spi.AgentContext;
 import io.kvscheduler.agent.spi.AgentPlugin;
@@ -72,7 +72,7 @@ public final class Agent implements AutoCloseable {
     }
     this.kvs = builder.build();
     // a REST client is told when the queue is full (503); files and etcd wait for room
-    this.orchestrator = new Orchestrator(kvs, Set.of(RestServer.SOURCE));
+    this.orchestrator = new Orchestrator(kvs, Set.of(RestNorthbound.SOURCE));
     List<AgentPlugin> enabled = new ArrayList<>();
     for (AgentPlugin p : plugins) {
       if (p.enabledByDefault() || config.enabledPlugins().contains(p.name())) {

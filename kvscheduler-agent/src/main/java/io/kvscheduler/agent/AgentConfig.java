@@ -12,8 +12,9 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Settings of the agent. Sources, later ones winning: defaults, the YAML file given with {@code
- * --config}, environment variables vpp-agent users know, command-line flags.
+ * Settings of the agent, built with {@link #builder()} or read by {@link #load}. Sources of {@link
+ * #load}, later ones winning: defaults, the YAML file given with {@code --config}, environment
+ * variables vpp-agent users know, command-line flags.
  *
  * <table>
  *   <caption>settings</caption>
@@ -122,226 +123,171 @@ public record AgentConfig(
   }
 
   /**
-   * Settings with no plugin enabled beyond the default ones, the default etcd settings, no gRPC
-   * server, the default REST security and transaction log.
+   * A builder of settings starting from the defaults: label {@code vpp1}, REST on {@code
+   * 127.0.0.1:9191} without a token, no file, etcd or gRPC source, transaction logs printed (at
+   * most {@value #DEFAULT_TXN_LOG_MAX_OPS} operations each), no operation timeout, southbound calls
+   * one at a time, the default etcd settings and file settle time.
    */
-  public AgentConfig(
-      String label,
-      Path configDir,
-      String restAddress,
-      List<String> etcdEndpoints,
-      boolean statusPublishing,
-      boolean printTxnSummary,
-      Duration operationTimeout) {
-    this(
-        label,
-        configDir,
-        restAddress,
-        etcdEndpoints,
-        statusPublishing,
-        printTxnSummary,
-        operationTimeout,
-        Set.of(),
-        null,
-        null,
-        null,
-        RestSecurity.NONE,
-        DEFAULT_TXN_LOG_MAX_OPS,
-        1,
-        false);
+  public static Builder builder() {
+    return new Builder();
   }
 
-  /** Settings without a gRPC server. */
-  public AgentConfig(
-      String label,
-      Path configDir,
-      String restAddress,
-      List<String> etcdEndpoints,
-      boolean statusPublishing,
-      boolean printTxnSummary,
-      Duration operationTimeout,
-      Set<String> enabledPlugins) {
-    this(
-        label,
-        configDir,
-        restAddress,
-        etcdEndpoints,
-        statusPublishing,
-        printTxnSummary,
-        operationTimeout,
-        enabledPlugins,
-        null,
-        null,
-        null,
-        RestSecurity.NONE,
-        DEFAULT_TXN_LOG_MAX_OPS,
-        1,
-        false);
-  }
-
-  /** These settings with the plugin {@code name}, off by default, enabled. */
-  public AgentConfig withPlugin(String name) {
-    Set<String> names = new HashSet<>(enabledPlugins);
-    names.add(name);
-    return new AgentConfig(
-        label,
-        configDir,
-        restAddress,
-        etcdEndpoints,
-        statusPublishing,
-        printTxnSummary,
-        operationTimeout,
-        names,
-        etcd,
-        fileSettleTime,
-        grpc,
-        restSecurity,
-        txnLogMaxOps,
-        parallelism,
-        followExternalLinks);
-  }
-
-  /** These settings with other etcd connection settings. */
-  public AgentConfig withEtcd(EtcdSettings settings) {
-    return new AgentConfig(
-        label,
-        configDir,
-        restAddress,
-        etcdEndpoints,
-        statusPublishing,
-        printTxnSummary,
-        operationTimeout,
-        enabledPlugins,
-        settings,
-        fileSettleTime,
-        grpc,
-        restSecurity,
-        txnLogMaxOps,
-        parallelism,
-        followExternalLinks);
-  }
-
-  /** These settings with another settle time of the file northbound. */
-  public AgentConfig withFileSettleTime(Duration settle) {
-    return new AgentConfig(
-        label,
-        configDir,
-        restAddress,
-        etcdEndpoints,
-        statusPublishing,
-        printTxnSummary,
-        operationTimeout,
-        enabledPlugins,
-        etcd,
-        settle,
-        grpc,
-        restSecurity,
-        txnLogMaxOps,
-        parallelism,
-        followExternalLinks);
-  }
-
-  /** These settings with the gRPC server of {@code settings} (null: off). */
-  public AgentConfig withGrpc(GrpcSettings settings) {
-    return new AgentConfig(
-        label,
-        configDir,
-        restAddress,
-        etcdEndpoints,
-        statusPublishing,
-        printTxnSummary,
-        operationTimeout,
-        enabledPlugins,
-        etcd,
-        fileSettleTime,
-        settings,
-        restSecurity,
-        txnLogMaxOps,
-        parallelism,
-        followExternalLinks);
-  }
-
-  /** These settings with {@code parallelism} southbound calls at a time, at most. */
-  public AgentConfig withParallelism(int parallelism) {
-    return new AgentConfig(
-        label,
-        configDir,
-        restAddress,
-        etcdEndpoints,
-        statusPublishing,
-        printTxnSummary,
-        operationTimeout,
-        enabledPlugins,
-        etcd,
-        fileSettleTime,
-        grpc,
-        restSecurity,
-        txnLogMaxOps,
-        parallelism,
-        followExternalLinks);
-  }
-
-  /** These settings with symbolic links leading out of the config directory followed or not. */
-  public AgentConfig withFollowExternalLinks(boolean follow) {
-    return new AgentConfig(
-        label,
-        configDir,
-        restAddress,
-        etcdEndpoints,
-        statusPublishing,
-        printTxnSummary,
-        operationTimeout,
-        enabledPlugins,
-        etcd,
-        fileSettleTime,
-        grpc,
-        restSecurity,
-        txnLogMaxOps,
-        parallelism,
-        follow);
-  }
-
-  /** The same settings with other REST security. */
-  public AgentConfig withRestSecurity(RestSecurity security) {
-    return new AgentConfig(
-        label,
-        configDir,
-        restAddress,
-        etcdEndpoints,
-        statusPublishing,
-        printTxnSummary,
-        operationTimeout,
-        enabledPlugins,
-        etcd,
-        fileSettleTime,
-        grpc,
-        security,
-        txnLogMaxOps,
-        parallelism,
-        followExternalLinks);
-  }
-
-  /** Settings without an operation timeout. */
-  public AgentConfig(
-      String label,
-      Path configDir,
-      String restAddress,
-      List<String> etcdEndpoints,
-      boolean statusPublishing,
-      boolean printTxnSummary) {
-    this(
-        label,
-        configDir,
-        restAddress,
-        etcdEndpoints,
-        statusPublishing,
-        printTxnSummary,
-        (Duration) null);
+  /** A builder starting from these settings. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.label = label;
+    b.configDir = configDir;
+    b.restAddress = restAddress;
+    b.etcdEndpoints = etcdEndpoints;
+    b.statusPublishing = statusPublishing;
+    b.printTxnSummary = printTxnSummary;
+    b.operationTimeout = operationTimeout;
+    b.enabledPlugins = new HashSet<>(enabledPlugins);
+    b.etcd = etcd;
+    b.fileSettleTime = fileSettleTime;
+    b.grpc = grpc;
+    b.restSecurity = restSecurity;
+    b.txnLogMaxOps = txnLogMaxOps;
+    b.parallelism = parallelism;
+    b.followExternalLinks = followExternalLinks;
+    return b;
   }
 
   /** The defaults: label vpp1, REST on 127.0.0.1:9191, no file or etcd northbound. */
   public static AgentConfig defaults() {
-    return new AgentConfig("vpp1", null, "127.0.0.1:9191", List.of(), false, true);
+    return builder().build();
+  }
+
+  /**
+   * Builds {@link AgentConfig}; each setter sets the record component of the same name (see the
+   * record's parameters), and {@link #build} checks them as the record does.
+   */
+  public static final class Builder {
+    private String label = "vpp1";
+    private Path configDir;
+    private String restAddress = "127.0.0.1:9191";
+    private List<String> etcdEndpoints = List.of();
+    private boolean statusPublishing;
+    private boolean printTxnSummary = true;
+    private Duration operationTimeout;
+    private Set<String> enabledPlugins = new HashSet<>();
+    private EtcdSettings etcd;
+    private Duration fileSettleTime;
+    private GrpcSettings grpc;
+    private RestSecurity restSecurity = RestSecurity.NONE;
+    private int txnLogMaxOps = DEFAULT_TXN_LOG_MAX_OPS;
+    private int parallelism = 1;
+    private boolean followExternalLinks;
+
+    private Builder() {}
+
+    public Builder label(String label) {
+      this.label = label;
+      return this;
+    }
+
+    /** The directory of the file northbound; null (the default) leaves it off. */
+    public Builder configDir(Path dir) {
+      this.configDir = dir;
+      return this;
+    }
+
+    /** {@code host:port} of the REST API; null turns it off. */
+    public Builder restAddress(String address) {
+      this.restAddress = address;
+      return this;
+    }
+
+    /** etcd endpoints; empty (the default) leaves the etcd northbound off. */
+    public Builder etcdEndpoints(List<String> endpoints) {
+      this.etcdEndpoints = endpoints;
+      return this;
+    }
+
+    public Builder statusPublishing(boolean publish) {
+      this.statusPublishing = publish;
+      return this;
+    }
+
+    public Builder printTxnSummary(boolean print) {
+      this.printTxnSummary = print;
+      return this;
+    }
+
+    /** Limit of one southbound call; null (the default) for none. */
+    public Builder operationTimeout(Duration timeout) {
+      this.operationTimeout = timeout;
+      return this;
+    }
+
+    /** Enables the plugin {@code name}, which is off by default ({@code linux}). */
+    public Builder enablePlugin(String name) {
+      this.enabledPlugins.add(name);
+      return this;
+    }
+
+    /** How to connect to etcd; null for {@link EtcdSettings#defaults()}. */
+    public Builder etcd(EtcdSettings settings) {
+      this.etcd = settings;
+      return this;
+    }
+
+    /** Settle time of the file northbound; null for its default. */
+    public Builder fileSettleTime(Duration settle) {
+      this.fileSettleTime = settle;
+      return this;
+    }
+
+    /** Settings of the gRPC server; null (the default) leaves it off. */
+    public Builder grpc(GrpcSettings settings) {
+      this.grpc = settings;
+      return this;
+    }
+
+    public Builder restSecurity(RestSecurity security) {
+      this.restSecurity = security;
+      return this;
+    }
+
+    public Builder txnLogMaxOps(int max) {
+      this.txnLogMaxOps = max;
+      return this;
+    }
+
+    public Builder parallelism(int parallelism) {
+      this.parallelism = parallelism;
+      return this;
+    }
+
+    public Builder followExternalLinks(boolean follow) {
+      this.followExternalLinks = follow;
+      return this;
+    }
+
+    /**
+     * The settings.
+     *
+     * @throws IllegalArgumentException when a count is out of range (see the record)
+     * @throws NullPointerException when the REST security is null
+     */
+    public AgentConfig build() {
+      return new AgentConfig(
+          label,
+          configDir,
+          restAddress,
+          etcdEndpoints,
+          statusPublishing,
+          printTxnSummary,
+          operationTimeout,
+          enabledPlugins,
+          etcd,
+          fileSettleTime,
+          grpc,
+          restSecurity,
+          txnLogMaxOps,
+          parallelism,
+          followExternalLinks);
+    }
   }
 
   /**

@@ -140,10 +140,13 @@ class GrpcServerTest {
         openssl != null && openssl.waitFor(60, TimeUnit.SECONDS) && openssl.exitValue() == 0,
         "skipped: openssl cannot make a test certificate");
     AgentConfig cfg =
-        new AgentConfig("vpp1", null, null, List.of(), false, false)
-            .withGrpc(
+        AgentConfig.builder()
+            .restAddress(null)
+            .printTxnSummary(false)
+            .grpc(
                 new GrpcSettings(
-                    "127.0.0.1:0", cert, key, "s3cret", GrpcSettings.DEFAULT_MAX_MESSAGE_BYTES));
+                    "127.0.0.1:0", cert, key, "s3cret", GrpcSettings.DEFAULT_MAX_MESSAGE_BYTES))
+            .build();
     try (Agent agent = Agent.start(cfg)) {
       ManagedChannel tls =
           channel(
@@ -210,8 +213,11 @@ class GrpcServerTest {
   @SuppressWarnings("deprecation") // v1alpha is deprecated in grpc-java, still what agentctl uses
   void reflectionV1alpha() throws Exception {
     AgentConfig cfg =
-        new AgentConfig("vpp1", null, null, List.of(), false, false)
-            .withGrpc(GrpcSettings.plain("127.0.0.1:0"));
+        AgentConfig.builder()
+            .restAddress(null)
+            .printTxnSummary(false)
+            .grpc(GrpcSettings.plain("127.0.0.1:0"))
+            .build();
     try (Agent agent = Agent.start(cfg)) {
       ManagedChannel ch = channel(port(agent), InsecureChannelCredentials.create());
       CompletableFuture<List<String>> services = new CompletableFuture<>();
@@ -278,8 +284,11 @@ class GrpcServerTest {
   @DisplayName("stopping the agent ends open streams with UNAVAILABLE and closes the port")
   void gracefulStop() throws Exception {
     AgentConfig cfg =
-        new AgentConfig("vpp1", null, null, List.of(), false, false)
-            .withGrpc(GrpcSettings.plain("127.0.0.1:0"));
+        AgentConfig.builder()
+            .restAddress(null)
+            .printTxnSummary(false)
+            .grpc(GrpcSettings.plain("127.0.0.1:0"))
+            .build();
     Agent agent = Agent.start(cfg);
     int port = port(agent);
     ManagedChannel ch = channel(port, InsecureChannelCredentials.create());

@@ -7,7 +7,7 @@ import io.kvscheduler.agent.Agent;
 import io.kvscheduler.agent.AgentConfig;
 import io.kvscheduler.agent.internal.northbound.GrpcNorthbound;
 import io.kvscheduler.agent.internal.northbound.NorthboundSource;
-import io.kvscheduler.agent.internal.rest.RestServer;
+import io.kvscheduler.agent.internal.northbound.RestNorthbound;
 import io.kvscheduler.grpc.GrpcSettings;
 import java.io.IOException;
 import java.io.InputStream;
@@ -136,8 +136,11 @@ class LigatoClientIT {
       "a client generated from vpp-agent's protos: every rpc, on a running agent; REST shows its values")
   void ligatoClientDrivesTheAgent() throws Exception {
     AgentConfig cfg =
-        new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false, false)
-            .withGrpc(GrpcSettings.plain("127.0.0.1:0"));
+        AgentConfig.builder()
+            .restAddress("127.0.0.1:0")
+            .printTxnSummary(false)
+            .grpc(GrpcSettings.plain("127.0.0.1:0"))
+            .build();
     try (Agent agent = Agent.start(cfg)) {
       int port = source(agent, GrpcNorthbound.class).port();
       Process client =
@@ -166,7 +169,7 @@ class LigatoClientIT {
               "ok Subscribe: PENDING -> CONFIGURED",
               "all checks passed");
 
-      int rest = source(agent, RestServer.class).port();
+      int rest = source(agent, RestNorthbound.class).port();
       HttpResponse<String> yaml =
           HttpClient.newHttpClient()
               .send(

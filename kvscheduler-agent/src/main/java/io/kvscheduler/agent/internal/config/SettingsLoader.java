@@ -12,7 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.kvscheduler.agent.AgentConfig;
 import io.kvscheduler.agent.EtcdSettings;
 import io.kvscheduler.agent.RestSecurity;
-import io.kvscheduler.agent.internal.rest.RestServer;
+import io.kvscheduler.agent.internal.rest.RestAddress;
 import io.kvscheduler.grpc.GrpcSettings;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -282,7 +282,7 @@ public final class SettingsLoader {
       throw new IllegalArgumentException("invalid label '" + label + "'");
     }
     if (!"off".equals(rest)) {
-      RestServer.checkAddress(rest); // a malformed address is an error of the settings
+      RestAddress.check(rest); // a malformed address is an error of the settings
     }
     RestSecurity security =
         new RestSecurity(

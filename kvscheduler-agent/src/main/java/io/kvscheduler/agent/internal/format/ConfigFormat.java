@@ -22,7 +22,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
@@ -420,10 +419,5 @@ public final class ConfigFormat {
       case NULL, MISSING -> "nothing";
       default -> n.getNodeType().toString().toLowerCase();
     };
-  }
-
-  /** Names of the config groups of the registered models. */
-  public static List<String> groupNames(ModelRegistry models) {
-    return new ArrayList<>(new TreeSet<>(groups(models).keySet()));
   }
 }

@@ -82,7 +82,7 @@ import org.slf4j.LoggerFactory;
  * Also writes back, when enabled, the value statuses ({@code config-status/…}) and always the agent
  * status ({@code check/status/v1/agent}), under the agent's lease: see {@link EtcdStatusPublisher}.
  *
- * <p>One class, longer than most: the first read, the resyncs, the watches and the connection loop
+ * <p>Why one class of this size: the first read, the resyncs, the watches and the connection loop
  * share one lock and one generation counter, which is what guarantees that no event of an older
  * watch is delivered after a newer resync; splitting them would spread that invariant.
  *
@@ -191,8 +191,8 @@ public final class EtcdNorthbound implements NorthboundSource {
     return agentPrefix;
   }
 
-  /** The etcd revision of the last full resync (0 before the first). */
-  public long resyncRevision() {
+  /** The etcd revision of the last full resync (0 before the first); read by tests. */
+  long resyncRevision() {
     return revision;
   }
 

@@ -1,7 +1,6 @@
 package io.kvscheduler.agent.internal.rest;
 
 import io.javalin.http.Context;
-import io.kvscheduler.agent.internal.rest.RestServer.Response;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;

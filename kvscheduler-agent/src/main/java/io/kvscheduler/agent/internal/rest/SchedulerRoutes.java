@@ -1,9 +1,6 @@
 package io.kvscheduler.agent.internal.rest;
 
 import io.kvscheduler.agent.internal.metrics.AgentMetrics;
-import io.kvscheduler.agent.internal.rest.RestServer.BadRequest;
-import io.kvscheduler.agent.internal.rest.RestServer.Request;
-import io.kvscheduler.agent.internal.rest.RestServer.Response;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.FlagStats;
@@ -42,8 +39,9 @@ import java.util.concurrent.ExecutionException;
  * number or view), these answer 400 {@code {"Error": ...}} naming the parameter and the accepted
  * values.
  *
- * <p>Longer than our usual limit: one short method per endpoint of vpp-agent's API and the
- * parameter checks they share; the JSON shapes are in {@link SchedulerJson}, the graph in {@link
+ * <p>Why one class of this size: it holds one short method per endpoint of vpp-agent's {@code
+ * /scheduler} API and the parameter checks they share, so that every endpoint's parameters and
+ * errors read side by side; the JSON shapes are in {@link SchedulerJson}, the graph in {@link
  * GraphExport}, the text form in {@link TxnText}.
  */
 public final class SchedulerRoutes {
@@ -512,7 +510,7 @@ public final class SchedulerRoutes {
         try {
           byte[] out = GraphExport.render(g.dot(), format.equals("dot") ? "dot" : "svg");
           return format.equals("dot")
-              ? Response.bytes(200, RestServer.TEXT_TYPE, out)
+              ? Response.bytes(200, Response.TEXT_TYPE, out)
               : Response.bytes(200, "image/svg+xml", out);
         } catch (GraphExport.NoGraphviz e) {
           return Response.error(501, e.getMessage());

@@ -1,7 +1,7 @@
 package io.kvscheduler.agent.internal.web;
 
+import io.kvscheduler.agent.internal.rest.Response;
 import io.kvscheduler.agent.internal.rest.RestServer;
-import io.kvscheduler.agent.internal.rest.RestServer.Response;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,7 +34,7 @@ class FileNorthboundLimitsTest {
 
   @BeforeEach
   void startAgent() throws Exception {
-    agent = Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false));
+    agent = Agent.start(AgentConfig.builder().restAddress(null).printTxnSummary(false).build());
     files =
         new FileNorthbound(
             dir, agent.models(), agent.northbound(), Duration.ofMillis(50), Duration.ofMillis(200));

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.kvscheduler.agent.internal.rest.RestServer;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.QueueFullException;
@@ -35,7 +34,7 @@ class OrchestratorFullQueueTest {
   final CountDownLatch inCall = new CountDownLatch(1);
   final CountDownLatch release = new CountDownLatch(1);
   final KVScheduler kvs = KVScheduler.builder().printTxnSummary(false).queueCapacity(1).build();
-  final Orchestrator nb = new Orchestrator(kvs, Set.of(RestServer.SOURCE));
+  final Orchestrator nb = new Orchestrator(kvs, Set.of(RestNorthbound.SOURCE));
   final ExecutorService threads = Executors.newCachedThreadPool();
 
   OrchestratorFullQueueTest() {
@@ -80,7 +79,7 @@ class OrchestratorFullQueueTest {
     // meanwhile a REST delivery is refused at once, and the configuration can be read
     CompletableFuture<Long> rest =
         CompletableFuture.supplyAsync(
-                () -> nb.change(RestServer.SOURCE, Map.of(P + "d", "D")), threads)
+                () -> nb.change(RestNorthbound.SOURCE, Map.of(P + "d", "D")), threads)
             .get(AT_ONCE.toMillis(), TimeUnit.MILLISECONDS);
     assertThatThrownBy(rest::get)
         .isInstanceOf(ExecutionException.class)

@@ -68,8 +68,8 @@ public final class StatusAnswerProbe {
     try (KVScheduler kvs = newScheduler()) {
       populate(kvs, n).commit();
       System.gc();
-      RestServer.Response answer =
-          RestServer.Response.jsonStream(
+      Response answer =
+          Response.jsonStream(
               200,
               json ->
                   SchedulerJson.writeStatuses(

@@ -61,34 +61,26 @@ class StatusJsonTest {
           + " derived values and details; byte for byte the documented shape")
   void statusesStreamed() throws Exception {
     assertThat(
-            body(
-                RestServer.Response.jsonStream(
-                    200, g -> SchedulerJson.writeStatuses(g, STATUSES::forEach))))
+            body(Response.jsonStream(200, g -> SchedulerJson.writeStatuses(g, STATUSES::forEach))))
         .isEqualTo(expected("statuses.json"));
   }
 
   @Test
   @DisplayName("one status with its derived values")
   void oneStatus() throws Exception {
-    assertThat(
-            body(
-                RestServer.Response.jsonStream(
-                    200, g -> SchedulerJson.writeStatus(g, STATUSES.get(2)))))
+    assertThat(body(Response.jsonStream(200, g -> SchedulerJson.writeStatus(g, STATUSES.get(2)))))
         .isEqualTo(expected("one-status.json"));
   }
 
   @Test
   @DisplayName("no status at all: null, as vpp-agent answers")
   void noStatus() throws Exception {
-    assertThat(
-            body(
-                RestServer.Response.jsonStream(
-                    200, g -> SchedulerJson.writeStatuses(g, each -> {}))))
+    assertThat(body(Response.jsonStream(200, g -> SchedulerJson.writeStatuses(g, each -> {}))))
         .isEqualTo(expected("no-status.json"))
         .isEqualTo("null\n");
   }
 
-  private static String body(RestServer.Response r) throws Exception {
+  private static String body(Response r) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     r.body().writeTo(out);
     return out.toString(StandardCharsets.UTF_8);

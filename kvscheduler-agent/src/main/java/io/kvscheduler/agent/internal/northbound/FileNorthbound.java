@@ -1,9 +1,5 @@
 package io.kvscheduler.agent.internal.northbound;
 
-import static java.nio.file.StandardWatchEventKinds.ENTRY_CREATE;
-import static java.nio.file.StandardWatchEventKinds.ENTRY_DELETE;
-import static java.nio.file.StandardWatchEventKinds.ENTRY_MODIFY;
-
 import io.kvscheduler.agent.internal.format.ConfigDocument;
 import io.kvscheduler.agent.internal.format.ConfigFormat;
 import io.kvscheduler.agent.internal.format.ConfigFormat.ConfigException;
@@ -12,10 +8,7 @@ import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import java.io.IOException;
 import java.nio.file.ClosedWatchServiceException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
@@ -87,9 +80,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #close} stops the watching: once it returned, nothing more is read or delivered.
  *
- * <p>One class of some 800 lines (reading one file within bounds, and resolving links, are in
- * {@link ConfigFiles}): the files' state, the keys they hold, the changes waiting to settle and the
- * watched directories are one state machine of the watcher thread, decided together in each scan.
+ * <p>Why one class of this size: the files' state, the keys they hold and the changes waiting to
+ * settle are one state machine of the watcher thread, decided together in each scan. Listing and
+ * reading the files is {@link ConfigDirectory}'s job, reading one file within bounds and resolving
+ * its links {@link ConfigFiles}'.
  */
 public final class FileNorthbound implements NorthboundSource {
   /** The data source label of the values of this northbound. */
@@ -107,7 +101,6 @@ public final class FileNorthbound implements NorthboundSource {
   private final Duration debounce;
   private final Duration rescan;
   private final Duration settle;
-  private final Clock clock;
 
   /** Per file: the content last read and the values applied from it (watcher thread only). */
   private final Map<Path, FileState> files = new TreeMap<>();
@@ -117,20 +110,8 @@ public final class FileNorthbound implements NorthboundSource {
   private Thread thread;
   private volatile boolean closed;
 
-  /** Reads one file's content; replaced by tests of reads that fail. */
-  interface ContentReader {
-    String read(Path file) throws IOException;
-  }
-
-  private ContentReader reader = ConfigFiles::readBounded;
-
-  private volatile boolean followExternalLinks;
-
-  /** The directory's real path, resolved at each reading (watcher thread only). */
-  private Path realDir;
-
-  /** The files found unreadable by the reading under way (watcher thread only). */
-  private final Set<Path> problems = new HashSet<>();
+  /** The directory's files, read at each scan. */
+  private final ConfigDirectory directory;
 
   /** Held while a change is delivered; {@link #close} waits for it. */
   private final Object delivering = new Object();
@@ -138,16 +119,8 @@ public final class FileNorthbound implements NorthboundSource {
   private volatile SourceEvents events = SourceEvents.NONE;
   private String listError;
 
-  /** Directories registered with the watch service (watcher thread only, after start). */
-  private final Set<Path> watched = new HashSet<>();
-
-  /**
-   * Per file whose change waits for the settle time: the content seen (null: the file is gone) and
-   * when this content was first seen (watcher thread only).
-   */
-  private final Map<Path, Seen> waiting = new HashMap<>();
-
-  private record Seen(String content, Instant since) {}
+  /** The files whose change waits for the settle time (watcher thread only). */
+  private final SettleTimes waiting;
 
   private static final class FileState {
     String content;
@@ -191,7 +164,8 @@ public final class FileNorthbound implements NorthboundSource {
     this.debounce = debounce;
     this.rescan = rescan;
     this.settle = Objects.requireNonNull(settle, "settle");
-    this.clock = Objects.requireNonNull(clock, "clock");
+    this.directory = new ConfigDirectory(this.dir);
+    this.waiting = new SettleTimes(settle, Objects.requireNonNull(clock, "clock"));
   }
 
   /** Where rejected files are reported (one per rejection, with its reason); call before start. */
@@ -207,13 +181,13 @@ public final class FileNorthbound implements NorthboundSource {
    * before start.
    */
   public FileNorthbound followExternalLinks(boolean follow) {
-    this.followExternalLinks = follow;
+    directory.followExternalLinks(follow);
     return this;
   }
 
   /** Reads the files with {@code reader} (for tests); call before start. */
-  FileNorthbound readWith(ContentReader reader) {
-    this.reader = Objects.requireNonNull(reader, "reader");
+  FileNorthbound readWith(ConfigDirectory.ContentReader reader) {
+    directory.readWith(reader);
     return this;
   }
 
@@ -249,6 +223,7 @@ public final class FileNorthbound implements NorthboundSource {
       throw new IOException("file northbound: " + dir + " is not a directory");
     }
     watcher = dir.getFileSystem().newWatchService();
+    directory.watchWith(watcher);
 
     Map<String, Object> all = new TreeMap<>();
     Map<Path, Duplicate> duplicates = new HashMap<>();
@@ -398,15 +373,15 @@ public final class FileNorthbound implements NorthboundSource {
     }
     Set<Path> touchedNow = new HashSet<>(changedFiles);
     touchedNow.addAll(gone);
-    waiting.keySet().retainAll(touchedNow);
+    waiting.retainOnly(touchedNow);
     if (gone.isEmpty() && changedFiles.isEmpty()) {
       return fresh;
     }
     if (!settled(gone, changedFiles, now)) {
       return true; // scanned again soon, and delivered once settled
     }
-    gone.forEach(waiting::remove);
-    changedFiles.forEach(waiting::remove);
+    waiting.forget(gone);
+    waiting.forget(changedFiles);
 
     // the values each file touched in this scan held before it: the files' values are disjoint
     // (a key is held by one file at most), so the change is the difference of their unions
@@ -527,7 +502,6 @@ public final class FileNorthbound implements NorthboundSource {
    * now.
    */
   private boolean settled(List<Path> gone, List<Path> changedFiles, Map<Path, String> now) {
-    Instant t = clock.instant();
     boolean additive = gone.stream().allMatch(p -> files.get(p).applied.isEmpty());
     for (Path p : changedFiles) {
       if (!additive) {
@@ -543,18 +517,9 @@ public final class FileNorthbound implements NorthboundSource {
         additive = false; // reported once it has read the same for the settle time
       }
     }
-    boolean stable = true;
     List<Path> touched = new ArrayList<>(gone);
     touched.addAll(changedFiles);
-    for (Path p : touched) {
-      String content = now.get(p);
-      Seen seen = waiting.get(p);
-      if (seen == null || !Objects.equals(seen.content(), content)) {
-        seen = new Seen(content, t);
-        waiting.put(p, seen);
-      }
-      stable &= Duration.between(seen.since(), t).compareTo(settle) >= 0;
-    }
+    boolean stable = waiting.stable(touched, now);
     if (!additive && !stable) {
       LOG.debug(
           "file northbound: a change of {} waits until the files read the same for {}",
@@ -751,92 +716,39 @@ public final class FileNorthbound implements NorthboundSource {
 
   /**
    * Reads every config file of the directory and its subdirectories: path → content, sorted by
-   * path. Registers the subdirectories not watched yet with the watch service.
+   * path. A file that cannot be read is reported (once per distinct message) and keeps the content
+   * read before.
    */
   private Map<Path, String> readAll() throws IOException {
-    Map<Path, String> out = new TreeMap<>();
-    problems.clear();
-    readDir(dir, out);
+    Map<Path, String> out =
+        directory.readAll(
+            new ConfigDirectory.Problems() {
+              @Override
+              public boolean stopping() {
+                return closed;
+              }
+
+              @Override
+              public void unreadable(Path file, String message, String reason) {
+                if (!message.equals(errorMessage(file))) {
+                  reject(file, 0, message, reason);
+                }
+              }
+
+              @Override
+              public String previous(Path file) {
+                FileState st = files.get(file);
+                return st == null ? null : st.content;
+              }
+            });
     // a file reported as unreadable that is gone now is no longer reported
     errors
         .keySet()
-        .removeIf(p -> !out.containsKey(p) && !files.containsKey(p) && !problems.contains(p));
-    watched.removeIf(d -> !Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS));
+        .removeIf(
+            p ->
+                !out.containsKey(p)
+                    && !files.containsKey(p)
+                    && !directory.unreadable().contains(p));
     return out;
-  }
-
-  private void readDir(Path d, Map<Path, String> out) throws IOException {
-    if (watcher != null && !watched.contains(d)) {
-      d.register(watcher, ENTRY_CREATE, ENTRY_MODIFY, ENTRY_DELETE);
-      watched.add(d);
-    }
-    try (DirectoryStream<Path> ds = Files.newDirectoryStream(d)) {
-      for (Path p : ds) {
-        String n = p.getFileName().toString();
-        if (n.startsWith(".")) {
-          continue;
-        }
-        if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
-          try {
-            readDir(p, out);
-          } catch (NoSuchFileException e) {
-            // removed meanwhile
-          }
-          continue;
-        }
-        if (!(n.endsWith(".yaml") || n.endsWith(".yml") || n.endsWith(".json"))) {
-          continue;
-        }
-        readFile(p, out);
-      }
-    }
-  }
-
-  /**
-   * Reads one config file into {@code out}. A file that cannot be read — too large, a link leaving
-   * the directory, a dangling link or a link loop, an I/O error, or anything thrown while reading
-   * it — is a problem of that file alone: reported (once per distinct message, counted in the
-   * rejected-values metric) and skipped, keeping the values it held before.
-   */
-  private void readFile(Path p, Map<Path, String> out) {
-    try {
-      Path source = ConfigFiles.source(p, realDir(), followExternalLinks);
-      if (source != null) {
-        out.put(p, reader.read(source));
-      }
-    } catch (NoSuchFileException e) {
-      // removed meanwhile
-    } catch (Throwable e) { // one file's failure, whatever it is, must not stop the watcher
-      if (closed) {
-        return; // the read was interrupted by close(): the scan is abandoned anyway
-      }
-      problems.add(p);
-      String msg;
-      String reason;
-      if (e instanceof ConfigFiles.FileProblem f) {
-        msg = f.getMessage();
-        reason = f.reason;
-      } else {
-        msg = "cannot read: " + e; // the exception's class says what went wrong
-        reason = "unreadable";
-      }
-      if (!msg.equals(errorMessage(p))) {
-        reject(p, 0, msg, reason);
-      }
-      FileState st = files.get(p);
-      if (st != null && st.content != null) {
-        out.put(p, st.content);
-      }
-    }
-  }
-
-  /** The directory's real path (its links resolved), as of the last time it could be resolved. */
-  private Path realDir() {
-    try {
-      realDir = dir.toRealPath();
-    } catch (IOException e) {
-      // keep the last one known
-    }
-    return realDir == null ? dir : realDir;
   }
 }

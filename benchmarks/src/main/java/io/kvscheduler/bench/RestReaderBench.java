@@ -1,10 +1,9 @@
 package io.kvscheduler.bench;
 
-import io.kvscheduler.agent.internal.AgentMetrics;
-import io.kvscheduler.agent.internal.RestServer;
-import io.kvscheduler.agent.internal.SchedulerRoutes;
+import io.kvscheduler.agent.internal.metrics.AgentMetrics;
+import io.kvscheduler.agent.internal.rest.RestServer;
+import io.kvscheduler.agent.internal.rest.SchedulerRoutes;
 import io.kvscheduler.agent.spi.ModelRegistry;
-import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KVScheduler;
 import java.io.IOException;
 import java.net.URI;
@@ -17,7 +16,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -56,7 +54,7 @@ final class RestReaderBench {
       for (int i = 0; i < warmup; i++) {
         ScaleHarness.toggle(kvs, rnd, enabled);
       }
-      RestServer rest = new RestServer("127.0.0.1:0", new ModelRegistry(), noNorthbound());
+      RestServer rest = new RestServer("127.0.0.1:0");
       SchedulerRoutes.register(
           rest, kvs, new ModelRegistry(), new AgentMetrics(kvs, Clock.systemUTC()));
       try {
@@ -206,25 +204,5 @@ final class RestReaderBench {
       sum += System.nanoTime() - t0;
     }
     return (double) sum / txns;
-  }
-
-  /** W7 pushes no configuration through REST. */
-  private static Northbound noNorthbound() {
-    return new Northbound() {
-      @Override
-      public CompletableFuture<Long> resync(String source, Map<String, Object> values) {
-        return CompletableFuture.failedFuture(new UnsupportedOperationException("read only"));
-      }
-
-      @Override
-      public CompletableFuture<Long> change(String source, Map<String, Object> changes) {
-        return CompletableFuture.failedFuture(new UnsupportedOperationException("read only"));
-      }
-
-      @Override
-      public Map<String, Object> desired() {
-        return Map.of();
-      }
-    };
   }
 }

@@ -1,12 +1,11 @@
 package io.kvscheduler.agent;
 
-import io.kvscheduler.agent.internal.AgentMetrics;
-import io.kvscheduler.agent.internal.LogTail;
-import io.kvscheduler.agent.internal.NorthboundSource;
-import io.kvscheduler.agent.internal.Orchestrator;
-import io.kvscheduler.agent.internal.PluginOrder;
-import io.kvscheduler.agent.internal.RestServer;
-import io.kvscheduler.agent.internal.StatusEvents;
+import io.kvscheduler.agent.internal.logging.LogTail;
+import io.kvscheduler.agent.internal.metrics.AgentMetrics;
+import io.kvscheduler.agent.internal.northbound.NorthboundSource;
+import io.kvscheduler.agent.internal.northbound.Orchestrator;
+import io.kvscheduler.agent.internal.northbound.RestNorthbound;
+import io.kvscheduler.agent.internal.web.StatusEvents;
 import io.kvscheduler.agent.spi.AgentContext;
 import io.kvscheduler.agent.spi.AgentPlugin;
 import io.kvscheduler.agent.spi.ModelRegistry;
@@ -76,7 +75,7 @@ public final class Agent implements AutoCloseable {
     }
     this.kvs = builder.build();
     // a REST client is told when the queue is full (503); files and etcd wait for room
-    this.orchestrator = new Orchestrator(kvs, Set.of(RestServer.SOURCE));
+    this.orchestrator = new Orchestrator(kvs, Set.of(RestNorthbound.SOURCE));
     List<AgentPlugin> enabled = new ArrayList<>();
     for (AgentPlugin p : plugins) {
       if (p.enabledByDefault() || config.enabledPlugins().contains(p.name())) {

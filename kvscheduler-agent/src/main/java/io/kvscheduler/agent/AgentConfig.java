@@ -1,32 +1,20 @@
 package io.kvscheduler.agent;
 
-import static io.kvscheduler.agent.SettingValues.checkedEndpoints;
-import static io.kvscheduler.agent.SettingValues.duration;
-import static io.kvscheduler.agent.SettingValues.endpoints;
-import static io.kvscheduler.agent.SettingValues.split;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import io.kvscheduler.agent.internal.ConfigDocument;
-import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.config.SettingsLoader;
 import io.kvscheduler.grpc.GrpcSettings;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
- * Settings of the agent. Sources, later ones winning: defaults, the YAML file given with {@code
- * --config}, environment variables vpp-agent users know, command-line flags.
+ * Settings of the agent, built with {@link #builder()} or read by {@link #load}. Sources of {@link
+ * #load}, later ones winning: defaults, the YAML file given with {@code --config}, environment
+ * variables vpp-agent users know, command-line flags.
  *
  * <table>
  *   <caption>settings</caption>
@@ -135,637 +123,186 @@ public record AgentConfig(
   }
 
   /**
-   * Settings with no plugin enabled beyond the default ones, the default etcd settings, no gRPC
-   * server, the default REST security and transaction log.
+   * A builder of settings starting from the defaults: label {@code vpp1}, REST on {@code
+   * 127.0.0.1:9191} without a token, no file, etcd or gRPC source, transaction logs printed (at
+   * most {@value #DEFAULT_TXN_LOG_MAX_OPS} operations each), no operation timeout, southbound calls
+   * one at a time, the default etcd settings and file settle time.
    */
-  public AgentConfig(
-      String label,
-      Path configDir,
-      String restAddress,
-      List<String> etcdEndpoints,
-      boolean statusPublishing,
-      boolean printTxnSummary,
-      Duration operationTimeout) {
-    this(
-        label,
-        configDir,
-        restAddress,
-        etcdEndpoints,
-        statusPublishing,
-        printTxnSummary,
-        operationTimeout,
-        Set.of(),
-        null,
-        null,
-        null,
-        RestSecurity.NONE,
-        DEFAULT_TXN_LOG_MAX_OPS,
-        1,
-        false);
+  public static Builder builder() {
+    return new Builder();
   }
 
-  /** Settings without a gRPC server. */
-  public AgentConfig(
-      String label,
-      Path configDir,
-      String restAddress,
-      List<String> etcdEndpoints,
-      boolean statusPublishing,
-      boolean printTxnSummary,
-      Duration operationTimeout,
-      Set<String> enabledPlugins) {
-    this(
-        label,
-        configDir,
-        restAddress,
-        etcdEndpoints,
-        statusPublishing,
-        printTxnSummary,
-        operationTimeout,
-        enabledPlugins,
-        null,
-        null,
-        null,
-        RestSecurity.NONE,
-        DEFAULT_TXN_LOG_MAX_OPS,
-        1,
-        false);
-  }
-
-  /** These settings with the plugin {@code name}, off by default, enabled. */
-  public AgentConfig withPlugin(String name) {
-    Set<String> names = new HashSet<>(enabledPlugins);
-    names.add(name);
-    return new AgentConfig(
-        label,
-        configDir,
-        restAddress,
-        etcdEndpoints,
-        statusPublishing,
-        printTxnSummary,
-        operationTimeout,
-        names,
-        etcd,
-        fileSettleTime,
-        grpc,
-        restSecurity,
-        txnLogMaxOps,
-        parallelism,
-        followExternalLinks);
-  }
-
-  /** These settings with other etcd connection settings. */
-  public AgentConfig withEtcd(EtcdSettings settings) {
-    return new AgentConfig(
-        label,
-        configDir,
-        restAddress,
-        etcdEndpoints,
-        statusPublishing,
-        printTxnSummary,
-        operationTimeout,
-        enabledPlugins,
-        settings,
-        fileSettleTime,
-        grpc,
-        restSecurity,
-        txnLogMaxOps,
-        parallelism,
-        followExternalLinks);
-  }
-
-  /** These settings with another settle time of the file northbound. */
-  public AgentConfig withFileSettleTime(Duration settle) {
-    return new AgentConfig(
-        label,
-        configDir,
-        restAddress,
-        etcdEndpoints,
-        statusPublishing,
-        printTxnSummary,
-        operationTimeout,
-        enabledPlugins,
-        etcd,
-        settle,
-        grpc,
-        restSecurity,
-        txnLogMaxOps,
-        parallelism,
-        followExternalLinks);
-  }
-
-  /** These settings with the gRPC server of {@code settings} (null: off). */
-  public AgentConfig withGrpc(GrpcSettings settings) {
-    return new AgentConfig(
-        label,
-        configDir,
-        restAddress,
-        etcdEndpoints,
-        statusPublishing,
-        printTxnSummary,
-        operationTimeout,
-        enabledPlugins,
-        etcd,
-        fileSettleTime,
-        settings,
-        restSecurity,
-        txnLogMaxOps,
-        parallelism,
-        followExternalLinks);
-  }
-
-  /** These settings with {@code parallelism} southbound calls at a time, at most. */
-  public AgentConfig withParallelism(int parallelism) {
-    return new AgentConfig(
-        label,
-        configDir,
-        restAddress,
-        etcdEndpoints,
-        statusPublishing,
-        printTxnSummary,
-        operationTimeout,
-        enabledPlugins,
-        etcd,
-        fileSettleTime,
-        grpc,
-        restSecurity,
-        txnLogMaxOps,
-        parallelism,
-        followExternalLinks);
-  }
-
-  /** These settings with symbolic links leading out of the config directory followed or not. */
-  public AgentConfig withFollowExternalLinks(boolean follow) {
-    return new AgentConfig(
-        label,
-        configDir,
-        restAddress,
-        etcdEndpoints,
-        statusPublishing,
-        printTxnSummary,
-        operationTimeout,
-        enabledPlugins,
-        etcd,
-        fileSettleTime,
-        grpc,
-        restSecurity,
-        txnLogMaxOps,
-        parallelism,
-        follow);
-  }
-
-  /** The same settings with other REST security. */
-  public AgentConfig withRestSecurity(RestSecurity security) {
-    return new AgentConfig(
-        label,
-        configDir,
-        restAddress,
-        etcdEndpoints,
-        statusPublishing,
-        printTxnSummary,
-        operationTimeout,
-        enabledPlugins,
-        etcd,
-        fileSettleTime,
-        grpc,
-        security,
-        txnLogMaxOps,
-        parallelism,
-        followExternalLinks);
-  }
-
-  /** Settings without an operation timeout. */
-  public AgentConfig(
-      String label,
-      Path configDir,
-      String restAddress,
-      List<String> etcdEndpoints,
-      boolean statusPublishing,
-      boolean printTxnSummary) {
-    this(
-        label,
-        configDir,
-        restAddress,
-        etcdEndpoints,
-        statusPublishing,
-        printTxnSummary,
-        (Duration) null);
+  /** A builder starting from these settings. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.label = label;
+    b.configDir = configDir;
+    b.restAddress = restAddress;
+    b.etcdEndpoints = etcdEndpoints;
+    b.statusPublishing = statusPublishing;
+    b.printTxnSummary = printTxnSummary;
+    b.operationTimeout = operationTimeout;
+    b.enabledPlugins = new HashSet<>(enabledPlugins);
+    b.etcd = etcd;
+    b.fileSettleTime = fileSettleTime;
+    b.grpc = grpc;
+    b.restSecurity = restSecurity;
+    b.txnLogMaxOps = txnLogMaxOps;
+    b.parallelism = parallelism;
+    b.followExternalLinks = followExternalLinks;
+    return b;
   }
 
   /** The defaults: label vpp1, REST on 127.0.0.1:9191, no file or etcd northbound. */
   public static AgentConfig defaults() {
-    return new AgentConfig("vpp1", null, "127.0.0.1:9191", List.of(), false, true);
+    return builder().build();
   }
 
-  private static final Set<String> KEYS =
-      Set.of(
-          "label",
-          "config-dir",
-          "rest-address",
-          "etcd-endpoints",
-          "status-publishing",
-          "print-txn-summary",
-          "operation-timeout",
-          "linux",
-          "etcd-config",
-          "etcd",
-          "file-settle-time",
-          "grpc-address",
-          "grpc-config",
-          "rest-token-file",
-          "rest-read-only",
-          "rest-allowed-hosts",
-          "rest-tls-cert",
-          "rest-tls-key",
-          "txn-log-max-ops",
-          "parallelism",
-          "follow-external-links",
-          "read-only");
+  /**
+   * Builds {@link AgentConfig}; each setter sets the record component of the same name (see the
+   * record's parameters), and {@link #build} checks them as the record does.
+   */
+  public static final class Builder {
+    private String label = "vpp1";
+    private Path configDir;
+    private String restAddress = "127.0.0.1:9191";
+    private List<String> etcdEndpoints = List.of();
+    private boolean statusPublishing;
+    private boolean printTxnSummary = true;
+    private Duration operationTimeout;
+    private Set<String> enabledPlugins = new HashSet<>();
+    private EtcdSettings etcd;
+    private Duration fileSettleTime;
+    private GrpcSettings grpc;
+    private RestSecurity restSecurity = RestSecurity.NONE;
+    private int txnLogMaxOps = DEFAULT_TXN_LOG_MAX_OPS;
+    private int parallelism = 1;
+    private boolean followExternalLinks;
+
+    private Builder() {}
+
+    public Builder label(String label) {
+      this.label = label;
+      return this;
+    }
+
+    /** The directory of the file northbound; null (the default) leaves it off. */
+    public Builder configDir(Path dir) {
+      this.configDir = dir;
+      return this;
+    }
+
+    /** {@code host:port} of the REST API; null turns it off. */
+    public Builder restAddress(String address) {
+      this.restAddress = address;
+      return this;
+    }
+
+    /** etcd endpoints; empty (the default) leaves the etcd northbound off. */
+    public Builder etcdEndpoints(List<String> endpoints) {
+      this.etcdEndpoints = endpoints;
+      return this;
+    }
+
+    public Builder statusPublishing(boolean publish) {
+      this.statusPublishing = publish;
+      return this;
+    }
+
+    public Builder printTxnSummary(boolean print) {
+      this.printTxnSummary = print;
+      return this;
+    }
+
+    /** Limit of one southbound call; null (the default) for none. */
+    public Builder operationTimeout(Duration timeout) {
+      this.operationTimeout = timeout;
+      return this;
+    }
+
+    /** Enables the plugin {@code name}, which is off by default ({@code linux}). */
+    public Builder enablePlugin(String name) {
+      this.enabledPlugins.add(name);
+      return this;
+    }
+
+    /** How to connect to etcd; null for {@link EtcdSettings#defaults()}. */
+    public Builder etcd(EtcdSettings settings) {
+      this.etcd = settings;
+      return this;
+    }
+
+    /** Settle time of the file northbound; null for its default. */
+    public Builder fileSettleTime(Duration settle) {
+      this.fileSettleTime = settle;
+      return this;
+    }
+
+    /** Settings of the gRPC server; null (the default) leaves it off. */
+    public Builder grpc(GrpcSettings settings) {
+      this.grpc = settings;
+      return this;
+    }
+
+    public Builder restSecurity(RestSecurity security) {
+      this.restSecurity = security;
+      return this;
+    }
+
+    public Builder txnLogMaxOps(int max) {
+      this.txnLogMaxOps = max;
+      return this;
+    }
+
+    public Builder parallelism(int parallelism) {
+      this.parallelism = parallelism;
+      return this;
+    }
+
+    public Builder followExternalLinks(boolean follow) {
+      this.followExternalLinks = follow;
+      return this;
+    }
+
+    /**
+     * The settings.
+     *
+     * @throws IllegalArgumentException when a count is out of range (see the record)
+     * @throws NullPointerException when the REST security is null
+     */
+    public AgentConfig build() {
+      return new AgentConfig(
+          label,
+          configDir,
+          restAddress,
+          etcdEndpoints,
+          statusPublishing,
+          printTxnSummary,
+          operationTimeout,
+          enabledPlugins,
+          etcd,
+          fileSettleTime,
+          grpc,
+          restSecurity,
+          txnLogMaxOps,
+          parallelism,
+          followExternalLinks);
+    }
+  }
 
   /**
-   * Reads the settings from the command-line arguments (after the command; parsed by picocli,
-   * {@link AgentOptions}) and the environment.
+   * Reads the settings from the command-line arguments (after the command; parsed by picocli) and
+   * the environment: see {@link SettingsLoader#load}.
    *
    * @throws IllegalArgumentException naming the bad flag, file, key or value
+   * @throws IOException when the REST token file cannot be read
    */
   public static AgentConfig load(List<String> args, Map<String, String> env) throws IOException {
-    String label = "vpp1";
-    Path configDir = null;
-    String rest = "127.0.0.1:9191";
-    List<String> etcd = List.of();
-    boolean status = false;
-    boolean print = true;
-    Duration timeout = null;
-    boolean linux = false;
-    EtcdConfigFile.Layers etcdLayers = new EtcdConfigFile.Layers();
-    Duration settle = null;
-    String grpcAddress = null;
-    Path grpcConfig = null;
-    String restToken = null;
-    Path tokenFile = null;
-    boolean readOnly = false;
-    List<String> allowedHosts = List.of();
-    Path tlsCert = null;
-    Path tlsKey = null;
-    int maxOps = DEFAULT_TXN_LOG_MAX_OPS;
-    int parallelism = 1;
-    boolean followLinks = false;
-
-    AgentOptions flags = AgentOptions.parse(args);
-    if (!flags.config.isEmpty()) {
-      Path file = flags.config.get(0);
-      JsonNode root;
-      try {
-        root = ConfigDocument.parseYaml(Files.readString(file)).root();
-      } catch (NoSuchFileException e) {
-        throw new IllegalArgumentException(
-            "cannot read agent config " + file + ": no such file", e);
-      } catch (ConfigDocument.SyntaxException e) {
-        throw new IllegalArgumentException(
-            "cannot read agent config "
-                + file
-                + (e.line() > 0 ? ":" + e.line() : "")
-                + ": "
-                + e.getMessage(),
-            e);
-      } catch (IOException e) {
-        throw new IllegalArgumentException(
-            "cannot read agent config " + file + ": " + e.getMessage(), e);
-      }
-      if (root != null && !root.isNull()) {
-        if (!root.isObject()) {
-          throw new IllegalArgumentException("agent config " + file + ": expected a mapping");
-        }
-        for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
-          String k = it.next();
-          if (!KEYS.contains(k)) {
-            throw new IllegalArgumentException(
-                "agent config "
-                    + file
-                    + ": unknown key '"
-                    + k
-                    + "' (known: "
-                    + String.join(", ", new TreeSet<>(KEYS))
-                    + ")");
-          }
-        }
-        String where = "agent config " + file;
-        label = text(root, "label", label, where);
-        String dirSetting = text(root, "config-dir", null, where);
-        if (dirSetting != null && dirSetting.isBlank()) {
-          throw new IllegalArgumentException(where + ": config-dir is empty");
-        }
-        if (dirSetting != null) {
-          configDir = file.toAbsolutePath().getParent().resolve(dirSetting);
-        }
-        JsonNode restNode = root.get("rest-address");
-        if (restNode != null) {
-          // YAML 1.1 reads a bare `off` as the boolean false
-          if (restNode.isBoolean() && restNode.booleanValue()) {
-            throw new IllegalArgumentException(
-                where
-                    + ": rest-address must be host:port or off,"
-                    + " got '"
-                    + restNode.asText()
-                    + "'");
-          }
-          rest =
-              restNode.isNull() || restNode.isBoolean()
-                  ? "off"
-                  : text(root, "rest-address", null, where);
-        }
-        String etcdFile = text(root, "etcd-config", null, where);
-        if (etcdFile != null) {
-          EtcdConfigFile.read(file.toAbsolutePath().getParent().resolve(etcdFile), etcdLayers);
-        }
-        if (root.hasNonNull("etcd")) {
-          EtcdConfigFile.apply(
-              root.get("etcd"), file.toAbsolutePath().getParent(), where + ": etcd", etcdLayers);
-        }
-        if (root.has("etcd-endpoints")) {
-          etcdLayers.endpoints = endpoints(root.get("etcd-endpoints"), where + ": etcd-endpoints");
-        }
-        status = flag(root, "status-publishing", status, where);
-        print = flag(root, "print-txn-summary", print, where);
-        linux = flag(root, "linux", linux, where);
-        String timeoutSetting = text(root, "operation-timeout", null, where);
-        if (timeoutSetting != null) {
-          timeout = duration(timeoutSetting, where + ": operation-timeout");
-        }
-        Path base = file.toAbsolutePath().getParent();
-        String settleSetting = text(root, "file-settle-time", null, where);
-        if (settleSetting != null) {
-          settle = duration(settleSetting, where + ": file-settle-time");
-        }
-        grpcAddress = text(root, "grpc-address", null, where);
-        String grpcConfigSetting = text(root, "grpc-config", null, where);
-        if (grpcConfigSetting != null) {
-          grpcConfig = base.resolve(grpcConfigSetting);
-        }
-        String tokenSetting = text(root, "rest-token-file", null, where);
-        tokenFile = tokenSetting == null ? null : base.resolve(tokenSetting);
-        readOnly = flag(root, "rest-read-only", readOnly, where);
-        JsonNode hostsNode = root.get("rest-allowed-hosts");
-        if (hostsNode != null && !hostsNode.isNull()) {
-          allowedHosts = hosts(hostsNode, where);
-        }
-        readOnly = flag(root, "read-only", readOnly, where);
-        followLinks = flag(root, "follow-external-links", followLinks, where);
-        String certSetting = text(root, "rest-tls-cert", null, where);
-        tlsCert = certSetting == null ? null : base.resolve(certSetting);
-        String keySetting = text(root, "rest-tls-key", null, where);
-        tlsKey = keySetting == null ? null : base.resolve(keySetting);
-        String opsSetting = text(root, "txn-log-max-ops", null, where);
-        if (opsSetting != null) {
-          maxOps = count(opsSetting, where + ": txn-log-max-ops");
-        }
-        String parallelSetting = text(root, "parallelism", null, where);
-        if (parallelSetting != null) {
-          parallelism = atLeastOne(parallelSetting, where + ": parallelism");
-        }
-      }
-    }
-
-    if (nonEmpty(env.get("MICROSERVICE_LABEL"))) {
-      label = env.get("MICROSERVICE_LABEL");
-    }
-    if (nonEmpty(env.get("ETCD_CONFIG"))) {
-      EtcdConfigFile.read(Path.of(env.get("ETCD_CONFIG")), etcdLayers);
-    }
-    if (nonEmpty(env.get("ETCD_ENDPOINTS"))) {
-      etcdLayers.endpoints = checkedEndpoints(split(env.get("ETCD_ENDPOINTS")), "ETCD_ENDPOINTS");
-    }
-    List<String> etcdFlag = null;
-    if (nonEmpty(env.get("ENABLE_STATUS_PUBLISHING"))) {
-      status = true;
-    }
-    if (nonEmpty(env.get("KVS_LINUX"))) {
-      if (!env.get("KVS_LINUX").equalsIgnoreCase("true")
-          && !env.get("KVS_LINUX").equalsIgnoreCase("false")) {
-        throw new IllegalArgumentException(
-            "KVS_LINUX must be true or false, got '" + env.get("KVS_LINUX") + "'");
-      }
-      linux = Boolean.parseBoolean(env.get("KVS_LINUX"));
-    }
-    if (nonEmpty(env.get("GRPC_CONFIG"))) {
-      grpcConfig = Path.of(env.get("GRPC_CONFIG"));
-    }
-    if (nonEmpty(env.get("KVS_REST_TOKEN"))) {
-      restToken = env.get("KVS_REST_TOKEN").strip();
-    }
-
-    if (flags.label != null) {
-      label = flags.label;
-    }
-    if (flags.configDir != null) {
-      configDir = flags.configDir;
-    }
-    if (flags.rest != null) {
-      rest = flags.rest;
-    }
-    if (flags.etcd != null) {
-      etcdFlag = checkedEndpoints(split(flags.etcd), "--etcd");
-    }
-    for (Path f : flags.etcdConfig) {
-      EtcdConfigFile.read(f, etcdLayers);
-    }
-    status |= flags.statusPublishing;
-    print &= !flags.quiet;
-    if (flags.operationTimeout != null) {
-      timeout = duration(flags.operationTimeout, "--operation-timeout");
-    }
-    if (flags.restTokenFile != null) {
-      tokenFile = flags.restTokenFile;
-    }
-    readOnly |= flags.restReadOnly || flags.readOnly;
-    followLinks |= flags.followExternalLinks;
-    if (flags.restAllowedHosts != null) {
-      allowedHosts = split(flags.restAllowedHosts);
-    }
-    if (flags.restTlsCert != null) {
-      tlsCert = flags.restTlsCert;
-    }
-    if (flags.restTlsKey != null) {
-      tlsKey = flags.restTlsKey;
-    }
-    if (flags.txnLogMaxOps != null) {
-      maxOps = count(flags.txnLogMaxOps, "--txn-log-max-ops");
-    }
-    if (flags.parallelism != null) {
-      parallelism = atLeastOne(flags.parallelism, "--parallelism");
-    }
-    linux |= flags.linux;
-    if (flags.fileSettleTime != null) {
-      settle = duration(flags.fileSettleTime, "--file-settle-time");
-    }
-    if (flags.grpc != null) {
-      grpcAddress = flags.grpc;
-    }
-    if (flags.grpcConfig != null) {
-      grpcConfig = flags.grpcConfig;
-    }
-    if (etcdFlag != null) {
-      etcd = etcdFlag;
-    } else if (etcdLayers.endpoints != null) {
-      etcd = etcdLayers.endpoints;
-    } else if (etcdLayers.fileSeen) {
-      etcd = List.of(EtcdConfigFile.DEFAULT_ENDPOINT);
-    }
-    EtcdSettings etcdSettings = etcdLayers.settings("etcd settings");
-    if (!label.matches("[-A-Za-z0-9_.]+")) {
-      throw new IllegalArgumentException("invalid label '" + label + "'");
-    }
-    if (!"off".equals(rest)) {
-      RestServer.checkAddress(rest); // a malformed address is an error of the settings
-    }
-    RestSecurity security =
-        new RestSecurity(
-            tokenFile != null ? null : restToken,
-            tokenFile,
-            readOnly,
-            tlsCert,
-            tlsKey,
-            allowedHosts);
-    byte[] token = security.loadToken();
-    GrpcSettings grpc =
-        grpcSettings(
-            grpcAddress,
-            grpcConfig,
-            token == null ? null : new String(token, StandardCharsets.UTF_8));
-    if (grpc != null && grpc.certFile() == null && tlsCert != null) {
-      // no certificate of its own: gRPC serves TLS with the REST API's certificate
-      grpc =
-          new GrpcSettings(grpc.address(), tlsCert, tlsKey, grpc.token(), grpc.maxMessageBytes());
-    }
-    return new AgentConfig(
-        label,
-        configDir,
-        "off".equals(rest) ? null : rest,
-        etcd,
-        status,
-        print,
-        timeout,
-        linux ? Set.of("linux") : Set.of(),
-        etcdSettings,
-        settle,
-        grpc,
-        security,
-        maxOps,
-        parallelism,
-        followLinks);
-  }
-
-  /**
-   * The gRPC server's settings: from vpp-agent's {@code grpc.conf} when one is given, its endpoint
-   * replaced by {@code address} when that is given too; null when neither is.
-   */
-  private static GrpcSettings grpcSettings(String address, Path conf, String token)
-      throws IOException {
-    GrpcSettings s = null;
-    if (conf != null) {
-      s = GrpcSettings.fromFile(conf);
-    }
-    if (address != null) {
-      try {
-        s =
-            s == null
-                ? GrpcSettings.plain(address)
-                : new GrpcSettings(address, s.certFile(), s.keyFile(), null, s.maxMessageBytes());
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("--grpc: " + e.getMessage(), e);
-      }
-    }
-    return s == null || token == null ? s : s.withToken(token);
-  }
-
-  /** The host names of {@code rest-allowed-hosts}: a list, or one text of comma-separated names. */
-  private static List<String> hosts(JsonNode n, String where) {
-    if (n.isValueNode()) {
-      return split(n.asText());
-    }
-    List<String> out = new ArrayList<>();
-    for (JsonNode h : n) {
-      if (!h.isValueNode()) {
-        throw new IllegalArgumentException(
-            where + ": rest-allowed-hosts must be a list of host names, got " + n);
-      }
-      out.add(h.asText());
-    }
-    return out;
-  }
-
-  /** A count of 0 or more. */
-  private static int atLeastOne(String text, String what) {
-    try {
-      int n = Integer.parseInt(text.strip());
-      if (n >= 1) {
-        return n;
-      }
-    } catch (NumberFormatException e) {
-      // below
-    }
-    throw new IllegalArgumentException(
-        what + ": expected a whole number, 1 or more, got '" + text + "'");
-  }
-
-  private static int count(String text, String what) {
-    try {
-      int n = Integer.parseInt(text.strip());
-      if (n >= 0) {
-        return n;
-      }
-    } catch (NumberFormatException e) {
-      // below
-    }
-    throw new IllegalArgumentException(
-        what + ": expected a whole number, 0 or more, got '" + text + "'");
+    return SettingsLoader.load(args, env);
   }
 
   /** The etcd prefix of this agent: {@code /vnf-agent/<label>/}. */
   public String agentPrefix() {
     return "/vnf-agent/" + label + "/";
-  }
-
-  /** The boolean setting {@code name} of the file ({@code where}), or {@code dflt} when unset. */
-  private static boolean flag(JsonNode root, String name, boolean dflt, String where) {
-    JsonNode n = root.get(name);
-    if (n == null || n.isNull()) {
-      return dflt;
-    }
-    if (n.isBoolean()) {
-      return n.booleanValue();
-    }
-    if (n.isTextual()
-        && (n.textValue().equalsIgnoreCase("true") || n.textValue().equalsIgnoreCase("false"))) {
-      return Boolean.parseBoolean(n.textValue()); // quoted, as templating tools often write it
-    }
-    throw new IllegalArgumentException(
-        where
-            + ": "
-            + name
-            + " must be true or false, got '"
-            + (n.isValueNode() ? n.asText() : n.toString())
-            + "'");
-  }
-
-  /** The single-value setting {@code name} of the file ({@code where}), or {@code dflt}. */
-  private static String text(JsonNode root, String name, String dflt, String where) {
-    JsonNode n = root.get(name);
-    if (n == null || n.isNull()) {
-      return dflt;
-    }
-    if (!n.isValueNode()) {
-      throw new IllegalArgumentException(
-          where
-              + ": "
-              + name
-              + " must be a single value, got "
-              + (n.isObject() ? "a mapping" : "a list"));
-    }
-    return n.asText();
-  }
-
-  private static boolean nonEmpty(String s) {
-    return s != null && !s.isEmpty();
   }
 }

@@ -1,5 +1,6 @@
 package io.kvscheduler.agent;
 
+import io.kvscheduler.agent.internal.config.SettingsLoader;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -60,7 +61,7 @@ public final class AgentMain {
   private static void run(List<String> args) throws Exception {
     exitOnUncaughtError();
     if (args.contains("--help") || args.contains("-h")) {
-      AgentOptions.commandLine(new AgentOptions()).usage(System.out);
+      SettingsLoader.usage(System.out);
       return;
     }
     AgentConfig cfg;

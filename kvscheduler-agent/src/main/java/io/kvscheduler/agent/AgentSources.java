@@ -1,13 +1,16 @@
 package io.kvscheduler.agent;
 
-import io.kvscheduler.agent.internal.EtcdNorthbound;
-import io.kvscheduler.agent.internal.FileNorthbound;
-import io.kvscheduler.agent.internal.GrpcNorthbound;
-import io.kvscheduler.agent.internal.GrpcRequestCounter;
-import io.kvscheduler.agent.internal.NorthboundSource;
-import io.kvscheduler.agent.internal.RestServer;
-import io.kvscheduler.agent.internal.SchedulerRoutes;
-import io.kvscheduler.agent.internal.WebPage;
+import io.kvscheduler.agent.internal.metrics.GrpcRequestCounter;
+import io.kvscheduler.agent.internal.northbound.EtcdNorthbound;
+import io.kvscheduler.agent.internal.northbound.FileNorthbound;
+import io.kvscheduler.agent.internal.northbound.GrpcNorthbound;
+import io.kvscheduler.agent.internal.northbound.NorthboundSource;
+import io.kvscheduler.agent.internal.northbound.RestNorthbound;
+import io.kvscheduler.agent.internal.rest.InfoRoutes;
+import io.kvscheduler.agent.internal.rest.RestLimits;
+import io.kvscheduler.agent.internal.rest.RestServer;
+import io.kvscheduler.agent.internal.rest.SchedulerRoutes;
+import io.kvscheduler.agent.internal.web.WebPage;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,17 +30,14 @@ final class AgentSources {
     // --- REST API (--rest): GET /info/version, GET/PUT /configuration, /scheduler/*, /metrics,
     // /info/settings, /info/log, the web page at / and its events ---
     if (agent.config().restAddress() != null) {
-      RestServer rest =
+      RestServer server =
           new RestServer(
-              agent.config().restAddress(),
-              agent.models(),
-              agent.northbound(),
-              RestServer.Limits.DEFAULT,
-              agent.config().restSecurity());
-      SchedulerRoutes.register(rest, agent.scheduler(), agent.models(), agent.metrics());
-      AgentInfoRoutes.register(rest, agent.config(), agent.logTail());
-      WebPage.register(rest, agent.statusEvents());
-      out.add(rest);
+              agent.config().restAddress(), RestLimits.DEFAULT, agent.config().restSecurity());
+      RestNorthbound rest = new RestNorthbound(server, agent.models(), agent.northbound());
+      SchedulerRoutes.register(server, agent.scheduler(), agent.models(), agent.metrics());
+      InfoRoutes.register(server, agent.config(), agent.logTail());
+      WebPage.register(server, agent.statusEvents());
+      out.add(rest); // starts and stops the server
     }
     // --- end of REST API ---
 

@@ -12,7 +12,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.CompactOption;
-import io.kvscheduler.agent.internal.EtcdNorthbound;
+import io.kvscheduler.agent.internal.northbound.EtcdNorthbound;
+import io.kvscheduler.agent.internal.northbound.EtcdNorthboundProbe;
 import io.kvscheduler.api.ValueState;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -88,7 +89,14 @@ class EtcdClusterFaultsIT {
       throws Exception {
     Agent a =
         Agent.start(
-            new AgentConfig(label, null, null, endpoints, true, false).withEtcd(settings),
+            AgentConfig.builder()
+                .label(label)
+                .restAddress(null)
+                .etcdEndpoints(endpoints)
+                .statusPublishing(true)
+                .printTxnSummary(false)
+                .etcd(settings)
+                .build(),
             List.of(sb));
     started.add(a);
     return a;
@@ -371,7 +379,7 @@ class EtcdClusterFaultsIT {
       long convergedMs = ms(System.nanoTime() - t0);
       Thread.sleep(2000);
       assertThat(nb.resyncCount()).isEqualTo(resyncs + 1);
-      assertThat(nb.resyncRevision()).isGreaterThanOrEqualTo(compacted);
+      assertThat(EtcdNorthboundProbe.resyncRevision(nb)).isGreaterThanOrEqualTo(compacted);
       // the intermediate values are not replayed: the resync applied the last one only
       assertThat(sb.macsSet().get("tap1")).containsExactly(mac(0), mac(10));
       assertStatusKeysConsistent(agent, label, expected.keySet());
@@ -386,7 +394,12 @@ class EtcdClusterFaultsIT {
           "etcd agent cut off for %d ms while 12 changes were made and etcd compacted"
               + " past its last revision (%d -> %d): the watch could not resume, one full resync at"
               + " revision %d, converged %d ms after the cut; logged: %s",
-          cutMs, seenRevision, compacted, nb.resyncRevision(), convergedMs, noticed);
+          cutMs,
+          seenRevision,
+          compacted,
+          EtcdNorthboundProbe.resyncRevision(nb),
+          convergedMs,
+          noticed);
     }
   }
 

@@ -17,7 +17,8 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import io.kvscheduler.agent.internal.EtcdNorthbound;
+import io.kvscheduler.agent.internal.northbound.EtcdNorthbound;
+import io.kvscheduler.agent.internal.northbound.EtcdNorthboundProbe;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.mock.MockAgentPlugin;
 import io.kvscheduler.plugins.mock.ifplugin.model.Interface;
@@ -44,7 +45,7 @@ class EtcdNorthboundTest extends SharedEtcdTest {
 
     EtcdNorthbound nb = etcdSource(agent);
     assertThat(nb.resyncCount()).isEqualTo(1);
-    assertThat(nb.resyncRevision()).isPositive();
+    assertThat(EtcdNorthboundProbe.resyncRevision(nb)).isPositive();
     assertThat(nb.rejected()).isEmpty();
     assertThat(agent.northbound().desired())
         .containsOnlyKeys(IF + "tap1", IF + "loop1", BD + "bd1");

@@ -11,7 +11,8 @@ import static io.kvscheduler.agent.EtcdTestSupport.tap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kvscheduler.agent.internal.EtcdNorthbound;
+import io.kvscheduler.agent.internal.northbound.EtcdNorthbound;
+import io.kvscheduler.agent.internal.northbound.EtcdNorthboundProbe;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.mock.MockAgentPlugin;
 import io.kvscheduler.testsupport.EtcdFixture;
@@ -49,7 +50,7 @@ class EtcdOutageTest {
     await()
         .atMost(TIMEOUT)
         .until(() -> etcd.get(p + "config-status/mock/v1/interfaces/tap2") != null);
-    long firstRevision = nb.resyncRevision();
+    long firstRevision = EtcdNorthboundProbe.resyncRevision(nb);
     // a value whose update was rejected keeps its applied value, through the resync too
     etcd.put(p + IF + "tap6", tap("tap6", true));
     awaitState(agent, IF + "tap6", ValueState.CONFIGURED);
@@ -86,7 +87,7 @@ class EtcdOutageTest {
                         "kvs_northbound_reconnects_total{source=\"etcd\"} "
                             + (nb.resyncCount() - 1)
                             + ".0"));
-    assertThat(nb.resyncRevision()).isGreaterThan(firstRevision);
+    assertThat(EtcdNorthboundProbe.resyncRevision(nb)).isGreaterThan(firstRevision);
     assertThat(agent.northbound().desired())
         .containsOnlyKeys(IF + "tap2", IF + "tap3", IF + "tap4", IF + "tap6");
     assertThat(agent.scheduler().valueStatus(IF + "tap1").state())

@@ -11,7 +11,8 @@ import static io.kvscheduler.agent.EtcdTestSupport.tap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kvscheduler.agent.internal.EtcdNorthbound;
+import io.kvscheduler.agent.internal.etcd.EtcdStatusPublisher;
+import io.kvscheduler.agent.internal.northbound.EtcdNorthbound;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.mock.MockAgentPlugin;
 import io.kvscheduler.testsupport.EtcdFixture;
@@ -325,8 +326,7 @@ class EtcdSecuredTest {
     etcd.ctlChecked("role", "grant-permission", "readers", "read", p, "--prefix=true");
     etcd.ctlChecked("user", "add", "reader", "--new-user-password", "pw");
     etcd.ctlChecked("user", "grant-role", "reader", "readers");
-    // the status publisher is internal: its messages are captured with its package's
-    try (LogCapture log = new LogCapture(EtcdNorthbound.class.getPackageName())) {
+    try (LogCapture log = new LogCapture(EtcdStatusPublisher.class)) {
       MockAgentPlugin mock = new MockAgentPlugin();
       Agent agent = start("sec6", etcdConf("sec6", "agent", "reader", "pw"), mock);
       awaitState(agent, IF + "tap7", ValueState.CONFIGURED);

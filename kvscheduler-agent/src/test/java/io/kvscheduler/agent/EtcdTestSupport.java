@@ -2,7 +2,7 @@ package io.kvscheduler.agent;
 
 import static org.awaitility.Awaitility.await;
 
-import io.kvscheduler.agent.internal.EtcdNorthbound;
+import io.kvscheduler.agent.internal.northbound.EtcdNorthbound;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.mock.MockAgentPlugin;
 import io.kvscheduler.plugins.mock.ifplugin.model.Interface;
@@ -32,7 +32,13 @@ final class EtcdTestSupport implements AutoCloseable {
   Agent start(String label, boolean statusPublishing) throws Exception {
     Agent a =
         Agent.start(
-            new AgentConfig(label, null, null, List.of(etcd.endpoint()), statusPublishing, false));
+            AgentConfig.builder()
+                .label(label)
+                .restAddress(null)
+                .etcdEndpoints(List.of(etcd.endpoint()))
+                .statusPublishing(statusPublishing)
+                .printTxnSummary(false)
+                .build());
     agents.add(a);
     return a;
   }
@@ -41,7 +47,13 @@ final class EtcdTestSupport implements AutoCloseable {
   Agent start(String label, boolean statusPublishing, MockAgentPlugin mock) throws Exception {
     Agent a =
         Agent.start(
-            new AgentConfig(label, null, null, List.of(etcd.endpoint()), statusPublishing, false),
+            AgentConfig.builder()
+                .label(label)
+                .restAddress(null)
+                .etcdEndpoints(List.of(etcd.endpoint()))
+                .statusPublishing(statusPublishing)
+                .printTxnSummary(false)
+                .build(),
             List.of(mock));
     agents.add(a);
     return a;

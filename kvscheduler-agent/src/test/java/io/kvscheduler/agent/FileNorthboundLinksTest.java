@@ -2,8 +2,8 @@ package io.kvscheduler.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvscheduler.agent.internal.FileNorthbound;
-import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.northbound.FileNorthbound;
+import io.kvscheduler.agent.internal.northbound.RestNorthbound;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -46,7 +46,12 @@ class FileNorthboundLinksTest {
   Agent start(UnaryOperator<AgentConfig> settings) throws Exception {
     agent =
         Agent.start(
-            settings.apply(new AgentConfig("vpp1", dir, "127.0.0.1:0", List.of(), false, false)));
+            settings.apply(
+                AgentConfig.builder()
+                    .configDir(dir)
+                    .restAddress("127.0.0.1:0")
+                    .printTxnSummary(false)
+                    .build()));
     return agent;
   }
 
@@ -61,8 +66,8 @@ class FileNorthboundLinksTest {
   String infoLog() throws Exception {
     int port =
         agent.sources().stream()
-            .filter(RestServer.class::isInstance)
-            .map(RestServer.class::cast)
+            .filter(RestNorthbound.class::isInstance)
+            .map(RestNorthbound.class::cast)
             .findFirst()
             .orElseThrow()
             .port();
@@ -115,7 +120,7 @@ class FileNorthboundLinksTest {
                 .followExternalLinks())
         .isTrue();
     try (LogCapture log = new LogCapture(FileNorthbound.class)) {
-      start(c -> c.withFollowExternalLinks(true));
+      start(c -> c.toBuilder().followExternalLinks(true).build());
       assertThat(fileNb().errors().get(link)).contains("no value").doesNotContain(SECRET);
       assertThat(log.messages()).noneSatisfy(m -> assertThat(m).contains(SECRET));
       assertThat(infoLog()).doesNotContain(SECRET);

@@ -62,8 +62,12 @@ class FileNorthboundSlowWriterTest {
     Files.writeString(file, interfaces(100, "TAP"));
     agent =
         Agent.start(
-            new AgentConfig("vpp1", dir, null, List.of(), false, false)
-                .withFileSettleTime(Duration.ofSeconds(5)));
+            AgentConfig.builder()
+                .configDir(dir)
+                .restAddress(null)
+                .printTxnSummary(false)
+                .fileSettleTime(Duration.ofSeconds(5))
+                .build());
     assertThat(agent.northbound().desired()).hasSize(100);
 
     // the same content, then the same with 20 more interfaces, each written in three pieces
@@ -109,8 +113,12 @@ class FileNorthboundSlowWriterTest {
   void subdirectoryMadeLaterIsWatched() throws Exception {
     agent =
         Agent.start(
-            new AgentConfig("vpp1", dir, null, List.of(), false, false)
-                .withFileSettleTime(Duration.ofMillis(300)));
+            AgentConfig.builder()
+                .configDir(dir)
+                .restAddress(null)
+                .printTxnSummary(false)
+                .fileSettleTime(Duration.ofMillis(300))
+                .build());
     Path sub = Files.createDirectories(dir.resolve("site/rack1"));
     Files.writeString(sub.resolve("rack.yaml"), interfaces(3, "TAP"));
     await()

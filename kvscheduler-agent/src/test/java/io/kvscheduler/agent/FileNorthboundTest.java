@@ -3,7 +3,7 @@ package io.kvscheduler.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kvscheduler.agent.internal.FileNorthbound;
+import io.kvscheduler.agent.internal.northbound.FileNorthbound;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxnOp;
@@ -98,7 +98,12 @@ class FileNorthboundTest {
   Agent start() throws Exception {
     agent =
         Agent.start(
-            new AgentConfig("vpp1", dir, null, List.of(), false, false).withFileSettleTime(SETTLE));
+            AgentConfig.builder()
+                .configDir(dir)
+                .restAddress(null)
+                .printTxnSummary(false)
+                .fileSettleTime(SETTLE)
+                .build());
     return agent;
   }
 
@@ -215,7 +220,7 @@ class FileNorthboundTest {
    * delivering to it through {@code gate}.
    */
   FileNorthbound startGated(Function<Northbound, Gate> gate) throws Exception {
-    agent = Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false));
+    agent = Agent.start(AgentConfig.builder().restAddress(null).printTxnSummary(false).build());
     FileNorthbound nb =
         new FileNorthbound(
             dir,
@@ -893,7 +898,13 @@ class FileNorthboundTest {
   void missingDirectoryFailsTheStart() {
     Path missing = dir.resolve("nope");
     Assertions.assertThatThrownBy(
-            () -> Agent.start(new AgentConfig("vpp1", missing, null, List.of(), false, false)))
+            () ->
+                Agent.start(
+                    AgentConfig.builder()
+                        .configDir(missing)
+                        .restAddress(null)
+                        .printTxnSummary(false)
+                        .build()))
         .hasMessageContaining(missing.toString())
         .hasMessageContaining("not a directory");
   }
@@ -1029,7 +1040,7 @@ class FileNorthboundTest {
           }
         };
     // the mock models, from an agent without a file northbound of its own
-    agent = Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false));
+    agent = Agent.start(AgentConfig.builder().restAddress(null).printTxnSummary(false).build());
     FileNorthbound nb =
         new FileNorthbound(
             dir, agent.models(), slow, Duration.ofMillis(50), Duration.ofMillis(200));
@@ -1085,7 +1096,7 @@ class FileNorthboundTest {
             return Map.of();
           }
         };
-    agent = Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false));
+    agent = Agent.start(AgentConfig.builder().restAddress(null).printTxnSummary(false).build());
     FileNorthbound nb =
         new FileNorthbound(
             dir, agent.models(), failingOnce, Duration.ofMillis(50), Duration.ofMillis(200));

@@ -9,7 +9,7 @@ import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.TlsChannelCredentials;
-import io.kvscheduler.agent.internal.GrpcNorthbound;
+import io.kvscheduler.agent.internal.northbound.GrpcNorthbound;
 import io.kvscheduler.grpc.GrpcServer;
 import io.kvscheduler.grpc.proto.configurator.ConfiguratorServiceGrpc;
 import io.kvscheduler.grpc.proto.configurator.GetRequest;

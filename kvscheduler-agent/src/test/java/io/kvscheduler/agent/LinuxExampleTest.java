@@ -63,7 +63,12 @@ class LinuxExampleTest {
     try (NetnsSandbox sb = sandbox();
         IpRoute2Calls calls = new IpRoute2Calls(sb.prefix(), Duration.ofSeconds(10))) {
       AgentConfig cfg =
-          new AgentConfig("vpp1", exampleDir(), null, List.of(), false, false).withPlugin("linux");
+          AgentConfig.builder()
+              .configDir(exampleDir())
+              .restAddress(null)
+              .printTxnSummary(false)
+              .enablePlugin("linux")
+              .build();
       int index;
       try (Agent agent = Agent.start(cfg, List.of(new LinuxAgentPlugin(calls)))) {
         assertThat(agent.northbound().desired())

@@ -3,7 +3,6 @@ package io.kvscheduler.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,7 +14,8 @@ class NoSourceWarningTest {
   void restOnlyAgentWarns() throws Exception {
     try (LogCapture log = new LogCapture(Agent.class);
         Agent a =
-            Agent.start(new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false, false))) {
+            Agent.start(
+                AgentConfig.builder().restAddress("127.0.0.1:0").printTxnSummary(false).build())) {
       assertThat(log.messages())
           .contains(
               "agent 'vpp1' has no configuration source (neither"
@@ -26,7 +26,8 @@ class NoSourceWarningTest {
   @Test
   void agentWithoutAnySourceWarnsThatNothingWillBeConfigured() throws Exception {
     try (LogCapture log = new LogCapture(Agent.class);
-        Agent a = Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false))) {
+        Agent a =
+            Agent.start(AgentConfig.builder().restAddress(null).printTxnSummary(false).build())) {
       assertThat(log.messages())
           .anyMatch(m -> m.contains("REST is off, so nothing will be" + " configured"));
     }
@@ -35,7 +36,13 @@ class NoSourceWarningTest {
   @Test
   void fileSourceIsEnough() throws Exception {
     try (LogCapture log = new LogCapture(Agent.class);
-        Agent a = Agent.start(new AgentConfig("vpp1", dir, null, List.of(), false, false))) {
+        Agent a =
+            Agent.start(
+                AgentConfig.builder()
+                    .configDir(dir)
+                    .restAddress(null)
+                    .printTxnSummary(false)
+                    .build())) {
       assertThat(log.messages()).noneMatch(m -> m.contains("no configuration source"));
     }
   }

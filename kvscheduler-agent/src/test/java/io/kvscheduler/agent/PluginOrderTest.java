@@ -3,7 +3,6 @@ package io.kvscheduler.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kvscheduler.agent.internal.PluginOrder;
 import io.kvscheduler.agent.spi.AgentContext;
 import io.kvscheduler.agent.spi.AgentPlugin;
 import java.util.ArrayList;
@@ -42,7 +41,8 @@ class PluginOrderTest {
 
   @Test
   void agentStartsTheMockPluginsFoundByServiceLoader() throws Exception {
-    try (Agent agent = Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false))) {
+    try (Agent agent =
+        Agent.start(AgentConfig.builder().restAddress(null).printTxnSummary(false).build())) {
       assertThat(agent.models().models())
           .extracting(m -> m.name())
           .containsExactly("mock.interfaces", "mock.bridge-domain", "mock.fib");
@@ -64,7 +64,7 @@ class PluginOrderTest {
 
   @Test
   void aPluginOffByDefaultStartsOnlyWhenTheSettingsEnableIt() throws Exception {
-    AgentConfig base = new AgentConfig("vpp1", null, null, List.of(), false, false);
+    AgentConfig base = AgentConfig.builder().restAddress(null).printTxnSummary(false).build();
     try (Agent agent = Agent.start(base)) {
       assertThat(agent.pluginNames()).doesNotContain("linux");
       assertThat(agent.scheduler().descriptor("linux-interface")).isEmpty();
@@ -90,7 +90,8 @@ class PluginOrderTest {
     try (Agent agent = Agent.start(base, List.of(optional))) {
       assertThat(agent.pluginNames()).isEmpty();
     }
-    try (Agent agent = Agent.start(base.withPlugin("optional"), List.of(optional))) {
+    try (Agent agent =
+        Agent.start(base.toBuilder().enablePlugin("optional").build(), List.of(optional))) {
       assertThat(agent.pluginNames()).containsExactly("optional");
     }
     assertThat(inited).containsExactly("optional");

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.northbound.RestNorthbound;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.mock.MockAgentPlugin;
 import io.kvscheduler.plugins.mock.ifplugin.model.Interface;
@@ -120,12 +120,17 @@ class RestEtcdLoadIT {
         Client etcdClient = Client.builder().endpoints(etcd.endpoint()).build();
         Agent agent =
             Agent.start(
-                new AgentConfig(LABEL, null, "127.0.0.1:0", List.of(etcd.endpoint()), false, false),
+                AgentConfig.builder()
+                    .label(LABEL)
+                    .restAddress("127.0.0.1:0")
+                    .etcdEndpoints(List.of(etcd.endpoint()))
+                    .printTxnSummary(false)
+                    .build(),
                 List.of(mock))) {
       int port =
           agent.sources().stream()
-              .filter(RestServer.class::isInstance)
-              .map(RestServer.class::cast)
+              .filter(RestNorthbound.class::isInstance)
+              .map(RestNorthbound.class::cast)
               .findFirst()
               .orElseThrow()
               .port();

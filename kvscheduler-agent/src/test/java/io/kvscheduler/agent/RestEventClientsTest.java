@@ -3,9 +3,8 @@ package io.kvscheduler.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kvscheduler.agent.internal.Orchestrator;
-import io.kvscheduler.agent.internal.RestServer;
-import io.kvscheduler.agent.spi.ModelRegistry;
+import io.kvscheduler.agent.internal.rest.RestLimits;
+import io.kvscheduler.agent.internal.rest.RestServer;
 import io.kvscheduler.api.KVScheduler;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -83,9 +82,8 @@ class RestEventClientsTest {
     rest =
         new RestServer(
             "127.0.0.1:0",
-            new ModelRegistry(),
-            new Orchestrator(kvs),
-            new RestServer.Limits(4, 8, Duration.ofSeconds(60), 1024 * 1024));
+            new RestLimits(4, 8, Duration.ofSeconds(60), 1024 * 1024),
+            RestSecurity.NONE);
     rest.eventRoute(
         "/events",
         client -> {

@@ -5,9 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.northbound.RestNorthbound;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -23,12 +22,14 @@ class RestFuzzRegressionTest {
 
   @BeforeAll
   static void start() throws Exception {
-    agent = Agent.start(new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false, false));
+    agent =
+        Agent.start(
+            AgentConfig.builder().restAddress("127.0.0.1:0").printTxnSummary(false).build());
     http =
         new RawHttpClient(
             agent.sources().stream()
-                .filter(RestServer.class::isInstance)
-                .map(RestServer.class::cast)
+                .filter(RestNorthbound.class::isInstance)
+                .map(RestNorthbound.class::cast)
                 .findFirst()
                 .orElseThrow()
                 .port());

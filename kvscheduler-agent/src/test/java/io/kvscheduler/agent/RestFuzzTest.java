@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.northbound.RestNorthbound;
 import io.kvscheduler.api.ValueState;
 import java.io.ByteArrayOutputStream;
 import java.net.URLDecoder;
@@ -193,12 +193,18 @@ class RestFuzzTest {
             + " enabled: true}\n"
             + KEEP_BD
             + ": {name: keep-bd, interfaces: [{name: keep-if}]}\n");
-    agent = Agent.start(new AgentConfig("vpp1", dir, "127.0.0.1:0", List.of(), false, false));
+    agent =
+        Agent.start(
+            AgentConfig.builder()
+                .configDir(dir)
+                .restAddress("127.0.0.1:0")
+                .printTxnSummary(false)
+                .build());
     await().atMost(Duration.ofSeconds(20)).until(() -> keptApplied());
     int port =
         agent.sources().stream()
-            .filter(RestServer.class::isInstance)
-            .map(RestServer.class::cast)
+            .filter(RestNorthbound.class::isInstance)
+            .map(RestNorthbound.class::cast)
             .findFirst()
             .orElseThrow()
             .port();

@@ -5,10 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kvscheduler.agent.internal.AgentMetrics;
-import io.kvscheduler.agent.internal.Orchestrator;
-import io.kvscheduler.agent.internal.RestServer;
-import io.kvscheduler.agent.internal.SchedulerRoutes;
+import io.kvscheduler.agent.internal.metrics.AgentMetrics;
+import io.kvscheduler.agent.internal.northbound.Orchestrator;
+import io.kvscheduler.agent.internal.northbound.RestNorthbound;
+import io.kvscheduler.agent.internal.rest.RestServer;
+import io.kvscheduler.agent.internal.rest.SchedulerRoutes;
 import io.kvscheduler.agent.spi.AgentContext;
 import io.kvscheduler.agent.spi.AgentPlugin;
 import io.kvscheduler.agent.spi.ModelRegistry;
@@ -50,7 +51,7 @@ class RestQueueFullTest {
   final MockAgentPlugin mock = new MockAgentPlugin();
   final AgentMetrics metrics = new AgentMetrics(kvs, Clock.systemUTC());
   final Northbound northbound =
-      metrics.northbound(new Orchestrator(kvs, Set.of(RestServer.SOURCE)));
+      metrics.northbound(new Orchestrator(kvs, Set.of(RestNorthbound.SOURCE)));
   final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   RestServer rest;
 
@@ -90,7 +91,8 @@ class RestQueueFullTest {
             return Optional.empty();
           }
         });
-    rest = new RestServer("127.0.0.1:0", models, northbound);
+    rest = new RestServer("127.0.0.1:0");
+    new RestNorthbound(rest, models, northbound);
     SchedulerRoutes.register(rest, kvs, models, metrics);
     rest.start();
   }

@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.northbound.RestNorthbound;
+import io.kvscheduler.agent.internal.rest.RestServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -56,8 +57,8 @@ class RestSecurityTest {
 
   static int port(Agent a) {
     return a.sources().stream()
-        .filter(RestServer.class::isInstance)
-        .map(RestServer.class::cast)
+        .filter(RestNorthbound.class::isInstance)
+        .map(RestNorthbound.class::cast)
         .findFirst()
         .orElseThrow()
         .port();

@@ -5,7 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.logging.LogTail;
+import io.kvscheduler.agent.internal.northbound.RestNorthbound;
+import io.kvscheduler.agent.internal.rest.InfoRoutes;
+import io.kvscheduler.agent.internal.rest.RestLimits;
+import io.kvscheduler.agent.internal.rest.RestServer;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.ValueState;
@@ -86,18 +90,28 @@ class RestServerTest {
   }
 
   /** A REST server with other limits, over an agent without REST (its models and northbound). */
-  RestServer server(RestServer.Limits limits) throws Exception {
-    Agent a = Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false));
+  RestServer server(RestLimits limits) throws Exception {
+    Agent a = Agent.start(AgentConfig.builder().restAddress(null).printTxnSummary(false).build());
     agents.add(a);
     return server(a.models(), a.northbound(), limits);
   }
 
-  RestServer server(ModelRegistry models, Northbound northbound, RestServer.Limits limits)
+  RestServer server(ModelRegistry models, Northbound northbound, RestLimits limits)
       throws Exception {
-    RestServer rs = new RestServer("127.0.0.1:0", models, northbound, limits);
-    servers.add(rs);
-    rs.start();
-    return rs;
+    RestNorthbound api = restApi(models, northbound, limits);
+    servers.add(api.server());
+    api.start();
+    return api.server();
+  }
+
+  /**
+   * The agent's {@code /configuration} and {@code /info} endpoints on a server of their own, with
+   * {@code limits}; not started.
+   */
+  static RestNorthbound restApi(ModelRegistry models, Northbound northbound, RestLimits limits) {
+    RestServer rs = new RestServer("127.0.0.1:0", limits, RestSecurity.NONE);
+    InfoRoutes.register(rs, AgentConfig.defaults(), new LogTail(10));
+    return new RestNorthbound(rs, models, northbound);
   }
 
   static URI uri(RestServer rs, String pathAndQuery) {
@@ -149,7 +163,12 @@ class RestServerTest {
 
   Agent start(Path configDir) throws Exception {
     Agent a =
-        Agent.start(new AgentConfig("vpp1", configDir, "127.0.0.1:0", List.of(), false, false));
+        Agent.start(
+            AgentConfig.builder()
+                .configDir(configDir)
+                .restAddress("127.0.0.1:0")
+                .printTxnSummary(false)
+                .build());
     agents.add(a);
     return a;
   }
@@ -157,8 +176,8 @@ class RestServerTest {
   static URI uri(Agent a, String pathAndQuery) {
     int port =
         a.sources().stream()
-            .filter(RestServer.class::isInstance)
-            .map(RestServer.class::cast)
+            .filter(RestNorthbound.class::isInstance)
+            .map(RestNorthbound.class::cast)
             .findFirst()
             .orElseThrow()
             .port();
@@ -447,16 +466,19 @@ class RestServerTest {
 
   @Test
   void restOffAndBusyPort() throws Exception {
-    Agent a = Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false));
+    Agent a = Agent.start(AgentConfig.builder().restAddress(null).printTxnSummary(false).build());
     agents.add(a);
-    assertThat(a.sources()).noneMatch(RestServer.class::isInstance);
+    assertThat(a.sources()).noneMatch(RestNorthbound.class::isInstance);
 
     Agent b = start(null);
     int port = uri(b, "/").getPort();
     Assertions.assertThatThrownBy(
             () ->
                 Agent.start(
-                    new AgentConfig("vpp1", null, "127.0.0.1:" + port, List.of(), false, false)))
+                    AgentConfig.builder()
+                        .restAddress("127.0.0.1:" + port)
+                        .printTxnSummary(false)
+                        .build()))
         .hasMessageContaining("127.0.0.1:" + port);
   }
 
@@ -469,7 +491,11 @@ class RestServerTest {
     Assertions.assertThatThrownBy(
             () ->
                 Agent.start(
-                    new AgentConfig("vpp1", dir, "127.0.0.1:" + port, List.of(), false, false),
+                    AgentConfig.builder()
+                        .configDir(dir)
+                        .restAddress("127.0.0.1:" + port)
+                        .printTxnSummary(false)
+                        .build(),
                     List.of(mock)))
         .hasMessageContaining("cannot listen on 127.0.0.1:" + port);
     assertThat(mock.plugins().interfaces().southboundState()).isEmpty();
@@ -628,7 +654,7 @@ class RestServerTest {
       "a request not received within the I/O timeout of its first byte has its"
           + " connection closed, and its thread serves the next request")
   void stalledRequestsAreCutOffAfterTheTimeout() throws Exception {
-    RestServer rs = server(new RestServer.Limits(2, 8, Duration.ofMillis(500), 1024 * 1024));
+    RestServer rs = server(new RestLimits(2, 8, Duration.ofMillis(500), 1024 * 1024));
     long start = System.nanoTime();
     Socket body = stall(rs.port(), STALLED_PUT);
     Socket headers = stall(rs.port(), "GET /configuration HTTP/1.1\r\nHost: 12");
@@ -661,7 +687,7 @@ class RestServerTest {
       "a small PUT whose client pauses for a second and a half in the middle of its"
           + " body (a loaded client) is served, not refused as a slow upload")
   void aSmallBodyWithAPauseIsServed() throws Exception {
-    RestServer rs = server(new RestServer.Limits(2, 8, Duration.ofSeconds(10), 1024 * 1024));
+    RestServer rs = server(new RestLimits(2, 8, Duration.ofSeconds(10), 1024 * 1024));
     byte[] body = CONFIG.getBytes(StandardCharsets.UTF_8);
     Socket s =
         stall(
@@ -687,7 +713,7 @@ class RestServerTest {
       "a body trickling in slower than the minimum rate has its connection closed long"
           + " before the idle timeout")
   void aTricklingBodyIsCutOff() throws Exception {
-    RestServer rs = server(new RestServer.Limits(2, 8, Duration.ofSeconds(60), 1024 * 1024));
+    RestServer rs = server(new RestLimits(2, 8, Duration.ofSeconds(60), 1024 * 1024));
     Socket s =
         stall(
             rs.port(),
@@ -743,7 +769,7 @@ class RestServerTest {
       "a request body over the limit gets 413 naming its size and the limit; one at the"
           + " limit is applied")
   void bodyOverTheLimitIs413() throws Exception {
-    RestServer rs = server(new RestServer.Limits(4, 8, Duration.ofSeconds(10), 1024));
+    RestServer rs = server(new RestLimits(4, 8, Duration.ofSeconds(10), 1024));
     HttpResponse<String> r =
         http.send(
             HttpRequest.newBuilder(uri(rs, "/configuration"))
@@ -784,7 +810,7 @@ class RestServerTest {
   @Test
   @DisplayName("once closed, the REST server delivers no PUT still under way to the northbound")
   void closedServerDeliversNoPendingPut() throws Exception {
-    Agent a = Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false));
+    Agent a = Agent.start(AgentConfig.builder().restAddress(null).printTxnSummary(false).build());
     agents.add(a);
     CountDownLatch release = new CountDownLatch(1);
     List<Map<String, Object>> delivered = Collections.synchronizedList(new ArrayList<>());
@@ -813,7 +839,10 @@ class RestServerTest {
             return Map.of();
           }
         };
-    RestServer rs = server(a.models(), slow, RestServer.Limits.DEFAULT);
+    RestNorthbound api = restApi(a.models(), slow, RestLimits.DEFAULT);
+    servers.add(api.server());
+    api.start();
+    RestServer rs = api.server();
     var first =
         http.sendAsync(
             HttpRequest.newBuilder(uri(rs, "/configuration"))
@@ -843,7 +872,7 @@ class RestServerTest {
                             t ->
                                 t.getName().startsWith("kvs-rest-")
                                     && t.getState() == Thread.State.BLOCKED));
-    Thread closing = new Thread(rs::close);
+    Thread closing = new Thread(api::close);
     closing.start();
     Awaitility.await()
         .atMost(Duration.ofSeconds(10))

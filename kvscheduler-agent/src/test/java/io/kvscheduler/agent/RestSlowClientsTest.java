@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kvscheduler.agent.internal.Orchestrator;
-import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.northbound.Orchestrator;
+import io.kvscheduler.agent.internal.rest.RestLimits;
+import io.kvscheduler.agent.internal.rest.RestServer;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.api.KVScheduler;
 import java.io.BufferedReader;
@@ -31,13 +32,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Clients that send slowly or send much, over raw sockets, against a server whose {@link
- * RestServer.Limits} are scaled down: reads stay served, large bodies are refused before they are
- * read, slow headers and surplus event streams are cut off.
+ * RestLimits} are scaled down: reads stay served, large bodies are refused before they are read,
+ * slow headers and surplus event streams are cut off.
  */
 class RestSlowClientsTest {
   static final ObjectMapper JSON = new ObjectMapper();
-  static final RestServer.Limits SMALL =
-      new RestServer.Limits(4, 16, Duration.ofSeconds(60), 8L << 20);
+  static final RestLimits SMALL = new RestLimits(4, 16, Duration.ofSeconds(60), 8L << 20);
 
   final KVScheduler kvs = KVScheduler.builder().printTxnSummary(false).build();
   final ScheduledExecutorService trickle = Executors.newSingleThreadScheduledExecutor();
@@ -59,8 +59,8 @@ class RestSlowClientsTest {
     kvs.close();
   }
 
-  void start(RestServer.Limits limits) throws Exception {
-    rest = new RestServer("127.0.0.1:0", new ModelRegistry(), new Orchestrator(kvs), limits);
+  void start(RestLimits limits) throws Exception {
+    rest = RestServerTest.restApi(new ModelRegistry(), new Orchestrator(kvs), limits).server();
     rest.eventRoute(
         "/events",
         client -> {

@@ -12,8 +12,8 @@ import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.stub.MetadataUtils;
-import io.kvscheduler.agent.internal.GrpcNorthbound;
-import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.northbound.GrpcNorthbound;
+import io.kvscheduler.agent.internal.northbound.RestNorthbound;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TxnOptions;
@@ -88,12 +88,13 @@ class SchedulerRestTest {
     MockAgentPlugin mock = new MockAgentPlugin();
     agent =
         Agent.start(
-            new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false, false), List.of(mock));
+            AgentConfig.builder().restAddress("127.0.0.1:0").printTxnSummary(false).build(),
+            List.of(mock));
     kvs = agent.scheduler();
     port =
         agent.sources().stream()
-            .filter(RestServer.class::isInstance)
-            .map(RestServer.class::cast)
+            .filter(RestNorthbound.class::isInstance)
+            .map(RestNorthbound.class::cast)
             .findFirst()
             .orElseThrow()
             .port();
@@ -429,11 +430,12 @@ class SchedulerRestTest {
   void downstreamResync() throws Exception {
     // an agent of its own: a downstream resync re-applies the failed values of the shared one
     try (Agent own =
-        Agent.start(new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false, false))) {
+        Agent.start(
+            AgentConfig.builder().restAddress("127.0.0.1:0").printTxnSummary(false).build())) {
       int ownPort =
           own.sources().stream()
-              .filter(RestServer.class::isInstance)
-              .map(RestServer.class::cast)
+              .filter(RestNorthbound.class::isInstance)
+              .map(RestNorthbound.class::cast)
               .findFirst()
               .orElseThrow()
               .port();
@@ -690,11 +692,12 @@ class SchedulerRestTest {
           + " transactions go on while its answer is being written")
   void aSlowReaderDoesNotStallTheEngine() throws Exception {
     try (Agent own =
-        Agent.start(new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false, false))) {
+        Agent.start(
+            AgentConfig.builder().restAddress("127.0.0.1:0").printTxnSummary(false).build())) {
       int ownPort =
           own.sources().stream()
-              .filter(RestServer.class::isInstance)
-              .map(RestServer.class::cast)
+              .filter(RestNorthbound.class::isInstance)
+              .map(RestNorthbound.class::cast)
               .findFirst()
               .orElseThrow()
               .port();
@@ -797,15 +800,19 @@ class SchedulerRestTest {
         "config/mock/v1/interfaces/bad:\n  name: bad\n type LOOPBACK\n");
     Files.writeString(dir.resolve("unknown.yaml"), "config/mock/v9/tunnels/t1:\n  name: t1\n");
     AgentConfig cfg =
-        new AgentConfig("vpp1", dir, "127.0.0.1:0", List.of(), false, false)
-            .withGrpc(
+        AgentConfig.builder()
+            .configDir(dir)
+            .restAddress("127.0.0.1:0")
+            .printTxnSummary(false)
+            .grpc(
                 new GrpcSettings(
-                    "127.0.0.1:0", null, null, "s3cret", GrpcSettings.DEFAULT_MAX_MESSAGE_BYTES));
+                    "127.0.0.1:0", null, null, "s3cret", GrpcSettings.DEFAULT_MAX_MESSAGE_BYTES))
+            .build();
     try (Agent own = Agent.start(cfg, List.of(new MockAgentPlugin()))) {
       int restPort =
           own.sources().stream()
-              .filter(RestServer.class::isInstance)
-              .map(RestServer.class::cast)
+              .filter(RestNorthbound.class::isInstance)
+              .map(RestNorthbound.class::cast)
               .findFirst()
               .orElseThrow()
               .port();

@@ -4,11 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kvscheduler.agent.internal.AgentMetrics;
-import io.kvscheduler.agent.internal.RestServer;
-import io.kvscheduler.agent.internal.SchedulerRoutes;
+import io.kvscheduler.agent.internal.metrics.AgentMetrics;
+import io.kvscheduler.agent.internal.rest.RestServer;
+import io.kvscheduler.agent.internal.rest.SchedulerRoutes;
 import io.kvscheduler.agent.spi.ModelRegistry;
-import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.TxnOptions;
@@ -19,7 +18,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -65,7 +63,7 @@ class StatusReadWhileEngineBusyTest {
     try (KVScheduler kvs = KVScheduler.builder().printTxnSummary(false).build()) {
       kvs.registerDescriptors(held);
       kvs.startNBTransaction().setValue(DONE, new Item("done")).commit();
-      RestServer rest = new RestServer("127.0.0.1:0", new ModelRegistry(), readOnly());
+      RestServer rest = new RestServer("127.0.0.1:0");
       SchedulerRoutes.register(
           rest, kvs, new ModelRegistry(), new AgentMetrics(kvs, Clock.systemUTC()));
       rest.start();
@@ -116,24 +114,5 @@ class StatusReadWhileEngineBusyTest {
                 HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).as(pathAndQuery + ": " + r.body()).isEqualTo(200);
     return JSON.readTree(r.body());
-  }
-
-  private static Northbound readOnly() {
-    return new Northbound() {
-      @Override
-      public CompletableFuture<Long> resync(String source, Map<String, Object> values) {
-        return CompletableFuture.failedFuture(new UnsupportedOperationException("read only"));
-      }
-
-      @Override
-      public CompletableFuture<Long> change(String source, Map<String, Object> changes) {
-        return CompletableFuture.failedFuture(new UnsupportedOperationException("read only"));
-      }
-
-      @Override
-      public Map<String, Object> desired() {
-        return Map.of();
-      }
-    };
   }
 }

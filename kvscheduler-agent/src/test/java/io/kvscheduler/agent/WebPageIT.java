@@ -2,7 +2,7 @@ package io.kvscheduler.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.northbound.RestNorthbound;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.mock.MockAgentPlugin;
 import java.io.File;
@@ -65,11 +65,17 @@ class WebPageIT {
     for (String f : List.of("interfaces.yaml", "l2.yaml")) {
       Files.copy(examples.resolve(f), config.resolve(f));
     }
-    agent = Agent.start(new AgentConfig("vpp1", config, "127.0.0.1:0", List.of(), false, false));
+    agent =
+        Agent.start(
+            AgentConfig.builder()
+                .configDir(config)
+                .restAddress("127.0.0.1:0")
+                .printTxnSummary(false)
+                .build());
     int port =
         agent.sources().stream()
-            .filter(RestServer.class::isInstance)
-            .map(RestServer.class::cast)
+            .filter(RestNorthbound.class::isInstance)
+            .map(RestNorthbound.class::cast)
             .findFirst()
             .orElseThrow()
             .port();

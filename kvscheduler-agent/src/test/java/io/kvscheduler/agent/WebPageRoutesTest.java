@@ -2,7 +2,7 @@ package io.kvscheduler.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.northbound.RestNorthbound;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -34,12 +34,15 @@ class WebPageRoutesTest {
   void start(RestSecurity security) throws Exception {
     agent =
         Agent.start(
-            new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false, false)
-                .withRestSecurity(security));
+            AgentConfig.builder()
+                .restAddress("127.0.0.1:0")
+                .printTxnSummary(false)
+                .restSecurity(security)
+                .build());
     int port =
         agent.sources().stream()
-            .filter(RestServer.class::isInstance)
-            .map(RestServer.class::cast)
+            .filter(RestNorthbound.class::isInstance)
+            .map(RestNorthbound.class::cast)
             .findFirst()
             .orElseThrow()
             .port();

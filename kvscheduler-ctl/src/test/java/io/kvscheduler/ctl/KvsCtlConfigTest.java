@@ -185,7 +185,12 @@ class KvsCtlConfigTest {
 
       try (Agent a =
           Agent.start(
-              new AgentConfig("lab1", null, null, List.of(etcd.endpoint()), false, false))) {
+              AgentConfig.builder()
+                  .label("lab1")
+                  .restAddress(null)
+                  .etcdEndpoints(List.of(etcd.endpoint()))
+                  .printTxnSummary(false)
+                  .build())) {
         await()
             .atMost(Duration.ofSeconds(20))
             .until(() -> a.scheduler().valueStatus(TAP5).state() == ValueState.CONFIGURED);

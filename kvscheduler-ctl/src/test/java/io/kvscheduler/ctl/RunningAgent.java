@@ -3,12 +3,11 @@ package io.kvscheduler.ctl;
 import io.kvscheduler.agent.Agent;
 import io.kvscheduler.agent.AgentConfig;
 import io.kvscheduler.agent.RestSecurity;
-import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.northbound.RestNorthbound;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import picocli.CommandLine;
 
@@ -21,8 +20,8 @@ final class RunningAgent implements AutoCloseable {
     this.agent = agent;
     int port =
         agent.sources().stream()
-            .filter(RestServer.class::isInstance)
-            .map(RestServer.class::cast)
+            .filter(RestNorthbound.class::isInstance)
+            .map(RestNorthbound.class::cast)
             .findFirst()
             .orElseThrow()
             .port();
@@ -37,15 +36,23 @@ final class RunningAgent implements AutoCloseable {
   /** An agent with REST and, when not null, the file northbound on {@code configDir}. */
   static RunningAgent start(Path configDir) throws Exception {
     return new RunningAgent(
-        Agent.start(new AgentConfig("vpp1", configDir, "127.0.0.1:0", List.of(), false, false)));
+        Agent.start(
+            AgentConfig.builder()
+                .configDir(configDir)
+                .restAddress("127.0.0.1:0")
+                .printTxnSummary(false)
+                .build()));
   }
 
   /** An agent with REST only, with {@code security}. */
   static RunningAgent start(RestSecurity security) throws Exception {
     return new RunningAgent(
         Agent.start(
-            new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false, false)
-                .withRestSecurity(security)));
+            AgentConfig.builder()
+                .restAddress("127.0.0.1:0")
+                .printTxnSummary(false)
+                .restSecurity(security)
+                .build()));
   }
 
   /** What one kvsctl run printed and returned. */

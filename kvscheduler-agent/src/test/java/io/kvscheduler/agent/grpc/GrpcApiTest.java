@@ -96,7 +96,8 @@ class GrpcApiTest {
 
   GrpcApiTest() throws Exception {
     agent =
-        Agent.start(new AgentConfig("vpp1", null, null, List.of(), false, false), List.of(mock));
+        Agent.start(
+            AgentConfig.builder().restAddress(null).printTxnSummary(false).build(), List.of(mock));
     serve(null, GrpcApi.Limits.DEFAULT);
   }
 

@@ -104,8 +104,8 @@ class GrpcReadOnlyTest {
       }
       int restPort =
           agent.sources().stream()
-              .filter(io.kvscheduler.agent.internal.RestServer.class::isInstance)
-              .map(s -> ((io.kvscheduler.agent.internal.RestServer) s).port())
+              .filter(io.kvscheduler.agent.internal.northbound.RestNorthbound.class::isInstance)
+              .map(s -> ((io.kvscheduler.agent.internal.northbound.RestNorthbound) s).port())
               .findFirst()
               .orElseThrow();
       HttpResponse<String> put =

@@ -19,7 +19,7 @@ import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
 import io.kvscheduler.agent.Agent;
 import io.kvscheduler.agent.AgentConfig;
-import io.kvscheduler.agent.internal.GrpcNorthbound;
+import io.kvscheduler.agent.internal.northbound.GrpcNorthbound;
 import io.kvscheduler.agent.spi.AgentContext;
 import io.kvscheduler.agent.spi.AgentPlugin;
 import io.kvscheduler.grpc.GrpcSettings;
@@ -147,10 +147,13 @@ class GrpcServerTest {
         openssl != null && openssl.waitFor(60, TimeUnit.SECONDS) && openssl.exitValue() == 0,
         "skipped: openssl cannot make a test certificate");
     AgentConfig cfg =
-        new AgentConfig("vpp1", null, null, List.of(), false, false)
-            .withGrpc(
+        AgentConfig.builder()
+            .restAddress(null)
+            .printTxnSummary(false)
+            .grpc(
                 new GrpcSettings(
-                    "127.0.0.1:0", cert, key, "s3cret", GrpcSettings.DEFAULT_MAX_MESSAGE_BYTES));
+                    "127.0.0.1:0", cert, key, "s3cret", GrpcSettings.DEFAULT_MAX_MESSAGE_BYTES))
+            .build();
     try (Agent agent = Agent.start(cfg)) {
       ManagedChannel tls =
           channel(
@@ -217,8 +220,11 @@ class GrpcServerTest {
   @SuppressWarnings("deprecation") // v1alpha is deprecated in grpc-java, still what agentctl uses
   void reflectionV1alpha() throws Exception {
     AgentConfig cfg =
-        new AgentConfig("vpp1", null, null, List.of(), false, false)
-            .withGrpc(GrpcSettings.plain("127.0.0.1:0"));
+        AgentConfig.builder()
+            .restAddress(null)
+            .printTxnSummary(false)
+            .grpc(GrpcSettings.plain("127.0.0.1:0"))
+            .build();
     try (Agent agent = Agent.start(cfg)) {
       ManagedChannel ch = channel(port(agent), InsecureChannelCredentials.create());
       CompletableFuture<List<String>> services = new CompletableFuture<>();
@@ -285,8 +291,11 @@ class GrpcServerTest {
   @DisplayName("stopping the agent ends open streams with UNAVAILABLE and closes the port")
   void gracefulStop() throws Exception {
     AgentConfig cfg =
-        new AgentConfig("vpp1", null, null, List.of(), false, false)
-            .withGrpc(GrpcSettings.plain("127.0.0.1:0"));
+        AgentConfig.builder()
+            .restAddress(null)
+            .printTxnSummary(false)
+            .grpc(GrpcSettings.plain("127.0.0.1:0"))
+            .build();
     Agent agent = Agent.start(cfg);
     int port = port(agent);
     ManagedChannel ch = channel(port, InsecureChannelCredentials.create());
@@ -347,8 +356,11 @@ class GrpcServerTest {
   void pluginNotificationsReachNotify() throws Exception {
     Notifier notifier = new Notifier();
     AgentConfig cfg =
-        new AgentConfig("vpp1", null, null, List.of(), false, false)
-            .withGrpc(GrpcSettings.plain("127.0.0.1:0"));
+        AgentConfig.builder()
+            .restAddress(null)
+            .printTxnSummary(false)
+            .grpc(GrpcSettings.plain("127.0.0.1:0"))
+            .build();
     try (Agent agent = Agent.start(cfg, List.of(notifier))) {
       ManagedChannel ch = channel(port(agent), InsecureChannelCredentials.create());
       BlockingQueue<NotifyResponse> got = new LinkedBlockingQueue<>();

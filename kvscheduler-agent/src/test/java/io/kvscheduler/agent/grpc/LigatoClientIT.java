@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.kvscheduler.agent.Agent;
 import io.kvscheduler.agent.AgentConfig;
-import io.kvscheduler.agent.internal.GrpcNorthbound;
-import io.kvscheduler.agent.internal.NorthboundSource;
-import io.kvscheduler.agent.internal.RestServer;
+import io.kvscheduler.agent.internal.northbound.GrpcNorthbound;
+import io.kvscheduler.agent.internal.northbound.NorthboundSource;
+import io.kvscheduler.agent.internal.northbound.RestNorthbound;
 import io.kvscheduler.grpc.GrpcSettings;
 import io.kvscheduler.testsupport.DocSnippets;
 import io.kvscheduler.testsupport.DocSnippets.Snippet;
@@ -157,8 +157,11 @@ class LigatoClientIT {
       "a client generated from vpp-agent's protos: every rpc, on a running agent; REST shows its values")
   void ligatoClientDrivesTheAgent() throws Exception {
     AgentConfig cfg =
-        new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false, false)
-            .withGrpc(GrpcSettings.plain("127.0.0.1:0"));
+        AgentConfig.builder()
+            .restAddress("127.0.0.1:0")
+            .printTxnSummary(false)
+            .grpc(GrpcSettings.plain("127.0.0.1:0"))
+            .build();
     try (Agent agent = Agent.start(cfg)) {
       int port = source(agent, GrpcNorthbound.class).port();
       Process client =
@@ -187,7 +190,7 @@ class LigatoClientIT {
               "ok Subscribe: PENDING -> CONFIGURED",
               "all checks passed");
 
-      int rest = source(agent, RestServer.class).port();
+      int rest = source(agent, RestNorthbound.class).port();
       HttpResponse<String> yaml =
           HttpClient.newHttpClient()
               .send(
@@ -245,8 +248,11 @@ class LigatoClientIT {
    */
   private static void runDocumentedClient(Snippet client, Path dir, String code) throws Exception {
     AgentConfig cfg =
-        new AgentConfig("vpp1", null, "127.0.0.1:0", List.of(), false, false)
-            .withGrpc(GrpcSettings.plain("127.0.0.1:0"));
+        AgentConfig.builder()
+            .restAddress("127.0.0.1:0")
+            .printTxnSummary(false)
+            .grpc(GrpcSettings.plain("127.0.0.1:0"))
+            .build();
     try (Agent agent = Agent.start(cfg)) {
       int port = source(agent, GrpcNorthbound.class).port();
       Path file = Files.createTempFile(dir, "client", ".py");
@@ -259,7 +265,7 @@ class LigatoClientIT {
       if (last.startsWith("# ")) {
         assertThat(run.output()).as(what).contains(last.substring(2));
       }
-      int rest = source(agent, RestServer.class).port();
+      int rest = source(agent, RestNorthbound.class).port();
       String yaml =
           HttpClient.newHttpClient()
               .send(

@@ -1,7 +1,7 @@
 package io.kvscheduler.ctl.internal;
 
-import io.kvscheduler.agent.internal.ConfigDocument;
-import io.kvscheduler.agent.internal.ConfigFormat;
+import io.kvscheduler.agent.internal.format.ConfigDocument;
+import io.kvscheduler.agent.internal.format.ConfigFormat;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

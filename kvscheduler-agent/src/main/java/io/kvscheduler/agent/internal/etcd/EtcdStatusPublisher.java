@@ -1,0 +1,447 @@
+package io.kvscheduler.agent.internal.etcd;
+
+import static io.kvscheduler.agent.internal.etcd.EtcdClients.await;
+import static io.kvscheduler.agent.internal.etcd.EtcdClients.bytes;
+import static io.kvscheduler.agent.internal.etcd.EtcdClients.describe;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import io.etcd.jetcd.support.CloseableClient;
+import io.grpc.stub.StreamObserver;
+import io.kvscheduler.api.BaseValueStatus;
+import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.KeySelector;
+import io.kvscheduler.api.Subscription;
+import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.api.ValueState;
+import io.kvscheduler.api.ValueStatus;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes the agent's state back into etcd, as vpp-agent does (keys relative to the agent prefix):
+ *
+ * <ul>
+ *   <li>{@code check/status/v1/agent}: the agent status ({@code status.AgentStatus} as protojson
+ *       with proto names: {@code build_version}, {@code state} {@code OK}, {@code start_time},
+ *       {@code last_change}, {@code last_update} as strings of unix seconds), on start and every 10
+ *       s; always written when etcd is used (cn-infra's statuscheck). Written under the agent's
+ *       lease, so it vanishes when the agent dies. On a clean shutdown it is rewritten as stopping
+ *       ({@code state} {@code INIT}, every plugin {@code INIT} with {@code error} {@code "agent
+ *       stopping"}: {@code OperationalState} has no stopping state, and INIT keeps it readable by
+ *       vpp-agent's tools and means "not ready, not failed"), then the lease is revoked and the key
+ *       is gone.
+ *   <li>{@code config-status/<rest of the value key after the first "config/">}: the status of each
+ *       base value ({@code ligato.kvscheduler.ValueStatus}: {@code key}, {@code state}, {@code
+ *       error}, {@code last_operation}, {@code details}; zero values left out), only when status
+ *       publishing is on. Written with a lease kept alive for the client's lifetime, so the keys
+ *       vanish when the agent dies; deleted when the value is removed.
+ * </ul>
+ *
+ * One thread does all writes; what is to be written is kept per key, so during an outage only the
+ * latest status of each key is remembered and, after reconnection, every status is rewritten and
+ * stale ones deleted.
+ */
+public final class EtcdStatusPublisher implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(EtcdStatusPublisher.class);
+
+  public static final String AGENT_STATUS_KEY = "check/status/v1/agent";
+  public static final String STATUS_PREFIX = "config-status/";
+
+  /** The {@code error} of every plugin in the agent status written on a clean shutdown. */
+  public static final String STOPPING = "agent stopping";
+
+  private static final Duration AGENT_STATUS_PERIOD = Duration.ofSeconds(10);
+  private static final long RETRY_MS = 500;
+
+  private volatile Client client;
+  private final String label;
+  private final String agentPrefix;
+  private final KVScheduler kvs;
+  private final boolean valueStatuses;
+  private final ObjectMapper json = new ObjectMapper();
+  private final long startTime = Instant.now().getEpochSecond();
+  private final Duration requestTimeout;
+  private final long leaseTtlSeconds;
+
+  // guarded by this
+  private final Map<String, String> desired = new HashMap<>();
+  private final Set<String> dirty = new LinkedHashSet<>();
+  private boolean reconcile = true;
+  private boolean leaseLost = true;
+  private boolean closed;
+
+  private volatile long leaseId;
+  private volatile CloseableClient keepAlive;
+  private volatile Subscription subscription;
+  private volatile Thread thread;
+
+  private final List<String> plugins;
+
+  public EtcdStatusPublisher(
+      Client client,
+      String label,
+      String agentPrefix,
+      KVScheduler kvs,
+      boolean valueStatuses,
+      List<String> plugins,
+      Duration requestTimeout,
+      Duration leaseTtl) {
+    this.plugins = List.copyOf(plugins);
+    this.requestTimeout = requestTimeout;
+    this.leaseTtlSeconds = Math.max(1, leaseTtl.toSeconds());
+    this.client = client;
+    this.label = label;
+    this.agentPrefix = agentPrefix;
+    this.kvs = kvs;
+    this.valueStatuses = valueStatuses;
+  }
+
+  public void start() {
+    if (valueStatuses) {
+      subscription = kvs.watchValueStatus(KeySelector.any(), this::onStatus);
+      kvs.valueStatuses().forEach(this::onStatus);
+    }
+    Thread t = new Thread(this::run, "etcd-status-" + label);
+    t.setDaemon(true);
+    thread = t;
+    t.start();
+  }
+
+  /**
+   * From now on, writes go through {@code c} (a new client after a long outage): the lease kept
+   * alive by the old one is taken as lost, so a new one is granted and every status rewritten.
+   */
+  public synchronized void useClient(Client c) {
+    client = c;
+    leaseLost = true;
+    notifyAll();
+  }
+
+  /** After a reconnection: rewrite every status and delete stale ones. */
+  public synchronized void reconnected() {
+    reconcile = true;
+    dirty.addAll(desired.keySet());
+    notifyAll();
+  }
+
+  /** The key under the agent prefix of the status of {@code valueKey}, or null for none. */
+  public static String statusKey(String valueKey) {
+    int at = valueKey.indexOf("config/");
+    return at < 0 ? null : STATUS_PREFIX + valueKey.substring(at + "config/".length());
+  }
+
+  private void onStatus(BaseValueStatus status) {
+    ValueStatus s = status.value();
+    String key = statusKey(s.key());
+    if (key == null) {
+      return;
+    }
+    String value =
+        s.state() == ValueState.REMOVED || s.state() == ValueState.NONEXISTENT ? null : toJson(s);
+    synchronized (this) {
+      if (value == null) {
+        desired.remove(key);
+      } else {
+        desired.put(key, value);
+      }
+      dirty.add(key);
+      notifyAll();
+    }
+  }
+
+  /** protojson of {@code ligato.kvscheduler.ValueStatus} with proto names, zero values left out. */
+  public String toJson(ValueStatus s) {
+    ObjectNode n = json.createObjectNode();
+    n.put("key", s.key());
+    if (s.state() != ValueState.NONEXISTENT) {
+      n.put("state", s.state().name());
+    }
+    if (!s.error().isEmpty()) {
+      n.put("error", s.error());
+    }
+    if (s.lastOperation() != TxnOperation.UNDEFINED) {
+      n.put("last_operation", s.lastOperation().name());
+    }
+    if (!s.details().isEmpty()) {
+      ArrayNode d = n.putArray("details");
+      s.details().forEach(d::add);
+    }
+    return n.toString();
+  }
+
+  /** protojson of {@code status.AgentStatus} with proto names: running, or stopping. */
+  String agentStatusJson(boolean stopping, long lastChange) {
+    ObjectNode n = json.createObjectNode();
+    String version = EtcdStatusPublisher.class.getPackage().getImplementationVersion();
+    n.put("build_version", version != null ? version : "dev");
+    // INIT, the zero value, is written out (Go's protojson would leave it out; its readers
+    // accept both) so that a stopping agent is plain to see with etcdctl
+    n.put("state", stopping ? "INIT" : "OK");
+    n.put("start_time", Long.toString(startTime));
+    n.put("last_change", Long.toString(lastChange));
+    n.put("last_update", Long.toString(Instant.now().getEpochSecond()));
+    if (!plugins.isEmpty()) {
+      ArrayNode list = n.putArray("plugins");
+      for (String name : plugins) {
+        ObjectNode p = list.addObject().put("name", name);
+        p.put("state", stopping ? "INIT" : "OK");
+        if (stopping) {
+          p.put("error", STOPPING);
+        }
+      }
+    }
+    return n.toString();
+  }
+
+  private void run() {
+    long nextAgentStatus = 0;
+    String lastFailure = null;
+    while (true) {
+      try {
+        long now = System.nanoTime();
+        if (now - nextAgentStatus >= 0) {
+          synchronized (this) {
+            desired.put(AGENT_STATUS_KEY, agentStatusJson(false, startTime));
+            dirty.add(AGENT_STATUS_KEY);
+          }
+          nextAgentStatus = now + AGENT_STATUS_PERIOD.toNanos();
+        }
+        publishStatuses();
+        lastFailure = null;
+        synchronized (this) {
+          if (closed) {
+            return;
+          }
+          boolean work = !dirty.isEmpty() || (valueStatuses && reconcile) || leaseLost;
+          if (!work) {
+            long waitMs =
+                Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextAgentStatus - System.nanoTime()));
+            wait(waitMs);
+          }
+        }
+      } catch (InterruptedException e) {
+        return;
+      } catch (Exception e) {
+        synchronized (this) {
+          if (closed) {
+            return;
+          }
+        }
+        // told once per cause (an outage is reported by the northbound too; a user who may
+        // read the agent prefix but not write it is reported only here)
+        String why = describe(e);
+        if (!why.equals(lastFailure)) {
+          LOG.warn("etcd: cannot write the status keys under {} ({}); retrying", agentPrefix, why);
+          lastFailure = why;
+        } else {
+          LOG.debug("etcd: status publishing failed ({}); retrying", why);
+        }
+        try {
+          Thread.sleep(RETRY_MS);
+        } catch (InterruptedException ie) {
+          return;
+        }
+      }
+    }
+  }
+
+  private void publishStatuses() throws Exception {
+    boolean needLease;
+    boolean needReconcile;
+    synchronized (this) {
+      needLease = leaseLost;
+      needReconcile = reconcile;
+    }
+    if (needLease) {
+      grantLease();
+    }
+    if (needReconcile && valueStatuses) {
+      deleteStale();
+    }
+    while (true) {
+      String key;
+      String value;
+      synchronized (this) {
+        if (closed || leaseLost) {
+          return;
+        }
+        Iterator<String> it = dirty.iterator();
+        if (!it.hasNext()) {
+          return;
+        }
+        key = it.next();
+        value = desired.get(key);
+      }
+      if (value == null) {
+        await(client.getKVClient().delete(bytes(agentPrefix + key)), requestTimeout);
+      } else {
+        await(
+            client
+                .getKVClient()
+                .put(
+                    bytes(agentPrefix + key),
+                    bytes(value),
+                    PutOption.builder().withLeaseId(leaseId).build()),
+            requestTimeout);
+      }
+      synchronized (this) {
+        // unless it changed meanwhile, it is done
+        if (Objects.equals(desired.get(key), value)) {
+          dirty.remove(key);
+        }
+      }
+    }
+  }
+
+  private void grantLease() throws Exception {
+    CloseableClient old = keepAlive;
+    if (old != null) {
+      try {
+        old.close();
+      } catch (RuntimeException e) {
+        LOG.debug("etcd: closing the old lease keep-alive failed ({})", describe(e));
+      }
+    }
+    long id = await(client.getLeaseClient().grant(leaseTtlSeconds), requestTimeout).getID();
+    leaseId = id;
+    keepAlive =
+        client
+            .getLeaseClient()
+            .keepAlive(
+                id,
+                new StreamObserver<LeaseKeepAliveResponse>() {
+                  @Override
+                  public void onNext(LeaseKeepAliveResponse r) {
+                    if (r.getTTL() <= 0) {
+                      lost(id, "lease expired");
+                    }
+                  }
+
+                  @Override
+                  public void onError(Throwable t) {
+                    lost(id, describe(t));
+                  }
+
+                  @Override
+                  public void onCompleted() {}
+                });
+    synchronized (this) {
+      leaseLost = false;
+      reconcile = true;
+      dirty.addAll(desired.keySet());
+    }
+    LOG.debug("etcd: status lease {} granted (TTL {} s)", Long.toHexString(id), leaseTtlSeconds);
+  }
+
+  private void lost(long id, String why) {
+    synchronized (this) {
+      if (id != leaseId || closed) {
+        return;
+      }
+      LOG.info(
+          "etcd: status lease {} lost ({}); statuses will be rewritten", Long.toHexString(id), why);
+      leaseLost = true;
+      notifyAll();
+    }
+  }
+
+  /** Deletes {@code config-status/} keys in etcd that this agent does not have (any more). */
+  private void deleteStale() throws Exception {
+    GetResponse resp =
+        await(
+            client
+                .getKVClient()
+                .get(
+                    bytes(agentPrefix + STATUS_PREFIX),
+                    GetOption.builder().isPrefix(true).withKeysOnly(true).build()),
+            requestTimeout);
+    List<String> stale = new ArrayList<>();
+    synchronized (this) {
+      for (KeyValue kv : resp.getKvs()) {
+        String key = kv.getKey().toString(StandardCharsets.UTF_8).substring(agentPrefix.length());
+        if (!desired.containsKey(key)) {
+          stale.add(key);
+        }
+      }
+    }
+    for (String key : stale) {
+      await(client.getKVClient().delete(bytes(agentPrefix + key)), requestTimeout);
+    }
+    synchronized (this) {
+      reconcile = false;
+    }
+  }
+
+  @Override
+  public void close() {
+    Subscription sub = subscription;
+    if (sub != null) {
+      sub.close();
+    }
+    synchronized (this) {
+      closed = true;
+      notifyAll();
+    }
+    Thread t = thread;
+    if (t != null) {
+      t.interrupt();
+      try {
+        t.join(5000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    long id = leaseId;
+    boolean leaseValid;
+    synchronized (this) {
+      leaseValid = !leaseLost && id != 0;
+    }
+    if (leaseValid) {
+      try {
+        // watchers see the agent stop before its keys go
+        await(
+            client
+                .getKVClient()
+                .put(
+                    bytes(agentPrefix + AGENT_STATUS_KEY),
+                    bytes(agentStatusJson(true, Instant.now().getEpochSecond())),
+                    PutOption.builder().withLeaseId(id).build()),
+            requestTimeout);
+      } catch (Exception e) {
+        LOG.debug("etcd: writing the stopping agent status failed ({})", describe(e));
+      }
+    }
+    CloseableClient ka = keepAlive;
+    if (ka != null) {
+      ka.close();
+    }
+    if (id != 0) {
+      try {
+        // the statuses live as long as the agent: revoke so they vanish now
+        await(client.getLeaseClient().revoke(id), requestTimeout);
+      } catch (Exception e) {
+        LOG.debug("etcd: revoking the status lease failed ({})", describe(e));
+      }
+    }
+  }
+}

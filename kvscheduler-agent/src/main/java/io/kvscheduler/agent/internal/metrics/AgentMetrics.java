@@ -1,0 +1,281 @@
+package io.kvscheduler.agent.internal.metrics;
+
+import io.kvscheduler.agent.internal.northbound.SourceEvents;
+import io.kvscheduler.agent.spi.Northbound;
+import io.kvscheduler.api.KVDescriptor;
+import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.KeySelector;
+import io.kvscheduler.api.QueueFullException;
+import io.kvscheduler.api.RecordedTxn;
+import io.kvscheduler.api.RecordedTxnOp;
+import io.kvscheduler.api.TransactionException;
+import io.kvscheduler.api.ValueState;
+import io.kvscheduler.api.ValueStatus;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * The agent's metrics in a Micrometer Prometheus registry, served at {@code GET /metrics}. Gathered
+ * from the scheduler's public API: each scrape first reads the transactions recorded since the last
+ * one (counts, durations, operations, retries), the value states and the queue length; the
+ * northbound wrapper of {@link #northbound} counts deliveries and how long a transaction waited in
+ * the queue. Transactions are counted once each, as long as they are still in the history when the
+ * next scrape comes (the history keeps 24 h by default).
+ *
+ * <p>Metric names (Prometheus conventions):
+ *
+ * <ul>
+ *   <li>{@code kvs_transactions_total{type, resync, result}} — processed transactions; result
+ *       {@code ok} or {@code error} (an operation failed);
+ *   <li>{@code kvs_transaction_duration_seconds} — processing time (histogram);
+ *   <li>{@code kvs_queue_length} — transactions waiting in the queue;
+ *   <li>{@code kvs_queue_wait_seconds} — time a northbound transaction waited in the queue;
+ *   <li>{@code kvs_commits_refused_total} — commits refused because the queue was full;
+ *   <li>{@code kvs_operations_total{descriptor, operation, result}} — executed operations;
+ *   <li>{@code kvs_southbound_call_seconds{descriptor, call}} — southbound calls (create, update,
+ *       delete, retrieve) of the descriptors plugins register (histogram);
+ *   <li>{@code kvs_values{state}} — values per state (base and derived);
+ *   <li>{@code kvs_retries_scheduled_total} — operations that failed and were scheduled for a
+ *       retry;
+ *   <li>{@code kvs_northbound_deliveries_total{source, kind}} — deliveries (resync or change) per
+ *       northbound source;
+ *   <li>{@code kvs_northbound_rejected_values_total{source, reason}} and {@code
+ *       kvs_northbound_reconnects_total{source}} — counted by the sources that report them through
+ *       {@link #valueRejected} and {@link #reconnected};
+ *   <li>{@code kvs_grpc_requests_total{rpc, code}} — gRPC requests by method and status code
+ *       ({@link #grpcRequest}, fed by {@link GrpcRequestCounter}).
+ * </ul>
+ */
+public final class AgentMetrics implements SourceEvents {
+  private final KVScheduler kvs;
+  private final Clock clock;
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final Timer duration;
+  private final Timer queueWait;
+  private final Counter refused;
+  private final Counter retries;
+  private final Map<ValueState, AtomicLong> states = new EnumMap<>(ValueState.class);
+
+  /** The last transaction counted. */
+  private long lastSeq = -1;
+
+  public AgentMetrics(KVScheduler kvs, Clock clock) {
+    this.kvs = kvs;
+    this.clock = clock;
+    duration =
+        Timer.builder("kvs_transaction_duration")
+            .description("Time a transaction took to process")
+            .publishPercentileHistogram()
+            .register(registry);
+    queueWait =
+        Timer.builder("kvs_queue_wait")
+            .description("Time a northbound transaction waited in the queue")
+            .publishPercentileHistogram()
+            .register(registry);
+    refused =
+        Counter.builder("kvs_commits_refused")
+            .description("Commits refused because the transaction queue was full")
+            .register(registry);
+    retries =
+        Counter.builder("kvs_retries_scheduled")
+            .description("Failed operations scheduled for a retry")
+            .register(registry);
+    Gauge.builder("kvs_queue_length", kvs, KVScheduler::queueLength)
+        .description("Transactions waiting in the queue")
+        .register(registry);
+    for (ValueState s : ValueState.values()) {
+      if (s == ValueState.NONEXISTENT) {
+        continue;
+      }
+      AtomicLong n = new AtomicLong();
+      states.put(s, n);
+      Gauge.builder("kvs_values", n, AtomicLong::get)
+          .tag("state", s.name())
+          .description("Values per state")
+          .register(registry);
+    }
+  }
+
+  /** The Prometheus text exposition, after reading what happened since the last scrape. */
+  public synchronized String scrape() {
+    collect();
+    return registry.scrape();
+  }
+
+  /** Counts the transactions recorded since the last call and the current value states. */
+  synchronized void collect() {
+    List<RecordedTxn> history = kvs.transactionHistory();
+    for (RecordedTxn t : history) {
+      if (t.seqNum() <= lastSeq) {
+        continue;
+      }
+      lastSeq = t.seqNum();
+      boolean failed = false;
+      for (RecordedTxnOp op : t.executed()) {
+        boolean error = !op.newError().isEmpty();
+        failed |= error;
+        if (op.newState() == ValueState.RETRYING) {
+          retries.increment();
+        }
+        String descriptor = kvs.descriptorForKey(op.key()).map(KVDescriptor::name).orElse("");
+        Counter.builder("kvs_operations")
+            .description("Executed operations")
+            .tag("descriptor", descriptor)
+            .tag("operation", op.operation().name())
+            .tag("result", error ? "error" : op.is(RecordedTxnOp.Flag.NOOP) ? "noop" : "ok")
+            .register(registry)
+            .increment();
+      }
+      Counter.builder("kvs_transactions")
+          .description("Processed transactions")
+          .tag("type", t.type().jsonName())
+          .tag("resync", t.resyncType().jsonName())
+          .tag("result", failed ? "error" : "ok")
+          .register(registry)
+          .increment();
+      duration.record(Duration.between(t.start(), t.stop()));
+    }
+    Map<ValueState, Long> counts = new EnumMap<>(ValueState.class);
+    kvs.forEachValueStatus(
+        KeySelector.any(),
+        s -> {
+          counts.merge(s.state(), 1L, Long::sum);
+          for (ValueStatus d : s.derived()) {
+            counts.merge(d.state(), 1L, Long::sum);
+          }
+        });
+    states.forEach((s, n) -> n.set(counts.getOrDefault(s, 0L)));
+  }
+
+  /**
+   * The scheduler as plugins see it: the descriptors they register have their southbound calls
+   * timed ({@code kvs_southbound_call_seconds{descriptor, call}}).
+   */
+  public KVScheduler timing(KVScheduler scheduler) {
+    return TimedDescriptors.scheduler(scheduler, registry);
+  }
+
+  /**
+   * Counts a value a northbound source rejected ({@code malformed}, {@code unknown-model}, {@code
+   * duplicate}, {@code unreadable}, {@code too-large}, {@code outside-directory}).
+   */
+  @Override
+  public void valueRejected(String source, String reason) {
+    Counter.builder("kvs_northbound_rejected_values")
+        .description("Values a northbound source rejected")
+        .tag("source", source)
+        .tag("reason", reason)
+        .register(registry)
+        .increment();
+  }
+
+  /** Counts a reconnect of a northbound source (etcd). */
+  @Override
+  public void reconnected(String source) {
+    Counter.builder("kvs_northbound_reconnects")
+        .description("Reconnects of a northbound source")
+        .tag("source", source)
+        .register(registry)
+        .increment();
+  }
+
+  /**
+   * Counts a gRPC request by its full method name (e.g. {@code
+   * ligato.configurator.ConfiguratorService/Update}) and status code ({@code OK}, {@code
+   * UNAUTHENTICATED}, ...), when it ends.
+   */
+  public void grpcRequest(String rpc, String code) {
+    Counter.builder("kvs_grpc_requests")
+        .description("gRPC requests by method and status code")
+        .tag("rpc", rpc)
+        .tag("code", code)
+        .register(registry)
+        .increment();
+  }
+
+  /**
+   * {@code northbound} counting deliveries per source and kind, commits refused because the queue
+   * was full, and the time each delivered transaction waited in the queue.
+   */
+  public Northbound northbound(Northbound northbound) {
+    return new Northbound() {
+      @Override
+      public CompletableFuture<Long> resync(String source, Map<String, Object> values) {
+        return observe(source, "resync", () -> northbound.resync(source, values));
+      }
+
+      @Override
+      public CompletableFuture<Long> change(String source, Map<String, Object> changes) {
+        return observe(source, "change", () -> northbound.change(source, changes));
+      }
+
+      @Override
+      public Map<String, Object> desired() {
+        return northbound.desired();
+      }
+    };
+  }
+
+  private CompletableFuture<Long> observe(
+      String source, String kind, Supplier<CompletableFuture<Long>> delivery) {
+    Counter.builder("kvs_northbound_deliveries")
+        .description("Deliveries per northbound source")
+        .tag("source", source)
+        .tag("kind", kind)
+        .register(registry)
+        .increment();
+    Instant committed = clock.instant();
+    CompletableFuture<Long> f;
+    try {
+      f = delivery.get();
+    } catch (RuntimeException e) {
+      if (isQueueFull(e)) {
+        refused.increment();
+      }
+      throw e;
+    }
+    f.whenComplete(
+        (seq, error) -> {
+          if (error != null && isQueueFull(error)) {
+            refused.increment();
+          }
+          long s =
+              seq != null
+                  ? seq
+                  : error != null && error.getCause() instanceof TransactionException te
+                      ? te.seqNum()
+                      : -1;
+          if (s >= 0) {
+            kvs.recordedTransaction(s)
+                .ifPresent(
+                    t -> {
+                      Duration waited = Duration.between(committed, t.start());
+                      queueWait.record(waited.isNegative() ? Duration.ZERO : waited);
+                    });
+          }
+        });
+    return f;
+  }
+
+  private static boolean isQueueFull(Throwable e) {
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (c instanceof QueueFullException) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

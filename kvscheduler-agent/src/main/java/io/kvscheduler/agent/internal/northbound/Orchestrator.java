@@ -1,0 +1,329 @@
+package io.kvscheduler.agent.internal.northbound;
+
+import io.kvscheduler.agent.spi.Northbound;
+import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.QueueFullException;
+import io.kvscheduler.api.ResyncType;
+import io.kvscheduler.api.Txn;
+import io.kvscheduler.api.TxnOptions;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps each NB source's values and turns deliveries into scheduler transactions (with the default
+ * retry). A resync of one source replaces that source's values; the transaction holds the desired
+ * values of all sources. Deliveries are queued in the order they arrive (one lock around store
+ * update and enqueue).
+ *
+ * <p>A key given by several sources takes the value delivered last. When that source removes it,
+ * the value of the source that delivered it most recently before applies again (the key is not
+ * deleted while a source still gives it). A delivery that repeats a source's value of a key (in a
+ * resync or a change) is no new delivery of that key. {@link #desired()} lists the value chosen for
+ * each key. The order of deliveries is kept in memory only: after a restart it starts anew with the
+ * sources' first resyncs, in the order the sources start.
+ *
+ * <p>While the scheduler's queue is full, a delivery waits for room (the source is slowed down to
+ * the engine's pace), except from the sources named {@code refusedWhenFull}, whose callers can tell
+ * someone (a REST client): their delivery is refused at once, its future has already failed with a
+ * {@link QueueFullException} ("transaction queue is full"), and the source's values stay as they
+ * were before it. A delivery waits for room outside the lock: meanwhile the others are served at
+ * once (a refusal, {@link #desired()}), and the values of the waiting delivery are not listed until
+ * it is queued. Waiting deliveries get room in the order they came; while one waits, the deliveries
+ * of {@code refusedWhenFull} are refused, so they cannot take the room it waits for. A thread
+ * interrupted while it waits gets an {@link IllegalStateException}, nothing of its delivery kept.
+ */
+public final class Orchestrator implements Northbound {
+  private static final Logger LOG = LoggerFactory.getLogger(Orchestrator.class);
+
+  /** The longest pause of a delivery waiting for room before it tries again. */
+  private static final long MAX_PAUSE_MS = 16;
+
+  /** One source's value of a key, and when it was delivered (a counter: later is larger). */
+  private record Given(Object value, long delivered) {}
+
+  private final KVScheduler kvs;
+  private final Set<String> refusedWhenFull;
+  private final Map<String, Map<String, Given>> bySource = new HashMap<>();
+  private long deliveries;
+
+  /** Taken by a delivery that may wait for room: they wait one at a time, in order. */
+  private final ReentrantLock roomTurn = new ReentrantLock(true);
+
+  /** Whether a delivery waits for room in the queue. */
+  private volatile boolean roomWanted;
+
+  /** Every source waits for room in a full queue. */
+  public Orchestrator(KVScheduler kvs) {
+    this(kvs, Set.of());
+  }
+
+  /** The deliveries of {@code refusedWhenFull} are refused, not delayed, by a full queue. */
+  public Orchestrator(KVScheduler kvs, Set<String> refusedWhenFull) {
+    this.kvs = kvs;
+    this.refusedWhenFull = Set.copyOf(refusedWhenFull);
+  }
+
+  @Override
+  public CompletableFuture<Long> resync(String source, Map<String, Object> values) {
+    return deliver(source, () -> resyncLocked(source, values));
+  }
+
+  @Override
+  public CompletableFuture<Long> change(String source, Map<String, Object> changes) {
+    return deliver(source, () -> changeLocked(source, changes));
+  }
+
+  /**
+   * Runs {@code attempt} (a non-blocking commit, whose refusal puts the source's values back) under
+   * the lock; for a source that waits for room, again and again until it is not refused, pausing
+   * outside the lock.
+   */
+  private CompletableFuture<Long> deliver(
+      String source, Supplier<CompletableFuture<Long>> attempt) {
+    if (refusedWhenFull.contains(source)) {
+      synchronized (this) {
+        if (roomWanted) {
+          LOG.debug(
+              "delivery from the {} northbound refused: another delivery waits for room"
+                  + " in the transaction queue",
+              source);
+          return CompletableFuture.failedFuture(new QueueFullException());
+        }
+        return attempt.get();
+      }
+    }
+    try {
+      roomTurn.lockInterruptibly();
+      try {
+        long pauseMs = 1;
+        while (true) {
+          synchronized (this) {
+            CompletableFuture<Long> f = attempt.get();
+            if (!refused(f)) {
+              return f;
+            }
+            roomWanted = true;
+          }
+          Thread.sleep(pauseMs);
+          pauseMs = Math.min(2 * pauseMs, MAX_PAUSE_MS);
+        }
+      } finally {
+        roomWanted = false;
+        roomTurn.unlock();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(
+          "interrupted while waiting for room in the transaction"
+              + " queue; the delivery from the "
+              + source
+              + " northbound was not applied",
+          e);
+    }
+  }
+
+  private CompletableFuture<Long> resyncLocked(String source, Map<String, Object> values) {
+    Map<String, Given> before = bySource.getOrDefault(source, Map.of());
+    Map<String, Given> previous = bySource.get(source);
+    long deliveriesBefore = deliveries;
+    Map<String, Given> mine = new HashMap<>();
+    Conflicts conflicts = new Conflicts(source);
+    values.forEach(
+        (key, value) -> {
+          if (value == null) {
+            return;
+          }
+          Given old = before.get(key);
+          if (old != null && Objects.equals(old.value(), value)) {
+            mine.put(key, old);
+          } else {
+            conflicts.check(key, value);
+            mine.put(key, new Given(value, ++deliveries));
+          }
+        });
+    bySource.put(source, mine);
+    Txn txn = kvs.startNBTransaction();
+    desiredLocked().forEach(txn::setValue);
+    CompletableFuture<Long> f =
+        tryCommit(
+            txn,
+            TxnOptions.builder()
+                .description("resync from " + source)
+                .resync(ResyncType.FULL, true)
+                .retryWithDefaults()
+                .build());
+    if (refused(f)) {
+      restore(source, previous, deliveriesBefore);
+    } else {
+      conflicts.log();
+    }
+    return f;
+  }
+
+  private CompletableFuture<Long> changeLocked(String source, Map<String, Object> changes) {
+    boolean known = bySource.containsKey(source);
+    long deliveriesBefore = deliveries;
+    Map<String, Given> mine = bySource.computeIfAbsent(source, s -> new HashMap<>());
+    Map<String, Given> undo = new HashMap<>(); // the source's entries before, null when none
+    Conflicts conflicts = new Conflicts(source);
+    Txn txn = kvs.startNBTransaction();
+    changes.forEach(
+        (key, value) -> {
+          Given old = mine.get(key);
+          if (!undo.containsKey(key)) {
+            undo.put(key, old);
+          }
+          if (value == null) {
+            mine.remove(key);
+          } else if (old == null || !Objects.equals(old.value(), value)) {
+            conflicts.check(key, value);
+            mine.put(key, new Given(value, ++deliveries));
+          }
+          txn.setValue(key, effective(key)); // null when no source gives the key any more
+        });
+    CompletableFuture<Long> f =
+        tryCommit(
+            txn,
+            TxnOptions.builder().description("change from " + source).retryWithDefaults().build());
+    if (refused(f)) {
+      undo.forEach(
+          (key, old) -> {
+            if (old == null) {
+              mine.remove(key);
+            } else {
+              mine.put(key, old);
+            }
+          });
+      restore(source, known ? mine : null, deliveriesBefore);
+    } else {
+      conflicts.log();
+    }
+    return f;
+  }
+
+  /**
+   * Queues {@code txn} without waiting for room: a full queue refuses it at once (the future has
+   * failed with a {@link QueueFullException}; a source that waits tries again).
+   */
+  private static CompletableFuture<Long> tryCommit(Txn txn, TxnOptions options) {
+    try {
+      return txn.tryCommitAsync(options);
+    } catch (QueueFullException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /** Whether the commit was refused at once because the queue was full. */
+  private static boolean refused(CompletableFuture<Long> f) {
+    if (!f.isCompletedExceptionally()) {
+      return false;
+    }
+    try {
+      f.getNow(null);
+      return false;
+    } catch (CompletionException e) {
+      return e.getCause() instanceof QueueFullException;
+    } catch (CancellationException e) {
+      return false;
+    }
+  }
+
+  /** Puts back the values {@code source} had before a refused delivery. */
+  private void restore(String source, Map<String, Given> previous, long deliveriesBefore) {
+    if (previous == null) {
+      bySource.remove(source);
+    } else {
+      bySource.put(source, previous);
+    }
+    deliveries = deliveriesBefore;
+    LOG.trace("delivery from the {} northbound refused: the transaction queue is full", source);
+  }
+
+  @Override
+  public synchronized Map<String, Object> desired() {
+    return desiredLocked();
+  }
+
+  private Map<String, Object> desiredLocked() {
+    Map<String, Object> all = new TreeMap<>();
+    for (Map<String, Given> values : bySource.values()) {
+      for (String key : values.keySet()) {
+        all.computeIfAbsent(key, this::effective);
+      }
+    }
+    return all;
+  }
+
+  /** The value of {@code key} delivered last among the sources that give it, or null. */
+  private Object effective(String key) {
+    Given best = null;
+    for (Map<String, Given> values : bySource.values()) {
+      Given g = values.get(key);
+      if (g != null && (best == null || g.delivered() > best.delivered())) {
+        best = g;
+      }
+    }
+    return best == null ? null : best.value();
+  }
+
+  /**
+   * The keys of one delivery that other sources give with another value: logged as one warning per
+   * delivery (a count and the first few keys), not one line per key.
+   */
+  private final class Conflicts {
+    private static final int SHOWN = 5;
+    private final String source;
+    private int count;
+    private final StringBuilder shown = new StringBuilder();
+
+    Conflicts(String source) {
+      this.source = source;
+    }
+
+    /** Before {@code source}'s new value of {@code key} is stored. */
+    void check(String key, Object value) {
+      String replaced = null; // the other source whose value applied until now
+      long latest = -1;
+      for (Map.Entry<String, Map<String, Given>> e : bySource.entrySet()) {
+        Given other = e.getValue().get(key);
+        if (!e.getKey().equals(source)
+            && other != null
+            && other.delivered() > latest
+            && !Objects.equals(other.value(), value)) {
+          replaced = e.getKey();
+          latest = other.delivered();
+        }
+      }
+      if (replaced != null && count++ < SHOWN) {
+        shown
+            .append(shown.length() > 0 ? ", " : "")
+            .append(key)
+            .append(" (also from ")
+            .append(replaced)
+            .append(')');
+      }
+    }
+
+    void log() {
+      if (count > 0) {
+        LOG.warn(
+            "{} key(s) delivered by the {} northbound are also given, with another value,"
+                + " by another source; the values delivered last apply: {}{}",
+            count,
+            source,
+            shown,
+            count > SHOWN ? ", ..." : "");
+      }
+    }
+  }
+}

@@ -1,0 +1,282 @@
+package io.kvscheduler.agent.internal.northbound;
+
+import io.kvscheduler.agent.internal.format.ConfigDocument;
+import io.kvscheduler.agent.internal.format.ConfigFormat;
+import io.kvscheduler.agent.internal.format.ConfigFormat.ConfigException;
+import io.kvscheduler.agent.internal.rest.BadRequest;
+import io.kvscheduler.agent.internal.rest.Request;
+import io.kvscheduler.agent.internal.rest.Response;
+import io.kvscheduler.agent.internal.rest.RestServer;
+import io.kvscheduler.agent.spi.ModelRegistry;
+import io.kvscheduler.agent.spi.Northbound;
+import io.kvscheduler.api.KeyError;
+import io.kvscheduler.api.QueueFullException;
+import io.kvscheduler.api.TransactionException;
+import java.net.URLDecoder;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The REST northbound source: vpp-agent's {@code /configuration} endpoints, registered on the
+ * agent's {@link RestServer}.
+ *
+ * <ul>
+ *   <li>{@code GET /configuration}: the desired NB configuration of all sources in the YAML
+ *       configuration format;
+ *   <li>{@code PUT /configuration}: YAML (or JSON) in that format, applied as data source {@code
+ *       rest} — a change, or with query parameter {@code replace} ({@code replace}, {@code
+ *       replace=}, {@code =true} or {@code =1}; {@code =false} or {@code =0} is a change) a resync
+ *       of that source; waits for the transaction; 200 {@code {}}; 400 {@code {"Error": ...}} for a
+ *       body that cannot be read or names unknown groups, models or fields (the message names the
+ *       line and field and never repeats the body) and for a bad query parameter; 503 {@code
+ *       {"Error": ...}} when the scheduler's transaction queue is full (nothing of the request is
+ *       kept: it may be sent again, counted in {@code kvs_commits_refused_total}); 500 with a JSON
+ *       string when the transaction fails.
+ * </ul>
+ *
+ * <p>The server's lifecycle goes with this source's: {@link #start} starts it and {@link #close}
+ * stops it, so the API is up exactly while the agent takes configuration over REST, and it starts
+ * first of the sources (a port in use stops the agent before any configuration is applied).
+ */
+public final class RestNorthbound implements NorthboundSource {
+  private static final Logger LOG = LoggerFactory.getLogger(RestNorthbound.class);
+
+  /** The data source label of configuration pushed with {@code PUT /configuration}. */
+  public static final String SOURCE = "rest";
+
+  private static final Duration TXN_WAIT = Duration.ofMinutes(2);
+
+  private final RestServer server;
+  private final ModelRegistry models;
+  private final Northbound northbound;
+
+  /** Held while a PUT delivers to the northbound; {@link #close} waits for it. */
+  private final Object delivering = new Object();
+
+  private volatile boolean closed;
+
+  /** Registers {@code GET} and {@code PUT /configuration} on {@code server}. */
+  public RestNorthbound(RestServer server, ModelRegistry models, Northbound northbound) {
+    this.server = Objects.requireNonNull(server, "server");
+    this.models = Objects.requireNonNull(models, "models");
+    this.northbound = Objects.requireNonNull(northbound, "northbound");
+    server.route("GET", "/configuration", Set.of(), r -> getConfiguration());
+    server.mutatingRoute("PUT", "/configuration", Set.of("replace"), this::putConfiguration);
+  }
+
+  @Override
+  public String name() {
+    return "rest";
+  }
+
+  /** Starts the server. */
+  @Override
+  public void start() throws Exception {
+    server.start();
+  }
+
+  /** The server this source is served by. */
+  public RestServer server() {
+    return server;
+  }
+
+  /** The port the REST API listens on (after start). */
+  public int port() {
+    return server.port();
+  }
+
+  /**
+   * Stops: no request is delivered any more (a PUT still being read or decoded gets 503); waits for
+   * a delivery under way to be queued, then stops the server.
+   */
+  @Override
+  public void close() {
+    closed = true;
+    synchronized (delivering) {
+      // a PUT that was delivering has queued its transaction
+    }
+    server.close();
+  }
+
+  private Response getConfiguration() {
+    String yaml = ConfigFormat.toYaml(ConfigFormat.encode(models, northbound.desired()));
+    return Response.bytes(200, Response.YAML_TYPE, yaml.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private Response putConfiguration(Request req) throws InterruptedException {
+    boolean replace = booleanParameter(req.rawQuery(), "replace");
+    String body;
+    try {
+      body =
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(req.body()))
+              .toString();
+    } catch (CharacterCodingException e) {
+      return badConfiguration(
+          "can't unmarshall input yaml data into dynamically created config:"
+              + " the request body is not UTF-8 text");
+    }
+    String type = req.header("Content-Type");
+    boolean json = type != null && type.toLowerCase(Locale.ROOT).contains("json");
+    Map<String, Object> values;
+    try {
+      // JSON is YAML too, except for tabs, which JSON allows between tokens and YAML does not
+      ConfigDocument doc = json ? ConfigDocument.parseJson(body) : ConfigDocument.parseYaml(body);
+      values = ConfigFormat.decodeYamlConfig(models, doc);
+    } catch (ConfigDocument.SyntaxException e) {
+      return badConfiguration(
+          "can't unmarshall input yaml data into dynamically created config: "
+              + shortened(e.getMessage())
+              + (e.line() > 0 ? " (line " + e.line() + ")" : ""));
+    } catch (ConfigException e) {
+      return badConfiguration(
+          "invalid configuration: "
+              + shortened(e.getMessage())
+              + (e.line() > 0 ? " (line " + e.line() + ")" : ""));
+    }
+    CompletableFuture<Long> txn;
+    synchronized (delivering) {
+      if (closed) {
+        LOG.warn("REST PUT /configuration: not applied, the agent is stopping");
+        return Response.json(503, "not applied: the agent is stopping\n");
+      }
+      txn = replace ? northbound.resync(SOURCE, values) : northbound.change(SOURCE, values);
+    }
+    try {
+      txn.get(TXN_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      if (isQueueFull(e.getCause())) {
+        LOG.warn("REST PUT /configuration: not applied, the transaction queue is full");
+        return Response.error(
+            503,
+            "not applied: the transaction queue is full; nothing of this"
+                + " request was kept, send it again later");
+      }
+      if (e.getCause() instanceof TransactionException te) {
+        // a replace commits every source's values: failures of values only other sources give
+        // are not this request's (derived values, which no source gives, are kept)
+        Map<String, Object> desired = northbound.desired();
+        List<KeyError> mine =
+            te.keyErrors().stream()
+                .filter(k -> values.containsKey(k.key()) || !desired.containsKey(k.key()))
+                .toList();
+        if (mine.isEmpty()) {
+          return done();
+        }
+        return failed(new TransactionException(te.seqNum(), mine).getMessage());
+      }
+      return failed(String.valueOf(e.getCause().getMessage()));
+    } catch (TimeoutException e) {
+      return failed("the transaction did not finish within " + TXN_WAIT.toSeconds() + " s");
+    }
+    return done();
+  }
+
+  /** Whether {@code e} is the refusal of a commit by a full transaction queue. */
+  private static boolean isQueueFull(Throwable e) {
+    return e instanceof QueueFullException;
+  }
+
+  /** Longest error message quoted from a parser: it never repeats megabytes of the body. */
+  static final int MAX_MESSAGE = 600;
+
+  /** {@code message}, cut at {@link #MAX_MESSAGE} characters. */
+  static String shortened(String message) {
+    String m = String.valueOf(message);
+    return m.length() <= MAX_MESSAGE
+        ? m
+        : m.substring(0, MAX_MESSAGE) + "… (" + (m.length() - MAX_MESSAGE) + " more characters)";
+  }
+
+  /** 200 with the empty JSON object: the transaction went through. */
+  private static Response done() {
+    return Response.bytes(200, Response.JSON_TYPE, "{}\n".getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** 400 {@code {"Error": ...}}: the body cannot be applied as it is. */
+  private static Response badConfiguration(String message) {
+    LOG.warn("REST PUT /configuration: {}", message);
+    return Response.error(400, message);
+  }
+
+  /** 500 with a JSON string body, as vpp-agent's {@code /configuration} errors. */
+  private static Response failed(String message) {
+    LOG.warn("REST PUT /configuration: {}", message);
+    return Response.json(500, message + "\n");
+  }
+
+  /**
+   * A yes/no query parameter: absent is false; given without a value, empty, {@code true} or {@code
+   * 1} is true; {@code false} or {@code 0} is false (case ignored). Given more than once, every
+   * occurrence must say the same.
+   *
+   * @throws BadRequest naming the parameter, the value and the accepted values
+   */
+  static boolean booleanParameter(String rawQuery, String name) {
+    Boolean result = null;
+    if (rawQuery == null || rawQuery.isEmpty()) {
+      return false;
+    }
+    for (String part : rawQuery.split("&")) {
+      int eq = part.indexOf('=');
+      if (!decode(eq < 0 ? part : part.substring(0, eq)).equals(name)) {
+        continue;
+      }
+      String value = eq < 0 ? "" : decode(part.substring(eq + 1));
+      boolean b =
+          switch (value.toLowerCase(Locale.ROOT)) {
+            case "", "true", "1" -> true;
+            case "false", "0" -> false;
+            default ->
+                throw new BadRequest(
+                    "bad value '"
+                        + value
+                        + "' of query"
+                        + " parameter '"
+                        + name
+                        + "': accepted are '"
+                        + name
+                        + "', '"
+                        + name
+                        + "=true' or '"
+                        + name
+                        + "=1' (yes) and '"
+                        + name
+                        + "=false' or '"
+                        + name
+                        + "=0' (no)");
+          };
+      if (result != null && result != b) {
+        throw new BadRequest(
+            "query parameter '" + name + "' is given twice," + " with different values");
+      }
+      result = b;
+    }
+    return result != null && result;
+  }
+
+  private static String decode(String s) {
+    try {
+      return URLDecoder.decode(s, StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      return s; // a malformed escape: taken as it is (and then not accepted)
+    }
+  }
+}

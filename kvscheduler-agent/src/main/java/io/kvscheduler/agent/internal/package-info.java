@@ -1,2 +1,0 @@
-/** Internals of the agent: orchestrator, plugin ordering, NB sources. */
-package io.kvscheduler.agent.internal;

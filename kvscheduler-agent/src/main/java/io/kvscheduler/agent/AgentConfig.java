@@ -55,11 +55,11 @@ import java.util.Set;
  * </table>
  *
  * <p>The etcd connection settings (TLS, authentication, timeouts, lease TTL) are written as in
- * vpp-agent's {@code etcd.conf} (keys in the README). Naming an etcd configuration file turns the
- * etcd northbound on, at {@code 127.0.0.1:2379} if no source names endpoints, as vpp-agent does.
- * Order, later winning: the settings file's {@code etcd-config} file, its {@code etcd} mapping, its
- * {@code etcd-endpoints}; {@code ETCD_CONFIG}; {@code ETCD_ENDPOINTS}; {@code --etcd-config};
- * {@code --etcd}.
+ * vpp-agent's {@code etcd.conf} (keys in docs/agent.md). Naming an etcd configuration file turns
+ * the etcd northbound on, at {@code 127.0.0.1:2379} if no source names endpoints, as vpp-agent
+ * does. Order, later winning: the settings file's {@code etcd-config} file, its {@code etcd}
+ * mapping, its {@code etcd-endpoints}; {@code ETCD_CONFIG}; {@code ETCD_ENDPOINTS}; {@code
+ * --etcd-config}; {@code --etcd}.
  *
  * @param label microservice label: the etcd prefix is {@code /vnf-agent/<label>/}
  * @param configDir directory of the file northbound, or null

@@ -37,7 +37,7 @@ final class AgentOptions {
   @Option(
       names = "--config",
       paramLabel = "FILE",
-      description = "Settings file (YAML; keys as the flags without --, see the README).")
+      description = "Settings file (YAML; keys as the flags without --, see docs/agent.md).")
   List<Path> config = new ArrayList<>();
 
   @Option(

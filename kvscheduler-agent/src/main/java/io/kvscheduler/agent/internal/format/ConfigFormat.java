@@ -30,7 +30,7 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li><b>keyed</b>: a mapping of model keys to values ({@code config/mock/v1/interfaces/tap1:
  *       {name: tap1, ...}}), values in the protobuf JSON of their model;
- *   <li><b>YAML configuration format</b> of vpp-agent ({@code spec/interop.md} §2.6): top-level
+ *   <li><b>YAML configuration format</b> of vpp-agent ({@code docs/interop.md} §2.6): top-level
  *       {@code <group>Config} keys, inside one field per model ({@code <Message>_list} lists for
  *       named models, single objects for singletons), items in protobuf JSON (lowerCamelCase or
  *       snake_case names accepted).

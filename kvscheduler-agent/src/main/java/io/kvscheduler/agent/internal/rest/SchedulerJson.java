@@ -33,7 +33,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * The JSON building blocks of vpp-agent's scheduler API ({@code spec/interop.md} §2.2), as ordered
+ * The JSON building blocks of vpp-agent's scheduler API ({@code docs/interop.md} §2.2), as ordered
  * maps Jackson writes in the documented key order: {@code RecordedTxn}, {@code RecordedTxnOp},
  * {@code RecordedNode} and {@code RecordedProtoMessage}; {@code BaseValueStatus}, read for every
  * value at once, is written field by field with a generator instead. Fields documented as omitted

@@ -31,7 +31,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 
 /**
- * The {@code /scheduler/*} endpoints of vpp-agent ({@code spec/interop.md} §2.3) plus {@code
+ * The {@code /scheduler/*} endpoints of vpp-agent ({@code docs/interop.md} §2.3) plus {@code
  * /scheduler/explain}, over the scheduler's public read API: every read is served from the engine's
  * published snapshots, never from the engine thread, and large arrays stream.
  *

@@ -18,7 +18,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Recorded transactions as text, in vpp-agent's grammar ({@code spec/interop.md} §2.4 and §5.4):
+ * Recorded transactions as text, in vpp-agent's grammar ({@code docs/interop.md} §2.4 and §5.4):
  * the answer of {@code GET /scheduler/txn-history?format=text}. Keys, values, errors and
  * descriptions have their control characters escaped ({@link Excerpt#escaped}): the lines are the
  * layout's own. Values are shown whole: the history keeps them whole.

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The JSON of {@code /scheduler/status}, written token by token, against the bytes the documented
- * shape ({@code spec/interop.md} §2.2) has in Go's indented layout (recorded in {@code
+ * shape ({@code docs/interop.md} §2.2) has in Go's indented layout (recorded in {@code
  * status-json/}).
  */
 class StatusJsonTest {

@@ -1,6 +1,6 @@
 """A gRPC client generated from vpp-agent's own .proto files, driving a running agent.
 
-usage: ligato_client.py STUBS_DIR HOST:PORT [--linux]
+usage: ligato_client.py STUBS_DIR HOST:PORT [--linux | --read-only]
 
 Every check prints one line 'ok <what>'; the first failed check raises (exit status 1).
 """
@@ -11,6 +11,7 @@ import queue
 sys.path.insert(0, sys.argv[1])
 ADDRESS = sys.argv[2]
 LINUX = "--linux" in sys.argv
+READ_ONLY = "--read-only" in sys.argv
 
 import grpc  # noqa: E402
 from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool, message_factory  # noqa: E402
@@ -86,6 +87,29 @@ def grpc_items():
 
 DROP_FIB = mock_fib.FIBEntry(phys_address="aa:bb:cc:dd:ee:ff", bridge_domain="bd1",
                              action=mock_fib.FIBEntry.DROP)
+
+# --- a read-only agent (--read-only): every change refused, reads served -------------------
+if READ_ONLY:
+    changes = (
+        ("Update", lambda: configurator.Update(
+            cfg.UpdateRequest(update=mock_config([tap("ro1")])), timeout=10)),
+        ("Delete", lambda: configurator.Delete(
+            cfg.DeleteRequest(delete=mock_config([tap("ro1")])), timeout=10)),
+        ("SetConfig", lambda: manager.SetConfig(
+            gen.SetConfigRequest(updates=[item(tap("ro1"))]), timeout=10)),
+    )
+    for name, change in changes:
+        try:
+            change()
+            raise AssertionError(name + " applied on a read-only agent")
+        except grpc.RpcError as e:
+            expect(e.code() == grpc.StatusCode.PERMISSION_DENIED, "%s: %s" % (name, e.code()))
+            expect("read-only" in e.details(), "%s names the mode: %s" % (name, e.details()))
+    expect(not grpc_items(), "nothing applied: %s" % grpc_items())
+    configurator.Get(cfg.GetRequest(), timeout=10)
+    ok("read-only: Update, Delete, SetConfig refused with PERMISSION_DENIED; reads served")
+    print("all checks passed", flush=True)
+    sys.exit(0)
 
 # --- ConfiguratorService -------------------------------------------------------------------
 _, call = configurator.Update.with_call(
@@ -307,5 +331,23 @@ if LINUX:
     expect(not configurator.Dump(cfg.DumpRequest(), timeout=10).dump.linux_config.interfaces,
            "Dump after Delete")
     ok("Linux veth pair deleted")
+
+# --- an error stays readable: a megabyte invalid value -------------------------------------
+if not LINUX:
+    huge = mock_if.Interface(name="huge", type=mock_if.Interface.TAP, enabled=True,
+                             phys_address="x" * (1 << 20))
+    refused = None
+    try:
+        configurator.Update(cfg.UpdateRequest(update=mock_config([huge])), timeout=30)
+    except grpc.RpcError as e:
+        refused = e
+    expect(refused is not None, "a megabyte invalid value accepted")
+    # grpcio reads at most 8 KiB of trailing metadata: a longer description is not readable
+    expect(refused.code() == grpc.StatusCode.FAILED_PRECONDITION,
+           "invalid value: %s %s" % (refused.code(), (refused.details() or "")[:300]))
+    details = refused.details()
+    expect(len(details) < 4096 and "huge" in details and "phys_address" in details,
+           "bounded details naming the key and the field: %d characters" % len(details))
+    ok("a megabyte invalid value: FAILED_PRECONDITION, %d characters of details" % len(details))
 
 print("all checks passed", flush=True)

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.kvscheduler.agent.Agent;
 import io.kvscheduler.agent.AgentConfig;
+import io.kvscheduler.agent.RestSecurity;
 import io.kvscheduler.agent.internal.northbound.GrpcNorthbound;
 import io.kvscheduler.agent.internal.northbound.NorthboundSource;
 import io.kvscheduler.agent.internal.northbound.RestNorthbound;
@@ -188,6 +189,7 @@ class LigatoClientIT {
               "ok SetConfig with labels",
               "ok KnownModels + ProtoFileDescriptor",
               "ok Subscribe: PENDING -> CONFIGURED",
+              "ok a megabyte invalid value: FAILED_PRECONDITION",
               "all checks passed");
 
       int rest = source(agent, RestNorthbound.class).port();
@@ -215,13 +217,15 @@ class LigatoClientIT {
     assertThat(generate).as("the documented protoc command (run by LigatoClientIT)").hasSize(1);
     assertThat(clients).as("the documented Python clients (run by LigatoClientIT)").isNotEmpty();
 
-    // the command as written, in a directory with the repository's proto sources at their places
+    // the command as written, in a directory that shows the repository's files at their places
+    // (whatever paths it names) and keeps what it writes out of the repository
     Path repository = DocSnippets.repository();
     Path own = Files.createDirectories(work.resolve("own"));
-    Files.createSymbolicLink(
-        own.resolve("kvscheduler-grpc"), repository.resolve("kvscheduler-grpc"));
-    Files.createDirectories(own.resolve("plugins"));
-    Files.createSymbolicLink(own.resolve("plugins/linux"), repository.resolve("plugins/linux"));
+    try (Stream<Path> top = Files.list(repository)) {
+      for (Path p : top.toList()) {
+        Files.createSymbolicLink(own.resolve(p.getFileName().toString()), p);
+      }
+    }
     Result stubs = exec(List.of("bash", "-c", "set -euo pipefail\n" + generate.get(0).code()), own);
     assertThat(stubs.exit()).as(generate.get(0).where() + ": " + stubs.output()).isZero();
 
@@ -279,6 +283,34 @@ class LigatoClientIT {
             .as("%s: REST lists %s", what, name.group(1))
             .contains("name: " + name.group(1));
       }
+    }
+  }
+
+  @Test
+  @DisplayName("a read-only agent refuses every change of a ligato client, and serves its reads")
+  void ligatoClientOnAReadOnlyAgent() throws Exception {
+    AgentConfig cfg =
+        AgentConfig.builder()
+            .restAddress(null)
+            .printTxnSummary(false)
+            .restSecurity(new RestSecurity(null, null, true, null, null))
+            .grpc(GrpcSettings.plain("127.0.0.1:0"))
+            .build();
+    try (Agent agent = Agent.start(cfg)) {
+      int port = source(agent, GrpcNorthbound.class).port();
+      Result run =
+          exec(
+              List.of(
+                  python,
+                  script().toString(),
+                  work.resolve("stubs").toString(),
+                  "127.0.0.1:" + port,
+                  "--read-only"),
+              work);
+      assertThat(run.exit()).as(run.output()).isZero();
+      assertThat(run.output())
+          .contains(
+              "ok read-only: Update, Delete, SetConfig refused with PERMISSION_DENIED; reads served");
     }
   }
 

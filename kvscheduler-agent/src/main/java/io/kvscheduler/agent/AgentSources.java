@@ -54,7 +54,8 @@ final class AgentSources {
                   agent.northbound(),
                   List.of(new GrpcRequestCounter(agent.metrics()::grpcRequest)),
                   agent.config().restSecurity().readOnly(), // --read-only covers gRPC too
-                  agent.plugins().stream().flatMap(p -> p.protoFiles().stream()).toList())
+                  agent.plugins().stream().flatMap(p -> p.protoFiles().stream()).toList(),
+                  agent.plugins().stream().flatMap(p -> p.configDomain().stream()).toList())
               .follow(agent.notifications()));
     }
     // --- end of gRPC ---

@@ -19,15 +19,14 @@ import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.grpc.GrpcSettings;
-import io.kvscheduler.grpc.proto.configurator.Config;
 import io.kvscheduler.grpc.proto.configurator.ConfiguratorServiceGrpc;
 import io.kvscheduler.grpc.proto.configurator.GetRequest;
 import io.kvscheduler.grpc.proto.configurator.UpdateRequest;
-import io.kvscheduler.grpc.proto.mock.ConfigData;
 import io.kvscheduler.plugins.mock.MockAgentPlugin;
 import io.kvscheduler.plugins.mock.ifplugin.model.Interface;
 import io.kvscheduler.plugins.mock.l2plugin.model.BridgeDomain;
 import io.kvscheduler.plugins.mock.l2plugin.model.FibEntry;
+import io.kvscheduler.plugins.mock.proto.ConfigData;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -845,15 +844,14 @@ class SchedulerRestTest {
         authorized.update(
             UpdateRequest.newBuilder()
                 .setUpdate(
-                    Config.newBuilder()
-                        .setMockConfig(
-                            ConfigData.newBuilder()
-                                .addInterfaces(
-                                    io.kvscheduler.grpc.proto.mock.interfaces.Interface.newBuilder()
-                                        .setName("g1")
-                                        .setType(
-                                            io.kvscheduler.grpc.proto.mock.interfaces.Interface.Type
-                                                .TAP))))
+                    io.kvscheduler.agent.grpc.MockDomain.config(
+                        ConfigData.newBuilder()
+                            .addInterfaces(
+                                io.kvscheduler.plugins.mock.proto.interfaces.Interface.newBuilder()
+                                    .setName("g1")
+                                    .setType(
+                                        io.kvscheduler.plugins.mock.proto.interfaces.Interface.Type
+                                            .TAP))))
                 .build());
       } finally {
         channel.shutdownNow();

@@ -7,8 +7,13 @@ import com.google.protobuf.Message;
 import io.grpc.ServerBuilder;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
+import io.grpc.ServerMethodDefinition;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.ServiceDescriptor;
+import io.grpc.protobuf.ProtoFileDescriptorSupplier;
 import io.grpc.protobuf.services.ProtoReflectionService;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.kvscheduler.agent.spi.ConfigDomain;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.agent.spi.NotificationHub;
@@ -19,6 +24,7 @@ import io.kvscheduler.grpc.internal.GrpcSource;
 import io.kvscheduler.grpc.internal.ManagerServiceImpl;
 import io.kvscheduler.grpc.internal.MetaServiceImpl;
 import io.kvscheduler.grpc.internal.NotificationBuffer;
+import io.kvscheduler.grpc.internal.PluginDomains;
 import io.kvscheduler.grpc.internal.ProtoModels;
 import io.kvscheduler.grpc.internal.ReadOnly;
 import io.kvscheduler.grpc.internal.SeqNumHeader;
@@ -33,6 +39,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +48,12 @@ import org.slf4j.LoggerFactory;
  * ligato.configurator.ConfiguratorService}, {@code ligato.generic.ManagerService} and {@code
  * MetaService}, and server reflection (v1 and v1alpha). Values given through them are delivered to
  * the northbound as data source {@value GrpcSource#NAME}, one transaction per request.
+ *
+ * <p>Plugins' domains ({@link ConfigDomain}, such as the mock plugins' {@code mock_config = 100})
+ * are fields of {@code ligato.configurator.Config} that the wire contract does not declare: the
+ * configurator reads them from requests and writes them into answers at the plugins' numbers, and
+ * reflection describes {@code ligato/configurator/configurator.proto} with them declared (Config
+ * with the plugins' fields, importing the plugins' files), as if the contract had them.
  *
  * <p>Close it to end the open streams ({@code Notify}, {@code Subscribe}).
  */
@@ -83,6 +96,7 @@ public final class GrpcApi implements AutoCloseable {
   private final ConfiguratorServiceImpl configurator;
   private final ManagerServiceImpl manager;
   private final MetaServiceImpl meta;
+  private final PluginDomains domains;
   private final List<ServerInterceptor> interceptors = new ArrayList<>();
   private final Set<String> unplaced = ConcurrentHashMap.newKeySet();
 
@@ -128,8 +142,35 @@ public final class GrpcApi implements AutoCloseable {
       String token,
       Limits limits,
       boolean readOnly) {
+    this(kvs, registry, northbound, modelFiles, List.of(), token, limits, readOnly);
+  }
+
+  /**
+   * Services that also read and write the plugins' domains of the configurator's Config.
+   *
+   * @param configDomains the plugins' domains ({@link
+   *     io.kvscheduler.agent.spi.AgentPlugin#configDomain})
+   * @throws IllegalArgumentException when a domain's field number or name is one of Config's or of
+   *     another domain
+   * @see #GrpcApi(KVScheduler, ModelRegistry, Northbound, List, String, Limits, boolean)
+   */
+  public GrpcApi(
+      KVScheduler kvs,
+      ModelRegistry registry,
+      Northbound northbound,
+      List<FileDescriptor> modelFiles,
+      List<ConfigDomain> configDomains,
+      String token,
+      Limits limits,
+      boolean readOnly) {
+    this.domains = new PluginDomains(configDomains);
     this.notifications = new NotificationBuffer(limits.notificationBuffer());
-    ProtoModels models = new ProtoModels(registry, modelFiles);
+    ProtoModels models =
+        new ProtoModels(
+            registry,
+            Stream.concat(
+                    modelFiles.stream(), configDomains.stream().map(d -> d.configData().getFile()))
+                .toList());
     GrpcSource source = new GrpcSource(northbound);
     this.streamExecutor =
         Executors.newCachedThreadPool(
@@ -140,7 +181,7 @@ public final class GrpcApi implements AutoCloseable {
             });
     this.statusStreams =
         new StatusStreams(kvs, northbound::desired, limits.subscribeQueue(), streamExecutor);
-    this.configurator = new ConfiguratorServiceImpl(kvs, models, source, notifications);
+    this.configurator = new ConfiguratorServiceImpl(kvs, models, domains, source, notifications);
     this.manager = new ManagerServiceImpl(kvs, models, source, statusStreams);
     this.meta = new MetaServiceImpl(models);
     interceptors.add(new SeqNumHeader());
@@ -152,10 +193,15 @@ public final class GrpcApi implements AutoCloseable {
     }
   }
 
-  /** Adds the services (and reflection) to {@code server}. */
+  /**
+   * Adds the services (and reflection) to {@code server}. Reflection describes the configurator
+   * with the plugins' domains in Config.
+   */
   public <T extends ServerBuilder<T>> T addTo(T server) {
     ServerInterceptor[] chain = interceptors.toArray(ServerInterceptor[]::new);
-    server.addService(ServerInterceptors.intercept(configurator, chain));
+    server.addService(
+        ServerInterceptors.intercept(
+            describedBy(configurator.bindService(), domains.file()), chain));
     server.addService(ServerInterceptors.intercept(manager, chain));
     server.addService(ServerInterceptors.intercept(meta, chain));
     server.addService(ServerInterceptors.intercept(ProtoReflectionServiceV1.newInstance(), chain));
@@ -163,6 +209,24 @@ public final class GrpcApi implements AutoCloseable {
     var alpha = ProtoReflectionService.newInstance();
     server.addService(ServerInterceptors.intercept(alpha, chain));
     return server;
+  }
+
+  /** {@code service} with reflection describing it by {@code file} (which defines it too). */
+  private static ServerServiceDefinition describedBy(
+      ServerServiceDefinition service, FileDescriptor file) {
+    ServiceDescriptor original = service.getServiceDescriptor();
+    ServiceDescriptor.Builder described =
+        ServiceDescriptor.newBuilder(original.getName())
+            .setSchemaDescriptor((ProtoFileDescriptorSupplier) () -> file);
+    original.getMethods().forEach(described::addMethod);
+    ServerServiceDefinition.Builder out = ServerServiceDefinition.builder(described.build());
+    service.getMethods().forEach(m -> addMethod(out, m));
+    return out.build();
+  }
+
+  private static <Q, R> void addMethod(
+      ServerServiceDefinition.Builder out, ServerMethodDefinition<Q, R> method) {
+    out.addMethod(method);
   }
 
   /**

@@ -2,6 +2,7 @@ package io.kvscheduler.agent.spi;
 
 import com.google.protobuf.Descriptors.FileDescriptor;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -48,6 +49,16 @@ public interface AgentPlugin {
    */
   default List<FileDescriptor> protoFiles() {
     return List.of();
+  }
+
+  /**
+   * The field this plugin adds to the configurator's whole configuration ({@code
+   * ligato.configurator.Config}) for its values, if any: its number and its message (see {@link
+   * ConfigDomain}). A plugin whose models sit in one of ligato's domains (such as the Linux plugin
+   * in {@code linux_config}) has none. Declare the message's file in {@link #protoFiles} too.
+   */
+  default Optional<ConfigDomain> configDomain() {
+    return Optional.empty();
   }
 
   /** Called once every plugin is initialised. */

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.Any;
 import com.google.protobuf.ByteString;
+import com.google.protobuf.DescriptorProtos.DescriptorProto;
+import com.google.protobuf.DescriptorProtos.FileDescriptorProto;
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FileDescriptor;
 import com.google.protobuf.DynamicMessage;
@@ -20,6 +22,9 @@ import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
+import io.grpc.reflection.v1.ServerReflectionGrpc;
+import io.grpc.reflection.v1.ServerReflectionRequest;
+import io.grpc.reflection.v1.ServerReflectionResponse;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
 import io.kvscheduler.agent.Agent;
@@ -60,12 +65,12 @@ import io.kvscheduler.grpc.proto.generic.UpdateItem;
 import io.kvscheduler.grpc.proto.generic.UpdateResult;
 import io.kvscheduler.grpc.proto.linux.interfaces.InterfaceNotification;
 import io.kvscheduler.grpc.proto.linux.interfaces.InterfaceState;
-import io.kvscheduler.grpc.proto.mock.ConfigData;
-import io.kvscheduler.grpc.proto.mock.interfaces.Interface;
-import io.kvscheduler.grpc.proto.mock.l2.BridgeDomain;
-import io.kvscheduler.grpc.proto.mock.l2.FIBEntry;
 import io.kvscheduler.grpc.proto.vpp.ConfigData.Builder;
 import io.kvscheduler.plugins.mock.MockAgentPlugin;
+import io.kvscheduler.plugins.mock.proto.ConfigData;
+import io.kvscheduler.plugins.mock.proto.interfaces.Interface;
+import io.kvscheduler.plugins.mock.proto.l2.BridgeDomain;
+import io.kvscheduler.plugins.mock.proto.l2.FIBEntry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -109,7 +114,14 @@ class GrpcApiTest {
     }
     api =
         new GrpcApi(
-            agent.scheduler(), agent.models(), agent.northbound(), List.of(), token, limits);
+            agent.scheduler(),
+            agent.models(),
+            agent.northbound(),
+            mock.protoFiles(),
+            mock.configDomain().stream().toList(),
+            token,
+            limits,
+            false);
     String name = InProcessServerBuilder.generateName();
     server = api.addTo(InProcessServerBuilder.forName(name)).build().start();
     channel = InProcessChannelBuilder.forName(name).build();
@@ -140,7 +152,7 @@ class GrpcApiTest {
   }
 
   static Config mockConfig(ConfigData.Builder data) {
-    return Config.newBuilder().setMockConfig(data).build();
+    return MockDomain.config(data);
   }
 
   static FIBEntry dropFib() {
@@ -217,12 +229,11 @@ class GrpcApiTest {
                                         BridgeDomain.Interface.newBuilder().setName("tap1")))))
                 .build());
     Config got = configurator().get(GetRequest.getDefaultInstance()).getConfig();
-    assertThat(got.getMockConfig().getInterfacesList())
+    assertThat(MockDomain.of(got).getInterfacesList())
         .containsExactly(
             Interface.newBuilder().setName("fromfile").setType(Interface.Type.LOOPBACK).build(),
             tap("tap1"));
-    assertThat(got.getMockConfig().getBridgeDomains(0).getInterfaces(0).getName())
-        .isEqualTo("tap1");
+    assertThat(MockDomain.of(got).getBridgeDomains(0).getInterfaces(0).getName()).isEqualTo("tap1");
     assertThat(got.hasVppConfig()).isFalse();
   }
 
@@ -407,9 +418,9 @@ class GrpcApiTest {
                     .update(
                         UpdateRequest.newBuilder()
                             .setUpdate(
-                                Config.newBuilder()
-                                    .setVppConfig(vpp)
-                                    .setMockConfig(ConfigData.newBuilder().addInterfaces(tap("x"))))
+                                MockDomain.with(
+                                    Config.newBuilder().setVppConfig(vpp),
+                                    ConfigData.newBuilder().addInterfaces(tap("x"))))
                             .build()))
         .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.INVALID_ARGUMENT))
         .hasMessageContaining("update.vpp_config.interfaces");
@@ -470,13 +481,14 @@ class GrpcApiTest {
   @DisplayName("Linux values while the Linux plugin is off: INVALID_ARGUMENT naming the value")
   void valuesOfAModelNotRegisteredAreRefused() {
     Config linux =
-        Config.newBuilder()
-            .setLinuxConfig(
-                io.kvscheduler.grpc.proto.linux.ConfigData.newBuilder()
-                    .addInterfaces(
-                        io.kvscheduler.plugins.linux.model.interfaces.Interface.newBuilder()
-                            .setName("veth1")))
-            .setMockConfig(ConfigData.newBuilder().addInterfaces(tap("x")))
+        MockDomain.with(
+                Config.newBuilder()
+                    .setLinuxConfig(
+                        io.kvscheduler.grpc.proto.linux.ConfigData.newBuilder()
+                            .addInterfaces(
+                                io.kvscheduler.plugins.linux.model.interfaces.Interface.newBuilder()
+                                    .setName("veth1"))),
+                ConfigData.newBuilder().addInterfaces(tap("x")))
             .build();
     assertThatThrownBy(
             () -> configurator().update(UpdateRequest.newBuilder().setUpdate(linux).build()))
@@ -553,7 +565,7 @@ class GrpcApiTest {
                 .build());
     mock.plugins().interfaces().southbound().createLoopbackInterface("outside");
     Config dump = configurator().dump(DumpRequest.getDefaultInstance()).getDump();
-    assertThat(dump.getMockConfig().getInterfacesList())
+    assertThat(MockDomain.of(dump).getInterfacesList())
         .extracting(Interface::getName)
         .contains("tap1", "outside");
   }
@@ -767,6 +779,83 @@ class GrpcApiTest {
                         .setFullProtoFileName("ligato/vpp/vpp.proto")
                         .build()))
         .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.NOT_FOUND));
+  }
+
+  /** The files server reflection (v1) answers for {@code symbol}: its file first, then imports. */
+  List<FileDescriptorProto> reflectedFiles(String symbol) throws Exception {
+    CompletableFuture<ServerReflectionResponse> answer = new CompletableFuture<>();
+    var requests =
+        ServerReflectionGrpc.newStub(channel)
+            .serverReflectionInfo(
+                new StreamObserver<>() {
+                  @Override
+                  public void onNext(ServerReflectionResponse r) {
+                    answer.complete(r);
+                  }
+
+                  @Override
+                  public void onError(Throwable t) {
+                    answer.completeExceptionally(t);
+                  }
+
+                  @Override
+                  public void onCompleted() {}
+                });
+    requests.onNext(ServerReflectionRequest.newBuilder().setFileContainingSymbol(symbol).build());
+    ServerReflectionResponse r = answer.get(10, TimeUnit.SECONDS);
+    requests.onCompleted();
+    assertThat(r.hasErrorResponse()).as(r.getErrorResponse().getErrorMessage()).isFalse();
+    List<FileDescriptorProto> files = new ArrayList<>();
+    for (ByteString b : r.getFileDescriptorResponse().getFileDescriptorProtoList()) {
+      files.add(FileDescriptorProto.parseFrom(b));
+    }
+    return files;
+  }
+
+  @Test
+  @DisplayName(
+      "reflection describes Config with the mock plugins' domain: mock.ConfigData mock_config = 100")
+  void reflectionShowsThePluginDomain() throws Exception {
+    List<FileDescriptorProto> files = reflectedFiles("ligato.configurator.Config");
+    FileDescriptorProto configurator = files.get(0);
+    assertThat(configurator.getName()).isEqualTo("ligato/configurator/configurator.proto");
+    assertThat(configurator.getDependencyList()).contains("model/mock.proto");
+    DescriptorProto config =
+        configurator.getMessageTypeList().stream()
+            .filter(m -> m.getName().equals("Config"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(config.getFieldList())
+        .extracting(f -> f.getNumber() + " " + f.getName() + " " + f.getTypeName())
+        .containsExactly(
+            "1 vpp_config .ligato.vpp.ConfigData",
+            "2 linux_config .ligato.linux.ConfigData",
+            "3 netalloc_config .ligato.netalloc.ConfigData",
+            "100 mock_config .mock.ConfigData");
+    assertThat(files)
+        .extracting(FileDescriptorProto::getName)
+        .contains("model/mock.proto", "model/interface.proto", "model/bridge-domain.proto");
+    // the whole set builds: a reflection client can make messages of every domain from it
+    Map<String, FileDescriptor> built = new java.util.HashMap<>();
+    List<FileDescriptorProto> pending = new ArrayList<>(files);
+    while (!pending.isEmpty()) {
+      FileDescriptorProto next =
+          pending.stream()
+              .filter(f -> built.keySet().containsAll(f.getDependencyList()))
+              .findFirst()
+              .orElseThrow();
+      pending.remove(next);
+      built.put(
+          next.getName(),
+          FileDescriptor.buildFrom(
+              next,
+              next.getDependencyList().stream().map(built::get).toArray(FileDescriptor[]::new)));
+    }
+    Descriptor described =
+        built.get("ligato/configurator/configurator.proto").findMessageTypeByName("Config");
+    assertThat(described.findFieldByNumber(100).getMessageType().getFullName())
+        .isEqualTo("mock.ConfigData");
+    assertThat(reflectedFiles("mock.l2.FIBEntry").get(0).getName()).isEqualTo("model/fib.proto");
   }
 
   @Test

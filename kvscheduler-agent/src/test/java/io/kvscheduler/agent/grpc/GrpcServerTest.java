@@ -23,7 +23,6 @@ import io.kvscheduler.agent.internal.northbound.GrpcNorthbound;
 import io.kvscheduler.agent.spi.AgentContext;
 import io.kvscheduler.agent.spi.AgentPlugin;
 import io.kvscheduler.grpc.GrpcSettings;
-import io.kvscheduler.grpc.proto.configurator.Config;
 import io.kvscheduler.grpc.proto.configurator.ConfiguratorServiceGrpc;
 import io.kvscheduler.grpc.proto.configurator.GetRequest;
 import io.kvscheduler.grpc.proto.configurator.NotifyRequest;
@@ -32,8 +31,8 @@ import io.kvscheduler.grpc.proto.configurator.UpdateRequest;
 import io.kvscheduler.grpc.proto.generic.ModelDetail;
 import io.kvscheduler.grpc.proto.linux.interfaces.InterfaceNotification;
 import io.kvscheduler.grpc.proto.linux.interfaces.InterfaceState;
-import io.kvscheduler.grpc.proto.mock.ConfigData;
-import io.kvscheduler.grpc.proto.mock.interfaces.Interface;
+import io.kvscheduler.plugins.mock.proto.ConfigData;
+import io.kvscheduler.plugins.mock.proto.interfaces.Interface;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.file.Files;
@@ -69,11 +68,10 @@ class GrpcServerTest {
   static UpdateRequest tap(String name) {
     return UpdateRequest.newBuilder()
         .setUpdate(
-            Config.newBuilder()
-                .setMockConfig(
-                    ConfigData.newBuilder()
-                        .addInterfaces(
-                            Interface.newBuilder().setName(name).setType(Interface.Type.TAP))))
+            MockDomain.config(
+                ConfigData.newBuilder()
+                    .addInterfaces(
+                        Interface.newBuilder().setName(name).setType(Interface.Type.TAP))))
         .build();
   }
 

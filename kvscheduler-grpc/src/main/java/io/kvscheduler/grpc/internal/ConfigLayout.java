@@ -2,6 +2,7 @@ package io.kvscheduler.grpc.internal;
 
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
+import com.google.protobuf.DynamicMessage;
 import com.google.protobuf.Message;
 import io.kvscheduler.agent.spi.Model;
 import io.kvscheduler.agent.spi.ModelException;
@@ -15,7 +16,8 @@ import java.util.Optional;
 
 /**
  * Where each model's values sit in {@code ligato.configurator.Config}: a domain field ({@code
- * linux_config}, ...) and, in it, a field whose message type is the model's. Fields of type {@code
+ * linux_config}, ..., or a plugin's own domain such as {@code mock_config = 100}, see {@link
+ * PluginDomains}) and, in it, a field whose message type is the model's. Fields of type {@code
  * bytes} stand for domains this agent does not support (VPP, address allocation).
  */
 final class ConfigLayout {
@@ -27,11 +29,13 @@ final class ConfigLayout {
   }
 
   private final ProtoModels models;
+  private final PluginDomains domains;
   private final Map<String, Place> byMessage = new HashMap<>();
 
-  ConfigLayout(ProtoModels models) {
+  ConfigLayout(ProtoModels models, PluginDomains domains) {
     this.models = models;
-    for (FieldDescriptor domain : Config.getDescriptor().getFields()) {
+    this.domains = domains;
+    for (FieldDescriptor domain : domains.fields()) {
       for (FieldDescriptor f : domain.getMessageType().getFields()) {
         if (f.getJavaType() == FieldDescriptor.JavaType.MESSAGE) {
           byMessage.put(f.getMessageType().getFullName(), new Place(domain, f));
@@ -52,7 +56,8 @@ final class ConfigLayout {
    *     unsupported domain, a message of no registered model, or a value the model refuses
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  Map<String, Object> values(Config config, String what) {
+  Map<String, Object> values(Config request, String what) {
+    Message config = domains.read(request);
     List<String> unknown = ProtoModels.unknownFields(config, what);
     if (!unknown.isEmpty()) {
       throw Calls.invalid(
@@ -107,7 +112,7 @@ final class ConfigLayout {
   /** A Config holding {@code values} (by key) where their models have a place; others left out. */
   @SuppressWarnings({"unchecked", "rawtypes"})
   Config config(Map<String, Object> values) {
-    Config.Builder config = Config.newBuilder();
+    Map<FieldDescriptor, Message.Builder> byDomain = new LinkedHashMap<>();
     values.forEach(
         (key, value) -> {
           Optional<Model<?>> model = models.registry().forKey(key);
@@ -115,7 +120,9 @@ final class ConfigLayout {
           if (place.isEmpty()) {
             return;
           }
-          Message.Builder domain = config.getFieldBuilder(place.get().domain());
+          Message.Builder domain =
+              byDomain.computeIfAbsent(
+                  place.get().domain(), d -> DynamicMessage.newBuilder(d.getMessageType()));
           FieldDescriptor f = place.get().field();
           Message m = models.toMessage(value, domain.newBuilderForField(f));
           if (f.isRepeated()) {
@@ -124,6 +131,8 @@ final class ConfigLayout {
             domain.setField(f, m);
           }
         });
-    return config.build();
+    DynamicMessage.Builder config = DynamicMessage.newBuilder(domains.config());
+    byDomain.forEach((field, domain) -> config.setField(field, domain.build()));
+    return domains.write(config.build());
   }
 }

@@ -36,12 +36,19 @@ public final class ConfiguratorServiceImpl
   private final ConfigLayout layout;
   private final NotificationBuffer notifications;
 
+  /**
+   * @param domains Config with the plugins' domains, where their values are read and written
+   */
   public ConfiguratorServiceImpl(
-      KVScheduler kvs, ProtoModels models, GrpcSource source, NotificationBuffer notifications) {
+      KVScheduler kvs,
+      ProtoModels models,
+      PluginDomains domains,
+      GrpcSource source,
+      NotificationBuffer notifications) {
     this.kvs = kvs;
     this.models = models;
     this.source = source;
-    this.layout = new ConfigLayout(models);
+    this.layout = new ConfigLayout(models, domains);
     this.notifications = notifications;
   }
 

@@ -3,6 +3,7 @@ package io.kvscheduler.agent.internal.northbound;
 import com.google.protobuf.Descriptors.FileDescriptor;
 import io.grpc.ServerInterceptor;
 import io.kvscheduler.agent.internal.metrics.GrpcRequestCounter;
+import io.kvscheduler.agent.spi.ConfigDomain;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.agent.spi.NotificationHub;
@@ -36,13 +37,14 @@ public final class GrpcNorthbound implements NorthboundSource {
       ModelRegistry models,
       Northbound northbound,
       List<ServerInterceptor> interceptors) {
-    this(settings, kvs, models, northbound, interceptors, false, List.of());
+    this(settings, kvs, models, northbound, interceptors, false, List.of(), List.of());
   }
 
   /**
    * @param interceptors run for every call (e.g. a {@link GrpcRequestCounter})
    * @param readOnly refuse every call that may change the configuration ({@code --read-only})
    * @param modelFiles the plugins' proto files (for reflection and the model list)
+   * @param configDomains the plugins' own domains of the configurator's Config
    */
   public GrpcNorthbound(
       GrpcSettings settings,
@@ -51,7 +53,8 @@ public final class GrpcNorthbound implements NorthboundSource {
       Northbound northbound,
       List<ServerInterceptor> interceptors,
       boolean readOnly,
-      List<FileDescriptor> modelFiles) {
+      List<FileDescriptor> modelFiles,
+      List<ConfigDomain> configDomains) {
     this.server =
         new GrpcServer(
             settings,
@@ -60,6 +63,7 @@ public final class GrpcNorthbound implements NorthboundSource {
                 models,
                 northbound,
                 modelFiles,
+                configDomains,
                 settings.token(),
                 GrpcApi.Limits.DEFAULT,
                 readOnly),

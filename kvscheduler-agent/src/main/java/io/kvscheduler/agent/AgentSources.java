@@ -46,7 +46,7 @@ final class AgentSources {
       // Notify streams what the plugins publish (e.g. the Linux interface state changes);
       // reflection and the model list know the plugins' proto files
       // every request is counted by method and status code (kvs_grpc_requests_total)
-      out.add(
+      GrpcNorthbound grpc =
           new GrpcNorthbound(
                   agent.config().grpc(),
                   agent.scheduler(),
@@ -56,7 +56,9 @@ final class AgentSources {
                   agent.config().restSecurity().readOnly(), // --read-only covers gRPC too
                   agent.plugins().stream().flatMap(p -> p.protoFiles().stream()).toList(),
                   agent.plugins().stream().flatMap(p -> p.configDomain().stream()).toList())
-              .follow(agent.notifications()));
+              .follow(agent.notifications());
+      agent.metrics().grpcStreams(() -> grpc.api().openStreams()); // kvs_grpc_streams
+      out.add(grpc);
     }
     // --- end of gRPC ---
 

@@ -2,6 +2,7 @@ package io.kvscheduler.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -853,6 +854,24 @@ class SchedulerRestTest {
                                         io.kvscheduler.plugins.mock.proto.interfaces.Interface.Type
                                             .TAP))))
                 .build());
+        // an open Notify stream is counted in kvs_grpc_streams
+        ConfiguratorServiceGrpc.newStub(channel)
+            .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(auth))
+            .notify(
+                io.kvscheduler.grpc.proto.configurator.NotifyRequest.getDefaultInstance(),
+                new io.grpc.stub.StreamObserver<>() {
+                  @Override
+                  public void onNext(io.kvscheduler.grpc.proto.configurator.NotifyResponse r) {}
+
+                  @Override
+                  public void onError(Throwable t) {}
+
+                  @Override
+                  public void onCompleted() {}
+                });
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .until(() -> metrics(restPort).contains("kvs_grpc_streams 1.0"));
       } finally {
         channel.shutdownNow();
       }
@@ -874,6 +893,17 @@ class SchedulerRestTest {
               "kvs_grpc_requests_total{code=\"OK\","
                   + "rpc=\"ligato.configurator.ConfiguratorService/Update\"} 1.0");
     }
+  }
+
+  /** What {@code GET /metrics} answers. */
+  static String metrics(int restPort) throws Exception {
+    return HTTP.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + restPort + "/metrics"))
+                .timeout(Duration.ofSeconds(30))
+                .GET()
+                .build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
   }
 
   /** The value of kvs_transaction_duration_seconds_count. */

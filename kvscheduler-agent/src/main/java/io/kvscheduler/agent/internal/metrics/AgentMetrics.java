@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -55,7 +56,9 @@ import java.util.function.Supplier;
  *       kvs_northbound_reconnects_total{source}} — counted by the sources that report them through
  *       {@link #valueRejected} and {@link #reconnected};
  *   <li>{@code kvs_grpc_requests_total{rpc, code}} — gRPC requests by method and status code
- *       ({@link #grpcRequest}, fed by {@link GrpcRequestCounter}).
+ *       ({@link #grpcRequest}, fed by {@link GrpcRequestCounter});
+ *   <li>{@code kvs_grpc_streams} — open gRPC {@code Notify} and {@code Subscribe} streams ({@link
+ *       #grpcStreams}).
  * </ul>
  */
 public final class AgentMetrics implements SourceEvents {
@@ -107,6 +110,14 @@ public final class AgentMetrics implements SourceEvents {
           .description("Values per state")
           .register(registry);
     }
+  }
+
+  /** Exports {@code kvs_grpc_streams}: the open gRPC streams {@code open} counts. */
+  public void grpcStreams(IntSupplier open) {
+    Gauge.builder("kvs_grpc_streams", open, IntSupplier::getAsInt)
+        .description("Open gRPC Notify and Subscribe streams")
+        .strongReference(true) // nothing else holds the supplier
+        .register(registry);
   }
 
   /** The Prometheus text exposition, after reading what happened since the last scrape. */

@@ -348,18 +348,16 @@ final class TxnExecutor {
    * available again (a removal that failed, a call the southbound carried out after all) lets the
    * values waiting for it go ahead in this transaction, as after a Create: their operations are
    * recorded with the transaction's, and those that fail are refreshed in turn (a value fails once
-   * per transaction: this ends). Returns the transaction's operations.
+   * per transaction: this ends). Returns the transaction's operations; their errors, in the same
+   * order, are added to {@code errors}.
    */
-  List<OpRecord> refreshFailed(Transaction txn, List<OpRecord> executed) {
+  List<OpRecord> refreshFailed(Transaction txn, List<OpRecord> executed, List<KeyError> errors) {
     List<String> refreshed = new ArrayList<>();
     List<OpRecord> all = executed;
     List<OpRecord> round = executed;
     while (true) {
       List<String> failed = new ArrayList<>(); // usually stays empty: no set built
-      List<KeyError> errors = new ArrayList<>(); // collected by PostProcessor.postProcess
-      for (int i = 0; i < round.size(); i += Bulk.RANGE) { // in ranges: see Bulk
-        PostProcessor.failures(graph, round, i, Bulk.end(i, round.size()), failed, errors);
-      }
+      PostProcessor.failures(graph, round, failed, errors);
       if (failed.isEmpty()) {
         break;
       }

@@ -1,5 +1,6 @@
 package io.kvscheduler.internal.engine;
 
+import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.ResyncType;
 import java.time.Instant;
@@ -164,9 +165,12 @@ final class TxnProcessor {
     // publishing sorts in linear time (a resync writes most keys in both batches); a pass rolled
     // back since (simulation, planning) may have put copies in place of its nodes: see Touched
     txn.touched.add(refreshed, true);
-    // refresh of the values that failed
+    // refresh of the values that failed, and the errors of the operations
+    List<KeyError> errors = new ArrayList<>();
     if (!txn.skip) {
-      executed = executor.refreshFailed(txn, executed);
+      executed = executor.refreshFailed(txn, executed, errors);
+    } else {
+      PostProcessor.failures(graph, executed, null, errors); // no call made: none to refresh
     }
     // record
     TxnRecord rec = post.record(txn, start, config.clock().instant(), planned, executed);
@@ -178,7 +182,7 @@ final class TxnProcessor {
               rec.toApi(), config.valueFormatter(), config.txnLogMaxItems()));
     }
     // post-processing and publishing
-    post.postProcess(txn, executed, future);
+    post.postProcess(txn, executed, errors, future);
   }
 
   /** Where the processor queues follow-up transactions. */

@@ -1,9 +1,5 @@
 package io.kvscheduler.internal.engine;
 
-import static io.kvscheduler.internal.engine.WalkFrame.CREATE;
-import static io.kvscheduler.internal.engine.WalkFrame.DELETE_AFTER_DEPENDENTS;
-import static io.kvscheduler.internal.engine.WalkFrame.DELETE_AFTER_DERIVED;
-
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
@@ -54,15 +50,15 @@ final class DeleteSteps {
       return;
     }
     // an available value, or an unavailable one whose object the southbound still holds
-    f.object = node.held != null ? node.held : node.value;
-    f.before = node.state;
-    f.wasUnavailable = node.unavailable;
+    f.delete.object = node.held != null ? node.held : node.value;
+    f.delete.before = node.state;
+    f.delete.wasUnavailable = node.unavailable;
     node.unavailable = true;
-    if (!f.pending) {
+    if (!f.delete.pending) {
       node.state = ValueState.REMOVED;
     }
     if (node.isDerived()) {
-      f.startDependents(graph, node, false, DELETE_AFTER_DEPENDENTS);
+      f.startDependents(graph, node, false, WalkPhase.DELETE_AFTER_DEPENDENTS);
       return;
     }
     List<ValueToApply> dels = new ArrayList<>();
@@ -72,13 +68,13 @@ final class DeleteSteps {
         dels.add(new ValueToApply(dk, null, a.kv().origin(), a.kv().revert(), null));
       }
     }
-    f.startDerived(dels, false, DELETE_AFTER_DERIVED);
+    f.startDerived(dels, false, WalkPhase.DELETE_AFTER_DERIVED);
   }
 
   /** A derived value or a dependent could not be removed: the value is kept as it was. */
   void keepUndeleted(WalkFrame f, Throwable inherited) {
-    f.node.unavailable = f.wasUnavailable;
-    f.node.state = f.before;
+    f.node.unavailable = f.delete.wasUnavailable;
+    f.node.state = f.delete.before;
     endDelete(f, inherited);
   }
 
@@ -92,13 +88,13 @@ final class DeleteSteps {
           TxnOperation.DELETE,
           node,
           handle,
-          f.object,
+          f.delete.object,
           null,
           dependentsWithAnyOf(node) ? ANY_OF : List.of());
     }
     if (!txn.simulate && handle != null) {
       if (!f.args.kv().fromSB()) {
-        err = calls.callDelete(f.op, handle, node.key, f.object, node.metadata);
+        err = calls.callDelete(f.op, handle, node.key, f.delete.object, node.metadata);
       }
       if (err == null && !node.isDerived() && handle.metadataMap != null) {
         calls.setMetadata(node, handle, null);
@@ -136,12 +132,12 @@ final class DeleteSteps {
     if (err == null) {
       StatusMarks.clearError(node);
       node.held = null;
-      if (f.pendingValue != null) {
-        node.value = f.pendingValue;
+      if (f.delete.pendingValue != null) {
+        node.value = f.delete.pendingValue;
       }
-      if (f.pending) {
+      if (f.delete.pending) {
         marks.setState(node, op, ValueState.PENDING);
-      } else if (f.args.derived() && !f.recreate) {
+      } else if (f.args.derived() && !f.delete.recreate) {
         op.newState = ValueState.REMOVED;
         graph.remove(node.key);
       } else {
@@ -169,17 +165,17 @@ final class DeleteSteps {
    * otherwise the operation step ends with it.
    */
   private void endDelete(WalkFrame f, Throwable err) {
-    if (!f.createAfterDelete || err != null) {
+    if (!f.delete.createAfterDelete || err != null) {
       f.endOperation(err);
       return;
     }
-    f.createAfterDelete = false;
+    f.delete.createAfterDelete = false;
     Node node = graph.write(f.args.kv().key());
     OpRecord create = visits.preRecord(f.args, node);
     create.op = TxnOperation.CREATE;
     create.prevValue = null;
     f.node = node;
     f.op = create;
-    f.phase = CREATE;
+    f.phase = WalkPhase.CREATE;
   }
 }

@@ -124,8 +124,8 @@ final class VisitSteps {
     }
     switch (op.op) {
       case DELETE -> f.startDelete(a.depUpdate(), false, null);
-      case CREATE -> f.phase = WalkFrame.CREATE;
-      case UPDATE -> f.phase = WalkFrame.UPDATE;
+      case CREATE -> f.phase = WalkPhase.CREATE;
+      case UPDATE -> f.phase = WalkPhase.UPDATE;
       default -> f.endOperation(null);
     }
   }

@@ -74,7 +74,7 @@ final class CreateUpdateSteps {
       op.property = true;
     }
 
-    if ((!txn.simulate || txn.plan != null) && !a.kv().fromSB() && handle != null) {
+    if (txn.pass.validates() && !a.kv().fromSB() && handle != null) {
       Throwable invalid = handle.validate(key, node.value);
       if (invalid != null) {
         f.endOperation(marks.markInvalid(node, op, invalid));
@@ -100,10 +100,10 @@ final class CreateUpdateSteps {
       return;
     }
 
-    if (txn.plan != null && !op.property && !a.kv().fromSB()) {
-      calls.plan(TxnOperation.CREATE, node, handle, node.value, null, List.of());
+    if (!op.property && !a.kv().fromSB()) {
+      txn.pass.plan(TxnOperation.CREATE, node, handle, node.value, null, List.of());
     }
-    if (!txn.simulate && !op.property) {
+    if (txn.pass.callsSouthbound() && !op.property) {
       Object metadata;
       if (!a.kv().fromSB()) {
         DescriptorHandle.Result<Object> r = calls.callCreate(op, handle, key, node.value);
@@ -148,7 +148,7 @@ final class CreateUpdateSteps {
     if (node.held != null) {
       node.value = node.held; // what the southbound holds: the update starts from it
     }
-    if ((!txn.simulate || txn.plan != null) && !a.kv().fromSB() && handle != null) {
+    if (txn.pass.validates() && !a.kv().fromSB() && handle != null) {
       Throwable invalid = handle.validate(key, a.kv().value());
       if (invalid != null) {
         // nothing is called: the southbound keeps what it holds, remembered for the next
@@ -252,11 +252,11 @@ final class CreateUpdateSteps {
     }
     node.value = a.kv().value();
 
-    if (txn.plan != null && !equivalent && handle != null && !a.kv().fromSB()) {
-      calls.plan(
+    if (!equivalent && handle != null && !a.kv().fromSB()) {
+      txn.pass.plan(
           TxnOperation.UPDATE, node, handle, node.value, f.update.prevValue, f.update.depsBefore);
     }
-    if (!txn.simulate && !equivalent && handle != null) {
+    if (txn.pass.callsSouthbound() && !equivalent && handle != null) {
       Object metadata;
       if (!a.kv().fromSB()) {
         DescriptorHandle.Result<Object> r =

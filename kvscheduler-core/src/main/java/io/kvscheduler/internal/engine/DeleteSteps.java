@@ -1,6 +1,5 @@
 package io.kvscheduler.internal.engine;
 
-import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
 import java.util.ArrayList;
@@ -83,16 +82,10 @@ final class DeleteSteps {
     Node node = f.node;
     Throwable err = null;
     DescriptorHandle handle = node.descriptor == null ? null : registry.forNode(node);
-    if (txn.plan != null && handle != null && !f.args.kv().fromSB()) {
-      calls.plan(
-          TxnOperation.DELETE,
-          node,
-          handle,
-          f.delete.object,
-          null,
-          dependentsWithAnyOf(node) ? ANY_OF : List.of());
+    if (handle != null && !f.args.kv().fromSB()) {
+      txn.pass.planDelete(graph, node, handle, f.delete.object);
     }
-    if (!txn.simulate && handle != null) {
+    if (txn.pass.callsSouthbound() && handle != null) {
       if (!f.args.kv().fromSB()) {
         err = calls.callDelete(f.op, handle, node.key, f.delete.object, node.metadata);
       }
@@ -101,29 +94,6 @@ final class DeleteSteps {
       }
     }
     endDelete(f, finishDelete(f, err));
-  }
-
-  /** Stands for "a dependent may be satisfied by other values" in a planned call's links. */
-  private static final List<Dependency> ANY_OF =
-      List.of(Dependency.anyOfPrefixes("a dependent's alternatives", ""));
-
-  /**
-   * True when a value depending on {@code node} has an any-of dependency: whether a Delete of it
-   * happens then depends on the other values that satisfy the dependent, so the planned Delete
-   * waits for every earlier call ({@link CallPlan}).
-   */
-  private boolean dependentsWithAnyOf(Node node) {
-    for (String d : graph.dependentsOf(node.key)) {
-      Node dn = graph.get(d);
-      if (dn != null) {
-        for (Dependency dep : dn.deps()) {
-          if (dep.isAnyOf()) {
-            return true;
-          }
-        }
-      }
-    }
-    return false;
   }
 
   private Throwable finishDelete(WalkFrame f, Throwable err) {

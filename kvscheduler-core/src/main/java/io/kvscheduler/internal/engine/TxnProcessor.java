@@ -144,13 +144,12 @@ final class TxnProcessor {
     // execution
     if (txn.skip) {
       // no call to make: a simulation's outcome (statuses, ignored pairs) stays the transaction's
-      executor.startPass(txn, false, simulated);
+      executor.startExecution(txn, null, simulated);
     } else {
       // the calls that can run ahead of the walk, in parallel (a planning pass of the walk,
       // rolled back)
       CallPlan ranAhead = executor.runAhead(txn, ordered);
-      executor.startPass(txn, false, false);
-      txn.ranAhead = ranAhead;
+      executor.startExecution(txn, ranAhead, false);
       executor.executeWithRevert(txn, ordered);
     }
     // compression, and the execution's batch closed

@@ -35,9 +35,7 @@ final class VisitSteps {
       return;
     }
     f.onPath = true;
-    if (txn.plan != null) {
-      txn.plan.enterVisit();
-    }
+    txn.pass.enterVisit();
     Node node = graph.write(key);
     OpRecord op = preRecord(a, node);
     f.node = node;
@@ -239,9 +237,7 @@ final class VisitSteps {
     if (f.onPath) {
       txn.branch.pop();
       f.onPath = false;
-      if (txn.plan != null) {
-        txn.plan.exitVisit();
-      }
+      txn.pass.exitVisit();
     }
     f.finish(result);
   }

@@ -265,9 +265,7 @@ final class Walker {
             f.finish(null);
           } else {
             f.onPath = true;
-            if (txn.plan != null) {
-              txn.plan.enterVisit();
-            }
+            txn.pass.enterVisit();
             f.startDependents(graph, f.node, f.node.isAvailable(), WalkPhase.REEVALUATED);
           }
         }
@@ -279,15 +277,11 @@ final class Walker {
           f.phase = WalkPhase.SEQUENCE;
         }
         case SEQUENCE -> {
-          if (txn.plan != null) {
-            txn.plan.startGroup(); // the children: siblings that do not wait for each other
-          }
+          txn.pass.startGroup(); // the children: siblings that do not wait for each other
           if (nextChild(f)) {
             return true;
           }
-          if (txn.plan != null) {
-            txn.plan.endGroup();
-          }
+          txn.pass.endGroup();
           carried = f.children.error;
           f.phase = f.children.then;
         }

@@ -23,8 +23,9 @@ import java.util.TreeSet;
  *   <li><b>ordering</b>: {@link #sortedValues};
  *   <li><b>passes of the walk</b> ({@link TxnExecutor}, {@link Walker}): a simulation, a planning
  *       pass (a simulation that writes down the calls to run ahead in parallel) and the execution,
- *       each started by {@link #startPass}, which empties the pass's state: its operations, the
- *       statuses it changed, the keys it left unread, and what it saw;
+ *       each of its own kind ({@link WalkPass}) and started by {@link #startPass}, which empties
+ *       the pass's state: its operations, the statuses it changed, the keys it left unread, and
+ *       what it saw;
  *   <li><b>post-processing</b> ({@link PostProcessor}): reads the execution's outcome, the keys the
  *       transaction touched ({@link #touched}) and the failed keys refreshed after it.
  * </ol>

@@ -23,6 +23,14 @@ import java.util.List;
  * <p>A pass is started by {@link TxnExecutor}; the state a pass fills in (its operations, the
  * statuses it changed) is still kept in {@link Transaction} and emptied by {@link
  * Transaction#startPass}.
+ *
+ * <p>What is a type and what is still asked: the planning hooks and the calls that ran ahead are
+ * behaviour of the pass (no step tests for them). Two questions remain, asked by the steps: {@link
+ * #validates} (Create and Update steps, and {@link StatusMarks#unknownState}) and {@link
+ * #callsSouthbound} (the Create, Update and Delete steps and the metadata map in {@link
+ * WalkCalls}). Whether a transaction is simulated first and whether it has anything to execute are
+ * properties of the request ({@link Transaction#simulateFirst}, {@link Transaction#skip}), not of a
+ * pass.
  */
 abstract sealed class WalkPass permits WalkPass.Simulation, WalkPass.Planning, WalkPass.Execution {
   /** The simulation of a transaction before its execution: nothing validated, nothing called. */

@@ -12,7 +12,7 @@ import java.util.function.Function;
 /**
  * The southbound calls a transaction's walk will make if every call succeeds, in the walk's order,
  * with the order that must hold between them: made by a planning pass of the walk (a simulation
- * that validates, {@link Transaction#plan}), run ahead of the walk by {@link ParallelCalls}, then
+ * that validates, {@link WalkPass.Planning}), run ahead of the walk by {@link ParallelCalls}, then
  * handed to the walk call by call ({@link #take}).
  *
  * <p>Call B waits for an earlier call A (in the walk's order) when:

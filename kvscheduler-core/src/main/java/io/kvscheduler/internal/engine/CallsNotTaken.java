@@ -48,11 +48,11 @@ final class CallsNotTaken {
    * another way, the call is undone, unrecorded, and the fact logged as an error.
    */
   Set<String> undo(Transaction txn, boolean beyondFailure) {
-    if (txn.ranAhead == null) {
+    CallPlan ranAhead = txn.pass.endRunAhead();
+    if (ranAhead == null) {
       return Set.of();
     }
-    List<PlannedCall> left = txn.ranAhead.notTaken();
-    txn.ranAhead = null; // later walks of the transaction (after the refresh) call for themselves
+    List<PlannedCall> left = ranAhead.notTaken();
     Set<String> unknown = new TreeSet<>();
     Map<String, Node> detached = new HashMap<>(); // records of keys the graph does not hold
     for (PlannedCall c : left) {

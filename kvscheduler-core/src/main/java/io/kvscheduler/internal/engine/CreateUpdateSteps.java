@@ -1,9 +1,5 @@
 package io.kvscheduler.internal.engine;
 
-import static io.kvscheduler.internal.engine.WalkFrame.AFTER_DEPENDENTS;
-import static io.kvscheduler.internal.engine.WalkFrame.UPDATE_AFTER_OBSOLETE;
-import static io.kvscheduler.internal.engine.WalkFrame.UPDATE_CALL;
-
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
 import java.util.ArrayList;
@@ -78,7 +74,7 @@ final class CreateUpdateSteps {
       op.property = true;
     }
 
-    if ((!txn.simulate || txn.plan != null) && !a.kv().fromSB() && handle != null) {
+    if (txn.pass.validates() && !a.kv().fromSB() && handle != null) {
       Throwable invalid = handle.validate(key, node.value);
       if (invalid != null) {
         f.endOperation(marks.markInvalid(node, op, invalid));
@@ -104,10 +100,10 @@ final class CreateUpdateSteps {
       return;
     }
 
-    if (txn.plan != null && !op.property && !a.kv().fromSB()) {
-      calls.plan(TxnOperation.CREATE, node, handle, node.value, null, List.of());
+    if (!op.property && !a.kv().fromSB()) {
+      txn.pass.plan(TxnOperation.CREATE, node, handle, node.value, null, List.of());
     }
-    if (!txn.simulate && !op.property) {
+    if (txn.pass.callsSouthbound() && !op.property) {
       Object metadata;
       if (!a.kv().fromSB()) {
         DescriptorHandle.Result<Object> r = calls.callCreate(op, handle, key, node.value);
@@ -136,7 +132,7 @@ final class CreateUpdateSteps {
     // errors of dependents are theirs, not this value's (AFTER_DEPENDENTS ignores them); then
     // the derived values, whose last error is the value's
     f.relations = rel;
-    f.startDependents(graph, node, true, AFTER_DEPENDENTS);
+    f.startDependents(graph, node, true, WalkPhase.AFTER_DEPENDENTS);
   }
 
   // ---------------------------------------------------------------- UPDATE
@@ -148,11 +144,11 @@ final class CreateUpdateSteps {
     Walker.Args a = f.args;
     String key = a.kv().key();
     DescriptorHandle handle = registry.forNode(node);
-    f.depsBefore = node.deps();
+    f.update.depsBefore = node.deps();
     if (node.held != null) {
       node.value = node.held; // what the southbound holds: the update starts from it
     }
-    if ((!txn.simulate || txn.plan != null) && !a.kv().fromSB() && handle != null) {
+    if (txn.pass.validates() && !a.kv().fromSB() && handle != null) {
       Throwable invalid = handle.validate(key, a.kv().value());
       if (invalid != null) {
         // nothing is called: the southbound keeps what it holds, remembered for the next
@@ -186,16 +182,16 @@ final class CreateUpdateSteps {
       f.args = ra;
       f.op = del;
       f.startDelete(false, true, null);
-      f.createAfterDelete = true;
+      f.delete.createAfterDelete = true;
       return;
     }
 
-    f.handle = handle;
-    f.equivalent = equivalent;
-    f.prevValue = node.value;
+    f.update.handle = handle;
+    f.update.equivalent = equivalent;
+    f.update.prevValue = node.value;
     // an unavailable value whose object the southbound holds: once updated it is available
     // again, and what waits for it goes ahead, as after a Create
-    f.wasUnavailable = node.unavailable;
+    f.update.wasUnavailable = node.unavailable;
     Derivation.Relations rel = derivation.relations(node, handle, a.kv(), a.derived());
     if (rel.error() != null) {
       node.held = node.value;
@@ -206,33 +202,33 @@ final class CreateUpdateSteps {
     f.relations = rel;
     boolean derivedChanged = !Derivation.sameKeys(rel.derivedKeys(), node.derivedKeys);
     if (!equivalent || derivedChanged) {
-      f.oldDerived = node.derivedKeys;
-      f.oldDeps = node.deps();
+      f.update.oldDerived = node.derivedKeys;
+      f.update.oldDeps = node.deps();
       graph.setDeps(node, rel.deps());
       node.derivedKeys = rel.derivedKeys();
       List<ValueToApply> obsolete = new ArrayList<>();
       // no set of the kept keys, no string comparison when the matching of the derived values
       // found them (W5: a base with thousands of derived values)
       for (String dk :
-          SettledDerived.Match.dropped(rel.settled(), f.oldDerived, rel.derivedKeys())) {
+          SettledDerived.Match.dropped(rel.settled(), f.update.oldDerived, rel.derivedKeys())) {
         obsolete.add(new ValueToApply(dk, null, a.kv().origin(), a.kv().revert(), null));
       }
-      f.startDerived(obsolete, false, UPDATE_AFTER_OBSOLETE);
+      f.startDerived(obsolete, false, WalkPhase.UPDATE_AFTER_OBSOLETE);
       return;
     }
-    f.phase = UPDATE_CALL;
+    f.phase = WalkPhase.UPDATE_CALL;
   }
 
   /** UPDATE_AFTER_OBSOLETE: an obsolete derived value that could not go stops the update. */
   void afterObsolete(WalkFrame f, Throwable obsoleteError) {
     if (obsoleteError != null) {
       // the Update was not called: keep the value that is in the SB
-      graph.setDeps(f.node, f.oldDeps);
-      f.node.derivedKeys = f.oldDerived;
+      graph.setDeps(f.node, f.update.oldDeps);
+      f.node.derivedKeys = f.update.oldDerived;
       f.endOperation(obsoleteError);
       return;
     }
-    f.phase = UPDATE_CALL;
+    f.phase = WalkPhase.UPDATE_CALL;
   }
 
   /** UPDATE_CALL: the Update call and its record; then the dependents, when they may go ahead. */
@@ -241,8 +237,8 @@ final class CreateUpdateSteps {
     OpRecord op = f.op;
     Walker.Args a = f.args;
     String key = a.kv().key();
-    DescriptorHandle handle = f.handle;
-    boolean equivalent = f.equivalent;
+    DescriptorHandle handle = f.update.handle;
+    boolean equivalent = f.update.equivalent;
     // a failed value the southbound holds as asked after all (a refresh found it) is settled
     // here: with dependencies unmet it is taken down, as any value that loses them
     boolean settles =
@@ -256,17 +252,18 @@ final class CreateUpdateSteps {
     }
     node.value = a.kv().value();
 
-    if (txn.plan != null && !equivalent && handle != null && !a.kv().fromSB()) {
-      calls.plan(TxnOperation.UPDATE, node, handle, node.value, f.prevValue, f.depsBefore);
+    if (!equivalent && handle != null && !a.kv().fromSB()) {
+      txn.pass.plan(
+          TxnOperation.UPDATE, node, handle, node.value, f.update.prevValue, f.update.depsBefore);
     }
-    if (!txn.simulate && !equivalent && handle != null) {
+    if (txn.pass.callsSouthbound() && !equivalent && handle != null) {
       Object metadata;
       if (!a.kv().fromSB()) {
         DescriptorHandle.Result<Object> r =
-            calls.callUpdate(op, handle, key, f.prevValue, node.value, node.metadata);
+            calls.callUpdate(op, handle, key, f.update.prevValue, node.value, node.metadata);
         if (r.failed()) {
           if (node.unavailable) {
-            node.held = f.prevValue; // still there (an available value keeps its own value)
+            node.held = f.update.prevValue; // still there (an available value keeps its own value)
           }
           callFailed(f, op, node, handle, r.error(), TxnOperation.UPDATE);
           return;
@@ -291,15 +288,15 @@ final class CreateUpdateSteps {
       op.noop = true;
       txn.ops.add(op);
     }
-    if (f.wasUnavailable
+    if (f.update.wasUnavailable
         || equivalent
             && (op.prevState == ValueState.FAILED || op.prevState == ValueState.RETRYING)) {
       // a failed operation that the southbound carried out after all (the refresh after the
       // failure found the value): nothing was created in this walk, yet the value is available
       // again, so what waits for it goes ahead now, as after a Create (their errors are theirs)
-      f.startDependents(graph, node, true, AFTER_DEPENDENTS);
+      f.startDependents(graph, node, true, WalkPhase.AFTER_DEPENDENTS);
     } else {
-      f.phase = AFTER_DEPENDENTS;
+      f.phase = WalkPhase.AFTER_DEPENDENTS;
     }
   }
 

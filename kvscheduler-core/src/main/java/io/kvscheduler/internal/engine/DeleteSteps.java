@@ -1,10 +1,5 @@
 package io.kvscheduler.internal.engine;
 
-import static io.kvscheduler.internal.engine.WalkFrame.CREATE;
-import static io.kvscheduler.internal.engine.WalkFrame.DELETE_AFTER_DEPENDENTS;
-import static io.kvscheduler.internal.engine.WalkFrame.DELETE_AFTER_DERIVED;
-
-import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
 import java.util.ArrayList;
@@ -54,15 +49,15 @@ final class DeleteSteps {
       return;
     }
     // an available value, or an unavailable one whose object the southbound still holds
-    f.object = node.held != null ? node.held : node.value;
-    f.before = node.state;
-    f.wasUnavailable = node.unavailable;
+    f.delete.object = node.held != null ? node.held : node.value;
+    f.delete.before = node.state;
+    f.delete.wasUnavailable = node.unavailable;
     node.unavailable = true;
-    if (!f.pending) {
+    if (!f.delete.pending) {
       node.state = ValueState.REMOVED;
     }
     if (node.isDerived()) {
-      f.startDependents(graph, node, false, DELETE_AFTER_DEPENDENTS);
+      f.startDependents(graph, node, false, WalkPhase.DELETE_AFTER_DEPENDENTS);
       return;
     }
     List<ValueToApply> dels = new ArrayList<>();
@@ -72,13 +67,13 @@ final class DeleteSteps {
         dels.add(new ValueToApply(dk, null, a.kv().origin(), a.kv().revert(), null));
       }
     }
-    f.startDerived(dels, false, DELETE_AFTER_DERIVED);
+    f.startDerived(dels, false, WalkPhase.DELETE_AFTER_DERIVED);
   }
 
   /** A derived value or a dependent could not be removed: the value is kept as it was. */
   void keepUndeleted(WalkFrame f, Throwable inherited) {
-    f.node.unavailable = f.wasUnavailable;
-    f.node.state = f.before;
+    f.node.unavailable = f.delete.wasUnavailable;
+    f.node.state = f.delete.before;
     endDelete(f, inherited);
   }
 
@@ -87,18 +82,12 @@ final class DeleteSteps {
     Node node = f.node;
     Throwable err = null;
     DescriptorHandle handle = node.descriptor == null ? null : registry.forNode(node);
-    if (txn.plan != null && handle != null && !f.args.kv().fromSB()) {
-      calls.plan(
-          TxnOperation.DELETE,
-          node,
-          handle,
-          f.object,
-          null,
-          dependentsWithAnyOf(node) ? ANY_OF : List.of());
+    if (handle != null && !f.args.kv().fromSB()) {
+      txn.pass.planDelete(graph, node, handle, f.delete.object);
     }
-    if (!txn.simulate && handle != null) {
+    if (txn.pass.callsSouthbound() && handle != null) {
       if (!f.args.kv().fromSB()) {
-        err = calls.callDelete(f.op, handle, node.key, f.object, node.metadata);
+        err = calls.callDelete(f.op, handle, node.key, f.delete.object, node.metadata);
       }
       if (err == null && !node.isDerived() && handle.metadataMap != null) {
         calls.setMetadata(node, handle, null);
@@ -107,41 +96,18 @@ final class DeleteSteps {
     endDelete(f, finishDelete(f, err));
   }
 
-  /** Stands for "a dependent may be satisfied by other values" in a planned call's links. */
-  private static final List<Dependency> ANY_OF =
-      List.of(Dependency.anyOfPrefixes("a dependent's alternatives", ""));
-
-  /**
-   * True when a value depending on {@code node} has an any-of dependency: whether a Delete of it
-   * happens then depends on the other values that satisfy the dependent, so the planned Delete
-   * waits for every earlier call ({@link CallPlan}).
-   */
-  private boolean dependentsWithAnyOf(Node node) {
-    for (String d : graph.dependentsOf(node.key)) {
-      Node dn = graph.get(d);
-      if (dn != null) {
-        for (Dependency dep : dn.deps()) {
-          if (dep.isAnyOf()) {
-            return true;
-          }
-        }
-      }
-    }
-    return false;
-  }
-
   private Throwable finishDelete(WalkFrame f, Throwable err) {
     Node node = f.node;
     OpRecord op = f.op;
     if (err == null) {
       StatusMarks.clearError(node);
       node.held = null;
-      if (f.pendingValue != null) {
-        node.value = f.pendingValue;
+      if (f.delete.pendingValue != null) {
+        node.value = f.delete.pendingValue;
       }
-      if (f.pending) {
+      if (f.delete.pending) {
         marks.setState(node, op, ValueState.PENDING);
-      } else if (f.args.derived() && !f.recreate) {
+      } else if (f.args.derived() && !f.delete.recreate) {
         op.newState = ValueState.REMOVED;
         graph.remove(node.key);
       } else {
@@ -169,17 +135,17 @@ final class DeleteSteps {
    * otherwise the operation step ends with it.
    */
   private void endDelete(WalkFrame f, Throwable err) {
-    if (!f.createAfterDelete || err != null) {
+    if (!f.delete.createAfterDelete || err != null) {
       f.endOperation(err);
       return;
     }
-    f.createAfterDelete = false;
+    f.delete.createAfterDelete = false;
     Node node = graph.write(f.args.kv().key());
     OpRecord create = visits.preRecord(f.args, node);
     create.op = TxnOperation.CREATE;
     create.prevValue = null;
     f.node = node;
     f.op = create;
-    f.phase = CREATE;
+    f.phase = WalkPhase.CREATE;
   }
 }

@@ -1,7 +1,5 @@
 package io.kvscheduler.internal.engine;
 
-import static io.kvscheduler.internal.engine.WalkFrame.AFTER_DERIVED;
-
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
 import java.util.Objects;
@@ -30,27 +28,27 @@ final class DerivedVisits {
    */
   void start(WalkFrame f) {
     Derivation.Relations rel = f.relations;
-    f.startDerived(rel.derived(), true, AFTER_DERIVED);
+    f.startDerived(rel.derived(), true, WalkPhase.AFTER_DERIVED);
     Walker.Args a = f.args;
     if (a.derived()) {
       return; // a derived value derives nothing
     }
     boolean renew = checksRetry() && mayBeUnchanged(a.kv(), a);
-    f.seqSettled = graph.settled.begin(a.baseKey(), rel, renew, txn.nbRetry);
+    f.children.settled = graph.settled.begin(a.baseKey(), rel, renew, txn.nbRetry);
   }
 
   /** The visit of the {@code i}th derived value of the frame's base, or null when skipped. */
   Walker.Args visit(WalkFrame f, int i) {
-    ValueToApply kv = f.seqValues.get(i);
+    ValueToApply kv = f.children.values.get(i);
     Walker.Args a = f.args;
-    SettledDerived.Pass settled = f.seqSettled;
+    SettledDerived.Pass settled = f.children.settled;
     if (settled != null && settled.settled(i) && knownUnchanged(kv, a, settled)) {
       // the node need not be read: the checks below would skip it
       settled.foundSettled(i);
       return null;
     }
     Node n = graph.get(kv.key());
-    if (f.seqFlag && !derivation.validDerived(kv, n, a.baseKey())) {
+    if (f.children.check && !derivation.validDerived(kv, n, a.baseKey())) {
       return null;
     }
     if (unchanged(kv, n, a)) {

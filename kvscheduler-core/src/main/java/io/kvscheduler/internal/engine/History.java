@@ -33,7 +33,7 @@ final class History {
   private final RecordLog records = new RecordLog();
 
   /** Key → newest revision (closed) of keys that have no node. */
-  private final ConcurrentHashMap<String, KeyRevision> removed = new ConcurrentHashMap<>();
+  final ConcurrentHashMap<String, KeyRevision> removed = new ConcurrentHashMap<>();
 
   /** Revisions ended and not yet trimmed, in order of end: what a trim visits. */
   private final ClosedRevisions closed = new ClosedRevisions();
@@ -130,12 +130,6 @@ final class History {
       }
       cur.history = KeyRevision.recorded(cur, seq, now, old);
     }
-  }
-
-  /** The recorded chain of {@code key}: its node's, else the one kept aside, else null (tests). */
-  KeyRevision chainOf(String key, Graph graph) {
-    Node n = graph.get(key);
-    return n != null ? n.history : removed.get(key);
   }
 
   /**
@@ -316,17 +310,6 @@ final class History {
     if (!removed.isEmpty()) {
       removed.keySet().removeIf(k -> graph.get(k) != null);
     }
-  }
-
-  /** Keys that have a node and a side chain both (tests: none once a transaction is over). */
-  List<String> revivedSideChains(Graph graph) {
-    List<String> out = new ArrayList<>();
-    for (String k : removed.keySet()) {
-      if (graph.get(k) != null) {
-        out.add(k);
-      }
-    }
-    return out;
   }
 
   /** The chain without the revisions {@link #keep} drops; the same chain when none is. */

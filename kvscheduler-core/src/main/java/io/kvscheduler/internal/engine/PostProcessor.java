@@ -80,10 +80,18 @@ final class PostProcessor {
   }
 
   /**
-   * Of {@code executed[from, to)}: the base keys of values that failed and are still FAILED or
-   * RETRYING (to be refreshed), and the error of every operation that failed.
+   * Of {@code executed}: the base keys of values that failed and are still FAILED or RETRYING (to
+   * be refreshed; not collected when {@code failed} is null), and the error of every operation that
+   * failed. Each operation is looked at once per transaction.
    */
   static void failures(
+      Graph graph, List<OpRecord> executed, List<String> failed, List<KeyError> errors) {
+    for (int i = 0; i < executed.size(); i += Bulk.RANGE) { // in ranges: see Bulk
+      failures(graph, executed, i, Bulk.end(i, executed.size()), failed, errors);
+    }
+  }
+
+  private static void failures(
       Graph graph,
       List<OpRecord> executed,
       int from,
@@ -92,7 +100,8 @@ final class PostProcessor {
       List<KeyError> errors) {
     for (int i = from; i < to; i++) {
       OpRecord op = executed.get(i);
-      if (op.newState == ValueState.FAILED || op.newState == ValueState.RETRYING) {
+      if (failed != null
+          && (op.newState == ValueState.FAILED || op.newState == ValueState.RETRYING)) {
         Node n = graph.get(op.key);
         if (n != null && (n.state == ValueState.FAILED || n.state == ValueState.RETRYING)) {
           failed.add(op.baseKey);
@@ -108,18 +117,18 @@ final class PostProcessor {
    * After the transaction's record: schedules its retries, computes the statuses it changed, adds
    * verification errors when asked, drops the base values it left REMOVED, records the revisions of
    * its last batch, publishes the read snapshot, delivers the statuses and answers {@code future}
-   * (or logs the errors when nobody waits).
+   * (or logs the errors when nobody waits). {@code errors} are those of the {@code executed}
+   * operations ({@link #failures}); the ones found here are added to it.
    */
-  void postProcess(Transaction txn, List<OpRecord> executed, CompletableFuture<Long> future) {
+  void postProcess(
+      Transaction txn,
+      List<OpRecord> executed,
+      List<KeyError> errors,
+      CompletableFuture<Long> future) {
     Touched touched = txn.touched;
-    // 1. the values that failed were refreshed (TxnExecutor.refreshFailed); the errors of the
-    // transaction are collected here (for step 4)
+    // 1. the values that failed were refreshed (TxnExecutor.refreshFailed), which collected the
+    // errors of the operations (for step 4)
     List<String> failed = txn.refreshedFailed;
-    List<KeyError> errors = new ArrayList<>();
-    List<String> stillFailed = new ArrayList<>(); // refreshed already: not needed here
-    for (int i = 0; i < executed.size(); i += Bulk.RANGE) { // in ranges: see Bulk
-      failures(graph, executed, i, Bulk.end(i, executed.size()), stillFailed, errors);
-    }
 
     // 2. retries and unimplemented values
     if (txn.sawRetrying || !failed.isEmpty()) {
@@ -147,7 +156,7 @@ final class PostProcessor {
     if (config.verify() || (txn.type == TxnType.NB_TRANSACTION && txn.options.verify())) {
       errors.addAll(Verifier.verify(graph, registry, refresher, executed));
     }
-    // 6. drop removed base values (recorded)
+    // 5. drop removed base values (recorded)
     // also those that became REMOVED without a status change of this transaction
     // (a refresh that did not find a value whose last request was a delete, an NB delete of
     // such a value): they would stay in the graph for ever, with their derived values
@@ -189,7 +198,7 @@ final class PostProcessor {
     publish(touched);
     history.afterPublish(graph, touched.keys());
     history.trim(now);
-    // 5. deliver statuses, then answer the caller
+    // 6. deliver statuses, then answer the caller
     watchers.deliver(statuses);
     if (future != null) {
       if (errors.isEmpty()) {

@@ -40,11 +40,6 @@ final class PublishedSnapshot {
     return slots.size();
   }
 
-  /** The key index (tests). */
-  SlotIndex keyIndex() {
-    return slots;
-  }
-
   /** Every view, in key order. */
   Iterable<KeyRevision> values() {
     return viewsOf(null, null);

@@ -12,7 +12,7 @@ import java.util.SortedMap;
 /**
  * A read-only sorted map over entries already in key order: the input of a sorted-map build from
  * sorted data ({@code new TreeMap<>(sortedMap)}), which then needs no comparisons. Only iteration
- * and the first and last keys are supported.
+ * is supported.
  */
 final class SortedEntries<V> extends AbstractMap<String, V> implements SortedMap<String, V> {
   private final List<Map.Entry<String, V>> entries;
@@ -59,11 +59,11 @@ final class SortedEntries<V> extends AbstractMap<String, V> implements SortedMap
 
   @Override
   public String firstKey() {
-    return entries.get(0).getKey();
+    throw new UnsupportedOperationException();
   }
 
   @Override
   public String lastKey() {
-    return entries.get(entries.size() - 1).getKey();
+    throw new UnsupportedOperationException();
   }
 }

@@ -110,7 +110,7 @@ final class StatusMarks {
    * holds for its base is unknown ({@link Transaction#unreadBefore}); null otherwise.
    */
   Throwable unknownState(Node node) {
-    if (txn.unreadBefore.isEmpty() || txn.simulate && txn.plan == null) {
+    if (txn.unreadBefore.isEmpty() || !txn.pass.validates()) {
       return null;
     }
     String base = node.baseKey();

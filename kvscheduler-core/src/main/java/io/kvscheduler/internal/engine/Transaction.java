@@ -23,8 +23,9 @@ import java.util.TreeSet;
  *   <li><b>ordering</b>: {@link #sortedValues};
  *   <li><b>passes of the walk</b> ({@link TxnExecutor}, {@link Walker}): a simulation, a planning
  *       pass (a simulation that writes down the calls to run ahead in parallel) and the execution,
- *       each started by {@link #startPass}, which empties the pass's state: its operations, the
- *       statuses it changed, the keys it left unread, and what it saw;
+ *       each of its own kind ({@link WalkPass}) and started by {@link #startPass}, which empties
+ *       the pass's state: its operations, the statuses it changed, the keys it left unread, and
+ *       what it saw;
  *   <li><b>post-processing</b> ({@link PostProcessor}): reads the execution's outcome, the keys the
  *       transaction touched ({@link #touched}) and the failed keys refreshed after it.
  * </ol>
@@ -81,8 +82,8 @@ final class Transaction {
 
   // ---- the current pass of the walk (see startPass) ----
 
-  /** The pass is a simulation (or a planning pass): no southbound call is made. */
-  boolean simulate;
+  /** What kind of pass the walk is: simulation, planning or execution. */
+  WalkPass pass = WalkPass.SIMULATION;
 
   /** Retry options of an NB transaction (null when none or not NB); set for each pass. */
   RetryOptions nbRetry;
@@ -144,18 +145,6 @@ final class Transaction {
   /** Set when the walk met a value that was or became RETRYING (retry planning needed). */
   boolean sawRetrying;
 
-  /**
-   * In a planning pass: where the walk writes down each southbound call it would make. Null in any
-   * other pass.
-   */
-  CallPlan plan;
-
-  /**
-   * In an execution whose calls ran ahead ({@link ParallelCalls}): what they returned, handed to
-   * the walk call by call. Null when the walk calls the southbound itself.
-   */
-  CallPlan ranAhead;
-
   Transaction(long seq, Clock clock) {
     this.seq = seq;
     this.clock = clock;
@@ -163,19 +152,19 @@ final class Transaction {
   }
 
   /**
-   * Starts a pass of the walk ({@code simulate}: a simulation or planning pass) with an empty
-   * recursion path, in a graph whose departures count is {@code departures}, with the keys {@code
-   * unreadBefore} unknown. With {@code keepOutcome} (an execution after a simulation that planned
-   * nothing: it makes no call), what the simulation noticed stays the transaction's outcome: the
-   * statuses it changed, the pairs it ignored and the values it left unimplemented.
+   * Starts a pass of the walk of kind {@code pass} with an empty recursion path, in a graph whose
+   * departures count is {@code departures}, with the keys {@code unreadBefore} unknown. With {@code
+   * keepOutcome} (an execution after a simulation that planned nothing: it makes no call), what the
+   * simulation noticed stays the transaction's outcome: the statuses it changed, the pairs it
+   * ignored and the values it left unimplemented.
    */
   void startPass(
-      boolean simulate,
+      WalkPass pass,
       RecursionPath emptyPath,
       long departures,
       Set<String> unreadBefore,
       boolean keepOutcome) {
-    this.simulate = simulate;
+    this.pass = pass;
     this.nbRetry = isNB() ? options.retry().orElse(null) : null;
     this.inheritRetry = isNB() && resync == ResyncType.DOWNSTREAM && nbRetry == null;
     this.branch = emptyPath;
@@ -191,8 +180,6 @@ final class Transaction {
     this.ownFailed = false;
     this.unread = new HashSet<>();
     this.sawRetrying = false;
-    this.plan = null;
-    this.ranAhead = null;
   }
 
   /** Adds {@code keys} to {@link #readFirst}. */

@@ -97,12 +97,20 @@ final class TxnExecutor {
   }
 
   /**
-   * Starts a pass of the walk over {@code txn} ({@code simulate}: a simulation or planning pass),
-   * from the graph as it is now, with the keys earlier transactions left unread unknown; see {@link
-   * Transaction#startPass} for {@code keepOutcome}.
+   * Starts a pass of kind {@code pass} of the walk over {@code txn}, from the graph as it is now,
+   * with the keys earlier transactions left unread unknown; see {@link Transaction#startPass} for
+   * {@code keepOutcome}.
    */
-  void startPass(Transaction txn, boolean simulate, boolean keepOutcome) {
-    txn.startPass(simulate, path.cleared(), graph.departures(), unread.snapshot(), keepOutcome);
+  private void startPass(Transaction txn, WalkPass pass, boolean keepOutcome) {
+    txn.startPass(pass, path.cleared(), graph.departures(), unread.snapshot(), keepOutcome);
+  }
+
+  /**
+   * Starts the execution of {@code txn}: the calls in {@code ranAhead} (null: none) ran ahead of it
+   * ({@link #runAhead}); see {@link Transaction#startPass} for {@code keepOutcome}.
+   */
+  void startExecution(Transaction txn, CallPlan ranAhead, boolean keepOutcome) {
+    startPass(txn, new WalkPass.Execution(ranAhead), keepOutcome);
   }
 
   /**
@@ -110,7 +118,7 @@ final class TxnExecutor {
    * validates, to learn the southbound calls the walk will make if all succeed ({@link CallPlan}),
    * rolls that walk back, and runs those calls ahead, in parallel where they do not depend on each
    * other ({@link ParallelCalls}). Returns those calls, or null when none ran: the execution then
-   * takes each call's outcome instead of calling ({@link Transaction#ranAhead}); a call the walk
+   * takes each call's outcome instead of calling ({@link WalkPass#takeRanAhead}); a call the walk
    * asks that did not run ahead (after a failure the walk may go another way) it makes itself, in
    * order.
    *
@@ -124,14 +132,13 @@ final class TxnExecutor {
     if (!parallel.enabled() || txn.revertOnFailure() && !config.revertInParallel()) {
       return null;
     }
-    startPass(txn, true, false);
     CallPlan plan =
         new CallPlan(
             key -> {
               Node n = graph.get(key);
               return n == null ? key : n.baseKey();
             });
-    txn.plan = plan;
+    startPass(txn, new WalkPass.Planning(plan), false);
     if (txn.revertOnFailure()) {
       noteOwnKeys(txn, ordered);
     }
@@ -162,7 +169,7 @@ final class TxnExecutor {
 
   /** Runs the walk of a simulation: the values in order, without calling the southbound. */
   void simulate(Transaction txn, List<ValueToApply> ordered) {
-    startPass(txn, true, false);
+    startPass(txn, WalkPass.SIMULATION, false);
     applyValues(new Walker(graph, registry, txn), ordered, txn);
   }
 
@@ -348,18 +355,16 @@ final class TxnExecutor {
    * available again (a removal that failed, a call the southbound carried out after all) lets the
    * values waiting for it go ahead in this transaction, as after a Create: their operations are
    * recorded with the transaction's, and those that fail are refreshed in turn (a value fails once
-   * per transaction: this ends). Returns the transaction's operations.
+   * per transaction: this ends). Returns the transaction's operations; their errors, in the same
+   * order, are added to {@code errors}.
    */
-  List<OpRecord> refreshFailed(Transaction txn, List<OpRecord> executed) {
+  List<OpRecord> refreshFailed(Transaction txn, List<OpRecord> executed, List<KeyError> errors) {
     List<String> refreshed = new ArrayList<>();
     List<OpRecord> all = executed;
     List<OpRecord> round = executed;
     while (true) {
       List<String> failed = new ArrayList<>(); // usually stays empty: no set built
-      List<KeyError> errors = new ArrayList<>(); // collected by PostProcessor.postProcess
-      for (int i = 0; i < round.size(); i += Bulk.RANGE) { // in ranges: see Bulk
-        PostProcessor.failures(graph, round, i, Bulk.end(i, round.size()), failed, errors);
-      }
+      PostProcessor.failures(graph, round, failed, errors);
       if (failed.isEmpty()) {
         break;
       }

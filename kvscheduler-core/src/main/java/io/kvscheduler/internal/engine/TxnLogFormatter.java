@@ -47,7 +47,7 @@ import java.util.function.Function;
  * dropped as Go does). Durations use Go's {@code time.Duration.String()} syntax: {@code dur:} is
  * rounded to 1 ms, {@code took} to 100 µs.
  */
-public final class TxnLogFormatter {
+final class TxnLogFormatter {
 
   /** Width of the rule lines, corners included. */
   static final int WIDTH = 120;
@@ -65,22 +65,16 @@ public final class TxnLogFormatter {
 
   private TxnLogFormatter() {}
 
-  /** The block printed when processing of {@code txn} starts (before execution). */
-  public static String preRecord(RecordedTxn txn, Function<Object, String> valueText) {
-    return preRecord(txn, valueText, 0);
-  }
-
   /** The line that ends a list cut at {@code shown} items of {@code total}. */
   static String more(int total, int shown, long seq) {
     return "… and " + (total - shown) + " more (see /scheduler/txn-history?seq-num=" + seq + ")\n";
   }
 
   /**
-   * Like {@link #preRecord(RecordedTxn, Function)}, listing at most {@code maxItems} values (0:
-   * all), then how many more there are and where to see them.
+   * The block printed when processing of {@code txn} starts (before execution), listing at most
+   * {@code maxItems} values (0: all), then how many more there are and where to see them.
    */
-  public static String preRecord(
-      RecordedTxn txn, Function<Object, String> valueText, int maxItems) {
+  static String preRecord(RecordedTxn txn, Function<Object, String> valueText, int maxItems) {
     StringBuilder sb = new StringBuilder();
     String rule = "+" + "=".repeat(WIDTH - 2) + "+\n";
     sb.append(rule).append(titleLine(txn, headerInfo(txn))).append(rule);
@@ -125,17 +119,11 @@ public final class TxnLogFormatter {
     return sb.toString();
   }
 
-  /** The block printed when execution of {@code txn} has ended. */
-  public static String finalRecord(RecordedTxn txn, Function<Object, String> valueText) {
-    return finalRecord(txn, valueText, 0);
-  }
-
   /**
-   * Like {@link #finalRecord(RecordedTxn, Function)}, listing at most {@code maxItems} operations
-   * (0: all), then how many more there are and where to see them.
+   * The block printed when execution of {@code txn} has ended, listing at most {@code maxItems}
+   * operations (0: all), then how many more there are and where to see them.
    */
-  public static String finalRecord(
-      RecordedTxn txn, Function<Object, String> valueText, int maxItems) {
+  static String finalRecord(RecordedTxn txn, Function<Object, String> valueText, int maxItems) {
     StringBuilder sb = new StringBuilder();
     sb.append('o').append("-".repeat(WIDTH - 2)).append("o\n");
     if (txn.executed().isEmpty()) {

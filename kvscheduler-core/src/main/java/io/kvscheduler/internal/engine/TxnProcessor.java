@@ -1,5 +1,6 @@
 package io.kvscheduler.internal.engine;
 
+import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.internal.util.UserCode;
@@ -145,13 +146,12 @@ final class TxnProcessor {
     // execution
     if (txn.skip) {
       // no call to make: a simulation's outcome (statuses, ignored pairs) stays the transaction's
-      executor.startPass(txn, false, simulated);
+      executor.startExecution(txn, null, simulated);
     } else {
       // the calls that can run ahead of the walk, in parallel (a planning pass of the walk,
       // rolled back)
       CallPlan ranAhead = executor.runAhead(txn, ordered);
-      executor.startPass(txn, false, false);
-      txn.ranAhead = ranAhead;
+      executor.startExecution(txn, ranAhead, false);
       executor.executeWithRevert(txn, ordered);
     }
     // compression, and the execution's batch closed
@@ -166,9 +166,12 @@ final class TxnProcessor {
     // publishing sorts in linear time (a resync writes most keys in both batches); a pass rolled
     // back since (simulation, planning) may have put copies in place of its nodes: see Touched
     txn.touched.add(refreshed, true);
-    // refresh of the values that failed
+    // refresh of the values that failed, and the errors of the operations
+    List<KeyError> errors = new ArrayList<>();
     if (!txn.skip) {
-      executed = executor.refreshFailed(txn, executed);
+      executed = executor.refreshFailed(txn, executed, errors);
+    } else {
+      PostProcessor.failures(graph, executed, null, errors); // no call made: none to refresh
     }
     // record
     TxnRecord rec = post.record(txn, start, config.clock().instant(), planned, executed);
@@ -180,7 +183,7 @@ final class TxnProcessor {
               rec.toApi(), config.valueFormatter(), config.txnLogMaxItems()));
     }
     // post-processing and publishing
-    post.postProcess(txn, executed, future);
+    post.postProcess(txn, executed, errors, future);
   }
 
   /** Where the processor queues follow-up transactions. */

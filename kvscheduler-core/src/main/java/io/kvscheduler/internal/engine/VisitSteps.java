@@ -35,9 +35,7 @@ final class VisitSteps {
       return;
     }
     f.onPath = true;
-    if (txn.plan != null) {
-      txn.plan.enterVisit();
-    }
+    txn.pass.enterVisit();
     Node node = graph.write(key);
     OpRecord op = preRecord(a, node);
     f.node = node;
@@ -124,8 +122,8 @@ final class VisitSteps {
     }
     switch (op.op) {
       case DELETE -> f.startDelete(a.depUpdate(), false, null);
-      case CREATE -> f.phase = WalkFrame.CREATE;
-      case UPDATE -> f.phase = WalkFrame.UPDATE;
+      case CREATE -> f.phase = WalkPhase.CREATE;
+      case UPDATE -> f.phase = WalkPhase.UPDATE;
       default -> f.endOperation(null);
     }
   }
@@ -239,9 +237,7 @@ final class VisitSteps {
     if (f.onPath) {
       txn.branch.pop();
       f.onPath = false;
-      if (txn.plan != null) {
-        txn.plan.exitVisit();
-      }
+      txn.pass.exitVisit();
     }
     f.finish(result);
   }

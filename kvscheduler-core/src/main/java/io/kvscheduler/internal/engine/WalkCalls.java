@@ -1,8 +1,6 @@
 package io.kvscheduler.internal.engine;
 
-import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.TxnOperation;
-import java.util.List;
 
 /**
  * The descriptor calls of the walk: Create, Update and Delete of a value (none in simulation: the
@@ -19,35 +17,11 @@ final class WalkCalls {
   }
 
   /**
-   * In a planning pass: writes down the call the walk would make now for {@code node} ({@link
-   * CallPlan#add}), with the node's dependencies and {@code moreDeps} (an Update's old ones).
-   */
-  void plan(
-      TxnOperation op,
-      Node node,
-      DescriptorHandle handle,
-      Object value,
-      Object oldValue,
-      List<Dependency> moreDeps) {
-    txn.plan.add(
-        op,
-        node,
-        handle,
-        node.label,
-        !node.isDerived() && handle.metadataMap != null,
-        value,
-        oldValue,
-        op == TxnOperation.CREATE ? null : node.metadata,
-        node.deps(),
-        moreDeps);
-  }
-
-  /**
-   * The call that ran ahead of the walk for {@code key} ({@link Transaction#ranAhead}), its times
+   * The call that ran ahead of the walk for {@code key} ({@link WalkPass#takeRanAhead}), its times
    * noted in {@code op}; null when the walk calls the southbound itself.
    */
   private PlannedCall ranAhead(OpRecord op, String key, TxnOperation call) {
-    PlannedCall ran = txn.ranAhead == null ? null : txn.ranAhead.take(key, call);
+    PlannedCall ran = txn.pass.takeRanAhead(key, call);
     if (ran != null) {
       op.callStarted = ran.started;
       op.callEnded = ran.ended;
@@ -102,7 +76,7 @@ final class WalkCalls {
   /** Keeps {@code metadata} in {@code node} and, outside simulation, in the descriptor's map. */
   void setMetadata(Node node, DescriptorHandle handle, Object metadata) {
     node.metadata = metadata;
-    if (!txn.simulate && handle.metadataMap != null) {
+    if (txn.pass.callsSouthbound() && handle.metadataMap != null) {
       handle.metadataMap.put(node.label, metadata);
     }
   }

@@ -10,46 +10,15 @@ import java.util.List;
 
 /**
  * One frame of the walk's explicit stack: the visit of one key (or, at the root only, the visit of
- * the dependents of a refreshed value), with the locals its steps share and the sequence of child
- * visits it is running. {@link Walker} drives frames; a frame is reused for every visit made at its
- * depth, so a visit allocates no frame.
+ * the dependents of a refreshed value). The frame holds what every visit has (its arguments, node,
+ * operation record and the state before it); the locals of an operation's steps are in the part for
+ * that operation ({@link Update}, {@link Delete}), and the sequence of child visits the frame is
+ * running in {@link Children}. {@link Walker} drives frames; a frame and its parts are reused for
+ * every visit made at its depth, so a visit allocates no frame.
  */
 final class WalkFrame {
-  /**
-   * Visit of a key: entered, then the steps of its operation, then the exit (see {@link Walker}).
-   */
-  static final int ENTER = 0;
-
-  static final int EXIT = 1;
-  static final int DONE = 2;
-  static final int CREATE = 3;
-
-  /** After the dependents of a created or updated value (their errors are theirs). */
-  static final int AFTER_DEPENDENTS = 4;
-
-  /** After the derived values of a created or updated value: their last error is the result. */
-  static final int AFTER_DERIVED = 5;
-
-  static final int UPDATE = 6;
-  static final int UPDATE_AFTER_OBSOLETE = 7;
-  static final int UPDATE_CALL = 8;
-  static final int DELETE = 9;
-  static final int DELETE_AFTER_DERIVED = 10;
-  static final int DELETE_AFTER_DEPENDENTS = 11;
-
-  /** Root frame visiting the dependents of a value a refresh found (un)available. */
-  static final int REEVALUATE = 12;
-
-  static final int REEVALUATED = 13;
-
-  /** The next child of the running sequence (then {@link #seqThen}). */
-  static final int SEQUENCE = 14;
-
-  /** A child of the running sequence returned: its error is folded in. */
-  static final int SEQUENCE_RESUME = 15;
-
   /** The step to run when the frame is resumed. */
-  int phase;
+  WalkPhase phase;
 
   /** The frame's result once it is done. */
   Throwable result;
@@ -58,65 +27,142 @@ final class WalkFrame {
   Walker.Args args;
   Node node;
   OpRecord op;
+
+  /** True while the frame's key is on the recursion path. */
   boolean onPath;
+
   ValueState prevState;
   TxnOperation prevOp;
   String prevErr;
   List<String> prevDetails;
   Node.LastUpdate prevUpdate;
 
-  /** The result of the operation step, reported by {@link #EXIT}. */
+  /** The result of the operation step, reported by {@link WalkPhase#EXIT}. */
   Throwable opResult;
 
-  // ------------------------------------------------------------ operation locals
-  DescriptorHandle handle;
+  /** CREATE, UPDATE: the value's dependencies and derived values; its derived values follow. */
   Derivation.Relations relations;
-  boolean equivalent;
-  boolean wasUnavailable;
-  Object prevValue;
-  List<String> oldDerived;
-  List<Dependency> oldDeps;
 
-  /** UPDATE: the dependencies of the value before the update (a planned call's links). */
-  List<Dependency> depsBefore;
+  /** The locals of an UPDATE's steps. */
+  final Update update = new Update();
 
-  boolean pending;
-  boolean recreate;
-  Object pendingValue;
-  Object object;
-  ValueState before;
+  /** The locals of a DELETE's steps. */
+  final Delete delete = new Delete();
 
-  /** A delete that is the first half of a re-creation: the create follows when it succeeds. */
-  boolean createAfterDelete;
+  /** The sequence of child visits the frame is running. */
+  final Children children = new Children();
 
-  // ------------------------------------------------------------ the running sequence
-  /** True: dependents ({@link #seqNodes}), first error wins; false: derived values, last wins. */
-  boolean seqDependents;
+  /** The locals of an UPDATE, from its first step to its call. */
+  static final class Update {
+    DescriptorHandle handle;
+    boolean equivalent;
 
-  /** Dependents: visited when they become available (else: taken down); derived: checked. */
-  boolean seqFlag;
+    /** The value was unavailable: once updated, what waits for it goes ahead. */
+    boolean wasUnavailable;
 
-  Node seqSingle;
-  List<Node> seqNodes;
-  List<ValueToApply> seqValues;
+    /** The value before the update (what the Update call starts from). */
+    Object prevValue;
 
-  /** Derived values: which of {@link #seqValues} are known settled (see {@link SettledDerived}). */
-  SettledDerived.Pass seqSettled;
+    /** The derived keys and dependencies before the update (restored when it stops). */
+    List<String> oldDerived;
 
-  int seqIndex;
-  int seqSize;
-  Throwable seqError;
-  int seqThen;
+    List<Dependency> oldDeps;
+
+    /** The dependencies of the value before the update (a planned call's links). */
+    List<Dependency> depsBefore;
+
+    void clear() {
+      handle = null;
+      equivalent = false;
+      wasUnavailable = false;
+      prevValue = null;
+      oldDerived = null;
+      oldDeps = null;
+      depsBefore = null;
+    }
+  }
+
+  /** The locals of a DELETE, from its first step to its call. */
+  static final class Delete {
+    /** The value is taken down because of its dependencies (ends PENDING). */
+    boolean pending;
+
+    /** The Delete half of a re-creation (a derived node stays in the graph). */
+    boolean recreate;
+
+    /** For an update waiting on new dependencies: the new value to keep. */
+    Object pendingValue;
+
+    /** The object the Delete call removes (the value, or what the southbound holds). */
+    Object object;
+
+    /** The state and availability before the delete (restored when it stops). */
+    ValueState before;
+
+    boolean wasUnavailable;
+
+    /** A delete that is the first half of a re-creation: the create follows when it succeeds. */
+    boolean createAfterDelete;
+
+    void clear() {
+      pending = false;
+      recreate = false;
+      pendingValue = null;
+      object = null;
+      before = null;
+      wasUnavailable = false;
+      createAfterDelete = false;
+    }
+  }
+
+  /** A sequence of child visits: dependents (the first error wins) or derived values (the last). */
+  static final class Children {
+    /** True: dependents ({@link #nodes}); false: derived values ({@link #values}). */
+    boolean dependents;
+
+    /** Dependents: those visited are the ones becoming unavailable (else: available). */
+    boolean forUnavailable;
+
+    /** Derived values: each is checked by {@link Derivation#validDerived} when its turn comes. */
+    boolean check;
+
+    /** The only dependent, when there is one (no list built). */
+    Node single;
+
+    List<Node> nodes;
+    List<ValueToApply> values;
+
+    /** Derived values: which of {@link #values} are known settled (see {@link SettledDerived}). */
+    SettledDerived.Pass settled;
+
+    int index;
+    int size;
+    Throwable error;
+
+    /** The phase the frame continues with once the sequence is done. */
+    WalkPhase then;
+
+    void clear() {
+      single = null;
+      nodes = null;
+      values = null;
+      settled = null;
+      error = null;
+      then = null;
+      index = 0;
+      size = 0;
+    }
+  }
 
   /** Prepares the frame (cleared, see {@link #clear}) for the visit {@code a}. */
   void startVisit(Walker.Args a) {
-    phase = ENTER;
+    phase = WalkPhase.ENTER;
     args = a;
   }
 
   /** Prepares the frame (cleared) as a root that visits the dependents of {@code n}. */
   void startReevaluate(Walker.Args a, Node n) {
-    phase = REEVALUATE;
+    phase = WalkPhase.REEVALUATE;
     args = a;
     node = n;
   }
@@ -134,43 +180,36 @@ final class WalkFrame {
     prevDetails = null;
     prevUpdate = null;
     opResult = null;
-    handle = null;
     relations = null;
-    prevValue = null;
-    depsBefore = null;
-    oldDerived = null;
-    oldDeps = null;
-    pendingValue = null;
-    object = null;
-    createAfterDelete = false;
-    seqSingle = null;
-    seqNodes = null;
-    seqValues = null;
-    seqSettled = null;
-    seqError = null;
+    update.clear();
+    delete.clear();
+    children.clear();
   }
 
   /** Ends the frame with {@code r}. */
   void finish(Throwable r) {
     result = r;
-    phase = DONE;
+    phase = WalkPhase.DONE;
   }
 
   /** The operation step of the visit is done with {@code err}: the visit's exit follows. */
   void endOperation(Throwable err) {
     opResult = err;
-    phase = EXIT;
+    phase = WalkPhase.EXIT;
   }
 
   /** Starts visiting the dependents of {@code node} whose availability may change. */
-  void startDependents(Graph graph, Node node, boolean forUnavailable, int then) {
-    seqDependents = true;
-    seqFlag = forUnavailable;
-    seqIndex = 0;
-    seqSize = 0;
-    seqError = null;
-    seqThen = then;
-    phase = SEQUENCE;
+  void startDependents(Graph graph, Node node, boolean forUnavailable, WalkPhase then) {
+    Children c = children;
+    c.dependents = true;
+    c.forUnavailable = forUnavailable;
+    c.single = null;
+    c.nodes = null;
+    c.index = 0;
+    c.size = 0;
+    c.error = null;
+    c.then = then;
+    phase = WalkPhase.SEQUENCE;
     // dependentsOf is sorted by key and has no duplicates: visited in that order
     Collection<String> dependents = graph.dependentsOf(node.key);
     if (dependents.isEmpty()) {
@@ -180,8 +219,8 @@ final class WalkFrame {
       // the usual single dependent, in an immutable list: no collection of visits
       Node dn = graph.get(single.get(0));
       if (needsDepUpdate(dn, forUnavailable)) {
-        seqSingle = dn;
-        seqSize = 1;
+        c.single = dn;
+        c.size = 1;
       }
       return;
     }
@@ -197,8 +236,8 @@ final class WalkFrame {
       visits.add(dn);
     }
     if (visits != null) {
-      seqNodes = visits;
-      seqSize = visits.size();
+      c.nodes = visits;
+      c.size = visits.size();
     }
   }
 
@@ -208,17 +247,18 @@ final class WalkFrame {
    * DescriptorHandle#derivedSorted} returns them, or a node's derived keys, which are kept sorted).
    * {@code check}: each is checked by {@link Derivation#validDerived} when its turn comes.
    */
-  void startDerived(List<ValueToApply> sorted, boolean check, int then) {
+  void startDerived(List<ValueToApply> sorted, boolean check, WalkPhase then) {
     assert ValueToApply.isSorted(sorted) : "derived values out of key order";
-    seqDependents = false;
-    seqFlag = check;
-    seqValues = sorted;
-    seqSettled = null;
-    seqIndex = 0;
-    seqSize = sorted.size();
-    seqError = null;
-    seqThen = then;
-    phase = SEQUENCE;
+    Children c = children;
+    c.dependents = false;
+    c.check = check;
+    c.values = sorted;
+    c.settled = null;
+    c.index = 0;
+    c.size = sorted.size();
+    c.error = null;
+    c.then = then;
+    phase = WalkPhase.SEQUENCE;
   }
 
   /** True when dependent {@code dn} may change availability with its dependency. */
@@ -241,9 +281,9 @@ final class WalkFrame {
    * @param pendingValue for an update waiting on new dependencies: the new value to keep
    */
   void startDelete(boolean pending, boolean recreate, Object pendingValue) {
-    this.pending = pending;
-    this.recreate = recreate;
-    this.pendingValue = pendingValue;
-    phase = DELETE;
+    delete.pending = pending;
+    delete.recreate = recreate;
+    delete.pendingValue = pendingValue;
+    phase = WalkPhase.DELETE;
   }
 }

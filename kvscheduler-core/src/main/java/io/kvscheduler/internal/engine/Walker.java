@@ -1,22 +1,5 @@
 package io.kvscheduler.internal.engine;
 
-import static io.kvscheduler.internal.engine.WalkFrame.AFTER_DEPENDENTS;
-import static io.kvscheduler.internal.engine.WalkFrame.AFTER_DERIVED;
-import static io.kvscheduler.internal.engine.WalkFrame.CREATE;
-import static io.kvscheduler.internal.engine.WalkFrame.DELETE;
-import static io.kvscheduler.internal.engine.WalkFrame.DELETE_AFTER_DEPENDENTS;
-import static io.kvscheduler.internal.engine.WalkFrame.DELETE_AFTER_DERIVED;
-import static io.kvscheduler.internal.engine.WalkFrame.DONE;
-import static io.kvscheduler.internal.engine.WalkFrame.ENTER;
-import static io.kvscheduler.internal.engine.WalkFrame.EXIT;
-import static io.kvscheduler.internal.engine.WalkFrame.REEVALUATE;
-import static io.kvscheduler.internal.engine.WalkFrame.REEVALUATED;
-import static io.kvscheduler.internal.engine.WalkFrame.SEQUENCE;
-import static io.kvscheduler.internal.engine.WalkFrame.SEQUENCE_RESUME;
-import static io.kvscheduler.internal.engine.WalkFrame.UPDATE;
-import static io.kvscheduler.internal.engine.WalkFrame.UPDATE_AFTER_OBSOLETE;
-import static io.kvscheduler.internal.engine.WalkFrame.UPDATE_CALL;
-
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.TxnOperation;
 import java.util.Arrays;
@@ -62,8 +45,8 @@ import org.slf4j.LoggerFactory;
  *   └─► DELETE ─► derived ─► DELETE_AFTER_DERIVED ─► dependents ─► DELETE_AFTER_DEPENDENTS ─► EXIT
  * </pre>
  *
- * "dependents" and "derived" run a sequence of child visits ({@link WalkFrame#SEQUENCE}): the frame
- * pushes the next child and waits in {@link WalkFrame#SEQUENCE_RESUME}; the child's error is folded
+ * "dependents" and "derived" run a sequence of child visits ({@link WalkPhase#SEQUENCE}): the frame
+ * pushes the next child and waits in {@link WalkPhase#SEQUENCE_RESUME}; the child's error is folded
  * in (dependents: the first error; derived values: the last) and, once the sequence is done, the
  * frame continues with the phase it named, given the folded error. Errors of dependents of a value
  * created or updated are theirs: those steps ignore it. The cycle guard ({@link RecursionPath})
@@ -266,7 +249,7 @@ final class Walker {
           if (carried != null) {
             deletes.keepUndeleted(f, carried);
           } else {
-            f.startDependents(graph, f.node, false, DELETE_AFTER_DEPENDENTS);
+            f.startDependents(graph, f.node, false, WalkPhase.DELETE_AFTER_DEPENDENTS);
           }
         }
         case DELETE_AFTER_DEPENDENTS -> {
@@ -282,31 +265,25 @@ final class Walker {
             f.finish(null);
           } else {
             f.onPath = true;
-            if (txn.plan != null) {
-              txn.plan.enterVisit();
-            }
-            f.startDependents(graph, f.node, f.node.isAvailable(), REEVALUATED);
+            txn.pass.enterVisit();
+            f.startDependents(graph, f.node, f.node.isAvailable(), WalkPhase.REEVALUATED);
           }
         }
         case REEVALUATED -> visits.leave(f, null);
         case SEQUENCE_RESUME -> {
-          if (carried != null && (f.seqError == null || !f.seqDependents)) {
-            f.seqError = carried; // dependents: the first error; derived values: the last
+          if (carried != null && (f.children.error == null || !f.children.dependents)) {
+            f.children.error = carried; // dependents: the first error; derived values: the last
           }
-          f.phase = SEQUENCE;
+          f.phase = WalkPhase.SEQUENCE;
         }
         case SEQUENCE -> {
-          if (txn.plan != null) {
-            txn.plan.startGroup(); // the children: siblings that do not wait for each other
-          }
+          txn.pass.startGroup(); // the children: siblings that do not wait for each other
           if (nextChild(f)) {
             return true;
           }
-          if (txn.plan != null) {
-            txn.plan.endGroup();
-          }
-          carried = f.seqError;
-          f.phase = f.seqThen;
+          txn.pass.endGroup();
+          carried = f.children.error;
+          f.phase = f.children.then;
         }
         case DONE -> {
           return false;
@@ -318,11 +295,11 @@ final class Walker {
 
   /** Pushes the next child visit of the running sequence; false when none is left. */
   private boolean nextChild(WalkFrame f) {
-    while (f.seqIndex < f.seqSize) {
-      int i = f.seqIndex++;
-      Args child = f.seqDependents ? dependentVisit(f, i) : derivedVisits.visit(f, i);
+    while (f.children.index < f.children.size) {
+      int i = f.children.index++;
+      Args child = f.children.dependents ? dependentVisit(f, i) : derivedVisits.visit(f, i);
       if (child != null) {
-        f.phase = SEQUENCE_RESUME;
+        f.phase = WalkPhase.SEQUENCE_RESUME;
         push().startVisit(child);
         return true;
       }
@@ -332,14 +309,14 @@ final class Walker {
 
   /** The visit of the {@code i}th dependent after its dependency changed availability, or null. */
   private Args dependentVisit(WalkFrame f, int i) {
-    Node dn = f.seqSingle != null ? f.seqSingle : f.seqNodes.get(i);
+    Node dn = f.children.single != null ? f.children.single : f.children.nodes.get(i);
     Object value = dn.lastUpdate != null ? dn.lastUpdate.value() : dn.value;
     if (value == null) {
       // its deletion was requested but did not happen (a derived value failed to go): while
       // it is still available it must be taken down when what it needs goes; never re-created
       // (visited with its null intent: the walk deletes it in pending mode)
       Node cur = graph.get(dn.key);
-      if (f.seqFlag || cur == null || cur.value == null || !cur.isAvailable()) {
+      if (f.children.forUnavailable || cur == null || cur.value == null || !cur.isAvailable()) {
         return null;
       }
     }

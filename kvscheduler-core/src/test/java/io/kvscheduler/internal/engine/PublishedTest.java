@@ -59,7 +59,7 @@ class PublishedTest {
         }
       }
       publish(p, g, seq);
-      int now = p.current().keyIndex().deltaSize();
+      int now = p.current().slots.deltaSize();
       if (now < delta) {
         compactions++;
       }

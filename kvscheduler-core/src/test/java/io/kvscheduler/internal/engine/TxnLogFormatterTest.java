@@ -223,7 +223,7 @@ class TxnLogFormatterTest {
         .contains("… and 6 more");
     // at or under the limit, and with no limit: everything
     assertThat(TxnLogFormatter.finalRecord(t, TEXT, 8))
-        .isEqualTo(TxnLogFormatter.finalRecord(t, TEXT));
+        .isEqualTo(TxnLogFormatter.finalRecord(t, TEXT, 0));
     assertThat(TxnLogFormatter.finalRecord(t, TEXT, 0)).doesNotContain("more (see");
   }
 
@@ -250,7 +250,7 @@ class TxnLogFormatterTest {
         """
             + DATA_CHANGE_OPS;
 
-    assertThat(TxnLogFormatter.preRecord(dataChangeTxn(), TEXT)).isEqualTo(expected);
+    assertThat(TxnLogFormatter.preRecord(dataChangeTxn(), TEXT, 0)).isEqualTo(expected);
   }
 
   @Test
@@ -265,7 +265,7 @@ class TxnLogFormatterTest {
             + "                    took 2.1ms |\n"
             + X_RULE;
 
-    assertThat(TxnLogFormatter.finalRecord(dataChangeTxn(), TEXT)).isEqualTo(expected);
+    assertThat(TxnLogFormatter.finalRecord(dataChangeTxn(), TEXT, 0)).isEqualTo(expected);
   }
 
   @Test
@@ -324,7 +324,7 @@ class TxnLogFormatterTest {
             List.of(),
             executed);
 
-    assertThat(TxnLogFormatter.finalRecord(t, TEXT))
+    assertThat(TxnLogFormatter.finalRecord(t, TEXT, 0))
         .contains(
             """
               1. UPDATE [FAILED]:
@@ -391,7 +391,7 @@ class TxnLogFormatterTest {
                   - new-value: { items:"item1" }\s
                   - prev-error: failed to modify value
         """;
-    assertThat(TxnLogFormatter.preRecord(t, TEXT)).isEqualTo(expected);
+    assertThat(TxnLogFormatter.preRecord(t, TEXT, 0)).isEqualTo(expected);
   }
 
   @Test
@@ -409,7 +409,7 @@ class TxnLogFormatterTest {
             List.of(),
             List.of());
 
-    String text = TxnLogFormatter.preRecord(t, TEXT);
+    String text = TxnLogFormatter.preRecord(t, TEXT, 0);
 
     assertThat(text.lines().skip(1).findFirst())
         .hasValue("| #4 - RetryUnimplOps" + " ".repeat(68) + "retrying unimplemented TXN #2 |");
@@ -443,8 +443,8 @@ class TxnLogFormatterTest {
             + " ".repeat(87)
             + "took 2.1ms |\n"
             + X_RULE;
-    assertThat(TxnLogFormatter.finalRecord(t, TEXT)).isEqualTo(expected);
-    assertThat(TxnLogFormatter.preRecord(t, TEXT))
+    assertThat(TxnLogFormatter.finalRecord(t, TEXT, 0)).isEqualTo(expected);
+    assertThat(TxnLogFormatter.preRecord(t, TEXT, 0))
         .contains("      - type: SB Notification\n")
         .contains("          - key: /sb/value\n            val: { x:1 }\n");
   }
@@ -475,7 +475,7 @@ class TxnLogFormatterTest {
               - seqNum: 5
               - type: NB Transaction, SB Sync
         """;
-    assertThat(TxnLogFormatter.preRecord(t, TEXT)).isEqualTo(expected);
+    assertThat(TxnLogFormatter.preRecord(t, TEXT, 0)).isEqualTo(expected);
   }
 
   @Test
@@ -493,7 +493,7 @@ class TxnLogFormatterTest {
             List.of(),
             List.of());
 
-    String text = TxnLogFormatter.preRecord(t, TEXT);
+    String text = TxnLogFormatter.preRecord(t, TEXT, 0);
 
     assertThat(text.lines().skip(1).findFirst())
         .hasValue("| #0 - NBTransaction" + " ".repeat(88) + "FullResync |");
@@ -524,7 +524,7 @@ class TxnLogFormatterTest {
             List.of(),
             List.of());
 
-    assertThat(TxnLogFormatter.preRecord(t, TEXT))
+    assertThat(TxnLogFormatter.preRecord(t, TEXT, 0))
         .endsWith(
             """
               - type: NB Transaction, NB Sync
@@ -579,7 +579,7 @@ class TxnLogFormatterTest {
             List.of(),
             executed);
 
-    assertThat(TxnLogFormatter.finalRecord(t, TEXT))
+    assertThat(TxnLogFormatter.finalRecord(t, TEXT, 0))
         .contains(
             """
               1. DELETE:

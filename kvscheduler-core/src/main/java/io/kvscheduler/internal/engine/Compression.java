@@ -7,7 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Compression of the recorded operations of one transaction (semantics.md §6.6). */
+/** Compression of the recorded operations of one transaction (catalogue entry B166, docs/behaviors.md). */
 final class Compression {
   private Compression() {}
 

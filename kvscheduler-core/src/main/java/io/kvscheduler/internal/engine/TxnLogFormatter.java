@@ -18,7 +18,7 @@ import java.util.function.Function;
 
 /**
  * Renders the human-readable transaction summary that the scheduler prints for every transaction
- * (interop.md §5.4, semantics.md §11), in the same layout as vpp-agent's KV scheduler.
+ * (docs/interop.md §5.4), in the same layout as vpp-agent's KV scheduler.
  *
  * <p>Two blocks per transaction, each returned as a string whose every line ends with {@code \n};
  * the caller prints it with {@code println}, which yields the extra empty line after each block:

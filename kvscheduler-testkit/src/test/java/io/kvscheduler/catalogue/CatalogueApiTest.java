@@ -32,7 +32,6 @@ import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /** Catalogue §1 (enum serialisation) and §3 (descriptor registration and the registry). */
 @KVSchedulerTest(simulation = true, printTxnSummary = true)
@@ -245,8 +244,7 @@ class CatalogueApiTest {
   void ambiguousSelection() {
     MockSouthbound sbAlpha = new MockSouthbound();
     MockSouthbound sbBeta = new MockSouthbound();
-    Logger registryLog =
-        (Logger) LoggerFactory.getLogger("io.kvscheduler.internal.engine.Registry");
+    Logger registryLog = CatalogueFixtures.engineLogger("Registry");
     ListAppender<ILoggingEvent> appender = new ListAppender<>();
     appender.start();
     registryLog.addAppender(appender);

@@ -1,5 +1,6 @@
 package io.kvscheduler.catalogue;
 
+import ch.qos.logback.classic.Logger;
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
@@ -12,6 +13,7 @@ import io.kvscheduler.testkit.MockSouthbound;
 import io.kvscheduler.testkit.SchedulerFixture;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.LoggerFactory;
 
 /**
  * Fixtures of the behaviour catalogue (docs/behaviors.md, "Notation"): keys A1, B2, C3, ..., values
@@ -20,6 +22,22 @@ import java.util.List;
  * thread).
  */
 final class CatalogueFixtures {
+  /**
+   * The logger of the engine's class {@code simpleName}, found through the class itself: a test
+   * that listens to it fails when the class moves or is renamed, instead of listening to a logger
+   * nobody writes to any more (the engine's classes are package-private: they cannot be named
+   * here).
+   */
+  static Logger engineLogger(String simpleName) {
+    try {
+      return (Logger)
+          LoggerFactory.getLogger(Class.forName("io.kvscheduler.internal.engine." + simpleName));
+    } catch (ClassNotFoundException e) {
+      throw new AssertionError(
+          "the engine has no class " + simpleName + ": which class logs this now?", e);
+    }
+  }
+
   private CatalogueFixtures() {}
 
   static final String PREFIX_A = "/prefixA/";

@@ -53,7 +53,6 @@ import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /** Catalogue §8: derived values. */
 @KVSchedulerTest(simulation = true, printTxnSummary = true)
@@ -148,8 +147,7 @@ class DerivedValuesTest {
           + " key, a key given twice) are dropped with a warning naming the key and the count; the"
           + " first of a repeated key is kept")
   void droppedDerivedEntriesAreLogged() {
-    Logger log =
-        (Logger) LoggerFactory.getLogger("io.kvscheduler.internal.engine.DescriptorHandle");
+    Logger log = CatalogueFixtures.engineLogger("DescriptorHandle");
     var appender = new ListAppender<ILoggingEvent>();
     appender.start();
     log.addAppender(appender);

@@ -231,10 +231,8 @@ class FaultInjectionConvergenceTest {
     // failed retries / notifications are logged as WARN by the processor: expected here
     ENGINE_LOG.setLevel(Level.ERROR);
     // ... but the walker and the refresher must never complain
-    ((Logger) LoggerFactory.getLogger("io.kvscheduler.internal.engine.Walker"))
-        .setLevel(Level.WARN);
-    ((Logger) LoggerFactory.getLogger("io.kvscheduler.internal.engine.Refresher"))
-        .setLevel(Level.WARN);
+    CatalogueFixtures.engineLogger("Walker").setLevel(Level.WARN);
+    CatalogueFixtures.engineLogger("Refresher").setLevel(Level.WARN);
     LOG_EVENTS.start();
     ENGINE_LOG.addAppender(LOG_EVENTS);
   }
@@ -243,8 +241,8 @@ class FaultInjectionConvergenceTest {
   static void restoreEngineLog() {
     ENGINE_LOG.detachAppender(LOG_EVENTS);
     ENGINE_LOG.setLevel(savedLevel);
-    ((Logger) LoggerFactory.getLogger("io.kvscheduler.internal.engine.Walker")).setLevel(null);
-    ((Logger) LoggerFactory.getLogger("io.kvscheduler.internal.engine.Refresher")).setLevel(null);
+    CatalogueFixtures.engineLogger("Walker").setLevel(null);
+    CatalogueFixtures.engineLogger("Refresher").setLevel(null);
   }
 
   // ------------------------------------------------------------------ seeds

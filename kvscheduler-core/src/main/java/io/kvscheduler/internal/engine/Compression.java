@@ -7,7 +7,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Compression of the recorded operations of one transaction (catalogue entry B166, docs/behaviors.md). */
+/**
+ * Compression of the recorded operations of one transaction (catalogue entry B166,
+ * docs/behaviors.md).
+ */
 final class Compression {
   private Compression() {}
 

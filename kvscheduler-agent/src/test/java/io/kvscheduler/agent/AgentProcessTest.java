@@ -2,22 +2,19 @@ package io.kvscheduler.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.BufferedReader;
+import io.kvscheduler.testsupport.AgentOutput;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -64,34 +61,7 @@ class AgentProcessTest {
     cmd.addAll(List.of("-cp", classpath, main.getName(), "run"));
     cmd.addAll(List.of(args));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    CountDownLatch started = new CountDownLatch(1);
-    Thread reader =
-        new Thread(
-            () -> {
-              try (BufferedReader out =
-                  new BufferedReader(
-                      new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                String l;
-                while ((l = out.readLine()) != null) {
-                  synchronized (lines) {
-                    lines.add(l);
-                  }
-                  if (l.contains("started with plugins")) {
-                    started.countDown();
-                  }
-                }
-              } catch (IOException e) {
-                // the process ended
-              }
-            });
-    reader.setDaemon(true);
-    reader.start();
-    if (!started.await(60, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      synchronized (lines) {
-        throw new AssertionError("the agent did not start within 60 s: " + lines);
-      }
-    }
+    AgentOutput.awaitStarted(p, lines, Duration.ofSeconds(60));
     return p;
   }
 

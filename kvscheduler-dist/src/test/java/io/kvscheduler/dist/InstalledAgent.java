@@ -2,9 +2,7 @@ package io.kvscheduler.dist;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
+import io.kvscheduler.testsupport.AgentOutput;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -16,7 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -63,33 +60,7 @@ final class InstalledAgent implements AutoCloseable {
   }
 
   private void awaitStart() throws Exception {
-    CountDownLatch started = new CountDownLatch(1);
-    Thread reader =
-        new Thread(
-            () -> {
-              try (BufferedReader out =
-                  new BufferedReader(
-                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                String l;
-                while ((l = out.readLine()) != null) {
-                  synchronized (lines) {
-                    lines.add(l);
-                  }
-                  if (l.contains("started with plugins")) {
-                    started.countDown();
-                  }
-                }
-              } catch (IOException e) {
-                // the process ended
-              }
-            },
-            "installed-agent-output");
-    reader.setDaemon(true);
-    reader.start();
-    if (!started.await(90, TimeUnit.SECONDS)) {
-      process.destroyForcibly();
-      throw new AssertionError("the agent did not start within 90 s: " + output());
-    }
+    AgentOutput.awaitStarted(process, lines, Duration.ofSeconds(90));
   }
 
   /** What the agent printed so far. */

@@ -18,11 +18,14 @@ package io.kvscheduler.internal.engine;
 final class Bulk {
   private Bulk() {}
 
-  /** Values per range. */
-  static final int RANGE = 16;
+  /**
+   * Values per range: 16, or the system property {@code kvs.engine.bulkRange} (read once, for
+   * {@code BulkBenchmark}'s "off" variant, which gives a range larger than any transaction).
+   */
+  static final int RANGE = Math.max(1, Integer.getInteger("kvs.engine.bulkRange", 16));
 
   /** End of the range starting at {@code from} of a loop over {@code size} values. */
   static int end(int from, int size) {
-    return Math.min(size, from + RANGE);
+    return (int) Math.min(size, (long) from + RANGE);
   }
 }

@@ -63,21 +63,24 @@ public final class SchedulerRoutes {
   public static void register(
       RestServer server, KVScheduler kvs, ModelRegistry models, AgentMetrics metrics) {
     SchedulerRoutes r = new SchedulerRoutes(kvs, models, ZoneId.systemDefault());
-    server.route(
+    // vpp-agent's clients send every parameter, empty when unused (agentctl values asks
+    // /scheduler/status?key=&key-prefix=): an empty parameter is an absent one on every route
+    EmptyAsAbsent routes = new EmptyAsAbsent(server);
+    routes.route(
         "GET",
         "/scheduler/txn-history",
         Set.of("seq-num", "since", "until", "format"),
         r::txnHistory);
-    server.route("GET", "/scheduler/key-timeline", Set.of("key", "time"), r::keyTimeline);
-    server.route("GET", "/scheduler/graph-snapshot", Set.of("time"), r::graphSnapshot);
-    server.route("GET", "/scheduler/flag-stats", Set.of("flag", "prefix"), r::flagStats);
-    server.mutatingRoute(
+    routes.route("GET", "/scheduler/key-timeline", Set.of("key", "time"), r::keyTimeline);
+    routes.route("GET", "/scheduler/graph-snapshot", Set.of("time"), r::graphSnapshot);
+    routes.route("GET", "/scheduler/flag-stats", Set.of("flag", "prefix"), r::flagStats);
+    routes.mutatingRoute(
         "POST", "/scheduler/downstream-resync", Set.of("retry", "verbose"), r::downstreamResync);
-    server.route("GET", "/scheduler/dump", Set.of("descriptor", "key-prefix", "view"), r::dump);
-    server.route("GET", "/scheduler/status", Set.of("key", "descriptor", "key-prefix"), r::status);
-    server.route("GET", "/scheduler/stats", Set.of(), r::stats);
-    server.route("GET", "/scheduler/graph", Set.of("txn", "format"), r::graph);
-    server.route("GET", "/scheduler/explain", Set.of("key", "format"), r::explain);
+    routes.route("GET", "/scheduler/dump", Set.of("descriptor", "key-prefix", "view"), r::dump);
+    routes.route("GET", "/scheduler/status", Set.of("key", "descriptor", "key-prefix"), r::status);
+    routes.route("GET", "/scheduler/stats", Set.of(), r::stats);
+    routes.route("GET", "/scheduler/graph", Set.of("txn", "format"), r::graph);
+    routes.route("GET", "/scheduler/explain", Set.of("key", "format"), r::explain);
     server.route(
         "GET",
         "/metrics",
@@ -85,6 +88,17 @@ public final class SchedulerRoutes {
         req ->
             Response.bytes(
                 200, "text/plain; version=0.0.4; charset=utf-8", utf8(metrics.scrape())));
+  }
+
+  /** Adds routes whose handlers see empty query parameters as absent. */
+  private record EmptyAsAbsent(RestServer server) {
+    void route(String method, String path, Set<String> params, RestServer.Handler h) {
+      server.route(method, path, params, req -> h.handle(req.withoutEmptyParams()));
+    }
+
+    void mutatingRoute(String method, String path, Set<String> params, RestServer.Handler h) {
+      server.mutatingRoute(method, path, params, req -> h.handle(req.withoutEmptyParams()));
+    }
   }
 
   // ------------------------------------------------------------------ parameters

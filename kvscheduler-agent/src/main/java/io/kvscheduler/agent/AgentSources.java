@@ -40,7 +40,8 @@ final class AgentSources {
               agent.config().restAddress(), RestLimits.DEFAULT, agent.config().restSecurity());
       RestNorthbound rest =
           new RestNorthbound(server, agent.models(), agent.northbound()).problems(agent.problems());
-      SchedulerRoutes.register(server, agent.scheduler(), agent.models(), agent.metrics());
+      SchedulerRoutes.register(
+          server, agent.scheduler(), agent.models(), agent.metrics(), agent.problems()::note);
       InfoRoutes.register(server, agent.config(), agent.logTail());
       NorthboundRoutes.register(server, agent.problems()); // GET /northbound/problems
       ProbeRoutes.register(server, agent::health); // GET /readiness, /liveness

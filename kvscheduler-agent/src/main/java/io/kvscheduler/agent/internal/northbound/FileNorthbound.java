@@ -658,6 +658,11 @@ public final class FileNorthbound implements NorthboundSource {
   /** The column of a parse error on {@code line}, from the parser's location, 0 when unknown. */
   private static int column(Throwable e, int line) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof org.yaml.snakeyaml.error.MarkedYAMLException y
+          && y.getProblemMark() != null
+          && y.getProblemMark().getLine() + 1 == line) {
+        return y.getProblemMark().getColumn() + 1;
+      }
       if (t instanceof com.fasterxml.jackson.core.JsonProcessingException j
           && j.getLocation() != null
           && j.getLocation().getLineNr() == line) {

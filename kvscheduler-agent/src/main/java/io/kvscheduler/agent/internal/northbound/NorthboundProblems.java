@@ -234,6 +234,26 @@ public final class NorthboundProblems {
     return Optional.ofNullable(keptBy.get(key));
   }
 
+  /**
+   * The line a value's status shows when its value is kept from before a rejected edit (naming the
+   * edit), or null when it is not.
+   */
+  public String note(String key) {
+    Problem p = keptBy(key).orElse(null);
+    if (p == null) {
+      return null;
+    }
+    if (p.file() != null) {
+      return "kept from before the rejected edit of file "
+          + p.file()
+          + (p.line() > 0 ? " (line " + p.line() + ")" : "")
+          + ": a restart would apply none of this file's values until it is fixed";
+    }
+    return "kept from before the rejected value in "
+        + p.source()
+        + ": a restart would not apply it until the value there is fixed";
+  }
+
   /** Calls {@code listener} after every change; returns the handle that stops it. */
   public AutoCloseable listen(Runnable listener) {
     listeners.add(Objects.requireNonNull(listener, "listener"));

@@ -57,7 +57,9 @@ public final class GrpcRejections implements ServerInterceptor {
                           "the last "
                               + method
                               + " was refused: "
-                              + status.getDescription()
+                              + (status.getDescription() != null
+                                  ? status.getDescription()
+                                  : status.getCode().name())
                               + " (nothing of it was applied; the next accepted one clears"
                               + " this)")));
             }

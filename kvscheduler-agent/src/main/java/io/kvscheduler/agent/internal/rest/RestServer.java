@@ -41,8 +41,10 @@ import org.slf4j.LoggerFactory;
  * MarshalIndent(v, "", " ")} with a trailing newline ({@link Response#JSON}). Route groups register
  * their endpoints with {@link #route} before {@link #start}: {@code /configuration} (the REST
  * northbound source), {@code /scheduler} ({@link SchedulerRoutes}), {@code /info} ({@link
- * InfoRoutes}) and the web page's {@code /ui} ({@link #publicRoute} serves its files without the
- * token, {@link #eventRoute} its server-sent events, {@link EventStreams}).
+ * InfoRoutes}), {@code /northbound/problems} ({@link NorthboundRoutes}), {@code /readiness} and
+ * {@code /liveness} ({@link ProbeRoutes}), {@code /log} ({@link LogRoutes}) and the web page's
+ * {@code /ui} ({@link #publicRoute} serves its files without the token, {@link #eventRoute} its
+ * server-sent events, {@link EventStreams}).
  *
  * <p>Client mistakes get 400 {@code {"Error": "..."}}: a query parameter the endpoint does not
  * know, a bad value, a malformed URL ({@link JsonErrors} answers what Jetty refuses itself). Limits

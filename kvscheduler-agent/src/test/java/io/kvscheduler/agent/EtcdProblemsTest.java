@@ -40,7 +40,14 @@ class EtcdProblemsTest extends SharedEtcdTest {
     Agent agent = agents.start("pb1", true);
     awaitState(agent, IF + "tap1", ValueState.CONFIGURED);
 
-    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(byKey(agent)).containsKeys(IF + "bad"));
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> assertThat(byKey(agent)).containsKeys(IF + "bad", "config/nosuch/v1/thing/x"));
+    assertThat(byKey(agent)).hasSize(2);
+    assertThat(byKey(agent).get("config/nosuch/v1/thing/x").message())
+        .contains("no registered model");
+    assertThat(agent.problems().count("etcd")).isEqualTo(2);
     NorthboundProblems.Problem bad = byKey(agent).get(IF + "bad");
     assertThat(bad.source()).isEqualTo("etcd");
     assertThat(bad.key()).isEqualTo(IF + "bad");
@@ -55,7 +62,8 @@ class EtcdProblemsTest extends SharedEtcdTest {
               assertThat(v).isNotNull();
               JsonNode list = JSON.readTree(v);
               assertThat(list.isArray()).isTrue();
-              assertThat(list.toString()).contains(IF + "bad", "\"source\":\"etcd\"");
+              assertThat(list.toString())
+                  .contains(IF + "bad", "config/nosuch/v1/thing/x", "\"source\":\"etcd\"");
             });
 
     // a bad update keeps the value accepted before, and says a restart would not apply it

@@ -2,9 +2,11 @@ package io.kvscheduler.agent;
 
 import io.kvscheduler.agent.internal.logging.LogTail;
 import io.kvscheduler.agent.internal.metrics.AgentMetrics;
+import io.kvscheduler.agent.internal.northbound.NorthboundProblems;
 import io.kvscheduler.agent.internal.northbound.NorthboundSource;
 import io.kvscheduler.agent.internal.northbound.Orchestrator;
 import io.kvscheduler.agent.internal.northbound.RestNorthbound;
+import io.kvscheduler.agent.internal.rest.ProbeRoutes;
 import io.kvscheduler.agent.internal.web.StatusEvents;
 import io.kvscheduler.agent.spi.AgentContext;
 import io.kvscheduler.agent.spi.AgentPlugin;
@@ -15,9 +17,12 @@ import io.kvscheduler.agent.spi.NotificationSink;
 import io.kvscheduler.api.KVScheduler;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.Set;
@@ -48,6 +53,17 @@ public final class Agent implements AutoCloseable {
 
   /** The recent log, for bug reports ({@code GET /info/log}). */
   private final LogTail logTail = new LogTail(LOG_TAIL_LINES);
+
+  /** The input the northbound sources rejected or ignored, as it stands now. */
+  private final NorthboundProblems problems = new NorthboundProblems();
+
+  /** When the agent started, and whether it is running (every source started) or stopping. */
+  private final Instant startTime = Instant.now();
+
+  private volatile boolean running;
+
+  /** When {@link #running} last changed. */
+  private volatile Instant stateChanged = startTime;
 
   /** Status changes for the web page's live view. */
   private final StatusEvents statusEvents;
@@ -86,6 +102,7 @@ public final class Agent implements AutoCloseable {
     }
     this.metrics = new AgentMetrics(kvs, Clock.systemUTC());
     this.northbound = metrics.northbound(orchestrator);
+    metrics.northboundProblems(problems);
     this.plugins = PluginOrder.order(enabled);
     this.statusEvents = new StatusEvents(kvs, Duration.ofMillis(100));
     logTail.attach();
@@ -135,6 +152,8 @@ public final class Agent implements AutoCloseable {
               ? "only what is pushed with PUT /configuration is applied"
               : "and REST is off, so nothing will be configured");
     }
+    running = true;
+    stateChanged = Instant.now();
     LOG.info(
         "agent '{}' started with plugins {} and northbound {}",
         config.label(),
@@ -223,6 +242,34 @@ public final class Agent implements AutoCloseable {
     return plugins.stream().map(AgentPlugin::name).toList();
   }
 
+  /** The input the northbound sources rejected or ignored, as it stands now. */
+  public NorthboundProblems problems() {
+    return problems;
+  }
+
+  /** When the agent started. */
+  public Instant startTime() {
+    return startTime;
+  }
+
+  /** Whether every source has started and the agent is not stopping. */
+  public boolean running() {
+    return running;
+  }
+
+  /**
+   * What {@code GET /readiness} and {@code /liveness} report: OK once every plugin and source has
+   * started, INIT while starting and stopping.
+   */
+  ProbeRoutes.Health health() {
+    ProbeRoutes.State state = running ? ProbeRoutes.State.OK : ProbeRoutes.State.INIT;
+    Map<String, ProbeRoutes.State> parts = new LinkedHashMap<>();
+    // both lists are complete before the REST API (the first source) starts
+    plugins.forEach(p -> parts.put(p.name(), state));
+    List.copyOf(sources).forEach(s -> parts.put(s.name(), state));
+    return new ProbeRoutes.Health(state, startTime, stateChanged, parts);
+  }
+
   /** The running NB sources. */
   public List<NorthboundSource> sources() {
     return Collections.unmodifiableList(sources);
@@ -240,6 +287,8 @@ public final class Agent implements AutoCloseable {
       return;
     }
     closed = true;
+    running = false;
+    stateChanged = Instant.now();
     LOG.info(
         "agent '{}' stopping: northbound {} first, then plugins and the scheduler",
         config.label(),

@@ -4,9 +4,13 @@ import io.kvscheduler.agent.internal.metrics.GrpcRequestCounter;
 import io.kvscheduler.agent.internal.northbound.EtcdNorthbound;
 import io.kvscheduler.agent.internal.northbound.FileNorthbound;
 import io.kvscheduler.agent.internal.northbound.GrpcNorthbound;
+import io.kvscheduler.agent.internal.northbound.GrpcRejections;
 import io.kvscheduler.agent.internal.northbound.NorthboundSource;
 import io.kvscheduler.agent.internal.northbound.RestNorthbound;
 import io.kvscheduler.agent.internal.rest.InfoRoutes;
+import io.kvscheduler.agent.internal.rest.LogRoutes;
+import io.kvscheduler.agent.internal.rest.NorthboundRoutes;
+import io.kvscheduler.agent.internal.rest.ProbeRoutes;
 import io.kvscheduler.agent.internal.rest.RestLimits;
 import io.kvscheduler.agent.internal.rest.RestServer;
 import io.kvscheduler.agent.internal.rest.SchedulerRoutes;
@@ -28,14 +32,20 @@ final class AgentSources {
     // sources applies: the first resyncs are the first deliveries (Orchestrator), etcd's last
 
     // --- REST API (--rest): GET /info/version, GET/PUT /configuration, /scheduler/*, /metrics,
-    // /info/settings, /info/log, the web page at / and its events ---
+    // /info/settings, /info/log, /northbound/problems, /readiness, /liveness, /log/*, the web
+    // page at / and its events ---
     if (agent.config().restAddress() != null) {
       RestServer server =
           new RestServer(
               agent.config().restAddress(), RestLimits.DEFAULT, agent.config().restSecurity());
-      RestNorthbound rest = new RestNorthbound(server, agent.models(), agent.northbound());
-      SchedulerRoutes.register(server, agent.scheduler(), agent.models(), agent.metrics());
+      RestNorthbound rest =
+          new RestNorthbound(server, agent.models(), agent.northbound()).problems(agent.problems());
+      SchedulerRoutes.register(
+          server, agent.scheduler(), agent.models(), agent.metrics(), agent.problems()::note);
       InfoRoutes.register(server, agent.config(), agent.logTail());
+      NorthboundRoutes.register(server, agent.problems()); // GET /northbound/problems
+      ProbeRoutes.register(server, agent::health); // GET /readiness, /liveness
+      LogRoutes.register(server); // GET /log/list, PUT /log/{logger}/{level}
       WebPage.register(server, agent.statusEvents());
       out.add(rest); // starts and stops the server
     }
@@ -52,7 +62,9 @@ final class AgentSources {
                   agent.scheduler(),
                   agent.models(),
                   agent.northbound(),
-                  List.of(new GrpcRequestCounter(agent.metrics()::grpcRequest)),
+                  List.of(
+                      new GrpcRequestCounter(agent.metrics()::grpcRequest),
+                      new GrpcRejections(agent.problems())), // listed as northbound problems
                   agent.config().restSecurity().readOnly(), // --read-only covers gRPC too
                   agent.plugins().stream().flatMap(p -> p.protoFiles().stream()).toList(),
                   agent.plugins().stream().flatMap(p -> p.configDomain().stream()).toList())
@@ -75,6 +87,7 @@ final class AgentSources {
                   settle != null ? settle : FileNorthbound.DEFAULT_SETTLE,
                   Clock.systemUTC())
               .followExternalLinks(agent.config().followExternalLinks())
+              .problems(agent.problems())
               .events(agent.metrics()));
     }
     // --- end of file northbound ---
@@ -91,6 +104,7 @@ final class AgentSources {
                   agent.scheduler(),
                   agent.config().statusPublishing())
               .pluginNames(agent.pluginNames())
+              .problems(agent.problems())
               .events(agent.metrics()));
     }
     // --- end of etcd northbound ---

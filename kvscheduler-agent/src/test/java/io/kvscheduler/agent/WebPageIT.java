@@ -386,6 +386,23 @@ class WebPageIT {
   }
 
   @Test
+  void northboundProblemsShowInABannerUntilFixed() throws Exception {
+    browser.get(url + "/");
+    waiting(Duration.ofSeconds(30))
+        .until(b -> !b.findElements(By.cssSelector("#txns > li")).isEmpty());
+    assertThat(browser.findElement(By.id("problems")).isDisplayed()).isFalse();
+    Path bad = dir.resolve("config").resolve("bad.yaml");
+    Files.writeString(bad, "config/mock/v1/interfaces/tap7:\n  name: [tap7\n");
+    waiting(Duration.ofSeconds(20)).until(b -> b.findElement(By.id("problems")).isDisplayed());
+    String banner = browser.findElement(By.id("problems")).getText();
+    assertThat(banner).contains("1 northbound problem", "file bad.yaml:", "malformed");
+    assertThat(browser.findElements(By.cssSelector("#problems-list > li"))).hasSize(1);
+    screenshot("problems-banner");
+    Files.delete(bad);
+    waiting(Duration.ofSeconds(20)).until(b -> !b.findElement(By.id("problems")).isDisplayed());
+  }
+
+  @Test
   void historyShowsTheGraphAsOfATransaction() throws Exception {
     browser.get(url + "/");
     waiting(Duration.ofSeconds(30))

@@ -97,6 +97,7 @@ function onEvent(ev) {
   refreshTimer = setTimeout(async () => {
     ui.changed = ui.pendingChanges; ui.pendingChanges = null;
     await loadHistory();
+    loadProblems();
     if (ui.asOfTxn === null) await loadGraph();
     if (ui.selected && ui.graph && ui.graph.nodes.has(ui.selected)) showDetails(ui.selected);
   }, 150);
@@ -589,6 +590,37 @@ function legend() {
   }
 }
 
+// ---------------------------------------------------------------- northbound problems
+
+/**
+ * Shows the input the agent rejected or ignored (GET /northbound/problems) in a banner above the
+ * graph: one line per problem, hidden when there is none. Read at start, after every change and
+ * every few seconds (a rejected file changes no value, so no event tells of it).
+ */
+async function loadProblems() {
+  let list;
+  try {
+    list = await api('/northbound/problems');
+  } catch (e) {
+    return; // an agent that does not list them, or is away: the live badge says so
+  }
+  const box = document.getElementById('problems');
+  const ul = document.getElementById('problems-list');
+  ul.replaceChildren();
+  for (const p of list) {
+    const li = document.createElement('li');
+    let where = p.file || p.key || '';
+    if (where && p.line) where += ':' + p.line + (p.column ? ':' + p.column : '');
+    li.textContent = p.source + (where ? ' ' + where : '') + ': ' + p.message
+      + ' (since ' + new Date(p.since).toLocaleTimeString() + ')';
+    ul.append(li);
+  }
+  document.getElementById('problems-title').textContent = list.length === 1
+    ? '1 northbound problem: input rejected or ignored'
+    : list.length + ' northbound problems: input rejected or ignored';
+  box.hidden = list.length === 0;
+}
+
 async function start() {
   legend();
   let debounce = null;
@@ -612,7 +644,8 @@ async function start() {
     document.getElementById('agent').textContent = (v.App || 'agent') + ' ' + (v.Version || '');
   } catch (e) { /* the version is only decoration */ }
   follow();
-  await Promise.all([loadGraph(), loadHistory()]);
+  setInterval(loadProblems, 3000);
+  await Promise.all([loadGraph(), loadHistory(), loadProblems()]);
 }
 
 document.addEventListener('DOMContentLoaded', start);

@@ -16,6 +16,7 @@ import picocli.CommandLine.Parameters;
     name = "status",
     description = {
       "The state of values: all, one KEY, a descriptor's," + " or those in one state.",
+      "Then the northbound problems, when the agent lists any: input it rejected or ignored.",
       "Example: kvsctl status --state PENDING"
     })
 public final class StatusCommand extends AgentCommand {
@@ -23,6 +24,11 @@ public final class StatusCommand extends AgentCommand {
 
   @ArgGroup(exclusive = true)
   Selection selection = new Selection();
+
+  @Option(
+      names = "--strict",
+      description = "Exit with 1 when the agent lists northbound problems (rejected input).")
+  boolean strict;
 
   static final class Selection {
     @Parameters(paramLabel = "KEY", arity = "0..1", description = "One value's key.")
@@ -53,11 +59,13 @@ public final class StatusCommand extends AgentCommand {
     if (selection.state != null) {
       answer = inState(answer, selection.state.toUpperCase(Locale.ROOT));
     }
+    JsonNode problems = problems();
     if (output.json()) {
       out()
           .println(
               Json.pretty(selection.key != null && answer.size() == 1 ? answer.get(0) : answer));
-      return ExitCodes.OK;
+      printProblems(problems, err()); // the JSON on the standard output stays one document
+      return strict && problems.size() > 0 ? ExitCodes.FAILED : ExitCodes.OK;
     }
     Table t = new Table("KEY", "STATE", "LAST OP", "DETAILS", "ERROR");
     for (JsonNode s : answer) {
@@ -67,7 +75,53 @@ public final class StatusCommand extends AgentCommand {
       }
     }
     t.print(out());
-    return ExitCodes.OK;
+    printProblems(problems, out());
+    return strict && problems.size() > 0 ? ExitCodes.FAILED : ExitCodes.OK;
+  }
+
+  /** The agent's northbound problems; none from an agent that does not list them (404). */
+  private JsonNode problems() {
+    try {
+      JsonNode p = client().get("/northbound/problems").json();
+      return p != null && p.isArray() ? p : JsonNodeFactory.instance.arrayNode();
+    } catch (CtlException e) {
+      if (e.getMessage() != null && e.getMessage().contains("404")) {
+        return JsonNodeFactory.instance.arrayNode();
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * The block of northbound problems, when there are any: one line each, {@code source
+   * file-or-key:line:column: message (since T)}.
+   */
+  static void printProblems(JsonNode problems, java.io.PrintWriter to) {
+    if (problems.isEmpty()) {
+      return;
+    }
+    to.println();
+    to.println("northbound problems (" + problems.size() + "):");
+    for (JsonNode p : problems) {
+      String where = Json.text(p, "file");
+      if (where.isEmpty()) {
+        where = Json.text(p, "key");
+      }
+      StringBuilder b = new StringBuilder("  ").append(Json.text(p, "source"));
+      if (!where.isEmpty()) {
+        b.append(' ').append(where);
+        if (p.path("line").asInt() > 0) {
+          b.append(':').append(p.path("line").asInt());
+          if (p.path("column").asInt() > 0) {
+            b.append(':').append(p.path("column").asInt());
+          }
+        }
+      }
+      b.append(": ").append(Json.text(p, "message"));
+      b.append(" (since ").append(Json.text(p, "since")).append(')');
+      to.println(b);
+    }
+    to.flush();
   }
 
   private static void row(Table t, JsonNode v, String indent) {

@@ -34,6 +34,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,6 +57,9 @@ import org.slf4j.LoggerFactory;
  *       error}, {@code last_operation}, {@code details}; zero values left out), only when status
  *       publishing is on. Written with a lease kept alive for the client's lifetime, so the keys
  *       vanish when the agent dies; deleted when the value is removed.
+ *   <li>{@code check/status/v1/northbound-problems}: the input the northbound sources rejected or
+ *       ignored (a JSON array of {@code GET /northbound/problems}' objects), only when status
+ *       publishing is on and while there are problems; deleted when the last one is fixed.
  * </ul>
  *
  * One thread does all writes; what is to be written is kept per key, so during an outage only the
@@ -66,6 +71,9 @@ public final class EtcdStatusPublisher implements AutoCloseable {
 
   public static final String AGENT_STATUS_KEY = "check/status/v1/agent";
   public static final String STATUS_PREFIX = "config-status/";
+
+  /** The northbound problems (a JSON array), written with status publishing while there are any. */
+  public static final String PROBLEMS_KEY = "check/status/v1/northbound-problems";
 
   /** The {@code error} of every plugin in the agent status written on a clean shutdown. */
   public static final String STOPPING = "agent stopping";
@@ -93,6 +101,7 @@ public final class EtcdStatusPublisher implements AutoCloseable {
   private volatile long leaseId;
   private volatile CloseableClient keepAlive;
   private volatile Subscription subscription;
+  private volatile AutoCloseable problemsListener;
   private volatile Thread thread;
 
   private final List<String> plugins;
@@ -135,6 +144,44 @@ public final class EtcdStatusPublisher implements AutoCloseable {
     client = c;
     leaseLost = true;
     notifyAll();
+  }
+
+  /**
+   * Writes the northbound problems under {@link #PROBLEMS_KEY} while there are any (with status
+   * publishing only); call before start.
+   *
+   * @param current the problems as JSON objects
+   * @param listen registers a listener called after every change of the problems
+   */
+  public void publishProblems(
+      Supplier<List<Map<String, Object>>> current, Function<Runnable, AutoCloseable> listen) {
+    if (!valueStatuses) {
+      return;
+    }
+    Runnable update =
+        () -> {
+          List<Map<String, Object>> list = current.get();
+          String value;
+          try {
+            value = list.isEmpty() ? null : json.writeValueAsString(list);
+          } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("cannot write the northbound problems as JSON", e);
+          }
+          synchronized (this) {
+            if (Objects.equals(desired.get(PROBLEMS_KEY), value)) {
+              return;
+            }
+            if (value == null) {
+              desired.remove(PROBLEMS_KEY);
+            } else {
+              desired.put(PROBLEMS_KEY, value);
+            }
+            dirty.add(PROBLEMS_KEY);
+            notifyAll();
+          }
+        };
+    problemsListener = listen.apply(update);
+    update.run();
   }
 
   /** After a reconnection: rewrite every status and delete stale ones. */
@@ -397,6 +444,14 @@ public final class EtcdStatusPublisher implements AutoCloseable {
     Subscription sub = subscription;
     if (sub != null) {
       sub.close();
+    }
+    AutoCloseable listener = problemsListener;
+    if (listener != null) {
+      try {
+        listener.close();
+      } catch (Exception e) {
+        LOG.debug("etcd: leaving the northbound problems failed ({})", e.toString());
+      }
     }
     synchronized (this) {
       closed = true;

@@ -1,5 +1,6 @@
 package io.kvscheduler.agent.internal.metrics;
 
+import io.kvscheduler.agent.internal.northbound.NorthboundProblems;
 import io.kvscheduler.agent.internal.northbound.SourceEvents;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KVDescriptor;
@@ -58,7 +59,9 @@ import java.util.function.Supplier;
  *   <li>{@code kvs_grpc_requests_total{rpc, code}} — gRPC requests by method and status code
  *       ({@link #grpcRequest}, fed by {@link GrpcRequestCounter});
  *   <li>{@code kvs_grpc_streams} — open gRPC {@code Notify} and {@code Subscribe} streams ({@link
- *       #grpcStreams}).
+ *       #grpcStreams});
+ *   <li>{@code kvs_northbound_problems{source}} — the rejected or ignored input listed now at
+ *       {@code GET /northbound/problems}, per source ({@link #northboundProblems}).
  * </ul>
  */
 public final class AgentMetrics implements SourceEvents {
@@ -118,6 +121,16 @@ public final class AgentMetrics implements SourceEvents {
         .description("Open gRPC Notify and Subscribe streams")
         .strongReference(true) // nothing else holds the supplier
         .register(registry);
+  }
+
+  /** Exports {@code kvs_northbound_problems{source}}: the current problems of each source. */
+  public void northboundProblems(NorthboundProblems problems) {
+    for (String source : List.of("file", "etcd", "rest", "grpc")) {
+      Gauge.builder("kvs_northbound_problems", problems, p -> p.count(source))
+          .tag("source", source)
+          .description("Rejected or ignored northbound input listed now, per source")
+          .register(registry);
+    }
   }
 
   /** The Prometheus text exposition, after reading what happened since the last scrape. */

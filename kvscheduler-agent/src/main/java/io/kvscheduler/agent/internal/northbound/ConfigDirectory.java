@@ -20,9 +20,10 @@ import java.util.TreeMap;
 /**
  * The config files of the file northbound's directory: the {@code *.yaml}, {@code *.yml} and {@code
  * *.json} files of the directory and its subdirectories (names starting with {@code .} are ignored,
- * symbolic links to directories are not followed), each read within bounds and following the link
- * rules of {@link ConfigFiles}. Every directory listed is registered with the watch service, once.
- * Used by the watcher thread only.
+ * symbolic links to directories are not followed but reported, as are dangling links and loops of
+ * links whatever their name), each read within bounds and following the link rules of {@link
+ * ConfigFiles}. Every directory listed is registered with the watch service, once. Used by the
+ * watcher thread only.
  */
 final class ConfigDirectory {
   /** Reads one file's content; replaced by tests of reads that fail. */
@@ -112,7 +113,17 @@ final class ConfigDirectory {
           }
           continue;
         }
-        if (!(n.endsWith(".yaml") || n.endsWith(".yml") || n.endsWith(".json"))) {
+        boolean config = n.endsWith(".yaml") || n.endsWith(".yml") || n.endsWith(".json");
+        if (Files.isSymbolicLink(p) && (!config || Files.isDirectory(p))) {
+          // not read, but not quietly: a broken link, or one to a directory, is a problem
+          String why = ConfigFiles.ignoredLink(p);
+          if (why != null) {
+            unreadable.add(p);
+            report.unreadable(p, why, "unreadable");
+          }
+          continue;
+        }
+        if (!config) {
           continue;
         }
         readFile(p, out, report);

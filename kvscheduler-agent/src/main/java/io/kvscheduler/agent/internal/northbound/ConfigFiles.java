@@ -62,6 +62,34 @@ final class ConfigFiles {
     return Files.isRegularFile(real, LinkOption.NOFOLLOW_LINKS) ? real : null;
   }
 
+  /**
+   * Why the symbolic link {@code p}, which is not read as a config file, is still a problem: it
+   * dangles, it is part of a loop, or it leads to a directory (not followed); null when it is none
+   * of these (a link to a file of another kind, or gone meanwhile).
+   */
+  static String ignoredLink(Path p) {
+    try {
+      Path real = p.toRealPath();
+      return Files.isDirectory(real)
+          ? "a symbolic link to the directory "
+              + linkTarget(p)
+              + ": not followed, the files under it are not read"
+          : null;
+    } catch (NoSuchFileException e) {
+      return Files.exists(p, LinkOption.NOFOLLOW_LINKS)
+          ? "a dangling symbolic link: its target " + linkTarget(p) + " does not exist"
+          : null;
+    } catch (IOException e) {
+      String why =
+          e instanceof FileSystemException f && f.getReason() != null
+              ? f.getReason()
+              : e.toString();
+      return why.contains("levels of symbolic links")
+          ? "a loop of symbolic links (" + why + ")"
+          : "cannot resolve the symbolic link: " + why;
+    }
+  }
+
   private static String linkTarget(Path link) {
     try {
       return Files.readSymbolicLink(link).toString();

@@ -26,6 +26,7 @@ import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KVScheduler;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -139,6 +140,7 @@ public final class EtcdNorthbound implements NorthboundSource {
   private volatile long resyncCount;
   private volatile long resumedCount;
   private volatile List<String> pluginNames = List.of();
+  private volatile NorthboundProblems problems;
   private volatile SourceEvents events = SourceEvents.NONE;
 
   /** The value last accepted for each key (by resync or watch): kept when an update is rejected. */
@@ -219,6 +221,15 @@ public final class EtcdNorthbound implements NorthboundSource {
     return this;
   }
 
+  /**
+   * Where the keys whose value is rejected now are listed (cleared when fixed or deleted), and
+   * whence status publishing writes them to etcd; call before start.
+   */
+  public EtcdNorthbound problems(NorthboundProblems problems) {
+    this.problems = Objects.requireNonNull(problems, "problems");
+    return this;
+  }
+
   /** Where rejected values and reconnects are reported; call before start. */
   public EtcdNorthbound events(SourceEvents events) {
     this.events = Objects.requireNonNull(events, "events");
@@ -243,6 +254,10 @@ public final class EtcdNorthbound implements NorthboundSource {
             pluginNames,
             settings.requestTimeout(),
             settings.leaseTtl());
+    if (problems != null) {
+      NorthboundProblems registry = problems;
+      pub.publishProblems(registry::json, registry::listen);
+    }
     publisher = pub;
     pub.start();
 
@@ -542,6 +557,7 @@ public final class EtcdNorthbound implements NorthboundSource {
           rev,
           bad.isEmpty() ? "" : " (" + bad.size() + " rejected)");
       CompletableFuture<Long> txn = northbound.resync(SOURCE, values);
+      publishProblems();
       revision = rev;
       resyncCount++;
       for (String prefix : prefixes) {
@@ -549,6 +565,38 @@ public final class EtcdNorthbound implements NorthboundSource {
       }
       return txn;
     }
+  }
+
+  /**
+   * Lists the keys whose etcd value is rejected now in the problems registry; a key whose value
+   * accepted before stays applied says so, and that a restart would not apply it.
+   */
+  private void publishProblems() {
+    NorthboundProblems registry = problems;
+    if (registry == null) {
+      return;
+    }
+    Map<String, String> now;
+    synchronized (rejected) {
+      now = new TreeMap<>(rejected);
+    }
+    List<NorthboundProblems.Problem> list = new ArrayList<>();
+    synchronized (accepted) {
+      now.forEach(
+          (key, msg) -> {
+            boolean kept = accepted.containsKey(key);
+            String message =
+                msg
+                    + (kept
+                        ? " (the value accepted before stays applied; a restart would not apply"
+                            + " it until the value in etcd is fixed)"
+                        : " (not applied)");
+            NorthboundProblems.Problem p =
+                NorthboundProblems.Problem.of(SOURCE, null, key, 0, 0, message);
+            list.add(kept ? p.keeping(Set.of(key)) : p);
+          });
+    }
+    registry.replace(SOURCE, list);
   }
 
   /**
@@ -707,6 +755,7 @@ public final class EtcdNorthbound implements NorthboundSource {
         }
         northbound.change(SOURCE, change);
       }
+      publishProblems();
       return last;
     }
   }

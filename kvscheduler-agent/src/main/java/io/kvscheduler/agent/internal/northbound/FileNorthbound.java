@@ -106,6 +106,13 @@ public final class FileNorthbound implements NorthboundSource {
   private final Map<Path, FileState> files = new TreeMap<>();
 
   private final Map<Path, String> errors = new ConcurrentHashMap<>();
+
+  /** Line, column and message of each file in {@link #errors}, for the problems registry. */
+  private final Map<Path, Rejection> rejections = new ConcurrentHashMap<>();
+
+  private record Rejection(int line, int column, String message) {}
+
+  private volatile NorthboundProblems problems;
   private WatchService watcher;
   private Thread thread;
   private volatile boolean closed;
@@ -166,6 +173,15 @@ public final class FileNorthbound implements NorthboundSource {
     this.settle = Objects.requireNonNull(settle, "settle");
     this.directory = new ConfigDirectory(this.dir);
     this.waiting = new SettleTimes(settle, Objects.requireNonNull(clock, "clock"));
+  }
+
+  /**
+   * Where the files currently rejected are listed (cleared when fixed or removed); call before
+   * start.
+   */
+  public FileNorthbound problems(NorthboundProblems problems) {
+    this.problems = Objects.requireNonNull(problems, "problems");
+    return this;
   }
 
   /** Where rejected files are reported (one per rejection, with its reason); call before start. */
@@ -235,6 +251,7 @@ public final class FileNorthbound implements NorthboundSource {
     }
     settle(wanted, duplicates); // every file wants its values: the first by name keeps a key
     reportDuplicates(duplicates, Set.of());
+    publishProblems();
     files.values().forEach(st -> all.putAll(st.applied));
     LOG.info("file northbound: {} values from {} files in {}", all.size(), files.size(), dir);
     CompletableFuture<Long> resync = northbound.resync(SOURCE, all);
@@ -341,6 +358,14 @@ public final class FileNorthbound implements NorthboundSource {
    * @return whether a file was left for the next scan
    */
   private boolean scan() {
+    try {
+      return scanFiles();
+    } finally {
+      publishProblems();
+    }
+  }
+
+  private boolean scanFiles() {
     Map<Path, String> now;
     try {
       now = readAll();
@@ -556,6 +581,7 @@ public final class FileNorthbound implements NorthboundSource {
       reject(
           file,
           e.line(),
+          column(e, e.line()),
           ConfigDocument.quotable(e.getMessage(), k -> models.forKey(k).isPresent()),
           e.getCause() instanceof ModelException m
               ? SourceEvents.reasonFor(models, m.key())
@@ -586,7 +612,7 @@ public final class FileNorthbound implements NorthboundSource {
               int line = lineOf(file, st.content, d.key());
               if (!blockedBefore.contains(file)
                   || !(file + (line > 0 ? ":" + line : "") + ": " + msg).equals(errors.get(file))) {
-                reject(file, line, msg, "duplicate");
+                reject(file, line, 0, msg, "duplicate");
               }
             });
   }
@@ -615,9 +641,10 @@ public final class FileNorthbound implements NorthboundSource {
    * Records and logs that {@code file} is skipped. The log says what stays applied: the values the
    * file held before, or none when it held none (a file bad from the start, or new).
    */
-  private void reject(Path file, int line, String message, String reason) {
+  private void reject(Path file, int line, int column, String message, String reason) {
     events.valueRejected(SOURCE, reason);
     String where = file + (line > 0 ? ":" + line : "");
+    rejections.put(file, new Rejection(line, column, message));
     errors.put(file, where + ": " + message);
     FileState st = files.get(file);
     boolean held = st != null && !st.applied.isEmpty();
@@ -626,6 +653,61 @@ public final class FileNorthbound implements NorthboundSource {
         where,
         message,
         held ? "the values it held before stay applied" : "none of its values are applied");
+  }
+
+  /** The column of a parse error on {@code line}, from the parser's location, 0 when unknown. */
+  private static int column(Throwable e, int line) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof org.yaml.snakeyaml.error.MarkedYAMLException y
+          && y.getProblemMark() != null
+          && y.getProblemMark().getLine() + 1 == line) {
+        return y.getProblemMark().getColumn() + 1;
+      }
+      if (t instanceof com.fasterxml.jackson.core.JsonProcessingException j
+          && j.getLocation() != null
+          && j.getLocation().getLineNr() == line) {
+        return Math.max(0, j.getLocation().getColumnNr());
+      }
+    }
+    return 0;
+  }
+
+  /**
+   * Lists the files rejected now (and a directory that cannot be listed) in the problems registry;
+   * a file whose earlier values stay applied says so, and that a restart would apply none of them.
+   */
+  private void publishProblems() {
+    NorthboundProblems registry = problems;
+    if (registry == null) {
+      return;
+    }
+    List<NorthboundProblems.Problem> list = new ArrayList<>();
+    if (listError != null) {
+      list.add(
+          NorthboundProblems.Problem.of(
+              SOURCE, ".", null, 0, 0, "cannot list the directory " + dir + ": " + listError));
+    }
+    for (Path p : new TreeMap<>(errors).keySet()) {
+      Rejection r = rejections.get(p);
+      if (r == null) {
+        continue;
+      }
+      FileState st = files.get(p);
+      Set<String> kept = st == null ? Set.of() : st.applied.keySet();
+      String message =
+          r.message()
+              + (kept.isEmpty()
+                  ? " (none of its values are applied)"
+                  : " (the "
+                      + kept.size()
+                      + (kept.size() == 1 ? " value" : " values")
+                      + " it gave before this edit stay applied; a restart would apply none of"
+                      + " this file's values until it is fixed)");
+      list.add(
+          NorthboundProblems.Problem.of(SOURCE, name(p), null, r.line(), r.column(), message)
+              .keeping(kept));
+    }
+    registry.replace(SOURCE, list);
   }
 
   /** Parses a file's content; puts the line of each key into {@code lines} when not null. */
@@ -731,7 +813,7 @@ public final class FileNorthbound implements NorthboundSource {
               @Override
               public void unreadable(Path file, String message, String reason) {
                 if (!message.equals(errorMessage(file))) {
-                  reject(file, 0, message, reason);
+                  reject(file, 0, 0, message, reason);
                 }
               }
 

@@ -69,6 +69,9 @@ public final class RestNorthbound implements NorthboundSource {
 
   private volatile boolean closed;
 
+  /** Where the last refused PUT is listed until a PUT is accepted. */
+  private volatile NorthboundProblems problems;
+
   /** Registers {@code GET} and {@code PUT /configuration} on {@code server}. */
   public RestNorthbound(RestServer server, ModelRegistry models, Northbound northbound) {
     this.server = Objects.requireNonNull(server, "server");
@@ -81,6 +84,15 @@ public final class RestNorthbound implements NorthboundSource {
   @Override
   public String name() {
     return "rest";
+  }
+
+  /**
+   * Lists the last {@code PUT /configuration} refused as invalid in {@code problems} (source {@code
+   * rest}) until a PUT is accepted; call before start.
+   */
+  public RestNorthbound problems(NorthboundProblems problems) {
+    this.problems = Objects.requireNonNull(problems, "problems");
+    return this;
   }
 
   /** Starts the server. */
@@ -159,6 +171,10 @@ public final class RestNorthbound implements NorthboundSource {
       }
       txn = replace ? northbound.resync(SOURCE, values) : northbound.change(SOURCE, values);
     }
+    NorthboundProblems registry = problems;
+    if (registry != null) {
+      registry.replace(SOURCE, List.of()); // the request was valid
+    }
     try {
       txn.get(TXN_WAIT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
@@ -211,8 +227,23 @@ public final class RestNorthbound implements NorthboundSource {
   }
 
   /** 400 {@code {"Error": ...}}: the body cannot be applied as it is. */
-  private static Response badConfiguration(String message) {
+  private Response badConfiguration(String message) {
     LOG.warn("REST PUT /configuration: {}", message);
+    NorthboundProblems registry = problems;
+    if (registry != null) {
+      registry.replace(
+          SOURCE,
+          List.of(
+              NorthboundProblems.Problem.of(
+                  SOURCE,
+                  null,
+                  null,
+                  0,
+                  0,
+                  "the last PUT /configuration was refused: "
+                      + message
+                      + " (nothing of it was applied; the next accepted PUT clears this)")));
+    }
     return Response.error(400, message);
   }
 

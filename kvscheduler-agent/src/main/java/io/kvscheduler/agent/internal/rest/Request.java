@@ -11,20 +11,40 @@ import java.util.Optional;
 public final class Request {
   private final Context ctx;
   private final byte[] body;
+  private final boolean emptyIsAbsent;
 
   Request(Context ctx, byte[] body) {
+    this(ctx, body, false);
+  }
+
+  private Request(Context ctx, byte[] body, boolean emptyIsAbsent) {
     this.ctx = ctx;
     this.body = body;
+    this.emptyIsAbsent = emptyIsAbsent;
+  }
+
+  /**
+   * This request with its empty query parameters taken as absent ({@code ?key=&key-prefix=} is no
+   * parameter), as vpp-agent's {@code /scheduler} routes read them and its clients send them.
+   */
+  public Request withoutEmptyParams() {
+    return new Request(ctx, body, true);
   }
 
   /** The query parameter's values, in the order given; empty when absent. */
   public List<String> params(String name) {
-    return ctx.queryParams(name);
+    List<String> v = ctx.queryParams(name);
+    return emptyIsAbsent ? v.stream().filter(s -> !s.isEmpty()).toList() : v;
+  }
+
+  /** The value of the path parameter {@code name} (a {@code {name}} segment of the route). */
+  public String pathParam(String name) {
+    return ctx.pathParam(name);
   }
 
   /** The query parameter's single value; empty when absent; 400 when given twice. */
   public Optional<String> param(String name) {
-    List<String> v = ctx.queryParams(name);
+    List<String> v = params(name);
     if (v.size() > 1) {
       throw new BadRequest(
           "query parameter '" + name + "' is given " + v.size() + " times (at most once)");
@@ -34,7 +54,7 @@ public final class Request {
 
   /** Whether the query names {@code name} (even without a value). */
   public boolean has(String name) {
-    return ctx.queryParamMap().containsKey(name);
+    return emptyIsAbsent ? !params(name).isEmpty() : ctx.queryParamMap().containsKey(name);
   }
 
   public String rawQuery() {

@@ -41,8 +41,10 @@ import org.slf4j.LoggerFactory;
  * MarshalIndent(v, "", " ")} with a trailing newline ({@link Response#JSON}). Route groups register
  * their endpoints with {@link #route} before {@link #start}: {@code /configuration} (the REST
  * northbound source), {@code /scheduler} ({@link SchedulerRoutes}), {@code /info} ({@link
- * InfoRoutes}) and the web page's {@code /ui} ({@link #publicRoute} serves its files without the
- * token, {@link #eventRoute} its server-sent events, {@link EventStreams}).
+ * InfoRoutes}), {@code /northbound/problems} ({@link NorthboundRoutes}), {@code /readiness} and
+ * {@code /liveness} ({@link ProbeRoutes}), {@code /log} ({@link LogRoutes}) and the web page's
+ * {@code /ui} ({@link #publicRoute} serves its files without the token, {@link #eventRoute} its
+ * server-sent events, {@link EventStreams}).
  *
  * <p>Client mistakes get 400 {@code {"Error": "..."}}: a query parameter the endpoint does not
  * know, a bad value, a malformed URL ({@link JsonErrors} answers what Jetty refuses itself). Limits
@@ -74,7 +76,12 @@ public final class RestServer implements AutoCloseable {
   }
 
   private record Route(
-      String method, String path, Set<String> params, boolean mutating, Handler handler) {}
+      String method,
+      String path,
+      Set<String> params,
+      boolean mutating,
+      boolean bodyless,
+      Handler handler) {}
 
   /**
    * A source of server-sent events: every event's data (one line of JSON) goes to each subscribed
@@ -124,12 +131,21 @@ public final class RestServer implements AutoCloseable {
    * parameters {@code params} (any other is a 400). Call before {@link #start}.
    */
   public void route(String method, String path, Set<String> params, Handler handler) {
-    add(method, path, params, false, handler);
+    add(method, path, params, false, false, handler);
   }
 
   /** Like {@link #route}, for a request that changes something (refused in read-only mode). */
   public void mutatingRoute(String method, String path, Set<String> params, Handler handler) {
-    add(method, path, params, true, handler);
+    add(method, path, params, true, false, handler);
+  }
+
+  /**
+   * Like {@link #mutatingRoute} for a PUT that reads no body: an empty body may say any content
+   * type (vpp-agent's clients send {@code text/plain}); a PUT cannot come from another site's form,
+   * and another site's script would need a CORS preflight this server never allows.
+   */
+  public void bodylessPut(String path, Set<String> params, Handler handler) {
+    add("PUT", path, params, true, true, handler);
   }
 
   /**
@@ -137,7 +153,7 @@ public final class RestServer implements AutoCloseable {
    * no data: the page asks for the token before it reads anything).
    */
   public synchronized void publicRoute(String path, Handler handler) {
-    add("GET", path, Set.of(), false, handler);
+    add("GET", path, Set.of(), false, false, handler);
     publicPaths.add(path);
   }
 
@@ -153,12 +169,23 @@ public final class RestServer implements AutoCloseable {
   }
 
   private synchronized void add(
-      String method, String path, Set<String> params, boolean mutating, Handler handler) {
+      String method,
+      String path,
+      Set<String> params,
+      boolean mutating,
+      boolean bodyless,
+      Handler handler) {
     if (app != null) {
       throw new IllegalStateException("routes are added before the REST server starts");
     }
     routes.add(
-        new Route(method.toUpperCase(Locale.ROOT), path, Set.copyOf(params), mutating, handler));
+        new Route(
+            method.toUpperCase(Locale.ROOT),
+            path,
+            Set.copyOf(params),
+            mutating,
+            bodyless,
+            handler));
   }
 
   /**
@@ -402,7 +429,9 @@ public final class RestServer implements AutoCloseable {
     }
     if (route.mutating()) {
       Response refused = guard.crossSiteRefusal(ctx);
-      if (refused == null) {
+      boolean emptyBody =
+          ctx.req().getContentLengthLong() <= 0 && ctx.header("Transfer-Encoding") == null;
+      if (refused == null && !(route.bodyless() && emptyBody)) {
         refused = RequestGuard.contentTypeRefusal(ctx, route.method().equals("PUT"));
       }
       if (refused != null) {

@@ -15,6 +15,7 @@ import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.api.View;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -29,6 +30,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Function;
 
 /**
  * The {@code /scheduler/*} endpoints of vpp-agent ({@code docs/interop.md} §2.3) plus {@code
@@ -52,32 +54,52 @@ public final class SchedulerRoutes {
   private final KVScheduler kvs;
   private final SchedulerJson json;
   private final TxnText text;
+  private final Function<String, String> notes;
 
-  SchedulerRoutes(KVScheduler kvs, ModelRegistry models, ZoneId zone) {
+  SchedulerRoutes(
+      KVScheduler kvs, ModelRegistry models, ZoneId zone, Function<String, String> notes) {
     this.kvs = kvs;
     this.json = new SchedulerJson(models, kvs, zone);
     this.text = new TxnText(zone);
+    this.notes = notes;
   }
 
   /** Adds the {@code /scheduler/*} endpoints and {@code /metrics} to {@code server}. */
   public static void register(
       RestServer server, KVScheduler kvs, ModelRegistry models, AgentMetrics metrics) {
-    SchedulerRoutes r = new SchedulerRoutes(kvs, models, ZoneId.systemDefault());
-    server.route(
+    register(server, kvs, models, metrics, key -> null);
+  }
+
+  /**
+   * Adds the {@code /scheduler/*} endpoints and {@code /metrics} to {@code server}; {@code notes}
+   * gives, for a value's key, a line added to its status' {@code details} in {@code
+   * /scheduler/status} (null for none): a value kept from before a rejected edit says so.
+   */
+  public static void register(
+      RestServer server,
+      KVScheduler kvs,
+      ModelRegistry models,
+      AgentMetrics metrics,
+      Function<String, String> notes) {
+    SchedulerRoutes r = new SchedulerRoutes(kvs, models, ZoneId.systemDefault(), notes);
+    // vpp-agent's clients send every parameter, empty when unused (agentctl values asks
+    // /scheduler/status?key=&key-prefix=): an empty parameter is an absent one on every route
+    EmptyAsAbsent routes = new EmptyAsAbsent(server);
+    routes.route(
         "GET",
         "/scheduler/txn-history",
         Set.of("seq-num", "since", "until", "format"),
         r::txnHistory);
-    server.route("GET", "/scheduler/key-timeline", Set.of("key", "time"), r::keyTimeline);
-    server.route("GET", "/scheduler/graph-snapshot", Set.of("time"), r::graphSnapshot);
-    server.route("GET", "/scheduler/flag-stats", Set.of("flag", "prefix"), r::flagStats);
-    server.mutatingRoute(
+    routes.route("GET", "/scheduler/key-timeline", Set.of("key", "time"), r::keyTimeline);
+    routes.route("GET", "/scheduler/graph-snapshot", Set.of("time"), r::graphSnapshot);
+    routes.route("GET", "/scheduler/flag-stats", Set.of("flag", "prefix"), r::flagStats);
+    routes.mutatingRoute(
         "POST", "/scheduler/downstream-resync", Set.of("retry", "verbose"), r::downstreamResync);
-    server.route("GET", "/scheduler/dump", Set.of("descriptor", "key-prefix", "view"), r::dump);
-    server.route("GET", "/scheduler/status", Set.of("key", "descriptor", "key-prefix"), r::status);
-    server.route("GET", "/scheduler/stats", Set.of(), r::stats);
-    server.route("GET", "/scheduler/graph", Set.of("txn", "format"), r::graph);
-    server.route("GET", "/scheduler/explain", Set.of("key", "format"), r::explain);
+    routes.route("GET", "/scheduler/dump", Set.of("descriptor", "key-prefix", "view"), r::dump);
+    routes.route("GET", "/scheduler/status", Set.of("key", "descriptor", "key-prefix"), r::status);
+    routes.route("GET", "/scheduler/stats", Set.of(), r::stats);
+    routes.route("GET", "/scheduler/graph", Set.of("txn", "format"), r::graph);
+    routes.route("GET", "/scheduler/explain", Set.of("key", "format"), r::explain);
     server.route(
         "GET",
         "/metrics",
@@ -85,6 +107,17 @@ public final class SchedulerRoutes {
         req ->
             Response.bytes(
                 200, "text/plain; version=0.0.4; charset=utf-8", utf8(metrics.scrape())));
+  }
+
+  /** Adds routes whose handlers see empty query parameters as absent. */
+  private record EmptyAsAbsent(RestServer server) {
+    void route(String method, String path, Set<String> params, RestServer.Handler h) {
+      server.route(method, path, params, req -> h.handle(req.withoutEmptyParams()));
+    }
+
+    void mutatingRoute(String method, String path, Set<String> params, RestServer.Handler h) {
+      server.mutatingRoute(method, path, params, req -> h.handle(req.withoutEmptyParams()));
+    }
   }
 
   // ------------------------------------------------------------------ parameters
@@ -378,7 +411,7 @@ public final class SchedulerRoutes {
       throw new BadRequest("give at most one of 'key', 'descriptor' and 'key-prefix'");
     }
     if (key.isPresent()) {
-      BaseValueStatus one = kvs.valueStatus(key.get());
+      BaseValueStatus one = noted(kvs.valueStatus(key.get()));
       return Response.jsonStream(200, g -> SchedulerJson.writeStatus(g, one));
     }
     KeySelector select = KeySelector.any();
@@ -412,7 +445,23 @@ public final class SchedulerRoutes {
     // read while written, from one published snapshot: nothing waits for the engine, and no
     // list or tree of every status is built first
     return Response.jsonStream(
-        200, g -> SchedulerJson.writeStatuses(g, each -> kvs.forEachValueStatus(selected, each)));
+        200,
+        g ->
+            SchedulerJson.writeStatuses(
+                g, each -> kvs.forEachValueStatus(selected, st -> each.accept(noted(st)))));
+  }
+
+  /** {@code s} with the note about its value, if there is one, added to its details. */
+  private BaseValueStatus noted(BaseValueStatus s) {
+    ValueStatus v = s.value();
+    String note = notes.apply(v.key());
+    if (note == null) {
+      return s;
+    }
+    List<String> details = new ArrayList<>(v.details());
+    details.add(note);
+    return new BaseValueStatus(
+        new ValueStatus(v.key(), v.state(), v.error(), v.lastOperation(), details), s.derived());
   }
 
   private Response stats(Request req) {

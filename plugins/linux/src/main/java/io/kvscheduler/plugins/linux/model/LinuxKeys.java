@@ -141,4 +141,12 @@ public final class LinuxKeys {
   public static String arpKey(ARPEntry a) {
     return ARP_PREFIX + arpName(a);
   }
+
+  /** NB prefix of iptables rule chains. */
+  public static final String RULE_CHAIN_PREFIX = "config/linux/iptables/v2/rulechain/";
+
+  /** Key of the rule chain {@code name}. */
+  public static String ruleChainKey(String name) {
+    return RULE_CHAIN_PREFIX + name;
+  }
 }

@@ -23,8 +23,8 @@ import java.util.function.Consumer;
 
 /**
  * The Linux descriptors registered on a scheduler, in vpp-agent's order: interfaces, their
- * addresses, the interface watcher, ARP entries, routes, iptables rule chains. Exposes the interface metadata map
- * read-only, and starts and stops the watcher's kernel events.
+ * addresses, the interface watcher, ARP entries, routes, iptables rule chains. Exposes the
+ * interface metadata map read-only, and starts and stops the watcher's kernel events.
  */
 public final class LinuxPlugin implements AutoCloseable {
   /**

@@ -79,8 +79,7 @@ class RuleChainKernelTest {
   }
 
   static final RuleChain WEB =
-      custom("web", "ns1", "KVS-WEB", "-p tcp --dport 80 -j DROP", "-s 10.0.0.1 -j ACCEPT")
-          .build();
+      custom("web", "ns1", "KVS-WEB", "-p tcp --dport 80 -j DROP", "-s 10.0.0.1 -j ACCEPT").build();
 
   static final RuleChain INPUT =
       RuleChain.newBuilder()
@@ -269,7 +268,8 @@ class RuleChainKernelTest {
 
   @Test
   void aRuleIptablesRejectsFailsItsChainWithIptablesMessageAndLeavesTheOthers() {
-    RuleChain bad = custom("bad", "ns1", "KVS-BAD", "-j ACCEPT", "-p tcp --dportx 80 -j DROP").build();
+    RuleChain bad =
+        custom("bad", "ns1", "KVS-BAD", "-j ACCEPT", "-p tcp --dportx 80 -j DROP").build();
     Map<String, Object> m = new LinkedHashMap<>(all());
     m.put(key(bad), bad);
 
@@ -287,11 +287,27 @@ class RuleChainKernelTest {
   }
 
   @Test
+  void aChainJumpingToAnotherWaitsForItAndIsRemovedBeforeIt() {
+    k.put(key(INPUT), INPUT);
+    assertThat(k.state(key(INPUT))).isEqualTo(ValueState.PENDING);
+
+    k.put(key(WEB), WEB);
+    assertThat(k.state(key(INPUT))).isEqualTo(ValueState.CONFIGURED);
+    assertThat(rules("ns1", "filter", "INPUT")).containsExactly("-i lo -j ACCEPT", "-j KVS-WEB");
+
+    k.put(key(WEB), null);
+    assertThat(k.state(key(WEB))).isEqualTo(ValueState.NONEXISTENT);
+    assertThat(k.state(key(INPUT))).isEqualTo(ValueState.PENDING);
+    assertThat(save("ns1", "filter")).doesNotContain("KVS-WEB");
+  }
+
+  @Test
   void aChainWaitsForTheInterfacesItNames() {
     RuleChain withIface = WEB.toBuilder().addInterfaces("veth1").build();
     k.put(key(withIface), withIface);
     assertThat(k.state(key(withIface))).isEqualTo(ValueState.PENDING);
-    assertThat(save("ns1", "filter")).doesNotContain("KVS-WEB");
+    assertThat(k.run("nsenter", "--net=/run/netns/ns1", "iptables-save").out())
+        .doesNotContain("KVS-WEB");
 
     k.put(Values.key(Topology.VETH1), Topology.VETH1);
     k.put(Values.key(Topology.VETH2), Topology.VETH2);

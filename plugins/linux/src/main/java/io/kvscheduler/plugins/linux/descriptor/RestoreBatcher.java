@@ -13,19 +13,21 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Feeds the chain changes of one namespace and address family to {@code iptables-restore
- * --noflush} together: every change waiting when a restore starts goes into that one process, each
- * as a table block of its own ({@code *table}, its lines, {@code COMMIT}). Changes asked for while
- * a restore runs wait for it and go into the next one together, so calls made at the same time
- * (a scheduler running calls in parallel) share a process; calls made one after the other get one
- * each, never one per rule.
+ * Feeds the chain changes of one namespace and address family to {@code iptables-restore --noflush}
+ * together: every change waiting when a restore starts goes into that one process, each as a table
+ * block of its own ({@code *table}, its lines, {@code COMMIT}). Changes asked for while a restore
+ * runs wait for it and go into the next one together, so calls made at the same time (a scheduler
+ * running calls in parallel) share a process; calls made one after the other get one each, never
+ * one per rule.
  *
  * <p>When iptables rejects a line, the blocks before it are applied (each {@code COMMIT} stands on
  * its own), the block holding the line fails with iptables' message and the line, and the blocks
  * after it go to a new restore.
  */
 final class RestoreBatcher {
-  /** One chain's change: the table, and the lines of its block between {@code *table} and COMMIT. */
+  /**
+   * One chain's change: the table, and the lines of its block between {@code *table} and COMMIT.
+   */
   record Change(String table, List<String> lines, boolean deleting) {}
 
   private static final Pattern LINE =

@@ -1,8 +1,10 @@
 package io.kvscheduler.plugins.linux.descriptor;
 
+import com.google.protobuf.Empty;
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
+import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.plugins.linux.LinuxPlugin;
 import io.kvscheduler.plugins.linux.linuxcalls.IptablesCalls;
@@ -14,12 +16,15 @@ import io.kvscheduler.plugins.linux.model.iptables.RuleChain;
 import io.kvscheduler.plugins.linux.model.namespace.NetNamespace;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * {@code linux-ipt-rulechain}: one iptables chain of one table in one namespace, with its rules in
@@ -29,12 +34,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * flushed on delete and its policy, when the value set one, set back to ACCEPT. Changes of the same
  * namespace asked for at the same time share one restore ({@link RestoreBatcher}).
  *
- * <p>A chain waits for the interfaces it lists; its named namespace is created when missing (as
- * interfaces do). Retrieve reads {@code iptables-save} of each namespace that holds a configured
- * chain and compares the rules in the kernel's spelling, which it learns by restoring the
- * configured rules into a throwaway namespace ({@link IptablesCalls#canonical}): a chain as
- * configured is adopted, one changed behind the agent's back is returned as found and rewritten.
- * Chains nobody configured are left alone.
+ * <p>A chain waits for the interfaces it lists, and for the CUSTOM chains its rules jump or go to
+ * ({@code -j NAME}, {@code -g NAME} with a name that is not one of iptables' targets): each CUSTOM
+ * chain derives the property {@code linux/iptables/chain/<namespace>/<ipv4|ipv6>/<table>/<chain>}.
+ * Its named namespace is created when missing (as interfaces do). Retrieve reads {@code
+ * iptables-save} of each namespace that holds a configured chain and compares the rules in the
+ * kernel's spelling, which it learns by restoring the configured rules into a throwaway namespace
+ * ({@link IptablesCalls#canonical}): a chain as configured is adopted, one changed behind the
+ * agent's back is returned as found and rewritten. Chains nobody configured are left alone.
  */
 public final class RuleChainDescriptor {
   /** Descriptor name. */
@@ -66,6 +73,7 @@ public final class RuleChainDescriptor {
         .keyLabel(k -> k.substring(LinuxKeys.RULE_CHAIN_PREFIX.length()))
         .validate(RuleChainDescriptor::validate)
         .dependencies(RuleChainDescriptor::dependencies)
+        .derivedValues(RuleChainDescriptor::derived)
         .createWithoutMetadata(d::create)
         .updateWithoutMetadata(d::update)
         .updateWithRecreate((k, a, b, m) -> !sameChain(a, b))
@@ -83,7 +91,8 @@ public final class RuleChainDescriptor {
   private static final Map<RuleChain.Table, Set<RuleChain.ChainType>> BUILT_IN =
       Map.of(
           RuleChain.Table.FILTER,
-          Set.of(RuleChain.ChainType.INPUT, RuleChain.ChainType.FORWARD, RuleChain.ChainType.OUTPUT),
+          Set.of(
+              RuleChain.ChainType.INPUT, RuleChain.ChainType.FORWARD, RuleChain.ChainType.OUTPUT),
           RuleChain.Table.NAT,
           Set.of(
               RuleChain.ChainType.PREROUTING,
@@ -100,7 +109,8 @@ public final class RuleChainDescriptor {
           RuleChain.Table.RAW,
           Set.of(RuleChain.ChainType.PREROUTING, RuleChain.ChainType.OUTPUT),
           RuleChain.Table.SECURITY,
-          Set.of(RuleChain.ChainType.INPUT, RuleChain.ChainType.FORWARD, RuleChain.ChainType.OUTPUT));
+          Set.of(
+              RuleChain.ChainType.INPUT, RuleChain.ChainType.FORWARD, RuleChain.ChainType.OUTPUT));
 
   /** The named namespace of {@code c}, "" for the agent's own. */
   static String namespace(RuleChain c) {
@@ -210,7 +220,10 @@ public final class RuleChainDescriptor {
     }
     if (name.length() > CHAIN_NAME_CHARS) {
       return Optional.of(
-          "it is " + name.length() + " characters long, iptables takes at most " + CHAIN_NAME_CHARS);
+          "it is "
+              + name.length()
+              + " characters long, iptables takes at most "
+              + CHAIN_NAME_CHARS);
     }
     if (name.startsWith("-") || name.startsWith("!")) {
       return Optional.of("iptables would read a leading '-' or '!' as an option");
@@ -221,12 +234,94 @@ public final class RuleChainDescriptor {
     return Optional.empty();
   }
 
+  /**
+   * iptables' standard targets and the target extensions of iptables 1.8: a jump to any other name
+   * is a jump to a chain.
+   */
+  static final Set<String> TARGETS =
+      Set.of(
+          "ACCEPT",
+          "DROP",
+          "RETURN",
+          "QUEUE",
+          "REJECT",
+          "LOG",
+          "NFLOG",
+          "NFQUEUE",
+          "ULOG",
+          "MASQUERADE",
+          "SNAT",
+          "DNAT",
+          "REDIRECT",
+          "NETMAP",
+          "TPROXY",
+          "MARK",
+          "CONNMARK",
+          "CT",
+          "NOTRACK",
+          "TRACE",
+          "TCPMSS",
+          "TCPOPTSTRIP",
+          "CLASSIFY",
+          "DSCP",
+          "TOS",
+          "TTL",
+          "HL",
+          "ECN",
+          "AUDIT",
+          "CHECKSUM",
+          "SECMARK",
+          "CONNSECMARK",
+          "SET",
+          "LED",
+          "IDLETIMER",
+          "HMARK",
+          "SYNPROXY",
+          "TEE",
+          "CLUSTERIP",
+          "RATEEST",
+          "DNPT",
+          "SNPT");
+
+  private static final Pattern JUMP = Pattern.compile("(?:^|\\s)(?:-j|--jump|-g|--goto)\\s+(\\S+)");
+
+  /** The chains the rules of {@code c} jump or go to (names that are not targets). */
+  static Set<String> jumps(RuleChain c) {
+    Set<String> out = new LinkedHashSet<>();
+    for (String r : c.getRulesList()) {
+      Matcher m = JUMP.matcher(r);
+      while (m.find()) {
+        String to = m.group(1).replace("\"", "").replace("'", "");
+        if (!TARGETS.contains(to) && !to.equals(chain(c))) {
+          out.add(to);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The property a configured chain derives, on which the chains jumping to it depend. */
+  static String chainKey(RuleChain c, String chain) {
+    String ns = namespace(c).isEmpty() ? "<default>" : namespace(c);
+    return LinuxKeys.ruleChainExistsKey(ns, v6(c) ? "ipv6" : "ipv4", table(c), chain);
+  }
+
   static List<Dependency> dependencies(String key, RuleChain c) {
     List<Dependency> out = new ArrayList<>();
     for (String iface : c.getInterfacesList()) {
       out.add(Dependency.onKey("interface-exists-" + iface, LinuxKeys.interfaceKey(iface)));
     }
+    for (String to : jumps(c)) {
+      out.add(Dependency.onKey("chain-exists-" + to, chainKey(c, to)));
+    }
     return out;
+  }
+
+  static List<KeyValuePair> derived(String key, RuleChain c) {
+    if (c.getChainType() != RuleChain.ChainType.CUSTOM || c.getChainName().isEmpty()) {
+      return List.of();
+    }
+    return List.of(new KeyValuePair(chainKey(c, chain(c)), Empty.getDefaultInstance()));
   }
 
   // ---- the restore lines of a chain
@@ -275,8 +370,7 @@ public final class RuleChainDescriptor {
   }
 
   void update(String key, RuleChain a, RuleChain b) throws LinuxCallException {
-    if (a.getRulesList().equals(b.getRulesList())
-        && a.getDefaultPolicy() == b.getDefaultPolicy()) {
+    if (a.getRulesList().equals(b.getRulesList()) && a.getDefaultPolicy() == b.getDefaultPolicy()) {
       return; // only the interfaces changed: nothing in the kernel does
     }
     List<String> lines = new ArrayList<>();
@@ -404,10 +498,7 @@ public final class RuleChainDescriptor {
       canonical.put(
           spellingKey(v6, c),
           List.copyOf(
-              saved
-                  .chain(table(c), chain(c))
-                  .map(IptablesSave.Chain::rules)
-                  .orElse(List.of())));
+              saved.chain(table(c), chain(c)).map(IptablesSave.Chain::rules).orElse(List.of())));
     }
   }
 }

@@ -1,19 +1,18 @@
 package io.kvscheduler.plugins.linux.linuxcalls;
 
 /**
- * What the iptables rule chains ask of the kernel: the text {@code iptables-save} prints and
- * {@code iptables-restore} reads. A {@code namespace} argument is the name of a named network
- * namespace, or "" for the namespace the agent runs in; {@code v6} picks {@code ip6tables}. Every
- * failure is a {@link LinuxCallException} whose message is what iptables printed.
+ * What the iptables rule chains ask of the kernel: the text {@code iptables-save} prints and {@code
+ * iptables-restore} reads. A {@code namespace} argument is the name of a named network namespace,
+ * or "" for the namespace the agent runs in; {@code v6} picks {@code ip6tables}. Every failure is a
+ * {@link LinuxCallException} whose message is what iptables printed.
  */
 public interface IptablesCalls {
   /** What {@code iptables-save} prints for every table of {@code namespace}. */
   String save(String namespace, boolean v6) throws LinuxCallException;
 
   /**
-   * Feeds {@code input} to one {@code iptables-restore --noflush} in {@code namespace}: each
-   * {@code COMMIT} applies its table block on its own, so the blocks before a rejected one stay
-   * applied.
+   * Feeds {@code input} to one {@code iptables-restore --noflush} in {@code namespace}: each {@code
+   * COMMIT} applies its table block on its own, so the blocks before a rejected one stay applied.
    */
   void restore(String namespace, boolean v6, String input) throws LinuxCallException;
 

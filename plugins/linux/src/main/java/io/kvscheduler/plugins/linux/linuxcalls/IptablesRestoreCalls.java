@@ -7,8 +7,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
 /**
- * {@link IptablesCalls} through the {@code iptables-save} and {@code iptables-restore} commands
- * (or their {@code ip6tables} twins), run in a named namespace through {@code nsenter
+ * {@link IptablesCalls} through the {@code iptables-save} and {@code iptables-restore} commands (or
+ * their {@code ip6tables} twins), run in a named namespace through {@code nsenter
  * --net=/run/netns/NAME}. One call is one process, bounded in time.
  */
 public final class IptablesRestoreCalls implements IptablesCalls {
@@ -62,7 +62,8 @@ public final class IptablesRestoreCalls implements IptablesCalls {
   public String canonical(boolean v6, String input) throws LinuxCallException {
     restores.incrementAndGet();
     String script = tool(v6, "restore") + " -w 5 && exec " + tool(v6, "save");
-    CommandRunner.Result r = runner.runForResult(List.of("unshare", "--net", "sh", "-c", script), input);
+    CommandRunner.Result r =
+        runner.runForResult(List.of("unshare", "--net", "sh", "-c", script), input);
     if (r.exitCode() != 0) {
       throw new LinuxCallException(tool(v6, "restore"), r.exitCode(), message(r, v6));
     }

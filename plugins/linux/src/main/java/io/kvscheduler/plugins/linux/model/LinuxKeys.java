@@ -149,4 +149,14 @@ public final class LinuxKeys {
   public static String ruleChainKey(String name) {
     return RULE_CHAIN_PREFIX + name;
   }
+
+  /**
+   * The property a configured CUSTOM chain derives: {@code
+   * linux/iptables/chain/<namespace>/<ipv4|ipv6>/<table>/<chain>} ({@code <default>} for the
+   * agent's namespace).
+   */
+  public static String ruleChainExistsKey(
+      String namespace, String family, String table, String chain) {
+    return "linux/iptables/chain/" + namespace + "/" + family + "/" + table + "/" + chain;
+  }
 }

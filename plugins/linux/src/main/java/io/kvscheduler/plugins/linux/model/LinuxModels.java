@@ -29,9 +29,7 @@ public final class LinuxModels {
           .yamlField("routes")
           .build();
 
-  /**
-   * {@code linux.iptables.rulechain}: {@code config/linux/iptables/v2/rulechain/<name>}.
-   */
+  /** {@code linux.iptables.rulechain}: {@code config/linux/iptables/v2/rulechain/<name>}. */
   public static final Model<RuleChain> RULE_CHAIN =
       Model.builder("linux.iptables", "v2", "rulechain", RuleChain.class)
           .name(RuleChain::getName, "{{.Name}}")

@@ -16,6 +16,7 @@ import io.kvscheduler.plugins.linux.model.LinuxKeys;
 import io.kvscheduler.plugins.linux.model.iptables.RuleChain;
 import io.kvscheduler.plugins.linux.model.namespace.NetNamespace;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -25,12 +26,12 @@ import java.util.Map;
 /**
  * W11: iptables rule chains on the real kernel. In a fresh private network namespace, one
  * transaction makes N rules in {@value #CHAINS} CUSTOM chains of the filter table spread over
- * {@value #NAMESPACES} named namespaces (N / 100 rules a chain). Reports {@code seconds} (the
- * commit, the namespaces' creation included), {@code restores} (the {@code iptables-restore}
- * processes the plugin started), {@code not_configured}, and {@code restore_seconds}: the time
- * plain {@code iptables-restore --noflush} takes to load the same chains, one process per
- * namespace, into fresh namespaces made beforehand — what the kernel and iptables need without the
- * agent. One line per scheduler parallelism ({@code --parallelism}, default 1 and 16).
+ * {@value #NAMESPACES} fresh named namespaces made beforehand (N / 100 rules a chain). Reports
+ * {@code seconds} (the commit), {@code restores} (the {@code iptables-restore} processes the plugin
+ * started), {@code not_configured}, and {@code restore_seconds}: the time plain {@code
+ * iptables-restore --noflush} takes to load the same chains, one process per namespace, into fresh
+ * namespaces made beforehand — what the kernel and iptables need without the agent. One line per
+ * scheduler parallelism ({@code --parallelism}, default 1 and 16).
  */
 final class IptablesWorkload {
   private IptablesWorkload() {}
@@ -87,19 +88,21 @@ final class IptablesWorkload {
     return m;
   }
 
-  /** The restore input of namespace {@code ns}: its chains, one table block. */
+  /**
+   * The restore input of namespace {@code ns}: its chains, a table block each (a block of 1,000
+   * rules is more than the kernel takes in one netlink message inside a user namespace).
+   */
   static String restoreInput(int ns, int n) {
     int perChain = Math.max(1, n / CHAINS);
-    StringBuilder sb = new StringBuilder("*filter\n");
+    StringBuilder sb = new StringBuilder();
     for (int c = ns; c < CHAINS; c += NAMESPACES) {
-      sb.append(':').append(chainName(c)).append(" - [0:0]\n");
-    }
-    for (int c = ns; c < CHAINS; c += NAMESPACES) {
+      sb.append("*filter\n:").append(chainName(c)).append(" - [0:0]\n");
       for (String r : rules(c, perChain)) {
         sb.append("-A ").append(chainName(c)).append(' ').append(r).append('\n');
       }
+      sb.append("COMMIT\n");
     }
-    return sb.append("COMMIT\n").toString();
+    return sb.toString();
   }
 
   static List<Map<String, Object>> run(int n, List<Integer> levels) {
@@ -124,6 +127,9 @@ final class IptablesWorkload {
       try (KVScheduler kvs =
               KVScheduler.builder().printTxnSummary(false).parallelism(parallelism).build();
           LinuxPlugin plugin = LinuxPlugin.register(kvs, calls, iptables, "/vnf-agent/bench/")) {
+        for (int ns = 0; ns < NAMESPACES; ns++) {
+          calls.ensureNamespace("ipt" + ns); // fresh namespaces, as for plain iptables-restore
+        }
         Map<String, Object> values = values(n);
         Txn txn = kvs.startNBTransaction();
         values.forEach(txn::setValue);
@@ -146,16 +152,16 @@ final class IptablesWorkload {
         out.put("restores", iptables.restores());
         out.put("not_configured", failed);
       }
-    } catch (IOException e) {
+    } catch (IOException | LinuxCallException e) {
       throw new IllegalStateException("W11 needs private network namespaces: " + e.getMessage(), e);
     }
     return out;
   }
 
+  /** Plain {@code iptables-restore --noflush}, one process per namespace, one after the other. */
   private static double plainRestore(int n) {
     try (NetnsSandbox sandbox = NetnsSandbox.start();
         IpRoute2Calls calls = new IpRoute2Calls(sandbox.prefix(), Duration.ofSeconds(120))) {
-      IptablesCalls iptables = calls.iptables();
       for (int ns = 0; ns < NAMESPACES; ns++) {
         calls.ensureNamespace("ipt" + ns);
       }
@@ -165,11 +171,24 @@ final class IptablesWorkload {
       }
       long t0 = System.nanoTime();
       for (int ns = 0; ns < NAMESPACES; ns++) {
-        iptables.restore("ipt" + ns, false, inputs.get(ns));
+        List<String> cmd = new ArrayList<>(sandbox.prefix());
+        cmd.addAll(
+            List.of("nsenter", "--net=/run/netns/ipt" + ns, "iptables-restore", "--noflush"));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        try (var in = p.getOutputStream()) {
+          in.write(inputs.get(ns).getBytes(StandardCharsets.UTF_8));
+        }
+        String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) {
+          throw new IllegalStateException("W11: iptables-restore failed: " + said.strip());
+        }
       }
       return (System.nanoTime() - t0) / 1e9;
     } catch (IOException | LinuxCallException e) {
       throw new IllegalStateException("W11: iptables-restore failed: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("W11: interrupted", e);
     }
   }
 }

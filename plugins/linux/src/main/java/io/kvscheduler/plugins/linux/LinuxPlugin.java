@@ -48,12 +48,17 @@ public final class LinuxPlugin implements AutoCloseable {
   private final KVScheduler kvs;
   private final LinuxIfIndex interfaces;
   private final InterfaceWatcherDescriptor watcher;
+  private final IptablesCalls iptables;
 
   private LinuxPlugin(
-      KVScheduler kvs, LinuxIfIndex interfaces, InterfaceWatcherDescriptor watcher) {
+      KVScheduler kvs,
+      LinuxIfIndex interfaces,
+      InterfaceWatcherDescriptor watcher,
+      IptablesCalls iptables) {
     this.kvs = kvs;
     this.interfaces = interfaces;
     this.watcher = watcher;
+    this.iptables = iptables;
   }
 
   /**
@@ -88,7 +93,7 @@ public final class LinuxPlugin implements AutoCloseable {
         ArpDescriptor.create(calls, index),
         RouteDescriptor.create(calls, index));
     kvs.registerDescriptors(RuleChainDescriptor.create(calls, iptables));
-    return new LinuxPlugin(kvs, index, watcher);
+    return new LinuxPlugin(kvs, index, watcher, iptables);
   }
 
   /** Starts following the kernel's link and address events. */
@@ -110,9 +115,12 @@ public final class LinuxPlugin implements AutoCloseable {
     return interfaces;
   }
 
-  /** Stops following kernel events. */
+  /** Stops following kernel events; ends the long-running iptables-restore processes. */
   @Override
   public void close() {
     watcher.close();
+    if (iptables instanceof IptablesRestoreCalls own) {
+      own.close();
+    }
   }
 }

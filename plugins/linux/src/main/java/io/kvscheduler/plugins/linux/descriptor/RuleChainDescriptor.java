@@ -54,6 +54,9 @@ public final class RuleChainDescriptor {
   private final IptablesCalls iptables;
   private final RestoreBatcher batcher;
 
+  /** Named namespaces made sure of (made when missing) since this descriptor started. */
+  private final Set<String> ensured = ConcurrentHashMap.newKeySet();
+
   /** The kernel's spelling of configured rules: family, table and rules to saved rules. */
   private final Map<List<Object>, List<String>> canonical = new ConcurrentHashMap<>();
 
@@ -358,14 +361,40 @@ public final class RuleChainDescriptor {
     return lines;
   }
 
+  /**
+   * Applies {@code lines} to the chain of {@code c}; a named namespace that is not there is created
+   * first (asked of the kernel only when the restore could not enter it).
+   */
   private void apply(RuleChain c, List<String> lines, boolean deleting) throws LinuxCallException {
-    batcher.apply(namespace(c), v6(c), new RestoreBatcher.Change(table(c), lines, deleting));
+    RestoreBatcher.Change change = new RestoreBatcher.Change(table(c), lines, deleting);
+    String ns = namespace(c);
+    if (!deleting && !ns.isEmpty() && !ensured.contains(ns)) {
+      calls.ensureNamespace(ns);
+      ensured.add(ns);
+    }
+    try {
+      batcher.apply(namespace(c), v6(c), change);
+    } catch (LinuxCallException e) {
+      if (namespace(c).isEmpty() || !noNamespace(e)) {
+        throw e;
+      }
+      ensured.remove(ns);
+      if (deleting) {
+        return; // gone with its namespace
+      }
+      calls.ensureNamespace(ns);
+      ensured.add(ns);
+      batcher.apply(namespace(c), v6(c), change);
+    }
+  }
+
+  /** Whether {@code e} says the named namespace could not be entered (its file is missing). */
+  static boolean noNamespace(LinuxCallException e) {
+    String m = String.valueOf(e.getMessage());
+    return m.contains("cannot open /run/netns/");
   }
 
   void create(String key, RuleChain c) throws LinuxCallException {
-    if (!namespace(c).isEmpty()) {
-      calls.ensureNamespace(namespace(c));
-    }
     apply(c, applyLines(c), false);
   }
 
@@ -383,9 +412,6 @@ public final class RuleChainDescriptor {
   }
 
   void delete(RuleChain c) throws LinuxCallException {
-    if (!namespace(c).isEmpty() && !calls.namespaces().contains(namespace(c))) {
-      return; // gone with its namespace
-    }
     apply(c, deleteLines(c), true);
   }
 

@@ -369,8 +369,11 @@ public final class RuleChainDescriptor {
     RestoreBatcher.Change change = new RestoreBatcher.Change(table(c), lines, deleting);
     String ns = namespace(c);
     if (!deleting && !ns.isEmpty() && !ensured.contains(ns)) {
-      calls.ensureNamespace(ns);
-      ensured.add(ns);
+      ensured.addAll(calls.namespaces()); // one look for every namespace there
+      if (!ensured.contains(ns)) {
+        calls.ensureNamespace(ns);
+        ensured.add(ns);
+      }
     }
     try {
       batcher.apply(namespace(c), v6(c), change);

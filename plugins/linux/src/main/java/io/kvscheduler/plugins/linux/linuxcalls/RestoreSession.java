@@ -77,7 +77,7 @@ final class RestoreSession implements AutoCloseable {
         Thread.currentThread().interrupt();
         throw new LinuxCallException(shown, -1, "interrupted while running '" + shown + "'");
       }
-      pause = Math.min(pause * 2, 1_000_000);
+      pause = Math.min(pause * 2, 250_000);
     }
   }
 

@@ -29,11 +29,13 @@ public final class LinuxModels {
           .yamlField("routes")
           .build();
 
-  /** {@code linux.iptables.rulechain}: {@code config/linux/iptables/v2/rulechain/<name>}. */
+  /**
+   * {@code linux.iptables.rulechain}: {@code config/linux/iptables/v2/rulechain/<name>}. YAML
+   * field {@code RuleChain_list}: vpp-agent's Linux configuration has no field for rule chains.
+   */
   public static final Model<RuleChain> RULE_CHAIN =
       Model.builder("linux.iptables", "v2", "rulechain", RuleChain.class)
           .name(RuleChain::getName, "{{.Name}}")
-          .yamlField("ruleChains")
           .build();
 
   /** {@code linux.l3.arp}: {@code config/linux/l3/v2/arp/<interface>/<ip>}. */

@@ -293,6 +293,14 @@ class RuleChainKernelTest {
     }
     assertThat(save("ns1", "filter")).doesNotContain("KVS-BAD");
     assertThat(rules("ns1", "filter", "KVS-WEB")).hasSize(2);
+
+    // later, through the same restore process: the line is still the chain's own
+    RuleChain later = custom("later", "ns1", "KVS-LATER", "-j ACCEPT", "-j ACCEPT", "-x").build();
+    k.put(key(later), later);
+    assertThat(k.status(key(later)).value().error())
+        .contains("Error occurred at line: 6")
+        .contains("in the line: -A KVS-LATER -x");
+    assertThat(rules("ns1", "filter", "KVS-WEB")).hasSize(2);
   }
 
   @Test

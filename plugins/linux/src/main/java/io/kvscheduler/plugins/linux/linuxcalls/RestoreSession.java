@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -30,6 +32,10 @@ final class RestoreSession implements AutoCloseable {
 
   private Process process;
   private OutputStream input;
+
+  /** Lines the process read before the text being applied (iptables counts from its start). */
+  private long linesBefore;
+
   private CompletableFuture<String> errors;
 
   RestoreSession(CommandRunner runner, List<String> argv, Duration limit) {
@@ -49,6 +55,7 @@ final class RestoreSession implements AutoCloseable {
     start();
     long pid = process.pid();
     long before = switches(pid);
+    long lines = text.chars().filter(ch -> ch == '\n').count();
     String shown = String.join(" ", argv);
     try {
       input.write(text.getBytes(StandardCharsets.UTF_8));
@@ -63,6 +70,7 @@ final class RestoreSession implements AutoCloseable {
         throw ended(shown);
       }
       if (waitingForInput(pid) && switches(pid) > before) {
+        linesBefore += lines;
         return;
       }
       if (System.nanoTime() > deadline) {
@@ -99,9 +107,25 @@ final class RestoreSession implements AutoCloseable {
         msg.lines()
             .map(String::strip)
             .filter(l -> !l.isEmpty() && !l.startsWith("Try `"))
+            .map(this::ownLineNumbers)
             .collect(Collectors.joining("\n"));
     return new LinuxCallException(
         shown, code, msg.isEmpty() ? "'" + shown + "' ended with exit code " + code : msg);
+  }
+
+  private static final Pattern LINE =
+      Pattern.compile("(Error occurred at line: |line )(\\d+)", Pattern.CASE_INSENSITIVE);
+
+  /** {@code line} with the line numbers iptables printed counted in the text being applied. */
+  private String ownLineNumbers(String line) {
+    Matcher m = LINE.matcher(line);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      long n = Long.parseLong(m.group(2)) - linesBefore;
+      m.appendReplacement(out, Matcher.quoteReplacement(m.group(1) + n));
+    }
+    m.appendTail(out);
+    return out.toString();
   }
 
   /** The process's voluntary context switches (how often it blocked), -1 when unknown. */
@@ -133,6 +157,7 @@ final class RestoreSession implements AutoCloseable {
       return;
     }
     stop();
+    linesBefore = 0;
     Process p = runner.startInteractive(argv);
     closeQuietly(p.getInputStream()); // it prints nothing on its output
     InputStream err = p.getErrorStream();

@@ -30,8 +30,8 @@ public final class LinuxModels {
           .build();
 
   /**
-   * {@code linux.iptables.rulechain}: {@code config/linux/iptables/v2/rulechain/<name>}. YAML
-   * field {@code RuleChain_list}: vpp-agent's Linux configuration has no field for rule chains.
+   * {@code linux.iptables.rulechain}: {@code config/linux/iptables/v2/rulechain/<name>}. YAML field
+   * {@code RuleChain_list}: vpp-agent's Linux configuration has no field for rule chains.
    */
   public static final Model<RuleChain> RULE_CHAIN =
       Model.builder("linux.iptables", "v2", "rulechain", RuleChain.class)

@@ -359,7 +359,7 @@ if LINUX:
     except grpc.RpcError as e:
         refused = e
     expect(refused is not None and "--dportx" in refused.details(),
-           "bad: %s" % (refused and (refused.code(), refused.details())))
+           "bad: %r" % ((refused.code(), refused.details()) if refused else None,))
     manager.SetConfig(gen.SetConfigRequest(updates=[gen.UpdateItem(item=gen.Item(
         id=gen.Item.ID(model="linux.iptables.rulechain", name=n))) for n in ("web", "bad")]),
         timeout=30)

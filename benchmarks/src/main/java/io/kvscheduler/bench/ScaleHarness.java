@@ -143,7 +143,8 @@ public final class ScaleHarness {
   }
 
   static String usage() {
-    return "usage: kvs-bench BASELINE|W1|W2|W3|W4|W5|W6|W7|W8|W11 --n N[,N...] [--repeat R] [--txns T]"
+    return "usage: kvs-bench BASELINE|W1|W2|W3|W4|W5|W6|W7|W8|W11 --n N[,N...] [--repeat R]"
+        + " [--txns T]"
         + " [--warmup W] [--seed S] [--populate single|split] [--history on|off]"
         + " [--parallelism P[,P...]] [--revert on|off] [--via bare|descriptors]";
   }
@@ -245,7 +246,7 @@ public final class ScaleHarness {
               ? IptablesWorkload.DEFAULT_LEVELS
               : SlowSouthboundApply.DEFAULT_LEVELS);
     }
-    if (warmup >= 0 && List.of("BASELINE", "W4", "W5", "W6").contains(workload)) {
+    if (warmup >= 0 && List.of("BASELINE", "W4", "W5", "W6", "W11").contains(workload)) {
       throw new IllegalArgumentException("--warmup does not apply to " + workload);
     }
     boolean history = recordHistory == null || recordHistory;

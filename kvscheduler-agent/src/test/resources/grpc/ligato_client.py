@@ -332,6 +332,42 @@ if LINUX:
            "Dump after Delete")
     ok("Linux veth pair deleted")
 
+# --- an iptables rule chain through the generic API (the configurator's Linux data has none) --
+if LINUX:
+    import subprocess
+    from ligato.linux.iptables import iptables_pb2 as ipt
+    web = ipt.RuleChain(name="web", protocol=ipt.RuleChain.IPV4, table=ipt.RuleChain.FILTER,
+                        chain_type=ipt.RuleChain.CUSTOM, chain_name="KVS-WEB",
+                        rules=["-p tcp --dport 80 -j DROP", "-s 10.0.0.1 -j ACCEPT"])
+    r = manager.SetConfig(gen.SetConfigRequest(updates=[item(web)]), timeout=30)
+    results = {x.key: x.status for x in r.results}
+    key = "config/linux/iptables/v2/rulechain/web"
+    expect(results[key].status == "CONFIGURED", "web: %s" % results[key])
+    saved = subprocess.run(["iptables-save", "-t", "filter"], capture_output=True, text=True,
+                           check=True).stdout
+    expect("-A KVS-WEB -p tcp -m tcp --dport 80 -j DROP\n-A KVS-WEB -s 10.0.0.1/32 -j ACCEPT"
+           in saved, "iptables-save: %s" % saved)
+    got = grpc_items()["linux.iptables.rulechain/web"]
+    back = ipt.RuleChain()
+    got.item.data.any.Unpack(back)
+    expect(back == web and got.status.status == "CONFIGURED", "GetConfig: %s" % got)
+    bad = ipt.RuleChain(name="bad", chain_type=ipt.RuleChain.CUSTOM, chain_name="KVS-BAD",
+                        rules=["-p tcp --dportx 80 -j DROP"])
+    refused = None
+    try:
+        manager.SetConfig(gen.SetConfigRequest(updates=[item(bad)]), timeout=30)
+    except grpc.RpcError as e:
+        refused = e
+    expect(refused is not None and "--dportx" in refused.details(),
+           "bad: %r" % ((refused.code(), refused.details()) if refused else None,))
+    manager.SetConfig(gen.SetConfigRequest(updates=[gen.UpdateItem(item=gen.Item(
+        id=gen.Item.ID(model="linux.iptables.rulechain", name=n))) for n in ("web", "bad")]),
+        timeout=30)
+    saved = subprocess.run(["iptables-save"], capture_output=True, text=True, check=True).stdout
+    expect("KVS-WEB" not in saved and "KVS-BAD" not in saved, "deleted: %s" % saved)
+    ok("Linux RuleChain: SetConfig made KVS-WEB (iptables-save), GetConfig, a rule iptables"
+       " rejects refused with its message (%s), deleted" % refused.code())
+
 # --- an error stays readable: a megabyte invalid value -------------------------------------
 if not LINUX:
     huge = mock_if.Interface(name="huge", type=mock_if.Interface.TAP, enabled=True,

@@ -85,6 +85,10 @@ import java.util.regex.Pattern;
  *       needed): N veth pairs with an address and a route each in one transaction, next to {@code
  *       ip -batch} doing the same ({@link LinuxWorkload}). Reports {@code seconds}, {@code ops},
  *       {@code per_op_ms} and {@code batch_seconds}.
+ *   <li><b>W11</b> – iptables rule chains on the real kernel: N rules in 100 chains across 10 named
+ *       namespaces in one transaction, next to plain {@code iptables-restore} of the same ({@link
+ *       IptablesWorkload}). Reports {@code seconds}, {@code restores} and {@code restore_seconds},
+ *       one line per {@code --parallelism} level (default 1 and 16).
  * </ul>
  *
  * <p>For W1 and W3, {@code --warmup W} (default 0) runs the workload W times unmeasured, each on a
@@ -139,7 +143,8 @@ public final class ScaleHarness {
   }
 
   static String usage() {
-    return "usage: kvs-bench BASELINE|W1|W2|W3|W4|W5|W6|W7|W8 --n N[,N...] [--repeat R] [--txns T]"
+    return "usage: kvs-bench BASELINE|W1|W2|W3|W4|W5|W6|W7|W8|W11 --n N[,N...] [--repeat R]"
+        + " [--txns T]"
         + " [--warmup W] [--seed S] [--populate single|split] [--history on|off]"
         + " [--parallelism P[,P...]] [--revert on|off] [--via bare|descriptors]";
   }
@@ -149,7 +154,8 @@ public final class ScaleHarness {
       throw new IllegalArgumentException("missing workload");
     }
     String workload = args[0].toUpperCase(Locale.ROOT);
-    if (!List.of("BASELINE", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8").contains(workload)) {
+    if (!List.of("BASELINE", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W11")
+        .contains(workload)) {
       throw new IllegalArgumentException("unknown workload " + args[0]);
     }
     List<Integer> sizes = new ArrayList<>();
@@ -225,8 +231,8 @@ public final class ScaleHarness {
     if (recordHistory != null && !historyOption) {
       throw new IllegalArgumentException("--history applies to W4 and W5");
     }
-    if (!levels.isEmpty() && !workload.equals("W6")) {
-      throw new IllegalArgumentException("--parallelism applies to W6");
+    if (!levels.isEmpty() && !workload.equals("W6") && !workload.equals("W11")) {
+      throw new IllegalArgumentException("--parallelism applies to W6 and W11");
     }
     if (revertGiven && !workload.equals("W6")) {
       throw new IllegalArgumentException("--revert applies to W6");
@@ -235,9 +241,12 @@ public final class ScaleHarness {
       throw new IllegalArgumentException("--via applies to BASELINE");
     }
     if (levels.isEmpty()) {
-      levels.addAll(SlowSouthboundApply.DEFAULT_LEVELS);
+      levels.addAll(
+          workload.equals("W11")
+              ? IptablesWorkload.DEFAULT_LEVELS
+              : SlowSouthboundApply.DEFAULT_LEVELS);
     }
-    if (warmup >= 0 && List.of("BASELINE", "W4", "W5", "W6").contains(workload)) {
+    if (warmup >= 0 && List.of("BASELINE", "W4", "W5", "W6", "W11").contains(workload)) {
       throw new IllegalArgumentException("--warmup does not apply to " + workload);
     }
     boolean history = recordHistory == null || recordHistory;
@@ -266,6 +275,7 @@ public final class ScaleHarness {
               case "W6" -> SlowSouthboundApply.run(n, levels, revert);
               case "W7" -> List.of(RestReaderBench.run(n, txns, warmup, seed));
               case "W8" -> List.of(LinuxWorkload.run(n));
+              case "W11" -> IptablesWorkload.run(n, levels);
               default -> throw new IllegalArgumentException("unknown workload " + args[0]);
             };
         for (Map<String, Object> result : results) {

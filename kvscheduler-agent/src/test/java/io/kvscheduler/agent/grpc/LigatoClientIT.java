@@ -322,6 +322,9 @@ class LigatoClientIT {
         run(List.of("unshare", "--user", "--map-root-user", "--net", "true")) == 0,
         "skipped: the kernel does not allow private network namespaces here (unshare failed)");
     assumeTrue(run(List.of("ip", "-V")) == 0, "skipped: iproute2 ('ip') is missing");
+    assertThat(run(List.of("iptables-restore", "--version")))
+        .as("iptables-restore must be installed for the rule chain checks (bin/test installs it)")
+        .isZero();
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     // the agent and the client share the namespace; its port cannot collide with another's
     String inside =
@@ -353,6 +356,7 @@ class LigatoClientIT {
             "ok Linux veth pair: Update wait_done, Get, Dump from the kernel",
             "ok Notify: the watcher reported veth1",
             "ok Linux veth pair deleted",
+            "ok Linux RuleChain: SetConfig made KVS-WEB (iptables-save)",
             "all checks passed");
   }
 

@@ -275,10 +275,43 @@ final class FuzzInputs {
 
   /** Random JSON trees: objects with the models' field names, scalars of every type. */
   static Arbitrary<JsonNode> randomTrees() {
-    return Arbitraries.longs().map(r -> tree(new Random(r), 0, true));
+    return randomTrees(FIELD_NAMES);
   }
 
-  private static JsonNode tree(Random r, int depth, boolean object) {
+  /**
+   * Random JSON trees whose objects take their field names (and some strings) from {@code names}.
+   */
+  static Arbitrary<JsonNode> randomTrees(List<String> names) {
+    return Arbitraries.longs().map(r -> tree(new Random(r), 0, true, names));
+  }
+
+  /** The field names of the iptables rule chain, its enum names, and the models' field names. */
+  static final List<String> RULE_CHAIN_NAMES =
+      java.util.stream.Stream.concat(
+              List.of(
+                  "namespace",
+                  "reference",
+                  "NSID",
+                  "protocol",
+                  "IPV6",
+                  "table",
+                  "NAT",
+                  "chain_type",
+                  "chainType",
+                  "CUSTOM",
+                  "POSTROUTING",
+                  "chain_name",
+                  "chainName",
+                  "default_policy",
+                  "defaultPolicy",
+                  "DROP",
+                  "rules",
+                  "-j ACCEPT")
+                  .stream(),
+              FIELD_NAMES.stream())
+          .toList();
+
+  private static JsonNode tree(Random r, int depth, boolean object, List<String> names) {
     JsonNodeFactory f = JsonNodeFactory.instance;
     int pick = object ? 0 : r.nextInt(depth > 4 ? 8 : 10);
     switch (pick) {
@@ -286,7 +319,7 @@ final class FuzzInputs {
         ObjectNode o = f.objectNode();
         int n = r.nextInt(5);
         for (int i = 0; i < n; i++) {
-          o.set(FIELD_NAMES.get(r.nextInt(FIELD_NAMES.size())), tree(r, depth + 1, false));
+          o.set(names.get(r.nextInt(names.size())), tree(r, depth + 1, false, names));
         }
         return o;
       }
@@ -294,7 +327,7 @@ final class FuzzInputs {
         return f.textNode(TOKENS.get(r.nextInt(TOKENS.size())));
       }
       case 2 -> {
-        return f.textNode(FIELD_NAMES.get(r.nextInt(FIELD_NAMES.size())));
+        return f.textNode(names.get(r.nextInt(names.size())));
       }
       case 3 -> {
         return f.numberNode(r.nextInt(3) == 0 ? r.nextLong() : r.nextInt(5) - 1);
@@ -315,12 +348,12 @@ final class FuzzInputs {
         ArrayNode a = f.arrayNode();
         int n = r.nextInt(4);
         for (int i = 0; i < n; i++) {
-          a.add(tree(r, depth + 1, false));
+          a.add(tree(r, depth + 1, false, names));
         }
         return a;
       }
       default -> {
-        return tree(r, depth + 1, true);
+        return tree(r, depth + 1, true, names);
       }
     }
   }

@@ -272,6 +272,16 @@ class ParserFuzzTest {
     modelJson(LinuxModels.ARP, tree);
   }
 
+  @Property(tries = TRIES, shrinking = ShrinkingMode.BOUNDED)
+  void modelJsonLinuxRuleChain(@ForAll("ruleChainTrees") JsonNode tree) {
+    modelJson(LinuxModels.RULE_CHAIN, tree);
+  }
+
+  @Provide
+  Arbitrary<JsonNode> ruleChainTrees() {
+    return FuzzInputs.randomTrees(FuzzInputs.RULE_CHAIN_NAMES);
+  }
+
   @Provide
   Arbitrary<JsonNode> trees() {
     return FuzzInputs.randomTrees();

@@ -56,7 +56,7 @@ public final class LinuxAgentPlugin implements AgentPlugin {
     return false;
   }
 
-  /** The Linux models (interfaces, routes, ARP entries), also for tools that only write values. */
+  /** The Linux models (interfaces, routes, ARP entries, rule chains), also for tools that write. */
   @Override
   public void registerModels(ModelRegistry models) {
     LinuxModels.registerAll(models);

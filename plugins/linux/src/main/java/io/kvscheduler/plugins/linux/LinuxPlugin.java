@@ -7,19 +7,24 @@ import io.kvscheduler.plugins.linux.descriptor.InterfaceAddressDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.InterfaceDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.InterfaceWatcherDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.RouteDescriptor;
+import io.kvscheduler.plugins.linux.descriptor.RuleChainDescriptor;
 import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfIndex;
 import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfMetadata;
+import io.kvscheduler.plugins.linux.linuxcalls.IpRoute2Calls;
+import io.kvscheduler.plugins.linux.linuxcalls.IptablesCalls;
+import io.kvscheduler.plugins.linux.linuxcalls.IptablesRestoreCalls;
 import io.kvscheduler.plugins.linux.linuxcalls.Link;
 import io.kvscheduler.plugins.linux.linuxcalls.LinuxCallException;
 import io.kvscheduler.plugins.linux.linuxcalls.LinuxCalls;
 import io.kvscheduler.plugins.linux.model.interfaces.Interface;
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
 
 /**
  * The Linux descriptors registered on a scheduler, in vpp-agent's order: interfaces, their
- * addresses, the interface watcher, ARP entries, routes. Exposes the interface metadata map
- * read-only, and starts and stops the watcher's kernel events.
+ * addresses, the interface watcher, ARP entries, routes, iptables rule chains. Exposes the
+ * interface metadata map read-only, and starts and stops the watcher's kernel events.
  */
 public final class LinuxPlugin implements AutoCloseable {
   /**
@@ -31,7 +36,11 @@ public final class LinuxPlugin implements AutoCloseable {
    * link between namespaces touches two places at once.
    */
   public static final List<String> PARALLEL_DESCRIPTORS =
-      List.of(InterfaceAddressDescriptor.NAME, RouteDescriptor.NAME, ArpDescriptor.NAME);
+      List.of(
+          InterfaceAddressDescriptor.NAME,
+          RouteDescriptor.NAME,
+          ArpDescriptor.NAME,
+          RuleChainDescriptor.NAME);
 
   /** How many calls of each of {@link #PARALLEL_DESCRIPTORS} may run at the same time. */
   public static final int MAX_CONCURRENCY = 16;
@@ -39,12 +48,17 @@ public final class LinuxPlugin implements AutoCloseable {
   private final KVScheduler kvs;
   private final LinuxIfIndex interfaces;
   private final InterfaceWatcherDescriptor watcher;
+  private final IptablesCalls iptables;
 
   private LinuxPlugin(
-      KVScheduler kvs, LinuxIfIndex interfaces, InterfaceWatcherDescriptor watcher) {
+      KVScheduler kvs,
+      LinuxIfIndex interfaces,
+      InterfaceWatcherDescriptor watcher,
+      IptablesCalls iptables) {
     this.kvs = kvs;
     this.interfaces = interfaces;
     this.watcher = watcher;
+    this.iptables = iptables;
   }
 
   /**
@@ -52,6 +66,22 @@ public final class LinuxPlugin implements AutoCloseable {
    * with aliases starting with {@code agentPrefix} ({@code /vnf-agent/<label>/}).
    */
   public static LinuxPlugin register(KVScheduler kvs, LinuxCalls calls, String agentPrefix) {
+    return register(
+        kvs,
+        calls,
+        calls instanceof IpRoute2Calls ip ? ip.iptables() : new IptablesRestoreCalls(CALL_LIMIT),
+        agentPrefix);
+  }
+
+  /** Limit of one iptables command when the calls do not say it. */
+  private static final Duration CALL_LIMIT = Duration.ofSeconds(30);
+
+  /**
+   * {@link #register(KVScheduler, LinuxCalls, String)} with the rule chains applied through {@code
+   * iptables}.
+   */
+  public static LinuxPlugin register(
+      KVScheduler kvs, LinuxCalls calls, IptablesCalls iptables, String agentPrefix) {
     KVDescriptor<Interface, LinuxIfMetadata> interfaces =
         InterfaceDescriptor.create(calls, agentPrefix);
     kvs.registerDescriptors(interfaces);
@@ -62,7 +92,8 @@ public final class LinuxPlugin implements AutoCloseable {
         watcher.descriptor(),
         ArpDescriptor.create(calls, index),
         RouteDescriptor.create(calls, index));
-    return new LinuxPlugin(kvs, index, watcher);
+    kvs.registerDescriptors(RuleChainDescriptor.create(calls, iptables));
+    return new LinuxPlugin(kvs, index, watcher, iptables);
   }
 
   /** Starts following the kernel's link and address events. */
@@ -84,9 +115,17 @@ public final class LinuxPlugin implements AutoCloseable {
     return interfaces;
   }
 
-  /** Stops following kernel events. */
+  /** How many iptables-restore processes the rule chains started (for tests and benchmarks). */
+  public long iptablesRestores() {
+    return iptables.restores();
+  }
+
+  /** Stops following kernel events; ends the long-running iptables-restore processes. */
   @Override
   public void close() {
     watcher.close();
+    if (iptables instanceof IptablesRestoreCalls own) {
+      own.close();
+    }
   }
 }

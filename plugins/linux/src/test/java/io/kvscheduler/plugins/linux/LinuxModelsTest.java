@@ -11,6 +11,7 @@ import io.kvscheduler.plugins.linux.model.IpNet;
 import io.kvscheduler.plugins.linux.model.LinuxModels;
 import io.kvscheduler.plugins.linux.model.interfaces.Interface;
 import io.kvscheduler.plugins.linux.model.interfaces.VethLink;
+import io.kvscheduler.plugins.linux.model.iptables.RuleChain;
 import io.kvscheduler.plugins.linux.model.l3.ARPEntry;
 import io.kvscheduler.plugins.linux.model.l3.Route;
 import io.kvscheduler.plugins.linux.model.namespace.NetNamespace;
@@ -73,6 +74,35 @@ class LinuxModelsTest {
     assertThat(fields(ARPEntry.getDescriptor()))
         .containsExactlyInAnyOrderEntriesOf(
             Map.of("interface", 1, "ip_address", 2, "hw_address", 3));
+  }
+
+  @Test
+  void ruleChainHasVppAgentsNamesAndNumbers() throws Exception {
+    assertThat(RuleChain.getDescriptor().getFullName())
+        .isEqualTo("ligato.linux.iptables.RuleChain");
+    assertThat(fields(RuleChain.getDescriptor()))
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.ofEntries(
+                Map.entry("name", 1),
+                Map.entry("namespace", 2),
+                Map.entry("interfaces", 3),
+                Map.entry("protocol", 4),
+                Map.entry("table", 5),
+                Map.entry("chain_type", 6),
+                Map.entry("chain_name", 7),
+                Map.entry("default_policy", 8),
+                Map.entry("rules", 10)));
+    assertThat(RuleChain.Table.SECURITY.getNumber()).isEqualTo(4);
+    assertThat(RuleChain.ChainType.POSTROUTING.getNumber()).isEqualTo(5);
+    assertThat(RuleChain.Policy.RETURN.getNumber()).isEqualTo(4);
+    Object chain =
+        registry.decode(
+            "config/linux/iptables/v2/rulechain/chain1",
+            "{\"name\":\"chain1\",\"namespace\":{\"type\":\"NSID\",\"reference\":\"ns1\"},"
+                + "\"protocol\":\"IPV4\",\"table\":\"NAT\",\"chain_type\":\"POSTROUTING\","
+                + "\"rules\":[\"-o eth0 -j MASQUERADE\"]}");
+    assertThat(registry.keyOf(chain)).isEqualTo("config/linux/iptables/v2/rulechain/chain1");
+    assertThat(((RuleChain) chain).getTable()).isEqualTo(RuleChain.Table.NAT);
   }
 
   @Test
@@ -139,7 +169,7 @@ class LinuxModelsTest {
     assertThat(LinuxModels.INTERFACE.yamlGroup()).isEqualTo("linuxConfig");
     assertThat(LinuxModels.all())
         .extracting(m -> m.yamlField())
-        .containsExactly("interfaces", "routes", "arpEntries");
+        .containsExactly("interfaces", "routes", "arpEntries", "RuleChain_list");
   }
 
   @Test

@@ -125,6 +125,14 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     }
   }
 
+  /**
+   * The iptables calls that go with these: {@code iptables-save} and {@code iptables-restore} run
+   * after the same prefix and within the same limit.
+   */
+  public IptablesCalls iptables() {
+    return new IptablesRestoreCalls(runner.commandLine(List.of()), limit);
+  }
+
   private static List<String> ipArgs(String namespace, String... args) {
     List<String> argv = new ArrayList<>(List.of("ip"));
     if (!namespace.isEmpty()) {

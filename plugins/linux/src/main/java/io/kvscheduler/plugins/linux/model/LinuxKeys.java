@@ -141,4 +141,22 @@ public final class LinuxKeys {
   public static String arpKey(ARPEntry a) {
     return ARP_PREFIX + arpName(a);
   }
+
+  /** NB prefix of iptables rule chains. */
+  public static final String RULE_CHAIN_PREFIX = "config/linux/iptables/v2/rulechain/";
+
+  /** Key of the rule chain {@code name}. */
+  public static String ruleChainKey(String name) {
+    return RULE_CHAIN_PREFIX + name;
+  }
+
+  /**
+   * The property a configured CUSTOM chain derives: {@code
+   * linux/iptables/chain/<namespace>/<ipv4|ipv6>/<table>/<chain>} ({@code <default>} for the
+   * agent's namespace).
+   */
+  public static String ruleChainExistsKey(
+      String namespace, String family, String table, String chain) {
+    return "linux/iptables/chain/" + namespace + "/" + family + "/" + table + "/" + chain;
+  }
 }

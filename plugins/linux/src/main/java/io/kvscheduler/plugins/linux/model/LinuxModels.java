@@ -3,6 +3,7 @@ package io.kvscheduler.plugins.linux.model;
 import io.kvscheduler.agent.spi.Model;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.plugins.linux.model.interfaces.Interface;
+import io.kvscheduler.plugins.linux.model.iptables.RuleChain;
 import io.kvscheduler.plugins.linux.model.l3.ARPEntry;
 import io.kvscheduler.plugins.linux.model.l3.Route;
 import java.util.List;
@@ -28,6 +29,15 @@ public final class LinuxModels {
           .yamlField("routes")
           .build();
 
+  /**
+   * {@code linux.iptables.rulechain}: {@code config/linux/iptables/v2/rulechain/<name>}. YAML field
+   * {@code RuleChain_list}: vpp-agent's Linux configuration has no field for rule chains.
+   */
+  public static final Model<RuleChain> RULE_CHAIN =
+      Model.builder("linux.iptables", "v2", "rulechain", RuleChain.class)
+          .name(RuleChain::getName, "{{.Name}}")
+          .build();
+
   /** {@code linux.l3.arp}: {@code config/linux/l3/v2/arp/<interface>/<ip>}. */
   public static final Model<ARPEntry> ARP =
       Model.builder("linux.l3", "v2", "arp", ARPEntry.class)
@@ -35,12 +45,12 @@ public final class LinuxModels {
           .yamlField("arpEntries")
           .build();
 
-  /** The three models. */
+  /** The Linux models. */
   public static List<Model<?>> all() {
-    return List.of(INTERFACE, ROUTE, ARP);
+    return List.of(INTERFACE, ROUTE, ARP, RULE_CHAIN);
   }
 
-  /** Registers the three models. */
+  /** Registers the Linux models. */
   public static void registerAll(ModelRegistry registry) {
     all().forEach(registry::register);
   }

@@ -87,6 +87,12 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   /** The session for {@code ip link} commands. */
   private static final String LINKS = "link";
 
+  /**
+   * The session reading IPv4 routes of every table ({@code ip -4}): without a family, {@code ip
+   * route show table all} prints IPv6 routes too.
+   */
+  private static final String IPV4 = "-4";
+
   private IpSession session(String namespace, String kind) {
     return sessions.computeIfAbsent(
         List.of(namespace, kind),
@@ -162,7 +168,7 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     if (!namespaces().contains(name)) {
       runner.run(ipArgs("", "netns", "add", name), null);
       // a session left from a namespace of the same name, deleted since, holds the old one
-      for (String kind : List.of(ADDRESSES, IPV6, LINKS)) {
+      for (String kind : List.of(ADDRESSES, IPV6, LINKS, IPV4)) {
         IpSession stale = sessions.remove(List.of(name, kind));
         if (stale != null) {
           stale.close();
@@ -557,12 +563,17 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   @Override
   public List<RouteEntry> routes(String namespace, String device) throws LinuxCallException {
     List<RouteEntry> out = new ArrayList<>();
-    for (String family : List.of(ADDRESSES, IPV6)) { // without a family, ip shows IPv4 routes
+    for (String family : List.of(IPV4, IPV6)) {
       for (JsonNode n :
-          session(namespace, family).query(BatchLine.of("route", "show", "dev", device))) {
+          session(namespace, family)
+              .query(BatchLine.of("route", "show", "table", "all", "dev", device))) {
         String proto = n.path("protocol").asText("");
         String type = n.path("type").asText("unicast");
-        if (proto.equals("kernel") || proto.equals("ra") || !type.equals("unicast")) {
+        String table = n.path("table").asText("main");
+        if (proto.equals("kernel")
+            || proto.equals("ra")
+            || !type.equals("unicast")
+            || table.equals("local")) {
           continue; // put there by an address or by the kernel itself
         }
         String dst = n.path("dst").asText();
@@ -583,10 +594,32 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
                 n.path("gateway").asText(""),
                 n.path("metric").asInt(0),
                 n.path("scope").asText("global"),
-                proto.equals(Integer.toString(ROUTE_PROTOCOL))));
+                proto.equals(Integer.toString(ROUTE_PROTOCOL)),
+                tableNumber(table)));
       }
     }
     return out;
+  }
+
+  /**
+   * The number of a routing table as {@code ip -json} prints it: {@code main} is 0, {@code default}
+   * 253, a number as such; -1 for a table the system knows by another name only.
+   */
+  static int tableNumber(String printed) {
+    switch (printed) {
+      case "main":
+        return 0;
+      case "default":
+        return 253;
+      case "local":
+        return 255;
+      default:
+        try {
+          return Integer.parseUnsignedInt(printed);
+        } catch (NumberFormatException e) {
+          return -1;
+        }
+    }
   }
 
   private List<String> routeArgs(String verb, RouteEntry r) {
@@ -598,6 +631,9 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     if (r.metric() != 0) {
       args.addAll(List.of("metric", Integer.toString(r.metric())));
     }
+    if (r.table() != 0) {
+      args.addAll(List.of("table", Integer.toUnsignedString(r.table())));
+    }
     if (!r.scope().isEmpty() && !r.destination().contains(":")) {
       args.addAll(List.of("scope", r.scope()));
     }
@@ -605,6 +641,29 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
       args.addAll(List.of("proto", Integer.toString(ROUTE_PROTOCOL)));
     }
     return args;
+  }
+
+  @Override
+  public void changeRoute(RouteEntry old, RouteEntry now) throws LinuxCallException {
+    if (old.metric() == now.metric() && old.table() == now.table()) {
+      replaceRoute(now);
+      return;
+    }
+    // the new route first, then the old one gone, in one exchange with the kernel
+    List<IpSession.Answer> answers =
+        session(now.namespace(), ADDRESSES)
+            .runAll(
+                List.of(
+                    BatchLine.of(routeArgs("replace", now).toArray(String[]::new)),
+                    BatchLine.of(routeArgs("del", old).toArray(String[]::new))));
+    answers.get(0).orThrow();
+    try {
+      answers.get(1).orThrow();
+    } catch (LinuxCallException e) {
+      if (!e.notFound()) {
+        throw e;
+      }
+    }
   }
 
   @Override

@@ -122,7 +122,10 @@ public interface LinuxCalls {
 
   // ---- routes
 
-  /** The routes of the main table through {@code device} that no address put there. */
+  /**
+   * The routes through {@code device} that no address put there, of every routing table but the
+   * kernel's own {@code local} table.
+   */
   List<RouteEntry> routes(String namespace, String device) throws LinuxCallException;
 
   /** Adds a route, marked with {@link #ROUTE_PROTOCOL}; fails if an equal one exists. */
@@ -133,6 +136,25 @@ public interface LinuxCalls {
 
   /** Deletes a route. */
   void deleteRoute(RouteEntry route) throws LinuxCallException;
+
+  /**
+   * Changes route {@code old} into {@code now} (same destination and device): a replace, which
+   * changes the route in place when table and metric stay; otherwise the kernel keys the new route
+   * apart, so {@code now} is added (replacing an equal one) and then {@code old} deleted, in one
+   * exchange, never leaving both behind nor a moment without a route.
+   */
+  default void changeRoute(RouteEntry old, RouteEntry now) throws LinuxCallException {
+    replaceRoute(now);
+    if (old.metric() != now.metric() || old.table() != now.table()) {
+      try {
+        deleteRoute(old);
+      } catch (LinuxCallException e) {
+        if (!e.notFound()) {
+          throw e;
+        }
+      }
+    }
+  }
 
   // ---- neighbours
 

@@ -114,7 +114,8 @@ public final class LinuxKeys {
 
   /**
    * The instance name of a route: the destination normalised to its network address, then the
-   * outgoing interface ({@code 10.0.2.0/24/veth1}).
+   * outgoing interface ({@code 10.0.2.0/24/veth1}), then, for a route of a table other than main
+   * (the {@code table} extension), {@code /table/<number>} ({@code 10.0.2.0/24/veth1/table/100}).
    */
   public static String routeName(Route r) {
     String dst = r.getDstNetwork();
@@ -124,7 +125,8 @@ public final class LinuxKeys {
     } else {
       net = IpNet.parse(dst).map(n -> n.network().toString()).orElse("<invalid>/0");
     }
-    return net + "/" + r.getOutgoingInterface();
+    String name = net + "/" + r.getOutgoingInterface();
+    return r.getTable() == 0 ? name : name + "/table/" + Integer.toUnsignedString(r.getTable());
   }
 
   /** Key of a route. */

@@ -18,13 +18,17 @@ public final class LinuxModels {
           .yamlField("interfaces")
           .build();
 
-  /** {@code linux.l3.route}: {@code config/linux/l3/v2/route/<dst network>/<interface>}. */
+  /**
+   * {@code linux.l3.route}: {@code config/linux/l3/v2/route/<dst network>/<interface>}, followed by
+   * {@code /table/<number>} for a route of another table than main (our extension).
+   */
   public static final Model<Route> ROUTE =
       Model.builder("linux.l3", "v2", "route", Route.class)
           .name(
               LinuxKeys::routeName,
               "{{with ipnet .DstNetwork}}{{printf \"%s/%d\" .IP"
-                  + " .MaskSize}}{{else}}{{.DstNetwork}}{{end}}/{{.OutgoingInterface}}")
+                  + " .MaskSize}}{{else}}{{.DstNetwork}}{{end}}/{{.OutgoingInterface}}"
+                  + "{{if .Table}}/table/{{.Table}}{{end}}")
           .yamlField("routes")
           .build();
 

@@ -6,6 +6,8 @@ import io.kvscheduler.plugins.linux.descriptor.ArpDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.InterfaceAddressDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.InterfaceDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.InterfaceWatcherDescriptor;
+import io.kvscheduler.plugins.linux.descriptor.LinkDescriptor;
+import io.kvscheduler.plugins.linux.descriptor.PortDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.RouteDescriptor;
 import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfIndex;
 import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfMetadata;
@@ -14,6 +16,7 @@ import io.kvscheduler.plugins.linux.linuxcalls.LinuxCallException;
 import io.kvscheduler.plugins.linux.linuxcalls.LinuxCalls;
 import io.kvscheduler.plugins.linux.model.interfaces.Interface;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
@@ -55,7 +58,15 @@ public final class LinuxPlugin implements AutoCloseable {
     KVDescriptor<Interface, LinuxIfMetadata> interfaces =
         InterfaceDescriptor.create(calls, agentPrefix);
     kvs.registerDescriptors(interfaces);
-    LinuxIfIndex index = new LinuxIfIndex(kvs.metadataMap(interfaces));
+    // links of the extension package (bridges, VXLAN, macvlan, ...) and ports: found by logical
+    // name beside the interfaces
+    AtomicReference<LinuxIfIndex> found = new AtomicReference<>();
+    KVDescriptor<io.kvscheduler.plugins.linux.model.links.Link, LinuxIfMetadata> links =
+        LinkDescriptor.create(calls, agentPrefix, found::get);
+    kvs.registerDescriptors(links);
+    LinuxIfIndex index = new LinuxIfIndex(kvs.metadataMap(interfaces), kvs.metadataMap(links));
+    found.set(index);
+    kvs.registerDescriptors(PortDescriptor.create(calls, found::get));
     InterfaceWatcherDescriptor watcher = new InterfaceWatcherDescriptor(calls);
     kvs.registerDescriptors(
         InterfaceAddressDescriptor.create(calls, index),

@@ -781,15 +781,18 @@ public final class InterfaceDescriptor {
 
   /** The kernel's addresses, each written as the expected value writes it when it is there. */
   private static List<String> spelledAsExpected(List<String> kernel, Interface exp) {
+    return spelledAsExpected(kernel, exp == null ? List.of() : exp.getIpAddressesList());
+  }
+
+  /** The addresses {@code kernel}, each spelled as in {@code expected} where it is there. */
+  static List<String> spelledAsExpected(List<String> kernel, List<String> expected) {
     List<String> out = new ArrayList<>();
     for (String k : kernel) {
       String spelled = k;
-      if (exp != null) {
-        for (String e : exp.getIpAddressesList()) {
-          if (sameNet(k, e)) {
-            spelled = e;
-            break;
-          }
+      for (String e : expected) {
+        if (sameNet(k, e)) {
+          spelled = e;
+          break;
         }
       }
       out.add(spelled);

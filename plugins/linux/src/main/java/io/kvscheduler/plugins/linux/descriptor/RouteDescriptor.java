@@ -60,7 +60,7 @@ public final class RouteDescriptor {
         .update(d::update)
         .delete(d::delete)
         .retrieve(d::retrieve)
-        .retrieveDependencies(InterfaceDescriptor.NAME)
+        .retrieveDependencies(InterfaceDescriptor.NAME, LinkDescriptor.NAME)
         .isRetriableFailure(InterfaceDescriptor::isRetriable)
         // safe to call concurrently: yes, each route is one kernel route, ordered after its link
         .build();

@@ -506,6 +506,76 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   }
 
   @Override
+  public Link createLink(
+      String namespace, String name, List<String> addArgs, String alias, LinkSettings s)
+      throws LinuxCallException {
+    List<String> add = new ArrayList<>(List.of("link", "add"));
+    add.addAll(addArgs);
+    List<String> commands = new ArrayList<>(List.of(BatchLine.of(add.toArray(String[]::new))));
+    commands.addAll(settingCommands(name, name, alias, s));
+    commands.add(BatchLine.of("link", "show", "dev", name));
+    List<IpSession.Answer> answers = session(namespace, LINKS).runAll(commands);
+    answers.get(0).orThrow();
+    for (IpSession.Answer a : answers.subList(1, commands.size() - 1)) {
+      if (a.failure() != null) {
+        LinuxCallException failed = new LinuxCallException(a.command(), 1, a.failure());
+        try {
+          deleteLink(namespace, name); // not left half made: the next try creates it afresh
+        } catch (LinuxCallException e) {
+          failed.addSuppressed(e);
+        }
+        throw failed;
+      }
+    }
+    return shown(namespace, name, answers.get(answers.size() - 1));
+  }
+
+  @Override
+  public void linkRequests(String namespace, List<List<String>> requests)
+      throws LinuxCallException {
+    if (requests.isEmpty()) {
+      return;
+    }
+    List<String> commands =
+        requests.stream().map(r -> BatchLine.of(r.toArray(String[]::new))).toList();
+    for (IpSession.Answer a : session(namespace, LINKS).runAll(commands)) {
+      a.orThrow();
+    }
+  }
+
+  @Override
+  public List<LinkDetails> linkDetails(String namespace) throws LinuxCallException {
+    List<LinkDetails> out = new ArrayList<>();
+    JsonNode all = session(namespace, LINKS).query(BatchLine.of("link", "show"));
+    List<Link> links = parseLinks(namespace, all);
+    Map<Integer, String> names = new java.util.HashMap<>();
+    links.forEach(l -> names.put(l.index(), l.name()));
+    int i = 0;
+    for (JsonNode n : all) {
+      Link l = links.get(i++);
+      JsonNode data = n.path("linkinfo").path("info_data");
+      Map<String, String> info = new LinkedHashMap<>();
+      data.fields()
+          .forEachRemaining(
+              f -> {
+                if (f.getValue().isValueNode()) {
+                  info.put(f.getKey(), f.getValue().asText());
+                }
+              });
+      // a macvlan's or VLAN's parent is "link" (with "link_netnsid" when in another namespace);
+      // a VXLAN's underlay device is "link" of its data
+      String parent = n.has("link_netnsid") ? "" : n.path("link").asText("");
+      if (l.kind().equals("vxlan")) {
+        parent = data.path("link").asText("");
+      } else if (l.kind().equals("veth")) {
+        parent = "";
+      }
+      out.add(new LinkDetails(l, n.path("master").asText(""), parent, info));
+    }
+    return out;
+  }
+
+  @Override
   public void deleteLink(String namespace, String name) throws LinuxCallException {
     ipLink(namespace, "link", "del", "dev", name);
   }

@@ -100,6 +100,32 @@ public interface LinuxCalls {
    */
   void addLink(String namespace, String name, String kind, int making) throws LinuxCallException;
 
+  /**
+   * Creates a link with the request {@code ip link add ADD_ARGS} in {@code namespace} (the
+   * arguments name it {@code name} and give its kind), then, in the same exchange, gives it {@code
+   * alias} and the attributes of {@code settings} and reads it back; removes it again when it
+   * cannot be configured. Returns the link, without its addresses.
+   */
+  default Link createLink(
+      String namespace, String name, List<String> addArgs, String alias, LinkSettings settings)
+      throws LinuxCallException {
+    throw new LinuxCallException("ip link add", 1, "Operation not supported");
+  }
+
+  /**
+   * Sends the {@code ip link} requests {@code requests} (each the words after {@code ip}) to {@code
+   * namespace} in one exchange, in order, stopping at the first that fails.
+   */
+  default void linkRequests(String namespace, List<List<String>> requests)
+      throws LinuxCallException {
+    throw new LinuxCallException("ip link", 1, "Operation not supported");
+  }
+
+  /** Every link of {@code namespace} with its master and the attributes of its kind. */
+  default List<LinkDetails> linkDetails(String namespace) throws LinuxCallException {
+    throw new LinuxCallException("ip -d link show", 1, "Operation not supported");
+  }
+
   /** Deletes the link {@code name} of {@code namespace} (a veth takes its peer along). */
   void deleteLink(String namespace, String name) throws LinuxCallException;
 

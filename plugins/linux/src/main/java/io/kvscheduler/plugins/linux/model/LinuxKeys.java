@@ -22,6 +22,12 @@ public final class LinuxKeys {
   /** NB prefix of ARP entries. */
   public static final String ARP_PREFIX = "config/linux/l3/v2/arp/";
 
+  /** NB prefix of the links of our extension package (bridges, VXLAN, macvlan, ...). */
+  public static final String LINK_PREFIX = "config/linux/links/v1/link/";
+
+  /** NB prefix of the ports of bridges, bonds and VRF devices (our extension package). */
+  public static final String PORT_PREFIX = "config/linux/links/v1/port/";
+
   /** Prefix of the derived interface state properties. */
   public static final String STATE_PREFIX = "linux/interface/state/";
 
@@ -46,6 +52,16 @@ public final class LinuxKeys {
   /** Key of interface {@code name}. */
   public static String interfaceKey(String name) {
     return INTERFACE_PREFIX + name;
+  }
+
+  /** Key of link {@code name} (our extension package). */
+  public static String linkKey(String name) {
+    return LINK_PREFIX + name;
+  }
+
+  /** Key of the port {@code iface} (our extension package). */
+  public static String portKey(String iface) {
+    return PORT_PREFIX + iface;
   }
 
   /** Whether {@code key} is an interface key (a name without further {@code /}). */

@@ -5,9 +5,14 @@ import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.plugins.linux.model.interfaces.Interface;
 import io.kvscheduler.plugins.linux.model.l3.ARPEntry;
 import io.kvscheduler.plugins.linux.model.l3.Route;
+import io.kvscheduler.plugins.linux.model.links.Link;
+import io.kvscheduler.plugins.linux.model.links.Port;
 import java.util.List;
 
-/** The Linux models as the agent registers them: keys and YAML fields as in vpp-agent. */
+/**
+ * The Linux models as the agent registers them: keys and YAML fields as in vpp-agent, and the links
+ * and ports of our extension package.
+ */
 public final class LinuxModels {
   private LinuxModels() {}
 
@@ -39,12 +44,29 @@ public final class LinuxModels {
           .yamlField("arpEntries")
           .build();
 
-  /** The three models. */
+  /**
+   * {@code linux.links.link}: {@code config/linux/links/v1/link/<name>}, a bridge, VXLAN, macvlan,
+   * VLAN, bond or VRF link of our extension package {@code kvscheduler.linux.links}.
+   */
+  public static final Model<Link> LINK =
+      Model.builder("linux.links", "v1", "link", Link.class)
+          .name(Link::getName, "{{.Name}}")
+          .yamlField("links")
+          .build();
+
+  /** {@code linux.links.port}: {@code config/linux/links/v1/port/<interface>} (extension). */
+  public static final Model<Port> PORT =
+      Model.builder("linux.links", "v1", "port", Port.class)
+          .name(Port::getInterface, "{{.Interface}}")
+          .yamlField("ports")
+          .build();
+
+  /** The models. */
   public static List<Model<?>> all() {
-    return List.of(INTERFACE, ROUTE, ARP);
+    return List.of(INTERFACE, ROUTE, ARP, LINK, PORT);
   }
 
-  /** Registers the three models. */
+  /** Registers the models. */
   public static void registerAll(ModelRegistry registry) {
     all().forEach(registry::register);
   }

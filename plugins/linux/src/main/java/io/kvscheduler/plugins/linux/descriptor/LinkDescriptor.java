@@ -126,6 +126,11 @@ public final class LinkDescriptor {
     };
   }
 
+  /** Whether {@code a} and {@code b} are the same address, or both empty. */
+  private static boolean sameAddress(String a, String b) {
+    return a.equals(b) || IpNet.sameAddress(a, b);
+  }
+
   static int port(VxlanLink v) {
     return v.getDstPort() == 0 ? VXLAN_PORT : v.getDstPort();
   }
@@ -329,9 +334,9 @@ public final class LinkDescriptor {
         VxlanLink y = b.getVxlan();
         yield x.getVni() == y.getVni()
             && port(x) == port(y)
-            && IpNet.sameAddress(x.getLocal(), y.getLocal())
-            && IpNet.sameAddress(x.getRemote(), y.getRemote())
-            && IpNet.sameAddress(x.getGroup(), y.getGroup())
+            && sameAddress(x.getLocal(), y.getLocal())
+            && sameAddress(x.getRemote(), y.getRemote())
+            && sameAddress(x.getGroup(), y.getGroup())
             && x.getUnderlay().equals(y.getUnderlay());
       }
       default -> a.equals(b) || kindOf(a).equals(kindOf(b));
@@ -362,8 +367,8 @@ public final class LinkDescriptor {
         VxlanLink y = b.getVxlan();
         yield x.getVni() != y.getVni()
             || port(x) != port(y)
-            || !IpNet.sameAddress(x.getLocal(), y.getLocal())
-            || !IpNet.sameAddress(x.getGroup(), y.getGroup())
+            || !sameAddress(x.getLocal(), y.getLocal())
+            || !sameAddress(x.getGroup(), y.getGroup())
             || !x.getUnderlay().equals(y.getUnderlay())
             || x.getRemote().isEmpty() != y.getRemote().isEmpty();
       }
@@ -543,7 +548,7 @@ public final class LinkDescriptor {
         }
       }
       case VXLAN -> {
-        if (!IpNet.sameAddress(a.getVxlan().getRemote(), b.getVxlan().getRemote())) {
+        if (!sameAddress(a.getVxlan().getRemote(), b.getVxlan().getRemote())) {
           kind.add(
               List.of(
                   "link",

@@ -272,6 +272,16 @@ class ParserFuzzTest {
     modelJson(LinuxModels.ARP, tree);
   }
 
+  @Property(tries = TRIES, shrinking = ShrinkingMode.BOUNDED)
+  void modelJsonLinuxLink(@ForAll("trees") JsonNode tree) {
+    modelJson(LinuxModels.LINK, tree);
+  }
+
+  @Property(tries = TRIES, shrinking = ShrinkingMode.BOUNDED)
+  void modelJsonLinuxPort(@ForAll("trees") JsonNode tree) {
+    modelJson(LinuxModels.PORT, tree);
+  }
+
   @Provide
   Arbitrary<JsonNode> trees() {
     return FuzzInputs.randomTrees();

@@ -5,6 +5,7 @@ import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.plugins.linux.descriptor.ArpDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.InterfaceAddressDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.InterfaceDescriptor;
+import io.kvscheduler.plugins.linux.descriptor.InterfaceVrfDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.InterfaceWatcherDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.LinkDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.PortDescriptor;
@@ -70,6 +71,7 @@ public final class LinuxPlugin implements AutoCloseable {
     InterfaceWatcherDescriptor watcher = new InterfaceWatcherDescriptor(calls);
     kvs.registerDescriptors(
         InterfaceAddressDescriptor.create(calls, index),
+        InterfaceVrfDescriptor.create(calls, index),
         watcher.descriptor(),
         ArpDescriptor.create(calls, index),
         RouteDescriptor.create(calls, index));

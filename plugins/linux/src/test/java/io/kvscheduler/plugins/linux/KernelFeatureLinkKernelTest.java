@@ -190,4 +190,43 @@ class KernelFeatureLinkKernelTest {
     put(key(other), null);
     assertThat(k.link("ns1", "vrf-blue")).isNull();
   }
+
+  @Test
+  void vrfDeviceInterfacesAsVppAgentHasThem() {
+    requireKernelFeature("VRF devices (kernel module vrf)", "probe0", "type", "vrf", "table", "10");
+    Interface vrf =
+        Interface.newBuilder()
+            .setName("vrf1")
+            .setType(Interface.Type.VRF_DEVICE)
+            .setNamespace(Values.ns("ns1"))
+            .setEnabled(true)
+            .setVrfDev(
+                io.kvscheduler.plugins.linux.model.interfaces.VrfDevLink.newBuilder()
+                    .setRoutingTable(10))
+            .build();
+    Interface v1 =
+        Values.veth("v1", "v2", "ns1", "10.0.6.1/24").setVrfMasterInterface("vrf1").build();
+    Interface v2 = Values.veth("v2", "v1", "ns1").build();
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put(Values.key(v1), v1);
+    m.put(Values.key(v2), v2);
+    k.change(m);
+    String binding = LinuxKeys.vrfKey("v1", "vrf1");
+    assertThat(k.state(binding)).as("waits for its VRF").isEqualTo(ValueState.PENDING);
+    put(Values.key(vrf), vrf);
+    assertThat(k.state(binding)).isEqualTo(ValueState.CONFIGURED);
+    assertThat(details("ns1", "v1").path("master").asText()).isEqualTo("vrf1");
+    assertThat(details("ns1", "vrf1").path("linkinfo").path("info_data").path("table").asInt())
+        .isEqualTo(10);
+    assertThat(k.addresses("ns1", "v1")).containsExactly("10.0.6.1/24");
+    assertAdoptedAfterRestart();
+    Interface other =
+        vrf.toBuilder().setVrfDev(vrf.getVrfDev().toBuilder().setRoutingTable(11)).build();
+    assertThat(KernelFixture.sbOperations(put(Values.key(other), other)))
+        .containsSubsequence("DELETE " + Values.key(vrf), "CREATE " + Values.key(vrf));
+    assertThat(details("ns1", "v1").path("master").asText()).isEqualTo("vrf1");
+    put(Values.key(other), null);
+    assertThat(k.link("ns1", "vrf1")).isNull();
+    assertThat(k.state(binding)).isEqualTo(ValueState.PENDING);
+  }
 }

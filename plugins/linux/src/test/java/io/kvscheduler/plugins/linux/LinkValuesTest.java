@@ -171,4 +171,36 @@ class LinkValuesTest {
     refused(Port.newBuilder().setInterface("p1").setMaster("br\u0000").build(), "master");
     refused(Port.newBuilder().setInterface("p\t1").setMaster("br1").build(), "interface");
   }
+
+  @Test
+  void vrfDeviceInterfacesAndTheirMembersAsVppAgentHasThem() throws Exception {
+    var interfaces = HostileValuesTest.INTERFACES;
+    io.kvscheduler.plugins.linux.model.interfaces.Interface vrf =
+        io.kvscheduler.plugins.linux.model.interfaces.Interface.newBuilder()
+            .setName("vrf1")
+            .setType(io.kvscheduler.plugins.linux.model.interfaces.Interface.Type.VRF_DEVICE)
+            .setVrfDev(
+                io.kvscheduler.plugins.linux.model.interfaces.VrfDevLink.newBuilder()
+                    .setRoutingTable(10))
+            .build();
+    interfaces.validate(Values.key(vrf), vrf);
+    for (int table : new int[] {0, 254}) {
+      var bad =
+          vrf.toBuilder().setVrfDev(vrf.getVrfDev().toBuilder().setRoutingTable(table)).build();
+      InvalidValueException e =
+          catchThrowableOfType(
+              () -> interfaces.validate(Values.key(bad), bad), InvalidValueException.class);
+      assertThat(e.invalidFields()).containsExactly("routing_table");
+    }
+    var member = Values.veth("v1", "v2", "").setVrfMasterInterface("vrf1").build();
+    interfaces.validate(Values.key(member), member);
+    for (String master : new String[] {"v1", "a/b", "x\ty"}) {
+      var bad = member.toBuilder().setVrfMasterInterface(master).build();
+      InvalidValueException e =
+          catchThrowableOfType(
+              () -> interfaces.validate(Values.key(bad), bad), InvalidValueException.class);
+      assertThat(e).as(master).isNotNull();
+      assertThat(e.invalidFields()).containsExactly("vrf_master_interface");
+    }
+  }
 }

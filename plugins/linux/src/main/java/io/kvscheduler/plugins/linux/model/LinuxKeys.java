@@ -113,6 +113,35 @@ public final class LinuxKeys {
     return Optional.empty();
   }
 
+  /**
+   * Key of the derived value binding interface {@code iface} to the VRF device interface {@code
+   * vrf} ({@code vrf_master_interface}).
+   */
+  public static String vrfKey(String iface, String vrf) {
+    return "linux/interface/" + iface + "/vrf/" + vrf;
+  }
+
+  /** The interface and VRF of a {@link #vrfKey}. */
+  public record VrfKey(String iface, String vrf) {}
+
+  /** Parses a {@link #vrfKey}. */
+  public static Optional<VrfKey> parseVrfKey(String key) {
+    String p = "linux/interface/";
+    if (!key.startsWith(p)) {
+      return Optional.empty();
+    }
+    int at = key.indexOf("/vrf/", p.length());
+    if (at < 0) {
+      return Optional.empty();
+    }
+    String iface = key.substring(p.length(), at);
+    String vrf = key.substring(at + "/vrf/".length());
+    if (iface.isEmpty() || iface.contains("/") || vrf.isEmpty() || vrf.contains("/")) {
+      return Optional.empty();
+    }
+    return Optional.of(new VrfKey(iface, vrf));
+  }
+
   /** Key the watcher reports while host link {@code hostName} exists and is up. */
   public static String hostNameKey(String hostName) {
     return HOST_NAME_PREFIX + hostName;

@@ -339,7 +339,7 @@ public final class LinkDescriptor {
             && sameAddress(x.getGroup(), y.getGroup())
             && x.getUnderlay().equals(y.getUnderlay());
       }
-      default -> a.equals(b) || kindOf(a).equals(kindOf(b));
+      default -> kindOf(a).equals(kindOf(b));
     };
   }
 

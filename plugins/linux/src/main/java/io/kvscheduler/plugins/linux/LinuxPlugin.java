@@ -22,8 +22,9 @@ import java.util.function.Consumer;
 
 /**
  * The Linux descriptors registered on a scheduler, in vpp-agent's order: interfaces, their
- * addresses, the interface watcher, ARP entries, routes. Exposes the interface metadata map
- * read-only, and starts and stops the watcher's kernel events.
+ * addresses and VRF bindings, the interface watcher, ARP entries, routes; and, from our extension
+ * package, links (bridges, VXLAN, macvlan, VLAN, bonds, VRF devices) and ports. Exposes the
+ * interface metadata map read-only, and starts and stops the watcher's kernel events.
  */
 public final class LinuxPlugin implements AutoCloseable {
   /**

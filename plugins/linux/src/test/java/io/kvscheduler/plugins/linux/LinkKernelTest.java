@@ -356,4 +356,30 @@ class LinkKernelTest {
     assertThat(k.link("", "br1")).isNull();
     assertThat(k.link("", "foreign0")).isNotNull();
   }
+
+  @Test
+  void aLinkLeftHalfMadeByAKilledAgentIsMadeAfreshAndAForeignOneIsLeftAlone() {
+    int group =
+        io.kvscheduler.plugins.linux.descriptor.LinkDescriptor.makingGroup(
+            io.kvscheduler.plugins.linux.descriptor.LinkDescriptor.aliasPrefix(
+                KernelFixture.AGENT_PREFIX));
+    // made by an agent killed before it gave the link its alias: in its group, no alias
+    k.sh("ip", "link", "add", "br1", "group", Integer.toUnsignedString(group), "type", "bridge");
+    int before = index("", "br1");
+    Link br1 = link("br1", "").setBridge(BridgeLink.getDefaultInstance()).build();
+    put(key(br1), br1);
+    assertThat(k.state(key(br1))).isEqualTo(ValueState.CONFIGURED);
+    assertThat(index("", "br1")).as("made afresh").isNotEqualTo(before);
+    assertThat(details("", "br1").path("ifalias").asText()).isEqualTo("/vnf-agent/test+links/br1");
+
+    // a foreign link of that name (default group) is not taken over
+    k.sh("ip", "link", "add", "br2", "type", "bridge");
+    before = index("", "br2");
+    Link br2 = link("br2", "").setBridge(BridgeLink.getDefaultInstance()).build();
+    put(key(br2), br2);
+    assertThat(k.state(key(br2))).isNotEqualTo(ValueState.CONFIGURED);
+    assertThat(k.status(key(br2)).value().error()).contains("File exists");
+    assertThat(index("", "br2")).isEqualTo(before);
+    assertThat(details("", "br2").path("ifalias").asText("")).isEmpty();
+  }
 }

@@ -44,7 +44,10 @@ import java.util.function.Supplier;
  * unicast remote. Everything else (kind, namespace, VNI, local address, group, port, underlay,
  * parent, VLAN id, bond mode, VRF table) re-creates the link. Links carry the alias {@code <agent
  * prefix without its last '/'>+links/<name>}, which the interface descriptor does not take for its
- * own; Retrieve returns the links with this prefix in the agent's and every named namespace.
+ * own; Retrieve returns the links with this prefix in the agent's and every named namespace. They
+ * are made in a device group of their own ({@link #makingGroup}): a Create that finds its name
+ * taken by a link of that group without an alias (an agent was killed while making it) makes it
+ * afresh.
  */
 public final class LinkDescriptor {
   /** Descriptor name. */
@@ -56,11 +59,28 @@ public final class LinkDescriptor {
   private final LinuxCalls calls;
   private final String aliasPrefix;
   private final Supplier<LinuxIfIndex> interfaces;
+  private final int making;
 
   private LinkDescriptor(LinuxCalls calls, String aliasPrefix, Supplier<LinuxIfIndex> interfaces) {
     this.calls = calls;
     this.aliasPrefix = aliasPrefix;
     this.interfaces = interfaces;
+    this.making = makingGroup(aliasPrefix);
+  }
+
+  /**
+   * The device group of the links made with the alias prefix {@code aliasPrefix}, set by the
+   * request that creates them (the kernel takes no alias at creation): a link of this group without
+   * an alias is one an agent killed between the two began to make. Derived from the prefix, with
+   * the bits of {@code 0x6b77} above (the interface descriptor's groups have {@code 0x6b76}).
+   */
+  public static int makingGroup(String aliasPrefix) {
+    int h = 0x811c9dc5;
+    for (byte b : aliasPrefix.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+      h ^= b & 0xff;
+      h *= 0x01000193;
+    }
+    return 0x6b770000 | (h & 0xffff);
   }
 
   /**
@@ -483,6 +503,10 @@ public final class LinkDescriptor {
                   Integer.toUnsignedString(l.getVrf().getRoutingTable())));
       default -> throw new IllegalStateException("kind " + l.getKindCase() + " passed validation");
     }
+    // after "name NAME" (after "link PARENT name NAME" for macvlan and VLAN)
+    int at =
+        l.getKindCase() == Link.KindCase.MACVLAN || l.getKindCase() == Link.KindCase.VLAN ? 4 : 2;
+    a.addAll(at, List.of("group", Integer.toUnsignedString(making)));
     return a;
   }
 
@@ -503,10 +527,15 @@ public final class LinkDescriptor {
       if (!e.exists()) {
         throw e;
       }
-      // an earlier try made it (the alias says so): made afresh; a foreign link stays
+      // an earlier try made it (the alias says so), or an agent killed while making it left it
+      // (its group without an alias): made afresh; a foreign link stays
       io.kvscheduler.plugins.linux.linuxcalls.Link there =
           calls.findLinks(ns, List.of(host)).get(host);
-      if (there == null || !there.alias().equals(alias(l))) {
+      boolean ours =
+          there != null
+              && (there.alias().equals(alias(l))
+                  || (there.group() == making && there.alias().isEmpty()));
+      if (!ours) {
         throw e;
       }
       calls.deleteLink(ns, host);

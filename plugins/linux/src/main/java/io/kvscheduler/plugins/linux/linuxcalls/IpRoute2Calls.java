@@ -511,12 +511,13 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
       throws LinuxCallException {
     List<String> add = new ArrayList<>(List.of("link", "add"));
     add.addAll(addArgs);
-    List<String> commands = new ArrayList<>(List.of(BatchLine.of(add.toArray(String[]::new))));
-    commands.addAll(settingCommands(name, name, alias, s));
+    // the request alone first: ip runs every command of an exchange whatever became of those
+    // before it, so the settings sent with it would reach a foreign link that holds the name
+    session(namespace, LINKS).run(BatchLine.of(add.toArray(String[]::new)));
+    List<String> commands = new ArrayList<>(settingCommands(name, name, alias, s));
     commands.add(BatchLine.of("link", "show", "dev", name));
     List<IpSession.Answer> answers = session(namespace, LINKS).runAll(commands);
-    answers.get(0).orThrow();
-    for (IpSession.Answer a : answers.subList(1, commands.size() - 1)) {
+    for (IpSession.Answer a : answers.subList(0, commands.size() - 1)) {
       if (a.failure() != null) {
         LinuxCallException failed = new LinuxCallException(a.command(), 1, a.failure());
         try {

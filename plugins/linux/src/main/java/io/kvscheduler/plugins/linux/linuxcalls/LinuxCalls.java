@@ -102,9 +102,10 @@ public interface LinuxCalls {
 
   /**
    * Creates a link with the request {@code ip link add ADD_ARGS} in {@code namespace} (the
-   * arguments name it {@code name} and give its kind), then, in the same exchange, gives it {@code
-   * alias} and the attributes of {@code settings} and reads it back; removes it again when it
-   * cannot be configured. Returns the link, without its addresses.
+   * arguments name it {@code name} and give its kind), then, in a second exchange (so that nothing
+   * reaches a foreign link holding the name when the first fails), gives it {@code alias} and the
+   * attributes of {@code settings} and reads it back; removes it again when it cannot be
+   * configured. Returns the link, without its addresses.
    */
   default Link createLink(
       String namespace, String name, List<String> addArgs, String alias, LinkSettings settings)

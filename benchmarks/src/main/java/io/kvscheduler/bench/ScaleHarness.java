@@ -89,6 +89,10 @@ import java.util.regex.Pattern;
  *       namespaces in one transaction, next to plain {@code iptables-restore} of the same ({@link
  *       IptablesWorkload}). Reports {@code seconds}, {@code restores} and {@code restore_seconds},
  *       one line per {@code --parallelism} level (default 1 and 16).
+ *   <li><b>W12</b> – bridges on the real kernel: N bridges, each with an address and 10 veth pairs
+ *       whose first end is a port of the bridge, in one transaction, next to {@code ip -batch}
+ *       doing the same ({@link BridgeWorkload}). Reports {@code seconds}, {@code ops}, {@code
+ *       per_op_ms}, {@code batch_seconds} and {@code ratio}.
  * </ul>
  *
  * <p>For W1 and W3, {@code --warmup W} (default 0) runs the workload W times unmeasured, each on a
@@ -143,7 +147,7 @@ public final class ScaleHarness {
   }
 
   static String usage() {
-    return "usage: kvs-bench BASELINE|W1|W2|W3|W4|W5|W6|W7|W8|W11 --n N[,N...] [--repeat R]"
+    return "usage: kvs-bench BASELINE|W1|W2|W3|W4|W5|W6|W7|W8|W11|W12 --n N[,N...] [--repeat R]"
         + " [--txns T]"
         + " [--warmup W] [--seed S] [--populate single|split] [--history on|off]"
         + " [--parallelism P[,P...]] [--revert on|off] [--via bare|descriptors]";
@@ -154,7 +158,7 @@ public final class ScaleHarness {
       throw new IllegalArgumentException("missing workload");
     }
     String workload = args[0].toUpperCase(Locale.ROOT);
-    if (!List.of("BASELINE", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W11")
+    if (!List.of("BASELINE", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W11", "W12")
         .contains(workload)) {
       throw new IllegalArgumentException("unknown workload " + args[0]);
     }
@@ -276,6 +280,7 @@ public final class ScaleHarness {
               case "W7" -> List.of(RestReaderBench.run(n, txns, warmup, seed));
               case "W8" -> List.of(LinuxWorkload.run(n));
               case "W11" -> IptablesWorkload.run(n, levels);
+              case "W12" -> List.of(BridgeWorkload.run(n));
               default -> throw new IllegalArgumentException("unknown workload " + args[0]);
             };
         for (Map<String, Object> result : results) {

@@ -282,6 +282,16 @@ class ParserFuzzTest {
     return FuzzInputs.randomTrees(FuzzInputs.RULE_CHAIN_NAMES);
   }
 
+  @Property(tries = TRIES, shrinking = ShrinkingMode.BOUNDED)
+  void modelJsonLinuxLink(@ForAll("trees") JsonNode tree) {
+    modelJson(LinuxModels.LINK, tree);
+  }
+
+  @Property(tries = TRIES, shrinking = ShrinkingMode.BOUNDED)
+  void modelJsonLinuxPort(@ForAll("trees") JsonNode tree) {
+    modelJson(LinuxModels.PORT, tree);
+  }
+
   @Provide
   Arbitrary<JsonNode> trees() {
     return FuzzInputs.randomTrees();

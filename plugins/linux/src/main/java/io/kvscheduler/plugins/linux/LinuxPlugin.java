@@ -5,7 +5,10 @@ import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.plugins.linux.descriptor.ArpDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.InterfaceAddressDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.InterfaceDescriptor;
+import io.kvscheduler.plugins.linux.descriptor.InterfaceVrfDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.InterfaceWatcherDescriptor;
+import io.kvscheduler.plugins.linux.descriptor.LinkDescriptor;
+import io.kvscheduler.plugins.linux.descriptor.PortDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.RouteDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.RuleChainDescriptor;
 import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfIndex;
@@ -19,11 +22,14 @@ import io.kvscheduler.plugins.linux.linuxcalls.LinuxCalls;
 import io.kvscheduler.plugins.linux.model.interfaces.Interface;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
  * The Linux descriptors registered on a scheduler, in vpp-agent's order: interfaces, their
- * addresses, the interface watcher, ARP entries, routes, iptables rule chains. Exposes the
+ * addresses and VRF bindings, the interface watcher, ARP entries, routes, iptables rule chains;
+ * and, from our extension
+ * package, links (bridges, VXLAN, macvlan, VLAN, bonds, VRF devices) and ports. Exposes the
  * interface metadata map read-only, and starts and stops the watcher's kernel events.
  */
 public final class LinuxPlugin implements AutoCloseable {
@@ -85,10 +91,19 @@ public final class LinuxPlugin implements AutoCloseable {
     KVDescriptor<Interface, LinuxIfMetadata> interfaces =
         InterfaceDescriptor.create(calls, agentPrefix);
     kvs.registerDescriptors(interfaces);
-    LinuxIfIndex index = new LinuxIfIndex(kvs.metadataMap(interfaces));
+    // links of the extension package (bridges, VXLAN, macvlan, ...) and ports: found by logical
+    // name beside the interfaces
+    AtomicReference<LinuxIfIndex> found = new AtomicReference<>();
+    KVDescriptor<io.kvscheduler.plugins.linux.model.links.Link, LinuxIfMetadata> links =
+        LinkDescriptor.create(calls, agentPrefix, found::get);
+    kvs.registerDescriptors(links);
+    LinuxIfIndex index = new LinuxIfIndex(kvs.metadataMap(interfaces), kvs.metadataMap(links));
+    found.set(index);
+    kvs.registerDescriptors(PortDescriptor.create(calls, found::get));
     InterfaceWatcherDescriptor watcher = new InterfaceWatcherDescriptor(calls);
     kvs.registerDescriptors(
         InterfaceAddressDescriptor.create(calls, index),
+        InterfaceVrfDescriptor.create(calls, index),
         watcher.descriptor(),
         ArpDescriptor.create(calls, index),
         RouteDescriptor.create(calls, index));

@@ -140,6 +140,19 @@ final class KernelFixture implements AutoCloseable {
     return kvs.recordedTransaction(seq).orElseThrow();
   }
 
+  /** A downstream resync (the kernel read again, the NB intent re-applied); its record. */
+  RecordedTxn downstreamResync() {
+    long seq;
+    try {
+      seq =
+          kvs.startNBTransaction()
+              .commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
+    } catch (TransactionException e) {
+      seq = e.seqNum();
+    }
+    return kvs.recordedTransaction(seq).orElseThrow();
+  }
+
   /** The operations a transaction executed that called a descriptor. */
   static List<String> sbOperations(RecordedTxn txn) {
     List<String> out = new ArrayList<>();

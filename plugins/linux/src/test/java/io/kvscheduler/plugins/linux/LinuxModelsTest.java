@@ -68,7 +68,18 @@ class LinuxModelsTest {
     assertThat(fields(Route.getDescriptor()))
         .containsExactlyInAnyOrderEntriesOf(
             Map.of(
-                "outgoing_interface", 1, "scope", 2, "dst_network", 3, "gw_addr", 4, "metric", 5));
+                "outgoing_interface",
+                1,
+                "scope",
+                2,
+                "dst_network",
+                3,
+                "gw_addr",
+                4,
+                "metric",
+                5,
+                "table", // our extension, far above vpp-agent's numbers
+                100));
     assertThat(Route.Scope.LINK.getNumber()).isEqualTo(3);
     assertThat(ARPEntry.getDescriptor().getFullName()).isEqualTo("ligato.linux.l3.ARPEntry");
     assertThat(fields(ARPEntry.getDescriptor()))
@@ -169,7 +180,30 @@ class LinuxModelsTest {
     assertThat(LinuxModels.INTERFACE.yamlGroup()).isEqualTo("linuxConfig");
     assertThat(LinuxModels.all())
         .extracting(m -> m.yamlField())
-        .containsExactly("interfaces", "routes", "arpEntries", "RuleChain_list");
+        .containsExactly("interfaces", "routes", "arpEntries", "RuleChain_list", "links", "ports");
+    assertThat(LinuxModels.LINK.yamlGroup()).isEqualTo("linuxConfig");
+    assertThat(LinuxModels.LINK.keyPrefix()).isEqualTo("config/linux/links/v1/link/");
+    assertThat(LinuxModels.PORT.keyPrefix()).isEqualTo("config/linux/links/v1/port/");
+  }
+
+  @Test
+  void aRouteWithoutATableIsVppAgentsAndOneWithATableHasItInItsKey() throws Exception {
+    Route main = Values.route("veth1", "10.0.2.0/24", "10.0.1.2");
+    assertThat(registry.encode(main)).doesNotContain("table");
+    // vpp-agent's binary form (fields 1 to 5) reads back the same
+    assertThat(Route.parseFrom(main.toByteArray())).isEqualTo(main);
+    Route t = main.toBuilder().setTable(100).build();
+    assertThat(registry.keyOf(t)).isEqualTo("config/linux/l3/v2/route/10.0.2.0/24/veth1/table/100");
+    assertThat(registry.decode(registry.keyOf(t), registry.encode(t))).isEqualTo(t);
+    // a reader without field 100 (vpp-agent) skips it: the rest of the route is intact
+    Route withoutTable =
+        Route.parseFrom(
+            com.google.protobuf.UnknownFieldSet.newBuilder()
+                .mergeFrom(t.toByteArray())
+                .clearField(100)
+                .build()
+                .toByteArray());
+    assertThat(withoutTable).isEqualTo(main);
   }
 
   @Test

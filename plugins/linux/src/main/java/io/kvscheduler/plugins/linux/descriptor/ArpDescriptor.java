@@ -52,7 +52,7 @@ public final class ArpDescriptor {
         .update((k, a, b, m) -> d.create(k, b))
         .delete(d::delete)
         .retrieve(d::retrieve)
-        .retrieveDependencies(InterfaceDescriptor.NAME)
+        .retrieveDependencies(InterfaceDescriptor.NAME, LinkDescriptor.NAME)
         .isRetriableFailure(InterfaceDescriptor::isRetriable)
         // safe to call concurrently: yes, each entry is one kernel neighbour of one link
         .build();

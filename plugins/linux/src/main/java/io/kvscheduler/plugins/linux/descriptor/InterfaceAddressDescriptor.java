@@ -75,6 +75,13 @@ public final class InterfaceAddressDescriptor {
 
   static List<Dependency> dependencies(String key, Interface value) {
     AddressKey k = parse(key);
+    if (!value.getVrfMasterInterface().isEmpty() && k.source() != AddressSource.EXISTING) {
+      // enslaving a link to a VRF moves its routes: the address comes after
+      return List.of(
+          Dependency.onKey(
+              "interface-assigned-to-vrf",
+              LinuxKeys.vrfKey(k.iface(), value.getVrfMasterInterface())));
+    }
     if (k.source() == AddressSource.EXISTING) {
       return List.of(
           Dependency.onKey(

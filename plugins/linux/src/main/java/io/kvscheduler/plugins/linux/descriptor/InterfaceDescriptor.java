@@ -9,6 +9,7 @@ import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfIndex;
 import io.kvscheduler.plugins.linux.ifaceidx.LinuxIfMetadata;
 import io.kvscheduler.plugins.linux.linuxcalls.Link;
+import io.kvscheduler.plugins.linux.linuxcalls.LinkDetails;
 import io.kvscheduler.plugins.linux.linuxcalls.LinkSettings;
 import io.kvscheduler.plugins.linux.linuxcalls.LinuxCallException;
 import io.kvscheduler.plugins.linux.linuxcalls.LinuxCalls;
@@ -17,6 +18,7 @@ import io.kvscheduler.plugins.linux.model.LinuxKeys;
 import io.kvscheduler.plugins.linux.model.LinuxKeys.AddressSource;
 import io.kvscheduler.plugins.linux.model.interfaces.Interface;
 import io.kvscheduler.plugins.linux.model.interfaces.VethLink;
+import io.kvscheduler.plugins.linux.model.interfaces.VrfDevLink;
 import io.kvscheduler.plugins.linux.model.namespace.NetNamespace;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -251,8 +253,25 @@ public final class InterfaceDescriptor {
     }
     switch (i.getType()) {
       case UNDEFINED, UNRECOGNIZED -> bad.add("the interface type is not defined", "type");
-      case TAP_TO_VPP, VRF_DEVICE ->
+      case TAP_TO_VPP ->
           bad.add("type " + i.getType() + " is not supported by this plugin", "type");
+      case VRF_DEVICE -> {
+        if (i.getLinkCase() != Interface.LinkCase.VRF_DEV
+            && i.getLinkCase() != Interface.LinkCase.LINK_NOT_SET) {
+          bad.add("a VRF_DEVICE interface takes a vrf_dev link", "link");
+        }
+        int t = i.getVrfDev().getRoutingTable();
+        if (t == 0 || t == 253 || t == 254 || t == 255) {
+          bad.add(
+              "routing_table "
+                  + Integer.toUnsignedString(t)
+                  + " is not a table of its own (0 unset, 253 default, 254 main, 255 local)",
+              "routing_table");
+        }
+        if (!i.getVrfMasterInterface().isEmpty()) {
+          bad.add("a VRF device cannot be a member of another VRF", "vrf_master_interface");
+        }
+      }
       case EXISTING -> {
         if (i.getLinkCase() != Interface.LinkCase.LINK_NOT_SET) {
           bad.add("an EXISTING interface takes no link", "link");
@@ -281,6 +300,21 @@ public final class InterfaceDescriptor {
                       bad.add("peer_if_name " + Invalid.quote(peer(i)) + ": " + p, "peer_if_name"));
         }
       }
+    }
+    String vrf = i.getVrfMasterInterface();
+    if (!vrf.isEmpty()) {
+      if (vrf.equals(i.getName())) {
+        bad.add("an interface cannot be its own VRF", "vrf_master_interface");
+      } else if (vrf.indexOf('/') >= 0) {
+        bad.add(
+            "vrf_master_interface " + Invalid.quote(vrf) + " holds '/'", "vrf_master_interface");
+      }
+      Invalid.textProblem(vrf)
+          .ifPresent(
+              p ->
+                  bad.add(
+                      "vrf_master_interface " + Invalid.quote(vrf) + ": " + p,
+                      "vrf_master_interface"));
     }
     if (i.getType() != Interface.Type.EXISTING
         && Invalid.textProblem(i.getName()).isEmpty()
@@ -343,6 +377,16 @@ public final class InterfaceDescriptor {
     out.add(
         new KeyValuePair(
             LinuxKeys.stateKey(i.getName(), i.getEnabled()), Empty.getDefaultInstance()));
+    if (!i.getVrfMasterInterface().isEmpty()) {
+      out.add(
+          new KeyValuePair(
+              LinuxKeys.vrfKey(i.getName(), i.getVrfMasterInterface()),
+              Interface.newBuilder()
+                  .setName(i.getName())
+                  .setHostIfName(hostName(i))
+                  .setVrfMasterInterface(i.getVrfMasterInterface())
+                  .build()));
+    }
     boolean existing = i.getType() == Interface.Type.EXISTING;
     if (!i.getLinkOnly() || existing) {
       for (String a : new LinkedHashSet<>(i.getIpAddressesList())) {
@@ -378,6 +422,10 @@ public final class InterfaceDescriptor {
     if (a.getEnabled() != b.getEnabled() || effectiveMtu(a) != effectiveMtu(b)) {
       return false;
     }
+    if (b.getType() == Interface.Type.VRF_DEVICE
+        && a.getVrfDev().getRoutingTable() != b.getVrfDev().getRoutingTable()) {
+      return false;
+    }
     return b.getPhysAddress().isEmpty()
         || b.getLinkOnly()
         || b.getPhysAddress().equalsIgnoreCase(a.getPhysAddress());
@@ -385,6 +433,7 @@ public final class InterfaceDescriptor {
 
   static boolean needsRecreate(String key, Interface a, Interface b, LinuxIfMetadata m) {
     return a.getType() != b.getType()
+        || a.getVrfDev().getRoutingTable() != b.getVrfDev().getRoutingTable()
         || !namespace(a).equals(namespace(b))
         || a.getLinkOnly() != b.getLinkOnly()
         || !peer(a).equals(peer(b));
@@ -440,6 +489,25 @@ public final class InterfaceDescriptor {
       }
       case VETH -> {
         return createVeth(i, ns, host, true);
+      }
+      case VRF_DEVICE -> {
+        List<String> add =
+            List.of(
+                "name",
+                host,
+                "type",
+                "vrf",
+                "table",
+                Integer.toUnsignedString(i.getVrfDev().getRoutingTable()));
+        try {
+          return metadata(calls.createLink(ns, host, add, alias(i), settings(i)));
+        } catch (LinuxCallException e) {
+          if (!e.exists() || !owned(calls.findLinks(ns, List.of(host)).get(host), i)) {
+            throw e;
+          }
+          calls.deleteLink(ns, host); // an earlier try: made afresh
+          return metadata(calls.createLink(ns, host, add, alias(i), settings(i)));
+        }
       }
       default -> throw new IllegalStateException("type " + i.getType() + " passed validation");
     }
@@ -603,7 +671,12 @@ public final class InterfaceDescriptor {
   }
 
   /** A link carrying this agent's alias: which interface it claims to be. */
-  private record Claim(String name, String peer, Interface.Type type, String ns, Link link) {}
+  private record Claim(
+      String name, String peer, Interface.Type type, String ns, Link link, int vrfTable) {
+    Claim(String name, String peer, Interface.Type type, String ns, Link link) {
+      this(name, peer, type, ns, link, 0);
+    }
+  }
 
   /**
    * The links of every namespace that carry this agent's alias, plus the EXISTING links the
@@ -627,6 +700,7 @@ public final class InterfaceDescriptor {
     Map<String, List<Claim>> claims = new LinkedHashMap<>();
     List<Link> unfinished = new ArrayList<>();
     for (String ns : namespaces) {
+      Map<String, Integer> vrfTables = null; // read once per namespace that has VRF devices
       for (Link l : calls.links(ns)) {
         if (unfinished(l)) {
           unfinished.add(l);
@@ -643,14 +717,30 @@ public final class InterfaceDescriptor {
               case "veth" -> Interface.Type.VETH;
               case "dummy" -> Interface.Type.DUMMY;
               case "loopback" -> Interface.Type.LOOPBACK;
+              case "vrf" -> Interface.Type.VRF_DEVICE;
               default -> Interface.Type.UNDEFINED;
             };
         if (name.isEmpty() || type == Interface.Type.UNDEFINED) {
           continue;
         }
+        int table = 0;
+        if (type == Interface.Type.VRF_DEVICE) {
+          if (vrfTables == null) {
+            vrfTables = new HashMap<>();
+            for (LinkDetails d : calls.linkDetails(ns)) {
+              try {
+                vrfTables.put(
+                    d.link().name(), Integer.parseUnsignedInt(d.info().getOrDefault("table", "0")));
+              } catch (NumberFormatException e) {
+                vrfTables.put(d.link().name(), 0);
+              }
+            }
+          }
+          table = vrfTables.getOrDefault(l.name(), 0);
+        }
         claims
             .computeIfAbsent(name, n -> new ArrayList<>())
-            .add(new Claim(name, slash < 0 ? "" : rest.substring(slash + 1), type, ns, l));
+            .add(new Claim(name, slash < 0 ? "" : rest.substring(slash + 1), type, ns, l, table));
       }
     }
     // one link per interface: the one as configured (namespace, host name), else the first
@@ -767,6 +857,9 @@ public final class InterfaceDescriptor {
     if (c.type() == Interface.Type.VETH) {
       b.setVeth(VethLink.newBuilder().setPeerIfName(c.peer()));
     }
+    if (c.type() == Interface.Type.VRF_DEVICE) {
+      b.setVrfDev(VrfDevLink.newBuilder().setRoutingTable(c.vrfTable()));
+    }
     Interface v = b.addAllIpAddresses(spelledAsExpected(l.addresses(), exp)).build();
     if (exp != null && equivalent(LinuxKeys.interfaceKey(name), v, exp)) {
       // as configured, with the addresses the kernel holds
@@ -781,15 +874,18 @@ public final class InterfaceDescriptor {
 
   /** The kernel's addresses, each written as the expected value writes it when it is there. */
   private static List<String> spelledAsExpected(List<String> kernel, Interface exp) {
+    return spelledAsExpected(kernel, exp == null ? List.of() : exp.getIpAddressesList());
+  }
+
+  /** The addresses {@code kernel}, each spelled as in {@code expected} where it is there. */
+  static List<String> spelledAsExpected(List<String> kernel, List<String> expected) {
     List<String> out = new ArrayList<>();
     for (String k : kernel) {
       String spelled = k;
-      if (exp != null) {
-        for (String e : exp.getIpAddressesList()) {
-          if (sameNet(k, e)) {
-            spelled = e;
-            break;
-          }
+      for (String e : expected) {
+        if (sameNet(k, e)) {
+          spelled = e;
+          break;
         }
       }
       out.add(spelled);

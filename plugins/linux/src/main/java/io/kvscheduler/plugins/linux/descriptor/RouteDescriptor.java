@@ -27,8 +27,10 @@ import java.util.Optional;
  * interface is up and has an address, and, with a gateway, until the gateway is reachable: an
  * address of the interface or a link-local route of the interface whose network holds it. A
  * LINK-scope route derives the property {@code linux/link-local-route/<iface>/dest-address/<dst>}
- * other routes' gateways can rely on. A change is a route replace; a new metric re-creates the
- * route (the kernel keys routes by metric).
+ * other routes' gateways can rely on. A change is a route replace in place; a new metric, which the
+ * kernel keys routes by, adds the route with its new metric and deletes the old one in the same
+ * exchange (one update, never two routes left). The {@code table} extension puts a route into
+ * another table than main; it is part of the key, and Retrieve reads every table.
  */
 public final class RouteDescriptor {
   /** Descriptor name. */
@@ -56,14 +58,19 @@ public final class RouteDescriptor {
         .derivedValues(RouteDescriptor::derived)
         .create(d::create)
         .update(d::update)
-        .updateWithRecreate((k, a, b, m) -> effectiveMetric(a) != effectiveMetric(b))
         .delete(d::delete)
         .retrieve(d::retrieve)
-        .retrieveDependencies(InterfaceDescriptor.NAME)
+        .retrieveDependencies(InterfaceDescriptor.NAME, LinkDescriptor.NAME)
         .isRetriableFailure(InterfaceDescriptor::isRetriable)
         // safe to call concurrently: yes, each route is one kernel route, ordered after its link
         .build();
   }
+
+  /** The number of the kernel's main table, which the model spells 0. */
+  static final int MAIN_TABLE = 254;
+
+  /** The number of the kernel's local table, which holds the routes of its own addresses. */
+  static final int LOCAL_TABLE = 255;
 
   private static boolean v6(Route r) {
     return r.getDstNetwork().contains(":");
@@ -116,6 +123,11 @@ public final class RouteDescriptor {
     }
     if (r.getScope() == Route.Scope.UNRECOGNIZED) {
       bad.add("unknown scope", "scope");
+    }
+    if (r.getTable() == MAIN_TABLE) {
+      bad.add("table 254 is the main table: leave table unset (0) for it", "table");
+    } else if (r.getTable() == LOCAL_TABLE) {
+      bad.add("table 255 is the kernel's own local table", "table");
     }
     bad.throwIfAny();
   }
@@ -195,9 +207,10 @@ public final class RouteDescriptor {
         m.hostIfName(),
         IpNet.parse(r.getDstNetwork()).orElseThrow().network().toString(),
         hasGateway(r) ? r.getGwAddr() : "",
-        r.getMetric(),
+        effectiveMetric(r), // a metric an IPv6 route without one gets: deleted by its own
         scope,
-        true);
+        true,
+        r.getTable());
   }
 
   Void create(String key, Route r) throws LinuxCallException {
@@ -206,7 +219,7 @@ public final class RouteDescriptor {
   }
 
   Void update(String key, Route a, Route b, Void m) throws LinuxCallException {
-    calls.replaceRoute(entry(b));
+    calls.changeRoute(entry(a), entry(b));
     return null;
   }
 
@@ -231,12 +244,16 @@ public final class RouteDescriptor {
         continue;
       }
       for (RouteEntry e : calls.routes(m.namespace(), m.hostIfName())) {
+        if (e.table() < 0) {
+          continue; // a table known by a name only: not one a value can name
+        }
         Route.Builder b =
             Route.newBuilder()
                 .setOutgoingInterface(iface)
                 .setDstNetwork(e.destination())
                 .setGwAddr(e.gateway())
-                .setMetric(e.metric());
+                .setMetric(e.metric())
+                .setTable(e.table());
         if (!e.destination().contains(":")) {
           b.setScope(
               switch (e.scope()) {

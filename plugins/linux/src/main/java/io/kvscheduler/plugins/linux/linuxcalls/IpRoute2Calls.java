@@ -87,6 +87,12 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   /** The session for {@code ip link} commands. */
   private static final String LINKS = "link";
 
+  /**
+   * The session reading IPv4 routes of every table ({@code ip -4}): without a family, {@code ip
+   * route show table all} prints IPv6 routes too.
+   */
+  private static final String IPV4 = "-4";
+
   private IpSession session(String namespace, String kind) {
     return sessions.computeIfAbsent(
         List.of(namespace, kind),
@@ -170,7 +176,7 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     if (!namespaces().contains(name)) {
       runner.run(ipArgs("", "netns", "add", name), null);
       // a session left from a namespace of the same name, deleted since, holds the old one
-      for (String kind : List.of(ADDRESSES, IPV6, LINKS)) {
+      for (String kind : List.of(ADDRESSES, IPV6, LINKS, IPV4)) {
         IpSession stale = sessions.remove(List.of(name, kind));
         if (stale != null) {
           stale.close();
@@ -508,6 +514,77 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   }
 
   @Override
+  public Link createLink(
+      String namespace, String name, List<String> addArgs, String alias, LinkSettings s)
+      throws LinuxCallException {
+    List<String> add = new ArrayList<>(List.of("link", "add"));
+    add.addAll(addArgs);
+    // the request alone first: ip runs every command of an exchange whatever became of those
+    // before it, so the settings sent with it would reach a foreign link that holds the name
+    session(namespace, LINKS).run(BatchLine.of(add.toArray(String[]::new)));
+    List<String> commands = new ArrayList<>(settingCommands(name, name, alias, s));
+    commands.add(BatchLine.of("link", "show", "dev", name));
+    List<IpSession.Answer> answers = session(namespace, LINKS).runAll(commands);
+    for (IpSession.Answer a : answers.subList(0, commands.size() - 1)) {
+      if (a.failure() != null) {
+        LinuxCallException failed = new LinuxCallException(a.command(), 1, a.failure());
+        try {
+          deleteLink(namespace, name); // not left half made: the next try creates it afresh
+        } catch (LinuxCallException e) {
+          failed.addSuppressed(e);
+        }
+        throw failed;
+      }
+    }
+    return shown(namespace, name, answers.get(answers.size() - 1));
+  }
+
+  @Override
+  public void linkRequests(String namespace, List<List<String>> requests)
+      throws LinuxCallException {
+    if (requests.isEmpty()) {
+      return;
+    }
+    List<String> commands =
+        requests.stream().map(r -> BatchLine.of(r.toArray(String[]::new))).toList();
+    for (IpSession.Answer a : session(namespace, LINKS).runAll(commands)) {
+      a.orThrow();
+    }
+  }
+
+  @Override
+  public List<LinkDetails> linkDetails(String namespace) throws LinuxCallException {
+    List<LinkDetails> out = new ArrayList<>();
+    JsonNode all = session(namespace, LINKS).query(BatchLine.of("link", "show"));
+    List<Link> links = parseLinks(namespace, all);
+    Map<Integer, String> names = new java.util.HashMap<>();
+    links.forEach(l -> names.put(l.index(), l.name()));
+    int i = 0;
+    for (JsonNode n : all) {
+      Link l = links.get(i++);
+      JsonNode data = n.path("linkinfo").path("info_data");
+      Map<String, String> info = new LinkedHashMap<>();
+      data.fields()
+          .forEachRemaining(
+              f -> {
+                if (f.getValue().isValueNode()) {
+                  info.put(f.getKey(), f.getValue().asText());
+                }
+              });
+      // a macvlan's or VLAN's parent is "link" (with "link_netnsid" when in another namespace);
+      // a VXLAN's underlay device is "link" of its data
+      String parent = n.has("link_netnsid") ? "" : n.path("link").asText("");
+      if (l.kind().equals("vxlan")) {
+        parent = data.path("link").asText("");
+      } else if (l.kind().equals("veth")) {
+        parent = "";
+      }
+      out.add(new LinkDetails(l, n.path("master").asText(""), parent, info));
+    }
+    return out;
+  }
+
+  @Override
   public void deleteLink(String namespace, String name) throws LinuxCallException {
     ipLink(namespace, "link", "del", "dev", name);
   }
@@ -565,12 +642,17 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
   @Override
   public List<RouteEntry> routes(String namespace, String device) throws LinuxCallException {
     List<RouteEntry> out = new ArrayList<>();
-    for (String family : List.of(ADDRESSES, IPV6)) { // without a family, ip shows IPv4 routes
+    for (String family : List.of(IPV4, IPV6)) {
       for (JsonNode n :
-          session(namespace, family).query(BatchLine.of("route", "show", "dev", device))) {
+          session(namespace, family)
+              .query(BatchLine.of("route", "show", "table", "all", "dev", device))) {
         String proto = n.path("protocol").asText("");
         String type = n.path("type").asText("unicast");
-        if (proto.equals("kernel") || proto.equals("ra") || !type.equals("unicast")) {
+        String table = n.path("table").asText("main");
+        if (proto.equals("kernel")
+            || proto.equals("ra")
+            || !type.equals("unicast")
+            || table.equals("local")) {
           continue; // put there by an address or by the kernel itself
         }
         String dst = n.path("dst").asText();
@@ -591,10 +673,32 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
                 n.path("gateway").asText(""),
                 n.path("metric").asInt(0),
                 n.path("scope").asText("global"),
-                proto.equals(Integer.toString(ROUTE_PROTOCOL))));
+                proto.equals(Integer.toString(ROUTE_PROTOCOL)),
+                tableNumber(table)));
       }
     }
     return out;
+  }
+
+  /**
+   * The number of a routing table as {@code ip -json} prints it: {@code main} is 0, {@code default}
+   * 253, a number as such; -1 for a table the system knows by another name only.
+   */
+  static int tableNumber(String printed) {
+    switch (printed) {
+      case "main":
+        return 0;
+      case "default":
+        return 253;
+      case "local":
+        return 255;
+      default:
+        try {
+          return Integer.parseUnsignedInt(printed);
+        } catch (NumberFormatException e) {
+          return -1;
+        }
+    }
   }
 
   private List<String> routeArgs(String verb, RouteEntry r) {
@@ -606,6 +710,9 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     if (r.metric() != 0) {
       args.addAll(List.of("metric", Integer.toString(r.metric())));
     }
+    if (r.table() != 0) {
+      args.addAll(List.of("table", Integer.toUnsignedString(r.table())));
+    }
     if (!r.scope().isEmpty() && !r.destination().contains(":")) {
       args.addAll(List.of("scope", r.scope()));
     }
@@ -613,6 +720,29 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
       args.addAll(List.of("proto", Integer.toString(ROUTE_PROTOCOL)));
     }
     return args;
+  }
+
+  @Override
+  public void changeRoute(RouteEntry old, RouteEntry now) throws LinuxCallException {
+    if (old.metric() == now.metric() && old.table() == now.table()) {
+      replaceRoute(now);
+      return;
+    }
+    // the new route first, then the old one gone, in one exchange with the kernel
+    List<IpSession.Answer> answers =
+        session(now.namespace(), ADDRESSES)
+            .runAll(
+                List.of(
+                    BatchLine.of(routeArgs("replace", now).toArray(String[]::new)),
+                    BatchLine.of(routeArgs("del", old).toArray(String[]::new))));
+    answers.get(0).orThrow();
+    try {
+      answers.get(1).orThrow();
+    } catch (LinuxCallException e) {
+      if (!e.notFound()) {
+        throw e;
+      }
+    }
   }
 
   @Override

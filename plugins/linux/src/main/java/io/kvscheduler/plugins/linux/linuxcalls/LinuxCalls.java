@@ -100,6 +100,33 @@ public interface LinuxCalls {
    */
   void addLink(String namespace, String name, String kind, int making) throws LinuxCallException;
 
+  /**
+   * Creates a link with the request {@code ip link add ADD_ARGS} in {@code namespace} (the
+   * arguments name it {@code name} and give its kind), then, in a second exchange (so that nothing
+   * reaches a foreign link holding the name when the first fails), gives it {@code alias} and the
+   * attributes of {@code settings} and reads it back; removes it again when it cannot be
+   * configured. Returns the link, without its addresses.
+   */
+  default Link createLink(
+      String namespace, String name, List<String> addArgs, String alias, LinkSettings settings)
+      throws LinuxCallException {
+    throw new LinuxCallException("ip link add", 1, "Operation not supported");
+  }
+
+  /**
+   * Sends the {@code ip link} requests {@code requests} (each the words after {@code ip}) to {@code
+   * namespace} in one exchange, in order, stopping at the first that fails.
+   */
+  default void linkRequests(String namespace, List<List<String>> requests)
+      throws LinuxCallException {
+    throw new LinuxCallException("ip link", 1, "Operation not supported");
+  }
+
+  /** Every link of {@code namespace} with its master and the attributes of its kind. */
+  default List<LinkDetails> linkDetails(String namespace) throws LinuxCallException {
+    throw new LinuxCallException("ip -d link show", 1, "Operation not supported");
+  }
+
   /** Deletes the link {@code name} of {@code namespace} (a veth takes its peer along). */
   void deleteLink(String namespace, String name) throws LinuxCallException;
 
@@ -122,7 +149,10 @@ public interface LinuxCalls {
 
   // ---- routes
 
-  /** The routes of the main table through {@code device} that no address put there. */
+  /**
+   * The routes through {@code device} that no address put there, of every routing table but the
+   * kernel's own {@code local} table.
+   */
   List<RouteEntry> routes(String namespace, String device) throws LinuxCallException;
 
   /** Adds a route, marked with {@link #ROUTE_PROTOCOL}; fails if an equal one exists. */
@@ -133,6 +163,25 @@ public interface LinuxCalls {
 
   /** Deletes a route. */
   void deleteRoute(RouteEntry route) throws LinuxCallException;
+
+  /**
+   * Changes route {@code old} into {@code now} (same destination and device): a replace, which
+   * changes the route in place when table and metric stay; otherwise the kernel keys the new route
+   * apart, so {@code now} is added (replacing an equal one) and then {@code old} deleted, in one
+   * exchange, never leaving both behind nor a moment without a route.
+   */
+  default void changeRoute(RouteEntry old, RouteEntry now) throws LinuxCallException {
+    replaceRoute(now);
+    if (old.metric() != now.metric() || old.table() != now.table()) {
+      try {
+        deleteRoute(old);
+      } catch (LinuxCallException e) {
+        if (!e.notFound()) {
+          throw e;
+        }
+      }
+    }
+  }
 
   // ---- neighbours
 

@@ -1,7 +1,7 @@
 package io.kvscheduler.plugins.linux.linuxcalls;
 
 /**
- * A route of the main table as the kernel reports it, or as one is requested.
+ * A route as the kernel reports it, or as one is requested.
  *
  * @param namespace the named namespace, "" for the agent's own
  * @param device the outgoing link's host name
@@ -13,6 +13,7 @@ package io.kvscheduler.plugins.linux.linuxcalls;
  *     default
  * @param ours whether the route carries the plugin's routing protocol number ({@link
  *     LinuxCalls#ROUTE_PROTOCOL}): made by the plugin, not by someone else; ignored in requests
+ * @param table the routing table, 0 for the main table (254)
  */
 public record RouteEntry(
     String namespace,
@@ -21,4 +22,17 @@ public record RouteEntry(
     String gateway,
     int metric,
     String scope,
-    boolean ours) {}
+    boolean ours,
+    int table) {
+  /** A route of the main table. */
+  public RouteEntry(
+      String namespace,
+      String device,
+      String destination,
+      String gateway,
+      int metric,
+      String scope,
+      boolean ours) {
+    this(namespace, device, destination, gateway, metric, scope, ours, 0);
+  }
+}

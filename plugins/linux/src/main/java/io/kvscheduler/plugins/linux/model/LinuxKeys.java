@@ -22,6 +22,12 @@ public final class LinuxKeys {
   /** NB prefix of ARP entries. */
   public static final String ARP_PREFIX = "config/linux/l3/v2/arp/";
 
+  /** NB prefix of the links of our extension package (bridges, VXLAN, macvlan, ...). */
+  public static final String LINK_PREFIX = "config/linux/links/v1/link/";
+
+  /** NB prefix of the ports of bridges, bonds and VRF devices (our extension package). */
+  public static final String PORT_PREFIX = "config/linux/links/v1/port/";
+
   /** Prefix of the derived interface state properties. */
   public static final String STATE_PREFIX = "linux/interface/state/";
 
@@ -46,6 +52,16 @@ public final class LinuxKeys {
   /** Key of interface {@code name}. */
   public static String interfaceKey(String name) {
     return INTERFACE_PREFIX + name;
+  }
+
+  /** Key of link {@code name} (our extension package). */
+  public static String linkKey(String name) {
+    return LINK_PREFIX + name;
+  }
+
+  /** Key of the port {@code iface} (our extension package). */
+  public static String portKey(String iface) {
+    return PORT_PREFIX + iface;
   }
 
   /** Whether {@code key} is an interface key (a name without further {@code /}). */
@@ -97,6 +113,35 @@ public final class LinuxKeys {
     return Optional.empty();
   }
 
+  /**
+   * Key of the derived value binding interface {@code iface} to the VRF device interface {@code
+   * vrf} ({@code vrf_master_interface}).
+   */
+  public static String vrfKey(String iface, String vrf) {
+    return "linux/interface/" + iface + "/vrf/" + vrf;
+  }
+
+  /** The interface and VRF of a {@link #vrfKey}. */
+  public record VrfKey(String iface, String vrf) {}
+
+  /** Parses a {@link #vrfKey}. */
+  public static Optional<VrfKey> parseVrfKey(String key) {
+    String p = "linux/interface/";
+    if (!key.startsWith(p)) {
+      return Optional.empty();
+    }
+    int at = key.indexOf("/vrf/", p.length());
+    if (at < 0) {
+      return Optional.empty();
+    }
+    String iface = key.substring(p.length(), at);
+    String vrf = key.substring(at + "/vrf/".length());
+    if (iface.isEmpty() || iface.contains("/") || vrf.isEmpty() || vrf.contains("/")) {
+      return Optional.empty();
+    }
+    return Optional.of(new VrfKey(iface, vrf));
+  }
+
   /** Key the watcher reports while host link {@code hostName} exists and is up. */
   public static String hostNameKey(String hostName) {
     return HOST_NAME_PREFIX + hostName;
@@ -114,7 +159,8 @@ public final class LinuxKeys {
 
   /**
    * The instance name of a route: the destination normalised to its network address, then the
-   * outgoing interface ({@code 10.0.2.0/24/veth1}).
+   * outgoing interface ({@code 10.0.2.0/24/veth1}), then, for a route of a table other than main
+   * (the {@code table} extension), {@code /table/<number>} ({@code 10.0.2.0/24/veth1/table/100}).
    */
   public static String routeName(Route r) {
     String dst = r.getDstNetwork();
@@ -124,7 +170,8 @@ public final class LinuxKeys {
     } else {
       net = IpNet.parse(dst).map(n -> n.network().toString()).orElse("<invalid>/0");
     }
-    return net + "/" + r.getOutgoingInterface();
+    String name = net + "/" + r.getOutgoingInterface();
+    return r.getTable() == 0 ? name : name + "/table/" + Integer.toUnsignedString(r.getTable());
   }
 
   /** Key of a route. */

@@ -6,9 +6,14 @@ import io.kvscheduler.plugins.linux.model.interfaces.Interface;
 import io.kvscheduler.plugins.linux.model.iptables.RuleChain;
 import io.kvscheduler.plugins.linux.model.l3.ARPEntry;
 import io.kvscheduler.plugins.linux.model.l3.Route;
+import io.kvscheduler.plugins.linux.model.links.Link;
+import io.kvscheduler.plugins.linux.model.links.Port;
 import java.util.List;
 
-/** The Linux models as the agent registers them: keys and YAML fields as in vpp-agent. */
+/**
+ * The Linux models as the agent registers them: keys and YAML fields as in vpp-agent, and the links
+ * and ports of our extension package.
+ */
 public final class LinuxModels {
   private LinuxModels() {}
 
@@ -19,13 +24,17 @@ public final class LinuxModels {
           .yamlField("interfaces")
           .build();
 
-  /** {@code linux.l3.route}: {@code config/linux/l3/v2/route/<dst network>/<interface>}. */
+  /**
+   * {@code linux.l3.route}: {@code config/linux/l3/v2/route/<dst network>/<interface>}, followed by
+   * {@code /table/<number>} for a route of another table than main (our extension).
+   */
   public static final Model<Route> ROUTE =
       Model.builder("linux.l3", "v2", "route", Route.class)
           .name(
               LinuxKeys::routeName,
               "{{with ipnet .DstNetwork}}{{printf \"%s/%d\" .IP"
-                  + " .MaskSize}}{{else}}{{.DstNetwork}}{{end}}/{{.OutgoingInterface}}")
+                  + " .MaskSize}}{{else}}{{.DstNetwork}}{{end}}/{{.OutgoingInterface}}"
+                  + "{{if .Table}}/table/{{.Table}}{{end}}")
           .yamlField("routes")
           .build();
 
@@ -45,12 +54,29 @@ public final class LinuxModels {
           .yamlField("arpEntries")
           .build();
 
-  /** The Linux models. */
+  /**
+   * {@code linux.links.link}: {@code config/linux/links/v1/link/<name>}, a bridge, VXLAN, macvlan,
+   * VLAN, bond or VRF link of our extension package {@code kvscheduler.linux.links}.
+   */
+  public static final Model<Link> LINK =
+      Model.builder("linux.links", "v1", "link", Link.class)
+          .name(Link::getName, "{{.Name}}")
+          .yamlField("links")
+          .build();
+
+  /** {@code linux.links.port}: {@code config/linux/links/v1/port/<interface>} (extension). */
+  public static final Model<Port> PORT =
+      Model.builder("linux.links", "v1", "port", Port.class)
+          .name(Port::getInterface, "{{.Interface}}")
+          .yamlField("ports")
+          .build();
+
+  /** The models. */
   public static List<Model<?>> all() {
-    return List.of(INTERFACE, ROUTE, ARP, RULE_CHAIN);
+    return List.of(INTERFACE, ROUTE, ARP, RULE_CHAIN, LINK, PORT);
   }
 
-  /** Registers the Linux models. */
+  /** Registers the models. */
   public static void registerAll(ModelRegistry registry) {
     all().forEach(registry::register);
   }

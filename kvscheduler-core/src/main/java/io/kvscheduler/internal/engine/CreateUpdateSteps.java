@@ -303,7 +303,8 @@ final class CreateUpdateSteps {
       TxnOperation failedOp) {
     op.newErr = error;
     op.newState =
-        marks.markFailed(node, f.args.kv().revert(), error, handle.isRetriable(error), failedOp);
+        marks.markFailed(
+            node, f.args.kv().revert(), error, FailurePolicy.isRetriable(handle, error), failedOp);
     txn.ops.add(op);
     f.endOperation(error);
   }

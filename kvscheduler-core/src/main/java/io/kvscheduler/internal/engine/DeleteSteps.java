@@ -113,7 +113,7 @@ final class DeleteSteps {
               node,
               f.args.kv().revert(),
               err,
-              handle == null || handle.isRetriable(err),
+              FailurePolicy.isRetriable(handle, err),
               TxnOperation.DELETE);
     }
     txn.ops.add(op);

@@ -492,15 +492,11 @@ final class DescriptorHandle {
     }
   }
 
-  boolean isRetriable(Throwable err) {
-    if (err instanceof UnreadStateException) {
-      return true; // the retry reads the key first
-    }
-    if (err instanceof NotImplementedException
-        || err instanceof InvalidValueException
-        || err instanceof ContractException) {
-      return false;
-    }
+  /**
+   * The descriptor's own answer whether {@code err} is retriable ({@code isRetriableFailure}; true
+   * without one, false when it throws). The rules around it are {@link FailurePolicy#isRetriable}.
+   */
+  boolean retriableByDescriptor(Throwable err) {
     if (retriableFailure == null) {
       return true;
     }

@@ -26,7 +26,7 @@ import java.time.Clock;
  * <p>What is a type and what is still asked: how the calls are made is the pass's chain of links
  * ({@link SbCallChain}: the steps hand every call to it, whatever the pass), and the visit hooks
  * and the calls that ran ahead are behaviour of the pass. One question remains, asked by the steps:
- * {@link #validates} (Create and Update steps, and {@link StatusMarks#unknownState}). Whether a
+ * {@link #validates} (Create and Update steps, and {@link FailurePolicy#unknownState}). Whether a
  * transaction is simulated first and whether it has anything to execute are properties of the
  * request ({@link Transaction#simulateFirst}, {@link Transaction#skip}), not of a pass.
  */

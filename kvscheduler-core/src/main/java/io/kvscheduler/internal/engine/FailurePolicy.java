@@ -134,8 +134,8 @@ final class FailurePolicy {
     ValueState state = ValueState.FAILED;
     boolean toBeReverted = txn.isNB() && txn.revertOnFailure() && !revert;
     int attempt = 1;
-    if (txn.isRetry() && txn.retryKeys.contains(node.baseKey())) {
-      attempt = txn.retryAttempt + 1;
+    if (txn.isRetry() && txn.request.retryKeys().contains(node.baseKey())) {
+      attempt = txn.request.retryAttempt() + 1;
     }
     if (retriable && !toBeReverted) {
       Node.LastUpdate lu = node.lastUpdate;

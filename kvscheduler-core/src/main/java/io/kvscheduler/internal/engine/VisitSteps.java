@@ -193,7 +193,7 @@ final class VisitSteps {
     op.derived = a.derived();
     op.property = a.derived() && registry.forNode(node) == null;
     op.revert = a.kv().revert();
-    op.retry = txn.isRetry() || txn.type == TxnType.RETRY_UNIMPL_OPS;
+    op.retry = txn.isRetry() || txn.request.type() == TxnType.RETRY_UNIMPL_OPS;
     op.recreate = a.recreating() != null && a.recreating().contains(a.kv().key());
     return op;
   }

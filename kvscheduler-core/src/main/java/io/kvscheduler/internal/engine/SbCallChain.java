@@ -27,7 +27,8 @@ import java.util.function.Supplier;
  * </table>
  *
  * <p>The links are built once per pass (the execution's and the planning's) or once for good (the
- * others): a call allocates nothing on its way through them beyond what a failure needs.
+ * others): on its way through them a call allocates only its own description ({@link SbCall}),
+ * plus, as before the chain, the error of a failure and the task of a call with a time limit.
  */
 abstract class SbCallChain {
   /** A successful call that gave no metadata (a Delete, most Creates and Updates). */

@@ -98,6 +98,7 @@ class FaultPathTest {
     kvs.transactionBarrier();
   }
 
+  // FailurePolicy rule F11
   @Test
   @DisplayName(
       "a derived value whose retry a new value of its base made obsolete is FAILED, not"
@@ -134,6 +135,50 @@ class FaultPathTest {
         .doesNotContain(RETRYING);
   }
 
+  // FailurePolicy rule F13 (and F7)
+  @Test
+  @DisplayName(
+      "a new value of a base whose content is unknown gets no call, and the retry of its"
+          + " derived value's failed Delete is obsolete: that derived value is FAILED, not"
+          + " RETRYING")
+  void obsoleteRetryOfDerivedValueUnderAnUnreadBase() {
+    env.commit(TxnOptions.defaults(), A, arr(1));
+    // the removal of A is abandoned: its derived value cannot be deleted (retry planned), and
+    // the Retrieve after the failure fails too, so what the southbound holds for A is unknown
+    sb.planError(d(A, 1), new RuntimeException("busy"));
+    sb.planRetrieveError("bases", new IllegalStateException("device busy"));
+    assertThrows(
+        TransactionException.class,
+        () -> env.commit(TxnOptions.builder().retry(RETRY).build(), A, null));
+    assertThat(kvs).derivedValue(A, d(A, 1)).hasState(RETRYING);
+
+    // a new value of A without retry: the read before it fails again, so A fails as unknown
+    // without a call, and so does the read after that failure; the retry of the removal is
+    // obsolete (A has a newer last update)
+    sb.planRetrieveError("bases", new IllegalStateException("device busy"));
+    sb.planRetrieveError("bases", new IllegalStateException("device busy"));
+    TransactionException e =
+        assertThrows(
+            TransactionException.class, () -> env.commit(TxnOptions.defaults(), A, arr(2)));
+    assertThat(e.getMessage()).contains("unknown");
+    assertThat(kvs).value(A).isFailed();
+    assertThat(kvs).derivedValue(A, d(A, 1)).isFailed().hasErrorContaining("busy");
+
+    // the retry fires, finds A changed and does nothing: no value is left RETRYING
+    advance(Duration.ofSeconds(10));
+    assertThat(timers.pending()).isEmpty();
+    assertThat(kvs.valueStatuses())
+        .flatExtracting(
+            bs -> {
+              List<ValueState> states = new ArrayList<>();
+              states.add(bs.value().state());
+              bs.derived().forEach(s -> states.add(s.state()));
+              return states;
+            })
+        .doesNotContain(RETRYING);
+  }
+
+  // FailurePolicy rule F16
   @Test
   @DisplayName("an update rejected by Validate keeps the old object; removing the value deletes it")
   void invalidValueRemovedDeletesWhatTheSouthboundHolds() {
@@ -149,6 +194,7 @@ class FaultPathTest {
     assertThat(kvs.valueStatuses()).isEmpty();
   }
 
+  // FailurePolicy rule F16
   @Test
   @DisplayName(
       "a resync finding the old object of an INVALID value keeps its dependents waiting, and a"
@@ -179,6 +225,7 @@ class FaultPathTest {
     assertThat(sb.callLog()).containsExactly("DELETE " + d(A, 1), "DELETE " + A);
   }
 
+  // FailurePolicy rule F16
   @Test
   @DisplayName("an INVALID value made valid again updates the object the southbound holds")
   void invalidValueFixedUpdatesTheOldObject() {
@@ -203,6 +250,7 @@ class FaultPathTest {
             });
   }
 
+  // FailurePolicy rule F5, F2 (no Retrieve: F7 reads nothing)
   @Test
   @DisplayName(
       "a retried removal whose Delete failed deletes the object (no Retrieve to re-read" + " it)")
@@ -222,6 +270,7 @@ class FaultPathTest {
     assertThat(kvs.valueStatuses()).isEmpty();
   }
 
+  // FailurePolicy rule F5
   @Test
   @DisplayName("a value asked for again after its Delete failed is not created a second time")
   void valueAskedForAgainAfterAFailedDelete() {
@@ -241,6 +290,7 @@ class FaultPathTest {
     assertThat(sb.get(P).orElseThrow().value()).isEqualTo(CatalogueFixtures.s("v2"));
   }
 
+  // FailurePolicy rule F18
   @Test
   @DisplayName(
       "the northbound may not set a key of a descriptor of derived values only, even"
@@ -268,6 +318,7 @@ class FaultPathTest {
     assertThat(sb.get(d(A, 1)).orElseThrow().value()).isEqualTo(CatalogueFixtures.s("item1"));
   }
 
+  // FailurePolicy rule F17
   @Test
   @DisplayName(
       "a value taken down for its dependencies and then not found by a refresh keeps its"
@@ -296,6 +347,7 @@ class FaultPathTest {
     assertThat(kvs).value(A1).hasState(ValueState.PENDING).hasDetails("p0");
   }
 
+  // FailurePolicy rule F3, F7
   @Test
   @DisplayName(
       "a value removed behind the scheduler's back stays CONFIGURED until a refresh; an"
@@ -337,6 +389,7 @@ class FaultPathTest {
     assertThat(kvs).derivedValue(A, d(A, 1)).hasState(CONFIGURED);
   }
 
+  // FailurePolicy rule F8
   @Test
   @DisplayName(
       "(D50) a value whose call failed during a revert gets no further call in that"
@@ -399,6 +452,7 @@ class FaultPathTest {
             "DELETE " + d(A, 1) + " revert");
   }
 
+  // FailurePolicy rule F9
   @Test
   @DisplayName(
       "(D49) a value whose removal failed and which a refresh found still there lets"
@@ -447,6 +501,7 @@ class FaultPathTest {
     assertThat(kvs).value(file).hasDetails("dir");
   }
 
+  // FailurePolicy rule F9, F7
   @Test
   @DisplayName(
       "an Update the southbound carried out and then reported failed: the refresh reads"
@@ -480,6 +535,7 @@ class FaultPathTest {
     assertThat(timers.pending()).isEmpty();
   }
 
+  // FailurePolicy rule F8, F3
   @Test
   @DisplayName(
       "(D50) a derived value whose Create the southbound carried out but reported failed"
@@ -523,6 +579,7 @@ class FaultPathTest {
     assertThat(kvs).value(P).hasState(CONFIGURED);
   }
 
+  // FailurePolicy rule F17
   @Test
   @DisplayName(
       "a value taken for removed because a refresh did not find it is present again when a"
@@ -590,6 +647,7 @@ class FaultPathTest {
     assertThat(kvs).value(A).hasState(CONFIGURED);
   }
 
+  // FailurePolicy rule F7
   @Test
   @DisplayName(
       "a call failed and so did the Retrieve after it: the next transaction reads the key"
@@ -607,6 +665,7 @@ class FaultPathTest {
     assertThat(kvs).value(q).hasState(CONFIGURED);
   }
 
+  // FailurePolicy rule F7, F1
   @Test
   @DisplayName(
       "a key no Retrieve could read since its call failed gets no call: it fails as unknown"
@@ -639,6 +698,7 @@ class FaultPathTest {
     assertThat(timers.pending()).isEmpty();
   }
 
+  // FailurePolicy rule F7, F9
   @ParameterizedTest(name = "revert on failure: {0}")
   @ValueSource(booleans = {false, true})
   @DisplayName(
@@ -675,6 +735,7 @@ class FaultPathTest {
     assertThat(sb.keys()).contains(q, other, dep);
   }
 
+  // FailurePolicy rule F17
   @Test
   @DisplayName(
       "a value the read before a transaction found gone is dropped from the graph, although the"

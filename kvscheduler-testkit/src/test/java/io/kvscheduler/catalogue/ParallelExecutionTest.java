@@ -419,6 +419,7 @@ class ParallelExecutionTest {
         List.of(Step.of(first), Step.of(second), Step.of(third), Step.of(fourth)));
   }
 
+  // FailurePolicy rule F14, F2
   @Test
   void aFailedCallStopsOnlyWhatDependsOnIt() {
     Map<String, Object> all = ifaces(0, 8, "up");
@@ -438,6 +439,7 @@ class ParallelExecutionTest {
         .containsKeys(iface(4), binding(4));
   }
 
+  // FailurePolicy rule F6
   @Test
   void aRevertedTransactionLeavesTheDeviceAsItWas() {
     Map<String, Object> before = ifaces(0, 2, "up");
@@ -482,6 +484,7 @@ class ParallelExecutionTest {
     };
   }
 
+  // FailurePolicy rule F14, F6
   @Test
   void aRevertInParallelWaitsForRunningCallsThenUndoesThoseBeyondTheFailureFirst() {
     Map<String, Object> before = ifaces(0, 2, "up");
@@ -555,6 +558,7 @@ class ParallelExecutionTest {
         .isEqualTo(without(beyondKeys, seq.subList(seqFailure + 1, seq.size())));
   }
 
+  // FailurePolicy rule F6, F14
   @Test
   void aFailedCallOfAValueDerivedFromAnOwnValueEndsTheRunToo() {
     Map<String, Object> before = ifaces(0, 12, "up");
@@ -660,6 +664,7 @@ class ParallelExecutionTest {
     return kvs;
   }
 
+  // FailurePolicy rule F14, F7
   @Test
   void aNewValueWhoseCallBeyondTheFailureLeftItUnreadIsReadBeforeItIsCreated() {
     MockSouthbound sb = new MockSouthbound().latency(Duration.ofMillis(100));
@@ -701,6 +706,7 @@ class ParallelExecutionTest {
     assertThat(sb.inconsistencies()).isEmpty();
   }
 
+  // FailurePolicy rule F14, F7
   @Test
   void aBaseWhoseDerivedValuesCallBeyondTheFailureFailedIsReadBeforeItIsCalledAgain() {
     MockSouthbound sb = new MockSouthbound().latency(Duration.ofMillis(100));
@@ -765,6 +771,7 @@ class ParallelExecutionTest {
     assertThat(sb.inconsistencies()).isEmpty();
   }
 
+  // FailurePolicy rule F15, F14
   @Test
   void aHangingCallInATransactionRevertedInParallelTimesOutAndTheRevertLeavesNothing() {
     Device dev = new Device();
@@ -788,6 +795,7 @@ class ParallelExecutionTest {
     }
   }
 
+  // FailurePolicy rule F15
   @Test
   void aHangingCallTimesOutWhileTheOthersComplete() {
     Device dev = new Device();

@@ -113,8 +113,15 @@ final class CallsNotTaken {
     if (graph.get(c.key) == null) {
       return ValueState.FAILED;
     }
-    return new StatusMarks(graph, registry, txn)
-        .markFailed(graph.write(c.key), true, err, c.handle.isRetriable(err), failedOp);
+    return FailurePolicy.markFailed(
+        graph,
+        registry,
+        txn,
+        graph.write(c.key),
+        true,
+        err,
+        FailurePolicy.isRetriable(c.handle, err),
+        failedOp);
   }
 
   /** The graph's node of {@code key}, or a node standing for it in records only. */

@@ -19,7 +19,6 @@ final class CreateUpdateSteps {
   private final Derivation derivation;
   private final StatusMarks marks;
   private final VisitSteps visits;
-  private final WalkCalls calls;
 
   CreateUpdateSteps(
       Graph graph,
@@ -27,15 +26,13 @@ final class CreateUpdateSteps {
       Transaction txn,
       Derivation derivation,
       StatusMarks marks,
-      VisitSteps visits,
-      WalkCalls calls) {
+      VisitSteps visits) {
     this.graph = graph;
     this.registry = registry;
     this.txn = txn;
     this.derivation = derivation;
     this.marks = marks;
     this.visits = visits;
-    this.calls = calls;
   }
 
   // ---------------------------------------------------------------- CREATE
@@ -100,26 +97,19 @@ final class CreateUpdateSteps {
       return;
     }
 
-    if (!op.property && !a.kv().fromSB()) {
-      txn.pass.plan(TxnOperation.CREATE, node, handle, node.value, null, List.of());
-    }
-    if (txn.pass.callsSouthbound() && !op.property) {
-      Object metadata;
-      if (!a.kv().fromSB()) {
-        DescriptorHandle.Result<Object> r = calls.callCreate(op, handle, key, node.value);
-        if (r.failed()) {
-          node.unavailable = true;
-          callFailed(f, op, node, handle, r.error(), TxnOperation.CREATE);
-          return;
-        }
-        metadata = r.value();
-      } else {
-        metadata = a.kv().metadata();
-      }
-      if (!node.isDerived() && handle != null && handle.metadataMap != null) {
-        calls.setMetadata(node, handle, metadata);
-      } else if (!node.isDerived() && handle == null) {
-        node.metadata = metadata; // an SB value no descriptor selects: kept as reported
+    if (!op.property) {
+      // a value found in the southbound is not created: its metadata is what was found
+      boolean found = a.kv().fromSB();
+      DescriptorHandle.Result<Object> r =
+          txn.pass
+              .calls()
+              .call(
+                  SbCall.create(
+                      node, handle, node.value, op, found, found ? a.kv().metadata() : null));
+      if (r.failed()) {
+        node.unavailable = true;
+        callFailed(f, op, node, handle, r.error(), TxnOperation.CREATE);
+        return;
       }
     }
 
@@ -252,28 +242,27 @@ final class CreateUpdateSteps {
     }
     node.value = a.kv().value();
 
-    if (!equivalent && handle != null && !a.kv().fromSB()) {
-      txn.pass.plan(
-          TxnOperation.UPDATE, node, handle, node.value, f.update.prevValue, f.update.depsBefore);
-    }
-    if (txn.pass.callsSouthbound() && !equivalent && handle != null) {
-      Object metadata;
-      if (!a.kv().fromSB()) {
-        DescriptorHandle.Result<Object> r =
-            calls.callUpdate(op, handle, key, f.update.prevValue, node.value, node.metadata);
-        if (r.failed()) {
-          if (node.unavailable) {
-            node.held = f.update.prevValue; // still there (an available value keeps its own value)
-          }
-          callFailed(f, op, node, handle, r.error(), TxnOperation.UPDATE);
-          return;
+    if (!equivalent && handle != null) {
+      boolean found = a.kv().fromSB();
+      DescriptorHandle.Result<Object> r =
+          txn.pass
+              .calls()
+              .call(
+                  SbCall.update(
+                      node,
+                      handle,
+                      f.update.prevValue,
+                      node.value,
+                      found ? a.kv().metadata() : node.metadata,
+                      f.update.depsBefore,
+                      op,
+                      found));
+      if (r.failed()) {
+        if (node.unavailable) {
+          node.held = f.update.prevValue; // still there (an available value keeps its own value)
         }
-        metadata = r.value();
-      } else {
-        metadata = a.kv().metadata();
-      }
-      if (!node.isDerived() && handle.metadataMap != null) {
-        calls.setMetadata(node, handle, metadata);
+        callFailed(f, op, node, handle, r.error(), TxnOperation.UPDATE);
+        return;
       }
     }
 
@@ -314,7 +303,8 @@ final class CreateUpdateSteps {
       TxnOperation failedOp) {
     op.newErr = error;
     op.newState =
-        marks.markFailed(node, f.args.kv().revert(), error, handle.isRetriable(error), failedOp);
+        marks.markFailed(
+            node, f.args.kv().revert(), error, FailurePolicy.isRetriable(handle, error), failedOp);
     txn.ops.add(op);
     f.endOperation(error);
   }

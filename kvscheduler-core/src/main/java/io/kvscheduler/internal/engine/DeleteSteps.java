@@ -17,21 +17,14 @@ final class DeleteSteps {
   private final Transaction txn;
   private final StatusMarks marks;
   private final VisitSteps visits;
-  private final WalkCalls calls;
 
   DeleteSteps(
-      Graph graph,
-      Registry registry,
-      Transaction txn,
-      StatusMarks marks,
-      VisitSteps visits,
-      WalkCalls calls) {
+      Graph graph, Registry registry, Transaction txn, StatusMarks marks, VisitSteps visits) {
     this.graph = graph;
     this.registry = registry;
     this.txn = txn;
     this.marks = marks;
     this.visits = visits;
-    this.calls = calls;
   }
 
   /** DELETE: marks the value unavailable, then deletes its derived values (of a base value). */
@@ -82,16 +75,13 @@ final class DeleteSteps {
     Node node = f.node;
     Throwable err = null;
     DescriptorHandle handle = node.descriptor == null ? null : registry.forNode(node);
-    if (handle != null && !f.args.kv().fromSB()) {
-      txn.pass.planDelete(graph, node, handle, f.delete.object);
-    }
-    if (txn.pass.callsSouthbound() && handle != null) {
-      if (!f.args.kv().fromSB()) {
-        err = calls.callDelete(f.op, handle, node.key, f.delete.object, node.metadata);
-      }
-      if (err == null && !node.isDerived() && handle.metadataMap != null) {
-        calls.setMetadata(node, handle, null);
-      }
+    if (handle != null) {
+      // a value found in the southbound is gone from it already: nothing is called
+      err =
+          txn.pass
+              .calls()
+              .call(SbCall.delete(node, handle, f.delete.object, f.op, f.args.kv().fromSB()))
+              .error();
     }
     endDelete(f, finishDelete(f, err));
   }
@@ -123,7 +113,7 @@ final class DeleteSteps {
               node,
               f.args.kv().revert(),
               err,
-              handle == null || handle.isRetriable(err),
+              FailurePolicy.isRetriable(handle, err),
               TxnOperation.DELETE);
     }
     txn.ops.add(op);

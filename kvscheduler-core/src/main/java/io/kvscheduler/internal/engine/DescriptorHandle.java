@@ -6,6 +6,7 @@ import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.OperationTimeoutException;
+import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.internal.idxmap.NamedMappingImpl;
 import io.kvscheduler.internal.util.UserCode;
 import java.time.Duration;
@@ -18,7 +19,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A registered descriptor with every callback guarded: exceptions thrown by user code never escape
- * to the engine. CRUD failures are returned as failed {@link Result}s; failures of the pure
+ * to the engine. Its southbound calls (Create, Update, Delete) go through {@link SbCallChain},
+ * whose links guard them and return failures as failed {@link Result}s; failures of the pure
  * callbacks (label, comparator, dependencies, derived values) are logged and replaced by a safe
  * answer, or turned into an {@link InvalidValueException} when the value cannot be handled.
  *
@@ -47,9 +49,10 @@ final class DescriptorHandle {
   private final KVDescriptor.KeyLabel keyLabel;
   private final KVDescriptor.Equivalence<Object> comparator;
   private final KVDescriptor.Validator<Object> validator;
-  private final KVDescriptor.Creator<Object, Object> creator;
-  private final KVDescriptor.Updater<Object, Object> updater;
-  private final KVDescriptor.Deleter<Object, Object> deleter;
+  // the southbound callbacks, called through the chain of links that guards them (SbCallChain)
+  final KVDescriptor.Creator<Object, Object> creator;
+  final KVDescriptor.Updater<Object, Object> updater;
+  final KVDescriptor.Deleter<Object, Object> deleter;
   private final KVDescriptor.RecreateDecider<Object, Object> recreateDecider;
   private final KVDescriptor.Retriever<Object, Object> retriever;
   private final KVDescriptor.RetriableFailure retriableFailure;
@@ -57,14 +60,15 @@ final class DescriptorHandle {
   private final KVDescriptor.Dependencies<Object> dependencies;
 
   /** Limit of one southbound call (null: none, the call runs on the engine thread). */
-  private final Duration timeout;
+  final Duration timeout;
 
-  private final SbCalls calls;
+  /** The call threads of the limited calls. */
+  final SbCalls calls;
 
   private static final Result<List<Dependency>> NO_DEPENDENCIES = new Result<>(List.of(), null);
   private static final Result<List<KeyValuePair>> NO_DERIVED = new Result<>(List.of(), null);
 
-  /** A successful Create or Update that returned no metadata (the usual case). */
+  /** A successful call that returned no metadata (the usual case). */
   private static final Result<Object> NO_METADATA = new Result<>(null, null);
 
   /**
@@ -444,70 +448,14 @@ final class DescriptorHandle {
     return kept;
   }
 
-  Result<Object> create(String key, Object value) {
-    if (creator == null) {
-      return new Result<>(
-          null,
-          new NotImplementedException(
-              "descriptor " + name + ": operation Create is not implemented (key " + key + ")"));
-    }
-    try {
-      return checked(
-          key,
-          timeout == null
-              ? creator.create(key, value)
-              : limited(() -> creator.create(key, value), "Create", key),
-          "Create");
-    } catch (Throwable t) {
-      return new Result<>(null, UserCode.contained(t));
-    }
-  }
-
-  private Result<Object> checked(String key, Object metadata, String from) {
-    Throwable wrong = checkMetadata(key, metadata, from);
-    return wrong != null ? new Result<>(null, wrong) : Result.ofMetadata(metadata);
-  }
-
-  Result<Object> update(String key, Object oldValue, Object newValue, Object metadata) {
-    if (updater == null) {
-      return new Result<>(
-          null,
-          new NotImplementedException(
-              "descriptor " + name + ": operation Update is not implemented (key " + key + ")"));
-    }
-    try {
-      return checked(
-          key,
-          timeout == null
-              ? updater.update(key, oldValue, newValue, metadata)
-              : limited(() -> updater.update(key, oldValue, newValue, metadata), "Update", key),
-          "Update");
-    } catch (Throwable t) {
-      return new Result<>(null, UserCode.contained(t));
-    }
-  }
-
-  Throwable delete(String key, Object value, Object metadata) {
-    if (deleter == null) {
-      return new NotImplementedException(
-          "descriptor " + name + ": operation Delete is not implemented (key " + key + ")");
-    }
-    try {
-      if (timeout == null) {
-        deleter.delete(key, value, metadata);
-      } else {
-        limited(
-            () -> {
-              deleter.delete(key, value, metadata);
-              return null;
-            },
-            "Delete",
-            key);
-      }
-      return null;
-    } catch (Throwable t) {
-      return UserCode.contained(t);
-    }
+  /** True when the descriptor has the callback of southbound operation {@code op}. */
+  boolean canCall(TxnOperation op) {
+    return switch (op) {
+      case CREATE -> creator != null;
+      case UPDATE -> updater != null;
+      case DELETE -> deleter != null;
+      default -> false;
+    };
   }
 
   boolean canRetrieve() {
@@ -544,15 +492,11 @@ final class DescriptorHandle {
     }
   }
 
-  boolean isRetriable(Throwable err) {
-    if (err instanceof UnreadStateException) {
-      return true; // the retry reads the key first
-    }
-    if (err instanceof NotImplementedException
-        || err instanceof InvalidValueException
-        || err instanceof ContractException) {
-      return false;
-    }
+  /**
+   * The descriptor's own answer whether {@code err} is retriable ({@code isRetriableFailure}; true
+   * without one, false when it throws). The rules around it are {@link FailurePolicy#isRetriable}.
+   */
+  boolean retriableByDescriptor(Throwable err) {
     if (retriableFailure == null) {
       return true;
     }

@@ -284,23 +284,22 @@ final class ParallelCalls implements AutoCloseable {
    */
   static Throwable undo(PlannedCall c) {
     DescriptorHandle h = c.handle;
-    Throwable err;
-    Object metadata = null;
-    switch (c.op) {
-      case CREATE -> err = h.delete(c.key, c.value, c.returnedMetadata);
-      case UPDATE -> {
-        DescriptorHandle.Result<Object> r =
-            h.update(c.key, c.value, c.oldValue, c.returnedMetadata);
-        err = r.error();
-        metadata = r.value();
-      }
-      case DELETE -> {
-        DescriptorHandle.Result<Object> r = h.create(c.key, c.value);
-        err = r.error();
-        metadata = r.value();
-      }
-      default -> throw new IllegalStateException("not a southbound call: " + c.op);
-    }
+    DescriptorHandle.Result<Object> r =
+        switch (c.op) {
+          case CREATE ->
+              SbCallChain.DIRECT.call(
+                  SbCall.direct(TxnOperation.DELETE, h, c.key, c.value, null, c.returnedMetadata));
+          case UPDATE ->
+              SbCallChain.DIRECT.call(
+                  SbCall.direct(
+                      TxnOperation.UPDATE, h, c.key, c.oldValue, c.value, c.returnedMetadata));
+          case DELETE ->
+              SbCallChain.DIRECT.call(
+                  SbCall.direct(TxnOperation.CREATE, h, c.key, c.value, null, null));
+          default -> throw new IllegalStateException("not a southbound call: " + c.op);
+        };
+    Throwable err = r.error();
+    Object metadata = r.value();
     c.undoMetadata = metadata;
     if (err == null && c.keepsMetadata && h.metadataMap != null) {
       h.metadataMap.put(c.label, c.op == TxnOperation.CREATE ? null : metadata);

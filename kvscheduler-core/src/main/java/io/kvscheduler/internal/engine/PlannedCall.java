@@ -121,20 +121,11 @@ final class PlannedCall {
   /** Runs the call on the current thread; sets the outcome. */
   void run(Clock clock) {
     started = clock.instant();
-    switch (op) {
-      case CREATE -> {
-        DescriptorHandle.Result<Object> r = handle.create(key, value);
-        returnedMetadata = r.value();
-        error = r.error();
-      }
-      case UPDATE -> {
-        DescriptorHandle.Result<Object> r = handle.update(key, oldValue, value, metadataArgument());
-        returnedMetadata = r.value();
-        error = r.error();
-      }
-      case DELETE -> error = handle.delete(key, value, metadataArgument());
-      default -> throw new IllegalStateException("not a southbound call: " + op);
-    }
+    DescriptorHandle.Result<Object> r =
+        SbCallChain.DIRECT.call(
+            SbCall.direct(op, handle, key, value, oldValue, metadataArgument()));
+    returnedMetadata = r.value();
+    error = r.error();
     ended = clock.instant();
   }
 

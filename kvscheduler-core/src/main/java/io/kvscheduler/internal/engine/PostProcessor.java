@@ -58,19 +58,19 @@ final class PostProcessor {
       List<OpRecord> planned,
       List<OpRecord> executed) {
     List<ValueToApply> sorted;
-    if (txn.recordedValues == txn.values && txn.sortedValues != null) {
+    if (txn.request.recordedValues() == txn.request.values() && txn.sortedValues != null) {
       sorted = txn.sortedValues; // the same values, already sorted by the ordering step
     } else {
-      sorted = new ArrayList<>(txn.recordedValues);
+      sorted = new ArrayList<>(txn.request.recordedValues());
       ValueToApply.sortByKey(sorted);
     }
     return new TxnRecord(
         txn.seq,
-        txn.type,
-        txn.resync,
-        txn.description,
-        txn.retryForTxn,
-        txn.retryAttempt,
+        txn.request.type(),
+        txn.request.resync(),
+        txn.request.description(),
+        txn.request.retryForTxn(),
+        txn.request.retryAttempt(),
         start,
         stop,
         sorted,
@@ -134,10 +134,10 @@ final class PostProcessor {
     if (txn.sawRetrying || !failed.isEmpty()) {
       retries.schedule(
           txn.seq,
-          txn.type,
-          txn.retryForTxn,
-          txn.retryDelay,
-          txn.retryKeys,
+          txn.request.type(),
+          txn.request.retryForTxn(),
+          txn.request.retryDelay(),
+          txn.request.retryKeys(),
           executed,
           touched.keys());
     }
@@ -153,7 +153,8 @@ final class PostProcessor {
     // reference only logs it); nothing was done for them, so nothing is retried or reverted
     errors.addAll(txn.ignored);
     // 4. the transaction error (with verification mode: plus values the southbound disagrees on)
-    if (config.verify() || (txn.type == TxnType.NB_TRANSACTION && txn.options.verify())) {
+    if (config.verify()
+        || (txn.request.type() == TxnType.NB_TRANSACTION && txn.request.options().verify())) {
       errors.addAll(Verifier.verify(graph, registry, refresher, executed));
     }
     // 5. drop removed base values (recorded)

@@ -125,27 +125,8 @@ final class RetryPlanner {
         scheduled.addAll(e.getValue().keySet());
       } // else the delay scheduler failed (logged): these values will not be retried
     }
-    // a RETRYING value under a base value decided by this transaction (new
-    // last-update: any earlier retry of it is obsolete) that was not scheduled again will never
-    // be retried: it is FAILED
-    Set<String> bases = new HashSet<>();
-    for (Node t : retrying) {
-      bases.add(t.baseKey());
-    }
-    for (String b : bases) {
-      Node n = graph.get(b);
-      if (n == null || scheduled.contains(b) || n.lastUpdate == null || n.lastUpdate.seq() != seq) {
-        continue;
-      }
-      List<String> subtree = new ArrayList<>(n.derivedKeys);
-      subtree.add(b);
-      for (String k : subtree) {
-        Node x = graph.get(k);
-        if (x != null && x.state == ValueState.RETRYING) {
-          graph.write(k).state = ValueState.FAILED;
-        }
-      }
-    }
+    // a RETRYING value under a base decided by this transaction that was not planned again
+    FailurePolicy.failUnplanned(graph, seq, retrying, scheduled); // F12
   }
 
   /** Arms the retry {@code r}; false when the delay scheduler could not (it will not run). */

@@ -3,10 +3,8 @@ package io.kvscheduler.internal.engine;
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.RetryOptions;
-import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.TxnType;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -18,8 +16,8 @@ import java.util.TreeSet;
  * {@link TxnProcessor} fills in its part and hands the object on:
  *
  * <ol>
- *   <li><b>preparation</b> ({@link TxnPreparer}): what the request asks — type, options, values,
- *       the retry it continues, the keys to read first;
+ *   <li><b>preparation</b> ({@link TxnPreparer}): what the request asks ({@link #request}: type,
+ *       options, values, the retry it continues; immutable), the keys to read first;
  *   <li><b>ordering</b>: {@link #sortedValues};
  *   <li><b>passes of the walk</b> ({@link TxnExecutor}, {@link Walker}): a simulation, a planning
  *       pass (a simulation that writes down the calls to run ahead in parallel) and the execution,
@@ -43,22 +41,10 @@ final class Transaction {
 
   // ---- the request, as preparation made it ----
 
-  TxnType type;
-  ResyncType resync = ResyncType.NOT_RESYNC;
-  String description = "";
-  TxnOptions options = TxnOptions.defaults();
+  /** What the transaction was asked (set once by {@link TxnPreparer}). */
+  TxnRequest request = TxnRequest.NONE;
 
-  /** For retries: the transaction retried, the attempt, its delay and the base keys retried. */
-  long retryForTxn;
-
-  int retryAttempt;
-  Duration retryDelay;
-  Set<String> retryKeys = Set.of();
-
-  List<ValueToApply> values = List.of();
-  List<ValueToApply> recordedValues = List.of();
-
-  /** {@link #values} sorted by key (set by the ordering step, reused by the record). */
+  /** The request's values sorted by key (set by the ordering step, reused by the record). */
   List<ValueToApply> sortedValues;
 
   /** True once the transaction counted as a resync (undone when it is aborted). */
@@ -165,8 +151,8 @@ final class Transaction {
       Set<String> unreadBefore,
       boolean keepOutcome) {
     this.pass = pass;
-    this.nbRetry = isNB() ? options.retry().orElse(null) : null;
-    this.inheritRetry = isNB() && resync == ResyncType.DOWNSTREAM && nbRetry == null;
+    this.nbRetry = isNB() ? request.options().retry().orElse(null) : null;
+    this.inheritRetry = isNB() && request.resync() == ResyncType.DOWNSTREAM && nbRetry == null;
     this.branch = emptyPath;
     this.departuresAtStart = departures;
     this.unreadBefore = unreadBefore;
@@ -202,15 +188,15 @@ final class Transaction {
   }
 
   boolean isNB() {
-    return type == TxnType.NB_TRANSACTION;
+    return request.isNB();
   }
 
   boolean isRetry() {
-    return type == TxnType.RETRY_FAILED_OPS;
+    return request.type() == TxnType.RETRY_FAILED_OPS;
   }
 
   /** An NB transaction undone as a whole when one of its own values fails. */
   boolean revertOnFailure() {
-    return isNB() && options.revert();
+    return isNB() && request.options().revert();
   }
 }

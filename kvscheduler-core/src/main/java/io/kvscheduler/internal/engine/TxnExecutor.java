@@ -110,7 +110,7 @@ final class TxnExecutor {
    * ({@link #runAhead}); see {@link Transaction#startPass} for {@code keepOutcome}.
    */
   void startExecution(Transaction txn, CallPlan ranAhead, boolean keepOutcome) {
-    startPass(txn, new WalkPass.Execution(ranAhead), keepOutcome);
+    startPass(txn, new WalkPass.Execution(ranAhead, txn.clock), keepOutcome);
   }
 
   /**
@@ -138,7 +138,7 @@ final class TxnExecutor {
               Node n = graph.get(key);
               return n == null ? key : n.baseKey();
             });
-    startPass(txn, new WalkPass.Planning(plan), false);
+    startPass(txn, new WalkPass.Planning(plan, graph), false);
     if (txn.revertOnFailure()) {
       noteOwnKeys(txn, ordered);
     }

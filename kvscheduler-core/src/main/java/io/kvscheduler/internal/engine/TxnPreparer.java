@@ -60,10 +60,6 @@ final class TxnPreparer {
    */
   void prepareNb(Transaction txn, Queued.Nb nb) {
     TxnOptions o = nb.options();
-    txn.type = TxnType.NB_TRANSACTION;
-    txn.options = o;
-    txn.resync = o.resync();
-    txn.description = o.description();
     txn.simulateFirst = o.simulation() || config.simulation();
     List<ValueToApply> values = new ArrayList<>(nb.values());
     if (o.resync() != ResyncType.NOT_RESYNC) {
@@ -107,8 +103,8 @@ final class TxnPreparer {
       unlisted.sort(NODE_KEY_ORDER);
       values = mergeUnlisted(values, unlisted);
     }
-    txn.values = values;
-    txn.recordedValues = o.resync() == ResyncType.DOWNSTREAM ? List.of() : values;
+    txn.request =
+        TxnRequest.nb(o, values, o.resync() == ResyncType.DOWNSTREAM ? List.of() : values);
     txn.skip = values.isEmpty();
   }
 
@@ -171,10 +167,8 @@ final class TxnPreparer {
 
   /** An SB notification: the values the scheduler accepts from the southbound. */
   void prepareSb(Transaction txn, Queued.Sb sb) {
-    txn.type = TxnType.SB_NOTIFICATION;
     txn.simulateFirst = config.simulation();
-    txn.values = sb.values();
-    txn.recordedValues = sb.values();
+    txn.request = TxnRequest.sb(sb.values(), sb.values());
     if (sb.values().isEmpty()) {
       txn.skip = true;
       return;
@@ -197,7 +191,7 @@ final class TxnPreparer {
         kept.add(kv);
       }
     }
-    txn.values = kept;
+    txn.request = TxnRequest.sb(kept, sb.values());
     txn.skip = kept.isEmpty();
   }
 
@@ -206,11 +200,6 @@ final class TxnPreparer {
    * changed since.
    */
   void prepareRetry(Transaction txn, Queued.Retry r) {
-    txn.type = r.unimplemented() ? TxnType.RETRY_UNIMPL_OPS : TxnType.RETRY_FAILED_OPS;
-    txn.retryForTxn = r.forTxn();
-    txn.retryAttempt = r.unimplemented() ? 0 : r.attempt();
-    txn.retryDelay = r.delay();
-    txn.retryKeys = r.keys().keySet();
     txn.simulateFirst = !r.unimplemented() || config.simulation();
     List<ValueToApply> values = new ArrayList<>();
     for (Map.Entry<String, Long> e : new TreeMap<>(r.keys()).entrySet()) {
@@ -228,8 +217,15 @@ final class TxnPreparer {
           new ValueToApply(
               n.key, n.lastUpdate.value(), ValueOrigin.FROM_NB, n.lastUpdate.revert(), null));
     }
-    txn.values = values;
-    txn.recordedValues = values;
+    txn.request =
+        TxnRequest.retry(
+            r.unimplemented() ? TxnType.RETRY_UNIMPL_OPS : TxnType.RETRY_FAILED_OPS,
+            "",
+            r.forTxn(),
+            r.unimplemented() ? 0 : r.attempt(),
+            r.delay(),
+            r.keys().keySet(),
+            values);
     txn.skip = values.isEmpty();
   }
 
@@ -276,10 +272,12 @@ final class TxnPreparer {
   void prepareLate(Transaction txn, Queued.Late late) {
     String key = late.key();
     String base = baseOf(key);
-    txn.type = TxnType.RETRY_FAILED_OPS;
     txn.simulateFirst = true; // as every retry
-    txn.description = "a southbound call for " + key + " returned after its time limit: read again";
-    txn.retryKeys = Set.of(base);
+    String description =
+        "a southbound call for " + key + " returned after its time limit: read again";
+    txn.request =
+        TxnRequest.retry(
+            TxnType.RETRY_FAILED_OPS, description, 0, 0, null, Set.of(base), List.of());
     DescriptorHandle h = registry.forKey(base);
     Set<String> read = refresher.refresh(new TreeSet<>(Set.of(base)), null, false);
     unread.dropAnswered(Set.of(base), read);
@@ -291,13 +289,22 @@ final class TxnPreparer {
     txn.addReadFirst(Set.of(base));
     Node n = graph.get(key);
     ValueToApply intent = n == null ? null : lateIntent(n);
+    long forTxn = 0;
+    int attempt = 0;
     if (n != null && n.lastUpdate != null) {
-      txn.retryForTxn = n.lastUpdate.seq();
+      forTxn = n.lastUpdate.seq();
       boolean failed = n.state == ValueState.FAILED || n.state == ValueState.RETRYING;
-      txn.retryAttempt = failed ? n.retryAttempt : 0;
+      attempt = failed ? n.retryAttempt : 0;
     }
-    txn.values = intent == null ? List.of() : List.of(intent);
-    txn.recordedValues = txn.values;
+    txn.request =
+        TxnRequest.retry(
+            TxnType.RETRY_FAILED_OPS,
+            description,
+            forTxn,
+            attempt,
+            null,
+            Set.of(base),
+            intent == null ? List.of() : List.of(intent));
     txn.skip = false; // the dependents follow the read even when the key itself is kept as it is
   }
 

@@ -117,8 +117,11 @@ final class TxnProcessor {
       Transaction txn, Instant start, CompletableFuture<Long> future, BatchJournal refreshed) {
     // ordering
     graph.reserve(
-        2 * txn.values.size()); // a first transaction: the values and as many derived ones
-    List<ValueToApply> sorted = new ArrayList<>(txn.values);
+        2
+            * txn.request
+                .values()
+                .size()); // a first transaction: the values and as many derived ones
+    List<ValueToApply> sorted = new ArrayList<>(txn.request.values());
     ValueToApply.sortByKey(sorted);
     txn.sortedValues = sorted;
     List<ValueToApply> ordered = executor.order(sorted);
@@ -160,7 +163,7 @@ final class TxnProcessor {
     BatchJournal journal = graph.endBatch();
     // a downstream resync only brings the SB back to the unchanged intent: no revisions (B142)
     executor.closeExecution(
-        journal, txn, config.clock().instant(), txn.resync != ResyncType.DOWNSTREAM);
+        journal, txn, config.clock().instant(), txn.request.resync() != ResyncType.DOWNSTREAM);
     // the refresh's keys after the execution's: the walk writes keys in order, the refresh in
     // the southbound's order, so listed this way the touched keys form a few sorted runs that
     // publishing sorts in linear time (a resync writes most keys in both batches); a pass rolled

@@ -4,7 +4,6 @@ import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueState;
-import java.util.List;
 
 /**
  * Entering and leaving a visit of the walk ({@link Walker}): on ENTER the key goes onto the
@@ -61,11 +60,8 @@ final class VisitSteps {
     } else {
       op.op = TxnOperation.UPDATE;
     }
-    boolean failedEarlier =
-        prevUpdate != null
-            && prevUpdate.seq() == txn.seq
-            && (prevState == ValueState.FAILED || prevState == ValueState.RETRYING);
-    if (node.held != null && failedEarlier) {
+    boolean failedEarlier = FailurePolicy.failedEarlier(txn, prevUpdate, prevState);
+    if (node.held != null && failedEarlier) { // F8
       // its call failed earlier in this transaction: what the southbound holds is unknown until
       // the refresh after the transaction (the failure may have left anything), so the walk goes
       // on as if nothing were there, as the reference does
@@ -92,7 +88,7 @@ final class VisitSteps {
       }
     }
     node.lastUpdate = lastUpdate(prevUpdate, op.op, a.kv(), retry);
-    if (node.state == ValueState.RETRYING && retry == null) {
+    if (FailurePolicy.retryLost(node, node.lastUpdate)) {
       // the pending retry is obsolete now (new last-update) and no new one can be
       // scheduled: a RETRYING state would never be retried (e.g. kept by an inherited failure)
       node.state = ValueState.FAILED;
@@ -101,18 +97,24 @@ final class VisitSteps {
     // a value already broken by this transaction is not touched again, except by the revert
     // once a refresh has read it: until then what the southbound holds for it is unknown (even
     // whether a failed Create left an object that a removal would have to delete)
-    if (failedEarlier && (!a.kv().revert() || txn.unread.contains(key))) {
+    if (failedEarlier && FailurePolicy.noCallAfterFailure(txn, a.kv().revert(), key)) {
       leave(f, node.error);
       return;
     }
 
-    Throwable unknown = marks.unknownState(node);
+    Throwable unknown = FailurePolicy.unknownState(txn, node);
     if (unknown != null) {
-      // what the southbound holds is unknown: no call, and no status that would claim it
+      // what the southbound holds is unknown: no call, and no status that would claim it (F7)
       op.newErr = unknown;
-      op.newState = marks.markFailed(node, a.kv().revert(), unknown, true, op.op);
+      op.newState =
+          marks.markFailed(
+              node, a.kv().revert(), unknown, FailurePolicy.isRetriable(null, unknown), op.op);
       txn.ops.add(op);
       txn.statusChanged(a.baseKey());
+      if (!a.derived()) {
+        // the base's new last update made the retries of its derived values obsolete (F13)
+        FailurePolicy.settleObsoleteRetries(graph, txn, node, a.baseKey());
+      }
       leave(f, unknown);
       return;
     }
@@ -133,7 +135,7 @@ final class VisitSteps {
     Walker.Args a = f.args;
     String key = a.kv().key();
     if (!a.derived()) {
-      settleObsoleteRetries(graph.get(key), a.baseKey());
+      FailurePolicy.settleObsoleteRetries(graph, txn, graph.get(key), a.baseKey()); // F11
     }
     Node now = graph.get(key);
     boolean neverThere =
@@ -151,42 +153,6 @@ final class VisitSteps {
       txn.statusChanged(a.baseKey());
     }
     leave(f, f.opResult);
-  }
-
-  /**
-   * A retry is planned per base value and dropped as obsolete once the base has a newer last
-   * update. {@code base} now has one from this transaction, so a RETRYING derived value that this
-   * visit did not apply again (an INVALID or PENDING base, a failed Create or Delete, an abandoned
-   * removal) will never be retried: it is FAILED, keeping its error. Values this transaction
-   * applied are planned again after it (or failed) by {@link RetryPlanner}.
-   */
-  private void settleObsoleteRetries(Node base, String baseKey) {
-    if (base == null
-        || base.derivedKeys.isEmpty()
-        || base.lastUpdate == null
-        || base.lastUpdate.seq() != txn.seq) {
-      return;
-    }
-    // the keys known settled (CONFIGURED) are not RETRYING: their nodes are not read (W5)
-    SettledDerived.Entry settled = graph.settled.live(baseKey);
-    if (settled != null && !Derivation.sameKeys(settled.keys, base.derivedKeys)) {
-      settled = null;
-    }
-    List<String> keys = base.derivedKeys;
-    for (int i = 0; i < keys.size(); i++) {
-      if (settled != null && settled.knownSettled(i)) {
-        continue;
-      }
-      String dk = keys.get(i);
-      Node dn = graph.get(dk);
-      if (dn != null
-          && dn.state == ValueState.RETRYING
-          && baseKey.equals(dn.derivedFrom)
-          && (dn.lastUpdate == null || dn.lastUpdate.seq() != txn.seq)) {
-        graph.write(dk).state = ValueState.FAILED;
-        txn.statusChanged(baseKey);
-      }
-    }
   }
 
   /**
@@ -227,7 +193,7 @@ final class VisitSteps {
     op.derived = a.derived();
     op.property = a.derived() && registry.forNode(node) == null;
     op.revert = a.kv().revert();
-    op.retry = txn.isRetry() || txn.type == TxnType.RETRY_UNIMPL_OPS;
+    op.retry = txn.isRetry() || txn.request.type() == TxnType.RETRY_UNIMPL_OPS;
     op.recreate = a.recreating() != null && a.recreating().contains(a.kv().key());
     return op;
   }

@@ -1,8 +1,7 @@
 package io.kvscheduler.internal.engine;
 
-import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.TxnOperation;
-import java.util.List;
+import java.time.Clock;
 
 /**
  * What kind of pass a walk is, and what that kind does differently: a walk's steps ask their pass
@@ -10,27 +9,26 @@ import java.util.List;
  *
  * <table>
  *   <caption>The passes of a transaction</caption>
- *   <tr><th>pass</th><th>validates</th><th>calls the southbound</th><th>writes a plan</th>
+ *   <tr><th>pass</th><th>validates</th><th>its calls ({@link #calls})</th>
  *       <th>graph afterwards</th></tr>
- *   <tr><td>{@link #SIMULATION}</td><td>no</td><td>no</td><td>no</td>
+ *   <tr><td>{@link #SIMULATION}</td><td>no</td><td>assumed to succeed</td>
  *       <td>rolled back (kept when it planned nothing)</td></tr>
- *   <tr><td>{@link Planning}</td><td>yes</td><td>no</td><td>yes ({@link CallPlan})</td>
+ *   <tr><td>{@link Planning}</td><td>yes</td><td>written in a plan ({@link CallPlan})</td>
  *       <td>rolled back</td></tr>
- *   <tr><td>{@link Execution}</td><td>yes</td><td>yes, or takes the call that ran ahead</td>
- *       <td>no</td><td>kept</td></tr>
+ *   <tr><td>{@link Execution}</td><td>yes</td><td>made, or taken from those that ran ahead</td>
+ *       <td>kept</td></tr>
  * </table>
  *
  * <p>A pass is started by {@link TxnExecutor}; the state a pass fills in (its operations, the
  * statuses it changed) is still kept in {@link Transaction} and emptied by {@link
  * Transaction#startPass}.
  *
- * <p>What is a type and what is still asked: the planning hooks and the calls that ran ahead are
- * behaviour of the pass (no step tests for them). Two questions remain, asked by the steps: {@link
- * #validates} (Create and Update steps, and {@link StatusMarks#unknownState}) and {@link
- * #callsSouthbound} (the Create, Update and Delete steps and the metadata map in {@link
- * WalkCalls}). Whether a transaction is simulated first and whether it has anything to execute are
- * properties of the request ({@link Transaction#simulateFirst}, {@link Transaction#skip}), not of a
- * pass.
+ * <p>What is a type and what is still asked: how the calls are made is the pass's chain of links
+ * ({@link SbCallChain}: the steps hand every call to it, whatever the pass), and the visit hooks
+ * and the calls that ran ahead are behaviour of the pass. One question remains, asked by the steps:
+ * {@link #validates} (Create and Update steps, and {@link FailurePolicy#unknownState}). Whether a
+ * transaction is simulated first and whether it has anything to execute are properties of the
+ * request ({@link Transaction#simulateFirst}, {@link Transaction#skip}), not of a pass.
  */
 abstract sealed class WalkPass permits WalkPass.Simulation, WalkPass.Planning, WalkPass.Execution {
   /** The simulation of a transaction before its execution: nothing validated, nothing called. */
@@ -42,10 +40,10 @@ abstract sealed class WalkPass permits WalkPass.Simulation, WalkPass.Planning, W
   abstract boolean validates();
 
   /**
-   * True when the walk's Create, Update and Delete reach the southbound (or take the outcome of the
-   * call that ran ahead) and the descriptor's metadata map is written.
+   * The chain the walk's Create, Update and Delete go through ({@link SbCallChain}): to the
+   * southbound (or to the outcome of the call that ran ahead), into a plan, or nowhere.
    */
-  abstract boolean callsSouthbound();
+  abstract SbCallChain calls();
 
   /** The walk entered a visit (planning: a call's position in the walk). */
   void enterVisit() {}
@@ -58,25 +56,6 @@ abstract sealed class WalkPass permits WalkPass.Simulation, WalkPass.Planning, W
 
   /** The sequence of children ended. */
   void endGroup() {}
-
-  /**
-   * The walk would make call {@code op} now for {@code node} (see {@link CallPlan#add}), with the
-   * node's dependencies and {@code moreDeps} (an Update's old ones). Only a planning pass writes it
-   * down.
-   */
-  void plan(
-      TxnOperation op,
-      Node node,
-      DescriptorHandle handle,
-      Object value,
-      Object oldValue,
-      List<Dependency> moreDeps) {}
-
-  /**
-   * The walk would delete {@code object}, the value of {@code node}, now. Only a planning pass
-   * writes it down, with what the dependents of the node wait for.
-   */
-  void planDelete(Graph graph, Node node, DescriptorHandle handle, Object object) {}
 
   /**
    * The calls that ran ahead of this pass (or null), handed over once: from now on the walks of the
@@ -101,8 +80,8 @@ abstract sealed class WalkPass permits WalkPass.Simulation, WalkPass.Planning, W
     }
 
     @Override
-    boolean callsSouthbound() {
-      return false;
+    SbCallChain calls() {
+      return SbCallChain.SIMULATION;
     }
   }
 
@@ -112,9 +91,12 @@ abstract sealed class WalkPass permits WalkPass.Simulation, WalkPass.Planning, W
    */
   static final class Planning extends WalkPass {
     final CallPlan plan;
+    private final SbCallChain calls;
 
-    Planning(CallPlan plan) {
+    /** {@code graph}: the graph walked (a planned Delete looks at the value's dependents). */
+    Planning(CallPlan plan, Graph graph) {
       this.plan = plan;
+      this.calls = SbCallChain.planning(plan, graph);
     }
 
     @Override
@@ -123,8 +105,8 @@ abstract sealed class WalkPass permits WalkPass.Simulation, WalkPass.Planning, W
     }
 
     @Override
-    boolean callsSouthbound() {
-      return false;
+    SbCallChain calls() {
+      return calls;
     }
 
     @Override
@@ -146,61 +128,6 @@ abstract sealed class WalkPass permits WalkPass.Simulation, WalkPass.Planning, W
     void endGroup() {
       plan.endGroup();
     }
-
-    @Override
-    void plan(
-        TxnOperation op,
-        Node node,
-        DescriptorHandle handle,
-        Object value,
-        Object oldValue,
-        List<Dependency> moreDeps) {
-      plan.add(
-          op,
-          node,
-          handle,
-          node.label,
-          !node.isDerived() && handle.metadataMap != null,
-          value,
-          oldValue,
-          op == TxnOperation.CREATE ? null : node.metadata,
-          node.deps(),
-          moreDeps);
-    }
-
-    @Override
-    void planDelete(Graph graph, Node node, DescriptorHandle handle, Object object) {
-      plan(
-          TxnOperation.DELETE,
-          node,
-          handle,
-          object,
-          null,
-          dependentsWithAnyOf(graph, node) ? ANY_OF : List.of());
-    }
-
-    /** Stands for "a dependent may be satisfied by other values" in a planned call's links. */
-    private static final List<Dependency> ANY_OF =
-        List.of(Dependency.anyOfPrefixes("a dependent's alternatives", ""));
-
-    /**
-     * True when a value depending on {@code node} has an any-of dependency: whether a Delete of it
-     * happens then depends on the other values that satisfy the dependent, so the planned Delete
-     * waits for every earlier call ({@link CallPlan}).
-     */
-    private static boolean dependentsWithAnyOf(Graph graph, Node node) {
-      for (String d : graph.dependentsOf(node.key)) {
-        Node dn = graph.get(d);
-        if (dn != null) {
-          for (Dependency dep : dn.deps()) {
-            if (dep.isAnyOf()) {
-              return true;
-            }
-          }
-        }
-      }
-      return false;
-    }
   }
 
   /**
@@ -211,9 +138,15 @@ abstract sealed class WalkPass permits WalkPass.Simulation, WalkPass.Planning, W
     /** What the calls that ran ahead returned, handed to the walk call by call; or null. */
     private CallPlan ranAhead;
 
-    /** {@code ranAhead}: the calls that ran ahead of this execution, or null when none did. */
-    Execution(CallPlan ranAhead) {
+    private final SbCallChain calls;
+
+    /**
+     * {@code ranAhead}: the calls that ran ahead of this execution, or null when none did; {@code
+     * clock}: the times of the calls.
+     */
+    Execution(CallPlan ranAhead, Clock clock) {
       this.ranAhead = ranAhead;
+      this.calls = SbCallChain.execution(this, clock);
     }
 
     @Override
@@ -222,8 +155,8 @@ abstract sealed class WalkPass permits WalkPass.Simulation, WalkPass.Planning, W
     }
 
     @Override
-    boolean callsSouthbound() {
-      return true;
+    SbCallChain calls() {
+      return calls;
     }
 
     @Override

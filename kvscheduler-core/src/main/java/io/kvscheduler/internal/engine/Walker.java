@@ -55,9 +55,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The steps are split by job: entering and leaving a visit in {@link VisitSteps}, the steps of
  * CREATE and UPDATE in {@link CreateUpdateSteps}, those of DELETE in {@link DeleteSteps}, the
- * descriptor's calls in {@link WalkCalls} ({@code callCreate}, {@code callUpdate}, {@code
- * callDelete}), readiness in {@link Readiness}, derived values in {@link Derivation} and {@link
- * DerivedVisits}, status marks in {@link StatusMarks}.
+ * descriptor's calls in the pass's chain of links ({@link SbCallChain}, one {@link SbCall} each),
+ * readiness in {@link Readiness}, derived values in {@link Derivation} and {@link DerivedVisits},
+ * status marks in {@link StatusMarks}.
  */
 final class Walker {
   private static final Logger LOG = LoggerFactory.getLogger(Walker.class);
@@ -83,10 +83,8 @@ final class Walker {
     this.derivedVisits = new DerivedVisits(graph, txn, derivation);
     StatusMarks marks = new StatusMarks(graph, registry, txn);
     this.visits = new VisitSteps(graph, registry, txn, marks);
-    WalkCalls calls = new WalkCalls(txn);
-    this.createUpdate =
-        new CreateUpdateSteps(graph, registry, txn, derivation, marks, visits, calls);
-    this.deletes = new DeleteSteps(graph, registry, txn, marks, visits, calls);
+    this.createUpdate = new CreateUpdateSteps(graph, registry, txn, derivation, marks, visits);
+    this.deletes = new DeleteSteps(graph, registry, txn, marks, visits);
   }
 
   /** Arguments of one visit. */

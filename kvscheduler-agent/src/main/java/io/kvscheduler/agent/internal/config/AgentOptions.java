@@ -168,6 +168,15 @@ final class AgentOptions {
       description = "vpp-agent's grpc.conf (endpoint, max-msg-size, cert-file, key-file).")
   Path grpcConfig;
 
+  @Option(
+      names = "--state-dir",
+      paramLabel = "DIR|off",
+      description =
+          "Where what REST and gRPC push is kept across restarts (default /var/lib/kvscheduler"
+              + " for root, else $XDG_DATA_HOME/kvscheduler or ~/.local/share/kvscheduler; off:"
+              + " in memory only).")
+  String stateDir;
+
   /** The command line of {@code kvs-agent run} (a repeated flag takes its last value). */
   static CommandLine commandLine(AgentOptions options) {
     CommandLine cl = new CommandLine(options);

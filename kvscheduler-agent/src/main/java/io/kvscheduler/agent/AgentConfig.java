@@ -52,7 +52,7 @@ import java.util.Set;
  *   <tr><td>txn-log-max-ops</td><td>--txn-log-max-ops</td><td></td><td>50 (0: no limit)</td></tr>
  *   <tr><td>parallelism</td><td>--parallelism</td><td></td><td>1 (southbound calls one at a
  *       time)</td></tr>
- *   <tr><td>state-dir</td><td>--state-dir</td><td></td><td>{@link #load}: {@code
+ *   <tr><td>state-dir</td><td>--state-dir</td><td>KVS_STATE_DIR</td><td>{@link #load}: {@code
  *       /var/lib/kvscheduler} for root, else {@code $XDG_DATA_HOME/kvscheduler} or {@code
  *       ~/.local/share/kvscheduler} ({@code off}: nothing kept); {@link #builder()}: off</td></tr>
  * </table>

@@ -28,6 +28,7 @@ import picocli.CommandLine.Option;
       "  KVS_REST_TOKEN            the REST and gRPC bearer token itself",
       "  KVS_LINUX                 --linux (true or false)",
       "  GRPC_CONFIG               --grpc-config",
+      "  KVS_STATE_DIR             --state-dir",
       "Sources, later ones winning: defaults, the --config file, the environment, flags.",
       "The --etcd-config file is written as vpp-agent's etcd.conf (endpoints, dial-timeout,",
       "operation-timeout, session-ttl, insecure-transport, insecure-skip-tls-verify,",

@@ -231,6 +231,9 @@ public final class SettingsLoader {
     if (nonEmpty(env.get("GRPC_CONFIG"))) {
       grpcConfig = Path.of(env.get("GRPC_CONFIG"));
     }
+    if (nonEmpty(env.get("KVS_STATE_DIR"))) {
+      stateDir = stateDir(env.get("KVS_STATE_DIR"), null, "KVS_STATE_DIR");
+    }
     if (nonEmpty(env.get("KVS_REST_TOKEN"))) {
       restToken = env.get("KVS_REST_TOKEN").strip();
     }

@@ -55,6 +55,7 @@ class PushedStateCrashIT {
       for (int round = 0; round < KILLS; round++) {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicInteger notOk = new AtomicInteger();
+        AtomicInteger answeredNow = new AtomicInteger();
         ExecutorService clients = Executors.newFixedThreadPool(CLIENTS);
         PushingAgent a = agent;
         int r = round;
@@ -80,13 +81,20 @@ class PushedStateCrashIT {
                       a.setConfig(names);
                     }
                     answered.add(id);
+                    answeredNow.incrementAndGet();
                   } catch (Exception e) {
                     return; // the agent is gone: this request was not answered
                   }
                 }
               });
         }
-        Thread.sleep(300 + random.nextInt(1200));
+        // the kill comes at a random point once the clients are under way
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (answeredNow.get() < CLIENTS / 4 && System.nanoTime() < deadline) {
+          Thread.sleep(5);
+        }
+        assertThat(answeredNow.get()).as("round %d: requests answered", round).isPositive();
+        Thread.sleep(random.nextInt(1000));
         agent.kill(); // SIGKILL
         stop.set(true);
         clients.shutdown();
@@ -104,7 +112,11 @@ class PushedStateCrashIT {
         assertThat(restartOps)
             .as("round %d: the restart's southbound operations", round)
             .noneMatch(op -> op.get(0).endsWith("-delete"));
-        JsonNode first = agent.get("/scheduler/txn-history").get(0);
+        JsonNode history = agent.get("/scheduler/txn-history");
+        assertThat(history.size())
+            .as("round %d: transactions after the restart", round)
+            .isPositive();
+        JsonNode first = history.get(0);
         assertThat(first.path("Description").asText()).isEqualTo("resync from the state store");
         for (JsonNode op : first.path("Executed")) {
           assertThat(op.path("Operation").asText())

@@ -83,11 +83,14 @@ class PushedStateRestartTest {
     }
     int opsBefore = SouthboundJournal.read(sb).size();
     try (PushingAgent b = PushingAgent.start(sb, args)) {
+      assertThat(history(b)).as("transactions after the restart").isNotEmpty();
       JsonNode first = history(b).get(0);
       assertThat(first.path("Description").asText()).isEqualTo("resync from the state store");
       assertThat(first.path("Values").size()).isEqualTo(3);
       assertThat(first.has("Executed")).as("operations of the resync: %s", first).isFalse();
       assertThat(SouthboundJournal.read(sb)).hasSize(opsBefore); // the southbound untouched
+      assertThat(b.get("/info/settings").path("state-dir").asText())
+          .isEqualTo(tmp.resolve("state").toString());
       assertThat(b.get("/scheduler/status?key=" + TAP + "g2").path("value").path("state").asText())
           .isEqualTo("CONFIGURED");
     }
@@ -116,9 +119,14 @@ class PushedStateRestartTest {
                 configDir.toString(),
                 "--state-dir",
                 state.toString())
+            .redirectOutput(tmp.resolve("agent.log").toFile())
             .start();
-    String out = new String(p.getInputStream().readAllBytes());
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    boolean ended = p.waitFor(60, TimeUnit.SECONDS);
+    if (!ended) {
+      p.destroyForcibly().waitFor();
+    }
+    String out = Files.readString(tmp.resolve("agent.log"));
+    assertThat(ended).as("the agent stopped at start: %s", out).isTrue();
     assertThat(p.exitValue()).as(out).isEqualTo(1);
     assertThat(out)
         .contains("kvs-agent: the state store " + file + " is damaged")

@@ -29,8 +29,9 @@ import org.slf4j.LoggerFactory;
  * the value of the source that delivered it most recently before applies again (the key is not
  * deleted while a source still gives it). A delivery that repeats a source's value of a key (in a
  * resync or a change) is no new delivery of that key. {@link #desired()} lists the value chosen for
- * each key. The order of deliveries is kept in memory only: after a restart it starts anew with the
- * sources' first resyncs, in the order the sources start.
+ * each key. The order of deliveries is kept in memory only: after a restart it starts anew with
+ * what the journal kept ({@link #keep}), then the sources' first resyncs, in the order the sources
+ * start.
  *
  * <p>While the scheduler's queue is full, a delivery waits for room (the source is slowed down to
  * the engine's pace), except from the sources named {@code refusedWhenFull}, whose callers can tell

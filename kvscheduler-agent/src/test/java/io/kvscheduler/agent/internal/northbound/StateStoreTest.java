@@ -65,6 +65,43 @@ class StateStoreTest {
   }
 
   @Test
+  @DisplayName(
+      "a crash in the middle of writing a delivery: the files as the crash left them hold every"
+          + " earlier delivery and none of the torn one")
+  void tornWriteIsDroppedWhole() throws Exception {
+    Path live = dir.resolve("live");
+    Map<String, Object> big = new HashMap<>();
+    for (int i = 0; i < 300; i++) {
+      big.put(TAP + "big" + i, tap("big" + i, i % 2 == 0));
+    }
+    for (int cut : new int[] {0, 100, 5000}) {
+      Path crashed = dir.resolve("crashed-" + cut);
+      try (StateStore s = StateStore.open(live.resolve("s" + cut), "vpp1", models)) {
+        s.change("rest", values(TAP + "a", tap("a", true)));
+        s.change("grpc", big); // many pages: the last one cut below
+        // the files as a SIGKILL or power loss leaves them (the store still open)
+        Path from = s.file();
+        Path to = StateStore.file(crashed, "vpp1");
+        Files.createDirectories(to.getParent());
+        Files.copy(from, to);
+        Path wal = Path.of(from + "-wal");
+        byte[] log = Files.readAllBytes(wal);
+        assertThat(log.length).isGreaterThan(5000 + 4096);
+        Files.write(Path.of(to + "-wal"), java.util.Arrays.copyOf(log, log.length - cut));
+      }
+      try (StateStore s = StateStore.open(crashed, "vpp1", models)) {
+        StateStore.Restored r = s.read();
+        assertThat(r.bySource().get("rest")).containsOnlyKeys(TAP + "a");
+        if (cut == 0) {
+          assertThat(r.bySource().get("grpc")).hasSize(300);
+        } else {
+          assertThat(r.bySource()).as("cut %d bytes", cut).doesNotContainKey("grpc");
+        }
+      }
+    }
+  }
+
+  @Test
   @DisplayName("a file that is no database: refused, naming the file and --state-dir off")
   void corruptStoreIsRefused() throws Exception {
     Path file = StateStore.file(dir, "vpp1");

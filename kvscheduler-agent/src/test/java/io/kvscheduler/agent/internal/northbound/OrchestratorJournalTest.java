@@ -5,13 +5,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.QueueFullException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -134,5 +138,55 @@ class OrchestratorJournalTest {
         .containsExactly(
             "rest resync {config/t/v1/items/b=2} sb={"
                 + "config/t/v1/items/a=1, config/t/v1/items/b=2}");
+  }
+
+  @Test
+  @DisplayName("after a restart, etcd's (or a file's) first resync wins over the restored values")
+  void firstResyncOfEtcdWinsOverRestored() throws Exception {
+    nb.keep(journal, Map.of("rest", Map.of(P + "a", "from-rest", P + "b", "only-rest")));
+    nb.resync("etcd", one(P + "a", "from-etcd")).get();
+    assertThat(southbound)
+        .containsOnly(Map.entry(P + "a", "from-etcd"), Map.entry(P + "b", "only-rest"));
+    assertThat(written).isEmpty(); // etcd is not kept, the restored values are not written again
+  }
+
+  @Test
+  @DisplayName("a REST delivery refused by the full queue is written back out of the journal")
+  void refusedDeliveryIsWrittenBackOut() throws Exception {
+    CountDownLatch inCall = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    KVScheduler small = KVScheduler.builder().printTxnSummary(false).queueCapacity(1).build();
+    try {
+      small.registerDescriptors(
+          KVDescriptor.builder("item", String.class)
+              .nbKeyPrefix(P)
+              .create(
+                  (key, v) -> {
+                    inCall.countDown();
+                    try {
+                      release.await(60, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                    }
+                    return null;
+                  })
+              .delete((key, v, meta) -> {})
+              .build());
+      Orchestrator o = new Orchestrator(small, Set.of("rest"));
+      o.keep(journal, Map.of());
+      o.change("file", one(P + "a", "A"));
+      assertThat(inCall.await(20, TimeUnit.SECONDS)).isTrue(); // the engine is in a call
+      o.change("file", one(P + "b", "B")); // the queue is full
+      CompletableFuture<Long> rest = o.change("rest", one(P + "r", "R"));
+      assertThatThrownBy(rest::get).hasCauseInstanceOf(QueueFullException.class);
+      assertThat(written)
+          .containsExactly(
+              "rest change {config/t/v1/items/r=R} sb={}",
+              "rest change {config/t/v1/items/r=null} sb={}");
+      assertThat(o.desired()).doesNotContainKey(P + "r");
+    } finally {
+      release.countDown();
+      small.close();
+    }
   }
 }

@@ -24,8 +24,7 @@ class AgentConfigTest {
 
   /** The state directory {@link AgentConfig#load} takes by default (the builder has none). */
   static Path defaultStateDir() {
-    return SettingsLoader.defaultStateDir(
-        Map.of(), System.getProperty("user.name"), Path.of(System.getProperty("user.home")));
+    return SettingsLoader.defaultStateDir();
   }
 
   /** {@code c} without its state directory, which is checked to be the default one. */
@@ -206,6 +205,20 @@ class AgentConfigTest {
 
   @Test
   void stateDirectory() throws Exception {
+    // the tests' JVMs run with the system property off: no test agent keeps state by chance
+    assertThat(System.getProperty(SettingsLoader.STATE_DIR_PROPERTY)).isEqualTo("off");
+    assertThat(AgentConfig.load(List.of(), Map.of()).stateDir()).isNull();
+    String before = System.clearProperty(SettingsLoader.STATE_DIR_PROPERTY);
+    try {
+      assertThat(AgentConfig.load(List.of(), Map.of()).stateDir())
+          .isEqualTo(
+              SettingsLoader.defaultStateDir(
+                  System.getenv(),
+                  System.getProperty("user.name"),
+                  Path.of(System.getProperty("user.home"))));
+    } finally {
+      System.setProperty(SettingsLoader.STATE_DIR_PROPERTY, before);
+    }
     assertThat(SettingsLoader.defaultStateDir(Map.of(), "root", Path.of("/root")))
         .isEqualTo(Path.of("/var/lib/kvscheduler"));
     assertThat(SettingsLoader.defaultStateDir(Map.of(), "ann", Path.of("/home/ann")))

@@ -94,7 +94,7 @@ public final class SettingsLoader {
     int maxOps = AgentConfig.DEFAULT_TXN_LOG_MAX_OPS;
     int parallelism = 1;
     boolean followLinks = false;
-    Path stateDir = defaultStateDir(env, System.getProperty("user.name"), userHome());
+    Path stateDir = defaultStateDir();
 
     AgentOptions flags = AgentOptions.parse(args);
     if (!flags.config.isEmpty()) {
@@ -341,6 +341,22 @@ public final class SettingsLoader {
         parallelism,
         followLinks,
         stateDir);
+  }
+
+  /** The JVM system property that replaces the default state directory (a directory or off). */
+  public static final String STATE_DIR_PROPERTY = "kvs.state-dir";
+
+  /**
+   * The state directory when no settings file, environment variable or flag names one: the system
+   * property {@value #STATE_DIR_PROPERTY} when it is set (null for {@code off}), else {@link
+   * #defaultStateDir(Map, String, Path)} for this process's user.
+   */
+  public static Path defaultStateDir() {
+    String property = System.getProperty(STATE_DIR_PROPERTY);
+    if (property != null) {
+      return stateDir(property, null, "system property " + STATE_DIR_PROPERTY);
+    }
+    return defaultStateDir(System.getenv(), System.getProperty("user.name"), userHome());
   }
 
   /**

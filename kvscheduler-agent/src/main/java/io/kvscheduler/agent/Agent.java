@@ -6,6 +6,7 @@ import io.kvscheduler.agent.internal.northbound.NorthboundProblems;
 import io.kvscheduler.agent.internal.northbound.NorthboundSource;
 import io.kvscheduler.agent.internal.northbound.Orchestrator;
 import io.kvscheduler.agent.internal.northbound.RestNorthbound;
+import io.kvscheduler.agent.internal.northbound.StateStore;
 import io.kvscheduler.agent.internal.rest.ProbeRoutes;
 import io.kvscheduler.agent.internal.web.StatusEvents;
 import io.kvscheduler.agent.spi.AgentContext;
@@ -26,6 +27,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,9 +36,12 @@ import org.slf4j.LoggerFactory;
  * order; a plugin that is off by default only when the settings enable it), and the NB sources the
  * configuration enables.
  *
- * <p>Lifecycle: {@link #start} → plugins {@code init} → plugins {@code afterInit} → NB sources
- * start (each does its first full resync) → running → {@link #close} (NB sources, so that no
- * configuration is read after the stop, then plugins in reverse order, then the scheduler).
+ * <p>Lifecycle: {@link #start} → the state store opened ({@code --state-dir}; a store that cannot
+ * be read stops the start) → plugins {@code init} → plugins {@code afterInit} → what REST and gRPC
+ * pushed before read back from the store (committed with a resync of its own when neither files nor
+ * etcd give a first resync) → NB sources start (each does its first full resync) → running → {@link
+ * #close} (NB sources, so that no configuration is read after the stop, then plugins in reverse
+ * order, then the scheduler).
  */
 public final class Agent implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Agent.class);
@@ -74,6 +79,7 @@ public final class Agent implements AutoCloseable {
   private final List<AgentPlugin> plugins;
   private final List<NorthboundSource> sources = new ArrayList<>();
   private final List<AgentPlugin> initialised = new ArrayList<>();
+  private StateStore stateStore;
   private boolean closed;
 
   private Agent(AgentConfig config, List<AgentPlugin> plugins) {
@@ -128,6 +134,13 @@ public final class Agent implements AutoCloseable {
   }
 
   private void run() throws Exception {
+    if (config.stateDir() == null) {
+      LOG.info(
+          "state directory off (--state-dir off): what REST and gRPC push is kept in memory"
+              + " only, and a restart's resync removes it from the southbound");
+    } else {
+      stateStore = StateStore.open(config.stateDir(), config.label(), models);
+    }
     AgentContext ctx = context();
     for (AgentPlugin p : plugins) {
       LOG.info("init plugin {}", p.name());
@@ -136,6 +149,9 @@ public final class Agent implements AutoCloseable {
     }
     for (AgentPlugin p : plugins) {
       p.afterInit(ctx);
+    }
+    if (stateStore != null) {
+      restorePushed();
     }
     sources.addAll(AgentSources.create(this));
     for (NorthboundSource s : sources) {
@@ -159,6 +175,32 @@ public final class Agent implements AutoCloseable {
         config.label(),
         plugins.stream().map(AgentPlugin::name).toList(),
         sources.stream().map(NorthboundSource::name).toList());
+  }
+
+  /**
+   * Takes back what REST and gRPC pushed before the restart, before any source's first resync; when
+   * no file or etcd source gives one, commits a resync of it here.
+   */
+  private void restorePushed() throws Exception {
+    StateStore.Restored restored = stateStore.read();
+    orchestrator.keep(stateStore, restored.bySource());
+    LOG.info(
+        "state store {}: {} value(s) pushed over REST and gRPC restored {}",
+        stateStore.file(),
+        restored.values(),
+        restored.bySource().entrySet().stream()
+            .map(e -> e.getKey() + " " + e.getValue().size())
+            .toList());
+    boolean firstResyncFromSources =
+        config.configDir() != null || !config.etcdEndpoints().isEmpty();
+    if (!restored.bySource().isEmpty() && !firstResyncFromSources) {
+      try {
+        orchestrator.resyncAll("resync from the state store").get();
+      } catch (ExecutionException e) {
+        // values that failed stay desired and are retried, as after any resync
+        LOG.warn("the resync from the state store failed: {}", e.getCause().getMessage());
+      }
+    }
   }
 
   private AgentContext context() {
@@ -306,6 +348,9 @@ public final class Agent implements AutoCloseable {
       } catch (Exception e) {
         LOG.error("closing plugin {} failed", initialised.get(i).name(), e);
       }
+    }
+    if (stateStore != null) {
+      stateStore.close();
     }
     statusEvents.close();
     kvs.close();

@@ -52,6 +52,9 @@ import java.util.Set;
  *   <tr><td>txn-log-max-ops</td><td>--txn-log-max-ops</td><td></td><td>50 (0: no limit)</td></tr>
  *   <tr><td>parallelism</td><td>--parallelism</td><td></td><td>1 (southbound calls one at a
  *       time)</td></tr>
+ *   <tr><td>state-dir</td><td>--state-dir</td><td>KVS_STATE_DIR</td><td>{@link #load}: {@code
+ *       /var/lib/kvscheduler} for root, else {@code $XDG_DATA_HOME/kvscheduler} or {@code
+ *       ~/.local/share/kvscheduler} ({@code off}: nothing kept); {@link #builder()}: off</td></tr>
  * </table>
  *
  * <p>The etcd connection settings (TLS, authentication, timeouts, lease TTL) are written as in
@@ -87,6 +90,8 @@ import java.util.Set;
  *     (see {@code KVSchedulerBuilder.parallelism}); 1 runs them one at a time
  * @param followExternalLinks whether the file northbound reads a symbolic link whose target lies
  *     outside the config directory (by default such a link is refused and reported)
+ * @param stateDir directory of the state store, where what REST and gRPC pushed is kept across
+ *     restarts ({@code <dir>/<label>/pushed.db}), or null when nothing is kept
  */
 public record AgentConfig(
     String label,
@@ -103,7 +108,8 @@ public record AgentConfig(
     RestSecurity restSecurity,
     int txnLogMaxOps,
     int parallelism,
-    boolean followExternalLinks) {
+    boolean followExternalLinks,
+    Path stateDir) {
 
   /** Operations printed per transaction by default. */
   public static final int DEFAULT_TXN_LOG_MAX_OPS = 50;
@@ -126,7 +132,8 @@ public record AgentConfig(
    * A builder of settings starting from the defaults: label {@code vpp1}, REST on {@code
    * 127.0.0.1:9191} without a token, no file, etcd or gRPC source, transaction logs printed (at
    * most {@value #DEFAULT_TXN_LOG_MAX_OPS} operations each), no operation timeout, southbound calls
-   * one at a time, the default etcd settings and file settle time.
+   * one at a time, the default etcd settings and file settle time, no state directory (what REST
+   * and gRPC push is kept in memory only; {@link #load} has one by default).
    */
   public static Builder builder() {
     return new Builder();
@@ -150,6 +157,7 @@ public record AgentConfig(
     b.txnLogMaxOps = txnLogMaxOps;
     b.parallelism = parallelism;
     b.followExternalLinks = followExternalLinks;
+    b.stateDir = stateDir;
     return b;
   }
 
@@ -178,6 +186,7 @@ public record AgentConfig(
     private int txnLogMaxOps = DEFAULT_TXN_LOG_MAX_OPS;
     private int parallelism = 1;
     private boolean followExternalLinks;
+    private Path stateDir;
 
     private Builder() {}
 
@@ -264,6 +273,12 @@ public record AgentConfig(
       return this;
     }
 
+    /** The state directory; null (the default) keeps what REST and gRPC push in memory only. */
+    public Builder stateDir(Path dir) {
+      this.stateDir = dir;
+      return this;
+    }
+
     /**
      * The settings.
      *
@@ -286,7 +301,8 @@ public record AgentConfig(
           restSecurity,
           txnLogMaxOps,
           parallelism,
-          followExternalLinks);
+          followExternalLinks,
+          stateDir);
     }
   }
 

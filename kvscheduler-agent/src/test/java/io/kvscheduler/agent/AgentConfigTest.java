@@ -3,6 +3,7 @@ package io.kvscheduler.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvscheduler.agent.internal.config.SettingsLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,10 +22,21 @@ class AgentConfigTest {
     return f;
   }
 
+  /** The state directory {@link AgentConfig#load} takes by default (the builder has none). */
+  static Path defaultStateDir() {
+    return SettingsLoader.defaultStateDir();
+  }
+
+  /** {@code c} without its state directory, which is checked to be the default one. */
+  static AgentConfig withDefaultStateDir(AgentConfig c) {
+    assertThat(c.stateDir()).isEqualTo(defaultStateDir());
+    return c.toBuilder().stateDir(null).build();
+  }
+
   @Test
   void defaults() throws Exception {
     AgentConfig c = AgentConfig.load(List.of(), Map.of());
-    assertThat(c).isEqualTo(AgentConfig.defaults());
+    assertThat(withDefaultStateDir(c)).isEqualTo(AgentConfig.defaults());
     assertThat(c.label()).isEqualTo("vpp1");
     assertThat(c.configDir()).isNull();
     assertThat(c.restAddress()).isEqualTo("127.0.0.1:9191");
@@ -188,7 +200,66 @@ class AgentConfigTest {
         AgentConfig.load(
             List.of(),
             Map.of("MICROSERVICE_LABEL", "", "ETCD_ENDPOINTS", "", "ENABLE_STATUS_PUBLISHING", ""));
-    assertThat(c).isEqualTo(AgentConfig.defaults());
+    assertThat(withDefaultStateDir(c)).isEqualTo(AgentConfig.defaults());
+  }
+
+  @Test
+  void stateDirectory() throws Exception {
+    // the tests' JVMs run with the system property off: no test agent keeps state by chance
+    assertThat(System.getProperty(SettingsLoader.STATE_DIR_PROPERTY)).isEqualTo("off");
+    assertThat(AgentConfig.load(List.of(), Map.of()).stateDir()).isNull();
+    String before = System.clearProperty(SettingsLoader.STATE_DIR_PROPERTY);
+    try {
+      assertThat(AgentConfig.load(List.of(), Map.of()).stateDir())
+          .isEqualTo(
+              SettingsLoader.defaultStateDir(
+                  System.getenv(),
+                  System.getProperty("user.name"),
+                  Path.of(System.getProperty("user.home"))));
+    } finally {
+      System.setProperty(SettingsLoader.STATE_DIR_PROPERTY, before);
+    }
+    assertThat(SettingsLoader.defaultStateDir(Map.of(), "root", Path.of("/root")))
+        .isEqualTo(Path.of("/var/lib/kvscheduler"));
+    assertThat(SettingsLoader.defaultStateDir(Map.of(), "ann", Path.of("/home/ann")))
+        .isEqualTo(Path.of("/home/ann/.local/share/kvscheduler"));
+    assertThat(
+            SettingsLoader.defaultStateDir(
+                Map.of("XDG_DATA_HOME", "/data/ann"), "ann", Path.of("/home/ann")))
+        .isEqualTo(Path.of("/data/ann/kvscheduler"));
+    assertThat( // a relative XDG_DATA_HOME is not valid: ignored, as the specification says
+            SettingsLoader.defaultStateDir(
+                Map.of("XDG_DATA_HOME", "data"), "ann", Path.of("/home/ann")))
+        .isEqualTo(Path.of("/home/ann/.local/share/kvscheduler"));
+    assertThat(AgentConfig.load(List.of("--state-dir", "off"), Map.of()).stateDir()).isNull();
+    assertThat(AgentConfig.load(List.of(), Map.of("KVS_STATE_DIR", "off")).stateDir()).isNull();
+    assertThat(
+            AgentConfig.load(List.of("--state-dir", "/f"), Map.of("KVS_STATE_DIR", "/e"))
+                .stateDir())
+        .isEqualTo(Path.of("/f"));
+    assertThat(AgentConfig.load(List.of("--state-dir", "/s"), Map.of()).stateDir())
+        .isEqualTo(Path.of("/s"));
+    assertThat(
+            AgentConfig.load(List.of("--config", file("state-dir: st\n").toString()), Map.of())
+                .stateDir())
+        .isEqualTo(dir.toAbsolutePath().resolve("st"));
+    assertThat(
+            AgentConfig.load(List.of("--config", file("state-dir: off\n").toString()), Map.of())
+                .stateDir())
+        .isNull();
+    assertThat(
+            AgentConfig.load(
+                    List.of("--config", file("state-dir: st\n").toString(), "--state-dir", "off"),
+                    Map.of())
+                .stateDir())
+        .isNull(); // the flag wins
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--state-dir", " "), Map.of()))
+        .hasMessageContaining("--state-dir: expected a directory or off");
+    assertThatThrownBy(
+            () ->
+                AgentConfig.load(
+                    List.of("--config", file("state-dir: true\n").toString()), Map.of()))
+        .hasMessageContaining("state-dir must be a directory or off");
   }
 
   @Test

@@ -128,7 +128,9 @@ class AgentCrashRestartIT {
             "off",
             "--quiet",
             "--file-settle-time",
-            "200ms");
+            "200ms",
+            "--state-dir",
+            tmp.resolve("state").toString());
     pb.environment().put(MockAgentPlugin.STATE_FILE_ENV, state.toString());
     pb.redirectErrorStream(true).redirectOutput(log.toFile());
     return pb.start();

@@ -44,7 +44,9 @@ class AgentProcessStatusTest extends SharedEtcdTest {
                 "--rest",
                 "off",
                 "--quiet",
-                "--status-publishing")
+                "--status-publishing",
+                "--state-dir",
+                dir.resolve("state").toString())
             .redirectErrorStream(true)
             .redirectOutput(dir.resolve(label + ".log").toFile());
     pb.environment().put("ETCD_CONFIG", conf.toString());

@@ -27,6 +27,9 @@ import org.junit.jupiter.api.io.TempDir;
 class AgentProcessTest {
   @TempDir Path dir;
 
+  /** The agent's state directory (the default one is shared by every agent of the user). */
+  @TempDir Path stateDir;
+
   /**
    * Starts {@code AgentMain run args} (with the agent's own logging settings, not the tests') and
    * waits, at most 60 s, for the line saying it started; the output goes on into {@code lines}.
@@ -59,6 +62,7 @@ class AgentProcessTest {
       cmd.add("-Dlogback.configurationFile=" + classes.resolve("logback.xml"));
     }
     cmd.addAll(List.of("-cp", classpath, main.getName(), "run"));
+    cmd.addAll(List.of("--state-dir", stateDir.toString()));
     cmd.addAll(List.of(args));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     AgentOutput.awaitStarted(p, lines, Duration.ofSeconds(60));

@@ -43,6 +43,8 @@ final class InstalledAgent implements AutoCloseable {
     }
     List<String> cmd = new ArrayList<>(List.of(launcher.toString(), "run"));
     cmd.addAll(List.of("--rest", "127.0.0.1:" + port));
+    // a state store of its own (the default directory is shared by every agent of the user)
+    cmd.addAll(List.of("--state-dir", workDir.resolve("kvs-state").toString()));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(workDir.toFile());
     pb.redirectErrorStream(true);

@@ -52,7 +52,9 @@ final class AgentProcess {
             REST,
             "--quiet",
             "--file-settle-time",
-            "200ms");
+            "200ms",
+            "--state-dir",
+            configDir.resolveSibling("agent-state").toString());
     ProcessBuilder pb = new ProcessBuilder(holder.inside(java));
     pb.redirectErrorStream(true).redirectOutput(log.toFile());
     return new AgentProcess(holder, pb.start(), log);

@@ -28,6 +28,7 @@ import picocli.CommandLine.Option;
       "  KVS_REST_TOKEN            the REST and gRPC bearer token itself",
       "  KVS_LINUX                 --linux (true or false)",
       "  GRPC_CONFIG               --grpc-config",
+      "  KVS_STATE_DIR             --state-dir",
       "Sources, later ones winning: defaults, the --config file, the environment, flags.",
       "The --etcd-config file is written as vpp-agent's etcd.conf (endpoints, dial-timeout,",
       "operation-timeout, session-ttl, insecure-transport, insecure-skip-tls-verify,",
@@ -167,6 +168,15 @@ final class AgentOptions {
       paramLabel = "FILE",
       description = "vpp-agent's grpc.conf (endpoint, max-msg-size, cert-file, key-file).")
   Path grpcConfig;
+
+  @Option(
+      names = "--state-dir",
+      paramLabel = "DIR|off",
+      description =
+          "Where what REST and gRPC push is kept across restarts (default /var/lib/kvscheduler"
+              + " for root, else $XDG_DATA_HOME/kvscheduler or ~/.local/share/kvscheduler; off:"
+              + " in memory only).")
+  String stateDir;
 
   /** The command line of {@code kvs-agent run} (a repeated flag takes its last value). */
   static CommandLine commandLine(AgentOptions options) {

@@ -63,7 +63,8 @@ public final class SettingsLoader {
           "txn-log-max-ops",
           "parallelism",
           "follow-external-links",
-          "read-only");
+          "read-only",
+          "state-dir");
 
   /**
    * Reads the settings from the command-line arguments (after the command; parsed by picocli,
@@ -93,6 +94,7 @@ public final class SettingsLoader {
     int maxOps = AgentConfig.DEFAULT_TXN_LOG_MAX_OPS;
     int parallelism = 1;
     boolean followLinks = false;
+    Path stateDir = defaultStateDir();
 
     AgentOptions flags = AgentOptions.parse(args);
     if (!flags.config.isEmpty()) {
@@ -177,6 +179,19 @@ public final class SettingsLoader {
         }
         readOnly = flag(root, "read-only", readOnly, where);
         followLinks = flag(root, "follow-external-links", followLinks, where);
+        JsonNode stateNode = root.get("state-dir");
+        if (stateNode != null) {
+          // YAML 1.1 reads a bare `off` as the boolean false
+          if (stateNode.isBoolean() && stateNode.booleanValue()) {
+            throw new IllegalArgumentException(
+                where + ": state-dir must be a directory or off, got 'true'");
+          }
+          String dir =
+              stateNode.isNull() || stateNode.isBoolean()
+                  ? "off"
+                  : text(root, "state-dir", null, where);
+          stateDir = stateDir(dir, base, where + ": state-dir");
+        }
         String certSetting = text(root, "rest-tls-cert", null, where);
         tlsCert = certSetting == null ? null : base.resolve(certSetting);
         String keySetting = text(root, "rest-tls-key", null, where);
@@ -215,6 +230,9 @@ public final class SettingsLoader {
     }
     if (nonEmpty(env.get("GRPC_CONFIG"))) {
       grpcConfig = Path.of(env.get("GRPC_CONFIG"));
+    }
+    if (nonEmpty(env.get("KVS_STATE_DIR"))) {
+      stateDir = stateDir(env.get("KVS_STATE_DIR"), null, "KVS_STATE_DIR");
     }
     if (nonEmpty(env.get("KVS_REST_TOKEN"))) {
       restToken = env.get("KVS_REST_TOKEN").strip();
@@ -270,6 +288,9 @@ public final class SettingsLoader {
     if (flags.grpcConfig != null) {
       grpcConfig = flags.grpcConfig;
     }
+    if (flags.stateDir != null) {
+      stateDir = stateDir(flags.stateDir, null, "--state-dir");
+    }
     if (etcdFlag != null) {
       etcd = etcdFlag;
     } else if (etcdLayers.endpoints != null) {
@@ -318,7 +339,56 @@ public final class SettingsLoader {
         security,
         maxOps,
         parallelism,
-        followLinks);
+        followLinks,
+        stateDir);
+  }
+
+  /** The JVM system property that replaces the default state directory (a directory or off). */
+  public static final String STATE_DIR_PROPERTY = "kvs.state-dir";
+
+  /**
+   * The state directory when no settings file, environment variable or flag names one: the system
+   * property {@value #STATE_DIR_PROPERTY} when it is set (null for {@code off}), else {@link
+   * #defaultStateDir(Map, String, Path)} for this process's user.
+   */
+  public static Path defaultStateDir() {
+    String property = System.getProperty(STATE_DIR_PROPERTY);
+    if (property != null) {
+      return stateDir(property, null, "system property " + STATE_DIR_PROPERTY);
+    }
+    return defaultStateDir(System.getenv(), System.getProperty("user.name"), userHome());
+  }
+
+  /**
+   * The default state directory: {@code /var/lib/kvscheduler} for root, else {@code
+   * $XDG_DATA_HOME/kvscheduler} (when it is an absolute path) or {@code
+   * ~/.local/share/kvscheduler}.
+   */
+  public static Path defaultStateDir(Map<String, String> env, String user, Path home) {
+    if ("root".equals(user)) {
+      return Path.of("/var/lib/kvscheduler");
+    }
+    String xdg = env.get("XDG_DATA_HOME");
+    if (xdg != null && !xdg.isEmpty() && Path.of(xdg).isAbsolute()) {
+      return Path.of(xdg, "kvscheduler");
+    }
+    return home.resolve(".local").resolve("share").resolve("kvscheduler");
+  }
+
+  private static Path userHome() {
+    return Path.of(System.getProperty("user.home", "."));
+  }
+
+  /** {@code off} (null), or the directory, relative ones against {@code base} when given. */
+  private static Path stateDir(String text, Path base, String what) {
+    String t = text.strip();
+    if (t.isEmpty()) {
+      throw new IllegalArgumentException(what + ": expected a directory or off, got ''");
+    }
+    if (t.equals("off")) {
+      return null;
+    }
+    return base == null ? Path.of(t) : base.resolve(t);
   }
 
   /**

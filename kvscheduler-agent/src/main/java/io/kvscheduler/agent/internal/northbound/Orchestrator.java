@@ -29,8 +29,9 @@ import org.slf4j.LoggerFactory;
  * the value of the source that delivered it most recently before applies again (the key is not
  * deleted while a source still gives it). A delivery that repeats a source's value of a key (in a
  * resync or a change) is no new delivery of that key. {@link #desired()} lists the value chosen for
- * each key. The order of deliveries is kept in memory only: after a restart it starts anew with the
- * sources' first resyncs, in the order the sources start.
+ * each key. The order of deliveries is kept in memory only: after a restart it starts anew with
+ * what the journal kept ({@link #keep}), then the sources' first resyncs, in the order the sources
+ * start.
  *
  * <p>While the scheduler's queue is full, a delivery waits for room (the source is slowed down to
  * the engine's pace), except from the sources named {@code refusedWhenFull}, whose callers can tell
@@ -41,12 +42,33 @@ import org.slf4j.LoggerFactory;
  * it is queued. Waiting deliveries get room in the order they came; while one waits, the deliveries
  * of {@code refusedWhenFull} are refused, so they cannot take the room it waits for. A thread
  * interrupted while it waits gets an {@link IllegalStateException}, nothing of its delivery kept.
+ *
+ * <p>With a {@link Journal} ({@link #keep}), each delivery of the sources it keeps is written to it
+ * before its transaction is queued (write-ahead), under the same lock, so the journal holds the
+ * deliveries in the order the sources' values change here. A delivery the full queue refuses is
+ * written back out; a delivery the journal cannot write is not applied (its future has failed with
+ * the journal's error) and the source's values stay as they were.
  */
 public final class Orchestrator implements Northbound {
   private static final Logger LOG = LoggerFactory.getLogger(Orchestrator.class);
 
   /** The longest pause of a delivery waiting for room before it tries again. */
   private static final long MAX_PAUSE_MS = 16;
+
+  /**
+   * Where the deliveries of some sources are kept durably. Its calls return once the delivery is on
+   * disk, or throw a {@link RuntimeException} whose message says it was not applied.
+   */
+  public interface Journal {
+    /** Whether the deliveries of {@code source} are kept. */
+    boolean keeps(String source);
+
+    /** {@code source} now gives exactly {@code values}. */
+    void resync(String source, Map<String, Object> values);
+
+    /** {@code source}'s changes; a null value means it no longer gives the key. */
+    void change(String source, Map<String, Object> changes);
+  }
 
   /** One source's value of a key, and when it was delivered (a counter: later is larger). */
   private record Given(Object value, long delivered) {}
@@ -55,6 +77,7 @@ public final class Orchestrator implements Northbound {
   private final Set<String> refusedWhenFull;
   private final Map<String, Map<String, Given>> bySource = new HashMap<>();
   private long deliveries;
+  private Journal journal;
 
   /** Taken by a delivery that may wait for room: they wait one at a time, in order. */
   private final ReentrantLock roomTurn = new ReentrantLock(true);
@@ -71,6 +94,38 @@ public final class Orchestrator implements Northbound {
   public Orchestrator(KVScheduler kvs, Set<String> refusedWhenFull) {
     this.kvs = kvs;
     this.refusedWhenFull = Set.copyOf(refusedWhenFull);
+  }
+
+  /**
+   * Keeps the deliveries of {@code journal}'s sources in it from now on, and takes {@code restored}
+   * (what it held: values by source) as those sources' values, delivered now and committed with the
+   * next resync of any source (or {@link #resyncAll}). Called once, before the sources start.
+   */
+  public synchronized void keep(Journal journal, Map<String, Map<String, Object>> restored) {
+    this.journal = Objects.requireNonNull(journal, "journal");
+    restored.forEach(
+        (source, values) -> {
+          Map<String, Given> mine = new HashMap<>();
+          values.forEach((key, value) -> mine.put(key, new Given(value, ++deliveries)));
+          bySource.put(source, mine);
+        });
+  }
+
+  /**
+   * Commits a full resync of the desired values of every source, changing none (after {@link
+   * #keep}, when no source gives a first resync of its own). Waits for room in a full queue.
+   */
+  public CompletableFuture<Long> resyncAll(String description) {
+    synchronized (this) {
+      Txn txn = kvs.startNBTransaction();
+      desiredLocked().forEach(txn::setValue);
+      return txn.commitAsync(
+          TxnOptions.builder()
+              .description(description)
+              .resync(ResyncType.FULL, true)
+              .retryWithDefaults()
+              .build());
+    }
   }
 
   @Override
@@ -152,6 +207,15 @@ public final class Orchestrator implements Northbound {
           }
         });
     bySource.put(source, mine);
+    boolean kept = journal != null && journal.keeps(source);
+    if (kept) {
+      try {
+        journal.resync(source, values(mine));
+      } catch (RuntimeException e) {
+        restore(source, previous, deliveriesBefore);
+        return CompletableFuture.failedFuture(e);
+      }
+    }
     Txn txn = kvs.startNBTransaction();
     desiredLocked().forEach(txn::setValue);
     CompletableFuture<Long> f =
@@ -164,6 +228,9 @@ public final class Orchestrator implements Northbound {
                 .build());
     if (refused(f)) {
       restore(source, previous, deliveriesBefore);
+      if (kept) {
+        unjournal(() -> journal.resync(source, values(previous == null ? Map.of() : previous)));
+      }
     } else {
       conflicts.log();
     }
@@ -191,11 +258,26 @@ public final class Orchestrator implements Northbound {
           }
           txn.setValue(key, effective(key)); // null when no source gives the key any more
         });
+    boolean kept = journal != null && journal.keeps(source);
+    RuntimeException unwritten = null;
+    if (kept) {
+      try {
+        journal.change(source, changes);
+      } catch (RuntimeException e) {
+        unwritten = e; // nothing written: nothing applied
+        kept = false;
+      }
+    }
     CompletableFuture<Long> f =
-        tryCommit(
-            txn,
-            TxnOptions.builder().description("change from " + source).retryWithDefaults().build());
-    if (refused(f)) {
+        unwritten != null
+            ? CompletableFuture.failedFuture(unwritten)
+            : tryCommit(
+                txn,
+                TxnOptions.builder()
+                    .description("change from " + source)
+                    .retryWithDefaults()
+                    .build());
+    if (unwritten != null || refused(f)) {
       undo.forEach(
           (key, old) -> {
             if (old == null) {
@@ -205,6 +287,11 @@ public final class Orchestrator implements Northbound {
             }
           });
       restore(source, known ? mine : null, deliveriesBefore);
+      if (kept) {
+        Map<String, Object> back = new HashMap<>();
+        undo.forEach((key, old) -> back.put(key, old == null ? null : old.value()));
+        unjournal(() -> journal.change(source, back));
+      }
     } else {
       conflicts.log();
     }
@@ -220,6 +307,23 @@ public final class Orchestrator implements Northbound {
       return txn.tryCommitAsync(options);
     } catch (QueueFullException e) {
       return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /** The values of one source's entries. */
+  private static Map<String, Object> values(Map<String, Given> entries) {
+    Map<String, Object> out = new HashMap<>();
+    entries.forEach((key, given) -> out.put(key, given.value()));
+    return out;
+  }
+
+  /** Writes a refused delivery back out of the journal. */
+  private static void unjournal(Runnable writeBack) {
+    try {
+      writeBack.run();
+    } catch (RuntimeException e) {
+      // the journal keeps a delivery that was refused: a restart would apply it
+      LOG.error("a refused delivery could not be taken back out of the state store", e);
     }
   }
 

@@ -37,6 +37,7 @@ public final class InfoRoutes {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("label", c.label());
     m.put("config-dir", c.configDir() == null ? null : c.configDir().toString());
+    m.put("state-dir", c.stateDir() == null ? "off" : c.stateDir().toString());
     m.put("rest-address", c.restAddress() == null ? "off" : c.restAddress());
     m.put("etcd-endpoints", c.etcdEndpoints());
     EtcdSettings e = c.etcd();

@@ -28,9 +28,9 @@ import java.util.function.Consumer;
 /**
  * The Linux descriptors registered on a scheduler, in vpp-agent's order: interfaces, their
  * addresses and VRF bindings, the interface watcher, ARP entries, routes, iptables rule chains;
- * and, from our extension
- * package, links (bridges, VXLAN, macvlan, VLAN, bonds, VRF devices) and ports. Exposes the
- * interface metadata map read-only, and starts and stops the watcher's kernel events.
+ * and, from our extension package, links (bridges, VXLAN, macvlan, VLAN, bonds, VRF devices) and
+ * ports. Exposes the interface metadata map read-only, and starts and stops the watcher's kernel
+ * events.
  */
 public final class LinuxPlugin implements AutoCloseable {
   /**

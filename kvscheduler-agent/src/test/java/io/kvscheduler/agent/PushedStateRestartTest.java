@@ -1,0 +1,149 @@
+package io.kvscheduler.agent;
+
+import static io.kvscheduler.agent.PushingAgent.TAP;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.kvscheduler.plugins.mock.util.SouthboundJournal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What REST and gRPC pushed survives a SIGKILL of the agent process: the restart's first resync
+ * finds it in the state store and changes nothing in the southbound (kept in a state file, as a
+ * data plane outlives the agent).
+ */
+class PushedStateRestartTest {
+  @TempDir Path tmp;
+
+  /** The transactions the agent recorded, oldest first. */
+  static List<JsonNode> history(PushingAgent a) throws Exception {
+    List<JsonNode> out = new ArrayList<>();
+    a.get("/scheduler/txn-history").forEach(out::add);
+    return out;
+  }
+
+  @Test
+  @DisplayName(
+      "killed with SIGKILL and started again, the agent still gives what REST and gRPC pushed,"
+          + " and the file's first resync carries out 0 operations")
+  void restartKeepsPushedValues() throws Exception {
+    Path configDir = Files.createDirectories(tmp.resolve("config"));
+    Files.writeString(
+        configDir.resolve("a.yaml"),
+        "config/mock/v1/interfaces/file1:\n  name: file1\n  type: TAP\n");
+    Path sb = tmp.resolve("sb.state");
+    String[] args = {
+      "--config-dir", configDir.toString(), "--state-dir", tmp.resolve("state").toString()
+    };
+    try (PushingAgent a = PushingAgent.start(sb, args)) {
+      assertThat(a.put(PushingAgent.yaml("tj", "tk"))).isEqualTo(200);
+      a.setConfig("g1");
+      assertThat(a.put(PushingAgent.yaml("tj"))).isEqualTo(200); // a change: tk stays
+      a.kill();
+    }
+    int opsBefore = SouthboundJournal.read(sb).size();
+    assertThat(SouthboundJournal.read(sb))
+        .filteredOn(op -> op.get(0).equals("iface-create"))
+        .extracting(op -> op.get(2))
+        .containsExactlyInAnyOrder("file1", "tj", "tk", "g1");
+
+    try (PushingAgent b = PushingAgent.start(sb, args)) {
+      assertThat(b.output()).contains("3 value(s) pushed over REST and gRPC restored");
+      String conf = b.configuration();
+      assertThat(conf).contains("name: tj", "name: tk", "name: g1", "name: file1");
+      List<JsonNode> txns = history(b);
+      assertThat(txns).isNotEmpty();
+      JsonNode first = txns.get(0);
+      assertThat(first.path("Description").asText()).isEqualTo("resync from file");
+      assertThat(first.path("Values").size()).isEqualTo(4);
+      assertThat(first.has("Executed")).as("operations of the first resync: %s", first).isFalse();
+      assertThat(SouthboundJournal.read(sb)).hasSize(opsBefore); // the southbound untouched
+      b.kill();
+    }
+  }
+
+  @Test
+  @DisplayName(
+      "REST alone: the restart's resync from the state store carries out 0 operations and"
+          + " deletes nothing")
+  void restartWithRestAloneResyncsFromTheStore() throws Exception {
+    Path sb = tmp.resolve("sb.state");
+    String[] args = {"--state-dir", tmp.resolve("state").toString()};
+    try (PushingAgent a = PushingAgent.start(sb, args)) {
+      assertThat(a.put(PushingAgent.yaml("tj"))).isEqualTo(200);
+      a.setConfig("g1", "g2");
+      a.kill();
+    }
+    int opsBefore = SouthboundJournal.read(sb).size();
+    try (PushingAgent b = PushingAgent.start(sb, args)) {
+      assertThat(history(b)).as("transactions after the restart").isNotEmpty();
+      JsonNode first = history(b).get(0);
+      assertThat(first.path("Description").asText()).isEqualTo("resync from the state store");
+      assertThat(first.path("Values").size()).isEqualTo(3);
+      assertThat(first.has("Executed")).as("operations of the resync: %s", first).isFalse();
+      assertThat(SouthboundJournal.read(sb)).hasSize(opsBefore); // the southbound untouched
+      assertThat(b.get("/info/settings").path("state-dir").asText())
+          .isEqualTo(tmp.resolve("state").toString());
+      assertThat(b.get("/scheduler/status?key=" + TAP + "g2").path("value").path("state").asText())
+          .isEqualTo("CONFIGURED");
+    }
+  }
+
+  @Test
+  @DisplayName(
+      "a damaged state store: the agent does not start (exit 1), naming the file and"
+          + " --state-dir off, and applies nothing")
+  void damagedStoreStopsTheStart() throws Exception {
+    Path configDir = Files.createDirectories(tmp.resolve("config"));
+    Files.writeString(
+        configDir.resolve("a.yaml"),
+        "config/mock/v1/interfaces/file1:\n  name: file1\n  type: TAP\n");
+    Path state = tmp.resolve("state");
+    Path file = state.resolve("vpp1").resolve("pushed.db");
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, "not a database, whatever it was ".repeat(100));
+    Path sb = tmp.resolve("sb.state");
+    Process p =
+        PushingAgent.command(
+                sb,
+                PushingAgent.freePort(),
+                PushingAgent.freePort(),
+                "--config-dir",
+                configDir.toString(),
+                "--state-dir",
+                state.toString())
+            .redirectOutput(tmp.resolve("agent.log").toFile())
+            .start();
+    boolean ended = p.waitFor(60, TimeUnit.SECONDS);
+    if (!ended) {
+      p.destroyForcibly().waitFor();
+    }
+    String out = Files.readString(tmp.resolve("agent.log"));
+    assertThat(ended).as("the agent stopped at start: %s", out).isTrue();
+    assertThat(p.exitValue()).as(out).isEqualTo(1);
+    assertThat(out)
+        .contains("kvs-agent: the state store " + file + " is damaged")
+        .contains("--state-dir off")
+        .doesNotContain("started with plugins");
+    assertThat(SouthboundJournal.read(sb)).isEmpty(); // nothing applied, nothing deleted
+  }
+
+  @Test
+  @DisplayName("--state-dir off: the start says that pushed values are kept in memory only")
+  void stateDirOffIsSaid() throws Exception {
+    try (PushingAgent a = PushingAgent.start(tmp.resolve("sb.state"), "--state-dir", "off")) {
+      assertThat(a.output())
+          .contains(
+              "state directory off (--state-dir off): what REST and gRPC push is kept in"
+                  + " memory only");
+      assertThat(a.get("/info/settings").path("state-dir").asText()).isEqualTo("off");
+    }
+  }
+}

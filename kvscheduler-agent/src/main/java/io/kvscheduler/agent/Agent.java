@@ -1,5 +1,7 @@
 package io.kvscheduler.agent;
 
+import io.kvscheduler.agent.internal.etcd.EtcdClients;
+import io.kvscheduler.agent.internal.etcd.LabelClaim;
 import io.kvscheduler.agent.internal.logging.LogTail;
 import io.kvscheduler.agent.internal.metrics.AgentMetrics;
 import io.kvscheduler.agent.internal.northbound.NorthboundSource;
@@ -21,6 +23,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,9 +32,10 @@ import org.slf4j.LoggerFactory;
  * order; a plugin that is off by default only when the settings enable it), and the NB sources the
  * configuration enables.
  *
- * <p>Lifecycle: {@link #start} → plugins {@code init} → plugins {@code afterInit} → NB sources
- * start (each does its first full resync) → running → {@link #close} (NB sources, so that no
- * configuration is read after the stop, then plugins in reverse order, then the scheduler).
+ * <p>Lifecycle: {@link #start} → with etcd, the claim of the label (see {@link LabelClaim}) →
+ * plugins {@code init} → plugins {@code afterInit} → NB sources start (each does its first full
+ * resync) → running → {@link #close} (NB sources, so that no configuration is read after the stop,
+ * then plugins in reverse order, then the scheduler).
  */
 public final class Agent implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Agent.class);
@@ -59,6 +63,12 @@ public final class Agent implements AutoCloseable {
   private final List<NorthboundSource> sources = new ArrayList<>();
   private final List<AgentPlugin> initialised = new ArrayList<>();
   private boolean closed;
+
+  /** With etcd: this agent's claim on its label; null without etcd. */
+  private volatile LabelClaim labelClaim;
+
+  /** Polled while a standby waits for its label: true stops the start. */
+  private BooleanSupplier stopRequested = () -> false;
 
   private Agent(AgentConfig config, List<AgentPlugin> plugins) {
     this.config = config;
@@ -98,9 +108,29 @@ public final class Agent implements AutoCloseable {
     return start(config, found);
   }
 
-  /** Starts an agent with the given plugins. */
+  /**
+   * Starts an agent with the given plugins.
+   *
+   * @throws LabelClaim.HeldException with etcd, when another agent holds the label and this one is
+   *     not a standby (nothing was applied)
+   * @throws InterruptedException when a standby was stopped while waiting for its label
+   */
   public static Agent start(AgentConfig config, List<AgentPlugin> plugins) throws Exception {
+    return start(config, plugins, () -> false);
+  }
+
+  /** {@link #start(AgentConfig)}, a standby giving up its wait once {@code stopRequested}. */
+  static Agent start(AgentConfig config, BooleanSupplier stopRequested) throws Exception {
+    List<AgentPlugin> found = new ArrayList<>();
+    ServiceLoader.load(AgentPlugin.class).forEach(found::add);
+    return start(config, found, stopRequested);
+  }
+
+  private static Agent start(
+      AgentConfig config, List<AgentPlugin> plugins, BooleanSupplier stopRequested)
+      throws Exception {
     Agent agent = new Agent(config, plugins);
+    agent.stopRequested = stopRequested;
     try {
       agent.run();
     } catch (Exception | Error e) {
@@ -111,6 +141,7 @@ public final class Agent implements AutoCloseable {
   }
 
   private void run() throws Exception {
+    claimLabel();
     AgentContext ctx = context();
     for (AgentPlugin p : plugins) {
       LOG.info("init plugin {}", p.name());
@@ -140,6 +171,44 @@ public final class Agent implements AutoCloseable {
         config.label(),
         plugins.stream().map(AgentPlugin::name).toList(),
         sources.stream().map(NorthboundSource::name).toList());
+  }
+
+  /**
+   * With etcd, claims the label before anything is applied: another agent holding it stops the
+   * start (or, with standby, makes it wait). When etcd cannot be reached or refuses the claim, the
+   * agent starts and its etcd northbound applies nothing until it has claimed the label.
+   */
+  private void claimLabel() throws Exception {
+    if (config.etcdEndpoints().isEmpty()) {
+      return;
+    }
+    LabelClaim claim = new LabelClaim(config.label(), config.etcdEndpoints(), config.etcd());
+    labelClaim = claim;
+    LabelClaim.Holder holder;
+    try {
+      holder = claim.tryClaim();
+    } catch (InterruptedException e) {
+      throw e;
+    } catch (Exception e) {
+      LOG.warn(
+          "etcd: cannot claim label '{}' yet ({}); nothing from etcd is applied until it is"
+              + " claimed",
+          config.label(),
+          EtcdClients.explain(e, config.etcd(), config.agentPrefix()));
+      return;
+    }
+    if (holder == null) {
+      return;
+    }
+    if (!config.standby()) {
+      throw new LabelClaim.HeldException(config.label(), claim.key(), holder, true);
+    }
+    claim.awaitClaim(holder, stopRequested);
+  }
+
+  /** With etcd, this agent's claim on its label (its state for the REST API); else null. */
+  LabelClaim labelClaim() {
+    return labelClaim;
   }
 
   private AgentContext context() {
@@ -260,6 +329,11 @@ public final class Agent implements AutoCloseable {
     }
     statusEvents.close();
     kvs.close();
+    LabelClaim claim = labelClaim;
+    if (claim != null) {
+      // last: a standby takes over only once this agent no longer changes anything
+      claim.close();
+    }
     LOG.info("agent '{}' stopped", config.label());
     logTail.detach();
   }

@@ -52,6 +52,8 @@ import java.util.Set;
  *   <tr><td>txn-log-max-ops</td><td>--txn-log-max-ops</td><td></td><td>50 (0: no limit)</td></tr>
  *   <tr><td>parallelism</td><td>--parallelism</td><td></td><td>1 (southbound calls one at a
  *       time)</td></tr>
+ *   <tr><td>standby</td><td>--standby</td><td></td><td>false (with etcd, an agent whose label
+ *       another agent holds exits; true: it waits and takes over when the holder goes)</td></tr>
  * </table>
  *
  * <p>The etcd connection settings (TLS, authentication, timeouts, lease TTL) are written as in
@@ -87,6 +89,8 @@ import java.util.Set;
  *     (see {@code KVSchedulerBuilder.parallelism}); 1 runs them one at a time
  * @param followExternalLinks whether the file northbound reads a symbolic link whose target lies
  *     outside the config directory (by default such a link is refused and reported)
+ * @param standby with etcd, whether an agent whose label another agent holds waits for the label (a
+ *     hot standby) instead of exiting
  */
 public record AgentConfig(
     String label,
@@ -103,12 +107,20 @@ public record AgentConfig(
     RestSecurity restSecurity,
     int txnLogMaxOps,
     int parallelism,
-    boolean followExternalLinks) {
+    boolean followExternalLinks,
+    boolean standby) {
 
   /** Operations printed per transaction by default. */
   public static final int DEFAULT_TXN_LOG_MAX_OPS = 50;
 
   public AgentConfig {
+    if (label == null || label.isEmpty() || label.contains("/")) {
+      throw new IllegalArgumentException(
+          "invalid label '"
+              + label
+              + "': a label is one non-empty element of the etcd prefix /vnf-agent/<label>/,"
+              + " without '/'");
+    }
     etcdEndpoints = List.copyOf(etcdEndpoints);
     enabledPlugins = Set.copyOf(enabledPlugins);
     etcd = etcd != null ? etcd : EtcdSettings.defaults();
@@ -150,6 +162,7 @@ public record AgentConfig(
     b.txnLogMaxOps = txnLogMaxOps;
     b.parallelism = parallelism;
     b.followExternalLinks = followExternalLinks;
+    b.standby = standby;
     return b;
   }
 
@@ -178,6 +191,7 @@ public record AgentConfig(
     private int txnLogMaxOps = DEFAULT_TXN_LOG_MAX_OPS;
     private int parallelism = 1;
     private boolean followExternalLinks;
+    private boolean standby;
 
     private Builder() {}
 
@@ -264,6 +278,12 @@ public record AgentConfig(
       return this;
     }
 
+    /** With etcd: wait for a label another agent holds instead of exiting. */
+    public Builder standby(boolean standby) {
+      this.standby = standby;
+      return this;
+    }
+
     /**
      * The settings.
      *
@@ -286,7 +306,8 @@ public record AgentConfig(
           restSecurity,
           txnLogMaxOps,
           parallelism,
-          followExternalLinks);
+          followExternalLinks,
+          standby);
     }
   }
 

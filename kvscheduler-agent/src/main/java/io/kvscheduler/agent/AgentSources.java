@@ -7,6 +7,7 @@ import io.kvscheduler.agent.internal.northbound.GrpcNorthbound;
 import io.kvscheduler.agent.internal.northbound.NorthboundSource;
 import io.kvscheduler.agent.internal.northbound.RestNorthbound;
 import io.kvscheduler.agent.internal.rest.InfoRoutes;
+import io.kvscheduler.agent.internal.rest.LabelRoutes;
 import io.kvscheduler.agent.internal.rest.RestLimits;
 import io.kvscheduler.agent.internal.rest.RestServer;
 import io.kvscheduler.agent.internal.rest.SchedulerRoutes;
@@ -36,6 +37,7 @@ final class AgentSources {
       RestNorthbound rest = new RestNorthbound(server, agent.models(), agent.northbound());
       SchedulerRoutes.register(server, agent.scheduler(), agent.models(), agent.metrics());
       InfoRoutes.register(server, agent.config(), agent.logTail());
+      LabelRoutes.register(server, agent.config().label(), agent.labelClaim());
       WebPage.register(server, agent.statusEvents());
       out.add(rest); // starts and stops the server
     }
@@ -91,6 +93,7 @@ final class AgentSources {
                   agent.scheduler(),
                   agent.config().statusPublishing())
               .pluginNames(agent.pluginNames())
+              .claim(agent.labelClaim()) // nothing read or written without the label
               .events(agent.metrics()));
     }
     // --- end of etcd northbound ---

@@ -168,6 +168,13 @@ final class AgentOptions {
       description = "vpp-agent's grpc.conf (endpoint, max-msg-size, cert-file, key-file).")
   Path grpcConfig;
 
+  @Option(
+      names = "--standby",
+      description =
+          "With etcd: when another agent holds the label, wait and take over when it goes"
+              + " (default: exit with an error naming the holder).")
+  boolean standby;
+
   /** The command line of {@code kvs-agent run} (a repeated flag takes its last value). */
   static CommandLine commandLine(AgentOptions options) {
     CommandLine cl = new CommandLine(options);

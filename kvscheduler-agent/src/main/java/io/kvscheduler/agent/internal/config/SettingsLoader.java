@@ -63,7 +63,8 @@ public final class SettingsLoader {
           "txn-log-max-ops",
           "parallelism",
           "follow-external-links",
-          "read-only");
+          "read-only",
+          "standby");
 
   /**
    * Reads the settings from the command-line arguments (after the command; parsed by picocli,
@@ -93,6 +94,7 @@ public final class SettingsLoader {
     int maxOps = AgentConfig.DEFAULT_TXN_LOG_MAX_OPS;
     int parallelism = 1;
     boolean followLinks = false;
+    boolean standby = false;
 
     AgentOptions flags = AgentOptions.parse(args);
     if (!flags.config.isEmpty()) {
@@ -177,6 +179,7 @@ public final class SettingsLoader {
         }
         readOnly = flag(root, "read-only", readOnly, where);
         followLinks = flag(root, "follow-external-links", followLinks, where);
+        standby = flag(root, "standby", standby, where);
         String certSetting = text(root, "rest-tls-cert", null, where);
         tlsCert = certSetting == null ? null : base.resolve(certSetting);
         String keySetting = text(root, "rest-tls-key", null, where);
@@ -279,8 +282,13 @@ public final class SettingsLoader {
     }
     EtcdSettings etcdSettings = etcdLayers.settings("etcd settings");
     if (!label.matches("[-A-Za-z0-9_.]+")) {
-      throw new IllegalArgumentException("invalid label '" + label + "'");
+      throw new IllegalArgumentException(
+          "invalid label '"
+              + label
+              + "': a label is letters, digits, '-', '_' and '.' (it is one element of the etcd"
+              + " prefix /vnf-agent/<label>/)");
     }
+    standby |= flags.standby;
     if (!"off".equals(rest)) {
       RestAddress.check(rest); // a malformed address is an error of the settings
     }
@@ -318,7 +326,8 @@ public final class SettingsLoader {
         security,
         maxOps,
         parallelism,
-        followLinks);
+        followLinks,
+        standby);
   }
 
   /**

@@ -374,7 +374,11 @@ public final class EtcdNorthbound implements NorthboundSource {
         String why = null;
         try {
           if (end != null && end.prefix() == null) {
-            why = "the claim of label '" + label + "' was lost: etcd changes are not applied";
+            // unless a resync since (after an outage) claimed the label again
+            why =
+                claimLost
+                    ? "the claim of label '" + label + "' was lost: etcd changes are not applied"
+                    : null;
           } else if (end != null && end.generation() == currentGeneration()) {
             why = resume(end);
           } else if (end == null) {

@@ -212,6 +212,25 @@ class LabelClaimProcessTest {
     assertThat(JSON.readTree(owner("one")).get("pid").asLong()).isEqualTo(holder.pid());
     assertThat(holder.isAlive()).isTrue();
 
+    // a standby asked to stop while it waits exits with 0, having applied nothing
+    List<String> third = new ArrayList<>();
+    Process waiting =
+        launch(
+            third,
+            "--label",
+            "one",
+            "--etcd-config",
+            conf.toString(),
+            "--rest",
+            "off",
+            "--standby");
+    awaitLine(third, "standing by", Duration.ofSeconds(60));
+    new ProcessBuilder("kill", "-TERM", String.valueOf(waiting.pid())).start().waitFor();
+    assertThat(waiting.waitFor(30, TimeUnit.SECONDS)).as("exited; output %s", third).isTrue();
+    assertThat(waiting.exitValue()).as("output %s", third).isZero();
+    assertThat(printed(third, "init plugin")).isFalse();
+    assertThat(JSON.readTree(owner("one")).get("pid").asLong()).isEqualTo(holder.pid());
+
     // a clean stop releases the label at once
     new ProcessBuilder("kill", "-TERM", String.valueOf(holder.pid())).start().waitFor();
     assertThat(holder.waitFor(60, TimeUnit.SECONDS)).isTrue();

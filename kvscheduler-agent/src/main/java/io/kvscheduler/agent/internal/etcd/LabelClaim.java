@@ -349,7 +349,7 @@ public final class LabelClaim implements AutoCloseable {
         }
         return held != null ? held : Holder.parse("");
       }
-      startKeepAlive(lease);
+      startKeepAlive(c, lease);
       return null;
     } finally {
       if (!claimed) {
@@ -506,7 +506,7 @@ public final class LabelClaim implements AutoCloseable {
     return ProcessHandle.of(h.pid()).map(p -> !p.isAlive()).orElse(true);
   }
 
-  private void startKeepAlive(long lease) {
+  private void startKeepAlive(Client c, long lease) {
     StreamObserver<LeaseKeepAliveResponse> observer =
         new StreamObserver<>() {
           @Override
@@ -540,7 +540,7 @@ public final class LabelClaim implements AutoCloseable {
       detail = "held by this agent";
       since = Instant.now();
     }
-    CloseableClient ka = client.getLeaseClient().keepAlive(lease, observer);
+    CloseableClient ka = c.getLeaseClient().keepAlive(lease, observer);
     synchronized (this) {
       keepAlive = ka;
     }
@@ -620,19 +620,20 @@ public final class LabelClaim implements AutoCloseable {
     }
   }
 
+  /** Replaces the client by a new one (while etcd does not answer), unless it keeps a lease. */
   private void renewClient() {
     renewedAt = System.nanoTime();
+    synchronized (this) {
+      if (state == State.OWNER || closed) {
+        return;
+      }
+    }
     Client old = client;
     try {
       client = EtcdClients.create(endpoints, settings);
     } catch (RuntimeException e) {
       LOG.debug("etcd: cannot create a new client for the claim ({})", describe(e));
       return;
-    }
-    synchronized (this) {
-      if (state == State.OWNER) {
-        return; // the old one keeps the lease alive; closed with the claim
-      }
     }
     try {
       old.close();

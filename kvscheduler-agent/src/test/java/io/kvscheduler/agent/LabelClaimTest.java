@@ -126,12 +126,17 @@ class LabelClaimTest {
     proxy.mode(TcpProxy.Mode.FORWARD);
     etcd.put(p + IF + "tap3", tap("tap3", true));
     awaitState(b, IF + "tap3", ValueState.CONFIGURED);
-    Thread.sleep(4000);
+    // it reaches etcd again and finds the label held by b
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> assertThat(label(a).at("/holder/this_agent").asBoolean(true)).isFalse());
+    Thread.sleep(2000);
     assertThat(state(a, IF + "tap2")).isEqualTo(ValueState.NONEXISTENT);
     assertThat(state(a, IF + "tap3")).isEqualTo(ValueState.NONEXISTENT);
     assertThat(sbInterfaces(mockA)).containsExactly("tap1");
     assertThat(label(a).get("state").asText()).isEqualTo("LOST");
-    assertThat(label(a).at("/holder/this_agent").asBoolean()).isFalse();
+    assertThat(label(a).at("/holder/pid").asLong()).isEqualTo(ProcessHandle.current().pid());
     assertThat(etcd.leaseOf(p + "config-status/mock/v1/interfaces/tap2")).isEqualTo(statusLeaseB);
     assertThat(etcd.getPrefix(p + "config-status/")).hasSize(3);
 

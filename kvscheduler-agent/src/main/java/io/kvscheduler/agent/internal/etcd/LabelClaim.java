@@ -204,6 +204,7 @@ public final class LabelClaim implements AutoCloseable {
   private long leaseId;
   private CloseableClient keepAlive;
   private long lastAlive;
+  private boolean restartKeepAlive;
   private boolean closed;
 
   /**
@@ -263,14 +264,19 @@ public final class LabelClaim implements AutoCloseable {
     m.put("state", state.name());
     m.put("since", since.toString());
     m.put("detail", detail);
-    Holder h = state == State.OWNER || other == null ? self : other;
-    Map<String, Object> holder = new LinkedHashMap<>();
-    holder.put("host", h.host());
-    holder.put("pid", h.pid());
-    holder.put("start_time", h.startTime());
-    holder.put("version", h.version());
-    holder.put("this_agent", h == self);
-    m.put("holder", holder);
+    // the holder as last known: this agent while it holds the label, else the other one seen
+    Holder h = state == State.OWNER ? self : other;
+    if (h == null) {
+      m.put("holder", null);
+    } else {
+      Map<String, Object> holder = new LinkedHashMap<>();
+      holder.put("host", h.host());
+      holder.put("pid", h.pid());
+      holder.put("start_time", h.startTime());
+      holder.put("version", h.version());
+      holder.put("this_agent", h == self);
+      m.put("holder", holder);
+    }
     m.put("session_ttl_seconds", ttlSeconds());
     return m;
   }
@@ -506,41 +512,54 @@ public final class LabelClaim implements AutoCloseable {
     return ProcessHandle.of(h.pid()).map(p -> !p.isAlive()).orElse(true);
   }
 
-  private void startKeepAlive(Client c, long lease) {
-    StreamObserver<LeaseKeepAliveResponse> observer =
-        new StreamObserver<>() {
-          @Override
-          public void onNext(LeaseKeepAliveResponse r) {
-            if (r.getTTL() <= 0) {
-              lost(lease, "etcd says the lease expired");
-            } else {
-              synchronized (LabelClaim.this) {
-                if (leaseId == lease) {
-                  lastAlive = System.nanoTime();
-                }
-              }
+  /**
+   * Keeps {@code lease} alive: a response refreshes it, an expired lease is lost. A stream that
+   * fails (a connection cut) is restarted by {@link #watchLease}: the lease is lost only when etcd
+   * says so or no keep-alive was answered for nearly the TTL.
+   */
+  private StreamObserver<LeaseKeepAliveResponse> keepAliveObserver(long lease) {
+    return new StreamObserver<>() {
+      @Override
+      public void onNext(LeaseKeepAliveResponse r) {
+        if (r.getTTL() <= 0) {
+          lost(lease, "etcd says the lease expired");
+        } else {
+          synchronized (LabelClaim.this) {
+            if (leaseId == lease) {
+              lastAlive = System.nanoTime();
             }
           }
+        }
+      }
 
-          @Override
-          public void onError(Throwable t) {
-            lost(lease, "keep-alive failed: " + describe(t));
+      @Override
+      public void onError(Throwable t) {
+        synchronized (LabelClaim.this) {
+          if (leaseId == lease && state == State.OWNER && !closed) {
+            restartKeepAlive = true;
+            LOG.debug("etcd: keep-alive of the claim of '{}' failed ({})", label, describe(t));
           }
+        }
+      }
 
-          @Override
-          public void onCompleted() {}
-        };
+      @Override
+      public void onCompleted() {}
+    };
+  }
+
+  private void startKeepAlive(Client c, long lease) {
     State was;
     synchronized (this) {
       was = state;
       leaseId = lease;
       lastAlive = System.nanoTime();
+      restartKeepAlive = false;
       state = State.OWNER;
       other = null;
       detail = "held by this agent";
       since = Instant.now();
     }
-    CloseableClient ka = c.getLeaseClient().keepAlive(lease, observer);
+    CloseableClient ka = c.getLeaseClient().keepAlive(lease, keepAliveObserver(lease));
     synchronized (this) {
       keepAlive = ka;
     }
@@ -551,11 +570,15 @@ public final class LabelClaim implements AutoCloseable {
     }
   }
 
-  /** Checks that the lease was kept alive recently enough; a stale one counts as lost. */
+  /**
+   * Checks that the lease was kept alive recently enough (a stale one counts as lost) and restarts
+   * a keep-alive stream that failed, at most every 500 ms.
+   */
   private void watchLease() {
     // lost a little before etcd would expire it: another agent may take over only after expiry
     long ttlMs = ttlSeconds() * 1000;
     long limitNanos = TimeUnit.MILLISECONDS.toNanos(ttlMs - Math.min(1000, ttlMs / 4));
+    long nextRestart = System.nanoTime();
     while (true) {
       try {
         Thread.sleep(CHECK_EVERY.toMillis());
@@ -564,6 +587,8 @@ public final class LabelClaim implements AutoCloseable {
       }
       long lease;
       long silent;
+      CloseableClient old = null;
+      boolean restart = false;
       synchronized (this) {
         if (closed) {
           return;
@@ -573,6 +598,12 @@ public final class LabelClaim implements AutoCloseable {
         }
         lease = leaseId;
         silent = System.nanoTime() - lastAlive;
+        if (restartKeepAlive && System.nanoTime() - nextRestart >= 0) {
+          restartKeepAlive = false;
+          restart = true;
+          old = keepAlive;
+          keepAlive = null;
+        }
       }
       if (silent > limitNanos) {
         lost(
@@ -582,6 +613,34 @@ public final class LabelClaim implements AutoCloseable {
                 + " ms (session-ttl "
                 + ttlSeconds()
                 + " s)");
+        continue;
+      }
+      if (restart) {
+        nextRestart = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
+        if (old != null) {
+          try {
+            old.close();
+          } catch (RuntimeException e) {
+            LOG.debug("etcd: closing a failed keep-alive failed ({})", describe(e));
+          }
+        }
+        try {
+          CloseableClient ka = client.getLeaseClient().keepAlive(lease, keepAliveObserver(lease));
+          synchronized (this) {
+            if (leaseId == lease && state == State.OWNER && keepAlive == null) {
+              keepAlive = ka;
+              ka = null;
+            }
+          }
+          if (ka != null) {
+            ka.close();
+          }
+        } catch (RuntimeException e) {
+          synchronized (this) {
+            restartKeepAlive = true;
+          }
+          LOG.debug("etcd: restarting the keep-alive failed ({})", describe(e));
+        }
       }
     }
   }

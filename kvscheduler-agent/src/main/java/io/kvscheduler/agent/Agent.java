@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,6 +70,14 @@ public final class Agent implements AutoCloseable {
 
   /** Polled while a standby waits for its label: true stops the start. */
   private BooleanSupplier stopRequested = () -> false;
+
+  /**
+   * When the label, not claimed at start for want of an answer from etcd, turns out to be held by
+   * another agent: by default logged (the agent applies nothing from etcd and keeps trying); {@code
+   * kvs-agent run} exits with 1.
+   */
+  private Consumer<LabelClaim.HeldException> onHeldLater =
+      e -> LOG.error("etcd: {}; this agent applies nothing from etcd", e.getMessage());
 
   private Agent(AgentConfig config, List<AgentPlugin> plugins) {
     this.config = config;
@@ -119,11 +128,22 @@ public final class Agent implements AutoCloseable {
     return start(config, plugins, () -> false);
   }
 
-  /** {@link #start(AgentConfig)}, a standby giving up its wait once {@code stopRequested}. */
-  static Agent start(AgentConfig config, BooleanSupplier stopRequested) throws Exception {
+  /**
+   * {@link #start(AgentConfig)}, a standby giving up its wait once {@code stopRequested}, and
+   * {@code onHeldLater} told when the label turns out to be held by another agent after the start
+   * (when etcd did not answer the claim at start).
+   */
+  static Agent start(
+      AgentConfig config,
+      BooleanSupplier stopRequested,
+      Consumer<LabelClaim.HeldException> onHeldLater)
+      throws Exception {
     List<AgentPlugin> found = new ArrayList<>();
     ServiceLoader.load(AgentPlugin.class).forEach(found::add);
-    return start(config, found, stopRequested);
+    Agent agent = new Agent(config, found);
+    agent.stopRequested = stopRequested;
+    agent.onHeldLater = onHeldLater;
+    return start(agent);
   }
 
   private static Agent start(
@@ -131,6 +151,10 @@ public final class Agent implements AutoCloseable {
       throws Exception {
     Agent agent = new Agent(config, plugins);
     agent.stopRequested = stopRequested;
+    return start(agent);
+  }
+
+  private static Agent start(Agent agent) throws Exception {
     try {
       agent.run();
     } catch (Exception | Error e) {
@@ -184,18 +208,35 @@ public final class Agent implements AutoCloseable {
     }
     LabelClaim claim = new LabelClaim(config.label(), config.etcdEndpoints(), config.etcd());
     labelClaim = claim;
+    // a first request of a new client may be slow (connection, TLS): an attempt without an
+    // answer is tried once more while dial-timeout + operation-timeout allows
+    long deadline =
+        System.nanoTime()
+            + config.etcd().dialTimeout().plus(config.etcd().requestTimeout()).toNanos();
     LabelClaim.Holder holder;
-    try {
-      holder = claim.tryClaim();
-    } catch (InterruptedException e) {
-      throw e;
-    } catch (Exception e) {
-      LOG.warn(
-          "etcd: cannot claim label '{}' yet ({}); nothing from etcd is applied until it is"
-              + " claimed",
-          config.label(),
-          EtcdClients.explain(e, config.etcd(), config.agentPrefix()));
-      return;
+    while (true) {
+      try {
+        holder = claim.tryClaim();
+        break;
+      } catch (InterruptedException e) {
+        throw e;
+      } catch (Exception e) {
+        boolean noAnswer = EtcdClients.unwrap(e) instanceof java.util.concurrent.TimeoutException;
+        if (noAnswer && System.nanoTime() < deadline) {
+          continue;
+        }
+        claim.failed(e);
+        if (!config.standby()) {
+          // when etcd answers later and another agent holds the label, this one gives up
+          claim.onHeldBeforeClaimed(onHeldLater);
+        }
+        LOG.warn(
+            "etcd: cannot claim label '{}' yet ({}); nothing from etcd is applied until it is"
+                + " claimed",
+            config.label(),
+            EtcdClients.explain(e, config.etcd(), config.agentPrefix()));
+        return;
+      }
     }
     if (holder == null) {
       return;

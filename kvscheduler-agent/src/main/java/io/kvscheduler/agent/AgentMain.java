@@ -86,7 +86,16 @@ public final class AgentMain {
     Agent agent;
     try {
       // a standby waiting for its label gives up when asked to stop
-      agent = Agent.start(cfg, () -> stop.getCount() == 0);
+      agent =
+          Agent.start(
+              cfg,
+              () -> stop.getCount() == 0,
+              held -> {
+                // found after the start (etcd did not answer the first claim): as at start
+                System.err.println("kvs-agent: " + held.getMessage());
+                Thread exit = new Thread(() -> System.exit(1), "kvs-agent-label-held");
+                exit.start();
+              });
     } catch (IOException | IllegalArgumentException | LabelClaim.HeldException e) {
       System.err.println("kvs-agent: " + e.getMessage());
       System.exit(1);

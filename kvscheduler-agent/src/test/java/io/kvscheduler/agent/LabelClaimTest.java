@@ -168,6 +168,40 @@ class LabelClaimTest {
   }
 
   @Test
+  void agentThatGotNoAnswerAtStartAndThenFindsTheLabelHeldAppliesNothingAndSaysSo()
+      throws Exception {
+    String p = prefix("late");
+    etcd.put(p + IF + "tap1", tap("tap1", true));
+    MockAgentPlugin mockA = new MockAgentPlugin();
+    Agent a = start("late", etcd.endpoint(), null, mockA);
+    awaitState(a, IF + "tap1", ValueState.CONFIGURED);
+    // the second agent's etcd answers nothing at first (connections held), later it does
+    TcpProxy slow = new TcpProxy(port(etcd.endpoint()), TcpProxy.Mode.HOLD);
+    closing.add(slow);
+    MockAgentPlugin mockB = new MockAgentPlugin();
+    try (LogCapture log = new LogCapture(Agent.class)) {
+      Agent b = start("late", slow.address(), null, mockB);
+      assertThat(b.labelClaim().isOwner()).isFalse();
+      assertThat(log.messages()).anyMatch(m -> m.contains("cannot claim label 'late' yet"));
+      slow.mode(TcpProxy.Mode.FORWARD);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  log.messages().stream()
+                      .anyMatch(
+                          m ->
+                              m.contains("label 'late' is held by another agent")
+                                  && m.contains("this agent applies nothing from etcd")));
+      Thread.sleep(1000);
+      assertThat(state(b, IF + "tap1")).isEqualTo(ValueState.NONEXISTENT);
+      assertThat(sbInterfaces(mockB)).isEmpty();
+    }
+    assertThat(JSON.readTree(etcd.get(p + "owner")).get("instance").asText())
+        .isEqualTo(a.labelClaim().self().instance());
+  }
+
+  @Test
   void labelsWithASlashOrEmptyAreRefused() {
     for (String bad : List.of("a/b", "", "/")) {
       assertThatThrownBy(() -> AgentConfig.builder().label(bad).build())

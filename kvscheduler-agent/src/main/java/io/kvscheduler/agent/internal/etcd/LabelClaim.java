@@ -40,6 +40,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -365,7 +366,27 @@ public final class LabelClaim implements AutoCloseable {
   }
 
   /**
-   * Claims the label if this agent does not hold it.
+   * Called once when an attempt after the start finds the label held by another agent and this
+   * agent has never held it (its first claim at start had no answer): an agent that is not a
+   * standby gives up (see {@link #onHeldBeforeClaimed}).
+   */
+  private volatile Consumer<HeldException> heldBeforeClaimed;
+
+  private volatile boolean everOwned;
+  private volatile Exception lastFailure;
+  private volatile long lastFailureAt;
+
+  /**
+   * What to do when the label turns out to be held by another agent before this one ever held it
+   * (the claim at start got no answer from etcd); null (the default) keeps waiting, as a standby.
+   */
+  public void onHeldBeforeClaimed(Consumer<HeldException> action) {
+    this.heldBeforeClaimed = action;
+  }
+
+  /**
+   * Claims the label if this agent does not hold it. An attempt that failed less than a second ago
+   * is not repeated: its failure is thrown again.
    *
    * @throws HeldException when another agent holds it
    * @throws Exception when etcd cannot be reached or refuses the claim
@@ -374,18 +395,36 @@ public final class LabelClaim implements AutoCloseable {
     if (isOwner()) {
       return;
     }
+    Exception recent = lastFailure;
+    if (recent != null && System.nanoTime() - lastFailureAt < TimeUnit.SECONDS.toNanos(1)) {
+      throw recent;
+    }
     Holder h;
     try {
       h = tryClaim();
+      lastFailure = null;
     } catch (Exception e) {
+      failed(e);
       if (System.nanoTime() - renewedAt > RENEW_CLIENT_EVERY.toNanos()) {
         renewClient();
       }
       throw e;
     }
     if (h != null) {
-      throw new HeldException(label, key, h, false);
+      HeldException held = new HeldException(label, key, h, false);
+      Consumer<HeldException> action = heldBeforeClaimed;
+      if (!everOwned && action != null) {
+        heldBeforeClaimed = null;
+        action.accept(new HeldException(label, key, h, true));
+      }
+      throw held;
     }
+  }
+
+  /** Remembers a failed attempt (see {@link #ensureOwner}). */
+  public void failed(Exception e) {
+    lastFailure = e;
+    lastFailureAt = System.nanoTime();
   }
 
   /**
@@ -549,6 +588,7 @@ public final class LabelClaim implements AutoCloseable {
 
   private void startKeepAlive(Client c, long lease) {
     State was;
+    everOwned = true;
     synchronized (this) {
       was = state;
       leaseId = lease;

@@ -209,7 +209,8 @@ public final class Agent implements AutoCloseable {
     LabelClaim claim = new LabelClaim(config.label(), config.etcdEndpoints(), config.etcd());
     labelClaim = claim;
     // a first request of a new client may be slow (connection, TLS): an attempt without an
-    // answer is tried once more while dial-timeout + operation-timeout allows
+    // answer is tried again while dial-timeout + operation-timeout allows (a standby: until etcd
+    // answers)
     long deadline =
         System.nanoTime()
             + config.etcd().dialTimeout().plus(config.etcd().requestTimeout()).toNanos();
@@ -221,8 +222,12 @@ public final class Agent implements AutoCloseable {
       } catch (InterruptedException e) {
         throw e;
       } catch (Exception e) {
-        boolean noAnswer = EtcdClients.unwrap(e) instanceof java.util.concurrent.TimeoutException;
-        if (noAnswer && System.nanoTime() < deadline) {
+        // a standby waits anyway: it starts only once etcd has answered
+        if (noAnswer(e) && (config.standby() || System.nanoTime() < deadline)) {
+          if (stopRequested.getAsBoolean()) {
+            throw new InterruptedException("stopped while waiting for etcd");
+          }
+          Thread.sleep(200);
           continue;
         }
         claim.failed(e);
@@ -245,6 +250,17 @@ public final class Agent implements AutoCloseable {
       throw new LabelClaim.HeldException(config.label(), claim.key(), holder, true);
     }
     claim.awaitClaim(holder, stopRequested);
+  }
+
+  /** Whether etcd gave no answer (none in time, or no endpoint reachable), as opposed to a no. */
+  private static boolean noAnswer(Exception e) {
+    Throwable c = EtcdClients.unwrap(e);
+    if (c instanceof java.util.concurrent.TimeoutException) {
+      return true;
+    }
+    io.grpc.StatusRuntimeException s = EtcdClients.find(c, io.grpc.StatusRuntimeException.class);
+    return (s != null && s.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE)
+        || String.valueOf(c.getMessage()).contains("UNAVAILABLE");
   }
 
   /** With etcd, this agent's claim on its label (its state for the REST API); else null. */

@@ -1,5 +1,7 @@
 package io.kvscheduler.agent;
 
+import io.kvscheduler.agent.internal.etcd.EtcdClients;
+import io.kvscheduler.agent.internal.etcd.LabelClaim;
 import io.kvscheduler.agent.internal.logging.LogTail;
 import io.kvscheduler.agent.internal.metrics.AgentMetrics;
 import io.kvscheduler.agent.internal.northbound.NorthboundProblems;
@@ -28,6 +30,8 @@ import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,12 +40,12 @@ import org.slf4j.LoggerFactory;
  * order; a plugin that is off by default only when the settings enable it), and the NB sources the
  * configuration enables.
  *
- * <p>Lifecycle: {@link #start} → the state store opened ({@code --state-dir}; a store that cannot
- * be read stops the start) → plugins {@code init} → plugins {@code afterInit} → what REST and gRPC
- * pushed before read back from the store (committed with a resync of its own when neither files nor
- * etcd give a first resync) → NB sources start (each does its first full resync) → running → {@link
- * #close} (NB sources, so that no configuration is read after the stop, then plugins in reverse
- * order, then the scheduler).
+ * <p>Lifecycle: {@link #start} → with etcd, the claim of the label (see {@link LabelClaim}) → the
+ * state store opened ({@code --state-dir}; a store that cannot be read stops the start) → plugins
+ * {@code init} → plugins {@code afterInit} → what REST and gRPC pushed before read back from the
+ * store (committed with a resync of its own when neither files nor etcd give a first resync) → NB
+ * sources start (each does its first full resync) → running → {@link #close} (NB sources, so that
+ * no configuration is read after the stop, then plugins in reverse order, then the scheduler).
  */
 public final class Agent implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Agent.class);
@@ -82,6 +86,20 @@ public final class Agent implements AutoCloseable {
   private StateStore stateStore;
   private boolean closed;
 
+  /** With etcd: this agent's claim on its label; null without etcd. */
+  private volatile LabelClaim labelClaim;
+
+  /** Polled while a standby waits for its label: true stops the start. */
+  private BooleanSupplier stopRequested = () -> false;
+
+  /**
+   * When the label, not claimed at start for want of an answer from etcd, turns out to be held by
+   * another agent: by default logged (the agent applies nothing from etcd and keeps trying); {@code
+   * kvs-agent run} exits with 1.
+   */
+  private Consumer<LabelClaim.HeldException> onHeldLater =
+      e -> LOG.error("etcd: {}; this agent applies nothing from etcd", e.getMessage());
+
   private Agent(AgentConfig config, List<AgentPlugin> plugins) {
     this.config = config;
     var builder =
@@ -121,9 +139,44 @@ public final class Agent implements AutoCloseable {
     return start(config, found);
   }
 
-  /** Starts an agent with the given plugins. */
+  /**
+   * Starts an agent with the given plugins.
+   *
+   * @throws LabelClaim.HeldException with etcd, when another agent holds the label and this one is
+   *     not a standby (nothing was applied)
+   * @throws InterruptedException when a standby was stopped while waiting for its label
+   */
   public static Agent start(AgentConfig config, List<AgentPlugin> plugins) throws Exception {
+    return start(config, plugins, () -> false);
+  }
+
+  /**
+   * {@link #start(AgentConfig)}, a standby giving up its wait once {@code stopRequested}, and
+   * {@code onHeldLater} told when the label turns out to be held by another agent after the start
+   * (when etcd did not answer the claim at start).
+   */
+  static Agent start(
+      AgentConfig config,
+      BooleanSupplier stopRequested,
+      Consumer<LabelClaim.HeldException> onHeldLater)
+      throws Exception {
+    List<AgentPlugin> found = new ArrayList<>();
+    ServiceLoader.load(AgentPlugin.class).forEach(found::add);
+    Agent agent = new Agent(config, found);
+    agent.stopRequested = stopRequested;
+    agent.onHeldLater = onHeldLater;
+    return start(agent);
+  }
+
+  private static Agent start(
+      AgentConfig config, List<AgentPlugin> plugins, BooleanSupplier stopRequested)
+      throws Exception {
     Agent agent = new Agent(config, plugins);
+    agent.stopRequested = stopRequested;
+    return start(agent);
+  }
+
+  private static Agent start(Agent agent) throws Exception {
     try {
       agent.run();
     } catch (Exception | Error e) {
@@ -134,6 +187,7 @@ public final class Agent implements AutoCloseable {
   }
 
   private void run() throws Exception {
+    claimLabel();
     if (config.stateDir() == null) {
       LOG.info(
           "state directory off (--state-dir off): what REST and gRPC push is kept in memory"
@@ -201,6 +255,77 @@ public final class Agent implements AutoCloseable {
         LOG.warn("the resync from the state store failed: {}", e.getCause().getMessage());
       }
     }
+  }
+
+  /**
+   * With etcd, claims the label before anything is applied: another agent holding it stops the
+   * start (or, with standby, makes it wait). When etcd cannot be reached or refuses the claim, the
+   * agent starts and its etcd northbound applies nothing until it has claimed the label.
+   */
+  private void claimLabel() throws Exception {
+    if (config.etcdEndpoints().isEmpty()) {
+      return;
+    }
+    LabelClaim claim = new LabelClaim(config.label(), config.etcdEndpoints(), config.etcd());
+    labelClaim = claim;
+    // a first request of a new client may be slow (connection, TLS): an attempt without an
+    // answer is tried again while dial-timeout + operation-timeout allows (a standby: until etcd
+    // answers)
+    long deadline =
+        System.nanoTime()
+            + config.etcd().dialTimeout().plus(config.etcd().requestTimeout()).toNanos();
+    LabelClaim.Holder holder;
+    while (true) {
+      try {
+        holder = claim.tryClaim();
+        break;
+      } catch (InterruptedException e) {
+        throw e;
+      } catch (Exception e) {
+        // a standby waits anyway: it starts only once etcd has answered
+        if (noAnswer(e) && (config.standby() || System.nanoTime() < deadline)) {
+          if (stopRequested.getAsBoolean()) {
+            throw new InterruptedException("stopped while waiting for etcd");
+          }
+          Thread.sleep(200);
+          continue;
+        }
+        claim.failed(e);
+        if (!config.standby()) {
+          // when etcd answers later and another agent holds the label, this one gives up
+          claim.onHeldBeforeClaimed(onHeldLater);
+        }
+        LOG.warn(
+            "etcd: cannot claim label '{}' yet ({}); nothing from etcd is applied until it is"
+                + " claimed",
+            config.label(),
+            EtcdClients.explain(e, config.etcd(), config.agentPrefix()));
+        return;
+      }
+    }
+    if (holder == null) {
+      return;
+    }
+    if (!config.standby()) {
+      throw new LabelClaim.HeldException(config.label(), claim.key(), holder, true);
+    }
+    claim.awaitClaim(holder, stopRequested);
+  }
+
+  /** Whether etcd gave no answer (none in time, or no endpoint reachable), as opposed to a no. */
+  private static boolean noAnswer(Exception e) {
+    Throwable c = EtcdClients.unwrap(e);
+    if (c instanceof java.util.concurrent.TimeoutException) {
+      return true;
+    }
+    io.grpc.StatusRuntimeException s = EtcdClients.find(c, io.grpc.StatusRuntimeException.class);
+    return (s != null && s.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE)
+        || String.valueOf(c.getMessage()).contains("UNAVAILABLE");
+  }
+
+  /** With etcd, this agent's claim on its label (its state for the REST API); else null. */
+  LabelClaim labelClaim() {
+    return labelClaim;
   }
 
   private AgentContext context() {
@@ -354,6 +479,11 @@ public final class Agent implements AutoCloseable {
     }
     statusEvents.close();
     kvs.close();
+    LabelClaim claim = labelClaim;
+    if (claim != null) {
+      // last: a standby takes over only once this agent no longer changes anything
+      claim.close();
+    }
     LOG.info("agent '{}' stopped", config.label());
     logTail.detach();
   }

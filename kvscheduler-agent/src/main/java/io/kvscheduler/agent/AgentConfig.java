@@ -55,6 +55,8 @@ import java.util.Set;
  *   <tr><td>state-dir</td><td>--state-dir</td><td>KVS_STATE_DIR</td><td>{@link #load}: {@code
  *       /var/lib/kvscheduler} for root, else {@code $XDG_DATA_HOME/kvscheduler} or {@code
  *       ~/.local/share/kvscheduler} ({@code off}: nothing kept); {@link #builder()}: off</td></tr>
+ *   <tr><td>standby</td><td>--standby</td><td></td><td>false (with etcd, an agent whose label
+ *       another agent holds exits; true: it waits and takes over when the holder goes)</td></tr>
  * </table>
  *
  * <p>The etcd connection settings (TLS, authentication, timeouts, lease TTL) are written as in
@@ -92,6 +94,8 @@ import java.util.Set;
  *     outside the config directory (by default such a link is refused and reported)
  * @param stateDir directory of the state store, where what REST and gRPC pushed is kept across
  *     restarts ({@code <dir>/<label>/pushed.db}), or null when nothing is kept
+ * @param standby with etcd, whether an agent whose label another agent holds waits for the label (a
+ *     hot standby) instead of exiting
  */
 public record AgentConfig(
     String label,
@@ -109,12 +113,20 @@ public record AgentConfig(
     int txnLogMaxOps,
     int parallelism,
     boolean followExternalLinks,
-    Path stateDir) {
+    Path stateDir,
+    boolean standby) {
 
   /** Operations printed per transaction by default. */
   public static final int DEFAULT_TXN_LOG_MAX_OPS = 50;
 
   public AgentConfig {
+    if (label == null || label.isEmpty() || label.contains("/")) {
+      throw new IllegalArgumentException(
+          "invalid label '"
+              + label
+              + "': a label is one non-empty element of the etcd prefix /vnf-agent/<label>/,"
+              + " without '/'");
+    }
     etcdEndpoints = List.copyOf(etcdEndpoints);
     enabledPlugins = Set.copyOf(enabledPlugins);
     etcd = etcd != null ? etcd : EtcdSettings.defaults();
@@ -158,6 +170,7 @@ public record AgentConfig(
     b.parallelism = parallelism;
     b.followExternalLinks = followExternalLinks;
     b.stateDir = stateDir;
+    b.standby = standby;
     return b;
   }
 
@@ -187,6 +200,7 @@ public record AgentConfig(
     private int parallelism = 1;
     private boolean followExternalLinks;
     private Path stateDir;
+    private boolean standby;
 
     private Builder() {}
 
@@ -279,6 +293,12 @@ public record AgentConfig(
       return this;
     }
 
+    /** With etcd: wait for a label another agent holds instead of exiting. */
+    public Builder standby(boolean standby) {
+      this.standby = standby;
+      return this;
+    }
+
     /**
      * The settings.
      *
@@ -302,7 +322,8 @@ public record AgentConfig(
           txnLogMaxOps,
           parallelism,
           followExternalLinks,
-          stateDir);
+          stateDir,
+          standby);
     }
   }
 

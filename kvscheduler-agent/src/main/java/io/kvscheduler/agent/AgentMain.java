@@ -1,6 +1,7 @@
 package io.kvscheduler.agent;
 
 import io.kvscheduler.agent.internal.config.SettingsLoader;
+import io.kvscheduler.agent.internal.etcd.LabelClaim;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -10,6 +11,9 @@ import sun.misc.Signal;
  * Command line of the agent: {@code run [options]} starts the agent and runs until SIGTERM/SIGINT
  * (then stops cleanly and exits with 0); {@code scenario ...} runs the hands-on example's
  * scenarios.
+ *
+ * <p>With etcd, an agent whose label another agent holds exits with 1, naming the holder (see
+ * {@link LabelClaim}); a standby waiting for its label exits with 0 on SIGTERM/SIGINT.
  *
  * <p>A thread that dies of an {@link Error} (an {@link OutOfMemoryError}, say) ends the process
  * with exit code {@value #EXIT_ON_ERROR}, without the shutdown hooks (which may need what is
@@ -81,10 +85,24 @@ public final class AgentMain {
     // (handled from before the start on: a signal during the start stops the agent once started)
     Agent agent;
     try {
-      agent = Agent.start(cfg);
-    } catch (IOException | IllegalArgumentException e) {
+      // a standby waiting for its label gives up when asked to stop
+      agent =
+          Agent.start(
+              cfg,
+              () -> stop.getCount() == 0,
+              held -> {
+                // found after the start (etcd did not answer the first claim): as at start
+                System.err.println("kvs-agent: " + held.getMessage());
+                Thread exit = new Thread(() -> System.exit(1), "kvs-agent-label-held");
+                exit.start();
+              });
+    } catch (IOException | IllegalArgumentException | LabelClaim.HeldException e) {
       System.err.println("kvs-agent: " + e.getMessage());
       System.exit(1);
+      return;
+    } catch (InterruptedException e) {
+      System.err.println("kvs-agent: " + e.getMessage());
+      System.exit(0);
       return;
     }
     // any other way out (System.exit elsewhere, a second signal after the handler) still closes

@@ -11,6 +11,7 @@ import io.kvscheduler.agent.internal.rest.InfoRoutes;
 import io.kvscheduler.agent.internal.rest.LogRoutes;
 import io.kvscheduler.agent.internal.rest.NorthboundRoutes;
 import io.kvscheduler.agent.internal.rest.ProbeRoutes;
+import io.kvscheduler.agent.internal.rest.LabelRoutes;
 import io.kvscheduler.agent.internal.rest.RestLimits;
 import io.kvscheduler.agent.internal.rest.RestServer;
 import io.kvscheduler.agent.internal.rest.SchedulerRoutes;
@@ -46,6 +47,7 @@ final class AgentSources {
       NorthboundRoutes.register(server, agent.problems()); // GET /northbound/problems
       ProbeRoutes.register(server, agent::health); // GET /readiness, /liveness
       LogRoutes.register(server); // GET /log/list, PUT /log/{logger}/{level}
+      LabelRoutes.register(server, agent.config().label(), agent.labelClaim());
       WebPage.register(server, agent.statusEvents());
       out.add(rest); // starts and stops the server
     }
@@ -105,6 +107,7 @@ final class AgentSources {
                   agent.config().statusPublishing())
               .pluginNames(agent.pluginNames())
               .problems(agent.problems())
+              .claim(agent.labelClaim()) // nothing read or written without the label
               .events(agent.metrics()));
     }
     // --- end of etcd northbound ---

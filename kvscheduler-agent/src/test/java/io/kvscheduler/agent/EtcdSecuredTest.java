@@ -11,7 +11,6 @@ import static io.kvscheduler.agent.EtcdTestSupport.tap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kvscheduler.agent.internal.etcd.EtcdStatusPublisher;
 import io.kvscheduler.agent.internal.northbound.EtcdNorthbound;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.mock.MockAgentPlugin;
@@ -22,7 +21,6 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -319,17 +317,17 @@ class EtcdSecuredTest {
   }
 
   @Test
-  void userWhoMayOnlyReadIsToldTheStatusKeysCannotBeWritten() throws Exception {
+  void userWhoMayOnlyReadCannotClaimTheLabelAndNothingIsAppliedUntilItMayWrite() throws Exception {
     String p = prefix("sec6");
     etcd.put(p + IF + "tap7", tap("tap7", true));
     etcd.ctlChecked("role", "add", "readers");
     etcd.ctlChecked("role", "grant-permission", "readers", "read", p, "--prefix=true");
     etcd.ctlChecked("user", "add", "reader", "--new-user-password", "pw");
     etcd.ctlChecked("user", "grant-role", "reader", "readers");
-    try (LogCapture log = new LogCapture(EtcdStatusPublisher.class)) {
+    try (LogCapture log = new LogCapture(EtcdNorthbound.class)) {
       MockAgentPlugin mock = new MockAgentPlugin();
       Agent agent = start("sec6", etcdConf("sec6", "agent", "reader", "pw"), mock);
-      awaitState(agent, IF + "tap7", ValueState.CONFIGURED);
+      // the claim of the label is a write: refused, named, and nothing is applied
       await()
           .atMost(TIMEOUT)
           .until(
@@ -337,9 +335,21 @@ class EtcdSecuredTest {
                   log.messages().stream()
                       .anyMatch(
                           m ->
-                              m.contains("cannot write the status keys under " + p)
-                                  && m.toLowerCase(Locale.ROOT).contains("permission denied")));
+                              m.contains(
+                                  "etcd denied user 'reader' access: grant it read and write on"
+                                      + " the agent prefix "
+                                      + p)));
+      Thread.sleep(2000);
+      assertThat(state(agent, IF + "tap7")).isEqualTo(ValueState.NONEXISTENT);
+      assertThat(sbInterfaces(mock)).isEmpty();
+      assertThat(etcdSource(agent).resyncCount()).isZero();
+      assertThat(etcd.get(p + "owner")).isNull();
       assertThat(etcd.get(p + "check/status/v1/agent")).isNull();
+
+      // once the user may write, the agent claims its label and applies what etcd holds
+      etcd.ctlChecked("role", "grant-permission", "readers", "readwrite", p, "--prefix=true");
+      awaitState(agent, IF + "tap7", ValueState.CONFIGURED);
+      assertThat(etcd.get(p + "owner")).isNotNull();
     } finally {
       etcd.ctlChecked("user", "delete", "reader");
       etcd.ctlChecked("role", "delete", "readers");

@@ -8,6 +8,7 @@ import io.kvscheduler.ctl.internal.CtlException;
 import io.kvscheduler.ctl.internal.DumpCommand;
 import io.kvscheduler.ctl.internal.ExitCodes;
 import io.kvscheduler.ctl.internal.ExplainCommand;
+import io.kvscheduler.ctl.internal.FleetCommand;
 import io.kvscheduler.ctl.internal.GraphCommand;
 import io.kvscheduler.ctl.internal.HistoryCommand;
 import io.kvscheduler.ctl.internal.MetricsCommand;
@@ -49,6 +50,7 @@ import picocli.CommandLine.ScopeType;
       ConfigCommand.class,
       WatchCommand.class,
       ReportCommand.class,
+      FleetCommand.class,
       CompletionCommand.class
     },
     exitCodeListHeading = "%nExit codes:%n",
@@ -63,7 +65,9 @@ import picocli.CommandLine.ScopeType;
     footerHeading = "%nEnvironment:%n",
     footer = {
       "  KVS_AGENT       the agent's URL (instead of --agent)",
-      "  KVS_REST_TOKEN  the bearer token (instead of --token-file)"
+      "  KVS_REST_TOKEN  the bearer token (instead of --token-file)",
+      "  ETCD_ENDPOINTS  etcd endpoints of kvsctl fleet (instead of --etcd)",
+      "  ETCD_CONFIG     etcd settings file of kvsctl fleet (instead of --etcd-config)"
     })
 public final class KvsCtl {
   /** The agent's address when neither {@code --agent} nor {@code KVS_AGENT} is given. */

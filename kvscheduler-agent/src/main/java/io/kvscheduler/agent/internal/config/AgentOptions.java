@@ -178,6 +178,13 @@ final class AgentOptions {
               + " in memory only).")
   String stateDir;
 
+  @Option(
+      names = "--standby",
+      description =
+          "With etcd: when another agent holds the label, wait and take over when it goes"
+              + " (default: exit with an error naming the holder).")
+  boolean standby;
+
   /** The command line of {@code kvs-agent run} (a repeated flag takes its last value). */
   static CommandLine commandLine(AgentOptions options) {
     CommandLine cl = new CommandLine(options);

@@ -64,7 +64,8 @@ public final class SettingsLoader {
           "parallelism",
           "follow-external-links",
           "read-only",
-          "state-dir");
+          "state-dir",
+          "standby");
 
   /**
    * Reads the settings from the command-line arguments (after the command; parsed by picocli,
@@ -95,6 +96,7 @@ public final class SettingsLoader {
     int parallelism = 1;
     boolean followLinks = false;
     Path stateDir = defaultStateDir();
+    boolean standby = false;
 
     AgentOptions flags = AgentOptions.parse(args);
     if (!flags.config.isEmpty()) {
@@ -192,6 +194,7 @@ public final class SettingsLoader {
                   : text(root, "state-dir", null, where);
           stateDir = stateDir(dir, base, where + ": state-dir");
         }
+        standby = flag(root, "standby", standby, where);
         String certSetting = text(root, "rest-tls-cert", null, where);
         tlsCert = certSetting == null ? null : base.resolve(certSetting);
         String keySetting = text(root, "rest-tls-key", null, where);
@@ -300,8 +303,13 @@ public final class SettingsLoader {
     }
     EtcdSettings etcdSettings = etcdLayers.settings("etcd settings");
     if (!label.matches("[-A-Za-z0-9_.]+")) {
-      throw new IllegalArgumentException("invalid label '" + label + "'");
+      throw new IllegalArgumentException(
+          "invalid label '"
+              + label
+              + "': a label is letters, digits, '-', '_' and '.' (it is one element of the etcd"
+              + " prefix /vnf-agent/<label>/)");
     }
+    standby |= flags.standby;
     if (!"off".equals(rest)) {
       RestAddress.check(rest); // a malformed address is an error of the settings
     }
@@ -340,7 +348,8 @@ public final class SettingsLoader {
         maxOps,
         parallelism,
         followLinks,
-        stateDir);
+        stateDir,
+        standby);
   }
 
   /** The JVM system property that replaces the default state directory (a directory or off). */

@@ -97,6 +97,7 @@ public final class EtcdStatusPublisher implements AutoCloseable {
   private boolean reconcile = true;
   private boolean leaseLost = true;
   private boolean closed;
+  private boolean paused;
 
   private volatile long leaseId;
   private volatile CloseableClient keepAlive;
@@ -182,6 +183,37 @@ public final class EtcdStatusPublisher implements AutoCloseable {
         };
     problemsListener = listen.apply(update);
     update.run();
+  }
+
+  /**
+   * Stops ({@code true}) or resumes writing. While this agent does not hold its label nothing is
+   * written: the statuses under its lease are revoked (they go at once if etcd still has them), and
+   * on resuming a new lease is granted and every status rewritten.
+   */
+  public void pause(boolean pause) {
+    long revoke = 0;
+    Client c;
+    synchronized (this) {
+      if (paused == pause) {
+        return;
+      }
+      paused = pause;
+      c = client;
+      if (pause) {
+        revoke = leaseLost ? 0 : leaseId;
+        CloseableClient ka = keepAlive;
+        keepAlive = null;
+        if (ka != null) {
+          ka.close();
+        }
+      }
+      leaseLost = true;
+      reconcile = true;
+      notifyAll();
+    }
+    if (revoke != 0) {
+      c.getLeaseClient().revoke(revoke).exceptionally(t -> null);
+    }
   }
 
   /** After a reconnection: rewrite every status and delete stale ones. */
@@ -279,7 +311,7 @@ public final class EtcdStatusPublisher implements AutoCloseable {
           if (closed) {
             return;
           }
-          boolean work = !dirty.isEmpty() || (valueStatuses && reconcile) || leaseLost;
+          boolean work = !paused && (!dirty.isEmpty() || (valueStatuses && reconcile) || leaseLost);
           if (!work) {
             long waitMs =
                 Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextAgentStatus - System.nanoTime()));
@@ -316,20 +348,23 @@ public final class EtcdStatusPublisher implements AutoCloseable {
     boolean needLease;
     boolean needReconcile;
     synchronized (this) {
+      if (paused) {
+        return;
+      }
       needLease = leaseLost;
       needReconcile = reconcile;
     }
     if (needLease) {
       grantLease();
     }
-    if (needReconcile && valueStatuses) {
+    if (needReconcile && valueStatuses && !isPaused()) {
       deleteStale();
     }
     while (true) {
       String key;
       String value;
       synchronized (this) {
-        if (closed || leaseLost) {
+        if (closed || leaseLost || paused) {
           return;
         }
         Iterator<String> it = dirty.iterator();
@@ -412,6 +447,10 @@ public final class EtcdStatusPublisher implements AutoCloseable {
     }
   }
 
+  private synchronized boolean isPaused() {
+    return paused;
+  }
+
   /** Deletes {@code config-status/} keys in etcd that this agent does not have (any more). */
   private void deleteStale() throws Exception {
     GetResponse resp =
@@ -469,7 +508,7 @@ public final class EtcdStatusPublisher implements AutoCloseable {
     long id = leaseId;
     boolean leaseValid;
     synchronized (this) {
-      leaseValid = !leaseLost && id != 0;
+      leaseValid = !leaseLost && !paused && id != 0;
     }
     if (leaseValid) {
       try {

@@ -17,6 +17,7 @@ import io.etcd.jetcd.watch.WatchResponse;
 import io.kvscheduler.agent.EtcdSettings;
 import io.kvscheduler.agent.internal.etcd.EtcdClients;
 import io.kvscheduler.agent.internal.etcd.EtcdStatusPublisher;
+import io.kvscheduler.agent.internal.etcd.LabelClaim;
 import io.kvscheduler.agent.internal.format.ConfigDocument;
 import io.kvscheduler.agent.internal.format.ConfigFormat;
 import io.kvscheduler.agent.spi.Model;
@@ -80,8 +81,14 @@ import org.slf4j.LoggerFactory;
  *       settings to check; the agent keeps what it applied and keeps retrying.
  * </ul>
  *
- * Also writes back, when enabled, the value statuses ({@code config-status/…}) and always the agent
- * status ({@code check/status/v1/agent}), under the agent's lease: see {@link EtcdStatusPublisher}.
+ * With a {@link LabelClaim} ({@link #claim}), nothing is read or written under the prefix while
+ * this agent does not hold its label: every resync first claims it, and a lost claim cancels the
+ * watches (no change is delivered after it) and pauses the status keys until a resync has claimed
+ * the label again.
+ *
+ * <p>Also writes back, when enabled, the value statuses ({@code config-status/…}) and always the
+ * agent status ({@code check/status/v1/agent}), under the agent's lease: see {@link
+ * EtcdStatusPublisher}.
  *
  * <p>Why one class of this size: the first read, the resyncs, the watches and the connection loop
  * share one lock and one generation counter, which is what guarantees that no event of an older
@@ -142,6 +149,10 @@ public final class EtcdNorthbound implements NorthboundSource {
   private volatile List<String> pluginNames = List.of();
   private volatile NorthboundProblems problems;
   private volatile SourceEvents events = SourceEvents.NONE;
+  private volatile LabelClaim claim;
+
+  /** Set when the claim of the label was lost, until a resync claimed it again. */
+  private volatile boolean claimLost;
 
   /** The value last accepted for each key (by resync or watch): kept when an update is rejected. */
   private final Map<String, Object> accepted = new HashMap<>();
@@ -230,6 +241,12 @@ public final class EtcdNorthbound implements NorthboundSource {
     return this;
   }
 
+  /** The claim of the label that gates what is read and written; call before start. */
+  public EtcdNorthbound claim(LabelClaim labelClaim) {
+    this.claim = labelClaim;
+    return this;
+  }
+
   /** Where rejected values and reconnects are reported; call before start. */
   public EtcdNorthbound events(SourceEvents events) {
     this.events = Objects.requireNonNull(events, "events");
@@ -259,6 +276,13 @@ public final class EtcdNorthbound implements NorthboundSource {
       pub.publishProblems(registry::json, registry::listen);
     }
     publisher = pub;
+    LabelClaim c = claim;
+    if (c != null) {
+      if (!c.isOwner()) {
+        pub.pause(true); // nothing is written before the label is claimed
+      }
+      c.onLost(this::claimLost);
+    }
     pub.start();
 
     boolean synced = false;
@@ -279,7 +303,7 @@ public final class EtcdNorthbound implements NorthboundSource {
           "etcd: cannot read {} from {} ({}); the agent starts without it and keeps" + " retrying",
           agentPrefix,
           endpoints,
-          explain(e));
+          whyNotSynced(e));
     }
     boolean initiallySynced = synced;
     Thread t = new Thread(() -> loop(initiallySynced), "etcd-nb-" + label);
@@ -346,7 +370,7 @@ public final class EtcdNorthbound implements NorthboundSource {
             if (closed) {
               return;
             }
-            String why = explain(e);
+            String why = whyNotSynced(e);
             if (!outageLogged || !why.equals(lastWhy)) {
               LOG.warn("etcd: cannot resync from {} ({}); retrying", endpoints, why);
               outageLogged = true;
@@ -364,7 +388,13 @@ public final class EtcdNorthbound implements NorthboundSource {
         WatchEnd end = troubles.poll(PROBE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
         String why = null;
         try {
-          if (end != null && end.generation() == currentGeneration()) {
+          if (end != null && end.prefix() == null) {
+            // unless a resync since (after an outage) claimed the label again
+            why =
+                claimLost
+                    ? "the claim of label '" + label + "' was lost: etcd changes are not applied"
+                    : null;
+          } else if (end != null && end.generation() == currentGeneration()) {
             why = resume(end);
           } else if (end == null) {
             why = probe();
@@ -390,6 +420,29 @@ public final class EtcdNorthbound implements NorthboundSource {
     } finally {
       stopped.countDown();
     }
+  }
+
+  /** Why a resync failed: the label held by another agent, or what went wrong talking to etcd. */
+  private String whyNotSynced(Throwable t) {
+    Throwable c = EtcdClients.unwrap(t);
+    if (c instanceof LabelClaim.HeldException held) {
+      return held.getMessage() + "; nothing from etcd is applied until this agent holds it";
+    }
+    return explain(c);
+  }
+
+  /**
+   * The claim was lost (on a thread of the claim or of jetcd: no lock is taken here): changes stop
+   * being delivered at once, statuses are no longer written, and the worker resyncs once the label
+   * is claimed again.
+   */
+  private void claimLost() {
+    claimLost = true;
+    EtcdStatusPublisher pub = publisher;
+    if (pub != null) {
+      pub.pause(true);
+    }
+    troubles.add(new WatchEnd(-1, null, 0, null, System.nanoTime(), false));
   }
 
   /** What went wrong talking to etcd (see {@link EtcdClients#explain}). */
@@ -501,6 +554,12 @@ public final class EtcdNorthbound implements NorthboundSource {
    * all under the lock so that no event of an older watch is delivered in between.
    */
   private CompletableFuture<Long> sync() throws Exception {
+    LabelClaim c = claim;
+    if (c != null) {
+      c.ensureOwner(); // throws when another agent holds the label
+      claimLost = false;
+      publisher.pause(false);
+    }
     List<String> prefixes = watchedPrefixes();
     synchronized (lock) {
       generation++;
@@ -707,7 +766,7 @@ public final class EtcdNorthbound implements NorthboundSource {
   /** Delivers the events of a response (under the lock); returns the last revision delivered. */
   private long deliver(long gen, WatchResponse response, long delivered) {
     synchronized (lock) {
-      if (gen != generation || closed) {
+      if (gen != generation || closed || claimLost) {
         return delivered;
       }
       long last = delivered;

@@ -1,0 +1,34 @@
+package io.kvscheduler.agent.internal.rest;
+
+import io.kvscheduler.agent.internal.etcd.LabelClaim;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code GET /info/label}: whether this agent holds its label in etcd ({@link LabelClaim}): {@code
+ * label}, {@code key}, {@code state} ({@code OWNER}, {@code LOST}, {@code UNCLAIMED}, ...), {@code
+ * since}, {@code detail} and the {@code holder} (host, pid, start time, version, whether it is this
+ * agent). Without etcd the state is {@code NONE}.
+ */
+public final class LabelRoutes {
+  private LabelRoutes() {}
+
+  /** Adds the route; {@code claim} is null when etcd is off. */
+  public static void register(RestServer server, String label, LabelClaim claim) {
+    server.route(
+        "GET",
+        "/info/label",
+        Set.of(),
+        r -> {
+          if (claim != null) {
+            return Response.json(200, claim.describeState());
+          }
+          Map<String, Object> m = new LinkedHashMap<>();
+          m.put("label", label);
+          m.put("state", "NONE");
+          m.put("detail", "etcd is off: the label is not claimed");
+          return Response.json(200, m);
+        });
+  }
+}

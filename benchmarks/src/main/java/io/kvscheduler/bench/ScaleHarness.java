@@ -85,6 +85,11 @@ import java.util.regex.Pattern;
  *       needed): N veth pairs with an address and a route each in one transaction, next to {@code
  *       ip -batch} doing the same ({@link LinuxWorkload}). Reports {@code seconds}, {@code ops},
  *       {@code per_op_ms} and {@code batch_seconds}.
+ *   <li><b>W9</b> – the agent started as a separate process on a generated configuration
+ *       directory holding W1's values (or, {@code --plugin linux}, W8's in a private namespace),
+ *       until every value is CONFIGURED over REST ({@link AgentStartup}). Reports {@code seconds}
+ *       and its parts {@code rest_up_seconds}, {@code parse_seconds}, {@code commit_seconds} and
+ *       their sum {@code parts_seconds}.
  * </ul>
  *
  * <p>For W1 and W3, {@code --warmup W} (default 0) runs the workload W times unmeasured, each on a
@@ -139,9 +144,10 @@ public final class ScaleHarness {
   }
 
   static String usage() {
-    return "usage: kvs-bench BASELINE|W1|W2|W3|W4|W5|W6|W7|W8 --n N[,N...] [--repeat R] [--txns T]"
+    return "usage: kvs-bench BASELINE|W1|W2|W3|W4|W5|W6|W7|W8|W9 --n N[,N...] [--repeat R] [--txns T]"
         + " [--warmup W] [--seed S] [--populate single|split] [--history on|off]"
-        + " [--parallelism P[,P...]] [--revert on|off] [--via bare|descriptors]";
+        + " [--parallelism P[,P...]] [--revert on|off] [--via bare|descriptors]"
+        + " [--plugin mock|linux]";
   }
 
   static int run(String[] args) {
@@ -149,7 +155,8 @@ public final class ScaleHarness {
       throw new IllegalArgumentException("missing workload");
     }
     String workload = args[0].toUpperCase(Locale.ROOT);
-    if (!List.of("BASELINE", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8").contains(workload)) {
+    if (!List.of("BASELINE", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9")
+        .contains(workload)) {
       throw new IllegalArgumentException("unknown workload " + args[0]);
     }
     List<Integer> sizes = new ArrayList<>();
@@ -163,6 +170,7 @@ public final class ScaleHarness {
     boolean revert = false; // --revert: W6 only
     boolean revertGiven = false;
     Boolean viaDescriptors = null; // --via: BASELINE only
+    Boolean linux = null; // --plugin: W9 only
     for (int i = 1; i < args.length; i++) {
       String a = args[i];
       if (i + 1 >= args.length) {
@@ -205,6 +213,13 @@ public final class ScaleHarness {
             default -> throw new IllegalArgumentException("--via bare|descriptors, got " + v);
           }
         }
+        case "--plugin" -> {
+          switch (v) {
+            case "mock" -> linux = false;
+            case "linux" -> linux = true;
+            default -> throw new IllegalArgumentException("--plugin mock|linux, got " + v);
+          }
+        }
         case "--revert" -> {
           revertGiven = true;
           switch (v) {
@@ -234,10 +249,13 @@ public final class ScaleHarness {
     if (viaDescriptors != null && !workload.equals("BASELINE")) {
       throw new IllegalArgumentException("--via applies to BASELINE");
     }
+    if (linux != null && !workload.equals("W9")) {
+      throw new IllegalArgumentException("--plugin applies to W9");
+    }
     if (levels.isEmpty()) {
       levels.addAll(SlowSouthboundApply.DEFAULT_LEVELS);
     }
-    if (warmup >= 0 && List.of("BASELINE", "W4", "W5", "W6").contains(workload)) {
+    if (warmup >= 0 && List.of("BASELINE", "W4", "W5", "W6", "W9").contains(workload)) {
       throw new IllegalArgumentException("--warmup does not apply to " + workload);
     }
     boolean history = recordHistory == null || recordHistory;
@@ -266,6 +284,7 @@ public final class ScaleHarness {
               case "W6" -> SlowSouthboundApply.run(n, levels, revert);
               case "W7" -> List.of(RestReaderBench.run(n, txns, warmup, seed));
               case "W8" -> List.of(LinuxWorkload.run(n));
+              case "W9" -> List.of(AgentStartup.run(n, Boolean.TRUE.equals(linux)));
               default -> throw new IllegalArgumentException("unknown workload " + args[0]);
             };
         for (Map<String, Object> result : results) {
@@ -359,7 +378,7 @@ public final class ScaleHarness {
    * JVM options not passed on to the baseline's JVM: those that write files or attach a debugger (a
    * flight recording, a log file, a debug agent), which the child would clobber or block on.
    */
-  private static final List<String> NOT_INHERITED =
+  static final List<String> NOT_INHERITED =
       List.of("-XX:StartFlightRecording", "-XX:FlightRecorderOptions", "-Xlog", "-agentlib:jdwp");
 
   /**

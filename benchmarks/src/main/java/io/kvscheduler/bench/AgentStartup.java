@@ -2,6 +2,8 @@ package io.kvscheduler.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvscheduler.plugins.linux.model.LinuxKeys;
+import io.kvscheduler.plugins.linux.model.l3.Route;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -28,8 +30,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import io.kvscheduler.plugins.linux.model.LinuxKeys;
-import io.kvscheduler.plugins.linux.model.l3.Route;
 
 /**
  * W9: the agent as an operator starts it, in a process of its own, on a configuration directory
@@ -42,11 +42,12 @@ import io.kvscheduler.plugins.linux.model.l3.Route;
  * <p>Reports {@code seconds}: from the start of the process to every value CONFIGURED, as read over
  * REST ({@code GET /scheduler/status}). And its parts, each of its own: {@code rest_up_seconds}
  * (process start to the agent's log line saying that REST listens: the JVM's start, the plugins'
- * init, the REST server),
- * {@code parse_seconds} (the file northbound reading and parsing the directory, as the agent logs
- * it), {@code commit_seconds} (the engine's transactions until then, from their recorded start and
- * stop) and {@code parts_seconds}, their sum. {@code seconds} well above {@code parts_seconds} is
- * time spent elsewhere: in the southbound, in logging, in publishing statuses.
+ * init, the REST server), {@code parse_seconds} (the file northbound reading and parsing the
+ * directory, as the agent logs it), {@code commit_seconds} (the engine's own part of its
+ * transactions until then: their recorded start to stop less the time spent in southbound calls,
+ * which {@code southbound_seconds} gives from {@code kvs_southbound_call_seconds}) and {@code
+ * parts_seconds}, their sum. {@code seconds} well above {@code parts_seconds} is time spent
+ * elsewhere: in the southbound, in logging, in publishing statuses.
  *
  * <p>The agent runs with this JVM's runtime and options (less those that write files or attach a
  * debugger), on the agent's jars of this class path, with its own logging configuration; its output
@@ -81,10 +82,7 @@ final class AgentStartup {
       long start = System.nanoTime();
       long startMillis = System.currentTimeMillis();
       agent =
-          new ProcessBuilder(cmd)
-              .redirectErrorStream(true)
-              .redirectOutput(log.toFile())
-              .start();
+          new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
       long deadline = start + DEADLINE.toNanos();
       waitFor(agent, deadline, () -> get(http, base + "/info/version") != null);
       // the cheap probe: the last values of the configuration, then every value to be sure
@@ -106,7 +104,9 @@ final class AgentStartup {
         Thread.sleep(POLL_MS);
       }
       double seconds = (done - start) / 1e9;
-      double commit = commitSeconds(get(http, base + "/scheduler/txn-history"));
+      double transactions = commitSeconds(get(http, base + "/scheduler/txn-history"));
+      double southbound = southboundSeconds(get(http, base + "/metrics"));
+      double commit = transactions - southbound;
       double parse = parseSeconds(log);
       double rest = (restListening(log) - startMillis) / 1e3;
       double parts = rest + parse + commit;
@@ -116,6 +116,7 @@ final class AgentStartup {
       out.put("rest_up_seconds", ScaleHarness.round(rest, 3));
       out.put("parse_seconds", ScaleHarness.round(parse, 3));
       out.put("commit_seconds", ScaleHarness.round(commit, 3));
+      out.put("southbound_seconds", ScaleHarness.round(southbound, 3));
       out.put("parts_seconds", ScaleHarness.round(parts, 3));
       out.put("parts_ratio", ScaleHarness.round(seconds / parts, 2));
       out.put("log_lines", lines(log));
@@ -331,6 +332,22 @@ final class AgentStartup {
       OffsetDateTime s = OffsetDateTime.parse(txn.get("Start").asText());
       OffsetDateTime e = OffsetDateTime.parse(txn.get("Stop").asText());
       sum += Duration.between(s, e).toNanos() / 1e9;
+    }
+    return sum;
+  }
+
+  private static final Pattern SB_CALLS =
+      Pattern.compile("(?m)^kvs_southbound_call_seconds_sum\\{[^}]*\\} ([0-9.eE+-]+)$");
+
+  /** The time spent in southbound calls ({@code kvs_southbound_call_seconds_sum}, summed). */
+  static double southboundSeconds(String metrics) {
+    if (metrics == null) {
+      throw new IllegalStateException("W9: no metrics");
+    }
+    double sum = 0;
+    Matcher m = SB_CALLS.matcher(metrics);
+    while (m.find()) {
+      sum += Double.parseDouble(m.group(1));
     }
     return sum;
   }

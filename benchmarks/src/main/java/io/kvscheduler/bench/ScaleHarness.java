@@ -85,11 +85,11 @@ import java.util.regex.Pattern;
  *       needed): N veth pairs with an address and a route each in one transaction, next to {@code
  *       ip -batch} doing the same ({@link LinuxWorkload}). Reports {@code seconds}, {@code ops},
  *       {@code per_op_ms} and {@code batch_seconds}.
- *   <li><b>W9</b> – the agent started as a separate process on a generated configuration
- *       directory holding W1's values (or, {@code --plugin linux}, W8's in a private namespace),
- *       until every value is CONFIGURED over REST ({@link AgentStartup}). Reports {@code seconds}
- *       and its parts {@code rest_up_seconds}, {@code parse_seconds}, {@code commit_seconds} and
- *       their sum {@code parts_seconds}.
+ *   <li><b>W9</b> – the agent started as a separate process on a generated configuration directory
+ *       holding W1's values (or, {@code --plugin linux}, W8's in a private namespace), until every
+ *       value is CONFIGURED over REST ({@link AgentStartup}). Reports {@code seconds} and its parts
+ *       {@code rest_up_seconds}, {@code parse_seconds}, {@code commit_seconds} and their sum {@code
+ *       parts_seconds}.
  * </ul>
  *
  * <p>For W1 and W3, {@code --warmup W} (default 0) runs the workload W times unmeasured, each on a

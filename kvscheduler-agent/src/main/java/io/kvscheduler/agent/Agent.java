@@ -259,6 +259,7 @@ public final class Agent implements AutoCloseable {
       }
     }
     statusEvents.close();
+    metrics.close();
     kvs.close();
     LOG.info("agent '{}' stopped", config.label());
     logTail.detach();

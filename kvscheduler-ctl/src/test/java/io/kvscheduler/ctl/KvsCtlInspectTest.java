@@ -346,7 +346,12 @@ class KvsCtlInspectTest {
           .contains("unknown field 'colour'");
       assertThat(new String(z.getInputStream(z.getEntry("settings.json")).readAllBytes()))
           .contains("\"label\"")
-          .contains("\"rest-token\": \"none\"");
+          .contains("\"rest-token\": \"none\"")
+          // every setting, off or at its default included
+          .contains("\"linux\": false")
+          .contains("\"file-settle-time\": \"PT2S\"")
+          .contains("\"grpc-address\": \"off\"")
+          .contains("\"grpc-config\": null");
       assertThat(new String(z.getInputStream(z.getEntry("graph.dot")).readAllBytes()))
           .startsWith("digraph");
     }

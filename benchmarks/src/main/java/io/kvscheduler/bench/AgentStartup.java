@@ -2,8 +2,6 @@ package io.kvscheduler.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kvscheduler.plugins.linux.model.LinuxKeys;
-import io.kvscheduler.plugins.linux.model.l3.Route;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -33,11 +31,9 @@ import java.util.stream.Stream;
 
 /**
  * W9: the agent as an operator starts it, in a process of its own, on a configuration directory
- * generated for the run. With the mock plugins (the default): one YAML file in the keyed format
- * holding W1's values, {@code n} interfaces {@code if<i>} and bridge domain {@code bd1} listing
- * them all ({@code 2n+1} values with the derived bindings). With {@code --plugin linux}: {@code n}
- * veth pairs, each with an address on one end, applied by the Linux plugin inside a private user
- * and network namespace ({@code unshare --user --map-root-user --net}; {@code 3n} values).
+ * generated for the run, with the mock plugins: one YAML file in the keyed format holding W1's
+ * values, {@code n} interfaces {@code if<i>} and bridge domain {@code bd1} listing them all ({@code
+ * 2n+1} values with the derived bindings).
  *
  * <p>Reports {@code seconds}: from the start of the process to every value CONFIGURED, as read over
  * REST ({@code GET /scheduler/status}). And its parts, each of its own: {@code rest_up_seconds}
@@ -65,17 +61,17 @@ final class AgentStartup {
   /** Between two looks at the last values' status. */
   private static final long POLL_MS = 20;
 
-  static Map<String, Object> run(int n, boolean linux) {
+  static Map<String, Object> run(int n) {
     Map<String, Object> out = new LinkedHashMap<>();
     Path tmp = null;
     Process agent = null;
     try {
       tmp = Files.createTempDirectory("kvs-w9-");
       Path config = Files.createDirectory(tmp.resolve("config"));
-      int values = linux ? writeLinux(config, n) : writeMock(config, n);
+      int values = writeMock(config, n);
       int port = freePort();
       Path log = tmp.resolve("agent.log");
-      List<String> cmd = command(config, port, linux);
+      List<String> cmd = command(config, port);
       HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
       String base = "http://127.0.0.1:" + port;
 
@@ -86,7 +82,7 @@ final class AgentStartup {
       long deadline = start + DEADLINE.toNanos();
       waitFor(agent, deadline, () -> get(http, base + "/info/version") != null);
       // the cheap probe: the last values of the configuration, then every value to be sure
-      List<String> last = linux ? linuxProbe(n) : mockProbe(n);
+      List<String> last = mockProbe(n);
       waitFor(agent, deadline, () -> last.stream().allMatch(k -> configured(http, base, k)));
       long done;
       int configured;
@@ -110,7 +106,6 @@ final class AgentStartup {
       double parse = parseSeconds(log);
       double rest = (restListening(log) - startMillis) / 1e3;
       double parts = rest + parse + commit;
-      out.put("plugin", linux ? "linux" : "mock");
       out.put("values", values);
       out.put("seconds", ScaleHarness.round(seconds, 3));
       out.put("rest_up_seconds", ScaleHarness.round(rest, 3));
@@ -145,12 +140,9 @@ final class AgentStartup {
     }
   }
 
-  /** The command starting the agent, within a private namespace for the Linux plugin. */
-  private static List<String> command(Path config, int port, boolean linux) {
+  /** The command starting the agent. */
+  private static List<String> command(Path config, int port) {
     List<String> cmd = new ArrayList<>();
-    if (linux) {
-      cmd.addAll(List.of("unshare", "--user", "--map-root-user", "--net"));
-    }
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-XX:+ExitOnOutOfMemoryError"); // as bin/kvs-agent starts it
     for (String option : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -168,9 +160,6 @@ final class AgentStartup {
             config.toString(),
             "--rest",
             "127.0.0.1:" + port));
-    if (linux) {
-      cmd.add("--linux");
-    }
     return cmd;
   }
 
@@ -216,49 +205,6 @@ final class AgentStartup {
   private static List<String> mockProbe(int n) {
     int i = n - 1;
     return List.of("config/mock/v1/interfaces/if" + i, "mock/bd/bd1/interface/if" + i);
-  }
-
-  /** W8's values in the keyed format: {@code n} veth pairs, an address and a route each. */
-  static int writeLinux(Path dir, int n) throws IOException {
-    try (BufferedWriter w = Files.newBufferedWriter(dir.resolve("veth.yaml"))) {
-      w.write("# W8: " + n + " veth pairs, an address on one end of each and a route through it\n");
-      for (int i = 0; i < n; i++) {
-        String a = LinuxWorkload.end(i, 'a');
-        String b = LinuxWorkload.end(i, 'b');
-        w.write(linuxInterface(a, b, LinuxWorkload.address(i, 1) + "/30"));
-        w.write(linuxInterface(b, a, null));
-        Route r =
-            Route.newBuilder()
-                .setOutgoingInterface(a)
-                .setDstNetwork(LinuxWorkload.destination(i))
-                .setGwAddr(LinuxWorkload.address(i, 2))
-                .build();
-        w.write(LinuxKeys.routeKey(r) + ":\n");
-        w.write("  outgoing_interface: " + a + "\n");
-        w.write("  dst_network: " + r.getDstNetwork() + "\n");
-        w.write("  gw_addr: " + r.getGwAddr() + "\n");
-      }
-    }
-    return 4 * n; // two interfaces, the address derived from the first, the route
-  }
-
-  private static String linuxInterface(String name, String peer, String ip) {
-    StringBuilder s = new StringBuilder();
-    s.append(LinuxKeys.interfaceKey(name)).append(":\n");
-    s.append("  name: ").append(name).append("\n  type: VETH\n  enabled: true\n");
-    s.append("  veth:\n    peer_if_name: ").append(peer).append('\n');
-    if (ip != null) {
-      s.append("  ip_addresses:\n  - ").append(ip).append('\n');
-    }
-    return s.toString();
-  }
-
-  /** The last pair's interfaces. */
-  private static List<String> linuxProbe(int n) {
-    int i = n - 1;
-    return List.of(
-        LinuxKeys.interfaceKey(LinuxWorkload.end(i, 'a')),
-        LinuxKeys.interfaceKey(LinuxWorkload.end(i, 'b')));
   }
 
   private interface Check {

@@ -86,10 +86,9 @@ import java.util.regex.Pattern;
  *       ip -batch} doing the same ({@link LinuxWorkload}). Reports {@code seconds}, {@code ops},
  *       {@code per_op_ms} and {@code batch_seconds}.
  *   <li><b>W9</b> – the agent started as a separate process on a generated configuration directory
- *       holding W1's values (or, {@code --plugin linux}, W8's in a private namespace), until every
- *       value is CONFIGURED over REST ({@link AgentStartup}). Reports {@code seconds} and its parts
- *       {@code rest_up_seconds}, {@code parse_seconds}, {@code commit_seconds} and their sum {@code
- *       parts_seconds}.
+ *       holding W1's values, until every value is CONFIGURED over REST ({@link AgentStartup}).
+ *       Reports {@code seconds} and its parts {@code rest_up_seconds}, {@code parse_seconds},
+ *       {@code commit_seconds} and their sum {@code parts_seconds}.
  * </ul>
  *
  * <p>For W1 and W3, {@code --warmup W} (default 0) runs the workload W times unmeasured, each on a
@@ -146,8 +145,7 @@ public final class ScaleHarness {
   static String usage() {
     return "usage: kvs-bench BASELINE|W1|W2|W3|W4|W5|W6|W7|W8|W9 --n N[,N...] [--repeat R] [--txns T]"
         + " [--warmup W] [--seed S] [--populate single|split] [--history on|off]"
-        + " [--parallelism P[,P...]] [--revert on|off] [--via bare|descriptors]"
-        + " [--plugin mock|linux]";
+        + " [--parallelism P[,P...]] [--revert on|off] [--via bare|descriptors]";
   }
 
   static int run(String[] args) {
@@ -170,7 +168,6 @@ public final class ScaleHarness {
     boolean revert = false; // --revert: W6 only
     boolean revertGiven = false;
     Boolean viaDescriptors = null; // --via: BASELINE only
-    Boolean linux = null; // --plugin: W9 only
     for (int i = 1; i < args.length; i++) {
       String a = args[i];
       if (i + 1 >= args.length) {
@@ -213,13 +210,6 @@ public final class ScaleHarness {
             default -> throw new IllegalArgumentException("--via bare|descriptors, got " + v);
           }
         }
-        case "--plugin" -> {
-          switch (v) {
-            case "mock" -> linux = false;
-            case "linux" -> linux = true;
-            default -> throw new IllegalArgumentException("--plugin mock|linux, got " + v);
-          }
-        }
         case "--revert" -> {
           revertGiven = true;
           switch (v) {
@@ -248,9 +238,6 @@ public final class ScaleHarness {
     }
     if (viaDescriptors != null && !workload.equals("BASELINE")) {
       throw new IllegalArgumentException("--via applies to BASELINE");
-    }
-    if (linux != null && !workload.equals("W9")) {
-      throw new IllegalArgumentException("--plugin applies to W9");
     }
     if (levels.isEmpty()) {
       levels.addAll(SlowSouthboundApply.DEFAULT_LEVELS);
@@ -284,7 +271,7 @@ public final class ScaleHarness {
               case "W6" -> SlowSouthboundApply.run(n, levels, revert);
               case "W7" -> List.of(RestReaderBench.run(n, txns, warmup, seed));
               case "W8" -> List.of(LinuxWorkload.run(n));
-              case "W9" -> List.of(AgentStartup.run(n, Boolean.TRUE.equals(linux)));
+              case "W9" -> List.of(AgentStartup.run(n));
               default -> throw new IllegalArgumentException("unknown workload " + args[0]);
             };
         for (Map<String, Object> result : results) {

@@ -93,6 +93,10 @@ import java.util.regex.Pattern;
  *       whose first end is a port of the bridge, in one transaction, next to {@code ip -batch}
  *       doing the same ({@link BridgeWorkload}). Reports {@code seconds}, {@code ops}, {@code
  *       per_op_ms}, {@code batch_seconds} and {@code ratio}.
+ *   <li><b>W9</b> – the agent started as a separate process on a generated configuration directory
+ *       holding W1's values, until every value is CONFIGURED over REST ({@link AgentStartup}).
+ *       Reports {@code seconds} and its parts {@code rest_up_seconds}, {@code parse_seconds},
+ *       {@code commit_seconds} and their sum {@code parts_seconds}.
  * </ul>
  *
  * <p>For W1 and W3, {@code --warmup W} (default 0) runs the workload W times unmeasured, each on a
@@ -147,8 +151,8 @@ public final class ScaleHarness {
   }
 
   static String usage() {
-    return "usage: kvs-bench BASELINE|W1|W2|W3|W4|W5|W6|W7|W8|W11|W12 --n N[,N...] [--repeat R]"
-        + " [--txns T]"
+    return "usage: kvs-bench BASELINE|W1|W2|W3|W4|W5|W6|W7|W8|W9|W11|W12 --n N[,N...]"
+        + " [--repeat R] [--txns T]"
         + " [--warmup W] [--seed S] [--populate single|split] [--history on|off]"
         + " [--parallelism P[,P...]] [--revert on|off] [--via bare|descriptors]";
   }
@@ -158,7 +162,7 @@ public final class ScaleHarness {
       throw new IllegalArgumentException("missing workload");
     }
     String workload = args[0].toUpperCase(Locale.ROOT);
-    if (!List.of("BASELINE", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W11", "W12")
+    if (!List.of("BASELINE", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W11", "W12")
         .contains(workload)) {
       throw new IllegalArgumentException("unknown workload " + args[0]);
     }
@@ -250,7 +254,7 @@ public final class ScaleHarness {
               ? IptablesWorkload.DEFAULT_LEVELS
               : SlowSouthboundApply.DEFAULT_LEVELS);
     }
-    if (warmup >= 0 && List.of("BASELINE", "W4", "W5", "W6", "W11").contains(workload)) {
+    if (warmup >= 0 && List.of("BASELINE", "W4", "W5", "W6", "W9", "W11").contains(workload)) {
       throw new IllegalArgumentException("--warmup does not apply to " + workload);
     }
     boolean history = recordHistory == null || recordHistory;
@@ -281,6 +285,7 @@ public final class ScaleHarness {
               case "W8" -> List.of(LinuxWorkload.run(n));
               case "W11" -> IptablesWorkload.run(n, levels);
               case "W12" -> List.of(BridgeWorkload.run(n));
+              case "W9" -> List.of(AgentStartup.run(n));
               default -> throw new IllegalArgumentException("unknown workload " + args[0]);
             };
         for (Map<String, Object> result : results) {
@@ -374,7 +379,7 @@ public final class ScaleHarness {
    * JVM options not passed on to the baseline's JVM: those that write files or attach a debugger (a
    * flight recording, a log file, a debug agent), which the child would clobber or block on.
    */
-  private static final List<String> NOT_INHERITED =
+  static final List<String> NOT_INHERITED =
       List.of("-XX:StartFlightRecording", "-XX:FlightRecorderOptions", "-Xlog", "-agentlib:jdwp");
 
   /**

@@ -478,6 +478,7 @@ public final class Agent implements AutoCloseable {
       stateStore.close();
     }
     statusEvents.close();
+    metrics.close();
     kvs.close();
     LabelClaim claim = labelClaim;
     if (claim != null) {

@@ -393,7 +393,13 @@ class RestServerTest {
             + "    - name: a\n    - name: b\n      bridgedVirtualInterface: \"yes\"\n",
         "wrong type for field 'interfaces[1].bridged_virtual_interface'",
         "(line 7)");
-    assertBad(a, "config/mock/v1/interfaces/x: {name: x}\n", "unknown group", "");
+    // the keyed format (as in the file source) is accepted: a key of no model is named
+    assertBad(
+        a,
+        "config/mock/v9/tunnels/x: {name: x}\n",
+        "config/mock/v9/tunnels/x",
+        "no registered model",
+        "config/mock/v1/interfaces/");
     assertThat(a.northbound().desired()).isEmpty();
     assertThat(a.scheduler().transactionHistory()).isEmpty();
 

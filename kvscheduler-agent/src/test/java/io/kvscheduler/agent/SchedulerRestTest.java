@@ -413,6 +413,12 @@ class SchedulerRestTest {
                 + "&prefix=config/mock/v1/bridge-domain/");
     assertThat(keys(only.get("PerValueCount")))
         .containsExactly("mock-bridge-domain", "mock-l2-fib");
+    // a flag without a value is counted under its name, never under an empty key
+    JsonNode unavailable = ok("/scheduler/flag-stats?flag=unavailable");
+    assertThat(unavailable.get("TotalCount").asLong()).isPositive();
+    assertThat(keys(unavailable.get("PerValueCount"))).containsExactly("unavailable");
+    assertThat(unavailable.at("/PerValueCount/unavailable").asLong())
+        .isEqualTo(unavailable.get("TotalCount").asLong());
     error(get("/scheduler/flag-stats"), 400, "missing flag argument");
     error(
         get("/scheduler/flag-stats?flag=colour"),
@@ -486,8 +492,14 @@ class SchedulerRestTest {
     index.get("Descriptors").forEach(n -> names.add(n.asText()));
     assertThat(names).contains("mock-interface", "mock-bridge-domain", "mock-l2-fib");
     assertThat(names.indexOf("mock-interface")).isLessThan(names.indexOf("mock-bridge-domain"));
-    assertThat(index.get("KeyPrefixes").get(names.indexOf("mock-interface")).asText())
-        .isEqualTo("config/mock/v1/interfaces/");
+    // the NB key prefixes registered, none empty (a derived values' descriptor has none)
+    List<String> prefixes = new ArrayList<>();
+    index.get("KeyPrefixes").forEach(n -> prefixes.add(n.asText()));
+    assertThat(prefixes)
+        .contains("config/mock/v1/interfaces/", "config/mock/v1/bridge-domain/")
+        .doesNotContain("");
+    assertThat(prefixes.indexOf("config/mock/v1/interfaces/"))
+        .isLessThan(prefixes.indexOf("config/mock/v1/bridge-domain/"));
     assertThat(index.get("Views").toString()).isEqualTo("[\"SB\",\"NB\",\"cached\"]");
 
     JsonNode sb = ok("/scheduler/dump?descriptor=mock-interface");
@@ -783,6 +795,18 @@ class SchedulerRestTest {
             "kvs_values{state=\"INVALID\"} 1.0",
             "kvs_values{state=\"RETRYING\"} 1.0",
             "kvs_northbound_deliveries_total{kind=\"change\",source=\"rest\"} 1.0");
+    // the JVM's and the process's own metrics
+    assertThat(text)
+        .contains(
+            "jvm_memory_used_bytes{",
+            "jvm_gc_memory_allocated_bytes_total ",
+            "jvm_threads_live_threads ",
+            "jvm_classes_loaded_classes ",
+            "process_cpu_usage ",
+            "system_cpu_count ",
+            "process_uptime_seconds ",
+            "process_start_time_seconds ",
+            "process_files_open_files ");
     assertThat(text).containsPattern("kvs_retries_scheduled_total [1-9]");
     // counted once: a second scrape does not count the same transactions again
     long count = count(text);

@@ -193,6 +193,12 @@ class WebPageIT {
     // what the last transaction changed is highlighted
     assertThat(node(FIB20).getAttribute("class")).contains("changed");
     assertThat(node(TAP1).getAttribute("class")).doesNotContain("changed");
+    // exactly the keys of its executed operations: not the bridge domain or its other members,
+    // which its status events name too
+    assertThat(node(TAP2).getAttribute("class")).contains("changed");
+    assertThat(node(BD1_TAP2).getAttribute("class")).contains("changed");
+    assertThat(node(BD1).getAttribute("class")).doesNotContain("changed");
+    assertThat(node("mock/bd/bd1/interface/tap1").getAttribute("class")).doesNotContain("changed");
 
     // click a value: its status panel
     node(TAP1).click();
@@ -214,6 +220,55 @@ class WebPageIT {
         .until(b -> b.findElement(By.id("d-key")).getText().equals(FIB20));
 
     screenshot("web-page-live.png");
+  }
+
+  @Test
+  void aDisconnectedPageMarksItsGraphStaleAndSaysSoInASentence() throws Exception {
+    browser.get(url + "/");
+    waiting(Duration.ofSeconds(30))
+        .until(b -> b.findElement(By.id("live")).getText().equals("live"));
+    waiting(Duration.ofSeconds(30)).until(b -> !b.findElements(By.cssSelector(".node")).isEmpty());
+    assertThat(browser.findElement(By.id("graph-pane")).getAttribute("class"))
+        .doesNotContain("stale");
+
+    agent.close();
+    waiting(Duration.ofSeconds(20))
+        .until(b -> b.findElement(By.id("graph-pane")).getAttribute("class").contains("stale"));
+    assertThat(browser.findElement(By.id("stale")).getText())
+        .containsPattern("as of \\d\\d:\\d\\d:\\d\\d");
+    assertThat(
+            ((JavascriptExecutor) browser)
+                .executeScript("return getComputedStyle(document.getElementById('graph')).filter"))
+        .asString()
+        .contains("grayscale");
+    assertThat(browser.findElement(By.id("live")).getText()).contains("disconnected");
+
+    // what a value's panel says when the agent does not answer: a sentence, not the browser's
+    node(TAP1).click();
+    waiting(Duration.ofSeconds(20))
+        .until(b -> b.findElement(By.id("d-explain")).getText().contains("does not answer"));
+    assertThat(browser.findElement(By.tagName("body")).getText()).doesNotContain("Failed to fetch");
+    screenshot("web-page-stale.png");
+  }
+
+  @Test
+  void theLegendIsWhollyInsideTheWindow() throws Exception {
+    // narrow: the header's filters take several lines
+    browser.manage().window().setSize(new org.openqa.selenium.Dimension(700, 600));
+    browser.get(url + "/");
+    waiting(Duration.ofSeconds(30)).until(b -> !b.findElements(By.cssSelector(".node")).isEmpty());
+    List<WebElement> rows = browser.findElements(By.cssSelector("#legend li"));
+    assertThat(rows).hasSize(10);
+    Number height =
+        (Number) ((JavascriptExecutor) browser).executeScript("return window.innerHeight");
+    Map<String, Number> pane = box(browser.findElement(By.id("graph-pane")));
+    for (WebElement row : rows) {
+      Map<String, Number> b = box(row);
+      assertThat(b.get("y").doubleValue() + b.get("height").doubleValue())
+          .as("bottom of legend row %s", row.getText())
+          .isLessThanOrEqualTo(height.doubleValue())
+          .isLessThanOrEqualTo(pane.get("y").doubleValue() + pane.get("height").doubleValue());
+    }
   }
 
   /** The keys of the values drawn, once the page has drawn again after a filter change. */
@@ -489,6 +544,16 @@ class WebPageIT {
                 b.findElements(By.cssSelector(".node.group[data-key='descriptor:mock-interface']"))
                     .isEmpty());
     assertThat(browser.findElements(By.cssSelector(".node")).size()).isLessThan(300);
+    // the groups it splits into are labelled by what tells their keys apart, not by the part
+    // they share (config/mock/v1/interfaces/i…)
+    String ifs = ".node.group[data-key='prefix:config/mock/v1/interfaces/i']";
+    assertThat(browser.findElement(By.cssSelector(ifs)).findElement(By.tagName("text")).getText())
+        .isEqualTo("interfaces/if0 … if9999");
+    browser.findElement(By.cssSelector(ifs)).click();
+    String if1 = ".node.group[data-key='prefix:config/mock/v1/interfaces/if1']";
+    waiting(Duration.ofSeconds(20)).until(b -> !b.findElements(By.cssSelector(if1)).isEmpty());
+    assertThat(browser.findElement(By.cssSelector(if1)).findElement(By.tagName("text")).getText())
+        .isEqualTo("interfaces/if1 … if1999");
 
     // search: one value, drawn alone
     browser.findElement(By.id("f-text")).sendKeys("interfaces/if9999");

@@ -106,12 +106,38 @@ class WebPageRoutesTest {
   @Test
   void eventsFollowTransactions() throws Exception {
     start(RestSecurity.NONE);
-    HttpResponse<InputStream> stream =
+    followsTransactions("text/event-stream");
+  }
+
+  @Test
+  void eventsStreamWithoutAnAcceptHeaderOrToAnyType() throws Exception {
+    start(RestSecurity.NONE);
+    followsTransactions(null);
+    followsTransactions("*/*");
+  }
+
+  @Test
+  void eventsToAClientAcceptingOnlyOtherTypesAre406NamingTheHeader() throws Exception {
+    start(RestSecurity.NONE);
+    HttpResponse<String> r =
         http.send(
             HttpRequest.newBuilder(URI.create(url + "/ui/events"))
-                .header("Accept", "text/event-stream")
+                .header("Accept", "application/json")
                 .build(),
-            HttpResponse.BodyHandlers.ofInputStream());
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(406);
+    assertThat(r.body()).contains("Accept: text/event-stream").contains("application/json");
+  }
+
+  /** A stream of {@code /ui/events} (with that Accept header, null: none) sees a PUT's change. */
+  void followsTransactions(String accept) throws Exception {
+    String name = "tap" + (accept == null ? "x" : Integer.toString(accept.length()));
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url + "/ui/events"));
+    if (accept != null) {
+      request.header("Accept", accept);
+    }
+    HttpResponse<InputStream> stream =
+        http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
     assertThat(stream.statusCode()).isEqualTo(200);
     assertThat(stream.headers().firstValue("Content-Type").orElse(""))
         .startsWith("text/event-stream");
@@ -139,12 +165,15 @@ class WebPageRoutesTest {
                 .header("Content-Type", "application/yaml")
                 .PUT(
                     HttpRequest.BodyPublishers.ofString(
-                        "mockConfig:\n  Interface_list:\n  - name: tap7\n    type: TAP\n"))
+                        "mockConfig:\n  Interface_list:\n  - name: " + name + "\n    type: TAP\n"))
                 .build(),
             HttpResponse.BodyHandlers.ofString());
     assertThat(put.statusCode()).isEqualTo(200);
     assertThat(event.get(10, TimeUnit.SECONDS))
         .isEqualTo(
-            "{\"changes\":[{\"key\":\"config/mock/v1/interfaces/tap7\",\"state\":\"CONFIGURED\"}]}");
+            "{\"changes\":[{\"key\":\"config/mock/v1/interfaces/"
+                + name
+                + "\",\"state\":\"CONFIGURED\"}]}");
+    stream.body().close();
   }
 }

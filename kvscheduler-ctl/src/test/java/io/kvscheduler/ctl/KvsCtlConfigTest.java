@@ -70,6 +70,38 @@ class KvsCtlConfigTest {
   }
 
   @Test
+  void configPutOverRestTakesTheKeyedFormatOfTheFileSourceToo() throws Exception {
+    agent = RunningAgent.start();
+    var put =
+        agent.ctl(
+            "config",
+            "put",
+            file(
+                    "keyed.yaml",
+                    """
+        config/mock/v1/interfaces/tap5:
+          name: tap5
+          type: TAP
+          phys_address: "aa:bb:cc:00:00:05"
+        config/mock/v1/interfaces/loop5:
+          name: loop5
+          type: LOOPBACK
+        """)
+                .toString());
+    assertThat(put.exit()).as(put.err()).isEqualTo(0);
+    assertThat(agent.agent.scheduler().valueStatus(TAP5).state()).isEqualTo(ValueState.CONFIGURED);
+    assertThat(agent.agent.scheduler().valueStatus(LOOP5).state()).isEqualTo(ValueState.CONFIGURED);
+    // a key of no model: the error names the key and the model keys known
+    var bad =
+        agent.ctl(
+            "config",
+            "put",
+            file("bad-key.yaml", "config/mock/v9/tunnels/t1:\n  name: t1\n").toString());
+    assertThat(bad.exit()).isEqualTo(1);
+    assertThat(bad.err()).contains("config/mock/v9/tunnels/t1", "config/mock/v1/interfaces/");
+  }
+
+  @Test
   void configPutReplaceRemovesWhatTheFileLeavesOut() throws Exception {
     agent = RunningAgent.start();
     assertThat(agent.ctl("config", "put", file("c.yaml", CONFIG).toString()).exit()).isZero();

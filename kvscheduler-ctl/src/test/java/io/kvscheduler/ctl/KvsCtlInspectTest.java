@@ -221,20 +221,39 @@ class KvsCtlInspectTest {
   }
 
   @Test
+  void anUnknownStateIsAUsageErrorNamingTheStates() throws Exception {
+    var bogus = agent.ctl("status", "--state", "BOGUS");
+    assertThat(bogus.exit()).isEqualTo(2);
+    assertThat(bogus.err())
+        .contains("unknown state 'BOGUS' for --state")
+        .contains("CONFIGURED, OBTAINED")
+        .contains("PENDING");
+    assertThat(bogus.out()).isEmpty();
+  }
+
+  @Test
   void graphInEveryFormat() throws Exception {
     Path dot = dir.resolve("g.dot");
-    var r = agent.ctl("graph", "-o", dot.toString());
+    var r = agent.ctl("graph", "--out", dot.toString());
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(Files.readString(dot)).startsWith("digraph").contains(FIB20);
+    // without --out: standard output
+    var stdout = agent.ctl("graph");
+    assertThat(stdout.exit()).as(stdout.err()).isZero();
+    assertThat(stdout.out()).startsWith("digraph").contains(FIB20);
+    // -o is the output format, as in every command
+    var jsonOut = agent.ctl("graph", "-o", "json");
+    assertThat(jsonOut.exit()).as(jsonOut.err()).isZero();
+    assertThat(JSON.readTree(jsonOut.out()).get("nodes").size()).isGreaterThan(5);
     Path json = dir.resolve("g.json");
-    assertThat(agent.ctl("graph", "--format", "json", "-o", json.toString()).exit()).isZero();
+    assertThat(agent.ctl("graph", "--format", "json", "--out", json.toString()).exit()).isZero();
     JsonNode g = JSON.readTree(json.toFile());
     assertThat(g.get("nodes").size()).isGreaterThan(5);
     assertThat(g.get("edges").size()).isGreaterThan(3);
 
     // SVG, rendered by the agent with Graphviz
     Path svg = dir.resolve("g.svg");
-    var s = agent.ctl("graph", "--format", "svg", "-o", svg.toString());
+    var s = agent.ctl("graph", "-o", "svg", "--out", svg.toString());
     assertThat(s.exit()).as(s.err()).isZero();
     assertThat(Files.readString(svg))
         .contains("<svg")
@@ -243,7 +262,7 @@ class KvsCtlInspectTest {
 
     var history = JSON.readTree(agent.ctl("history", "-o", "json").out());
     long first = history.get(0).get("SeqNum").asLong();
-    var old = agent.ctl("graph", "--txn", String.valueOf(first), "-o", "-");
+    var old = agent.ctl("graph", "--txn", String.valueOf(first), "--out", "-");
     assertThat(old.exit()).as(old.err()).isZero();
     assertThat(old.out()).startsWith("digraph");
   }
@@ -302,7 +321,7 @@ class KvsCtlInspectTest {
                 .exit())
         .isEqualTo(1);
     Path zip = dir.resolve("report.zip");
-    var r = agent.ctl("report", "-o", zip.toString());
+    var r = agent.ctl("report", "--out", zip.toString());
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.err()).doesNotContain("not in the report");
     try (ZipFile z = new ZipFile(zip.toFile())) {
@@ -327,7 +346,12 @@ class KvsCtlInspectTest {
           .contains("unknown field 'colour'");
       assertThat(new String(z.getInputStream(z.getEntry("settings.json")).readAllBytes()))
           .contains("\"label\"")
-          .contains("\"rest-token\": \"none\"");
+          .contains("\"rest-token\": \"none\"")
+          // every setting, off or at its default included
+          .contains("\"linux\": false")
+          .contains("\"file-settle-time\": \"PT2S\"")
+          .contains("\"grpc-address\": \"off\"")
+          .contains("\"grpc-config\": null");
       assertThat(new String(z.getInputStream(z.getEntry("graph.dot")).readAllBytes()))
           .startsWith("digraph");
     }

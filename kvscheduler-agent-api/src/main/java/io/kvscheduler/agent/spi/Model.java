@@ -28,6 +28,9 @@ public final class Model<V> {
   private final String nameTemplate;
   private final String yamlField;
 
+  /** The key prefix, made once: every key read from a northbound is matched against it. */
+  private final String keyPrefix;
+
   private Model(Builder<V> b) {
     this.module = b.module;
     this.version = b.version;
@@ -41,6 +44,9 @@ public final class Model<V> {
         b.yamlField != null
             ? b.yamlField
             : simpleName(protoName) + (nameFunction != null ? "_list" : "");
+    String p =
+        modelClass + "/" + module.replace('.', '/') + "/" + version + "/" + type.replace('.', '/');
+    this.keyPrefix = named() ? p + "/" : p;
   }
 
   /** Starts a model of {@code module}, {@code version} and {@code type} for values of a class. */
@@ -92,9 +98,7 @@ public final class Model<V> {
 
   /** The key prefix: with a trailing {@code /} for named models, the whole key for singletons. */
   public String keyPrefix() {
-    String p =
-        modelClass + "/" + module.replace('.', '/') + "/" + version + "/" + type.replace('.', '/');
-    return named() ? p + "/" : p;
+    return keyPrefix;
   }
 
   /** Group of the YAML configuration format: first module segment + {@code Config}. */

@@ -18,7 +18,8 @@ const ui = {
   asOfTxn: null,        // seq num of the transaction shown, or null = live
   selected: null,       // key or group id
   expanded: new Set(),  // expanded group ids
-  changed: new Set(),   // keys changed by the last transaction (live)
+  changed: new Set(),   // keys of the last transaction's executed operations (live)
+  graphAt: null,        // when the graph shown was read from the agent (Date)
   token: sessionStorage.getItem('kvs-token'),
   txns: new Map(),      // seq -> recorded transaction
   renders: 0,
@@ -28,9 +29,19 @@ window.kvsUi = ui;
 
 // ---------------------------------------------------------------- talking to the agent
 
+/** What the page says when the agent does not answer at all (instead of the browser's words). */
+const NO_ANSWER = 'The agent does not answer: it stopped, is restarting or cannot be reached.'
+  + ' The page keeps what it last read and reconnects by itself.';
+
 async function api(path, asText) {
   const headers = ui.token ? {Authorization: 'Bearer ' + ui.token} : {};
-  const r = await fetch(path, {headers});
+  let r;
+  try {
+    r = await fetch(path, {headers});
+  } catch (e) {
+    // a network error ("Failed to fetch"): no answer at all
+    throw new Error(NO_ANSWER);
+  }
   if (r.status === 401) {
     await askToken();
     return api(path, asText);
@@ -66,6 +77,14 @@ async function follow() {
       if (r.status === 401) { await askToken(); continue; }
       if (!r.ok || !r.body) throw new Error('events: ' + r.status);
       live.textContent = 'live'; live.className = 'live on';
+      if (ui.stale) {
+        // back after a disconnection: what changed meanwhile was not followed
+        ui.stale = false;
+        showStale();
+        ui.changed = new Set();
+        loadHistory().catch(e => console.warn(e));
+        if (ui.asOfTxn === null) loadGraph().catch(e => console.warn(e));
+      }
       const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
       let buf = '';
       for (;;) {
@@ -83,21 +102,49 @@ async function follow() {
     } catch (e) {
       console.warn(e);
     }
-    live.textContent = 'reconnecting…'; live.className = 'live off';
+    ui.stale = true;
+    showStale();
+    live.textContent = 'disconnected, reconnecting…'; live.className = 'live off';
     await new Promise(r => setTimeout(r, 2000));
   }
+}
+
+/** HH:MM:SS of a time, 24 hours. */
+function clock(d) {
+  return d ? d.toTimeString().slice(0, 8) : '—';
+}
+
+/**
+ * Marks the graph stale while the page is not connected to the agent (greyed, with the time it
+ * was read), or live again.
+ */
+function showStale() {
+  document.getElementById('graph-pane').classList.toggle('stale', !!ui.stale);
+  const note = document.getElementById('stale');
+  note.hidden = !ui.stale;
+  note.textContent = ui.stale
+    ? 'Not connected to the agent: the graph is as of ' + clock(ui.graphAt)
+      + ' and may be out of date. Reconnecting…'
+    : '';
+}
+
+/** The keys of the executed operations of the last recorded transaction. */
+function lastTxnKeys() {
+  let last = null;
+  for (const t of ui.txns.values()) if (last === null || t.SeqNum > last.SeqNum) last = t;
+  return new Set(((last && last.Executed) || []).map(o => o.Key));
 }
 
 let refreshTimer = null;
 function onEvent(ev) {
   if (!ev.changes) return;
-  if (!ui.pendingChanges) ui.pendingChanges = new Set();
-  ev.changes.forEach(c => ui.pendingChanges.add(c.key));
   clearTimeout(refreshTimer);
   refreshTimer = setTimeout(async () => {
-    ui.changed = ui.pendingChanges; ui.pendingChanges = null;
     await loadHistory();
     loadProblems();
+    // outlined: what the last transaction did, not every value a status event names (a base
+    // value comes with all its derived values)
+    ui.changed = lastTxnKeys();
     if (ui.asOfTxn === null) await loadGraph();
     if (ui.selected && ui.graph && ui.graph.nodes.has(ui.selected)) showDetails(ui.selected);
   }, 150);
@@ -160,6 +207,7 @@ function pendingReason(g, n) {
 async function loadGraph() {
   const path = '/scheduler/graph?format=json' + (ui.asOfTxn !== null ? '&txn=' + ui.asOfTxn : '');
   ui.graph = normalise(await api(path));
+  ui.graphAt = new Date();
   fillFilters();
   render();
 }
@@ -294,6 +342,21 @@ function units(g, keys, f) {
 
 // ---------------------------------------------------------------- drawing
 
+/**
+ * The label of a group of keys folded by prefix: what tells its keys apart, not what they share.
+ * The segment before the part that differs, then the first and last of them:
+ * "interfaces/if1 … if1999" for config/mock/v1/interfaces/if1, if10, …, if1999.
+ */
+function prefixTitle(g, keys) {
+  const bases = [...new Set(keys.map(k => foldKey(g, k)))].sort();
+  const cp = commonPrefix(bases);
+  const cut = cp.lastIndexOf('/', bases.length > 1 ? cp.length : cp.length - 2);
+  const parent = cut > 0 ? cp.slice(cp.lastIndexOf('/', cut - 1) + 1, cut + 1) : '';
+  const first = bases[0].slice(cut + 1);
+  const last = bases[bases.length - 1].slice(cut + 1);
+  return parent + first + (bases.length > 1 ? ' … ' + last : '');
+}
+
 function shortName(key) {
   const parts = key.split('/');
   return parts.length <= 2 ? key : parts.slice(-2).join('/');
@@ -336,7 +399,7 @@ function render() {
     const worst = TROUBLE.find(s => grp.counts[s]) || Object.keys(grp.counts)[0];
     const summary = Object.entries(grp.counts).sort((a, b) => b[1] - a[1])
       .map(([s, c]) => s + ' ' + c).join(', ');
-    const title = grp.id.replace(/^(descriptor|prefix):/, '') + (grp.id.startsWith('prefix:') ? '…' : '');
+    const title = grp.id.startsWith('prefix:') ? prefixTitle(g, grp.keys) : grp.id.replace(/^descriptor:/, '');
     grp.lines = [title, grp.keys.length + (grp.keys.length === 1 ? ' value' : ' values') + ' (folded)', summary];
     grp.state = worst;
     grp.width = Math.min(420, 16 + 7 * Math.max(...grp.lines.map(l => l.length)));

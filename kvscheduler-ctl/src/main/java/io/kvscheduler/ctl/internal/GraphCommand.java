@@ -12,8 +12,8 @@ import picocli.CommandLine.Option;
     name = "graph",
     description = {
       "The graph of values and their dependencies, now or as of"
-          + " transaction N, written to FILE ('-' for standard output).",
-      "Example: kvsctl graph --format svg -o graph.svg"
+          + " transaction N, on standard output or written to FILE (--out).",
+      "Example: kvsctl graph -o svg --out graph.svg"
     })
 public final class GraphCommand extends AgentCommand {
   /** The formats, and the agent's names of them. */
@@ -32,18 +32,18 @@ public final class GraphCommand extends AgentCommand {
   @Option(names = "--txn", paramLabel = "N", description = "The graph as of transaction N.")
   Long txn;
 
+  /** The output format, {@code -o} as in every command ({@code --format} is the same). */
   @Option(
-      names = "--format",
+      names = {"-o", "--output", "--format"},
       paramLabel = "FORMAT",
       defaultValue = "dot",
       description = "dot (default), svg or json.")
   Format format;
 
   @Option(
-      names = {"-o", "--out"},
+      names = "--out",
       paramLabel = "FILE",
-      required = true,
-      description = "Where to write the graph; '-' for standard output.")
+      description = "Write the graph to FILE (default, or '-': standard output).")
   String file;
 
   @Override
@@ -52,7 +52,7 @@ public final class GraphCommand extends AgentCommand {
         client()
             .get("/scheduler/graph" + AgentClient.query("txn", txn, "format", format.agentName))
             .body();
-    if (file.equals("-")) {
+    if (file == null || file.equals("-")) {
       out().print(new String(body, StandardCharsets.UTF_8));
       return ExitCodes.OK;
     }

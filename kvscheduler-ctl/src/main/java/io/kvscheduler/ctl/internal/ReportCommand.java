@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
       "Writes one zip for a bug report: version, settings"
           + " (secrets left out), configuration, status of every value, transaction history, graph"
           + " (DOT and JSON), statistics, metrics and the agent's recent log.",
-      "Example: kvsctl report -o report.zip"
+      "Example: kvsctl report --out report.zip"
     })
 public final class ReportCommand extends AgentCommand {
   /** The entries of the zip and where the agent serves them (also listed in docs/operating.md). */
@@ -39,7 +39,7 @@ public final class ReportCommand extends AgentCommand {
           new String[] {"agent.log", "/info/log"});
 
   @Option(
-      names = {"-o", "--out"},
+      names = "--out",
       paramLabel = "FILE.zip",
       required = true,
       description = "The zip to write.")

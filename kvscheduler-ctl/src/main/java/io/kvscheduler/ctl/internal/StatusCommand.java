@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvscheduler.api.ValueState;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -44,8 +47,26 @@ public final class StatusCommand extends AgentCommand {
     String state;
   }
 
+  /** The states a value can be in, as {@code --state} takes them. */
+  static final List<String> STATES =
+      Arrays.stream(ValueState.values()).map(ValueState::name).toList();
+
   @Override
   protected int run() {
+    String state = null;
+    if (selection.state != null) {
+      state = selection.state.toUpperCase(Locale.ROOT);
+      if (!STATES.contains(state)) {
+        // before asking the agent: a misspelt state is not "no values in that state"
+        throw new CtlException(
+            ExitCodes.USAGE,
+            "unknown state '"
+                + selection.state
+                + "' for --state: one of "
+                + String.join(", ", STATES)
+                + " (any case)");
+      }
+    }
     String q =
         selection.key != null
             ? AgentClient.query("key", selection.key)
@@ -56,8 +77,8 @@ public final class StatusCommand extends AgentCommand {
     } else if (answer == null || answer.isNull()) {
       answer = JsonNodeFactory.instance.arrayNode();
     }
-    if (selection.state != null) {
-      answer = inState(answer, selection.state.toUpperCase(Locale.ROOT));
+    if (state != null) {
+      answer = inState(answer, state);
     }
     JsonNode problems = problems();
     if (output.json()) {

@@ -15,6 +15,13 @@ import io.kvscheduler.api.ValueStatus;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
@@ -62,6 +69,10 @@ import java.util.function.Supplier;
  *       #grpcStreams});
  *   <li>{@code kvs_northbound_problems{source}} — the rejected or ignored input listed now at
  *       {@code GET /northbound/problems}, per source ({@link #northboundProblems}).
+ *   <li>the JVM's and the process's metrics of Micrometer's binders: {@code jvm_memory_*}, {@code
+ *       jvm_gc_*}, {@code jvm_threads_*}, {@code jvm_classes_*}, {@code process_cpu_usage}, {@code
+ *       system_cpu_*}, {@code process_uptime_seconds}, {@code process_start_time_seconds}, {@code
+ *       process_files_*}.
  * </ul>
  */
 public final class AgentMetrics implements SourceEvents {
@@ -78,9 +89,19 @@ public final class AgentMetrics implements SourceEvents {
   /** The last transaction counted. */
   private long lastSeq = -1;
 
+  /** Listens to the JVM's collections: closed with the agent. */
+  private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
+
   public AgentMetrics(KVScheduler kvs, Clock clock) {
     this.kvs = kvs;
     this.clock = clock;
+    new JvmMemoryMetrics().bindTo(registry);
+    gcMetrics.bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ClassLoaderMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    new FileDescriptorMetrics().bindTo(registry);
     duration =
         Timer.builder("kvs_transaction_duration")
             .description("Time a transaction took to process")
@@ -113,6 +134,11 @@ public final class AgentMetrics implements SourceEvents {
           .description("Values per state")
           .register(registry);
     }
+  }
+
+  /** Stops listening to the JVM's collections. */
+  public void close() {
+    gcMetrics.close();
   }
 
   /** Exports {@code kvs_grpc_streams}: the open gRPC streams {@code open} counts. */

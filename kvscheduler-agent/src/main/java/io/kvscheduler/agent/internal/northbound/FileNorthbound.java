@@ -238,6 +238,7 @@ public final class FileNorthbound implements NorthboundSource {
     if (!Files.isDirectory(dir)) {
       throw new IOException("file northbound: " + dir + " is not a directory");
     }
+    long reading = System.nanoTime();
     watcher = dir.getFileSystem().newWatchService();
     directory.watchWith(watcher);
 
@@ -253,7 +254,12 @@ public final class FileNorthbound implements NorthboundSource {
     reportDuplicates(duplicates, Set.of());
     publishProblems();
     files.values().forEach(st -> all.putAll(st.applied));
-    LOG.info("file northbound: {} values from {} files in {}", all.size(), files.size(), dir);
+    LOG.info(
+        "file northbound: {} values from {} files in {} (read in {} ms)",
+        all.size(),
+        files.size(),
+        dir,
+        (System.nanoTime() - reading) / 1_000_000);
     CompletableFuture<Long> resync = northbound.resync(SOURCE, all);
     try {
       resync.get(START_RESYNC_WAIT.toMillis(), TimeUnit.MILLISECONDS);

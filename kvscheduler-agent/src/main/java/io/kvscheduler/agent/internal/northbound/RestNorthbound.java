@@ -151,7 +151,8 @@ public final class RestNorthbound implements NorthboundSource {
     try {
       // JSON is YAML too, except for tabs, which JSON allows between tokens and YAML does not
       ConfigDocument doc = json ? ConfigDocument.parseJson(body) : ConfigDocument.parseYaml(body);
-      values = ConfigFormat.decodeYamlConfig(models, doc);
+      // vpp-agent's format (mockConfig: ...) or the keyed one of the file source and etcd
+      values = ConfigFormat.decodeAny(models, doc);
     } catch (ConfigDocument.SyntaxException e) {
       return badConfiguration(
           "can't unmarshall input yaml data into dynamically created config: "

@@ -5,7 +5,11 @@ import io.javalin.http.Context;
 import io.javalin.http.sse.SseClient;
 import io.javalin.http.sse.SseHandler;
 import io.kvscheduler.agent.internal.rest.RestServer.EventStream;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,6 +27,10 @@ import org.slf4j.LoggerFactory;
  * EventSender}), so a client that does not read holds up no other, and one that lets more than
  * {@link #EVENT_BACKLOG} events pile up is disconnected; an open stream gets a comment every {@link
  * #EVENT_HEARTBEAT}, so that the idle timeout does not close it.
+ *
+ * <p>A client that sends no {@code Accept} header, or one accepting any type ({@code *}{@code /*},
+ * {@code text/*}), gets the stream as one asking for {@code text/event-stream} does; one that
+ * accepts only other types gets 406 naming the header to send.
  */
 final class EventStreams {
   // the server's logger: its refusals are the server's
@@ -84,6 +92,23 @@ final class EventStreams {
    * Retry-After}.
    */
   private void serveWithinLimit(Context ctx, SseHandler sse) throws Exception {
+    String accept = ctx.header("Accept");
+    if (!acceptsEvents(accept)) {
+      RestServer.send(
+          ctx,
+          Response.error(
+              406,
+              "GET "
+                  + ctx.path()
+                  + " sends server-sent events (text/event-stream), which 'Accept: "
+                  + accept.strip()
+                  + "' refuses: send 'Accept: text/event-stream' (or no Accept header)"));
+      return;
+    }
+    if (accept == null || !accept.toLowerCase(Locale.ROOT).contains(EVENT_STREAM)) {
+      // Javalin streams only to a request whose Accept header names the type
+      ctx = askingForEvents(ctx);
+    }
     if (!eventSlots.tryAcquire()) {
       LOG.warn(
           "REST GET {}: refused, {} event streams are open (the limit)",
@@ -108,6 +133,43 @@ final class EventStreams {
         eventSlots.release();
       }
     }
+  }
+
+  private static final String EVENT_STREAM = "text/event-stream";
+
+  /** Whether an {@code Accept} header (null: none) lets the answer be an event stream. */
+  static boolean acceptsEvents(String accept) {
+    if (accept == null || accept.isBlank()) {
+      return true;
+    }
+    for (String range : accept.split(",")) {
+      int semi = range.indexOf(';');
+      String media = (semi < 0 ? range : range.substring(0, semi)).strip().toLowerCase(Locale.ROOT);
+      if (media.equals(EVENT_STREAM) || media.equals("text/*") || media.equals("*/*")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** {@code ctx} as if its request said {@code Accept: text/event-stream}. */
+  private static Context askingForEvents(Context ctx) {
+    InvocationHandler h =
+        (proxy, method, args) -> {
+          if (method.getName().equals("header")
+              && args != null
+              && args.length == 1
+              && "Accept".equalsIgnoreCase(String.valueOf(args[0]))) {
+            return EVENT_STREAM;
+          }
+          try {
+            return method.invoke(ctx, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        };
+    return (Context)
+        Proxy.newProxyInstance(Context.class.getClassLoader(), new Class<?>[] {Context.class}, h);
   }
 
   private void serve(SseClient client, EventStream stream) {

@@ -4,6 +4,8 @@ import io.kvscheduler.agent.AgentConfig;
 import io.kvscheduler.agent.EtcdSettings;
 import io.kvscheduler.agent.RestSecurity;
 import io.kvscheduler.agent.internal.logging.LogTail;
+import io.kvscheduler.agent.internal.northbound.FileNorthbound;
+import io.kvscheduler.grpc.GrpcSettings;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.LinkedHashMap;
@@ -71,6 +73,25 @@ public final class InfoRoutes {
     m.put("txn-log-max-ops", c.txnLogMaxOps());
     m.put("parallelism", c.parallelism());
     m.put("follow-external-links", c.followExternalLinks());
+    m.put("linux", c.enabledPlugins().contains("linux"));
+    m.put(
+        "file-settle-time",
+        (c.fileSettleTime() != null ? c.fileSettleTime() : FileNorthbound.DEFAULT_SETTLE)
+            .toString());
+    GrpcSettings g = c.grpc();
+    m.put("grpc-address", g == null ? "off" : g.address());
+    Map<String, Object> grpc = null;
+    if (g != null) {
+      // what the server runs with: grpc.conf's keys, the address and token given beside it too
+      grpc = new LinkedHashMap<>();
+      grpc.put("endpoint", g.address());
+      grpc.put("max-msg-size", g.maxMessageBytes());
+      grpc.put("insecure-transport", g.certFile() == null);
+      grpc.put("cert-file", g.certFile() == null ? null : g.certFile().toString());
+      grpc.put("key-file", g.keyFile() == null ? null : g.keyFile().toString());
+      grpc.put("token", g.token() == null ? "none" : "set");
+    }
+    m.put("grpc-config", grpc);
     return m;
   }
 

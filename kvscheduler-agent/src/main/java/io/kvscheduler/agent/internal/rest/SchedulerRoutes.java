@@ -270,7 +270,10 @@ public final class SchedulerRoutes {
     FlagStats stats = kvs.flagStats(flag, selector);
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("TotalCount", stats.total());
-    m.put("PerValueCount", new TreeMap<>(stats.perValue()));
+    // a flag without a value (unavailable, derived) is counted under its own name, not ""
+    Map<String, Long> perValue = new TreeMap<>();
+    stats.perValue().forEach((v, n) -> perValue.merge(v.isEmpty() ? flag : v, n, Long::sum));
+    m.put("PerValueCount", perValue);
     return Response.json(200, m);
   }
 
@@ -329,7 +332,9 @@ public final class SchedulerRoutes {
       List<String> prefixes = new ArrayList<>();
       for (KVDescriptor<?, ?> d : kvs.descriptors()) {
         names.add(d.name());
-        prefixes.add(d.nbKeyPrefix() == null ? "" : d.nbKeyPrefix());
+        if (d.nbKeyPrefix() != null && !d.nbKeyPrefix().isEmpty()) {
+          prefixes.add(d.nbKeyPrefix()); // a derived values' descriptor has none
+        }
       }
       index.put("Descriptors", names);
       index.put("KeyPrefixes", prefixes);

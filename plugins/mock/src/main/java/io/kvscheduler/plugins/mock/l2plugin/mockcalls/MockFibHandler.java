@@ -5,12 +5,19 @@ import io.kvscheduler.plugins.mock.util.MockSbException;
 import io.kvscheduler.plugins.mock.util.SbPrinter;
 import io.kvscheduler.plugins.mock.util.SouthboundJournal;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 
-/** The in-memory FIB southbound: a list of entries in insertion order. Prints every operation. */
+/**
+ * The in-memory FIB southbound: the entries in insertion order. Prints every operation. Creating or
+ * deleting an entry costs O(1) whatever the number of entries (a set, not a list to search).
+ */
 public final class MockFibHandler implements MockFibApi {
   private final SbPrinter printer;
-  private final List<FibEntry> fibs = new ArrayList<>();
+
+  /** Each entry with the number of times it was created and not deleted (normally one). */
+  private final LinkedHashMap<FibEntry, Integer> fibs = new LinkedHashMap<>();
 
   private final SouthboundJournal journal;
 
@@ -31,9 +38,9 @@ public final class MockFibHandler implements MockFibApi {
           .forEach(
               op -> {
                 if (op.get(0).equals("fib-create")) {
-                  fibs.add(entry(op));
+                  fibs.merge(entry(op), 1, Integer::sum);
                 } else if (op.get(0).equals("fib-delete")) {
-                  fibs.remove(entry(op));
+                  remove(entry(op));
                 }
               });
     }
@@ -52,22 +59,37 @@ public final class MockFibHandler implements MockFibApi {
 
   @Override
   public synchronized void createL2Fib(FibEntry fib) {
-    fibs.add(fib);
+    fibs.merge(fib, 1, Integer::sum);
     journal("fib-create", fib);
     printer.print("Created L2 FIB entry: " + fib);
   }
 
   @Override
   public synchronized void deleteL2Fib(FibEntry fib) {
-    if (!fibs.remove(fib)) {
+    if (!remove(fib)) {
       throw new MockSbException("no such L2 FIB entry: " + fib);
     }
     journal("fib-delete", fib);
     printer.print("Deleted L2 FIB entry: " + fib);
   }
 
+  private boolean remove(FibEntry fib) {
+    Integer count = fibs.get(fib);
+    if (count == null) {
+      return false;
+    }
+    if (count > 1) {
+      fibs.put(fib, count - 1);
+    } else {
+      fibs.remove(fib);
+    }
+    return true;
+  }
+
   @Override
   public synchronized List<FibEntry> dumpL2Fibs() {
-    return List.copyOf(fibs);
+    List<FibEntry> out = new ArrayList<>(fibs.size());
+    fibs.forEach((fib, count) -> out.addAll(Collections.nCopies(count, fib)));
+    return List.copyOf(out);
   }
 }

@@ -14,9 +14,9 @@ import io.kvscheduler.plugins.mock.skeleton.withmeta.model.TunnelModel;
 import io.kvscheduler.plugins.mock.skeleton.withmeta.tunnelidx.TunnelIndex;
 import io.kvscheduler.plugins.mock.skeleton.withmeta.tunnelidx.TunnelMetadata;
 import io.kvscheduler.plugins.mock.util.Ipv4;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -185,12 +185,17 @@ public final class TunnelDescriptor {
   private List<KVWithMetadata<Tunnel, TunnelMetadata>> retrieve(
       List<KVWithMetadata<Tunnel, TunnelMetadata>> correlate) {
     Map<Integer, Tunnel> byHandle = new HashMap<>();
-    List<Tunnel> withoutMetadata = new ArrayList<>();
+    // by remote address and VNI, in the order given: each tunnel found is matched in O(1), not by
+    // a scan of every expected tunnel (which would make a retrieve quadratic)
+    Map<List<Object>, ArrayDeque<Tunnel>> withoutMetadata = new HashMap<>();
     for (KVWithMetadata<Tunnel, TunnelMetadata> kv : correlate) {
       if (kv.metadata() != null) {
         byHandle.put(kv.metadata().handle(), kv.value());
       } else {
-        withoutMetadata.add(kv.value());
+        withoutMetadata
+            .computeIfAbsent(
+                List.of(kv.value().remoteAddress(), kv.value().vni()), k -> new ArrayDeque<>())
+            .add(kv.value());
       }
     }
     List<KVWithMetadata<Tunnel, TunnelMetadata>> out = new ArrayList<>();
@@ -213,14 +218,9 @@ public final class TunnelDescriptor {
     return out;
   }
 
-  private static Tunnel takeMatching(List<Tunnel> candidates, SbTunnel sbT) {
-    for (Iterator<Tunnel> it = candidates.iterator(); it.hasNext(); ) {
-      Tunnel t = it.next();
-      if (t.remoteAddress().equals(sbT.remoteAddress()) && t.vni() == sbT.vni()) {
-        it.remove();
-        return t;
-      }
-    }
-    return null;
+  private static Tunnel takeMatching(
+      Map<List<Object>, ArrayDeque<Tunnel>> candidates, SbTunnel sbT) {
+    ArrayDeque<Tunnel> same = candidates.get(List.of(sbT.remoteAddress(), sbT.vni()));
+    return same == null ? null : same.poll();
   }
 }

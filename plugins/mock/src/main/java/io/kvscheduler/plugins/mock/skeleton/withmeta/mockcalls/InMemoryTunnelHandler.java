@@ -53,6 +53,11 @@ public final class InMemoryTunnelHandler implements TunnelApi {
     printer.print("Set MTU of tunnel " + handle + " to " + mtu);
   }
 
+  /**
+   * Costs O(a) for the a addresses of this one tunnel (a copy of its list, so that a dumped {@link
+   * SbTunnel} never changes): a tunnel has a handful of addresses, and the cost does not grow with
+   * the number of tunnels.
+   */
   @Override
   public synchronized void addTunnelAddress(int handle, String address) {
     SbTunnel t = get(handle);
@@ -65,6 +70,7 @@ public final class InMemoryTunnelHandler implements TunnelApi {
     printer.print("Added address " + address + " to tunnel " + handle);
   }
 
+  /** Costs O(a) for the a addresses of this one tunnel, as {@link #addTunnelAddress}. */
   @Override
   public synchronized void deleteTunnelAddress(int handle, String address) {
     SbTunnel t = get(handle);

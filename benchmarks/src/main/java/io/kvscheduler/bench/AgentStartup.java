@@ -159,7 +159,10 @@ final class AgentStartup {
             "--config-dir",
             config.toString(),
             "--rest",
-            "127.0.0.1:" + port));
+            "127.0.0.1:" + port,
+            // nothing is pushed over REST or gRPC: no state store (and none left behind)
+            "--state-dir",
+            "off"));
     return cmd;
   }
 

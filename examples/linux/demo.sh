@@ -194,7 +194,7 @@ PY
   echo "   ping ns1 -> 10.10.0.2: OK again"
 
   echo
-  echo "== 6. restart the agent: the kernel holds everything already, the resync executes nothing =="
+  echo "== 6. restart the agent: the kernel holds everything, the resync executes nothing =="
   stop_agent
   mark=$(log_mark)
   start_agent

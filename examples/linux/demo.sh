@@ -1,17 +1,29 @@
 #!/usr/bin/env bash
 # The Linux plugin, hands on: runs the agent in a private network namespace (no root needed),
-# brings up examples/linux/config (two namespaces joined by a veth pair, a route via a gateway,
-# an ARP entry), pings across, breaks things by hand and shows the agent repair them, then tears
-# everything down. Exits non-zero as soon as a step does not do what it should.
+# brings up an example configuration, shows the traffic it carries, breaks things by hand and
+# shows the agent repair them, then tears everything down. Exits non-zero as soon as a step does
+# not do what it should.
 #
-#   examples/linux/demo.sh
+#   examples/linux/demo.sh          examples/linux/config: two namespaces joined by a veth pair,
+#                                   a route via a gateway, an ARP entry
+#   examples/linux/demo.sh bridge   examples/linux/config-bridge: two namespaces joined by bridges
+#                                   and a VXLAN tunnel, an iptables chain dropping TCP port 8081
 #
-# Needs: Linux with user and network namespaces, iproute2 (ip), ping, unshare and JDK 17.
+# Needs: Linux with user and network namespaces, iproute2 (ip), ping, unshare and JDK 17; the
+# bridge scenario also iptables (iptables-restore, iptables-save), python3, curl and timeout.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
+scenario=${1:-veth}
+case "$scenario" in
+  veth) tools="ip ping unshare java"; config=config ;;
+  bridge) tools="ip ping unshare java iptables iptables-restore iptables-save python3 curl timeout"
+    config=config-bridge ;;
+  *) echo "usage: $0 [bridge]" >&2; exit 2 ;;
+esac
+
 if [ -z "${KVS_DEMO_INSIDE:-}" ]; then
-  for tool in ip ping unshare java; do
+  for tool in $tools; do
     command -v "$tool" >/dev/null 2>&1 || { echo "demo: '$tool' not found" >&2; exit 1; }
   done
   echo "== building the agent (first run only) =="
@@ -26,7 +38,7 @@ mkdir -p /run/netns
 mount -t tmpfs kvs-netns /run/netns   # named namespaces of our own
 ip link set lo up
 work=$(mktemp -d)
-cp "$root"/examples/linux/config/*.yaml "$work/"
+cp "$root"/examples/linux/"$config"/*.yaml "$work/"
 log=$work/agent.log
 agent_pid=""
 
@@ -37,8 +49,10 @@ fail() {
   exit 1
 }
 
+rest=off
+[ "$scenario" = bridge ] && rest=127.0.0.1:9191 # the REST port of the private namespace's loopback
 start_agent() {
-  "$root/bin/kvs-agent" run --linux --config-dir "$work" --rest off >>"$log" 2>&1 &
+  "$root/bin/kvs-agent" run --linux --config-dir "$work" --rest "$rest" >>"$log" 2>&1 &
   agent_pid=$!
 }
 
@@ -49,7 +63,15 @@ stop_agent() {
     agent_pid=""
   fi
 }
-trap stop_agent EXIT
+listener_pid=""
+stop_all() {
+  stop_agent
+  if [ -n "$listener_pid" ]; then
+    kill -TERM "$listener_pid" 2>/dev/null || true
+    wait "$listener_pid" 2>/dev/null || true
+  fi
+}
+trap stop_all EXIT
 
 # waits up to $1 seconds for the command after it to succeed
 wait_for() {
@@ -86,6 +108,109 @@ show_status() {
 }
 
 log_mark() { wc -l <"$log" | tr -d ' '; }
+
+# ---- the bridge scenario -------------------------------------------------------------------
+if [ "$scenario" = bridge ]; then
+  bridge_ping() { ip netns exec ns1 ping -c 1 -W 1 10.10.0.2; }
+  # prints the listener's greeting when a TCP connection from ns1 to 10.10.0.2 port $1 is
+  # accepted within 2 seconds; fails when it is refused or nothing answers (a dropped SYN)
+  connect() {
+    ip netns exec ns1 timeout 2 bash -c "exec 3<>/dev/tcp/10.10.0.2/$1 && head -n 1 <&3"
+  }
+  show_connect() {
+    local out
+    if out=$(connect "$1" 2>/dev/null); then
+      echo "    TCP ns1 -> 10.10.0.2:$1: connected, read '$out'"
+    else
+      echo "    TCP ns1 -> 10.10.0.2:$1: no connection (timed out: the SYN was dropped)"
+    fi
+  }
+  input_rules() { ip netns exec ns2 iptables -S INPUT | sed 's/^/    ns2: /'; }
+  downstream_resync() {
+    curl -sS --max-time 60 -X POST "http://$rest/scheduler/downstream-resync" >"$work/resync.json" \
+      || fail "POST /scheduler/downstream-resync failed"
+    echo "   its record (REST answer), the operations executed:"
+    python3 - "$work/resync.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+print("    seq %s, %s, %s" % (t.get("SeqNum"), t.get("TxnType"), t.get("ResyncType")))
+for op in t.get("Executed") or []:
+    print("    %-7s %-55s -> %s" % (op.get("Operation"), op.get("Key"), op.get("NewState")))
+PY
+  }
+
+  echo
+  echo "== 1. start the agent with the Linux plugin on $work (REST on $rest) =="
+  touch "$log"
+  mark=$(log_mark)
+  start_agent
+  wait_for 90 bridge_ping || fail "ping from ns1 to 10.10.0.2 never worked"
+  echo "   ping ns1 -> 10.10.0.2 (br1, vx1, the tunnel over u1/u2, vx2, br2): OK"
+  echo "   values (operations of the agent's transactions):"
+  show_status "$mark"
+  echo "   the kernel:"
+  ip -n ns1 -br addr show dev br1 | sed 's/^/    ns1: /'
+  ip -n ns1 -d link show dev vx1 | sed -n 's/^ *\(vxlan id .*\)/    ns1: vx1 \1/p' | cut -c1-96
+  ip -n ns1 -br link show master br1 | sed 's/^/    ns1: port of br1: /'
+  ip -n ns2 -br link show master br2 | sed 's/^/    ns2: port of br2: /'
+  input_rules
+
+  echo
+  echo "== 2. TCP listeners in ns2 on ports 8080 and 8081 (examples/linux/listen.py) =="
+  exec 4< <(exec ip netns exec ns2 python3 "$root/examples/linux/listen.py" 8080 8081)
+  listener_pid=$!
+  read -r -t 20 ready <&4 && [ "$ready" = listening ] || fail "the listener did not start"
+  connect 8080 >/dev/null || fail "port 8080 did not connect"
+  if connect 8081 >/dev/null 2>&1; then fail "port 8081 connected though the chain drops it"; fi
+  show_connect 8080
+  show_connect 8081
+
+  echo
+  echo "== 3. break it by hand: ip netns exec ns2 iptables -D INPUT -p tcp --dport 8081 -j DROP =="
+  ip netns exec ns2 iptables -D INPUT -p tcp --dport 8081 -j DROP
+  input_rules
+  connect 8081 >/dev/null || fail "port 8081 did not connect with the rule removed"
+  show_connect 8081
+
+  echo
+  echo "== 4. downstream resync (curl -X POST $rest/scheduler/downstream-resync): the agent reads"
+  echo "      the chain back, finds the rule missing and writes the chain again =="
+  downstream_resync
+  grep -q '"Key": *"config/linux/iptables/v2/rulechain/ns2-input"' "$work/resync.json" \
+    || fail "the resync did not repair the chain"
+  input_rules
+  if connect 8081 >/dev/null 2>&1; then fail "port 8081 still connects after the resync"; fi
+  show_connect 8081
+  show_connect 8080
+
+  echo
+  echo "== 5. break the overlay by hand: ip -n ns1 link set dev vx1 nomaster (out of br1) =="
+  ip -n ns1 link set dev vx1 nomaster
+  if bridge_ping >/dev/null 2>&1; then fail "ping still works with vx1 out of br1"; fi
+  echo "   ping ns1 -> 10.10.0.2: fails, as it should"
+  echo "   a downstream resync puts the port back:"
+  downstream_resync
+  wait_for 10 bridge_ping || fail "the resync did not repair the bridge port"
+  echo "   ping ns1 -> 10.10.0.2: OK again"
+
+  echo
+  echo "== 6. restart the agent: the kernel holds everything, the resync executes nothing =="
+  stop_agent
+  mark=$(log_mark)
+  start_agent
+  wait_for 90 sh -c "tail -n +$mark '$log' | grep -q 'resync from file'" || fail "no resync seen"
+  wait_for 30 bridge_ping || fail "ping failed after the restart"
+  sleep 1
+  ops=$(show_status "$mark" | grep -c -E '^ +(CREATE|UPDATE|DELETE) +config/' || true)
+  [ "$ops" -eq 0 ] || fail "the resync after a restart executed $ops operations on config values"
+  echo "   operations on configuration values: $ops"
+
+  echo
+  echo "== 7. tear down: stop the agent and the listener, leave the namespace =="
+  stop_all
+  echo "demo: all steps passed"
+  exit 0
+fi
 
 echo
 echo "== 1. start the agent with the Linux plugin on $work =="

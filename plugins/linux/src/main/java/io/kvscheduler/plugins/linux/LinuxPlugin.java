@@ -113,7 +113,8 @@ public final class LinuxPlugin implements AutoCloseable {
         watcher.descriptor(),
         ArpDescriptor.create(calls, index),
         RouteDescriptor.create(calls, index));
-    kvs.registerDescriptors(RuleChainDescriptor.create(calls, iptables));
+    kvs.registerDescriptors(RuleChainDescriptor.create(calls, iptables, namespaces));
+    namespaces.onGone(iptables::closeNamespace);
     return new LinuxPlugin(kvs, index, watcher, namespaces, iptables);
   }
 

@@ -6,6 +6,7 @@ import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.linux.model.LinuxKeys;
 import io.kvscheduler.plugins.linux.model.interfaces.Interface;
+import io.kvscheduler.plugins.linux.model.iptables.RuleChain;
 import io.kvscheduler.plugins.linux.model.namespace.NetNamespace;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -155,6 +156,42 @@ class NamespaceRefKernelTest {
     assertThat(k.linkNames("")).contains("h2");
     // a second resync finds everything as configured
     assertThat(KernelFixture.sbOperations(k.downstreamResync())).isEmpty();
+  }
+
+  @Test
+  void aRuleChainInAMicroserviceWaitsForItAndComesBackWithIt() throws Exception {
+    assertThat(k.run("iptables-restore", "--version").code())
+        .as("iptables-restore must be installed (Debian package iptables)")
+        .isZero();
+    Process first = microservice(label);
+    RuleChain web =
+        RuleChain.newBuilder()
+            .setName("web")
+            .setNamespace(ref(NetNamespace.ReferenceType.MICROSERVICE, label))
+            .setChainType(RuleChain.ChainType.CUSTOM)
+            .setChainName("KVS-WEB")
+            .addRules("-p tcp --dport 80 -j DROP")
+            .build();
+    String key = LinuxKeys.ruleChainKey("web");
+    k.put(key, web);
+    k.await(key, ValueState.CONFIGURED);
+    assertThat(saved(first)).contains("-A KVS-WEB -p tcp -m tcp --dport 80 -j DROP");
+
+    kill(first);
+    k.await(key, ValueState.PENDING);
+    assertThat(k.status(key).value().details())
+        .containsExactly("linux/namespace/microservice/" + label);
+    staysPending(key);
+
+    Process second = microservice(label);
+    k.await(key, ValueState.CONFIGURED);
+    assertThat(saved(second)).contains("-A KVS-WEB -p tcp -m tcp --dport 80 -j DROP");
+    assertThat(KernelFixture.sbOperations(k.downstreamResync())).isEmpty();
+  }
+
+  /** What {@code iptables-save -t filter} prints in the namespace of process {@code p}. */
+  String saved(Process p) {
+    return k.sh("nsenter", "--net=/proc/" + p.pid() + "/ns/net", "iptables-save", "-t", "filter");
   }
 
   @Test

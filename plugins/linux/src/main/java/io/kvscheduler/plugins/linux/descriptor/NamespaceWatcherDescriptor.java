@@ -21,10 +21,12 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,6 +70,15 @@ public final class NamespaceWatcherDescriptor implements AutoCloseable {
 
   /** The namespaces found, by canonical reference. */
   private final Map<String, Found> found = new ConcurrentHashMap<>();
+
+  /**
+   * The file each MICROSERVICE reference was last found through, kept after its process ended: what
+   * was made in it is removed there (and found gone with it).
+   */
+  private final Map<String, String> lastPaths = new ConcurrentHashMap<>();
+
+  /** Told the file of each namespace that disappeared, before the scheduler is. */
+  private final List<Consumer<String>> goneListeners = new CopyOnWriteArrayList<>();
 
   private ScheduledExecutorService executor;
   private KVScheduler scheduler;
@@ -181,7 +192,8 @@ public final class NamespaceWatcherDescriptor implements AutoCloseable {
 
   /**
    * The {@code namespace} argument of {@link LinuxCalls} for {@code ns}: "" for none, the name of a
-   * named one, else the file the namespace is entered through now.
+   * named one, else the file the namespace is entered through now (for a MICROSERVICE whose process
+   * is gone, the file it was last found through).
    *
    * @throws LinuxCallException when no process carries a MICROSERVICE label
    */
@@ -199,6 +211,9 @@ public final class NamespaceWatcherDescriptor implements AutoCloseable {
           yield f.path();
         }
         Long pid = microservices().get(ns.getReference());
+        if (pid == null && lastPaths.containsKey(canonical(ns))) {
+          yield lastPaths.get(canonical(ns));
+        }
         if (pid == null) {
           throw new LinuxCallException(
               "find microservice",
@@ -377,6 +392,7 @@ public final class NamespaceWatcherDescriptor implements AutoCloseable {
             e.getValue().path(),
             later == null ? "disappeared" : "is another namespace now");
         calls.closeNamespace(e.getValue().path());
+        goneListeners.forEach(l -> l.accept(e.getValue().path()));
         gone.add(new KVWithMetadata<>(PREFIX + e.getKey(), null, null, ValueOrigin.FROM_SB));
       }
     }
@@ -398,6 +414,7 @@ public final class NamespaceWatcherDescriptor implements AutoCloseable {
             kv -> {
               String ref = kv.key().substring(PREFIX.length());
               found.put(ref, now.get(ref));
+              lastPaths.put(ref, now.get(ref).path());
             });
         scheduler.pushSBNotification(added);
       }
@@ -405,6 +422,15 @@ public final class NamespaceWatcherDescriptor implements AutoCloseable {
       // the queue is full (or the scheduler closing): the next look tells it again
       added.forEach(kv -> found.remove(kv.key().substring(PREFIX.length())));
     }
+  }
+
+  /**
+   * Calls {@code listener} with the file of each namespace referred to that disappeared (or holds
+   * another namespace now), before the values in it are removed: whatever keeps processes in it
+   * ends them ({@link LinuxCalls#closeNamespace} is called already).
+   */
+  public void onGone(Consumer<String> listener) {
+    goneListeners.add(listener);
   }
 
   /** Stops looking. */

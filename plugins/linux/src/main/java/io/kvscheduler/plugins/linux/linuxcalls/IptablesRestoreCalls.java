@@ -141,4 +141,14 @@ public final class IptablesRestoreCalls implements IptablesCalls, AutoCloseable 
     sessions.values().forEach(RestoreSession::close);
     sessions.clear();
   }
+
+  @Override
+  public void closeNamespace(String namespace) {
+    for (boolean v6 : new boolean[] {false, true}) {
+      RestoreSession s = sessions.remove(List.of(namespace, v6));
+      if (s != null) {
+        s.close();
+      }
+    }
+  }
 }

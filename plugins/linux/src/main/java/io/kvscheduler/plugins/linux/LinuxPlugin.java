@@ -93,7 +93,6 @@ public final class LinuxPlugin implements AutoCloseable {
   public static LinuxPlugin register(
       KVScheduler kvs, LinuxCalls calls, IptablesCalls iptables, String agentPrefix) {
     NamespaceWatcherDescriptor namespaces = new NamespaceWatcherDescriptor(calls);
-    kvs.registerDescriptors(namespaces.descriptor());
     KVDescriptor<Interface, LinuxIfMetadata> interfaces =
         InterfaceDescriptor.create(calls, agentPrefix, namespaces);
     kvs.registerDescriptors(interfaces);
@@ -115,6 +114,8 @@ public final class LinuxPlugin implements AutoCloseable {
         RouteDescriptor.create(calls, index));
     kvs.registerDescriptors(RuleChainDescriptor.create(calls, iptables, namespaces));
     namespaces.onGone(iptables::closeNamespace);
+    // after the values referring to namespaces, whose Retrieve it follows
+    kvs.registerDescriptors(namespaces.descriptor());
     return new LinuxPlugin(kvs, index, watcher, namespaces, iptables);
   }
 

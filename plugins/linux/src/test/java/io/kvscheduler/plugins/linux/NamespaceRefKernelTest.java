@@ -136,6 +136,28 @@ class NamespaceRefKernelTest {
   }
 
   @Test
+  void aRestartedAgentAdoptsWhatItMadeInTheNamespacesOfProcesses() throws Exception {
+    Process p = microservice(label);
+    pair("h6", "c6", ref(NetNamespace.ReferenceType.PID, Long.toString(p.pid())));
+    pair("h7", "c7", ref(NetNamespace.ReferenceType.MICROSERVICE, label));
+    k.await(LinuxKeys.interfaceKey("c6"), ValueState.CONFIGURED);
+    k.await(LinuxKeys.interfaceKey("c7"), ValueState.CONFIGURED);
+
+    k.restartAgent();
+    assertThat(KernelFixture.sbOperations(k.fullResync())).isEmpty();
+    for (String name : List.of("h6", "c6", "h7", "c7")) {
+      assertThat(k.state(LinuxKeys.interfaceKey(name))).as(name).isEqualTo(ValueState.CONFIGURED);
+    }
+    assertThat(KernelFixture.sbOperations(k.fullResync())).isEmpty();
+
+    // an address removed by hand in the process's namespace is put back by a downstream resync
+    k.sh("nsenter", "--net=/proc/" + p.pid() + "/ns/net", "ip", "addr", "flush", "dev", "c6");
+    assertThat(KernelFixture.sbOperations(k.downstreamResync()))
+        .containsExactly("CREATE linux/interface/c6/address/static/10.77.0.2/24");
+    assertThat(inside(p)).contains("c6").contains("10.77.0.2/24");
+  }
+
+  @Test
   void aMicroservicesValuesAreMadeAgainInTheProcessThatTakesItsPlace() throws Exception {
     Process first = microservice(label);
     pair("h2", "c2", ref(NetNamespace.ReferenceType.MICROSERVICE, label));

@@ -722,6 +722,7 @@ public final class InterfaceDescriptor {
     Map<String, String> handles = new HashMap<>();
     for (Interface exp : expected.values()) {
       if (exp.hasNamespace() && !named(exp)) {
+        this.namespaces.want(exp.getNamespace());
         try {
           String h = handle(exp);
           handles.put(exp.getName(), h);
@@ -823,7 +824,7 @@ public final class InterfaceDescriptor {
             "it is removed and made again");
       }
       String name = orphan ? c.name() + MISSING_PEER : c.name();
-      found.put(name, retrieved(name, c, orphan ? null : expected.get(name), referred));
+      found.put(name, retrieved(name, c, orphan ? null : expected.get(name), referred, handles));
     }
     Map<String, Integer> seen = new HashMap<>();
     for (Claim c : duplicates) {
@@ -837,7 +838,7 @@ public final class InterfaceDescriptor {
           c.ns(),
           c.name(),
           "it is removed");
-      found.put(name, retrieved(name, c, null, referred));
+      found.put(name, retrieved(name, c, null, referred, handles));
     }
     for (Link l : unfinished) {
       String name = l.name() + UNFINISHED;
@@ -851,7 +852,9 @@ public final class InterfaceDescriptor {
           l.namespace(),
           "it is removed");
       Interface.Type type = l.kind().equals("veth") ? Interface.Type.VETH : Interface.Type.DUMMY;
-      found.put(name, retrieved(name, new Claim(name, "", type, l.namespace(), l), null, referred));
+      found.put(
+          name,
+          retrieved(name, new Claim(name, "", type, l.namespace(), l), null, referred, handles));
     }
     for (Interface exp : expected.values()) {
       if (exp.getType() != Interface.Type.EXISTING || found.containsKey(exp.getName())) {
@@ -884,10 +887,15 @@ public final class InterfaceDescriptor {
 
   /**
    * The value of the link of {@code c}, named {@code name}, as configured when it is; {@code
-   * referred} gives the references of the namespaces found by file.
+   * referred} gives a reference of each namespace found by file, {@code handles} the file of the
+   * namespace of each configured interface referring to one.
    */
   private static KVWithMetadata<Interface, LinuxIfMetadata> retrieved(
-      String name, Claim c, Interface exp, Map<String, NetNamespace> referred) {
+      String name,
+      Claim c,
+      Interface exp,
+      Map<String, NetNamespace> referred,
+      Map<String, String> handles) {
     Link l = c.link();
     Interface.Builder b =
         Interface.newBuilder()
@@ -897,7 +905,9 @@ public final class InterfaceDescriptor {
             .setEnabled(l.up())
             .setMtu(l.mtu())
             .setPhysAddress(l.mac());
-    if (referred.containsKey(c.ns())) {
+    if (exp != null && c.ns().equals(handles.get(exp.getName()))) {
+      b.setNamespace(exp.getNamespace()); // one namespace may have several references
+    } else if (referred.containsKey(c.ns())) {
       b.setNamespace(referred.get(c.ns()));
     } else if (!c.ns().isEmpty()) {
       b.setNamespace(

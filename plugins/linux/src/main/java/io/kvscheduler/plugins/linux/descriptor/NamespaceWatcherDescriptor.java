@@ -80,7 +80,7 @@ public final class NamespaceWatcherDescriptor implements AutoCloseable {
   /** Told the file of each namespace that disappeared, before the scheduler is. */
   private final List<Consumer<String>> goneListeners = new CopyOnWriteArrayList<>();
 
-  private ScheduledExecutorService executor;
+  private volatile ScheduledExecutorService executor;
   private KVScheduler scheduler;
 
   /** A namespace found: the file it is entered through and its identity (inode number). */
@@ -292,10 +292,13 @@ public final class NamespaceWatcherDescriptor implements AutoCloseable {
     return KVDescriptor.builder(NAME, Empty.class)
         .valueTypeName(Empty.getDescriptor().getFullName())
         .keySelector(k -> k.startsWith(PREFIX))
+        // after the values referring to namespaces: their Retrieve names the references (at a
+        // resync after a restart, before any value's dependencies were asked for)
+        .retrieveDependencies(InterfaceDescriptor.NAME, RuleChainDescriptor.NAME)
         .retrieve(
             c -> {
               List<KVWithMetadata<Empty, Void>> out = new ArrayList<>();
-              for (String ref : look().keySet()) {
+              for (String ref : refresh().keySet()) {
                 out.add(
                     new KVWithMetadata<>(
                         PREFIX + ref, Empty.getDefaultInstance(), null, ValueOrigin.FROM_SB));
@@ -355,18 +358,41 @@ public final class NamespaceWatcherDescriptor implements AutoCloseable {
     executor.scheduleWithFixedDelay(this::poll, POLL_MS, POLL_MS, TimeUnit.MILLISECONDS);
   }
 
-  private synchronized void pollSoon() {
-    if (executor != null) {
+  private void pollSoon() {
+    ScheduledExecutorService e = executor;
+    if (e != null) {
       try {
-        executor.execute(this::poll);
+        e.execute(this::poll);
       } catch (RejectedExecutionException closed) {
         // the watcher is closed
       }
     }
   }
 
+  /**
+   * For Retrieve: the namespaces referred to that exist now, which the watcher takes as told (the
+   * resync tells the scheduler); those that disappeared are let go of.
+   */
+  private synchronized Map<String, Found> refresh() throws LinuxCallException {
+    Map<String, Found> now = look();
+    for (Map.Entry<String, Found> e : Map.copyOf(found).entrySet()) {
+      if (!e.getValue().equals(now.get(e.getKey()))) {
+        letGo(e.getValue().path());
+      }
+    }
+    found.clear();
+    found.putAll(now);
+    now.forEach((ref, f) -> lastPaths.put(ref, f.path()));
+    return now;
+  }
+
+  private void letGo(String path) {
+    calls.closeNamespace(path);
+    goneListeners.forEach(l -> l.accept(path));
+  }
+
   /** On the watcher's thread: tells the scheduler which namespaces appeared or disappeared. */
-  private void poll() {
+  private synchronized void poll() {
     if (wanted.isEmpty()) {
       return;
     }
@@ -391,8 +417,7 @@ public final class NamespaceWatcherDescriptor implements AutoCloseable {
             e.getKey(),
             e.getValue().path(),
             later == null ? "disappeared" : "is another namespace now");
-        calls.closeNamespace(e.getValue().path());
-        goneListeners.forEach(l -> l.accept(e.getValue().path()));
+        letGo(e.getValue().path());
         gone.add(new KVWithMetadata<>(PREFIX + e.getKey(), null, null, ValueOrigin.FROM_SB));
       }
     }

@@ -471,6 +471,7 @@ public final class RuleChainDescriptor {
       RuleChain first = group.getValue().get(0).value();
       String savedNs = ns;
       if (first.hasNamespace() && !named(first)) {
+        namespaces.want(first.getNamespace());
         try {
           savedNs = handle(first);
         } catch (LinuxCallException e) {

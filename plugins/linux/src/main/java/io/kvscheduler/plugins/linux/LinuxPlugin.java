@@ -30,8 +30,8 @@ import java.util.function.Consumer;
  * The Linux descriptors registered on a scheduler, in vpp-agent's order: interfaces, their
  * addresses and VRF bindings, the interface watcher, ARP entries, routes, iptables rule chains;
  * and, from our extension package, links (bridges, VXLAN, macvlan, VLAN, bonds, VRF devices) and
- * ports. Exposes the interface metadata map read-only, and starts and stops the watcher's kernel
- * events.
+ * ports; last, the watcher of the namespaces values refer to by process, file or microservice
+ * label. Exposes the interface metadata map read-only, and starts and stops the watchers.
  */
 public final class LinuxPlugin implements AutoCloseable {
   /**

@@ -8,6 +8,7 @@ import io.kvscheduler.plugins.linux.descriptor.InterfaceDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.InterfaceVrfDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.InterfaceWatcherDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.LinkDescriptor;
+import io.kvscheduler.plugins.linux.descriptor.NamespaceWatcherDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.PortDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.RouteDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.RuleChainDescriptor;
@@ -29,8 +30,8 @@ import java.util.function.Consumer;
  * The Linux descriptors registered on a scheduler, in vpp-agent's order: interfaces, their
  * addresses and VRF bindings, the interface watcher, ARP entries, routes, iptables rule chains;
  * and, from our extension package, links (bridges, VXLAN, macvlan, VLAN, bonds, VRF devices) and
- * ports. Exposes the interface metadata map read-only, and starts and stops the watcher's kernel
- * events.
+ * ports; last, the watcher of the namespaces values refer to by process, file or microservice
+ * label. Exposes the interface metadata map read-only, and starts and stops the watchers.
  */
 public final class LinuxPlugin implements AutoCloseable {
   /**
@@ -54,16 +55,19 @@ public final class LinuxPlugin implements AutoCloseable {
   private final KVScheduler kvs;
   private final LinuxIfIndex interfaces;
   private final InterfaceWatcherDescriptor watcher;
+  private final NamespaceWatcherDescriptor namespaces;
   private final IptablesCalls iptables;
 
   private LinuxPlugin(
       KVScheduler kvs,
       LinuxIfIndex interfaces,
       InterfaceWatcherDescriptor watcher,
+      NamespaceWatcherDescriptor namespaces,
       IptablesCalls iptables) {
     this.kvs = kvs;
     this.interfaces = interfaces;
     this.watcher = watcher;
+    this.namespaces = namespaces;
     this.iptables = iptables;
   }
 
@@ -88,8 +92,9 @@ public final class LinuxPlugin implements AutoCloseable {
    */
   public static LinuxPlugin register(
       KVScheduler kvs, LinuxCalls calls, IptablesCalls iptables, String agentPrefix) {
+    NamespaceWatcherDescriptor namespaces = new NamespaceWatcherDescriptor(calls);
     KVDescriptor<Interface, LinuxIfMetadata> interfaces =
-        InterfaceDescriptor.create(calls, agentPrefix);
+        InterfaceDescriptor.create(calls, agentPrefix, namespaces);
     kvs.registerDescriptors(interfaces);
     // links of the extension package (bridges, VXLAN, macvlan, ...) and ports: found by logical
     // name beside the interfaces
@@ -107,13 +112,20 @@ public final class LinuxPlugin implements AutoCloseable {
         watcher.descriptor(),
         ArpDescriptor.create(calls, index),
         RouteDescriptor.create(calls, index));
-    kvs.registerDescriptors(RuleChainDescriptor.create(calls, iptables));
-    return new LinuxPlugin(kvs, index, watcher, iptables);
+    kvs.registerDescriptors(RuleChainDescriptor.create(calls, iptables, namespaces));
+    namespaces.onGone(iptables::closeNamespace);
+    // after the values referring to namespaces, whose Retrieve it follows
+    kvs.registerDescriptors(namespaces.descriptor());
+    return new LinuxPlugin(kvs, index, watcher, namespaces, iptables);
   }
 
-  /** Starts following the kernel's link and address events. */
+  /**
+   * Starts following the kernel's link and address events, and the namespaces values refer to by
+   * process, file or microservice label.
+   */
   public void startWatching() throws LinuxCallException {
     watcher.start(kvs);
+    namespaces.start(kvs);
   }
 
   /**
@@ -139,6 +151,7 @@ public final class LinuxPlugin implements AutoCloseable {
   @Override
   public void close() {
     watcher.close();
+    namespaces.close();
     if (iptables instanceof IptablesRestoreCalls own) {
       own.close();
     }

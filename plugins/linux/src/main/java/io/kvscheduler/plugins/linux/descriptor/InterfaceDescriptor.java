@@ -67,6 +67,7 @@ public final class InterfaceDescriptor {
 
   private final LinuxCalls calls;
   private final String agentPrefix;
+  private final NamespaceWatcherDescriptor namespaces;
 
   /**
    * The kernel names of veth ends this descriptor made for a peer that was not created yet, by the
@@ -78,9 +79,11 @@ public final class InterfaceDescriptor {
   /** The device group of the links this descriptor creates (a veth peer's end: the next one). */
   private final int making;
 
-  private InterfaceDescriptor(LinuxCalls calls, String agentPrefix) {
+  private InterfaceDescriptor(
+      LinuxCalls calls, String agentPrefix, NamespaceWatcherDescriptor namespaces) {
     this.calls = calls;
     this.agentPrefix = agentPrefix;
+    this.namespaces = namespaces;
     this.making = makingGroup(agentPrefix);
   }
 
@@ -113,7 +116,16 @@ public final class InterfaceDescriptor {
    */
   public static KVDescriptor<Interface, LinuxIfMetadata> create(
       LinuxCalls calls, String agentPrefix) {
-    InterfaceDescriptor d = new InterfaceDescriptor(calls, agentPrefix);
+    return create(calls, agentPrefix, new NamespaceWatcherDescriptor(calls));
+  }
+
+  /**
+   * {@link #create(LinuxCalls, String)} with the namespaces referred to by process, file or
+   * microservice label found and watched by {@code namespaces}.
+   */
+  public static KVDescriptor<Interface, LinuxIfMetadata> create(
+      LinuxCalls calls, String agentPrefix, NamespaceWatcherDescriptor namespaces) {
+    InterfaceDescriptor d = new InterfaceDescriptor(calls, agentPrefix, namespaces);
     return KVDescriptor.builder(NAME, Interface.class)
         .withMetadata(LinuxIfMetadata.class)
         .metadataIndex(LinuxIfIndex.BY_HOST_NAME, LinuxIfIndex::hostNameKeys)
@@ -123,7 +135,13 @@ public final class InterfaceDescriptor {
         .keyLabel(k -> k.substring(LinuxKeys.INTERFACE_PREFIX.length()))
         .equivalence(InterfaceDescriptor::equivalent)
         .validate((k, v) -> validate(agentPrefix, k, v))
-        .dependencies(InterfaceDescriptor::dependencies)
+        .dependencies(
+            (k, v) -> {
+              if (v.hasNamespace()) {
+                namespaces.want(v.getNamespace());
+              }
+              return dependencies(k, v);
+            })
         .derivedValues(InterfaceDescriptor::derived)
         .create(d::create)
         .update(d::update)
@@ -145,9 +163,22 @@ public final class InterfaceDescriptor {
     return i.getHostIfName().isEmpty() ? i.getName() : i.getHostIfName();
   }
 
-  /** The named namespace of {@code i}, "" for the agent's own. */
+  /**
+   * The namespace reference of {@code i} as compared ({@link
+   * NamespaceWatcherDescriptor#canonical}): the name of a named namespace, "" for the agent's own.
+   */
   public static String namespace(Interface i) {
-    return i.hasNamespace() ? i.getNamespace().getReference() : "";
+    return i.hasNamespace() ? NamespaceWatcherDescriptor.canonical(i.getNamespace()) : "";
+  }
+
+  /** The namespace of {@code i} as {@link LinuxCalls} takes it (a name, a file, ""). */
+  private String handle(Interface i) throws LinuxCallException {
+    return i.hasNamespace() ? namespaces.handle(i.getNamespace()) : "";
+  }
+
+  /** Whether {@code i} is in a named namespace, which the agent creates when it is missing. */
+  private static boolean named(Interface i) {
+    return i.hasNamespace() && i.getNamespace().getType() == NetNamespace.ReferenceType.NSID;
   }
 
   /** The MTU the kernel gives {@code i} when none is configured. */
@@ -218,22 +249,7 @@ public final class InterfaceDescriptor {
           "name");
     }
     if (i.hasNamespace()) {
-      NetNamespace ns = i.getNamespace();
-      if (ns.getType() == NetNamespace.ReferenceType.UNDEFINED || ns.getReference().isEmpty()) {
-        bad.add("a namespace needs a type and a reference", "namespace");
-      } else if (ns.getType() != NetNamespace.ReferenceType.NSID) {
-        bad.add("only named namespaces (NSID) are supported", "namespace");
-      } else {
-        Invalid.namespaceProblem(ns.getReference())
-            .ifPresent(
-                p ->
-                    bad.add(
-                        "namespace name "
-                            + Invalid.quote(ns.getReference())
-                            + " is not a valid name: "
-                            + p,
-                        "namespace"));
-      }
+      NamespaceWatcherDescriptor.validate(i.getNamespace(), bad, "namespace");
     }
     String host = hostName(i);
     Invalid.linkNameProblem(host)
@@ -369,6 +385,9 @@ public final class InterfaceDescriptor {
     if (i.getType() == Interface.Type.VETH && !peer(i).isEmpty()) {
       out.add(Dependency.onKey("veth-peer-exists", LinuxKeys.interfaceKey(peer(i))));
     }
+    if (i.hasNamespace()) {
+      NamespaceWatcherDescriptor.dependency(i.getNamespace()).ifPresent(out::add);
+    }
     return out;
   }
 
@@ -464,12 +483,12 @@ public final class InterfaceDescriptor {
   }
 
   LinuxIfMetadata create(String key, Interface i) throws LinuxCallException {
-    String ns = namespace(i);
+    String ns = handle(i);
     String host = hostName(i);
     if (i.getType() == Interface.Type.EXISTING) {
       return metadata(ns, host);
     }
-    if (!ns.isEmpty()) {
+    if (named(i)) {
       calls.ensureNamespace(ns);
     }
     switch (i.getType()) {
@@ -614,7 +633,7 @@ public final class InterfaceDescriptor {
 
   LinuxIfMetadata update(String key, Interface a, Interface b, LinuxIfMetadata m)
       throws LinuxCallException {
-    String ns = namespace(b);
+    String ns = m != null ? m.namespace() : handle(b);
     if (b.getType() == Interface.Type.EXISTING) {
       return metadata(ns, hostName(b));
     }
@@ -632,7 +651,8 @@ public final class InterfaceDescriptor {
   }
 
   void delete(String key, Interface i, LinuxIfMetadata m) throws LinuxCallException {
-    String ns = namespace(i);
+    // where it was made: a microservice's process may have gone since
+    String ns = m != null ? m.namespace() : handle(i);
     String host = hostName(i);
     if (m != null && isFoundAmiss(i.getName())) {
       // the link Retrieve found: not one made under its name since (by a Create of the resync)
@@ -697,11 +717,36 @@ public final class InterfaceDescriptor {
       expected.put(kv.value().getName(), kv.value());
     }
     namespaces.addAll(calls.namespaces());
+    // the namespaces referred to by process, file or label that exist now: by their file
+    Map<String, NetNamespace> referred = new HashMap<>();
+    Map<String, String> handles = new HashMap<>();
+    for (Interface exp : expected.values()) {
+      if (exp.hasNamespace() && !named(exp)) {
+        this.namespaces.want(exp.getNamespace());
+        try {
+          String h = handle(exp);
+          handles.put(exp.getName(), h);
+          referred.putIfAbsent(h, exp.getNamespace());
+        } catch (LinuxCallException e) {
+          // no process carries the label: nothing of it to read
+        }
+      }
+    }
+    namespaces.addAll(referred.keySet());
     Map<String, List<Claim>> claims = new LinkedHashMap<>();
     List<Link> unfinished = new ArrayList<>();
     for (String ns : namespaces) {
       Map<String, Integer> vrfTables = null; // read once per namespace that has VRF devices
-      for (Link l : calls.links(ns)) {
+      List<Link> there;
+      try {
+        there = calls.links(ns);
+      } catch (LinuxCallException e) {
+        if (!referred.containsKey(ns) || !e.notFound()) {
+          throw e;
+        }
+        continue; // the process or file is gone: its values wait for it
+      }
+      for (Link l : there) {
         if (unfinished(l)) {
           unfinished.add(l);
           continue;
@@ -754,7 +799,7 @@ public final class InterfaceDescriptor {
                   .filter(
                       c ->
                           exp != null
-                              && c.ns().equals(namespace(exp))
+                              && c.ns().equals(handles.getOrDefault(name, namespace(exp)))
                               && c.link().name().equals(hostName(exp)))
                   .findFirst()
                   .orElse(all.get(0));
@@ -779,7 +824,7 @@ public final class InterfaceDescriptor {
             "it is removed and made again");
       }
       String name = orphan ? c.name() + MISSING_PEER : c.name();
-      found.put(name, retrieved(name, c, orphan ? null : expected.get(name)));
+      found.put(name, retrieved(name, c, orphan ? null : expected.get(name), referred, handles));
     }
     Map<String, Integer> seen = new HashMap<>();
     for (Claim c : duplicates) {
@@ -793,7 +838,7 @@ public final class InterfaceDescriptor {
           c.ns(),
           c.name(),
           "it is removed");
-      found.put(name, retrieved(name, c, null));
+      found.put(name, retrieved(name, c, null, referred, handles));
     }
     for (Link l : unfinished) {
       String name = l.name() + UNFINISHED;
@@ -807,7 +852,9 @@ public final class InterfaceDescriptor {
           l.namespace(),
           "it is removed");
       Interface.Type type = l.kind().equals("veth") ? Interface.Type.VETH : Interface.Type.DUMMY;
-      found.put(name, retrieved(name, new Claim(name, "", type, l.namespace(), l), null));
+      found.put(
+          name,
+          retrieved(name, new Claim(name, "", type, l.namespace(), l), null, referred, handles));
     }
     for (Interface exp : expected.values()) {
       if (exp.getType() != Interface.Type.EXISTING || found.containsKey(exp.getName())) {
@@ -838,9 +885,17 @@ public final class InterfaceDescriptor {
     return new ArrayList<>(found.values());
   }
 
-  /** The value of the link of {@code c}, named {@code name}, as configured when it is. */
+  /**
+   * The value of the link of {@code c}, named {@code name}, as configured when it is; {@code
+   * referred} gives a reference of each namespace found by file, {@code handles} the file of the
+   * namespace of each configured interface referring to one.
+   */
   private static KVWithMetadata<Interface, LinuxIfMetadata> retrieved(
-      String name, Claim c, Interface exp) {
+      String name,
+      Claim c,
+      Interface exp,
+      Map<String, NetNamespace> referred,
+      Map<String, String> handles) {
     Link l = c.link();
     Interface.Builder b =
         Interface.newBuilder()
@@ -850,7 +905,11 @@ public final class InterfaceDescriptor {
             .setEnabled(l.up())
             .setMtu(l.mtu())
             .setPhysAddress(l.mac());
-    if (!c.ns().isEmpty()) {
+    if (exp != null && c.ns().equals(handles.get(exp.getName()))) {
+      b.setNamespace(exp.getNamespace()); // one namespace may have several references
+    } else if (referred.containsKey(c.ns())) {
+      b.setNamespace(referred.get(c.ns()));
+    } else if (!c.ns().isEmpty()) {
       b.setNamespace(
           NetNamespace.newBuilder().setType(NetNamespace.ReferenceType.NSID).setReference(c.ns()));
     }

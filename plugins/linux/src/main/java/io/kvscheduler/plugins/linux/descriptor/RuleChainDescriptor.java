@@ -60,22 +60,41 @@ public final class RuleChainDescriptor {
   /** The kernel's spelling of configured rules: family, table and rules to saved rules. */
   private final Map<List<Object>, List<String>> canonical = new ConcurrentHashMap<>();
 
-  private RuleChainDescriptor(LinuxCalls calls, IptablesCalls iptables) {
+  private final NamespaceWatcherDescriptor namespaces;
+
+  private RuleChainDescriptor(
+      LinuxCalls calls, IptablesCalls iptables, NamespaceWatcherDescriptor namespaces) {
     this.calls = calls;
     this.iptables = iptables;
+    this.namespaces = namespaces;
     this.batcher = new RestoreBatcher(iptables);
   }
 
   /** The descriptor over {@code iptables}, creating named namespaces through {@code calls}. */
   public static KVDescriptor<RuleChain, Void> create(LinuxCalls calls, IptablesCalls iptables) {
-    RuleChainDescriptor d = new RuleChainDescriptor(calls, iptables);
+    return create(calls, iptables, new NamespaceWatcherDescriptor(calls));
+  }
+
+  /**
+   * {@link #create(LinuxCalls, IptablesCalls)} with the namespaces referred to by process, file or
+   * microservice label found and watched by {@code namespaces}.
+   */
+  public static KVDescriptor<RuleChain, Void> create(
+      LinuxCalls calls, IptablesCalls iptables, NamespaceWatcherDescriptor namespaces) {
+    RuleChainDescriptor d = new RuleChainDescriptor(calls, iptables, namespaces);
     return KVDescriptor.builder(NAME, RuleChain.class)
         .maxConcurrency(LinuxPlugin.MAX_CONCURRENCY)
         .valueTypeName(RuleChain.getDescriptor().getFullName())
         .nbKeyPrefix(LinuxKeys.RULE_CHAIN_PREFIX)
         .keyLabel(k -> k.substring(LinuxKeys.RULE_CHAIN_PREFIX.length()))
         .validate(RuleChainDescriptor::validate)
-        .dependencies(RuleChainDescriptor::dependencies)
+        .dependencies(
+            (k, v) -> {
+              if (v.hasNamespace()) {
+                namespaces.want(v.getNamespace());
+              }
+              return dependencies(k, v);
+            })
         .derivedValues(RuleChainDescriptor::derived)
         .createWithoutMetadata(d::create)
         .updateWithoutMetadata(d::update)
@@ -115,9 +134,22 @@ public final class RuleChainDescriptor {
           Set.of(
               RuleChain.ChainType.INPUT, RuleChain.ChainType.FORWARD, RuleChain.ChainType.OUTPUT));
 
-  /** The named namespace of {@code c}, "" for the agent's own. */
+  /**
+   * The namespace reference of {@code c} as compared ({@link
+   * NamespaceWatcherDescriptor#canonical}): the name of a named namespace, "" for the agent's own.
+   */
   static String namespace(RuleChain c) {
-    return c.hasNamespace() ? c.getNamespace().getReference() : "";
+    return c.hasNamespace() ? NamespaceWatcherDescriptor.canonical(c.getNamespace()) : "";
+  }
+
+  /** Whether {@code c} is in a named namespace, which the agent creates when it is missing. */
+  private static boolean named(RuleChain c) {
+    return c.hasNamespace() && c.getNamespace().getType() == NetNamespace.ReferenceType.NSID;
+  }
+
+  /** The namespace of {@code c} as the iptables calls take it (a name, a file, ""). */
+  private String handle(RuleChain c) throws LinuxCallException {
+    return c.hasNamespace() ? namespaces.handle(c.getNamespace()) : "";
   }
 
   static boolean v6(RuleChain c) {
@@ -150,19 +182,7 @@ public final class RuleChainDescriptor {
       bad.add("a rule chain needs a name", "name");
     }
     if (c.hasNamespace()) {
-      NetNamespace ns = c.getNamespace();
-      if (ns.getType() == NetNamespace.ReferenceType.UNDEFINED || ns.getReference().isEmpty()) {
-        bad.add("a namespace needs a type and a reference", "namespace");
-      } else if (ns.getType() != NetNamespace.ReferenceType.NSID) {
-        bad.add("only named namespaces (NSID) are supported", "namespace");
-      } else {
-        Invalid.namespaceProblem(ns.getReference())
-            .ifPresent(
-                p ->
-                    bad.add(
-                        "namespace name " + Invalid.quote(ns.getReference()) + ": " + p,
-                        "namespace"));
-      }
+      NamespaceWatcherDescriptor.validate(c.getNamespace(), bad, "namespace");
     }
     if (c.getProtocol() == RuleChain.Protocol.UNRECOGNIZED) {
       bad.add("unknown protocol (IPV4 or IPV6)", "protocol");
@@ -317,6 +337,9 @@ public final class RuleChainDescriptor {
     for (String to : jumps(c)) {
       out.add(Dependency.onKey("chain-exists-" + to, chainKey(c, to)));
     }
+    if (c.hasNamespace()) {
+      NamespaceWatcherDescriptor.dependency(c.getNamespace()).ifPresent(out::add);
+    }
     return out;
   }
 
@@ -367,6 +390,19 @@ public final class RuleChainDescriptor {
    */
   private void apply(RuleChain c, List<String> lines, boolean deleting) throws LinuxCallException {
     RestoreBatcher.Change change = new RestoreBatcher.Change(table(c), lines, deleting);
+    if (c.hasNamespace() && !named(c)) {
+      // a namespace of a process or a file: never created by the agent, waited for
+      String ns = handle(c);
+      try {
+        batcher.apply(ns, v6(c), change);
+      } catch (LinuxCallException e) {
+        if (!deleting || !e.notFound()) {
+          throw e;
+        }
+        // gone with its namespace
+      }
+      return;
+    }
     String ns = namespace(c);
     if (!deleting && !ns.isEmpty() && !ensured.contains(ns)) {
       ensured.addAll(calls.namespaces()); // one look for every namespace there
@@ -427,20 +463,38 @@ public final class RuleChainDescriptor {
       RuleChain c = kv.value();
       groups.computeIfAbsent(List.of(namespace(c), v6(c)), g -> new ArrayList<>()).add(kv);
     }
-    List<String> namespaces = null;
+    List<String> namedOnes = null;
     List<KVWithMetadata<RuleChain, Void>> out = new ArrayList<>();
     for (var group : groups.entrySet()) {
       String ns = (String) group.getKey().get(0);
       boolean v6 = (Boolean) group.getKey().get(1);
-      if (!ns.isEmpty()) {
-        if (namespaces == null) {
-          namespaces = calls.namespaces();
+      RuleChain first = group.getValue().get(0).value();
+      String savedNs = ns;
+      if (first.hasNamespace() && !named(first)) {
+        namespaces.want(first.getNamespace());
+        try {
+          savedNs = handle(first);
+        } catch (LinuxCallException e) {
+          continue; // no process carries the label: nothing of it is there
         }
-        if (!namespaces.contains(ns)) {
+      } else if (!ns.isEmpty()) {
+        if (namedOnes == null) {
+          namedOnes = calls.namespaces();
+        }
+        if (!namedOnes.contains(ns)) {
           continue; // nothing of it is there
         }
       }
-      IptablesSave saved = IptablesSave.parse(iptables.save(ns, v6));
+      String text;
+      try {
+        text = iptables.save(savedNs, v6);
+      } catch (LinuxCallException e) {
+        if (savedNs.equals(ns) || !e.notFound()) {
+          throw e;
+        }
+        continue; // the process or file is gone: its chains wait for it
+      }
+      IptablesSave saved = IptablesSave.parse(text);
       learnSpelling(v6, group.getValue().stream().map(KVWithMetadata::value).toList());
       for (KVWithMetadata<RuleChain, Void> kv : group.getValue()) {
         found(kv.key(), kv.value(), saved).ifPresent(out::add);

@@ -139,9 +139,20 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
     return new IptablesRestoreCalls(runner.commandLine(List.of()), limit);
   }
 
+  /** Whether {@code namespace} is the path of a namespace file, not the name of a named one. */
+  static boolean isPath(String namespace) {
+    return namespace.startsWith("/");
+  }
+
   private static List<String> ipArgs(String namespace, String... args) {
-    List<String> argv = new ArrayList<>(List.of("ip"));
-    if (!namespace.isEmpty()) {
+    List<String> argv = new ArrayList<>();
+    if (isPath(namespace)) {
+      // ip -n takes the names of /run/netns only: other namespace files are entered by nsenter
+      argv.addAll(List.of("nsenter", "--net=" + namespace, "ip"));
+    } else {
+      argv.add("ip");
+    }
+    if (!namespace.isEmpty() && !isPath(namespace)) {
       argv.addAll(List.of("-n", namespace));
     }
     argv.addAll(List.of(args));
@@ -181,6 +192,52 @@ public final class IpRoute2Calls implements LinuxCalls, AutoCloseable {
         if (stale != null) {
           stale.close();
         }
+      }
+    }
+  }
+
+  @Override
+  public Map<String, String> namespaceFiles(List<String> paths) throws LinuxCallException {
+    Map<String, String> out = new LinkedHashMap<>();
+    if (paths.isEmpty()) {
+      return out;
+    }
+    // only files of the namespace file system count (a bind mount of a namespace undone leaves
+    // an empty file behind); a path that does not exist makes stat say so on its error output and
+    // fail, the others are printed all the same
+    List<String> argv =
+        new ArrayList<>(
+            List.of(
+                "sh",
+                "-c",
+                "stat -f -L -c '%T %n' -- \"$@\"; echo; stat -L -c '%i %n' -- \"$@\"",
+                "sh"));
+    argv.addAll(paths);
+    CommandRunner.Result r = runner.runForResult(argv, null);
+    List<String> namespaceFiles = new ArrayList<>();
+    boolean types = true;
+    for (String line : r.stdout().split("\n", -1)) {
+      int space = line.indexOf(' ');
+      if (line.isEmpty()) {
+        types = false;
+      } else if (space > 0 && paths.contains(line.substring(space + 1))) {
+        String path = line.substring(space + 1);
+        if (types && line.substring(0, space).equals("nsfs")) {
+          namespaceFiles.add(path);
+        } else if (!types && namespaceFiles.contains(path)) {
+          out.put(path, line.substring(0, space));
+        }
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public void closeNamespace(String namespace) {
+    for (String kind : List.of(ADDRESSES, IPV6, LINKS, IPV4)) {
+      IpSession s = sessions.remove(List.of(namespace, kind));
+      if (s != null) {
+        s.close();
       }
     }
   }

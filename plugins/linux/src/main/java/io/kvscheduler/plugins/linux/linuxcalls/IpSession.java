@@ -225,6 +225,11 @@ final class IpSession implements AutoCloseable {
       }
       return all;
     } catch (IOException e) {
+      if (all.isEmpty()) {
+        // the process ended before it read a command (nsenter could not enter the namespace, a
+        // process that is gone): what it printed says why
+        said = lastWords();
+      }
       stop();
       if (said.stream().anyMatch(IpSession::staleIndex)) {
         return all; // ip gave up on a stale index (some commands exit): the rest is sent again
@@ -291,6 +296,23 @@ final class IpSession implements AutoCloseable {
   /** Ends the process; the next command starts a new one. */
   synchronized void restart() {
     stop();
+  }
+
+  /** What the process printed on its error output, when it ended at once; else nothing. */
+  private List<String> lastWords() {
+    List<String> out = new ArrayList<>();
+    try {
+      if (process.waitFor(200, TimeUnit.MILLISECONDS)) {
+        for (String line; (line = errors.readLine()) != null; ) {
+          out.add(line);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (IOException e) {
+      // nothing more to read
+    }
+    return out;
   }
 
   private void stop() {

@@ -3,8 +3,9 @@ package io.kvscheduler.plugins.linux.linuxcalls;
 /**
  * What the iptables rule chains ask of the kernel: the text {@code iptables-save} prints and {@code
  * iptables-restore} reads. A {@code namespace} argument is the name of a named network namespace,
- * or "" for the namespace the agent runs in; {@code v6} picks {@code ip6tables}. Every failure is a
- * {@link LinuxCallException} whose message is what iptables printed.
+ * the absolute path of a namespace file, or "" for the namespace the agent runs in; {@code v6}
+ * picks {@code ip6tables}. Every failure is a {@link LinuxCallException} whose message is what
+ * iptables printed.
  */
 public interface IptablesCalls {
   /** What {@code iptables-save} prints for every table of {@code namespace}. */
@@ -25,4 +26,10 @@ public interface IptablesCalls {
 
   /** How many {@code iptables-restore} processes these calls started (for tests and benchmarks). */
   long restores();
+
+  /**
+   * Ends the processes these calls keep running in {@code namespace}, so that a namespace whose
+   * process ended is not kept alive by them; the next call in it starts afresh.
+   */
+  default void closeNamespace(String namespace) {}
 }

@@ -11,9 +11,9 @@ import java.util.stream.Collectors;
 /**
  * {@link IptablesCalls} through the {@code iptables-save} and {@code iptables-restore} commands (or
  * their {@code ip6tables} twins), run in a named namespace through {@code nsenter
- * --net=/run/netns/NAME}. With the nf_tables backend, one long-running {@code iptables-restore} per
- * namespace and family takes every restore ({@link RestoreSession}); else one call is one process.
- * Every call is bounded in time.
+ * --net=/run/netns/NAME} (or {@code --net=PATH} for a namespace given by its file). With the
+ * nf_tables backend, one long-running {@code iptables-restore} per namespace and family takes every
+ * restore ({@link RestoreSession}); else one call is one process. Every call is bounded in time.
  */
 public final class IptablesRestoreCalls implements IptablesCalls, AutoCloseable {
   private final CommandRunner runner;
@@ -66,7 +66,7 @@ public final class IptablesRestoreCalls implements IptablesCalls, AutoCloseable 
     List<String> cmd = new ArrayList<>();
     if (!namespace.isEmpty()) {
       cmd.add("nsenter");
-      cmd.add("--net=/run/netns/" + namespace);
+      cmd.add("--net=" + (namespace.startsWith("/") ? namespace : "/run/netns/" + namespace));
       cmd.add("--");
     }
     cmd.addAll(List.of(argv));
@@ -140,5 +140,15 @@ public final class IptablesRestoreCalls implements IptablesCalls, AutoCloseable 
   public void close() {
     sessions.values().forEach(RestoreSession::close);
     sessions.clear();
+  }
+
+  @Override
+  public void closeNamespace(String namespace) {
+    for (boolean v6 : new boolean[] {false, true}) {
+      RestoreSession s = sessions.remove(List.of(namespace, v6));
+      if (s != null) {
+        s.close();
+      }
+    }
   }
 }

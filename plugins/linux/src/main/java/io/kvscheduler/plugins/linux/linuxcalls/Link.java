@@ -5,7 +5,8 @@ import java.util.List;
 /**
  * A network link as the kernel reports it.
  *
- * @param namespace the named namespace it is in, "" for the agent's own
+ * @param namespace the namespace it is in as {@link LinuxCalls} names it (a name, a file), "" for
+ *     the agent's own
  * @param index the kernel's interface index
  * @param name the host name
  * @param kind the link kind ({@code veth}, {@code dummy}, {@code loopback}, ... or "")

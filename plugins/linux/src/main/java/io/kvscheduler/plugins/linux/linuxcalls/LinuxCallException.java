@@ -65,6 +65,8 @@ public final class LinuxCallException extends Exception {
         || m.contains("No such process")
         || m.contains("No such device")
         || m.contains("No such file or directory")
+        // nsenter, of a namespace file that no longer holds a namespace
+        || m.contains("reassociate to namespace")
         || m.contains("Cannot assign requested address");
   }
 

@@ -8,8 +8,9 @@ import java.util.function.Consumer;
 
 /**
  * What the Linux plugin asks of the kernel. A {@code namespace} argument is the name of a named
- * network namespace ({@code ip netns}), or "" for the namespace the agent runs in. Every failure is
- * a {@link LinuxCallException} carrying the kernel's message.
+ * network namespace ({@code ip netns}), the absolute path of a file holding a namespace ({@code
+ * /proc/<pid>/ns/net}, a bind-mounted namespace file), or "" for the namespace the agent runs in.
+ * Every failure is a {@link LinuxCallException} carrying the kernel's message.
  *
  * <p>Implementations are thread-safe: the interface watcher reads while the engine writes.
  */
@@ -28,6 +29,21 @@ public interface LinuxCalls {
 
   /** Creates the named namespace {@code name} unless it exists. */
   void ensureNamespace(String name) throws LinuxCallException;
+
+  /**
+   * The namespace files among {@code paths} (absolute paths) that exist now, each with the identity
+   * (inode number) of the namespace it holds; a path that does not exist, or is not a namespace
+   * file, is left out.
+   */
+  default Map<String, String> namespaceFiles(List<String> paths) throws LinuxCallException {
+    throw new LinuxCallException("stat", 1, "Operation not supported");
+  }
+
+  /**
+   * Ends whatever these calls keep open in {@code namespace} (the processes that serve it), so that
+   * a namespace whose process ended is not kept alive by them; the next call in it starts afresh.
+   */
+  default void closeNamespace(String namespace) {}
 
   // ---- links
 

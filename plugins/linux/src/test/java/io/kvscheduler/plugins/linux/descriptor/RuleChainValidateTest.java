@@ -103,10 +103,20 @@ class RuleChainValidateTest {
                         .setNamespace(
                             NetNamespace.newBuilder()
                                 .setType(NetNamespace.ReferenceType.PID)
-                                .setReference("1"))
+                                .setReference("0"))
                         .build())
                 .invalidFields())
         .containsExactly("namespace");
+    // a process's namespace is taken (it waits for the process)
+    assertThat(
+            invalid(
+                custom()
+                    .setNamespace(
+                        NetNamespace.newBuilder()
+                            .setType(NetNamespace.ReferenceType.PID)
+                            .setReference("1"))
+                    .build()))
+        .isNull();
     assertThat(
             invalid(
                     custom()

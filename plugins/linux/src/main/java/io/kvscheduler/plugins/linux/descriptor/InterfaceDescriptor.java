@@ -20,6 +20,8 @@ import io.kvscheduler.plugins.linux.model.interfaces.Interface;
 import io.kvscheduler.plugins.linux.model.interfaces.VethLink;
 import io.kvscheduler.plugins.linux.model.interfaces.VrfDevLink;
 import io.kvscheduler.plugins.linux.model.namespace.NetNamespace;
+import io.kvscheduler.plugins.linux.netalloc.AllocRef;
+import io.kvscheduler.plugins.linux.netalloc.IpAllocations;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -68,6 +70,9 @@ public final class InterfaceDescriptor {
   private final LinuxCalls calls;
   private final String agentPrefix;
 
+  /** The allocations {@code alloc:} addresses name: Retrieve spells kernel addresses so. */
+  private final IpAllocations allocations;
+
   /**
    * The kernel names of veth ends this descriptor made for a peer that was not created yet, by the
    * peer's interface name (a hint only: a name found here is tried first, and looked for when it is
@@ -78,9 +83,10 @@ public final class InterfaceDescriptor {
   /** The device group of the links this descriptor creates (a veth peer's end: the next one). */
   private final int making;
 
-  private InterfaceDescriptor(LinuxCalls calls, String agentPrefix) {
+  private InterfaceDescriptor(LinuxCalls calls, String agentPrefix, IpAllocations allocations) {
     this.calls = calls;
     this.agentPrefix = agentPrefix;
+    this.allocations = allocations;
     this.making = makingGroup(agentPrefix);
   }
 
@@ -113,7 +119,16 @@ public final class InterfaceDescriptor {
    */
   public static KVDescriptor<Interface, LinuxIfMetadata> create(
       LinuxCalls calls, String agentPrefix) {
-    InterfaceDescriptor d = new InterfaceDescriptor(calls, agentPrefix);
+    return create(calls, agentPrefix, new IpAllocations(null));
+  }
+
+  /**
+   * {@link #create(LinuxCalls, String)}, with Retrieve reporting a kernel address that an {@code
+   * alloc:} reference of the configuration names (through {@code allocations}) as that reference.
+   */
+  public static KVDescriptor<Interface, LinuxIfMetadata> create(
+      LinuxCalls calls, String agentPrefix, IpAllocations allocations) {
+    InterfaceDescriptor d = new InterfaceDescriptor(calls, agentPrefix, allocations);
     return KVDescriptor.builder(NAME, Interface.class)
         .withMetadata(LinuxIfMetadata.class)
         .metadataIndex(LinuxIfIndex.BY_HOST_NAME, LinuxIfIndex::hostNameKeys)
@@ -130,6 +145,7 @@ public final class InterfaceDescriptor {
         .updateWithRecreate(InterfaceDescriptor::needsRecreate)
         .delete(d::delete)
         .retrieve(d::retrieve)
+        .retrieveDependencies(IpAllocationDescriptor.NAME)
         .isRetriableFailure(InterfaceDescriptor::isRetriable)
         // safe to call concurrently: no, the two ends of a veth pair share one kernel link
         .build();
@@ -839,7 +855,7 @@ public final class InterfaceDescriptor {
   }
 
   /** The value of the link of {@code c}, named {@code name}, as configured when it is. */
-  private static KVWithMetadata<Interface, LinuxIfMetadata> retrieved(
+  private KVWithMetadata<Interface, LinuxIfMetadata> retrieved(
       String name, Claim c, Interface exp) {
     Link l = c.link();
     Interface.Builder b =
@@ -872,9 +888,36 @@ public final class InterfaceDescriptor {
         ValueOrigin.FROM_NB);
   }
 
-  /** The kernel's addresses, each written as the expected value writes it when it is there. */
-  private static List<String> spelledAsExpected(List<String> kernel, Interface exp) {
-    return spelledAsExpected(kernel, exp == null ? List.of() : exp.getIpAddressesList());
+  /**
+   * The kernel's addresses, each written as the expected value writes it when it is there: as an
+   * {@code alloc:} reference when the allocation it names holds that address now.
+   */
+  private List<String> spelledAsExpected(List<String> kernel, Interface exp) {
+    if (exp == null) {
+      return spelledAsExpected(kernel, List.of());
+    }
+    List<String> out = new ArrayList<>();
+    for (String k : spelledAsExpected(kernel, exp.getIpAddressesList())) {
+      Optional<IpNet> a = IpNet.parse(k);
+      String spelled = k;
+      for (String e : exp.getIpAddressesList()) {
+        if (a.isPresent() && AllocRef.isRef(e) && a.equals(allocated(e, exp.getName()))) {
+          spelled = e;
+          break;
+        }
+      }
+      out.add(spelled);
+    }
+    return out;
+  }
+
+  /** The address the reference {@code ref} of interface {@code iface} names now. */
+  private Optional<IpNet> allocated(String ref, String iface) {
+    try {
+      return AllocRef.parse(ref, iface).filter(r -> !r.gw()).flatMap(allocations::resolve);
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
   }
 
   /** The addresses {@code kernel}, each spelled as in {@code expected} where it is there. */

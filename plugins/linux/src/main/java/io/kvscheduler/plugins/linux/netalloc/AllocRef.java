@@ -58,11 +58,8 @@ public record AllocRef(String network, String iface, boolean gw) {
       iface = ownIface;
     } else if (!ownIface.isEmpty() && !iface.equals(ownIface)) {
       throw new IllegalArgumentException(
-          "the reference names interface '"
-              + iface
-              + "', where only the allocation of '"
-              + ownIface
-              + "' can be used");
+          "the reference names another interface, where only the allocation of the interface"
+              + " itself can be used");
     }
     return Optional.of(new AllocRef(network, iface, gw));
   }

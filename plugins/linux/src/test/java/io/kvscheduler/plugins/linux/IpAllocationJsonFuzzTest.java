@@ -175,7 +175,9 @@ class IpAllocationJsonFuzzTest {
     Interface i = Values.veth("veth1", "veth2", "", ref).build();
     String key =
         LinuxKeys.addressKey(
-            "veth1", ref.startsWith("alloc:") ? AddressSource.ALLOC_REF : AddressSource.STATIC, ref);
+            "veth1",
+            ref.startsWith("alloc:") ? AddressSource.ALLOC_REF : AddressSource.STATIC,
+            ref);
     checked(ref, () -> addresses.validate(key, i));
     Route r = Values.route("veth1", "10.0.2.0/24", ref);
     checked(ref, () -> routes.validate(Values.key(r), r));

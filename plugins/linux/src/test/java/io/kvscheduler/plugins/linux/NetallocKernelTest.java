@@ -121,6 +121,16 @@ class NetallocKernelTest {
     assertThat(KernelFixture.sbOperations(k.fullResync())).isEmpty();
     assertThat(k.addresses("ns1", "veth1")).containsExactly("10.0.1.5/24");
     assertThat(gateways("10.0.2.0/24")).containsExactly("10.0.1.3");
+    assertThat(KernelFixture.sbOperations(k.fullResync())).isEmpty();
+
+    // the address removed by hand (the kernel drops the route through it): a downstream resync
+    // puts both back as allocated
+    k.sh("ip", "-n", "ns1", "addr", "del", "10.0.1.5/24", "dev", "veth1");
+    assertThat(gateways("10.0.2.0/24")).isEmpty();
+    assertThat(KernelFixture.sbOperations(k.downstreamResync()))
+        .containsExactlyInAnyOrder("CREATE " + ADDRESS, "CREATE " + Values.key(ROUTE));
+    assertThat(k.addresses("ns1", "veth1")).containsExactly("10.0.1.5/24");
+    assertThat(gateways("10.0.2.0/24")).containsExactly("10.0.1.3");
 
     // deleted: the users wait again and leave the kernel
     k.put(key(second), null);

@@ -174,6 +174,18 @@ class NetallocKernelTest {
       assertThat(v.details()).as(bad).containsExactly("gw_addr");
       assertThat(v.error()).as(bad).contains(bad);
     }
+    Interface existing =
+        Interface.newBuilder()
+            .setName("eth9")
+            .setType(Interface.Type.EXISTING)
+            .setLinkOnly(true)
+            .addIpAddresses("alloc:net1")
+            .build();
+    k.put(Values.key(existing), existing);
+    ValueStatus e = k.status(Values.key(existing)).value();
+    assertThat(e.state()).isEqualTo(ValueState.INVALID);
+    assertThat(e.details()).containsExactly("type", "link_only", "ip_addresses");
+
     IPAllocation noAddress = allocation("10.0.1.300", "").toBuilder().setNetworkName("").build();
     k.put("config/netalloc/v1/ip/network//interface/veth1", noAddress);
     ValueStatus v = k.status("config/netalloc/v1/ip/network//interface/veth1").value();

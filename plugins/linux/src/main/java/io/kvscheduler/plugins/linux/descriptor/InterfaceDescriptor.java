@@ -340,6 +340,22 @@ public final class InterfaceDescriptor {
           .ifPresent(
               p -> bad.add(p, aliasFields(i, Invalid.utf8Length(alias) > Invalid.ALIAS_BYTES)));
     }
+    if (i.getType() == Interface.Type.EXISTING && i.getLinkOnly()) {
+      for (String a : i.getIpAddressesList()) {
+        if (AllocRef.isRef(a)) {
+          // such an interface only waits for its addresses: nobody would put this one there
+          bad.add(
+              "an EXISTING interface with link_only only waits for its addresses, so it cannot"
+                  + " take an allocated one ("
+                  + Invalid.quote(a)
+                  + ")",
+              "type",
+              "link_only",
+              "ip_addresses");
+          break;
+        }
+      }
+    }
     bad.throwIfAny();
   }
 

@@ -478,6 +478,30 @@ class GrpcApiTest {
   }
 
   @Test
+  @DisplayName("address allocations while the Linux plugin is off: INVALID_ARGUMENT naming them")
+  void allocationsWithoutTheLinuxPluginAreRefusedByName() {
+    Config netalloc =
+        MockDomain.with(
+                Config.newBuilder()
+                    .setNetallocConfig(
+                        io.kvscheduler.grpc.proto.netalloc.ConfigData.newBuilder()
+                            .addIpAddresses(
+                                io.kvscheduler.grpc.proto.netalloc.IPAllocation.newBuilder()
+                                    .setNetworkName("net1")
+                                    .setInterfaceName("veth1")
+                                    .setAddress("10.0.1.1/24"))),
+                ConfigData.newBuilder().addInterfaces(tap("x")))
+            .build();
+    assertThatThrownBy(
+            () -> configurator().update(UpdateRequest.newBuilder().setUpdate(netalloc).build()))
+        .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.INVALID_ARGUMENT))
+        .hasMessageContaining("update.netalloc_config.ip_addresses[0]")
+        .hasMessageContaining("ligato.netalloc.IPAllocation")
+        .hasMessageContaining("is its plugin enabled?");
+    assertThat(agent.northbound().desired()).isEmpty();
+  }
+
+  @Test
   @DisplayName("Linux values while the Linux plugin is off: INVALID_ARGUMENT naming the value")
   void valuesOfAModelNotRegisteredAreRefused() {
     Config linux =

@@ -311,6 +311,23 @@ final class FuzzInputs {
               FIELD_NAMES.stream())
           .toList();
 
+  /** The field names of an address allocation, references, and the models' field names. */
+  static final List<String> IP_ALLOCATION_NAMES =
+      java.util.stream.Stream.concat(
+              List.of(
+                  "network_name",
+                  "networkName",
+                  "interface_name",
+                  "interfaceName",
+                  "address",
+                  "gw",
+                  "10.0.1.1/24",
+                  "2001:db8::1",
+                  "alloc:net1/GW")
+                  .stream(),
+              FIELD_NAMES.stream())
+          .toList();
+
   private static JsonNode tree(Random r, int depth, boolean object, List<String> names) {
     JsonNodeFactory f = JsonNodeFactory.instance;
     int pick = object ? 0 : r.nextInt(depth > 4 ? 8 : 10);

@@ -292,6 +292,16 @@ class ParserFuzzTest {
     modelJson(LinuxModels.PORT, tree);
   }
 
+  @Property(tries = TRIES, shrinking = ShrinkingMode.BOUNDED)
+  void modelJsonIpAllocation(@ForAll("ipAllocationTrees") JsonNode tree) {
+    modelJson(LinuxModels.IP_ALLOCATION, tree);
+  }
+
+  @Provide
+  Arbitrary<JsonNode> ipAllocationTrees() {
+    return FuzzInputs.randomTrees(FuzzInputs.IP_ALLOCATION_NAMES);
+  }
+
   @Provide
   Arbitrary<JsonNode> trees() {
     return FuzzInputs.randomTrees();

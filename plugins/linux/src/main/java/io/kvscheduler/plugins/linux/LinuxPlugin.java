@@ -2,11 +2,13 @@ package io.kvscheduler.plugins.linux;
 
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.grpc.proto.netalloc.IPAllocation;
 import io.kvscheduler.plugins.linux.descriptor.ArpDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.InterfaceAddressDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.InterfaceDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.InterfaceVrfDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.InterfaceWatcherDescriptor;
+import io.kvscheduler.plugins.linux.descriptor.IpAllocationDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.LinkDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.NamespaceWatcherDescriptor;
 import io.kvscheduler.plugins.linux.descriptor.PortDescriptor;
@@ -21,6 +23,8 @@ import io.kvscheduler.plugins.linux.linuxcalls.Link;
 import io.kvscheduler.plugins.linux.linuxcalls.LinuxCallException;
 import io.kvscheduler.plugins.linux.linuxcalls.LinuxCalls;
 import io.kvscheduler.plugins.linux.model.interfaces.Interface;
+import io.kvscheduler.plugins.linux.netalloc.AllocatedIp;
+import io.kvscheduler.plugins.linux.netalloc.IpAllocations;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
@@ -29,9 +33,10 @@ import java.util.function.Consumer;
 /**
  * The Linux descriptors registered on a scheduler, in vpp-agent's order: interfaces, their
  * addresses and VRF bindings, the interface watcher, ARP entries, routes, iptables rule chains;
- * and, from our extension package, links (bridges, VXLAN, macvlan, VLAN, bonds, VRF devices) and
- * ports; last, the watcher of the namespaces values refer to by process, file or microservice
- * label. Exposes the interface metadata map read-only, and starts and stops the watchers.
+ * address allocations (netalloc), which addresses and route gateways may reference; and, from our
+ * extension package, links (bridges, VXLAN, macvlan, VLAN, bonds, VRF devices) and ports; last,
+ * the watcher of the namespaces values refer to by process, file or microservice label. Exposes
+ * the interface metadata map read-only, and starts and stops the watchers.
  */
 public final class LinuxPlugin implements AutoCloseable {
   /**
@@ -92,9 +97,13 @@ public final class LinuxPlugin implements AutoCloseable {
    */
   public static LinuxPlugin register(
       KVScheduler kvs, LinuxCalls calls, IptablesCalls iptables, String agentPrefix) {
+    // address allocations: no southbound, read by the addresses and routes that reference them
+    KVDescriptor<IPAllocation, AllocatedIp> allocated = IpAllocationDescriptor.create();
+    kvs.registerDescriptors(allocated);
+    IpAllocations allocations = new IpAllocations(kvs.metadataMap(allocated));
     NamespaceWatcherDescriptor namespaces = new NamespaceWatcherDescriptor(calls);
     KVDescriptor<Interface, LinuxIfMetadata> interfaces =
-        InterfaceDescriptor.create(calls, agentPrefix, namespaces);
+        InterfaceDescriptor.create(calls, agentPrefix, namespaces, allocations);
     kvs.registerDescriptors(interfaces);
     // links of the extension package (bridges, VXLAN, macvlan, ...) and ports: found by logical
     // name beside the interfaces
@@ -107,11 +116,11 @@ public final class LinuxPlugin implements AutoCloseable {
     kvs.registerDescriptors(PortDescriptor.create(calls, found::get));
     InterfaceWatcherDescriptor watcher = new InterfaceWatcherDescriptor(calls);
     kvs.registerDescriptors(
-        InterfaceAddressDescriptor.create(calls, index),
+        InterfaceAddressDescriptor.create(calls, index, allocations),
         InterfaceVrfDescriptor.create(calls, index),
         watcher.descriptor(),
         ArpDescriptor.create(calls, index),
-        RouteDescriptor.create(calls, index));
+        RouteDescriptor.create(calls, index, allocations));
     kvs.registerDescriptors(RuleChainDescriptor.create(calls, iptables, namespaces));
     namespaces.onGone(iptables::closeNamespace);
     // after the values referring to namespaces, whose Retrieve it follows

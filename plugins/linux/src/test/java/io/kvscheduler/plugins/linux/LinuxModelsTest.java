@@ -180,7 +180,17 @@ class LinuxModelsTest {
     assertThat(LinuxModels.INTERFACE.yamlGroup()).isEqualTo("linuxConfig");
     assertThat(LinuxModels.all())
         .extracting(m -> m.yamlField())
-        .containsExactly("interfaces", "routes", "arpEntries", "RuleChain_list", "links", "ports");
+        .containsExactly(
+            "interfaces",
+            "routes",
+            "arpEntries",
+            "RuleChain_list",
+            "links",
+            "ports",
+            "ipAddresses");
+    assertThat(LinuxModels.IP_ALLOCATION.yamlGroup()).isEqualTo("netallocConfig");
+    assertThat(LinuxModels.IP_ALLOCATION.name()).isEqualTo("netalloc.ip");
+    assertThat(LinuxModels.IP_ALLOCATION.keyPrefix()).isEqualTo("config/netalloc/v1/ip/");
     assertThat(LinuxModels.LINK.yamlGroup()).isEqualTo("linuxConfig");
     assertThat(LinuxModels.LINK.keyPrefix()).isEqualTo("config/linux/links/v1/link/");
     assertThat(LinuxModels.PORT.keyPrefix()).isEqualTo("config/linux/links/v1/port/");

@@ -12,7 +12,11 @@ import io.kvscheduler.plugins.linux.model.LinuxKeys;
 import io.kvscheduler.plugins.linux.model.LinuxKeys.AddressKey;
 import io.kvscheduler.plugins.linux.model.LinuxKeys.AddressSource;
 import io.kvscheduler.plugins.linux.model.interfaces.Interface;
+import io.kvscheduler.plugins.linux.netalloc.AllocRef;
+import io.kvscheduler.plugins.linux.netalloc.IpAllocations;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * {@code linux-interface-address}: one derived value per address of an interface, keyed {@code
@@ -20,6 +24,12 @@ import java.util.List;
  * before it goes. An address of source {@code existing} (an EXISTING interface that only waits for
  * its addresses) is never added: it waits for the watcher to report it on the host link. The values
  * are read back through the interface's Retrieve, so this descriptor has none.
+ *
+ * <p>An address written as a reference ({@code alloc:<network>} or {@code
+ * alloc:<network>/<interface>}, source {@code alloc_ref}) depends on its allocation's key: it waits
+ * PENDING until the allocation exists, and its Create and Delete read the allocated address then. A
+ * changed allocation is re-created by the scheduler, which deletes the address (the old one) first
+ * and creates it again (the new one) after.
  */
 public final class InterfaceAddressDescriptor {
   /** Descriptor name. */
@@ -27,15 +37,27 @@ public final class InterfaceAddressDescriptor {
 
   private final LinuxCalls calls;
   private final LinuxIfIndex interfaces;
+  private final IpAllocations allocations;
 
-  private InterfaceAddressDescriptor(LinuxCalls calls, LinuxIfIndex interfaces) {
+  private InterfaceAddressDescriptor(
+      LinuxCalls calls, LinuxIfIndex interfaces, IpAllocations allocations) {
     this.calls = calls;
     this.interfaces = interfaces;
+    this.allocations = allocations;
   }
 
   /** The descriptor over {@code calls}, finding links through {@code interfaces}. */
   public static KVDescriptor<Interface, Void> create(LinuxCalls calls, LinuxIfIndex interfaces) {
-    InterfaceAddressDescriptor d = new InterfaceAddressDescriptor(calls, interfaces);
+    return create(calls, interfaces, new IpAllocations(null));
+  }
+
+  /**
+   * The descriptor over {@code calls}, finding links through {@code interfaces} and the addresses
+   * {@code alloc:} references name through {@code allocations}.
+   */
+  public static KVDescriptor<Interface, Void> create(
+      LinuxCalls calls, LinuxIfIndex interfaces, IpAllocations allocations) {
+    InterfaceAddressDescriptor d = new InterfaceAddressDescriptor(calls, interfaces, allocations);
     return KVDescriptor.builder(NAME, Interface.class)
         .maxConcurrency(LinuxPlugin.MAX_CONCURRENCY)
         .keySelector(k -> LinuxKeys.parseAddressKey(k).isPresent())
@@ -57,12 +79,21 @@ public final class InterfaceAddressDescriptor {
     AddressKey k = parse(key);
     Invalid bad = new Invalid();
     if (k.source() == AddressSource.ALLOC_REF) {
-      bad.add(
-          "address references ("
-              + Invalid.quote(k.address())
-              + ") need the netalloc plugin, which this"
-              + " agent does not have",
-          "ip_addresses");
+      try {
+        if (AllocRef.parse(k.address(), k.iface()).orElseThrow().gw()) {
+          bad.add(
+              Invalid.quote(k.address())
+                  + " names a gateway: an interface address references the interface's own"
+                  + " address (alloc:<network> or alloc:<network>/"
+                  + k.iface()
+                  + ")",
+              "ip_addresses");
+        }
+      } catch (IllegalArgumentException e) {
+        bad.add(
+            Invalid.quote(k.address()) + " is not an address reference: " + e.getMessage(),
+            "ip_addresses");
+      }
     } else if (IpNet.parse(k.address()).isEmpty()) {
       bad.add(
           Invalid.quote(k.address())
@@ -75,6 +106,29 @@ public final class InterfaceAddressDescriptor {
 
   static List<Dependency> dependencies(String key, Interface value) {
     AddressKey k = parse(key);
+    Optional<Dependency> allocated = allocation(k);
+    if (allocated.isPresent()) {
+      List<Dependency> out = new ArrayList<>(dependenciesOf(k, value));
+      out.add(allocated.get());
+      return out;
+    }
+    return dependenciesOf(k, value);
+  }
+
+  /** The dependency of an address reference on its allocation. */
+  private static Optional<Dependency> allocation(AddressKey k) {
+    if (k.source() != AddressSource.ALLOC_REF) {
+      return Optional.empty();
+    }
+    try {
+      return AllocRef.parse(k.address(), k.iface())
+          .map(r -> Dependency.onKey("allocated " + k.address(), r.allocationKey()));
+    } catch (IllegalArgumentException e) {
+      return Optional.empty(); // invalid: Validate says why
+    }
+  }
+
+  private static List<Dependency> dependenciesOf(AddressKey k, Interface value) {
     if (!value.getVrfMasterInterface().isEmpty() && k.source() != AddressSource.EXISTING) {
       // enslaving a link to a VRF moves its routes: the address comes after
       return List.of(
@@ -102,6 +156,23 @@ public final class InterfaceAddressDescriptor {
                     "interface " + Invalid.quote(k.iface()) + " is not configured"));
   }
 
+  /** The address of {@code k}: as written, or, for a reference, as allocated now. */
+  private String address(AddressKey k) throws LinuxCallException {
+    if (k.source() != AddressSource.ALLOC_REF) {
+      return IpNet.parse(k.address()).orElseThrow().toString();
+    }
+    AllocRef ref = AllocRef.parse(k.address(), k.iface()).orElseThrow();
+    return allocations
+        .resolve(ref)
+        .map(IpNet::toString)
+        .orElseThrow(
+            () ->
+                new LinuxCallException(
+                    "address " + Invalid.quote(k.address()),
+                    1,
+                    "allocation " + Invalid.quote(ref.allocationKey()) + " is not configured"));
+  }
+
   Void create(String key, Interface value) throws LinuxCallException {
     AddressKey k = parse(key);
     if (k.source() == AddressSource.EXISTING) {
@@ -109,8 +180,7 @@ public final class InterfaceAddressDescriptor {
     }
     LinuxIfMetadata m = link(k);
     try {
-      calls.addAddress(
-          m.namespace(), m.hostIfName(), IpNet.parse(k.address()).orElseThrow().toString());
+      calls.addAddress(m.namespace(), m.hostIfName(), address(k));
     } catch (LinuxCallException e) {
       if (!e.exists()) {
         throw e;
@@ -126,8 +196,7 @@ public final class InterfaceAddressDescriptor {
     }
     LinuxIfMetadata m = link(k);
     try {
-      calls.deleteAddress(
-          m.namespace(), m.hostIfName(), IpNet.parse(k.address()).orElseThrow().toString());
+      calls.deleteAddress(m.namespace(), m.hostIfName(), address(k));
     } catch (LinuxCallException e) {
       if (!e.notFound()
           && !(e.getMessage() != null && e.getMessage().contains("Address not found"))) {

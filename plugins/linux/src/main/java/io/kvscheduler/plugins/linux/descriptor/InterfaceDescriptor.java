@@ -20,6 +20,8 @@ import io.kvscheduler.plugins.linux.model.interfaces.Interface;
 import io.kvscheduler.plugins.linux.model.interfaces.VethLink;
 import io.kvscheduler.plugins.linux.model.interfaces.VrfDevLink;
 import io.kvscheduler.plugins.linux.model.namespace.NetNamespace;
+import io.kvscheduler.plugins.linux.netalloc.AllocRef;
+import io.kvscheduler.plugins.linux.netalloc.IpAllocations;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -69,6 +71,9 @@ public final class InterfaceDescriptor {
   private final String agentPrefix;
   private final NamespaceWatcherDescriptor namespaces;
 
+  /** The allocations {@code alloc:} addresses name: Retrieve spells kernel addresses so. */
+  private final IpAllocations allocations;
+
   /**
    * The kernel names of veth ends this descriptor made for a peer that was not created yet, by the
    * peer's interface name (a hint only: a name found here is tried first, and looked for when it is
@@ -80,10 +85,14 @@ public final class InterfaceDescriptor {
   private final int making;
 
   private InterfaceDescriptor(
-      LinuxCalls calls, String agentPrefix, NamespaceWatcherDescriptor namespaces) {
+      LinuxCalls calls,
+      String agentPrefix,
+      NamespaceWatcherDescriptor namespaces,
+      IpAllocations allocations) {
     this.calls = calls;
     this.agentPrefix = agentPrefix;
     this.namespaces = namespaces;
+    this.allocations = allocations;
     this.making = makingGroup(agentPrefix);
   }
 
@@ -116,16 +125,21 @@ public final class InterfaceDescriptor {
    */
   public static KVDescriptor<Interface, LinuxIfMetadata> create(
       LinuxCalls calls, String agentPrefix) {
-    return create(calls, agentPrefix, new NamespaceWatcherDescriptor(calls));
+    return create(calls, agentPrefix, new NamespaceWatcherDescriptor(calls), new IpAllocations(null));
   }
 
   /**
    * {@link #create(LinuxCalls, String)} with the namespaces referred to by process, file or
-   * microservice label found and watched by {@code namespaces}.
+   * microservice label found and watched by {@code namespaces}, and with Retrieve reporting a
+   * kernel address that an {@code alloc:} reference of the configuration names (through {@code
+   * allocations}) as that reference.
    */
   public static KVDescriptor<Interface, LinuxIfMetadata> create(
-      LinuxCalls calls, String agentPrefix, NamespaceWatcherDescriptor namespaces) {
-    InterfaceDescriptor d = new InterfaceDescriptor(calls, agentPrefix, namespaces);
+      LinuxCalls calls,
+      String agentPrefix,
+      NamespaceWatcherDescriptor namespaces,
+      IpAllocations allocations) {
+    InterfaceDescriptor d = new InterfaceDescriptor(calls, agentPrefix, namespaces, allocations);
     return KVDescriptor.builder(NAME, Interface.class)
         .withMetadata(LinuxIfMetadata.class)
         .metadataIndex(LinuxIfIndex.BY_HOST_NAME, LinuxIfIndex::hostNameKeys)
@@ -148,6 +162,7 @@ public final class InterfaceDescriptor {
         .updateWithRecreate(InterfaceDescriptor::needsRecreate)
         .delete(d::delete)
         .retrieve(d::retrieve)
+        .retrieveDependencies(IpAllocationDescriptor.NAME)
         .isRetriableFailure(InterfaceDescriptor::isRetriable)
         // safe to call concurrently: no, the two ends of a veth pair share one kernel link
         .build();
@@ -339,6 +354,22 @@ public final class InterfaceDescriptor {
       Invalid.aliasProblem(alias)
           .ifPresent(
               p -> bad.add(p, aliasFields(i, Invalid.utf8Length(alias) > Invalid.ALIAS_BYTES)));
+    }
+    if (i.getType() == Interface.Type.EXISTING && i.getLinkOnly()) {
+      for (String a : i.getIpAddressesList()) {
+        if (AllocRef.isRef(a)) {
+          // such an interface only waits for its addresses: nobody would put this one there
+          bad.add(
+              "an EXISTING interface with link_only only waits for its addresses, so it cannot"
+                  + " take an allocated one ("
+                  + Invalid.quote(a)
+                  + ")",
+              "type",
+              "link_only",
+              "ip_addresses");
+          break;
+        }
+      }
     }
     bad.throwIfAny();
   }
@@ -890,7 +921,7 @@ public final class InterfaceDescriptor {
    * referred} gives a reference of each namespace found by file, {@code handles} the file of the
    * namespace of each configured interface referring to one.
    */
-  private static KVWithMetadata<Interface, LinuxIfMetadata> retrieved(
+  private KVWithMetadata<Interface, LinuxIfMetadata> retrieved(
       String name,
       Claim c,
       Interface exp,
@@ -931,9 +962,36 @@ public final class InterfaceDescriptor {
         ValueOrigin.FROM_NB);
   }
 
-  /** The kernel's addresses, each written as the expected value writes it when it is there. */
-  private static List<String> spelledAsExpected(List<String> kernel, Interface exp) {
-    return spelledAsExpected(kernel, exp == null ? List.of() : exp.getIpAddressesList());
+  /**
+   * The kernel's addresses, each written as the expected value writes it when it is there: as an
+   * {@code alloc:} reference when the allocation it names holds that address now.
+   */
+  private List<String> spelledAsExpected(List<String> kernel, Interface exp) {
+    if (exp == null) {
+      return spelledAsExpected(kernel, List.of());
+    }
+    List<String> out = new ArrayList<>();
+    for (String k : spelledAsExpected(kernel, exp.getIpAddressesList())) {
+      Optional<IpNet> a = IpNet.parse(k);
+      String spelled = k;
+      for (String e : exp.getIpAddressesList()) {
+        if (a.isPresent() && AllocRef.isRef(e) && a.equals(allocated(e, exp.getName()))) {
+          spelled = e;
+          break;
+        }
+      }
+      out.add(spelled);
+    }
+    return out;
+  }
+
+  /** The address the reference {@code ref} of interface {@code iface} names now. */
+  private Optional<IpNet> allocated(String ref, String iface) {
+    try {
+      return AllocRef.parse(ref, iface).filter(r -> !r.gw()).flatMap(allocations::resolve);
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
   }
 
   /** The addresses {@code kernel}, each spelled as in {@code expected} where it is there. */

@@ -14,7 +14,11 @@ import io.kvscheduler.plugins.linux.linuxcalls.LinuxCalls;
 import io.kvscheduler.plugins.linux.linuxcalls.RouteEntry;
 import io.kvscheduler.plugins.linux.model.IpNet;
 import io.kvscheduler.plugins.linux.model.LinuxKeys;
+import io.kvscheduler.plugins.linux.model.LinuxKeys.AddressSource;
 import io.kvscheduler.plugins.linux.model.l3.Route;
+import io.kvscheduler.plugins.linux.netalloc.AllocRef;
+import io.kvscheduler.plugins.linux.netalloc.IpAllocations;
+import io.kvscheduler.plugins.linux.netalloc.NetallocKeys;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -31,6 +35,13 @@ import java.util.Optional;
  * kernel keys routes by, adds the route with its new metric and deletes the old one in the same
  * exchange (one update, never two routes left). The {@code table} extension puts a route into
  * another table than main; it is part of the key, and Retrieve reads every table.
+ *
+ * <p>A gateway may be a reference to an allocated gateway ({@code alloc:<network>/GW}, the
+ * allocation of the outgoing interface in that network): the route then depends on the allocation,
+ * on the gateway being a neighbour of the allocated address ({@code
+ * netalloc/neigh-gw/network/<net>/interface/<iface>}) and on the interface holding an address
+ * referenced from that network; its calls read the allocated gateway. A changed allocation is
+ * re-created, which deletes the route and creates it again with the new gateway.
  */
 public final class RouteDescriptor {
   /** Descriptor name. */
@@ -38,15 +49,26 @@ public final class RouteDescriptor {
 
   private final LinuxCalls calls;
   private final LinuxIfIndex interfaces;
+  private final IpAllocations allocations;
 
-  private RouteDescriptor(LinuxCalls calls, LinuxIfIndex interfaces) {
+  private RouteDescriptor(LinuxCalls calls, LinuxIfIndex interfaces, IpAllocations allocations) {
     this.calls = calls;
     this.interfaces = interfaces;
+    this.allocations = allocations;
   }
 
   /** The descriptor over {@code calls}, finding links through {@code interfaces}. */
   public static KVDescriptor<Route, Void> create(LinuxCalls calls, LinuxIfIndex interfaces) {
-    RouteDescriptor d = new RouteDescriptor(calls, interfaces);
+    return create(calls, interfaces, new IpAllocations(null));
+  }
+
+  /**
+   * The descriptor over {@code calls}, finding links through {@code interfaces} and the gateways
+   * {@code alloc:} references name through {@code allocations}.
+   */
+  public static KVDescriptor<Route, Void> create(
+      LinuxCalls calls, LinuxIfIndex interfaces, IpAllocations allocations) {
+    RouteDescriptor d = new RouteDescriptor(calls, interfaces, allocations);
     return KVDescriptor.builder(NAME, Route.class)
         .maxConcurrency(LinuxPlugin.MAX_CONCURRENCY)
         .valueTypeName(Route.getDescriptor().getFullName())
@@ -60,7 +82,8 @@ public final class RouteDescriptor {
         .update(d::update)
         .delete(d::delete)
         .retrieve(d::retrieve)
-        .retrieveDependencies(InterfaceDescriptor.NAME, LinkDescriptor.NAME)
+        .retrieveDependencies(
+            InterfaceDescriptor.NAME, LinkDescriptor.NAME, IpAllocationDescriptor.NAME)
         .isRetriableFailure(InterfaceDescriptor::isRetriable)
         // safe to call concurrently: yes, each route is one kernel route, ordered after its link
         .build();
@@ -110,7 +133,21 @@ public final class RouteDescriptor {
               + " 10.0.2.0/24)",
           "dst_network");
     }
-    if (!r.getGwAddr().isEmpty()) {
+    if (AllocRef.isRef(r.getGwAddr())) {
+      try {
+        if (!AllocRef.parse(r.getGwAddr(), r.getOutgoingInterface()).orElseThrow().gw()) {
+          bad.add(
+              Invalid.quote(r.getGwAddr())
+                  + " names an interface's address: a gateway reference ends with /GW"
+                  + " (alloc:<network>/GW)",
+              "gw_addr");
+        }
+      } catch (IllegalArgumentException e) {
+        bad.add(
+            Invalid.quote(r.getGwAddr()) + " is not a gateway reference: " + e.getMessage(),
+            "gw_addr");
+      }
+    } else if (!r.getGwAddr().isEmpty()) {
       Optional<byte[]> gw = IpNet.parseAddress(r.getGwAddr());
       if (gw.isEmpty()) {
         bad.add(Invalid.quote(r.getGwAddr()) + " is not an IP address", "gw_addr");
@@ -139,6 +176,23 @@ public final class RouteDescriptor {
     out.add(
         Dependency.anyOfPrefixes(
             "outgoing-interface-has-ip-address", LinuxKeys.addressPrefix(iface)));
+    Optional<AllocRef> ref = gatewayRef(r);
+    if (ref.isPresent()) {
+      AllocRef a = ref.get();
+      out.add(Dependency.onKey("gw_addr-" + r.getGwAddr(), a.allocationKey()));
+      // the gateway is a neighbour of the allocated address, which the interface holds
+      out.add(Dependency.onKey("gw-reachable", NetallocKeys.neighGwKey(a.network(), a.iface())));
+      out.add(
+          Dependency.anyOf(
+              "allocated-addr-attached",
+              List.of(LinuxKeys.addressPrefix(iface) + AddressSource.ALLOC_REF.keyword() + "/"),
+              k ->
+                  LinuxKeys.parseAddressKey(k)
+                      .flatMap(x -> refOf(x.address(), iface))
+                      .filter(x -> !x.gw() && x.network().equals(a.network()))
+                      .isPresent()));
+      return out;
+    }
     Optional<byte[]> gw = IpNet.parseAddress(r.getGwAddr());
     if (hasGateway(r) && gw.isPresent()) {
       byte[] ip = gw.get();
@@ -160,6 +214,55 @@ public final class RouteDescriptor {
               }));
     }
     return out;
+  }
+
+  /** The reference {@code s} written for {@code iface}; empty when it is none or malformed. */
+  private static Optional<AllocRef> refOf(String s, String iface) {
+    try {
+      return AllocRef.parse(s, iface);
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** The gateway reference of {@code r}, when its gateway is one (and well formed). */
+  static Optional<AllocRef> gatewayRef(Route r) {
+    return refOf(r.getGwAddr(), r.getOutgoingInterface()).filter(AllocRef::gw);
+  }
+
+  /** The gateway address of {@code r}: as written, or as allocated now for a reference. */
+  private String gateway(Route r) throws LinuxCallException {
+    if (!hasGateway(r)) {
+      return "";
+    }
+    Optional<AllocRef> ref = gatewayRef(r);
+    if (ref.isEmpty()) {
+      return r.getGwAddr();
+    }
+    IpNet gw =
+        allocations
+            .resolve(ref.get())
+            .orElseThrow(
+                () ->
+                    new LinuxCallException(
+                        "route " + Invalid.quote(r.getDstNetwork()),
+                        1,
+                        "gateway "
+                            + Invalid.quote(r.getGwAddr())
+                            + " is not allocated (allocation "
+                            + Invalid.quote(ref.get().allocationKey())
+                            + " without gw)"));
+    if (gw.v6() != v6(r)) {
+      throw new LinuxCallException(
+          "route " + Invalid.quote(r.getDstNetwork()),
+          1,
+          "gateway "
+              + Invalid.quote(r.getGwAddr())
+              + " is allocated as "
+              + gw.addressText()
+              + ", of another IP version than the destination");
+    }
+    return gw.addressText();
   }
 
   static List<KeyValuePair> derived(String key, Route r) {
@@ -206,7 +309,7 @@ public final class RouteDescriptor {
         m.namespace(),
         m.hostIfName(),
         IpNet.parse(r.getDstNetwork()).orElseThrow().network().toString(),
-        hasGateway(r) ? r.getGwAddr() : "",
+        gateway(r),
         effectiveMetric(r), // a metric an IPv6 route without one gets: deleted by its own
         scope,
         true,
@@ -266,6 +369,14 @@ public final class RouteDescriptor {
         Route found = b.build();
         String key = LinuxKeys.routeKey(found);
         Route exp = expected.get(key);
+        if (exp != null && gatewayRef(exp).isPresent()) {
+          // a gateway allocated as the kernel has it is the reference the route was given
+          Optional<IpNet> allocated = allocations.resolve(gatewayRef(exp).get());
+          if (allocated.isPresent()
+              && IpNet.sameAddress(allocated.get().addressText(), e.gateway())) {
+            found = found.toBuilder().setGwAddr(exp.getGwAddr()).build();
+          }
+        }
         // a route with the plugin's protocol number is the northbound's (a resync deletes it
         // when it is no longer configured); other routes are left to the scheduler: those it
         // configured are the northbound's, those someone else put on the link are OBTAINED

@@ -2,12 +2,14 @@ package io.kvscheduler.plugins.linux.model;
 
 import io.kvscheduler.agent.spi.Model;
 import io.kvscheduler.agent.spi.ModelRegistry;
+import io.kvscheduler.grpc.proto.netalloc.IPAllocation;
 import io.kvscheduler.plugins.linux.model.interfaces.Interface;
 import io.kvscheduler.plugins.linux.model.iptables.RuleChain;
 import io.kvscheduler.plugins.linux.model.l3.ARPEntry;
 import io.kvscheduler.plugins.linux.model.l3.Route;
 import io.kvscheduler.plugins.linux.model.links.Link;
 import io.kvscheduler.plugins.linux.model.links.Port;
+import io.kvscheduler.plugins.linux.netalloc.NetallocKeys;
 import java.util.List;
 
 /**
@@ -71,9 +73,23 @@ public final class LinuxModels {
           .yamlField("ports")
           .build();
 
+  /**
+   * {@code netalloc.ip}: {@code config/netalloc/v1/ip/network/<network>/interface/<interface>}, an
+   * IP address allocated to an interface, which interface addresses and route gateways reference
+   * ({@code alloc:<network>/<interface>}); YAML group {@code netallocConfig}, field {@code
+   * ipAddresses}.
+   */
+  public static final Model<IPAllocation> IP_ALLOCATION =
+      Model.builder("netalloc", "v1", "ip", IPAllocation.class)
+          .name(
+              a -> NetallocKeys.allocationName(a.getNetworkName(), a.getInterfaceName()),
+              "network/{{.NetworkName}}/interface/{{.InterfaceName}}")
+          .yamlField("ipAddresses")
+          .build();
+
   /** The models. */
   public static List<Model<?>> all() {
-    return List.of(INTERFACE, ROUTE, ARP, RULE_CHAIN, LINK, PORT);
+    return List.of(INTERFACE, ROUTE, ARP, RULE_CHAIN, LINK, PORT, IP_ALLOCATION);
   }
 
   /** Registers the models. */

@@ -5,6 +5,7 @@ import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.NodeRevision;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.collect.Bulk;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -2,6 +2,9 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.collect.Bulk;
+import io.kvscheduler.internal.collect.SlotIndex;
+import io.kvscheduler.internal.collect.SlotVector;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashSet;

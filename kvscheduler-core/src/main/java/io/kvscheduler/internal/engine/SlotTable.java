@@ -1,5 +1,6 @@
 package io.kvscheduler.internal.engine;
 
+import io.kvscheduler.internal.collect.SlotIndex;
 import java.util.Arrays;
 
 /**

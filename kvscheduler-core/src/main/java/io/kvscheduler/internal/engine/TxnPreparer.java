@@ -5,6 +5,7 @@ import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.collect.Bulk;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Iterator;

@@ -1,5 +1,7 @@
 package io.kvscheduler.internal;
 
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.nameMatching;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -54,6 +56,24 @@ class PackageDirectionsTest {
         .onlyDependOnClassesThat()
         .resideOutsideOfPackage(ENGINE_TOP)
         .allowEmptyShould(true)
+        .check(engine);
+  }
+
+  /**
+   * A node holds the data of other subsystems (the revision chain, the cached descriptor handle and
+   * memo) only as types it declares itself, so it can leave for a package below them.
+   */
+  @Test
+  void aNodeKnowsNothingOfHistoryPublishingOrCalls() {
+    classes()
+        .that()
+        .haveNameMatching("io\\.kvscheduler\\.internal\\.engine\\.Node(\\$.*)?")
+        .should()
+        .onlyDependOnClassesThat(
+            resideInAnyPackage("java..", API)
+                .or(
+                    nameMatching(
+                        "io\\.kvscheduler\\.internal\\.engine\\.(Node(\\$.*)?|DependencyIndex)")))
         .check(engine);
   }
 

@@ -49,7 +49,11 @@ final class CatalogueFixtures {
       return (Logger) LoggerFactory.getLogger(c);
     }
     throw new AssertionError(
-        "the engine has no class " + simpleName + " in " + ENGINE_PACKAGES + ": which class logs"
+        "the engine has no class "
+            + simpleName
+            + " in "
+            + ENGINE_PACKAGES
+            + ": which class logs"
             + " this now?");
   }
 

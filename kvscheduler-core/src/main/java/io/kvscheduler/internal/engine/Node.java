@@ -85,7 +85,7 @@ final class Node {
    * Where the key's view sits in the published views (kept by the publisher; a hint the publisher
    * checks before use, -1 when none). Copied with the node (same key).
    */
-  int publishedSlot = -1;
+  private int publishedSlot = -1;
 
   /**
    * The key's recorded revisions (an immutable chain owned by the history, which keeps it here so
@@ -94,12 +94,12 @@ final class Node {
   private RevisionRef revisions;
 
   /**
-   * Scratch space of one engine algorithm run (valid only while {@link #scratchOwner} is that run's
+   * Scratch space of one engine algorithm run (valid only while {@code scratchOwner} is that run's
    * token; never copied): saves a map keyed by node.
    */
-  Object scratchOwner;
+  private Object scratchOwner;
 
-  int scratchIndex;
+  private int scratchIndex;
 
   /**
    * The descriptor selecting the key, cached by the registry and valid while {@code
@@ -173,6 +173,40 @@ final class Node {
 
   List<Dependency> deps() {
     return deps;
+  }
+
+  // ------------------------------------------------------------------ kept for the publisher
+
+  /** Where the key's view sat in the published views when last published (a hint), or -1. */
+  int publishedSlot() {
+    return publishedSlot;
+  }
+
+  void setPublishedSlot(int slot) {
+    publishedSlot = slot;
+  }
+
+  // ------------------------------------------------------------------ scratch space of one run
+
+  /** True when the run holding {@code token} marked this node. */
+  boolean markedBy(Object token) {
+    return scratchOwner == token;
+  }
+
+  /** Marks this node for the run holding {@code token}, without an index. */
+  void mark(Object token) {
+    scratchOwner = token;
+  }
+
+  /** Marks this node for the run holding {@code token}, with an index of that run's. */
+  void mark(Object token, int index) {
+    scratchOwner = token;
+    scratchIndex = index;
+  }
+
+  /** The index the run holding {@code token} gave this node, or -1 when it did not mark it. */
+  int scratchIndex(Object token) {
+    return scratchOwner == token ? scratchIndex : -1;
   }
 
   // ------------------------------------------------------------------ kept for the history

@@ -102,7 +102,7 @@ final class Published {
       } else {
         views = views.set(slot, view);
       }
-      n.publishedSlot = slot;
+      n.setPublishedSlot(slot);
       notePending(key, view);
     }
     if (slots.deltaSize() > Math.max(COMPACT_MIN, slots.baseSize() / 2)) {
@@ -268,7 +268,7 @@ final class Published {
       int slot = published >= 0 ? published : slotTable.acquire(key);
       keep(key, slot);
       views[slot] = view;
-      n.publishedSlot = slot;
+      n.setPublishedSlot(slot);
       notePending(key, view);
     }
 

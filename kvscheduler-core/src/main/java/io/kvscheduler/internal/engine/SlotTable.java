@@ -27,7 +27,7 @@ final class SlotTable {
    */
   int slotOf(String key, Node n, SlotIndex slots) {
     if (n != null) {
-      int hint = n.publishedSlot;
+      int hint = n.publishedSlot();
       if (hint >= 0 && hint < slotCount && key.equals(slotKeys[hint])) {
         return hint;
       }

@@ -22,20 +22,39 @@ import org.slf4j.LoggerFactory;
  * thread).
  */
 final class CatalogueFixtures {
+  /** The engine's packages, searched in this order for a class named by its simple name. */
+  private static final List<String> ENGINE_PACKAGES =
+      List.of(
+          "io.kvscheduler.internal.engine",
+          "io.kvscheduler.internal.engine.calls",
+          "io.kvscheduler.internal.engine.graph",
+          "io.kvscheduler.internal.engine.history",
+          "io.kvscheduler.internal.engine.publish",
+          "io.kvscheduler.internal.collect");
+
   /**
-   * The logger of the engine's class {@code simpleName}, found through the class itself: a test
-   * that listens to it fails when the class moves or is renamed, instead of listening to a logger
-   * nobody writes to any more (the engine's classes are package-private: they cannot be named
-   * here).
+   * The logger of the engine's class {@code simpleName} (in whichever of the engine's packages it
+   * lives), found through the class itself: a test that listens to it fails when the class is
+   * renamed or leaves these packages, instead of listening to a logger nobody writes to any more
+   * (the engine's classes are package-private: they cannot be named here).
    */
   static Logger engineLogger(String simpleName) {
-    try {
-      return (Logger)
-          LoggerFactory.getLogger(Class.forName("io.kvscheduler.internal.engine." + simpleName));
-    } catch (ClassNotFoundException e) {
-      throw new AssertionError(
-          "the engine has no class " + simpleName + ": which class logs this now?", e);
+    for (String pkg : ENGINE_PACKAGES) {
+      Class<?> c;
+      try {
+        c = Class.forName(pkg + "." + simpleName);
+      } catch (ClassNotFoundException e) {
+        continue;
+      }
+      return (Logger) LoggerFactory.getLogger(c);
     }
+    throw new AssertionError(
+        "the engine has no class "
+            + simpleName
+            + " in "
+            + ENGINE_PACKAGES
+            + ": which class logs"
+            + " this now?");
   }
 
   private CatalogueFixtures() {}

@@ -2,6 +2,7 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.collect.Bulk;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -143,9 +144,8 @@ final class Compression {
       OpRecord op = ops.get(i);
       if (token != null) {
         Node nd = op.node;
-        link[i] = nd.scratchOwner == token ? nd.scratchIndex : -1;
-        nd.scratchOwner = token;
-        nd.scratchIndex = i;
+        link[i] = nd.scratchIndex(token);
+        nd.mark(token, i);
       } else {
         Integer j = seen.put(op.key, i);
         link[i] = j == null ? -1 : j;

@@ -2,6 +2,7 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KeyValuePair;
+import io.kvscheduler.internal.collect.Bulk;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

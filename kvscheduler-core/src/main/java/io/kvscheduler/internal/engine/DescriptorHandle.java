@@ -7,6 +7,7 @@ import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.OperationTimeoutException;
 import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.internal.collect.Bulk;
 import io.kvscheduler.internal.idxmap.NamedMappingImpl;
 import io.kvscheduler.internal.util.UserCode;
 import java.time.Duration;
@@ -29,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * returned, say which callback and key failed), plus the memo of the pure callbacks' answers. Split
  * apart, each guard would sit away from the callback it guards without making either clearer.
  */
-final class DescriptorHandle {
+final class DescriptorHandle implements Node.HandleRef {
   private static final Logger LOG = LoggerFactory.getLogger(DescriptorHandle.class);
 
   /** The global non-retriable errors (Create/Delete not implemented). */
@@ -253,12 +254,12 @@ final class DescriptorHandle {
    */
   void rememberEqual(Node n, Object oldValue, Object newValue) {
     if (comparator == null
-        && n.memoHandle == this
-        && n.memoValue == oldValue
+        && n.memoHandle() == this
+        && n.memoValue() == oldValue
         && oldValue != null
         && newValue != null
         && oldValue.getClass() == newValue.getClass()) {
-      n.memoValue = newValue;
+      n.setMemoValue(newValue);
     }
   }
 
@@ -336,18 +337,15 @@ final class DescriptorHandle {
    * by identity). Otherwise the memo is restarted for {@code value}, with no answer yet.
    */
   private boolean remembers(Node n, Object value) {
-    Object m = n.memoValue;
-    if (n.memoHandle == this
+    Object m = n.memoValue();
+    if (n.memoHandle() == this
         && m != null
         && (m == value
             || value != null && m.getClass() == value.getClass() && equalValues(n.key, m, value))) {
-      n.memoValue = value;
+      n.setMemoValue(value);
       return true;
     }
-    n.memoHandle = this;
-    n.memoValue = value;
-    n.memoDeps = null;
-    n.memoDerived = null;
+    n.restartMemo(this, value);
     return false;
   }
 
@@ -360,12 +358,12 @@ final class DescriptorHandle {
     if (dependencies == null || checkType(n.key, value) != null) {
       return NO_DEPENDENCIES;
     }
-    if (remembers(n, value) && n.memoDeps != null) {
-      return new Result<>(n.memoDeps, null); // the list is kept, not the wrapper
+    if (remembers(n, value) && n.memoDeps() != null) {
+      return new Result<>(n.memoDeps(), null); // the list is kept, not the wrapper
     }
     Result<List<Dependency>> r = dependencies(n.key, value);
     if (!r.failed()) {
-      n.memoDeps = r.value();
+      n.setMemoDeps(r.value());
     }
     return r;
   }
@@ -380,8 +378,8 @@ final class DescriptorHandle {
     if (deriver == null || checkType(n.key, value) != null) {
       return NO_DERIVED;
     }
-    if (remembers(n, value) && n.memoDerived != null) {
-      return new Result<>(n.memoDerived, null);
+    if (remembers(n, value) && n.memoDerived() != null) {
+      return new Result<>(n.memoDerived(), null);
     }
     Result<List<KeyValuePair>> r = derivedValues(n.key, value);
     if (!r.failed()) {
@@ -399,7 +397,7 @@ final class DescriptorHandle {
             n.key,
             given.size() - r.value().size());
       }
-      n.memoDerived = r.value();
+      n.setMemoDerived(r.value());
     }
     return r;
   }

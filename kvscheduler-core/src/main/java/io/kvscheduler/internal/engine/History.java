@@ -5,6 +5,7 @@ import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.NodeRevision;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.collect.Bulk;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -123,12 +124,12 @@ final class History {
         removed.put(journal.key(i), old.closedAt(now));
       }
     } else if (before != BatchJournal.ABSENT && !cur.contentDiffers(before)) {
-      cur.history = old; // unchanged (the node may be a new one for the same key)
+      cur.setRevisions(old); // unchanged (the node may be a new one for the same key)
     } else {
       if (old != null && old.until == null) {
         closed.add(cur.key, now); // the new revision ends the open one
       }
-      cur.history = KeyRevision.recorded(cur, seq, now, old);
+      cur.setRevisions(KeyRevision.recorded(cur, seq, now, old));
     }
   }
 
@@ -139,7 +140,7 @@ final class History {
   private KeyRevision chainBefore(BatchJournal journal, int i) {
     Node before = journal.before(i);
     if (before != BatchJournal.ABSENT) {
-      return before.history;
+      return KeyRevision.of(before);
     }
     return removed.isEmpty() ? null : removed.get(journal.key(i));
   }
@@ -173,7 +174,7 @@ final class History {
     if (cur == null) {
       removed.put(journal.key(i), old);
     } else {
-      cur.history = old;
+      cur.setRevisions(old);
     }
   }
 
@@ -200,7 +201,7 @@ final class History {
    * removed it.
    */
   ValueState lastPresentState(String key, Node n) {
-    KeyRevision head = n != null ? n.history : null;
+    KeyRevision head = n != null ? KeyRevision.of(n) : null;
     if (head == null && !removed.isEmpty()) {
       head = removed.get(key);
     }
@@ -287,10 +288,10 @@ final class History {
       }
       Node n = graph.get(key);
       if (n != null) {
-        KeyRevision head = n.history;
+        KeyRevision head = KeyRevision.of(n);
         KeyRevision kept = trimmed(head, cutoff);
         if (kept != head) {
-          n.history = kept; // bookkeeping: the node's content is unchanged
+          n.setRevisions(kept); // bookkeeping: the node's content is unchanged
           changed.add(n.key);
         }
       }

@@ -28,7 +28,7 @@ import java.util.Optional;
  * listed, a {@linkplain #recorded() view-only} {@code KeyRevision} is published whose {@link #prev}
  * is the recorded chain. View-only entries never enter a node's chain.
  */
-final class KeyRevision {
+final class KeyRevision implements Node.RevisionRef {
   final String key;
   final String label;
   final Object value;
@@ -113,6 +113,11 @@ final class KeyRevision {
     return prev != null && prev.error.equals(error) ? prev.error : error;
   }
 
+  /** The head of {@code n}'s revision chain, null when none is recorded. */
+  static KeyRevision of(Node n) {
+    return (KeyRevision) n.revisions();
+  }
+
   /** The content of {@code n} recorded as a revision of transaction {@code seq} at {@code now}. */
   static KeyRevision recorded(Node n, long seq, Instant now, KeyRevision prev) {
     return new KeyRevision(n, seq, now, prev, null, true);
@@ -123,7 +128,7 @@ final class KeyRevision {
    * revision when that shows exactly this, else a view-only entry.
    */
   static KeyRevision published(Node n, List<String> details) {
-    KeyRevision head = n.history;
+    KeyRevision head = KeyRevision.of(n);
     if (head != null && details.isEmpty() && head.shows(n)) {
       return head;
     }

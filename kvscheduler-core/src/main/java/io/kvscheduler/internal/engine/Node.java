@@ -19,6 +19,19 @@ final class Node {
   /** What the last transaction that decided an operation for the key asked for. */
   record LastUpdate(long seq, TxnOperation op, Object value, boolean revert, RetryOptions retry) {}
 
+  /**
+   * A descriptor handle as a node keeps it for the calls side (the registry's cache, the memo of
+   * the descriptor's answers): the node stores it and compares it, never looks inside, so it does
+   * not depend on the calls side's type.
+   */
+  interface HandleRef {}
+
+  /**
+   * The head of the key's revision chain as a node keeps it for the history: stored and copied,
+   * never looked into.
+   */
+  interface RevisionRef {}
+
   final String key;
   String label;
 
@@ -69,48 +82,48 @@ final class Node {
   long touchMark;
 
   /**
-   * Where the key's view sits in the published views (kept by {@link Published}; a hint the
-   * publisher checks before use, -1 when none). Copied with the node (same key).
+   * Where the key's view sits in the published views (kept by the publisher; a hint the publisher
+   * checks before use, -1 when none). Copied with the node (same key).
    */
-  int publishedSlot = -1;
+  private int publishedSlot = -1;
 
   /**
-   * The key's recorded revisions (an immutable chain owned by the {@link History}). Copied with the
-   * node.
+   * The key's recorded revisions (an immutable chain owned by the history, which keeps it here so
+   * that a lookup by key finds it with the node). Copied with the node.
    */
-  KeyRevision history;
+  private RevisionRef revisions;
 
   /**
-   * Scratch space of one engine algorithm run (valid only while {@link #scratchOwner} is that run's
+   * Scratch space of one engine algorithm run (valid only while {@code scratchOwner} is that run's
    * token; never copied): saves a map keyed by node.
    */
-  Object scratchOwner;
+  private Object scratchOwner;
 
-  int scratchIndex;
+  private int scratchIndex;
 
   /**
-   * The descriptor selecting the key, cached by the {@link Registry} and valid while {@link
-   * #handleGeneration} is the registry's current generation. Copied with the node (the key, hence
+   * The descriptor selecting the key, cached by the registry and valid while {@code
+   * handleGeneration} is the registry's current generation. Copied with the node (the key, hence
    * the descriptor, is the same).
    */
-  DescriptorHandle handle;
+  private HandleRef handle;
 
-  int handleGeneration;
+  private int handleGeneration;
 
   /** Keys derived from this value, sorted. */
   List<String> derivedKeys = List.of();
 
   /**
-   * The descriptor's last answers for this key (kept by the {@link DescriptorHandle}): the value
-   * they were computed for ({@code memoValue}, by descriptor {@code memoHandle}), its dependency
-   * list and its derived values (null while not computed). The callbacks are functions of key and
-   * value, so the answers hold for any equal value. Copied with the node.
+   * The descriptor's last answers for this key (kept by the descriptor's handle): the value they
+   * were computed for ({@code memoValue}, by descriptor {@code memoHandle}), its dependency list
+   * and its derived values (null while not computed). The callbacks are functions of key and value,
+   * so the answers hold for any equal value. Copied with the node.
    */
-  Object memoValue;
+  private Object memoValue;
 
-  DescriptorHandle memoHandle;
-  List<Dependency> memoDeps;
-  List<KeyValuePair> memoDerived;
+  private HandleRef memoHandle;
+  private List<Dependency> memoDeps;
+  private List<KeyValuePair> memoDerived;
 
   /**
    * Journal entry of the current batch (kept by the {@link UndoJournal}): the content before the
@@ -148,7 +161,7 @@ final class Node {
     n.refreshMark = refreshMark;
     n.touchMark = touchMark;
     n.publishedSlot = publishedSlot;
-    n.history = history;
+    n.revisions = revisions;
     n.handle = handle;
     n.handleGeneration = handleGeneration;
     n.memoValue = memoValue;
@@ -160,6 +173,109 @@ final class Node {
 
   List<Dependency> deps() {
     return deps;
+  }
+
+  // ------------------------------------------------------------------ kept for the publisher
+
+  /** Where the key's view sat in the published views when last published (a hint), or -1. */
+  int publishedSlot() {
+    return publishedSlot;
+  }
+
+  void setPublishedSlot(int slot) {
+    publishedSlot = slot;
+  }
+
+  // ------------------------------------------------------------------ scratch space of one run
+
+  /** True when the run holding {@code token} marked this node. */
+  boolean markedBy(Object token) {
+    return scratchOwner == token;
+  }
+
+  /** Marks this node for the run holding {@code token}, without an index. */
+  void mark(Object token) {
+    scratchOwner = token;
+  }
+
+  /** Marks this node for the run holding {@code token}, with an index of that run's. */
+  void mark(Object token, int index) {
+    scratchOwner = token;
+    scratchIndex = index;
+  }
+
+  /** The index the run holding {@code token} gave this node, or -1 when it did not mark it. */
+  int scratchIndex(Object token) {
+    return scratchOwner == token ? scratchIndex : -1;
+  }
+
+  // ------------------------------------------------------------------ kept for the history
+
+  /** The head of the key's revision chain (the history's type), null when none is recorded. */
+  RevisionRef revisions() {
+    return revisions;
+  }
+
+  void setRevisions(RevisionRef head) {
+    revisions = head;
+  }
+
+  // ------------------------------------------------------------------ kept for the calls side
+
+  /** True when {@link #handle()} was cached in registry generation {@code generation}. */
+  boolean handleCachedIn(int generation) {
+    return handleGeneration == generation;
+  }
+
+  /** The cached descriptor handle (null: no descriptor selects the key, or nothing cached). */
+  HandleRef handle() {
+    return handle;
+  }
+
+  void cacheHandle(HandleRef h, int generation) {
+    handle = h;
+    handleGeneration = generation;
+  }
+
+  /** The handle whose answers are memoised, or null. */
+  HandleRef memoHandle() {
+    return memoHandle;
+  }
+
+  /** The value the memoised answers were given for. */
+  Object memoValue() {
+    return memoValue;
+  }
+
+  /** Keeps the memoised answers for {@code value}, an equal value. */
+  void setMemoValue(Object value) {
+    memoValue = value;
+  }
+
+  /** Starts a memo of {@code h}'s answers for {@code value}, with no answer yet. */
+  void restartMemo(HandleRef h, Object value) {
+    memoHandle = h;
+    memoValue = value;
+    memoDeps = null;
+    memoDerived = null;
+  }
+
+  /** The memoised dependency list, null while not computed. */
+  List<Dependency> memoDeps() {
+    return memoDeps;
+  }
+
+  void setMemoDeps(List<Dependency> deps) {
+    memoDeps = deps;
+  }
+
+  /** The memoised derived values, null while not computed. */
+  List<KeyValuePair> memoDerived() {
+    return memoDerived;
+  }
+
+  void setMemoDerived(List<KeyValuePair> derived) {
+    memoDerived = derived;
   }
 
   boolean isDerived() {

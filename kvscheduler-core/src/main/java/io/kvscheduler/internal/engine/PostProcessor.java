@@ -5,6 +5,7 @@ import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.collect.Bulk;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;

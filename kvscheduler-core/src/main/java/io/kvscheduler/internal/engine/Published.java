@@ -2,6 +2,9 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.collect.Bulk;
+import io.kvscheduler.internal.collect.SlotIndex;
+import io.kvscheduler.internal.collect.SlotVector;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashSet;
@@ -99,7 +102,7 @@ final class Published {
       } else {
         views = views.set(slot, view);
       }
-      n.publishedSlot = slot;
+      n.setPublishedSlot(slot);
       notePending(key, view);
     }
     if (slots.deltaSize() > Math.max(COMPACT_MIN, slots.baseSize() / 2)) {
@@ -265,7 +268,7 @@ final class Published {
       int slot = published >= 0 ? published : slotTable.acquire(key);
       keep(key, slot);
       views[slot] = view;
-      n.publishedSlot = slot;
+      n.setPublishedSlot(slot);
       notePending(key, view);
     }
 

@@ -2,6 +2,8 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.ValueStatus;
+import io.kvscheduler.internal.collect.SlotIndex;
+import io.kvscheduler.internal.collect.SlotVector;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;

@@ -191,19 +191,17 @@ final class Registry {
    */
   DescriptorHandle forNode(Node n) {
     int gen = generation;
-    if (n.handleGeneration == gen) {
-      return n.handle;
+    if (n.handleCachedIn(gen)) {
+      return (DescriptorHandle) n.handle();
     }
     DescriptorHandle h = forKey(n.key);
-    n.handle = h;
-    n.handleGeneration = gen;
+    n.cacheHandle(h, gen);
     return h;
   }
 
   /** Caches in {@code n} the descriptor selecting its key, as just found by {@link #forKey}. */
   void remember(Node n, DescriptorHandle h) {
-    n.handle = h;
-    n.handleGeneration = generation;
+    n.cacheHandle(h, generation);
   }
 
   /** Keys already reported as ambiguous (bounded: the report is about the configuration). */

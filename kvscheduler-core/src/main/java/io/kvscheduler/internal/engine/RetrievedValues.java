@@ -6,6 +6,7 @@ import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.collect.Bulk;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;

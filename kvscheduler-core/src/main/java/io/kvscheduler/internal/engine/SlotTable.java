@@ -1,5 +1,6 @@
 package io.kvscheduler.internal.engine;
 
+import io.kvscheduler.internal.collect.SlotIndex;
 import java.util.Arrays;
 
 /**
@@ -26,7 +27,7 @@ final class SlotTable {
    */
   int slotOf(String key, Node n, SlotIndex slots) {
     if (n != null) {
-      int hint = n.publishedSlot;
+      int hint = n.publishedSlot();
       if (hint >= 0 && hint < slotCount && key.equals(slotKeys[hint])) {
         return hint;
       }

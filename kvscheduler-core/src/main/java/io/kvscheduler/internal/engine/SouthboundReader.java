@@ -2,6 +2,7 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.ValueOrigin;
+import io.kvscheduler.internal.collect.Bulk;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.IdentityHashMap;

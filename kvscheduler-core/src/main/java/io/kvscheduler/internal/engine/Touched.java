@@ -1,6 +1,7 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.collect.Bulk;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -2,6 +2,7 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.ValueOrigin;
+import io.kvscheduler.internal.collect.Bulk;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -5,6 +5,7 @@ import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.collect.Bulk;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Iterator;
@@ -113,7 +114,7 @@ final class TxnPreparer {
     for (int i = from; i < to; i++) {
       Node n = graph.get(values.get(i).key());
       if (n != null) {
-        n.scratchOwner = listed;
+        n.mark(listed);
       }
     }
   }
@@ -125,10 +126,7 @@ final class TxnPreparer {
   private static void collectUnlisted(Iterator<Node> it, Object listed, List<Node> unlisted) {
     for (int k = 0; k < Bulk.RANGE && it.hasNext(); k++) {
       Node n = it.next();
-      if (n.isDerived()
-          || n.value == null
-          || n.scratchOwner == listed
-          || n.state == ValueState.REMOVED) {
+      if (n.isDerived() || n.value == null || n.markedBy(listed) || n.state == ValueState.REMOVED) {
         continue;
       }
       unlisted.add(n);

@@ -4,6 +4,7 @@ import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TxnType;
+import io.kvscheduler.internal.collect.Bulk;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

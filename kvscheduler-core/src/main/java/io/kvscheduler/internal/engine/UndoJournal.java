@@ -1,5 +1,6 @@
 package io.kvscheduler.internal.engine;
 
+import io.kvscheduler.internal.collect.Bulk;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;

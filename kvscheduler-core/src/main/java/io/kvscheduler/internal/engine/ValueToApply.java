@@ -1,6 +1,7 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.ValueOrigin;
+import io.kvscheduler.internal.collect.Bulk;
 import java.util.Comparator;
 import java.util.List;
 

@@ -124,7 +124,7 @@ class HistoryTrimTest {
   /** The recorded chain of {@code key}: its node's, else the one kept aside, else null. */
   private static KeyRevision chainOf(History h, String key, Graph graph) {
     Node n = graph.get(key);
-    return n != null ? n.history : h.removed.get(key);
+    return n != null ? KeyRevision.of(n) : h.removed.get(key);
   }
 
   /** Keys that have a node and a side chain both (none once a transaction is over). */

@@ -3,6 +3,7 @@ package io.kvscheduler.internal.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvscheduler.api.KeyValuePair;
+import io.kvscheduler.internal.collect.Bulk;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;

@@ -297,7 +297,7 @@ class PublishedTest {
         Node n =
             g.get(model.ceilingKey(PREFIXES[r.nextInt(PREFIXES.length)] + "k" + r.nextInt(300)));
         if (n != null) {
-          n.publishedSlot = r.nextInt(50);
+          n.setPublishedSlot(r.nextInt(50));
         }
       }
       publish(p, g, seq);

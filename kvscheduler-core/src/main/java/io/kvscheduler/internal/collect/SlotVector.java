@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.collect;
 
 import java.util.Arrays;
 
@@ -24,7 +24,7 @@ import java.util.Arrays;
  *
  * <p>Only what the publisher needs is here: it changes a slot's view or adds one slot at the end.
  */
-final class SlotVector<T> {
+public final class SlotVector<T> {
   private static final int BITS = 5;
   private static final int WIDTH = 1 << BITS;
   private static final int MASK = WIDTH - 1;
@@ -46,12 +46,12 @@ final class SlotVector<T> {
   }
 
   @SuppressWarnings("unchecked")
-  static <T> SlotVector<T> empty() {
+  public static <T> SlotVector<T> empty() {
     return (SlotVector<T>) EMPTY;
   }
 
   /** A vector of {@code elements[0, size)}; the array is copied, not kept. */
-  static <T> SlotVector<T> of(T[] elements, int size) {
+  public static <T> SlotVector<T> of(T[] elements, int size) {
     if (size < 0 || size > elements.length) {
       throw new IllegalArgumentException(
           "size " + size + " outside the array of length " + elements.length);
@@ -84,13 +84,13 @@ final class SlotVector<T> {
     return new SlotVector<>(level[0], shift, size);
   }
 
-  int size() {
+  public int size() {
     return size;
   }
 
   /** The element at {@code index}. */
   @SuppressWarnings("unchecked")
-  T get(int index) {
+  public T get(int index) {
     checkIndex(index);
     Object[] node = root;
     for (int s = shift; s > 0; s -= BITS) {
@@ -100,7 +100,7 @@ final class SlotVector<T> {
   }
 
   /** This vector with {@code element} at {@code index} (which must be below {@link #size()}). */
-  SlotVector<T> set(int index, T element) {
+  public SlotVector<T> set(int index, T element) {
     checkIndex(index);
     return new SlotVector<>(setIn(root, shift, index, element), shift, size);
   }
@@ -117,7 +117,7 @@ final class SlotVector<T> {
   }
 
   /** This vector with {@code element} added at index {@link #size()}. */
-  SlotVector<T> append(T element) {
+  public SlotVector<T> append(T element) {
     if (size == Integer.MAX_VALUE) {
       throw new IllegalStateException("vector is full");
     }
@@ -159,7 +159,7 @@ final class SlotVector<T> {
   }
 
   /** Writes the elements, in index order, to {@code out[0, size)}. */
-  void copyTo(Object[] out) {
+  public void copyTo(Object[] out) {
     if (out.length < size) {
       throw new IllegalArgumentException(
           "array of length " + out.length + " for " + size + " elements");

@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.collect;
 
 import java.util.Arrays;
 import java.util.Iterator;
@@ -27,11 +27,12 @@ import org.pcollections.TreePMap;
  *       changes as it copies keys.
  * </ul>
  */
-final class SlotIndex {
+public final class SlotIndex {
   /** Delta value of a base key that is no longer in the index. */
   private static final Integer GONE = -1;
 
-  static final SlotIndex EMPTY = new SlotIndex(new String[0], new int[0], TreePMap.empty(), 0);
+  public static final SlotIndex EMPTY =
+      new SlotIndex(new String[0], new int[0], TreePMap.empty(), 0);
 
   /** The base: keys in order, each once, and their slots (same length). */
   private final String[] keys;
@@ -52,7 +53,7 @@ final class SlotIndex {
    * with each key once. The arrays are kept, not copied: the caller must not change them
    * afterwards.
    */
-  static SlotIndex ofSorted(String[] keys, int[] slots) {
+  public static SlotIndex ofSorted(String[] keys, int[] slots) {
     if (keys.length != slots.length) {
       throw new IllegalArgumentException(
           "keys and slots differ in length: " + keys.length + " and " + slots.length);
@@ -61,7 +62,7 @@ final class SlotIndex {
   }
 
   /** The slot of {@code key}, or -1 when the index does not have it. */
-  int get(String key) {
+  public int get(String key) {
     if (!delta.isEmpty()) {
       Integer d = delta.get(key);
       if (d != null) {
@@ -72,22 +73,22 @@ final class SlotIndex {
     return i >= 0 ? slots[i] : -1;
   }
 
-  int size() {
+  public int size() {
     return size;
   }
 
   /** Number of keys changed since the base was built. */
-  int deltaSize() {
+  public int deltaSize() {
     return delta.size();
   }
 
   /** Number of keys in the base (some of them may be gone since). */
-  int baseSize() {
+  public int baseSize() {
     return keys.length;
   }
 
   /** This index with {@code key} at {@code slot}; the key must not be in the index. */
-  SlotIndex plus(String key, int slot) {
+  public SlotIndex plus(String key, int slot) {
     if (slot < 0) {
       throw new IllegalArgumentException("negative slot " + slot + " for " + key);
     }
@@ -95,13 +96,13 @@ final class SlotIndex {
   }
 
   /** This index without {@code key}; the key must be in the index. */
-  SlotIndex minus(String key) {
+  public SlotIndex minus(String key) {
     boolean inBase = Arrays.binarySearch(keys, key) >= 0;
     return new SlotIndex(keys, slots, inBase ? delta.plus(key, GONE) : delta.minus(key), size - 1);
   }
 
   /** The same entries with an empty delta (one linear pass). */
-  SlotIndex compacted() {
+  public SlotIndex compacted() {
     if (delta.isEmpty()) {
       return this;
     }
@@ -116,7 +117,7 @@ final class SlotIndex {
   }
 
   /** The entries with keys in [{@code from}, {@code to}) in key order; a null bound is open. */
-  Cursor cursor(String from, String to) {
+  public Cursor cursor(String from, String to) {
     int lo = from == null ? 0 : lowerBound(from);
     int hi = to == null ? keys.length : lowerBound(to);
     SortedMap<String, Integer> d;
@@ -140,7 +141,7 @@ final class SlotIndex {
    * A forward walk over entries in key order: {@link #next()} moves to the next entry and says
    * whether there was one; {@link #key()} and {@link #slot()} read it.
    */
-  final class Cursor {
+  public final class Cursor {
     private int baseIndex;
     private final int baseEnd;
     private final Iterator<Map.Entry<String, Integer>> deltaEntries;
@@ -155,7 +156,7 @@ final class SlotIndex {
       this.pending = deltaEntries.hasNext() ? deltaEntries.next() : null;
     }
 
-    boolean next() {
+    public boolean next() {
       while (true) {
         String base = baseIndex < baseEnd ? keys[baseIndex] : null;
         if (pending == null) {
@@ -189,11 +190,11 @@ final class SlotIndex {
       return true;
     }
 
-    String key() {
+    public String key() {
       return key;
     }
 
-    int slot() {
+    public int slot() {
       return slot;
     }
   }

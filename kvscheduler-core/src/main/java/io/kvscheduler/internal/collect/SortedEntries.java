@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.collect;
 
 import java.util.AbstractMap;
 import java.util.AbstractSet;
@@ -14,11 +14,11 @@ import java.util.SortedMap;
  * sorted data ({@code new TreeMap<>(sortedMap)}), which then needs no comparisons. Only iteration
  * is supported.
  */
-final class SortedEntries<V> extends AbstractMap<String, V> implements SortedMap<String, V> {
+public final class SortedEntries<V> extends AbstractMap<String, V> implements SortedMap<String, V> {
   private final List<Map.Entry<String, V>> entries;
 
   /** {@code entries} must be sorted by key without duplicates. */
-  SortedEntries(List<Map.Entry<String, V>> entries) {
+  public SortedEntries(List<Map.Entry<String, V>> entries) {
     this.entries = entries;
   }
 

@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.collect;
 
 import java.util.Arrays;
 import java.util.Random;

@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.collect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -62,16 +62,73 @@ final class AgentStartup {
   private static final long POLL_MS = 20;
 
   static Map<String, Object> run(int n) {
+    return measure(n, false);
+  }
+
+  /**
+   * W9 with the Linux plugin: {@code n} veth pairs, an address on one end of each, in the agent's
+   * own network namespace. The harness runs again, and the agent with it, inside a private user and
+   * network namespace ({@code unshare --user --map-root-user --net}): the agent's REST server and
+   * the kernel objects it makes are there, and the host is never touched. Here the southbound is
+   * the kernel's work, which the agent must spend: {@code commit_seconds} includes it.
+   */
+  static Map<String, Object> runLinux(int n) {
+    List<String> cmd = new ArrayList<>(List.of("unshare", "--user", "--map-root-user", "--net"));
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    for (String option : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (ScaleHarness.NOT_INHERITED.stream().noneMatch(option::startsWith)) {
+        cmd.add(option);
+      }
+    }
+    cmd.addAll(
+        List.of(
+            "-cp",
+            System.getProperty("java.class.path"),
+            AgentStartup.class.getName(),
+            "linux",
+            Integer.toString(n)));
+    try {
+      Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+      String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      int exit = p.waitFor();
+      String last = output.strip().lines().reduce((a, b) -> b).orElse("");
+      if (exit != 0 || !last.startsWith("{")) {
+        throw new IllegalStateException("W9 (linux): exit " + exit + ", output: " + output);
+      }
+      @SuppressWarnings("unchecked")
+      Map<String, Object> out = JSON.readValue(last, LinkedHashMap.class);
+      return out;
+    } catch (IOException e) {
+      throw new UncheckedIOException("W9 (linux): " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("W9 interrupted", e);
+    }
+  }
+
+  /** Inside the private namespace of {@link #runLinux}: {@code linux N}; prints one JSON line. */
+  public static void main(String[] args) throws Exception {
+    if (args.length != 2 || !args[0].equals("linux")) {
+      throw new IllegalArgumentException("usage: AgentStartup linux N");
+    }
+    Process lo = new ProcessBuilder("ip", "link", "set", "lo", "up").inheritIO().start();
+    if (lo.waitFor() != 0) {
+      throw new IllegalStateException("W9 (linux): cannot bring lo up");
+    }
+    System.out.println(ScaleHarness.toJson(measure(Integer.parseInt(args[1]), true)));
+  }
+
+  private static Map<String, Object> measure(int n, boolean linux) {
     Map<String, Object> out = new LinkedHashMap<>();
     Path tmp = null;
     Process agent = null;
     try {
       tmp = Files.createTempDirectory("kvs-w9-");
       Path config = Files.createDirectory(tmp.resolve("config"));
-      int values = writeMock(config, n);
+      int values = linux ? writeLinux(config, n) : writeMock(config, n);
       int port = freePort();
       Path log = tmp.resolve("agent.log");
-      List<String> cmd = command(config, port);
+      List<String> cmd = command(config, port, linux);
       HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
       String base = "http://127.0.0.1:" + port;
 
@@ -82,14 +139,15 @@ final class AgentStartup {
       long deadline = start + DEADLINE.toNanos();
       waitFor(agent, deadline, () -> get(http, base + "/info/version") != null);
       // the cheap probe: the last values of the configuration, then every value to be sure
-      List<String> last = mockProbe(n);
+      List<String> last = linux ? linuxProbe(n) : mockProbe(n);
       waitFor(agent, deadline, () -> last.stream().allMatch(k -> configured(http, base, k)));
       long done;
       int configured;
       while (true) {
         long seen = System.nanoTime();
-        configured = countConfigured(get(http, base + "/scheduler/status"));
-        if (configured >= values) {
+        String status = get(http, base + "/scheduler/status");
+        configured = countConfigured(status);
+        if (configured >= values && (!linux || countUnsettled(status) == 0)) {
           done = seen;
           break;
         }
@@ -102,7 +160,8 @@ final class AgentStartup {
       double seconds = (done - start) / 1e9;
       double transactions = commitSeconds(get(http, base + "/scheduler/txn-history"));
       double southbound = southboundSeconds(get(http, base + "/metrics"));
-      double commit = transactions - southbound;
+      // the mock southbound's cost is its own (left out); the kernel's is what the agent must spend
+      double commit = linux ? transactions : transactions - southbound;
       double parse = parseSeconds(log);
       double rest = (restListening(log) - startMillis) / 1e3;
       double parts = rest + parse + commit;
@@ -141,7 +200,7 @@ final class AgentStartup {
   }
 
   /** The command starting the agent. */
-  private static List<String> command(Path config, int port) {
+  private static List<String> command(Path config, int port, boolean linux) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-XX:+ExitOnOutOfMemoryError"); // as bin/kvs-agent starts it
@@ -163,6 +222,9 @@ final class AgentStartup {
             // nothing is pushed over REST or gRPC: no state store (and none left behind)
             "--state-dir",
             "off"));
+    if (linux) {
+      cmd.add("--linux");
+    }
     return cmd;
   }
 
@@ -202,6 +264,45 @@ final class AgentStartup {
       }
     }
     return 2 * n + 1;
+  }
+
+  /**
+   * {@code n} veth pairs {@code a<i>}/{@code b<i>} in the agent's namespace, an address on each
+   * {@code a<i>}, in vpp-agent's YAML format; returns the number of base values ({@code 2n}).
+   */
+  static int writeLinux(Path dir, int n) throws IOException {
+    try (BufferedWriter w = Files.newBufferedWriter(dir.resolve("veth.yaml"))) {
+      w.write("# W9 (linux): " + n + " veth pairs, an address on one end of each\n");
+      w.write("linuxConfig:\n  interfaces:\n");
+      for (int i = 0; i < n; i++) {
+        String address = "10." + (1 + i / 256) + "." + (i % 256) + ".1/24";
+        w.write(
+            "  - {name: a" + i + ", type: VETH, enabled: true, veth: {peerIfName: b" + i + "},");
+        w.write(" ipAddresses: [" + address + "]}\n");
+        w.write(
+            "  - {name: b" + i + ", type: VETH, enabled: true, veth: {peerIfName: a" + i + "}}\n");
+      }
+    }
+    return 2 * n;
+  }
+
+  /** The last pair: among the last values configured. */
+  private static List<String> linuxProbe(int n) {
+    int i = n - 1;
+    return List.of(
+        "config/linux/interfaces/v2/interface/a" + i, "config/linux/interfaces/v2/interface/b" + i);
+  }
+
+  /** The values of a {@code /scheduler/status} answer in a state that may still change. */
+  static int countUnsettled(String body) {
+    Matcher m =
+        Pattern.compile("\"state\"\\s*:\\s*\"(PENDING|RETRYING|FAILED|MISSING|INVALID)\"")
+            .matcher(body);
+    int count = 0;
+    while (m.find()) {
+      count++;
+    }
+    return count;
   }
 
   /** The last interface and its binding: among the last values configured. */

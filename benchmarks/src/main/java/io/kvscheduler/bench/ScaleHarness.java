@@ -154,7 +154,8 @@ public final class ScaleHarness {
     return "usage: kvs-bench BASELINE|W1|W2|W3|W4|W5|W6|W7|W8|W9|W11|W12 --n N[,N...]"
         + " [--repeat R] [--txns T]"
         + " [--warmup W] [--seed S] [--populate single|split] [--history on|off]"
-        + " [--parallelism P[,P...]] [--revert on|off] [--via bare|descriptors]";
+        + " [--parallelism P[,P...]] [--revert on|off] [--via bare|descriptors]"
+        + " [--plugin mock|linux]";
   }
 
   static int run(String[] args) {
@@ -177,6 +178,8 @@ public final class ScaleHarness {
     boolean revert = false; // --revert: W6 only
     boolean revertGiven = false;
     Boolean viaDescriptors = null; // --via: BASELINE only
+    boolean linux = false; // --plugin: W9 only
+    boolean pluginGiven = false;
     for (int i = 1; i < args.length; i++) {
       String a = args[i];
       if (i + 1 >= args.length) {
@@ -219,6 +222,14 @@ public final class ScaleHarness {
             default -> throw new IllegalArgumentException("--via bare|descriptors, got " + v);
           }
         }
+        case "--plugin" -> {
+          pluginGiven = true;
+          switch (v) {
+            case "mock" -> linux = false;
+            case "linux" -> linux = true;
+            default -> throw new IllegalArgumentException("--plugin mock|linux, got " + v);
+          }
+        }
         case "--revert" -> {
           revertGiven = true;
           switch (v) {
@@ -244,6 +255,9 @@ public final class ScaleHarness {
     }
     if (revertGiven && !workload.equals("W6")) {
       throw new IllegalArgumentException("--revert applies to W6");
+    }
+    if (pluginGiven && !workload.equals("W9")) {
+      throw new IllegalArgumentException("--plugin applies to W9");
     }
     if (viaDescriptors != null && !workload.equals("BASELINE")) {
       throw new IllegalArgumentException("--via applies to BASELINE");
@@ -285,7 +299,7 @@ public final class ScaleHarness {
               case "W8" -> List.of(LinuxWorkload.run(n));
               case "W11" -> IptablesWorkload.run(n, levels);
               case "W12" -> List.of(BridgeWorkload.run(n));
-              case "W9" -> List.of(AgentStartup.run(n));
+              case "W9" -> List.of(linux ? AgentStartup.runLinux(n) : AgentStartup.run(n));
               default -> throw new IllegalArgumentException("unknown workload " + args[0]);
             };
         for (Map<String, Object> result : results) {

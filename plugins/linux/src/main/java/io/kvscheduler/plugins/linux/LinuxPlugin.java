@@ -34,9 +34,9 @@ import java.util.function.Consumer;
  * The Linux descriptors registered on a scheduler, in vpp-agent's order: interfaces, their
  * addresses and VRF bindings, the interface watcher, ARP entries, routes, iptables rule chains;
  * address allocations (netalloc), which addresses and route gateways may reference; and, from our
- * extension package, links (bridges, VXLAN, macvlan, VLAN, bonds, VRF devices) and ports; last,
- * the watcher of the namespaces values refer to by process, file or microservice label. Exposes
- * the interface metadata map read-only, and starts and stops the watchers.
+ * extension package, links (bridges, VXLAN, macvlan, VLAN, bonds, VRF devices) and ports; last, the
+ * watcher of the namespaces values refer to by process, file or microservice label. Exposes the
+ * interface metadata map read-only, and starts and stops the watchers.
  */
 public final class LinuxPlugin implements AutoCloseable {
   /**

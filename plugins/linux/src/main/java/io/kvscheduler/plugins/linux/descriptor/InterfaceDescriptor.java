@@ -125,7 +125,8 @@ public final class InterfaceDescriptor {
    */
   public static KVDescriptor<Interface, LinuxIfMetadata> create(
       LinuxCalls calls, String agentPrefix) {
-    return create(calls, agentPrefix, new NamespaceWatcherDescriptor(calls), new IpAllocations(null));
+    return create(
+        calls, agentPrefix, new NamespaceWatcherDescriptor(calls), new IpAllocations(null));
   }
 
   /**

@@ -1,12 +1,6 @@
 package io.kvscheduler.bench;
 
 import io.kvscheduler.api.KVScheduler;
-import io.kvscheduler.api.RecordedTxn;
-import io.kvscheduler.api.RecordedTxnOp;
-import io.kvscheduler.api.TransactionException;
-import io.kvscheduler.api.Txn;
-import io.kvscheduler.api.TxnOptions;
-import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.linux.LinuxPlugin;
 import io.kvscheduler.plugins.linux.linuxcalls.IpRoute2Calls;
 import io.kvscheduler.plugins.linux.linuxcalls.LinuxCallException;
@@ -104,33 +98,15 @@ final class BridgeWorkload {
           LinuxPlugin plugin = LinuxPlugin.register(kvs, calls, "/vnf-agent/bench/")) {
         plugin.startWatching();
         Map<String, Object> values = values(n);
-        Txn txn = kvs.startNBTransaction();
-        values.forEach(txn::setValue);
-        long t0 = System.nanoTime();
-        long seq;
-        try {
-          seq = txn.commit(TxnOptions.defaults());
-        } catch (TransactionException e) {
-          seq = e.seqNum();
-        }
-        double seconds = (System.nanoTime() - t0) / 1e9;
-        RecordedTxn rec = kvs.recordedTransaction(seq).orElseThrow();
-        long ops =
-            rec.executed().stream()
-                .filter(
-                    op -> !op.is(RecordedTxnOp.Flag.NOOP) && !op.is(RecordedTxnOp.Flag.PROPERTY))
-                .count();
-        long failed =
-            rec.executed().stream()
-                .map(RecordedTxnOp::newState)
-                .filter(s -> s != ValueState.CONFIGURED && s != ValueState.REMOVED)
-                .count();
+        TimedCommit commit = TimedCommit.of(kvs, values);
         out.put("bridges", n);
         out.put("veth_pairs", n * PORTS);
-        out.put("seconds", ScaleHarness.round(seconds, 3));
-        out.put("ops", ops);
-        out.put("per_op_ms", ScaleHarness.round(ops == 0 ? 0 : seconds * 1000 / ops, 3));
-        out.put("not_configured", failed);
+        out.put("seconds", ScaleHarness.round(commit.seconds(), 3));
+        out.put("ops", commit.ops());
+        out.put(
+            "per_op_ms",
+            ScaleHarness.round(commit.ops() == 0 ? 0 : commit.seconds() * 1000 / commit.ops(), 3));
+        out.put("not_configured", commit.failed());
       }
     } catch (IOException | LinuxCallException e) {
       throw new IllegalStateException("W12 needs private network namespaces: " + e.getMessage(), e);

@@ -1,12 +1,6 @@
 package io.kvscheduler.bench;
 
 import io.kvscheduler.api.KVScheduler;
-import io.kvscheduler.api.RecordedTxn;
-import io.kvscheduler.api.RecordedTxnOp;
-import io.kvscheduler.api.TransactionException;
-import io.kvscheduler.api.Txn;
-import io.kvscheduler.api.TxnOptions;
-import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.linux.LinuxPlugin;
 import io.kvscheduler.plugins.linux.linuxcalls.IpRoute2Calls;
 import io.kvscheduler.plugins.linux.linuxcalls.IptablesCalls;
@@ -131,26 +125,11 @@ final class IptablesWorkload {
           calls.ensureNamespace("ipt" + ns); // fresh namespaces, as for plain iptables-restore
         }
         Map<String, Object> values = values(n);
-        Txn txn = kvs.startNBTransaction();
-        values.forEach(txn::setValue);
-        long t0 = System.nanoTime();
-        long seq;
-        try {
-          seq = txn.commit(TxnOptions.defaults());
-        } catch (TransactionException e) {
-          seq = e.seqNum();
-        }
-        double seconds = (System.nanoTime() - t0) / 1e9;
-        RecordedTxn rec = kvs.recordedTransaction(seq).orElseThrow();
-        long failed =
-            rec.executed().stream()
-                .map(RecordedTxnOp::newState)
-                .filter(s -> s != ValueState.CONFIGURED && s != ValueState.REMOVED)
-                .count();
-        out.put("seconds", ScaleHarness.round(seconds, 3));
+        TimedCommit commit = TimedCommit.of(kvs, values);
+        out.put("seconds", ScaleHarness.round(commit.seconds(), 3));
         out.put("chains", values.size());
         out.put("restores", iptables.restores());
-        out.put("not_configured", failed);
+        out.put("not_configured", commit.failed());
       }
     } catch (IOException | LinuxCallException e) {
       throw new IllegalStateException("W11 needs private network namespaces: " + e.getMessage(), e);

@@ -94,8 +94,32 @@ public final class KvsCtl {
       paramLabel = "SECONDS",
       scope = ScopeType.INHERIT,
       defaultValue = "60",
-      description = "Limit of one request (default: ${DEFAULT-VALUE}).")
+      converter = SecondsConverter.class,
+      description =
+          "Limit of one request, in seconds or as 30s or 2m (default: ${DEFAULT-VALUE}); for"
+              + " fleet rollout, how long each agent may take to take the change.")
   int timeoutSeconds;
+
+  /** Seconds given as {@code 60}, {@code 60s} or {@code 2m}. */
+  static final class SecondsConverter implements CommandLine.ITypeConverter<Integer> {
+    @Override
+    public Integer convert(String value) {
+      String v = value.strip();
+      if (v.matches("\\d+s?")) {
+        return Integer.parseInt(v.replace("s", ""));
+      }
+      if (v.matches("\\d+m")) {
+        return Integer.parseInt(v.substring(0, v.length() - 1)) * 60;
+      }
+      throw new CommandLine.TypeConversionException(
+          "'" + value + "' is not a number of seconds (60, 60s or 2m)");
+    }
+  }
+
+  /** The {@code --timeout} given (default 60 s). */
+  public Duration timeout() {
+    return Duration.ofSeconds(Math.max(1, timeoutSeconds));
+  }
 
   /** A client reading {@code KVS_AGENT} and {@code KVS_REST_TOKEN} from {@code env}. */
   public KvsCtl(Map<String, String> env) {

@@ -4,20 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.etcd.jetcd.Client;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
-import io.kvscheduler.agent.AgentConfig;
-import io.kvscheduler.agent.EtcdSettings;
 import io.kvscheduler.agent.internal.etcd.EtcdClients;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
@@ -34,6 +27,7 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "fleet",
+    subcommands = {FleetRolloutCommand.class},
     description = {
       "Every agent found in etcd under /vnf-agent/: label, owner (host, pid), state, version,"
           + " age of its last status, its values by state (from config-status/, when the agents"
@@ -42,26 +36,13 @@ import picocli.CommandLine.Option;
           + " INVALID values (for a periodic check).",
       "Examples: kvsctl fleet --etcd 127.0.0.1:2379",
       "          ETCD_CONFIG=etcd.conf kvsctl fleet -o json",
-      "          kvsctl fleet --etcd 127.0.0.1:2379 --watch"
+      "          kvsctl fleet --etcd 127.0.0.1:2379 --watch",
+      "Rolling values out to many agents: kvsctl fleet rollout --help"
     })
 public final class FleetCommand extends AgentCommand {
   @Mixin OutputFormat output;
 
-  @Option(
-      names = "--etcd",
-      paramLabel = "ENDPOINTS",
-      description =
-          "etcd endpoints, comma-separated (default: ETCD_ENDPOINTS, else those of the"
-              + " etcd configuration file).")
-  String endpoints;
-
-  @Option(
-      names = "--etcd-config",
-      paramLabel = "FILE",
-      description =
-          "etcd connection settings as the agent reads them (vpp-agent's etcd.conf: endpoints,"
-              + " TLS files, username and password, timeouts; default: ETCD_CONFIG).")
-  Path etcdConfig;
+  @Mixin EtcdOptions etcdOptions;
 
   @Option(
       names = "--stale-after",
@@ -85,56 +66,21 @@ public final class FleetCommand extends AgentCommand {
 
   @Override
   protected int run() throws Exception {
-    Duration stale = duration(staleAfter);
-    Map<String, String> env = new HashMap<>();
-    for (String k : List.of("ETCD_ENDPOINTS", "ETCD_CONFIG")) {
-      String v = root().env().get(k);
-      if (v != null) {
-        env.put(k, v);
-      }
-    }
-    List<String> args = new ArrayList<>(List.of("--rest", "off"));
-    if (endpoints != null) {
-      args.addAll(List.of("--etcd", endpoints));
-    }
-    if (etcdConfig != null) {
-      args.addAll(List.of("--etcd-config", etcdConfig.toString()));
-    }
-    AgentConfig cfg;
-    try {
-      // the agent's own reading of the etcd settings: the same files, variables and checks
-      cfg = AgentConfig.load(args, env);
-    } catch (IllegalArgumentException e) {
-      throw new CtlException(ExitCodes.USAGE, e.getMessage(), e);
-    }
-    if (cfg.etcdEndpoints().isEmpty()) {
-      throw new CtlException(
-          ExitCodes.USAGE,
-          "no etcd endpoints: give --etcd ENDPOINTS, --etcd-config FILE, ETCD_ENDPOINTS or"
-              + " ETCD_CONFIG");
-    }
-    EtcdSettings settings = cfg.etcd();
-    Client client;
-    try {
-      client = EtcdClients.create(cfg.etcdEndpoints(), settings);
-    } catch (IllegalArgumentException e) {
-      throw new CtlException(ExitCodes.USAGE, e.getMessage(), e);
-    }
-    try (client) {
-      FleetView view = new FleetView(client, settings.requestTimeout(), stale);
+    Duration stale = EtcdOptions.duration(staleAfter, "--stale-after");
+    try (EtcdOptions.Connection etcd = etcdOptions.connect(root().env())) {
+      FleetView view = new FleetView(etcd.client(), etcd.settings().requestTimeout(), stale);
       if (!watch) {
-        return show(read(view, cfg, settings), cfg);
+        return show(read(view, etcd), etcd);
       }
-      return watch(client, view, cfg, settings);
+      return watch(etcd, view);
     }
   }
 
-  private int watch(Client client, FleetView view, AgentConfig cfg, EtcdSettings settings)
-      throws Exception {
+  private int watch(EtcdOptions.Connection etcd, FleetView view) throws Exception {
     Semaphore changed = new Semaphore(0);
     WatchOption opt = WatchOption.builder().isPrefix(true).build();
     try (Watch.Watcher w =
-        client
+        etcd.client()
             .getWatchClient()
             .watch(
                 FleetView.bytes(FleetView.ROOT),
@@ -163,15 +109,15 @@ public final class FleetCommand extends AgentCommand {
         try {
           rows = view.read();
         } catch (Exception e) {
-          err().println("kvsctl: " + explain(e, cfg, settings) + "; retrying");
+          err().println("kvsctl: " + etcd.explain(e, FleetView.ROOT) + "; retrying");
           err().flush();
           Thread.sleep(1000);
           continue;
         }
         if (!output.json()) {
-          out().println("fleet at " + Instant.now() + " (etcd " + cfg.etcdEndpoints() + ")");
+          out().println("fleet at " + Instant.now() + " (etcd " + etcd.endpoints() + ")");
         }
-        last = show(rows, cfg);
+        last = show(rows, etcd);
         out().flush();
         shown++;
       }
@@ -187,7 +133,7 @@ public final class FleetCommand extends AgentCommand {
     return !sub.startsWith(FleetView.CONFIG);
   }
 
-  private List<FleetView.AgentRow> read(FleetView view, AgentConfig cfg, EtcdSettings settings) {
+  private List<FleetView.AgentRow> read(FleetView view, EtcdOptions.Connection etcd) {
     try {
       return view.read();
     } catch (InterruptedException e) {
@@ -198,19 +144,14 @@ public final class FleetCommand extends AgentCommand {
       String msg = String.valueOf(c.getMessage());
       boolean unreachable = c instanceof TimeoutException || msg.contains("UNAVAILABLE");
       throw new CtlException(
-          unreachable ? ExitCodes.UNREACHABLE : ExitCodes.FAILED, explain(e, cfg, settings), c);
+          unreachable ? ExitCodes.UNREACHABLE : ExitCodes.FAILED,
+          etcd.explain(e, FleetView.ROOT),
+          c);
     }
   }
 
-  private static String explain(Throwable e, AgentConfig cfg, EtcdSettings settings) {
-    return "etcd at "
-        + cfg.etcdEndpoints()
-        + ": "
-        + EtcdClients.explain(e, settings, FleetView.ROOT);
-  }
-
   /** Prints the rows; the exit code: 1 when one agent is not well. */
-  private int show(List<FleetView.AgentRow> rows, AgentConfig cfg) {
+  private int show(List<FleetView.AgentRow> rows, EtcdOptions.Connection etcd) {
     boolean ok = rows.stream().allMatch(FleetView.AgentRow::ok);
     if (output.json()) {
       ObjectNode n = JsonNodeFactory.instance.objectNode();
@@ -220,7 +161,7 @@ public final class FleetCommand extends AgentCommand {
       rows.forEach(r -> a.add(r.json()));
       out().println(Json.pretty(n));
     } else if (rows.isEmpty()) {
-      out().println("no agent found under " + FleetView.ROOT + " in etcd " + cfg.etcdEndpoints());
+      out().println("no agent found under " + FleetView.ROOT + " in etcd " + etcd.endpoints());
     } else {
       Table t =
           new Table(
@@ -262,24 +203,5 @@ public final class FleetCommand extends AgentCommand {
     StringBuilder b = new StringBuilder();
     v.forEach((s, n) -> b.append(b.length() == 0 ? "" : ", ").append(s).append(' ').append(n));
     return b.toString();
-  }
-
-  private static Duration duration(String text) {
-    String t = text.strip();
-    try {
-      if (t.matches("\\d+ms")) {
-        return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
-      }
-      if (t.matches("\\d+s")) {
-        return Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1)));
-      }
-      if (t.matches("\\d+m")) {
-        return Duration.ofMinutes(Long.parseLong(t.substring(0, t.length() - 1)));
-      }
-      return Duration.parse(t);
-    } catch (DateTimeParseException | NumberFormatException e) {
-      throw new CtlException(
-          ExitCodes.USAGE, "--stale-after: '" + text + "' is not a duration such as 30s or 2m");
-    }
   }
 }

@@ -100,7 +100,7 @@ final class FleetView {
    * The labels: each found with one read of one key, skipping the rest of that label's keys (a read
    * from {@code /vnf-agent/<label>0}, the key after every {@code /vnf-agent/<label>/...}).
    */
-  private List<String> labels() throws Exception {
+  List<String> labels() throws Exception {
     List<String> out = new ArrayList<>();
     String from = ROOT;
     ByteSequence end = bytes(ROOT.substring(0, ROOT.length() - 1) + "0");

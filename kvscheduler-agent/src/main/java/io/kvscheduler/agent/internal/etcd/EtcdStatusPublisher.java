@@ -26,6 +26,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
@@ -60,6 +61,13 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code check/status/v1/northbound-problems}: the input the northbound sources rejected or
  *       ignored (a JSON array of {@code GET /northbound/problems}' objects), only when status
  *       publishing is on and while there are problems; deleted when the last one is fixed.
+ *   <li>{@code check/status/v1/applied}: ours, with status publishing only: {@code {"revision":
+ *       R}}, the etcd revision up to which the agent has applied its configuration (a resync at R,
+ *       or the changes of every event up to R committed). It is written after the statuses of the
+ *       values those changes touched, so a reader that sees revision R or later and then reads
+ *       {@code config-status/...} reads statuses no older than those changes (the rollout of {@code
+ *       kvsctl fleet rollout} waits on it: a changed value whose status stays CONFIGURED writes no
+ *       new status).
  * </ul>
  *
  * One thread does all writes; what is to be written is kept per key, so during an outage only the
@@ -71,6 +79,9 @@ public final class EtcdStatusPublisher implements AutoCloseable {
 
   public static final String AGENT_STATUS_KEY = "check/status/v1/agent";
   public static final String STATUS_PREFIX = "config-status/";
+
+  /** The etcd revision applied (see the class comment), written with status publishing. */
+  public static final String APPLIED_KEY = "check/status/v1/applied";
 
   /** The northbound problems (a JSON array), written with status publishing while there are any. */
   public static final String PROBLEMS_KEY = "check/status/v1/northbound-problems";
@@ -98,6 +109,7 @@ public final class EtcdStatusPublisher implements AutoCloseable {
   private boolean leaseLost = true;
   private boolean closed;
   private boolean paused;
+  private long appliedRevision;
 
   private volatile long leaseId;
   private volatile CloseableClient keepAlive;
@@ -221,6 +233,50 @@ public final class EtcdStatusPublisher implements AutoCloseable {
     reconcile = true;
     dirty.addAll(desired.keySet());
     notifyAll();
+  }
+
+  /**
+   * Notes that the agent has applied its etcd configuration up to {@code revision}, after changing
+   * {@code valueKeys}: their statuses as the scheduler has them now are queued first, then {@link
+   * #APPLIED_KEY}, so the marker is never written before the statuses it vouches for. A revision
+   * not above the last one noted is ignored; nothing is done without value statuses.
+   */
+  public void applied(long revision, Collection<String> valueKeys) {
+    if (!valueStatuses) {
+      return;
+    }
+    Map<String, String> now = new HashMap<>();
+    for (String k : valueKeys) {
+      String key = statusKey(k);
+      if (key != null) {
+        ValueStatus s = kvs.valueStatus(k).value();
+        boolean gone = s.state() == ValueState.REMOVED || s.state() == ValueState.NONEXISTENT;
+        now.put(key, gone ? null : toJson(s));
+      }
+    }
+    synchronized (this) {
+      now.forEach(
+          (key, value) -> {
+            if (!Objects.equals(desired.get(key), value)) {
+              if (value == null) {
+                desired.remove(key);
+              } else {
+                desired.put(key, value);
+              }
+              dirty.add(key);
+            }
+          });
+      if (revision <= appliedRevision) {
+        notifyAll();
+        return;
+      }
+      appliedRevision = revision;
+      desired.put(APPLIED_KEY, json.createObjectNode().put("revision", revision).toString());
+      // moved to the end: written after every status queued before it
+      dirty.remove(APPLIED_KEY);
+      dirty.add(APPLIED_KEY);
+      notifyAll();
+    }
   }
 
   /** The key under the agent prefix of the status of {@code valueKey}, or null for none. */

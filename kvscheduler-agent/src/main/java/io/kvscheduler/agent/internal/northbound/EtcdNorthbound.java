@@ -36,6 +36,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -617,6 +618,9 @@ public final class EtcdNorthbound implements NorthboundSource {
           bad.isEmpty() ? "" : " (" + bad.size() + " rejected)");
       CompletableFuture<Long> txn = northbound.resync(SOURCE, values);
       publishProblems();
+      Set<String> touched = new TreeSet<>(values.keySet());
+      touched.addAll(bad.keySet());
+      markApplied(txn, rev, touched);
       revision = rev;
       resyncCount++;
       for (String prefix : prefixes) {
@@ -770,6 +774,8 @@ public final class EtcdNorthbound implements NorthboundSource {
         return delivered;
       }
       long last = delivered;
+      List<CompletableFuture<Long>> txns = new ArrayList<>();
+      Set<String> touched = new TreeSet<>();
       for (WatchEvent ev : response.getEvents()) {
         long rev = ev.getKeyValue().getModRevision();
         if (rev <= delivered) {
@@ -778,6 +784,7 @@ public final class EtcdNorthbound implements NorthboundSource {
         }
         last = Math.max(last, rev);
         String key = relative(ev.getKeyValue().getKey());
+        touched.add(key);
         Map<String, Object> change = new HashMap<>(2);
         switch (ev.getEventType()) {
           case PUT -> {
@@ -812,11 +819,35 @@ public final class EtcdNorthbound implements NorthboundSource {
             continue;
           }
         }
-        northbound.change(SOURCE, change);
+        txns.add(northbound.change(SOURCE, change));
       }
       publishProblems();
+      if (last > delivered) {
+        markApplied(CompletableFuture.allOf(txns.toArray(CompletableFuture[]::new)), last, touched);
+      }
       return last;
     }
+  }
+
+  /**
+   * Once {@code txn} has ended, tells the status publisher that the configuration is applied up to
+   * {@code revision} (its marker is written after the statuses of {@code keys}).
+   */
+  private void markApplied(CompletableFuture<?> txn, long revision, Set<String> keys) {
+    EtcdStatusPublisher pub = publisher;
+    if (pub == null) {
+      return;
+    }
+    // also when the transaction ended in an error (a value INVALID or FAILED): the statuses
+    // say what became of each value
+    txn.whenComplete(
+        (r, err) -> {
+          try {
+            pub.applied(revision, keys);
+          } catch (RuntimeException e) {
+            LOG.warn("etcd: cannot note revision {} as applied ({})", revision, e.toString());
+          }
+        });
   }
 
   private void cancelWatchersLocked() {

@@ -97,6 +97,12 @@ import java.util.regex.Pattern;
  *       holding W1's values, until every value is CONFIGURED over REST ({@link AgentStartup}).
  *       Reports {@code seconds} and its parts {@code rest_up_seconds}, {@code parse_seconds},
  *       {@code commit_seconds} and their sum {@code parts_seconds}.
+ *   <li><b>W13</b> – a fleet: a 3-member etcd cluster of local processes and {@code --agents A}
+ *       (default 50) agents in this JVM with N values each ({@link FleetWorkload}). Reports the
+ *       etcd requests per agent at rest, {@code propagation_p50_ms} and {@code propagation_p99_ms}
+ *       (an etcd put to the agent's CONFIGURED status seen through a watch), {@code all_seconds}
+ *       (one change to every agent at once) and, the same while an etcd member is killed and
+ *       restarted, {@code member_loss_all_seconds} and {@code lost}.
  * </ul>
  *
  * <p>For W1 and W3, {@code --warmup W} (default 0) runs the workload W times unmeasured, each on a
@@ -151,11 +157,11 @@ public final class ScaleHarness {
   }
 
   static String usage() {
-    return "usage: kvs-bench BASELINE|W1|W2|W3|W4|W5|W6|W7|W8|W9|W11|W12 --n N[,N...]"
+    return "usage: kvs-bench BASELINE|W1|W2|W3|W4|W5|W6|W7|W8|W9|W11|W12|W13 --n N[,N...]"
         + " [--repeat R] [--txns T]"
         + " [--warmup W] [--seed S] [--populate single|split] [--history on|off]"
         + " [--parallelism P[,P...]] [--revert on|off] [--via bare|descriptors]"
-        + " [--plugin mock|linux]";
+        + " [--plugin mock|linux] [--agents A]";
   }
 
   static int run(String[] args) {
@@ -163,7 +169,8 @@ public final class ScaleHarness {
       throw new IllegalArgumentException("missing workload");
     }
     String workload = args[0].toUpperCase(Locale.ROOT);
-    if (!List.of("BASELINE", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W11", "W12")
+    if (!List.of(
+            "BASELINE", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W11", "W12", "W13")
         .contains(workload)) {
       throw new IllegalArgumentException("unknown workload " + args[0]);
     }
@@ -180,6 +187,7 @@ public final class ScaleHarness {
     Boolean viaDescriptors = null; // --via: BASELINE only
     boolean linux = false; // --plugin: W9 only
     boolean pluginGiven = false;
+    int fleetAgents = 50; // --agents: W13 only
     for (int i = 1; i < args.length; i++) {
       String a = args[i];
       if (i + 1 >= args.length) {
@@ -193,6 +201,12 @@ public final class ScaleHarness {
           }
         }
         case "--repeat" -> repeat = parseInt(v, 1);
+        case "--agents" -> {
+          if (!workload.equals("W13")) {
+            throw new IllegalArgumentException("--agents applies to W13");
+          }
+          fleetAgents = parseInt(v, 1);
+        }
         case "--txns" -> txns = parseInt(v, 1);
         case "--warmup" -> warmup = parseInt(v, 0);
         case "--seed" -> seed = Long.parseLong(v);
@@ -268,7 +282,8 @@ public final class ScaleHarness {
               ? IptablesWorkload.DEFAULT_LEVELS
               : SlowSouthboundApply.DEFAULT_LEVELS);
     }
-    if (warmup >= 0 && List.of("BASELINE", "W4", "W5", "W6", "W9", "W11").contains(workload)) {
+    if (warmup >= 0
+        && List.of("BASELINE", "W4", "W5", "W6", "W9", "W11", "W13").contains(workload)) {
       throw new IllegalArgumentException("--warmup does not apply to " + workload);
     }
     boolean history = recordHistory == null || recordHistory;
@@ -299,6 +314,7 @@ public final class ScaleHarness {
               case "W8" -> List.of(LinuxWorkload.run(n));
               case "W11" -> IptablesWorkload.run(n, levels);
               case "W12" -> List.of(BridgeWorkload.run(n));
+              case "W13" -> List.of(fleet(fleetAgents, n));
               case "W9" -> List.of(linux ? AgentStartup.runLinux(n) : AgentStartup.run(n));
               default -> throw new IllegalArgumentException("unknown workload " + args[0]);
             };
@@ -335,6 +351,17 @@ public final class ScaleHarness {
       t = t.substring(0, t.length() - 1);
     }
     return Math.multiplyExact(parseInt(t, 1), mult);
+  }
+
+  private static Map<String, Object> fleet(int agents, int n) {
+    try {
+      return FleetWorkload.run(agents, n);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    } catch (Exception e) {
+      throw new IllegalStateException("W13: " + e, e);
+    }
   }
 
   private static int parseInt(String s, int min) {

@@ -18,6 +18,7 @@ import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.options.WatchOption;
 import io.kvscheduler.api.ValueState;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -183,6 +184,49 @@ class EtcdStatusPublishingTest extends SharedEtcdTest {
 
   private static ByteSequence bytes(String s) {
     return ByteSequence.from(s, StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void theAppliedRevisionIsWrittenAfterTheStatusesOfTheChangesUpToIt() throws Exception {
+    String p = prefix("st-applied");
+    etcd.put(p + IF + "tap1", tap("tap1", true));
+    agents.start("st-applied", true);
+    String tap1 = p + "config-status/mock/v1/interfaces/tap1";
+    awaitStatus(tap1);
+    long start = revision(p + IF + "tap1");
+    await().atMost(TIMEOUT).until(() -> applied(p) >= start);
+
+    // a change that leaves the status as it was (CONFIGURED, UPDATE) still moves the revision
+    etcd.put(p + IF + "tap1", tap("tap1", false));
+    etcd.put(p + IF + "tap1", tap("tap1", true));
+    long update = revision(p + IF + "tap1");
+    await().atMost(TIMEOUT).until(() -> applied(p) >= update);
+    assertThat(status(tap1).path("state").asText()).isEqualTo("CONFIGURED");
+
+    // once the revision of a change is seen, its status is there already
+    for (int i = 0; i < 5; i++) {
+      String key = IF + "bad" + i;
+      etcd.put(p + key, "{\"name\":\"bad" + i + "\"}"); // no type: INVALID
+      long rev = revision(p + key);
+      await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(5)).until(() -> applied(p) >= rev);
+      JsonNode s = status(p + "config-status/mock/v1/interfaces/bad" + i);
+      assertThat(s).as("status of %s when revision %d is applied", key, rev).isNotNull();
+      assertThat(s.path("state").asText()).isEqualTo("INVALID");
+    }
+  }
+
+  /** The revision in the agent's {@code check/status/v1/applied}, 0 when absent. */
+  private static long applied(String prefix) throws Exception {
+    JsonNode n = status(prefix + "check/status/v1/applied");
+    return n == null ? 0 : n.path("revision").asLong();
+  }
+
+  private static long revision(String key) throws Exception {
+    return JSON.readTree(etcd.ctlChecked("get", key, "-w", "json"))
+        .path("kvs")
+        .get(0)
+        .path("mod_revision")
+        .asLong();
   }
 
   private static JsonNode awaitStatus(String key) {

@@ -315,7 +315,7 @@ final class FleetWorkload {
 
   /** Waits until every agent has published {@code n} value statuses. */
   private static void awaitStatuses(KV kv, int agents, int n) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(30);
     boolean[] done = new boolean[agents];
     while (true) {
       boolean all = true;
@@ -337,7 +337,7 @@ final class FleetWorkload {
       }
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException(
-            "agents without all their statuses after 10 min: " + Arrays.toString(done));
+            "agents without all their statuses after 30 min: " + Arrays.toString(done));
       }
       Thread.sleep(500);
     }

@@ -15,9 +15,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import java.io.IOException;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
@@ -85,22 +84,83 @@ public final class ConfigDocument {
 
   private final JsonNode root;
 
-  /** Lines of the document's nodes (identity): containers, and the entries of each container. */
-  private final Lines lines;
+  /**
+   * An object of a document with its line and the line of each of its fields, in the order the
+   * fields were given. The lines ride on the nodes themselves: keeping them in maps keyed by node
+   * identity cost about a fifth of a large file's parse (W9 of {@code BENCHMARKS.md}).
+   */
+  private static final class LinedObject extends ObjectNode {
+    private static final long serialVersionUID = 1L;
+    final int line;
+    private int[] fieldLines = new int[4];
 
-  /** Where things are: every object and array, and the fields and items of each. */
-  private static final class Lines {
-    final Map<JsonNode, Integer> containers = new IdentityHashMap<>();
-    final Map<JsonNode, Map<String, Integer>> fields = new IdentityHashMap<>();
-    final Map<JsonNode, List<Integer>> items = new IdentityHashMap<>();
+    /** By field name, built on the first lookup in a large object. */
+    private transient Map<String, Integer> byName;
+
+    LinedObject(int line) {
+      super(NODES);
+      this.line = line;
+    }
+
+    void addFieldLine(int index, int fieldLine) {
+      if (index == fieldLines.length) {
+        fieldLines = Arrays.copyOf(fieldLines, index * 2);
+      }
+      fieldLines[index] = fieldLine;
+    }
+
+    /** The line of the field {@code name}, or null when it has none. */
+    Integer fieldLine(String name) {
+      if (size() > 16) {
+        if (byName == null) {
+          Map<String, Integer> m = new HashMap<>(size() * 2);
+          int i = 0;
+          for (Iterator<String> it = fieldNames(); it.hasNext(); i++) {
+            m.put(it.next(), fieldLines[i]);
+          }
+          byName = m;
+        }
+        return byName.get(name);
+      }
+      int i = 0;
+      for (Iterator<String> it = fieldNames(); it.hasNext(); i++) {
+        if (it.next().equals(name)) {
+          return fieldLines[i];
+        }
+      }
+      return null;
+    }
   }
 
-  /** The line the root starts on (a scalar root has no entry in {@link #lines}). */
+  /** A list of a document with its line and the line of each of its items. */
+  private static final class LinedArray extends ArrayNode {
+    private static final long serialVersionUID = 1L;
+    final int line;
+    private int[] itemLines = new int[4];
+
+    LinedArray(int line) {
+      super(NODES);
+      this.line = line;
+    }
+
+    void addItemLine(int index, int itemLine) {
+      if (index == itemLines.length) {
+        itemLines = Arrays.copyOf(itemLines, index * 2);
+      }
+      itemLines[index] = itemLine;
+    }
+
+    /** The line of item {@code i}, or null when out of range. */
+    Integer itemLine(int i) {
+      return i < size() ? itemLines[i] : null;
+    }
+  }
+
+  /** The line the root starts on (a scalar root carries no line of its own). */
   private final int rootLine;
 
-  private ConfigDocument(JsonNode root, Lines lines, int rootLine) {
+  private ConfigDocument(JsonNode root, int rootLine) {
     this.root = root;
-    this.lines = lines;
     this.rootLine = rootLine;
   }
 
@@ -252,18 +312,17 @@ public final class ConfigDocument {
             "too large (" + codePoints + " code points, limit " + maxCodePoints + ")", 0, null);
       }
     }
-    Lines lines = new Lines();
     try (JsonParser p = factory.createParser(text)) {
       JsonToken first = p.nextToken();
       if (first == null) {
-        return new ConfigDocument(NullNode.getInstance(), lines, 0);
+        return new ConfigDocument(NullNode.getInstance(), 0);
       }
       int rootLine = line(p);
-      JsonNode root = read(p, lines, rootLine, 1);
+      JsonNode root = read(p, rootLine, 1);
       if (p.nextToken() != null) {
         throw new SyntaxException("more than one document (only one is supported)", line(p), null);
       }
-      return new ConfigDocument(root, lines, rootLine);
+      return new ConfigDocument(root, rootLine);
     } catch (JsonProcessingException e) {
       throw syntaxError(factory == YAML ? "YAML" : "JSON", text, e);
     } catch (IOException e) {
@@ -325,7 +384,7 @@ public final class ConfigDocument {
     return loc == null ? 0 : Math.max(loc.getLineNr(), 0);
   }
 
-  private static JsonNode read(JsonParser p, Lines lines, int line, int depth)
+  private static JsonNode read(JsonParser p, int line, int depth)
       throws IOException, SyntaxException {
     JsonToken t = p.currentToken();
     if (depth > MAX_DEPTH && (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY)) {
@@ -340,33 +399,28 @@ public final class ConfigDocument {
     }
     switch (t) {
       case START_OBJECT -> {
-        ObjectNode o = NODES.objectNode();
-        lines.containers.put(o, line);
-        Map<String, Integer> fieldLines = new HashMap<>();
-        lines.fields.put(o, fieldLines);
+        LinedObject o = new LinedObject(line);
         while (p.nextToken() == JsonToken.FIELD_NAME) {
           String name = p.currentName();
           int fieldLine = line(p);
           checkLength("key", name, fieldLine);
           p.nextToken();
-          JsonNode v = read(p, lines, fieldLine, depth + 1);
-          if (o.has(name)) {
+          JsonNode v = read(p, fieldLine, depth + 1);
+          int index = o.size();
+          if (o.putIfAbsent(name, v) != null) {
             throw new SyntaxException("duplicate key '" + name + "'", fieldLine, null);
           }
-          o.set(name, v);
-          fieldLines.put(name, fieldLine);
+          o.addFieldLine(index, fieldLine);
         }
         return o;
       }
       case START_ARRAY -> {
-        ArrayNode a = NODES.arrayNode();
-        lines.containers.put(a, line);
-        List<Integer> itemLines = new ArrayList<>();
-        lines.items.put(a, itemLines);
+        LinedArray a = new LinedArray(line);
         while (p.nextToken() != JsonToken.END_ARRAY) {
           int itemLine = line(p);
-          a.add(read(p, lines, itemLine, depth + 1));
-          itemLines.add(itemLine);
+          int index = a.size();
+          a.add(read(p, itemLine, depth + 1));
+          a.addItemLine(index, itemLine);
         }
         return a;
       }
@@ -427,8 +481,8 @@ public final class ConfigDocument {
 
   /** The line of an object or array node of this document, or of its root; 0 when unknown. */
   public int lineOf(JsonNode node) {
-    Integer l = lines.containers.get(node);
-    return l != null ? l : node == root ? rootLine : 0;
+    int l = node instanceof LinedObject o ? o.line : node instanceof LinedArray a ? a.line : 0;
+    return l > 0 ? l : node == root ? rootLine : 0;
   }
 
   /**
@@ -444,13 +498,11 @@ public final class ConfigDocument {
       Integer l = null;
       JsonNode next = null;
       if (step instanceof Integer i && n.isArray() && i < n.size()) {
-        List<Integer> items = lines.items.get(n);
-        l = items != null && i < items.size() ? items.get(i) : null;
+        l = n instanceof LinedArray a ? a.itemLine(i) : null;
         next = n.get(i);
       } else if (step instanceof String name && n.isObject()) {
         String given = fieldNamed(n, name);
-        Map<String, Integer> fields = lines.fields.get(n);
-        l = given != null && fields != null ? fields.get(given) : null;
+        l = given != null && n instanceof LinedObject o ? o.fieldLine(given) : null;
         next = given != null ? n.get(given) : null;
       }
       if (next == null) {

@@ -4,6 +4,7 @@ import io.kvscheduler.agent.internal.etcd.EtcdClients;
 import io.kvscheduler.agent.internal.etcd.LabelClaim;
 import io.kvscheduler.agent.internal.logging.LogTail;
 import io.kvscheduler.agent.internal.metrics.AgentMetrics;
+import io.kvscheduler.agent.internal.northbound.DocumentsAhead;
 import io.kvscheduler.agent.internal.northbound.NorthboundProblems;
 import io.kvscheduler.agent.internal.northbound.NorthboundSource;
 import io.kvscheduler.agent.internal.northbound.Orchestrator;
@@ -18,6 +19,7 @@ import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.agent.spi.NotificationHub;
 import io.kvscheduler.agent.spi.NotificationSink;
 import io.kvscheduler.api.KVScheduler;
+import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -84,6 +86,10 @@ public final class Agent implements AutoCloseable {
   private final List<NorthboundSource> sources = new ArrayList<>();
   private final List<AgentPlugin> initialised = new ArrayList<>();
   private StateStore stateStore;
+
+  /** The config files parsed while the agent starts, for the file northbound; null without. */
+  private DocumentsAhead documentsAhead;
+
   private boolean closed;
 
   /** With etcd: this agent's claim on its label; null without etcd. */
@@ -187,6 +193,10 @@ public final class Agent implements AutoCloseable {
   }
 
   private void run() throws Exception {
+    if (config.configDir() != null && Files.isDirectory(config.configDir())) {
+      // parsed while the plugins and REST start; the file northbound takes what is unchanged
+      documentsAhead = DocumentsAhead.start(config.configDir(), config.followExternalLinks());
+    }
     claimLabel();
     if (config.stateDir() == null) {
       LOG.info(
@@ -414,6 +424,11 @@ public final class Agent implements AutoCloseable {
     return problems;
   }
 
+  /** The config files parsed while the agent started, or null (see {@link DocumentsAhead}). */
+  DocumentsAhead documentsAhead() {
+    return documentsAhead;
+  }
+
   /** When the agent started. */
   public Instant startTime() {
     return startTime;
@@ -460,6 +475,9 @@ public final class Agent implements AutoCloseable {
         "agent '{}' stopping: northbound {} first, then plugins and the scheduler",
         config.label(),
         sources.stream().map(NorthboundSource::name).toList());
+    if (documentsAhead != null) {
+      documentsAhead.close();
+    }
     for (int i = sources.size() - 1; i >= 0; i--) {
       try {
         sources.get(i).close();

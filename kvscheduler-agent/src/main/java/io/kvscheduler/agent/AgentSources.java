@@ -79,7 +79,7 @@ final class AgentSources {
     // --- file northbound (--config-dir) ---
     if (agent.config().configDir() != null) {
       Duration settle = agent.config().fileSettleTime();
-      out.add(
+      FileNorthbound files =
           new FileNorthbound(
                   agent.config().configDir(),
                   agent.models(),
@@ -90,7 +90,11 @@ final class AgentSources {
                   Clock.systemUTC())
               .followExternalLinks(agent.config().followExternalLinks())
               .problems(agent.problems())
-              .events(agent.metrics()));
+              .events(agent.metrics());
+      if (agent.documentsAhead() != null) {
+        files.parsedAhead(agent.documentsAhead());
+      }
+      out.add(files);
     }
     // --- end of file northbound ---
 

@@ -476,33 +476,53 @@ public final class ModelJsonCodec {
 
   /**
    * Renames the field names of the objects that are values of classes (per the declared type, null
-   * when unknown: then every object key is taken for a field name); leaves map keys alone.
+   * when unknown: then every object key is taken for a field name); leaves map keys alone. Returns
+   * {@code node} itself when nothing in it is renamed: most values are written in one case style,
+   * and copying every tree cost about a tenth of a large file's parse (W9 of {@code
+   * BENCHMARKS.md}).
    */
   private JsonNode rename(JsonNode node, JavaType type, UnaryOperator<String> f) {
     if (node.isObject()) {
-      ObjectNode out = ((ObjectNode) node).objectNode();
       boolean map = type != null && type.isMapLikeType();
       Map<String, JavaType> fields = map || type == null ? Map.of() : fieldTypes(type);
-      Map<String, String> given = new HashMap<>();
-      for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+      ObjectNode out = null; // the copy, made at the first entry that changes
+      Map<String, String> given = null;
+      int index = 0;
+      for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); index++) {
         Map.Entry<String, JsonNode> e = it.next();
         String name = map ? e.getKey() : f.apply(e.getKey());
-        String before = given.putIfAbsent(name, e.getKey());
-        if (before != null) {
-          throw new TwiceGiven(name, before, e.getKey());
+        if (out == null && !name.equals(e.getKey())) {
+          out = copyOfFirst(node, index);
+          given = namesOf(out);
+        }
+        if (out != null) {
+          String before = given.putIfAbsent(name, e.getKey());
+          if (before != null) {
+            throw new TwiceGiven(name, before, e.getKey());
+          }
         }
         JavaType child = map ? type.getContentType() : fields.get(toSnake(e.getKey()));
+        JsonNode renamed;
         try {
-          out.set(name, rename(e.getValue(), child, f));
+          renamed = rename(e.getValue(), child, f);
         } catch (RenameFault t) {
           t.path.addFirst(e.getKey());
           throw t;
         }
+        if (out == null && renamed != e.getValue()) {
+          // the names so far and this one are unchanged, so distinct
+          out = copyOfFirst(node, index);
+          given = namesOf(out);
+          given.put(name, name);
+        }
+        if (out != null) {
+          out.set(name, renamed);
+        }
       }
-      return out;
+      return out == null ? node : out;
     }
     if (node.isArray()) {
-      ArrayNode out = ((ArrayNode) node).arrayNode();
+      ArrayNode out = null;
       JavaType item =
           type != null && (type.isCollectionLikeType() || type.isArrayType())
               ? type.getContentType()
@@ -511,16 +531,44 @@ public final class ModelJsonCodec {
         if (node.get(i).isNull()) {
           throw new NullItem(i); // protobuf JSON has no null in a repeated field
         }
+        JsonNode renamed;
         try {
-          out.add(rename(node.get(i), item, f));
+          renamed = rename(node.get(i), item, f);
         } catch (RenameFault t) {
           t.path.addFirst(i);
           throw t;
         }
+        if (out == null && renamed != node.get(i)) {
+          out = ((ArrayNode) node).arrayNode(node.size());
+          for (int j = 0; j < i; j++) {
+            out.add(node.get(j));
+          }
+        }
+        if (out != null) {
+          out.add(renamed);
+        }
       }
-      return out;
+      return out == null ? node : out;
     }
     return node;
+  }
+
+  /** A new object holding the first {@code count} fields of {@code node}, as they are. */
+  private static ObjectNode copyOfFirst(JsonNode node, int count) {
+    ObjectNode out = ((ObjectNode) node).objectNode();
+    Iterator<Map.Entry<String, JsonNode>> it = node.fields();
+    for (int i = 0; i < count; i++) {
+      Map.Entry<String, JsonNode> e = it.next();
+      out.set(e.getKey(), e.getValue());
+    }
+    return out;
+  }
+
+  /** The field names of {@code o}, each given as itself. */
+  private static Map<String, String> namesOf(ObjectNode o) {
+    Map<String, String> names = new HashMap<>();
+    o.fieldNames().forEachRemaining(n -> names.put(n, n));
+    return names;
   }
 
   /** The declared type of each field of a value class, by snake_case name (cached per type). */
@@ -544,7 +592,15 @@ public final class ModelJsonCodec {
         });
   }
 
+  /** {@code name} in snake_case; {@code name} itself when it has no upper case letter. */
   static String toSnake(String name) {
+    int first = 0;
+    while (first < name.length() && !Character.isUpperCase(name.charAt(first))) {
+      first++;
+    }
+    if (first == name.length()) {
+      return name;
+    }
     StringBuilder sb = new StringBuilder(name.length() + 4);
     for (int i = 0; i < name.length(); i++) {
       char c = name.charAt(i);
@@ -560,7 +616,13 @@ public final class ModelJsonCodec {
     return sb.toString();
   }
 
+  /**
+   * {@code name} in lowerCamelCase; {@code name} itself when it has no {@code _} after its start.
+   */
   static String toCamel(String name) {
+    if (name.indexOf('_', 1) < 0) {
+      return name;
+    }
     StringBuilder sb = new StringBuilder(name.length());
     boolean up = false;
     for (int i = 0; i < name.length(); i++) {

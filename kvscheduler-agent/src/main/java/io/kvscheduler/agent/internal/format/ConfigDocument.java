@@ -16,12 +16,13 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
@@ -85,22 +86,88 @@ public final class ConfigDocument {
 
   private final JsonNode root;
 
-  /** Lines of the document's nodes (identity): containers, and the entries of each container. */
-  private final Lines lines;
+  /**
+   * An object of a document with its line and the line of each of its fields, in the order the
+   * fields were given. The lines ride on the nodes themselves: keeping them in maps keyed by node
+   * identity cost about a fifth of a large file's parse (W9 of {@code BENCHMARKS.md}).
+   */
+  private static final class LinedObject extends ObjectNode {
+    private static final long serialVersionUID = 1L;
+    final int line;
+    private int[] fieldLines = new int[4];
 
-  /** Where things are: every object and array, and the fields and items of each. */
-  private static final class Lines {
-    final Map<JsonNode, Integer> containers = new IdentityHashMap<>();
-    final Map<JsonNode, Map<String, Integer>> fields = new IdentityHashMap<>();
-    final Map<JsonNode, List<Integer>> items = new IdentityHashMap<>();
+    /** By field name, built on the first lookup in a large object. */
+    private transient Map<String, Integer> byName;
+
+    LinedObject(int line) {
+      super(NODES);
+      this.line = line;
+    }
+
+    void addFieldLine(int index, int fieldLine) {
+      if (index == fieldLines.length) {
+        fieldLines = Arrays.copyOf(fieldLines, index * 2);
+      }
+      fieldLines[index] = fieldLine;
+    }
+
+    /** The line of the field at {@code index}, in the order given. */
+    int fieldLineAt(int index) {
+      return fieldLines[index];
+    }
+
+    /** The line of the field {@code name}, or null when it has none. */
+    Integer fieldLine(String name) {
+      if (size() > 16) {
+        if (byName == null) {
+          Map<String, Integer> m = new HashMap<>(size() * 2);
+          int i = 0;
+          for (Iterator<String> it = fieldNames(); it.hasNext(); i++) {
+            m.put(it.next(), fieldLines[i]);
+          }
+          byName = m;
+        }
+        return byName.get(name);
+      }
+      int i = 0;
+      for (Iterator<String> it = fieldNames(); it.hasNext(); i++) {
+        if (it.next().equals(name)) {
+          return fieldLines[i];
+        }
+      }
+      return null;
+    }
   }
 
-  /** The line the root starts on (a scalar root has no entry in {@link #lines}). */
+  /** A list of a document with its line and the line of each of its items. */
+  private static final class LinedArray extends ArrayNode {
+    private static final long serialVersionUID = 1L;
+    final int line;
+    private int[] itemLines = new int[4];
+
+    LinedArray(int line) {
+      super(NODES);
+      this.line = line;
+    }
+
+    void addItemLine(int index, int itemLine) {
+      if (index == itemLines.length) {
+        itemLines = Arrays.copyOf(itemLines, index * 2);
+      }
+      itemLines[index] = itemLine;
+    }
+
+    /** The line of item {@code i}, or null when out of range. */
+    Integer itemLine(int i) {
+      return i < size() ? itemLines[i] : null;
+    }
+  }
+
+  /** The line the root starts on (a scalar root carries no line of its own). */
   private final int rootLine;
 
-  private ConfigDocument(JsonNode root, Lines lines, int rootLine) {
+  private ConfigDocument(JsonNode root, int rootLine) {
     this.root = root;
-    this.lines = lines;
     this.rootLine = rootLine;
   }
 
@@ -211,7 +278,183 @@ public final class ConfigDocument {
    * @throws SyntaxException also when {@code text} has more than {@link #MAX_CODE_POINTS}
    */
   public static ConfigDocument parseYaml(String text) throws SyntaxException {
+    if (text.length() <= MAX_CODE_POINTS) {
+      ConfigDocument inPieces = YamlPieces.parse(text);
+      if (inPieces != null) {
+        return inPieces;
+      }
+    }
     return parse(YAML, text, MAX_CODE_POINTS);
+  }
+
+  /**
+   * A large YAML document read in pieces on two threads or more. The parse of a large file is most
+   * of an agent's start on it (W9 of {@code BENCHMARKS.md}), and SnakeYAML reads on one thread.
+   *
+   * <p>Only a document whose every line at column 0 begins a top-level key can be cut there and
+   * each piece read as a mapping of its own; so it is done only where that is certain, and anything
+   * else is read whole: a document holding a character that may tie one part to another (an anchor
+   * {@code &}, an alias {@code *}, a tag {@code !}, a directive {@code %}), a document marker
+   * ({@code ---}, {@code ...}) or a line break other than {@code \n}; a piece that does not read as
+   * a mapping (an open quote or flow collection, a syntax error); a key given in two pieces. The
+   * whole reading then reports what is wrong, with its own words and lines, so errors are the same
+   * either way; the values and every line of a document read in pieces are those of reading it
+   * whole.
+   */
+  static final class YamlPieces {
+    /** Below this many characters (1 Mi) a document is read whole. */
+    static final int MIN_LENGTH = 1 << 20;
+
+    private YamlPieces() {}
+
+    /** The document read in pieces, or null when it is to be read whole. */
+    static ConfigDocument parse(String text) {
+      int threads = Math.min(4, Runtime.getRuntime().availableProcessors());
+      return parse(text, threads, MIN_LENGTH);
+    }
+
+    /** As {@link #parse(String)}, into {@code pieces} pieces from {@code minLength} characters. */
+    static ConfigDocument parse(String text, int pieces, int minLength) {
+      if (pieces < 2 || text.length() < minLength || !cuttable(text)) {
+        return null;
+      }
+      int[] starts = cuts(text, pieces);
+      if (starts.length < 2) {
+        return null;
+      }
+      List<CompletableFuture<LinedObject>> later = new ArrayList<>();
+      int lines = 0;
+      int counted = 0;
+      for (int i = 1; i < starts.length; i++) {
+        lines += newlines(text, counted, starts[i]);
+        counted = starts[i];
+        int from = starts[i];
+        int to = i + 1 < starts.length ? starts[i + 1] : text.length();
+        int offset = lines;
+        later.add(CompletableFuture.supplyAsync(() -> piece(text.substring(from, to), offset)));
+      }
+      LinedObject first = piece(text.substring(0, starts[1]), 0);
+      LinedObject root = first == null ? null : new LinedObject(first.line);
+      boolean whole = root != null && merge(root, first);
+      for (CompletableFuture<LinedObject> f : later) {
+        LinedObject piece = f.join();
+        whole = whole && piece != null && merge(root, piece);
+      }
+      return whole ? new ConfigDocument(root, root.line) : null;
+    }
+
+    /** Whether nothing in {@code text} may tie a piece to another (see the class comment). */
+    private static boolean cuttable(String text) {
+      int n = text.length();
+      for (int i = 0; i < n; i++) {
+        char c = text.charAt(i);
+        switch (c) {
+          case '&', '*', '!', '%', '\r', '\u0085', '\u2028', '\u2029', '\uFEFF' -> {
+            return false;
+          }
+          case '\n' -> {
+            if (text.startsWith("---", i + 1) || text.startsWith("...", i + 1)) {
+              return false;
+            }
+          }
+          default -> {}
+        }
+      }
+      return !text.startsWith("---") && !text.startsWith("...") && keyFirst(text);
+    }
+
+    /**
+     * Whether the first line holding more than a comment begins a key at column 0: then the root is
+     * a mapping at column 0, and every line at column 0 begins one of its keys or a comment.
+     */
+    private static boolean keyFirst(String text) {
+      int at = 0;
+      while (at < text.length()) {
+        char c = text.charAt(at);
+        int end = text.indexOf('\n', at);
+        end = end < 0 ? text.length() : end;
+        if (c == '#' || text.substring(at, end).isBlank()) {
+          at = end + 1;
+          continue;
+        }
+        return keyStart(c);
+      }
+      return false;
+    }
+
+    /**
+     * Where the pieces start: 0, then at most {@code pieces - 1} line starts near equal shares of
+     * the text, each at a line beginning with a plain key (no indentation, comment, list item,
+     * complex key, flow collection or quote).
+     */
+    private static int[] cuts(String text, int pieces) {
+      List<Integer> starts = new ArrayList<>(List.of(0));
+      for (int i = 1; i < pieces; i++) {
+        int from =
+            Math.max((int) ((long) text.length() * i / pieces), starts.get(starts.size() - 1));
+        int at = from;
+        while (true) {
+          int nl = text.indexOf('\n', at);
+          if (nl < 0 || nl + 1 >= text.length()) {
+            at = -1;
+            break;
+          }
+          if (keyStart(text.charAt(nl + 1))) {
+            at = nl + 1;
+            break;
+          }
+          at = nl + 1;
+        }
+        if (at < 0) {
+          break;
+        }
+        if (at > starts.get(starts.size() - 1)) {
+          starts.add(at);
+        }
+      }
+      return starts.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    private static boolean keyStart(char c) {
+      return c > ' ' && "#-?:[]{},'\"|>@`".indexOf(c) < 0;
+    }
+
+    private static int newlines(String text, int from, int to) {
+      int count = 0;
+      for (int i = from; i < to; i++) {
+        if (text.charAt(i) == '\n') {
+          count++;
+        }
+      }
+      return count;
+    }
+
+    /** One piece read as a mapping, its lines moved by {@code lineOffset}; null otherwise. */
+    private static LinedObject piece(String piece, int lineOffset) {
+      try (JsonParser p = YAML.createParser(piece)) {
+        if (p.nextToken() != JsonToken.START_OBJECT) {
+          return null;
+        }
+        JsonNode root = read(p, line(p) + lineOffset, 1, lineOffset);
+        return p.nextToken() == null && root instanceof LinedObject o ? o : null;
+      } catch (IOException | SyntaxException | RuntimeException e) {
+        return null; // read whole, which reports it
+      }
+    }
+
+    /** Adds the fields of {@code piece} to {@code root}; false when one is there already. */
+    private static boolean merge(LinedObject root, LinedObject piece) {
+      int i = 0;
+      for (Iterator<Map.Entry<String, JsonNode>> it = piece.fields(); it.hasNext(); i++) {
+        Map.Entry<String, JsonNode> e = it.next();
+        int index = root.size();
+        if (root.putIfAbsent(e.getKey(), e.getValue()) != null) {
+          return false;
+        }
+        root.addFieldLine(index, piece.fieldLineAt(i));
+      }
+      return true;
+    }
   }
 
   /**
@@ -252,18 +495,17 @@ public final class ConfigDocument {
             "too large (" + codePoints + " code points, limit " + maxCodePoints + ")", 0, null);
       }
     }
-    Lines lines = new Lines();
     try (JsonParser p = factory.createParser(text)) {
       JsonToken first = p.nextToken();
       if (first == null) {
-        return new ConfigDocument(NullNode.getInstance(), lines, 0);
+        return new ConfigDocument(NullNode.getInstance(), 0);
       }
       int rootLine = line(p);
-      JsonNode root = read(p, lines, rootLine, 1);
+      JsonNode root = read(p, rootLine, 1, 0);
       if (p.nextToken() != null) {
         throw new SyntaxException("more than one document (only one is supported)", line(p), null);
       }
-      return new ConfigDocument(root, lines, rootLine);
+      return new ConfigDocument(root, rootLine);
     } catch (JsonProcessingException e) {
       throw syntaxError(factory == YAML ? "YAML" : "JSON", text, e);
     } catch (IOException e) {
@@ -325,7 +567,7 @@ public final class ConfigDocument {
     return loc == null ? 0 : Math.max(loc.getLineNr(), 0);
   }
 
-  private static JsonNode read(JsonParser p, Lines lines, int line, int depth)
+  private static JsonNode read(JsonParser p, int line, int depth, int lineOffset)
       throws IOException, SyntaxException {
     JsonToken t = p.currentToken();
     if (depth > MAX_DEPTH && (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY)) {
@@ -340,33 +582,28 @@ public final class ConfigDocument {
     }
     switch (t) {
       case START_OBJECT -> {
-        ObjectNode o = NODES.objectNode();
-        lines.containers.put(o, line);
-        Map<String, Integer> fieldLines = new HashMap<>();
-        lines.fields.put(o, fieldLines);
+        LinedObject o = new LinedObject(line);
         while (p.nextToken() == JsonToken.FIELD_NAME) {
           String name = p.currentName();
-          int fieldLine = line(p);
+          int fieldLine = line(p) + lineOffset;
           checkLength("key", name, fieldLine);
           p.nextToken();
-          JsonNode v = read(p, lines, fieldLine, depth + 1);
-          if (o.has(name)) {
+          JsonNode v = read(p, fieldLine, depth + 1, lineOffset);
+          int index = o.size();
+          if (o.putIfAbsent(name, v) != null) {
             throw new SyntaxException("duplicate key '" + name + "'", fieldLine, null);
           }
-          o.set(name, v);
-          fieldLines.put(name, fieldLine);
+          o.addFieldLine(index, fieldLine);
         }
         return o;
       }
       case START_ARRAY -> {
-        ArrayNode a = NODES.arrayNode();
-        lines.containers.put(a, line);
-        List<Integer> itemLines = new ArrayList<>();
-        lines.items.put(a, itemLines);
+        LinedArray a = new LinedArray(line);
         while (p.nextToken() != JsonToken.END_ARRAY) {
-          int itemLine = line(p);
-          a.add(read(p, lines, itemLine, depth + 1));
-          itemLines.add(itemLine);
+          int itemLine = line(p) + lineOffset;
+          int index = a.size();
+          a.add(read(p, itemLine, depth + 1, lineOffset));
+          a.addItemLine(index, itemLine);
         }
         return a;
       }
@@ -427,8 +664,8 @@ public final class ConfigDocument {
 
   /** The line of an object or array node of this document, or of its root; 0 when unknown. */
   public int lineOf(JsonNode node) {
-    Integer l = lines.containers.get(node);
-    return l != null ? l : node == root ? rootLine : 0;
+    int l = node instanceof LinedObject o ? o.line : node instanceof LinedArray a ? a.line : 0;
+    return l > 0 ? l : node == root ? rootLine : 0;
   }
 
   /**
@@ -444,13 +681,11 @@ public final class ConfigDocument {
       Integer l = null;
       JsonNode next = null;
       if (step instanceof Integer i && n.isArray() && i < n.size()) {
-        List<Integer> items = lines.items.get(n);
-        l = items != null && i < items.size() ? items.get(i) : null;
+        l = n instanceof LinedArray a ? a.itemLine(i) : null;
         next = n.get(i);
       } else if (step instanceof String name && n.isObject()) {
         String given = fieldNamed(n, name);
-        Map<String, Integer> fields = lines.fields.get(n);
-        l = given != null && fields != null ? fields.get(given) : null;
+        l = given != null && n instanceof LinedObject o ? o.fieldLine(given) : null;
         next = given != null ? n.get(given) : null;
       }
       if (next == null) {

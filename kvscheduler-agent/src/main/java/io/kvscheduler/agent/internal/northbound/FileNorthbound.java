@@ -124,6 +124,10 @@ public final class FileNorthbound implements NorthboundSource {
   private final Object delivering = new Object();
 
   private volatile SourceEvents events = SourceEvents.NONE;
+
+  /** The files parsed while the agent started, until the first reading has taken them. */
+  private volatile DocumentsAhead ahead;
+
   private String listError;
 
   /** The files whose change waits for the settle time (watcher thread only). */
@@ -201,6 +205,19 @@ public final class FileNorthbound implements NorthboundSource {
     return this;
   }
 
+  /**
+   * Where the first reading may find its files already parsed (see {@link DocumentsAhead}): {@code
+   * ahead} must read this directory. Dropped once the first reading is done. Call before start.
+   */
+  public FileNorthbound parsedAhead(DocumentsAhead ahead) {
+    if (!ahead.directory().equals(dir)) {
+      throw new IllegalArgumentException(
+          "documents parsed ahead from " + ahead.directory() + ", not from " + dir);
+    }
+    this.ahead = ahead;
+    return this;
+  }
+
   /** Reads the files with {@code reader} (for tests); call before start. */
   FileNorthbound readWith(ConfigDirectory.ContentReader reader) {
     directory.readWith(reader);
@@ -254,6 +271,10 @@ public final class FileNorthbound implements NorthboundSource {
     reportDuplicates(duplicates, Set.of());
     publishProblems();
     files.values().forEach(st -> all.putAll(st.applied));
+    if (ahead != null) {
+      ahead.close();
+      ahead = null;
+    }
     LOG.info(
         "file northbound: {} values from {} files in {} (read in {} ms)",
         all.size(),
@@ -290,6 +311,10 @@ public final class FileNorthbound implements NorthboundSource {
   @Override
   public void close() {
     closed = true;
+    DocumentsAhead parsedAhead = ahead;
+    if (parsedAhead != null) {
+      parsedAhead.close();
+    }
     synchronized (delivering) {
       // a delivery under way has queued its transaction; the next ones see closed
     }
@@ -720,11 +745,17 @@ public final class FileNorthbound implements NorthboundSource {
   private Map<String, Object> parse(Path file, String content, Map<String, Integer> lines)
       throws ConfigException {
     ConfigDocument doc;
+    DocumentsAhead.Parsed parsed = ahead == null ? null : ahead.take(file, content);
     try {
+      if (parsed != null && parsed.error() != null) {
+        throw parsed.error();
+      }
       doc =
-          file.getFileName().toString().endsWith(".json")
-              ? ConfigDocument.parseJson(content)
-              : ConfigDocument.parseYaml(content);
+          parsed != null
+              ? parsed.document()
+              : file.getFileName().toString().endsWith(".json")
+                  ? ConfigDocument.parseJson(content)
+                  : ConfigDocument.parseYaml(content);
     } catch (ConfigDocument.SyntaxException e) {
       throw new ConfigException(e.getMessage(), e.line(), e);
     }

@@ -143,7 +143,7 @@ class DryRunRestTest {
     assertThat(ops(plan))
         .containsExactly(
             "CREATE " + FIB + " PENDING [\"bridged-interface\"]",
-            "CREATE " + IF + "notype INVALID",
+            "CREATE " + IF + "notype INVALID [\"type\"]",
             "CREATE " + IF + "tap1 CONFIGURED");
     JsonNode invalid = plan.path("operations").get(1);
     assertThat(invalid.path("error").asText()).contains("type");

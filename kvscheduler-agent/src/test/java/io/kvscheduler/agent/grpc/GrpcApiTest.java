@@ -668,6 +668,7 @@ class GrpcApiTest {
       "Update with metadata dry-run plans (the plan in the response headers) and applies nothing;"
           + " a bad dry-run value or dry-run with confirm-within is INVALID_ARGUMENT naming it")
   void updateDryRunPlansOnly() {
+    int history = agent.scheduler().transactionHistory().size();
     AtomicReference<Metadata> headers = new AtomicReference<>();
     AtomicReference<Metadata> trailers = new AtomicReference<>();
     UpdateRequest request =
@@ -681,7 +682,7 @@ class GrpcApiTest {
     assertThat(headers.get().get(Metadata.Key.of("dry-run-plan", Metadata.ASCII_STRING_MARSHALLER)))
         .isEqualTo("CREATE " + TAP_KEY + "planned CONFIGURED");
     assertThat(state(TAP_KEY + "planned")).isEqualTo(ValueState.NONEXISTENT);
-    assertThat(agent.scheduler().transactionHistory()).isEmpty();
+    assertThat(agent.scheduler().transactionHistory()).hasSize(history);
     assertThat(agent.northbound().desired()).isEmpty();
 
     assertThatThrownBy(() -> configurator().withInterceptors(dryRun("maybe", null)).update(request))

@@ -85,6 +85,9 @@ import java.util.regex.Pattern;
  *       needed): N veth pairs with an address and a route each in one transaction, next to {@code
  *       ip -batch} doing the same ({@link LinuxWorkload}). Reports {@code seconds}, {@code ops},
  *       {@code per_op_ms} and {@code batch_seconds}.
+ *   <li><b>W10</b> – plan and confirmed commit: {@code plan_ms}, a plan of a 10,000-value change
+ *       against the graph of W1 with 100,000 interfaces, and {@code simulation_ms}, the simulation
+ *       pass of the same change ({@link PlanWorkload}; {@code --n} does not change this half).
  *   <li><b>W11</b> – iptables rule chains on the real kernel: N rules in 100 chains across 10 named
  *       namespaces in one transaction, next to plain {@code iptables-restore} of the same ({@link
  *       IptablesWorkload}). Reports {@code seconds}, {@code restores} and {@code restore_seconds},
@@ -157,7 +160,7 @@ public final class ScaleHarness {
   }
 
   static String usage() {
-    return "usage: kvs-bench BASELINE|W1|W2|W3|W4|W5|W6|W7|W8|W9|W11|W12|W13 --n N[,N...]"
+    return "usage: kvs-bench BASELINE|W1|W2|W3|W4|W5|W6|W7|W8|W9|W10|W11|W12|W13 --n N[,N...]"
         + " [--repeat R] [--txns T]"
         + " [--warmup W] [--seed S] [--populate single|split] [--history on|off]"
         + " [--parallelism P[,P...]] [--revert on|off] [--via bare|descriptors]"
@@ -170,7 +173,7 @@ public final class ScaleHarness {
     }
     String workload = args[0].toUpperCase(Locale.ROOT);
     if (!List.of(
-            "BASELINE", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W11", "W12", "W13")
+            "BASELINE", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W10", "W11", "W12", "W13")
         .contains(workload)) {
       throw new IllegalArgumentException("unknown workload " + args[0]);
     }
@@ -283,7 +286,7 @@ public final class ScaleHarness {
               : SlowSouthboundApply.DEFAULT_LEVELS);
     }
     if (warmup >= 0
-        && List.of("BASELINE", "W4", "W5", "W6", "W9", "W11", "W13").contains(workload)) {
+        && List.of("BASELINE", "W4", "W5", "W6", "W9", "W10", "W11", "W13").contains(workload)) {
       throw new IllegalArgumentException("--warmup does not apply to " + workload);
     }
     boolean history = recordHistory == null || recordHistory;
@@ -316,6 +319,7 @@ public final class ScaleHarness {
               case "W12" -> List.of(BridgeWorkload.run(n));
               case "W13" -> List.of(fleet(fleetAgents, n));
               case "W9" -> List.of(linux ? AgentStartup.runLinux(n) : AgentStartup.run(n));
+              case "W10" -> List.of(PlanWorkload.run());
               default -> throw new IllegalArgumentException("unknown workload " + args[0]);
             };
         for (Map<String, Object> result : results) {

@@ -125,6 +125,17 @@ class ScaleHarnessWorkloadsTest {
   }
 
   @Test
+  void planWorkloadPlansTheChangeAndTimesItAgainstTheSimulation() {
+    Map<String, Object> r = PlanWorkload.run(2_000, 200);
+    assertEquals(200, r.get("plan_ops"), r.toString());
+    for (String k :
+        List.of("plan_ms", "simulation_ms", "plan_ratio", "commit_ms", "commit_simulated_ms")) {
+      assertTrue(r.containsKey(k), k + " in " + r);
+    }
+    assertTrue((Double) r.get("plan_ms") > 0, r.toString());
+  }
+
+  @Test
   void parallelismIsRefusedOutsideW6() {
     assertThrows(
         IllegalArgumentException.class,

@@ -68,10 +68,11 @@ class RestFuzzTest {
           new Endpoint("GET", "/scheduler/stats", List.of()),
           new Endpoint("GET", "/scheduler/graph", List.of("txn", "format")),
           new Endpoint("GET", "/scheduler/explain", List.of("key", "format")),
+          new Endpoint("GET", "/scheduler/drift", List.of()),
           new Endpoint("GET", "/metrics", List.of()),
           new Endpoint("GET", "/info/version", List.of()),
           new Endpoint("GET", "/configuration", List.of()),
-          new Endpoint("PUT", "/configuration", List.of("replace")));
+          new Endpoint("PUT", "/configuration", List.of("replace", "dry-run")));
 
   static final List<String> ALL_PARAMS =
       ENDPOINTS.stream().flatMap(e -> e.params().stream()).distinct().toList();

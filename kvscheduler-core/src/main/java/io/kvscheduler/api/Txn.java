@@ -32,6 +32,45 @@ public interface Txn {
   }
 
   /**
+   * Works out what {@link #commit()} would do, without doing it: as {@link #plan(TxnOptions)} with
+   * the default options.
+   *
+   * @return the plan
+   * @throws IllegalArgumentException as {@link #plan(TxnOptions)}
+   * @throws IllegalStateException as {@link #plan(TxnOptions)}
+   */
+  default Plan plan() {
+    return plan(TxnOptions.defaults());
+  }
+
+  /**
+   * Works out what committing this transaction with {@code options} would do, without doing it, and
+   * waits for the answer: the operations in the order the commit would execute them, each with its
+   * predicted state (PENDING with the dependencies the value would wait for, INVALID with the
+   * validation error). The descriptors' Validate is called; their Create, Update and Delete are
+   * not; the scheduler's values, statuses, metadata maps and history do not change, no status is
+   * sent to watchers and no sequence number is used.
+   *
+   * <p>A resync's plan reads the southbound first (the descriptors' Retrieve, which is read-only)
+   * and returns what the resync would change; the plan of a downstream resync (an empty
+   * transaction) is the <em>drift</em> of the southbound from the intent. Options other than the
+   * resync and revert flags do not change the plan (a simulation is what a plan is; retries happen
+   * only after failures, which a plan does not predict).
+   *
+   * <p>The transaction stays open: it may be changed, planned again, then committed. The plan is
+   * exact when every southbound call succeeds and nothing else is queued in between.
+   *
+   * @return the plan (empty when the commit would do nothing)
+   * @throws IllegalArgumentException if the options are invalid (as for {@link #commit}), or a key
+   *     no descriptor selects was given to a scheduler built with {@link
+   *     KVSchedulerBuilder#rejectUnselectedKeys}
+   * @throws IllegalStateException if the transaction was already committed, the scheduler is
+   *     closed, or when called inside a descriptor callback (the engine is busy with the callback's
+   *     transaction)
+   */
+  Plan plan(TxnOptions options);
+
+  /**
    * Commits with default options and waits for the result.
    *
    * @return the sequence number of the processed transaction

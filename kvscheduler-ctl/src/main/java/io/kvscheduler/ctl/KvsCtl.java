@@ -5,6 +5,7 @@ import io.kvscheduler.ctl.internal.AgentClient;
 import io.kvscheduler.ctl.internal.CompletionCommand;
 import io.kvscheduler.ctl.internal.ConfigCommand;
 import io.kvscheduler.ctl.internal.CtlException;
+import io.kvscheduler.ctl.internal.DriftCommand;
 import io.kvscheduler.ctl.internal.DumpCommand;
 import io.kvscheduler.ctl.internal.ExitCodes;
 import io.kvscheduler.ctl.internal.ExplainCommand;
@@ -46,6 +47,7 @@ import picocli.CommandLine.ScopeType;
       TimelineCommand.class,
       GraphCommand.class,
       ResyncCommand.class,
+      DriftCommand.class,
       MetricsCommand.class,
       ConfigCommand.class,
       WatchCommand.class,
@@ -139,7 +141,11 @@ public final class KvsCtl {
           throw e;
         });
     cl.setExitCodeExceptionMapper(
-        e -> e instanceof CommandLine.ParameterException ? ExitCodes.USAGE : ExitCodes.FAILED);
+        e ->
+            e instanceof CommandLine.ParameterException p
+                    && !(p.getCommandLine().getCommand() instanceof DriftCommand)
+                ? ExitCodes.USAGE
+                : ExitCodes.FAILED); // drift: 2 means drift, every error is 1
     return cl;
   }
 

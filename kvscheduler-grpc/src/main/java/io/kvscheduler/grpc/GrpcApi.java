@@ -20,6 +20,7 @@ import io.kvscheduler.agent.spi.NotificationHub;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.grpc.internal.BearerToken;
 import io.kvscheduler.grpc.internal.ConfiguratorServiceImpl;
+import io.kvscheduler.grpc.internal.DryRun;
 import io.kvscheduler.grpc.internal.GrpcSource;
 import io.kvscheduler.grpc.internal.ManagerServiceImpl;
 import io.kvscheduler.grpc.internal.MetaServiceImpl;
@@ -185,6 +186,7 @@ public final class GrpcApi implements AutoCloseable {
     this.manager = new ManagerServiceImpl(kvs, models, source, statusStreams);
     this.meta = new MetaServiceImpl(models);
     interceptors.add(new SeqNumHeader());
+    interceptors.add(new DryRun());
     if (readOnly) {
       interceptors.add(new ReadOnly()); // after the token check: a caller is known first
     }

@@ -1,5 +1,6 @@
 package io.kvscheduler.agent.spi;
 
+import io.kvscheduler.api.Plan;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
@@ -26,6 +27,28 @@ public interface Northbound {
    * value then applies.
    */
   CompletableFuture<Long> change(String source, Map<String, Object> changes);
+
+  /**
+   * What {@link #resync} of {@code source} with {@code values} would do, done nothing of: the plan
+   * of the full resync it would commit ({@link io.kvscheduler.api.Txn#plan}). The source's values
+   * stay as they are; nothing is journaled.
+   *
+   * @throws UnsupportedOperationException if this northbound cannot plan (the default)
+   */
+  default Plan planResync(String source, Map<String, Object> values) {
+    throw new UnsupportedOperationException("this northbound cannot plan a delivery");
+  }
+
+  /**
+   * What {@link #change} of {@code source} with {@code changes} would do, done nothing of: the plan
+   * of the change transaction it would commit. The source's values stay as they are; nothing is
+   * journaled.
+   *
+   * @throws UnsupportedOperationException if this northbound cannot plan (the default)
+   */
+  default Plan planChange(String source, Map<String, Object> changes) {
+    throw new UnsupportedOperationException("this northbound cannot plan a delivery");
+  }
 
   /**
    * The desired configuration: the value chosen for each key any source gives. A key given by

@@ -2,6 +2,7 @@ package io.kvscheduler.agent.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.Any;
@@ -15,6 +16,7 @@ import com.google.protobuf.Message;
 import com.google.protobuf.UnknownFieldSet;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
 import io.grpc.Context;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
@@ -606,6 +608,91 @@ class GrpcApiTest {
         .setItem(Item.newBuilder().setData(Data.newBuilder().setAny(any(m))))
         .putAllLabels(labels)
         .build();
+  }
+
+  /** Request metadata {@code dry-run: value} (and {@code confirm-within} when not null). */
+  static ClientInterceptor dryRun(String value, String confirmWithin) {
+    Metadata m = new Metadata();
+    m.put(Metadata.Key.of("dry-run", Metadata.ASCII_STRING_MARSHALLER), value);
+    if (confirmWithin != null) {
+      m.put(Metadata.Key.of("confirm-within", Metadata.ASCII_STRING_MARSHALLER), confirmWithin);
+    }
+    return MetadataUtils.newAttachHeadersInterceptor(m);
+  }
+
+  @Test
+  @DisplayName(
+      "SetConfig with metadata dry-run: true answers the planned results in execution order"
+          + " (PENDING with what it waits for) and applies, records and keeps nothing")
+  void setConfigDryRunPlansOnly() {
+    manager().setConfig(SetConfigRequest.newBuilder().addUpdates(put(tap("a"), Map.of())).build());
+    int history = agent.scheduler().transactionHistory().size();
+    AtomicReference<Metadata> headers = new AtomicReference<>();
+    AtomicReference<Metadata> trailers = new AtomicReference<>();
+    SetConfigResponse r =
+        manager()
+            .withInterceptors(
+                dryRun("true", null),
+                MetadataUtils.newCaptureMetadataInterceptor(headers, trailers))
+            .setConfig(
+                SetConfigRequest.newBuilder()
+                    .setOverwriteAll(true)
+                    .addUpdates(put(tap("b"), Map.of()))
+                    .addUpdates(put(dropFib(), Map.of()))
+                    .build());
+    assertThat(r.getResultsList())
+        .extracting(UpdateResult::getKey, x -> x.getStatus().getStatus())
+        .containsExactly(
+            tuple(TAP_KEY + "a", "REMOVED"),
+            tuple(FIB_KEY, "PENDING"),
+            tuple(TAP_KEY + "b", "CONFIGURED"));
+    assertThat(r.getResults(1).getStatus().getMessage()).contains("bridge-domain");
+    assertThat(r.getResults(2).getId().getName()).isEqualTo("b");
+    assertThat(headers.get().get(Metadata.Key.of("seqnum", Metadata.ASCII_STRING_MARSHALLER)))
+        .isNull();
+    assertThat(
+            headers
+                .get()
+                .get(Metadata.Key.of("dry-run-operations", Metadata.ASCII_STRING_MARSHALLER)))
+        .isEqualTo("3");
+    assertThat(agent.scheduler().transactionHistory()).hasSize(history);
+    assertThat(agent.northbound().desired().keySet()).containsExactly(TAP_KEY + "a");
+    assertThat(state(TAP_KEY + "b")).isEqualTo(ValueState.NONEXISTENT);
+    assertThat(mock.plugins().interfaces().southboundState().values())
+        .extracting(i -> i.name())
+        .containsExactly("a");
+  }
+
+  @Test
+  @DisplayName(
+      "Update with metadata dry-run plans (the plan in the response headers) and applies nothing;"
+          + " a bad dry-run value or dry-run with confirm-within is INVALID_ARGUMENT naming it")
+  void updateDryRunPlansOnly() {
+    int history = agent.scheduler().transactionHistory().size();
+    AtomicReference<Metadata> headers = new AtomicReference<>();
+    AtomicReference<Metadata> trailers = new AtomicReference<>();
+    UpdateRequest request =
+        UpdateRequest.newBuilder()
+            .setUpdate(mockConfig(ConfigData.newBuilder().addInterfaces(tap("planned"))))
+            .build();
+    configurator()
+        .withInterceptors(
+            dryRun("1", null), MetadataUtils.newCaptureMetadataInterceptor(headers, trailers))
+        .update(request);
+    assertThat(headers.get().get(Metadata.Key.of("dry-run-plan", Metadata.ASCII_STRING_MARSHALLER)))
+        .isEqualTo("CREATE " + TAP_KEY + "planned CONFIGURED");
+    assertThat(state(TAP_KEY + "planned")).isEqualTo(ValueState.NONEXISTENT);
+    assertThat(agent.scheduler().transactionHistory()).hasSize(history);
+    assertThat(agent.northbound().desired()).isEmpty();
+
+    assertThatThrownBy(() -> configurator().withInterceptors(dryRun("maybe", null)).update(request))
+        .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.INVALID_ARGUMENT))
+        .hasMessageContaining("dry-run");
+    assertThatThrownBy(() -> configurator().withInterceptors(dryRun("true", "30s")).update(request))
+        .satisfies(e -> assertThat(code(e)).isEqualTo(Status.Code.INVALID_ARGUMENT))
+        .hasMessageContaining("confirm-within");
+    configurator().withInterceptors(dryRun("false", null)).update(request);
+    assertThat(state(TAP_KEY + "planned")).isEqualTo(ValueState.CONFIGURED);
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.kvscheduler.internal.engine;
 
+import io.kvscheduler.api.Plan;
 import io.kvscheduler.api.QueueFullException;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.Txn;
@@ -23,13 +24,16 @@ final class NbTxn implements Txn {
   private final EngineLoop loop;
   private final Registry registry;
   private final boolean rejectUnselectedKeys;
+  private final TxnProcessor processor;
   private final Map<String, Object> values = new LinkedHashMap<>();
   private boolean committed;
 
-  NbTxn(EngineLoop loop, Registry registry, boolean rejectUnselectedKeys) {
+  /** {@code processor}: plans the transaction on the engine thread ({@link #plan}). */
+  NbTxn(EngineLoop loop, Registry registry, boolean rejectUnselectedKeys, TxnProcessor processor) {
     this.loop = loop;
     this.registry = registry;
     this.rejectUnselectedKeys = rejectUnselectedKeys;
+    this.processor = processor;
   }
 
   @Override
@@ -42,6 +46,24 @@ final class NbTxn implements Txn {
     }
     values.put(key, value);
     return this;
+  }
+
+  @Override
+  public Plan plan(TxnOptions options) {
+    Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
+    if (committed) {
+      throw new IllegalStateException("transaction was already committed");
+    }
+    if (loop.inCallback()) {
+      throw new IllegalStateException(
+          "plan() cannot run inside a descriptor callback: the engine is in the middle of the"
+              + " callback's transaction");
+    }
+    loop.ensureOpen();
+    checkOptions(options);
+    checkSelected();
+    List<ValueToApply> kvs = values();
+    return loop.onEngine("plan", () -> processor.plan(kvs, options));
   }
 
   @Override
@@ -71,6 +93,24 @@ final class NbTxn implements Txn {
     CompletableFuture<Long> f = new CompletableFuture<>();
     submit(options, f, false);
     return f;
+  }
+
+  /** Refuses options that cannot go with this transaction's values. */
+  private void checkOptions(TxnOptions o) {
+    if (o.resync() == ResyncType.DOWNSTREAM && !values.isEmpty()) {
+      throw new IllegalArgumentException(
+          "downstream resync combined with data changes in one transaction");
+    }
+    if (o.revert() && o.resync() != ResyncType.NOT_RESYNC) {
+      throw new IllegalArgumentException("it is not supported to combine resync with revert");
+    }
+  }
+
+  /** The values to apply, in the order they were set. */
+  private List<ValueToApply> values() {
+    List<ValueToApply> kvs = new ArrayList<>(values.size());
+    values.forEach((k, v) -> kvs.add(ValueToApply.nb(k, v)));
+    return kvs;
   }
 
   /**
@@ -112,16 +152,9 @@ final class NbTxn implements Txn {
     }
     committed = true;
     loop.ensureOpen();
-    if (o.resync() == ResyncType.DOWNSTREAM && !values.isEmpty()) {
-      throw new IllegalArgumentException(
-          "downstream resync combined with data changes in one transaction");
-    }
-    if (o.revert() && o.resync() != ResyncType.NOT_RESYNC) {
-      throw new IllegalArgumentException("it is not supported to combine resync with revert");
-    }
+    checkOptions(o);
     checkSelected();
-    List<ValueToApply> kvs = new ArrayList<>(values.size());
-    values.forEach((k, v) -> kvs.add(ValueToApply.nb(k, v)));
+    List<ValueToApply> kvs = values();
     Queued.Nb q = new Queued.Nb(kvs, o, f);
     if (loop.inCallback()) {
       loop.queueFromCallback(q);

@@ -48,6 +48,14 @@ final class Refresher {
   }
 
   /**
+   * Whether the refreshes write the descriptors' metadata maps (the default); off while a plan
+   * reads the southbound, whose refresh is rolled back.
+   */
+  void writeMetadataMaps(boolean on) {
+    merger.writesMetadataMaps = on;
+  }
+
+  /**
    * Refreshes the given keys ({@code null} = everything).
    *
    * @param firstResyncNb NB values of the first resync (correlation input), or null
@@ -92,7 +100,7 @@ final class Refresher {
         if (n.refreshMark != mark && n.metadata != null && n.state != ValueState.OBTAINED) {
           Node w = graph.write(n.key);
           w.metadata = null;
-          if (h.metadataMap != null) {
+          if (h.metadataMap != null && merger.writesMetadataMaps) {
             h.metadataMap.put(w.label, null);
           }
         }

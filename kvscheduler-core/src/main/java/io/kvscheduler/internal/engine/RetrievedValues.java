@@ -35,6 +35,12 @@ final class RetrievedValues {
     this.history = history;
   }
 
+  /**
+   * False while a plan's refresh runs: the descriptors' metadata maps are left as they are (what
+   * their readers see must not change), the metadata is kept in the nodes only.
+   */
+  boolean writesMetadataMaps = true;
+
   /** Derived keys that a refreshed base no longer produces (cleared by every refresh). */
   private final List<String> vanishedDerived = new ArrayList<>();
 
@@ -127,7 +133,7 @@ final class RetrievedValues {
     n.refreshMark = mark;
     refreshNode(n, h, kv.value(), origin, null);
     n.metadata = kv.metadata();
-    if (h.metadataMap != null) {
+    if (h.metadataMap != null && writesMetadataMaps) {
       h.metadataMap.put(n.label, kv.metadata());
     }
     // sorted by key, first occurrence of a key wins

@@ -154,7 +154,7 @@ public final class SchedulerImpl implements KVScheduler {
 
   @Override
   public Txn startNBTransaction() {
-    return new NbTxn(loop, registry, config.rejectUnselectedKeys());
+    return new NbTxn(loop, registry, config.rejectUnselectedKeys(), processor);
   }
 
   @Override

@@ -168,6 +168,28 @@ final class TxnExecutor {
     }
   }
 
+  /**
+   * Runs the walk of a plan ({@link TxnPlanner}): the values in order, as the execution would walk
+   * them if every call succeeded (a planning pass: values are validated, no call is made), without
+   * rolling the graph back (the planner reads it first). A transaction reverted on failure stops at
+   * the first failure of one of its own values, as its execution would before undoing the rest.
+   */
+  void plan(Transaction txn, List<ValueToApply> ordered) {
+    CallPlan calls = new CallPlan(key -> key); // written down, never run
+    startPass(txn, new WalkPass.Planning(calls, graph), false);
+    Walker w = new Walker(graph, registry, txn);
+    if (!txn.revertOnFailure()) {
+      applyValues(w, ordered, txn);
+      return;
+    }
+    noteOwnKeys(txn, ordered);
+    for (ValueToApply kv : ordered) {
+      if (w.applyTop(kv) != null && txn.ownFailed) {
+        return;
+      }
+    }
+  }
+
   /** Runs the walk of a simulation: the values in order, without calling the southbound. */
   void simulate(Transaction txn, List<ValueToApply> ordered) {
     startPass(txn, WalkPass.SIMULATION, false);

@@ -60,12 +60,25 @@ final class TxnPreparer {
    * downstream resync applies the recorded intent of every NB value instead of values of its own).
    */
   void prepareNb(Transaction txn, Queued.Nb nb) {
-    TxnOptions o = nb.options();
+    prepareNb(txn, nb.values(), nb.options(), false);
+  }
+
+  /**
+   * As {@link #prepareNb(Transaction, Queued.Nb)} for a plan of the commit of {@code values} with
+   * options {@code o}: the refresh of a resync reads the southbound all the same, but the resync is
+   * not counted and the keys left unread stay unread (the refresh is rolled back with the plan).
+   */
+  void preparePlan(Transaction txn, List<ValueToApply> values, TxnOptions o) {
+    prepareNb(txn, values, o, true);
+  }
+
+  private void prepareNb(
+      Transaction txn, List<ValueToApply> requested, TxnOptions o, boolean plan) {
     txn.simulateFirst = o.simulation() || config.simulation();
-    List<ValueToApply> values = new ArrayList<>(nb.values());
+    List<ValueToApply> values = new ArrayList<>(requested);
     if (o.resync() != ResyncType.NOT_RESYNC) {
-      boolean first = resyncCount++ == 0;
-      txn.countedResync = true;
+      boolean first = plan ? resyncCount == 0 : resyncCount++ == 0;
+      txn.countedResync = !plan;
       if (o.resync() == ResyncType.DOWNSTREAM) {
         values = new ArrayList<>();
         for (Node n : graph.nodes()) { // any order: sorted below
@@ -86,8 +99,10 @@ final class TxnPreparer {
       ValueToApply.sortByKey(values);
       graph.reserve(2 * values.size()); // a first resync: the values and as many derived ones
       if (o.resync() != ResyncType.UPSTREAM) {
-        unread.dropAnswered(
-            null, refresher.refresh(null, first ? values : null, o.verboseRefresh()));
+        Set<String> read = refresher.refresh(null, first ? values : null, o.verboseRefresh());
+        if (!plan) {
+          unread.dropAnswered(null, read);
+        }
       }
       // base values the transaction does not list: the listed ones are marked in their nodes,
       // the graph's nodes are scanned in any order and the unlisted ones merged in, in key order

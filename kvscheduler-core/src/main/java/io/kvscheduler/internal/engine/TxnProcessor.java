@@ -1,8 +1,10 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.KeyError;
+import io.kvscheduler.api.Plan;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.ResyncType;
+import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.internal.util.UserCode;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -37,6 +39,7 @@ final class TxnProcessor {
   private final TxnPreparer preparer;
   private final TxnExecutor executor;
   private final PostProcessor post;
+  private final TxnPlanner planner;
 
   TxnProcessor(
       SchedulerConfig config,
@@ -59,6 +62,7 @@ final class TxnProcessor {
     this.post =
         new PostProcessor(
             config, graph, registry, history, published, watchers, refresher, retries);
+    this.planner = new TxnPlanner(config, graph, refresher, preparer, executor);
   }
 
   Refresher refresher() {
@@ -187,6 +191,14 @@ final class TxnProcessor {
     }
     // post-processing and publishing
     post.postProcess(txn, executed, errors, future);
+  }
+
+  /**
+   * What committing {@code values} with {@code options} would do, done nothing of ({@link
+   * TxnPlanner}). Engine thread, between transactions.
+   */
+  Plan plan(List<ValueToApply> values, TxnOptions options) {
+    return planner.plan(nextSeq, values, options);
   }
 
   /** Where the processor queues follow-up transactions. */

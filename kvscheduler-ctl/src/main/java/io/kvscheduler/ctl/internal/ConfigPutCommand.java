@@ -1,5 +1,6 @@
 package io.kvscheduler.ctl.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.kvscheduler.agent.internal.format.ConfigDocument;
 import io.kvscheduler.agent.internal.format.ConfigFormat;
 import io.kvscheduler.agent.spi.ModelRegistry;
@@ -11,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -25,6 +27,7 @@ import picocli.CommandLine.Parameters;
           + " format, or a mapping of keys to values) through the agent's REST API, or with --etcd"
           + " into etcd, where the agent of label L watches it.",
       "Examples: kvsctl config put config.yaml",
+      "          kvsctl config put --dry-run config.yaml",
       "          kvsctl config put --etcd 127.0.0.1:2379 --label vpp1 config.yaml"
     })
 public final class ConfigPutCommand extends AgentCommand {
@@ -38,6 +41,15 @@ public final class ConfigPutCommand extends AgentCommand {
               + " values not in FILE are removed (over REST: the agent's REST source; with --etcd: every"
               + " key of a known model under the label's prefix).")
   boolean replace;
+
+  @Option(
+      names = "--dry-run",
+      description =
+          "Apply nothing: print the plan, the operations the agent would execute in order with"
+              + " the state each value would get (over REST only).")
+  boolean dryRun;
+
+  @Mixin OutputFormat output;
 
   @ArgGroup(exclusive = false)
   Etcd etcd;
@@ -61,6 +73,26 @@ public final class ConfigPutCommand extends AgentCommand {
   @Override
   protected int run() {
     String text = read();
+    if (dryRun && etcd != null) {
+      throw new CtlException(
+          ExitCodes.USAGE, "--dry-run plans over the agent's REST API: it cannot go with --etcd");
+    }
+    if (dryRun) {
+      JsonNode plan =
+          client()
+              .put(
+                  "/configuration?dry-run" + (replace ? "&replace" : ""),
+                  "application/yaml",
+                  text.getBytes(StandardCharsets.UTF_8))
+              .json();
+      if (output.json()) {
+        out().println(Json.pretty(plan));
+      } else {
+        PlanPrinter.print(plan, out(), "nothing to do");
+      }
+      err().println("kvsctl: dry run of " + file + ": nothing was applied");
+      return ExitCodes.OK;
+    }
     if (etcd == null) {
       client()
           .put(

@@ -24,9 +24,10 @@ import java.util.TreeMap;
 
 /**
  * {@code ligato.configurator.ConfiguratorService}: the configuration by domain. Update and Delete
- * are one transaction each of the gRPC source, with the response header {@code seqnum}; Get lists
- * the desired values of every source; Dump reads the southbound through the descriptors' Retrieve;
- * Notify streams the buffered and live notifications.
+ * are one transaction each of the gRPC source, with the response header {@code seqnum} (Update with
+ * the request metadata {@code dry-run} plans instead: {@link DryRun}); Get lists the desired values
+ * of every source; Dump reads the southbound through the descriptors' Retrieve; Notify streams the
+ * buffered and live notifications.
  */
 public final class ConfiguratorServiceImpl
     extends ConfiguratorServiceGrpc.ConfiguratorServiceImplBase {
@@ -69,6 +70,12 @@ public final class ConfiguratorServiceImpl
 
   private UpdateResponse update(UpdateRequest request) {
     Map<String, Object> values = layout.values(request.getUpdate(), "update");
+    if (DryRun.requested()) {
+      // the plan goes in the response headers: the response has no field for it
+      DryRun.answer(
+          request.getFullResync() ? source.planResync(values) : source.planChange(values));
+      return UpdateResponse.getDefaultInstance();
+    }
     long seq =
         Calls.await(
             request.getFullResync()

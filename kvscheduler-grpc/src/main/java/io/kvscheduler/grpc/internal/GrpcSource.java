@@ -1,6 +1,7 @@
 package io.kvscheduler.grpc.internal;
 
 import io.kvscheduler.agent.spi.Northbound;
+import io.kvscheduler.api.Plan;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -43,6 +44,16 @@ public final class GrpcSource {
           }
         });
     return northbound.change(NAME, new LinkedHashMap<>(changes));
+  }
+
+  /** The plan of {@link #change} with {@code changes}: nothing changes, labels included. */
+  public Plan planChange(Map<String, Object> changes) {
+    return northbound.planChange(NAME, new LinkedHashMap<>(changes));
+  }
+
+  /** The plan of {@link #resync} with {@code values}: nothing changes, labels included. */
+  public Plan planResync(Map<String, Object> values) {
+    return northbound.planResync(NAME, new LinkedHashMap<>(values));
   }
 
   /** Replaces every value of this source with {@code values} (a full resync). */

@@ -11,6 +11,8 @@ import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeySelector;
+import io.kvscheduler.api.Plan;
+import io.kvscheduler.api.PlannedOperation;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.api.View;
@@ -40,7 +42,8 @@ import java.util.Optional;
 /**
  * {@code ligato.generic.ManagerService}: values of any registered model as {@code Item}s (model
  * name, instance name, the value in a {@code google.protobuf.Any}). SetConfig is one transaction of
- * the gRPC source; Subscribe streams value-status changes (see {@link StatusStreams}).
+ * the gRPC source (with the request metadata {@code dry-run}, its plan: {@link DryRun}); Subscribe
+ * streams value-status changes (see {@link StatusStreams}).
  */
 public final class ManagerServiceImpl extends ManagerServiceGrpc.ManagerServiceImplBase {
   private final KVScheduler kvs;
@@ -145,6 +148,9 @@ public final class ManagerServiceImpl extends ManagerServiceGrpc.ManagerServiceI
               .setName(model.named() ? key.substring(model.keyPrefix().length()) : "")
               .build());
     }
+    if (DryRun.requested()) {
+      return planned(request.getOverwriteAll(), changes, ids);
+    }
     long seq;
     if (request.getOverwriteAll()) {
       Map<String, Object> values = new LinkedHashMap<>(changes);
@@ -168,6 +174,41 @@ public final class ManagerServiceImpl extends ManagerServiceGrpc.ManagerServiceI
                 ItemStatus.newBuilder()
                     .setStatus(ValueState.NONEXISTENT.name())
                     .setMessage(Long.toString(seq))));
+    return out.build();
+  }
+
+  /**
+   * A dry run ({@link DryRun}): one result per planned operation, in execution order, with its key
+   * (and the request's id of it), its predicted state and its error or details; no {@code seqnum}
+   * result, as no transaction ran.
+   */
+  private SetConfigResponse planned(
+      boolean overwriteAll, Map<String, Object> changes, Map<String, Item.ID> ids) {
+    Plan plan;
+    if (overwriteAll) {
+      Map<String, Object> values = new LinkedHashMap<>(changes);
+      values.values().removeIf(v -> v == null);
+      plan = source.planResync(values);
+    } else {
+      plan = source.planChange(changes);
+    }
+    DryRun.answer(plan);
+    SetConfigResponse.Builder out = SetConfigResponse.newBuilder();
+    for (PlannedOperation op : plan.operations()) {
+      UpdateResult.Builder r =
+          UpdateResult.newBuilder()
+              .setKey(op.key())
+              .setStatus(
+                  ItemStatus.newBuilder()
+                      .setStatus(op.state().name())
+                      .setMessage(
+                          !op.error().isEmpty() ? op.error() : String.join(", ", op.details())));
+      Item.ID id = ids.get(op.key());
+      if (id != null) {
+        r.setId(id);
+      }
+      out.addResults(r);
+    }
     return out.build();
   }
 

@@ -6,6 +6,7 @@ import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.KeySelector;
+import io.kvscheduler.api.Plan;
 import io.kvscheduler.api.QueueFullException;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxnOp;
@@ -270,6 +271,16 @@ public final class AgentMetrics implements SourceEvents {
       @Override
       public CompletableFuture<Long> change(String source, Map<String, Object> changes) {
         return observe(source, "change", () -> northbound.change(source, changes));
+      }
+
+      @Override
+      public Plan planResync(String source, Map<String, Object> values) {
+        return northbound.planResync(source, values); // delivers nothing: nothing to count
+      }
+
+      @Override
+      public Plan planChange(String source, Map<String, Object> changes) {
+        return northbound.planChange(source, changes);
       }
 
       @Override

@@ -2,6 +2,7 @@ package io.kvscheduler.agent.internal.northbound;
 
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KVScheduler;
+import io.kvscheduler.api.Plan;
 import io.kvscheduler.api.QueueFullException;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.Txn;
@@ -136,6 +137,58 @@ public final class Orchestrator implements Northbound {
   @Override
   public CompletableFuture<Long> change(String source, Map<String, Object> changes) {
     return deliver(source, () -> changeLocked(source, changes));
+  }
+
+  /**
+   * The plan of the full resync {@link #resync} would commit: the desired values of every source,
+   * {@code source}'s replaced by {@code values} in a copy (nothing here changes, nothing is
+   * journaled). Planned outside the lock, after every delivery queued before.
+   */
+  @Override
+  public Plan planResync(String source, Map<String, Object> values) {
+    Txn txn = kvs.startNBTransaction();
+    synchronized (this) {
+      Map<String, Map<String, Given>> copy = new HashMap<>(bySource);
+      Map<String, Given> before = bySource.getOrDefault(source, Map.of());
+      Map<String, Given> mine = new HashMap<>();
+      long next = deliveries;
+      for (Map.Entry<String, Object> e : values.entrySet()) {
+        if (e.getValue() == null) {
+          continue;
+        }
+        Given old = before.get(e.getKey());
+        boolean same = old != null && Objects.equals(old.value(), e.getValue());
+        mine.put(e.getKey(), same ? old : new Given(e.getValue(), ++next));
+      }
+      copy.put(source, mine);
+      desired(copy).forEach(txn::setValue);
+    }
+    return txn.plan(TxnOptions.builder().resync(ResyncType.FULL).build());
+  }
+
+  /**
+   * The plan of the change transaction {@link #change} would commit, worked out on a copy of {@code
+   * source}'s values (nothing here changes, nothing is journaled).
+   */
+  @Override
+  public Plan planChange(String source, Map<String, Object> changes) {
+    Txn txn = kvs.startNBTransaction();
+    synchronized (this) {
+      Map<String, Map<String, Given>> copy = new HashMap<>(bySource);
+      Map<String, Given> mine = new HashMap<>(bySource.getOrDefault(source, Map.of()));
+      copy.put(source, mine);
+      long next = deliveries;
+      for (Map.Entry<String, Object> e : changes.entrySet()) {
+        Given old = mine.get(e.getKey());
+        if (e.getValue() == null) {
+          mine.remove(e.getKey());
+        } else if (old == null || !Objects.equals(old.value(), e.getValue())) {
+          mine.put(e.getKey(), new Given(e.getValue(), ++next));
+        }
+        txn.setValue(e.getKey(), effective(copy, e.getKey()));
+      }
+    }
+    return txn.plan(TxnOptions.defaults());
   }
 
   /**
@@ -359,10 +412,15 @@ public final class Orchestrator implements Northbound {
   }
 
   private Map<String, Object> desiredLocked() {
+    return desired(bySource);
+  }
+
+  /** The value chosen for each key the sources {@code sources} give. */
+  private static Map<String, Object> desired(Map<String, Map<String, Given>> sources) {
     Map<String, Object> all = new TreeMap<>();
-    for (Map<String, Given> values : bySource.values()) {
+    for (Map<String, Given> values : sources.values()) {
       for (String key : values.keySet()) {
-        all.computeIfAbsent(key, this::effective);
+        all.computeIfAbsent(key, k -> effective(sources, k));
       }
     }
     return all;
@@ -370,8 +428,13 @@ public final class Orchestrator implements Northbound {
 
   /** The value of {@code key} delivered last among the sources that give it, or null. */
   private Object effective(String key) {
+    return effective(bySource, key);
+  }
+
+  /** The value of {@code key} delivered last among {@code sources}, or null. */
+  private static Object effective(Map<String, Map<String, Given>> sources, String key) {
     Given best = null;
-    for (Map<String, Given> values : bySource.values()) {
+    for (Map<String, Given> values : sources.values()) {
       Given g = values.get(key);
       if (g != null && (best == null || g.delivered() > best.delivered())) {
         best = g;

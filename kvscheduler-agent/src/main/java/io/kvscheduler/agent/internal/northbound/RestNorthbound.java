@@ -4,12 +4,14 @@ import io.kvscheduler.agent.internal.format.ConfigDocument;
 import io.kvscheduler.agent.internal.format.ConfigFormat;
 import io.kvscheduler.agent.internal.format.ConfigFormat.ConfigException;
 import io.kvscheduler.agent.internal.rest.BadRequest;
+import io.kvscheduler.agent.internal.rest.PlanJson;
 import io.kvscheduler.agent.internal.rest.Request;
 import io.kvscheduler.agent.internal.rest.Response;
 import io.kvscheduler.agent.internal.rest.RestServer;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KeyError;
+import io.kvscheduler.api.Plan;
 import io.kvscheduler.api.QueueFullException;
 import io.kvscheduler.api.TransactionException;
 import java.net.URLDecoder;
@@ -40,12 +42,14 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code PUT /configuration}: YAML (or JSON) in that format, applied as data source {@code
  *       rest} — a change, or with query parameter {@code replace} ({@code replace}, {@code
  *       replace=}, {@code =true} or {@code =1}; {@code =false} or {@code =0} is a change) a resync
- *       of that source; waits for the transaction; 200 {@code {}}; 400 {@code {"Error": ...}} for a
- *       body that cannot be read or names unknown groups, models or fields (the message names the
- *       line and field and never repeats the body) and for a bad query parameter; 503 {@code
- *       {"Error": ...}} when the scheduler's transaction queue is full (nothing of the request is
- *       kept: it may be sent again, counted in {@code kvs_commits_refused_total}); 500 with a JSON
- *       string when the transaction fails.
+ *       of that source; waits for the transaction; with {@code dry-run} (the same yes/no values)
+ *       nothing is applied, journaled or recorded and 200 answers the plan of the transaction
+ *       ({@link PlanJson}), 400 when combined with {@code confirm-within}; 200 {@code {}}; 400
+ *       {@code {"Error": ...}} for a body that cannot be read or names unknown groups, models or
+ *       fields (the message names the line and field and never repeats the body) and for a bad
+ *       query parameter; 503 {@code {"Error": ...}} when the scheduler's transaction queue is full
+ *       (nothing of the request is kept: it may be sent again, counted in {@code
+ *       kvs_commits_refused_total}); 500 with a JSON string when the transaction fails.
  * </ul>
  *
  * <p>The server's lifecycle goes with this source's: {@link #start} starts it and {@link #close}
@@ -63,6 +67,13 @@ public final class RestNorthbound implements NorthboundSource {
   private final RestServer server;
   private final ModelRegistry models;
   private final Northbound northbound;
+  private final PlanJson planJson;
+
+  /** The query parameter of a PUT that only plans. */
+  static final String DRY_RUN = "dry-run";
+
+  /** The query parameter of a confirmed commit, which a dry run cannot have. */
+  static final String CONFIRM_WITHIN = "confirm-within";
 
   /** Held while a PUT delivers to the northbound; {@link #close} waits for it. */
   private final Object delivering = new Object();
@@ -78,7 +89,9 @@ public final class RestNorthbound implements NorthboundSource {
     this.models = Objects.requireNonNull(models, "models");
     this.northbound = Objects.requireNonNull(northbound, "northbound");
     server.route("GET", "/configuration", Set.of(), r -> getConfiguration());
-    server.mutatingRoute("PUT", "/configuration", Set.of("replace"), this::putConfiguration);
+    server.mutatingRoute(
+        "PUT", "/configuration", Set.of("replace", DRY_RUN), this::putConfiguration);
+    this.planJson = new PlanJson(models);
   }
 
   @Override
@@ -131,6 +144,15 @@ public final class RestNorthbound implements NorthboundSource {
 
   private Response putConfiguration(Request req) throws InterruptedException {
     boolean replace = booleanParameter(req.rawQuery(), "replace");
+    boolean dryRun = booleanParameter(req.rawQuery(), DRY_RUN);
+    if (dryRun && req.param(CONFIRM_WITHIN).isPresent()) {
+      throw new BadRequest(
+          "query parameter '"
+              + DRY_RUN
+              + "' cannot be combined with '"
+              + CONFIRM_WITHIN
+              + "': a dry run applies nothing, there is nothing to confirm");
+    }
     String body;
     try {
       body =
@@ -142,6 +164,7 @@ public final class RestNorthbound implements NorthboundSource {
               .toString();
     } catch (CharacterCodingException e) {
       return badConfiguration(
+          dryRun,
           "can't unmarshall input yaml data into dynamically created config:"
               + " the request body is not UTF-8 text");
     }
@@ -155,14 +178,19 @@ public final class RestNorthbound implements NorthboundSource {
       values = ConfigFormat.decodeAny(models, doc);
     } catch (ConfigDocument.SyntaxException e) {
       return badConfiguration(
+          dryRun,
           "can't unmarshall input yaml data into dynamically created config: "
               + shortened(e.getMessage())
               + (e.line() > 0 ? " (line " + e.line() + ")" : ""));
     } catch (ConfigException e) {
       return badConfiguration(
+          dryRun,
           "invalid configuration: "
               + shortened(e.getMessage())
               + (e.line() > 0 ? " (line " + e.line() + ")" : ""));
+    }
+    if (dryRun) {
+      return plan(replace, values);
     }
     CompletableFuture<Long> txn;
     synchronized (delivering) {
@@ -206,6 +234,23 @@ public final class RestNorthbound implements NorthboundSource {
     return done();
   }
 
+  /**
+   * A dry run: 200 with the plan of the delivery ({@link PlanJson}); nothing is applied, journaled
+   * or recorded, the source's values and the northbound problems stay as they are.
+   */
+  private Response plan(boolean replace, Map<String, Object> values) {
+    if (closed) {
+      return Response.json(503, "not planned: the agent is stopping\n");
+    }
+    Plan plan =
+        replace ? northbound.planResync(SOURCE, values) : northbound.planChange(SOURCE, values);
+    LOG.info(
+        "REST PUT /configuration?{}: {} operation(s) planned, nothing applied",
+        DRY_RUN,
+        plan.size());
+    return Response.json(200, planJson.plan(plan));
+  }
+
   /** Whether {@code e} is the refusal of a commit by a full transaction queue. */
   private static boolean isQueueFull(Throwable e) {
     return e instanceof QueueFullException;
@@ -227,11 +272,14 @@ public final class RestNorthbound implements NorthboundSource {
     return Response.bytes(200, Response.JSON_TYPE, "{}\n".getBytes(StandardCharsets.UTF_8));
   }
 
-  /** 400 {@code {"Error": ...}}: the body cannot be applied as it is. */
-  private Response badConfiguration(String message) {
+  /**
+   * 400 {@code {"Error": ...}}: the body cannot be applied as it is; listed as a northbound problem
+   * unless it was a {@code dryRun}.
+   */
+  private Response badConfiguration(boolean dryRun, String message) {
     LOG.warn("REST PUT /configuration: {}", message);
     NorthboundProblems registry = problems;
-    if (registry != null) {
+    if (registry != null && !dryRun) {
       registry.replace(
           SOURCE,
           List.of(

@@ -100,6 +100,7 @@ public final class SchedulerRoutes {
     routes.route("GET", "/scheduler/stats", Set.of(), r::stats);
     routes.route("GET", "/scheduler/graph", Set.of("txn", "format"), r::graph);
     routes.route("GET", "/scheduler/explain", Set.of("key", "format"), r::explain);
+    DriftRoute.register(server, kvs, models);
     server.route(
         "GET",
         "/metrics",

@@ -150,6 +150,7 @@ public final class AgentMetrics implements SourceEvents {
   public void commitPending(java.util.function.BooleanSupplier pending) {
     Gauge.builder("kvs_confirmed_commit_pending", pending, p -> p.getAsBoolean() ? 1 : 0)
         .description("1 while a confirmed commit waits for its confirmation")
+        .strongReference(true)
         .register(registry);
   }
 

@@ -93,6 +93,9 @@ import java.util.regex.Pattern;
  *       whose first end is a port of the bridge, in one transaction, next to {@code ip -batch}
  *       doing the same ({@link BridgeWorkload}). Reports {@code seconds}, {@code ops}, {@code
  *       per_op_ms}, {@code batch_seconds} and {@code ratio}.
+ *   <li><b>W10</b> – a confirmed commit changing N values whose probe fails ({@link
+ *       ConfirmedRollback}): {@code rollback_ms}, from the probe's failure to the rollback's
+ *       transaction finished, every value back and CONFIGURED; and {@code commit_ms}.
  *   <li><b>W9</b> – the agent started as a separate process on a generated configuration directory
  *       holding W1's values, until every value is CONFIGURED over REST ({@link AgentStartup}).
  *       Reports {@code seconds} and its parts {@code rest_up_seconds}, {@code parse_seconds},
@@ -151,7 +154,7 @@ public final class ScaleHarness {
   }
 
   static String usage() {
-    return "usage: kvs-bench BASELINE|W1|W2|W3|W4|W5|W6|W7|W8|W9|W11|W12 --n N[,N...]"
+    return "usage: kvs-bench BASELINE|W1|W2|W3|W4|W5|W6|W7|W8|W9|W10|W11|W12 --n N[,N...]"
         + " [--repeat R] [--txns T]"
         + " [--warmup W] [--seed S] [--populate single|split] [--history on|off]"
         + " [--parallelism P[,P...]] [--revert on|off] [--via bare|descriptors]"
@@ -163,7 +166,8 @@ public final class ScaleHarness {
       throw new IllegalArgumentException("missing workload");
     }
     String workload = args[0].toUpperCase(Locale.ROOT);
-    if (!List.of("BASELINE", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W11", "W12")
+    if (!List.of(
+            "BASELINE", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W10", "W11", "W12")
         .contains(workload)) {
       throw new IllegalArgumentException("unknown workload " + args[0]);
     }
@@ -299,6 +303,7 @@ public final class ScaleHarness {
               case "W8" -> List.of(LinuxWorkload.run(n));
               case "W11" -> IptablesWorkload.run(n, levels);
               case "W12" -> List.of(BridgeWorkload.run(n));
+              case "W10" -> List.of(ConfirmedRollback.run(n));
               case "W9" -> List.of(linux ? AgentStartup.runLinux(n) : AgentStartup.run(n));
               default -> throw new IllegalArgumentException("unknown workload " + args[0]);
             };

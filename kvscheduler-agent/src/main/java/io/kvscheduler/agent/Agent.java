@@ -568,6 +568,9 @@ public final class Agent implements AutoCloseable {
         LOG.error("closing {} northbound failed", sources.get(i).name(), e);
       }
     }
+    // a pending confirmed commit stays unconfirmed: the next start applies what came before it
+    confirmTimer.shutdownNow();
+    probeExecutor.shutdownNow();
     for (int i = initialised.size() - 1; i >= 0; i--) {
       try {
         initialised.get(i).close();
@@ -575,9 +578,6 @@ public final class Agent implements AutoCloseable {
         LOG.error("closing plugin {} failed", initialised.get(i).name(), e);
       }
     }
-    // a pending confirmed commit stays unconfirmed: the next start applies what came before it
-    confirmTimer.shutdownNow();
-    probeExecutor.shutdownNow();
     if (stateStore != null) {
       stateStore.close();
     }

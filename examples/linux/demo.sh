@@ -5,7 +5,9 @@
 # not do what it should.
 #
 #   examples/linux/demo.sh          examples/linux/config: two namespaces joined by a veth pair,
-#                                   a route via a gateway, an ARP entry
+#                                   a route via a gateway, an ARP entry; then a route change that
+#                                   breaks ping, committed with --confirm-within: the agent's ping
+#                                   probe fails and the agent rolls the change back
 #   examples/linux/demo.sh bridge   examples/linux/config-bridge: two namespaces joined by bridges
 #                                   and a VXLAN tunnel, an iptables chain dropping TCP port 8081
 #
@@ -28,6 +30,7 @@ if [ -z "${KVS_DEMO_INSIDE:-}" ]; then
   done
   echo "== building the agent (first run only) =="
   "$root/bin/kvs-agent" run --help >/dev/null
+  "$root/bin/kvsctl" --help >/dev/null
   echo "== entering a private user + network + mount namespace (nothing of the host is touched) =="
   exec unshare --user --map-root-user --net --mount --propagation private \
     env KVS_DEMO_INSIDE=1 "$0" "$@"
@@ -39,6 +42,7 @@ mount -t tmpfs kvs-netns /run/netns   # named namespaces of our own
 ip link set lo up
 work=$(mktemp -d)
 cp "$root"/examples/linux/"$config"/*.yaml "$work/"
+side=$(mktemp -d)   # the agent's settings and what is pushed over REST: not in the config dir
 log=$work/agent.log
 agent_pid=""
 
@@ -49,10 +53,18 @@ fail() {
   exit 1
 }
 
-rest=off
-[ "$scenario" = bridge ] && rest=127.0.0.1:9191 # the REST port of the private namespace's loopback
+rest=127.0.0.1:9191 # the REST port of the private namespace's loopback
+# the probe a confirmed commit must pass (step 7): ping from ns1 to the loopback of ns2
+cat >"$side/settings.yaml" <<'YAML'
+probes:
+- name: ping-ns2
+  command: [ping, -c, "1", -W, "1", 10.0.2.1]
+  netns: ns1
+  timeout: 5s
+YAML
 start_agent() {
-  "$root/bin/kvs-agent" run --linux --config-dir "$work" --rest "$rest" >>"$log" 2>&1 &
+  "$root/bin/kvs-agent" run --config "$side/settings.yaml" --linux --config-dir "$work" \
+    --rest "$rest" --state-dir "$side/state" >>"$log" 2>&1 &
   agent_pid=$!
 }
 
@@ -298,6 +310,31 @@ sleep 1
 show_status "$mark"
 
 echo
-echo "== 7. tear down: stop the agent and leave the namespace (everything in it disappears) =="
+echo "== 7. a confirmed commit that breaks ping: the route to 10.0.2.0/24 via 10.0.1.99 (no such"
+echo "      gateway), put with kvsctl config put --confirm-within 2m; the agent's probe ping-ns2"
+echo "      (ping 10.0.2.1 in ns1) fails, and the agent rolls the change back at once =="
+cat >"$side/route.yaml" <<'YAML'
+linuxConfig:
+  routes:
+  - outgoingInterface: veth1
+    dstNetwork: 10.0.2.0/24
+    gwAddr: 10.0.1.99
+YAML
+mark=$(log_mark)
+"$root/bin/kvsctl" --agent "http://$rest" config put --confirm-within 2m "$side/route.yaml" \
+  || fail "the confirmed commit was refused"
+wait_for 30 sh -c "tail -n +$mark '$log' | grep -q 'rollback: probe'" \
+  || fail "the probe did not roll the route change back"
+echo "   the agent's log:"
+tail -n "+$mark" "$log" | grep -E "confirmed commit #|rollback: probe" | sed 's/^/    /' | cut -c1-160
+echo "   its transactions (the change, then the rollback):"
+show_status "$mark"
+wait_for 10 can_ping || fail "ping did not work again after the rollback"
+ip -n ns1 route show 10.0.2.0/24 | grep -q "via 10.0.1.2" || fail "the route was not restored"
+ip -n ns1 route show 10.0.2.0/24 | sed 's/^/    ns1: /'
+echo "   ping ns1 -> 10.0.2.1: OK again"
+
+echo
+echo "== 8. tear down: stop the agent and leave the namespace (everything in it disappears) =="
 stop_agent
 echo "demo: all steps passed"

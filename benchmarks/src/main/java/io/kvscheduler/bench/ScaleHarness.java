@@ -96,6 +96,9 @@ import java.util.regex.Pattern;
  *       whose first end is a port of the bridge, in one transaction, next to {@code ip -batch}
  *       doing the same ({@link BridgeWorkload}). Reports {@code seconds}, {@code ops}, {@code
  *       per_op_ms}, {@code batch_seconds} and {@code ratio}.
+ *   <li><b>W10</b> – a confirmed commit changing N values whose probe fails ({@link
+ *       ConfirmedRollback}): {@code rollback_ms}, from the probe's failure to the rollback's
+ *       transaction finished, every value back and CONFIGURED; and {@code commit_ms}.
  *   <li><b>W9</b> – the agent started as a separate process on a generated configuration directory
  *       holding W1's values, until every value is CONFIGURED over REST ({@link AgentStartup}).
  *       Reports {@code seconds} and its parts {@code rest_up_seconds}, {@code parse_seconds},
@@ -319,7 +322,7 @@ public final class ScaleHarness {
               case "W12" -> List.of(BridgeWorkload.run(n));
               case "W13" -> List.of(fleet(fleetAgents, n));
               case "W9" -> List.of(linux ? AgentStartup.runLinux(n) : AgentStartup.run(n));
-              case "W10" -> List.of(PlanWorkload.run());
+              case "W10" -> List.of(w10(n));
               default -> throw new IllegalArgumentException("unknown workload " + args[0]);
             };
         for (Map<String, Object> result : results) {
@@ -418,6 +421,21 @@ public final class ScaleHarness {
     result.put("baseline_descriptors_seconds", round(coldDescriptors / 1e9, 4));
     result.put("baseline_descriptors_ratio", round(seconds / (coldDescriptors / 1e9), 2));
     return result;
+  }
+
+  /**
+   * W10: the plan half ({@link PlanWorkload}: {@code plan_ms} against {@code simulation_ms}) and the
+   * confirmed-commit half ({@link ConfirmedRollback}: {@code rollback_ms} at {@code n} values), in
+   * one line; the halves' {@code commit_ms} are told apart as {@code plan_commit_ms} and {@code
+   * rollback_commit_ms}.
+   */
+  private static Map<String, Object> w10(int n) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    PlanWorkload.run()
+        .forEach((k, v) -> out.put(k.equals("commit_ms") ? "plan_commit_ms" : k, v));
+    ConfirmedRollback.run(n)
+        .forEach((k, v) -> out.putIfAbsent(k.equals("commit_ms") ? "rollback_commit_ms" : k, v));
+    return out;
   }
 
   /**

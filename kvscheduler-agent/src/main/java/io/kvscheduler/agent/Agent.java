@@ -1,5 +1,7 @@
 package io.kvscheduler.agent;
 
+import io.kvscheduler.agent.internal.confirm.CommitConfirmer;
+import io.kvscheduler.agent.internal.confirm.ProbeRunner;
 import io.kvscheduler.agent.internal.etcd.EtcdClients;
 import io.kvscheduler.agent.internal.etcd.LabelClaim;
 import io.kvscheduler.agent.internal.logging.LogTail;
@@ -14,6 +16,7 @@ import io.kvscheduler.agent.internal.rest.ProbeRoutes;
 import io.kvscheduler.agent.internal.web.StatusEvents;
 import io.kvscheduler.agent.spi.AgentContext;
 import io.kvscheduler.agent.spi.AgentPlugin;
+import io.kvscheduler.agent.spi.ConfirmedCommits;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.agent.spi.NotificationHub;
@@ -31,7 +34,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -61,6 +70,18 @@ public final class Agent implements AutoCloseable {
   private final NotificationHub notifications = new NotificationHub();
   private final Orchestrator orchestrator;
   private final AgentMetrics metrics;
+
+  /** Confirmed commits over REST and gRPC: their deadlines, their probes. */
+  private final CommitConfirmer confirmations;
+
+  private final ScheduledExecutorService confirmTimer = daemonScheduler("kvs-confirm");
+  private final ExecutorService probeExecutor =
+      Executors.newSingleThreadExecutor(
+          r -> {
+            Thread t = new Thread(r, "kvs-probes");
+            t.setDaemon(true);
+            return t;
+          });
 
   /** The recent log, for bug reports ({@code GET /info/log}). */
   private final LogTail logTail = new LogTail(LOG_TAIL_LINES);
@@ -135,7 +156,63 @@ public final class Agent implements AutoCloseable {
     metrics.northboundProblems(problems);
     this.plugins = PluginOrder.order(enabled);
     this.statusEvents = new StatusEvents(kvs, Duration.ofMillis(100));
+    this.confirmations =
+        new CommitConfirmer(
+            orchestrator,
+            Clock.systemUTC(),
+            (delay, task) -> {
+              ScheduledFuture<?> f =
+                  confirmTimer.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+              return () -> f.cancel(false);
+            },
+            config.probes(),
+            ProbeRunner.system(),
+            probeExecutor,
+            List.of(new ConfirmationsKept()));
+    metrics.commitPending(() -> confirmations.pending().isPresent());
     logTail.attach();
+  }
+
+  private static ScheduledExecutorService daemonScheduler(String name) {
+    return Executors.newSingleThreadScheduledExecutor(
+        r -> {
+          Thread t = new Thread(r, name);
+          t.setDaemon(true);
+          return t;
+        });
+  }
+
+  /**
+   * Notes a pending confirmed commit in the state store (for the next start to tell it was never
+   * confirmed) and counts the ended ones.
+   */
+  private final class ConfirmationsKept implements CommitConfirmer.Listener {
+    @Override
+    public void pending(ConfirmedCommits.Pending pending) {
+      StateStore store = stateStore;
+      if (store != null) {
+        store.markUnconfirmed(pending.describe());
+      }
+    }
+
+    @Override
+    public void confirmed(ConfirmedCommits.Pending pending, String how) {
+      ended("confirmed");
+    }
+
+    @Override
+    public void rolledBack(
+        ConfirmedCommits.Pending pending, String description, CompletableFuture<Long> rollback) {
+      ended("rolled_back");
+    }
+
+    private void ended(String outcome) {
+      metrics.commitEnded(outcome);
+      StateStore store = stateStore;
+      if (store != null) {
+        store.clearUnconfirmed();
+      }
+    }
   }
 
   /** Starts an agent with the plugins found by ServiceLoader. */
@@ -193,6 +270,8 @@ public final class Agent implements AutoCloseable {
   }
 
   private void run() throws Exception {
+    // a probe that cannot run would roll back every confirmed commit: refused before anything
+    ProbeRunner.checkPrograms(config.probes(), System.getenv());
     if (config.configDir() != null && Files.isDirectory(config.configDir())) {
       // parsed while the plugins and REST start; the file northbound takes what is unchanged
       documentsAhead = DocumentsAhead.start(config.configDir(), config.followExternalLinks());
@@ -247,6 +326,13 @@ public final class Agent implements AutoCloseable {
    */
   private void restorePushed() throws Exception {
     StateStore.Restored restored = stateStore.read();
+    Optional<String> unconfirmed = stateStore.unconfirmed();
+    unconfirmed.ifPresent(
+        what ->
+            LOG.warn(
+                "rollback: not confirmed before the agent stopped: {}; the configuration before it"
+                    + " is restored",
+                what));
     orchestrator.keep(stateStore, restored.bySource());
     LOG.info(
         "state store {}: {} value(s) pushed over REST and gRPC restored {}",
@@ -259,11 +345,21 @@ public final class Agent implements AutoCloseable {
         config.configDir() != null || !config.etcdEndpoints().isEmpty();
     if (!restored.bySource().isEmpty() && !firstResyncFromSources) {
       try {
-        orchestrator.resyncAll("resync from the state store").get();
+        orchestrator
+            .resyncAll(
+                unconfirmed.isPresent()
+                    ? "resync from the state store (rollback: not confirmed before the agent"
+                        + " stopped)"
+                    : "resync from the state store")
+            .get();
       } catch (ExecutionException e) {
         // values that failed stay desired and are retried, as after any resync
         LOG.warn("the resync from the state store failed: {}", e.getCause().getMessage());
       }
+    }
+    if (unconfirmed.isPresent()) {
+      stateStore.clearUnconfirmed();
+      metrics.commitEnded("rolled_back");
     }
   }
 
@@ -394,6 +490,11 @@ public final class Agent implements AutoCloseable {
     return northbound;
   }
 
+  /** Confirmed commits: pending, confirm, roll back. */
+  public ConfirmedCommits confirmations() {
+    return confirmations;
+  }
+
   /** The agent's metrics (served at {@code GET /metrics}). */
   AgentMetrics metrics() {
     return metrics;
@@ -485,6 +586,9 @@ public final class Agent implements AutoCloseable {
         LOG.error("closing {} northbound failed", sources.get(i).name(), e);
       }
     }
+    // a pending confirmed commit stays unconfirmed: the next start applies what came before it
+    confirmTimer.shutdownNow();
+    probeExecutor.shutdownNow();
     for (int i = initialised.size() - 1; i >= 0; i--) {
       try {
         initialised.get(i).close();

@@ -57,6 +57,8 @@ import java.util.Set;
  *       ~/.local/share/kvscheduler} ({@code off}: nothing kept); {@link #builder()}: off</td></tr>
  *   <tr><td>standby</td><td>--standby</td><td></td><td>false (with etcd, an agent whose label
  *       another agent holds exits; true: it waits and takes over when the holder goes)</td></tr>
+ *   <tr><td>probes (a list)</td><td></td><td></td><td>none (a confirmed commit is confirmed by
+ *       hand only)</td></tr>
  * </table>
  *
  * <p>The etcd connection settings (TLS, authentication, timeouts, lease TTL) are written as in
@@ -96,6 +98,9 @@ import java.util.Set;
  *     restarts ({@code <dir>/<label>/pushed.db}), or null when nothing is kept
  * @param standby with etcd, whether an agent whose label another agent holds waits for the label (a
  *     hot standby) instead of exiting
+ * @param probes run after a confirmed commit applies: the first failure rolls it back, all passing
+ *     confirm it (see {@link Probe}); empty: confirmed commits are confirmed by hand only. The
+ *     programs of command probes must exist: the agent does not start otherwise
  */
 public record AgentConfig(
     String label,
@@ -114,7 +119,8 @@ public record AgentConfig(
     int parallelism,
     boolean followExternalLinks,
     Path stateDir,
-    boolean standby) {
+    boolean standby,
+    List<Probe> probes) {
 
   /** Operations printed per transaction by default. */
   public static final int DEFAULT_TXN_LOG_MAX_OPS = 50;
@@ -128,6 +134,10 @@ public record AgentConfig(
               + " without '/'");
     }
     etcdEndpoints = List.copyOf(etcdEndpoints);
+    probes = probes == null ? List.of() : List.copyOf(probes);
+    if (probes.stream().map(Probe::name).distinct().count() < probes.size()) {
+      throw new IllegalArgumentException("probes: two probes have the same name");
+    }
     enabledPlugins = Set.copyOf(enabledPlugins);
     etcd = etcd != null ? etcd : EtcdSettings.defaults();
     Objects.requireNonNull(restSecurity, "restSecurity");
@@ -171,6 +181,7 @@ public record AgentConfig(
     b.followExternalLinks = followExternalLinks;
     b.stateDir = stateDir;
     b.standby = standby;
+    b.probes = probes;
     return b;
   }
 
@@ -201,6 +212,7 @@ public record AgentConfig(
     private boolean followExternalLinks;
     private Path stateDir;
     private boolean standby;
+    private List<Probe> probes = List.of();
 
     private Builder() {}
 
@@ -299,6 +311,12 @@ public record AgentConfig(
       return this;
     }
 
+    /** The probes run after a confirmed commit applies; empty (the default): none. */
+    public Builder probes(List<Probe> probes) {
+      this.probes = probes;
+      return this;
+    }
+
     /**
      * The settings.
      *
@@ -323,7 +341,8 @@ public record AgentConfig(
           parallelism,
           followExternalLinks,
           stateDir,
-          standby);
+          standby,
+          probes);
     }
   }
 

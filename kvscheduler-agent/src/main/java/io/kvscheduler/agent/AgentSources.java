@@ -40,7 +40,9 @@ final class AgentSources {
           new RestServer(
               agent.config().restAddress(), RestLimits.DEFAULT, agent.config().restSecurity());
       RestNorthbound rest =
-          new RestNorthbound(server, agent.models(), agent.northbound()).problems(agent.problems());
+          new RestNorthbound(server, agent.models(), agent.northbound())
+              .problems(agent.problems())
+              .confirmations(agent.confirmations()); // ?confirm-within, /configuration/confirm
       SchedulerRoutes.register(
           server, agent.scheduler(), agent.models(), agent.metrics(), agent.problems()::note);
       InfoRoutes.register(server, agent.config(), agent.logTail());
@@ -72,6 +74,7 @@ final class AgentSources {
                   agent.plugins().stream().flatMap(p -> p.configDomain().stream()).toList())
               .follow(agent.notifications());
       agent.metrics().grpcStreams(() -> grpc.api().openStreams()); // kvs_grpc_streams
+      grpc.api().confirmations(agent.confirmations()); // metadata confirm-within
       out.add(grpc);
     }
     // --- end of gRPC ---

@@ -72,6 +72,46 @@ class AgentConfigTest {
   }
 
   @Test
+  void probesFromTheSettingsFile() throws Exception {
+    Path f = dir.resolve("probes.yaml");
+    Files.writeString(
+        f,
+        """
+        probes:
+        - name: ping-ns2
+          command: [ping, -c, "1", -W, "1", 10.0.2.1]
+          netns: ns1
+          timeout: 3s
+        - {name: api, tcp: "127.0.0.1:6443", timeout: 500ms}
+        - {name: health, http: "http://127.0.0.1:8080/healthz"}
+        - {name: words, command: "true --quiet"}
+        """);
+    List<Probe> probes = AgentConfig.load(List.of("--config", f.toString()), Map.of()).probes();
+    assertThat(probes)
+        .containsExactly(
+            Probe.command(
+                "ping-ns2",
+                List.of("ping", "-c", "1", "-W", "1", "10.0.2.1"),
+                "ns1",
+                Duration.ofSeconds(3)),
+            Probe.tcp("api", "127.0.0.1:6443", Duration.ofMillis(500)),
+            Probe.http("health", "http://127.0.0.1:8080/healthz", Probe.DEFAULT_TIMEOUT),
+            Probe.command("words", List.of("true", "--quiet"), null, null));
+    assertThat(AgentConfig.load(List.of(), Map.of()).probes()).isEmpty();
+
+    Files.writeString(f, "probes:\n- {name: both, tcp: \"a:1\", http: \"http://a/\"}\n");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--config", f.toString()), Map.of()))
+        .hasMessageContaining("probe 'both'")
+        .hasMessageContaining("exactly one of command, tcp or http");
+    Files.writeString(f, "probes:\n- {name: x, tcp: \"a:1\", colour: blue}\n");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--config", f.toString()), Map.of()))
+        .hasMessageContaining("unknown key 'colour'");
+    Files.writeString(f, "probes:\n- {name: x, tcp: \"a:1\", timeout: 0s}\n");
+    assertThatThrownBy(() -> AgentConfig.load(List.of("--config", f.toString()), Map.of()))
+        .hasMessageContaining("probe 'x': timeout");
+  }
+
+  @Test
   void restAllowedHostsFromFileOrFlag() throws Exception {
     assertThat(AgentConfig.load(List.of(), Map.of()).restSecurity().allowedHosts()).isEmpty();
     Path list = file("rest-allowed-hosts: [Agent.example, 'proxy.example:8443']\n");

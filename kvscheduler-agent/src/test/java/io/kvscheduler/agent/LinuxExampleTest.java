@@ -347,4 +347,63 @@ class LinuxExampleTest {
     out.addAll(List.of(rest));
     return out;
   }
+
+  /**
+   * The demo's step 7: a route change that breaks ping, committed with {@code confirm-within} over
+   * REST; the settings' ping probe fails, the agent rolls the change back at once, the file's route
+   * is back in the kernel and ping works again.
+   */
+  @Test
+  void aRouteChangeBreakingThePingProbeIsRolledBack() throws Exception {
+    try (NetnsSandbox sb = sandbox();
+        IpRoute2Calls calls = new IpRoute2Calls(sb.prefix(), Duration.ofSeconds(10))) {
+      List<String> ping = new ArrayList<>(sb.prefix());
+      ping.addAll(List.of("ip", "netns", "exec", "ns1", "ping", "-c", "1", "-W", "1", "10.0.2.1"));
+      AgentConfig cfg =
+          AgentConfig.builder()
+              .configDir(exampleDir())
+              .restAddress("127.0.0.1:0")
+              .printTxnSummary(false)
+              .enablePlugin("linux")
+              .probes(List.of(Probe.command("ping-ns2", ping, null, Duration.ofSeconds(5))))
+              .build();
+      try (Agent agent = Agent.start(cfg, List.of(new LinuxAgentPlugin(calls)))) {
+        int restPort =
+            agent.sources().stream()
+                .filter(RestNorthbound.class::isInstance)
+                .map(RestNorthbound.class::cast)
+                .findFirst()
+                .orElseThrow()
+                .port();
+        assertThat(pingWithin(sb, "ns1", "10.0.2.1", Duration.ofSeconds(30))).isTrue();
+        HttpResponse<String> r =
+            HTTP.send(
+                HttpRequest.newBuilder(
+                        URI.create(
+                            "http://127.0.0.1:" + restPort + "/configuration?confirm-within=2m"))
+                    .timeout(Duration.ofSeconds(60))
+                    .header("Content-Type", "application/yaml")
+                    .PUT(
+                        HttpRequest.BodyPublishers.ofString(
+                            "linuxConfig:\n  routes:\n  - outgoingInterface: veth1\n"
+                                + "    dstNetwork: 10.0.2.0/24\n    gwAddr: 10.0.1.99\n"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        RecordedTxn last;
+        do {
+          List<RecordedTxn> h = agent.scheduler().transactionHistory();
+          last = h.get(h.size() - 1);
+          Thread.sleep(50);
+        } while (!last.description().startsWith("rollback") && System.nanoTime() < end);
+        assertThat(last.description()).startsWith("rollback: probe 'ping-ns2' failed: exit 1");
+        assertThat(agent.confirmations().pending()).isEmpty();
+        assertThat(calls.routes("ns1", "veth1"))
+            .extracting(e -> e.destination() + " via " + e.gateway())
+            .containsExactly("10.0.2.0/24 via 10.0.1.2");
+        assertThat(ping(sb, "ns1", "10.0.2.1")).as("ping works again").isTrue();
+      }
+    }
+  }
 }

@@ -98,6 +98,63 @@ class PushedStateRestartTest {
 
   @Test
   @DisplayName(
+      "killed while a confirmed commit waits for its confirmation, the agent starts again with"
+          + " the configuration before it; a confirmed one is kept")
+  void aPendingConfirmedCommitDoesNotSurviveARestart() throws Exception {
+    Path sb = tmp.resolve("sb.state");
+    String[] args = {"--state-dir", tmp.resolve("state").toString()};
+    try (PushingAgent a = PushingAgent.start(sb, args)) {
+      assertThat(a.put("?replace", PushingAgent.yaml("before"))).isEqualTo(200);
+      assertThat(a.put("?replace&confirm-within=10m", PushingAgent.yaml("unconfirmed")))
+          .isEqualTo(200);
+      assertThat(a.configuration()).contains("name: unconfirmed").doesNotContain("name: before");
+      a.kill();
+    }
+    assertThat(SouthboundJournal.read(sb))
+        .filteredOn(op -> op.get(0).equals("iface-create"))
+        .extracting(op -> op.get(2))
+        .contains("unconfirmed");
+    int deletesBefore =
+        (int)
+            SouthboundJournal.read(sb).stream()
+                .filter(op -> op.get(0).equals("iface-delete"))
+                .count();
+    try (PushingAgent b = PushingAgent.start(sb, args)) {
+      assertThat(b.output())
+          .contains(
+              "rollback: not confirmed before the agent stopped: confirmed commit #1 from rest");
+      JsonNode first = history(b).get(0);
+      assertThat(first.path("Description").asText())
+          .isEqualTo(
+              "resync from the state store (rollback: not confirmed before the agent stopped)");
+      assertThat(b.configuration()).contains("name: before").doesNotContain("name: unconfirmed");
+      assertThat(
+              b.get("/scheduler/status?key=" + TAP + "unconfirmed")
+                  .path("value")
+                  .path("state")
+                  .asText())
+          .isIn("", "NONEXISTENT");
+      assertThat(
+              b.get("/scheduler/status?key=" + TAP + "before").path("value").path("state").asText())
+          .isEqualTo("CONFIGURED");
+      assertThat(SouthboundJournal.read(sb))
+          .as("the southbound follows: the unconfirmed interface deleted")
+          .filteredOn(op -> op.get(0).equals("iface-delete"))
+          .hasSize(deletesBefore + 1);
+
+      assertThat(b.put("?replace&confirm-within=10m", PushingAgent.yaml("confirmed")))
+          .isEqualTo(200);
+      assertThat(b.post("/configuration/confirm")).isEqualTo(200);
+      b.kill();
+    }
+    try (PushingAgent c = PushingAgent.start(sb, args)) {
+      assertThat(c.output()).doesNotContain("rollback: not confirmed");
+      assertThat(c.configuration()).contains("name: confirmed").doesNotContain("name: before");
+    }
+  }
+
+  @Test
+  @DisplayName(
       "a damaged state store: the agent does not start (exit 1), naming the file and"
           + " --state-dir off, and applies nothing")
   void damagedStoreStopsTheStart() throws Exception {

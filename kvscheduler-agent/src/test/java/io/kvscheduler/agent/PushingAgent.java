@@ -110,8 +110,24 @@ final class PushingAgent implements AutoCloseable {
 
   /** {@code PUT /configuration} of {@code yaml}: the status code. */
   int put(String yaml) throws IOException, InterruptedException {
+    return put("", yaml);
+  }
+
+  /** {@code POST path} without a body: the status code. */
+  int post(String path) throws IOException, InterruptedException {
     return http.send(
-            HttpRequest.newBuilder(uri("/configuration"))
+            HttpRequest.newBuilder(uri(path))
+                .timeout(Duration.ofSeconds(30))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build(),
+            HttpResponse.BodyHandlers.ofString())
+        .statusCode();
+  }
+
+  /** {@code PUT /configuration?query} of {@code yaml} ({@code query} empty or from {@code ?}). */
+  int put(String query, String yaml) throws IOException, InterruptedException {
+    return http.send(
+            HttpRequest.newBuilder(uri("/configuration" + query))
                 .timeout(Duration.ofSeconds(30))
                 .header("Content-Type", "application/yaml")
                 .PUT(HttpRequest.BodyPublishers.ofString(yaml))

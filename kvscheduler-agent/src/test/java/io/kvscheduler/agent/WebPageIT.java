@@ -222,6 +222,47 @@ class WebPageIT {
     screenshot("web-page-live.png");
   }
 
+  int putConfirmed(String yaml) throws Exception {
+    return http.send(
+            HttpRequest.newBuilder(URI.create(url + "/configuration?confirm-within=1m"))
+                .header("Content-Type", "application/yaml")
+                .PUT(HttpRequest.BodyPublishers.ofString(yaml))
+                .build(),
+            HttpResponse.BodyHandlers.ofString())
+        .statusCode();
+  }
+
+  @Test
+  void aPendingConfirmationShowsItsDeadlineAndAConfirmButtonAndARollbackIsMarked()
+      throws Exception {
+    browser.get(url + "/");
+    waiting(Duration.ofSeconds(30))
+        .until(b -> b.findElement(By.id("live")).getText().equals("live"));
+    assertThat(browser.findElement(By.id("pending")).isDisplayed()).isFalse();
+    String tap =
+        "mockConfig:\n  Interface_list:\n  - name: tapc\n    type: TAP\n    enabled: true\n";
+    assertThat(putConfirmed(tap)).isEqualTo(200);
+    waiting(Duration.ofSeconds(20)).until(b -> b.findElement(By.id("pending")).isDisplayed());
+    assertThat(browser.findElement(By.id("pending-text")).getText())
+        .contains("Confirmed commit #1 from rest")
+        .contains("rolled back at")
+        .contains("unless confirmed");
+    browser.findElement(By.id("pending-confirm")).click();
+    waiting(Duration.ofSeconds(20)).until(b -> !b.findElement(By.id("pending")).isDisplayed());
+    assertThat(agent.confirmations().pending()).isEmpty();
+    assertThat(agent.northbound().desired()).containsKey("config/mock/v1/interfaces/tapc");
+
+    assertThat(putConfirmed(tap.replace("tapc", "tapd"))).isEqualTo(200);
+    waiting(Duration.ofSeconds(20)).until(b -> b.findElement(By.id("pending")).isDisplayed());
+    browser.findElement(By.id("pending-rollback")).click();
+    waiting(Duration.ofSeconds(20))
+        .until(
+            b ->
+                b.findElements(By.cssSelector("#txns li.rollback")).stream()
+                    .anyMatch(li -> li.getText().contains("rollback: requested")));
+    assertThat(agent.northbound().desired()).doesNotContainKey("config/mock/v1/interfaces/tapd");
+  }
+
   @Test
   void aDisconnectedPageMarksItsGraphStaleAndSaysSoInASentence() throws Exception {
     browser.get(url + "/");

@@ -125,6 +125,53 @@ class KvsCtlConfigTest {
   }
 
   @Test
+  void confirmedCommitIsConfirmedOrRolledBackWithKvsctl() throws Exception {
+    agent = RunningAgent.start();
+    Path c = file("c.yaml", CONFIG);
+    var put = agent.ctl("config", "put", "--confirm-within", "30s", c.toString());
+    assertThat(put.exit()).as(put.err()).isEqualTo(0);
+    assertThat(put.err())
+        .contains("confirmed commit #1 from rest")
+        .contains("kvsctl config confirm");
+    assertThat(agent.agent.scheduler().valueStatus(TAP5).state()).isEqualTo(ValueState.CONFIGURED);
+    assertThat(agent.agent.confirmations().pending()).isPresent();
+
+    var second = agent.ctl("config", "put", "--confirm-within", "30s", c.toString());
+    assertThat(second.exit()).isEqualTo(1);
+    assertThat(second.err()).contains("409").contains("confirmed commit #1 from rest");
+
+    var confirm = agent.ctl("config", "confirm");
+    assertThat(confirm.exit()).as(confirm.err()).isEqualTo(0);
+    assertThat(confirm.err()).contains("confirmed commit #1").contains("confirmed");
+    assertThat(agent.agent.confirmations().pending()).isEmpty();
+    var again = agent.ctl("config", "confirm");
+    assertThat(again.exit()).isEqualTo(1);
+    assertThat(again.err()).contains("409").contains("nothing to confirm");
+
+    var replace =
+        agent.ctl(
+            "config",
+            "put",
+            "--replace",
+            "--confirm-within",
+            "5m",
+            file("e.yaml", "mockConfig:\n  Interface_list:\n  - name: other\n    type: TAP\n")
+                .toString());
+    assertThat(replace.exit()).as(replace.err()).isEqualTo(0);
+    assertThat(agent.agent.scheduler().valueStatus(TAP5).state()).isEqualTo(ValueState.NONEXISTENT);
+    var rollback = agent.ctl("config", "rollback");
+    assertThat(rollback.exit()).as(rollback.err()).isEqualTo(0);
+    assertThat(rollback.err()).contains("rolled back in transaction");
+    assertThat(agent.agent.scheduler().valueStatus(TAP5).state()).isEqualTo(ValueState.CONFIGURED);
+    assertThat(agent.agent.scheduler().valueStatus("config/mock/v1/interfaces/other").state())
+        .isEqualTo(ValueState.NONEXISTENT);
+
+    var bad = agent.ctl("config", "put", "--confirm-within", "2h", c.toString());
+    assertThat(bad.exit()).isEqualTo(1);
+    assertThat(bad.err()).contains("400").contains("confirm-within");
+  }
+
+  @Test
   void invalidConfigOverRestIsTheAgentsErrorAndChangesNothing() throws Exception {
     agent = RunningAgent.start();
     var r =

@@ -14,6 +14,7 @@ import io.grpc.protobuf.ProtoFileDescriptorSupplier;
 import io.grpc.protobuf.services.ProtoReflectionService;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.kvscheduler.agent.spi.ConfigDomain;
+import io.kvscheduler.agent.spi.ConfirmedCommits;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.agent.spi.NotificationHub;
@@ -21,6 +22,7 @@ import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.grpc.internal.BearerToken;
 import io.kvscheduler.grpc.internal.ConfiguratorServiceImpl;
 import io.kvscheduler.grpc.internal.DryRun;
+import io.kvscheduler.grpc.internal.ConfirmWithinHeader;
 import io.kvscheduler.grpc.internal.GrpcSource;
 import io.kvscheduler.grpc.internal.ManagerServiceImpl;
 import io.kvscheduler.grpc.internal.MetaServiceImpl;
@@ -98,6 +100,7 @@ public final class GrpcApi implements AutoCloseable {
   private final ManagerServiceImpl manager;
   private final MetaServiceImpl meta;
   private final PluginDomains domains;
+  private final GrpcSource source;
   private final List<ServerInterceptor> interceptors = new ArrayList<>();
   private final Set<String> unplaced = ConcurrentHashMap.newKeySet();
 
@@ -172,7 +175,7 @@ public final class GrpcApi implements AutoCloseable {
             Stream.concat(
                     modelFiles.stream(), configDomains.stream().map(d -> d.configData().getFile()))
                 .toList());
-    GrpcSource source = new GrpcSource(northbound);
+    this.source = new GrpcSource(northbound);
     this.streamExecutor =
         Executors.newCachedThreadPool(
             r -> {
@@ -187,12 +190,25 @@ public final class GrpcApi implements AutoCloseable {
     this.meta = new MetaServiceImpl(models);
     interceptors.add(new SeqNumHeader());
     interceptors.add(new DryRun());
+    interceptors.add(new ConfirmWithinHeader());
     if (readOnly) {
       interceptors.add(new ReadOnly()); // after the token check: a caller is known first
     }
     if (token != null) {
       interceptors.add(new BearerToken(token)); // added last: runs first
     }
+  }
+
+  /**
+   * Takes the requests that change values ({@code SetConfig}, {@code Update}, {@code Delete}) with
+   * the request metadata {@code confirm-within} (our extension; {@code 30s}, at most {@code 1h}) as
+   * confirmed commits of {@code confirmations}: applied at once, rolled back unless confirmed in
+   * time. Without it, such a request is refused with {@code INVALID_ARGUMENT}. Call before the
+   * server starts.
+   */
+  public GrpcApi confirmations(ConfirmedCommits confirmations) {
+    source.confirmations(confirmations);
+    return this;
   }
 
   /**

@@ -142,6 +142,7 @@ function onEvent(ev) {
   refreshTimer = setTimeout(async () => {
     await loadHistory();
     loadProblems();
+    loadPending();
     // outlined: what the last transaction did, not every value a status event names (a base
     // value comes with all its derived values)
     ui.changed = lastTxnKeys();
@@ -608,6 +609,14 @@ async function loadHistory() {
       e.textContent = ' — ' + errors.length + (errors.length === 1 ? ' error' : ' errors');
       head.append(e);
     }
+    if ((t.Description || '').startsWith('rollback')) {
+      // a confirmed commit undone: marked, and its cause said
+      li.classList.add('rollback');
+      const d = document.createElement('span');
+      d.className = 'txn-rollback';
+      d.textContent = ' — ' + t.Description;
+      head.append(d);
+    }
     b.append(head);
     b.addEventListener('click', () => chooseTxn(t.SeqNum));
     li.append(b);
@@ -684,6 +693,47 @@ async function loadProblems() {
   box.hidden = list.length === 0;
 }
 
+// ---------------------------------------------------------------- confirmed commits
+
+/**
+ * Shows the confirmed commit that waits for its confirmation (GET /configuration/pending) with its
+ * deadline, counting down, and the buttons that confirm it or roll it back. Read at start, after
+ * every change and every second.
+ */
+async function loadPending() {
+  let answer;
+  try {
+    answer = await api('/configuration/pending');
+  } catch (e) {
+    return; // an agent without confirmed commits, or away
+  }
+  const box = document.getElementById('pending');
+  const p = answer && answer.pending;
+  box.hidden = !p;
+  if (!p) return;
+  const left = Math.max(0, Math.round((new Date(p.deadline) - Date.now()) / 1000));
+  document.getElementById('pending-text').textContent = 'Confirmed commit #' + p.id + ' from '
+    + p.source + (p.seqNum >= 0 ? ' (transaction #' + p.seqNum + ')' : '')
+    + ' waits for its confirmation: rolled back at ' + new Date(p.deadline).toLocaleTimeString()
+    + ' (in ' + left + ' s) unless confirmed.';
+}
+
+/** POSTs to the agent (confirm, rollback), then reads the pending commit and the history again. */
+async function postAndReload(path) {
+  const headers = ui.token ? {Authorization: 'Bearer ' + ui.token} : {};
+  try {
+    const r = await fetch(path, {method: 'POST', headers});
+    if (!r.ok) {
+      let msg = r.status + ' ' + r.statusText;
+      try { msg = (await r.json()).Error || msg; } catch (e) { /* not JSON */ }
+      document.getElementById('pending-text').textContent = path + ': ' + msg;
+    }
+  } catch (e) {
+    document.getElementById('pending-text').textContent = NO_ANSWER;
+  }
+  await Promise.all([loadPending(), loadHistory()]);
+}
+
 async function start() {
   legend();
   let debounce = null;
@@ -706,9 +756,12 @@ async function start() {
     const v = await api('/info/version');
     document.getElementById('agent').textContent = (v.App || 'agent') + ' ' + (v.Version || '');
   } catch (e) { /* the version is only decoration */ }
+  document.getElementById('pending-confirm').addEventListener('click', () => postAndReload('/configuration/confirm'));
+  document.getElementById('pending-rollback').addEventListener('click', () => postAndReload('/configuration/rollback'));
   follow();
   setInterval(loadProblems, 3000);
-  await Promise.all([loadGraph(), loadHistory(), loadProblems()]);
+  setInterval(loadPending, 1000);
+  await Promise.all([loadGraph(), loadHistory(), loadProblems(), loadPending()]);
 }
 
 document.addEventListener('DOMContentLoaded', start);

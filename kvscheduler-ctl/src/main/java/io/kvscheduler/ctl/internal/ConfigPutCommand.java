@@ -28,6 +28,7 @@ import picocli.CommandLine.Parameters;
           + " into etcd, where the agent of label L watches it.",
       "Examples: kvsctl config put config.yaml",
       "          kvsctl config put --dry-run config.yaml",
+      "          kvsctl config put --confirm-within 30s config.yaml   (then: kvsctl config confirm)",
       "          kvsctl config put --etcd 127.0.0.1:2379 --label vpp1 config.yaml"
     })
 public final class ConfigPutCommand extends AgentCommand {
@@ -51,6 +52,15 @@ public final class ConfigPutCommand extends AgentCommand {
 
   @Mixin OutputFormat output;
 
+  @Option(
+      names = "--confirm-within",
+      paramLabel = "DURATION",
+      description =
+          "A confirmed commit (over REST only): applied at once, and rolled back by the agent"
+              + " unless 'kvsctl config confirm' comes within DURATION (30s, 5m, at most 1h) or"
+              + " the agent's probes pass; a failing probe rolls it back at once.")
+  String confirmWithin;
+
   @ArgGroup(exclusive = false)
   Etcd etcd;
 
@@ -73,6 +83,12 @@ public final class ConfigPutCommand extends AgentCommand {
   @Override
   protected int run() {
     String text = read();
+    if (dryRun && confirmWithin != null) {
+      throw new CtlException(
+          ExitCodes.USAGE,
+          "--dry-run applies nothing, so there is nothing to confirm: it cannot go with"
+              + " --confirm-within");
+    }
     if (dryRun && etcd != null) {
       throw new CtlException(
           ExitCodes.USAGE, "--dry-run plans over the agent's REST API: it cannot go with --etcd");
@@ -91,6 +107,32 @@ public final class ConfigPutCommand extends AgentCommand {
         PlanPrinter.print(plan, out(), "nothing to do");
       }
       err().println("kvsctl: dry run of " + file + ": nothing was applied");
+      return ExitCodes.OK;
+    }
+    if (confirmWithin != null && etcd != null) {
+      throw new CtlException(
+          ExitCodes.USAGE, "--confirm-within: a confirmed commit goes over REST, not with --etcd");
+    }
+    if (etcd == null && confirmWithin != null) {
+      AgentClient.Reply reply =
+          client()
+              .put(
+                  "/configuration"
+                      + AgentClient.query(
+                          "replace", replace ? "true" : null, "confirm-within", confirmWithin),
+                  "application/yaml",
+                  text.getBytes(StandardCharsets.UTF_8));
+      var pending = reply.json().path("pending");
+      err()
+          .println(
+              "kvsctl: configuration of "
+                  + file
+                  + " applied at "
+                  + client().base()
+                  + " as "
+                  + pending.path("description").asText("a confirmed commit")
+                  + "; confirm it with 'kvsctl config confirm' (or roll it back with"
+                  + " 'kvsctl config rollback')");
       return ExitCodes.OK;
     }
     if (etcd == null) {

@@ -113,6 +113,9 @@ final class Calls {
     if (cause instanceof TransactionException t) {
       return described(Status.FAILED_PRECONDITION, t.getMessage()).asRuntimeException();
     }
+    if (cause instanceof io.kvscheduler.agent.spi.ConfirmationConflictException) {
+      return described(Status.FAILED_PRECONDITION, cause.getMessage()).asRuntimeException();
+    }
     if (cause instanceof IllegalArgumentException) {
       return described(Status.INVALID_ARGUMENT, cause.getMessage()).asRuntimeException();
     }

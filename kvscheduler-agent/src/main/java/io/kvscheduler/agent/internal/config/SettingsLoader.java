@@ -11,6 +11,7 @@ import static io.kvscheduler.agent.internal.config.SettingValues.split;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kvscheduler.agent.AgentConfig;
 import io.kvscheduler.agent.EtcdSettings;
+import io.kvscheduler.agent.Probe;
 import io.kvscheduler.agent.RestSecurity;
 import io.kvscheduler.agent.internal.rest.RestAddress;
 import io.kvscheduler.grpc.GrpcSettings;
@@ -65,7 +66,8 @@ public final class SettingsLoader {
           "follow-external-links",
           "read-only",
           "state-dir",
-          "standby");
+          "standby",
+          "probes");
 
   /**
    * Reads the settings from the command-line arguments (after the command; parsed by picocli,
@@ -97,6 +99,7 @@ public final class SettingsLoader {
     boolean followLinks = false;
     Path stateDir = defaultStateDir();
     boolean standby = false;
+    List<Probe> probes = List.of();
 
     AgentOptions flags = AgentOptions.parse(args);
     if (!flags.config.isEmpty()) {
@@ -195,6 +198,9 @@ public final class SettingsLoader {
           stateDir = stateDir(dir, base, where + ": state-dir");
         }
         standby = flag(root, "standby", standby, where);
+        if (set(root, "probes") != null) {
+          probes = ProbeSettings.read(root.get("probes"), where + ": probes");
+        }
         String certSetting = text(root, "rest-tls-cert", null, where);
         tlsCert = certSetting == null ? null : base.resolve(certSetting);
         String keySetting = text(root, "rest-tls-key", null, where);
@@ -349,7 +355,8 @@ public final class SettingsLoader {
         parallelism,
         followLinks,
         stateDir,
-        standby);
+        standby,
+        probes);
   }
 
   /** The JVM system property that replaces the default state directory (a directory or off). */

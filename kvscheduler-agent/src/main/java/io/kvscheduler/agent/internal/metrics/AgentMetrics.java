@@ -70,6 +70,10 @@ import java.util.function.Supplier;
  *       #grpcStreams});
  *   <li>{@code kvs_northbound_problems{source}} — the rejected or ignored input listed now at
  *       {@code GET /northbound/problems}, per source ({@link #northboundProblems}).
+ *   <li>{@code kvs_confirmed_commits_total{outcome}} — confirmed commits that ended: {@code
+ *       confirmed}, {@code rolled_back} (deadline, probe or request), by {@link #commitEnded};
+ *   <li>{@code kvs_confirmed_commit_pending} — 1 while a confirmed commit waits for its
+ *       confirmation ({@link #commitPending}).
  *   <li>the JVM's and the process's metrics of Micrometer's binders: {@code jvm_memory_*}, {@code
  *       jvm_gc_*}, {@code jvm_threads_*}, {@code jvm_classes_*}, {@code process_cpu_usage}, {@code
  *       system_cpu_*}, {@code process_uptime_seconds}, {@code process_start_time_seconds}, {@code
@@ -143,6 +147,26 @@ public final class AgentMetrics implements SourceEvents {
   }
 
   /** Exports {@code kvs_grpc_streams}: the open gRPC streams {@code open} counts. */
+  /** {@code kvs_confirmed_commit_pending}: 1 while {@code pending} says one is pending. */
+  public void commitPending(java.util.function.BooleanSupplier pending) {
+    Gauge.builder("kvs_confirmed_commit_pending", pending, p -> p.getAsBoolean() ? 1 : 0)
+        .description("1 while a confirmed commit waits for its confirmation")
+        .strongReference(true)
+        .register(registry);
+  }
+
+  /**
+   * Counts a confirmed commit that ended, in {@code kvs_confirmed_commits_total{outcome}}: {@code
+   * confirmed} or {@code rolled_back}.
+   */
+  public void commitEnded(String outcome) {
+    Counter.builder("kvs_confirmed_commits")
+        .description("Confirmed commits that ended, by outcome")
+        .tag("outcome", outcome)
+        .register(registry)
+        .increment();
+  }
+
   public void grpcStreams(IntSupplier open) {
     Gauge.builder("kvs_grpc_streams", open, IntSupplier::getAsInt)
         .description("Open gRPC Notify and Subscribe streams")

@@ -1,5 +1,6 @@
 package io.kvscheduler.agent.internal.northbound;
 
+import io.kvscheduler.agent.spi.ConfirmationConflictException;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.Plan;
@@ -12,6 +13,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -49,6 +51,11 @@ import org.slf4j.LoggerFactory;
  * deliveries in the order the sources' values change here. A delivery the full queue refuses is
  * written back out; a delivery the journal cannot write is not applied (its future has failed with
  * the journal's error) and the source's values stay as they were.
+ *
+ * <p>An unconfirmed delivery ({@link #deliverUnconfirmed}) is applied as any other, but the journal
+ * keeps the source's values before it until {@link #confirm}; {@link #rollBack} puts those values
+ * back and commits them. While a delivery is unconfirmed, the other deliveries of its source and
+ * every other unconfirmed delivery are refused with a {@link ConfirmationConflictException}.
  */
 public final class Orchestrator implements Northbound {
   private static final Logger LOG = LoggerFactory.getLogger(Orchestrator.class);
@@ -73,6 +80,15 @@ public final class Orchestrator implements Northbound {
 
   /** One source's value of a key, and when it was delivered (a counter: later is larger). */
   private record Given(Object value, long delivered) {}
+
+  /**
+   * The source's values before its unconfirmed delivery (null when it had delivered nothing), and
+   * how that delivery is named in refusals.
+   */
+  private record Unconfirmed(Map<String, Given> before, Supplier<String> name) {}
+
+  /** The unconfirmed delivery by source: at most one. */
+  private final Map<String, Unconfirmed> unconfirmed = new HashMap<>();
 
   private final KVScheduler kvs;
   private final Set<String> refusedWhenFull;
@@ -131,12 +147,138 @@ public final class Orchestrator implements Northbound {
 
   @Override
   public CompletableFuture<Long> resync(String source, Map<String, Object> values) {
-    return deliver(source, () -> resyncLocked(source, values));
+    return deliver(
+        source,
+        () -> {
+          CompletableFuture<Long> refusal = refusal(source);
+          return refusal != null ? refusal : resyncLocked(source, values);
+        });
   }
 
   @Override
   public CompletableFuture<Long> change(String source, Map<String, Object> changes) {
-    return deliver(source, () -> changeLocked(source, changes));
+    return deliver(
+        source,
+        () -> {
+          CompletableFuture<Long> refusal = refusal(source);
+          return refusal != null ? refusal : changeLocked(source, changes);
+        });
+  }
+
+  /**
+   * Delivers like {@link #resync} ({@code replace}) or {@link #change}, but unconfirmed: the
+   * journal keeps {@code source}'s values before it until {@link #confirm}, and {@link #rollBack}
+   * puts them back. Refused (a failed future, nothing applied) while a delivery is unconfirmed.
+   *
+   * @param name how the delivery is named in the refusals of other deliveries while unconfirmed
+   * @param description the description of its transaction
+   */
+  public CompletableFuture<Long> deliverUnconfirmed(
+      String source,
+      Map<String, Object> values,
+      boolean replace,
+      Supplier<String> name,
+      String description) {
+    return deliver(
+        source,
+        () -> {
+          if (!unconfirmed.isEmpty()) {
+            return CompletableFuture.failedFuture(conflict(unconfirmed.values().iterator().next()));
+          }
+          Map<String, Given> before = bySource.get(source);
+          unconfirmed.put(
+              source, new Unconfirmed(before == null ? null : new HashMap<>(before), name));
+          CompletableFuture<Long> f =
+              replace
+                  ? resyncLocked(source, values, description)
+                  : changeLocked(source, values, description);
+          if (f.isCompletedExceptionally()) {
+            unconfirmed.remove(source); // refused at once: nothing applied
+          }
+          return f;
+        });
+  }
+
+  /**
+   * Confirms the unconfirmed delivery of {@code source}: the journal takes the source's values.
+   *
+   * @throws ConfirmationConflictException when {@code source} has none
+   * @throws RuntimeException when the journal cannot be written (the delivery stays unconfirmed)
+   */
+  public synchronized void confirm(String source) {
+    if (!unconfirmed.containsKey(source)) {
+      throw new ConfirmationConflictException(
+          "nothing to confirm: no unconfirmed delivery from " + source);
+    }
+    if (journal != null && journal.keeps(source)) {
+      journal.resync(source, values(bySource.getOrDefault(source, Map.of())));
+    }
+    unconfirmed.remove(source);
+  }
+
+  /**
+   * Puts back the values {@code source} had before its unconfirmed delivery and commits them (one
+   * change transaction of every key the source gives now or gave before, described {@code
+   * description}), waiting for room in a full queue. The journal already holds those values.
+   *
+   * @return the transaction's sequence number; a {@link ConfirmationConflictException} when {@code
+   *     source} has no unconfirmed delivery
+   */
+  public CompletableFuture<Long> rollBack(String source, String description) {
+    Set<String> keys = new TreeSet<>();
+    synchronized (this) {
+      Unconfirmed u = unconfirmed.remove(source);
+      if (u == null) {
+        return CompletableFuture.failedFuture(
+            new ConfirmationConflictException(
+                "nothing to roll back: no unconfirmed delivery from " + source));
+      }
+      keys.addAll(bySource.getOrDefault(source, Map.of()).keySet());
+      if (u.before() == null) {
+        bySource.remove(source);
+      } else {
+        keys.addAll(u.before().keySet());
+        bySource.put(source, u.before());
+      }
+    }
+    TxnOptions options = TxnOptions.builder().description(description).retryWithDefaults().build();
+    try {
+      long pauseMs = 1;
+      while (true) {
+        synchronized (this) {
+          Txn txn = kvs.startNBTransaction();
+          keys.forEach(key -> txn.setValue(key, effective(key)));
+          CompletableFuture<Long> f = tryCommit(txn, options);
+          if (!refused(f)) {
+            return f;
+          }
+        }
+        Thread.sleep(pauseMs);
+        pauseMs = Math.min(2 * pauseMs, MAX_PAUSE_MS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return CompletableFuture.failedFuture(
+          new IllegalStateException(
+              "interrupted while waiting for room in the transaction queue; the rollback of the "
+                  + source
+                  + " configuration is not committed (a restart applies it)",
+              e));
+    }
+  }
+
+  /** The refusal of a delivery from {@code source} while it has an unconfirmed one, or null. */
+  private CompletableFuture<Long> refusal(String source) {
+    Unconfirmed u = unconfirmed.get(source);
+    return u == null ? null : CompletableFuture.failedFuture(conflict(u));
+  }
+
+  private static ConfirmationConflictException conflict(Unconfirmed pending) {
+    return new ConfirmationConflictException(
+        "not applied: "
+            + pending.name().get()
+            + " is pending; confirm it (POST /configuration/confirm) or roll it back"
+            + " (POST /configuration/rollback) first");
   }
 
   /**
@@ -241,6 +383,11 @@ public final class Orchestrator implements Northbound {
   }
 
   private CompletableFuture<Long> resyncLocked(String source, Map<String, Object> values) {
+    return resyncLocked(source, values, "resync from " + source);
+  }
+
+  private CompletableFuture<Long> resyncLocked(
+      String source, Map<String, Object> values, String description) {
     Map<String, Given> before = bySource.getOrDefault(source, Map.of());
     Map<String, Given> previous = bySource.get(source);
     long deliveriesBefore = deliveries;
@@ -260,7 +407,7 @@ public final class Orchestrator implements Northbound {
           }
         });
     bySource.put(source, mine);
-    boolean kept = journal != null && journal.keeps(source);
+    boolean kept = journal != null && journal.keeps(source) && !unconfirmed.containsKey(source);
     if (kept) {
       try {
         journal.resync(source, values(mine));
@@ -275,7 +422,7 @@ public final class Orchestrator implements Northbound {
         tryCommit(
             txn,
             TxnOptions.builder()
-                .description("resync from " + source)
+                .description(description)
                 .resync(ResyncType.FULL, true)
                 .retryWithDefaults()
                 .build());
@@ -291,6 +438,11 @@ public final class Orchestrator implements Northbound {
   }
 
   private CompletableFuture<Long> changeLocked(String source, Map<String, Object> changes) {
+    return changeLocked(source, changes, "change from " + source);
+  }
+
+  private CompletableFuture<Long> changeLocked(
+      String source, Map<String, Object> changes, String description) {
     boolean known = bySource.containsKey(source);
     long deliveriesBefore = deliveries;
     Map<String, Given> mine = bySource.computeIfAbsent(source, s -> new HashMap<>());
@@ -311,7 +463,7 @@ public final class Orchestrator implements Northbound {
           }
           txn.setValue(key, effective(key)); // null when no source gives the key any more
         });
-    boolean kept = journal != null && journal.keeps(source);
+    boolean kept = journal != null && journal.keeps(source) && !unconfirmed.containsKey(source);
     RuntimeException unwritten = null;
     if (kept) {
       try {
@@ -325,11 +477,7 @@ public final class Orchestrator implements Northbound {
         unwritten != null
             ? CompletableFuture.failedFuture(unwritten)
             : tryCommit(
-                txn,
-                TxnOptions.builder()
-                    .description("change from " + source)
-                    .retryWithDefaults()
-                    .build());
+                txn, TxnOptions.builder().description(description).retryWithDefaults().build());
     if (unwritten != null || refused(f)) {
       undo.forEach(
           (key, old) -> {

@@ -8,6 +8,8 @@ import io.kvscheduler.agent.internal.rest.PlanJson;
 import io.kvscheduler.agent.internal.rest.Request;
 import io.kvscheduler.agent.internal.rest.Response;
 import io.kvscheduler.agent.internal.rest.RestServer;
+import io.kvscheduler.agent.spi.ConfirmationConflictException;
+import io.kvscheduler.agent.spi.ConfirmedCommits;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.KeyError;
@@ -20,6 +22,7 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -45,11 +48,20 @@ import org.slf4j.LoggerFactory;
  *       of that source; waits for the transaction; with {@code dry-run} (the same yes/no values)
  *       nothing is applied, journaled or recorded and 200 answers the plan of the transaction
  *       ({@link PlanJson}), 400 when combined with {@code confirm-within}; 200 {@code {}}; 400
- *       {@code {"Error": ...}} for a body that cannot be read or names unknown groups, models or
- *       fields (the message names the line and field and never repeats the body) and for a bad
- *       query parameter; 503 {@code {"Error": ...}} when the scheduler's transaction queue is full
- *       (nothing of the request is kept: it may be sent again, counted in {@code
- *       kvs_commits_refused_total}); 500 with a JSON string when the transaction fails.
+ *       {@code {"Error": ...}} for a body that cannot be read or names unknown groups, models or fields (the message names the
+ *       line and field and never repeats the body) and for a bad query parameter; 503 {@code
+ *       {"Error": ...}} when the scheduler's transaction queue is full (nothing of the request is
+ *       kept: it may be sent again, counted in {@code kvs_commits_refused_total}); 500 with a JSON
+ *       string when the transaction fails;
+ *   <li>{@code PUT /configuration?confirm-within=30s} (with {@link #confirmations}): applied at
+ *       once and rolled back unless {@code POST /configuration/confirm} comes within that time (or
+ *       the probes pass); 200 {@code {"pending": {...}}}; 400 naming {@code confirm-within} for a
+ *       value that is not a duration, zero or over 1h, or given with {@code dry-run}; 409 naming
+ *       the pending commit while one is pending (also for a plain PUT then: it would be rolled back
+ *       with it);
+ *   <li>{@code POST /configuration/confirm}, {@code POST /configuration/rollback}: confirm the
+ *       pending commit, roll it back now; 409 when none is pending; {@code GET
+ *       /configuration/pending}: {@code {"pending": {...}}} or {@code {"pending": null}}.
  * </ul>
  *
  * <p>The server's lifecycle goes with this source's: {@link #start} starts it and {@link #close}
@@ -83,6 +95,9 @@ public final class RestNorthbound implements NorthboundSource {
   /** Where the last refused PUT is listed until a PUT is accepted. */
   private volatile NorthboundProblems problems;
 
+  /** Confirmed commits, or null when {@code confirm-within} is not offered. */
+  private volatile ConfirmedCommits confirmations;
+
   /** Registers {@code GET} and {@code PUT /configuration} on {@code server}. */
   public RestNorthbound(RestServer server, ModelRegistry models, Northbound northbound) {
     this.server = Objects.requireNonNull(server, "server");
@@ -90,8 +105,79 @@ public final class RestNorthbound implements NorthboundSource {
     this.northbound = Objects.requireNonNull(northbound, "northbound");
     server.route("GET", "/configuration", Set.of(), r -> getConfiguration());
     server.mutatingRoute(
-        "PUT", "/configuration", Set.of("replace", DRY_RUN), this::putConfiguration);
+        "PUT",
+        "/configuration",
+        Set.of("replace", DRY_RUN, ConfirmedCommits.PARAMETER),
+        this::putConfiguration);
     this.planJson = new PlanJson(models);
+  }
+
+  /**
+   * Offers confirmed commits: {@code PUT /configuration?confirm-within=...}, {@code POST
+   * /configuration/confirm}, {@code POST /configuration/rollback}, {@code GET
+   * /configuration/pending}; call before start.
+   */
+  public RestNorthbound confirmations(ConfirmedCommits confirmations) {
+    this.confirmations = Objects.requireNonNull(confirmations, "confirmations");
+    server.route(
+        "GET",
+        "/configuration/pending",
+        Set.of(),
+        r -> Response.json(200, pendingAnswer(confirmations.pending().orElse(null))));
+    server.mutatingRoute(
+        "POST",
+        "/configuration/confirm",
+        Set.of(),
+        r -> {
+          try {
+            ConfirmedCommits.Pending p = confirmations.confirm();
+            Map<String, Object> out = new LinkedHashMap<>();
+            out.put("confirmed", pendingJson(p));
+            return Response.json(200, out);
+          } catch (ConfirmationConflictException e) {
+            return Response.error(409, e.getMessage());
+          }
+        });
+    server.mutatingRoute(
+        "POST",
+        "/configuration/rollback",
+        Set.of(),
+        r -> {
+          long seq;
+          try {
+            seq = confirmations.rollback().get(TXN_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+          } catch (ConfirmationConflictException e) {
+            return Response.error(409, e.getMessage());
+          } catch (ExecutionException e) {
+            return failed("the rollback failed: " + e.getCause().getMessage());
+          } catch (TimeoutException e) {
+            return failed("the rollback did not finish within " + TXN_WAIT.toSeconds() + " s");
+          }
+          Map<String, Object> out = new LinkedHashMap<>();
+          out.put("rollback", seq);
+          return Response.json(200, out);
+        });
+    return this;
+  }
+
+  /** {@code {"pending": ...}}: the pending commit, or null. */
+  static Map<String, Object> pendingAnswer(ConfirmedCommits.Pending p) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("pending", p == null ? null : pendingJson(p));
+    return out;
+  }
+
+  /** A pending commit as JSON. */
+  static Map<String, Object> pendingJson(ConfirmedCommits.Pending p) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("id", p.id());
+    m.put("source", p.source());
+    m.put("seqNum", p.seqNum());
+    m.put("committed", p.committed().toString());
+    m.put("confirmWithin", p.within().toMillis() + "ms");
+    m.put("deadline", p.deadline().toString());
+    m.put("description", p.describe());
+    return m;
   }
 
   @Override
@@ -153,6 +239,7 @@ public final class RestNorthbound implements NorthboundSource {
               + CONFIRM_WITHIN
               + "': a dry run applies nothing, there is nothing to confirm");
     }
+    Duration confirmWithin = confirmWithin(req.rawQuery());
     String body;
     try {
       body =
@@ -198,7 +285,10 @@ public final class RestNorthbound implements NorthboundSource {
         LOG.warn("REST PUT /configuration: not applied, the agent is stopping");
         return Response.json(503, "not applied: the agent is stopping\n");
       }
-      txn = replace ? northbound.resync(SOURCE, values) : northbound.change(SOURCE, values);
+      txn =
+          confirmWithin != null
+              ? confirmations.commit(SOURCE, values, replace, confirmWithin)
+              : replace ? northbound.resync(SOURCE, values) : northbound.change(SOURCE, values);
     }
     NorthboundProblems registry = problems;
     if (registry != null) {
@@ -207,6 +297,10 @@ public final class RestNorthbound implements NorthboundSource {
     try {
       txn.get(TXN_WAIT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
+      if (e.getCause() instanceof ConfirmationConflictException c) {
+        LOG.warn("REST PUT /configuration: {}", c.getMessage());
+        return Response.error(409, c.getMessage());
+      }
       if (isQueueFull(e.getCause())) {
         LOG.warn("REST PUT /configuration: not applied, the transaction queue is full");
         return Response.error(
@@ -231,6 +325,9 @@ public final class RestNorthbound implements NorthboundSource {
     } catch (TimeoutException e) {
       return failed("the transaction did not finish within " + TXN_WAIT.toSeconds() + " s");
     }
+    if (confirmWithin != null) {
+      return Response.json(200, pendingAnswer(confirmations.pending().orElse(null)));
+    }
     return done();
   }
 
@@ -249,6 +346,50 @@ public final class RestNorthbound implements NorthboundSource {
         DRY_RUN,
         plan.size());
     return Response.json(200, planJson.plan(plan));
+   * The {@code confirm-within} of the query, or null when absent.
+   *
+   * @throws BadRequest naming the parameter: not a duration, zero, over 1h, given with {@code
+   *     dry-run}, given twice with different values, or not offered
+   */
+  private Duration confirmWithin(String rawQuery) {
+    String text = null;
+    boolean dryRun = false;
+    if (rawQuery != null && !rawQuery.isEmpty()) {
+      for (String part : rawQuery.split("&")) {
+        int eq = part.indexOf('=');
+        String name = decode(eq < 0 ? part : part.substring(0, eq));
+        String value = eq < 0 ? "" : decode(part.substring(eq + 1));
+        if (name.equals("dry-run")) {
+          dryRun = true;
+        } else if (name.equals(ConfirmedCommits.PARAMETER)) {
+          if (text != null && !text.equals(value)) {
+            throw new BadRequest(
+                "query parameter '"
+                    + ConfirmedCommits.PARAMETER
+                    + "' is given twice, with different values");
+          }
+          text = value;
+        }
+      }
+    }
+    if (text == null) {
+      return null;
+    }
+    if (dryRun) {
+      throw new BadRequest(
+          "query parameter '"
+              + ConfirmedCommits.PARAMETER
+              + "' cannot be given with 'dry-run': a plan applies nothing to confirm");
+    }
+    if (confirmations == null) {
+      throw new BadRequest(
+          "query parameter '" + ConfirmedCommits.PARAMETER + "': confirmed commits are off");
+    }
+    try {
+      return ConfirmedCommits.parseWithin(text);
+    } catch (IllegalArgumentException e) {
+      throw new BadRequest("bad query parameter: " + e.getMessage());
+    }
   }
 
   /** Whether {@code e} is the refusal of a commit by a full transaction queue. */

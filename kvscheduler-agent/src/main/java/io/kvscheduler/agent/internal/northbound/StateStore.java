@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import org.slf4j.Logger;
@@ -318,6 +319,52 @@ public final class StateStore implements Orchestrator.Journal, AutoCloseable {
     } catch (SQLException e) {
       throw new IllegalStateException(
           "not applied: the state store " + file + " cannot be written: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Notes that a confirmed commit described {@code what} is pending (its source's values before it
+   * stay in the store): at the next start, {@link #unconfirmed} tells it was never confirmed.
+   * Written to disk before it returns.
+   */
+  public synchronized void markUnconfirmed(String what) {
+    setMeta("unconfirmed", what);
+  }
+
+  /** The pending confirmed commit ended (confirmed or rolled back). */
+  public synchronized void clearUnconfirmed() {
+    setMeta("unconfirmed", null);
+  }
+
+  /**
+   * The confirmed commit that was pending when the agent stopped, if any ({@link
+   * #markUnconfirmed}).
+   */
+  public synchronized Optional<String> unconfirmed() throws StateStoreException {
+    try (PreparedStatement p = db.prepareStatement("SELECT value FROM meta WHERE name = ?")) {
+      p.setString(1, "unconfirmed");
+      try (ResultSet r = p.executeQuery()) {
+        return r.next() ? Optional.of(r.getString(1)) : Optional.empty();
+      }
+    } catch (SQLException e) {
+      throw new StateStoreException(describe(file, e), e);
+    }
+  }
+
+  private void setMeta(String name, String value) {
+    try (PreparedStatement p =
+        db.prepareStatement(
+            value == null
+                ? "DELETE FROM meta WHERE name = ?"
+                : "INSERT OR REPLACE INTO meta VALUES (?, ?)")) {
+      p.setString(1, name);
+      if (value != null) {
+        p.setString(2, value);
+      }
+      p.executeUpdate();
+    } catch (SQLException e) {
+      throw new IllegalStateException(
+          "the state store " + file + " cannot be written: " + e.getMessage(), e);
     }
   }
 

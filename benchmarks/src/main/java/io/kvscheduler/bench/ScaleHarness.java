@@ -176,7 +176,20 @@ public final class ScaleHarness {
     }
     String workload = args[0].toUpperCase(Locale.ROOT);
     if (!List.of(
-            "BASELINE", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W10", "W11", "W12", "W13")
+            "BASELINE",
+            "W1",
+            "W2",
+            "W3",
+            "W4",
+            "W5",
+            "W6",
+            "W7",
+            "W8",
+            "W9",
+            "W10",
+            "W11",
+            "W12",
+            "W13")
         .contains(workload)) {
       throw new IllegalArgumentException("unknown workload " + args[0]);
     }
@@ -424,15 +437,14 @@ public final class ScaleHarness {
   }
 
   /**
-   * W10: the plan half ({@link PlanWorkload}: {@code plan_ms} against {@code simulation_ms}) and the
-   * confirmed-commit half ({@link ConfirmedRollback}: {@code rollback_ms} at {@code n} values), in
-   * one line; the halves' {@code commit_ms} are told apart as {@code plan_commit_ms} and {@code
+   * W10: the plan half ({@link PlanWorkload}: {@code plan_ms} against {@code simulation_ms}) and
+   * the confirmed-commit half ({@link ConfirmedRollback}: {@code rollback_ms} at {@code n} values),
+   * in one line; the halves' {@code commit_ms} are told apart as {@code plan_commit_ms} and {@code
    * rollback_commit_ms}.
    */
   private static Map<String, Object> w10(int n) {
     Map<String, Object> out = new LinkedHashMap<>();
-    PlanWorkload.run()
-        .forEach((k, v) -> out.put(k.equals("commit_ms") ? "plan_commit_ms" : k, v));
+    PlanWorkload.run().forEach((k, v) -> out.put(k.equals("commit_ms") ? "plan_commit_ms" : k, v));
     ConfirmedRollback.run(n)
         .forEach((k, v) -> out.putIfAbsent(k.equals("commit_ms") ? "rollback_commit_ms" : k, v));
     return out;

@@ -48,11 +48,11 @@ import org.slf4j.LoggerFactory;
  *       of that source; waits for the transaction; with {@code dry-run} (the same yes/no values)
  *       nothing is applied, journaled or recorded and 200 answers the plan of the transaction
  *       ({@link PlanJson}), 400 when combined with {@code confirm-within}; 200 {@code {}}; 400
- *       {@code {"Error": ...}} for a body that cannot be read or names unknown groups, models or fields (the message names the
- *       line and field and never repeats the body) and for a bad query parameter; 503 {@code
- *       {"Error": ...}} when the scheduler's transaction queue is full (nothing of the request is
- *       kept: it may be sent again, counted in {@code kvs_commits_refused_total}); 500 with a JSON
- *       string when the transaction fails;
+ *       {@code {"Error": ...}} for a body that cannot be read or names unknown groups, models or
+ *       fields (the message names the line and field and never repeats the body) and for a bad
+ *       query parameter; 503 {@code {"Error": ...}} when the scheduler's transaction queue is full
+ *       (nothing of the request is kept: it may be sent again, counted in {@code
+ *       kvs_commits_refused_total}); 500 with a JSON string when the transaction fails;
  *   <li>{@code PUT /configuration?confirm-within=30s} (with {@link #confirmations}): applied at
  *       once and rolled back unless {@code POST /configuration/confirm} comes within that time (or
  *       the probes pass); 200 {@code {"pending": {...}}}; 400 naming {@code confirm-within} for a
@@ -346,6 +346,9 @@ public final class RestNorthbound implements NorthboundSource {
         DRY_RUN,
         plan.size());
     return Response.json(200, planJson.plan(plan));
+  }
+
+  /**
    * The {@code confirm-within} of the query, or null when absent.
    *
    * @throws BadRequest naming the parameter: not a duration, zero, over 1h, given with {@code

@@ -194,6 +194,79 @@ class FaultPathTest {
     assertThat(kvs.valueStatuses()).isEmpty();
   }
 
+  // FailurePolicy rule F19 (and F16)
+  @Test
+  @DisplayName(
+      "a revert gives an INVALID value back the object the southbound held for it: the removal"
+          + " that deleted it is undone with a Create, and the value is INVALID again")
+  void revertRecreatesTheObjectAnInvalidValueHeld() {
+    env.commit(TxnOptions.defaults(), A, arr(1));
+    assertThrows(TransactionException.class, () -> env.commit(TxnOptions.defaults(), A, BAD));
+    assertThat(kvs).value(A).hasState(INVALID);
+
+    // the removal of A deletes the object it holds; A1, invalid, reverts the transaction
+    sb.clearCalls();
+    assertThrows(
+        TransactionException.class,
+        () -> env.commit(TxnOptions.builder().revert(true).build(), A, null, A1, BAD));
+    assertThat(sb.callLog())
+        .containsExactly(
+            "DELETE " + d(A, 1),
+            "DELETE " + A,
+            "RETRIEVE bases",
+            "CREATE " + A,
+            "CREATE " + d(A, 1));
+    assertThat(sb.get(A).orElseThrow().value()).isEqualTo(arr(1));
+    assertThat(sb.keys()).containsExactly(A, d(A, 1));
+    assertThat(kvs).value(A).hasState(INVALID).hasErrorContaining("marker value rejected");
+    assertThat(kvs).derivedValue(A, d(A, 1)).hasState(CONFIGURED);
+    assertThat(kvs.valueStatus(A1).state()).isEqualTo(ValueState.NONEXISTENT);
+
+    // the object is held again: removing A deletes it, a valid value updates it
+    sb.clearCalls();
+    env.commit(TxnOptions.defaults(), A, arr(2));
+    assertThat(sb.callLog())
+        .containsExactly("DELETE " + d(A, 1), "UPDATE " + A, "CREATE " + d(A, 2));
+    assertThat(kvs).value(A).hasState(CONFIGURED);
+  }
+
+  // FailurePolicy rule F19 (and F16, F6)
+  @Test
+  @DisplayName(
+      "a revert re-creates what depended on an INVALID value's object (a FIB entry on a bridge"
+          + " domain made INVALID), though the transaction never named it")
+  void revertRestoresWhatDependedOnAnInvalidValuesObject() {
+    // A: a bridge domain with an interface (derived); P1: a FIB entry on it
+    env.commit(TxnOptions.defaults(), A, arr(1), P1, CatalogueFixtures.s("fib"));
+    assertThrows(TransactionException.class, () -> env.commit(TxnOptions.defaults(), A, BAD));
+    assertThat(kvs).value(A).hasState(INVALID);
+    assertThat(kvs).value(P1).hasState(CONFIGURED);
+    assertThat(sb.keys()).containsExactly(A, d(A, 1), P1);
+
+    // the bridge domain is removed, and P fails: the transaction is reverted
+    sb.clearCalls();
+    sb.planError(P, new RuntimeException("busy"));
+    assertThrows(
+        TransactionException.class,
+        () ->
+            env.commit(
+                TxnOptions.builder().revert(true).build(), A, null, P, CatalogueFixtures.s("v")));
+    assertThat(sb.callLog())
+        .containsExactly(
+            "DELETE " + d(A, 1),
+            "DELETE " + P1,
+            "DELETE " + A,
+            "CREATE " + P + " ✗",
+            "CREATE " + A,
+            "CREATE " + P1,
+            "CREATE " + d(A, 1));
+    assertThat(sb.keys()).containsExactly(A, d(A, 1), P1);
+    assertThat(sb.get(A).orElseThrow().value()).isEqualTo(arr(1));
+    assertThat(kvs).value(A).hasState(INVALID);
+    assertThat(kvs).derivedValue(A, d(A, 1)).hasState(CONFIGURED);
+    assertThat(kvs).value(P1).hasState(CONFIGURED);
+  }
+
   // FailurePolicy rule F16
   @Test
   @DisplayName(

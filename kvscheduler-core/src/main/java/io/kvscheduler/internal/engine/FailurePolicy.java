@@ -44,7 +44,11 @@ import java.util.Set;
  *       after the transaction when its descriptor can Retrieve (B97; B98 without Retrieve). When
  *       that read fails too, the base stays unread across transactions (D53): each transaction
  *       reads it first, and until one can, a call for it or its derived values is not made: it
- *       fails as unknown, retriable (F1)</td><td>{@link #mustBeRead}, {@link #unknownState},
+ *       fails as unknown, retriable (F1). A derived value is read through its base: what the
+ *       read base derives is what the southbound holds of it (present with that content, or not
+ *       found: a CONFIGURED one turns MISSING), so its status after the transaction tells the
+ *       truth as a base value's does, provided the base's Retrieve reports the derived objects as
+ *       the southbound holds them</td><td>{@link #mustBeRead}, {@link #unknownState},
  *       {@link UnreadKeys}, {@link TxnExecutor#refreshFailed}</td></tr>
  *   <tr><td>F8</td><td>a value's call failed earlier in this transaction</td><td>it gets no
  *       further call in the transaction until a refresh reads it; only the revert calls it once
@@ -92,6 +96,12 @@ import java.util.Set;
  *   <tr><td>F18</td><td>the northbound sets a key of a descriptor of derived values only</td>
  *       <td>refused before any call with a contract error (not retriable, F1)</td>
  *       <td>{@link Walker}</td></tr>
+ *   <tr><td>F19</td><td>a transaction reverted on failure took away the object an INVALID value
+ *       held before it (F16: a removal deleted it, a valid value replaced it)</td><td>the revert
+ *       applies that object again first (Create or Update; its derived values and the values that
+ *       depended on it follow), then gives the key back its invalid value, which calls nothing:
+ *       the value is INVALID again, the object held, the southbound as before the transaction
+ *       (B101)</td><td>{@link TxnExecutor#executeWithRevert}</td></tr>
  * </table>
  *
  * <p>Engine thread only; no state of its own: each decision reads the node, the graph and the

@@ -2,11 +2,15 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.ValueOrigin;
+import io.kvscheduler.api.ValueState;
 import io.kvscheduler.internal.collect.Bulk;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -241,6 +245,8 @@ final class TxnExecutor {
       return;
     }
     ArrayDeque<ValueToApply> previous = new ArrayDeque<>();
+    // F19: per entry of previous, the object an INVALID value held before the transaction
+    ArrayDeque<Optional<Object>> heldBefore = new ArrayDeque<>();
     boolean revert = false;
     noteOwnKeys(txn, ordered);
     // what depends on the keys read first follows what the read found (as in applyValues): these
@@ -249,8 +255,10 @@ final class TxnExecutor {
     for (ValueToApply kv : ordered) {
       Node before = graph.get(kv.key());
       Object prev = before == null ? null : before.value;
+      Object held = before != null && before.state == ValueState.INVALID ? before.held : null;
       Throwable err = w.applyTop(kv);
       previous.addFirst(new ValueToApply(kv.key(), prev, ValueOrigin.FROM_NB, true, null));
+      heldBefore.addFirst(Optional.ofNullable(held));
       // B100: only failures of the transaction's own values trigger the revert
       if (err != null && txn.revertOnFailure() && txn.ownFailed) {
         // the calls that ran beyond the failure go first: they follow it in the walk's order
@@ -263,12 +271,32 @@ final class TxnExecutor {
       BatchJournal journal = graph.endBatch();
       txn.touched.add(journal, false);
       history.addRevisions(journal, txn.seq, config.clock().instant());
+      Iterator<Optional<Object>> held = heldBefore.iterator();
       for (ValueToApply kv : previous) {
+        restoreHeld(w, kv.key(), held.next().orElse(null));
         w.applyTop(kv);
       }
     }
     followRefresh(w, txn.readFirst, true);
     readAfterUndo(txn, notTaken.undo(txn, false), null);
+  }
+
+  /**
+   * F19: before the revert gives {@code key} back its INVALID value, the object {@code held} the
+   * southbound held for it before the transaction (null: none) is applied again when the
+   * transaction took it away (a removal deleted it, a valid value replaced it): created (or
+   * updated) with its derived values, and the values that depended on it follow. Re-applying the
+   * invalid value then calls nothing (F16), so the value is INVALID again with that object held.
+   */
+  private void restoreHeld(Walker w, String key, Object held) {
+    if (held == null) {
+      return;
+    }
+    Node now = graph.get(key);
+    if (now != null && now.state == ValueState.INVALID && Objects.equals(now.held, held)) {
+      return; // still held: nothing to restore
+    }
+    w.applyTop(new ValueToApply(key, held, ValueOrigin.FROM_NB, true, null));
   }
 
   /**

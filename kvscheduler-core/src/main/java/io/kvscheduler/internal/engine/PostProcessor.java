@@ -109,7 +109,7 @@ final class PostProcessor {
         }
       }
       if (op.newErr != null) {
-        errors.add(new KeyError(op.key, op.op, OpRecord.msg(op.newErr), op.newErr));
+        errors.add(ErrorKinds.keyError(op.key, op.op, op.newErr, op.newState));
       }
     }
   }

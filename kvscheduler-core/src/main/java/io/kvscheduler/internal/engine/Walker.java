@@ -116,7 +116,8 @@ final class Walker {
                 kv.key(),
                 kv.value() == null ? TxnOperation.DELETE : TxnOperation.UPDATE,
                 msg,
-                new ContractException(kv.key() + ": " + msg)));
+                new KeyConflictException(kv.key() + ": " + msg),
+                KeyError.Kind.CONFLICT));
       }
       return null;
     }
@@ -139,7 +140,8 @@ final class Walker {
                 kv.key(),
                 n == null || n.value == null ? TxnOperation.CREATE : TxnOperation.UPDATE,
                 msg,
-                new ContractException(kv.key() + ": " + msg)));
+                new ContractException(kv.key() + ": " + msg),
+                KeyError.Kind.CONTRACT));
         return null;
       }
     }

@@ -33,7 +33,10 @@ final class SemanticValidator {
     if (h == null || kv.value() == null) {
       return;
     }
-    Throwable err = h.validate(kv.key(), kv.value());
+    Throwable err = registry.ambiguity(kv.key());
+    if (err == null) {
+      err = h.validate(kv.key(), kv.value());
+    }
     if (err != null) {
       out.add(ErrorKinds.keyError(kv.key(), TxnOperation.VALIDATE, err, ValueState.INVALID));
     }

@@ -88,10 +88,14 @@ final class Transaction {
   List<OpRecord> ops = new ArrayList<>();
 
   /**
-   * Pairs of the transaction ignored because their key holds a derived value (no operation, so not
-   * among {@link #ops}): reported as key errors of an NB transaction.
+   * Pairs of the transaction ignored because their key holds a derived value, and derived values
+   * skipped because their key holds another value (no operation, so not among {@link #ops}):
+   * reported as key errors of the transaction.
    */
   List<KeyError> ignored = new ArrayList<>();
+
+  /** Keys of derived values reported as conflicting in {@link #ignored} (each once per pass). */
+  Set<String> conflicts = new HashSet<>();
 
   /** {@link Graph#departures()} when the pass started. */
   long departuresAtStart;
@@ -159,6 +163,7 @@ final class Transaction {
     this.ops = new ArrayList<>();
     if (!keepOutcome) {
       this.ignored = new ArrayList<>();
+      this.conflicts = new HashSet<>();
       this.changedStatus = new ArrayList<>();
       this.sawUnimplemented = false;
     }

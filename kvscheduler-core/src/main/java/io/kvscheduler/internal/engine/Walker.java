@@ -79,7 +79,7 @@ final class Walker {
     this.graph = graph;
     this.registry = registry;
     this.txn = txn;
-    Derivation derivation = new Derivation(graph);
+    Derivation derivation = new Derivation(graph, txn);
     this.derivedVisits = new DerivedVisits(graph, txn, derivation);
     StatusMarks marks = new StatusMarks(graph, registry, txn);
     this.visits = new VisitSteps(graph, registry, txn, marks);

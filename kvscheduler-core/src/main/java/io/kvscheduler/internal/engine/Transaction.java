@@ -2,6 +2,7 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.ResyncType;
+import io.kvscheduler.api.RetrieveError;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TxnType;
 import java.time.Clock;
@@ -62,6 +63,12 @@ final class Transaction {
    * earlier transactions ({@link UnreadKeys}) that a Retrieve has now answered for.
    */
   Set<String> readFirst = Set.of();
+
+  /**
+   * Descriptors whose Retrieve failed in the resync's refresh ({@link TxnPreparer#prepareNb}): the
+   * transaction fails with them, and their values are unread.
+   */
+  List<RetrieveError> retrieveErrors = List.of();
 
   /** Base keys of the values that failed, refreshed after the execution (refreshFailed). */
   List<String> refreshedFailed = List.of();

@@ -20,6 +20,9 @@ import java.util.Optional;
  * @param withSimulation true when the transaction was simulated first
  * @param planned the simulated operations (empty without simulation)
  * @param executed the executed operations in execution order
+ * @param retrieveErrors the descriptors whose Retrieve failed in the transaction's refresh (a full
+ *     or downstream resync), in retrieve order: what the southbound holds for their values could
+ *     not be read
  */
 public record RecordedTxn(
     long seqNum,
@@ -33,7 +36,8 @@ public record RecordedTxn(
     List<RecordedValue> values,
     boolean withSimulation,
     List<RecordedTxnOp> planned,
-    List<RecordedTxnOp> executed) {
+    List<RecordedTxnOp> executed,
+    List<RetrieveError> retrieveErrors) {
 
   public RecordedTxn {
     Objects.requireNonNull(type, "type");
@@ -44,6 +48,37 @@ public record RecordedTxn(
     values = List.copyOf(values);
     planned = List.copyOf(planned);
     executed = List.copyOf(executed);
+    retrieveErrors = List.copyOf(retrieveErrors);
+  }
+
+  /** A record of a transaction whose refresh, if any, read every descriptor. */
+  public RecordedTxn(
+      long seqNum,
+      TxnType type,
+      ResyncType resyncType,
+      String description,
+      long retryForTxn,
+      int retryAttempt,
+      Instant start,
+      Instant stop,
+      List<RecordedValue> values,
+      boolean withSimulation,
+      List<RecordedTxnOp> planned,
+      List<RecordedTxnOp> executed) {
+    this(
+        seqNum,
+        type,
+        resyncType,
+        description,
+        retryForTxn,
+        retryAttempt,
+        start,
+        stop,
+        values,
+        withSimulation,
+        planned,
+        executed,
+        List.of());
   }
 
   /**

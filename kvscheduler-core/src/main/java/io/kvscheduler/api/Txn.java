@@ -16,6 +16,7 @@ public interface Txn {
    *
    * @return this transaction
    * @throws IllegalStateException if the transaction was already committed
+   * @throws NullPointerException if the key is null
    * @throws IllegalArgumentException if the key is empty
    */
   Txn setValue(String key, Object value);
@@ -25,6 +26,7 @@ public interface Txn {
    *
    * @return this transaction
    * @throws IllegalStateException if the transaction was already committed
+   * @throws NullPointerException if the key is null
    * @throws IllegalArgumentException if the key is empty
    */
   default Txn delete(String key) {

@@ -17,9 +17,11 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.KVDescriptor;
+import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.NamedMapping;
 import io.kvscheduler.api.ResyncType;
+import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.testkit.KVSchedulerTest;
@@ -240,7 +242,8 @@ class CatalogueApiTest {
 
   @Test
   @DisplayName(
-      "B14 (ours, deliberate difference D1: no panic) two descriptors selecting one key: error logged, first in retrieve order used")
+      "B14 (ours, deliberate difference D1: no panic) two descriptors selecting one key: error"
+          + " logged naming them all, the key's values INVALID naming them, no call")
   void ambiguousSelection() {
     MockSouthbound sbAlpha = new MockSouthbound();
     MockSouthbound sbBeta = new MockSouthbound();
@@ -249,16 +252,38 @@ class CatalogueApiTest {
     appender.start();
     registryLog.addAppender(appender);
     try {
+      // overlapping NB key prefixes are refused at registration (D1)...
+      assertThatThrownBy(
+              () ->
+                  env.kvs()
+                      .registerDescriptors(
+                          new MockSouthbound()
+                              .descriptor("beta", Object.class)
+                              .nbKeyPrefix("/prefixA/base")
+                              .build(),
+                          new MockSouthbound()
+                              .descriptor("alpha", Object.class)
+                              .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
+                              .build()))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("alpha")
+          .hasMessageContaining("beta");
+      // ...custom key selectors that overlap cannot be told apart before a key comes
       env.kvs()
           .registerDescriptors(
-              sbBeta.descriptor("beta", Object.class).nbKeyPrefix("/prefixA/base").build(),
+              sbBeta
+                  .descriptor("beta", Object.class)
+                  .nbKeyPrefix("/prefixB/")
+                  .keySelector(k -> k.startsWith("/prefixB/") || k.startsWith("/prefixA/base"))
+                  .build(),
               sbAlpha
                   .descriptor("alpha", Object.class)
                   .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                   .build(),
               new MockSouthbound()
                   .descriptor("gamma", Object.class)
-                  .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
+                  .nbKeyPrefix("/prefixC/")
+                  .keySelector(k -> k.startsWith("/prefixC/") || k.startsWith("/prefixA/base"))
                   .build());
       assertThat(env.kvs().descriptorForKey(A1).orElseThrow().name()).isEqualTo("alpha");
       // every descriptor selecting the key is named, not just the first two
@@ -268,11 +293,17 @@ class CatalogueApiTest {
           .containsExactly(
               "key "
                   + A1
-                  + " is selected by descriptors alpha, beta, gamma; using alpha (the first in"
-                  + " retrieve order)");
-      // the value is applied through the first descriptor only
-      env.kvs().startNBTransaction().setValue(A1, arr(1)).commit();
-      assertThat(sbAlpha.callLog()).containsExactly("CREATE " + A1);
+                  + " is selected by descriptors alpha, beta, gamma: its values fail as INVALID");
+      // the value is INVALID, naming them; no descriptor is called
+      TransactionException e =
+          org.junit.jupiter.api.Assertions.assertThrows(
+              TransactionException.class,
+              () -> env.kvs().startNBTransaction().setValue(A1, arr(1)).commit());
+      assertThat(e.keyErrors())
+          .singleElement()
+          .satisfies(k -> assertThat(k.kind()).isEqualTo(KeyError.Kind.INVALID))
+          .satisfies(k -> assertThat(k.message()).contains("alpha and beta and gamma"));
+      assertThat(sbAlpha.callLog()).isEmpty();
       assertThat(sbBeta.callLog()).isEmpty();
       assertThat(sbAlpha.inconsistencies()).isEmpty();
     } finally {
@@ -286,7 +317,10 @@ class CatalogueApiTest {
   void ambiguousSelectionFollowsRetrieveOrder() {
     env.kvs()
         .registerDescriptors(
-            sb.descriptor("beta", Object.class).nbKeyPrefix("/prefixA/base").build(),
+            sb.descriptor("beta", Object.class)
+                .nbKeyPrefix("/prefixB/")
+                .keySelector(k -> k.startsWith("/prefixB/") || k.startsWith("/prefixA/base"))
+                .build(),
             sb.descriptor("alpha", Object.class)
                 .nbKeyPrefix(CatalogueFixtures.PREFIX_A)
                 .retrieveDependencies("beta")

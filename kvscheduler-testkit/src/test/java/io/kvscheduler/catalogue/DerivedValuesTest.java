@@ -144,8 +144,8 @@ class DerivedValuesTest {
   @Test
   @DisplayName(
       "(ours) derived entries that cannot be kept (null, without a value, the base's own"
-          + " key, a key given twice) are dropped with a warning naming the key and the count; the"
-          + " first of a repeated key is kept")
+          + " key, a key given twice) are dropped with a warning naming the base key, the count"
+          + " and each dropped key with its reason; the first of a repeated key is kept")
   void droppedDerivedEntriesAreLogged() {
     Logger log = CatalogueFixtures.engineLogger("DescriptorHandle");
     var appender = new ListAppender<ILoggingEvent>();
@@ -179,9 +179,13 @@ class DerivedValuesTest {
             "descriptor descriptor1: derivedValues for key " + A1 + " gave 1 null entries; skipped",
             "descriptor descriptor1: derivedValues for key "
                 + A1
-                + " gave 3 entries that were"
-                + " dropped (without a value, with the base's own key, or with a key given before:"
-                + " the first is kept)");
+                + " gave 3 entries that were dropped: "
+                + A1
+                + " (the base's own key), "
+                + A1
+                + "/x (a key given before: the first is kept), "
+                + A1
+                + "/y (without a value)");
   }
 
   // ------------------------------------------------------------------ B79

@@ -26,6 +26,7 @@ import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.KVWithMetadata;
+import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.QueueFullException;
@@ -64,6 +65,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -1256,7 +1258,8 @@ class NbTransactionTest {
   @Test
   @DisplayName(
       "B65 invalid derived values are skipped: a nil derived value and a derived key"
-          + " colliding with an existing base value")
+          + " colliding with an existing base value (ours, D57: the collision fails the commit,"
+          + " naming both keys)")
   void invalidDerivedValuesSkipped() {
     String e1 = "/prefixE/e1";
     kvs.registerDescriptors(
@@ -1271,7 +1274,17 @@ class NbTransactionTest {
             .build());
     env.commit(A1, arr(1));
     sb.clearCalls();
-    long seq = env.commit(e1, s("e"));
+    TransactionException conflict =
+        Assertions.assertThrows(TransactionException.class, () -> env.commit(e1, s("e")));
+    assertThat(conflict.keyErrors())
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.key()).isEqualTo(A1);
+              assertThat(e.kind()).isEqualTo(KeyError.Kind.CONFLICT);
+              assertThat(e.message()).contains(e1);
+            });
+    long seq = conflict.seqNum();
     assertThat(sb.callLog()).containsExactly("CREATE " + e1, "CREATE " + e1 + "/ok");
     assertBoth(
         env.txn(seq),

@@ -292,7 +292,8 @@ class OperationTimeoutTest {
 
   @Test
   @DisplayName(
-      "(ours) a Retrieve that does not return within the operation timeout leaves the descriptor's values as they are")
+      "(ours, D58) a Retrieve that does not return within the operation timeout fails the"
+          + " resync naming the descriptor; its values are not re-created, and unread")
   void hangingRetrieveLeavesValues() {
     start(LIMIT);
     AtomicInteger retrieves = new AtomicInteger();
@@ -308,12 +309,19 @@ class OperationTimeoutTest {
     env.commit(C3, s("c3"));
     assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(CONFIGURED);
 
-    long seq = env.commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
-    assertThat(retrieves.get()).isEqualTo(1);
-    TxnAssert.assertThat(env.txn(seq)).executed();
-    // re-applied as an equivalent update (B155): nothing executed, the value kept
-    assertThat(kvs.valueStatus(C3).value())
-        .isEqualTo(new ValueStatus(C3, CONFIGURED, "", UPDATE, List.of()));
+    TransactionException e =
+        assertThrows(
+            TransactionException.class,
+            () -> env.commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build()));
+    assertThat(e.retrieveErrors())
+        .singleElement()
+        .satisfies(r -> assertThat(r.descriptor()).isEqualTo("hanging"))
+        .satisfies(r -> assertThat(r.message()).contains("did not return within"));
+    // the resync's refresh, then the read of the value it could not confirm (F7)
+    assertThat(retrieves.get()).isEqualTo(2);
+    // no call (nothing re-created), and no status claiming what the southbound holds
+    assertThat(kvs.valueStatus(C3).value().state()).isEqualTo(FAILED);
+    assertThat(kvs.valueStatus(C3).value().error()).contains("is unknown");
     assertThat(kvs.dumpValues("hanging", View.CACHED))
         .extracting(KVWithMetadata::key, KVWithMetadata::origin)
         .containsExactly(tuple(C3, ValueOrigin.FROM_NB));

@@ -37,6 +37,7 @@ import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.KVWithMetadata;
+import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxn.RecordedValue;
@@ -61,6 +62,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -1207,7 +1209,8 @@ class ResyncTest {
   @Test
   @DisplayName(
       "B144 a Retrieve that throws makes the refresh treat that descriptor as not "
-          + "refreshable: its values keep the scheduler's view")
+          + "refreshable (ours, D58: the resync fails naming it, and its values are unread: no "
+          + "call, no status claiming what the southbound holds, until a Retrieve answers)")
   void failingRetrieveSkipsDescriptor() {
     Scripted s = new Scripted();
     kvs.registerDescriptors(s.descriptor());
@@ -1215,13 +1218,36 @@ class ResyncTest {
     s.retrieveFails = true;
     s.log.clear();
 
-    env.commit(resync(ResyncType.FULL), A1, arr(1));
+    TransactionException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            TransactionException.class, () -> env.commit(resync(ResyncType.FULL), A1, arr(1)));
 
-    // not treated as "nothing found": A1 is not MISSING (no re-create), A2 still deleted
-    assertThat(s.log).containsExactly("RETRIEVE", "DELETE " + A2);
-    OpSpec[] ops = {op(DELETE, A2).states(CONFIGURED, REMOVED)};
-    TxnAssert.assertThat(env.txn(1)).planned(ops).executed(ops);
-    assertThat(kvs.valueStatus(A1).value()).isEqualTo(status(A1, CONFIGURED, UPDATE, ""));
+    assertThat(e.retrieveErrors())
+        .singleElement()
+        .satisfies(r -> assertThat(r.descriptor()).isEqualTo(D1))
+        .satisfies(r -> assertThat(r.message()).contains("SB unreachable"));
+    assertThat(e.keyErrors())
+        .extracting(KeyError::key, KeyError::kind)
+        .containsExactlyInAnyOrder(
+            Tuple.tuple(A1, KeyError.Kind.UNREAD), Tuple.tuple(A2, KeyError.Kind.UNREAD));
+    // not treated as "nothing found": A1 is not MISSING (no re-create); nothing is called while
+    // what the southbound holds is unknown, A2's removal included (the failed values are read
+    // again after the transaction, F7)
+    assertThat(s.log).containsOnly("RETRIEVE");
+    assertThat(kvs.valueStatus(A1).value().state()).isNotEqualTo(CONFIGURED);
+    assertThat(Set.copyOf(kvs.valueStatuses().stream().map(BaseValueStatus::key).toList()))
+        .containsExactlyInAnyOrder(A1, A2);
+
+    // once Retrieve answers, the next resync reads them: A2 is deleted, A1 confirmed
+    s.retrieveFails = false;
+    s.retrieved =
+        List.of(
+            new KVWithMetadata<>(A1, arr(1), null, FROM_NB),
+            new KVWithMetadata<>(A2, arr(1), null, FROM_NB));
+    s.log.clear();
+    env.commit(resync(ResyncType.FULL), A1, arr(1));
+    assertThat(s.log).contains("DELETE " + A2);
+    assertThat(kvs.valueStatus(A1).value().state()).isEqualTo(CONFIGURED);
     assertThat(Set.copyOf(kvs.valueStatuses().stream().map(BaseValueStatus::key).toList()))
         .containsExactly(A1);
   }

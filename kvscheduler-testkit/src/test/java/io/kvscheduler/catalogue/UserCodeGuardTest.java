@@ -398,25 +398,33 @@ class UserCodeGuardTest {
 
   @Test
   @DisplayName(
-      "a Retrieve returning a list that fails when read: taken as a failed Retrieve, the resync applies the NB values")
+      "a Retrieve returning a list that fails when read: taken as a failed Retrieve, the resync"
+          + " fails naming it (D58), nothing of the list is taken in")
   void retrievedListFailsWhenRead() {
     KVScheduler kvs = env.kvs();
     Map<String, Object> device =
         registerRetrieving(
             kvs,
             correlate -> new ReadFailingList<>(List.of(KVWithMetadata.of(A2, (Object) s("x")))));
-    kvs.startNBTransaction()
-        .setValue(A1, s("a"))
-        .commit(TxnOptions.builder().resync(ResyncType.FULL).build());
-    assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
-    assertThat(device).containsOnlyKeys(A1);
+    TransactionException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            TransactionException.class,
+            () ->
+                kvs.startNBTransaction()
+                    .setValue(A1, s("a"))
+                    .commit(TxnOptions.builder().resync(ResyncType.FULL).build()));
+    assertThat(e.retrieveErrors())
+        .singleElement()
+        .satisfies(r -> assertThat(r.message()).contains("list exploded"));
+    assertThat(state(kvs, A1)).isNotEqualTo(CONFIGURED);
+    assertThat(device).doesNotContainKey(A1);
     assertThat(kvs.valueStatus(A2).value().state()).isEqualTo(ValueState.NONEXISTENT);
   }
 
   @Test
   @DisplayName(
-      "a Retrieve returning null instead of a list: taken as a failed Retrieve, the"
-          + " values are left as they are (no second Create of a value the southbound holds)")
+      "a Retrieve returning null instead of a list: taken as a failed Retrieve (the resync"
+          + " fails naming it, D58), no second Create of a value the southbound holds")
   void retrieveReturnsNull() {
     KVScheduler kvs = env.kvs();
     AtomicBoolean answerNull = new AtomicBoolean();
@@ -444,11 +452,24 @@ class UserCodeGuardTest {
             .build());
     env.commit(A1, s("a"));
     answerNull.set(true);
+    TransactionException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            TransactionException.class,
+            () ->
+                kvs.startNBTransaction()
+                    .setValue(A1, s("a"))
+                    .commit(TxnOptions.builder().resync(ResyncType.FULL).build()));
+    assertThat(e.retrieveErrors())
+        .singleElement()
+        .satisfies(r -> assertThat(r.message()).contains("null instead of a list"));
+    assertThat(creates).hasValue(1);
+    assertThat(device).containsOnlyKeys(A1);
+    // once Retrieve answers, a resync confirms the value without creating it again
+    answerNull.set(false);
     kvs.startNBTransaction()
         .setValue(A1, s("a"))
         .commit(TxnOptions.builder().resync(ResyncType.FULL).build());
     assertThat(creates).hasValue(1);
-    assertThat(device).containsOnlyKeys(A1);
     assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
   }
 
@@ -498,7 +519,8 @@ class UserCodeGuardTest {
 
   @Test
   @DisplayName(
-      "a Retrieve failing with an exception whose getMessage throws: logged, the resync applies the NB values")
+      "a Retrieve failing with an exception whose getMessage throws: logged, the resync fails"
+          + " naming the descriptor (D58) and makes no call for the values it could not read")
   void retrieveFailsWithUnreadableException() {
     KVScheduler kvs = env.kvs();
     Map<String, Object> device =
@@ -507,11 +529,16 @@ class UserCodeGuardTest {
             correlate -> {
               throw new Unreadable();
             });
-    kvs.startNBTransaction()
-        .setValue(A1, s("a"))
-        .commit(TxnOptions.builder().resync(ResyncType.FULL).build());
-    assertThat(state(kvs, A1)).isEqualTo(CONFIGURED);
-    assertThat(device).containsOnlyKeys(A1);
+    TransactionException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            TransactionException.class,
+            () ->
+                kvs.startNBTransaction()
+                    .setValue(A1, s("a"))
+                    .commit(TxnOptions.builder().resync(ResyncType.FULL).build()));
+    assertThat(e.retrieveErrors()).hasSize(1);
+    assertThat(state(kvs, A1)).isNotEqualTo(CONFIGURED);
+    assertThat(device).doesNotContainKey(A1);
   }
 
   @Test

@@ -72,7 +72,7 @@ final class CreateUpdateSteps {
     }
 
     if (txn.pass.validates() && !a.kv().fromSB() && handle != null) {
-      Throwable invalid = handle.validate(key, node.value);
+      Throwable invalid = validate(handle, key, node.value);
       if (invalid != null) {
         f.endOperation(marks.markInvalid(node, op, invalid));
         return;
@@ -139,7 +139,7 @@ final class CreateUpdateSteps {
       node.value = node.held; // what the southbound holds: the update starts from it
     }
     if (txn.pass.validates() && !a.kv().fromSB() && handle != null) {
-      Throwable invalid = handle.validate(key, a.kv().value());
+      Throwable invalid = validate(handle, key, a.kv().value());
       if (invalid != null) {
         // nothing is called: the southbound keeps what it holds, remembered for the next
         // operation (a removal deletes it, a valid value updates it)
@@ -307,5 +307,14 @@ final class CreateUpdateSteps {
             node, f.args.kv().revert(), error, FailurePolicy.isRetriable(handle, error), failedOp);
     txn.ops.add(op);
     f.endOperation(error);
+  }
+
+  /**
+   * Validation of {@code value} for {@code key} before a call: INVALID when more than one
+   * descriptor selects the key, else the descriptor's type check and Validate.
+   */
+  private Throwable validate(DescriptorHandle handle, String key, Object value) {
+    Throwable ambiguous = registry.ambiguity(key);
+    return ambiguous != null ? ambiguous : handle.validate(key, value);
   }
 }

@@ -1,7 +1,10 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.Dependency;
+import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.KeyValuePair;
+import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.internal.collect.Bulk;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,16 +16,19 @@ import org.slf4j.LoggerFactory;
  * Derivation for the walk: the dependencies and derived values a descriptor computes for a value,
  * and the checks that keep a derived key from taking over a value it was not derived into.
  *
- * <p>A derived key colliding with a value that is not derived from the same base is skipped, with a
- * warning (logged under the walk's name, where the rest of the walk's warnings are).
+ * <p>A derived key colliding with a value that is not derived from the same base is skipped and
+ * reported as a key error of kind CONFLICT naming both keys ({@link #conflict}): the value holding
+ * the key keeps it, and the transaction fails.
  */
 final class Derivation {
   private static final Logger LOG = LoggerFactory.getLogger(Walker.class);
 
   private final Graph graph;
+  private final Transaction txn;
 
-  Derivation(Graph graph) {
+  Derivation(Graph graph, Transaction txn) {
     this.graph = graph;
+    this.txn = txn;
   }
 
   /**
@@ -119,6 +125,8 @@ final class Derivation {
           settled.added(isSettled);
         }
         keys[n++] = key;
+      } else {
+        conflict(kv.key(), base.key, existing);
       }
     }
     return n;
@@ -134,11 +142,43 @@ final class Derivation {
       return false;
     }
     if (DerivedOrder.collides(n, baseKey)) {
-      LOG.warn(
-          "derived value {} of {} collides with an existing value; skipped", kv.key(), baseKey);
+      conflict(kv.key(), baseKey, n);
       return false;
     }
     return true;
+  }
+
+  /**
+   * Reports derived value {@code key} of {@code baseKey}, skipped because the key holds {@code
+   * existing}, a value not derived from that base: a key error of kind CONFLICT naming both keys,
+   * once per key and pass of the walk. The value holding the key keeps it; the derived value is
+   * applied when its base is applied again once the key is free.
+   */
+  private void conflict(String key, String baseKey, Node existing) {
+    if (!txn.conflicts.add(key)) {
+      return;
+    }
+    String holder =
+        existing.isDerived()
+            ? "a value derived from " + existing.derivedFrom
+            : existing.origin() == ValueOrigin.FROM_SB
+                ? "a value of its own, found in the southbound"
+                : "a value of its own, set by the northbound";
+    String msg =
+        "derived value of "
+            + baseKey
+            + " not applied: the key holds "
+            + holder
+            + "; "
+            + baseKey
+            + " must be applied again once the key is free";
+    txn.ignored.add(
+        new KeyError(
+            key,
+            TxnOperation.CREATE,
+            msg,
+            new KeyConflictException(key + ": " + msg),
+            KeyError.Kind.CONFLICT));
   }
 
   /**

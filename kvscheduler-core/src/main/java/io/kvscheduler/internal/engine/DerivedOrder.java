@@ -5,7 +5,9 @@ import io.kvscheduler.internal.collect.Bulk;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /** Orders derived values: one sort instead of a sorted set per base value. */
 final class DerivedOrder {
@@ -68,6 +70,32 @@ final class DerivedOrder {
       }
     }
     return n;
+  }
+
+  /**
+   * What {@link #sortedUnique} dropped of {@code derived}, for a warning: each dropped entry's key
+   * and why, in the order given (at most ten, then how many more).
+   */
+  static String dropped(List<KeyValuePair> derived, String baseKey) {
+    List<String> out = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    int count = 0;
+    for (KeyValuePair kv : derived) {
+      String why;
+      if (kv.value() == null) {
+        why = "without a value";
+      } else if (kv.key().equals(baseKey)) {
+        why = "the base's own key";
+      } else if (!seen.add(kv.key())) {
+        why = "a key given before: the first is kept";
+      } else {
+        continue;
+      }
+      if (count++ < 10) {
+        out.add(kv.key() + " (" + why + ")");
+      }
+    }
+    return String.join(", ", out) + (count > 10 ? ", and " + (count - 10) + " more" : "");
   }
 
   /** True when the keys of {@code a[from, to)} are strictly ascending. */

@@ -390,12 +390,11 @@ final class DescriptorHandle implements Node.HandleRef {
               : new Result<>(DerivedOrder.sortedUnique(given, n.key), null);
       if (r.value().size() < given.size()) {
         LOG.warn(
-            "descriptor {}: derivedValues for key {} gave {} entries that were dropped"
-                + " (without a value, with the base's own key, or with a key given before: the first"
-                + " is kept)",
+            "descriptor {}: derivedValues for key {} gave {} entries that were dropped: {}",
             name,
             n.key,
-            given.size() - r.value().size());
+            given.size() - r.value().size(),
+            DerivedOrder.dropped(given, n.key));
       }
       n.setMemoDerived(r.value());
     }

@@ -1,5 +1,6 @@
 package io.kvscheduler.internal.engine;
 
+import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.internal.util.UserCode;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -310,6 +311,9 @@ final class EngineLoop {
       throw new IllegalStateException("waiting for result of blocking transaction was canceled", e);
     } catch (ExecutionException e) {
       Throwable c = e.getCause();
+      if (c instanceof TransactionException te) {
+        throw onCallerThread(te);
+      }
       if (c instanceof RuntimeException re) {
         throw re;
       }
@@ -318,6 +322,18 @@ final class EngineLoop {
       }
       throw new IllegalStateException(c);
     }
+  }
+
+  /**
+   * The failure {@code te} of a transaction, made again on the waiting caller's thread: its stack
+   * trace shows the caller's call site (the engine's shows only engine frames); the engine's
+   * exception is kept as suppressed.
+   */
+  private static TransactionException onCallerThread(TransactionException te) {
+    TransactionException here =
+        new TransactionException(te.seqNum(), te.keyErrors(), te.retrieveErrors());
+    here.addSuppressed(te);
+    return here;
   }
 
   // ------------------------------------------------------------------ close

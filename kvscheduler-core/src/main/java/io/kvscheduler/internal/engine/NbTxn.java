@@ -41,7 +41,8 @@ final class NbTxn implements Txn {
     if (committed) {
       throw new IllegalStateException("transaction was already committed");
     }
-    if (key == null || key.isEmpty()) {
+    Objects.requireNonNull(key, "key must not be null");
+    if (key.isEmpty()) {
       throw new IllegalArgumentException("key must not be empty");
     }
     values.put(key, value);

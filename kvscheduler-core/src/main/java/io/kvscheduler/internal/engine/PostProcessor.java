@@ -77,7 +77,8 @@ final class PostProcessor {
         sorted,
         txn.simulateFirst,
         planned,
-        executed);
+        executed,
+        txn.retrieveErrors);
   }
 
   /**
@@ -109,7 +110,7 @@ final class PostProcessor {
         }
       }
       if (op.newErr != null) {
-        errors.add(new KeyError(op.key, op.op, OpRecord.msg(op.newErr), op.newErr));
+        errors.add(ErrorKinds.keyError(op.key, op.op, op.newErr, op.newState));
       }
     }
   }
@@ -203,13 +204,13 @@ final class PostProcessor {
     // 6. deliver statuses, then answer the caller
     watchers.deliver(statuses);
     if (future != null) {
-      if (errors.isEmpty()) {
+      if (errors.isEmpty() && txn.retrieveErrors.isEmpty()) {
         future.complete(txn.seq);
       } else {
-        future.completeExceptionally(new TransactionException(txn.seq, errors));
+        future.completeExceptionally(new TransactionException(txn.seq, errors, txn.retrieveErrors));
       }
-    } else if (!errors.isEmpty()) {
-      LOG.warn("{}", new TransactionException(txn.seq, errors).getMessage());
+    } else if (!errors.isEmpty() || !txn.retrieveErrors.isEmpty()) {
+      LOG.warn("{}", new TransactionException(txn.seq, errors, txn.retrieveErrors).getMessage());
     }
   }
 

@@ -1,8 +1,10 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.KVWithMetadata;
+import io.kvscheduler.api.RetrieveError;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.internal.collect.Bulk;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -24,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * defaults to SB. Values of a refreshed descriptor that were not returned: OBTAINED and DISCOVERED
  * are dropped, others become unavailable and CONFIGURED turns MISSING (REMOVED when the last
  * request was a delete). Descriptors without Retrieve, or whose Retrieve fails, are skipped and
- * their values kept as they are.
+ * their values kept as they are; the failures of the last refresh are kept ({@link #failures}) for
+ * a resync to report them and leave those values unread.
  *
  * <p>This class runs a refresh, descriptor after descriptor; {@link SouthboundReader} builds what
  * Retrieve is asked with, and {@link RetrievedValues} merges what it answers into the graph.
@@ -39,6 +42,9 @@ final class Refresher {
 
   /** Incremented per refresh; nodes found get it as their mark (no per-refresh key sets). */
   private long epoch;
+
+  /** The descriptors whose Retrieve failed in the last refresh, in retrieve order. */
+  private List<RetrieveError> failures = List.of();
 
   Refresher(Graph graph, Registry registry, History history) {
     this.graph = graph;
@@ -63,6 +69,7 @@ final class Refresher {
    */
   Set<String> refresh(Set<String> keys, List<ValueToApply> firstResyncNb, boolean verbose) {
     Set<String> refreshedDescriptors = new HashSet<>();
+    failures = List.of();
     long mark = ++epoch;
     // a refresh of an empty graph (the first resync) finds every value it has: no pass over the
     // values that were not found is needed
@@ -79,7 +86,13 @@ final class Refresher {
       DescriptorHandle.Result<List<KVWithMetadata<Object, Object>>> r = h.retrieve(correlate);
       if (r.failed()) {
         LOG.error(
-            "descriptor {}: Retrieve failed; its values are left as they are", h.name, r.error());
+            "descriptor {}: Retrieve failed; what the southbound holds for its values is unknown",
+            h.name,
+            r.error());
+        if (failures.isEmpty()) {
+          failures = new ArrayList<>();
+        }
+        failures.add(new RetrieveError(h.name, OpRecord.msg(r.error())));
         continue;
       }
       refreshedDescriptors.add(h.name);
@@ -116,6 +129,11 @@ final class Refresher {
       LOG.info("refreshed graph: {} values", graph.size());
     }
     return refreshedDescriptors;
+  }
+
+  /** The descriptors whose Retrieve failed in the last refresh, in retrieve order. */
+  List<RetrieveError> failures() {
+    return failures;
   }
 
   private static void putOrigins(

@@ -1,5 +1,6 @@
 package io.kvscheduler.internal.engine;
 
+import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.internal.util.UserCode;
 import java.time.Duration;
@@ -57,7 +58,8 @@ final class Registry {
   /**
    * Registers a group of descriptors atomically.
    *
-   * @throws IllegalArgumentException for duplicate names or unknown retrieve dependencies
+   * @throws IllegalArgumentException for duplicate names, unknown retrieve dependencies or NB key
+   *     prefixes that overlap (see {@link #checkPrefixes})
    * @throws IllegalStateException for cycles among retrieve dependencies
    */
   synchronized List<DescriptorHandle> register(Collection<KVDescriptor<?, ?>> group) {
@@ -82,6 +84,7 @@ final class Registry {
         }
       }
     }
+    checkPrefixes(added.values());
     Map<String, DescriptorHandle> merged = new HashMap<>(byName);
     merged.putAll(added);
     List<DescriptorHandle> order = topoOrder(merged);
@@ -91,6 +94,58 @@ final class Registry {
     keyCache.clear();
     generation = generation == Integer.MAX_VALUE ? 1 : generation + 1;
     return List.copyOf(added.values());
+  }
+
+  /**
+   * Refuses descriptors {@code added} whose NB key prefix overlaps another's (one prefix starts
+   * with the other, e.g. {@code x/} and {@code x/y/}) when both select a key under the longer
+   * prefix: the longer prefix itself, or that prefix followed by a character. Keys under it would
+   * belong to either. With custom key selectors that split such keys between them, neither probe is
+   * taken by both and the registration goes ahead; a key both still take fails as INVALID at run
+   * time ({@link #ambiguity}).
+   */
+  private void checkPrefixes(Collection<DescriptorHandle> added) {
+    List<DescriptorHandle> seen = new ArrayList<>(all);
+    for (DescriptorHandle h : added) {
+      for (DescriptorHandle o : seen) {
+        String overlap = overlap(h, o);
+        if (overlap != null) {
+          DescriptorHandle shorter =
+              h.descriptor.nbKeyPrefix().length() <= o.descriptor.nbKeyPrefix().length() ? h : o;
+          DescriptorHandle longer = shorter == h ? o : h;
+          throw new IllegalArgumentException(
+              "descriptors "
+                  + shorter.name
+                  + " (NB key prefix '"
+                  + shorter.descriptor.nbKeyPrefix()
+                  + "') and "
+                  + longer.name
+                  + " (NB key prefix '"
+                  + longer.descriptor.nbKeyPrefix()
+                  + "') both select key "
+                  + overlap
+                  + ": NB key prefixes must not overlap (or key selectors must split the keys"
+                  + " between them)");
+        }
+      }
+      seen.add(h);
+    }
+  }
+
+  /** A key under the longer NB key prefix of {@code a} and {@code b} both select, or null. */
+  private String overlap(DescriptorHandle a, DescriptorHandle b) {
+    String pa = a.descriptor.nbKeyPrefix();
+    String pb = b.descriptor.nbKeyPrefix();
+    if (pa.isEmpty() || pb.isEmpty() || !pa.startsWith(pb) && !pb.startsWith(pa)) {
+      return null;
+    }
+    String longer = pa.length() >= pb.length() ? pa : pb;
+    for (String probe : List.of(longer, longer + "0")) {
+      if (selects(a, probe) && selects(b, probe)) {
+        return probe;
+      }
+    }
+    return null;
   }
 
   private static List<DescriptorHandle> topoOrder(Map<String, DescriptorHandle> ds) {
@@ -164,7 +219,8 @@ final class Registry {
 
   /**
    * The descriptor selecting {@code key}, or null. When several select it, the first in retrieve
-   * order wins and an error is logged once per key (the reference panics).
+   * order is returned and an error is logged once per key (the reference panics); a value of such a
+   * key is INVALID ({@link #ambiguity}).
    */
   DescriptorHandle forKey(String key) {
     List<DescriptorHandle> all = ordered;
@@ -214,24 +270,15 @@ final class Registry {
     DescriptorHandle found = null;
     for (int i = 0; i < all.size(); i++) { // indexed: no iterator per lookup
       DescriptorHandle h = all.get(i);
-      boolean sel;
-      try {
-        sel = h.descriptor.selects(key);
-      } catch (Throwable e) { // user code
-        e = UserCode.contained(e);
-        LoggerFactory.getLogger(Registry.class)
-            .error("descriptor {}: key selector failed for key {}", h.name, key, e);
-        sel = false;
-      }
-      if (sel) {
+      if (selects(h, key)) {
         if (found != null) {
+          ambiguous = true;
           if (reported.size() < 10_000 && reported.add(key)) {
             LoggerFactory.getLogger(Registry.class)
                 .error(
-                    "key {} is selected by descriptors {}; using {} (the first in retrieve order)",
+                    "key {} is selected by descriptors {}: its values fail as INVALID",
                     key,
-                    String.join(", ", selecting(all, key)),
-                    found.name);
+                    String.join(", ", selecting(all, key)));
           }
           break;
         }
@@ -242,20 +289,67 @@ final class Registry {
   }
 
   /** Names of every descriptor of {@code all} selecting {@code key} (for the ambiguity report). */
-  private static List<String> selecting(List<DescriptorHandle> all, String key) {
+  private List<String> selecting(List<DescriptorHandle> all, String key) {
     List<String> out = new ArrayList<>();
     for (DescriptorHandle h : all) {
-      try {
-        if (h.descriptor.selects(key)) {
-          out.add(h.name);
-        }
-      } catch (Throwable e) { // user code; runs once per ambiguous key
-        e = UserCode.contained(e);
-        LoggerFactory.getLogger(Registry.class)
-            .error("descriptor {}: key selector failed for key {}", h.name, key, e);
+      if (selects(h, key)) {
+        out.add(h.name);
       }
     }
     return out;
+  }
+
+  /** Set once a key was found selected by two descriptors (until then no key is ambiguous). */
+  private volatile boolean ambiguous;
+
+  /**
+   * The error of a value of {@code key} when more than one descriptor selects it (custom key
+   * selectors that overlap, which registration could not tell): the value is INVALID, as nothing
+   * says which descriptor it is for. Null when at most one selects it.
+   */
+  Throwable ambiguity(String key) {
+    if (!ambiguous) {
+      return null;
+    }
+    List<String> names = selecting(ordered, key);
+    if (names.size() < 2) {
+      return null;
+    }
+    return new InvalidValueException(
+        "key "
+            + key
+            + " is selected by descriptors "
+            + String.join(" and ", names)
+            + ": which one it belongs to is undecided (key selectors must not overlap)");
+  }
+
+  /** Descriptors whose key selector failure was logged (bounded: one report per descriptor). */
+  private final Set<String> selectorFailures = ConcurrentHashMap.newKeySet();
+
+  /**
+   * True when {@code h}'s key selector, which is user code, selects {@code key}; a selector that
+   * throws selects nothing. Its first failure is logged as an error with its stack trace, later
+   * ones at debug level.
+   */
+  private boolean selects(DescriptorHandle h, String key) {
+    try {
+      return h.descriptor.selects(key);
+    } catch (Throwable e) { // user code
+      Throwable t = UserCode.contained(e);
+      if (selectorFailures.size() < 1000 && selectorFailures.add(h.name)) {
+        LoggerFactory.getLogger(Registry.class)
+            .error(
+                "descriptor {}: key selector failed for key {}; the key is taken as not selected"
+                    + " by it (later failures of this selector are logged at debug level)",
+                h.name,
+                key,
+                t);
+      } else {
+        LoggerFactory.getLogger(Registry.class)
+            .debug("descriptor {}: key selector failed for key {}: {}", h.name, key, t.toString());
+      }
+      return false;
+    }
   }
 
   Set<String> nbKeyPrefixes() {

@@ -3,6 +3,7 @@ package io.kvscheduler.internal.engine;
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.api.ValueState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -32,15 +33,18 @@ final class SemanticValidator {
     if (h == null || kv.value() == null) {
       return;
     }
-    Throwable err = h.validate(kv.key(), kv.value());
+    Throwable err = registry.ambiguity(kv.key());
+    if (err == null) {
+      err = h.validate(kv.key(), kv.value());
+    }
     if (err != null) {
-      out.add(new KeyError(kv.key(), TxnOperation.VALIDATE, OpRecord.msg(err), err));
+      out.add(ErrorKinds.keyError(kv.key(), TxnOperation.VALIDATE, err, ValueState.INVALID));
     }
     if (base) {
       DescriptorHandle.Result<List<KeyValuePair>> der = h.derivedValues(kv.key(), kv.value());
       if (der.failed()) {
         out.add(
-            new KeyError(kv.key(), TxnOperation.VALIDATE, OpRecord.msg(der.error()), der.error()));
+            ErrorKinds.keyError(kv.key(), TxnOperation.VALIDATE, der.error(), ValueState.INVALID));
       } else {
         for (KeyValuePair d : der.value()) {
           validateOne(d, out, false);

@@ -2,6 +2,7 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.ResyncType;
+import io.kvscheduler.api.RetrieveError;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TxnType;
 import java.time.Clock;
@@ -63,6 +64,12 @@ final class Transaction {
    */
   Set<String> readFirst = Set.of();
 
+  /**
+   * Descriptors whose Retrieve failed in the resync's refresh ({@link TxnPreparer#prepareNb}): the
+   * transaction fails with them, and their values are unread.
+   */
+  List<RetrieveError> retrieveErrors = List.of();
+
   /** Base keys of the values that failed, refreshed after the execution (refreshFailed). */
   List<String> refreshedFailed = List.of();
 
@@ -88,10 +95,14 @@ final class Transaction {
   List<OpRecord> ops = new ArrayList<>();
 
   /**
-   * Pairs of the transaction ignored because their key holds a derived value (no operation, so not
-   * among {@link #ops}): reported as key errors of an NB transaction.
+   * Pairs of the transaction ignored because their key holds a derived value, and derived values
+   * skipped because their key holds another value (no operation, so not among {@link #ops}):
+   * reported as key errors of the transaction.
    */
   List<KeyError> ignored = new ArrayList<>();
+
+  /** Keys of derived values reported as conflicting in {@link #ignored} (each once per pass). */
+  Set<String> conflicts = new HashSet<>();
 
   /** {@link Graph#departures()} when the pass started. */
   long departuresAtStart;
@@ -159,6 +170,7 @@ final class Transaction {
     this.ops = new ArrayList<>();
     if (!keepOutcome) {
       this.ignored = new ArrayList<>();
+      this.conflicts = new HashSet<>();
       this.changedStatus = new ArrayList<>();
       this.sawUnimplemented = false;
     }

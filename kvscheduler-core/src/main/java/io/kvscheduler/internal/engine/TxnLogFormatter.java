@@ -4,6 +4,7 @@ import io.kvscheduler.api.Excerpt;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.ResyncType;
+import io.kvscheduler.api.RetrieveError;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueOrigin;
@@ -139,10 +140,24 @@ final class TxnLogFormatter {
           .append("):\n");
     }
     appendOps(sb, txn.executed(), valueText, maxItems, txn.seqNum());
+    appendRetrieveErrors(sb, txn);
     String rule = "x" + "-".repeat(WIDTH - 2) + "x\n";
     String took = "took " + goDuration(round(elapsedNanos(txn), 100 * MICRO));
     sb.append(rule).append(titleLine(txn, took)).append(rule);
     return sb.toString();
+  }
+
+  /**
+   * Lists the descriptors whose Retrieve failed in the transaction's refresh (nothing when none).
+   */
+  static void appendRetrieveErrors(StringBuilder sb, RecordedTxn txn) {
+    if (txn.retrieveErrors().isEmpty()) {
+      return;
+    }
+    sb.append(I1).append("* retrieve errors (values not confirmed):\n");
+    for (RetrieveError e : txn.retrieveErrors()) {
+      sb.append(I2).append("- ").append(Excerpt.escaped(e.toString())).append('\n');
+    }
   }
 
   /** Renders a numbered operation list at the operation indent ({@code <NONE>} when empty). */

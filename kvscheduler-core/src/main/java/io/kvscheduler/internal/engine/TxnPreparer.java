@@ -1,6 +1,7 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.ResyncType;
+import io.kvscheduler.api.RetrieveError;
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueOrigin;
@@ -8,6 +9,7 @@ import io.kvscheduler.api.ValueState;
 import io.kvscheduler.internal.collect.Bulk;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -102,6 +104,10 @@ final class TxnPreparer {
         Set<String> read = refresher.refresh(null, first ? values : null, o.verboseRefresh());
         if (!plan) {
           unread.dropAnswered(null, read);
+          if (!refresher.failures().isEmpty()) {
+            txn.retrieveErrors = refresher.failures();
+            keepUnread(txn.retrieveErrors, values);
+          }
         }
       }
       // base values the transaction does not list: the listed ones are marked in their nodes,
@@ -122,6 +128,39 @@ final class TxnPreparer {
     txn.request =
         TxnRequest.nb(o, values, o.resync() == ResyncType.DOWNSTREAM ? List.of() : values);
     txn.skip = values.isEmpty();
+  }
+
+  /**
+   * The descriptors {@code failed} could not be read by the resync's refresh: what the southbound
+   * holds for their values is unknown, so their base values owned by the northbound (those in the
+   * graph, and those the resync lists) are unread ({@link UnreadKeys}): the walk makes no call for
+   * them and gives them no status that claims the southbound's content (each fails as unread,
+   * retriable), and each later transaction reads them first until a Retrieve answers. Values
+   * obtained from the southbound keep their status: the scheduler makes no call for them anyway.
+   */
+  private void keepUnread(List<RetrieveError> failed, List<ValueToApply> values) {
+    Set<DescriptorHandle> unreadable = new HashSet<>();
+    for (RetrieveError e : failed) {
+      DescriptorHandle h = registry.byName(e.descriptor());
+      if (h != null) {
+        unreadable.add(h);
+      }
+    }
+    List<String> keys = new ArrayList<>();
+    for (Node n : graph.nodes()) {
+      if (!n.isDerived()
+          && n.value != null
+          && n.state != ValueState.OBTAINED
+          && unreadable.contains(registry.forNode(n))) {
+        keys.add(n.key);
+      }
+    }
+    for (ValueToApply kv : values) {
+      if (kv.value() != null && unreadable.contains(registry.forKey(kv.key()))) {
+        keys.add(kv.key());
+      }
+    }
+    unread.addUnreadable(keys);
   }
 
   /** Marks the nodes of {@code values[from, to)} as {@code listed}. */

@@ -3,6 +3,7 @@ package io.kvscheduler.internal.engine;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.ResyncType;
+import io.kvscheduler.api.RetrieveError;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.internal.collect.Bulk;
 import java.time.Instant;
@@ -42,6 +43,9 @@ final class TxnRecord {
   final OpRecord[] planned;
   final OpRecord[] executed;
 
+  /** Descriptors whose Retrieve failed in the transaction's refresh (usually empty). */
+  final List<RetrieveError> retrieveErrors;
+
   /**
    * Estimated bytes of the record, for the history's byte budget ({@link RecordSize}); set by the
    * history before it adds the record.
@@ -60,8 +64,10 @@ final class TxnRecord {
       List<ValueToApply> sortedValues,
       boolean withSimulation,
       List<OpRecord> planned,
-      List<OpRecord> executed) {
+      List<OpRecord> executed,
+      List<RetrieveError> retrieveErrors) {
     this.seq = seq;
+    this.retrieveErrors = retrieveErrors;
     this.type = type;
     this.resync = resync;
     this.description = description;
@@ -73,6 +79,36 @@ final class TxnRecord {
     this.withSimulation = withSimulation;
     this.planned = settled(planned);
     this.executed = settled(executed);
+  }
+
+  /** A record of a transaction whose refresh, if any, read every descriptor. */
+  TxnRecord(
+      long seq,
+      TxnType type,
+      ResyncType resync,
+      String description,
+      long retryForTxn,
+      int retryAttempt,
+      Instant start,
+      Instant stop,
+      List<ValueToApply> sortedValues,
+      boolean withSimulation,
+      List<OpRecord> planned,
+      List<OpRecord> executed) {
+    this(
+        seq,
+        type,
+        resync,
+        description,
+        retryForTxn,
+        retryAttempt,
+        start,
+        stop,
+        sortedValues,
+        withSimulation,
+        planned,
+        executed,
+        List.of());
   }
 
   private static OpRecord[] settled(List<OpRecord> ops) {
@@ -108,7 +144,8 @@ final class TxnRecord {
         vals,
         withSimulation,
         frozen(planned),
-        frozen(executed));
+        frozen(executed),
+        retrieveErrors);
   }
 
   private static List<RecordedTxnOp> frozen(OpRecord[] ops) {

@@ -6,9 +6,10 @@ import java.util.TreeSet;
 
 /**
  * Base keys whose southbound state is unknown across transactions: a call for the key (or one of
- * its derived values) failed, and every Retrieve of its descriptor since failed too. Each
- * transaction first tries to read them ({@link #readAgain}); until one is read, the walk makes no
- * call for it or its derived values ({@link Transaction#unreadBefore}, from {@link #snapshot}).
+ * its derived values) failed, or a resync's Retrieve of its descriptor did, and every Retrieve of
+ * its descriptor since failed too. Each transaction first tries to read them ({@link #readAgain});
+ * until one is read, the walk makes no call for it or its derived values ({@link
+ * Transaction#unreadBefore}, from {@link #snapshot}).
  */
 final class UnreadKeys {
   private final Graph graph;
@@ -61,6 +62,15 @@ final class UnreadKeys {
    */
   void addWithoutNode(String key) {
     bases.add(key);
+  }
+
+  /**
+   * Keeps base keys {@code keys} unknown until a later transaction reads them: a resync's Retrieve
+   * of their descriptor failed ({@link TxnPreparer#prepareNb}). Keys the graph holds no node for
+   * (values the resync lists) are kept as by {@link #addWithoutNode}.
+   */
+  void addUnreadable(Collection<String> keys) {
+    bases.addAll(keys);
   }
 
   /**

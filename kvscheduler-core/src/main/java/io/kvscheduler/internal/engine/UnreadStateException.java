@@ -11,8 +11,8 @@ final class UnreadStateException extends RuntimeException {
     super(
         "what the southbound holds for "
             + baseKey
-            + " is unknown: a call for it failed and no Retrieve has answered since; no call is"
-            + " made until it is read",
+            + " is unknown: a call for it failed, or a resync could not read it, and no Retrieve"
+            + " has answered since; no call is made until it is read",
         null,
         false,
         false);

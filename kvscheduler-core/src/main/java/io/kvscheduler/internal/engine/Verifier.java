@@ -106,6 +106,6 @@ final class Verifier {
   }
 
   private static KeyError error(String key, TxnOperation op, String msg) {
-    return new KeyError(key, op, msg, new VerificationException(msg));
+    return new KeyError(key, op, msg, new VerificationException(msg), KeyError.Kind.VERIFICATION);
   }
 }

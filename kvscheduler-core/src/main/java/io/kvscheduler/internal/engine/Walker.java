@@ -79,7 +79,7 @@ final class Walker {
     this.graph = graph;
     this.registry = registry;
     this.txn = txn;
-    Derivation derivation = new Derivation(graph);
+    Derivation derivation = new Derivation(graph, txn);
     this.derivedVisits = new DerivedVisits(graph, txn, derivation);
     StatusMarks marks = new StatusMarks(graph, registry, txn);
     this.visits = new VisitSteps(graph, registry, txn, marks);
@@ -116,7 +116,8 @@ final class Walker {
                 kv.key(),
                 kv.value() == null ? TxnOperation.DELETE : TxnOperation.UPDATE,
                 msg,
-                new ContractException(kv.key() + ": " + msg)));
+                new KeyConflictException(kv.key() + ": " + msg),
+                KeyError.Kind.CONFLICT));
       }
       return null;
     }
@@ -139,7 +140,8 @@ final class Walker {
                 kv.key(),
                 n == null || n.value == null ? TxnOperation.CREATE : TxnOperation.UPDATE,
                 msg,
-                new ContractException(kv.key() + ": " + msg)));
+                new ContractException(kv.key() + ": " + msg),
+                KeyError.Kind.CONTRACT));
         return null;
       }
     }

@@ -12,6 +12,7 @@ import io.kvscheduler.api.NodeRevision;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.ResyncType;
+import io.kvscheduler.api.RetrieveError;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
@@ -111,6 +112,17 @@ final class SchedulerJson {
     }
     if (!t.executed().isEmpty()) {
       m.put("Executed", t.executed().stream().map(this::op).toList());
+    }
+    if (!t.retrieveErrors().isEmpty()) {
+      // ours: the descriptors whose Retrieve failed in a resync's refresh
+      List<Object> errors = new ArrayList<>(t.retrieveErrors().size());
+      for (RetrieveError e : t.retrieveErrors()) {
+        Map<String, Object> em = new LinkedHashMap<>();
+        em.put("Descriptor", e.descriptor());
+        em.put("Error", e.message());
+        errors.add(em);
+      }
+      m.put("RetrieveErrors", errors);
     }
     return m;
   }

@@ -100,6 +100,11 @@ final class TxnText {
           .append("):\n");
     }
     ops(sb, t.executed(), verbose, indent + 4);
+    if (!t.retrieveErrors().isEmpty()) {
+      sb.append(i0).append("* retrieve errors (values not confirmed):\n");
+      String j = " ".repeat(indent + 4);
+      t.retrieveErrors().forEach(e -> sb.append(j).append("- ").append(e).append('\n'));
+    }
   }
 
   private static void ops(StringBuilder sb, List<RecordedTxnOp> ops, boolean verbose, int indent) {

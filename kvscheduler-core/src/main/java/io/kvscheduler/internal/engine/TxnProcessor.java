@@ -143,7 +143,9 @@ final class TxnProcessor {
     if (config.printTxnSummary() && TXN_LOG.isInfoEnabled()) {
       RecordedTxn pre = post.record(txn, start, start, planned, List.of()).toApi();
       TXN_LOG.info(
-          "\n{}", TxnLogFormatter.preRecord(pre, config.valueFormatter(), config.txnLogMaxItems()));
+          "\n{}",
+          TxnLogFormatter.preRecord(
+              pre, config.valueFormatter(), config.txnLogMaxItems(), config.txnLogMoreHint()));
     }
 
     // execution
@@ -183,7 +185,10 @@ final class TxnProcessor {
       TXN_LOG.info(
           "\n{}",
           TxnLogFormatter.finalRecord(
-              rec.toApi(), config.valueFormatter(), config.txnLogMaxItems()));
+              rec.toApi(),
+              config.valueFormatter(),
+              config.txnLogMaxItems(),
+              config.txnLogMoreHint()));
     }
     // post-processing and publishing
     post.postProcess(txn, executed, errors, future);

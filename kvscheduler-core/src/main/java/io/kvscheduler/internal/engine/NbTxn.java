@@ -9,6 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,6 +26,7 @@ final class NbTxn implements Txn {
   private final Registry registry;
   private final boolean rejectUnselectedKeys;
   private final Map<String, Object> values = new LinkedHashMap<>();
+  private final Set<String> assumedAbsent = new TreeSet<>();
   private boolean committed;
 
   NbTxn(EngineLoop loop, Registry registry, boolean rejectUnselectedKeys) {
@@ -41,6 +44,18 @@ final class NbTxn implements Txn {
       throw new IllegalArgumentException("key must not be empty");
     }
     values.put(key, value);
+    return this;
+  }
+
+  @Override
+  public Txn assumeAbsent(String key) {
+    if (committed) {
+      throw new IllegalStateException("transaction was already committed");
+    }
+    if (key == null || key.isEmpty()) {
+      throw new IllegalArgumentException("key must not be empty");
+    }
+    assumedAbsent.add(key);
     return this;
   }
 
@@ -122,7 +137,7 @@ final class NbTxn implements Txn {
     checkSelected();
     List<ValueToApply> kvs = new ArrayList<>(values.size());
     values.forEach((k, v) -> kvs.add(ValueToApply.nb(k, v)));
-    Queued.Nb q = new Queued.Nb(kvs, o, f);
+    Queued.Nb q = new Queued.Nb(kvs, o, f, Set.copyOf(assumedAbsent));
     if (loop.inCallback()) {
       loop.queueFromCallback(q);
     } else if (waitForRoom) {

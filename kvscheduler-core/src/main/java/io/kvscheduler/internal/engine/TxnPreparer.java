@@ -31,6 +31,7 @@ final class TxnPreparer {
   private final Registry registry;
   private final Refresher refresher;
   private final UnreadKeys unread;
+  private final AssumedAbsence assumedAbsence;
   private int resyncCount;
 
   TxnPreparer(
@@ -44,6 +45,7 @@ final class TxnPreparer {
     this.registry = registry;
     this.refresher = refresher;
     this.unread = unread;
+    this.assumedAbsence = new AssumedAbsence(graph, unread);
   }
 
   /**
@@ -63,6 +65,9 @@ final class TxnPreparer {
     TxnOptions o = nb.options();
     txn.simulateFirst = o.simulation() || config.simulation();
     List<ValueToApply> values = new ArrayList<>(nb.values());
+    txn.assumedAbsent =
+        assumedAbsence.apply(
+            nb.assumedAbsent(), values, o.resync() == ResyncType.NOT_RESYNC, txn.seq);
     if (o.resync() != ResyncType.NOT_RESYNC) {
       boolean first = resyncCount++ == 0;
       txn.countedResync = true;

@@ -178,7 +178,13 @@ final class TxnProcessor {
     } else {
       PostProcessor.failures(graph, executed, null, errors); // no call made: none to refresh
     }
-    // record
+    // record (the keys assumed absent first: that was done before the walk)
+    if (!txn.assumedAbsent.isEmpty()) {
+      executed = withAssumedAbsent(txn, executed);
+      if (simulated) {
+        planned = withAssumedAbsent(txn, planned);
+      }
+    }
     TxnRecord rec = post.record(txn, start, config.clock().instant(), planned, executed);
     history.addRecord(rec);
     if (config.printTxnSummary() && TXN_LOG.isInfoEnabled()) {
@@ -192,6 +198,14 @@ final class TxnProcessor {
     }
     // post-processing and publishing
     post.postProcess(txn, executed, errors, future);
+  }
+
+  /** {@code ops} after the operations recording the keys {@code txn} assumes absent. */
+  private static List<OpRecord> withAssumedAbsent(Transaction txn, List<OpRecord> ops) {
+    List<OpRecord> all = new ArrayList<>(txn.assumedAbsent.size() + ops.size());
+    all.addAll(txn.assumedAbsent);
+    all.addAll(ops);
+    return all;
   }
 
   /** Where the processor queues follow-up transactions. */

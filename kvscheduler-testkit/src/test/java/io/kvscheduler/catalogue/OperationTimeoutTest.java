@@ -311,9 +311,10 @@ class OperationTimeoutTest {
     long seq = env.commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
     assertThat(retrieves.get()).isEqualTo(1);
     TxnAssert.assertThat(env.txn(seq)).executed();
-    // re-applied as an equivalent update (B155): nothing executed, the value kept
+    // re-applied as an equivalent update (B155): nothing executed, the value and its last
+    // operation kept (D56)
     assertThat(kvs.valueStatus(C3).value())
-        .isEqualTo(new ValueStatus(C3, CONFIGURED, "", UPDATE, List.of()));
+        .isEqualTo(new ValueStatus(C3, CONFIGURED, "", CREATE, List.of()));
     assertThat(kvs.dumpValues("hanging", View.CACHED))
         .extracting(KVWithMetadata::key, KVWithMetadata::origin)
         .containsExactly(tuple(C3, ValueOrigin.FROM_NB));

@@ -135,6 +135,7 @@ public final class Agent implements AutoCloseable {
             .valueFormatter(ModelRegistry::text)
             .valueSizeEstimator(ModelRegistry::sizeEstimate)
             .txnLogMaxItems(config.txnLogMaxOps())
+            .txnLogMoreHint(seq -> "see /scheduler/txn-history?seq-num=" + seq)
             .threadName("kvs-engine")
             .parallelism(config.parallelism());
     if (config.operationTimeout() != null) {

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
+import java.util.function.LongFunction;
 import java.util.function.ToLongFunction;
 
 /** Builds a {@link KVScheduler}. Every setting has a default, stated on its method. */
@@ -59,8 +60,10 @@ public final class KVSchedulerBuilder {
 
   /**
    * Values and operations listed per transaction in the transaction log, at most: a longer list
-   * ends with {@code … and M more (see /scheduler/txn-history?seq-num=N)}, the whole of it staying
-   * in the transaction history. Default: 0, every one.
+   * ends with {@code … and M more (KVScheduler.recordedTransaction(N) has them all)} (see {@link
+   * #txnLogMoreHint}), the whole of it staying in the transaction history. Whatever this limit, a
+   * value's text is cut at {@value Excerpt#MAX_MESSAGE_CHARS} characters, followed by {@code … N
+   * more characters}. Default: 50; 0 lists every one.
    *
    * @throws IllegalArgumentException if {@code max} is negative
    */
@@ -69,6 +72,18 @@ public final class KVSchedulerBuilder {
       throw new IllegalArgumentException("txnLogMaxItems must not be negative, got " + max);
     }
     cfg.txnLogMaxItems = max;
+    return this;
+  }
+
+  /**
+   * Where the transaction log sends a reader for the values and operations {@link #txnLogMaxItems}
+   * left out: given the transaction's sequence number, the text between the parentheses of {@code …
+   * and M more (…)} (cut at {@value Excerpt#MAX_QUOTED_CHARS} characters; a hint that throws is
+   * left out). An application that serves its records elsewhere names that place, as the agent
+   * names its REST address. Default: {@code KVScheduler.recordedTransaction(N) has them all}.
+   */
+  public KVSchedulerBuilder txnLogMoreHint(LongFunction<String> hint) {
+    cfg.txnLogMoreHint = Objects.requireNonNull(hint, "hint");
     return this;
   }
 

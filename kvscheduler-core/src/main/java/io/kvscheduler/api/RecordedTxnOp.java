@@ -23,7 +23,8 @@ import java.util.TreeSet;
  * @param prevError error message before, {@code ""} when none
  * @param newError error message after, {@code ""} when none
  * @param flags the recorded flags ({@link Flag#isRecorded()}: NOOP, DERIVED, PROPERTY, REVERT,
- *     RETRY, RECREATE, RAN_AHEAD) that are set; an unmodifiable copy, iterated in the log's order
+ *     RETRY, RECREATE, RAN_AHEAD, ASSUMED_ABSENT) that are set; an unmodifiable copy, iterated in
+ *     the log's order
  * @param callStarted when the descriptor's call (Create, Update or Delete) started; empty for an
  *     operation that made no call (NOOP, a value obtained from the southbound, a derived property)
  * @param callEnded when that call returned (or was abandoned when it overran its time limit)
@@ -42,7 +43,7 @@ public record RecordedTxnOp(
     Optional<Instant> callEnded) {
 
   /**
-   * A flag of an operation, as the transaction log prints it ({@link #label()}). The first seven
+   * A flag of an operation, as the transaction log prints it ({@link #label()}). The first eight
    * are recorded with the operation ({@link #isRecorded()}); the others are read from the
    * operation's states ({@link #displayFlags()}). Declared in the log's order.
    */
@@ -69,6 +70,11 @@ public record RecordedTxnOp(
      * undo failed.
      */
     RAN_AHEAD(true),
+    /**
+     * No call: the user told the scheduler that the southbound holds nothing for the key ({@link
+     * Txn#assumeAbsent}), so whatever it guessed is dropped (a DELETE, also flagged NOOP).
+     */
+    ASSUMED_ABSENT(true),
     /** The value is now OBTAINED (owned by the southbound). */
     OBTAINED(false),
     /** The value was OBTAINED and no longer is. */
@@ -219,8 +225,8 @@ public record RecordedTxnOp(
 
   /**
    * The flags as the transaction log prints them, in the log's order: DERIVED, PROPERTY, NOOP,
-   * REVERT, RETRY, RECREATE, RAN-AHEAD (DERIVED, REVERT and RETRY not for a PROPERTY), then the
-   * flags read from the state transition, such as WAS-PENDING or FAILED.
+   * REVERT, RETRY, RECREATE, RAN-AHEAD, ASSUMED-ABSENT (DERIVED, REVERT and RETRY not for a
+   * PROPERTY), then the flags read from the state transition, such as WAS-PENDING or FAILED.
    */
   public Set<Flag> displayFlags() {
     EnumSet<Flag> f = EnumSet.noneOf(Flag.class);
@@ -232,6 +238,7 @@ public record RecordedTxnOp(
     if (is(Flag.RETRY) && !property) f.add(Flag.RETRY);
     if (is(Flag.RECREATE)) f.add(Flag.RECREATE);
     if (is(Flag.RAN_AHEAD)) f.add(Flag.RAN_AHEAD);
+    if (is(Flag.ASSUMED_ABSENT)) f.add(Flag.ASSUMED_ABSENT);
     if (newState == ValueState.OBTAINED) f.add(Flag.OBTAINED);
     if (prevState == ValueState.OBTAINED && prevState != newState) f.add(Flag.WAS_OBTAINED);
     if (newState == ValueState.UNIMPLEMENTED) f.add(Flag.UNIMPLEMENTED);

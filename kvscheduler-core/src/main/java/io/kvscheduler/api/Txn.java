@@ -73,6 +73,29 @@ public interface Txn {
   Plan plan(TxnOptions options);
 
   /**
+   * Tells the scheduler that the southbound holds nothing for base key {@code key} (nor for its
+   * derived values), whatever the scheduler guessed: the way out for a key left unread. When a call
+   * for a value fails and the Retrieve after it fails too, what the southbound holds for the key is
+   * unknown, and the scheduler makes no call for it (no Create over what the failure may have left,
+   * no Delete or Update of an object that may not be there) until a Retrieve answers; every change
+   * of the key fails until then with an error saying so. When the Retrieve keeps failing and you
+   * know the object is gone (or have removed it yourself), commit a transaction with {@code
+   * assumeAbsent(key)}: the key and its derived values are taken as absent, recorded as a {@code
+   * DELETE} flagged {@link RecordedTxnOp.Flag#ASSUMED_ABSENT} and {@code NOOP} (no call), then the
+   * transaction applies its value for the key ({@link #setValue}: created from nothing; {@link
+   * #delete}: nothing to delete) or, when it gives none, the key's last intent again. A key holding
+   * a derived value, or one the scheduler knows nothing of, is ignored (with a warning).
+   *
+   * <p>Use it only when the southbound really holds nothing for the key: otherwise the Create that
+   * follows meets the object the scheduler was told is not there.
+   *
+   * @return this transaction
+   * @throws IllegalStateException if the transaction was already committed
+   * @throws IllegalArgumentException if the key is null or empty
+   */
+  Txn assumeAbsent(String key);
+
+  /**
    * Commits with default options and waits for the result.
    *
    * @return the sequence number of the processed transaction

@@ -966,13 +966,13 @@ class NbTransactionTest {
     assertThat(RecordedTxnOp.labels(env.txn(seq).executed().get(0).displayFlags()))
         .containsExactly("DERIVED", "NOOP", "STILL-PENDING");
     assertThat(kvs.valueStatus(A1))
-        .isEqualTo(base(st(A1, CONFIGURED, UPDATE), st(d(A1, 2), CONFIGURED, UPDATE)));
+        .isEqualTo(base(st(A1, CONFIGURED, CREATE), st(d(A1, 2), CONFIGURED, CREATE)));
     // a pending derived value stays pending (no dependency appeared)
     assertThat(kvs.valueStatus(B2))
         .isEqualTo(
             base(
-                st(B2, CONFIGURED, UPDATE),
-                st(d(B2, 1), CONFIGURED, UPDATE),
+                st(B2, CONFIGURED, CREATE),
+                st(d(B2, 1), CONFIGURED, CREATE),
                 st(d(B2, 2), PENDING, CREATE, d(A1, 1))));
     assertThat(kvs.valueStatus(C3))
         .isEqualTo(
@@ -990,9 +990,9 @@ class NbTransactionTest {
     assertThat(kvs.valueStatus(C3))
         .isEqualTo(
             base(
-                st(C3, CONFIGURED, UPDATE),
-                st(d(C3, 1), CONFIGURED, UPDATE),
-                st(d(C3, 2), CONFIGURED, UPDATE)));
+                st(C3, CONFIGURED, CREATE),
+                st(d(C3, 1), CONFIGURED, CREATE),
+                st(d(C3, 2), CONFIGURED, CREATE)));
     assertThat(meta("descriptor3", "base-value3")).contains(0);
   }
 

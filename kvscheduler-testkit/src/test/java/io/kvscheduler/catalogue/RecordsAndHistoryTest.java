@@ -598,14 +598,13 @@ class RecordsAndHistoryTest {
     assertThat(sb.callLog()).isEmpty();
     assertThat(env.txn(1).planned()).isEmpty();
     assertThat(env.txn(1).executed()).isEmpty();
-    // B57: the equivalent value refreshes the bookkeeping (semantics §5.3 keeps the simulated
-    // graph when nothing is planned): LastOperation becomes UPDATE, and watchers hear of it (B156)
+    // B57: the equivalent value is no operation (semantics §5.3 keeps the simulated graph when
+    // nothing is planned): the last operation stays CREATE (D61), so watchers hear nothing
     assertThat(before.value().lastOperation()).isEqualTo(CREATE);
-    assertThat(env.kvs().valueStatus(A1).value().lastOperation()).isEqualTo(UPDATE);
+    assertThat(env.kvs().valueStatus(A1).value().lastOperation()).isEqualTo(CREATE);
     assertThat(env.kvs().valueStatus(A1).state()).isEqualTo(before.state());
-    assertThat(watched).hasSize(1);
-    assertThat(watched.get(0).key()).isEqualTo(A1);
-    assertThat(watched.get(0).value().lastOperation()).isEqualTo(UPDATE);
+    assertThat(env.kvs().valueStatus(A1)).isEqualTo(before);
+    assertThat(watched).isEmpty();
   }
 
   // ------------------------------------------------------------------ B167 .. B169
@@ -896,11 +895,12 @@ class RecordsAndHistoryTest {
     env.kvs().transactionBarrier();
     assertThat(stats("error").total()).isEqualTo(1);
     assertThat(stats("unavailable").total()).isEqualTo(1);
-    assertThat(stats("derived").total()).isEqualTo(4);
-    assertThat(stats("last-update").total()).isEqualTo(6);
-    assertThat(stats("descriptor")).isEqualTo(new FlagStats(6, counts("descriptor1", 6)));
+    // the retry leaves A1/item1 untouched: no revision for it (D61)
+    assertThat(stats("derived").total()).isEqualTo(3);
+    assertThat(stats("last-update").total()).isEqualTo(5);
+    assertThat(stats("descriptor")).isEqualTo(new FlagStats(5, counts("descriptor1", 5)));
     assertThat(stats("value-state"))
-        .isEqualTo(new FlagStats(6, counts("CONFIGURED", 5, "RETRYING", 1)));
+        .isEqualTo(new FlagStats(5, counts("CONFIGURED", 4, "RETRYING", 1)));
   }
 
   @Test

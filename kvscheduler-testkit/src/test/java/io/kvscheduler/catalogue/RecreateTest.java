@@ -511,7 +511,7 @@ class RecreateTest {
             .newValue(new Binding("bd2", "tap2")));
     assertThat(kvs.valueStatus(bd2))
         .isEqualTo(
-            base(st(bd2, CONFIGURED, UPDATE), st(bindingKey("bd2", "tap2"), CONFIGURED, CREATE)));
+            base(st(bd2, CONFIGURED, CREATE), st(bindingKey("bd2", "tap2"), CONFIGURED, CREATE)));
     // no Update reached the SB; the NB view holds the new value
     assertThat(sb.get(bd2).orElseThrow().value()).isEqualTo(withTap1);
     assertThat(kvs.dumpValues("bd", View.NB))
@@ -523,7 +523,7 @@ class RecreateTest {
     assertThat(sb.callLog()).isEmpty();
     TxnAssert.assertThat(env.txn(seq)).executedNothing();
     assertThat(env.txn(seq).planned()).isEmpty();
-    assertThat(kvs.valueStatus(tap1)).isEqualTo(base(st(tap1, CONFIGURED, UPDATE)));
+    assertThat(kvs.valueStatus(tap1)).isEqualTo(base(st(tap1, CONFIGURED, CREATE)));
     assertThat(meta("iface", "tap1")).contains(0);
   }
 

@@ -907,7 +907,7 @@ class ResyncTest {
     assertThat(sb.callLog()).containsExactly("RETRIEVE " + D2, "CREATE " + B2);
     OpSpec[] ops = {op(CREATE, B2).states(MISSING, CONFIGURED)};
     TxnAssert.assertThat(env.txn(1)).planned(ops).executed(ops);
-    assertThat(kvs.valueStatus(A1).value()).isEqualTo(status(A1, CONFIGURED, UPDATE, ""));
+    assertThat(kvs.valueStatus(A1).value()).isEqualTo(status(A1, CONFIGURED, CREATE, ""));
     assertThat(meta(D1, "base-value1")).contains(0);
   }
 

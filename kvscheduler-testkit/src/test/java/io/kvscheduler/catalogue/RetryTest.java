@@ -323,7 +323,7 @@ class RetryTest {
         .isEqualTo(
             bs(
                 vs(A1, CONFIGURED, UPDATE, ""),
-                vs(d(A1, 1), CONFIGURED, UPDATE, ""),
+                vs(d(A1, 1), CONFIGURED, CREATE, ""),
                 vs(d(A1, 2), CONFIGURED, CREATE, "")));
     assertThat(sb.keys()).containsExactly(A1, d(A1, 1), d(A1, 2));
     assertThat(sb.get(A1).orElseThrow().value()).isEqualTo(arr(1, 2));
@@ -535,7 +535,7 @@ class RetryTest {
         .isEqualTo(
             bs(
                 vs(B2, CONFIGURED, UPDATE, ""),
-                vs(d(B2, 1), CONFIGURED, UPDATE, ""),
+                vs(d(B2, 1), CONFIGURED, CREATE, ""),
                 vs(d(B2, 2), CONFIGURED, CREATE, "")));
     assertThat(sc.prefC).hasSize(1);
     assertThat(env.kvs().valueStatus(C3).value().state()).isEqualTo(RETRYING);

@@ -5,6 +5,7 @@ import io.kvscheduler.api.ValueState;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -276,6 +277,8 @@ final class CreateUpdateSteps {
         && !(op.prevState == ValueState.DISCOVERED && op.newState == ValueState.CONFIGURED)) {
       op.noop = true;
       txn.ops.add(op);
+    } else if (op.prevState == op.newState) {
+      keepUntouched(f, node, handle);
     }
     if (f.update.wasUnavailable
         || equivalent
@@ -286,6 +289,44 @@ final class CreateUpdateSteps {
       f.startDependents(graph, node, true, WalkPhase.AFTER_DEPENDENTS);
     } else {
       f.phase = WalkPhase.AFTER_DEPENDENTS;
+    }
+  }
+
+  /**
+   * An equivalent value asked for again, no operation made and the state unchanged: the value keeps
+   * the last operation that was made for it (a status never reports an operation nobody made). When
+   * the intent is the same as before (an equal value, with the same revert and retry settings) the
+   * key keeps its last update and its value object too, so its timeline gains no revision; a new
+   * intent (an equivalent but different value, other settings) is kept with the last operation
+   * made.
+   */
+  private void keepUntouched(WalkFrame f, Node node, DescriptorHandle handle) {
+    Node.LastUpdate prev = f.prevUpdate;
+    Node.LastUpdate now = node.lastUpdate;
+    if (prev == null || now == null || prev == now) {
+      return;
+    }
+    String key = node.key;
+    Object held = f.update.prevValue;
+    // equals already decided "equivalent" when no comparator did: no second pass over the value
+    boolean decidedByEquals = handle == null || !handle.hasComparator();
+    boolean heldEqual =
+        held == now.value()
+            || decidedByEquals
+            || DescriptorHandle.equalValues(key, held, now.value());
+    boolean sameIntent =
+        prev.value() == now.value()
+            || (prev.value() == held
+                ? heldEqual
+                : DescriptorHandle.equalValues(key, prev.value(), now.value()));
+    if (sameIntent && prev.revert() == now.revert() && Objects.equals(prev.retry(), now.retry())) {
+      node.lastUpdate = prev;
+      if (heldEqual) {
+        node.value = held;
+      }
+    } else if (prev.op() != now.op()) {
+      node.lastUpdate =
+          new Node.LastUpdate(now.seq(), prev.op(), now.value(), now.revert(), now.retry());
     }
   }
 

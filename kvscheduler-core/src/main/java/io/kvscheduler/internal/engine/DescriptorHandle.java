@@ -225,6 +225,11 @@ final class DescriptorHandle implements Node.HandleRef {
     }
   }
 
+  /** Whether the descriptor decides equivalence with a comparator of its own (else: equals). */
+  boolean hasComparator() {
+    return comparator != null;
+  }
+
   /**
    * {@code Objects.equals} of two values of {@code key}, guarded: a value's {@code equals} is user
    * code, and when it throws the values are treated as different (and the failure logged).

@@ -10,6 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,6 +28,7 @@ final class NbTxn implements Txn {
   private final boolean rejectUnselectedKeys;
   private final TxnProcessor processor;
   private final Map<String, Object> values = new LinkedHashMap<>();
+  private final Set<String> assumedAbsent = new TreeSet<>();
   private boolean committed;
 
   /** {@code processor}: plans the transaction on the engine thread ({@link #plan}). */
@@ -65,6 +68,18 @@ final class NbTxn implements Txn {
     checkSelected();
     List<ValueToApply> kvs = values();
     return loop.onEngine("plan", () -> processor.plan(kvs, options));
+  }
+
+  @Override
+  public Txn assumeAbsent(String key) {
+    if (committed) {
+      throw new IllegalStateException("transaction was already committed");
+    }
+    if (key == null || key.isEmpty()) {
+      throw new IllegalArgumentException("key must not be empty");
+    }
+    assumedAbsent.add(key);
+    return this;
   }
 
   @Override
@@ -156,7 +171,7 @@ final class NbTxn implements Txn {
     checkOptions(o);
     checkSelected();
     List<ValueToApply> kvs = values();
-    Queued.Nb q = new Queued.Nb(kvs, o, f);
+    Queued.Nb q = new Queued.Nb(kvs, o, f, Set.copyOf(assumedAbsent));
     if (loop.inCallback()) {
       loop.queueFromCallback(q);
     } else if (waitForRoom) {

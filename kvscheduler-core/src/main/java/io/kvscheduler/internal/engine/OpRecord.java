@@ -39,6 +39,9 @@ final class OpRecord {
   /** A call that ran ahead beyond the failure of a reverted transaction, or its undo. */
   boolean ranAhead;
 
+  /** The user said the southbound holds nothing for the key (Txn.assumeAbsent): no call. */
+  boolean assumedAbsent;
+
   /** When the descriptor's call started and returned; null for an operation without a call. */
   Instant callStarted;
 
@@ -132,6 +135,7 @@ final class OpRecord {
     if (retry) f.add(RecordedTxnOp.Flag.RETRY);
     if (recreate) f.add(RecordedTxnOp.Flag.RECREATE);
     if (ranAhead) f.add(RecordedTxnOp.Flag.RAN_AHEAD);
+    if (assumedAbsent) f.add(RecordedTxnOp.Flag.ASSUMED_ABSENT);
     return f;
   }
 

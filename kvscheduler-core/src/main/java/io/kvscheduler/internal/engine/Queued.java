@@ -4,6 +4,7 @@ import io.kvscheduler.api.TxnOptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /** Items of the engine queue. */
@@ -13,8 +14,16 @@ sealed interface Queued {
    * itself: the queue's removal of a given transaction must neither compare the values (user code)
    * nor take another one.
    */
-  record Nb(List<ValueToApply> values, TxnOptions options, CompletableFuture<Long> result)
+  record Nb(
+      List<ValueToApply> values,
+      TxnOptions options,
+      CompletableFuture<Long> result,
+      Set<String> assumedAbsent)
       implements Queued {
+    Nb(List<ValueToApply> values, TxnOptions options, CompletableFuture<Long> result) {
+      this(values, options, result, Set.of());
+    }
+
     @Override
     public boolean equals(Object o) {
       return this == o;

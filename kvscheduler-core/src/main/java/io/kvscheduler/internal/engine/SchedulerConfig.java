@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
+import java.util.function.LongFunction;
 import java.util.function.ToLongFunction;
 
 /** Immutable settings of a scheduler (see KVSchedulerBuilder for the defaults). */
@@ -28,6 +29,7 @@ public record SchedulerConfig(
     Duration downstreamResyncJitter,
     Duration operationTimeout,
     int txnLogMaxItems,
+    LongFunction<String> txnLogMoreHint,
     boolean rejectUnselectedKeys,
     int parallelism,
     boolean revertInParallel) {
@@ -56,7 +58,10 @@ public record SchedulerConfig(
     public Duration operationTimeout;
 
     /** Values and operations printed per transaction in the log, at most; 0 = all. */
-    public int txnLogMaxItems;
+    public int txnLogMaxItems = 50;
+
+    /** Where the log's "… and M more" sends a reader, given the transaction's number. */
+    public LongFunction<String> txnLogMoreHint = TxnLogFormatter.LIBRARY_HINT;
 
     /** Refuse NB values of keys no descriptor selects (instead of a warning). */
     public boolean rejectUnselectedKeys;
@@ -88,6 +93,7 @@ public record SchedulerConfig(
           downstreamResyncJitter,
           operationTimeout,
           txnLogMaxItems,
+          txnLogMoreHint,
           rejectUnselectedKeys,
           parallelism,
           revertInParallel);

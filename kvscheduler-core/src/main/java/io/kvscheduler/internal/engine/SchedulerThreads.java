@@ -58,6 +58,7 @@ final class SchedulerThreads {
         c.downstreamResyncJitter(),
         c.operationTimeout(),
         c.txnLogMaxItems(),
+        c.txnLogMoreHint(),
         c.rejectUnselectedKeys(),
         c.parallelism(),
         c.revertInParallel());

@@ -58,6 +58,12 @@ final class Transaction {
   boolean skip;
 
   /**
+   * The operations recording the keys the request assumes absent ({@link AssumedAbsence}), made
+   * before the walk: the first of the recorded ones.
+   */
+  List<OpRecord> assumedAbsent = List.of();
+
+  /**
    * Base keys read again before the transaction (their dependents follow what the read found): the
    * key of a late southbound answer ({@link TxnPreparer#prepareLate}), and keys left unread by
    * earlier transactions ({@link UnreadKeys}) that a Retrieve has now answered for.

@@ -8,6 +8,7 @@ import io.kvscheduler.api.RetrieveError;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueOrigin;
+import io.kvscheduler.internal.util.UserCode;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.LongFunction;
 
 /**
  * Renders the human-readable transaction summary that the scheduler prints for every transaction
@@ -66,16 +68,38 @@ final class TxnLogFormatter {
 
   private TxnLogFormatter() {}
 
-  /** The line that ends a list cut at {@code shown} items of {@code total}. */
-  static String more(int total, int shown, long seq) {
-    return "… and " + (total - shown) + " more (see /scheduler/txn-history?seq-num=" + seq + ")\n";
+  /**
+   * Where the library sends a reader for the whole of a transaction's lists: the record {@link
+   * io.kvscheduler.api.KVScheduler#recordedTransaction} returns.
+   */
+  static final LongFunction<String> LIBRARY_HINT =
+      seq -> "KVScheduler.recordedTransaction(" + seq + ") has them all";
+
+  /**
+   * The line that ends a list cut at {@code shown} items of {@code total}: {@code … and M more
+   * (<hint>)}, the hint being where to read the rest (user code: a hint that fails is left out).
+   */
+  static String more(int total, int shown, long seq, LongFunction<String> hint) {
+    String where;
+    try {
+      where = " (" + Excerpt.escaped(Excerpt.quote(hint.apply(seq))) + ")";
+    } catch (Throwable t) {
+      UserCode.rethrowFatal(t);
+      where = "";
+    }
+    return "… and " + (total - shown) + " more" + where + "\n";
   }
 
   /**
    * The block printed when processing of {@code txn} starts (before execution), listing at most
-   * {@code maxItems} values (0: all), then how many more there are and where to see them.
+   * {@code maxItems} values (0: all), then how many more there are and where to see them ({@code
+   * hint}, given the transaction's sequence number).
    */
-  static String preRecord(RecordedTxn txn, Function<Object, String> valueText, int maxItems) {
+  static String preRecord(
+      RecordedTxn txn,
+      Function<Object, String> valueText,
+      int maxItems,
+      LongFunction<String> hint) {
     StringBuilder sb = new StringBuilder();
     String rule = "+" + "=".repeat(WIDTH - 2) + "+\n";
     sb.append(rule).append(titleLine(txn, headerInfo(txn))).append(rule);
@@ -85,9 +109,16 @@ final class TxnLogFormatter {
     sb.append(I2).append("- type: ").append(typeText(txn)).append('\n');
     if (!txn.description().isEmpty()) {
       String[] lines = txn.description().split("\n", -1);
-      sb.append(I2).append("- Description: ").append(Excerpt.escaped(lines[0])).append('\n');
-      for (int i = 1; i < lines.length; i++) {
-        sb.append(I3).append(Excerpt.escaped(lines[i])).append('\n');
+      sb.append(I2)
+          .append("- Description: ")
+          .append(Excerpt.escaped(Excerpt.message(lines[0])))
+          .append('\n');
+      int shownLines = Math.min(lines.length, maxItems > 0 ? maxItems : lines.length);
+      for (int i = 1; i < shownLines; i++) {
+        sb.append(I3).append(Excerpt.escaped(Excerpt.message(lines[i]))).append('\n');
+      }
+      if (shownLines < lines.length) {
+        sb.append(I3).append("… and ").append(lines.length - shownLines).append(" more lines\n");
       }
     }
     boolean nb = txn.type() == TxnType.NB_TRANSACTION;
@@ -110,21 +141,25 @@ final class TxnLogFormatter {
         sb.append(I3).append("  val: ").append(value(kv.value(), valueText)).append('\n');
       }
       if (listed > shown) {
-        sb.append(I3).append(more(listed, shown, txn.seqNum()));
+        sb.append(I3).append(more(listed, shown, txn.seqNum(), hint));
       }
     }
     if (txn.withSimulation()) {
       sb.append(I1).append("* planned operations:\n");
-      appendOps(sb, txn.planned(), valueText, maxItems, txn.seqNum());
+      appendOps(sb, txn.planned(), valueText, maxItems, txn.seqNum(), hint);
     }
     return sb.toString();
   }
 
   /**
    * The block printed when execution of {@code txn} has ended, listing at most {@code maxItems}
-   * operations (0: all), then how many more there are and where to see them.
+   * operations (0: all), then how many more there are and where to see them ({@code hint}).
    */
-  static String finalRecord(RecordedTxn txn, Function<Object, String> valueText, int maxItems) {
+  static String finalRecord(
+      RecordedTxn txn,
+      Function<Object, String> valueText,
+      int maxItems,
+      LongFunction<String> hint) {
     StringBuilder sb = new StringBuilder();
     sb.append('o').append("-".repeat(WIDTH - 2)).append("o\n");
     if (txn.executed().isEmpty()) {
@@ -139,7 +174,7 @@ final class TxnLogFormatter {
           .append(goDuration(round(elapsedNanos(txn), MILLI)))
           .append("):\n");
     }
-    appendOps(sb, txn.executed(), valueText, maxItems, txn.seqNum());
+    appendOps(sb, txn.executed(), valueText, maxItems, txn.seqNum(), hint);
     appendRetrieveErrors(sb, txn);
     String rule = "x" + "-".repeat(WIDTH - 2) + "x\n";
     String took = "took " + goDuration(round(elapsedNanos(txn), 100 * MICRO));
@@ -163,16 +198,20 @@ final class TxnLogFormatter {
   /** Renders a numbered operation list at the operation indent ({@code <NONE>} when empty). */
   static void appendOps(
       StringBuilder sb, List<RecordedTxnOp> ops, Function<Object, String> valueText) {
-    appendOps(sb, ops, valueText, 0, 0);
+    appendOps(sb, ops, valueText, 0, 0, LIBRARY_HINT);
   }
 
-  /** Like {@link #appendOps(StringBuilder, List, Function)}, at most {@code maxItems} (0: all). */
+  /**
+   * Like {@link #appendOps(StringBuilder, List, Function)}, at most {@code maxItems} (0: all), then
+   * how many more and where to read them ({@code hint}, given {@code seq}).
+   */
   static void appendOps(
       StringBuilder sb,
       List<RecordedTxnOp> ops,
       Function<Object, String> valueText,
       int maxItems,
-      long seq) {
+      long seq,
+      LongFunction<String> hint) {
     if (ops.isEmpty()) {
       sb.append(I2).append("<NONE>\n");
       return;
@@ -180,7 +219,7 @@ final class TxnLogFormatter {
     int n = 0;
     for (RecordedTxnOp op : ops) {
       if (maxItems > 0 && n == maxItems) {
-        sb.append(I2).append(more(ops.size(), n, seq));
+        sb.append(I2).append(more(ops.size(), n, seq, hint));
         break;
       }
       n++;

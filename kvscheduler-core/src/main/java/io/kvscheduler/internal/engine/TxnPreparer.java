@@ -33,6 +33,7 @@ final class TxnPreparer {
   private final Registry registry;
   private final Refresher refresher;
   private final UnreadKeys unread;
+  private final AssumedAbsence assumedAbsence;
   private int resyncCount;
 
   TxnPreparer(
@@ -46,6 +47,7 @@ final class TxnPreparer {
     this.registry = registry;
     this.refresher = refresher;
     this.unread = unread;
+    this.assumedAbsence = new AssumedAbsence(graph, unread);
   }
 
   /**
@@ -62,7 +64,7 @@ final class TxnPreparer {
    * downstream resync applies the recorded intent of every NB value instead of values of its own).
    */
   void prepareNb(Transaction txn, Queued.Nb nb) {
-    prepareNb(txn, nb.values(), nb.options(), false);
+    prepareNb(txn, nb.values(), nb.assumedAbsent(), nb.options(), false);
   }
 
   /**
@@ -71,13 +73,22 @@ final class TxnPreparer {
    * not counted and the keys left unread stay unread (the refresh is rolled back with the plan).
    */
   void preparePlan(Transaction txn, List<ValueToApply> values, TxnOptions o) {
-    prepareNb(txn, values, o, true);
+    prepareNb(txn, values, Set.of(), o, true);
   }
 
   private void prepareNb(
-      Transaction txn, List<ValueToApply> requested, TxnOptions o, boolean plan) {
+      Transaction txn,
+      List<ValueToApply> requested,
+      Set<String> assumedAbsent,
+      TxnOptions o,
+      boolean plan) {
     txn.simulateFirst = o.simulation() || config.simulation();
     List<ValueToApply> values = new ArrayList<>(requested);
+    if (!plan) { // a plan assumes nothing absent: it changes nothing of what is known
+      txn.assumedAbsent =
+          assumedAbsence.apply(
+              assumedAbsent, values, o.resync() == ResyncType.NOT_RESYNC, txn.seq);
+    }
     if (o.resync() != ResyncType.NOT_RESYNC) {
       boolean first = plan ? resyncCount == 0 : resyncCount++ == 0;
       txn.countedResync = !plan;

@@ -147,7 +147,9 @@ final class TxnProcessor {
     if (config.printTxnSummary() && TXN_LOG.isInfoEnabled()) {
       RecordedTxn pre = post.record(txn, start, start, planned, List.of()).toApi();
       TXN_LOG.info(
-          "\n{}", TxnLogFormatter.preRecord(pre, config.valueFormatter(), config.txnLogMaxItems()));
+          "\n{}",
+          TxnLogFormatter.preRecord(
+              pre, config.valueFormatter(), config.txnLogMaxItems(), config.txnLogMoreHint()));
     }
 
     // execution
@@ -180,14 +182,23 @@ final class TxnProcessor {
     } else {
       PostProcessor.failures(graph, executed, null, errors); // no call made: none to refresh
     }
-    // record
+    // record (the keys assumed absent first: that was done before the walk)
+    if (!txn.assumedAbsent.isEmpty()) {
+      executed = withAssumedAbsent(txn, executed);
+      if (simulated) {
+        planned = withAssumedAbsent(txn, planned);
+      }
+    }
     TxnRecord rec = post.record(txn, start, config.clock().instant(), planned, executed);
     history.addRecord(rec);
     if (config.printTxnSummary() && TXN_LOG.isInfoEnabled()) {
       TXN_LOG.info(
           "\n{}",
           TxnLogFormatter.finalRecord(
-              rec.toApi(), config.valueFormatter(), config.txnLogMaxItems()));
+              rec.toApi(),
+              config.valueFormatter(),
+              config.txnLogMaxItems(),
+              config.txnLogMoreHint()));
     }
     // post-processing and publishing
     post.postProcess(txn, executed, errors, future);
@@ -199,6 +210,14 @@ final class TxnProcessor {
    */
   Plan plan(List<ValueToApply> values, TxnOptions options) {
     return planner.plan(nextSeq, values, options);
+  }
+
+  /** {@code ops} after the operations recording the keys {@code txn} assumes absent. */
+  private static List<OpRecord> withAssumedAbsent(Transaction txn, List<OpRecord> ops) {
+    List<OpRecord> all = new ArrayList<>(txn.assumedAbsent.size() + ops.size());
+    all.addAll(txn.assumedAbsent);
+    all.addAll(ops);
+    return all;
   }
 
   /** Where the processor queues follow-up transactions. */

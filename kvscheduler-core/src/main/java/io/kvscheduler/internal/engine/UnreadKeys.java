@@ -86,6 +86,14 @@ final class UnreadKeys {
     }
   }
 
+  /**
+   * Forgets base key {@code key}: the user said the southbound holds nothing for it ({@link
+   * AssumedAbsence}). True when it was unread.
+   */
+  boolean forget(String key) {
+    return bases.remove(key);
+  }
+
   /** The keys unread now, for a transaction starting (an immutable copy). */
   Set<String> snapshot() {
     return bases.isEmpty() ? Set.of() : Set.copyOf(bases);

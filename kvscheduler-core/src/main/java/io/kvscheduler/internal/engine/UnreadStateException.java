@@ -12,7 +12,10 @@ final class UnreadStateException extends RuntimeException {
         "what the southbound holds for "
             + baseKey
             + " is unknown: a call for it failed, or a resync could not read it, and no Retrieve"
-            + " has answered since; no call is made until it is read",
+            + " has answered since; no call is made until it is read (if the southbound holds"
+            + " nothing for it, commit a transaction with assumeAbsent(\""
+            + baseKey
+            + "\"))",
         null,
         false,
         false);

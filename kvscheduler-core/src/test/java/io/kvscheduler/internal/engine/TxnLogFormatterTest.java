@@ -16,12 +16,17 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.LongFunction;
 import org.junit.jupiter.api.Test;
 
 class TxnLogFormatterTest {
 
   /** Test values are already their text form. */
   private static final Function<Object, String> TEXT = Object::toString;
+
+  /** The agent's hint: its REST address of a record. */
+  private static final LongFunction<String> REST =
+      seq -> "see /scheduler/txn-history?seq-num=" + seq;
 
   private static final Instant START = Instant.parse("2024-05-06T10:15:01.123Z");
   private static final Instant STOP = START.plus(Duration.ofNanos(2_100_000));
@@ -195,7 +200,7 @@ class TxnLogFormatterTest {
   @Test
   void longListsAreCutAtTheLimitWithACountAndWhereToSeeTheRest() {
     RecordedTxn t = dataChangeTxn();
-    String fin = TxnLogFormatter.finalRecord(t, TEXT, 2);
+    String fin = TxnLogFormatter.finalRecord(t, TEXT, 2, REST);
     assertThat(fin)
         .contains(
             """
@@ -210,7 +215,7 @@ class TxnLogFormatterTest {
               … and 6 more (see /scheduler/txn-history?seq-num=0)
         x""")
         .doesNotContain("3. CREATE");
-    String pre = TxnLogFormatter.preRecord(t, TEXT, 2);
+    String pre = TxnLogFormatter.preRecord(t, TEXT, 2, REST);
     assertThat(pre)
         .contains(
             """
@@ -222,9 +227,9 @@ class TxnLogFormatterTest {
         .doesNotContain("/prefixC/base-value3\n    ")
         .contains("… and 6 more");
     // at or under the limit, and with no limit: everything
-    assertThat(TxnLogFormatter.finalRecord(t, TEXT, 8))
-        .isEqualTo(TxnLogFormatter.finalRecord(t, TEXT, 0));
-    assertThat(TxnLogFormatter.finalRecord(t, TEXT, 0)).doesNotContain("more (see");
+    assertThat(TxnLogFormatter.finalRecord(t, TEXT, 8, REST))
+        .isEqualTo(TxnLogFormatter.finalRecord(t, TEXT, 0, REST));
+    assertThat(TxnLogFormatter.finalRecord(t, TEXT, 0, REST)).doesNotContain("more (see");
   }
 
   @Test
@@ -250,7 +255,7 @@ class TxnLogFormatterTest {
         """
             + DATA_CHANGE_OPS;
 
-    assertThat(TxnLogFormatter.preRecord(dataChangeTxn(), TEXT, 0)).isEqualTo(expected);
+    assertThat(TxnLogFormatter.preRecord(dataChangeTxn(), TEXT, 0, REST)).isEqualTo(expected);
   }
 
   @Test
@@ -265,7 +270,7 @@ class TxnLogFormatterTest {
             + "                    took 2.1ms |\n"
             + X_RULE;
 
-    assertThat(TxnLogFormatter.finalRecord(dataChangeTxn(), TEXT, 0)).isEqualTo(expected);
+    assertThat(TxnLogFormatter.finalRecord(dataChangeTxn(), TEXT, 0, REST)).isEqualTo(expected);
   }
 
   @Test
@@ -324,7 +329,7 @@ class TxnLogFormatterTest {
             List.of(),
             executed);
 
-    assertThat(TxnLogFormatter.finalRecord(t, TEXT, 0))
+    assertThat(TxnLogFormatter.finalRecord(t, TEXT, 0, REST))
         .contains(
             """
               1. UPDATE [FAILED]:
@@ -391,7 +396,7 @@ class TxnLogFormatterTest {
                   - new-value: { items:"item1" }\s
                   - prev-error: failed to modify value
         """;
-    assertThat(TxnLogFormatter.preRecord(t, TEXT, 0)).isEqualTo(expected);
+    assertThat(TxnLogFormatter.preRecord(t, TEXT, 0, REST)).isEqualTo(expected);
   }
 
   @Test
@@ -409,7 +414,7 @@ class TxnLogFormatterTest {
             List.of(),
             List.of());
 
-    String text = TxnLogFormatter.preRecord(t, TEXT, 0);
+    String text = TxnLogFormatter.preRecord(t, TEXT, 0, REST);
 
     assertThat(text.lines().skip(1).findFirst())
         .hasValue("| #4 - RetryUnimplOps" + " ".repeat(68) + "retrying unimplemented TXN #2 |");
@@ -443,8 +448,8 @@ class TxnLogFormatterTest {
             + " ".repeat(87)
             + "took 2.1ms |\n"
             + X_RULE;
-    assertThat(TxnLogFormatter.finalRecord(t, TEXT, 0)).isEqualTo(expected);
-    assertThat(TxnLogFormatter.preRecord(t, TEXT, 0))
+    assertThat(TxnLogFormatter.finalRecord(t, TEXT, 0, REST)).isEqualTo(expected);
+    assertThat(TxnLogFormatter.preRecord(t, TEXT, 0, REST))
         .contains("      - type: SB Notification\n")
         .contains("          - key: /sb/value\n            val: { x:1 }\n");
   }
@@ -475,7 +480,7 @@ class TxnLogFormatterTest {
               - seqNum: 5
               - type: NB Transaction, SB Sync
         """;
-    assertThat(TxnLogFormatter.preRecord(t, TEXT, 0)).isEqualTo(expected);
+    assertThat(TxnLogFormatter.preRecord(t, TEXT, 0, REST)).isEqualTo(expected);
   }
 
   @Test
@@ -493,7 +498,7 @@ class TxnLogFormatterTest {
             List.of(),
             List.of());
 
-    String text = TxnLogFormatter.preRecord(t, TEXT, 0);
+    String text = TxnLogFormatter.preRecord(t, TEXT, 0, REST);
 
     assertThat(text.lines().skip(1).findFirst())
         .hasValue("| #0 - NBTransaction" + " ".repeat(88) + "FullResync |");
@@ -524,7 +529,7 @@ class TxnLogFormatterTest {
             List.of(),
             List.of());
 
-    assertThat(TxnLogFormatter.preRecord(t, TEXT, 0))
+    assertThat(TxnLogFormatter.preRecord(t, TEXT, 0, REST))
         .endsWith(
             """
               - type: NB Transaction, NB Sync
@@ -579,7 +584,7 @@ class TxnLogFormatterTest {
             List.of(),
             executed);
 
-    assertThat(TxnLogFormatter.finalRecord(t, TEXT, 0))
+    assertThat(TxnLogFormatter.finalRecord(t, TEXT, 0, REST))
         .contains(
             """
               1. DELETE:

@@ -121,6 +121,9 @@ class DifferentialCorpusTest {
         }
         for (String d : diffs) {
           String diffPath = d.substring(0, d.indexOf(':'));
+          if (untouchedLastOperation(diffPath, d)) {
+            continue;
+          }
           Allowed row = null;
           for (Allowed a : allowed) {
             if (a.covers(name, i, diffPath)) {
@@ -152,6 +155,15 @@ class DifferentialCorpusTest {
                 + " docs/differences-from-reference.md")
         .isEmpty();
     assertThat(stale).as("documented corpus differences that no longer occur").isEmpty();
+  }
+
+  /**
+   * D61: the reference reports {@code UPDATE} as the last operation of a value that an equivalent
+   * value given again (or a resync finding it in place) left untouched; ours keeps the operation
+   * that was made. The executed operations are compared in full, so a real Update still shows.
+   */
+  private static boolean untouchedLastOperation(String diffPath, String diff) {
+    return diffPath.endsWith(".last_operation") && diff.contains("expected \"UPDATE\"");
   }
 
   private static int matchingOps(JsonNode exp, JsonNode act) {

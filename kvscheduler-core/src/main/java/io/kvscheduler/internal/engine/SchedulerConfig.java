@@ -1,6 +1,7 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.DelayScheduler;
+import io.kvscheduler.api.OperationListener;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Executor;
@@ -30,7 +31,8 @@ public record SchedulerConfig(
     int txnLogMaxItems,
     boolean rejectUnselectedKeys,
     int parallelism,
-    boolean revertInParallel) {
+    boolean revertInParallel,
+    OperationListener operationListener) {
 
   /** Builder-side mutable settings. */
   public static final class Mutable {
@@ -67,6 +69,9 @@ public record SchedulerConfig(
     /** Whether a transaction reverted on failure runs its calls in parallel too. */
     public boolean revertInParallel;
 
+    /** Told of transactions and southbound calls; null = none. */
+    public OperationListener operationListener;
+
     public SchedulerConfig freeze() {
       return new SchedulerConfig(
           clock,
@@ -90,7 +95,8 @@ public record SchedulerConfig(
           txnLogMaxItems,
           rejectUnselectedKeys,
           parallelism,
-          revertInParallel);
+          revertInParallel,
+          operationListener);
     }
   }
 }

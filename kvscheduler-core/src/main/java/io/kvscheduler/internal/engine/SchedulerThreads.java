@@ -60,7 +60,8 @@ final class SchedulerThreads {
         c.txnLogMaxItems(),
         c.rejectUnselectedKeys(),
         c.parallelism(),
-        c.revertInParallel());
+        c.revertInParallel(),
+        c.operationListener());
   }
 
   private static ThreadFactory daemon(String name) {

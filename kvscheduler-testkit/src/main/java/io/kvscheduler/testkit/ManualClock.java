@@ -51,9 +51,9 @@ public final class ManualClock extends Clock {
   }
 
   /**
-   * From now on, each reading ({@link #instant()}) moves the clock by {@code tick} after it was read
-   * ({@link Duration#ZERO}: only {@link #advance} moves it): for tests that need the scheduler's
-   * readings within one transaction to differ.
+   * From now on, each reading ({@link #instant()}) moves the clock by {@code tick} after it was
+   * read ({@link Duration#ZERO}: only {@link #advance} moves it): for tests that need the
+   * scheduler's readings within one transaction to differ.
    *
    * @return this clock
    * @throws IllegalArgumentException if {@code tick} is negative

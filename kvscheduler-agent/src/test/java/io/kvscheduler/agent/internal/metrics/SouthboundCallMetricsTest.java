@@ -18,6 +18,11 @@ import org.junit.jupiter.api.Test;
  */
 class SouthboundCallMetricsTest {
 
+  /** The pattern of the call counter of {@code call}s of descriptor "things". */
+  private static String count(String call) {
+    return "kvs_southbound_call_seconds_count\\{call=\"" + call + "\",descriptor=\"things\"\\}";
+  }
+
   @Test
   @DisplayName(
       "southbound calls are timed through the operation listener, descriptors registered as given")
@@ -45,18 +50,16 @@ class SouthboundCallMetricsTest {
       kvs.registerDescriptors(d);
       assertThat(kvs.descriptor("things")).containsSame(d);
       kvs.startNBTransaction().setValue("config/things/a", "ok").commit();
-      assertThatThrownBy(
-              () -> kvs.startNBTransaction().setValue("config/things/b", "bad").commit())
+      assertThatThrownBy(() -> kvs.startNBTransaction().setValue("config/things/b", "bad").commit())
           .isInstanceOf(TransactionException.class);
       kvs.startNBTransaction().delete("config/things/a").commit();
 
       String text = metrics.scrape();
       assertThat(text)
-          .contains(
-              "kvs_southbound_call_seconds_count{call=\"create\",descriptor=\"things\"} 2.0",
-              "kvs_southbound_call_seconds_count{call=\"delete\",descriptor=\"things\"} 1.0",
-              "kvs_southbound_call_seconds_count{call=\"retrieve\",descriptor=\"things\"}",
-              "kvs_queue_length 0.0");
+          .containsPattern(count("create") + " 2(\\.0)?\n")
+          .containsPattern(count("delete") + " 1(\\.0)?\n")
+          .containsPattern(count("retrieve") + " [1-9]")
+          .contains("kvs_queue_length 0.0");
     } finally {
       metrics.close();
     }

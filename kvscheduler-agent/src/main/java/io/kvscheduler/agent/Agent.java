@@ -141,7 +141,10 @@ public final class Agent implements AutoCloseable {
     if (config.operationTimeout() != null) {
       builder.operationTimeout(config.operationTimeout());
     }
+    this.metrics = new AgentMetrics(Clock.systemUTC());
+    builder.operationListener(metrics.operationListener()); // times the southbound calls
     this.kvs = builder.build();
+    metrics.attach(kvs);
     // a REST client is told when the queue is full (503); files and etcd wait for room
     this.orchestrator = new Orchestrator(kvs, Set.of(RestNorthbound.SOURCE));
     List<AgentPlugin> enabled = new ArrayList<>();
@@ -152,7 +155,6 @@ public final class Agent implements AutoCloseable {
         LOG.info("plugin {} is off (enable it in the settings)", p.name());
       }
     }
-    this.metrics = new AgentMetrics(kvs, Clock.systemUTC());
     this.northbound = metrics.northbound(orchestrator);
     metrics.northboundProblems(problems);
     this.plugins = PluginOrder.order(enabled);
@@ -436,11 +438,10 @@ public final class Agent implements AutoCloseable {
   }
 
   private AgentContext context() {
-    KVScheduler timed = metrics.timing(kvs);
     return new AgentContext() {
       @Override
       public KVScheduler scheduler() {
-        return timed;
+        return kvs;
       }
 
       @Override

@@ -161,6 +161,11 @@ public final class KVDescriptor<V, M> {
   private final Duration operationTimeout;
   private final int maxConcurrency;
 
+  /** The builder's settings as given (null: left to the default): for {@link #toBuilder}. */
+  private final KeySelector givenKeySelector;
+
+  private final String givenValueTypeName;
+
   private KVDescriptor(Builder<V, M> b) {
     this.name = b.name;
     this.valueType = b.valueType;
@@ -185,6 +190,47 @@ public final class KVDescriptor<V, M> {
     this.derivedOnly = b.derivedOnly;
     this.operationTimeout = b.operationTimeout;
     this.maxConcurrency = b.maxConcurrency;
+    this.givenKeySelector = b.keySelector;
+    this.givenValueTypeName = b.valueTypeName;
+  }
+
+  /**
+   * A builder holding every setting of this descriptor, to build a variant of it: a descriptor
+   * whose callbacks wrap this one's (logging, a fault injected in a test), or one with another
+   * setting changed. The name, value type and metadata type stay; a default left unset stays a
+   * default (a descriptor without its own key selector selects by the prefix the builder ends up
+   * with). This descriptor is not changed.
+   *
+   * <pre>{@code
+   * KVDescriptor<Route, Void> slowRoutes = routes.toBuilder()
+   *     .operationTimeout(Duration.ofSeconds(30))
+   *     .build();
+   * }</pre>
+   */
+  public Builder<V, M> toBuilder() {
+    Builder<V, M> b = new Builder<>(name, valueType);
+    b.valueTypeName = givenValueTypeName;
+    b.nbKeyPrefix = nbKeyPrefix;
+    b.keySelector = givenKeySelector;
+    b.keyLabel = keyLabel;
+    b.equivalence = equivalence;
+    b.withMetadata = withMetadata;
+    b.metadataType = metadataType;
+    b.metadataIndexes.putAll(metadataIndexes);
+    b.validate = validate;
+    b.create = create;
+    b.delete = delete;
+    b.update = update;
+    b.updateWithRecreate = updateWithRecreate;
+    b.retrieve = retrieve;
+    b.isRetriableFailure = isRetriableFailure;
+    b.derivedValues = derivedValues;
+    b.dependencies = dependencies;
+    b.retrieveDependencies.addAll(retrieveDependencies);
+    b.derivedOnly = derivedOnly;
+    b.operationTimeout = operationTimeout;
+    b.maxConcurrency = maxConcurrency;
+    return b;
   }
 
   /**

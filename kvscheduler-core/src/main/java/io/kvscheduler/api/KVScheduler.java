@@ -255,12 +255,29 @@ public interface KVScheduler extends AutoCloseable {
    * Stops the scheduler. The transaction being processed, if any, is finished (its southbound calls
    * are not interrupted); every transaction and request still queued, including those of callers
    * waiting for room in a full queue, fails at once with an {@link IllegalStateException}
-   * ("scheduler was closed"), and nothing queued reaches the southbound. Waits up to 10 s for the
-   * engine thread to finish; a southbound call still running then is interrupted, and waited for up
-   * to 10 s more. Called from a descriptor callback, returns at once: the engine stops when the
-   * callback's transaction is finished. Later transactions, notifications and registrations throw
-   * {@link IllegalStateException}; closing again has no effect.
+   * ("scheduler was closed"), and nothing queued reaches the southbound. The same as {@link
+   * #close(Duration) close(Duration.ofSeconds(20))}: waits up to 10 s for the engine thread to
+   * finish; a southbound call still running then is interrupted, and waited for up to 10 s more.
+   * Called from a descriptor callback, returns at once: the engine stops when the callback's
+   * transaction is finished. Later transactions, notifications and registrations throw {@link
+   * IllegalStateException}; closing again has no effect.
    */
   @Override
   void close();
+
+  /**
+   * Stops the scheduler as {@link #close()} does, waiting at most about {@code timeout}: half of it
+   * for the transaction being processed to finish, then, when a southbound call is still running,
+   * it is interrupted and waited for the rest of the time. Whatever is still running then is left
+   * behind and named in a warning (logger {@code io.kvscheduler.internal.engine.EngineLoop}): the
+   * engine thread, in a callback that ignores the interrupt (a daemon thread, which ends when the
+   * callback returns: the southbound calls its transaction would make next fail at once, so none
+   * reaches the southbound after this returned), and calls abandoned after their operation timeout.
+   * {@code Duration.ZERO} interrupts the transaction in hand at once and waits for nothing.
+   *
+   * @return true when everything the scheduler ran has ended; false when something was left behind
+   *     (or when called from a descriptor callback, which cannot wait for the engine thread)
+   * @throws IllegalArgumentException if {@code timeout} is negative
+   */
+  boolean close(Duration timeout);
 }

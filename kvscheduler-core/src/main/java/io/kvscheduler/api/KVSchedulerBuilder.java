@@ -296,6 +296,17 @@ public final class KVSchedulerBuilder {
     return this;
   }
 
+  /**
+   * Tells {@code listener} of each transaction's start and end and of each southbound call (key,
+   * descriptor, operation, duration, outcome): for metrics or tracing without wrapping descriptors.
+   * Its methods are guarded (what they throw is logged once and otherwise ignored); see {@link
+   * OperationListener} for the threads they run on. Default: none.
+   */
+  public KVSchedulerBuilder operationListener(OperationListener listener) {
+    cfg.operationListener = Objects.requireNonNull(listener, "listener");
+    return this;
+  }
+
   /** Builds and starts the scheduler (its engine thread). */
   public KVScheduler build() {
     return new SchedulerImpl(cfg.freeze());

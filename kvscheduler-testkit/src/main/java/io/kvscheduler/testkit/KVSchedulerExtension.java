@@ -73,7 +73,8 @@ public final class KVSchedulerExtension implements ParameterResolver, AfterEachC
                 SchedulerFixture.create(
                     b ->
                         b.enableTxnSimulation(settings.simulation())
-                            .printTxnSummary(settings.printTxnSummary())),
+                            .printTxnSummary(settings.printTxnSummary())
+                            .parallelism(settings.parallelism())),
             SchedulerFixture.class);
   }
 

@@ -49,4 +49,11 @@ public @interface KVSchedulerTest {
 
   /** Fail the test when the mock southbound saw an inconsistent call. Default: true. */
   boolean checkSouthbound() default true;
+
+  /**
+   * Southbound calls of one transaction that may run at the same time ({@link
+   * io.kvscheduler.api.KVSchedulerBuilder#parallelism}); descriptors opt in with {@link
+   * io.kvscheduler.api.KVDescriptor.Builder#maxConcurrency}. Default: 1, one call at a time.
+   */
+  int parallelism() default 1;
 }

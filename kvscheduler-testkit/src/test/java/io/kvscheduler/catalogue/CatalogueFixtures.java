@@ -11,6 +11,7 @@ import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatus;
 import io.kvscheduler.testkit.MockSouthbound;
 import io.kvscheduler.testkit.SchedulerFixture;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.LoggerFactory;
@@ -218,11 +219,16 @@ final class CatalogueFixtures {
    * their calls in parallel too.
    */
   static SchedulerFixture env(boolean simulation, int parallelism, boolean revertInParallel) {
-    return SchedulerFixture.create(
-        b ->
-            b.enableTxnSimulation(simulation)
-                .parallelism(parallelism)
-                .revertInParallel(revertInParallel)
-                .printTxnSummary(true));
+    SchedulerFixture fx =
+        SchedulerFixture.create(
+            b ->
+                b.enableTxnSimulation(simulation)
+                    .parallelism(parallelism)
+                    .revertInParallel(revertInParallel)
+                    .printTxnSummary(true));
+    // the catalogue checks times within a transaction (a record's start before its stop, a
+    // revision between them), as the reference's real clock gives them: each reading moves 1 ms
+    fx.clock().tickOnEveryRead(Duration.ofMillis(1));
+    return fx;
   }
 }

@@ -757,6 +757,9 @@ class NbTransactionTest {
       "B47 B52 B53 B54 B55 B56 full TestDataChangeTransactions sequence: SB content,"
           + " statuses, metadata maps and records after each of the two transactions")
   void dataChangeSequenceFull() {
+    // the records' times are checked within each transaction (start before stop): the clock
+    // moves 1 ms per reading, as asked here
+    env.clock().tickOnEveryRead(Duration.ofMillis(1));
     // ---- 1st transaction
     Instant before0 = env.clock().peek();
     assertThat(

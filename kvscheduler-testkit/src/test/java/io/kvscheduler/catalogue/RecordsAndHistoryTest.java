@@ -1004,6 +1004,8 @@ class RecordsAndHistoryTest {
   void transactionLog() {
     try (TxnLogCapture log = new TxnLogCapture()) {
       env = envWith(true, b -> b.valueFormatter(RecordsAndHistoryTest::protoText));
+      // the log's durations are checked in milliseconds: the clock moves 1 ms per reading
+      env.clock().tickOnEveryRead(Duration.ofMillis(1));
       env.kvs()
           .registerDescriptors(
               sb.descriptor("descriptor1", Object.class)

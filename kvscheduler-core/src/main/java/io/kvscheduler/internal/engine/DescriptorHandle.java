@@ -5,6 +5,7 @@ import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeyValuePair;
+import io.kvscheduler.api.OperationListener;
 import io.kvscheduler.api.OperationTimeoutException;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.internal.collect.Bulk;
@@ -66,6 +67,9 @@ final class DescriptorHandle implements Node.HandleRef {
   /** The call threads of the limited calls. */
   final SbCalls calls;
 
+  /** Told of each southbound call. */
+  final Observer observer;
+
   private static final Result<List<Dependency>> NO_DEPENDENCIES = new Result<>(List.of(), null);
   private static final Result<List<KeyValuePair>> NO_DERIVED = new Result<>(List.of(), null);
 
@@ -74,10 +78,12 @@ final class DescriptorHandle implements Node.HandleRef {
 
   /**
    * A handle whose southbound calls are limited to the descriptor's operation timeout, else {@code
-   * defaultTimeout} (null: no limit); limited calls run through {@code calls}.
+   * defaultTimeout} (null: no limit); limited calls run through {@code calls}; each call is told
+   * {@code observer}.
    */
   @SuppressWarnings("unchecked")
-  DescriptorHandle(KVDescriptor<?, ?> given, Duration defaultTimeout, SbCalls calls) {
+  DescriptorHandle(
+      KVDescriptor<?, ?> given, Duration defaultTimeout, SbCalls calls, Observer observer) {
     this.descriptor = (KVDescriptor<Object, Object>) given;
     this.name = given.name();
     this.metadataMap =
@@ -98,6 +104,7 @@ final class DescriptorHandle implements Node.HandleRef {
     this.dependencies = descriptor.dependencies().orElse(null);
     this.timeout = calls == null ? null : descriptor.operationTimeout().orElse(defaultTimeout);
     this.calls = calls;
+    this.observer = observer;
   }
 
   /**
@@ -107,6 +114,20 @@ final class DescriptorHandle implements Node.HandleRef {
   private <T> T limited(Callable<T> call, String operation, String key) throws Exception {
     return calls.call(
         call, timeout, () -> new OperationTimeoutException(name, operation, key, timeout), key);
+  }
+
+  /**
+   * True once the scheduler was closed and its call threads stopped: the engine thread, if it still
+   * runs, was given up on, and makes no southbound call any more.
+   */
+  boolean closed() {
+    return calls != null && calls.isClosed();
+  }
+
+  /** The failure of a southbound call not made because the scheduler was closed. */
+  static IllegalStateException closedError(String descriptor) {
+    return new IllegalStateException(
+        "scheduler was closed: descriptor " + descriptor + " is not called any more");
   }
 
   /** Result of a guarded callback: a value or the thrown error. */
@@ -470,6 +491,19 @@ final class DescriptorHandle implements Node.HandleRef {
       return new Result<>(
           null,
           new IllegalStateException("descriptor " + name + " does not support Retrieve operation"));
+    }
+    long started = observer.now();
+    Result<List<KVWithMetadata<Object, Object>>> r = retrieveGuarded(correlate);
+    if (observer.active()) {
+      observer.callEnded(name, OperationListener.Call.RETRIEVE, null, started, r.error());
+    }
+    return r;
+  }
+
+  private Result<List<KVWithMetadata<Object, Object>>> retrieveGuarded(
+      List<KVWithMetadata<Object, Object>> correlate) {
+    if (closed()) {
+      return new Result<>(null, closedError(name));
     }
     try {
       List<KVWithMetadata<Object, Object>> r =

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingDeque;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -47,8 +48,11 @@ final class EngineLoop {
    */
   private static final long CALLER_SPIN_NANOS = 50_000;
 
-  /** How long {@link #close()} waits for the transaction being processed before interrupting it. */
-  private static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
+  /**
+   * How long {@link #close(Duration)} waits by default for the engine thread, at most (half before
+   * interrupting).
+   */
+  static final Duration CLOSE_WAIT = Duration.ofSeconds(20);
 
   private static final Queued STOP = new Queued.Task(() -> {});
   private static final Queued WAKE = new Queued.Task(() -> {});
@@ -80,7 +84,7 @@ final class EngineLoop {
   /**
    * The loop, its engine thread not yet started ({@link #start}).
    *
-   * @param owned closed by {@link #close()} (or by the engine as it exits): the threads the
+   * @param owned closed by {@link #close(Duration)} (or by the engine as it exits): the threads the
    *     scheduler started besides the engine
    */
   EngineLoop(String threadName, int queueCapacity, SbCalls sbCalls, List<AutoCloseable> owned) {
@@ -340,12 +344,19 @@ final class EngineLoop {
 
   /**
    * Closes the scheduler: fails what is queued, lets the engine finish the transaction in hand
-   * (interrupting it after {@link #CLOSE_WAIT}) and stops the threads the scheduler started. Only
-   * the first call does anything.
+   * (interrupting it after half of {@code timeout}) and stops the threads the scheduler started.
+   * Returns within about {@code timeout}, waiting for nothing beyond it. Only the first call does
+   * anything; a later one (and one from a descriptor callback) returns whether the engine thread
+   * has ended.
+   *
+   * @return true when the engine thread ended and no southbound call is left running; false when
+   *     something was left behind (named in a warning): the engine thread, still in a callback that
+   *     ignored the interrupt, and call threads of calls abandoned after their time limit. A
+   *     southbound call the engine would make after that fails at once ("scheduler was closed").
    */
-  void close() {
+  boolean close(Duration timeout) {
     if (!closed.compareAndSet(false, true)) {
-      return;
+      return !engine.isAlive();
     }
     // what is queued fails now; the engine finishes what it is processing, then sees the flag
     // (STOP wakes it up if it waits for work)
@@ -357,23 +368,66 @@ final class EngineLoop {
       // called from a descriptor callback: the engine stops once the callback's transaction is
       // finished, and closes the timer and call threads itself (joining here would wait for
       // the thread that waits for this call)
-      return;
+      return false;
     }
+    long deadline = System.nanoTime() + timeout.toNanos();
     try {
-      engine.join(CLOSE_WAIT.toMillis());
+      engine.join(Math.max(1, timeout.toMillis() / 2));
       if (engine.isAlive()) {
         LOG.warn(
-            "close: the engine thread is still processing a transaction after {} s;"
+            "close: the engine thread is still processing a transaction after {} ms;"
                 + " interrupting it",
-            CLOSE_WAIT.toSeconds());
+            Math.max(1, timeout.toMillis() / 2));
         engine.interrupt();
-        engine.join(CLOSE_WAIT.toMillis());
+        long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        if (left > 0) {
+          engine.join(left);
+        }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
     failPending();
     closeOwned();
+    return reportLeftBehind(timeout);
+  }
+
+  /** True when nothing is left running; else false, with a warning naming what is. */
+  private boolean reportLeftBehind(Duration timeout) {
+    List<String> left = new ArrayList<>();
+    if (engine.isAlive()) {
+      StackTraceElement at = firstOutsideJdk(engine.getStackTrace());
+      left.add(
+          "the engine thread "
+              + engine.getName()
+              + (at == null ? "" : " (at " + at + ")")
+              + ", in a callback that ignored the interrupt: it stops when the callback returns,"
+              + " and the southbound calls it would make next fail");
+    }
+    int calls = sbCalls.running();
+    if (calls > 0) {
+      left.add(
+          calls
+              + " southbound call"
+              + (calls == 1 ? "" : "s")
+              + " abandoned after its time limit and still running on call threads");
+    }
+    if (left.isEmpty()) {
+      return true;
+    }
+    LOG.warn("close: left behind after {}: {}", timeout, String.join("; ", left));
+    return false;
+  }
+
+  /** The innermost frame of {@code stack} outside the JDK (the callback's, usually), or null. */
+  private static StackTraceElement firstOutsideJdk(StackTraceElement[] stack) {
+    for (StackTraceElement e : stack) {
+      String c = e.getClassName();
+      if (!c.startsWith("java.") && !c.startsWith("jdk.") && !c.startsWith("sun.")) {
+        return e;
+      }
+    }
+    return stack.length == 0 ? null : stack[0];
   }
 
   /** Stops the threads the scheduler started besides the engine (timer, status, calls). */

@@ -98,7 +98,7 @@ final class NbTxn implements Txn {
   @Override
   public CompletableFuture<Long> commitAsync(TxnOptions options) {
     Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
-    CompletableFuture<Long> f = new CompletableFuture<>();
+    CompletableFuture<Long> f = new EngineFuture<>(loop);
     submit(options, f, true);
     return f;
   }
@@ -106,7 +106,7 @@ final class NbTxn implements Txn {
   @Override
   public CompletableFuture<Long> tryCommitAsync(TxnOptions options) {
     Objects.requireNonNull(options, "options (TxnOptions.defaults() for none)");
-    CompletableFuture<Long> f = new CompletableFuture<>();
+    CompletableFuture<Long> f = new EngineFuture<>(loop);
     submit(options, f, false);
     return f;
   }

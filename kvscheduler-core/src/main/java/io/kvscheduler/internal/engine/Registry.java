@@ -46,13 +46,18 @@ final class Registry {
 
   private final SbCalls calls;
 
+  /** Told of the descriptors' southbound calls. */
+  private final Observer observer;
+
   /**
    * @param defaultTimeout limit of southbound calls of descriptors that set none, or null
    * @param calls where limited calls run
+   * @param observer told of the descriptors' southbound calls
    */
-  Registry(Duration defaultTimeout, SbCalls calls) {
+  Registry(Duration defaultTimeout, SbCalls calls, Observer observer) {
     this.defaultTimeout = defaultTimeout;
     this.calls = calls;
+    this.observer = observer;
   }
 
   /**
@@ -69,7 +74,7 @@ final class Registry {
         throw new IllegalArgumentException(
             "descriptor " + d.name() + " is already registered (descriptor names must be unique)");
       }
-      added.put(d.name(), new DescriptorHandle(d, defaultTimeout, calls));
+      added.put(d.name(), new DescriptorHandle(d, defaultTimeout, calls, observer));
     }
     for (DescriptorHandle h : added.values()) {
       for (String dep : h.descriptor.retrieveDependencies()) {

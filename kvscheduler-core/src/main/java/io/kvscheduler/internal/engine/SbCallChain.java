@@ -19,11 +19,11 @@ import java.util.function.Supplier;
  *   <tr><th>chain</th><th>links</th></tr>
  *   <tr><td>execution ({@link #execution})</td>
  *       <td>{@link KeepMetadata} → {@link Found} → {@link RanAhead} → {@link Timed} → {@link
- *       Guarded} → {@link Limited} → {@link Descriptor}</td></tr>
+ *       Observed} → {@link Guarded} → {@link Limited} → {@link Descriptor}</td></tr>
  *   <tr><td>planning ({@link #planning})</td><td>{@link Found} → {@link Planned}</td></tr>
  *   <tr><td>simulation ({@link #SIMULATION})</td><td>{@link Assumed}</td></tr>
  *   <tr><td>a call ahead of the walk, or its undo ({@link #DIRECT})</td>
- *       <td>{@link Guarded} → {@link Limited} → {@link Descriptor}</td></tr>
+ *       <td>{@link Observed} → {@link Guarded} → {@link Limited} → {@link Descriptor}</td></tr>
  * </table>
  *
  * <p>The links are built once per pass (the execution's and the planning's) or once for good (the
@@ -38,8 +38,8 @@ abstract class SbCallChain {
   /** A simulation: every call succeeds without reaching the southbound. */
   static final SbCallChain SIMULATION = new Assumed();
 
-  /** The calls run ahead of the walk and their undo: guarded, limited, made. */
-  static final SbCallChain DIRECT = new Guarded(new Limited(new Descriptor()));
+  /** The calls run ahead of the walk and their undo: observed, guarded, limited, made. */
+  static final SbCallChain DIRECT = new Observed(new Guarded(new Limited(new Descriptor())));
 
   /**
    * The execution's chain: calls taken from {@code pass} while it has calls that ran ahead ({@link
@@ -171,9 +171,36 @@ abstract class SbCallChain {
   }
 
   /**
+   * Tells the scheduler's operation listener ({@link Observer}) of a call the descriptor can make,
+   * once it returned, failed or overran its limit (a call of an operation the descriptor lacks is
+   * not made, so not told). Without a listener the call only passes through.
+   */
+  static final class Observed extends SbCallChain {
+    private final SbCallChain next;
+
+    Observed(SbCallChain next) {
+      this.next = next;
+    }
+
+    @Override
+    DescriptorHandle.Result<Object> proceed(SbCall call) throws Exception {
+      DescriptorHandle h = call.handle();
+      Observer observer = h.observer;
+      if (!observer.active() || !h.canCall(call.op())) {
+        return next.proceed(call);
+      }
+      long started = observer.now();
+      DescriptorHandle.Result<Object> r = next.proceed(call);
+      observer.callEnded(h.name, Observer.call(call.op()), call.key(), started, r.error());
+      return r;
+    }
+  }
+
+  /**
    * Guards the user code: a callback the descriptor lacks, an exception it throws (a timeout among
    * them) and metadata of a class it did not declare become a failed outcome; nothing escapes to
-   * the engine.
+   * the engine. Once the scheduler was closed without waiting for the engine thread (a callback
+   * that ignored the interrupt), no call is made any more: each fails at once.
    */
   static final class Guarded extends SbCallChain {
     private final SbCallChain next;
@@ -196,6 +223,9 @@ abstract class SbCallChain {
                     + " is not implemented (key "
                     + call.key()
                     + ")"));
+      }
+      if (h.closed()) {
+        return new DescriptorHandle.Result<>(null, DescriptorHandle.closedError(h.name));
       }
       DescriptorHandle.Result<Object> r;
       try {

@@ -134,6 +134,16 @@ final class SbCalls implements AutoCloseable {
     }
   }
 
+  /** Southbound calls running on call threads now (abandoned ones among them). */
+  int running() {
+    return threads.getActiveCount();
+  }
+
+  /** True once the scheduler closed: no southbound call starts any more. */
+  boolean isClosed() {
+    return threads.isShutdown();
+  }
+
   @Override
   public void close() {
     threads.shutdownNow();

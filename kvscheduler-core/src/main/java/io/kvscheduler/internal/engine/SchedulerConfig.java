@@ -1,6 +1,7 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.DelayScheduler;
+import io.kvscheduler.api.OperationListener;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Executor;
@@ -32,7 +33,8 @@ public record SchedulerConfig(
     LongFunction<String> txnLogMoreHint,
     boolean rejectUnselectedKeys,
     int parallelism,
-    boolean revertInParallel) {
+    boolean revertInParallel,
+    OperationListener operationListener) {
 
   /** Builder-side mutable settings. */
   public static final class Mutable {
@@ -72,6 +74,9 @@ public record SchedulerConfig(
     /** Whether a transaction reverted on failure runs its calls in parallel too. */
     public boolean revertInParallel;
 
+    /** Told of transactions and southbound calls; null = none. */
+    public OperationListener operationListener;
+
     public SchedulerConfig freeze() {
       return new SchedulerConfig(
           clock,
@@ -96,7 +101,8 @@ public record SchedulerConfig(
           txnLogMoreHint,
           rejectUnselectedKeys,
           parallelism,
-          revertInParallel);
+          revertInParallel,
+          operationListener);
     }
   }
 }

@@ -19,12 +19,14 @@ import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.ValueStatusListener;
 import io.kvscheduler.api.View;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,13 +52,18 @@ public final class SchedulerImpl implements KVScheduler {
   private final ValueDumps dumps;
   private final SemanticValidator validator;
 
+  /** The warning of {@link #warnIfNoneRunsInParallel} was given. */
+  private final AtomicBoolean warnedSequential = new AtomicBoolean();
+
   public SchedulerImpl(SchedulerConfig config) {
     List<AutoCloseable> owned = new ArrayList<>();
     SchedulerConfig c = SchedulerThreads.withDefaults(config, owned);
     this.config = c;
     SbCalls sbCalls = new SbCalls(c.threadName());
     owned.add(sbCalls);
-    this.registry = new Registry(c.operationTimeout(), sbCalls);
+    Observer observer =
+        c.operationListener() == null ? Observer.NONE : new Observer(c.operationListener());
+    this.registry = new Registry(c.operationTimeout(), sbCalls, observer);
     ParallelCalls parallelCalls =
         new ParallelCalls(c.parallelism(), c.clock(), sbCalls, c.threadName());
     owned.add(parallelCalls);
@@ -72,6 +79,7 @@ public final class SchedulerImpl implements KVScheduler {
             published,
             watchers,
             parallelCalls,
+            observer,
             new TxnProcessor.FollowUpQueue() {
               @Override
               public boolean offer(Queued q) {
@@ -116,12 +124,40 @@ public final class SchedulerImpl implements KVScheduler {
       }
     }
     registry.register(List.of(descriptors));
+    warnIfNoneRunsInParallel();
     Runnable retry = processor::retryUnimplemented;
     if (loop.onEngine()) {
       retry.run();
     } else {
       loop.offer(new Queued.Task(retry));
     }
+  }
+
+  /**
+   * Warns once when calls may run in parallel ({@code parallelism} above 1) but no descriptor
+   * registered so far lets its own calls overlap ({@code maxConcurrency} above 1): the setting then
+   * gains little, which is easy to miss.
+   */
+  private void warnIfNoneRunsInParallel() {
+    if (config.parallelism() <= 1 || warnedSequential.get()) {
+      return;
+    }
+    List<DescriptorHandle> all = registry.ordered();
+    for (DescriptorHandle h : all) {
+      if (h.descriptor.maxConcurrency() > 1) {
+        return;
+      }
+    }
+    if (!warnedSequential.compareAndSet(false, true)) {
+      return;
+    }
+    LOG.warn(
+        "parallelism is {}, but none of the {} registered descriptor{} opts in"
+            + " (KVDescriptor.Builder.maxConcurrency above 1): the calls of each descriptor run one"
+            + " at a time, only calls of different descriptors overlap",
+        config.parallelism(),
+        all.size(),
+        all.size() == 1 ? "" : "s");
   }
 
   @Override
@@ -354,6 +390,15 @@ public final class SchedulerImpl implements KVScheduler {
 
   @Override
   public void close() {
-    loop.close();
+    loop.close(EngineLoop.CLOSE_WAIT);
+  }
+
+  @Override
+  public boolean close(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    if (timeout.isNegative()) {
+      throw new IllegalArgumentException("close timeout must not be negative, got " + timeout);
+    }
+    return loop.close(timeout);
   }
 }

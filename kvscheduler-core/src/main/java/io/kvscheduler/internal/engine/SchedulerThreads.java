@@ -61,7 +61,8 @@ final class SchedulerThreads {
         c.txnLogMoreHint(),
         c.rejectUnselectedKeys(),
         c.parallelism(),
-        c.revertInParallel());
+        c.revertInParallel(),
+        c.operationListener());
   }
 
   private static ThreadFactory daemon(String name) {

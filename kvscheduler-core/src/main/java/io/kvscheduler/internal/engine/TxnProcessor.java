@@ -1,10 +1,12 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.KeyError;
+import io.kvscheduler.api.OperationListener.TxnOutcome;
 import io.kvscheduler.api.Plan;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TxnOptions;
+import io.kvscheduler.api.TxnType;
 import io.kvscheduler.internal.util.UserCode;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -41,6 +43,9 @@ final class TxnProcessor {
   private final PostProcessor post;
   private final TxnPlanner planner;
 
+  /** Told of each transaction's start and end. */
+  private final Observer observer;
+
   TxnProcessor(
       SchedulerConfig config,
       Graph graph,
@@ -49,8 +54,10 @@ final class TxnProcessor {
       Published published,
       Watchers watchers,
       ParallelCalls parallelCalls,
+      Observer observer,
       FollowUpQueue sink) {
     this.config = config;
+    this.observer = observer;
     this.graph = graph;
     this.history = history;
     this.refresher = new Refresher(graph, registry, history);
@@ -80,6 +87,9 @@ final class TxnProcessor {
     Transaction txn = new Transaction(nextSeq++, config.clock());
     CompletableFuture<Long> future = q instanceof Queued.Nb nb ? nb.result() : null;
     BatchJournal refreshed = null;
+    if (observer.active()) {
+      observer.transactionStarted(txn.seq, typeOf(q), resyncOf(q));
+    }
     try {
       Instant start = config.clock().instant();
       // preparation
@@ -107,6 +117,7 @@ final class TxnProcessor {
         preparer.resyncAborted();
       }
       UserCode.reportIfFatal(e); // first: the caller may end the application when it learns of it
+      observer.transactionEnded(TxnOutcome.ABORTED, 0);
       if (future != null) {
         future.completeExceptionally(e);
       }
@@ -200,8 +211,41 @@ final class TxnProcessor {
               config.txnLogMaxItems(),
               config.txnLogMoreHint()));
     }
-    // post-processing and publishing
-    post.postProcess(txn, executed, errors, future);
+    // post-processing and publishing; the listener learns the outcome before the caller does
+    if (!observer.active()) {
+      post.postProcess(txn, executed, errors, future);
+      return;
+    }
+    CompletableFuture<Long> answer = future == null ? null : new CompletableFuture<>();
+    post.postProcess(txn, executed, errors, answer);
+    observer.transactionEnded(errors.isEmpty() ? TxnOutcome.OK : TxnOutcome.FAILED, errors.size());
+    if (answer != null) {
+      answer.whenComplete(
+          (seq, failure) -> {
+            if (failure != null) {
+              future.completeExceptionally(failure);
+            } else {
+              future.complete(seq);
+            }
+          });
+    }
+  }
+
+  /** The kind of transaction {@code q} is, as its record will say. */
+  private static TxnType typeOf(Queued q) {
+    if (q instanceof Queued.Nb) {
+      return TxnType.NB_TRANSACTION;
+    }
+    if (q instanceof Queued.Sb) {
+      return TxnType.SB_NOTIFICATION;
+    }
+    return q instanceof Queued.Retry r && r.unimplemented()
+        ? TxnType.RETRY_UNIMPL_OPS
+        : TxnType.RETRY_FAILED_OPS;
+  }
+
+  private static ResyncType resyncOf(Queued q) {
+    return q instanceof Queued.Nb nb ? nb.options().resync() : ResyncType.NOT_RESYNC;
   }
 
   /**

@@ -7,6 +7,7 @@ import io.kvscheduler.api.KVDescriptor;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.KeySelector;
 import io.kvscheduler.api.Plan;
+import io.kvscheduler.api.OperationListener;
 import io.kvscheduler.api.QueueFullException;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxnOp;
@@ -30,6 +31,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
@@ -40,9 +42,10 @@ import java.util.function.Supplier;
  * The agent's metrics in a Micrometer Prometheus registry, served at {@code GET /metrics}. Gathered
  * from the scheduler's public API: each scrape first reads the transactions recorded since the last
  * one (counts, durations, operations, retries), the value states and the queue length; the
- * northbound wrapper of {@link #northbound} counts deliveries and how long a transaction waited in
- * the queue. Transactions are counted once each, as long as they are still in the history when the
- * next scrape comes (the history keeps 24 h by default).
+ * scheduler's operation listener ({@link #operationListener}) times the southbound calls as they
+ * are made; the northbound wrapper of {@link #northbound} counts deliveries and how long a
+ * transaction waited in the queue. Transactions are counted once each, as long as they are still in
+ * the history when the next scrape comes (the history keeps 24 h by default).
  *
  * <p>Metric names (Prometheus conventions):
  *
@@ -55,7 +58,8 @@ import java.util.function.Supplier;
  *   <li>{@code kvs_commits_refused_total} — commits refused because the queue was full;
  *   <li>{@code kvs_operations_total{descriptor, operation, result}} — executed operations;
  *   <li>{@code kvs_southbound_call_seconds{descriptor, call}} — southbound calls (create, update,
- *       delete, retrieve) of the descriptors plugins register (histogram);
+ *       delete, retrieve) of every registered descriptor, failed and overrun ones included
+ *       (histogram);
  *   <li>{@code kvs_values{state}} — values per state (base and derived);
  *   <li>{@code kvs_retries_scheduled_total} — operations that failed and were scheduled for a
  *       retry;
@@ -81,7 +85,9 @@ import java.util.function.Supplier;
  * </ul>
  */
 public final class AgentMetrics implements SourceEvents {
-  private final KVScheduler kvs;
+  /** The scheduler (set once by {@link #attach}). */
+  private volatile KVScheduler kvs;
+
   private final Clock clock;
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -97,8 +103,17 @@ public final class AgentMetrics implements SourceEvents {
   /** Listens to the JVM's collections: closed with the agent. */
   private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
 
+  /** Metrics of {@code kvs}, which was built without {@link #operationListener}. */
   public AgentMetrics(KVScheduler kvs, Clock clock) {
-    this.kvs = kvs;
+    this(clock);
+    attach(kvs);
+  }
+
+  /**
+   * Metrics of a scheduler not built yet: build it with {@link #operationListener}, then {@link
+   * #attach} it.
+   */
+  public AgentMetrics(Clock clock) {
     this.clock = clock;
     new JvmMemoryMetrics().bindTo(registry);
     gcMetrics.bindTo(registry);
@@ -125,9 +140,6 @@ public final class AgentMetrics implements SourceEvents {
         Counter.builder("kvs_retries_scheduled")
             .description("Failed operations scheduled for a retry")
             .register(registry);
-    Gauge.builder("kvs_queue_length", kvs, KVScheduler::queueLength)
-        .description("Transactions waiting in the queue")
-        .register(registry);
     for (ValueState s : ValueState.values()) {
       if (s == ValueState.NONEXISTENT) {
         continue;
@@ -139,6 +151,41 @@ public final class AgentMetrics implements SourceEvents {
           .description("Values per state")
           .register(registry);
     }
+  }
+
+  /**
+   * Reads the metrics of {@code scheduler} from now on (once).
+   *
+   * @throws IllegalStateException if a scheduler is attached already
+   */
+  public synchronized void attach(KVScheduler scheduler) {
+    if (kvs != null) {
+      throw new IllegalStateException("metrics read a scheduler already");
+    }
+    kvs = scheduler;
+    Gauge.builder("kvs_queue_length", scheduler, KVScheduler::queueLength)
+        .description("Transactions waiting in the queue")
+        .register(registry);
+  }
+
+  /**
+   * The scheduler's operation listener ({@link
+   * io.kvscheduler.api.KVSchedulerBuilder#operationListener}): times each southbound call ({@code
+   * kvs_southbound_call_seconds{descriptor, call}}).
+   */
+  public OperationListener operationListener() {
+    return new OperationListener() {
+      @Override
+      public void southboundCall(SouthboundCall call) {
+        Timer.builder("kvs_southbound_call")
+            .description("Southbound calls of descriptors")
+            .tag("descriptor", call.descriptor())
+            .tag("call", call.call().name().toLowerCase(Locale.ROOT))
+            .publishPercentileHistogram()
+            .register(registry)
+            .record(call.duration());
+      }
+    };
   }
 
   /** Stops listening to the JVM's collections. */
@@ -192,6 +239,9 @@ public final class AgentMetrics implements SourceEvents {
 
   /** Counts the transactions recorded since the last call and the current value states. */
   synchronized void collect() {
+    if (kvs == null) {
+      return; // no scheduler yet
+    }
     List<RecordedTxn> history = kvs.transactionHistory();
     for (RecordedTxn t : history) {
       if (t.seqNum() <= lastSeq) {
@@ -233,14 +283,6 @@ public final class AgentMetrics implements SourceEvents {
           }
         });
     states.forEach((s, n) -> n.set(counts.getOrDefault(s, 0L)));
-  }
-
-  /**
-   * The scheduler as plugins see it: the descriptors they register have their southbound calls
-   * timed ({@code kvs_southbound_call_seconds{descriptor, call}}).
-   */
-  public KVScheduler timing(KVScheduler scheduler) {
-    return TimedDescriptors.scheduler(scheduler, registry);
   }
 
   /**

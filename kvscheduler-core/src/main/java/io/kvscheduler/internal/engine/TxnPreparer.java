@@ -86,8 +86,7 @@ final class TxnPreparer {
     List<ValueToApply> values = new ArrayList<>(requested);
     if (!plan) { // a plan assumes nothing absent: it changes nothing of what is known
       txn.assumedAbsent =
-          assumedAbsence.apply(
-              assumedAbsent, values, o.resync() == ResyncType.NOT_RESYNC, txn.seq);
+          assumedAbsence.apply(assumedAbsent, values, o.resync() == ResyncType.NOT_RESYNC, txn.seq);
     }
     if (o.resync() != ResyncType.NOT_RESYNC) {
       boolean first = plan ? resyncCount == 0 : resyncCount++ == 0;

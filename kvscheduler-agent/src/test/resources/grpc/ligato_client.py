@@ -152,6 +152,31 @@ keys = set(grpc_items())
 expect(keys == {"mock.interfaces/tap3"}, "full resync left only tap3: %s" % keys)
 ok("Update full_resync replaced the gRPC values")
 
+# --- our extension: request metadata dry-run plans and applies nothing --------------------
+_, call = configurator.Update.with_call(
+    cfg.UpdateRequest(update=mock_config([tap("tap9")])), metadata=(("dry-run", "true"),),
+    timeout=10)
+headers = dict(call.initial_metadata())
+expect(headers.get("dry-run-operations", "").isdigit()
+       and int(headers["dry-run-operations"]) >= 1, "dry-run-operations header: %r" % (headers,))
+expect("tap9" in headers.get("dry-run-plan", ""), "dry-run-plan names tap9: %r" % (headers,))
+expect(set(grpc_items()) == {"mock.interfaces/tap3"}, "nothing applied: %s" % set(grpc_items()))
+ok("Update with dry-run: %s operation(s) planned, nothing applied"
+   % headers["dry-run-operations"])
+
+for md, what in (((("dry-run", "true"), ("confirm-within", "30s")), "dry-run with confirm-within"),
+                 ((("confirm-within", "0s"),), "confirm-within 0s")):
+    try:
+        configurator.Update(cfg.UpdateRequest(update=mock_config([tap("tap9")])), metadata=md,
+                            timeout=10)
+        raise AssertionError(what + " accepted")
+    except grpc.RpcError as e:
+        expect(e.code() == grpc.StatusCode.INVALID_ARGUMENT, "%s: %s" % (what, e.code()))
+        expect("confirm-within" in e.details() or "duration" in e.details(),
+               "%s names what is wrong: %s" % (what, e.details()))
+expect(set(grpc_items()) == {"mock.interfaces/tap3"}, "nothing applied: %s" % set(grpc_items()))
+ok("dry-run with confirm-within, and confirm-within 0s: INVALID_ARGUMENT, nothing applied")
+
 try:
     configurator.Update(cfg.UpdateRequest(update=cfg.Config(
         vpp_config=vpp_pb2.ConfigData(interfaces=[vpp_if.Interface(name="memif1")]))), timeout=10)

@@ -182,6 +182,8 @@ class LigatoClientIT {
               "ok Update wait_done returns once the value is no longer PENDING",
               "ok Delete removed tap2",
               "ok Update full_resync replaced the gRPC values",
+              "ok Update with dry-run:",
+              "ok dry-run with confirm-within, and confirm-within 0s: INVALID_ARGUMENT",
               "ok VPP content refused: INVALID_ARGUMENT",
               "ok an empty VPP message refused: INVALID_ARGUMENT",
               "ok Update of a model not registered (Linux, plugin off) refused",

@@ -69,6 +69,9 @@ public interface Txn {
    * @throws IllegalStateException if the transaction was already committed, the scheduler is
    *     closed, or when called inside a descriptor callback (the engine is busy with the callback's
    *     transaction)
+   * @throws TransactionException for a resync's plan when a descriptor's Retrieve fails ({@link
+   *     TransactionException#retrieveErrors()} names it): what the southbound holds there is
+   *     unknown, so no plan claims there is no drift; nothing is changed
    */
   Plan plan(TxnOptions options);
 

@@ -113,4 +113,25 @@ class FailedRetrieveTest {
   void full() {
     failsNamingTheDescriptor(ResyncType.FULL);
   }
+
+  @Test
+  @DisplayName(
+      "the drift plan of a southbound whose Retrieve fails throws naming the descriptor, and"
+          + " changes nothing")
+  void driftPlanFails() {
+    int recorded = kvs.transactionHistory(Instant.MIN, Instant.MAX).size();
+    sb.planRetrieveError("values", new IllegalStateException("device busy"));
+    sb.clearCalls();
+    TransactionException e =
+        catchThrowableOfType(
+            () ->
+                kvs.startNBTransaction()
+                    .plan(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build()),
+            TransactionException.class);
+    assertThat(e).as("the plan fails").isNotNull();
+    assertThat(e.retrieveErrors()).containsExactly(new RetrieveError("values", "device busy"));
+    assertThat(sb.callLog()).allMatch(c -> c.startsWith("RETRIEVE"));
+    assertThat(kvs.valueStatus("v/1").value().state()).isEqualTo(ValueState.CONFIGURED);
+    assertThat(kvs.transactionHistory(Instant.MIN, Instant.MAX)).hasSize(recorded);
+  }
 }

@@ -2,6 +2,8 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.Plan;
 import io.kvscheduler.api.PlannedOperation;
+import io.kvscheduler.api.ResyncType;
+import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.ValueState;
 import java.util.ArrayList;
@@ -58,6 +60,11 @@ final class TxnPlanner {
     try {
       preparer.preparePlan(txn, values, options);
       refreshed = graph.endBatch(); // as the commit's: the walk starts from a closed refresh
+      if ((options.resync() == ResyncType.FULL || options.resync() == ResyncType.DOWNSTREAM)
+          && !refresher.failures().isEmpty()) {
+        // what a Retrieve could not read is unknown: a plan over it would claim no drift there
+        throw new TransactionException(seq, List.of(), refresher.failures());
+      }
       if (txn.skip) {
         return Plan.empty();
       }

@@ -113,8 +113,16 @@ class AssumeAbsentTest {
 
     assertThat(sb.callLog()).noneMatch(c -> c.startsWith("DELETE"));
     assertThat(kvs.valueStatus(A).value().state()).isEqualTo(ValueState.NONEXISTENT);
-    // a downstream resync has nothing left to complain about
-    kvs.startNBTransaction().commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
+    // a downstream resync has nothing left to complain about A: it fails only because Retrieve
+    // still fails (D58), with no key error for A
+    TransactionException e =
+        assertThrows(
+            TransactionException.class,
+            () ->
+                kvs.startNBTransaction()
+                    .commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build()));
+    assertThat(e.retrieveErrors()).isNotEmpty();
+    assertThat(e.keyErrors()).noneMatch(k -> k.key().equals(A));
   }
 
   @Test

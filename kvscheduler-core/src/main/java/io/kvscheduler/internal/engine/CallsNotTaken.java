@@ -195,7 +195,6 @@ final class CallsNotTaken {
 
   private static OpRecord record(PlannedCall c, Node node) {
     OpRecord op = new OpRecord();
-    op.node = node;
     op.key = c.key;
     op.baseKey = c.baseKey;
     op.derived = !c.key.equals(c.baseKey);

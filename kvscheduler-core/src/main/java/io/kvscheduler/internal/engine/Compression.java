@@ -20,11 +20,9 @@ final class Compression {
    * operation on the same key is a CREATE (which inherits its previous value, error and state), and
    * a DELETE from PENDING whose nearest earlier operation on the same key is a DELETE (which
    * inherits its new value, error and state). Linear: neighbours are found through per-key links,
-   * kept in the nodes when {@code nodePerKey} (no node left the graph while the operations were
-   * decided, so each key had one node), else in a hash map. Node scratch space is claimed with a
-   * fresh token per pass, so it never needs clearing.
+   * from a hash map of each key's last position.
    */
-  static List<OpRecord> compress(List<OpRecord> ops, boolean nodePerKey) {
+  static List<OpRecord> compress(List<OpRecord> ops) {
     int n = ops.size();
     int kinds = 0; // loops in ranges: see Bulk
     for (int i = 0; i < n; i += Bulk.RANGE) {
@@ -36,14 +34,14 @@ final class Compression {
       return new ArrayList<>(ops); // nothing to compress
     }
     if (!pendingCreates) {
-      return compressDeletes(new ArrayList<>(ops), nodePerKey);
+      return compressDeletes(new ArrayList<>(ops));
     }
-    int[] next = sameKeyLinks(ops, nodePerKey, false);
+    int[] next = sameKeyLinks(ops, false);
     List<OpRecord> out = new ArrayList<>(n);
     for (int i = 0; i < n; i += Bulk.RANGE) {
       dropPendingCreates(ops, next, i, Bulk.end(i, n), out);
     }
-    return pendingDeletes ? compressDeletes(out, nodePerKey) : out;
+    return pendingDeletes ? compressDeletes(out) : out;
   }
 
   private static final int PENDING_CREATE = 1;
@@ -87,9 +85,9 @@ final class Compression {
   }
 
   /** The second step: DELETEs from PENDING merged into the nearest earlier DELETE. */
-  private static List<OpRecord> compressDeletes(List<OpRecord> out, boolean nodePerKey) {
+  private static List<OpRecord> compressDeletes(List<OpRecord> out) {
     int m = out.size();
-    int[] prev = sameKeyLinks(out, nodePerKey, true);
+    int[] prev = sameKeyLinks(out, true);
     boolean[] dropped = new boolean[m];
     for (int i = m - 1; i >= 0; i--) {
       OpRecord op = out.get(i);
@@ -118,13 +116,12 @@ final class Compression {
    * For each operation, the index of the nearest operation on the same key after it ({@code
    * backwards} false) or before it ({@code backwards} true), or -1.
    */
-  private static int[] sameKeyLinks(List<OpRecord> ops, boolean nodePerKey, boolean backwards) {
+  private static int[] sameKeyLinks(List<OpRecord> ops, boolean backwards) {
     int n = ops.size();
     int[] link = new int[n];
-    Object token = nodePerKey ? new Object() : null;
-    Map<String, Integer> seen = nodePerKey ? null : new HashMap<>(Math.max(16, n * 4 / 3 + 1));
+    Map<String, Integer> seen = new HashMap<>(Math.max(16, n * 4 / 3 + 1));
     for (int k = 0; k < n; k += Bulk.RANGE) {
-      link(ops, link, k, Bulk.end(k, n), backwards, token, seen);
+      link(ops, link, k, Bulk.end(k, n), backwards, seen);
     }
     return link;
   }
@@ -136,20 +133,13 @@ final class Compression {
       int from,
       int to,
       boolean backwards,
-      Object token,
       Map<String, Integer> seen) {
     int n = ops.size();
     for (int k = from; k < to; k++) {
       int i = backwards ? k : n - 1 - k; // visit from the side the link points away from
       OpRecord op = ops.get(i);
-      if (token != null) {
-        Node nd = op.node;
-        link[i] = nd.scratchIndex(token);
-        nd.mark(token, i);
-      } else {
-        Integer j = seen.put(op.key, i);
-        link[i] = j == null ? -1 : j;
-      }
+      Integer j = seen.put(op.key, i);
+      link[i] = j == null ? -1 : j;
     }
   }
 }

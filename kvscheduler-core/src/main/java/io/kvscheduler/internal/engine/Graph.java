@@ -109,14 +109,6 @@ final class Graph {
     store.take(key);
   }
 
-  /**
-   * How many nodes have left the graph since it was created. While the count does not change, every
-   * key keeps the same node object, so the node can stand for its key.
-   */
-  long departures() {
-    return store.departures();
-  }
-
   /** Replaces the dependencies of a written node, keeping the reverse index in sync. */
   void setDeps(Node n, List<Dependency> deps) {
     if (DependencyIndex.sameDeps(n.deps, deps)) {

@@ -94,14 +94,6 @@ final class Node {
   private RevisionRef revisions;
 
   /**
-   * Scratch space of one engine algorithm run (valid only while {@code scratchOwner} is that run's
-   * token; never copied): saves a map keyed by node.
-   */
-  private Object scratchOwner;
-
-  private int scratchIndex;
-
-  /**
    * The descriptor selecting the key, cached by the registry and valid while {@code
    * handleGeneration} is the registry's current generation. Copied with the node (the key, hence
    * the descriptor, is the same).
@@ -184,29 +176,6 @@ final class Node {
 
   void setPublishedSlot(int slot) {
     publishedSlot = slot;
-  }
-
-  // ------------------------------------------------------------------ scratch space of one run
-
-  /** True when the run holding {@code token} marked this node. */
-  boolean markedBy(Object token) {
-    return scratchOwner == token;
-  }
-
-  /** Marks this node for the run holding {@code token}, without an index. */
-  void mark(Object token) {
-    scratchOwner = token;
-  }
-
-  /** Marks this node for the run holding {@code token}, with an index of that run's. */
-  void mark(Object token, int index) {
-    scratchOwner = token;
-    scratchIndex = index;
-  }
-
-  /** The index the run holding {@code token} gave this node, or -1 when it did not mark it. */
-  int scratchIndex(Object token) {
-    return scratchOwner == token ? scratchIndex : -1;
   }
 
   // ------------------------------------------------------------------ kept for the history

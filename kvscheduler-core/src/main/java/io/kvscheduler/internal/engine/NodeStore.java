@@ -3,19 +3,25 @@ package io.kvscheduler.internal.engine;
 import io.kvscheduler.internal.collect.SortedEntries;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
 
 /**
- * The graph's nodes, one per key: by key in a {@link NodeTable} (lookups) and sorted by key (prefix
- * ranges, ordered views). It only stores: journaling and the dependency index are the {@link
- * Graph}'s business. Engine thread only; not thread-safe.
+ * The graph's nodes, one per key: by key in a hash map (lookups) and sorted by key (prefix ranges,
+ * ordered views). It only stores: journaling and the dependency index are the {@link Graph}'s
+ * business. Engine thread only; not thread-safe.
  */
 final class NodeStore {
-  /** The nodes by key (package-private for the graph's consistency tests). */
-  final NodeTable table = new NodeTable();
+  /**
+   * The nodes by key (package-private for the graph's consistency tests). A plain hash map: an
+   * open-addressing table of the nodes was no faster in its benchmark nor in W1 and W3 (see
+   * BENCHMARKS.md, "Engine tuning").
+   */
+  HashMap<String, Node> table = new HashMap<>();
 
   /**
    * The nodes sorted by key, except those in {@link #unordered}: new nodes are sorted in only when
@@ -26,9 +32,6 @@ final class NodeStore {
 
   /** Nodes created since the last {@link #sorted()}, in creation order (may hold removed ones). */
   private ArrayList<Node> unordered = new ArrayList<>();
-
-  /** Nodes that have left the store so far (removed, dropped or swapped by a rollback). */
-  private long departures;
 
   /** The node of {@code key} or null. */
   Node get(String key) {
@@ -45,22 +48,35 @@ final class NodeStore {
 
   /** Sizes an empty store for {@code expected} nodes (see {@link Graph#reserve}). */
   void reserve(int expected) {
-    table.reserve(expected);
+    if (table.isEmpty()) {
+      table = new HashMap<>((int) Math.min(expected / 3L * 4 + 16, 1 << 30));
+    }
     unordered.ensureCapacity(expected);
   }
 
   /** Adds a node created for a key that has none; it joins the sorted view when next asked for. */
   void addNew(Node n) {
-    table.add(n);
+    add(n);
     unordered.add(n);
     n.inGraph = true;
   }
 
   /** Puts a node back as the node of its key (which has none), sorted in at once. */
   void putBack(Node n) {
-    table.add(n);
+    add(n);
     ordered.put(n.key, n);
     n.inGraph = true;
+  }
+
+  /**
+   * Makes {@code n} the node of its key.
+   *
+   * @throws IllegalStateException when the key has one (the store is unchanged): one node per key
+   */
+  private void add(Node n) {
+    if (table.putIfAbsent(n.key, n) != null) {
+      throw new IllegalStateException("a second node for key " + n.key);
+    }
   }
 
   /** Takes the node of {@code key} out of the store; returns it, or null when the key has none. */
@@ -69,22 +85,13 @@ final class NodeStore {
     if (n != null) {
       ordered.remove(key);
       n.inGraph = false;
-      departures++;
     }
     return n;
   }
 
-  /**
-   * How many nodes have left the store since it was created. While the count does not change, every
-   * key keeps the same node object, so the node can stand for its key.
-   */
-  long departures() {
-    return departures;
-  }
-
   /** All nodes in no particular order (a live view: do not modify the store while iterating). */
   Collection<Node> values() {
-    return table.values(); // read only already: no wrapper between the caller and the table
+    return Collections.unmodifiableCollection(table.values());
   }
 
   /** Nodes whose key starts with {@code prefix}, sorted by key (a live view: do not modify). */

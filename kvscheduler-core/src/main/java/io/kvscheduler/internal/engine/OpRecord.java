@@ -44,9 +44,6 @@ final class OpRecord {
 
   Instant callEnded;
 
-  /** The node the operation was decided on (stands for the key while no node left the graph). */
-  Node node;
-
   /**
    * The text of {@code t} as statuses, key errors and the log show it ("" for null). The message
    * alone when the exception's type says nothing more (the generic ones a descriptor throws with a

@@ -93,9 +93,6 @@ final class Transaction {
    */
   List<KeyError> ignored = new ArrayList<>();
 
-  /** {@link Graph#departures()} when the pass started. */
-  long departuresAtStart;
-
   /**
    * Base keys whose status changed, in order of change; a key may repeat (only immediate repeats,
    * e.g. a base and its derived values, are skipped): consumers deduplicate when they need to.
@@ -138,23 +135,17 @@ final class Transaction {
   }
 
   /**
-   * Starts a pass of the walk of kind {@code pass} with an empty recursion path, in a graph whose
-   * departures count is {@code departures}, with the keys {@code unreadBefore} unknown. With {@code
-   * keepOutcome} (an execution after a simulation that planned nothing: it makes no call), what the
-   * simulation noticed stays the transaction's outcome: the statuses it changed, the pairs it
-   * ignored and the values it left unimplemented.
+   * Starts a pass of the walk of kind {@code pass} with an empty recursion path, with the keys
+   * {@code unreadBefore} unknown. With {@code keepOutcome} (an execution after a simulation that
+   * planned nothing: it makes no call), what the simulation noticed stays the transaction's
+   * outcome: the statuses it changed, the pairs it ignored and the values it left unimplemented.
    */
   void startPass(
-      WalkPass pass,
-      RecursionPath emptyPath,
-      long departures,
-      Set<String> unreadBefore,
-      boolean keepOutcome) {
+      WalkPass pass, RecursionPath emptyPath, Set<String> unreadBefore, boolean keepOutcome) {
     this.pass = pass;
     this.nbRetry = isNB() ? request.options().retry().orElse(null) : null;
     this.inheritRetry = isNB() && request.resync() == ResyncType.DOWNSTREAM && nbRetry == null;
     this.branch = emptyPath;
-    this.departuresAtStart = departures;
     this.unreadBefore = unreadBefore;
     this.ops = new ArrayList<>();
     if (!keepOutcome) {

@@ -103,7 +103,7 @@ final class TxnExecutor {
    * {@code keepOutcome}.
    */
   private void startPass(Transaction txn, WalkPass pass, boolean keepOutcome) {
-    txn.startPass(pass, path.cleared(), graph.departures(), unread.snapshot(), keepOutcome);
+    txn.startPass(pass, path.cleared(), unread.snapshot(), keepOutcome);
   }
 
   /**
@@ -382,10 +382,7 @@ final class TxnExecutor {
       if (txn.ops.size() == before) {
         break;
       }
-      round =
-          Compression.compress(
-              new ArrayList<>(txn.ops.subList(before, txn.ops.size())),
-              graph.departures() == txn.departuresAtStart);
+      round = Compression.compress(new ArrayList<>(txn.ops.subList(before, txn.ops.size())));
       closeExecution(graph.endBatch(), txn, config.clock().instant(), true);
       List<OpRecord> joined = new ArrayList<>(all.size() + round.size());
       joined.addAll(all);

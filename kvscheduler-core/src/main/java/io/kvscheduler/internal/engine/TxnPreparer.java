@@ -8,6 +8,7 @@ import io.kvscheduler.api.ValueState;
 import io.kvscheduler.internal.collect.Bulk;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -89,12 +90,11 @@ final class TxnPreparer {
         unread.dropAnswered(
             null, refresher.refresh(null, first ? values : null, o.verboseRefresh()));
       }
-      // base values the transaction does not list: the listed ones are marked in their nodes,
-      // the graph's nodes are scanned in any order and the unlisted ones merged in, in key order
-      // (no ordered view of the graph and no set of listed keys)
-      Object listed = new Object();
+      // base values the transaction does not list: the graph's nodes are scanned in any order
+      // and the unlisted ones merged in, in key order (no ordered view of the graph)
+      Set<String> listed = new HashSet<>(values.size() / 3 * 4 + 16);
       for (int i = 0; i < values.size(); i += Bulk.RANGE) {
-        mark(values, i, Bulk.end(i, values.size()), listed);
+        list(values, i, Bulk.end(i, values.size()), listed);
       }
       List<Node> unlisted = new ArrayList<>();
       // read only: nodes are collected, the graph is unchanged
@@ -109,24 +109,24 @@ final class TxnPreparer {
     txn.skip = values.isEmpty();
   }
 
-  /** Marks the nodes of {@code values[from, to)} as {@code listed}. */
-  private void mark(List<ValueToApply> values, int from, int to, Object listed) {
+  /** Adds the keys of {@code values[from, to)} to {@code listed}. */
+  private static void list(List<ValueToApply> values, int from, int to, Set<String> listed) {
     for (int i = from; i < to; i++) {
-      Node n = graph.get(values.get(i).key());
-      if (n != null) {
-        n.mark(listed);
-      }
+      listed.add(values.get(i).key());
     }
   }
 
   /**
-   * Of the next nodes of {@code it} (at most a range), the base values not marked {@code listed}:
-   * to be removed (NB) or kept (OBTAINED) by a resync.
+   * Of the next nodes of {@code it} (at most a range), the base values whose keys are not {@code
+   * listed}: to be removed (NB) or kept (OBTAINED) by a resync.
    */
-  private static void collectUnlisted(Iterator<Node> it, Object listed, List<Node> unlisted) {
+  private static void collectUnlisted(Iterator<Node> it, Set<String> listed, List<Node> unlisted) {
     for (int k = 0; k < Bulk.RANGE && it.hasNext(); k++) {
       Node n = it.next();
-      if (n.isDerived() || n.value == null || n.markedBy(listed) || n.state == ValueState.REMOVED) {
+      if (n.isDerived()
+          || n.value == null
+          || n.state == ValueState.REMOVED
+          || listed.contains(n.key)) {
         continue;
       }
       unlisted.add(n);

@@ -4,7 +4,6 @@ import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TxnType;
-import io.kvscheduler.internal.collect.Bulk;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,22 +70,8 @@ final class TxnRecord {
     this.stop = stop;
     this.values = sortedValues;
     this.withSimulation = withSimulation;
-    this.planned = settled(planned);
-    this.executed = settled(executed);
-  }
-
-  private static OpRecord[] settled(List<OpRecord> ops) {
-    OpRecord[] out = ops.toArray(new OpRecord[0]);
-    for (int i = 0; i < out.length; i += Bulk.RANGE) { // in ranges: see Bulk
-      dropNodes(out, i, Bulk.end(i, out.length));
-    }
-    return out;
-  }
-
-  private static void dropNodes(OpRecord[] ops, int from, int to) {
-    for (int i = from; i < to; i++) {
-      ops[i].node = null;
-    }
+    this.planned = planned.toArray(new OpRecord[0]);
+    this.executed = executed.toArray(new OpRecord[0]);
   }
 
   /** The record as the API shows it (a new object per call, equal for equal calls). */

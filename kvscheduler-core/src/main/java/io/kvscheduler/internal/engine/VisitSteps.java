@@ -183,7 +183,6 @@ final class VisitSteps {
 
   OpRecord preRecord(Walker.Args a, Node node) {
     OpRecord op = new OpRecord();
-    op.node = node;
     op.key = a.kv().key();
     op.baseKey = a.baseKey();
     op.prevValue = node.state != ValueState.REMOVED ? node.value : null;

@@ -119,7 +119,7 @@ class GraphTest {
    * table's lookup (checked here) and no key may be listed twice.
    */
   static Map<String, Node> nodeMap(Graph g) {
-    NodeTable table = g.store.table;
+    Map<String, Node> table = g.store.table;
     Map<String, Node> out = new TreeMap<>();
     for (Node n : table.values()) {
       assertThat(out.put(n.key, n)).as("key listed twice: " + n.key).isNull();

@@ -34,7 +34,9 @@ final class DerivedVisits {
       return; // a derived value derives nothing
     }
     boolean renew = checksRetry() && mayBeUnchanged(a.kv(), a);
-    f.children.settled = graph.settled.begin(a.baseKey(), rel, renew, txn.nbRetry);
+    f.children.settled =
+        graph.settled.begin(
+            a.baseKey(), rel.settled(), rel.derived(), rel.derivedKeys(), renew, txn.nbRetry);
   }
 
   /** The visit of the {@code i}th derived value of the frame's base, or null when skipped. */

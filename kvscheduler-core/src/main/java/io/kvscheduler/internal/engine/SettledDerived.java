@@ -256,20 +256,26 @@ final class SettledDerived {
   }
 
   /**
-   * Starts applying the derived values of {@code baseKey} ({@code rel}, computed against the base's
-   * entry then). {@code renew}: the walk checks retry options ({@code retry}) and may find values
-   * settled, so a new entry replaces the base's; else the base's entry is only read. Null when
-   * there is nothing to know.
+   * Starts applying the derived values of {@code baseKey} ({@code derived} with their keys {@code
+   * derivedKeys}, and what a {@link Matcher} found of them in the base's entry then, or null).
+   * {@code renew}: the walk checks retry options ({@code retry}) and may find values settled, so a
+   * new entry replaces the base's; else the base's entry is only read. Null when there is nothing
+   * to know.
    */
-  Pass begin(String baseKey, Derivation.Relations rel, boolean renew, RetryOptions retry) {
-    Match match = rel.settled();
+  Pass begin(
+      String baseKey,
+      Match match,
+      List<ValueToApply> derived,
+      List<String> derivedKeys,
+      boolean renew,
+      RetryOptions retry) {
     Entry before = match == null ? null : match.entry();
     int[] settledAt = match == null ? null : match.settledAt();
     if (before == null || before.state != Entry.LIVE) {
       before = null;
       settledAt = null;
     }
-    if (rel.derived().size() < MIN_DERIVED) {
+    if (derived.size() < MIN_DERIVED) {
       forget(baseKey);
       return null;
     }
@@ -279,7 +285,7 @@ final class SettledDerived {
     if (before != null && !Objects.equals(before.retry, retry)) {
       settledAt = null; // settled under other retry options: each is checked
     }
-    Entry after = new Entry(rel.derived(), rel.derivedKeys(), retry);
+    Entry after = new Entry(derived, derivedKeys, retry);
     Entry replaced = byBase.put(baseKey, after);
     if (replaced != null && replaced.state == Entry.LIVE) {
       replaced.state = Entry.RETIRED;

@@ -67,13 +67,13 @@ class PackageDirectionsTest {
   void aNodeKnowsNothingOfHistoryPublishingOrCalls() {
     classes()
         .that()
-        .haveNameMatching("io\\.kvscheduler\\.internal\\.engine\\.Node(\\$.*)?")
+        .haveNameMatching("io\\.kvscheduler\\.internal\\.engine\\.graph\\.Node(\\$.*)?")
         .should()
         .onlyDependOnClassesThat(
             resideInAnyPackage("java..", API)
                 .or(
                     nameMatching(
-                        "io\\.kvscheduler\\.internal\\.engine\\.(Node(\\$.*)?|DependencyIndex)")))
+                        "io\\.kvscheduler\\.internal\\.engine\\.graph\\.(Node(\\$.*)?|DependencyIndex)")))
         .check(engine);
   }
 

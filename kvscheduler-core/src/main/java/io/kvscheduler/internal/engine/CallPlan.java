@@ -2,6 +2,7 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.internal.engine.graph.Node;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -8,6 +8,8 @@ import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.OperationTimeoutException;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.internal.collect.Bulk;
+import io.kvscheduler.internal.engine.graph.DerivedOrder;
+import io.kvscheduler.internal.engine.graph.Node;
 import io.kvscheduler.internal.idxmap.NamedMappingImpl;
 import io.kvscheduler.internal.util.UserCode;
 import java.time.Duration;

@@ -1,6 +1,7 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.KVDescriptor;
+import io.kvscheduler.internal.engine.graph.Node;
 import io.kvscheduler.internal.util.UserCode;
 import java.time.Duration;
 import java.util.ArrayList;

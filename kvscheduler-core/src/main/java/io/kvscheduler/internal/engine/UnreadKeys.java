@@ -1,5 +1,7 @@
 package io.kvscheduler.internal.engine;
 
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
 import java.util.Collection;
 import java.util.Set;
 import java.util.TreeSet;

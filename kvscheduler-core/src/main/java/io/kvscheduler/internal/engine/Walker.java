@@ -2,6 +2,10 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.graph.Readiness;
+import io.kvscheduler.internal.engine.graph.ValueToApply;
 import java.util.Arrays;
 import java.util.Set;
 import org.slf4j.Logger;

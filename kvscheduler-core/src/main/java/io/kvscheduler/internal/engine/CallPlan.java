@@ -181,7 +181,7 @@ final class CallPlan {
       Object metadata,
       List<Dependency> deps,
       List<Dependency> moreDeps) {
-    String key = node.key;
+    String key = node.key();
     PlannedCall metaFrom = op == TxnOperation.CREATE ? null : metadataOf.get(key);
     PlannedCall c =
         new PlannedCall(

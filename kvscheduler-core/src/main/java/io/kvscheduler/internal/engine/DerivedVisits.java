@@ -99,16 +99,16 @@ final class DerivedVisits {
    */
   private boolean unchanged(ValueToApply kv, Node n, Walker.Args a) {
     if (n == null
-        || n.state != ValueState.CONFIGURED
+        || n.state() != ValueState.CONFIGURED
         || a.recreating() != null
         || kv.fromSB()
         || kv.revert()
-        || n.held != null
-        || n.error != null
-        || !a.baseKey().equals(n.derivedFrom)) {
+        || n.held() != null
+        || n.error() != null
+        || !a.baseKey().equals(n.derivedFrom())) {
       return false;
     }
-    Node.LastUpdate last = n.lastUpdate;
+    Node.LastUpdate last = n.lastUpdate();
     if (last == null
         || last.op() != TxnOperation.UPDATE
         || last.revert()
@@ -118,6 +118,6 @@ final class DerivedVisits {
       return false;
     }
     Object v = kv.value();
-    return v == n.value || v != null && v.equals(n.value);
+    return v == n.value() || v != null && v.equals(n.value());
   }
 }

@@ -343,7 +343,9 @@ final class DescriptorHandle implements Node.HandleRef {
     if (n.memoHandle() == this
         && m != null
         && (m == value
-            || value != null && m.getClass() == value.getClass() && equalValues(n.key, m, value))) {
+            || value != null
+                && m.getClass() == value.getClass()
+                && equalValues(n.key(), m, value))) {
       n.setMemoValue(value);
       return true;
     }
@@ -357,13 +359,13 @@ final class DescriptorHandle implements Node.HandleRef {
    */
   @SuppressWarnings("unchecked")
   Result<List<Dependency>> dependencies(Node n, Object value) {
-    if (dependencies == null || checkType(n.key, value) != null) {
+    if (dependencies == null || checkType(n.key(), value) != null) {
       return NO_DEPENDENCIES;
     }
     if (remembers(n, value) && n.memoDeps() != null) {
       return new Result<>(n.memoDeps(), null); // the list is kept, not the wrapper
     }
-    Result<List<Dependency>> r = dependencies(n.key, value);
+    Result<List<Dependency>> r = dependencies(n.key(), value);
     if (!r.failed()) {
       n.setMemoDeps(r.value());
     }
@@ -377,26 +379,26 @@ final class DescriptorHandle implements Node.HandleRef {
    */
   @SuppressWarnings("unchecked")
   Result<List<KeyValuePair>> derivedSorted(Node n, Object value) {
-    if (deriver == null || checkType(n.key, value) != null) {
+    if (deriver == null || checkType(n.key(), value) != null) {
       return NO_DERIVED;
     }
     if (remembers(n, value) && n.memoDerived() != null) {
       return new Result<>(n.memoDerived(), null);
     }
-    Result<List<KeyValuePair>> r = derivedValues(n.key, value);
+    Result<List<KeyValuePair>> r = derivedValues(n.key(), value);
     if (!r.failed()) {
       List<KeyValuePair> given = r.value();
       r =
           given.isEmpty()
               ? NO_DERIVED
-              : new Result<>(DerivedOrder.sortedUnique(given, n.key), null);
+              : new Result<>(DerivedOrder.sortedUnique(given, n.key()), null);
       if (r.value().size() < given.size()) {
         LOG.warn(
             "descriptor {}: derivedValues for key {} gave {} entries that were dropped"
                 + " (without a value, with the base's own key, or with a key given before: the first"
                 + " is kept)",
             name,
-            n.key,
+            n.key(),
             given.size() - r.value().size());
       }
       n.setMemoDerived(r.value());

@@ -115,7 +115,7 @@ final class PostProcessor {
       if (failed != null
           && (op.newState == ValueState.FAILED || op.newState == ValueState.RETRYING)) {
         Node n = graph.get(op.key);
-        if (n != null && (n.state == ValueState.FAILED || n.state == ValueState.RETRYING)) {
+        if (n != null && (n.state() == ValueState.FAILED || n.state() == ValueState.RETRYING)) {
           failed.add(op.baseKey);
         }
       }
@@ -178,7 +178,7 @@ final class PostProcessor {
     List<String> removable = new ArrayList<>();
     for (String key : touched.removedCandidates()) {
       Node n = graph.get(key);
-      if (n != null && n.state == ValueState.REMOVED) {
+      if (n != null && n.state() == ValueState.REMOVED) {
         if (n.isDerived()) {
           graph.remove(key); // e.g. marked REMOVED by a refresh after an abandoned delete
         } else {
@@ -188,10 +188,10 @@ final class PostProcessor {
     }
     for (String key : removable) {
       Node n = graph.get(key);
-      if (n != null && !n.isDerived() && n.state == ValueState.REMOVED) {
-        for (String dk : n.derivedKeys) {
+      if (n != null && !n.isDerived() && n.state() == ValueState.REMOVED) {
+        for (String dk : n.derivedKeys()) {
           Node dn = graph.get(dk);
-          if (dn != null && key.equals(dn.derivedFrom)) {
+          if (dn != null && key.equals(dn.derivedFrom())) {
             graph.remove(dk);
           }
         }
@@ -248,7 +248,7 @@ final class PostProcessor {
           }
           for (String dep : graph.dependentsOf(key)) {
             Node dn = graph.get(dep);
-            if (dn != null && dn.state == ValueState.PENDING) {
+            if (dn != null && dn.state() == ValueState.PENDING) {
               pendingDependents.add(dep);
             }
           }

@@ -93,11 +93,11 @@ final class Refresher {
       }
       // NB base values of this descriptor not returned lose their metadata
       for (Node n : wasEmpty ? List.<Node>of() : reader.nodesOf(h, keys)) {
-        if (n.refreshMark != mark && n.metadata != null && n.state != ValueState.OBTAINED) {
-          Node w = graph.write(n.key);
-          w.metadata = null;
+        if (n.refreshMark() != mark && n.metadata() != null && n.state() != ValueState.OBTAINED) {
+          Node w = graph.write(n.key());
+          w.setMetadata(null);
           if (h.metadataMap != null) {
-            h.metadataMap.put(w.label, null);
+            h.metadataMap.put(w.label(), null);
           }
         }
       }

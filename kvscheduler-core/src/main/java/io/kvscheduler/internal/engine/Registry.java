@@ -195,7 +195,7 @@ final class Registry {
     if (n.handleCachedIn(gen)) {
       return (DescriptorHandle) n.handle();
     }
-    DescriptorHandle h = forKey(n.key);
+    DescriptorHandle h = forKey(n.key());
     n.cacheHandle(h, gen);
     return h;
   }

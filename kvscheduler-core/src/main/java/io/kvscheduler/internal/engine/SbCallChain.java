@@ -97,10 +97,10 @@ abstract class SbCallChain {
       }
       DescriptorHandle handle = call.handle();
       if (handle == null) {
-        node.metadata = r.value();
+        node.setMetadata(r.value());
       } else if (handle.metadataMap != null) {
-        node.metadata = r.value();
-        handle.metadataMap.put(node.label, r.value());
+        node.setMetadata(r.value());
+        handle.metadataMap.put(node.label(), r.value());
       }
       return r;
     }
@@ -292,7 +292,7 @@ abstract class SbCallChain {
           op,
           node,
           handle,
-          node.label,
+          node.label(),
           !node.isDerived() && handle.metadataMap != null,
           call.value(),
           call.oldValue(),
@@ -308,7 +308,7 @@ abstract class SbCallChain {
      * waits for every earlier call ({@link CallPlan}).
      */
     private static boolean dependentsWithAnyOf(Graph graph, Node node) {
-      for (String d : graph.dependentsOf(node.key)) {
+      for (String d : graph.dependentsOf(node.key())) {
         Node dn = graph.get(d);
         if (dn != null) {
           for (Dependency dep : dn.deps()) {

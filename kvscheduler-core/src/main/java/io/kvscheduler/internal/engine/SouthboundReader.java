@@ -64,7 +64,7 @@ final class SouthboundReader {
     }
     for (Node n : nodesOf(h, null)) {
       if (n.isAvailable()) {
-        out.add(new KVWithMetadata<>(n.key, n.value, n.metadata, n.origin()));
+        out.add(new KVWithMetadata<>(n.key(), n.value(), n.metadata(), n.origin()));
       }
     }
     return out;
@@ -96,14 +96,14 @@ final class SouthboundReader {
     if (keys != null) {
       for (String k : new TreeSet<>(keys)) {
         Node n = graph.get(k);
-        if (n != null && !n.isDerived() && h.name.equals(n.descriptor) && n.value != null) {
+        if (n != null && !n.isDerived() && h.name.equals(n.descriptor()) && n.value() != null) {
           out.add(n);
         }
       }
       return out;
     }
     for (Node n : graph.range(h.descriptor.nbKeyPrefix()).values()) {
-      if (!n.isDerived() && h.name.equals(n.descriptor) && n.value != null) {
+      if (!n.isDerived() && h.name.equals(n.descriptor()) && n.value() != null) {
         out.add(n);
       }
     }

@@ -98,12 +98,13 @@ final class TxnExecutor {
     if (kv.value() == null) {
       return 0;
     }
-    if (n == null || n.value == null || !n.isAvailable() && n.held == null) {
+    if (n == null || n.value() == null || !n.isAvailable() && n.held() == null) {
       return 2;
     }
     DescriptorHandle h = registry.forNode(n);
-    Object old = n.held != null ? n.held : n.value; // the update starts from what the SB holds
-    return h != null && h.updateWithRecreate(kv.key(), old, kv.value(), n.metadata) ? 1 : 3;
+    Object old =
+        n.held() != null ? n.held() : n.value(); // the update starts from what the SB holds
+    return h != null && h.updateWithRecreate(kv.key(), old, kv.value(), n.metadata()) ? 1 : 3;
   }
 
   /**
@@ -235,7 +236,7 @@ final class TxnExecutor {
     followRefresh(w, txn.readFirst, false);
     for (ValueToApply kv : ordered) {
       Node before = graph.get(kv.key());
-      Object prev = before == null ? null : before.value;
+      Object prev = before == null ? null : before.value();
       Throwable err = w.applyTop(kv);
       previous.addFirst(new ValueToApply(kv.key(), prev, ValueOrigin.FROM_NB, true, null));
       // B100: only failures of the transaction's own values trigger the revert
@@ -312,7 +313,7 @@ final class TxnExecutor {
     txn.unread.removeIf(
         k -> {
           Node n = graph.get(k);
-          return k.equals(key) || n != null && key.equals(n.derivedFrom);
+          return k.equals(key) || n != null && key.equals(n.derivedFrom());
         });
   }
 
@@ -415,15 +416,15 @@ final class TxnExecutor {
       if (n == null) {
         continue;
       }
-      if (n.value != null && n.isAvailable() == available) {
+      if (n.value() != null && n.isAvailable() == available) {
         w.reevaluateDependents(n);
       }
-      for (String dk : n.derivedKeys) {
+      for (String dk : n.derivedKeys()) {
         Node dn = graph.get(dk);
         if (dn != null
-            && dn.value != null
+            && dn.value() != null
             && dn.isAvailable() == available
-            && key.equals(dn.derivedFrom)) {
+            && key.equals(dn.derivedFrom())) {
           w.reevaluateDependents(dn);
         }
       }

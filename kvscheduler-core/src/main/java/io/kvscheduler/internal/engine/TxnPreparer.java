@@ -75,15 +75,19 @@ final class TxnPreparer {
         values = new ArrayList<>();
         for (Node n : graph.nodes()) { // any order: sorted below
           if (!n.isDerived()
-              && n.value != null
-              && n.state != ValueState.OBTAINED
-              && n.lastUpdate != null
-              && n.lastUpdate.value() != null) {
+              && n.value() != null
+              && n.state() != ValueState.OBTAINED
+              && n.lastUpdate() != null
+              && n.lastUpdate().value() != null) {
             // the intent as it is, with its revert flag (its retry settings:
             // Transaction#inheritRetry)
             values.add(
                 new ValueToApply(
-                    n.key, n.lastUpdate.value(), ValueOrigin.FROM_NB, n.lastUpdate.revert(), null));
+                    n.key(),
+                    n.lastUpdate().value(),
+                    ValueOrigin.FROM_NB,
+                    n.lastUpdate().revert(),
+                    null));
           }
         }
       }
@@ -128,16 +132,16 @@ final class TxnPreparer {
     for (int k = 0; k < Bulk.RANGE && it.hasNext(); k++) {
       Node n = it.next();
       if (n.isDerived()
-          || n.value == null
-          || n.state == ValueState.REMOVED
-          || listed.contains(n.key)) {
+          || n.value() == null
+          || n.state() == ValueState.REMOVED
+          || listed.contains(n.key())) {
         continue;
       }
       unlisted.add(n);
     }
   }
 
-  private static final Comparator<Node> NODE_KEY_ORDER = (a, b) -> a.key.compareTo(b.key);
+  private static final Comparator<Node> NODE_KEY_ORDER = (a, b) -> a.key().compareTo(b.key());
 
   /**
    * The listed {@code values} (in key order) and what a resync does with the {@code unlisted} base
@@ -150,7 +154,7 @@ final class TxnPreparer {
     List<ValueToApply> out = new ArrayList<>(values.size() + unlisted.size());
     int u = 0;
     for (ValueToApply kv : values) {
-      while (u < unlisted.size() && unlisted.get(u).key.compareTo(kv.key()) < 0) {
+      while (u < unlisted.size() && unlisted.get(u).key().compareTo(kv.key()) < 0) {
         out.add(unlistedValue(unlisted.get(u++)));
       }
       out.add(kv);
@@ -162,9 +166,9 @@ final class TxnPreparer {
   }
 
   private static ValueToApply unlistedValue(Node n) {
-    return n.state == ValueState.OBTAINED
-        ? new ValueToApply(n.key, n.value, ValueOrigin.FROM_SB, false, n.metadata)
-        : ValueToApply.nb(n.key, null);
+    return n.state() == ValueState.OBTAINED
+        ? new ValueToApply(n.key(), n.value(), ValueOrigin.FROM_SB, false, n.metadata())
+        : ValueToApply.nb(n.key(), null);
   }
 
   /** An SB notification: the values the scheduler accepts from the southbound. */
@@ -187,7 +191,7 @@ final class TxnPreparer {
         LOG.debug("SB notification for {} ignored: no descriptor selects it", kv.key());
       } else if (wrongType != null) {
         LOG.warn("SB notification for {} ignored: {}", kv.key(), wrongType.getMessage());
-      } else if (n != null && n.value != null && n.origin() == ValueOrigin.FROM_NB) {
+      } else if (n != null && n.value() != null && n.origin() == ValueOrigin.FROM_NB) {
         LOG.debug("SB notification for {} ignored: the value is owned by the northbound", kv.key());
       } else {
         kept.add(kv);
@@ -207,17 +211,17 @@ final class TxnPreparer {
     for (Map.Entry<String, Long> e : new TreeMap<>(r.keys()).entrySet()) {
       Node n = graph.get(e.getKey());
       if (n == null
-          || n.value == null
-          || n.lastUpdate == null
-          || n.lastUpdate.seq() != e.getValue()) {
+          || n.value() == null
+          || n.lastUpdate() == null
+          || n.lastUpdate().seq() != e.getValue()) {
         continue; // gone or changed since the failure
       }
-      if (r.unimplemented() && n.state != ValueState.UNIMPLEMENTED) {
+      if (r.unimplemented() && n.state() != ValueState.UNIMPLEMENTED) {
         continue;
       }
       values.add(
           new ValueToApply(
-              n.key, n.lastUpdate.value(), ValueOrigin.FROM_NB, n.lastUpdate.revert(), null));
+              n.key(), n.lastUpdate().value(), ValueOrigin.FROM_NB, n.lastUpdate().revert(), null));
     }
     txn.request =
         TxnRequest.retry(
@@ -243,7 +247,7 @@ final class TxnPreparer {
   /** The base key of {@code key} (itself unless it holds a derived value). */
   private String baseOf(String key) {
     Node n = graph.get(key);
-    return n != null && n.isDerived() ? n.derivedFrom : key;
+    return n != null && n.isDerived() ? n.derivedFrom() : key;
   }
 
   /**
@@ -293,10 +297,10 @@ final class TxnPreparer {
     ValueToApply intent = n == null ? null : lateIntent(n);
     long forTxn = 0;
     int attempt = 0;
-    if (n != null && n.lastUpdate != null) {
-      forTxn = n.lastUpdate.seq();
-      boolean failed = n.state == ValueState.FAILED || n.state == ValueState.RETRYING;
-      attempt = failed ? n.retryAttempt : 0;
+    if (n != null && n.lastUpdate() != null) {
+      forTxn = n.lastUpdate().seq();
+      boolean failed = n.state() == ValueState.FAILED || n.state() == ValueState.RETRYING;
+      attempt = failed ? n.retryAttempt() : 0;
     }
     txn.request =
         TxnRequest.retry(
@@ -315,32 +319,32 @@ final class TxnPreparer {
    * its status stays (see {@link #prepareLate}).
    */
   private ValueToApply lateIntent(Node n) {
-    if (n.value == null && n.lastUpdate == null) {
+    if (n.value() == null && n.lastUpdate() == null) {
       return null;
     }
-    boolean revert = n.lastUpdate != null && n.lastUpdate.revert();
+    boolean revert = n.lastUpdate() != null && n.lastUpdate().revert();
     Object intent;
-    if (n.lastUpdate != null) {
-      intent = n.lastUpdate.value();
-    } else if (n.state == ValueState.DISCOVERED) {
+    if (n.lastUpdate() != null) {
+      intent = n.lastUpdate().value();
+    } else if (n.state() == ValueState.DISCOVERED) {
       intent = null; // of northbound origin, asked for by nobody
     } else {
       return null;
     }
     boolean holds = holds(n, intent);
     boolean apply =
-        switch (n.state) {
+        switch (n.state()) {
           case FAILED, RETRYING -> holds;
           case CONFIGURED, MISSING -> !holds;
           case DISCOVERED -> intent == null;
           default -> false;
         };
-    return apply ? new ValueToApply(n.key, intent, ValueOrigin.FROM_NB, revert, null) : null;
+    return apply ? new ValueToApply(n.key(), intent, ValueOrigin.FROM_NB, revert, null) : null;
   }
 
   /** True when the southbound, as just read, holds what {@code intent} asks of {@code n}. */
   private boolean holds(Node n, Object intent) {
-    if (n.held != null) {
+    if (n.held() != null) {
       return false;
     }
     if (intent == null) {
@@ -351,7 +355,7 @@ final class TxnPreparer {
     }
     DescriptorHandle h = registry.forNode(n);
     return h != null
-        ? h.equivalent(n.key, n.value, intent)
-        : DescriptorHandle.equalValues(n.key, n.value, intent);
+        ? h.equivalent(n.key(), n.value(), intent)
+        : DescriptorHandle.equalValues(n.key(), n.value(), intent);
   }
 }

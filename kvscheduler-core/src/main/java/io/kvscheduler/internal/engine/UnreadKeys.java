@@ -73,7 +73,7 @@ final class UnreadKeys {
     for (String key : keys) {
       Node n = graph.get(key);
       if (n != null) {
-        bases.add(n.isDerived() ? n.derivedFrom : key);
+        bases.add(n.isDerived() ? n.derivedFrom() : key);
       }
     }
   }

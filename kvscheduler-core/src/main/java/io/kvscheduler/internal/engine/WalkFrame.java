@@ -216,7 +216,7 @@ final class WalkFrame {
     c.then = then;
     phase = WalkPhase.SEQUENCE;
     // dependentsOf is sorted by key and has no duplicates: visited in that order
-    Collection<String> dependents = graph.dependentsOf(node.key);
+    Collection<String> dependents = graph.dependentsOf(node.key());
     if (dependents.isEmpty()) {
       return;
     }
@@ -268,14 +268,14 @@ final class WalkFrame {
 
   /** True when dependent {@code dn} may change availability with its dependency. */
   private static boolean needsDepUpdate(Node dn, boolean forUnavailable) {
-    if (dn == null || dn.value == null || dn.origin() != ValueOrigin.FROM_NB) {
+    if (dn == null || dn.value() == null || dn.origin() != ValueOrigin.FROM_NB) {
       return false;
     }
     if (forUnavailable == dn.isAvailable()) {
       return false;
     }
     // INVALID and UNIMPLEMENTED: only a new NB value can fix these
-    return dn.state != ValueState.INVALID && dn.state != ValueState.UNIMPLEMENTED;
+    return dn.state() != ValueState.INVALID && dn.state() != ValueState.UNIMPLEMENTED;
   }
 
   /**

@@ -92,7 +92,7 @@ final class DependencyIndex {
     if (n == null) {
       return false;
     }
-    for (Dependency d : n.deps) {
+    for (Dependency d : n.deps()) {
       if (KeySelectorGuard.matches(d, key)) {
         return true;
       }
@@ -128,16 +128,16 @@ final class DependencyIndex {
 
   /** Indexes the edges of {@code n}'s dependencies. */
   void add(Node n) {
-    List<Dependency> deps = n.deps;
+    List<Dependency> deps = n.deps();
     for (int i = 0; i < deps.size(); i++) { // indexed: no iterator per node
       Dependency d = deps.get(i);
       if (!d.isAnyOf()) {
-        addExact(d.key(), n.key);
+        addExact(d.key(), n.key());
       } else if (d.keyPrefixes().isEmpty()) {
-        selectorDependents.add(n.key);
+        selectorDependents.add(n.key());
       } else {
         for (String p : d.keyPrefixes()) {
-          if (prefixDependents.computeIfAbsent(p, k -> new TreeSet<>()).add(n.key)) {
+          if (prefixDependents.computeIfAbsent(p, k -> new TreeSet<>()).add(n.key())) {
             prefixLengths.merge(p.length(), 1, Integer::sum);
           }
         }
@@ -147,16 +147,16 @@ final class DependencyIndex {
 
   /** Drops the edges of {@code n}'s dependencies (as {@link #add} indexed them). */
   void remove(Node n) {
-    List<Dependency> deps = n.deps;
+    List<Dependency> deps = n.deps();
     for (int i = 0; i < deps.size(); i++) {
       Dependency d = deps.get(i);
       if (!d.isAnyOf()) {
-        removeExact(d.key(), n.key);
+        removeExact(d.key(), n.key());
       } else if (d.keyPrefixes().isEmpty()) {
-        selectorDependents.remove(n.key);
+        selectorDependents.remove(n.key());
       } else {
         for (String p : d.keyPrefixes()) {
-          if (removeFrom(prefixDependents, p, n.key)) {
+          if (removeFrom(prefixDependents, p, n.key())) {
             prefixLengths.computeIfPresent(p.length(), (k, c) -> c == 1 ? null : c - 1);
           }
         }

@@ -85,6 +85,6 @@ public final class DerivedOrder {
    * key's node, or null): the key holds a value that is not derived from that base.
    */
   public static boolean collides(Node existing, String baseKey) {
-    return existing != null && existing.value != null && !baseKey.equals(existing.derivedFrom);
+    return existing != null && existing.value() != null && !baseKey.equals(existing.derivedFrom());
   }
 }

@@ -78,7 +78,7 @@ public final class Graph {
       return create(key);
     }
     undo.writing(n);
-    if (n.derivedFrom != null && settled.any()) {
+    if (n.derivedFrom() != null && settled.any()) {
       settled.touched(n);
     }
     return n;
@@ -100,7 +100,7 @@ public final class Graph {
     }
     undo.removing(n);
     if (settled.any()) {
-      if (n.derivedFrom != null) {
+      if (n.derivedFrom() != null) {
         settled.touched(n);
       }
       settled.forget(key);
@@ -111,11 +111,11 @@ public final class Graph {
 
   /** Replaces the dependencies of a written node, keeping the reverse index in sync. */
   public void setDeps(Node n, List<Dependency> deps) {
-    if (DependencyIndex.sameDeps(n.deps, deps)) {
+    if (DependencyIndex.sameDeps(n.deps(), deps)) {
       return;
     }
     dependencies.remove(n);
-    n.deps = List.copyOf(deps);
+    n.setDeps(List.copyOf(deps));
     dependencies.add(n);
   }
 
@@ -170,7 +170,7 @@ public final class Graph {
   public boolean anyTarget(Dependency d, Predicate<Node> test) {
     if (!d.isAnyOf()) {
       Node n = store.get(d.key());
-      return n != null && n.value != null && test.test(n);
+      return n != null && n.value() != null && test.test(n);
     }
     if (d.keyPrefixes().isEmpty()) {
       return scan(store.sorted(), d.keySelector(), test);
@@ -193,7 +193,7 @@ public final class Graph {
           return false;
         });
     if (d.isAnyOf() && d.keyPrefixes().size() > 1) {
-      out.sort(Comparator.comparing(n -> n.key));
+      out.sort(Comparator.comparing(n -> n.key()));
       // overlapping prefixes may list a node twice
       for (int i = out.size() - 1; i > 0; i--) {
         if (out.get(i) == out.get(i - 1)) {
@@ -208,7 +208,7 @@ public final class Graph {
       NavigableMap<String, Node> range, KeySelector sel, Predicate<Node> test) {
     boolean all = sel == KeySelector.any();
     for (Node n : range.values()) {
-      if (n.value != null && (all || KeySelectorGuard.accepts(sel, n.key)) && test.test(n)) {
+      if (n.value() != null && (all || KeySelectorGuard.accepts(sel, n.key())) && test.test(n)) {
         return true;
       }
     }

@@ -33,13 +33,13 @@ public final class Node {
    */
   public interface RevisionRef {}
 
-  public final String key;
-  public String label;
+  private final String key;
+  private String label;
 
   /** Current value; null while the node is being built or after a refresh lost it. */
-  public Object value;
+  private Object value;
 
-  public Object metadata;
+  private Object metadata;
 
   /**
    * What the southbound still holds for the key while the value is unavailable, or null: the object
@@ -49,32 +49,32 @@ public final class Node {
    * with what Retrieve finds. Null whenever the value is available ({@link #value} is then what the
    * southbound holds, as far as the scheduler knows).
    */
-  public Object held;
+  private Object held;
 
   /** Descriptor name, null for properties and unimplemented values. */
-  public String descriptor;
+  private String descriptor;
 
   /** Base key of a derived value, null for base values. */
-  public String derivedFrom;
+  private String derivedFrom;
 
-  public ValueState state = ValueState.NONEXISTENT;
-  public boolean unavailable;
-  public LastUpdate lastUpdate;
-  public Throwable error;
-  public TxnOperation errorOp = TxnOperation.UNDEFINED;
-  public boolean errorRetriable;
+  private ValueState state = ValueState.NONEXISTENT;
+  private boolean unavailable;
+  private LastUpdate lastUpdate;
+  private Throwable error;
+  private TxnOperation errorOp = TxnOperation.UNDEFINED;
+  private boolean errorRetriable;
 
   /** Retry attempt of the last failure (1 for a failure outside a retry). */
-  public int retryAttempt;
+  private int retryAttempt;
 
   /** Sequence number of the transaction in which the value first failed (for retry records). */
   long retryOrigin = -1;
 
   /** Dependencies as last computed; indexed by the graph. */
-  public List<Dependency> deps = List.of();
+  private List<Dependency> deps = List.of();
 
   /** Refresh epoch in which the value was last found in the southbound (refresh bookkeeping). */
-  public long refreshMark;
+  private long refreshMark;
 
   /**
    * Mark of the last transaction whose touched keys list this node (engine bookkeeping: a mark
@@ -104,7 +104,7 @@ public final class Node {
   private int handleGeneration;
 
   /** Keys derived from this value, sorted. */
-  public List<String> derivedKeys = List.of();
+  private List<String> derivedKeys = List.of();
 
   /**
    * The descriptor's last answers for this key (kept by the descriptor's handle): the value they
@@ -162,6 +162,136 @@ public final class Node {
     n.memoDeps = memoDeps;
     n.memoDerived = memoDerived;
     return n;
+  }
+
+  // ------------------------------------------------------------------ content
+
+  public String key() {
+    return key;
+  }
+
+  public String label() {
+    return label;
+  }
+
+  public void setLabel(String label) {
+    this.label = label;
+  }
+
+  public Object value() {
+    return value;
+  }
+
+  public void setValue(Object value) {
+    this.value = value;
+  }
+
+  public Object metadata() {
+    return metadata;
+  }
+
+  public void setMetadata(Object metadata) {
+    this.metadata = metadata;
+  }
+
+  public Object held() {
+    return held;
+  }
+
+  public void setHeld(Object held) {
+    this.held = held;
+  }
+
+  public String descriptor() {
+    return descriptor;
+  }
+
+  public void setDescriptor(String descriptor) {
+    this.descriptor = descriptor;
+  }
+
+  public String derivedFrom() {
+    return derivedFrom;
+  }
+
+  public void setDerivedFrom(String derivedFrom) {
+    this.derivedFrom = derivedFrom;
+  }
+
+  public ValueState state() {
+    return state;
+  }
+
+  public void setState(ValueState state) {
+    this.state = state;
+  }
+
+  public boolean unavailable() {
+    return unavailable;
+  }
+
+  public void setUnavailable(boolean unavailable) {
+    this.unavailable = unavailable;
+  }
+
+  public LastUpdate lastUpdate() {
+    return lastUpdate;
+  }
+
+  public void setLastUpdate(LastUpdate lastUpdate) {
+    this.lastUpdate = lastUpdate;
+  }
+
+  public Throwable error() {
+    return error;
+  }
+
+  public void setError(Throwable error) {
+    this.error = error;
+  }
+
+  public TxnOperation errorOp() {
+    return errorOp;
+  }
+
+  public void setErrorOp(TxnOperation errorOp) {
+    this.errorOp = errorOp;
+  }
+
+  public boolean errorRetriable() {
+    return errorRetriable;
+  }
+
+  public void setErrorRetriable(boolean errorRetriable) {
+    this.errorRetriable = errorRetriable;
+  }
+
+  public int retryAttempt() {
+    return retryAttempt;
+  }
+
+  public void setRetryAttempt(int retryAttempt) {
+    this.retryAttempt = retryAttempt;
+  }
+
+  void setDeps(List<Dependency> deps) {
+    this.deps = deps;
+  }
+
+  public long refreshMark() {
+    return refreshMark;
+  }
+
+  public void setRefreshMark(long refreshMark) {
+    this.refreshMark = refreshMark;
+  }
+
+  public List<String> derivedKeys() {
+    return derivedKeys;
+  }
+
+  public void setDerivedKeys(List<String> derivedKeys) {
+    this.derivedKeys = derivedKeys;
   }
 
   public List<Dependency> deps() {

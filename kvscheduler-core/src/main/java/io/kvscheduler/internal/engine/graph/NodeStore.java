@@ -64,7 +64,7 @@ public final class NodeStore {
   /** Puts a node back as the node of its key (which has none), sorted in at once. */
   void putBack(Node n) {
     add(n);
-    ordered.put(n.key, n);
+    ordered.put(n.key(), n);
     n.inGraph = true;
   }
 
@@ -74,8 +74,8 @@ public final class NodeStore {
    * @throws IllegalStateException when the key has one (the store is unchanged): one node per key
    */
   private void add(Node n) {
-    if (table.putIfAbsent(n.key, n) != null) {
-      throw new IllegalStateException("a second node for key " + n.key);
+    if (table.putIfAbsent(n.key(), n) != null) {
+      throw new IllegalStateException("a second node for key " + n.key());
     }
   }
 
@@ -137,20 +137,20 @@ public final class NodeStore {
     unordered = new ArrayList<>();
     if (fresh.size() < 64 || fresh.size() < ordered.size() / 16) {
       for (Node n : fresh) {
-        ordered.put(n.key, n);
+        ordered.put(n.key(), n);
       }
       return ordered;
     }
-    fresh.sort((a, b) -> a.key.compareTo(b.key));
+    fresh.sort((a, b) -> a.key().compareTo(b.key()));
     ArrayList<Map.Entry<String, Node>> merged = new ArrayList<>(ordered.size() + fresh.size());
     Iterator<Map.Entry<String, Node>> old = ordered.entrySet().iterator();
     Map.Entry<String, Node> o = old.hasNext() ? old.next() : null;
     for (Node n : fresh) {
-      while (o != null && o.getKey().compareTo(n.key) < 0) {
+      while (o != null && o.getKey().compareTo(n.key()) < 0) {
         merged.add(o);
         o = old.hasNext() ? old.next() : null;
       }
-      merged.add(Map.entry(n.key, n));
+      merged.add(Map.entry(n.key(), n));
     }
     while (o != null) {
       merged.add(o);

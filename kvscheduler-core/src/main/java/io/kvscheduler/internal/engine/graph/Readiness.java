@@ -34,7 +34,7 @@ public final class Readiness {
    * ready); unavailable targets resolved through cycles.
    */
   public static boolean isReady(Graph graph, Node n, boolean fromSB) {
-    if (fromSB || n.state == ValueState.OBTAINED) {
+    if (fromSB || n.state() == ValueState.OBTAINED) {
       return true;
     }
     if (n.deps().isEmpty()) {
@@ -49,11 +49,11 @@ public final class Readiness {
       if (!d.isAnyOf()) {
         // one target: looked up once, no predicate (the common case)
         Node t = graph.get(d.key());
-        if (t == null || t.value == null) {
+        if (t == null || t.value() == null) {
           return false;
         }
         if (t == n || !t.isAvailable()) {
-          if (t.state == ValueState.REMOVED && t != n) {
+          if (t.state() == ValueState.REMOVED && t != n) {
             return false;
           }
           all = false;
@@ -61,7 +61,7 @@ public final class Readiness {
         continue;
       }
       if (!graph.anyTarget(d, t -> t != n && t.isAvailable())) {
-        if (!graph.anyTarget(d, t -> t.state != ValueState.REMOVED || t == n)) {
+        if (!graph.anyTarget(d, t -> t.state() != ValueState.REMOVED || t == n)) {
           return false;
         }
         all = false;
@@ -83,15 +83,15 @@ public final class Readiness {
    */
   static Set<String> cycleCandidates(Graph graph, Node n) {
     Set<String> found = new HashSet<>();
-    found.add(n.key);
+    found.add(n.key());
     ArrayDeque<String> work = new ArrayDeque<>();
-    work.add(n.key);
+    work.add(n.key());
     while (!work.isEmpty()) {
       for (String dk : graph.dependentsOf(work.poll())) {
         Node d = graph.get(dk);
         if (d != null
-            && d.value != null
-            && d.state != ValueState.REMOVED
+            && d.value() != null
+            && d.state() != ValueState.REMOVED
             && !d.isAvailable()
             && found.add(dk)) {
           work.add(dk);
@@ -137,7 +137,7 @@ public final class Readiness {
   private static int readyDepth(Graph graph, Node root, Set<String> candidates) {
     HashMap<String, Integer> onPath = new HashMap<>();
     ArrayDeque<Visit> stack = new ArrayDeque<>();
-    onPath.put(root.key, 0);
+    onPath.put(root.key(), 0);
     stack.push(new Visit(root, 0));
     int returned = 0;
     boolean hasReturned = false;
@@ -154,19 +154,19 @@ public final class Readiness {
       }
       Node next = nextTarget(graph, v, onPath, candidates);
       if (next != null) {
-        Integer seen = onPath.get(next.key);
+        Integer seen = onPath.get(next.key());
         if (seen != null) {
           returned = seen;
           hasReturned = true;
         } else {
-          onPath.put(next.key, v.depth + 1);
+          onPath.put(next.key(), v.depth + 1);
           stack.push(new Visit(next, v.depth + 1));
         }
         continue;
       }
       int result = v.targets != null ? -1 : v.cycleDepth; // targets left: a label not satisfied
       stack.pop();
-      onPath.remove(v.node.key);
+      onPath.remove(v.node.key());
       if (stack.isEmpty()) {
         return result;
       }
@@ -188,9 +188,9 @@ public final class Readiness {
         while (v.targetIndex < v.targets.size()) {
           Node t = v.targets.get(v.targetIndex++);
           // values on the path are assumed present, also one being re-created (REMOVED)
-          if (t.value == null
-              || (t.state == ValueState.REMOVED && !onPath.containsKey(t.key))
-              || !candidates.contains(t.key)) {
+          if (t.value() == null
+              || (t.state() == ValueState.REMOVED && !onPath.containsKey(t.key()))
+              || !candidates.contains(t.key())) {
             continue;
           }
           return t;
@@ -208,7 +208,7 @@ public final class Readiness {
       // fast path: an available target off the current path satisfies the label. A target on
       // the path (the value being applied is not flagged unavailable yet) closes a cycle: it
       // must lower the reach, so it goes through the slow path.
-      if (graph.anyTarget(d, t -> satisfies(t) && !onPath.containsKey(t.key))) {
+      if (graph.anyTarget(d, t -> satisfies(t) && !onPath.containsKey(t.key()))) {
         continue;
       }
       v.satisfied = false;
@@ -243,10 +243,10 @@ public final class Readiness {
 
   /** Status details: PENDING ⇒ unsatisfied labels, INVALID ⇒ invalid fields, else empty. */
   public static List<String> details(Graph graph, Node n) {
-    if (n.state == ValueState.PENDING) {
+    if (n.state() == ValueState.PENDING) {
       return unsatisfiedLabels(graph, n);
     }
-    if (n.state == ValueState.INVALID && n.error instanceof InvalidValueException iv) {
+    if (n.state() == ValueState.INVALID && n.error() instanceof InvalidValueException iv) {
       return iv.invalidFields();
     }
     return List.of();

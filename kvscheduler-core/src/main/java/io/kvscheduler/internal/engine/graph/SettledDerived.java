@@ -298,9 +298,9 @@ public final class SettledDerived {
    * its key is no longer known settled.
    */
   void touched(Node n) {
-    Entry e = byBase.get(n.derivedFrom);
+    Entry e = byBase.get(n.derivedFrom());
     if (e != null) {
-      e.touch(n.key);
+      e.touch(n.key());
     }
   }
 

@@ -67,7 +67,7 @@ public final class Touched {
     String key = j.key(i);
     Node cur = j.current(i);
     add(key, cur);
-    if (cur != null && (cur.state == ValueState.REMOVED || !cur.inGraph)) {
+    if (cur != null && (cur.state() == ValueState.REMOVED || !cur.inGraph)) {
       removedCandidates.add(key);
     }
   }

@@ -58,7 +58,7 @@ final class UndoJournal {
    * before the batch ({@link BatchJournal#ABSENT}, or that of a node removed in the batch).
    */
   void created(Node n) {
-    Node removed = removedInBatch.isEmpty() ? null : removedInBatch.remove(n.key);
+    Node removed = removedInBatch.isEmpty() ? null : removedInBatch.remove(n.key());
     if (removed != null) {
       n.journaled = removed.journaled; // the key's content before the batch
       removed.journaled = SUPERSEDED;
@@ -79,7 +79,7 @@ final class UndoJournal {
   /** Journals {@code n} before it leaves the graph. */
   void removing(Node n) {
     writing(n);
-    removedInBatch.put(n.key, n);
+    removedInBatch.put(n.key(), n);
   }
 
   /** See {@link Graph#rollback()}. */
@@ -91,7 +91,7 @@ final class UndoJournal {
       Node orig = e.journaled;
       e.journaled = null;
       if (orig != SUPERSEDED) {
-        restore(e.key, orig);
+        restore(e.key(), orig);
       }
     }
   }
@@ -115,12 +115,12 @@ final class UndoJournal {
     Node cur = nodes.take(key);
     if (cur != null) {
       index.remove(cur);
-      if (cur.derivedFrom != null && settled.any()) {
+      if (cur.derivedFrom() != null && settled.any()) {
         settled.touched(cur);
       }
     }
     if (orig != BatchJournal.ABSENT) {
-      if (orig.derivedFrom != null && settled.any()) {
+      if (orig.derivedFrom() != null && settled.any()) {
         settled.touched(orig);
       }
       nodes.putBack(orig);
@@ -171,7 +171,7 @@ final class UndoJournal {
       }
       // an entry that is not superseded belongs to the key's last node of the batch: the
       // current node when it is still in the graph, else the key has none
-      keys[size] = e.key;
+      keys[size] = e.key();
       before[size] = orig;
       current[size] = closeEntry(e);
       size++;
@@ -185,9 +185,9 @@ final class UndoJournal {
    * of long loops, so the JIT compiles it after a few hundred keys.
    */
   private Node closeEntry(Node e) {
-    if (e.value == null && e.inGraph) {
+    if (e.value() == null && e.inGraph) {
       index.remove(e);
-      nodes.take(e.key);
+      nodes.take(e.key());
     }
     return e.inGraph ? e : null;
   }
@@ -197,7 +197,7 @@ final class UndoJournal {
     List<String> out = new ArrayList<>(entries.size());
     for (Node e : entries) {
       if (e.journaled != SUPERSEDED) {
-        out.add(e.key);
+        out.add(e.key());
       }
     }
     return out;

@@ -135,7 +135,7 @@ public final class History {
       cur.setRevisions(old); // unchanged (the node may be a new one for the same key)
     } else {
       if (old != null && old.until == null) {
-        closed.add(cur.key, now); // the new revision ends the open one
+        closed.add(cur.key(), now); // the new revision ends the open one
       }
       cur.setRevisions(KeyRevision.recorded(cur, seq, now, old));
     }
@@ -300,7 +300,7 @@ public final class History {
         KeyRevision kept = trimmed(head, cutoff);
         if (kept != head) {
           n.setRevisions(kept); // bookkeeping: the node's content is unchanged
-          changed.add(n.key);
+          changed.add(n.key());
         }
       }
       if (!removed.isEmpty()) {

@@ -90,18 +90,18 @@ public final class KeyRevision implements Node.RevisionRef {
 
   private KeyRevision(
       Node n, long seq, Instant now, KeyRevision prev, List<String> details, boolean recorded) {
-    this.key = n.key;
-    this.label = n.label;
-    this.value = n.value;
-    this.metadata = n.metadata;
-    this.state = n.state;
-    this.descriptor = n.descriptor;
-    this.derivedFrom = n.derivedFrom;
-    this.unavailable = n.unavailable;
-    this.error = sharedError(OpRecord.msg(n.error), prev);
-    this.lastUpdate = n.lastUpdate;
+    this.key = n.key();
+    this.label = n.label();
+    this.value = n.value();
+    this.metadata = n.metadata();
+    this.state = n.state();
+    this.descriptor = n.descriptor();
+    this.derivedFrom = n.derivedFrom();
+    this.unavailable = n.unavailable();
+    this.error = sharedError(OpRecord.msg(n.error()), prev);
+    this.lastUpdate = n.lastUpdate();
     this.deps = n.deps();
-    this.derivedKeys = n.derivedKeys;
+    this.derivedKeys = n.derivedKeys();
     this.details = details;
     this.recorded = recorded;
     this.seq = seq;
@@ -139,15 +139,15 @@ public final class KeyRevision implements Node.RevisionRef {
 
   /** True when this revision holds everything a reader sees of {@code n} (details aside). */
   private boolean shows(Node n) {
-    return value == n.value
-        && metadata == n.metadata
-        && state == n.state
-        && unavailable == n.unavailable
-        && lastUpdate == n.lastUpdate
-        && derivedKeys == n.derivedKeys
-        && Objects.equals(descriptor, n.descriptor)
-        && Objects.equals(derivedFrom, n.derivedFrom)
-        && error.equals(OpRecord.msg(n.error));
+    return value == n.value()
+        && metadata == n.metadata()
+        && state == n.state()
+        && unavailable == n.unavailable()
+        && lastUpdate == n.lastUpdate()
+        && derivedKeys == n.derivedKeys()
+        && Objects.equals(descriptor, n.descriptor())
+        && Objects.equals(derivedFrom, n.derivedFrom())
+        && error.equals(OpRecord.msg(n.error()));
   }
 
   /** This revision (the newest of its chain) closed at {@code end}; itself when closed. */

@@ -23,19 +23,23 @@ public final class LiveStatus {
 
   static ValueStatus statusOf(Graph graph, Node n) {
     return new ValueStatus(
-        n.key, n.state, OpRecord.msg(n.error), n.lastOperation(), Readiness.details(graph, n));
+        n.key(),
+        n.state(),
+        OpRecord.msg(n.error()),
+        n.lastOperation(),
+        Readiness.details(graph, n));
   }
 
   /** Status of a base value from the live graph (engine thread). */
   public static BaseValueStatus baseStatus(Graph graph, String key) {
     Node n = graph.get(key);
-    if (n == null || n.value == null) {
+    if (n == null || n.value() == null) {
       return new BaseValueStatus(ValueStatus.nonexistent(key), List.of());
     }
     List<ValueStatus> derived = new ArrayList<>();
-    for (String dk : n.derivedKeys) {
+    for (String dk : n.derivedKeys()) {
       Node dn = graph.get(dk);
-      if (dn != null && dn.value != null) {
+      if (dn != null && dn.value() != null) {
         derived.add(statusOf(graph, dn));
       }
     }

@@ -88,7 +88,7 @@ public final class Published {
       String key = keys.get(i);
       Node n = graph.get(key);
       int slot = slotTable.slotOf(key, n, slots);
-      if (n == null || n.value == null) {
+      if (n == null || n.value() == null) {
         if (slot >= 0) {
           slots = slots.minus(key);
           views = views.set(slot, null);
@@ -259,7 +259,7 @@ public final class Published {
         more = prev.next();
       }
       Node n = graph.get(key);
-      if (n == null || n.value == null) {
+      if (n == null || n.value() == null) {
         if (published >= 0) {
           views[published] = null;
           slotTable.release(published);

@@ -44,7 +44,7 @@ class GraphTest {
   /** Writes {@code key} with a value (string "v:key") and dependencies. */
   private static Node put(Graph g, String key, Dependency... deps) {
     Node n = g.write(key);
-    n.value = "v:" + key;
+    n.setValue("v:" + key);
     g.setDeps(n, List.of(deps));
     return n;
   }
@@ -52,7 +52,7 @@ class GraphTest {
   private static List<String> keys(Collection<Node> nodes) {
     List<String> out = new ArrayList<>();
     for (Node n : nodes) {
-      out.add(n.key);
+      out.add(n.key());
     }
     return out;
   }
@@ -122,8 +122,8 @@ class GraphTest {
     Map<String, Node> table = g.store.table;
     Map<String, Node> out = new TreeMap<>();
     for (Node n : table.values()) {
-      assertThat(out.put(n.key, n)).as("key listed twice: " + n.key).isNull();
-      assertThat(table.get(n.key)).as("lookup of " + n.key).isSameAs(n);
+      assertThat(out.put(n.key(), n)).as("key listed twice: " + n.key()).isNull();
+      assertThat(table.get(n.key())).as("lookup of " + n.key()).isSameAs(n);
     }
     assertThat(out).hasSize(table.size());
     return out;
@@ -154,12 +154,12 @@ class GraphTest {
     for (Node n : g.all().values()) {
       for (Dependency d : n.deps()) {
         if (!d.isAnyOf()) {
-          ex.computeIfAbsent(d.key(), k -> new TreeSet<>()).add(n.key);
+          ex.computeIfAbsent(d.key(), k -> new TreeSet<>()).add(n.key());
         } else if (d.keyPrefixes().isEmpty()) {
-          selector.add(n.key);
+          selector.add(n.key());
         } else {
           for (String p : d.keyPrefixes()) {
-            px.computeIfAbsent(p, k -> new TreeSet<>()).add(n.key);
+            px.computeIfAbsent(p, k -> new TreeSet<>()).add(n.key());
           }
         }
       }
@@ -189,8 +189,8 @@ class GraphTest {
     check(problems, "ordered keys = hashed keys", List.copyOf(g.all().keySet()), sortedKeys);
     check(problems, "size", g.size(), nodes.size());
     for (Node n : g.all().values()) {
-      if (nodes.get(n.key) != n || g.get(n.key) != n) {
-        problems.add("not the same instance in both maps: " + n.key);
+      if (nodes.get(n.key()) != n || g.get(n.key()) != n) {
+        problems.add("not the same instance in both maps: " + n.key());
       }
     }
     check(problems, "reverse index = rebuilt from the nodes", index(g), expectedIndex(g));
@@ -201,10 +201,10 @@ class GraphTest {
       List<String> inRange = new ArrayList<>();
       for (Node n : g.all().values()) {
         if (n.deps().stream().anyMatch(d -> d.matches(key))) {
-          expected.add(n.key);
+          expected.add(n.key());
         }
-        if (n.key.startsWith(key)) {
-          inRange.add(n.key);
+        if (n.key().startsWith(key)) {
+          inRange.add(n.key());
         }
       }
       check(problems, "dependentsOf(" + key + ")", List.copyOf(g.dependentsOf(key)), expected);
@@ -214,14 +214,14 @@ class GraphTest {
       for (Dependency d : n.deps()) {
         List<String> targets = new ArrayList<>();
         for (Node t : g.all().values()) {
-          if (t.value != null && d.matches(t.key)) {
-            targets.add(t.key);
+          if (t.value() != null && d.matches(t.key())) {
+            targets.add(t.key());
           }
         }
-        check(problems, "targetsOf(" + d + ") of " + n.key, keys(g.targetsOf(d)), targets);
+        check(problems, "targetsOf(" + d + ") of " + n.key(), keys(g.targetsOf(d)), targets);
         check(
             problems,
-            "anyTarget(" + d + ") of " + n.key,
+            "anyTarget(" + d + ") of " + n.key(),
             g.anyTarget(d, t -> true),
             !targets.isEmpty());
       }
@@ -239,9 +239,9 @@ class GraphTest {
   static Graph buildCatalogueGraph() {
     Graph g = new Graph();
     Node a1 = g.write(KA1);
-    a1.value = "this is value1";
-    a1.label = "value1";
-    a1.metadata = 1;
+    a1.setValue("this is value1");
+    a1.setLabel("value1");
+    a1.setMetadata(1);
     g.setDeps(a1, List.of(Dependency.onKey("relation1", KA3), Dependency.onKey("relation2", KA2)));
     g.setDeps(
         a1,
@@ -310,47 +310,47 @@ class GraphTest {
     Graph g = new Graph();
     Node n = g.write(KA1);
     // B20: only the key (and label = key) are set
-    assertThat(n.key).isEqualTo(KA1);
-    assertThat(n.label).isEqualTo(KA1);
-    assertThat(n.value).isNull();
-    assertThat(n.metadata).isNull();
-    assertThat(n.descriptor).isNull();
-    assertThat(n.derivedFrom).isNull();
-    assertThat(n.state).isEqualTo(ValueState.NONEXISTENT);
-    assertThat(n.unavailable).isFalse();
-    assertThat(n.lastUpdate).isNull();
-    assertThat(n.error).isNull();
+    assertThat(n.key()).isEqualTo(KA1);
+    assertThat(n.label()).isEqualTo(KA1);
+    assertThat(n.value()).isNull();
+    assertThat(n.metadata()).isNull();
+    assertThat(n.descriptor()).isNull();
+    assertThat(n.derivedFrom()).isNull();
+    assertThat(n.state()).isEqualTo(ValueState.NONEXISTENT);
+    assertThat(n.unavailable()).isFalse();
+    assertThat(n.lastUpdate()).isNull();
+    assertThat(n.error()).isNull();
     assertThat(n.deps()).isEmpty();
-    assertThat(n.derivedKeys).isEmpty();
+    assertThat(n.derivedKeys()).isEmpty();
     assertThat(n.isDerived()).isFalse();
     assertThat(g.get(KA1)).isSameAs(n);
     assertThat(g.journaledKeys()).containsExactly(KA1);
     assertThat(g.write(KA1)).as("a second write in the batch returns the same node").isSameAs(n);
 
     // B21: attributes round-trip
-    n.label = "value1";
-    n.value = "this is value1";
-    n.metadata = 1;
-    n.descriptor = "descriptor1";
-    n.state = ValueState.CONFIGURED;
-    n.lastUpdate = new Node.LastUpdate(3, TxnOperation.CREATE, "this is value1", false, null);
+    n.setLabel("value1");
+    n.setValue("this is value1");
+    n.setMetadata(1);
+    n.setDescriptor("descriptor1");
+    n.setState(ValueState.CONFIGURED);
+    n.setLastUpdate(new Node.LastUpdate(3, TxnOperation.CREATE, "this is value1", false, null));
     g.setDeps(n, List.of(Dependency.onKey("node2", KA2)));
     Node d = g.write(KA1 + "/item1");
-    d.value = "item";
-    d.derivedFrom = KA1;
-    n.derivedKeys = List.of(KA1 + "/item1");
+    d.setValue("item");
+    d.setDerivedFrom(KA1);
+    n.setDerivedKeys(List.of(KA1 + "/item1"));
     Map<String, Node> journal = entries(g.endBatch());
     assertThat(journal).containsOnlyKeys(KA1, KA1 + "/item1");
     assertThat(journal.get(KA1)).isSameAs(BatchJournal.ABSENT);
     Node r = g.get(KA1);
     assertThat(r).isSameAs(n);
-    assertThat(r.label).isEqualTo("value1");
-    assertThat(r.value).isEqualTo("this is value1");
-    assertThat(r.metadata).isEqualTo(1);
-    assertThat(r.state).isEqualTo(ValueState.CONFIGURED);
+    assertThat(r.label()).isEqualTo("value1");
+    assertThat(r.value()).isEqualTo("this is value1");
+    assertThat(r.metadata()).isEqualTo(1);
+    assertThat(r.state()).isEqualTo(ValueState.CONFIGURED);
     assertThat(r.lastOperation()).isEqualTo(TxnOperation.CREATE);
     assertThat(r.deps()).containsExactly(Dependency.onKey("node2", KA2));
-    assertThat(r.unavailable).as("a flag not set reads as absent").isFalse();
+    assertThat(r.unavailable()).as("a flag not set reads as absent").isFalse();
     assertThat(r.isAvailable()).isTrue();
     assertThat(g.get(KA1 + "/item1").isDerived()).isTrue();
     assertThat(g.get(KA1 + "/item1").baseKey()).isEqualTo(KA1);
@@ -358,21 +358,21 @@ class GraphTest {
     // B38: the same handle is returned by write() in the next batch; changes accumulate
     Node again = g.write(KA1);
     assertThat(again).isSameAs(n);
-    again.unavailable = true;
+    again.setUnavailable(true);
     g.endBatch();
     Node third = g.write(KA1);
-    third.error = new IllegalStateException("x");
+    third.setError(new IllegalStateException("x"));
     g.endBatch();
-    assertThat(g.get(KA1).unavailable).isTrue();
-    assertThat(g.get(KA1).error).isNotNull();
-    assertThat(g.get(KA1).label).isEqualTo("value1");
+    assertThat(g.get(KA1).unavailable()).isTrue();
+    assertThat(g.get(KA1).error()).isNotNull();
+    assertThat(g.get(KA1).label()).isEqualTo("value1");
 
     // ours: rollback() restores a copy, so a handle taken in the rolled-back batch is detached
     Node w = g.write(KA1);
-    w.value = "changed";
+    w.setValue("changed");
     g.rollback();
     assertThat(g.get(KA1)).isNotSameAs(w);
-    assertThat(g.get(KA1).value).isEqualTo("this is value1");
+    assertThat(g.get(KA1).value()).isEqualTo("this is value1");
     assertConsistent(g, List.of(KA1, KA2), "after rollback");
   }
 
@@ -388,7 +388,7 @@ class GraphTest {
     assertThat(g.dependentsOf(KA2)).containsExactly(KA1);
     assertThat(g.targetsOf(Dependency.anyOfPrefixes("x", "/prefixA/")))
         .as("a node without value is never a target")
-        .extracting(t -> t.key)
+        .extracting(t -> t.key())
         .containsExactly(KA2);
     Map<String, Node> journal = entries(g.endBatch());
     assertThat(journal).containsOnlyKeys(KA1, KA2);
@@ -408,10 +408,10 @@ class GraphTest {
 
     // every kind of write in one batch
     Node a1 = g.write(KA1);
-    a1.value = "changed";
-    a1.state = ValueState.PENDING;
-    a1.unavailable = true;
-    a1.metadata = 99;
+    a1.setValue("changed");
+    a1.setState(ValueState.PENDING);
+    a1.setUnavailable(true);
+    a1.setMetadata(99);
     g.setDeps(
         a1,
         List.of(
@@ -440,7 +440,7 @@ class GraphTest {
     g.endBatch();
     Map<String, Object> committed = state(g);
     g.remove("/prefixC/kept");
-    g.write(KB1).value = "x";
+    g.write(KB1).setValue("x");
     g.rollback();
     assertThat(state(g)).isEqualTo(committed);
     assertThat(g.dependentsOf(KB1)).contains("/prefixC/kept");
@@ -456,9 +456,9 @@ class GraphTest {
     g.endBatch();
     Map<String, Object> beforeRefresh = state(g);
     put(g, KA2);
-    g.write(KA1).state = ValueState.DISCOVERED;
+    g.write(KA1).setState(ValueState.DISCOVERED);
     BatchJournal refresh = g.endBatch();
-    g.write(KA2).state = ValueState.FAILED;
+    g.write(KA2).setState(ValueState.FAILED);
     g.remove(KA1);
     put(g, KB1);
     g.rollbackThrough(refresh);
@@ -470,7 +470,7 @@ class GraphTest {
     put(g, KB1);
     g.endBatch();
     Map<String, Object> afterBoth = state(g);
-    g.write(KA1).state = ValueState.FAILED;
+    g.write(KA1).setState(ValueState.FAILED);
     g.rollbackThrough(older);
     assertThat(state(g)).as("an older batch stays").isEqualTo(afterBoth);
   }
@@ -482,7 +482,7 @@ class GraphTest {
     put(g, KA1);
     g.endBatch();
     Map<String, Object> afterFirst = state(g);
-    g.write(KA1).state = ValueState.CONFIGURED;
+    g.write(KA1).setState(ValueState.CONFIGURED);
     g.rollback();
     assertThat(state(g)).isEqualTo(afterFirst);
   }
@@ -497,7 +497,7 @@ class GraphTest {
     TreeSet<String> live = new TreeSet<>();
     for (int i = 0; i < 300; i++) {
       String key = "/p" + (i % 3) + "/k" + String.format("%04d", (i * 7919) % 1000);
-      g.write(key).value = i;
+      g.write(key).setValue(i);
       live.add(key);
     }
     assertThat(g.all().keySet()).containsExactlyElementsOf(live);
@@ -506,7 +506,7 @@ class GraphTest {
     // a second wave: many new keys interleaved with the old ones, some old ones removed
     for (int i = 0; i < 200; i++) {
       String key = "/p" + (i % 3) + "/k" + String.format("%04d", 1000 + (i * 31) % 997);
-      g.write(key).value = i;
+      g.write(key).setValue(i);
       live.add(key);
     }
     List<String> old = new ArrayList<>(committed);
@@ -516,7 +516,7 @@ class GraphTest {
     }
     assertThat(g.range("/p1/").keySet()).containsExactlyElementsOf(live.subSet("/p1/", "/p10"));
     assertThat(g.all().keySet()).containsExactlyElementsOf(live);
-    assertThat(g.all().values()).allMatch(n -> g.get(n.key) == n);
+    assertThat(g.all().values()).allMatch(n -> g.get(n.key()) == n);
     g.rollback();
     assertThat(g.all().keySet()).containsExactlyElementsOf(committed);
     assertThat(g.size()).isEqualTo(committed.size());
@@ -818,7 +818,7 @@ class GraphTest {
     assertThat(keys(g.targetsOf(d))).containsExactly("/q/1", "/q/2", "/q/3");
     assertThat(calls.get()).as("selector calls for targetsOf").isEqualTo(3);
     calls.set(0);
-    assertThat(g.anyTarget(d, n -> n.key.equals("/q/2"))).isTrue();
+    assertThat(g.anyTarget(d, n -> n.key().equals("/q/2"))).isTrue();
     assertThat(calls.get()).as("anyTarget stops at the first accepted node").isEqualTo(2);
 
     // reverse lookups: 1000 nodes with a prefix dependency each (distinct prefixes)
@@ -902,11 +902,11 @@ class GraphTest {
     Dependency overlapping =
         Dependency.anyOfPrefixes("o", "/prefixB/", "/prefixA/key1", "/prefixA/");
     assertThat(keys(g.targetsOf(overlapping))).containsExactly(KA1, KA2, KA3, KB1);
-    g.write(KA2).value = null; // under construction: not a target
+    g.write(KA2).setValue(null); // under construction: not a target
     assertThat(keys(g.targetsOf(overlapping))).containsExactly(KA1, KA3, KB1);
     assertThat(g.anyTarget(Dependency.onKey("k", KA2), n -> true)).isFalse();
-    g.write(KA3).state = ValueState.CONFIGURED;
-    Predicate<Node> configured = n -> n.state == ValueState.CONFIGURED;
+    g.write(KA3).setState(ValueState.CONFIGURED);
+    Predicate<Node> configured = n -> n.state() == ValueState.CONFIGURED;
     assertThat(g.anyTarget(overlapping, configured)).isTrue();
     assertThat(g.anyTarget(Dependency.anyOfPrefixes("b", "/prefixB/"), configured)).isFalse();
     assertThat(g.anyTarget(Dependency.onKey("k", KA3), configured)).isTrue();
@@ -915,7 +915,7 @@ class GraphTest {
     g.anyTarget(
         Dependency.anyOf("all", List.of(), k -> true),
         n -> {
-          visited.add(n.key);
+          visited.add(n.key());
           return false;
         });
     assertThat(visited)
@@ -974,17 +974,17 @@ class GraphTest {
       case 0 -> g.remove(key);
       case 1 -> {
         Node n = g.write(key);
-        n.value = rnd.nextInt(4) == 0 ? null : "v" + rnd.nextInt(3);
-        n.state = ValueState.values()[rnd.nextInt(ValueState.values().length)];
-        n.unavailable = rnd.nextBoolean();
-        n.label = "label" + rnd.nextInt(3);
-        n.metadata = rnd.nextBoolean() ? null : rnd.nextInt(3);
-        n.derivedKeys = rnd.nextBoolean() ? List.of() : List.of(key + "/x");
+        n.setValue(rnd.nextInt(4) == 0 ? null : "v" + rnd.nextInt(3));
+        n.setState(ValueState.values()[rnd.nextInt(ValueState.values().length)]);
+        n.setUnavailable(rnd.nextBoolean());
+        n.setLabel("label" + rnd.nextInt(3));
+        n.setMetadata(rnd.nextBoolean() ? null : rnd.nextInt(3));
+        n.setDerivedKeys(rnd.nextBoolean() ? List.of() : List.of(key + "/x"));
       }
       default -> {
         Node n = g.write(key);
-        if (n.value == null) {
-          n.value = "v";
+        if (n.value() == null) {
+          n.setValue("v");
         }
         List<Dependency> deps = new ArrayList<>();
         int count = rnd.nextInt(4);
@@ -1017,7 +1017,7 @@ class GraphTest {
       assertConsistent(g, UNIVERSE, "seed " + seed);
       g.endBatch();
       for (Node n : g.all().values()) {
-        assertThat(n.value).as("after endBatch every node has a value").isNotNull();
+        assertThat(n.value()).as("after endBatch every node has a value").isNotNull();
       }
       assertConsistent(g, UNIVERSE, "seed " + seed + " after endBatch");
     }

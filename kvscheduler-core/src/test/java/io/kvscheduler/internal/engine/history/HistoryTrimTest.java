@@ -83,12 +83,12 @@ class HistoryTrimTest {
             open.end = now;
           } else {
             Node n = g.write(key);
-            n.value = "v" + step + key;
-            n.state = ValueState.CONFIGURED;
+            n.setValue("v" + step + key);
+            n.setState(ValueState.CONFIGURED);
             if (open != null) {
               open.end = now;
             }
-            revs.add(new Revision(n.value, now));
+            revs.add(new Revision(n.value(), now));
           }
         }
         h.addRevisions(g.endBatch(), step, now);

@@ -221,11 +221,11 @@ class PublishedTest {
         g.remove("a/k" + i);
       }
       put(g, "b/waiting", "w");
-      g.get("b/waiting").state = ValueState.PENDING;
+      g.get("b/waiting").setState(ValueState.PENDING);
       put(g, "c/broken", "x");
       // making its view fails: a PENDING value's status details ask its any-of selector, whose
       // fatal errors (unlike its other failures) are not contained
-      g.get("c/broken").state = ValueState.PENDING;
+      g.get("c/broken").setState(ValueState.PENDING);
       g.setDeps(
           g.get("c/broken"),
           List.of(
@@ -242,7 +242,7 @@ class PublishedTest {
       check(p.current(), model, "after the failure, large=" + large);
       // new keys must not take the slots of the removals that were never published
       g.setDeps(g.write("c/broken"), List.of());
-      g.get("c/broken").state = ValueState.CONFIGURED;
+      g.get("c/broken").setState(ValueState.CONFIGURED);
       for (int i = 0; i < 3; i++) {
         put(g, "d/k" + i, "d" + i);
       }
@@ -311,8 +311,8 @@ class PublishedTest {
 
   private static void put(Graph g, String key, Object value) {
     Node n = g.write(key);
-    n.value = value;
-    n.state = ValueState.CONFIGURED;
+    n.setValue(value);
+    n.setState(ValueState.CONFIGURED);
   }
 
   private static void publish(Published p, Graph g, long seq) {

@@ -1,7 +1,7 @@
 package io.kvscheduler.api;
 
-import io.kvscheduler.internal.engine.SchedulerConfig;
 import io.kvscheduler.internal.engine.SchedulerImpl;
+import io.kvscheduler.internal.engine.config.SchedulerConfig;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;

@@ -3,6 +3,7 @@ package io.kvscheduler.internal;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.nameMatching;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -18,6 +19,11 @@ import org.junit.jupiter.api.Test;
  * then the engine's sub-packages, then {@code internal.engine} itself (the walk and the transaction
  * pipeline), which may use all of them. A sub-package never uses the package above it, and no two
  * packages use each other, directly or round a ring.
+ *
+ * <p>The sub-packages, bottom up: {@code graph} (nodes, the graph, its journal) and nothing else of
+ * the engine; {@code record} (operation and transaction records) on the graph; {@code config} (the
+ * scheduler's settings) on the records; {@code publish} (the read side) on graph and records;
+ * {@code history} (records kept, revisions) on all of those.
  */
 class PackageDirectionsTest {
 
@@ -25,6 +31,7 @@ class PackageDirectionsTest {
   private static final String COLLECT = "io.kvscheduler.internal.collect..";
   private static final String UTIL = "io.kvscheduler.internal.util..";
   private static final String ENGINE_TOP = "io.kvscheduler.internal.engine";
+  private static final String ENGINE = "io.kvscheduler.internal.engine.";
 
   private static JavaClasses engine;
 
@@ -67,13 +74,45 @@ class PackageDirectionsTest {
   void aNodeKnowsNothingOfHistoryPublishingOrCalls() {
     classes()
         .that()
-        .haveNameMatching("io\\.kvscheduler\\.internal\\.engine\\.Node(\\$.*)?")
+        .haveNameMatching("io\\.kvscheduler\\.internal\\.engine\\.graph\\.Node(\\$.*)?")
         .should()
         .onlyDependOnClassesThat(
             resideInAnyPackage("java..", API)
                 .or(
                     nameMatching(
-                        "io\\.kvscheduler\\.internal\\.engine\\.(Node(\\$.*)?|DependencyIndex)")))
+                        "io\\.kvscheduler\\.internal\\.engine\\.graph\\.(Node(\\$.*)?|DependencyIndex)")))
+        .check(engine);
+  }
+
+  /** Each arrow between the engine's packages runs down the list in the class comment. */
+  @Test
+  void engineSubPackagesOnlyUseThoseBelowThem() {
+    layeredArchitecture()
+        .consideringOnlyDependenciesInLayers()
+        .layer("walk and pipeline")
+        .definedBy(ENGINE_TOP)
+        .layer("history")
+        .definedBy(ENGINE + "history..")
+        .layer("publish")
+        .definedBy(ENGINE + "publish..")
+        .layer("config")
+        .definedBy(ENGINE + "config..")
+        .layer("record")
+        .definedBy(ENGINE + "record..")
+        .layer("graph")
+        .definedBy(ENGINE + "graph..")
+        .whereLayer("walk and pipeline")
+        .mayNotBeAccessedByAnyLayer()
+        .whereLayer("history")
+        .mayOnlyBeAccessedByLayers("walk and pipeline")
+        .whereLayer("publish")
+        .mayOnlyBeAccessedByLayers("walk and pipeline", "history")
+        .whereLayer("config")
+        .mayOnlyBeAccessedByLayers("walk and pipeline", "history")
+        .whereLayer("record")
+        .mayOnlyBeAccessedByLayers("walk and pipeline", "history", "publish", "config")
+        .whereLayer("graph")
+        .mayOnlyBeAccessedByLayers("walk and pipeline", "history", "publish", "config", "record")
         .check(engine);
   }
 

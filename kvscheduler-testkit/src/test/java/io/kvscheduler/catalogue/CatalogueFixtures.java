@@ -31,6 +31,8 @@ final class CatalogueFixtures {
           "io.kvscheduler.internal.engine.graph",
           "io.kvscheduler.internal.engine.history",
           "io.kvscheduler.internal.engine.publish",
+          "io.kvscheduler.internal.engine.record",
+          "io.kvscheduler.internal.engine.config",
           "io.kvscheduler.internal.collect");
 
   /**

@@ -2,6 +2,7 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.internal.engine.graph.Node;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -180,7 +181,7 @@ final class CallPlan {
       Object metadata,
       List<Dependency> deps,
       List<Dependency> moreDeps) {
-    String key = node.key;
+    String key = node.key();
     PlannedCall metaFrom = op == TxnOperation.CREATE ? null : metadataOf.get(key);
     PlannedCall c =
         new PlannedCall(

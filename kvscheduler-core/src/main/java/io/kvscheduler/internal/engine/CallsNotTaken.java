@@ -2,6 +2,9 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.record.OpRecord;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.HashMap;
@@ -79,7 +82,7 @@ final class CallsNotTaken {
       } else if (c.op != TxnOperation.CREATE && graph.get(c.key) != null) {
         // the value is back, re-created or updated back by the undo: with the metadata that call
         // returned (the node never saw the call that ran ahead; its metadata is the old object's)
-        graph.write(c.key).metadata = c.undoMetadata;
+        graph.write(c.key).setMetadata(c.undoMetadata);
       }
       if (beyondFailure) {
         OpRecord op = undoRecord(c, nodeFor(c.key, detached), started, clock.instant(), err);
@@ -134,8 +137,8 @@ final class CallsNotTaken {
   private static OpRecord callRecord(PlannedCall c, Node node) {
     OpRecord op = record(c, node);
     op.op = c.op;
-    op.prevState = node.state;
-    op.prevErr = node.error;
+    op.prevState = node.state();
+    op.prevErr = node.error();
     switch (c.op) {
       case CREATE -> {
         op.newValue = c.value;
@@ -185,8 +188,8 @@ final class CallsNotTaken {
       op.newState = ValueState.FAILED;
       op.newErr = err;
     } else {
-      op.newState = node.state;
-      op.newErr = node.error;
+      op.newState = node.state();
+      op.newErr = node.error();
     }
     op.callStarted = started;
     op.callEnded = ended;
@@ -195,7 +198,6 @@ final class CallsNotTaken {
 
   private static OpRecord record(PlannedCall c, Node node) {
     OpRecord op = new OpRecord();
-    op.node = node;
     op.key = c.key;
     op.baseKey = c.baseKey;
     op.derived = !c.key.equals(c.baseKey);

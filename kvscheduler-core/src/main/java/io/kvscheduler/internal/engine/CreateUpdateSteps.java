@@ -2,6 +2,12 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.graph.Readiness;
+import io.kvscheduler.internal.engine.graph.SettledDerived;
+import io.kvscheduler.internal.engine.graph.ValueToApply;
+import io.kvscheduler.internal.engine.record.OpRecord;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -44,22 +50,22 @@ final class CreateUpdateSteps {
     OpRecord op = f.op;
     Walker.Args a = f.args;
     String key = a.kv().key();
-    node.value = a.kv().value();
+    node.setValue(a.kv().value());
     DescriptorHandle handle = registry.forNode(node);
     if (handle != null) {
-      node.descriptor = handle.name;
-      node.label = handle.label(key);
+      node.setDescriptor(handle.name);
+      node.setLabel(handle.label(key));
     } else {
-      node.descriptor = null;
-      node.label = key;
+      node.setDescriptor(null);
+      node.setLabel(key);
     }
     if (a.derived()) {
-      node.derivedFrom = a.baseKey();
+      node.setDerivedFrom(a.baseKey());
     }
 
     if (!a.kv().fromSB() && !a.derived() && handle == null) {
-      if (node.state != ValueState.UNIMPLEMENTED) { // else already known: nothing to record
-        node.unavailable = true;
+      if (node.state() != ValueState.UNIMPLEMENTED) { // else already known: nothing to record
+        node.setUnavailable(true);
         StatusMarks.clearError(node);
         op.noop = true;
         marks.setState(node, op, ValueState.UNIMPLEMENTED);
@@ -73,7 +79,7 @@ final class CreateUpdateSteps {
     }
 
     if (txn.pass.validates() && !a.kv().fromSB() && handle != null) {
-      Throwable invalid = validate(handle, key, node.value);
+      Throwable invalid = validate(handle, key, node.value());
       if (invalid != null) {
         f.endOperation(marks.markInvalid(node, op, invalid));
         return;
@@ -86,10 +92,10 @@ final class CreateUpdateSteps {
       return;
     }
     graph.setDeps(node, rel.deps());
-    node.derivedKeys = rel.derivedKeys();
+    node.setDerivedKeys(rel.derivedKeys());
 
     if (!Readiness.isReady(graph, node, a.kv().fromSB())) {
-      node.unavailable = true;
+      node.setUnavailable(true);
       StatusMarks.clearError(node);
       op.noop = true;
       marks.setState(node, op, ValueState.PENDING);
@@ -106,17 +112,17 @@ final class CreateUpdateSteps {
               .calls()
               .call(
                   SbCall.create(
-                      node, handle, node.value, op, found, found ? a.kv().metadata() : null));
+                      node, handle, node.value(), op, found, found ? a.kv().metadata() : null));
       if (r.failed()) {
-        node.unavailable = true;
+        node.setUnavailable(true);
         callFailed(f, op, node, handle, r.error(), TxnOperation.CREATE);
         return;
       }
     }
 
     StatusMarks.clearError(node);
-    node.unavailable = false;
-    node.held = null;
+    node.setUnavailable(false);
+    node.setHeld(null);
     marks.setState(node, op, a.kv().fromSB() ? ValueState.OBTAINED : ValueState.CONFIGURED);
     txn.ops.add(op);
 
@@ -136,35 +142,35 @@ final class CreateUpdateSteps {
     String key = a.kv().key();
     DescriptorHandle handle = registry.forNode(node);
     f.update.depsBefore = node.deps();
-    if (node.held != null) {
-      node.value = node.held; // what the southbound holds: the update starts from it
+    if (node.held() != null) {
+      node.setValue(node.held()); // what the southbound holds: the update starts from it
     }
     if (txn.pass.validates() && !a.kv().fromSB() && handle != null) {
       Throwable invalid = validate(handle, key, a.kv().value());
       if (invalid != null) {
         // nothing is called: the southbound keeps what it holds, remembered for the next
         // operation (a removal deletes it, a valid value updates it)
-        node.held = node.value;
-        node.value = a.kv().value();
+        node.setHeld(node.value());
+        node.setValue(a.kv().value());
         f.endOperation(marks.markInvalid(node, op, invalid));
         return;
       }
     }
     boolean equivalent =
         handle != null
-            ? handle.equivalent(key, node.value, a.kv().value())
-            : DescriptorHandle.equalValues(key, node.value, a.kv().value());
+            ? handle.equivalent(key, node.value(), a.kv().value())
+            : DescriptorHandle.equalValues(key, node.value(), a.kv().value());
     if (equivalent && handle != null) {
-      handle.rememberEqual(node, node.value, a.kv().value());
+      handle.rememberEqual(node, node.value(), a.kv().value());
     }
     boolean recreate =
         !equivalent
             && !a.kv().fromSB()
             && handle != null
-            && handle.updateWithRecreate(key, node.value, a.kv().value(), node.metadata);
+            && handle.updateWithRecreate(key, node.value(), a.kv().value(), node.metadata());
 
     if (recreate) {
-      Set<String> recreating = new HashSet<>(node.derivedKeys);
+      Set<String> recreating = new HashSet<>(node.derivedKeys());
       recreating.add(key);
       Walker.Args ra = a.withRecreating(recreating);
       OpRecord del = visits.preRecord(ra, node);
@@ -179,24 +185,24 @@ final class CreateUpdateSteps {
 
     f.update.handle = handle;
     f.update.equivalent = equivalent;
-    f.update.prevValue = node.value;
+    f.update.prevValue = node.value();
     // an unavailable value whose object the southbound holds: once updated it is available
     // again, and what waits for it goes ahead, as after a Create
-    f.update.wasUnavailable = node.unavailable;
+    f.update.wasUnavailable = node.unavailable();
     Derivation.Relations rel = derivation.relations(node, handle, a.kv(), a.derived());
     if (rel.error() != null) {
-      node.held = node.value;
-      node.value = a.kv().value();
+      node.setHeld(node.value());
+      node.setValue(a.kv().value());
       f.endOperation(marks.markInvalid(node, op, rel.error()));
       return;
     }
     f.relations = rel;
-    boolean derivedChanged = !Derivation.sameKeys(rel.derivedKeys(), node.derivedKeys);
+    boolean derivedChanged = !Derivation.sameKeys(rel.derivedKeys(), node.derivedKeys());
     if (!equivalent || derivedChanged) {
-      f.update.oldDerived = node.derivedKeys;
+      f.update.oldDerived = node.derivedKeys();
       f.update.oldDeps = node.deps();
       graph.setDeps(node, rel.deps());
-      node.derivedKeys = rel.derivedKeys();
+      node.setDerivedKeys(rel.derivedKeys());
       List<ValueToApply> obsolete = new ArrayList<>();
       // no set of the kept keys, no string comparison when the matching of the derived values
       // found them (W5: a base with thousands of derived values)
@@ -215,7 +221,7 @@ final class CreateUpdateSteps {
     if (obsoleteError != null) {
       // the Update was not called: keep the value that is in the SB
       graph.setDeps(f.node, f.update.oldDeps);
-      f.node.derivedKeys = f.update.oldDerived;
+      f.node.setDerivedKeys(f.update.oldDerived);
       f.endOperation(obsoleteError);
       return;
     }
@@ -234,14 +240,14 @@ final class CreateUpdateSteps {
     // here: with dependencies unmet it is taken down, as any value that loses them
     boolean settles =
         equivalent && (op.prevState == ValueState.FAILED || op.prevState == ValueState.RETRYING);
-    if ((!equivalent || node.unavailable || settles)
+    if ((!equivalent || node.unavailable() || settles)
         && !Readiness.isReady(graph, node, a.kv().fromSB())) {
       // the new value waits for its dependencies: take the old one down, keep the new as PENDING
       // (also an equal value whose object a failed Delete left behind: it goes now)
       f.startDelete(true, false, a.kv().value());
       return;
     }
-    node.value = a.kv().value();
+    node.setValue(a.kv().value());
 
     if (!equivalent && handle != null) {
       boolean found = a.kv().fromSB();
@@ -253,14 +259,14 @@ final class CreateUpdateSteps {
                       node,
                       handle,
                       f.update.prevValue,
-                      node.value,
-                      found ? a.kv().metadata() : node.metadata,
+                      node.value(),
+                      found ? a.kv().metadata() : node.metadata(),
                       f.update.depsBefore,
                       op,
                       found));
       if (r.failed()) {
-        if (node.unavailable) {
-          node.held = f.update.prevValue; // still there (an available value keeps its own value)
+        if (node.unavailable()) {
+          node.setHeld(f.update.prevValue); // still there (an available value keeps its own value)
         }
         callFailed(f, op, node, handle, r.error(), TxnOperation.UPDATE);
         return;
@@ -268,8 +274,8 @@ final class CreateUpdateSteps {
     }
 
     StatusMarks.clearError(node);
-    node.unavailable = false;
-    node.held = null;
+    node.setUnavailable(false);
+    node.setHeld(null);
     marks.setState(node, op, a.kv().fromSB() ? ValueState.OBTAINED : ValueState.CONFIGURED);
     if (!equivalent) {
       txn.ops.add(op);

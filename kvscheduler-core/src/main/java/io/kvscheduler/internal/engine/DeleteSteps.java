@@ -2,6 +2,10 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.graph.ValueToApply;
+import io.kvscheduler.internal.engine.record.OpRecord;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -31,32 +35,32 @@ final class DeleteSteps {
   void delete(WalkFrame f) {
     Node node = f.node;
     Walker.Args a = f.args;
-    if (node.value == null) {
-      graph.remove(node.key);
+    if (node.value() == null) {
+      graph.remove(node.key());
       endDelete(f, null);
       return;
     }
-    if (!node.isAvailable() && node.held == null) {
+    if (!node.isAvailable() && node.held() == null) {
       f.op.noop = true;
       endDelete(f, finishDelete(f, null));
       return;
     }
     // an available value, or an unavailable one whose object the southbound still holds
-    f.delete.object = node.held != null ? node.held : node.value;
-    f.delete.before = node.state;
-    f.delete.wasUnavailable = node.unavailable;
-    node.unavailable = true;
+    f.delete.object = node.held() != null ? node.held() : node.value();
+    f.delete.before = node.state();
+    f.delete.wasUnavailable = node.unavailable();
+    node.setUnavailable(true);
     if (!f.delete.pending) {
-      node.state = ValueState.REMOVED;
+      node.setState(ValueState.REMOVED);
     }
     if (node.isDerived()) {
       f.startDependents(graph, node, false, WalkPhase.DELETE_AFTER_DEPENDENTS);
       return;
     }
     List<ValueToApply> dels = new ArrayList<>();
-    for (String dk : node.derivedKeys) {
+    for (String dk : node.derivedKeys()) {
       Node dn = graph.get(dk);
-      if (dn != null && dn.value != null) {
+      if (dn != null && dn.value() != null) {
         dels.add(new ValueToApply(dk, null, a.kv().origin(), a.kv().revert(), null));
       }
     }
@@ -65,8 +69,8 @@ final class DeleteSteps {
 
   /** A derived value or a dependent could not be removed: the value is kept as it was. */
   void keepUndeleted(WalkFrame f, Throwable inherited) {
-    f.node.unavailable = f.delete.wasUnavailable;
-    f.node.state = f.delete.before;
+    f.node.setUnavailable(f.delete.wasUnavailable);
+    f.node.setState(f.delete.before);
     endDelete(f, inherited);
   }
 
@@ -74,7 +78,7 @@ final class DeleteSteps {
   void deleteCall(WalkFrame f) {
     Node node = f.node;
     Throwable err = null;
-    DescriptorHandle handle = node.descriptor == null ? null : registry.forNode(node);
+    DescriptorHandle handle = node.descriptor() == null ? null : registry.forNode(node);
     if (handle != null) {
       // a value found in the southbound is gone from it already: nothing is called
       err =
@@ -91,21 +95,21 @@ final class DeleteSteps {
     OpRecord op = f.op;
     if (err == null) {
       StatusMarks.clearError(node);
-      node.held = null;
+      node.setHeld(null);
       if (f.delete.pendingValue != null) {
-        node.value = f.delete.pendingValue;
+        node.setValue(f.delete.pendingValue);
       }
       if (f.delete.pending) {
         marks.setState(node, op, ValueState.PENDING);
       } else if (f.args.derived() && !f.delete.recreate) {
         op.newState = ValueState.REMOVED;
-        graph.remove(node.key);
+        graph.remove(node.key());
       } else {
         marks.setState(node, op, ValueState.REMOVED);
       }
     } else {
       // the object is still in the southbound: the next operation on the key starts from it
-      node.held = node.held != null ? node.held : node.value;
+      node.setHeld(node.held() != null ? node.held() : node.value());
       DescriptorHandle handle = registry.forNode(node);
       op.newErr = err;
       op.newState =

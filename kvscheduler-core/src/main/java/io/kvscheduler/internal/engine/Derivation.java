@@ -6,6 +6,11 @@ import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.internal.collect.Bulk;
+import io.kvscheduler.internal.engine.graph.DerivedOrder;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.graph.SettledDerived;
+import io.kvscheduler.internal.engine.graph.ValueToApply;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -83,7 +88,7 @@ final class Derivation {
     List<ValueToApply> derivedValues = new ArrayList<>(unique.size());
     String[] keys = new String[unique.size()];
     // matched against what the base's last walk found settled: those keys need no lookup (W5)
-    SettledDerived.Matcher settled = graph.settled.matcher(node.key, unique.size());
+    SettledDerived.Matcher settled = graph.settled.matcher(node.key(), unique.size());
     int n = 0;
     for (int i = 0; i < unique.size(); i += Bulk.RANGE) {
       n =
@@ -115,11 +120,12 @@ final class Derivation {
       // a key known settled is derived from this base: it cannot collide
       boolean isSettled = settled != null && settled.settled(kv);
       Node existing = isSettled ? null : graph.get(kv.key());
-      if (isSettled || !DerivedOrder.collides(existing, base.key)) {
+      if (isSettled || !DerivedOrder.collides(existing, base.key())) {
         // the key's string as the graph already holds it: the base's revisions then share one
         // string per derived key instead of each keeping the descriptor's fresh copies (W5 with
         // history at 10,000 members: heap_mb)
-        String key = isSettled ? settled.matchedKey() : existing != null ? existing.key : kv.key();
+        String key =
+            isSettled ? settled.matchedKey() : existing != null ? existing.key() : kv.key();
         derived.add(new ValueToApply(key, kv.value(), baseKv.origin(), baseKv.revert(), null));
         if (settled != null) {
           settled.added(isSettled);

@@ -2,6 +2,10 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.graph.SettledDerived;
+import io.kvscheduler.internal.engine.graph.ValueToApply;
 import java.util.Objects;
 
 /**
@@ -34,7 +38,9 @@ final class DerivedVisits {
       return; // a derived value derives nothing
     }
     boolean renew = checksRetry() && mayBeUnchanged(a.kv(), a);
-    f.children.settled = graph.settled.begin(a.baseKey(), rel, renew, txn.nbRetry);
+    f.children.settled =
+        graph.settled.begin(
+            a.baseKey(), rel.settled(), rel.derived(), rel.derivedKeys(), renew, txn.nbRetry);
   }
 
   /** The visit of the {@code i}th derived value of the frame's base, or null when skipped. */
@@ -93,16 +99,16 @@ final class DerivedVisits {
    */
   private boolean unchanged(ValueToApply kv, Node n, Walker.Args a) {
     if (n == null
-        || n.state != ValueState.CONFIGURED
+        || n.state() != ValueState.CONFIGURED
         || a.recreating() != null
         || kv.fromSB()
         || kv.revert()
-        || n.held != null
-        || n.error != null
-        || !a.baseKey().equals(n.derivedFrom)) {
+        || n.held() != null
+        || n.error() != null
+        || !a.baseKey().equals(n.derivedFrom())) {
       return false;
     }
-    Node.LastUpdate last = n.lastUpdate;
+    Node.LastUpdate last = n.lastUpdate();
     if (last == null
         || last.op() != TxnOperation.UPDATE
         || last.revert()
@@ -112,6 +118,6 @@ final class DerivedVisits {
       return false;
     }
     Object v = kv.value();
-    return v == n.value || v != null && v.equals(n.value);
+    return v == n.value() || v != null && v.equals(n.value());
   }
 }

@@ -9,6 +9,8 @@ import io.kvscheduler.api.OperationListener;
 import io.kvscheduler.api.OperationTimeoutException;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.internal.collect.Bulk;
+import io.kvscheduler.internal.engine.graph.DerivedOrder;
+import io.kvscheduler.internal.engine.graph.Node;
 import io.kvscheduler.internal.idxmap.NamedMappingImpl;
 import io.kvscheduler.internal.util.UserCode;
 import java.time.Duration;
@@ -367,7 +369,9 @@ final class DescriptorHandle implements Node.HandleRef {
     if (n.memoHandle() == this
         && m != null
         && (m == value
-            || value != null && m.getClass() == value.getClass() && equalValues(n.key, m, value))) {
+            || value != null
+                && m.getClass() == value.getClass()
+                && equalValues(n.key(), m, value))) {
       n.setMemoValue(value);
       return true;
     }
@@ -381,13 +385,13 @@ final class DescriptorHandle implements Node.HandleRef {
    */
   @SuppressWarnings("unchecked")
   Result<List<Dependency>> dependencies(Node n, Object value) {
-    if (dependencies == null || checkType(n.key, value) != null) {
+    if (dependencies == null || checkType(n.key(), value) != null) {
       return NO_DEPENDENCIES;
     }
     if (remembers(n, value) && n.memoDeps() != null) {
       return new Result<>(n.memoDeps(), null); // the list is kept, not the wrapper
     }
-    Result<List<Dependency>> r = dependencies(n.key, value);
+    Result<List<Dependency>> r = dependencies(n.key(), value);
     if (!r.failed()) {
       n.setMemoDeps(r.value());
     }
@@ -401,26 +405,26 @@ final class DescriptorHandle implements Node.HandleRef {
    */
   @SuppressWarnings("unchecked")
   Result<List<KeyValuePair>> derivedSorted(Node n, Object value) {
-    if (deriver == null || checkType(n.key, value) != null) {
+    if (deriver == null || checkType(n.key(), value) != null) {
       return NO_DERIVED;
     }
     if (remembers(n, value) && n.memoDerived() != null) {
       return new Result<>(n.memoDerived(), null);
     }
-    Result<List<KeyValuePair>> r = derivedValues(n.key, value);
+    Result<List<KeyValuePair>> r = derivedValues(n.key(), value);
     if (!r.failed()) {
       List<KeyValuePair> given = r.value();
       r =
           given.isEmpty()
               ? NO_DERIVED
-              : new Result<>(DerivedOrder.sortedUnique(given, n.key), null);
+              : new Result<>(DerivedOrder.sortedUnique(given, n.key()), null);
       if (r.value().size() < given.size()) {
         LOG.warn(
             "descriptor {}: derivedValues for key {} gave {} entries that were dropped: {}",
             name,
-            n.key,
+            n.key(),
             given.size() - r.value().size(),
-            DerivedOrder.dropped(given, n.key));
+            DerivedOrder.dropped(given, n.key()));
       }
       n.setMemoDerived(r.value());
     }

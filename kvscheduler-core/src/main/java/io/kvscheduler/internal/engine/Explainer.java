@@ -5,6 +5,9 @@ import io.kvscheduler.api.Explanation;
 import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.record.OpRecord;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -31,7 +34,7 @@ final class Explainer {
   static List<String> explain(Graph graph, String key) {
     List<String> out = new ArrayList<>();
     Node n = graph.get(key);
-    if (n == null || n.value == null) {
+    if (n == null || n.value() == null) {
       return out;
     }
     walk(graph, n, out);
@@ -41,9 +44,9 @@ final class Explainer {
   /** The explanation of {@code key} as a tree of causes. */
   static Explanation tree(Graph graph, String key) {
     Node n = graph.get(key);
-    if (n == null || n.value == null) {
+    if (n == null || n.value() == null) {
       return Explanation.of(
-          key, n == null ? ValueState.NONEXISTENT : n.state, Explanation.Reason.UNKNOWN_KEY);
+          key, n == null ? ValueState.NONEXISTENT : n.state(), Explanation.Reason.UNKNOWN_KEY);
     }
     return treeOf(graph, n);
   }
@@ -152,11 +155,11 @@ final class Explainer {
         continue;
       }
       stack.pop();
-      path.remove(top.node.key);
+      path.remove(top.node.key());
       done =
           new Explanation(
-              top.node.key,
-              top.node.state,
+              top.node.key(),
+              top.node.state(),
               Explanation.Reason.WAITING,
               "",
               List.of(),
@@ -175,53 +178,53 @@ final class Explainer {
    */
   private static Explanation enterTree(
       Node n, LinkedHashSet<String> path, ArrayDeque<Pending> stack) {
-    if (path.contains(n.key)) {
+    if (path.contains(n.key())) {
       return new Explanation(
-          n.key,
-          n.state,
+          n.key(),
+          n.state(),
           Explanation.Reason.CYCLE,
           "",
           List.of(),
           List.of(),
           "",
           TxnOperation.UNDEFINED,
-          cycle(path, n.key),
+          cycle(path, n.key()),
           List.of());
     }
-    String error = OpRecord.msg(n.error);
-    return switch (n.state) {
+    String error = OpRecord.msg(n.error());
+    return switch (n.state()) {
       case PENDING -> {
-        path.add(n.key);
+        path.add(n.key());
         stack.push(new Pending(n, 0));
         yield null;
       }
       case INVALID ->
           new Explanation(
-              n.key,
-              n.state,
+              n.key(),
+              n.state(),
               Explanation.Reason.INVALID,
               "",
               List.of(),
-              invalidFields(n.error),
+              invalidFields(n.error()),
               error,
               TxnOperation.UNDEFINED,
               List.of(),
               List.of());
       case FAILED, RETRYING ->
           new Explanation(
-              n.key,
-              n.state,
+              n.key(),
+              n.state(),
               Explanation.Reason.FAILED,
               "",
               List.of(),
               List.of(),
               error,
-              n.errorOp,
+              n.errorOp(),
               List.of(),
               List.of());
-      case UNIMPLEMENTED -> Explanation.of(n.key, n.state, Explanation.Reason.UNIMPLEMENTED);
-      case MISSING -> Explanation.of(n.key, n.state, Explanation.Reason.MISSING);
-      default -> Explanation.of(n.key, n.state, Explanation.Reason.APPLIED);
+      case UNIMPLEMENTED -> Explanation.of(n.key(), n.state(), Explanation.Reason.UNIMPLEMENTED);
+      case MISSING -> Explanation.of(n.key(), n.state(), Explanation.Reason.MISSING);
+      default -> Explanation.of(n.key(), n.state(), Explanation.Reason.APPLIED);
     };
   }
 
@@ -248,7 +251,7 @@ final class Explainer {
         continue;
       }
       stack.pop();
-      path.remove(top.node.key);
+      path.remove(top.node.key());
     }
   }
 
@@ -256,28 +259,35 @@ final class Explainer {
   private static void enterLines(
       Node n, int depth, LinkedHashSet<String> path, ArrayDeque<Pending> stack, List<String> out) {
     String pad = pad(depth);
-    if (path.contains(n.key)) {
-      out.add(pad + "dependency cycle: " + String.join(" -> ", cycle(path, n.key)));
+    if (path.contains(n.key())) {
+      out.add(pad + "dependency cycle: " + String.join(" -> ", cycle(path, n.key())));
       return;
     }
-    switch (n.state) {
+    switch (n.state()) {
       case PENDING -> {
-        out.add(pad + n.key + " is PENDING");
-        path.add(n.key);
+        out.add(pad + n.key() + " is PENDING");
+        path.add(n.key());
         stack.push(new Pending(n, depth));
       }
-      case INVALID -> out.add(pad + n.key + " is INVALID: " + OpRecord.msg(n.error));
+      case INVALID -> out.add(pad + n.key() + " is INVALID: " + OpRecord.msg(n.error()));
       case FAILED, RETRYING ->
           out.add(
-              pad + n.key + " is " + n.state + " (" + n.errorOp + "): " + OpRecord.msg(n.error));
-      case UNIMPLEMENTED -> out.add(pad + n.key + " is UNIMPLEMENTED: no descriptor selects it");
+              pad
+                  + n.key()
+                  + " is "
+                  + n.state()
+                  + " ("
+                  + n.errorOp()
+                  + "): "
+                  + OpRecord.msg(n.error()));
+      case UNIMPLEMENTED -> out.add(pad + n.key() + " is UNIMPLEMENTED: no descriptor selects it");
       case MISSING ->
           out.add(
               pad
-                  + n.key
+                  + n.key()
                   + " is MISSING: configured but not found in the"
                   + " southbound by the last refresh");
-      default -> out.add(pad + n.key + " is " + n.state);
+      default -> out.add(pad + n.key() + " is " + n.state());
     }
   }
 }

@@ -3,6 +3,9 @@ package io.kvscheduler.internal.engine;
 import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.graph.SettledDerived;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -139,7 +142,7 @@ final class FailurePolicy {
       TxnOperation failedOp) {
     noteOwnFailure(txn, node, revert);
     if (mustBeRead(graph, registry, node)) {
-      txn.unread.add(node.key); // a call failed: the southbound may hold anything for the key
+      txn.unread.add(node.key()); // a call failed: the southbound may hold anything for the key
     }
     ValueState state = ValueState.FAILED;
     boolean toBeReverted = txn.isNB() && txn.revertOnFailure() && !revert;
@@ -148,7 +151,7 @@ final class FailurePolicy {
       attempt = txn.request.retryAttempt() + 1;
     }
     if (retriable && !toBeReverted) {
-      Node.LastUpdate lu = node.lastUpdate;
+      Node.LastUpdate lu = node.lastUpdate();
       if (lu != null
           && lu.retry() != null
           && (lu.retry().maxCount() == 0 || attempt <= lu.retry().maxCount())) {
@@ -158,11 +161,11 @@ final class FailurePolicy {
     if (state == ValueState.RETRYING) {
       txn.sawRetrying = true;
     }
-    node.state = state;
-    node.error = err;
-    node.errorRetriable = retriable;
-    node.errorOp = failedOp;
-    node.retryAttempt = attempt;
+    node.setState(state);
+    node.setError(err);
+    node.setErrorRetriable(retriable);
+    node.setErrorOp(failedOp);
+    node.setRetryAttempt(attempt);
     return state;
   }
 
@@ -182,7 +185,7 @@ final class FailurePolicy {
    * stays the scheduler's best guess.
    */
   static boolean mustBeRead(Graph graph, Registry registry, Node node) {
-    Node base = node.isDerived() ? graph.get(node.derivedFrom) : node;
+    Node base = node.isDerived() ? graph.get(node.derivedFrom()) : node;
     DescriptorHandle handle = base == null ? null : registry.forNode(base);
     return handle != null && handle.canRetrieve();
   }
@@ -221,7 +224,7 @@ final class FailurePolicy {
 
   /** F10: true when a RETRYING value whose new last update asks for no retry is FAILED now. */
   static boolean retryLost(Node node, Node.LastUpdate newUpdate) {
-    return node.state == ValueState.RETRYING && newUpdate.retry() == null;
+    return node.state() == ValueState.RETRYING && newUpdate.retry() == null;
   }
 
   /**
@@ -233,17 +236,17 @@ final class FailurePolicy {
    */
   static void settleObsoleteRetries(Graph graph, Transaction txn, Node base, String baseKey) {
     if (base == null
-        || base.derivedKeys.isEmpty()
-        || base.lastUpdate == null
-        || base.lastUpdate.seq() != txn.seq) {
+        || base.derivedKeys().isEmpty()
+        || base.lastUpdate() == null
+        || base.lastUpdate().seq() != txn.seq) {
       return;
     }
     // the keys known settled (CONFIGURED) are not RETRYING: their nodes are not read (W5)
     SettledDerived.Entry settled = graph.settled.live(baseKey);
-    if (settled != null && !Derivation.sameKeys(settled.keys, base.derivedKeys)) {
+    if (settled != null && !Derivation.sameKeys(settled.keys, base.derivedKeys())) {
       settled = null;
     }
-    List<String> keys = base.derivedKeys;
+    List<String> keys = base.derivedKeys();
     for (int i = 0; i < keys.size(); i++) {
       if (settled != null && settled.knownSettled(i)) {
         continue;
@@ -251,10 +254,10 @@ final class FailurePolicy {
       String dk = keys.get(i);
       Node dn = graph.get(dk);
       if (dn != null
-          && dn.state == ValueState.RETRYING
-          && baseKey.equals(dn.derivedFrom)
-          && (dn.lastUpdate == null || dn.lastUpdate.seq() != txn.seq)) {
-        graph.write(dk).state = ValueState.FAILED;
+          && dn.state() == ValueState.RETRYING
+          && baseKey.equals(dn.derivedFrom())
+          && (dn.lastUpdate() == null || dn.lastUpdate().seq() != txn.seq)) {
+        graph.write(dk).setState(ValueState.FAILED);
         txn.statusChanged(baseKey);
       }
     }
@@ -273,15 +276,18 @@ final class FailurePolicy {
     }
     for (String b : bases) {
       Node n = graph.get(b);
-      if (n == null || planned.contains(b) || n.lastUpdate == null || n.lastUpdate.seq() != seq) {
+      if (n == null
+          || planned.contains(b)
+          || n.lastUpdate() == null
+          || n.lastUpdate().seq() != seq) {
         continue;
       }
-      List<String> subtree = new ArrayList<>(n.derivedKeys);
+      List<String> subtree = new ArrayList<>(n.derivedKeys());
       subtree.add(b);
       for (String k : subtree) {
         Node x = graph.get(k);
-        if (x != null && x.state == ValueState.RETRYING) {
-          graph.write(k).state = ValueState.FAILED;
+        if (x != null && x.state() == ValueState.RETRYING) {
+          graph.write(k).setState(ValueState.FAILED);
         }
       }
     }

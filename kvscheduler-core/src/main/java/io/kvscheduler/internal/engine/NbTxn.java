@@ -5,6 +5,7 @@ import io.kvscheduler.api.QueueFullException;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.Txn;
 import io.kvscheduler.api.TxnOptions;
+import io.kvscheduler.internal.engine.graph.ValueToApply;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -2,6 +2,7 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TxnOptions;
+import io.kvscheduler.internal.engine.config.SchedulerConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.SplittableRandom;

@@ -6,6 +6,17 @@ import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.internal.collect.Bulk;
+import io.kvscheduler.internal.engine.config.SchedulerConfig;
+import io.kvscheduler.internal.engine.graph.BatchJournal;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.graph.Touched;
+import io.kvscheduler.internal.engine.graph.ValueToApply;
+import io.kvscheduler.internal.engine.history.History;
+import io.kvscheduler.internal.engine.publish.LiveStatus;
+import io.kvscheduler.internal.engine.publish.Published;
+import io.kvscheduler.internal.engine.record.OpRecord;
+import io.kvscheduler.internal.engine.record.TxnRecord;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -105,7 +116,7 @@ final class PostProcessor {
       if (failed != null
           && (op.newState == ValueState.FAILED || op.newState == ValueState.RETRYING)) {
         Node n = graph.get(op.key);
-        if (n != null && (n.state == ValueState.FAILED || n.state == ValueState.RETRYING)) {
+        if (n != null && (n.state() == ValueState.FAILED || n.state() == ValueState.RETRYING)) {
           failed.add(op.baseKey);
         }
       }
@@ -168,7 +179,7 @@ final class PostProcessor {
     List<String> removable = new ArrayList<>();
     for (String key : touched.removedCandidates()) {
       Node n = graph.get(key);
-      if (n != null && n.state == ValueState.REMOVED) {
+      if (n != null && n.state() == ValueState.REMOVED) {
         if (n.isDerived()) {
           graph.remove(key); // e.g. marked REMOVED by a refresh after an abandoned delete
         } else {
@@ -178,10 +189,10 @@ final class PostProcessor {
     }
     for (String key : removable) {
       Node n = graph.get(key);
-      if (n != null && !n.isDerived() && n.state == ValueState.REMOVED) {
-        for (String dk : n.derivedKeys) {
+      if (n != null && !n.isDerived() && n.state() == ValueState.REMOVED) {
+        for (String dk : n.derivedKeys()) {
           Node dn = graph.get(dk);
-          if (dn != null && key.equals(dn.derivedFrom)) {
+          if (dn != null && key.equals(dn.derivedFrom())) {
             graph.remove(dk);
           }
         }
@@ -238,7 +249,7 @@ final class PostProcessor {
           }
           for (String dep : graph.dependentsOf(key)) {
             Node dn = graph.get(dep);
-            if (dn != null && dn.state == ValueState.PENDING) {
+            if (dn != null && dn.state() == ValueState.PENDING) {
               pendingDependents.add(dep);
             }
           }

@@ -1,6 +1,7 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.TxnOptions;
+import io.kvscheduler.internal.engine.graph.ValueToApply;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -4,6 +4,10 @@ import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.RetrieveError;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.internal.collect.Bulk;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.graph.ValueToApply;
+import io.kvscheduler.internal.engine.history.History;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -110,11 +114,11 @@ final class Refresher {
       }
       // NB base values of this descriptor not returned lose their metadata
       for (Node n : wasEmpty ? List.<Node>of() : reader.nodesOf(h, keys)) {
-        if (n.refreshMark != mark && n.metadata != null && n.state != ValueState.OBTAINED) {
-          Node w = graph.write(n.key);
-          w.metadata = null;
+        if (n.refreshMark() != mark && n.metadata() != null && n.state() != ValueState.OBTAINED) {
+          Node w = graph.write(n.key());
+          w.setMetadata(null);
           if (h.metadataMap != null && merger.writesMetadataMaps) {
-            h.metadataMap.put(w.label, null);
+            h.metadataMap.put(w.label(), null);
           }
         }
       }

@@ -2,6 +2,7 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.KVDescriptor;
+import io.kvscheduler.internal.engine.graph.Node;
 import io.kvscheduler.internal.util.UserCode;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -255,7 +256,7 @@ final class Registry {
     if (n.handleCachedIn(gen)) {
       return (DescriptorHandle) n.handle();
     }
-    DescriptorHandle h = forKey(n.key);
+    DescriptorHandle h = forKey(n.key());
     n.cacheHandle(h, gen);
     return h;
   }

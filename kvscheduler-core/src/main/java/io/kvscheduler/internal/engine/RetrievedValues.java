@@ -7,6 +7,10 @@ import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.internal.collect.Bulk;
+import io.kvscheduler.internal.engine.graph.DerivedOrder;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.history.History;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -75,7 +79,7 @@ final class RetrievedValues {
       // a new node takes the key as the correlation input has it (the NB's own string at the
       // first resync): later lookups with that string then match it by identity, and the
       // southbound's copy of the key is not kept
-      String key = seen != null ? seen.key : c != null ? c.key() : kv.key();
+      String key = seen != null ? seen.key() : c != null ? c.key() : kv.key();
       applyRetrieved(h, kv, key, resolveOrigin(kv, seen, c == null ? null : c.origin()), mark);
     }
   }
@@ -92,7 +96,7 @@ final class RetrievedValues {
       LOG.warn("descriptor {}: Retrieve returned foreign key {}; skipped", h.name, kv.key());
       return false;
     }
-    if (seen != null && seen.refreshMark == mark && !seen.isDerived()) {
+    if (seen != null && seen.refreshMark() == mark && !seen.isDerived()) {
       LOG.warn("descriptor {}: Retrieve returned key {} twice; skipped", h.name, kv.key());
       return false;
     }
@@ -130,11 +134,11 @@ final class RetrievedValues {
       long mark) {
     Node n = graph.write(key);
     registry.remember(n, h); // validRetrieved found h selecting the key
-    n.refreshMark = mark;
+    n.setRefreshMark(mark);
     refreshNode(n, h, kv.value(), origin, null);
-    n.metadata = kv.metadata();
+    n.setMetadata(kv.metadata());
     if (h.metadataMap != null && writesMetadataMaps) {
-      h.metadataMap.put(n.label, kv.metadata());
+      h.metadataMap.put(n.label(), kv.metadata());
     }
     // sorted by key, first occurrence of a key wins
     DescriptorHandle.Result<List<KeyValuePair>> der = h.derivedSorted(n, kv.value());
@@ -142,15 +146,15 @@ final class RetrievedValues {
     if (!der.failed()) {
       List<KeyValuePair> derived = der.value();
       for (int i = 0; i < derived.size(); i += Bulk.RANGE) {
-        refreshDerived(derived, i, Bulk.end(i, derived.size()), n.key, origin, mark, derivedKeys);
+        refreshDerived(derived, i, Bulk.end(i, derived.size()), n.key(), origin, mark, derivedKeys);
       }
     }
-    if (!n.derivedKeys.isEmpty()) {
+    if (!n.derivedKeys().isEmpty()) {
       Set<String> produced = new HashSet<>(derivedKeys);
       boolean kept = false;
       // derived values no longer produced are "not found" (§8); remember them, since the
       // base's derived-key list (the candidates of a keyed refresh) is replaced below
-      for (String old : n.derivedKeys) {
+      for (String old : n.derivedKeys()) {
         if (!produced.contains(old)) {
           vanishedDerived.add(old);
         }
@@ -160,12 +164,12 @@ final class RetrievedValues {
       // the base's NB intent, so a later change or removal of the base must find them (otherwise
       // a pending binding of a removed base would linger and be created once its dependency
       // appears).
-      for (String old : n.derivedKeys) {
+      for (String old : n.derivedKeys()) {
         Node dn = graph.get(old);
         if (!produced.contains(old)
             && dn != null
-            && dn.value != null
-            && n.key.equals(dn.derivedFrom)) {
+            && dn.value() != null
+            && n.key().equals(dn.derivedFrom())) {
           derivedKeys.add(old);
           kept = true;
         }
@@ -174,7 +178,7 @@ final class RetrievedValues {
         derivedKeys.sort(null);
       }
     }
-    n.derivedKeys = derivedKeys.isEmpty() ? List.of() : List.copyOf(derivedKeys);
+    n.setDerivedKeys(derivedKeys.isEmpty() ? List.of() : List.copyOf(derivedKeys));
   }
 
   /**
@@ -208,49 +212,49 @@ final class RetrievedValues {
     }
     boolean leftOver =
         existing != null
-            && (existing.state == ValueState.FAILED || existing.state == ValueState.RETRYING)
+            && (existing.state() == ValueState.FAILED || existing.state() == ValueState.RETRYING)
             && !listedUnder(baseKey, d.key());
     Node dn = graph.write(d.key());
     if (leftOver) {
       // a failed value its base no longer derives (no retry will come for it), found again:
       // there like a value never seen, not FAILED or RETRYING under a base that does not ask for it
-      dn.state = ValueState.NONEXISTENT;
-      dn.error = null;
-      dn.retryAttempt = 0;
+      dn.setState(ValueState.NONEXISTENT);
+      dn.setError(null);
+      dn.setRetryAttempt(0);
     }
     refreshNode(dn, registry.forNode(dn), d.value(), origin, baseKey);
-    dn.refreshMark = mark;
+    dn.setRefreshMark(mark);
     return true;
   }
 
   /** True when base {@code baseKey} lists {@code key} among its derived keys (kept sorted). */
   private boolean listedUnder(String baseKey, String key) {
     Node base = graph.get(baseKey);
-    return base != null && Collections.binarySearch(base.derivedKeys, key) >= 0;
+    return base != null && Collections.binarySearch(base.derivedKeys(), key) >= 0;
   }
 
   private void refreshNode(
       Node n, DescriptorHandle h, Object value, ValueOrigin origin, String base) {
-    n.derivedFrom = base;
-    n.descriptor = h == null ? null : h.name;
-    n.label = h == null ? n.key : h.label(n.key);
-    if (n.state == ValueState.INVALID && n.value != null) {
+    n.setDerivedFrom(base);
+    n.setDescriptor(h == null ? null : h.name);
+    n.setLabel(h == null ? n.key() : h.label(n.key()));
+    if (n.state() == ValueState.INVALID && n.value() != null) {
       // the NB value was rejected by Validate: what was found is the older object the southbound
       // still holds, and the value stays unavailable, so that its dependents keep waiting until a
       // valid value is applied (otherwise each resync would create them from the found object and
       // take them down again when the NB value is re-validated)
-      n.held = value;
+      n.setHeld(value);
       return;
     }
-    n.value = value;
-    n.unavailable = false;
-    n.held = null; // the southbound holds what was found
-    if (n.state == ValueState.NONEXISTENT || n.state == ValueState.REMOVED) {
+    n.setValue(value);
+    n.setUnavailable(false);
+    n.setHeld(null); // the southbound holds what was found
+    if (n.state() == ValueState.NONEXISTENT || n.state() == ValueState.REMOVED) {
       // found: a value taken for removed (its last request a delete, not found by an earlier
       // refresh) that shows up again is there, like one never seen
-      n.state = origin == ValueOrigin.FROM_SB ? ValueState.OBTAINED : ValueState.DISCOVERED;
-    } else if (n.state == ValueState.PENDING) {
-      n.state = ValueState.CONFIGURED;
+      n.setState(origin == ValueOrigin.FROM_SB ? ValueState.OBTAINED : ValueState.DISCOVERED);
+    } else if (n.state() == ValueState.PENDING) {
+      n.setState(ValueState.CONFIGURED);
     }
     List<Dependency> deps = List.of();
     if (h != null) {
@@ -284,7 +288,7 @@ final class RetrievedValues {
         Node n = graph.get(k);
         if (n != null) {
           candidates.add(n);
-          for (String dk : n.derivedKeys) {
+          for (String dk : n.derivedKeys()) {
             Node dn = graph.get(dk);
             if (dn != null) {
               candidates.add(dn);
@@ -294,29 +298,29 @@ final class RetrievedValues {
       }
     }
     for (Node n : candidates) {
-      if (n.refreshMark == mark || n.value == null) {
+      if (n.refreshMark() == mark || n.value() == null) {
         continue;
       }
-      Node base = n.isDerived() ? graph.get(n.derivedFrom) : n;
-      if (base == null || base.descriptor == null || !refreshed.contains(base.descriptor)) {
+      Node base = n.isDerived() ? graph.get(n.derivedFrom()) : n;
+      if (base == null || base.descriptor() == null || !refreshed.contains(base.descriptor())) {
         continue;
       }
-      if (n.state == ValueState.OBTAINED || n.state == ValueState.DISCOVERED) {
-        graph.remove(n.key);
+      if (n.state() == ValueState.OBTAINED || n.state() == ValueState.DISCOVERED) {
+        graph.remove(n.key());
         continue;
       }
-      Node w = graph.write(n.key);
-      w.unavailable = true;
-      w.held = null; // nothing is left in the southbound
-      if (w.state == ValueState.CONFIGURED) {
+      Node w = graph.write(n.key());
+      w.setUnavailable(true);
+      w.setHeld(null); // nothing is left in the southbound
+      if (w.state() == ValueState.CONFIGURED) {
         // REMOVED only when the northbound asked for the removal: a value taken down because of
         // its dependencies (a DELETE whose intent is still the value) is MISSING, and kept
-        w.state =
-            w.lastUpdate != null
-                    && w.lastUpdate.op() == TxnOperation.DELETE
-                    && w.lastUpdate.value() == null
+        w.setState(
+            w.lastUpdate() != null
+                    && w.lastUpdate().op() == TxnOperation.DELETE
+                    && w.lastUpdate().value() == null
                 ? ValueState.REMOVED
-                : ValueState.MISSING;
+                : ValueState.MISSING);
       }
     }
   }

@@ -3,6 +3,10 @@ package io.kvscheduler.internal.engine;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.engine.config.SchedulerConfig;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.record.OpRecord;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -63,9 +67,9 @@ final class RetryPlanner {
     List<Node> retrying = new ArrayList<>();
     for (String k : touched) {
       Node t = graph.get(k);
-      if (t != null && t.state == ValueState.RETRYING) {
+      if (t != null && t.state() == ValueState.RETRYING) {
         retrying.add(t);
-        if (t.lastUpdate != null && t.lastUpdate.seq() == seq) {
+        if (t.lastUpdate() != null && t.lastUpdate().seq() == seq) {
           candidates.add(t.baseKey());
         }
       }
@@ -85,33 +89,33 @@ final class RetryPlanner {
         continue;
       }
       // the failing node may be a derived value of this base
-      if (n.state != ValueState.RETRYING) {
+      if (n.state() != ValueState.RETRYING) {
         failedNode = null;
-        for (String dk : n.derivedKeys) {
+        for (String dk : n.derivedKeys()) {
           Node dn = graph.get(dk);
-          if (dn != null && dn.state == ValueState.RETRYING) {
+          if (dn != null && dn.state() == ValueState.RETRYING) {
             failedNode = dn;
             break;
           }
         }
       }
       if (failedNode == null
-          || n.lastUpdate == null
-          || failedNode.lastUpdate == null
-          || failedNode.lastUpdate.retry() == null) {
+          || n.lastUpdate() == null
+          || failedNode.lastUpdate() == null
+          || failedNode.lastUpdate().retry() == null) {
         continue;
       }
-      RetryOptions ro = failedNode.lastUpdate.retry();
+      RetryOptions ro = failedNode.lastUpdate().retry();
       boolean repeated = type == TxnType.RETRY_FAILED_OPS && retryKeys.contains(op.baseKey);
       Duration delay = ro.period();
       if (repeated && ro.expBackoff() && retryDelay != null) {
         delay = retryDelay.multipliedBy(2);
       }
       long origin = repeated ? retryForTxn : seq;
-      int attempt = failedNode.retryAttempt;
+      int attempt = failedNode.retryAttempt();
       groups
           .computeIfAbsent(List.of(origin, delay, attempt), k -> new TreeMap<>())
-          .put(op.baseKey, n.lastUpdate.seq());
+          .put(op.baseKey, n.lastUpdate().seq());
     }
     Set<String> scheduled = new HashSet<>();
     for (Map.Entry<List<Object>, Map<String, Long>> e : groups.entrySet()) {
@@ -153,13 +157,13 @@ final class RetryPlanner {
       unimplemented.removeIf(
           key -> {
             Node n = graph.get(key);
-            return n == null || n.state != ValueState.UNIMPLEMENTED;
+            return n == null || n.state() != ValueState.UNIMPLEMENTED;
           });
       return;
     }
     for (String key : changed) {
       Node n = graph.get(key);
-      if (n != null && n.state == ValueState.UNIMPLEMENTED) {
+      if (n != null && n.state() == ValueState.UNIMPLEMENTED) {
         unimplemented.add(key);
       } else {
         unimplemented.remove(key);
@@ -172,12 +176,12 @@ final class RetryPlanner {
     Map<Long, Map<String, Long>> byOrigin = new TreeMap<>();
     for (String key : unimplemented) {
       Node n = graph.get(key);
-      if (n == null || n.lastUpdate == null || registry.forKey(key) == null) {
+      if (n == null || n.lastUpdate() == null || registry.forKey(key) == null) {
         continue;
       }
       byOrigin
-          .computeIfAbsent(n.lastUpdate.seq(), k -> new TreeMap<>())
-          .put(key, n.lastUpdate.seq());
+          .computeIfAbsent(n.lastUpdate().seq(), k -> new TreeMap<>())
+          .put(key, n.lastUpdate().seq());
     }
     for (Map.Entry<Long, Map<String, Long>> e : byOrigin.entrySet()) {
       sink.pushInternal(new Queued.Retry(e.getKey(), 0, null, e.getValue(), true));

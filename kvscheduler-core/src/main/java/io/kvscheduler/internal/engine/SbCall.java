@@ -2,6 +2,8 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.record.OpRecord;
 import java.util.List;
 
 /**
@@ -36,7 +38,7 @@ record SbCall(
   static SbCall create(
       Node node, DescriptorHandle handle, Object value, OpRecord record, boolean found, Object md) {
     return new SbCall(
-        TxnOperation.CREATE, node, handle, node.key, value, null, md, List.of(), record, found);
+        TxnOperation.CREATE, node, handle, node.key(), value, null, md, List.of(), record, found);
   }
 
   /** The Update of {@code node} from {@code oldValue} to {@code value}. */
@@ -53,7 +55,7 @@ record SbCall(
         TxnOperation.UPDATE,
         node,
         handle,
-        node.key,
+        node.key(),
         value,
         oldValue,
         metadata,
@@ -69,10 +71,10 @@ record SbCall(
         TxnOperation.DELETE,
         node,
         handle,
-        node.key,
+        node.key(),
         object,
         null,
-        node.metadata,
+        node.metadata(),
         List.of(),
         record,
         found);

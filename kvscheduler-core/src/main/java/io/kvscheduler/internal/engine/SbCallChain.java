@@ -3,6 +3,9 @@ package io.kvscheduler.internal.engine;
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.OperationTimeoutException;
 import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.record.OpRecord;
 import io.kvscheduler.internal.util.UserCode;
 import java.time.Clock;
 import java.util.List;
@@ -94,10 +97,10 @@ abstract class SbCallChain {
       }
       DescriptorHandle handle = call.handle();
       if (handle == null) {
-        node.metadata = r.value();
+        node.setMetadata(r.value());
       } else if (handle.metadataMap != null) {
-        node.metadata = r.value();
-        handle.metadataMap.put(node.label, r.value());
+        node.setMetadata(r.value());
+        handle.metadataMap.put(node.label(), r.value());
       }
       return r;
     }
@@ -319,7 +322,7 @@ abstract class SbCallChain {
           op,
           node,
           handle,
-          node.label,
+          node.label(),
           !node.isDerived() && handle.metadataMap != null,
           call.value(),
           call.oldValue(),
@@ -335,7 +338,7 @@ abstract class SbCallChain {
      * waits for every earlier call ({@link CallPlan}).
      */
     private static boolean dependentsWithAnyOf(Graph graph, Node node) {
-      for (String d : graph.dependentsOf(node.key)) {
+      for (String d : graph.dependentsOf(node.key())) {
         Node dn = graph.get(d);
         if (dn != null) {
           for (Dependency dep : dn.deps()) {

@@ -1,6 +1,7 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.DelayScheduler;
+import io.kvscheduler.internal.engine.config.SchedulerConfig;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;

@@ -3,6 +3,10 @@ package io.kvscheduler.internal.engine;
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.internal.collect.Bulk;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.graph.ValueToApply;
+import io.kvscheduler.internal.engine.record.OpRecord;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
@@ -60,7 +64,7 @@ final class SouthboundReader {
     }
     for (Node n : nodesOf(h, null)) {
       if (n.isAvailable()) {
-        out.add(new KVWithMetadata<>(n.key, n.value, n.metadata, n.origin()));
+        out.add(new KVWithMetadata<>(n.key(), n.value(), n.metadata(), n.origin()));
       }
     }
     return out;
@@ -92,14 +96,14 @@ final class SouthboundReader {
     if (keys != null) {
       for (String k : new TreeSet<>(keys)) {
         Node n = graph.get(k);
-        if (n != null && !n.isDerived() && h.name.equals(n.descriptor) && n.value != null) {
+        if (n != null && !n.isDerived() && h.name.equals(n.descriptor()) && n.value() != null) {
           out.add(n);
         }
       }
       return out;
     }
     for (Node n : graph.range(h.descriptor.nbKeyPrefix()).values()) {
-      if (!n.isDerived() && h.name.equals(n.descriptor) && n.value != null) {
+      if (!n.isDerived() && h.name.equals(n.descriptor()) && n.value() != null) {
         out.add(n);
       }
     }

@@ -2,6 +2,9 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.record.OpRecord;
 import java.util.Objects;
 
 /**
@@ -22,15 +25,15 @@ final class StatusMarks {
 
   /** Marks {@code node} INVALID with {@code err}, records {@code op}; returns {@code err}. */
   Throwable markInvalid(Node node, OpRecord op, Throwable err) {
-    err = sameAsBefore(node.error != null ? node.error : op.prevErr, err);
+    err = sameAsBefore(node.error() != null ? node.error() : op.prevErr, err);
     FailurePolicy.noteOwnFailure(txn, node, op.revert);
-    node.unavailable = true;
+    node.setUnavailable(true);
     op.newErr = err;
     op.noop = true;
     setState(node, op, ValueState.INVALID);
-    node.error = err;
-    node.errorRetriable = false;
-    node.errorOp = op.op;
+    node.setError(err);
+    node.setErrorRetriable(false);
+    node.setErrorOp(op.op);
     txn.ops.add(op);
     return err;
   }
@@ -62,9 +65,9 @@ final class StatusMarks {
 
   /** Clears the error of {@code node}. */
   static void clearError(Node node) {
-    node.error = null;
-    node.errorRetriable = false;
-    node.errorOp = TxnOperation.UNDEFINED;
+    node.setError(null);
+    node.setErrorRetriable(false);
+    node.setErrorOp(TxnOperation.UNDEFINED);
   }
 
   /** Sets state {@code s} on {@code node} and as the new state of {@code op}. */
@@ -72,7 +75,7 @@ final class StatusMarks {
     if (s == ValueState.UNIMPLEMENTED) {
       txn.sawUnimplemented = true;
     }
-    node.state = s;
+    node.setState(s);
     op.newState = s;
   }
 }

@@ -5,6 +5,9 @@ import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.RetrieveError;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TxnType;
+import io.kvscheduler.internal.engine.graph.Touched;
+import io.kvscheduler.internal.engine.graph.ValueToApply;
+import io.kvscheduler.internal.engine.record.OpRecord;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -110,8 +113,6 @@ final class Transaction {
   /** Keys of derived values reported as conflicting in {@link #ignored} (each once per pass). */
   Set<String> conflicts = new HashSet<>();
 
-  /** {@link Graph#departures()} when the pass started. */
-  long departuresAtStart;
 
   /**
    * Base keys whose status changed, in order of change; a key may repeat (only immediate repeats,
@@ -155,23 +156,17 @@ final class Transaction {
   }
 
   /**
-   * Starts a pass of the walk of kind {@code pass} with an empty recursion path, in a graph whose
-   * departures count is {@code departures}, with the keys {@code unreadBefore} unknown. With {@code
-   * keepOutcome} (an execution after a simulation that planned nothing: it makes no call), what the
-   * simulation noticed stays the transaction's outcome: the statuses it changed, the pairs it
-   * ignored and the values it left unimplemented.
+   * Starts a pass of the walk of kind {@code pass} with an empty recursion path, with the keys
+   * {@code unreadBefore} unknown. With {@code keepOutcome} (an execution after a simulation that
+   * planned nothing: it makes no call), what the simulation noticed stays the transaction's
+   * outcome: the statuses it changed, the pairs it ignored and the values it left unimplemented.
    */
   void startPass(
-      WalkPass pass,
-      RecursionPath emptyPath,
-      long departures,
-      Set<String> unreadBefore,
-      boolean keepOutcome) {
+      WalkPass pass, RecursionPath emptyPath, Set<String> unreadBefore, boolean keepOutcome) {
     this.pass = pass;
     this.nbRetry = isNB() ? request.options().retry().orElse(null) : null;
     this.inheritRetry = isNB() && request.resync() == ResyncType.DOWNSTREAM && nbRetry == null;
     this.branch = emptyPath;
-    this.departuresAtStart = departures;
     this.unreadBefore = unreadBefore;
     this.ops = new ArrayList<>();
     if (!keepOutcome) {

@@ -4,6 +4,15 @@ import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.internal.collect.Bulk;
+import io.kvscheduler.internal.engine.config.SchedulerConfig;
+import io.kvscheduler.internal.engine.graph.BatchJournal;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.graph.Touched;
+import io.kvscheduler.internal.engine.graph.ValueToApply;
+import io.kvscheduler.internal.engine.history.History;
+import io.kvscheduler.internal.engine.record.Compression;
+import io.kvscheduler.internal.engine.record.OpRecord;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -93,12 +102,13 @@ final class TxnExecutor {
     if (kv.value() == null) {
       return 0;
     }
-    if (n == null || n.value == null || !n.isAvailable() && n.held == null) {
+    if (n == null || n.value() == null || !n.isAvailable() && n.held() == null) {
       return 2;
     }
     DescriptorHandle h = registry.forNode(n);
-    Object old = n.held != null ? n.held : n.value; // the update starts from what the SB holds
-    return h != null && h.updateWithRecreate(kv.key(), old, kv.value(), n.metadata) ? 1 : 3;
+    Object old =
+        n.held() != null ? n.held() : n.value(); // the update starts from what the SB holds
+    return h != null && h.updateWithRecreate(kv.key(), old, kv.value(), n.metadata()) ? 1 : 3;
   }
 
   /**
@@ -107,7 +117,7 @@ final class TxnExecutor {
    * {@code keepOutcome}.
    */
   private void startPass(Transaction txn, WalkPass pass, boolean keepOutcome) {
-    txn.startPass(pass, path.cleared(), graph.departures(), unread.snapshot(), keepOutcome);
+    txn.startPass(pass, path.cleared(), unread.snapshot(), keepOutcome);
   }
 
   /**
@@ -254,8 +264,8 @@ final class TxnExecutor {
     followRefresh(w, txn.readFirst, false);
     for (ValueToApply kv : ordered) {
       Node before = graph.get(kv.key());
-      Object prev = before == null ? null : before.value;
-      Object held = before != null && before.state == ValueState.INVALID ? before.held : null;
+      Object prev = before == null ? null : before.value();
+      Object held = before != null && before.state() == ValueState.INVALID ? before.held() : null;
       Throwable err = w.applyTop(kv);
       previous.addFirst(new ValueToApply(kv.key(), prev, ValueOrigin.FROM_NB, true, null));
       heldBefore.addFirst(Optional.ofNullable(held));
@@ -353,7 +363,7 @@ final class TxnExecutor {
     txn.unread.removeIf(
         k -> {
           Node n = graph.get(k);
-          return k.equals(key) || n != null && key.equals(n.derivedFrom);
+          return k.equals(key) || n != null && key.equals(n.derivedFrom());
         });
   }
 
@@ -432,10 +442,7 @@ final class TxnExecutor {
       if (txn.ops.size() == before) {
         break;
       }
-      round =
-          Compression.compress(
-              new ArrayList<>(txn.ops.subList(before, txn.ops.size())),
-              graph.departures() == txn.departuresAtStart);
+      round = Compression.compress(new ArrayList<>(txn.ops.subList(before, txn.ops.size())));
       closeExecution(graph.endBatch(), txn, config.clock().instant(), true);
       List<OpRecord> joined = new ArrayList<>(all.size() + round.size());
       joined.addAll(all);
@@ -459,15 +466,15 @@ final class TxnExecutor {
       if (n == null) {
         continue;
       }
-      if (n.value != null && n.isAvailable() == available) {
+      if (n.value() != null && n.isAvailable() == available) {
         w.reevaluateDependents(n);
       }
-      for (String dk : n.derivedKeys) {
+      for (String dk : n.derivedKeys()) {
         Node dn = graph.get(dk);
         if (dn != null
-            && dn.value != null
+            && dn.value() != null
             && dn.isAvailable() == available
-            && key.equals(dn.derivedFrom)) {
+            && key.equals(dn.derivedFrom())) {
           w.reevaluateDependents(dn);
         }
       }

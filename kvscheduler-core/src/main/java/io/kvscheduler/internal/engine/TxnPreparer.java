@@ -7,6 +7,10 @@ import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.internal.collect.Bulk;
+import io.kvscheduler.internal.engine.config.SchedulerConfig;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.graph.ValueToApply;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -95,15 +99,19 @@ final class TxnPreparer {
         values = new ArrayList<>();
         for (Node n : graph.nodes()) { // any order: sorted below
           if (!n.isDerived()
-              && n.value != null
-              && n.state != ValueState.OBTAINED
-              && n.lastUpdate != null
-              && n.lastUpdate.value() != null) {
+              && n.value() != null
+              && n.state() != ValueState.OBTAINED
+              && n.lastUpdate() != null
+              && n.lastUpdate().value() != null) {
             // the intent as it is, with its revert flag (its retry settings:
             // Transaction#inheritRetry)
             values.add(
                 new ValueToApply(
-                    n.key, n.lastUpdate.value(), ValueOrigin.FROM_NB, n.lastUpdate.revert(), null));
+                    n.key(),
+                    n.lastUpdate().value(),
+                    ValueOrigin.FROM_NB,
+                    n.lastUpdate().revert(),
+                    null));
           }
         }
       }
@@ -120,12 +128,11 @@ final class TxnPreparer {
           }
         }
       }
-      // base values the transaction does not list: the listed ones are marked in their nodes,
-      // the graph's nodes are scanned in any order and the unlisted ones merged in, in key order
-      // (no ordered view of the graph and no set of listed keys)
-      Object listed = new Object();
+      // base values the transaction does not list: the graph's nodes are scanned in any order
+      // and the unlisted ones merged in, in key order (no ordered view of the graph)
+      Set<String> listed = new HashSet<>(values.size() / 3 * 4 + 16);
       for (int i = 0; i < values.size(); i += Bulk.RANGE) {
-        mark(values, i, Bulk.end(i, values.size()), listed);
+        list(values, i, Bulk.end(i, values.size()), listed);
       }
       List<Node> unlisted = new ArrayList<>();
       // read only: nodes are collected, the graph is unchanged
@@ -159,10 +166,10 @@ final class TxnPreparer {
     List<String> keys = new ArrayList<>();
     for (Node n : graph.nodes()) {
       if (!n.isDerived()
-          && n.value != null
-          && n.state != ValueState.OBTAINED
+          && n.value() != null
+          && n.state() != ValueState.OBTAINED
           && unreadable.contains(registry.forNode(n))) {
-        keys.add(n.key);
+        keys.add(n.key());
       }
     }
     for (ValueToApply kv : values) {
@@ -173,31 +180,32 @@ final class TxnPreparer {
     unread.addUnreadable(keys);
   }
 
-  /** Marks the nodes of {@code values[from, to)} as {@code listed}. */
-  private void mark(List<ValueToApply> values, int from, int to, Object listed) {
+
+  /** Adds the keys of {@code values[from, to)} to {@code listed}. */
+  private static void list(List<ValueToApply> values, int from, int to, Set<String> listed) {
     for (int i = from; i < to; i++) {
-      Node n = graph.get(values.get(i).key());
-      if (n != null) {
-        n.mark(listed);
-      }
+      listed.add(values.get(i).key());
     }
   }
 
   /**
-   * Of the next nodes of {@code it} (at most a range), the base values not marked {@code listed}:
-   * to be removed (NB) or kept (OBTAINED) by a resync.
+   * Of the next nodes of {@code it} (at most a range), the base values whose keys are not {@code
+   * listed}: to be removed (NB) or kept (OBTAINED) by a resync.
    */
-  private static void collectUnlisted(Iterator<Node> it, Object listed, List<Node> unlisted) {
+  private static void collectUnlisted(Iterator<Node> it, Set<String> listed, List<Node> unlisted) {
     for (int k = 0; k < Bulk.RANGE && it.hasNext(); k++) {
       Node n = it.next();
-      if (n.isDerived() || n.value == null || n.markedBy(listed) || n.state == ValueState.REMOVED) {
+      if (n.isDerived()
+          || n.value() == null
+          || n.state() == ValueState.REMOVED
+          || listed.contains(n.key())) {
         continue;
       }
       unlisted.add(n);
     }
   }
 
-  private static final Comparator<Node> NODE_KEY_ORDER = (a, b) -> a.key.compareTo(b.key);
+  private static final Comparator<Node> NODE_KEY_ORDER = (a, b) -> a.key().compareTo(b.key());
 
   /**
    * The listed {@code values} (in key order) and what a resync does with the {@code unlisted} base
@@ -210,7 +218,7 @@ final class TxnPreparer {
     List<ValueToApply> out = new ArrayList<>(values.size() + unlisted.size());
     int u = 0;
     for (ValueToApply kv : values) {
-      while (u < unlisted.size() && unlisted.get(u).key.compareTo(kv.key()) < 0) {
+      while (u < unlisted.size() && unlisted.get(u).key().compareTo(kv.key()) < 0) {
         out.add(unlistedValue(unlisted.get(u++)));
       }
       out.add(kv);
@@ -222,9 +230,9 @@ final class TxnPreparer {
   }
 
   private static ValueToApply unlistedValue(Node n) {
-    return n.state == ValueState.OBTAINED
-        ? new ValueToApply(n.key, n.value, ValueOrigin.FROM_SB, false, n.metadata)
-        : ValueToApply.nb(n.key, null);
+    return n.state() == ValueState.OBTAINED
+        ? new ValueToApply(n.key(), n.value(), ValueOrigin.FROM_SB, false, n.metadata())
+        : ValueToApply.nb(n.key(), null);
   }
 
   /** An SB notification: the values the scheduler accepts from the southbound. */
@@ -247,7 +255,7 @@ final class TxnPreparer {
         LOG.debug("SB notification for {} ignored: no descriptor selects it", kv.key());
       } else if (wrongType != null) {
         LOG.warn("SB notification for {} ignored: {}", kv.key(), wrongType.getMessage());
-      } else if (n != null && n.value != null && n.origin() == ValueOrigin.FROM_NB) {
+      } else if (n != null && n.value() != null && n.origin() == ValueOrigin.FROM_NB) {
         LOG.debug("SB notification for {} ignored: the value is owned by the northbound", kv.key());
       } else {
         kept.add(kv);
@@ -267,17 +275,17 @@ final class TxnPreparer {
     for (Map.Entry<String, Long> e : new TreeMap<>(r.keys()).entrySet()) {
       Node n = graph.get(e.getKey());
       if (n == null
-          || n.value == null
-          || n.lastUpdate == null
-          || n.lastUpdate.seq() != e.getValue()) {
+          || n.value() == null
+          || n.lastUpdate() == null
+          || n.lastUpdate().seq() != e.getValue()) {
         continue; // gone or changed since the failure
       }
-      if (r.unimplemented() && n.state != ValueState.UNIMPLEMENTED) {
+      if (r.unimplemented() && n.state() != ValueState.UNIMPLEMENTED) {
         continue;
       }
       values.add(
           new ValueToApply(
-              n.key, n.lastUpdate.value(), ValueOrigin.FROM_NB, n.lastUpdate.revert(), null));
+              n.key(), n.lastUpdate().value(), ValueOrigin.FROM_NB, n.lastUpdate().revert(), null));
     }
     txn.request =
         TxnRequest.retry(
@@ -303,7 +311,7 @@ final class TxnPreparer {
   /** The base key of {@code key} (itself unless it holds a derived value). */
   private String baseOf(String key) {
     Node n = graph.get(key);
-    return n != null && n.isDerived() ? n.derivedFrom : key;
+    return n != null && n.isDerived() ? n.derivedFrom() : key;
   }
 
   /**
@@ -353,10 +361,10 @@ final class TxnPreparer {
     ValueToApply intent = n == null ? null : lateIntent(n);
     long forTxn = 0;
     int attempt = 0;
-    if (n != null && n.lastUpdate != null) {
-      forTxn = n.lastUpdate.seq();
-      boolean failed = n.state == ValueState.FAILED || n.state == ValueState.RETRYING;
-      attempt = failed ? n.retryAttempt : 0;
+    if (n != null && n.lastUpdate() != null) {
+      forTxn = n.lastUpdate().seq();
+      boolean failed = n.state() == ValueState.FAILED || n.state() == ValueState.RETRYING;
+      attempt = failed ? n.retryAttempt() : 0;
     }
     txn.request =
         TxnRequest.retry(
@@ -375,32 +383,32 @@ final class TxnPreparer {
    * its status stays (see {@link #prepareLate}).
    */
   private ValueToApply lateIntent(Node n) {
-    if (n.value == null && n.lastUpdate == null) {
+    if (n.value() == null && n.lastUpdate() == null) {
       return null;
     }
-    boolean revert = n.lastUpdate != null && n.lastUpdate.revert();
+    boolean revert = n.lastUpdate() != null && n.lastUpdate().revert();
     Object intent;
-    if (n.lastUpdate != null) {
-      intent = n.lastUpdate.value();
-    } else if (n.state == ValueState.DISCOVERED) {
+    if (n.lastUpdate() != null) {
+      intent = n.lastUpdate().value();
+    } else if (n.state() == ValueState.DISCOVERED) {
       intent = null; // of northbound origin, asked for by nobody
     } else {
       return null;
     }
     boolean holds = holds(n, intent);
     boolean apply =
-        switch (n.state) {
+        switch (n.state()) {
           case FAILED, RETRYING -> holds;
           case CONFIGURED, MISSING -> !holds;
           case DISCOVERED -> intent == null;
           default -> false;
         };
-    return apply ? new ValueToApply(n.key, intent, ValueOrigin.FROM_NB, revert, null) : null;
+    return apply ? new ValueToApply(n.key(), intent, ValueOrigin.FROM_NB, revert, null) : null;
   }
 
   /** True when the southbound, as just read, holds what {@code intent} asks of {@code n}. */
   private boolean holds(Node n, Object intent) {
-    if (n.held != null) {
+    if (n.held() != null) {
       return false;
     }
     if (intent == null) {
@@ -411,7 +419,7 @@ final class TxnPreparer {
     }
     DescriptorHandle h = registry.forNode(n);
     return h != null
-        ? h.equivalent(n.key, n.value, intent)
-        : DescriptorHandle.equalValues(n.key, n.value, intent);
+        ? h.equivalent(n.key(), n.value(), intent)
+        : DescriptorHandle.equalValues(n.key(), n.value(), intent);
   }
 }

@@ -7,6 +7,16 @@ import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.TxnType;
+import io.kvscheduler.internal.engine.config.SchedulerConfig;
+import io.kvscheduler.internal.engine.graph.BatchJournal;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.ValueToApply;
+import io.kvscheduler.internal.engine.history.History;
+import io.kvscheduler.internal.engine.publish.Published;
+import io.kvscheduler.internal.engine.record.Compression;
+import io.kvscheduler.internal.engine.record.OpRecord;
+import io.kvscheduler.internal.engine.record.TxnLogFormatter;
+import io.kvscheduler.internal.engine.record.TxnRecord;
 import io.kvscheduler.internal.util.UserCode;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -146,7 +156,7 @@ final class TxnProcessor {
     if (txn.simulateFirst && !txn.skip) {
       executor.simulate(txn, ordered);
       simulated = true;
-      planned = Compression.compress(txn.ops, graph.departures() == txn.departuresAtStart);
+      planned = Compression.compress(txn.ops);
       if (planned.isEmpty()) {
         // nothing to do: keep the bookkeeping (e.g. last operations of equivalent values)
         txn.touched.add(executor.unrecordedBatch(), false);
@@ -175,8 +185,7 @@ final class TxnProcessor {
       executor.executeWithRevert(txn, ordered);
     }
     // compression, and the execution's batch closed
-    List<OpRecord> executed =
-        Compression.compress(txn.ops, graph.departures() == txn.departuresAtStart);
+    List<OpRecord> executed = Compression.compress(txn.ops);
     BatchJournal journal = graph.endBatch();
     // a downstream resync only brings the SB back to the unchanged intent: no revisions (B142)
     executor.closeExecution(

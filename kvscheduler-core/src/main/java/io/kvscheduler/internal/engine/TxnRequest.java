@@ -3,6 +3,7 @@ package io.kvscheduler.internal.engine;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.TxnType;
+import io.kvscheduler.internal.engine.graph.ValueToApply;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;

@@ -1,5 +1,7 @@
 package io.kvscheduler.internal.engine;
 
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
 import java.util.Collection;
 import java.util.Set;
 import java.util.TreeSet;
@@ -81,7 +83,7 @@ final class UnreadKeys {
     for (String key : keys) {
       Node n = graph.get(key);
       if (n != null) {
-        bases.add(n.isDerived() ? n.derivedFrom : key);
+        bases.add(n.isDerived() ? n.derivedFrom() : key);
       }
     }
   }

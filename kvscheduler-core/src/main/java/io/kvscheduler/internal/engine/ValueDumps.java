@@ -5,6 +5,8 @@ import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.api.View;
+import io.kvscheduler.internal.engine.publish.KeyRevision;
+import io.kvscheduler.internal.engine.publish.Published;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -4,6 +4,9 @@ import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.record.OpRecord;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -66,14 +69,14 @@ final class Verifier {
         String key = k.getKey();
         Node n = graph.get(key);
         Object actual = sb.get(key);
-        if (n != null && n.value != null && n.state == ValueState.CONFIGURED) {
+        if (n != null && n.value() != null && n.state() == ValueState.CONFIGURED) {
           if (actual == null) {
             errors.add(
                 error(
                     key,
                     k.getValue(),
                     "verification failed: the southbound does not hold the applied value"));
-          } else if (!h.equivalent(key, n.value, actual)) {
+          } else if (!h.equivalent(key, n.value(), actual)) {
             errors.add(
                 error(
                     key,
@@ -81,19 +84,19 @@ final class Verifier {
                     "verification failed: the southbound holds "
                         + OpRecord.text(actual)
                         + " instead of the applied "
-                        + OpRecord.text(n.value)));
+                        + OpRecord.text(n.value())));
           }
         } else if ((n == null
-                || n.value == null
-                || n.state == ValueState.PENDING
-                || n.state == ValueState.REMOVED)
+                || n.value() == null
+                || n.state() == ValueState.PENDING
+                || n.state() == ValueState.REMOVED)
             && actual != null) {
           // PENDING: the value waits for its dependencies, so nothing of it should be there
           errors.add(
               error(
                   key,
                   k.getValue(),
-                  n != null && n.state == ValueState.PENDING
+                  n != null && n.state() == ValueState.PENDING
                       ? "verification failed: the southbound holds "
                           + OpRecord.text(actual)
                           + " although the value is PENDING (not applied: waiting for dependencies)"

@@ -4,6 +4,11 @@ import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.graph.Readiness;
+import io.kvscheduler.internal.engine.graph.ValueToApply;
+import io.kvscheduler.internal.engine.record.OpRecord;
 
 /**
  * Entering and leaving a visit of the walk ({@link Walker}): on ENTER the key goes onto the
@@ -39,12 +44,12 @@ final class VisitSteps {
     OpRecord op = preRecord(a, node);
     f.node = node;
     f.op = op;
-    ValueState prevState = node.state;
+    ValueState prevState = node.state();
     f.prevState = prevState;
     f.prevOp = node.lastOperation();
-    f.prevErr = OpRecord.msg(node.error);
+    f.prevErr = OpRecord.msg(node.error());
     f.prevDetails = Readiness.details(graph, node);
-    Node.LastUpdate prevUpdate = node.lastUpdate;
+    Node.LastUpdate prevUpdate = node.lastUpdate();
     f.prevUpdate = prevUpdate;
 
     if (a.depUpdate()) {
@@ -55,25 +60,25 @@ final class VisitSteps {
       }
     } else if (a.kv().value() == null) {
       op.op = TxnOperation.DELETE;
-    } else if (node.value == null || !node.isAvailable()) {
+    } else if (node.value() == null || !node.isAvailable()) {
       op.op = TxnOperation.CREATE;
     } else {
       op.op = TxnOperation.UPDATE;
     }
     boolean failedEarlier = FailurePolicy.failedEarlier(txn, prevUpdate, prevState);
-    if (node.held != null && failedEarlier) { // F8
+    if (node.held() != null && failedEarlier) { // F8
       // its call failed earlier in this transaction: what the southbound holds is unknown until
       // the refresh after the transaction (the failure may have left anything), so the walk goes
       // on as if nothing were there, as the reference does
-      node.held = null;
+      node.setHeld(null);
     }
-    if (node.held != null) {
+    if (node.held() != null) {
       // the southbound still holds an object for the key: it is updated (or re-created), never
       // created a second time, and the operation starts from it
       if (op.op == TxnOperation.CREATE) {
         op.op = TxnOperation.UPDATE;
       }
-      op.prevValue = node.held;
+      op.prevValue = node.held();
     }
 
     RetryOptions retry = null;
@@ -83,22 +88,22 @@ final class VisitSteps {
       retry = prevUpdate.retry();
     } else if (a.derived()) {
       Node base = graph.get(a.baseKey());
-      if (base != null && base.lastUpdate != null) {
-        retry = base.lastUpdate.retry();
+      if (base != null && base.lastUpdate() != null) {
+        retry = base.lastUpdate().retry();
       }
     }
-    node.lastUpdate = lastUpdate(prevUpdate, op.op, a.kv(), retry);
-    if (FailurePolicy.retryLost(node, node.lastUpdate)) {
+    node.setLastUpdate(lastUpdate(prevUpdate, op.op, a.kv(), retry));
+    if (FailurePolicy.retryLost(node, node.lastUpdate())) {
       // the pending retry is obsolete now (new last-update) and no new one can be
       // scheduled: a RETRYING state would never be retried (e.g. kept by an inherited failure)
-      node.state = ValueState.FAILED;
+      node.setState(ValueState.FAILED);
     }
 
     // a value already broken by this transaction is not touched again, except by the revert
     // once a refresh has read it: until then what the southbound holds for it is unknown (even
     // whether a failed Create left an object that a removal would have to delete)
     if (failedEarlier && FailurePolicy.noCallAfterFailure(txn, a.kv().revert(), key)) {
-      leave(f, node.error);
+      leave(f, node.error());
       return;
     }
 
@@ -141,14 +146,14 @@ final class VisitSteps {
     boolean neverThere =
         f.prevState == ValueState.NONEXISTENT
             && f.prevUpdate == null
-            && (now == null || now.value == null); // e.g. the removal of an unknown key
+            && (now == null || now.value() == null); // e.g. the removal of an unknown key
     if (!neverThere
         && (f.prevUpdate == null
             || now == null
-            || now.value == null
-            || f.prevState != now.state
+            || now.value() == null
+            || f.prevState != now.state()
             || f.prevOp != now.lastOperation()
-            || !f.prevErr.equals(OpRecord.msg(now.error))
+            || !f.prevErr.equals(OpRecord.msg(now.error()))
             || !f.prevDetails.equals(Readiness.details(graph, now)))) {
       txn.statusChanged(a.baseKey());
     }
@@ -183,13 +188,12 @@ final class VisitSteps {
 
   OpRecord preRecord(Walker.Args a, Node node) {
     OpRecord op = new OpRecord();
-    op.node = node;
     op.key = a.kv().key();
     op.baseKey = a.baseKey();
-    op.prevValue = node.state != ValueState.REMOVED ? node.value : null;
+    op.prevValue = node.state() != ValueState.REMOVED ? node.value() : null;
     op.newValue = a.kv().value();
-    op.prevState = node.state;
-    op.prevErr = node.error;
+    op.prevState = node.state();
+    op.prevErr = node.error();
     op.derived = a.derived();
     op.property = a.derived() && registry.forNode(node) == null;
     op.revert = a.kv().revert();

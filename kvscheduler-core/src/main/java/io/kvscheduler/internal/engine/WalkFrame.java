@@ -4,6 +4,11 @@ import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.graph.SettledDerived;
+import io.kvscheduler.internal.engine.graph.ValueToApply;
+import io.kvscheduler.internal.engine.record.OpRecord;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -211,7 +216,7 @@ final class WalkFrame {
     c.then = then;
     phase = WalkPhase.SEQUENCE;
     // dependentsOf is sorted by key and has no duplicates: visited in that order
-    Collection<String> dependents = graph.dependentsOf(node.key);
+    Collection<String> dependents = graph.dependentsOf(node.key());
     if (dependents.isEmpty()) {
       return;
     }
@@ -263,14 +268,14 @@ final class WalkFrame {
 
   /** True when dependent {@code dn} may change availability with its dependency. */
   private static boolean needsDepUpdate(Node dn, boolean forUnavailable) {
-    if (dn == null || dn.value == null || dn.origin() != ValueOrigin.FROM_NB) {
+    if (dn == null || dn.value() == null || dn.origin() != ValueOrigin.FROM_NB) {
       return false;
     }
     if (forUnavailable == dn.isAvailable()) {
       return false;
     }
     // INVALID and UNIMPLEMENTED: only a new NB value can fix these
-    return dn.state != ValueState.INVALID && dn.state != ValueState.UNIMPLEMENTED;
+    return dn.state() != ValueState.INVALID && dn.state() != ValueState.UNIMPLEMENTED;
   }
 
   /**

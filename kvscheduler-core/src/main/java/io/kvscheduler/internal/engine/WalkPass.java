@@ -1,6 +1,7 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.internal.engine.graph.Graph;
 import java.time.Clock;
 
 /**

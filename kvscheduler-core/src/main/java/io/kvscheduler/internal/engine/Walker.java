@@ -2,6 +2,10 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.graph.Readiness;
+import io.kvscheduler.internal.engine.graph.ValueToApply;
 import java.util.Arrays;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -101,7 +105,7 @@ final class Walker {
     if (txn.isRetry() && n != null && n.isDerived()) {
       // a derived value retried alone (settled after a late southbound answer for it): applied
       // as a value derived from its base
-      return apply(new Args(kv, n.derivedFrom, true, false, null));
+      return apply(new Args(kv, n.derivedFrom(), true, false, null));
     }
     if (changesDerived(kv, n)) {
       if (txn.isNB()) {
@@ -109,7 +113,7 @@ final class Walker {
             (kv.value() == null ? "removal" : "value")
                 + " ignored: the key holds a"
                 + " value derived from "
-                + n.derivedFrom
+                + n.derivedFrom()
                 + ", which only its base value sets";
         txn.ignored.add(
             new KeyError(
@@ -138,7 +142,7 @@ final class Walker {
         txn.ignored.add(
             new KeyError(
                 kv.key(),
-                n == null || n.value == null ? TxnOperation.CREATE : TxnOperation.UPDATE,
+                n == null || n.value() == null ? TxnOperation.CREATE : TxnOperation.UPDATE,
                 msg,
                 new ContractException(kv.key() + ": " + msg),
                 KeyError.Kind.CONTRACT));
@@ -163,7 +167,7 @@ final class Walker {
         "{} of {} ignored: it is a value derived from {}, which only its base value sets",
         kv.value() == null ? "removal" : "value",
         kv.key(),
-        n.derivedFrom);
+        n.derivedFrom());
     return true;
   }
 
@@ -179,7 +183,7 @@ final class Walker {
    * after all): the available values depending on it are taken down. Their errors are theirs.
    */
   void reevaluateDependents(Node node) {
-    ValueToApply kv = new ValueToApply(node.key, node.value, node.origin(), false, null);
+    ValueToApply kv = new ValueToApply(node.key(), node.value(), node.origin(), false, null);
     push().startReevaluate(new Args(kv, node.baseKey(), node.isDerived(), true, null), node);
     drive();
   }
@@ -261,7 +265,7 @@ final class Walker {
         }
         case EXIT -> visits.exit(f);
         case REEVALUATE -> {
-          if (!txn.branch.push(f.node.key)) {
+          if (!txn.branch.push(f.node.key())) {
             f.finish(null);
           } else {
             f.onPath = true;
@@ -310,18 +314,18 @@ final class Walker {
   /** The visit of the {@code i}th dependent after its dependency changed availability, or null. */
   private Args dependentVisit(WalkFrame f, int i) {
     Node dn = f.children.single != null ? f.children.single : f.children.nodes.get(i);
-    Object value = dn.lastUpdate != null ? dn.lastUpdate.value() : dn.value;
+    Object value = dn.lastUpdate() != null ? dn.lastUpdate().value() : dn.value();
     if (value == null) {
       // its deletion was requested but did not happen (a derived value failed to go): while
       // it is still available it must be taken down when what it needs goes; never re-created
       // (visited with its null intent: the walk deletes it in pending mode)
-      Node cur = graph.get(dn.key);
-      if (f.children.forUnavailable || cur == null || cur.value == null || !cur.isAvailable()) {
+      Node cur = graph.get(dn.key());
+      if (f.children.forUnavailable || cur == null || cur.value() == null || !cur.isAvailable()) {
         return null;
       }
     }
     Args a = f.args;
-    ValueToApply kv = new ValueToApply(dn.key, value, dn.origin(), a.kv.revert(), null);
+    ValueToApply kv = new ValueToApply(dn.key(), value, dn.origin(), a.kv.revert(), null);
     return new Args(kv, dn.baseKey(), dn.isDerived(), true, a.recreating);
   }
 }

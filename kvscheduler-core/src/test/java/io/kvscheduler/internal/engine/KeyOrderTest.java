@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.internal.collect.Bulk;
+import io.kvscheduler.internal.engine.graph.DerivedOrder;
+import io.kvscheduler.internal.engine.graph.ValueToApply;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;

@@ -3,6 +3,10 @@ package io.kvscheduler.internal.engine;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.graph.ValueToApply;
+import io.kvscheduler.internal.engine.record.OpRecord;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -53,7 +57,7 @@ final class AssumedAbsence {
                 + " name its base value",
             txnSeq,
             key,
-            n.derivedFrom);
+            n.derivedFrom());
         continue;
       }
       if (n == null) {
@@ -65,14 +69,14 @@ final class AssumedAbsence {
         }
         continue;
       }
-      Node.LastUpdate intent = n.lastUpdate;
-      List<String> derived = n.derivedKeys;
-      if (n.state != ValueState.REMOVED) {
-        ops.add(remove(n.key, null));
+      Node.LastUpdate intent = n.lastUpdate();
+      List<String> derived = n.derivedKeys();
+      if (n.state() != ValueState.REMOVED) {
+        ops.add(remove(n.key(), null));
       }
       for (String dk : derived) {
         Node d = graph.get(dk);
-        if (d != null && d.state != ValueState.REMOVED && key.equals(d.derivedFrom)) {
+        if (d != null && d.state() != ValueState.REMOVED && key.equals(d.derivedFrom())) {
           ops.add(remove(dk, key));
         }
       }
@@ -87,21 +91,20 @@ final class AssumedAbsence {
   private OpRecord remove(String key, String base) {
     Node n = graph.write(key);
     OpRecord op = new OpRecord();
-    op.node = n;
     op.key = key;
     op.baseKey = base != null ? base : key;
     op.op = TxnOperation.DELETE;
-    op.prevValue = n.held != null ? n.held : n.value;
-    op.prevState = n.state;
-    op.prevErr = n.error;
+    op.prevValue = n.held() != null ? n.held() : n.value();
+    op.prevState = n.state();
+    op.prevErr = n.error();
     op.derived = base != null;
-    op.property = base != null && n.descriptor == null;
+    op.property = base != null && n.descriptor() == null;
     op.noop = true;
     op.assumedAbsent = true;
-    n.held = null;
-    n.unavailable = true;
+    n.setHeld(null);
+    n.setUnavailable(true);
     StatusMarks.clearError(n);
-    n.state = ValueState.REMOVED;
+    n.setState(ValueState.REMOVED);
     op.newState = ValueState.REMOVED;
     return op;
   }

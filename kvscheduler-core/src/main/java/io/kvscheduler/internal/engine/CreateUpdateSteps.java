@@ -308,11 +308,11 @@ final class CreateUpdateSteps {
    */
   private void keepUntouched(WalkFrame f, Node node, DescriptorHandle handle) {
     Node.LastUpdate prev = f.prevUpdate;
-    Node.LastUpdate now = node.lastUpdate;
+    Node.LastUpdate now = node.lastUpdate();
     if (prev == null || now == null || prev == now) {
       return;
     }
-    String key = node.key;
+    String key = node.key();
     Object held = f.update.prevValue;
     // equals already decided "equivalent" when no comparator did: no second pass over the value
     boolean decidedByEquals = handle == null || !handle.hasComparator();
@@ -326,13 +326,13 @@ final class CreateUpdateSteps {
                 ? heldEqual
                 : DescriptorHandle.equalValues(key, prev.value(), now.value()));
     if (sameIntent && prev.revert() == now.revert() && Objects.equals(prev.retry(), now.retry())) {
-      node.lastUpdate = prev;
+      node.setLastUpdate(prev);
       if (heldEqual) {
-        node.value = held;
+        node.setValue(held);
       }
     } else if (prev.op() != now.op()) {
-      node.lastUpdate =
-          new Node.LastUpdate(now.seq(), prev.op(), now.value(), now.revert(), now.retry());
+      node.setLastUpdate(
+          new Node.LastUpdate(now.seq(), prev.op(), now.value(), now.revert(), now.retry()));
     }
   }
 

@@ -132,7 +132,7 @@ final class Derivation {
         }
         keys[n++] = key;
       } else {
-        conflict(kv.key(), base.key, existing);
+        conflict(kv.key(), base.key(), existing);
       }
     }
     return n;
@@ -166,7 +166,7 @@ final class Derivation {
     }
     String holder =
         existing.isDerived()
-            ? "a value derived from " + existing.derivedFrom
+            ? "a value derived from " + existing.derivedFrom()
             : existing.origin() == ValueOrigin.FROM_SB
                 ? "a value of its own, found in the southbound"
                 : "a value of its own, set by the northbound";

@@ -5,6 +5,7 @@ import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.OperationTimeoutException;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.engine.record.OpRecord;
 
 /**
  * The {@link KeyError.Kind} of an error the engine reports, from the error's class (the engine's

@@ -8,6 +8,7 @@ import io.kvscheduler.internal.engine.graph.Graph;
 import io.kvscheduler.internal.engine.graph.Node;
 import io.kvscheduler.internal.engine.graph.ValueToApply;
 import io.kvscheduler.internal.engine.history.History;
+import io.kvscheduler.internal.engine.record.OpRecord;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

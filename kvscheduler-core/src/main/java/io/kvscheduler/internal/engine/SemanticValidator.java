@@ -4,7 +4,6 @@ import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
-import io.kvscheduler.internal.engine.record.OpRecord;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

@@ -113,7 +113,6 @@ final class Transaction {
   /** Keys of derived values reported as conflicting in {@link #ignored} (each once per pass). */
   Set<String> conflicts = new HashSet<>();
 
-
   /**
    * Base keys whose status changed, in order of change; a key may repeat (only immediate repeats,
    * e.g. a base and its derived values, are skipped): consumers deduplicate when they need to.

@@ -303,7 +303,7 @@ final class TxnExecutor {
       return;
     }
     Node now = graph.get(key);
-    if (now != null && now.state == ValueState.INVALID && Objects.equals(now.held, held)) {
+    if (now != null && now.state() == ValueState.INVALID && Objects.equals(now.held(), held)) {
       return; // still held: nothing to restore
     }
     w.applyTop(new ValueToApply(key, held, ValueOrigin.FROM_NB, true, null));

@@ -6,6 +6,14 @@ import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.engine.config.SchedulerConfig;
+import io.kvscheduler.internal.engine.graph.BatchJournal;
+import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.graph.Readiness;
+import io.kvscheduler.internal.engine.graph.ValueToApply;
+import io.kvscheduler.internal.engine.record.Compression;
+import io.kvscheduler.internal.engine.record.OpRecord;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -71,8 +79,7 @@ final class TxnPlanner {
       List<ValueToApply> sorted = new ArrayList<>(txn.request.values());
       ValueToApply.sortByKey(sorted);
       executor.plan(txn, executor.order(sorted));
-      List<OpRecord> ops =
-          Compression.compress(txn.ops, graph.departures() == txn.departuresAtStart);
+      List<OpRecord> ops = Compression.compress(txn.ops);
       List<PlannedOperation> out = new ArrayList<>(ops.size());
       for (OpRecord op : ops) {
         out.add(planned(op));
@@ -89,7 +96,7 @@ final class TxnPlanner {
     List<String> details = List.of();
     if (op.newState == ValueState.PENDING || op.newState == ValueState.INVALID) {
       Node n = graph.get(op.key);
-      if (n != null && n.state == op.newState) {
+      if (n != null && n.state() == op.newState) {
         details = Readiness.details(graph, n);
       }
     }

@@ -180,7 +180,6 @@ final class TxnPreparer {
     unread.addUnreadable(keys);
   }
 
-
   /** Adds the keys of {@code values[from, to)} to {@code listed}. */
   private static void list(List<ValueToApply> values, int from, int to, Set<String> listed) {
     for (int i = from; i < to; i++) {

@@ -3,6 +3,7 @@ package io.kvscheduler.internal.engine.config;
 import io.kvscheduler.api.DelayScheduler;
 import io.kvscheduler.api.OperationListener;
 import io.kvscheduler.internal.engine.record.RecordSize;
+import io.kvscheduler.internal.engine.record.TxnLogFormatter;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Executor;

@@ -76,7 +76,7 @@ public final class DerivedOrder {
    * What {@link #sortedUnique} dropped of {@code derived}, for a warning: each dropped entry's key
    * and why, in the order given (at most ten, then how many more).
    */
-  static String dropped(List<KeyValuePair> derived, String baseKey) {
+  public static String dropped(List<KeyValuePair> derived, String baseKey) {
     List<String> out = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     int count = 0;

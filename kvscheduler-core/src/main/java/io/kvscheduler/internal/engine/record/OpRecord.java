@@ -40,7 +40,7 @@ public final class OpRecord {
   public boolean ranAhead;
 
   /** The user said the southbound holds nothing for the key (Txn.assumeAbsent): no call. */
-  boolean assumedAbsent;
+  public boolean assumedAbsent;
 
   /** When the descriptor's call started and returned; null for an operation without a call. */
   public Instant callStarted;
@@ -108,7 +108,7 @@ public final class OpRecord {
     return text(String::valueOf, v);
   }
 
-  RecordedTxnOp freeze() {
+  public RecordedTxnOp freeze() {
     return new RecordedTxnOp(
         op,
         key,

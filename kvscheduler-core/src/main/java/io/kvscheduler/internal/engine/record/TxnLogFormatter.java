@@ -72,7 +72,7 @@ public final class TxnLogFormatter {
    * Where the library sends a reader for the whole of a transaction's lists: the record {@link
    * io.kvscheduler.api.KVScheduler#recordedTransaction} returns.
    */
-  static final LongFunction<String> LIBRARY_HINT =
+  public static final LongFunction<String> LIBRARY_HINT =
       seq -> "KVScheduler.recordedTransaction(" + seq + ") has them all";
 
   /**

@@ -81,36 +81,6 @@ public final class TxnRecord {
     this.executed = executed.toArray(new OpRecord[0]);
   }
 
-  /** A record of a transaction whose refresh, if any, read every descriptor. */
-  TxnRecord(
-      long seq,
-      TxnType type,
-      ResyncType resync,
-      String description,
-      long retryForTxn,
-      int retryAttempt,
-      Instant start,
-      Instant stop,
-      List<ValueToApply> sortedValues,
-      boolean withSimulation,
-      List<OpRecord> planned,
-      List<OpRecord> executed) {
-    this(
-        seq,
-        type,
-        resync,
-        description,
-        retryForTxn,
-        retryAttempt,
-        start,
-        stop,
-        sortedValues,
-        withSimulation,
-        planned,
-        executed,
-        List.of());
-  }
-
   /** The record as the API shows it (a new object per call, equal for equal calls). */
   public RecordedTxn toApi() {
     List<RecordedTxn.RecordedValue> vals = new ArrayList<>(values.size());

@@ -35,6 +35,7 @@ class RecordLogTest {
         List.of(),
         false,
         List.of(),
+        List.of(),
         List.of());
   }
 

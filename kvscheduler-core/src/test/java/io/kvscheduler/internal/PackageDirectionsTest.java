@@ -23,7 +23,10 @@ import org.junit.jupiter.api.Test;
  * <p>The sub-packages, bottom up: {@code graph} (nodes, the graph, its journal) and nothing else of
  * the engine; {@code record} (operation and transaction records) on the graph; {@code config} (the
  * scheduler's settings) on the records; {@code publish} (the read side) on graph and records;
- * {@code history} (records kept, revisions) on all of those.
+ * {@code history} (records kept, revisions) on all of those; {@code calls} (descriptor handles, the
+ * call chain, parallel calls) on graph and records; {@code refresh} (reading the southbound) on
+ * calls, history, graph and records; {@code loop} (the engine thread, its queue and timers) on
+ * calls, settings and the graph.
  */
 class PackageDirectionsTest {
 
@@ -91,8 +94,14 @@ class PackageDirectionsTest {
         .consideringOnlyDependenciesInLayers()
         .layer("walk and pipeline")
         .definedBy(ENGINE_TOP)
+        .layer("loop")
+        .definedBy(ENGINE + "loop..")
+        .layer("refresh")
+        .definedBy(ENGINE + "refresh..")
         .layer("history")
         .definedBy(ENGINE + "history..")
+        .layer("calls")
+        .definedBy(ENGINE + "calls..")
         .layer("publish")
         .definedBy(ENGINE + "publish..")
         .layer("config")
@@ -103,16 +112,31 @@ class PackageDirectionsTest {
         .definedBy(ENGINE + "graph..")
         .whereLayer("walk and pipeline")
         .mayNotBeAccessedByAnyLayer()
-        .whereLayer("history")
+        .whereLayer("loop")
         .mayOnlyBeAccessedByLayers("walk and pipeline")
+        .whereLayer("refresh")
+        .mayOnlyBeAccessedByLayers("walk and pipeline")
+        .whereLayer("history")
+        .mayOnlyBeAccessedByLayers("walk and pipeline", "refresh")
+        .whereLayer("calls")
+        .mayOnlyBeAccessedByLayers("walk and pipeline", "loop", "refresh")
         .whereLayer("publish")
         .mayOnlyBeAccessedByLayers("walk and pipeline", "history")
         .whereLayer("config")
-        .mayOnlyBeAccessedByLayers("walk and pipeline", "history")
+        .mayOnlyBeAccessedByLayers("walk and pipeline", "loop", "history")
         .whereLayer("record")
-        .mayOnlyBeAccessedByLayers("walk and pipeline", "history", "publish", "config")
+        .mayOnlyBeAccessedByLayers(
+            "walk and pipeline", "refresh", "history", "calls", "publish", "config")
         .whereLayer("graph")
-        .mayOnlyBeAccessedByLayers("walk and pipeline", "history", "publish", "config", "record")
+        .mayOnlyBeAccessedByLayers(
+            "walk and pipeline",
+            "loop",
+            "refresh",
+            "history",
+            "calls",
+            "publish",
+            "config",
+            "record")
         .check(engine);
   }
 

@@ -33,6 +33,8 @@ final class CatalogueFixtures {
           "io.kvscheduler.internal.engine.publish",
           "io.kvscheduler.internal.engine.record",
           "io.kvscheduler.internal.engine.config",
+          "io.kvscheduler.internal.engine.loop",
+          "io.kvscheduler.internal.engine.refresh",
           "io.kvscheduler.internal.collect");
 
   /**

@@ -37,7 +37,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.slf4j.LoggerFactory;
 
 /**
  * The operation listener ({@link io.kvscheduler.api.KVSchedulerBuilder#operationListener}): told of
@@ -206,7 +205,7 @@ class OperationListenerTest {
   @DisplayName(
       "a listener that throws from every method is logged once and never breaks the engine")
   void throwingListener() {
-    Logger log = (Logger) LoggerFactory.getLogger("io.kvscheduler.internal.engine.Observer");
+    Logger log = CatalogueFixtures.engineLogger("Observer");
     ListAppender<ILoggingEvent> appender = new ListAppender<>();
     appender.start();
     log.addAppender(appender);

@@ -2,6 +2,9 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.engine.calls.DescriptorHandle;
+import io.kvscheduler.internal.engine.calls.Registry;
+import io.kvscheduler.internal.engine.calls.SbCall;
 import io.kvscheduler.internal.engine.graph.Graph;
 import io.kvscheduler.internal.engine.graph.Node;
 import io.kvscheduler.internal.engine.graph.Readiness;
@@ -78,8 +81,8 @@ final class CreateUpdateSteps {
       op.property = true;
     }
 
-    if (txn.pass.validates() && !a.kv().fromSB() && handle != null) {
-      Throwable invalid = validate(handle, key, node.value());
+    if (!a.kv().fromSB() && handle != null) {
+      Throwable invalid = txn.pass.invalid(registry, handle, key, node.value());
       if (invalid != null) {
         f.endOperation(marks.markInvalid(node, op, invalid));
         return;
@@ -145,8 +148,8 @@ final class CreateUpdateSteps {
     if (node.held() != null) {
       node.setValue(node.held()); // what the southbound holds: the update starts from it
     }
-    if (txn.pass.validates() && !a.kv().fromSB() && handle != null) {
-      Throwable invalid = validate(handle, key, a.kv().value());
+    if (!a.kv().fromSB() && handle != null) {
+      Throwable invalid = txn.pass.invalid(registry, handle, key, a.kv().value());
       if (invalid != null) {
         // nothing is called: the southbound keeps what it holds, remembered for the next
         // operation (a removal deletes it, a valid value updates it)
@@ -354,14 +357,5 @@ final class CreateUpdateSteps {
             node, f.args.kv().revert(), error, FailurePolicy.isRetriable(handle, error), failedOp);
     txn.ops.add(op);
     f.endOperation(error);
-  }
-
-  /**
-   * Validation of {@code value} for {@code key} before a call: INVALID when more than one
-   * descriptor selects the key, else the descriptor's type check and Validate.
-   */
-  private Throwable validate(DescriptorHandle handle, String key, Object value) {
-    Throwable ambiguous = registry.ambiguity(key);
-    return ambiguous != null ? ambiguous : handle.validate(key, value);
   }
 }

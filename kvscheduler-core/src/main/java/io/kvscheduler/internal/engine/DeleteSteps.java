@@ -2,6 +2,9 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.engine.calls.DescriptorHandle;
+import io.kvscheduler.internal.engine.calls.Registry;
+import io.kvscheduler.internal.engine.calls.SbCall;
 import io.kvscheduler.internal.engine.graph.Graph;
 import io.kvscheduler.internal.engine.graph.Node;
 import io.kvscheduler.internal.engine.graph.ValueToApply;

@@ -5,7 +5,12 @@ import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.OperationTimeoutException;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.engine.calls.ContractException;
+import io.kvscheduler.internal.engine.calls.DescriptorHandle;
+import io.kvscheduler.internal.engine.calls.KeyConflictException;
+import io.kvscheduler.internal.engine.calls.UnreadStateException;
 import io.kvscheduler.internal.engine.record.OpRecord;
+import io.kvscheduler.internal.engine.refresh.Verifier;
 
 /**
  * The {@link KeyError.Kind} of an error the engine reports, from the error's class (the engine's

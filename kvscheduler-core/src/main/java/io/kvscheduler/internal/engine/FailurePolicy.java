@@ -3,9 +3,16 @@ package io.kvscheduler.internal.engine;
 import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.engine.calls.ContractException;
+import io.kvscheduler.internal.engine.calls.DescriptorHandle;
+import io.kvscheduler.internal.engine.calls.Registry;
+import io.kvscheduler.internal.engine.calls.SbCallChain;
+import io.kvscheduler.internal.engine.calls.SbCalls;
+import io.kvscheduler.internal.engine.calls.UnreadStateException;
 import io.kvscheduler.internal.engine.graph.Graph;
 import io.kvscheduler.internal.engine.graph.Node;
 import io.kvscheduler.internal.engine.graph.SettledDerived;
+import io.kvscheduler.internal.engine.refresh.Refresher;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -110,7 +117,7 @@ import java.util.Set;
  * <p>Engine thread only; no state of its own: each decision reads the node, the graph and the
  * transaction it is given.
  */
-final class FailurePolicy {
+public final class FailurePolicy {
   private FailurePolicy() {}
 
   /** F1: whether a call of {@code handle} (null: none) that failed with {@code err} is retried. */
@@ -192,11 +199,11 @@ final class FailurePolicy {
 
   /**
    * F7: the error a call for {@code node} fails with, without being made, while what the southbound
-   * holds for its base is unknown ({@link Transaction#unreadBefore}); null otherwise (and in a pass
-   * that does not validate: the simulation assumes every call succeeds).
+   * holds for its base is unknown ({@link Transaction#unreadBefore}); null otherwise. Asked through
+   * the pass ({@link WalkPass#unknownState}): the simulation assumes every call succeeds.
    */
   static Throwable unknownState(Transaction txn, Node node) {
-    if (txn.unreadBefore.isEmpty() || !txn.pass.validates()) {
+    if (txn.unreadBefore.isEmpty()) {
       return null;
     }
     String base = node.baseKey();

@@ -2,6 +2,7 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.engine.calls.Registry;
 import io.kvscheduler.internal.engine.graph.Graph;
 import io.kvscheduler.internal.engine.graph.Node;
 import io.kvscheduler.internal.engine.record.OpRecord;

@@ -5,6 +5,7 @@ import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.RetrieveError;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TxnType;
+import io.kvscheduler.internal.engine.calls.UnreadStateException;
 import io.kvscheduler.internal.engine.graph.Touched;
 import io.kvscheduler.internal.engine.graph.ValueToApply;
 import io.kvscheduler.internal.engine.record.OpRecord;
@@ -34,7 +35,7 @@ import java.util.TreeSet;
  *
  * <p>Passes run one after another on the engine thread; nothing here is shared with another thread.
  */
-final class Transaction {
+public final class Transaction {
   final long seq;
 
   /** The keys the transaction wrote (what publishing reads). */

@@ -14,6 +14,7 @@ import io.kvscheduler.internal.engine.graph.Readiness;
 import io.kvscheduler.internal.engine.graph.ValueToApply;
 import io.kvscheduler.internal.engine.record.Compression;
 import io.kvscheduler.internal.engine.record.OpRecord;
+import io.kvscheduler.internal.engine.refresh.Refresher;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

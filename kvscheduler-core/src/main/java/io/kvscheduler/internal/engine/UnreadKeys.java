@@ -1,7 +1,10 @@
 package io.kvscheduler.internal.engine;
 
+import io.kvscheduler.internal.engine.calls.DescriptorHandle;
+import io.kvscheduler.internal.engine.calls.Registry;
 import io.kvscheduler.internal.engine.graph.Graph;
 import io.kvscheduler.internal.engine.graph.Node;
+import io.kvscheduler.internal.engine.refresh.Refresher;
 import java.util.Collection;
 import java.util.Set;
 import java.util.TreeSet;

@@ -4,6 +4,7 @@ import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.engine.calls.Registry;
 import io.kvscheduler.internal.engine.graph.Graph;
 import io.kvscheduler.internal.engine.graph.Node;
 import io.kvscheduler.internal.engine.graph.Readiness;
@@ -107,7 +108,7 @@ final class VisitSteps {
       return;
     }
 
-    Throwable unknown = FailurePolicy.unknownState(txn, node);
+    Throwable unknown = txn.pass.unknownState(txn, node);
     if (unknown != null) {
       // what the southbound holds is unknown: no call, and no status that would claim it (F7)
       op.newErr = unknown;

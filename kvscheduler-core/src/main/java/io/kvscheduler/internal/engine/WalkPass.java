@@ -1,7 +1,14 @@
 package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.internal.engine.calls.CallPlan;
+import io.kvscheduler.internal.engine.calls.DescriptorHandle;
+import io.kvscheduler.internal.engine.calls.ParallelCalls;
+import io.kvscheduler.internal.engine.calls.PlannedCall;
+import io.kvscheduler.internal.engine.calls.Registry;
+import io.kvscheduler.internal.engine.calls.SbCallChain;
 import io.kvscheduler.internal.engine.graph.Graph;
+import io.kvscheduler.internal.engine.graph.Node;
 import java.time.Clock;
 
 /**
@@ -10,7 +17,7 @@ import java.time.Clock;
  *
  * <table>
  *   <caption>The passes of a transaction</caption>
- *   <tr><th>pass</th><th>validates</th><th>its calls ({@link #calls})</th>
+ *   <tr><th>pass</th><th>validates ({@link #invalid})</th><th>its calls ({@link #calls})</th>
  *       <th>graph afterwards</th></tr>
  *   <tr><td>{@link #SIMULATION}</td><td>no</td><td>assumed to succeed</td>
  *       <td>rolled back (kept when it planned nothing)</td></tr>
@@ -24,21 +31,38 @@ import java.time.Clock;
  * statuses it changed) is still kept in {@link Transaction} and emptied by {@link
  * Transaction#startPass}.
  *
- * <p>What is a type and what is still asked: how the calls are made is the pass's chain of links
- * ({@link SbCallChain}: the steps hand every call to it, whatever the pass), and the visit hooks
- * and the calls that ran ahead are behaviour of the pass. One question remains, asked by the steps:
- * {@link #validates} (Create and Update steps, and {@link FailurePolicy#unknownState}). Whether a
- * transaction is simulated first and whether it has anything to execute are properties of the
- * request ({@link Transaction#simulateFirst}, {@link Transaction#skip}), not of a pass.
+ * <p>The steps never ask which kind of pass they are in; they ask the pass: how the calls are made
+ * (its chain of links, {@link SbCallChain}: the steps hand every call to it, whatever the pass),
+ * whether a value is invalid ({@link #invalid}), whether a call must fail because what the
+ * southbound holds is unknown ({@link #unknownState}), the visit hooks and the calls that ran
+ * ahead. Whether a transaction is simulated first and whether it has anything to execute are
+ * properties of the request ({@link Transaction#simulateFirst}, {@link Transaction#skip}), not of a
+ * pass.
  */
-abstract sealed class WalkPass permits WalkPass.Simulation, WalkPass.Planning, WalkPass.Execution {
+public abstract sealed class WalkPass
+    permits WalkPass.Simulation, WalkPass.Planning, WalkPass.Execution {
   /** The simulation of a transaction before its execution: nothing validated, nothing called. */
   static final WalkPass SIMULATION = new Simulation();
 
   private WalkPass() {}
 
-  /** True when the descriptor's Validate is called for values. */
-  abstract boolean validates();
+  /**
+   * Why {@code value} of {@code key} is invalid, or null: a key two descriptors select, or the
+   * descriptor's Validate. The simulation validates nothing.
+   */
+  Throwable invalid(Registry registry, DescriptorHandle handle, String key, Object value) {
+    Throwable ambiguous = registry.ambiguity(key);
+    return ambiguous != null ? ambiguous : handle.validate(key, value);
+  }
+
+  /**
+   * The error a call for {@code node} fails with, without being made, while what the southbound
+   * holds for its base is unknown (F7, {@link FailurePolicy#unknownState}); null otherwise. The
+   * simulation assumes every call succeeds.
+   */
+  Throwable unknownState(Transaction txn, Node node) {
+    return FailurePolicy.unknownState(txn, node);
+  }
 
   /**
    * The chain the walk's Create, Update and Delete go through ({@link SbCallChain}): to the
@@ -76,8 +100,13 @@ abstract sealed class WalkPass permits WalkPass.Simulation, WalkPass.Planning, W
     private Simulation() {}
 
     @Override
-    boolean validates() {
-      return false;
+    Throwable invalid(Registry registry, DescriptorHandle handle, String key, Object value) {
+      return null;
+    }
+
+    @Override
+    Throwable unknownState(Transaction txn, Node node) {
+      return null;
     }
 
     @Override
@@ -98,11 +127,6 @@ abstract sealed class WalkPass permits WalkPass.Simulation, WalkPass.Planning, W
     Planning(CallPlan plan, Graph graph) {
       this.plan = plan;
       this.calls = SbCallChain.planning(plan, graph);
-    }
-
-    @Override
-    boolean validates() {
-      return true;
     }
 
     @Override
@@ -147,12 +171,7 @@ abstract sealed class WalkPass permits WalkPass.Simulation, WalkPass.Planning, W
      */
     Execution(CallPlan ranAhead, Clock clock) {
       this.ranAhead = ranAhead;
-      this.calls = SbCallChain.execution(this, clock);
-    }
-
-    @Override
-    boolean validates() {
-      return true;
+      this.calls = SbCallChain.execution(this::takeRanAhead, clock);
     }
 
     @Override

@@ -2,6 +2,12 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.internal.engine.calls.ContractException;
+import io.kvscheduler.internal.engine.calls.DescriptorHandle;
+import io.kvscheduler.internal.engine.calls.KeyConflictException;
+import io.kvscheduler.internal.engine.calls.Registry;
+import io.kvscheduler.internal.engine.calls.SbCall;
+import io.kvscheduler.internal.engine.calls.SbCallChain;
 import io.kvscheduler.internal.engine.graph.Graph;
 import io.kvscheduler.internal.engine.graph.Node;
 import io.kvscheduler.internal.engine.graph.Readiness;

@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.calls;
 
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.TxnOperation;
@@ -13,7 +13,7 @@ import java.util.function.Function;
 /**
  * The southbound calls a transaction's walk will make if every call succeeds, in the walk's order,
  * with the order that must hold between them: made by a planning pass of the walk (a simulation
- * that validates, {@link WalkPass.Planning}), run ahead of the walk by {@link ParallelCalls}, then
+ * that validates, {@code WalkPass.Planning}), run ahead of the walk by {@link ParallelCalls}, then
  * handed to the walk call by call ({@link #take}).
  *
  * <p>Call B waits for an earlier call A (in the walk's order) when:
@@ -47,7 +47,7 @@ import java.util.function.Function;
  *
  * <p>Waiting is transitive, so each call is linked only to the latest earlier call of each kind.
  */
-final class CallPlan {
+public final class CallPlan {
   private final List<PlannedCall> calls = new ArrayList<>();
   private final Function<String, String> baseOf;
   private final Map<String, PlannedCall> lastOfKey = new HashMap<>();
@@ -91,7 +91,7 @@ final class CallPlan {
   private Map<String, ArrayDeque<PlannedCall>> byKey;
 
   /** {@code baseOf}: the base key of a key (itself for a base value or an unknown key). */
-  CallPlan(Function<String, String> baseOf) {
+  public CallPlan(Function<String, String> baseOf) {
     this.baseOf = baseOf;
   }
 
@@ -99,19 +99,19 @@ final class CallPlan {
     return calls;
   }
 
-  int size() {
+  public int size() {
     return calls.size();
   }
 
   /** A visit of the planning pass starts (inside the innermost open one, if any). */
-  void enterVisit() {
+  public void enterVisit() {
     Frame f = spare.isEmpty() ? new Frame() : spare.remove(spare.size() - 1);
     f.after = visits.isEmpty() ? null : visits.get(visits.size() - 1).after;
     visits.add(f);
   }
 
   /** The innermost visit ends: its calls count as made in the visit around it. */
-  void exitVisit() {
+  public void exitVisit() {
     Frame f = visits.remove(visits.size() - 1);
     if (!visits.isEmpty()) {
       Frame outer = visits.get(visits.size() - 1);
@@ -130,14 +130,14 @@ final class CallPlan {
   }
 
   /** The innermost visit starts visiting a group of siblings (which do not wait for each other). */
-  void startGroup() {
+  public void startGroup() {
     if (!visits.isEmpty()) {
       visits.get(visits.size() - 1).inGroup = true;
     }
   }
 
   /** The group ends: what the visit does next waits for everything the group did. */
-  void endGroup() {
+  public void endGroup() {
     if (!visits.isEmpty()) {
       Frame f = visits.get(visits.size() - 1);
       f.inGroup = false;
@@ -277,7 +277,7 @@ final class CallPlan {
    * for the key, if it is a {@code op} that returned; null otherwise (the walk calls the southbound
    * itself). A planned call passed over this way is dropped.
    */
-  PlannedCall take(String key, TxnOperation op) {
+  public PlannedCall take(String key, TxnOperation op) {
     if (byKey == null) {
       byKey = new HashMap<>();
       for (PlannedCall c : calls) {
@@ -300,7 +300,7 @@ final class CallPlan {
   }
 
   /** Calls that ran but that the walk never asked for (their effects are unknown to the graph). */
-  List<PlannedCall> notTaken() {
+  public List<PlannedCall> notTaken() {
     List<PlannedCall> out = new ArrayList<>();
     if (byKey == null) {
       for (PlannedCall c : calls) {

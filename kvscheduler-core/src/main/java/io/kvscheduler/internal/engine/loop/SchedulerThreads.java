@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.loop;
 
 import io.kvscheduler.api.DelayScheduler;
 import io.kvscheduler.internal.engine.config.SchedulerConfig;
@@ -13,14 +13,14 @@ import java.util.concurrent.TimeUnit;
  * The configuration a scheduler runs with: a timer thread and a status thread of its own where none
  * was injected, and the injected clock and delay scheduler guarded against their failures.
  */
-final class SchedulerThreads {
+public final class SchedulerThreads {
   private SchedulerThreads() {}
 
   /**
    * {@code c} ready to run: the timer and status threads started here are added to {@code owned},
    * which the scheduler closes when it closes.
    */
-  static SchedulerConfig withDefaults(SchedulerConfig c, List<AutoCloseable> owned) {
+  public static SchedulerConfig withDefaults(SchedulerConfig c, List<AutoCloseable> owned) {
     DelayScheduler ds = c.delayScheduler();
     if (ds == null) {
       ScheduledExecutorService ses =

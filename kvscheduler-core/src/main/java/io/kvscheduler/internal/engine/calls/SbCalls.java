@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.calls;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -24,14 +24,14 @@ import java.util.function.Supplier;
  * thread counts as "inside a descriptor callback" ({@link #inCall()}): a transaction committed from
  * there is queued to run after the current one, exactly as from the engine thread.
  */
-final class SbCalls implements AutoCloseable {
+public final class SbCalls implements AutoCloseable {
   private final ThreadLocal<Boolean> inCall = new ThreadLocal<>();
   private final ThreadPoolExecutor threads;
 
   /** Told the key of an abandoned call when that call returns at last (or throws). */
   private volatile Consumer<String> lateReturns = key -> {};
 
-  SbCalls(String threadName) {
+  public SbCalls(String threadName) {
     AtomicInteger n = new AtomicInteger();
     this.threads =
         new ThreadPoolExecutor(
@@ -51,12 +51,12 @@ final class SbCalls implements AutoCloseable {
    * Sets what is told the key of an abandoned call when the call returns at last: the southbound
    * may have done what the call asked after all, so the scheduler reads the key again.
    */
-  void onLateReturn(Consumer<String> sink) {
+  public void onLateReturn(Consumer<String> sink) {
     this.lateReturns = Objects.requireNonNull(sink, "sink");
   }
 
   /** True on a call thread while it runs a southbound call. */
-  boolean inCall() {
+  public boolean inCall() {
     return inCall.get() != null;
   }
 
@@ -135,7 +135,7 @@ final class SbCalls implements AutoCloseable {
   }
 
   /** Southbound calls running on call threads now (abandoned ones among them). */
-  int running() {
+  public int running() {
     return threads.getActiveCount();
   }
 

@@ -1,6 +1,7 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.loop;
 
 import io.kvscheduler.api.TransactionException;
+import io.kvscheduler.internal.engine.calls.SbCalls;
 import io.kvscheduler.internal.util.UserCode;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * hand is finished (interrupted after a grace period) and the threads the scheduler started are
  * stopped.
  */
-final class EngineLoop {
+public final class EngineLoop {
   private static final Logger LOG = LoggerFactory.getLogger(EngineLoop.class);
 
   /**
@@ -52,7 +53,7 @@ final class EngineLoop {
    * How long {@link #close(Duration)} waits by default for the engine thread, at most (half before
    * interrupting).
    */
-  static final Duration CLOSE_WAIT = Duration.ofSeconds(20);
+  public static final Duration CLOSE_WAIT = Duration.ofSeconds(20);
 
   private static final Queued STOP = new Queued.Task(() -> {});
   private static final Queued WAKE = new Queued.Task(() -> {});
@@ -87,7 +88,8 @@ final class EngineLoop {
    * @param owned closed by {@link #close(Duration)} (or by the engine as it exits): the threads the
    *     scheduler started besides the engine
    */
-  EngineLoop(String threadName, int queueCapacity, SbCalls sbCalls, List<AutoCloseable> owned) {
+  public EngineLoop(
+      String threadName, int queueCapacity, SbCalls sbCalls, List<AutoCloseable> owned) {
     this.sbCalls = sbCalls;
     this.queue = new LinkedBlockingDeque<>(queueCapacity);
     this.owned = List.copyOf(owned);
@@ -101,7 +103,7 @@ final class EngineLoop {
    * @param processor processes each dequeued transaction (tasks are run by the loop itself)
    * @param afterEach runs after each processed item, while the scheduler is open
    */
-  void start(Consumer<Queued> processor, Runnable afterEach) {
+  public void start(Consumer<Queued> processor, Runnable afterEach) {
     this.processor = processor;
     this.afterEach = afterEach;
     engine.start();
@@ -191,21 +193,21 @@ final class EngineLoop {
   // ------------------------------------------------------------------ hand-over
 
   /** Puts {@code q} at the end of the queue unless it is full (then false). */
-  boolean offer(Queued q) {
+  public boolean offer(Queued q) {
     return queue.offerLast(q);
   }
 
   /** Like {@link #offer}, and false once the scheduler is closed. */
-  boolean offerIfOpen(Queued q) {
+  public boolean offerIfOpen(Queued q) {
     return !closed.get() && queue.offerLast(q);
   }
 
   /** Queues {@code q} before the shared queue; from the engine thread, never blocks. */
-  void pushInternal(Queued q) {
+  public void pushInternal(Queued q) {
     internal.addLast(q);
   }
 
-  int queueLength() {
+  public int queueLength() {
     return queue.size();
   }
 
@@ -214,7 +216,7 @@ final class EngineLoop {
    * closed meanwhile fails {@code q} (close drains the queue, which may be what made the room): the
    * caller's wait then ends at once.
    */
-  void putWaiting(Queued q) {
+  public void putWaiting(Queued q) {
     try {
       queue.putLast(q);
     } catch (InterruptedException e) {
@@ -228,13 +230,13 @@ final class EngineLoop {
    * Fails {@code q}, just queued, when the scheduler was closed meanwhile and {@code q} is still in
    * the queue (otherwise close's drain, or the engine, has it).
    */
-  void failIfClosed(Queued q) {
+  public void failIfClosed(Queued q) {
     if (closed.get() && queue.remove(q)) {
       fail(q);
     }
   }
 
-  boolean onEngine() {
+  public boolean onEngine() {
     return Thread.currentThread() == engine;
   }
 
@@ -243,7 +245,7 @@ final class EngineLoop {
    * waiting for the call any more (it overran its time limit): an empty task wakes the engine up if
    * it is idle.
    */
-  void queueFromCallback(Queued q) {
+  public void queueFromCallback(Queued q) {
     internal.addLast(q);
     if (!onEngine()) {
       queue.offerLast(WAKE);
@@ -254,15 +256,15 @@ final class EngineLoop {
    * True inside a descriptor callback: on the engine thread, or on a call thread running a
    * southbound call the engine waits for. Waiting for the engine from there would deadlock.
    */
-  boolean inCallback() {
+  public boolean inCallback() {
     return onEngine() || sbCalls.inCall();
   }
 
-  boolean isClosed() {
+  public boolean isClosed() {
     return closed.get();
   }
 
-  void ensureOpen() {
+  public void ensureOpen() {
     if (closed.get()) {
       throw new IllegalStateException("scheduler was closed");
     }
@@ -276,7 +278,7 @@ final class EngineLoop {
    *     that call, so waiting for the engine would last until the call's time limit and fail the
    *     call's operation
    */
-  <T> T onEngine(String what, Supplier<T> work) {
+  public <T> T onEngine(String what, Supplier<T> work) {
     if (onEngine()) {
       return work.get();
     }
@@ -303,7 +305,7 @@ final class EngineLoop {
   }
 
   /** Waits for {@code f} (polling briefly first), rethrowing its failure unchecked. */
-  static <T> T await(CompletableFuture<T> f) {
+  public static <T> T await(CompletableFuture<T> f) {
     long deadline = System.nanoTime() + CALLER_SPIN_NANOS;
     while (!f.isDone() && System.nanoTime() < deadline) {
       Thread.yield();
@@ -354,7 +356,7 @@ final class EngineLoop {
    *     ignored the interrupt, and call threads of calls abandoned after their time limit. A
    *     southbound call the engine would make after that fails at once ("scheduler was closed").
    */
-  boolean close(Duration timeout) {
+  public boolean close(Duration timeout) {
     if (!closed.compareAndSet(false, true)) {
       return !engine.isAlive();
     }

@@ -1,9 +1,11 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.refresh;
 
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.RetrieveError;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.internal.collect.Bulk;
+import io.kvscheduler.internal.engine.calls.DescriptorHandle;
+import io.kvscheduler.internal.engine.calls.Registry;
 import io.kvscheduler.internal.engine.graph.Graph;
 import io.kvscheduler.internal.engine.graph.Node;
 import io.kvscheduler.internal.engine.graph.ValueToApply;
@@ -37,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * <p>This class runs a refresh, descriptor after descriptor; {@link SouthboundReader} builds what
  * Retrieve is asked with, and {@link RetrievedValues} merges what it answers into the graph.
  */
-final class Refresher {
+public final class Refresher {
   private static final Logger LOG = LoggerFactory.getLogger(Refresher.class);
 
   private final Graph graph;
@@ -51,7 +53,7 @@ final class Refresher {
   /** The descriptors whose Retrieve failed in the last refresh, in retrieve order. */
   private List<RetrieveError> failures = List.of();
 
-  Refresher(Graph graph, Registry registry, History history) {
+  public Refresher(Graph graph, Registry registry, History history) {
     this.graph = graph;
     this.registry = registry;
     this.reader = new SouthboundReader(graph, registry);
@@ -62,7 +64,7 @@ final class Refresher {
    * Whether the refreshes write the descriptors' metadata maps (the default); off while a plan
    * reads the southbound, whose refresh is rolled back.
    */
-  void writeMetadataMaps(boolean on) {
+  public void writeMetadataMaps(boolean on) {
     merger.writesMetadataMaps = on;
   }
 
@@ -72,7 +74,7 @@ final class Refresher {
    * @param firstResyncNb NB values of the first resync (correlation input), or null
    * @return the names of the descriptors whose Retrieve answered (their values were read)
    */
-  Set<String> refresh(Set<String> keys, List<ValueToApply> firstResyncNb, boolean verbose) {
+  public Set<String> refresh(Set<String> keys, List<ValueToApply> firstResyncNb, boolean verbose) {
     Set<String> refreshedDescriptors = new HashSet<>();
     failures = List.of();
     long mark = ++epoch;
@@ -137,7 +139,7 @@ final class Refresher {
   }
 
   /** The descriptors whose Retrieve failed in the last refresh, in retrieve order. */
-  List<RetrieveError> failures() {
+  public List<RetrieveError> failures() {
     return failures;
   }
 
@@ -172,7 +174,7 @@ final class Refresher {
    *
    * @throws IllegalStateException if the descriptor's Retrieve fails
    */
-  List<KVWithMetadata<Object, Object>> retrieveForDump(DescriptorHandle h) {
+  public List<KVWithMetadata<Object, Object>> retrieveForDump(DescriptorHandle h) {
     return reader.retrieveForDump(h);
   }
 }

@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.publish;
 
 import io.kvscheduler.api.BaseValueStatus;
 import io.kvscheduler.api.KeySelector;
@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * so a slow listener never blocks the engine; a listener that throws is logged and keeps its
  * subscription.
  */
-final class Watchers {
+public final class Watchers {
   private static final Logger LOG = LoggerFactory.getLogger(Watchers.class);
 
   private record Watch(KeySelector selector, ValueStatusListener listener) {}
@@ -25,22 +25,22 @@ final class Watchers {
   private final CopyOnWriteArrayList<Watch> watches = new CopyOnWriteArrayList<>();
   private final Executor executor;
 
-  Watchers(Executor executor) {
+  public Watchers(Executor executor) {
     this.executor = executor;
   }
 
-  Subscription add(KeySelector selector, ValueStatusListener listener) {
+  public Subscription add(KeySelector selector, ValueStatusListener listener) {
     Watch w = new Watch(selector, listener);
     watches.add(w);
     return () -> watches.remove(w);
   }
 
   /** True when at least one watcher is subscribed. */
-  boolean any() {
+  public boolean any() {
     return !watches.isEmpty();
   }
 
-  void deliver(List<BaseValueStatus> statuses) {
+  public void deliver(List<BaseValueStatus> statuses) {
     if (statuses.isEmpty() || watches.isEmpty()) {
       return;
     }

@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.calls;
 
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.InvalidValueException;
@@ -33,11 +33,11 @@ import org.slf4j.LoggerFactory;
  * returned, say which callback and key failed), plus the memo of the pure callbacks' answers. Split
  * apart, each guard would sit away from the callback it guards without making either clearer.
  */
-final class DescriptorHandle implements Node.HandleRef {
+public final class DescriptorHandle implements Node.HandleRef {
   private static final Logger LOG = LoggerFactory.getLogger(DescriptorHandle.class);
 
   /** The global non-retriable errors (Create/Delete not implemented). */
-  static final class NotImplementedException extends RuntimeException {
+  public static final class NotImplementedException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     NotImplementedException(String msg) {
@@ -45,9 +45,9 @@ final class DescriptorHandle implements Node.HandleRef {
     }
   }
 
-  final KVDescriptor<Object, Object> descriptor;
-  final String name;
-  final NamedMappingImpl<Object> metadataMap;
+  public final KVDescriptor<Object, Object> descriptor;
+  public final String name;
+  public final NamedMappingImpl<Object> metadataMap;
   // the descriptor's callbacks, read once (null when absent): no Optional per call
   private final Class<Object> valueType;
   private final KVDescriptor.KeyLabel keyLabel;
@@ -133,8 +133,8 @@ final class DescriptorHandle implements Node.HandleRef {
   }
 
   /** Result of a guarded callback: a value or the thrown error. */
-  record Result<T>(T value, Throwable error) {
-    boolean failed() {
+  public record Result<T>(T value, Throwable error) {
+    public boolean failed() {
       return error != null;
     }
 
@@ -144,7 +144,7 @@ final class DescriptorHandle implements Node.HandleRef {
     }
   }
 
-  String label(String key) {
+  public String label(String key) {
     if (keyLabel == null) {
       return key;
     }
@@ -159,7 +159,7 @@ final class DescriptorHandle implements Node.HandleRef {
   }
 
   /** Type check + Validate. Returns the validation error or null. */
-  Throwable validate(String key, Object value) {
+  public Throwable validate(String key, Object value) {
     Throwable typeErr = checkType(key, value);
     if (typeErr != null) {
       return typeErr;
@@ -221,12 +221,12 @@ final class DescriptorHandle implements Node.HandleRef {
    * whose value or metadata is not of the descriptor's class: {@link #checkType}, then {@link
    * #checkMetadata}.
    */
-  Throwable checkFound(String key, Object value, Object metadata, String from) {
+  public Throwable checkFound(String key, Object value, Object metadata, String from) {
     Throwable wrong = checkType(key, value);
     return wrong != null ? wrong : checkMetadata(key, metadata, from);
   }
 
-  boolean equivalent(String key, Object oldValue, Object newValue) {
+  public boolean equivalent(String key, Object oldValue, Object newValue) {
     if (oldValue == null || newValue == null) {
       return oldValue == newValue;
     }
@@ -249,7 +249,7 @@ final class DescriptorHandle implements Node.HandleRef {
   }
 
   /** Whether the descriptor decides equivalence with a comparator of its own (else: equals). */
-  boolean hasComparator() {
+  public boolean hasComparator() {
     return comparator != null;
   }
 
@@ -257,7 +257,7 @@ final class DescriptorHandle implements Node.HandleRef {
    * {@code Objects.equals} of two values of {@code key}, guarded: a value's {@code equals} is user
    * code, and when it throws the values are treated as different (and the failure logged).
    */
-  static boolean equalValues(String key, Object a, Object b) {
+  public static boolean equalValues(String key, Object a, Object b) {
     if (a == b) {
       return true;
     }
@@ -280,7 +280,7 @@ final class DescriptorHandle implements Node.HandleRef {
    * newValue} too, and now match it by identity (asking for them calls no second {@code equals};
    * for a large value, such as a list of thousands of entries, that is a second pass over it).
    */
-  void rememberEqual(Node n, Object oldValue, Object newValue) {
+  public void rememberEqual(Node n, Object oldValue, Object newValue) {
     if (comparator == null
         && n.memoHandle() == this
         && n.memoValue() == oldValue
@@ -292,7 +292,7 @@ final class DescriptorHandle implements Node.HandleRef {
   }
 
   /** True when a change must be applied by re-creation (no Update, or UpdateWithRecreate). */
-  boolean updateWithRecreate(String key, Object oldValue, Object newValue, Object metadata) {
+  public boolean updateWithRecreate(String key, Object oldValue, Object newValue, Object metadata) {
     if (updater == null) {
       return true;
     }
@@ -384,7 +384,7 @@ final class DescriptorHandle implements Node.HandleRef {
    * node: an equal value gets the same answer without a call. Failures are not remembered.
    */
   @SuppressWarnings("unchecked")
-  Result<List<Dependency>> dependencies(Node n, Object value) {
+  public Result<List<Dependency>> dependencies(Node n, Object value) {
     if (dependencies == null || checkType(n.key(), value) != null) {
       return NO_DEPENDENCIES;
     }
@@ -404,7 +404,7 @@ final class DescriptorHandle implements Node.HandleRef {
    * node like {@link #dependencies(Node, Object)}.
    */
   @SuppressWarnings("unchecked")
-  Result<List<KeyValuePair>> derivedSorted(Node n, Object value) {
+  public Result<List<KeyValuePair>> derivedSorted(Node n, Object value) {
     if (deriver == null || checkType(n.key(), value) != null) {
       return NO_DERIVED;
     }
@@ -431,7 +431,7 @@ final class DescriptorHandle implements Node.HandleRef {
     return r;
   }
 
-  Result<List<KeyValuePair>> derivedValues(String key, Object value) {
+  public Result<List<KeyValuePair>> derivedValues(String key, Object value) {
     if (deriver == null || checkType(key, value) != null) {
       return NO_DERIVED;
     }
@@ -485,11 +485,11 @@ final class DescriptorHandle implements Node.HandleRef {
     };
   }
 
-  boolean canRetrieve() {
+  public boolean canRetrieve() {
     return retriever != null;
   }
 
-  Result<List<KVWithMetadata<Object, Object>>> retrieve(
+  public Result<List<KVWithMetadata<Object, Object>>> retrieve(
       List<KVWithMetadata<Object, Object>> correlate) {
     if (retriever == null) {
       return new Result<>(
@@ -534,9 +534,9 @@ final class DescriptorHandle implements Node.HandleRef {
 
   /**
    * The descriptor's own answer whether {@code err} is retriable ({@code isRetriableFailure}; true
-   * without one, false when it throws). The rules around it are {@link FailurePolicy#isRetriable}.
+   * without one, false when it throws). The rules around it are {@code FailurePolicy.isRetriable}.
    */
-  boolean retriableByDescriptor(Throwable err) {
+  public boolean retriableByDescriptor(Throwable err) {
     if (retriableFailure == null) {
       return true;
     }

@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.calls;
 
 import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.KVDescriptor;
@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * (topological over RetrieveDependencies, smallest name first among the eligible). Registration
  * happens under the scheduler's lock; lookups by key run on the engine thread.
  */
-final class Registry {
+public final class Registry {
   private static final int KEY_CACHE_SIZE = 1 << 12;
 
   /** Up to this many descriptors, lookups scan them instead of using the cache. */
@@ -55,7 +55,7 @@ final class Registry {
    * @param calls where limited calls run
    * @param observer told of the descriptors' southbound calls
    */
-  Registry(Duration defaultTimeout, SbCalls calls, Observer observer) {
+  public Registry(Duration defaultTimeout, SbCalls calls, Observer observer) {
     this.defaultTimeout = defaultTimeout;
     this.calls = calls;
     this.observer = observer;
@@ -68,7 +68,7 @@ final class Registry {
    *     prefixes that overlap (see {@link #checkPrefixes})
    * @throws IllegalStateException for cycles among retrieve dependencies
    */
-  synchronized List<DescriptorHandle> register(Collection<KVDescriptor<?, ?>> group) {
+  public synchronized List<DescriptorHandle> register(Collection<KVDescriptor<?, ?>> group) {
     Map<String, DescriptorHandle> added = new LinkedHashMap<>();
     for (KVDescriptor<?, ?> d : group) {
       if (byName.containsKey(d.name()) || added.containsKey(d.name())) {
@@ -214,12 +214,12 @@ final class Registry {
     return String.join(" -> ", cycle);
   }
 
-  synchronized DescriptorHandle byName(String name) {
+  public synchronized DescriptorHandle byName(String name) {
     return byName.get(name);
   }
 
   /** Descriptors in retrieve order. */
-  List<DescriptorHandle> ordered() {
+  public List<DescriptorHandle> ordered() {
     return ordered;
   }
 
@@ -228,7 +228,7 @@ final class Registry {
    * order is returned and an error is logged once per key (the reference panics); a value of such a
    * key is INVALID ({@link #ambiguity}).
    */
-  DescriptorHandle forKey(String key) {
+  public DescriptorHandle forKey(String key) {
     List<DescriptorHandle> all = ordered;
     if (all.size() <= DIRECT_SCAN) {
       return scan(all, key); // a few selector calls are cheaper than any cache
@@ -251,7 +251,7 @@ final class Registry {
    * {@link #forKey} for the key of {@code n}, cached in the node until the next registration (a
    * key's descriptor changes only when descriptors are added). Engine thread only.
    */
-  DescriptorHandle forNode(Node n) {
+  public DescriptorHandle forNode(Node n) {
     int gen = generation;
     if (n.handleCachedIn(gen)) {
       return (DescriptorHandle) n.handle();
@@ -262,7 +262,7 @@ final class Registry {
   }
 
   /** Caches in {@code n} the descriptor selecting its key, as just found by {@link #forKey}. */
-  void remember(Node n, DescriptorHandle h) {
+  public void remember(Node n, DescriptorHandle h) {
     n.cacheHandle(h, generation);
   }
 
@@ -313,7 +313,7 @@ final class Registry {
    * selectors that overlap, which registration could not tell): the value is INVALID, as nothing
    * says which descriptor it is for. Null when at most one selects it.
    */
-  Throwable ambiguity(String key) {
+  public Throwable ambiguity(String key) {
     if (!ambiguous) {
       return null;
     }
@@ -358,7 +358,7 @@ final class Registry {
     }
   }
 
-  Set<String> nbKeyPrefixes() {
+  public Set<String> nbKeyPrefixes() {
     Set<String> out = new TreeSet<>();
     for (DescriptorHandle h : all) {
       if (!h.descriptor.nbKeyPrefix().isEmpty()) {

@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.publish;
 
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.Explanation;
@@ -20,7 +20,7 @@ import java.util.List;
  * deeper lines start with their depth instead: a chain of thousands of PENDING values then explains
  * in lines of bounded length, not in lines as long as the chain.
  */
-final class Explainer {
+public final class Explainer {
   private Explainer() {}
 
   /** Levels of indentation at most; deeper lines show their depth as {@code (N) }. */
@@ -31,7 +31,7 @@ final class Explainer {
     return depth <= MAX_INDENT ? "  ".repeat(depth) : "  ".repeat(MAX_INDENT) + "(" + depth + ") ";
   }
 
-  static List<String> explain(Graph graph, String key) {
+  public static List<String> explain(Graph graph, String key) {
     List<String> out = new ArrayList<>();
     Node n = graph.get(key);
     if (n == null || n.value() == null) {
@@ -42,7 +42,7 @@ final class Explainer {
   }
 
   /** The explanation of {@code key} as a tree of causes. */
-  static Explanation tree(Graph graph, String key) {
+  public static Explanation tree(Graph graph, String key) {
     Node n = graph.get(key);
     if (n == null || n.value() == null) {
       return Explanation.of(

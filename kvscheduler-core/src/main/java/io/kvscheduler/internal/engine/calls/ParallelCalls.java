@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.calls;
 
 import io.kvscheduler.api.TxnOperation;
 import java.time.Clock;
@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * when each returned call went through the engine thread). The metadata maps keep one writer at a
  * time: the engine thread waits meanwhile.
  */
-final class ParallelCalls implements AutoCloseable {
+public final class ParallelCalls implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ParallelCalls.class);
 
   private static final Comparator<PlannedCall> WALK_ORDER =
@@ -50,7 +50,7 @@ final class ParallelCalls implements AutoCloseable {
   private final SbCalls sbCalls;
   private final ExecutorService pool;
 
-  ParallelCalls(int parallelism, Clock clock, SbCalls sbCalls, String threadName) {
+  public ParallelCalls(int parallelism, Clock clock, SbCalls sbCalls, String threadName) {
     this.parallelism = parallelism;
     this.clock = clock;
     this.sbCalls = sbCalls;
@@ -74,7 +74,7 @@ final class ParallelCalls implements AutoCloseable {
   }
 
   /** True when the scheduler runs calls in parallel. */
-  boolean enabled() {
+  public boolean enabled() {
     return parallelism > 1;
   }
 
@@ -82,7 +82,7 @@ final class ParallelCalls implements AutoCloseable {
    * Runs {@code plan}'s calls and returns once none is running; after a failed call that {@code
    * endsTheRun}, no further call starts.
    */
-  void run(CallPlan plan, Predicate<PlannedCall> endsTheRun) {
+  public void run(CallPlan plan, Predicate<PlannedCall> endsTheRun) {
     Run run = new Run(endsTheRun);
     run.begin(plan);
     run.awaitEnd();
@@ -282,7 +282,7 @@ final class ParallelCalls implements AutoCloseable {
    * call (a Create by a Delete, an Update by the Update back, a Delete by a Create); the metadata
    * map follows. Returns what the undo failed with, or null.
    */
-  static Throwable undo(PlannedCall c) {
+  public static Throwable undo(PlannedCall c) {
     DescriptorHandle h = c.handle;
     DescriptorHandle.Result<Object> r =
         switch (c.op) {

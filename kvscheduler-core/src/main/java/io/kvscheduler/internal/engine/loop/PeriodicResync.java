@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.loop;
 
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TxnOptions;
@@ -11,7 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** Queues a downstream resync every period (plus a random jitter), while the scheduler is open. */
-final class PeriodicResync {
+public final class PeriodicResync {
   private static final Logger LOG = LoggerFactory.getLogger(PeriodicResync.class);
 
   private final SchedulerConfig config;
@@ -25,13 +25,13 @@ final class PeriodicResync {
   private volatile boolean lost;
 
   /** Needs {@code config.downstreamResyncPeriod()}; nothing is armed before {@link #arm()}. */
-  PeriodicResync(SchedulerConfig config, EngineLoop loop) {
+  public PeriodicResync(SchedulerConfig config, EngineLoop loop) {
     this.config = config;
     this.loop = loop;
   }
 
   /** Arms the next periodic resync. */
-  void arm() {
+  public void arm() {
     Duration delay = config.downstreamResyncPeriod();
     long j = config.downstreamResyncJitter().toMillis();
     if (j > 0) {
@@ -64,7 +64,7 @@ final class PeriodicResync {
   }
 
   /** Run by the engine after each item it processes: arms again a resync the scheduler lost. */
-  void rearmIfLost() {
+  public void rearmIfLost() {
     if (lost) {
       arm();
     }

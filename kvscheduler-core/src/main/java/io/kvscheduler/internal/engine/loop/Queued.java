@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.loop;
 
 import io.kvscheduler.api.TxnOptions;
 import io.kvscheduler.internal.engine.graph.ValueToApply;
@@ -9,7 +9,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /** Items of the engine queue. */
-sealed interface Queued {
+public sealed interface Queued {
   /**
    * An NB transaction; the future completes with the sequence number or fails. Equal only to
    * itself: the queue's removal of a given transaction must neither compare the values (user code)
@@ -61,7 +61,7 @@ sealed interface Queued {
    *     scheduler closes before the task runs; null when nobody waits
    */
   record Task(Runnable run, CompletableFuture<?> waiter) implements Queued {
-    Task(Runnable run) {
+    public Task(Runnable run) {
       this(run, null);
     }
   }

@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.calls;
 
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.TxnOperation;
@@ -22,7 +22,7 @@ import java.util.List;
  * @param record the operation record the call's times are noted in (null: none)
  * @param found true for a value found in the southbound: nothing is called, the value is there
  */
-record SbCall(
+public record SbCall(
     TxnOperation op,
     Node node,
     DescriptorHandle handle,
@@ -35,14 +35,14 @@ record SbCall(
     boolean found) {
 
   /** The Create of {@code value} for {@code node}, or the value found so in the southbound. */
-  static SbCall create(
+  public static SbCall create(
       Node node, DescriptorHandle handle, Object value, OpRecord record, boolean found, Object md) {
     return new SbCall(
         TxnOperation.CREATE, node, handle, node.key(), value, null, md, List.of(), record, found);
   }
 
   /** The Update of {@code node} from {@code oldValue} to {@code value}. */
-  static SbCall update(
+  public static SbCall update(
       Node node,
       DescriptorHandle handle,
       Object oldValue,
@@ -65,7 +65,7 @@ record SbCall(
   }
 
   /** The Delete of {@code object}, the value of {@code node}. */
-  static SbCall delete(
+  public static SbCall delete(
       Node node, DescriptorHandle handle, Object object, OpRecord record, boolean found) {
     return new SbCall(
         TxnOperation.DELETE,

@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.calls;
 
 import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.OperationTimeoutException;
@@ -14,7 +14,7 @@ import java.util.function.Supplier;
 /**
  * The one path of every southbound call ({@link SbCall}): a chain of links, each doing one thing,
  * the way an HTTP client passes a request through interceptors. A link handles the call itself or
- * hands it to the next link and looks at what comes back. The pass of the walk ({@link WalkPass})
+ * hands it to the next link and looks at what comes back. The pass of the walk ({@code WalkPass})
  * supplies its chain; a new kind of call handling is one more link.
  *
  * <table>
@@ -33,27 +33,34 @@ import java.util.function.Supplier;
  * others): on its way through them a call allocates only its own description ({@link SbCall}),
  * plus, as before the chain, the error of a failure and the task of a call with a time limit.
  */
-abstract class SbCallChain {
+public abstract class SbCallChain {
   /** A successful call that gave no metadata (a Delete, most Creates and Updates). */
   private static final DescriptorHandle.Result<Object> DONE =
       DescriptorHandle.Result.ofMetadata(null);
 
   /** A simulation: every call succeeds without reaching the southbound. */
-  static final SbCallChain SIMULATION = new Assumed();
+  public static final SbCallChain SIMULATION = new Assumed();
 
   /** The calls run ahead of the walk and their undo: observed, guarded, limited, made. */
   static final SbCallChain DIRECT = new Observed(new Guarded(new Limited(new Descriptor())));
 
   /**
-   * The execution's chain: calls taken from {@code pass} while it has calls that ran ahead ({@link
-   * WalkPass#takeRanAhead}), else made with their times noted by {@code clock}.
+   * The execution's chain: calls taken from {@code ranAhead} while the pass has calls that ran
+   * ahead, else made with their times noted by {@code clock}.
    */
-  static SbCallChain execution(WalkPass pass, Clock clock) {
-    return new KeepMetadata(new Found(new RanAhead(pass, new Timed(clock, DIRECT))));
+  public static SbCallChain execution(RanAheadCalls ranAhead, Clock clock) {
+    return new KeepMetadata(new Found(new RanAhead(ranAhead, new Timed(clock, DIRECT))));
+  }
+
+  /** Where an execution takes the calls that ran ahead of it in parallel. */
+  @FunctionalInterface
+  public interface RanAheadCalls {
+    /** The call {@code op} of {@code key} that ran ahead of the walk, or null: the walk calls. */
+    PlannedCall take(String key, TxnOperation op);
   }
 
   /** The planning pass's chain: each call written down in {@code plan}, none made. */
-  static SbCallChain planning(CallPlan plan, Graph graph) {
+  public static SbCallChain planning(CallPlan plan, Graph graph) {
     return new Found(new Planned(plan, graph));
   }
 
@@ -62,7 +69,7 @@ abstract class SbCallChain {
    * Every chain ends guarded ({@link Guarded}) or in a link without user code: what user code
    * throws never gets here.
    */
-  final DescriptorHandle.Result<Object> call(SbCall call) {
+  public final DescriptorHandle.Result<Object> call(SbCall call) {
     try {
       return proceed(call);
     } catch (Exception e) {
@@ -133,17 +140,17 @@ abstract class SbCallChain {
    * its times noted in the call's record; passes the call on when none did.
    */
   static final class RanAhead extends SbCallChain {
-    private final WalkPass pass;
+    private final RanAheadCalls ranAhead;
     private final SbCallChain next;
 
-    RanAhead(WalkPass pass, SbCallChain next) {
-      this.pass = pass;
+    RanAhead(RanAheadCalls ranAhead, SbCallChain next) {
+      this.ranAhead = ranAhead;
       this.next = next;
     }
 
     @Override
     DescriptorHandle.Result<Object> proceed(SbCall call) throws Exception {
-      PlannedCall ran = pass.takeRanAhead(call.key(), call.op());
+      PlannedCall ran = ranAhead.take(call.key(), call.op());
       if (ran == null) {
         return next.proceed(call);
       }
@@ -251,7 +258,7 @@ abstract class SbCallChain {
    * while the engine waits at most the limit; an overrun fails with an {@link
    * OperationTimeoutException}. Without a limit the call runs on the calling thread.
    */
-  static final class Limited extends SbCallChain {
+  public static final class Limited extends SbCallChain {
     private final SbCallChain next;
 
     Limited(SbCallChain next) {

@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.calls;
 
 import io.kvscheduler.api.OperationListener;
 import io.kvscheduler.api.OperationListener.Call;
@@ -21,11 +21,11 @@ import org.slf4j.LoggerFactory;
  * <p>The transaction in hand (its number, kind and start) is written by the engine thread only; its
  * number is read by the call threads too, for the events of the calls they run.
  */
-final class Observer {
+public final class Observer {
   private static final Logger LOG = LoggerFactory.getLogger(Observer.class);
 
   /** An observer without a listener. */
-  static final Observer NONE = new Observer(null);
+  public static final Observer NONE = new Observer(null);
 
   private final OperationListener listener;
   private final AtomicBoolean failedOnce = new AtomicBoolean();
@@ -38,11 +38,11 @@ final class Observer {
   private long startNanos;
 
   /** An observer telling {@code listener}; null for none. */
-  Observer(OperationListener listener) {
+  public Observer(OperationListener listener) {
     this.listener = listener;
   }
 
-  boolean active() {
+  public boolean active() {
     return listener != null;
   }
 
@@ -52,7 +52,7 @@ final class Observer {
   }
 
   /** Transaction {@code seqNum} begins (engine thread). */
-  void transactionStarted(long seqNum, TxnType type, ResyncType resync) {
+  public void transactionStarted(long seqNum, TxnType type, ResyncType resync) {
     if (listener == null) {
       return;
     }
@@ -65,7 +65,7 @@ final class Observer {
   }
 
   /** The transaction begun last ended (engine thread); nothing when none was begun. */
-  void transactionEnded(TxnOutcome outcome, int failedKeys) {
+  public void transactionEnded(TxnOutcome outcome, int failedKeys) {
     if (listener == null || seq < 0) {
       return;
     }

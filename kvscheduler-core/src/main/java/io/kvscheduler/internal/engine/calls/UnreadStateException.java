@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.calls;
 
 /**
  * The error of a southbound call the scheduler does not make: a call for the value (or its base)
@@ -6,8 +6,8 @@ package io.kvscheduler.internal.engine;
  * for it is unknown, and a call would start from a guess (a Create over what the failure left, an
  * old value the southbound may not hold). Retriable: the retry reads the key first.
  */
-final class UnreadStateException extends RuntimeException {
-  UnreadStateException(String baseKey) {
+public final class UnreadStateException extends RuntimeException {
+  public UnreadStateException(String baseKey) {
     super(
         "what the southbound holds for "
             + baseKey

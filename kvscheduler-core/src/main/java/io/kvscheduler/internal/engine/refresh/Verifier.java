@@ -1,9 +1,11 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.refresh;
 
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.engine.calls.DescriptorHandle;
+import io.kvscheduler.internal.engine.calls.Registry;
 import io.kvscheduler.internal.engine.graph.Graph;
 import io.kvscheduler.internal.engine.graph.Node;
 import io.kvscheduler.internal.engine.record.OpRecord;
@@ -21,11 +23,11 @@ import java.util.TreeMap;
  * is PENDING must be absent. Every disagreement becomes a key error. Values in other states
  * (failed, invalid, ...) already carry their own error and are not checked.
  */
-final class Verifier {
+public final class Verifier {
   private Verifier() {}
 
   /** Thrown into key errors: the southbound does not hold what was applied. */
-  static final class VerificationException extends RuntimeException {
+  public static final class VerificationException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     VerificationException(String msg) {
@@ -33,7 +35,7 @@ final class Verifier {
     }
   }
 
-  static List<KeyError> verify(
+  public static List<KeyError> verify(
       Graph graph, Registry registry, Refresher refresher, List<OpRecord> executed) {
     Map<String, TxnOperation> lastOp = new LinkedHashMap<>();
     for (OpRecord op : executed) {

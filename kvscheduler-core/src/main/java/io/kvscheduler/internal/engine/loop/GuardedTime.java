@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.loop;
 
 import io.kvscheduler.api.DelayScheduler;
 import io.kvscheduler.api.Subscription;
@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * loses that one task (a retry, or the next periodic resync), which is logged. Failures are logged
  * the first time and then once per 1000.
  */
-final class GuardedTime {
+public final class GuardedTime {
   private static final Logger LOG = LoggerFactory.getLogger(GuardedTime.class);
 
   private GuardedTime() {}
@@ -29,7 +29,7 @@ final class GuardedTime {
    * What the guarded delay scheduler returns for a task it could not schedule (the task will not
    * run; cancelling it does nothing).
    */
-  static final Subscription LOST = () -> {};
+  public static final Subscription LOST = () -> {};
 
   static Clock clock(Clock c) {
     return c instanceof SafeClock ? c : new SafeClock(c);

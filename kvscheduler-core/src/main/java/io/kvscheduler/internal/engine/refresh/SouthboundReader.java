@@ -1,8 +1,10 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.refresh;
 
 import io.kvscheduler.api.KVWithMetadata;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.internal.collect.Bulk;
+import io.kvscheduler.internal.engine.calls.DescriptorHandle;
+import io.kvscheduler.internal.engine.calls.Registry;
 import io.kvscheduler.internal.engine.graph.Graph;
 import io.kvscheduler.internal.engine.graph.Node;
 import io.kvscheduler.internal.engine.graph.ValueToApply;

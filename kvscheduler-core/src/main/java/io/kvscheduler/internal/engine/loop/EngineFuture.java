@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.loop;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -12,10 +12,10 @@ import java.util.concurrent.TimeoutException;
  * instead of waiting for ever (the transaction can only run after the one the engine is processing,
  * which waits for the callback).
  */
-final class EngineFuture<T> extends CompletableFuture<T> {
+public final class EngineFuture<T> extends CompletableFuture<T> {
   private final EngineLoop loop;
 
-  EngineFuture(EngineLoop loop) {
+  public EngineFuture(EngineLoop loop) {
     this.loop = loop;
   }
 

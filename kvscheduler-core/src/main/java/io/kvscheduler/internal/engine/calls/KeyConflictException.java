@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.calls;
 
 /**
  * A value that would take a key another value holds: a derived value whose key holds a value not
@@ -6,10 +6,10 @@ package io.kvscheduler.internal.engine;
  * is done for it; the value holding the key keeps it. Reported as a key error of kind CONFLICT,
  * naming both keys.
  */
-final class KeyConflictException extends RuntimeException {
+public final class KeyConflictException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
-  KeyConflictException(String message) {
+  public KeyConflictException(String message) {
     super(message, null, false, false);
   }
 }

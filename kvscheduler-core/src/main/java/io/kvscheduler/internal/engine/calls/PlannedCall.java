@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.calls;
 
 import io.kvscheduler.api.TxnOperation;
 import java.time.Clock;
@@ -13,7 +13,7 @@ import java.util.List;
  * <p>States: PLANNED → RUNNING → DONE (returned: {@link #error} null or not), or PLANNED → SKIPPED
  * (a call it waits for failed, or the run stopped). Only DONE calls are handed to the walk.
  */
-final class PlannedCall {
+public final class PlannedCall {
   enum Status {
     PLANNED,
     RUNNING,
@@ -24,12 +24,12 @@ final class PlannedCall {
   /** Position in the order of the sequential walk (negative for a join point). */
   final int index;
 
-  final TxnOperation op;
-  final DescriptorHandle handle;
-  final String key;
+  public final TxnOperation op;
+  public final DescriptorHandle handle;
+  public final String key;
 
   /** The base key of {@link #key} (itself for a base value). */
-  final String baseKey;
+  public final String baseKey;
 
   /** The key under which the descriptor's metadata map holds the value's metadata. */
   final String label;
@@ -38,10 +38,10 @@ final class PlannedCall {
   final boolean keepsMetadata;
 
   /** Create: the value; Update: the new value; Delete: the object the southbound holds. */
-  final Object value;
+  public final Object value;
 
   /** Update: the value the southbound holds before it. */
-  final Object oldValue;
+  public final Object oldValue;
 
   /** Update and Delete: the metadata passed to the call, unless {@link #metadataFrom} is set. */
   final Object metadata;
@@ -61,13 +61,13 @@ final class PlannedCall {
   Object returnedMetadata;
 
   /** What the undo of a DONE call (an Update back, a Create again) returned (its metadata). */
-  Object undoMetadata;
+  public Object undoMetadata;
 
   /** What a DONE call failed with, or null. */
-  Throwable error;
+  public Throwable error;
 
-  Instant started;
-  Instant ended;
+  public Instant started;
+  public Instant ended;
 
   PlannedCall(
       int index,

@@ -336,7 +336,7 @@ public final class Agent implements AutoCloseable {
                 "rollback: not confirmed before the agent stopped: {}; the configuration before it"
                     + " is restored",
                 what));
-    orchestrator.keep(stateStore, restored.bySource());
+    orchestrator.keep(stateStore, restored.bySource(), restored.labels());
     LOG.info(
         "state store {}: {} value(s) pushed over REST and gRPC restored {}",
         stateStore.file(),

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvscheduler.agent.internal.northbound.RestNorthbound;
 import io.kvscheduler.agent.internal.rest.ProbeRoutes;
 import io.kvscheduler.agent.internal.rest.RestServer;
+import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.plugins.mock.MockAgentPlugin;
 import io.kvscheduler.plugins.mock.ifplugin.model.Interface;
 import java.nio.charset.StandardCharsets;
@@ -137,6 +138,62 @@ class AgentctlRequestsTest {
     RawHttpClient.Answer noKey = get("/scheduler/key-timeline?key=");
     assertThat(noKey.status()).isEqualTo(400);
     assertThat(json(noKey).get("Error").asText()).contains("missing key");
+  }
+
+  /** Go's HTTP client's headers for a POST or PUT without body: agentctl says text/plain. */
+  static Map<String, String> goEmptyBodyHeaders() {
+    Map<String, String> h = new LinkedHashMap<>();
+    h.put("User-Agent", "Go-http-client/1.1");
+    h.put("Content-Type", "text/plain");
+    h.put("Accept-Encoding", "gzip");
+    return h;
+  }
+
+  @Test
+  @DisplayName(
+      "agentctl config resync: POST /scheduler/downstream-resync with Go's empty text/plain body"
+          + " (and ?retry=1&verbose=1 for --retry --verbose) runs a downstream resync and answers"
+          + " its RecordedTxn; a text/plain body or another site's Origin is still refused")
+  void configResync() throws Exception {
+    List<RecordedTxn> history = agent.scheduler().transactionHistory();
+    long before = history.get(history.size() - 1).seqNum();
+    RawHttpClient.Answer a =
+        http.send("POST", "/scheduler/downstream-resync", goEmptyBodyHeaders(), new byte[0]);
+    assertThat(a.status()).as(a.text()).isEqualTo(200);
+    JsonNode txn = json(a);
+    assertThat(txn.get("SeqNum").asLong()).isGreaterThan(before);
+    assertThat(txn.get("TxnType").asText()).isEqualTo("NBTransaction");
+    assertThat(txn.get("ResyncType").asText()).isEqualTo("DownstreamResync");
+    assertThat(txn.get("Start").isTextual()).isTrue();
+    assertThat(txn.get("Stop").isTextual()).isTrue();
+
+    RawHttpClient.Answer flags =
+        http.send(
+            "POST",
+            "/scheduler/downstream-resync?retry=1&verbose=1",
+            goEmptyBodyHeaders(),
+            new byte[0]);
+    assertThat(flags.status()).as(flags.text()).isEqualTo(200);
+    assertThat(json(flags).get("ResyncType").asText()).isEqualTo("DownstreamResync");
+    assertThat(json(flags).get("SeqNum").asLong()).isGreaterThan(txn.get("SeqNum").asLong());
+
+    // what a page of another site could send is still refused
+    RawHttpClient.Answer withBody =
+        http.send(
+            "POST",
+            "/scheduler/downstream-resync",
+            goEmptyBodyHeaders(),
+            "x=y".getBytes(StandardCharsets.US_ASCII));
+    assertThat(withBody.status()).isEqualTo(415);
+    Map<String, String> crossSite = goEmptyBodyHeaders();
+    crossSite.put("Origin", "http://elsewhere.example");
+    RawHttpClient.Answer foreign =
+        http.send("POST", "/scheduler/downstream-resync", crossSite, new byte[0]);
+    assertThat(foreign.status()).isEqualTo(403);
+    Map<String, String> nullOrigin = goEmptyBodyHeaders();
+    nullOrigin.put("Origin", "null");
+    assertThat(http.send("POST", "/scheduler/downstream-resync", nullOrigin, new byte[0]).status())
+        .isEqualTo(403);
   }
 
   @Test

@@ -8,7 +8,10 @@ import io.kvscheduler.plugins.mock.util.SouthboundJournal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -93,6 +96,39 @@ class PushedStateRestartTest {
           .isEqualTo(tmp.resolve("state").toString());
       assertThat(b.get("/scheduler/status?key=" + TAP + "g2").path("value").path("state").asText())
           .isEqualTo("CONFIGURED");
+    }
+  }
+
+  @Test
+  @DisplayName(
+      "the labels given with gRPC SetConfig are kept with the values: killed and started again,"
+          + " GetConfig shows them and filters by them; a later SetConfig replaces a key's"
+          + " labels, overwrite_all every key's")
+  void labelsSurviveARestart() throws Exception {
+    Path sb = tmp.resolve("sb.state");
+    String[] args = {"--state-dir", tmp.resolve("state").toString()};
+    Map<String, Map<String, String>> given = new LinkedHashMap<>();
+    given.put("g1", Map.of("team", "a", "colour", "red"));
+    given.put("g2", Map.of("team", "b"));
+    given.put("g3", Map.of());
+    try (PushingAgent a = PushingAgent.start(sb, args)) {
+      a.setConfig(false, given);
+      assertThat(a.getConfigLabels(Map.of())).isEqualTo(given);
+      a.setConfig(false, Map.of("g2", Map.of("team", "c"))); // replaces g2's labels
+      a.kill();
+    }
+    Map<String, Map<String, String>> expected = new TreeMap<>(given);
+    expected.put("g2", Map.of("team", "c"));
+    try (PushingAgent b = PushingAgent.start(sb, args)) {
+      assertThat(b.output()).contains("3 value(s) pushed over REST and gRPC restored");
+      assertThat(b.getConfigLabels(Map.of())).isEqualTo(expected);
+      assertThat(b.getConfigLabels(Map.of("team", "a")).keySet()).containsExactly("g1");
+      assertThat(b.getConfigLabels(Map.of("!colour", "")).keySet()).containsExactly("g2", "g3");
+      b.setConfig(true, Map.of("g3", Map.of("team", "d")));
+      b.kill();
+    }
+    try (PushingAgent c = PushingAgent.start(sb, args)) {
+      assertThat(c.getConfigLabels(Map.of())).isEqualTo(Map.of("g3", Map.of("team", "d")));
     }
   }
 

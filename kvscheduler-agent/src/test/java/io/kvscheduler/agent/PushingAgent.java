@@ -6,6 +6,7 @@ import com.google.protobuf.Any;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.kvscheduler.grpc.proto.generic.Data;
+import io.kvscheduler.grpc.proto.generic.GetConfigRequest;
 import io.kvscheduler.grpc.proto.generic.Item;
 import io.kvscheduler.grpc.proto.generic.ManagerServiceGrpc;
 import io.kvscheduler.grpc.proto.generic.SetConfigRequest;
@@ -24,7 +25,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -162,22 +166,51 @@ final class PushingAgent implements AutoCloseable {
 
   /** gRPC {@code SetConfig} of TAP interfaces named {@code names} (returns once answered OK). */
   void setConfig(String... names) {
-    SetConfigRequest.Builder req = SetConfigRequest.newBuilder();
+    Map<String, Map<String, String>> none = new LinkedHashMap<>();
     for (String n : names) {
-      Interface tap =
-          Interface.newBuilder().setName(n).setType(Interface.Type.TAP).setEnabled(true).build();
-      Any any =
-          Any.newBuilder()
-              .setTypeUrl("type.googleapis.com/" + tap.getDescriptorForType().getFullName())
-              .setValue(tap.toByteString())
-              .build();
-      req.addUpdates(
-          UpdateItem.newBuilder()
-              .setItem(Item.newBuilder().setData(Data.newBuilder().setAny(any))));
+      none.put(n, Map.of());
     }
+    setConfig(false, none);
+  }
+
+  /**
+   * gRPC {@code SetConfig} of TAP interfaces by name, each with its labels ({@code overwrite_all}
+   * when {@code replace}); returns once answered OK.
+   */
+  void setConfig(boolean replace, Map<String, Map<String, String>> labelsByName) {
+    SetConfigRequest.Builder req = SetConfigRequest.newBuilder().setOverwriteAll(replace);
+    labelsByName.forEach(
+        (n, labels) -> {
+          Interface tap =
+              Interface.newBuilder()
+                  .setName(n)
+                  .setType(Interface.Type.TAP)
+                  .setEnabled(true)
+                  .build();
+          Any any =
+              Any.newBuilder()
+                  .setTypeUrl("type.googleapis.com/" + tap.getDescriptorForType().getFullName())
+                  .setValue(tap.toByteString())
+                  .build();
+          req.addUpdates(
+              UpdateItem.newBuilder()
+                  .setItem(Item.newBuilder().setData(Data.newBuilder().setAny(any)))
+                  .putAllLabels(labels));
+        });
     ManagerServiceGrpc.newBlockingStub(channel())
         .withDeadlineAfter(30, TimeUnit.SECONDS)
         .setConfig(req.build());
+  }
+
+  /** gRPC {@code GetConfig} with a label filter: each item's name and labels. */
+  Map<String, Map<String, String>> getConfigLabels(Map<String, String> filter) {
+    Map<String, Map<String, String>> out = new TreeMap<>();
+    ManagerServiceGrpc.newBlockingStub(channel())
+        .withDeadlineAfter(30, TimeUnit.SECONDS)
+        .getConfig(GetConfigRequest.newBuilder().putAllLabels(filter).build())
+        .getItemsList()
+        .forEach(i -> out.put(i.getItem().getId().getName(), i.getLabelsMap()));
+    return out;
   }
 
   private synchronized ManagedChannel channel() {

@@ -74,6 +74,19 @@ public interface ConfirmedCommits {
       String source, Map<String, Object> values, boolean replace, Duration within);
 
   /**
+   * Like {@link #commit(String, Map, boolean, Duration)}, with the labels given with the values (by
+   * key, as {@link Northbound#change(String, Map, Map)}). The default ignores the labels.
+   */
+  default CompletableFuture<Long> commit(
+      String source,
+      Map<String, Object> values,
+      Map<String, Map<String, String>> labels,
+      boolean replace,
+      Duration within) {
+    return commit(source, values, replace, within);
+  }
+
+  /**
    * Confirms the pending commit.
    *
    * @return the commit confirmed

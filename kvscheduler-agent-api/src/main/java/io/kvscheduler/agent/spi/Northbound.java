@@ -29,6 +29,33 @@ public interface Northbound {
   CompletableFuture<Long> change(String source, Map<String, Object> changes);
 
   /**
+   * Like {@link #resync(String, Map)}, each value with the labels given with it (by key; a key
+   * without labels may be left out): user-defined {@code name: value} pairs kept with the value, as
+   * the generic API's {@code UpdateItem.labels}. The default ignores the labels.
+   */
+  default CompletableFuture<Long> resync(
+      String source, Map<String, Object> values, Map<String, Map<String, String>> labels) {
+    return resync(source, values);
+  }
+
+  /**
+   * Like {@link #change(String, Map)}; the labels of each key changed are replaced by {@code
+   * labels}'s (none when left out). The default ignores the labels.
+   */
+  default CompletableFuture<Long> change(
+      String source, Map<String, Object> changes, Map<String, Map<String, String>> labels) {
+    return change(source, changes);
+  }
+
+  /**
+   * The labels given with the value {@link #desired()} lists for {@code key}, empty when none. The
+   * default has none.
+   */
+  default Map<String, String> labels(String key) {
+    return Map.of();
+  }
+
+  /**
    * What {@link #resync} of {@code source} with {@code values} would do, done nothing of: the plan
    * of the full resync it would commit ({@link io.kvscheduler.api.Txn#plan}). The source's values
    * stay as they are; nothing is journaled.

@@ -4,23 +4,22 @@ import io.kvscheduler.agent.spi.ConfirmedCommits;
 import io.kvscheduler.agent.spi.Northbound;
 import io.kvscheduler.api.Plan;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * The gRPC northbound source: delivers each request's values to the orchestrator as one transaction
- * of data source {@value #NAME}, and keeps the labels given with the values (the generic API's
- * {@code UpdateItem.labels}). A request with the metadata {@code confirm-within} (our extension) is
- * a confirmed commit ({@link ConfirmedCommits}), when the agent offers them.
+ * of data source {@value #NAME}, with the labels given with the values (the generic API's {@code
+ * UpdateItem.labels}), which the orchestrator keeps with them. A request with the metadata {@code
+ * confirm-within} (our extension) is a confirmed commit ({@link ConfirmedCommits}), when the agent
+ * offers them.
  */
 public final class GrpcSource {
   /** The data source label of values given over gRPC. */
   public static final String NAME = "grpc";
 
   private final Northbound northbound;
-  private final Map<String, Map<String, String>> labels = new HashMap<>();
   private volatile ConfirmedCommits confirmations;
 
   public GrpcSource(Northbound northbound) {
@@ -69,21 +68,12 @@ public final class GrpcSource {
    * Changes values (a null value removes the key) in one transaction; the labels of each key given
    * are replaced by {@code newLabels}'s (none when absent).
    */
-  public synchronized CompletableFuture<Long> change(
+  public CompletableFuture<Long> change(
       Map<String, Object> changes, Map<String, Map<String, String>> newLabels) {
     Duration within = confirmWithin();
-    changes.forEach(
-        (key, value) -> {
-          Map<String, String> l = newLabels.getOrDefault(key, Map.of());
-          if (value == null || l.isEmpty()) {
-            labels.remove(key);
-          } else {
-            labels.put(key, Map.copyOf(l));
-          }
-        });
     return within != null
-        ? confirmations.commit(NAME, new LinkedHashMap<>(changes), false, within)
-        : northbound.change(NAME, new LinkedHashMap<>(changes));
+        ? confirmations.commit(NAME, new LinkedHashMap<>(changes), newLabels, false, within)
+        : northbound.change(NAME, new LinkedHashMap<>(changes), newLabels);
   }
 
   /** The plan of {@link #change} with {@code changes}: nothing changes, labels included. */
@@ -97,24 +87,19 @@ public final class GrpcSource {
   }
 
   /** Replaces every value of this source with {@code values} (a full resync). */
-  public synchronized CompletableFuture<Long> resync(
+  public CompletableFuture<Long> resync(
       Map<String, Object> values, Map<String, Map<String, String>> newLabels) {
     Duration within = confirmWithin();
-    labels.clear();
-    values.forEach(
-        (key, value) -> {
-          Map<String, String> l = newLabels.getOrDefault(key, Map.of());
-          if (value != null && !l.isEmpty()) {
-            labels.put(key, Map.copyOf(l));
-          }
-        });
     return within != null
-        ? confirmations.commit(NAME, new LinkedHashMap<>(values), true, within)
-        : northbound.resync(NAME, new LinkedHashMap<>(values));
+        ? confirmations.commit(NAME, new LinkedHashMap<>(values), newLabels, true, within)
+        : northbound.resync(NAME, new LinkedHashMap<>(values), newLabels);
   }
 
-  /** The labels given with {@code key}'s value, empty when none. */
-  public synchronized Map<String, String> labels(String key) {
-    return labels.getOrDefault(key, Map.of());
+  /**
+   * The labels given with the value the orchestrator has for {@code key}, empty when none: kept
+   * with the value (in the state store too), so they are gone with it and back after a restart.
+   */
+  public Map<String, String> labels(String key) {
+    return northbound.labels(key);
   }
 }

@@ -111,8 +111,18 @@ public final class CommitConfirmer implements ConfirmedCommits {
   }
 
   @Override
-  public synchronized CompletableFuture<Long> commit(
+  public CompletableFuture<Long> commit(
       String source, Map<String, Object> values, boolean replace, Duration within) {
+    return commit(source, values, Map.of(), replace, within);
+  }
+
+  @Override
+  public synchronized CompletableFuture<Long> commit(
+      String source,
+      Map<String, Object> values,
+      Map<String, Map<String, String>> labels,
+      boolean replace,
+      Duration within) {
     ConfirmedCommits.checkWithin(within);
     if (current != null) {
       return CompletableFuture.failedFuture(
@@ -128,6 +138,7 @@ public final class CommitConfirmer implements ConfirmedCommits {
         orchestrator.deliverUnconfirmed(
             source,
             values,
+            labels,
             replace,
             () -> c.now().describe(),
             (replace ? "resync" : "change")

@@ -30,6 +30,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -59,8 +60,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code config-status/<rest of the value key after the first "config/">}: the status of each
  *       base value ({@code ligato.kvscheduler.ValueStatus}: {@code key}, {@code state}, {@code
  *       error}, {@code last_operation}, {@code details}; zero values left out), only when status
- *       publishing is on. Written with a lease kept alive for the client's lifetime, so the keys
- *       vanish when the agent dies; deleted when the value is removed.
+ *       publishing is on. A value kept from before a rejected edit has the line naming the edit
+ *       among its {@code details}, as in {@code GET /scheduler/status}. Written with a lease kept
+ *       alive for the client's lifetime, so the keys vanish when the agent dies; deleted when the
+ *       value is removed.
  *   <li>{@code check/status/v1/northbound-problems}: the input the northbound sources rejected or
  *       ignored (a JSON array of {@code GET /northbound/problems}' objects), only when status
  *       publishing is on and while there are problems; deleted when the last one is fixed.
@@ -121,6 +124,14 @@ public final class EtcdStatusPublisher implements AutoCloseable {
   private volatile CloseableClient keepAlive;
   private volatile Subscription subscription;
   private volatile AutoCloseable problemsListener;
+  private volatile AutoCloseable notesListener;
+
+  /** The line added to a value's details (null for none); see {@link #publishNotes}. */
+  private volatile Function<String, String> notes = key -> null;
+
+  /** The value keys whose published status carries a note. Guarded by this. */
+  private final Set<String> noted = new HashSet<>();
+
   private volatile Thread thread;
 
   private final List<String> plugins;
@@ -204,6 +215,94 @@ public final class EtcdStatusPublisher implements AutoCloseable {
   }
 
   /**
+   * Adds {@code notes} to the details of the statuses written (with status publishing only), as
+   * {@code GET /scheduler/status} does: a value kept from before a rejected edit says so; call
+   * before start.
+   *
+   * @param notes the line of a value key (null for none)
+   * @param notedKeys the value keys that have a line now
+   * @param listen registers a listener called after every change of the lines
+   */
+  public void publishNotes(
+      Function<String, String> notes,
+      Supplier<Set<String>> notedKeys,
+      Function<Runnable, AutoCloseable> listen) {
+    if (!valueStatuses) {
+      return;
+    }
+    this.notes = Objects.requireNonNull(notes, "notes");
+    Runnable update =
+        () -> {
+          Set<String> now = notedKeys.get();
+          Set<String> changed;
+          synchronized (this) {
+            changed = new HashSet<>(noted);
+            changed.addAll(now);
+          }
+          // a key that gains or loses its line is rewritten, its state unchanged
+          for (String k : changed) {
+            restate(kvs.valueStatus(k).value());
+          }
+        };
+    notesListener = listen.apply(update);
+    update.run();
+  }
+
+  /**
+   * Queues the status of {@code s} (its note looked up under the lock, so a note that changes
+   * meanwhile is rewritten by the listener after it) unless it is what is queued already.
+   */
+  private void restate(ValueStatus s) {
+    String key = statusKey(s.key());
+    if (key == null) {
+      return;
+    }
+    synchronized (this) {
+      String value = jsonOf(s);
+      if (!Objects.equals(desired.get(key), value)) {
+        put(key, value);
+        notifyAll();
+      }
+    }
+  }
+
+  private static boolean gone(ValueStatus s) {
+    return s.state() == ValueState.REMOVED || s.state() == ValueState.NONEXISTENT;
+  }
+
+  /** Queues {@code value} (null: delete) for {@code key}. Under the lock. */
+  private void put(String key, String value) {
+    if (value == null) {
+      desired.remove(key);
+    } else {
+      desired.put(key, value);
+    }
+    dirty.add(key);
+  }
+
+  /** The JSON to write for {@code s}, null to delete it. Under the lock. */
+  private String jsonOf(ValueStatus s) {
+    if (gone(s)) {
+      noted.remove(s.key());
+      return null;
+    }
+    return statusJson(s);
+  }
+
+  /** {@link #toJson} with the note of the value, if any; notes which keys have one. Under lock. */
+  private String statusJson(ValueStatus s) {
+    String note = notes.apply(s.key());
+    if (note == null) {
+      noted.remove(s.key());
+      return toJson(s);
+    }
+    noted.add(s.key());
+    List<String> details = new ArrayList<>(s.details());
+    details.add(note);
+    return toJson(new ValueStatus(s.key(), s.state(), s.error(), s.lastOperation(), details));
+  }
+
+  /**
    * Stops ({@code true}) or resumes writing. While this agent does not hold its label nothing is
    * written: the statuses under its lease are revoked (they go at once if etcd still has them), and
    * on resuming a new lease is granted and every status rewritten.
@@ -251,25 +350,19 @@ public final class EtcdStatusPublisher implements AutoCloseable {
     if (!valueStatuses) {
       return;
     }
-    Map<String, String> now = new HashMap<>();
+    Map<String, ValueStatus> now = new HashMap<>();
     for (String k : valueKeys) {
       String key = statusKey(k);
       if (key != null) {
-        ValueStatus s = kvs.valueStatus(k).value();
-        boolean gone = s.state() == ValueState.REMOVED || s.state() == ValueState.NONEXISTENT;
-        now.put(key, gone ? null : toJson(s));
+        now.put(key, kvs.valueStatus(k).value());
       }
     }
     synchronized (this) {
       now.forEach(
-          (key, value) -> {
+          (key, s) -> {
+            String value = jsonOf(s);
             if (!Objects.equals(desired.get(key), value)) {
-              if (value == null) {
-                desired.remove(key);
-              } else {
-                desired.put(key, value);
-              }
-              dirty.add(key);
+              put(key, value);
             }
           });
       if (revision <= appliedRevision) {
@@ -297,15 +390,8 @@ public final class EtcdStatusPublisher implements AutoCloseable {
     if (key == null) {
       return;
     }
-    String value =
-        s.state() == ValueState.REMOVED || s.state() == ValueState.NONEXISTENT ? null : toJson(s);
     synchronized (this) {
-      if (value == null) {
-        desired.remove(key);
-      } else {
-        desired.put(key, value);
-      }
-      dirty.add(key);
+      put(key, jsonOf(s));
       notifyAll();
     }
   }
@@ -550,12 +636,13 @@ public final class EtcdStatusPublisher implements AutoCloseable {
     if (sub != null) {
       sub.close();
     }
-    AutoCloseable listener = problemsListener;
-    if (listener != null) {
-      try {
-        listener.close();
-      } catch (Exception e) {
-        LOG.debug("etcd: leaving the northbound problems failed ({})", e.toString());
+    for (AutoCloseable listener : new AutoCloseable[] {problemsListener, notesListener}) {
+      if (listener != null) {
+        try {
+          listener.close();
+        } catch (Exception e) {
+          LOG.debug("etcd: leaving the northbound problems failed ({})", e.toString());
+        }
       }
     }
     synchronized (this) {

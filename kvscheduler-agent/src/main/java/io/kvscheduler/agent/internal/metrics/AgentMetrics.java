@@ -340,6 +340,23 @@ public final class AgentMetrics implements SourceEvents {
       }
 
       @Override
+      public CompletableFuture<Long> resync(
+          String source, Map<String, Object> values, Map<String, Map<String, String>> labels) {
+        return observe(source, "resync", () -> northbound.resync(source, values, labels));
+      }
+
+      @Override
+      public CompletableFuture<Long> change(
+          String source, Map<String, Object> changes, Map<String, Map<String, String>> labels) {
+        return observe(source, "change", () -> northbound.change(source, changes, labels));
+      }
+
+      @Override
+      public Map<String, String> labels(String key) {
+        return northbound.labels(key);
+      }
+
+      @Override
       public Plan planResync(String source, Map<String, Object> values) {
         return northbound.planResync(source, values); // delivers nothing: nothing to count
       }

@@ -275,6 +275,7 @@ public final class EtcdNorthbound implements NorthboundSource {
     if (problems != null) {
       NorthboundProblems registry = problems;
       pub.publishProblems(registry::json, registry::listen);
+      pub.publishNotes(registry::note, registry::keptKeys, registry::listen);
     }
     publisher = pub;
     LabelClaim c = claim;

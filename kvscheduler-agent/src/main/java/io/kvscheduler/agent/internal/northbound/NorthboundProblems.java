@@ -234,6 +234,11 @@ public final class NorthboundProblems {
     return Optional.ofNullable(keptBy.get(key));
   }
 
+  /** The keys whose value is kept from before a rejected edit now (each has a {@link #note}). */
+  public synchronized Set<String> keptKeys() {
+    return Set.copyOf(keptBy.keySet());
+  }
+
   /**
    * The line a value's status shows when its value is kept from before a rejected edit (naming the
    * edit), or null when it is not.

@@ -76,10 +76,36 @@ public final class Orchestrator implements Northbound {
 
     /** {@code source}'s changes; a null value means it no longer gives the key. */
     void change(String source, Map<String, Object> changes);
+
+    /**
+     * {@code source} now gives exactly {@code values}, with {@code labels} (by key; a key without
+     * labels may be left out). The default keeps no labels.
+     */
+    default void resync(
+        String source, Map<String, Object> values, Map<String, Map<String, String>> labels) {
+      resync(source, values);
+    }
+
+    /**
+     * {@code source}'s changes, each key's labels replaced by {@code labels}'s (none when left
+     * out); a null value means it no longer gives the key. The default keeps no labels.
+     */
+    default void change(
+        String source, Map<String, Object> changes, Map<String, Map<String, String>> labels) {
+      change(source, changes);
+    }
   }
 
-  /** One source's value of a key, and when it was delivered (a counter: later is larger). */
-  private record Given(Object value, long delivered) {}
+  /**
+   * One source's value of a key, when it was delivered (a counter: later is larger), and the labels
+   * given with it (the generic API's {@code UpdateItem.labels}; empty for most sources).
+   */
+  private record Given(Object value, long delivered, Map<String, String> labels) {}
+
+  private static Map<String, String> labelsOf(Map<String, Map<String, String>> labels, String key) {
+    Map<String, String> l = labels.get(key);
+    return l == null || l.isEmpty() ? Map.of() : Map.copyOf(l);
+  }
 
   /**
    * The source's values before its unconfirmed delivery (null when it had delivered nothing), and
@@ -119,11 +145,21 @@ public final class Orchestrator implements Northbound {
    * next resync of any source (or {@link #resyncAll}). Called once, before the sources start.
    */
   public synchronized void keep(Journal journal, Map<String, Map<String, Object>> restored) {
+    keep(journal, restored, Map.of());
+  }
+
+  /** Like {@link #keep(Journal, Map)}, with the labels the journal held (by source, then key). */
+  public synchronized void keep(
+      Journal journal,
+      Map<String, Map<String, Object>> restored,
+      Map<String, Map<String, Map<String, String>>> restoredLabels) {
     this.journal = Objects.requireNonNull(journal, "journal");
     restored.forEach(
         (source, values) -> {
+          Map<String, Map<String, String>> labels = restoredLabels.getOrDefault(source, Map.of());
           Map<String, Given> mine = new HashMap<>();
-          values.forEach((key, value) -> mine.put(key, new Given(value, ++deliveries)));
+          values.forEach(
+              (key, value) -> mine.put(key, new Given(value, ++deliveries, labelsOf(labels, key))));
           bySource.put(source, mine);
         });
   }
@@ -147,22 +183,48 @@ public final class Orchestrator implements Northbound {
 
   @Override
   public CompletableFuture<Long> resync(String source, Map<String, Object> values) {
+    return resync(source, values, Map.of());
+  }
+
+  @Override
+  public CompletableFuture<Long> resync(
+      String source, Map<String, Object> values, Map<String, Map<String, String>> labels) {
     return deliver(
         source,
         () -> {
           CompletableFuture<Long> refusal = refusal(source);
-          return refusal != null ? refusal : resyncLocked(source, values);
+          return refusal != null
+              ? refusal
+              : resyncLocked(source, values, labels, "resync from " + source);
         });
   }
 
   @Override
   public CompletableFuture<Long> change(String source, Map<String, Object> changes) {
+    return change(source, changes, Map.of());
+  }
+
+  @Override
+  public CompletableFuture<Long> change(
+      String source, Map<String, Object> changes, Map<String, Map<String, String>> labels) {
     return deliver(
         source,
         () -> {
           CompletableFuture<Long> refusal = refusal(source);
-          return refusal != null ? refusal : changeLocked(source, changes);
+          return refusal != null
+              ? refusal
+              : changeLocked(source, changes, labels, "change from " + source);
         });
+  }
+
+  /**
+   * The labels given with the value chosen for {@code key} (that of the source that delivered it
+   * last), empty when none or when no source gives the key.
+   */
+  @Override
+  public synchronized Map<String, String> labels(String key) {
+    Given g = chosen(bySource, key);
+    return g == null ? Map.of() : g.labels();
   }
 
   /**
@@ -179,6 +241,17 @@ public final class Orchestrator implements Northbound {
       boolean replace,
       Supplier<String> name,
       String description) {
+    return deliverUnconfirmed(source, values, Map.of(), replace, name, description);
+  }
+
+  /** Like {@link #deliverUnconfirmed(String, Map, boolean, Supplier, String)}, with labels. */
+  public CompletableFuture<Long> deliverUnconfirmed(
+      String source,
+      Map<String, Object> values,
+      Map<String, Map<String, String>> labels,
+      boolean replace,
+      Supplier<String> name,
+      String description) {
     return deliver(
         source,
         () -> {
@@ -190,8 +263,8 @@ public final class Orchestrator implements Northbound {
               source, new Unconfirmed(before == null ? null : new HashMap<>(before), name));
           CompletableFuture<Long> f =
               replace
-                  ? resyncLocked(source, values, description)
-                  : changeLocked(source, values, description);
+                  ? resyncLocked(source, values, labels, description)
+                  : changeLocked(source, values, labels, description);
           if (f.isCompletedExceptionally()) {
             unconfirmed.remove(source); // refused at once: nothing applied
           }
@@ -211,7 +284,8 @@ public final class Orchestrator implements Northbound {
           "nothing to confirm: no unconfirmed delivery from " + source);
     }
     if (journal != null && journal.keeps(source)) {
-      journal.resync(source, values(bySource.getOrDefault(source, Map.of())));
+      Map<String, Given> mine = bySource.getOrDefault(source, Map.of());
+      journal.resync(source, values(mine), labels(mine));
     }
     unconfirmed.remove(source);
   }
@@ -300,7 +374,7 @@ public final class Orchestrator implements Northbound {
         }
         Given old = before.get(e.getKey());
         boolean same = old != null && Objects.equals(old.value(), e.getValue());
-        mine.put(e.getKey(), same ? old : new Given(e.getValue(), ++next));
+        mine.put(e.getKey(), same ? old : new Given(e.getValue(), ++next, Map.of()));
       }
       copy.put(source, mine);
       desired(copy).forEach(txn::setValue);
@@ -325,7 +399,7 @@ public final class Orchestrator implements Northbound {
         if (e.getValue() == null) {
           mine.remove(e.getKey());
         } else if (old == null || !Objects.equals(old.value(), e.getValue())) {
-          mine.put(e.getKey(), new Given(e.getValue(), ++next));
+          mine.put(e.getKey(), new Given(e.getValue(), ++next, Map.of()));
         }
         txn.setValue(e.getKey(), effective(copy, e.getKey()));
       }
@@ -382,12 +456,11 @@ public final class Orchestrator implements Northbound {
     }
   }
 
-  private CompletableFuture<Long> resyncLocked(String source, Map<String, Object> values) {
-    return resyncLocked(source, values, "resync from " + source);
-  }
-
   private CompletableFuture<Long> resyncLocked(
-      String source, Map<String, Object> values, String description) {
+      String source,
+      Map<String, Object> values,
+      Map<String, Map<String, String>> labels,
+      String description) {
     Map<String, Given> before = bySource.getOrDefault(source, Map.of());
     Map<String, Given> previous = bySource.get(source);
     long deliveriesBefore = deliveries;
@@ -399,18 +472,20 @@ public final class Orchestrator implements Northbound {
             return;
           }
           Given old = before.get(key);
+          Map<String, String> l = labelsOf(labels, key);
           if (old != null && Objects.equals(old.value(), value)) {
-            mine.put(key, old);
+            // the same value: no new delivery of the key, its labels as given now
+            mine.put(key, old.labels().equals(l) ? old : new Given(value, old.delivered(), l));
           } else {
             conflicts.check(key, value);
-            mine.put(key, new Given(value, ++deliveries));
+            mine.put(key, new Given(value, ++deliveries, l));
           }
         });
     bySource.put(source, mine);
     boolean kept = journal != null && journal.keeps(source) && !unconfirmed.containsKey(source);
     if (kept) {
       try {
-        journal.resync(source, values(mine));
+        journal.resync(source, values(mine), labels(mine));
       } catch (RuntimeException e) {
         restore(source, previous, deliveriesBefore);
         return CompletableFuture.failedFuture(e);
@@ -429,7 +504,8 @@ public final class Orchestrator implements Northbound {
     if (refused(f)) {
       restore(source, previous, deliveriesBefore);
       if (kept) {
-        unjournal(() -> journal.resync(source, values(previous == null ? Map.of() : previous)));
+        Map<String, Given> back = previous == null ? Map.of() : previous;
+        unjournal(() -> journal.resync(source, values(back), labels(back)));
       }
     } else {
       conflicts.log();
@@ -437,12 +513,11 @@ public final class Orchestrator implements Northbound {
     return f;
   }
 
-  private CompletableFuture<Long> changeLocked(String source, Map<String, Object> changes) {
-    return changeLocked(source, changes, "change from " + source);
-  }
-
   private CompletableFuture<Long> changeLocked(
-      String source, Map<String, Object> changes, String description) {
+      String source,
+      Map<String, Object> changes,
+      Map<String, Map<String, String>> labels,
+      String description) {
     boolean known = bySource.containsKey(source);
     long deliveriesBefore = deliveries;
     Map<String, Given> mine = bySource.computeIfAbsent(source, s -> new HashMap<>());
@@ -455,11 +530,14 @@ public final class Orchestrator implements Northbound {
           if (!undo.containsKey(key)) {
             undo.put(key, old);
           }
+          Map<String, String> l = labelsOf(labels, key);
           if (value == null) {
             mine.remove(key);
           } else if (old == null || !Objects.equals(old.value(), value)) {
             conflicts.check(key, value);
-            mine.put(key, new Given(value, ++deliveries));
+            mine.put(key, new Given(value, ++deliveries, l));
+          } else if (!old.labels().equals(l)) {
+            mine.put(key, new Given(value, old.delivered(), l)); // new labels, no new delivery
           }
           txn.setValue(key, effective(key)); // null when no source gives the key any more
         });
@@ -467,7 +545,7 @@ public final class Orchestrator implements Northbound {
     RuntimeException unwritten = null;
     if (kept) {
       try {
-        journal.change(source, changes);
+        journal.change(source, changes, labels);
       } catch (RuntimeException e) {
         unwritten = e; // nothing written: nothing applied
         kept = false;
@@ -490,8 +568,15 @@ public final class Orchestrator implements Northbound {
       restore(source, known ? mine : null, deliveriesBefore);
       if (kept) {
         Map<String, Object> back = new HashMap<>();
-        undo.forEach((key, old) -> back.put(key, old == null ? null : old.value()));
-        unjournal(() -> journal.change(source, back));
+        Map<String, Map<String, String>> backLabels = new HashMap<>();
+        undo.forEach(
+            (key, old) -> {
+              back.put(key, old == null ? null : old.value());
+              if (old != null && !old.labels().isEmpty()) {
+                backLabels.put(key, old.labels());
+              }
+            });
+        unjournal(() -> journal.change(source, back, backLabels));
       }
     } else {
       conflicts.log();
@@ -515,6 +600,18 @@ public final class Orchestrator implements Northbound {
   private static Map<String, Object> values(Map<String, Given> entries) {
     Map<String, Object> out = new HashMap<>();
     entries.forEach((key, given) -> out.put(key, given.value()));
+    return out;
+  }
+
+  /** The labels of one source's entries, for the keys that have some. */
+  private static Map<String, Map<String, String>> labels(Map<String, Given> entries) {
+    Map<String, Map<String, String>> out = new HashMap<>();
+    entries.forEach(
+        (key, given) -> {
+          if (!given.labels().isEmpty()) {
+            out.put(key, given.labels());
+          }
+        });
     return out;
   }
 
@@ -581,6 +678,12 @@ public final class Orchestrator implements Northbound {
 
   /** The value of {@code key} delivered last among {@code sources}, or null. */
   private static Object effective(Map<String, Map<String, Given>> sources, String key) {
+    Given best = chosen(sources, key);
+    return best == null ? null : best.value();
+  }
+
+  /** The entry of {@code key} delivered last among {@code sources}, or null. */
+  private static Given chosen(Map<String, Map<String, Given>> sources, String key) {
     Given best = null;
     for (Map<String, Given> values : sources.values()) {
       Given g = values.get(key);
@@ -588,7 +691,7 @@ public final class Orchestrator implements Northbound {
         best = g;
       }
     }
-    return best == null ? null : best.value();
+    return best;
   }
 
   /**

@@ -1,5 +1,7 @@
 package io.kvscheduler.agent.internal.northbound;
 
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvscheduler.agent.spi.ModelException;
 import io.kvscheduler.agent.spi.ModelRegistry;
 import java.io.IOException;
@@ -27,9 +29,10 @@ import org.sqlite.SQLiteErrorCode;
 /**
  * The durable record of what the in-memory northbound sources (REST, gRPC) pushed: an SQLite
  * database, {@code <state dir>/<label>/pushed.db}, one row per source and key holding the value's
- * JSON. The {@link Orchestrator} writes each delivery of those sources here before it queues the
- * transaction ({@link Orchestrator.Journal}); the agent reads it back at start, before the first
- * resync.
+ * JSON and the labels given with it (a JSON object, null for none; gRPC's {@code
+ * UpdateItem.labels}). The {@link Orchestrator} writes each delivery of those sources here before
+ * it queues the transaction ({@link Orchestrator.Journal}); the agent reads it back at start,
+ * before the first resync.
  *
  * <p>Every write is one SQLite transaction in write-ahead-log mode with {@code synchronous=FULL}:
  * it is on disk (fsync) when the call returns, and a write cut short by a crash is rolled back by
@@ -69,8 +72,14 @@ public final class StateStore implements Orchestrator.Journal, AutoCloseable {
     }
   }
 
-  /** What the store held at start. */
-  public record Restored(Map<String, Map<String, Object>> bySource, int notApplied) {
+  /**
+   * What the store held at start: values by source then key, the labels of the keys that have some
+   * (by source then key), and how many values are of no model registered now.
+   */
+  public record Restored(
+      Map<String, Map<String, Object>> bySource,
+      Map<String, Map<String, Map<String, String>>> labels,
+      int notApplied) {
     /** Number of values restored, over every source. */
     public int values() {
       return bySource.values().stream().mapToInt(Map::size).sum();
@@ -135,7 +144,17 @@ public final class StateStore implements Orchestrator.Journal, AutoCloseable {
             "CREATE TABLE IF NOT EXISTS source (name TEXT PRIMARY KEY)"); // delivered at least once
         s.execute(
             "CREATE TABLE IF NOT EXISTS pushed (source TEXT NOT NULL, key TEXT NOT NULL,"
-                + " value TEXT NOT NULL, PRIMARY KEY (source, key)) WITHOUT ROWID");
+                + " value TEXT NOT NULL, labels TEXT, PRIMARY KEY (source, key)) WITHOUT ROWID");
+        boolean hasLabels = false;
+        try (ResultSet r = s.executeQuery("PRAGMA table_info(pushed)")) {
+          while (r.next()) {
+            hasLabels |= "labels".equals(r.getString("name"));
+          }
+        }
+        if (!hasLabels) {
+          // a store written before labels were kept: the same format, one more column
+          s.execute("ALTER TABLE pushed ADD COLUMN labels TEXT");
+        }
         // a write: takes the exclusive lock, held until the store is closed
         s.execute("INSERT OR IGNORE INTO meta VALUES ('format', '" + FORMAT + "')");
         try (ResultSet r = s.executeQuery("SELECT value FROM meta WHERE name = 'format'")) {
@@ -205,6 +224,7 @@ public final class StateStore implements Orchestrator.Journal, AutoCloseable {
    */
   public Restored read() throws StateStoreException {
     Map<String, Map<String, Object>> out = new TreeMap<>();
+    Map<String, Map<String, Map<String, String>>> labels = new TreeMap<>();
     int notApplied = 0;
     List<String> unknown = new ArrayList<>();
     try (Statement s = db.createStatement()) {
@@ -213,7 +233,7 @@ public final class StateStore implements Orchestrator.Journal, AutoCloseable {
           out.put(r.getString(1), new LinkedHashMap<>());
         }
       }
-      try (ResultSet r = s.executeQuery("SELECT source, key, value FROM pushed")) {
+      try (ResultSet r = s.executeQuery("SELECT source, key, value, labels FROM pushed")) {
         while (r.next()) {
           String source = r.getString(1);
           String key = r.getString(2);
@@ -227,7 +247,11 @@ public final class StateStore implements Orchestrator.Journal, AutoCloseable {
           try {
             out.computeIfAbsent(source, x -> new LinkedHashMap<>())
                 .put(key, models.decode(key, r.getString(3)));
-          } catch (ModelException e) {
+            String l = r.getString(4);
+            if (l != null) {
+              labels.computeIfAbsent(source, x -> new LinkedHashMap<>()).put(key, readLabels(l));
+            }
+          } catch (ModelException | IOException e) {
             throw new StateStoreException(
                 "the state store "
                     + file
@@ -255,7 +279,29 @@ public final class StateStore implements Orchestrator.Journal, AutoCloseable {
           String.join(", ", unknown),
           notApplied > unknown.size() ? ", ..." : "");
     }
-    return new Restored(out, notApplied);
+    return new Restored(out, labels, notApplied);
+  }
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private static Map<String, String> readLabels(String json) throws IOException {
+    Map<String, String> m =
+        JSON.readValue(json, new TypeReference<LinkedHashMap<String, String>>() {});
+    if (m == null) {
+      throw new IOException("its labels are not a JSON object of strings: " + json);
+    }
+    return m;
+  }
+
+  private static String writeLabels(Map<String, String> labels) {
+    if (labels == null || labels.isEmpty()) {
+      return null;
+    }
+    try {
+      return JSON.writeValueAsString(new TreeMap<>(labels));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException("not applied: labels cannot be written as JSON", e);
+    }
   }
 
   @Override
@@ -264,17 +310,33 @@ public final class StateStore implements Orchestrator.Journal, AutoCloseable {
   }
 
   @Override
-  public synchronized void resync(String source, Map<String, Object> values) {
-    write(source, values, true);
+  public void resync(String source, Map<String, Object> values) {
+    resync(source, values, Map.of());
   }
 
   @Override
-  public synchronized void change(String source, Map<String, Object> changes) {
-    write(source, changes, false);
+  public void change(String source, Map<String, Object> changes) {
+    change(source, changes, Map.of());
+  }
+
+  @Override
+  public synchronized void resync(
+      String source, Map<String, Object> values, Map<String, Map<String, String>> labels) {
+    write(source, values, labels, true);
+  }
+
+  @Override
+  public synchronized void change(
+      String source, Map<String, Object> changes, Map<String, Map<String, String>> labels) {
+    write(source, changes, labels, false);
   }
 
   /** One SQLite transaction: on disk when it returns; all of it or nothing after a crash. */
-  private void write(String source, Map<String, Object> values, boolean replace) {
+  private void write(
+      String source,
+      Map<String, Object> values,
+      Map<String, Map<String, String>> labels,
+      boolean replace) {
     Map<String, String> encoded = new HashMap<>();
     values.forEach((k, v) -> encoded.put(k, v == null ? null : models.encode(v)));
     try {
@@ -291,7 +353,8 @@ public final class StateStore implements Orchestrator.Journal, AutoCloseable {
           }
         }
         try (PreparedStatement put =
-                db.prepareStatement("INSERT OR REPLACE INTO pushed VALUES (?, ?, ?)");
+                db.prepareStatement(
+                    "INSERT OR REPLACE INTO pushed (source, key, value, labels) VALUES (?, ?, ?, ?)");
             PreparedStatement remove =
                 db.prepareStatement("DELETE FROM pushed WHERE source = ? AND key = ?")) {
           for (Map.Entry<String, String> e : encoded.entrySet()) {
@@ -303,6 +366,7 @@ public final class StateStore implements Orchestrator.Journal, AutoCloseable {
               put.setString(1, source);
               put.setString(2, e.getKey());
               put.setString(3, e.getValue());
+              put.setString(4, writeLabels(labels.get(e.getKey())));
               put.addBatch();
             }
           }

@@ -149,6 +149,16 @@ public final class RestServer implements AutoCloseable {
   }
 
   /**
+   * Like {@link #mutatingRoute} for a POST that reads no body: an empty body may say any content
+   * type (agentctl sends {@code text/plain}), a body still needs YAML or JSON. Another site's form
+   * could send such a POST, but a browser names the form's origin in {@code Origin} (or {@code
+   * null}) and {@code Sec-Fetch-Site} on every POST, and those are refused with 403 before this.
+   */
+  public void bodylessPost(String path, Set<String> params, Handler handler) {
+    add("POST", path, params, true, true, handler);
+  }
+
+  /**
    * Like {@link #route} for a GET that needs no bearer token (a file of the web page, which holds
    * no data: the page asks for the token before it reads anything).
    */

@@ -93,8 +93,9 @@ public final class SchedulerRoutes {
     routes.route("GET", "/scheduler/key-timeline", Set.of("key", "time"), r::keyTimeline);
     routes.route("GET", "/scheduler/graph-snapshot", Set.of("time"), r::graphSnapshot);
     routes.route("GET", "/scheduler/flag-stats", Set.of("flag", "prefix"), r::flagStats);
-    routes.mutatingRoute(
-        "POST", "/scheduler/downstream-resync", Set.of("retry", "verbose"), r::downstreamResync);
+    // agentctl config resync posts no body and says text/plain
+    routes.bodylessPost(
+        "/scheduler/downstream-resync", Set.of("retry", "verbose"), r::downstreamResync);
     routes.route("GET", "/scheduler/dump", Set.of("descriptor", "key-prefix", "view"), r::dump);
     routes.route("GET", "/scheduler/status", Set.of("key", "descriptor", "key-prefix"), r::status);
     routes.route("GET", "/scheduler/stats", Set.of(), r::stats);
@@ -116,8 +117,8 @@ public final class SchedulerRoutes {
       server.route(method, path, params, req -> h.handle(req.withoutEmptyParams()));
     }
 
-    void mutatingRoute(String method, String path, Set<String> params, RestServer.Handler h) {
-      server.mutatingRoute(method, path, params, req -> h.handle(req.withoutEmptyParams()));
+    void bodylessPost(String path, Set<String> params, RestServer.Handler h) {
+      server.bodylessPost(path, params, req -> h.handle(req.withoutEmptyParams()));
     }
   }
 

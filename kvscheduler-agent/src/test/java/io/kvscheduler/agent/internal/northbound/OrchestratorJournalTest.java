@@ -89,6 +89,78 @@ class OrchestratorJournalTest {
   }
 
   @Test
+  @DisplayName(
+      "labels are kept with the values: written with them, replaced by a delivery of the same"
+          + " value, put back by a rollback, gone with the value")
+  void labelsAreKeptWithTheValues() throws Exception {
+    List<String> labelled = new ArrayList<>();
+    Orchestrator.Journal withLabels =
+        new Orchestrator.Journal() {
+          @Override
+          public boolean keeps(String source) {
+            return journal.keeps(source);
+          }
+
+          @Override
+          public void resync(String source, Map<String, Object> values) {
+            throw new AssertionError("written without labels");
+          }
+
+          @Override
+          public void change(String source, Map<String, Object> changes) {
+            throw new AssertionError("written without labels");
+          }
+
+          @Override
+          public void resync(
+              String source, Map<String, Object> values, Map<String, Map<String, String>> l) {
+            labelled.add(source + " resync " + new java.util.TreeMap<>(l));
+          }
+
+          @Override
+          public void change(
+              String source, Map<String, Object> changes, Map<String, Map<String, String>> l) {
+            labelled.add(source + " change " + new java.util.TreeMap<>(l));
+          }
+        };
+    nb.keep(withLabels, Map.of());
+    nb.change("grpc", one(P + "a", "1"), Map.of(P + "a", Map.of("team", "x"))).get();
+    assertThat(nb.labels(P + "a")).isEqualTo(Map.of("team", "x"));
+    // the same value with other labels: the labels change, the southbound does not
+    long seq = nb.change("grpc", one(P + "a", "1"), Map.of(P + "a", Map.of("team", "y"))).get();
+    assertThat(kvs.recordedTransaction(seq).orElseThrow().executed()).isEmpty();
+    assertThat(nb.labels(P + "a")).isEqualTo(Map.of("team", "y"));
+    // an unconfirmed delivery's labels go with its rollback
+    nb.deliverUnconfirmed(
+            "grpc",
+            one(P + "a", "2"),
+            Map.of(P + "a", Map.of("team", "z")),
+            false,
+            () -> "c1",
+            "to confirm")
+        .get();
+    assertThat(nb.labels(P + "a")).isEqualTo(Map.of("team", "z"));
+    nb.rollBack("grpc", "rollback").get();
+    assertThat(nb.labels(P + "a")).isEqualTo(Map.of("team", "y"));
+    assertThat(southbound).containsEntry(P + "a", "1");
+    // another source's later value applies, without labels; when it goes, the labels are back
+    nb.change("rest", one(P + "a", "3")).get();
+    assertThat(nb.labels(P + "a")).isEmpty();
+    nb.change("rest", one(P + "a", null)).get();
+    assertThat(nb.labels(P + "a")).isEqualTo(Map.of("team", "y"));
+    nb.resync("grpc", Map.of(P + "b", "4"), Map.of(P + "b", Map.of("k", "v"))).get();
+    assertThat(nb.labels(P + "a")).isEmpty(); // gone with the value
+    assertThat(nb.labels(P + "b")).isEqualTo(Map.of("k", "v"));
+    assertThat(labelled)
+        .containsExactly(
+            "grpc change {config/t/v1/items/a={team=x}}",
+            "grpc change {config/t/v1/items/a={team=y}}",
+            "rest change {}",
+            "rest change {}",
+            "grpc resync {config/t/v1/items/b={k=v}}");
+  }
+
+  @Test
   @DisplayName("deliveries of kept sources are written before they reach the southbound")
   void keptSourcesAreWrittenAhead() throws Exception {
     nb.keep(journal, Map.of());

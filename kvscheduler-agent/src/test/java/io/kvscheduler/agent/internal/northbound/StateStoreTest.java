@@ -66,6 +66,47 @@ class StateStoreTest {
 
   @Test
   @DisplayName(
+      "labels are written with their values and read back; a store of before labels opens and"
+          + " gets the column")
+  void labelsAreReadBack() throws Exception {
+    Path db = StateStore.file(dir, "old");
+    Files.createDirectories(db.getParent());
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + db);
+        java.sql.Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)");
+      st.execute("INSERT INTO meta VALUES ('format', '1')");
+      st.execute("CREATE TABLE source (name TEXT PRIMARY KEY)");
+      st.execute(
+          "CREATE TABLE pushed (source TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,"
+              + " PRIMARY KEY (source, key)) WITHOUT ROWID");
+      st.execute("INSERT INTO source VALUES ('grpc')");
+      st.execute(
+          "INSERT INTO pushed VALUES ('grpc', '"
+              + TAP
+              + "old', '{\"name\": \"old\", \"type\": \"TAP\"}')");
+    }
+    try (StateStore s = StateStore.open(dir, "old", models)) {
+      assertThat(s.read().bySource().get("grpc")).containsOnlyKeys(TAP + "old");
+      assertThat(s.read().labels()).isEmpty();
+      s.change(
+          "grpc",
+          values(TAP + "a", tap("a", true), TAP + "b", tap("b", true)),
+          Map.of(TAP + "a", Map.of("team", "x", "colour", "red")));
+    }
+    try (StateStore s = StateStore.open(dir, "old", models)) {
+      StateStore.Restored r = s.read();
+      assertThat(r.bySource().get("grpc")).containsOnlyKeys(TAP + "old", TAP + "a", TAP + "b");
+      assertThat(r.labels())
+          .isEqualTo(Map.of("grpc", Map.of(TAP + "a", Map.of("team", "x", "colour", "red"))));
+      s.resync("grpc", values(TAP + "b", tap("b", true)), Map.of(TAP + "b", Map.of("k", "v")));
+    }
+    try (StateStore s = StateStore.open(dir, "old", models)) {
+      assertThat(s.read().labels()).isEqualTo(Map.of("grpc", Map.of(TAP + "b", Map.of("k", "v"))));
+    }
+  }
+
+  @Test
+  @DisplayName(
       "a crash in the middle of writing a delivery: the files as the crash left them hold every"
           + " earlier delivery and none of the torn one")
   void tornWriteIsDroppedWhole() throws Exception {

@@ -7,6 +7,10 @@ import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.linux.model.LinuxKeys;
 import io.kvscheduler.plugins.linux.model.interfaces.Interface;
 import io.kvscheduler.plugins.linux.model.iptables.RuleChain;
+import io.kvscheduler.plugins.linux.model.links.BridgeLink;
+import io.kvscheduler.plugins.linux.model.links.Link;
+import io.kvscheduler.plugins.linux.model.links.Port;
+import io.kvscheduler.plugins.linux.model.links.VxlanLink;
 import io.kvscheduler.plugins.linux.model.namespace.NetNamespace;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -209,6 +213,129 @@ class NamespaceRefKernelTest {
     k.await(key, ValueState.CONFIGURED);
     assertThat(saved(second)).contains("-A KVS-WEB -p tcp -m tcp --dport 80 -j DROP");
     assertThat(KernelFixture.sbOperations(k.downstreamResync())).isEmpty();
+  }
+
+  /** What {@code ip -d link show} prints in the namespace of process {@code p}. */
+  String linksInside(Process p) {
+    return k.sh("nsenter", "--net=/proc/" + p.pid() + "/ns/net", "ip", "-d", "-o", "link", "show");
+  }
+
+  /** The line {@code ip -o link show} prints for {@code name} among {@code lines}. */
+  static String line(String lines, String name) {
+    return lines
+        .lines()
+        .filter(l -> l.matches("\\d+: " + java.util.regex.Pattern.quote(name) + "[@:].*"))
+        .findFirst()
+        .orElse("");
+  }
+
+  @Test
+  void linksAndPortsInAMicroserviceWaitForItAndComeBackWithIt() throws Exception {
+    Process first = microservice(label);
+    NetNamespace ms = ref(NetNamespace.ReferenceType.MICROSERVICE, label);
+    pair("h8", "c8", ms);
+    Link bridge =
+        LinkKernelTest.link("mbr", "", "10.78.0.1/24")
+            .setNamespace(ms)
+            .setBridge(BridgeLink.getDefaultInstance())
+            .build();
+    Link tunnel =
+        LinkKernelTest.link("mvx", "")
+            .setNamespace(ms)
+            .setVxlan(VxlanLink.newBuilder().setVni(78).setRemote("192.0.2.78").setUnderlay("c8"))
+            .build();
+    Port tunnelPort = LinkKernelTest.port("mvx", "mbr");
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put(LinkKernelTest.key(bridge), bridge);
+    m.put(LinkKernelTest.key(tunnel), tunnel);
+    m.put(LinkKernelTest.key(tunnelPort), tunnelPort);
+    k.change(m);
+    List<String> keys =
+        List.of(
+            LinkKernelTest.key(bridge), LinkKernelTest.key(tunnel), LinkKernelTest.key(tunnelPort));
+    keys.forEach(key -> k.await(key, ValueState.CONFIGURED));
+    String links = linksInside(first);
+    assertThat(line(links, "mbr")).contains("bridge");
+    assertThat(line(links, "mvx")).contains("vxlan id 78").contains("master mbr");
+    assertThat(inside(first)).contains("10.78.0.1/24");
+    assertThat(k.linkNames("")).doesNotContain("mbr", "mvx");
+
+    kill(first);
+    for (String key : keys.subList(0, 2)) {
+      k.await(key, ValueState.PENDING);
+      assertThat(k.status(key).value().details())
+          .as(key)
+          .contains("linux/namespace/microservice/" + label);
+    }
+    k.await(LinkKernelTest.key(tunnelPort), ValueState.PENDING);
+    staysPending(LinkKernelTest.key(bridge));
+
+    Process second = microservice(label);
+    keys.forEach(key -> k.await(key, ValueState.CONFIGURED));
+    links = linksInside(second);
+    assertThat(line(links, "mbr")).contains("bridge");
+    assertThat(line(links, "mvx")).contains("vxlan id 78").contains("master mbr");
+    assertThat(inside(second)).contains("10.78.0.1/24");
+    assertThat(KernelFixture.sbOperations(k.downstreamResync())).isEmpty();
+
+    // a restarted agent adopts them; a port taken out by hand is put back
+    k.restartAgent();
+    assertThat(KernelFixture.sbOperations(k.fullResync())).isEmpty();
+    assertThat(KernelFixture.sbOperations(k.fullResync())).isEmpty();
+    k.sh(
+        "nsenter",
+        "--net=/proc/" + second.pid() + "/ns/net",
+        "ip",
+        "link",
+        "set",
+        "mvx",
+        "nomaster");
+    assertThat(KernelFixture.sbOperations(k.downstreamResync()))
+        .containsExactly("CREATE " + LinkKernelTest.key(tunnelPort));
+    assertThat(line(linksInside(second), "mvx")).contains("master mbr");
+  }
+
+  @Test
+  void linksInTheNamespacesOfAProcessAndOfAFile(@TempDir Path dir) throws Exception {
+    Process byPid = microservice(null);
+    Process byFile = microservice(null);
+    Path file = dir.resolve("ns-file");
+    Files.createFile(file);
+    k.sh("mount", "--bind", "/proc/" + byFile.pid() + "/ns/net", file.toString());
+    Link pbr =
+        LinkKernelTest.link("pbr", "", "10.79.0.1/24")
+            .setNamespace(ref(NetNamespace.ReferenceType.PID, Long.toString(byPid.pid())))
+            .setBridge(BridgeLink.getDefaultInstance())
+            .build();
+    Link fbr =
+        LinkKernelTest.link("fbr", "", "10.79.1.1/24")
+            .setNamespace(ref(NetNamespace.ReferenceType.FD, file.toString()))
+            .setBridge(BridgeLink.getDefaultInstance())
+            .build();
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put(LinkKernelTest.key(pbr), pbr);
+    m.put(LinkKernelTest.key(fbr), fbr);
+    k.change(m);
+    k.await(LinkKernelTest.key(pbr), ValueState.CONFIGURED);
+    k.await(LinkKernelTest.key(fbr), ValueState.CONFIGURED);
+    assertThat(line(linksInside(byPid), "pbr")).contains("bridge");
+    assertThat(inside(byPid)).contains("10.79.0.1/24");
+    assertThat(line(linksInside(byFile), "fbr")).contains("bridge");
+    assertThat(inside(byFile)).contains("10.79.1.1/24");
+
+    k.restartAgent();
+    assertThat(KernelFixture.sbOperations(k.fullResync())).isEmpty();
+
+    kill(byPid);
+    k.await(LinkKernelTest.key(pbr), ValueState.PENDING);
+    assertThat(k.status(LinkKernelTest.key(pbr)).value().details())
+        .contains("linux/namespace/pid/" + byPid.pid());
+    k.sh("umount", "--lazy", file.toString());
+    k.await(LinkKernelTest.key(fbr), ValueState.PENDING);
+    assertThat(k.status(LinkKernelTest.key(fbr)).value().details())
+        .contains("linux/namespace/fd" + file);
+    staysPending(LinkKernelTest.key(pbr));
+    staysPending(LinkKernelTest.key(fbr));
   }
 
   /** What {@code iptables-save -t filter} prints in the namespace of process {@code p}. */

@@ -294,7 +294,8 @@ public final class NamespaceWatcherDescriptor implements AutoCloseable {
         .keySelector(k -> k.startsWith(PREFIX))
         // after the values referring to namespaces: their Retrieve names the references (at a
         // resync after a restart, before any value's dependencies were asked for)
-        .retrieveDependencies(InterfaceDescriptor.NAME, RuleChainDescriptor.NAME)
+        .retrieveDependencies(
+            InterfaceDescriptor.NAME, LinkDescriptor.NAME, RuleChainDescriptor.NAME)
         .retrieve(
             c -> {
               List<KVWithMetadata<Empty, Void>> out = new ArrayList<>();

@@ -366,6 +366,51 @@ class NamespaceRefKernelTest {
   }
 
   @Test
+  void aNamespaceReferredToByProcessAndByFileIsReadOnceByAResync(@TempDir Path dir)
+      throws Exception {
+    Process p = microservice(null);
+    Path file = dir.resolve("ns-file");
+    Files.createFile(file);
+    k.sh("mount", "--bind", "/proc/" + p.pid() + "/ns/net", file.toString());
+    pair("h9", "c9", ref(NetNamespace.ReferenceType.PID, Long.toString(p.pid())));
+    Map<String, Object> m = new LinkedHashMap<>();
+    Interface o = Values.veth("h10", "c10", "").build();
+    Interface i =
+        Values.veth("c10", "h10", "", "10.77.1.2/24")
+            .setNamespace(ref(NetNamespace.ReferenceType.FD, file.toString()))
+            .build();
+    m.put(Values.key(o), o);
+    m.put(Values.key(i), i);
+    Link bridge =
+        LinkKernelTest.link("b10", "", "10.77.2.1/24")
+            .setNamespace(ref(NetNamespace.ReferenceType.FD, file.toString()))
+            .setBridge(BridgeLink.getDefaultInstance())
+            .build();
+    Port port = LinkKernelTest.port("c10", "b10"); // both through the file
+    m.put(LinkKernelTest.key(bridge), bridge);
+    m.put(LinkKernelTest.key(port), port);
+    k.change(m);
+    for (String key :
+        List.of(
+            LinuxKeys.interfaceKey("c9"),
+            LinuxKeys.interfaceKey("c10"),
+            LinkKernelTest.key(bridge),
+            LinkKernelTest.key(port))) {
+      k.await(key, ValueState.CONFIGURED);
+    }
+
+    // the links of the one namespace are found once, not once per reference (as duplicates)
+    k.restartAgent();
+    assertThat(KernelFixture.sbOperations(k.fullResync())).isEmpty();
+    assertThat(KernelFixture.sbOperations(k.fullResync())).isEmpty();
+    String links = linksInside(p);
+    assertThat(line(links, "c9")).isNotEmpty();
+    assertThat(line(links, "c10")).contains("master b10");
+    assertThat(inside(p)).contains("10.77.0.2/24", "10.77.1.2/24", "10.77.2.1/24");
+    assertThat(line(links, "b10")).contains("bridge");
+  }
+
+  @Test
   void aProcessThatIsNotThereAndALabelNoProcessCarriesArePending() {
     pair("h4", "c4", ref(NetNamespace.ReferenceType.PID, Integer.toString(Integer.MAX_VALUE)));
     pair("h5", "c5", ref(NetNamespace.ReferenceType.MICROSERVICE, label + "-nobody"));

@@ -672,6 +672,12 @@ public final class LinkDescriptor {
         }
       }
     }
+    // one file per namespace: two references of one namespace must not find its links twice
+    Map<String, String> one =
+        NamespaceWatcherDescriptor.oneFilePerNamespace(calls, referred.keySet());
+    Map<String, String> own = new HashMap<>(handles); // each value's own file, for its metadata
+    handles.replaceAll((name, h) -> one.getOrDefault(h, h));
+    referred.keySet().retainAll(one.values());
     places.addAll(referred.keySet());
     List<KVWithMetadata<Link, LinuxIfMetadata>> out = new ArrayList<>();
     for (String ns : places) {
@@ -699,8 +705,10 @@ public final class LinkDescriptor {
         String name = d.link().alias().substring(aliasPrefix.length());
         Link exp = expected.get(name);
         NetNamespace reference;
+        String file = ns;
         if (exp != null && ns.equals(handles.get(name))) {
           reference = exp.getNamespace(); // one namespace may have several references
+          file = own.get(name); // the file the value itself enters it through
         } else if (referred.containsKey(ns)) {
           reference = referred.get(ns);
         } else if (!ns.isEmpty()) {
@@ -725,7 +733,7 @@ public final class LinkDescriptor {
             new KVWithMetadata<>(
                 LinuxKeys.linkKey(name),
                 found,
-                new LinuxIfMetadata(d.link().index(), ns, d.link().name()),
+                new LinuxIfMetadata(d.link().index(), file, d.link().name()),
                 ValueOrigin.FROM_NB));
       }
     }

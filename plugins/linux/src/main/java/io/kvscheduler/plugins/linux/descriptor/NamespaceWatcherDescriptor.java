@@ -15,6 +15,10 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -178,6 +182,29 @@ public final class NamespaceWatcherDescriptor implements AutoCloseable {
                   p -> bad.add("MICROSERVICE label " + Invalid.quote(ref) + ": " + p, field));
       default -> bad.add("namespace type " + ns.getType() + " is not known", field);
     }
+  }
+
+  /**
+   * For Retrieve, which reads each namespace once: maps every file of {@code paths} to the first of
+   * them holding the same namespace (a {@code PID} reference and an {@code FD} file bound to that
+   * process's namespace are one namespace), itself when none before it does or when it holds none
+   * now. Without a way to tell ({@link LinuxCalls#namespaceFiles} unsupported), every file maps to
+   * itself.
+   */
+  static Map<String, String> oneFilePerNamespace(LinuxCalls calls, Collection<String> paths) {
+    Map<String, String> out = new LinkedHashMap<>();
+    Map<String, String> identities;
+    try {
+      identities = calls.namespaceFiles(List.copyOf(new LinkedHashSet<>(paths)));
+    } catch (LinuxCallException e) {
+      identities = Map.of();
+    }
+    Map<String, String> first = new HashMap<>();
+    for (String p : paths) {
+      String id = identities.get(p);
+      out.put(p, id == null ? p : first.computeIfAbsent(id, x -> p));
+    }
+    return out;
   }
 
   /**

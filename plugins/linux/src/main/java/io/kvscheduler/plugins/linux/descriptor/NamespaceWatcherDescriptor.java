@@ -193,6 +193,10 @@ public final class NamespaceWatcherDescriptor implements AutoCloseable {
    */
   static Map<String, String> oneFilePerNamespace(LinuxCalls calls, Collection<String> paths) {
     Map<String, String> out = new LinkedHashMap<>();
+    if (paths.size() < 2) {
+      paths.forEach(p -> out.put(p, p)); // nothing to share a namespace with
+      return out;
+    }
     Map<String, String> identities;
     try {
       identities = calls.namespaceFiles(List.copyOf(new LinkedHashSet<>(paths)));

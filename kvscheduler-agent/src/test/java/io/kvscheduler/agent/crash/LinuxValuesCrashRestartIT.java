@@ -350,7 +350,7 @@ class LinuxValuesCrashRestartIT {
 
   // ---- address allocations
 
-  static final int ALLOCATIONS = 16;
+  static final int ALLOCATIONS = 32;
 
   /**
    * Allocations in network net1 for veth ends a0.., each end's address {@code alloc:net1} and a

@@ -109,7 +109,7 @@ public final class LinuxPlugin implements AutoCloseable {
     // name beside the interfaces
     AtomicReference<LinuxIfIndex> found = new AtomicReference<>();
     KVDescriptor<io.kvscheduler.plugins.linux.model.links.Link, LinuxIfMetadata> links =
-        LinkDescriptor.create(calls, agentPrefix, found::get);
+        LinkDescriptor.create(calls, agentPrefix, found::get, namespaces);
     kvs.registerDescriptors(links);
     LinuxIfIndex index = new LinuxIfIndex(kvs.metadataMap(interfaces), kvs.metadataMap(links));
     found.set(index);

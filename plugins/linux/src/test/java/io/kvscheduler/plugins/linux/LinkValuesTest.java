@@ -72,12 +72,36 @@ class LinkValuesTest {
                     .setReference("../etc"))
             .build(),
         "namespace");
+    // namespace references as interfaces take them (see NamespaceRefKernelTest)
     refused(
         bridge("br0")
             .setNamespace(
-                NetNamespace.newBuilder().setType(NetNamespace.ReferenceType.PID).setReference("1"))
+                NetNamespace.newBuilder().setType(NetNamespace.ReferenceType.PID).setReference("0"))
             .build(),
         "namespace");
+    refused(
+        bridge("br0")
+            .setNamespace(
+                NetNamespace.newBuilder()
+                    .setType(NetNamespace.ReferenceType.FD)
+                    .setReference("relative/ns"))
+            .build(),
+        "namespace");
+    refused(
+        bridge("br0").setNamespace(NetNamespace.newBuilder().setReference("ns1")).build(),
+        "namespace");
+    accepted(
+        bridge("br0")
+            .setNamespace(
+                NetNamespace.newBuilder().setType(NetNamespace.ReferenceType.PID).setReference("1"))
+            .build());
+    accepted(
+        bridge("br0")
+            .setNamespace(
+                NetNamespace.newBuilder()
+                    .setType(NetNamespace.ReferenceType.MICROSERVICE)
+                    .setReference("web"))
+            .build());
     InvalidValueException e =
         catchThrowableOfType(
             () -> LINKS.validate(LinuxKeys.linkKey("other"), bridge("br0").build()),

@@ -7,6 +7,10 @@ import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.linux.model.LinuxKeys;
 import io.kvscheduler.plugins.linux.model.interfaces.Interface;
 import io.kvscheduler.plugins.linux.model.iptables.RuleChain;
+import io.kvscheduler.plugins.linux.model.links.BridgeLink;
+import io.kvscheduler.plugins.linux.model.links.Link;
+import io.kvscheduler.plugins.linux.model.links.Port;
+import io.kvscheduler.plugins.linux.model.links.VxlanLink;
 import io.kvscheduler.plugins.linux.model.namespace.NetNamespace;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -211,6 +215,129 @@ class NamespaceRefKernelTest {
     assertThat(KernelFixture.sbOperations(k.downstreamResync())).isEmpty();
   }
 
+  /** What {@code ip -d link show} prints in the namespace of process {@code p}. */
+  String linksInside(Process p) {
+    return k.sh("nsenter", "--net=/proc/" + p.pid() + "/ns/net", "ip", "-d", "-o", "link", "show");
+  }
+
+  /** The line {@code ip -o link show} prints for {@code name} among {@code lines}. */
+  static String line(String lines, String name) {
+    return lines
+        .lines()
+        .filter(l -> l.matches("\\d+: " + java.util.regex.Pattern.quote(name) + "[@:].*"))
+        .findFirst()
+        .orElse("");
+  }
+
+  @Test
+  void linksAndPortsInAMicroserviceWaitForItAndComeBackWithIt() throws Exception {
+    Process first = microservice(label);
+    NetNamespace ms = ref(NetNamespace.ReferenceType.MICROSERVICE, label);
+    pair("h8", "c8", ms);
+    Link bridge =
+        LinkKernelTest.link("mbr", "", "10.78.0.1/24")
+            .setNamespace(ms)
+            .setBridge(BridgeLink.getDefaultInstance())
+            .build();
+    Link tunnel =
+        LinkKernelTest.link("mvx", "")
+            .setNamespace(ms)
+            .setVxlan(VxlanLink.newBuilder().setVni(78).setRemote("192.0.2.78").setUnderlay("c8"))
+            .build();
+    Port tunnelPort = LinkKernelTest.port("mvx", "mbr");
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put(LinkKernelTest.key(bridge), bridge);
+    m.put(LinkKernelTest.key(tunnel), tunnel);
+    m.put(LinkKernelTest.key(tunnelPort), tunnelPort);
+    k.change(m);
+    List<String> keys =
+        List.of(
+            LinkKernelTest.key(bridge), LinkKernelTest.key(tunnel), LinkKernelTest.key(tunnelPort));
+    keys.forEach(key -> k.await(key, ValueState.CONFIGURED));
+    String links = linksInside(first);
+    assertThat(line(links, "mbr")).contains("bridge");
+    assertThat(line(links, "mvx")).contains("vxlan id 78").contains("master mbr");
+    assertThat(inside(first)).contains("10.78.0.1/24");
+    assertThat(k.linkNames("")).doesNotContain("mbr", "mvx");
+
+    kill(first);
+    for (String key : keys.subList(0, 2)) {
+      k.await(key, ValueState.PENDING);
+      assertThat(k.status(key).value().details())
+          .as(key)
+          .contains("linux/namespace/microservice/" + label);
+    }
+    k.await(LinkKernelTest.key(tunnelPort), ValueState.PENDING);
+    staysPending(LinkKernelTest.key(bridge));
+
+    Process second = microservice(label);
+    keys.forEach(key -> k.await(key, ValueState.CONFIGURED));
+    links = linksInside(second);
+    assertThat(line(links, "mbr")).contains("bridge");
+    assertThat(line(links, "mvx")).contains("vxlan id 78").contains("master mbr");
+    assertThat(inside(second)).contains("10.78.0.1/24");
+    assertThat(KernelFixture.sbOperations(k.downstreamResync())).isEmpty();
+
+    // a restarted agent adopts them; a port taken out by hand is put back
+    k.restartAgent();
+    assertThat(KernelFixture.sbOperations(k.fullResync())).isEmpty();
+    assertThat(KernelFixture.sbOperations(k.fullResync())).isEmpty();
+    k.sh(
+        "nsenter",
+        "--net=/proc/" + second.pid() + "/ns/net",
+        "ip",
+        "link",
+        "set",
+        "mvx",
+        "nomaster");
+    assertThat(KernelFixture.sbOperations(k.downstreamResync()))
+        .containsExactly("CREATE " + LinkKernelTest.key(tunnelPort));
+    assertThat(line(linksInside(second), "mvx")).contains("master mbr");
+  }
+
+  @Test
+  void linksInTheNamespacesOfAProcessAndOfAFile(@TempDir Path dir) throws Exception {
+    Process byPid = microservice(null);
+    Process byFile = microservice(null);
+    Path file = dir.resolve("ns-file");
+    Files.createFile(file);
+    k.sh("mount", "--bind", "/proc/" + byFile.pid() + "/ns/net", file.toString());
+    Link pbr =
+        LinkKernelTest.link("pbr", "", "10.79.0.1/24")
+            .setNamespace(ref(NetNamespace.ReferenceType.PID, Long.toString(byPid.pid())))
+            .setBridge(BridgeLink.getDefaultInstance())
+            .build();
+    Link fbr =
+        LinkKernelTest.link("fbr", "", "10.79.1.1/24")
+            .setNamespace(ref(NetNamespace.ReferenceType.FD, file.toString()))
+            .setBridge(BridgeLink.getDefaultInstance())
+            .build();
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put(LinkKernelTest.key(pbr), pbr);
+    m.put(LinkKernelTest.key(fbr), fbr);
+    k.change(m);
+    k.await(LinkKernelTest.key(pbr), ValueState.CONFIGURED);
+    k.await(LinkKernelTest.key(fbr), ValueState.CONFIGURED);
+    assertThat(line(linksInside(byPid), "pbr")).contains("bridge");
+    assertThat(inside(byPid)).contains("10.79.0.1/24");
+    assertThat(line(linksInside(byFile), "fbr")).contains("bridge");
+    assertThat(inside(byFile)).contains("10.79.1.1/24");
+
+    k.restartAgent();
+    assertThat(KernelFixture.sbOperations(k.fullResync())).isEmpty();
+
+    kill(byPid);
+    k.await(LinkKernelTest.key(pbr), ValueState.PENDING);
+    assertThat(k.status(LinkKernelTest.key(pbr)).value().details())
+        .contains("linux/namespace/pid/" + byPid.pid());
+    k.sh("umount", "--lazy", file.toString());
+    k.await(LinkKernelTest.key(fbr), ValueState.PENDING);
+    assertThat(k.status(LinkKernelTest.key(fbr)).value().details())
+        .contains("linux/namespace/fd" + file);
+    staysPending(LinkKernelTest.key(pbr));
+    staysPending(LinkKernelTest.key(fbr));
+  }
+
   /** What {@code iptables-save -t filter} prints in the namespace of process {@code p}. */
   String saved(Process p) {
     return k.sh("nsenter", "--net=/proc/" + p.pid() + "/ns/net", "iptables-save", "-t", "filter");
@@ -236,6 +363,51 @@ class NamespaceRefKernelTest {
     k.await(LinuxKeys.interfaceKey("c3"), ValueState.CONFIGURED);
     k.await(LinuxKeys.interfaceKey("h3"), ValueState.CONFIGURED);
     assertThat(inside(p)).contains("c3").contains("10.77.0.2/24");
+  }
+
+  @Test
+  void aNamespaceReferredToByProcessAndByFileIsReadOnceByAResync(@TempDir Path dir)
+      throws Exception {
+    Process p = microservice(null);
+    Path file = dir.resolve("ns-file");
+    Files.createFile(file);
+    k.sh("mount", "--bind", "/proc/" + p.pid() + "/ns/net", file.toString());
+    pair("h9", "c9", ref(NetNamespace.ReferenceType.PID, Long.toString(p.pid())));
+    Map<String, Object> m = new LinkedHashMap<>();
+    Interface o = Values.veth("h10", "c10", "").build();
+    Interface i =
+        Values.veth("c10", "h10", "", "10.77.1.2/24")
+            .setNamespace(ref(NetNamespace.ReferenceType.FD, file.toString()))
+            .build();
+    m.put(Values.key(o), o);
+    m.put(Values.key(i), i);
+    Link bridge =
+        LinkKernelTest.link("b10", "", "10.77.2.1/24")
+            .setNamespace(ref(NetNamespace.ReferenceType.FD, file.toString()))
+            .setBridge(BridgeLink.getDefaultInstance())
+            .build();
+    Port port = LinkKernelTest.port("c10", "b10"); // both through the file
+    m.put(LinkKernelTest.key(bridge), bridge);
+    m.put(LinkKernelTest.key(port), port);
+    k.change(m);
+    for (String key :
+        List.of(
+            LinuxKeys.interfaceKey("c9"),
+            LinuxKeys.interfaceKey("c10"),
+            LinkKernelTest.key(bridge),
+            LinkKernelTest.key(port))) {
+      k.await(key, ValueState.CONFIGURED);
+    }
+
+    // the links of the one namespace are found once, not once per reference (as duplicates)
+    k.restartAgent();
+    assertThat(KernelFixture.sbOperations(k.fullResync())).isEmpty();
+    assertThat(KernelFixture.sbOperations(k.fullResync())).isEmpty();
+    String links = linksInside(p);
+    assertThat(line(links, "c9")).isNotEmpty();
+    assertThat(line(links, "c10")).contains("master b10");
+    assertThat(inside(p)).contains("10.77.0.2/24", "10.77.1.2/24", "10.77.2.1/24");
+    assertThat(line(links, "b10")).contains("bridge");
   }
 
   @Test

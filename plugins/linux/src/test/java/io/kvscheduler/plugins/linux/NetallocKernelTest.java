@@ -144,6 +144,70 @@ class NetallocKernelTest {
   }
 
   @Test
+  void aRouteToTheNetworkOfAnAllocatedAddressWaitsForItAndFollowsIt() {
+    Interface veth1 = Values.veth("veth1", "veth2", "ns1", "10.0.1.1/24").build();
+    Route route = Values.route("veth1", "alloc:net2/lo2", "10.0.1.2");
+    String routeKey = Values.key(route);
+    assertThat(routeKey).isEqualTo("config/linux/l3/v2/route/alloc:net2/lo2/veth1");
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put(routeKey, route);
+    m.put(Values.key(veth1), veth1);
+    m.put(Values.key(VETH2), VETH2);
+    m.put(Values.key(LO2), LO2);
+    k.change(m);
+    assertThat(k.state(routeKey)).isEqualTo(ValueState.PENDING);
+    assertThat(k.status(routeKey).value().details()).containsExactly("dst_network-alloc:net2/lo2");
+    assertThat(gateways("10.0.2.0/24")).isEmpty();
+
+    // allocated: the route goes to the network of the allocated address
+    IPAllocation lo2 =
+        IPAllocation.newBuilder()
+            .setNetworkName("net2")
+            .setInterfaceName("lo2")
+            .setAddress("10.0.2.1/24")
+            .build();
+    k.put(key(lo2), lo2);
+    assertThat(k.state(routeKey)).isEqualTo(ValueState.CONFIGURED);
+    assertThat(gateways("10.0.2.0/24")).containsExactly("10.0.1.2");
+    assertThat(k.ping("ns1", "10.0.2.1")).isTrue();
+    assertThat(KernelFixture.sbOperations(k.fullResync())).isEmpty();
+
+    // another address allocated: the route moves to its network
+    IPAllocation moved = lo2.toBuilder().setAddress("10.0.3.1/24").build();
+    assertThat(
+            KernelFixture.sbOperations(
+                k.kvs.recordedTransaction(k.put(key(moved), moved)).orElseThrow()))
+        .containsSubsequence("DELETE " + routeKey, "CREATE " + routeKey);
+    assertThat(k.state(routeKey)).isEqualTo(ValueState.CONFIGURED);
+    assertThat(gateways("10.0.2.0/24")).isEmpty();
+    assertThat(gateways("10.0.3.0/24")).containsExactly("10.0.1.2");
+    assertThat(KernelFixture.sbOperations(k.fullResync())).isEmpty();
+
+    // a restarted agent adopts it; deleted by hand, a downstream resync makes it again
+    k.restartAgent();
+    assertThat(KernelFixture.sbOperations(k.fullResync())).isEmpty();
+    assertThat(KernelFixture.sbOperations(k.fullResync())).isEmpty();
+    k.sh("ip", "-n", "ns1", "route", "del", "10.0.3.0/24");
+    assertThat(KernelFixture.sbOperations(k.downstreamResync()))
+        .containsExactly("CREATE " + routeKey);
+    assertThat(gateways("10.0.3.0/24")).containsExactly("10.0.1.2");
+
+    // the allocation deleted: the route waits again and leaves the kernel
+    k.put(key(moved), null);
+    assertThat(k.state(routeKey)).isEqualTo(ValueState.PENDING);
+    assertThat(gateways("10.0.3.0/24")).isEmpty();
+
+    for (String bad : List.of("alloc:net2/lo2/GW", "alloc:net2", "alloc:/lo2")) {
+      Route r = Values.route("veth1", bad, "10.0.1.2");
+      k.put(Values.key(r), r);
+      ValueStatus v = k.status(Values.key(r)).value();
+      assertThat(v.state()).as(bad).isEqualTo(ValueState.INVALID);
+      assertThat(v.details()).as(bad).containsExactly("dst_network");
+      assertThat(v.error()).as(bad).contains(bad);
+    }
+  }
+
+  @Test
   void anUnknownNetworkIsPendingAndAMalformedReferenceInvalid() {
     Interface unknown = Values.veth("veth1", "veth2", "ns1", "alloc:net9").build();
     Map<String, Object> m = new LinkedHashMap<>();

@@ -10,6 +10,8 @@ import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.linux.linuxcalls.IptablesCalls;
 import io.kvscheduler.plugins.linux.model.LinuxKeys;
 import io.kvscheduler.plugins.linux.model.iptables.RuleChain;
+import io.kvscheduler.plugins.linux.model.links.BridgeLink;
+import io.kvscheduler.plugins.linux.model.links.Link;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -331,5 +333,25 @@ class RuleChainKernelTest {
 
     assertThat(k.state(key(withIface))).isEqualTo(ValueState.CONFIGURED);
     assertThat(rules("ns1", "filter", "KVS-WEB")).hasSize(2);
+  }
+
+  @Test
+  void aChainWaitsForTheLinksItNamesAsForInterfaces() {
+    RuleChain withBridge = WEB.toBuilder().addInterfaces("br9").build();
+    k.put(key(withBridge), withBridge);
+    assertThat(k.state(key(withBridge))).isEqualTo(ValueState.PENDING);
+    assertThat(k.status(key(withBridge)).value().details()).containsExactly("interface-exists-br9");
+
+    Link bridge =
+        LinkKernelTest.link("br9", "ns1").setBridge(BridgeLink.getDefaultInstance()).build();
+    k.put(LinkKernelTest.key(bridge), bridge);
+    assertThat(k.state(LinkKernelTest.key(bridge))).isEqualTo(ValueState.CONFIGURED);
+    assertThat(k.state(key(withBridge))).isEqualTo(ValueState.CONFIGURED);
+    assertThat(rules("ns1", "filter", "KVS-WEB")).hasSize(2);
+
+    // the link removed: the chain waits again, and leaves the kernel
+    k.put(LinkKernelTest.key(bridge), null);
+    assertThat(k.state(key(withBridge))).isEqualTo(ValueState.PENDING);
+    assertThat(save("ns1", "filter")).doesNotContain("KVS-WEB");
   }
 }

@@ -764,6 +764,12 @@ public final class InterfaceDescriptor {
         }
       }
     }
+    // one file per namespace: two references of one namespace must not find its links twice
+    Map<String, String> one =
+        NamespaceWatcherDescriptor.oneFilePerNamespace(calls, referred.keySet());
+    Map<String, String> own = new HashMap<>(handles); // each value's own file, for its metadata
+    handles.replaceAll((name, h) -> one.getOrDefault(h, h));
+    referred.keySet().retainAll(one.values());
     namespaces.addAll(referred.keySet());
     Map<String, List<Claim>> claims = new LinkedHashMap<>();
     List<Link> unfinished = new ArrayList<>();
@@ -856,7 +862,8 @@ public final class InterfaceDescriptor {
             "it is removed and made again");
       }
       String name = orphan ? c.name() + MISSING_PEER : c.name();
-      found.put(name, retrieved(name, c, orphan ? null : expected.get(name), referred, handles));
+      found.put(
+          name, retrieved(name, c, orphan ? null : expected.get(name), referred, handles, own));
     }
     Map<String, Integer> seen = new HashMap<>();
     for (Claim c : duplicates) {
@@ -870,7 +877,7 @@ public final class InterfaceDescriptor {
           c.ns(),
           c.name(),
           "it is removed");
-      found.put(name, retrieved(name, c, null, referred, handles));
+      found.put(name, retrieved(name, c, null, referred, handles, own));
     }
     for (Link l : unfinished) {
       String name = l.name() + UNFINISHED;
@@ -886,7 +893,8 @@ public final class InterfaceDescriptor {
       Interface.Type type = l.kind().equals("veth") ? Interface.Type.VETH : Interface.Type.DUMMY;
       found.put(
           name,
-          retrieved(name, new Claim(name, "", type, l.namespace(), l), null, referred, handles));
+          retrieved(
+              name, new Claim(name, "", type, l.namespace(), l), null, referred, handles, own));
     }
     for (Interface exp : expected.values()) {
       if (exp.getType() != Interface.Type.EXISTING || found.containsKey(exp.getName())) {
@@ -920,14 +928,16 @@ public final class InterfaceDescriptor {
   /**
    * The value of the link of {@code c}, named {@code name}, as configured when it is; {@code
    * referred} gives a reference of each namespace found by file, {@code handles} the file of the
-   * namespace of each configured interface referring to one.
+   * namespace of each configured interface referring to one as read (one file per namespace), and
+   * {@code own} the file that interface's own reference names.
    */
   private KVWithMetadata<Interface, LinuxIfMetadata> retrieved(
       String name,
       Claim c,
       Interface exp,
       Map<String, NetNamespace> referred,
-      Map<String, String> handles) {
+      Map<String, String> handles,
+      Map<String, String> own) {
     Link l = c.link();
     Interface.Builder b =
         Interface.newBuilder()
@@ -937,8 +947,10 @@ public final class InterfaceDescriptor {
             .setEnabled(l.up())
             .setMtu(l.mtu())
             .setPhysAddress(l.mac());
+    String ns = c.ns();
     if (exp != null && c.ns().equals(handles.get(exp.getName()))) {
       b.setNamespace(exp.getNamespace()); // one namespace may have several references
+      ns = own.get(exp.getName()); // the file the value itself enters it through
     } else if (referred.containsKey(c.ns())) {
       b.setNamespace(referred.get(c.ns()));
     } else if (!c.ns().isEmpty()) {
@@ -959,7 +971,7 @@ public final class InterfaceDescriptor {
     return new KVWithMetadata<>(
         LinuxKeys.interfaceKey(name),
         v,
-        new LinuxIfMetadata(l.index(), c.ns(), l.name()),
+        new LinuxIfMetadata(l.index(), ns, l.name()),
         ValueOrigin.FROM_NB);
   }
 

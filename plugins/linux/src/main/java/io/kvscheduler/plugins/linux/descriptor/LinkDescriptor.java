@@ -31,23 +31,25 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
  * {@code linux-link}: the links of our extension package ({@code kvscheduler.linux.links.Link}):
  * bridges, VXLAN tunnels, macvlan links, VLAN sub-interfaces, bonds and VRF devices, in the agent's
- * namespace or a named one. Each is made with one {@code ip link add} and configured (alias, MTU,
- * MAC, up) in the same exchange; it derives the same state and address values as an interface, so
- * addresses, routes and ARP entries use it by its logical name. A macvlan or VLAN waits for its
- * parent, a VXLAN for its underlay device (interfaces or links, by logical name, in the link's
- * namespace). In place: host name, up/down, MTU, MAC, a bridge's STP, a macvlan's mode, a VXLAN's
- * unicast remote. Everything else (kind, namespace, VNI, local address, group, port, underlay,
- * parent, VLAN id, bond mode, VRF table) re-creates the link. Links carry the alias {@code <agent
- * prefix without its last '/'>+links/<name>}, which the interface descriptor does not take for its
- * own; Retrieve returns the links with this prefix in the agent's and every named namespace. They
- * are made in a device group of their own ({@link #makingGroup}): a Create that finds its name
- * taken by a link of that group without an alias (an agent was killed while making it) makes it
- * afresh.
+ * namespace, a named one, or one referred to by process, file or microservice label (waited for
+ * through {@link NamespaceWatcherDescriptor}, as interfaces are). Each is made with one {@code ip
+ * link add} and configured (alias, MTU, MAC, up) in the same exchange; it derives the same state
+ * and address values as an interface, so addresses, routes and ARP entries use it by its logical
+ * name. A macvlan or VLAN waits for its parent, a VXLAN for its underlay device (interfaces or
+ * links, by logical name, in the link's namespace). In place: host name, up/down, MTU, MAC, a
+ * bridge's STP, a macvlan's mode, a VXLAN's unicast remote. Everything else (kind, namespace, VNI,
+ * local address, group, port, underlay, parent, VLAN id, bond mode, VRF table) re-creates the link.
+ * Links carry the alias {@code <agent prefix without its last '/'>+links/<name>}, which the
+ * interface descriptor does not take for its own; Retrieve returns the links with this prefix in
+ * the agent's, every named namespace and every namespace a configured link refers to. They are made
+ * in a device group of their own ({@link #makingGroup}): a Create that finds its name taken by a
+ * link of that group without an alias (an agent was killed while making it) makes it afresh.
  */
 public final class LinkDescriptor {
   /** Descriptor name. */
@@ -59,12 +61,18 @@ public final class LinkDescriptor {
   private final LinuxCalls calls;
   private final String aliasPrefix;
   private final Supplier<LinuxIfIndex> interfaces;
+  private final NamespaceWatcherDescriptor namespaces;
   private final int making;
 
-  private LinkDescriptor(LinuxCalls calls, String aliasPrefix, Supplier<LinuxIfIndex> interfaces) {
+  private LinkDescriptor(
+      LinuxCalls calls,
+      String aliasPrefix,
+      Supplier<LinuxIfIndex> interfaces,
+      NamespaceWatcherDescriptor namespaces) {
     this.calls = calls;
     this.aliasPrefix = aliasPrefix;
     this.interfaces = interfaces;
+    this.namespaces = namespaces;
     this.making = makingGroup(aliasPrefix);
   }
 
@@ -101,8 +109,20 @@ public final class LinkDescriptor {
    */
   public static KVDescriptor<Link, LinuxIfMetadata> create(
       LinuxCalls calls, String agentPrefix, Supplier<LinuxIfIndex> interfaces) {
+    return create(calls, agentPrefix, interfaces, new NamespaceWatcherDescriptor(calls));
+  }
+
+  /**
+   * {@link #create(LinuxCalls, String, Supplier)} with the namespaces referred to by process, file
+   * or microservice label found and watched by {@code namespaces}.
+   */
+  public static KVDescriptor<Link, LinuxIfMetadata> create(
+      LinuxCalls calls,
+      String agentPrefix,
+      Supplier<LinuxIfIndex> interfaces,
+      NamespaceWatcherDescriptor namespaces) {
     String prefix = aliasPrefix(agentPrefix);
-    LinkDescriptor d = new LinkDescriptor(calls, prefix, interfaces);
+    LinkDescriptor d = new LinkDescriptor(calls, prefix, interfaces, namespaces);
     return KVDescriptor.builder(NAME, Link.class)
         .withMetadata(LinuxIfMetadata.class)
         .metadataIndex(LinuxIfIndex.BY_HOST_NAME, LinuxIfIndex::hostNameKeys)
@@ -111,7 +131,13 @@ public final class LinkDescriptor {
         .keyLabel(k -> k.substring(LinuxKeys.LINK_PREFIX.length()))
         .equivalence(LinkDescriptor::equivalent)
         .validate((k, v) -> validate(prefix, k, v))
-        .dependencies(LinkDescriptor::dependencies)
+        .dependencies(
+            (k, v) -> {
+              if (v.hasNamespace()) {
+                namespaces.want(v.getNamespace());
+              }
+              return dependencies(k, v);
+            })
         .derivedValues(LinkDescriptor::derived)
         .create(d::create)
         .update(d::update)
@@ -131,9 +157,22 @@ public final class LinkDescriptor {
     return l.getHostIfName().isEmpty() ? l.getName() : l.getHostIfName();
   }
 
-  /** The named namespace of {@code l}, "" for the agent's own. */
+  /**
+   * The namespace reference of {@code l} as compared ({@link
+   * NamespaceWatcherDescriptor#canonical}): the name of a named namespace, "" for the agent's own.
+   */
   public static String namespace(Link l) {
-    return l.hasNamespace() ? l.getNamespace().getReference() : "";
+    return l.hasNamespace() ? NamespaceWatcherDescriptor.canonical(l.getNamespace()) : "";
+  }
+
+  /** The namespace of {@code l} as {@link LinuxCalls} takes it (a name, a file, ""). */
+  private String handle(Link l) throws LinuxCallException {
+    return l.hasNamespace() ? namespaces.handle(l.getNamespace()) : "";
+  }
+
+  /** Whether {@code l} is in a named namespace, which the agent creates when it is missing. */
+  private static boolean named(Link l) {
+    return l.hasNamespace() && l.getNamespace().getType() == NetNamespace.ReferenceType.NSID;
   }
 
   /** The logical name of the link {@code l} sits on (parent, underlay), "" when none. */
@@ -197,17 +236,7 @@ public final class LinkDescriptor {
       bad.add("name " + Invalid.quote(l.getName()) + " holds '/'", "name");
     }
     if (l.hasNamespace()) {
-      NetNamespace ns = l.getNamespace();
-      if (ns.getType() != NetNamespace.ReferenceType.NSID || ns.getReference().isEmpty()) {
-        bad.add("only named namespaces (NSID with a reference) are supported", "namespace");
-      } else {
-        Invalid.namespaceProblem(ns.getReference())
-            .ifPresent(
-                p ->
-                    bad.add(
-                        "namespace name " + Invalid.quote(ns.getReference()) + ": " + p,
-                        "namespace"));
-      }
+      NamespaceWatcherDescriptor.validate(l.getNamespace(), bad, "namespace");
     }
     String host = hostName(l);
     Invalid.linkNameProblem(host)
@@ -303,13 +332,17 @@ public final class LinkDescriptor {
   }
 
   static List<Dependency> dependencies(String key, Link l) {
-    String lower = lower(l);
-    if (lower.isEmpty()) {
-      return List.of();
+    List<Dependency> out = new ArrayList<>();
+    if (l.hasNamespace()) {
+      NamespaceWatcherDescriptor.dependency(l.getNamespace()).ifPresent(out::add);
     }
-    String label = l.getKindCase() == Link.KindCase.VXLAN ? "underlay-exists" : "parent-exists";
-    // an interface or a link of that name, up or down
-    return List.of(Dependency.anyOfPrefixes(label, LinuxKeys.STATE_PREFIX + lower + "/"));
+    String lower = lower(l);
+    if (!lower.isEmpty()) {
+      String label = l.getKindCase() == Link.KindCase.VXLAN ? "underlay-exists" : "parent-exists";
+      // an interface or a link of that name, up or down
+      out.add(Dependency.anyOfPrefixes(label, LinuxKeys.STATE_PREFIX + lower + "/"));
+    }
+    return out;
   }
 
   static List<KeyValuePair> derived(String key, Link l) {
@@ -429,7 +462,7 @@ public final class LinkDescriptor {
                         "link " + Invalid.quote(l.getName()),
                         1,
                         field + " " + Invalid.quote(name) + " is not configured"));
-    if (!m.namespace().equals(namespace(l))) {
+    if (!m.namespace().equals(handle(l))) {
       throw new LinuxCallException(
           "link " + Invalid.quote(l.getName()),
           1,
@@ -439,7 +472,7 @@ public final class LinkDescriptor {
               + " is in namespace '"
               + m.namespace()
               + "', the link in '"
-              + namespace(l)
+              + handle(l)
               + "': they must share one");
     }
     return m.hostIfName();
@@ -515,9 +548,9 @@ public final class LinkDescriptor {
   }
 
   LinuxIfMetadata create(String key, Link l) throws LinuxCallException {
-    String ns = namespace(l);
+    String ns = handle(l);
     String host = hostName(l);
-    if (!ns.isEmpty()) {
+    if (named(l)) {
       calls.ensureNamespace(ns);
     }
     List<String> add = addArgs(l);
@@ -544,7 +577,7 @@ public final class LinkDescriptor {
   }
 
   LinuxIfMetadata update(String key, Link a, Link b, LinuxIfMetadata m) throws LinuxCallException {
-    String ns = namespace(b);
+    String ns = m.namespace();
     String host = hostName(b);
     List<List<String>> kind = new ArrayList<>();
     switch (b.getKindCase()) {
@@ -605,8 +638,10 @@ public final class LinkDescriptor {
 
   void delete(String key, Link l, LinuxIfMetadata m) throws LinuxCallException {
     String host = m != null ? m.hostIfName() : hostName(l);
+    // where it was made: a microservice's process may have gone since
+    String ns = m != null ? m.namespace() : handle(l);
     try {
-      calls.deleteLink(namespace(l), host);
+      calls.deleteLink(ns, host);
     } catch (LinuxCallException e) {
       if (!e.notFound()) {
         throw e;
@@ -620,14 +655,44 @@ public final class LinkDescriptor {
       List<KVWithMetadata<Link, LinuxIfMetadata>> correlate) throws LinuxCallException {
     Map<String, Link> expected = new HashMap<>();
     correlate.forEach(kv -> expected.put(kv.value().getName(), kv.value()));
-    List<String> namespaces = new ArrayList<>(List.of(""));
-    namespaces.addAll(calls.namespaces());
+    Set<String> places = new LinkedHashSet<>(List.of(""));
+    places.addAll(calls.namespaces());
+    // the namespaces referred to by process, file or label that exist now: by their file
+    Map<String, NetNamespace> referred = new HashMap<>();
+    Map<String, String> handles = new HashMap<>();
+    for (Link exp : expected.values()) {
+      if (exp.hasNamespace() && !named(exp)) {
+        namespaces.want(exp.getNamespace());
+        try {
+          String h = handle(exp);
+          handles.put(exp.getName(), h);
+          referred.putIfAbsent(h, exp.getNamespace());
+        } catch (LinuxCallException e) {
+          // no process carries the label: nothing of it to read
+        }
+      }
+    }
+    // one file per namespace: two references of one namespace must not find its links twice
+    Map<String, String> one =
+        NamespaceWatcherDescriptor.oneFilePerNamespace(calls, referred.keySet());
+    Map<String, String> own = new HashMap<>(handles); // each value's own file, for its metadata
+    handles.replaceAll((name, h) -> one.getOrDefault(h, h));
+    referred.keySet().retainAll(one.values());
+    places.addAll(referred.keySet());
     List<KVWithMetadata<Link, LinuxIfMetadata>> out = new ArrayList<>();
-    for (String ns : namespaces) {
-      List<LinkDetails> ours =
-          calls.linkDetails(ns).stream()
-              .filter(d -> d.link().alias().startsWith(aliasPrefix))
-              .toList();
+    for (String ns : places) {
+      List<LinkDetails> ours;
+      try {
+        ours =
+            calls.linkDetails(ns).stream()
+                .filter(d -> d.link().alias().startsWith(aliasPrefix))
+                .toList();
+      } catch (LinuxCallException e) {
+        if (!referred.containsKey(ns) || !e.notFound()) {
+          throw e;
+        }
+        continue; // the process or file is gone: its values wait for it
+      }
       if (ours.isEmpty()) {
         continue;
       }
@@ -639,7 +704,23 @@ public final class LinkDescriptor {
       for (LinkDetails d : ours) {
         String name = d.link().alias().substring(aliasPrefix.length());
         Link exp = expected.get(name);
-        Link found = found(name, ns, d, logical, exp);
+        NetNamespace reference;
+        String file = ns;
+        if (exp != null && ns.equals(handles.get(name))) {
+          reference = exp.getNamespace(); // one namespace may have several references
+          file = own.get(name); // the file the value itself enters it through
+        } else if (referred.containsKey(ns)) {
+          reference = referred.get(ns);
+        } else if (!ns.isEmpty()) {
+          reference =
+              NetNamespace.newBuilder()
+                  .setType(NetNamespace.ReferenceType.NSID)
+                  .setReference(ns)
+                  .build();
+        } else {
+          reference = null;
+        }
+        Link found = found(name, reference, d, logical, exp);
         List<String> addrs =
             InterfaceDescriptor.spelledAsExpected(
                 addresses.getOrDefault(d.link().name(), List.of()),
@@ -652,7 +733,7 @@ public final class LinkDescriptor {
             new KVWithMetadata<>(
                 LinuxKeys.linkKey(name),
                 found,
-                new LinuxIfMetadata(d.link().index(), ns, d.link().name()),
+                new LinuxIfMetadata(d.link().index(), file, d.link().name()),
                 ValueOrigin.FROM_NB));
       }
     }
@@ -674,16 +755,15 @@ public final class LinkDescriptor {
 
   /** The value the kernel's link {@code d} stands for. */
   private static Link found(
-      String name, String ns, LinkDetails d, Map<String, String> logical, Link exp) {
+      String name, NetNamespace ns, LinkDetails d, Map<String, String> logical, Link exp) {
     io.kvscheduler.plugins.linux.linuxcalls.Link k = d.link();
     Link.Builder b =
         Link.newBuilder().setName(name).setEnabled(k.up()).setMtu(k.mtu()).setPhysAddress(k.mac());
     if (!k.name().equals(name)) {
       b.setHostIfName(k.name());
     }
-    if (!ns.isEmpty()) {
-      b.setNamespace(
-          NetNamespace.newBuilder().setType(NetNamespace.ReferenceType.NSID).setReference(ns));
+    if (ns != null) {
+      b.setNamespace(ns);
     }
     Map<String, String> info = d.info();
     // the logical name of the lower link: the expected one when it is that link

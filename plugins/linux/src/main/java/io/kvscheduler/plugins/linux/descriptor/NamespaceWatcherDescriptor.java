@@ -15,6 +15,10 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -181,6 +185,33 @@ public final class NamespaceWatcherDescriptor implements AutoCloseable {
   }
 
   /**
+   * For Retrieve, which reads each namespace once: maps every file of {@code paths} to the first of
+   * them holding the same namespace (a {@code PID} reference and an {@code FD} file bound to that
+   * process's namespace are one namespace), itself when none before it does or when it holds none
+   * now. Without a way to tell ({@link LinuxCalls#namespaceFiles} unsupported), every file maps to
+   * itself.
+   */
+  static Map<String, String> oneFilePerNamespace(LinuxCalls calls, Collection<String> paths) {
+    Map<String, String> out = new LinkedHashMap<>();
+    if (paths.size() < 2) {
+      paths.forEach(p -> out.put(p, p)); // nothing to share a namespace with
+      return out;
+    }
+    Map<String, String> identities;
+    try {
+      identities = calls.namespaceFiles(List.copyOf(new LinkedHashSet<>(paths)));
+    } catch (LinuxCallException e) {
+      identities = Map.of();
+    }
+    Map<String, String> first = new HashMap<>();
+    for (String p : paths) {
+      String id = identities.get(p);
+      out.put(p, id == null ? p : first.computeIfAbsent(id, x -> p));
+    }
+    return out;
+  }
+
+  /**
    * Watches the namespace {@code ns} refers to from now on (a named one or none needs no watching);
    * a new reference is looked at at once.
    */
@@ -294,7 +325,8 @@ public final class NamespaceWatcherDescriptor implements AutoCloseable {
         .keySelector(k -> k.startsWith(PREFIX))
         // after the values referring to namespaces: their Retrieve names the references (at a
         // resync after a restart, before any value's dependencies were asked for)
-        .retrieveDependencies(InterfaceDescriptor.NAME, RuleChainDescriptor.NAME)
+        .retrieveDependencies(
+            InterfaceDescriptor.NAME, LinkDescriptor.NAME, RuleChainDescriptor.NAME)
         .retrieve(
             c -> {
               List<KVWithMetadata<Empty, Void>> out = new ArrayList<>();

@@ -22,7 +22,8 @@ import java.util.function.Supplier;
 /**
  * {@code linux-port}: an interface or link made a port of a bridge (or a member of a bond, or
  * enslaved to a VRF device): {@code ip link set dev PORT master MASTER}, undone with {@code
- * nomaster}. Waits for the port (an interface or link of that logical name, up or down) and for its
+ * nomaster}, in the namespace both were made in (any kind of namespace reference: the port follows
+ * its link). Waits for the port (an interface or link of that logical name, up or down) and for its
  * master (a {@code kvscheduler.linux.links.Link}); a new master is set in place. Retrieve reads the
  * master of every configured interface and link: a port whose master is a configured link is
  * returned (a port taken out behind the agent's back is put back by the next resync).
@@ -163,7 +164,16 @@ public final class PortDescriptor {
     }
     List<KVWithMetadata<Port, Void>> out = new ArrayList<>();
     for (Map.Entry<String, Map<String, String>> ns : byHost.entrySet()) {
-      for (LinkDetails d : calls.linkDetails(ns.getKey())) {
+      List<LinkDetails> there;
+      try {
+        there = calls.linkDetails(ns.getKey());
+      } catch (LinuxCallException e) {
+        if (!ns.getKey().startsWith("/") || !e.notFound()) {
+          throw e;
+        }
+        continue; // a process's namespace, gone since: its values wait for it
+      }
+      for (LinkDetails d : there) {
         String port = ns.getValue().get(d.link().name());
         String master = ns.getValue().get(d.master());
         if (port == null || master == null || !masters.contains(master)) {

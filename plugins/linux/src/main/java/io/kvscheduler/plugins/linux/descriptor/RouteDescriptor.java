@@ -42,6 +42,11 @@ import java.util.Optional;
  * netalloc/neigh-gw/network/<net>/interface/<iface>}) and on the interface holding an address
  * referenced from that network; its calls read the allocated gateway. A changed allocation is
  * re-created, which deletes the route and creates it again with the new gateway.
+ *
+ * <p>A destination may be a reference to an interface's allocated address ({@code
+ * alloc:<network>/<interface>}, as in vpp-agent): the route goes to the network of that address
+ * (10.0.3.7/24 gives 10.0.3.0/24), depends on the allocation, and its key keeps the reference.
+ * Retrieve reports a kernel route to the network allocated now as that reference.
  */
 public final class RouteDescriptor {
   /** Descriptor name. */
@@ -95,7 +100,15 @@ public final class RouteDescriptor {
   /** The number of the kernel's local table, which holds the routes of its own addresses. */
   static final int LOCAL_TABLE = 255;
 
+  /**
+   * Whether {@code r} is an IPv6 route: its destination, or for a destination reference its
+   * gateway, is written in IPv6 (a reference to an IPv6 network without a literal gateway counts as
+   * IPv4 here; {@link #entry} and Retrieve use the allocated network itself).
+   */
   private static boolean v6(Route r) {
+    if (AllocRef.isRef(r.getDstNetwork())) {
+      return !AllocRef.isRef(r.getGwAddr()) && r.getGwAddr().contains(":");
+    }
     return r.getDstNetwork().contains(":");
   }
 
@@ -125,8 +138,24 @@ public final class RouteDescriptor {
     if (r.getOutgoingInterface().isEmpty()) {
       bad.add("a route needs its outgoing interface", "outgoing_interface");
     }
-    Optional<IpNet> dst = IpNet.parse(r.getDstNetwork());
-    if (dst.isEmpty()) {
+    Optional<IpNet> dst = Optional.empty();
+    if (AllocRef.isRef(r.getDstNetwork())) {
+      try {
+        if (AllocRef.parse(r.getDstNetwork(), "").orElseThrow().gw()) {
+          bad.add(
+              Invalid.quote(r.getDstNetwork())
+                  + " names a gateway: a destination reference names an interface's allocated"
+                  + " address, whose network is the destination (alloc:<network>/<interface>)",
+              "dst_network");
+        }
+      } catch (IllegalArgumentException e) {
+        bad.add(
+            Invalid.quote(r.getDstNetwork())
+                + " is not a destination reference (alloc:<network>/<interface>): "
+                + e.getMessage(),
+            "dst_network");
+      }
+    } else if ((dst = IpNet.parse(r.getDstNetwork())).isEmpty()) {
       bad.add(
           Invalid.quote(r.getDstNetwork())
               + " is not a network with a prefix length (e.g."
@@ -173,6 +202,9 @@ public final class RouteDescriptor {
     String iface = r.getOutgoingInterface();
     List<Dependency> out = new ArrayList<>();
     out.add(Dependency.onKey("outgoing-interface-is-up", LinuxKeys.stateKey(iface, true)));
+    dstRef(r)
+        .ifPresent(
+            a -> out.add(Dependency.onKey("dst_network-" + r.getDstNetwork(), a.allocationKey())));
     out.add(
         Dependency.anyOfPrefixes(
             "outgoing-interface-has-ip-address", LinuxKeys.addressPrefix(iface)));
@@ -223,6 +255,35 @@ public final class RouteDescriptor {
     } catch (IllegalArgumentException e) {
       return Optional.empty();
     }
+  }
+
+  /** The destination reference of {@code r}, when its destination is one (and well formed). */
+  static Optional<AllocRef> dstRef(Route r) {
+    return refOf(r.getDstNetwork(), "").filter(a -> !a.gw());
+  }
+
+  /**
+   * The destination network of {@code r}: as written, or the network of the address allocated now
+   * for a reference.
+   */
+  private IpNet destination(Route r) throws LinuxCallException {
+    Optional<AllocRef> ref = dstRef(r);
+    if (ref.isEmpty()) {
+      return IpNet.parse(r.getDstNetwork()).orElseThrow().network();
+    }
+    return allocations
+        .resolve(ref.get())
+        .map(IpNet::network)
+        .orElseThrow(
+            () ->
+                new LinuxCallException(
+                    "route " + Invalid.quote(r.getDstNetwork()),
+                    1,
+                    "destination "
+                        + Invalid.quote(r.getDstNetwork())
+                        + " is not allocated (allocation "
+                        + Invalid.quote(ref.get().allocationKey())
+                        + ")"));
   }
 
   /** The gateway reference of {@code r}, when its gateway is one (and well formed). */
@@ -305,12 +366,14 @@ public final class RouteDescriptor {
           case HOST -> "host";
           default -> "";
         };
+    IpNet dst = destination(r);
+    int metric = dst.v6() && r.getMetric() == 0 ? 1024 : r.getMetric();
     return new RouteEntry(
         m.namespace(),
         m.hostIfName(),
-        IpNet.parse(r.getDstNetwork()).orElseThrow().network().toString(),
+        dst.toString(),
         gateway(r),
-        effectiveMetric(r), // a metric an IPv6 route without one gets: deleted by its own
+        metric, // a metric an IPv6 route without one gets: deleted by its own
         scope,
         true,
         r.getTable());
@@ -340,6 +403,25 @@ public final class RouteDescriptor {
       throws LinuxCallException {
     Map<String, Route> expected = new HashMap<>();
     correlate.forEach(kv -> expected.put(kv.key(), kv.value()));
+    // the configured routes whose destination is a reference, by the network allocated now
+    Map<String, String> referred = new HashMap<>();
+    for (Map.Entry<String, Route> x : expected.entrySet()) {
+      Route r = x.getValue();
+      Optional<AllocRef> ref = dstRef(r);
+      if (ref.isPresent()) {
+        allocations
+            .resolve(ref.get())
+            .ifPresent(
+                n ->
+                    referred.put(
+                        r.getOutgoingInterface()
+                            + " "
+                            + r.getTable()
+                            + " "
+                            + n.network().toString(),
+                        x.getKey()));
+      }
+    }
     List<KVWithMetadata<Route, Void>> out = new ArrayList<>();
     for (String iface : interfaces.names()) {
       LinuxIfMetadata m = interfaces.lookup(iface).orElse(null);
@@ -368,6 +450,20 @@ public final class RouteDescriptor {
         }
         Route found = b.build();
         String key = LinuxKeys.routeKey(found);
+        String byRef =
+            IpNet.parse(e.destination())
+                .map(n -> referred.get(iface + " " + e.table() + " " + n.network().toString()))
+                .orElse(null);
+        if (!expected.containsKey(key) && byRef != null) {
+          // the network allocated to the reference the route was given
+          Route r = expected.get(byRef);
+          Route.Builder asRef = found.toBuilder().setDstNetwork(r.getDstNetwork());
+          if (e.destination().contains(":") && r.getMetric() == 0 && e.metric() == 1024) {
+            asRef.setMetric(0); // the kernel's metric of an IPv6 route without one
+          }
+          found = asRef.build();
+          key = byRef;
+        }
         Route exp = expected.get(key);
         if (exp != null && gatewayRef(exp).isPresent()) {
           // a gateway allocated as the kernel has it is the reference the route was given

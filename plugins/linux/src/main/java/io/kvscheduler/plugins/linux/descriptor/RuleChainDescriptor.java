@@ -332,7 +332,14 @@ public final class RuleChainDescriptor {
   static List<Dependency> dependencies(String key, RuleChain c) {
     List<Dependency> out = new ArrayList<>();
     for (String iface : c.getInterfacesList()) {
-      out.add(Dependency.onKey("interface-exists-" + iface, LinuxKeys.interfaceKey(iface)));
+      // an interface or a link (bridge, VXLAN, ...) of that logical name
+      String asInterface = LinuxKeys.interfaceKey(iface);
+      String asLink = LinuxKeys.linkKey(iface);
+      out.add(
+          Dependency.anyOf(
+              "interface-exists-" + iface,
+              List.of(asInterface, asLink),
+              k -> k.equals(asInterface) || k.equals(asLink)));
     }
     for (String to : jumps(c)) {
       out.add(Dependency.onKey("chain-exists-" + to, chainKey(c, to)));

@@ -119,6 +119,13 @@ public final class EtcdStatusPublisher implements AutoCloseable {
 
   private volatile long leaseId;
   private volatile CloseableClient keepAlive;
+
+  /** {@link System#nanoTime} of etcd's last answer to this publisher (keep-alive or write). */
+  private volatile long lastAnswer = System.nanoTime();
+
+  /** Told when a write or the keep-alive stream fails (see {@link #onTrouble}). */
+  private volatile Runnable onTrouble = () -> {};
+
   private volatile Subscription subscription;
   private volatile AutoCloseable problemsListener;
   private volatile Thread thread;
@@ -153,6 +160,37 @@ public final class EtcdStatusPublisher implements AutoCloseable {
     t.setDaemon(true);
     thread = t;
     t.start();
+  }
+
+  /**
+   * When etcd last answered this publisher ({@link System#nanoTime}): a keep-alive of its lease
+   * (every third of the TTL while it holds one), a lease granted, or a write. Without an answer for
+   * longer than {@link #answerInterval()} (plus the request timeout) etcd may be out of reach.
+   */
+  public long lastAnswer() {
+    return lastAnswer;
+  }
+
+  /** How often etcd answers at rest: one keep-alive every third of the lease TTL. */
+  public Duration answerInterval() {
+    return Duration.ofMillis(leaseTtlSeconds * 1000 / 3);
+  }
+
+  /**
+   * Called when etcd fails this publisher: a write or a lease grant fails (etcd out of reach, the
+   * credentials refused), or the keep-alive stream of the lease fails (a connection cut). Called on
+   * the publisher's thread or a thread of jetcd: {@code action} must not block. Call before start.
+   */
+  public void onTrouble(Runnable action) {
+    this.onTrouble = Objects.requireNonNull(action, "action");
+  }
+
+  private void trouble() {
+    try {
+      onTrouble.run();
+    } catch (RuntimeException e) {
+      LOG.warn("etcd: reacting to a failure of the status publisher failed", e);
+    }
   }
 
   /**
@@ -388,6 +426,7 @@ public final class EtcdStatusPublisher implements AutoCloseable {
             return;
           }
         }
+        trouble();
         // told once per cause (an outage is reported by the northbound too; a user who may
         // read the agent prefix but not write it is reported only here)
         String why = describe(e);
@@ -449,6 +488,7 @@ public final class EtcdStatusPublisher implements AutoCloseable {
                       ? Op.delete(bytes(agentPrefix + key), DeleteOption.DEFAULT)
                       : Op.put(bytes(agentPrefix + key), bytes(value), withLease)));
       await(client.getKVClient().txn().Then(ops.toArray(Op[]::new)).commit(), requestTimeout);
+      lastAnswer = System.nanoTime();
       synchronized (this) {
         // unless it changed meanwhile, it is done
         batch.forEach(
@@ -471,6 +511,7 @@ public final class EtcdStatusPublisher implements AutoCloseable {
       }
     }
     long id = await(client.getLeaseClient().grant(leaseTtlSeconds), requestTimeout).getID();
+    lastAnswer = System.nanoTime();
     leaseId = id;
     keepAlive =
         client
@@ -482,12 +523,15 @@ public final class EtcdStatusPublisher implements AutoCloseable {
                   public void onNext(LeaseKeepAliveResponse r) {
                     if (r.getTTL() <= 0) {
                       lost(id, "lease expired");
+                    } else {
+                      lastAnswer = System.nanoTime();
                     }
                   }
 
                   @Override
                   public void onError(Throwable t) {
                     lost(id, describe(t));
+                    trouble();
                   }
 
                   @Override

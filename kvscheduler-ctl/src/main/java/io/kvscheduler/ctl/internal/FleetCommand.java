@@ -8,6 +8,7 @@ import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.kvscheduler.agent.internal.etcd.EtcdClients;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -37,6 +38,8 @@ import picocli.CommandLine.Option;
       "Examples: kvsctl fleet --etcd 127.0.0.1:2379",
       "          ETCD_CONFIG=etcd.conf kvsctl fleet -o json",
       "          kvsctl fleet --etcd 127.0.0.1:2379 --watch",
+      "          kvsctl fleet --etcd 127.0.0.1:2379 --serve 9192   (a web page on"
+          + " http://127.0.0.1:9192/)",
       "Rolling values out to many agents: kvsctl fleet rollout --help"
     })
 public final class FleetCommand extends AgentCommand {
@@ -59,9 +62,19 @@ public final class FleetCommand extends AgentCommand {
   boolean watch;
 
   @Option(
+      names = "--serve",
+      paramLabel = "[HOST:]PORT",
+      description =
+          "Serve the fleet view over HTTP until stopped: a web page at /, the JSON of -o json at"
+              + " /fleet.json and, on every change, the same JSON as server-sent events at"
+              + " /events; kept up to date from an etcd watch. PORT alone listens on loopback;"
+              + " 0.0.0.0:PORT on every interface; port 0 picks a free port.")
+  String serve;
+
+  @Option(
       names = "--updates",
       paramLabel = "N",
-      description = "With --watch: stop after N views (default: never).")
+      description = "With --watch or --serve: stop after N views (default: never).")
   int updates;
 
   @Override
@@ -69,6 +82,12 @@ public final class FleetCommand extends AgentCommand {
     Duration stale = EtcdOptions.duration(staleAfter, "--stale-after");
     try (EtcdOptions.Connection etcd = etcdOptions.connect(root().env())) {
       FleetView view = new FleetView(etcd.client(), etcd.settings().requestTimeout(), stale);
+      if (serve != null) {
+        if (watch) {
+          throw new CtlException(ExitCodes.USAGE, "--serve and --watch go one without the other");
+        }
+        return serve(etcd, view);
+      }
       if (!watch) {
         return show(read(view, etcd), etcd);
       }
@@ -76,25 +95,93 @@ public final class FleetCommand extends AgentCommand {
     }
   }
 
+  /** Watches {@code /vnf-agent/}: a permit on {@code changed} for each change of a view. */
+  private static Watch.Watcher watchFleet(EtcdOptions.Connection etcd, Semaphore changed) {
+    WatchOption opt = WatchOption.builder().isPrefix(true).build();
+    return etcd.client()
+        .getWatchClient()
+        .watch(
+            FleetView.bytes(FleetView.ROOT),
+            opt,
+            Watch.listener(
+                r -> {
+                  for (WatchEvent e : r.getEvents()) {
+                    if (matters(e.getKeyValue().getKey().toString(StandardCharsets.UTF_8))) {
+                      changed.release();
+                      return;
+                    }
+                  }
+                },
+                t -> changed.release()));
+  }
+
+  /**
+   * Serves the view (see {@link FleetServer}) until interrupted (or {@code --updates} views),
+   * reading etcd again on every change and at least every 10 s; exit code 0 once stopped.
+   */
+  private int serve(EtcdOptions.Connection etcd, FleetView view) throws Exception {
+    Semaphore changed = new Semaphore(0);
+    FleetServer server;
+    try {
+      server = new FleetServer(serve);
+    } catch (IllegalArgumentException e) {
+      throw new CtlException(ExitCodes.USAGE, "--serve " + serve + ": " + e.getMessage());
+    }
+    try (server;
+        Watch.Watcher w = watchFleet(etcd, changed)) {
+      try {
+        server.start();
+      } catch (IOException | RuntimeException e) {
+        throw new CtlException(
+            ExitCodes.FAILED, "cannot serve the fleet view on " + serve + ": " + e.getMessage(), e);
+      }
+      out()
+          .println(
+              "kvsctl: fleet view of etcd "
+                  + etcd.endpoints()
+                  + " at http://"
+                  + host(serve)
+                  + ":"
+                  + server.port()
+                  + "/ (JSON at /fleet.json); stop with Ctrl-C");
+      out().flush();
+      int shown = 0;
+      while (updates <= 0 || shown < updates) {
+        if (shown > 0) {
+          changed.tryAcquire(10, TimeUnit.SECONDS);
+          Thread.sleep(200);
+          changed.drainPermits();
+        }
+        try {
+          List<FleetView.AgentRow> rows = view.read();
+          server.update(json(rows));
+        } catch (InterruptedException e) {
+          throw e;
+        } catch (Exception e) {
+          String why = etcd.explain(e, FleetView.ROOT);
+          server.failed(why);
+          err().println("kvsctl: " + why + "; retrying");
+          err().flush();
+          Thread.sleep(1000);
+        }
+        shown++;
+      }
+      return ExitCodes.OK;
+    } catch (InterruptedException e) {
+      return ExitCodes.OK; // stopped
+    }
+  }
+
+  /** The host part of a {@code --serve} address, as a URL names it. */
+  private static String host(String address) {
+    int colon = address.lastIndexOf(':');
+    String h = colon < 0 ? "" : address.substring(0, colon);
+    return h.isEmpty() ? "127.0.0.1" : h;
+  }
+
   private int watch(EtcdOptions.Connection etcd, FleetView view) throws Exception {
     Semaphore changed = new Semaphore(0);
-    WatchOption opt = WatchOption.builder().isPrefix(true).build();
-    try (Watch.Watcher w =
-        etcd.client()
-            .getWatchClient()
-            .watch(
-                FleetView.bytes(FleetView.ROOT),
-                opt,
-                Watch.listener(
-                    r -> {
-                      for (WatchEvent e : r.getEvents()) {
-                        if (matters(e.getKeyValue().getKey().toString(StandardCharsets.UTF_8))) {
-                          changed.release();
-                          return;
-                        }
-                      }
-                    },
-                    t -> changed.release()))) {
+    try (Watch.Watcher w = watchFleet(etcd, changed)) {
       int shown = 0;
       int last = ExitCodes.OK;
       while (updates <= 0 || shown < updates) {
@@ -154,12 +241,7 @@ public final class FleetCommand extends AgentCommand {
   private int show(List<FleetView.AgentRow> rows, EtcdOptions.Connection etcd) {
     boolean ok = rows.stream().allMatch(FleetView.AgentRow::ok);
     if (output.json()) {
-      ObjectNode n = JsonNodeFactory.instance.objectNode();
-      n.put("read_at", Instant.now().toString());
-      n.put("ok", ok);
-      ArrayNode a = n.putArray("agents");
-      rows.forEach(r -> a.add(r.json()));
-      out().println(Json.pretty(n));
+      out().println(Json.pretty(json(rows)));
     } else if (rows.isEmpty()) {
       out().println("no agent found under " + FleetView.ROOT + " in etcd " + etcd.endpoints());
     } else {
@@ -187,6 +269,16 @@ public final class FleetCommand extends AgentCommand {
       t.print(out());
     }
     return ok ? ExitCodes.OK : ExitCodes.FAILED;
+  }
+
+  /** The view as {@code -o json} prints it: {@code read_at}, {@code ok}, {@code agents}. */
+  static ObjectNode json(List<FleetView.AgentRow> rows) {
+    ObjectNode n = JsonNodeFactory.instance.objectNode();
+    n.put("read_at", Instant.now().toString());
+    n.put("ok", rows.stream().allMatch(FleetView.AgentRow::ok));
+    ArrayNode a = n.putArray("agents");
+    rows.forEach(r -> a.add(r.json()));
+    return n;
   }
 
   private static String owner(JsonNode o) {

@@ -384,6 +384,8 @@ public final class EtcdNorthbound implements NorthboundSource {
           try {
             sync();
             synced = true;
+            // the failures of the status publisher during the outage are answered by the resync
+            troubles.removeIf(t -> t == CHECK);
             backoff = BACKOFF_MIN_MS;
             if (outageLogged) {
               LOG.info("etcd: {} answers again; resynced at revision {}", endpoints, revision);

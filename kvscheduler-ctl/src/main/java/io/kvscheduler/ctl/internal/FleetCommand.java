@@ -23,18 +23,19 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code fleet}: every agent found in etcd (label, claim, state, version, age of its last status,
- * values by state, northbound problems), once or live from an etcd watch; exit 1 when one is not
- * well.
+ * the lease that tells it alive, values by state, northbound problems), once or live from an etcd
+ * watch; exit 1 when one is not well.
  */
 @Command(
     name = "fleet",
     subcommands = {FleetRolloutCommand.class},
     description = {
       "Every agent found in etcd under /vnf-agent/: label, owner (host, pid), state, version,"
-          + " age of its last status, its values by state (from config-status/, when the agents"
-          + " publish statuses) and its northbound problems when published.",
-      "Exits with 1 when an agent is not OK, its last status is stale, or it has FAILED or"
-          + " INVALID values (for a periodic check).",
+          + " age of its last status, its lease (how long since the agent renewed it, of its"
+          + " TTL), its values by state (from config-status/, when the agents publish statuses)"
+          + " and its northbound problems when published.",
+      "Exits with 1 when an agent is not OK, its lease expired or was not renewed for more than"
+          + " two thirds of its TTL, or it has FAILED or INVALID values (for a periodic check).",
       "Examples: kvsctl fleet --etcd 127.0.0.1:2379",
       "          ETCD_CONFIG=etcd.conf kvsctl fleet -o json",
       "          kvsctl fleet --etcd 127.0.0.1:2379 --watch",
@@ -52,8 +53,9 @@ public final class FleetCommand extends AgentCommand {
       paramLabel = "DURATION",
       defaultValue = "30s",
       description =
-          "An agent whose last status is older is stale (default ${DEFAULT-VALUE}; agents"
-              + " rewrite it every 10 s).")
+          "For an agent status written without a lease (vpp-agent rewrites its status every"
+              + " 10 s): older is stale (default ${DEFAULT-VALUE}). Our agents write theirs under"
+              + " a lease, which tells whether they are alive.")
   String staleAfter;
 
   @Option(
@@ -252,6 +254,7 @@ public final class FleetCommand extends AgentCommand {
               "OWNER",
               "VERSION",
               "LAST STATUS",
+              "LEASE",
               "VALUES",
               "NB PROBLEMS",
               "ISSUES");
@@ -261,7 +264,8 @@ public final class FleetCommand extends AgentCommand {
             r.state(),
             owner(r.owner()),
             r.version(),
-            r.lastStatusAgeSeconds() == null ? "-" : r.lastStatusAgeSeconds() + "s ago",
+            r.lastStatusAgeSeconds() == null ? "-" : ago(r.lastStatusAgeSeconds()),
+            lease(r.lease()),
             values(r.values()),
             String.valueOf(r.northboundProblems().size()),
             String.join("; ", r.issues()));
@@ -279,6 +283,36 @@ public final class FleetCommand extends AgentCommand {
     ArrayNode a = n.putArray("agents");
     rows.forEach(r -> a.add(r.json()));
     return n;
+  }
+
+  /**
+   * How long ago, in the largest unit that fits: {@code 42s ago}, {@code 5m ago}, {@code 3h ago}.
+   */
+  static String ago(long seconds) {
+    if (seconds < 120) {
+      return seconds + "s ago";
+    }
+    if (seconds < 2 * 3600) {
+      return seconds / 60 + "m ago";
+    }
+    if (seconds < 2 * 86400) {
+      return seconds / 3600 + "h ago";
+    }
+    return seconds / 86400 + "d ago";
+  }
+
+  /**
+   * The lease as the table shows it: how long since it was renewed, of its TTL ({@code 2s/10s}), or
+   * {@code expired}; {@code -} when none.
+   */
+  private static String lease(FleetView.Lease l) {
+    if (l == null) {
+      return "-";
+    }
+    if (l.expired()) {
+      return "expired";
+    }
+    return l.notRenewedSeconds() + "s/" + l.ttlSeconds() + "s";
   }
 
   private static String owner(JsonNode o) {

@@ -16,6 +16,13 @@ function values(v) {
   return parts.length ? parts.join(', ') : '-';
 }
 
+function ago(s) {
+  if (s < 120) return s + 's ago';
+  if (s < 7200) return Math.floor(s / 60) + 'm ago';
+  if (s < 172800) return Math.floor(s / 3600) + 'h ago';
+  return Math.floor(s / 86400) + 'd ago';
+}
+
 function render(fleet) {
   const body = $('agents').tBodies[0];
   body.replaceChildren();
@@ -27,7 +34,9 @@ function render(fleet) {
     cell(tr, a.state, a.ok ? 'state-ok' : 'state-bad');
     cell(tr, a.owner ? (a.owner.host + ' pid ' + a.owner.pid) : '-');
     cell(tr, a.version || '');
-    cell(tr, a.last_status_age_seconds == null ? '-' : a.last_status_age_seconds + 's ago');
+    cell(tr, a.last_status_age_seconds == null ? '-' : ago(a.last_status_age_seconds));
+    cell(tr, !a.lease ? '-' : a.lease.remaining_seconds < 0 ? 'expired'
+        : a.lease.not_renewed_seconds + 's/' + a.lease.ttl_seconds + 's');
     cell(tr, values(a.values));
     cell(tr, String((a.northbound_problems || []).length));
     cell(tr, (a.issues || []).join('; '));

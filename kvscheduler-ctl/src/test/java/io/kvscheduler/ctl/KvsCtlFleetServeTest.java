@@ -150,6 +150,9 @@ class KvsCtlFleetServeTest {
       assertThat(sa.get("state").asText()).isEqualTo("OK");
       assertThat(sa.at("/owner/pid").asLong()).isEqualTo(ProcessHandle.current().pid());
       assertThat(sa.at("/values/CONFIGURED").asInt()).isEqualTo(1);
+      // alive by its lease (session-ttl 10 s by default), renewed within two thirds of it
+      assertThat(sa.at("/lease/ttl_seconds").asLong()).as(first.body()).isEqualTo(10);
+      assertThat(sa.at("/lease/not_renewed_seconds").asLong()).isBetween(0L, 7L);
       assertThat(agentIn(view, "sb")).isNull();
       RunningAgent.Run once =
           RunningAgent.run(Map.of(), "fleet", "--etcd", etcd.endpoint(), "-o", "json");

@@ -262,6 +262,8 @@ class KvsCtlFleetTest {
     }
     assertThat(views).as(out + "" + err).hasSize(3);
     assertThat(agentIn(views.get(0), "fw").at("/values/CONFIGURED").asInt()).isEqualTo(1);
+    // every view tells the agent alive from its lease
+    assertThat(views).allMatch(v -> agentIn(v, "fw").at("/lease/ttl_seconds").asLong() == 10);
     // a later view, read when the watch saw the agent publish tap2's status, shows it
     assertThat(views.subList(1, 3))
         .anyMatch(v -> agentIn(v, "fw").at("/values/CONFIGURED").asInt() == 2);

@@ -3,10 +3,13 @@ package io.kvscheduler.agent;
 import io.kvscheduler.agent.internal.config.SettingsLoader;
 import io.kvscheduler.grpc.GrpcSettings;
 import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -59,6 +62,8 @@ import java.util.Set;
  *       another agent holds exits; true: it waits and takes over when the holder goes)</td></tr>
  *   <tr><td>probes (a list)</td><td></td><td></td><td>none (a confirmed commit is confirmed by
  *       hand only)</td></tr>
+ *   <tr><td>fleet-url</td><td>--fleet-url</td><td>KVS_FLEET_URL</td><td>none (with etcd, the web
+ *       page tells how to serve a fleet view with {@code kvsctl fleet --serve})</td></tr>
  * </table>
  *
  * <p>The etcd connection settings (TLS, authentication, timeouts, lease TTL) are written as in
@@ -101,6 +106,9 @@ import java.util.Set;
  * @param probes run after a confirmed commit applies: the first failure rolls it back, all passing
  *     confirm it (see {@link Probe}); empty: confirmed commits are confirmed by hand only. The
  *     programs of command probes must exist: the agent does not start otherwise
+ * @param fleetUrl with etcd, where the view of the whole fleet is served (for instance by {@code
+ *     kvsctl fleet --serve}): the web page links to it, {@code GET /info/label} gives it; an
+ *     absolute http or https URL, or null
  */
 public record AgentConfig(
     String label,
@@ -120,7 +128,8 @@ public record AgentConfig(
     boolean followExternalLinks,
     Path stateDir,
     boolean standby,
-    List<Probe> probes) {
+    List<Probe> probes,
+    String fleetUrl) {
 
   /** Operations printed per transaction by default. */
   public static final int DEFAULT_TXN_LOG_MAX_OPS = 50;
@@ -148,6 +157,27 @@ public record AgentConfig(
     if (parallelism < 1) {
       throw new IllegalArgumentException("parallelism must be at least 1, got " + parallelism);
     }
+    fleetUrl = checkFleetUrl(fleetUrl);
+  }
+
+  /** {@code url} when it is an absolute http or https URL (null stays null), else why not. */
+  private static String checkFleetUrl(String url) {
+    if (url == null || url.isBlank()) {
+      return null;
+    }
+    try {
+      URI u = new URI(url.strip());
+      String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
+      if ((scheme.equals("http") || scheme.equals("https")) && u.getHost() != null) {
+        return u.toString();
+      }
+    } catch (URISyntaxException e) {
+      // said below
+    }
+    throw new IllegalArgumentException(
+        "fleet-url '"
+            + url
+            + "' is not an absolute http or https URL (for instance http://fleet.example:9192/)");
   }
 
   /**
@@ -182,6 +212,7 @@ public record AgentConfig(
     b.stateDir = stateDir;
     b.standby = standby;
     b.probes = probes;
+    b.fleetUrl = fleetUrl;
     return b;
   }
 
@@ -213,6 +244,7 @@ public record AgentConfig(
     private Path stateDir;
     private boolean standby;
     private List<Probe> probes = List.of();
+    private String fleetUrl;
 
     private Builder() {}
 
@@ -317,6 +349,12 @@ public record AgentConfig(
       return this;
     }
 
+    /** Where the fleet view is served (the web page links to it); null (the default): none. */
+    public Builder fleetUrl(String url) {
+      this.fleetUrl = url;
+      return this;
+    }
+
     /**
      * The settings.
      *
@@ -342,7 +380,8 @@ public record AgentConfig(
           followExternalLinks,
           stateDir,
           standby,
-          probes);
+          probes,
+          fleetUrl);
     }
   }
 

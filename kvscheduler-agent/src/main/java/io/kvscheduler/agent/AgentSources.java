@@ -49,7 +49,8 @@ final class AgentSources {
       NorthboundRoutes.register(server, agent.problems()); // GET /northbound/problems
       ProbeRoutes.register(server, agent::health); // GET /readiness, /liveness
       LogRoutes.register(server); // GET /log/list, PUT /log/{logger}/{level}
-      LabelRoutes.register(server, agent.config().label(), agent.labelClaim());
+      LabelRoutes.register(
+          server, agent.config().label(), agent.labelClaim(), agent.config().fleetUrl());
       WebPage.register(server, agent.statusEvents());
       out.add(rest); // starts and stops the server
     }

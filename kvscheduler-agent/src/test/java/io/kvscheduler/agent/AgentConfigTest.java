@@ -140,6 +140,33 @@ class AgentConfigTest {
   }
 
   @Test
+  void fleetUrlFromFileEnvironmentOrFlagAndOnlyHttp() throws Exception {
+    assertThat(AgentConfig.load(List.of(), Map.of()).fleetUrl()).isNull();
+    Path f = file("fleet-url: http://fleet.example:9192/\n");
+    assertThat(AgentConfig.load(List.of("--config", f.toString()), Map.of()).fleetUrl())
+        .isEqualTo("http://fleet.example:9192/");
+    assertThat(
+            AgentConfig.load(
+                    List.of("--config", f.toString()),
+                    Map.of("KVS_FLEET_URL", "https://env.example/fleet"))
+                .fleetUrl())
+        .isEqualTo("https://env.example/fleet");
+    assertThat(
+            AgentConfig.load(
+                    List.of("--config", f.toString(), "--fleet-url", "http://flag.example:1/"),
+                    Map.of("KVS_FLEET_URL", "https://env.example/fleet"))
+                .fleetUrl())
+        .isEqualTo("http://flag.example:1/");
+    // shown as a link: nothing but an absolute http or https URL
+    for (String bad : List.of("javascript:alert(1)", "/fleet", "fleet.example:9192", "ftp://x/")) {
+      assertThatThrownBy(() -> AgentConfig.load(List.of("--fleet-url", bad), Map.of()))
+          .as(bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("fleet-url '" + bad + "' is not an absolute http or https URL");
+    }
+  }
+
+  @Test
   void fileSettleTimeFromFileOrFlag() throws Exception {
     assertThat(AgentConfig.load(List.of(), Map.of()).fileSettleTime()).isNull(); // the default
     Path f = file("file-settle-time: 5s\n");

@@ -7,6 +7,7 @@ import static io.kvscheduler.agent.EtcdTestSupport.etcdSource;
 import static io.kvscheduler.agent.EtcdTestSupport.prefix;
 import static io.kvscheduler.agent.EtcdTestSupport.sbInterface;
 import static io.kvscheduler.agent.EtcdTestSupport.sbInterfaces;
+import static io.kvscheduler.agent.EtcdTestSupport.state;
 import static io.kvscheduler.agent.EtcdTestSupport.tap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -16,6 +17,9 @@ import io.kvscheduler.agent.internal.northbound.EtcdNorthboundProbe;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.mock.MockAgentPlugin;
 import io.kvscheduler.testsupport.EtcdFixture;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,6 +39,65 @@ class EtcdOutageTest {
   void tearDown() throws Exception {
     agents.close();
     etcd.close();
+  }
+
+  /**
+   * etcd cut off without a reset or an error (the connections stay open, nothing arrives): the
+   * agent, which reads nothing at rest, notices that etcd's answers to its keep-alives stopped,
+   * probes, says the connection is lost and resyncs once etcd answers again.
+   */
+  @Test
+  void silentPartitionIsNoticedFromTheMissingKeepAliveAnswersAndHealed() throws Exception {
+    String p = prefix("silent");
+    etcd.put(p + IF + "tap1", tap("tap1", true));
+    // a long TTL: the claim of the label outlives the partition, so what notices it is the
+    // northbound (a third of the TTL, 10 s, plus operation-timeout, 1 s, plus 1 s)
+    Duration ttl = Duration.ofSeconds(30);
+    try (TcpProxy proxy =
+            new TcpProxy(URI.create(etcd.endpoint()).getPort(), TcpProxy.Mode.FORWARD);
+        LogCapture log = new LogCapture(EtcdNorthbound.class)) {
+      MockAgentPlugin mock = new MockAgentPlugin();
+      Agent agent =
+          agents.start(
+              AgentConfig.builder()
+                  .label("silent")
+                  .restAddress(null)
+                  .etcdEndpoints(List.of(proxy.address()))
+                  .etcd(
+                      EtcdSettings.defaults()
+                          .withTimeouts(Duration.ofSeconds(1), Duration.ofSeconds(1), ttl))
+                  .statusPublishing(true)
+                  .printTxnSummary(false)
+                  .build(),
+              mock);
+      EtcdNorthbound nb = etcdSource(agent);
+      awaitState(agent, IF + "tap1", ValueState.CONFIGURED);
+      long resyncs = nb.resyncCount();
+      long probes = EtcdNorthboundProbe.probeCount(nb);
+
+      proxy.mode(TcpProxy.Mode.HOLD); // new connections wait too
+      proxy.freeze(true);
+      long t0 = System.nanoTime();
+      etcd.put(p + IF + "tap2", tap("tap2", true)); // made meanwhile, not seen
+      await()
+          .atMost(Duration.ofSeconds(25))
+          .until(() -> log.messages().stream().anyMatch(m -> m.contains("does not answer")));
+      long noticedMs = (System.nanoTime() - t0) / 1_000_000;
+      assertThat(EtcdNorthboundProbe.probeCount(nb)).isGreaterThan(probes);
+      assertThat(agent.labelClaim().isOwner()).isTrue(); // the claim did not tell it
+      assertThat(state(agent, IF + "tap1")).isEqualTo(ValueState.CONFIGURED);
+      assertThat(state(agent, IF + "tap2")).isEqualTo(ValueState.NONEXISTENT);
+
+      proxy.freeze(false);
+      proxy.mode(TcpProxy.Mode.FORWARD);
+      awaitState(agent, IF + "tap2", ValueState.CONFIGURED);
+      assertThat(nb.resyncCount()).isGreaterThan(resyncs);
+      assertThat(sbInterfaces(mock)).containsExactly("tap1", "tap2");
+      Figures.print(
+          "etcd cut off silently (connections open, nothing arrives): noticed after %d ms"
+              + " (session-ttl %d s, operation-timeout 1 s), resynced once it answered",
+          noticedMs, ttl.toSeconds());
+    }
   }
 
   @Test

@@ -59,6 +59,13 @@ final class EtcdTestSupport implements AutoCloseable {
     return a;
   }
 
+  /** An agent with these settings and the given mock plugin instance. */
+  Agent start(AgentConfig config, MockAgentPlugin mock) throws Exception {
+    Agent a = Agent.start(config, List.of(mock));
+    agents.add(a);
+    return a;
+  }
+
   static String prefix(String label) {
     return "/vnf-agent/" + label + "/";
   }

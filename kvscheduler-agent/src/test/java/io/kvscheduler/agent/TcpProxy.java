@@ -9,12 +9,16 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A loopback TCP endpoint for network faults in tests: forwards to a target ({@link Mode#FORWARD}),
  * closes what it accepts ({@link Mode#REFUSE}), accepts and never answers ({@link Mode#BLACKHOLE},
  * the target is never contacted), or accepts and holds connections until it forwards again ({@link
- * Mode#HOLD}: a network that is slow to come back). {@link #cut()} closes every open connection.
+ * Mode#HOLD}: a network that is slow to come back). {@link #cut()} closes every open connection;
+ * {@link #freeze} stops the traffic of the open ones without closing them (a silent partition: no
+ * reset, no error, nothing arrives).
  */
 final class TcpProxy implements AutoCloseable {
   enum Mode {
@@ -30,6 +34,7 @@ final class TcpProxy implements AutoCloseable {
   private final List<Socket> held = new CopyOnWriteArrayList<>();
   private volatile Mode mode;
   private volatile boolean closed;
+  private volatile boolean frozen;
 
   /** A proxy to {@code targetPort} on loopback ({@code 0}: none, for a blackhole). */
   TcpProxy(int targetPort, Mode mode) throws IOException {
@@ -55,6 +60,14 @@ final class TcpProxy implements AutoCloseable {
       }
       held.clear();
     }
+  }
+
+  /**
+   * While {@code true}, what the open connections carry is held back (kept, and delivered once
+   * unfrozen); the connections stay open.
+   */
+  void freeze(boolean freeze) {
+    this.frozen = freeze;
   }
 
   /** Closes every open connection (both sides). */
@@ -113,6 +126,9 @@ final class TcpProxy implements AutoCloseable {
                   OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buf)) >= 0) {
+                  while (frozen && !closed) {
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+                  }
                   out.write(buf, 0, n);
                   out.flush();
                 }

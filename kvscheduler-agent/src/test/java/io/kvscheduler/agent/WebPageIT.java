@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kvscheduler.agent.internal.northbound.RestNorthbound;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.plugins.mock.MockAgentPlugin;
+import io.kvscheduler.testsupport.EtcdFixture;
 import java.io.File;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -479,6 +480,59 @@ class WebPageIT {
     Path target = Path.of("target", name);
     Files.copy(shot, target, StandardCopyOption.REPLACE_EXISTING);
     LOG.info("screenshot of the page: {}", target.toAbsolutePath());
+  }
+
+  /**
+   * Replaces the agent by one with etcd (and the fleet URL, if any) and points {@link #url} at it.
+   */
+  void restartWithEtcd(EtcdFixture etcd, String fleetUrl) throws Exception {
+    agent.close();
+    agent =
+        Agent.start(
+            AgentConfig.builder()
+                .label("web")
+                .restAddress("127.0.0.1:0")
+                .etcdEndpoints(List.of(etcd.endpoint()))
+                .fleetUrl(fleetUrl)
+                .printTxnSummary(false)
+                .build());
+    int port =
+        agent.sources().stream()
+            .filter(RestNorthbound.class::isInstance)
+            .map(RestNorthbound.class::cast)
+            .findFirst()
+            .orElseThrow()
+            .port();
+    url = "http://127.0.0.1:" + port;
+  }
+
+  @Test
+  void withEtcdTheHeaderLinksToTheFleetViewOrTellsHowToServeOne() throws Exception {
+    // without etcd: no word of a fleet (the page has read the label before it draws)
+    browser.get(url + "/");
+    waiting(Duration.ofSeconds(30))
+        .until(b -> !b.findElements(By.cssSelector("#txns > li")).isEmpty());
+    assertThat(browser.findElement(By.id("fleet")).isDisplayed()).isFalse();
+    try (EtcdFixture etcd = EtcdFixture.startNew()) {
+      // the fleet URL set: a link to it
+      restartWithEtcd(etcd, "http://fleet.example:9192/");
+      browser.get(url + "/");
+      WebElement link =
+          waiting(Duration.ofSeconds(30)).until(b -> b.findElement(By.cssSelector("#fleet a")));
+      assertThat(link.getAttribute("href")).isEqualTo("http://fleet.example:9192/");
+      assertThat(link.getText()).isEqualTo("fleet view");
+      assertThat(browser.findElement(By.id("fleet")).isDisplayed()).isTrue();
+      screenshot("fleet-link");
+      // none set: how to serve one
+      restartWithEtcd(etcd, null);
+      browser.get(url + "/");
+      waiting(Duration.ofSeconds(30)).until(b -> b.findElement(By.id("fleet")).isDisplayed());
+      assertThat(browser.findElement(By.id("fleet")).getText())
+          .contains("kvsctl fleet --serve PORT", "fleet-url");
+      assertThat(browser.findElements(By.cssSelector("#fleet a"))).isEmpty();
+      agent.close();
+      agent = null;
+    }
   }
 
   @Test

@@ -11,6 +11,7 @@ import io.kvscheduler.agent.AgentConfig;
 import io.kvscheduler.testsupport.EtcdFixture;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,9 +21,13 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-/** {@code kvsctl fleet} against a real etcd with two real agents (in this JVM) publishing. */
+/**
+ * {@code kvsctl fleet} against a real etcd with real agents (in this JVM, and as processes of their
+ * own) publishing.
+ */
 class KvsCtlFleetTest {
   private static final String IF = "config/mock/v1/interfaces/";
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -155,6 +160,84 @@ class KvsCtlFleetTest {
     assertThat(a.config().label()).isEqualTo("fa");
   }
 
+  /** {@code kvsctl fleet -o json}: the view of {@code label}, and the exit code. */
+  private static JsonNode fleetOf(String label, int[] exit) throws Exception {
+    RunningAgent.Run r =
+        RunningAgent.run(Map.of(), "fleet", "--etcd", etcd.endpoint(), "-o", "json");
+    exit[0] = r.exit();
+    assertThat(r.exit()).as(r.err()).isIn(0, 1);
+    return agentIn(JSON.readTree(r.out()), label);
+  }
+
+  @Test
+  void anAgentAtRestIsToldAliveByItsLeaseAndAStuckOrKilledOneIsNot(@TempDir Path dir)
+      throws Exception {
+    int ttl = 12;
+    try (AgentProcesses procs = new AgentProcesses(etcd, dir, ttl)) {
+      etcd.put("/vnf-agent/fk/" + IF + "tap1", tap("tap1"));
+      Process agent = procs.start("fk");
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(500))
+          .untilAsserted(() -> assertThat(procs.ready("fk")).as(procs.output()).isTrue());
+      awaitStatus("fk", "tap1", "CONFIGURED");
+
+      // at rest for longer than the TTL: the agent rewrites nothing, its lease says it is alive
+      Thread.sleep((ttl + 2) * 1000L);
+      int[] exit = new int[1];
+      JsonNode rest = fleetOf("fk", exit);
+      assertThat(rest.get("ok").asBoolean()).as(rest.toString()).isTrue();
+      assertThat(rest.get("state").asText()).isEqualTo("OK");
+      assertThat(rest.get("last_status_age_seconds").asLong()).isGreaterThanOrEqualTo(ttl);
+      assertThat(rest.at("/lease/ttl_seconds").asLong()).isEqualTo(ttl);
+      assertThat(rest.at("/lease/not_renewed_seconds").asLong())
+          .isLessThanOrEqualTo(ttl * 2 / 3 + 1);
+      assertThat(rest.at("/lease/key").asText()).isIn("owner", "check/status/v1/agent");
+      RunningAgent.Run table = RunningAgent.run(Map.of(), "fleet", "--etcd", etcd.endpoint());
+      assertThat(table.out().lines().findFirst().orElse("")).contains("LEASE");
+      assertThat(table.out().lines())
+          .anyMatch(l -> l.startsWith("fk ") && l.contains("s/" + ttl + "s"));
+
+      // stopped (SIGSTOP): its keys are still there, but the lease is not renewed: STALE
+      long stoppedAt = System.nanoTime();
+      AgentProcesses.signal(agent, "STOP");
+      JsonNode[] seen = new JsonNode[1];
+      await()
+          .atMost(Duration.ofSeconds(ttl + 5))
+          .pollInterval(Duration.ofMillis(300))
+          .until(
+              () -> {
+                seen[0] = fleetOf("fk", exit);
+                return !seen[0].get("ok").asBoolean();
+              });
+      JsonNode stale = seen[0];
+      assertThat(exit[0]).isEqualTo(1);
+      assertThat(stale.get("state").asText()).as(stale.toString()).isEqualTo("OK (STALE)");
+      assertThat(stale.get("owner").isNull()).isFalse();
+      assertThat(stale.get("issues").toString()).contains("not renewed for");
+      assertThat(stale.at("/lease/not_renewed_seconds").asLong()).isGreaterThan(ttl * 2 / 3 + 1);
+
+      // killed: DOWN once its lease expires, within the TTL of its last renewal
+      AgentProcesses.signal(agent, "KILL");
+      await()
+          .atMost(Duration.ofSeconds(ttl + 5))
+          .pollInterval(Duration.ofMillis(300))
+          .until(
+              () -> {
+                seen[0] = fleetOf("fk", exit);
+                return seen[0].get("state").asText().equals("DOWN");
+              });
+      double downAfter = (System.nanoTime() - stoppedAt) / 1e9;
+      assertThat(exit[0]).isEqualTo(1);
+      assertThat(seen[0].get("ok").asBoolean()).isFalse();
+      assertThat(downAfter).isLessThan(ttl + 5.0);
+      System.out.printf(
+          "fleet: agent told STALE %s, DOWN %.1f s after SIGSTOP (session-ttl %d s)%n",
+          stale.at("/lease/not_renewed_seconds"), downAfter, ttl);
+      etcd.del("/vnf-agent/fk/" + IF + "tap1");
+    }
+  }
+
   @Test
   void watchShowsTheFleetAgainWhenAnAgentPublishesAChange() throws Exception {
     etcd.put("/vnf-agent/fw/" + IF + "tap1", tap("tap1"));
@@ -179,6 +262,8 @@ class KvsCtlFleetTest {
     }
     assertThat(views).as(out + "" + err).hasSize(3);
     assertThat(agentIn(views.get(0), "fw").at("/values/CONFIGURED").asInt()).isEqualTo(1);
+    // every view tells the agent alive from its lease
+    assertThat(views).allMatch(v -> agentIn(v, "fw").at("/lease/ttl_seconds").asLong() == 10);
     // a later view, read when the watch saw the agent publish tap2's status, shows it
     assertThat(views.subList(1, 3))
         .anyMatch(v -> agentIn(v, "fw").at("/values/CONFIGURED").asInt() == 2);

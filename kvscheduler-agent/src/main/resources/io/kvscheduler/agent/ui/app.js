@@ -756,12 +756,35 @@ async function start() {
     const v = await api('/info/version');
     document.getElementById('agent').textContent = (v.App || 'agent') + ' ' + (v.Version || '');
   } catch (e) { /* the version is only decoration */ }
+  try {
+    showFleet(await api('/info/label'));
+  } catch (e) { /* as the version */ }
   document.getElementById('pending-confirm').addEventListener('click', () => postAndReload('/configuration/confirm'));
   document.getElementById('pending-rollback').addEventListener('click', () => postAndReload('/configuration/rollback'));
   follow();
   setInterval(loadProblems, 3000);
   setInterval(loadPending, 1000);
   await Promise.all([loadGraph(), loadHistory(), loadProblems(), loadPending()]);
+}
+
+// With etcd, the agent is one of a fleet: a link to the fleet view when the agent knows where it
+// is served (its fleet-url setting), else how to serve one.
+function showFleet(label) {
+  const el = document.getElementById('fleet');
+  if (!label || label.state === 'NONE') return;
+  el.replaceChildren();
+  if (label.fleet_url) {
+    const a = document.createElement('a');
+    a.href = label.fleet_url;
+    a.rel = 'noopener';
+    a.textContent = 'fleet view';
+    el.append(a);
+  } else {
+    el.textContent = 'fleet view: run kvsctl fleet --serve PORT with this agent\'s etcd' +
+        ' settings, and give its URL to the agent as fleet-url';
+  }
+  el.title = 'label ' + label.label + ' (' + label.state + ')';
+  el.hidden = false;
 }
 
 document.addEventListener('DOMContentLoaded', start);

@@ -8,13 +8,16 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.lease.LeaseTimeToLiveResponse;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.LeaseOption;
 import io.kvscheduler.agent.internal.etcd.EtcdClients;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -24,6 +27,13 @@ import java.util.TreeMap;
  * owner}), its agent status ({@code check/status/v1/agent}), the states of its published value
  * statuses ({@code config-status/...}) and the northbound problems it publishes, if any (a key of
  * its {@code check/} tree whose name holds {@code problems}, or such a field of its agent status).
+ *
+ * <p>Whether an agent is alive is told by the leases of its {@code owner} and agent status keys:
+ * the agent keeps them alive (a keep-alive every third of their TTL) and rewrites its status only
+ * when it changes. A lease etcd no longer has, or one not renewed for more than two keep-alive
+ * intervals, is an agent that is gone or stuck; when the lease expires its keys vanish. An agent
+ * status written without a lease (vpp-agent rewrites its status every 10 s) is judged by its {@code
+ * last_update} instead: older than {@code staleAfter} is stale.
  */
 final class FleetView {
   static final String ROOT = "/vnf-agent/";
@@ -43,7 +53,49 @@ final class FleetView {
     this.staleAfter = staleAfter;
   }
 
-  /** One agent (one label) as etcd shows it. */
+  /**
+   * The lease of an agent's key as etcd has it.
+   *
+   * @param key the key under the agent prefix ({@code owner} or the agent status)
+   * @param id the lease id
+   * @param ttlSeconds the TTL it was granted
+   * @param remainingSeconds what is left of it (whole seconds); negative when etcd no longer has it
+   */
+  record Lease(String key, long id, long ttlSeconds, long remainingSeconds) {
+    boolean expired() {
+      return remainingSeconds < 0;
+    }
+
+    /** For how long it was not renewed: a keep-alive resets what is left to the TTL. */
+    long notRenewedSeconds() {
+      return Math.max(0, ttlSeconds - remainingSeconds);
+    }
+
+    /**
+     * Not renewed for more than two keep-alive intervals (the agent renews every third of the TTL),
+     * plus one second as etcd counts whole seconds.
+     */
+    boolean stale() {
+      return !expired() && notRenewedSeconds() > ttlSeconds * 2 / 3 + 1;
+    }
+
+    ObjectNode json() {
+      ObjectNode n = JsonNodeFactory.instance.objectNode();
+      n.put("key", key);
+      n.put("id", Long.toHexString(id));
+      n.put("ttl_seconds", ttlSeconds);
+      n.put("remaining_seconds", Math.max(-1, remainingSeconds));
+      n.put("not_renewed_seconds", expired() ? ttlSeconds : notRenewedSeconds());
+      return n;
+    }
+  }
+
+  /**
+   * One agent (one label) as etcd shows it.
+   *
+   * @param lease the lease of the agent's keys that was renewed least recently (the one that tells
+   *     first when the agent stops renewing), null when neither key has one
+   */
   record AgentRow(
       String label,
       String state,
@@ -51,6 +103,7 @@ final class FleetView {
       JsonNode owner,
       String version,
       Long lastStatusAgeSeconds,
+      Lease lease,
       Map<String, Integer> values,
       List<JsonNode> northboundProblems,
       List<String> issues) {
@@ -75,6 +128,11 @@ final class FleetView {
         n.put("last_status_age_seconds", lastStatusAgeSeconds);
       } else {
         n.putNull("last_status_age_seconds");
+      }
+      if (lease != null) {
+        n.set("lease", lease.json());
+      } else {
+        n.putNull("lease");
       }
       ObjectNode v = n.putObject("values");
       values.forEach(v::put);
@@ -132,8 +190,12 @@ final class FleetView {
 
   private AgentRow row(String label, Instant now) throws Exception {
     String prefix = ROOT + label + "/";
-    JsonNode owner = parse(get(prefix + OWNER));
-    Map<String, String> check = getPrefix(prefix + CHECK);
+    KeyValue ownerKv = getKv(prefix + OWNER);
+    JsonNode owner = ownerKv == null ? null : parse(text(ownerKv.getValue()));
+    Map<String, KeyValue> checkKvs = getPrefixKvs(prefix + CHECK);
+    Map<String, String> check = new TreeMap<>();
+    checkKvs.forEach((k, kv) -> check.put(k, text(kv.getValue())));
+    KeyValue statusKv = checkKvs.get(prefix + AGENT_STATUS);
     JsonNode status = parse(check.get(prefix + AGENT_STATUS));
     Map<String, Integer> values = new TreeMap<>();
     for (String v : getPrefix(prefix + STATUSES).values()) {
@@ -151,6 +213,20 @@ final class FleetView {
         });
     if (status != null) {
       addProblems(problems, status.get("northbound_problems"), null);
+    }
+    // the leases of the claim and of the agent status (one read each, the same lease read once)
+    Map<Long, Lease> leases = new LinkedHashMap<>();
+    if (ownerKv != null && ownerKv.getLease() != 0) {
+      leases.put(ownerKv.getLease(), lease(OWNER, ownerKv.getLease()));
+    }
+    if (statusKv != null && statusKv.getLease() != 0) {
+      leases.putIfAbsent(statusKv.getLease(), lease(AGENT_STATUS, statusKv.getLease()));
+    }
+    Lease worst = null;
+    for (Lease l : leases.values()) {
+      if (l != null && (worst == null || lateness(l) > lateness(worst))) {
+        worst = l;
+      }
     }
 
     List<String> issues = new ArrayList<>();
@@ -172,16 +248,35 @@ final class FleetView {
       String last = status.path("last_update").asText("");
       try {
         age = Math.max(0, now.getEpochSecond() - Long.parseLong(last));
-        if (age > staleAfter.toSeconds()) {
+      } catch (NumberFormatException e) {
+        age = null;
+      }
+      if (statusKv.getLease() == 0) {
+        // written without a lease (a vpp-agent, which rewrites it every 10 s): judged by its age
+        if (age == null) {
+          issues.add("agent status without last_update");
+        } else if (age > staleAfter.toSeconds()) {
           issues.add("stale: last status " + age + " s ago");
           state = state + " (STALE)";
         }
-      } catch (NumberFormatException e) {
-        issues.add("agent status without last_update");
       }
       if (owner == null) {
         issues.add("label not claimed");
       }
+    }
+    if (worst != null && worst.expired()) {
+      issues.add("lease of " + worst.key() + " expired: the agent is gone");
+      state = "DOWN";
+    } else if (worst != null && worst.stale()) {
+      issues.add(
+          "lease of "
+              + worst.key()
+              + " not renewed for "
+              + worst.notRenewedSeconds()
+              + " s (TTL "
+              + worst.ttlSeconds()
+              + " s): the agent is stuck or cut off from etcd");
+      state = state + " (STALE)";
     }
     for (String bad : List.of("FAILED", "INVALID")) {
       Integer n = values.get(bad);
@@ -194,7 +289,27 @@ final class FleetView {
             ? owner.get("version").asText()
             : status != null ? status.path("build_version").asText("") : "";
     return new AgentRow(
-        label, state, issues.isEmpty(), owner, version, age, values, problems, issues);
+        label, state, issues.isEmpty(), owner, version, age, worst, values, problems, issues);
+  }
+
+  private static long lateness(Lease l) {
+    return l.expired() ? Long.MAX_VALUE : l.notRenewedSeconds();
+  }
+
+  /**
+   * The lease {@code id} of {@code key} as etcd has it (a LeaseTimeToLive), or null when etcd does
+   * not say (a user without the right to ask): the key's presence is all that is known then.
+   */
+  private Lease lease(String key, long id) throws Exception {
+    LeaseTimeToLiveResponse r;
+    try {
+      r = EtcdClients.await(client.getLeaseClient().timeToLive(id, LeaseOption.DEFAULT), timeout);
+    } catch (InterruptedException e) {
+      throw e;
+    } catch (Exception e) {
+      return null;
+    }
+    return new Lease(key, id, r.getGrantedTTL(), r.getTTL());
   }
 
   private static void addProblems(List<JsonNode> out, JsonNode n, String key) {
@@ -212,9 +327,25 @@ final class FleetView {
     }
   }
 
-  private String get(String key) throws Exception {
+  private KeyValue getKv(String key) throws Exception {
     List<KeyValue> kvs = EtcdClients.await(client.getKVClient().get(bytes(key)), timeout).getKvs();
-    return kvs.isEmpty() ? null : kvs.get(0).getValue().toString(StandardCharsets.UTF_8);
+    return kvs.isEmpty() ? null : kvs.get(0);
+  }
+
+  private Map<String, KeyValue> getPrefixKvs(String prefix) throws Exception {
+    Map<String, KeyValue> out = new TreeMap<>();
+    for (KeyValue kv :
+        EtcdClients.await(
+                client.getKVClient().get(bytes(prefix), GetOption.builder().isPrefix(true).build()),
+                timeout)
+            .getKvs()) {
+      out.put(text(kv.getKey()), kv);
+    }
+    return out;
+  }
+
+  private static String text(ByteSequence b) {
+    return b.toString(StandardCharsets.UTF_8);
   }
 
   private Map<String, String> getPrefix(String prefix) throws Exception {

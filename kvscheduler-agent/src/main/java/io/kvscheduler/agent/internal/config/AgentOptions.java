@@ -179,6 +179,14 @@ final class AgentOptions {
   String stateDir;
 
   @Option(
+      names = "--fleet-url",
+      paramLabel = "URL",
+      description =
+          "With etcd: where the view of the whole fleet is served (for instance by kvsctl fleet"
+              + " --serve); the web page links to it.")
+  String fleetUrl;
+
+  @Option(
       names = "--standby",
       description =
           "With etcd: when another agent holds the label, wait and take over when it goes"

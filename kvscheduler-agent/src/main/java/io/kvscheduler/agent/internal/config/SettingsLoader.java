@@ -67,7 +67,8 @@ public final class SettingsLoader {
           "read-only",
           "state-dir",
           "standby",
-          "probes");
+          "probes",
+          "fleet-url");
 
   /**
    * Reads the settings from the command-line arguments (after the command; parsed by picocli,
@@ -100,6 +101,7 @@ public final class SettingsLoader {
     Path stateDir = defaultStateDir();
     boolean standby = false;
     List<Probe> probes = List.of();
+    String fleetUrl = null;
 
     AgentOptions flags = AgentOptions.parse(args);
     if (!flags.config.isEmpty()) {
@@ -198,6 +200,7 @@ public final class SettingsLoader {
           stateDir = stateDir(dir, base, where + ": state-dir");
         }
         standby = flag(root, "standby", standby, where);
+        fleetUrl = text(root, "fleet-url", fleetUrl, where);
         if (set(root, "probes") != null) {
           probes = ProbeSettings.read(root.get("probes"), where + ": probes");
         }
@@ -316,6 +319,12 @@ public final class SettingsLoader {
               + " prefix /vnf-agent/<label>/)");
     }
     standby |= flags.standby;
+    if (nonEmpty(env.get("KVS_FLEET_URL"))) {
+      fleetUrl = env.get("KVS_FLEET_URL");
+    }
+    if (flags.fleetUrl != null) {
+      fleetUrl = flags.fleetUrl;
+    }
     if (!"off".equals(rest)) {
       RestAddress.check(rest); // a malformed address is an error of the settings
     }
@@ -356,7 +365,8 @@ public final class SettingsLoader {
         followLinks,
         stateDir,
         standby,
-        probes);
+        probes,
+        fleetUrl);
   }
 
   /** The JVM system property that replaces the default state directory (a directory or off). */

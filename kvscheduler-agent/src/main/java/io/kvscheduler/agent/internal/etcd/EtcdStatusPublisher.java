@@ -38,7 +38,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -50,13 +49,16 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code check/status/v1/agent}: the agent status ({@code status.AgentStatus} as protojson
  *       with proto names: {@code build_version}, {@code state} {@code OK}, {@code start_time},
- *       {@code last_change}, {@code last_update} as strings of unix seconds), on start and every 10
- *       s; always written when etcd is used (cn-infra's statuscheck). Written under the agent's
- *       lease, so it vanishes when the agent dies. On a clean shutdown it is rewritten as stopping
- *       ({@code state} {@code INIT}, every plugin {@code INIT} with {@code error} {@code "agent
- *       stopping"}: {@code OperationalState} has no stopping state, and INIT keeps it readable by
- *       vpp-agent's tools and means "not ready, not failed"), then the lease is revoked and the key
- *       is gone.
+ *       {@code last_change}, {@code last_update} as strings of unix seconds); always written when
+ *       etcd is used (cn-infra's statuscheck). Written when it changes: on start, and again with
+ *       every new lease (after a lost lease or a new client), {@code last_update} saying when. It
+ *       is not rewritten at rest (vpp-agent rewrites it every 10 s as a heartbeat): it is written
+ *       under the agent's lease, kept alive by keep-alives, so it vanishes when the agent dies, and
+ *       the lease tells a reader that the agent is alive. On a clean shutdown it is rewritten as
+ *       stopping ({@code state} {@code INIT}, every plugin {@code INIT} with {@code error} {@code
+ *       "agent stopping"}: {@code OperationalState} has no stopping state, and INIT keeps it
+ *       readable by vpp-agent's tools and means "not ready, not failed"), then the lease is revoked
+ *       and the key is gone.
  *   <li>{@code config-status/<rest of the value key after the first "config/">}: the status of each
  *       base value ({@code ligato.kvscheduler.ValueStatus}: {@code key}, {@code state}, {@code
  *       error}, {@code last_operation}, {@code details}; zero values left out), only when status
@@ -95,7 +97,6 @@ public final class EtcdStatusPublisher implements AutoCloseable {
   /** The {@code error} of every plugin in the agent status written on a clean shutdown. */
   public static final String STOPPING = "agent stopping";
 
-  private static final Duration AGENT_STATUS_PERIOD = Duration.ofSeconds(10);
   private static final long RETRY_MS = 500;
 
   /** Status keys written per etcd transaction (etcd allows 128 operations by default). */
@@ -122,6 +123,13 @@ public final class EtcdStatusPublisher implements AutoCloseable {
 
   private volatile long leaseId;
   private volatile CloseableClient keepAlive;
+
+  /** {@link System#nanoTime} of etcd's last answer to this publisher (keep-alive or write). */
+  private volatile long lastAnswer = System.nanoTime();
+
+  /** Told when a write or the keep-alive stream fails (see {@link #onTrouble}). */
+  private volatile Runnable onTrouble = () -> {};
+
   private volatile Subscription subscription;
   private volatile AutoCloseable problemsListener;
   private volatile AutoCloseable notesListener;
@@ -156,6 +164,9 @@ public final class EtcdStatusPublisher implements AutoCloseable {
   }
 
   public void start() {
+    synchronized (this) {
+      putAgentStatus();
+    }
     if (valueStatuses) {
       subscription = kvs.watchValueStatus(KeySelector.any(), this::onStatus);
       kvs.valueStatuses().forEach(this::onStatus);
@@ -164,6 +175,37 @@ public final class EtcdStatusPublisher implements AutoCloseable {
     t.setDaemon(true);
     thread = t;
     t.start();
+  }
+
+  /**
+   * When etcd last answered this publisher ({@link System#nanoTime}): a keep-alive of its lease
+   * (every third of the TTL while it holds one), a lease granted, or a write. Without an answer for
+   * longer than {@link #answerInterval()} (plus the request timeout) etcd may be out of reach.
+   */
+  public long lastAnswer() {
+    return lastAnswer;
+  }
+
+  /** How often etcd answers at rest: one keep-alive every third of the lease TTL. */
+  public Duration answerInterval() {
+    return Duration.ofMillis(leaseTtlSeconds * 1000 / 3);
+  }
+
+  /**
+   * Called when etcd fails this publisher: a write or a lease grant fails (etcd out of reach, the
+   * credentials refused), or the keep-alive stream of the lease fails (a connection cut). Called on
+   * the publisher's thread or a thread of jetcd: {@code action} must not block. Call before start.
+   */
+  public void onTrouble(Runnable action) {
+    this.onTrouble = Objects.requireNonNull(action, "action");
+  }
+
+  private void trouble() {
+    try {
+      onTrouble.run();
+    } catch (RuntimeException e) {
+      LOG.warn("etcd: reacting to a failure of the status publisher failed", e);
+    }
   }
 
   /**
@@ -336,6 +378,7 @@ public final class EtcdStatusPublisher implements AutoCloseable {
   /** After a reconnection: rewrite every status and delete stale ones. */
   public synchronized void reconnected() {
     reconcile = true;
+    putAgentStatus();
     dirty.addAll(desired.keySet());
     notifyAll();
   }
@@ -440,19 +483,21 @@ public final class EtcdStatusPublisher implements AutoCloseable {
     return n.toString();
   }
 
+  /**
+   * Queues the running agent status, {@code last_update} now. Its content does not change while the
+   * agent runs: it is queued on start and when every status is rewritten (a new lease, a
+   * reconnection), never at rest.
+   */
+  private void putAgentStatus() {
+    assert Thread.holdsLock(this);
+    desired.put(AGENT_STATUS_KEY, agentStatusJson(false, startTime));
+    dirty.add(AGENT_STATUS_KEY);
+  }
+
   private void run() {
-    long nextAgentStatus = 0;
     String lastFailure = null;
     while (true) {
       try {
-        long now = System.nanoTime();
-        if (now - nextAgentStatus >= 0) {
-          synchronized (this) {
-            desired.put(AGENT_STATUS_KEY, agentStatusJson(false, startTime));
-            dirty.add(AGENT_STATUS_KEY);
-          }
-          nextAgentStatus = now + AGENT_STATUS_PERIOD.toNanos();
-        }
         publishStatuses();
         lastFailure = null;
         synchronized (this) {
@@ -461,9 +506,8 @@ public final class EtcdStatusPublisher implements AutoCloseable {
           }
           boolean work = !paused && (!dirty.isEmpty() || (valueStatuses && reconcile) || leaseLost);
           if (!work) {
-            long waitMs =
-                Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextAgentStatus - System.nanoTime()));
-            wait(waitMs);
+            // nothing is written at rest: woken by a change, a lost lease, a pause or close
+            wait();
           }
         }
       } catch (InterruptedException e) {
@@ -474,6 +518,7 @@ public final class EtcdStatusPublisher implements AutoCloseable {
             return;
           }
         }
+        trouble();
         // told once per cause (an outage is reported by the northbound too; a user who may
         // read the agent prefix but not write it is reported only here)
         String why = describe(e);
@@ -535,6 +580,7 @@ public final class EtcdStatusPublisher implements AutoCloseable {
                       ? Op.delete(bytes(agentPrefix + key), DeleteOption.DEFAULT)
                       : Op.put(bytes(agentPrefix + key), bytes(value), withLease)));
       await(client.getKVClient().txn().Then(ops.toArray(Op[]::new)).commit(), requestTimeout);
+      lastAnswer = System.nanoTime();
       synchronized (this) {
         // unless it changed meanwhile, it is done
         batch.forEach(
@@ -557,6 +603,7 @@ public final class EtcdStatusPublisher implements AutoCloseable {
       }
     }
     long id = await(client.getLeaseClient().grant(leaseTtlSeconds), requestTimeout).getID();
+    lastAnswer = System.nanoTime();
     leaseId = id;
     keepAlive =
         client
@@ -568,12 +615,15 @@ public final class EtcdStatusPublisher implements AutoCloseable {
                   public void onNext(LeaseKeepAliveResponse r) {
                     if (r.getTTL() <= 0) {
                       lost(id, "lease expired");
+                    } else {
+                      lastAnswer = System.nanoTime();
                     }
                   }
 
                   @Override
                   public void onError(Throwable t) {
                     lost(id, describe(t));
+                    trouble();
                   }
 
                   @Override
@@ -582,6 +632,7 @@ public final class EtcdStatusPublisher implements AutoCloseable {
     synchronized (this) {
       leaseLost = false;
       reconcile = true;
+      putAgentStatus();
       dirty.addAll(desired.keySet());
     }
     LOG.debug("etcd: status lease {} granted (TTL {} s)", Long.toHexString(id), leaseTtlSeconds);

@@ -67,12 +67,17 @@ import org.slf4j.LoggerFactory;
  *   <li>A value that cannot be decoded (malformed JSON, unknown field, key/value mismatch) or a key
  *       of no model is logged as an error naming the key and the cause and skipped; the rest is
  *       applied. Rejected keys are listed by {@link #rejected()} until they are fixed or deleted.
- *   <li>The connection is probed every second with a read (tried on up to 3 endpoints). A watch
- *       that ends while etcd still answers (its member died, its connection was cut) is resumed
- *       from the revision after the last event delivered: nothing is lost or applied twice, and no
- *       resync is needed. When etcd does not answer, or compacted the history a watch needs to
- *       resume, the watches are cancelled and, once etcd answers again (retried with back-off), one
- *       full resync is done and the watches restart from its revision.
+ *   <li>At rest, nothing is read: etcd's answers to the lease keep-alives of the status publisher
+ *       (every third of the TTL) and the watch events tell that it is there. The connection is
+ *       probed with a read (tried on up to 3 endpoints) only when there is doubt: a watch ended, a
+ *       write or the keep-alive stream of the status publisher failed (etcd out of reach, the
+ *       credentials refused), or etcd has not answered for a keep-alive interval plus the request
+ *       timeout (a silent partition). A watch that ends while etcd still answers (its member died,
+ *       its connection was cut) is resumed from the revision after the last event delivered:
+ *       nothing is lost or applied twice, and no resync is needed. When etcd does not answer, or
+ *       compacted the history a watch needs to resume, the watches are cancelled and, once etcd
+ *       answers again (retried with back-off), one full resync is done and the watches restart from
+ *       its revision.
  *   <li>If etcd cannot be reached at start, the agent starts anyway and keeps retrying in the
  *       background (vpp-agent's {@code allow-delayed-start}).
  *   <li>The connection follows {@link EtcdSettings}: TLS with a CA and a client certificate,
@@ -108,7 +113,15 @@ public final class EtcdNorthbound implements NorthboundSource {
   /** Source label in the orchestrator. */
   public static final String SOURCE = "etcd";
 
-  private static final Duration PROBE_INTERVAL = Duration.ofSeconds(1);
+  /** How often the worker looks whether etcd has been quiet for too long (no request). */
+  private static final Duration CHECK_INTERVAL = Duration.ofSeconds(1);
+
+  /** A resumed watch that ends again sooner than this counts as an outage. */
+  private static final Duration WATCH_FLAP = Duration.ofSeconds(1);
+
+  /** Slack added to the keep-alive interval and the request timeout before etcd counts as quiet. */
+  private static final Duration QUIET_SLACK = Duration.ofSeconds(1);
+
   private static final Duration INITIAL_RESYNC_WAIT = Duration.ofSeconds(30);
   private static final long BACKOFF_MIN_MS = 100;
   private static final long BACKOFF_MAX_MS = 2000;
@@ -135,6 +148,19 @@ public final class EtcdNorthbound implements NorthboundSource {
   private final Map<String, PrefixWatch> watches = new HashMap<>();
   private final Map<String, String> rejected = Collections.synchronizedMap(new TreeMap<>());
   private final BlockingQueue<WatchEnd> troubles = new LinkedBlockingQueue<>();
+
+  /** In {@link #troubles}: a write or keep-alive of the status publisher failed: probe etcd. */
+  private static final WatchEnd CHECK = new WatchEnd(-2, null, 0, null, 0, false);
+
+  /** {@link System#nanoTime} of etcd's last answer seen here: a probe, a resync, a watch event. */
+  private volatile long lastAnswer = System.nanoTime();
+
+  /** Probes of the connection done (read by tests: none while etcd answers and all is quiet). */
+  private volatile long probeCount;
+
+  /** {@link System#nanoTime} of the last probe's start (the worker's only). */
+  private long lastProbe = System.nanoTime() - CHECK_INTERVAL.toNanos();
+
   private final CountDownLatch stopped = new CountDownLatch(1);
 
   /** Delivers the watch listeners' events in order, off jetcd's event loop. */
@@ -277,6 +303,7 @@ public final class EtcdNorthbound implements NorthboundSource {
       pub.publishProblems(registry::json, registry::listen);
       pub.publishNotes(registry::note, registry::keptKeys, registry::listen);
     }
+    pub.onTrouble(() -> troubles.add(CHECK));
     publisher = pub;
     LabelClaim c = claim;
     if (c != null) {
@@ -358,6 +385,8 @@ public final class EtcdNorthbound implements NorthboundSource {
           try {
             sync();
             synced = true;
+            // the failures of the status publisher during the outage are answered by the resync
+            troubles.removeIf(t -> t == CHECK);
             backoff = BACKOFF_MIN_MS;
             if (outageLogged) {
               LOG.info("etcd: {} answers again; resynced at revision {}", endpoints, revision);
@@ -387,10 +416,16 @@ public final class EtcdNorthbound implements NorthboundSource {
             continue;
           }
         }
-        WatchEnd end = troubles.poll(PROBE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+        WatchEnd end = troubles.poll(CHECK_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
         String why = null;
         try {
-          if (end != null && end.prefix() == null) {
+          if (end == CHECK) {
+            // a publisher that fails again and again (a user who may read but not write)
+            // costs one probe per CHECK_INTERVAL at most
+            why = System.nanoTime() - lastProbe < CHECK_INTERVAL.toNanos() ? null : probe();
+          } else if (end == null && quiet()) {
+            why = probe();
+          } else if (end != null && end.prefix() == null) {
             // unless a resync since (after an outage) claimed the label again
             why =
                 claimLost
@@ -398,8 +433,6 @@ public final class EtcdNorthbound implements NorthboundSource {
                     : null;
           } else if (end != null && end.generation() == currentGeneration()) {
             why = resume(end);
-          } else if (end == null) {
-            why = probe();
           }
         } catch (RuntimeException e) {
           // the client refused the request (closed, shutting down): the worker lives on and
@@ -479,12 +512,34 @@ public final class EtcdNorthbound implements NorthboundSource {
   }
 
   /**
+   * Whether etcd has not answered for longer than it does at rest: the status publisher's lease is
+   * kept alive every third of the TTL, so no answer (keep-alive, write, watch event, probe) for
+   * that long plus the request timeout means etcd may be out of reach, and is probed.
+   */
+  private boolean quiet() {
+    EtcdStatusPublisher pub = publisher;
+    long last = Math.max(lastAnswer, pub == null ? lastAnswer : pub.lastAnswer());
+    Duration limit =
+        (pub == null ? Duration.ofSeconds(1) : pub.answerInterval())
+            .plus(settings.requestTimeout())
+            .plus(QUIET_SLACK);
+    return System.nanoTime() - last > limit.toNanos();
+  }
+
+  /** How many times the connection was probed (read by tests). */
+  long probeCount() {
+    return probeCount;
+  }
+
+  /**
    * Null when etcd answers a (linearizable) read within the request timeout, else what went wrong.
    * Tried once per endpoint (at most 3): requests go round the endpoints, so one member that cannot
    * answer (just restarted, cut off from the others) does not count as an outage.
    */
   private String probe() throws InterruptedException {
     String why = null;
+    probeCount++;
+    lastProbe = System.nanoTime();
     for (int attempt = 0; attempt < Math.min(3, endpoints.size()) && !closed; attempt++) {
       CompletableFuture<GetResponse> f =
           client
@@ -492,6 +547,7 @@ public final class EtcdNorthbound implements NorthboundSource {
               .get(bytes(agentPrefix), GetOption.builder().withCountOnly(true).build());
       try {
         f.get(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        lastAnswer = System.nanoTime();
         return null;
       } catch (ExecutionException e) {
         f.cancel(true);
@@ -527,7 +583,7 @@ public final class EtcdNorthbound implements NorthboundSource {
     }
     String cause = end.cause() == null ? "the watch was closed by etcd" : explain(end.cause());
     long now = System.nanoTime();
-    if (end.wasResumed() && now - end.started() < PROBE_INTERVAL.toNanos()) {
+    if (end.wasResumed() && now - end.started() < WATCH_FLAP.toNanos()) {
       return "the watch of " + end.prefix() + " ended again right after it started (" + cause + ")";
     }
     String down = probe();
@@ -624,6 +680,7 @@ public final class EtcdNorthbound implements NorthboundSource {
       markApplied(txn, rev, touched);
       revision = rev;
       resyncCount++;
+      lastAnswer = System.nanoTime();
       for (String prefix : prefixes) {
         watches.put(prefix, new PrefixWatch(gen, prefix, rev + 1, false));
       }
@@ -706,6 +763,7 @@ public final class EtcdNorthbound implements NorthboundSource {
 
     @Override
     public void onNext(WatchResponse response) {
+      lastAnswer = System.nanoTime();
       later(
           () -> {
             synchronized (lock) {

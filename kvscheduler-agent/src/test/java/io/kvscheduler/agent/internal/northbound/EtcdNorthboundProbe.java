@@ -8,4 +8,9 @@ public final class EtcdNorthboundProbe {
   public static long resyncRevision(EtcdNorthbound nb) {
     return nb.resyncRevision();
   }
+
+  /** How many times the source probed its connection to etcd with a read. */
+  public static long probeCount(EtcdNorthbound nb) {
+    return nb.probeCount();
+  }
 }

@@ -439,7 +439,8 @@ class FaultInjectionConvergenceTest {
         // a new value whose Create beyond the failure left a value, read back as DISCOVERED (in the
         // NB view): a resync deleted it (the harness held it for the intent), or, taken down with
         // a dependency and its Delete failed, a resync created it again (the harness expected
-        // none)
+        // none; the engine now never creates a value nobody asked for, FailurePolicy rule F20:
+        // ParallelExecutionTest.aDiscoveredValueWhoseDeleteFailedIsNeverCreated)
         Arguments.of(9084370456926387684L, 1100),
         Arguments.of(4150965920262259544L, 800));
   }

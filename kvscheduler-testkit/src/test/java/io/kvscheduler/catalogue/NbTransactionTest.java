@@ -32,7 +32,6 @@ import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.QueueFullException;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxn.RecordedValue;
-import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TransactionException;
@@ -949,25 +948,21 @@ class NbTransactionTest {
 
   @Test
   @DisplayName(
-      "B57 an equivalent value calls and records nothing but refreshes last-update:"
-          + " base and re-derived values report LastOperation UPDATE")
+      "B57 an equivalent value calls and records nothing and keeps the last operation; a"
+          + " pending derived value that stays pending records nothing either (D63)")
   void noOpUpdate() {
     env.commit(B2, arr(1, 2), A1, arr(2), C3, arr(1, 2));
     sb.clearCalls();
+    int pendingRevisions = kvs.keyTimeline(d(B2, 2)).size();
     long seq = env.commit(A1, arr(2), B2, arr(1, 2));
     assertThat(seq).isEqualTo(1);
     assertThat(sb.callLog()).isEmpty();
-    // the only record: the pending derived value is re-attempted as a CREATE and stays pending
-    // (NOOP, shown as STILL-PENDING in the log); the equivalent A1, A1/i2, B2, B2/i1 record nothing
-    assertBoth(
-        env.txn(seq),
-        op(CREATE, d(B2, 2))
-            .states(PENDING, PENDING)
-            .flags("DERIVED", "NOOP")
-            .prevValue(s("item2"))
-            .newValue(s("item2")));
-    assertThat(RecordedTxnOp.labels(env.txn(seq).executed().get(0).displayFlags()))
-        .containsExactly("DERIVED", "NOOP", "STILL-PENDING");
+    // nothing is recorded (D63): the equivalent A1, A1/i2, B2, B2/i1 are untouched, and the
+    // pending derived value B2/i2, re-attempted, stays pending with the same value: no call, no
+    // change of value or state, so no operation (the reference records a CREATE [DERIVED NOOP]
+    // PENDING -> PENDING, shown as STILL-PENDING)
+    TxnAssert.assertThat(env.txn(seq)).executedNothing();
+    assertThat(env.txn(seq).planned()).isEmpty();
     assertThat(kvs.valueStatus(A1))
         .isEqualTo(base(st(A1, CONFIGURED, CREATE), st(d(A1, 2), CONFIGURED, CREATE)));
     // a pending derived value stays pending (no dependency appeared)
@@ -984,6 +979,8 @@ class NbTransactionTest {
                 st(d(C3, 1), CONFIGURED, CREATE),
                 st(d(C3, 2), CONFIGURED, CREATE)));
     assertThat(meta("descriptor1", "base-value1")).contains(0);
+    // no operation, so no revision for the pending value either
+    assertThat(kvs.keyTimeline(d(B2, 2))).hasSize(pendingRevisions);
 
     // an equivalent value alone: nothing planned, executed or called at all
     seq = env.commit(C3, arr(1, 2));

@@ -10,6 +10,7 @@ import io.kvscheduler.api.KVSchedulerBuilder;
 import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.RecordedTxnOp;
+import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.TxnOptions;
@@ -703,6 +704,91 @@ class ParallelExecutionTest {
     assertThat(sb.callLog()).first().isEqualTo("RETRIEVE values");
     assertThat(sb.callLog()).doesNotContain("CREATE " + beyond);
     assertThat(kvs.valueStatus(beyond).state()).isEqualTo(ValueState.CONFIGURED);
+    assertThat(sb.inconsistencies()).isEmpty();
+  }
+
+  private static final String DISCOVERED_DEP = "/p/k0";
+  private static final String DISCOVERED_KEY = "/q/k1";
+
+  /**
+   * A scheduler reverting in parallel, with {@link #DISCOVERED_KEY} in the southbound although no
+   * NB transaction asked for it (DISCOVERED): its Create ran beyond the failure of a reverted
+   * transaction, carried out yet reported failed, and was read back. It depends on {@link
+   * #DISCOVERED_DEP}, which is configured.
+   */
+  private KVScheduler discoveredValueWithADependency(MockSouthbound sb) {
+    KVScheduler kvs = revertingInParallel();
+    String first = "/q/k0";
+    kvs.registerDescriptors(
+        sb.descriptor("plain", Object.class).nbKeyPrefix("/p/").withoutRetrieve().build(),
+        sb.descriptor("values", Object.class)
+            .nbKeyPrefix("/q/")
+            .maxConcurrency(8)
+            .dependencies(
+                (k, v) ->
+                    k.equals(DISCOVERED_KEY)
+                        ? List.of(Dependency.onKey("p", DISCOVERED_DEP))
+                        : List.of())
+            .build());
+    commit(kvs, values(DISCOVERED_DEP, CatalogueFixtures.s("p")), false);
+    sb.planError(first, new IllegalStateException("refused"));
+    sb.planError(
+        DISCOVERED_KEY,
+        new IllegalStateException("answer lost"),
+        () ->
+            sb.setValue(
+                DISCOVERED_KEY, CatalogueFixtures.s("v1"), null, ValueOrigin.FROM_NB, false));
+    commit(
+        kvs,
+        values(first, CatalogueFixtures.s("v0"), DISCOVERED_KEY, CatalogueFixtures.s("v1")),
+        true);
+    assertThat(kvs.valueStatus(DISCOVERED_KEY).state()).isEqualTo(ValueState.DISCOVERED);
+    return kvs;
+  }
+
+  // FailurePolicy rule F20
+  @Test
+  void aDiscoveredValueWhoseDeleteFailedIsNeverCreated() {
+    MockSouthbound sb = new MockSouthbound().latency(Duration.ofMillis(100));
+    KVScheduler kvs = discoveredValueWithADependency(sb);
+    // its dependency goes: it is taken down, and that Delete is carried out yet reported failed
+    sb.planError(
+        DISCOVERED_KEY,
+        new IllegalStateException("answer lost"),
+        () -> sb.setValue(DISCOVERED_KEY, null, null, ValueOrigin.FROM_NB, false));
+    commit(kvs, values(DISCOVERED_DEP, null), false);
+    assertThat(sb.keys()).doesNotContain(DISCOVERED_KEY);
+
+    // the dependency is asked for again, then a downstream resync: the value nobody asked for is
+    // never created (it has no intent: the value found is not one)
+    sb.clearCalls();
+    commit(kvs, values(DISCOVERED_DEP, CatalogueFixtures.s("p")), false);
+    kvs.startNBTransaction().commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
+    assertThat(sb.callLog()).doesNotContain("CREATE " + DISCOVERED_KEY);
+    assertThat(sb.keys()).containsExactly(DISCOVERED_DEP);
+    assertThat(kvs.valueStatus(DISCOVERED_KEY).state()).isEqualTo(ValueState.NONEXISTENT);
+    assertThat(sb.inconsistencies()).isEmpty();
+  }
+
+  // FailurePolicy rule F20
+  @Test
+  void aDiscoveredValueWhoseDeleteFailedIsDeletedByAResync() {
+    MockSouthbound sb = new MockSouthbound().latency(Duration.ofMillis(100));
+    KVScheduler kvs = discoveredValueWithADependency(sb);
+    // its dependency goes: it is taken down, and that Delete fails (the object stays)
+    sb.planError(DISCOVERED_KEY, new IllegalStateException("busy"));
+    commit(kvs, values(DISCOVERED_DEP, null), false);
+    assertThat(sb.keys()).contains(DISCOVERED_KEY);
+
+    // the dependency is asked for again, then a downstream resync: the value found is not an
+    // intent to keep; the resync deletes it, as any value in the southbound no NB transaction
+    // asked for
+    sb.clearCalls();
+    commit(kvs, values(DISCOVERED_DEP, CatalogueFixtures.s("p")), false);
+    kvs.startNBTransaction().commit(TxnOptions.builder().resync(ResyncType.DOWNSTREAM).build());
+    assertThat(sb.callLog()).doesNotContain("CREATE " + DISCOVERED_KEY);
+    assertThat(sb.keys()).containsExactly(DISCOVERED_DEP);
+    assertThat(kvs.valueStatus(DISCOVERED_KEY).state()).isEqualTo(ValueState.NONEXISTENT);
     assertThat(sb.inconsistencies()).isEmpty();
   }
 

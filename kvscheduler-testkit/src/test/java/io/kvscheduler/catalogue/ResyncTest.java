@@ -1036,6 +1036,47 @@ class ResyncTest {
         .isEqualTo(CREATE);
   }
 
+  @Test
+  @DisplayName(
+      "a downstream or full resync while a derived value waits records nothing: the pending"
+          + " value re-attempted stays pending with the same value, no call, no operation (D63)")
+  void resyncWithPendingDerivedValueRecordsNothing() {
+    // the southbound is not read for D1 (no Retrieve): the resync re-applies the intent, and
+    // visits A1/item2, which waits for A2 (never given)
+    kvs.registerDescriptors(
+        d1().withoutRetrieve()
+            .derivedValues(CatalogueFixtures.derivedItems())
+            .dependencies(
+                (key, value) ->
+                    key.equals(d(A1, 2)) ? List.of(Dependency.onKey(A2, A2)) : List.of())
+            .build());
+    env.commit(resync(ResyncType.FULL), A1, arr(1, 2));
+    BaseValueStatus a1 = kvs.valueStatus(A1);
+    assertThat(a1.derived())
+        .extracting(ValueStatus::key, ValueStatus::state)
+        .containsExactly(Tuple.tuple(d(A1, 1), CONFIGURED), Tuple.tuple(d(A1, 2), PENDING));
+    int pendingRevisions = kvs.keyTimeline(d(A1, 2)).size();
+    int baseRevisions = kvs.keyTimeline(A1).size();
+    sb.clearCalls();
+
+    long seq = kvs.startNBTransaction().commit(resync(ResyncType.DOWNSTREAM));
+
+    assertThat(sb.callLog()).isEmpty();
+    TxnAssert.assertThat(env.txn(seq)).executedNothing();
+    assertThat(env.txn(seq).planned()).isEmpty();
+    assertThat(kvs.valueStatus(A1)).isEqualTo(a1);
+    assertThat(kvs.keyTimeline(d(A1, 2))).hasSize(pendingRevisions);
+
+    seq = env.commit(resync(ResyncType.FULL), A1, arr(1, 2));
+
+    assertThat(sb.callLog()).isEmpty();
+    TxnAssert.assertThat(env.txn(seq)).executedNothing();
+    assertThat(env.txn(seq).planned()).isEmpty();
+    assertThat(kvs.valueStatus(A1)).isEqualTo(a1);
+    assertThat(kvs.keyTimeline(d(A1, 2))).hasSize(pendingRevisions);
+    assertThat(kvs.keyTimeline(A1)).hasSize(baseRevisions);
+  }
+
   // ------------------------------------------------------------------ B143
 
   @Test

@@ -10,6 +10,7 @@ import io.kvscheduler.internal.engine.graph.Node;
 import io.kvscheduler.internal.engine.graph.Readiness;
 import io.kvscheduler.internal.engine.graph.SettledDerived;
 import io.kvscheduler.internal.engine.graph.ValueToApply;
+import io.kvscheduler.internal.engine.record.Compression;
 import io.kvscheduler.internal.engine.record.OpRecord;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -102,7 +103,12 @@ final class CreateUpdateSteps {
       StatusMarks.clearError(node);
       op.noop = true;
       marks.setState(node, op, ValueState.PENDING);
-      txn.ops.add(op);
+      if (stillPending(op, key)) {
+        // no call, the same value, the same state: no operation, so nothing is recorded (D63)
+        keepUntouched(f, node, handle, op.prevValue);
+      } else {
+        txn.ops.add(op);
+      }
       f.endOperation(null);
       return;
     }
@@ -287,7 +293,7 @@ final class CreateUpdateSteps {
       op.noop = true;
       txn.ops.add(op);
     } else if (op.prevState == op.newState) {
-      keepUntouched(f, node, handle);
+      keepUntouched(f, node, handle, f.update.prevValue);
     }
     if (f.update.wasUnavailable
         || equivalent
@@ -302,6 +308,36 @@ final class CreateUpdateSteps {
   }
 
   /**
+   * True when {@code op}, a value that waits for its dependencies, re-attempted and waiting still,
+   * changes nothing: it was PENDING with no error, and the value asked for equals the one it had.
+   * Such an operation makes no call and changes neither value nor state, so it is not recorded (a
+   * transaction that did nothing records nothing, D63). A new value, even an equivalent one, is
+   * recorded: the intent changed.
+   */
+  private static boolean stillPending(OpRecord op, String key) {
+    return op.prevState == ValueState.PENDING
+        && op.prevErr == null
+        && op.prevValue != null
+        && DescriptorHandle.equalValues(key, op.prevValue, op.newValue);
+  }
+
+  /**
+   * The recorded operations {@code ops} compressed ({@link Compression}), without those that, once
+   * compressed, change nothing (D63): a pending value that the transaction's operations left
+   * pending with the value it had (e.g. given a new value, then its old one back by the revert).
+   */
+  static List<OpRecord> compress(List<OpRecord> ops) {
+    List<OpRecord> out = Compression.compress(ops);
+    out.removeIf(
+        op ->
+            op.op == TxnOperation.CREATE
+                && op.newState == ValueState.PENDING
+                && op.newErr == null
+                && stillPending(op, op.key));
+    return out;
+  }
+
+  /**
    * An equivalent value asked for again, no operation made and the state unchanged: the value keeps
    * the last operation that was made for it (a status never reports an operation nobody made). When
    * the intent is the same as before (an equal value, with the same revert and retry settings) the
@@ -309,14 +345,13 @@ final class CreateUpdateSteps {
    * intent (an equivalent but different value, other settings) is kept with the last operation
    * made.
    */
-  private void keepUntouched(WalkFrame f, Node node, DescriptorHandle handle) {
+  private void keepUntouched(WalkFrame f, Node node, DescriptorHandle handle, Object held) {
     Node.LastUpdate prev = f.prevUpdate;
     Node.LastUpdate now = node.lastUpdate();
     if (prev == null || now == null || prev == now) {
       return;
     }
     String key = node.key();
-    Object held = f.update.prevValue;
     // equals already decided "equivalent" when no comparator did: no second pass over the value
     boolean decidedByEquals = handle == null || !handle.hasComparator();
     boolean heldEqual =

@@ -112,6 +112,13 @@ import java.util.Set;
  *       depended on it follow), then gives the key back its invalid value, which calls nothing:
  *       the value is INVALID again, the object held, the southbound as before the transaction
  *       (B101)</td><td>{@link TxnExecutor#executeWithRevert}</td></tr>
+ *   <tr><td>F20</td><td>a value in the southbound that no transaction asked for (DISCOVERED, e.g.
+ *       what a failed Create beyond a reverted failure left, read back) is taken down because a
+ *       dependency goes, and its Delete fails (or is carried out yet reported failed)</td><td>its
+ *       intent stays none: it is never created (nor re-created when the dependency comes back),
+ *       and a resync deletes it as any value nobody asked for. A dependent visit re-applies a
+ *       value's last update; without one, only an OBTAINED value (its own) or a derived value of a
+ *       base with an intent has one (D64)</td><td>{@link Walker} (the dependent visit)</td></tr>
  * </table>
  *
  * <p>Engine thread only; no state of its own: each decision reads the node, the graph and the

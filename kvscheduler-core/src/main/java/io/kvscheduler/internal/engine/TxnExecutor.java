@@ -15,7 +15,6 @@ import io.kvscheduler.internal.engine.graph.Node;
 import io.kvscheduler.internal.engine.graph.Touched;
 import io.kvscheduler.internal.engine.graph.ValueToApply;
 import io.kvscheduler.internal.engine.history.History;
-import io.kvscheduler.internal.engine.record.Compression;
 import io.kvscheduler.internal.engine.record.OpRecord;
 import io.kvscheduler.internal.engine.refresh.Refresher;
 import java.time.Instant;
@@ -447,7 +446,7 @@ final class TxnExecutor {
       if (txn.ops.size() == before) {
         break;
       }
-      round = Compression.compress(new ArrayList<>(txn.ops.subList(before, txn.ops.size())));
+      round = CreateUpdateSteps.compress(new ArrayList<>(txn.ops.subList(before, txn.ops.size())));
       closeExecution(graph.endBatch(), txn, config.clock().instant(), true);
       List<OpRecord> joined = new ArrayList<>(all.size() + round.size());
       joined.addAll(all);

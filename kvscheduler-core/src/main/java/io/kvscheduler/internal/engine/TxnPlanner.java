@@ -12,7 +12,6 @@ import io.kvscheduler.internal.engine.graph.Graph;
 import io.kvscheduler.internal.engine.graph.Node;
 import io.kvscheduler.internal.engine.graph.Readiness;
 import io.kvscheduler.internal.engine.graph.ValueToApply;
-import io.kvscheduler.internal.engine.record.Compression;
 import io.kvscheduler.internal.engine.record.OpRecord;
 import io.kvscheduler.internal.engine.refresh.Refresher;
 import java.util.ArrayList;
@@ -80,7 +79,7 @@ final class TxnPlanner {
       List<ValueToApply> sorted = new ArrayList<>(txn.request.values());
       ValueToApply.sortByKey(sorted);
       executor.plan(txn, executor.order(sorted));
-      List<OpRecord> ops = Compression.compress(txn.ops);
+      List<OpRecord> ops = CreateUpdateSteps.compress(txn.ops);
       List<PlannedOperation> out = new ArrayList<>(ops.size());
       for (OpRecord op : ops) {
         out.add(planned(op));

@@ -163,7 +163,7 @@ final class TxnProcessor {
     if (txn.simulateFirst && !txn.skip) {
       executor.simulate(txn, ordered);
       simulated = true;
-      planned = Compression.compress(txn.ops);
+      planned = CreateUpdateSteps.compress(txn.ops);
       if (planned.isEmpty()) {
         // nothing to do: keep the bookkeeping (e.g. last operations of equivalent values)
         txn.touched.add(executor.unrecordedBatch(), false);
@@ -192,7 +192,7 @@ final class TxnProcessor {
       executor.executeWithRevert(txn, ordered);
     }
     // compression, and the execution's batch closed
-    List<OpRecord> executed = Compression.compress(txn.ops);
+    List<OpRecord> executed = CreateUpdateSteps.compress(txn.ops);
     BatchJournal journal = graph.endBatch();
     // a downstream resync only brings the SB back to the unchanged intent: no revisions (B142)
     executor.closeExecution(

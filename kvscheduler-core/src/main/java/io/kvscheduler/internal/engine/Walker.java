@@ -2,6 +2,7 @@ package io.kvscheduler.internal.engine;
 
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.TxnOperation;
+import io.kvscheduler.api.ValueState;
 import io.kvscheduler.internal.engine.calls.ContractException;
 import io.kvscheduler.internal.engine.calls.DescriptorHandle;
 import io.kvscheduler.internal.engine.calls.KeyConflictException;
@@ -317,14 +318,35 @@ final class Walker {
     return false;
   }
 
+  /**
+   * What is asked for {@code n}, as a dependent visit re-applies it (FailurePolicy rule F20): the
+   * value of its last update; without one, a value obtained from the southbound is its own intent,
+   * a derived value has one when its base has one, and a value found in the southbound that no
+   * transaction asked for (DISCOVERED) has none (null), so it is never created.
+   */
+  private Object intent(Node n) {
+    if (n.lastUpdate() != null) {
+      return n.lastUpdate().value();
+    }
+    if (n.state() == ValueState.OBTAINED) {
+      return n.value();
+    }
+    if (n.isDerived()) {
+      Node base = graph.get(n.derivedFrom());
+      return base != null && !base.isDerived() && intent(base) != null ? n.value() : null;
+    }
+    return null;
+  }
+
   /** The visit of the {@code i}th dependent after its dependency changed availability, or null. */
   private Args dependentVisit(WalkFrame f, int i) {
     Node dn = f.children.single != null ? f.children.single : f.children.nodes.get(i);
-    Object value = dn.lastUpdate() != null ? dn.lastUpdate().value() : dn.value();
+    Object value = intent(dn);
     if (value == null) {
-      // its deletion was requested but did not happen (a derived value failed to go): while
-      // it is still available it must be taken down when what it needs goes; never re-created
-      // (visited with its null intent: the walk deletes it in pending mode)
+      // no intent: its deletion was requested but did not happen (a derived value failed to
+      // go), or nobody asked for it (F20): while it is still available it must be taken down
+      // when what it needs goes; never created (visited with its null intent: the walk deletes
+      // it in pending mode, and its last update keeps no value a resync would re-apply)
       Node cur = graph.get(dn.key());
       if (f.children.forUnavailable || cur == null || cur.value() == null || !cur.isAvailable()) {
         return null;

@@ -3,6 +3,7 @@ package io.kvscheduler.plugins.mock.oracle;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,6 +11,7 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
@@ -105,10 +107,14 @@ class DifferentialCorpusTest {
       JsonNode script = resource("/oracle/scenarios/" + name + ".json");
       JsonNode expected = resource("/oracle/expected/" + name + ".json");
       List<ObjectNode> actual = OracleRunner.run(script);
+      // per key: whether the reference's latest operation on it is one D63 leaves unrecorded
+      Map<String, Boolean> lastStillPending = new HashMap<>();
       JsonNode limit = expected.path("determinism").path("compare_steps_before");
       int compare = limit.isInt() ? limit.asInt() : expected.path("steps").size();
       for (int i = 0; i < compare; i++) {
-        JsonNode exp = expected.path("steps").get(i);
+        JsonNode reference = expected.path("steps").get(i);
+        noteStillPending(reference, lastStillPending);
+        JsonNode exp = withoutStillPending(reference);
         ObjectNode act = actual.get(i);
         List<String> diffs = new ArrayList<>();
         compare("", exp, act, diffs);
@@ -121,7 +127,8 @@ class DifferentialCorpusTest {
         }
         for (String d : diffs) {
           String diffPath = d.substring(0, d.indexOf(':'));
-          if (untouchedLastOperation(diffPath, d)) {
+          if (untouchedLastOperation(diffPath, d)
+              || lastOperationOfStillPending(exp, diffPath, d, lastStillPending)) {
             continue;
           }
           Allowed row = null;
@@ -164,6 +171,103 @@ class DifferentialCorpusTest {
    */
   private static boolean untouchedLastOperation(String diffPath, String diff) {
     return diffPath.endsWith(".last_operation") && diff.contains("expected \"UPDATE\"");
+  }
+
+  /**
+   * D63: the last operation of a value whose latest operation in the reference is a {@code CREATE
+   * [NOOP]} PENDING -> PENDING with the same value, which ours does not record: the reference
+   * reports {@code CREATE}, ours the operation that was made before it.
+   */
+  private static boolean lastOperationOfStillPending(
+      JsonNode step, String diffPath, String diff, Map<String, Boolean> lastStillPending) {
+    String suffix = ".last_operation";
+    if (!diffPath.endsWith(suffix) || !diff.contains("expected \"CREATE\"")) {
+      return false;
+    }
+    JsonNode status = at(step, diffPath.substring(0, diffPath.length() - suffix.length()));
+    return status != null && Boolean.TRUE.equals(lastStillPending.get(status.path("key").asText()));
+  }
+
+  /** The node of {@code root} at a path such as {@code .status[0].derived_values[2]}, or null. */
+  private static JsonNode at(JsonNode root, String path) {
+    Matcher m = Pattern.compile("\\.(\\w+)|\\[(\\d+)\\]").matcher(path);
+    JsonNode n = root;
+    int end = 0;
+    while (m.find() && m.start() == end) {
+      n = m.group(1) != null ? n.path(m.group(1)) : n.path(Integer.parseInt(m.group(2)));
+      end = m.end();
+    }
+    return end == path.length() && !n.isMissingNode() ? n : null;
+  }
+
+  /**
+   * Notes, for each key the reference operated on in {@code step} (its executed operations, then
+   * those of the transactions that followed), whether its latest operation is one D63 leaves
+   * unrecorded.
+   */
+  private static void noteStillPending(JsonNode step, Map<String, Boolean> lastStillPending) {
+    List<JsonNode> lists = new ArrayList<>();
+    lists.add(step.path("executed"));
+    for (JsonNode later : step.path("later_transactions")) {
+      lists.add(later.path("executed"));
+    }
+    for (JsonNode ops : lists) {
+      for (JsonNode op : ops) {
+        lastStillPending.put(op.path("key").asText(), stillPending(op));
+      }
+    }
+  }
+
+  /**
+   * D63: the reference records a value that waits for its dependencies, re-attempted and waiting
+   * still with the same value, as {@code CREATE [NOOP]} PENDING -> PENDING (shown STILL-PENDING);
+   * ours records no operation that made no call and changed neither value nor state. The step with
+   * exactly those operations taken out of every {@code executed} list; everything else is compared
+   * in full (a pending value given a new value is still recorded).
+   */
+  static JsonNode withoutStillPending(JsonNode step) {
+    if (step == null) {
+      return null;
+    }
+    JsonNode copy = step.deepCopy();
+    dropStillPending(copy);
+    return copy;
+  }
+
+  private static void dropStillPending(JsonNode node) {
+    if (node.isObject()) {
+      for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        if (e.getKey().equals("executed") && e.getValue().isArray()) {
+          ArrayNode ops = (ArrayNode) e.getValue();
+          for (int i = ops.size() - 1; i >= 0; i--) {
+            if (stillPending(ops.get(i))) {
+              ops.remove(i);
+            }
+          }
+        }
+        dropStillPending(e.getValue());
+      }
+    } else if (node.isArray()) {
+      for (JsonNode n : node) {
+        dropStillPending(n);
+      }
+    }
+  }
+
+  /** A CREATE [NOOP] of a PENDING value that stays PENDING with the same value and no error. */
+  private static boolean stillPending(JsonNode op) {
+    boolean noop = false;
+    for (JsonNode f : op.path("flags")) {
+      noop |= f.asText().equals("NOOP");
+    }
+    return noop
+        && op.path("operation").asText().equals("CREATE")
+        && op.path("prev_state").asText().equals("PENDING")
+        && op.path("new_state").asText().equals("PENDING")
+        && op.path("prev_error").asText().isEmpty()
+        && op.path("error").asText().isEmpty()
+        && op.path("prev_value").equals(op.path("new_value"));
   }
 
   private static int matchingOps(JsonNode exp, JsonNode act) {

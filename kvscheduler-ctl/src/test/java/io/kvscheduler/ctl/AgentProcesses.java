@@ -26,15 +26,21 @@ final class AgentProcesses implements AutoCloseable {
   private final List<String> output = new ArrayList<>();
 
   AgentProcesses(EtcdFixture etcd, Path dir, int sessionTtlSeconds) throws IOException {
+    this(
+        etcd,
+        Files.writeString(
+            dir.resolve("etcd.conf"),
+            "endpoints:\n  - \""
+                + etcd.endpoint()
+                + "\"\nsession-ttl: "
+                + sessionTtlSeconds
+                + "\ndial-timeout: 2s\noperation-timeout: 5s\n"));
+  }
+
+  /** Agents connecting with the etcd settings file {@code conf} (vpp-agent's etcd.conf). */
+  AgentProcesses(EtcdFixture etcd, Path conf) {
     this.etcd = etcd;
-    this.conf = dir.resolve("etcd.conf");
-    Files.writeString(
-        conf,
-        "endpoints:\n  - \""
-            + etcd.endpoint()
-            + "\"\nsession-ttl: "
-            + sessionTtlSeconds
-            + "\ndial-timeout: 2s\noperation-timeout: 5s\n");
+    this.conf = conf;
   }
 
   /** Starts the agent of {@code label} (with status publishing). */

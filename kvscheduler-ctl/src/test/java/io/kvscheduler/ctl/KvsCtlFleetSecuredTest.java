@@ -1,0 +1,158 @@
+package io.kvscheduler.ctl;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvscheduler.testsupport.EtcdFixture;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code kvsctl fleet --etcd-config} against a real etcd with client TLS (client certificates
+ * signed by a test CA) and username/password authentication, with a real agent process that reads
+ * the same etcd.conf. A wrong password or a missing CA is named in one line, without a stack trace.
+ */
+class KvsCtlFleetSecuredTest {
+  private static final String LABEL = "secured1";
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Room for an agent process to start and connect over TLS on a loaded machine. */
+  private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+  private static Path dir;
+  private static EtcdFixture etcd;
+  private static AgentProcesses agents;
+
+  @BeforeAll
+  static void startSecuredEtcdAndAgent() throws Exception {
+    dir = Files.createTempDirectory("kvsctl-etcd-tls");
+    TestCertificates certs = new TestCertificates(dir);
+    Path ca = certs.ca("trusted-ca");
+    Path server = certs.signed("server", "trusted-ca", true);
+    Path ctl = certs.signed("etcdctl", "trusted-ca", false);
+    certs.signed("client", "trusted-ca", false);
+    etcd =
+        EtcdFixture.startNew(
+            new EtcdFixture.Tls(ca, server, certs.key("server"), ctl, certs.key("etcdctl")));
+    etcd.ctlChecked("user", "add", "root", "--new-user-password", "root-pw");
+    etcd.ctlChecked("user", "grant-role", "root", "root");
+    etcd.ctlChecked("role", "add", "agents");
+    etcd.ctlChecked(
+        "role", "grant-permission", "agents", "readwrite", "/vnf-agent/", "--prefix=true");
+    etcd.ctlChecked("user", "add", "agent", "--new-user-password", "secret");
+    etcd.ctlChecked("user", "grant-role", "agent", "agents");
+    etcd.ctlChecked("auth", "enable");
+    etcd.ctlUser("root:root-pw");
+
+    agents = new AgentProcesses(etcd, etcdConf("etcd", "secret", true));
+    agents.start(LABEL);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (agents != null) {
+      agents.close();
+    }
+    if (etcd != null) {
+      etcd.close();
+    }
+  }
+
+  /** An etcd.conf as vpp-agent users write it, with the client certificate and user "agent". */
+  private static Path etcdConf(String name, String password, boolean withCa) throws Exception {
+    Path f = dir.resolve(name + ".conf");
+    Files.writeString(
+        f,
+        String.join(
+            "\n",
+            "endpoints:",
+            "  - \"" + etcd.endpoint().substring("https://".length()) + "\"",
+            "dial-timeout: 2s",
+            // a request over TLS with a password check (bcrypt in etcd) on a loaded machine
+            "operation-timeout: 5s",
+            "session-ttl: 10",
+            "insecure-transport: false",
+            withCa ? "ca-file: trusted-ca.crt" : "",
+            "cert-file: client.crt",
+            "key-file: client.key",
+            "username: agent",
+            "password: " + password,
+            ""));
+    return f;
+  }
+
+  @Test
+  void listsTheAgentOverTlsWithAUserAndNamesAWrongPasswordOrAMissingCa() throws Exception {
+    await()
+        .atMost(TIMEOUT)
+        .until(
+            () -> {
+              assertThat(agents.output()).doesNotContain("Exception");
+              return agents.ready(LABEL);
+            });
+
+    Path good = dir.resolve("etcd.conf");
+    RunningAgent.Run run =
+        RunningAgent.run(Map.of(), "fleet", "-o", "json", "--etcd-config", good.toString());
+    assertThat(run.exit()).as(run.err() + "\n" + run.out() + "\n" + agents.output()).isZero();
+    JsonNode view = JSON.readTree(run.out());
+    assertThat(view.get("ok").asBoolean()).isTrue();
+    assertThat(view.get("agents").size()).isEqualTo(1);
+    JsonNode agent = view.get("agents").get(0);
+    assertThat(agent.get("label").asText()).isEqualTo(LABEL);
+    assertThat(agent.get("state").asText()).isEqualTo("OK");
+    assertThat(agent.get("ok").asBoolean()).isTrue();
+
+    // the same from the environment, as the agent reads it
+    RunningAgent.Run env =
+        RunningAgent.run(Map.of("ETCD_CONFIG", good.toString()), "fleet", "-o", "json");
+    assertThat(env.exit()).as(env.err()).isZero();
+    assertThat(JSON.readTree(env.out()).at("/agents/0/label").asText()).isEqualTo(LABEL);
+
+    // a wrong password: etcd and the cause are named, no stack trace
+    RunningAgent.Run wrong =
+        RunningAgent.run(
+            Map.of(),
+            "fleet",
+            "-o",
+            "json",
+            "--etcd-config",
+            etcdConf("wrong-password", "not-the-password", true).toString());
+    // etcd answered, refusing the user: an error of etcd (1), not an unreachable etcd (3)
+    assertThat(wrong.exit()).as(wrong.err()).isEqualTo(1);
+    assertThat(wrong.out()).isEmpty();
+    assertThat(wrong.err())
+        .contains("etcd at ")
+        .contains("authentication failed for user 'agent'")
+        .contains("check the username and password")
+        .doesNotContain("not-the-password")
+        .doesNotContain("\tat ");
+    assertThat(wrong.err().lines()).hasSize(1);
+
+    // no ca-file: the server certificate is not trusted
+    RunningAgent.Run noCa =
+        RunningAgent.run(
+            Map.of(),
+            "fleet",
+            "-o",
+            "json",
+            "--etcd-config",
+            etcdConf("no-ca", "secret", false).toString());
+    // no TLS connection to etcd: etcd cannot be reached (3)
+    assertThat(noCa.exit()).as(noCa.err()).isEqualTo(3);
+    assertThat(noCa.out()).isEmpty();
+    assertThat(noCa.err())
+        .contains("etcd at ")
+        .contains("TLS handshake with etcd failed, the server certificate is not trusted")
+        .contains("ca-file")
+        .doesNotContain("\tat ");
+    assertThat(noCa.err().lines()).hasSize(1);
+  }
+}

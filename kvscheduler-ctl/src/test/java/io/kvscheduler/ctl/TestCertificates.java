@@ -1,0 +1,102 @@
+package io.kvscheduler.ctl;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Certificates for TLS tests, made with the {@code openssl} command: a CA, and server or client
+ * pairs it signs (EC P-256, PEM, keys in PKCS#8). Server certificates name 127.0.0.1 and localhost.
+ */
+final class TestCertificates {
+  private final Path dir;
+
+  TestCertificates(Path dir) {
+    this.dir = dir;
+  }
+
+  /**
+   * A self-signed CA {@code name}: returns its certificate ({@code name.crt}, key {@code
+   * name.key}).
+   */
+  Path ca(String name) throws Exception {
+    openssl(
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        dir.resolve(name + ".key").toString(),
+        "-out",
+        dir.resolve(name + ".crt").toString(),
+        "-days",
+        "2",
+        "-subj",
+        "/CN=" + name);
+    return dir.resolve(name + ".crt");
+  }
+
+  /** A pair {@code name.crt}/{@code name.key} signed by CA {@code ca}; returns the certificate. */
+  Path signed(String name, String ca, boolean server) throws Exception {
+    Path key = dir.resolve(name + ".key");
+    Path csr = dir.resolve(name + ".csr");
+    Path ext = dir.resolve(name + ".ext");
+    Files.writeString(
+        ext,
+        server
+            ? "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n"
+            : "extendedKeyUsage=clientAuth\n");
+    openssl(
+        "req",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        key.toString(),
+        "-out",
+        csr.toString(),
+        "-subj",
+        "/CN=" + name);
+    openssl(
+        "x509",
+        "-req",
+        "-in",
+        csr.toString(),
+        "-CA",
+        dir.resolve(ca + ".crt").toString(),
+        "-CAkey",
+        dir.resolve(ca + ".key").toString(),
+        "-CAcreateserial",
+        "-out",
+        dir.resolve(name + ".crt").toString(),
+        "-days",
+        "2",
+        "-extfile",
+        ext.toString());
+    return dir.resolve(name + ".crt");
+  }
+
+  Path key(String name) {
+    return dir.resolve(name + ".key");
+  }
+
+  private void openssl(String... args) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>(List.of("openssl"));
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    p.getOutputStream().close();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new IllegalStateException("openssl " + String.join(" ", args) + " failed: " + out);
+    }
+  }
+}

@@ -191,13 +191,16 @@ class EtcdSecuredTest {
       try (LogCapture log = new LogCapture(EtcdNorthbound.class)) {
         etcd.ctlChecked("user", "delete", "agent2");
         addAgentUser("agent2", "changed-by-an-operator");
+        // at rest the agent sends etcd nothing but lease keep-alives (D65), and etcd keeps
+        // delivering to a watch opened before the change: the agent learns of the new password at
+        // its next request, here the status it publishes for a value that arrived
+        etcd.put(p + IF + "tap2", tap("tap2", true));
         await()
             .atMost(TIMEOUT)
             .until(
                 () ->
                     log.messages().stream()
                         .anyMatch(m -> m.contains("authentication failed for user 'agent2'")));
-        etcd.put(p + IF + "tap2", tap("tap2", true));
         Figures.print(
             "etcd password changed while running, reported as: %s",
             log.messages().stream()
@@ -212,6 +215,7 @@ class EtcdSecuredTest {
       // fixed: the agent connects, resyncs once and applies what changed meanwhile
       etcd.ctlChecked("user", "delete", "agent2");
       addAgentUser("agent2", "secret2");
+      await().atMost(TIMEOUT).until(() -> nb.resyncCount() > resyncs);
       awaitState(agent, IF + "tap2", ValueState.CONFIGURED);
       assertThat(state(agent, IF + "tap1")).isEqualTo(ValueState.CONFIGURED);
       assertThat(nb.resyncCount()).as("resyncs after the fix").isEqualTo(resyncs + 1);

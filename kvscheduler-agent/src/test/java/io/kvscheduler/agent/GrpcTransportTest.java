@@ -13,6 +13,7 @@ import io.kvscheduler.agent.internal.northbound.GrpcNorthbound;
 import io.kvscheduler.grpc.GrpcServer;
 import io.kvscheduler.grpc.proto.configurator.ConfiguratorServiceGrpc;
 import io.kvscheduler.grpc.proto.configurator.GetRequest;
+import io.kvscheduler.testsupport.TestCertificates;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;

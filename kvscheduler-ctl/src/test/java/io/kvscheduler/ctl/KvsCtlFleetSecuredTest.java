@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvscheduler.testsupport.EtcdFixture;
+import io.kvscheduler.testsupport.TestCertificates;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.kvscheduler.ctl;
+package io.kvscheduler.testsupport;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -12,10 +12,10 @@ import java.util.concurrent.TimeUnit;
  * Certificates for TLS tests, made with the {@code openssl} command: a CA, and server or client
  * pairs it signs (EC P-256, PEM, keys in PKCS#8). Server certificates name 127.0.0.1 and localhost.
  */
-final class TestCertificates {
+public final class TestCertificates {
   private final Path dir;
 
-  TestCertificates(Path dir) {
+  public TestCertificates(Path dir) {
     this.dir = dir;
   }
 
@@ -23,7 +23,7 @@ final class TestCertificates {
    * A self-signed CA {@code name}: returns its certificate ({@code name.crt}, key {@code
    * name.key}).
    */
-  Path ca(String name) throws Exception {
+  public Path ca(String name) throws Exception {
     openssl(
         "req",
         "-x509",
@@ -44,7 +44,7 @@ final class TestCertificates {
   }
 
   /** A pair {@code name.crt}/{@code name.key} signed by CA {@code ca}; returns the certificate. */
-  Path signed(String name, String ca, boolean server) throws Exception {
+  public Path signed(String name, String ca, boolean server) throws Exception {
     Path key = dir.resolve(name + ".key");
     Path csr = dir.resolve(name + ".csr");
     Path ext = dir.resolve(name + ".ext");
@@ -85,7 +85,7 @@ final class TestCertificates {
     return dir.resolve(name + ".crt");
   }
 
-  Path key(String name) {
+  public Path key(String name) {
     return dir.resolve(name + ".key");
   }
 

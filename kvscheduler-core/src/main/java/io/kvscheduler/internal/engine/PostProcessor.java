@@ -6,6 +6,7 @@ import io.kvscheduler.api.TransactionException;
 import io.kvscheduler.api.TxnType;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.internal.collect.Bulk;
+import io.kvscheduler.internal.engine.calls.ErrorKinds;
 import io.kvscheduler.internal.engine.calls.Registry;
 import io.kvscheduler.internal.engine.config.SchedulerConfig;
 import io.kvscheduler.internal.engine.graph.BatchJournal;

@@ -24,6 +24,7 @@ import io.kvscheduler.internal.engine.calls.Observer;
 import io.kvscheduler.internal.engine.calls.ParallelCalls;
 import io.kvscheduler.internal.engine.calls.Registry;
 import io.kvscheduler.internal.engine.calls.SbCalls;
+import io.kvscheduler.internal.engine.calls.SemanticValidator;
 import io.kvscheduler.internal.engine.config.SchedulerConfig;
 import io.kvscheduler.internal.engine.graph.Graph;
 import io.kvscheduler.internal.engine.graph.ValueToApply;

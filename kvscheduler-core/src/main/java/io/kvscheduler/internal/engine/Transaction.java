@@ -5,6 +5,7 @@ import io.kvscheduler.api.ResyncType;
 import io.kvscheduler.api.RetrieveError;
 import io.kvscheduler.api.RetryOptions;
 import io.kvscheduler.api.TxnType;
+import io.kvscheduler.internal.collect.RecursionPath;
 import io.kvscheduler.internal.engine.calls.UnreadStateException;
 import io.kvscheduler.internal.engine.graph.Touched;
 import io.kvscheduler.internal.engine.graph.ValueToApply;

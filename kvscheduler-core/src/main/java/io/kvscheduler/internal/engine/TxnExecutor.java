@@ -4,6 +4,7 @@ import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.ValueOrigin;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.internal.collect.Bulk;
+import io.kvscheduler.internal.collect.RecursionPath;
 import io.kvscheduler.internal.engine.calls.CallPlan;
 import io.kvscheduler.internal.engine.calls.DescriptorHandle;
 import io.kvscheduler.internal.engine.calls.ParallelCalls;

@@ -3,6 +3,7 @@ package io.kvscheduler.internal.engine;
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.internal.collect.RecursionPath;
 import io.kvscheduler.internal.engine.calls.ContractException;
 import io.kvscheduler.internal.engine.calls.DescriptorHandle;
 import io.kvscheduler.internal.engine.calls.KeyConflictException;

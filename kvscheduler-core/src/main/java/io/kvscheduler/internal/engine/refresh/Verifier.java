@@ -6,6 +6,7 @@ import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
 import io.kvscheduler.internal.engine.calls.DescriptorHandle;
 import io.kvscheduler.internal.engine.calls.Registry;
+import io.kvscheduler.internal.engine.calls.VerificationException;
 import io.kvscheduler.internal.engine.graph.Graph;
 import io.kvscheduler.internal.engine.graph.Node;
 import io.kvscheduler.internal.engine.record.OpRecord;
@@ -25,15 +26,6 @@ import java.util.TreeMap;
  */
 public final class Verifier {
   private Verifier() {}
-
-  /** Thrown into key errors: the southbound does not hold what was applied. */
-  public static final class VerificationException extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    VerificationException(String msg) {
-      super(msg);
-    }
-  }
 
   public static List<KeyError> verify(
       Graph graph, Registry registry, Refresher refresher, List<OpRecord> executed) {

@@ -1,11 +1,9 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.calls;
 
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.KeyValuePair;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
-import io.kvscheduler.internal.engine.calls.DescriptorHandle;
-import io.kvscheduler.internal.engine.calls.Registry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -14,14 +12,14 @@ import java.util.Objects;
  * Validates values without a transaction ({@code validateSemantically}): each value, and the values
  * derived from it, against the descriptor that selects its key; one {@link KeyError} per failure.
  */
-final class SemanticValidator {
+public final class SemanticValidator {
   private final Registry registry;
 
-  SemanticValidator(Registry registry) {
+  public SemanticValidator(Registry registry) {
     this.registry = registry;
   }
 
-  List<KeyError> validate(List<KeyValuePair> values) {
+  public List<KeyError> validate(List<KeyValuePair> values) {
     Objects.requireNonNull(values, "values");
     List<KeyError> out = new ArrayList<>();
     for (KeyValuePair kv : values) {

@@ -1,4 +1,4 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.collect;
 
 import java.util.Arrays;
 import java.util.HashSet;
@@ -8,14 +8,14 @@ import java.util.HashSet;
  * kept in a stack searched linearly; a long path also keeps a hash set, so a deep dependency chain
  * costs O(1) per step, not O(depth).
  */
-final class RecursionPath {
+public final class RecursionPath {
   private static final int LINEAR = 16;
   private String[] stack = new String[LINEAR];
   private int size;
   private HashSet<String> deep;
 
   /** Pushes {@code key}; false (and nothing pushed) when it is already on the path. */
-  boolean push(String key) {
+  public boolean push(String key) {
     if (deep != null) {
       if (!deep.add(key)) {
         return false;
@@ -46,7 +46,7 @@ final class RecursionPath {
    * Empties the path and returns it (a no-op unless a pass ended abnormally, e.g. an internal error
    * thrown while a key was being pushed).
    */
-  RecursionPath cleared() {
+  public RecursionPath cleared() {
     if (size > 0 || deep != null) {
       Arrays.fill(stack, 0, size, null);
       size = 0;
@@ -56,7 +56,7 @@ final class RecursionPath {
   }
 
   /** Pops the key pushed last. */
-  void pop() {
+  public void pop() {
     String key = stack[--size];
     stack[size] = null;
     if (deep != null) {

@@ -1,27 +1,22 @@
-package io.kvscheduler.internal.engine;
+package io.kvscheduler.internal.engine.calls;
 
 import io.kvscheduler.api.InvalidValueException;
 import io.kvscheduler.api.KeyError;
 import io.kvscheduler.api.OperationTimeoutException;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
-import io.kvscheduler.internal.engine.calls.ContractException;
-import io.kvscheduler.internal.engine.calls.DescriptorHandle;
-import io.kvscheduler.internal.engine.calls.KeyConflictException;
-import io.kvscheduler.internal.engine.calls.UnreadStateException;
 import io.kvscheduler.internal.engine.record.OpRecord;
-import io.kvscheduler.internal.engine.refresh.Verifier;
 
 /**
  * The {@link KeyError.Kind} of an error the engine reports, from the error's class (the engine's
  * own error classes are not exported: callers branch on the kind) and the state it left the value
  * in.
  */
-final class ErrorKinds {
+public final class ErrorKinds {
   private ErrorKinds() {}
 
   /** The kind of {@code err}, which left its value in {@code state} (null when unknown). */
-  static KeyError.Kind of(Throwable err, ValueState state) {
+  public static KeyError.Kind of(Throwable err, ValueState state) {
     if (err instanceof UnreadStateException) {
       return KeyError.Kind.UNREAD;
     }
@@ -37,7 +32,7 @@ final class ErrorKinds {
     if (err instanceof ContractException) {
       return KeyError.Kind.CONTRACT;
     }
-    if (err instanceof Verifier.VerificationException) {
+    if (err instanceof VerificationException) {
       return KeyError.Kind.VERIFICATION;
     }
     if (err instanceof InvalidValueException || state == ValueState.INVALID) {
@@ -47,7 +42,7 @@ final class ErrorKinds {
   }
 
   /** The key error of {@code key}'s operation {@code op} that failed with {@code err}. */
-  static KeyError keyError(String key, TxnOperation op, Throwable err, ValueState state) {
+  public static KeyError keyError(String key, TxnOperation op, Throwable err, ValueState state) {
     return new KeyError(key, op, OpRecord.msg(err), err, of(err, state));
   }
 }

@@ -18,10 +18,13 @@ import io.kvscheduler.api.Dependency;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.TransactionException;
+import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.catalogue.CatalogueFixtures.StringValue;
 import io.kvscheduler.testkit.MockSouthbound;
 import io.kvscheduler.testkit.SchedulerFixture;
 import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -40,6 +43,9 @@ abstract class GrowingDerivedList {
   private MockSouthbound sb;
   private KVScheduler kvs;
 
+  /** The keys of the members the domains' comparator was asked about, in order. */
+  private final List<String> comparedMembers = new CopyOnWriteArrayList<>();
+
   /** The interface member {@code i} of A1 depends on. */
   private static String iface(int i) {
     return PREFIX_B + "if" + i;
@@ -54,6 +60,13 @@ abstract class GrowingDerivedList {
         sb.descriptor("domains", Object.class)
             .nbKeyPrefix(PREFIX_A)
             .derivedValues(CatalogueFixtures.derivedItems())
+            .equivalence(
+                (key, a, b) -> {
+                  if (a instanceof StringValue) {
+                    comparedMembers.add(key);
+                  }
+                  return Objects.equals(a, b);
+                })
             .dependencies(
                 (key, value) ->
                     value instanceof StringValue v
@@ -98,6 +111,24 @@ abstract class GrowingDerivedList {
     assertThat(sb.callLog())
         .containsExactly(
             "DELETE " + d(A1, 6), "DELETE " + d(A1, 7), "DELETE " + d(A1, 8), "UPDATE " + A1);
+  }
+
+  @Test
+  @DisplayName(
+      "a member created by an earlier update is not visited again: an update that adds one"
+          + " member compares none of the members it keeps")
+  void membersCreatedBeforeAreNotVisitedAgain() {
+    for (int n = 1; n <= 8; n++) {
+      members(n);
+    }
+    for (int n = 9; n <= 11; n++) {
+      comparedMembers.clear();
+      members(n);
+      assertThat(comparedMembers).isEmpty();
+    }
+    for (int i = 1; i <= 11; i++) {
+      assertThat(kvs.valueStatus(d(A1, i)).value().lastOperation()).isEqualTo(TxnOperation.CREATE);
+    }
   }
 
   @Test

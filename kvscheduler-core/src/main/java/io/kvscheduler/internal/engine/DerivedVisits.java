@@ -93,9 +93,13 @@ final class DerivedVisits {
 
   /**
    * True when visiting derived value {@code kv} of {@code a}'s base would change nothing: the node
-   * holds an equal value, CONFIGURED by an earlier update with the same retry and revert settings,
-   * with nothing left over from a failure. Such a visit would make no call, record nothing and
-   * change no status; skipping it keeps the node, its revision and its published entry as they are.
+   * holds an equal value, CONFIGURED by an earlier create or update of an equal value with the same
+   * retry and revert settings, with nothing left over from a failure. Such a visit would make no
+   * call, record nothing, change no status and keep the node's last update (an equal value asked
+   * for again keeps the operation that made it, {@code CreateUpdateSteps.keepUntouched}); skipping
+   * it keeps the node, its revision and its published entry as they are. A create counts as well as
+   * an update: else a member created once would be read on every later update of its base (W5,
+   * {@code bin/kvs-bench W5 --n 10000}).
    */
   private boolean unchanged(ValueToApply kv, Node n, Walker.Args a) {
     if (n == null
@@ -110,7 +114,7 @@ final class DerivedVisits {
     }
     Node.LastUpdate last = n.lastUpdate();
     if (last == null
-        || last.op() != TxnOperation.UPDATE
+        || last.op() != TxnOperation.UPDATE && last.op() != TxnOperation.CREATE
         || last.revert()
         || last.seq() == txn.seq
         || txn.isNB() && !txn.inheritRetry && !Objects.equals(last.retry(), txn.nbRetry)
@@ -118,6 +122,7 @@ final class DerivedVisits {
       return false;
     }
     Object v = kv.value();
-    return v == n.value() || v != null && v.equals(n.value());
+    return (v == n.value() || v != null && v.equals(n.value()))
+        && (v == last.value() || v != null && v.equals(last.value()));
   }
 }

@@ -10,12 +10,13 @@ import java.util.Objects;
 
 /**
  * What the walk knows about a base value's derived values without reading their nodes: which of
- * them were found <em>settled</em> — CONFIGURED by an update, equal to the value the base derived,
- * with no error, nothing held and no revert — and have not been written since. A base value with
- * thousands of derived values (a bridge domain listing its members) is updated for one added
- * member; the walk then visits, checks and looks up only the members that changed or were written
- * since the base's last walk, not all of them (benchmark W5, {@code bin/kvs-bench W5 --n 10000}:
- * the last 100 updates of a domain growing to 10,000 members; see BENCHMARKS.md).
+ * them were found <em>settled</em> — CONFIGURED by a create or an update of an equal value, equal
+ * to the value the base derived, with no error, nothing held and no revert — and have not been
+ * written since. A base value with thousands of derived values (a bridge domain listing its
+ * members) is updated for one added member; the walk then visits, checks and looks up only the
+ * members that changed or were written since the base's last walk, not all of them (benchmark W5,
+ * {@code bin/kvs-bench W5 --n 10000}: the last 100 updates of a domain growing to 10,000 members;
+ * see BENCHMARKS.md).
  *
  * <p>One {@link Entry} per base that derived at least {@link #MIN_DERIVED} values, made when the
  * walk applies the base's derived values ({@link #begin}). Every write of a derived node goes

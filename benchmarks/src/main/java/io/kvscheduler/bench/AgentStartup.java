@@ -199,6 +199,13 @@ final class AgentStartup {
     }
   }
 
+  /**
+   * Environment variable with JVM options for the agent process alone, after the harness's own,
+   * separated by spaces: {@code KVS_W9_AGENT_OPTS="-XX:+UseParallelGC" bin/kvs-bench W9 --n
+   * 100000}.
+   */
+  static final String AGENT_OPTS = "KVS_W9_AGENT_OPTS";
+
   /** The command starting the agent. */
   private static List<String> command(Path config, int port, boolean linux) {
     List<String> cmd = new ArrayList<>();
@@ -206,6 +213,12 @@ final class AgentStartup {
     cmd.add("-XX:+ExitOnOutOfMemoryError"); // as bin/kvs-agent starts it
     for (String option : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
       if (ScaleHarness.NOT_INHERITED.stream().noneMatch(option::startsWith)) {
+        cmd.add(option);
+      }
+    }
+    // options for the agent's JVM only (e.g. a class-data archive the harness's JVM cannot share)
+    for (String option : System.getenv().getOrDefault(AGENT_OPTS, "").trim().split("\\s+")) {
+      if (!option.isEmpty()) {
         cmd.add(option);
       }
     }

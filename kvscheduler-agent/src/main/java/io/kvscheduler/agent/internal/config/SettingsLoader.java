@@ -70,6 +70,11 @@ public final class SettingsLoader {
           "probes",
           "fleet-url");
 
+  /** The keys the settings file takes. */
+  public static Set<String> keys() {
+    return KEYS;
+  }
+
   /**
    * Reads the settings from the command-line arguments (after the command; parsed by picocli,
    * {@link AgentOptions}) and the environment.

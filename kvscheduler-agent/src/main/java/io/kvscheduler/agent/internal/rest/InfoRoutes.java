@@ -2,6 +2,7 @@ package io.kvscheduler.agent.internal.rest;
 
 import io.kvscheduler.agent.AgentConfig;
 import io.kvscheduler.agent.EtcdSettings;
+import io.kvscheduler.agent.Probe;
 import io.kvscheduler.agent.RestSecurity;
 import io.kvscheduler.agent.internal.logging.LogTail;
 import io.kvscheduler.agent.internal.northbound.FileNorthbound;
@@ -92,6 +93,27 @@ public final class InfoRoutes {
       grpc.put("token", g.token() == null ? "none" : "set");
     }
     m.put("grpc-config", grpc);
+    m.put("standby", c.standby());
+    m.put("probes", c.probes().stream().map(InfoRoutes::probe).toList());
+    m.put("fleet-url", c.fleetUrl());
+    return m;
+  }
+
+  /** A probe as the settings file writes it: its name, what it checks, its timeout. */
+  private static Map<String, Object> probe(Probe p) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("name", p.name());
+    switch (p.kind()) {
+      case COMMAND -> {
+        m.put("command", p.command());
+        if (p.netns() != null) {
+          m.put("netns", p.netns());
+        }
+      }
+      case TCP -> m.put("tcp", p.target());
+      case HTTP -> m.put("http", p.target());
+    }
+    m.put("timeout", p.timeout().toString());
     return m;
   }
 

@@ -5,8 +5,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -116,5 +119,78 @@ final class AgentProcess {
     } catch (IOException e) {
       return "(no log: " + e.getMessage() + ")";
     }
+  }
+
+  /**
+   * Writes a configuration file the way the file northbound must see it: whole, by moving a
+   * finished file into place.
+   */
+  static void writeConfig(Path file, String text) throws IOException {
+    Path next = file.resolveSibling("." + file.getFileName() + ".tmp");
+    Files.writeString(next, text);
+    Files.move(next, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  /**
+   * What is wrong with the statuses ({@code GET /scheduler/status}) of the configured values ("" if
+   * nothing): a status of a key other than {@code keys}, a missing one, or a value or derived value
+   * not CONFIGURED. Obtained values (keys outside {@code config/}) do not count.
+   */
+  static String statusProblem(JsonNode statuses, Set<String> keys) {
+    Set<String> seen = new TreeSet<>();
+    List<String> wrong = new ArrayList<>();
+    for (JsonNode s : statuses) {
+      JsonNode v = s.path("value");
+      String key = v.path("key").asText();
+      if (!key.startsWith("config/")) {
+        continue; // obtained values (host links)
+      }
+      seen.add(key);
+      if (!"CONFIGURED".equals(v.path("state").asText())) {
+        wrong.add(key + " " + v.path("state").asText() + " " + v.path("error").asText());
+      }
+      for (JsonNode d : s.path("derived_values")) {
+        if (!"CONFIGURED".equals(d.path("state").asText())) {
+          wrong.add(d.path("key").asText() + " " + d.path("state").asText());
+        }
+      }
+    }
+    if (!seen.equals(keys)) {
+      Set<String> extra = new TreeSet<>(seen);
+      extra.removeAll(keys);
+      Set<String> missing = new TreeSet<>(keys);
+      missing.removeAll(seen);
+      return "statuses of other keys: extra " + extra + ", missing " + missing;
+    }
+    return wrong.isEmpty() ? "" : "not CONFIGURED: " + wrong;
+  }
+
+  /** Whether the transaction history ({@code GET /scheduler/txn-history}) holds a full resync. */
+  static boolean hasFullResync(JsonNode history) {
+    for (JsonNode t : history) {
+      if ("FullResync".equals(t.path("ResyncType").asText())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * "OPERATION key" of every executed operation (not properties, not no-ops) of the transactions of
+   * {@code history} other than SB notifications.
+   */
+  static List<String> operations(JsonNode history) {
+    List<String> out = new ArrayList<>();
+    for (JsonNode t : history) {
+      if ("SBNotification".equals(t.path("TxnType").asText())) {
+        continue;
+      }
+      for (JsonNode op : t.path("Executed")) {
+        if (!op.path("IsProperty").asBoolean() && !op.path("NOOP").asBoolean()) {
+          out.add(op.path("Operation").asText() + " " + op.path("Key").asText());
+        }
+      }
+    }
+    return out;
   }
 }

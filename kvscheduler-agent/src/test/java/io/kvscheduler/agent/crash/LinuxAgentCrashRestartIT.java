@@ -9,9 +9,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -22,7 +20,6 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -71,17 +68,9 @@ class LinuxAgentCrashRestartIT {
 
   @BeforeEach
   void namespace() throws IOException {
-    for (String tool : List.of("unshare", "nsenter", "ip", "curl")) {
-      assertThat(onPath(tool))
-          .as("'%s' is needed (bin/test installs it: util-linux, iproute2, curl)", tool)
-          .isTrue();
-    }
-    try {
-      ns = NamespaceHolder.start();
-    } catch (IOException e) {
-      Assumptions.abort(
-          "the kernel or the system refuses private network namespaces here: " + e.getMessage());
-    }
+    ns =
+        NamespaceHolder.startForTest(
+            List.of("unshare", "nsenter", "ip", "curl"), "util-linux, iproute2, curl");
     monitor =
         // IPv4 only: IPv6 link-local addresses finish their duplicate address detection seconds
         // after a link comes up, events of the kernel's own that would count as the agent's work
@@ -137,13 +126,13 @@ class LinuxAgentCrashRestartIT {
     Path dir = Files.createDirectories(tmp.resolve("config"));
     Path file = dir.resolve("linux.yaml");
 
-    writeAtomically(file, a.yaml());
+    AgentProcess.writeConfig(file, a.yaml());
     agent = start();
     converge(a, "first start");
     // how many kernel events a change makes per object it changes: A to B, uninterrupted
     int changed = kernel().differingFrom(b.objects()).size();
     long e0 = events.get();
-    writeAtomically(file, b.yaml());
+    AgentProcess.writeConfig(file, b.yaml());
     converge(b, "the change from A to B");
     double eventsPerObject = (double) (events.get() - e0) / changed;
 
@@ -162,7 +151,7 @@ class LinuxAgentCrashRestartIT {
       long killAfter =
           1 + random.nextInt((int) Math.max(1, before.size() * eventsPerObject * 0.95));
       long mark = events.get();
-      writeAtomically(file, target.yaml());
+      AgentProcess.writeConfig(file, target.yaml());
       waitForEvents(mark + killAfter, Duration.ofSeconds(30));
       agent.kill();
       long seen = events.get() - mark;
@@ -281,8 +270,11 @@ class LinuxAgentCrashRestartIT {
       } else {
         JsonNode statuses = agent.get("/scheduler/status");
         JsonNode history = agent.get("/scheduler/txn-history");
-        why = statuses == null ? "the REST API is not up" : statusProblem(statuses, target);
-        if (why.isEmpty() && !hasFullResync(history)) {
+        why =
+            statuses == null
+                ? "the REST API is not up"
+                : AgentProcess.statusProblem(statuses, new TreeSet<>(target.keys()));
+        if (why.isEmpty() && !AgentProcess.hasFullResync(history)) {
           why = "no full resync recorded";
         }
         if (why.isEmpty()) {
@@ -293,8 +285,11 @@ class LinuxAgentCrashRestartIT {
                   "%s: the kernel after convergence:%s",
                   when, again.describeDifferences(target.objects()))
               .isEmpty();
-          assertThat(statusProblem(agent.get("/scheduler/status"), target)).isEmpty();
-          return operations(agent.get("/scheduler/txn-history"));
+          assertThat(
+                  AgentProcess.statusProblem(
+                      agent.get("/scheduler/status"), new TreeSet<>(target.keys())))
+              .isEmpty();
+          return AgentProcess.operations(agent.get("/scheduler/txn-history"));
         }
       }
       Thread.sleep(100);
@@ -307,63 +302,6 @@ class LinuxAgentCrashRestartIT {
             + why
             + "\nagent log:\n"
             + agent.tail());
-  }
-
-  /** What is wrong with the statuses ("" if nothing). */
-  private static String statusProblem(JsonNode statuses, LinuxConfig target) {
-    Set<String> keys = new TreeSet<>();
-    List<String> wrong = new ArrayList<>();
-    for (JsonNode s : statuses) {
-      JsonNode v = s.path("value");
-      String key = v.path("key").asText();
-      if (!key.startsWith("config/")) {
-        continue; // obtained values (host links)
-      }
-      keys.add(key);
-      if (!"CONFIGURED".equals(v.path("state").asText())) {
-        wrong.add(key + " " + v.path("state").asText() + " " + v.path("error").asText());
-      }
-      for (JsonNode d : s.path("derived_values")) {
-        if (!"CONFIGURED".equals(d.path("state").asText())) {
-          wrong.add(d.path("key").asText() + " " + d.path("state").asText());
-        }
-      }
-    }
-    if (!keys.equals(new TreeSet<>(target.keys()))) {
-      Set<String> extra = new TreeSet<>(keys);
-      extra.removeAll(target.keys());
-      Set<String> missing = new TreeSet<>(target.keys());
-      missing.removeAll(keys);
-      return "statuses of other keys: extra " + extra + ", missing " + missing;
-    }
-    return wrong.isEmpty() ? "" : "not CONFIGURED: " + wrong;
-  }
-
-  private static boolean hasFullResync(JsonNode history) {
-    for (JsonNode t : history) {
-      if ("FullResync".equals(t.path("ResyncType").asText())) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /**
-   * "OPERATION key" of every executed operation of the transactions other than SB notifications.
-   */
-  private static List<String> operations(JsonNode history) {
-    List<String> out = new ArrayList<>();
-    for (JsonNode t : history) {
-      if ("SBNotification".equals(t.path("TxnType").asText())) {
-        continue;
-      }
-      for (JsonNode op : t.path("Executed")) {
-        if (!op.path("IsProperty").asBoolean() && !op.path("NOOP").asBoolean()) {
-          out.add(op.path("Operation").asText() + " " + op.path("Key").asText());
-        }
-      }
-    }
-    return out;
   }
 
   /**
@@ -464,20 +402,5 @@ class LinuxAgentCrashRestartIT {
       case "route" -> w[2];
       default -> "";
     };
-  }
-
-  private static boolean onPath(String tool) {
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
-      if (Files.isExecutable(Path.of(dir, tool))) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static void writeAtomically(Path file, String text) throws IOException {
-    Path t = file.resolveSibling("." + file.getFileName() + ".tmp");
-    Files.writeString(t, text);
-    Files.move(t, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }
 }

@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -22,7 +20,6 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -52,17 +49,9 @@ class LinuxValuesCrashRestartIT {
 
   @BeforeEach
   void namespace() {
-    for (String tool : List.of("unshare", "nsenter", "ip", "curl")) {
-      assertThat(onPath(tool))
-          .as("'%s' is needed (bin/test installs it: util-linux, iproute2, curl)", tool)
-          .isTrue();
-    }
-    try {
-      ns = NamespaceHolder.start();
-    } catch (IOException e) {
-      Assumptions.abort(
-          "the kernel or the system refuses private network namespaces here: " + e.getMessage());
-    }
+    ns =
+        NamespaceHolder.startForTest(
+            List.of("unshare", "nsenter", "ip", "curl"), "util-linux, iproute2, curl");
   }
 
   @AfterEach
@@ -417,13 +406,13 @@ class LinuxValuesCrashRestartIT {
     Random random = new Random(seed);
     Path dir = Files.createDirectories(tmp.resolve("config"));
     Path file = dir.resolve("linux.yaml");
-    write(file, versions.apply(1).yaml());
+    AgentProcess.writeConfig(file, versions.apply(1).yaml());
     agent = start();
     converge(versions.apply(1), where, what + ": first start");
     // when an uninterrupted change begins and ends in the kernel: the kills aim between the two
     Map<String, String> first = kernel(where);
     long t0 = System.nanoTime();
-    write(file, versions.apply(2).yaml());
+    AgentProcess.writeConfig(file, versions.apply(2).yaml());
     long begins = -1;
     Map<String, String> now = first;
     while (!now.equals(versions.apply(2).kernel()) && System.nanoTime() - t0 < CONVERGE.toNanos()) {
@@ -446,7 +435,7 @@ class LinuxValuesCrashRestartIT {
       int v = round % 2 == 0 ? 1 : 2;
       Version target = versions.apply(v);
       Map<String, String> before = kernel(where);
-      write(file, target.yaml());
+      AgentProcess.writeConfig(file, target.yaml());
       Thread.sleep(begins + random.nextInt((int) Math.min(span, 10_000)));
       agent.kill();
       Map<String, String> crashed = kernel(where);
@@ -598,16 +587,17 @@ class LinuxValuesCrashRestartIT {
         why =
             statuses == null || history == null
                 ? "the REST API is not up"
-                : problem(statuses, target.keys());
-        if (why.isEmpty() && !hasFullResync(history)) {
+                : AgentProcess.statusProblem(statuses, target.keys());
+        if (why.isEmpty() && !AgentProcess.hasFullResync(history)) {
           why = "no full resync recorded";
         }
         if (why.isEmpty()) {
           Thread.sleep(300); // and it stays so
           Map<String, String> again = kernel(where);
           assertThat(again).as("%s: the kernel after convergence", when).isEqualTo(target.kernel());
-          assertThat(problem(agent.get("/scheduler/status"), target.keys())).isEmpty();
-          return operations(agent.get("/scheduler/txn-history"));
+          assertThat(AgentProcess.statusProblem(agent.get("/scheduler/status"), target.keys()))
+              .isEmpty();
+          return AgentProcess.operations(agent.get("/scheduler/txn-history"));
         }
       }
       Thread.sleep(100);
@@ -627,70 +617,5 @@ class LinuxValuesCrashRestartIT {
       }
     }
     return String.join("; ", out);
-  }
-
-  /** What is wrong with the statuses of the configured values ("" if nothing). */
-  private static String problem(JsonNode statuses, Set<String> keys) {
-    Set<String> seen = new TreeSet<>();
-    List<String> wrong = new ArrayList<>();
-    for (JsonNode s : statuses) {
-      JsonNode v = s.path("value");
-      String key = v.path("key").asText();
-      if (!key.startsWith("config/")) {
-        continue;
-      }
-      seen.add(key);
-      if (!"CONFIGURED".equals(v.path("state").asText())) {
-        wrong.add(key + " " + v.path("state").asText() + " " + v.path("error").asText());
-      }
-      for (JsonNode d : s.path("derived_values")) {
-        if (!"CONFIGURED".equals(d.path("state").asText())) {
-          wrong.add(d.path("key").asText() + " " + d.path("state").asText());
-        }
-      }
-    }
-    if (!seen.equals(keys)) {
-      Set<String> extra = new TreeSet<>(seen);
-      extra.removeAll(keys);
-      Set<String> missing = new TreeSet<>(keys);
-      missing.removeAll(seen);
-      return "statuses of other keys: extra " + extra + ", missing " + missing;
-    }
-    return wrong.isEmpty() ? "" : "not CONFIGURED: " + wrong;
-  }
-
-  private static boolean hasFullResync(JsonNode history) {
-    for (JsonNode t : history) {
-      if ("FullResync".equals(t.path("ResyncType").asText())) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static List<String> operations(JsonNode history) {
-    List<String> out = new ArrayList<>();
-    for (JsonNode t : history) {
-      if ("SBNotification".equals(t.path("TxnType").asText())) {
-        continue;
-      }
-      for (JsonNode op : t.path("Executed")) {
-        if (!op.path("IsProperty").asBoolean() && !op.path("NOOP").asBoolean()) {
-          out.add(op.path("Operation").asText() + " " + op.path("Key").asText());
-        }
-      }
-    }
-    return out;
-  }
-
-  private static void write(Path file, String text) throws IOException {
-    Path next = file.resolveSibling("." + file.getFileName() + ".tmp");
-    Files.writeString(next, text);
-    Files.move(next, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-  }
-
-  private static boolean onPath(String tool) {
-    return Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
-        .anyMatch(d -> Files.isExecutable(Path.of(d, tool)));
   }
 }

@@ -1,15 +1,21 @@
 package io.kvscheduler.agent.crash;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * A process that owns a private network namespace (and a mount namespace with a private {@code
@@ -66,6 +72,35 @@ final class NamespaceHolder implements AutoCloseable {
       }
     }
     throw new IOException(String.join("; ", refusals));
+  }
+
+  /**
+   * Starts a holder for a test: asserts that each of {@code tools} is on the PATH (the message
+   * names {@code packages}, what installs them), then aborts the test as skipped where the kernel
+   * or the system refuses private network namespaces.
+   */
+  static NamespaceHolder startForTest(List<String> tools, String packages) {
+    for (String tool : tools) {
+      assertThat(onPath(tool))
+          .as("'%s' is needed (bin/test installs it: %s)", tool, packages)
+          .isTrue();
+    }
+    try {
+      return start();
+    } catch (IOException e) {
+      Assumptions.abort(
+          "the kernel or the system refuses private network namespaces here: " + e.getMessage());
+      throw new AssertionError(e); // not reached: abort throws
+    }
+  }
+
+  private static boolean onPath(String tool) {
+    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+      if (Files.isExecutable(Path.of(dir, tool))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean isRoot() {

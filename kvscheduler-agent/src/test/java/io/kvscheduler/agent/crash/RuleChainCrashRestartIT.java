@@ -3,20 +3,16 @@ package io.kvscheduler.agent.crash;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -41,17 +37,10 @@ class RuleChainCrashRestartIT {
 
   @BeforeEach
   void namespace() {
-    for (String tool : List.of("unshare", "nsenter", "ip", "curl", "iptables-restore")) {
-      assertThat(onPath(tool))
-          .as("'%s' is needed (bin/test installs it: util-linux, iproute2, curl, iptables)", tool)
-          .isTrue();
-    }
-    try {
-      ns = NamespaceHolder.start();
-    } catch (IOException e) {
-      Assumptions.abort(
-          "the kernel or the system refuses private network namespaces here: " + e.getMessage());
-    }
+    ns =
+        NamespaceHolder.startForTest(
+            List.of("unshare", "nsenter", "ip", "curl", "iptables-restore"),
+            "util-linux, iproute2, curl, iptables");
   }
 
   @AfterEach
@@ -142,13 +131,13 @@ class RuleChainCrashRestartIT {
     Random random = new Random(seed);
     Path dir = Files.createDirectories(tmp.resolve("config"));
     Path file = dir.resolve("linux.yaml");
-    write(file, yaml(1));
+    AgentProcess.writeConfig(file, yaml(1));
     agent = start();
     converge(1, "first start");
     int midway = 0;
     for (int round = 0; round < ROUNDS; round++) {
       int version = round % 2 == 0 ? 2 : 1;
-      write(file, yaml(version));
+      AgentProcess.writeConfig(file, yaml(version));
       Thread.sleep(200 + random.nextInt(600)); // the file's settle time is 200 ms
       agent.kill();
       Map<String, List<String>> crashed = kernel();
@@ -193,11 +182,11 @@ class RuleChainCrashRestartIT {
         JsonNode statuses = agent.get("/scheduler/status");
         JsonNode history = agent.get("/scheduler/txn-history");
         why = statuses == null || history == null ? "the REST API is not up" : problem(statuses);
-        if (why.isEmpty() && !hasFullResync(history)) {
+        if (why.isEmpty() && !AgentProcess.hasFullResync(history)) {
           why = "no full resync recorded";
         }
         if (why.isEmpty()) {
-          return operations(history);
+          return AgentProcess.operations(history);
         }
       }
       Thread.sleep(100);
@@ -222,40 +211,5 @@ class RuleChainCrashRestartIT {
       return chains + " rule chain statuses";
     }
     return wrong.isEmpty() ? "" : "not CONFIGURED: " + wrong;
-  }
-
-  private static boolean hasFullResync(JsonNode history) {
-    for (JsonNode t : history) {
-      if ("FullResync".equals(t.path("ResyncType").asText())) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static List<String> operations(JsonNode history) {
-    List<String> out = new ArrayList<>();
-    for (JsonNode t : history) {
-      if ("SBNotification".equals(t.path("TxnType").asText())) {
-        continue;
-      }
-      for (JsonNode op : t.path("Executed")) {
-        if (!op.path("IsProperty").asBoolean() && !op.path("NOOP").asBoolean()) {
-          out.add(op.path("Operation").asText() + " " + op.path("Key").asText());
-        }
-      }
-    }
-    return out;
-  }
-
-  private static void write(Path file, String text) throws IOException {
-    Path next = file.resolveSibling("." + file.getFileName() + ".tmp");
-    Files.writeString(next, text);
-    Files.move(next, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-  }
-
-  private static boolean onPath(String tool) {
-    return Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
-        .anyMatch(d -> Files.isExecutable(Path.of(d, tool)));
   }
 }

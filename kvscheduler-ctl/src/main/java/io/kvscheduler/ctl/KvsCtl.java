@@ -61,7 +61,8 @@ import picocli.CommandLine.ScopeType;
       "1:The agent or etcd answered with an error, or a file could not be read or written.",
       "2:Bad command line.",
       "3:The agent or etcd could not be reached.",
-      "4:The agent refused the request (token missing or wrong, or read-only agent).",
+      "4:The agent or etcd refused the request (token missing or wrong, read-only agent;"
+          + " etcd user or password wrong, or no permission).",
       "5:The configuration file is invalid."
     },
     footerHeading = "%nEnvironment:%n",

@@ -126,8 +126,9 @@ class KvsCtlFleetSecuredTest {
             "json",
             "--etcd-config",
             etcdConf("wrong-password", "not-the-password", true).toString());
-    // etcd answered, refusing the user: an error of etcd (1), not an unreachable etcd (3)
-    assertThat(wrong.exit()).as(wrong.err()).isEqualTo(1);
+    // etcd answered, refusing the user: refused (4), as an agent refusing a token, neither an
+    // unreachable etcd (3) nor an agent that is not well (1)
+    assertThat(wrong.exit()).as(wrong.err()).isEqualTo(4);
     assertThat(wrong.out()).isEmpty();
     assertThat(wrong.err())
         .contains("etcd at ")

@@ -96,10 +96,13 @@ final class EtcdWriter {
           e);
     } catch (ExecutionException e) {
       Throwable c = e.getCause() == null ? e : e.getCause();
-      boolean unreachable = String.valueOf(c.getMessage()).contains("UNAVAILABLE");
+      int code = ExitCodes.ofEtcdFailure(c);
       throw new CtlException(
-          unreachable ? ExitCodes.UNREACHABLE : ExitCodes.FAILED,
-          (unreachable ? "cannot reach etcd at " : "etcd at ") + endpoints + ": " + c.getMessage(),
+          code,
+          (code == ExitCodes.UNREACHABLE ? "cannot reach etcd at " : "etcd at ")
+              + endpoints
+              + ": "
+              + c.getMessage(),
           c);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -229,13 +228,8 @@ public final class FleetCommand extends AgentCommand {
       Thread.currentThread().interrupt();
       throw new CtlException(ExitCodes.FAILED, "interrupted");
     } catch (Exception e) {
-      Throwable c = EtcdClients.unwrap(e);
-      String msg = String.valueOf(c.getMessage());
-      boolean unreachable = c instanceof TimeoutException || msg.contains("UNAVAILABLE");
       throw new CtlException(
-          unreachable ? ExitCodes.UNREACHABLE : ExitCodes.FAILED,
-          etcd.explain(e, FleetView.ROOT),
-          c);
+          ExitCodes.ofEtcdFailure(e), etcd.explain(e, FleetView.ROOT), EtcdClients.unwrap(e));
     }
   }
 

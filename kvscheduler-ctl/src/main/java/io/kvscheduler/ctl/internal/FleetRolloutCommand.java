@@ -21,7 +21,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -148,13 +147,8 @@ public final class FleetRolloutCommand extends AgentCommand {
       } catch (CtlException e) {
         throw e;
       } catch (Exception e) {
-        Throwable c = EtcdClients.unwrap(e);
-        boolean unreachable =
-            c instanceof TimeoutException || String.valueOf(c.getMessage()).contains("UNAVAILABLE");
         throw new CtlException(
-            unreachable ? ExitCodes.UNREACHABLE : ExitCodes.FAILED,
-            etcd.explain(e, FleetView.ROOT),
-            c);
+            ExitCodes.ofEtcdFailure(e), etcd.explain(e, FleetView.ROOT), EtcdClients.unwrap(e));
       }
 
       Rollout rollout =

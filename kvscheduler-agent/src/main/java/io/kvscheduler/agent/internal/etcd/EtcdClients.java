@@ -107,6 +107,29 @@ public final class EtcdClients {
   }
 
   /**
+   * Whether etcd answered by refusing the client: the user's authentication failed or it may not
+   * use the keys asked for.
+   */
+  public static boolean refused(Throwable t) {
+    Throwable c = unwrap(t);
+    String all = chainText(c).toLowerCase(Locale.ROOT);
+    return denied(c, all) || unauthenticated(c, all);
+  }
+
+  private static boolean denied(Throwable c, String chainText) {
+    return chainText.contains("permission denied")
+        || statusCode(c) == Status.Code.PERMISSION_DENIED;
+  }
+
+  private static boolean unauthenticated(Throwable c, String chainText) {
+    return chainText.contains("authentication failed")
+        || chainText.contains("invalid user id or password")
+        || chainText.contains("user name is empty")
+        || chainText.contains("auth token is invalid")
+        || statusCode(c) == Status.Code.UNAUTHENTICATED;
+  }
+
+  /**
    * What went wrong talking to etcd, for the log: the root cause and, for authentication and
    * certificate failures, which settings to check.
    */
@@ -114,7 +137,7 @@ public final class EtcdClients {
     Throwable c = unwrap(t);
     String text = describe(c);
     String all = chainText(c).toLowerCase(Locale.ROOT);
-    if (all.contains("permission denied") || statusCode(c) == Status.Code.PERMISSION_DENIED) {
+    if (denied(c, all)) {
       return "etcd denied user '"
           + settings.username()
           + "' access: grant it read and write"
@@ -124,11 +147,7 @@ public final class EtcdClients {
           + text
           + ")";
     }
-    if (all.contains("authentication failed")
-        || all.contains("invalid user id or password")
-        || all.contains("user name is empty")
-        || all.contains("auth token is invalid")
-        || statusCode(c) == Status.Code.UNAUTHENTICATED) {
+    if (unauthenticated(c, all)) {
       if (settings.username() == null) {
         return "etcd requires authentication: set username and password of the etcd settings ("
             + text

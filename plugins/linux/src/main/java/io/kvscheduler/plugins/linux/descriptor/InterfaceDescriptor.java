@@ -152,9 +152,7 @@ public final class InterfaceDescriptor {
         .validate((k, v) -> validate(agentPrefix, k, v))
         .dependencies(
             (k, v) -> {
-              if (v.hasNamespace()) {
-                namespaces.want(v.getNamespace());
-              }
+              namespaces.want(ref(v));
               return dependencies(k, v);
             })
         .derivedValues(InterfaceDescriptor::derived)
@@ -179,22 +177,17 @@ public final class InterfaceDescriptor {
     return i.getHostIfName().isEmpty() ? i.getName() : i.getHostIfName();
   }
 
+  /** The namespace reference of {@code i}, null for the agent's own. */
+  private static NetNamespace ref(Interface i) {
+    return i.hasNamespace() ? i.getNamespace() : null;
+  }
+
   /**
    * The namespace reference of {@code i} as compared ({@link
    * NamespaceWatcherDescriptor#canonical}): the name of a named namespace, "" for the agent's own.
    */
   public static String namespace(Interface i) {
-    return i.hasNamespace() ? NamespaceWatcherDescriptor.canonical(i.getNamespace()) : "";
-  }
-
-  /** The namespace of {@code i} as {@link LinuxCalls} takes it (a name, a file, ""). */
-  private String handle(Interface i) throws LinuxCallException {
-    return i.hasNamespace() ? namespaces.handle(i.getNamespace()) : "";
-  }
-
-  /** Whether {@code i} is in a named namespace, which the agent creates when it is missing. */
-  private static boolean named(Interface i) {
-    return i.hasNamespace() && i.getNamespace().getType() == NetNamespace.ReferenceType.NSID;
+    return NamespaceWatcherDescriptor.canonical(ref(i));
   }
 
   /** The MTU the kernel gives {@code i} when none is configured. */
@@ -292,14 +285,8 @@ public final class InterfaceDescriptor {
             && i.getLinkCase() != Interface.LinkCase.LINK_NOT_SET) {
           bad.add("a VRF_DEVICE interface takes a vrf_dev link", "link");
         }
-        int t = i.getVrfDev().getRoutingTable();
-        if (t == 0 || t == 253 || t == 254 || t == 255) {
-          bad.add(
-              "routing_table "
-                  + Integer.toUnsignedString(t)
-                  + " is not a table of its own (0 unset, 253 default, 254 main, 255 local)",
-              "routing_table");
-        }
+        Invalid.vrfTableProblem(i.getVrfDev().getRoutingTable())
+            .ifPresent(p -> bad.add(p, "routing_table"));
         if (!i.getVrfMasterInterface().isEmpty()) {
           bad.add("a VRF device cannot be a member of another VRF", "vrf_master_interface");
         }
@@ -417,9 +404,7 @@ public final class InterfaceDescriptor {
     if (i.getType() == Interface.Type.VETH && !peer(i).isEmpty()) {
       out.add(Dependency.onKey("veth-peer-exists", LinuxKeys.interfaceKey(peer(i))));
     }
-    if (i.hasNamespace()) {
-      NamespaceWatcherDescriptor.dependency(i.getNamespace()).ifPresent(out::add);
-    }
+    NamespaceWatcherDescriptor.dependency(ref(i)).ifPresent(out::add);
     return out;
   }
 
@@ -515,12 +500,12 @@ public final class InterfaceDescriptor {
   }
 
   LinuxIfMetadata create(String key, Interface i) throws LinuxCallException {
-    String ns = handle(i);
+    String ns = namespaces.handle(ref(i));
     String host = hostName(i);
     if (i.getType() == Interface.Type.EXISTING) {
       return metadata(ns, host);
     }
-    if (named(i)) {
+    if (NamespaceWatcherDescriptor.named(ref(i))) {
       calls.ensureNamespace(ns);
     }
     switch (i.getType()) {
@@ -665,7 +650,7 @@ public final class InterfaceDescriptor {
 
   LinuxIfMetadata update(String key, Interface a, Interface b, LinuxIfMetadata m)
       throws LinuxCallException {
-    String ns = m != null ? m.namespace() : handle(b);
+    String ns = m != null ? m.namespace() : namespaces.handle(ref(b));
     if (b.getType() == Interface.Type.EXISTING) {
       return metadata(ns, hostName(b));
     }
@@ -684,7 +669,7 @@ public final class InterfaceDescriptor {
 
   void delete(String key, Interface i, LinuxIfMetadata m) throws LinuxCallException {
     // where it was made: a microservice's process may have gone since
-    String ns = m != null ? m.namespace() : handle(i);
+    String ns = m != null ? m.namespace() : namespaces.handle(ref(i));
     String host = hostName(i);
     if (m != null && isFoundAmiss(i.getName())) {
       // the link Retrieve found: not one made under its name since (by a Create of the resync)
@@ -750,27 +735,14 @@ public final class InterfaceDescriptor {
     }
     namespaces.addAll(calls.namespaces());
     // the namespaces referred to by process, file or label that exist now: by their file
-    Map<String, NetNamespace> referred = new HashMap<>();
-    Map<String, String> handles = new HashMap<>();
-    for (Interface exp : expected.values()) {
-      if (exp.hasNamespace() && !named(exp)) {
-        this.namespaces.want(exp.getNamespace());
-        try {
-          String h = handle(exp);
-          handles.put(exp.getName(), h);
-          referred.putIfAbsent(h, exp.getNamespace());
-        } catch (LinuxCallException e) {
-          // no process carries the label: nothing of it to read
-        }
-      }
-    }
-    // one file per namespace: two references of one namespace must not find its links twice
-    Map<String, String> one =
-        NamespaceWatcherDescriptor.oneFilePerNamespace(calls, referred.keySet());
-    Map<String, String> own = new HashMap<>(handles); // each value's own file, for its metadata
-    handles.replaceAll((name, h) -> one.getOrDefault(h, h));
-    referred.keySet().retainAll(one.values());
-    namespaces.addAll(referred.keySet());
+    ReferredNamespaces referred =
+        new ReferredNamespaces(
+            calls,
+            this.namespaces,
+            expected.values(),
+            Interface::getName,
+            InterfaceDescriptor::ref);
+    namespaces.addAll(referred.files());
     Map<String, List<Claim>> claims = new LinkedHashMap<>();
     List<Link> unfinished = new ArrayList<>();
     for (String ns : namespaces) {
@@ -779,7 +751,7 @@ public final class InterfaceDescriptor {
       try {
         there = calls.links(ns);
       } catch (LinuxCallException e) {
-        if (!referred.containsKey(ns) || !e.notFound()) {
+        if (!referred.has(ns) || !e.notFound()) {
           throw e;
         }
         continue; // the process or file is gone: its values wait for it
@@ -837,7 +809,7 @@ public final class InterfaceDescriptor {
                   .filter(
                       c ->
                           exp != null
-                              && c.ns().equals(handles.getOrDefault(name, namespace(exp)))
+                              && c.ns().equals(referred.file(name, namespace(exp)))
                               && c.link().name().equals(hostName(exp)))
                   .findFirst()
                   .orElse(all.get(0));
@@ -862,8 +834,7 @@ public final class InterfaceDescriptor {
             "it is removed and made again");
       }
       String name = orphan ? c.name() + MISSING_PEER : c.name();
-      found.put(
-          name, retrieved(name, c, orphan ? null : expected.get(name), referred, handles, own));
+      found.put(name, retrieved(name, c, orphan ? null : expected.get(name), referred));
     }
     Map<String, Integer> seen = new HashMap<>();
     for (Claim c : duplicates) {
@@ -877,7 +848,7 @@ public final class InterfaceDescriptor {
           c.ns(),
           c.name(),
           "it is removed");
-      found.put(name, retrieved(name, c, null, referred, handles, own));
+      found.put(name, retrieved(name, c, null, referred));
     }
     for (Link l : unfinished) {
       String name = l.name() + UNFINISHED;
@@ -891,10 +862,7 @@ public final class InterfaceDescriptor {
           l.namespace(),
           "it is removed");
       Interface.Type type = l.kind().equals("veth") ? Interface.Type.VETH : Interface.Type.DUMMY;
-      found.put(
-          name,
-          retrieved(
-              name, new Claim(name, "", type, l.namespace(), l), null, referred, handles, own));
+      found.put(name, retrieved(name, new Claim(name, "", type, l.namespace(), l), null, referred));
     }
     for (Interface exp : expected.values()) {
       if (exp.getType() != Interface.Type.EXISTING || found.containsKey(exp.getName())) {
@@ -926,18 +894,11 @@ public final class InterfaceDescriptor {
   }
 
   /**
-   * The value of the link of {@code c}, named {@code name}, as configured when it is; {@code
-   * referred} gives a reference of each namespace found by file, {@code handles} the file of the
-   * namespace of each configured interface referring to one as read (one file per namespace), and
-   * {@code own} the file that interface's own reference names.
+   * The value of the link of {@code c}, named {@code name}, as configured when it is, in the
+   * namespace {@code referred} places it.
    */
   private KVWithMetadata<Interface, LinuxIfMetadata> retrieved(
-      String name,
-      Claim c,
-      Interface exp,
-      Map<String, NetNamespace> referred,
-      Map<String, String> handles,
-      Map<String, String> own) {
+      String name, Claim c, Interface exp, ReferredNamespaces referred) {
     Link l = c.link();
     Interface.Builder b =
         Interface.newBuilder()
@@ -947,16 +908,11 @@ public final class InterfaceDescriptor {
             .setEnabled(l.up())
             .setMtu(l.mtu())
             .setPhysAddress(l.mac());
-    String ns = c.ns();
-    if (exp != null && c.ns().equals(handles.get(exp.getName()))) {
-      b.setNamespace(exp.getNamespace()); // one namespace may have several references
-      ns = own.get(exp.getName()); // the file the value itself enters it through
-    } else if (referred.containsKey(c.ns())) {
-      b.setNamespace(referred.get(c.ns()));
-    } else if (!c.ns().isEmpty()) {
-      b.setNamespace(
-          NetNamespace.newBuilder().setType(NetNamespace.ReferenceType.NSID).setReference(c.ns()));
+    ReferredNamespaces.Place place = referred.place(name, exp != null, c.ns());
+    if (place.reference() != null) {
+      b.setNamespace(place.reference());
     }
+    String ns = place.file();
     if (c.type() == Interface.Type.VETH) {
       b.setVeth(VethLink.newBuilder().setPeerIfName(c.peer()));
     }

@@ -118,6 +118,17 @@ final class Invalid {
     return control.isPresent() ? control : batchProblem(ns);
   }
 
+  /** Why a VRF device cannot own the routing table {@code t} (unset or the kernel's), or empty. */
+  static Optional<String> vrfTableProblem(int t) {
+    if (t == 0 || t == 253 || t == 254 || t == 255) {
+      return Optional.of(
+          "routing_table "
+              + Integer.toUnsignedString(t)
+              + " is not a table of its own (0 unset, 253 default, 254 main, 255 local)");
+    }
+    return Optional.empty();
+  }
+
   /**
    * Why {@code text}, part of a link's alias, cannot be: a control character or a character no
    * {@code ip -batch} line carries ({@link BatchLine#problem}); the alias as a whole is checked

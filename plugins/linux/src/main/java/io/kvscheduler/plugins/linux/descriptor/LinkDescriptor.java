@@ -133,9 +133,7 @@ public final class LinkDescriptor {
         .validate((k, v) -> validate(prefix, k, v))
         .dependencies(
             (k, v) -> {
-              if (v.hasNamespace()) {
-                namespaces.want(v.getNamespace());
-              }
+              namespaces.want(ref(v));
               return dependencies(k, v);
             })
         .derivedValues(LinkDescriptor::derived)
@@ -157,22 +155,17 @@ public final class LinkDescriptor {
     return l.getHostIfName().isEmpty() ? l.getName() : l.getHostIfName();
   }
 
+  /** The namespace reference of {@code l}, null for the agent's own. */
+  private static NetNamespace ref(Link l) {
+    return l.hasNamespace() ? l.getNamespace() : null;
+  }
+
   /**
    * The namespace reference of {@code l} as compared ({@link
    * NamespaceWatcherDescriptor#canonical}): the name of a named namespace, "" for the agent's own.
    */
   public static String namespace(Link l) {
-    return l.hasNamespace() ? NamespaceWatcherDescriptor.canonical(l.getNamespace()) : "";
-  }
-
-  /** The namespace of {@code l} as {@link LinuxCalls} takes it (a name, a file, ""). */
-  private String handle(Link l) throws LinuxCallException {
-    return l.hasNamespace() ? namespaces.handle(l.getNamespace()) : "";
-  }
-
-  /** Whether {@code l} is in a named namespace, which the agent creates when it is missing. */
-  private static boolean named(Link l) {
-    return l.hasNamespace() && l.getNamespace().getType() == NetNamespace.ReferenceType.NSID;
+    return NamespaceWatcherDescriptor.canonical(ref(l));
   }
 
   /** The logical name of the link {@code l} sits on (parent, underlay), "" when none. */
@@ -315,14 +308,8 @@ public final class LinkDescriptor {
         }
       }
       case VRF -> {
-        int t = l.getVrf().getRoutingTable();
-        if (t == 0 || t == 253 || t == 254 || t == 255) {
-          bad.add(
-              "routing_table "
-                  + Integer.toUnsignedString(t)
-                  + " is not a table of its own (0 unset, 253 default, 254 main, 255 local)",
-              "routing_table");
-        }
+        Invalid.vrfTableProblem(l.getVrf().getRoutingTable())
+            .ifPresent(p -> bad.add(p, "routing_table"));
       }
     }
     if (Invalid.textProblem(l.getName()).isEmpty()) {
@@ -333,9 +320,7 @@ public final class LinkDescriptor {
 
   static List<Dependency> dependencies(String key, Link l) {
     List<Dependency> out = new ArrayList<>();
-    if (l.hasNamespace()) {
-      NamespaceWatcherDescriptor.dependency(l.getNamespace()).ifPresent(out::add);
-    }
+    NamespaceWatcherDescriptor.dependency(ref(l)).ifPresent(out::add);
     String lower = lower(l);
     if (!lower.isEmpty()) {
       String label = l.getKindCase() == Link.KindCase.VXLAN ? "underlay-exists" : "parent-exists";
@@ -462,7 +447,7 @@ public final class LinkDescriptor {
                         "link " + Invalid.quote(l.getName()),
                         1,
                         field + " " + Invalid.quote(name) + " is not configured"));
-    if (!m.namespace().equals(handle(l))) {
+    if (!m.namespace().equals(namespaces.handle(ref(l)))) {
       throw new LinuxCallException(
           "link " + Invalid.quote(l.getName()),
           1,
@@ -472,7 +457,7 @@ public final class LinkDescriptor {
               + " is in namespace '"
               + m.namespace()
               + "', the link in '"
-              + handle(l)
+              + namespaces.handle(ref(l))
               + "': they must share one");
     }
     return m.hostIfName();
@@ -548,9 +533,9 @@ public final class LinkDescriptor {
   }
 
   LinuxIfMetadata create(String key, Link l) throws LinuxCallException {
-    String ns = handle(l);
+    String ns = namespaces.handle(ref(l));
     String host = hostName(l);
-    if (named(l)) {
+    if (NamespaceWatcherDescriptor.named(ref(l))) {
       calls.ensureNamespace(ns);
     }
     List<String> add = addArgs(l);
@@ -639,7 +624,7 @@ public final class LinkDescriptor {
   void delete(String key, Link l, LinuxIfMetadata m) throws LinuxCallException {
     String host = m != null ? m.hostIfName() : hostName(l);
     // where it was made: a microservice's process may have gone since
-    String ns = m != null ? m.namespace() : handle(l);
+    String ns = m != null ? m.namespace() : namespaces.handle(ref(l));
     try {
       calls.deleteLink(ns, host);
     } catch (LinuxCallException e) {
@@ -658,27 +643,10 @@ public final class LinkDescriptor {
     Set<String> places = new LinkedHashSet<>(List.of(""));
     places.addAll(calls.namespaces());
     // the namespaces referred to by process, file or label that exist now: by their file
-    Map<String, NetNamespace> referred = new HashMap<>();
-    Map<String, String> handles = new HashMap<>();
-    for (Link exp : expected.values()) {
-      if (exp.hasNamespace() && !named(exp)) {
-        namespaces.want(exp.getNamespace());
-        try {
-          String h = handle(exp);
-          handles.put(exp.getName(), h);
-          referred.putIfAbsent(h, exp.getNamespace());
-        } catch (LinuxCallException e) {
-          // no process carries the label: nothing of it to read
-        }
-      }
-    }
-    // one file per namespace: two references of one namespace must not find its links twice
-    Map<String, String> one =
-        NamespaceWatcherDescriptor.oneFilePerNamespace(calls, referred.keySet());
-    Map<String, String> own = new HashMap<>(handles); // each value's own file, for its metadata
-    handles.replaceAll((name, h) -> one.getOrDefault(h, h));
-    referred.keySet().retainAll(one.values());
-    places.addAll(referred.keySet());
+    ReferredNamespaces referred =
+        new ReferredNamespaces(
+            calls, namespaces, expected.values(), Link::getName, LinkDescriptor::ref);
+    places.addAll(referred.files());
     List<KVWithMetadata<Link, LinuxIfMetadata>> out = new ArrayList<>();
     for (String ns : places) {
       List<LinkDetails> ours;
@@ -688,7 +656,7 @@ public final class LinkDescriptor {
                 .filter(d -> d.link().alias().startsWith(aliasPrefix))
                 .toList();
       } catch (LinuxCallException e) {
-        if (!referred.containsKey(ns) || !e.notFound()) {
+        if (!referred.has(ns) || !e.notFound()) {
           throw e;
         }
         continue; // the process or file is gone: its values wait for it
@@ -704,22 +672,9 @@ public final class LinkDescriptor {
       for (LinkDetails d : ours) {
         String name = d.link().alias().substring(aliasPrefix.length());
         Link exp = expected.get(name);
-        NetNamespace reference;
-        String file = ns;
-        if (exp != null && ns.equals(handles.get(name))) {
-          reference = exp.getNamespace(); // one namespace may have several references
-          file = own.get(name); // the file the value itself enters it through
-        } else if (referred.containsKey(ns)) {
-          reference = referred.get(ns);
-        } else if (!ns.isEmpty()) {
-          reference =
-              NetNamespace.newBuilder()
-                  .setType(NetNamespace.ReferenceType.NSID)
-                  .setReference(ns)
-                  .build();
-        } else {
-          reference = null;
-        }
+        ReferredNamespaces.Place place = referred.place(name, exp != null, ns);
+        NetNamespace reference = place.reference();
+        String file = place.file();
         Link found = found(name, reference, d, logical, exp);
         List<String> addrs =
             InterfaceDescriptor.spelledAsExpected(

@@ -120,6 +120,18 @@ public final class NamespaceWatcherDescriptor implements AutoCloseable {
     };
   }
 
+  /** Whether {@code ns} is a named namespace, which the agent creates when missing (null: none). */
+  static boolean named(NetNamespace ns) {
+    return ns != null && ns.getType() == NetNamespace.ReferenceType.NSID;
+  }
+
+  /**
+   * Whether {@code ns} refers by process, file or label: waited for, never created (null: none).
+   */
+  static boolean byReference(NetNamespace ns) {
+    return ns != null && !named(ns);
+  }
+
   /** The property that exists while the namespace {@code ns} refers to exists; none for a name. */
   public static Optional<String> key(NetNamespace ns) {
     if (ns == null

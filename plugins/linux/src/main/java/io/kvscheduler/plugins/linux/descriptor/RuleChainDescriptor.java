@@ -90,9 +90,7 @@ public final class RuleChainDescriptor {
         .validate(RuleChainDescriptor::validate)
         .dependencies(
             (k, v) -> {
-              if (v.hasNamespace()) {
-                namespaces.want(v.getNamespace());
-              }
+              namespaces.want(ref(v));
               return dependencies(k, v);
             })
         .derivedValues(RuleChainDescriptor::derived)
@@ -134,22 +132,17 @@ public final class RuleChainDescriptor {
           Set.of(
               RuleChain.ChainType.INPUT, RuleChain.ChainType.FORWARD, RuleChain.ChainType.OUTPUT));
 
+  /** The namespace reference of {@code c}, null for the agent's own. */
+  private static NetNamespace ref(RuleChain c) {
+    return c.hasNamespace() ? c.getNamespace() : null;
+  }
+
   /**
    * The namespace reference of {@code c} as compared ({@link
    * NamespaceWatcherDescriptor#canonical}): the name of a named namespace, "" for the agent's own.
    */
   static String namespace(RuleChain c) {
-    return c.hasNamespace() ? NamespaceWatcherDescriptor.canonical(c.getNamespace()) : "";
-  }
-
-  /** Whether {@code c} is in a named namespace, which the agent creates when it is missing. */
-  private static boolean named(RuleChain c) {
-    return c.hasNamespace() && c.getNamespace().getType() == NetNamespace.ReferenceType.NSID;
-  }
-
-  /** The namespace of {@code c} as the iptables calls take it (a name, a file, ""). */
-  private String handle(RuleChain c) throws LinuxCallException {
-    return c.hasNamespace() ? namespaces.handle(c.getNamespace()) : "";
+    return NamespaceWatcherDescriptor.canonical(ref(c));
   }
 
   static boolean v6(RuleChain c) {
@@ -344,9 +337,7 @@ public final class RuleChainDescriptor {
     for (String to : jumps(c)) {
       out.add(Dependency.onKey("chain-exists-" + to, chainKey(c, to)));
     }
-    if (c.hasNamespace()) {
-      NamespaceWatcherDescriptor.dependency(c.getNamespace()).ifPresent(out::add);
-    }
+    NamespaceWatcherDescriptor.dependency(ref(c)).ifPresent(out::add);
     return out;
   }
 
@@ -397,9 +388,9 @@ public final class RuleChainDescriptor {
    */
   private void apply(RuleChain c, List<String> lines, boolean deleting) throws LinuxCallException {
     RestoreBatcher.Change change = new RestoreBatcher.Change(table(c), lines, deleting);
-    if (c.hasNamespace() && !named(c)) {
+    if (NamespaceWatcherDescriptor.byReference(ref(c))) {
       // a namespace of a process or a file: never created by the agent, waited for
-      String ns = handle(c);
+      String ns = namespaces.handle(ref(c));
       try {
         batcher.apply(ns, v6(c), change);
       } catch (LinuxCallException e) {
@@ -477,10 +468,10 @@ public final class RuleChainDescriptor {
       boolean v6 = (Boolean) group.getKey().get(1);
       RuleChain first = group.getValue().get(0).value();
       String savedNs = ns;
-      if (first.hasNamespace() && !named(first)) {
+      if (NamespaceWatcherDescriptor.byReference(ref(first))) {
         namespaces.want(first.getNamespace());
         try {
-          savedNs = handle(first);
+          savedNs = namespaces.handle(ref(first));
         } catch (LinuxCallException e) {
           continue; // no process carries the label: nothing of it is there
         }

@@ -118,43 +118,37 @@ class KvsCtlFleetSecuredTest {
     assertThat(JSON.readTree(env.out()).at("/agents/0/label").asText()).isEqualTo(LABEL);
 
     // a wrong password: etcd and the cause are named, no stack trace
-    RunningAgent.Run wrong =
-        RunningAgent.run(
-            Map.of(),
-            "fleet",
-            "-o",
-            "json",
-            "--etcd-config",
-            etcdConf("wrong-password", "not-the-password", true).toString());
+    RunningAgent.Run wrong = fleetWith(etcdConf("wrong-password", "not-the-password", true));
     // etcd answered, refusing the user: refused (4), as an agent refusing a token, neither an
     // unreachable etcd (3) nor an agent that is not well (1)
-    assertThat(wrong.exit()).as(wrong.err()).isEqualTo(4);
-    assertThat(wrong.out()).isEmpty();
-    assertThat(wrong.err())
-        .contains("etcd at ")
-        .contains("authentication failed for user 'agent'")
-        .contains("check the username and password")
-        .doesNotContain("not-the-password")
-        .doesNotContain("\tat ");
-    assertThat(wrong.err().lines()).hasSize(1);
+    assertOneLineError(
+        wrong, 4, "authentication failed for user 'agent'", "check the username and password");
+    assertThat(wrong.err()).doesNotContain("not-the-password");
 
     // no ca-file: the server certificate is not trusted
-    RunningAgent.Run noCa =
-        RunningAgent.run(
-            Map.of(),
-            "fleet",
-            "-o",
-            "json",
-            "--etcd-config",
-            etcdConf("no-ca", "secret", false).toString());
+    RunningAgent.Run noCa = fleetWith(etcdConf("no-ca", "secret", false));
     // no TLS connection to etcd: etcd cannot be reached (3)
-    assertThat(noCa.exit()).as(noCa.err()).isEqualTo(3);
-    assertThat(noCa.out()).isEmpty();
-    assertThat(noCa.err())
-        .contains("etcd at ")
-        .contains("TLS handshake with etcd failed, the server certificate is not trusted")
-        .contains("ca-file")
-        .doesNotContain("\tat ");
-    assertThat(noCa.err().lines()).hasSize(1);
+    assertOneLineError(
+        noCa,
+        3,
+        "TLS handshake with etcd failed, the server certificate is not trusted",
+        "ca-file");
+  }
+
+  /** {@code kvsctl fleet -o json} with the etcd settings of file {@code etcdConfig}. */
+  private static RunningAgent.Run fleetWith(Path etcdConfig) throws Exception {
+    return RunningAgent.run(
+        Map.of(), "fleet", "-o", "json", "--etcd-config", etcdConfig.toString());
+  }
+
+  /**
+   * {@code run} ended with {@code exit}, printed nothing on stdout and one line on stderr naming
+   * etcd and each of {@code says}, without a stack trace.
+   */
+  private static void assertOneLineError(RunningAgent.Run run, int exit, String... says) {
+    assertThat(run.exit()).as(run.err()).isEqualTo(exit);
+    assertThat(run.out()).isEmpty();
+    assertThat(run.err()).contains("etcd at ").contains(says).doesNotContain("\tat ");
+    assertThat(run.err().lines()).hasSize(1);
   }
 }

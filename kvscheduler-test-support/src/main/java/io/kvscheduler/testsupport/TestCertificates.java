@@ -24,22 +24,7 @@ public final class TestCertificates {
    * name.key}).
    */
   public Path ca(String name) throws Exception {
-    openssl(
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-keyout",
-        dir.resolve(name + ".key").toString(),
-        "-out",
-        dir.resolve(name + ".crt").toString(),
-        "-days",
-        "2",
-        "-subj",
-        "/CN=" + name);
+    request(dir.resolve(name + ".key"), dir.resolve(name + ".crt"), name, "-x509", "-days", "2");
     return dir.resolve(name + ".crt");
   }
 
@@ -53,19 +38,7 @@ public final class TestCertificates {
         server
             ? "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n"
             : "extendedKeyUsage=clientAuth\n");
-    openssl(
-        "req",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-keyout",
-        key.toString(),
-        "-out",
-        csr.toString(),
-        "-subj",
-        "/CN=" + name);
+    request(key, csr, name);
     openssl(
         "x509",
         "-req",
@@ -87,6 +60,30 @@ public final class TestCertificates {
 
   public Path key(String name) {
     return dir.resolve(name + ".key");
+  }
+
+  /**
+   * {@code openssl req} with {@code options}: a new P-256 key into {@code key}, the request (or
+   * with {@code -x509} the certificate) for {@code CN=name} into {@code out}.
+   */
+  private void request(Path key, Path out, String name, String... options)
+      throws IOException, InterruptedException {
+    List<String> args = new ArrayList<>(List.of("req"));
+    args.addAll(List.of(options));
+    args.addAll(
+        List.of(
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-keyout",
+            key.toString(),
+            "-out",
+            out.toString(),
+            "-subj",
+            "/CN=" + name));
+    openssl(args.toArray(String[]::new));
   }
 
   private void openssl(String... args) throws IOException, InterruptedException {

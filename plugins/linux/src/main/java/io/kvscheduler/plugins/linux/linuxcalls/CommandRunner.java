@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -19,8 +20,11 @@ import java.util.concurrent.TimeUnit;
  * its output, bounded in time: a command that runs longer than the limit is killed and fails.
  */
 final class CommandRunner {
-  /** Reads the error output of running commands (one thread per command at most). */
-  private static final ExecutorService READERS =
+  /**
+   * Reads the error output of running commands, long-running ones included (a thread per reader:
+   * each blocks until its command ends, so never the common pool).
+   */
+  static final ExecutorService READERS =
       Executors.newCachedThreadPool(
           r -> {
             Thread t = new Thread(r, "ip-stderr-reader");
@@ -28,14 +32,21 @@ final class CommandRunner {
             return t;
           });
 
-  /** Kills commands that overrun their limit. */
-  private static final ScheduledExecutorService WATCHDOG =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "ip-watchdog");
-            t.setDaemon(true);
-            return t;
-          });
+  /** Kills commands that overrun their limit; a cancelled kill leaves its queue at once. */
+  private static final ScheduledExecutorService WATCHDOG = watchdog();
+
+  private static ScheduledExecutorService watchdog() {
+    ScheduledThreadPoolExecutor w =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, "ip-watchdog");
+              t.setDaemon(true);
+              return t;
+            });
+    w.setRemoveOnCancelPolicy(true); // one kill per restore text: cancelled ones are not kept
+    return w;
+  }
 
   private final List<String> prefix;
   private final Duration limit;

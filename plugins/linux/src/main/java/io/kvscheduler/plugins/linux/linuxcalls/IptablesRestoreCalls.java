@@ -23,7 +23,10 @@ public final class IptablesRestoreCalls implements IptablesCalls, AutoCloseable 
   /** The long-running restores, by namespace and family ({@link RestoreSession}). */
   private final ConcurrentMap<List<Object>, RestoreSession> sessions = new ConcurrentHashMap<>();
 
-  /** Whether long-running restores are used: nf_tables backend and {@code /proc} to watch them. */
+  /** How long the check that a restore echoes its marks waits for the echo. */
+  private static final Duration PROBE_LIMIT = Duration.ofSeconds(2);
+
+  /** Whether long-running restores are used ({@link #sessionsWork()}), once known. */
   private volatile Boolean sessionsWork;
 
   /** Calls the commands directly, each call bounded to {@code limit}. */
@@ -42,8 +45,8 @@ public final class IptablesRestoreCalls implements IptablesCalls, AutoCloseable 
 
   /**
    * Whether a long-running restore can serve a namespace: the nf_tables backend (the legacy one
-   * holds the xtables lock for as long as it runs) and a {@code /proc} that shows a process's
-   * system call.
+   * holds the xtables lock for as long as it runs), and an iptables-restore that echoes the marks
+   * ending each text at once ({@link RestoreSession}).
    */
   private boolean sessionsWork() {
     if (sessionsWork == null) {
@@ -53,9 +56,15 @@ public final class IptablesRestoreCalls implements IptablesCalls, AutoCloseable 
       } catch (LinuxCallException e) {
         nft = false;
       }
-      sessionsWork = nft && RestoreSession.supported();
+      sessionsWork =
+          nft && RestoreSession.echoesMarks(runner, restoreCommand("", false), PROBE_LIMIT);
     }
     return sessionsWork;
+  }
+
+  /** The command of a restore in {@code namespace}, kept running by a session. */
+  private static List<String> restoreCommand(String namespace, boolean v6) {
+    return in(namespace, tool(v6, "restore"), "--noflush", "--verbose", "-w", "5");
   }
 
   private static String tool(boolean v6, String what) {
@@ -81,14 +90,7 @@ public final class IptablesRestoreCalls implements IptablesCalls, AutoCloseable 
   @Override
   public void restore(String namespace, boolean v6, String input) throws LinuxCallException {
     if (sessionsWork()) {
-      RestoreSession session =
-          sessions.computeIfAbsent(
-              List.of(namespace, v6),
-              k -> {
-                restores.incrementAndGet();
-                return new RestoreSession(
-                    runner, in(namespace, tool(v6, "restore"), "--noflush", "-w", "5"), limit);
-              });
+      RestoreSession session = session(namespace, v6);
       try {
         session.apply(input);
       } catch (LinuxCallException e) {
@@ -103,6 +105,16 @@ public final class IptablesRestoreCalls implements IptablesCalls, AutoCloseable 
     if (r.exitCode() != 0) {
       throw new LinuxCallException(tool(v6, "restore"), r.exitCode(), message(r, v6));
     }
+  }
+
+  /** The long-running restore of {@code namespace} and family, made (not started) when missing. */
+  private RestoreSession session(String namespace, boolean v6) {
+    return sessions.computeIfAbsent(
+        List.of(namespace, v6),
+        k -> {
+          restores.incrementAndGet();
+          return new RestoreSession(runner, restoreCommand(namespace, v6), limit);
+        });
   }
 
   @Override

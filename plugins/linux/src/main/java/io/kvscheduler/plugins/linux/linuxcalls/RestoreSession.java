@@ -1,40 +1,50 @@
 package io.kvscheduler.plugins.linux.linuxcalls;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * One long-running {@code iptables-restore --noflush} for one namespace and address family, fed
- * table blocks over its standard input: each {@code COMMIT} applies its block when it is read, so
- * the process serves every change of the namespace, as {@code ip -batch} does for links.
+ * One long-running {@code iptables-restore --noflush --verbose} for one namespace and address
+ * family, fed table blocks over its standard input: each {@code COMMIT} applies its block when it
+ * is read, so the process serves every change of the namespace, as {@code ip -batch} does for
+ * links.
  *
- * <p>iptables-restore prints nothing when a block succeeds, so the end of a block is seen in {@code
- * /proc}: the process is waiting again in {@code read} on its standard input (its input buffer is
- * empty, every line before was handled) after blocking at least once since the block was written
- * (it woke to read it). A block iptables rejects ends the process with iptables' message; the next
- * block starts a new one. A block not handled within the limit kills the process.
+ * <p>iptables-restore prints nothing when a block succeeds, but in verbose mode it echoes each
+ * comment line it reads (and flushes it). So each text fed is followed by a comment of its own, a
+ * mark: when the mark comes back on the process's output, every line before it was handled, the
+ * blocks committed. A block iptables rejects ends the process with iptables' message (the output
+ * ends before the mark); the next block starts a new one. A text not handled within the limit kills
+ * the process. {@link #echoesMarks} checks that the installed iptables echoes marks at once.
  */
 final class RestoreSession implements AutoCloseable {
+  /** The comment that ends each text fed; its number tells one text's mark from another's. */
+  private static final String MARK = "#kvs-restore-";
+
   private final CommandRunner runner;
   private final List<String> argv;
   private final Duration limit;
 
   private Process process;
   private OutputStream input;
+  private BufferedReader output;
 
   /** Lines the process read before the text being applied (iptables counts from its start). */
   private long linesBefore;
+
+  /** Marks written so far. */
+  private long marks;
 
   private CompletableFuture<String> errors;
 
@@ -44,48 +54,62 @@ final class RestoreSession implements AutoCloseable {
     this.limit = limit;
   }
 
-  /** Whether {@code /proc} shows what a session needs to see about its process. */
-  static boolean supported() {
-    return Files.isReadable(Path.of("/proc/self/syscall"))
-        && Files.isReadable(Path.of("/proc/self/status"));
+  /**
+   * Whether {@code argv} (an {@code iptables-restore --verbose} command) echoes a comment line as
+   * soon as it reads it, within {@code limit}: what a session needs to see a text's end.
+   */
+  static boolean echoesMarks(CommandRunner runner, List<String> argv, Duration limit) {
+    RestoreSession probe = new RestoreSession(runner, argv, limit);
+    try {
+      probe.apply("");
+      return true;
+    } catch (LinuxCallException e) {
+      return false;
+    } finally {
+      probe.close();
+    }
   }
 
   /** Feeds {@code text} (whole table blocks) and waits until the process has handled it. */
   synchronized void apply(String text) throws LinuxCallException {
     start();
-    long pid = process.pid();
-    long before = switches(pid);
-    long lines = text.chars().filter(ch -> ch == '\n').count();
     String shown = String.join(" ", argv);
+    String mark = MARK + ++marks;
+    long lines = text.chars().filter(ch -> ch == '\n').count() + 1;
+    ScheduledFuture<?> watchdog = CommandRunner.killAfter(process, limit);
+    boolean handled = false;
     try {
-      input.write(text.getBytes(StandardCharsets.UTF_8));
+      input.write((text + mark + "\n").getBytes(StandardCharsets.UTF_8));
       input.flush();
     } catch (IOException e) {
       // the process ended: its exit code and error output say why
     }
-    long deadline = System.nanoTime() + limit.toNanos();
-    long pause = 20_000; // ns
-    while (true) {
-      if (!process.isAlive()) {
-        throw ended(shown);
+    String line;
+    while (!handled && (line = readLine()) != null) {
+      handled = line.equals(mark);
+    }
+    boolean overran = !watchdog.cancel(false); // the watchdog ran, or is killing the process now
+    if (handled) {
+      linesBefore += lines;
+      if (overran) {
+        stop(); // handled at the last moment: the next text starts a new process
       }
-      if (waitingForInput(pid) && switches(pid) > before) {
-        linesBefore += lines;
-        return;
-      }
-      if (System.nanoTime() > deadline) {
-        stop();
-        throw new LinuxCallException(
-            shown, -1, "'" + shown + "' did not finish within " + limit.toMillis() + " ms");
-      }
-      try {
-        TimeUnit.NANOSECONDS.sleep(pause);
-      } catch (InterruptedException e) {
-        stop();
-        Thread.currentThread().interrupt();
-        throw new LinuxCallException(shown, -1, "interrupted while running '" + shown + "'");
-      }
-      pause = Math.min(pause * 2, 250_000);
+      return;
+    }
+    if (overran) {
+      stop();
+      throw new LinuxCallException(
+          shown, -1, "'" + shown + "' did not finish within " + limit.toMillis() + " ms");
+    }
+    throw ended(shown);
+  }
+
+  /** The next line the process printed; null when its output ended. */
+  private String readLine() {
+    try {
+      return output.readLine();
+    } catch (IOException e) {
+      return null;
     }
   }
 
@@ -128,30 +152,6 @@ final class RestoreSession implements AutoCloseable {
     return out.toString();
   }
 
-  /** The process's voluntary context switches (how often it blocked), -1 when unknown. */
-  private static long switches(long pid) {
-    try {
-      for (String l : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-        if (l.startsWith("voluntary_ctxt_switches:")) {
-          return Long.parseLong(l.substring(l.indexOf(':') + 1).strip());
-        }
-      }
-    } catch (IOException | NumberFormatException e) {
-      // gone
-    }
-    return -1;
-  }
-
-  /** Whether the process is blocked in {@code read} on its standard input (syscall 0, fd 0). */
-  private static boolean waitingForInput(long pid) {
-    try {
-      String s = Files.readString(Path.of("/proc/" + pid + "/syscall")).strip();
-      return s.startsWith("0 0x0 ");
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
   private void start() throws LinuxCallException {
     if (process != null && process.isAlive()) {
       return;
@@ -159,7 +159,7 @@ final class RestoreSession implements AutoCloseable {
     stop();
     linesBefore = 0;
     Process p = runner.startInteractive(argv);
-    closeQuietly(p.getInputStream()); // it prints nothing on its output
+    output = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
     InputStream err = p.getErrorStream();
     errors =
         CompletableFuture.supplyAsync(
@@ -169,17 +169,10 @@ final class RestoreSession implements AutoCloseable {
               } catch (IOException e) {
                 return "";
               }
-            });
+            },
+            CommandRunner.READERS); // blocks until the process ends: not on the common pool
     process = p;
     input = p.getOutputStream();
-  }
-
-  private static void closeQuietly(InputStream in) {
-    try {
-      in.close();
-    } catch (IOException e) {
-      // nothing to read anyway
-    }
   }
 
   private void stop() {

@@ -122,7 +122,6 @@ final class DerivedVisits {
       return false;
     }
     Object v = kv.value();
-    return (v == n.value() || v != null && v.equals(n.value()))
-        && (v == last.value() || v != null && v.equals(last.value()));
+    return Objects.equals(v, n.value()) && Objects.equals(v, last.value());
   }
 }

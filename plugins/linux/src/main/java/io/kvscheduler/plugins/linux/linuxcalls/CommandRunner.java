@@ -14,6 +14,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Runs a command (after a fixed prefix, e.g. {@code nsenter ...} to enter a sandbox) and returns
@@ -95,7 +96,7 @@ final class CommandRunner {
     } catch (IOException e) {
       throw new LinuxCallException(shown, -1, "cannot run " + cmd.get(0) + ": " + e.getMessage());
     }
-    ScheduledFuture<?> watchdog = killAfter(p, limit);
+    Watchdog watchdog = killAfter(p, limit);
     Future<String> err = READERS.submit(() -> read(p.getErrorStream()));
     Future<String> in =
         stdin == null
@@ -120,7 +121,7 @@ final class CommandRunner {
       if (in != null) {
         in.get();
       }
-      if (watchdog.isDone() && !watchdog.isCancelled()) {
+      if (watchdog.fired()) {
         throw new LinuxCallException(
             shown, -1, "'" + shown + "' did not finish within " + limit.toMillis() + " ms");
       }
@@ -133,18 +134,44 @@ final class CommandRunner {
       p.destroyForcibly();
       throw new LinuxCallException(shown, -1, "cannot read the output of '" + shown + "': " + e);
     } finally {
-      watchdog.cancel(false);
+      watchdog.cancel();
     }
   }
 
-  /** Kills {@code p} after {@code limit} unless the returned future is cancelled first. */
-  static ScheduledFuture<?> killAfter(Process p, Duration limit) {
-    return WATCHDOG.schedule(
-        () -> {
-          p.destroyForcibly();
-        },
-        limit.toMillis(),
-        TimeUnit.MILLISECONDS);
+  /** Kills {@code p} after {@code limit} unless the returned watchdog is cancelled first. */
+  static Watchdog killAfter(Process p, Duration limit) {
+    return new Watchdog(p, limit);
+  }
+
+  /**
+   * A kill of a process that overruns its limit. Whether it fired is a flag it sets before it
+   * kills: a process that ended because of it always says so ({@link #fired}), even while the kill
+   * is still running (when its future still counts as neither done nor cancelled).
+   */
+  static final class Watchdog {
+    private final AtomicBoolean fired = new AtomicBoolean();
+    private final ScheduledFuture<?> kill;
+
+    private Watchdog(Process p, Duration limit) {
+      kill =
+          WATCHDOG.schedule(
+              () -> {
+                fired.set(true);
+                p.destroyForcibly();
+              },
+              limit.toMillis(),
+              TimeUnit.MILLISECONDS);
+    }
+
+    /** Whether the limit passed and the process was (or is being) killed. */
+    boolean fired() {
+      return fired.get();
+    }
+
+    /** Stops the watchdog if it has not fired. */
+    void cancel() {
+      kill.cancel(false);
+    }
   }
 
   /** Starts {@code argv} as a long-running process with its input, output and errors piped. */

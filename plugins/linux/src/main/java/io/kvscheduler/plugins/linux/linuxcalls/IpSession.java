@@ -234,7 +234,7 @@ final class IpSession implements AutoCloseable {
       if (said.stream().anyMatch(IpSession::staleIndex)) {
         return all; // ip gave up on a stale index (some commands exit): the rest is sent again
       }
-      if (watchdog.isDone() && !watchdog.isCancelled()) {
+      if (watchdog.fired()) {
         throw new LinuxCallException(
             shown, -1, "'ip " + shown + "' did not finish within " + limit.toMillis() + " ms");
       }
@@ -245,7 +245,7 @@ final class IpSession implements AutoCloseable {
               ? "ip ended while running '" + shown + "'"
               : String.join("\n", said).strip());
     } finally {
-      watchdog.cancel(false);
+      watchdog.cancel();
     }
   }
 

@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -76,7 +75,7 @@ final class RestoreSession implements AutoCloseable {
     String shown = String.join(" ", argv);
     String mark = MARK + ++marks;
     long lines = text.chars().filter(ch -> ch == '\n').count() + 1;
-    ScheduledFuture<?> watchdog = CommandRunner.killAfter(process, limit);
+    CommandRunner.Watchdog watchdog = CommandRunner.killAfter(process, limit);
     boolean handled = false;
     try {
       input.write((text + mark + "\n").getBytes(StandardCharsets.UTF_8));
@@ -88,15 +87,15 @@ final class RestoreSession implements AutoCloseable {
     while (!handled && (line = readLine()) != null) {
       handled = line.equals(mark);
     }
-    boolean overran = !watchdog.cancel(false); // the watchdog ran, or is killing the process now
+    watchdog.cancel();
     if (handled) {
       linesBefore += lines;
-      if (overran) {
+      if (watchdog.fired()) {
         stop(); // handled at the last moment: the next text starts a new process
       }
       return;
     }
-    if (overran) {
+    if (watchdog.fired()) {
       stop();
       throw new LinuxCallException(
           shown, -1, "'" + shown + "' did not finish within " + limit.toMillis() + " ms");

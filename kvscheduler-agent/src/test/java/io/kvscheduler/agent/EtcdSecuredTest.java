@@ -51,31 +51,17 @@ class EtcdSecuredTest {
   static void startSecuredEtcd() throws Exception {
     dir = Files.createTempDirectory("kvs-etcd-tls");
     certs = new TestCertificates(dir);
-    Path ca = certs.ca("trusted-ca");
+    certs.ca("trusted-ca");
     certs.ca("other-ca");
-    Path server = certs.signed("server", "trusted-ca", true);
     certs.signed("server-of-other-ca", "other-ca", true);
-    Path ctl = certs.signed("etcdctl", "trusted-ca", false);
     certs.signed("agent", "trusted-ca", false);
     certs.signed("agent-of-other-ca", "other-ca", false);
-    Files.copy(server, dir.resolve("server-good.crt"));
+    etcd = EtcdFixture.startTls(certs, "trusted-ca");
+    Files.copy(certs.cert("server"), dir.resolve("server-good.crt"));
     Files.copy(certs.key("server"), dir.resolve("server-good.key"));
-    etcd =
-        EtcdFixture.startNew(
-            new EtcdFixture.Tls(ca, server, certs.key("server"), ctl, certs.key("etcdctl")));
-    etcd.ctlChecked("user", "add", "root", "--new-user-password", "root-pw");
-    etcd.ctlChecked("user", "grant-role", "root", "root");
-    etcd.ctlChecked("role", "add", "agents");
-    etcd.ctlChecked(
-        "role", "grant-permission", "agents", "readwrite", "/vnf-agent/", "--prefix=true");
-    addAgentUser("agent", "secret");
-    etcd.ctlChecked("auth", "enable");
-    etcd.ctlUser("root:root-pw");
-  }
-
-  private static void addAgentUser(String user, String password) {
-    etcd.ctlChecked("user", "add", user, "--new-user-password", password);
-    etcd.ctlChecked("user", "grant-role", user, "agents");
+    etcd.addAgentRole();
+    etcd.addAgentUser("agent", "secret");
+    etcd.enableAuth();
   }
 
   @AfterEach
@@ -155,7 +141,7 @@ class EtcdSecuredTest {
   @Test
   void wrongPasswordIsNamedAndTheAgentKeepsItsStateUntilItConnects() throws Exception {
     String p = prefix("sec2");
-    addAgentUser("agent2", "secret2");
+    etcd.addAgentUser("agent2", "secret2");
     try {
       etcd.put(p + IF + "tap1", tap("tap1", true));
       MockAgentPlugin mock = new MockAgentPlugin();
@@ -191,7 +177,7 @@ class EtcdSecuredTest {
       long resyncs = nb.resyncCount();
       try (LogCapture log = new LogCapture(EtcdNorthbound.class)) {
         etcd.ctlChecked("user", "delete", "agent2");
-        addAgentUser("agent2", "changed-by-an-operator");
+        etcd.addAgentUser("agent2", "changed-by-an-operator");
         // at rest the agent sends etcd nothing but lease keep-alives (D65), and etcd keeps
         // delivering to a watch opened before the change: the agent learns of the new password at
         // its next request, here the status it publishes for a value that arrived
@@ -215,7 +201,7 @@ class EtcdSecuredTest {
       }
       // fixed: the agent connects, resyncs once and applies what changed meanwhile
       etcd.ctlChecked("user", "delete", "agent2");
-      addAgentUser("agent2", "secret2");
+      etcd.addAgentUser("agent2", "secret2");
       await().atMost(TIMEOUT).until(() -> nb.resyncCount() > resyncs);
       awaitState(agent, IF + "tap2", ValueState.CONFIGURED);
       assertThat(state(agent, IF + "tap1")).isEqualTo(ValueState.CONFIGURED);

@@ -35,22 +35,12 @@ class KvsCtlFleetSecuredTest {
   static void startSecuredEtcdAndAgent() throws Exception {
     dir = Files.createTempDirectory("kvsctl-etcd-tls");
     TestCertificates certs = new TestCertificates(dir);
-    Path ca = certs.ca("trusted-ca");
-    Path server = certs.signed("server", "trusted-ca", true);
-    Path ctl = certs.signed("etcdctl", "trusted-ca", false);
+    certs.ca("trusted-ca");
     certs.signed("client", "trusted-ca", false);
-    etcd =
-        EtcdFixture.startNew(
-            new EtcdFixture.Tls(ca, server, certs.key("server"), ctl, certs.key("etcdctl")));
-    etcd.ctlChecked("user", "add", "root", "--new-user-password", "root-pw");
-    etcd.ctlChecked("user", "grant-role", "root", "root");
-    etcd.ctlChecked("role", "add", "agents");
-    etcd.ctlChecked(
-        "role", "grant-permission", "agents", "readwrite", "/vnf-agent/", "--prefix=true");
-    etcd.ctlChecked("user", "add", "agent", "--new-user-password", "secret");
-    etcd.ctlChecked("user", "grant-role", "agent", "agents");
-    etcd.ctlChecked("auth", "enable");
-    etcd.ctlUser("root:root-pw");
+    etcd = EtcdFixture.startTls(certs, "trusted-ca");
+    etcd.addAgentRole();
+    etcd.addAgentUser("agent", "secret");
+    etcd.enableAuth();
 
     agents = new AgentProcesses(etcd, etcdConf("etcd", "secret", true));
     agents.start(LABEL);

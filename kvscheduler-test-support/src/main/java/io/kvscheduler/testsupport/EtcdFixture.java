@@ -29,6 +29,9 @@ public final class EtcdFixture implements AutoCloseable {
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(20);
   private static final Duration CTL_TIMEOUT = Duration.ofSeconds(10);
 
+  /** The password of etcd's {@code root} user once {@link #addAgentRole} made it. */
+  public static final String ROOT_PASSWORD = "root-pw";
+
   private final Path dir;
   private final Path dataDir;
   private final Path log;
@@ -73,6 +76,41 @@ public final class EtcdFixture implements AutoCloseable {
       throw e;
     }
     return f;
+  }
+
+  /**
+   * Starts a fresh etcd serving client TLS: its server pair {@code server} and etcdctl's client
+   * pair {@code etcdctl} are made in {@code certs}, signed by the CA {@code ca} made there before.
+   */
+  public static EtcdFixture startTls(TestCertificates certs, String ca) throws Exception {
+    Path server = certs.signed("server", ca, true);
+    Path ctl = certs.signed("etcdctl", ca, false);
+    return startNew(
+        new Tls(certs.cert(ca), server, certs.key("server"), ctl, certs.key("etcdctl")));
+  }
+
+  /**
+   * The users of an etcd shared by agents, before {@link #enableAuth}: {@code root} (password
+   * {@value #ROOT_PASSWORD}) and the role {@code agents}, which reads and writes under {@code
+   * /vnf-agent/}; {@link #addAgentUser} adds its members.
+   */
+  public void addAgentRole() {
+    ctlChecked("user", "add", "root", "--new-user-password", ROOT_PASSWORD);
+    ctlChecked("user", "grant-role", "root", "root");
+    ctlChecked("role", "add", "agents");
+    ctlChecked("role", "grant-permission", "agents", "readwrite", "/vnf-agent/", "--prefix=true");
+  }
+
+  /** A user of the role {@code agents} ({@link #addAgentRole}). */
+  public void addAgentUser(String user, String password) {
+    ctlChecked("user", "add", user, "--new-user-password", password);
+    ctlChecked("user", "grant-role", user, "agents");
+  }
+
+  /** Turns authentication on; etcdctl goes on as {@code root}. */
+  public void enableAuth() {
+    ctlChecked("auth", "enable");
+    ctlUser("root:" + ROOT_PASSWORD);
   }
 
   /** The client endpoint, {@code http(s)://127.0.0.1:<port>}. */

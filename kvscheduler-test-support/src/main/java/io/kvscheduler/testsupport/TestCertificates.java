@@ -62,6 +62,11 @@ public final class TestCertificates {
     return dir.resolve(name + ".key");
   }
 
+  /** The certificate {@code name.crt} (of a CA or a pair) made before. */
+  public Path cert(String name) {
+    return dir.resolve(name + ".crt");
+  }
+
   /**
    * {@code openssl req} with {@code options}: a new P-256 key into {@code key}, the request (or
    * with {@code -x509} the certificate) for {@code CN=name} into {@code out}.

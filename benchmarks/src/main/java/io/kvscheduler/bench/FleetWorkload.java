@@ -11,9 +11,16 @@ import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.kvscheduler.agent.Agent;
 import io.kvscheduler.agent.AgentConfig;
+import io.kvscheduler.testsupport.EtcdCluster;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +32,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * W13: a fleet on one etcd cluster. Starts a 3-member etcd cluster (local processes on loopback
@@ -58,8 +67,7 @@ final class FleetWorkload {
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("agents", agents);
     out.put("etcd_members", 3);
-    try (LocalEtcdCluster etcd = new LocalEtcdCluster(3)) {
-      etcd.startAll();
+    try (EtcdCluster etcd = EtcdCluster.startNew(3)) {
       List<String> endpoints = etcd.endpoints();
       List<Agent> running = new ArrayList<>();
       try (Client client = Client.builder().endpoints(endpoints.toArray(String[]::new)).build()) {
@@ -252,7 +260,7 @@ final class FleetWorkload {
   }
 
   /** The etcd requests at rest, per agent and second, from every member's counters over 10 s. */
-  private static Map<String, Object> atRest(LocalEtcdCluster etcd, int agents) throws Exception {
+  private static Map<String, Object> atRest(EtcdCluster etcd, int agents) throws Exception {
     Map<String, Double> before = sum(etcd);
     long t0 = System.nanoTime();
     Thread.sleep(10_000);
@@ -280,10 +288,50 @@ final class FleetWorkload {
     return out;
   }
 
-  private static Map<String, Double> sum(LocalEtcdCluster etcd) throws Exception {
+  private static Map<String, Double> sum(EtcdCluster etcd) throws Exception {
     Map<String, Double> out = new LinkedHashMap<>();
     for (int i = 0; i < 3; i++) {
-      etcd.counters(i).forEach((k, v) -> out.merge(k, v, Double::sum));
+      grpcCounters(etcd.endpoint(i)).forEach((k, v) -> out.merge(k, v, Double::sum));
+    }
+    return out;
+  }
+
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  private static final Pattern COUNTER =
+      Pattern.compile(
+          "^(grpc_server_handled_total|grpc_server_msg_received_total)\\{(.*)} (\\S+)$");
+  private static final Pattern METHOD = Pattern.compile("grpc_method=\"([^\"]+)\"");
+
+  /**
+   * The gRPC requests the etcd member at {@code endpoint} has handled, by method (its {@code
+   * /metrics}): unary calls ({@code Range}, {@code Put}, {@code Txn}, ...) from {@code
+   * grpc_server_handled_total}, stream messages ({@code LeaseKeepAlive}, {@code Watch}) from {@code
+   * grpc_server_msg_received_total} as {@code <method>_msgs}.
+   */
+  private static Map<String, Double> grpcCounters(String endpoint) throws Exception {
+    HttpResponse<String> r =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(endpoint + "/metrics"))
+                .timeout(Duration.ofSeconds(10))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    Map<String, Double> out = new HashMap<>();
+    for (String line : r.body().split("\n")) {
+      Matcher m = COUNTER.matcher(line);
+      if (!m.matches()) {
+        continue;
+      }
+      Matcher method = METHOD.matcher(m.group(2));
+      if (!method.find()) {
+        continue;
+      }
+      boolean stream = m.group(1).equals("grpc_server_msg_received_total");
+      String name = method.group(1);
+      if (stream && !(name.equals("LeaseKeepAlive") || name.equals("Watch"))) {
+        continue;
+      }
+      out.merge(stream ? name + "_msgs" : name, Double.parseDouble(m.group(3)), Double::sum);
     }
     return out;
   }

@@ -15,6 +15,7 @@ import io.etcd.jetcd.options.CompactOption;
 import io.kvscheduler.agent.internal.northbound.EtcdNorthbound;
 import io.kvscheduler.agent.internal.northbound.EtcdNorthboundProbe;
 import io.kvscheduler.api.ValueState;
+import io.kvscheduler.testsupport.EtcdCluster;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

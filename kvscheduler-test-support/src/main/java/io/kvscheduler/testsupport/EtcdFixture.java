@@ -4,19 +4,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * A real etcd server for tests: the {@code etcd} binary on free loopback ports with a temporary
@@ -53,12 +50,9 @@ public final class EtcdFixture implements AutoCloseable {
     this.dir = Files.createTempDirectory("kvs-etcd-test");
     this.dataDir = dir.resolve("data");
     this.log = dir.resolve("etcd.log");
-    this.clientPort = freePort();
-    int peer = freePort();
-    while (peer == clientPort) {
-      peer = freePort();
-    }
-    this.peerPort = peer;
+    Set<Integer> taken = new HashSet<>();
+    this.clientPort = EtcdProcesses.freePort(taken);
+    this.peerPort = EtcdProcesses.freePort(taken);
   }
 
   /** Starts a fresh etcd and waits until it answers. */
@@ -170,13 +164,13 @@ public final class EtcdFixture implements AutoCloseable {
       if (!process.isAlive()) {
         throw new IllegalStateException("etcd exited with " + process.exitValue() + ":\n" + tail());
       }
-      Result r = ctl("endpoint", "health");
-      if (r.exit == 0) {
+      EtcdProcesses.Result r = ctl("endpoint", "health");
+      if (r.exit() == 0) {
         return;
       }
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException(
-            "etcd not healthy within " + READY_TIMEOUT + ": " + r.output + "\n" + tail());
+            "etcd not healthy within " + READY_TIMEOUT + ": " + r.output() + "\n" + tail());
       }
       Thread.sleep(100);
     }
@@ -197,25 +191,25 @@ public final class EtcdFixture implements AutoCloseable {
 
   /** {@code etcdctl put key value}. */
   public void put(String key, String value) {
-    check(ctl("put", key, value));
+    ctl("put", key, value).checked();
   }
 
   /** {@code etcdctl del key}. */
   public void del(String key) {
-    check(ctl("del", key));
+    ctl("del", key).checked();
   }
 
   /** {@code etcdctl get key --print-value-only}: the value, or null when the key is absent. */
   public String get(String key) {
-    Result r = check(ctl("get", key, "--print-value-only"));
-    String out = r.output.strip();
+    EtcdProcesses.Result r = ctl("get", key, "--print-value-only").checked();
+    String out = r.output().strip();
     return out.isEmpty() ? null : out;
   }
 
   /** {@code etcdctl get --prefix prefix}: keys and values, in key order. */
   public Map<String, String> getPrefix(String prefix) {
-    Result r = check(ctl("get", "--prefix", prefix));
-    List<String> lines = r.output.lines().toList();
+    EtcdProcesses.Result r = ctl("get", "--prefix", prefix).checked();
+    List<String> lines = r.output().lines().toList();
     Map<String, String> out = new LinkedHashMap<>();
     for (int i = 0; i + 1 < lines.size(); i += 2) {
       out.put(lines.get(i), lines.get(i + 1));
@@ -225,7 +219,7 @@ public final class EtcdFixture implements AutoCloseable {
 
   /** {@code etcdctl <args>}; fails unless it exits with 0. Returns the output. */
   public String ctlChecked(String... args) {
-    return check(ctl(args)).output;
+    return ctl(args).checked().output();
   }
 
   /** The ID of the lease {@code key} is attached to (0 for none), from {@code etcdctl -w json}. */
@@ -244,27 +238,18 @@ public final class EtcdFixture implements AutoCloseable {
 
   /** {@code etcdctl compact <current revision>}: old revisions can no longer be watched. */
   public void compact() {
-    Result r = check(ctl("get", "x", "-w", "fields"));
+    EtcdProcesses.Result r = ctl("get", "x", "-w", "fields").checked();
     String rev =
-        r.output
+        r.output()
             .lines()
             .filter(l -> l.startsWith("\"Revision\""))
             .map(l -> l.substring(l.indexOf(':') + 1).strip())
             .findFirst()
-            .orElseThrow(() -> new IllegalStateException("no revision in " + r.output));
-    check(ctl("compact", rev));
+            .orElseThrow(() -> new IllegalStateException("no revision in " + r.output()));
+    ctl("compact", rev).checked();
   }
 
-  private record Result(int exit, String output) {}
-
-  private Result check(Result r) {
-    if (r.exit != 0) {
-      throw new IllegalStateException("etcdctl failed (" + r.exit + "): " + r.output);
-    }
-    return r;
-  }
-
-  private Result ctl(String... args) {
+  private EtcdProcesses.Result ctl(String... args) {
     List<String> cmd =
         new ArrayList<>(
             List.of(
@@ -290,48 +275,16 @@ public final class EtcdFixture implements AutoCloseable {
       cmd.addAll(List.of("--user", user));
     }
     cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-    pb.environment().put("ETCDCTL_API", "3");
-    try {
-      Process p = pb.start();
-      p.getOutputStream().close();
-      byte[] out = p.getInputStream().readAllBytes();
-      if (!p.waitFor(CTL_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        return new Result(-1, "etcdctl timed out");
-      }
-      return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    return EtcdProcesses.run(cmd, CTL_TIMEOUT);
   }
 
   private String tail() {
-    try {
-      List<String> lines = Files.readAllLines(log);
-      return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
-    } catch (IOException e) {
-      return "(no log: " + e + ")";
-    }
+    return EtcdProcesses.tail(log);
   }
 
   @Override
   public void close() throws InterruptedException {
     stop();
-    try (Stream<Path> s = Files.walk(dir)) {
-      s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      // best effort
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      s.setReuseAddress(true);
-      return s.getLocalPort();
-    }
+    EtcdProcesses.deleteTree(dir);
   }
 }

@@ -1,27 +1,24 @@
-package io.kvscheduler.agent;
+package io.kvscheduler.testsupport;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * A real etcd cluster for tests: {@code size} members of the {@code etcd} binary on free loopback
  * ports, each with its own data directory and log. Members can be killed (SIGKILL) and started
  * again on the same ports and data; {@code etcdctl} talks to every member.
  */
-final class EtcdCluster implements AutoCloseable {
-  private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
+public final class EtcdCluster implements AutoCloseable {
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
   private static final Duration CTL_TIMEOUT = Duration.ofSeconds(15);
 
   private final Path dir;
@@ -35,10 +32,10 @@ final class EtcdCluster implements AutoCloseable {
     clientPorts = new int[size];
     peerPorts = new int[size];
     processes = new Process[size];
-    List<Integer> used = new ArrayList<>();
+    Set<Integer> used = new HashSet<>();
     for (int i = 0; i < size; i++) {
-      clientPorts[i] = freePort(used);
-      peerPorts[i] = freePort(used);
+      clientPorts[i] = EtcdProcesses.freePort(used);
+      peerPorts[i] = EtcdProcesses.freePort(used);
     }
     List<String> peers = new ArrayList<>();
     for (int i = 0; i < size; i++) {
@@ -48,7 +45,7 @@ final class EtcdCluster implements AutoCloseable {
   }
 
   /** Starts a fresh cluster of {@code size} members and waits until every member answers. */
-  static EtcdCluster startNew(int size) throws Exception {
+  public static EtcdCluster startNew(int size) throws Exception {
     EtcdCluster c = new EtcdCluster(size);
     try {
       c.startAll();
@@ -59,17 +56,17 @@ final class EtcdCluster implements AutoCloseable {
     return c;
   }
 
-  int size() {
+  public int size() {
     return processes.length;
   }
 
   /** The client endpoint of member {@code i}. */
-  String endpoint(int i) {
+  public String endpoint(int i) {
     return "http://127.0.0.1:" + clientPorts[i];
   }
 
   /** The client endpoints of all members. */
-  List<String> endpoints() {
+  public List<String> endpoints() {
     List<String> out = new ArrayList<>();
     for (int i = 0; i < size(); i++) {
       out.add(endpoint(i));
@@ -78,7 +75,7 @@ final class EtcdCluster implements AutoCloseable {
   }
 
   /** Starts every member that is not running (all at once: they need each other), waits. */
-  synchronized void startAll() throws Exception {
+  public synchronized void startAll() throws Exception {
     for (int i = 0; i < size(); i++) {
       launch(i);
     }
@@ -88,13 +85,13 @@ final class EtcdCluster implements AutoCloseable {
   }
 
   /** Starts member {@code i} again on its ports and data, and waits until it answers. */
-  synchronized void start(int i) throws Exception {
+  public synchronized void start(int i) throws Exception {
     launch(i);
     awaitHealthy(i);
   }
 
   /** Kills member {@code i} with SIGKILL (no clean shutdown); its data stays. */
-  synchronized void kill(int i) throws InterruptedException {
+  public synchronized void kill(int i) throws InterruptedException {
     Process p = processes[i];
     if (p != null) {
       p.destroyForcibly();
@@ -104,25 +101,25 @@ final class EtcdCluster implements AutoCloseable {
   }
 
   /** Kills every member. */
-  synchronized void killAll() throws InterruptedException {
+  public synchronized void killAll() throws InterruptedException {
     for (int i = 0; i < size(); i++) {
       kill(i);
     }
   }
 
   /** {@code etcdctl put}. */
-  void put(String key, String value) {
+  public void put(String key, String value) {
     ctlChecked("put", key, value);
   }
 
   /** {@code etcdctl get --print-value-only}: the value or null. */
-  String get(String key) {
+  public String get(String key) {
     String out = ctlChecked("get", key, "--print-value-only").strip();
     return out.isEmpty() ? null : out;
   }
 
   /** {@code etcdctl get --prefix --keys-only}: the keys under {@code prefix}. */
-  List<String> keys(String prefix) {
+  public List<String> keys(String prefix) {
     return ctlChecked("get", "--prefix", prefix, "--keys-only")
         .lines()
         .filter(l -> !l.isBlank())
@@ -130,7 +127,7 @@ final class EtcdCluster implements AutoCloseable {
   }
 
   /** The lease IDs of the keys under {@code prefix}, in key order (0 = no lease). */
-  List<Long> leases(String prefix) {
+  public List<Long> leases(String prefix) {
     String out = ctlChecked("get", "--prefix", prefix, "-w", "json");
     try {
       List<Long> ids = new ArrayList<>();
@@ -145,7 +142,7 @@ final class EtcdCluster implements AutoCloseable {
   }
 
   /** The current revision of the cluster. */
-  long revision() {
+  public long revision() {
     String out = ctlChecked("get", "kvs-test-none", "-w", "fields");
     return out.lines()
         .filter(l -> l.startsWith("\"Revision\""))
@@ -155,14 +152,14 @@ final class EtcdCluster implements AutoCloseable {
   }
 
   /** Compacts the history up to the current revision; returns it. */
-  long compact() {
+  public long compact() {
     long rev = revision();
     ctlChecked("compact", Long.toString(rev), "--physical");
     return rev;
   }
 
   /** {@code etcdctl <args>} against every member; fails unless it exits with 0. */
-  String ctlChecked(String... args) {
+  public String ctlChecked(String... args) {
     List<String> cmd =
         new ArrayList<>(
             List.of(
@@ -174,12 +171,7 @@ final class EtcdCluster implements AutoCloseable {
                 "--command-timeout",
                 "10s"));
     cmd.addAll(List.of(args));
-    String[] result = run(cmd);
-    if (!result[0].equals("0")) {
-      throw new IllegalStateException(
-          "etcdctl " + String.join(" ", args) + " failed (" + result[0] + "): " + result[1]);
-    }
-    return result[1];
+    return EtcdProcesses.run(cmd, CTL_TIMEOUT).checked().output();
   }
 
   private void launch(int i) throws IOException {
@@ -225,8 +217,8 @@ final class EtcdCluster implements AutoCloseable {
       if (p == null || !p.isAlive()) {
         throw new IllegalStateException("etcd member " + name(i) + " exited:\n" + tail(i));
       }
-      String[] r =
-          run(
+      EtcdProcesses.Result r =
+          EtcdProcesses.run(
               List.of(
                   "etcdctl",
                   "--endpoints",
@@ -236,8 +228,9 @@ final class EtcdCluster implements AutoCloseable {
                   "--command-timeout",
                   "2s",
                   "endpoint",
-                  "health"));
-      if (r[0].equals("0")) {
+                  "health"),
+              CTL_TIMEOUT);
+      if (r.exit() == 0) {
         return;
       }
       if (System.nanoTime() > deadline) {
@@ -247,7 +240,7 @@ final class EtcdCluster implements AutoCloseable {
                 + " not healthy within "
                 + READY_TIMEOUT
                 + ": "
-                + r[1]
+                + r.output()
                 + "\n"
                 + tail(i));
       }
@@ -255,35 +248,8 @@ final class EtcdCluster implements AutoCloseable {
     }
   }
 
-  private static String[] run(List<String> cmd) {
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-    pb.environment().put("ETCDCTL_API", "3");
-    try {
-      Process p = pb.start();
-      p.getOutputStream().close();
-      byte[] out = p.getInputStream().readAllBytes();
-      if (!p.waitFor(CTL_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        return new String[] {"-1", "etcdctl timed out"};
-      }
-      return new String[] {
-        Integer.toString(p.exitValue()), new String(out, StandardCharsets.UTF_8)
-      };
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-  }
-
   private String tail(int i) {
-    try {
-      List<String> lines = Files.readAllLines(dir.resolve(name(i) + ".log"));
-      return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
-    } catch (IOException e) {
-      return "(no log: " + e + ")";
-    }
+    return EtcdProcesses.tail(dir.resolve(name(i) + ".log"));
   }
 
   private static String name(int i) {
@@ -297,22 +263,6 @@ final class EtcdCluster implements AutoCloseable {
   @Override
   public void close() throws InterruptedException {
     killAll();
-    try (Stream<Path> s = Files.walk(dir)) {
-      s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      // best effort
-    }
-  }
-
-  private static int freePort(List<Integer> used) throws IOException {
-    while (true) {
-      try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-        int port = s.getLocalPort();
-        if (!used.contains(port)) {
-          used.add(port);
-          return port;
-        }
-      }
-    }
+    EtcdProcesses.deleteTree(dir);
   }
 }

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A long-running restore sees the end of each text by the mark it echoes: stand-in commands show
@@ -26,12 +29,26 @@ class RestoreSessionTest {
   }
 
   @Test
-  void aTextIsDoneWhenItsMarkComesBackAndOneProcessServesThemAll() throws Exception {
-    try (RestoreSession s = session(ECHO, LIMIT)) {
+  void aTextIsDoneWhenItsMarkComesBackAndOneProcessServesThemAll(@TempDir Path dir)
+      throws Exception {
+    // notes its process number once, echoes comments at once, and handles other lines slowly
+    Path handled = dir.resolve("handled");
+    List<String> slow =
+        List.of(
+            "sh",
+            "-c",
+            "echo \"pid $$\" >> \"$0\"; while read -r l; do case \"$l\" in"
+                + " '#'*) echo \"$l\";; *) sleep 0.2; echo \"$l\" >> \"$0\";; esac; done",
+            handled.toString());
+    try (RestoreSession s = session(slow, LIMIT)) {
       s.apply("*filter\nCOMMIT\n");
-      s.apply("# a comment of the text itself is echoed too, and is not the mark\n");
+      assertThat(Files.readAllLines(handled)).endsWith("*filter", "COMMIT");
+      // a comment of the text itself comes back first: the text is done at its mark only
+      s.apply("# a comment of the text itself\n-A X -j ACCEPT\n");
+      assertThat(Files.readAllLines(handled)).endsWith("-A X -j ACCEPT");
       s.apply("");
     }
+    assertThat(Files.readAllLines(handled)).filteredOn(l -> l.startsWith("pid ")).hasSize(1);
     assertThat(RestoreSession.echoesMarks(new CommandRunner(List.of(), LIMIT), ECHO, LIMIT))
         .isTrue();
   }

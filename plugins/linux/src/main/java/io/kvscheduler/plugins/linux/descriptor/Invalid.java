@@ -171,10 +171,21 @@ final class Invalid {
                     + p);
   }
 
+  /**
+   * Whether {@code s} holds a control character. A loop rather than a stream: it runs for every
+   * iptables rule, mostly before the JIT has compiled anything (W11).
+   */
+  static boolean hasControl(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      if (Character.isISOControl(s.charAt(i))) { // all of them are single chars
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static Optional<String> controlProblem(String s) {
-    return s.codePoints().anyMatch(Character::isISOControl)
-        ? Optional.of("it holds a control character")
-        : Optional.empty();
+    return hasControl(s) ? Optional.of("it holds a control character") : Optional.empty();
   }
 
   private static Optional<String> batchProblem(String s) {

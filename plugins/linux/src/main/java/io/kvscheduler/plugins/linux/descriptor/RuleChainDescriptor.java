@@ -23,8 +23,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * {@code linux-ipt-rulechain}: one iptables chain of one table in one namespace, with its rules in
@@ -215,7 +213,7 @@ public final class RuleChainDescriptor {
       String r = c.getRules(i);
       if (r.isBlank()) {
         bad.add("rule " + i + " is empty", "rules[" + i + "]");
-      } else if (r.codePoints().anyMatch(Character::isISOControl)) {
+      } else if (Invalid.hasControl(r)) {
         bad.add(
             "rule " + i + " holds a control character (one rule is one line of iptables-restore)",
             "rules[" + i + "]");
@@ -244,8 +242,10 @@ public final class RuleChainDescriptor {
     if (name.startsWith("-") || name.startsWith("!")) {
       return Optional.of("iptables would read a leading '-' or '!' as an option");
     }
-    if (!name.chars().allMatch(ch -> ch > 0x20 && ch < 0x7f)) {
-      return Optional.of("it may hold printable ASCII characters without spaces only");
+    for (int i = 0; i < name.length(); i++) {
+      if (name.charAt(i) <= 0x20 || name.charAt(i) >= 0x7f) {
+        return Optional.of("it may hold printable ASCII characters without spaces only");
+      }
     }
     return Optional.empty();
   }
@@ -299,21 +299,65 @@ public final class RuleChainDescriptor {
           "DNPT",
           "SNPT");
 
-  private static final Pattern JUMP = Pattern.compile("(?:^|\\s)(?:-j|--jump|-g|--goto)\\s+(\\S+)");
-
-  /** The chains the rules of {@code c} jump or go to (names that are not targets). */
+  /**
+   * The chains the rules of {@code c} jump or go to (names that are not targets): the word after a
+   * {@code -j}, {@code --jump}, {@code -g} or {@code --goto} word, quotes removed. Words are split
+   * at the whitespace of iptables-restore's own reading (space, tab, line and page breaks). A scan
+   * from one word starting with '-' to the next rather than a pattern: it reads every rule, mostly
+   * before the JIT has compiled anything (W11).
+   */
   static Set<String> jumps(RuleChain c) {
     Set<String> out = new LinkedHashSet<>();
+    String own = chain(c);
     for (String r : c.getRulesList()) {
-      Matcher m = JUMP.matcher(r);
-      while (m.find()) {
-        String to = m.group(1).replace("\"", "").replace("'", "");
-        if (!TARGETS.contains(to) && !to.equals(chain(c))) {
+      int n = r.length();
+      for (int at = r.indexOf('-'); at >= 0; at = r.indexOf('-', at + 1)) {
+        if (at > 0 && !isSpace(r.charAt(at - 1))) {
+          continue; // inside a word
+        }
+        int end = wordEnd(r, at);
+        if (!isJumpOption(r, at, end)) {
+          at = end;
+          continue;
+        }
+        int start = end;
+        while (start < n && isSpace(r.charAt(start))) {
+          start++;
+        }
+        if (start == n) {
+          break;
+        }
+        at = wordEnd(r, start); // the target, whatever it starts with, is no option
+        String to = r.substring(start, at);
+        if (to.indexOf('"') >= 0 || to.indexOf('\'') >= 0) {
+          to = to.replace("\"", "").replace("'", "");
+        }
+        if (!TARGETS.contains(to) && !to.equals(own)) {
           out.add(to);
         }
       }
     }
     return out;
+  }
+
+  private static int wordEnd(String r, int from) {
+    int i = from;
+    while (i < r.length() && !isSpace(r.charAt(i))) {
+      i++;
+    }
+    return i;
+  }
+
+  private static boolean isSpace(char ch) {
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\u000b' || ch == '\f' || ch == '\r';
+  }
+
+  private static boolean isJumpOption(String r, int from, int to) {
+    return switch (to - from) {
+      case 2 -> r.charAt(from + 1) == 'j' || r.charAt(from + 1) == 'g';
+      case 6 -> r.startsWith("--jump", from) || r.startsWith("--goto", from);
+      default -> false;
+    };
   }
 
   /** The property a configured chain derives, on which the chains jumping to it depend. */

@@ -72,13 +72,16 @@ final class RestoreSession implements AutoCloseable {
   /** Feeds {@code text} (whole table blocks) and waits until the process has handled it. */
   synchronized void apply(String text) throws LinuxCallException {
     start();
-    String shown = String.join(" ", argv);
     String mark = MARK + ++marks;
-    long lines = text.chars().filter(ch -> ch == '\n').count() + 1;
+    long lines = 1;
+    for (int i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) {
+      lines++;
+    }
     CommandRunner.Watchdog watchdog = CommandRunner.killAfter(process, limit);
     boolean handled = false;
     try {
-      input.write((text + mark + "\n").getBytes(StandardCharsets.UTF_8));
+      input.write(text.getBytes(StandardCharsets.UTF_8));
+      input.write((mark + "\n").getBytes(StandardCharsets.UTF_8));
       input.flush();
     } catch (IOException e) {
       // the process ended: its exit code and error output say why
@@ -95,6 +98,7 @@ final class RestoreSession implements AutoCloseable {
       }
       return;
     }
+    String shown = String.join(" ", argv);
     if (watchdog.fired()) {
       stop();
       throw new LinuxCallException(

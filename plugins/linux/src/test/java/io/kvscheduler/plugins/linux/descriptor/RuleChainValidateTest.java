@@ -130,6 +130,28 @@ class RuleChainValidateTest {
   }
 
   @Test
+  void aJumpIsTheWordAfterAJumpOrGotoOption() {
+    RuleChain c =
+        RuleChain.newBuilder()
+            .setName("c")
+            .setChainType(RuleChain.ChainType.CUSTOM)
+            .setChainName("SELF")
+            .addRules("-p udp --jump  LONG")
+            .addRules("-p tcp\t--goto\t'QUOTED'")
+            .addRules("  -j   SPACED  ")
+            .addRules("-jGLUED -m comment --comment -junk")
+            .addRules("-m comment --comment x-j -j SELF")
+            .addRules("-j -g")
+            .addRules("-s 10.0.0.1 -j DROP")
+            .addRules("-j LONG")
+            .addRules("-j")
+            .build();
+    // a word glued to its option, or an option inside another word, is no jump; the chain's own
+    // name and iptables' targets are no dependency; a name is listed once, in first-seen order
+    assertThat(RuleChainDescriptor.jumps(c)).containsExactly("LONG", "QUOTED", "SPACED", "-g");
+  }
+
+  @Test
   void dependsOnItsInterfacesAndTheChainsItJumpsTo() {
     RuleChain input =
         RuleChain.newBuilder()

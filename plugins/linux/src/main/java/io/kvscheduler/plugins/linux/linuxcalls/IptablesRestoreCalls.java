@@ -26,7 +26,9 @@ public final class IptablesRestoreCalls implements IptablesCalls, AutoCloseable 
   /** How long the check that a restore echoes its marks waits for the echo. */
   private static final Duration PROBE_LIMIT = Duration.ofSeconds(2);
 
-  /** Whether long-running restores are used ({@link #sessionsWork()}), once known. */
+  /**
+   * Whether long-running restores are used ({@link #sessionsWork(String, boolean)}), once known.
+   */
   private volatile Boolean sessionsWork;
 
   /** Calls the commands directly, each call bounded to {@code limit}. */
@@ -46,20 +48,46 @@ public final class IptablesRestoreCalls implements IptablesCalls, AutoCloseable 
   /**
    * Whether a long-running restore can serve a namespace: the nf_tables backend (the legacy one
    * holds the xtables lock for as long as it runs), and an iptables-restore that echoes the marks
-   * ending each text at once ({@link RestoreSession}).
+   * ending each text at once ({@link RestoreSession}). Found out by the first restore, on its own
+   * session in {@code namespace} (no process of its own for the check); when that session's process
+   * ends instead, a check in the agent's namespace tells an iptables that cannot serve a session
+   * from a namespace that is not there.
    */
-  private boolean sessionsWork() {
-    if (sessionsWork == null) {
-      boolean nft;
-      try {
-        nft = runner.run(List.of("iptables-restore", "--version"), null).contains("nf_tables");
-      } catch (LinuxCallException e) {
-        nft = false;
-      }
-      sessionsWork =
-          nft && RestoreSession.echoesMarks(runner, restoreCommand("", false), PROBE_LIMIT);
+  private boolean sessionsWork(String namespace, boolean v6) {
+    Boolean known = sessionsWork;
+    if (known != null) {
+      return known;
     }
-    return sessionsWork;
+    synchronized (sessions) {
+      if (sessionsWork == null) {
+        sessionsWork = nfTables() && echoes(namespace, v6);
+      }
+      return sessionsWork;
+    }
+  }
+
+  private boolean nfTables() {
+    try {
+      return runner.run(List.of("iptables-restore", "--version"), null).contains("nf_tables");
+    } catch (LinuxCallException e) {
+      return false;
+    }
+  }
+
+  private boolean echoes(String namespace, boolean v6) {
+    RestoreSession first = session(namespace, v6);
+    try {
+      if (first.probe(PROBE_LIMIT)) {
+        return true;
+      }
+    } catch (LinuxCallException ended) {
+      sessions.remove(List.of(namespace, v6), first);
+      first.close();
+      return RestoreSession.echoesMarks(runner, restoreCommand("", false), PROBE_LIMIT);
+    }
+    sessions.remove(List.of(namespace, v6), first);
+    first.close();
+    return false;
   }
 
   /** The command of a restore in {@code namespace}, kept running by a session. */
@@ -89,7 +117,7 @@ public final class IptablesRestoreCalls implements IptablesCalls, AutoCloseable 
 
   @Override
   public void restore(String namespace, boolean v6, String input) throws LinuxCallException {
-    if (sessionsWork()) {
+    if (sessionsWork(namespace, v6)) {
       RestoreSession session = session(namespace, v6);
       try {
         session.apply(input);

@@ -58,22 +58,55 @@ final class RestoreSession implements AutoCloseable {
    * soon as it reads it, within {@code limit}: what a session needs to see a text's end.
    */
   static boolean echoesMarks(CommandRunner runner, List<String> argv, Duration limit) {
-    RestoreSession probe = new RestoreSession(runner, argv, limit);
-    try {
-      probe.apply("");
-      return true;
+    try (RestoreSession probe = new RestoreSession(runner, argv, limit)) {
+      return probe.probe(limit);
     } catch (LinuxCallException e) {
       return false;
-    } finally {
-      probe.close();
     }
+  }
+
+  /**
+   * Starts the process, when it is not running, and checks that it echoes a mark within {@code
+   * limit}: true when it does (the session is ready for texts), false when it stays silent (it is
+   * killed). A process that ends instead fails with its message, which may tell why (a namespace
+   * that is not there, an iptables that does not know {@code --verbose}).
+   */
+  synchronized boolean probe(Duration limit) throws LinuxCallException {
+    return switch (feed("", limit)) {
+      case HANDLED -> true;
+      case SILENT -> false;
+      case ENDED -> throw ended(String.join(" ", argv));
+    };
   }
 
   /** Feeds {@code text} (whole table blocks) and waits until the process has handled it. */
   synchronized void apply(String text) throws LinuxCallException {
+    Fed fed = feed(text, limit);
+    if (fed == Fed.HANDLED) {
+      return;
+    }
+    String shown = String.join(" ", argv);
+    if (fed == Fed.SILENT) {
+      throw new LinuxCallException(
+          shown, -1, "'" + shown + "' did not finish within " + limit.toMillis() + " ms");
+    }
+    throw ended(shown);
+  }
+
+  /** What became of a text fed to the process. */
+  private enum Fed {
+    /** Its mark came back: every line of it was handled. */
+    HANDLED,
+    /** Its mark did not come back within the limit: the process was killed. */
+    SILENT,
+    /** The process ended before its mark came back. */
+    ENDED
+  }
+
+  private Fed feed(String text, Duration limit) throws LinuxCallException {
     start();
     String mark = MARK + ++marks;
-    long lines = 1;
+    long lines = 1; // the mark's own
     for (int i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) {
       lines++;
     }
@@ -96,15 +129,13 @@ final class RestoreSession implements AutoCloseable {
       if (watchdog.fired()) {
         stop(); // handled at the last moment: the next text starts a new process
       }
-      return;
+      return Fed.HANDLED;
     }
-    String shown = String.join(" ", argv);
     if (watchdog.fired()) {
       stop();
-      throw new LinuxCallException(
-          shown, -1, "'" + shown + "' did not finish within " + limit.toMillis() + " ms");
+      return Fed.SILENT;
     }
-    throw ended(shown);
+    return Fed.ENDED;
   }
 
   /** The next line the process printed; null when its output ended. */

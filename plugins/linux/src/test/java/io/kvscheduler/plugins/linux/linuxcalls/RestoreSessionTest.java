@@ -41,6 +41,7 @@ class RestoreSessionTest {
                 + " '#'*) echo \"$l\";; *) sleep 0.2; echo \"$l\" >> \"$0\";; esac; done",
             handled.toString());
     try (RestoreSession s = session(slow, LIMIT)) {
+      assertThat(s.probe(LIMIT)).isTrue(); // the process that answers the probe serves the texts
       s.apply("*filter\nCOMMIT\n");
       assertThat(Files.readAllLines(handled)).endsWith("*filter", "COMMIT");
       // a comment of the text itself comes back first: the text is done at its mark only
@@ -54,7 +55,7 @@ class RestoreSessionTest {
   }
 
   @Test
-  void aProcessThatNeverAnswersIsKilledAtTheLimit() {
+  void aProcessThatNeverAnswersIsKilledAtTheLimit() throws Exception {
     Duration limit = Duration.ofMillis(300);
     List<String> silent = List.of("sh", "-c", "cat > /dev/null");
     try (RestoreSession s = session(silent, limit)) {
@@ -63,6 +64,7 @@ class RestoreSessionTest {
           .isInstanceOf(LinuxCallException.class)
           .hasMessageContaining("did not finish within 300 ms");
       assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+      assertThat(s.probe(limit)).isFalse(); // a new process, as silent: killed again
     }
     assertThat(RestoreSession.echoesMarks(new CommandRunner(List.of(), limit), silent, limit))
         .isFalse();
@@ -85,6 +87,19 @@ class RestoreSessionTest {
           .extracting(e -> ((LinuxCallException) e).exitCode())
           .isEqualTo(2);
     }
+  }
+
+  @Test
+  void aProbeOfAProcessThatEndsFailsWithItsMessage() {
+    List<String> missing =
+        List.of("sh", "-c", "echo 'nsenter: cannot open /run/netns/gone' >&2; exit 1");
+    try (RestoreSession s = session(missing, LIMIT)) {
+      assertThatThrownBy(() -> s.probe(LIMIT))
+          .isInstanceOf(LinuxCallException.class)
+          .hasMessage("nsenter: cannot open /run/netns/gone");
+    }
+    assertThat(RestoreSession.echoesMarks(new CommandRunner(List.of(), LIMIT), missing, LIMIT))
+        .isFalse();
   }
 
   @Test

@@ -98,6 +98,7 @@ final class BridgeWorkload {
           LinuxPlugin plugin = LinuxPlugin.register(kvs, calls, "/vnf-agent/bench/")) {
         plugin.startWatching();
         Map<String, Object> values = values(n);
+        QuietMachine.await();
         TimedCommit commit = TimedCommit.of(kvs, values);
         out.put("bridges", n);
         out.put("veth_pairs", n * PORTS);
@@ -114,6 +115,7 @@ final class BridgeWorkload {
     try (NetnsSandbox sandbox = NetnsSandbox.start();
         IpRoute2Calls calls = new IpRoute2Calls(sandbox.prefix(), Duration.ofMinutes(10))) {
       String script = batchScript(n);
+      QuietMachine.await();
       long t0 = System.nanoTime();
       calls.batch("", script);
       out.put("batch_seconds", ScaleHarness.round((System.nanoTime() - t0) / 1e9, 3));

@@ -125,6 +125,7 @@ final class IptablesWorkload {
           calls.ensureNamespace("ipt" + ns); // fresh namespaces, as for plain iptables-restore
         }
         Map<String, Object> values = values(n);
+        QuietMachine.await();
         TimedCommit commit = TimedCommit.of(kvs, values);
         out.put("seconds", ScaleHarness.round(commit.seconds(), 3));
         out.put("chains", values.size());
@@ -148,6 +149,7 @@ final class IptablesWorkload {
       for (int ns = 0; ns < NAMESPACES; ns++) {
         inputs.add(restoreInput(ns, n));
       }
+      QuietMachine.await();
       long t0 = System.nanoTime();
       for (int ns = 0; ns < NAMESPACES; ns++) {
         List<String> cmd = new ArrayList<>(sandbox.prefix());

@@ -104,6 +104,7 @@ final class LinuxWorkload {
           LinuxPlugin plugin = LinuxPlugin.register(kvs, calls, "/vnf-agent/bench/")) {
         plugin.startWatching();
         Map<String, Object> values = values(n);
+        QuietMachine.await();
         TimedCommit commit = TimedCommit.of(kvs, values);
         out.put("seconds", ScaleHarness.round(commit.seconds(), 3));
         out.put("ops", commit.ops());
@@ -118,6 +119,7 @@ final class LinuxWorkload {
     try (NetnsSandbox sandbox = NetnsSandbox.start();
         IpRoute2Calls calls = new IpRoute2Calls(sandbox.prefix(), Duration.ofMinutes(10))) {
       String script = batchScript(n);
+      QuietMachine.await();
       long t0 = System.nanoTime();
       calls.batch("", script);
       out.put("batch_seconds", ScaleHarness.round((System.nanoTime() - t0) / 1e9, 3));

@@ -1,10 +1,5 @@
 package io.kvscheduler.bench;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-
 /**
  * Waits, before a timed phase of a kernel workload, until the machine's CPUs are idle: tearing down
  * a network namespace that held thousands of links or rules goes on in the kernel for about a
@@ -28,7 +23,7 @@ final class QuietMachine {
    */
   static void await() {
     long deadline = System.nanoTime() + MAX_WAIT_MS * 1_000_000;
-    long[] before = read();
+    CpuTicks before = CpuTicks.read();
     while (before != null && System.nanoTime() - deadline < 0) {
       try {
         Thread.sleep(WINDOW_MS);
@@ -36,33 +31,15 @@ final class QuietMachine {
         Thread.currentThread().interrupt();
         return;
       }
-      long[] now = read();
+      CpuTicks now = CpuTicks.read();
       if (now == null) {
         return;
       }
-      long total = now[1] - before[1];
-      if (total > 0 && (double) (now[0] - before[0]) / total >= IDLE_SHARE) {
+      long total = now.total() - before.total();
+      if (total > 0 && (double) (now.idle() - before.idle()) / total >= IDLE_SHARE) {
         return;
       }
       before = now;
-    }
-  }
-
-  /** {idle + iowait, total} in clock ticks so far, or null. */
-  private static long[] read() {
-    try (BufferedReader r = Files.newBufferedReader(Path.of("/proc/stat"))) {
-      String line = r.readLine(); // "cpu  user nice system idle iowait irq softirq steal ..."
-      if (line == null || !line.startsWith("cpu ")) {
-        return null;
-      }
-      String[] f = line.substring(4).trim().split("\\s+");
-      long total = 0;
-      for (int i = 0; i < 8; i++) {
-        total += Long.parseLong(f[i]);
-      }
-      return new long[] {Long.parseLong(f[3]) + Long.parseLong(f[4]), total};
-    } catch (IOException | RuntimeException e) {
-      return null;
     }
   }
 }

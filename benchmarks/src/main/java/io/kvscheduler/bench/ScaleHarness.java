@@ -891,31 +891,15 @@ public final class ScaleHarness {
    * columns. Linux only; nothing is reported where the file cannot be read.
    */
   static final class StealCounter {
-    private final long[] start = read();
-
-    /** {steal, total} in clock ticks so far, or null. */
-    static long[] read() {
-      try (BufferedReader r = Files.newBufferedReader(Path.of("/proc/stat"))) {
-        String line = r.readLine(); // "cpu  user nice system idle iowait irq softirq steal ..."
-        if (line == null || !line.startsWith("cpu ")) {
-          return null;
-        }
-        String[] f = line.substring(4).trim().split("\\s+");
-        long total = 0;
-        for (int i = 0; i < 8; i++) {
-          total += Long.parseLong(f[i]);
-        }
-        return new long[] {Long.parseLong(f[7]), total};
-      } catch (IOException | RuntimeException e) {
-        return null;
-      }
-    }
+    private final CpuTicks start = CpuTicks.read();
 
     void putInto(Map<String, Object> out) {
-      long[] now = read();
+      CpuTicks now = CpuTicks.read();
       if (start != null && now != null) {
-        long total = now[1] - start[1];
-        out.put("steal_pct", total <= 0 ? 0.0 : round(100.0 * (now[0] - start[0]) / total, 1));
+        long total = now.total() - start.total();
+        out.put(
+            "steal_pct",
+            total <= 0 ? 0.0 : round(100.0 * (now.steal() - start.steal()) / total, 1));
       }
     }
   }

@@ -76,18 +76,21 @@ public final class IptablesRestoreCalls implements IptablesCalls, AutoCloseable 
 
   private boolean echoes(String namespace, boolean v6) {
     RestoreSession first = session(namespace, v6);
+    boolean echoed;
+    boolean ended = false;
     try {
-      if (first.probe(PROBE_LIMIT)) {
-        return true;
-      }
-    } catch (LinuxCallException ended) {
-      sessions.remove(List.of(namespace, v6), first);
-      first.close();
-      return RestoreSession.echoesMarks(runner, restoreCommand("", false), PROBE_LIMIT);
+      echoed = first.probe(PROBE_LIMIT);
+    } catch (LinuxCallException e) {
+      echoed = false;
+      ended = true;
+    }
+    if (echoed) {
+      return true;
     }
     sessions.remove(List.of(namespace, v6), first);
     first.close();
-    return false;
+    // a process that ended may only say that its namespace is not there: ask in the agent's own
+    return ended && RestoreSession.echoesMarks(runner, restoreCommand("", false), PROBE_LIMIT);
   }
 
   /** The command of a restore in {@code namespace}, kept running by a session. */

@@ -2,6 +2,7 @@ package io.kvscheduler.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvscheduler.agent.AgentMain;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -210,7 +211,7 @@ final class AgentStartup {
   private static List<String> command(Path config, int port, boolean linux) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-XX:+ExitOnOutOfMemoryError"); // as bin/kvs-agent starts it
+    cmd.addAll(AgentMain.launcherJvmOptions()); // as the launchers start it
     for (String option : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
       if (ScaleHarness.NOT_INHERITED.stream().noneMatch(option::startsWith)) {
         cmd.add(option);

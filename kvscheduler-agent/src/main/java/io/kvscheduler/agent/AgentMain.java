@@ -3,6 +3,9 @@ package io.kvscheduler.agent;
 import io.kvscheduler.agent.internal.config.SettingsLoader;
 import io.kvscheduler.agent.internal.etcd.LabelClaim;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import sun.misc.Signal;
@@ -18,8 +21,8 @@ import sun.misc.Signal;
  * <p>A thread that dies of an {@link Error} (an {@link OutOfMemoryError}, say) ends the process
  * with exit code {@value #EXIT_ON_ERROR}, without the shutdown hooks (which may need what is
  * exhausted): an agent with a dead thread does not go on half-working, and a supervisor restarts
- * it. The launcher also runs the JVM with {@code -XX:+ExitOnOutOfMemoryError}, for the errors that
- * some thread catches.
+ * it. The launchers also run the JVM with {@code -XX:+ExitOnOutOfMemoryError}, for the errors that
+ * some thread catches (see {@link #launcherJvmOptions()}).
  */
 public final class AgentMain {
   private AgentMain() {}
@@ -44,6 +47,26 @@ public final class AgentMain {
             }
           }
         });
+  }
+
+  /**
+   * The JVM options the launchers ({@code bin/kvs-agent}, the installed {@code kvs-agent}) give the
+   * agent before {@code JAVA_OPTS}: the lines of the resource {@code jvm.options} beside this class
+   * that are neither blank nor comments ({@code #}).
+   */
+  public static List<String> launcherJvmOptions() {
+    try (InputStream in = AgentMain.class.getResourceAsStream("jvm.options")) {
+      if (in == null) {
+        throw new IllegalStateException("jvm.options is missing beside " + AgentMain.class);
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8)
+          .lines()
+          .map(String::strip)
+          .filter(l -> !l.isEmpty() && !l.startsWith("#"))
+          .toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   public static void main(String[] args) throws Exception {

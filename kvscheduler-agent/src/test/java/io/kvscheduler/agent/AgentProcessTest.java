@@ -99,13 +99,12 @@ class AgentProcessTest {
     assertThat(p.exitValue()).as("output: %s", lines).isZero();
   }
 
-  /** The JVM options bin/kvs-agent gives the agent ({@code agent_jvm_options}). */
+  /** The JVM options the launchers give the agent: bin/kvs-agent reads the file they come from. */
   static List<String> launcherJvmOptions() throws IOException {
     Path launcher = Path.of(System.getProperty("user.dir")).resolve("../bin/kvs-agent").normalize();
-    Matcher m =
-        Pattern.compile("(?m)^agent_jvm_options=\"([^\"]*)\"$").matcher(Files.readString(launcher));
-    assertThat(m.find()).as("agent_jvm_options in %s", launcher).isTrue();
-    return List.of(m.group(1).split(" +"));
+    assertThat(Files.readString(launcher))
+        .contains("kvscheduler-agent/src/main/resources/io/kvscheduler/agent/jvm.options");
+    return AgentMain.launcherJvmOptions();
   }
 
   @Test

@@ -41,6 +41,10 @@ class DistributionArchiveIT {
     assertThat(home.resolve("systemd/kvs-agent.service"))
         .content()
         .contains("ExecStart=/usr/bin/kvs-agent run --config /etc/kvscheduler/agent.yaml");
+    assertThat(home.resolve("libexec/jvm.options"))
+        .content()
+        .contains("\n-XX:+ExitOnOutOfMemoryError\n")
+        .contains("\n-XX:TieredStopAtLevel=1\n");
     assertThat(home.resolve("config/examples/interfaces.yaml")).isRegularFile();
     assertThat(home.resolve("config/agent.yaml")).content().contains("config-dir: examples");
     assertThat(home.resolve("docs/agent.md")).content().contains("--rest-allowed-hosts");
@@ -95,6 +99,16 @@ class DistributionArchiveIT {
     try (InstalledAgent agent =
         InstalledAgent.start(home.resolve("bin/kvs-agent"), unpacked, "--quiet")) {
       assertThat(agent.output()).contains(home.resolve("config/examples").toString());
+      // the JVM options of libexec/jvm.options, before the class path (JAVA_OPTS would come
+      // between)
+      List<String> cmdline = agent.commandLine();
+      assertThat(cmdline)
+          .containsSubsequence(
+              "-XX:+ExitOnOutOfMemoryError",
+              "-XX:TieredStopAtLevel=1",
+              "-cp",
+              home.resolve("lib").toString() + "/*",
+              "io.kvscheduler.agent.AgentMain");
       var status = agent.get("/scheduler/status?key=config/mock/v1/interfaces/tap1");
       assertThat(status.statusCode()).isEqualTo(200);
       assertThat(status.body()).contains("\"state\": \"CONFIGURED\"");

@@ -9,6 +9,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -70,6 +71,12 @@ final class InstalledAgent implements AutoCloseable {
     synchronized (lines) {
       return String.join("\n", lines);
     }
+  }
+
+  /** The agent's command line as the kernel shows it ({@code /proc/PID/cmdline}). */
+  List<String> commandLine() throws Exception {
+    String all = Files.readString(Path.of("/proc", String.valueOf(process.pid()), "cmdline"));
+    return List.of(all.split("\0"));
   }
 
   /** The REST base URL. */

@@ -328,10 +328,7 @@ public final class RuleChainDescriptor {
           break;
         }
         at = wordEnd(r, start); // the target, whatever it starts with, is no option
-        String to = r.substring(start, at);
-        if (to.indexOf('"') >= 0 || to.indexOf('\'') >= 0) {
-          to = to.replace("\"", "").replace("'", "");
-        }
+        String to = r.substring(start, at).replace("\"", "").replace("'", "");
         if (!TARGETS.contains(to) && !to.equals(own)) {
           out.add(to);
         }

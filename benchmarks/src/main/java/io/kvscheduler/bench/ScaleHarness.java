@@ -1,5 +1,6 @@
 package io.kvscheduler.bench;
 
+import com.sun.management.HotSpotDiagnosticMXBean;
 import io.kvscheduler.api.KVScheduler;
 import io.kvscheduler.api.RecordedTxn;
 import io.kvscheduler.api.ResyncType;
@@ -137,11 +138,14 @@ import java.util.regex.Pattern;
  * collector committed and had not used yet), {@code steal_pct} = share of the machine's CPU time
  * taken by the hypervisor for other guests during the measured section (Linux only; on a shared
  * virtual machine, lines with a high figure measured the neighbours as much as the engine), {@code
- * java} = runtime version. W1 and W3 also report where the process's CPU went during the commit:
- * {@code cpu_all_seconds} (every thread), {@code cpu_jit_seconds} (JIT compiler threads), {@code
- * cpu_gc_seconds} (collector threads and the VM thread) and {@code engine_wait_seconds} (time the
- * engine thread was ready to run but had no core; Linux only). On two cores, {@code
- * cpu_all_seconds} near twice {@code seconds} means the machine was saturated.
+ * java} = runtime version, {@code compilers} = the JIT compilers the JVM runs with ({@code C1+C2},
+ * the JVM's default; {@code C1} with {@code -XX:TieredStopAtLevel=1} to 3, as {@code bin/kvs-bench}
+ * runs W8, W11 and W12; {@code C2} without tiered compilation). W1 and W3 also report where the
+ * process's CPU went during the commit: {@code cpu_all_seconds} (every thread), {@code
+ * cpu_jit_seconds} (JIT compiler threads), {@code cpu_gc_seconds} (collector threads and the VM
+ * thread) and {@code engine_wait_seconds} (time the engine thread was ready to run but had no core;
+ * Linux only). On two cores, {@code cpu_all_seconds} near twice {@code seconds} means the machine
+ * was saturated.
  */
 public final class ScaleHarness {
   private ScaleHarness() {}
@@ -348,6 +352,7 @@ public final class ScaleHarness {
           }
           line.putAll(result);
           line.put("java", System.getProperty("java.version"));
+          line.put("compilers", compilers());
           line.put(
               "load_avg",
               round(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), 2));
@@ -358,6 +363,18 @@ public final class ScaleHarness {
       }
     }
     return 0;
+  }
+
+  /** The JIT compilers this JVM runs with: {@code C1+C2}, {@code C1} or {@code C2}. */
+  static String compilers() {
+    HotSpotDiagnosticMXBean vm = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+    if (vm == null) {
+      return "unknown";
+    }
+    if (!Boolean.parseBoolean(vm.getVMOption("TieredCompilation").getValue())) {
+      return "C2";
+    }
+    return Integer.parseInt(vm.getVMOption("TieredStopAtLevel").getValue()) < 4 ? "C1" : "C1+C2";
   }
 
   private static int parseCount(String s) {

@@ -8,10 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.kvscheduler.api.RecordedTxnOp;
 import io.kvscheduler.api.TxnOperation;
 import io.kvscheduler.api.ValueState;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** The baseline, W4, W5 and W6 on small sizes: the fields they report and the checks they make. */
@@ -156,5 +160,32 @@ class ScaleHarnessWorkloadsTest {
     assertThrows(
         IllegalArgumentException.class,
         () -> ScaleHarness.run(new String[] {"W4", "--n", "10", "--history", "maybe"}));
+  }
+
+  @Test
+  void everyLineNamesTheCompilersItsJvmRanWith() throws Exception {
+    assertEquals("C1", baselineLineField("-XX:TieredStopAtLevel=1", "compilers"));
+    assertEquals("C1+C2", baselineLineField("-XX:TieredStopAtLevel=4", "compilers"));
+  }
+
+  /** The field {@code name} of the line a fresh JVM with {@code option} prints for BASELINE. */
+  private static String baselineLineField(String option, String name) throws Exception {
+    Process p =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                option,
+                "-cp",
+                System.getProperty("java.class.path"),
+                ScaleHarness.class.getName(),
+                "BASELINE",
+                "--n",
+                "10")
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertEquals(0, p.waitFor(), out);
+    Matcher m = Pattern.compile("\"" + name + "\":\"([^\"]*)\"").matcher(out);
+    assertTrue(m.find(), out);
+    return m.group(1);
   }
 }

@@ -76,16 +76,13 @@ public final class IptablesRestoreCalls implements IptablesCalls, AutoCloseable 
 
   private boolean echoes(String namespace, boolean v6) {
     RestoreSession first = session(namespace, v6);
-    boolean echoed;
     boolean ended = false;
     try {
-      echoed = first.probe(PROBE_LIMIT);
+      if (first.probe(PROBE_LIMIT)) {
+        return true;
+      }
     } catch (LinuxCallException e) {
-      echoed = false;
       ended = true;
-    }
-    if (echoed) {
-      return true;
     }
     sessions.remove(List.of(namespace, v6), first);
     first.close();
